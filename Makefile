@@ -1,0 +1,52 @@
+# Every target runs with a Node.js that satisfies package.json "engines": the machine's own when
+# it is new enough, else the pinned LTS that scripts/ensure-node.sh installs into a user cache.
+SHELL := /usr/bin/env bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := build
+
+NODE_BIN := $(shell ./scripts/ensure-node.sh)
+ifeq ($(NODE_BIN),)
+$(error could not provision Node.js; see scripts/ensure-node.sh)
+endif
+export PATH := $(NODE_BIN):$(PATH)
+
+STAMP := node_modules/.install-stamp
+
+.PHONY: build deps compile test lint typecheck unit generate verify bench golden clean
+
+$(STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+deps: $(STAMP)
+
+build: deps compile ## install dependencies and compile to dist/
+
+compile: deps
+	npx tsc -p tsconfig.build.json
+
+lint: deps
+	npx eslint .
+
+typecheck: deps
+	npx tsc -p tsconfig.json --noEmit
+
+unit: deps
+	npx vitest run
+
+test: build verify lint typecheck unit ## everything CI checks
+
+generate: deps ## regenerate checked-in files from their TypeScript sources
+	node scripts/generate.ts
+
+verify: deps ## fail when a generated file differs from its source
+	node scripts/generate.ts --check
+
+golden: deps ## rewrite the golden files of the normalised model
+	UPDATE_GOLDEN=1 npx vitest run core/dag/golden.test.ts
+
+bench: deps ## parse and validate benchmarks (figures, not pass/fail)
+	node bench/dag-parse.bench.ts
+
+clean:
+	rm -rf dist node_modules

@@ -1,0 +1,201 @@
+/**
+ * The canonical DAG model: one shape for every spelling a file may use. Everything after
+ * loading (validation, the operator, the API shapes) works on these types only.
+ *
+ * Values are kept unevaluated: `${VAR}` and backticks are resolved per run, in Pods, never here.
+ */
+
+export const DAG_TYPES = ['chain', 'graph'] as const;
+export type DagType = (typeof DAG_TYPES)[number];
+
+export const HANDLER_EVENTS = ['success', 'failure', 'cancel', 'exit'] as const;
+export type HandlerEvent = (typeof HANDLER_EVENTS)[number];
+/** Handler steps carry fixed names so that logs and status can address them. */
+export const HANDLER_STEP_NAMES: Record<HandlerEvent, string> = {
+  success: 'onSuccess',
+  failure: 'onFailure',
+  cancel: 'onCancel',
+  exit: 'onExit',
+};
+
+export const DEFAULTS = {
+  type: 'chain' as DagType,
+  maxActiveRuns: 1,
+  /** 0 means no per-run limit (behaviour-notes 4.2 DECISION). */
+  maxActiveSteps: 0,
+  histRetentionDays: 30,
+  maxCleanUpTimeSec: 5,
+  maxOutputSize: 1_048_576,
+  dotenv: ['.env'] as readonly string[],
+  signalOnStop: 'SIGTERM',
+} as const;
+
+export interface EnvVar {
+  readonly name: string;
+  /** Unevaluated: may hold `${VAR}` references and backticks. */
+  readonly value: string;
+}
+
+export interface Condition {
+  readonly condition: string;
+  /** Compared line by line, exactly or as a regex with the `re:` prefix; absent for commands. */
+  readonly expected?: string;
+}
+
+export interface Schedule {
+  /** As written, including a `CRON_TZ=`/`TZ=` prefix. */
+  readonly expression: string;
+  /** The five cron fields. */
+  readonly cron: string;
+  /** IANA zone from the prefix; absent means the scheduler's zone. */
+  readonly timezone?: string;
+}
+
+export interface Schedules {
+  readonly start: readonly Schedule[];
+  readonly stop: readonly Schedule[];
+  readonly restart: readonly Schedule[];
+}
+
+export interface ParamDef {
+  /** `1`, `2`, ... for positional parameters. */
+  readonly name: string;
+  /** Unevaluated default. */
+  readonly value: string;
+  readonly positional: boolean;
+}
+
+export interface Params {
+  readonly entries: readonly ParamDef[];
+  /** JSON Schema that validates (and defaults) parameter values: inline, or a file/URL reference. */
+  readonly schema?: Record<string, unknown> | string;
+}
+
+export interface Executor {
+  /** `shell` for plain commands. */
+  readonly type: string;
+  readonly config: Readonly<Record<string, unknown>>;
+}
+
+export interface ContinueOn {
+  readonly failure: boolean;
+  readonly skipped: boolean;
+  readonly exitCode: readonly number[];
+  readonly output: readonly string[];
+  readonly markSuccess: boolean;
+}
+
+export interface RetryPolicy {
+  /** An integer, or a string evaluated at run time. */
+  readonly limit: number | string;
+  readonly intervalSec: number | string;
+  /** Codes that are retried; empty means any non-zero. */
+  readonly exitCode: readonly number[];
+  /** Multiplier; absent means constant interval. */
+  readonly backoff?: number;
+  readonly maxIntervalSec?: number;
+}
+
+export interface RepeatPolicy {
+  readonly repeat: 'while' | 'until';
+  readonly intervalSec: number;
+  /** Maximum executions; 0 means no limit. */
+  readonly limit: number;
+  readonly condition?: Condition;
+  readonly exitCode: readonly number[];
+  readonly backoff?: number;
+  readonly maxIntervalSec?: number;
+}
+
+export interface Parallel {
+  /** Static items, or an expression evaluated at run time. */
+  readonly items: readonly unknown[] | string;
+  /** 0 means no limit. */
+  readonly maxConcurrent: number;
+}
+
+export interface Step {
+  readonly name: string;
+  readonly id?: string;
+  readonly description?: string;
+  readonly dir?: string;
+  /** Executable, when the step has a one-line command. */
+  readonly command?: string;
+  readonly args: readonly string[];
+  /** The command line as written (string form), or rebuilt from the list form. */
+  readonly cmdWithArgs?: string;
+  readonly script?: string;
+  readonly shell?: readonly string[];
+  readonly shellPackages: readonly string[];
+  readonly stdout?: string;
+  readonly stderr?: string;
+  readonly output?: string;
+  readonly depends: readonly string[];
+  readonly continueOn: ContinueOn;
+  readonly retryPolicy?: RetryPolicy;
+  readonly repeatPolicy?: RepeatPolicy;
+  readonly mailOnError: boolean;
+  readonly preconditions: readonly Condition[];
+  readonly signalOnStop: string;
+  readonly call?: string;
+  readonly params?: string | Readonly<Record<string, unknown>>;
+  readonly parallel?: Parallel;
+  readonly executor: Executor;
+  readonly workerSelector: Readonly<Record<string, string>>;
+  readonly env: readonly EnvVar[];
+  readonly timeoutSec: number;
+}
+
+export interface Secret {
+  readonly name: string;
+  readonly provider: string;
+  readonly key: string;
+  readonly options: Readonly<Record<string, string>>;
+}
+
+export interface MailConfig {
+  readonly from?: string;
+  readonly to: readonly string[];
+  readonly prefix?: string;
+  readonly attachLogs: boolean;
+}
+
+export interface Dag {
+  readonly name: string;
+  readonly group?: string;
+  readonly description?: string;
+  readonly tags: readonly string[];
+  readonly type: DagType;
+  readonly shell?: readonly string[];
+  readonly workingDir?: string;
+  readonly dotenv: readonly string[];
+  readonly schedule: Schedules;
+  readonly skipIfSuccessful: boolean;
+  readonly logDir?: string;
+  readonly env: readonly EnvVar[];
+  readonly params: Params;
+  readonly steps: readonly Step[];
+  readonly handlerOn: Partial<Record<HandlerEvent, Step>>;
+  readonly preconditions: readonly Condition[];
+  readonly timeoutSec: number;
+  readonly delaySec: number;
+  readonly restartWaitSec: number;
+  readonly histRetentionDays: number;
+  readonly maxActiveRuns: number;
+  readonly maxActiveSteps: number;
+  readonly maxCleanUpTimeSec: number;
+  readonly maxOutputSize: number;
+  readonly queue?: string;
+  readonly workerSelector: Readonly<Record<string, string>>;
+  readonly runConfig: { readonly disableParamEdit: boolean; readonly disableRunIdEdit: boolean };
+  readonly secrets: readonly Secret[];
+  readonly mailOn: { readonly success: boolean; readonly failure: boolean };
+  readonly errorMail?: MailConfig;
+  readonly infoMail?: MailConfig;
+  readonly smtp?: { readonly host?: string; readonly port?: string; readonly username?: string; readonly password?: string };
+  /** Settings passed through to the runtime unchanged (already shape-checked). */
+  readonly container?: Readonly<Record<string, unknown>>;
+  readonly ssh?: Readonly<Record<string, unknown>>;
+  readonly registryAuths?: string | Readonly<Record<string, unknown>>;
+  readonly otel?: Readonly<Record<string, unknown>>;
+}

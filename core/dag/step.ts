@@ -1,0 +1,254 @@
+/**
+ * One step as written (any accepted spelling) into the canonical Step. Names and dependency
+ * wiring need the whole list and are done in steps.ts.
+ */
+import { quoteWord, splitCommand } from './command.ts';
+import { canonicalExecutorType, unknownExecutorMessage } from './executors.ts';
+import { conditionsFromFile, envFromFile, ENV_NAME, integerFrom, labelsFromFile, listFromFile, shellFromFile } from './fields.ts';
+import { childPath, issue, type DagIssue } from './issues.ts';
+import { DEFAULTS, type ContinueOn, type Executor, type Parallel, type RepeatPolicy, type RetryPolicy, type Step } from './model.ts';
+import type { StepFile } from './schema.ts';
+
+/** Most items a static `parallel` list may hold. */
+export const MAX_PARALLEL_ITEMS = 1000;
+
+export interface StepContext {
+  /** DAG-level `ssh` makes ssh the default executor. */
+  readonly dagSsh: boolean;
+}
+
+export interface StepDraft {
+  /** The step with an empty name when none was written. */
+  readonly step: Step;
+  readonly path: string;
+  /** `depends: []` was written: the step opts out of chain order. */
+  readonly noChain: boolean;
+}
+
+export interface Diagnostics {
+  readonly errors: DagIssue[];
+  readonly warnings: DagIssue[];
+}
+
+export function normalizeStep(input: StepFile | string, path: string, context: StepContext, diagnostics: Diagnostics): StepDraft {
+  const raw: StepFile = typeof input === 'string' ? { command: input } : input;
+  const { errors } = diagnostics;
+  const call = callOf(raw, path, diagnostics);
+  const commandParts = commandOf(raw, path, errors);
+  const step: Step = {
+    name: raw.name?.trim() ?? '',
+    ...optional('id', raw.id?.trim()),
+    ...optional('description', raw.description?.trim()),
+    ...optional('dir', raw.workingDir ?? raw.dir),
+    ...commandParts,
+    ...optional('shell', shellFromFile(raw.shell, childPath(path, 'shell'), errors)),
+    shellPackages: raw.shellPackages ?? [],
+    ...optional('stdout', raw.stdout),
+    ...optional('stderr', raw.stderr),
+    ...optional('output', outputOf(raw.output, childPath(path, 'output'), errors)),
+    depends: listFromFile(raw.depends),
+    continueOn: continueOnOf(raw.continueOn, childPath(path, 'continueOn'), errors),
+    ...optional('retryPolicy', raw.retryPolicy && retryPolicyOf(raw.retryPolicy, childPath(path, 'retryPolicy'), errors)),
+    ...optional('repeatPolicy', raw.repeatPolicy && repeatPolicyOf(raw.repeatPolicy, childPath(path, 'repeatPolicy'), diagnostics)),
+    mailOnError: raw.mailOnError ?? false,
+    preconditions: conditionsFromFile(raw.preconditions, raw.precondition, path, errors),
+    signalOnStop: signalOf(raw.signalOnStop, childPath(path, 'signalOnStop'), errors),
+    ...optional('call', call),
+    ...optional('params', raw.params),
+    ...optional('parallel', raw.parallel === undefined ? undefined : parallelOf(raw.parallel, childPath(path, 'parallel'), errors)),
+    executor: executorOf(raw, call, path, context, errors),
+    workerSelector: labelsFromFile(raw.workerSelector),
+    env: envFromFile(raw.env, childPath(path, 'env'), errors),
+    timeoutSec: raw.timeoutSec ?? 0,
+  };
+  return { step, path, noChain: Array.isArray(raw.depends) && raw.depends.length === 0 };
+}
+
+/** Spreads `{key: value}` only when the value is set, keeping absent fields absent. */
+export function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+function callOf(raw: StepFile, path: string, diagnostics: Diagnostics): string | undefined {
+  if (raw.run !== undefined) {
+    diagnostics.warnings.push(issue(childPath(path, 'run'), '"run" is deprecated; use "call"'));
+    if (raw.call !== undefined) diagnostics.errors.push(issue(childPath(path, 'run'), 'use either call or run, not both'));
+  }
+  const call = (raw.call ?? raw.run)?.trim();
+  if (call === '') diagnostics.errors.push(issue(childPath(path, raw.call === undefined ? 'run' : 'call'), 'is empty'));
+  return call === '' ? undefined : call;
+}
+
+type CommandParts = Pick<Step, 'command' | 'args' | 'cmdWithArgs' | 'script'>;
+
+/**
+ * The three command spellings: a one-line string (split into executable and arguments), a
+ * multi-line string (an inline script), and a list (executable and arguments as written).
+ * `args` are appended to the arguments.
+ */
+function commandOf(raw: StepFile, path: string, errors: DagIssue[]): CommandParts {
+  const extra = (raw.args ?? []).map(String);
+  const script = raw.script;
+  const at = childPath(path, 'command');
+  if (raw.command === undefined) return { args: extra, ...optional('script', script) };
+  if (typeof raw.command !== 'string') {
+    const words = raw.command.map(String);
+    const [command, ...args] = words;
+    if (command === undefined || command.trim() === '') errors.push(issue(at, 'is empty'));
+    return { ...optional('command', command), args: [...args, ...extra], cmdWithArgs: [...words, ...extra].map(quoteWord).join(' '), ...optional('script', script) };
+  }
+  const text = raw.command.trim();
+  if (text === '') errors.push(issue(at, 'is empty'));
+  if (text.includes('\n')) {
+    if (script !== undefined) errors.push(issue(at, 'a multi-line command is an inline script; use either it or script'));
+    return { args: extra, script: raw.command };
+  }
+  const split = splitCommand(text);
+  if (split.error !== undefined) errors.push(issue(at, split.error));
+  const [command, ...args] = split.words;
+  const cmdWithArgs = extra.length === 0 ? text : `${text} ${extra.map(quoteWord).join(' ')}`;
+  return { ...optional('command', command), args: [...args, ...extra], ...optional('cmdWithArgs', text === '' ? undefined : cmdWithArgs), ...optional('script', script) };
+}
+
+function outputOf(output: string | undefined, path: string, errors: DagIssue[]): string | undefined {
+  if (output === undefined) return undefined;
+  const name = output.trim().replace(/^\$/, '');
+  if (!ENV_NAME.test(name)) errors.push(issue(path, `"${output}" is not a valid variable name`));
+  return name;
+}
+
+function executorOf(raw: StepFile, call: string | undefined, path: string, context: StepContext, errors: DagIssue[]): Executor {
+  const written = raw.executor;
+  const fallback = defaultExecutorType(raw, call, context);
+  const typeName = typeof written === 'string' ? written : (written?.type ?? '');
+  const config = typeof written === 'object' ? { ...(written.config ?? {}) } : {};
+  if (typeName.trim() === '') return { type: fallback, config };
+  const type = canonicalExecutorType(typeName);
+  const at = childPath(path, 'executor');
+  if (type === undefined) {
+    errors.push(issue(typeof written === 'string' ? at : childPath(at, 'type'), unknownExecutorMessage(typeName)));
+    return { type: fallback, config };
+  }
+  // A call always runs as a sub-DAG, whatever executor the step names.
+  if (call === undefined) return { type, config };
+  if (type !== 'dag' && type !== 'parallel') errors.push(issue(at, `a step with call runs a sub-DAG; remove executor "${typeName}"`));
+  return { type: fallback, config };
+}
+
+function defaultExecutorType(raw: StepFile, call: string | undefined, context: StepContext): string {
+  if (call !== undefined) return raw.parallel === undefined ? 'dag' : 'parallel';
+  return context.dagSsh ? 'ssh' : 'shell';
+}
+
+function continueOnOf(input: StepFile['continueOn'], path: string, errors: DagIssue[]): ContinueOn {
+  const none: ContinueOn = { failure: false, skipped: false, exitCode: [], output: [], markSuccess: false };
+  if (input === undefined) return none;
+  if (typeof input === 'string') return input === 'skipped' ? { ...none, skipped: true } : { ...none, failure: true };
+  const codes = input.exitCode === undefined ? [] : Array.isArray(input.exitCode) ? input.exitCode : [input.exitCode];
+  const exitCode = codes.flatMap((code, i) => {
+    const value = integerFrom(code, Array.isArray(input.exitCode) ? childPath(childPath(path, 'exitCode'), i) : childPath(path, 'exitCode'), errors);
+    return value === undefined ? [] : [value];
+  });
+  return {
+    failure: input.failure ?? false,
+    skipped: input.skipped ?? false,
+    exitCode,
+    output: listFromFile(input.output),
+    markSuccess: input.markSuccess ?? false,
+  };
+}
+
+function backoffOf(value: boolean | number | undefined, path: string, errors: DagIssue[]): number | undefined {
+  if (value === undefined || value === false) return undefined;
+  if (value === true) return 2;
+  if (value <= 1) errors.push(issue(path, `must be greater than 1 (or true for 2), not ${value}`));
+  return value;
+}
+
+function retryPolicyOf(input: NonNullable<StepFile['retryPolicy']>, path: string, errors: DagIssue[]): RetryPolicy {
+  const countOf = (key: 'limit' | 'intervalSec'): number | string => {
+    const value = input[key];
+    if (value === undefined) {
+      errors.push(issue(childPath(path, key), 'is required'));
+      return 0;
+    }
+    if (typeof value === 'string' && /^\s*-?\d+\s*$/.test(value)) return Number(value);
+    if (typeof value === 'string' && value.trim() === '') errors.push(issue(childPath(path, key), 'is empty'));
+    if (typeof value === 'number' && value < 0) errors.push(issue(childPath(path, key), 'must be at least 0'));
+    return value;
+  };
+  return {
+    limit: countOf('limit'),
+    intervalSec: countOf('intervalSec'),
+    exitCode: input.exitCode ?? [],
+    ...optional('backoff', backoffOf(input.backoff, childPath(path, 'backoff'), errors)),
+    ...optional('maxIntervalSec', input.maxIntervalSec),
+  };
+}
+
+/**
+ * `repeat: true` repeats while the step succeeds; `while`/`until` need a condition or exit
+ * codes; without `repeat` the mode is inferred as the reference does (condition + expected
+ * means until, condition or exitCode alone means while).
+ */
+function repeatPolicyOf(input: NonNullable<StepFile['repeatPolicy']>, path: string, diagnostics: Diagnostics): RepeatPolicy | undefined {
+  const exitCode = input.exitCode ?? [];
+  const mode = repeatMode(input);
+  if ((input.repeat === 'while' || input.repeat === 'until') && input.condition === undefined && exitCode.length === 0) {
+    diagnostics.errors.push(issue(childPath(path, 'repeat'), `"${input.repeat}" needs condition or exitCode`));
+  }
+  if (input.expected !== undefined && input.condition === undefined) diagnostics.errors.push(issue(childPath(path, 'expected'), 'needs condition'));
+  if (mode === undefined) {
+    diagnostics.warnings.push(issue(path, 'has no effect: set repeat, condition or exitCode'));
+    return undefined;
+  }
+  const condition = input.condition === undefined ? undefined : input.expected === undefined ? { condition: input.condition } : { condition: input.condition, expected: input.expected };
+  return {
+    repeat: mode,
+    intervalSec: input.intervalSec ?? 0,
+    limit: input.limit ?? 0,
+    ...optional('condition', condition),
+    exitCode,
+    ...optional('backoff', backoffOf(input.backoff, childPath(path, 'backoff'), diagnostics.errors)),
+    ...optional('maxIntervalSec', input.maxIntervalSec),
+  };
+}
+
+function repeatMode(input: NonNullable<StepFile['repeatPolicy']>): 'while' | 'until' | undefined {
+  if (input.repeat === 'while' || input.repeat === 'until') return input.repeat;
+  if (input.repeat === true) return 'while';
+  if (input.condition !== undefined) return input.expected === undefined ? 'while' : 'until';
+  return (input.exitCode ?? []).length > 0 ? 'while' : undefined;
+}
+
+function parallelOf(input: NonNullable<StepFile['parallel']>, path: string, errors: DagIssue[]): Parallel {
+  const form = typeof input === 'string' || Array.isArray(input) ? { items: input } : input;
+  const items = form.items;
+  if (items === undefined) errors.push(issue(path, 'needs items: a list or an expression such as ${ITEMS}'));
+  if (typeof items === 'string' && items.trim() === '') errors.push(issue(path, 'items expression is empty'));
+  if (Array.isArray(items)) {
+    if (items.length > MAX_PARALLEL_ITEMS) errors.push(issue(path, `has ${items.length} items; at most ${MAX_PARALLEL_ITEMS} are allowed`));
+    items.forEach((item, i) => {
+      if (item === null || Array.isArray(item) || (typeof item === 'object' && Object.values(item).some((v) => v !== null && typeof v === 'object'))) {
+        errors.push(issue(childPath(path, i), 'an item is a string, a number, a boolean or a flat mapping'));
+      }
+    });
+  }
+  return { items: items ?? [], maxConcurrent: form.maxConcurrent ?? 0 };
+}
+
+const SIGNALS = [
+  'HUP', 'INT', 'QUIT', 'ILL', 'TRAP', 'ABRT', 'BUS', 'FPE', 'KILL', 'USR1', 'SEGV', 'USR2', 'PIPE', 'ALRM', 'TERM',
+  'STKFLT', 'CHLD', 'CONT', 'STOP', 'TSTP', 'TTIN', 'TTOU', 'URG', 'XCPU', 'XFSZ', 'VTALRM', 'PROF', 'WINCH', 'IO', 'PWR', 'SYS',
+];
+
+/** `TERM`, `sigterm` and `SIGTERM` all mean SIGTERM. */
+function signalOf(input: string | undefined, path: string, errors: DagIssue[]): string {
+  if (input === undefined || input.trim() === '') return DEFAULTS.signalOnStop;
+  const name = input.trim().toUpperCase().replace(/^SIG/, '');
+  if (!SIGNALS.includes(name)) {
+    errors.push(issue(path, `unknown signal "${input}"`));
+    return DEFAULTS.signalOnStop;
+  }
+  return `SIG${name}`;
+}

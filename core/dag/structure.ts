@@ -1,0 +1,262 @@
+/**
+ * Structural validation of one DAG document against the JSON Schema of schema.ts: key
+ * spellings are made canonical first (Dagu matches keys case-insensitively), then ajv checks
+ * types, and its errors are turned into one precise message per problem.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { closest, distance } from 'fastest-levenshtein';
+import { childPath, issue, pointerToPath, type DagIssue } from './issues.ts';
+import { dagJsonSchema, type DagFile } from './schema.ts';
+
+type Schema = Record<string, unknown>;
+
+interface CompiledSchema {
+  readonly root: Schema;
+  readonly validate: ValidateFunction;
+  /** Every schema node owned by a node, without crossing `$ref`, to attribute ajv errors. */
+  readonly owned: WeakMap<object, Set<object>>;
+}
+
+let compiled: CompiledSchema | undefined;
+
+/** Compiles once per process: the schema is a constant, so this is a pure memo. */
+function schemaValidator(): CompiledSchema {
+  if (compiled !== undefined) return compiled;
+  const root = dagJsonSchema();
+  const ajv = new Ajv({ allErrors: true, verbose: true, strict: false });
+  compiled = { root, validate: ajv.compile(root), owned: new WeakMap() };
+  return compiled;
+}
+
+export interface StructureResult {
+  /** The document with canonical key spellings; only meaningful when `errors` is empty. */
+  readonly value: DagFile;
+  readonly errors: DagIssue[];
+}
+
+/** Checks one DAG document's shape. Never throws on any input. */
+export function checkStructure(document: unknown): StructureResult {
+  const schema = schemaValidator();
+  if (document === null || typeof document !== 'object' || Array.isArray(document)) {
+    return { value: {}, errors: [issue('', `a DAG document must be a mapping, not ${describeValue(document)}`)] };
+  }
+  const errors: DagIssue[] = [];
+  const value = canonicalKeys(document, schema.root, schema.root, '', errors) as DagFile;
+  if (!schema.validate(value)) errors.push(...translate(schema.validate.errors ?? [], schema));
+  return { value, errors: dedupe(errors) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Canonical key spelling
+
+function resolve(schema: Schema, root: Schema): Schema {
+  const ref = schema.$ref;
+  if (typeof ref !== 'string') return schema;
+  const name = ref.replace('#/definitions/', '');
+  return ((root.definitions as Record<string, Schema> | undefined)?.[name] ?? {});
+}
+
+/**
+ * Rewrites keys of known mappings to their canonical spelling (`Steps` -> `steps`) and drops
+ * keys whose value is null (YAML `key:` with nothing after it means "not set"). User data
+ * such as env names, labels and executor config keep their keys untouched.
+ */
+function canonicalKeys(value: unknown, node: Schema, root: Schema, path: string, errors: DagIssue[]): unknown {
+  const schema = resolve(node, root);
+  if (Array.isArray(schema.anyOf)) {
+    const branch = chooseBranch(schema.anyOf as Schema[], value, root);
+    return branch === undefined ? value : canonicalKeys(value, branch, root, path, errors);
+  }
+  if (Array.isArray(value)) {
+    const items = schema.items as Schema | undefined;
+    return items === undefined ? value : value.map((item, i) => canonicalKeys(item, items, root, childPath(path, i), errors));
+  }
+  if (value === null || typeof value !== 'object') return value;
+  return canonicalMapping(value as Record<string, unknown>, schema, root, path, errors);
+}
+
+function canonicalMapping(value: Record<string, unknown>, schema: Schema, root: Schema, path: string, errors: DagIssue[]): unknown {
+  const properties = schema.properties as Record<string, Schema> | undefined;
+  const patterns = schema.patternProperties as Record<string, Schema> | undefined;
+  const valueSchema = patterns === undefined ? undefined : Object.values(patterns)[0];
+  const byLowerCase = new Map(Object.keys(properties ?? {}).map((key) => [key.toLowerCase(), key]));
+  const out: Record<string, unknown> = {};
+  const spelledAs = new Map<string, string>();
+  for (const [key, item] of Object.entries(value)) {
+    const canonical = properties === undefined ? key : (byLowerCase.get(key.toLowerCase()) ?? key);
+    const sub = properties?.[canonical] ?? valueSchema;
+    if (properties !== undefined && item === null && sub !== undefined) continue;
+    const earlier = spelledAs.get(canonical);
+    if (earlier !== undefined) {
+      errors.push(issue(childPath(path, key), `duplicate key: "${earlier}" and "${key}" are the same key`));
+      continue;
+    }
+    spelledAs.set(canonical, key);
+    out[canonical] = sub === undefined ? item : canonicalKeys(item, sub, root, childPath(path, canonical), errors);
+  }
+  return out;
+}
+
+type JsonType = 'null' | 'boolean' | 'integer' | 'number' | 'string' | 'array' | 'object';
+
+function jsonType(value: unknown): JsonType {
+  if (value === null || value === undefined) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  if (typeof value === 'boolean') return 'boolean';
+  if (typeof value === 'string') return 'string';
+  return 'object';
+}
+
+/** JSON types a schema can accept at all; an empty set means any. */
+function acceptedTypes(node: Schema, root: Schema): Set<JsonType> {
+  const schema = resolve(node, root);
+  if (Array.isArray(schema.anyOf)) {
+    const all = (schema.anyOf as Schema[]).map((branch) => acceptedTypes(branch, root));
+    return all.some((set) => set.size === 0) ? new Set() : new Set(all.flatMap((set) => [...set]));
+  }
+  if (Array.isArray(schema.enum)) return new Set((schema.enum as unknown[]).map(jsonType));
+  const type = schema.type;
+  if (typeof type !== 'string') return new Set();
+  return type === 'number' ? new Set(['number', 'integer']) : new Set([type as JsonType]);
+}
+
+/**
+ * The branch of an `anyOf` that a value was meant for: the first whose type fits, and among
+ * mappings the first whose required keys are all present (so `{schema: ...}` params pick the
+ * schema form and any other mapping the plain one).
+ */
+function chooseBranch(branches: Schema[], value: unknown, root: Schema): Schema | undefined {
+  const type = jsonType(value);
+  const fitting = branches.filter((branch) => {
+    const types = acceptedTypes(branch, root);
+    return types.size === 0 || types.has(type);
+  });
+  if (type !== 'object' || fitting.length < 2) return fitting[0];
+  const keys = new Set(Object.keys(value as object).map((key) => key.toLowerCase()));
+  return (
+    fitting.find((branch) => {
+      const required = resolve(branch, root).required;
+      return !Array.isArray(required) || required.every((key: string) => keys.has(key.toLowerCase()));
+    }) ?? fitting[0]
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// ajv errors -> messages
+
+function ownedNodes(node: object, cache: WeakMap<object, Set<object>>): Set<object> {
+  const hit = cache.get(node);
+  if (hit !== undefined) return hit;
+  const owned = new Set<object>();
+  const stack: unknown[] = [node];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (next === null || typeof next !== 'object' || owned.has(next)) continue;
+    owned.add(next);
+    for (const child of Object.values(next)) stack.push(child);
+  }
+  cache.set(node, owned);
+  return owned;
+}
+
+/**
+ * ajv reports every failing branch of an `anyOf`. A user meant one of them: keep the errors of
+ * the branch the value's type points at, drop the others, and when no branch fits keep one
+ * "must be a ... or a ..." message instead.
+ */
+function translate(errors: ErrorObject[], schema: CompiledSchema): DagIssue[] {
+  const dropped = new Set<ErrorObject>();
+  for (const error of errors) {
+    if (error.keyword !== 'anyOf') continue;
+    const branches = error.schema as Schema[];
+    const chosen = chooseBranch(branches, error.data, schema.root);
+    if (chosen !== undefined) dropped.add(error);
+    for (const branch of branches) {
+      if (branch !== chosen) dropBranchErrors(branch, error.instancePath, errors, schema, dropped);
+    }
+  }
+  return errors.filter((error) => !dropped.has(error)).map((error) => message(error, schema.root));
+}
+
+/**
+ * A branch whose type did not fit reports only at the anyOf's own path, where its `$ref` may
+ * point at a shared definition; deeper errors can only come from a branch of the same type,
+ * and those never cross a `$ref`, so ownership without following refs identifies them.
+ */
+function dropBranchErrors(branch: Schema, at: string, errors: ErrorObject[], schema: CompiledSchema, dropped: Set<ErrorObject>): void {
+  const owned = ownedNodes(branch, schema.owned);
+  const target = resolve(branch, schema.root);
+  for (const other of errors) {
+    const parent = other.parentSchema;
+    if (parent === undefined) continue;
+    if (owned.has(parent) || (other.instancePath === at && parent === target)) dropped.add(other);
+  }
+}
+
+function message(error: ErrorObject, root: Schema): DagIssue {
+  const path = pointerToPath(error.instancePath);
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'additionalProperties':
+      return unknownKey(path, String(params.additionalProperty), error.parentSchema);
+    case 'required':
+      return issue(path, `missing required key "${String(params.missingProperty)}"`);
+    case 'type':
+      return issue(path, `must be ${typeNames(String(params.type).split(','))}, not ${describeValue(error.data)}`);
+    case 'enum':
+      return issue(path, `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}, not ${JSON.stringify(error.data)}`);
+    case 'anyOf':
+      return issue(path, `must be ${typeNames([...acceptedTypes({ anyOf: error.schema }, root)])}, not ${describeValue(error.data)}`);
+    case 'minimum':
+      return issue(path, `must be at least ${String(params.limit)}`);
+    default:
+      return issue(path, error.message ?? 'is invalid');
+  }
+}
+
+function unknownKey(path: string, key: string, parent: unknown): DagIssue {
+  const known = Object.keys(((parent as Schema | undefined)?.properties ?? {}));
+  const at = childPath(path, key);
+  const guess = known.length === 0 ? '' : closest(key.toLowerCase(), known.map((k) => k.toLowerCase()));
+  const suggestion = known.find((k) => k.toLowerCase() === guess);
+  const near = suggestion !== undefined && distance(key.toLowerCase(), guess) <= Math.max(2, Math.floor(key.length / 3));
+  return issue(at, near ? `unknown key; did you mean "${suggestion}"?` : `unknown key; known keys are ${known.join(', ')}`);
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'a boolean',
+  array: 'a list',
+  object: 'a mapping',
+  null: 'empty',
+};
+
+function typeNames(types: readonly string[]): string {
+  const ordered = ['string', 'integer', 'number', 'boolean', 'array', 'object', 'null'].filter((t) => types.includes(t));
+  const shown = ordered.includes('integer') && ordered.includes('number') ? ordered.filter((t) => t !== 'integer') : ordered;
+  const names = shown.map((t) => TYPE_NAMES[t] ?? t);
+  return names.length < 2 ? (names[0] ?? 'valid') : `${names.slice(0, -1).join(', ')} or ${names.at(-1) ?? ''}`;
+}
+
+/** A short description of a value for messages, never echoing large content. */
+export function describeValue(value: unknown): string {
+  const type = jsonType(value);
+  if (type === 'string') {
+    const text = value as string;
+    return text.length > 40 ? `a string` : `the string ${JSON.stringify(text)}`;
+  }
+  if (type === 'integer' || type === 'number' || type === 'boolean') return String(value);
+  return TYPE_NAMES[type] ?? type;
+}
+
+function dedupe(errors: DagIssue[]): DagIssue[] {
+  const seen = new Set<string>();
+  return errors.filter((e) => {
+    const key = `${e.path}\u0000${e.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
