@@ -1,0 +1,40 @@
+import { createHash } from 'node:crypto';
+
+/** The API's `{fileName}` rule. */
+export const FILE_NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+/** Resource names stay within a DNS label so they also fit label values and derived names. */
+export const MAX_RESOURCE_NAME_LENGTH = 63;
+const HASH_LENGTH = 8;
+
+/**
+ * The DAG resource name for a file name: the file name itself when it already is a valid
+ * DNS-1123 label, else a lower-cased form with `_` turned into `-` plus a short hash of the
+ * original, so that `My_Dag` and `my-dag` never collide.
+ */
+export function dagResourceName(fileName: string): string {
+  if (DNS_LABEL.test(fileName) && fileName.length <= MAX_RESOURCE_NAME_LENGTH) return fileName;
+  const hash = createHash('sha256').update(fileName).digest('hex').slice(0, HASH_LENGTH);
+  const base = fileName
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '-')
+    .replace(/-+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, MAX_RESOURCE_NAME_LENGTH - HASH_LENGTH - 1)
+    .replace(/-+$/, '');
+  return base === '' ? `dag-${hash}` : `${base}-${hash}`;
+}
+
+/** Whether a text may be used as a Kubernetes label value as it is. */
+export function isLabelValue(value: string): boolean {
+  return value.length <= 63 && LABEL_VALUE.test(value);
+}
+
+/** A file path's DAG file name: the base name without its last extension. */
+export function fileNameOf(path: string): string {
+  const base = path.split(/[\\/]/).pop() ?? path;
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? base.slice(0, dot) : base;
+}
