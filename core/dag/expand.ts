@@ -147,8 +147,10 @@ function substituteCommands(text: string, results: ReadonlyMap<string, string> |
     }
     const end = ch === '`' ? text.indexOf('`', i + 1) : -1;
     if (end === -1 || end === i + 1) {
-      out += ch;
-      i += 1;
+      // An empty pair `` is text, consumed whole so its second backtick opens nothing.
+      const taken = end === -1 ? 1 : 2;
+      out += text.slice(i, i + taken);
+      i += taken;
       continue;
     }
     const command = text.slice(i + 1, end);

@@ -83,7 +83,8 @@ function loadDocument(document: unknown, override: string | undefined, fileName:
   }
   const { dag, drafts } = normalizeDag(file, name, { errors, warnings });
   errors.push(...validateSteps(drafts, dag));
-  if (dag.steps.length === 0 && !structure.errors.some((e) => e.path.startsWith('steps'))) errors.push(issue('steps', 'a DAG needs at least one step'));
+  const stepsBroken = structure.errors.some((e) => e.path === '' || e.path.startsWith('steps'));
+  if (dag.steps.length === 0 && !stepsBroken) errors.push(issue('steps', 'a DAG needs at least one step'));
   return { dag, errors, warnings };
 }
 

@@ -113,6 +113,8 @@ function chainSlots(slots: readonly Slot[]): StepDraft[] {
       const depends = [...member.step.depends];
       for (const prior of previous) {
         const { name, id } = prior.step;
+        // A same-named predecessor is a name clash, reported as such; no self-dependency on top.
+        if (name === member.step.name) continue;
         if (!depends.includes(name) && (id === undefined || !depends.includes(id))) depends.push(name);
       }
       return { ...member, step: { ...member.step, depends } };

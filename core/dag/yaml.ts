@@ -46,7 +46,7 @@ function toDocuments(text: string): YamlParse {
   for (const doc of YAML.parseAllDocuments(text, { prettyErrors: false, uniqueKeys: true })) {
     const line = lineOf(lineStarts, doc.range[0]);
     if (doc.errors.length > 0) {
-      for (const e of doc.errors) errors.push(issue('', yamlErrorMessage(e)));
+      for (const e of doc.errors) errors.push(issue('', yamlErrorMessage(e, lineStarts)));
       continue;
     }
     const value: unknown = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
@@ -59,11 +59,12 @@ function toDocuments(text: string): YamlParse {
   return { documents, errors };
 }
 
-function yamlErrorMessage(error: YAML.YAMLError): string {
+function yamlErrorMessage(error: YAML.YAMLError, lineStarts: readonly number[]): string {
   const message = error.message.split('\n')[0] ?? error.message;
-  const pos = error.linePos?.[0];
-  if (pos === undefined || / at line \d+/.test(message)) return `invalid YAML: ${message}`;
-  return `invalid YAML at line ${pos.line}, column ${pos.col}: ${message}`;
+  const offset = error.pos[0];
+  const line = lineOf(lineStarts, offset);
+  const column = offset - (lineStarts[line - 1] ?? 0) + 1;
+  return `invalid YAML at line ${line}, column ${column}: ${message}`;
 }
 
 /** Iterative so that the check itself cannot overflow the stack. */
