@@ -63,6 +63,7 @@ describe('loadDag rejects invalid files with located messages', () => {
     { name: 'malformed YAML, with its position', yaml: 'steps: [echo\nname: x', want: ['invalid YAML at line 2, column 1: Flow sequence in block collection must be sufficiently indented and end with a ]'] },
     { name: 'duplicate YAML keys', yaml: 'steps: [echo]\nsteps: [ls]', want: ['invalid YAML at line 2, column 1: Map keys must be unique'] },
     { name: 'an empty file', yaml: '', want: ['the file holds no DAG (it is empty)'] },
+    { name: 'problems in several steps, each at its own path', yaml: 'steps:\n  - [5]\n  - {name: 3}', want: ['steps[0][0]: must be a string or a mapping, not 5', 'steps[1].name: must be a string, not 3'] },
   ];
   it.each(cases)('reports $name', ({ yaml, want }) => {
     expect(errorsOf(yaml)).toEqual(want);

@@ -188,7 +188,9 @@ function dropBranchErrors(branch: Schema, at: string, errors: ErrorObject[], sch
   const target = resolve(branch, schema.root);
   for (const other of errors) {
     const parent = other.parentSchema;
-    if (parent === undefined) continue;
+    // One schema node serves every list item, so ownership alone would reach into siblings.
+    const within = other.instancePath === at || other.instancePath.startsWith(`${at}/`);
+    if (parent === undefined || !within) continue;
     if (owned.has(parent) || (other.instancePath === at && parent === target)) dropped.add(other);
   }
 }
