@@ -37,12 +37,12 @@ describe('the loader never throws', () => {
   });
 
   it('on arbitrary YAML documents', () => {
-    fc.assert(fc.property(value, (v) => checkLoad(YAML.stringify(v))), { numRuns: 600 });
+    fc.assert(fc.property(value, (v) => { checkLoad(YAML.stringify(v)); }), { numRuns: 600 });
   });
 
   it('on arbitrary steps lists', () => {
     const steps = fc.array(fc.oneof(fc.string(), value, fc.array(value, { maxLength: 3 })), { maxLength: 6 });
-    fc.assert(fc.property(steps, fc.constantFrom('chain', 'graph'), (s, type) => checkLoad(YAML.stringify({ type, steps: s }))), { numRuns: 400 });
+    fc.assert(fc.property(steps, fc.constantFrom('chain', 'graph'), (s, type) => { checkLoad(YAML.stringify({ type, steps: s })); }), { numRuns: 400 });
   });
 
   it('on arbitrary values straight into the shape check', () => {
