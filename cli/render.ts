@@ -1,4 +1,4 @@
-import YAML from 'yaml';
+import { dump } from 'js-yaml';
 import { formatIssue, loadDag } from '../core/dag/index.ts';
 import { dagManifest } from '../core/resources/dag.ts';
 import { FILE_NAME_PATTERN, fileNameOf } from '../core/resources/names.ts';
@@ -31,7 +31,7 @@ export async function renderCommand(files: readonly string[], namespace: string 
       if (status === EXIT.ok) status = EXIT.invalid;
       continue;
     }
-    manifests.push(YAML.stringify(dagManifest(fileName, load.documents, namespace), { lineWidth: 0 }));
+    manifests.push(dump(dagManifest(fileName, load.documents, namespace), { lineWidth: -1, noRefs: true }));
   }
   if (status === EXIT.ok) io.stdout(manifests.join('---\n'));
   return status;

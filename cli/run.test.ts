@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import YAML from 'yaml';
+import { load as parseYaml, loadAll } from 'js-yaml';
 import { readBounded, type CliIo } from './io.ts';
 import { runCli } from './run.ts';
 
@@ -78,7 +78,7 @@ describe('kubedag render', () => {
   it('prints a DAG manifest with the DNS name, file-name label and spec as written', async () => {
     const got = await cli('render', '--namespace', 'team-a', file('nightly.yaml'));
     expect(got.code).toBe(0);
-    expect(YAML.parse(got.stdout)).toEqual({
+    expect(parseYaml(got.stdout)).toEqual({
       apiVersion: 'kubedag.io/v1alpha1',
       kind: 'DAG',
       metadata: { name: 'nightly', namespace: 'team-a', labels: { 'kubedag.io/file-name': 'nightly' }, annotations: { 'kubedag.io/file-name': 'nightly' } },
@@ -89,7 +89,7 @@ describe('kubedag render', () => {
 
   it('maps a file name that is not a DNS label and separates several manifests', async () => {
     const got = await cli('render', file('Odd_Name.yml'), file('nightly.yaml'));
-    const docs = YAML.parseAllDocuments(got.stdout).map((d) => d.toJS() as { metadata: { name: string; annotations: Record<string, string> } });
+    const docs = loadAll(got.stdout) as { metadata: { name: string; annotations: Record<string, string> } }[];
     expect(docs.map((d) => d.metadata.annotations['kubedag.io/file-name'])).toEqual(['Odd_Name', 'nightly']);
     expect(docs[0]?.metadata.name).toMatch(/^odd-name-[0-9a-f]{8}$/);
   });

@@ -60,8 +60,8 @@ describe('loadDag rejects invalid files with located messages', () => {
     { name: 'a local DAG without a name', yaml: 'steps: [echo]\n---\nsteps: [echo]', want: ['documents[1].name: is required for a DAG after the first document of a file'] },
     { name: 'two local DAGs with one name', yaml: 'steps: [echo]\n---\nname: x\nsteps: [echo]\n---\nname: x\nsteps: [echo]', want: ['documents[2].name: "x" names another DAG of this file; local DAG names must be unique'] },
     { name: 'a document that is not a mapping', yaml: '- a\n- b', want: ['a DAG document must be a mapping, not a list'] },
-    { name: 'malformed YAML, with its position', yaml: 'steps: [echo\nname: x', want: ['invalid YAML at line 2, column 1: Flow sequence in block collection must be sufficiently indented and end with a ]'] },
-    { name: 'duplicate YAML keys', yaml: 'steps: [echo]\nsteps: [ls]', want: ['invalid YAML at line 2, column 1: Map keys must be unique'] },
+    { name: 'malformed YAML, with its position', yaml: 'steps: [echo\nname: x', want: ['invalid YAML at line 2, column 1: deficient indentation'] },
+    { name: 'duplicate YAML keys', yaml: 'steps: [echo]\nsteps: [ls]', want: ['invalid YAML at line 2, column 1: duplicated mapping key'] },
     { name: 'an empty file', yaml: '', want: ['the file holds no DAG (it is empty)'] },
     { name: 'problems in several steps, each at its own path', yaml: 'steps:\n  - [5]\n  - {name: 3}', want: ['steps[0][0]: must be a string or a mapping, not 5', 'steps[1].name: must be a string, not 3'] },
   ];

@@ -39,7 +39,7 @@ export interface DagLoad {
 export function loadDag(text: string, options: LoadOptions = {}): DagLoad {
   const fallbackName = options.name ?? options.fileName ?? '';
   const parsed = parseYamlDocuments(text);
-  const documents = parsed.documents.map((d) => d.value).filter((value) => !isEmptyDocument(value));
+  const documents = parsed.documents.filter((value) => !isEmptyDocument(value));
   if (parsed.errors.length > 0) return failed(fallbackName, parsed.errors, documents);
   const [first, ...rest] = documents;
   if (first === undefined) return failed(fallbackName, [issue('', 'the file holds no DAG (it is empty)')], []);
