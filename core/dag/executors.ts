@@ -66,7 +66,6 @@ const RULES: Record<ExecutorType, Rule> = {
   },
   ssh: (step, path, context) => [
     ...needs(context.dagSsh || isText(step.executor.config.host), configPath(path), 'the ssh executor needs host (here or in the DAG ssh block)'),
-    ...needs(step.script === undefined, childPath(path, 'script'), 'ssh steps run command, not script'),
     ...needs(step.command !== undefined || step.script !== undefined, path, 'needs a command'),
   ],
   http: (step, path) => checkHttp(step, path),

@@ -10,6 +10,7 @@ describe('loadDag rejects invalid files with located messages', () => {
     { name: 'an unknown step key, suggesting the nearest known one', yaml: 'steps:\n  - comand: echo', want: ['steps[0].comand: unknown key; did you mean "command"?'] },
     { name: 'an unknown key far from any known one, listing the known keys', yaml: 'steps:\n  - command: echo\n    retryPolicy: {limit: 1, intervalSec: 1, zzzzzz: 1}', want: ['steps[0].retryPolicy.zzzzzz: unknown key; known keys are limit, intervalSec, exitCode, backoff, maxIntervalSec'] },
     { name: 'maskEnv, which the reference also rejects', yaml: 'steps:\n  - command: echo\n    maskEnv: true', want: ['steps[0].maskEnv: unknown key; known keys are name, id, description, workingDir, dir, executor, command, args, shell, shellPackages, script, stdout, stderr, output, depends, continueOn, retryPolicy, repeatPolicy, mailOnError, precondition, preconditions, signalOnStop, call, run, params, parallel, workerSelector, env, timeoutSec'] },
+    { name: 'negate on a precondition, which 1.24 files do not have', yaml: 'steps:\n  - {command: echo, preconditions: [{condition: a, negate: true}]}', want: ['steps[0].preconditions[0].negate: unknown key; known keys are condition, expected, command'] },
     { name: 'a wrong scalar type', yaml: 'timeoutSec: "30"\nsteps: [echo]', want: ['timeoutSec: must be an integer, not the string "30"'] },
     { name: 'a negative count', yaml: 'delaySec: -1\nsteps: [echo]', want: ['delaySec: must be at least 0'] },
     { name: 'maxActiveRuns below -1', yaml: 'maxActiveRuns: -2\nsteps: [echo]', want: ['maxActiveRuns: must be at least -1'] },
@@ -79,6 +80,7 @@ describe('loadDag accepts every spelling the format allows', () => {
     { name: 'executor aliases', yaml: 'steps:\n  - {command: echo, executor: command}\n  - {command: ls, executor: {type: container, config: {image: alpine}}}\n  - {command: uses/x@v1, executor: github-action}' },
     { name: 'retry counts as variables', yaml: 'steps:\n  - {command: echo, retryPolicy: {limit: "${RETRIES}", intervalSec: "5"}}' },
     { name: 'continueOn as a word', yaml: 'steps:\n  - {command: "false", continueOn: skipped}\n  - echo' },
+    { name: 'an ssh step with a script', yaml: 'ssh: {host: app-01, user: deploy}\nsteps:\n  - {executor: ssh, script: "uptime\\ndf -h"}' },
     { name: 'the legacy precondition key', yaml: 'precondition: test -f /data\nsteps:\n  - {command: echo, precondition: [{condition: "$X", expected: "re:^a"}]}' },
   ];
   it.each(cases)('accepts $name', ({ yaml }) => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { formatIssue } from './issues.ts';
 import { loadDag } from './load.ts';
 import type { ParamDef } from './model.ts';
 import { applyParamOverrides, applyParamsSchema, encodeParams, parseParamOverrides, tokenizeParams } from './params.ts';
@@ -33,7 +34,9 @@ describe('tokenizeParams', () => {
 describe('params defaults in a DAG file', () => {
   const cases: { name: string; params: string; want: ParamDef[] }[] = [
     { name: 'a token string numbers positional values among themselves', params: '"a A=1 b"', want: [positional(1, 'a'), named('A', '1'), positional(2, 'b')] },
-    { name: 'a list mixes names, tokens and single-key maps', params: '[X, {Y: 2}, "Z=3 W=4"]', want: [positional(1, 'X'), named('Y', '2'), named('Z', '3'), named('W', '4')] },
+    { name: 'a list mixes bare names, tokens and single-key maps', params: '[X, {Y: 2}, "Z=3 W=4", "pos"]', want: [named('X', ''), named('Y', '2'), named('Z', '3'), named('W', '4'), named('pos', '')] },
+    { name: 'a list entry that is not a bare name is read as tokens', params: '["a b", "\\"quoted\\""]', want: [positional(1, 'a'), positional(2, 'b'), positional(3, 'quoted')] },
+    { name: 'an inline schema fills its defaults at load', params: '{schema: {type: object, properties: {N: {type: integer, default: 5}}}, values: {M: x}}', want: [named('M', 'x'), named('N', '5')] },
     { name: 'a mapping is taken in key order', params: '{b: 2, a: true, c: null}', want: [named('a', 'true'), named('b', '2'), named('c', '')] },
     { name: 'the schema form reads its values', params: '{schema: {type: object}, values: {N: 1}}', want: [named('N', '1')] },
   ];
@@ -99,13 +102,23 @@ describe('applyParamsSchema', () => {
   });
 
   it('reports values that break the schema', () => {
-    expect(applyParamsSchema(schema, [named('COUNT', '0'), named('MODE', 'slow')]).errors).toEqual([
+    expect(applyParamsSchema(schema, [named('COUNT', '0'), named('MODE', 'slow')]).errors.map(formatIssue)).toEqual([
       'params.COUNT: must be >= 1',
       'params.MODE: must be equal to one of the allowed values',
     ]);
   });
 
   it('reports a missing required value', () => {
-    expect(applyParamsSchema(schema, []).errors).toEqual(["params: must have required property 'COUNT'"]);
+    expect(applyParamsSchema(schema, []).errors.map(formatIssue)).toEqual(["params: must have required property 'COUNT'"]);
+  });
+
+  it('checks literal defaults in a DAG file at load', () => {
+    const load = loadDag('params: {schema: {type: object, properties: {N: {type: integer, maximum: 3}}}, values: {N: 9}}\nsteps: [echo]', { fileName: 'p' });
+    expect(load.errors.map(formatIssue)).toEqual(['params.N: must be <= 3']);
+  });
+
+  it('leaves defaults that are only known per run to the runtime', () => {
+    const load = loadDag('params: {schema: {type: object, properties: {N: {type: integer}}}, values: {N: "${X}"}}\nsteps: [echo]', { fileName: 'p' });
+    expect(load.errors).toEqual([]);
   });
 });

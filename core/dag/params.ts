@@ -4,10 +4,11 @@
  */
 import { Ajv } from 'ajv';
 import { splitWords } from './command.ts';
-import { childPath, issue, type DagIssue } from './issues.ts';
+import { childPath, issue, pointerToPath, type DagIssue } from './issues.ts';
 import type { ParamDef, Params } from './model.ts';
 
 const NAMED = /^([A-Za-z_][A-Za-z0-9_]*)=/;
+const BARE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export interface ParamToken {
   /** Absent for a positional value. */
@@ -62,7 +63,12 @@ export function paramsFromFile(input: ParamsInput, path: string): { params: Para
     const inner = paramsFromFile(values, childPath(path, 'values'));
     const schema = form.schema as Record<string, unknown> | string;
     const errors = [...inner.errors, ...checkSchema(schema, childPath(path, 'schema'))];
-    return { params: { entries: inner.params.entries, schema }, errors };
+    if (errors.length > 0 || typeof schema === 'string' || inner.params.entries.some((e) => /[$`]/.test(e.value))) {
+      // A file or URL schema, or defaults that are only known per run, are checked by the runtime.
+      return { params: { entries: inner.params.entries, schema }, errors };
+    }
+    const applied = applyParamsSchema(schema, inner.params.entries);
+    return { params: { entries: applied.entries, schema }, errors: applied.errors };
   }
   // A plain mapping has no order of its own worth trusting across tools; sort like the reference.
   const tokens = Object.keys(form)
@@ -77,6 +83,8 @@ function tokensOf(input: string | readonly (string | Record<string, unknown>)[],
   const tokens = items.flatMap((item, i): ParamToken[] => {
     const at = typeof input === 'string' ? path : childPath(path, i);
     if (typeof item !== 'string') return Object.entries(item).map(([name, value]) => ({ name, value: paramValue(value) }));
+    // The contract: list entries are names (with an empty default) or `name: default` maps.
+    if (typeof input !== 'string' && BARE_NAME.test(item.trim())) return [{ name: item.trim(), value: '' }];
     const parsed = tokenizeParams(item);
     if (parsed.error !== undefined) errors.push(issue(at, parsed.error));
     return parsed.tokens;
@@ -103,17 +111,17 @@ function newAjv(): Ajv {
  * Validates parameter values against the DAG's inline JSON Schema and fills its defaults.
  * Returns the entries with defaults appended in the schema's property order.
  */
-export function applyParamsSchema(schema: Record<string, unknown>, entries: readonly ParamDef[]): { entries: ParamDef[]; errors: string[] } {
+export function applyParamsSchema(schema: Record<string, unknown>, entries: readonly ParamDef[]): { entries: ParamDef[]; errors: DagIssue[] } {
   const data: Record<string, unknown> = {};
   for (const entry of entries) if (!entry.positional) data[entry.name] = entry.value;
   let validate;
   try {
     validate = newAjv().compile(schema);
   } catch (error) {
-    return { entries: [...entries], errors: [`params schema is not valid: ${(error as Error).message}`] };
+    return { entries: [...entries], errors: [issue('params.schema', `is not a valid JSON Schema: ${(error as Error).message}`)] };
   }
   if (!validate(data)) {
-    const errors = (validate.errors ?? []).map((e) => `params${e.instancePath.replaceAll('/', '.')}: ${e.message ?? 'is invalid'}`);
+    const errors = (validate.errors ?? []).map((e) => issue(pointerToPath(e.instancePath) === '' ? 'params' : childPath('params', pointerToPath(e.instancePath)), e.message ?? 'is invalid'));
     return { entries: [...entries], errors };
   }
   const updated = entries.map((entry) => (entry.positional ? entry : { ...entry, value: paramValue(data[entry.name]) }));

@@ -42,8 +42,6 @@ const condition = object(
     condition: Type.Optional(text('Text to evaluate (variables expanded, backticks run in the step Pod).')),
     expected: Type.Optional(text('Expected value of the condition, exactly or as `re:<regex>`.')),
     command: Type.Optional(text('A command that meets the condition when it exits 0.')),
-    error: Type.Optional(text('Message recorded when the condition is not met.')),
-    negate: Type.Optional(flag('Meet the condition when it does not match.')),
   },
   'A precondition.',
 );

@@ -61,7 +61,17 @@ export function normalizeStep(input: StepFile | string, path: string, context: S
     env: envFromFile(raw.env, childPath(path, 'env'), errors),
     timeoutSec: raw.timeoutSec ?? 0,
   };
-  return { step, path, noChain: Array.isArray(raw.depends) && raw.depends.length === 0 };
+  return { step: commandAsCall(step), path, noChain: Array.isArray(raw.depends) && raw.depends.length === 0 };
+}
+
+/**
+ * `executor: dag` with `command: child` is the contract's other spelling of `call: child`;
+ * both become `call`, so that everything downstream sees one form.
+ */
+function commandAsCall(step: Step): Step {
+  if (step.call !== undefined || step.command === undefined || (step.executor.type !== 'dag' && step.executor.type !== 'parallel')) return step;
+  const { command, args: _args, cmdWithArgs: _line, ...rest } = step;
+  return { ...rest, args: [], call: command.replace(/\.ya?ml$/, '') };
 }
 
 /** Spreads `{key: value}` only when the value is set, keeping absent fields absent. */

@@ -163,6 +163,11 @@ describe('step fields', () => {
     ]);
   });
 
+  it('reads executor dag with command as a call of that DAG', () => {
+    expect(one('{executor: dag, command: child.yaml, params: "A=1"}')).toMatchObject({ call: 'child', args: [], params: 'A=1', executor: { type: 'dag' } });
+    expect(one('{executor: dag, command: child.yaml}').command).toBeUndefined();
+  });
+
   it('normalises signal names', () => {
     expect(one('{command: x, signalOnStop: int}').signalOnStop).toBe('SIGINT');
     expect(one('{command: x}').signalOnStop).toBe('SIGTERM');
