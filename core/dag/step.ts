@@ -70,8 +70,8 @@ export function normalizeStep(input: StepFile | string, path: string, context: S
  */
 function commandAsCall(step: Step): Step {
   if (step.call !== undefined || step.command === undefined || (step.executor.type !== 'dag' && step.executor.type !== 'parallel')) return step;
-  const call = step.command.replace(/\.ya?ml$/, '');
-  return Object.fromEntries(Object.entries({ ...step, args: [], call }).filter(([key]) => key !== 'command' && key !== 'cmdWithArgs')) as unknown as Step;
+  const { command, cmdWithArgs, ...rest } = step;
+  return { ...rest, args: [], call: command.replace(/\.ya?ml$/, '') };
 }
 
 /** Spreads `{key: value}` only when the value is set, keeping absent fields absent. */
