@@ -48,7 +48,7 @@ describe('fixture DAG files', () => {
         const steps = canonical.steps;
         if (Array.isArray(steps)) steps.forEach(visitStep);
         else if (steps !== null && typeof steps === 'object') Object.values(steps).forEach(visitStep);
-        Object.values((canonical.handlerOn ?? {}) as object).forEach(visitStep);
+        Object.values((canonical.handlerOn ?? {})).forEach(visitStep);
       }
     }
     expect(Object.keys(dagSchema.properties).filter((k) => !rootKeys.has(k))).toEqual([]);
