@@ -32,7 +32,9 @@ typecheck: deps
 	npx tsc -p tsconfig.json --noEmit
 
 unit: deps
-	npx vitest run
+	@mkdir -p .dev
+	npx vitest run --reporter=default --reporter=json --outputFile.json=.dev/vitest-report.json
+	@node scripts/test-summary.ts .dev/vitest-report.json
 
 test: build verify lint typecheck unit ## everything CI checks
 

@@ -3,7 +3,7 @@ import { expand, hasCommandSubstitution, walkPath, type ExpandOptions } from './
 
 const scopes: ExpandOptions['scopes'] = [
   { STEP: 'step-scope', SHADOW: 'from-step' },
-  { NAME: 'world', EMPTY: '', CFG: '{"port":8080,"items":[{"n":"a"},{"n":"b"}],"on":true,"none":null,"obj":{"k":"v"}}', ID: 'HBL01_22OCT2025_0536', Q: 'say "hi"', '1': 'first' },
+  { NAME: 'world', EMPTY: '', CFG: '{"port":8080,"items":[{"n":"a"},{"n":"b"}],"on":true,"none":null,"obj":{"k":"v"}}', ID: 'HBL01_22OCT2025_0536', Q: 'say "hi"', '1': 'first', R: '{"name":"child","dagRunId":"r1","params":"","outputs":{"TOTAL":"42"},"status":"succeeded"}' },
   { SHADOW: 'from-env', DAGENV: 'dag' },
 ];
 const steps: ExpandOptions['steps'] = { build: { stdout: '/logs/build.out', stderr: '/logs/build.err', exitCode: 0 }, idle: { stdout: '' } };
@@ -31,6 +31,7 @@ describe('expand without the shell-style pass (commands a shell runs)', () => {
     { name: 'treats an empty step location as unresolved', text: '${idle.stdout}', want: '${idle.stdout}' },
     { name: 'quotes a double-quoted reference as a JSON string', text: 'echo "${Q}"', want: 'echo "say \\"hi\\""' },
     { name: 'quotes a double-quoted JSON path result', text: '"${CFG.items[0].n}"', want: '"a"' },
+    { name: 'reads a sub-DAG output through its outputs object', text: '${R.outputs.TOTAL}', want: '42' },
     { name: 'replaces positional parameters', text: 'echo $1 ${1}', want: 'echo first first' },
     { name: 'keeps shell operators for the shell', text: '${NAME:-x} ${ID:0:5}', want: '${NAME:-x} ${ID:0:5}' },
     { name: 'keeps a lone dollar sign', text: 'costs $ 5 and $', want: 'costs $ 5 and $' },
