@@ -29,11 +29,12 @@ function stringMap(description: string): TRecord<'^.*$', typeof scalar> {
   return Type.Record(Type.String(), scalar, { description });
 }
 
+/** `[A=1, {B: 2}]` and `{A: 1}`: the two ways env and params list named values. */
+const entryList = Type.Array(Type.Union([Type.String(), Type.Record(Type.String(), scalar)]));
+const entryMap = Type.Record(Type.String(), scalar);
+
 const envEntries = Type.Union(
-  [
-    Type.Array(Type.Union([Type.String(), Type.Record(Type.String(), scalar)])),
-    Type.Record(Type.String(), scalar),
-  ],
+  [entryList, entryMap],
   { description: 'Environment variables: a list of `NAME: value` mappings or `NAME=value` strings, or one mapping.' },
 );
 
@@ -222,19 +223,12 @@ const paramsSchemaForm = object(
     schema: Type.Union([Type.String(), Type.Record(Type.String(), Type.Unknown())], {
       description: 'JSON Schema for the parameters: a URL or file, or the schema itself.',
     }),
-    values: Type.Optional(
-      Type.Union([Type.Array(Type.Union([Type.String(), Type.Record(Type.String(), scalar)])), Type.Record(Type.String(), scalar)]),
-    ),
+    values: Type.Optional(Type.Union([entryList, entryMap])),
   },
   'Parameters validated (and defaulted) by a JSON Schema.',
 );
 const params = Type.Union(
-  [
-    Type.String(),
-    Type.Array(Type.Union([Type.String(), Type.Record(Type.String(), scalar)])),
-    paramsSchemaForm,
-    Type.Record(Type.String(), scalar),
-  ],
+  [Type.String(), entryList, paramsSchemaForm, entryMap],
   { description: 'Parameters: `NAME=value` text, a list of names or `name: default` mappings, or one mapping.' },
 );
 
