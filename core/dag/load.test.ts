@@ -97,6 +97,10 @@ describe('loadDag names and local DAGs', () => {
     expect(loadDag('name: report\nsteps: [echo]', { fileName: 'nightly' }).dag.name).toBe('report');
   });
 
+  it('asks for a name when neither the file nor the caller gives one', () => {
+    expect(loadDag('steps: [echo]').errors.map(formatIssue)).toEqual(['name: is required (set name, or load the file under a file name)']);
+  });
+
   it('prefers an explicit name over both', () => {
     expect(loadDag('name: report\nsteps: [echo]', { fileName: 'nightly', name: 'inline' }).dag.name).toBe('inline');
   });

@@ -44,7 +44,7 @@ export function loadDag(text: string, options: LoadOptions = {}): DagLoad {
   const [first, ...rest] = documents;
   if (first === undefined) return failed(fallbackName, [issue('', 'the file holds no DAG (it is empty)')], []);
   const main = loadDocument(first, options.name, options.fileName);
-  const localDags = rest.map((document) => loadDocument(document, undefined, undefined));
+  const localDags = rest.map((document) => loadDocument(document, undefined, undefined, true));
   const errors = [...main.errors];
   const warnings = [...main.warnings];
   const seen = new Set<string>();
@@ -70,7 +70,7 @@ interface DocumentLoad {
   readonly warnings: DagIssue[];
 }
 
-function loadDocument(document: unknown, override: string | undefined, fileName: string | undefined): DocumentLoad {
+function loadDocument(document: unknown, override: string | undefined, fileName: string | undefined, local = false): DocumentLoad {
   const structure = checkStructure(document);
   const errors = [...structure.errors];
   const warnings: DagIssue[] = [];
@@ -78,8 +78,7 @@ function loadDocument(document: unknown, override: string | undefined, fileName:
   const name = (override ?? file.name ?? fileName ?? '').trim();
   const nameProblem = dagNameProblem(name);
   if (nameProblem !== undefined) {
-    const missing = name === '' && fileName === undefined && override === undefined;
-    errors.push(issue('name', missing ? 'is required for a DAG after the first document of a file' : nameProblem));
+    errors.push(issue('name', local && name === '' ? 'is required for a DAG after the first document of a file' : nameProblem));
   }
   const { dag, drafts } = normalizeDag(file, name, { errors, warnings });
   errors.push(...validateSteps(drafts, dag));
