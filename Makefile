@@ -12,7 +12,7 @@ export PATH := $(NODE_BIN):$(PATH)
 
 STAMP := node_modules/.install-stamp
 
-.PHONY: build deps compile test lint typecheck unit generate verify bench golden clean
+.PHONY: build deps compile test lint typecheck unit generate verify bench golden clean cluster-build cluster-up cluster-down dev
 
 $(STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -49,6 +49,18 @@ golden: deps ## rewrite the golden files of the normalised model
 
 bench: deps ## parse and validate benchmarks (figures, not pass/fail)
 	node bench/dag-parse.bench.ts
+
+cluster-build: deps ## build the local control-plane binaries (once per machine; needs Go)
+	node test/cluster/cli.ts build
+
+cluster-up: deps ## start the local control plane and node agents (idempotent); writes .dev/kubeconfig
+	node test/cluster/cli.ts up
+
+cluster-down: deps ## stop everything cluster-up started
+	node test/cluster/cli.ts down
+
+dev: deps ## the local control plane in the foreground; Ctrl-C stops it
+	node test/cluster/cli.ts dev
 
 clean:
 	rm -rf dist node_modules

@@ -1,0 +1,118 @@
+/**
+ * The CustomResourceDefinitions of Kubedag, generated from schemas.ts (`make generate` writes
+ * crds/; `make verify` fails when they are stale).
+ */
+import type { TSchema } from 'typebox';
+import { GROUP, VERSION } from './constants.ts';
+import { dagQueueSpecSchema, dagQueueStatusSchema, dagRunSpecSchema, dagRunStatusSchema, dagSpecSchema, dagStatusSchema, structural } from './schemas.ts';
+
+interface Column {
+  readonly name: string;
+  readonly type: 'string' | 'integer' | 'boolean' | 'date';
+  readonly jsonPath: string;
+  readonly description: string;
+  readonly priority?: number;
+}
+
+interface Kind {
+  readonly kind: string;
+  readonly plural: string;
+  readonly singular: string;
+  readonly shortNames: readonly string[];
+  readonly description: string;
+  readonly spec: TSchema;
+  readonly status: TSchema;
+  readonly specRequired: boolean;
+  readonly columns: readonly Column[];
+}
+
+const age: Column = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: 'Time since creation.' };
+
+export const KINDS: readonly Kind[] = [
+  {
+    kind: 'DAG',
+    plural: 'dags',
+    singular: 'dag',
+    shortNames: [],
+    description: 'A workflow definition in the Dagu DAG format.',
+    spec: dagSpecSchema,
+    status: dagStatusSchema,
+    specRequired: true,
+    columns: [
+      { name: 'Schedule', type: 'string', jsonPath: '.status.schedule', description: 'Start schedules.' },
+      { name: 'Suspended', type: 'boolean', jsonPath: '.status.suspended', description: 'Scheduling is off.' },
+      { name: 'Last Run', type: 'string', jsonPath: '.status.latestRun.statusLabel', description: 'Status of the latest run.' },
+      { name: 'Valid', type: 'boolean', jsonPath: '.status.valid', description: 'The definition loads without errors.', priority: 1 },
+      age,
+    ],
+  },
+  {
+    kind: 'DAGRun',
+    plural: 'dagruns',
+    singular: 'dagrun',
+    shortNames: ['dr'],
+    description: 'One run of a DAG: its steps run as Pods.',
+    spec: dagRunSpecSchema,
+    status: dagRunStatusSchema,
+    specRequired: true,
+    columns: [
+      { name: 'DAG', type: 'string', jsonPath: '.spec.dagName', description: 'DAG name.' },
+      { name: 'Status', type: 'string', jsonPath: '.status.statusLabel', description: 'Run status.' },
+      { name: 'Progress', type: 'string', jsonPath: '.status.progress', description: 'Finished steps / all steps.' },
+      { name: 'Run ID', type: 'string', jsonPath: '.spec.dagRunId', description: 'Run id.', priority: 1 },
+      age,
+    ],
+  },
+  {
+    kind: 'DAGQueue',
+    plural: 'dagqueues',
+    singular: 'dagqueue',
+    shortNames: ['dq'],
+    description: 'A named queue that limits how many runs go at once.',
+    spec: dagQueueSpecSchema,
+    status: dagQueueStatusSchema,
+    specRequired: true,
+    columns: [
+      { name: 'Max', type: 'integer', jsonPath: '.spec.maxConcurrency', description: 'Most runs at once.' },
+      { name: 'Running', type: 'integer', jsonPath: '.status.running', description: 'Runs running.' },
+      { name: 'Queued', type: 'integer', jsonPath: '.status.queued', description: 'Runs waiting.' },
+      age,
+    ],
+  },
+];
+
+export function customResourceDefinition(kind: Kind): Record<string, unknown> {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${kind.plural}.${GROUP}` },
+    spec: {
+      group: GROUP,
+      names: { kind: kind.kind, listKind: `${kind.kind}List`, plural: kind.plural, singular: kind.singular, shortNames: [...kind.shortNames], categories: ['kubedag'] },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: VERSION,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          additionalPrinterColumns: kind.columns.map((c) => ({ ...c })),
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              description: kind.description,
+              properties: {
+                apiVersion: { type: 'string', description: 'API version of this object.' },
+                kind: { type: 'string', description: 'Kind of this object.' },
+                metadata: { type: 'object' },
+                spec: structural(kind.spec),
+                status: structural(kind.status),
+              },
+              ...(kind.specRequired ? { required: ['spec'] } : {}),
+            },
+          },
+        },
+      ],
+    },
+  };
+}

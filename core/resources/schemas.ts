@@ -1,0 +1,204 @@
+/**
+ * The custom resources' spec and status as TypeBox definitions: the one source for the CRD
+ * manifests (crds/, generated) and for the TypeScript types the operator and API server use.
+ *
+ * Status field names follow the API's DAG run details, so the API maps them without renaming.
+ */
+import Type, { type Static, type TSchema } from 'typebox';
+import { dagSchema } from '../dag/schema.ts';
+
+/** A field kept exactly as written; core/dag validates it. */
+const preserved = (description: string): TSchema => Type.Unsafe<unknown>({ type: 'object', description, 'x-kubernetes-preserve-unknown-fields': true });
+const text = (description: string): ReturnType<typeof Type.String> => Type.String({ description });
+const timestamp = (description: string): ReturnType<typeof Type.String> => Type.String({ description: `${description} (RFC 3339 UTC; empty when not yet).` });
+
+export const RUN_STATUSES = [0, 1, 2, 3, 4, 5, 6] as const;
+
+/** Kubernetes API conventions condition. */
+export const conditionSchema = Type.Object({
+  type: text('Condition type, e.g. Valid or Running.'),
+  status: Type.Enum(['True', 'False', 'Unknown'], { description: 'Whether the condition holds.' }),
+  reason: text('One-word CamelCase reason.'),
+  message: text('Human-readable detail.'),
+  lastTransitionTime: text('When status last changed (RFC 3339).'),
+  observedGeneration: Type.Optional(Type.Integer({ description: 'Generation the condition was computed for.' })),
+});
+
+/**
+ * The DAG resource's spec is the DAG document as a user writes it. Fields with one shape get
+ * their type (so `kubectl apply` rejects `timeoutSec: "30"` at once); polymorphic ones and
+ * unknown keys are preserved for core/dag, which reports problems in the status.
+ */
+export const dagSpecSchema = Type.Unsafe<Record<string, unknown>>({
+  ...structural(dagSchema),
+  description: 'A Dagu-format DAG as written in its file; later documents of the file under localDags.',
+  'x-kubernetes-preserve-unknown-fields': true,
+  properties: {
+    ...(structural(dagSchema).properties as Record<string, unknown>),
+    localDags: Type.Array(preserved('A DAG callable by name from this one.'), { description: 'The later documents of a multi-document DAG file.' }),
+  },
+});
+
+/** A whole DAG definition kept as written; typing it again per field would triple the CRD. */
+function definitionObject(description: string): Record<string, unknown> {
+  return { type: 'object', description, 'x-kubernetes-preserve-unknown-fields': true };
+}
+
+export const runRefSchema = Type.Object({
+  name: text('DAG name of the run.'),
+  dagRunId: text('Run id.'),
+});
+
+export const dagStatusSchema = Type.Object({
+  observedGeneration: Type.Optional(Type.Integer({ description: 'Generation this status describes.' })),
+  valid: Type.Optional(Type.Boolean({ description: 'The definition loads without errors.' })),
+  errors: Type.Optional(Type.Array(Type.String(), { description: 'Validation errors as `path: message`.' })),
+  warnings: Type.Optional(Type.Array(Type.String(), { description: 'Warnings such as deprecated keys.' })),
+  suspended: Type.Optional(Type.Boolean({ description: 'The scheduler creates no runs while true.' })),
+  schedule: Type.Optional(text('Start expressions, comma-separated, for display.')),
+  nextRun: Type.Optional(timestamp('Next scheduled start')),
+  latestRun: Type.Optional(
+    Type.Object({
+      resourceName: text('DAGRun resource name.'),
+      dagRunId: text('Run id.'),
+      status: Type.Integer({ minimum: 0, maximum: 6, description: 'Run status 0-6.' }),
+      statusLabel: text('Run status label.'),
+      startedAt: Type.Optional(timestamp('Start')),
+      finishedAt: Type.Optional(timestamp('End')),
+    }),
+  ),
+  conditions: Type.Optional(Type.Array(conditionSchema, { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] })),
+});
+
+const immutable = { 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'is immutable' }] };
+/** Set once (by whoever creates the run, or by the operator on first sight), then fixed. */
+const writeOnce = immutable;
+
+export const dagRunSpecSchema = Type.Object(
+  {
+    dagRef: Type.Optional(Type.Object({ name: text('A DAG resource in the same namespace.') }, { description: 'The DAG to run.', ...immutable })),
+    definition: Type.Optional(Type.Unsafe<Record<string, unknown>>({ ...definitionObject('An inline DAG definition (as in a DAG resource spec), instead of dagRef.'), ...immutable })),
+    dagName: Type.Optional(Type.String({ description: 'The DAG name the run is listed under.', ...writeOnce })),
+    dagRunId: Type.Optional(Type.String({ description: 'Run id (^[-a-zA-Z0-9_]+$, at most 64).', pattern: '^[-a-zA-Z0-9_]+$', maxLength: 64, ...writeOnce })),
+    params: Type.Optional(Type.String({ description: 'Parameter overrides: JSON object or array, or NAME=value text.', ...immutable })),
+    snapshot: Type.Optional(Type.Unsafe<Record<string, unknown>>({ ...definitionObject('The definition frozen when the run was created; retries use it.'), ...writeOnce })),
+    trigger: Type.Optional(Type.Enum(['api', 'kubectl', 'schedule', 'retry', 'queue', 'sub-run', 'restart'], { description: 'What created the run.', ...immutable })),
+    queue: Type.Optional(Type.String({ description: 'Queue the run goes through.', ...immutable })),
+    enqueue: Type.Optional(Type.Boolean({ description: 'Start queued (status 5) instead of at once.', ...immutable })),
+    parent: Type.Optional(Type.Object({ name: text('DAG name.'), dagRunId: text('Run id.') }, { description: 'Direct parent of a sub-DAG run.', ...immutable })),
+    root: Type.Optional(Type.Object({ name: text('DAG name.'), dagRunId: text('Run id.') }, { description: 'Root run of a sub-DAG run.', ...immutable })),
+    stop: Type.Optional(Type.Boolean({ description: 'Desired state: true stops the run.' })),
+  },
+  {
+    description: 'One run of a DAG. Immutable except stop.',
+    'x-kubernetes-validations': [
+      { rule: 'has(self.dagRef) != has(self.definition)', message: 'set exactly one of dagRef and definition' },
+      ...['dagRef', 'definition', 'params', 'trigger', 'queue', 'enqueue', 'parent', 'root'].map((field) => ({
+        rule: `has(self.${field}) == has(oldSelf.${field})`,
+        message: `${field} cannot be added or removed`,
+      })),
+    ],
+  },
+);
+
+const nodeSchema = Type.Object({
+  name: text('Step name.'),
+  status: Type.Integer({ minimum: 0, maximum: 6, description: 'Step status: 0 not started, 1 running, 2 failed, 3 canceled, 4 succeeded, 5 skipped, 6 partially succeeded.' }),
+  statusLabel: text('Step status label.'),
+  startedAt: Type.Optional(timestamp('Start')),
+  finishedAt: Type.Optional(timestamp('End')),
+  retryCount: Type.Optional(Type.Integer({ minimum: 0, description: 'Retries so far.' })),
+  doneCount: Type.Optional(Type.Integer({ minimum: 0, description: 'Executions of a repeating step.' })),
+  error: Type.Optional(text('Why the step failed, was skipped or canceled.')),
+  exitCode: Type.Optional(Type.Integer({ description: 'Exit code of the last attempt.' })),
+  attempt: Type.Optional(Type.Integer({ minimum: 0, description: 'Current attempt number; part of the Pod name.' })),
+  pod: Type.Optional(text('Pod of the current attempt.')),
+  outputs: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Captured output variables (large values spill to a ConfigMap).' })),
+  subRuns: Type.Optional(Type.Array(Type.Object({ dagRunId: text('Sub run id.'), params: Type.Optional(text('JSON-encoded params.')) }))),
+  subRunsRepeated: Type.Optional(Type.Array(Type.Object({ dagRunId: text('Sub run id.'), params: Type.Optional(text('JSON-encoded params.')) }))),
+});
+
+export const dagRunStatusSchema = Type.Object({
+  observedGeneration: Type.Optional(Type.Integer({ description: 'Generation this status describes.' })),
+  status: Type.Optional(Type.Integer({ minimum: 0, maximum: 6, description: 'Run status: 0 not started, 1 running, 2 failed, 3 canceled, 4 succeeded, 5 queued, 6 partially succeeded.' })),
+  statusLabel: Type.Optional(text('Run status label.')),
+  queuedAt: Type.Optional(timestamp('When queued')),
+  startedAt: Type.Optional(timestamp('Start')),
+  finishedAt: Type.Optional(timestamp('End')),
+  params: Type.Optional(text('Effective parameters, JSON-encoded.')),
+  progress: Type.Optional(text('Finished steps / all steps, for display.')),
+  error: Type.Optional(text('Why the run failed or was canceled.')),
+  nodes: Type.Optional(Type.Array(nodeSchema)),
+  onExit: Type.Optional(nodeSchema),
+  onSuccess: Type.Optional(nodeSchema),
+  onFailure: Type.Optional(nodeSchema),
+  onCancel: Type.Optional(nodeSchema),
+  conditions: Type.Optional(Type.Array(conditionSchema, { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] })),
+});
+
+export const dagQueueSpecSchema = Type.Object({
+  maxConcurrency: Type.Integer({ minimum: 1, description: 'Most runs of this queue running at once.' }),
+});
+
+export const dagQueueStatusSchema = Type.Object({
+  running: Type.Optional(Type.Integer({ minimum: 0, description: 'Runs running now.' })),
+  queued: Type.Optional(Type.Integer({ minimum: 0, description: 'Runs waiting.' })),
+});
+
+export type DagStatus = Static<typeof dagStatusSchema>;
+export type DagRunSpec = Static<typeof dagRunSpecSchema>;
+export type DagRunStatus = Static<typeof dagRunStatusSchema>;
+export type RunNode = Static<typeof nodeSchema>;
+export type DagQueueSpec = Static<typeof dagQueueSpecSchema>;
+export type DagQueueStatus = Static<typeof dagQueueStatusSchema>;
+export type Condition = Static<typeof conditionSchema>;
+
+/**
+ * A JSON Schema of the DAG file turned into a Kubernetes structural schema. Structural schemas
+ * need one type per field, so a polymorphic field (`anyOf` in the file format, or a `$ref`) is
+ * left out of `properties` and its object marked to preserve unknown fields: the value is kept
+ * exactly as written for core/dag to validate. `additionalProperties: false` goes (structural
+ * schemas forbid it beside properties); `patternProperties` maps become `additionalProperties`.
+ */
+export function structural(schema: unknown): Record<string, unknown> {
+  return structuralNode(schema) ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+}
+
+function structuralNode(schema: unknown): Record<string, unknown> | undefined {
+  const node = JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+  if (node['x-kubernetes-preserve-unknown-fields'] === true) return node;
+  if (Array.isArray(node.anyOf) || typeof node.$ref === 'string' || Object.keys(node).every((k) => k === 'description')) return undefined;
+  const children = ['additionalProperties', 'required', 'patternProperties', 'properties', 'items'];
+  const out: Record<string, unknown> = Object.fromEntries(Object.entries(node).filter(([key]) => !children.includes(key)));
+  if (node.items !== undefined) {
+    const items = structuralNode(node.items);
+    if (items === undefined) return undefined;
+    out.items = items;
+  }
+  Object.assign(out, structuralProperties(node));
+  if (Array.isArray(node.required) && node.required.length > 0) out.required = node.required;
+  // Structural schemas need a type on every node; TypeBox enums carry none.
+  if (Array.isArray(node.enum) && out.type === undefined) out.type = typeof node.enum[0] === 'number' ? 'integer' : typeof node.enum[0];
+  if (out.type === undefined && node.properties !== undefined) out.type = 'object';
+  return out;
+}
+
+/** `properties` and map values, with the preserve marker where a polymorphic one was left out. */
+function structuralProperties(node: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (node.properties !== undefined) {
+    const properties: Record<string, unknown> = {};
+    for (const [name, child] of Object.entries(node.properties as object)) {
+      const converted = structuralNode(child);
+      if (converted === undefined) out['x-kubernetes-preserve-unknown-fields'] = true;
+      else properties[name] = converted;
+    }
+    out.properties = properties;
+  }
+  if (node.patternProperties !== undefined) {
+    const values = structuralNode(Object.values(node.patternProperties as object)[0]);
+    if (values === undefined) out['x-kubernetes-preserve-unknown-fields'] = true;
+    else out.additionalProperties = values;
+  }
+  return out;
+}

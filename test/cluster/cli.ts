@@ -1,0 +1,82 @@
+/**
+ * `make cluster-build | cluster-up | cluster-down | dev`: the local control plane for
+ * developers. State lives in `.dev/` (git-ignored): `.dev/cluster/` for the processes,
+ * `.dev/kubeconfig` (admin) and `.dev/bin/{kubectl,helm}`.
+ */
+import { copyFile, mkdir, rm, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ensureBinaries } from './binaries.ts';
+import { startCluster, stopCluster, DEFAULT_NODES, parseNodes } from './cluster.ts';
+import { isRunning, readState } from './controlplane.ts';
+import { pkiPaths } from './pki.ts';
+
+const root = join(import.meta.dirname, '../..');
+const devDir = join(root, '.dev');
+const clusterDir = join(devDir, 'cluster');
+const say = (line: string): void => void process.stderr.write(`${line}\n`);
+
+async function up(nodes: string | undefined): Promise<void> {
+  const started = Date.now();
+  const existing = await readState(clusterDir);
+  if (existing !== undefined && (await isRunning(existing, pkiPaths(join(clusterDir, 'pki'))))) {
+    say(`cluster already running at ${existing.server} (kubeconfig: .dev/kubeconfig)`);
+    return;
+  }
+  if (existing !== undefined) await stopCluster(existing);
+  const binaries = await ensureBinaries({ log: say });
+  const state = await startCluster({ dir: clusterDir, binaries, nodes: nodes === undefined ? DEFAULT_NODES : parseNodes(nodes), log: say });
+  await copyFile(state.kubeconfig, join(devDir, 'kubeconfig'));
+  await mkdir(join(devDir, 'bin'), { recursive: true });
+  for (const [name, target] of [['kubectl', binaries.kubectl], ['helm', binaries.helm]] as const) {
+    await rm(join(devDir, 'bin', name), { force: true });
+    await symlink(target, join(devDir, 'bin', name));
+  }
+  say(`cluster up in ${((Date.now() - started) / 1000).toFixed(1)} s: ${state.server}, nodes ${state.nodes.map((n) => n.name).join(', ')}`);
+  say('  export KUBECONFIG=$PWD/.dev/kubeconfig PATH=$PWD/.dev/bin:$PATH');
+}
+
+async function down(): Promise<void> {
+  const state = await readState(clusterDir);
+  if (state === undefined) {
+    say('no cluster is running');
+    return;
+  }
+  await stopCluster(state);
+  await rm(clusterDir, { recursive: true, force: true });
+  await rm(join(devDir, 'kubeconfig'), { force: true });
+  say('cluster stopped');
+}
+
+async function dev(nodes: string | undefined): Promise<void> {
+  await up(nodes);
+  say('running; Ctrl-C stops everything');
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await down();
+}
+
+const { positionals, values } = parseArgs({ allowPositionals: true, options: { nodes: { type: 'string' } } });
+const command = positionals[0];
+const commands: Record<string, () => Promise<void>> = {
+  build: async () => {
+    const started = Date.now();
+    const binaries = await ensureBinaries({ log: say });
+    say(`binaries ready in ${((Date.now() - started) / 1000).toFixed(1)} s:`);
+    for (const [name, path] of Object.entries(binaries)) say(`  ${name}: ${path}`);
+  },
+  up: () => up(values.nodes),
+  down,
+  dev: () => dev(values.nodes),
+};
+const run = commands[command ?? ''];
+if (run === undefined) {
+  say('usage: node test/cluster/cli.ts build|up|down|dev [--nodes=name[:label=value;...],...]');
+  process.exit(2);
+}
+await run().catch((error: unknown) => {
+  say(`error: ${(error as Error).message}`);
+  process.exit(1);
+});

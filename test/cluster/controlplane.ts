@@ -1,0 +1,208 @@
+/**
+ * Starts and stops a real Kubernetes control plane on loopback: etcd, kube-apiserver (RBAC and
+ * Node authorisation on), kube-controller-manager, kube-scheduler, then the node agents; waits
+ * until it is ready and the CRDs are Established. Everything lives in one directory, recorded
+ * in its state file so that another process can stop it.
+ */
+import { request } from 'node:https';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Binaries } from './binaries.ts';
+import { writeKubeconfig } from './kubeconfig.ts';
+import { ensurePki, type CertificatePaths, type Pki } from './pki.ts';
+import { freePort, isAlive, startProcess, stopProcess, waitFor, type Managed } from './processes.ts';
+
+export interface NodeSpec {
+  readonly name: string;
+  readonly labels?: Readonly<Record<string, string>>;
+}
+
+export interface ClusterState {
+  readonly dir: string;
+  readonly server: string;
+  /** Admin kubeconfig (system:masters). */
+  readonly kubeconfig: string;
+  readonly processes: Managed[];
+  readonly nodes: { readonly name: string; readonly port: number; readonly ledger: string }[];
+}
+
+export interface StartOptions {
+  readonly dir: string;
+  readonly binaries: Binaries;
+  readonly nodes: readonly NodeSpec[];
+  /** How node agents are run: argv before the agent's own flags. */
+  readonly nodeAgentCommand: readonly string[];
+  readonly log?: (line: string) => void;
+}
+
+const STATE = 'cluster.json';
+
+export async function readState(dir: string): Promise<ClusterState | undefined> {
+  return readFile(join(dir, STATE), 'utf8').then(
+    (text) => JSON.parse(text) as ClusterState,
+    () => undefined,
+  );
+}
+
+/** True when every recorded process is alive and the apiserver answers /readyz. */
+export async function isRunning(state: ClusterState, pki: Pki): Promise<boolean> {
+  if (!state.processes.every((p) => isAlive(p.pid))) return false;
+  return readyz(state.server, pki.admin, pki.ca.cert).catch(() => false);
+}
+
+export async function startControlPlane(options: StartOptions): Promise<ClusterState> {
+  const log = options.log ?? ((): void => undefined);
+  const { dir, binaries } = options;
+  await mkdir(join(dir, 'logs'), { recursive: true });
+  const pki = await ensurePki(join(dir, 'pki'));
+  const [etcdClient, etcdPeer, apiPort, cmPort, schedulerPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const server = `https://127.0.0.1:${String(apiPort)}`;
+  const processes: Managed[] = [];
+  const state: ClusterState = { dir, server, kubeconfig: join(dir, 'admin.kubeconfig'), processes, nodes: [] };
+  try {
+    processes.push(await startProcess('etcd', binaries.etcd, etcdArgs(dir, etcdClient, etcdPeer), join(dir, 'logs/etcd.log')));
+    await saveState(state);
+    processes.push(await startProcess('kube-apiserver', binaries.kubeApiserver, apiserverArgs(pki, etcdClient, apiPort), join(dir, 'logs/kube-apiserver.log')));
+    await saveState(state);
+    const kubeconfigs = await writeComponentKubeconfigs(dir, server, pki);
+    await waitFor('kube-apiserver /readyz', () => readyz(server, pki.admin, pki.ca.cert), 90_000, 200);
+    log(`kube-apiserver ready at ${server}`);
+    processes.push(await startProcess('kube-controller-manager', binaries.kubeControllerManager, controllerManagerArgs(pki, kubeconfigs.controllerManager, cmPort), join(dir, 'logs/kube-controller-manager.log')));
+    processes.push(await startProcess('kube-scheduler', binaries.kubeScheduler, schedulerArgs(kubeconfigs.scheduler, schedulerPort), join(dir, 'logs/kube-scheduler.log')));
+    await saveState(state);
+    for (const node of options.nodes) {
+      const port = await freePort();
+      const ledger = join(dir, 'nodes', node.name, 'ledger.jsonl');
+      const args = [...options.nodeAgentCommand, ...nodeAgentArgs(node, port, state.kubeconfig, pki, join(dir, 'nodes', node.name))];
+      const [command = 'node', ...rest] = args;
+      processes.push(await startProcess(`node-agent ${node.name}`, command, rest, join(dir, `logs/node-${node.name}.log`)));
+      state.nodes.push({ name: node.name, port, ledger });
+      await saveState(state);
+    }
+    return state;
+  } catch (error) {
+    await stopControlPlane(state);
+    throw error;
+  }
+}
+
+/** Stops every process of the cluster, newest first, and forgets the state. */
+export async function stopControlPlane(state: ClusterState, removeData = false): Promise<void> {
+  for (const managed of [...state.processes].reverse()) await stopProcess(managed);
+  await rm(join(state.dir, STATE), { force: true });
+  if (removeData) await rm(state.dir, { recursive: true, force: true });
+}
+
+async function saveState(state: ClusterState): Promise<void> {
+  await writeFile(join(state.dir, STATE), `${JSON.stringify(state, null, 2)}\n`);
+}
+
+function etcdArgs(dir: string, client: number, peer: number): string[] {
+  const clientUrl = `http://127.0.0.1:${String(client)}`;
+  const peerUrl = `http://127.0.0.1:${String(peer)}`;
+  return [
+    '--name=default',
+    `--data-dir=${join(dir, 'etcd')}`,
+    `--listen-client-urls=${clientUrl}`,
+    `--advertise-client-urls=${clientUrl}`,
+    `--listen-peer-urls=${peerUrl}`,
+    `--initial-advertise-peer-urls=${peerUrl}`,
+    `--initial-cluster=default=${peerUrl}`,
+    // A throwaway test store: durability per write costs seconds per test run for nothing.
+    '--unsafe-no-fsync',
+    '--log-level=warn',
+  ];
+}
+
+function apiserverArgs(pki: Pki, etcdClient: number, port: number): string[] {
+  return [
+    `--etcd-servers=http://127.0.0.1:${String(etcdClient)}`,
+    '--bind-address=127.0.0.1',
+    '--advertise-address=127.0.0.1',
+    `--secure-port=${String(port)}`,
+    `--tls-cert-file=${pki.apiserver.cert}`,
+    `--tls-private-key-file=${pki.apiserver.key}`,
+    `--client-ca-file=${pki.ca.cert}`,
+    '--authorization-mode=Node,RBAC',
+    '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+    `--service-account-key-file=${pki.serviceAccount.publicKey}`,
+    `--service-account-signing-key-file=${pki.serviceAccount.privateKey}`,
+    '--service-cluster-ip-range=10.96.0.0/16',
+    `--kubelet-client-certificate=${pki.apiserverKubeletClient.cert}`,
+    `--kubelet-client-key=${pki.apiserverKubeletClient.key}`,
+    `--kubelet-certificate-authority=${pki.ca.cert}`,
+    '--kubelet-preferred-address-types=InternalIP',
+    // Endpoints may not hold loopback addresses, so the kubernetes Service is not reconciled.
+    '--endpoint-reconciler-type=none',
+    '--profiling=false',
+  ];
+}
+
+function controllerManagerArgs(pki: Pki, kubeconfig: string, port: number): string[] {
+  return [
+    `--kubeconfig=${kubeconfig}`,
+    `--authentication-kubeconfig=${kubeconfig}`,
+    `--authorization-kubeconfig=${kubeconfig}`,
+    '--bind-address=127.0.0.1',
+    `--secure-port=${String(port)}`,
+    '--leader-elect=false',
+    '--use-service-account-credentials=true',
+    `--service-account-private-key-file=${pki.serviceAccount.privateKey}`,
+    `--root-ca-file=${pki.ca.cert}`,
+    `--cluster-signing-cert-file=${pki.ca.cert}`,
+    `--cluster-signing-key-file=${pki.ca.key}`,
+    '--controllers=*',
+    '--profiling=false',
+  ];
+}
+
+function schedulerArgs(kubeconfig: string, port: number): string[] {
+  return [
+    `--kubeconfig=${kubeconfig}`,
+    `--authentication-kubeconfig=${kubeconfig}`,
+    `--authorization-kubeconfig=${kubeconfig}`,
+    '--bind-address=127.0.0.1',
+    `--secure-port=${String(port)}`,
+    '--leader-elect=false',
+    '--profiling=false',
+  ];
+}
+
+function nodeAgentArgs(node: NodeSpec, port: number, kubeconfig: string, pki: Pki, dir: string): string[] {
+  const labels = Object.entries(node.labels ?? {}).map(([k, v]) => `${k}=${v}`);
+  return [
+    `--name=${node.name}`,
+    `--kubeconfig=${kubeconfig}`,
+    `--port=${String(port)}`,
+    `--tls-cert=${pki.nodeAgent.cert}`,
+    `--tls-key=${pki.nodeAgent.key}`,
+    `--client-ca=${pki.ca.cert}`,
+    `--state-dir=${dir}`,
+    ...(labels.length > 0 ? [`--labels=${labels.join(',')}`] : []),
+  ];
+}
+
+async function writeComponentKubeconfigs(dir: string, server: string, pki: Pki): Promise<{ controllerManager: string; scheduler: string }> {
+  const admin = join(dir, 'admin.kubeconfig');
+  const controllerManager = join(dir, 'controller-manager.kubeconfig');
+  const scheduler = join(dir, 'scheduler.kubeconfig');
+  await writeKubeconfig(admin, server, pki.ca.cert, pki.admin, 'kubedag-admin');
+  await writeKubeconfig(controllerManager, server, pki.ca.cert, pki.controllerManager, 'system:kube-controller-manager');
+  await writeKubeconfig(scheduler, server, pki.ca.cert, pki.scheduler, 'system:kube-scheduler');
+  return { controllerManager, scheduler };
+}
+
+function readyz(server: string, client: CertificatePaths, ca: string): Promise<boolean> {
+  return Promise.all([readFile(client.cert), readFile(client.key), readFile(ca)]).then(
+    ([cert, key, caPem]) =>
+      new Promise<boolean>((resolve, reject) => {
+        const req = request(`${server}/readyz`, { cert, key, ca: caPem, timeout: 5000 }, (res) => {
+          res.resume();
+          resolve(res.statusCode === 200);
+        });
+        req.on('error', reject);
+        req.on('timeout', () => req.destroy(new Error('timeout')));
+        req.end();
+      }),
+  );
+}

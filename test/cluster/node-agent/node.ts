@@ -1,0 +1,109 @@
+/**
+ * The Node object of this agent and its heartbeats: registration (labels, addresses, capacity,
+ * the log endpoint's port), a Lease in kube-node-lease renewed every 10 s, and the Ready
+ * condition refreshed every minute.
+ */
+import { arch } from 'node:os';
+import type { CoordinationV1Api, CoreV1Api, V1Lease, V1Node, V1NodeStatus } from '@kubernetes/client-node';
+
+export interface NodeIdentity {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  /** Port of the kubelet-style HTTPS endpoint (container logs). */
+  readonly port: number;
+  readonly kubernetesVersion: string;
+}
+
+const LEASE_SECONDS = 40;
+
+/**
+ * Lease times are MicroTime (six fractional digits) and kube-apiserver refuses fewer; the
+ * client serialises Dates with three. Padding the serialised form is the whole fix.
+ */
+class MicroTime extends Date {
+  override toISOString(): string {
+    return super.toISOString().replace(/Z$/, '000Z');
+  }
+}
+
+const GO_ARCH: Readonly<Record<string, string>> = { x64: 'amd64', arm64: 'arm64' };
+const goArch = (): string => GO_ARCH[arch()] ?? arch();
+
+export function nodeStatus(identity: NodeIdentity, now: Date, previous?: V1NodeStatus): V1NodeStatus {
+  const resources = { cpu: '8', memory: '16Gi', pods: '110', 'ephemeral-storage': '100Gi' };
+  const transition = (type: string, status: string): Date => {
+    const before = previous?.conditions?.find((c) => c.type === type);
+    return before?.status === status && before.lastTransitionTime !== undefined ? before.lastTransitionTime : now;
+  };
+  const condition = (type: string, status: 'True' | 'False', reason: string, message: string): NonNullable<V1NodeStatus['conditions']>[number] => ({
+    type,
+    status,
+    reason,
+    message,
+    lastHeartbeatTime: now,
+    lastTransitionTime: transition(type, status),
+  });
+  return {
+    capacity: resources,
+    allocatable: resources,
+    addresses: [
+      { type: 'InternalIP', address: '127.0.0.1' },
+      { type: 'Hostname', address: identity.name },
+    ],
+    conditions: [
+      condition('MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'node agent has sufficient memory available'),
+      condition('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'node agent has no disk pressure'),
+      condition('PIDPressure', 'False', 'KubeletHasSufficientPID', 'node agent has sufficient PID available'),
+      condition('Ready', 'True', 'KubeletReady', 'kubedag node agent is posting ready status'),
+    ],
+    daemonEndpoints: { kubeletEndpoint: { Port: identity.port } },
+    nodeInfo: {
+      architecture: goArch(),
+      operatingSystem: 'linux',
+      osImage: 'kubedag node agent (local processes)',
+      kernelVersion: '',
+      kubeletVersion: identity.kubernetesVersion,
+      kubeProxyVersion: '',
+      containerRuntimeVersion: 'kubedag-local://0.1.0',
+      machineID: identity.name,
+      systemUUID: identity.name,
+      bootID: identity.name,
+    },
+  };
+}
+
+function nodeLabels(identity: NodeIdentity): Record<string, string> {
+  return { 'kubernetes.io/hostname': identity.name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': goArch(), ...identity.labels };
+}
+
+/** Creates the Node, or takes over the one an earlier run of this agent created. */
+export async function registerNode(api: CoreV1Api, identity: NodeIdentity): Promise<void> {
+  let node: V1Node;
+  try {
+    node = await api.createNode({ body: { metadata: { name: identity.name, labels: nodeLabels(identity) } } });
+  } catch (error) {
+    if ((error as { code?: number }).code !== 409) throw error;
+    const existing = await api.readNode({ name: identity.name });
+    node = await api.replaceNode({ name: identity.name, body: { ...existing, metadata: { ...existing.metadata, labels: { ...existing.metadata?.labels, ...nodeLabels(identity) } } } });
+  }
+  await api.replaceNodeStatus({ name: identity.name, body: { ...node, status: nodeStatus(identity, new Date(), node.status) } });
+}
+
+export async function heartbeatStatus(api: CoreV1Api, identity: NodeIdentity): Promise<void> {
+  const node = await api.readNode({ name: identity.name });
+  await api.replaceNodeStatus({ name: identity.name, body: { ...node, status: nodeStatus(identity, new Date(), node.status) } });
+}
+
+export async function renewLease(api: CoordinationV1Api, identity: NodeIdentity): Promise<void> {
+  const namespace = 'kube-node-lease';
+  const spec = { holderIdentity: identity.name, leaseDurationSeconds: LEASE_SECONDS, renewTime: new MicroTime() };
+  let lease: V1Lease;
+  try {
+    lease = await api.readNamespacedLease({ name: identity.name, namespace });
+  } catch (error) {
+    if ((error as { code?: number }).code !== 404) throw error;
+    await api.createNamespacedLease({ namespace, body: { metadata: { name: identity.name, namespace }, spec } });
+    return;
+  }
+  await api.replaceNamespacedLease({ name: identity.name, namespace, body: { ...lease, spec: { ...lease.spec, ...spec } } });
+}

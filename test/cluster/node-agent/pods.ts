@@ -1,0 +1,324 @@
+/**
+ * Runs the Pods bound to this node: init containers in order, then the containers; reports
+ * status; stops them gracefully on deletion; and, after an agent restart, fails the Pods whose
+ * processes the previous agent may have started instead of starting them again.
+ *
+ * Keyed by Pod UID and level-triggered: `reconcile` looks at the Pod as it is now and at what
+ * this agent is running, and does the one thing that is missing.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CoreV1Api, V1Container, V1ContainerStateTerminated, V1Pod } from '@kubernetes/client-node';
+import { ConfigError, containerEnv, materialiseVolume, type Sources } from './environment.ts';
+import type { Ledger } from './ledger.ts';
+import { readLogLines } from './logs.ts';
+import { launch, mountNamespacesAvailable, type Mount, type RunningContainer } from './runtime.ts';
+import { podStatus, terminationReason, type ContainerPhase, type ContainerRecord } from './status.ts';
+
+export interface PodManagerOptions {
+  readonly node: string;
+  readonly api: CoreV1Api;
+  readonly stateDir: string;
+  readonly ledger: Ledger;
+  readonly sources: Sources;
+  /** PATH given to containers that set none: the host is the image. */
+  readonly hostPath: string;
+  readonly log: (line: string) => void;
+}
+
+interface PodRun {
+  readonly uid: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly startTime: Date;
+  readonly records: Map<string, ContainerRecord>;
+  readonly running: Map<string, RunningContainer>;
+  stopping: boolean;
+  done: Promise<void>;
+}
+
+const TERMINAL = new Set(['Succeeded', 'Failed']);
+const stopping = (run: PodRun): boolean => run.stopping;
+
+export class PodManager {
+  private readonly options: PodManagerOptions;
+  private readonly runs = new Map<string, PodRun>();
+  private readonly deleting = new Set<string>();
+
+  constructor(options: PodManagerOptions) {
+    this.options = options;
+  }
+
+  /** Pod UIDs this agent (or an earlier one) started, from the state directory. */
+  startedBefore(): string[] {
+    const dir = join(this.options.stateDir, 'pods');
+    return existsSync(dir) ? readdirSync(dir).filter((uid) => existsSync(join(dir, uid, 'started'))) : [];
+  }
+
+  /** Kills processes an earlier agent left behind; their Pods are failed on reconcile. */
+  killLeftovers(): void {
+    for (const uid of this.startedBefore()) {
+      for (const [container, pid] of Object.entries(this.readPids(uid))) {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          continue;
+        }
+        const [namespace = '', name = ''] = readFileSync(this.sandbox(uid, 'started'), 'utf8').split('/');
+        this.options.ledger.record({ event: 'kill-on-restart', podUid: uid, namespace, pod: name, container, restartCount: 0, pid });
+      }
+      writeFileSync(this.sandbox(uid, 'pids.json'), '{}');
+    }
+  }
+
+  async reconcile(pod: V1Pod): Promise<void> {
+    const uid = pod.metadata?.uid ?? '';
+    const run = this.runs.get(uid);
+    if (pod.metadata?.deletionTimestamp !== undefined) return this.remove(pod, run);
+    if (run !== undefined || TERMINAL.has(pod.status?.phase ?? '')) return;
+    if (existsSync(this.sandbox(uid, 'started'))) return this.failRecovered(pod);
+    this.start(pod);
+  }
+
+  /** Where a container's log is, and whether it may still grow (for `follow`). */
+  logOf(namespace: string, name: string, container: string, previous: boolean): { path: string; live: () => boolean } | undefined {
+    const run = [...this.runs.values()].find((r) => r.namespace === namespace && r.name === name);
+    const record = run?.records.get(container);
+    if (run === undefined || record === undefined) return undefined;
+    const attempt = record.restartCount - (previous ? 1 : 0);
+    if (attempt < 0) return undefined;
+    return { path: this.sandbox(run.uid, `${container}-${String(attempt)}.log`), live: () => !previous && run.running.has(container) };
+  }
+
+  /** A Pod removed without graceful deletion (force delete): its processes are killed. */
+  forget(uid: string): void {
+    const run = this.runs.get(uid);
+    if (run === undefined) return;
+    run.stopping = true;
+    for (const container of run.running.values()) container.signal('SIGKILL');
+    void run.done.then(() => this.runs.delete(uid));
+  }
+
+  /** Stops every Pod process at agent shutdown, without touching the API. */
+  async shutdown(): Promise<void> {
+    for (const run of this.runs.values()) {
+      run.stopping = true;
+      for (const container of run.running.values()) container.signal('SIGKILL');
+    }
+    await Promise.all([...this.runs.values()].map((run) => run.done));
+  }
+
+  private sandbox(uid: string, ...parts: string[]): string {
+    return join(this.options.stateDir, 'pods', uid, ...parts);
+  }
+
+  private readPids(uid: string): Record<string, number> {
+    try {
+      return JSON.parse(readFileSync(this.sandbox(uid, 'pids.json'), 'utf8')) as Record<string, number>;
+    } catch {
+      return {};
+    }
+  }
+
+  private writePids(run: PodRun): void {
+    writeFileSync(this.sandbox(run.uid, 'pids.json'), JSON.stringify(Object.fromEntries([...run.running].map(([name, c]) => [name, c.pid]))));
+  }
+
+  private start(pod: V1Pod): void {
+    const uid = pod.metadata?.uid ?? '';
+    // Recorded before any process exists: after a crash, "started" means "may have run".
+    mkdirSync(this.sandbox(uid), { recursive: true });
+    writeFileSync(this.sandbox(uid, 'started'), `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`);
+    const run: PodRun = { uid, namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', startTime: new Date(), records: initialRecords(pod), running: new Map(), stopping: false, done: Promise.resolve() };
+    this.runs.set(uid, run);
+    run.done = this.runPod(pod, run).catch((error: unknown) => {
+      this.options.log(`pod ${run.namespace}/${run.name}: ${(error as Error).message}`);
+    });
+  }
+
+  private async runPod(pod: V1Pod, run: PodRun): Promise<void> {
+    await this.writeStatus(run);
+    const mounts = await this.prepareVolumes(pod, run);
+    if (mounts === undefined) return;
+    for (const container of pod.spec?.initContainers ?? []) {
+      await this.runContainer(pod, run, container, mounts);
+      const phase = run.records.get(container.name)?.phase;
+      if (run.stopping || phase?.kind !== 'terminated' || phase.exitCode !== 0) return this.writeStatus(run);
+    }
+    await Promise.all((pod.spec?.containers ?? []).map((container) => this.runContainer(pod, run, container, mounts)));
+    await this.writeStatus(run);
+  }
+
+  /** Volumes as directories; a missing Secret or ConfigMap is retried like the kubelet does. */
+  private async prepareVolumes(pod: V1Pod, run: PodRun): Promise<Map<string, string> | undefined> {
+    for (;;) {
+      try {
+        const dirs = new Map<string, string>();
+        for (const volume of pod.spec?.volumes ?? []) dirs.set(volume.name, await materialiseVolume(pod, volume, this.sandbox(run.uid, 'volumes', volume.name), this.options.sources));
+        return dirs;
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        this.setWaiting(run, 'CreateContainerConfigError', error.message);
+        await this.writeStatus(run);
+        await sleep(2000);
+        if (run.stopping) return undefined;
+      }
+    }
+  }
+
+  private setWaiting(run: PodRun, reason: string, message: string): void {
+    for (const [name, record] of run.records) if (record.phase.kind === 'waiting') run.records.set(name, { ...record, phase: { kind: 'waiting', reason, message } });
+  }
+
+  private async runContainer(pod: V1Pod, run: PodRun, container: V1Container, volumes: ReadonlyMap<string, string>): Promise<void> {
+    const policy = pod.spec?.restartPolicy ?? 'Always';
+    for (let attempt = 0; !run.stopping; attempt += 1) {
+      const exitCode = await this.runOnce(pod, run, container, volumes, attempt);
+      const again = policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0);
+      // Read through a call: `stopping` changes while this loop awaits.
+      if (!again || stopping(run)) return;
+      await sleep(Math.min(1000 * 2 ** attempt, 10_000));
+    }
+  }
+
+  private async runOnce(pod: V1Pod, run: PodRun, container: V1Container, volumes: ReadonlyMap<string, string>, restartCount: number): Promise<number> {
+    const record = run.records.get(container.name) as ContainerRecord;
+    const argv = [...(container.command ?? []), ...(container.args ?? [])];
+    if ((container.command ?? []).length === 0) {
+      return this.finish(run, record, restartCount, { kind: 'terminated', exitCode: 128, reason: 'StartError', message: 'container has no command: the node agent runs commands on the host and does not use the image entrypoint', startedAt: new Date(), finishedAt: new Date() });
+    }
+    let started: RunningContainer;
+    const logPath = this.sandbox(run.uid, `${container.name}-${String(restartCount)}.log`);
+    try {
+      const env = await containerEnv(pod, container, this.options.sources, this.options.hostPath);
+      started = await launch({ argv, env, workingDir: container.workingDir, mounts: this.mountsOf(container, volumes, run), logPath, mountNamespace: mountNamespacesAvailable() });
+    } catch (error) {
+      const reason = error instanceof ConfigError ? 'CreateContainerConfigError' : 'StartError';
+      return this.finish(run, record, restartCount, { kind: 'terminated', exitCode: 128, reason, message: (error as Error).message, startedAt: new Date(), finishedAt: new Date() });
+    }
+    run.running.set(container.name, started);
+    this.writePids(run);
+    this.options.ledger.record({ event: 'start', podUid: run.uid, namespace: run.namespace, pod: run.name, container: container.name, restartCount, pid: started.pid });
+    run.records.set(container.name, { ...record, restartCount, phase: { kind: 'running', startedAt: started.startedAt } });
+    await this.writeStatus(run);
+    const exit = await started.exited;
+    run.running.delete(container.name);
+    this.writePids(run);
+    this.options.ledger.record({ event: 'exit', podUid: run.uid, namespace: run.namespace, pod: run.name, container: container.name, restartCount, pid: started.pid, exitCode: exit.exitCode });
+    const message = await this.terminationMessage(container, run, logPath, exit.exitCode);
+    return this.finish(run, record, restartCount, {
+      kind: 'terminated',
+      exitCode: exit.exitCode,
+      reason: terminationReason(exit.exitCode),
+      ...(message === undefined ? {} : { message }),
+      startedAt: started.startedAt,
+      finishedAt: exit.finishedAt,
+    });
+  }
+
+  private async finish(run: PodRun, record: ContainerRecord, restartCount: number, phase: Extract<ContainerPhase, { kind: 'terminated' }>): Promise<number> {
+    run.records.set(record.name, { ...record, restartCount, phase });
+    await this.writeStatus(run);
+    return phase.exitCode;
+  }
+
+  /** The container's volume mounts, plus its termination-log file where it writes a message. */
+  private mountsOf(container: V1Container, volumes: ReadonlyMap<string, string>, run: PodRun): Mount[] {
+    const mounts = (container.volumeMounts ?? []).flatMap((m) => {
+      const hostPath = volumes.get(m.name);
+      return hostPath === undefined ? [] : [{ hostPath: m.subPath === undefined ? hostPath : join(hostPath, m.subPath), mountPath: m.mountPath, readOnly: m.readOnly === true }];
+    });
+    const messageFile = this.sandbox(run.uid, `${container.name}.termination-log`);
+    writeFileSync(messageFile, '');
+    return [...mounts, { hostPath: messageFile, mountPath: container.terminationMessagePath ?? '/dev/termination-log', readOnly: false, file: true }];
+  }
+
+  /** The message file, else (FallbackToLogsOnError, on failure) the end of the log. */
+  private async terminationMessage(container: V1Container, run: PodRun, logPath: string, exitCode: number): Promise<string | undefined> {
+    const written = readFileSync(this.sandbox(run.uid, `${container.name}.termination-log`), 'utf8').slice(0, 4096);
+    if (written !== '') return written;
+    if (container.terminationMessagePolicy !== 'FallbackToLogsOnError' || exitCode === 0) return undefined;
+    const lines = (await readLogLines(logPath)).slice(-80).map((l) => l.text);
+    const text = lines.join('\n');
+    return text === '' ? undefined : text.slice(-2048);
+  }
+
+  /** Graceful deletion: SIGTERM, the grace period, SIGKILL; then the Pod object goes. */
+  private async remove(pod: V1Pod, run: PodRun | undefined): Promise<void> {
+    const uid = pod.metadata?.uid ?? '';
+    if (this.deleting.has(uid)) return;
+    this.deleting.add(uid);
+    try {
+      if (run !== undefined) {
+        run.stopping = true;
+        const grace = pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
+        for (const container of run.running.values()) container.signal('SIGTERM');
+        const killed = sleep(grace * 1000).then(() => {
+          for (const container of run.running.values()) container.signal('SIGKILL');
+        });
+        await Promise.race([run.done, killed]);
+        await run.done;
+      }
+      await this.options.api
+        .deleteNamespacedPod({ name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '', gracePeriodSeconds: 0, body: { preconditions: { uid } } })
+        .catch((error: unknown) => {
+          const code = (error as { code?: number }).code;
+          if (code !== 404 && code !== 409) throw error;
+        });
+      this.runs.delete(uid);
+    } finally {
+      this.deleting.delete(uid);
+    }
+  }
+
+  /** A Pod an earlier agent started: it is failed, never started a second time. */
+  private async failRecovered(pod: V1Pod): Promise<void> {
+    const now = new Date();
+    const message = 'the node agent restarted while this Pod ran; its processes were stopped';
+    const records = [...initialRecords(pod).values()].map((record) => recoveredRecord(pod, record, message, now));
+    const status = { ...podStatus(pod, records, pod.status?.startTime ?? now, now), phase: 'Failed' as const, reason: 'NodeAgentRestarted', message };
+    await this.replaceStatus(pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', pod.metadata?.uid ?? '', () => status);
+  }
+
+  private async writeStatus(run: PodRun): Promise<void> {
+    const records = [...run.records.values()];
+    await this.replaceStatus(run.namespace, run.name, run.uid, (pod) => podStatus(pod, records, run.startTime, new Date()));
+  }
+
+  /** Read, compute, replace; retried on conflicts. A Pod that is gone needs no status. */
+  private async replaceStatus(namespace: string, name: string, uid: string, compute: (pod: V1Pod) => NonNullable<V1Pod['status']>): Promise<void> {
+    for (let attempt = 0; attempt < 10; attempt += 1) {
+      try {
+        const pod = await this.options.api.readNamespacedPod({ name, namespace });
+        if (pod.metadata?.uid !== uid) return;
+        await this.options.api.replaceNamespacedPodStatus({ name, namespace, body: { ...pod, status: compute(pod) } });
+        return;
+      } catch (error) {
+        const code = (error as { code?: number }).code;
+        if (code === 404) return;
+        if (code !== 409) this.options.log(`status of ${namespace}/${name}: ${(error as Error).message}`);
+        await sleep(100 * (attempt + 1));
+      }
+    }
+  }
+}
+
+function initialRecords(pod: V1Pod): Map<string, ContainerRecord> {
+  const records = new Map<string, ContainerRecord>();
+  for (const c of pod.spec?.initContainers ?? []) records.set(c.name, { name: c.name, image: c.image ?? '', init: true, phase: { kind: 'waiting', reason: 'PodInitializing' }, restartCount: 0 });
+  for (const c of pod.spec?.containers ?? []) records.set(c.name, { name: c.name, image: c.image ?? '', init: false, phase: { kind: 'waiting', reason: 'ContainerCreating' }, restartCount: 0 });
+  return records;
+}
+
+/** What a container of a recovered Pod reports: its earlier end if it had one, else killed. */
+function recoveredRecord(pod: V1Pod, record: ContainerRecord, message: string, now: Date): ContainerRecord {
+  const before = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].find((s) => s.name === record.name);
+  const ended = before?.state?.terminated;
+  const killed: ContainerPhase = { kind: 'terminated', exitCode: 137, reason: 'NodeAgentRestarted', message, startedAt: before?.state?.running?.startedAt ?? now, finishedAt: now };
+  return { ...record, phase: ended === undefined ? killed : endedPhase(ended, now), restartCount: before?.restartCount ?? 0 };
+}
+
+function endedPhase(ended: V1ContainerStateTerminated, now: Date): ContainerPhase {
+  return { kind: 'terminated', exitCode: ended.exitCode, reason: ended.reason ?? terminationReason(ended.exitCode), startedAt: ended.startedAt ?? now, finishedAt: ended.finishedAt ?? now };
+}

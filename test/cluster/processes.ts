@@ -1,0 +1,84 @@
+/**
+ * Child processes of the local control plane: each in its own process group, output to a log
+ * file, stoppable by pid alone, so that `cluster-down` can stop what an earlier `cluster-up`
+ * started.
+ */
+import { spawn } from 'node:child_process';
+import { open } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface Managed {
+  readonly name: string;
+  readonly pid: number;
+  readonly log: string;
+}
+
+export async function startProcess(name: string, command: string, args: readonly string[], log: string, env: NodeJS.ProcessEnv = process.env): Promise<Managed> {
+  const file = await open(log, 'a');
+  try {
+    const child = spawn(command, args, { detached: true, stdio: ['ignore', file.fd, file.fd], env });
+    const pid = await new Promise<number>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('spawn', () => {
+        resolve(child.pid ?? -1);
+      });
+    });
+    // The parent may exit (cluster-up returns); the process group lives on until cluster-down.
+    child.unref();
+    return { name, pid, log };
+  } finally {
+    await file.close();
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** SIGTERM to the whole process group, SIGKILL after `graceMs`; resolves once it is gone. */
+export async function stopProcess(managed: Pick<Managed, 'pid'>, graceMs = 10_000): Promise<void> {
+  const signal = (name: NodeJS.Signals): void => {
+    try {
+      process.kill(-managed.pid, name);
+    } catch {
+      // Already gone.
+    }
+  };
+  if (!isAlive(managed.pid)) return;
+  signal('SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (isAlive(managed.pid) && Date.now() < deadline) await sleep(50);
+  if (isAlive(managed.pid)) signal('SIGKILL');
+  while (isAlive(managed.pid)) await sleep(20);
+}
+
+/** A port that was free a moment ago on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => {
+        resolve(port);
+      });
+    });
+  });
+}
+
+/** Polls `check` until it returns true or the time is up. */
+export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, intervalMs = 100): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+    await sleep(intervalMs);
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * What turns a bare control plane into Kubedag's test cluster: CRDs installed and Established,
+ * nodes Ready, the default service account present.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ApiextensionsV1Api, CoreV1Api, KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { load } from 'js-yaml';
+import { waitFor } from './processes.ts';
+
+export const CRD_DIR = join(import.meta.dirname, '../../crds');
+
+export function kubeConfig(path: string): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(path);
+  return kc;
+}
+
+/** Creates or updates every CRD in crds/ and waits until each is Established. */
+export async function installCrds(kc: KubeConfig, dir = CRD_DIR): Promise<string[]> {
+  const api = kc.makeApiClient(ApiextensionsV1Api);
+  const names: string[] = [];
+  for (const file of (await readdir(dir)).filter((f) => f.endsWith('.yaml')).sort()) {
+    const crd = load(await readFile(join(dir, file), 'utf8')) as V1CustomResourceDefinition;
+    const name = crd.metadata?.name ?? '';
+    names.push(name);
+    try {
+      await api.createCustomResourceDefinition({ body: crd });
+    } catch (error) {
+      if ((error as { code?: number }).code !== 409) throw error;
+      const existing = await api.readCustomResourceDefinition({ name });
+      await api.replaceCustomResourceDefinition({ name, body: { ...crd, metadata: { ...crd.metadata, resourceVersion: existing.metadata?.resourceVersion } } });
+    }
+  }
+  await waitFor(
+    'CRDs to be Established',
+    async () => {
+      const crds = await Promise.all(names.map((name) => api.readCustomResourceDefinition({ name })));
+      return crds.every((crd) => crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') === true);
+    },
+    30_000,
+  );
+  return names;
+}
+
+/** Waits until the named nodes are Ready and schedulable, and pods can be admitted. */
+export async function waitForNodes(kc: KubeConfig, names: readonly string[], timeoutMs = 60_000): Promise<void> {
+  const api = kc.makeApiClient(CoreV1Api);
+  await waitFor(
+    `nodes ${names.join(', ')} to be Ready`,
+    async () => {
+      const nodes = (await api.listNode()).items;
+      return names.every((name) => {
+        const node = nodes.find((n) => n.metadata?.name === name);
+        const ready = node?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+        const tainted = (node?.spec?.taints ?? []).some((t) => t.key.startsWith('node.kubernetes.io/'));
+        return ready && !tainted;
+      });
+    },
+    timeoutMs,
+    200,
+  );
+  await waitFor('the default service account', async () => (await api.readNamespacedServiceAccount({ name: 'default', namespace: 'default' })).metadata !== undefined, timeoutMs, 200);
+}
