@@ -2,8 +2,26 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['core/**/*.test.ts', 'cli/**/*.test.ts', 'test/**/*.test.ts'],
-    // Unit tests are pure and fast; a slow one is a bug worth seeing, not a reason to wait.
-    testTimeout: 20_000,
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['core/**/*.test.ts', 'cli/**/*.test.ts', 'test/cluster/**/*.test.ts'],
+          // Unit tests are pure and fast; a slow one is a bug worth seeing, not a reason to wait.
+          testTimeout: 20_000,
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          globalSetup: ['test/integration/global-setup.ts'],
+          // One cluster on two cores: files run one after another, tests wait on real Pods.
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
   },
 });

@@ -86,6 +86,21 @@ export async function startControlPlane(options: StartOptions): Promise<ClusterS
   }
 }
 
+/**
+ * Stops one process of a running cluster (SIGKILL to simulate a crash, SIGTERM for a clean
+ * stop) and starts it again with the same arguments; the state file follows.
+ */
+export async function restartProcess(dir: string, name: string, signal: 'SIGKILL' | 'SIGTERM'): Promise<Managed> {
+  const state = await readState(dir);
+  const old = state?.processes.find((p) => p.name === name);
+  if (state === undefined || old === undefined) throw new Error(`no process "${name}" in the cluster at ${dir}`);
+  await stopProcess(old, 10_000, signal);
+  const fresh = await startProcess(old.name, old.command, old.args, old.log);
+  const processes = state.processes.map((p) => (p.name === name ? fresh : p));
+  await saveState({ ...state, processes });
+  return fresh;
+}
+
 /** Stops every process of the cluster, newest first, and forgets the state. */
 export async function stopControlPlane(state: ClusterState, removeData = false): Promise<void> {
   for (const managed of [...state.processes].reverse()) await stopProcess(managed);
@@ -93,7 +108,7 @@ export async function stopControlPlane(state: ClusterState, removeData = false):
   if (removeData) await rm(state.dir, { recursive: true, force: true });
 }
 
-async function saveState(state: ClusterState): Promise<void> {
+export async function saveState(state: ClusterState): Promise<void> {
   await writeFile(join(state.dir, STATE), `${JSON.stringify(state, null, 2)}\n`);
 }
 

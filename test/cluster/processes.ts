@@ -12,6 +12,9 @@ export interface Managed {
   readonly name: string;
   readonly pid: number;
   readonly log: string;
+  /** How it was started, so that tests can restart it. */
+  readonly command: string;
+  readonly args: readonly string[];
 }
 
 export async function startProcess(name: string, command: string, args: readonly string[], log: string, env: NodeJS.ProcessEnv = process.env): Promise<Managed> {
@@ -26,7 +29,7 @@ export async function startProcess(name: string, command: string, args: readonly
     });
     // The parent may exit (cluster-up returns); the process group lives on until cluster-down.
     child.unref();
-    return { name, pid, log };
+    return { name, pid, log, command, args };
   } finally {
     await file.close();
   }
@@ -41,8 +44,11 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** SIGTERM to the whole process group, SIGKILL after `graceMs`; resolves once it is gone. */
-export async function stopProcess(managed: Pick<Managed, 'pid'>, graceMs = 10_000): Promise<void> {
+/**
+ * `first` (SIGTERM) to the whole process group, SIGKILL after `graceMs`; resolves once it is
+ * gone. `first: 'SIGKILL'` simulates a crash: no handler runs.
+ */
+export async function stopProcess(managed: Pick<Managed, 'pid'>, graceMs = 10_000, first: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   const signal = (name: NodeJS.Signals): void => {
     try {
       process.kill(-managed.pid, name);
@@ -51,7 +57,7 @@ export async function stopProcess(managed: Pick<Managed, 'pid'>, graceMs = 10_00
     }
   };
   if (!isAlive(managed.pid)) return;
-  signal('SIGTERM');
+  signal(first);
   const deadline = Date.now() + graceMs;
   while (isAlive(managed.pid) && Date.now() < deadline) await sleep(50);
   if (isAlive(managed.pid)) signal('SIGKILL');

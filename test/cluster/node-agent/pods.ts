@@ -191,11 +191,11 @@ export class PodManager {
     let started: RunningContainer;
     const logPath = this.sandbox(run.uid, `${container.name}-${String(restartCount)}.log`);
     try {
-      const env = await containerEnv(pod, container, this.options.sources, this.options.hostPath);
+      const env = await this.environment(pod, run, container);
+      if (env === undefined) return 0;
       started = await launch({ argv, env, workingDir: container.workingDir, mounts: this.mountsOf(container, volumes, run), logPath, mountNamespace: mountNamespacesAvailable() });
     } catch (error) {
-      const reason = error instanceof ConfigError ? 'CreateContainerConfigError' : 'StartError';
-      return this.finish(run, record, restartCount, { kind: 'terminated', exitCode: 128, reason, message: (error as Error).message, startedAt: new Date(), finishedAt: new Date() });
+      return this.finish(run, record, restartCount, { kind: 'terminated', exitCode: 128, reason: 'StartError', message: (error as Error).message, startedAt: new Date(), finishedAt: new Date() });
     }
     run.running.set(container.name, started);
     this.writePids(run);
@@ -215,6 +215,22 @@ export class PodManager {
       startedAt: started.startedAt,
       finishedAt: exit.finishedAt,
     });
+  }
+
+  /** The container's environment; a missing Secret or ConfigMap key is waited for, not fatal. */
+  private async environment(pod: V1Pod, run: PodRun, container: V1Container): Promise<Record<string, string> | undefined> {
+    for (;;) {
+      try {
+        return await containerEnv(pod, container, this.options.sources, this.options.hostPath);
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        const record = run.records.get(container.name) as ContainerRecord;
+        run.records.set(container.name, { ...record, phase: { kind: 'waiting', reason: 'CreateContainerConfigError', message: error.message } });
+        await this.writeStatus(run);
+        await sleep(2000);
+        if (stopping(run)) return undefined;
+      }
+    }
   }
 
   private async finish(run: PodRun, record: ContainerRecord, restartCount: number, phase: Extract<ContainerPhase, { kind: 'terminated' }>): Promise<number> {
@@ -261,7 +277,8 @@ export class PodManager {
         await run.done;
       }
       await this.options.api
-        .deleteNamespacedPod({ name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '', gracePeriodSeconds: 0, body: { preconditions: { uid } } })
+        // With a body, kube-apiserver reads delete options from it alone: the grace period goes there.
+        .deleteNamespacedPod({ name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '', body: { gracePeriodSeconds: 0, preconditions: { uid } } })
         .catch((error: unknown) => {
           const code = (error as { code?: number }).code;
           if (code !== 404 && code !== 409) throw error;

@@ -1,0 +1,107 @@
+/**
+ * What integration tests share: clients for the suite's cluster, a namespace per test file,
+ * a Pod builder, waiting on real objects, and running the real kubectl.
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import { CoreV1Api, CustomObjectsApi, KubeConfig, type V1Container, type V1Pod } from '@kubernetes/client-node';
+import { inject } from 'vitest';
+import { waitFor } from '../cluster/processes.ts';
+
+export { waitFor };
+
+export interface Clients {
+  readonly kc: KubeConfig;
+  readonly core: CoreV1Api;
+  readonly custom: CustomObjectsApi;
+}
+
+export function clients(): Clients {
+  const kc = new KubeConfig();
+  kc.loadFromFile(inject('cluster').kubeconfig);
+  return { kc, core: kc.makeApiClient(CoreV1Api), custom: kc.makeApiClient(CustomObjectsApi) };
+}
+
+/** A fresh namespace with its default service account ready; delete it in afterAll. */
+export async function createNamespace(core: CoreV1Api, prefix: string): Promise<string> {
+  const name = `${prefix}-${randomBytes(3).toString('hex')}`;
+  await core.createNamespace({ body: { metadata: { name } } });
+  await waitFor(`service account in ${name}`, async () => (await core.readNamespacedServiceAccount({ name: 'default', namespace: name })).metadata !== undefined, 30_000);
+  return name;
+}
+
+export async function deleteNamespace(core: CoreV1Api, name: string): Promise<void> {
+  await core.deleteNamespace({ name }).catch(() => undefined);
+}
+
+/** Fluent builder for test Pods: `pod('x').shell('echo hi').onNode({gpu: 'true'}).build()`. */
+export class PodBuilder {
+  private readonly object: V1Pod;
+
+  constructor(name: string) {
+    this.object = { apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox:1.36' }] } };
+  }
+
+  private get main(): V1Container {
+    return this.object.spec?.containers[0] as V1Container;
+  }
+
+  shell(script: string): this {
+    this.main.command = ['/bin/sh', '-c', script];
+    return this;
+  }
+
+  env(variables: NonNullable<V1Container['env']>): this {
+    this.main.env = [...(this.main.env ?? []), ...variables];
+    return this;
+  }
+
+  mount(volume: NonNullable<NonNullable<V1Pod['spec']>['volumes']>[number], mountPath: string): this {
+    const spec = this.object.spec as NonNullable<V1Pod['spec']>;
+    spec.volumes = [...(spec.volumes ?? []), volume];
+    this.main.volumeMounts = [...(this.main.volumeMounts ?? []), { name: volume.name, mountPath }];
+    return this;
+  }
+
+  onNode(selector: Record<string, string>): this {
+    (this.object.spec as NonNullable<V1Pod['spec']>).nodeSelector = selector;
+    return this;
+  }
+
+  grace(seconds: number): this {
+    (this.object.spec as NonNullable<V1Pod['spec']>).terminationGracePeriodSeconds = seconds;
+    return this;
+  }
+
+  build(): V1Pod {
+    return structuredClone(this.object);
+  }
+}
+
+export const pod = (name: string): PodBuilder => new PodBuilder(name);
+
+export async function waitForPod(core: CoreV1Api, namespace: string, name: string, what: string, check: (pod: V1Pod) => boolean, timeoutMs = 60_000): Promise<V1Pod> {
+  let last: V1Pod | undefined;
+  await waitFor(
+    `pod ${namespace}/${name} ${what}`,
+    async () => {
+      last = await core.readNamespacedPod({ name, namespace });
+      return check(last);
+    },
+    timeoutMs,
+    200,
+  );
+  return last as V1Pod;
+}
+
+export const finished = (p: V1Pod): boolean => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
+export const running = (p: V1Pod): boolean => p.status?.phase === 'Running';
+
+const run = promisify(execFile);
+
+/** The real kubectl against the suite's cluster. */
+export async function kubectl(...args: string[]): Promise<string> {
+  const { stdout } = await run(inject('binaries').kubectl, ['--kubeconfig', inject('cluster').kubeconfig, ...args]);
+  return stdout;
+}
