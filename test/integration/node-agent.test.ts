@@ -19,7 +19,7 @@ afterAll(async () => {
 describe('a Pod runs as local processes on a node agent', () => {
   it('ends Failed with the exit code, and kubectl logs shows stdout and stderr', async () => {
     await core.createNamespacedPod({ namespace: ns, body: pod('exit-three').shell('echo to-stdout; echo to-stderr >&2; exit 3').build() });
-    const done = await waitForPod(core, ns, 'exit-three', 'to finish', finished);
+    const done = await waitForPod(core, { namespace: ns, name: 'exit-three' }, 'to finish', finished);
     expect(done.status?.phase).toBe('Failed');
     const terminated = done.status?.containerStatuses?.[0]?.state?.terminated;
     expect(terminated).toMatchObject({ exitCode: 3, reason: 'Error' });
@@ -30,7 +30,7 @@ describe('a Pod runs as local processes on a node agent', () => {
 
   it('ends Succeeded with reason Completed for exit 0, and serves log options', async () => {
     await core.createNamespacedPod({ namespace: ns, body: pod('lines').shell('for i in 1 2 3 4 5; do echo line-$i; done').build() });
-    const done = await waitForPod(core, ns, 'lines', 'to finish', finished);
+    const done = await waitForPod(core, { namespace: ns, name: 'lines' }, 'to finish', finished);
     expect(done.status?.phase).toBe('Succeeded');
     expect(done.status?.containerStatuses?.[0]?.state?.terminated?.reason).toBe('Completed');
     expect(await kubectl('logs', '-n', ns, 'lines', '--tail=2')).toBe('line-4\nline-5\n');
@@ -40,7 +40,7 @@ describe('a Pod runs as local processes on a node agent', () => {
 
   it('follows a running container log until the container ends', async () => {
     await core.createNamespacedPod({ namespace: ns, body: pod('slow').shell('echo first; sleep 2; echo second').build() });
-    await waitForPod(core, ns, 'slow', 'to run', running);
+    await waitForPod(core, { namespace: ns, name: 'slow' }, 'to run', running);
     expect(await kubectl('logs', '-n', ns, 'slow', '--follow')).toBe('first\nsecond\n');
   });
 
@@ -52,7 +52,7 @@ describe('a Pod runs as local processes on a node agent', () => {
       .mount({ name: 'creds', secret: { secretName: 'creds' } }, '/etc/creds')
       .build();
     await core.createNamespacedPod({ namespace: ns, body });
-    const done = await waitForPod(core, ns, 'secrets', 'to finish', finished);
+    const done = await waitForPod(core, { namespace: ns, name: 'secrets' }, 'to finish', finished);
     expect(done.status?.phase).toBe('Succeeded');
     expect(await kubectl('logs', '-n', ns, 'secrets')).toBe(`user=alice\ns3cr3t\ntoken-ok\n${ns}\n`);
   });
@@ -60,10 +60,10 @@ describe('a Pod runs as local processes on a node agent', () => {
   it('waits for a missing Secret instead of failing, then runs', async () => {
     const body = pod('late-secret').shell('echo $V').env([{ name: 'V', valueFrom: { secretKeyRef: { name: 'late', key: 'v' } } }]).build();
     await core.createNamespacedPod({ namespace: ns, body });
-    const waiting = await waitForPod(core, ns, 'late-secret', 'to report the missing secret', (p) => p.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CreateContainerConfigError');
+    const waiting = await waitForPod(core, { namespace: ns, name: 'late-secret' }, 'to report the missing secret', (p) => p.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CreateContainerConfigError');
     expect(waiting.status?.containerStatuses?.[0]?.state?.waiting?.message).toBe('secret "late" not found');
     await core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'late' }, stringData: { v: 'arrived' } } });
-    expect((await waitForPod(core, ns, 'late-secret', 'to finish', finished)).status?.phase).toBe('Succeeded');
+    expect((await waitForPod(core, { namespace: ns, name: 'late-secret' }, 'to finish', finished)).status?.phase).toBe('Succeeded');
     expect(await kubectl('logs', '-n', ns, 'late-secret')).toBe('arrived\n');
   });
 });
@@ -71,14 +71,14 @@ describe('a Pod runs as local processes on a node agent', () => {
 describe('the real scheduler places Pods by node selector', () => {
   it('runs a gpu=true Pod on the gpu node and a plain one anywhere', async () => {
     await core.createNamespacedPod({ namespace: ns, body: pod('gpu-job').shell('echo gpu').onNode({ gpu: 'true' }).build() });
-    const placed = await waitForPod(core, ns, 'gpu-job', 'to finish', finished);
+    const placed = await waitForPod(core, { namespace: ns, name: 'gpu-job' }, 'to finish', finished);
     expect(placed.spec?.nodeName).toBe('kubedag-node-2');
     expect(placed.status?.phase).toBe('Succeeded');
   });
 
   it('leaves a Pod whose selector matches no node Pending and unscheduled', async () => {
     await core.createNamespacedPod({ namespace: ns, body: pod('nowhere').shell('echo never').onNode({ gpu: 'tpu' }).build() });
-    const pending = await waitForPod(core, ns, 'nowhere', 'to be marked unschedulable', (p) => p.status?.conditions?.some((c) => c.type === 'PodScheduled' && c.reason === 'Unschedulable') === true);
+    const pending = await waitForPod(core, { namespace: ns, name: 'nowhere' }, 'to be marked unschedulable', (p) => p.status?.conditions?.some((c) => c.type === 'PodScheduled' && c.reason === 'Unschedulable') === true);
     await sleep(1000);
     const later = await core.readNamespacedPod({ name: 'nowhere', namespace: ns });
     expect([pending.status?.phase, later.status?.phase, later.spec?.nodeName]).toEqual(['Pending', 'Pending', undefined]);
@@ -88,7 +88,7 @@ describe('the real scheduler places Pods by node selector', () => {
 describe('graceful deletion', () => {
   it('lets a process that traps SIGTERM see it and exit on its own', async () => {
     await core.createNamespacedPod({ namespace: ns, body: pod('trapper').shell("trap 'echo got-sigterm; exit 0' TERM; echo ready; while true; do sleep 0.1; done").grace(20).build() });
-    await waitForPod(core, ns, 'trapper', 'to run', running);
+    await waitForPod(core, { namespace: ns, name: 'trapper' }, 'to run', running);
     await sleep(500);
     const started = Date.now();
     await core.deleteNamespacedPod({ name: 'trapper', namespace: ns });
@@ -100,7 +100,7 @@ describe('graceful deletion', () => {
 
   it('kills a process that ignores SIGTERM once the grace period is over', async () => {
     await core.createNamespacedPod({ namespace: ns, body: pod('stubborn').shell("trap '' TERM; while true; do sleep 0.1; done").grace(2).build() });
-    await waitForPod(core, ns, 'stubborn', 'to run', running);
+    await waitForPod(core, { namespace: ns, name: 'stubborn' }, 'to run', running);
     const started = Date.now();
     await core.deleteNamespacedPod({ name: 'stubborn', namespace: ns });
     await waitForGone(ns, 'stubborn');
@@ -113,9 +113,9 @@ describe('graceful deletion', () => {
 describe('a node agent that dies and comes back', () => {
   it('fails the Pods it was running instead of leaving them Running or starting them again', async () => {
     await core.createNamespacedPod({ namespace: ns, body: pod('survivor').shell('echo started; sleep 600').onNode({ gpu: 'true' }).build() });
-    await waitForPod(core, ns, 'survivor', 'to run', running);
+    await waitForPod(core, { namespace: ns, name: 'survivor' }, 'to run', running);
     await restartProcess(inject('cluster').dir, 'node-agent kubedag-node-2', 'SIGKILL');
-    const failed = await waitForPod(core, ns, 'survivor', 'to be failed by the restarted agent', finished);
+    const failed = await waitForPod(core, { namespace: ns, name: 'survivor' }, 'to be failed by the restarted agent', finished);
     expect(failed.status).toMatchObject({ phase: 'Failed', reason: 'NodeAgentRestarted' });
     expect(failed.status?.containerStatuses?.[0]?.state?.terminated?.reason).toBe('NodeAgentRestarted');
     const ledger = ledgerOf('survivor');
@@ -126,7 +126,7 @@ describe('a node agent that dies and comes back', () => {
 
   it('still runs new Pods after the restart', async () => {
     await core.createNamespacedPod({ namespace: ns, body: pod('after-restart').shell('echo alive').onNode({ gpu: 'true' }).build() });
-    expect((await waitForPod(core, ns, 'after-restart', 'to finish', finished)).status?.phase).toBe('Succeeded');
+    expect((await waitForPod(core, { namespace: ns, name: 'after-restart' }, 'to finish', finished)).status?.phase).toBe('Succeeded');
   });
 });
 

@@ -81,7 +81,8 @@ export class PodBuilder {
 
 export const pod = (name: string): PodBuilder => new PodBuilder(name);
 
-export async function waitForPod(core: CoreV1Api, namespace: string, name: string, what: string, check: (pod: V1Pod) => boolean, timeoutMs = 60_000): Promise<V1Pod> {
+export async function waitForPod(core: CoreV1Api, ref: { namespace: string; name: string }, what: string, check: (pod: V1Pod) => boolean, timeoutMs = 60_000): Promise<V1Pod> {
+  const { namespace, name } = ref;
   let last: V1Pod | undefined;
   await waitFor(
     `pod ${namespace}/${name} ${what}`,
