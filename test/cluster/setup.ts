@@ -4,8 +4,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ApiextensionsV1Api, CoreV1Api, KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
-import { load } from 'js-yaml';
+import { ApiextensionsV1Api, CoreV1Api, KubeConfig, loadYaml, type V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { waitFor } from './processes.ts';
 
 export const CRD_DIR = join(import.meta.dirname, '../../crds');
@@ -21,7 +20,9 @@ export async function installCrds(kc: KubeConfig, dir = CRD_DIR): Promise<string
   const api = kc.makeApiClient(ApiextensionsV1Api);
   const names: string[] = [];
   for (const file of (await readdir(dir)).filter((f) => f.endsWith('.yaml')).sort()) {
-    const crd = load(await readFile(join(dir, file), 'utf8')) as V1CustomResourceDefinition;
+    // loadYaml maps JSON names to the client's model fields (x-kubernetes-* -> x_kubernetes_*);
+    // a plain parse would let the client's serialiser drop every x-kubernetes- extension.
+    const crd = loadYaml<V1CustomResourceDefinition>(await readFile(join(dir, file), 'utf8'));
     const name = crd.metadata?.name ?? '';
     names.push(name);
     try {
