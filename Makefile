@@ -12,7 +12,7 @@ export PATH := $(NODE_BIN):$(PATH)
 
 STAMP := node_modules/.install-stamp
 
-.PHONY: build deps compile test lint typecheck unit generate verify bench golden clean cluster-build cluster-up cluster-down dev
+.PHONY: build deps compile test lint typecheck unit integration generate verify bench golden clean cluster-build cluster-up cluster-down dev
 
 $(STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -31,12 +31,16 @@ lint: deps
 typecheck: deps
 	npx tsc -p tsconfig.json --noEmit
 
-unit: deps
+unit: deps ## pure tests: no cluster
 	@mkdir -p .dev
-	npx vitest run --reporter=default --reporter=json --outputFile.json=.dev/vitest-report.json
-	@node scripts/test-summary.ts .dev/vitest-report.json
+	npx vitest run --project unit --reporter=default --reporter=json --outputFile.json=.dev/vitest-unit.json
 
-test: build verify lint typecheck unit ## everything CI checks
+integration: deps ## tests against a fresh local control plane (builds its binaries once; needs Go)
+	@mkdir -p .dev
+	npx vitest run --project integration --reporter=default --reporter=json --outputFile.json=.dev/vitest-integration.json
+
+test: build verify lint typecheck unit integration ## everything CI checks
+	@node scripts/test-summary.ts .dev/vitest-unit.json .dev/vitest-integration.json
 
 generate: deps ## regenerate checked-in files from their TypeScript sources
 	node scripts/generate.ts
@@ -45,7 +49,7 @@ verify: deps ## fail when a generated file differs from its source
 	node scripts/generate.ts --check
 
 golden: deps ## rewrite the golden files of the normalised model
-	UPDATE_GOLDEN=1 npx vitest run core/dag/golden.test.ts
+	UPDATE_GOLDEN=1 npx vitest run --project unit core/dag/golden.test.ts
 
 bench: deps ## parse and validate benchmarks (figures, not pass/fail)
 	node bench/dag-parse.bench.ts

@@ -1,4 +1,4 @@
-/** Prints vitest's JSON report as one plain closing line: `N passed, N failed, N skipped`. */
+/** Prints vitest JSON reports as one plain closing line: `N passed, N failed, N skipped`. */
 import { readFileSync } from 'node:fs';
 
 interface Report {
@@ -8,6 +8,6 @@ interface Report {
   readonly numTodoTests: number;
 }
 
-const path = process.argv[2] ?? '.dev/vitest-report.json';
-const report = JSON.parse(readFileSync(path, 'utf8')) as Report;
-console.log(`${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numPendingTests + report.numTodoTests} skipped`);
+const reports = process.argv.slice(2).map((path) => JSON.parse(readFileSync(path, 'utf8')) as Report);
+const sum = (pick: (r: Report) => number): number => reports.reduce((n, r) => n + pick(r), 0);
+console.log(`${sum((r) => r.numPassedTests)} passed, ${sum((r) => r.numFailedTests)} failed, ${sum((r) => r.numPendingTests + r.numTodoTests)} skipped`);
