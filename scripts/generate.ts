@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { dump } from 'js-yaml';
 import { dagJsonSchema } from '../core/dag/schema.ts';
 import { customResourceDefinition, KINDS } from '../core/resources/crds.ts';
+import { checkToolsModules, syncToolsModules } from '../test/cluster/tools-modules.ts';
 
 interface Generated {
   readonly path: string;
@@ -41,5 +42,13 @@ for (const file of GENERATED) {
   await writeFile(target, want);
   console.log(`wrote ${file.path}`);
 }
+// The control-plane tools modules follow test/cluster/versions.json (needs Go).
+if (check) {
+  const problems = await checkToolsModules();
+  for (const problem of problems) console.error(`${problem}: run \`make generate\` and commit the result`);
+  stale += problems.length;
+} else {
+  await syncToolsModules((line) => console.log(line));
+}
 if (stale > 0) process.exit(1);
-if (check) console.log(`generated files are current (${GENERATED.length} checked)`);
+if (check) console.log(`generated files are current (${GENERATED.length} files and the control-plane tools modules checked)`);
