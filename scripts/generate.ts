@@ -48,7 +48,7 @@ if (check) {
   for (const problem of problems) console.error(`${problem}: run \`make generate\` and commit the result`);
   stale += problems.length;
 } else {
-  await syncToolsModules((line) => console.log(line));
+  await syncToolsModules((line) => { console.log(line); });
 }
 if (stale > 0) process.exit(1);
 if (check) console.log(`generated files are current (${GENERATED.length} files and the control-plane tools modules checked)`);
