@@ -75,7 +75,12 @@ export function selectLines(lines: readonly LogLine[], query: LogQuery, nowMs = 
 
 function format(line: LogLine, timestamps: boolean): string {
   // The kubelet prints RFC3339Nano; trim our padding back to what it would print.
-  return timestamps ? `${line.time.replace(/0+Z$/, 'Z')} ${line.text}\n` : `${line.text}\n`;
+  return timestamps ? `${trimFraction(line.time)} ${line.text}\n` : `${line.text}\n`;
+}
+
+/** `…:20.100000000Z` -> `…:20.1Z`, `…:20.000000000Z` -> `…:20Z`, as Go prints RFC3339Nano. */
+function trimFraction(time: string): string {
+  return time.replace(/(\.\d*?)0+Z$/, '$1Z').replace(/\.Z$/, 'Z');
 }
 
 export async function readLogLines(path: string): Promise<LogLine[]> {
