@@ -68,6 +68,53 @@ describe('a Pod runs as local processes on a node agent', () => {
   });
 });
 
+describe('a Pod with init containers, ConfigMaps and shared volumes', () => {
+  it('runs init containers in order before the container, sharing an emptyDir', async () => {
+    await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'settings' }, data: { greeting: 'hello', 'app.conf': 'mode=fast\n' } } });
+    const body = pod('layered').shell('cat /shared/order; echo $GREETING $EXTRA_greeting; cat /conf/app.conf; pwd').build();
+    const spec = body.spec as NonNullable<typeof body.spec>;
+    spec.volumes = [{ name: 'shared', emptyDir: {} }, { name: 'conf', configMap: { name: 'settings', items: [{ key: 'app.conf', path: 'app.conf' }] } }];
+    spec.initContainers = [
+      { name: 'first', image: 'busybox', command: ['/bin/sh', '-c', 'echo first > /shared/order'], volumeMounts: [{ name: 'shared', mountPath: '/shared' }] },
+      { name: 'second', image: 'busybox', command: ['/bin/sh', '-c', 'echo second >> /shared/order'], volumeMounts: [{ name: 'shared', mountPath: '/shared' }] },
+    ];
+    const main = spec.containers[0] as NonNullable<typeof spec.containers[0]>;
+    main.workingDir = '/tmp/kubedag-workdir-test';
+    main.env = [{ name: 'GREETING', valueFrom: { configMapKeyRef: { name: 'settings', key: 'greeting' } } }];
+    main.envFrom = [{ prefix: 'EXTRA_', configMapRef: { name: 'settings' } }];
+    main.volumeMounts = [{ name: 'shared', mountPath: '/shared' }, { name: 'conf', mountPath: '/conf', readOnly: true }];
+    await core.createNamespacedPod({ namespace: ns, body });
+    const done = await waitForPod(core, { namespace: ns, name: 'layered' }, 'to finish', finished);
+    expect(done.status?.phase).toBe('Succeeded');
+    expect(done.status?.initContainerStatuses?.map((s) => [s.name, s.state?.terminated?.exitCode])).toEqual([['first', 0], ['second', 0]]);
+    expect(await kubectl('logs', '-n', ns, 'layered')).toBe('first\nsecond\nhello hello\nmode=fast\n/tmp/kubedag-workdir-test\n');
+    const ledger = ledgerOf('layered').filter((e) => e.event === 'start').map((e) => e.container);
+    expect(ledger).toEqual(['first', 'second', 'main']);
+  });
+
+  it('does not start the container when an init container fails', async () => {
+    const body = pod('bad-init').shell('echo never').build();
+    (body.spec as NonNullable<typeof body.spec>).initContainers = [{ name: 'setup', image: 'busybox', command: ['/bin/sh', '-c', 'exit 4'] }];
+    await core.createNamespacedPod({ namespace: ns, body });
+    const done = await waitForPod(core, { namespace: ns, name: 'bad-init' }, 'to finish', finished);
+    expect(done.status?.phase).toBe('Failed');
+    expect(done.status?.initContainerStatuses?.[0]?.state?.terminated?.exitCode).toBe(4);
+    expect(ledgerOf('bad-init').map((e) => e.container)).toEqual(['setup', 'setup']);
+  });
+
+  it('fails a container without a command with a clear reason', async () => {
+    await core.createNamespacedPod({ namespace: ns, body: { metadata: { name: 'no-command' }, spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'nginx:1.27' }] } } });
+    const done = await waitForPod(core, { namespace: ns, name: 'no-command' }, 'to finish', finished);
+    expect(done.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({ reason: 'StartError', message: expect.stringContaining('container has no command') as unknown });
+  });
+
+  it('reports the termination message a container writes', async () => {
+    await core.createNamespacedPod({ namespace: ns, body: pod('message').shell('echo "all good" > /dev/termination-log').build() });
+    const done = await waitForPod(core, { namespace: ns, name: 'message' }, 'to finish', finished);
+    expect(done.status?.containerStatuses?.[0]?.state?.terminated?.message).toBe('all good\n');
+  });
+});
+
 describe('the real scheduler places Pods by node selector', () => {
   it('runs a gpu=true Pod on the gpu node and a plain one anywhere', async () => {
     await core.createNamespacedPod({ namespace: ns, body: pod('gpu-job').shell('echo gpu').onNode({ gpu: 'true' }).build() });
