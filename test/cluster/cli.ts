@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { ensureBinaries } from './binaries.ts';
 import { startCluster, stopCluster, DEFAULT_NODES, parseNodes } from './cluster.ts';
 import { isRunning, readState } from './controlplane.ts';
+import { isAlive } from './processes.ts';
 import { pkiPaths } from './pki.ts';
 
 const root = join(import.meta.dirname, '../..');
@@ -51,10 +52,19 @@ async function down(): Promise<void> {
 async function dev(nodes: string | undefined): Promise<void> {
   await up(nodes);
   say('running; Ctrl-C stops everything');
+  // The cluster's processes are detached, so something must keep this one alive: a watch that
+  // also says when a component has died.
+  const watch = setInterval(() => {
+    void readState(clusterDir).then((state) => {
+      const dead = state?.processes.filter((p) => !isAlive(p.pid)).map((p) => p.name) ?? [];
+      if (dead.length > 0) say(`warning: not running any more: ${dead.join(', ')} (logs in .dev/cluster/logs)`);
+    });
+  }, 10_000);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  clearInterval(watch);
   await down();
 }
 

@@ -11,6 +11,7 @@ import { CoordinationV1Api, CoreV1Api, KubeConfig, ListWatch, Watch, type V1Pod 
 import { Ledger } from './ledger.ts';
 import { heartbeatStatus, registerNode, renewLease, type NodeIdentity } from './node.ts';
 import { PodManager } from './pods.ts';
+import { mountNamespacesAvailable } from './runtime.ts';
 import { startLogServer } from './server.ts';
 
 const { values } = parseArgs({
@@ -84,6 +85,7 @@ async function main(): Promise<void> {
     log,
   });
   pods.killLeftovers();
+  if (!mountNamespacesAvailable()) log('warning: no mount namespaces here (needs root and unshare); volumes will not appear at their mount paths');
   await registerNode(core, identity);
   await renewLease(coordination, identity);
   const https = await startLogServer({ port: identity.port, cert: required('tls-cert'), key: required('tls-key'), clientCa: required('client-ca'), pods });
