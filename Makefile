@@ -12,7 +12,7 @@ export PATH := $(NODE_BIN):$(PATH)
 
 STAMP := node_modules/.install-stamp
 
-.PHONY: build deps compile test lint typecheck unit integration generate verify bench golden clean cluster-build cluster-up cluster-down dev
+.PHONY: build deps compile test lint typecheck unit integration generate crds verify bench golden clean cluster-build cluster-up cluster-down dev
 
 $(STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -44,6 +44,8 @@ test: build verify lint typecheck unit integration ## everything CI checks
 
 generate: deps ## regenerate checked-in files from their TypeScript sources
 	node scripts/generate.ts
+
+crds: generate ## regenerate crds/ (and every other generated file) from core/resources/schemas.ts
 
 verify: deps ## fail when a generated file differs from its source
 	node scripts/generate.ts --check

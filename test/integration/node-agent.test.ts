@@ -116,11 +116,14 @@ describe('a Pod with init containers, ConfigMaps and shared volumes', () => {
 });
 
 describe('the real scheduler places Pods by node selector', () => {
-  it('runs a gpu=true Pod on the gpu node and a plain one anywhere', async () => {
+  it('runs a gpu=true Pod on the gpu node and a hostname-selected Pod on the other node', async () => {
     await core.createNamespacedPod({ namespace: ns, body: pod('gpu-job').shell('echo gpu').onNode({ gpu: 'true' }).build() });
-    const placed = await waitForPod(core, { namespace: ns, name: 'gpu-job' }, 'to finish', finished);
-    expect(placed.spec?.nodeName).toBe('kubedag-node-2');
-    expect(placed.status?.phase).toBe('Succeeded');
+    await core.createNamespacedPod({ namespace: ns, body: pod('node-one-job').shell('echo one').onNode({ 'kubernetes.io/hostname': 'kubedag-node-1' }).build() });
+    const gpu = await waitForPod(core, { namespace: ns, name: 'gpu-job' }, 'to finish', finished);
+    const one = await waitForPod(core, { namespace: ns, name: 'node-one-job' }, 'to finish', finished);
+    expect([gpu.spec?.nodeName, gpu.status?.phase, one.spec?.nodeName, one.status?.phase]).toEqual(['kubedag-node-2', 'Succeeded', 'kubedag-node-1', 'Succeeded']);
+    expect(ledgerOf('gpu-job').every((e) => e.node === 'kubedag-node-2')).toBe(true);
+    expect(ledgerOf('node-one-job').every((e) => e.node === 'kubedag-node-1')).toBe(true);
   });
 
   it('leaves a Pod whose selector matches no node Pending and unscheduled', async () => {
