@@ -153,7 +153,8 @@ function apiserverArgs(pki: Pki, etcdClient: number, port: number): string[] {
   ];
 }
 
-function controllerManagerArgs(pki: Pki, kubeconfig: string, port: number): string[] {
+/** What kube-controller-manager and kube-scheduler share: identity, serving, no leader election. */
+function componentArgs(kubeconfig: string, port: number): string[] {
   return [
     `--kubeconfig=${kubeconfig}`,
     `--authentication-kubeconfig=${kubeconfig}`,
@@ -161,26 +162,24 @@ function controllerManagerArgs(pki: Pki, kubeconfig: string, port: number): stri
     '--bind-address=127.0.0.1',
     `--secure-port=${String(port)}`,
     '--leader-elect=false',
+    '--profiling=false',
+  ];
+}
+
+function controllerManagerArgs(pki: Pki, kubeconfig: string, port: number): string[] {
+  return [
+    ...componentArgs(kubeconfig, port),
     '--use-service-account-credentials=true',
     `--service-account-private-key-file=${pki.serviceAccount.privateKey}`,
     `--root-ca-file=${pki.ca.cert}`,
     `--cluster-signing-cert-file=${pki.ca.cert}`,
     `--cluster-signing-key-file=${pki.ca.key}`,
     '--controllers=*',
-    '--profiling=false',
   ];
 }
 
 function schedulerArgs(kubeconfig: string, port: number): string[] {
-  return [
-    `--kubeconfig=${kubeconfig}`,
-    `--authentication-kubeconfig=${kubeconfig}`,
-    `--authorization-kubeconfig=${kubeconfig}`,
-    '--bind-address=127.0.0.1',
-    `--secure-port=${String(port)}`,
-    '--leader-elect=false',
-    '--profiling=false',
-  ];
+  return componentArgs(kubeconfig, port);
 }
 
 function nodeAgentArgs(node: NodeSpec, port: number, kubeconfig: string, pki: Pki, dir: string): string[] {
