@@ -5,6 +5,7 @@
  */
 import { arch } from 'node:os';
 import type { CoordinationV1Api, CoreV1Api, V1Lease, V1Node, V1NodeStatus } from '@kubernetes/client-node';
+import { MicroTime } from '../../../core/kube/time.ts';
 
 export interface NodeIdentity {
   readonly name: string;
@@ -15,16 +16,6 @@ export interface NodeIdentity {
 }
 
 const LEASE_SECONDS = 40;
-
-/**
- * Lease times are MicroTime (six fractional digits) and kube-apiserver refuses fewer; the
- * client serialises Dates with three. Padding the serialised form is the whole fix.
- */
-class MicroTime extends Date {
-  override toISOString(): string {
-    return super.toISOString().replace(/Z$/, '000Z');
-  }
-}
 
 const GO_ARCH: Readonly<Record<string, string>> = { x64: 'amd64', arm64: 'arm64' };
 const goArch = (): string => GO_ARCH[arch()] ?? arch();

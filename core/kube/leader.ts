@@ -1,0 +1,133 @@
+/**
+ * Leader election on a coordination.k8s.io Lease, as client-go does it: take the Lease when it
+ * is free or expired, renew it while leading, give up leadership the moment a renewal cannot
+ * be made in time (another instance may take over after the lease duration).
+ */
+import { CoordinationV1Api, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import { MicroTime, statusCode, systemClock, type Clock } from './time.ts';
+
+export interface LeaderOptions {
+  readonly kc: KubeConfig;
+  readonly namespace: string;
+  readonly name: string;
+  /** This instance, e.g. `hostname_pid`. */
+  readonly identity: string;
+  readonly leaseDurationSeconds?: number;
+  readonly retryPeriodMs?: number;
+  readonly clock?: Clock;
+  readonly log?: (message: string) => void;
+}
+
+export interface LeaderCallbacks {
+  readonly onStartedLeading: () => void;
+  readonly onStoppedLeading: () => void;
+}
+
+/** Whether `lease` may be taken by `identity` at `now`. Pure. */
+export function canAcquire(lease: V1Lease | undefined, identity: string, now: Date): boolean {
+  const spec = lease?.spec;
+  if (spec?.holderIdentity === undefined || spec.holderIdentity === '' || spec.holderIdentity === identity) return true;
+  const renewed = spec.renewTime === undefined ? 0 : new Date(spec.renewTime).getTime();
+  return renewed + (spec.leaseDurationSeconds ?? 15) * 1000 < now.getTime();
+}
+
+export class LeaderElector {
+  private readonly options: LeaderOptions;
+  private readonly api: CoordinationV1Api;
+  private leading = false;
+  private stopped = false;
+  private timer: NodeJS.Timeout | undefined;
+  private lastRenew = 0;
+  private callbacks: LeaderCallbacks | undefined;
+
+  constructor(options: LeaderOptions) {
+    this.options = options;
+    this.api = options.kc.makeApiClient(CoordinationV1Api);
+  }
+
+  isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** Tries now and then every retry period; callbacks fire on every change of leadership. */
+  run(callbacks: LeaderCallbacks): void {
+    this.callbacks = callbacks;
+    const tick = async (): Promise<void> => {
+      const ok = await this.tryAcquireOrRenew().catch((error: unknown) => {
+        this.options.log?.(`leader election: ${(error as Error).message}`);
+        return false;
+      });
+      const clock = this.options.clock ?? systemClock;
+      if (ok) this.lastRenew = clock.now().getTime();
+      // Leadership ends when renewals have failed for most of the lease: stop before another
+      // instance may legally take over.
+      const deadline = this.lastRenew + this.duration() * 1000 * 0.8;
+      const leading = ok || (this.leading && clock.now().getTime() < deadline);
+      if (leading !== this.leading) {
+        this.leading = leading;
+        if (leading) callbacks.onStartedLeading();
+        else callbacks.onStoppedLeading();
+      }
+      if (!this.stopped) this.timer = setTimeout(() => void tick(), this.options.retryPeriodMs ?? 2000);
+    };
+    void tick();
+  }
+
+  /** Stops renewing and releases the Lease so that a successor need not wait for it to expire. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    if (!this.leading) return;
+    this.leading = false;
+    this.callbacks?.onStoppedLeading();
+    const lease = await this.read();
+    if (lease?.spec?.holderIdentity !== this.options.identity) return;
+    await this.api
+      .replaceNamespacedLease({ name: this.options.name, namespace: this.options.namespace, body: { ...lease, spec: { ...lease.spec, holderIdentity: '', renewTime: new MicroTime(), acquireTime: new MicroTime(new Date(lease.spec.acquireTime ?? Date.now()).getTime()) } } })
+      .catch(() => undefined);
+  }
+
+  private duration(): number {
+    return this.options.leaseDurationSeconds ?? 15;
+  }
+
+  private async read(): Promise<V1Lease | undefined> {
+    try {
+      return await this.api.readNamespacedLease({ name: this.options.name, namespace: this.options.namespace });
+    } catch (error) {
+      if (statusCode(error) === 404) return undefined;
+      throw error;
+    }
+  }
+
+  private async tryAcquireOrRenew(): Promise<boolean> {
+    const now = (this.options.clock ?? systemClock).now();
+    const lease = await this.read();
+    if (!canAcquire(lease, this.options.identity, now)) return false;
+    const spec = nextLeaseSpec(lease, this.options.identity, this.duration(), now);
+    try {
+      if (lease === undefined) await this.api.createNamespacedLease({ namespace: this.options.namespace, body: { metadata: { name: this.options.name, namespace: this.options.namespace }, spec } });
+      else await this.api.replaceNamespacedLease({ name: this.options.name, namespace: this.options.namespace, body: { ...lease, spec } });
+      return true;
+    } catch (error) {
+      // Someone else wrote first (409): not ours this round.
+      if (statusCode(error) === 409) return false;
+      throw error;
+    }
+  }
+}
+
+/** The Lease spec after `identity` takes or renews it. Pure. */
+export function nextLeaseSpec(lease: V1Lease | undefined, identity: string, durationSeconds: number, now: Date): NonNullable<V1Lease['spec']> {
+  const renewTime = new MicroTime(now.getTime());
+  const taking = lease?.spec?.holderIdentity !== identity;
+  const acquired = lease?.spec?.acquireTime === undefined ? now : new Date(lease.spec.acquireTime);
+  return {
+    holderIdentity: identity,
+    leaseDurationSeconds: durationSeconds,
+    renewTime,
+    // Every time field goes back as MicroTime, including the one read from the server.
+    acquireTime: taking ? renewTime : new MicroTime(acquired.getTime()),
+    leaseTransitions: (lease?.spec?.leaseTransitions ?? 0) + (taking && lease !== undefined ? 1 : 0),
+  };
+}

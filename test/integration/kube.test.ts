@@ -1,0 +1,70 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Informer } from '../../core/kube/informer.ts';
+import { LeaderElector } from '../../core/kube/leader.ts';
+import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
+
+const { kc, core } = clients();
+let ns = '';
+
+beforeAll(async () => {
+  ns = await createNamespace(core, 'kube');
+});
+
+afterAll(async () => {
+  await deleteNamespace(core, ns);
+});
+
+describe('Informer', () => {
+  it('lists, then follows adds, updates and deletes, with frozen cached objects', async () => {
+    await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'before' }, data: { v: '1' } } });
+    const events: string[] = [];
+    const informer = new Informer<V1ConfigMap>({ kc, path: `/api/v1/namespaces/${ns}/configmaps`, list: () => core.listNamespacedConfigMap({ namespace: ns }) });
+    informer.on((event, object) => {
+      if (object.metadata?.name !== 'kube-root-ca.crt') events.push(`${event} ${object.metadata?.name ?? ''}`);
+    });
+    await informer.start();
+    expect(informer.hasSynced()).toBe(true);
+    await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'after' }, data: { v: '1' } } });
+    await core.replaceNamespacedConfigMap({ name: 'after', namespace: ns, body: { metadata: { name: 'after' }, data: { v: '2' } } });
+    await core.deleteNamespacedConfigMap({ name: 'before', namespace: ns });
+    await waitFor('the delete event', () => Promise.resolve(events.includes('delete before')), 10_000);
+    expect(events).toEqual(['add before', 'add after', 'update after', 'delete before']);
+    const cached = informer.get(ns, 'after');
+    expect(cached?.data?.v).toBe('2');
+    expect(() => {
+      (cached as { data: Record<string, string> }).data.v = 'mutated';
+    }).toThrow(TypeError);
+    await informer.stop();
+  });
+
+  it('keeps following changes across its periodic re-lists', async () => {
+    const informer = new Informer<V1ConfigMap>({ kc, path: `/api/v1/namespaces/${ns}/configmaps`, list: () => core.listNamespacedConfigMap({ namespace: ns }), relistIntervalMs: 200 });
+    await informer.start();
+    await sleep(700);
+    await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'late' } } });
+    await waitFor('the new object', () => Promise.resolve(informer.get(ns, 'late') !== undefined), 10_000);
+    await informer.stop();
+  });
+});
+
+describe('LeaderElector', () => {
+  it('lets one instance lead, and another take over soon after it releases the Lease', async () => {
+    const make = (identity: string): LeaderElector => new LeaderElector({ kc, namespace: ns, name: 'operator', identity, leaseDurationSeconds: 5, retryPeriodMs: 200 });
+    const a = make('a');
+    const b = make('b');
+    const leading = new Set<string>();
+    a.run({ onStartedLeading: () => leading.add('a'), onStoppedLeading: () => leading.delete('a') });
+    await waitFor('a to lead', () => Promise.resolve(leading.has('a')), 10_000);
+    b.run({ onStartedLeading: () => leading.add('b'), onStoppedLeading: () => leading.delete('b') });
+    await sleep(1000);
+    expect([...leading]).toEqual(['a']);
+    await a.stop();
+    await waitFor('b to lead', () => Promise.resolve(leading.has('b')), 10_000);
+    expect([...leading]).toEqual(['b']);
+    const lease = await kc.makeApiClient((await import('@kubernetes/client-node')).CoordinationV1Api).readNamespacedLease({ name: 'operator', namespace: ns });
+    expect(lease.spec?.holderIdentity).toBe('b');
+    await b.stop();
+  });
+});
