@@ -114,6 +114,8 @@ const nodeSchema = Type.Object({
   attempt: Type.Optional(Type.Integer({ minimum: 0, description: 'Current attempt number; part of the Pod name.' })),
   pod: Type.Optional(text('Pod of the current attempt.')),
   outputs: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Captured output variables (large values spill to a ConfigMap).' })),
+  nextAttemptAt: Type.Optional(timestamp('When the next attempt of a retrying or repeating step may start')),
+  continued: Type.Optional(Type.Boolean({ description: 'The step failed but continueOn let its dependents run.' })),
   subRuns: Type.Optional(Type.Array(Type.Object({ dagRunId: text('Sub run id.'), params: Type.Optional(text('JSON-encoded params.')) }))),
   subRunsRepeated: Type.Optional(Type.Array(Type.Object({ dagRunId: text('Sub run id.'), params: Type.Optional(text('JSON-encoded params.')) }))),
 });
@@ -128,6 +130,7 @@ export const dagRunStatusSchema = Type.Object({
   params: Type.Optional(text('Effective parameters, JSON-encoded.')),
   progress: Type.Optional(text('Finished steps / all steps, for display.')),
   error: Type.Optional(text('Why the run failed or was canceled.')),
+  endReason: Type.Optional(Type.Enum(['stopped', 'timeout', 'preconditions', 'deadlock', 'rejected'], { description: 'Why the steps stopped early, if they did.' })),
   nodes: Type.Optional(Type.Array(nodeSchema)),
   onExit: Type.Optional(nodeSchema),
   onSuccess: Type.Optional(nodeSchema),

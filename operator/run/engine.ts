@@ -1,0 +1,369 @@
+/**
+ * The run engine: from a snapshot of one DAGRun (its frozen definition, persisted status, the
+ * Pods observed for it, the clock) to the next status and the actions that bring the world
+ * closer to it. Pure and level-triggered: calling it again on the same snapshot gives the same
+ * decision, so a reconcile can be repeated or interrupted anywhere without harm.
+ */
+import type { Condition, Dag, HandlerEvent, Step } from '../../core/dag/index.ts';
+import type { DagRunStatus, RunNode } from '../../core/resources/schemas.ts';
+import { RunStatus, StepStatus, runStatusLabel, stepDone, stepStatusLabel } from '../../core/resources/status.ts';
+import { judgeAttempt, type AttemptReport, type AttemptVerdict } from './attempt.ts';
+import { propagate, readiness } from './graph.ts';
+import { finalOutcome, outcomeHandler, stepsOutcome, type EndReason } from './outcome.ts';
+
+export interface ObservedPod {
+  readonly name: string;
+  readonly step: string;
+  readonly attempt: number;
+  readonly phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed';
+  readonly deleting: boolean;
+  /** Present once the Pod has terminated and what it reported has been gathered. */
+  readonly report?: AttemptReport;
+}
+
+export interface RunInput {
+  readonly dag: Dag;
+  /** Why the run cannot start at all (invalid definition, unsupported features). */
+  readonly rejection?: string;
+  readonly status: DagRunStatus;
+  readonly stop: boolean;
+  readonly pods: readonly ObservedPod[];
+  /** Pods this operator created that its cache has not shown yet. */
+  readonly expected: ReadonlySet<string>;
+  readonly now: Date;
+  /** Effective parameters, JSON-encoded, recorded when the run starts. */
+  readonly params: string;
+  /** The operator's cap on this run's running step Pods (0: none). */
+  readonly maxRunningPods: number;
+  readonly podName: (step: string, attempt: number) => string;
+  readonly resolveCount: (value: number | string) => number;
+  /** A literal precondition decided here; undefined when only a Pod can decide it. */
+  readonly preconditionMet: (condition: Condition) => boolean | undefined;
+}
+
+export interface Launch {
+  readonly step: Step;
+  readonly attempt: number;
+  readonly pod: string;
+  readonly handler?: HandlerEvent;
+}
+
+export interface RunEvent {
+  readonly reason: string;
+  readonly message: string;
+  readonly warning?: boolean;
+}
+
+export interface Decision {
+  readonly status: DagRunStatus;
+  readonly launch: Launch[];
+  readonly stop: { readonly pod: string; readonly graceSeconds: number }[];
+  readonly requeueAfterMs?: number;
+  readonly events: RunEvent[];
+}
+
+const HANDLER_KEYS: Record<HandlerEvent, 'onSuccess' | 'onFailure' | 'onCancel' | 'onExit'> = { success: 'onSuccess', failure: 'onFailure', cancel: 'onCancel', exit: 'onExit' };
+const STEP_TIMEOUT = 'step timed out';
+
+function notStarted(name: string): RunNode {
+  return { name, status: StepStatus.NotStarted, statusLabel: 'not_started', retryCount: 0, doneCount: 0, attempt: 0 };
+}
+
+function withStatus(node: RunNode, status: number, fields: Partial<RunNode> = {}): RunNode {
+  return { ...node, ...fields, status, statusLabel: stepStatusLabel(status) };
+}
+
+/** Mutable working copy of one decision. */
+class Work {
+  readonly input: RunInput;
+  readonly now: string;
+  readonly nodes: Map<string, RunNode>;
+  readonly handlers = new Map<HandlerEvent, RunNode>();
+  readonly launch: Launch[] = [];
+  readonly stop: { pod: string; graceSeconds: number }[] = [];
+  readonly events: RunEvent[] = [];
+  status: DagRunStatus;
+  wakeAt: number | undefined;
+
+  constructor(input: RunInput) {
+    this.input = input;
+    this.now = input.now.toISOString();
+    this.status = { ...input.status };
+    const previous = new Map((input.status.nodes ?? []).map((n) => [n.name, n]));
+    this.nodes = new Map(input.dag.steps.map((s) => [s.name, previous.get(s.name) ?? notStarted(s.name)]));
+    for (const [event, key] of Object.entries(HANDLER_KEYS) as [HandlerEvent, (typeof HANDLER_KEYS)[HandlerEvent]][]) {
+      const node = input.status[key];
+      if (node !== undefined) this.handlers.set(event, node);
+    }
+  }
+
+  wake(atMs: number): void {
+    this.wakeAt = this.wakeAt === undefined ? atMs : Math.min(this.wakeAt, atMs);
+  }
+
+  podOf(node: RunNode): ObservedPod | undefined {
+    return this.input.pods.find((p) => p.step === node.name && p.attempt === (node.attempt ?? 0));
+  }
+}
+
+export function decide(input: RunInput): Decision {
+  const work = new Work(input);
+  if (work.status.status === undefined) start(work);
+  if (work.status.status === RunStatus.Running) {
+    observeSteps(work);
+    endConditions(work);
+    if (work.status.endReason === undefined) schedule(work);
+    finishIfDone(work);
+  }
+  const nodes = [...work.nodes.values()];
+  const done = nodes.filter((n) => stepDone(n.status)).length;
+  const status: DagRunStatus = {
+    ...work.status,
+    nodes,
+    progress: `${String(done)}/${String(nodes.length)}`,
+    ...Object.fromEntries([...work.handlers].map(([event, node]) => [HANDLER_KEYS[event], node])),
+  };
+  const requeueAfterMs = work.wakeAt === undefined ? undefined : Math.max(0, work.wakeAt - input.now.getTime());
+  return { status, launch: work.launch, stop: work.stop, events: work.events, ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }) };
+}
+
+function start(work: Work): void {
+  const { input } = work;
+  if (input.rejection !== undefined) {
+    work.status = { status: RunStatus.Failed, statusLabel: runStatusLabel(RunStatus.Failed), startedAt: work.now, finishedAt: work.now, params: input.params, error: input.rejection, endReason: 'rejected' };
+    work.events.push({ reason: 'Rejected', message: input.rejection, warning: true });
+    return;
+  }
+  work.status = { status: RunStatus.Running, statusLabel: runStatusLabel(RunStatus.Running), startedAt: work.now, params: input.params };
+  work.events.push({ reason: 'Started', message: `run of ${input.dag.name} started` });
+  const unmet = input.dag.preconditions.filter((c) => input.preconditionMet(c) === false);
+  if (unmet.length > 0) {
+    work.status = { ...work.status, endReason: 'preconditions', error: `preconditions not met: ${unmet.map((c) => c.condition).join(', ')}` };
+  }
+}
+
+/** Reads what the Pods of running steps and handlers say. */
+function observeSteps(work: Work): void {
+  const steps = new Map(work.input.dag.steps.map((s) => [s.name, s]));
+  for (const [name, node] of work.nodes) {
+    const step = steps.get(name) as Step;
+    work.nodes.set(name, observeNode(work, step, adopt(work, node)));
+  }
+  for (const [event, node] of work.handlers) {
+    const step = work.input.dag.handlerOn[event] as Step;
+    work.handlers.set(event, observeNode(work, step, node));
+  }
+}
+
+/** A Pod created just before a crash, before the status said so: the step is running. */
+function adopt(work: Work, node: RunNode): RunNode {
+  if (node.status !== StepStatus.NotStarted) return node;
+  const pod = work.podOf(node);
+  return pod === undefined ? node : withStatus(node, StepStatus.Running, { startedAt: work.now, pod: pod.name });
+}
+
+function observeNode(work: Work, step: Step, node: RunNode): RunNode {
+  if (node.status !== StepStatus.Running) return node;
+  if (node.nextAttemptAt !== undefined && node.pod === undefined) return node;
+  const pod = work.podOf(node);
+  if (pod === undefined) {
+    if (node.pod !== undefined && work.input.expected.has(node.pod)) return node;
+    const stopping = work.status.endReason === 'stopped' || work.status.endReason === 'timeout';
+    return withStatus(node, stopping ? StepStatus.Canceled : StepStatus.Failed, { finishedAt: work.now, error: `the Pod of attempt ${String(node.attempt ?? 0)} disappeared` });
+  }
+  if (pod.report === undefined) return node;
+  return finishAttempt(work, step, node, pod.report);
+}
+
+function finishAttempt(work: Work, step: Step, node: RunNode, report: AttemptReport): RunNode {
+  const base = { exitCode: report.exitCode, finishedAt: work.now };
+  if (node.error === STEP_TIMEOUT) return withStatus(node, StepStatus.Failed, { ...base, exitCode: 124, doneCount: (node.doneCount ?? 0) + 1 });
+  if (work.status.endReason === 'stopped' || work.status.endReason === 'timeout') {
+    return withStatus(node, StepStatus.Canceled, { ...base, error: work.status.endReason === 'stopped' ? 'stopped' : 'run timed out' });
+  }
+  const verdict = judgeAttempt(step, report, {
+    retryCount: node.retryCount ?? 0,
+    doneCount: node.doneCount ?? 0,
+    maxOutputSize: work.input.dag.maxOutputSize,
+    resolveCount: work.input.resolveCount,
+  });
+  const outputs = verdict.output === undefined || step.output === undefined ? node.outputs : { ...node.outputs, [step.output]: verdict.output };
+  return verdict.kind === 'again' ? nextAttempt(work, step, node, { verdict, outputs, exitCode: report.exitCode }) : finished(work, step, node, { verdict, outputs, base });
+}
+
+interface Again {
+  readonly verdict: Extract<AttemptVerdict, { kind: 'again' }>;
+  readonly outputs: RunNode['outputs'];
+  readonly exitCode: number;
+}
+
+/** The step stays running: another attempt (retry) or execution (repeat) after a wait. */
+function nextAttempt(work: Work, step: Step, node: RunNode, { verdict, outputs, exitCode }: Again): RunNode {
+  const nextAttemptAt = new Date(work.input.now.getTime() + verdict.delayMs).toISOString();
+  const counters = verdict.why === 'retry' ? { retryCount: (node.retryCount ?? 0) + 1 } : { doneCount: (node.doneCount ?? 0) + 1 };
+  work.events.push({ reason: verdict.why === 'retry' ? 'StepRetrying' : 'StepRepeating', message: `${step.name}: attempt ${String((node.attempt ?? 0) + 1)} in ${String(verdict.delayMs)} ms` });
+  const { pod: _finished, ...rest } = node;
+  return { ...rest, ...counters, exitCode, attempt: (node.attempt ?? 0) + 1, nextAttemptAt, ...(outputs === undefined ? {} : { outputs }), ...(verdict.error === undefined ? {} : { error: verdict.error }) };
+}
+
+interface Finished {
+  readonly verdict: Extract<AttemptVerdict, { kind: 'done' }>;
+  readonly outputs: RunNode['outputs'];
+  readonly base: { exitCode: number; finishedAt: string };
+}
+
+function finished(work: Work, step: Step, node: RunNode, { verdict, outputs, base }: Finished): RunNode {
+  const failed = verdict.status === StepStatus.Failed;
+  work.events.push({ reason: failed ? 'StepFailed' : 'StepFinished', message: `${step.name}: ${stepStatusLabel(verdict.status)}${verdict.error === undefined ? '' : ` (${verdict.error})`}`, warning: failed });
+  const doneCount = step.repeatPolicy === undefined ? node.doneCount : (node.doneCount ?? 0) + 1;
+  const { error: _previous, nextAttemptAt: _wait, ...rest } = node;
+  return withStatus(rest, verdict.status, {
+    ...base,
+    continued: verdict.continued,
+    ...(doneCount === undefined ? {} : { doneCount }),
+    ...(verdict.error === undefined ? {} : { error: verdict.error }),
+    ...(outputs === undefined ? {} : { outputs }),
+  });
+}
+
+/** Stop requests, the run deadline and step deadlines. */
+function endConditions(work: Work): void {
+  runDeadline(work);
+  const ending = work.status.endReason === 'stopped' || work.status.endReason === 'timeout';
+  for (const step of work.input.dag.steps) {
+    const node = work.nodes.get(step.name) as RunNode;
+    if (node.status !== StepStatus.Running) continue;
+    if (ending) stopStep(work, step, node);
+    else stepDeadline(work, step, node);
+  }
+  if (work.status.endReason === 'timeout') {
+    // A timed-out run cancels what has not started (behaviour-notes 3).
+    for (const [name, node] of work.nodes) if (node.status === StepStatus.NotStarted) work.nodes.set(name, withStatus(node, StepStatus.Canceled, { finishedAt: work.now, error: 'run timed out' }));
+  }
+}
+
+function runDeadline(work: Work): void {
+  const { dag, now } = work.input;
+  if (work.status.endReason === undefined && work.input.stop) {
+    work.status = { ...work.status, endReason: 'stopped', error: 'stopped' };
+    work.events.push({ reason: 'Stopping', message: 'stop requested' });
+  }
+  if (work.status.endReason !== undefined || dag.timeoutSec <= 0) return;
+  const deadline = Date.parse(work.status.startedAt ?? work.now) + dag.timeoutSec * 1000;
+  if (now.getTime() < deadline) {
+    work.wake(deadline);
+    return;
+  }
+  work.status = { ...work.status, endReason: 'timeout', error: `run timed out after ${String(dag.timeoutSec)} s` };
+  work.events.push({ reason: 'TimedOut', message: `run exceeded timeoutSec ${String(dag.timeoutSec)}`, warning: true });
+}
+
+/** Ending: a Pod is stopped; a step waiting for its next attempt is canceled at once. */
+function stopStep(work: Work, step: Step, node: RunNode): void {
+  const pod = work.podOf(node);
+  if (pod === undefined && node.nextAttemptAt !== undefined) work.nodes.set(step.name, withStatus(node, StepStatus.Canceled, { finishedAt: work.now, error: 'stopped before its next attempt' }));
+  else if (pod !== undefined && pod.report === undefined && !pod.deleting) work.stop.push({ pod: pod.name, graceSeconds: work.input.dag.maxCleanUpTimeSec });
+}
+
+function stepDeadline(work: Work, step: Step, node: RunNode): void {
+  const pod = work.podOf(node);
+  if (step.timeoutSec <= 0 || pod === undefined || pod.report !== undefined) return;
+  const deadline = Date.parse(node.startedAt ?? work.now) + step.timeoutSec * 1000;
+  if (work.input.now.getTime() < deadline) {
+    work.wake(deadline);
+    return;
+  }
+  if (!pod.deleting) work.stop.push({ pod: pod.name, graceSeconds: work.input.dag.maxCleanUpTimeSec });
+  work.nodes.set(step.name, { ...node, error: STEP_TIMEOUT });
+}
+
+function running(work: Work): number {
+  return [...work.nodes.values()].filter((n) => n.status === StepStatus.Running && n.nextAttemptAt === undefined).length;
+}
+
+function capacity(work: Work): number {
+  const limits = [work.input.dag.maxActiveSteps, work.input.maxRunningPods].filter((n) => n > 0);
+  return limits.length === 0 ? Number.POSITIVE_INFINITY : Math.min(...limits) - running(work);
+}
+
+/** Starts what is ready, in definition order, within the limits. */
+function schedule(work: Work): void {
+  const { dag, now } = work.input;
+  propagate(dag.steps, work.nodes, work.now);
+  const startAt = Date.parse(work.status.startedAt ?? work.now) + dag.delaySec * 1000;
+  if (now.getTime() < startAt) {
+    work.wake(startAt);
+    return;
+  }
+  const steps = new Map(dag.steps.map((s) => [s.name, s]));
+  let free = capacity(work);
+  for (const step of dag.steps) {
+    if (scheduleStep(work, step, steps, free)) free -= 1;
+  }
+  propagate(dag.steps, work.nodes, work.now);
+  const stuck = [...work.nodes.values()].some((n) => n.status === StepStatus.NotStarted) && running(work) === 0 && work.launch.length === 0;
+  const waiting = [...work.nodes.values()].some((n) => n.nextAttemptAt !== undefined);
+  if (stuck && !waiting && free > 0) {
+    work.status = { ...work.status, endReason: 'deadlock', error: 'deadlock: steps remain that can never become ready' };
+  }
+}
+
+/** One step's turn; true when it took a slot. */
+function scheduleStep(work: Work, step: Step, steps: ReadonlyMap<string, Step>, free: number): boolean {
+  const node = work.nodes.get(step.name) as RunNode;
+  if (node.status === StepStatus.Running && node.nextAttemptAt !== undefined) {
+    const at = Date.parse(node.nextAttemptAt);
+    if (at > work.input.now.getTime()) work.wake(at);
+    if (at > work.input.now.getTime() || free <= 0) return false;
+    const { nextAttemptAt: _due, ...rest } = node;
+    work.nodes.set(step.name, launchStep(work, step, rest));
+    return true;
+  }
+  if (node.status !== StepStatus.NotStarted || readiness(step, work.nodes, steps).kind !== 'ready') return false;
+  if (step.preconditions.some((c) => work.input.preconditionMet(c) === false)) {
+    work.nodes.set(step.name, withStatus(node, StepStatus.Skipped, { finishedAt: work.now }));
+    return false;
+  }
+  if (free <= 0) return false;
+  work.nodes.set(step.name, launchStep(work, step, node));
+  return true;
+}
+
+function launchStep(work: Work, step: Step, node: RunNode, handler?: HandlerEvent): RunNode {
+  const attempt = node.attempt ?? 0;
+  const pod = work.input.podName(step.name, attempt);
+  work.launch.push({ step, attempt, pod, ...(handler === undefined ? {} : { handler }) });
+  if (attempt === 0) work.events.push({ reason: 'StepStarted', message: `${step.name} started` });
+  return withStatus(node, StepStatus.Running, { ...(attempt === 0 || node.startedAt === undefined ? { startedAt: work.now } : {}), pod });
+}
+
+/** When every step is done: the outcome handler, then the exit handler, then the final status. */
+function finishIfDone(work: Work): void {
+  const nodes = [...work.nodes.values()];
+  if (nodes.some((n) => n.status === StepStatus.Running)) return;
+  const ending = work.status.endReason !== undefined;
+  if (!ending && nodes.some((n) => n.status === StepStatus.NotStarted)) return;
+  const outcome = stepsOutcome(nodes, work.status.endReason);
+  const sequence = [outcomeHandler(outcome), 'exit' as const].filter((event) => work.input.dag.handlerOn[event] !== undefined);
+  for (const event of sequence) {
+    const node = work.handlers.get(event);
+    const step = work.input.dag.handlerOn[event] as Step;
+    if (node === undefined) {
+      work.handlers.set(event, launchStep(work, step, notStarted(step.name), event));
+      return;
+    }
+    if (!stepDone(node.status)) return;
+  }
+  const final = finalOutcome(outcome, [...work.handlers.values()]);
+  const firstError = nodes.find((n) => n.status === StepStatus.Failed && n.continued !== true)?.error;
+  work.status = {
+    ...work.status,
+    status: final,
+    statusLabel: runStatusLabel(final),
+    finishedAt: work.now,
+    ...(work.status.error === undefined && firstError !== undefined ? { error: firstError } : {}),
+  };
+  work.events.push({ reason: 'Finished', message: `run ${runStatusLabel(final)}`, warning: final === RunStatus.Failed });
+}
+
+export type { EndReason };
