@@ -10,8 +10,14 @@ export const LABELS = {
   runId: `${GROUP}/run-id`,
   step: `${GROUP}/step`,
   attempt: `${GROUP}/attempt`,
+  /** The DAGRun resource a Pod belongs to; what the operator's Pod informer selects on. */
+  run: `${GROUP}/run`,
 } as const;
 
 export const ANNOTATIONS = {
   fileName: `${GROUP}/file-name`,
+  /** The exact step name of a Pod (labels may only hold a derived form). */
+  step: `${GROUP}/step-name`,
+  /** Set on a step Pod once its logs are safe in the log store. */
+  archived: `${GROUP}/logs-archived`,
 } as const;

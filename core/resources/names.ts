@@ -38,3 +38,41 @@ export function fileNameOf(path: string): string {
   const dot = base.lastIndexOf('.');
   return dot > 0 ? base.slice(0, dot) : base;
 }
+
+function hash(text: string, length: number): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, length);
+}
+
+function slug(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '-')
+    .replace(/-+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
+
+/** `<readable prefix>-<hash>` within 63 characters, the hash taken over every part exactly. */
+function derivedName(parts: readonly string[], hashLength = 10): string {
+  const suffix = hash(parts.join('\u0000'), hashLength);
+  const readable = parts.map(slug).filter((p) => p !== '').join('-');
+  const prefix = readable.slice(0, MAX_RESOURCE_NAME_LENGTH - hashLength - 1).replace(/-+$/, '');
+  return prefix === '' ? `kd-${suffix}` : `${prefix}-${suffix}`;
+}
+
+/**
+ * The DAGRun resource name for (DAG name, run id): deterministic, so a second run with the
+ * same id finds the first (already exists) instead of starting twice.
+ */
+export function dagRunResourceName(dagName: string, runId: string): string {
+  return derivedName([dagName, runId]);
+}
+
+/** The Pod of one attempt of one step (or handler) of a run. */
+export function stepPodName(runResourceName: string, stepName: string, attempt: number): string {
+  return derivedName([runResourceName, stepName, String(attempt)]);
+}
+
+/** A label value for any text: the text itself when Kubernetes accepts it, else a derived one. */
+export function labelValue(text: string): string {
+  return isLabelValue(text) ? text : derivedName([text], 10);
+}

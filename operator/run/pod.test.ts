@@ -1,0 +1,127 @@
+import { spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadDag, type Step } from '../../core/dag/index.ts';
+import { demux, parseReport, runnerScript, stepImage, stepPod, type PodRequest } from './pod.ts';
+
+function request(yaml: string, overrides: Partial<PodRequest> = {}): PodRequest {
+  const load = loadDag(yaml, { fileName: 'pods' });
+  expect(load.errors).toEqual([]);
+  const step = load.dag.steps[0] as Step;
+  return {
+    run: { name: 'pods-r1-abc', namespace: 'team', uid: 'uid-1', dagName: 'pods', dagRunId: 'r1' },
+    dag: load.dag,
+    step,
+    attempt: 0,
+    pod: 'pods-step-0',
+    env: [],
+    positional: [],
+    ...(step.cmdWithArgs === undefined ? {} : { command: step.cmdWithArgs }),
+    defaultImage: 'busybox:1.36',
+    podPreconditions: [],
+    ...overrides,
+  };
+}
+
+/**
+ * Runs the runner with the host's /bin/sh, as the step's container would. Output goes to a
+ * file, not a pipe, so that a stray background process cannot keep the test waiting.
+ */
+function execute(req: PodRequest, env: Record<string, string> = {}, prefix = ''): { status: number | null; log: string; report: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'kd-runner-'));
+  const pod = stepPod(req);
+  const container = pod.spec?.containers[0];
+  const podEnv = Object.fromEntries((container?.env ?? []).map((e) => [e.name, e.value ?? '']));
+  const out = openSync(join(dir, 'out'), 'w');
+  const result = spawnSync('/bin/sh', ['-c', `${prefix}exec /bin/sh -c "$0"`, runnerScript(req)], {
+    env: { PATH: process.env.PATH, ...podEnv, ...env, KUBEDAG_REPORT_FILE: join(dir, 'report') },
+    stdio: ['ignore', out, out],
+    timeout: 15_000,
+  });
+  closeSync(out);
+  let report = '';
+  try {
+    report = readFileSync(join(dir, 'report'), 'utf8');
+  } catch {
+    report = '';
+  }
+  return { status: result.status, log: readFileSync(join(dir, 'out'), 'utf8'), report };
+}
+
+describe('the step runner', () => {
+  it('tags stdout and stderr lines and keeps the exit code', () => {
+    const run = execute(request('steps:\n  - command: sh -c "echo out; echo err >&2; echo last-no-newline | tr -d \'\\\\n\'; exit 3"'));
+    expect(run.status).toBe(3);
+    expect(demux(run.log)).toEqual({ stdout: 'out\nlast-no-newline\n', stderr: 'err\n' });
+    expect(parseReport(run.report)).toEqual({ preconditionUnmet: false });
+  });
+
+  it('expands variables in the shell from the Pod environment and positional parameters', () => {
+    const run = execute(request('steps:\n  - echo "$GREETING $1"', { env: [{ name: 'GREETING', value: 'hello' }], positional: ['world'] }));
+    expect(demux(run.log).stdout).toBe('hello world\n');
+  });
+
+  it('runs a script with its shebang', () => {
+    const run = execute(request('steps:\n  - script: "#!/bin/sh\\necho from-script $DAG_RUN_STEP_NAME"'));
+    expect(demux(run.log).stdout).toBe('from-script script_1\n');
+  });
+
+  it('reports an unmet command precondition and skips the command', () => {
+    const run = execute(request('steps:\n  - {command: echo ran, preconditions: ["test -f /definitely/not/here"]}', { podPreconditions: [{ condition: 'test -f /definitely/not/here' }] }));
+    expect(run.status).toBe(0);
+    expect(run.log).toBe('');
+    expect(parseReport(run.report).preconditionUnmet).toBe(true);
+  });
+
+  it('evaluates an expected precondition with command substitution, exactly and as a regex', () => {
+    const met = execute(request('steps:\n  - echo ran', { podPreconditions: [{ condition: '`echo abc`', expected: 're:^a.c$' }, { condition: '`echo x`', expected: 'x' }] }));
+    expect(demux(met.log).stdout).toBe('ran\n');
+    const unmet = execute(request('steps:\n  - echo ran', { podPreconditions: [{ condition: '`echo abc`', expected: 'abd' }] }));
+    expect(parseReport(unmet.report).preconditionUnmet).toBe(true);
+  });
+
+  it('reports the repeat condition value after the command', () => {
+    const req = request('steps:\n  - {command: echo, repeatPolicy: {condition: "`cat $STATE_FILE`", expected: done}}');
+    const dir = mkdtempSync(join(tmpdir(), 'kd-state-'));
+    spawnSync('/bin/sh', ['-c', `printf 'pending\\nmore' > ${dir}/state`]);
+    const run = execute(req, { STATE_FILE: `${dir}/state` });
+    expect(parseReport(run.report)).toEqual({ preconditionUnmet: false, conditionValue: 'pending\nmore' });
+  });
+
+  it('forwards a stop signal to the running command', () => {
+    const req = request("steps:\n  - \"trap 'echo got-term; exit 0' TERM; while :; do sleep 0.05; done\"");
+    // The wrapper plays the kubelet: it sends SIGTERM to the runner after half a second.
+    const run = execute(req, {}, '(sleep 0.5; kill -TERM $$) & ');
+    expect(demux(run.log).stdout).toBe('got-term\n');
+    expect(run.status).toBe(0);
+  });
+});
+
+describe('stepPod', () => {
+  it('builds an owned, labelled Pod with the image, selector, env and grace period', () => {
+    const req = request('maxCleanUpTimeSec: 9\nworkerSelector: {zone: a}\nenv: [A=1]\nsteps:\n  - {name: build, command: make, workerSelector: {gpu: "true"}, env: [B=2], dir: /src}', { env: [{ name: 'A', value: '1' }] });
+    const pod = stepPod(req);
+    expect(pod.metadata).toMatchObject({
+      name: 'pods-step-0',
+      namespace: 'team',
+      labels: { 'kubedag.io/dag': 'pods', 'kubedag.io/run-id': 'r1', 'kubedag.io/run': 'pods-r1-abc', 'kubedag.io/step': 'build', 'kubedag.io/attempt': '0' },
+      annotations: { 'kubedag.io/step-name': 'build' },
+      ownerReferences: [{ kind: 'DAGRun', name: 'pods-r1-abc', uid: 'uid-1', controller: true }],
+    });
+    expect(pod.spec).toMatchObject({ restartPolicy: 'Never', terminationGracePeriodSeconds: 9, nodeSelector: { zone: 'a', gpu: 'true' } });
+    const container = pod.spec?.containers[0];
+    expect(container?.image).toBe('busybox:1.36');
+    expect(container?.workingDir).toBe('/src');
+    expect(Object.fromEntries((container?.env ?? []).map((e) => [e.name, e.value]))).toMatchObject({ A: '1', B: '2', DAG_NAME: 'pods', DAG_RUN_ID: 'r1', DAG_RUN_STEP_NAME: 'build', KUBEDAG_COMMAND: 'make' });
+  });
+
+  it('takes the image from a docker executor, then the DAG container, then the default', () => {
+    const docker = request('steps:\n  - {command: x, executor: {type: docker, config: {image: alpine:3}}}');
+    expect(stepImage(docker.dag, docker.step, 'def')).toBe('alpine:3');
+    const dagLevel = request('container: {image: python:3.13}\nsteps: [x]');
+    expect(stepImage(dagLevel.dag, dagLevel.step, 'def')).toBe('python:3.13');
+    expect(stepImage(request('steps: [x]').dag, request('steps: [x]').step, 'def')).toBe('def');
+  });
+});

@@ -1,0 +1,217 @@
+/**
+ * The Pod of one step attempt: image, node selector, environment and a small POSIX shell
+ * runner that evaluates command preconditions, runs the step's command or script, keeps its
+ * stdout and stderr apart by tagging each line (`O ` / `E `), forwards `signalOnStop`, and
+ * reports what the operator must know through the termination message. Pure.
+ */
+import type { V1EnvVar, V1Pod } from '@kubernetes/client-node';
+import { quoteWord } from '../../core/dag/command.ts';
+import type { Condition, Dag, EnvVar, HandlerEvent, Step } from '../../core/dag/index.ts';
+import { ANNOTATIONS, API_VERSION, LABELS } from '../../core/resources/constants.ts';
+import { labelValue } from '../../core/resources/names.ts';
+
+export interface RunRef {
+  readonly name: string;
+  readonly namespace: string;
+  readonly uid: string;
+  readonly dagName: string;
+  readonly dagRunId: string;
+}
+
+export interface PodRequest {
+  readonly run: RunRef;
+  readonly dag: Dag;
+  readonly step: Step;
+  readonly attempt: number;
+  readonly pod: string;
+  readonly handler?: HandlerEvent;
+  /** Run-level variables in order: params, DAG env, built-ins; then outputs of upstream steps. */
+  readonly env: readonly EnvVar[];
+  /** Positional parameters, `$1`, `$2`, ... in the step's shell. */
+  readonly positional: readonly string[];
+  /** The command line after the operator's expansion (JSON paths, step references). */
+  readonly command?: string;
+  readonly defaultImage: string;
+  /** Preconditions only a Pod can decide (commands, backticks). */
+  readonly podPreconditions: readonly Condition[];
+  readonly runStatus?: string;
+}
+
+/** First line of the termination message of a runner that reports. */
+export const REPORT_MARKER = 'kubedag:v1';
+
+export function stepImage(dag: Dag, step: Step, defaultImage: string): string {
+  const fromExecutor = step.executor.type === 'docker' ? step.executor.config.image : undefined;
+  if (typeof fromExecutor === 'string' && fromExecutor !== '') return fromExecutor;
+  const fromDag = dag.container?.image;
+  return typeof fromDag === 'string' && fromDag !== '' ? fromDag : defaultImage;
+}
+
+/** The shell that runs commands: step, then DAG; an sh-like default gets errexit. */
+export function stepShell(dag: Dag, step: Step): string[] {
+  return [...(step.shell ?? dag.shell ?? ['/bin/sh', '-e'])];
+}
+
+function words(list: readonly string[]): string {
+  return list.map(quoteWord).join(' ');
+}
+
+/** How the step's work is started inside the runner, as shell text. */
+function runLine(request: PodRequest): string {
+  const { step, dag } = request;
+  const shell = words(stepShell(dag, step));
+  if (step.script !== undefined) {
+    // A shebang decides the interpreter unless the step chose a shell (behaviour-notes 4.3).
+    const direct = step.shell === undefined && step.script.startsWith('#!');
+    return [
+      'printf \'%s\' "$KUBEDAG_SCRIPT" > "$kd_dir/script"',
+      'chmod +x "$kd_dir/script"',
+      direct ? 'kd_run() { exec "$kd_dir/script" "$@"; }' : `kd_run() { exec ${shell} "$kd_dir/script" "$@"; }`,
+    ].join('\n');
+  }
+  // `exec`: the background job becomes the step's own process, so a forwarded signal reaches it.
+  return `kd_run() { exec ${shell} -c "$KUBEDAG_COMMAND" kubedag "$@"; }`;
+}
+
+function preconditionLines(conditions: readonly Condition[]): string[] {
+  return conditions.map((condition, i) => {
+    const name = `KUBEDAG_PRECONDITION_${String(i)}`;
+    if (condition.expected === undefined) return `/bin/sh -c "$${name}" >/dev/null 2>&1 || kd_unmet`;
+    const expected = condition.expected;
+    const value = `"$(eval "printf '%s' \\"$${name}\\"")"`;
+    return expected.startsWith('re:')
+      ? `printf '%s\\n' ${value} | grep -Eq ${quoteWord(expected.slice(3))} || kd_unmet`
+      : `[ ${value} = ${quoteWord(expected)} ] || kd_unmet`;
+  });
+}
+
+function repeatLines(step: Step): string[] {
+  const condition = step.repeatPolicy?.condition;
+  if (condition === undefined) return [];
+  if (condition.expected === undefined) return ['/bin/sh -c "$KUBEDAG_REPEAT_CONDITION" >/dev/null 2>&1; kd_report="$kd_report\ncondition-exit=$?"'];
+  return ['kd_report="$kd_report\ncondition-value=$(eval "printf \'%s\' \\"$KUBEDAG_REPEAT_CONDITION\\"")"'];
+}
+
+/** The runner: POSIX sh only, so that any image with a shell can run a step. */
+export function runnerScript(request: PodRequest): string {
+  const signal = request.step.signalOnStop.replace(/^SIG/, '');
+  return [
+    'set -u',
+    `kd_report='${REPORT_MARKER}'`,
+    'kd_say() { printf \'%b\\n\' "$kd_report" > "${KUBEDAG_REPORT_FILE:-/dev/termination-log}" 2>/dev/null || true; }',
+    'kd_unmet() { kd_report="$kd_report\\nprecondition-unmet"; kd_say; exit 0; }',
+    ...preconditionLines(request.podPreconditions),
+    'kd_dir=$(mktemp -d 2>/dev/null) || { kd_dir=/tmp/kubedag.$$; mkdir -p "$kd_dir"; }',
+    'mkfifo "$kd_dir/o" "$kd_dir/e"',
+    // Each tagged line is one write, so the two streams interleave only between lines.
+    'kd_tag() { while IFS= read -r kd_l || [ -n "$kd_l" ]; do printf \'%s %s\\n\' "$1" "$kd_l"; done; }',
+    'kd_tag O < "$kd_dir/o" & kd_o=$!',
+    'kd_tag E < "$kd_dir/e" & kd_e=$!',
+    runLine(request),
+    `set -- ${words(request.positional)}`,
+    'kd_run "$@" > "$kd_dir/o" 2> "$kd_dir/e" & kd_pid=$!',
+    // Background jobs of a non-interactive shell ignore SIGINT and SIGQUIT (POSIX), so those
+    // two reach only programs that install their own handlers; SIGTERM and the rest arrive.
+    `trap 'kill -s ${signal} "$kd_pid" 2>/dev/null' TERM`,
+    'while :; do wait "$kd_pid"; kd_code=$?; kill -0 "$kd_pid" 2>/dev/null || break; done',
+    'wait "$kd_o" "$kd_e" 2>/dev/null',
+    ...repeatLines(request.step),
+    'kd_say',
+    'rm -rf "$kd_dir"',
+    'exit "$kd_code"',
+  ].join('\n');
+}
+
+function builtins(request: PodRequest): EnvVar[] {
+  const { run, step, attempt } = request;
+  const base = `${run.namespace}/${run.dagName}/${run.dagRunId}`;
+  const vars: EnvVar[] = [
+    { name: 'DAG_NAME', value: run.dagName },
+    { name: 'DAG_RUN_ID', value: run.dagRunId },
+    { name: 'DAG_RUN_STEP_NAME', value: step.name },
+    { name: 'DAG_RUN_LOG_FILE', value: `${base}/run.log` },
+    { name: 'DAG_RUN_STEP_STDOUT_FILE', value: `${base}/${step.name}.${String(attempt)}.stdout` },
+    { name: 'DAG_RUN_STEP_STDERR_FILE', value: `${base}/${step.name}.${String(attempt)}.stderr` },
+  ];
+  if (request.runStatus !== undefined) vars.push({ name: 'DAG_RUN_STATUS', value: request.runStatus });
+  return vars;
+}
+
+/** Later entries win, as in a shell: the Pod gets one variable per name. */
+function envList(vars: readonly EnvVar[]): V1EnvVar[] {
+  const byName = new Map<string, string>();
+  for (const v of vars) {
+    byName.delete(v.name);
+    byName.set(v.name, v.value);
+  }
+  return [...byName].map(([name, value]) => ({ name, value }));
+}
+
+export function stepPod(request: PodRequest): V1Pod {
+  const { run, dag, step, attempt } = request;
+  const conditionEnv = [
+    ...request.podPreconditions.map((c, i) => ({ name: `KUBEDAG_PRECONDITION_${String(i)}`, value: c.condition })),
+    ...(step.repeatPolicy?.condition === undefined ? [] : [{ name: 'KUBEDAG_REPEAT_CONDITION', value: step.repeatPolicy.condition.condition }]),
+    ...(request.command === undefined ? [] : [{ name: 'KUBEDAG_COMMAND', value: request.command }]),
+    ...(step.script === undefined ? [] : [{ name: 'KUBEDAG_SCRIPT', value: step.script }]),
+  ];
+  const nodeSelector = { ...dag.workerSelector, ...step.workerSelector };
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: request.pod,
+      namespace: run.namespace,
+      labels: {
+        [LABELS.dag]: labelValue(run.dagName),
+        [LABELS.runId]: labelValue(run.dagRunId),
+        [LABELS.run]: labelValue(run.name),
+        [LABELS.step]: labelValue(step.name),
+        [LABELS.attempt]: String(attempt),
+      },
+      annotations: { [ANNOTATIONS.step]: step.name },
+      ownerReferences: [{ apiVersion: API_VERSION, kind: 'DAGRun', name: run.name, uid: run.uid, controller: true, blockOwnerDeletion: true }],
+    },
+    spec: {
+      restartPolicy: 'Never',
+      terminationGracePeriodSeconds: dag.maxCleanUpTimeSec,
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
+      ...(Object.keys(nodeSelector).length === 0 ? {} : { nodeSelector }),
+      containers: [
+        {
+          name: 'step',
+          image: stepImage(dag, step, request.defaultImage),
+          command: ['/bin/sh', '-c', runnerScript(request)],
+          env: [...envList([...request.env, ...builtins(request), ...step.env]), ...conditionEnv],
+          ...(step.dir === undefined ? {} : { workingDir: step.dir }),
+        },
+      ],
+    },
+  };
+}
+
+/** What the runner wrote: precondition verdict and repeat condition. */
+export function parseReport(message: string | undefined): { preconditionUnmet: boolean; conditionValue?: string; conditionExit?: number } {
+  const lines = (message ?? '').split('\n');
+  if (lines[0] !== REPORT_MARKER) return { preconditionUnmet: false };
+  const valueLine = lines.findIndex((l) => l.startsWith('condition-value='));
+  const exitLine = lines.find((l) => l.startsWith('condition-exit='));
+  return {
+    preconditionUnmet: lines.includes('precondition-unmet'),
+    ...(valueLine === -1 ? {} : { conditionValue: [lines[valueLine]?.slice('condition-value='.length) ?? '', ...lines.slice(valueLine + 1)].join('\n').replace(/\n$/, '') }),
+    ...(exitLine === undefined ? {} : { conditionExit: Number(exitLine.slice('condition-exit='.length)) }),
+  };
+}
+
+/** Splits a runner's tagged log into the step's stdout and stderr. */
+export function demux(log: string): { stdout: string; stderr: string } {
+  const out: string[] = [];
+  const err: string[] = [];
+  for (const line of log.split('\n')) {
+    if (line.startsWith('E ')) err.push(line.slice(2));
+    else if (line.startsWith('O ')) out.push(line.slice(2));
+    else if (line !== '') out.push(line);
+  }
+  return { stdout: out.length === 0 ? '' : `${out.join('\n')}\n`, stderr: err.length === 0 ? '' : `${err.join('\n')}\n` };
+}
