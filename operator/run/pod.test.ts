@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -41,12 +41,7 @@ function execute(req: PodRequest, env: Record<string, string> = {}, prefix = '')
     timeout: 15_000,
   });
   closeSync(out);
-  let report = '';
-  try {
-    report = readFileSync(join(dir, 'report'), 'utf8');
-  } catch {
-    report = '';
-  }
+  const report = existsSync(join(dir, 'report')) ? readFileSync(join(dir, 'report'), 'utf8') : '';
   return { status: result.status, log: readFileSync(join(dir, 'out'), 'utf8'), report };
 }
 
