@@ -1,0 +1,33 @@
+/** The custom resources as TypeScript objects, typed from schemas.ts. */
+import type { V1ObjectMeta } from '@kubernetes/client-node';
+import type { DagQueueSpec, DagQueueStatus, DagRunSpec, DagRunStatus, DagStatus } from './schemas.ts';
+
+export interface DagResource {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: V1ObjectMeta;
+  spec: Record<string, unknown>;
+  status?: DagStatus;
+}
+
+export interface DagRunResource {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: V1ObjectMeta;
+  spec: DagRunSpec;
+  status?: DagRunStatus;
+}
+
+export interface DagQueueResource {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: V1ObjectMeta;
+  spec: DagQueueSpec;
+  status?: DagQueueStatus;
+}
+
+/** The documents of a DAG file back from a resource spec: the DAG, then its local DAGs. */
+export function specDocuments(spec: Record<string, unknown>): Record<string, unknown>[] {
+  const { localDags, ...main } = spec;
+  return [main, ...(Array.isArray(localDags) ? (localDags as Record<string, unknown>[]) : [])];
+}

@@ -1,0 +1,72 @@
+/**
+ * The operator's configuration, read once at start from flags and `KUBEDAG_*` variables
+ * (flags win). Every setting has a documented default.
+ */
+import { parseArgs } from 'node:util';
+
+export interface OperatorConfig {
+  /** Namespaces to watch; empty means all. */
+  readonly namespaces: readonly string[];
+  /** Image for steps that name none (their own `container`/docker image wins). */
+  readonly defaultStepImage: string;
+  /** Directory of the default log store. */
+  readonly logDir: string;
+  /** Runs reconciled at once. */
+  readonly workers: number;
+  /** Most running step Pods per run (0: no cap beyond maxActiveSteps). */
+  readonly maxPodsPerRun: number;
+  /** Where the leader Lease lives. */
+  readonly leaseNamespace: string;
+  readonly leaseName: string;
+  /** Address of the internal HTTP endpoint (logs, metrics, health). */
+  readonly httpPort: number;
+  readonly kubeconfig?: string;
+}
+
+const DEFAULTS: OperatorConfig = {
+  namespaces: [],
+  defaultStepImage: 'busybox:1.36',
+  logDir: '/var/lib/kubedag/logs',
+  workers: 8,
+  maxPodsPerRun: 0,
+  leaseNamespace: 'default',
+  leaseName: 'kubedag-operator',
+  httpPort: 8081,
+};
+
+export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): OperatorConfig {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      namespaces: { type: 'string' },
+      'default-step-image': { type: 'string' },
+      'log-dir': { type: 'string' },
+      workers: { type: 'string' },
+      'max-pods-per-run': { type: 'string' },
+      'lease-namespace': { type: 'string' },
+      'lease-name': { type: 'string' },
+      'http-port': { type: 'string' },
+      kubeconfig: { type: 'string' },
+    },
+  });
+  const pick = (flag: string | undefined, name: string): string | undefined => flag ?? env[`KUBEDAG_${name}`];
+  const number = (text: string | undefined, fallback: number, name: string): number => {
+    if (text === undefined || text === '') return fallback;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, not "${text}"`);
+    return value;
+  };
+  const namespaces = pick(values.namespaces, 'NAMESPACES');
+  const kubeconfig = pick(values.kubeconfig, 'KUBECONFIG') ?? env.KUBECONFIG;
+  return {
+    namespaces: namespaces === undefined || namespaces === '' ? DEFAULTS.namespaces : namespaces.split(',').map((n) => n.trim()),
+    defaultStepImage: pick(values['default-step-image'], 'DEFAULT_STEP_IMAGE') ?? DEFAULTS.defaultStepImage,
+    logDir: pick(values['log-dir'], 'LOG_DIR') ?? DEFAULTS.logDir,
+    workers: Math.max(1, number(pick(values.workers, 'WORKERS'), DEFAULTS.workers, 'workers')),
+    maxPodsPerRun: number(pick(values['max-pods-per-run'], 'MAX_PODS_PER_RUN'), DEFAULTS.maxPodsPerRun, 'max-pods-per-run'),
+    leaseNamespace: pick(values['lease-namespace'], 'LEASE_NAMESPACE') ?? DEFAULTS.leaseNamespace,
+    leaseName: pick(values['lease-name'], 'LEASE_NAME') ?? DEFAULTS.leaseName,
+    httpPort: number(pick(values['http-port'], 'HTTP_PORT'), DEFAULTS.httpPort, 'http-port'),
+    ...(kubeconfig === undefined ? {} : { kubeconfig }),
+  };
+}

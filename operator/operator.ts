@@ -1,0 +1,129 @@
+/**
+ * The operator's plumbing: informers for DAGRuns, DAGs and step Pods feed one work queue keyed
+ * by run; only the leader reconciles. The logic lives in run/.
+ */
+import { createServer, type Server } from 'node:http';
+import { hostname } from 'node:os';
+import { CoreV1Api, CustomObjectsApi, KubeConfig, type KubernetesListObject, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
+import { Informer } from '../core/kube/informer.ts';
+import { LeaderElector } from '../core/kube/leader.ts';
+import { WorkQueue } from '../core/kube/queue.ts';
+import { systemClock, type Clock } from '../core/kube/time.ts';
+import { GROUP, LABELS, VERSION } from '../core/resources/constants.ts';
+import type { DagResource, DagRunResource } from '../core/resources/types.ts';
+import type { OperatorConfig } from './config.ts';
+import { DirectoryLogStore } from './logs/store.ts';
+import { RunReconciler } from './run/reconciler.ts';
+
+export interface OperatorOptions {
+  readonly config: OperatorConfig;
+  readonly clock?: Clock;
+  readonly log: (message: string) => void;
+}
+
+export class Operator {
+  private readonly options: OperatorOptions;
+  private readonly kc = new KubeConfig();
+  private readonly informers: { stop(): Promise<void> }[] = [];
+  private queue: WorkQueue | undefined;
+  private elector: LeaderElector | undefined;
+  private server: Server | undefined;
+  private resync: NodeJS.Timeout | undefined;
+
+  constructor(options: OperatorOptions) {
+    this.options = options;
+    if (options.config.kubeconfig !== undefined) this.kc.loadFromFile(options.config.kubeconfig);
+    else this.kc.loadFromDefault();
+  }
+
+  async start(): Promise<void> {
+    const { config, log } = this.options;
+    const core = this.kc.makeApiClient(CoreV1Api);
+    const custom = this.kc.makeApiClient(CustomObjectsApi);
+    const namespace = config.namespaces.length === 1 ? config.namespaces[0] : undefined;
+    const path = (plural: string): string => (namespace === undefined ? `/apis/${GROUP}/${VERSION}/${plural}` : `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${plural}`);
+    const listCustom = <T extends KubernetesObject>(plural: string) => (): Promise<KubernetesListObject<T>> =>
+      (namespace === undefined
+        ? custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural })
+        : custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural })) as Promise<KubernetesListObject<T>>;
+    const runs = new Informer<DagRunResource>({ kc: this.kc, path: path('dagruns'), list: listCustom<DagRunResource>('dagruns'), log });
+    const dags = new Informer<DagResource>({ kc: this.kc, path: path('dags'), list: listCustom<DagResource>('dags'), log });
+    const pods = new Informer<V1Pod>({
+      kc: this.kc,
+      path: namespace === undefined ? '/api/v1/pods' : `/api/v1/namespaces/${namespace}/pods`,
+      list: () => (namespace === undefined ? core.listPodForAllNamespaces({ labelSelector: LABELS.run }) : core.listNamespacedPod({ namespace, labelSelector: LABELS.run })),
+      labelSelector: LABELS.run,
+      log,
+    });
+    this.informers.push(runs, dags, pods);
+    const reconciler = new RunReconciler({ core, custom, runs, dags, pods, store: new DirectoryLogStore(config.logDir), clock: this.options.clock ?? systemClock, defaultStepImage: config.defaultStepImage, maxPodsPerRun: config.maxPodsPerRun, log });
+    const queue = new WorkQueue({
+      concurrency: config.workers,
+      worker: (key) => reconciler.reconcile(key),
+      onError: (key, error) => {
+        log(`reconcile ${key}: ${(error as Error).message}`);
+      },
+    });
+    this.queue = queue;
+    const watched = (ns: string | undefined): boolean => config.namespaces.length === 0 || config.namespaces.includes(ns ?? '');
+    const enqueueRun = (run: DagRunResource): void => {
+      if (watched(run.metadata?.namespace)) queue.add(`${run.metadata?.namespace ?? ''}/${run.metadata?.name ?? ''}`);
+    };
+    runs.on((_event, run) => {
+      enqueueRun(run);
+    });
+    pods.on((_event, pod) => {
+      const owner = pod.metadata?.ownerReferences?.find((o) => o.kind === 'DAGRun' && o.controller === true);
+      if (owner !== undefined && watched(pod.metadata?.namespace)) queue.add(`${pod.metadata?.namespace ?? ''}/${owner.name}`);
+    });
+    // DAG edits start nothing: a run's definition is frozen. Runs waiting for their DAG retry.
+    dags.on(() => {
+      for (const run of runs.list()) if (run.spec.snapshot === undefined) enqueueRun(run);
+    });
+    await this.serveHealth();
+    this.elector = new LeaderElector({ kc: this.kc, namespace: config.leaseNamespace, name: config.leaseName, identity: `${hostname()}_${String(process.pid)}`, log });
+    this.elector.run({
+      onStartedLeading: () => {
+        log('leading: starting informers');
+        void this.lead(runs, dags, pods, enqueueRun).catch((error: unknown) => {
+          log(`start: ${(error as Error).message}`);
+          process.exitCode = 1;
+          void this.stop();
+        });
+      },
+      onStoppedLeading: () => {
+        log('lost leadership: stopping');
+        void this.stop().then(() => process.exit(1));
+      },
+    });
+  }
+
+  private async lead(runs: Informer<DagRunResource>, dags: Informer<DagResource>, pods: Informer<V1Pod>, enqueueRun: (run: DagRunResource) => void): Promise<void> {
+    // Pods and DAGs first: a run reconciled before its Pods are known could start a step twice.
+    await Promise.all([pods.start(), dags.start()]);
+    await runs.start();
+    this.resync = setInterval(() => {
+      runs.list().forEach(enqueueRun);
+    }, 30_000);
+    this.resync.unref();
+  }
+
+  private async serveHealth(): Promise<void> {
+    this.server = createServer((req, res) => {
+      if (req.url === '/healthz') res.writeHead(200).end('ok\n');
+      else if (req.url === '/readyz') res.writeHead(this.elector?.isLeader() === true ? 200 : 503).end(this.elector?.isLeader() === true ? 'leader\n' : 'standby\n');
+      else res.writeHead(404).end();
+    });
+    const server = this.server;
+    await new Promise<void>((resolve) => server.listen(this.options.config.httpPort, resolve));
+  }
+
+  /** Graceful shutdown: stop taking work, finish what is running, release the Lease. */
+  async stop(): Promise<void> {
+    clearInterval(this.resync);
+    await this.queue?.shutdown();
+    for (const informer of this.informers) await informer.stop();
+    await this.elector?.stop();
+    this.server?.close();
+  }
+}

@@ -1,0 +1,338 @@
+/**
+ * The DAGRun reconciler: gather (the run, its Pods, its DAG, archived logs), decide (engine.ts,
+ * pure), act (create and stop Pods, write status when it changed, record events, delete Pods
+ * whose logs are safe). Keyed by `namespace/name`; every call starts from what is observed.
+ */
+import type { CoreV1Api, CustomObjectsApi, V1Pod } from '@kubernetes/client-node';
+import type { Informer } from '../../core/kube/informer.ts';
+import type { WorkResult } from '../../core/kube/queue.ts';
+import { statusCode, type Clock } from '../../core/kube/time.ts';
+import { ANNOTATIONS, GROUP, LABELS, VERSION } from '../../core/resources/constants.ts';
+import { uuidv7 } from '../../core/resources/ids.ts';
+import { stepPodName } from '../../core/resources/names.ts';
+import { RunStatus, StepStatus, runStatusLabel } from '../../core/resources/status.ts';
+import type { DagResource, DagRunResource } from '../../core/resources/types.ts';
+import type { DagRunStatus } from '../../core/resources/schemas.ts';
+import { expand, type Dag, type Step } from '../../core/dag/index.ts';
+import type { LogStore } from '../logs/store.ts';
+import { literalPrecondition, runDefinition, upstreamOf, type RunDefinition } from './definition.ts';
+import { decide, type Decision, type Launch, type ObservedPod } from './engine.ts';
+import { stepsOutcome } from './outcome.ts';
+import { demux, parseReport, stepPod, type RunRef } from './pod.ts';
+
+export interface ReconcilerDeps {
+  readonly core: CoreV1Api;
+  readonly custom: CustomObjectsApi;
+  readonly runs: Informer<DagRunResource>;
+  readonly dags: Informer<DagResource>;
+  readonly pods: Informer<V1Pod>;
+  readonly store: LogStore;
+  readonly clock: Clock;
+  readonly defaultStepImage: string;
+  readonly maxPodsPerRun: number;
+  readonly log: (message: string) => void;
+  readonly onWrite?: (verb: string) => void;
+}
+
+const FINISHED = new Set<number>([RunStatus.Failed, RunStatus.Canceled, RunStatus.Succeeded, RunStatus.PartiallySucceeded]);
+const plural = 'dagruns';
+
+export class RunReconciler {
+  private readonly deps: ReconcilerDeps;
+  /** Pods created here that the cache has not shown yet, by name, with the creation time. */
+  private readonly expected = new Map<string, number>();
+
+  constructor(deps: ReconcilerDeps) {
+    this.deps = deps;
+  }
+
+  async reconcile(key: string): Promise<WorkResult | undefined> {
+    const [namespace = '', name = ''] = key.split('/');
+    const run = this.deps.runs.get(namespace, name);
+    if (run === undefined) return undefined;
+    const pods = this.podsOf(run);
+    if (FINISHED.has(run.status?.status ?? -1) && run.status?.finishedAt !== undefined) {
+      await this.deleteSafePods(run, pods, run.status);
+      return undefined;
+    }
+    if (!(await this.frozen(run))) return undefined;
+    const ref = runRef(run);
+    const definition = runDefinition(run.spec.snapshot ?? run.spec.definition ?? {}, ref.dagName, run.spec.params);
+    const observed = await Promise.all(pods.map((pod) => this.observe(pod, ref, definition.dag)));
+    const decision = decide({
+      dag: definition.dag,
+      ...(definition.rejection === undefined ? {} : { rejection: definition.rejection }),
+      status: run.status ?? {},
+      stop: run.spec.stop === true,
+      pods: observed,
+      expected: this.expectedNames(pods),
+      now: this.deps.clock.now(),
+      params: definition.paramsJson,
+      maxRunningPods: this.deps.maxPodsPerRun,
+      podName: (step, attempt) => stepPodName(run.metadata?.name ?? '', step, attempt),
+      resolveCount: (value) => resolveCount(value, definition),
+      preconditionMet: (condition) => literalPrecondition(condition, variables(definition, run.status ?? {})),
+    });
+    await this.act(run, ref, definition, decision);
+    return decision.requeueAfterMs === undefined ? undefined : { requeueAfterMs: decision.requeueAfterMs };
+  }
+
+  private podsOf(run: DagRunResource): V1Pod[] {
+    const uid = run.metadata?.uid;
+    return this.deps.pods.list(run.metadata?.namespace).filter((pod) => pod.metadata?.ownerReferences?.some((o) => o.uid === uid) === true);
+  }
+
+  private expectedNames(pods: readonly V1Pod[]): Set<string> {
+    const seen = new Set(pods.map((p) => p.metadata?.name ?? ''));
+    const now = this.deps.clock.now().getTime();
+    for (const [name, created] of this.expected) if (seen.has(name) || now - created > 60_000) this.expected.delete(name);
+    return new Set(this.expected.keys());
+  }
+
+  /**
+   * The definition a run runs is frozen into the run before anything starts, with its id and
+   * DAG name: later edits of the DAG never change a running run. Returns false after a write
+   * (the update brings the run back).
+   */
+  private async frozen(run: DagRunResource): Promise<boolean> {
+    const spec = run.spec;
+    const dag = spec.dagRef === undefined ? undefined : this.deps.dags.get(run.metadata?.namespace, spec.dagRef.name);
+    if (spec.dagRef !== undefined && spec.snapshot === undefined && dag === undefined) {
+      await this.writeStatus(run, { status: RunStatus.Failed, statusLabel: 'failed', error: `DAG "${spec.dagRef.name}" not found`, endReason: 'rejected', startedAt: this.now(), finishedAt: this.now() });
+      return false;
+    }
+    const patch = freezePatch(run, dag, () => uuidv7(this.deps.clock.now().getTime()));
+    if (Object.keys(patch).length === 0) return true;
+    await this.deps.custom.patchNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: run.metadata?.namespace ?? '',
+      plural,
+      name: run.metadata?.name ?? '',
+      body: [{ op: 'test', path: '/metadata/resourceVersion', value: run.metadata?.resourceVersion }, ...Object.entries(patch).map(([k, v]) => ({ op: 'add', path: `/spec/${k}`, value: v }))],
+    });
+    this.deps.onWrite?.('patch');
+    return false;
+  }
+
+  /** What a Pod tells: phase, and once terminated its exit, report and (archived) stdout. */
+  private async observe(pod: V1Pod, ref: RunRef, dag: Dag): Promise<ObservedPod> {
+    const base = podIdentity(pod);
+    const terminated = pod.status?.containerStatuses?.[0]?.state?.terminated;
+    if (terminated === undefined || (base.phase !== 'Succeeded' && base.phase !== 'Failed')) return base;
+    const logRef = { namespace: ref.namespace, dagName: ref.dagName, dagRunId: ref.dagRunId, step: base.step, attempt: base.attempt };
+    const stdout = (await this.deps.store.read(logRef, 'stdout')) ?? (await this.archive(pod, logRef));
+    const report = parseReport(terminated.message);
+    const wanted = needsStdout(findStep(dag, base.step));
+    return { ...base, report: { exitCode: terminated.exitCode, ...report, ...(wanted ? { stdout } : {}) } };
+  }
+
+  /** Copies a finished Pod's log into the store, split into stdout and stderr. */
+  private async archive(pod: V1Pod, logRef: Parameters<LogStore['write']>[0]): Promise<string> {
+    let log: string;
+    try {
+      log = await this.deps.core.readNamespacedPodLog({ name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '', container: 'step' });
+    } catch (error) {
+      log = `E kubedag: the log of this attempt could not be read: ${(error as Error).message}`;
+    }
+    const logs = demux(log);
+    await this.deps.store.write(logRef, logs);
+    return logs.stdout;
+  }
+
+  private async act(run: DagRunResource, ref: RunRef, definition: RunDefinition, decision: Decision): Promise<void> {
+    const namespace = run.metadata?.namespace ?? '';
+    for (const launch of decision.launch) await this.createPod(run, ref, definition, decision, launch);
+    for (const stop of decision.stop) {
+      await this.deps.core.deleteNamespacedPod({ name: stop.pod, namespace, body: { gracePeriodSeconds: stop.graceSeconds } }).catch((error: unknown) => {
+        if (statusCode(error) !== 404) throw error;
+      });
+      this.deps.onWrite?.('delete');
+    }
+    const written = await this.writeStatus(run, decision.status);
+    for (const event of decision.events) this.event(run, event.reason, event.message, event.warning === true);
+    if (written) await this.deleteSafePods(run, this.podsOf(run), decision.status);
+  }
+
+  private async createPod(run: DagRunResource, ref: RunRef, definition: RunDefinition, decision: Decision, launch: Launch): Promise<void> {
+    const status = decision.status;
+    const vars = variables(definition, status, launch.step, definition.dag.steps);
+    const pod = stepPod({
+      run: ref,
+      dag: definition.dag,
+      step: launch.step,
+      attempt: launch.attempt,
+      pod: launch.pod,
+      ...(launch.handler === undefined ? {} : { handler: launch.handler, runStatus: handlerStatus(status) }),
+      env: [...definition.env, ...outputVars(launch.step, definition.dag.steps, status)],
+      positional: definition.positional,
+      ...(launch.step.cmdWithArgs === undefined ? {} : { command: expand(launch.step.cmdWithArgs, { scopes: [], environment: vars, steps: stepRefs(definition.dag, status) }).value }),
+      defaultImage: this.deps.defaultStepImage,
+      podPreconditions: launch.step.preconditions.filter((c) => literalPrecondition(c, vars) === undefined),
+    });
+    try {
+      await this.deps.core.createNamespacedPod({ namespace: ref.namespace, body: pod });
+      this.deps.onWrite?.('create');
+    } catch (error) {
+      // Deterministic names: an existing Pod is this very attempt, created before.
+      if (statusCode(error) !== 409) throw error;
+    }
+    this.expected.set(launch.pod, this.deps.clock.now().getTime());
+  }
+
+  /** Writes the status when it differs; a conflict means a newer run is coming: try again then. */
+  private async writeStatus(run: DagRunResource, status: DagRunStatus): Promise<boolean> {
+    if (JSON.stringify(run.status ?? {}) === JSON.stringify(status)) return true;
+    try {
+      await this.deps.custom.replaceNamespacedCustomObjectStatus({
+        group: GROUP,
+        version: VERSION,
+        namespace: run.metadata?.namespace ?? '',
+        plural,
+        name: run.metadata?.name ?? '',
+        body: { ...run, status },
+      });
+      this.deps.onWrite?.('update');
+      return true;
+    } catch (error) {
+      if (statusCode(error) === 409) return false;
+      throw error;
+    }
+  }
+
+  /** A Pod goes once its attempt is over in the written status and its logs are archived. */
+  private async deleteSafePods(run: DagRunResource, pods: readonly V1Pod[], status: DagRunStatus): Promise<void> {
+    const ref = runRef(run);
+    for (const pod of pods) {
+      const { step, attempt } = podIdentity(pod);
+      if (!attemptOver(pod, status)) continue;
+      const archived = (await this.deps.store.read({ namespace: ref.namespace, dagName: ref.dagName, dagRunId: ref.dagRunId, step, attempt }, 'stdout')) !== undefined;
+      if (!archived) continue;
+      await this.deps.core.deleteNamespacedPod({ name: pod.metadata?.name ?? '', namespace: ref.namespace }).catch((error: unknown) => {
+        if (statusCode(error) !== 404) throw error;
+      });
+      this.deps.onWrite?.('delete');
+    }
+  }
+
+  private event(run: DagRunResource, reason: string, message: string, warning: boolean): void {
+    const now = this.deps.clock.now();
+    void this.deps.core
+      .createNamespacedEvent({
+        namespace: run.metadata?.namespace ?? '',
+        body: {
+          metadata: { generateName: `${run.metadata?.name ?? 'dagrun'}.` },
+          involvedObject: { apiVersion: `${GROUP}/${VERSION}`, kind: 'DAGRun', name: run.metadata?.name ?? '', namespace: run.metadata?.namespace ?? '', uid: run.metadata?.uid ?? '' },
+          reason,
+          message,
+          type: warning ? 'Warning' : 'Normal',
+          source: { component: 'kubedag-operator' },
+          firstTimestamp: now,
+          lastTimestamp: now,
+          count: 1,
+        },
+      })
+      .then(() => this.deps.onWrite?.('event'))
+      .catch((error: unknown) => {
+        this.deps.log(`event for ${run.metadata?.name ?? ''}: ${(error as Error).message}`);
+      });
+  }
+
+  private now(): string {
+    return this.deps.clock.now().toISOString();
+  }
+}
+
+/** What the run must gain before it starts: its frozen definition, DAG name and run id. */
+export function freezePatch(run: DagRunResource, dag: DagResource | undefined, newId: () => string): Record<string, unknown> {
+  const spec = run.spec;
+  const source = spec.definition ?? dag?.spec ?? {};
+  const patch: Record<string, unknown> = {};
+  if (spec.snapshot === undefined) patch.snapshot = source;
+  if (spec.dagName === undefined) patch.dagName = dagNameOf(run, dag, source);
+  if (spec.dagRunId === undefined) patch.dagRunId = newId();
+  return patch;
+}
+
+/** The name a run is listed under: the YAML name, else the DAG file name, else the run's. */
+function dagNameOf(run: DagRunResource, dag: DagResource | undefined, source: Record<string, unknown>): string {
+  if (typeof source.name === 'string' && source.name !== '') return source.name;
+  return dag?.metadata?.annotations?.[ANNOTATIONS.fileName] ?? dag?.metadata?.name ?? run.metadata?.name ?? 'dag';
+}
+
+function podIdentity(pod: V1Pod): ObservedPod {
+  return {
+    name: pod.metadata?.name ?? '',
+    step: pod.metadata?.annotations?.[ANNOTATIONS.step] ?? '',
+    attempt: Number(pod.metadata?.labels?.[LABELS.attempt] ?? '0'),
+    phase: (pod.status?.phase ?? 'Pending') as ObservedPod['phase'],
+    deleting: pod.metadata?.deletionTimestamp !== undefined,
+  };
+}
+
+/** A terminated Pod whose attempt the status has moved past. */
+function attemptOver(pod: V1Pod, status: DagRunStatus): boolean {
+  const { step, attempt, phase, deleting } = podIdentity(pod);
+  if (deleting || (phase !== 'Succeeded' && phase !== 'Failed')) return false;
+  const nodes = [...(status.nodes ?? []), ...[status.onSuccess, status.onFailure, status.onCancel, status.onExit].filter((n) => n !== undefined)];
+  const node = nodes.find((n) => n.name === step);
+  return node !== undefined && ((node.attempt ?? 0) > attempt || (node.status !== StepStatus.Running && node.status !== StepStatus.NotStarted));
+}
+
+function runRef(run: DagRunResource): RunRef {
+  return {
+    name: run.metadata?.name ?? '',
+    namespace: run.metadata?.namespace ?? '',
+    uid: run.metadata?.uid ?? '',
+    dagName: run.spec.dagName ?? run.metadata?.name ?? '',
+    dagRunId: run.spec.dagRunId ?? run.metadata?.name ?? '',
+  };
+}
+
+function findStep(dag: Dag, name: string): Step | undefined {
+  return dag.steps.find((s) => s.name === name) ?? Object.values(dag.handlerOn).find((s) => s.name === name);
+}
+
+function needsStdout(step: Step | undefined): boolean {
+  return step !== undefined && (step.output !== undefined || step.continueOn.output.length > 0);
+}
+
+function resolveCount(value: number | string, definition: RunDefinition): number {
+  if (typeof value === 'number') return value;
+  const scope = Object.fromEntries(definition.env.map((v) => [v.name, v.value]));
+  const parsed = Number(expand(value, { scopes: [scope], shell: true }).value.trim());
+  return Number.isInteger(parsed) && parsed >= 0 ? parsed : 0;
+}
+
+/** Outputs of the steps upstream of `step` (all finished steps for a handler). */
+function outputVars(step: Step, steps: readonly Step[], status: DagRunStatus): { name: string; value: string }[] {
+  const handler = !steps.some((s) => s.name === step.name);
+  const upstream = handler ? new Set(steps.map((s) => s.name)) : upstreamOf(step, steps);
+  return (status.nodes ?? []).filter((n) => upstream.has(n.name)).flatMap((n) => Object.entries(n.outputs ?? {}).map(([name, value]) => ({ name, value })));
+}
+
+function variables(definition: RunDefinition, status: DagRunStatus, step?: Step, steps?: readonly Step[]): Record<string, string> {
+  const vars: Record<string, string> = {};
+  for (const v of definition.env) vars[v.name] = v.value;
+  definition.positional.forEach((value, i) => (vars[String(i + 1)] = value));
+  const outputs = step === undefined || steps === undefined ? (status.nodes ?? []).flatMap((n) => Object.entries(n.outputs ?? {}).map(([name, value]) => ({ name, value }))) : outputVars(step, steps, status);
+  for (const o of outputs) vars[o.name] = o.value;
+  return vars;
+}
+
+/** `${id.stdout}`, `${id.stderr}`, `${id.exitCode}` for steps with an id. */
+function stepRefs(dag: Dag, status: DagRunStatus): Record<string, { stdout: string; stderr: string; exitCode: number | string }> {
+  const refs: Record<string, { stdout: string; stderr: string; exitCode: number | string }> = {};
+  for (const step of dag.steps) {
+    if (step.id === undefined) continue;
+    const node = status.nodes?.find((n) => n.name === step.name);
+    const base = `${step.name}.${String(node?.attempt ?? 0)}`;
+    refs[step.id] = { stdout: `${base}.stdout`, stderr: `${base}.stderr`, exitCode: node?.exitCode ?? '' };
+  }
+  return refs;
+}
+
+/** DAG_RUN_STATUS for handlers: the label of the outcome the steps gave the run. */
+function handlerStatus(status: DagRunStatus): string {
+  return runStatusLabel(stepsOutcome(status.nodes ?? [], status.endReason));
+}
