@@ -233,6 +233,7 @@ describe('run engine details', () => {
     const handler: ObservedPod = { name: 'pod-onCancel-0', step: 'onCancel', attempt: 0, phase: 'Succeeded', deleting: false, report: { exitCode: 0, preconditionUnmet: false } };
     const done = decide(input(dag, handling.status, [killed, handler], new Date(), { stop: true }));
     expect(done.status.statusLabel).toBe('canceled');
+    expect(done.status.onCancel?.statusLabel).toBe('succeeded');
     expect(states(done.status)).toEqual({ cmd_1: 'canceled', cmd_2: 'not_started' });
   });
 

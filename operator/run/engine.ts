@@ -151,7 +151,7 @@ function observeSteps(work: Work): void {
   }
   for (const [event, node] of work.handlers) {
     const step = work.input.dag.handlerOn[event] as Step;
-    work.handlers.set(event, observeNode(work, step, node));
+    work.handlers.set(event, observeNode(work, step, node, true));
   }
 }
 
@@ -162,7 +162,8 @@ function adopt(work: Work, node: RunNode): RunNode {
   return pod === undefined ? node : withStatus(node, StepStatus.Running, { startedAt: work.now, pod: pod.name });
 }
 
-function observeNode(work: Work, step: Step, node: RunNode): RunNode {
+/** Handlers run because the run is ending: a stop or timeout does not cancel them. */
+function observeNode(work: Work, step: Step, node: RunNode, handler = false): RunNode {
   if (node.status !== StepStatus.Running) return node;
   if (node.nextAttemptAt !== undefined && node.pod === undefined) return node;
   const pod = work.podOf(node);
@@ -172,13 +173,13 @@ function observeNode(work: Work, step: Step, node: RunNode): RunNode {
     return withStatus(node, stopping ? StepStatus.Canceled : StepStatus.Failed, { finishedAt: work.now, error: `the Pod of attempt ${String(node.attempt ?? 0)} disappeared` });
   }
   if (pod.report === undefined) return node;
-  return finishAttempt(work, step, node, pod.report);
+  return finishAttempt(work, step, node, pod.report, handler);
 }
 
-function finishAttempt(work: Work, step: Step, node: RunNode, report: AttemptReport): RunNode {
+function finishAttempt(work: Work, step: Step, node: RunNode, report: AttemptReport, handler: boolean): RunNode {
   const base = { exitCode: report.exitCode, finishedAt: work.now };
   if (node.error === STEP_TIMEOUT) return withStatus(node, StepStatus.Failed, { ...base, exitCode: 124, doneCount: (node.doneCount ?? 0) + 1 });
-  if (work.status.endReason === 'stopped' || work.status.endReason === 'timeout') {
+  if (!handler && (work.status.endReason === 'stopped' || work.status.endReason === 'timeout')) {
     return withStatus(node, StepStatus.Canceled, { ...base, error: work.status.endReason === 'stopped' ? 'stopped' : 'run timed out' });
   }
   const verdict = judgeAttempt(step, report, {

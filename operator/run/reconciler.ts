@@ -143,12 +143,7 @@ export class RunReconciler {
   private async act(run: DagRunResource, ref: RunRef, definition: RunDefinition, decision: Decision): Promise<void> {
     const namespace = run.metadata?.namespace ?? '';
     for (const launch of decision.launch) await this.createPod(run, ref, definition, decision, launch);
-    for (const stop of decision.stop) {
-      await this.deps.core.deleteNamespacedPod({ name: stop.pod, namespace, body: { gracePeriodSeconds: stop.graceSeconds } }).catch((error: unknown) => {
-        if (statusCode(error) !== 404) throw error;
-      });
-      this.deps.onWrite?.('delete');
-    }
+    for (const stop of decision.stop) await this.stopPod(namespace, stop.pod);
     const written = await this.writeStatus(run, decision.status);
     for (const event of decision.events) this.event(run, event.reason, event.message, event.warning === true);
     if (written) await this.deleteSafePods(run, this.podsOf(run), decision.status);
@@ -178,6 +173,29 @@ export class RunReconciler {
       if (statusCode(error) !== 409) throw error;
     }
     this.expected.set(launch.pod, this.deps.clock.now().getTime());
+  }
+
+  /**
+   * Stops a step Pod without deleting it: an `activeDeadlineSeconds` that has passed makes the
+   * kubelet stop its containers gracefully (the grace period is the run's maxCleanUpTimeSec)
+   * while the Pod and its log stay for archiving. A Pod that never started is just deleted.
+   */
+  private async stopPod(namespace: string, name: string): Promise<void> {
+    const pod = this.deps.pods.get(namespace, name);
+    const started = pod?.status?.startTime;
+    if (started === undefined) {
+      await this.deps.core.deleteNamespacedPod({ name, namespace }).catch((error: unknown) => {
+        if (statusCode(error) !== 404) throw error;
+      });
+      this.deps.onWrite?.('delete');
+      return;
+    }
+    const elapsed = Math.max(1, Math.floor((this.deps.clock.now().getTime() - new Date(started).getTime()) / 1000));
+    if (pod?.spec?.activeDeadlineSeconds !== undefined && pod.spec.activeDeadlineSeconds <= elapsed) return;
+    await this.deps.core.patchNamespacedPod({ name, namespace, body: [{ op: 'add', path: '/spec/activeDeadlineSeconds', value: elapsed }] }).catch((error: unknown) => {
+      if (statusCode(error) !== 404) throw error;
+    });
+    this.deps.onWrite?.('patch');
   }
 
   /** Writes the status when it differs; a conflict means a newer run is coming: try again then. */

@@ -160,6 +160,17 @@ describe('graceful deletion', () => {
   });
 });
 
+describe('activeDeadlineSeconds', () => {
+  it('stops the containers like the kubelet and keeps the Pod Failed with reason DeadlineExceeded and its log', async () => {
+    await core.createNamespacedPod({ namespace: ns, body: pod('deadline').shell("trap 'echo stopped-by-deadline; exit 0' TERM; echo started; while :; do sleep 0.1; done").build() });
+    await waitForPod(core, { namespace: ns, name: 'deadline' }, 'to run', running);
+    await core.patchNamespacedPod({ name: 'deadline', namespace: ns, body: [{ op: 'add', path: '/spec/activeDeadlineSeconds', value: 1 }] });
+    const done = await waitForPod(core, { namespace: ns, name: 'deadline' }, 'to be stopped', finished);
+    expect(done.status).toMatchObject({ phase: 'Failed', reason: 'DeadlineExceeded' });
+    expect(await kubectl('logs', '-n', ns, 'deadline')).toBe('started\nstopped-by-deadline\n');
+  });
+});
+
 describe('a node agent that dies and comes back', () => {
   it('fails the Pods it was running instead of leaving them Running or starting them again', async () => {
     await core.createNamespacedPod({ namespace: ns, body: pod('survivor').shell('echo started; sleep 600').onNode({ gpu: 'true' }).build() });

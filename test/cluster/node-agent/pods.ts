@@ -35,6 +35,8 @@ interface PodRun {
   readonly records: Map<string, ContainerRecord>;
   readonly running: Map<string, RunningContainer>;
   stopping: boolean;
+  /** Set when activeDeadlineSeconds ended the Pod. */
+  deadline?: 'DeadlineExceeded';
   done: Promise<void>;
 }
 
@@ -76,7 +78,8 @@ export class PodManager {
     const uid = pod.metadata?.uid ?? '';
     const run = this.runs.get(uid);
     if (pod.metadata?.deletionTimestamp !== undefined) return this.remove(pod, run);
-    if (run !== undefined || TERMINAL.has(pod.status?.phase ?? '')) return;
+    if (run !== undefined) return this.enforceDeadline(pod, run);
+    if (TERMINAL.has(pod.status?.phase ?? '')) return;
     if (existsSync(this.sandbox(uid, 'started'))) return this.failRecovered(pod);
     this.start(pod);
   }
@@ -260,6 +263,31 @@ export class PodManager {
     return text === '' ? undefined : text.slice(-2048);
   }
 
+  /**
+   * `activeDeadlineSeconds`, as the kubelet enforces it: past the deadline the containers are
+   * stopped like on deletion (SIGTERM, grace, SIGKILL) but the Pod stays, Failed with reason
+   * DeadlineExceeded, so its logs can still be read.
+   */
+  private async enforceDeadline(pod: V1Pod, run: PodRun): Promise<void> {
+    const seconds = pod.spec?.activeDeadlineSeconds;
+    if (seconds === undefined || run.stopping || run.deadline !== undefined) return;
+    const due = run.startTime.getTime() + seconds * 1000 - Date.now();
+    if (due > 0) {
+      setTimeout(() => void this.enforceDeadline(pod, run), due).unref();
+      return;
+    }
+    run.deadline = 'DeadlineExceeded';
+    run.stopping = true;
+    const grace = pod.spec?.terminationGracePeriodSeconds ?? 30;
+    for (const container of run.running.values()) container.signal('SIGTERM');
+    const killed = sleep(grace * 1000).then(() => {
+      for (const container of run.running.values()) container.signal('SIGKILL');
+    });
+    await Promise.race([run.done, killed]);
+    await run.done;
+    await this.writeStatus(run);
+  }
+
   /** Graceful deletion: SIGTERM, the grace period, SIGKILL; then the Pod object goes. */
   private async remove(pod: V1Pod, run: PodRun | undefined): Promise<void> {
     const uid = pod.metadata?.uid ?? '';
@@ -300,7 +328,8 @@ export class PodManager {
 
   private async writeStatus(run: PodRun): Promise<void> {
     const records = [...run.records.values()];
-    await this.replaceStatus(run.namespace, run.name, run.uid, (pod) => podStatus(pod, records, run.startTime, new Date()));
+    const deadline = run.deadline === undefined ? {} : { phase: 'Failed' as const, reason: run.deadline, message: 'Pod was active on the node longer than the specified deadline' };
+    await this.replaceStatus(run.namespace, run.name, run.uid, (pod) => ({ ...podStatus(pod, records, run.startTime, new Date()), ...deadline }));
   }
 
   /** Read, compute, replace; retried on conflicts. A Pod that is gone needs no status. */

@@ -36,7 +36,7 @@ export interface RunningContainer {
   readonly pid: number;
   readonly startedAt: Date;
   readonly exited: Promise<Exit>;
-  /** Signals the whole process group; a no-op once it has exited. */
+  /** Signals the main process (SIGKILL: the whole group); a no-op once it has exited. */
   readonly signal: (signal: NodeJS.Signals) => void;
 }
 
@@ -119,9 +119,11 @@ export async function launch(spec: Launch): Promise<RunningContainer> {
     signal: (signal) => {
       if (done) return;
       try {
-        process.kill(-pid, signal);
+        // Like a container runtime: the stop signal goes to the main process only (it decides
+        // what its children get); SIGKILL takes the whole group.
+        process.kill(signal === 'SIGKILL' ? -pid : pid, signal);
       } catch {
-        // The group is already gone.
+        // Already gone.
       }
     },
   };

@@ -1,0 +1,92 @@
+/**
+ * End-to-end support: an operator process per test file, scoped to the file's namespace, and
+ * Given/When/Then helpers over DAG files and runs.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+import { loadDag } from '../../core/dag/index.ts';
+import { dagManifest } from '../../core/resources/dag.ts';
+import type { DagRunResource } from '../../core/resources/types.ts';
+import { DirectoryLogStore } from '../../operator/logs/store.ts';
+import { freePort } from '../cluster/processes.ts';
+import { clients, waitFor } from './support.ts';
+
+const root = join(import.meta.dirname, '../..');
+const group = 'kubedag.io';
+const version = 'v1alpha1';
+
+export interface RunningOperator {
+  readonly logDir: string;
+  readonly process: ChildProcess;
+  readonly output: () => string;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Starts `node operator/main.ts` against the suite's cluster, watching one namespace. */
+export async function startOperator(namespace: string, logDir?: string): Promise<RunningOperator> {
+  const dir = logDir ?? (await mkdtemp(join(tmpdir(), 'kubedag-logs-')));
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(root, 'operator/main.ts'), `--kubeconfig=${inject('cluster').kubeconfig}`, `--namespaces=${namespace}`, `--lease-namespace=${namespace}`, `--log-dir=${dir}`, `--http-port=${String(port)}`], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await waitFor('the operator to lead', () => Promise.resolve(output.includes('leading:')), 30_000, 50);
+  return {
+    logDir: dir,
+    process: child,
+    output: () => output,
+    stop: (signal = 'SIGTERM') =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) {
+          resolve();
+          return;
+        }
+        child.once('exit', () => {
+          resolve();
+        });
+        child.kill(signal);
+      }),
+  };
+}
+
+/** Given: a DAG file's text applied as a DAG resource, as `kubedag render | kubectl apply` would. */
+export async function givenDag(namespace: string, fileName: string, yaml: string): Promise<void> {
+  const { custom } = clients();
+  const load = loadDag(yaml, { fileName });
+  if (load.errors.length > 0) throw new Error(`fixture ${fileName} is invalid: ${JSON.stringify(load.errors)}`);
+  await custom.createNamespacedCustomObject({ group, version, namespace, plural: 'dags', body: dagManifest(fileName, load.documents, namespace) });
+}
+
+/** When: a DAGRun of that DAG is created, as a kubectl user would write it. */
+export async function whenRun(namespace: string, name: string, dag: string, extra: Record<string, unknown> = {}): Promise<void> {
+  const { custom } = clients();
+  await custom.createNamespacedCustomObject({ group, version, namespace, plural: 'dagruns', body: { apiVersion: `${group}/${version}`, kind: 'DAGRun', metadata: { name, namespace }, spec: { dagRef: { name: dag }, ...extra } } });
+}
+
+export async function getRun(namespace: string, name: string): Promise<DagRunResource> {
+  const { custom } = clients();
+  return (await custom.getNamespacedCustomObject({ group, version, namespace, plural: 'dagruns', name })) as DagRunResource;
+}
+
+/** Then: waits for the run to finish and returns it. */
+export async function finishedRun(namespace: string, name: string, timeoutMs = 60_000): Promise<DagRunResource> {
+  let run: DagRunResource | undefined;
+  await waitFor(`run ${name} to finish`, async () => {
+    run = await getRun(namespace, name);
+    return run.status?.finishedAt !== undefined;
+  }, timeoutMs, 100);
+  return run as DagRunResource;
+}
+
+export const stepStates = (run: DagRunResource): Record<string, string> => Object.fromEntries((run.status?.nodes ?? []).map((n) => [n.name, n.statusLabel]));
+
+/** A step attempt's archived log, read through the operator's own log store. */
+export async function stepLog(operator: RunningOperator, run: DagRunResource, step: string, stream: 'stdout' | 'stderr' = 'stdout', attempt = 0): Promise<string | undefined> {
+  const store = new DirectoryLogStore(operator.logDir);
+  return store.read({ namespace: run.metadata?.namespace ?? '', dagName: run.spec.dagName ?? '', dagRunId: run.spec.dagRunId ?? '', step, attempt }, stream);
+}

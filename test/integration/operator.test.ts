@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
+import { finishedRun, getRun, givenDag, startOperator, stepLog, stepStates, whenRun, type RunningOperator } from './operator-support.ts';
+
+const { core, custom } = clients();
+let ns = '';
+let operator: RunningOperator;
+
+beforeAll(async () => {
+  ns = await createNamespace(core, 'op');
+  operator = await startOperator(ns);
+});
+
+afterAll(async () => {
+  await operator.stop();
+  await deleteNamespace(core, ns);
+});
+
+interface Scenario {
+  readonly name: string;
+  readonly dag: string;
+  readonly params?: string;
+  readonly run: string;
+  readonly steps: Record<string, string>;
+}
+
+const scenarios: Scenario[] = [
+  { name: 'a chain of commands succeeds', dag: 'steps: [echo one, echo two, echo three]', run: 'succeeded', steps: { cmd_1: 'succeeded', cmd_2: 'succeeded', cmd_3: 'succeeded' } },
+  { name: 'a failing step cancels what depends on it', dag: 'steps: [echo one, "exit 3", echo three]', run: 'failed', steps: { cmd_1: 'succeeded', cmd_2: 'failed', cmd_3: 'canceled' } },
+  {
+    name: 'continueOn exit codes make the run partially succeed',
+    dag: 'steps:\n  - {name: flaky, command: exit 7, continueOn: {exitCode: [7]}}\n  - {name: next, command: echo ok}',
+    run: 'partially_succeeded',
+    steps: { flaky: 'failed', next: 'succeeded' },
+  },
+  {
+    name: 'an unmet command precondition skips the step',
+    dag: 'steps:\n  - {name: guarded, command: echo never, preconditions: ["test -e /definitely/absent"]}\n  - {name: after, command: echo, continueOn: {skipped: true}}',
+    run: 'succeeded',
+    steps: { guarded: 'skipped', after: 'skipped' },
+  },
+  {
+    name: 'a retried step gets a fresh Pod per attempt until it succeeds',
+    dag: 'steps:\n  - {name: flaky, command: "test -f /tmp/kubedag-e2e-retry-$DAG_RUN_ID || { touch /tmp/kubedag-e2e-retry-$DAG_RUN_ID; exit 1; }", retryPolicy: {limit: 2, intervalSec: 1}}',
+    run: 'succeeded',
+    steps: { flaky: 'succeeded' },
+  },
+  {
+    name: 'params reach commands as variables and overrides replace defaults',
+    dag: 'params: "WHO=nobody COUNT=1"\nsteps:\n  - test "$WHO:$COUNT" = "kube:1"',
+    params: 'WHO=kube',
+    run: 'succeeded',
+    steps: { cmd_1: 'succeeded' },
+  },
+  { name: 'a step the platform cannot run yet rejects the run', dag: 'steps:\n  - {command: GET http://example.com, executor: http}', run: 'failed', steps: { http_1: 'not_started' } },
+];
+
+describe('runs on the local control plane', () => {
+  it.each(scenarios.map((s, i) => ({ ...s, index: i })))('$name', async ({ dag, params, run, steps, index }) => {
+    const name = `scenario-${String(index)}`;
+    await givenDag(ns, name, dag);
+    await whenRun(ns, `${name}-run`, name, params === undefined ? {} : { params });
+    const done = await finishedRun(ns, `${name}-run`);
+    expect(done.status?.statusLabel).toBe(run);
+    expect(stepStates(done)).toEqual(steps);
+  });
+
+  it('passes a captured output to the next step and keeps stdout and stderr apart', async () => {
+    await givenDag(ns, 'outputs', ['steps:', '  - name: produce', '    command: "echo \'{\\"region\\": \\"eu\\", \\"n\\": 3}\'; echo noise >&2"', '    output: DATA', '  - name: consume', '    command: echo "region=${DATA.region} n=${DATA.n}"'].join('\n'));
+    await whenRun(ns, 'outputs-run', 'outputs');
+    const done = await finishedRun(ns, 'outputs-run');
+    expect(stepStates(done)).toEqual({ produce: 'succeeded', consume: 'succeeded' });
+    expect(done.status?.nodes?.[0]?.outputs).toEqual({ DATA: '{"region": "eu", "n": 3}' });
+    expect(await stepLog(operator, done, 'consume')).toBe('region=eu n=3\n');
+    expect(await stepLog(operator, done, 'produce', 'stderr')).toBe('noise\n');
+  });
+
+  it('runs the handlers with DAG_RUN_STATUS after the steps', async () => {
+    await givenDag(ns, 'handlers', 'steps: ["exit 1"]\nhandlerOn:\n  failure: {command: echo "failure saw $DAG_RUN_STATUS"}\n  exit: {command: echo "exit saw $DAG_RUN_STATUS"}');
+    await whenRun(ns, 'handlers-run', 'handlers');
+    const done = await finishedRun(ns, 'handlers-run');
+    expect([done.status?.statusLabel, done.status?.onFailure?.statusLabel, done.status?.onExit?.statusLabel]).toEqual(['failed', 'succeeded', 'succeeded']);
+    expect(await stepLog(operator, done, 'onFailure')).toBe('failure saw failed\n');
+    expect(await stepLog(operator, done, 'onExit')).toBe('exit saw failed\n');
+  });
+
+  it('routes steps to nodes by workerSelector through the real scheduler', async () => {
+    await givenDag(ns, 'routing', 'type: graph\nsteps:\n  - {name: gpu, command: echo $HOSTNAME, workerSelector: {gpu: "true"}}\n  - {name: plain, command: echo, workerSelector: {kubernetes.io/hostname: kubedag-node-1}}');
+    await whenRun(ns, 'routing-run', 'routing');
+    const done = await finishedRun(ns, 'routing-run');
+    expect(done.status?.statusLabel).toBe('succeeded');
+  });
+
+  it('stops a running run: the step is signalled, the cancel handler runs, the run ends canceled', async () => {
+    await givenDag(ns, 'stoppable', 'maxCleanUpTimeSec: 5\nsteps:\n  - "trap \'echo got-term; exit 0\' TERM; while :; do sleep 0.1; done"\n  - echo never\nhandlerOn: {cancel: {command: echo canceled}}');
+    await whenRun(ns, 'stoppable-run', 'stoppable');
+    await waitFor('the step to run', async () => (await getRun(ns, 'stoppable-run')).status?.nodes?.[0]?.statusLabel === 'running', 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await custom.patchNamespacedCustomObject({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dagruns', name: 'stoppable-run', body: [{ op: 'add', path: '/spec/stop', value: true }] });
+    const done = await finishedRun(ns, 'stoppable-run');
+    expect([done.status?.statusLabel, done.status?.onCancel?.statusLabel]).toEqual(['canceled', 'succeeded']);
+    expect(stepStates(done)).toEqual({ cmd_1: 'canceled', cmd_2: 'not_started' });
+    expect(await stepLog(operator, done, 'cmd_1')).toBe('got-term\n');
+  });
+
+  it('freezes the definition: editing the DAG during a run changes nothing for it', async () => {
+    await givenDag(ns, 'frozen', 'steps: ["sleep 1", echo first-version]');
+    await whenRun(ns, 'frozen-run', 'frozen');
+    await waitFor('the run to start', async () => (await getRun(ns, 'frozen-run')).spec.snapshot !== undefined, 30_000);
+    await custom.patchNamespacedCustomObject({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dags', name: 'frozen', body: [{ op: 'replace', path: '/spec/steps', value: ['exit 9'] }] });
+    const done = await finishedRun(ns, 'frozen-run');
+    expect(done.status?.statusLabel).toBe('succeeded');
+    expect(await stepLog(operator, done, 'cmd_2')).toBe('first-version\n');
+  });
+
+  it('deletes finished step Pods once their logs are archived', async () => {
+    await waitFor('no step Pods left', async () => (await core.listNamespacedPod({ namespace: ns, labelSelector: 'kubedag.io/run' })).items.every((p) => p.metadata?.deletionTimestamp !== undefined || p.status?.phase === 'Running'), 30_000);
+  });
+});
