@@ -18,6 +18,8 @@ export interface OperatorConfig {
   /** Where the leader Lease lives. */
   readonly leaseNamespace: string;
   readonly leaseName: string;
+  /** How long a leader's Lease lasts without renewal; a successor waits this long after a crash. */
+  readonly leaseDurationSeconds: number;
   /** Address of the internal HTTP endpoint (logs, metrics, health). */
   readonly httpPort: number;
   readonly kubeconfig?: string;
@@ -31,6 +33,7 @@ const DEFAULTS: OperatorConfig = {
   maxPodsPerRun: 0,
   leaseNamespace: 'default',
   leaseName: 'kubedag-operator',
+  leaseDurationSeconds: 15,
   httpPort: 8081,
 };
 
@@ -45,6 +48,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
       'max-pods-per-run': { type: 'string' },
       'lease-namespace': { type: 'string' },
       'lease-name': { type: 'string' },
+      'lease-duration-seconds': { type: 'string' },
       'http-port': { type: 'string' },
       kubeconfig: { type: 'string' },
     },
@@ -66,6 +70,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
     maxPodsPerRun: number(pick(values['max-pods-per-run'], 'MAX_PODS_PER_RUN'), DEFAULTS.maxPodsPerRun, 'max-pods-per-run'),
     leaseNamespace: pick(values['lease-namespace'], 'LEASE_NAMESPACE') ?? DEFAULTS.leaseNamespace,
     leaseName: pick(values['lease-name'], 'LEASE_NAME') ?? DEFAULTS.leaseName,
+    leaseDurationSeconds: Math.max(1, number(pick(values['lease-duration-seconds'], 'LEASE_DURATION_SECONDS'), DEFAULTS.leaseDurationSeconds, 'lease-duration-seconds')),
     httpPort: number(pick(values['http-port'], 'HTTP_PORT'), DEFAULTS.httpPort, 'http-port'),
     ...(kubeconfig === undefined ? {} : { kubeconfig }),
   };

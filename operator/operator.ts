@@ -81,7 +81,15 @@ export class Operator {
       for (const run of runs.list()) if (run.spec.snapshot === undefined) enqueueRun(run);
     });
     await this.serveHealth();
-    this.elector = new LeaderElector({ kc: this.kc, namespace: config.leaseNamespace, name: config.leaseName, identity: `${hostname()}_${String(process.pid)}`, log });
+    this.elector = new LeaderElector({
+      kc: this.kc,
+      namespace: config.leaseNamespace,
+      name: config.leaseName,
+      identity: `${hostname()}_${String(process.pid)}`,
+      leaseDurationSeconds: config.leaseDurationSeconds,
+      retryPeriodMs: Math.min(2000, (config.leaseDurationSeconds * 1000) / 4),
+      log,
+    });
     this.elector.run({
       onStartedLeading: () => {
         log('leading: starting informers');

@@ -26,10 +26,10 @@ export interface RunningOperator {
 }
 
 /** Starts `node operator/main.ts` against the suite's cluster, watching one namespace. */
-export async function startOperator(namespace: string, logDir?: string): Promise<RunningOperator> {
+export async function startOperator(namespace: string, logDir?: string, extraArgs: readonly string[] = []): Promise<RunningOperator> {
   const dir = logDir ?? (await mkdtemp(join(tmpdir(), 'kubedag-logs-')));
   const port = await freePort();
-  const child = spawn(process.execPath, [join(root, 'operator/main.ts'), `--kubeconfig=${inject('cluster').kubeconfig}`, `--namespaces=${namespace}`, `--lease-namespace=${namespace}`, `--log-dir=${dir}`, `--http-port=${String(port)}`], {
+  const child = spawn(process.execPath, [join(root, 'operator/main.ts'), `--kubeconfig=${inject('cluster').kubeconfig}`, `--namespaces=${namespace}`, `--lease-namespace=${namespace}`, `--log-dir=${dir}`, `--http-port=${String(port)}`, ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
