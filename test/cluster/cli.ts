@@ -3,6 +3,7 @@
  * developers. State lives in `.dev/` (git-ignored): `.dev/cluster/` for the processes,
  * `.dev/kubeconfig` (admin) and `.dev/bin/{kubectl,helm}`.
  */
+import { spawn } from 'node:child_process';
 import { copyFile, mkdir, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -51,7 +52,9 @@ async function down(): Promise<void> {
 
 async function dev(nodes: string | undefined): Promise<void> {
   await up(nodes);
-  say('running; Ctrl-C stops everything');
+  // The operator runs in the foreground with its logs here; step logs go to .dev/logs.
+  const operator = spawn(process.execPath, [join(root, 'operator/main.ts'), `--kubeconfig=${join(devDir, 'kubeconfig')}`, `--log-dir=${join(devDir, 'logs')}`, '--lease-duration-seconds=5'], { stdio: 'inherit' });
+  say('running the control plane and the operator; Ctrl-C stops everything');
   // The cluster's processes are detached, so something must keep this one alive: a watch that
   // also says when a component has died.
   const watch = setInterval(() => {
@@ -65,6 +68,16 @@ async function dev(nodes: string | undefined): Promise<void> {
     process.once('SIGTERM', resolve);
   });
   clearInterval(watch);
+  await new Promise<void>((resolve) => {
+    if (operator.exitCode !== null) {
+      resolve();
+      return;
+    }
+    operator.once('exit', () => {
+      resolve();
+    });
+    operator.kill('SIGTERM');
+  });
   await down();
 }
 
