@@ -29,6 +29,7 @@ export class Operator {
   private elector: LeaderElector | undefined;
   private server: Server | undefined;
   private resync: NodeJS.Timeout | undefined;
+  private stopping = false;
 
   constructor(options: OperatorOptions) {
     this.options = options;
@@ -100,6 +101,8 @@ export class Operator {
         });
       },
       onStoppedLeading: () => {
+        // Giving up the Lease during a graceful stop is expected; losing it otherwise is not.
+        if (this.stopping) return;
         log('lost leadership: stopping');
         void this.stop().then(() => process.exit(1));
       },
@@ -128,6 +131,7 @@ export class Operator {
 
   /** Graceful shutdown: stop taking work, finish what is running, release the Lease. */
   async stop(): Promise<void> {
+    this.stopping = true;
     clearInterval(this.resync);
     await this.queue?.shutdown();
     for (const informer of this.informers) await informer.stop();
