@@ -12,7 +12,9 @@ import { systemClock, type Clock } from '../core/kube/time.ts';
 import { GROUP, LABELS, VERSION } from '../core/resources/constants.ts';
 import type { DagResource, DagRunResource } from '../core/resources/types.ts';
 import type { OperatorConfig } from './config.ts';
+import { logChunk } from '../core/logs/chunk.ts';
 import { DirectoryLogStore } from './logs/store.ts';
+import { OperatorMetrics } from './metrics.ts';
 import { RunReconciler } from './run/reconciler.ts';
 
 export interface OperatorOptions {
@@ -30,6 +32,7 @@ export class Operator {
   private server: Server | undefined;
   private resync: NodeJS.Timeout | undefined;
   private stopping = false;
+  private readonly metrics = new OperatorMetrics();
 
   constructor(options: OperatorOptions) {
     this.options = options;
@@ -57,10 +60,20 @@ export class Operator {
       log,
     });
     this.informers.push(runs, dags, pods);
-    const reconciler = new RunReconciler({ core, custom, runs, dags, pods, store: new DirectoryLogStore(config.logDir), clock: this.options.clock ?? systemClock, defaultStepImage: config.defaultStepImage, maxPodsPerRun: config.maxPodsPerRun, log });
+    const store = new DirectoryLogStore(config.logDir);
+    const metrics = this.metrics;
+    const reconciler = new RunReconciler({ core, custom, runs, dags, pods, store, clock: this.options.clock ?? systemClock, defaultStepImage: config.defaultStepImage, maxPodsPerRun: config.maxPodsPerRun, log, metrics });
     const queue = new WorkQueue({
       concurrency: config.workers,
-      worker: (key) => reconciler.reconcile(key),
+      worker: async (key) => {
+        const end = metrics.reconcileSeconds.startTimer();
+        try {
+          return await reconciler.reconcile(key);
+        } finally {
+          end();
+          metrics.queueDepth.set(queue.depth);
+        }
+      },
       onError: (key, error) => {
         log(`reconcile ${key}: ${(error as Error).message}`);
       },
@@ -81,7 +94,7 @@ export class Operator {
     dags.on(() => {
       for (const run of runs.list()) if (run.spec.snapshot === undefined) enqueueRun(run);
     });
-    await this.serveHealth();
+    await this.serve(store);
     this.elector = new LeaderElector({
       kc: this.kc,
       namespace: config.leaseNamespace,
@@ -119,14 +132,36 @@ export class Operator {
     this.resync.unref();
   }
 
-  private async serveHealth(): Promise<void> {
+  /**
+   * The internal endpoint: health, metrics, and step logs as the contract's chunks for the API
+   * server (`/logs/{namespace}/{dag}/{runId}/{step}/{attempt}?stream=&tail=&head=&offset=&limit=`).
+   */
+  private async serve(store: DirectoryLogStore): Promise<void> {
     this.server = createServer((req, res) => {
-      if (req.url === '/healthz') res.writeHead(200).end('ok\n');
-      else if (req.url === '/readyz') res.writeHead(this.elector?.isLeader() === true ? 200 : 503).end(this.elector?.isLeader() === true ? 'leader\n' : 'standby\n');
-      else res.writeHead(404).end();
+      void this.handle(req.url ?? '/', store).then(
+        ({ status, type, body }) => res.writeHead(status, { 'content-type': type }).end(body),
+        (error: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end((error as Error).message),
+      );
     });
     const server = this.server;
     await new Promise<void>((resolve) => server.listen(this.options.config.httpPort, resolve));
+  }
+
+  private async handle(rawUrl: string, store: DirectoryLogStore): Promise<{ status: number; type: string; body: string }> {
+    const url = new URL(rawUrl, 'http://operator');
+    const text = (status: number, body: string): { status: number; type: string; body: string } => ({ status, type: 'text/plain', body });
+    if (url.pathname === '/healthz') return text(200, 'ok\n');
+    if (url.pathname === '/readyz') return this.elector?.isLeader() === true ? text(200, 'leader\n') : text(503, 'standby\n');
+    if (url.pathname === '/metrics') return { status: 200, type: this.metrics.registry.contentType, body: await this.metrics.registry.metrics() };
+    const match = /^\/logs\/([^/]+)\/([^/]+)\/([^/]+)\/([^/]+)\/(\d+)$/.exec(url.pathname);
+    if (match === null) return text(404, 'not found\n');
+    const [namespace = '', dagName = '', dagRunId = '', step = '', attempt = '0'] = match.slice(1).map(decodeURIComponent);
+    const stream = url.searchParams.get('stream') === 'stderr' ? 'stderr' : 'stdout';
+    const log = await store.read({ namespace, dagName, dagRunId, step, attempt: Number(attempt) }, stream);
+    if (log === undefined) return { status: 404, type: 'application/json', body: JSON.stringify({ code: 'not_found', message: 'no log for this step attempt' }) };
+    const number = (name: string): number | undefined => (url.searchParams.has(name) ? Number(url.searchParams.get(name)) : undefined);
+    const chunk = logChunk(log, { tail: number('tail'), head: number('head'), offset: number('offset'), limit: number('limit') });
+    return { status: 200, type: 'application/json', body: JSON.stringify(chunk) };
   }
 
   /** Graceful shutdown: stop taking work, finish what is running, release the Lease. */

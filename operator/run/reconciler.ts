@@ -10,11 +10,12 @@ import { statusCode, type Clock } from '../../core/kube/time.ts';
 import { ANNOTATIONS, GROUP, LABELS, VERSION } from '../../core/resources/constants.ts';
 import { uuidv7 } from '../../core/resources/ids.ts';
 import { stepPodName } from '../../core/resources/names.ts';
-import { RunStatus, StepStatus, runStatusLabel } from '../../core/resources/status.ts';
+import { RunStatus, StepStatus, runStatusLabel, stepDone } from '../../core/resources/status.ts';
 import type { DagResource, DagRunResource } from '../../core/resources/types.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
 import { expand, type Dag, type Step } from '../../core/dag/index.ts';
 import type { LogStore } from '../logs/store.ts';
+import type { OperatorMetrics } from '../metrics.ts';
 import { literalPrecondition, runDefinition, upstreamOf, type RunDefinition } from './definition.ts';
 import { decide, type Decision, type Launch, type ObservedPod } from './engine.ts';
 import { stepsOutcome } from './outcome.ts';
@@ -31,7 +32,7 @@ export interface ReconcilerDeps {
   readonly defaultStepImage: string;
   readonly maxPodsPerRun: number;
   readonly log: (message: string) => void;
-  readonly onWrite?: (verb: string) => void;
+  readonly metrics?: OperatorMetrics;
 }
 
 const FINISHED = new Set<number>([RunStatus.Failed, RunStatus.Canceled, RunStatus.Succeeded, RunStatus.PartiallySucceeded]);
@@ -111,7 +112,7 @@ export class RunReconciler {
       name: run.metadata?.name ?? '',
       body: [{ op: 'test', path: '/metadata/resourceVersion', value: run.metadata?.resourceVersion }, ...Object.entries(patch).map(([k, v]) => ({ op: 'add', path: `/spec/${k}`, value: v }))],
     });
-    this.deps.onWrite?.('patch');
+    this.written('patch');
     return false;
   }
 
@@ -145,6 +146,7 @@ export class RunReconciler {
     for (const launch of decision.launch) await this.createPod(run, ref, definition, decision, launch);
     for (const stop of decision.stop) await this.stopPod(namespace, stop.pod);
     const written = await this.writeStatus(run, decision.status);
+    if (written) this.count(run.status ?? {}, decision.status, decision.launch);
     for (const event of decision.events) this.event(run, event.reason, event.message, event.warning === true);
     if (written) await this.deleteSafePods(run, this.podsOf(run), decision.status);
   }
@@ -167,7 +169,7 @@ export class RunReconciler {
     });
     try {
       await this.deps.core.createNamespacedPod({ namespace: ref.namespace, body: pod });
-      this.deps.onWrite?.('create');
+      this.written('create');
     } catch (error) {
       // Deterministic names: an existing Pod is this very attempt, created before.
       if (statusCode(error) !== 409) throw error;
@@ -187,7 +189,7 @@ export class RunReconciler {
       await this.deps.core.deleteNamespacedPod({ name, namespace }).catch((error: unknown) => {
         if (statusCode(error) !== 404) throw error;
       });
-      this.deps.onWrite?.('delete');
+      this.written('delete');
       return;
     }
     const elapsed = Math.max(1, Math.floor((this.deps.clock.now().getTime() - new Date(started).getTime()) / 1000));
@@ -195,7 +197,7 @@ export class RunReconciler {
     await this.deps.core.patchNamespacedPod({ name, namespace, body: [{ op: 'add', path: '/spec/activeDeadlineSeconds', value: elapsed }] }).catch((error: unknown) => {
       if (statusCode(error) !== 404) throw error;
     });
-    this.deps.onWrite?.('patch');
+    this.written('patch');
   }
 
   /** Writes the status when it differs; a conflict means a newer run is coming: try again then. */
@@ -210,7 +212,7 @@ export class RunReconciler {
         name: run.metadata?.name ?? '',
         body: { ...run, status },
       });
-      this.deps.onWrite?.('update');
+      this.written('update');
       return true;
     } catch (error) {
       if (statusCode(error) === 409) return false;
@@ -229,7 +231,7 @@ export class RunReconciler {
       await this.deps.core.deleteNamespacedPod({ name: pod.metadata?.name ?? '', namespace: ref.namespace }).catch((error: unknown) => {
         if (statusCode(error) !== 404) throw error;
       });
-      this.deps.onWrite?.('delete');
+      this.written('delete');
     }
   }
 
@@ -250,10 +252,31 @@ export class RunReconciler {
           count: 1,
         },
       })
-      .then(() => this.deps.onWrite?.('event'))
+      .then(() => {
+        this.written('event');
+      })
       .catch((error: unknown) => {
         this.deps.log(`event for ${run.metadata?.name ?? ''}: ${(error as Error).message}`);
       });
+  }
+
+  private written(verb: string): void {
+    this.deps.metrics?.apiWrites.inc({ verb });
+  }
+
+  /** Counts what a status write changed: steps and runs that reached their end. */
+  private count(before: DagRunStatus, after: DagRunStatus, launches: readonly Launch[]): void {
+    const metrics = this.deps.metrics;
+    if (metrics === undefined) return;
+    const doneBefore = new Set((before.nodes ?? []).filter((n) => stepDone(n.status)).map((n) => n.name));
+    for (const node of after.nodes ?? []) if (stepDone(node.status) && !doneBefore.has(node.name)) metrics.stepsFinished.inc({ status: node.statusLabel });
+    if (before.finishedAt === undefined && after.finishedAt !== undefined) metrics.runsFinished.inc({ status: after.statusLabel ?? '' });
+    const now = this.deps.clock.now().getTime();
+    for (const launch of launches) {
+      metrics.stepsStarted.inc();
+      const upstream = (after.nodes ?? []).filter((n) => launch.step.depends.includes(n.name) && n.finishedAt !== undefined).map((n) => Date.parse(n.finishedAt ?? ''));
+      if (upstream.length > 0) metrics.stepGapSeconds.observe((now - Math.max(...upstream)) / 1000);
+    }
   }
 
   private now(): string {

@@ -20,6 +20,8 @@ const version = 'v1alpha1';
 
 export interface RunningOperator {
   readonly logDir: string;
+  /** The internal HTTP endpoint: health, metrics, logs. */
+  readonly url: string;
   readonly process: ChildProcess;
   readonly output: () => string;
   stop(signal?: NodeJS.Signals): Promise<void>;
@@ -38,6 +40,7 @@ export async function startOperator(namespace: string, logDir?: string, extraArg
   await waitFor('the operator to lead', () => Promise.resolve(output.includes('leading:')), 30_000, 50);
   return {
     logDir: dir,
+    url: `http://127.0.0.1:${String(port)}`,
     process: child,
     output: () => output,
     stop: (signal = 'SIGTERM') =>

@@ -113,6 +113,20 @@ describe('runs on the local control plane', () => {
     expect(await stepLog(operator, done, 'cmd_2')).toBe('first-version\n');
   });
 
+  it('serves archived step logs as contract log chunks, and metrics', async () => {
+    await givenDag(ns, 'chunks', 'steps: ["for i in 1 2 3 4 5; do echo line-$i; done; echo err >&2"]');
+    await whenRun(ns, 'chunks-run', 'chunks');
+    const done = await finishedRun(ns, 'chunks-run');
+    const base = `${operator.url}/logs/${ns}/chunks/${done.spec.dagRunId ?? ''}/cmd_1/0`;
+    expect(await (await fetch(`${base}?tail=2`)).json()).toEqual({ content: 'line-4\nline-5', lineCount: 2, totalLines: 5, hasMore: false, isEstimate: false });
+    expect(await (await fetch(`${base}?stream=stderr`)).json()).toMatchObject({ content: 'err', lineCount: 1 });
+    expect((await fetch(`${operator.url}/logs/${ns}/chunks/nope/cmd_1/0`)).status).toBe(404);
+    const metrics = await (await fetch(`${operator.url}/metrics`)).text();
+    expect(metrics).toMatch(/kubedag_runs_finished_total\{status="succeeded"\} \d+/);
+    expect(metrics).toMatch(/kubedag_api_writes_total\{verb="create"\} \d+/);
+    expect(metrics).toContain('kubedag_step_gap_seconds_bucket');
+  });
+
   it('deletes finished step Pods once their logs are archived', async () => {
     await waitFor('no step Pods left', async () => (await core.listNamespacedPod({ namespace: ns, labelSelector: 'kubedag.io/run' })).items.every((p) => p.metadata?.deletionTimestamp !== undefined || p.status?.phase === 'Running'), 30_000);
   });
