@@ -12,7 +12,7 @@ export PATH := $(NODE_BIN):$(PATH)
 
 STAMP := node_modules/.install-stamp
 
-.PHONY: build deps compile test lint typecheck unit integration generate crds verify bench golden clean cluster-build cluster-up cluster-down dev
+.PHONY: build deps compile test lint typecheck unit integration generate crds verify bench bench-operator golden clean cluster-build cluster-up cluster-down dev
 
 $(STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -55,6 +55,9 @@ golden: deps ## rewrite the golden files of the normalised model
 
 bench: deps ## parse and validate benchmarks (figures, not pass/fail)
 	node bench/dag-parse.bench.ts
+
+bench-operator: deps ## operator benchmark on a fresh local control plane (figures, not pass/fail)
+	node bench/operator.bench.ts
 
 cluster-build: deps ## build the local control-plane binaries (once per machine; needs Go)
 	node test/cluster/cli.ts build

@@ -1,0 +1,99 @@
+/**
+ * Operator benchmark on a fresh local control plane (figures, not a test): step-to-step gap
+ * p50/p99, single-step runs per minute, API writes per step, operator memory.
+ * Targets: gap p50 <= 50 ms, <= 4 writes per step, >= 1,000 runs/min.
+ * Run with `make bench-operator`. Timings on a 2-core machine that also runs the control plane
+ * and every step process are noisy; compare runs of this script with each other.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CustomObjectsApi } from '@kubernetes/client-node';
+import { loadDag } from '../core/dag/index.ts';
+import { dagManifest } from '../core/resources/dag.ts';
+import type { DagRunResource } from '../core/resources/types.ts';
+import { ensureBinaries } from '../test/cluster/binaries.ts';
+import { startCluster, stopCluster } from '../test/cluster/cluster.ts';
+import { readLedger } from '../test/cluster/node-agent/ledger.ts';
+import { freePort, waitFor } from '../test/cluster/processes.ts';
+import { kubeConfig } from '../test/cluster/setup.ts';
+
+const group = 'kubedag.io';
+const version = 'v1alpha1';
+const namespace = 'default';
+
+function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+async function metric(url: string, name: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(name) && !line.startsWith('#'))
+    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'kubedag-bench-'));
+const state = await startCluster({ dir, binaries: await ensureBinaries(), nodes: [{ name: 'bench-1' }, { name: 'bench-2' }] });
+const kc = kubeConfig(state.kubeconfig);
+const custom = kc.makeApiClient(CustomObjectsApi);
+const port = await freePort();
+const operator = spawn(process.execPath, [join(import.meta.dirname, '../operator/main.ts'), `--kubeconfig=${state.kubeconfig}`, `--log-dir=${join(dir, 'logs')}`, `--http-port=${String(port)}`, '--lease-duration-seconds=5'], { stdio: 'ignore' });
+const url = `http://127.0.0.1:${String(port)}`;
+try {
+  await waitFor('the operator', () => fetch(`${url}/readyz`).then((r) => r.ok), 30_000, 100);
+  const apply = async (name: string, yaml: string): Promise<void> => {
+    const load = loadDag(yaml, { fileName: name });
+    await custom.createNamespacedCustomObject({ group, version, namespace, plural: 'dags', body: dagManifest(name, load.documents, namespace) });
+  };
+  const run = (name: string, dag: string): Promise<unknown> => custom.createNamespacedCustomObject({ group, version, namespace, plural: 'dagruns', body: { apiVersion: `${group}/${version}`, kind: 'DAGRun', metadata: { name }, spec: { dagRef: { name: dag } } } });
+  const finished = async (names: readonly string[], timeoutMs: number): Promise<void> => {
+    await waitFor(`${String(names.length)} runs`, async () => {
+      const list = (await custom.listNamespacedCustomObject({ group, version, namespace, plural: 'dagruns' })) as { items: DagRunResource[] };
+      const done = new Set(list.items.filter((r) => r.status?.finishedAt !== undefined).map((r) => r.metadata?.name));
+      return names.every((n) => done.has(n));
+    }, timeoutMs, 250);
+  };
+
+  // 1. Step-to-step gap along a chain, from the node agents' ledgers (ms precision).
+  const STEPS = 40;
+  await apply('chain', `steps:\n${Array.from({ length: STEPS }, () => '  - "true"').join('\n')}\n`);
+  await run('chain-1', 'chain');
+  await finished(['chain-1'], 300_000);
+  const ledger = state.nodes.flatMap((n) => readLedger(n.ledger)).sort((a, b) => a.time.localeCompare(b.time));
+  const gaps: number[] = [];
+  for (let i = 1; i < STEPS; i += 1) {
+    const previousExit = ledger.find((e) => e.event === 'exit' && e.pod.includes(`-cmd-${String(i)}-0-`));
+    const nextStart = ledger.find((e) => e.event === 'start' && e.pod.includes(`-cmd-${String(i + 1)}-0-`));
+    if (previousExit !== undefined && nextStart !== undefined) gaps.push(Date.parse(nextStart.time) - Date.parse(previousExit.time));
+  }
+  const operatorGapSum = await metric(url, 'kubedag_step_gap_seconds_sum');
+  const operatorGapCount = await metric(url, 'kubedag_step_gap_seconds_count');
+
+  // 2. Throughput of single-step runs.
+  await apply('single', 'steps: ["true"]\n');
+  const RUNS = 150;
+  const names = Array.from({ length: RUNS }, (_, i) => `single-${String(i)}`);
+  const started = Date.now();
+  await Promise.all(names.map((n) => run(n, 'single')));
+  await finished(names, 600_000);
+  const minutes = (Date.now() - started) / 60_000;
+
+  const writes = await metric(url, 'kubedag_api_writes_total');
+  const steps = await metric(url, 'kubedag_steps_started_total');
+  const memory = await metric(url, 'process_resident_memory_bytes');
+  console.log(`step-to-step gap (ledger: step exit -> next step start, ${String(gaps.length)} gaps): p50 ${String(percentile(gaps, 50))} ms, p99 ${String(percentile(gaps, 99))} ms (target p50 <= 50 ms)`);
+  console.log(`operator reaction (termination seen -> next Pod created): mean ${((operatorGapSum / Math.max(1, operatorGapCount)) * 1000).toFixed(0)} ms over ${String(operatorGapCount)} steps`);
+  console.log(`single-step runs: ${String(RUNS)} in ${(minutes * 60).toFixed(1)} s = ${(RUNS / minutes).toFixed(0)} runs/min (target >= 1,000)`);
+  console.log(`API writes per step: ${(writes / Math.max(1, steps)).toFixed(2)} (${String(writes)} writes, ${String(steps)} steps; target <= 4)`);
+  console.log(`operator memory (RSS): ${(memory / 1024 / 1024).toFixed(0)} MiB`);
+} finally {
+  operator.kill('SIGTERM');
+  await sleep(500);
+  await stopCluster(state);
+  await rm(dir, { recursive: true, force: true });
+}
