@@ -135,7 +135,6 @@ function start(work: Work): void {
     return;
   }
   work.status = { status: RunStatus.Running, statusLabel: runStatusLabel(RunStatus.Running), startedAt: work.now, params: input.params };
-  work.events.push({ reason: 'Started', message: `run of ${input.dag.name} started` });
   const unmet = input.dag.preconditions.filter((c) => input.preconditionMet(c) === false);
   if (unmet.length > 0) {
     work.status = { ...work.status, endReason: 'preconditions', error: `preconditions not met: ${unmet.map((c) => c.condition).join(', ')}` };
@@ -214,8 +213,8 @@ interface Finished {
 }
 
 function finished(work: Work, step: Step, node: RunNode, { verdict, outputs, base }: Finished): RunNode {
-  const failed = verdict.status === StepStatus.Failed;
-  work.events.push({ reason: failed ? 'StepFailed' : 'StepFinished', message: `${step.name}: ${stepStatusLabel(verdict.status)}${verdict.error === undefined ? '' : ` (${verdict.error})`}`, warning: failed });
+  // Events cost an API write each: failures are worth one, routine step ends are in the status.
+  if (verdict.status === StepStatus.Failed) work.events.push({ reason: 'StepFailed', message: `${step.name}: failed${verdict.error === undefined ? '' : ` (${verdict.error})`}`, warning: true });
   const doneCount = step.repeatPolicy === undefined ? node.doneCount : (node.doneCount ?? 0) + 1;
   const { error: _previous, nextAttemptAt: _wait, ...rest } = node;
   return withStatus(rest, verdict.status, {
@@ -334,7 +333,6 @@ function launchStep(work: Work, step: Step, node: RunNode, handler?: HandlerEven
   const attempt = node.attempt ?? 0;
   const pod = work.input.podName(step.name, attempt);
   work.launch.push({ step, attempt, pod, ...(handler === undefined ? {} : { handler }) });
-  if (attempt === 0) work.events.push({ reason: 'StepStarted', message: `${step.name} started` });
   return withStatus(node, StepStatus.Running, { ...(attempt === 0 || node.startedAt === undefined ? { startedAt: work.now } : {}), pod });
 }
 
