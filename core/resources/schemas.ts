@@ -131,6 +131,7 @@ export const dagRunStatusSchema = Type.Object({
   progress: Type.Optional(text('Finished steps / all steps, for display.')),
   error: Type.Optional(text('Why the run failed or was canceled.')),
   endReason: Type.Optional(Type.Enum(['stopped', 'timeout', 'preconditions', 'deadlock', 'rejected'], { description: 'Why the steps stopped early, if they did.' })),
+  retryToken: Type.Optional(text('The kubedag.io/retry annotation value of the last retry carried out.')),
   nodes: Type.Optional(Type.Array(nodeSchema)),
   onExit: Type.Optional(nodeSchema),
   onSuccess: Type.Optional(nodeSchema),

@@ -19,6 +19,7 @@ import type { OperatorMetrics } from '../metrics.ts';
 import { literalPrecondition, runDefinition, upstreamOf, type RunDefinition } from './definition.ts';
 import { decide, type Decision, type Launch, type ObservedPod } from './engine.ts';
 import { stepsOutcome } from './outcome.ts';
+import { RETRY_ANNOTATION, RETRY_STEP_ANNOTATION, retryStatus } from './retry.ts';
 import { demux, parseReport, stepPod, type RunRef } from './pod.ts';
 
 export interface ReconcilerDeps {
@@ -52,8 +53,8 @@ export class RunReconciler {
     const run = this.deps.runs.get(namespace, name);
     if (run === undefined) return undefined;
     const pods = this.podsOf(run);
-    if (FINISHED.has(run.status?.status ?? -1) && run.status?.finishedAt !== undefined) {
-      await this.deleteSafePods(run, pods, run.status);
+    if (isFinished(run)) {
+      if (!(await this.retried(run))) await this.deleteSafePods(run, pods, run.status ?? {});
       return undefined;
     }
     if (!(await this.frozen(run))) return undefined;
@@ -76,6 +77,31 @@ export class RunReconciler {
     });
     await this.act(run, ref, definition, decision);
     return decision.requeueAfterMs === undefined ? undefined : { requeueAfterMs: decision.requeueAfterMs };
+  }
+
+  /**
+   * A retry asked for with the `kubedag.io/retry` annotation (a new value each time, set by the
+   * API server or by hand): the finished run goes back to running with the steps to redo reset.
+   * A stop left over from before is lifted first. Returns true when it wrote something.
+   */
+  private async retried(run: DagRunResource): Promise<boolean> {
+    const annotations = run.metadata?.annotations ?? {};
+    const token = annotations[RETRY_ANNOTATION];
+    if (token === undefined || token === run.status?.retryToken) return false;
+    if (run.spec.stop === true) {
+      await this.deps.custom.patchNamespacedCustomObject({ ...this.target(run), body: [{ op: 'test', path: '/metadata/resourceVersion', value: run.metadata?.resourceVersion }, { op: 'replace', path: '/spec/stop', value: false }] });
+      this.written('patch');
+      return true;
+    }
+    const definition = runDefinition(run.spec.snapshot ?? run.spec.definition ?? {}, runRef(run).dagName, run.spec.params);
+    const step = annotations[RETRY_STEP_ANNOTATION] || undefined;
+    await this.writeStatus(run, { ...retryStatus(definition.dag, run.status ?? {}, this.deps.clock.now(), step), retryToken: token });
+    this.event(run, 'Retrying', step === undefined ? 'retrying failed and canceled steps' : `retrying step ${step}`, false);
+    return true;
+  }
+
+  private target(run: DagRunResource): { group: string; version: string; namespace: string; plural: string; name: string } {
+    return { group: GROUP, version: VERSION, namespace: run.metadata?.namespace ?? '', plural, name: run.metadata?.name ?? '' };
   }
 
   private podsOf(run: DagRunResource): V1Pod[] {
@@ -318,6 +344,10 @@ function attemptOver(pod: V1Pod, status: DagRunStatus): boolean {
   const nodes = [...(status.nodes ?? []), ...[status.onSuccess, status.onFailure, status.onCancel, status.onExit].filter((n) => n !== undefined)];
   const node = nodes.find((n) => n.name === step);
   return node !== undefined && ((node.attempt ?? 0) > attempt || (node.status !== StepStatus.Running && node.status !== StepStatus.NotStarted));
+}
+
+function isFinished(run: DagRunResource): boolean {
+  return FINISHED.has(run.status?.status ?? -1) && run.status?.finishedAt !== undefined;
 }
 
 function runRef(run: DagRunResource): RunRef {

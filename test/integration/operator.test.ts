@@ -127,6 +127,19 @@ describe('runs on the local control plane', () => {
     expect(metrics).toContain('kubedag_step_gap_seconds_bucket');
   });
 
+  it('retries a failed run in place: failed and downstream steps run again, succeeded ones do not', async () => {
+    await givenDag(ns, 'retryable', 'steps:\n  - {name: first, command: echo once}\n  - {name: flaky, command: "test -f /tmp/kubedag-e2e-retried-$DAG_RUN_ID || { touch /tmp/kubedag-e2e-retried-$DAG_RUN_ID; exit 1; }"}\n  - {name: last, command: echo done}');
+    await whenRun(ns, 'retryable-run', 'retryable');
+    const failed = await finishedRun(ns, 'retryable-run');
+    expect(stepStates(failed)).toEqual({ first: 'succeeded', flaky: 'failed', last: 'canceled' });
+    await custom.patchNamespacedCustomObject({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dagruns', name: 'retryable-run', body: [{ op: 'add', path: '/metadata/annotations', value: { 'kubedag.io/retry': 'r1' } }] });
+    await waitFor('the retry to start', async () => (await getRun(ns, 'retryable-run')).status?.retryToken === 'r1', 30_000);
+    const retried = await finishedRun(ns, 'retryable-run');
+    expect([retried.status?.statusLabel, retried.spec.dagRunId]).toEqual(['succeeded', failed.spec.dagRunId]);
+    expect(stepStates(retried)).toEqual({ first: 'succeeded', flaky: 'succeeded', last: 'succeeded' });
+    expect(retried.status?.nodes?.map((n) => n.attempt)).toEqual([0, 1, 1]);
+  });
+
   it('deletes finished step Pods once their logs are archived', async () => {
     await waitFor('no step Pods left', async () => (await core.listNamespacedPod({ namespace: ns, labelSelector: 'kubedag.io/run' })).items.every((p) => p.metadata?.deletionTimestamp !== undefined || p.status?.phase === 'Running'), 30_000);
   });

@@ -1,0 +1,46 @@
+/**
+ * Retrying a finished run (behaviour-notes 2, retry): the same run id runs again. Without a
+ * step name, failed and canceled steps and everything downstream of them are reset; other
+ * succeeded or skipped steps keep their status and outputs, which feed the re-run. With a step
+ * name, only that step is reset. Handler results are cleared so they run again. Pure.
+ */
+import type { Dag } from '../../core/dag/index.ts';
+import type { DagRunStatus, RunNode } from '../../core/resources/schemas.ts';
+import { RunStatus, StepStatus, runStatusLabel } from '../../core/resources/status.ts';
+
+/** How the API asks for a retry: annotations on the DAGRun (its spec is immutable). */
+export const RETRY_ANNOTATION = 'kubedag.io/retry';
+export const RETRY_STEP_ANNOTATION = 'kubedag.io/retry-step';
+
+function downstreamOf(dag: Dag, roots: ReadonlySet<string>): Set<string> {
+  const reset = new Set(roots);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const step of dag.steps) {
+      if (!reset.has(step.name) && step.depends.some((d) => reset.has(d))) {
+        reset.add(step.name);
+        grew = true;
+      }
+    }
+  }
+  return reset;
+}
+
+function fresh(node: RunNode): RunNode {
+  // The attempt number keeps counting: Pod names of earlier attempts must never be reused.
+  return { name: node.name, status: StepStatus.NotStarted, statusLabel: 'not_started', retryCount: 0, doneCount: 0, attempt: (node.attempt ?? 0) + 1 };
+}
+
+export function retryStatus(dag: Dag, status: DagRunStatus, now: Date, stepName?: string): DagRunStatus {
+  const nodes = status.nodes ?? [];
+  const failed = new Set(nodes.filter((n) => n.status === StepStatus.Failed || n.status === StepStatus.Canceled || n.status === StepStatus.NotStarted).map((n) => n.name));
+  const reset = stepName === undefined ? downstreamOf(dag, failed) : new Set([stepName]);
+  const { finishedAt: _end, endReason: _reason, error: _error, onExit: _x, onSuccess: _s, onFailure: _f, onCancel: _c, ...rest } = status;
+  return {
+    ...rest,
+    status: RunStatus.Running,
+    statusLabel: runStatusLabel(RunStatus.Running),
+    startedAt: now.toISOString(),
+    nodes: nodes.map((n) => (reset.has(n.name) ? fresh(n) : n)),
+  };
+}
