@@ -281,3 +281,13 @@ describe('run engine details', () => {
     expect(decide(input(dag, first.status, [], now, { expected: new Set(['pod-cmd_1-0']) })).launch).toEqual([]);
   });
 });
+
+describe('status size', () => {
+  it('stays far below the etcd object limit for a 1,000-step run', () => {
+    const steps = Array.from({ length: 1000 }, (_, i) => `  - {name: step-with-a-longish-name-${String(i)}, command: "run --part ${String(i)}"}`).join('\n');
+    const { status } = simulate(`type: graph\nsteps:\n${steps}`);
+    expect(status.statusLabel).toBe('succeeded');
+    const bytes = Buffer.byteLength(JSON.stringify(status));
+    expect(bytes).toBeLessThan(512 * 1024);
+  });
+});

@@ -54,7 +54,9 @@ export class RunReconciler {
     if (run === undefined) return undefined;
     const pods = this.podsOf(run);
     if (isFinished(run)) {
-      if (!(await this.retried(run))) await this.deleteSafePods(run, pods, run.status ?? {});
+      if (await this.retried(run)) return undefined;
+      await this.deleteSafePods(run, pods, run.status ?? {});
+      await this.expire(run);
       return undefined;
     }
     if (!(await this.frozen(run))) return undefined;
@@ -98,6 +100,21 @@ export class RunReconciler {
     await this.writeStatus(run, { ...retryStatus(definition.dag, run.status ?? {}, this.deps.clock.now(), step), retryToken: token });
     this.event(run, 'Retrying', step === undefined ? 'retrying failed and canceled steps' : `retrying step ${step}`, false);
     return true;
+  }
+
+  /**
+   * Runs older than their DAG's histRetentionDays go, logs first: after a crash between the
+   * two, the next look deletes the run whose logs are already gone.
+   */
+  private async expire(run: DagRunResource): Promise<void> {
+    const ref = runRef(run);
+    const days = runDefinition(run.spec.snapshot ?? run.spec.definition ?? {}, ref.dagName, run.spec.params).dag.histRetentionDays;
+    if (!retentionExpired(run.status?.finishedAt, days, this.deps.clock.now())) return;
+    await this.deps.store.removeRun(ref.namespace, ref.dagName, ref.dagRunId);
+    await this.deps.custom.deleteNamespacedCustomObject({ ...this.target(run), propagationPolicy: 'Background' }).catch((error: unknown) => {
+      if (statusCode(error) !== 404) throw error;
+    });
+    this.written('delete');
   }
 
   private target(run: DagRunResource): { group: string; version: string; namespace: string; plural: string; name: string } {
@@ -344,6 +361,12 @@ function attemptOver(pod: V1Pod, status: DagRunStatus): boolean {
   const nodes = [...(status.nodes ?? []), ...[status.onSuccess, status.onFailure, status.onCancel, status.onExit].filter((n) => n !== undefined)];
   const node = nodes.find((n) => n.name === step);
   return node !== undefined && ((node.attempt ?? 0) > attempt || (node.status !== StepStatus.Running && node.status !== StepStatus.NotStarted));
+}
+
+/** Whether a run that finished at `finishedAt` is past `days` of retention at `now`. */
+export function retentionExpired(finishedAt: string | undefined, days: number, now: Date): boolean {
+  if (finishedAt === undefined || days <= 0) return false;
+  return Date.parse(finishedAt) + days * 86_400_000 <= now.getTime();
 }
 
 function isFinished(run: DagRunResource): boolean {
