@@ -15,6 +15,7 @@ import type { OperatorConfig } from './config.ts';
 import { logChunk } from '../core/logs/chunk.ts';
 import { DirectoryLogStore } from './logs/store.ts';
 import { OperatorMetrics } from './metrics.ts';
+import { DagReconciler } from './dag/reconciler.ts';
 import { RunReconciler } from './run/reconciler.ts';
 
 export interface OperatorOptions {
@@ -28,6 +29,7 @@ export class Operator {
   private readonly kc = new KubeConfig();
   private readonly informers: { stop(): Promise<void> }[] = [];
   private queue: WorkQueue | undefined;
+  private dagQueue: WorkQueue | undefined;
   private elector: LeaderElector | undefined;
   private server: Server | undefined;
   private resync: NodeJS.Timeout | undefined;
@@ -44,21 +46,7 @@ export class Operator {
     const { config, log } = this.options;
     const core = this.kc.makeApiClient(CoreV1Api);
     const custom = this.kc.makeApiClient(CustomObjectsApi);
-    const namespace = config.namespaces.length === 1 ? config.namespaces[0] : undefined;
-    const path = (plural: string): string => (namespace === undefined ? `/apis/${GROUP}/${VERSION}/${plural}` : `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${plural}`);
-    const listCustom = <T extends KubernetesObject>(plural: string) => (): Promise<KubernetesListObject<T>> =>
-      (namespace === undefined
-        ? custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural })
-        : custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural })) as Promise<KubernetesListObject<T>>;
-    const runs = new Informer<DagRunResource>({ kc: this.kc, path: path('dagruns'), list: listCustom<DagRunResource>('dagruns'), log });
-    const dags = new Informer<DagResource>({ kc: this.kc, path: path('dags'), list: listCustom<DagResource>('dags'), log });
-    const pods = new Informer<V1Pod>({
-      kc: this.kc,
-      path: namespace === undefined ? '/api/v1/pods' : `/api/v1/namespaces/${namespace}/pods`,
-      list: () => (namespace === undefined ? core.listPodForAllNamespaces({ labelSelector: LABELS.run }) : core.listNamespacedPod({ namespace, labelSelector: LABELS.run })),
-      labelSelector: LABELS.run,
-      log,
-    });
+    const { runs, dags, pods } = this.informersFor(core, custom);
     this.informers.push(runs, dags, pods);
     const store = new DirectoryLogStore(config.logDir);
     const metrics = this.metrics;
@@ -90,9 +78,14 @@ export class Operator {
       const owner = pod.metadata?.ownerReferences?.find((o) => o.kind === 'DAGRun' && o.controller === true);
       if (owner !== undefined && watched(pod.metadata?.namespace)) queue.add(`${pod.metadata?.namespace ?? ''}/${owner.name}`);
     });
+    const dagQueue = this.dagQueueFor(custom, dags, runs);
     // DAG edits start nothing: a run's definition is frozen. Runs waiting for their DAG retry.
-    dags.on(() => {
+    dags.on((_event, dag) => {
+      if (watched(dag.metadata?.namespace)) dagQueue.add(`${dag.metadata?.namespace ?? ''}/${dag.metadata?.name ?? ''}`);
       for (const run of runs.list()) if (run.spec.snapshot === undefined) enqueueRun(run);
+    });
+    runs.on((_event, run) => {
+      if (run.spec.dagRef !== undefined && watched(run.metadata?.namespace)) dagQueue.add(`${run.metadata?.namespace ?? ''}/${run.spec.dagRef.name}`);
     });
     await this.serve(store);
     this.elector = new LeaderElector({
@@ -120,6 +113,48 @@ export class Operator {
         void this.stop().then(() => process.exit(1));
       },
     });
+  }
+
+  /** Informers for runs, DAGs and step Pods, scoped to the one watched namespace if there is one. */
+  private informersFor(core: CoreV1Api, custom: CustomObjectsApi): { runs: Informer<DagRunResource>; dags: Informer<DagResource>; pods: Informer<V1Pod> } {
+    const { config, log } = this.options;
+    const namespace = config.namespaces.length === 1 ? config.namespaces[0] : undefined;
+    const path = (plural: string): string => (namespace === undefined ? `/apis/${GROUP}/${VERSION}/${plural}` : `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${plural}`);
+    const listCustom = <T extends KubernetesObject>(plural: string) => (): Promise<KubernetesListObject<T>> =>
+      (namespace === undefined
+        ? custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural })
+        : custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural })) as Promise<KubernetesListObject<T>>;
+    return {
+      runs: new Informer<DagRunResource>({ kc: this.kc, path: path('dagruns'), list: listCustom<DagRunResource>('dagruns'), log }),
+      dags: new Informer<DagResource>({ kc: this.kc, path: path('dags'), list: listCustom<DagResource>('dags'), log }),
+      pods: new Informer<V1Pod>({
+        kc: this.kc,
+        path: namespace === undefined ? '/api/v1/pods' : `/api/v1/namespaces/${namespace}/pods`,
+        list: () => (namespace === undefined ? core.listPodForAllNamespaces({ labelSelector: LABELS.run }) : core.listNamespacedPod({ namespace, labelSelector: LABELS.run })),
+        labelSelector: LABELS.run,
+        log,
+      }),
+    };
+  }
+
+  private dagQueueFor(custom: CustomObjectsApi, dags: Informer<DagResource>, runs: Informer<DagRunResource>): WorkQueue {
+    const reconciler = new DagReconciler({
+      custom,
+      dags,
+      runs,
+      clock: this.options.clock ?? systemClock,
+      onWrite: () => {
+        this.metrics.apiWrites.inc({ verb: 'update' });
+      },
+    });
+    this.dagQueue = new WorkQueue({
+      concurrency: 2,
+      worker: (key) => reconciler.reconcile(key),
+      onError: (key, error) => {
+        this.options.log(`reconcile DAG ${key}: ${(error as Error).message}`);
+      },
+    });
+    return this.dagQueue;
   }
 
   private async lead(runs: Informer<DagRunResource>, dags: Informer<DagResource>, pods: Informer<V1Pod>, enqueueRun: (run: DagRunResource) => void): Promise<void> {
@@ -169,6 +204,7 @@ export class Operator {
     this.stopping = true;
     clearInterval(this.resync);
     await this.queue?.shutdown();
+    await this.dagQueue?.shutdown();
     for (const informer of this.informers) await informer.stop();
     await this.elector?.stop();
     this.server?.close();

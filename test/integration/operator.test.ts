@@ -140,6 +140,18 @@ describe('runs on the local control plane', () => {
     expect(retried.status?.nodes?.map((n) => n.attempt)).toEqual([0, 1, 1]);
   });
 
+  it('keeps DAG status: validity, schedule and the latest run, for kubectl get dags', async () => {
+    await givenDag(ns, 'scheduled', 'schedule: "0 3 * * *"\nsteps: [echo]');
+    await whenRun(ns, 'scheduled-run', 'scheduled');
+    await finishedRun(ns, 'scheduled-run');
+    await waitFor('the DAG status', async () => {
+      const dag = (await custom.getNamespacedCustomObject({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dags', name: 'scheduled' })) as { status?: { valid?: boolean; latestRun?: { statusLabel?: string } } };
+      return dag.status?.valid === true && dag.status.latestRun?.statusLabel === 'succeeded';
+    }, 30_000);
+    const { kubectl } = await import('./support.ts');
+    expect(await kubectl('get', 'dag', 'scheduled', '-n', ns)).toMatch(/scheduled\s+0 3 \* \* \*\s+false\s+succeeded/);
+  });
+
   it('deletes finished step Pods once their logs are archived', async () => {
     await waitFor('no step Pods left', async () => (await core.listNamespacedPod({ namespace: ns, labelSelector: 'kubedag.io/run' })).items.every((p) => p.metadata?.deletionTimestamp !== undefined || p.status?.phase === 'Running'), 30_000);
   });

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import type { DagResource, DagRunResource } from '../../core/resources/types.ts';
+import { dagStatus } from './reconciler.ts';
+
+const dag = (spec: Record<string, unknown>, status?: DagResource['status']): DagResource => ({ metadata: { name: 'nightly', generation: 3, annotations: { 'kubedag.io/file-name': 'nightly' } }, spec, ...(status === undefined ? {} : { status }) });
+const run = (name: string, created: string, label: string): DagRunResource => ({ metadata: { name, creationTimestamp: new Date(created) }, spec: { dagRef: { name: 'nightly' }, dagRunId: name }, status: { status: 4, statusLabel: label } });
+const now = new Date('2026-05-01T10:30:00Z');
+
+describe('dagStatus', () => {
+  it('reports a valid DAG with its schedule, next start and latest run', () => {
+    const status = dagStatus(dag({ schedule: '0 12 * * *', steps: ['echo'] }), [run('old', '2026-04-01T00:00:00Z', 'failed'), run('new', '2026-04-30T00:00:00Z', 'succeeded')], now);
+    expect(status).toMatchObject({ valid: true, errors: [], schedule: '0 12 * * *', nextRun: '2026-05-01T12:00:00.000Z', suspended: false, observedGeneration: 3 });
+    expect(status.latestRun).toMatchObject({ resourceName: 'new', statusLabel: 'succeeded' });
+    expect(status.conditions?.[0]).toMatchObject({ type: 'Valid', status: 'True', reason: 'Loaded' });
+  });
+
+  it('reports validation errors and keeps a suspension set by the API', () => {
+    const status = dagStatus(dag({ steps: [{ comand: 'x' }] }, { suspended: true }), [], now);
+    expect(status).toMatchObject({ valid: false, errors: ['steps[0].comand: unknown key; did you mean "command"?'], suspended: true });
+    expect(status.conditions?.[0]).toMatchObject({ status: 'False', reason: 'InvalidDefinition' });
+  });
+
+  it('keeps the condition transition time while the condition holds', () => {
+    const first = dagStatus(dag({ steps: ['echo'] }), [], now);
+    const later = dagStatus(dag({ steps: ['echo'] }, first), [], new Date('2026-05-02T00:00:00Z'));
+    expect(later.conditions?.[0]?.lastTransitionTime).toBe(first.conditions?.[0]?.lastTransitionTime);
+  });
+});
