@@ -91,8 +91,7 @@ export class RunReconciler {
     const token = annotations[RETRY_ANNOTATION];
     if (token === undefined || token === run.status?.retryToken) return false;
     if (run.spec.stop === true) {
-      await this.deps.custom.patchNamespacedCustomObject({ ...this.target(run), body: [{ op: 'test', path: '/metadata/resourceVersion', value: run.metadata?.resourceVersion }, { op: 'replace', path: '/spec/stop', value: false }] });
-      this.written('patch');
+      await this.patchSpec(run, [{ op: 'replace', path: '/spec/stop', value: false }]);
       return true;
     }
     const definition = runDefinition(run.spec.snapshot ?? run.spec.definition ?? {}, runRef(run).dagName, run.spec.params);
@@ -112,6 +111,19 @@ export class RunReconciler {
     if (!retentionExpired(run.status?.finishedAt, days, this.deps.clock.now())) return;
     await this.deps.store.removeRun(ref.namespace, ref.dagName, ref.dagRunId);
     await this.deps.custom.deleteNamespacedCustomObject({ ...this.target(run), propagationPolicy: 'Background' }).catch((error: unknown) => {
+      if (statusCode(error) !== 404) throw error;
+    });
+    this.written('delete');
+  }
+
+  /** A JSON patch of the run that applies only to the version this reconcile saw. */
+  private async patchSpec(run: DagRunResource, operations: readonly { op: string; path: string; value: unknown }[]): Promise<void> {
+    await this.deps.custom.patchNamespacedCustomObject({ ...this.target(run), body: [{ op: 'test', path: '/metadata/resourceVersion', value: run.metadata?.resourceVersion }, ...operations] });
+    this.written('patch');
+  }
+
+  private async deletePod(namespace: string, name: string): Promise<void> {
+    await this.deps.core.deleteNamespacedPod({ name, namespace }).catch((error: unknown) => {
       if (statusCode(error) !== 404) throw error;
     });
     this.written('delete');
@@ -147,15 +159,7 @@ export class RunReconciler {
     }
     const patch = freezePatch(run, dag, () => uuidv7(this.deps.clock.now().getTime()));
     if (Object.keys(patch).length === 0) return true;
-    await this.deps.custom.patchNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace: run.metadata?.namespace ?? '',
-      plural,
-      name: run.metadata?.name ?? '',
-      body: [{ op: 'test', path: '/metadata/resourceVersion', value: run.metadata?.resourceVersion }, ...Object.entries(patch).map(([k, v]) => ({ op: 'add', path: `/spec/${k}`, value: v }))],
-    });
-    this.written('patch');
+    await this.patchSpec(run, Object.entries(patch).map(([k, v]) => ({ op: 'add', path: `/spec/${k}`, value: v })));
     return false;
   }
 
@@ -229,10 +233,7 @@ export class RunReconciler {
     const pod = this.deps.pods.get(namespace, name);
     const started = pod?.status?.startTime;
     if (started === undefined) {
-      await this.deps.core.deleteNamespacedPod({ name, namespace }).catch((error: unknown) => {
-        if (statusCode(error) !== 404) throw error;
-      });
-      this.written('delete');
+      await this.deletePod(namespace, name);
       return;
     }
     const elapsed = Math.max(1, Math.floor((this.deps.clock.now().getTime() - new Date(started).getTime()) / 1000));
@@ -247,14 +248,7 @@ export class RunReconciler {
   private async writeStatus(run: DagRunResource, status: DagRunStatus): Promise<boolean> {
     if (JSON.stringify(run.status ?? {}) === JSON.stringify(status)) return true;
     try {
-      await this.deps.custom.replaceNamespacedCustomObjectStatus({
-        group: GROUP,
-        version: VERSION,
-        namespace: run.metadata?.namespace ?? '',
-        plural,
-        name: run.metadata?.name ?? '',
-        body: { ...run, status },
-      });
+      await this.deps.custom.replaceNamespacedCustomObjectStatus({ ...this.target(run), body: { ...run, status } });
       this.written('update');
       return true;
     } catch (error) {
@@ -271,10 +265,7 @@ export class RunReconciler {
       if (!attemptOver(pod, status)) continue;
       const archived = (await this.deps.store.read({ namespace: ref.namespace, dagName: ref.dagName, dagRunId: ref.dagRunId, step, attempt }, 'stdout')) !== undefined;
       if (!archived) continue;
-      await this.deps.core.deleteNamespacedPod({ name: pod.metadata?.name ?? '', namespace: ref.namespace }).catch((error: unknown) => {
-        if (statusCode(error) !== 404) throw error;
-      });
-      this.written('delete');
+      await this.deletePod(ref.namespace, pod.metadata?.name ?? '');
     }
   }
 
