@@ -14,6 +14,8 @@ export interface AttemptReport {
   readonly conditionExit?: number;
   /** The step's stdout, when it was needed (output capture, continueOn.output). */
   readonly stdout?: string;
+  /** For a sub-DAG step: the child run's final status label. */
+  readonly childStatus?: string;
 }
 
 export type AttemptVerdict =
@@ -102,12 +104,17 @@ function withOutput<T extends AttemptVerdict>(verdict: T, output: string | undef
 export function judgeAttempt(step: Step, report: AttemptReport, context: AttemptContext): AttemptVerdict {
   if (report.preconditionUnmet) return { kind: 'done', status: StepStatus.Skipped, continued: false };
   const captured = captureOutput(step, report, context.maxOutputSize);
-  const error = captured.error ?? (report.exitCode === 0 ? undefined : `exit code ${String(report.exitCode)}`);
+  const failure = report.childStatus === undefined ? `exit code ${String(report.exitCode)}` : `sub-DAG run ${report.childStatus}`;
+  const error = captured.error ?? (report.exitCode === 0 ? undefined : failure);
   if (step.repeatPolicy !== undefined && captured.error === undefined) {
     const again = repeatVerdict(step.repeatPolicy, report, context);
     if (again !== undefined) return withOutput(again, captured.output);
   }
-  if (error === undefined) return withOutput({ kind: 'done', status: StepStatus.Succeeded, continued: false }, captured.output);
+  if (error === undefined) {
+    // A partially succeeded child makes its calling step partially succeeded (behaviour-notes 8).
+    const status = report.childStatus === 'partially_succeeded' ? StepStatus.PartiallySucceeded : StepStatus.Succeeded;
+    return withOutput({ kind: 'done', status, continued: false }, captured.output);
+  }
   const again = step.retryPolicy !== undefined && report.exitCode !== 0 ? retryVerdict(step.retryPolicy, report, context, error) : undefined;
   if (again !== undefined) return again;
   if (!continueOnMatches(step, report)) return { kind: 'done', status: StepStatus.Failed, continued: false, error };

@@ -16,21 +16,24 @@ export interface RunDefinition {
   readonly env: readonly EnvVar[];
   readonly positional: readonly string[];
   readonly paramsJson: string;
+  /** The later documents of the definition, callable by name. */
+  readonly localDags: readonly { readonly name: string; readonly document: Record<string, unknown> }[];
 }
 
-const UNSUPPORTED_EXECUTORS = new Set(['ssh', 'http', 'jq', 'mail', 'gha', 'dag', 'parallel']);
+const UNSUPPORTED_EXECUTORS = new Set(['ssh', 'http', 'jq', 'mail', 'gha', 'parallel']);
+
+function stepProblem(step: Step): string | undefined {
+  if (step.parallel !== undefined) return `step ${step.name}: parallel sub-DAG runs are not supported yet`;
+  if (step.call !== undefined) return undefined;
+  if (UNSUPPORTED_EXECUTORS.has(step.executor.type)) return `step ${step.name}: the ${step.executor.type} executor is not supported on Kubernetes yet`;
+  const { image, exec } = step.executor.config;
+  if (step.executor.type === 'docker' && (typeof image !== 'string' || exec !== undefined)) return `step ${step.name}: running in an existing container (containerName/exec) is not supported on Kubernetes`;
+  return undefined;
+}
 
 /** Features this version rejects; a later version implements them (see the issue notes). */
 export function unsupported(dag: Dag): string[] {
-  const problems: string[] = [];
-  const steps = [...dag.steps, ...Object.values(dag.handlerOn)];
-  for (const step of steps) {
-    if (step.call !== undefined) problems.push(`step ${step.name}: sub-DAG calls are not supported yet`);
-    else if (UNSUPPORTED_EXECUTORS.has(step.executor.type)) problems.push(`step ${step.name}: the ${step.executor.type} executor is not supported on Kubernetes yet`);
-    else if (step.executor.type === 'docker' && (typeof step.executor.config.image !== 'string' || step.executor.config.exec !== undefined)) {
-      problems.push(`step ${step.name}: running in an existing container (containerName/exec) is not supported on Kubernetes`);
-    }
-  }
+  const problems = [...dag.steps, ...Object.values(dag.handlerOn)].flatMap((step) => stepProblem(step) ?? []);
   const containerExtras = Object.keys(dag.container ?? {}).filter((key) => !['image', 'env', 'workingDir', 'user', 'pullPolicy'].includes(key));
   if (containerExtras.length > 0) problems.push(`container: ${containerExtras.join(', ')} (one shared container for all steps) is not supported yet`);
   if (dag.ssh !== undefined) problems.push('ssh: DAG-level ssh is not supported on Kubernetes yet');
@@ -57,6 +60,7 @@ export function runDefinition(spec: Record<string, unknown>, fileName: string, o
     env,
     positional: params.filter((p) => p.positional).map((p) => p.value),
     paramsJson: encodeParams(params),
+    localDags: load.localDags.map((local, i) => ({ name: local.name, document: documents[i + 1] ?? {} })),
   };
 }
 

@@ -36,6 +36,8 @@ export interface RunInput {
   /** The operator's cap on this run's running step Pods (0: none). */
   readonly maxRunningPods: number;
   readonly podName: (step: string, attempt: number) => string;
+  /** The run id of the child run a sub-DAG step's attempt starts. */
+  readonly subRunId?: (step: string, attempt: number) => string;
   readonly resolveCount: (value: number | string) => number;
   /** A literal precondition decided here; undefined when only a Pod can decide it. */
   readonly preconditionMet: (condition: Condition) => boolean | undefined;
@@ -333,7 +335,14 @@ function launchStep(work: Work, step: Step, node: RunNode, handler?: HandlerEven
   const attempt = node.attempt ?? 0;
   const pod = work.input.podName(step.name, attempt);
   work.launch.push({ step, attempt, pod, ...(handler === undefined ? {} : { handler }) });
-  return withStatus(node, StepStatus.Running, { ...(attempt === 0 || node.startedAt === undefined ? { startedAt: work.now } : {}), pod });
+  const child = step.call === undefined || work.input.subRunId === undefined ? {} : subRunFields(node, work.input.subRunId(step.name, attempt));
+  return withStatus(node, StepStatus.Running, { ...(attempt === 0 || node.startedAt === undefined ? { startedAt: work.now } : {}), pod, ...child });
+}
+
+/** The child run of this attempt in subRuns; those of earlier attempts move to subRunsRepeated. */
+function subRunFields(node: RunNode, dagRunId: string): Pick<RunNode, 'subRuns' | 'subRunsRepeated'> {
+  const earlier = [...(node.subRunsRepeated ?? []), ...(node.subRuns ?? [])].filter((r) => r.dagRunId !== dagRunId);
+  return { subRuns: [{ dagRunId }], ...(earlier.length === 0 ? {} : { subRunsRepeated: earlier }) };
 }
 
 /** When every step is done: the outcome handler, then the exit handler, then the final status. */

@@ -3,13 +3,14 @@
  * pure), act (create and stop Pods, write status when it changed, record events, delete Pods
  * whose logs are safe). Keyed by `namespace/name`; every call starts from what is observed.
  */
+import { createHash } from 'node:crypto';
 import type { CoreV1Api, CustomObjectsApi, V1Pod } from '@kubernetes/client-node';
 import type { Informer } from '../../core/kube/informer.ts';
 import type { WorkResult } from '../../core/kube/queue.ts';
 import { statusCode, type Clock } from '../../core/kube/time.ts';
 import { ANNOTATIONS, GROUP, LABELS, VERSION } from '../../core/resources/constants.ts';
 import { uuidv7 } from '../../core/resources/ids.ts';
-import { stepPodName } from '../../core/resources/names.ts';
+import { dagResourceName, stepPodName } from '../../core/resources/names.ts';
 import { RunStatus, StepStatus, runStatusLabel, stepDone } from '../../core/resources/status.ts';
 import type { DagResource, DagRunResource } from '../../core/resources/types.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
@@ -62,7 +63,7 @@ export class RunReconciler {
     if (!(await this.frozen(run))) return undefined;
     const ref = runRef(run);
     const definition = runDefinition(run.spec.snapshot ?? run.spec.definition ?? {}, ref.dagName, run.spec.params);
-    const observed = await Promise.all(pods.map((pod) => this.observe(pod, ref, definition.dag)));
+    const observed = [...(await Promise.all(pods.map((pod) => this.observe(pod, ref, definition.dag)))), ...this.childrenOf(run).map(observeChild)];
     const decision = decide({
       dag: definition.dag,
       ...(definition.rejection === undefined ? {} : { rejection: definition.rejection }),
@@ -74,6 +75,7 @@ export class RunReconciler {
       params: definition.paramsJson,
       maxRunningPods: this.deps.maxPodsPerRun,
       podName: (step, attempt) => stepPodName(run.metadata?.name ?? '', step, attempt),
+      subRunId: (step, attempt) => subRunId(ref.dagRunId, step, attempt),
       resolveCount: (value) => resolveCount(value, definition),
       preconditionMet: (condition) => literalPrecondition(condition, variables(definition, run.status ?? {})),
     });
@@ -198,7 +200,55 @@ export class RunReconciler {
     if (written) await this.deleteSafePods(run, this.podsOf(run), decision.status);
   }
 
+  private childrenOf(run: DagRunResource): DagRunResource[] {
+    const uid = run.metadata?.uid;
+    return this.deps.runs.list(run.metadata?.namespace).filter((child) => child.metadata?.ownerReferences?.some((o) => o.uid === uid) === true);
+  }
+
+  /**
+   * A sub-DAG step's attempt is a child DAGRun, named like the Pod it stands for, with a run id
+   * derived from the parent's: a repeated create finds the same child (409), never a second one.
+   */
+  private async createChild(run: DagRunResource, ref: RunRef, definition: RunDefinition, decision: Decision, launch: Launch): Promise<void> {
+    const step = launch.step;
+    const vars = variables(definition, decision.status, step, definition.dag.steps);
+    const local = definition.localDags.find((d) => d.name === step.call);
+    const params = step.params === undefined ? undefined : expand(typeof step.params === 'string' ? step.params : JSON.stringify(step.params), { scopes: [vars], shell: true }).value;
+    const root = run.spec.root ?? { name: ref.dagName, dagRunId: ref.dagRunId };
+    const body = {
+      apiVersion: `${GROUP}/${VERSION}`,
+      kind: 'DAGRun',
+      metadata: {
+        name: launch.pod,
+        namespace: ref.namespace,
+        labels: { [LABELS.attempt]: String(launch.attempt) },
+        annotations: { [ANNOTATIONS.step]: step.name },
+        ownerReferences: [{ apiVersion: `${GROUP}/${VERSION}`, kind: 'DAGRun', name: ref.name, uid: ref.uid, controller: true, blockOwnerDeletion: true }],
+      },
+      spec: {
+        ...(local === undefined ? { dagRef: { name: dagResourceName(step.call ?? '') } } : { definition: local.document }),
+        dagName: step.call,
+        dagRunId: subRunId(ref.dagRunId, step.name, launch.attempt),
+        ...(params === undefined ? {} : { params }),
+        trigger: 'sub-run',
+        parent: { name: ref.dagName, dagRunId: ref.dagRunId },
+        root,
+      },
+    };
+    try {
+      await this.deps.custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ref.namespace, plural, body });
+      this.written('create');
+    } catch (error) {
+      if (statusCode(error) !== 409) throw error;
+    }
+    this.expected.set(launch.pod, this.deps.clock.now().getTime());
+  }
+
   private async createPod(run: DagRunResource, ref: RunRef, definition: RunDefinition, decision: Decision, launch: Launch): Promise<void> {
+    if (launch.step.call !== undefined) {
+      await this.createChild(run, ref, definition, decision, launch);
+      return;
+    }
     const status = decision.status;
     const vars = variables(definition, status, launch.step, definition.dag.steps);
     const pod = stepPod({
@@ -230,6 +280,12 @@ export class RunReconciler {
    * while the Pod and its log stay for archiving. A Pod that never started is just deleted.
    */
   private async stopPod(namespace: string, name: string): Promise<void> {
+    const child = this.deps.runs.get(namespace, name);
+    if (child !== undefined) {
+      // A child run stops the way any run does: its spec says so.
+      if (child.spec.stop !== true) await this.patchSpec(child, [{ op: 'add', path: '/spec/stop', value: true }]);
+      return;
+    }
     const pod = this.deps.pods.get(namespace, name);
     const started = pod?.status?.startTime;
     if (started === undefined) {
@@ -358,6 +414,29 @@ function attemptOver(pod: V1Pod, status: DagRunStatus): boolean {
 export function retentionExpired(finishedAt: string | undefined, days: number, now: Date): boolean {
   if (finishedAt === undefined || days <= 0) return false;
   return Date.parse(finishedAt) + days * 86_400_000 <= now.getTime();
+}
+
+/** Child run ids: derived, so that a parent reconciled twice reaches the same child. */
+export function subRunId(parentRunId: string, step: string, attempt: number): string {
+  return createHash('sha256').update(`${parentRunId}:${step}:${String(attempt)}`).digest('hex').slice(0, 32);
+}
+
+/** A child run seen as the attempt of its calling step; finished, it reports its result JSON. */
+function observeChild(child: DagRunResource): ObservedPod {
+  const finished = isFinished(child);
+  const label = child.status?.statusLabel ?? 'running';
+  const succeeded = label === 'succeeded' || label === 'partially_succeeded';
+  const identity = podIdentity({ metadata: child.metadata });
+  const base: ObservedPod = { ...identity, phase: finished ? (succeeded ? 'Succeeded' : 'Failed') : 'Running' };
+  if (!finished) return base;
+  return { ...base, report: { exitCode: succeeded ? 0 : 1, preconditionUnmet: false, stdout: JSON.stringify(childResult(child)), childStatus: label } };
+}
+
+/** What a sub-DAG step outputs: `${R.outputs.NAME}` reads the child's outputs from it. */
+function childResult(child: DagRunResource): Record<string, unknown> {
+  const status = child.status ?? {};
+  const outputs = Object.assign({}, ...(status.nodes ?? []).map((n) => n.outputs ?? {})) as Record<string, string>;
+  return { name: child.spec.dagName ?? '', dagRunId: child.spec.dagRunId ?? '', params: status.params ?? '', outputs, status: status.statusLabel ?? '' };
 }
 
 function isFinished(run: DagRunResource): boolean {

@@ -152,6 +152,42 @@ describe('runs on the local control plane', () => {
     expect(await kubectl('get', 'dag', 'scheduled', '-n', ns)).toMatch(/scheduled\s+0 3 \* \* \*\s+false\s+succeeded/);
   });
 
+  it('runs a local sub-DAG as a child run and passes its outputs back', async () => {
+    const yaml = [
+      'steps:',
+      '  - name: call-child',
+      '    call: child',
+      '    params: "WHO=parent"',
+      '    output: R',
+      '  - name: after',
+      '    command: echo "child said ${R.outputs.GREETING} (${R.status})"',
+      '---',
+      'name: child',
+      'params: "WHO=nobody"',
+      'steps:',
+      '  - name: greet',
+      '    command: echo "hello $WHO"',
+      '    output: GREETING',
+    ].join('\n');
+    await givenDag(ns, 'parent', yaml);
+    await whenRun(ns, 'parent-run', 'parent');
+    const done = await finishedRun(ns, 'parent-run');
+    expect(stepStates(done)).toEqual({ 'call-child': 'succeeded', after: 'succeeded' });
+    expect(await stepLog(operator, done, 'after')).toBe('child said hello parent (succeeded)\n');
+    const subRun = done.status?.nodes?.[0]?.subRuns?.[0]?.dagRunId ?? '';
+    const children = (await custom.listNamespacedCustomObject({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dagruns' })) as { items: { spec: { dagRunId?: string; parent?: { dagRunId: string }; root?: { dagRunId: string } } }[] };
+    const child = children.items.find((r) => r.spec.dagRunId === subRun);
+    expect(child?.spec.parent?.dagRunId).toBe(done.spec.dagRunId);
+    expect(child?.spec.root?.dagRunId).toBe(done.spec.dagRunId);
+  });
+
+  it('fails the calling step when the child run fails', async () => {
+    await givenDag(ns, 'failing-child', 'steps:\n  - {name: go, call: broken}\n---\nname: broken\nsteps: ["exit 5"]');
+    await whenRun(ns, 'failing-child-run', 'failing-child');
+    const done = await finishedRun(ns, 'failing-child-run');
+    expect([done.status?.statusLabel, done.status?.nodes?.[0]?.error]).toEqual(['failed', 'sub-DAG run failed']);
+  });
+
   it('deletes finished step Pods once their logs are archived', async () => {
     await waitFor('no step Pods left', async () => (await core.listNamespacedPod({ namespace: ns, labelSelector: 'kubedag.io/run' })).items.every((p) => p.metadata?.deletionTimestamp !== undefined || p.status?.phase === 'Running'), 30_000);
   });
