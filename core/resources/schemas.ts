@@ -12,8 +12,6 @@ const preserved = (description: string): TSchema => Type.Unsafe<unknown>({ type:
 const text = (description: string): ReturnType<typeof Type.String> => Type.String({ description });
 const timestamp = (description: string): ReturnType<typeof Type.String> => Type.String({ description: `${description} (RFC 3339 UTC; empty when not yet).` });
 
-export const RUN_STATUSES = [0, 1, 2, 3, 4, 5, 6] as const;
-
 /** Kubernetes API conventions condition. */
 export const conditionSchema = Type.Object({
   type: text('Condition type, e.g. Valid or Running.'),
@@ -43,11 +41,6 @@ export const dagSpecSchema = Type.Unsafe<Record<string, unknown>>({
 function definitionObject(description: string): Record<string, unknown> {
   return { type: 'object', description, 'x-kubernetes-preserve-unknown-fields': true };
 }
-
-export const runRefSchema = Type.Object({
-  name: text('DAG name of the run.'),
-  dagRunId: text('Run id.'),
-});
 
 export const dagStatusSchema = Type.Object({
   observedGeneration: Type.Optional(Type.Integer({ description: 'Generation this status describes.' })),

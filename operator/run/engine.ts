@@ -9,7 +9,7 @@ import type { DagRunStatus, RunNode } from '../../core/resources/schemas.ts';
 import { RunStatus, StepStatus, runStatusLabel, stepDone, stepStatusLabel } from '../../core/resources/status.ts';
 import { judgeAttempt, type AttemptReport, type AttemptVerdict } from './attempt.ts';
 import { propagate, readiness } from './graph.ts';
-import { finalOutcome, outcomeHandler, stepsOutcome, type EndReason } from './outcome.ts';
+import { finalOutcome, outcomeHandler, stepsOutcome } from './outcome.ts';
 
 export interface ObservedPod {
   readonly name: string;
@@ -374,4 +374,3 @@ function finishIfDone(work: Work): void {
   work.events.push({ reason: 'Finished', message: `run ${runStatusLabel(final)}`, warning: final === RunStatus.Failed });
 }
 
-export type { EndReason };
