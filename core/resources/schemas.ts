@@ -109,7 +109,7 @@ const nodeSchema = Type.Object({
   outputs: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Captured output variables (large values spill to a ConfigMap).' })),
   nextAttemptAt: Type.Optional(timestamp('When the next attempt of a retrying or repeating step may start')),
   continued: Type.Optional(Type.Boolean({ description: 'The step failed but continueOn let its dependents run.' })),
-  subRuns: Type.Optional(Type.Array(Type.Object({ dagRunId: text('Sub run id.'), params: Type.Optional(text('JSON-encoded params.')) }))),
+  subRuns: Type.Optional(Type.Array(Type.Object({ dagRunId: text('Sub run id.'), params: Type.Optional(text('JSON-encoded params.')), status: Type.Optional(text('The sub run status label, once it ended.')) }))),
   subRunsRepeated: Type.Optional(Type.Array(Type.Object({ dagRunId: text('Sub run id.'), params: Type.Optional(text('JSON-encoded params.')) }))),
 });
 

@@ -20,10 +20,9 @@ export interface RunDefinition {
   readonly localDags: readonly { readonly name: string; readonly document: Record<string, unknown> }[];
 }
 
-const UNSUPPORTED_EXECUTORS = new Set(['ssh', 'http', 'jq', 'mail', 'gha', 'parallel']);
+const UNSUPPORTED_EXECUTORS = new Set(['ssh', 'http', 'jq', 'mail', 'gha']);
 
 function stepProblem(step: Step): string | undefined {
-  if (step.parallel !== undefined) return `step ${step.name}: parallel sub-DAG runs are not supported yet`;
   if (step.call !== undefined) return undefined;
   if (UNSUPPORTED_EXECUTORS.has(step.executor.type)) return `step ${step.name}: the ${step.executor.type} executor is not supported on Kubernetes yet`;
   const { image, exec } = step.executor.config;

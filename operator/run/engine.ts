@@ -9,12 +9,15 @@ import type { DagRunStatus, RunNode } from '../../core/resources/schemas.ts';
 import { RunStatus, StepStatus, runStatusLabel, stepDone, stepStatusLabel } from '../../core/resources/status.ts';
 import { judgeAttempt, type AttemptReport, type AttemptVerdict } from './attempt.ts';
 import { propagate, readiness } from './graph.ts';
+import { fanOut } from './parallel.ts';
 import { finalOutcome, outcomeHandler, stepsOutcome } from './outcome.ts';
 
 export interface ObservedPod {
   readonly name: string;
   readonly step: string;
   readonly attempt: number;
+  /** The item of a `parallel` step this child run is for. */
+  readonly item?: number;
   readonly phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed';
   readonly deleting: boolean;
   /** Present once the Pod has terminated and what it reported has been gathered. */
@@ -38,6 +41,8 @@ export interface RunInput {
   readonly podName: (step: string, attempt: number) => string;
   /** The run id of the child run a sub-DAG step's attempt starts. */
   readonly subRunId?: (step: string, attempt: number) => string;
+  /** The items of a `parallel` step, resolved with the run's variables and current outputs. */
+  readonly parallelItems?: (step: Step, nodes: readonly RunNode[]) => unknown[];
   readonly resolveCount: (value: number | string) => number;
   /** A literal precondition decided here; undefined when only a Pod can decide it. */
   readonly preconditionMet: (condition: Condition) => boolean | undefined;
@@ -48,6 +53,8 @@ export interface Launch {
   readonly attempt: number;
   readonly pod: string;
   readonly handler?: HandlerEvent;
+  /** For a `parallel` step: which item, and its value. */
+  readonly item?: { readonly index: number; readonly value: unknown };
 }
 
 export interface RunEvent {
@@ -167,6 +174,7 @@ function adopt(work: Work, node: RunNode): RunNode {
 function observeNode(work: Work, step: Step, node: RunNode, handler = false): RunNode {
   if (node.status !== StepStatus.Running) return node;
   if (node.nextAttemptAt !== undefined && node.pod === undefined) return node;
+  if (step.parallel !== undefined) return observeParallel(work, step, node);
   const pod = work.podOf(node);
   if (pod === undefined) {
     if (node.pod !== undefined && work.input.expected.has(node.pod)) return node;
@@ -175,6 +183,24 @@ function observeNode(work: Work, step: Step, node: RunNode, handler = false): Ru
   }
   if (pod.report === undefined) return node;
   return finishAttempt(work, step, node, pod.report, handler);
+}
+
+/** Starts the items that may start and, once all children ended, judges the step. */
+function observeParallel(work: Work, step: Step, node: RunNode): RunNode {
+  const attempt = node.attempt ?? 0;
+  const items = work.input.parallelItems?.(step, [...work.nodes.values()]) ?? [];
+  const children = work.input.pods.filter((p) => p.step === step.name && p.attempt === attempt && p.item !== undefined).map((p) => ({ item: p.item ?? 0, name: p.name, ...(p.report === undefined ? {} : { report: p.report }) }));
+  const itemName = (i: number): string => `${step.name}[${String(i)}]`;
+  const out = fanOut(step, items, children, (i) => work.input.subRunId?.(itemName(i), attempt) ?? '');
+  const ending = work.status.endReason === 'stopped' || work.status.endReason === 'timeout';
+  if (!ending) {
+    for (const index of out.start) {
+      const pod = work.input.podName(itemName(index), attempt);
+      if (!work.input.expected.has(pod)) work.launch.push({ step, attempt, pod, item: { index, value: items[index] } });
+    }
+  }
+  const updated = { ...node, subRuns: out.subRuns };
+  return out.report === undefined ? updated : finishAttempt(work, step, updated, out.report, false);
 }
 
 function finishAttempt(work: Work, step: Step, node: RunNode, report: AttemptReport, handler: boolean): RunNode {
@@ -262,6 +288,10 @@ function runDeadline(work: Work): void {
 
 /** Ending: a Pod is stopped; a step waiting for its next attempt is canceled at once. */
 function stopStep(work: Work, step: Step, node: RunNode): void {
+  if (step.parallel !== undefined) {
+    for (const child of work.input.pods.filter((p) => p.step === step.name && p.attempt === (node.attempt ?? 0) && p.report === undefined && !p.deleting)) work.stop.push({ pod: child.name, graceSeconds: work.input.dag.maxCleanUpTimeSec });
+    return;
+  }
   const pod = work.podOf(node);
   if (pod === undefined && node.nextAttemptAt !== undefined) work.nodes.set(step.name, withStatus(node, StepStatus.Canceled, { finishedAt: work.now, error: 'stopped before its next attempt' }));
   else if (pod !== undefined && pod.report === undefined && !pod.deleting) work.stop.push({ pod: pod.name, graceSeconds: work.input.dag.maxCleanUpTimeSec });
@@ -333,6 +363,7 @@ function scheduleStep(work: Work, step: Step, steps: ReadonlyMap<string, Step>, 
 
 function launchStep(work: Work, step: Step, node: RunNode, handler?: HandlerEvent): RunNode {
   const attempt = node.attempt ?? 0;
+  if (step.parallel !== undefined) return observeParallel(work, step, withStatus(node, StepStatus.Running, { startedAt: work.now }));
   const pod = work.input.podName(step.name, attempt);
   work.launch.push({ step, attempt, pod, ...(handler === undefined ? {} : { handler }) });
   const child = step.call === undefined || work.input.subRunId === undefined ? {} : subRunFields(node, work.input.subRunId(step.name, attempt));

@@ -20,6 +20,7 @@ import type { OperatorMetrics } from '../metrics.ts';
 import { literalPrecondition, runDefinition, upstreamOf, type RunDefinition } from './definition.ts';
 import { decide, type Decision, type Launch, type ObservedPod } from './engine.ts';
 import { stepsOutcome } from './outcome.ts';
+import { splitItems } from './parallel.ts';
 import { RETRY_ANNOTATION, RETRY_STEP_ANNOTATION, retryStatus } from './retry.ts';
 import { demux, parseReport, stepPod, type RunRef } from './pod.ts';
 
@@ -76,6 +77,7 @@ export class RunReconciler {
       maxRunningPods: this.deps.maxPodsPerRun,
       podName: (step, attempt) => stepPodName(run.metadata?.name ?? '', step, attempt),
       subRunId: (step, attempt) => subRunId(ref.dagRunId, step, attempt),
+      parallelItems: (step, nodes) => parallelItems(step, variables(definition, { nodes: [...nodes] }, step, definition.dag.steps)),
       resolveCount: (value) => resolveCount(value, definition),
       preconditionMet: (condition) => literalPrecondition(condition, variables(definition, run.status ?? {})),
     });
@@ -213,7 +215,8 @@ export class RunReconciler {
     const step = launch.step;
     const vars = variables(definition, decision.status, step, definition.dag.steps);
     const local = definition.localDags.find((d) => d.name === step.call);
-    const params = step.params === undefined ? undefined : expand(typeof step.params === 'string' ? step.params : JSON.stringify(step.params), { scopes: [vars], shell: true }).value;
+    const params = childParams(step, vars, launch.item?.value);
+    const stepKey = launch.item === undefined ? step.name : `${step.name}[${String(launch.item.index)}]`;
     const root = run.spec.root ?? { name: ref.dagName, dagRunId: ref.dagRunId };
     const body = {
       apiVersion: `${GROUP}/${VERSION}`,
@@ -221,14 +224,14 @@ export class RunReconciler {
       metadata: {
         name: launch.pod,
         namespace: ref.namespace,
-        labels: { [LABELS.attempt]: String(launch.attempt) },
+        labels: { [LABELS.attempt]: String(launch.attempt), ...(launch.item === undefined ? {} : { [ITEM_LABEL]: String(launch.item.index) }) },
         annotations: { [ANNOTATIONS.step]: step.name },
         ownerReferences: [{ apiVersion: `${GROUP}/${VERSION}`, kind: 'DAGRun', name: ref.name, uid: ref.uid, controller: true, blockOwnerDeletion: true }],
       },
       spec: {
         ...(local === undefined ? { dagRef: { name: dagResourceName(step.call ?? '') } } : { definition: local.document }),
         dagName: step.call,
-        dagRunId: subRunId(ref.dagRunId, step.name, launch.attempt),
+        dagRunId: subRunId(ref.dagRunId, stepKey, launch.attempt),
         ...(params === undefined ? {} : { params }),
         trigger: 'sub-run',
         parent: { name: ref.dagName, dagRunId: ref.dagRunId },
@@ -416,6 +419,27 @@ export function retentionExpired(finishedAt: string | undefined, days: number, n
   return Date.parse(finishedAt) + days * 86_400_000 <= now.getTime();
 }
 
+/** Marks the child runs of a `parallel` step with their item's index. */
+const ITEM_LABEL = `${GROUP}/item`;
+
+/** The items of a `parallel` step: a static list, or its expression's value split into items. */
+function parallelItems(step: Step, vars: Readonly<Record<string, string>>): unknown[] {
+  const items = step.parallel?.items ?? [];
+  return typeof items === 'string' ? splitItems(expand(items, { scopes: [vars], shell: true }).value) : [...items];
+}
+
+/**
+ * A child's params: the step's `params` with the parent's variables (and `${ITEM}` for a
+ * parallel item) expanded; without `params`, a parallel item is the child's params itself.
+ */
+function childParams(step: Step, vars: Readonly<Record<string, string>>, item: unknown): string | undefined {
+  const itemText = item === undefined ? undefined : typeof item === 'string' ? item : JSON.stringify(item);
+  const scope = itemText === undefined ? vars : { ...vars, ITEM: itemText };
+  if (step.params === undefined) return itemText;
+  const text = typeof step.params === 'string' ? step.params : JSON.stringify(step.params);
+  return expand(text, { scopes: [scope], shell: true }).value;
+}
+
 /** Child run ids: derived, so that a parent reconciled twice reaches the same child. */
 export function subRunId(parentRunId: string, step: string, attempt: number): string {
   return createHash('sha256').update(`${parentRunId}:${step}:${String(attempt)}`).digest('hex').slice(0, 32);
@@ -427,7 +451,8 @@ function observeChild(child: DagRunResource): ObservedPod {
   const label = child.status?.statusLabel ?? 'running';
   const succeeded = label === 'succeeded' || label === 'partially_succeeded';
   const identity = podIdentity({ metadata: child.metadata });
-  const base: ObservedPod = { ...identity, phase: finished ? (succeeded ? 'Succeeded' : 'Failed') : 'Running' };
+  const item = child.metadata?.labels?.[ITEM_LABEL];
+  const base: ObservedPod = { ...identity, ...(item === undefined ? {} : { item: Number(item) }), phase: finished ? (succeeded ? 'Succeeded' : 'Failed') : 'Running' };
   if (!finished) return base;
   return { ...base, report: { exitCode: succeeded ? 0 : 1, preconditionUnmet: false, stdout: JSON.stringify(childResult(child)), childStatus: label } };
 }

@@ -188,6 +188,35 @@ describe('runs on the local control plane', () => {
     expect([done.status?.statusLabel, done.status?.nodes?.[0]?.error]).toEqual(['failed', 'sub-DAG run failed']);
   });
 
+  it('runs a parallel step as one child run per item, at most maxConcurrent at once', async () => {
+    const yaml = [
+      'steps:',
+      '  - name: list',
+      '    command: echo \'["eu", "us", "ap"]\'',
+      '    output: REGIONS',
+      '  - name: fan',
+      '    call: sync-region',
+      '    parallel: {items: "${REGIONS}", maxConcurrent: 2}',
+      '    params: "REGION=${ITEM}"',
+      '    output: RESULTS',
+      '  - name: report',
+      '    command: echo "${RESULTS.summary.succeeded} of ${RESULTS.summary.total}"',
+      '---',
+      'name: sync-region',
+      'params: "REGION=none"',
+      'steps:',
+      '  - {name: sync, command: echo "synced $REGION", output: DONE}',
+    ].join('\n');
+    await givenDag(ns, 'fan', yaml);
+    await whenRun(ns, 'fan-run', 'fan');
+    const done = await finishedRun(ns, 'fan-run', 90_000);
+    expect(stepStates(done)).toEqual({ list: 'succeeded', fan: 'succeeded', report: 'succeeded' });
+    expect(await stepLog(operator, done, 'report')).toBe('3 of 3\n');
+    expect(done.status?.nodes?.[1]?.subRuns).toHaveLength(3);
+    const outputs = (JSON.parse(done.status?.nodes?.[1]?.outputs?.RESULTS ?? '{}') as { outputs: { DONE: string }[] }).outputs.map((o) => o.DONE).sort();
+    expect(outputs).toEqual(['synced ap', 'synced eu', 'synced us']);
+  });
+
   it('deletes finished step Pods once their logs are archived', async () => {
     await waitFor('no step Pods left', async () => (await core.listNamespacedPod({ namespace: ns, labelSelector: 'kubedag.io/run' })).items.every((p) => p.metadata?.deletionTimestamp !== undefined || p.status?.phase === 'Running'), 30_000);
   });
