@@ -125,11 +125,18 @@ export const dagRunStatusSchema = Type.Object({
   error: Type.Optional(text('Why the run failed or was canceled.')),
   endReason: Type.Optional(Type.Enum(['stopped', 'timeout', 'preconditions', 'deadlock', 'rejected'], { description: 'Why the steps stopped early, if they did.' })),
   retryToken: Type.Optional(text('The kubedag.io/retry annotation value of the last retry carried out.')),
+  prepared: Type.Optional(
+    Type.Object(
+      { env: Type.Array(Type.String()), params: Type.Array(Type.String()) },
+      { description: 'DAG env and params evaluated once per run in a Pod (command substitution), in definition order.' },
+    ),
+  ),
   nodes: Type.Optional(Type.Array(nodeSchema)),
   onExit: Type.Optional(nodeSchema),
   onSuccess: Type.Optional(nodeSchema),
   onFailure: Type.Optional(nodeSchema),
   onCancel: Type.Optional(nodeSchema),
+  prepare: Type.Optional(nodeSchema),
   conditions: Type.Optional(Type.Array(conditionSchema, { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] })),
 });
 

@@ -18,6 +18,14 @@ export interface RunDefinition {
   readonly paramsJson: string;
   /** The later documents of the definition, callable by name. */
   readonly localDags: readonly { readonly name: string; readonly document: Record<string, unknown> }[];
+  /** Env or params use command substitution and have not been evaluated in a Pod yet. */
+  readonly needsPrepare: boolean;
+}
+
+/** What the prepare Pod reported: every DAG env value and every param value, evaluated. */
+export interface Prepared {
+  readonly env: readonly string[];
+  readonly params: readonly string[];
 }
 
 const UNSUPPORTED_EXECUTORS = new Set(['ssh', 'http', 'jq', 'mail', 'gha']);
@@ -38,12 +46,10 @@ export function unsupported(dag: Dag): string[] {
   if (dag.ssh !== undefined) problems.push('ssh: DAG-level ssh is not supported on Kubernetes yet');
   if (dag.secrets.length > 0) problems.push('secrets: not supported yet');
   if (dag.dotenv.length > 0 && !(dag.dotenv.length === 1 && dag.dotenv[0] === '.env')) problems.push('dotenv: DAG resources have no files; dotenv is not supported');
-  const substituted = [...dag.env.filter((v) => hasCommandSubstitution(v.value)).map((v) => `env ${v.name}`), ...dag.params.entries.filter((p) => hasCommandSubstitution(p.value)).map((p) => `param ${p.name}`)];
-  if (substituted.length > 0) problems.push(`${substituted.join(', ')}: command substitution in env and params is not supported yet`);
   return problems;
 }
 
-export function runDefinition(spec: Record<string, unknown>, fileName: string, overrides: string | undefined, baseEnv: Readonly<Record<string, string>> = {}): RunDefinition {
+export function runDefinition(spec: Record<string, unknown>, fileName: string, overrides: string | undefined, prepared?: Prepared, baseEnv: Readonly<Record<string, string>> = {}): RunDefinition {
   const documents = specDocuments(spec);
   const text = JSON.stringify(documents[0] ?? {});
   // core/dag reads YAML; JSON is YAML, so the stored spec goes through the same loader.
@@ -51,15 +57,17 @@ export function runDefinition(spec: Record<string, unknown>, fileName: string, o
   const parsed = parseParamOverrides(overrides ?? '');
   const params = applyParamOverrides(load.dag.params.entries, parsed.tokens);
   const problems = [...load.errors.map(formatIssue), ...(parsed.error === undefined ? [] : [`params: ${parsed.error}`]), ...(load.errors.length === 0 ? unsupported(load.dag) : [])];
-  const env = evaluateVariables(load.dag, params, baseEnv);
+  const env = evaluateVariables(load.dag, params, baseEnv, prepared);
+  const substitution = load.dag.env.some((v) => hasCommandSubstitution(v.value)) || params.some((p) => hasCommandSubstitution(p.value));
   return {
     dag: load.dag,
     ...(problems.length === 0 ? {} : { rejection: problems.join('; ') }),
     params,
     env,
-    positional: params.filter((p) => p.positional).map((p) => p.value),
+    positional: params.flatMap((p, i) => (p.positional ? [prepared?.params[i] ?? p.value] : [])),
     paramsJson: encodeParams(params),
     localDags: load.localDags.map((local, i) => ({ name: local.name, document: documents[i + 1] ?? {} })),
+    needsPrepare: substitution && prepared === undefined,
   };
 }
 
@@ -67,21 +75,57 @@ export function runDefinition(spec: Record<string, unknown>, fileName: string, o
  * DAG env first, in order, each value seeing the ones before (env cannot see params); then
  * named params, which may use env and earlier params (behaviour-notes 4.5, 4.6).
  */
-function evaluateVariables(dag: Dag, params: readonly ParamDef[], baseEnv: Readonly<Record<string, string>>): EnvVar[] {
+function evaluateVariables(dag: Dag, params: readonly ParamDef[], baseEnv: Readonly<Record<string, string>>, prepared: Prepared | undefined): EnvVar[] {
   const scope: Record<string, string> = {};
   const out: EnvVar[] = [];
-  for (const variable of dag.env) {
-    const value = expand(variable.value, { scopes: [scope], environment: baseEnv, shell: true }).value;
+  dag.env.forEach((variable, i) => {
+    const value = prepared?.env[i] ?? expand(variable.value, { scopes: [scope], environment: baseEnv, shell: true }).value;
     scope[variable.name] = value;
     out.push({ name: variable.name, value });
-  }
+  });
   const paramScope: Record<string, string> = {};
-  for (const param of params) {
-    const value = expand(param.value, { scopes: [paramScope, scope], environment: baseEnv, shell: true }).value;
+  params.forEach((param, i) => {
+    const value = prepared?.params[i] ?? expand(param.value, { scopes: [paramScope, scope], environment: baseEnv, shell: true }).value;
     paramScope[param.name] = value;
     if (!param.positional) out.push({ name: param.name, value });
-  }
+  });
   return out;
+}
+
+/**
+ * The prepare Pod's script: DAG env, then params, each evaluated by the shell in order (so
+ * backticks run and later values see earlier ones), printed as `E<i>=`/`P<i>=` and base64.
+ * The raw values come in as KUBEDAG_E<i> / KUBEDAG_P<i>; see prepareVariables.
+ */
+export function prepareScript(dag: Dag, params: readonly ParamDef[]): string {
+  const lines = [
+    'set -e',
+    // Quote marks and backslashes of a value stay literal; `$` and backticks do their work.
+    'kd_eval() { kd_raw=$(printf \'%s\' "$1" | sed -e \'s/\\\\/\\\\\\\\/g\' -e \'s/"/\\\\"/g\'); eval "printf \'%s\' \\"$kd_raw\\""; }',
+    'kd_out() { printf \'%s=\' "$1"; printf \'%s\' "$2" | base64 | tr -d \'\\n\'; printf \'\\n\'; }',
+  ];
+  dag.env.forEach((v, i) => lines.push(`${v.name}="$(kd_eval "$KUBEDAG_E${String(i)}")"; export ${v.name}; kd_out E${String(i)} "$${v.name}"`));
+  params.forEach((p, i) => {
+    if (p.positional) lines.push(`kd_v="$(kd_eval "$KUBEDAG_P${String(i)}")"; kd_out P${String(i)} "$kd_v"`);
+    else lines.push(`${p.name}="$(kd_eval "$KUBEDAG_P${String(i)}")"; export ${p.name}; kd_out P${String(i)} "$${p.name}"`);
+  });
+  return lines.join('\n');
+}
+
+/** The raw values the prepare script evaluates. */
+export function prepareVariables(dag: Dag, params: readonly ParamDef[]): { name: string; value: string }[] {
+  return [...dag.env.map((v, i) => ({ name: `KUBEDAG_E${String(i)}`, value: v.value })), ...params.map((p, i) => ({ name: `KUBEDAG_P${String(i)}`, value: p.value }))];
+}
+
+/** Reads the prepare Pod's stdout back into evaluated values. */
+export function parsePrepared(stdout: string, dag: Dag, params: readonly ParamDef[]): Prepared {
+  const values = new Map(
+    stdout
+      .split('\n')
+      .map((line) => /^([EP]\d+)=(.*)$/.exec(line))
+      .flatMap((m) => (m === null ? [] : [[m[1] ?? '', Buffer.from(m[2] ?? '', 'base64').toString('utf8')] as const])),
+  );
+  return { env: dag.env.map((v, i) => values.get(`E${String(i)}`) ?? v.value), params: params.map((p, i) => values.get(`P${String(i)}`) ?? p.value) };
 }
 
 /** Decides a precondition without a Pod when it is plain text; undefined otherwise. */

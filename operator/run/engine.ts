@@ -41,6 +41,10 @@ export interface RunInput {
   readonly podName: (step: string, attempt: number) => string;
   /** The run id of the child run a sub-DAG step's attempt starts. */
   readonly subRunId?: (step: string, attempt: number) => string;
+  /** A step that must run first: it evaluates env and params with command substitution. */
+  readonly prepare?: Step;
+  /** Reads what the prepare step printed into the status. */
+  readonly readPrepared?: (stdout: string) => NonNullable<DagRunStatus['prepared']>;
   /** The items of a `parallel` step, resolved with the run's variables and current outputs. */
   readonly parallelItems?: (step: Step, nodes: readonly RunNode[]) => unknown[];
   readonly resolveCount: (value: number | string) => number;
@@ -118,7 +122,9 @@ class Work {
 export function decide(input: RunInput): Decision {
   const work = new Work(input);
   if (work.status.status === undefined) start(work);
-  if (work.status.status === RunStatus.Running) {
+  if (work.status.status === RunStatus.Running && input.prepare !== undefined && work.status.prepared === undefined) {
+    prepare(work, input.prepare);
+  } else if (work.status.status === RunStatus.Running) {
     observeSteps(work);
     endConditions(work);
     if (work.status.endReason === undefined) schedule(work);
@@ -148,6 +154,30 @@ function start(work: Work): void {
   if (unmet.length > 0) {
     work.status = { ...work.status, endReason: 'preconditions', error: `preconditions not met: ${unmet.map((c) => c.condition).join(', ')}` };
   }
+}
+
+/**
+ * Runs the prepare step before anything else; its evaluated values go into the status and the
+ * steps start in the next round, with them.
+ */
+function prepare(work: Work, step: Step): void {
+  const node = work.status.prepare;
+  if (node === undefined) {
+    work.status = { ...work.status, prepare: launchStep(work, step, notStarted(step.name)) };
+    return;
+  }
+  const seen = observeNode(work, step, node, true);
+  work.status = { ...work.status, prepare: seen };
+  if (seen.status === StepStatus.Running) return;
+  if (seen.status === StepStatus.Succeeded) {
+    const report = work.input.pods.find((p) => p.step === step.name)?.report;
+    work.status = { ...work.status, prepared: work.input.readPrepared?.(report?.stdout ?? '') ?? { env: [], params: [] } };
+    work.wake(work.input.now.getTime());
+    return;
+  }
+  const error = `evaluating env and params failed (${seen.error ?? 'see the prepare step log'})`;
+  work.status = { ...work.status, status: RunStatus.Failed, statusLabel: runStatusLabel(RunStatus.Failed), endReason: 'rejected', error, finishedAt: work.now };
+  work.events.push({ reason: 'PrepareFailed', message: error, warning: true });
 }
 
 /** Reads what the Pods of running steps and handlers say. */

@@ -17,7 +17,7 @@ import type { DagRunStatus } from '../../core/resources/schemas.ts';
 import { expand, type Dag, type Step } from '../../core/dag/index.ts';
 import type { LogStore } from '../logs/store.ts';
 import type { OperatorMetrics } from '../metrics.ts';
-import { literalPrecondition, runDefinition, upstreamOf, type RunDefinition } from './definition.ts';
+import { literalPrecondition, parsePrepared, prepareScript, prepareVariables, runDefinition, upstreamOf, type RunDefinition } from './definition.ts';
 import { decide, type Decision, type Launch, type ObservedPod } from './engine.ts';
 import { stepsOutcome } from './outcome.ts';
 import { splitItems } from './parallel.ts';
@@ -63,7 +63,7 @@ export class RunReconciler {
     }
     if (!(await this.frozen(run))) return undefined;
     const ref = runRef(run);
-    const definition = runDefinition(run.spec.snapshot ?? run.spec.definition ?? {}, ref.dagName, run.spec.params);
+    const definition = runDefinition(run.spec.snapshot ?? run.spec.definition ?? {}, ref.dagName, run.spec.params, run.status?.prepared);
     const observed = [...(await Promise.all(pods.map((pod) => this.observe(pod, ref, definition.dag)))), ...this.childrenOf(run).map(observeChild)];
     const decision = decide({
       dag: definition.dag,
@@ -77,6 +77,7 @@ export class RunReconciler {
       maxRunningPods: this.deps.maxPodsPerRun,
       podName: (step, attempt) => stepPodName(run.metadata?.name ?? '', step, attempt),
       subRunId: (step, attempt) => subRunId(ref.dagRunId, step, attempt),
+      ...(definition.needsPrepare ? { prepare: prepareStep(definition), readPrepared: (stdout: string) => { const p = parsePrepared(stdout, definition.dag, definition.params); return { env: [...p.env], params: [...p.params] }; } } : {}),
       parallelItems: (step, nodes) => parallelItems(step, variables(definition, { nodes: [...nodes] }, step, definition.dag.steps)),
       resolveCount: (value) => resolveCount(value, definition),
       preconditionMet: (condition) => literalPrecondition(condition, variables(definition, run.status ?? {})),
@@ -408,7 +409,7 @@ function podIdentity(pod: V1Pod): ObservedPod {
 function attemptOver(pod: V1Pod, status: DagRunStatus): boolean {
   const { step, attempt, phase, deleting } = podIdentity(pod);
   if (deleting || (phase !== 'Succeeded' && phase !== 'Failed')) return false;
-  const nodes = [...(status.nodes ?? []), ...[status.onSuccess, status.onFailure, status.onCancel, status.onExit].filter((n) => n !== undefined)];
+  const nodes = [...(status.nodes ?? []), ...[status.prepare, status.onSuccess, status.onFailure, status.onCancel, status.onExit].filter((n) => n !== undefined)];
   const node = nodes.find((n) => n.name === step);
   return node !== undefined && ((node.attempt ?? 0) > attempt || (node.status !== StepStatus.Running && node.status !== StepStatus.NotStarted));
 }
@@ -479,11 +480,21 @@ function runRef(run: DagRunResource): RunRef {
 }
 
 function findStep(dag: Dag, name: string): Step | undefined {
+  if (name === PREPARE_STEP) return { name } as Step;
   return dag.steps.find((s) => s.name === name) ?? Object.values(dag.handlerOn).find((s) => s.name === name);
 }
 
 function needsStdout(step: Step | undefined): boolean {
-  return step !== undefined && (step.output !== undefined || step.continueOn.output.length > 0);
+  return step !== undefined && (step.name === PREPARE_STEP || step.output !== undefined || step.continueOn.output.length > 0);
+}
+
+/** The step that evaluates env and params with command substitution, once per run. */
+const PREPARE_STEP = 'kubedag-prepare';
+
+function prepareStep(definition: RunDefinition): Step {
+  const template = definition.dag.steps[0] as Step;
+  const { command: _c, cmdWithArgs: _l, ...rest } = template;
+  return { ...rest, name: PREPARE_STEP, id: undefined, args: [], script: prepareScript(definition.dag, definition.params), env: prepareVariables(definition.dag, definition.params), depends: [], preconditions: [], output: undefined, retryPolicy: undefined, repeatPolicy: undefined, parallel: undefined, call: undefined, executor: { type: 'shell', config: {} }, timeoutSec: 0 };
 }
 
 function resolveCount(value: number | string, definition: RunDefinition): number {

@@ -52,6 +52,12 @@ const scenarios: Scenario[] = [
     run: 'succeeded',
     steps: { cmd_1: 'succeeded' },
   },
+  {
+    name: 'backticks in env and params run once in a prepare Pod and every step sees the result',
+    dag: 'env:\n  - STAMP: "`echo from-prepare`"\nparams: "WHEN=`echo today`"\nsteps:\n  - test "$STAMP:$WHEN" = "from-prepare:today"\n  - test "$STAMP" = "from-prepare"',
+    run: 'succeeded',
+    steps: { cmd_1: 'succeeded', cmd_2: 'succeeded' },
+  },
   { name: 'a step the platform cannot run yet rejects the run', dag: 'steps:\n  - {command: GET http://example.com, executor: http}', run: 'failed', steps: { http_1: 'not_started' } },
 ];
 
