@@ -125,6 +125,7 @@ export const dagRunStatusSchema = Type.Object({
   error: Type.Optional(text('Why the run failed or was canceled.')),
   endReason: Type.Optional(Type.Enum(['stopped', 'timeout', 'preconditions', 'deadlock', 'rejected'], { description: 'Why the steps stopped early, if they did.' })),
   retryToken: Type.Optional(text('The kubedag.io/retry annotation value of the last retry carried out.')),
+  retriedStep: Type.Optional(text('The one step a retry re-runs, if it named one; its retryPolicy does not apply then.')),
   prepared: Type.Optional(
     Type.Object(
       { env: Type.Array(Type.String()), params: Type.Array(Type.String()) },

@@ -10,6 +10,7 @@ import { RunStatus, StepStatus, runStatusLabel, stepDone, stepStatusLabel } from
 import { judgeAttempt, type AttemptReport, type AttemptVerdict } from './attempt.ts';
 import { propagate, readiness } from './graph.ts';
 import { fanOut } from './parallel.ts';
+import { stepForAttempt } from './retry.ts';
 import { finalOutcome, outcomeHandler, stepsOutcome } from './outcome.ts';
 
 export interface ObservedPod {
@@ -239,7 +240,7 @@ function finishAttempt(work: Work, step: Step, node: RunNode, report: AttemptRep
   if (!handler && (work.status.endReason === 'stopped' || work.status.endReason === 'timeout')) {
     return withStatus(node, StepStatus.Canceled, { ...base, error: work.status.endReason === 'stopped' ? 'stopped' : 'run timed out' });
   }
-  const verdict = judgeAttempt(step, report, {
+  const verdict = judgeAttempt(stepForAttempt(step, work.status), report, {
     retryCount: node.retryCount ?? 0,
     doneCount: node.doneCount ?? 0,
     maxOutputSize: work.input.dag.maxOutputSize,

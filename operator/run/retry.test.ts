@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadDag } from '../../core/dag/index.ts';
 import type { DagRunStatus, RunNode } from '../../core/resources/schemas.ts';
-import { retryStatus } from './retry.ts';
+import { retryStatus, stepForAttempt } from './retry.ts';
 
 const dag = loadDag('type: graph\nsteps:\n  - {name: a, command: x}\n  - {name: b, command: x, depends: a}\n  - {name: c, command: x, depends: b}\n  - {name: d, command: x, depends: a}', { fileName: 'r' }).dag;
 const node = (name: string, status: number, extra: Partial<RunNode> = {}): RunNode => ({ name, status, statusLabel: '', attempt: 0, retryCount: 0, doneCount: 0, ...extra });
@@ -31,5 +31,25 @@ describe('retryStatus', () => {
   it('resets only the named step', () => {
     const status = retryStatus(dag, finished, new Date(), 'd');
     expect(states(status)).toEqual({ a: ['', 0], b: ['', 2], c: ['', 0], d: ['not_started', 1] });
+    expect(status.retriedStep).toBe('d');
+  });
+
+  it('forgets the step an earlier retry named when the whole run is retried', () => {
+    expect(retryStatus(dag, { ...finished, retriedStep: 'd' }, new Date()).retriedStep).toBeUndefined();
+  });
+});
+
+describe('stepForAttempt', () => {
+  const flaky = loadDag('steps:\n  - {name: a, command: x, retryPolicy: {limit: 3, intervalSec: 1}}\n  - {name: b, command: x, retryPolicy: {limit: 3, intervalSec: 1}}', { fileName: 'f' }).dag;
+  const cases = [
+    { name: 'a step retried on its own runs once, without its retryPolicy', step: 'a', retriedStep: 'a', keepsPolicy: false },
+    { name: 'other steps keep their retryPolicy during a single-step retry', step: 'b', retriedStep: 'a', keepsPolicy: true },
+    { name: 'every step keeps its retryPolicy when no step was named', step: 'a', retriedStep: undefined, keepsPolicy: true },
+  ];
+  it.each(cases)('$name', ({ step, retriedStep, keepsPolicy }) => {
+    const original = flaky.steps.find((s) => s.name === step);
+    if (original === undefined) throw new Error('fixture step missing');
+    const judged = stepForAttempt(original, retriedStep === undefined ? {} : { retriedStep });
+    expect(judged.retryPolicy !== undefined).toBe(keepsPolicy);
   });
 });

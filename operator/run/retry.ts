@@ -2,9 +2,10 @@
  * Retrying a finished run (behaviour-notes 2, retry): the same run id runs again. Without a
  * step name, failed and canceled steps and everything downstream of them are reset; other
  * succeeded or skipped steps keep their status and outputs, which feed the re-run. With a step
- * name, only that step is reset. Handler results are cleared so they run again. Pure.
+ * name, only that step is reset and it runs once: its own retryPolicy does not apply. Handler
+ * results are cleared so they run again. Pure.
  */
-import type { Dag } from '../../core/dag/index.ts';
+import type { Dag, Step } from '../../core/dag/index.ts';
 import type { DagRunStatus, RunNode } from '../../core/resources/schemas.ts';
 import { RunStatus, StepStatus, runStatusLabel } from '../../core/resources/status.ts';
 
@@ -35,12 +36,20 @@ export function retryStatus(dag: Dag, status: DagRunStatus, now: Date, stepName?
   const nodes = status.nodes ?? [];
   const failed = new Set(nodes.filter((n) => n.status === StepStatus.Failed || n.status === StepStatus.Canceled || n.status === StepStatus.NotStarted).map((n) => n.name));
   const reset = stepName === undefined ? downstreamOf(dag, failed) : new Set([stepName]);
-  const { finishedAt: _end, endReason: _reason, error: _error, onExit: _x, onSuccess: _s, onFailure: _f, onCancel: _c, ...rest } = status;
+  const { finishedAt: _end, endReason: _reason, error: _error, retriedStep: _step, onExit: _x, onSuccess: _s, onFailure: _f, onCancel: _c, ...rest } = status;
   return {
     ...rest,
     status: RunStatus.Running,
     statusLabel: runStatusLabel(RunStatus.Running),
     startedAt: now.toISOString(),
     nodes: nodes.map((n) => (reset.has(n.name) ? fresh(n) : n)),
+    ...(stepName === undefined ? {} : { retriedStep: stepName }),
   };
+}
+
+/** The step as its next attempt is judged: a step retried on its own runs once (behaviour-notes 2). */
+export function stepForAttempt(step: Step, status: DagRunStatus): Step {
+  if (status.retriedStep !== step.name) return step;
+  const { retryPolicy: _policy, ...once } = step;
+  return once;
 }
