@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadDag, type Step } from '../../core/dag/index.ts';
-import { fanOut, splitItems, type ItemChild } from './parallel.ts';
+import { distinctByParams, fanOut, splitItems, type ItemChild } from './parallel.ts';
 
 /** A parallel step; maxConcurrent 0 leaves the limit out (no limit). */
 const step = (maxConcurrent: number): Step => {
@@ -45,5 +45,18 @@ describe('splitItems', () => {
   ];
   it.each(cases)('$name', ({ value, want }) => {
     expect(splitItems(value)).toEqual(want);
+  });
+});
+
+describe('distinctByParams', () => {
+  const asText = (item: unknown): string => (typeof item === 'string' ? item : JSON.stringify(item));
+  const cases = [
+    { name: 'items with equal params run once, the first keeping its place', items: ['eu', 'us', 'eu', 'ap', 'us'], paramsOf: asText, expected: ['eu', 'us', 'ap'] },
+    { name: 'different items that render the same params run once', items: [{ r: 'eu', n: 1 }, { r: 'eu', n: 2 }], paramsOf: (item: unknown) => `REGION=${(item as { r: string }).r}`, expected: [{ r: 'eu', n: 1 }] },
+    { name: 'distinct params keep every item in order', items: [3, 1, 2], paramsOf: asText, expected: [3, 1, 2] },
+    { name: 'no items stay no items', items: [], paramsOf: asText, expected: [] },
+  ];
+  it.each(cases)('$name', ({ items, paramsOf, expected }) => {
+    expect(distinctByParams(items, paramsOf)).toEqual(expected);
   });
 });

@@ -61,6 +61,20 @@ function aggregate(finished: readonly ItemChild[]): AttemptReport {
 }
 
 /**
+ * Items whose child params come out equal run once (behaviour-notes 8): the first keeps its
+ * place, so item indices stay stable from one reconcile to the next.
+ */
+export function distinctByParams(items: readonly unknown[], paramsOf: (item: unknown) => string | undefined): unknown[] {
+  const seen = new Set<string | undefined>();
+  return items.filter((item) => {
+    const params = paramsOf(item);
+    if (seen.has(params)) return false;
+    seen.add(params);
+    return true;
+  });
+}
+
+/**
  * The items of a `parallel` step: a static list, or the value of an expression split as a JSON
  * array, else one item per line, else per comma, else per whitespace-separated word.
  */

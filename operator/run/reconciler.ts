@@ -20,7 +20,7 @@ import type { OperatorMetrics } from '../metrics.ts';
 import { literalPrecondition, parsePrepared, prepareScript, prepareVariables, runDefinition, upstreamOf, type RunDefinition } from './definition.ts';
 import { decide, type Decision, type Launch, type ObservedPod } from './engine.ts';
 import { stepsOutcome } from './outcome.ts';
-import { splitItems } from './parallel.ts';
+import { distinctByParams, splitItems } from './parallel.ts';
 import { RETRY_ANNOTATION, RETRY_STEP_ANNOTATION, retryStatus } from './retry.ts';
 import { demux, parseReport, stepPod, type RunRef } from './pod.ts';
 
@@ -426,7 +426,8 @@ const ITEM_LABEL = `${GROUP}/item`;
 /** The items of a `parallel` step: a static list, or its expression's value split into items. */
 function parallelItems(step: Step, vars: Readonly<Record<string, string>>): unknown[] {
   const items = step.parallel?.items ?? [];
-  return typeof items === 'string' ? splitItems(expand(items, { scopes: [vars], shell: true }).value) : [...items];
+  const all = typeof items === 'string' ? splitItems(expand(items, { scopes: [vars], shell: true }).value) : [...items];
+  return distinctByParams(all, (item) => childParams(step, vars, item));
 }
 
 /**

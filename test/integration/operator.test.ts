@@ -194,11 +194,11 @@ describe('runs on the local control plane', () => {
     expect([done.status?.statusLabel, done.status?.nodes?.[0]?.error]).toEqual(['failed', 'sub-DAG run failed']);
   });
 
-  it('runs a parallel step as one child run per item, at most maxConcurrent at once', async () => {
+  it('runs a parallel step as one child run per item, equal params once, at most maxConcurrent at once', async () => {
     const yaml = [
       'steps:',
       '  - name: list',
-      '    command: echo \'["eu", "us", "ap"]\'',
+      '    command: echo \'["eu", "us", "eu", "ap"]\'',
       '    output: REGIONS',
       '  - name: fan',
       '    call: sync-region',
