@@ -118,7 +118,7 @@ export function prepareVariables(dag: Dag, params: readonly ParamDef[]): { name:
 }
 
 /** Reads the prepare Pod's stdout back into evaluated values. */
-export function parsePrepared(stdout: string, dag: Dag, params: readonly ParamDef[]): Prepared {
+export function parsePrepared(stdout: string, dag: Dag, params: readonly ParamDef[]): { env: string[]; params: string[] } {
   const values = new Map(
     stdout
       .split('\n')

@@ -77,7 +77,7 @@ export class RunReconciler {
       maxRunningPods: this.deps.maxPodsPerRun,
       podName: (step, attempt) => stepPodName(run.metadata?.name ?? '', step, attempt),
       subRunId: (step, attempt) => subRunId(ref.dagRunId, step, attempt),
-      ...(definition.needsPrepare ? { prepare: prepareStep(definition), readPrepared: (stdout: string) => { const p = parsePrepared(stdout, definition.dag, definition.params); return { env: [...p.env], params: [...p.params] }; } } : {}),
+      ...(definition.needsPrepare ? { prepare: prepareStep(definition), readPrepared: (stdout: string) => parsePrepared(stdout, definition.dag, definition.params) } : {}),
       parallelItems: (step, nodes) => parallelItems(step, variables(definition, { nodes: [...nodes] }, step, definition.dag.steps)),
       resolveCount: (value) => resolveCount(value, definition),
       preconditionMet: (condition) => literalPrecondition(condition, variables(definition, run.status ?? {})),
@@ -176,7 +176,7 @@ export class RunReconciler {
     const logRef = { namespace: ref.namespace, dagName: ref.dagName, dagRunId: ref.dagRunId, step: base.step, attempt: base.attempt };
     const stdout = (await this.deps.store.read(logRef, 'stdout')) ?? (await this.archive(pod, logRef));
     const report = parseReport(terminated.message);
-    const wanted = needsStdout(findStep(dag, base.step));
+    const wanted = base.step === PREPARE_STEP || needsStdout(findStep(dag, base.step));
     return { ...base, report: { exitCode: terminated.exitCode, ...report, ...(wanted ? { stdout } : {}) } };
   }
 
@@ -481,12 +481,11 @@ function runRef(run: DagRunResource): RunRef {
 }
 
 function findStep(dag: Dag, name: string): Step | undefined {
-  if (name === PREPARE_STEP) return { name } as Step;
   return dag.steps.find((s) => s.name === name) ?? Object.values(dag.handlerOn).find((s) => s.name === name);
 }
 
 function needsStdout(step: Step | undefined): boolean {
-  return step !== undefined && (step.name === PREPARE_STEP || step.output !== undefined || step.continueOn.output.length > 0);
+  return step !== undefined && (step.output !== undefined || step.continueOn.output.length > 0);
 }
 
 /** The step that evaluates env and params with command substitution, once per run. */
