@@ -30,6 +30,14 @@ export const DEFAULTS = {
   signalOnStop: 'SIGTERM',
 } as const;
 
+/**
+ * Whether the DAG names its dotenv files itself. The implicit default (`.env` beside the file)
+ * is kept as the very DEFAULTS array, so this is an identity check on purpose.
+ */
+export function dotenvWritten(dag: { readonly dotenv: readonly string[] }): boolean {
+  return dag.dotenv !== DEFAULTS.dotenv;
+}
+
 export interface EnvVar {
   readonly name: string;
   /** Unevaluated: may hold `${VAR}` references and backticks. */

@@ -150,8 +150,32 @@ function defaultExecutorType(raw: StepFile, call: string | undefined, context: S
   return context.dagSsh ? 'ssh' : 'shell';
 }
 
+const NO_CONTINUE: ContinueOn = { failure: false, skipped: false, exitCode: [], output: [], markSuccess: false };
+
+/**
+ * A shell step with every rule at its default, for steps the system adds to a run itself (the
+ * operator's prepare step): the same shape a file's step gets, with nothing borrowed from one.
+ */
+export function plainStep(name: string, fields: Partial<Omit<Step, 'name'>> = {}): Step {
+  return {
+    name,
+    args: [],
+    shellPackages: [],
+    depends: [],
+    continueOn: NO_CONTINUE,
+    mailOnError: false,
+    preconditions: [],
+    signalOnStop: DEFAULTS.signalOnStop,
+    executor: { type: 'shell', config: {} },
+    workerSelector: {},
+    env: [],
+    timeoutSec: 0,
+    ...fields,
+  };
+}
+
 function continueOnOf(input: StepFile['continueOn'], path: string, errors: DagIssue[]): ContinueOn {
-  const none: ContinueOn = { failure: false, skipped: false, exitCode: [], output: [], markSuccess: false };
+  const none = NO_CONTINUE;
   if (input === undefined) return none;
   if (typeof input === 'string') return input === 'skipped' ? { ...none, skipped: true } : { ...none, failure: true };
   const codes = input.exitCode === undefined ? [] : Array.isArray(input.exitCode) ? input.exitCode : [input.exitCode];

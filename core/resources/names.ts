@@ -72,6 +72,11 @@ export function stepPodName(runResourceName: string, stepName: string, attempt: 
   return derivedName([runResourceName, stepName, String(attempt)]);
 }
 
+/** The Secret holding a run's resolved secrets (DAG `secrets`), owned by the run. */
+export function runSecretName(runResourceName: string): string {
+  return derivedName([runResourceName, 'secrets']);
+}
+
 /** A label value for any text: the text itself when Kubernetes accepts it, else a derived one. */
 export function labelValue(text: string): string {
   return isLabelValue(text) ? text : derivedName([text], 10);

@@ -128,8 +128,12 @@ export const dagRunStatusSchema = Type.Object({
   retriedStep: Type.Optional(text('The one step a retry re-runs, if it named one; its retryPolicy does not apply then.')),
   prepared: Type.Optional(
     Type.Object(
-      { env: Type.Array(Type.String()), params: Type.Array(Type.String()) },
-      { description: 'DAG env and params evaluated once per run in a Pod (command substitution), in definition order.' },
+      {
+        env: Type.Array(Type.String()),
+        params: Type.Array(Type.String()),
+        dotenv: Type.Optional(Type.Array(Type.Object({ name: Type.String(), value: Type.String() }), { description: 'Variables read from the dotenv files.' })),
+      },
+      { description: 'DAG env and params evaluated once per run in a Pod (command substitution, dotenv, secrets), in definition order. Secret values are never kept here.' },
     ),
   ),
   nodes: Type.Optional(Type.Array(nodeSchema)),

@@ -6,13 +6,15 @@
 import { applyParamOverrides, encodeParams, expand, formatIssue, hasCommandSubstitution, loadDag, parseParamOverrides, type Condition, type Dag, type EnvVar, type ParamDef, type Step } from '../../core/dag/index.ts';
 import { specDocuments } from '../../core/resources/types.ts';
 import { matchesExpected } from './attempt.ts';
+import { NUMERIC_USER } from './pod.ts';
+import { needsPreparing, type Prepared } from './prepare.ts';
 
 export interface RunDefinition {
   readonly dag: Dag;
   /** Set when the run cannot start. */
   readonly rejection?: string;
   readonly params: readonly ParamDef[];
-  /** Named parameters and DAG env, evaluated in order; what every step sees. */
+  /** DAG env, dotenv values, then named parameters, evaluated; what every step sees. */
   readonly env: readonly EnvVar[];
   readonly positional: readonly string[];
   readonly paramsJson: string;
@@ -20,12 +22,6 @@ export interface RunDefinition {
   readonly localDags: readonly { readonly name: string; readonly document: Record<string, unknown> }[];
   /** Env or params use command substitution and have not been evaluated in a Pod yet. */
   readonly needsPrepare: boolean;
-}
-
-/** What the prepare Pod reported: every DAG env value and every param value, evaluated. */
-export interface Prepared {
-  readonly env: readonly string[];
-  readonly params: readonly string[];
 }
 
 const UNSUPPORTED_EXECUTORS = new Set(['ssh', 'http', 'jq', 'mail', 'gha']);
@@ -43,9 +39,9 @@ export function unsupported(dag: Dag): string[] {
   const problems = [...dag.steps, ...Object.values(dag.handlerOn)].flatMap((step) => stepProblem(step) ?? []);
   const containerExtras = Object.keys(dag.container ?? {}).filter((key) => !['image', 'env', 'workingDir', 'user', 'pullPolicy'].includes(key));
   if (containerExtras.length > 0) problems.push(`container: ${containerExtras.join(', ')} (one shared container for all steps) is not supported yet`);
+  const user = dag.container?.user;
+  if (user !== undefined && !NUMERIC_USER.test(JSON.stringify(user).replaceAll('"', ''))) problems.push(`container.user: ${JSON.stringify(user)} must be a numeric uid or uid:gid on Kubernetes`);
   if (dag.ssh !== undefined) problems.push('ssh: DAG-level ssh is not supported on Kubernetes yet');
-  if (dag.secrets.length > 0) problems.push('secrets: not supported yet');
-  if (dag.dotenv.length > 0 && !(dag.dotenv.length === 1 && dag.dotenv[0] === '.env')) problems.push('dotenv: DAG resources have no files; dotenv is not supported');
   return problems;
 }
 
@@ -58,7 +54,6 @@ export function runDefinition(spec: Record<string, unknown>, fileName: string, o
   const params = applyParamOverrides(load.dag.params.entries, parsed.tokens);
   const problems = [...load.errors.map(formatIssue), ...(parsed.error === undefined ? [] : [`params: ${parsed.error}`]), ...(load.errors.length === 0 ? unsupported(load.dag) : [])];
   const env = evaluateVariables(load.dag, params, baseEnv, prepared);
-  const substitution = load.dag.env.some((v) => hasCommandSubstitution(v.value)) || params.some((p) => hasCommandSubstitution(p.value));
   return {
     dag: load.dag,
     ...(problems.length === 0 ? {} : { rejection: problems.join('; ') }),
@@ -67,13 +62,15 @@ export function runDefinition(spec: Record<string, unknown>, fileName: string, o
     positional: params.flatMap((p, i) => (p.positional ? [prepared?.params[i] ?? p.value] : [])),
     paramsJson: encodeParams(params),
     localDags: load.localDags.map((local, i) => ({ name: local.name, document: documents[i + 1] ?? {} })),
-    needsPrepare: substitution && prepared === undefined,
+    needsPrepare: prepared === undefined && needsPreparing(load.dag, params),
   };
 }
 
 /**
- * DAG env first, in order, each value seeing the ones before (env cannot see params); then
- * named params, which may use env and earlier params (behaviour-notes 4.5, 4.6).
+ * DAG env first, in order, each value seeing the ones before (env cannot see params); dotenv
+ * values over it; then named params, which may use env and earlier params (behaviour-notes
+ * 4.5, 4.6). Dotenv values take no part in evaluation: they come from the prepare Pod, which
+ * evaluates env and params itself whenever there are dotenv files.
  */
 function evaluateVariables(dag: Dag, params: readonly ParamDef[], baseEnv: Readonly<Record<string, string>>, prepared: Prepared | undefined): EnvVar[] {
   const scope: Record<string, string> = {};
@@ -83,6 +80,7 @@ function evaluateVariables(dag: Dag, params: readonly ParamDef[], baseEnv: Reado
     scope[variable.name] = value;
     out.push({ name: variable.name, value });
   });
+  out.push(...(prepared?.dotenv ?? []));
   const paramScope: Record<string, string> = {};
   params.forEach((param, i) => {
     const value = prepared?.params[i] ?? expand(param.value, { scopes: [paramScope, scope], environment: baseEnv, shell: true }).value;
@@ -90,42 +88,6 @@ function evaluateVariables(dag: Dag, params: readonly ParamDef[], baseEnv: Reado
     if (!param.positional) out.push({ name: param.name, value });
   });
   return out;
-}
-
-/**
- * The prepare Pod's script: DAG env, then params, each evaluated by the shell in order (so
- * backticks run and later values see earlier ones), printed as `E<i>=`/`P<i>=` and base64.
- * The raw values come in as KUBEDAG_E<i> / KUBEDAG_P<i>; see prepareVariables.
- */
-export function prepareScript(dag: Dag, params: readonly ParamDef[]): string {
-  const lines = [
-    'set -e',
-    // Quote marks and backslashes of a value stay literal; `$` and backticks do their work.
-    'kd_eval() { kd_raw=$(printf \'%s\' "$1" | sed -e \'s/\\\\/\\\\\\\\/g\' -e \'s/"/\\\\"/g\'); eval "printf \'%s\' \\"$kd_raw\\""; }',
-    'kd_out() { printf \'%s=\' "$1"; printf \'%s\' "$2" | base64 | tr -d \'\\n\'; printf \'\\n\'; }',
-  ];
-  dag.env.forEach((v, i) => lines.push(`${v.name}="$(kd_eval "$KUBEDAG_E${String(i)}")"; export ${v.name}; kd_out E${String(i)} "$${v.name}"`));
-  params.forEach((p, i) => {
-    if (p.positional) lines.push(`kd_v="$(kd_eval "$KUBEDAG_P${String(i)}")"; kd_out P${String(i)} "$kd_v"`);
-    else lines.push(`${p.name}="$(kd_eval "$KUBEDAG_P${String(i)}")"; export ${p.name}; kd_out P${String(i)} "$${p.name}"`);
-  });
-  return lines.join('\n');
-}
-
-/** The raw values the prepare script evaluates. */
-export function prepareVariables(dag: Dag, params: readonly ParamDef[]): { name: string; value: string }[] {
-  return [...dag.env.map((v, i) => ({ name: `KUBEDAG_E${String(i)}`, value: v.value })), ...params.map((p, i) => ({ name: `KUBEDAG_P${String(i)}`, value: p.value }))];
-}
-
-/** Reads the prepare Pod's stdout back into evaluated values. */
-export function parsePrepared(stdout: string, dag: Dag, params: readonly ParamDef[]): { env: string[]; params: string[] } {
-  const values = new Map(
-    stdout
-      .split('\n')
-      .map((line) => /^([EP]\d+)=(.*)$/.exec(line))
-      .flatMap((m) => (m === null ? [] : [[m[1] ?? '', Buffer.from(m[2] ?? '', 'base64').toString('utf8')] as const])),
-  );
-  return { env: dag.env.map((v, i) => values.get(`E${String(i)}`) ?? v.value), params: params.map((p, i) => values.get(`P${String(i)}`) ?? p.value) };
 }
 
 /** Decides a precondition without a Pod when it is plain text; undefined otherwise. */

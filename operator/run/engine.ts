@@ -176,7 +176,7 @@ function prepare(work: Work, step: Step): void {
     work.wake(work.input.now.getTime());
     return;
   }
-  const error = `evaluating env and params failed (${seen.error ?? 'see the prepare step log'})`;
+  const error = `preparing the run (env, params, dotenv, secrets) failed (${seen.error ?? 'exit'}): see the log of step kubedag-prepare`;
   work.status = { ...work.status, status: RunStatus.Failed, statusLabel: runStatusLabel(RunStatus.Failed), endReason: 'rejected', error, finishedAt: work.now };
   work.events.push({ reason: 'PrepareFailed', message: error, warning: true });
 }

@@ -119,4 +119,29 @@ describe('stepPod', () => {
     expect(stepImage(dagLevel.dag, dagLevel.step, 'def')).toBe('python:3.13');
     expect(stepImage(request('steps: [x]').dag, request('steps: [x]').step, 'def')).toBe('def');
   });
+
+  it.each([
+    { name: 'a step runs in its own dir first', yaml: 'workingDir: /dag\ncontainer: {image: a, workingDir: /ctr}\nsteps: [{command: x, dir: /step}]', want: '/step' },
+    { name: 'a step without dir runs in the container workingDir', yaml: 'workingDir: /dag\ncontainer: {image: a, workingDir: /ctr}\nsteps: [x]', want: '/ctr' },
+    { name: 'a step without dir or container inherits the DAG workingDir', yaml: 'workingDir: /dag\nsteps: [x]', want: '/dag' },
+    { name: 'a step with no directory anywhere uses the image default', yaml: 'steps: [x]', want: undefined },
+  ])('$name', ({ yaml, want }) => {
+    expect(stepPod(request(yaml)).spec?.containers[0]?.workingDir).toBe(want);
+  });
+
+  it('applies the DAG container pull policy, numeric user and env below every other variable', () => {
+    const req = request('container: {image: a, pullPolicy: missing, user: "1000:2000", env: [A=from-container, C=only-container]}\nsteps: [x]', { env: [{ name: 'A', value: 'from-dag' }] });
+    const container = stepPod(req).spec?.containers[0];
+    expect(container?.imagePullPolicy).toBe('IfNotPresent');
+    expect(container?.securityContext).toEqual({ runAsUser: 1000, runAsGroup: 2000 });
+    expect(Object.fromEntries((container?.env ?? []).map((e) => [e.name, e.value]))).toMatchObject({ A: 'from-dag', C: 'only-container' });
+  });
+
+  it('exposes secrets by reference to the run Secret, over a variable of the same name', () => {
+    const req = request('env: [TOKEN=plain]\nsteps: [x]', { env: [{ name: 'TOKEN', value: 'plain' }], secrets: { secretName: 'run-secrets', names: ['TOKEN', 'OTHER'] } });
+    const env = stepPod(req).spec?.containers[0]?.env ?? [];
+    expect(env.filter((e) => e.name === 'TOKEN')).toEqual([{ name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'run-secrets', key: 'TOKEN' } } }]);
+    expect(env.find((e) => e.name === 'OTHER')?.valueFrom?.secretKeyRef?.name).toBe('run-secrets');
+    expect(JSON.stringify(env)).not.toContain('plain');
+  });
 });

@@ -4,7 +4,7 @@
  * stdout and stderr apart by tagging each line (`O ` / `E `), forwards `signalOnStop`, and
  * reports what the operator must know through the termination message. Pure.
  */
-import type { V1EnvVar, V1Pod } from '@kubernetes/client-node';
+import type { V1Container, V1EnvVar, V1Pod } from '@kubernetes/client-node';
 import { quoteWord } from '../../core/dag/command.ts';
 import type { Condition, Dag, EnvVar, HandlerEvent, Step } from '../../core/dag/index.ts';
 import { ANNOTATIONS, API_VERSION, LABELS } from '../../core/resources/constants.ts';
@@ -35,6 +35,8 @@ export interface PodRequest {
   /** Preconditions only a Pod can decide (commands, backticks). */
   readonly podPreconditions: readonly Condition[];
   readonly runStatus?: string;
+  /** The run's Secret and the secret names it holds: exposed last, over every other variable. */
+  readonly secrets?: { readonly secretName: string; readonly names: readonly string[] };
 }
 
 /** First line of the termination message of a runner that reports. */
@@ -137,14 +139,48 @@ function builtins(request: PodRequest): EnvVar[] {
   return vars;
 }
 
-/** Later entries win, as in a shell: the Pod gets one variable per name. */
-function envList(vars: readonly EnvVar[]): V1EnvVar[] {
-  const byName = new Map<string, string>();
-  for (const v of vars) {
-    byName.delete(v.name);
-    byName.set(v.name, v.value);
-  }
-  return [...byName].map(([name, value]) => ({ name, value }));
+/**
+ * Later entries win, as in a shell: the Pod gets one variable per name. Secrets come last,
+ * by reference to the run's Secret, so their values never appear in the Pod spec.
+ */
+function envList(vars: readonly EnvVar[], secrets: PodRequest['secrets']): V1EnvVar[] {
+  const byName = new Map<string, V1EnvVar>();
+  const put = (variable: V1EnvVar): void => {
+    byName.delete(variable.name);
+    byName.set(variable.name, variable);
+  };
+  for (const v of vars) put({ name: v.name, value: v.value });
+  for (const name of secrets?.names ?? []) put({ name, valueFrom: { secretKeyRef: { name: secrets?.secretName ?? '', key: name } } });
+  return [...byName.values()];
+}
+
+/** DAG-level `container.env` (`NAME=value` entries): the image's own environment, lowest. */
+function containerEnv(dag: Dag): EnvVar[] {
+  const list = dag.container?.env;
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((entry) => {
+    const text = String(entry);
+    const at = text.indexOf('=');
+    return at <= 0 ? [] : [{ name: text.slice(0, at), value: text.slice(at + 1) }];
+  });
+}
+
+const PULL_POLICIES: Record<string, string> = { always: 'Always', missing: 'IfNotPresent', never: 'Never' };
+
+/** `container.user` as `uid` or `uid:gid`; names cannot be resolved outside the image. */
+export const NUMERIC_USER = /^(\d+)(?::(\d+))?$/;
+
+/** What DAG-level `container` settings mean for the step's container. */
+function containerSettings(dag: Dag, step: Step): Pick<V1Container, 'imagePullPolicy' | 'securityContext' | 'workingDir'> {
+  const container = dag.container ?? {};
+  const pull = typeof container.pullPolicy === 'string' ? PULL_POLICIES[container.pullPolicy] : undefined;
+  const user = NUMERIC_USER.exec(typeof container.user === 'string' || typeof container.user === 'number' ? String(container.user) : '');
+  const dir = step.dir ?? (typeof container.workingDir === 'string' ? container.workingDir : undefined) ?? dag.workingDir;
+  return {
+    ...(pull === undefined ? {} : { imagePullPolicy: pull }),
+    ...(user === null ? {} : { securityContext: { runAsUser: Number(user[1]), ...(user[2] === undefined ? {} : { runAsGroup: Number(user[2]) }) } }),
+    ...(dir === undefined ? {} : { workingDir: dir }),
+  };
 }
 
 export function stepPod(request: PodRequest): V1Pod {
@@ -183,8 +219,8 @@ export function stepPod(request: PodRequest): V1Pod {
           name: 'step',
           image: stepImage(dag, step, request.defaultImage),
           command: ['/bin/sh', '-c', runnerScript(request)],
-          env: [...envList([...request.env, ...builtins(request), ...step.env]), ...conditionEnv],
-          ...(step.dir === undefined ? {} : { workingDir: step.dir }),
+          env: [...envList([...containerEnv(dag), ...request.env, ...builtins(request), ...step.env], request.secrets), ...conditionEnv],
+          ...containerSettings(dag, step),
         },
       ],
     },

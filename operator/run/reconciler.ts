@@ -10,19 +10,21 @@ import type { WorkResult } from '../../core/kube/queue.ts';
 import { statusCode, type Clock } from '../../core/kube/time.ts';
 import { ANNOTATIONS, GROUP, LABELS, VERSION } from '../../core/resources/constants.ts';
 import { uuidv7 } from '../../core/resources/ids.ts';
-import { dagResourceName, stepPodName } from '../../core/resources/names.ts';
+import { dagResourceName, labelValue, runSecretName, stepPodName } from '../../core/resources/names.ts';
+import { maskSecrets } from '../../core/logs/mask.ts';
 import { RunStatus, StepStatus, runStatusLabel, stepDone } from '../../core/resources/status.ts';
 import type { DagResource, DagRunResource } from '../../core/resources/types.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
 import { expand, type Dag, type Step } from '../../core/dag/index.ts';
 import type { LogStore } from '../logs/store.ts';
 import type { OperatorMetrics } from '../metrics.ts';
-import { literalPrecondition, parsePrepared, prepareScript, prepareVariables, runDefinition, upstreamOf, type RunDefinition } from './definition.ts';
+import { literalPrecondition, runDefinition, upstreamOf, type RunDefinition } from './definition.ts';
 import { decide, type Decision, type Launch, type ObservedPod } from './engine.ts';
 import { stepsOutcome } from './outcome.ts';
 import { distinctByParams, splitItems } from './parallel.ts';
 import { RETRY_ANNOTATION, RETRY_STEP_ANNOTATION, retryStatus } from './retry.ts';
 import { demux, parseReport, stepPod, type RunRef } from './pod.ts';
+import { parsePrepared, PREPARE_STEP, prepareStep, withoutSecrets } from './prepare.ts';
 
 export interface ReconcilerDeps {
   readonly core: CoreV1Api;
@@ -56,6 +58,7 @@ export class RunReconciler {
     if (run === undefined) return undefined;
     const pods = this.podsOf(run);
     if (isFinished(run)) {
+      this.secretValues.delete(run.metadata?.uid ?? '');
       if (await this.retried(run)) return undefined;
       await this.deleteSafePods(run, pods, run.status ?? {});
       await this.expire(run);
@@ -63,8 +66,8 @@ export class RunReconciler {
     }
     if (!(await this.frozen(run))) return undefined;
     const ref = runRef(run);
-    const definition = runDefinition(run.spec.snapshot ?? run.spec.definition ?? {}, ref.dagName, run.spec.params, run.status?.prepared);
-    const observed = [...(await Promise.all(pods.map((pod) => this.observe(pod, ref, definition.dag)))), ...this.childrenOf(run).map(observeChild)];
+    const definition = definitionOf(run, run.status?.prepared);
+    const observed = [...(await Promise.all(pods.map((pod) => this.observe(pod, run, definition)))), ...this.childrenOf(run).map(observeChild)];
     const decision = decide({
       dag: definition.dag,
       ...(definition.rejection === undefined ? {} : { rejection: definition.rejection }),
@@ -77,10 +80,7 @@ export class RunReconciler {
       maxRunningPods: this.deps.maxPodsPerRun,
       podName: (step, attempt) => stepPodName(run.metadata?.name ?? '', step, attempt),
       subRunId: (step, attempt) => subRunId(ref.dagRunId, step, attempt),
-      ...(definition.needsPrepare ? { prepare: prepareStep(definition), readPrepared: (stdout: string) => parsePrepared(stdout, definition.dag, definition.params) } : {}),
-      parallelItems: (step, nodes) => parallelItems(step, variables(definition, { nodes: [...nodes] }, step, definition.dag.steps)),
-      resolveCount: (value) => resolveCount(value, definition),
-      preconditionMet: (condition) => literalPrecondition(condition, variables(definition, run.status ?? {})),
+      ...definitionHooks(definition, run.status ?? {}),
     });
     await this.act(run, ref, definition, decision);
     return decision.requeueAfterMs === undefined ? undefined : { requeueAfterMs: decision.requeueAfterMs };
@@ -99,7 +99,7 @@ export class RunReconciler {
       await this.patchSpec(run, [{ op: 'replace', path: '/spec/stop', value: false }]);
       return true;
     }
-    const definition = runDefinition(run.spec.snapshot ?? run.spec.definition ?? {}, runRef(run).dagName, run.spec.params);
+    const definition = definitionOf(run);
     const step = annotations[RETRY_STEP_ANNOTATION] || undefined;
     await this.writeStatus(run, { ...retryStatus(definition.dag, run.status ?? {}, this.deps.clock.now(), step), retryToken: token });
     this.event(run, 'Retrying', step === undefined ? 'retrying failed and canceled steps' : `retrying step ${step}`, false);
@@ -112,7 +112,7 @@ export class RunReconciler {
    */
   private async expire(run: DagRunResource): Promise<void> {
     const ref = runRef(run);
-    const days = runDefinition(run.spec.snapshot ?? run.spec.definition ?? {}, ref.dagName, run.spec.params).dag.histRetentionDays;
+    const days = definitionOf(run).dag.histRetentionDays;
     if (!retentionExpired(run.status?.finishedAt, days, this.deps.clock.now())) return;
     await this.deps.store.removeRun(ref.namespace, ref.dagName, ref.dagRunId);
     await this.deps.custom.deleteNamespacedCustomObject({ ...this.target(run), propagationPolicy: 'Background' }).catch((error: unknown) => {
@@ -169,19 +169,24 @@ export class RunReconciler {
   }
 
   /** What a Pod tells: phase, and once terminated its exit, report and (archived) stdout. */
-  private async observe(pod: V1Pod, ref: RunRef, dag: Dag): Promise<ObservedPod> {
+  private async observe(pod: V1Pod, run: DagRunResource, definition: RunDefinition): Promise<ObservedPod> {
     const base = podIdentity(pod);
     const terminated = pod.status?.containerStatuses?.[0]?.state?.terminated;
     if (terminated === undefined || (base.phase !== 'Succeeded' && base.phase !== 'Failed')) return base;
+    const ref = runRef(run);
     const logRef = { namespace: ref.namespace, dagName: ref.dagName, dagRunId: ref.dagRunId, step: base.step, attempt: base.attempt };
-    const stdout = (await this.deps.store.read(logRef, 'stdout')) ?? (await this.archive(pod, logRef));
+    const stdout = (await this.deps.store.read(logRef, 'stdout')) ?? (await this.archive(pod, logRef, run, definition));
     const report = parseReport(terminated.message);
-    const wanted = base.step === PREPARE_STEP || needsStdout(findStep(dag, base.step));
+    const wanted = base.step === PREPARE_STEP || needsStdout(findStep(definition.dag, base.step));
     return { ...base, report: { exitCode: terminated.exitCode, ...report, ...(wanted ? { stdout } : {}) } };
   }
 
-  /** Copies a finished Pod's log into the store, split into stdout and stderr. */
-  private async archive(pod: V1Pod, logRef: Parameters<LogStore['write']>[0]): Promise<string> {
+  /**
+   * Copies a finished Pod's log into the store, split into stdout and stderr, with the run's
+   * secret values masked. The prepare Pod's log is where the secrets come from: they go into
+   * the run's Secret first, so a crash before the store write finds them again in the Pod log.
+   */
+  private async archive(pod: V1Pod, logRef: Parameters<LogStore['write']>[0], run: DagRunResource, definition: RunDefinition): Promise<string> {
     let log: string;
     try {
       log = await this.deps.core.readNamespacedPodLog({ name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '', container: 'step' });
@@ -189,8 +194,66 @@ export class RunReconciler {
       log = `E kubedag: the log of this attempt could not be read: ${(error as Error).message}`;
     }
     const logs = demux(log);
-    await this.deps.store.write(logRef, logs);
-    return logs.stdout;
+    let secrets: readonly string[];
+    if (logRef.step === PREPARE_STEP && definition.dag.secrets.length > 0) {
+      const found = parsePrepared(logs.stdout, definition.dag, definition.params).secrets;
+      await this.keepSecrets(run, found);
+      secrets = Object.values(found);
+      logs.stdout = withoutSecrets(logs.stdout);
+    } else {
+      secrets = await this.runSecrets(run, definition);
+    }
+    const masked = { stdout: maskSecrets(logs.stdout, secrets), stderr: maskSecrets(logs.stderr, secrets) };
+    await this.deps.store.write(logRef, masked);
+    return masked.stdout;
+  }
+
+  /** Secret values of running runs, by run uid, for masking their logs. */
+  private readonly secretValues = new Map<string, readonly string[]>();
+
+  private async runSecrets(run: DagRunResource, definition: RunDefinition): Promise<readonly string[]> {
+    if (definition.dag.secrets.length === 0) return [];
+    const uid = run.metadata?.uid ?? '';
+    const known = this.secretValues.get(uid);
+    if (known !== undefined) return known;
+    try {
+      const secret = await this.deps.core.readNamespacedSecret({ name: runSecretName(run.metadata?.name ?? ''), namespace: run.metadata?.namespace ?? '' });
+      const values = Object.values(secret.data ?? {}).map((v) => Buffer.from(v, 'base64').toString('utf8'));
+      this.secretValues.set(uid, values);
+      return values;
+    } catch (error) {
+      // No Secret yet: the prepare step has not finished, so no step has seen a secret.
+      if (statusCode(error) === 404) return [];
+      throw error;
+    }
+  }
+
+  /**
+   * The run's resolved secrets, in an immutable Secret owned by the run: step Pods read them
+   * by reference, and they go when the run goes. Created once; a second create finds it.
+   */
+  private async keepSecrets(run: DagRunResource, values: Readonly<Record<string, string>>): Promise<void> {
+    const ref = runRef(run);
+    const body = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: runSecretName(ref.name),
+        namespace: ref.namespace,
+        labels: { [LABELS.run]: labelValue(ref.name) },
+        ownerReferences: [{ apiVersion: `${GROUP}/${VERSION}`, kind: 'DAGRun', name: ref.name, uid: ref.uid, controller: true, blockOwnerDeletion: true }],
+      },
+      type: 'Opaque',
+      immutable: true,
+      stringData: values,
+    };
+    try {
+      await this.deps.core.createNamespacedSecret({ namespace: ref.namespace, body });
+      this.written('create');
+    } catch (error) {
+      if (statusCode(error) !== 409) throw error;
+    }
+    this.secretValues.set(ref.uid, Object.values(values));
   }
 
   private async act(run: DagRunResource, ref: RunRef, definition: RunDefinition, decision: Decision): Promise<void> {
@@ -255,6 +318,8 @@ export class RunReconciler {
     }
     const status = decision.status;
     const vars = variables(definition, status, launch.step, definition.dag.steps);
+    // The prepare Pod computes the run's variables: its environment must be the image's own.
+    const preparing = launch.step.name === PREPARE_STEP;
     const pod = stepPod({
       run: ref,
       dag: definition.dag,
@@ -262,11 +327,12 @@ export class RunReconciler {
       attempt: launch.attempt,
       pod: launch.pod,
       ...(launch.handler === undefined ? {} : { handler: launch.handler, runStatus: handlerStatus(status) }),
-      env: [...definition.env, ...outputVars(launch.step, definition.dag.steps, status)],
+      env: preparing ? [] : [...definition.env, ...outputVars(launch.step, definition.dag.steps, status)],
       positional: definition.positional,
       ...(launch.step.cmdWithArgs === undefined ? {} : { command: expand(launch.step.cmdWithArgs, { scopes: [], environment: vars, steps: stepRefs(definition.dag, status) }).value }),
       defaultImage: this.deps.defaultStepImage,
       podPreconditions: launch.step.preconditions.filter((c) => literalPrecondition(c, vars) === undefined),
+      ...(definition.dag.secrets.length === 0 || preparing ? {} : { secrets: { secretName: runSecretName(ref.name), names: definition.dag.secrets.map((x) => x.name) } }),
     });
     try {
       await this.deps.core.createNamespacedPod({ namespace: ref.namespace, body: pod });
@@ -488,13 +554,24 @@ function needsStdout(step: Step | undefined): boolean {
   return step !== undefined && (step.output !== undefined || step.continueOn.output.length > 0);
 }
 
-/** The step that evaluates env and params with command substitution, once per run. */
-const PREPARE_STEP = 'kubedag-prepare';
+function definitionOf(run: DagRunResource, prepared?: DagRunStatus['prepared']): RunDefinition {
+  return runDefinition(run.spec.snapshot ?? run.spec.definition ?? {}, runRef(run).dagName, run.spec.params, prepared);
+}
 
-function prepareStep(definition: RunDefinition): Step {
-  const template = definition.dag.steps[0] as Step;
-  const { command: _c, cmdWithArgs: _l, ...rest } = template;
-  return { ...rest, name: PREPARE_STEP, id: undefined, args: [], script: prepareScript(definition.dag, definition.params), env: prepareVariables(definition.dag, definition.params), depends: [], preconditions: [], output: undefined, retryPolicy: undefined, repeatPolicy: undefined, parallel: undefined, call: undefined, executor: { type: 'shell', config: {} }, timeoutSec: 0 };
+/** What the engine asks of the definition while it decides: values only it can work out. */
+function definitionHooks(definition: RunDefinition, status: DagRunStatus): Pick<Parameters<typeof decide>[0], 'prepare' | 'readPrepared' | 'parallelItems' | 'resolveCount' | 'preconditionMet'> {
+  return {
+    ...(definition.needsPrepare ? { prepare: prepareStep(definition.dag, definition.params), readPrepared: (stdout: string) => statusPrepared(stdout, definition) } : {}),
+    parallelItems: (step, nodes) => parallelItems(step, variables(definition, { nodes: [...nodes] }, step, definition.dag.steps)),
+    resolveCount: (value) => resolveCount(value, definition),
+    preconditionMet: (condition) => literalPrecondition(condition, variables(definition, status)),
+  };
+}
+
+/** What the status keeps of the prepare step's report: everything but the secrets. */
+function statusPrepared(stdout: string, definition: RunDefinition): NonNullable<DagRunStatus['prepared']> {
+  const { secrets: _secrets, ...prepared } = parsePrepared(stdout, definition.dag, definition.params);
+  return prepared;
 }
 
 function resolveCount(value: number | string, definition: RunDefinition): number {

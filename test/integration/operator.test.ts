@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
 import { finishedRun, getRun, givenDag, startOperator, stepLog, stepStates, whenRun, type RunningOperator } from './operator-support.ts';
@@ -221,6 +224,50 @@ describe('runs on the local control plane', () => {
     expect(done.status?.nodes?.[1]?.subRuns).toHaveLength(3);
     const outputs = (JSON.parse(done.status?.nodes?.[1]?.outputs?.RESULTS ?? '{}') as { outputs: { DONE: string }[] }).outputs.map((o) => o.DONE).sort();
     expect(outputs).toEqual(['synced ap', 'synced eu', 'synced us']);
+  });
+
+  it('loads dotenv files once per run from the working directory: later files win, params win over them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kd-dotenv-'));
+    writeFileSync(join(dir, 'base.env'), 'REGION=us\nTIER=gold\nWHO=dotenv\n');
+    writeFileSync(join(dir, 'local.env'), 'REGION=eu\n');
+    await givenDag(ns, 'dotenv', `workingDir: ${dir}\ndotenv: [base.env, local.env]\nenv: [TIER=silver]\nparams: WHO=param\nsteps:\n  - echo "$REGION $TIER $WHO"`);
+    await whenRun(ns, 'dotenv-run', 'dotenv');
+    const done = await finishedRun(ns, 'dotenv-run');
+    expect(stepStates(done)).toEqual({ cmd_1: 'succeeded' });
+    expect(await stepLog(operator, done, 'cmd_1')).toBe('eu gold param\n');
+  });
+
+  it('resolves secrets once, hands them to steps through a Secret owned by the run, and masks them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kd-secret-'));
+    writeFileSync(join(dir, 'token'), 'file-s3cret-value\n');
+    const dag = [
+      'container: {image: busybox, env: [API_KEY=env-s3cret-value]}',
+      `workingDir: ${dir}`,
+      'secrets:',
+      '  - {name: FROM_FILE, provider: file, key: token}',
+      '  - {name: FROM_ENV, provider: env, key: API_KEY}',
+      'steps:',
+      '  - {name: show, command: echo "file=$FROM_FILE env=$FROM_ENV", output: SHOWN}',
+      '  - {name: check, command: \'test "$FROM_FILE" = "$(cat token)"\'}',
+    ].join('\n');
+    await givenDag(ns, 'secrets', dag);
+    await whenRun(ns, 'secrets-run', 'secrets');
+    const done = await finishedRun(ns, 'secrets-run');
+    expect(stepStates(done)).toEqual({ show: 'succeeded', check: 'succeeded' });
+    expect(await stepLog(operator, done, 'show')).toBe('file=******* env=*******\n');
+    expect(done.status?.nodes?.[0]?.outputs).toEqual({ SHOWN: 'file=******* env=*******' });
+    expect(JSON.stringify(done)).not.toContain('file-s3cret-value');
+    expect(await stepLog(operator, done, 'kubedag-prepare')).not.toContain(Buffer.from('file-s3cret-value').toString('base64'));
+    const secrets = await core.listNamespacedSecret({ namespace: ns, labelSelector: `kubedag.io/run=secrets-run` });
+    expect(secrets.items.map((x) => [x.immutable, x.metadata?.ownerReferences?.[0]?.name])).toEqual([[true, 'secrets-run']]);
+  });
+
+  it('fails the run with the reason when a secret cannot be resolved', async () => {
+    await givenDag(ns, 'secret-missing', 'secrets: [{name: S, provider: file, key: /no/such/kubedag/file}]\nsteps: [echo]');
+    await whenRun(ns, 'secret-missing-run', 'secret-missing');
+    const done = await finishedRun(ns, 'secret-missing-run');
+    expect(done.status?.statusLabel).toBe('failed');
+    expect(await stepLog(operator, done, 'kubedag-prepare', 'stderr')).toContain('secret S: cannot read file /no/such/kubedag/file');
   });
 
   it('deletes finished step Pods once their logs are archived', async () => {
