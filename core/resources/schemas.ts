@@ -106,7 +106,12 @@ const nodeSchema = Type.Object({
   exitCode: Type.Optional(Type.Integer({ description: 'Exit code of the last attempt.' })),
   attempt: Type.Optional(Type.Integer({ minimum: 0, description: 'Current attempt number; part of the Pod name.' })),
   pod: Type.Optional(text('Pod of the current attempt.')),
-  outputs: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Captured output variables (large values spill to a ConfigMap).' })),
+  outputs: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Captured output variables up to 16 KiB each.' })),
+  outputRefs: Type.Optional(
+    Type.Record(Type.String(), Type.Object({ attempt: Type.Integer({ minimum: 0 }), bytes: Type.Integer({ minimum: 0 }) }), {
+      description: 'Captured outputs too large for the status: the value is the trimmed stdout of that attempt in the log store.',
+    }),
+  ),
   nextAttemptAt: Type.Optional(timestamp('When the next attempt of a retrying or repeating step may start')),
   continued: Type.Optional(Type.Boolean({ description: 'The step failed but continueOn let its dependents run.' })),
   subRuns: Type.Optional(Type.Array(Type.Object({ dagRunId: text('Sub run id.'), params: Type.Optional(text('JSON-encoded params.')), status: Type.Optional(text('The sub run status label, once it ended.')) }))),

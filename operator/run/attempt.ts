@@ -4,6 +4,7 @@
  */
 import type { RepeatPolicy, RetryPolicy, Step } from '../../core/dag/index.ts';
 import { StepStatus, type StepStatusValue } from '../../core/resources/status.ts';
+import { outputFromStdout } from './outputs.ts';
 
 /** What the step Pod reported besides its exit code (its termination message). */
 export interface AttemptReport {
@@ -91,7 +92,7 @@ function continueOnMatches(step: Step, report: AttemptReport): boolean {
 /** The captured output, or why capturing it failed the step. */
 function captureOutput(step: Step, report: AttemptReport, maxOutputSize: number): { output?: string; error?: string } {
   if (step.output === undefined) return {};
-  const captured = (report.stdout ?? '').trim();
+  const captured = outputFromStdout(report.stdout ?? '');
   if (Buffer.byteLength(captured) > maxOutputSize) return { error: `output exceeds maxOutputSize (${String(maxOutputSize)} bytes)` };
   return { output: captured };
 }

@@ -12,6 +12,7 @@ import { propagate, readiness } from './graph.ts';
 import { fanOut } from './parallel.ts';
 import { stepForAttempt } from './retry.ts';
 import { finalOutcome, outcomeHandler, stepsOutcome } from './outcome.ts';
+import { keepOutput, type OutputFields } from './outputs.ts';
 
 export interface ObservedPod {
   readonly name: string;
@@ -246,13 +247,13 @@ function finishAttempt(work: Work, step: Step, node: RunNode, report: AttemptRep
     maxOutputSize: work.input.dag.maxOutputSize,
     resolveCount: work.input.resolveCount,
   });
-  const outputs = verdict.output === undefined || step.output === undefined ? node.outputs : { ...node.outputs, [step.output]: verdict.output };
+  const outputs = keepOutput(node, step.output, verdict.output, node.attempt ?? 0);
   return verdict.kind === 'again' ? nextAttempt(work, step, node, { verdict, outputs, exitCode: report.exitCode }) : finished(work, step, node, { verdict, outputs, base });
 }
 
 interface Again {
   readonly verdict: Extract<AttemptVerdict, { kind: 'again' }>;
-  readonly outputs: RunNode['outputs'];
+  readonly outputs: OutputFields;
   readonly exitCode: number;
 }
 
@@ -261,13 +262,13 @@ function nextAttempt(work: Work, step: Step, node: RunNode, { verdict, outputs, 
   const nextAttemptAt = new Date(work.input.now.getTime() + verdict.delayMs).toISOString();
   const counters = verdict.why === 'retry' ? { retryCount: (node.retryCount ?? 0) + 1 } : { doneCount: (node.doneCount ?? 0) + 1 };
   work.events.push({ reason: verdict.why === 'retry' ? 'StepRetrying' : 'StepRepeating', message: `${step.name}: attempt ${String((node.attempt ?? 0) + 1)} in ${String(verdict.delayMs)} ms` });
-  const { pod: _finished, ...rest } = node;
-  return { ...rest, ...counters, exitCode, attempt: (node.attempt ?? 0) + 1, nextAttemptAt, ...(outputs === undefined ? {} : { outputs }), ...(verdict.error === undefined ? {} : { error: verdict.error }) };
+  const { pod: _finished, outputs: _o, outputRefs: _r, ...rest } = node;
+  return { ...rest, ...counters, exitCode, attempt: (node.attempt ?? 0) + 1, nextAttemptAt, ...outputs, ...(verdict.error === undefined ? {} : { error: verdict.error }) };
 }
 
 interface Finished {
   readonly verdict: Extract<AttemptVerdict, { kind: 'done' }>;
-  readonly outputs: RunNode['outputs'];
+  readonly outputs: OutputFields;
   readonly base: { exitCode: number; finishedAt: string };
 }
 
@@ -275,13 +276,13 @@ function finished(work: Work, step: Step, node: RunNode, { verdict, outputs, bas
   // Events cost an API write each: failures are worth one, routine step ends are in the status.
   if (verdict.status === StepStatus.Failed) work.events.push({ reason: 'StepFailed', message: `${step.name}: failed${verdict.error === undefined ? '' : ` (${verdict.error})`}`, warning: true });
   const doneCount = step.repeatPolicy === undefined ? node.doneCount : (node.doneCount ?? 0) + 1;
-  const { error: _previous, nextAttemptAt: _wait, ...rest } = node;
+  const { error: _previous, nextAttemptAt: _wait, outputs: _o, outputRefs: _r, ...rest } = node;
   return withStatus(rest, verdict.status, {
     ...base,
     continued: verdict.continued,
     ...(doneCount === undefined ? {} : { doneCount }),
     ...(verdict.error === undefined ? {} : { error: verdict.error }),
-    ...(outputs === undefined ? {} : { outputs }),
+    ...outputs,
   });
 }
 

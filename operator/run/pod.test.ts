@@ -144,4 +144,16 @@ describe('stepPod', () => {
     expect(env.find((e) => e.name === 'OTHER')?.valueFrom?.secretKeyRef?.name).toBe('run-secrets');
     expect(JSON.stringify(env)).not.toContain('plain');
   });
+
+  it('leaves out values too large for an environment string and fails the step only when it uses one', () => {
+    const huge = 'x'.repeat(200 * 1024);
+    const unused = request('steps: [echo fine]', { env: [{ name: 'BIG', value: huge }] });
+    const ran = execute(unused);
+    expect(ran.status).toBe(0);
+    expect(ran.log).toContain('E kubedag: not set, too large for an environment variable: BIG (204800 bytes)');
+    expect(JSON.stringify(stepPod(unused))).not.toContain(huge);
+    const used = execute(request('steps:\n  - echo ${BIG}', { env: [{ name: 'BIG', value: huge }] }));
+    expect(used.status).toBe(1);
+    expect(used.log).toContain('E kubedag: the step uses BIG (204800 bytes), too large for an environment variable');
+  });
 });

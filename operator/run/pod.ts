@@ -9,6 +9,7 @@ import { quoteWord } from '../../core/dag/command.ts';
 import type { Condition, Dag, EnvVar, HandlerEvent, Step } from '../../core/dag/index.ts';
 import { ANNOTATIONS, API_VERSION, LABELS } from '../../core/resources/constants.ts';
 import { labelValue } from '../../core/resources/names.ts';
+import { MAX_ENV_VALUE_BYTES } from './outputs.ts';
 
 export interface RunRef {
   readonly name: string;
@@ -102,6 +103,8 @@ export function runnerScript(request: PodRequest): string {
     `kd_report='${REPORT_MARKER}'`,
     'kd_say() { printf \'%b\\n\' "$kd_report" > "${KUBEDAG_REPORT_FILE:-/dev/termination-log}" 2>/dev/null || true; }',
     'kd_unmet() { kd_report="$kd_report\\nprecondition-unmet"; kd_say; exit 0; }',
+    'if [ -n "${KUBEDAG_OVERSIZED_USED:-}" ]; then printf \'E kubedag: the step uses %s, too large for an environment variable (at most 128 KiB)\\n\' "$KUBEDAG_OVERSIZED_USED"; exit 1; fi',
+    'if [ -n "${KUBEDAG_OVERSIZED:-}" ]; then printf \'E kubedag: not set, too large for an environment variable: %s\\n\' "$KUBEDAG_OVERSIZED"; fi',
     ...preconditionLines(request.podPreconditions),
     'kd_dir=$(mktemp -d 2>/dev/null) || { kd_dir=/tmp/kubedag.$$; mkdir -p "$kd_dir"; }',
     'mkfifo "$kd_dir/o" "$kd_dir/e"',
@@ -152,6 +155,24 @@ function envList(vars: readonly EnvVar[], secrets: PodRequest['secrets']): V1Env
   for (const v of vars) put({ name: v.name, value: v.value });
   for (const name of secrets?.names ?? []) put({ name, valueFrom: { secretKeyRef: { name: secrets?.secretName ?? '', key: name } } });
   return [...byName.values()];
+}
+
+/**
+ * Values too long for one environment string (large captured outputs, mostly) cannot reach
+ * the process: they are left out and named in KUBEDAG_OVERSIZED, and the runner fails the step
+ * when the step's own text uses one (it would compute with an empty value), else warns.
+ */
+function withinEnvLimits(env: readonly V1EnvVar[], step: Step): V1EnvVar[] {
+  const oversized = env.filter((v) => v.value !== undefined && Buffer.byteLength(v.value) + v.name.length + 1 > MAX_ENV_VALUE_BYTES);
+  if (oversized.length === 0) return [...env];
+  const text = [step.cmdWithArgs ?? '', step.script ?? '', ...step.env.map((v) => v.value), ...step.preconditions.map((c) => c.condition)].join('\n');
+  const used = oversized.filter((v) => v.name.startsWith('KUBEDAG_') || new RegExp(`\\$\\{?${v.name}(?![A-Za-z0-9_])`).test(text));
+  const describe = (list: readonly V1EnvVar[]): string => list.map((v) => `${v.name} (${String(Buffer.byteLength(v.value ?? ''))} bytes)`).join(', ');
+  return [
+    ...env.filter((v) => !oversized.includes(v)),
+    { name: 'KUBEDAG_OVERSIZED', value: describe(oversized) },
+    ...(used.length === 0 ? [] : [{ name: 'KUBEDAG_OVERSIZED_USED', value: describe(used) }]),
+  ];
 }
 
 /** DAG-level `container.env` (`NAME=value` entries): the image's own environment, lowest. */
@@ -219,7 +240,7 @@ export function stepPod(request: PodRequest): V1Pod {
           name: 'step',
           image: stepImage(dag, step, request.defaultImage),
           command: ['/bin/sh', '-c', runnerScript(request)],
-          env: [...envList([...containerEnv(dag), ...request.env, ...builtins(request), ...step.env], request.secrets), ...conditionEnv],
+          env: withinEnvLimits([...envList([...containerEnv(dag), ...request.env, ...builtins(request), ...step.env], request.secrets), ...conditionEnv], step),
           ...containerSettings(dag, step),
         },
       ],

@@ -12,18 +12,19 @@ import { ANNOTATIONS, GROUP, LABELS, VERSION } from '../../core/resources/consta
 import { uuidv7 } from '../../core/resources/ids.ts';
 import { dagResourceName, labelValue, runSecretName, stepPodName } from '../../core/resources/names.ts';
 import { maskSecrets } from '../../core/logs/mask.ts';
-import { RunStatus, StepStatus, runStatusLabel, stepDone } from '../../core/resources/status.ts';
+import { RunStatus, StepStatus, stepDone } from '../../core/resources/status.ts';
 import type { DagResource, DagRunResource } from '../../core/resources/types.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
 import { expand, type Dag, type Step } from '../../core/dag/index.ts';
 import type { LogStore } from '../logs/store.ts';
 import type { OperatorMetrics } from '../metrics.ts';
-import { literalPrecondition, runDefinition, upstreamOf, type RunDefinition } from './definition.ts';
+import { literalPrecondition, runDefinition, type RunDefinition } from './definition.ts';
+import { handlerStatus, outputVars, resolveCount, stepRefs, variables } from './variables.ts';
 import { decide, type Decision, type Launch, type ObservedPod } from './engine.ts';
-import { stepsOutcome } from './outcome.ts';
 import { distinctByParams, splitItems } from './parallel.ts';
 import { RETRY_ANNOTATION, RETRY_STEP_ANNOTATION, retryStatus } from './retry.ts';
 import { demux, parseReport, stepPod, type RunRef } from './pod.ts';
+import { outputFromStdout } from './outputs.ts';
 import { parsePrepared, PREPARE_STEP, prepareStep, withoutSecrets } from './prepare.ts';
 
 export interface ReconcilerDeps {
@@ -258,12 +259,29 @@ export class RunReconciler {
 
   private async act(run: DagRunResource, ref: RunRef, definition: RunDefinition, decision: Decision): Promise<void> {
     const namespace = run.metadata?.namespace ?? '';
-    for (const launch of decision.launch) await this.createPod(run, ref, definition, decision, launch);
+    // Launched steps see large outputs too, read back from the log store.
+    const seen = decision.launch.length === 0 ? decision.status : await this.withLargeOutputs(ref, decision.status);
+    for (const launch of decision.launch) await this.createPod(run, ref, definition, seen, launch);
     for (const stop of decision.stop) await this.stopPod(namespace, stop.pod);
     const written = await this.writeStatus(run, decision.status);
     if (written) this.count(run.status ?? {}, decision.status, decision.launch);
     for (const event of decision.events) this.event(run, event.reason, event.message, event.warning === true);
     if (written) await this.deleteSafePods(run, this.podsOf(run), decision.status);
+  }
+
+  /** The status with the values of large outputs (outputRefs) filled in from the log store. */
+  private async withLargeOutputs(ref: RunRef, status: DagRunStatus): Promise<DagRunStatus> {
+    const nodes = status.nodes ?? [];
+    if (!nodes.some((n) => n.outputRefs !== undefined)) return status;
+    const read = async (step: string, attempt: number): Promise<string> => outputFromStdout((await this.deps.store.read({ namespace: ref.namespace, dagName: ref.dagName, dagRunId: ref.dagRunId, step, attempt }, 'stdout')) ?? '');
+    const filled = await Promise.all(
+      nodes.map(async (node) => {
+        if (node.outputRefs === undefined) return node;
+        const values = await Promise.all(Object.entries(node.outputRefs).map(async ([name, at]) => [name, await read(node.name, at.attempt)] as const));
+        return { ...node, outputs: { ...node.outputs, ...Object.fromEntries(values) } };
+      }),
+    );
+    return { ...status, nodes: filled };
   }
 
   private childrenOf(run: DagRunResource): DagRunResource[] {
@@ -275,9 +293,9 @@ export class RunReconciler {
    * A sub-DAG step's attempt is a child DAGRun, named like the Pod it stands for, with a run id
    * derived from the parent's: a repeated create finds the same child (409), never a second one.
    */
-  private async createChild(run: DagRunResource, ref: RunRef, definition: RunDefinition, decision: Decision, launch: Launch): Promise<void> {
+  private async createChild(run: DagRunResource, ref: RunRef, definition: RunDefinition, status: DagRunStatus, launch: Launch): Promise<void> {
     const step = launch.step;
-    const vars = variables(definition, decision.status, step, definition.dag.steps);
+    const vars = variables(definition, status, step, definition.dag.steps);
     const local = definition.localDags.find((d) => d.name === step.call);
     const params = childParams(step, vars, launch.item?.value);
     const stepKey = launch.item === undefined ? step.name : `${step.name}[${String(launch.item.index)}]`;
@@ -311,12 +329,11 @@ export class RunReconciler {
     this.expected.set(launch.pod, this.deps.clock.now().getTime());
   }
 
-  private async createPod(run: DagRunResource, ref: RunRef, definition: RunDefinition, decision: Decision, launch: Launch): Promise<void> {
+  private async createPod(run: DagRunResource, ref: RunRef, definition: RunDefinition, status: DagRunStatus, launch: Launch): Promise<void> {
     if (launch.step.call !== undefined) {
-      await this.createChild(run, ref, definition, decision, launch);
+      await this.createChild(run, ref, definition, status, launch);
       return;
     }
-    const status = decision.status;
     const vars = variables(definition, status, launch.step, definition.dag.steps);
     // The prepare Pod computes the run's variables: its environment must be the image's own.
     const preparing = launch.step.name === PREPARE_STEP;
@@ -572,44 +589,4 @@ function definitionHooks(definition: RunDefinition, status: DagRunStatus): Pick<
 function statusPrepared(stdout: string, definition: RunDefinition): NonNullable<DagRunStatus['prepared']> {
   const { secrets: _secrets, ...prepared } = parsePrepared(stdout, definition.dag, definition.params);
   return prepared;
-}
-
-function resolveCount(value: number | string, definition: RunDefinition): number {
-  if (typeof value === 'number') return value;
-  const scope = Object.fromEntries(definition.env.map((v) => [v.name, v.value]));
-  const parsed = Number(expand(value, { scopes: [scope], shell: true }).value.trim());
-  return Number.isInteger(parsed) && parsed >= 0 ? parsed : 0;
-}
-
-/** Outputs of the steps upstream of `step` (all finished steps for a handler). */
-function outputVars(step: Step, steps: readonly Step[], status: DagRunStatus): { name: string; value: string }[] {
-  const handler = !steps.some((s) => s.name === step.name);
-  const upstream = handler ? new Set(steps.map((s) => s.name)) : upstreamOf(step, steps);
-  return (status.nodes ?? []).filter((n) => upstream.has(n.name)).flatMap((n) => Object.entries(n.outputs ?? {}).map(([name, value]) => ({ name, value })));
-}
-
-function variables(definition: RunDefinition, status: DagRunStatus, step?: Step, steps?: readonly Step[]): Record<string, string> {
-  const vars: Record<string, string> = {};
-  for (const v of definition.env) vars[v.name] = v.value;
-  definition.positional.forEach((value, i) => (vars[String(i + 1)] = value));
-  const outputs = step === undefined || steps === undefined ? (status.nodes ?? []).flatMap((n) => Object.entries(n.outputs ?? {}).map(([name, value]) => ({ name, value }))) : outputVars(step, steps, status);
-  for (const o of outputs) vars[o.name] = o.value;
-  return vars;
-}
-
-/** `${id.stdout}`, `${id.stderr}`, `${id.exitCode}` for steps with an id. */
-function stepRefs(dag: Dag, status: DagRunStatus): Record<string, { stdout: string; stderr: string; exitCode: number | string }> {
-  const refs: Record<string, { stdout: string; stderr: string; exitCode: number | string }> = {};
-  for (const step of dag.steps) {
-    if (step.id === undefined) continue;
-    const node = status.nodes?.find((n) => n.name === step.name);
-    const base = `${step.name}.${String(node?.attempt ?? 0)}`;
-    refs[step.id] = { stdout: `${base}.stdout`, stderr: `${base}.stderr`, exitCode: node?.exitCode ?? '' };
-  }
-  return refs;
-}
-
-/** DAG_RUN_STATUS for handlers: the label of the outcome the steps gave the run. */
-function handlerStatus(status: DagRunStatus): string {
-  return runStatusLabel(stepsOutcome(status.nodes ?? [], status.endReason));
 }

@@ -149,6 +149,40 @@ describe('runs on the local control plane', () => {
     expect(retried.status?.nodes?.map((n) => n.attempt)).toEqual([0, 1, 1]);
   });
 
+  it('respects step status edits written into a finished run when it is retried', async () => {
+    await givenDag(ns, 'edited', 'steps:\n  - {name: first, command: echo once}\n  - {name: broken, command: exit 1}\n  - {name: last, command: echo done}');
+    await whenRun(ns, 'edited-run', 'edited');
+    const failed = await finishedRun(ns, 'edited-run');
+    expect(stepStates(failed)).toEqual({ first: 'succeeded', broken: 'failed', last: 'canceled' });
+    // What the API's step status PATCH does: mark the broken step succeeded by hand.
+    const nodes = (failed.status?.nodes ?? []).map((n) => (n.name === 'broken' ? { ...n, status: 4, statusLabel: 'succeeded' } : n));
+    await custom.replaceNamespacedCustomObjectStatus({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dagruns', name: 'edited-run', body: { ...failed, status: { ...failed.status, nodes } } });
+    await custom.patchNamespacedCustomObject({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dagruns', name: 'edited-run', body: [{ op: 'add', path: '/metadata/annotations', value: { 'kubedag.io/retry': 'r1' } }] });
+    await waitFor('the retry to start', async () => (await getRun(ns, 'edited-run')).status?.retryToken === 'r1', 30_000);
+    const retried = await finishedRun(ns, 'edited-run');
+    expect([retried.status?.statusLabel, stepStates(retried)]).toEqual(['succeeded', { first: 'succeeded', broken: 'succeeded', last: 'succeeded' }]);
+    expect(retried.status?.nodes?.map((n) => n.attempt)).toEqual([0, 0, 1]);
+  });
+
+  it('keeps a 1 MiB output out of the run status; steps that use it fail clearly, others run', async () => {
+    const dag = [
+      'type: graph',
+      'steps:',
+      '  - {name: big, command: "head -c 1048000 /dev/zero | tr \'\\\\000\' x", output: BIG}',
+      '  - {name: ignores, command: echo fine, depends: big}',
+      '  - {name: uses, command: "echo ${BIG}", depends: big}',
+    ].join('\n');
+    await givenDag(ns, 'big-output', dag);
+    await whenRun(ns, 'big-output-run', 'big-output');
+    const done = await finishedRun(ns, 'big-output-run', 90_000);
+    expect(stepStates(done)).toEqual({ big: 'succeeded', ignores: 'succeeded', uses: 'failed' });
+    expect(done.status?.nodes?.[0]?.outputRefs).toEqual({ BIG: { attempt: 0, bytes: 1_048_000 } });
+    expect(JSON.stringify(done).length).toBeLessThan(20_000);
+    expect((await stepLog(operator, done, 'big'))?.trim().length).toBe(1_048_000);
+    expect(await stepLog(operator, done, 'uses', 'stderr')).toContain('kubedag: the step uses BIG (1048000 bytes), too large for an environment variable');
+    expect(await stepLog(operator, done, 'ignores', 'stderr')).toContain('not set, too large for an environment variable: BIG');
+  });
+
   it('keeps DAG status: validity, schedule and the latest run, for kubectl get dags', async () => {
     await givenDag(ns, 'scheduled', 'schedule: "0 3 * * *"\nsteps: [echo]');
     await whenRun(ns, 'scheduled-run', 'scheduled');

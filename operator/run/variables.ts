@@ -1,0 +1,49 @@
+/**
+ * The variables a step sees and the values the operator expands for it: run env and params,
+ * outputs of upstream steps (all steps for a handler), step references. Pure.
+ */
+import { expand, type Dag, type Step } from '../../core/dag/index.ts';
+import type { DagRunStatus } from '../../core/resources/schemas.ts';
+import { runStatusLabel } from '../../core/resources/status.ts';
+import { upstreamOf, type RunDefinition } from './definition.ts';
+import { stepsOutcome } from './outcome.ts';
+
+export function resolveCount(value: number | string, definition: RunDefinition): number {
+  if (typeof value === 'number') return value;
+  const scope = Object.fromEntries(definition.env.map((v) => [v.name, v.value]));
+  const parsed = Number(expand(value, { scopes: [scope], shell: true }).value.trim());
+  return Number.isInteger(parsed) && parsed >= 0 ? parsed : 0;
+}
+
+/** Outputs of the steps upstream of `step` (all finished steps for a handler). */
+export function outputVars(step: Step, steps: readonly Step[], status: DagRunStatus): { name: string; value: string }[] {
+  const handler = !steps.some((s) => s.name === step.name);
+  const upstream = handler ? new Set(steps.map((s) => s.name)) : upstreamOf(step, steps);
+  return (status.nodes ?? []).filter((n) => upstream.has(n.name)).flatMap((n) => Object.entries(n.outputs ?? {}).map(([name, value]) => ({ name, value })));
+}
+
+export function variables(definition: RunDefinition, status: DagRunStatus, step?: Step, steps?: readonly Step[]): Record<string, string> {
+  const vars: Record<string, string> = {};
+  for (const v of definition.env) vars[v.name] = v.value;
+  definition.positional.forEach((value, i) => (vars[String(i + 1)] = value));
+  const outputs = step === undefined || steps === undefined ? (status.nodes ?? []).flatMap((n) => Object.entries(n.outputs ?? {}).map(([name, value]) => ({ name, value }))) : outputVars(step, steps, status);
+  for (const o of outputs) vars[o.name] = o.value;
+  return vars;
+}
+
+/** `${id.stdout}`, `${id.stderr}`, `${id.exitCode}` for steps with an id. */
+export function stepRefs(dag: Dag, status: DagRunStatus): Record<string, { stdout: string; stderr: string; exitCode: number | string }> {
+  const refs: Record<string, { stdout: string; stderr: string; exitCode: number | string }> = {};
+  for (const step of dag.steps) {
+    if (step.id === undefined) continue;
+    const node = status.nodes?.find((n) => n.name === step.name);
+    const base = `${step.name}.${String(node?.attempt ?? 0)}`;
+    refs[step.id] = { stdout: `${base}.stdout`, stderr: `${base}.stderr`, exitCode: node?.exitCode ?? '' };
+  }
+  return refs;
+}
+
+/** DAG_RUN_STATUS for handlers: the label of the outcome the steps gave the run. */
+export function handlerStatus(status: DagRunStatus): string {
+  return runStatusLabel(stepsOutcome(status.nodes ?? [], status.endReason));
+}

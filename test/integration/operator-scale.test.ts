@@ -1,0 +1,35 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clients, createNamespace, deleteNamespace } from './support.ts';
+import { finishedRun, givenDag, startOperator, whenRun, type RunningOperator } from './operator-support.ts';
+
+const { core } = clients();
+let ns = '';
+let operator: RunningOperator;
+
+beforeAll(async () => {
+  ns = await createNamespace(core, 'scale');
+  operator = await startOperator(ns);
+});
+
+afterAll(async () => {
+  await operator.stop();
+  await deleteNamespace(core, ns);
+});
+
+/** etcd refuses objects over 1.5 MiB; a run's status must stay far below that. */
+const ETCD_OBJECT_LIMIT = 1.5 * 1024 * 1024;
+
+describe('a run with 1,000 steps', () => {
+  it('finishes with every step succeeded and a status far below the etcd object limit', async () => {
+    const steps = Array.from({ length: 1000 }, (_, i) => `  - {name: step-${String(i).padStart(4, '0')}, command: "echo ${String(i)}", output: OUT_${String(i)}}`);
+    await givenDag(ns, 'thousand', ['type: graph', 'maxActiveSteps: 40', 'steps:', ...steps].join('\n'));
+    await whenRun(ns, 'thousand-run', 'thousand');
+    const done = await finishedRun(ns, 'thousand-run', 600_000);
+    expect(done.status?.statusLabel).toBe('succeeded');
+    expect(done.status?.nodes?.length).toBe(1000);
+    expect(done.status?.nodes?.every((n) => n.statusLabel === 'succeeded')).toBe(true);
+    const bytes = JSON.stringify(done).length;
+    expect(bytes).toBeLessThan(ETCD_OBJECT_LIMIT / 3);
+    console.log(`1,000-step run: ${String(bytes)} bytes as JSON (${((100 * bytes) / ETCD_OBJECT_LIMIT).toFixed(0)}% of the etcd object limit)`);
+  }, 660_000);
+});
