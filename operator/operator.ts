@@ -17,12 +17,16 @@ import { DirectoryLogStore } from './logs/store.ts';
 import { OperatorMetrics } from './metrics.ts';
 import { DagReconciler } from './dag/reconciler.ts';
 import { RunReconciler } from './run/reconciler.ts';
+import { reuseConnections } from '../core/kube/connections.ts';
 
 export interface OperatorOptions {
   readonly config: OperatorConfig;
   readonly clock?: Clock;
   readonly log: (message: string) => void;
 }
+
+/** How long DAG status waits for more run changes before it is written. */
+const DAG_STATUS_COALESCE_MS = 1000;
 
 export class Operator {
   private readonly options: OperatorOptions;
@@ -40,6 +44,7 @@ export class Operator {
     this.options = options;
     if (options.config.kubeconfig !== undefined) this.kc.loadFromFile(options.config.kubeconfig);
     else this.kc.loadFromDefault();
+    reuseConnections(this.kc);
   }
 
   async start(): Promise<void> {
@@ -85,7 +90,8 @@ export class Operator {
       for (const run of runs.list()) if (run.spec.snapshot === undefined) enqueueRun(run);
     });
     runs.on((_event, run) => {
-      if (run.spec.dagRef !== undefined && watched(run.metadata?.namespace)) dagQueue.add(`${run.metadata?.namespace ?? ''}/${run.spec.dagRef.name}`);
+      // A DAG's status shows its latest run; a burst of run changes makes one write, not many.
+      if (run.spec.dagRef !== undefined && watched(run.metadata?.namespace)) dagQueue.addAfter(`${run.metadata?.namespace ?? ''}/${run.spec.dagRef.name}`, DAG_STATUS_COALESCE_MS);
     });
     await this.serve(store);
     this.elector = new LeaderElector({

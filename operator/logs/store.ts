@@ -2,7 +2,7 @@
  * Where step logs are kept after their Pods are gone. An interface, so that an object store
  * can replace the default: a directory (a PersistentVolume in a cluster, `.dev/logs` locally).
  */
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 export interface LogRef {
@@ -17,6 +17,8 @@ export type Stream = 'stdout' | 'stderr';
 
 export interface LogStore {
   write(ref: LogRef, logs: Record<Stream, string>): Promise<void>;
+  /** Whether the attempt's logs were written (both streams are written before this is true). */
+  exists(ref: LogRef): Promise<boolean>;
   /** Undefined when nothing was written for the attempt. */
   read(ref: LogRef, stream: Stream): Promise<string | undefined>;
   /** Removes every log of a run (retention). */
@@ -49,6 +51,13 @@ export class DirectoryLogStore implements LogStore {
       await writeFile(`${path}.tmp`, logs[stream]);
       await rename(`${path}.tmp`, path);
     }
+  }
+
+  async exists(ref: LogRef): Promise<boolean> {
+    return access(this.file(ref, 'stderr')).then(
+      () => true,
+      () => false,
+    );
   }
 
   async read(ref: LogRef, stream: Stream): Promise<string | undefined> {

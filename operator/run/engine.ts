@@ -434,6 +434,8 @@ function finishIfDone(work: Work): void {
     finishedAt: work.now,
     ...(work.status.error === undefined && firstError !== undefined ? { error: firstError } : {}),
   };
-  work.events.push({ reason: 'Finished', message: `run ${runStatusLabel(final)}`, warning: final === RunStatus.Failed });
+  // A plain success is in the status and its condition; an event (an API write) is kept for
+  // the ends someone should look at.
+  if (final !== RunStatus.Succeeded) work.events.push({ reason: 'Finished', message: `run ${runStatusLabel(final)}`, warning: final === RunStatus.Failed });
 }
 

@@ -3,7 +3,6 @@
  * pure), act (create and stop Pods, write status when it changed, record events, delete Pods
  * whose logs are safe). Keyed by `namespace/name`; every call starts from what is observed.
  */
-import { createHash } from 'node:crypto';
 import type { CoreV1Api, CustomObjectsApi, V1Pod } from '@kubernetes/client-node';
 import type { Informer } from '../../core/kube/informer.ts';
 import type { WorkResult } from '../../core/kube/queue.ts';
@@ -21,7 +20,7 @@ import type { OperatorMetrics } from '../metrics.ts';
 import { literalPrecondition, runDefinition, type RunDefinition } from './definition.ts';
 import { handlerStatus, outputVars, resolveCount, stepRefs, variables } from './variables.ts';
 import { decide, type Decision, type Launch, type ObservedPod } from './engine.ts';
-import { distinctByParams, splitItems } from './parallel.ts';
+import { childParams, childResult, parallelItems, subRunId } from './children.ts';
 import { RETRY_ANNOTATION, RETRY_STEP_ANNOTATION, retryStatus } from './retry.ts';
 import { demux, parseReport, stepPod, type RunRef } from './pod.ts';
 import { outputFromStdout } from './outputs.ts';
@@ -56,10 +55,15 @@ export class RunReconciler {
   async reconcile(key: string): Promise<WorkResult | undefined> {
     const [namespace = '', name = ''] = key.split('/');
     const run = this.deps.runs.get(namespace, name);
-    if (run === undefined) return undefined;
+    if (run === undefined) {
+      this.definitions.delete(key);
+      this.retentionDays.delete(key);
+      return undefined;
+    }
     const pods = this.podsOf(run);
     if (isFinished(run)) {
       this.secretValues.delete(run.metadata?.uid ?? '');
+      this.definitions.delete(key);
       if (await this.retried(run)) return undefined;
       await this.deleteSafePods(run, pods, run.status ?? {});
       await this.expire(run);
@@ -67,7 +71,7 @@ export class RunReconciler {
     }
     if (!(await this.frozen(run))) return undefined;
     const ref = runRef(run);
-    const definition = definitionOf(run, run.status?.prepared);
+    const definition = this.definitionOf(key, run);
     const observed = [...(await Promise.all(pods.map((pod) => this.observe(pod, run, definition)))), ...this.childrenOf(run).map(observeChild)];
     const decision = decide({
       dag: definition.dag,
@@ -113,7 +117,9 @@ export class RunReconciler {
    */
   private async expire(run: DagRunResource): Promise<void> {
     const ref = runRef(run);
-    const days = definitionOf(run).dag.histRetentionDays;
+    const key = `${ref.namespace}/${ref.name}`;
+    const days = this.retentionDays.get(key) ?? definitionOf(run).dag.histRetentionDays;
+    this.retentionDays.set(key, days);
     if (!retentionExpired(run.status?.finishedAt, days, this.deps.clock.now())) return;
     await this.deps.store.removeRun(ref.namespace, ref.dagName, ref.dagRunId);
     await this.deps.custom.deleteNamespacedCustomObject({ ...this.target(run), propagationPolicy: 'Background' }).catch((error: unknown) => {
@@ -122,17 +128,45 @@ export class RunReconciler {
     this.written('delete');
   }
 
+  /**
+   * Loading a definition (parse, validate, normalise) is the costliest pure work of a
+   * reconcile; a running run's spec only changes by `stop`, so it is loaded once per
+   * generation and prepared values. Finished runs leave the cache.
+   */
+  private readonly definitions = new Map<string, { readonly version: string; readonly definition: RunDefinition }>();
+  private readonly retentionDays = new Map<string, number>();
+
+  private definitionOf(key: string, run: DagRunResource): RunDefinition {
+    const version = `${run.metadata?.uid ?? ''}/${String(run.metadata?.generation ?? 0)}/${JSON.stringify(run.status?.prepared ?? null)}`;
+    const cached = this.definitions.get(key);
+    if (cached?.version === version) return cached.definition;
+    const definition = definitionOf(run, run.status?.prepared);
+    this.definitions.set(key, { version, definition });
+    return definition;
+  }
+
   /** A JSON patch of the run that applies only to the version this reconcile saw. */
   private async patchSpec(run: DagRunResource, operations: readonly { op: string; path: string; value: unknown }[]): Promise<void> {
     await this.deps.custom.patchNamespacedCustomObject({ ...this.target(run), body: [{ op: 'test', path: '/metadata/resourceVersion', value: run.metadata?.resourceVersion }, ...operations] });
     this.written('patch');
   }
 
+  /** Pods deleted here whose deletion the cache has not shown yet, with the time. */
+  private readonly deleted = new Map<string, number>();
+
   private async deletePod(namespace: string, name: string): Promise<void> {
-    await this.deps.core.deleteNamespacedPod({ name, namespace }).catch((error: unknown) => {
+    const key = `${namespace}/${name}`;
+    const now = this.deps.clock.now().getTime();
+    const at = this.deleted.get(key);
+    if (at !== undefined && now - at < 30_000) return;
+    for (const [k, t] of this.deleted) if (now - t >= 30_000) this.deleted.delete(k);
+    try {
+      await this.deps.core.deleteNamespacedPod({ name, namespace });
+      this.written('delete');
+    } catch (error) {
       if (statusCode(error) !== 404) throw error;
-    });
-    this.written('delete');
+    }
+    this.deleted.set(key, now);
   }
 
   private target(run: DagRunResource): { group: string; version: string; namespace: string; plural: string; name: string } {
@@ -176,10 +210,10 @@ export class RunReconciler {
     if (terminated === undefined || (base.phase !== 'Succeeded' && base.phase !== 'Failed')) return base;
     const ref = runRef(run);
     const logRef = { namespace: ref.namespace, dagName: ref.dagName, dagRunId: ref.dagRunId, step: base.step, attempt: base.attempt };
+    const report = { exitCode: terminated.exitCode, ...parseReport(terminated.message) };
+    if (base.step !== PREPARE_STEP && !needsStdout(findStep(definition.dag, base.step))) return { ...base, report };
     const stdout = (await this.deps.store.read(logRef, 'stdout')) ?? (await this.archive(pod, logRef, run, definition));
-    const report = parseReport(terminated.message);
-    const wanted = base.step === PREPARE_STEP || needsStdout(findStep(definition.dag, base.step));
-    return { ...base, report: { exitCode: terminated.exitCode, ...report, ...(wanted ? { stdout } : {}) } };
+    return { ...base, report: { ...report, stdout } };
   }
 
   /**
@@ -266,7 +300,7 @@ export class RunReconciler {
     const written = await this.writeStatus(run, decision.status);
     if (written) this.count(run.status ?? {}, decision.status, decision.launch);
     for (const event of decision.events) this.event(run, event.reason, event.message, event.warning === true);
-    if (written) await this.deleteSafePods(run, this.podsOf(run), decision.status);
+    if (written) await this.deleteSafePods(run, this.podsOf(run), decision.status, definition);
   }
 
   /** The status with the values of large outputs (outputRefs) filled in from the log store. */
@@ -401,15 +435,24 @@ export class RunReconciler {
   }
 
   /** A Pod goes once its attempt is over in the written status and its logs are archived. */
-  private async deleteSafePods(run: DagRunResource, pods: readonly V1Pod[], status: DagRunStatus): Promise<void> {
+  /**
+   * A Pod goes once its attempt is over in the written status, archived first if that has not
+   * happened yet: the log of a step whose stdout the decision did not need is copied here, after
+   * the next steps were launched, off the step-to-step path.
+   */
+  private async deleteSafePods(run: DagRunResource, pods: readonly V1Pod[], status: DagRunStatus, known?: RunDefinition): Promise<void> {
+    const over = pods.filter((pod) => attemptOver(pod, status));
+    if (over.length === 0) return;
     const ref = runRef(run);
-    for (const pod of pods) {
-      const { step, attempt } = podIdentity(pod);
-      if (!attemptOver(pod, status)) continue;
-      const archived = (await this.deps.store.read({ namespace: ref.namespace, dagName: ref.dagName, dagRunId: ref.dagRunId, step, attempt }, 'stdout')) !== undefined;
-      if (!archived) continue;
-      await this.deletePod(ref.namespace, pod.metadata?.name ?? '');
-    }
+    const definition = known ?? definitionOf(run, status.prepared);
+    await Promise.all(
+      over.map(async (pod) => {
+        const { step, attempt } = podIdentity(pod);
+        const logRef = { namespace: ref.namespace, dagName: ref.dagName, dagRunId: ref.dagRunId, step, attempt };
+        if (!(await this.deps.store.exists(logRef))) await this.archive(pod, logRef, run, definition);
+        await this.deletePod(ref.namespace, pod.metadata?.name ?? '');
+      }),
+    );
   }
 
   private event(run: DagRunResource, reason: string, message: string, warning: boolean): void {
@@ -506,30 +549,6 @@ export function retentionExpired(finishedAt: string | undefined, days: number, n
 /** Marks the child runs of a `parallel` step with their item's index. */
 const ITEM_LABEL = `${GROUP}/item`;
 
-/** The items of a `parallel` step: a static list, or its expression's value split into items. */
-function parallelItems(step: Step, vars: Readonly<Record<string, string>>): unknown[] {
-  const items = step.parallel?.items ?? [];
-  const all = typeof items === 'string' ? splitItems(expand(items, { scopes: [vars], shell: true }).value) : [...items];
-  return distinctByParams(all, (item) => childParams(step, vars, item));
-}
-
-/**
- * A child's params: the step's `params` with the parent's variables (and `${ITEM}` for a
- * parallel item) expanded; without `params`, a parallel item is the child's params itself.
- */
-function childParams(step: Step, vars: Readonly<Record<string, string>>, item: unknown): string | undefined {
-  const itemText = item === undefined ? undefined : typeof item === 'string' ? item : JSON.stringify(item);
-  const scope = itemText === undefined ? vars : { ...vars, ITEM: itemText };
-  if (step.params === undefined) return itemText;
-  const text = typeof step.params === 'string' ? step.params : JSON.stringify(step.params);
-  return expand(text, { scopes: [scope], shell: true }).value;
-}
-
-/** Child run ids: derived, so that a parent reconciled twice reaches the same child. */
-export function subRunId(parentRunId: string, step: string, attempt: number): string {
-  return createHash('sha256').update(`${parentRunId}:${step}:${String(attempt)}`).digest('hex').slice(0, 32);
-}
-
 /** A child run seen as the attempt of its calling step; finished, it reports its result JSON. */
 function observeChild(child: DagRunResource): ObservedPod {
   const finished = isFinished(child);
@@ -540,13 +559,6 @@ function observeChild(child: DagRunResource): ObservedPod {
   const base: ObservedPod = { ...identity, ...(item === undefined ? {} : { item: Number(item) }), phase: finished ? (succeeded ? 'Succeeded' : 'Failed') : 'Running' };
   if (!finished) return base;
   return { ...base, report: { exitCode: succeeded ? 0 : 1, preconditionUnmet: false, stdout: JSON.stringify(childResult(child)), childStatus: label } };
-}
-
-/** What a sub-DAG step outputs: `${R.outputs.NAME}` reads the child's outputs from it. */
-function childResult(child: DagRunResource): Record<string, unknown> {
-  const status = child.status ?? {};
-  const outputs = Object.assign({}, ...(status.nodes ?? []).map((n) => n.outputs ?? {})) as Record<string, string>;
-  return { name: child.spec.dagName ?? '', dagRunId: child.spec.dagRunId ?? '', params: status.params ?? '', outputs, status: status.statusLabel ?? '' };
 }
 
 function isFinished(run: DagRunResource): boolean {

@@ -6,13 +6,14 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApiextensionsV1Api, CoreV1Api, KubeConfig, loadYaml, type V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { waitFor } from './processes.ts';
+import { reuseConnections } from '../../core/kube/connections.ts';
 
 export const CRD_DIR = join(import.meta.dirname, '../../crds');
 
 export function kubeConfig(path: string): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromFile(path);
-  return kc;
+  return reuseConnections(kc);
 }
 
 /** Creates or updates every CRD in crds/ and waits until each is Established. */

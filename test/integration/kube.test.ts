@@ -1,5 +1,8 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { V1ConfigMap } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
+import { inject } from 'vitest';
+import { reuseConnections } from '../../core/kube/connections.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Informer } from '../../core/kube/informer.ts';
 import { LeaderElector } from '../../core/kube/leader.ts';
@@ -66,5 +69,35 @@ describe('LeaderElector', () => {
     const lease = await kc.makeApiClient((await import('@kubernetes/client-node')).CoordinationV1Api).readNamespacedLease({ name: 'operator', namespace: ns });
     expect(lease.spec?.holderIdentity).toBe('b');
     await b.stop();
+  });
+});
+
+describe('reuseConnections', () => {
+  /** New connections the client opens while `work` runs, seen through undici's diagnostics channel. */
+  async function connectionsDuring(work: () => Promise<unknown>): Promise<number> {
+    let opened = 0;
+    const count = (): void => {
+      opened += 1;
+    };
+    subscribe('undici:client:connected', count);
+    try {
+      await work();
+    } finally {
+      unsubscribe('undici:client:connected', count);
+    }
+    return opened;
+  }
+
+  const twentyReads = (api: CoreV1Api) => async (): Promise<void> => {
+    for (let i = 0; i < 20; i += 1) await api.readNamespace({ name: ns });
+  };
+
+  it('lets twenty sequential requests share one connection where the plain client opens one each', async () => {
+    const plain = new KubeConfig();
+    plain.loadFromFile(inject('cluster').kubeconfig);
+    const reused = reuseConnections(new KubeConfig());
+    reused.loadFromFile(inject('cluster').kubeconfig);
+    expect(await connectionsDuring(twentyReads(plain.makeApiClient(CoreV1Api)))).toBe(20);
+    expect(await connectionsDuring(twentyReads(reused.makeApiClient(CoreV1Api)))).toBe(1);
   });
 });

@@ -91,5 +91,8 @@ export const stepStates = (run: DagRunResource): Record<string, string> => Objec
 /** A step attempt's archived log, read through the operator's own log store. */
 export async function stepLog(operator: RunningOperator, run: DagRunResource, step: string, stream: 'stdout' | 'stderr' = 'stdout', attempt = 0): Promise<string | undefined> {
   const store = new DirectoryLogStore(operator.logDir);
-  return store.read({ namespace: run.metadata?.namespace ?? '', dagName: run.spec.dagName ?? '', dagRunId: run.spec.dagRunId ?? '', step, attempt }, stream);
+  const ref = { namespace: run.metadata?.namespace ?? '', dagName: run.spec.dagName ?? '', dagRunId: run.spec.dagRunId ?? '', step, attempt };
+  // Logs nobody needed for a decision are archived just after the status is written.
+  await waitFor(`the log of ${step}`, () => store.exists(ref), 10_000, 50).catch(() => undefined);
+  return store.read(ref, stream);
 }

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { CoreV1Api, CustomObjectsApi, KubeConfig, type V1Container, type V1Pod } from '@kubernetes/client-node';
 import { inject } from 'vitest';
 import { waitFor } from '../cluster/processes.ts';
+import { reuseConnections } from '../../core/kube/connections.ts';
 
 export { waitFor };
 
@@ -19,7 +20,7 @@ export interface Clients {
 
 export function clients(): Clients {
   const kc = new KubeConfig();
-  kc.loadFromFile(inject('cluster').kubeconfig);
+  reuseConnections(kc).loadFromFile(inject('cluster').kubeconfig);
   return { kc, core: kc.makeApiClient(CoreV1Api), custom: kc.makeApiClient(CustomObjectsApi) };
 }
 

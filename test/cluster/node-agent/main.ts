@@ -13,6 +13,7 @@ import { heartbeatStatus, registerNode, renewLease, type NodeIdentity } from './
 import { PodManager } from './pods.ts';
 import { mountNamespacesAvailable } from './runtime.ts';
 import { startLogServer } from './server.ts';
+import { reuseConnections } from '../../../core/kube/connections.ts';
 
 const { values } = parseArgs({
   options: {
@@ -64,6 +65,7 @@ async function main(): Promise<void> {
   const stateDir = required('state-dir');
   const kc = new KubeConfig();
   kc.loadFromFile(required('kubeconfig'));
+  reuseConnections(kc);
   const core = kc.makeApiClient(CoreV1Api);
   const coordination = kc.makeApiClient(CoordinationV1Api);
   const server = new URL(kc.getCurrentCluster()?.server ?? 'https://127.0.0.1:6443');

@@ -37,6 +37,10 @@ interface PodRun {
   stopping: boolean;
   /** Set when activeDeadlineSeconds ended the Pod. */
   deadline?: 'DeadlineExceeded';
+  /** The Pod as this agent last wrote it: the base of the next status, without a read. */
+  pod: V1Pod;
+  /** Status writes, one after another in the order they were asked for. */
+  statusWrites: Promise<void>;
   done: Promise<void>;
 }
 
@@ -133,7 +137,7 @@ export class PodManager {
     // Recorded before any process exists: after a crash, "started" means "may have run".
     mkdirSync(this.sandbox(uid), { recursive: true });
     writeFileSync(this.sandbox(uid, 'started'), `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`);
-    const run: PodRun = { uid, namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', startTime: new Date(), records: initialRecords(pod), running: new Map(), stopping: false, done: Promise.resolve() };
+    const run: PodRun = { uid, namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', startTime: new Date(), records: initialRecords(pod), running: new Map(), stopping: false, done: Promise.resolve(), pod, statusWrites: Promise.resolve() };
     this.runs.set(uid, run);
     run.done = this.runPod(pod, run).catch((error: unknown) => {
       this.options.log(`pod ${run.namespace}/${run.name}: ${(error as Error).message}`);
@@ -141,7 +145,8 @@ export class PodManager {
   }
 
   private async runPod(pod: V1Pod, run: PodRun): Promise<void> {
-    await this.writeStatus(run);
+    // Status goes out in order but does not hold up the containers, as with the kubelet.
+    void this.writeStatus(run);
     const mounts = await this.prepareVolumes(pod, run);
     if (mounts === undefined) return;
     for (const container of pod.spec?.initContainers ?? []) {
@@ -204,7 +209,7 @@ export class PodManager {
     this.writePids(run);
     this.options.ledger.record({ event: 'start', podUid: run.uid, namespace: run.namespace, pod: run.name, container: container.name, restartCount, pid: started.pid });
     run.records.set(container.name, { ...record, restartCount, phase: { kind: 'running', startedAt: started.startedAt } });
-    await this.writeStatus(run);
+    void this.writeStatus(run);
     const exit = await started.exited;
     run.running.delete(container.name);
     this.writePids(run);
@@ -326,10 +331,35 @@ export class PodManager {
     await this.replaceStatus(pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', pod.metadata?.uid ?? '', () => status);
   }
 
-  private async writeStatus(run: PodRun): Promise<void> {
+  /**
+   * Like the kubelet's status manager, the agent owns its Pods' status: each write is computed
+   * from what it wrote last and sent as one patch, guarded by the Pod's uid, with no read.
+   */
+  private writeStatus(run: PodRun): Promise<void> {
+    // The records are read when the write is queued: each write reports the state it was asked for.
     const records = [...run.records.values()];
-    const deadline = run.deadline === undefined ? {} : { phase: 'Failed' as const, reason: run.deadline, message: 'Pod was active on the node longer than the specified deadline' };
-    await this.replaceStatus(run.namespace, run.name, run.uid, (pod) => ({ ...podStatus(pod, records, run.startTime, new Date()), ...deadline }));
+    const deadline = run.deadline;
+    run.statusWrites = run.statusWrites
+      .then(() => this.sendStatus(run, records, deadline))
+      .catch((error: unknown) => {
+        this.options.log(`status of ${run.namespace}/${run.name}: ${(error as Error).message}`);
+      });
+    return run.statusWrites;
+  }
+
+  private async sendStatus(run: PodRun, records: readonly ContainerRecord[], reason: PodRun['deadline']): Promise<void> {
+    const deadline = reason === undefined ? {} : { phase: 'Failed' as const, reason, message: 'Pod was active on the node longer than the specified deadline' };
+    const status = { ...podStatus(run.pod, records, run.startTime, new Date()), ...deadline };
+    run.pod = { ...run.pod, status };
+    try {
+      await this.options.api.patchNamespacedPodStatus({ name: run.name, namespace: run.namespace, body: [{ op: 'test', path: '/metadata/uid', value: run.uid }, { op: 'replace', path: '/status', value: status }] });
+    } catch (error) {
+      const code = (error as { code?: number }).code;
+      // Gone, or replaced by another Pod of the same name (the uid test fails): nothing to report.
+      if (code === 404 || code === 422 || code === 409) return;
+      this.options.log(`status of ${run.namespace}/${run.name}: ${(error as Error).message}`);
+      await this.replaceStatus(run.namespace, run.name, run.uid, (pod) => ({ ...podStatus(pod, records, run.startTime, new Date()), ...deadline }));
+    }
   }
 
   /** Read, compute, replace; retried on conflicts. A Pod that is gone needs no status. */
