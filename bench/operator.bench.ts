@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CustomObjectsApi } from '@kubernetes/client-node';
+import { CustomObjectsApi, Watch, type V1Pod } from '@kubernetes/client-node';
 import { loadDag } from '../core/dag/index.ts';
 import { dagManifest } from '../core/resources/dag.ts';
 import type { DagRunResource } from '../core/resources/types.ts';
@@ -62,8 +62,20 @@ try {
   // 1. Step-to-step gap along a chain, from the node agents' ledgers (ms precision).
   const STEPS = 40;
   await apply('chain', `steps:\n${Array.from({ length: STEPS }, () => '  - "true"').join('\n')}\n`);
+  // The operator's own share of each gap, seen from the API: a step's Pod shows terminated ->
+  // the next step's Pod exists. The rest of the gap is the scheduler and the node agents.
+  const terminatedAt = new Map<number, number>();
+  const addedAt = new Map<number, number>();
+  const podWatch = await new Watch(kc).watch(`/api/v1/namespaces/${namespace}/pods`, {}, (type, pod: V1Pod) => {
+    const step = Number(/-cmd-(\d+)-0-/.exec(pod.metadata?.name ?? '')?.[1] ?? NaN);
+    if (Number.isNaN(step)) return;
+    if (type === 'ADDED' && !addedAt.has(step)) addedAt.set(step, Date.now());
+    if (pod.status?.containerStatuses?.[0]?.state?.terminated !== undefined && !terminatedAt.has(step)) terminatedAt.set(step, Date.now());
+  }, () => undefined);
   await run('chain-1', 'chain');
   await finished(['chain-1'], 300_000);
+  podWatch.abort();
+  const shares = Array.from({ length: STEPS - 1 }, (_, i) => (addedAt.get(i + 2) ?? NaN) - (terminatedAt.get(i + 1) ?? NaN)).filter((v) => !Number.isNaN(v));
   const ledger = state.nodes.flatMap((n) => readLedger(n.ledger)).sort((a, b) => a.time.localeCompare(b.time));
   const gaps: number[] = [];
   for (let i = 1; i < STEPS; i += 1) {
@@ -90,8 +102,8 @@ try {
     await Promise.all(names.map((n) => create(n)));
     await finished(names, 600_000);
     const perMinute = RUNS / ((Date.now() - started) / 60_000);
-    // DAG status is written a second after the last run change; let it land before counting.
-    await sleep(1500);
+    // DAG status is written two seconds after the last run change; let it land before counting.
+    await sleep(2500);
     const [writesAfter, stepsAfter] = [await metric(url, 'kubedag_api_writes_total'), await metric(url, 'kubedag_steps_started_total')];
     return { perMinute, writesPerStep: (writesAfter - writesBefore) / Math.max(1, stepsAfter - stepsBefore) };
   };
@@ -102,7 +114,8 @@ try {
   const steps = await metric(url, 'kubedag_steps_started_total');
   const memory = await metric(url, 'process_resident_memory_bytes');
   console.log(`step-to-step gap (ledger: step exit -> next step start, ${String(gaps.length)} gaps): p50 ${String(percentile(gaps, 50))} ms, p99 ${String(percentile(gaps, 99))} ms (target p50 <= 50 ms)`);
-  console.log(`operator reaction (termination seen -> next Pod created): mean ${((operatorGapSum / Math.max(1, operatorGapCount)) * 1000).toFixed(0)} ms over ${String(operatorGapCount)} steps`);
+  console.log(`operator share of the gap (API: Pod terminated -> next Pod created, ${String(shares.length)} gaps): p50 ${String(percentile(shares, 50))} ms, p99 ${String(percentile(shares, 99))} ms`);
+  console.log(`operator reaction (decision -> next Pod created and status written, from its metrics): mean ${((operatorGapSum / Math.max(1, operatorGapCount)) * 1000).toFixed(0)} ms over ${String(operatorGapCount)} steps`);
   console.log(`single-step runs created as by the API server/scheduler: ${String(RUNS)} at ${apiStyle.perMinute.toFixed(0)} runs/min, ${apiStyle.writesPerStep.toFixed(2)} API writes per step (targets >= 1,000 runs/min, <= 4 writes)`);
   console.log(`single-step runs created as by kubectl (dagRef only): ${String(RUNS)} at ${kubectlStyle.perMinute.toFixed(0)} runs/min, ${kubectlStyle.writesPerStep.toFixed(2)} API writes per step`);
   console.log(`API writes per step over the whole benchmark: ${(writes / Math.max(1, steps)).toFixed(2)} (${String(writes)} writes, ${String(steps)} steps)`);

@@ -26,7 +26,7 @@ export interface OperatorOptions {
 }
 
 /** How long DAG status waits for more run changes before it is written. */
-const DAG_STATUS_COALESCE_MS = 1000;
+const DAG_STATUS_COALESCE_MS = 2000;
 
 export class Operator {
   private readonly options: OperatorOptions;

@@ -35,7 +35,7 @@ export interface ClusterOptions {
 }
 
 /** The node agent runs on the same Node.js as this process, straight from its TypeScript. */
-export const NODE_AGENT_COMMAND: readonly string[] = [process.execPath, join(import.meta.dirname, 'node-agent/main.ts')];
+export const NODE_AGENT_COMMAND: readonly string[] = [process.execPath, ...(process.env.NODE_AGENT_PROFILE === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.NODE_AGENT_PROFILE}`]), join(import.meta.dirname, 'node-agent/main.ts')];
 
 export async function startCluster(options: ClusterOptions): Promise<ClusterState> {
   const nodes = options.nodes ?? DEFAULT_NODES;

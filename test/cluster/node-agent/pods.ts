@@ -41,6 +41,8 @@ interface PodRun {
   pod: V1Pod;
   /** Status writes, one after another in the order they were asked for. */
   statusWrites: Promise<void>;
+  /** Status writes asked for so far: a queued write that a newer one supersedes is skipped. */
+  statusAsked: number;
   done: Promise<void>;
 }
 
@@ -137,7 +139,7 @@ export class PodManager {
     // Recorded before any process exists: after a crash, "started" means "may have run".
     mkdirSync(this.sandbox(uid), { recursive: true });
     writeFileSync(this.sandbox(uid, 'started'), `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`);
-    const run: PodRun = { uid, namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', startTime: new Date(), records: initialRecords(pod), running: new Map(), stopping: false, done: Promise.resolve(), pod, statusWrites: Promise.resolve() };
+    const run: PodRun = { uid, namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', startTime: new Date(), records: initialRecords(pod), running: new Map(), stopping: false, done: Promise.resolve(), pod, statusWrites: Promise.resolve(), statusAsked: 0 };
     this.runs.set(uid, run);
     run.done = this.runPod(pod, run).catch((error: unknown) => {
       this.options.log(`pod ${run.namespace}/${run.name}: ${(error as Error).message}`);
@@ -339,8 +341,10 @@ export class PodManager {
     // The records are read when the write is queued: each write reports the state it was asked for.
     const records = [...run.records.values()];
     const deadline = run.deadline;
+    run.statusAsked += 1;
+    const asked = run.statusAsked;
     run.statusWrites = run.statusWrites
-      .then(() => this.sendStatus(run, records, deadline))
+      .then(() => (asked === run.statusAsked ? this.sendStatus(run, records, deadline) : undefined))
       .catch((error: unknown) => {
         this.options.log(`status of ${run.namespace}/${run.name}: ${(error as Error).message}`);
       });
