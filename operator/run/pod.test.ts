@@ -29,13 +29,15 @@ function request(yaml: string, overrides: Partial<PodRequest> = {}): PodRequest 
  * Runs the runner with the host's /bin/sh, as the step's container would. Output goes to a
  * file, not a pipe, so that a stray background process cannot keep the test waiting.
  */
-function execute(req: PodRequest, env: Record<string, string> = {}, prefix = ''): { status: number | null; log: string; report: string } {
+/** `leader`: the runner leads its own process group, as a container's first process does. */
+function execute(req: PodRequest, env: Record<string, string> = {}, prefix = '', shell = '/bin/sh', leader = false): { status: number | null; log: string; report: string } {
   const dir = mkdtempSync(join(tmpdir(), 'kd-runner-'));
   const pod = stepPod(req);
   const container = pod.spec?.containers[0];
   const podEnv = Object.fromEntries((container?.env ?? []).map((e) => [e.name, e.value ?? '']));
   const out = openSync(join(dir, 'out'), 'w');
-  const result = spawnSync('/bin/sh', ['-c', `${prefix}exec /bin/sh -c "$0"`, runnerScript(req)], {
+  const argv = [shell, '-c', `${prefix}exec ${shell} -c "$0"`, runnerScript(req)];
+  const result = spawnSync(leader ? 'setsid' : (argv[0] ?? shell), leader ? argv : argv.slice(1), {
     env: { PATH: process.env.PATH, ...podEnv, ...env, KUBEDAG_REPORT_FILE: join(dir, 'report') },
     stdio: ['ignore', out, out],
     timeout: 15_000,
@@ -91,6 +93,23 @@ describe('the step runner', () => {
     const run = execute(req, {}, '(sleep 0.5; kill -TERM $$) & ');
     expect(demux(run.log).stdout).toBe('got-term\n');
     expect(run.status).toBe(0);
+  });
+
+  it('stops every process of the step, not just its shell, and keeps the lines already written', () => {
+    const req = request('steps:\n  - "echo before; sleep 30; echo never"');
+    const started = Date.now();
+    const run = execute(req, {}, '(sleep 0.5; kill -TERM $$) & ', '/bin/sh', true);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(demux(run.log).stdout).toBe('before\n');
+    expect(run.status).toBe(143);
+  });
+
+  it.runIf(existsSync('/bin/bash'))('delivers SIGINT to a command without its own handler where the shell allows it (bash)', () => {
+    const req = request('steps:\n  - {command: sleep 30, signalOnStop: SIGINT}');
+    const started = Date.now();
+    const run = execute(req, {}, '(sleep 0.5; kill -TERM $$) & ', '/bin/bash', true);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(run.status).toBe(130);
   });
 });
 

@@ -110,15 +110,23 @@ export function runnerScript(request: PodRequest): string {
     'mkfifo "$kd_dir/o" "$kd_dir/e"',
     // Each tagged line is one write, so the two streams interleave only between lines.
     'kd_tag() { while IFS= read -r kd_l || [ -n "$kd_l" ]; do printf \'%s %s\\n\' "$1" "$kd_l"; done; }',
-    'kd_tag O < "$kd_dir/o" & kd_o=$!',
-    'kd_tag E < "$kd_dir/e" & kd_e=$!',
+    // The taggers must outlive a stop signal sent to the whole group, to keep the last lines.
+    `{ trap '' ${signal}; kd_tag O < "$kd_dir/o"; } & kd_o=$!`,
+    `{ trap '' ${signal}; kd_tag E < "$kd_dir/e"; } & kd_e=$!`,
     runLine(request),
     `set -- ${words(request.positional)}`,
-    'kd_run "$@" > "$kd_dir/o" 2> "$kd_dir/e" & kd_pid=$!',
-    // Background jobs of a non-interactive shell ignore SIGINT and SIGQUIT (POSIX), so those
-    // two reach only programs that install their own handlers; SIGTERM and the rest arrive.
-    `trap 'kill -s ${signal} "$kd_pid" 2>/dev/null' TERM`,
-    'while :; do wait "$kd_pid"; kd_code=$?; kill -0 "$kd_pid" 2>/dev/null || break; done',
+    // Background jobs of a non-interactive shell start with SIGINT and SIGQUIT ignored (POSIX).
+    // Shells that allow it (bash) restore them here; dash and busybox refuse, and there those
+    // two reach only programs that install their own handlers. SIGTERM and the rest arrive.
+    '{ trap - INT QUIT; kd_run "$@"; } > "$kd_dir/o" 2> "$kd_dir/e" & kd_pid=$!',
+    // Like Dagu, the stop signal goes to every process of the step: a shell running a command
+    // would otherwise die alone and leave the command holding the log open. That needs the
+    // runner to lead its own process group (a container's first process does); else only the
+    // step's main process is signalled.
+    'kd_pgrp=$(sed \'s/.*) [A-Za-z] [0-9]* \\([0-9]*\\).*/\\1/\' /proc/$$/stat 2>/dev/null || true)',
+    `trap 'trap "" TERM ${signal}; if [ "$kd_pgrp" = "$$" ]; then kill -s ${signal} 0; else kill -s ${signal} "$kd_pid"; fi 2>/dev/null' TERM`,
+    // 2>/dev/null: the shell's own "Terminated" notice would land untagged in the log.
+    'while :; do wait "$kd_pid" 2>/dev/null; kd_code=$?; kill -0 "$kd_pid" 2>/dev/null || break; done',
     'wait "$kd_o" "$kd_e" 2>/dev/null',
     ...repeatLines(request.step),
     'kd_say',

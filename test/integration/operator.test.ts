@@ -112,6 +112,20 @@ describe('runs on the local control plane', () => {
     expect(await stepLog(operator, done, 'cmd_1')).toBe('got-term\n');
   });
 
+  it('stops a plain command at once: the signal reaches every process of the step, not only its shell', async () => {
+    await givenDag(ns, 'sleepy', 'maxCleanUpTimeSec: 60\nsteps:\n  - "echo started; sleep 120"');
+    await whenRun(ns, 'sleepy-run', 'sleepy');
+    await waitFor('the step to run', async () => (await getRun(ns, 'sleepy-run')).status?.nodes?.[0]?.statusLabel === 'running', 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const stopped = Date.now();
+    await custom.patchNamespacedCustomObject({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dagruns', name: 'sleepy-run', body: [{ op: 'add', path: '/spec/stop', value: true }] });
+    const done = await finishedRun(ns, 'sleepy-run');
+    // Well inside maxCleanUpTimeSec: no SIGKILL was needed.
+    expect(Date.now() - stopped).toBeLessThan(20_000);
+    expect([done.status?.statusLabel, stepStates(done)]).toEqual(['canceled', { cmd_1: 'canceled' }]);
+    expect(await stepLog(operator, done, 'cmd_1')).toBe('started\n');
+  });
+
   it('freezes the definition: editing the DAG during a run changes nothing for it', async () => {
     await givenDag(ns, 'frozen', 'steps: ["sleep 1", echo first-version]');
     await whenRun(ns, 'frozen-run', 'frozen');
