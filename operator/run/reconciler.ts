@@ -20,6 +20,7 @@ import type { OperatorMetrics } from '../metrics.ts';
 import { literalPrecondition, runDefinition, type RunDefinition } from './definition.ts';
 import { handlerStatus, outputVars, resolveCount, stepRefs, variables } from './variables.ts';
 import { decide, type Decision, type Launch, type ObservedPod } from './engine.ts';
+import { withConditions } from './conditions.ts';
 import { childParams, childResult, parallelItems, subRunId } from './children.ts';
 import { RETRY_ANNOTATION, RETRY_STEP_ANNOTATION, retryStatus } from './retry.ts';
 import { demux, parseReport, stepPod, type RunRef } from './pod.ts';
@@ -422,7 +423,8 @@ export class RunReconciler {
   }
 
   /** Writes the status when it differs; a conflict means a newer run is coming: try again then. */
-  private async writeStatus(run: DagRunResource, status: DagRunStatus): Promise<boolean> {
+  private async writeStatus(run: DagRunResource, next: DagRunStatus): Promise<boolean> {
+    const status = withConditions(next, run.metadata?.generation ?? 0, this.deps.clock.now());
     if (JSON.stringify(run.status ?? {}) === JSON.stringify(status)) return true;
     try {
       await this.deps.custom.replaceNamespacedCustomObjectStatus({ ...this.target(run), body: { ...run, status } });

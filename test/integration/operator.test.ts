@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
+import { clients, createNamespace, deleteNamespace, kubectl, waitFor } from './support.ts';
 import { finishedRun, getRun, givenDag, startOperator, stepLog, stepStates, whenRun, type RunningOperator } from './operator-support.ts';
 
 const { core, custom } = clients();
@@ -72,6 +72,19 @@ describe('runs on the local control plane', () => {
     const done = await finishedRun(ns, `${name}-run`);
     expect(done.status?.statusLabel).toBe(run);
     expect(stepStates(done)).toEqual(steps);
+  });
+
+  it('sets conditions that kubectl wait understands, with the generation they describe', async () => {
+    await givenDag(ns, 'waitable', 'steps: ["sleep 1"]');
+    await whenRun(ns, 'waitable-run', 'waitable');
+    await kubectl('wait', '-n', ns, '--for=condition=Running', 'dagrun/waitable-run', '--timeout=30s');
+    await kubectl('wait', '-n', ns, '--for=condition=Succeeded', 'dagrun/waitable-run', '--timeout=30s');
+    const done = await getRun(ns, 'waitable-run');
+    expect(done.status?.conditions?.map((c) => [c.type, c.status, c.observedGeneration])).toEqual([
+      ['Running', 'False', done.metadata?.generation],
+      ['Succeeded', 'True', done.metadata?.generation],
+    ]);
+    expect(done.status?.observedGeneration).toBe(done.metadata?.generation);
   });
 
   it('passes a captured output to the next step and keeps stdout and stderr apart', async () => {
