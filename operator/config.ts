@@ -15,6 +15,8 @@ export interface OperatorConfig {
   readonly workers: number;
   /** Most running step Pods per run (0: no cap beyond maxActiveSteps). */
   readonly maxPodsPerRun: number;
+  /** Most running step Pods of all runs together (0: no cap). */
+  readonly maxPods: number;
   /** Where the leader Lease lives. */
   readonly leaseNamespace: string;
   readonly leaseName: string;
@@ -31,6 +33,7 @@ const DEFAULTS: OperatorConfig = {
   logDir: '/var/lib/kubedag/logs',
   workers: 8,
   maxPodsPerRun: 0,
+  maxPods: 0,
   leaseNamespace: 'default',
   leaseName: 'kubedag-operator',
   leaseDurationSeconds: 15,
@@ -46,6 +49,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
       'log-dir': { type: 'string' },
       workers: { type: 'string' },
       'max-pods-per-run': { type: 'string' },
+      'max-pods': { type: 'string' },
       'lease-namespace': { type: 'string' },
       'lease-name': { type: 'string' },
       'lease-duration-seconds': { type: 'string' },
@@ -68,6 +72,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
     logDir: pick(values['log-dir'], 'LOG_DIR') ?? DEFAULTS.logDir,
     workers: Math.max(1, number(pick(values.workers, 'WORKERS'), DEFAULTS.workers, 'workers')),
     maxPodsPerRun: number(pick(values['max-pods-per-run'], 'MAX_PODS_PER_RUN'), DEFAULTS.maxPodsPerRun, 'max-pods-per-run'),
+    maxPods: number(pick(values['max-pods'], 'MAX_PODS'), DEFAULTS.maxPods, 'max-pods'),
     leaseNamespace: pick(values['lease-namespace'], 'LEASE_NAMESPACE') ?? DEFAULTS.leaseNamespace,
     leaseName: pick(values['lease-name'], 'LEASE_NAME') ?? DEFAULTS.leaseName,
     leaseDurationSeconds: Math.max(1, number(pick(values['lease-duration-seconds'], 'LEASE_DURATION_SECONDS'), DEFAULTS.leaseDurationSeconds, 'lease-duration-seconds')),

@@ -131,6 +131,7 @@ export const dagRunStatusSchema = Type.Object({
   endReason: Type.Optional(Type.Enum(['stopped', 'timeout', 'preconditions', 'deadlock', 'rejected'], { description: 'Why the steps stopped early, if they did.' })),
   retryToken: Type.Optional(text('The kubedag.io/retry annotation value of the last retry carried out.')),
   retriedStep: Type.Optional(text('The one step a retry re-runs, if it named one; its retryPolicy does not apply then.')),
+  heldSteps: Type.Optional(Type.Integer({ minimum: 1, description: "Ready steps the operator's Pod caps (per run, overall) hold back for now." })),
   prepared: Type.Optional(
     Type.Object(
       {

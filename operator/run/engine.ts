@@ -40,6 +40,8 @@ export interface RunInput {
   readonly params: string;
   /** The operator's cap on this run's running step Pods (0: none). */
   readonly maxRunningPods: number;
+  /** New step Pods the operator's overall cap lets this run start now (absent: no cap). */
+  readonly podBudget?: number;
   readonly podName: (step: string, attempt: number) => string;
   /** The run id of the child run a sub-DAG step's attempt starts. */
   readonly subRunId?: (step: string, attempt: number) => string;
@@ -360,10 +362,14 @@ function schedule(work: Work): void {
     return;
   }
   const steps = new Map(dag.steps.map((s) => [s.name, s]));
-  let free = capacity(work);
+  let free = Math.min(capacity(work), work.input.podBudget ?? Number.POSITIVE_INFINITY);
+  let held = 0;
   for (const step of dag.steps) {
-    if (scheduleStep(work, step, steps, free)) free -= 1;
+    const turn = scheduleStep(work, step, steps, free);
+    if (turn === 'launched') free -= 1;
+    if (turn === 'held') held += 1;
   }
+  reportHeld(work, held);
   propagate(dag.steps, work.nodes, work.now);
   const stuck = [...work.nodes.values()].some((n) => n.status === StepStatus.NotStarted) && running(work) === 0 && work.launch.length === 0;
   const waiting = [...work.nodes.values()].some((n) => n.nextAttemptAt !== undefined);
@@ -372,25 +378,41 @@ function schedule(work: Work): void {
   }
 }
 
-/** One step's turn; true when it took a slot. */
-function scheduleStep(work: Work, step: Step, steps: ReadonlyMap<string, Step>, free: number): boolean {
+/**
+ * Steps ready to start that only the operator's Pod caps hold back (not the DAG's own
+ * maxActiveSteps) are reported in the status, and the run looks again soon: capacity that
+ * other runs free brings it no event of its own.
+ */
+function reportHeld(work: Work, held: number): void {
+  const maxActive = work.input.dag.maxActiveSteps;
+  const byOperator = held > 0 && (maxActive <= 0 || running(work) < maxActive);
+  const { heldSteps: _previous, ...rest } = work.status;
+  work.status = byOperator ? { ...rest, heldSteps: held } : rest;
+  if (byOperator) work.wake(work.input.now.getTime() + HELD_RECHECK_MS);
+}
+
+const HELD_RECHECK_MS = 1000;
+
+/** One step's turn: it launched, it was ready but no slot was free, or neither. */
+function scheduleStep(work: Work, step: Step, steps: ReadonlyMap<string, Step>, free: number): 'launched' | 'held' | 'idle' {
   const node = work.nodes.get(step.name) as RunNode;
   if (node.status === StepStatus.Running && node.nextAttemptAt !== undefined) {
     const at = Date.parse(node.nextAttemptAt);
     if (at > work.input.now.getTime()) work.wake(at);
-    if (at > work.input.now.getTime() || free <= 0) return false;
+    if (at > work.input.now.getTime()) return 'idle';
+    if (free <= 0) return 'held';
     const { nextAttemptAt: _due, ...rest } = node;
     work.nodes.set(step.name, launchStep(work, step, rest));
-    return true;
+    return 'launched';
   }
-  if (node.status !== StepStatus.NotStarted || readiness(step, work.nodes, steps).kind !== 'ready') return false;
+  if (node.status !== StepStatus.NotStarted || readiness(step, work.nodes, steps).kind !== 'ready') return 'idle';
   if (step.preconditions.some((c) => work.input.preconditionMet(c) === false)) {
     work.nodes.set(step.name, withStatus(node, StepStatus.Skipped, { finishedAt: work.now }));
-    return false;
+    return 'idle';
   }
-  if (free <= 0) return false;
+  if (free <= 0) return 'held';
   work.nodes.set(step.name, launchStep(work, step, node));
-  return true;
+  return 'launched';
 }
 
 function launchStep(work: Work, step: Step, node: RunNode, handler?: HandlerEvent): RunNode {

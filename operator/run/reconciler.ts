@@ -11,7 +11,7 @@ import { ANNOTATIONS, GROUP, LABELS, VERSION } from '../../core/resources/consta
 import { uuidv7 } from '../../core/resources/ids.ts';
 import { dagResourceName, labelValue, runSecretName, stepPodName } from '../../core/resources/names.ts';
 import { maskSecrets } from '../../core/logs/mask.ts';
-import { RunStatus, StepStatus, stepDone } from '../../core/resources/status.ts';
+import { RunStatus, stepDone } from '../../core/resources/status.ts';
 import type { DagResource, DagRunResource } from '../../core/resources/types.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
 import { expand, type Dag, type Step } from '../../core/dag/index.ts';
@@ -21,7 +21,9 @@ import { literalPrecondition, runDefinition, type RunDefinition } from './defini
 import { handlerStatus, outputVars, resolveCount, stepRefs, variables } from './variables.ts';
 import { decide, type Decision, type Launch, type ObservedPod } from './engine.ts';
 import { withConditions } from './conditions.ts';
-import { childParams, childResult, parallelItems, subRunId } from './children.ts';
+import { attemptOver, isFinished, ITEM_LABEL, observeChild, podIdentity } from './observed.ts';
+import { retentionExpired } from './retention.ts';
+import { childParams, parallelItems, subRunId } from './children.ts';
 import { RETRY_ANNOTATION, RETRY_STEP_ANNOTATION, retryStatus } from './retry.ts';
 import { demux, parseReport, stepPod, type RunRef } from './pod.ts';
 import { outputFromStdout } from './outputs.ts';
@@ -37,11 +39,12 @@ export interface ReconcilerDeps {
   readonly clock: Clock;
   readonly defaultStepImage: string;
   readonly maxPodsPerRun: number;
+  /** Most running step Pods of all runs together (0: no cap). */
+  readonly maxPods: number;
   readonly log: (message: string) => void;
   readonly metrics?: OperatorMetrics;
 }
 
-const FINISHED = new Set<number>([RunStatus.Failed, RunStatus.Canceled, RunStatus.Succeeded, RunStatus.PartiallySucceeded]);
 const plural = 'dagruns';
 
 export class RunReconciler {
@@ -71,6 +74,11 @@ export class RunReconciler {
       return undefined;
     }
     if (!(await this.frozen(run))) return undefined;
+    return this.advance(key, run, pods);
+  }
+
+  /** A running run: observe its attempts, decide, act. */
+  private async advance(key: string, run: DagRunResource, pods: readonly V1Pod[]): Promise<WorkResult | undefined> {
     const ref = runRef(run);
     const definition = this.definitionOf(key, run);
     const observed = [...(await Promise.all(pods.map((pod) => this.observe(pod, run, definition)))), ...this.childrenOf(run).map(observeChild)];
@@ -84,11 +92,20 @@ export class RunReconciler {
       now: this.deps.clock.now(),
       params: definition.paramsJson,
       maxRunningPods: this.deps.maxPodsPerRun,
+      ...(this.deps.maxPods > 0 ? { podBudget: Math.max(0, this.deps.maxPods - this.activePods()) } : {}),
       podName: (step, attempt) => stepPodName(run.metadata?.name ?? '', step, attempt),
       subRunId: (step, attempt) => subRunId(ref.dagRunId, step, attempt),
       ...definitionHooks(definition, run.status ?? {}),
     });
-    await this.act(run, ref, definition, decision);
+    // Claimed before any await, so that runs reconciled side by side share the overall cap.
+    const claims = decision.launch.filter((l) => l.step.call === undefined).map((l) => l.pod);
+    for (const pod of claims) this.claimed.set(pod, this.deps.clock.now().getTime());
+    try {
+      await this.act(run, ref, definition, decision);
+    } catch (error) {
+      for (const pod of claims) this.claimed.delete(pod);
+      throw error;
+    }
     return decision.requeueAfterMs === undefined ? undefined : { requeueAfterMs: decision.requeueAfterMs };
   }
 
@@ -177,6 +194,18 @@ export class RunReconciler {
   private podsOf(run: DagRunResource): V1Pod[] {
     const uid = run.metadata?.uid;
     return this.deps.pods.list(run.metadata?.namespace).filter((pod) => pod.metadata?.ownerReferences?.some((o) => o.uid === uid) === true);
+  }
+
+  /** Step Pods decided on and not yet in the cache, with the time: the overall cap counts them. */
+  private readonly claimed = new Map<string, number>();
+
+  /** Step Pods of all runs that run or are about to: what the overall cap counts. */
+  private activePods(): number {
+    const pods = this.deps.pods.list();
+    const seen = new Set(pods.map((pod) => pod.metadata?.name ?? ''));
+    const now = this.deps.clock.now().getTime();
+    for (const [name, at] of this.claimed) if (seen.has(name) || now - at > 60_000) this.claimed.delete(name);
+    return pods.filter((pod) => pod.metadata?.labels?.[LABELS.run] !== undefined && pod.metadata.deletionTimestamp === undefined && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed').length + this.claimed.size;
   }
 
   private expectedNames(pods: readonly V1Pod[]): Set<string> {
@@ -521,50 +550,6 @@ export function freezePatch(run: DagRunResource, dag: DagResource | undefined, n
 function dagNameOf(run: DagRunResource, dag: DagResource | undefined, source: Record<string, unknown>): string {
   if (typeof source.name === 'string' && source.name !== '') return source.name;
   return dag?.metadata?.annotations?.[ANNOTATIONS.fileName] ?? dag?.metadata?.name ?? run.metadata?.name ?? 'dag';
-}
-
-function podIdentity(pod: V1Pod): ObservedPod {
-  return {
-    name: pod.metadata?.name ?? '',
-    step: pod.metadata?.annotations?.[ANNOTATIONS.step] ?? '',
-    attempt: Number(pod.metadata?.labels?.[LABELS.attempt] ?? '0'),
-    phase: (pod.status?.phase ?? 'Pending') as ObservedPod['phase'],
-    deleting: pod.metadata?.deletionTimestamp !== undefined,
-  };
-}
-
-/** A terminated Pod whose attempt the status has moved past. */
-function attemptOver(pod: V1Pod, status: DagRunStatus): boolean {
-  const { step, attempt, phase, deleting } = podIdentity(pod);
-  if (deleting || (phase !== 'Succeeded' && phase !== 'Failed')) return false;
-  const nodes = [...(status.nodes ?? []), ...[status.prepare, status.onSuccess, status.onFailure, status.onCancel, status.onExit].filter((n) => n !== undefined)];
-  const node = nodes.find((n) => n.name === step);
-  return node !== undefined && ((node.attempt ?? 0) > attempt || (node.status !== StepStatus.Running && node.status !== StepStatus.NotStarted));
-}
-
-/** Whether a run that finished at `finishedAt` is past `days` of retention at `now`. */
-export function retentionExpired(finishedAt: string | undefined, days: number, now: Date): boolean {
-  if (finishedAt === undefined || days <= 0) return false;
-  return Date.parse(finishedAt) + days * 86_400_000 <= now.getTime();
-}
-
-/** Marks the child runs of a `parallel` step with their item's index. */
-const ITEM_LABEL = `${GROUP}/item`;
-
-/** A child run seen as the attempt of its calling step; finished, it reports its result JSON. */
-function observeChild(child: DagRunResource): ObservedPod {
-  const finished = isFinished(child);
-  const label = child.status?.statusLabel ?? 'running';
-  const succeeded = label === 'succeeded' || label === 'partially_succeeded';
-  const identity = podIdentity({ metadata: child.metadata });
-  const item = child.metadata?.labels?.[ITEM_LABEL];
-  const base: ObservedPod = { ...identity, ...(item === undefined ? {} : { item: Number(item) }), phase: finished ? (succeeded ? 'Succeeded' : 'Failed') : 'Running' };
-  if (!finished) return base;
-  return { ...base, report: { exitCode: succeeded ? 0 : 1, preconditionUnmet: false, stdout: JSON.stringify(childResult(child)), childStatus: label } };
-}
-
-function isFinished(run: DagRunResource): boolean {
-  return FINISHED.has(run.status?.status ?? -1) && run.status?.finishedAt !== undefined;
 }
 
 function runRef(run: DagRunResource): RunRef {

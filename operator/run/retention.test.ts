@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { retentionExpired } from './reconciler.ts';
+import { retentionExpired } from './retention.ts';
 
 describe('retentionExpired', () => {
   const now = new Date('2026-03-31T12:00:00Z');

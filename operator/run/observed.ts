@@ -1,0 +1,52 @@
+/**
+ * What the cluster shows of a run's attempts: its Pods and child runs, each seen as an
+ * ObservedPod for the engine, and whether an attempt is over. Pure.
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import { ANNOTATIONS, GROUP, LABELS } from '../../core/resources/constants.ts';
+import type { DagRunStatus } from '../../core/resources/schemas.ts';
+import { RunStatus, StepStatus } from '../../core/resources/status.ts';
+import type { DagRunResource } from '../../core/resources/types.ts';
+import { childResult } from './children.ts';
+import type { ObservedPod } from './engine.ts';
+
+const FINISHED = new Set<number>([RunStatus.Failed, RunStatus.Canceled, RunStatus.Succeeded, RunStatus.PartiallySucceeded]);
+
+export function podIdentity(pod: V1Pod): ObservedPod {
+  return {
+    name: pod.metadata?.name ?? '',
+    step: pod.metadata?.annotations?.[ANNOTATIONS.step] ?? '',
+    attempt: Number(pod.metadata?.labels?.[LABELS.attempt] ?? '0'),
+    phase: (pod.status?.phase ?? 'Pending') as ObservedPod['phase'],
+    deleting: pod.metadata?.deletionTimestamp !== undefined,
+  };
+}
+
+/** A terminated Pod whose attempt the status has moved past. */
+export function attemptOver(pod: V1Pod, status: DagRunStatus): boolean {
+  const { step, attempt, phase, deleting } = podIdentity(pod);
+  if (deleting || (phase !== 'Succeeded' && phase !== 'Failed')) return false;
+  const nodes = [...(status.nodes ?? []), ...[status.prepare, status.onSuccess, status.onFailure, status.onCancel, status.onExit].filter((n) => n !== undefined)];
+  const node = nodes.find((n) => n.name === step);
+  return node !== undefined && ((node.attempt ?? 0) > attempt || (node.status !== StepStatus.Running && node.status !== StepStatus.NotStarted));
+}
+
+/** Marks the child runs of a `parallel` step with their item's index. */
+export const ITEM_LABEL = `${GROUP}/item`;
+
+/** A child run seen as the attempt of its calling step; finished, it reports its result JSON. */
+export function observeChild(child: DagRunResource): ObservedPod {
+  const finished = isFinished(child);
+  const label = child.status?.statusLabel ?? 'running';
+  const succeeded = label === 'succeeded' || label === 'partially_succeeded';
+  const identity = podIdentity({ metadata: child.metadata });
+  const item = child.metadata?.labels?.[ITEM_LABEL];
+  const base: ObservedPod = { ...identity, ...(item === undefined ? {} : { item: Number(item) }), phase: finished ? (succeeded ? 'Succeeded' : 'Failed') : 'Running' };
+  if (!finished) return base;
+  return { ...base, report: { exitCode: succeeded ? 0 : 1, preconditionUnmet: false, stdout: JSON.stringify(childResult(child)), childStatus: label } };
+}
+
+export function isFinished(run: DagRunResource): boolean {
+  return FINISHED.has(run.status?.status ?? -1) && run.status?.finishedAt !== undefined;
+}
+

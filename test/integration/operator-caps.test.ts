@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { readLedger } from '../cluster/node-agent/ledger.ts';
+import { finishedRun, getRun, givenDag, startOperator, whenRun, type RunningOperator } from './operator-support.ts';
+import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
+
+const { core } = clients();
+let ns = '';
+let operator: RunningOperator;
+
+beforeAll(async () => {
+  ns = await createNamespace(core, 'caps');
+  operator = await startOperator(ns, undefined, ['--max-pods=2']);
+});
+
+afterAll(async () => {
+  await operator.stop();
+  await deleteNamespace(core, ns);
+});
+
+/** Most step processes of this namespace running at the same moment, from the node agents' ledgers. */
+function peakConcurrency(): number {
+  const events = inject('cluster')
+    .nodes.flatMap((node) => readLedger(node.ledger))
+    .filter((e) => e.namespace === ns && (e.event === 'start' || e.event === 'exit'))
+    .sort((a, b) => a.time.localeCompare(b.time) || (a.event === 'exit' ? -1 : 1));
+  let running = 0;
+  let peak = 0;
+  for (const e of events) {
+    running += e.event === 'start' ? 1 : -1;
+    peak = Math.max(peak, running);
+  }
+  return peak;
+}
+
+describe('the operator overall Pod cap (--max-pods)', () => {
+  it('never runs more step Pods than the cap across runs, reports held steps, and finishes everything', async () => {
+    const steps = Array.from({ length: 4 }, (_, i) => `  - {name: s${String(i)}, command: sleep 1}`).join('\n');
+    await givenDag(ns, 'wide', `type: graph\nsteps:\n${steps}`);
+    await Promise.all(['wide-1', 'wide-2'].map((name) => whenRun(ns, name, 'wide')));
+    await waitFor('a run to report held steps', async () => ((await getRun(ns, 'wide-1')).status?.heldSteps ?? 0) > 0 || ((await getRun(ns, 'wide-2')).status?.heldSteps ?? 0) > 0, 30_000, 50);
+    const done = await Promise.all(['wide-1', 'wide-2'].map((name) => finishedRun(ns, name, 90_000)));
+    expect(done.map((r) => r.status?.statusLabel)).toEqual(['succeeded', 'succeeded']);
+    expect(done.map((r) => r.status?.heldSteps)).toEqual([undefined, undefined]);
+    expect(peakConcurrency()).toBe(2);
+  }, 120_000);
+});
