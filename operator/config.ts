@@ -17,6 +17,8 @@ export interface OperatorConfig {
   readonly maxPodsPerRun: number;
   /** Most running step Pods of all runs together (0: no cap). */
   readonly maxPods: number;
+  /** Events for every step start and end and plain successes too (each costs an API write). */
+  readonly routineEvents: boolean;
   /** Where the leader Lease lives. */
   readonly leaseNamespace: string;
   readonly leaseName: string;
@@ -34,6 +36,7 @@ const DEFAULTS: OperatorConfig = {
   workers: 8,
   maxPodsPerRun: 0,
   maxPods: 0,
+  routineEvents: false,
   leaseNamespace: 'default',
   leaseName: 'kubedag-operator',
   leaseDurationSeconds: 15,
@@ -50,6 +53,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
       workers: { type: 'string' },
       'max-pods-per-run': { type: 'string' },
       'max-pods': { type: 'string' },
+      'routine-events': { type: 'string' },
       'lease-namespace': { type: 'string' },
       'lease-name': { type: 'string' },
       'lease-duration-seconds': { type: 'string' },
@@ -64,6 +68,12 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
     if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, not "${text}"`);
     return value;
   };
+  const flag = (text: string | undefined, fallback: boolean, name: string): boolean => {
+    if (text === undefined || text === '') return fallback;
+    const value = { true: true, yes: true, '1': true, false: false, no: false, '0': false }[text.toLowerCase()];
+    if (value === undefined) throw new Error(`${name} must be true or false, not "${text}"`);
+    return value;
+  };
   const namespaces = pick(values.namespaces, 'NAMESPACES');
   const kubeconfig = pick(values.kubeconfig, 'KUBECONFIG') ?? env.KUBECONFIG;
   return {
@@ -73,6 +83,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
     workers: Math.max(1, number(pick(values.workers, 'WORKERS'), DEFAULTS.workers, 'workers')),
     maxPodsPerRun: number(pick(values['max-pods-per-run'], 'MAX_PODS_PER_RUN'), DEFAULTS.maxPodsPerRun, 'max-pods-per-run'),
     maxPods: number(pick(values['max-pods'], 'MAX_PODS'), DEFAULTS.maxPods, 'max-pods'),
+    routineEvents: flag(pick(values['routine-events'], 'ROUTINE_EVENTS'), DEFAULTS.routineEvents, 'routine-events'),
     leaseNamespace: pick(values['lease-namespace'], 'LEASE_NAMESPACE') ?? DEFAULTS.leaseNamespace,
     leaseName: pick(values['lease-name'], 'LEASE_NAME') ?? DEFAULTS.leaseName,
     leaseDurationSeconds: Math.max(1, number(pick(values['lease-duration-seconds'], 'LEASE_DURATION_SECONDS'), DEFAULTS.leaseDurationSeconds, 'lease-duration-seconds')),

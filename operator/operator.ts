@@ -55,7 +55,7 @@ export class Operator {
     this.informers.push(runs, dags, pods);
     const store = new DirectoryLogStore(config.logDir);
     const metrics = this.metrics;
-    const reconciler = new RunReconciler({ core, custom, runs, dags, pods, store, clock: this.options.clock ?? systemClock, defaultStepImage: config.defaultStepImage, maxPodsPerRun: config.maxPodsPerRun, maxPods: config.maxPods, log, metrics });
+    const reconciler = new RunReconciler({ core, custom, runs, dags, pods, store, clock: this.options.clock ?? systemClock, defaultStepImage: config.defaultStepImage, maxPodsPerRun: config.maxPodsPerRun, maxPods: config.maxPods, routineEvents: config.routineEvents, log, metrics });
     const queue = new WorkQueue({
       concurrency: config.workers,
       worker: async (key) => {

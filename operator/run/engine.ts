@@ -40,6 +40,8 @@ export interface RunInput {
   readonly params: string;
   /** The operator's cap on this run's running step Pods (0: none). */
   readonly maxRunningPods: number;
+  /** Also record routine Events: every step started and finished, and plain successes. */
+  readonly routineEvents?: boolean;
   /** New step Pods the operator's overall cap lets this run start now (absent: no cap). */
   readonly podBudget?: number;
   readonly podName: (step: string, attempt: number) => string;
@@ -277,6 +279,7 @@ interface Finished {
 function finished(work: Work, step: Step, node: RunNode, { verdict, outputs, base }: Finished): RunNode {
   // Events cost an API write each: failures are worth one, routine step ends are in the status.
   if (verdict.status === StepStatus.Failed) work.events.push({ reason: 'StepFailed', message: `${step.name}: failed${verdict.error === undefined ? '' : ` (${verdict.error})`}`, warning: true });
+  else if (work.input.routineEvents === true) work.events.push({ reason: 'StepFinished', message: `${step.name}: ${stepStatusLabel(verdict.status)}` });
   const doneCount = step.repeatPolicy === undefined ? node.doneCount : (node.doneCount ?? 0) + 1;
   const { error: _previous, nextAttemptAt: _wait, outputs: _o, outputRefs: _r, ...rest } = node;
   return withStatus(rest, verdict.status, {
@@ -419,6 +422,7 @@ function launchStep(work: Work, step: Step, node: RunNode, handler?: HandlerEven
   const attempt = node.attempt ?? 0;
   if (step.parallel !== undefined) return observeParallel(work, step, withStatus(node, StepStatus.Running, { startedAt: work.now }));
   const pod = work.input.podName(step.name, attempt);
+  if (work.input.routineEvents === true) work.events.push({ reason: 'StepStarted', message: `${step.name}: attempt ${String(attempt)} in Pod ${pod}` });
   work.launch.push({ step, attempt, pod, ...(handler === undefined ? {} : { handler }) });
   const child = step.call === undefined || work.input.subRunId === undefined ? {} : subRunFields(node, work.input.subRunId(step.name, attempt));
   return withStatus(node, StepStatus.Running, { ...(attempt === 0 || node.startedAt === undefined ? { startedAt: work.now } : {}), pod, ...child });
@@ -458,6 +462,6 @@ function finishIfDone(work: Work): void {
   };
   // A plain success is in the status and its condition; an event (an API write) is kept for
   // the ends someone should look at.
-  if (final !== RunStatus.Succeeded) work.events.push({ reason: 'Finished', message: `run ${runStatusLabel(final)}`, warning: final === RunStatus.Failed });
+  if (final !== RunStatus.Succeeded || work.input.routineEvents === true) work.events.push({ reason: 'Finished', message: `run ${runStatusLabel(final)}`, warning: final === RunStatus.Failed });
 }
 

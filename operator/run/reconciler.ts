@@ -41,6 +41,7 @@ export interface ReconcilerDeps {
   readonly maxPodsPerRun: number;
   /** Most running step Pods of all runs together (0: no cap). */
   readonly maxPods: number;
+  readonly routineEvents?: boolean;
   readonly log: (message: string) => void;
   readonly metrics?: OperatorMetrics;
 }
@@ -92,6 +93,7 @@ export class RunReconciler {
       now: this.deps.clock.now(),
       params: definition.paramsJson,
       maxRunningPods: this.deps.maxPodsPerRun,
+      routineEvents: this.deps.routineEvents === true,
       ...(this.deps.maxPods > 0 ? { podBudget: Math.max(0, this.deps.maxPods - this.activePods()) } : {}),
       podName: (step, attempt) => stepPodName(run.metadata?.name ?? '', step, attempt),
       subRunId: (step, attempt) => subRunId(ref.dagRunId, step, attempt),

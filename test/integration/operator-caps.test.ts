@@ -9,7 +9,7 @@ let operator: RunningOperator;
 
 beforeAll(async () => {
   ns = await createNamespace(core, 'caps');
-  operator = await startOperator(ns, undefined, ['--max-pods=2']);
+  operator = await startOperator(ns, undefined, ['--max-pods=2', '--routine-events=true']);
 });
 
 afterAll(async () => {
@@ -32,7 +32,7 @@ function peakConcurrency(): number {
   return peak;
 }
 
-describe('the operator overall Pod cap (--max-pods)', () => {
+describe('an operator with --max-pods=2 and --routine-events', () => {
   it('never runs more step Pods than the cap across runs, reports held steps, and finishes everything', async () => {
     const steps = Array.from({ length: 4 }, (_, i) => `  - {name: s${String(i)}, command: sleep 1}`).join('\n');
     await givenDag(ns, 'wide', `type: graph\nsteps:\n${steps}`);
@@ -43,4 +43,15 @@ describe('the operator overall Pod cap (--max-pods)', () => {
     expect(done.map((r) => r.status?.heldSteps)).toEqual([undefined, undefined]);
     expect(peakConcurrency()).toBe(2);
   }, 120_000);
+
+  it('records an Event for every step start and end and for a plain success', async () => {
+    await givenDag(ns, 'eventful', 'steps: [echo one, echo two]');
+    await whenRun(ns, 'eventful-run', 'eventful');
+    await finishedRun(ns, 'eventful-run');
+    await waitFor('the events', async () => {
+      const list = await core.listNamespacedEvent({ namespace: ns, fieldSelector: 'involvedObject.name=eventful-run' });
+      const reasons = list.items.map((e) => e.reason ?? '');
+      return ['StepStarted', 'StepFinished', 'Finished'].every((r) => reasons.includes(r)) && reasons.filter((r) => r === 'StepStarted').length === 2;
+    }, 15_000, 100);
+  });
 });

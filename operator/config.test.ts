@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from './config.ts';
+
+describe('operator configuration', () => {
+  const cases: { name: string; argv: string[]; env: Record<string, string>; want: Record<string, unknown> }[] = [
+    { name: 'defaults apply when nothing is given', argv: [], env: {}, want: { namespaces: [], workers: 8, maxPodsPerRun: 0, maxPods: 0, routineEvents: false, defaultStepImage: 'busybox:1.36', httpPort: 8081 } },
+    { name: 'flags set values', argv: ['--max-pods=50', '--max-pods-per-run=4', '--routine-events=true', '--namespaces=a, b'], env: {}, want: { maxPods: 50, maxPodsPerRun: 4, routineEvents: true, namespaces: ['a', 'b'] } },
+    { name: 'KUBEDAG_ variables set values', argv: [], env: { KUBEDAG_MAX_PODS: '9', KUBEDAG_WORKERS: '3', KUBEDAG_ROUTINE_EVENTS: 'yes' }, want: { maxPods: 9, workers: 3, routineEvents: true } },
+    { name: 'a flag wins over its variable', argv: ['--max-pods=1'], env: { KUBEDAG_MAX_PODS: '9' }, want: { maxPods: 1 } },
+    { name: 'at least one worker runs', argv: ['--workers=0'], env: {}, want: { workers: 1 } },
+  ];
+  it.each(cases)('$name', ({ argv, env, want }) => {
+    expect(parseConfig(argv, env)).toMatchObject(want);
+  });
+
+  it.each([
+    { name: 'a negative cap', argv: ['--max-pods=-1'], message: 'max-pods must be a non-negative integer, not "-1"' },
+    { name: 'a fractional worker count', argv: ['--workers=1.5'], message: 'workers must be a non-negative integer, not "1.5"' },
+    { name: 'a switch that is neither true nor false', argv: ['--routine-events=maybe'], message: 'routine-events must be true or false, not "maybe"' },
+  ])('refuses $name', ({ argv, message }) => {
+    expect(() => parseConfig(argv, {})).toThrow(message);
+  });
+});
