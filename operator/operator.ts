@@ -18,6 +18,7 @@ import { OperatorMetrics } from './metrics.ts';
 import { DagReconciler } from './dag/reconciler.ts';
 import { RunReconciler } from './run/reconciler.ts';
 import { reuseConnections } from '../core/kube/connections.ts';
+import { liveLog } from './logs/live.ts';
 
 export interface OperatorOptions {
   readonly config: OperatorConfig;
@@ -175,7 +176,8 @@ export class Operator {
 
   /**
    * The internal endpoint: health, metrics, and step logs as the contract's chunks for the API
-   * server (`/logs/{namespace}/{dag}/{runId}/{step}/{attempt}?stream=&tail=&head=&offset=&limit=`).
+   * server (`/logs/{namespace}/{dag}/{runId}/{step}/{attempt}?stream=&tail=&head=&offset=&limit=`),
+   * archived ones from the store, running ones live from their Pod.
    */
   private async serve(store: DirectoryLogStore): Promise<void> {
     this.server = createServer((req, res) => {
@@ -198,7 +200,8 @@ export class Operator {
     if (match === null) return text(404, 'not found\n');
     const [namespace = '', dagName = '', dagRunId = '', step = '', attempt = '0'] = match.slice(1).map(decodeURIComponent);
     const stream = url.searchParams.get('stream') === 'stderr' ? 'stderr' : 'stdout';
-    const log = await store.read({ namespace, dagName, dagRunId, step, attempt: Number(attempt) }, stream);
+    const ref = { namespace, dagName, dagRunId, step, attempt: Number(attempt) };
+    const log = (await store.read(ref, stream)) ?? (await liveLog(this.kc.makeApiClient(CoreV1Api), ref, stream));
     if (log === undefined) return { status: 404, type: 'application/json', body: JSON.stringify({ code: 'not_found', message: 'no log for this step attempt' }) };
     const number = (name: string): number | undefined => (url.searchParams.has(name) ? Number(url.searchParams.get(name)) : undefined);
     const chunk = logChunk(log, { tail: number('tail'), head: number('head'), offset: number('offset'), limit: number('limit') });

@@ -163,6 +163,21 @@ describe('runs on the local control plane', () => {
     expect(metrics).toContain('kubedag_step_gap_seconds_bucket');
   });
 
+  it('serves the log of a running step live from its Pod, with secrets masked', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kd-live-'));
+    writeFileSync(join(dir, 'pw'), 'live-s3cret\n');
+    await givenDag(ns, 'live', `workingDir: ${dir}\nsecrets: [{name: PW, provider: file, key: pw}]\nsteps:\n  - "echo started $PW; echo warn >&2; sleep 30"`);
+    await whenRun(ns, 'live-run', 'live');
+    await waitFor('the step to run', async () => (await getRun(ns, 'live-run')).status?.nodes?.[0]?.statusLabel === 'running', 30_000);
+    const run = await getRun(ns, 'live-run');
+    const base = `${operator.url}/logs/${ns}/live/${run.spec.dagRunId ?? ''}/cmd_1/0`;
+    await waitFor('the live log', async () => (await fetch(base)).status === 200, 15_000, 100);
+    expect(await (await fetch(base)).json()).toMatchObject({ content: 'started *******', lineCount: 1 });
+    expect(await (await fetch(`${base}?stream=stderr`)).json()).toMatchObject({ content: 'warn' });
+    await custom.patchNamespacedCustomObject({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dagruns', name: 'live-run', body: [{ op: 'add', path: '/spec/stop', value: true }] });
+    await finishedRun(ns, 'live-run');
+  });
+
   it('retries a failed run in place: failed and downstream steps run again, succeeded ones do not', async () => {
     await givenDag(ns, 'retryable', 'steps:\n  - {name: first, command: echo once}\n  - {name: flaky, command: "test -f /tmp/kubedag-e2e-retried-$DAG_RUN_ID || { touch /tmp/kubedag-e2e-retried-$DAG_RUN_ID; exit 1; }"}\n  - {name: last, command: echo done}');
     await whenRun(ns, 'retryable-run', 'retryable');

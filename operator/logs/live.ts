@@ -1,0 +1,40 @@
+/**
+ * The log of an attempt that is still running (or not archived yet), read from its Pod through
+ * the Kubernetes API the way `kubectl logs` does, split into stdout and stderr and masked with
+ * the run's secrets. The archive is the source once it exists; this covers the time before.
+ */
+import type { CoreV1Api } from '@kubernetes/client-node';
+import { maskSecrets } from '../../core/logs/mask.ts';
+import { statusCode } from '../../core/kube/time.ts';
+import { LABELS } from '../../core/resources/constants.ts';
+import { labelValue, runSecretName } from '../../core/resources/names.ts';
+import { demux } from '../run/pod.ts';
+import type { LogRef, Stream } from './store.ts';
+
+export async function liveLog(core: CoreV1Api, ref: LogRef, stream: Stream): Promise<string | undefined> {
+  const selector = [`${LABELS.runId}=${labelValue(ref.dagRunId)}`, `${LABELS.step}=${labelValue(ref.step)}`, `${LABELS.attempt}=${String(ref.attempt)}`].join(',');
+  const pods = await core.listNamespacedPod({ namespace: ref.namespace, labelSelector: selector });
+  const pod = pods.items.find((p) => p.metadata?.labels?.[LABELS.dag] === labelValue(ref.dagName));
+  const name = pod?.metadata?.name;
+  if (pod === undefined || name === undefined) return undefined;
+  let log: string;
+  try {
+    log = await core.readNamespacedPodLog({ name, namespace: ref.namespace, container: 'step' });
+  } catch (error) {
+    // Not started yet, or gone between the list and the read: nothing to show.
+    if (statusCode(error) === 400 || statusCode(error) === 404) return undefined;
+    throw error;
+  }
+  const runName = pod.metadata?.ownerReferences?.find((o) => o.kind === 'DAGRun')?.name;
+  return maskSecrets(demux(log)[stream], runName === undefined ? [] : await secretValues(core, ref.namespace, runName));
+}
+
+async function secretValues(core: CoreV1Api, namespace: string, runName: string): Promise<string[]> {
+  try {
+    const secret = await core.readNamespacedSecret({ name: runSecretName(runName), namespace });
+    return Object.values(secret.data ?? {}).map((v) => Buffer.from(v, 'base64').toString('utf8'));
+  } catch (error) {
+    if (statusCode(error) === 404) return [];
+    throw error;
+  }
+}
