@@ -11,6 +11,7 @@ import { ANNOTATIONS, GROUP, VERSION } from '../../core/resources/constants.ts';
 import type { DagStatus } from '../../core/resources/schemas.ts';
 import type { DagResource, DagRunResource } from '../../core/resources/types.ts';
 import { specDocuments } from '../../core/resources/types.ts';
+import { sameContent } from '../../core/kube/equal.ts';
 
 export interface DagReconcilerDeps {
   readonly custom: CustomObjectsApi;
@@ -84,7 +85,7 @@ export class DagReconciler {
     if (dag === undefined) return undefined;
     const now = this.deps.clock.now();
     const status = dagStatus(dag, this.deps.runs.list(namespace), now);
-    if (JSON.stringify(dag.status ?? {}) !== JSON.stringify(status)) {
+    if (!sameContent(status, dag.status ?? {})) {
       try {
         await this.deps.custom.replaceNamespacedCustomObjectStatus({ group: GROUP, version: VERSION, namespace, plural: 'dags', name, body: { ...dag, status } });
         this.deps.onWrite?.();

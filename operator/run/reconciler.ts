@@ -28,6 +28,7 @@ import { RETRY_ANNOTATION, RETRY_STEP_ANNOTATION, retryStatus } from './retry.ts
 import { demux, parseReport, stepPod, type RunRef } from './pod.ts';
 import { outputFromStdout } from './outputs.ts';
 import { parsePrepared, PREPARE_STEP, prepareStep, withoutSecrets } from './prepare.ts';
+import { sameContent } from '../../core/kube/equal.ts';
 
 export interface ReconcilerDeps {
   readonly core: CoreV1Api;
@@ -456,7 +457,7 @@ export class RunReconciler {
   /** Writes the status when it differs; a conflict means a newer run is coming: try again then. */
   private async writeStatus(run: DagRunResource, next: DagRunStatus): Promise<boolean> {
     const status = withConditions(next, run.metadata?.generation ?? 0, this.deps.clock.now());
-    if (JSON.stringify(run.status ?? {}) === JSON.stringify(status)) return true;
+    if (sameContent(status, run.status ?? {})) return true;
     try {
       await this.deps.custom.replaceNamespacedCustomObjectStatus({ ...this.target(run), body: { ...run, status } });
       this.written('update');
