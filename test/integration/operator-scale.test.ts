@@ -32,4 +32,17 @@ describe('a run with 1,000 steps', () => {
     expect(bytes).toBeLessThan(ETCD_OBJECT_LIMIT / 3);
     console.log(`1,000-step run: ${String(bytes)} bytes as JSON (${((100 * bytes) / ETCD_OBJECT_LIMIT).toFixed(0)}% of the etcd object limit)`);
   }, 660_000);
+
+  it('writes a chain\'s status once per step, never again when nothing changed', async () => {
+    const updates = async (): Promise<number> => Number(/kubedag_api_writes_total\{verb="update"\} (\d+)/.exec(await (await fetch(`${operator.url}/metrics`)).text())?.[1] ?? NaN);
+    await givenDag(ns, 'chain', `steps:\n${Array.from({ length: 20 }, () => '  - "true"').join('\n')}`);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const before = await updates();
+    await whenRun(ns, 'chain-run', 'chain');
+    await finishedRun(ns, 'chain-run');
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // 21 run status writes (start, then one per finished step that also launches the next) and
+    // a few coalesced DAG status writes; a status rewritten without change would double it.
+    expect((await updates()) - before).toBeLessThanOrEqual(26);
+  }, 60_000);
 });
