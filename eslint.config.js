@@ -28,6 +28,16 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-spread': 'off',
     },
   },
+  // The operator and the API server are deployed apart and never import each other; what both
+  // need lives in core/ (DESIGN.md).
+  {
+    files: ['operator/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/apiserver/**'], message: 'operator/ must not import apiserver/; move shared code to core/.' }] }] },
+  },
+  {
+    files: ['apiserver/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/operator/**'], message: 'apiserver/ must not import operator/; move shared code to core/.' }] }] },
+  },
   {
     files: ['**/*.test.ts', 'bench/**', 'scripts/**'],
     rules: {

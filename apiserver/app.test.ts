@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { buildApp, type AppDeps } from './app.ts';
+import { ApiError } from './errors.ts';
+
+const clock = (): Date => new Date('2026-11-22T10:00:00.123Z');
+
+function app(overrides: Partial<AppDeps> = {}): ReturnType<typeof buildApp> {
+  const built = buildApp({ version: '0.1.0', clock, health: () => Promise.resolve(undefined), bodyLimit: 1024, ...overrides });
+  // A probe route standing in for the real ones: a JSON body with a schema, and thrown errors.
+  built.post('/api/v2/probe', { schema: { body: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false } } }, (request) => {
+    const { n } = request.body as { n: number };
+    if (n === 409) throw new ApiError('already_running', 'a run is active');
+    if (n === 400) throw new ApiError('already_running', 'a run is active', { status: 400 });
+    if (n === 500) throw new Error('a bug of ours');
+    return { n };
+  });
+  built.get('/api/v2/probe', { schema: { querystring: { type: 'object', properties: { page: { type: 'integer', minimum: 1 } } } } }, (request) => request.query);
+  return built;
+}
+
+describe('GET /api/v2/health', () => {
+  it('answers 200 healthy with version, uptime and a timestamp with fractions', async () => {
+    const res = await app().inject({ method: 'GET', url: '/api/v2/health' });
+    expect([res.statusCode, res.json()]).toEqual([200, { status: 'healthy', version: '0.1.0', uptime: 0, timestamp: '2026-11-22T10:00:00.123Z' }]);
+  });
+
+  it('answers 503 unhealthy with the reason', async () => {
+    const res = await app({ health: () => Promise.resolve('no operator leader') }).inject({ method: 'GET', url: '/api/v2/health' });
+    expect([res.statusCode, res.json()]).toEqual([503, { status: 'unhealthy', version: '0.1.0', uptime: 0, timestamp: '2026-11-22T10:00:00.123Z', error: 'no operator leader' }]);
+  });
+});
+
+describe('errors in the contract shape', () => {
+  const json = { 'content-type': 'application/json' };
+  const cases: { name: string; method: 'GET' | 'POST'; url: string; body?: string; headers?: Record<string, string>; status: number; code: string }[] = [
+    { name: 'malformed JSON is a bad request', method: 'POST', url: '/api/v2/probe', body: '{"n": ', headers: json, status: 400, code: 'bad_request' },
+    { name: 'a wrong type is a bad request', method: 'POST', url: '/api/v2/probe', body: '{"n": "x"}', headers: json, status: 400, code: 'bad_request' },
+    { name: 'a number written as text is a wrong type, not coerced', method: 'POST', url: '/api/v2/probe', body: '{"n": "5"}', headers: json, status: 400, code: 'bad_request' },
+    { name: 'an unknown field is a bad request', method: 'POST', url: '/api/v2/probe', body: '{"n": 1, "extra": true}', headers: json, status: 400, code: 'bad_request' },
+    { name: 'a body over the limit is 413 with a JSON body', method: 'POST', url: '/api/v2/probe', body: JSON.stringify({ n: 1, pad: 'x'.repeat(2000) }), headers: json, status: 413, code: 'bad_request' },
+    { name: 'a body that is not JSON is a bad request', method: 'POST', url: '/api/v2/probe', body: 'n=1', headers: { 'content-type': 'text/plain' }, status: 400, code: 'bad_request' },
+    { name: 'a query parameter that is not a number is a bad request', method: 'GET', url: '/api/v2/probe?page=x', status: 400, code: 'bad_request' },
+    { name: 'an unknown route is not found', method: 'GET', url: '/api/v2/nope?x=1', status: 404, code: 'not_found' },
+    { name: 'a code thrown by a route gets its registered status', method: 'POST', url: '/api/v2/probe', body: '{"n": 409}', headers: json, status: 409, code: 'already_running' },
+    { name: 'a throw site may choose the other status the contract uses', method: 'POST', url: '/api/v2/probe', body: '{"n": 400}', headers: json, status: 400, code: 'already_running' },
+    { name: 'a fault of ours is a 500 internal_error that hides the details', method: 'POST', url: '/api/v2/probe', body: '{"n": 500}', headers: json, status: 500, code: 'internal_error' },
+  ];
+  it.each(cases)('$name', async ({ method, url, body, headers, status, code }) => {
+    const logged: string[] = [];
+    const res = await app({ log: (m) => logged.push(m) }).inject({ method, url, ...(body === undefined ? {} : { body }), ...(headers === undefined ? {} : { headers }) });
+    expect(res.statusCode).toBe(status);
+    const payload = res.json<{ code: string; message: string }>();
+    expect(payload.code).toBe(code);
+    expect(typeof payload.message).toBe('string');
+    if (status === 500) expect([payload.message, logged.length]).toEqual(['internal error', 1]);
+  });
+});
+
+describe('query strings', () => {
+  it('coerce numbers from their text form', async () => {
+    const res = await app().inject({ method: 'GET', url: '/api/v2/probe?page=2' });
+    expect([res.statusCode, res.json()]).toEqual([200, { page: 2 }]);
+  });
+});
