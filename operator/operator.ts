@@ -94,7 +94,7 @@ export class Operator {
       // A DAG's status shows its latest run; a burst of run changes makes one write, not many.
       if (run.spec.dagRef !== undefined && watched(run.metadata?.namespace)) dagQueue.addAfter(`${run.metadata?.namespace ?? ''}/${run.spec.dagRef.name}`, DAG_STATUS_COALESCE_MS);
     });
-    await this.serve(store);
+    await this.serve(store, core);
     this.elector = new LeaderElector({
       kc: this.kc,
       namespace: config.leaseNamespace,
@@ -179,9 +179,9 @@ export class Operator {
    * server (`/logs/{namespace}/{dag}/{runId}/{step}/{attempt}?stream=&tail=&head=&offset=&limit=`),
    * archived ones from the store, running ones live from their Pod.
    */
-  private async serve(store: DirectoryLogStore): Promise<void> {
+  private async serve(store: DirectoryLogStore, core: CoreV1Api): Promise<void> {
     this.server = createServer((req, res) => {
-      void this.handle(req.url ?? '/', store).then(
+      void this.handle(req.url ?? '/', store, core).then(
         ({ status, type, body }) => res.writeHead(status, { 'content-type': type }).end(body),
         (error: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end((error as Error).message),
       );
@@ -190,7 +190,7 @@ export class Operator {
     await new Promise<void>((resolve) => server.listen(this.options.config.httpPort, resolve));
   }
 
-  private async handle(rawUrl: string, store: DirectoryLogStore): Promise<{ status: number; type: string; body: string }> {
+  private async handle(rawUrl: string, store: DirectoryLogStore, core: CoreV1Api): Promise<{ status: number; type: string; body: string }> {
     const url = new URL(rawUrl, 'http://operator');
     const text = (status: number, body: string): { status: number; type: string; body: string } => ({ status, type: 'text/plain', body });
     if (url.pathname === '/healthz') return text(200, 'ok\n');
@@ -201,7 +201,7 @@ export class Operator {
     const [namespace = '', dagName = '', dagRunId = '', step = '', attempt = '0'] = match.slice(1).map(decodeURIComponent);
     const stream = url.searchParams.get('stream') === 'stderr' ? 'stderr' : 'stdout';
     const ref = { namespace, dagName, dagRunId, step, attempt: Number(attempt) };
-    const log = (await store.read(ref, stream)) ?? (await liveLog(this.kc.makeApiClient(CoreV1Api), ref, stream));
+    const log = (await store.read(ref, stream)) ?? (await liveLog(core, ref, stream));
     if (log === undefined) return { status: 404, type: 'application/json', body: JSON.stringify({ code: 'not_found', message: 'no log for this step attempt' }) };
     const number = (name: string): number | undefined => (url.searchParams.has(name) ? Number(url.searchParams.get(name)) : undefined);
     const chunk = logChunk(log, { tail: number('tail'), head: number('head'), offset: number('offset'), limit: number('limit') });

@@ -7,8 +7,9 @@ import type { CoreV1Api } from '@kubernetes/client-node';
 import { maskSecrets } from '../../core/logs/mask.ts';
 import { statusCode } from '../../core/kube/time.ts';
 import { LABELS } from '../../core/resources/constants.ts';
-import { labelValue, runSecretName } from '../../core/resources/names.ts';
+import { labelValue } from '../../core/resources/names.ts';
 import { demux } from '../run/pod.ts';
+import { runSecretValues } from '../run/secrets.ts';
 import type { LogRef, Stream } from './store.ts';
 
 export async function liveLog(core: CoreV1Api, ref: LogRef, stream: Stream): Promise<string | undefined> {
@@ -26,15 +27,5 @@ export async function liveLog(core: CoreV1Api, ref: LogRef, stream: Stream): Pro
     throw error;
   }
   const runName = pod.metadata?.ownerReferences?.find((o) => o.kind === 'DAGRun')?.name;
-  return maskSecrets(demux(log)[stream], runName === undefined ? [] : await secretValues(core, ref.namespace, runName));
-}
-
-async function secretValues(core: CoreV1Api, namespace: string, runName: string): Promise<string[]> {
-  try {
-    const secret = await core.readNamespacedSecret({ name: runSecretName(runName), namespace });
-    return Object.values(secret.data ?? {}).map((v) => Buffer.from(v, 'base64').toString('utf8'));
-  } catch (error) {
-    if (statusCode(error) === 404) return [];
-    throw error;
-  }
+  return maskSecrets(demux(log)[stream], runName === undefined ? [] : await runSecretValues(core, ref.namespace, runName));
 }

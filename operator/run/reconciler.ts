@@ -15,7 +15,7 @@ import { RunStatus, stepDone } from '../../core/resources/status.ts';
 import type { DagResource, DagRunResource } from '../../core/resources/types.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
 import { expand, type Dag, type Step } from '../../core/dag/index.ts';
-import type { LogStore } from '../logs/store.ts';
+import type { LogRef, LogStore } from '../logs/store.ts';
 import type { OperatorMetrics } from '../metrics.ts';
 import { literalPrecondition, runDefinition, type RunDefinition } from './definition.ts';
 import { handlerStatus, outputVars, resolveCount, stepRefs, variables } from './variables.ts';
@@ -29,6 +29,7 @@ import { demux, parseReport, stepPod, type RunRef } from './pod.ts';
 import { outputFromStdout } from './outputs.ts';
 import { parsePrepared, PREPARE_STEP, prepareStep, withoutSecrets } from './prepare.ts';
 import { sameContent } from '../../core/kube/equal.ts';
+import { runSecretValues } from './secrets.ts';
 
 export interface ReconcilerDeps {
   readonly core: CoreV1Api;
@@ -242,7 +243,7 @@ export class RunReconciler {
     const terminated = pod.status?.containerStatuses?.[0]?.state?.terminated;
     if (terminated === undefined || (base.phase !== 'Succeeded' && base.phase !== 'Failed')) return base;
     const ref = runRef(run);
-    const logRef = { namespace: ref.namespace, dagName: ref.dagName, dagRunId: ref.dagRunId, step: base.step, attempt: base.attempt };
+    const logRef = logRefOf(ref, base.step, base.attempt);
     const report = { exitCode: terminated.exitCode, ...parseReport(terminated.message) };
     if (base.step !== PREPARE_STEP && !needsStdout(findStep(definition.dag, base.step))) return { ...base, report };
     const stdout = (await this.deps.store.read(logRef, 'stdout')) ?? (await this.archive(pod, logRef, run, definition));
@@ -254,7 +255,7 @@ export class RunReconciler {
    * secret values masked. The prepare Pod's log is where the secrets come from: they go into
    * the run's Secret first, so a crash before the store write finds them again in the Pod log.
    */
-  private async archive(pod: V1Pod, logRef: Parameters<LogStore['write']>[0], run: DagRunResource, definition: RunDefinition): Promise<string> {
+  private async archive(pod: V1Pod, logRef: LogRef, run: DagRunResource, definition: RunDefinition): Promise<string> {
     let log: string;
     try {
       log = await this.deps.core.readNamespacedPodLog({ name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '', container: 'step' });
@@ -284,16 +285,10 @@ export class RunReconciler {
     const uid = run.metadata?.uid ?? '';
     const known = this.secretValues.get(uid);
     if (known !== undefined) return known;
-    try {
-      const secret = await this.deps.core.readNamespacedSecret({ name: runSecretName(run.metadata?.name ?? ''), namespace: run.metadata?.namespace ?? '' });
-      const values = Object.values(secret.data ?? {}).map((v) => Buffer.from(v, 'base64').toString('utf8'));
-      this.secretValues.set(uid, values);
-      return values;
-    } catch (error) {
-      // No Secret yet: the prepare step has not finished, so no step has seen a secret.
-      if (statusCode(error) === 404) return [];
-      throw error;
-    }
+    const values = await runSecretValues(this.deps.core, run.metadata?.namespace ?? '', run.metadata?.name ?? '');
+    // No Secret yet means the prepare step has not finished: nothing to remember.
+    if (values.length > 0) this.secretValues.set(uid, values);
+    return values;
   }
 
   /**
@@ -340,7 +335,7 @@ export class RunReconciler {
   private async withLargeOutputs(ref: RunRef, status: DagRunStatus): Promise<DagRunStatus> {
     const nodes = status.nodes ?? [];
     if (!nodes.some((n) => n.outputRefs !== undefined)) return status;
-    const read = async (step: string, attempt: number): Promise<string> => outputFromStdout((await this.deps.store.read({ namespace: ref.namespace, dagName: ref.dagName, dagRunId: ref.dagRunId, step, attempt }, 'stdout')) ?? '');
+    const read = async (step: string, attempt: number): Promise<string> => outputFromStdout((await this.deps.store.read(logRefOf(ref, step, attempt), 'stdout')) ?? '');
     const filled = await Promise.all(
       nodes.map(async (node) => {
         if (node.outputRefs === undefined) return node;
@@ -482,7 +477,7 @@ export class RunReconciler {
     await Promise.all(
       over.map(async (pod) => {
         const { step, attempt } = podIdentity(pod);
-        const logRef = { namespace: ref.namespace, dagName: ref.dagName, dagRunId: ref.dagRunId, step, attempt };
+        const logRef = logRefOf(ref, step, attempt);
         if (!(await this.deps.store.exists(logRef))) await this.archive(pod, logRef, run, definition);
         await this.deletePod(ref.namespace, pod.metadata?.name ?? '');
       }),
@@ -553,6 +548,11 @@ export function freezePatch(run: DagRunResource, dag: DagResource | undefined, n
 function dagNameOf(run: DagRunResource, dag: DagResource | undefined, source: Record<string, unknown>): string {
   if (typeof source.name === 'string' && source.name !== '') return source.name;
   return dag?.metadata?.annotations?.[ANNOTATIONS.fileName] ?? dag?.metadata?.name ?? run.metadata?.name ?? 'dag';
+}
+
+/** Where an attempt's logs are kept in the store. */
+function logRefOf(ref: RunRef, step: string, attempt: number): LogRef {
+  return { namespace: ref.namespace, dagName: ref.dagName, dagRunId: ref.dagRunId, step, attempt };
 }
 
 function runRef(run: DagRunResource): RunRef {
