@@ -6,7 +6,7 @@
 import { applyParamOverrides, encodeParams, expand, formatIssue, hasCommandSubstitution, loadDag, parseParamOverrides, type Condition, type Dag, type EnvVar, type ParamDef, type Step } from '../../core/dag/index.ts';
 import { specDocuments } from '../../core/resources/types.ts';
 import { matchesExpected } from './attempt.ts';
-import { NUMERIC_USER } from './pod.ts';
+import { userIds } from './pod.ts';
 import { needsPreparing, type Prepared } from './prepare.ts';
 
 export interface RunDefinition {
@@ -40,7 +40,7 @@ export function unsupported(dag: Dag): string[] {
   const containerExtras = Object.keys(dag.container ?? {}).filter((key) => !['image', 'env', 'workingDir', 'user', 'pullPolicy'].includes(key));
   if (containerExtras.length > 0) problems.push(`container: ${containerExtras.join(', ')} (one shared container for all steps) is not supported yet`);
   const user = dag.container?.user;
-  if (user !== undefined && !NUMERIC_USER.test(JSON.stringify(user).replaceAll('"', ''))) problems.push(`container.user: ${JSON.stringify(user)} must be a numeric uid or uid:gid on Kubernetes`);
+  if (user !== undefined && userIds(user) === undefined) problems.push(`container.user: ${JSON.stringify(user)} must be a numeric uid or uid:gid on Kubernetes`);
   if (dag.ssh !== undefined) problems.push('ssh: DAG-level ssh is not supported on Kubernetes yet');
   return problems;
 }

@@ -196,18 +196,24 @@ function containerEnv(dag: Dag): EnvVar[] {
 
 const PULL_POLICIES: Record<string, string> = { always: 'Always', missing: 'IfNotPresent', never: 'Never' };
 
-/** `container.user` as `uid` or `uid:gid`; names cannot be resolved outside the image. */
-export const NUMERIC_USER = /^(\d+)(?::(\d+))?$/;
+/**
+ * `container.user` as `uid` or `uid:gid` (a number or text); undefined for anything else, a
+ * user name included: names cannot be resolved outside the image.
+ */
+export function userIds(user: unknown): { runAsUser: number; runAsGroup?: number } | undefined {
+  const ids = /^(\d+)(?::(\d+))?$/.exec(typeof user === 'string' || typeof user === 'number' ? String(user) : '');
+  return ids === null ? undefined : { runAsUser: Number(ids[1]), ...(ids[2] === undefined ? {} : { runAsGroup: Number(ids[2]) }) };
+}
 
 /** What DAG-level `container` settings mean for the step's container. */
 function containerSettings(dag: Dag, step: Step): Pick<V1Container, 'imagePullPolicy' | 'securityContext' | 'workingDir'> {
   const container = dag.container ?? {};
   const pull = typeof container.pullPolicy === 'string' ? PULL_POLICIES[container.pullPolicy] : undefined;
-  const user = NUMERIC_USER.exec(typeof container.user === 'string' || typeof container.user === 'number' ? String(container.user) : '');
+  const user = userIds(container.user);
   const dir = step.dir ?? (typeof container.workingDir === 'string' ? container.workingDir : undefined) ?? dag.workingDir;
   return {
     ...(pull === undefined ? {} : { imagePullPolicy: pull }),
-    ...(user === null ? {} : { securityContext: { runAsUser: Number(user[1]), ...(user[2] === undefined ? {} : { runAsGroup: Number(user[2]) }) } }),
+    ...(user === undefined ? {} : { securityContext: user }),
     ...(dir === undefined ? {} : { workingDir: dir }),
   };
 }

@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { loadDag } from '../../core/dag/index.ts';
+import { unsupported } from './definition.ts';
+
+describe('features refused when a run starts', () => {
+  const cases: { name: string; yaml: string; want: string[] }[] = [
+    { name: 'a plain DAG is accepted', yaml: 'steps: [echo]', want: [] },
+    { name: 'a numeric container user is accepted', yaml: 'container: {image: a, user: "1000:2000"}\nsteps: [echo]', want: [] },
+    { name: 'a container user name is refused', yaml: 'container: {image: a, user: app}\nsteps: [echo]', want: ['container.user: "app" must be a numeric uid or uid:gid on Kubernetes'] },
+    { name: 'a shared keepalive container is refused', yaml: 'container: {image: a, startup: keepalive}\nsteps: [echo]', want: ['container: startup (one shared container for all steps) is not supported yet'] },
+    { name: 'an ssh step is refused', yaml: 'steps: [{command: echo, executor: {type: ssh, config: {user: u, host: h}}}]', want: ['step ssh_1: the ssh executor is not supported on Kubernetes yet'] },
+  ];
+  it.each(cases)('$name', ({ yaml, want }) => {
+    const load = loadDag(yaml, { fileName: 'u' });
+    expect(load.errors).toEqual([]);
+    expect(unsupported(load.dag)).toEqual(want);
+  });
+});
