@@ -11,6 +11,7 @@ import { loadDag } from '../../core/dag/index.ts';
 import { dagManifest } from '../../core/resources/dag.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { DirectoryLogStore } from '../../operator/logs/store.ts';
+import { RETRY_ANNOTATION } from '../../operator/run/retry.ts';
 import { freePort } from '../cluster/processes.ts';
 import { clients, waitFor } from './support.ts';
 
@@ -69,6 +70,16 @@ export async function givenDag(namespace: string, fileName: string, yaml: string
 export async function whenRun(namespace: string, name: string, dag: string, extra: Record<string, unknown> = {}): Promise<void> {
   const { custom } = clients();
   await custom.createNamespacedCustomObject({ group, version, namespace, plural: 'dagruns', body: { apiVersion: `${group}/${version}`, kind: 'DAGRun', metadata: { name, namespace }, spec: { dagRef: { name: dag }, ...extra } } });
+}
+
+/** Stops a run as kubectl or the API server does: `spec.stop: true`. */
+export async function stopRun(namespace: string, name: string): Promise<void> {
+  await clients().custom.patchNamespacedCustomObject({ group, version, namespace, plural: 'dagruns', name, body: [{ op: 'add', path: '/spec/stop', value: true }] });
+}
+
+/** Asks for an in-place retry of a finished run, as the API server does: a new retry token. */
+export async function askRetry(namespace: string, name: string, token: string): Promise<void> {
+  await clients().custom.patchNamespacedCustomObject({ group, version, namespace, plural: 'dagruns', name, body: [{ op: 'add', path: '/metadata/annotations', value: { [RETRY_ANNOTATION]: token } }] });
 }
 
 export async function getRun(namespace: string, name: string): Promise<DagRunResource> {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clients, createNamespace, deleteNamespace, kubectl, waitFor } from './support.ts';
-import { finishedRun, getRun, givenDag, startOperator, stepLog, stepStates, whenRun, type RunningOperator } from './operator-support.ts';
+import { askRetry, finishedRun, getRun, givenDag, startOperator, stepLog, stepStates, stopRun, whenRun, type RunningOperator } from './operator-support.ts';
 
 const { core, custom } = clients();
 let ns = '';
@@ -118,7 +118,7 @@ describe('runs on the local control plane', () => {
     await whenRun(ns, 'stoppable-run', 'stoppable');
     await waitFor('the step to run', async () => (await getRun(ns, 'stoppable-run')).status?.nodes?.[0]?.statusLabel === 'running', 30_000);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    await custom.patchNamespacedCustomObject({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dagruns', name: 'stoppable-run', body: [{ op: 'add', path: '/spec/stop', value: true }] });
+    await stopRun(ns, 'stoppable-run');
     const done = await finishedRun(ns, 'stoppable-run');
     expect([done.status?.statusLabel, done.status?.onCancel?.statusLabel]).toEqual(['canceled', 'succeeded']);
     expect(stepStates(done)).toEqual({ cmd_1: 'canceled', cmd_2: 'not_started' });
@@ -131,7 +131,7 @@ describe('runs on the local control plane', () => {
     await waitFor('the step to run', async () => (await getRun(ns, 'sleepy-run')).status?.nodes?.[0]?.statusLabel === 'running', 30_000);
     await new Promise((resolve) => setTimeout(resolve, 500));
     const stopped = Date.now();
-    await custom.patchNamespacedCustomObject({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dagruns', name: 'sleepy-run', body: [{ op: 'add', path: '/spec/stop', value: true }] });
+    await stopRun(ns, 'sleepy-run');
     const done = await finishedRun(ns, 'sleepy-run');
     // Well inside maxCleanUpTimeSec: no SIGKILL was needed.
     expect(Date.now() - stopped).toBeLessThan(20_000);
@@ -174,7 +174,7 @@ describe('runs on the local control plane', () => {
     await waitFor('the live log', async () => (await fetch(base)).status === 200, 15_000, 100);
     expect(await (await fetch(base)).json()).toMatchObject({ content: 'started *******', lineCount: 1 });
     expect(await (await fetch(`${base}?stream=stderr`)).json()).toMatchObject({ content: 'warn' });
-    await custom.patchNamespacedCustomObject({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dagruns', name: 'live-run', body: [{ op: 'add', path: '/spec/stop', value: true }] });
+    await stopRun(ns, 'live-run');
     await finishedRun(ns, 'live-run');
   });
 
@@ -183,7 +183,7 @@ describe('runs on the local control plane', () => {
     await whenRun(ns, 'retryable-run', 'retryable');
     const failed = await finishedRun(ns, 'retryable-run');
     expect(stepStates(failed)).toEqual({ first: 'succeeded', flaky: 'failed', last: 'canceled' });
-    await custom.patchNamespacedCustomObject({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dagruns', name: 'retryable-run', body: [{ op: 'add', path: '/metadata/annotations', value: { 'kubedag.io/retry': 'r1' } }] });
+    await askRetry(ns, 'retryable-run', 'r1');
     await waitFor('the retry to start', async () => (await getRun(ns, 'retryable-run')).status?.retryToken === 'r1', 30_000);
     const retried = await finishedRun(ns, 'retryable-run');
     expect([retried.status?.statusLabel, retried.spec.dagRunId]).toEqual(['succeeded', failed.spec.dagRunId]);
@@ -199,7 +199,7 @@ describe('runs on the local control plane', () => {
     // What the API's step status PATCH does: mark the broken step succeeded by hand.
     const nodes = (failed.status?.nodes ?? []).map((n) => (n.name === 'broken' ? { ...n, status: 4, statusLabel: 'succeeded' } : n));
     await custom.replaceNamespacedCustomObjectStatus({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dagruns', name: 'edited-run', body: { ...failed, status: { ...failed.status, nodes } } });
-    await custom.patchNamespacedCustomObject({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dagruns', name: 'edited-run', body: [{ op: 'add', path: '/metadata/annotations', value: { 'kubedag.io/retry': 'r1' } }] });
+    await askRetry(ns, 'edited-run', 'r1');
     await waitFor('the retry to start', async () => (await getRun(ns, 'edited-run')).status?.retryToken === 'r1', 30_000);
     const retried = await finishedRun(ns, 'edited-run');
     expect([retried.status?.statusLabel, stepStates(retried)]).toEqual(['succeeded', { first: 'succeeded', broken: 'succeeded', last: 'succeeded' }]);
