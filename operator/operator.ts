@@ -77,12 +77,17 @@ export class Operator {
     const enqueueRun = (run: DagRunResource): void => {
       if (watched(run.metadata?.namespace)) queue.add(`${run.metadata?.namespace ?? ''}/${run.metadata?.name ?? ''}`);
     };
+    // Pods and child runs stand for a step of the DAGRun that controls them: their changes are its.
+    const enqueueOwner = (object: V1Pod | DagRunResource): void => {
+      const owner = object.metadata?.ownerReferences?.find((o) => o.kind === 'DAGRun' && o.controller === true);
+      if (owner !== undefined && watched(object.metadata?.namespace)) queue.add(`${object.metadata?.namespace ?? ''}/${owner.name}`);
+    };
     runs.on((_event, run) => {
       enqueueRun(run);
+      enqueueOwner(run);
     });
     pods.on((_event, pod) => {
-      const owner = pod.metadata?.ownerReferences?.find((o) => o.kind === 'DAGRun' && o.controller === true);
-      if (owner !== undefined && watched(pod.metadata?.namespace)) queue.add(`${pod.metadata?.namespace ?? ''}/${owner.name}`);
+      enqueueOwner(pod);
     });
     const dagQueue = this.dagQueueFor(custom, dags, runs);
     // DAG edits start nothing: a run's definition is frozen. Runs waiting for their DAG retry.

@@ -97,6 +97,20 @@ export async function finishedRun(namespace: string, name: string, timeoutMs = 6
   return run as DagRunResource;
 }
 
+/** Waits until a step runs; a run that ends first, or a timeout, fails with what the run shows. */
+export async function runningStep(namespace: string, name: string, step: string, timeoutMs = 30_000): Promise<DagRunResource> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const run = await getRun(namespace, name);
+    if (run.status?.nodes?.find((n) => n.name === step)?.statusLabel === 'running') return run;
+    if (run.status?.finishedAt !== undefined || Date.now() > deadline) {
+      const seen = { statusLabel: run.status?.statusLabel, error: run.status?.error, steps: stepStates(run), prepared: run.status?.prepared !== undefined };
+      throw new Error(`step ${step} of ${name} did not run within ${String(timeoutMs / 1000)} s: ${JSON.stringify(seen)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 export const stepStates = (run: DagRunResource): Record<string, string> => Object.fromEntries((run.status?.nodes ?? []).map((n) => [n.name, n.statusLabel]));
 
 /** A step attempt's archived log, read through the operator's own log store. */

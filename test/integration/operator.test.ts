@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clients, createNamespace, deleteNamespace, kubectl, waitFor } from './support.ts';
-import { askRetry, finishedRun, getRun, givenDag, startOperator, stepLog, stepStates, stopRun, whenRun, type RunningOperator } from './operator-support.ts';
+import { askRetry, finishedRun, getRun, givenDag, runningStep, startOperator, stepLog, stepStates, stopRun, whenRun, type RunningOperator } from './operator-support.ts';
 
 const { core, custom } = clients();
 let ns = '';
@@ -116,7 +116,7 @@ describe('runs on the local control plane', () => {
   it('stops a running run: the step is signalled, the cancel handler runs, the run ends canceled', async () => {
     await givenDag(ns, 'stoppable', 'maxCleanUpTimeSec: 5\nsteps:\n  - "trap \'echo got-term; exit 0\' TERM; while :; do sleep 0.1; done"\n  - echo never\nhandlerOn: {cancel: {command: echo canceled}}');
     await whenRun(ns, 'stoppable-run', 'stoppable');
-    await waitFor('the step to run', async () => (await getRun(ns, 'stoppable-run')).status?.nodes?.[0]?.statusLabel === 'running', 30_000);
+    await runningStep(ns, 'stoppable-run', 'cmd_1');
     await new Promise((resolve) => setTimeout(resolve, 500));
     await stopRun(ns, 'stoppable-run');
     const done = await finishedRun(ns, 'stoppable-run');
@@ -128,7 +128,7 @@ describe('runs on the local control plane', () => {
   it('stops a plain command at once: the signal reaches every process of the step, not only its shell', async () => {
     await givenDag(ns, 'sleepy', 'maxCleanUpTimeSec: 60\nsteps:\n  - "echo started; sleep 120"');
     await whenRun(ns, 'sleepy-run', 'sleepy');
-    await waitFor('the step to run', async () => (await getRun(ns, 'sleepy-run')).status?.nodes?.[0]?.statusLabel === 'running', 30_000);
+    await runningStep(ns, 'sleepy-run', 'cmd_1');
     await new Promise((resolve) => setTimeout(resolve, 500));
     const stopped = Date.now();
     await stopRun(ns, 'sleepy-run');
@@ -168,8 +168,7 @@ describe('runs on the local control plane', () => {
     writeFileSync(join(dir, 'pw'), 'live-s3cret\n');
     await givenDag(ns, 'live', `workingDir: ${dir}\nsecrets: [{name: PW, provider: file, key: pw}]\nsteps:\n  - "echo started $PW; echo warn >&2; sleep 30"`);
     await whenRun(ns, 'live-run', 'live');
-    await waitFor('the step to run', async () => (await getRun(ns, 'live-run')).status?.nodes?.[0]?.statusLabel === 'running', 30_000);
-    const run = await getRun(ns, 'live-run');
+    const run = await runningStep(ns, 'live-run', 'cmd_1');
     const base = `${operator.url}/logs/${ns}/live/${run.spec.dagRunId ?? ''}/cmd_1/0`;
     await waitFor('the live log', async () => (await fetch(base)).status === 200, 15_000, 100);
     expect(await (await fetch(base)).json()).toMatchObject({ content: 'started *******', lineCount: 1 });
