@@ -4,10 +4,20 @@
  * malformed JSON, schema violations, oversized bodies and unknown routes included; only a
  * fault of ours is a 500.
  */
+import swagger from '@fastify/swagger';
 import { Ajv } from 'ajv';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import type { Cluster } from './cluster.ts';
 import { ApiError, ERROR_STATUS, type ErrorCode } from './errors.ts';
+import { apiMetrics } from './metrics.ts';
+import './permissions.ts';
+import { clusterInfoRoutes } from './routes/cluster-info.ts';
+import { dagRoutes } from './routes/dags.ts';
+import { executionRoutes } from './routes/execution.ts';
+import { logRoutes } from './routes/logs.ts';
+import { runRoutes } from './routes/runs.ts';
 import { systemRoutes } from './routes/system.ts';
+import { S } from './schemas.ts';
 
 export interface AppDeps {
   readonly version: string;
@@ -17,6 +27,14 @@ export interface AppDeps {
   /** Largest request body in bytes. */
   readonly bodyLimit?: number;
   readonly log?: (message: string) => void;
+  /** The cluster behind the resource routes; without it they answer 503. */
+  readonly cluster?: Cluster;
+  readonly buildDate?: string;
+  /**
+   * Hooks that must run before any route: authentication (onRequest) and remoteNode
+   * forwarding (preValidation). Given the app before its routes exist.
+   */
+  readonly plugins?: readonly ((app: FastifyInstance) => void)[];
 }
 
 export const API_PREFIX = '/api/v2';
@@ -52,9 +70,25 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     return reply.code(api.status).send(api.body());
   });
   app.setNotFoundHandler((request, reply) => reply.code(404).send(new ApiError('not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`).body()));
+  void app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'Kubedag API', version: deps.version, description: "Dagu's /api/v2 over Kubernetes resources" },
+      servers: [{ url: '/' }],
+      components: { schemas: { Error: S.error } },
+    },
+  });
+  const metrics = apiMetrics({ version: deps.version, buildDate: deps.buildDate ?? '', clock: deps.clock, cluster: () => deps.cluster });
+  metrics.observe(app);
+  for (const plugin of deps.plugins ?? []) plugin(app);
   void app.register(
     (scope, _options, done) => {
-      systemRoutes(scope, deps);
+      systemRoutes(scope, deps, metrics.registry);
+      dagRoutes(scope, deps);
+      executionRoutes(scope, deps);
+      runRoutes(scope, deps);
+      logRoutes(scope, deps);
+      clusterInfoRoutes(scope, deps);
       done();
     },
     { prefix: API_PREFIX },

@@ -20,4 +20,15 @@ export const ANNOTATIONS = {
   step: `${GROUP}/step-name`,
   /** Set on a step Pod once its logs are safe in the log store. */
   archived: `${GROUP}/logs-archived`,
+  /** Asks the operator to retry a finished run; the value is a token the status echoes. */
+  retry: `${GROUP}/retry`,
+  /** With `retry`: the one step to run again. */
+  retryStep: `${GROUP}/retry-step`,
+  /** The DAG name a run is listed under after its DAG was renamed (spec.dagName is immutable). */
+  dagName: `${GROUP}/dag-name`,
+  /** "true": the scheduler starts nothing from this DAG (the API's suspend). */
+  suspended: `${GROUP}/suspended`,
+  /** The YAML text last written through the API, and a digest of the spec it was parsed into. */
+  specYaml: `${GROUP}/spec-yaml`,
+  specDigest: `${GROUP}/spec-digest`,
 } as const;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DagResource, DagRunResource } from '../../core/resources/types.ts';
 import { dagStatus } from './reconciler.ts';
 
-const dag = (spec: Record<string, unknown>, status?: DagResource['status']): DagResource => ({ metadata: { name: 'nightly', generation: 3, annotations: { 'kubedag.io/file-name': 'nightly' } }, spec, ...(status === undefined ? {} : { status }) });
+const dag = (spec: Record<string, unknown>, status?: DagResource['status'], annotations: Record<string, string> = {}): DagResource => ({ metadata: { name: 'nightly', generation: 3, annotations: { 'kubedag.io/file-name': 'nightly', ...annotations } }, spec, ...(status === undefined ? {} : { status }) });
 const run = (name: string, created: string, label: string): DagRunResource => ({ metadata: { name, creationTimestamp: new Date(created) }, spec: { dagRef: { name: 'nightly' }, dagRunId: name }, status: { status: 4, statusLabel: label } });
 const now = new Date('2026-05-01T10:30:00Z');
 
@@ -14,8 +14,8 @@ describe('dagStatus', () => {
     expect(status.conditions?.[0]).toMatchObject({ type: 'Valid', status: 'True', reason: 'Loaded' });
   });
 
-  it('reports validation errors and keeps a suspension set by the API', () => {
-    const status = dagStatus(dag({ steps: [{ comand: 'x' }] }, { suspended: true }), [], now);
+  it('reports validation errors, and the suspension the API sets as an annotation', () => {
+    const status = dagStatus(dag({ steps: [{ comand: 'x' }] }, {}, { 'kubedag.io/suspended': 'true' }), [], now);
     expect(status).toMatchObject({ valid: false, errors: ['steps[0].comand: unknown key; did you mean "command"?'], suspended: true });
     expect(status.conditions?.[0]).toMatchObject({ status: 'False', reason: 'InvalidDefinition' });
   });

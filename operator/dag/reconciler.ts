@@ -1,7 +1,7 @@
 /**
  * The DAG reconciler: keeps a DAG resource's status current, so that `kubectl get dags` and
  * the API see whether it is valid, its schedule, its next start and its latest run.
- * Suspension is the API's to set and is carried over untouched.
+ * Suspension is the `kubedag.io/suspended` annotation (the API sets it), mirrored here.
  */
 import type { CustomObjectsApi } from '@kubernetes/client-node';
 import { formatIssue, loadDag, nextStart } from '../../core/dag/index.ts';
@@ -34,7 +34,7 @@ export function dagStatus(dag: DagResource, runs: readonly DagRunResource[], now
     valid,
     errors: load.errors.map(formatIssue),
     warnings: load.warnings.map(formatIssue),
-    suspended: dag.status?.suspended ?? false,
+    suspended: dag.metadata?.annotations?.[ANNOTATIONS.suspended] === 'true',
     schedule: load.dag.schedule.start.map((s) => s.expression).join(', '),
     ...(next === undefined ? {} : { nextRun: next.toISOString() }),
     ...(latest === undefined ? {} : { latestRun: latest }),

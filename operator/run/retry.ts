@@ -6,12 +6,13 @@
  * results are cleared so they run again. Pure.
  */
 import type { Dag, Step } from '../../core/dag/index.ts';
+import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import type { DagRunStatus, RunNode } from '../../core/resources/schemas.ts';
 import { RunStatus, StepStatus, runStatusLabel } from '../../core/resources/status.ts';
 
 /** How the API asks for a retry: annotations on the DAGRun (its spec is immutable). */
-export const RETRY_ANNOTATION = 'kubedag.io/retry';
-export const RETRY_STEP_ANNOTATION = 'kubedag.io/retry-step';
+export const RETRY_ANNOTATION = ANNOTATIONS.retry;
+export const RETRY_STEP_ANNOTATION = ANNOTATIONS.retryStep;
 
 function downstreamOf(dag: Dag, roots: ReadonlySet<string>): Set<string> {
   const reset = new Set(roots);

@@ -1,0 +1,108 @@
+/**
+ * What the resource routes need from the cluster, and the lookups every one of them starts
+ * with: a DAG by file name, a root run by DAG name and id (or `latest`), a sub run under its
+ * root. Each lookup answers the contract's 400/404 itself.
+ */
+import { loadDag, type Dag, type DagLoad } from '../core/dag/index.ts';
+import type { LogChunk, LogQuery } from '../core/logs/chunk.ts';
+import { FILE_NAME_PATTERN, dagResourceName } from '../core/resources/names.ts';
+import { specDocuments, type DagResource, type DagRunResource } from '../core/resources/types.ts';
+import type { Cache } from './cache.ts';
+import { ApiError } from './errors.ts';
+import type { Starter } from './starts.ts';
+import { dagEntry, type DagEntry } from './views/dags.ts';
+import { runIdentity } from './views/identity.ts';
+import { newestFirst } from './views/runs.ts';
+import type { Writer } from './writer.ts';
+
+export interface LogRef {
+  readonly dagName: string;
+  readonly dagRunId: string;
+  readonly step: string;
+  readonly attempt: number;
+  readonly stream: 'stdout' | 'stderr';
+}
+
+export interface LogReader {
+  /** A chunk of one step attempt's log; undefined when there is none (yet). */
+  read(ref: LogRef, query: LogQuery): Promise<LogChunk | undefined>;
+}
+
+export interface Cluster {
+  readonly cache: Cache;
+  readonly writer: Writer;
+  readonly starter: Starter;
+  readonly logs: LogReader;
+}
+
+export function checkFileName(fileName: string): void {
+  if (!FILE_NAME_PATTERN.test(fileName)) throw new ApiError('bad_request', `invalid file name "${fileName}": use letters, digits, "_" and "-"`);
+}
+
+export function findDag(cluster: Cluster, fileName: string): DagEntry | undefined {
+  checkFileName(fileName);
+  const resource = cluster.cache.dags.get(cluster.cache.namespace, dagResourceName(fileName));
+  return resource === undefined ? undefined : dagEntry(resource);
+}
+
+export function dagOf(cluster: Cluster, fileName: string): DagEntry {
+  const entry = findDag(cluster, fileName);
+  if (entry === undefined) throw new ApiError('not_found', `DAG "${fileName}" not found`);
+  return entry;
+}
+
+export function allDags(cluster: Cluster): DagEntry[] {
+  return cluster.cache.dags.list(cluster.cache.namespace).map((d) => dagEntry(d));
+}
+
+export function latestRun(cluster: Cluster, name: string): DagRunResource | undefined {
+  return cluster.cache.runIndex.runsOf(name).sort(newestFirst)[0];
+}
+
+/** A root run by DAG name and id; `latest` is the most recent one. */
+export function rootRun(cluster: Cluster, name: string, dagRunId: string): DagRunResource {
+  const run = dagRunId === 'latest' ? latestRun(cluster, name) : cluster.cache.runIndex.run(name, dagRunId);
+  if (run === undefined) throw new ApiError('not_found', dagRunId === 'latest' ? `DAG "${name}" has no runs` : `run "${dagRunId}" of DAG "${name}" not found`);
+  return run;
+}
+
+/** Any descendant of a root run, by its own run id. */
+export function subRun(cluster: Cluster, root: DagRunResource, subRunId: string): DagRunResource {
+  const id = runIdentity(root);
+  const found = cluster.cache.runIndex.descendants(root.spec.dagName ?? id.name, id.dagRunId).find((r) => runIdentity(r).dagRunId === subRunId);
+  if (found === undefined) throw new ApiError('not_found', `sub run "${subRunId}" of run "${id.dagRunId}" not found`);
+  return found;
+}
+
+/** Resolves the sub run ids a run's nodes name, for their status in details. */
+export function resolverFor(cluster: Cluster, run: DagRunResource): (dagRunId: string) => DagRunResource | undefined {
+  const id = runIdentity(run);
+  const rootKey = run.spec.root ?? { name: run.spec.dagName ?? id.name, dagRunId: id.dagRunId };
+  let descendants: DagRunResource[] | undefined;
+  return (dagRunId) => {
+    descendants ??= cluster.cache.runIndex.descendants(rootKey.name, rootKey.dagRunId);
+    return descendants.find((r) => runIdentity(r).dagRunId === dagRunId);
+  };
+}
+
+const definitions = new WeakMap<DagRunResource, DagLoad>();
+
+/** The definition a run was started from (its frozen snapshot), loaded once per cached object. */
+export function runDefinition(run: DagRunResource): Dag | undefined {
+  let load = definitions.get(run);
+  if (load === undefined) {
+    const spec = run.spec.snapshot ?? run.spec.definition;
+    if (spec === undefined) return undefined;
+    // JSON is YAML: the stored spec goes through the same loader as a file.
+    load = loadDag(specDocuments(spec).map((d) => JSON.stringify(d)).join('\n---\n'), { fileName: run.spec.dagName ?? runIdentity(run).name });
+    definitions.set(run, load);
+  }
+  return load.dag;
+}
+
+export function need(cluster: Cluster | undefined): Cluster {
+  if (cluster === undefined) throw new ApiError('service_unavailable', 'this server has no cluster connection');
+  return cluster;
+}
+
+export type { DagResource };

@@ -1,0 +1,130 @@
+/** Running DAGs: start, enqueue, suspend, stop-all, inline runs, and a DAG's run history. */
+import type { FastifyInstance } from 'fastify';
+import Type from 'typebox';
+import { formatIssue, loadDag } from '../../core/dag/index.ts';
+import { dagManifest } from '../../core/resources/dag.ts';
+import type { AppDeps } from '../app.ts';
+import { dagOf, need, resolverFor, rootRun, runDefinition, type Cluster } from '../cluster.ts';
+import { ApiError } from '../errors.ts';
+import { S } from '../schemas.ts';
+import type { StartRequest } from '../starts.ts';
+import { gridData, newestFirst, runDetails } from '../views/runs.ts';
+
+const fileParams = Type.Object({ fileName: Type.String() });
+const startBody = Type.Object(
+  { params: Type.Optional(Type.String()), dagRunId: Type.Optional(Type.String()), singleton: Type.Optional(Type.Boolean()), dagName: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
+const enqueueBody = Type.Object(
+  { params: Type.Optional(Type.String()), dagRunId: Type.Optional(Type.String()), queue: Type.Optional(Type.String()), dagName: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
+const inlineBody = Type.Object(
+  { spec: Type.String(), name: Type.Optional(Type.String()), params: Type.Optional(Type.String()), dagRunId: Type.Optional(Type.String()), singleton: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+);
+const inlineEnqueueBody = Type.Object(
+  { spec: Type.String(), name: Type.Optional(Type.String()), params: Type.Optional(Type.String()), dagRunId: Type.Optional(Type.String()), queue: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
+
+/** How many runs GET /dags/{f}/dag-runs shows (behaviour-notes: 30 most recent). */
+export const HISTORY_LENGTH = 30;
+
+interface StartBody {
+  params?: string;
+  dagRunId?: string;
+  singleton?: boolean;
+  queue?: string;
+  dagName?: string;
+}
+
+function fileStart(cluster: Cluster, fileName: string, body: StartBody, enqueue: boolean): StartRequest {
+  const entry = dagOf(cluster, fileName);
+  const load = body.dagName === undefined ? entry.load : loadDag(entry.yaml, { fileName: entry.fileName, name: body.dagName });
+  return {
+    name: load.dag.name,
+    dagResource: entry.resource.metadata?.name ?? '',
+    spec: entry.resource.spec,
+    load,
+    ...pick(body),
+    singletonCode: 'already_running',
+    enqueue,
+    trigger: 'api',
+  };
+}
+
+function pick(body: StartBody): Pick<StartRequest, 'params' | 'dagRunId' | 'singleton' | 'queue'> {
+  return {
+    ...(body.params === undefined ? {} : { params: body.params }),
+    ...(body.dagRunId === undefined ? {} : { dagRunId: body.dagRunId }),
+    ...(body.singleton === undefined ? {} : { singleton: body.singleton }),
+    ...(body.queue === undefined ? {} : { queue: body.queue }),
+  };
+}
+
+/** An inline run: no DAG file is stored; the run keeps its own copy of the definition. */
+function inlineStart(body: StartBody & { spec: string; name?: string }, enqueue: boolean): StartRequest {
+  const load = loadDag(body.spec, body.name === undefined ? {} : { name: body.name });
+  if (load.errors.length > 0) throw new ApiError('bad_request', `invalid spec: ${load.errors.map(formatIssue).join('; ')}`);
+  return { name: load.dag.name, spec: dagManifest('inline', load.documents).spec, load, ...pick(body), singletonCode: 'max_run_reached', enqueue, trigger: 'api' };
+}
+
+export function executionRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const cluster = (): Cluster => need(deps.cluster);
+  const run = { permission: 'run' as const };
+  const fileName = (request: { params: unknown }): string => (request.params as { fileName: string }).fileName;
+
+  app.post('/dags/:fileName/start', { config: run, schema: { tags: ['execution'], params: fileParams, body: startBody, response: { 200: S.dagRunId } } }, async (request) => {
+    const started = await cluster().starter.start(fileStart(cluster(), fileName(request), (request.body ?? {}), false));
+    return { dagRunId: started.dagRunId };
+  });
+
+  app.post('/dags/:fileName/enqueue', { config: run, schema: { tags: ['execution'], params: fileParams, body: enqueueBody, response: { 200: S.dagRunId } } }, async (request) => {
+    const started = await cluster().starter.start(fileStart(cluster(), fileName(request), (request.body ?? {}), true));
+    return { dagRunId: started.dagRunId };
+  });
+
+  app.post('/dag-runs', { config: run, schema: { tags: ['execution'], body: inlineBody, response: { 200: S.dagRunId } } }, async (request) => {
+    const started = await cluster().starter.start(inlineStart(request.body as StartBody & { spec: string }, false));
+    return { dagRunId: started.dagRunId };
+  });
+
+  app.post('/dag-runs/enqueue', { config: run, schema: { tags: ['execution'], body: inlineEnqueueBody, response: { 200: S.dagRunId } } }, async (request) => {
+    const started = await cluster().starter.start(inlineStart(request.body as StartBody & { spec: string }, true));
+    return { dagRunId: started.dagRunId };
+  });
+
+  app.post('/dags/:fileName/suspend', { config: run, schema: { tags: ['execution'], params: fileParams, body: Type.Object({ suspend: Type.Boolean() }, { additionalProperties: false }) } }, async (request, reply) => {
+    const entry = dagOf(cluster(), fileName(request));
+    const { suspend } = request.body as { suspend: boolean };
+    if (entry.suspended !== suspend) await cluster().writer.setSuspended(entry.resource, suspend);
+    return reply.code(200).send();
+  });
+
+  app.post('/dags/:fileName/stop-all', { config: run, schema: { tags: ['execution'], params: fileParams, response: { 200: S.errorsOnly } } }, async (request) => {
+    const c = cluster();
+    const entry = dagOf(c, fileName(request));
+    const running = c.cache.runIndex.runsOf(entry.load.dag.name).filter((r) => r.status?.status === 1 && r.spec.stop !== true);
+    const errors: string[] = [];
+    for (const r of running) {
+      await c.writer.stopRun(r).catch((error: unknown) => errors.push(`${r.spec.dagRunId ?? ''}: ${(error as Error).message}`));
+    }
+    return { errors };
+  });
+
+  app.get('/dags/:fileName/dag-runs', { config: { permission: 'read' }, schema: { tags: ['runs'], params: fileParams, response: { 200: S.dagRunsWithGrid } } }, (request) => {
+    const c = cluster();
+    const entry = dagOf(c, fileName(request));
+    const runs = c.cache.runIndex.runsOf(entry.load.dag.name).sort(newestFirst).slice(0, HISTORY_LENGTH);
+    const details = runs.map((r) => runDetails(r, runDefinition(r), resolverFor(c, r)));
+    return { dagRuns: details, gridData: gridData(details) };
+  });
+
+  app.get('/dags/:fileName/dag-runs/:dagRunId', { config: { permission: 'read' }, schema: { tags: ['runs'], params: Type.Object({ fileName: Type.String(), dagRunId: Type.String() }), response: { 200: S.dagRunWrapped } } }, (request) => {
+    const c = cluster();
+    const entry = dagOf(c, fileName(request));
+    const r = rootRun(c, entry.load.dag.name, (request.params as { dagRunId: string }).dagRunId);
+    return { dagRun: runDetails(r, runDefinition(r), resolverFor(c, r)) };
+  });
+}

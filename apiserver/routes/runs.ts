@@ -1,0 +1,212 @@
+/**
+ * DAG runs: listings, details, stop, retry, reschedule, dequeue, step status edits and sub
+ * runs. Sub-run paths exist under `sub-dag-runs/{id}` (the contract) and `children/{id}`
+ * (older clients).
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import Type from 'typebox';
+import { loadDag } from '../../core/dag/index.ts';
+import { statusCode } from '../../core/kube/time.ts';
+import { stepStatusLabel } from '../../core/resources/status.ts';
+import { specDocuments, type DagRunResource } from '../../core/resources/types.ts';
+import type { AppDeps } from '../app.ts';
+import { need, resolverFor, rootRun, runDefinition, subRun, type Cluster } from '../cluster.ts';
+import { ApiError } from '../errors.ts';
+import { S } from '../schemas.ts';
+import { checkRunId, isActive } from '../starts.ts';
+import { runIdentity } from '../views/identity.ts';
+import { iso } from '../views/format.ts';
+import { filterRuns, runDetails, runStatusOf, runSummary } from '../views/runs.ts';
+
+const runParams = Type.Object({ name: Type.String(), dagRunId: Type.String() });
+const subParams = Type.Object({ name: Type.String(), dagRunId: Type.String(), subDAGRunId: Type.String() });
+const stepParams = Type.Object({ name: Type.String(), dagRunId: Type.String(), stepName: Type.String() });
+const subStepParams = Type.Object({ name: Type.String(), dagRunId: Type.String(), subDAGRunId: Type.String(), stepName: Type.String() });
+const listQuery = Type.Object({
+  name: Type.Optional(Type.String()),
+  status: Type.Optional(Type.Integer({ minimum: 0, maximum: 6 })),
+  fromDate: Type.Optional(Type.Integer()),
+  toDate: Type.Optional(Type.Integer()),
+  dagRunId: Type.Optional(Type.String()),
+  remoteNode: Type.Optional(Type.String()),
+});
+const stepStatusBody = Type.Object({ status: Type.Integer({ minimum: 0, maximum: 5 }) }, { additionalProperties: false });
+
+interface RunPath {
+  name: string;
+  dagRunId: string;
+  subDAGRunId?: string;
+  stepName?: string;
+}
+
+/** The run a path names: the root run, or one of its sub runs. */
+export function runAt(cluster: Cluster, path: RunPath): DagRunResource {
+  const root = rootRun(cluster, path.name, path.dagRunId);
+  return path.subDAGRunId === undefined ? root : subRun(cluster, root, path.subDAGRunId);
+}
+
+/** Both spellings of a sub-run path segment. */
+export const SUB_RUN_SEGMENTS = ['sub-dag-runs/:subDAGRunId', 'children/:subDAGRunId'] as const;
+
+export function runRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const cluster = (): Cluster => need(deps.cluster);
+  const read = { permission: 'read' as const };
+  const run = { permission: 'run' as const };
+  const path = (request: FastifyRequest): RunPath => request.params as RunPath;
+
+  app.get('/dag-runs', { config: read, schema: { tags: ['runs'], querystring: listQuery, response: { 200: S.runSummaries } } }, (request) => {
+    const c = cluster();
+    const query = request.query as { name?: string; status?: number; fromDate?: number; toDate?: number; dagRunId?: string };
+    const roots = c.cache.runIndex.dagNames().flatMap((n) => c.cache.runIndex.runsOf(n));
+    return { dagRuns: filterRuns(roots, query).map(runSummary) };
+  });
+
+  app.get('/dag-runs/:name', { config: read, schema: { tags: ['runs'], params: Type.Object({ name: Type.String() }), querystring: listQuery, response: { 200: S.runSummaries } } }, (request) => {
+    const { name } = request.params as { name: string };
+    const query = request.query as { status?: number; fromDate?: number; toDate?: number; dagRunId?: string };
+    return { dagRuns: filterRuns(cluster().cache.runIndex.runsOf(name), { ...query, name, exactName: true }).map(runSummary) };
+  });
+
+  app.get('/dag-runs/:name/:dagRunId', { config: read, schema: { tags: ['runs'], params: runParams, response: { 200: S.dagRunDetailsWrapped } } }, (request) => {
+    const r = runAt(cluster(), path(request));
+    return { dagRunDetails: runDetails(r, runDefinition(r), resolverFor(cluster(), r)) };
+  });
+
+  app.post('/dag-runs/:name/:dagRunId/stop', { config: run, schema: { tags: ['runs'], params: runParams } }, async (request, reply) => {
+    const r = runAt(cluster(), path(request));
+    if (runStatusOf(r) !== 1) throw new ApiError('not_running', `run "${runIdentity(r).dagRunId}" is not running`);
+    if (r.spec.stop !== true) await cluster().writer.stopRun(r);
+    return reply.code(200).send();
+  });
+
+  app.post('/dag-runs/:name/:dagRunId/retry', { config: run, schema: { tags: ['runs'], params: runParams, body: Type.Object({ dagRunId: Type.Optional(Type.String()), stepName: Type.Optional(Type.String()) }, { additionalProperties: false }) } }, async (request, reply) => {
+    await retry(cluster(), path(request), (request.body ?? {}));
+    return reply.code(200).send();
+  });
+
+  app.post('/dag-runs/:name/:dagRunId/reschedule', { config: run, schema: { tags: ['runs'], params: runParams, body: Type.Object({ dagRunId: Type.Optional(Type.String()), dagName: Type.Optional(Type.String()) }, { additionalProperties: false }), response: { 200: Type.Object({ dagRunId: Type.String(), queued: Type.Boolean() }) } } }, async (request) => {
+    return reschedule(cluster(), runAt(cluster(), path(request)), (request.body ?? {}));
+  });
+
+  app.get('/dag-runs/:name/:dagRunId/dequeue', { config: run, schema: { tags: ['runs'], params: runParams } }, async (request, reply) => {
+    const c = cluster();
+    const r = runAt(c, path(request));
+    if (runStatusOf(r) !== 5) throw new ApiError('not_found', `run "${runIdentity(r).dagRunId}" is not queued`);
+    await c.writer.deleteRun(r).catch((error: unknown) => {
+      if (statusCode(error) !== 404 && statusCode(error) !== 409) throw error;
+      throw new ApiError('not_found', `run "${runIdentity(r).dagRunId}" is not queued`);
+    });
+    return reply.code(200).send();
+  });
+
+  app.get('/dag-runs/:name/:dagRunId/sub-dag-runs', { config: read, schema: { tags: ['runs'], params: runParams, response: { 200: S.subRuns } } }, (request) => {
+    const r = runAt(cluster(), path(request));
+    return { subRuns: subRunList(cluster(), r) };
+  });
+
+  for (const segment of SUB_RUN_SEGMENTS) {
+    app.get(`/dag-runs/:name/:dagRunId/${segment}`, { config: read, schema: { tags: ['runs'], params: subParams, response: { 200: S.dagRunDetailsWrapped } } }, (request) => {
+      const r = runAt(cluster(), path(request));
+      return { dagRunDetails: runDetails(r, runDefinition(r), resolverFor(cluster(), r)) };
+    });
+    app.patch(`/dag-runs/:name/:dagRunId/${segment}/steps/:stepName/status`, { config: run, schema: { tags: ['runs'], params: subStepParams, body: stepStatusBody } }, async (request, reply) => {
+      await setStepStatus(cluster(), path(request), (request.body as { status: number }).status);
+      return reply.code(200).send();
+    });
+  }
+
+  app.patch('/dag-runs/:name/:dagRunId/steps/:stepName/status', { config: run, schema: { tags: ['runs'], params: stepParams, body: stepStatusBody } }, async (request, reply) => {
+    await setStepStatus(cluster(), path(request), (request.body as { status: number }).status);
+    return reply.code(200).send();
+  });
+}
+
+/** The sub runs a run's nodes name, in node order; ones that cannot be found are left out. */
+function subRunList(cluster: Cluster, r: DagRunResource): { dagRunId: string; params: string; status: number; statusLabel: string; startedAt: string; finishedAt: string }[] {
+  const resolve = resolverFor(cluster, r);
+  const refs = (r.status?.nodes ?? []).flatMap((n) => [...(n.subRuns ?? []), ...(n.subRunsRepeated ?? [])]);
+  return refs.flatMap((ref) => {
+    const child = resolve(ref.dagRunId);
+    if (child === undefined) return [];
+    const summary = runSummary(child);
+    return [{ dagRunId: ref.dagRunId, params: ref.params ?? summary.params, status: summary.status, statusLabel: summary.statusLabel, startedAt: iso(child.status?.startedAt), finishedAt: iso(child.status?.finishedAt) }];
+  });
+}
+
+/** A brand-new run from the original's stored definition and params: a singleton start. */
+function reschedule(cluster: Cluster, original: DagRunResource, body: { dagRunId?: string; dagName?: string }): Promise<{ dagRunId: string; queued: boolean }> {
+  const spec = original.spec.snapshot ?? original.spec.definition ?? {};
+  const id = runIdentity(original);
+  return cluster.starter.start({
+    name: body.dagName ?? id.name,
+    ...(original.spec.dagRef === undefined ? {} : { dagResource: original.spec.dagRef.name }),
+    spec,
+    load: loadSpec(spec, id.name, body.dagName),
+    ...(original.spec.params === undefined ? {} : { params: original.spec.params }),
+    ...(body.dagRunId === undefined ? {} : { dagRunId: body.dagRunId }),
+    singleton: true,
+    singletonCode: 'already_running',
+    trigger: 'api',
+  });
+}
+
+function loadSpec(spec: Record<string, unknown>, fileName: string, name?: string): ReturnType<typeof loadDag> {
+  return loadDag(specDocuments(spec).map((d) => JSON.stringify(d)).join('\n---\n'), { fileName, ...(name === undefined ? {} : { name }) });
+}
+
+/** Only the node's status changes; the run status is not recomputed (edit, then retry). */
+async function setStepStatus(cluster: Cluster, at: RunPath, status: number): Promise<void> {
+  const r = runAt(cluster, at);
+  const step = at.stepName ?? '';
+  const current = r.status ?? {};
+  const handlers = (['onExit', 'onSuccess', 'onFailure', 'onCancel'] as const).filter((k) => current[k]?.name === step);
+  const inNodes = (current.nodes ?? []).some((n) => n.name === step);
+  if (!inNodes && handlers.length === 0) throw new ApiError('not_found', `step "${step}" not found in run "${runIdentity(r).dagRunId}"`);
+  if (isActive(r)) throw new ApiError('bad_request', `run "${runIdentity(r).dagRunId}" is active; edit its steps when it has ended`);
+  const edit = <T extends { name: string; status: number; statusLabel: string }>(node: T): T => (node.name === step ? { ...node, status, statusLabel: stepStatusLabel(status) } : node);
+  const next = { ...current, nodes: (current.nodes ?? []).map(edit) };
+  for (const key of handlers) {
+    const node = current[key];
+    if (node !== undefined) next[key] = edit(node);
+  }
+  await cluster.writer.replaceRunStatus(r, next).catch((error: unknown) => {
+    if (statusCode(error) === 409) throw new ApiError('bad_request', 'the run changed meanwhile; read it and try again');
+    throw error;
+  });
+}
+
+/** A step to retry must exist; other active runs must leave room under maxActiveRuns. */
+function checkRetry(cluster: Cluster, r: DagRunResource, stepName: string | undefined): void {
+  const id = runIdentity(r);
+  const dag = runDefinition(r);
+  if (stepName !== undefined && dag?.steps.some((s) => s.name === stepName) !== true) throw new ApiError('not_found', `step "${stepName}" not found in run "${id.dagRunId}"`);
+  const others = cluster.cache.runIndex.runsOf(id.name).filter((o) => o !== r && isActive(o));
+  const max = dag?.maxActiveRuns ?? 1;
+  if (max >= 0 && others.length >= Math.max(1, max)) throw new ApiError('already_running', `DAG "${id.name}" has another active run`, { status: 400 });
+}
+
+/** behaviour-notes "retry": same id = a new attempt of the run; another id = a new run. */
+async function retry(cluster: Cluster, at: RunPath, body: { dagRunId?: string; stepName?: string }): Promise<void> {
+  const r = runAt(cluster, at);
+  const id = runIdentity(r);
+  if (isActive(r)) throw new ApiError('already_running', `run "${id.dagRunId}" is active`, { status: 400 });
+  checkRetry(cluster, r, body.stepName);
+  if (body.dagRunId === undefined || body.dagRunId === id.dagRunId) {
+    await cluster.writer.retryRun(r, randomUUID(), body.stepName);
+    return;
+  }
+  checkRunId(body.dagRunId);
+  const spec = r.spec.snapshot ?? r.spec.definition ?? {};
+  await cluster.starter.start({
+    name: id.name,
+    ...(r.spec.dagRef === undefined ? {} : { dagResource: r.spec.dagRef.name }),
+    spec,
+    load: loadSpec(spec, id.name),
+    ...(r.spec.params === undefined ? {} : { params: r.spec.params }),
+    dagRunId: body.dagRunId,
+    singletonCode: 'already_running',
+    trigger: 'retry',
+    retryOf: r.metadata?.name ?? '',
+  });
+}

@@ -1,0 +1,180 @@
+/**
+ * The contract's response shapes, written once: fastify validates nothing with them but
+ * serialises through them (fast and never leaking a field we did not mean to send), and
+ * @fastify/swagger turns them into the OpenAPI document at /api/v2/openapi.json.
+ * Nested parts whose shape is the DAG format's own (continueOn, retryPolicy, executor config,
+ * parallel items) are `Unknown` here: they are documented in dag-format.md, and a second
+ * copy of that schema would drift.
+ */
+import Type, { type TSchema } from 'typebox';
+
+const str = Type.String();
+const int = Type.Integer();
+const strings = Type.Array(Type.String());
+const nullable = (schema: TSchema): TSchema => Type.Union([schema, Type.Null()]);
+const labels = Type.Record(Type.String(), Type.String());
+
+const condition = Type.Object({ condition: str, expected: str, error: str });
+
+const step = Type.Object({
+  name: str,
+  id: Type.Optional(str),
+  description: Type.Optional(str),
+  dir: Type.Optional(str),
+  command: Type.Optional(str),
+  args: strings,
+  cmdWithArgs: Type.Optional(str),
+  script: Type.Optional(str),
+  shell: Type.Optional(str),
+  stdout: Type.Optional(str),
+  stderr: Type.Optional(str),
+  output: Type.Optional(str),
+  depends: strings,
+  preconditions: Type.Array(condition),
+  continueOn: Type.Unknown(),
+  retryPolicy: Type.Optional(Type.Unknown()),
+  repeatPolicy: Type.Optional(Type.Unknown()),
+  mailOnError: Type.Boolean(),
+  call: Type.Optional(str),
+  run: Type.Optional(str),
+  params: Type.Optional(str),
+  parallel: Type.Optional(Type.Unknown()),
+  executor: Type.Object({ type: str, config: Type.Unknown() }),
+  signalOnStop: str,
+  timeoutSec: Type.Number(),
+  workerSelector: labels,
+  env: strings,
+});
+
+const summaryFields = {
+  name: str,
+  group: str,
+  schedule: Type.Array(Type.Object({ expression: str })),
+  description: str,
+  params: strings,
+  defaultParams: str,
+  tags: strings,
+  queue: str,
+  maxActiveRuns: int,
+  runConfig: Type.Object({ disableParamEdit: Type.Boolean(), disableRunIdEdit: Type.Boolean() }),
+};
+const dagSummary = Type.Object(summaryFields);
+
+const dag = Type.Object({
+  ...summaryFields,
+  type: str,
+  env: strings,
+  logDir: str,
+  handlerOn: Type.Object({ success: Type.Optional(step), failure: Type.Optional(step), cancel: Type.Optional(step), exit: Type.Optional(step) }),
+  steps: Type.Array(step),
+  delay: Type.Number(),
+  timeoutSec: Type.Number(),
+  histRetentionDays: Type.Number(),
+  maxActiveSteps: Type.Number(),
+  maxCleanUpTimeSec: Type.Number(),
+  preconditions: Type.Array(condition),
+  workerSelector: labels,
+});
+
+const runSummaryFields = {
+  rootDAGRunName: str,
+  rootDAGRunId: str,
+  parentDAGRunName: str,
+  parentDAGRunId: str,
+  dagRunId: str,
+  name: str,
+  status: int,
+  statusLabel: str,
+  queuedAt: str,
+  startedAt: str,
+  finishedAt: str,
+  log: str,
+  params: str,
+};
+const runSummary = Type.Object(runSummaryFields);
+
+const subRun = Type.Object({ dagRunId: str, params: Type.Optional(str), status: Type.Optional(int), statusLabel: Type.Optional(str) });
+const node = Type.Object({
+  step,
+  stdout: str,
+  stderr: str,
+  startedAt: str,
+  finishedAt: str,
+  status: int,
+  statusLabel: str,
+  retryCount: int,
+  doneCount: int,
+  subRuns: Type.Array(subRun),
+  subRunsRepeated: Type.Array(subRun),
+  error: str,
+});
+
+const runDetails = Type.Object({
+  ...runSummaryFields,
+  nodes: Type.Array(node),
+  onExit: nullable(node),
+  onSuccess: nullable(node),
+  onFailure: nullable(node),
+  onCancel: nullable(node),
+  preconditions: Type.Array(condition),
+});
+
+const pagination = Type.Object({ totalRecords: int, currentPage: int, totalPages: int, nextPage: nullable(int), prevPage: nullable(int) });
+
+const listItem = Type.Object({ fileName: str, dag: dagSummary, latestDAGRun: runSummary, suspended: Type.Boolean(), errors: strings });
+
+const reducedRun = Type.Object({ dagRunId: str, name: str, status: int, statusLabel: str, startedAt: str, finishedAt: str, log: str });
+
+const task = Type.Object({ dagName: str, dagRunId: str, rootDagRunName: str, rootDagRunId: str, parentDagRunName: str, parentDagRunId: str, startedAt: str });
+const worker = Type.Object({
+  id: str,
+  labels,
+  health_status: str,
+  last_heartbeat: str,
+  running_tasks: Type.Array(task),
+  healthStatus: str,
+  lastHeartbeatAt: str,
+  runningTasks: Type.Array(task),
+  totalPollers: int,
+  busyPollers: int,
+});
+
+export const S = {
+  dagListQuery: Type.Object({
+    page: Type.Optional(int),
+    perPage: Type.Optional(int),
+    name: Type.Optional(str),
+    tag: Type.Optional(str),
+    sort: Type.Optional(str),
+    order: Type.Optional(str),
+    remoteNode: Type.Optional(str),
+  }),
+  dagList: Type.Object({ dags: Type.Array(listItem), errors: strings, pagination }),
+  dagDetails: Type.Object({ dag, localDags: Type.Array(Type.Object({ name: str, dag, errors: strings })), latestDAGRun: runSummary, suspended: Type.Boolean(), errors: strings }),
+  dagSpec: Type.Object({ dag, spec: str, errors: strings }),
+  errorsOnly: Type.Object({ errors: strings }),
+  validation: Type.Object({ valid: Type.Boolean(), errors: strings, dag }),
+  searchResults: Type.Object({ results: Type.Array(Type.Object({ name: str, dag: dagSummary, matches: Type.Array(Type.Object({ line: str, lineNumber: int, startLine: int })) })), errors: strings }),
+  dagRunId: Type.Object({ dagRunId: str }),
+  runSummaries: Type.Object({ dagRuns: Type.Array(runSummary) }),
+  dagRunsWithGrid: Type.Object({ dagRuns: Type.Array(runDetails), gridData: Type.Array(Type.Object({ name: str, history: Type.Array(int) })) }),
+  dagRunWrapped: Type.Object({ dagRun: runDetails }),
+  dagRunDetailsWrapped: Type.Object({ dagRunDetails: runDetails }),
+  subRuns: Type.Object({ subRuns: Type.Array(Type.Object({ dagRunId: str, params: str, status: int, statusLabel: str, startedAt: str, finishedAt: str })) }),
+  logChunk: Type.Object({ content: str, lineCount: int, totalLines: int, hasMore: Type.Boolean(), isEstimate: Type.Boolean() }),
+  queues: Type.Object({
+    queues: Type.Array(
+      Type.Object({
+        name: str,
+        type: str,
+        maxConcurrency: Type.Optional(int),
+        summary: Type.Object({ running: int, queued: int, total: int }),
+        runningDAGRuns: Type.Array(reducedRun),
+        queuedDAGRuns: Type.Array(reducedRun),
+      }),
+    ),
+  }),
+  workers: Type.Object({ workers: Type.Array(worker), errors: strings }),
+  error: Type.Object({ code: str, message: str, details: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }),
+  health: Type.Object({ status: str, version: str, uptime: int, timestamp: str, error: Type.Optional(str) }),
+};

@@ -1,0 +1,76 @@
+/**
+ * The API server wired to a cluster: clients, cache, writer, log reader, health. Used by
+ * main.ts and by tests that want the real thing on a real control plane.
+ */
+import { CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, VersionApi } from '@kubernetes/client-node';
+import type { FastifyInstance } from 'fastify';
+import { reuseConnections } from '../core/kube/connections.ts';
+import { buildApp } from './app.ts';
+import { Cache } from './cache.ts';
+import type { Cluster } from './cluster.ts';
+import type { ApiConfig } from './config.ts';
+import { OperatorLogs } from './routes/logs.ts';
+import { leaderOf } from './routes/cluster-info.ts';
+import { Starter } from './starts.ts';
+import { Writer } from './writer.ts';
+
+export interface Server {
+  readonly app: FastifyInstance;
+  readonly cache: Cache;
+  close(): Promise<void>;
+}
+
+export interface ServerOptions {
+  readonly config: ApiConfig;
+  readonly version: string;
+  readonly log: (message: string) => void;
+  readonly plugins?: readonly ((app: FastifyInstance, kc: KubeConfig) => void)[];
+  readonly clock?: () => Date;
+}
+
+export async function startServer(options: ServerOptions): Promise<Server> {
+  const { config, log } = options;
+  const kc = new KubeConfig();
+  if (config.kubeconfig === undefined) kc.loadFromDefault();
+  else kc.loadFromFile(config.kubeconfig);
+  reuseConnections(kc);
+  const namespace = config.namespace ?? kc.getContextObject(kc.getCurrentContext())?.namespace ?? 'default';
+  const custom = kc.makeApiClient(CustomObjectsApi);
+  const cache = new Cache({
+    kc,
+    namespace,
+    custom,
+    core: kc.makeApiClient(CoreV1Api),
+    coordination: kc.makeApiClient(CoordinationV1Api),
+    leaseNamespace: config.leaseNamespace ?? namespace,
+    leaseName: config.leaseName,
+    log,
+  });
+  await cache.start();
+  const writer = new Writer(custom, cache);
+  const cluster: Cluster = { cache, writer, starter: new Starter(cache, writer), logs: new OperatorLogs(config.operatorUrl, namespace) };
+  const clock = options.clock ?? ((): Date => new Date());
+  const versionApi = kc.makeApiClient(VersionApi);
+  const health = async (): Promise<string | undefined> => {
+    try {
+      await versionApi.getCode();
+    } catch (error) {
+      return `the Kubernetes API is unreachable: ${(error as Error).message}`;
+    }
+    const leader = leaderOf(cache.operatorLease.list()[0], clock());
+    if (leader?.status !== 'active') return 'scheduler not responding: no operator holds a current leader Lease';
+    return undefined;
+  };
+  const app = buildApp({ version: options.version, clock, health, bodyLimit: config.bodyLimit, log, cluster, plugins: (options.plugins ?? []).map((plugin) => (a: FastifyInstance) => {
+      plugin(a, kc);
+    }),
+  });
+  return {
+    app,
+    cache,
+    close: async () => {
+      await app.close();
+      await cache.stop();
+    },
+  };
+}

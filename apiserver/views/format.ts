@@ -1,0 +1,28 @@
+/** Small formatting rules every view shares: times, text order, where a run's log is served. */
+
+/**
+ * The instant of a Kubernetes timestamp. The client's types say Date, but objects from a watch
+ * keep the JSON text (RFC 3339, with microseconds for a Lease's MicroTime).
+ */
+export function instant(value: unknown): number | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const ms = value instanceof Date ? value.getTime() : typeof value === 'string' ? Date.parse(value) : NaN;
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** ISO 8601 UTC with Z, seconds precision (behaviour-notes 1); "" for a time not set. */
+export function iso(value: unknown): string {
+  const ms = instant(value);
+  return ms === undefined ? '' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Plain code-unit order: the same on every server, whatever its locale. */
+export function compareText(a: string, b: string): number {
+  if (a === b) return 0;
+  return a < b ? -1 : 1;
+}
+
+/** Where the API serves a run's log: the contract's `log` field is a location, this is ours. */
+export function runLogPath(name: string, dagRunId: string): string {
+  return `/api/v2/dag-runs/${encodeURIComponent(name)}/${encodeURIComponent(dagRunId)}/log`;
+}

@@ -1,0 +1,182 @@
+/**
+ * DAGRun resources as the contract's run summary, run details and node. Pure: the caller
+ * passes the run and, for details, the DAG definition the run was started from.
+ */
+import { conditionObject, stepObject, type ConditionObject, type StepObject } from '../../core/dag/api.ts';
+import { plainStep, type Dag, type HandlerEvent, type Step } from '../../core/dag/index.ts';
+import type { RunNode } from '../../core/resources/schemas.ts';
+import { runStatusLabel, stepStatusLabel } from '../../core/resources/status.ts';
+import type { DagRunResource } from '../../core/resources/types.ts';
+import { iso, runLogPath } from './format.ts';
+import { runIdentity } from './identity.ts';
+
+export interface RunSummary {
+  rootDAGRunName: string;
+  rootDAGRunId: string;
+  parentDAGRunName: string;
+  parentDAGRunId: string;
+  dagRunId: string;
+  name: string;
+  status: number;
+  statusLabel: string;
+  queuedAt: string;
+  startedAt: string;
+  finishedAt: string;
+  log: string;
+  params: string;
+}
+
+export interface SubRunRef {
+  dagRunId: string;
+  params?: string;
+  status?: number;
+  statusLabel?: string;
+}
+
+export interface NodeView {
+  step: StepObject;
+  stdout: string;
+  stderr: string;
+  startedAt: string;
+  finishedAt: string;
+  status: number;
+  statusLabel: string;
+  retryCount: number;
+  doneCount: number;
+  subRuns: SubRunRef[];
+  subRunsRepeated: SubRunRef[];
+  error: string;
+}
+
+export interface RunDetails extends RunSummary {
+  nodes: NodeView[];
+  onExit: NodeView | null;
+  onSuccess: NodeView | null;
+  onFailure: NodeView | null;
+  onCancel: NodeView | null;
+  preconditions: ConditionObject[];
+}
+
+export function runStatusOf(run: DagRunResource): number {
+  return run.status?.status ?? (run.spec.enqueue === true ? 5 : 0);
+}
+
+export function runSummary(run: DagRunResource): RunSummary {
+  const id = runIdentity(run);
+  const status = runStatusOf(run);
+  return {
+    rootDAGRunName: id.rootName,
+    rootDAGRunId: id.rootId,
+    parentDAGRunName: id.parentName,
+    parentDAGRunId: id.parentId,
+    dagRunId: id.dagRunId,
+    name: id.name,
+    status,
+    statusLabel: run.status?.statusLabel ?? runStatusLabel(status),
+    queuedAt: iso(run.status?.queuedAt),
+    startedAt: iso(run.status?.startedAt),
+    finishedAt: iso(run.status?.finishedAt),
+    log: runLogPath(id.name, id.dagRunId),
+    params: run.status?.params ?? run.spec.params ?? '',
+  };
+}
+
+/** A node of a step that is in the definition but has no status yet (or any more). */
+const unseen = (name: string): RunNode => ({ name, status: 0, statusLabel: 'not_started' });
+
+export function nodeView(run: DagRunResource, step: Step | undefined, node: RunNode, resolve: (dagRunId: string) => DagRunResource | undefined): NodeView {
+  const id = runIdentity(run);
+  const stepPath = `/api/v2/dag-runs/${id.rootName}/${id.rootId}${id.parentId === '' ? '' : `/sub-dag-runs/${id.dagRunId}`}/steps/${node.name}/log`;
+  const subRef = (ref: { dagRunId: string; params?: string }): SubRunRef => {
+    const child = resolve(ref.dagRunId);
+    const status = child === undefined ? undefined : runStatusOf(child);
+    return { dagRunId: ref.dagRunId, ...(ref.params === undefined || ref.params === '' ? {} : { params: ref.params }), ...(status === undefined ? {} : { status, statusLabel: child?.status?.statusLabel ?? runStatusLabel(status) }) };
+  };
+  return {
+    step: stepObject(step ?? plainStep(node.name)),
+    stdout: `${stepPath}?stream=stdout`,
+    stderr: `${stepPath}?stream=stderr`,
+    startedAt: iso(node.startedAt),
+    finishedAt: iso(node.finishedAt),
+    status: node.status,
+    statusLabel: node.statusLabel === '' ? stepStatusLabel(node.status) : node.statusLabel,
+    retryCount: node.retryCount ?? 0,
+    doneCount: node.doneCount ?? 0,
+    subRuns: (node.subRuns ?? []).map(subRef),
+    subRunsRepeated: (node.subRunsRepeated ?? []).map(subRef),
+    error: node.error ?? '',
+  };
+}
+
+/** Run details: summary, a node per step of the definition, handler nodes, preconditions. */
+export function runDetails(run: DagRunResource, dag: Dag | undefined, resolve: (dagRunId: string) => DagRunResource | undefined): RunDetails {
+  const status = run.status ?? {};
+  const nodes = status.nodes ?? [];
+  const byName = new Map(nodes.map((n) => [n.name, n]));
+  const steps = dag?.steps ?? [];
+  const known = new Set(steps.map((s) => s.name));
+  const views = [...steps.map((s) => nodeView(run, s, byName.get(s.name) ?? unseen(s.name), resolve)), ...nodes.filter((n) => !known.has(n.name)).map((n) => nodeView(run, undefined, n, resolve))];
+  const handler = (event: HandlerEvent): NodeView | null => {
+    const node = status[handlerKey(event)];
+    return node === undefined ? null : nodeView(run, dag?.handlerOn[event], node, resolve);
+  };
+  const preconditionError = status.endReason === 'preconditions' ? (status.error ?? '') : '';
+  return {
+    ...runSummary(run),
+    nodes: views,
+    onExit: handler('exit'),
+    onSuccess: handler('success'),
+    onFailure: handler('failure'),
+    onCancel: handler('cancel'),
+    preconditions: (dag?.preconditions ?? []).map((c) => ({ ...conditionObject(c), error: preconditionError })),
+  };
+}
+
+export function handlerKey(event: HandlerEvent): 'onExit' | 'onSuccess' | 'onFailure' | 'onCancel' {
+  return `on${event.charAt(0).toUpperCase()}${event.slice(1)}` as 'onExit' | 'onSuccess' | 'onFailure' | 'onCancel';
+}
+
+export interface GridRow {
+  name: string;
+  history: number[];
+}
+
+/** A row per step name (sorted), history[i] = its status in runs[i]; then the handlers that ran. */
+export function gridData(runs: readonly RunDetails[]): GridRow[] {
+  const names = [...new Set(runs.flatMap((r) => r.nodes.map((n) => n.step.name)))].sort();
+  const rows = names.map((name) => ({ name, history: runs.map((r) => r.nodes.find((n) => n.step.name === name)?.status ?? 0) }));
+  for (const key of ['onSuccess', 'onFailure', 'onCancel', 'onExit'] as const) {
+    if (runs.some((r) => r[key] !== null)) rows.push({ name: key, history: runs.map((r) => r[key]?.status ?? 0) });
+  }
+  return rows;
+}
+
+export interface RunFilter {
+  name?: string;
+  exactName?: boolean;
+  status?: number;
+  fromDate?: number;
+  toDate?: number;
+  dagRunId?: string;
+}
+
+const createdAt = (run: DagRunResource): number => new Date(run.metadata?.creationTimestamp ?? 0).getTime();
+
+/** Newest first by creation, ties by run id; filters as behaviour-notes "Runs" says. */
+export function filterRuns(runs: readonly DagRunResource[], filter: RunFilter): DagRunResource[] {
+  return runs
+    .filter((run) => {
+      const id = runIdentity(run);
+      const created = createdAt(run) / 1000;
+      if (filter.name !== undefined && filter.name !== '' && !(filter.exactName === true ? id.name === filter.name : id.name.includes(filter.name))) return false;
+      if (filter.dagRunId !== undefined && filter.dagRunId !== '' && !id.dagRunId.includes(filter.dagRunId)) return false;
+      if (filter.status !== undefined && runStatusOf(run) !== filter.status) return false;
+      if (filter.fromDate !== undefined && created < filter.fromDate) return false;
+      return filter.toDate === undefined || created <= filter.toDate;
+    })
+    .sort(newestFirst);
+}
+
+export function newestFirst(a: DagRunResource, b: DagRunResource): number {
+  return createdAt(b) - createdAt(a) || runIdentity(a).dagRunId.localeCompare(runIdentity(b).dagRunId);
+}

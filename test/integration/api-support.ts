@@ -1,0 +1,78 @@
+/**
+ * Driving the API server in e2e tests: one server per test file on the suite's control plane,
+ * and a client whose every answer is checked against the OpenAPI document the server serves
+ * (the declared schema for its status, the error shape for any error).
+ */
+import { Ajv, type ValidateFunction } from 'ajv';
+import type { FastifyInstance } from 'fastify';
+import { inject } from 'vitest';
+import { parseApiConfig } from '../../apiserver/config.ts';
+import { startServer, type Server } from '../../apiserver/server.ts';
+
+export interface Answer {
+  readonly status: number;
+  readonly body: unknown;
+  readonly text: string;
+  readonly headers: Record<string, unknown>;
+}
+
+export async function startApi(namespace: string, operatorUrl = 'http://127.0.0.1:1'): Promise<Server> {
+  const config = parseApiConfig([`--namespace=${namespace}`, `--kubeconfig=${inject('cluster').kubeconfig}`, `--operator-url=${operatorUrl}`, `--lease-namespace=${namespace}`], {});
+  return startServer({ config, version: 'test', log: () => undefined });
+}
+
+interface OpenApiOperation {
+  responses?: Record<string, { content?: Record<string, { schema?: object }> }>;
+}
+
+/** Checks answers against the served OpenAPI document. */
+export class ContractClient {
+  private readonly app: FastifyInstance;
+  private readonly ajv = new Ajv({ strict: false, allErrors: true });
+  private operations: { pattern: RegExp; method: string; operation: OpenApiOperation }[] = [];
+  private readonly compiled = new Map<object, ValidateFunction>();
+  private errorSchema: object | undefined;
+  /** How many answers were checked against a declared schema. */
+  checked = 0;
+
+  constructor(app: FastifyInstance) {
+    this.app = app;
+  }
+
+  async load(): Promise<void> {
+    const doc = (await this.app.inject({ method: 'GET', url: '/api/v2/openapi.json' })).json<{ paths: Record<string, Record<string, OpenApiOperation>>; components?: { schemas?: Record<string, object> } }>();
+    this.errorSchema = doc.components?.schemas?.Error;
+    this.operations = Object.entries(doc.paths).flatMap(([path, methods]) => {
+      const pattern = new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+      return Object.entries(methods).map(([method, operation]) => ({ pattern, method: method.toUpperCase(), operation }));
+    });
+  }
+
+  async call(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, body?: unknown): Promise<Answer> {
+    const res = await this.app.inject({ method, url, ...(body === undefined ? {} : { payload: body as object }) });
+    const text = res.body;
+    const json = res.headers['content-type']?.toString().includes('json') === true && text !== '' ? (JSON.parse(text) as unknown) : undefined;
+    this.check(method, url, res.statusCode, json);
+    return { status: res.statusCode, body: json, text, headers: res.headers };
+  }
+
+  private check(method: string, url: string, status: number, body: unknown): void {
+    const path = url.split('?')[0] ?? '';
+    const candidates = this.operations.filter((o) => o.method === method && o.pattern.test(path));
+    // Fixed paths win over templated ones, as in the router.
+    const match = candidates.sort((a, b) => b.pattern.source.split('[^/]+').length - a.pattern.source.split('[^/]+').length).at(-1);
+    if (match === undefined) throw new Error(`${method} ${path} is not in the OpenAPI document`);
+    const schema = status >= 400 ? this.errorSchema : match.operation.responses?.[String(status)]?.content?.['application/json']?.schema;
+    if (schema === undefined) {
+      if (status >= 400) throw new Error('the OpenAPI document has no Error schema');
+      return;
+    }
+    let validate = this.compiled.get(schema);
+    if (validate === undefined) {
+      validate = this.ajv.compile(schema);
+      this.compiled.set(schema, validate);
+    }
+    this.checked += 1;
+    if (!validate(body)) throw new Error(`${method} ${path} ${String(status)}: answer does not match the OpenAPI document: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 2000)}`);
+  }
+}
