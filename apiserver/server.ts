@@ -24,7 +24,8 @@ export interface ServerOptions {
   readonly config: ApiConfig;
   readonly version: string;
   readonly log: (message: string) => void;
-  readonly plugins?: readonly ((app: FastifyInstance, kc: KubeConfig) => void)[];
+  /** Hooks every route runs through (auth, remoteNode), given what they may need of the cluster. */
+  readonly plugins?: readonly ((app: FastifyInstance, context: { kc: KubeConfig; namespace: string }) => void)[];
   readonly clock?: () => Date;
 }
 
@@ -62,7 +63,7 @@ export async function startServer(options: ServerOptions): Promise<Server> {
     return undefined;
   };
   const app = buildApp({ version: options.version, clock, health, bodyLimit: config.bodyLimit, log, cluster, plugins: (options.plugins ?? []).map((plugin) => (a: FastifyInstance) => {
-      plugin(a, kc);
+      plugin(a, { kc, namespace });
     }),
   });
   return {

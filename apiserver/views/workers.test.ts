@@ -22,8 +22,8 @@ function node(name: string, options: { labels?: Record<string, string>; pods?: s
   };
 }
 
-function lease(name: string, renewTime: Date | string | undefined): V1Lease {
-  return { metadata: { name, namespace: 'kube-node-lease' }, spec: { holderIdentity: name, ...(renewTime === undefined ? {} : { renewTime: renewTime as Date }) } };
+function lease(name: string, renewTime: Date | string | undefined, leaseDurationSeconds?: number): V1Lease {
+  return { metadata: { name, namespace: 'kube-node-lease' }, spec: { holderIdentity: name, ...(renewTime === undefined ? {} : { renewTime: renewTime as Date }), ...(leaseDurationSeconds === undefined ? {} : { leaseDurationSeconds }) } };
 }
 
 interface PodOptions {
@@ -102,6 +102,9 @@ describe('the workers view', () => {
     { name: 'a lease renewed with an offset', leases: [lease('n1', '2026-11-22T11:59:50+02:00')], ready: undefined, health: 'warning', beat: '2026-11-22T09:59:50Z' },
     { name: 'a lease renewed 10 s ago', leases: [lease('n1', secondsAgo(10))], ready: undefined, health: 'warning', beat: '2026-11-22T09:59:50Z' },
     { name: 'a lease renewed 20 s ago', leases: [lease('n1', secondsAgo(20))], ready: undefined, health: 'unhealthy', beat: '2026-11-22T09:59:40Z' },
+    { name: "a kubelet's 40 s lease renewed 12 s ago, due every 10 s", leases: [lease('n1', secondsAgo(12), 40)], ready: undefined, health: 'healthy', beat: '2026-11-22T09:59:48Z' },
+    { name: "a kubelet's 40 s lease renewed 20 s ago", leases: [lease('n1', secondsAgo(20), 40)], ready: undefined, health: 'warning', beat: '2026-11-22T09:59:40Z' },
+    { name: "a kubelet's 40 s lease renewed 30 s ago", leases: [lease('n1', secondsAgo(30), 40)], ready: undefined, health: 'unhealthy', beat: '2026-11-22T09:59:30Z' },
     { name: 'a lease over a fresher Ready heartbeat', leases: [lease('n1', secondsAgo(20))], ready: secondsAgo(1), health: 'unhealthy', beat: '2026-11-22T09:59:40Z' },
     { name: 'the Ready heartbeat without a lease', leases: [], ready: secondsAgo(2), health: 'healthy', beat: '2026-11-22T09:59:58Z' },
     { name: 'the Ready heartbeat as text when the lease has no renew time', leases: [lease('n1', undefined)], ready: '2026-11-22T09:59:30Z', health: 'unhealthy', beat: '2026-11-22T09:59:30Z' },

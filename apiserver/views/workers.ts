@@ -72,8 +72,9 @@ export function workers(input: WorkersInput): Worker[] {
   return input.nodes
     .map((node) => {
       const id = node.metadata?.name ?? '';
-      const heartbeat = heartbeatOf(node, leases.get(id));
-      const health = workerHealth(heartbeat === undefined ? undefined : input.now.getTime() - heartbeat);
+      const lease = leases.get(id);
+      const heartbeat = heartbeatOf(node, lease);
+      const health = workerHealth(heartbeat === undefined ? undefined : input.now.getTime() - heartbeat - renewPeriodMs(lease));
       const lastHeartbeat = iso(heartbeat === undefined ? undefined : new Date(heartbeat));
       const running = tasks.get(id) ?? [];
       return {
@@ -90,6 +91,17 @@ export function workers(input: WorkersInput): Worker[] {
       };
     })
     .sort((a, b) => compareText(a.id, b.id));
+}
+
+/**
+ * How long a node may go between heartbeats by design. The contract's thresholds assume a
+ * heartbeat every second; a kubelet renews its Lease every quarter of the Lease's duration
+ * (10 s of 40 s), so the thresholds count from when the next renewal was due, or every
+ * healthy node would show a warning for half of each period.
+ */
+function renewPeriodMs(lease: V1Lease | undefined): number {
+  const seconds = lease?.spec?.leaseDurationSeconds;
+  return seconds === undefined || lease?.spec?.renewTime === undefined ? 0 : (seconds * 1000) / 4;
 }
 
 function heartbeatOf(node: V1Node, lease: V1Lease | undefined): number | undefined {

@@ -3,7 +3,7 @@
  * developers. State lives in `.dev/` (git-ignored): `.dev/cluster/` for the processes,
  * `.dev/kubeconfig` (admin) and `.dev/bin/{kubectl,helm}`.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFile, mkdir, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -50,11 +50,26 @@ async function down(): Promise<void> {
   say('cluster stopped');
 }
 
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      resolve();
+      return;
+    }
+    child.once('exit', () => {
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
 async function dev(nodes: string | undefined): Promise<void> {
   await up(nodes);
   // The operator runs in the foreground with its logs here; step logs go to .dev/logs.
   const operator = spawn(process.execPath, [join(root, 'operator/main.ts'), `--kubeconfig=${join(devDir, 'kubeconfig')}`, `--log-dir=${join(devDir, 'logs')}`, '--lease-duration-seconds=5'], { stdio: 'inherit' });
-  say('running the control plane and the operator; Ctrl-C stops everything');
+  // The API server serves the kubeconfig's namespace ("default") on KUBEDAG_API_PORT (8080).
+  const api = spawn(process.execPath, [join(root, 'apiserver/main.ts'), `--kubeconfig=${join(devDir, 'kubeconfig')}`, '--operator-url=http://127.0.0.1:8081'], { stdio: 'inherit' });
+  say(`running the control plane, the operator and the API server (http://127.0.0.1:${process.env.KUBEDAG_API_PORT ?? '8080'}/api/v2); Ctrl-C stops everything`);
   // The cluster's processes are detached, so something must keep this one alive: a watch that
   // also says when a component has died.
   const watch = setInterval(() => {
@@ -68,16 +83,7 @@ async function dev(nodes: string | undefined): Promise<void> {
     process.once('SIGTERM', resolve);
   });
   clearInterval(watch);
-  await new Promise<void>((resolve) => {
-    if (operator.exitCode !== null) {
-      resolve();
-      return;
-    }
-    operator.once('exit', () => {
-      resolve();
-    });
-    operator.kill('SIGTERM');
-  });
+  await Promise.all([operator, api].map((child) => stopChild(child)));
   await down();
 }
 

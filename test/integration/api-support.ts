@@ -61,8 +61,10 @@ export class ContractClient {
     const candidates = this.operations.filter((o) => o.method === method && o.pattern.test(path));
     // Fixed paths win over templated ones, as in the router.
     const match = candidates.sort((a, b) => b.pattern.source.split('[^/]+').length - a.pattern.source.split('[^/]+').length).at(-1);
-    if (match === undefined) throw new Error(`${method} ${path} is not in the OpenAPI document`);
-    const schema = status >= 400 ? this.errorSchema : match.operation.responses?.[String(status)]?.content?.['application/json']?.schema;
+    if (match === undefined && status !== 404) throw new Error(`${method} ${path} is not in the OpenAPI document`);
+    // A status the route declares (health's 503) has its own schema; other errors the error shape.
+    const declared = match?.operation.responses?.[String(status)]?.content?.['application/json']?.schema;
+    const schema = declared ?? (status >= 400 ? this.errorSchema : undefined);
     if (schema === undefined) {
       if (status >= 400) throw new Error('the OpenAPI document has no Error schema');
       return;

@@ -1,0 +1,418 @@
+/**
+ * Who may call the API: an `onRequest` hook that reads the route's declared permission
+ * (permissions.ts) and admits the caller by Basic credentials, static Bearer tokens, or a
+ * Kubernetes token checked with TokenReview and SubjectAccessReview. With no mode configured
+ * every request passes, which is what a developer running the server locally wants.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { AuthenticationV1Api, AuthorizationV1Api, V1UserInfo } from '@kubernetes/client-node';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { GROUP } from '../core/resources/constants.ts';
+import { ApiError } from './errors.ts';
+import { PERMISSIONS, type Permission } from './permissions.ts';
+
+/** What a credential can be granted; `public` needs no credential, so granting it means nothing. */
+type Grant = Exclude<Permission, 'public'>;
+
+const ALL: readonly Grant[] = PERMISSIONS.filter((p): p is Grant => p !== 'public');
+
+export interface KubernetesAuth {
+  /** Only the two calls used, so that tests can hand in plain objects. */
+  readonly authentication: Pick<AuthenticationV1Api, 'createTokenReview'>;
+  readonly authorization: Pick<AuthorizationV1Api, 'createSubjectAccessReview'>;
+  /** The namespace served: access is asked for on its Kubedag resources. */
+  readonly namespace: string;
+  /** How long a review's answer is reused; default 10 s. */
+  readonly cacheTtlMs?: number;
+  /** Most answers kept; default 1000. */
+  readonly cacheEntries?: number;
+  /** Milliseconds since the epoch; tests move it to expire cached answers. */
+  readonly now?: () => number;
+}
+
+export interface AuthOptions {
+  readonly basic?: readonly { readonly username: string; readonly password: string }[];
+  /** Static Bearer tokens; a token without permissions has them all. */
+  readonly tokens?: readonly { readonly token: string; readonly permissions?: readonly Permission[] }[];
+  /** What Basic users may do; default everything. */
+  readonly basicPermissions?: readonly Permission[];
+  readonly kubernetes?: KubernetesAuth;
+}
+
+export function authEnabled(options: AuthOptions): boolean {
+  return (options.basic ?? []).length > 0 || (options.tokens ?? []).length > 0 || options.kubernetes !== undefined;
+}
+
+/**
+ * The Kubernetes access a permission stands for, asked in the served namespace. Each is the
+ * request the API server itself makes on the caller's behalf for that kind of route, so that
+ * a Role written for kubectl use of the same resources means the same thing here:
+ * - read: get dags (every read starts from the DAG resources; a viewer Role grants get)
+ * - run: create dagruns (starting a run creates a DAGRun; stop, retry and the rest act on runs)
+ * - write: update dags (PUT spec and rename replace a DAG; creating one is the same power)
+ * - delete: delete dags
+ */
+export const KUBERNETES_ACCESS: Readonly<Record<Grant, { readonly verb: string; readonly resource: string }>> = {
+  read: { verb: 'get', resource: 'dags' },
+  run: { verb: 'create', resource: 'dagruns' },
+  write: { verb: 'update', resource: 'dags' },
+  delete: { verb: 'delete', resource: 'dags' },
+};
+
+const REALM = 'kubedag';
+
+type Credentials = { readonly scheme: 'basic'; readonly username: string; readonly password: string } | { readonly scheme: 'bearer'; readonly token: string };
+
+/** Who the caller turned out to be: what they may do, or why they may not. */
+type Verdict = { readonly outcome: 'allowed' } | { readonly outcome: 'unauthorized' | 'forbidden'; readonly message: string };
+
+const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+
+/** Hashing first gives equal lengths, which timingSafeEqual needs, without revealing the secret's. */
+function sameSecret(expected: Buffer, given: Buffer): boolean {
+  return timingSafeEqual(expected, given);
+}
+
+/**
+ * The Authorization header's credentials; undefined when there is none. An unreadable header
+ * throws an Error whose message becomes the 401's, so that a bad header is never a 500.
+ */
+function credentials(header: string | undefined): Credentials | undefined {
+  if (header === undefined || header.trim() === '') return undefined;
+  const match = /^([A-Za-z]+) +(\S+) *$/.exec(header);
+  const scheme = match?.[1]?.toLowerCase();
+  const value = match?.[2];
+  if (value === undefined) throw new Error('the Authorization header is malformed');
+  if (scheme === 'bearer') return { scheme, token: value };
+  if (scheme !== 'basic') throw new Error(`the Authorization scheme ${match?.[1] ?? ''} is not supported`);
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value)) throw new Error('the Basic credentials are not base64');
+  const decoded = Buffer.from(value, 'base64').toString('utf8');
+  // RFC 7617: the user-id cannot contain a colon, the password can.
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw new Error('the Basic credentials lack the ":" between user and password');
+  return { scheme, username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/** A map whose entries expire and whose oldest entry goes first when it is full. */
+class ExpiringCache<V> {
+  private readonly entries = new Map<string, { readonly value: V; readonly expires: number }>();
+  private readonly ttlMs: number;
+  private readonly capacity: number;
+  private readonly now: () => number;
+
+  constructor(ttlMs: number, capacity: number, now: () => number) {
+    this.ttlMs = ttlMs;
+    this.capacity = capacity;
+    this.now = now;
+  }
+
+  get(key: string): V | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.expires > this.now()) return entry.value;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  set(key: string, value: V): void {
+    this.entries.delete(key);
+    while (this.entries.size >= this.capacity) {
+      const oldest = this.entries.keys().next();
+      if (oldest.done === true) break;
+      this.entries.delete(oldest.value);
+    }
+    this.entries.set(key, { value, expires: this.now() + this.ttlMs });
+  }
+
+  /** Drops the entry only if it still holds this value: a newer answer stays. */
+  forget(key: string, value: V): void {
+    if (this.entries.get(key)?.value === value) this.entries.delete(key);
+  }
+}
+
+/**
+ * TokenReview then SubjectAccessReview, each answer reused for a while. Promises are cached,
+ * not results, so that a burst of requests with one token shares the reviews in flight; a
+ * review that fails is forgotten at once, since the next request may well succeed.
+ */
+class KubernetesReviewer {
+  private readonly users: ExpiringCache<Promise<V1UserInfo | undefined>>;
+  private readonly decisions: ExpiringCache<Promise<boolean>>;
+  private readonly options: KubernetesAuth;
+
+  constructor(options: KubernetesAuth) {
+    this.options = options;
+    const ttl = options.cacheTtlMs ?? 10_000;
+    const entries = options.cacheEntries ?? 1000;
+    const now = options.now ?? Date.now;
+    this.users = new ExpiringCache(ttl, entries, now);
+    this.decisions = new ExpiringCache(ttl, entries, now);
+  }
+
+  async verdict(token: string, permission: Grant): Promise<Verdict> {
+    // Keys are digests so that the cache never holds a usable token.
+    const key = createHash('sha256').update(token, 'utf8').digest('hex');
+    const user = await this.memo(this.users, key, () => this.review(token));
+    if (user === undefined) return { outcome: 'unauthorized', message: 'the token is not valid' };
+    const allowed = await this.memo(this.decisions, `${key}:${permission}`, () => this.access(user, permission));
+    if (allowed) return { outcome: 'allowed' };
+    const { verb, resource } = KUBERNETES_ACCESS[permission];
+    return { outcome: 'forbidden', message: `${user.username ?? 'the caller'} may not ${verb} ${resource}.${GROUP} in namespace ${this.options.namespace}` };
+  }
+
+  private memo<V>(cache: ExpiringCache<Promise<V>>, key: string, compute: () => Promise<V>): Promise<V> {
+    const cached = cache.get(key);
+    if (cached !== undefined) return cached;
+    const pending = compute();
+    cache.set(key, pending);
+    void pending.catch(() => {
+      cache.forget(key, pending);
+    });
+    return pending;
+  }
+
+  private async review(token: string): Promise<V1UserInfo | undefined> {
+    const review = await unavailableOnFailure('TokenReview', () => this.options.authentication.createTokenReview({ body: { spec: { token } } }));
+    return review.status?.authenticated === true ? (review.status.user ?? {}) : undefined;
+  }
+
+  private async access(user: V1UserInfo, permission: Grant): Promise<boolean> {
+    const { verb, resource } = KUBERNETES_ACCESS[permission];
+    const spec = {
+      ...(user.username === undefined ? {} : { user: user.username }),
+      ...(user.uid === undefined ? {} : { uid: user.uid }),
+      ...(user.groups === undefined ? {} : { groups: user.groups }),
+      ...(user.extra === undefined ? {} : { extra: user.extra }),
+      resourceAttributes: { group: GROUP, namespace: this.options.namespace, resource, verb },
+    };
+    const review = await unavailableOnFailure('SubjectAccessReview', () => this.options.authorization.createSubjectAccessReview({ body: { spec } }));
+    return review.status?.allowed === true;
+  }
+}
+
+async function unavailableOnFailure<T>(what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw new ApiError('service_unavailable', `cannot check credentials: ${what} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+interface Checker {
+  readonly challenges: readonly string[];
+  verdict(found: Credentials | undefined, permission: Grant): Promise<Verdict>;
+}
+
+const missing = (permission: Grant): Verdict => ({ outcome: 'unauthorized', message: `credentials are required (this route needs the ${permission} permission)` });
+const lacking = (who: string, permission: Grant): Verdict => ({ outcome: 'forbidden', message: `${who} lacks the ${permission} permission` });
+
+function granted(list: readonly Permission[] | undefined): ReadonlySet<Permission> {
+  return new Set(list ?? ALL);
+}
+
+function checker(options: AuthOptions): Checker {
+  const users = (options.basic ?? []).map((user) => ({ username: sha256(user.username), password: sha256(user.password) }));
+  const basicGrants = granted(options.basicPermissions);
+  const tokens = (options.tokens ?? []).map((entry) => ({ digest: sha256(entry.token), grants: granted(entry.permissions) }));
+  const reviewer = options.kubernetes === undefined ? undefined : new KubernetesReviewer(options.kubernetes);
+  const challenges = [...(users.length > 0 ? [`Basic realm="${REALM}"`] : []), ...(tokens.length > 0 || reviewer !== undefined ? [`Bearer realm="${REALM}"`] : [])];
+
+  const basic = (username: string, password: string, permission: Grant): Verdict => {
+    const user = sha256(username);
+    const pass = sha256(password);
+    let known = false;
+    // Every user is compared, so that the time taken does not say which name exists.
+    for (const candidate of users) {
+      const sameUser = sameSecret(candidate.username, user);
+      const samePassword = sameSecret(candidate.password, pass);
+      if (sameUser && samePassword) known = true;
+    }
+    if (!known) return { outcome: 'unauthorized', message: 'wrong username or password' };
+    return basicGrants.has(permission) ? { outcome: 'allowed' } : lacking(`user ${username}`, permission);
+  };
+
+  const bearer = async (token: string, permission: Grant): Promise<Verdict> => {
+    const digest = sha256(token);
+    let grants: ReadonlySet<Permission> | undefined;
+    for (const candidate of tokens) if (sameSecret(candidate.digest, digest)) grants = candidate.grants;
+    if (grants !== undefined) return grants.has(permission) ? { outcome: 'allowed' } : lacking('the token', permission);
+    if (reviewer !== undefined) return reviewer.verdict(token, permission);
+    return { outcome: 'unauthorized', message: 'the token is not valid' };
+  };
+
+  return {
+    challenges,
+    verdict: (found, permission) => {
+      if (found === undefined) return Promise.resolve(missing(permission));
+      if (found.scheme === 'bearer') {
+        if (tokens.length === 0 && reviewer === undefined) return Promise.resolve({ outcome: 'unauthorized', message: 'Bearer tokens are not accepted here' });
+        return bearer(found.token, permission);
+      }
+      if (users.length === 0) return Promise.resolve({ outcome: 'unauthorized', message: 'Basic credentials are not accepted here' });
+      return Promise.resolve(basic(found.username, found.password, permission));
+    },
+  };
+}
+
+/**
+ * Adds the authentication hook at the root, so it runs before every route and before the
+ * not-found handler (an unknown path without credentials is a 401, which says nothing about
+ * which paths exist). Call before the app is ready, e.g. from buildApp's `plugins`.
+ */
+export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
+  if (!authEnabled(options)) return;
+  const check = checker(options);
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    // A route that forgot to declare its permission is treated as a read, never as public.
+    const declared = request.routeOptions.config.permission ?? 'read';
+    if (declared === 'public') return;
+    let found: Credentials | undefined;
+    try {
+      found = credentials(request.headers.authorization);
+    } catch (error) {
+      return deny(reply, check.challenges, { outcome: 'unauthorized', message: (error as Error).message });
+    }
+    const verdict = await check.verdict(found, declared);
+    if (verdict.outcome === 'allowed') return;
+    return deny(reply, check.challenges, verdict);
+  });
+}
+
+function deny(reply: FastifyReply, challenges: readonly string[], verdict: Exclude<Verdict, { outcome: 'allowed' }>): FastifyReply {
+  const error = new ApiError(verdict.outcome, verdict.message);
+  if (verdict.outcome === 'unauthorized') void reply.header('www-authenticate', challenges.join(', '));
+  return reply.code(error.status).send(error.body());
+}
+
+const MODES = ['none', 'basic', 'bearer', 'kubernetes'] as const;
+type Mode = (typeof MODES)[number];
+
+function modes(text: string | undefined): ReadonlySet<Mode> {
+  const names = (text ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const unknown = names.filter((name) => !(MODES as readonly string[]).includes(name));
+  if (unknown.length > 0) throw new Error(`KUBEDAG_AUTH_MODE: unknown mode ${unknown.map((m) => `"${m}"`).join(', ')}; expected a comma list of ${MODES.join(', ')}`);
+  const set = new Set(names as Mode[]);
+  if (set.has('none') && set.size > 1) throw new Error('KUBEDAG_AUTH_MODE: "none" cannot be combined with another mode');
+  set.delete('none');
+  return set;
+}
+
+function permissionList(text: string, where: string): Permission[] {
+  const names = text.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  for (const name of names) {
+    if (!(ALL as readonly string[]).includes(name)) throw new Error(`${where}: unknown permission "${name}"; expected ${ALL.join(', ')}`);
+  }
+  if (names.length === 0) throw new Error(`${where}: empty permission list`);
+  return [...new Set(names as Permission[])];
+}
+
+/** Lines that carry something: blank lines and `#` comments are skipped, CRLF endings allowed. */
+function lines(text: string): { readonly text: string; readonly number: number }[] {
+  return text
+    .split('\n')
+    .map((line, index) => ({ text: line.replace(/\r$/, ''), number: index + 1 }))
+    .filter((line) => line.text.trim() !== '' && !line.text.trimStart().startsWith('#'));
+}
+
+function read(readFile: (path: string) => string, variable: string, path: string): string {
+  try {
+    return readFile(path);
+  } catch (error) {
+    throw new Error(`${variable}: cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function set(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function basicUsers(env: Env, readFile: (path: string) => string): { username: string; password: string }[] {
+  const users: { username: string; password: string }[] = [];
+  const file = set(env, 'KUBEDAG_AUTH_BASIC_FILE');
+  if (file !== undefined) {
+    for (const line of lines(read(readFile, 'KUBEDAG_AUTH_BASIC_FILE', file))) {
+      const colon = line.text.indexOf(':');
+      const where = `KUBEDAG_AUTH_BASIC_FILE line ${line.number}`;
+      if (colon <= 0) throw new Error(`${where}: expected user:password`);
+      users.push({ username: line.text.slice(0, colon), password: line.text.slice(colon + 1) });
+    }
+  }
+  const username = set(env, 'KUBEDAG_AUTH_BASIC_USERNAME');
+  const password = set(env, 'KUBEDAG_AUTH_BASIC_PASSWORD');
+  if ((username === undefined) !== (password === undefined)) throw new Error('KUBEDAG_AUTH_BASIC_USERNAME and KUBEDAG_AUTH_BASIC_PASSWORD must be set together');
+  if (username !== undefined && password !== undefined) {
+    if (username.includes(':')) throw new Error('KUBEDAG_AUTH_BASIC_USERNAME must not contain ":"');
+    users.push({ username, password });
+  }
+  const seen = new Set<string>();
+  for (const user of users) {
+    if (user.password === '') throw new Error(`basic user "${user.username}" has an empty password`);
+    if (seen.has(user.username)) throw new Error(`basic user "${user.username}" is defined twice`);
+    seen.add(user.username);
+  }
+  return users;
+}
+
+function staticTokens(env: Env, readFile: (path: string) => string): { token: string; permissions?: Permission[] }[] {
+  const tokens: { token: string; permissions?: Permission[] }[] = [];
+  const file = set(env, 'KUBEDAG_AUTH_TOKENS_FILE');
+  if (file !== undefined) {
+    for (const line of lines(read(readFile, 'KUBEDAG_AUTH_TOKENS_FILE', file))) {
+      const where = `KUBEDAG_AUTH_TOKENS_FILE line ${line.number}`;
+      const fields = line.text.trim().split(/\s+/);
+      if (fields.length > 2) throw new Error(`${where}: expected a token and an optional comma list of permissions`);
+      const [token = '', permissions] = fields;
+      tokens.push({ token, ...(permissions === undefined ? {} : { permissions: permissionList(permissions, where) }) });
+    }
+  }
+  // Trimmed: a value taken from a Secret often ends with a newline that is no part of the token.
+  const token = set(env, 'KUBEDAG_AUTH_TOKEN')?.trim();
+  if (token === '') throw new Error('KUBEDAG_AUTH_TOKEN is blank');
+  if (token !== undefined) tokens.push({ token });
+  if (new Set(tokens.map((t) => t.token)).size !== tokens.length) throw new Error('a Bearer token is defined twice');
+  return tokens;
+}
+
+/** Which mode each credential variable belongs to: setting one without its mode is a mistake. */
+const VARIABLES: readonly (readonly [string, Mode])[] = [
+  ['KUBEDAG_AUTH_BASIC_FILE', 'basic'],
+  ['KUBEDAG_AUTH_BASIC_USERNAME', 'basic'],
+  ['KUBEDAG_AUTH_BASIC_PASSWORD', 'basic'],
+  ['KUBEDAG_AUTH_BASIC_PERMISSIONS', 'basic'],
+  ['KUBEDAG_AUTH_TOKENS_FILE', 'bearer'],
+  ['KUBEDAG_AUTH_TOKEN', 'bearer'],
+];
+
+/**
+ * Authentication from the environment (docs/api-auth.md). Files are meant for credentials
+ * mounted from a Secret. Anything inconsistent throws, so that a server that was meant to be
+ * protected never starts open: a mode without credentials, credentials without their mode.
+ * `kubernetes` is the clients for mode kubernetes; the caller makes them from its kubeconfig.
+ */
+export function loadAuthOptions(env: Env, readFile: (path: string) => string, kubernetes?: KubernetesAuth): AuthOptions {
+  const on = modes(env.KUBEDAG_AUTH_MODE);
+  for (const [variable, mode] of VARIABLES) {
+    if (set(env, variable) !== undefined && !on.has(mode)) throw new Error(`${variable} is set but KUBEDAG_AUTH_MODE does not include ${mode}`);
+  }
+  const options: { -readonly [K in keyof AuthOptions]: AuthOptions[K] } = {};
+  if (on.has('basic')) {
+    const users = basicUsers(env, readFile);
+    if (users.length === 0) throw new Error('KUBEDAG_AUTH_MODE includes basic but no user is configured: set KUBEDAG_AUTH_BASIC_FILE or KUBEDAG_AUTH_BASIC_USERNAME and KUBEDAG_AUTH_BASIC_PASSWORD');
+    options.basic = users;
+    const permissions = set(env, 'KUBEDAG_AUTH_BASIC_PERMISSIONS');
+    if (permissions !== undefined) options.basicPermissions = permissionList(permissions, 'KUBEDAG_AUTH_BASIC_PERMISSIONS');
+  }
+  if (on.has('bearer')) {
+    const tokens = staticTokens(env, readFile);
+    if (tokens.length === 0) throw new Error('KUBEDAG_AUTH_MODE includes bearer but no token is configured: set KUBEDAG_AUTH_TOKENS_FILE or KUBEDAG_AUTH_TOKEN');
+    options.tokens = tokens;
+  }
+  if (on.has('kubernetes')) {
+    if (kubernetes === undefined) throw new Error('KUBEDAG_AUTH_MODE includes kubernetes but no Kubernetes clients were given');
+    options.kubernetes = kubernetes;
+  }
+  return options;
+}

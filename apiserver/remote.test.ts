@@ -1,0 +1,275 @@
+import { createServer } from 'node:net';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from './app.ts';
+import { parseRemoteNodes, registerRemoteNodes, remoteNodesFromEnv, type RemoteNode } from './remote.ts';
+
+interface Echo {
+  readonly method: string;
+  readonly url: string;
+  readonly body: unknown;
+  readonly authorization: string | null;
+  readonly accept: string | null;
+  readonly contentType: string | null;
+}
+
+/** The other node: echoes what reached it, and answers the ways a remote can go wrong. */
+function remoteServer(hits: string[]): FastifyInstance {
+  const remote = Fastify({ forceCloseConnections: true });
+  const echo = (request: { method: string; url: string; body: unknown; headers: Record<string, string | string[] | undefined> }): Echo => {
+    hits.push(`${request.method} ${request.url}`);
+    const header = (name: string): string | null => (request.headers[name] as string | undefined) ?? null;
+    return { method: request.method, url: request.url, body: request.body ?? null, authorization: header('authorization'), accept: header('accept'), contentType: header('content-type') };
+  };
+  remote.get('/api/v2/dags', (request) => echo(request));
+  remote.post('/api/v2/dags', (request, reply) => reply.code(201).send(echo(request)));
+  remote.delete('/api/v2/dags/:fileName', (request) => echo(request));
+  remote.get('/api/v2/dags/:fileName', async (request, reply) => {
+    const { fileName } = request.params as { fileName: string };
+    if (fileName === 'broken') return reply.code(500).send({ code: 'internal_error', message: 'remote fault' });
+    if (fileName === 'missing') return reply.code(404).send({ code: 'not_found', message: 'DAG "missing" not found', details: { fileName } });
+    if (fileName === 'proxied') return reply.code(502).type('text/html').send('<html><body>Bad Gateway</body></html>');
+    if (fileName === 'moved') return reply.code(301).header('location', 'https://elsewhere/api/v2/dags/moved').send();
+    if (fileName === 'slow') await new Promise((resolve) => setTimeout(resolve, 1_000));
+    return echo(request);
+  });
+  remote.get('/api/v2/metrics', (_request, reply) => reply.type('text/plain; version=0.0.4').send('# HELP remote_up 1\nremote_up 1\n'));
+  return remote;
+}
+
+/** A port nothing listens on: bound once, then released. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+const hits: string[] = [];
+let remote: FastifyInstance;
+let local: FastifyInstance;
+
+/**
+ * This node with its real contract routes and no cluster: whatever it serves itself is a 503,
+ * and its POST /dags body schema is strict, so a relayed body provably skips local validation.
+ */
+function localApp(nodes: readonly RemoteNode[]): FastifyInstance {
+  // Stands in for the auth hook: the caller must be admitted here before anything is relayed.
+  const auth = (app: FastifyInstance): void => {
+    app.addHook('onRequest', async (request, reply) => {
+      if (request.headers.authorization !== 'Bearer caller') return reply.code(401).send({ code: 'unauthorized', message: 'who are you' });
+    });
+  };
+  return buildApp({ version: 't', clock: () => new Date(), health: () => Promise.resolve(undefined), plugins: [auth, (app) => { registerRemoteNodes(app, nodes); }] });
+}
+
+beforeAll(async () => {
+  remote = remoteServer(hits);
+  const base = await remote.listen({ port: 0, host: '127.0.0.1' });
+  const down = await closedPort();
+  local = localApp([
+    { name: 'peer', baseUrl: base, auth: { basic: { username: 'ops', password: 's3cret' } } },
+    { name: 'tokened', baseUrl: `${base}/`, auth: { token: 'node-token' } },
+    { name: 'open', baseUrl: base },
+    { name: 'sluggish', baseUrl: base, timeoutMs: 100 },
+    { name: 'down', baseUrl: `http://127.0.0.1:${down}` },
+    { name: 'nowhere', baseUrl: 'http://no-such-host.invalid' },
+  ]);
+  await local.ready();
+});
+
+afterAll(async () => {
+  await local.close();
+  await remote.close();
+});
+
+const caller = { authorization: 'Bearer caller' };
+
+async function call(method: 'GET' | 'POST' | 'DELETE', url: string, options: { body?: object; headers?: Record<string, string> } = {}): Promise<{ status: number; type: string | undefined; body: string }> {
+  const res = await local.inject({ method, url, headers: { ...caller, ...options.headers }, ...(options.body === undefined ? {} : { payload: options.body }) });
+  return { status: res.statusCode, type: res.headers['content-type'], body: res.body };
+}
+
+describe('a request without a remote node', () => {
+  it.each([
+    { name: 'no remoteNode', url: '/api/v2/dags' },
+    { name: 'an empty remoteNode', url: '/api/v2/dags?remoteNode=' },
+    { name: 'remoteNode=local', url: '/api/v2/dags?remoteNode=local' },
+  ])('is served here when it has $name', async ({ url }) => {
+    const before = hits.length;
+    const res = await call('GET', url);
+    expect([res.status, (JSON.parse(res.body) as { code: string }).code]).toEqual([503, 'service_unavailable']);
+    expect(hits.length).toBe(before);
+  });
+
+  it('is validated here, so the local schema is strict', async () => {
+    const res = await call('POST', '/api/v2/dags', { body: { name: 'x', extra: true } });
+    expect([res.status, (JSON.parse(res.body) as { code: string }).code]).toEqual([400, 'bad_request']);
+  });
+});
+
+describe('a request naming a node', () => {
+  it.each([
+    { name: 'an unknown node is a bad request', url: '/api/v2/dags?remoteNode=ghost', message: 'unknown remote node "ghost"' },
+    { name: 'a node given twice is a bad request', url: '/api/v2/dags?remoteNode=peer&remoteNode=open', message: 'remoteNode must be given once' },
+  ])('$name', async ({ url, message }) => {
+    const res = await call('GET', url);
+    expect([res.status, JSON.parse(res.body)]).toEqual([400, { code: 'bad_request', message }]);
+  });
+
+  it('is authenticated here before anything is relayed', async () => {
+    const before = hits.length;
+    const res = await local.inject({ method: 'GET', url: '/api/v2/dags?remoteNode=peer' });
+    expect(res.statusCode).toBe(401);
+    expect(hits.length).toBe(before);
+  });
+
+  it('keeps its local 404 when the route does not exist here', async () => {
+    const before = hits.length;
+    const res = await call('GET', '/api/v2/nope?remoteNode=peer');
+    expect([res.status, (JSON.parse(res.body) as { code: string }).code]).toEqual([404, 'not_found']);
+    expect(hits.length).toBe(before);
+  });
+});
+
+describe('a relayed request', () => {
+  it.each([
+    { name: 'remoteNode alone is dropped', url: '/api/v2/dags?remoteNode=peer', remoteUrl: '/api/v2/dags' },
+    { name: 'remoteNode first is dropped and the rest kept byte for byte', url: '/api/v2/dags?remoteNode=peer&name=a%20b&tag=x+y', remoteUrl: '/api/v2/dags?name=a%20b&tag=x+y' },
+    { name: 'remoteNode last is dropped', url: '/api/v2/dags?page=2&remoteNode=peer', remoteUrl: '/api/v2/dags?page=2' },
+    { name: 'an encoded remoteNode key is dropped too', url: '/api/v2/dags?remote%4Eode=peer&page=2', remoteUrl: '/api/v2/dags?page=2' },
+    { name: 'a path parameter is kept', url: '/api/v2/dags/my-dag?remoteNode=peer', remoteUrl: '/api/v2/dags/my-dag' },
+  ])('reaches the same path: $name', async ({ url, remoteUrl }) => {
+    const res = await call('GET', url);
+    expect(res.status).toBe(200);
+    expect((JSON.parse(res.body) as Echo).url).toBe(remoteUrl);
+  });
+
+  it.each([
+    { name: 'basic credentials', node: 'peer', authorization: `Basic ${Buffer.from('ops:s3cret').toString('base64')}` },
+    { name: 'a bearer token', node: 'tokened', authorization: 'Bearer node-token' },
+    { name: 'no credentials, and never the caller\'s', node: 'open', authorization: null },
+  ])('carries the node\'s own $name', async ({ node, authorization }) => {
+    const res = await call('GET', `/api/v2/dags?remoteNode=${node}`);
+    expect((JSON.parse(res.body) as Echo).authorization).toBe(authorization);
+  });
+
+  it('carries the method and the body, even one the local schema would reject', async () => {
+    const body = { name: 'x', extra: true };
+    const res = await call('POST', '/api/v2/dags?remoteNode=peer', { body, headers: { accept: 'application/json' } });
+    expect(res.status).toBe(201);
+    expect(JSON.parse(res.body)).toMatchObject({ method: 'POST', url: '/api/v2/dags', body, accept: 'application/json', contentType: 'application/json' });
+  });
+
+  it('carries a method without a body as it came', async () => {
+    const res = await call('DELETE', '/api/v2/dags/old?remoteNode=peer');
+    expect([res.status, JSON.parse(res.body)]).toEqual([200, expect.objectContaining({ method: 'DELETE', url: '/api/v2/dags/old', body: null, contentType: null })]);
+  });
+
+  it('returns a text/plain answer as-is', async () => {
+    const res = await call('GET', '/api/v2/metrics?remoteNode=peer');
+    expect([res.status, res.type, res.body]).toEqual([200, 'text/plain; version=0.0.4', '# HELP remote_up 1\nremote_up 1\n']);
+  });
+});
+
+describe('a remote that fails', () => {
+  it.each([
+    { name: 'a 500 with an error object is relayed with its status', path: 'broken', status: 500, body: { code: 'internal_error', message: 'remote fault' } },
+    { name: 'a 404 with an error object is relayed with its details', path: 'missing', status: 404, body: { code: 'not_found', message: 'DAG "missing" not found', details: { fileName: 'missing' } } },
+  ])('$name', async ({ path, status, body }) => {
+    const res = await call('GET', `/api/v2/dags/${path}?remoteNode=peer`);
+    expect([res.status, res.type, JSON.parse(res.body)]).toEqual([status, 'application/json; charset=utf-8', body]);
+  });
+
+  it.each([
+    { name: 'an HTML error page is a bad gateway', path: 'proxied', status: 502, message: 'remote node "peer" answered HTTP 502 without an API error' },
+    { name: 'a redirect is a bad gateway, not followed', path: 'moved', status: 301, message: 'remote node "peer" answered a redirect (HTTP 301); check its baseUrl' },
+  ])('$name', async ({ path, status, message }) => {
+    const res = await call('GET', `/api/v2/dags/${path}?remoteNode=peer`);
+    expect([res.status, JSON.parse(res.body)]).toEqual([502, { code: 'bad_gateway', message, details: { status } }]);
+  });
+
+  it.each([
+    { name: 'a closed port', node: 'down', reason: /ECONNREFUSED/ },
+    { name: 'a host that does not resolve', node: 'nowhere', reason: /ENOTFOUND|EAI_AGAIN/ },
+    { name: 'no answer within the node\'s timeout', node: 'sluggish', path: '/slow', reason: /no answer within 100 ms$/ },
+  ])('is unreachable at $name', async ({ node, path, reason }) => {
+    const res = await call('GET', `/api/v2/dags${path ?? ''}?remoteNode=${node}`);
+    const body = JSON.parse(res.body) as { code: string; message: string };
+    expect([res.status, body.code]).toEqual([502, 'remote_node_error']);
+    expect(body.message).toMatch(new RegExp(`^remote node "${node}" is unreachable: `));
+    expect(body.message).toMatch(reason);
+  });
+});
+
+describe('parseRemoteNodes', () => {
+  it('reads nodes with their optional auth and timeout', () => {
+    const text = JSON.stringify([
+      { name: 'a', baseUrl: 'http://a:8080/' },
+      { name: 'b', baseUrl: 'https://b.example/dagu', auth: { basic: { username: 'u', password: '' } }, timeoutMs: 5000 },
+      { name: 'c', baseUrl: 'http://c', auth: { token: 't' } },
+    ]);
+    expect(parseRemoteNodes(text)).toEqual([
+      { name: 'a', baseUrl: 'http://a:8080' },
+      { name: 'b', baseUrl: 'https://b.example/dagu', auth: { basic: { username: 'u', password: '' } }, timeoutMs: 5000 },
+      { name: 'c', baseUrl: 'http://c', auth: { token: 't' } },
+    ]);
+  });
+
+  it('reads an empty list as no nodes', () => {
+    expect(parseRemoteNodes('[]')).toEqual([]);
+  });
+
+  it.each([
+    { name: 'text that is not JSON', text: '[{', error: /^remote nodes: not JSON/ },
+    { name: 'an object instead of a list', text: '{"name":"a"}', error: /expected a JSON array/ },
+    { name: 'a node that is not an object', text: '["a"]', error: /remote nodes\[0\]: expected an object/ },
+    { name: 'a missing name', text: '[{"baseUrl":"http://a"}]', error: /remote nodes\[0\]\.name must be a non-empty string/ },
+    { name: 'an empty name', text: '[{"name":"","baseUrl":"http://a"}]', error: /name must be a non-empty string/ },
+    { name: 'the reserved name local', text: '[{"name":"local","baseUrl":"http://a"}]', error: /"local" is reserved/ },
+    { name: 'a missing baseUrl', text: '[{"name":"a"}]', error: /remote node "a": baseUrl must be a non-empty string/ },
+    { name: 'a baseUrl that is not a URL', text: '[{"name":"a","baseUrl":"a:b:c/"}]', error: /baseUrl must be http or https|is not a URL/ },
+    { name: 'a relative baseUrl', text: '[{"name":"a","baseUrl":"/api"}]', error: /baseUrl "\/api" is not a URL/ },
+    { name: 'a baseUrl that is not http(s)', text: '[{"name":"a","baseUrl":"ftp://a"}]', error: /must be http or https, not ftp/ },
+    { name: 'a baseUrl with a query', text: '[{"name":"a","baseUrl":"http://a?x=1"}]', error: /must not have a query/ },
+    { name: 'credentials in the baseUrl', text: '[{"name":"a","baseUrl":"http://u:p@a"}]', error: /put credentials in auth/ },
+    { name: 'duplicate names', text: '[{"name":"a","baseUrl":"http://a"},{"name":"a","baseUrl":"http://b"}]', error: /duplicate name "a"/ },
+    { name: 'a misspelt field', text: '[{"name":"a","baseURL":"http://a"}]', error: /unknown field "baseURL"/ },
+    { name: 'both basic and token', text: '[{"name":"a","baseUrl":"http://a","auth":{"token":"t","basic":{"username":"u","password":"p"}}}]', error: /basic or token, not both/ },
+    { name: 'an empty token', text: '[{"name":"a","baseUrl":"http://a","auth":{"token":""}}]', error: /auth\.token must be a non-empty string/ },
+    { name: 'basic without a password', text: '[{"name":"a","baseUrl":"http://a","auth":{"basic":{"username":"u"}}}]', error: /basic\.password must be a string/ },
+    { name: 'a username with a colon', text: '[{"name":"a","baseUrl":"http://a","auth":{"basic":{"username":"u:v","password":"p"}}}]', error: /must not contain ":"/ },
+    { name: 'a timeout that is not a positive integer', text: '[{"name":"a","baseUrl":"http://a","timeoutMs":0}]', error: /timeoutMs must be a positive integer/ },
+  ])('rejects $name', ({ text, error }) => {
+    expect(() => parseRemoteNodes(text)).toThrow(error);
+  });
+});
+
+describe('remoteNodesFromEnv', () => {
+  const json = '[{"name":"a","baseUrl":"http://a"}]';
+  const files: Record<string, string> = { '/etc/kubedag/nodes.json': json, '/etc/kubedag/bad.json': '[{"name":"local","baseUrl":"http://a"}]' };
+  const readFile = (path: string): string => {
+    const text = files[path];
+    if (text === undefined) throw new Error(`ENOENT: no such file, open '${path}'`);
+    return text;
+  };
+
+  it.each([
+    { name: 'no variable means no nodes', env: {}, nodes: [] },
+    { name: 'empty variables mean no nodes', env: { KUBEDAG_REMOTE_NODES: '', KUBEDAG_REMOTE_NODES_FILE: '' }, nodes: [] },
+    { name: 'KUBEDAG_REMOTE_NODES holds the JSON', env: { KUBEDAG_REMOTE_NODES: json }, nodes: [{ name: 'a', baseUrl: 'http://a' }] },
+    { name: 'KUBEDAG_REMOTE_NODES_FILE names a file holding it', env: { KUBEDAG_REMOTE_NODES_FILE: '/etc/kubedag/nodes.json' }, nodes: [{ name: 'a', baseUrl: 'http://a' }] },
+  ])('$name', ({ env, nodes }) => {
+    expect(remoteNodesFromEnv(env, readFile)).toEqual(nodes);
+  });
+
+  it.each([
+    { name: 'both variables', env: { KUBEDAG_REMOTE_NODES: json, KUBEDAG_REMOTE_NODES_FILE: '/etc/kubedag/nodes.json' }, error: /not both/ },
+    { name: 'a file that cannot be read', env: { KUBEDAG_REMOTE_NODES_FILE: '/nope.json' }, error: /^KUBEDAG_REMOTE_NODES_FILE: cannot read \/nope\.json: ENOENT/ },
+    { name: 'a file with a bad node, naming the file', env: { KUBEDAG_REMOTE_NODES_FILE: '/etc/kubedag/bad.json' }, error: /^\/etc\/kubedag\/bad\.json: remote nodes\[0\]\.name: "local" is reserved/ },
+  ])('rejects $name', ({ env, error }) => {
+    expect(() => remoteNodesFromEnv(env, readFile)).toThrow(error);
+  });
+});
