@@ -7,7 +7,7 @@
  */
 import { parseParamOverrides, type DagLoad } from '../core/dag/index.ts';
 import { statusCode } from '../core/kube/time.ts';
-import { LABELS } from '../core/resources/constants.ts';
+import { ANNOTATIONS, LABELS } from '../core/resources/constants.ts';
 import { uuidv7, MAX_RUN_ID_LENGTH, RUN_ID_PATTERN } from '../core/resources/ids.ts';
 import { dagRunResourceName, labelValue } from '../core/resources/names.ts';
 import type { DagRunSpec } from '../core/resources/schemas.ts';
@@ -36,7 +36,6 @@ export interface StartRequest {
   readonly retryOf?: string;
 }
 
-export const RETRY_OF_ANNOTATION = 'kubedag.io/retry-of';
 
 /** Running, queued, or created and not yet picked up by the operator. */
 export function isActive(run: DagRunResource): boolean {
@@ -108,7 +107,7 @@ export class Starter {
       name: dagRunResourceName(request.name, dagRunId),
       namespace: this.cache.namespace,
       labels: { [LABELS.dag]: labelValue(request.name), [LABELS.runId]: labelValue(dagRunId) },
-      ...(request.retryOf === undefined ? {} : { annotations: { [RETRY_OF_ANNOTATION]: request.retryOf } }),
+      ...(request.retryOf === undefined ? {} : { annotations: { [ANNOTATIONS.retryOf]: request.retryOf } }),
     };
     try {
       await this.writer.createRun({ metadata, spec });

@@ -2,28 +2,14 @@
 import type { V1Lease } from '@kubernetes/client-node';
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
-import type { DagRunResource } from '../../core/resources/types.ts';
 import type { AppDeps } from '../app.ts';
-import { need, runDefinition, type Cluster } from '../cluster.ts';
+import { queueName } from '../../core/resources/queue.ts';
+import { need, type Cluster } from '../cluster.ts';
 import { ApiError } from '../errors.ts';
 import { S } from '../schemas.ts';
-import { dagEntry } from '../views/dags.ts';
-import { runIdentity } from '../views/identity.ts';
 import { queues } from '../views/queues.ts';
 import { iso } from '../views/format.ts';
 import { workers } from '../views/workers.ts';
-
-/** The queue a run goes through: its own override, else its DAG's `queue`, else the DAG name. */
-export function queueOf(cluster: Cluster, run: DagRunResource): string {
-  if (run.spec.queue !== undefined && run.spec.queue !== '') return run.spec.queue;
-  const dag = runDefinition(run) ?? (run.spec.dagRef === undefined ? undefined : dagEntryOf(cluster, run.spec.dagRef.name));
-  return dag?.queue ?? runIdentity(run).name;
-}
-
-function dagEntryOf(cluster: Cluster, resourceName: string): ReturnType<typeof dagEntry>['load']['dag'] | undefined {
-  const resource = cluster.cache.dags.get(cluster.cache.namespace, resourceName);
-  return resource === undefined ? undefined : dagEntry(resource).load.dag;
-}
 
 export interface LeaderView {
   readonly instanceId: string;
@@ -55,7 +41,7 @@ export function clusterInfoRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.get('/queues', { config: read, schema: { tags: ['queues'], response: { 200: S.queues } } }, () => {
     const c = cluster();
     const ns = c.cache.namespace;
-    return { queues: queues({ queues: c.cache.queues.list(ns), runs: c.cache.runs.list(ns), dagQueue: (r) => queueOf(c, r) }) };
+    return { queues: queues({ queues: c.cache.queues.list(ns), runs: c.cache.runs.list(ns), dagQueue: queueName }) };
   });
 
   app.get('/workers', { config: read, schema: { tags: ['workers'], querystring: Type.Object({ remoteNode: Type.Optional(Type.String()) }), response: { 200: S.workers } } }, () => {

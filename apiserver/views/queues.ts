@@ -10,6 +10,7 @@ import { RunStatus, runStatusLabel } from '../../core/resources/status.ts';
 import type { DagQueueResource, DagRunResource } from '../../core/resources/types.ts';
 import { compareText, instant, iso, runLogPath } from './format.ts';
 import { runIdentity } from './identity.ts';
+import { runStatusOf } from './runs.ts';
 
 /** The contract's reduced run summary for queue listings. */
 export interface QueuedRunSummary {
@@ -59,7 +60,7 @@ export function queues(input: QueuesInput): Queue[] {
   for (const run of input.runs) {
     // Sub-runs start at once, bypassing every queue (behaviour-notes 8).
     if (run.spec.parent !== undefined) continue;
-    const status = run.status?.status;
+    const status = runStatusOf(run);
     if (status !== RunStatus.Running && status !== RunStatus.Queued) continue;
     const name = input.dagQueue(run);
     const entry = members.get(name) ?? { running: [], queued: [] };

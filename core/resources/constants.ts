@@ -22,6 +22,8 @@ export const ANNOTATIONS = {
   archived: `${GROUP}/logs-archived`,
   /** Asks the operator to retry a finished run; the value is a token the status echoes. */
   retry: `${GROUP}/retry`,
+  /** On a run created by a retry under a new id: the DAGRun resource whose step states it starts from. */
+  retryOf: `${GROUP}/retry-of`,
   /** With `retry`: the one step to run again. */
   retryStep: `${GROUP}/retry-step`,
   /** The DAG name a run is listed under after its DAG was renamed (spec.dagName is immutable). */

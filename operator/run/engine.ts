@@ -155,7 +155,9 @@ function start(work: Work): void {
     work.events.push({ reason: 'Rejected', message: input.rejection, warning: true });
     return;
   }
-  work.status = { status: RunStatus.Running, statusLabel: runStatusLabel(RunStatus.Running), startedAt: work.now, params: input.params };
+  // A run that waited in a queue keeps the time it was queued.
+  const queuedAt = work.status.queuedAt === undefined ? {} : { queuedAt: work.status.queuedAt };
+  work.status = { ...queuedAt, status: RunStatus.Running, statusLabel: runStatusLabel(RunStatus.Running), startedAt: work.now, params: input.params };
   const unmet = input.dag.preconditions.filter((c) => input.preconditionMet(c) === false);
   if (unmet.length > 0) {
     work.status = { ...work.status, endReason: 'preconditions', error: `preconditions not met: ${unmet.map((c) => c.condition).join(', ')}` };

@@ -24,7 +24,8 @@ import { withConditions } from './conditions.ts';
 import { attemptOver, isFinished, ITEM_LABEL, observeChild, podIdentity } from './observed.ts';
 import { retentionExpired } from './retention.ts';
 import { childParams, parallelItems, subRunId } from './children.ts';
-import { RETRY_ANNOTATION, RETRY_STEP_ANNOTATION, retryStatus } from './retry.ts';
+import { copiedRetryStatus, RETRY_ANNOTATION, RETRY_STEP_ANNOTATION, retryStatus } from './retry.ts';
+import { Admission, QUEUE_POLL_MS, type QueueStep } from './admission.ts';
 import { demux, parseReport, stepPod, type RunRef } from './pod.ts';
 import { outputFromStdout } from './outputs.ts';
 import { parsePrepared, PREPARE_STEP, prepareStep, withoutSecrets } from './prepare.ts';
@@ -55,8 +56,11 @@ export class RunReconciler {
   /** Pods created here that the cache has not shown yet, by name, with the creation time. */
   private readonly expected = new Map<string, number>();
 
+  private readonly admission: Admission;
+
   constructor(deps: ReconcilerDeps) {
     this.deps = deps;
+    this.admission = new Admission(deps.runs, deps.custom);
   }
 
   async reconcile(key: string): Promise<WorkResult | undefined> {
@@ -77,6 +81,9 @@ export class RunReconciler {
       return undefined;
     }
     if (!(await this.frozen(run))) return undefined;
+    if (await this.copiedFrom(run)) return undefined;
+    const place = await this.admission.step(run, this.definitionOf(key, run).dag.maxActiveRuns, this.deps.clock.now());
+    if (place.kind !== 'proceed') return this.keepPlace(run, place);
     return this.advance(key, run, pods);
   }
 
@@ -130,6 +137,29 @@ export class RunReconciler {
     const step = annotations[RETRY_STEP_ANNOTATION] || undefined;
     await this.writeStatus(run, { ...retryStatus(definition.dag, run.status ?? {}, this.deps.clock.now(), step), retryToken: token });
     this.event(run, 'Retrying', step === undefined ? 'retrying failed and canceled steps' : `retrying step ${step}`, false);
+    return true;
+  }
+
+  /** A queued run: queued now, still waiting, or let through (the next look starts it). */
+  private async keepPlace(run: DagRunResource, place: Exclude<QueueStep, { kind: 'proceed' }>): Promise<WorkResult | undefined> {
+    if (place.kind === 'wait') return { requeueAfterMs: QUEUE_POLL_MS };
+    const status = place.kind === 'queue' ? { status: RunStatus.Queued, statusLabel: 'queued', queuedAt: place.queuedAt } : { queuedAt: place.queuedAt };
+    if (!(await this.writeStatus(run, status))) this.admission.forget(run);
+    return undefined;
+  }
+
+  /**
+   * A retry under a new run id (the API's retry with another `dagRunId`): before its first
+   * step, the new run takes the original's step states, then resets what a retry redoes.
+   * Succeeded steps keep their status and outputs; their logs stay with the original run.
+   */
+  private async copiedFrom(run: DagRunResource): Promise<boolean> {
+    const source = run.metadata?.annotations?.[ANNOTATIONS.retryOf];
+    if (source === undefined || run.status !== undefined) return false;
+    const original = this.deps.runs.get(run.metadata?.namespace, source);
+    if (original?.status?.finishedAt === undefined) return false;
+    await this.writeStatus(run, copiedRetryStatus(definitionOf(run).dag, original.status, this.deps.clock.now()));
+    this.event(run, 'Retrying', `retrying run ${original.spec.dagRunId ?? source} under a new id`, false);
     return true;
   }
 
@@ -463,7 +493,6 @@ export class RunReconciler {
     }
   }
 
-  /** A Pod goes once its attempt is over in the written status and its logs are archived. */
   /**
    * A Pod goes once its attempt is over in the written status, archived first if that has not
    * happened yet: the log of a step whose stdout the decision did not need is copied here, after

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadDag } from '../../core/dag/index.ts';
 import type { DagRunStatus, RunNode } from '../../core/resources/schemas.ts';
-import { retryStatus, stepForAttempt } from './retry.ts';
+import { copiedRetryStatus, retryStatus, stepForAttempt } from './retry.ts';
 
 const dag = loadDag('type: graph\nsteps:\n  - {name: a, command: x}\n  - {name: b, command: x, depends: a}\n  - {name: c, command: x, depends: b}\n  - {name: d, command: x, depends: a}', { fileName: 'r' }).dag;
 const node = (name: string, status: number, extra: Partial<RunNode> = {}): RunNode => ({ name, status, statusLabel: '', attempt: 0, retryCount: 0, doneCount: 0, ...extra });
@@ -51,5 +51,15 @@ describe('stepForAttempt', () => {
     if (original === undefined) throw new Error('fixture step missing');
     const judged = stepForAttempt(original, retriedStep === undefined ? {} : { retriedStep });
     expect(judged.retryPolicy !== undefined).toBe(keepsPolicy);
+  });
+});
+
+describe('copiedRetryStatus', () => {
+  it('starts a new run from the original steps without their Pods, spilled outputs or retry token', () => {
+    const original: DagRunStatus = { ...finished, retryToken: 't1', observedGeneration: 3, nodes: [node('a', 4, { pod: 'p-a', outputs: { A: '1' }, outputRefs: { BIG: { attempt: 0, bytes: 99_999 } } }), node('b', 2)] };
+    const status = copiedRetryStatus(dag, original, new Date('2026-01-02T00:00:00Z'));
+    expect(status.nodes?.[0]).toEqual({ name: 'a', status: 4, statusLabel: '', attempt: 0, retryCount: 0, doneCount: 0, outputs: { A: '1' } });
+    expect(states(status)).toMatchObject({ b: ['not_started', 1] });
+    expect([status.retryToken, status.observedGeneration, status.status]).toEqual([undefined, undefined, 1]);
   });
 });

@@ -54,3 +54,13 @@ export function stepForAttempt(step: Step, status: DagRunStatus): Step {
   const { retryPolicy: _policy, ...once } = step;
   return once;
 }
+
+/**
+ * The first status of a run that retries another under a new id: the original's step states
+ * (without its Pods, spilled outputs or bookkeeping), then reset as any retry resets them.
+ */
+export function copiedRetryStatus(dag: Dag, original: DagRunStatus, now: Date): DagRunStatus {
+  const { retryToken: _token, conditions: _conditions, observedGeneration: _generation, ...copied } = original;
+  const nodes = (copied.nodes ?? []).map(({ outputRefs: _refs, pod: _pod, ...node }) => node);
+  return retryStatus(dag, { ...copied, nodes }, now);
+}

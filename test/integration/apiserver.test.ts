@@ -18,7 +18,7 @@ interface Run {
   dagRunId: string;
   status: number;
   statusLabel: string;
-  nodes: { step: { name: string }; status: number; statusLabel: string }[];
+  nodes: { step: { name: string }; status: number; statusLabel: string; startedAt: string }[];
 }
 
 async function finished(name: string, id: string): Promise<Run> {
@@ -96,5 +96,73 @@ describe('the API server on the local control plane', () => {
     const history = (await api.call('GET', '/api/v2/dags/greet/dag-runs')).body as { gridData: unknown[] };
     expect(history.gridData).toEqual([{ name: 'after', history: [4] }, { name: 'say', history: [4] }]);
     expect((await api.call('POST', '/api/v2/dag-runs/greet/first/stop')).body).toMatchObject({ code: 'not_running' });
+  });
+
+  it('stops a running run, retries a failed one in place and under a new id', async () => {
+    await api.call('POST', '/api/v2/dags', { name: 'slow', spec: 'steps:\n  - {name: wait, command: sleep 30}\n' });
+    await api.call('POST', '/api/v2/dags/slow/start', { dagRunId: 's1' });
+    await waitFor('the step to run', async () => ((await api.call('GET', '/api/v2/dag-runs/slow/s1')).body as { dagRunDetails: Run }).dagRunDetails.nodes[0]?.status === 1, 30_000);
+    expect((await api.call('POST', '/api/v2/dag-runs/slow/s1/stop')).status).toBe(200);
+    expect((await finished('slow', 's1')).statusLabel).toBe('canceled');
+
+    const flaky = `steps:\n  - {name: first, command: echo once}\n  - {name: flaky, command: "test -f /tmp/${ns}-$DAG_RUN_ID || { touch /tmp/${ns}-$DAG_RUN_ID; exit 1; }"}\n`;
+    await api.call('POST', '/api/v2/dags', { name: 'flaky', spec: flaky });
+    await api.call('POST', '/api/v2/dags/flaky/start', { dagRunId: 'f1' });
+    expect((await finished('flaky', 'f1')).statusLabel).toBe('failed');
+    expect((await api.call('POST', '/api/v2/dag-runs/flaky/f1/retry', {})).status).toBe(200);
+    await waitFor('the retry to start', async () => ((await api.call('GET', '/api/v2/dag-runs/flaky/f1')).body as { dagRunDetails: { finishedAt: string } }).dagRunDetails.finishedAt === '', 30_000, 50);
+    expect((await finished('flaky', 'f1')).statusLabel).toBe('succeeded');
+
+    await api.call('POST', '/api/v2/dags/flaky/start', { dagRunId: 'f2' });
+    expect((await finished('flaky', 'f2')).statusLabel).toBe('failed');
+    expect((await api.call('POST', '/api/v2/dag-runs/flaky/f2/retry', { dagRunId: 'f3' })).status).toBe(200);
+    const copy = await finished('flaky', 'f3');
+    const original = await finished('flaky', 'f2');
+    // The first step kept its success (and start time) from f2; only the failed step ran again,
+    // and failed again: its marker file is per run id. The original is untouched.
+    expect(copy.nodes.map((n) => n.statusLabel)).toEqual(['succeeded', 'failed']);
+    expect(copy.nodes[0]?.startedAt).toBe(original.nodes[0]?.startedAt);
+    expect(original.statusLabel).toBe('failed');
+  });
+
+  it('queues enqueued runs behind a running one, dequeues, and starts the next when room frees', async () => {
+    await api.call('POST', '/api/v2/dags', { name: 'single', spec: 'steps:\n  - {name: nap, command: sleep 2}\n' });
+    await api.call('POST', '/api/v2/dags/single/start', { dagRunId: 'a' });
+    await api.call('POST', '/api/v2/dags/single/enqueue', { dagRunId: 'b' });
+    await api.call('POST', '/api/v2/dags/single/enqueue', { dagRunId: 'c' });
+    await waitFor('a to run while b and c wait', async () => {
+      const { queues } = (await api.call('GET', '/api/v2/queues')).body as { queues: { name: string; type: string; summary: object }[] };
+      return JSON.stringify(queues.find((q) => q.name === 'single')?.summary) === JSON.stringify({ running: 1, queued: 2, total: 3 });
+    }, 30_000, 50);
+    const { dagRuns } = (await api.call('GET', '/api/v2/dag-runs/single?status=5')).body as { dagRuns: Run[] };
+    expect(dagRuns.map((r) => r.dagRunId).sort()).toEqual(['b', 'c']);
+    expect((await api.call('GET', '/api/v2/dag-runs/single/b/dequeue')).status).toBe(200);
+    expect((await api.call('GET', '/api/v2/dag-runs/single/b')).status).toBe(404);
+    expect((await finished('single', 'a')).statusLabel).toBe('succeeded');
+    const next = await finished('single', 'c');
+    expect([next.statusLabel, (next as Run & { queuedAt: string }).queuedAt]).toEqual(['succeeded', expect.stringMatching(/Z$/) as unknown]);
+  });
+
+  it('runs inline DAGs and sub-DAGs, with sub runs under their root', async () => {
+    const spec = 'name: adhoc\nsteps:\n  - {name: call, call: child, params: "X=1"}\n---\nname: child\nparams: X=0\nsteps:\n  - {name: inner, command: echo inner $X}\n';
+    expect((await api.call('POST', '/api/v2/dag-runs', { spec, dagRunId: 'in1' })).body).toEqual({ dagRunId: 'in1' });
+    const parent = await finished('adhoc', 'in1');
+    expect(parent.statusLabel).toBe('succeeded');
+    const { subRuns } = (await api.call('GET', '/api/v2/dag-runs/adhoc/in1/sub-dag-runs')).body as { subRuns: { dagRunId: string; statusLabel: string }[] };
+    expect(subRuns).toEqual([expect.objectContaining({ statusLabel: 'succeeded' })]);
+    const child = subRuns[0]?.dagRunId ?? '';
+    expect((await api.call('GET', `/api/v2/dag-runs/adhoc/in1/sub-dag-runs/${child}`)).body).toMatchObject({ dagRunDetails: { name: 'child', parentDAGRunName: 'adhoc', parentDAGRunId: 'in1' } });
+    expect(((await api.call('GET', `/api/v2/dag-runs/adhoc/in1/children/${child}/steps/inner/log`)).body as { content: string }).content).toBe('inner 1');
+  });
+
+  it('keeps run history when a DAG named by its file is renamed', async () => {
+    await api.call('POST', '/api/v2/dags', { name: 'before', spec: 'steps: [echo hi]\n' });
+    await api.call('POST', '/api/v2/dags/before/start', { dagRunId: 'h1' });
+    await finished('before', 'h1');
+    expect((await api.call('POST', '/api/v2/dags/before/rename', { newFileName: 'after' })).status).toBe(200);
+    expect(((await api.call('GET', '/api/v2/dags/after/dag-runs')).body as { dagRuns: Run[] }).dagRuns.map((r) => r.dagRunId)).toEqual(['h1']);
+    expect((await api.call('GET', '/api/v2/dag-runs/after/h1')).status).toBe(200);
+    expect((await api.call('DELETE', '/api/v2/dags/after')).status).toBe(204);
+    expect(api.checked).toBeGreaterThan(40);
   });
 });
