@@ -196,6 +196,11 @@ describe('operations on runs', () => {
       expect((await api.call('GET', `/api/v2/dag-runs/etl/p1/${segment}/c1`)).body).toMatchObject({ dagRunDetails: { name: 'child', dagRunId: 'c1', parentDAGRunName: 'etl', parentDAGRunId: 'p1', rootDAGRunId: 'p1' } });
     }
     expect((await api.call('GET', '/api/v2/dag-runs/etl/p1/sub-dag-runs/nope')).status).toBe(404);
+    await custom.patchNamespacedCustomObjectStatus({ group, version, namespace: ns, plural: 'dagruns', name: 'p1-child', body: { status: finishedStatus(2, 'failed', [{ name: 'cmd_1', status: 2, statusLabel: 'failed' }]) } }, mergePatch);
+    await waitFor('the API to see the child end', async () => ((await api.call('GET', '/api/v2/dag-runs/etl/p1/children/c1')).body as { dagRunDetails: { status: number } }).dagRunDetails.status === 2, 10_000, 50);
+    expect((await api.call('PATCH', '/api/v2/dag-runs/etl/p1/sub-dag-runs/c1/steps/ghost/status', { status: 4 })).body).toMatchObject({ code: 'not_found' });
+    expect((await api.call('PATCH', '/api/v2/dag-runs/etl/p1/children/c1/steps/cmd_1/status', { status: 4 })).status).toBe(200);
+    expect((await api.call('GET', '/api/v2/dag-runs/etl/p1/sub-dag-runs/c1')).body).toMatchObject({ dagRunDetails: { nodes: [{ status: 4, statusLabel: 'succeeded' }] } });
     expect(((await api.call('GET', '/api/v2/dag-runs?name=child')).body as { dagRuns: unknown[] }).dagRuns).toEqual([]);
   });
 
