@@ -12,7 +12,7 @@ export PATH := $(NODE_BIN):$(PATH)
 
 STAMP := node_modules/.install-stamp
 
-.PHONY: build deps compile test lint typecheck unit integration generate crds verify bench bench-operator golden clean cluster-build cluster-up cluster-down dev
+.PHONY: build deps compile test lint typecheck unit integration generate crds verify bench bench-operator bench-api golden clean cluster-build cluster-up cluster-down dev
 
 $(STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -58,6 +58,9 @@ bench: deps ## parse and validate benchmarks (figures, not pass/fail)
 
 bench-operator: deps ## operator benchmark on a fresh local control plane (figures, not pass/fail)
 	node bench/operator.bench.ts
+
+bench-api: deps ## API server benchmark: 1,000 DAGs, 10,000 runs, on a fresh local control plane (figures, not pass/fail)
+	node bench/api.bench.ts
 
 cluster-build: deps ## build the local control-plane binaries (once per machine; needs Go)
 	node test/cluster/cli.ts build

@@ -37,7 +37,11 @@ export class RunIndex {
     this.lookup = lookup;
   }
 
+  /** Grows with every change to any run: answers built from all runs can be kept until it moves. */
+  generation = 0;
+
   update(run: DagRunResource, deleted: boolean): void {
+    this.generation += 1;
     const resource = run.metadata?.name ?? '';
     this.unfile(resource);
     if (deleted) return;

@@ -55,8 +55,23 @@ export function allDags(cluster: Cluster): DagEntry[] {
   return cluster.cache.dags.list(cluster.cache.namespace).map((d) => dagEntry(d));
 }
 
+const latestKept = new WeakMap<Cluster, { generation: number; byDag: Map<string, DagRunResource> }>();
+
+/** The newest root run of a DAG; all DAGs' answers are worked out in one pass and kept while no run changes. */
 export function latestRun(cluster: Cluster, name: string): DagRunResource | undefined {
-  return cluster.cache.runIndex.runsOf(name).sort(newestFirst)[0];
+  const index = cluster.cache.runIndex;
+  let kept = latestKept.get(cluster);
+  if (kept?.generation !== index.generation) {
+    const byDag = new Map<string, DagRunResource>();
+    for (const dag of index.dagNames()) {
+      let latest: DagRunResource | undefined;
+      for (const run of index.runsOf(dag)) if (latest === undefined || newestFirst(run, latest) < 0) latest = run;
+      if (latest !== undefined) byDag.set(dag, latest);
+    }
+    kept = { generation: index.generation, byDag };
+    latestKept.set(cluster, kept);
+  }
+  return kept.byDag.get(name);
 }
 
 /** A root run by DAG name and id; `latest` is the most recent one. */

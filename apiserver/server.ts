@@ -12,6 +12,7 @@ import type { ApiConfig } from './config.ts';
 import { OperatorLogs } from './routes/logs.ts';
 import { leaderOf } from './routes/cluster-info.ts';
 import { Starter } from './starts.ts';
+import { dagEntry } from './views/dags.ts';
 import { Writer } from './writer.ts';
 
 export interface Server {
@@ -48,6 +49,8 @@ export async function startServer(options: ServerOptions): Promise<Server> {
     log,
   });
   await cache.start();
+  // Loading every DAG once now keeps the first GET /dags from paying for all of them.
+  for (const dag of cache.dags.list(namespace)) dagEntry(dag);
   const writer = new Writer(custom, cache);
   const cluster: Cluster = { cache, writer, starter: new Starter(cache, writer), logs: new OperatorLogs(config.operatorUrl, namespace) };
   const clock = options.clock ?? ((): Date => new Date());

@@ -49,17 +49,25 @@ export function runAt(cluster: Cluster, path: RunPath): DagRunResource {
 /** Both spellings of a sub-run path segment. */
 export const SUB_RUN_SEGMENTS = ['sub-dag-runs/:subDAGRunId', 'children/:subDAGRunId'] as const;
 
+/** Summaries hold exactly the schema's fields, so plain JSON is what the schema's serialiser writes. */
+const serializeSummaries = (value: unknown): string => JSON.stringify(value);
+
 export function runRoutes(app: FastifyInstance, deps: AppDeps): void {
   const cluster = (): Cluster => need(deps.cluster);
   const read = { permission: 'read' as const };
   const run = { permission: 'run' as const };
   const path = (request: FastifyRequest): RunPath => request.params as RunPath;
 
-  app.get('/dag-runs', { config: read, schema: { tags: ['runs'], querystring: listQuery, response: { 200: S.runSummaries } } }, (request) => {
+  // The whole history unfiltered is what dashboards poll: kept serialised until a run changes.
+  const everything = { generation: -1, json: '' };
+  app.get('/dag-runs', { config: read, schema: { tags: ['runs'], querystring: listQuery, response: { 200: S.runSummaries } } }, (request, reply) => {
     const c = cluster();
-    const query = request.query as { name?: string; status?: number; fromDate?: number; toDate?: number; dagRunId?: string };
-    const roots = c.cache.runIndex.dagNames().flatMap((n) => c.cache.runIndex.runsOf(n));
-    return { dagRuns: filterRuns(roots, query).map(runSummary) };
+    const { remoteNode: _node, ...query } = request.query as { name?: string; status?: number; fromDate?: number; toDate?: number; dagRunId?: string; remoteNode?: string };
+    const index = c.cache.runIndex;
+    const answer = (): { dagRuns: ReturnType<typeof runSummary>[] } => ({ dagRuns: filterRuns(index.dagNames().flatMap((n) => index.runsOf(n)), query).map(runSummary) });
+    if (Object.keys(query).length > 0) return answer();
+    if (everything.generation !== index.generation) Object.assign(everything, { generation: index.generation, json: serializeSummaries(answer()) });
+    return reply.type('application/json; charset=utf-8').send(everything.json);
   });
 
   app.get('/dag-runs/:name', { config: read, schema: { tags: ['runs'], params: Type.Object({ name: Type.String() }), querystring: listQuery, response: { 200: S.runSummaries } } }, (request) => {

@@ -10,8 +10,12 @@ export function instant(value: unknown): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
+const CANONICAL = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
+
 /** ISO 8601 UTC with Z, seconds precision (behaviour-notes 1); "" for a time not set. */
 export function iso(value: unknown): string {
+  // What the operator writes is already in this form: listings of thousands of runs skip parsing.
+  if (typeof value === 'string' && CANONICAL.test(value)) return value;
   const ms = instant(value);
   return ms === undefined ? '' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }

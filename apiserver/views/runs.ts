@@ -7,7 +7,7 @@ import { plainStep, type Dag, type HandlerEvent, type Step } from '../../core/da
 import type { RunNode } from '../../core/resources/schemas.ts';
 import { runStatusLabel, stepStatusLabel } from '../../core/resources/status.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
-import { iso, runLogPath } from './format.ts';
+import { instant, iso, runLogPath } from './format.ts';
 import { runIdentity } from './identity.ts';
 
 export interface RunSummary {
@@ -61,7 +61,19 @@ export function runStatusOf(run: DagRunResource): number {
   return run.status?.status ?? (run.spec.enqueue === true ? 5 : 0);
 }
 
+const summaries = new WeakMap<DagRunResource, RunSummary>();
+
+/** Memoised per cached object (frozen, replaced on change): listings build thousands. */
 export function runSummary(run: DagRunResource): RunSummary {
+  let summary = summaries.get(run);
+  if (summary === undefined) {
+    summary = buildSummary(run);
+    summaries.set(run, summary);
+  }
+  return summary;
+}
+
+function buildSummary(run: DagRunResource): RunSummary {
   const id = runIdentity(run);
   const status = runStatusOf(run);
   return {
@@ -160,7 +172,16 @@ export interface RunFilter {
   dagRunId?: string;
 }
 
-const createdAt = (run: DagRunResource): number => new Date(run.metadata?.creationTimestamp ?? 0).getTime();
+const created = new WeakMap<DagRunResource, number>();
+
+function createdAt(run: DagRunResource): number {
+  let ms = created.get(run);
+  if (ms === undefined) {
+    ms = instant(run.metadata?.creationTimestamp) ?? 0;
+    created.set(run, ms);
+  }
+  return ms;
+}
 
 /** Newest first by creation, ties by run id; filters as behaviour-notes "Runs" says. */
 export function filterRuns(runs: readonly DagRunResource[], filter: RunFilter): DagRunResource[] {

@@ -11,7 +11,12 @@ import type { KubeConfig } from '@kubernetes/client-node';
 type Context = Parameters<KubeConfig['applySecurityAuthentication']>[0];
 type Dispatcher = NonNullable<ReturnType<Context['getDispatcher']>>;
 
+/** Wrapping twice would close the first wrapper's kept Agent: a config is wrapped once. */
+const wrapped = new WeakSet<KubeConfig>();
+
 export function reuseConnections(kc: KubeConfig): KubeConfig {
+  if (wrapped.has(kc)) return kc;
+  wrapped.add(kc);
   const original = kc.applySecurityAuthentication.bind(kc);
   const shared = new Map<string, Dispatcher>();
   kc.applySecurityAuthentication = async (context: Context): Promise<void> => {
