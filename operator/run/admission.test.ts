@@ -48,6 +48,7 @@ describe('admissible', () => {
     ['lets the two oldest through with two free slots', b, [a, b, c], 2, true],
     ['holds everyone while the running runs fill the queue', a, [run('r', { status: 1 }), a], 1, false],
     ['counts a run let through but not started as running', a, [run('t', { letThrough: true }), a], 1, false],
+    ['counts a run started directly that has no status yet as running', a, [{ ...run('d'), spec: { ...run('d').spec, enqueue: false } }, a], 1, false],
     ['ignores running runs of other queues', a, [run('r', { status: 1, queue: 'other' }), a], 1, true],
     ['ignores sub runs, which never queue', a, [run('s', { status: 1, parent: true }), a], 1, true],
     ['treats a capacity below 1 as 1', a, [a], 0, true],

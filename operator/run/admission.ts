@@ -21,7 +21,9 @@ export { queueName };
 /** Holds a place in its queue: waiting, or let through and not started yet. */
 const waiting = (run: DagRunResource): boolean => run.status?.status === RunStatus.Queued;
 const letThrough = (run: DagRunResource): boolean => run.spec.enqueue === true && run.status !== undefined && run.status.status === undefined && run.status.queuedAt !== undefined;
-const runningNow = (run: DagRunResource): boolean => run.status?.status === RunStatus.Running || letThrough(run);
+/** A run started directly (not enqueued) that the operator has not picked up yet holds a slot too. */
+const startingNow = (run: DagRunResource): boolean => run.spec.enqueue !== true && run.status === undefined;
+const runningNow = (run: DagRunResource): boolean => run.status?.status === RunStatus.Running || letThrough(run) || startingNow(run);
 
 /**
  * Whether a waiting run may start now: it is among the oldest waiting runs of its queue that

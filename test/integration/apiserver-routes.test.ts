@@ -169,6 +169,18 @@ describe('operations on runs', () => {
     expect([edited.dagRunDetails.status, edited.dagRunDetails.nodes[0]]).toEqual([2, expect.objectContaining({ status: 4, statusLabel: 'succeeded' })]);
   });
 
+  it('reschedules a run as a new singleton run from its stored definition and params', async () => {
+    await api.call('POST', '/api/v2/dags/etl/start', { dagRunId: 'o1', params: 'A=1' });
+    expect((await api.call('POST', '/api/v2/dag-runs/etl/o1/reschedule', {})).body).toMatchObject({ code: 'already_running' });
+    await setStatus('etl', 'o1', finishedStatus(4, 'succeeded', []));
+    expect((await api.call('POST', '/api/v2/dag-runs/etl/ghost/reschedule', {})).body).toMatchObject({ code: 'not_found' });
+    expect((await api.call('POST', '/api/v2/dag-runs/etl/o1/reschedule', { dagRunId: 'o1' })).body).toMatchObject({ code: 'already_exists' });
+    expect((await api.call('POST', '/api/v2/dag-runs/etl/o1/reschedule', { dagRunId: 'o2' })).body).toEqual({ dagRunId: 'o2', queued: false });
+    const again = await getRun(dagRunResourceName('etl', 'o2'));
+    expect([again.spec.params, again.spec.snapshot?.steps]).toEqual(['A=1', (await getRun(dagRunResourceName('etl', 'o1'))).spec.snapshot?.steps]);
+    await setStatus('etl', 'o2', finishedStatus(4, 'succeeded', []));
+  });
+
   it('dequeues queued runs only', async () => {
     await api.call('POST', '/api/v2/dags/etl/enqueue', { dagRunId: 'q1' });
     await setStatus('etl', 'q1', { status: 5, statusLabel: 'queued', queuedAt: '2026-11-22T10:00:00Z' });
@@ -232,6 +244,7 @@ describe('listings and cluster views', () => {
     expect(workers[0]?.health_status).toBe('WORKER_HEALTH_STATUS_HEALTHY');
     expect(Date.now() - Date.parse(workers[0]?.last_heartbeat ?? '')).toBeLessThan(20_000);
     expect((await api.call('GET', '/api/v2/services/scheduler')).body).toEqual({ schedulers: [] });
+    expect((await api.call('GET', '/api/v2/services/coordinator')).body).toEqual({ coordinators: [] });
     const health = (await api.call('GET', '/api/v2/health')).body as { status: string; error: string };
     expect([health.status, health.error]).toEqual(['unhealthy', expect.stringContaining('scheduler') as unknown]);
     const metrics = await api.call('GET', '/api/v2/metrics');
