@@ -21,6 +21,11 @@ export interface ApiConfig {
 
 const DEFAULTS = { host: '127.0.0.1', port: 8080, operatorUrl: 'http://127.0.0.1:8081', leaseName: 'kubedag-operator', bodyLimit: 1_048_576 + 65_536 };
 
+function port(value: number): number {
+  if (value > 65_535) throw new Error(`port must be at most 65535, not ${String(value)}`);
+  return value;
+}
+
 export function parseApiConfig(argv: readonly string[], env: NodeJS.ProcessEnv): ApiConfig {
   const { values } = parseArgs({
     args: [...argv],
@@ -49,7 +54,7 @@ export function parseApiConfig(argv: readonly string[], env: NodeJS.ProcessEnv):
   return {
     ...optional('namespace', pick(values.namespace, 'NAMESPACE')),
     host: pick(values.host, 'API_HOST') ?? DEFAULTS.host,
-    port: number(pick(values.port, 'API_PORT'), DEFAULTS.port, 'port', 0),
+    port: port(number(pick(values.port, 'API_PORT'), DEFAULTS.port, 'port', 0)),
     operatorUrl: pick(values['operator-url'], 'OPERATOR_URL') ?? DEFAULTS.operatorUrl,
     ...optional('leaseNamespace', pick(values['lease-namespace'], 'LEASE_NAMESPACE')),
     leaseName: pick(values['lease-name'], 'LEASE_NAME') ?? DEFAULTS.leaseName,

@@ -10,6 +10,7 @@ import { ApiError } from '../errors.ts';
 import { S } from '../schemas.ts';
 import { isActive } from '../starts.ts';
 import { dagDetailsView, dagListItem, paginate, searchText, selectDags, uniqueTags } from '../views/dags.ts';
+import { compareText } from '../views/format.ts';
 import { runIdentity } from '../views/identity.ts';
 
 /** What POST /dags stores when the body has no spec (behaviour-notes 10). */
@@ -102,7 +103,7 @@ export function dagRoutes(app: FastifyInstance, deps: AppDeps): void {
       throw new ApiError('bad_request', `invalid search pattern: ${(error as Error).message}`);
     }
     const results = allDags(cluster())
-      .sort((a, b) => a.fileName.localeCompare(b.fileName))
+      .sort((a, b) => compareText(a.fileName, b.fileName))
       .flatMap((e) => {
         const matches = searchText(e.yaml, pattern);
         return matches.length === 0 ? [] : [{ name: e.fileName, dag: dagSummary(e.load.dag), matches }];

@@ -46,7 +46,7 @@ export function runLogText(run: DagRunResource): string {
     [status.queuedAt, `run ${id.dagRunId} of ${id.name} queued`],
     [status.startedAt, `run ${id.dagRunId} of ${id.name} started${suffix(' with params ', status.params)}`],
     ...nodes.flatMap(nodeEvents),
-    [status.finishedAt, `run ${id.dagRunId} ${status.statusLabel ?? ''}${suffix(': ', status.error)}`],
+    [status.finishedAt, `run ${id.dagRunId} ${status.statusLabel ?? 'ended'}${suffix(': ', status.error)}`],
   ];
   return events
     .filter((event): event is [string, string] => event[0] !== undefined)

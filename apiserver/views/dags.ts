@@ -9,6 +9,7 @@ import { dagDetails, dagSummary, type DagDetails, type DagSummary } from '../../
 import { formatIssue, loadDag, nextStart, type DagLoad } from '../../core/dag/index.ts';
 import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import { specDocuments, type DagResource } from '../../core/resources/types.ts';
+import { compareText } from './format.ts';
 import { runSummary, type RunSummary } from './runs.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 
@@ -87,7 +88,7 @@ export interface DagDetailsView {
 }
 
 export function dagDetailsView(entry: DagEntry, latest: DagRunResource | undefined): DagDetailsView {
-  const localDags = entry.load.localDags.map((local) => ({ name: local.name, dag: dagDetails(local.dag), errors: local.errors.map(formatIssue) })).sort((a, b) => a.name.localeCompare(b.name));
+  const localDags = entry.load.localDags.map((local) => ({ name: local.name, dag: dagDetails(local.dag), errors: local.errors.map(formatIssue) })).sort((a, b) => compareText(a.name, b.name));
   return { dag: dagDetails(entry.load.dag), localDags, latestDAGRun: latestSummary(entry.load.dag.name, latest), suspended: entry.suspended, errors: entry.errors };
 }
 
@@ -121,7 +122,7 @@ export function paginate<T>(items: readonly T[], page: number | undefined, perPa
   };
 }
 
-const byName = (a: DagEntry, b: DagEntry): number => a.load.dag.name.toLowerCase().localeCompare(b.load.dag.name.toLowerCase()) || a.fileName.localeCompare(b.fileName);
+const byName = (a: DagEntry, b: DagEntry): number => compareText(a.load.dag.name.toLowerCase(), b.load.dag.name.toLowerCase()) || compareText(a.fileName, b.fileName);
 
 /** Filters and sorts per behaviour-notes "DAG definitions"; unscheduled DAGs last under nextRun. */
 export function selectDags(all: readonly DagEntry[], query: DagQuery, now: Date): DagEntry[] {

@@ -7,7 +7,7 @@ import { plainStep, type Dag, type HandlerEvent, type Step } from '../../core/da
 import type { RunNode } from '../../core/resources/schemas.ts';
 import { runStatusLabel, stepStatusLabel } from '../../core/resources/status.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
-import { instant, iso, runLogPath } from './format.ts';
+import { compareText, instant, iso, runLogPath } from './format.ts';
 import { runIdentity } from './identity.ts';
 
 export interface RunSummary {
@@ -98,7 +98,8 @@ const unseen = (name: string): RunNode => ({ name, status: 0, statusLabel: 'not_
 
 export function nodeView(run: DagRunResource, step: Step | undefined, node: RunNode, resolve: (dagRunId: string) => DagRunResource | undefined): NodeView {
   const id = runIdentity(run);
-  const stepPath = `/api/v2/dag-runs/${id.rootName}/${id.rootId}${id.parentId === '' ? '' : `/sub-dag-runs/${id.dagRunId}`}/steps/${node.name}/log`;
+  const e = encodeURIComponent;
+  const stepPath = `/api/v2/dag-runs/${e(id.rootName)}/${e(id.rootId)}${id.parentId === '' ? '' : `/sub-dag-runs/${e(id.dagRunId)}`}/steps/${e(node.name)}/log`;
   const subRef = (ref: { dagRunId: string; params?: string }): SubRunRef => {
     const child = resolve(ref.dagRunId);
     const status = child === undefined ? undefined : runStatusOf(child);
@@ -199,5 +200,5 @@ export function filterRuns(runs: readonly DagRunResource[], filter: RunFilter): 
 }
 
 export function newestFirst(a: DagRunResource, b: DagRunResource): number {
-  return createdAt(b) - createdAt(a) || runIdentity(a).dagRunId.localeCompare(runIdentity(b).dagRunId);
+  return createdAt(b) - createdAt(a) || compareText(runIdentity(a).dagRunId, runIdentity(b).dagRunId);
 }
