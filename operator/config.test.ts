@@ -3,7 +3,8 @@ import { parseConfig } from './config.ts';
 
 describe('operator configuration', () => {
   const cases: { name: string; argv: string[]; env: Record<string, string>; want: Record<string, unknown> }[] = [
-    { name: 'defaults apply when nothing is given', argv: [], env: {}, want: { namespaces: [], workers: 8, maxPodsPerRun: 0, maxPods: 0, routineEvents: false, defaultStepImage: 'busybox:1.36', httpPort: 8081 } },
+    { name: 'defaults apply when nothing is given', argv: [], env: {}, want: { namespaces: [], workers: 8, maxPodsPerRun: 0, maxPods: 0, routineEvents: false, defaultStepImage: 'busybox:1.36', httpPort: 8081, scheduleZone: 'UTC' } },
+    { name: 'the schedule zone is set by flag or variable', argv: [], env: { KUBEDAG_SCHEDULE_ZONE: 'Asia/Tokyo' }, want: { scheduleZone: 'Asia/Tokyo' } },
     { name: 'flags set values', argv: ['--max-pods=50', '--max-pods-per-run=4', '--routine-events=true', '--namespaces=a, b'], env: {}, want: { maxPods: 50, maxPodsPerRun: 4, routineEvents: true, namespaces: ['a', 'b'] } },
     { name: 'KUBEDAG_ variables set values', argv: [], env: { KUBEDAG_MAX_PODS: '9', KUBEDAG_WORKERS: '3', KUBEDAG_ROUTINE_EVENTS: 'yes' }, want: { maxPods: 9, workers: 3, routineEvents: true } },
     { name: 'a flag wins over its variable', argv: ['--max-pods=1'], env: { KUBEDAG_MAX_PODS: '9' }, want: { maxPods: 1 } },
@@ -17,6 +18,7 @@ describe('operator configuration', () => {
     { name: 'a negative cap', argv: ['--max-pods=-1'], message: 'max-pods must be a non-negative integer, not "-1"' },
     { name: 'a fractional worker count', argv: ['--workers=1.5'], message: 'workers must be a non-negative integer, not "1.5"' },
     { name: 'a switch that is neither true nor false', argv: ['--routine-events=maybe'], message: 'routine-events must be true or false, not "maybe"' },
+    { name: 'an unknown schedule zone', argv: ['--schedule-zone=Mars/Olympus'], message: 'schedule-zone: unknown time zone "Mars/Olympus"' },
   ])('refuses $name', ({ argv, message }) => {
     expect(() => parseConfig(argv, {})).toThrow(message);
   });

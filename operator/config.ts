@@ -24,6 +24,8 @@ export interface OperatorConfig {
   readonly leaseName: string;
   /** How long a leader's Lease lasts without renewal; a successor waits this long after a crash. */
   readonly leaseDurationSeconds: number;
+  /** Time zone of schedule expressions without CRON_TZ. */
+  readonly scheduleZone: string;
   /** Address of the internal HTTP endpoint (logs, metrics, health). */
   readonly httpPort: number;
   readonly kubeconfig?: string;
@@ -41,7 +43,17 @@ const DEFAULTS: OperatorConfig = {
   leaseName: 'kubedag-operator',
   leaseDurationSeconds: 15,
   httpPort: 8081,
+  scheduleZone: 'UTC',
 };
+
+function zone(name: string): string {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+  } catch {
+    throw new Error(`schedule-zone: unknown time zone "${name}"`);
+  }
+  return name;
+}
 
 export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): OperatorConfig {
   const { values } = parseArgs({
@@ -58,6 +70,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
       'lease-name': { type: 'string' },
       'lease-duration-seconds': { type: 'string' },
       'http-port': { type: 'string' },
+      'schedule-zone': { type: 'string' },
       kubeconfig: { type: 'string' },
     },
   });
@@ -88,6 +101,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
     leaseName: pick(values['lease-name'], 'LEASE_NAME') ?? DEFAULTS.leaseName,
     leaseDurationSeconds: Math.max(1, number(pick(values['lease-duration-seconds'], 'LEASE_DURATION_SECONDS'), DEFAULTS.leaseDurationSeconds, 'lease-duration-seconds')),
     httpPort: number(pick(values['http-port'], 'HTTP_PORT'), DEFAULTS.httpPort, 'http-port'),
+    scheduleZone: zone(pick(values['schedule-zone'], 'SCHEDULE_ZONE') ?? DEFAULTS.scheduleZone),
     ...(kubeconfig === undefined ? {} : { kubeconfig }),
   };
 }

@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import { CoreV1Api, CustomObjectsApi, KubeConfig, type KubernetesListObject, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
 import { Informer } from '../core/kube/informer.ts';
 import { LeaderElector } from '../core/kube/leader.ts';
+import { Scheduler } from './schedule/scheduler.ts';
 import { WorkQueue } from '../core/kube/queue.ts';
 import { systemClock, type Clock } from '../core/kube/time.ts';
 import { GROUP, LABELS, VERSION } from '../core/resources/constants.ts';
@@ -38,6 +39,7 @@ export class Operator {
   private elector: LeaderElector | undefined;
   private server: Server | undefined;
   private resync: NodeJS.Timeout | undefined;
+  private scheduler: Scheduler | undefined;
   private stopping = false;
   private readonly metrics = new OperatorMetrics();
 
@@ -177,6 +179,10 @@ export class Operator {
       runs.list().forEach(enqueueRun);
     }, 30_000);
     this.resync.unref();
+    const { config, log } = this.options;
+    const watched = (ns: string | undefined): boolean => config.namespaces.length === 0 || config.namespaces.includes(ns ?? '');
+    this.scheduler = new Scheduler({ custom: this.kc.makeApiClient(CustomObjectsApi), dags, runs, clock: this.options.clock ?? systemClock, zone: config.scheduleZone, watched, log });
+    this.scheduler.start();
   }
 
   /**
@@ -217,6 +223,7 @@ export class Operator {
   async stop(): Promise<void> {
     this.stopping = true;
     clearInterval(this.resync);
+    this.scheduler?.stop();
     await this.queue?.shutdown();
     await this.dagQueue?.shutdown();
     for (const informer of this.informers) await informer.stop();

@@ -1,0 +1,159 @@
+/**
+ * The scheduler: at every minute boundary (and once when it starts leading), each valid,
+ * unsuspended DAG's schedules are evaluated for that minute (ticks.ts) and carried out.
+ * Missed minutes are not caught up (behaviour-notes 7). Scheduled run ids come from the DAG
+ * and the minute, so a tick evaluated twice (a restart, a new leader) creates one run.
+ */
+import { PatchStrategy, setHeaderOptions, type CustomObjectsApi } from '@kubernetes/client-node';
+import { loadDag, type DagLoad } from '../../core/dag/index.ts';
+import type { Informer } from '../../core/kube/informer.ts';
+import { statusCode, type Clock } from '../../core/kube/time.ts';
+import { ANNOTATIONS, GROUP, LABELS, VERSION } from '../../core/resources/constants.ts';
+import { dagRunResourceName, labelValue } from '../../core/resources/names.ts';
+import { RunStatus } from '../../core/resources/status.ts';
+import { specDocuments, type DagResource, type DagRunResource } from '../../core/resources/types.ts';
+import { minuteOf, tickActions, type TickAction } from './ticks.ts';
+
+export interface SchedulerDeps {
+  readonly custom: CustomObjectsApi;
+  readonly dags: Informer<DagResource>;
+  readonly runs: Informer<DagRunResource>;
+  readonly clock: Clock;
+  /** Zone of expressions without CRON_TZ. */
+  readonly zone: string;
+  readonly watched: (namespace: string | undefined) => boolean;
+  readonly log: (message: string) => void;
+}
+
+interface Target {
+  readonly namespace: string;
+  readonly dag: DagResource;
+  readonly load: DagLoad;
+}
+
+const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+const loads = new WeakMap<DagResource, DagLoad>();
+
+function loadOf(dag: DagResource): DagLoad {
+  let load = loads.get(dag);
+  if (load === undefined) {
+    const fileName = dag.metadata?.annotations?.[ANNOTATIONS.fileName] ?? dag.metadata?.name ?? '';
+    load = loadDag(specDocuments(dag.spec).map((d) => JSON.stringify(d)).join('\n---\n'), { fileName });
+    loads.set(dag, load);
+  }
+  return load;
+}
+
+/** Running, queued, or created and not picked up yet: what counts against maxActiveRuns. */
+const active = (run: DagRunResource): boolean => run.status?.finishedAt === undefined && (run.status?.status === undefined || run.status.status === RunStatus.Running || run.status.status === RunStatus.Queued);
+
+export class Scheduler {
+  private readonly deps: SchedulerDeps;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private last = -1;
+
+  constructor(deps: SchedulerDeps) {
+    this.deps = deps;
+  }
+
+  /** Evaluates the current minute now, then every minute boundary. */
+  start(): void {
+    this.stopped = false;
+    void this.fire();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  private async fire(): Promise<void> {
+    const minute = minuteOf(this.deps.clock.now());
+    if (minute.getTime() > this.last) {
+      this.last = minute.getTime();
+      await this.tick(minute).catch((error: unknown) => {
+        this.deps.log(`scheduler at ${minute.toISOString()}: ${(error as Error).message}`);
+      });
+    }
+    if (this.stopped) return;
+    // A little past the boundary, so that a clock read at wake-up is inside the new minute.
+    const wait = minute.getTime() + 60_000 - this.deps.clock.now().getTime() + 20;
+    this.timer = setTimeout(() => void this.fire(), Math.max(20, wait));
+    this.timer.unref();
+  }
+
+  /** One minute's actions for every DAG; one DAG's failure does not hold back the others. */
+  async tick(minute: Date): Promise<void> {
+    const dags = this.deps.dags.list().filter((d) => this.deps.watched(d.metadata?.namespace));
+    await Promise.all(
+      dags.map(async (dag) => {
+        try {
+          await this.tickDag(dag, minute);
+        } catch (error) {
+          this.deps.log(`scheduler: DAG ${dag.metadata?.namespace ?? ''}/${dag.metadata?.name ?? ''}: ${(error as Error).message}`);
+        }
+      }),
+    );
+  }
+
+  private async tickDag(dag: DagResource, minute: Date): Promise<void> {
+    if (dag.metadata?.annotations?.[ANNOTATIONS.suspended] === 'true') return;
+    const load = loadOf(dag);
+    if (load.errors.length > 0 || (load.dag.schedule.start.length + load.dag.schedule.stop.length + load.dag.schedule.restart.length === 0)) return;
+    const namespace = dag.metadata?.namespace ?? '';
+    const runs = this.deps.runs.list(namespace).filter((r) => r.spec.parent === undefined && r.spec.dagName === load.dag.name);
+    for (const action of tickActions({ dag: load.dag, runs, minute, zone: this.deps.zone })) await this.act(dag, load, runs, action);
+  }
+
+  private async act(dag: DagResource, load: DagLoad, runs: readonly DagRunResource[], action: TickAction): Promise<void> {
+    const namespace = dag.metadata?.namespace ?? '';
+    switch (action.kind) {
+      case 'skip':
+        return;
+      case 'start':
+        await this.create({ namespace, dag, load }, runs, action.dagRunId, {});
+        return;
+      case 'stop':
+        for (const name of action.runs) await this.stopRun(namespace, name);
+        return;
+      case 'restart': {
+        const previous = runs.find((r) => r.metadata?.name === action.run);
+        await this.stopRun(namespace, action.run);
+        // Lost if this operator stops during the wait: the restart tick has passed by then.
+        const timer = setTimeout(() => {
+          void this.create({ namespace, dag, load }, [], action.dagRunId, { ...(previous?.spec.snapshot === undefined ? {} : { snapshot: previous.spec.snapshot }), ...(previous?.spec.params === undefined ? {} : { params: previous.spec.params }), trigger: 'restart' }).catch((error: unknown) => {
+            this.deps.log(`scheduler: restart of ${action.run}: ${(error as Error).message}`);
+          });
+        }, action.waitSec * 1000);
+        timer.unref();
+        return;
+      }
+    }
+  }
+
+  /** A scheduled run; queued when the DAG's active runs already fill maxActiveRuns. */
+  private async create(target: Target, runs: readonly DagRunResource[], dagRunId: string, extra: Record<string, unknown>): Promise<void> {
+    const { namespace, dag, load } = target;
+    const name = load.dag.name;
+    const limit = load.dag.maxActiveRuns < 0 ? Infinity : Math.max(1, load.dag.maxActiveRuns);
+    const full = runs.filter(active).length >= limit;
+    const body = {
+      apiVersion: `${GROUP}/${VERSION}`,
+      kind: 'DAGRun',
+      metadata: { name: dagRunResourceName(name, dagRunId), namespace, labels: { [LABELS.dag]: labelValue(name), [LABELS.runId]: labelValue(dagRunId) } },
+      spec: { dagRef: { name: dag.metadata?.name ?? '' }, dagName: name, dagRunId, snapshot: dag.spec, trigger: 'schedule', ...(full ? { enqueue: true } : {}), ...extra },
+    };
+    try {
+      await this.deps.custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: 'dagruns', body });
+      this.deps.log(`scheduler: started ${namespace}/${name} run ${dagRunId}${full ? ' (queued)' : ''}`);
+    } catch (error) {
+      // The same tick evaluated before (a restart, another leader): the run exists already.
+      if (statusCode(error) !== 409) throw error;
+    }
+  }
+
+  private async stopRun(namespace: string, name: string): Promise<void> {
+    await this.deps.custom.patchNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: 'dagruns', name, body: { spec: { stop: true } } }, mergePatch);
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * What a DAG's schedules ask for at one minute (behaviour-notes 7). Pure: the scheduler loop
+ * feeds it a DAG, its runs and the minute, and carries out the actions.
+ */
+import { nextFireTimes, type Dag, type Schedule } from '../../core/dag/index.ts';
+import { RunStatus } from '../../core/resources/status.ts';
+import type { DagRunResource } from '../../core/resources/types.ts';
+
+export type TickAction =
+  | { readonly kind: 'start'; readonly dagRunId: string }
+  | { readonly kind: 'stop'; readonly runs: readonly string[] }
+  | { readonly kind: 'restart'; readonly run: string; readonly dagRunId: string; readonly waitSec: number }
+  | { readonly kind: 'skip'; readonly reason: string };
+
+export interface TickInput {
+  readonly dag: Dag;
+  /** The DAG's root runs (any order). */
+  readonly runs: readonly DagRunResource[];
+  /** The minute being evaluated: seconds and milliseconds zero. */
+  readonly minute: Date;
+  /** Zone of expressions without CRON_TZ (the scheduler's, default UTC). */
+  readonly zone?: string;
+}
+
+/** The start of the minute `at` falls in. */
+export function minuteOf(at: Date): Date {
+  return new Date(Math.floor(at.getTime() / 60_000) * 60_000);
+}
+
+/** Whether an expression fires at exactly this minute, in its zone. */
+export function firesAt(schedule: Schedule, minute: Date, zone = 'UTC'): boolean {
+  const [next] = nextFireTimes(schedule, new Date(minute.getTime() - 1), 1, zone);
+  return next?.getTime() === minute.getTime();
+}
+
+/**
+ * A scheduled run's id comes from its DAG and minute, so two operators (or one restarted) that
+ * evaluate the same tick create the same run: the second create is a 409, never a second run.
+ */
+export function scheduledRunId(kind: 'scheduled' | 'restart', minute: Date): string {
+  const stamp = minute.toISOString().slice(0, 16).replace(/[-:]/g, '');
+  return `${kind}-${stamp}`;
+}
+
+const created = (run: DagRunResource): number => new Date(run.metadata?.creationTimestamp ?? 0).getTime();
+const isRunning = (run: DagRunResource): boolean => run.status?.status === RunStatus.Running;
+
+function latestOf(runs: readonly DagRunResource[]): DagRunResource | undefined {
+  return [...runs].sort((a, b) => created(b) - created(a))[0];
+}
+
+/** The calendar day of an instant in a zone, as YYYY-MM-DD. */
+function dayIn(at: Date, zone: string): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+}
+
+function startAction(input: TickInput, schedule: Schedule, latest: DagRunResource | undefined): TickAction {
+  const zone = schedule.timezone ?? input.zone ?? 'UTC';
+  if (latest !== undefined) {
+    if (isRunning(latest)) return { kind: 'skip', reason: 'the latest run is still running' };
+    if (created(latest) >= input.minute.getTime()) return { kind: 'skip', reason: 'a run was created in this minute already' };
+    const started = latest.status?.startedAt;
+    if (input.dag.skipIfSuccessful && latest.status?.status === RunStatus.Succeeded && started !== undefined && dayIn(new Date(started), zone) === dayIn(input.minute, zone)) {
+      return { kind: 'skip', reason: 'skipIfSuccessful: the latest run succeeded today' };
+    }
+  }
+  return { kind: 'start', dagRunId: scheduledRunId('scheduled', input.minute) };
+}
+
+/** Every action the DAG's start, stop and restart expressions call for at this minute. */
+export function tickActions(input: TickInput): TickAction[] {
+  const { schedule } = input.dag;
+  const zone = input.zone ?? 'UTC';
+  const fires = (list: readonly Schedule[]): Schedule | undefined => list.find((s) => firesAt(s, input.minute, s.timezone ?? zone));
+  const latest = latestOf(input.runs);
+  const actions: TickAction[] = [];
+  const stop = fires(schedule.stop);
+  if (stop !== undefined && latest !== undefined && isRunning(latest)) {
+    actions.push({ kind: 'stop', runs: input.runs.filter(isRunning).map((r) => r.metadata?.name ?? '') });
+  }
+  const restart = fires(schedule.restart);
+  if (restart !== undefined && latest !== undefined && isRunning(latest)) {
+    actions.push({ kind: 'restart', run: latest.metadata?.name ?? '', dagRunId: scheduledRunId('restart', input.minute), waitSec: input.dag.restartWaitSec });
+  }
+  const start = fires(schedule.start);
+  if (start !== undefined) actions.push(startAction(input, start, latest));
+  return actions;
+}
