@@ -7,11 +7,12 @@ import { hostname } from 'node:os';
 import { CoreV1Api, CustomObjectsApi, KubeConfig, type KubernetesListObject, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
 import { Informer } from '../core/kube/informer.ts';
 import { LeaderElector } from '../core/kube/leader.ts';
+import { AdmissionLoop } from './queue/loop.ts';
 import { Scheduler } from './schedule/scheduler.ts';
 import { WorkQueue } from '../core/kube/queue.ts';
 import { systemClock, type Clock } from '../core/kube/time.ts';
 import { GROUP, LABELS, VERSION } from '../core/resources/constants.ts';
-import type { DagResource, DagRunResource } from '../core/resources/types.ts';
+import type { DagQueueResource, DagResource, DagRunResource } from '../core/resources/types.ts';
 import type { OperatorConfig } from './config.ts';
 import { logChunk } from '../core/logs/chunk.ts';
 import { DirectoryLogStore } from './logs/store.ts';
@@ -40,6 +41,7 @@ export class Operator {
   private server: Server | undefined;
   private resync: NodeJS.Timeout | undefined;
   private scheduler: Scheduler | undefined;
+  private admission: AdmissionLoop | undefined;
   private stopping = false;
   private readonly metrics = new OperatorMetrics();
 
@@ -54,8 +56,9 @@ export class Operator {
     const { config, log } = this.options;
     const core = this.kc.makeApiClient(CoreV1Api);
     const custom = this.kc.makeApiClient(CustomObjectsApi);
-    const { runs, dags, pods } = this.informersFor(core, custom);
-    this.informers.push(runs, dags, pods);
+    const { runs, dags, pods, queues } = this.informersFor(core, custom);
+    this.informers.push(runs, dags, pods, queues);
+    this.admission = this.admissionFor(custom, runs, queues);
     const store = new DirectoryLogStore(config.logDir);
     const metrics = this.metrics;
     const reconciler = new RunReconciler({ core, custom, runs, dags, pods, store, clock: this.options.clock ?? systemClock, defaultStepImage: config.defaultStepImage, maxPodsPerRun: config.maxPodsPerRun, maxPods: config.maxPods, routineEvents: config.routineEvents, log, metrics });
@@ -75,7 +78,7 @@ export class Operator {
       },
     });
     this.queue = queue;
-    const watched = (ns: string | undefined): boolean => config.namespaces.length === 0 || config.namespaces.includes(ns ?? '');
+    const watched = (ns: string | undefined): boolean => watchedNamespace(config, ns);
     const enqueueRun = (run: DagRunResource): void => {
       if (watched(run.metadata?.namespace)) queue.add(`${run.metadata?.namespace ?? ''}/${run.metadata?.name ?? ''}`);
     };
@@ -114,7 +117,7 @@ export class Operator {
     this.elector.run({
       onStartedLeading: () => {
         log('leading: starting informers');
-        void this.lead(runs, dags, pods, enqueueRun).catch((error: unknown) => {
+        void this.lead({ runs, dags, pods, queues }, enqueueRun).catch((error: unknown) => {
           log(`start: ${(error as Error).message}`);
           process.exitCode = 1;
           void this.stop();
@@ -130,7 +133,7 @@ export class Operator {
   }
 
   /** Informers for runs, DAGs and step Pods, scoped to the one watched namespace if there is one. */
-  private informersFor(core: CoreV1Api, custom: CustomObjectsApi): { runs: Informer<DagRunResource>; dags: Informer<DagResource>; pods: Informer<V1Pod> } {
+  private informersFor(core: CoreV1Api, custom: CustomObjectsApi): { runs: Informer<DagRunResource>; dags: Informer<DagResource>; pods: Informer<V1Pod>; queues: Informer<DagQueueResource> } {
     const { config, log } = this.options;
     const namespace = config.namespaces.length === 1 ? config.namespaces[0] : undefined;
     const path = (plural: string): string => (namespace === undefined ? `/apis/${GROUP}/${VERSION}/${plural}` : `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${plural}`);
@@ -141,6 +144,7 @@ export class Operator {
     return {
       runs: new Informer<DagRunResource>({ kc: this.kc, path: path('dagruns'), list: listCustom<DagRunResource>('dagruns'), log }),
       dags: new Informer<DagResource>({ kc: this.kc, path: path('dags'), list: listCustom<DagResource>('dags'), log }),
+      queues: new Informer<DagQueueResource>({ kc: this.kc, path: path('dagqueues'), list: listCustom<DagQueueResource>('dagqueues'), log }),
       pods: new Informer<V1Pod>({
         kc: this.kc,
         path: namespace === undefined ? '/api/v1/pods' : `/api/v1/namespaces/${namespace}/pods`,
@@ -149,6 +153,19 @@ export class Operator {
         log,
       }),
     };
+  }
+
+  /** The admission loop, told of every run and DAGQueue change in the watched namespaces. */
+  private admissionFor(custom: CustomObjectsApi, runs: Informer<DagRunResource>, queues: Informer<DagQueueResource>): AdmissionLoop {
+    const { config, log } = this.options;
+    const admission = new AdmissionLoop({ custom, runs, queues, clock: this.options.clock ?? systemClock, log });
+    runs.on((_event, run) => {
+      if (watchedNamespace(config, run.metadata?.namespace)) admission.onRun(run);
+    });
+    queues.on((_event, queue) => {
+      if (watchedNamespace(config, queue.metadata?.namespace)) admission.onQueue(queue);
+    });
+    return admission;
   }
 
   private dagQueueFor(custom: CustomObjectsApi, dags: Informer<DagResource>, runs: Informer<DagRunResource>): WorkQueue {
@@ -171,18 +188,20 @@ export class Operator {
     return this.dagQueue;
   }
 
-  private async lead(runs: Informer<DagRunResource>, dags: Informer<DagResource>, pods: Informer<V1Pod>, enqueueRun: (run: DagRunResource) => void): Promise<void> {
+  private async lead(informers: { runs: Informer<DagRunResource>; dags: Informer<DagResource>; pods: Informer<V1Pod>; queues: Informer<DagQueueResource> }, enqueueRun: (run: DagRunResource) => void): Promise<void> {
+    const { runs, dags, pods, queues } = informers;
     // Pods and DAGs first: a run reconciled before its Pods are known could start a step twice.
-    await Promise.all([pods.start(), dags.start()]);
+    await Promise.all([pods.start(), dags.start(), queues.start()]);
     await runs.start();
     this.resync = setInterval(() => {
       runs.list().forEach(enqueueRun);
     }, 30_000);
     this.resync.unref();
     const { config, log } = this.options;
-    const watched = (ns: string | undefined): boolean => config.namespaces.length === 0 || config.namespaces.includes(ns ?? '');
+    const watched = (ns: string | undefined): boolean => watchedNamespace(config, ns);
     this.scheduler = new Scheduler({ custom: this.kc.makeApiClient(CustomObjectsApi), dags, runs, clock: this.options.clock ?? systemClock, zone: config.scheduleZone, watched, log });
     this.scheduler.start();
+    this.admission?.start();
   }
 
   /**
@@ -224,10 +243,15 @@ export class Operator {
     this.stopping = true;
     clearInterval(this.resync);
     this.scheduler?.stop();
+    await this.admission?.stop();
     await this.queue?.shutdown();
     await this.dagQueue?.shutdown();
     for (const informer of this.informers) await informer.stop();
     await this.elector?.stop();
     this.server?.close();
   }
+}
+
+function watchedNamespace(config: OperatorConfig, namespace: string | undefined): boolean {
+  return config.namespaces.length === 0 || config.namespaces.includes(namespace ?? '');
 }

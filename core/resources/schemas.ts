@@ -123,6 +123,7 @@ export const dagRunStatusSchema = Type.Object({
   status: Type.Optional(Type.Integer({ minimum: 0, maximum: 6, description: 'Run status: 0 not started, 1 running, 2 failed, 3 canceled, 4 succeeded, 5 queued, 6 partially succeeded.' })),
   statusLabel: Type.Optional(text('Run status label.')),
   queuedAt: Type.Optional(timestamp('When queued')),
+  handedOffAt: Type.Optional(timestamp('When the admission loop let the run out of its queue; cleared when it starts')),
   startedAt: Type.Optional(timestamp('Start')),
   finishedAt: Type.Optional(timestamp('End')),
   params: Type.Optional(text('Effective parameters, JSON-encoded.')),

@@ -1,24 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import type { DagRunResource } from '../../core/resources/types.ts';
-import { admissible, queueName } from './admission.ts';
+import { dagCapacity, decideQueue, queueName, queuePlace } from './admission.ts';
 
 interface RunOptions {
   queue?: string;
   dagQueue?: string;
   status?: number;
   queuedAt?: string;
-  letThrough?: boolean;
+  handedOffAt?: string;
   parent?: boolean;
+  enqueue?: boolean;
+  maxActiveRuns?: number;
 }
 
 function run(name: string, options: RunOptions = {}): DagRunResource {
-  const status = options.letThrough === true ? { queuedAt: options.queuedAt ?? '2026-01-01T00:00:00Z' } : options.status === undefined ? undefined : { status: options.status, ...(options.queuedAt === undefined ? {} : { queuedAt: options.queuedAt }) };
+  const status = options.handedOffAt !== undefined ? { queuedAt: options.queuedAt ?? '2026-01-01T00:00:00Z', handedOffAt: options.handedOffAt } : options.status === undefined ? undefined : { status: options.status, ...(options.queuedAt === undefined ? {} : { queuedAt: options.queuedAt }) };
+  const snapshot: Record<string, unknown> = { steps: ['x'], ...(options.dagQueue === undefined ? {} : { queue: options.dagQueue }), ...(options.maxActiveRuns === undefined ? {} : { maxActiveRuns: options.maxActiveRuns }) };
   return {
-    metadata: { name },
+    metadata: { name, creationTimestamp: new Date('2026-01-01T00:00:00Z') },
     spec: {
       dagName: 'etl',
-      enqueue: true,
-      snapshot: options.dagQueue === undefined ? { steps: ['x'] } : { queue: options.dagQueue, steps: ['x'] },
+      enqueue: options.enqueue ?? true,
+      snapshot,
       ...(options.queue === undefined ? {} : { queue: options.queue }),
       ...(options.parent === true ? { parent: { name: 'p', dagRunId: '1' } } : {}),
     },
@@ -26,7 +29,9 @@ function run(name: string, options: RunOptions = {}): DagRunResource {
   };
 }
 
-const queued = (name: string, at: string, extra: RunOptions = {}): DagRunResource => run(name, { status: 5, queuedAt: `2026-01-01T00:00:0${at}Z`, ...extra });
+const queued = (name: string, second: string, extra: RunOptions = {}): DagRunResource => run(name, { status: 5, queuedAt: `2026-01-01T00:00:0${second}Z`, ...extra });
+const names = (runs: readonly DagRunResource[]): string[] => runs.map((r) => r.metadata?.name ?? '');
+const now = new Date('2026-01-01T00:01:00Z');
 
 describe('queueName', () => {
   it.each([
@@ -38,25 +43,56 @@ describe('queueName', () => {
   });
 });
 
-describe('admissible', () => {
+describe('queuePlace', () => {
+  it.each([
+    ['a run started directly proceeds', run('a', { enqueue: false }), 'proceed'],
+    ['a sub run proceeds, bypassing its queue', run('a', { parent: true }), 'proceed'],
+    ['a new enqueued run enters its queue', run('a'), 'enter'],
+    ['a queued run waits for the admission loop', run('a', { status: 5 }), 'wait'],
+    ['a run let out of its queue proceeds to start', run('a', { handedOffAt: '2026-01-01T00:00:30Z' }), 'proceed'],
+    ['a running enqueued run proceeds', run('a', { status: 1 }), 'proceed'],
+  ])('%s', (_what, given, want) => {
+    expect(queuePlace(given)).toBe(want);
+  });
+});
+
+describe('dagCapacity', () => {
+  it.each([
+    ['maxActiveRuns of the frozen definition', [run('a', { maxActiveRuns: 3 })], 3],
+    ['1 when the DAG does not say', [run('a')], 1],
+    ['1 for 0', [run('a', { maxActiveRuns: 0 })], 1],
+    ['no limit for -1', [run('a', { maxActiveRuns: -1 })], Number.MAX_SAFE_INTEGER],
+  ])('is %s', (_what, members, want) => {
+    expect(dagCapacity(members)).toBe(want);
+  });
+});
+
+describe('decideQueue', () => {
   const a = queued('a', '1');
   const b = queued('b', '2');
   const c = queued('c', '3');
   it.each([
-    ['lets the oldest waiting run through when there is room', a, [c, b, a], 1, true],
-    ['holds a younger run while an older one waits for the only slot', b, [a, b], 1, false],
-    ['lets the two oldest through with two free slots', b, [a, b, c], 2, true],
-    ['holds everyone while the running runs fill the queue', a, [run('r', { status: 1 }), a], 1, false],
-    ['counts a run let through but not started as running', a, [run('t', { letThrough: true }), a], 1, false],
-    ['counts a run started directly that has no status yet as running', a, [{ ...run('d'), spec: { ...run('d').spec, enqueue: false } }, a], 1, false],
-    ['ignores running runs of other queues', a, [run('r', { status: 1, queue: 'other' }), a], 1, true],
-    ['ignores sub runs, which never queue', a, [run('s', { status: 1, parent: true }), a], 1, true],
-    ['treats a capacity below 1 as 1', a, [a], 0, true],
-  ] as const)('%s', (_what, candidate, all, capacity, want) => {
-    expect(admissible(candidate, all, capacity)).toBe(want);
+    ['lets the oldest waiting run out when there is room', [c, b, a], 1, ['a']],
+    ['lets the two oldest out with two free slots', [c, b, a], 2, ['a', 'b']],
+    ['lets nobody out while the running runs fill the queue', [run('r', { status: 1 }), a], 1, []],
+    ['counts a run let out but not started yet as running', [run('t', { handedOffAt: '2026-01-01T00:00:55Z' }), a], 1, []],
+    ['counts a run started directly that has no status yet as running', [run('d', { enqueue: false }), a], 1, []],
+    ['ignores sub runs, which never queue', [run('s', { status: 1, parent: true }), a], 1, ['a']],
+    ['treats a capacity below 1 as 1', [a, b], 0, ['a']],
+  ] as const)('%s', (_what, members, capacity, want) => {
+    expect(names(decideQueue(members, capacity, now).admit)).toEqual(want);
   });
 
-  it('counts admissions the cache has not shown yet as running', () => {
-    expect(admissible(a, [a], 1, 1)).toBe(false);
+  it('counts admissions the cache does not show yet as running and never lets them out twice', () => {
+    expect(names(decideQueue([a, b], 1, now, new Set(['a'])).admit)).toEqual([]);
+    expect(names(decideQueue([a, b], 2, now, new Set(['a'])).admit)).toEqual(['b']);
+  });
+
+  it('gives up runs let out more than 10 s ago that did not start, freeing their slot', () => {
+    const stale = run('stale', { handedOffAt: '2026-01-01T00:00:49Z' });
+    const fresh = run('fresh', { handedOffAt: '2026-01-01T00:00:51Z' });
+    expect(names(decideQueue([stale, a], 1, now).expire)).toEqual(['stale']);
+    expect(names(decideQueue([stale, a], 1, now).admit)).toEqual(['a']);
+    expect(decideQueue([fresh, a], 1, now)).toEqual({ admit: [], expire: [] });
   });
 });

@@ -25,7 +25,7 @@ import { attemptOver, isFinished, ITEM_LABEL, observeChild, podIdentity } from '
 import { retentionExpired } from './retention.ts';
 import { childParams, parallelItems, subRunId } from './children.ts';
 import { copiedRetryStatus, RETRY_ANNOTATION, RETRY_STEP_ANNOTATION, retryStatus } from './retry.ts';
-import { Admission, QUEUE_POLL_MS, type QueueStep } from './admission.ts';
+import { queuePlace } from './admission.ts';
 import { demux, parseReport, stepPod, type RunRef } from './pod.ts';
 import { outputFromStdout } from './outputs.ts';
 import { parsePrepared, PREPARE_STEP, prepareStep, withoutSecrets } from './prepare.ts';
@@ -56,11 +56,8 @@ export class RunReconciler {
   /** Pods created here that the cache has not shown yet, by name, with the creation time. */
   private readonly expected = new Map<string, number>();
 
-  private readonly admission: Admission;
-
   constructor(deps: ReconcilerDeps) {
     this.deps = deps;
-    this.admission = new Admission(deps.runs, deps.custom);
   }
 
   async reconcile(key: string): Promise<WorkResult | undefined> {
@@ -82,8 +79,10 @@ export class RunReconciler {
     }
     if (!(await this.frozen(run))) return undefined;
     if (await this.copiedFrom(run)) return undefined;
-    const place = await this.admission.step(run, this.definitionOf(key, run).dag.maxActiveRuns, this.deps.clock.now());
-    if (place.kind !== 'proceed') return this.keepPlace(run, place);
+    // Queued runs wait for the admission loop (operator/queue/loop.ts) to let them out.
+    const place = queuePlace(run);
+    if (place === 'enter') await this.writeStatus(run, { status: RunStatus.Queued, statusLabel: 'queued', queuedAt: this.now() });
+    if (place !== 'proceed') return undefined;
     return this.advance(key, run, pods);
   }
 
@@ -138,14 +137,6 @@ export class RunReconciler {
     await this.writeStatus(run, { ...retryStatus(definition.dag, run.status ?? {}, this.deps.clock.now(), step), retryToken: token });
     this.event(run, 'Retrying', step === undefined ? 'retrying failed and canceled steps' : `retrying step ${step}`, false);
     return true;
-  }
-
-  /** A queued run: queued now, still waiting, or let through (the next look starts it). */
-  private async keepPlace(run: DagRunResource, place: Exclude<QueueStep, { kind: 'proceed' }>): Promise<WorkResult | undefined> {
-    if (place.kind === 'wait') return { requeueAfterMs: QUEUE_POLL_MS };
-    const status = place.kind === 'queue' ? { status: RunStatus.Queued, statusLabel: 'queued', queuedAt: place.queuedAt } : { queuedAt: place.queuedAt };
-    if (!(await this.writeStatus(run, status))) this.admission.forget(run);
-    return undefined;
   }
 
   /**

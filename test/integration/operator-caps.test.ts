@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { readLedger } from '../cluster/node-agent/ledger.ts';
-import { finishedRun, getRun, givenDag, startOperator, whenRun, type RunningOperator } from './operator-support.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { finishedRun, getRun, givenDag, peakConcurrency, startOperator, whenRun, type RunningOperator } from './operator-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
 
 const { core } = clients();
@@ -17,21 +16,6 @@ afterAll(async () => {
   await deleteNamespace(core, ns);
 });
 
-/** Most step processes of this namespace running at the same moment, from the node agents' ledgers. */
-function peakConcurrency(): number {
-  const events = inject('cluster')
-    .nodes.flatMap((node) => readLedger(node.ledger))
-    .filter((e) => e.namespace === ns && (e.event === 'start' || e.event === 'exit'))
-    .sort((a, b) => a.time.localeCompare(b.time) || (a.event === 'exit' ? -1 : 1));
-  let running = 0;
-  let peak = 0;
-  for (const e of events) {
-    running += e.event === 'start' ? 1 : -1;
-    peak = Math.max(peak, running);
-  }
-  return peak;
-}
-
 describe('an operator with --max-pods=2 and --routine-events', () => {
   it('never runs more step Pods than the cap across runs, reports held steps, and finishes everything', async () => {
     const steps = Array.from({ length: 4 }, (_, i) => `  - {name: s${String(i)}, command: sleep 1}`).join('\n');
@@ -41,7 +25,7 @@ describe('an operator with --max-pods=2 and --routine-events', () => {
     const done = await Promise.all(['wide-1', 'wide-2'].map((name) => finishedRun(ns, name, 90_000)));
     expect(done.map((r) => r.status?.statusLabel)).toEqual(['succeeded', 'succeeded']);
     expect(done.map((r) => r.status?.heldSteps)).toEqual([undefined, undefined]);
-    expect(peakConcurrency()).toBe(2);
+    expect(peakConcurrency(ns)).toBe(2);
   }, 120_000);
 
   it('records an Event for every step start and end and for a plain success', async () => {

@@ -7,6 +7,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
+import { readLedger } from '../cluster/node-agent/ledger.ts';
 import { loadDag } from '../../core/dag/index.ts';
 import { dagManifest } from '../../core/resources/dag.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
@@ -120,4 +121,22 @@ export async function stepLog(operator: RunningOperator, run: DagRunResource, st
   // Logs nobody needed for a decision are archived just after the status is written.
   await waitFor(`the log of ${step}`, () => store.exists(ref), 10_000, 50).catch(() => undefined);
   return store.read(ref, stream);
+}
+
+/**
+ * Most step processes of a namespace (and, with `pods`, only those Pods) running at the same
+ * moment, from the node agents' ledgers: what really ran, not what a status said.
+ */
+export function peakConcurrency(namespace: string, pods: (pod: string) => boolean = () => true): number {
+  const events = inject('cluster')
+    .nodes.flatMap((node) => readLedger(node.ledger))
+    .filter((e) => e.namespace === namespace && pods(e.pod) && (e.event === 'start' || e.event === 'exit'))
+    .sort((a, b) => a.time.localeCompare(b.time) || (a.event === 'exit' ? -1 : 1));
+  let running = 0;
+  let peak = 0;
+  for (const e of events) {
+    running += e.event === 'start' ? 1 : -1;
+    peak = Math.max(peak, running);
+  }
+  return peak;
 }

@@ -1,0 +1,121 @@
+/**
+ * The admission loop: the one place that lets queued runs start. Keyed by queue
+ * (namespace/queue name) on a work queue, so one queue is decided at a time; triggered by
+ * run and DAGQueue events and a periodic sweep. Only the leader runs it.
+ */
+import type { CustomObjectsApi } from '@kubernetes/client-node';
+import type { Informer } from '../../core/kube/informer.ts';
+import { WorkQueue } from '../../core/kube/queue.ts';
+import { statusCode, type Clock } from '../../core/kube/time.ts';
+import { GROUP, VERSION } from '../../core/resources/constants.ts';
+import { RunStatus, runStatusLabel } from '../../core/resources/status.ts';
+import type { DagQueueResource, DagRunResource } from '../../core/resources/types.ts';
+import { ACTIVATION_MS, dagCapacity, decideQueue, queueName } from '../run/admission.ts';
+
+export interface AdmissionDeps {
+  readonly custom: CustomObjectsApi;
+  readonly runs: Informer<DagRunResource>;
+  readonly queues: Informer<DagQueueResource>;
+  readonly clock: Clock;
+  readonly log: (message: string) => void;
+  /** Called with the time from a run's hand-off decision to its write, for the benchmark. */
+  readonly onAdmit?: (run: DagRunResource) => void;
+}
+
+/** How often every queue is looked at even without events (timeouts, missed events). */
+export const SWEEP_MS = 5000;
+
+export class AdmissionLoop {
+  private readonly deps: AdmissionDeps;
+  private readonly queue: WorkQueue;
+  /** Runs let out whose write the cache has not shown yet, by queue key. */
+  private readonly pending = new Map<string, Set<string>>();
+  private sweeper: NodeJS.Timeout | undefined;
+
+  constructor(deps: AdmissionDeps) {
+    this.deps = deps;
+    this.queue = new WorkQueue({
+      concurrency: 4,
+      worker: (key) => this.decide(key),
+      onError: (key, error) => {
+        deps.log(`admission ${key}: ${(error as Error).message}`);
+      },
+    });
+  }
+
+  /** A run changed: its queue may have room now (it ended) or a new member (it was queued). */
+  onRun(run: DagRunResource): void {
+    if (run.spec.parent !== undefined) return;
+    this.queue.add(`${run.metadata?.namespace ?? ''}/${queueName(run)}`);
+  }
+
+  onQueue(queue: DagQueueResource): void {
+    this.queue.add(`${queue.metadata?.namespace ?? ''}/${queue.metadata?.name ?? ''}`);
+  }
+
+  start(): void {
+    const sweep = (): void => {
+      const keys = new Set(this.deps.runs.list().filter((r) => r.spec.enqueue === true && r.spec.parent === undefined && r.status?.finishedAt === undefined).map((r) => `${r.metadata?.namespace ?? ''}/${queueName(r)}`));
+      for (const key of keys) this.queue.add(key);
+    };
+    sweep();
+    this.sweeper = setInterval(sweep, SWEEP_MS);
+    this.sweeper.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.sweeper);
+    await this.queue.shutdown();
+  }
+
+  private async decide(key: string): Promise<{ requeueAfterMs: number } | undefined> {
+    const [namespace = '', name = ''] = key.split('/');
+    const members = this.deps.runs.list(namespace).filter((r) => queueName(r) === name && r.status?.finishedAt === undefined);
+    const pending = this.pendingOf(key, members);
+    const custom = this.deps.queues.get(namespace, name);
+    const capacity = custom?.spec.maxConcurrency ?? dagCapacity(members);
+    const now = this.deps.clock.now();
+    const decision = decideQueue(members, capacity, now, pending);
+    for (const run of decision.expire) await this.giveUp(run, now);
+    for (const run of decision.admit) {
+      pending.add(run.metadata?.name ?? '');
+      if (!(await this.letOut(run, now))) pending.delete(run.metadata?.name ?? '');
+    }
+    // Runs let out are checked again once their activation time is up.
+    return members.some((r) => r.status?.handedOffAt !== undefined) || decision.admit.length > 0 ? { requeueAfterMs: ACTIVATION_MS + 100 } : undefined;
+  }
+
+  /** Pending admissions the cache now shows are no longer pending. */
+  private pendingOf(key: string, members: readonly DagRunResource[]): Set<string> {
+    const pending = this.pending.get(key) ?? new Set<string>();
+    const stillWaiting = new Set(members.filter((r) => r.status?.status === RunStatus.Queued).map((r) => r.metadata?.name ?? ''));
+    for (const name of pending) if (!stillWaiting.has(name)) pending.delete(name);
+    this.pending.set(key, pending);
+    return pending;
+  }
+
+  /** The hand-off: status without a number, so the run reconciler starts the run. */
+  private async letOut(run: DagRunResource, now: Date): Promise<boolean> {
+    const status = { queuedAt: run.status?.queuedAt ?? now.toISOString(), handedOffAt: now.toISOString() };
+    const ok = await this.write(run, status);
+    if (ok) this.deps.onAdmit?.(run);
+    return ok;
+  }
+
+  private async giveUp(run: DagRunResource, now: Date): Promise<void> {
+    const error = `not started within ${String(ACTIVATION_MS / 1000)} s of leaving its queue`;
+    await this.write(run, { ...run.status, status: RunStatus.Canceled, statusLabel: runStatusLabel(RunStatus.Canceled), finishedAt: now.toISOString(), error });
+    this.deps.log(`admission: gave up ${run.metadata?.namespace ?? ''}/${run.metadata?.name ?? ''}: ${error}`);
+  }
+
+  /** A status write guarded by the version decided on: a run that changed meanwhile is decided again. */
+  private async write(run: DagRunResource, status: Record<string, unknown>): Promise<boolean> {
+    try {
+      await this.deps.custom.replaceNamespacedCustomObjectStatus({ group: GROUP, version: VERSION, namespace: run.metadata?.namespace ?? '', plural: 'dagruns', name: run.metadata?.name ?? '', body: { ...run, status } });
+      return true;
+    } catch (error) {
+      if (statusCode(error) === 409 || statusCode(error) === 404) return false;
+      throw error;
+    }
+  }
+}

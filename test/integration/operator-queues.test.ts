@@ -1,0 +1,51 @@
+/**
+ * Queues under load on the real control plane: what ran at once is read from the node
+ * agents' ledgers (processes), not from run statuses.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DagRunResource } from '../../core/resources/types.ts';
+import { finishedRun, givenDag, peakConcurrency, startOperator, whenRun, type RunningOperator } from './operator-support.ts';
+import { clients, createNamespace, deleteNamespace } from './support.ts';
+
+const { core, custom } = clients();
+let ns = '';
+let operator: RunningOperator;
+
+beforeAll(async () => {
+  ns = await createNamespace(core, 'kd-queues');
+  operator = await startOperator(ns);
+});
+
+afterAll(async () => {
+  await operator.stop();
+  await deleteNamespace(core, ns);
+});
+
+const enqueue = (name: string, dag: string): Promise<void> => whenRun(ns, name, dag, { enqueue: true });
+
+async function allFinished(names: readonly string[]): Promise<DagRunResource[]> {
+  return Promise.all(names.map((name) => finishedRun(ns, name, 120_000)));
+}
+
+describe('queued runs', () => {
+  it('runs 50 enqueued runs of a DAG with maxActiveRuns 3, never more than 3 at once', async () => {
+    await givenDag(ns, 'three', 'maxActiveRuns: 3\nsteps: ["sleep 0.3"]');
+    const names = Array.from({ length: 50 }, (_, i) => `three-${String(i).padStart(2, '0')}`);
+    await Promise.all(names.map((name) => enqueue(name, 'three')));
+    const done = await allFinished(names);
+    expect(done.map((r) => r.status?.statusLabel)).toEqual(names.map(() => 'succeeded'));
+    expect(done.every((r) => r.status?.queuedAt !== undefined)).toBe(true);
+    expect(peakConcurrency(ns, (pod) => pod.startsWith('three-'))).toBe(3);
+  });
+
+  it('shares a DAGQueue with maxConcurrency 1 between two DAGs: never two runs at once', async () => {
+    await custom.createNamespacedCustomObject({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dagqueues', body: { apiVersion: 'kubedag.io/v1alpha1', kind: 'DAGQueue', metadata: { name: 'serial' }, spec: { maxConcurrency: 1 } } });
+    await givenDag(ns, 'left', 'queue: serial\nmaxActiveRuns: 5\nsteps: ["sleep 0.2"]');
+    await givenDag(ns, 'right', 'queue: serial\nmaxActiveRuns: 5\nsteps: ["sleep 0.2"]');
+    const names = Array.from({ length: 6 }, (_, i) => `${i % 2 === 0 ? 'left' : 'right'}-q${String(i)}`);
+    await Promise.all(names.map((name) => enqueue(name, name.split('-')[0] ?? '')));
+    const done = await allFinished(names);
+    expect(done.map((r) => r.status?.statusLabel)).toEqual(names.map(() => 'succeeded'));
+    expect(peakConcurrency(ns, (pod) => pod.startsWith('left-q') || pod.startsWith('right-q'))).toBe(1);
+  });
+});
