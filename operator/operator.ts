@@ -191,8 +191,12 @@ export class Operator {
   private async lead(informers: { runs: Informer<DagRunResource>; dags: Informer<DagResource>; pods: Informer<V1Pod>; queues: Informer<DagQueueResource> }, enqueueRun: (run: DagRunResource) => void): Promise<void> {
     const { runs, dags, pods, queues } = informers;
     // Pods and DAGs first: a run reconciled before its Pods are known could start a step twice.
-    await Promise.all([pods.start(), dags.start(), queues.start()]);
-    await runs.start();
+    const started = async (name: string, informer: { start(): Promise<void> }): Promise<void> => {
+      await informer.start();
+      this.options.log(`informer ${name} synced`);
+    };
+    await Promise.all([started('pods', pods), started('dags', dags), started('queues', queues)]);
+    await started('runs', runs);
     this.resync = setInterval(() => {
       runs.list().forEach(enqueueRun);
     }, 30_000);

@@ -86,6 +86,7 @@ export class Scheduler {
   /** One minute's actions for every DAG; one DAG's failure does not hold back the others. */
   async tick(minute: Date): Promise<void> {
     const dags = this.deps.dags.list().filter((d) => this.deps.watched(d.metadata?.namespace));
+    this.deps.log(`scheduler: evaluating ${minute.toISOString()} for ${String(dags.length)} DAGs`);
     await Promise.all(
       dags.map(async (dag) => {
         try {

@@ -30,7 +30,7 @@ export interface RunningOperator {
 }
 
 /** Starts `node operator/main.ts` against the suite's cluster, watching one namespace. */
-export async function startOperator(namespace: string, logDir?: string, extraArgs: readonly string[] = []): Promise<RunningOperator> {
+export async function startOperator(namespace: string, logDir?: string, extraArgs: readonly string[] = [], waitToLead = true): Promise<RunningOperator> {
   const dir = logDir ?? (await mkdtemp(join(tmpdir(), 'kubedag-logs-')));
   const port = await freePort();
   const child = spawn(process.execPath, [join(root, 'operator/main.ts'), `--kubeconfig=${inject('cluster').kubeconfig}`, `--namespaces=${namespace}`, `--lease-namespace=${namespace}`, `--log-dir=${dir}`, `--http-port=${String(port)}`, ...extraArgs], {
@@ -39,7 +39,7 @@ export async function startOperator(namespace: string, logDir?: string, extraArg
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitFor('the operator to lead', () => Promise.resolve(output.includes('leading:')), 30_000, 50);
+  await waitFor(waitToLead ? 'the operator to lead' : 'the operator to start', () => Promise.resolve(output.includes(waitToLead ? 'leading:' : 'operator started')), 30_000, 50);
   return {
     logDir: dir,
     url: `http://127.0.0.1:${String(port)}`,
