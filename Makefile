@@ -12,7 +12,7 @@ export PATH := $(NODE_BIN):$(PATH)
 
 STAMP := node_modules/.install-stamp
 
-.PHONY: build deps compile test lint typecheck unit integration generate crds verify bench bench-operator bench-api golden clean cluster-build cluster-up cluster-down dev
+.PHONY: build deps compile test lint typecheck unit integration generate crds verify bench bench-operator bench-api bench-queue golden clean cluster-build cluster-up cluster-down dev
 
 $(STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -61,6 +61,9 @@ bench-operator: deps ## operator benchmark on a fresh local control plane (figur
 
 bench-api: deps ## API server benchmark: 1,000 DAGs, 10,000 runs, on a fresh local control plane (figures, not pass/fail)
 	node bench/api.bench.ts
+
+bench-queue: deps ## queue admission latency with 1,000 queued runs, on a fresh local control plane (figures, not pass/fail)
+	node bench/queue.bench.ts
 
 cluster-build: deps ## build the local control-plane binaries (once per machine; needs Go)
 	node test/cluster/cli.ts build

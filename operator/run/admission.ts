@@ -32,14 +32,23 @@ export function queuePlace(run: DagRunResource): 'proceed' | 'enter' | 'wait' {
 
 /** A DAG-based queue's capacity, from the DAG definition frozen into its newest run. */
 export function dagCapacity(members: readonly DagRunResource[]): number {
-  const newest = [...members].sort((a, b) => order(b).localeCompare(order(a)))[0];
+  let newest: DagRunResource | undefined;
+  for (const run of members) if (newest === undefined || order(run) > order(newest)) newest = run;
   const max = (newest?.spec.snapshot ?? newest?.spec.definition ?? {}).maxActiveRuns;
   if (typeof max !== 'number') return 1;
   return max < 0 ? Number.MAX_SAFE_INTEGER : Math.max(1, max);
 }
 
+const orders = new WeakMap<DagRunResource, string>();
+
+/** FIFO position, built once per cached object: a queue of 1,000 runs is sorted on every decision. */
 function order(run: DagRunResource): string {
-  return `${run.status?.queuedAt ?? ''}\u0000${String(new Date(run.metadata?.creationTimestamp ?? 0).getTime()).padStart(15, '0')}\u0000${run.metadata?.name ?? ''}`;
+  let key = orders.get(run);
+  if (key === undefined) {
+    key = `${run.status?.queuedAt ?? ''}\u0000${String(new Date(run.metadata?.creationTimestamp ?? 0).getTime()).padStart(15, '0')}\u0000${run.metadata?.name ?? ''}`;
+    orders.set(run, key);
+  }
+  return key;
 }
 
 export interface QueueDecision {
