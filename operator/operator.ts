@@ -8,6 +8,7 @@ import { CoreV1Api, CustomObjectsApi, KubeConfig, type KubernetesListObject, typ
 import { Informer } from '../core/kube/informer.ts';
 import { LeaderElector } from '../core/kube/leader.ts';
 import { AdmissionLoop } from './queue/loop.ts';
+import { handedOff } from './run/admission.ts';
 import { Scheduler } from './schedule/scheduler.ts';
 import { WorkQueue } from '../core/kube/queue.ts';
 import { systemClock, type Clock } from '../core/kube/time.ts';
@@ -80,7 +81,11 @@ export class Operator {
     this.queue = queue;
     const watched = (ns: string | undefined): boolean => watchedNamespace(config, ns);
     const enqueueRun = (run: DagRunResource): void => {
-      if (watched(run.metadata?.namespace)) queue.add(`${run.metadata?.namespace ?? ''}/${run.metadata?.name ?? ''}`);
+      if (!watched(run.metadata?.namespace)) return;
+      const key = `${run.metadata?.namespace ?? ''}/${run.metadata?.name ?? ''}`;
+      // A run let out of its queue has 10 s to start: it goes ahead of any backlog.
+      if (handedOff(run)) queue.addFirst(key);
+      else queue.add(key);
     };
     // Pods and child runs stand for a step of the DAGRun that controls them: their changes are its.
     const enqueueOwner = (object: V1Pod | DagRunResource): void => {

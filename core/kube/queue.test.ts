@@ -21,6 +21,26 @@ describe('WorkQueue', () => {
     expect(calls).toEqual(['busy', 'a', 'b']);
   });
 
+  it('puts a key added first ahead of the waiting ones, moving it if it was waiting', async () => {
+    const calls: string[] = [];
+    const queue = new WorkQueue({
+      concurrency: 1,
+      worker: async (key) => {
+        calls.push(key);
+        await sleep(key === 'busy' ? 20 : 0);
+        return undefined;
+      },
+    });
+    queue.add('busy');
+    queue.add('a');
+    queue.add('b');
+    queue.add('c');
+    queue.addFirst('c');
+    queue.addFirst('urgent');
+    await queue.idle();
+    expect(calls).toEqual(['busy', 'urgent', 'c', 'a', 'b']);
+  });
+
   it('never works on one key twice at a time, and runs it again after an add during work', async () => {
     let concurrent = 0;
     let most = 0;

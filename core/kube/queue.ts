@@ -51,6 +51,22 @@ export class WorkQueue {
     this.pump();
   }
 
+  /**
+   * Adds the key ahead of every waiting key (or moves it there): for work that is on a clock,
+   * such as a run let out of its queue that must start within seconds, behind a backlog.
+   */
+  addFirst(key: string): void {
+    if (this.stopped) return;
+    if (this.active.has(key)) {
+      this.dirty.add(key);
+      return;
+    }
+    if (this.queued.has(key)) this.pending.splice(this.pending.indexOf(key), 1);
+    this.queued.add(key);
+    this.pending.unshift(key);
+    this.pump();
+  }
+
   /** Adds the key after a delay; an earlier pending timer for the key wins. */
   addAfter(key: string, delayMs: number): void {
     if (this.stopped) return;
