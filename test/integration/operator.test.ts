@@ -170,8 +170,10 @@ describe('runs on the local control plane', () => {
     await whenRun(ns, 'live-run', 'live');
     const run = await runningStep(ns, 'live-run', 'cmd_1');
     const base = `${operator.url}/logs/${ns}/live/${run.spec.dagRunId ?? ''}/cmd_1/0`;
-    await waitFor('the live log', async () => (await fetch(base)).status === 200, 15_000, 100);
+    // A Pod that has just started may not have written its first line yet: wait for it.
+    await waitFor('the live log', async () => ((await (await fetch(base)).json()) as { content?: string }).content !== '', 15_000, 100);
     expect(await (await fetch(base)).json()).toMatchObject({ content: 'started *******', lineCount: 1 });
+    await waitFor('the live stderr', async () => ((await (await fetch(`${base}?stream=stderr`)).json()) as { content?: string }).content !== '', 15_000, 100);
     expect(await (await fetch(`${base}?stream=stderr`)).json()).toMatchObject({ content: 'warn' });
     await stopRun(ns, 'live-run');
     await finishedRun(ns, 'live-run');
