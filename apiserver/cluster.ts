@@ -3,10 +3,11 @@
  * with: a DAG by file name, a root run by DAG name and id (or `latest`), a sub run under its
  * root. Each lookup answers the contract's 400/404 itself.
  */
-import { loadDag, type Dag, type DagLoad } from '../core/dag/index.ts';
+import type { Dag, DagLoad } from '../core/dag/index.ts';
+import { loadDagSpec } from '../core/resources/dag.ts';
 import type { LogChunk, LogQuery } from '../core/logs/chunk.ts';
 import { FILE_NAME_PATTERN, dagResourceName } from '../core/resources/names.ts';
-import { specDocuments, type DagResource, type DagRunResource } from '../core/resources/types.ts';
+import type { DagRunResource } from '../core/resources/types.ts';
 import type { Cache } from './cache.ts';
 import { ApiError } from './errors.ts';
 import type { Starter } from './starts.ts';
@@ -108,8 +109,7 @@ export function runDefinition(run: DagRunResource): Dag | undefined {
   if (load === undefined) {
     const spec = run.spec.snapshot ?? run.spec.definition;
     if (spec === undefined) return undefined;
-    // JSON is YAML: the stored spec goes through the same loader as a file.
-    load = loadDag(specDocuments(spec).map((d) => JSON.stringify(d)).join('\n---\n'), { fileName: run.spec.dagName ?? runIdentity(run).name });
+    load = loadDagSpec(spec, { fileName: run.spec.dagName ?? runIdentity(run).name });
     definitions.set(run, load);
   }
   return load.dag;
@@ -120,4 +120,3 @@ export function need(cluster: Cluster | undefined): Cluster {
   return cluster;
 }
 
-export type { DagResource };

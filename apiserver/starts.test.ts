@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { DagRunStatus } from '../core/resources/schemas.ts';
 import type { DagRunResource } from '../core/resources/types.ts';
 import { ApiError } from './errors.ts';
-import { checkParams, checkRunId, isActive } from './starts.ts';
+import { isActiveRun } from '../core/resources/queue.ts';
+import { checkParams, checkRunId } from './starts.ts';
 
 function dagRun(status: DagRunStatus | undefined): DagRunResource {
   return { metadata: { name: 'etl-r1' }, spec: { dagRef: { name: 'etl' }, dagName: 'etl', dagRunId: 'r1' }, ...(status === undefined ? {} : { status }) };
@@ -18,7 +19,7 @@ function thrown(action: () => void): unknown {
   return undefined;
 }
 
-describe('isActive', () => {
+describe('isActiveRun', () => {
   it.each<[string, DagRunStatus | undefined, boolean]>([
     ['a run the operator has not picked up yet (no status)', undefined, true],
     ['a run with an empty status', {}, true],
@@ -34,7 +35,7 @@ describe('isActive', () => {
     ['a run that finished without ever starting (status 0)', { status: 0, finishedAt: '2026-03-01T10:00:00Z' }, false],
     ['a run with only a finish time', { finishedAt: '2026-03-01T10:00:00Z' }, false],
   ])('counts %s as active: %s', (_, status, active) => {
-    expect(isActive(dagRun(status))).toBe(active);
+    expect(isActiveRun(dagRun(status))).toBe(active);
   });
 });
 

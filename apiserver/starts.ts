@@ -8,10 +8,10 @@
 import { parseParamOverrides, type DagLoad } from '../core/dag/index.ts';
 import { statusCode } from '../core/kube/time.ts';
 import { ANNOTATIONS, LABELS } from '../core/resources/constants.ts';
+import { isActiveRun } from '../core/resources/queue.ts';
 import { uuidv7, MAX_RUN_ID_LENGTH, RUN_ID_PATTERN } from '../core/resources/ids.ts';
 import { dagRunResourceName, labelValue } from '../core/resources/names.ts';
 import type { DagRunSpec } from '../core/resources/schemas.ts';
-import type { DagRunResource } from '../core/resources/types.ts';
 import type { Cache } from './cache.ts';
 import { ApiError } from './errors.ts';
 import type { Writer } from './writer.ts';
@@ -36,13 +36,6 @@ export interface StartRequest {
   readonly retryOf?: string;
 }
 
-
-/** Running, queued, or created and not yet picked up by the operator. */
-export function isActive(run: DagRunResource): boolean {
-  const status = run.status?.status;
-  if (status === 1 || status === 5) return true;
-  return run.status?.finishedAt === undefined && (status === undefined || status === 0);
-}
 
 export function checkRunId(dagRunId: string): void {
   if (dagRunId === '' || dagRunId.length > MAX_RUN_ID_LENGTH || !RUN_ID_PATTERN.test(dagRunId)) {
@@ -85,7 +78,7 @@ export class Starter {
       throw new ApiError('already_exists', `a run with id "${dagRunId}" of DAG "${request.name}" already exists`);
     }
     if (request.enqueue === true) return;
-    const active = runs.filter(isActive).length;
+    const active = runs.filter(isActiveRun).length;
     if (request.singleton === true && active > 0) throw new ApiError(request.singletonCode, `DAG "${request.name}" is already running (singleton)`);
     const max = request.load.dag.maxActiveRuns;
     const limit = max < 0 ? Infinity : Math.max(1, max);

@@ -31,7 +31,8 @@ import { ensureBinaries } from '../test/cluster/binaries.ts';
 import { startCluster, stopCluster } from '../test/cluster/cluster.ts';
 import type { ClusterState } from '../test/cluster/controlplane.ts';
 import { freePort, waitFor } from '../test/cluster/processes.ts';
-import { dagCapacity, decideQueue, queueName } from '../operator/run/admission.ts';
+import { queueName } from '../core/resources/queue.ts';
+import { dagCapacity, decideQueue } from '../operator/run/admission.ts';
 import { kubeConfig } from '../test/cluster/setup.ts';
 
 const group = 'kubedag.io';

@@ -8,7 +8,7 @@ import type { AppDeps } from '../app.ts';
 import { allDags, checkFileName, dagOf, findDag, latestRun, need, type Cluster } from '../cluster.ts';
 import { ApiError } from '../errors.ts';
 import { S } from '../schemas.ts';
-import { isActive } from '../starts.ts';
+import { isActiveRun } from '../../core/resources/queue.ts';
 import { dagDetailsView, dagListItem, paginate, searchText, selectDags, uniqueTags } from '../views/dags.ts';
 import { compareText } from '../views/format.ts';
 import { runIdentity } from '../views/identity.ts';
@@ -124,7 +124,7 @@ async function renameDag(cluster: Cluster, from: string, to: string): Promise<vo
   if (findDag(cluster, to) !== undefined) throw new ApiError('already_exists', `DAG "${to}" already exists`);
   const oldName = entry.load.dag.name;
   const runs = cluster.cache.runIndex.runsOf(oldName);
-  if (runs.some(isActive)) throw new ApiError('not_running', `DAG "${from}" is running; rename it when its runs have ended`);
+  if (runs.some(isActiveRun)) throw new ApiError('not_running', `DAG "${from}" is running; rename it when its runs have ended`);
   const load = loadDag(entry.yaml, { fileName: to });
   await cluster.writer.createDag(to, entry.yaml, load.documents).catch((error: unknown) => conflict(error, `DAG "${to}" already exists`));
   if (load.dag.name !== oldName) {

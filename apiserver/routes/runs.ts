@@ -6,15 +6,17 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { loadDag } from '../../core/dag/index.ts';
+import type { DagLoad } from '../../core/dag/index.ts';
+import { loadDagSpec } from '../../core/resources/dag.ts';
 import { statusCode } from '../../core/kube/time.ts';
 import { stepStatusLabel } from '../../core/resources/status.ts';
-import { specDocuments, type DagRunResource } from '../../core/resources/types.ts';
+import type { DagRunResource } from '../../core/resources/types.ts';
 import type { AppDeps } from '../app.ts';
 import { need, resolverFor, rootRun, runDefinition, subRun, type Cluster } from '../cluster.ts';
 import { ApiError } from '../errors.ts';
 import { S } from '../schemas.ts';
-import { checkRunId, isActive } from '../starts.ts';
+import { isActiveRun } from '../../core/resources/queue.ts';
+import { checkRunId } from '../starts.ts';
 import { runIdentity } from '../views/identity.ts';
 import { iso } from '../views/format.ts';
 import { filterRuns, runDetails, runStatusOf, runSummary } from '../views/runs.ts';
@@ -159,8 +161,8 @@ function reschedule(cluster: Cluster, original: DagRunResource, body: { dagRunId
   });
 }
 
-function loadSpec(spec: Record<string, unknown>, fileName: string, name?: string): ReturnType<typeof loadDag> {
-  return loadDag(specDocuments(spec).map((d) => JSON.stringify(d)).join('\n---\n'), { fileName, ...(name === undefined ? {} : { name }) });
+function loadSpec(spec: Record<string, unknown>, fileName: string, name?: string): DagLoad {
+  return loadDagSpec(spec, { fileName, ...(name === undefined ? {} : { name }) });
 }
 
 /** Only the node's status changes; the run status is not recomputed (edit, then retry). */
@@ -171,7 +173,7 @@ async function setStepStatus(cluster: Cluster, at: RunPath, status: number): Pro
   const handlers = (['onExit', 'onSuccess', 'onFailure', 'onCancel'] as const).filter((k) => current[k]?.name === step);
   const inNodes = (current.nodes ?? []).some((n) => n.name === step);
   if (!inNodes && handlers.length === 0) throw new ApiError('not_found', `step "${step}" not found in run "${runIdentity(r).dagRunId}"`);
-  if (isActive(r)) throw new ApiError('bad_request', `run "${runIdentity(r).dagRunId}" is active; edit its steps when it has ended`);
+  if (isActiveRun(r)) throw new ApiError('bad_request', `run "${runIdentity(r).dagRunId}" is active; edit its steps when it has ended`);
   const edit = <T extends { name: string; status: number; statusLabel: string }>(node: T): T => (node.name === step ? { ...node, status, statusLabel: stepStatusLabel(status) } : node);
   const next = { ...current, nodes: (current.nodes ?? []).map(edit) };
   for (const key of handlers) {
@@ -189,7 +191,7 @@ function checkRetry(cluster: Cluster, r: DagRunResource, stepName: string | unde
   const id = runIdentity(r);
   const dag = runDefinition(r);
   if (stepName !== undefined && dag?.steps.some((s) => s.name === stepName) !== true) throw new ApiError('not_found', `step "${stepName}" not found in run "${id.dagRunId}"`);
-  const others = cluster.cache.runIndex.runsOf(id.name).filter((o) => o !== r && isActive(o));
+  const others = cluster.cache.runIndex.runsOf(id.name).filter((o) => o !== r && isActiveRun(o));
   const max = dag?.maxActiveRuns ?? 1;
   if (max >= 0 && others.length >= Math.max(1, max)) throw new ApiError('already_running', `DAG "${id.name}" has another active run`, { status: 400 });
 }
@@ -198,7 +200,7 @@ function checkRetry(cluster: Cluster, r: DagRunResource, stepName: string | unde
 async function retry(cluster: Cluster, at: RunPath, body: { dagRunId?: string; stepName?: string }): Promise<void> {
   const r = runAt(cluster, at);
   const id = runIdentity(r);
-  if (isActive(r)) throw new ApiError('already_running', `run "${id.dagRunId}" is active`, { status: 400 });
+  if (isActiveRun(r)) throw new ApiError('already_running', `run "${id.dagRunId}" is active`, { status: 400 });
   checkRetry(cluster, r, body.stepName);
   if (body.dagRunId === undefined || body.dagRunId === id.dagRunId) {
     await cluster.writer.retryRun(r, randomUUID(), body.stepName);

@@ -2,17 +2,23 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { WorkQueue } from './queue.ts';
 
+/** One worker that records the keys it works on; the key "busy" takes 20 ms. */
+function recordingQueue(): { calls: string[]; queue: WorkQueue } {
+  const calls: string[] = [];
+  const queue = new WorkQueue({
+    concurrency: 1,
+    worker: async (key) => {
+      calls.push(key);
+      await sleep(key === 'busy' ? 20 : 0);
+      return undefined;
+    },
+  });
+  return { calls, queue };
+}
+
 describe('WorkQueue', () => {
   it('collapses adds of a waiting key into one call', async () => {
-    const calls: string[] = [];
-    const queue = new WorkQueue({
-      concurrency: 1,
-      worker: async (key) => {
-        calls.push(key);
-        await sleep(key === 'busy' ? 20 : 0);
-        return undefined;
-      },
-    });
+    const { calls, queue } = recordingQueue();
     queue.add('busy');
     queue.add('a');
     queue.add('a');
@@ -22,15 +28,7 @@ describe('WorkQueue', () => {
   });
 
   it('puts a key added first ahead of the waiting ones, moving it if it was waiting', async () => {
-    const calls: string[] = [];
-    const queue = new WorkQueue({
-      concurrency: 1,
-      worker: async (key) => {
-        calls.push(key);
-        await sleep(key === 'busy' ? 20 : 0);
-        return undefined;
-      },
-    });
+    const { calls, queue } = recordingQueue();
     queue.add('busy');
     queue.add('a');
     queue.add('b');

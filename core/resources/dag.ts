@@ -1,5 +1,7 @@
+import { loadDag, type DagLoad, type LoadOptions } from '../dag/load.ts';
 import { ANNOTATIONS, API_VERSION, LABELS } from './constants.ts';
 import { dagResourceName, isLabelValue } from './names.ts';
+import { specDocuments } from './types.ts';
 
 export interface DagManifest {
   readonly apiVersion: typeof API_VERSION;
@@ -33,4 +35,12 @@ export function dagManifest(fileName: string, documents: readonly Record<string,
     },
     spec: locals.length === 0 ? { ...first } : { ...first, localDags: locals.map((local) => ({ ...local })) },
   };
+}
+
+/**
+ * A stored spec (a DAG resource's, or a run's snapshot or inline definition) loaded like a
+ * file: JSON is YAML, so each document goes through the one loader the CLI uses.
+ */
+export function loadDagSpec(spec: Record<string, unknown>, options: LoadOptions = {}): DagLoad {
+  return loadDag(specDocuments(spec).map((d) => JSON.stringify(d)).join('\n---\n'), options);
 }

@@ -1,4 +1,7 @@
-/** Which queue a run goes through; the operator's admission and the API's listing must agree. */
+/**
+ * Which queue a run goes through, and whether it counts against maxActiveRuns: the operator's
+ * scheduler and admission and the API's starts and listings must agree.
+ */
 import { ANNOTATIONS } from './constants.ts';
 import type { DagRunResource } from './types.ts';
 
@@ -9,4 +12,11 @@ export function queueName(run: DagRunResource): string {
   const declared = (run.spec.snapshot ?? run.spec.definition ?? {}).queue;
   if (typeof declared === 'string' && declared !== '') return declared;
   return run.metadata?.annotations?.[ANNOTATIONS.dagName] ?? run.spec.dagName ?? run.metadata?.name ?? '';
+}
+
+/** Running, queued, or created and not yet picked up by the operator. */
+export function isActiveRun(run: DagRunResource): boolean {
+  const status = run.status?.status;
+  if (status === 1 || status === 5) return true;
+  return run.status?.finishedAt === undefined && (status === undefined || status === 0);
 }

@@ -4,13 +4,13 @@
  * Suspension is the `kubedag.io/suspended` annotation (the API sets it), mirrored here.
  */
 import type { CustomObjectsApi } from '@kubernetes/client-node';
-import { formatIssue, loadDag, nextStart } from '../../core/dag/index.ts';
+import { formatIssue, nextStart } from '../../core/dag/index.ts';
+import { loadDagSpec } from '../../core/resources/dag.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import { statusCode, type Clock } from '../../core/kube/time.ts';
 import { ANNOTATIONS, GROUP, VERSION } from '../../core/resources/constants.ts';
 import type { DagStatus } from '../../core/resources/schemas.ts';
 import type { DagResource, DagRunResource } from '../../core/resources/types.ts';
-import { specDocuments } from '../../core/resources/types.ts';
 import { sameContent } from '../../core/kube/equal.ts';
 
 export interface DagReconcilerDeps {
@@ -24,7 +24,7 @@ export interface DagReconcilerDeps {
 /** The status a DAG resource should have. Pure. */
 export function dagStatus(dag: DagResource, runs: readonly DagRunResource[], now: Date): DagStatus {
   const fileName = dag.metadata?.annotations?.[ANNOTATIONS.fileName] ?? dag.metadata?.name ?? '';
-  const load = loadDag(specDocuments(dag.spec).map((d) => JSON.stringify(d)).join('\n---\n'), { fileName });
+  const load = loadDagSpec(dag.spec, { fileName });
   const valid = load.errors.length === 0;
   const next = valid ? nextStart(load.dag.schedule, now) : undefined;
   const latest = latestRun(dag, runs);

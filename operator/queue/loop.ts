@@ -10,7 +10,8 @@ import { statusCode, type Clock } from '../../core/kube/time.ts';
 import { GROUP, VERSION } from '../../core/resources/constants.ts';
 import { RunStatus, runStatusLabel } from '../../core/resources/status.ts';
 import type { DagQueueResource, DagRunResource } from '../../core/resources/types.ts';
-import { ACTIVATION_MS, dagCapacity, decideQueue, queueName } from '../run/admission.ts';
+import { queueName } from '../../core/resources/queue.ts';
+import { ACTIVATION_MS, dagCapacity, decideQueue } from '../run/admission.ts';
 
 export interface AdmissionDeps {
   readonly custom: CustomObjectsApi;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DagRunResource } from '../../core/resources/types.ts';
-import { dagCapacity, decideQueue, queueName, queuePlace } from './admission.ts';
+import { queueName } from '../../core/resources/queue.ts';
+import { dagCapacity, decideQueue, queuePlace } from './admission.ts';
 
 interface RunOptions {
   queue?: string;

@@ -7,11 +7,9 @@
  * (behaviour-notes 6). A queue is a DAGQueue (capacity maxConcurrency) when one has its name,
  * else the DAG's own (capacity maxActiveRuns; below 1 means 1). Sub runs never queue.
  */
-import { queueName } from '../../core/resources/queue.ts';
 import { RunStatus } from '../../core/resources/status.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 
-export { queueName };
 
 /** How long a run let out of its queue may take to start before it is given up. */
 export const ACTIVATION_MS = 10_000;

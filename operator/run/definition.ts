@@ -3,7 +3,8 @@
  * variables, and the features this version cannot run yet, which reject the run with a clear
  * error instead of being ignored. Pure.
  */
-import { applyParamOverrides, encodeParams, expand, formatIssue, hasCommandSubstitution, loadDag, parseParamOverrides, type Condition, type Dag, type EnvVar, type ParamDef, type Step } from '../../core/dag/index.ts';
+import { applyParamOverrides, encodeParams, expand, formatIssue, hasCommandSubstitution, parseParamOverrides, type Condition, type Dag, type EnvVar, type ParamDef, type Step } from '../../core/dag/index.ts';
+import { loadDagSpec } from '../../core/resources/dag.ts';
 import { specDocuments } from '../../core/resources/types.ts';
 import { matchesExpected } from './attempt.ts';
 import { userIds } from './pod.ts';
@@ -47,9 +48,7 @@ export function unsupported(dag: Dag): string[] {
 
 export function runDefinition(spec: Record<string, unknown>, fileName: string, overrides: string | undefined, prepared?: Prepared, baseEnv: Readonly<Record<string, string>> = {}): RunDefinition {
   const documents = specDocuments(spec);
-  const text = JSON.stringify(documents[0] ?? {});
-  // core/dag reads YAML; JSON is YAML, so the stored spec goes through the same loader.
-  const load = loadDag([text, ...documents.slice(1).map((d) => JSON.stringify(d))].join('\n---\n'), { fileName });
+  const load = loadDagSpec(spec, { fileName });
   const parsed = parseParamOverrides(overrides ?? '');
   const params = applyParamOverrides(load.dag.params.entries, parsed.tokens);
   const problems = [...load.errors.map(formatIssue), ...(parsed.error === undefined ? [] : [`params: ${parsed.error}`]), ...(load.errors.length === 0 ? unsupported(load.dag) : [])];

@@ -5,13 +5,14 @@
  * and the minute, so a tick evaluated twice (a restart, a new leader) creates one run.
  */
 import { PatchStrategy, setHeaderOptions, type CustomObjectsApi } from '@kubernetes/client-node';
-import { loadDag, type DagLoad } from '../../core/dag/index.ts';
+import type { DagLoad } from '../../core/dag/index.ts';
+import { loadDagSpec } from '../../core/resources/dag.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import { statusCode, type Clock } from '../../core/kube/time.ts';
 import { ANNOTATIONS, GROUP, LABELS, VERSION } from '../../core/resources/constants.ts';
 import { dagRunResourceName, labelValue } from '../../core/resources/names.ts';
-import { RunStatus } from '../../core/resources/status.ts';
-import { specDocuments, type DagResource, type DagRunResource } from '../../core/resources/types.ts';
+import { isActiveRun } from '../../core/resources/queue.ts';
+import type { DagResource, DagRunResource } from '../../core/resources/types.ts';
 import { minuteOf, tickActions, type TickAction } from './ticks.ts';
 
 export interface SchedulerDeps {
@@ -38,14 +39,12 @@ function loadOf(dag: DagResource): DagLoad {
   let load = loads.get(dag);
   if (load === undefined) {
     const fileName = dag.metadata?.annotations?.[ANNOTATIONS.fileName] ?? dag.metadata?.name ?? '';
-    load = loadDag(specDocuments(dag.spec).map((d) => JSON.stringify(d)).join('\n---\n'), { fileName });
+    load = loadDagSpec(dag.spec, { fileName });
     loads.set(dag, load);
   }
   return load;
 }
 
-/** Running, queued, or created and not picked up yet: what counts against maxActiveRuns. */
-const active = (run: DagRunResource): boolean => run.status?.finishedAt === undefined && (run.status?.status === undefined || run.status.status === RunStatus.Running || run.status.status === RunStatus.Queued);
 
 export class Scheduler {
   private readonly deps: SchedulerDeps;
@@ -138,7 +137,7 @@ export class Scheduler {
     const { namespace, dag, load } = target;
     const name = load.dag.name;
     const limit = load.dag.maxActiveRuns < 0 ? Infinity : Math.max(1, load.dag.maxActiveRuns);
-    const full = runs.filter(active).length >= limit;
+    const full = runs.filter(isActiveRun).length >= limit;
     const body = {
       apiVersion: `${GROUP}/${VERSION}`,
       kind: 'DAGRun',
