@@ -10,8 +10,10 @@
  * loop's hand-off (status.handedOffAt, seen on the watch before the start clears it).
  *
  * Run with `make bench-queue`. Settings: BENCH_QUEUE_RUNS (1000), BENCH_QUEUE_CAPACITIES
- * (comma list, "10"), BENCH_QUEUE_TIMEOUT_S (1800 per capacity), BENCH_OPERATOR_LOG (a file for
- * the operator's output), BENCH_PROFILE (a directory for the operator's --cpu-prof).
+ * (comma list, "10"), BENCH_QUEUE_STEP (the one step's command, "true"; "sleep 1" keeps the
+ * machine below saturation so that the figure is admission rather than CPU contention),
+ * BENCH_QUEUE_TIMEOUT_S (1800 per capacity), BENCH_OPERATOR_LOG (a file for the operator's
+ * output), BENCH_PROFILE (a directory for the operator's --cpu-prof).
  * Timings on a 2-core machine that also runs the control plane and every step process are
  * noisy; compare runs of this script with each other.
  */
@@ -40,6 +42,7 @@ const version = 'v1alpha1';
 const env = process.env;
 const RUNS = Number(env.BENCH_QUEUE_RUNS ?? 1000);
 const CAPACITIES = (env.BENCH_QUEUE_CAPACITIES ?? '10').split(',').map(Number);
+const STEP = env.BENCH_QUEUE_STEP ?? 'true';
 const TIMEOUT_MS = Number(env.BENCH_QUEUE_TIMEOUT_S ?? 1800) * 1000;
 const IN_FLIGHT = 32;
 
@@ -253,9 +256,9 @@ async function scenario(ctx: Context, capacity: number): Promise<void> {
   const namespace = `bench-queue-c${String(capacity)}`;
   const dag = `queue-c${String(capacity)}`;
   await createNamespace(ctx.core, namespace);
-  const load = loadDag(`maxActiveRuns: ${String(capacity)}\nsteps: ["true"]\n`, { fileName: dag });
+  const load = loadDag(`maxActiveRuns: ${String(capacity)}\nsteps: [${JSON.stringify(STEP)}]\n`, { fileName: dag });
   await ctx.custom.createNamespacedCustomObject({ group, version, namespace, plural: 'dags', body: dagManifest(dag, load.documents, namespace) });
-  console.log(`capacity ${String(capacity)}: creating ${String(RUNS)} enqueued runs of ${namespace}/${dag}, ${String(IN_FLIGHT)} in flight`);
+  console.log(`capacity ${String(capacity)}: creating ${String(RUNS)} enqueued runs of ${namespace}/${dag} (step: ${STEP}), ${String(IN_FLIGHT)} in flight`);
   const names = Array.from({ length: RUNS }, (_, i) => `q-${String(i).padStart(4, '0')}`);
   const metricsBefore = await metricsText(ctx.url);
   const [cpuBefore, machineBefore] = [cpuSnapshot(ctx), machineCpu()];

@@ -41,7 +41,7 @@ const DEFAULTS: OperatorConfig = {
   routineEvents: false,
   leaseNamespace: 'default',
   leaseName: 'kubedag-operator',
-  leaseDurationSeconds: 15,
+  leaseDurationSeconds: 10,
   httpPort: 8081,
   scheduleZone: 'UTC',
 };

@@ -33,4 +33,10 @@ export const ANNOTATIONS = {
   /** The YAML text last written through the API, and a digest of the spec it was parsed into. */
   specYaml: `${GROUP}/spec-yaml`,
   specDigest: `${GROUP}/spec-digest`,
+  /**
+   * On a run stopped by a restart tick: the id of the run that replaces it and when that run
+   * starts. Kept on the run rather than in a timer, so a new leader finishes the restart.
+   */
+  restartRunId: `${GROUP}/restart-run-id`,
+  restartAt: `${GROUP}/restart-at`,
 } as const;

@@ -13,7 +13,7 @@ import { ANNOTATIONS, GROUP, LABELS, VERSION } from '../../core/resources/consta
 import { dagRunResourceName, labelValue } from '../../core/resources/names.ts';
 import { isActiveRun } from '../../core/resources/queue.ts';
 import type { DagResource, DagRunResource } from '../../core/resources/types.ts';
-import { minuteOf, tickActions, type TickAction } from './ticks.ts';
+import { minuteOf, pendingRestarts, tickActions, type PendingRestart, type TickAction } from './ticks.ts';
 
 export interface SchedulerDeps {
   readonly custom: CustomObjectsApi;
@@ -51,6 +51,8 @@ export class Scheduler {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private last = -1;
+  /** Restart timers armed by this leader, by stopped run (namespace/name). */
+  private readonly restarts = new Map<string, NodeJS.Timeout>();
 
   constructor(deps: SchedulerDeps) {
     this.deps = deps;
@@ -65,9 +67,12 @@ export class Scheduler {
   stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
+    for (const timer of this.restarts.values()) clearTimeout(timer);
+    this.restarts.clear();
   }
 
   private async fire(): Promise<void> {
+    this.resumeRestarts();
     const minute = minuteOf(this.deps.clock.now());
     if (minute.getTime() > this.last) {
       this.last = minute.getTime();
@@ -118,15 +123,11 @@ export class Scheduler {
         for (const name of action.runs) await this.stopRun(namespace, name);
         return;
       case 'restart': {
+        // One write stops the run and records the promise of its successor (pendingRestarts).
+        const at = new Date(this.deps.clock.now().getTime() + action.waitSec * 1000).toISOString();
+        await this.patchRun(namespace, action.run, { metadata: { annotations: { [ANNOTATIONS.restartRunId]: action.dagRunId, [ANNOTATIONS.restartAt]: at } }, spec: { stop: true } });
         const previous = runs.find((r) => r.metadata?.name === action.run);
-        await this.stopRun(namespace, action.run);
-        // Lost if this operator stops during the wait: the restart tick has passed by then.
-        const timer = setTimeout(() => {
-          void this.create({ namespace, dag, load }, [], action.dagRunId, { ...(previous?.spec.snapshot === undefined ? {} : { snapshot: previous.spec.snapshot }), ...(previous?.spec.params === undefined ? {} : { params: previous.spec.params }), trigger: 'restart' }).catch((error: unknown) => {
-            this.deps.log(`scheduler: restart of ${action.run}: ${(error as Error).message}`);
-          });
-        }, action.waitSec * 1000);
-        timer.unref();
+        if (previous !== undefined) this.arm({ run: previous, dagRunId: action.dagRunId, at: new Date(at) });
         return;
       }
     }
@@ -135,25 +136,61 @@ export class Scheduler {
   /** A scheduled run; queued when the DAG's active runs already fill maxActiveRuns. */
   private async create(target: Target, runs: readonly DagRunResource[], dagRunId: string, extra: Record<string, unknown>): Promise<void> {
     const { namespace, dag, load } = target;
-    const name = load.dag.name;
     const limit = load.dag.maxActiveRuns < 0 ? Infinity : Math.max(1, load.dag.maxActiveRuns);
     const full = runs.filter(isActiveRun).length >= limit;
+    await this.createRun(namespace, load.dag.name, dagRunId, { dagRef: { name: dag.metadata?.name ?? '' }, snapshot: dag.spec, trigger: 'schedule', ...(full ? { enqueue: true } : {}), ...extra });
+  }
+
+  private async createRun(namespace: string, dagName: string, dagRunId: string, spec: Record<string, unknown>): Promise<void> {
     const body = {
       apiVersion: `${GROUP}/${VERSION}`,
       kind: 'DAGRun',
-      metadata: { name: dagRunResourceName(name, dagRunId), namespace, labels: { [LABELS.dag]: labelValue(name), [LABELS.runId]: labelValue(dagRunId) } },
-      spec: { dagRef: { name: dag.metadata?.name ?? '' }, dagName: name, dagRunId, snapshot: dag.spec, trigger: 'schedule', ...(full ? { enqueue: true } : {}), ...extra },
+      metadata: { name: dagRunResourceName(dagName, dagRunId), namespace, labels: { [LABELS.dag]: labelValue(dagName), [LABELS.runId]: labelValue(dagRunId) } },
+      spec: { ...spec, dagName, dagRunId },
     };
     try {
       await this.deps.custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: 'dagruns', body });
-      this.deps.log(`scheduler: started ${namespace}/${name} run ${dagRunId}${full ? ' (queued)' : ''}`);
+      this.deps.log(`scheduler: started ${namespace}/${dagName} run ${dagRunId} (${String(spec.trigger)}${spec.enqueue === true ? ', queued' : ''})`);
     } catch (error) {
       // The same tick evaluated before (a restart, another leader): the run exists already.
       if (statusCode(error) !== 409) throw error;
     }
   }
 
+  /** Arms a timer for every restart a stopped run still promises, e.g. after a change of leader. */
+  private resumeRestarts(): void {
+    const runs = this.deps.runs.list().filter((r) => this.deps.watched(r.metadata?.namespace));
+    const exists = (namespace: string) => (dagName: string, dagRunId: string): boolean => this.deps.runs.get(namespace, dagRunResourceName(dagName, dagRunId)) !== undefined;
+    for (const namespace of new Set(runs.map((r) => r.metadata?.namespace ?? ''))) {
+      for (const pending of pendingRestarts(runs.filter((r) => r.metadata?.namespace === namespace), exists(namespace))) this.arm(pending);
+    }
+  }
+
+  private arm(pending: PendingRestart): void {
+    const { run, dagRunId, at } = pending;
+    const namespace = run.metadata?.namespace ?? '';
+    const key = `${namespace}/${run.metadata?.name ?? ''}`;
+    if (this.stopped || this.restarts.has(key)) return;
+    const timer = setTimeout(() => {
+      const previous = run.spec;
+      const spec = { dagRef: previous.dagRef, trigger: 'restart', ...(previous.snapshot === undefined ? {} : { snapshot: previous.snapshot }), ...(previous.params === undefined ? {} : { params: previous.params }) };
+      // The promise is cleared once kept, so deleting the new run later does not bring it back.
+      void this.createRun(namespace, previous.dagName ?? '', dagRunId, spec)
+        .then(() => this.patchRun(namespace, run.metadata?.name ?? '', { metadata: { annotations: { [ANNOTATIONS.restartRunId]: null, [ANNOTATIONS.restartAt]: null } } }))
+        .catch((error: unknown) => {
+          this.deps.log(`scheduler: restart of ${key}: ${(error as Error).message}`);
+        })
+        .finally(() => this.restarts.delete(key));
+    }, Math.max(0, at.getTime() - this.deps.clock.now().getTime()));
+    timer.unref();
+    this.restarts.set(key, timer);
+  }
+
   private async stopRun(namespace: string, name: string): Promise<void> {
-    await this.deps.custom.patchNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: 'dagruns', name, body: { spec: { stop: true } } }, mergePatch);
+    await this.patchRun(namespace, name, { spec: { stop: true } });
+  }
+
+  private async patchRun(namespace: string, name: string, body: object): Promise<void> {
+    await this.deps.custom.patchNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: 'dagruns', name, body }, mergePatch);
   }
 }

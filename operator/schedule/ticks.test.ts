@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadDag } from '../../core/dag/index.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
-import { firesAt, minuteOf, scheduledRunId, tickActions } from './ticks.ts';
+import { firesAt, minuteOf, pendingRestarts, scheduledRunId, tickActions } from './ticks.ts';
 
 const dagOf = (yaml: string): ReturnType<typeof loadDag>['dag'] => {
   const load = loadDag(yaml, { fileName: 'nightly' });
@@ -80,5 +80,19 @@ describe('tickActions', () => {
     const dag = dagOf('schedule: {start: "0 8 * * *", restart: "0 10 * * *"}\nrestartWaitSec: 30\nsteps: [echo]');
     expect(tickActions({ dag, runs: [run('live', '2026-11-22T08:00:00Z', 1)], minute })).toEqual([{ kind: 'restart', run: 'live', dagRunId: 'restart-20261122T1000', waitSec: 30 }]);
     expect(tickActions({ dag, runs: [run('done', '2026-11-22T08:00:00Z', 4)], minute })).toEqual([]);
+  });
+});
+
+describe('pendingRestarts', () => {
+  const stopped = (name: string, annotations: Record<string, string>): DagRunResource => ({ metadata: { name, annotations }, spec: { dagName: 'nightly', dagRunId: name } });
+  const promise = { 'kubedag.io/restart-run-id': 'restart-20261122T1000', 'kubedag.io/restart-at': '2026-11-22T10:00:30.000Z' };
+  it.each([
+    ['a stopped run whose successor does not exist yet is pending', [stopped('live', promise)], [], [{ dagRunId: 'restart-20261122T1000', at: '2026-11-22T10:00:30.000Z' }]],
+    ['a restart whose new run exists is done', [stopped('live', promise)], ['restart-20261122T1000'], []],
+    ['a run without the annotations promises nothing', [stopped('plain', {})], [], []],
+    ['an unreadable start time is ignored rather than started at once', [stopped('live', { ...promise, 'kubedag.io/restart-at': 'soon' })], [], []],
+  ] as const)('%s', (_what, runs, existing, want) => {
+    const found = pendingRestarts(runs, (dagName, id) => dagName === 'nightly' && (existing as readonly string[]).includes(id));
+    expect(found.map((p) => ({ dagRunId: p.dagRunId, at: p.at.toISOString() }))).toEqual(want);
   });
 });

@@ -3,6 +3,7 @@
  * feeds it a DAG, its runs and the minute, and carries out the actions.
  */
 import { nextFireTimes, type Dag, type Schedule } from '../../core/dag/index.ts';
+import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import { RunStatus } from '../../core/resources/status.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 
@@ -85,4 +86,26 @@ export function tickActions(input: TickInput): TickAction[] {
   const start = fires(schedule.start);
   if (start !== undefined) actions.push(startAction(input, start, latest));
   return actions;
+}
+
+export interface PendingRestart {
+  /** The stopped run whose definition and params the new run takes. */
+  readonly run: DagRunResource;
+  readonly dagRunId: string;
+  readonly at: Date;
+}
+
+/**
+ * Restarts a restart tick promised and nobody carried out yet: the stopped run names the new
+ * run's id and start time, and the new run's existence marks the promise kept. `exists` says
+ * whether a run of a DAG name with a run id is there.
+ */
+export function pendingRestarts(runs: readonly DagRunResource[], exists: (dagName: string, dagRunId: string) => boolean): PendingRestart[] {
+  return runs.flatMap((run) => {
+    const annotations = run.metadata?.annotations ?? {};
+    const dagRunId = annotations[ANNOTATIONS.restartRunId];
+    const at = Date.parse(annotations[ANNOTATIONS.restartAt] ?? '');
+    if (dagRunId === undefined || Number.isNaN(at) || exists(run.spec.dagName ?? '', dagRunId)) return [];
+    return [{ run, dagRunId, at: new Date(at) }];
+  });
 }

@@ -1,7 +1,8 @@
 /**
  * Two operator replicas sharing a leader Lease and a log store: the leader is killed
  * (SIGKILL) while queued and scheduled runs are in flight; the other takes over within the
- * Lease's duration and nothing is lost or started twice (node agent ledgers).
+ * Lease's duration and nothing is lost or started twice (node agent ledgers). The API server's
+ * /services/scheduler and /health follow the Lease.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,19 +10,23 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { minuteOf, scheduledRunId } from '../../operator/schedule/ticks.ts';
+import type { Server } from '../../apiserver/server.ts';
 import { readLedger } from '../cluster/node-agent/ledger.ts';
+import { startApi } from './api-support.ts';
 import { finishedRun, givenDag, peakConcurrency, startOperator, whenRun, type RunningOperator } from './operator-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
 
 const { core, custom } = clients();
 let ns = '';
 const replicas: RunningOperator[] = [];
+let api: Server | undefined;
 
 beforeAll(async () => {
   ns = await createNamespace(core, 'kd-ha');
 });
 
 afterAll(async () => {
+  await api?.close();
   await Promise.all(replicas.map((r) => r.stop()));
   await deleteNamespace(core, ns);
 });
@@ -31,13 +36,23 @@ async function runsOf(dagName: string): Promise<DagRunResource[]> {
   return list.items.filter((r) => r.spec.dagName === dagName);
 }
 
+/** The scheduler the API server shows: instance id and status. */
+async function shownScheduler(server: Server): Promise<{ instanceId: string; status: string } | undefined> {
+  const body = (await server.app.inject({ method: 'GET', url: '/api/v2/services/scheduler' })).json<{ schedulers: { instanceId: string; status: string }[] }>();
+  return body.schedulers[0];
+}
+
 describe('two operator replicas', () => {
-  it('fail over within the Lease duration when the leader dies, losing and doubling nothing', async () => {
+  it('fail over within 15 s when the leader dies, losing and doubling nothing', async () => {
     const logDir = mkdtempSync(join(tmpdir(), 'kd-ha-logs-'));
     const leader = await startOperator(ns, logDir);
     const standby = await startOperator(ns, logDir, [], false);
     replicas.push(leader, standby);
     expect(standby.output()).not.toContain('leading:');
+    api = await startApi(ns);
+    const server = api;
+    await waitFor('the API server to see the leader', async () => (await shownScheduler(server))?.instanceId.endsWith(`_${String(leader.process.pid)}`) === true, 10_000, 100);
+    expect((await server.app.inject({ method: 'GET', url: '/api/v2/health' })).statusCode).toBe(200);
 
     await givenDag(ns, 'steady', 'maxActiveRuns: 2\nsteps: ["sleep 2"]');
     await givenDag(ns, 'ticker', 'schedule: "* * * * *"\nsteps: [echo tick]');
@@ -54,8 +69,13 @@ describe('two operator replicas', () => {
     const boundary = new Date(minuteOf(new Date(killed)).getTime() + 60_000);
     await leader.stop('SIGKILL');
     await waitFor('the standby to lead', () => Promise.resolve(standby.output().includes('leading:')), 30_000, 100);
-    // The Lease lasts 15 s; the standby retries every 2 s.
-    expect(Date.now() - killed).toBeLessThan(18_000);
+    // The Lease lasts 10 s (the default); the standby retries every 2 s.
+    expect(Date.now() - killed).toBeLessThan(15_000);
+    await waitFor('the API server to show the new leader', async () => {
+      const shown = await shownScheduler(server);
+      return shown?.instanceId.endsWith(`_${String(standby.process.pid)}`) === true && shown.status === 'active';
+    }, 10_000, 100);
+    expect((await server.app.inject({ method: 'GET', url: '/api/v2/health' })).statusCode).toBe(200);
 
     const done = await Promise.all(names.map((name) => finishedRun(ns, name, 120_000)));
     expect(done.map((r) => r.status?.statusLabel)).toEqual(names.map(() => 'succeeded'));
