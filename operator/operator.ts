@@ -59,10 +59,9 @@ export class Operator {
     const custom = this.kc.makeApiClient(CustomObjectsApi);
     const { runs, dags, pods, queues } = this.informersFor(core, custom);
     this.informers.push(runs, dags, pods, queues);
-    this.admission = this.admissionFor(custom, runs, queues);
     const store = new DirectoryLogStore(config.logDir);
     const metrics = this.metrics;
-    const reconciler = new RunReconciler({ core, custom, runs, dags, pods, store, clock: this.options.clock ?? systemClock, defaultStepImage: config.defaultStepImage, maxPodsPerRun: config.maxPodsPerRun, maxPods: config.maxPods, routineEvents: config.routineEvents, log, metrics });
+    const reconciler = new RunReconciler({ core, custom, runs, dags, pods, store, clock: this.options.clock ?? systemClock, defaultStepImage: config.defaultStepImage, maxPodsPerRun: config.maxPodsPerRun, maxPods: config.maxPods, routineEvents: config.routineEvents, log, metrics, onStatusWritten: (run) => this.admission?.onRun(run) });
     const queue = new WorkQueue({
       concurrency: config.workers,
       worker: async (key) => {
@@ -87,6 +86,7 @@ export class Operator {
       if (handedOff(run)) queue.addFirst(key);
       else queue.add(key);
     };
+    this.admission = this.admissionFor(custom, runs, queues, enqueueRun);
     // Pods and child runs stand for a step of the DAGRun that controls them: their changes are its.
     const enqueueOwner = (object: V1Pod | DagRunResource): void => {
       const owner = object.metadata?.ownerReferences?.find((o) => o.kind === 'DAGRun' && o.controller === true);
@@ -161,9 +161,9 @@ export class Operator {
   }
 
   /** The admission loop, told of every run and DAGQueue change in the watched namespaces. */
-  private admissionFor(custom: CustomObjectsApi, runs: Informer<DagRunResource>, queues: Informer<DagQueueResource>): AdmissionLoop {
+  private admissionFor(custom: CustomObjectsApi, runs: Informer<DagRunResource>, queues: Informer<DagQueueResource>, onHandOff: (run: DagRunResource) => void): AdmissionLoop {
     const { config, log } = this.options;
-    const admission = new AdmissionLoop({ custom, runs, queues, clock: this.options.clock ?? systemClock, log });
+    const admission = new AdmissionLoop({ custom, runs, queues, clock: this.options.clock ?? systemClock, log, onHandOff });
     runs.on((_event, run) => {
       if (watchedNamespace(config, run.metadata?.namespace)) admission.onRun(run);
     });
@@ -179,6 +179,7 @@ export class Operator {
       dags,
       runs,
       clock: this.options.clock ?? systemClock,
+      zone: this.options.config.scheduleZone,
       onWrite: () => {
         this.metrics.apiWrites.inc({ verb: 'update' });
       },

@@ -2,7 +2,10 @@
  * A list-and-watch cache of one resource, with what @kubernetes/client-node's own informer
  * lacks: it restarts the watch after any error (that one stops on all but 410, and its stop()
  * reports an error), re-lists periodically, and says when the first list has been seen.
- * Cached objects are frozen: a reconciler that tries to mutate one fails loudly.
+ * Cached objects are frozen: a reconciler that tries to mutate one fails loudly. Objects this
+ * process wrote can be shown before their watch event arrives (`assume`), as client-go's
+ * mutation cache does, so that work which follows a write at once does not act on the version
+ * it just replaced.
  */
 import { Watch, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
 import { statusCode } from './time.ts';
@@ -36,6 +39,8 @@ export class Informer<T extends KubernetesObject> {
   private readonly options: InformerOptions<T>;
   private readonly objects = new Map<string, T>();
   private readonly handlers: InformerHandler<T>[] = [];
+  /** Written objects by key, with the version each write replaced. */
+  private readonly assumed = new Map<string, { readonly replaced: string | undefined; readonly object: T }>();
   private resourceVersion = '';
   private abort: AbortController | undefined;
   /** Identifies the current watch; events and ends of an abandoned watch are ignored. */
@@ -55,12 +60,33 @@ export class Informer<T extends KubernetesObject> {
   }
 
   get(namespace: string | undefined, name: string): T | undefined {
-    return this.objects.get(key(namespace, name));
+    const id = key(namespace, name);
+    return this.shown(id, this.objects.get(id));
   }
 
   list(namespace?: string): T[] {
     const all = [...this.objects.values()];
-    return namespace === undefined ? all : all.filter((o) => o.metadata?.namespace === namespace);
+    const some = namespace === undefined ? all : all.filter((o) => o.metadata?.namespace === namespace);
+    return this.assumed.size === 0 ? some : some.map((o) => this.shown(key(o.metadata?.namespace, o.metadata?.name), o) ?? o);
+  }
+
+  /**
+   * A write of this process succeeded and answered `object`: until the cache holds something
+   * other than `replaced` (the version the write was made on), `get` and `list` show `object`.
+   * The watch's event for the write, or any later one, ends it; nothing is emitted here.
+   */
+  assume(object: T, replaced: string | undefined): void {
+    const id = key(object.metadata?.namespace, object.metadata?.name);
+    if (this.objects.get(id)?.metadata?.resourceVersion !== replaced) return;
+    this.assumed.set(id, { replaced, object: deepFreeze(object) });
+  }
+
+  private shown(id: string, cached: T | undefined): T | undefined {
+    const assumed = this.assumed.get(id);
+    if (assumed === undefined) return cached;
+    if (cached !== undefined && cached.metadata?.resourceVersion === assumed.replaced) return assumed.object;
+    this.assumed.delete(id);
+    return cached;
   }
 
   hasSynced(): boolean {
@@ -102,6 +128,7 @@ export class Informer<T extends KubernetesObject> {
     const id = key(object.metadata?.namespace, object.metadata?.name);
     const before = this.objects.get(id);
     this.objects.set(id, deepFreeze(object));
+    this.shown(id, object);
     this.emit(before === undefined ? 'add' : 'update', object);
   }
 
@@ -118,6 +145,7 @@ export class Informer<T extends KubernetesObject> {
     for (const [id, object] of this.objects) {
       if (!seen.has(id)) {
         this.objects.delete(id);
+        this.assumed.delete(id);
         this.emit('delete', object);
       }
     }
@@ -160,6 +188,7 @@ export class Informer<T extends KubernetesObject> {
       const id = key(object.metadata?.namespace, object.metadata?.name);
       const before = this.objects.get(id);
       this.objects.delete(id);
+      this.assumed.delete(id);
       this.emit('delete', before ?? object);
       return;
     }

@@ -14,6 +14,11 @@ describe('dagStatus', () => {
     expect(status.conditions?.[0]).toMatchObject({ type: 'Valid', status: 'True', reason: 'Loaded' });
   });
 
+  it('gives the next start in the scheduler zone for expressions without CRON_TZ', () => {
+    // Now (10:30 UTC) is 19:30 in Tokyo, past that day's 12:00: the next is 03:00 UTC tomorrow.
+    expect(dagStatus(dag({ schedule: '0 12 * * *', steps: ['echo'] }), [], now, 'Asia/Tokyo').nextRun).toBe('2026-05-02T03:00:00.000Z');
+  });
+
   it('reports validation errors, and the suspension the API sets as an annotation', () => {
     const status = dagStatus(dag({ steps: [{ comand: 'x' }] }, {}, { 'kubedag.io/suspended': 'true' }), [], now);
     expect(status).toMatchObject({ valid: false, errors: ['steps[0].comand: unknown key; did you mean "command"?'], suspended: true });

@@ -18,15 +18,17 @@ export interface DagReconcilerDeps {
   readonly dags: Informer<DagResource>;
   readonly runs: Informer<DagRunResource>;
   readonly clock: Clock;
+  /** The scheduler's zone for expressions without CRON_TZ, so nextRun agrees with the scheduler. */
+  readonly zone?: string;
   readonly onWrite?: () => void;
 }
 
 /** The status a DAG resource should have. Pure. */
-export function dagStatus(dag: DagResource, runs: readonly DagRunResource[], now: Date): DagStatus {
+export function dagStatus(dag: DagResource, runs: readonly DagRunResource[], now: Date, zone = 'UTC'): DagStatus {
   const fileName = dag.metadata?.annotations?.[ANNOTATIONS.fileName] ?? dag.metadata?.name ?? '';
   const load = loadDagSpec(dag.spec, { fileName });
   const valid = load.errors.length === 0;
-  const next = valid ? nextStart(load.dag.schedule, now) : undefined;
+  const next = valid ? nextStart(load.dag.schedule, now, zone) : undefined;
   const latest = latestRun(dag, runs);
   const generation = dag.metadata?.generation ?? 0;
   return {
@@ -84,7 +86,7 @@ export class DagReconciler {
     const dag = this.deps.dags.get(namespace, name);
     if (dag === undefined) return undefined;
     const now = this.deps.clock.now();
-    const status = dagStatus(dag, this.deps.runs.list(namespace), now);
+    const status = dagStatus(dag, this.deps.runs.list(namespace), now, this.deps.zone);
     if (!sameContent(status, dag.status ?? {})) {
       try {
         await this.deps.custom.replaceNamespacedCustomObjectStatus({ group: GROUP, version: VERSION, namespace, plural: 'dags', name, body: { ...dag, status } });

@@ -19,8 +19,8 @@ export interface AdmissionDeps {
   readonly queues: Informer<DagQueueResource>;
   readonly clock: Clock;
   readonly log: (message: string) => void;
-  /** Called with the time from a run's hand-off decision to its write, for the benchmark. */
-  readonly onAdmit?: (run: DagRunResource) => void;
+  /** A run let out, as written (and already shown by `runs`): the run reconciler may start it now. */
+  readonly onHandOff?: (run: DagRunResource) => void;
 }
 
 /** How often every queue is looked at even without events (timeouts, missed events). */
@@ -78,10 +78,13 @@ export class AdmissionLoop {
     const now = this.deps.clock.now();
     const decision = decideQueue(members, capacity, now, pending);
     for (const run of decision.expire) await this.giveUp(run, now);
-    for (const run of decision.admit) {
-      pending.add(run.metadata?.name ?? '');
-      if (!(await this.letOut(run, now))) pending.delete(run.metadata?.name ?? '');
-    }
+    // Several slots freed at once are handed off side by side, not one write after another.
+    for (const run of decision.admit) pending.add(run.metadata?.name ?? '');
+    await Promise.all(
+      decision.admit.map(async (run) => {
+        if (!(await this.letOut(run, now))) pending.delete(run.metadata?.name ?? '');
+      }),
+    );
     // Runs let out are checked again once their activation time is up.
     return members.some((r) => r.status?.handedOffAt !== undefined) || decision.admit.length > 0 ? { requeueAfterMs: ACTIVATION_MS + 100 } : undefined;
   }
@@ -98,9 +101,9 @@ export class AdmissionLoop {
   /** The hand-off: status without a number, so the run reconciler starts the run. */
   private async letOut(run: DagRunResource, now: Date): Promise<boolean> {
     const status = { queuedAt: run.status?.queuedAt ?? now.toISOString(), handedOffAt: now.toISOString() };
-    const ok = await this.write(run, status);
-    if (ok) this.deps.onAdmit?.(run);
-    return ok;
+    const written = await this.write(run, status);
+    if (written !== undefined) this.deps.onHandOff?.(written);
+    return written !== undefined;
   }
 
   private async giveUp(run: DagRunResource, now: Date): Promise<void> {
@@ -109,13 +112,18 @@ export class AdmissionLoop {
     this.deps.log(`admission: gave up ${run.metadata?.namespace ?? ''}/${run.metadata?.name ?? ''}: ${error}`);
   }
 
-  /** A status write guarded by the version decided on: a run that changed meanwhile is decided again. */
-  private async write(run: DagRunResource, status: Record<string, unknown>): Promise<boolean> {
+  /**
+   * A status write guarded by the version decided on: a run that changed meanwhile is decided
+   * again (undefined). The written run is shown by the cache at once, so the next decision
+   * counts it without waiting for its watch event.
+   */
+  private async write(run: DagRunResource, status: Record<string, unknown>): Promise<DagRunResource | undefined> {
     try {
-      await this.deps.custom.replaceNamespacedCustomObjectStatus({ group: GROUP, version: VERSION, namespace: run.metadata?.namespace ?? '', plural: 'dagruns', name: run.metadata?.name ?? '', body: { ...run, status } });
-      return true;
+      const written = (await this.deps.custom.replaceNamespacedCustomObjectStatus({ group: GROUP, version: VERSION, namespace: run.metadata?.namespace ?? '', plural: 'dagruns', name: run.metadata?.name ?? '', body: { ...run, status } })) as DagRunResource;
+      this.deps.runs.assume(written, run.metadata?.resourceVersion);
+      return written;
     } catch (error) {
-      if (statusCode(error) === 409 || statusCode(error) === 404) return false;
+      if (statusCode(error) === 409 || statusCode(error) === 404) return undefined;
       throw error;
     }
   }

@@ -47,6 +47,8 @@ export interface ReconcilerDeps {
   readonly routineEvents?: boolean;
   readonly log: (message: string) => void;
   readonly metrics?: OperatorMetrics;
+  /** A run status this reconciler wrote (already shown by `runs`): its queue may have room. */
+  readonly onStatusWritten?: (run: DagRunResource) => void;
 }
 
 const plural = 'dagruns';
@@ -190,7 +192,8 @@ export class RunReconciler {
 
   /** A JSON patch of the run that applies only to the version this reconcile saw. */
   private async patchSpec(run: DagRunResource, operations: readonly { op: string; path: string; value: unknown }[]): Promise<void> {
-    await this.deps.custom.patchNamespacedCustomObject({ ...this.target(run), body: [{ op: 'test', path: '/metadata/resourceVersion', value: run.metadata?.resourceVersion }, ...operations] });
+    const patched: unknown = await this.deps.custom.patchNamespacedCustomObject({ ...this.target(run), body: [{ op: 'test', path: '/metadata/resourceVersion', value: run.metadata?.resourceVersion }, ...operations] });
+    this.deps.runs.assume(patched as DagRunResource, run.metadata?.resourceVersion);
     this.written('patch');
   }
 
@@ -475,7 +478,10 @@ export class RunReconciler {
     const status = withConditions(next, run.metadata?.generation ?? 0, this.deps.clock.now());
     if (sameContent(status, run.status ?? {})) return true;
     try {
-      await this.deps.custom.replaceNamespacedCustomObjectStatus({ ...this.target(run), body: { ...run, status } });
+      const written = (await this.deps.custom.replaceNamespacedCustomObjectStatus({ ...this.target(run), body: { ...run, status } })) as DagRunResource;
+      // The next reconcile of this run sees what was just written, not the version it replaced.
+      this.deps.runs.assume(written, run.metadata?.resourceVersion);
+      this.deps.onStatusWritten?.(written);
       this.written('update');
       return true;
     } catch (error) {

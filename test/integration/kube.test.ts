@@ -50,6 +50,29 @@ describe('Informer', () => {
     await waitFor('the new object', () => Promise.resolve(informer.get(ns, 'late') !== undefined), 10_000);
     await informer.stop();
   });
+
+  it('shows an object this process wrote until the cache holds that version or a later one', async () => {
+    await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'assumed' }, data: { v: '1' } } });
+    const informer = new Informer<V1ConfigMap>({ kc, path: `/api/v1/namespaces/${ns}/configmaps`, list: () => core.listNamespacedConfigMap({ namespace: ns }) });
+    await informer.start();
+    // Stopped: the cache keeps version 1 whatever happens, as a watch running late would.
+    await informer.stop();
+    const first = informer.get(ns, 'assumed');
+    const written = await core.replaceNamespacedConfigMap({ name: 'assumed', namespace: ns, body: { ...first, data: { v: '2' } } });
+    informer.assume(written, 'not-the-cached-version');
+    expect(informer.get(ns, 'assumed')?.data?.v).toBe('1');
+    informer.assume(written, first?.metadata?.resourceVersion);
+    expect([informer.get(ns, 'assumed')?.data?.v, informer.list(ns).find((c) => c.metadata?.name === 'assumed')?.data?.v]).toEqual(['2', '2']);
+    expect(() => {
+      (informer.get(ns, 'assumed') as { data: Record<string, string> }).data.v = 'mutated';
+    }).toThrow(TypeError);
+
+    // A later write by someone else reaches the cache: that is what it shows from then on.
+    await core.replaceNamespacedConfigMap({ name: 'assumed', namespace: ns, body: { ...written, data: { v: '3' } } });
+    await informer.start();
+    expect(informer.get(ns, 'assumed')?.data?.v).toBe('3');
+    await informer.stop();
+  });
 });
 
 describe('LeaderElector', () => {
