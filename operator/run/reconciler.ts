@@ -64,23 +64,24 @@ export class RunReconciler {
 
   async reconcile(key: string): Promise<WorkResult | undefined> {
     const [namespace = '', name = ''] = key.split('/');
-    const run = this.deps.runs.get(namespace, name);
-    if (run === undefined) {
+    const cached = this.deps.runs.get(namespace, name);
+    if (cached === undefined) {
       this.definitions.delete(key);
       this.retentionDays.delete(key);
       return undefined;
     }
-    const pods = this.podsOf(run);
-    if (isFinished(run)) {
-      this.secretValues.delete(run.metadata?.uid ?? '');
+    const pods = this.podsOf(cached);
+    if (isFinished(cached)) {
+      this.secretValues.delete(cached.metadata?.uid ?? '');
       this.definitions.delete(key);
-      if (await this.retried(run)) return undefined;
-      await this.deleteSafePods(run, pods, run.status ?? {});
-      await this.expire(run);
+      if (await this.retried(cached)) return undefined;
+      await this.deleteSafePods(cached, pods, cached.status ?? {});
+      await this.expire(cached);
       return undefined;
     }
-    if (!(await this.frozen(run))) return undefined;
-    if (await this.copiedFrom(run)) return undefined;
+    // A run frozen just now goes on with the frozen spec rather than waiting for its watch event.
+    const run = await this.frozen(cached);
+    if (run === undefined || (await this.copiedFrom(run))) return undefined;
     // Queued runs wait for the admission loop (operator/queue/loop.ts) to let them out.
     const place = queuePlace(run);
     if (place === 'enter') await this.writeStatus(run, { status: RunStatus.Queued, statusLabel: 'queued', queuedAt: this.now() });
@@ -191,10 +192,11 @@ export class RunReconciler {
   }
 
   /** A JSON patch of the run that applies only to the version this reconcile saw. */
-  private async patchSpec(run: DagRunResource, operations: readonly { op: string; path: string; value: unknown }[]): Promise<void> {
+  private async patchSpec(run: DagRunResource, operations: readonly { op: string; path: string; value: unknown }[]): Promise<DagRunResource> {
     const patched: unknown = await this.deps.custom.patchNamespacedCustomObject({ ...this.target(run), body: [{ op: 'test', path: '/metadata/resourceVersion', value: run.metadata?.resourceVersion }, ...operations] });
     this.deps.runs.assume(patched as DagRunResource, run.metadata?.resourceVersion);
     this.written('patch');
+    return patched as DagRunResource;
   }
 
   /** Pods deleted here whose deletion the cache has not shown yet, with the time. */
@@ -248,17 +250,16 @@ export class RunReconciler {
    * DAG name: later edits of the DAG never change a running run. Returns false after a write
    * (the update brings the run back).
    */
-  private async frozen(run: DagRunResource): Promise<boolean> {
+  private async frozen(run: DagRunResource): Promise<DagRunResource | undefined> {
     const spec = run.spec;
     const dag = spec.dagRef === undefined ? undefined : this.deps.dags.get(run.metadata?.namespace, spec.dagRef.name);
     if (spec.dagRef !== undefined && spec.snapshot === undefined && dag === undefined) {
       await this.writeStatus(run, { status: RunStatus.Failed, statusLabel: 'failed', error: `DAG "${spec.dagRef.name}" not found`, endReason: 'rejected', startedAt: this.now(), finishedAt: this.now() });
-      return false;
+      return undefined;
     }
     const patch = freezePatch(run, dag, () => uuidv7(this.deps.clock.now().getTime()));
-    if (Object.keys(patch).length === 0) return true;
-    await this.patchSpec(run, Object.entries(patch).map(([k, v]) => ({ op: 'add', path: `/spec/${k}`, value: v })));
-    return false;
+    if (Object.keys(patch).length === 0) return run;
+    return this.patchSpec(run, Object.entries(patch).map(([k, v]) => ({ op: 'add', path: `/spec/${k}`, value: v })));
   }
 
   /** What a Pod tells: phase, and once terminated its exit, report and (archived) stdout. */

@@ -48,4 +48,14 @@ describe('queued runs', () => {
     expect(done.map((r) => r.status?.statusLabel)).toEqual(names.map(() => 'succeeded'));
     expect(peakConcurrency(ns, (pod) => pod.startsWith('left-q') || pod.startsWith('right-q'))).toBe(1);
   });
+
+  it('starts sub runs at once, past their DAG queue and maxActiveRuns', async () => {
+    // The worker DAG alone would run one at a time (its own maxActiveRuns and the serial queue).
+    const yaml = ['steps:', '  - call: worker', '    parallel: [a, b, c]', '    params: "WHO=${ITEM}"', '---', 'name: worker', 'queue: serial', 'maxActiveRuns: 1', 'params: WHO=none', 'steps: ["sleep 1.5"]'].join('\n');
+    await givenDag(ns, 'fanout', yaml);
+    await enqueue('fanout-1', 'fanout');
+    expect((await finishedRun(ns, 'fanout-1', 60_000)).status?.statusLabel).toBe('succeeded');
+    // Child runs are named after the parent's step (fanout-1-...), their step Pods after them.
+    expect(peakConcurrency(ns, (pod) => pod.startsWith('fanout-1-') && pod.includes('cmd-1'))).toBe(3);
+  });
 });
