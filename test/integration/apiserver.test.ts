@@ -2,6 +2,7 @@
  * The API server end to end: a real kube-apiserver, the real operator running the steps, and
  * every answer checked against the served OpenAPI document.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Server } from '../../apiserver/server.ts';
 import { ContractClient, startApi } from './api-support.ts';
@@ -126,6 +127,21 @@ describe('the API server on the local control plane', () => {
     expect(copy.nodes.map((n) => n.statusLabel)).toEqual(['succeeded', 'failed']);
     expect(copy.nodes[0]?.startedAt).toBe(original.nodes[0]?.startedAt);
     expect(original.statusLabel).toBe('failed');
+  });
+
+  it('respects a step status edited through the API when the run is retried', async () => {
+    // `gate` fails every time it runs and counts its runs in a file; `after` depends on it.
+    const marker = `/tmp/${ns}-gate-$DAG_RUN_ID`;
+    await api.call('POST', '/api/v2/dags', { name: 'gated', spec: `steps:\n  - {name: gate, command: "echo ran >> ${marker}; exit 1"}\n  - {name: after, command: echo after}\n` });
+    await api.call('POST', '/api/v2/dags/gated/start', { dagRunId: 'g1' });
+    expect((await finished('gated', 'g1')).nodes.map((n) => n.statusLabel)).toEqual(['failed', expect.stringMatching(/^(canceled|not_started)$/) as unknown]);
+    // An operator marks the failed step as done by hand; the retry must keep it and run only what follows.
+    expect((await api.call('PATCH', '/api/v2/dag-runs/gated/g1/steps/gate/status', { status: 4 })).status).toBe(200);
+    expect((await api.call('POST', '/api/v2/dag-runs/gated/g1/retry', {})).status).toBe(200);
+    await waitFor('the retry to succeed', async () => ((await api.call('GET', '/api/v2/dag-runs/gated/g1')).body as { dagRunDetails: Run }).dagRunDetails.statusLabel === 'succeeded', 30_000, 50);
+    const retried = await finished('gated', 'g1');
+    expect(retried.nodes.map((n) => n.statusLabel)).toEqual(['succeeded', 'succeeded']);
+    expect(readFileSync(`/tmp/${ns}-gate-g1`, 'utf8')).toBe('ran\n');
   });
 
   it('queues enqueued runs behind a running one, dequeues, and starts the next when room frees', async () => {
