@@ -32,6 +32,8 @@ export class AdmissionLoop {
   /** Runs let out whose write the cache has not shown yet, by queue key. */
   private readonly pending = new Map<string, Set<string>>();
   private sweeper: NodeJS.Timeout | undefined;
+  /** When this loop started deciding (its operator took the lead); undefined before. */
+  private leadingSince: Date | undefined;
 
   constructor(deps: AdmissionDeps) {
     this.deps = deps;
@@ -55,6 +57,7 @@ export class AdmissionLoop {
   }
 
   start(): void {
+    this.leadingSince = this.deps.clock.now();
     const sweep = (): void => {
       const keys = new Set(this.deps.runs.list().filter((r) => r.spec.enqueue === true && r.spec.parent === undefined && r.status?.finishedAt === undefined).map((r) => `${r.metadata?.namespace ?? ''}/${queueName(r)}`));
       for (const key of keys) this.queue.add(key);
@@ -70,13 +73,15 @@ export class AdmissionLoop {
   }
 
   private async decide(key: string): Promise<{ requeueAfterMs: number } | undefined> {
+    // Events seen while the informers sync come before start(), whose sweep decides every queue.
+    if (this.leadingSince === undefined) return undefined;
     const [namespace = '', name = ''] = key.split('/');
     const members = this.deps.runs.list(namespace).filter((r) => queueName(r) === name && r.status?.finishedAt === undefined);
     const pending = this.pendingOf(key, members);
     const custom = this.deps.queues.get(namespace, name);
     const capacity = custom?.spec.maxConcurrency ?? dagCapacity(members);
     const now = this.deps.clock.now();
-    const decision = decideQueue(members, capacity, now, pending);
+    const decision = decideQueue(members, capacity, now, pending, this.leadingSince);
     for (const run of decision.expire) await this.giveUp(run, now);
     // Several slots freed at once are handed off side by side, not one write after another.
     for (const run of decision.admit) pending.add(run.metadata?.name ?? '');

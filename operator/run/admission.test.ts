@@ -96,4 +96,12 @@ describe('decideQueue', () => {
     expect(names(decideQueue([stale, a], 1, now).admit)).toEqual(['a']);
     expect(decideQueue([fresh, a], 1, now)).toEqual({ admit: [], expire: [] });
   });
+
+  it.each([
+    ['keeps a run the dead leader let out long ago while the new leader is in its first 10 s', 3000, []],
+    ['gives it up once the new leader has led for 10 s without starting it', 11_000, ['stale']],
+  ])('after a failover, %s', (_what, ledForMs, want) => {
+    const stale = run('stale', { handedOffAt: '2026-01-01T00:00:00Z' });
+    expect(names(decideQueue([stale, a], 1, now, new Set(), new Date(now.getTime() - ledForMs)).expire)).toEqual(want);
+  });
 });

@@ -87,10 +87,12 @@ export class Scheduler {
     this.timer.unref();
   }
 
-  /** One minute's actions for every DAG; one DAG's failure does not hold back the others. */
+  /**
+   * One minute's actions for every DAG; one DAG's failure does not hold back the others. Only
+   * actions are logged (a quiet minute writes nothing).
+   */
   async tick(minute: Date): Promise<void> {
     const dags = this.deps.dags.list().filter((d) => this.deps.watched(d.metadata?.namespace));
-    this.deps.log(`scheduler: evaluating ${minute.toISOString()} for ${String(dags.length)} DAGs`);
     await Promise.all(
       dags.map(async (dag) => {
         try {
@@ -126,6 +128,7 @@ export class Scheduler {
         // One write stops the run and records the promise of its successor (pendingRestarts).
         const at = new Date(this.deps.clock.now().getTime() + action.waitSec * 1000).toISOString();
         await this.patchRun(namespace, action.run, { metadata: { annotations: { [ANNOTATIONS.restartRunId]: action.dagRunId, [ANNOTATIONS.restartAt]: at } }, spec: { stop: true } });
+        this.deps.log(`scheduler: stopped ${namespace}/${action.run} (restart tick; ${action.dagRunId} at ${at})`);
         const previous = runs.find((r) => r.metadata?.name === action.run);
         if (previous !== undefined) this.arm({ run: previous, dagRunId: action.dagRunId, at: new Date(at) });
         return;
@@ -188,6 +191,7 @@ export class Scheduler {
 
   private async stopRun(namespace: string, name: string): Promise<void> {
     await this.patchRun(namespace, name, { spec: { stop: true } });
+    this.deps.log(`scheduler: stopped ${namespace}/${name} (stop tick)`);
   }
 
   private async patchRun(namespace: string, name: string, body: object): Promise<void> {

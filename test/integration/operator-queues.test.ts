@@ -2,7 +2,10 @@
  * Queues under load on the real control plane: what ran at once is read from the node
  * agents' ledgers (processes), not from run statuses.
  */
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadDag } from '../../core/dag/index.ts';
+import { dagManifest } from '../../core/resources/dag.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { finishedRun, givenDag, peakConcurrency, startOperator, whenRun, type RunningOperator } from './operator-support.ts';
 import { clients, createNamespace, deleteNamespace } from './support.ts';
@@ -57,5 +60,19 @@ describe('queued runs', () => {
     expect((await finishedRun(ns, 'fanout-1', 60_000)).status?.statusLabel).toBe('succeeded');
     // Child runs are named after the parent's step (fanout-1-...), their step Pods after them.
     expect(peakConcurrency(ns, (pod) => pod.startsWith('fanout-1-') && pod.includes('cmd-1'))).toBe(3);
+  });
+
+  it('starts a run that a leader let out and died before starting, however long ago', async () => {
+    await operator.stop();
+    // What a dead leader leaves behind: a complete run (as the API server creates it) let out
+    // of its queue a minute ago and never started.
+    const spec = dagManifest('orphan', loadDag('steps: [echo adopted]', { fileName: 'orphan' }).documents, ns).spec;
+    await givenDag(ns, 'orphan', 'steps: [echo adopted]');
+    await custom.createNamespacedCustomObject({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dagruns', body: { apiVersion: 'kubedag.io/v1alpha1', kind: 'DAGRun', metadata: { name: 'orphan-1' }, spec: { dagRef: { name: 'orphan' }, dagName: 'orphan', dagRunId: 'o1', snapshot: spec, enqueue: true } } });
+    const minuteAgo = new Date(Date.now() - 60_000).toISOString();
+    await custom.patchNamespacedCustomObjectStatus({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dagruns', name: 'orphan-1', body: { status: { queuedAt: minuteAgo, handedOffAt: minuteAgo } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    operator = await startOperator(ns);
+    // Its 10 s to start count from the new leader's start, not from the dead leader's hand-off.
+    expect((await finishedRun(ns, 'orphan-1')).status?.statusLabel).toBe('succeeded');
   });
 });
