@@ -13,6 +13,7 @@ import { Scheduler } from './schedule/scheduler.ts';
 import { WorkQueue } from '../core/kube/queue.ts';
 import { systemClock, type Clock } from '../core/kube/time.ts';
 import { GROUP, LABELS, VERSION } from '../core/resources/constants.ts';
+import { RunStatus } from '../core/resources/status.ts';
 import type { DagQueueResource, DagResource, DagRunResource } from '../core/resources/types.ts';
 import type { OperatorConfig } from './config.ts';
 import { logChunk } from '../core/logs/chunk.ts';
@@ -61,7 +62,7 @@ export class Operator {
     this.informers.push(runs, dags, pods, queues);
     const store = new DirectoryLogStore(config.logDir);
     const metrics = this.metrics;
-    const reconciler = new RunReconciler({ core, custom, runs, dags, pods, store, clock: this.options.clock ?? systemClock, defaultStepImage: config.defaultStepImage, maxPodsPerRun: config.maxPodsPerRun, maxPods: config.maxPods, routineEvents: config.routineEvents, log, metrics, onStatusWritten: (run) => this.admission?.onRun(run) });
+    const reconciler = new RunReconciler({ core, custom, runs, dags, pods, store, clock: this.options.clock ?? systemClock, defaultStepImage: config.defaultStepImage, maxPodsPerRun: config.maxPodsPerRun, maxPods: config.maxPods, routineEvents: config.routineEvents, log, metrics, onStatusWritten: this.onStatusWritten.bind(this) });
     const queue = new WorkQueue({
       concurrency: config.workers,
       worker: async (key) => {
@@ -161,6 +162,11 @@ export class Operator {
   }
 
   /** The admission loop, told of every run and DAGQueue change in the watched namespaces. */
+  /** Only a run that freed its slot or entered its queue can change what its queue decides. */
+  private onStatusWritten(run: DagRunResource): void {
+    if (run.status?.finishedAt !== undefined || run.status?.status === RunStatus.Queued) this.admission?.onRun(run);
+  }
+
   private admissionFor(custom: CustomObjectsApi, runs: Informer<DagRunResource>, queues: Informer<DagQueueResource>, onHandOff: (run: DagRunResource) => void): AdmissionLoop {
     const { config, log } = this.options;
     const admission = new AdmissionLoop({ custom, runs, queues, clock: this.options.clock ?? systemClock, log, onHandOff });

@@ -47,6 +47,13 @@ function execute(req: PodRequest, env: Record<string, string> = {}, prefix = '',
   return { status: result.status, log: readFileSync(join(dir, 'out'), 'utf8'), report };
 }
 
+/**
+ * Plays the kubelet's stop: SIGTERM to the runner once the step's command has started (it
+ * touches $READY), so that a loaded machine cannot send it before the runner is set up.
+ */
+const KILL_WHEN_READY = '(while [ ! -e "$READY" ]; do sleep 0.02; done; kill -TERM $$) & ';
+const ready = (): Record<string, string> => ({ READY: join(mkdtempSync(join(tmpdir(), 'kd-ready-')), 'ready') });
+
 describe('the step runner', () => {
   it('tags stdout and stderr lines and keeps the exit code', () => {
     const run = execute(request('steps:\n  - command: sh -c "echo out; echo err >&2; echo last-no-newline | tr -d \'\\\\n\'; exit 3"'));
@@ -88,26 +95,26 @@ describe('the step runner', () => {
   });
 
   it('forwards a stop signal to the running command', () => {
-    const req = request("steps:\n  - \"trap 'echo got-term; exit 0' TERM; while :; do sleep 0.05; done\"");
-    // The wrapper plays the kubelet: it sends SIGTERM to the runner after half a second.
-    const run = execute(req, {}, '(sleep 0.5; kill -TERM $$) & ');
+    const req = request("steps:\n  - \"trap 'echo got-term; exit 0' TERM; touch \\\"$READY\\\"; while :; do sleep 0.05; done\"");
+    // The wrapper plays the kubelet: it sends SIGTERM to the runner once the command runs.
+    const run = execute(req, ready(), KILL_WHEN_READY);
     expect(demux(run.log).stdout).toBe('got-term\n');
     expect(run.status).toBe(0);
   });
 
   it('stops every process of the step, not just its shell, and keeps the lines already written', () => {
-    const req = request('steps:\n  - "echo before; sleep 30; echo never"');
+    const req = request('steps:\n  - "echo before; touch \\"$READY\\"; sleep 30; echo never"');
     const started = Date.now();
-    const run = execute(req, {}, '(sleep 0.5; kill -TERM $$) & ', '/bin/sh', true);
+    const run = execute(req, ready(), KILL_WHEN_READY, '/bin/sh', true);
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(demux(run.log).stdout).toBe('before\n');
     expect(run.status).toBe(143);
   });
 
   it.runIf(existsSync('/bin/bash'))('delivers SIGINT to a command without its own handler where the shell allows it (bash)', () => {
-    const req = request('steps:\n  - {command: sleep 30, signalOnStop: SIGINT}');
+    const req = request('steps:\n  - {command: touch "$READY" && sleep 30, signalOnStop: SIGINT}');
     const started = Date.now();
-    const run = execute(req, {}, '(sleep 0.5; kill -TERM $$) & ', '/bin/bash', true);
+    const run = execute(req, ready(), KILL_WHEN_READY, '/bin/bash', true);
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(run.status).toBe(130);
   });

@@ -13,7 +13,7 @@ import { ANNOTATIONS, GROUP, LABELS, VERSION } from '../../core/resources/consta
 import { dagRunResourceName, labelValue } from '../../core/resources/names.ts';
 import { isActiveRun } from '../../core/resources/queue.ts';
 import type { DagResource, DagRunResource } from '../../core/resources/types.ts';
-import { minuteOf, pendingRestarts, tickActions, type PendingRestart, type TickAction } from './ticks.ts';
+import { minuteOf, restartPromises, tickActions, type RestartPromise, type TickAction } from './ticks.ts';
 
 export interface SchedulerDeps {
   readonly custom: CustomObjectsApi;
@@ -125,12 +125,12 @@ export class Scheduler {
         for (const name of action.runs) await this.stopRun(namespace, name);
         return;
       case 'restart': {
-        // One write stops the run and records the promise of its successor (pendingRestarts).
+        // One write stops the run and records the promise of its successor (restartPromises in ticks.ts).
         const at = new Date(this.deps.clock.now().getTime() + action.waitSec * 1000).toISOString();
         await this.patchRun(namespace, action.run, { metadata: { annotations: { [ANNOTATIONS.restartRunId]: action.dagRunId, [ANNOTATIONS.restartAt]: at } }, spec: { stop: true } });
         this.deps.log(`scheduler: stopped ${namespace}/${action.run} (restart tick; ${action.dagRunId} at ${at})`);
         const previous = runs.find((r) => r.metadata?.name === action.run);
-        if (previous !== undefined) this.arm({ run: previous, dagRunId: action.dagRunId, at: new Date(at) });
+        if (previous !== undefined) this.arm({ run: previous, dagRunId: action.dagRunId, at: new Date(at), kept: false });
         return;
       }
     }
@@ -160,16 +160,28 @@ export class Scheduler {
     }
   }
 
-  /** Arms a timer for every restart a stopped run still promises, e.g. after a change of leader. */
+  /**
+   * Arms a timer for every restart a stopped run still promises, e.g. after a change of leader,
+   * and clears promises kept by a leader that died before clearing them.
+   */
   private resumeRestarts(): void {
     const runs = this.deps.runs.list().filter((r) => this.deps.watched(r.metadata?.namespace));
     const exists = (namespace: string) => (dagName: string, dagRunId: string): boolean => this.deps.runs.get(namespace, dagRunResourceName(dagName, dagRunId)) !== undefined;
     for (const namespace of new Set(runs.map((r) => r.metadata?.namespace ?? ''))) {
-      for (const pending of pendingRestarts(runs.filter((r) => r.metadata?.namespace === namespace), exists(namespace))) this.arm(pending);
+      for (const promise of restartPromises(runs.filter((r) => r.metadata?.namespace === namespace), exists(namespace))) {
+        if (!promise.kept) this.arm(promise);
+        else void this.clearPromise(namespace, promise.run).catch((error: unknown) => {
+          this.deps.log(`scheduler: clearing the restart promise on ${namespace}/${promise.run.metadata?.name ?? ''}: ${(error as Error).message}`);
+        });
+      }
     }
   }
 
-  private arm(pending: PendingRestart): void {
+  private async clearPromise(namespace: string, run: DagRunResource): Promise<void> {
+    await this.patchRun(namespace, run.metadata?.name ?? '', { metadata: { annotations: { [ANNOTATIONS.restartRunId]: null, [ANNOTATIONS.restartAt]: null } } });
+  }
+
+  private arm(pending: RestartPromise): void {
     const { run, dagRunId, at } = pending;
     const namespace = run.metadata?.namespace ?? '';
     const key = `${namespace}/${run.metadata?.name ?? ''}`;
@@ -179,7 +191,7 @@ export class Scheduler {
       const spec = { dagRef: previous.dagRef, trigger: 'restart', ...(previous.snapshot === undefined ? {} : { snapshot: previous.snapshot }), ...(previous.params === undefined ? {} : { params: previous.params }) };
       // The promise is cleared once kept, so deleting the new run later does not bring it back.
       void this.createRun(namespace, previous.dagName ?? '', dagRunId, spec)
-        .then(() => this.patchRun(namespace, run.metadata?.name ?? '', { metadata: { annotations: { [ANNOTATIONS.restartRunId]: null, [ANNOTATIONS.restartAt]: null } } }))
+        .then(() => this.clearPromise(namespace, run))
         .catch((error: unknown) => {
           this.deps.log(`scheduler: restart of ${key}: ${(error as Error).message}`);
         })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadDag } from '../../core/dag/index.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
-import { firesAt, minuteOf, pendingRestarts, scheduledRunId, tickActions } from './ticks.ts';
+import { firesAt, minuteOf, restartPromises, scheduledRunId, tickActions } from './ticks.ts';
 
 const dagOf = (yaml: string): ReturnType<typeof loadDag>['dag'] => {
   const load = loadDag(yaml, { fileName: 'nightly' });
@@ -83,16 +83,16 @@ describe('tickActions', () => {
   });
 });
 
-describe('pendingRestarts', () => {
+describe('restartPromises', () => {
   const stopped = (name: string, annotations: Record<string, string>): DagRunResource => ({ metadata: { name, annotations }, spec: { dagName: 'nightly', dagRunId: name } });
   const promise = { 'kubedag.io/restart-run-id': 'restart-20261122T1000', 'kubedag.io/restart-at': '2026-11-22T10:00:30.000Z' };
   it.each([
-    ['a stopped run whose successor does not exist yet is pending', [stopped('live', promise)], [], [{ dagRunId: 'restart-20261122T1000', at: '2026-11-22T10:00:30.000Z' }]],
-    ['a restart whose new run exists is done', [stopped('live', promise)], ['restart-20261122T1000'], []],
+    ['a stopped run whose successor does not exist yet holds a pending promise', [stopped('live', promise)], [], [{ dagRunId: 'restart-20261122T1000', at: '2026-11-22T10:00:30.000Z', kept: false }]],
+    ['a promise whose new run exists is kept (and only needs clearing)', [stopped('live', promise)], ['restart-20261122T1000'], [{ dagRunId: 'restart-20261122T1000', at: '2026-11-22T10:00:30.000Z', kept: true }]],
     ['a run without the annotations promises nothing', [stopped('plain', {})], [], []],
     ['an unreadable start time is ignored rather than started at once', [stopped('live', { ...promise, 'kubedag.io/restart-at': 'soon' })], [], []],
   ] as const)('%s', (_what, runs, existing, want) => {
-    const found = pendingRestarts(runs, (dagName, id) => dagName === 'nightly' && (existing as readonly string[]).includes(id));
-    expect(found.map((p) => ({ dagRunId: p.dagRunId, at: p.at.toISOString() }))).toEqual(want);
+    const found = restartPromises(runs, (dagName, id) => dagName === 'nightly' && (existing as readonly string[]).includes(id));
+    expect(found.map((p) => ({ dagRunId: p.dagRunId, at: p.at.toISOString(), kept: p.kept }))).toEqual(want);
   });
 });

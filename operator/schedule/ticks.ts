@@ -88,24 +88,26 @@ export function tickActions(input: TickInput): TickAction[] {
   return actions;
 }
 
-export interface PendingRestart {
+export interface RestartPromise {
   /** The stopped run whose definition and params the new run takes. */
   readonly run: DagRunResource;
   readonly dagRunId: string;
   readonly at: Date;
+  /** The new run exists: the promise only needs clearing. */
+  readonly kept: boolean;
 }
 
 /**
- * Restarts a restart tick promised and nobody carried out yet: the stopped run names the new
- * run's id and start time, and the new run's existence marks the promise kept. `exists` says
- * whether a run of a DAG name with a run id is there.
+ * Restarts that restart ticks promised: the stopped run names the new run's id and start time,
+ * and the new run's existence marks the promise kept. `exists` says whether a run of a DAG name
+ * with a run id is there.
  */
-export function pendingRestarts(runs: readonly DagRunResource[], exists: (dagName: string, dagRunId: string) => boolean): PendingRestart[] {
+export function restartPromises(runs: readonly DagRunResource[], exists: (dagName: string, dagRunId: string) => boolean): RestartPromise[] {
   return runs.flatMap((run) => {
     const annotations = run.metadata?.annotations ?? {};
     const dagRunId = annotations[ANNOTATIONS.restartRunId];
     const at = Date.parse(annotations[ANNOTATIONS.restartAt] ?? '');
-    if (dagRunId === undefined || Number.isNaN(at) || exists(run.spec.dagName ?? '', dagRunId)) return [];
-    return [{ run, dagRunId, at: new Date(at) }];
+    if (dagRunId === undefined || Number.isNaN(at)) return [];
+    return [{ run, dagRunId, at: new Date(at), kept: exists(run.spec.dagName ?? '', dagRunId) }];
   });
 }
