@@ -1,0 +1,81 @@
+{{/* Names shared by the templates; resource names are capped at 63 characters. */}}
+{{- define "kubedag.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "kubedag.operatorName" -}}
+{{- printf "%s-operator" (include "kubedag.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "kubedag.apiName" -}}
+{{- printf "%s-api" (include "kubedag.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "kubedag.operatorServiceAccount" -}}
+{{- default (include "kubedag.operatorName" .) .Values.serviceAccount.operatorName -}}
+{{- end -}}
+
+{{- define "kubedag.apiServiceAccount" -}}
+{{- default (include "kubedag.apiName" .) .Values.serviceAccount.apiServerName -}}
+{{- end -}}
+
+{{/* The namespace the API server serves. */}}
+{{- define "kubedag.apiNamespace" -}}
+{{- default .Release.Namespace .Values.apiServer.namespace -}}
+{{- end -}}
+
+{{- define "kubedag.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+
+{{- define "kubedag.labels" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end -}}
+
+{{- define "kubedag.operatorSelector" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: operator
+{{- end -}}
+
+{{- define "kubedag.apiSelector" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: api-server
+{{- end -}}
+
+{{/* The operator's rules on Kubedag's resources and the step Pods it runs. */}}
+{{- define "kubedag.operatorRules" -}}
+- apiGroups: [kubedag.io]
+  resources: [dags, dagqueues]
+  verbs: [get, list, watch]
+- apiGroups: [kubedag.io]
+  resources: [dags/status]
+  verbs: [get, update, patch]
+- apiGroups: [kubedag.io]
+  resources: [dagruns]
+  verbs: [get, list, watch, create, update, patch, delete]
+- apiGroups: [kubedag.io]
+  resources: [dagruns/status]
+  verbs: [get, update, patch]
+- apiGroups: [""]
+  resources: [pods]
+  verbs: [get, list, watch, create, delete, patch]
+- apiGroups: [""]
+  resources: [pods/log]
+  verbs: [get]
+- apiGroups: [""]
+  resources: [secrets]
+  verbs: [get, create]
+- apiGroups: [""]
+  resources: [events]
+  verbs: [create, patch]
+{{- end -}}

@@ -1,0 +1,117 @@
+/**
+ * The Helm chart against the real kube-apiserver: it lints, every object it renders passes the
+ * API server's own validation (server-side dry run), and its RBAC is enough: the operator and
+ * the API server run with nothing but their chart ServiceAccounts' tokens and do their work.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AuthenticationV1Api, AuthorizationV1Api, KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import { loadAll } from 'js-yaml';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { registerAuth } from '../../apiserver/auth.ts';
+import { parseApiConfig } from '../../apiserver/config.ts';
+import { startServer, type Server } from '../../apiserver/server.ts';
+import { finishedRun, givenDag, startOperator, whenRun, type RunningOperator } from './operator-support.ts';
+import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
+
+const chart = join(import.meta.dirname, '../../charts/kubedag');
+const { kc, core } = clients();
+const objects = KubernetesObjectApi.makeApiClient(kc);
+let ns = '';
+let rendered: KubernetesObject[] = [];
+let operator: RunningOperator | undefined;
+let api: Server | undefined;
+
+function helm(...args: string[]): string {
+  return execFileSync(inject('binaries').helm, args, { encoding: 'utf8', env: { ...process.env, HELM_CACHE_HOME: tmpdir(), HELM_CONFIG_HOME: tmpdir(), HELM_DATA_HOME: tmpdir() } });
+}
+
+/** A kubeconfig file for the suite's cluster that authenticates as a ServiceAccount. */
+async function kubeconfigOf(serviceAccount: string): Promise<string> {
+  const request = await core.createNamespacedServiceAccountToken({ name: serviceAccount, namespace: ns, body: { spec: { audiences: [], expirationSeconds: 3600 } } });
+  const cluster = kc.getCurrentCluster();
+  if (cluster === null || request.status?.token === undefined) throw new Error(`no token for ${serviceAccount}`);
+  const config = new KubeConfig();
+  config.loadFromOptions({ clusters: [cluster], users: [{ name: serviceAccount, token: request.status.token }], contexts: [{ name: serviceAccount, cluster: cluster.name, user: serviceAccount }], currentContext: serviceAccount });
+  const path = join(mkdtempSync(join(tmpdir(), 'kd-chart-')), 'kubeconfig');
+  writeFileSync(path, config.exportConfig());
+  return path;
+}
+
+const isRbac = (o: KubernetesObject): boolean => o.apiVersion?.startsWith('rbac.authorization.k8s.io/') === true || o.kind === 'ServiceAccount';
+
+beforeAll(async () => {
+  ns = await createNamespace(core, 'kd-chart');
+  // One watched namespace (namespaced RBAC for the operator), the API server in mode kubernetes.
+  const text = helm('template', 'kd', chart, '--namespace', ns, '--set', `operator.namespaces={${ns}}`, '--set', 'apiServer.auth.mode=kubernetes');
+  rendered = (loadAll(text) as (KubernetesObject | null)[]).filter((o): o is KubernetesObject => o !== null);
+});
+
+afterAll(async () => {
+  await api?.close();
+  await operator?.stop();
+  // Cluster-scoped objects and the Role in kube-node-lease outlive the test namespace.
+  for (const object of rendered.filter((o) => isRbac(o) && (o.metadata?.namespace === undefined || o.metadata.namespace === 'kube-node-lease'))) {
+    await objects.delete(object).catch(() => undefined);
+  }
+  await deleteNamespace(core, ns);
+});
+
+describe('the Helm chart', () => {
+  it('lints, and renders only objects the API server accepts', async () => {
+    expect(helm('lint', chart, '--set', 'apiServer.auth.mode=kubernetes')).toContain('0 chart(s) failed');
+    expect(rendered.map((o) => o.kind).sort()).toEqual(
+      ['ClusterRole', 'ClusterRoleBinding', 'ClusterRoleBinding', 'Deployment', 'Deployment', 'PersistentVolumeClaim', 'Role', 'Role', 'Role', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'Service', 'Service', 'ServiceAccount', 'ServiceAccount'],
+    );
+    for (const object of rendered) await objects.create(object, undefined, 'All');
+    // All namespaces watched: the operator's rules become a ClusterRole.
+    const wide = (loadAll(helm('template', 'kd', chart, '--namespace', ns)) as (KubernetesObject | null)[]).filter((o): o is KubernetesObject => o?.kind === 'ClusterRole');
+    expect(wide.map((o) => o.metadata?.name).sort()).toEqual(['kd-kubedag-api-' + ns + '-nodes', 'kd-kubedag-operator']);
+  });
+
+  it('gives the operator and the API server every permission they use, through their ServiceAccounts alone', async () => {
+    for (const object of rendered.filter(isRbac)) await objects.create(object);
+    const logDir = mkdtempSync(join(tmpdir(), 'kd-chart-logs-'));
+    operator = await startOperator(ns, logDir, [`--kubeconfig=${await kubeconfigOf('kd-kubedag-operator')}`]);
+    const apiConfig = await kubeconfigOf('kd-kubedag-api');
+    const config = parseApiConfig([`--namespace=${ns}`, `--kubeconfig=${apiConfig}`, `--operator-url=${operator.url}`, `--lease-namespace=${ns}`], {});
+    api = await startServer({
+      config,
+      version: 'chart',
+      log: () => undefined,
+      plugins: [
+        (app, context) => {
+          registerAuth(app, { kubernetes: { authentication: context.kc.makeApiClient(AuthenticationV1Api), authorization: context.kc.makeApiClient(AuthorizationV1Api), namespace: context.namespace } });
+        },
+      ],
+    });
+    const server = api;
+    // The API server's own token: TokenReview and SubjectAccessReview (system:auth-delegator)
+    // succeed, and its Role lets it do what it asks for.
+    const token = (await core.createNamespacedServiceAccountToken({ name: 'kd-kubedag-api', namespace: ns, body: { spec: { audiences: [], expirationSeconds: 600 } } })).status?.token ?? '';
+    const call = async (method: 'GET' | 'POST', url: string, body?: object): Promise<{ status: number; json: unknown }> => {
+      const res = await server.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(body === undefined ? {} : { payload: body }) });
+      return { status: res.statusCode, json: res.body === '' ? undefined : (JSON.parse(res.body) as unknown) };
+    };
+
+    // The operator: a run with a sub-DAG call (child DAGRuns), a failing step retried, Events.
+    await givenDag(ns, 'chain', ['steps:', '  - call: child', '  - {name: flaky, command: exit 1, retryPolicy: {limit: 1, intervalSec: 0}, continueOn: {failure: true}}', '---', 'name: child', 'steps: [echo from-child]'].join('\n'));
+    await whenRun(ns, 'chain-1', 'chain');
+    expect((await finishedRun(ns, 'chain-1')).status?.statusLabel).toBe('partially_succeeded');
+
+    // The API server: DAGs, a start, the run's step log through the operator, workers, services.
+    expect((await call('POST', '/api/v2/dags', { name: 'hello', spec: 'steps: [echo hello]\n' })).status).toBe(201);
+    expect((await call('POST', '/api/v2/dags/hello/start', { dagRunId: 'h1' })).status).toBe(200);
+    await waitFor('h1 to succeed', async () => ((await call('GET', '/api/v2/dag-runs/hello/h1')).json as { dagRunDetails?: { statusLabel: string } }).dagRunDetails?.statusLabel === 'succeeded', 30_000, 100);
+    const log = (await call('GET', '/api/v2/dag-runs/hello/h1/steps/cmd_1/log')).json as { content?: string };
+    expect(log.content).toContain('hello');
+    const workers = (await call('GET', '/api/v2/workers')).json as { workers: unknown[] };
+    expect(workers.workers.length).toBeGreaterThan(0);
+    expect(((await call('GET', '/api/v2/services/scheduler')).json as { schedulers: { status: string }[] }).schedulers).toMatchObject([{ status: 'active' }]);
+    expect((await call('GET', '/api/v2/dags')).status).toBe(200);
+    // Nothing the operator or the API server did was refused.
+    expect(operator.output()).not.toMatch(/forbidden|403/i);
+  });
+});
