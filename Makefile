@@ -12,7 +12,7 @@ export PATH := $(NODE_BIN):$(PATH)
 
 STAMP := node_modules/.install-stamp
 
-.PHONY: build deps compile test lint typecheck unit integration generate crds verify bench bench-operator bench-api bench-queue golden clean cluster-build cluster-up cluster-down dev
+.PHONY: build deps compile test lint typecheck unit integration generate crds manifests verify bench bench-operator bench-api bench-queue golden clean cluster-build cluster-up cluster-down dev
 
 $(STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -46,6 +46,9 @@ generate: deps ## regenerate checked-in files from their TypeScript sources
 	node scripts/generate.ts
 
 crds: generate ## regenerate crds/ (and every other generated file) from core/resources/schemas.ts
+
+manifests: deps ## render manifests/kubedag.yaml from the Helm chart (needs the control-plane binaries for helm; the chart test checks it is current)
+	node scripts/manifests.ts
 
 verify: deps ## fail when a generated file differs from its source
 	node scripts/generate.ts --check

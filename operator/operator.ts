@@ -247,7 +247,9 @@ export class Operator {
     const [namespace = '', dagName = '', dagRunId = '', step = '', attempt = '0'] = match.slice(1).map(decodeURIComponent);
     const stream = url.searchParams.get('stream') === 'stderr' ? 'stderr' : 'stdout';
     const ref = { namespace, dagName, dagRunId, step, attempt: Number(attempt) };
-    const log = (await store.read(ref, stream)) ?? (await liveLog(core, ref, stream));
+    // The store again after a live read: the Pod may have been archived and its log removed by
+    // its node between the two, which leaves the live read empty.
+    const log = (await store.read(ref, stream)) ?? (await liveLog(core, ref, stream).then(async (live) => (await store.read(ref, stream)) ?? live));
     if (log === undefined) return { status: 404, type: 'application/json', body: JSON.stringify({ code: 'not_found', message: 'no log for this step attempt' }) };
     const number = (name: string): number | undefined => (url.searchParams.has(name) ? Number(url.searchParams.get(name)) : undefined);
     const chunk = logChunk(log, { tail: number('tail'), head: number('head'), offset: number('offset'), limit: number('limit') });

@@ -22,6 +22,7 @@ import { handlerStatus, outputVars, resolveCount, stepRefs, variables } from './
 import { decide, type Decision, type Launch, type ObservedPod } from './engine.ts';
 import { withConditions } from './conditions.ts';
 import { attemptOver, isFinished, ITEM_LABEL, observeChild, podIdentity } from './observed.ts';
+import { freezePatch } from './freeze.ts';
 import { retentionExpired } from './retention.ts';
 import { childParams, parallelItems, subRunId } from './children.ts';
 import { copiedRetryStatus, RETRY_ANNOTATION, RETRY_STEP_ANNOTATION, retryStatus } from './retry.ts';
@@ -247,12 +248,14 @@ export class RunReconciler {
 
   /**
    * The definition a run runs is frozen into the run before anything starts, with its id and
-   * DAG name: later edits of the DAG never change a running run. Returns false after a write
-   * (the update brings the run back).
+   * DAG name: later edits of the DAG never change a running run. Returns the frozen run, or
+   * undefined when it cannot run. A DAG missing from the cache is read from the API before the
+   * run fails: the DAG watch may lag behind the run's (`kubectl create` of both in one file).
    */
   private async frozen(run: DagRunResource): Promise<DagRunResource | undefined> {
     const spec = run.spec;
-    const dag = spec.dagRef === undefined ? undefined : this.deps.dags.get(run.metadata?.namespace, spec.dagRef.name);
+    const cachedDag = spec.dagRef === undefined ? undefined : this.deps.dags.get(run.metadata?.namespace, spec.dagRef.name);
+    const dag = cachedDag ?? (spec.dagRef === undefined || spec.snapshot !== undefined ? undefined : await this.readDag(run.metadata?.namespace ?? '', spec.dagRef.name));
     if (spec.dagRef !== undefined && spec.snapshot === undefined && dag === undefined) {
       await this.writeStatus(run, { status: RunStatus.Failed, statusLabel: 'failed', error: `DAG "${spec.dagRef.name}" not found`, endReason: 'rejected', startedAt: this.now(), finishedAt: this.now() });
       return undefined;
@@ -260,6 +263,15 @@ export class RunReconciler {
     const patch = freezePatch(run, dag, () => uuidv7(this.deps.clock.now().getTime()));
     if (Object.keys(patch).length === 0) return run;
     return this.patchSpec(run, Object.entries(patch).map(([k, v]) => ({ op: 'add', path: `/spec/${k}`, value: v })));
+  }
+
+  private async readDag(namespace: string, name: string): Promise<DagResource | undefined> {
+    try {
+      return (await this.deps.custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: 'dags', name })) as DagResource;
+    } catch (error) {
+      if (statusCode(error) === 404) return undefined;
+      throw error;
+    }
   }
 
   /** What a Pod tells: phase, and once terminated its exit, report and (archived) stdout. */
@@ -558,23 +570,6 @@ export class RunReconciler {
   private now(): string {
     return this.deps.clock.now().toISOString();
   }
-}
-
-/** What the run must gain before it starts: its frozen definition, DAG name and run id. */
-export function freezePatch(run: DagRunResource, dag: DagResource | undefined, newId: () => string): Record<string, unknown> {
-  const spec = run.spec;
-  const source = spec.definition ?? dag?.spec ?? {};
-  const patch: Record<string, unknown> = {};
-  if (spec.snapshot === undefined) patch.snapshot = source;
-  if (spec.dagName === undefined) patch.dagName = dagNameOf(run, dag, source);
-  if (spec.dagRunId === undefined) patch.dagRunId = newId();
-  return patch;
-}
-
-/** The name a run is listed under: the YAML name, else the DAG file name, else the run's. */
-function dagNameOf(run: DagRunResource, dag: DagResource | undefined, source: Record<string, unknown>): string {
-  if (typeof source.name === 'string' && source.name !== '') return source.name;
-  return dag?.metadata?.annotations?.[ANNOTATIONS.fileName] ?? dag?.metadata?.name ?? run.metadata?.name ?? 'dag';
 }
 
 /** Where an attempt's logs are kept in the store. */

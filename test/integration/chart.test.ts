@@ -2,9 +2,10 @@
  * The Helm chart against the real kube-apiserver: it lints, every object it renders passes the
  * API server's own validation (server-side dry run), and its RBAC is enough: the operator and
  * the API server run with nothing but their chart ServiceAccounts' tokens and do their work.
+ * The plain manifests rendered from it are current, and the example in manifests/ runs.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuthenticationV1Api, AuthorizationV1Api, KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
@@ -13,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { registerAuth } from '../../apiserver/auth.ts';
 import { parseApiConfig } from '../../apiserver/config.ts';
 import { startServer, type Server } from '../../apiserver/server.ts';
+import { MANIFEST, renderManifests } from '../../scripts/render-manifests.ts';
 import { finishedRun, givenDag, startOperator, whenRun, type RunningOperator } from './operator-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
 
@@ -71,6 +73,10 @@ describe('the Helm chart', () => {
     expect(wide.map((o) => o.metadata?.name).sort()).toEqual(['kd-kubedag-api-' + ns + '-nodes', 'kd-kubedag-operator']);
   });
 
+  it('has current plain manifests (make manifests)', async () => {
+    expect(readFileSync(MANIFEST, 'utf8') === (await renderManifests(inject('binaries').helm)), 'manifests/kubedag.yaml is stale: run `make manifests`').toBe(true);
+  });
+
   it('gives the operator and the API server every permission they use, through their ServiceAccounts alone', async () => {
     for (const object of rendered.filter(isRbac)) await objects.create(object);
     const logDir = mkdtempSync(join(tmpdir(), 'kd-chart-logs-'));
@@ -102,15 +108,24 @@ describe('the Helm chart', () => {
     expect((await finishedRun(ns, 'chain-1')).status?.statusLabel).toBe('partially_succeeded');
 
     // The API server: DAGs, a start, the run's step log through the operator, workers, services.
-    expect((await call('POST', '/api/v2/dags', { name: 'hello', spec: 'steps: [echo hello]\n' })).status).toBe(201);
-    expect((await call('POST', '/api/v2/dags/hello/start', { dagRunId: 'h1' })).status).toBe(200);
-    await waitFor('h1 to succeed', async () => ((await call('GET', '/api/v2/dag-runs/hello/h1')).json as { dagRunDetails?: { statusLabel: string } }).dagRunDetails?.statusLabel === 'succeeded', 30_000, 100);
-    const log = (await call('GET', '/api/v2/dag-runs/hello/h1/steps/cmd_1/log')).json as { content?: string };
+    expect((await call('POST', '/api/v2/dags', { name: 'greeter', spec: 'steps: [echo hello]\n' })).status).toBe(201);
+    expect((await call('POST', '/api/v2/dags/greeter/start', { dagRunId: 'h1' })).status).toBe(200);
+    await waitFor('h1 to succeed', async () => ((await call('GET', '/api/v2/dag-runs/greeter/h1')).json as { dagRunDetails?: { statusLabel: string } }).dagRunDetails?.statusLabel === 'succeeded', 30_000, 100);
+    const log = (await call('GET', '/api/v2/dag-runs/greeter/h1/steps/cmd_1/log')).json as { content?: string };
     expect(log.content).toContain('hello');
     const workers = (await call('GET', '/api/v2/workers')).json as { workers: unknown[] };
     expect(workers.workers.length).toBeGreaterThan(0);
     expect(((await call('GET', '/api/v2/services/scheduler')).json as { schedulers: { status: string }[] }).schedulers).toMatchObject([{ status: 'active' }]);
     expect((await call('GET', '/api/v2/dags')).status).toBe(200);
+    // The example in manifests/: its DAG and a DAGRun with another parameter, as kubectl creates them.
+    const example = (loadAll(readFileSync(join(import.meta.dirname, '../../manifests/examples/hello.yaml'), 'utf8')) as KubernetesObject[]).map((o) => ({ ...o, metadata: { ...o.metadata, namespace: ns } }));
+    // One after the other, as `kubectl create -f` does: the run reaches the operator before its
+    // DAG's watch event often enough to have made this fail before the operator read the DAG.
+    const created: KubernetesObject[] = [];
+    for (const object of example) created.push(await objects.create(object));
+    const exampleRun = await finishedRun(ns, created.find((o) => o.kind === 'DAGRun')?.metadata?.name ?? '');
+    expect(exampleRun.status?.statusLabel).toBe('succeeded');
+    expect(((await call('GET', `/api/v2/dag-runs/hello/${exampleRun.spec.dagRunId ?? ''}/steps/shout/log`)).json as { content?: string }).content).toBe('HELLO KUBERNETES');
     // Nothing the operator or the API server did was refused.
     expect(operator.output()).not.toMatch(/forbidden|403/i);
   });
