@@ -27,7 +27,7 @@ let operator: RunningOperator | undefined;
 let api: Server | undefined;
 
 function helm(...args: string[]): string {
-  return execFileSync(inject('binaries').helm, args, { encoding: 'utf8', env: { ...process.env, HELM_CACHE_HOME: tmpdir(), HELM_CONFIG_HOME: tmpdir(), HELM_DATA_HOME: tmpdir() } });
+  return execFileSync(inject('binaries').helm, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HELM_CACHE_HOME: tmpdir(), HELM_CONFIG_HOME: tmpdir(), HELM_DATA_HOME: tmpdir() } });
 }
 
 /** A kubeconfig file for the suite's cluster that authenticates as a ServiceAccount. */
@@ -65,12 +65,22 @@ describe('the Helm chart', () => {
   it('lints, and renders only objects the API server accepts', async () => {
     expect(helm('lint', chart, '--set', 'apiServer.auth.mode=kubernetes')).toContain('0 chart(s) failed');
     expect(rendered.map((o) => o.kind).sort()).toEqual(
-      ['ClusterRole', 'ClusterRoleBinding', 'ClusterRoleBinding', 'Deployment', 'Deployment', 'PersistentVolumeClaim', 'Role', 'Role', 'Role', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'Service', 'Service', 'ServiceAccount', 'ServiceAccount'],
+      ['ClusterRole', 'ClusterRoleBinding', 'ClusterRoleBinding', 'Deployment', 'Deployment', 'PersistentVolumeClaim', 'PodDisruptionBudget', 'PodDisruptionBudget', 'Role', 'Role', 'Role', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'Service', 'Service', 'ServiceAccount', 'ServiceAccount'],
     );
     for (const object of rendered) await objects.create(object, undefined, 'All');
     // All namespaces watched: the operator's rules become a ClusterRole.
     const wide = (loadAll(helm('template', 'kd', chart, '--namespace', ns)) as (KubernetesObject | null)[]).filter((o): o is KubernetesObject => o?.kind === 'ClusterRole');
     expect(wide.map((o) => o.metadata?.name).sort()).toEqual(['kd-kubedag-api-' + ns + '-nodes', 'kd-kubedag-operator']);
+  });
+
+  it.each([
+    ['a negative replica count', 'operator.replicas=-1', '/operator/replicas'],
+    ['an unknown auth mode', 'apiServer.auth.mode=kerberos', '/apiServer/auth/mode'],
+    ['a misspelt key', 'operator.replicaz=2', "additional properties 'replicaz'"],
+    ['a namespace that is not a DNS label', 'operator.namespaces={Team_A}', '/operator/namespaces/0'],
+  ])('refuses %s with the values path named (values.schema.json)', (_what, value, named) => {
+    const run = (): string => helm('template', 'kd', chart, '--set', value);
+    expect(run).toThrow(named);
   });
 
   it('has current plain manifests (make manifests)', async () => {
