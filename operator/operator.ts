@@ -46,6 +46,11 @@ export class Operator {
   private admission: AdmissionLoop | undefined;
   private stopping = false;
   private readonly metrics = new OperatorMetrics();
+  /** Whether the operator runs what is in this namespace (all when none are configured). */
+  private readonly watched = (namespace: string | undefined): boolean => {
+    const { namespaces } = this.options.config;
+    return namespaces.length === 0 || namespaces.includes(namespace ?? '');
+  };
 
   constructor(options: OperatorOptions) {
     this.options = options;
@@ -79,9 +84,8 @@ export class Operator {
       },
     });
     this.queue = queue;
-    const watched = (ns: string | undefined): boolean => watchedNamespace(config, ns);
     const enqueueRun = (run: DagRunResource): void => {
-      if (!watched(run.metadata?.namespace)) return;
+      if (!this.watched(run.metadata?.namespace)) return;
       const key = `${run.metadata?.namespace ?? ''}/${run.metadata?.name ?? ''}`;
       // A run let out of its queue has 10 s to start: it goes ahead of any backlog.
       if (handedOff(run)) queue.addFirst(key);
@@ -91,7 +95,7 @@ export class Operator {
     // Pods and child runs stand for a step of the DAGRun that controls them: their changes are its.
     const enqueueOwner = (object: V1Pod | DagRunResource): void => {
       const owner = object.metadata?.ownerReferences?.find((o) => o.kind === 'DAGRun' && o.controller === true);
-      if (owner !== undefined && watched(object.metadata?.namespace)) queue.add(`${object.metadata?.namespace ?? ''}/${owner.name}`);
+      if (owner !== undefined && this.watched(object.metadata?.namespace)) queue.add(`${object.metadata?.namespace ?? ''}/${owner.name}`);
     };
     runs.on((_event, run) => {
       enqueueRun(run);
@@ -103,12 +107,12 @@ export class Operator {
     const dagQueue = this.dagQueueFor(custom, dags, runs);
     // DAG edits start nothing: a run's definition is frozen. Runs waiting for their DAG retry.
     dags.on((_event, dag) => {
-      if (watched(dag.metadata?.namespace)) dagQueue.add(`${dag.metadata?.namespace ?? ''}/${dag.metadata?.name ?? ''}`);
+      if (this.watched(dag.metadata?.namespace)) dagQueue.add(`${dag.metadata?.namespace ?? ''}/${dag.metadata?.name ?? ''}`);
       for (const run of runs.list()) if (run.spec.snapshot === undefined) enqueueRun(run);
     });
     runs.on((_event, run) => {
       // A DAG's status shows its latest run; a burst of run changes makes one write, not many.
-      if (run.spec.dagRef !== undefined && watched(run.metadata?.namespace)) dagQueue.addAfter(`${run.metadata?.namespace ?? ''}/${run.spec.dagRef.name}`, DAG_STATUS_COALESCE_MS);
+      if (run.spec.dagRef !== undefined && this.watched(run.metadata?.namespace)) dagQueue.addAfter(`${run.metadata?.namespace ?? ''}/${run.spec.dagRef.name}`, DAG_STATUS_COALESCE_MS);
     });
     await this.serve(store, core);
     this.elector = new LeaderElector({
@@ -161,20 +165,19 @@ export class Operator {
     };
   }
 
-  /** The admission loop, told of every run and DAGQueue change in the watched namespaces. */
   /** Only a run that freed its slot or entered its queue can change what its queue decides. */
   private onStatusWritten(run: DagRunResource): void {
     if (run.status?.finishedAt !== undefined || run.status?.status === RunStatus.Queued) this.admission?.onRun(run);
   }
 
+  /** The admission loop, told of every run and DAGQueue change in the watched namespaces. */
   private admissionFor(custom: CustomObjectsApi, runs: Informer<DagRunResource>, queues: Informer<DagQueueResource>, onHandOff: (run: DagRunResource) => void): AdmissionLoop {
-    const { config, log } = this.options;
-    const admission = new AdmissionLoop({ custom, runs, queues, clock: this.options.clock ?? systemClock, log, onHandOff });
+    const admission = new AdmissionLoop({ custom, runs, queues, clock: this.options.clock ?? systemClock, log: this.options.log, onHandOff });
     runs.on((_event, run) => {
-      if (watchedNamespace(config, run.metadata?.namespace)) admission.onRun(run);
+      if (this.watched(run.metadata?.namespace)) admission.onRun(run);
     });
     queues.on((_event, queue) => {
-      if (watchedNamespace(config, queue.metadata?.namespace)) admission.onQueue(queue);
+      if (this.watched(queue.metadata?.namespace)) admission.onQueue(queue);
     });
     return admission;
   }
@@ -214,8 +217,7 @@ export class Operator {
     }, 30_000);
     this.resync.unref();
     const { config, log } = this.options;
-    const watched = (ns: string | undefined): boolean => watchedNamespace(config, ns);
-    this.scheduler = new Scheduler({ custom: this.kc.makeApiClient(CustomObjectsApi), dags, runs, clock: this.options.clock ?? systemClock, zone: config.scheduleZone, watched, log });
+    this.scheduler = new Scheduler({ custom: this.kc.makeApiClient(CustomObjectsApi), dags, runs, clock: this.options.clock ?? systemClock, zone: config.scheduleZone, watched: this.watched, log });
     this.scheduler.start();
     this.admission?.start();
   }
@@ -268,8 +270,4 @@ export class Operator {
     await this.elector?.stop();
     this.server?.close();
   }
-}
-
-function watchedNamespace(config: OperatorConfig, namespace: string | undefined): boolean {
-  return config.namespaces.length === 0 || config.namespaces.includes(namespace ?? '');
 }

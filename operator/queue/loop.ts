@@ -29,8 +29,6 @@ export const SWEEP_MS = 5000;
 export class AdmissionLoop {
   private readonly deps: AdmissionDeps;
   private readonly queue: WorkQueue;
-  /** Runs let out whose write the cache has not shown yet, by queue key. */
-  private readonly pending = new Map<string, Set<string>>();
   private sweeper: NodeJS.Timeout | undefined;
   /** When this loop started deciding (its operator took the lead); undefined before. */
   private leadingSince: Date | undefined;
@@ -77,38 +75,24 @@ export class AdmissionLoop {
     if (this.leadingSince === undefined) return undefined;
     const [namespace = '', name = ''] = key.split('/');
     const members = this.deps.runs.list(namespace).filter((r) => queueName(r) === name && r.status?.finishedAt === undefined);
-    const pending = this.pendingOf(key, members);
     const custom = this.deps.queues.get(namespace, name);
     const capacity = custom?.spec.maxConcurrency ?? dagCapacity(members);
     const now = this.deps.clock.now();
-    const decision = decideQueue(members, capacity, now, pending, this.leadingSince);
+    // Nothing is pending between two decisions of a queue (they never overlap): every hand-off
+    // written is shown by the cache at once (Informer.assume), and a refused one changed nothing.
+    const decision = decideQueue(members, capacity, now, new Set(), this.leadingSince);
     for (const run of decision.expire) await this.giveUp(run, now);
     // Several slots freed at once are handed off side by side, not one write after another.
-    for (const run of decision.admit) pending.add(run.metadata?.name ?? '');
-    await Promise.all(
-      decision.admit.map(async (run) => {
-        if (!(await this.letOut(run, now))) pending.delete(run.metadata?.name ?? '');
-      }),
-    );
+    await Promise.all(decision.admit.map((run) => this.letOut(run, now)));
     // Runs let out are checked again once their activation time is up.
     return members.some((r) => r.status?.handedOffAt !== undefined) || decision.admit.length > 0 ? { requeueAfterMs: ACTIVATION_MS + 100 } : undefined;
   }
 
-  /** Pending admissions the cache now shows are no longer pending. */
-  private pendingOf(key: string, members: readonly DagRunResource[]): Set<string> {
-    const pending = this.pending.get(key) ?? new Set<string>();
-    const stillWaiting = new Set(members.filter((r) => r.status?.status === RunStatus.Queued).map((r) => r.metadata?.name ?? ''));
-    for (const name of pending) if (!stillWaiting.has(name)) pending.delete(name);
-    this.pending.set(key, pending);
-    return pending;
-  }
-
   /** The hand-off: status without a number, so the run reconciler starts the run. */
-  private async letOut(run: DagRunResource, now: Date): Promise<boolean> {
+  private async letOut(run: DagRunResource, now: Date): Promise<void> {
     const status = { queuedAt: run.status?.queuedAt ?? now.toISOString(), handedOffAt: now.toISOString() };
     const written = await this.write(run, status);
     if (written !== undefined) this.deps.onHandOff?.(written);
-    return written !== undefined;
   }
 
   private async giveUp(run: DagRunResource, now: Date): Promise<void> {

@@ -166,14 +166,13 @@ export class Scheduler {
    */
   private resumeRestarts(): void {
     const runs = this.deps.runs.list().filter((r) => this.deps.watched(r.metadata?.namespace));
-    const exists = (namespace: string) => (dagName: string, dagRunId: string): boolean => this.deps.runs.get(namespace, dagRunResourceName(dagName, dagRunId)) !== undefined;
-    for (const namespace of new Set(runs.map((r) => r.metadata?.namespace ?? ''))) {
-      for (const promise of restartPromises(runs.filter((r) => r.metadata?.namespace === namespace), exists(namespace))) {
-        if (!promise.kept) this.arm(promise);
-        else void this.clearPromise(namespace, promise.run).catch((error: unknown) => {
-          this.deps.log(`scheduler: clearing the restart promise on ${namespace}/${promise.run.metadata?.name ?? ''}: ${(error as Error).message}`);
-        });
-      }
+    const exists = (namespace: string, dagName: string, dagRunId: string): boolean => this.deps.runs.get(namespace, dagRunResourceName(dagName, dagRunId)) !== undefined;
+    for (const promise of restartPromises(runs, exists)) {
+      const namespace = promise.run.metadata?.namespace ?? '';
+      if (!promise.kept) this.arm(promise);
+      else void this.clearPromise(namespace, promise.run).catch((error: unknown) => {
+        this.deps.log(`scheduler: clearing the restart promise on ${namespace}/${promise.run.metadata?.name ?? ''}: ${(error as Error).message}`);
+      });
     }
   }
 

@@ -84,7 +84,7 @@ describe('tickActions', () => {
 });
 
 describe('restartPromises', () => {
-  const stopped = (name: string, annotations: Record<string, string>): DagRunResource => ({ metadata: { name, annotations }, spec: { dagName: 'nightly', dagRunId: name } });
+  const stopped = (name: string, annotations: Record<string, string>): DagRunResource => ({ metadata: { name, namespace: 'team', annotations }, spec: { dagName: 'nightly', dagRunId: name } });
   const promise = { 'kubedag.io/restart-run-id': 'restart-20261122T1000', 'kubedag.io/restart-at': '2026-11-22T10:00:30.000Z' };
   it.each([
     ['a stopped run whose successor does not exist yet holds a pending promise', [stopped('live', promise)], [], [{ dagRunId: 'restart-20261122T1000', at: '2026-11-22T10:00:30.000Z', kept: false }]],
@@ -92,7 +92,7 @@ describe('restartPromises', () => {
     ['a run without the annotations promises nothing', [stopped('plain', {})], [], []],
     ['an unreadable start time is ignored rather than started at once', [stopped('live', { ...promise, 'kubedag.io/restart-at': 'soon' })], [], []],
   ] as const)('%s', (_what, runs, existing, want) => {
-    const found = restartPromises(runs, (dagName, id) => dagName === 'nightly' && (existing as readonly string[]).includes(id));
+    const found = restartPromises(runs, (namespace, dagName, id) => namespace === 'team' && dagName === 'nightly' && (existing as readonly string[]).includes(id));
     expect(found.map((p) => ({ dagRunId: p.dagRunId, at: p.at.toISOString(), kept: p.kept }))).toEqual(want);
   });
 });

@@ -100,14 +100,14 @@ export interface RestartPromise {
 /**
  * Restarts that restart ticks promised: the stopped run names the new run's id and start time,
  * and the new run's existence marks the promise kept. `exists` says whether a run of a DAG name
- * with a run id is there.
+ * with a run id is there in a namespace.
  */
-export function restartPromises(runs: readonly DagRunResource[], exists: (dagName: string, dagRunId: string) => boolean): RestartPromise[] {
+export function restartPromises(runs: readonly DagRunResource[], exists: (namespace: string, dagName: string, dagRunId: string) => boolean): RestartPromise[] {
   return runs.flatMap((run) => {
     const annotations = run.metadata?.annotations ?? {};
     const dagRunId = annotations[ANNOTATIONS.restartRunId];
     const at = Date.parse(annotations[ANNOTATIONS.restartAt] ?? '');
     if (dagRunId === undefined || Number.isNaN(at)) return [];
-    return [{ run, dagRunId, at: new Date(at), kept: exists(run.spec.dagName ?? '', dagRunId) }];
+    return [{ run, dagRunId, at: new Date(at), kept: exists(run.metadata?.namespace ?? '', run.spec.dagName ?? '', dagRunId) }];
   });
 }

@@ -4,7 +4,6 @@
  * the API server run with nothing but their chart ServiceAccounts' tokens and do their work.
  * The plain manifests rendered from it are current, and the example in manifests/ runs.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { registerAuth } from '../../apiserver/auth.ts';
 import { parseApiConfig } from '../../apiserver/config.ts';
 import { startServer, type Server } from '../../apiserver/server.ts';
-import { MANIFEST, renderManifests } from '../../scripts/render-manifests.ts';
+import { MANIFEST, renderManifests, runHelm } from '../../scripts/render-manifests.ts';
 import { finishedRun, givenDag, startOperator, whenRun, type RunningOperator } from './operator-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
 
@@ -26,9 +25,7 @@ let rendered: KubernetesObject[] = [];
 let operator: RunningOperator | undefined;
 let api: Server | undefined;
 
-function helm(...args: string[]): string {
-  return execFileSync(inject('binaries').helm, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HELM_CACHE_HOME: tmpdir(), HELM_CONFIG_HOME: tmpdir(), HELM_DATA_HOME: tmpdir() } });
-}
+const helm = (...args: string[]): string => runHelm(inject('binaries').helm, args);
 
 /** A kubeconfig file for the suite's cluster that authenticates as a ServiceAccount. */
 async function kubeconfigOf(serviceAccount: string): Promise<string> {

@@ -8,15 +8,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { DagRunResource } from '../../core/resources/types.ts';
 import { minuteOf, scheduledRunId } from '../../operator/schedule/ticks.ts';
 import type { Server } from '../../apiserver/server.ts';
 import { readLedger } from '../cluster/node-agent/ledger.ts';
 import { startApi } from './api-support.ts';
-import { finishedRun, givenDag, peakConcurrency, startOperator, whenRun, type RunningOperator } from './operator-support.ts';
+import { finishedRun, givenDag, peakConcurrency, startOperator, runsOf, whenRun, type RunningOperator } from './operator-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
 
-const { core, custom } = clients();
+const { core } = clients();
 let ns = '';
 const replicas: RunningOperator[] = [];
 let api: Server | undefined;
@@ -30,11 +29,6 @@ afterAll(async () => {
   await Promise.all(replicas.map((r) => r.stop()));
   await deleteNamespace(core, ns);
 });
-
-async function runsOf(dagName: string): Promise<DagRunResource[]> {
-  const list = (await custom.listNamespacedCustomObject({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dagruns' })) as { items: DagRunResource[] };
-  return list.items.filter((r) => r.spec.dagName === dagName);
-}
 
 /** The scheduler the API server shows: instance id and status. */
 async function shownScheduler(server: Server): Promise<{ instanceId: string; status: string } | undefined> {
@@ -61,7 +55,7 @@ describe('two operator replicas', () => {
     // a few seconds before the next minute boundary.
     await waitFor('second 38 of a minute', () => Promise.resolve(Date.now() % 60_000 >= 38_000 && Date.now() % 60_000 < 42_000), 61_000, 100);
     await Promise.all(names.map((name) => whenRun(ns, name, 'steady', { enqueue: true })));
-    await waitFor('a few runs to finish', async () => (await runsOf('steady')).filter((r) => r.status?.finishedAt !== undefined).length >= 1, 60_000, 100);
+    await waitFor('a few runs to finish', async () => (await runsOf(ns, 'steady')).filter((r) => r.status?.finishedAt !== undefined).length >= 1, 60_000, 100);
 
     // Killed a few seconds before a minute boundary, so the takeover straddles a schedule tick.
     await waitFor('the last seconds of a minute', () => Promise.resolve(Date.now() % 60_000 >= 52_000), 61_000, 200);
@@ -89,8 +83,8 @@ describe('two operator replicas', () => {
     expect(peakConcurrency(ns, (pod) => pod.startsWith('steady-'))).toBeLessThanOrEqual(2);
     // The minute that began while nobody led is evaluated by the new leader when it takes over.
     const missed = scheduledRunId('scheduled', boundary);
-    await waitFor(`the ${missed} run`, async () => (await runsOf('ticker')).some((r) => r.spec.dagRunId === missed), 20_000, 100);
-    const ticks = (await runsOf('ticker')).map((r) => r.spec.dagRunId ?? '');
+    await waitFor(`the ${missed} run`, async () => (await runsOf(ns, 'ticker')).some((r) => r.spec.dagRunId === missed), 20_000, 100);
+    const ticks = (await runsOf(ns, 'ticker')).map((r) => r.spec.dagRunId ?? '');
     expect(new Set(ticks).size).toBe(ticks.length);
   });
 });

@@ -6,9 +6,8 @@
  * of the operator during its wait), and skipIfSuccessful skips a DAG that succeeded today.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DagRunResource } from '../../core/resources/types.ts';
 import { minuteOf, scheduledRunId } from '../../operator/schedule/ticks.ts';
-import { finishedRun, givenDag, runningStep, startOperator, stopRun, whenRun, type RunningOperator } from './operator-support.ts';
+import { finishedRun, givenDag, runningStep, startOperator, stopRun, runsOf, whenRun, type RunningOperator } from './operator-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
 
 const { core, custom } = clients();
@@ -33,11 +32,6 @@ async function quietBoundary(leadMs: number): Promise<Date> {
   }
 }
 
-async function runsOf(dagName: string): Promise<DagRunResource[]> {
-  const list = (await custom.listNamespacedCustomObject({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dagruns' })) as { items: DagRunResource[] };
-  return list.items.filter((r) => r.spec.dagName === dagName);
-}
-
 beforeAll(async () => {
   ns = await createNamespace(core, 'kd-sched');
 });
@@ -54,8 +48,8 @@ describe('the scheduler', () => {
     await suspend('paused');
     const started = Date.now();
     operator = await startOperator(ns);
-    await waitFor('a scheduled run', async () => (await runsOf('every-minute')).length > 0, 70_000, 200);
-    const [first] = await runsOf('every-minute');
+    await waitFor('a scheduled run', async () => (await runsOf(ns, 'every-minute')).length > 0, 70_000, 200);
+    const [first] = await runsOf(ns, 'every-minute');
     const created = new Date(first?.metadata?.creationTimestamp ?? 0);
     // Created in the minute its id names: the first look is at start, later ones at each boundary.
     expect([first?.spec.trigger, first?.spec.dagRunId]).toEqual(['schedule', scheduledRunId('scheduled', minuteOf(created))]);
@@ -66,9 +60,9 @@ describe('the scheduler', () => {
     await operator.stop();
     operator = await startOperator(ns);
     await new Promise((resolve) => setTimeout(resolve, 2000));
-    const ids = (await runsOf('every-minute')).map((r) => r.spec.dagRunId);
+    const ids = (await runsOf(ns, 'every-minute')).map((r) => r.spec.dagRunId);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(await runsOf('paused')).toEqual([]);
+    expect(await runsOf(ns, 'paused')).toEqual([]);
   });
 
   it('at a boundary: suspend stops a schedule, stop and restart act on running runs, skipIfSuccessful skips', async () => {
@@ -88,24 +82,24 @@ describe('the scheduler', () => {
     // The restart tick stops restarter-1 and promises its successor 10 s later; the operator
     // dies in between, after the stop is done, so a new leader that evaluates the minute again
     // sees nothing running: only the promise on restarter-1 can bring the new run.
-    await waitFor('the restart tick', async () => (await runsOf('restarter')).some((r) => r.metadata?.annotations?.['kubedag.io/restart-run-id'] !== undefined), boundary.getTime() - Date.now() + 20_000, 100);
+    await waitFor('the restart tick', async () => (await runsOf(ns, 'restarter')).some((r) => r.metadata?.annotations?.['kubedag.io/restart-run-id'] !== undefined), boundary.getTime() - Date.now() + 20_000, 100);
     expect((await finishedRun(ns, 'restarter-1', 8000)).status?.statusLabel).toBe('canceled');
     await operator?.stop('SIGKILL');
-    expect((await runsOf('restarter')).length).toBe(1);
+    expect((await runsOf(ns, 'restarter')).length).toBe(1);
     operator = await startOperator(ns);
 
     const restartId = scheduledRunId('restart', boundary);
-    await waitFor(`the ${restartId} run`, async () => (await runsOf('restarter')).some((r) => r.spec.dagRunId === restartId), 30_000, 200);
-    const restarted = (await runsOf('restarter')).find((r) => r.spec.dagRunId === restartId);
+    await waitFor(`the ${restartId} run`, async () => (await runsOf(ns, 'restarter')).some((r) => r.spec.dagRunId === restartId), 30_000, 200);
+    const restarted = (await runsOf(ns, 'restarter')).find((r) => r.spec.dagRunId === restartId);
     expect([restarted?.spec.trigger, restarted?.spec.params]).toEqual(['restart', 'WHO=kept']);
     expect(Date.parse(String(restarted?.metadata?.creationTimestamp))).toBeGreaterThanOrEqual(boundary.getTime() + 10_000);
-    await waitFor('the kept promise to be cleared', async () => (await runsOf('restarter')).every((r) => r.metadata?.annotations?.['kubedag.io/restart-run-id'] === undefined), 10_000, 100);
+    await waitFor('the kept promise to be cleared', async () => (await runsOf(ns, 'restarter')).every((r) => r.metadata?.annotations?.['kubedag.io/restart-run-id'] === undefined), 10_000, 100);
     expect((await finishedRun(ns, 'stopper-1')).status?.statusLabel).toBe('canceled');
-    expect((await runsOf('restarter')).length).toBe(2);
+    expect((await runsOf(ns, 'restarter')).length).toBe(2);
     // Nothing scheduled at the boundary: suspended, skipped (succeeded today), or stop-only.
-    expect((await runsOf('skipper')).map((r) => r.metadata?.name)).toEqual(['skipper-1']);
-    expect((await runsOf('stopper')).map((r) => r.metadata?.name)).toEqual(['stopper-1']);
-    expect((await runsOf('every-minute')).some((r) => r.spec.dagRunId === scheduledRunId('scheduled', boundary))).toBe(false);
+    expect((await runsOf(ns, 'skipper')).map((r) => r.metadata?.name)).toEqual(['skipper-1']);
+    expect((await runsOf(ns, 'stopper')).map((r) => r.metadata?.name)).toEqual(['stopper-1']);
+    expect((await runsOf(ns, 'every-minute')).some((r) => r.spec.dagRunId === scheduledRunId('scheduled', boundary))).toBe(false);
     await stopRun(ns, restarted?.metadata?.name ?? '');
   }, 180_000);
 });

@@ -88,6 +88,12 @@ export async function getRun(namespace: string, name: string): Promise<DagRunRes
   return (await custom.getNamespacedCustomObject({ group, version, namespace, plural: 'dagruns', name })) as DagRunResource;
 }
 
+/** The root and child runs of one DAG name in a namespace, read from the API (not a cache). */
+export async function runsOf(namespace: string, dagName: string): Promise<DagRunResource[]> {
+  const list = (await clients().custom.listNamespacedCustomObject({ group, version, namespace, plural: 'dagruns' })) as { items: DagRunResource[] };
+  return list.items.filter((r) => r.spec.dagName === dagName);
+}
+
 /** Then: waits for the run to finish and returns it. */
 export async function finishedRun(namespace: string, name: string, timeoutMs = 60_000): Promise<DagRunResource> {
   let run: DagRunResource | undefined;
