@@ -6,7 +6,7 @@
  * maxActiveRuns check that only one of them may pass.
  */
 import { parseParamOverrides, type DagLoad } from '../core/dag/index.ts';
-import { statusCode } from '../core/kube/time.ts';
+import { statusCode } from '../core/kube/errors.ts';
 import { ANNOTATIONS, LABELS } from '../core/resources/constants.ts';
 import { isActiveRun } from '../core/resources/queue.ts';
 import { uuidv7, MAX_RUN_ID_LENGTH, RUN_ID_PATTERN } from '../core/resources/ids.ts';

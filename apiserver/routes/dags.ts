@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import { dagDetails, dagSummary } from '../../core/dag/api.ts';
 import { dagNameProblem, formatIssue, loadDag } from '../../core/dag/index.ts';
-import { statusCode } from '../../core/kube/time.ts';
+import { statusCode } from '../../core/kube/errors.ts';
 import type { AppDeps } from '../app.ts';
 import { allDags, checkFileName, dagOf, findDag, latestRun, need, type Cluster } from '../cluster.ts';
 import { ApiError } from '../errors.ts';

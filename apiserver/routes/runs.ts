@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import type { DagLoad } from '../../core/dag/index.ts';
 import { loadDagSpec } from '../../core/resources/dag.ts';
-import { statusCode } from '../../core/kube/time.ts';
+import { statusCode } from '../../core/kube/errors.ts';
 import { stepStatusLabel } from '../../core/resources/status.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import type { AppDeps } from '../app.ts';

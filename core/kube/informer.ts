@@ -8,7 +8,7 @@
  * it just replaced.
  */
 import { Watch, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
-import { statusCode } from './time.ts';
+import { statusCode } from './errors.ts';
 
 export type InformerEvent = 'add' | 'update' | 'delete';
 export type InformerHandler<T> = (event: InformerEvent, object: T) => void;

@@ -4,7 +4,8 @@
  * be made in time (another instance may take over after the lease duration).
  */
 import { CoordinationV1Api, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
-import { MicroTime, statusCode, systemClock, type Clock } from './time.ts';
+import { MicroTime, systemClock, type Clock } from './time.ts';
+import { statusCode } from './errors.ts';
 
 export interface LeaderOptions {
   readonly kc: KubeConfig;

@@ -14,10 +14,3 @@ export class MicroTime extends Date {
     return super.toISOString().replace(/Z$/, '000Z');
   }
 }
-
-/** The HTTP status of an error thrown by @kubernetes/client-node, if it has one. */
-export function statusCode(error: unknown): number | undefined {
-  const value = error as { code?: unknown; statusCode?: unknown } | null;
-  const code = value?.code ?? value?.statusCode;
-  return typeof code === 'number' ? code : undefined;
-}

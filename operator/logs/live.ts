@@ -5,7 +5,7 @@
  */
 import type { CoreV1Api } from '@kubernetes/client-node';
 import { maskSecrets } from '../../core/logs/mask.ts';
-import { statusCode } from '../../core/kube/time.ts';
+import { statusCode } from '../../core/kube/errors.ts';
 import { LABELS } from '../../core/resources/constants.ts';
 import { labelValue } from '../../core/resources/names.ts';
 import { demux } from '../run/pod.ts';

@@ -6,7 +6,8 @@
 import type { CustomObjectsApi } from '@kubernetes/client-node';
 import type { Informer } from '../../core/kube/informer.ts';
 import { WorkQueue } from '../../core/kube/queue.ts';
-import { statusCode, type Clock } from '../../core/kube/time.ts';
+import { type Clock } from '../../core/kube/time.ts';
+import { statusCode } from '../../core/kube/errors.ts';
 import { GROUP, VERSION } from '../../core/resources/constants.ts';
 import { RunStatus, runStatusLabel } from '../../core/resources/status.ts';
 import type { DagQueueResource, DagRunResource } from '../../core/resources/types.ts';

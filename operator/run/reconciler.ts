@@ -6,7 +6,8 @@
 import type { CoreV1Api, CustomObjectsApi, V1Pod } from '@kubernetes/client-node';
 import type { Informer } from '../../core/kube/informer.ts';
 import type { WorkResult } from '../../core/kube/queue.ts';
-import { statusCode, type Clock } from '../../core/kube/time.ts';
+import { type Clock } from '../../core/kube/time.ts';
+import { statusCode } from '../../core/kube/errors.ts';
 import { ANNOTATIONS, GROUP, LABELS, VERSION } from '../../core/resources/constants.ts';
 import { uuidv7 } from '../../core/resources/ids.ts';
 import { dagResourceName, labelValue, runSecretName, stepPodName } from '../../core/resources/names.ts';

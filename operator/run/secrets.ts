@@ -3,7 +3,7 @@
  * reconciler) and live ones (the log endpoint) mask with the same values.
  */
 import type { CoreV1Api } from '@kubernetes/client-node';
-import { statusCode } from '../../core/kube/time.ts';
+import { statusCode } from '../../core/kube/errors.ts';
 import { runSecretName } from '../../core/resources/names.ts';
 
 /** The run's secret values; none while the Secret does not exist (nothing resolved yet). */

@@ -8,7 +8,8 @@ import { PatchStrategy, setHeaderOptions, type CustomObjectsApi } from '@kuberne
 import type { DagLoad } from '../../core/dag/index.ts';
 import { loadDagSpec } from '../../core/resources/dag.ts';
 import type { Informer } from '../../core/kube/informer.ts';
-import { statusCode, type Clock } from '../../core/kube/time.ts';
+import { type Clock } from '../../core/kube/time.ts';
+import { statusCode } from '../../core/kube/errors.ts';
 import { ANNOTATIONS, GROUP, LABELS, VERSION } from '../../core/resources/constants.ts';
 import { dagRunResourceName, labelValue } from '../../core/resources/names.ts';
 import { isActiveRun } from '../../core/resources/queue.ts';

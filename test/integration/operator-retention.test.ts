@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseConfig } from '../../operator/config.ts';
-import { statusCode } from '../../core/kube/time.ts';
+import { statusCode } from '../../core/kube/errors.ts';
 import { Operator } from '../../operator/operator.ts';
 import { freePort } from '../cluster/processes.ts';
 import { finishedRun, getRun, givenDag, startOperator, whenRun, type RunningOperator } from './operator-support.ts';

@@ -1,0 +1,74 @@
+/**
+ * The Kubernetes API errors a controller expects and handles (not found, conflict, already
+ * exists), told apart by the HTTP status and the Status object's reason, as client-go's
+ * `apierrors.IsNotFound` and friends do. Anything else is unexpected and is thrown on.
+ */
+
+/** The HTTP status of an error thrown by @kubernetes/client-node, if it has one. */
+export function statusCode(error: unknown): number | undefined {
+  const value = error as { code?: unknown; statusCode?: unknown } | null;
+  const code = value?.code ?? value?.statusCode;
+  return typeof code === 'number' ? code : undefined;
+}
+
+/** The `reason` of the Status object in an error's body (the client keeps the body as text). */
+export function statusReason(error: unknown): string | undefined {
+  const body = (error as { body?: unknown } | null)?.body;
+  let status: unknown = body;
+  if (typeof body === 'string') {
+    try {
+      status = JSON.parse(body) as unknown;
+    } catch {
+      return undefined;
+    }
+  }
+  const reason = (status as { reason?: unknown } | null)?.reason;
+  return typeof reason === 'string' ? reason : undefined;
+}
+
+export function isNotFound(error: unknown): boolean {
+  return statusCode(error) === 404;
+}
+
+/**
+ * A write made on a version that is no longer current (409 Conflict). Both this and
+ * "already exists" answer 409; a 409 whose reason is unknown counts as either.
+ */
+export function isConflict(error: unknown): boolean {
+  return statusCode(error) === 409 && statusReason(error) !== 'AlreadyExists';
+}
+
+/** A create of a name that is taken (409 AlreadyExists). */
+export function isAlreadyExists(error: unknown): boolean {
+  return statusCode(error) === 409 && (statusReason(error) ?? 'AlreadyExists') === 'AlreadyExists';
+}
+
+/** The call's result, or undefined when the object is not there (controller-runtime's IgnoreNotFound). */
+export async function ignoreNotFound<T>(call: Promise<T>): Promise<T | undefined> {
+  try {
+    return await call;
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+/** The created object, or undefined when one of that name exists already (deterministic names). */
+export async function ignoreAlreadyExists<T>(call: Promise<T>): Promise<T | undefined> {
+  try {
+    return await call;
+  } catch (error) {
+    if (isAlreadyExists(error)) return undefined;
+    throw error;
+  }
+}
+
+/** The written object, or undefined when the write lost a race with another writer. */
+export async function ignoreConflict<T>(call: Promise<T>): Promise<T | undefined> {
+  try {
+    return await call;
+  } catch (error) {
+    if (isConflict(error)) return undefined;
+    throw error;
+  }
+}
