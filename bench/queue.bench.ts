@@ -327,7 +327,7 @@ function reportDecisionCost(runs: readonly DagRunResource[], capacity: number): 
   const started = performance.now();
   for (let i = 0; i < rounds; i += 1) {
     const open = members.filter((r) => queueName(r) === name && r.status?.finishedAt === undefined);
-    decideQueue(open, dagCapacity(open), new Date(), new Set());
+    decideQueue(open, dagCapacity(open), new Date());
   }
   console.log(`  one admission decision with ${String(members.length)} runs waiting (in this process, capacity ${String(capacity)} free): ${((performance.now() - started) / rounds).toFixed(1)} ms CPU`);
 }

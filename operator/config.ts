@@ -3,6 +3,7 @@
  * (flags win). Every setting has a documented default.
  */
 import { parseArgs } from 'node:util';
+import { DEFAULT_LOG_SETTINGS, LOG_FLAGS, parseLogSettings, type LogSettings } from '../core/log.ts';
 
 export interface OperatorConfig {
   /** Namespaces to watch; empty means all. */
@@ -29,6 +30,8 @@ export interface OperatorConfig {
   /** Address of the internal HTTP endpoint (logs, metrics, health). */
   readonly httpPort: number;
   readonly kubeconfig?: string;
+  /** Level and format of the operator's own log (JSON lines unless `pretty`). */
+  readonly log: LogSettings;
 }
 
 const DEFAULTS: OperatorConfig = {
@@ -44,6 +47,7 @@ const DEFAULTS: OperatorConfig = {
   leaseDurationSeconds: 10,
   httpPort: 8081,
   scheduleZone: 'UTC',
+  log: DEFAULT_LOG_SETTINGS,
 };
 
 function zone(name: string): string {
@@ -72,6 +76,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
       'http-port': { type: 'string' },
       'schedule-zone': { type: 'string' },
       kubeconfig: { type: 'string' },
+      ...LOG_FLAGS,
     },
   });
   const pick = (flag: string | undefined, name: string): string | undefined => flag ?? env[`KUBEDAG_${name}`];
@@ -102,6 +107,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
     leaseDurationSeconds: Math.max(1, number(pick(values['lease-duration-seconds'], 'LEASE_DURATION_SECONDS'), DEFAULTS.leaseDurationSeconds, 'lease-duration-seconds')),
     httpPort: number(pick(values['http-port'], 'HTTP_PORT'), DEFAULTS.httpPort, 'http-port'),
     scheduleZone: zone(pick(values['schedule-zone'], 'SCHEDULE_ZONE') ?? DEFAULTS.scheduleZone),
+    log: parseLogSettings(pick(values['log-level'], 'LOG_LEVEL'), pick(values['log-format'], 'LOG_FORMAT')),
     ...(kubeconfig === undefined ? {} : { kubeconfig }),
   };
 }

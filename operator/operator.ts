@@ -1,120 +1,90 @@
 /**
- * The operator's plumbing: informers for DAGRuns, DAGs and step Pods feed one work queue keyed
- * by run; only the leader reconciles. The logic lives in run/.
+ * The operator's wiring: informers feed work queues keyed by object (runs, step Pods for the
+ * log archiver, finished runs for retention, DAGs for their status, queues for admission);
+ * only the leader reconciles. Each informer has one handler that says which keys a change
+ * touches. The logic lives in run/, logs/, retention/, dag/, queue/ and schedule/.
  */
-import { createServer, type Server } from 'node:http';
 import { hostname } from 'node:os';
-import { CoreV1Api, CustomObjectsApi, KubeConfig, type KubernetesListObject, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
-import { Informer } from '../core/kube/informer.ts';
+import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { kubedagClients } from '../core/kube/client.ts';
+import { reuseConnections } from '../core/kube/connections.ts';
 import { LeaderElector } from '../core/kube/leader.ts';
-import { AdmissionLoop } from './queue/loop.ts';
-import { handedOff } from './run/admission.ts';
-import { Scheduler } from './schedule/scheduler.ts';
-import { WorkQueue } from '../core/kube/queue.ts';
+import { WorkQueue, type QueueOptions } from '../core/kube/queue.ts';
 import { systemClock, type Clock } from '../core/kube/time.ts';
-import { GROUP, LABELS, VERSION } from '../core/resources/constants.ts';
-import { RunStatus } from '../core/resources/status.ts';
-import type { DagQueueResource, DagResource, DagRunResource } from '../core/resources/types.ts';
+import { errorMessage, type Logger } from '../core/log.ts';
+import type { DagResource, DagRunResource } from '../core/resources/types.ts';
 import type { OperatorConfig } from './config.ts';
-import { logChunk } from '../core/logs/chunk.ts';
+import { buildControllers, type Controllers } from './controllers.ts';
+import { operatorInformers, type OperatorInformers } from './informers.ts';
+import { ownerRunName, podEnded } from './logs/archiver.ts';
+import { operatorServer } from './logs/server.ts';
 import { DirectoryLogStore } from './logs/store.ts';
 import { OperatorMetrics } from './metrics.ts';
-import { DagReconciler } from './dag/reconciler.ts';
-import { RunReconciler } from './run/reconciler.ts';
-import { reuseConnections } from '../core/kube/connections.ts';
-import { liveLog } from './logs/live.ts';
+import { handedOff } from './run/admission.ts';
+import { isFinished } from './run/observed.ts';
+import { runKey } from './run/ref.ts';
+import { Scheduler } from './schedule/scheduler.ts';
+import type { FastifyInstance } from 'fastify';
 
 export interface OperatorOptions {
   readonly config: OperatorConfig;
   readonly clock?: Clock;
-  readonly log: (message: string) => void;
+  readonly log: Logger;
 }
 
 /** How long DAG status waits for more run changes before it is written. */
 const DAG_STATUS_COALESCE_MS = 2000;
+const RESYNC_MS = 30_000;
+
+interface Queues {
+  readonly runs: WorkQueue;
+  readonly archive: WorkQueue;
+  readonly retention: WorkQueue;
+  readonly dags: WorkQueue;
+}
 
 export class Operator {
   private readonly options: OperatorOptions;
   private readonly kc = new KubeConfig();
-  private readonly informers: { stop(): Promise<void> }[] = [];
-  private queue: WorkQueue | undefined;
-  private dagQueue: WorkQueue | undefined;
+  private readonly metrics = new OperatorMetrics();
+  private readonly clock: Clock;
+  private informers: OperatorInformers | undefined;
+  private controllers: Controllers | undefined;
+  private queues: Queues | undefined;
   private elector: LeaderElector | undefined;
-  private server: Server | undefined;
+  private server: FastifyInstance | undefined;
   private resync: NodeJS.Timeout | undefined;
   private scheduler: Scheduler | undefined;
-  private admission: AdmissionLoop | undefined;
   private stopping = false;
-  private readonly metrics = new OperatorMetrics();
-  /** Whether the operator runs what is in this namespace (all when none are configured). */
-  private readonly watched = (namespace: string | undefined): boolean => {
-    const { namespaces } = this.options.config;
-    return namespaces.length === 0 || namespaces.includes(namespace ?? '');
-  };
 
   constructor(options: OperatorOptions) {
     this.options = options;
+    this.clock = options.clock ?? systemClock;
     if (options.config.kubeconfig !== undefined) this.kc.loadFromFile(options.config.kubeconfig);
     else this.kc.loadFromDefault();
     reuseConnections(this.kc);
   }
 
+  /** Whether the operator runs what is in this namespace (all when none are configured). */
+  private watched(namespace: string | undefined): boolean {
+    const { namespaces } = this.options.config;
+    return namespaces.length === 0 || namespaces.includes(namespace ?? '');
+  }
+
   async start(): Promise<void> {
     const { config, log } = this.options;
     const core = this.kc.makeApiClient(CoreV1Api);
-    const custom = this.kc.makeApiClient(CustomObjectsApi);
-    const { runs, dags, pods, queues } = this.informersFor(core, custom);
-    this.informers.push(runs, dags, pods, queues);
+    const kube = kubedagClients(this.kc);
+    const informers = operatorInformers(this.kc, core, kube, config.namespaces, log);
     const store = new DirectoryLogStore(config.logDir);
-    const metrics = this.metrics;
-    const reconciler = new RunReconciler({ core, custom, runs, dags, pods, store, clock: this.options.clock ?? systemClock, defaultStepImage: config.defaultStepImage, maxPodsPerRun: config.maxPodsPerRun, maxPods: config.maxPods, routineEvents: config.routineEvents, log, metrics, onStatusWritten: this.onStatusWritten.bind(this) });
-    const queue = new WorkQueue({
-      concurrency: config.workers,
-      worker: async (key) => {
-        const end = metrics.reconcileSeconds.startTimer();
-        try {
-          return await reconciler.reconcile(key);
-        } finally {
-          end();
-          metrics.queueDepth.set(queue.depth);
-        }
-      },
-      onError: (key, error) => {
-        log(`reconcile ${key}: ${(error as Error).message}`);
-      },
-    });
-    this.queue = queue;
-    const enqueueRun = (run: DagRunResource): void => {
-      if (!this.watched(run.metadata?.namespace)) return;
-      const key = `${run.metadata?.namespace ?? ''}/${run.metadata?.name ?? ''}`;
-      // A run let out of its queue has 10 s to start: it goes ahead of any backlog.
-      if (handedOff(run)) queue.addFirst(key);
-      else queue.add(key);
-    };
-    this.admission = this.admissionFor(custom, runs, queues, enqueueRun);
-    // Pods and child runs stand for a step of the DAGRun that controls them: their changes are its.
-    const enqueueOwner = (object: V1Pod | DagRunResource): void => {
-      const owner = object.metadata?.ownerReferences?.find((o) => o.kind === 'DAGRun' && o.controller === true);
-      if (owner !== undefined && this.watched(object.metadata?.namespace)) queue.add(`${object.metadata?.namespace ?? ''}/${owner.name}`);
-    };
-    runs.on((_event, run) => {
-      enqueueRun(run);
-      enqueueOwner(run);
-    });
-    pods.on((_event, pod) => {
-      enqueueOwner(pod);
-    });
-    const dagQueue = this.dagQueueFor(custom, dags, runs);
-    // DAG edits start nothing: a run's definition is frozen. Runs waiting for their DAG retry.
-    dags.on((_event, dag) => {
-      if (this.watched(dag.metadata?.namespace)) dagQueue.add(`${dag.metadata?.namespace ?? ''}/${dag.metadata?.name ?? ''}`);
-      for (const run of runs.list()) if (run.spec.snapshot === undefined) enqueueRun(run);
-    });
-    runs.on((_event, run) => {
-      // A DAG's status shows its latest run; a burst of run changes makes one write, not many.
-      if (run.spec.dagRef !== undefined && this.watched(run.metadata?.namespace)) dagQueue.addAfter(`${run.metadata?.namespace ?? ''}/${run.spec.dagRef.name}`, DAG_STATUS_COALESCE_MS);
-    });
-    await this.serve(store, core);
+    const queues = this.makeQueues();
+    const controllers = buildControllers({ config, core, kube, informers, store, clock: this.clock, log, metrics: this.metrics, onArchived: (key) => { queues.runs.add(key); }, watched: (namespace) => this.watched(namespace) });
+    this.informers = informers;
+    this.controllers = controllers;
+    this.queues = queues;
+    this.route(informers, controllers, queues);
+    this.server = operatorServer({ store, core, registry: this.metrics.registry, isLeader: () => this.elector?.isLeader() === true });
+    await this.listen(this.server, config.httpPort);
     this.elector = new LeaderElector({
       kc: this.kc,
       namespace: config.leaseNamespace,
@@ -122,13 +92,15 @@ export class Operator {
       identity: `${hostname()}_${String(process.pid)}`,
       leaseDurationSeconds: config.leaseDurationSeconds,
       retryPeriodMs: Math.min(2000, (config.leaseDurationSeconds * 1000) / 4),
-      log,
+      log: (message) => {
+        log.info(message);
+      },
     });
     this.elector.run({
       onStartedLeading: () => {
-        log('leading: starting informers');
-        void this.lead({ runs, dags, pods, queues }, enqueueRun).catch((error: unknown) => {
-          log(`start: ${(error as Error).message}`);
+        log.info('leading: starting informers');
+        void this.lead().catch((error: unknown) => {
+          log.fatal({ err: errorMessage(error) }, 'start failed');
           process.exitCode = 1;
           void this.stop();
         });
@@ -136,126 +108,118 @@ export class Operator {
       onStoppedLeading: () => {
         // Giving up the Lease during a graceful stop is expected; losing it otherwise is not.
         if (this.stopping) return;
-        log('lost leadership: stopping');
+        log.error('lost leadership: stopping');
         void this.stop().then(() => process.exit(1));
       },
     });
   }
 
-  /** Informers for runs, DAGs and step Pods, scoped to the one watched namespace if there is one. */
-  private informersFor(core: CoreV1Api, custom: CustomObjectsApi): { runs: Informer<DagRunResource>; dags: Informer<DagResource>; pods: Informer<V1Pod>; queues: Informer<DagQueueResource> } {
+  /** Listens on every address, as a plain Node server does (fastify's own default is localhost only). */
+  private async listen(server: FastifyInstance, port: number): Promise<void> {
+    await server.ready();
+    await new Promise<void>((resolve, reject) => {
+      server.server.once('error', reject);
+      server.server.listen(port, resolve);
+    });
+  }
+
+  private makeQueues(): Queues {
     const { config, log } = this.options;
-    const namespace = config.namespaces.length === 1 ? config.namespaces[0] : undefined;
-    const path = (plural: string): string => (namespace === undefined ? `/apis/${GROUP}/${VERSION}/${plural}` : `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${plural}`);
-    const listCustom = <T extends KubernetesObject>(plural: string) => (): Promise<KubernetesListObject<T>> =>
-      (namespace === undefined
-        ? custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural })
-        : custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural })) as Promise<KubernetesListObject<T>>;
+    const queue = (name: string, concurrency: number, worker: QueueOptions['worker']): WorkQueue =>
+      new WorkQueue({
+        concurrency,
+        worker,
+        onError: (key, error) => {
+          log.error({ queue: name, key, err: errorMessage(error) }, 'reconcile failed');
+        },
+      });
+    const metrics = this.metrics;
+    const runs: WorkQueue = queue('runs', config.workers, async (key) => {
+      const end = metrics.reconcileSeconds.startTimer();
+      try {
+        return await this.controllers?.runs.reconcile(key);
+      } finally {
+        end();
+        metrics.queueDepth.set(runs.depth);
+      }
+    });
     return {
-      runs: new Informer<DagRunResource>({ kc: this.kc, path: path('dagruns'), list: listCustom<DagRunResource>('dagruns'), log }),
-      dags: new Informer<DagResource>({ kc: this.kc, path: path('dags'), list: listCustom<DagResource>('dags'), log }),
-      queues: new Informer<DagQueueResource>({ kc: this.kc, path: path('dagqueues'), list: listCustom<DagQueueResource>('dagqueues'), log }),
-      pods: new Informer<V1Pod>({
-        kc: this.kc,
-        path: namespace === undefined ? '/api/v1/pods' : `/api/v1/namespaces/${namespace}/pods`,
-        list: () => (namespace === undefined ? core.listPodForAllNamespaces({ labelSelector: LABELS.run }) : core.listNamespacedPod({ namespace, labelSelector: LABELS.run })),
-        labelSelector: LABELS.run,
-        log,
+      runs,
+      archive: queue('archive', config.workers, async (key) => {
+        await this.controllers?.archiver.reconcile(key);
+        return undefined;
       }),
+      retention: queue('retention', 2, (key) => this.controllers?.retention.reconcile(key) ?? Promise.resolve(undefined)),
+      dags: queue('dags', 2, (key) => this.controllers?.dags.reconcile(key) ?? Promise.resolve(undefined)),
     };
   }
 
-  /** Only a run that freed its slot or entered its queue can change what its queue decides. */
-  private onStatusWritten(run: DagRunResource): void {
-    if (run.status?.finishedAt !== undefined || run.status?.status === RunStatus.Queued) this.admission?.onRun(run);
+  /** One handler per informer: which keys a change touches. */
+  private route(informers: OperatorInformers, controllers: Controllers, queues: Queues): void {
+    const { runs, pods, dags } = informers;
+    const enqueueRun = (run: DagRunResource): void => {
+      // A run let out of its queue has 10 s to start: it goes ahead of any backlog.
+      if (handedOff(run)) queues.runs.addFirst(runKey(run));
+      else queues.runs.add(runKey(run));
+    };
+    // Pods and child runs stand for a step of the DAGRun that controls them: their changes are its.
+    const enqueueOwner = (object: V1Pod | DagRunResource): void => {
+      const owner = object.metadata?.ownerReferences?.find((o) => o.kind === 'DAGRun' && o.controller === true);
+      if (owner !== undefined) queues.runs.add(`${object.metadata?.namespace ?? ''}/${owner.name}`);
+    };
+    runs.on((event, run) => {
+      if (!this.watched(run.metadata?.namespace)) return;
+      enqueueRun(run);
+      enqueueOwner(run);
+      controllers.admission.onRun(run);
+      // A run's status moved on: Pods of attempts now over may go (the archiver decides).
+      for (const pod of controllers.gatherer.podsOf(run)) if (podEnded(pod)) queues.archive.add(runKey(pod));
+      if (event === 'delete' || isFinished(run)) {
+        queues.retention.add(runKey(run));
+        controllers.secrets.forget(run.metadata?.uid ?? '');
+      }
+      // A DAG's status shows its latest run; a burst of run changes makes one write, not many.
+      if (run.spec.dagRef !== undefined) queues.dags.addAfter(`${run.metadata?.namespace ?? ''}/${run.spec.dagRef.name}`, DAG_STATUS_COALESCE_MS);
+    });
+    pods.on((_event, pod) => {
+      if (!this.watched(pod.metadata?.namespace)) return;
+      enqueueOwner(pod);
+      if (podEnded(pod) && ownerRunName(pod) !== undefined) queues.archive.add(runKey(pod));
+    });
+    // DAG edits start nothing: a run's definition is frozen. Runs waiting for their DAG retry.
+    dags.on((_event, dag: DagResource) => {
+      if (!this.watched(dag.metadata?.namespace)) return;
+      queues.dags.add(runKey(dag));
+      for (const run of runs.list(dag.metadata?.namespace)) if (run.spec.snapshot === undefined) enqueueRun(run);
+    });
+    informers.queues.on((_event, queue) => {
+      if (this.watched(queue.metadata?.namespace)) controllers.admission.onQueue(queue);
+    });
+    this.enqueueAll = () => {
+      for (const run of runs.list()) if (this.watched(run.metadata?.namespace)) enqueueRun(run);
+    };
   }
 
-  /** The admission loop, told of every run and DAGQueue change in the watched namespaces. */
-  private admissionFor(custom: CustomObjectsApi, runs: Informer<DagRunResource>, queues: Informer<DagQueueResource>, onHandOff: (run: DagRunResource) => void): AdmissionLoop {
-    const admission = new AdmissionLoop({ custom, runs, queues, clock: this.options.clock ?? systemClock, log: this.options.log, onHandOff });
-    runs.on((_event, run) => {
-      if (this.watched(run.metadata?.namespace)) admission.onRun(run);
-    });
-    queues.on((_event, queue) => {
-      if (this.watched(queue.metadata?.namespace)) admission.onQueue(queue);
-    });
-    return admission;
-  }
+  private enqueueAll: () => void = () => undefined;
 
-  private dagQueueFor(custom: CustomObjectsApi, dags: Informer<DagResource>, runs: Informer<DagRunResource>): WorkQueue {
-    const reconciler = new DagReconciler({
-      custom,
-      dags,
-      runs,
-      clock: this.options.clock ?? systemClock,
-      zone: this.options.config.scheduleZone,
-      onWrite: () => {
-        this.metrics.apiWrites.inc({ verb: 'update' });
-      },
-    });
-    this.dagQueue = new WorkQueue({
-      concurrency: 2,
-      worker: (key) => reconciler.reconcile(key),
-      onError: (key, error) => {
-        this.options.log(`reconcile DAG ${key}: ${(error as Error).message}`);
-      },
-    });
-    return this.dagQueue;
-  }
-
-  private async lead(informers: { runs: Informer<DagRunResource>; dags: Informer<DagResource>; pods: Informer<V1Pod>; queues: Informer<DagQueueResource> }, enqueueRun: (run: DagRunResource) => void): Promise<void> {
-    const { runs, dags, pods, queues } = informers;
+  private async lead(): Promise<void> {
+    const { informers, controllers } = this;
+    if (informers === undefined || controllers === undefined) return;
+    const { log, config } = this.options;
     // Pods and DAGs first: a run reconciled before its Pods are known could start a step twice.
     const started = async (name: string, informer: { start(): Promise<void> }): Promise<void> => {
       await informer.start();
-      this.options.log(`informer ${name} synced`);
+      log.info({ informer: name }, `informer ${name} synced`);
     };
-    await Promise.all([started('pods', pods), started('dags', dags), started('queues', queues)]);
-    await started('runs', runs);
+    await Promise.all([started('pods', informers.pods), started('dags', informers.dags), started('queues', informers.queues)]);
+    await started('runs', informers.runs);
     this.resync = setInterval(() => {
-      runs.list().forEach(enqueueRun);
-    }, 30_000);
+      this.enqueueAll();
+    }, RESYNC_MS);
     this.resync.unref();
-    const { config, log } = this.options;
-    this.scheduler = new Scheduler({ custom: this.kc.makeApiClient(CustomObjectsApi), dags, runs, clock: this.options.clock ?? systemClock, zone: config.scheduleZone, watched: this.watched, log });
+    this.scheduler = new Scheduler({ runClient: controllers.kube.runs, dags: informers.dags, runs: informers.runs, clock: this.clock, zone: config.scheduleZone, watched: (namespace) => this.watched(namespace), log });
     this.scheduler.start();
-    this.admission?.start();
-  }
-
-  /**
-   * The internal endpoint: health, metrics, and step logs as the contract's chunks for the API
-   * server (`/logs/{namespace}/{dag}/{runId}/{step}/{attempt}?stream=&tail=&head=&offset=&limit=`),
-   * archived ones from the store, running ones live from their Pod.
-   */
-  private async serve(store: DirectoryLogStore, core: CoreV1Api): Promise<void> {
-    this.server = createServer((req, res) => {
-      void this.handle(req.url ?? '/', store, core).then(
-        ({ status, type, body }) => res.writeHead(status, { 'content-type': type }).end(body),
-        (error: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end((error as Error).message),
-      );
-    });
-    const server = this.server;
-    await new Promise<void>((resolve) => server.listen(this.options.config.httpPort, resolve));
-  }
-
-  private async handle(rawUrl: string, store: DirectoryLogStore, core: CoreV1Api): Promise<{ status: number; type: string; body: string }> {
-    const url = new URL(rawUrl, 'http://operator');
-    const text = (status: number, body: string): { status: number; type: string; body: string } => ({ status, type: 'text/plain', body });
-    if (url.pathname === '/healthz') return text(200, 'ok\n');
-    if (url.pathname === '/readyz') return this.elector?.isLeader() === true ? text(200, 'leader\n') : text(503, 'standby\n');
-    if (url.pathname === '/metrics') return { status: 200, type: this.metrics.registry.contentType, body: await this.metrics.registry.metrics() };
-    const match = /^\/logs\/([^/]+)\/([^/]+)\/([^/]+)\/([^/]+)\/(\d+)$/.exec(url.pathname);
-    if (match === null) return text(404, 'not found\n');
-    const [namespace = '', dagName = '', dagRunId = '', step = '', attempt = '0'] = match.slice(1).map(decodeURIComponent);
-    const stream = url.searchParams.get('stream') === 'stderr' ? 'stderr' : 'stdout';
-    const ref = { namespace, dagName, dagRunId, step, attempt: Number(attempt) };
-    // The store again after a live read: the Pod may have been archived and its log removed by
-    // its node between the two, which leaves the live read empty.
-    const log = (await store.read(ref, stream)) ?? (await liveLog(core, ref, stream).then(async (live) => (await store.read(ref, stream)) ?? live));
-    if (log === undefined) return { status: 404, type: 'application/json', body: JSON.stringify({ code: 'not_found', message: 'no log for this step attempt' }) };
-    const number = (name: string): number | undefined => (url.searchParams.has(name) ? Number(url.searchParams.get(name)) : undefined);
-    const chunk = logChunk(log, { tail: number('tail'), head: number('head'), offset: number('offset'), limit: number('limit') });
-    return { status: 200, type: 'application/json', body: JSON.stringify(chunk) };
+    controllers.admission.start();
   }
 
   /** Graceful shutdown: stop taking work, finish what is running, release the Lease. */
@@ -263,11 +227,10 @@ export class Operator {
     this.stopping = true;
     clearInterval(this.resync);
     this.scheduler?.stop();
-    await this.admission?.stop();
-    await this.queue?.shutdown();
-    await this.dagQueue?.shutdown();
-    for (const informer of this.informers) await informer.stop();
+    await this.controllers?.admission.stop();
+    for (const queue of Object.values(this.queues ?? {}) as WorkQueue[]) await queue.shutdown();
+    for (const informer of Object.values(this.informers ?? {}) as { stop(): Promise<void> }[]) await informer.stop();
     await this.elector?.stop();
-    this.server?.close();
+    await this.server?.close();
   }
 }

@@ -73,12 +73,15 @@ export class Informer<T extends KubernetesObject> {
   /**
    * A write of this process succeeded and answered `object`: until the cache holds something
    * other than `replaced` (the version the write was made on), `get` and `list` show `object`.
-   * The watch's event for the write, or any later one, ends it; nothing is emitted here.
+   * The watch's event for the write, or any later one, ends it. Handlers hear of the write
+   * now, as an update, and not again when the watch brings that same version: every change
+   * reaches them once, whether this process made it or another did.
    */
   assume(object: T, replaced: string | undefined): void {
     const id = key(object.metadata?.namespace, object.metadata?.name);
     if (this.objects.get(id)?.metadata?.resourceVersion !== replaced) return;
     this.assumed.set(id, { replaced, object: deepFreeze(object) });
+    this.emit('update', object);
   }
 
   private shown(id: string, cached: T | undefined): T | undefined {
@@ -127,9 +130,10 @@ export class Informer<T extends KubernetesObject> {
   private store(object: T): void {
     const id = key(object.metadata?.namespace, object.metadata?.name);
     const before = this.objects.get(id);
+    const announced = this.assumed.get(id)?.object.metadata?.resourceVersion === object.metadata?.resourceVersion;
     this.objects.set(id, deepFreeze(object));
     this.shown(id, object);
-    this.emit(before === undefined ? 'add' : 'update', object);
+    if (!announced) this.emit(before === undefined ? 'add' : 'update', object);
   }
 
   /** A full list replaces the cache: what vanished is reported deleted. */

@@ -3,19 +3,19 @@
  * the API see whether it is valid, its schedule, its next start and its latest run.
  * Suspension is the `kubedag.io/suspended` annotation (the API sets it), mirrored here.
  */
-import type { CustomObjectsApi } from '@kubernetes/client-node';
 import { formatIssue, nextStart } from '../../core/dag/index.ts';
 import { loadDagSpec } from '../../core/resources/dag.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import { type Clock } from '../../core/kube/time.ts';
-import { statusCode } from '../../core/kube/errors.ts';
-import { ANNOTATIONS, GROUP, VERSION } from '../../core/resources/constants.ts';
+import type { ResourceClient } from '../../core/kube/client.ts';
+import { ignoreConflict } from '../../core/kube/errors.ts';
+import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import type { DagStatus } from '../../core/resources/schemas.ts';
 import type { DagResource, DagRunResource } from '../../core/resources/types.ts';
 import { sameContent } from '../../core/kube/equal.ts';
 
 export interface DagReconcilerDeps {
-  readonly custom: CustomObjectsApi;
+  readonly dagClient: ResourceClient<DagResource>;
   readonly dags: Informer<DagResource>;
   readonly runs: Informer<DagRunResource>;
   readonly clock: Clock;
@@ -89,13 +89,9 @@ export class DagReconciler {
     const now = this.deps.clock.now();
     const status = dagStatus(dag, this.deps.runs.list(namespace), now, this.deps.zone);
     if (!sameContent(status, dag.status ?? {})) {
-      try {
-        await this.deps.custom.replaceNamespacedCustomObjectStatus({ group: GROUP, version: VERSION, namespace, plural: 'dags', name, body: { ...dag, status } });
-        this.deps.onWrite?.();
-      } catch (error) {
-        if (statusCode(error) !== 409) throw error;
-        return { requeueAfterMs: 0 };
-      }
+      const written = await ignoreConflict(this.deps.dagClient.replaceStatus({ ...dag, status }));
+      if (written === undefined) return { requeueAfterMs: 0 };
+      this.deps.onWrite?.();
     }
     // The next start moves on by itself: look again when it has passed.
     return status.nextRun === undefined ? undefined : { requeueAfterMs: Math.max(1000, Date.parse(status.nextRun) - now.getTime() + 1000) };

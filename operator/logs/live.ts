@@ -5,7 +5,7 @@
  */
 import type { CoreV1Api } from '@kubernetes/client-node';
 import { maskSecrets } from '../../core/logs/mask.ts';
-import { statusCode } from '../../core/kube/errors.ts';
+import { isNotFound, statusCode } from '../../core/kube/errors.ts';
 import { LABELS } from '../../core/resources/constants.ts';
 import { labelValue } from '../../core/resources/names.ts';
 import { demux } from '../run/pod.ts';
@@ -23,7 +23,7 @@ export async function liveLog(core: CoreV1Api, ref: LogRef, stream: Stream): Pro
     log = await core.readNamespacedPodLog({ name, namespace: ref.namespace, container: 'step' });
   } catch (error) {
     // Not started yet, or gone between the list and the read: nothing to show.
-    if (statusCode(error) === 400 || statusCode(error) === 404) return undefined;
+    if (statusCode(error) === 400 || isNotFound(error)) return undefined;
     throw error;
   }
   const runName = pod.metadata?.ownerReferences?.find((o) => o.kind === 'DAGRun')?.name;

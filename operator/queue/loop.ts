@@ -3,25 +3,23 @@
  * (namespace/queue name) on a work queue, so one queue is decided at a time; triggered by
  * run and DAGQueue events and a periodic sweep. Only the leader runs it.
  */
-import type { CustomObjectsApi } from '@kubernetes/client-node';
 import type { Informer } from '../../core/kube/informer.ts';
 import { WorkQueue } from '../../core/kube/queue.ts';
 import { type Clock } from '../../core/kube/time.ts';
-import { statusCode } from '../../core/kube/errors.ts';
-import { GROUP, VERSION } from '../../core/resources/constants.ts';
+import type { ResourceClient } from '../../core/kube/client.ts';
+import { ignoreConflict, ignoreNotFound } from '../../core/kube/errors.ts';
+import { errorMessage, type Logger } from '../../core/log.ts';
 import { RunStatus, runStatusLabel } from '../../core/resources/status.ts';
 import type { DagQueueResource, DagRunResource } from '../../core/resources/types.ts';
 import { queueName } from '../../core/resources/queue.ts';
 import { ACTIVATION_MS, dagCapacity, decideQueue } from '../run/admission.ts';
 
 export interface AdmissionDeps {
-  readonly custom: CustomObjectsApi;
+  readonly runClient: ResourceClient<DagRunResource>;
   readonly runs: Informer<DagRunResource>;
   readonly queues: Informer<DagQueueResource>;
   readonly clock: Clock;
-  readonly log: (message: string) => void;
-  /** A run let out, as written (and already shown by `runs`): the run reconciler may start it now. */
-  readonly onHandOff?: (run: DagRunResource) => void;
+  readonly log: Logger;
 }
 
 /** How often every queue is looked at even without events (timeouts, missed events). */
@@ -40,7 +38,7 @@ export class AdmissionLoop {
       concurrency: 4,
       worker: (key) => this.decide(key),
       onError: (key, error) => {
-        deps.log(`admission ${key}: ${(error as Error).message}`);
+        deps.log.error({ queue: key, err: errorMessage(error) }, 'admission decision failed');
       },
     });
   }
@@ -79,9 +77,7 @@ export class AdmissionLoop {
     const custom = this.deps.queues.get(namespace, name);
     const capacity = custom?.spec.maxConcurrency ?? dagCapacity(members);
     const now = this.deps.clock.now();
-    // Nothing is pending between two decisions of a queue (they never overlap): every hand-off
-    // written is shown by the cache at once (Informer.assume), and a refused one changed nothing.
-    const decision = decideQueue(members, capacity, now, new Set(), this.leadingSince);
+    const decision = decideQueue(members, capacity, now, this.leadingSince);
     for (const run of decision.expire) await this.giveUp(run, now);
     // Several slots freed at once are handed off side by side, not one write after another.
     await Promise.all(decision.admit.map((run) => this.letOut(run, now)));
@@ -92,14 +88,15 @@ export class AdmissionLoop {
   /** The hand-off: status without a number, so the run reconciler starts the run. */
   private async letOut(run: DagRunResource, now: Date): Promise<void> {
     const status = { queuedAt: run.status?.queuedAt ?? now.toISOString(), handedOffAt: now.toISOString() };
-    const written = await this.write(run, status);
-    if (written !== undefined) this.deps.onHandOff?.(written);
+    // The written run is assumed into the cache, whose handlers put it at the front of the
+    // run work queue (a run let out has 10 s to start).
+    await this.write(run, status);
   }
 
   private async giveUp(run: DagRunResource, now: Date): Promise<void> {
     const error = `not started within ${String(ACTIVATION_MS / 1000)} s of leaving its queue`;
     await this.write(run, { ...run.status, status: RunStatus.Canceled, statusLabel: runStatusLabel(RunStatus.Canceled), finishedAt: now.toISOString(), error });
-    this.deps.log(`admission: gave up ${run.metadata?.namespace ?? ''}/${run.metadata?.name ?? ''}: ${error}`);
+    this.deps.log.warn({ run: `${run.metadata?.namespace ?? ''}/${run.metadata?.name ?? ''}`, reason: error }, 'admission gave up on a run');
   }
 
   /**
@@ -108,13 +105,8 @@ export class AdmissionLoop {
    * counts it without waiting for its watch event.
    */
   private async write(run: DagRunResource, status: Record<string, unknown>): Promise<DagRunResource | undefined> {
-    try {
-      const written = (await this.deps.custom.replaceNamespacedCustomObjectStatus({ group: GROUP, version: VERSION, namespace: run.metadata?.namespace ?? '', plural: 'dagruns', name: run.metadata?.name ?? '', body: { ...run, status } })) as DagRunResource;
-      this.deps.runs.assume(written, run.metadata?.resourceVersion);
-      return written;
-    } catch (error) {
-      if (statusCode(error) === 409 || statusCode(error) === 404) return undefined;
-      throw error;
-    }
+    const written = await ignoreNotFound(ignoreConflict(this.deps.runClient.replaceStatus({ ...run, status })));
+    if (written !== undefined) this.deps.runs.assume(written, run.metadata?.resourceVersion);
+    return written;
   }
 }

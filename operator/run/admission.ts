@@ -57,17 +57,17 @@ export interface QueueDecision {
 }
 
 /**
- * One queue's decision: as many of its oldest waiting runs as fit beside the running ones
- * (counting those let out whose start the cache does not show yet as `pending`). Pure.
+ * One queue's decision: as many of its oldest waiting runs as fit beside the running ones.
+ * Nothing is pending between two decisions of a queue (they never overlap, and every hand-off
+ * written is shown by the cache at once through Informer.assume), so none is counted. Pure.
  * A hand-off's 10 s count from `leadingSince` at the earliest: runs let out by a leader that
  * died before starting them are started by its successor, not discarded for the failover.
  */
-export function decideQueue(members: readonly DagRunResource[], capacity: number, now: Date, pending: ReadonlySet<string> = new Set(), leadingSince = new Date(0)): QueueDecision {
+export function decideQueue(members: readonly DagRunResource[], capacity: number, now: Date, leadingSince = new Date(0)): QueueDecision {
   const roots = members.filter((r) => r.spec.parent === undefined);
   const expire = roots.filter((r) => handedOff(r) && now.getTime() - Math.max(Date.parse(r.status?.handedOffAt ?? ''), leadingSince.getTime()) > ACTIVATION_MS);
-  const line = roots.filter((r) => waiting(r) && !pending.has(r.metadata?.name ?? '')).sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+  const line = roots.filter(waiting).sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
   const running = roots.filter((r) => runningNow(r) && !expire.includes(r)).length;
-  const pendingCount = roots.filter((r) => waiting(r) && pending.has(r.metadata?.name ?? '')).length;
-  const room = Math.max(0, Math.max(1, capacity) - running - pendingCount);
+  const room = Math.max(0, Math.max(1, capacity) - running);
   return { admit: line.slice(0, room), expire };
 }

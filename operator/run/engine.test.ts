@@ -1,33 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { loadDag, type Dag } from '../../core/dag/index.ts';
+import { load } from 'js-yaml';
+import { stepPodName } from '../../core/resources/names.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
 import type { AttemptReport } from './attempt.ts';
+import { runDefinition, type RunDefinition } from './definition.ts';
 import { decide, type Decision, type ObservedPod, type RunInput } from './engine.ts';
 
 /** What each step attempt reports, by step name; a list gives one report per attempt. */
 type Script = Record<string, Partial<AttemptReport> | Partial<AttemptReport>[]>;
 
-function dagOf(yaml: string): Dag {
-  const load = loadDag(yaml, { fileName: 'scenario' });
-  expect(load.errors).toEqual([]);
-  return load.dag;
+const RUN = { name: 'scenario-1', dagRunId: 'r1' };
+
+/** The Pod name the engine gives an attempt of the scenario run. */
+const pod = (step: string, attempt: number): string => stepPodName(RUN.name, step, attempt);
+
+function dagOf(yaml: string): RunDefinition {
+  const definition = runDefinition(load(yaml) as Record<string, unknown>, 'scenario', undefined);
+  expect(definition.rejection).toBeUndefined();
+  return definition;
 }
 
-function input(dag: Dag, status: DagRunStatus, pods: ObservedPod[], now: Date, extra: Partial<RunInput> = {}): RunInput {
-  return {
-    dag,
-    status,
-    stop: false,
-    pods,
-    expected: new Set(),
-    now,
-    params: '',
-    maxRunningPods: 0,
-    podName: (step, attempt) => `pod-${step}-${String(attempt)}`,
-    resolveCount: (v) => (typeof v === 'number' ? v : Number(v)),
-    preconditionMet: (c) => (c.expected === undefined ? undefined : c.condition === c.expected),
-    ...extra,
-  };
+function input(definition: RunDefinition, status: DagRunStatus, pods: ObservedPod[], now: Date, extra: Partial<RunInput> = {}): RunInput {
+  return { definition, run: RUN, status, stop: false, pods, expected: new Set(), now, maxRunningPods: 0, ...extra };
 }
 
 interface Simulation {
@@ -207,30 +201,30 @@ describe('run engine details', () => {
   it('adopts a Pod created before a crash instead of creating another', () => {
     const dag = dagOf('steps: [echo]');
     const first = decide(input(dag, {}, [], new Date()));
-    expect(first.launch.map((l) => l.pod)).toEqual(['pod-cmd_1-0']);
+    expect(first.launch.map((l) => l.pod)).toEqual([pod('cmd_1', 0)]);
     // The status write was lost; the Pod exists.
-    const again = decide(input(dag, { ...first.status, nodes: [] }, [{ name: 'pod-cmd_1-0', step: 'cmd_1', attempt: 0, phase: 'Running', deleting: false }], new Date()));
+    const again = decide(input(dag, { ...first.status, nodes: [] }, [{ name: pod('cmd_1', 0), step: 'cmd_1', attempt: 0, phase: 'Running', deleting: false }], new Date()));
     expect(again.launch).toEqual([]);
-    expect(again.status.nodes?.[0]).toMatchObject({ statusLabel: 'running', pod: 'pod-cmd_1-0' });
+    expect(again.status.nodes?.[0]).toMatchObject({ statusLabel: 'running', pod: pod('cmd_1', 0) });
   });
 
   it('fails a step whose Pod vanished, but waits for one it has just created', () => {
     const dag = dagOf('steps: [echo]');
     const first = decide(input(dag, {}, [], new Date()));
-    expect(decide(input(dag, first.status, [], new Date(), { expected: new Set(['pod-cmd_1-0']) })).status.nodes?.[0]?.statusLabel).toBe('running');
+    expect(decide(input(dag, first.status, [], new Date(), { expected: new Set([pod('cmd_1', 0)]) })).status.nodes?.[0]?.statusLabel).toBe('running');
     expect(decide(input(dag, first.status, [], new Date())).status.nodes?.[0]).toMatchObject({ statusLabel: 'failed', error: 'the Pod of attempt 0 disappeared' });
   });
 
   it('stops running Pods on a stop request, then ends canceled after the cancel handler', () => {
     const dag = dagOf('maxCleanUpTimeSec: 7\nsteps: [sleep 100, echo]\nhandlerOn: {cancel: {command: c}}');
     const first = decide(input(dag, {}, [], new Date()));
-    const running: ObservedPod = { name: 'pod-cmd_1-0', step: 'cmd_1', attempt: 0, phase: 'Running', deleting: false };
+    const running: ObservedPod = { name: pod('cmd_1', 0), step: 'cmd_1', attempt: 0, phase: 'Running', deleting: false };
     const stopping = decide(input(dag, first.status, [running], new Date(), { stop: true }));
-    expect(stopping.stop).toEqual([{ pod: 'pod-cmd_1-0', graceSeconds: 7 }]);
+    expect(stopping.stop).toEqual([{ pod: pod('cmd_1', 0) }]);
     const killed: ObservedPod = { ...running, phase: 'Failed', deleting: true, report: { exitCode: 143, preconditionUnmet: false } };
     const handling = decide(input(dag, stopping.status, [killed], new Date(), { stop: true }));
     expect(handling.launch.map((l) => l.handler)).toEqual(['cancel']);
-    const handler: ObservedPod = { name: 'pod-onCancel-0', step: 'onCancel', attempt: 0, phase: 'Succeeded', deleting: false, report: { exitCode: 0, preconditionUnmet: false } };
+    const handler: ObservedPod = { name: pod('onCancel', 0), step: 'onCancel', attempt: 0, phase: 'Succeeded', deleting: false, report: { exitCode: 0, preconditionUnmet: false } };
     const done = decide(input(dag, handling.status, [killed, handler], new Date(), { stop: true }));
     expect(done.status.statusLabel).toBe('canceled');
     expect(done.status.onCancel?.statusLabel).toBe('succeeded');
@@ -242,9 +236,9 @@ describe('run engine details', () => {
     const t0 = new Date('2026-01-01T00:00:00Z');
     const first = decide(input(dag, {}, [], t0));
     expect(first.requeueAfterMs).toBe(60_000);
-    const running: ObservedPod = { name: 'pod-cmd_1-0', step: 'cmd_1', attempt: 0, phase: 'Running', deleting: false };
+    const running: ObservedPod = { name: pod('cmd_1', 0), step: 'cmd_1', attempt: 0, phase: 'Running', deleting: false };
     const late = decide(input(dag, first.status, [running], new Date(t0.getTime() + 61_000)));
-    expect(late.stop.map((s) => s.pod)).toEqual(['pod-cmd_1-0']);
+    expect(late.stop.map((s) => s.pod)).toEqual([pod('cmd_1', 0)]);
     const ended = decide(input(dag, late.status, [{ ...running, phase: 'Failed', report: { exitCode: 137, preconditionUnmet: false } }], new Date(t0.getTime() + 62_000)));
     expect([ended.status.statusLabel, ended.status.error]).toEqual(['failed', 'run timed out after 60 s']);
     expect(states(ended.status)).toEqual({ cmd_1: 'canceled', cmd_2: 'canceled' });
@@ -254,9 +248,9 @@ describe('run engine details', () => {
     const dag = dagOf('steps:\n  - {name: a, command: sleep 9, timeoutSec: 5, retryPolicy: {limit: 3, intervalSec: 1}}');
     const t0 = new Date('2026-01-01T00:00:00Z');
     const first = decide(input(dag, {}, [], t0));
-    const running: ObservedPod = { name: 'pod-a-0', step: 'a', attempt: 0, phase: 'Running', deleting: false };
+    const running: ObservedPod = { name: pod('a', 0), step: 'a', attempt: 0, phase: 'Running', deleting: false };
     const late = decide(input(dag, first.status, [running], new Date(t0.getTime() + 6000)));
-    expect(late.stop.map((s) => s.pod)).toEqual(['pod-a-0']);
+    expect(late.stop.map((s) => s.pod)).toEqual([pod('a', 0)]);
     const ended = decide(input(dag, late.status, [{ ...running, phase: 'Failed', report: { exitCode: 143, preconditionUnmet: false } }], new Date(t0.getTime() + 7000)));
     expect(ended.status.nodes?.[0]).toMatchObject({ statusLabel: 'failed', exitCode: 124 });
     expect(ended.status.statusLabel).toBe('failed');
@@ -269,7 +263,7 @@ describe('run engine details', () => {
   });
 
   it('rejects a run it cannot start with a clear error', () => {
-    const decision = decide(input(dagOf('steps: [echo]'), {}, [], new Date(), { rejection: 'ssh steps are not supported yet' }));
+    const decision = decide(input({ ...dagOf('steps: [echo]'), rejection: 'ssh steps are not supported yet' }, {}, [], new Date()));
     expect(decision.status).toMatchObject({ statusLabel: 'failed', error: 'ssh steps are not supported yet', endReason: 'rejected' });
     expect(decision.launch).toEqual([]);
   });
@@ -278,7 +272,7 @@ describe('run engine details', () => {
     const dag = dagOf('steps: [echo a, echo b]');
     const now = new Date();
     const first = decide(input(dag, {}, [], now));
-    expect(decide(input(dag, first.status, [], now, { expected: new Set(['pod-cmd_1-0']) })).launch).toEqual([]);
+    expect(decide(input(dag, first.status, [], now, { expected: new Set([pod('cmd_1', 0)]) })).launch).toEqual([]);
   });
 });
 

@@ -50,3 +50,9 @@ export function isFinished(run: DagRunResource): boolean {
   return FINISHED.has(run.status?.status ?? -1) && run.status?.finishedAt !== undefined;
 }
 
+
+/** A filter for the objects (step Pods, child runs) a run owns. */
+export function ownedBy(run: DagRunResource): (object: { readonly metadata?: { readonly ownerReferences?: readonly { readonly uid: string }[] } }) => boolean {
+  const uid = run.metadata?.uid;
+  return (object) => object.metadata?.ownerReferences?.some((o) => o.uid === uid) === true;
+}

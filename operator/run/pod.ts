@@ -10,14 +10,8 @@ import type { Condition, Dag, EnvVar, HandlerEvent, Step } from '../../core/dag/
 import { ANNOTATIONS, API_VERSION, LABELS } from '../../core/resources/constants.ts';
 import { labelValue } from '../../core/resources/names.ts';
 import { MAX_ENV_VALUE_BYTES } from './outputs.ts';
+import type { RunRef } from './ref.ts';
 
-export interface RunRef {
-  readonly name: string;
-  readonly namespace: string;
-  readonly uid: string;
-  readonly dagName: string;
-  readonly dagRunId: string;
-}
 
 export interface PodRequest {
   readonly run: RunRef;

@@ -112,3 +112,9 @@ export function parsePrepared(stdout: string, dag: Dag, params: readonly ParamDe
 export function withoutSecrets(stdout: string): string {
   return stdout.replace(/^S(\d+)=.*$/gm, 'S$1=');
 }
+
+/** What the status keeps of the prepare step's report: everything but the secrets. */
+export function statusPrepared(stdout: string, definition: { readonly dag: Dag; readonly params: readonly ParamDef[] }): Prepared {
+  const { secrets: _secrets, ...prepared } = parsePrepared(stdout, definition.dag, definition.params);
+  return prepared;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { retentionExpired } from './retention.ts';
+import { retentionDue, retentionExpired } from './retention.ts';
 
 describe('retentionExpired', () => {
   const now = new Date('2026-03-31T12:00:00Z');
@@ -11,5 +11,16 @@ describe('retentionExpired', () => {
   ];
   it.each(cases)('$name', ({ finishedAt, days, want }) => {
     expect(retentionExpired(finishedAt, days, now)).toBe(want);
+  });
+});
+
+describe('retentionDue', () => {
+  const cases = [
+    { name: 'a run is due its retention days after it finished', finishedAt: '2026-03-01T12:00:00Z', days: 30, want: Date.parse('2026-03-31T12:00:00Z') },
+    { name: 'a run that has not finished is never due', finishedAt: undefined, days: 1, want: undefined },
+    { name: 'no retention set means never due', finishedAt: '2020-01-01T00:00:00Z', days: 0, want: undefined },
+  ];
+  it.each(cases)('$name', ({ finishedAt, days, want }) => {
+    expect(retentionDue(finishedAt, days)).toBe(want);
   });
 });

@@ -4,27 +4,28 @@
  * Missed minutes are not caught up (behaviour-notes 7). Scheduled run ids come from the DAG
  * and the minute, so a tick evaluated twice (a restart, a new leader) creates one run.
  */
-import { PatchStrategy, setHeaderOptions, type CustomObjectsApi } from '@kubernetes/client-node';
 import type { DagLoad } from '../../core/dag/index.ts';
 import { loadDagSpec } from '../../core/resources/dag.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import { type Clock } from '../../core/kube/time.ts';
-import { statusCode } from '../../core/kube/errors.ts';
-import { ANNOTATIONS, GROUP, LABELS, VERSION } from '../../core/resources/constants.ts';
+import type { ResourceClient } from '../../core/kube/client.ts';
+import { ignoreAlreadyExists } from '../../core/kube/errors.ts';
+import { errorMessage, type Logger } from '../../core/log.ts';
+import { ANNOTATIONS, LABELS } from '../../core/resources/constants.ts';
 import { dagRunResourceName, labelValue } from '../../core/resources/names.ts';
 import { isActiveRun } from '../../core/resources/queue.ts';
 import type { DagResource, DagRunResource } from '../../core/resources/types.ts';
 import { minuteOf, restartPromises, tickActions, type RestartPromise, type TickAction } from './ticks.ts';
 
 export interface SchedulerDeps {
-  readonly custom: CustomObjectsApi;
+  readonly runClient: ResourceClient<DagRunResource>;
   readonly dags: Informer<DagResource>;
   readonly runs: Informer<DagRunResource>;
   readonly clock: Clock;
   /** Zone of expressions without CRON_TZ. */
   readonly zone: string;
   readonly watched: (namespace: string | undefined) => boolean;
-  readonly log: (message: string) => void;
+  readonly log: Logger;
 }
 
 interface Target {
@@ -33,7 +34,7 @@ interface Target {
   readonly load: DagLoad;
 }
 
-const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
 const loads = new WeakMap<DagResource, DagLoad>();
 
 function loadOf(dag: DagResource): DagLoad {
@@ -78,7 +79,7 @@ export class Scheduler {
     if (minute.getTime() > this.last) {
       this.last = minute.getTime();
       await this.tick(minute).catch((error: unknown) => {
-        this.deps.log(`scheduler at ${minute.toISOString()}: ${(error as Error).message}`);
+        this.deps.log.error({ minute: minute.toISOString(), err: errorMessage(error) }, 'scheduler tick failed');
       });
     }
     if (this.stopped) return;
@@ -99,7 +100,7 @@ export class Scheduler {
         try {
           await this.tickDag(dag, minute);
         } catch (error) {
-          this.deps.log(`scheduler: DAG ${dag.metadata?.namespace ?? ''}/${dag.metadata?.name ?? ''}: ${(error as Error).message}`);
+          this.deps.log.error({ dag: `${dag.metadata?.namespace ?? ''}/${dag.metadata?.name ?? ''}`, err: errorMessage(error) }, 'scheduler could not act on a DAG');
         }
       }),
     );
@@ -129,7 +130,7 @@ export class Scheduler {
         // One write stops the run and records the promise of its successor (restartPromises in ticks.ts).
         const at = new Date(this.deps.clock.now().getTime() + action.waitSec * 1000).toISOString();
         await this.patchRun(namespace, action.run, { metadata: { annotations: { [ANNOTATIONS.restartRunId]: action.dagRunId, [ANNOTATIONS.restartAt]: at } }, spec: { stop: true } });
-        this.deps.log(`scheduler: stopped ${namespace}/${action.run} (restart tick; ${action.dagRunId} at ${at})`);
+        this.deps.log.info({ run: `${namespace}/${action.run}`, restartRunId: action.dagRunId, restartAt: at }, 'scheduler stopped a run for a restart tick');
         const previous = runs.find((r) => r.metadata?.name === action.run);
         if (previous !== undefined) this.arm({ run: previous, dagRunId: action.dagRunId, at: new Date(at), kept: false });
         return;
@@ -147,17 +148,12 @@ export class Scheduler {
 
   private async createRun(namespace: string, dagName: string, dagRunId: string, spec: Record<string, unknown>): Promise<void> {
     const body = {
-      apiVersion: `${GROUP}/${VERSION}`,
-      kind: 'DAGRun',
       metadata: { name: dagRunResourceName(dagName, dagRunId), namespace, labels: { [LABELS.dag]: labelValue(dagName), [LABELS.runId]: labelValue(dagRunId) } },
       spec: { ...spec, dagName, dagRunId },
     };
-    try {
-      await this.deps.custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: 'dagruns', body });
-      this.deps.log(`scheduler: started ${namespace}/${dagName} run ${dagRunId} (${String(spec.trigger)}${spec.enqueue === true ? ', queued' : ''})`);
-    } catch (error) {
-      // The same tick evaluated before (a restart, another leader): the run exists already.
-      if (statusCode(error) !== 409) throw error;
+    // The same tick evaluated before (a restart, another leader) finds the run exists already.
+    if ((await ignoreAlreadyExists(this.deps.runClient.create(namespace, body as DagRunResource))) !== undefined) {
+      this.deps.log.info({ run: `${namespace}/${body.metadata.name}`, dag: dagName, dagRunId, trigger: String(spec.trigger), queued: spec.enqueue === true }, 'scheduler started a run');
     }
   }
 
@@ -172,7 +168,7 @@ export class Scheduler {
       const namespace = promise.run.metadata?.namespace ?? '';
       if (!promise.kept) this.arm(promise);
       else void this.clearPromise(namespace, promise.run).catch((error: unknown) => {
-        this.deps.log(`scheduler: clearing the restart promise on ${namespace}/${promise.run.metadata?.name ?? ''}: ${(error as Error).message}`);
+        this.deps.log.error({ run: `${namespace}/${promise.run.metadata?.name ?? ''}`, err: errorMessage(error) }, 'scheduler could not clear a restart promise');
       });
     }
   }
@@ -193,7 +189,7 @@ export class Scheduler {
       void this.createRun(namespace, previous.dagName ?? '', dagRunId, spec)
         .then(() => this.clearPromise(namespace, run))
         .catch((error: unknown) => {
-          this.deps.log(`scheduler: restart of ${key}: ${(error as Error).message}`);
+          this.deps.log.error({ run: key, err: errorMessage(error) }, 'scheduler restart failed');
         })
         .finally(() => this.restarts.delete(key));
     }, Math.max(0, at.getTime() - this.deps.clock.now().getTime()));
@@ -203,10 +199,10 @@ export class Scheduler {
 
   private async stopRun(namespace: string, name: string): Promise<void> {
     await this.patchRun(namespace, name, { spec: { stop: true } });
-    this.deps.log(`scheduler: stopped ${namespace}/${name} (stop tick)`);
+    this.deps.log.info({ run: `${namespace}/${name}` }, 'scheduler stopped a run for a stop tick');
   }
 
-  private async patchRun(namespace: string, name: string, body: object): Promise<void> {
-    await this.deps.custom.patchNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: 'dagruns', name, body }, mergePatch);
+  private async patchRun(namespace: string, name: string, body: Record<string, unknown>): Promise<void> {
+    await this.deps.runClient.mergePatch(namespace, name, body);
   }
 }

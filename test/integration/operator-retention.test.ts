@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseConfig } from '../../operator/config.ts';
 import { statusCode } from '../../core/kube/errors.ts';
 import { Operator } from '../../operator/operator.ts';
+import { silentLogger } from '../../core/log.ts';
 import { freePort } from '../cluster/processes.ts';
 import { finishedRun, getRun, givenDag, startOperator, whenRun, type RunningOperator } from './operator-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
@@ -58,7 +59,7 @@ describe('retention', () => {
 
     const twoDaysOn = { now: (): Date => new Date(Date.now() + 2 * 86_400_000) };
     const args = [`--kubeconfig=${inject('cluster').kubeconfig}`, `--namespaces=${ns}`, `--lease-namespace=${ns}`, `--log-dir=${logDir}`, `--http-port=${String(await freePort())}`];
-    inside = new Operator({ config: parseConfig(args, {}), clock: twoDaysOn, log: () => undefined });
+    inside = new Operator({ config: parseConfig(args, {}), clock: twoDaysOn, log: silentLogger });
     await inside.start();
     await waitFor('short-1 to be deleted', () => gone('short-1'), 30_000, 100);
     expect(existsSync(runDir('short', short.spec.dagRunId))).toBe(false);

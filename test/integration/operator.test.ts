@@ -1,11 +1,34 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { V1Pod } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { kubedagClients } from '../../core/kube/client.ts';
+import { ignoreNotFound } from '../../core/kube/errors.ts';
+import { stepPodName } from '../../core/resources/names.ts';
+import { readLedger } from '../cluster/node-agent/ledger.ts';
 import { clients, createNamespace, deleteNamespace, kubectl, waitFor } from './support.ts';
 import { askRetry, finishedRun, getRun, givenDag, runningStep, startOperator, stepLog, stepStates, stopRun, whenRun, type RunningOperator } from './operator-support.ts';
 
 const { core, custom } = clients();
+const kube = kubedagClients(custom);
+
+/** What the node agents' ledgers recorded for a Pod of this namespace (each start and exit, with the node). */
+function ledgerOf(podName: string): ReturnType<typeof readLedger> {
+  return inject('cluster').nodes.flatMap((node) => readLedger(node.ledger)).filter((entry) => entry.namespace === ns && entry.pod === podName);
+}
+
+/** The most spans (start, end) that overlap at any instant. */
+function peakOverlap(spans: readonly (readonly [number, number])[]): number {
+  const edges = spans.flatMap(([start, end]) => [[start, 1], [end, -1]] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let open = 0;
+  let peak = 0;
+  for (const [, change] of edges) {
+    open += change;
+    peak = Math.max(peak, open);
+  }
+  return peak;
+}
 let ns = '';
 let operator: RunningOperator;
 
@@ -111,6 +134,8 @@ describe('runs on the local control plane', () => {
     await whenRun(ns, 'routing-run', 'routing');
     const done = await finishedRun(ns, 'routing-run');
     expect(done.status?.statusLabel).toBe('succeeded');
+    const nodeOf = (step: string): string[] => [...new Set(ledgerOf(stepPodName('routing-run', step, 0)).map((e) => e.node))];
+    expect({ gpu: nodeOf('gpu'), plain: nodeOf('plain') }).toEqual({ gpu: ['kubedag-node-2'], plain: ['kubedag-node-1'] });
   });
 
   it('stops a running run: the step is signalled, the cancel handler runs, the run ends canceled', async () => {
@@ -143,7 +168,7 @@ describe('runs on the local control plane', () => {
     await givenDag(ns, 'frozen', 'steps: ["sleep 1", echo first-version]');
     await whenRun(ns, 'frozen-run', 'frozen');
     await waitFor('the run to start', async () => (await getRun(ns, 'frozen-run')).spec.snapshot !== undefined, 30_000);
-    await custom.patchNamespacedCustomObject({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dags', name: 'frozen', body: [{ op: 'replace', path: '/spec/steps', value: ['exit 9'] }] });
+    await kube.dags.jsonPatch(ns, 'frozen', [{ op: 'replace', path: '/spec/steps', value: ['exit 9'] }]);
     const done = await finishedRun(ns, 'frozen-run');
     expect(done.status?.statusLabel).toBe('succeeded');
     expect(await stepLog(operator, done, 'cmd_2')).toBe('first-version\n');
@@ -199,7 +224,7 @@ describe('runs on the local control plane', () => {
     expect(stepStates(failed)).toEqual({ first: 'succeeded', broken: 'failed', last: 'canceled' });
     // What the API's step status PATCH does: mark the broken step succeeded by hand.
     const nodes = (failed.status?.nodes ?? []).map((n) => (n.name === 'broken' ? { ...n, status: 4, statusLabel: 'succeeded' } : n));
-    await custom.replaceNamespacedCustomObjectStatus({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dagruns', name: 'edited-run', body: { ...failed, status: { ...failed.status, nodes } } });
+    await kube.runs.replaceStatus({ ...failed, status: { ...failed.status, nodes } });
     await askRetry(ns, 'edited-run', 'r1');
     await waitFor('the retry to start', async () => (await getRun(ns, 'edited-run')).status?.retryToken === 'r1', 30_000);
     const retried = await finishedRun(ns, 'edited-run');
@@ -231,7 +256,7 @@ describe('runs on the local control plane', () => {
     await whenRun(ns, 'scheduled-run', 'scheduled');
     await finishedRun(ns, 'scheduled-run');
     await waitFor('the DAG status', async () => {
-      const dag = (await custom.getNamespacedCustomObject({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dags', name: 'scheduled' })) as { status?: { valid?: boolean; latestRun?: { statusLabel?: string } } };
+      const dag = await kube.dags.get(ns, 'scheduled');
       return dag.status?.valid === true && dag.status.latestRun?.statusLabel === 'succeeded';
     }, 30_000);
     const { kubectl } = await import('./support.ts');
@@ -291,11 +316,16 @@ describe('runs on the local control plane', () => {
       'name: sync-region',
       'params: "REGION=none"',
       'steps:',
-      '  - {name: sync, command: echo "synced $REGION", output: DONE}',
+      '  - {name: sync, command: sleep 1; echo "synced $REGION", output: DONE}',
     ].join('\n');
     await givenDag(ns, 'fan', yaml);
     await whenRun(ns, 'fan-run', 'fan');
     const done = await finishedRun(ns, 'fan-run', 90_000);
+    // Concurrency measured from when each child's step process started and exited on its node.
+    const children = (await kube.runs.list(ns)).items.filter((r) => r.metadata?.ownerReferences?.some((o) => o.uid === done.metadata?.uid) === true);
+    const spans = children.map((child) => ledgerOf(stepPodName(child.metadata?.name ?? '', 'sync', 0))).map((entries) => [Date.parse(entries.find((e) => e.event === 'start')?.time ?? ''), Date.parse(entries.find((e) => e.event === 'exit')?.time ?? '')] as const);
+    expect(spans.length).toBe(3);
+    expect(peakOverlap(spans)).toBe(2);
     expect(stepStates(done)).toEqual({ list: 'succeeded', fan: 'succeeded', report: 'succeeded' });
     expect(await stepLog(operator, done, 'report')).toBe('3 of 3\n');
     expect(done.status?.nodes?.[1]?.subRuns).toHaveLength(3);
@@ -348,6 +378,16 @@ describe('runs on the local control plane', () => {
   });
 
   it('deletes finished step Pods once their logs are archived', async () => {
-    await waitFor('no step Pods left', async () => (await core.listNamespacedPod({ namespace: ns, labelSelector: 'kubedag.io/run' })).items.every((p) => p.metadata?.deletionTimestamp !== undefined || p.status?.phase === 'Running'), 30_000);
+    await givenDag(ns, 'cleanup', 'steps: ["sleep 1; echo kept"]');
+    await whenRun(ns, 'cleanup-run', 'cleanup');
+    const name = stepPodName('cleanup-run', 'cmd_1', 0);
+    const readPod = (): Promise<V1Pod | undefined> => ignoreNotFound(core.readNamespacedPod({ name, namespace: ns }));
+    await waitFor('the step Pod', async () => (await readPod()) !== undefined, 30_000, 50);
+    const done = await finishedRun(ns, 'cleanup-run');
+    await waitFor('the step Pod to be deleted', async () => {
+      const pod = await readPod();
+      return pod === undefined || pod.metadata?.deletionTimestamp !== undefined;
+    }, 30_000);
+    expect(await stepLog(operator, done, 'cmd_1')).toBe('kept\n');
   });
 });

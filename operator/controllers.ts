@@ -1,0 +1,74 @@
+/**
+ * The operator's controllers, built once from the clients and caches they share: the run
+ * controller (gather -> decide -> act), the log archiver, retention, DAG status and the
+ * admission loop. Plain construction; operator.ts routes events to them.
+ */
+import type { CoreV1Api } from '@kubernetes/client-node';
+import type { KubedagClients } from '../core/kube/client.ts';
+import type { Clock } from '../core/kube/time.ts';
+import type { Logger } from '../core/log.ts';
+import type { OperatorConfig } from './config.ts';
+import { DagReconciler } from './dag/reconciler.ts';
+import type { OperatorInformers } from './informers.ts';
+import { LogArchiver } from './logs/archiver.ts';
+import type { LogStore } from './logs/store.ts';
+import type { OperatorMetrics } from './metrics.ts';
+import { AdmissionLoop } from './queue/loop.ts';
+import { RetentionReconciler } from './retention/reconciler.ts';
+import { RunActor } from './run/act.ts';
+import { RunController } from './run/controller.ts';
+import { DefinitionCache } from './run/definition-cache.ts';
+import { Expectations } from './run/expectations.ts';
+import { RunGatherer } from './run/gather.ts';
+import { PodWriter } from './run/pod-writer.ts';
+import { RunSecrets } from './run/secrets.ts';
+import { RunWriter, type CountWrite } from './run/writer.ts';
+
+export interface ControllerDeps {
+  readonly config: OperatorConfig;
+  readonly core: CoreV1Api;
+  readonly kube: KubedagClients;
+  readonly informers: OperatorInformers;
+  readonly store: LogStore;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly metrics: OperatorMetrics;
+  /** An attempt's log is in the store: its run may decide on. */
+  readonly onArchived: (runKey: string) => void;
+  readonly watched: (namespace: string | undefined) => boolean;
+}
+
+export interface Controllers {
+  readonly kube: KubedagClients;
+  readonly runs: RunController;
+  readonly gatherer: RunGatherer;
+  readonly archiver: LogArchiver;
+  readonly secrets: RunSecrets;
+  readonly retention: RetentionReconciler;
+  readonly dags: DagReconciler;
+  readonly admission: AdmissionLoop;
+}
+
+export function buildControllers(deps: ControllerDeps): Controllers {
+  const { config, core, kube, informers, store, clock, log, metrics } = deps;
+  const countWrite: CountWrite = (verb) => {
+    metrics.apiWrites.inc({ verb });
+  };
+  const writer = new RunWriter({ runs: kube.runs, cache: informers.runs, core, clock, log, countWrite });
+  const podWriter = new PodWriter({ core, pods: informers.pods, clock, countWrite });
+  const definitions = new DefinitionCache();
+  const expectations = new Expectations(clock);
+  const secrets = new RunSecrets(core, podWriter);
+  const gatherer = new RunGatherer({ runs: informers.runs, pods: informers.pods, store, clock, definitions, expectations, maxPodsPerRun: config.maxPodsPerRun, maxPods: config.maxPods, routineEvents: config.routineEvents });
+  const actor = new RunActor({ runs: informers.runs, writer, pods: podWriter, store, expectations, clock, defaultStepImage: config.defaultStepImage, metrics });
+  return {
+    kube,
+    runs: new RunController({ runs: informers.runs, dags: informers.dags, dagClient: kube.dags, definitions, gatherer, actor, writer, clock }),
+    gatherer,
+    archiver: new LogArchiver({ core, pods: informers.pods, runs: informers.runs, store, podWriter, secrets, definitions, onArchived: deps.onArchived }),
+    secrets,
+    retention: new RetentionReconciler({ runs: informers.runs, store, writer, clock }),
+    dags: new DagReconciler({ dagClient: kube.dags, dags: informers.dags, runs: informers.runs, clock, zone: config.scheduleZone, onWrite: () => { countWrite('update'); } }),
+    admission: new AdmissionLoop({ runClient: kube.runs, runs: informers.runs, queues: informers.queues, clock, log }),
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * The log archiver, keyed by step Pod: once an attempt's Pod has terminated, its log is read,
+ * split into stdout and stderr, masked with the run's secret values and written to the log
+ * store, and the run is enqueued (a decision may wait for that stdout). What the prepare Pod
+ * printed is where the run's secrets come from: they go into the run's Secret before the store
+ * write, so a crash between the two finds them again in the Pod's log. A Pod is deleted once
+ * archived and once the run's status records its attempt as over.
+ */
+import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
+import type { Informer } from '../../core/kube/informer.ts';
+import { errorMessage } from '../../core/log.ts';
+import { maskSecrets } from '../../core/logs/mask.ts';
+import type { DagRunResource } from '../../core/resources/types.ts';
+import { loadDefinition, type DefinitionCache } from '../run/definition-cache.ts';
+import { attemptOver, isFinished, podIdentity } from '../run/observed.ts';
+import { demux } from '../run/pod.ts';
+import type { PodWriter } from '../run/pod-writer.ts';
+import { parsePrepared, PREPARE_STEP, withoutSecrets } from '../run/prepare.ts';
+import { logRefOf, runKey, runRef } from '../run/ref.ts';
+import type { RunSecrets } from '../run/secrets.ts';
+import type { LogRef, LogStore } from './store.ts';
+
+export interface ArchiverDeps {
+  readonly core: CoreV1Api;
+  readonly pods: Informer<V1Pod>;
+  readonly runs: Informer<DagRunResource>;
+  readonly store: LogStore;
+  readonly podWriter: PodWriter;
+  readonly secrets: RunSecrets;
+  readonly definitions: DefinitionCache;
+  /** The run whose attempt was just archived, by key: its next decision may need the stdout. */
+  readonly onArchived: (runKey: string) => void;
+}
+
+/** Whether a Pod has ended and is not being deleted: the archiver's to look at. */
+export function podEnded(pod: V1Pod): boolean {
+  const phase = pod.status?.phase;
+  return (phase === 'Succeeded' || phase === 'Failed') && pod.metadata?.deletionTimestamp === undefined;
+}
+
+/** The DAGRun a step Pod belongs to. */
+export function ownerRunName(pod: V1Pod): string | undefined {
+  return pod.metadata?.ownerReferences?.find((o) => o.kind === 'DAGRun' && o.controller === true)?.name;
+}
+
+export class LogArchiver {
+  private readonly deps: ArchiverDeps;
+
+  constructor(deps: ArchiverDeps) {
+    this.deps = deps;
+  }
+
+  async reconcile(key: string): Promise<void> {
+    const [namespace = '', name = ''] = key.split('/');
+    const pod = this.deps.pods.get(namespace, name);
+    if (pod === undefined || !podEnded(pod)) return;
+    const owner = ownerRunName(pod);
+    const run = owner === undefined ? undefined : this.deps.runs.get(namespace, owner);
+    // A Pod whose run is gone goes with it (owner references).
+    if (run === undefined) return;
+    const { step, attempt } = podIdentity(pod);
+    const logRef = logRefOf(runRef(run), step, attempt);
+    if (!(await this.deps.store.exists(logRef))) {
+      await this.archive(pod, logRef, run);
+      this.deps.onArchived(runKey(run));
+    }
+    if (attemptOver(pod, run.status ?? {})) await this.deps.podWriter.delete(namespace, name);
+  }
+
+  private async archive(pod: V1Pod, logRef: LogRef, run: DagRunResource): Promise<void> {
+    const ref = runRef(run);
+    let log: string;
+    try {
+      log = await this.deps.core.readNamespacedPodLog({ name: pod.metadata?.name ?? '', namespace: ref.namespace, container: 'step' });
+    } catch (error) {
+      log = `E kubedag: the log of this attempt could not be read: ${errorMessage(error)}`;
+    }
+    const logs = demux(log);
+    // A finished run's definition is not cached: the run controller has let it go.
+    const definition = isFinished(run) ? loadDefinition(run) : this.deps.definitions.get(run);
+    let secrets: readonly string[] = [];
+    if (logRef.step === PREPARE_STEP && definition.dag.secrets.length > 0) {
+      const found = parsePrepared(logs.stdout, definition.dag, definition.params).secrets;
+      await this.deps.secrets.keep(ref, found);
+      secrets = Object.values(found);
+      logs.stdout = withoutSecrets(logs.stdout);
+    } else if (definition.dag.secrets.length > 0) {
+      secrets = await this.deps.secrets.of(ref);
+    }
+    await this.deps.store.write(logRef, { stdout: maskSecrets(logs.stdout, secrets), stderr: maskSecrets(logs.stderr, secrets) });
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * Act: carries out a decision about a running run. Launches (step Pods and child runs), stops,
+ * the status write, Events and the step and run metrics. Reads only what building the
+ * launched objects needs (large outputs from the log store).
+ */
+import type { DagRunStatus } from '../../core/resources/schemas.ts';
+import { stepDone } from '../../core/resources/status.ts';
+import type { DagRunResource } from '../../core/resources/types.ts';
+import type { Informer } from '../../core/kube/informer.ts';
+import type { Clock } from '../../core/kube/time.ts';
+import type { LogStore } from '../logs/store.ts';
+import type { OperatorMetrics } from '../metrics.ts';
+import type { Decision, Launch, RunInput } from './engine.ts';
+import type { Expectations } from './expectations.ts';
+import { attemptPod, childRun, type LaunchContext } from './objects.ts';
+import { outputFromStdout } from './outputs.ts';
+import type { PodWriter } from './pod-writer.ts';
+import { logRefOf, runRef, type RunRef } from './ref.ts';
+import type { RunWriter } from './writer.ts';
+
+export interface ActDeps {
+  readonly runs: Informer<DagRunResource>;
+  readonly writer: RunWriter;
+  readonly pods: PodWriter;
+  readonly store: LogStore;
+  readonly expectations: Expectations;
+  readonly clock: Clock;
+  readonly defaultStepImage: string;
+  readonly metrics?: OperatorMetrics;
+}
+
+export class RunActor {
+  private readonly deps: ActDeps;
+
+  constructor(deps: ActDeps) {
+    this.deps = deps;
+  }
+
+  async act(run: DagRunResource, input: RunInput, decision: Decision): Promise<void> {
+    const { expectations, writer } = this.deps;
+    // Claimed before any await, so that runs reconciled side by side share the overall cap.
+    const claims = decision.launch.filter((l) => l.step.call === undefined).map((l) => l.pod);
+    expectations.claim(claims);
+    try {
+      await this.launch(run, input, decision);
+    } catch (error) {
+      expectations.release(claims);
+      throw error;
+    }
+    for (const stop of decision.stop) await this.stop(run.metadata?.namespace ?? '', stop.pod);
+    const written = await writer.writeStatus(run, decision.status);
+    if (written) this.count(run.status ?? {}, decision.status, decision.launch);
+    for (const event of decision.events) writer.event(run, event.reason, event.message, event.warning === true);
+  }
+
+  private async launch(run: DagRunResource, input: RunInput, decision: Decision): Promise<void> {
+    if (decision.launch.length === 0) return;
+    const ref = runRef(run);
+    // Launched steps see large outputs too, read back from the log store.
+    const context: LaunchContext = { run, ref, definition: input.definition, status: await this.withLargeOutputs(ref, decision.status), defaultStepImage: this.deps.defaultStepImage };
+    for (const launch of decision.launch) {
+      if (launch.step.call === undefined) await this.deps.pods.create(ref.namespace, attemptPod(context, launch));
+      else await this.deps.writer.createChild(ref.namespace, childRun(context, launch));
+      // Deterministic names: an existing object is this very attempt, created before.
+      this.deps.expectations.expect(launch.pod);
+    }
+  }
+
+  /** A child run stops the way any run does, by its spec; a step Pod by its deadline. */
+  private async stop(namespace: string, name: string): Promise<void> {
+    const child = this.deps.runs.get(namespace, name);
+    if (child === undefined) await this.deps.pods.stop(namespace, name);
+    else if (child.spec.stop !== true) await this.deps.writer.patchSpec(child, [{ op: 'add', path: '/spec/stop', value: true }]);
+  }
+
+  /** The status with the values of large outputs (outputRefs) filled in from the log store. */
+  private async withLargeOutputs(ref: RunRef, status: DagRunStatus): Promise<DagRunStatus> {
+    const nodes = status.nodes ?? [];
+    if (!nodes.some((n) => n.outputRefs !== undefined)) return status;
+    const read = async (step: string, attempt: number): Promise<string> => outputFromStdout((await this.deps.store.read(logRefOf(ref, step, attempt), 'stdout')) ?? '');
+    const filled = await Promise.all(
+      nodes.map(async (node) => {
+        if (node.outputRefs === undefined) return node;
+        const values = await Promise.all(Object.entries(node.outputRefs).map(async ([name, at]) => [name, await read(node.name, at.attempt)] as const));
+        return { ...node, outputs: { ...node.outputs, ...Object.fromEntries(values) } };
+      }),
+    );
+    return { ...status, nodes: filled };
+  }
+
+  /** Counts what a status write changed: steps and runs that reached their end, step gaps. */
+  private count(before: DagRunStatus, after: DagRunStatus, launches: readonly Launch[]): void {
+    const metrics = this.deps.metrics;
+    if (metrics === undefined) return;
+    const doneBefore = new Set((before.nodes ?? []).filter((n) => stepDone(n.status)).map((n) => n.name));
+    for (const node of after.nodes ?? []) if (stepDone(node.status) && !doneBefore.has(node.name)) metrics.stepsFinished.inc({ status: node.statusLabel });
+    if (before.finishedAt === undefined && after.finishedAt !== undefined) metrics.runsFinished.inc({ status: after.statusLabel ?? '' });
+    const now = this.deps.clock.now().getTime();
+    for (const launch of launches) {
+      metrics.stepsStarted.inc();
+      const upstream = (after.nodes ?? []).filter((n) => launch.step.depends.includes(n.name) && n.finishedAt !== undefined).map((n) => Date.parse(n.finishedAt ?? ''));
+      if (upstream.length > 0) metrics.stepGapSeconds.observe((now - Math.max(...upstream)) / 1000);
+    }
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The engine reading what running attempts say: a Pod adopted after a crash, a Pod gone, a
+ * report that finishes the attempt (done, or another attempt after a wait), and the child
+ * runs of a `parallel` step. Pure.
+ */
+import type { Step } from '../../core/dag/index.ts';
+import type { RunNode } from '../../core/resources/schemas.ts';
+import { StepStatus, stepStatusLabel } from '../../core/resources/status.ts';
+import { judgeAttempt, type AttemptReport, type AttemptVerdict } from './attempt.ts';
+import { parallelItems, subRunId } from './children.ts';
+import { stepPodName } from '../../core/resources/names.ts';
+import { keepOutput, type OutputFields } from './outputs.ts';
+import { fanOut } from './parallel.ts';
+import { stepForAttempt } from './retry.ts';
+import { resolveCount, variables } from './variables.ts';
+import { STEP_TIMEOUT, withStatus, type Work } from './work.ts';
+
+/** Reads what the Pods of running steps and handlers say. */
+export function observeSteps(work: Work): void {
+  const steps = new Map(work.dag.steps.map((s) => [s.name, s]));
+  for (const [name, node] of work.nodes) {
+    const step = steps.get(name) as Step;
+    work.nodes.set(name, observeNode(work, step, adopt(work, node)));
+  }
+  for (const [event, node] of work.handlers) {
+    const step = work.dag.handlerOn[event] as Step;
+    work.handlers.set(event, observeNode(work, step, node, true));
+  }
+}
+
+/** A Pod created just before a crash, before the status said so: the step is running. */
+function adopt(work: Work, node: RunNode): RunNode {
+  if (node.status !== StepStatus.NotStarted) return node;
+  const pod = work.podOf(node);
+  return pod === undefined ? node : withStatus(node, StepStatus.Running, { startedAt: work.now, pod: pod.name });
+}
+
+/** Handlers run because the run is ending: a stop or timeout does not cancel them. */
+export function observeNode(work: Work, step: Step, node: RunNode, handler = false): RunNode {
+  if (node.status !== StepStatus.Running) return node;
+  if (node.nextAttemptAt !== undefined && node.pod === undefined) return node;
+  if (step.parallel !== undefined) return observeParallel(work, step, node);
+  const pod = work.podOf(node);
+  if (pod === undefined) {
+    if (node.pod !== undefined && work.input.expected.has(node.pod)) return node;
+    return withStatus(node, work.ending ? StepStatus.Canceled : StepStatus.Failed, { finishedAt: work.now, error: `the Pod of attempt ${String(node.attempt ?? 0)} disappeared` });
+  }
+  if (pod.report === undefined) return node;
+  return finishAttempt(work, step, node, pod.report, handler);
+}
+
+/** Starts the items that may start and, once all children ended, judges the step. */
+export function observeParallel(work: Work, step: Step, node: RunNode): RunNode {
+  const attempt = node.attempt ?? 0;
+  const { definition, run } = work.input;
+  const items = parallelItems(step, variables(definition, { nodes: [...work.nodes.values()] }, step, work.dag.steps));
+  const children = work.input.pods.filter((p) => p.step === step.name && p.attempt === attempt && p.item !== undefined).map((p) => ({ item: p.item ?? 0, name: p.name, ...(p.report === undefined ? {} : { report: p.report }) }));
+  const itemName = (i: number): string => `${step.name}[${String(i)}]`;
+  const out = fanOut(step, items, children, (i) => subRunId(run.dagRunId, itemName(i), attempt));
+  if (!work.ending) {
+    for (const index of out.start) {
+      const pod = stepPodName(run.name, itemName(index), attempt);
+      if (!work.input.expected.has(pod)) work.launch.push({ step, attempt, pod, item: { index, value: items[index] } });
+    }
+  }
+  const updated = { ...node, subRuns: out.subRuns };
+  return out.report === undefined ? updated : finishAttempt(work, step, updated, out.report, false);
+}
+
+function finishAttempt(work: Work, step: Step, node: RunNode, report: AttemptReport, handler: boolean): RunNode {
+  const base = { exitCode: report.exitCode, finishedAt: work.now };
+  if (node.error === STEP_TIMEOUT) return withStatus(node, StepStatus.Failed, { ...base, exitCode: 124, doneCount: (node.doneCount ?? 0) + 1 });
+  if (!handler && work.ending) {
+    return withStatus(node, StepStatus.Canceled, { ...base, error: work.status.endReason === 'stopped' ? 'stopped' : 'run timed out' });
+  }
+  const { definition } = work.input;
+  const verdict = judgeAttempt(stepForAttempt(step, work.status), report, {
+    retryCount: node.retryCount ?? 0,
+    doneCount: node.doneCount ?? 0,
+    maxOutputSize: work.dag.maxOutputSize,
+    resolveCount: (value) => resolveCount(value, definition),
+  });
+  const outputs = keepOutput(node, step.output, verdict.output, node.attempt ?? 0);
+  return verdict.kind === 'again' ? nextAttempt(work, step, node, { verdict, outputs, exitCode: report.exitCode }) : finished(work, step, node, { verdict, outputs, base });
+}
+
+interface Again {
+  readonly verdict: Extract<AttemptVerdict, { kind: 'again' }>;
+  readonly outputs: OutputFields;
+  readonly exitCode: number;
+}
+
+/** The step stays running: another attempt (retry) or execution (repeat) after a wait. */
+function nextAttempt(work: Work, step: Step, node: RunNode, { verdict, outputs, exitCode }: Again): RunNode {
+  const nextAttemptAt = new Date(work.input.now.getTime() + verdict.delayMs).toISOString();
+  const counters = verdict.why === 'retry' ? { retryCount: (node.retryCount ?? 0) + 1 } : { doneCount: (node.doneCount ?? 0) + 1 };
+  work.events.push({ reason: verdict.why === 'retry' ? 'StepRetrying' : 'StepRepeating', message: `${step.name}: attempt ${String((node.attempt ?? 0) + 1)} in ${String(verdict.delayMs)} ms` });
+  const { pod: _finished, outputs: _o, outputRefs: _r, ...rest } = node;
+  return { ...rest, ...counters, exitCode, attempt: (node.attempt ?? 0) + 1, nextAttemptAt, ...outputs, ...(verdict.error === undefined ? {} : { error: verdict.error }) };
+}
+
+interface Finished {
+  readonly verdict: Extract<AttemptVerdict, { kind: 'done' }>;
+  readonly outputs: OutputFields;
+  readonly base: { exitCode: number; finishedAt: string };
+}
+
+function finished(work: Work, step: Step, node: RunNode, { verdict, outputs, base }: Finished): RunNode {
+  // Events cost an API write each: failures are worth one, routine step ends are in the status.
+  if (verdict.status === StepStatus.Failed) work.events.push({ reason: 'StepFailed', message: `${step.name}: failed${verdict.error === undefined ? '' : ` (${verdict.error})`}`, warning: true });
+  else if (work.input.routineEvents === true) work.events.push({ reason: 'StepFinished', message: `${step.name}: ${stepStatusLabel(verdict.status)}` });
+  const doneCount = step.repeatPolicy === undefined ? node.doneCount : (node.doneCount ?? 0) + 1;
+  const { error: _previous, nextAttemptAt: _wait, outputs: _o, outputRefs: _r, ...rest } = node;
+  return withStatus(rest, verdict.status, {
+    ...base,
+    continued: verdict.continued,
+    ...(doneCount === undefined ? {} : { doneCount }),
+    ...(verdict.error === undefined ? {} : { error: verdict.error }),
+    ...outputs,
+  });
+}

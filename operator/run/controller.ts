@@ -1,0 +1,60 @@
+/**
+ * The DAGRun controller, keyed by `namespace/name` and level-triggered: every reconcile starts
+ * from what the caches show. A run goes through freezing (freezer.ts), a retry's copy of its
+ * original (retries.ts), its queue (admission.ts; the admission loop lets it out), then rounds
+ * of gather (gather.ts) -> decide (engine.ts, pure) -> act (act.ts) until it finishes. A
+ * finished run only answers retries; its logs and Pods are the archiver's, its expiry the
+ * retention reconciler's.
+ */
+import type { WorkResult } from '../../core/kube/queue.ts';
+import type { Informer } from '../../core/kube/informer.ts';
+import type { Clock } from '../../core/kube/time.ts';
+import { RunStatus } from '../../core/resources/status.ts';
+import type { DagRunResource } from '../../core/resources/types.ts';
+import type { RunActor } from './act.ts';
+import { queuePlace } from './admission.ts';
+import type { DefinitionCache } from './definition-cache.ts';
+import { decide } from './engine.ts';
+import { frozen, type FreezeDeps } from './freezer.ts';
+import type { RunGatherer } from './gather.ts';
+import { isFinished } from './observed.ts';
+import { copyFromOriginal, retryInPlace } from './retries.ts';
+import type { RunWriter } from './writer.ts';
+
+export interface RunControllerDeps extends FreezeDeps {
+  readonly runs: Informer<DagRunResource>;
+  readonly definitions: DefinitionCache;
+  readonly gatherer: RunGatherer;
+  readonly actor: RunActor;
+  readonly writer: RunWriter;
+  readonly clock: Clock;
+}
+
+export class RunController {
+  private readonly deps: RunControllerDeps;
+
+  constructor(deps: RunControllerDeps) {
+    this.deps = deps;
+  }
+
+  async reconcile(key: string): Promise<WorkResult | undefined> {
+    const { deps } = this;
+    const [namespace = '', name = ''] = key.split('/');
+    const cached = deps.runs.get(namespace, name);
+    if (cached === undefined || isFinished(cached)) {
+      deps.definitions.forget(key);
+      if (cached !== undefined) await retryInPlace(cached, deps);
+      return undefined;
+    }
+    const run = await frozen(cached, deps);
+    if (run === undefined || (await copyFromOriginal(run, deps))) return undefined;
+    // Queued runs wait for the admission loop (operator/queue/loop.ts) to let them out.
+    const place = queuePlace(run);
+    if (place === 'enter') await deps.writer.writeStatus(run, { status: RunStatus.Queued, statusLabel: 'queued', queuedAt: deps.clock.now().toISOString() });
+    if (place !== 'proceed') return undefined;
+    const input = await deps.gatherer.snapshot(run);
+    const decision = decide(input);
+    await deps.actor.act(run, input, decision);
+    return decision.requeueAfterMs === undefined ? undefined : { requeueAfterMs: decision.requeueAfterMs };
+  }
+}

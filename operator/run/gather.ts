@@ -1,0 +1,98 @@
+/**
+ * Gather: everything one decision about a running run depends on, read from the caches and
+ * the log store into a plain snapshot (engine.ts's RunInput). Only reads: archiving logs and
+ * creating the run's Secret are the log archiver's (operator/logs/archiver.ts), which enqueues
+ * the run once an attempt's stdout is in the store.
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import type { Informer } from '../../core/kube/informer.ts';
+import type { Clock } from '../../core/kube/time.ts';
+import { LABELS } from '../../core/resources/constants.ts';
+import type { DagRunResource } from '../../core/resources/types.ts';
+import type { Dag, Step } from '../../core/dag/index.ts';
+import type { LogStore } from '../logs/store.ts';
+import type { DefinitionCache } from './definition-cache.ts';
+import type { RunInput, ObservedPod } from './engine.ts';
+import type { Expectations } from './expectations.ts';
+import { observeChild, ownedBy, podIdentity } from './observed.ts';
+import { parseReport } from './pod.ts';
+import { PREPARE_STEP } from './prepare.ts';
+import { logRefOf, runRef, type RunRef } from './ref.ts';
+
+export interface GatherDeps {
+  readonly runs: Informer<DagRunResource>;
+  readonly pods: Informer<V1Pod>;
+  readonly store: LogStore;
+  readonly clock: Clock;
+  readonly definitions: DefinitionCache;
+  readonly expectations: Expectations;
+  /** The operator's cap on one run's running step Pods (0: none). */
+  readonly maxPodsPerRun: number;
+  /** The cap on running step Pods of all runs together (0: none). */
+  readonly maxPods: number;
+  readonly routineEvents: boolean;
+}
+
+export class RunGatherer {
+  private readonly deps: GatherDeps;
+
+  constructor(deps: GatherDeps) {
+    this.deps = deps;
+  }
+
+  /** The step Pods a run controls, from the cache. */
+  podsOf(run: DagRunResource): V1Pod[] {
+    return this.deps.pods.list(run.metadata?.namespace).filter(ownedBy(run));
+  }
+
+  async snapshot(run: DagRunResource): Promise<RunInput> {
+    const { deps } = this;
+    const ref = runRef(run);
+    const definition = deps.definitions.get(run);
+    const pods = this.podsOf(run);
+    const children = deps.runs.list(ref.namespace).filter(ownedBy(run));
+    const observed = [...(await Promise.all(pods.map((pod) => this.observe(pod, ref, definition.dag)))), ...children.map(observeChild)];
+    return {
+      definition,
+      run: { name: ref.name, dagRunId: ref.dagRunId },
+      status: run.status ?? {},
+      stop: run.spec.stop === true,
+      pods: observed,
+      expected: deps.expectations.pending(new Set(pods.map((p) => p.metadata?.name ?? ''))),
+      now: deps.clock.now(),
+      maxRunningPods: deps.maxPodsPerRun,
+      routineEvents: deps.routineEvents,
+      ...(deps.maxPods > 0 ? { podBudget: Math.max(0, deps.maxPods - this.activePods()) } : {}),
+    };
+  }
+
+  /**
+   * What a Pod tells: phase, and once terminated its exit and report. A step whose stdout the
+   * decision needs (an output, continueOn.output, the prepare step) reports once its log is in
+   * the store; until then it has no report, and the engine waits for it.
+   */
+  private async observe(pod: V1Pod, ref: RunRef, dag: Dag): Promise<ObservedPod> {
+    const base = podIdentity(pod);
+    const terminated = pod.status?.containerStatuses?.[0]?.state?.terminated;
+    if (terminated === undefined || (base.phase !== 'Succeeded' && base.phase !== 'Failed')) return base;
+    const report = { exitCode: terminated.exitCode, ...parseReport(terminated.message) };
+    if (base.step !== PREPARE_STEP && !needsStdout(findStep(dag, base.step))) return { ...base, report };
+    const stdout = await this.deps.store.read(logRefOf(ref, base.step, base.attempt), 'stdout');
+    return stdout === undefined ? base : { ...base, report: { ...report, stdout } };
+  }
+
+  /** Step Pods of all runs that run or are about to: what the overall cap counts. */
+  private activePods(): number {
+    const pods = this.deps.pods.list();
+    const claimed = this.deps.expectations.claimedCount(new Set(pods.map((pod) => pod.metadata?.name ?? '')));
+    return pods.filter((pod) => pod.metadata?.labels?.[LABELS.run] !== undefined && pod.metadata.deletionTimestamp === undefined && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed').length + claimed;
+  }
+}
+
+function findStep(dag: Dag, name: string): Step | undefined {
+  return dag.steps.find((s) => s.name === name) ?? Object.values(dag.handlerOn).find((s) => s.name === name);
+}
+
+function needsStdout(step: Step | undefined): boolean {
+  return step !== undefined && (step.output !== undefined || step.continueOn.output.length > 0);
+}

@@ -1,0 +1,84 @@
+/**
+ * The objects a launch creates, built from data: the step Pod of an attempt (through pod.ts's
+ * builder, with the variables the step sees) and the child DAGRun of a sub-DAG attempt. Pure.
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import { expand } from '../../core/dag/index.ts';
+import { ANNOTATIONS, API_VERSION, LABELS } from '../../core/resources/constants.ts';
+import { dagResourceName, runSecretName } from '../../core/resources/names.ts';
+import type { DagRunStatus } from '../../core/resources/schemas.ts';
+import type { DagRunResource } from '../../core/resources/types.ts';
+import { childParams, subRunId } from './children.ts';
+import { literalPrecondition, type RunDefinition } from './definition.ts';
+import type { Launch } from './engine.ts';
+import { ITEM_LABEL } from './observed.ts';
+import { stepPod } from './pod.ts';
+import { PREPARE_STEP } from './prepare.ts';
+import type { RunRef } from './ref.ts';
+import { handlerStatus, outputVars, stepRefs, variables } from './variables.ts';
+
+/** What a launch is made in: the run, its loaded definition, and its status with large outputs filled in. */
+export interface LaunchContext {
+  readonly run: DagRunResource;
+  readonly ref: RunRef;
+  readonly definition: RunDefinition;
+  readonly status: DagRunStatus;
+  readonly defaultStepImage: string;
+}
+
+export function ownerReference(ref: RunRef): NonNullable<NonNullable<V1Pod['metadata']>['ownerReferences']>[number] {
+  return { apiVersion: API_VERSION, kind: 'DAGRun', name: ref.name, uid: ref.uid, controller: true, blockOwnerDeletion: true };
+}
+
+/** The Pod of a step attempt. */
+export function attemptPod(context: LaunchContext, launch: Launch): V1Pod {
+  const { ref, definition, status } = context;
+  const vars = variables(definition, status, launch.step, definition.dag.steps);
+  // The prepare Pod computes the run's variables: its environment must be the image's own.
+  const preparing = launch.step.name === PREPARE_STEP;
+  return stepPod({
+    run: ref,
+    dag: definition.dag,
+    step: launch.step,
+    attempt: launch.attempt,
+    pod: launch.pod,
+    ...(launch.handler === undefined ? {} : { handler: launch.handler, runStatus: handlerStatus(status) }),
+    env: preparing ? [] : [...definition.env, ...outputVars(launch.step, definition.dag.steps, status)],
+    positional: definition.positional,
+    ...(launch.step.cmdWithArgs === undefined ? {} : { command: expand(launch.step.cmdWithArgs, { scopes: [], environment: vars, steps: stepRefs(definition.dag, status) }).value }),
+    defaultImage: context.defaultStepImage,
+    podPreconditions: launch.step.preconditions.filter((c) => literalPrecondition(c, vars) === undefined),
+    ...(definition.dag.secrets.length === 0 || preparing ? {} : { secrets: { secretName: runSecretName(ref.name), names: definition.dag.secrets.map((x) => x.name) } }),
+  });
+}
+
+/**
+ * A sub-DAG step's attempt is a child DAGRun, named like the Pod it stands for, with a run id
+ * derived from the parent's: a repeated create finds the same child, never a second one.
+ */
+export function childRun(context: LaunchContext, launch: Launch): DagRunResource {
+  const { run, ref, definition, status } = context;
+  const step = launch.step;
+  const vars = variables(definition, status, step, definition.dag.steps);
+  const local = definition.localDags.find((d) => d.name === step.call);
+  const params = childParams(step, vars, launch.item?.value);
+  const stepKey = launch.item === undefined ? step.name : `${step.name}[${String(launch.item.index)}]`;
+  return {
+    metadata: {
+      name: launch.pod,
+      namespace: ref.namespace,
+      labels: { [LABELS.attempt]: String(launch.attempt), ...(launch.item === undefined ? {} : { [ITEM_LABEL]: String(launch.item.index) }) },
+      annotations: { [ANNOTATIONS.step]: step.name },
+      ownerReferences: [ownerReference(ref)],
+    },
+    spec: {
+      ...(local === undefined ? { dagRef: { name: dagResourceName(step.call ?? '') } } : { definition: local.document }),
+      dagName: step.call,
+      dagRunId: subRunId(ref.dagRunId, stepKey, launch.attempt),
+      ...(params === undefined ? {} : { params }),
+      trigger: 'sub-run',
+      parent: { name: ref.dagName, dagRunId: ref.dagRunId },
+      root: run.spec.root ?? { name: ref.dagName, dagRunId: ref.dagRunId },
+    },
+  };
+}

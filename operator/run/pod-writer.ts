@@ -1,0 +1,68 @@
+/**
+ * Every write the operator makes to step Pods and a run's Secret: create (a repeated create of
+ * a deterministic name finds the first), stop without deleting, delete once. Shared by the run
+ * controller (launch, stop) and the log archiver (delete after archiving, the run's Secret).
+ */
+import type { CoreV1Api, V1Pod, V1Secret } from '@kubernetes/client-node';
+import { ignoreAlreadyExists, ignoreNotFound } from '../../core/kube/errors.ts';
+import type { Informer } from '../../core/kube/informer.ts';
+import type { Clock } from '../../core/kube/time.ts';
+import type { CountWrite } from './writer.ts';
+
+/** How long a deletion is remembered: the cache shows it long before, a lost event not much after. */
+const DELETED_MEMORY_MS = 30_000;
+
+export interface PodWriterDeps {
+  readonly core: CoreV1Api;
+  readonly pods: Informer<V1Pod>;
+  readonly clock: Clock;
+  readonly countWrite: CountWrite;
+}
+
+export class PodWriter {
+  private readonly deps: PodWriterDeps;
+  /** Pods deleted here whose deletion the cache may not show yet, by key, with the time. */
+  private readonly deleted = new Map<string, number>();
+
+  constructor(deps: PodWriterDeps) {
+    this.deps = deps;
+  }
+
+  async create(namespace: string, body: V1Pod): Promise<void> {
+    if ((await ignoreAlreadyExists(this.deps.core.createNamespacedPod({ namespace, body }))) !== undefined) this.deps.countWrite('create');
+  }
+
+  /** An immutable Secret; a second create (after a crash) finds the first. */
+  async createSecret(namespace: string, body: V1Secret): Promise<void> {
+    if ((await ignoreAlreadyExists(this.deps.core.createNamespacedSecret({ namespace, body }))) !== undefined) this.deps.countWrite('create');
+  }
+
+  /**
+   * Stops a step Pod without deleting it: an `activeDeadlineSeconds` that has passed makes the
+   * kubelet stop its containers gracefully (the grace period is the run's maxCleanUpTimeSec)
+   * while the Pod and its log stay for archiving. A Pod that never started is just deleted.
+   */
+  async stop(namespace: string, name: string): Promise<void> {
+    const pod = this.deps.pods.get(namespace, name);
+    const started = pod?.status?.startTime;
+    if (started === undefined) {
+      await this.delete(namespace, name);
+      return;
+    }
+    const elapsed = Math.max(1, Math.floor((this.deps.clock.now().getTime() - new Date(started).getTime()) / 1000));
+    if (pod?.spec?.activeDeadlineSeconds !== undefined && pod.spec.activeDeadlineSeconds <= elapsed) return;
+    await ignoreNotFound(this.deps.core.patchNamespacedPod({ name, namespace, body: [{ op: 'add', path: '/spec/activeDeadlineSeconds', value: elapsed }] }));
+    this.deps.countWrite('patch');
+  }
+
+  /** Deletes a Pod once: a second call before the cache shows the deletion writes nothing. */
+  async delete(namespace: string, name: string): Promise<void> {
+    const key = `${namespace}/${name}`;
+    const now = this.deps.clock.now().getTime();
+    const at = this.deleted.get(key);
+    if (at !== undefined && now - at < DELETED_MEMORY_MS) return;
+    for (const [k, t] of this.deleted) if (now - t >= DELETED_MEMORY_MS) this.deleted.delete(k);
+    if ((await ignoreNotFound(this.deps.core.deleteNamespacedPod({ name, namespace }))) !== undefined) this.deps.countWrite('delete');
+    this.deleted.set(key, now);
+  }
+}

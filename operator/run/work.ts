@@ -1,0 +1,119 @@
+/**
+ * What the run engine decides from and what it decides: the snapshot of one run (plain data,
+ * gathered by gather.ts) and the decision (the next status and the actions that bring the
+ * world closer to it), plus the mutable working copy a decision is built in. Pure.
+ */
+import type { HandlerEvent, Step } from '../../core/dag/index.ts';
+import type { DagRunStatus, RunNode } from '../../core/resources/schemas.ts';
+import { StepStatus, stepStatusLabel } from '../../core/resources/status.ts';
+import type { AttemptReport } from './attempt.ts';
+import type { RunDefinition } from './definition.ts';
+
+export interface ObservedPod {
+  readonly name: string;
+  readonly step: string;
+  readonly attempt: number;
+  /** The item of a `parallel` step this child run is for. */
+  readonly item?: number;
+  readonly phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed';
+  readonly deleting: boolean;
+  /** Present once the Pod has terminated and what it reported has been gathered. */
+  readonly report?: AttemptReport;
+}
+
+/** Everything one decision about a run depends on: data only, no callbacks. */
+export interface RunInput {
+  /** The frozen definition, loaded: DAG, why it cannot run (if so), params and variables. */
+  readonly definition: RunDefinition;
+  /** The DAGRun's resource name and run id: the names of its attempts' Pods and child runs derive from them. */
+  readonly run: { readonly name: string; readonly dagRunId: string };
+  readonly status: DagRunStatus;
+  readonly stop: boolean;
+  readonly pods: readonly ObservedPod[];
+  /** Pods this operator created that its cache has not shown yet. */
+  readonly expected: ReadonlySet<string>;
+  readonly now: Date;
+  /** The operator's cap on this run's running step Pods (0: none). */
+  readonly maxRunningPods: number;
+  /** Also record routine Events: every step started and finished, and plain successes. */
+  readonly routineEvents?: boolean;
+  /** New step Pods the operator's overall cap lets this run start now (absent: no cap). */
+  readonly podBudget?: number;
+}
+
+export interface Launch {
+  readonly step: Step;
+  readonly attempt: number;
+  readonly pod: string;
+  readonly handler?: HandlerEvent;
+  /** For a `parallel` step: which item, and its value. */
+  readonly item?: { readonly index: number; readonly value: unknown };
+}
+
+export interface RunEvent {
+  readonly reason: string;
+  readonly message: string;
+  readonly warning?: boolean;
+}
+
+export interface Decision {
+  readonly status: DagRunStatus;
+  readonly launch: Launch[];
+  /** Attempts to stop: step Pods or child runs, by name. */
+  readonly stop: { readonly pod: string }[];
+  readonly requeueAfterMs?: number;
+  readonly events: RunEvent[];
+}
+
+export const HANDLER_KEYS: Record<HandlerEvent, 'onSuccess' | 'onFailure' | 'onCancel' | 'onExit'> = { success: 'onSuccess', failure: 'onFailure', cancel: 'onCancel', exit: 'onExit' };
+export const STEP_TIMEOUT = 'step timed out';
+
+export function notStarted(name: string): RunNode {
+  return { name, status: StepStatus.NotStarted, statusLabel: 'not_started', retryCount: 0, doneCount: 0, attempt: 0 };
+}
+
+export function withStatus(node: RunNode, status: number, fields: Partial<RunNode> = {}): RunNode {
+  return { ...node, ...fields, status, statusLabel: stepStatusLabel(status) };
+}
+
+/** Mutable working copy of one decision. */
+export class Work {
+  readonly input: RunInput;
+  readonly now: string;
+  readonly nodes: Map<string, RunNode>;
+  readonly handlers = new Map<HandlerEvent, RunNode>();
+  readonly launch: Launch[] = [];
+  readonly stop: { pod: string }[] = [];
+  readonly events: RunEvent[] = [];
+  status: DagRunStatus;
+  wakeAt: number | undefined;
+
+  constructor(input: RunInput) {
+    this.input = input;
+    this.now = input.now.toISOString();
+    this.status = { ...input.status };
+    const previous = new Map((input.status.nodes ?? []).map((n) => [n.name, n]));
+    this.nodes = new Map(input.definition.dag.steps.map((s) => [s.name, previous.get(s.name) ?? notStarted(s.name)]));
+    for (const [event, key] of Object.entries(HANDLER_KEYS) as [HandlerEvent, (typeof HANDLER_KEYS)[HandlerEvent]][]) {
+      const node = input.status[key];
+      if (node !== undefined) this.handlers.set(event, node);
+    }
+  }
+
+  get dag(): RunDefinition['dag'] {
+    return this.input.definition.dag;
+  }
+
+  wake(atMs: number): void {
+    this.wakeAt = this.wakeAt === undefined ? atMs : Math.min(this.wakeAt, atMs);
+  }
+
+  podOf(node: RunNode): ObservedPod | undefined {
+    return this.input.pods.find((p) => p.step === node.name && p.attempt === (node.attempt ?? 0));
+  }
+
+  /** Whether the run is being stopped or has timed out: what is running gets canceled. */
+  get ending(): boolean {
+    return this.status.endReason === 'stopped' || this.status.endReason === 'timeout';
+  }
+}

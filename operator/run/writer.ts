@@ -1,0 +1,95 @@
+/**
+ * Every write the run controller makes to a DAGRun: status (with conditions, only when it
+ * changed, guarded by the resource version it was decided on), spec patches applying to one
+ * version only, child runs, deletion, and Events. Each successful write is assumed into the
+ * informer, so the next reconcile sees it before its watch event arrives, and counted.
+ */
+import type { CoreV1Api } from '@kubernetes/client-node';
+import type { ResourceClient, JsonPatchOperation } from '../../core/kube/client.ts';
+import { ignoreAlreadyExists, ignoreConflict, ignoreNotFound } from '../../core/kube/errors.ts';
+import type { Informer } from '../../core/kube/informer.ts';
+import { sameContent } from '../../core/kube/equal.ts';
+import type { Clock } from '../../core/kube/time.ts';
+import { errorMessage, type Logger } from '../../core/log.ts';
+import { API_VERSION } from '../../core/resources/constants.ts';
+import type { DagRunStatus } from '../../core/resources/schemas.ts';
+import type { DagRunResource } from '../../core/resources/types.ts';
+import { withConditions } from './conditions.ts';
+import { runKey } from './ref.ts';
+
+/** Counts an API write by verb (the kubedag_api_writes_total metric). */
+export type CountWrite = (verb: 'create' | 'update' | 'patch' | 'delete' | 'event') => void;
+
+export interface RunWriterDeps {
+  readonly runs: ResourceClient<DagRunResource>;
+  readonly cache: Informer<DagRunResource>;
+  readonly core: CoreV1Api;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly countWrite: CountWrite;
+}
+
+export class RunWriter {
+  private readonly deps: RunWriterDeps;
+
+  constructor(deps: RunWriterDeps) {
+    this.deps = deps;
+  }
+
+  /** Writes the status when it differs; false when a newer run is coming (conflict): try again then. */
+  async writeStatus(run: DagRunResource, next: DagRunStatus): Promise<boolean> {
+    const status = withConditions(next, run.metadata?.generation ?? 0, this.deps.clock.now());
+    if (sameContent(status, run.status ?? {})) return true;
+    const written = await ignoreConflict(this.deps.runs.replaceStatus({ ...run, status }));
+    if (written === undefined) return false;
+    this.deps.cache.assume(written, run.metadata?.resourceVersion);
+    this.deps.countWrite('update');
+    return true;
+  }
+
+  /** A JSON patch of the run that applies only to the version this reconcile saw. */
+  async patchSpec(run: DagRunResource, operations: readonly JsonPatchOperation[]): Promise<DagRunResource> {
+    const { namespace = '', name = '', resourceVersion } = run.metadata ?? {};
+    const patched = await this.deps.runs.jsonPatch(namespace, name, [{ op: 'test', path: '/metadata/resourceVersion', value: resourceVersion }, ...operations]);
+    this.deps.cache.assume(patched, resourceVersion);
+    this.deps.countWrite('patch');
+    return patched;
+  }
+
+  /** A child run of a sub-DAG attempt; its derived name makes a repeated create find the first. */
+  async createChild(namespace: string, body: DagRunResource): Promise<void> {
+    if ((await ignoreAlreadyExists(this.deps.runs.create(namespace, body))) !== undefined) this.deps.countWrite('create');
+  }
+
+  async delete(run: DagRunResource): Promise<void> {
+    await ignoreNotFound(this.deps.runs.delete(run.metadata?.namespace ?? '', run.metadata?.name ?? '', { propagationPolicy: 'Background' }));
+    this.deps.countWrite('delete');
+  }
+
+  /** Records an Event on the run; fire and forget (an Event lost is not worth a retry). */
+  event(run: DagRunResource, reason: string, message: string, warning: boolean): void {
+    const now = this.deps.clock.now();
+    const { namespace = '', name = '', uid = '' } = run.metadata ?? {};
+    void this.deps.core
+      .createNamespacedEvent({
+        namespace,
+        body: {
+          metadata: { generateName: `${name === '' ? 'dagrun' : name}.` },
+          involvedObject: { apiVersion: API_VERSION, kind: 'DAGRun', name, namespace, uid },
+          reason,
+          message,
+          type: warning ? 'Warning' : 'Normal',
+          source: { component: 'kubedag-operator' },
+          firstTimestamp: now,
+          lastTimestamp: now,
+          count: 1,
+        },
+      })
+      .then(() => {
+        this.deps.countWrite('event');
+      })
+      .catch((error: unknown) => {
+        this.deps.log.warn({ run: runKey(run), reason, err: errorMessage(error) }, 'recording an event failed');
+      });
+  }
+}
