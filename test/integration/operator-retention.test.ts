@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseConfig } from '../../operator/config.ts';
 import { statusCode } from '../../core/kube/errors.ts';
 import { Operator } from '../../operator/operator.ts';
-import { freePort } from '../cluster/processes.ts';
+import { freePort } from '../../cluster/processes.ts';
 import { finishedRun, getRun, givenDag, startOperator, whenRun, type RunningOperator } from './operator-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
 

@@ -5,7 +5,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { quoteWord } from '../../../core/dag/command.ts';
+import { quoteWord } from '../../core/dag/command.ts';
 import { LogWriter } from './logs.ts';
 
 export interface Mount {

@@ -1,5 +1,5 @@
 /**
- * A whole test cluster in one call: control plane, node agents, CRDs Established, nodes Ready.
+ * A whole local cluster in one call: control plane, node agents, CRDs Established, nodes Ready.
  * Used by `make cluster-up`, `make dev` and the integration tests' global setup alike.
  */
 import { join } from 'node:path';

@@ -13,7 +13,7 @@ import { isRunning, readState } from './controlplane.ts';
 import { isAlive } from './processes.ts';
 import { pkiPaths } from './pki.ts';
 
-const root = join(import.meta.dirname, '../..');
+const root = join(import.meta.dirname, '..');
 const devDir = join(root, '.dev');
 const clusterDir = join(devDir, 'cluster');
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -102,7 +102,7 @@ const commands: Record<string, () => Promise<void>> = {
 };
 const run = commands[command ?? ''];
 if (run === undefined) {
-  say('usage: node test/cluster/cli.ts build|up|down|dev [--nodes=name[:label=value;...],...]');
+  say('usage: node cluster/cli.ts build|up|down|dev [--nodes=name[:label=value;...],...]');
   process.exit(2);
 }
 await run().catch((error: unknown) => {

@@ -2,7 +2,7 @@
  * The node agent: a stand-in kubelet that registers a Node and runs the Pods bound to it as
  * local processes. Started by the local control plane, one per node:
  *
- *   node test/cluster/node-agent/main.ts --name=node-1 --kubeconfig=... --port=... \
+ *   node cluster/node-agent/main.ts --name=node-1 --kubeconfig=... --port=... \
  *     --tls-cert=... --tls-key=... --client-ca=... --state-dir=... [--labels=gpu=true,zone=a]
  */
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { heartbeatStatus, registerNode, renewLease, type NodeIdentity } from './
 import { PodManager } from './pods.ts';
 import { mountNamespacesAvailable } from './runtime.ts';
 import { startLogServer } from './server.ts';
-import { reuseConnections } from '../../../core/kube/connections.ts';
+import { reuseConnections } from '../../core/kube/connections.ts';
 
 const { values } = parseArgs({
   options: {

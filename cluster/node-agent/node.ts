@@ -5,7 +5,7 @@
  */
 import { arch } from 'node:os';
 import type { CoordinationV1Api, CoreV1Api, V1Lease, V1Node, V1NodeStatus } from '@kubernetes/client-node';
-import { MicroTime } from '../../../core/kube/time.ts';
+import { MicroTime } from '../../core/kube/time.ts';
 
 export interface NodeIdentity {
   readonly name: string;

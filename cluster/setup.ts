@@ -1,14 +1,14 @@
 /**
- * What turns a bare control plane into Kubedag's test cluster: CRDs installed and Established,
+ * What turns a bare control plane into Kubedag's local cluster: CRDs installed and Established,
  * nodes Ready, the default service account present.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApiextensionsV1Api, CoreV1Api, KubeConfig, loadYaml, type V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { waitFor } from './processes.ts';
-import { reuseConnections } from '../../core/kube/connections.ts';
+import { reuseConnections } from '../core/kube/connections.ts';
 
-export const CRD_DIR = join(import.meta.dirname, '../../crds');
+export const CRD_DIR = join(import.meta.dirname, '../crds');
 
 export function kubeConfig(path: string): KubeConfig {
   const kc = new KubeConfig();
