@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { ApiextensionsV1Api, CoreV1Api, KubeConfig, loadYaml, type V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { waitFor } from './processes.ts';
 import { reuseConnections } from '../core/kube/connections.ts';
+import { isAlreadyExists } from '../core/kube/errors.ts';
 
 export const CRD_DIR = join(import.meta.dirname, '../crds');
 
@@ -29,7 +30,7 @@ export async function installCrds(kc: KubeConfig, dir = CRD_DIR): Promise<string
     try {
       await api.createCustomResourceDefinition({ body: crd });
     } catch (error) {
-      if ((error as { code?: number }).code !== 409) throw error;
+      if (!isAlreadyExists(error)) throw error;
       const existing = await api.readCustomResourceDefinition({ name });
       await api.replaceCustomResourceDefinition({ name, body: { ...crd, metadata: { ...crd.metadata, resourceVersion: existing.metadata?.resourceVersion } } });
     }

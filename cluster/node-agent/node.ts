@@ -4,7 +4,8 @@
  * condition refreshed every minute.
  */
 import { arch } from 'node:os';
-import type { CoordinationV1Api, CoreV1Api, V1Lease, V1Node, V1NodeStatus } from '@kubernetes/client-node';
+import type { CoordinationV1Api, CoreV1Api, V1Node, V1NodeStatus } from '@kubernetes/client-node';
+import { ignoreNotFound, isAlreadyExists } from '../../core/kube/errors.ts';
 import { MicroTime } from '../../core/kube/time.ts';
 
 export interface NodeIdentity {
@@ -73,7 +74,7 @@ export async function registerNode(api: CoreV1Api, identity: NodeIdentity): Prom
   try {
     node = await api.createNode({ body: { metadata: { name: identity.name, labels: nodeLabels(identity) } } });
   } catch (error) {
-    if ((error as { code?: number }).code !== 409) throw error;
+    if (!isAlreadyExists(error)) throw error;
     const existing = await api.readNode({ name: identity.name });
     node = await api.replaceNode({ name: identity.name, body: { ...existing, metadata: { ...existing.metadata, labels: { ...existing.metadata?.labels, ...nodeLabels(identity) } } } });
   }
@@ -88,11 +89,8 @@ export async function heartbeatStatus(api: CoreV1Api, identity: NodeIdentity): P
 export async function renewLease(api: CoordinationV1Api, identity: NodeIdentity): Promise<void> {
   const namespace = 'kube-node-lease';
   const spec = { holderIdentity: identity.name, leaseDurationSeconds: LEASE_SECONDS, renewTime: new MicroTime() };
-  let lease: V1Lease;
-  try {
-    lease = await api.readNamespacedLease({ name: identity.name, namespace });
-  } catch (error) {
-    if ((error as { code?: number }).code !== 404) throw error;
+  const lease = await ignoreNotFound(api.readNamespacedLease({ name: identity.name, namespace }));
+  if (lease === undefined) {
     await api.createNamespacedLease({ namespace, body: { metadata: { name: identity.name, namespace }, spec } });
     return;
   }

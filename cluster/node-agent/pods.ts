@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CoreV1Api, V1Container, V1ContainerStateTerminated, V1Pod } from '@kubernetes/client-node';
+import { isConflict, isInvalid, isNotFound } from '../../core/kube/errors.ts';
 import { ConfigError, containerEnv, materialiseVolume, type Sources } from './environment.ts';
 import type { Ledger } from './ledger.ts';
 import { readLogLines } from './logs.ts';
@@ -315,8 +316,8 @@ export class PodManager {
         // With a body, kube-apiserver reads delete options from it alone: the grace period goes there.
         .deleteNamespacedPod({ name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '', body: { gracePeriodSeconds: 0, preconditions: { uid } } })
         .catch((error: unknown) => {
-          const code = (error as { code?: number }).code;
-          if (code !== 404 && code !== 409) throw error;
+          // Gone already, or the name now holds another Pod (the uid precondition failed).
+          if (!isNotFound(error) && !isConflict(error)) throw error;
         });
       this.runs.delete(uid);
     } finally {
@@ -358,9 +359,8 @@ export class PodManager {
     try {
       await this.options.api.patchNamespacedPodStatus({ name: run.name, namespace: run.namespace, body: [{ op: 'test', path: '/metadata/uid', value: run.uid }, { op: 'replace', path: '/status', value: status }] });
     } catch (error) {
-      const code = (error as { code?: number }).code;
       // Gone, or replaced by another Pod of the same name (the uid test fails): nothing to report.
-      if (code === 404 || code === 422 || code === 409) return;
+      if (isNotFound(error) || isInvalid(error) || isConflict(error)) return;
       this.options.log(`status of ${run.namespace}/${run.name}: ${(error as Error).message}`);
       await this.replaceStatus(run.namespace, run.name, run.uid, (pod) => ({ ...podStatus(pod, records, run.startTime, new Date()), ...deadline }));
     }
@@ -375,9 +375,8 @@ export class PodManager {
         await this.options.api.replaceNamespacedPodStatus({ name, namespace, body: { ...pod, status: compute(pod) } });
         return;
       } catch (error) {
-        const code = (error as { code?: number }).code;
-        if (code === 404) return;
-        if (code !== 409) this.options.log(`status of ${namespace}/${name}: ${(error as Error).message}`);
+        if (isNotFound(error)) return;
+        if (!isConflict(error)) this.options.log(`status of ${namespace}/${name}: ${(error as Error).message}`);
         await sleep(100 * (attempt + 1));
       }
     }
