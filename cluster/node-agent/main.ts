@@ -14,6 +14,7 @@ import { PodManager } from './pods.ts';
 import { mountNamespacesAvailable } from './runtime.ts';
 import { startLogServer } from './server.ts';
 import { reuseConnections } from '../../core/kube/connections.ts';
+import { systemClock } from '../../core/kube/time.ts';
 
 const { values } = parseArgs({
   options: {
@@ -76,7 +77,8 @@ async function main(): Promise<void> {
       .map((pair) => pair.split('=', 2) as [string, string]),
   );
   const identity: NodeIdentity = { name, labels, port: Number(required('port')), kubernetesVersion: values['kubernetes-version'] };
-  const ledger = new Ledger(join(stateDir, 'ledger.jsonl'), name);
+  const clock = systemClock;
+  const ledger = new Ledger(join(stateDir, 'ledger.jsonl'), name, clock);
   const pods = new PodManager({
     node: name,
     api: core,
@@ -84,18 +86,19 @@ async function main(): Promise<void> {
     ledger,
     sources: { api: core, apiHost: server.hostname, apiPort: server.port },
     hostPath: process.env.PATH ?? '/usr/bin:/bin',
+    clock,
     log,
   });
   pods.killLeftovers();
   if (!mountNamespacesAvailable()) log('warning: no mount namespaces here (needs root and unshare); volumes will not appear at their mount paths');
-  await registerNode(core, identity);
-  await renewLease(coordination, identity);
-  const https = await startLogServer({ port: identity.port, cert: required('tls-cert'), key: required('tls-key'), clientCa: required('client-ca'), pods });
+  await registerNode(core, identity, clock);
+  await renewLease(coordination, identity, clock);
+  const https = await startLogServer({ port: identity.port, cert: required('tls-cert'), key: required('tls-key'), clientCa: required('client-ca'), pods, clock });
   log(`node ${name} registered; log endpoint on 127.0.0.1:${String(identity.port)}`);
 
   const timers = [
-    setInterval(() => void renewLease(coordination, identity).catch((e: unknown) => { log(`lease: ${(e as Error).message}`); }), 10_000),
-    setInterval(() => void heartbeatStatus(core, identity).catch((e: unknown) => { log(`status: ${(e as Error).message}`); }), 60_000),
+    setInterval(() => void renewLease(coordination, identity, clock).catch((e: unknown) => { log(`lease: ${(e as Error).message}`); }), 10_000),
+    setInterval(() => void heartbeatStatus(core, identity, clock).catch((e: unknown) => { log(`status: ${(e as Error).message}`); }), 60_000),
   ];
   const queue = new KeyedQueue();
   const fieldSelector = `spec.nodeName=${name}`;

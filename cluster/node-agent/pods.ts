@@ -11,11 +11,12 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CoreV1Api, V1Container, V1Pod } from '@kubernetes/client-node';
 import { isConflict, isNotFound } from '../../core/kube/errors.ts';
+import type { Clock } from '../../core/kube/time.ts';
 import { ConfigError, containerEnv, materialiseVolume, type Sources } from './environment.ts';
 import type { Ledger } from './ledger.ts';
 import { readLogLines } from './logs.ts';
 import { launch, mountNamespacesAvailable, type Mount, type RunningContainer } from './runtime.ts';
-import { killRun, newRun, stopRun, type PodRun } from './run.ts';
+import { deadlineIn, killRun, newRun, stopRun, type PodRun } from './run.ts';
 import { terminationReason, type ContainerPhase, type ContainerRecord } from './status.ts';
 import { StatusWriter } from './status-writer.ts';
 
@@ -27,6 +28,8 @@ export interface PodManagerOptions {
   readonly sources: Sources;
   /** PATH given to containers that set none: the host is the image. */
   readonly hostPath: string;
+  /** Start and end times, deadlines and the times in status and logs come from here. */
+  readonly clock: Clock;
   readonly log: (line: string) => void;
 }
 
@@ -41,7 +44,7 @@ export class PodManager {
 
   constructor(options: PodManagerOptions) {
     this.options = options;
-    this.status = new StatusWriter({ api: options.api, log: options.log });
+    this.status = new StatusWriter({ api: options.api, clock: options.clock, log: options.log });
   }
 
   /** Pod UIDs this agent (or an earlier one) started, from the state directory. */
@@ -121,7 +124,7 @@ export class PodManager {
     // Recorded before any process exists: after a crash, "started" means "may have run".
     mkdirSync(this.sandbox(uid), { recursive: true });
     writeFileSync(this.sandbox(uid, 'started'), `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`);
-    const run = newRun(pod, new Date());
+    const run = newRun(pod, this.options.clock.now());
     this.runs.set(uid, run);
     run.done = this.runPod(pod, run).catch((error: unknown) => {
       this.options.log(`pod ${run.namespace}/${run.name}: ${(error as Error).message}`);
@@ -178,16 +181,16 @@ export class PodManager {
     const record = run.records.get(container.name) as ContainerRecord;
     const argv = [...(container.command ?? []), ...(container.args ?? [])];
     if ((container.command ?? []).length === 0) {
-      return this.finish(run, record, restartCount, { kind: 'terminated', exitCode: 128, reason: 'StartError', message: 'container has no command: the node agent runs commands on the host and does not use the image entrypoint', startedAt: new Date(), finishedAt: new Date() });
+      return this.startError(run, record, restartCount, 'container has no command: the node agent runs commands on the host and does not use the image entrypoint');
     }
     let started: RunningContainer;
     const logPath = this.sandbox(run.uid, `${container.name}-${String(restartCount)}.log`);
     try {
       const env = await this.environment(pod, run, container);
       if (env === undefined) return 0;
-      started = await launch({ argv, env, workingDir: container.workingDir, mounts: this.mountsOf(container, volumes, run), logPath, mountNamespace: mountNamespacesAvailable() });
+      started = await launch({ argv, env, workingDir: container.workingDir, mounts: this.mountsOf(container, volumes, run), logPath, mountNamespace: mountNamespacesAvailable(), clock: this.options.clock });
     } catch (error) {
-      return this.finish(run, record, restartCount, { kind: 'terminated', exitCode: 128, reason: 'StartError', message: (error as Error).message, startedAt: new Date(), finishedAt: new Date() });
+      return this.startError(run, record, restartCount, (error as Error).message);
     }
     run.running.set(container.name, started);
     this.writePids(run);
@@ -231,6 +234,12 @@ export class PodManager {
     return phase.exitCode;
   }
 
+  /** A container that could not be started ends at once, as the runtime reports it. */
+  private startError(run: PodRun, record: ContainerRecord, restartCount: number, message: string): Promise<number> {
+    const now = this.options.clock.now();
+    return this.finish(run, record, restartCount, { kind: 'terminated', exitCode: 128, reason: 'StartError', message, startedAt: now, finishedAt: now });
+  }
+
   /** The container's volume mounts, plus its termination-log file where it writes a message. */
   private mountsOf(container: V1Container, volumes: ReadonlyMap<string, string>, run: PodRun): Mount[] {
     const mounts = (container.volumeMounts ?? []).flatMap((m) => {
@@ -258,9 +267,9 @@ export class PodManager {
    * DeadlineExceeded, so its logs can still be read.
    */
   private async enforceDeadline(pod: V1Pod, run: PodRun): Promise<void> {
-    const seconds = pod.spec?.activeDeadlineSeconds;
-    if (seconds === undefined || run.stopping || run.deadline !== undefined) return;
-    const due = run.startTime.getTime() + seconds * 1000 - Date.now();
+    if (run.stopping || run.deadline !== undefined) return;
+    const due = deadlineIn(pod, run.startTime, this.options.clock.now());
+    if (due === undefined) return;
     if (due > 0) {
       setTimeout(() => void this.enforceDeadline(pod, run), due).unref();
       return;

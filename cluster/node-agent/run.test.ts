@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { V1Pod } from '@kubernetes/client-node';
-import { newRun, recoveredRecord, stopRun, type PodRun } from './run.ts';
+import { deadlineIn, newRun, recoveredRecord, stopRun, type PodRun } from './run.ts';
 import type { RunningContainer } from './runtime.ts';
 import type { ContainerRecord } from './status.ts';
 
@@ -94,5 +94,19 @@ describe('recoveredRecord, a container of a Pod an earlier agent ran', () => {
   ];
   it.each(cases)('$name', ({ pod, want }) => {
     expect(recoveredRecord(pod, record, 'restarted', now)).toEqual(want);
+  });
+});
+
+describe('deadlineIn, the time activeDeadlineSeconds leaves a Pod', () => {
+  const start = new Date('2026-01-01T00:00:00Z');
+  const withDeadline = (seconds?: number): V1Pod => ({ spec: { containers: [], activeDeadlineSeconds: seconds } });
+  const cases: { name: string; pod: V1Pod; now: string; want: number | undefined }[] = [
+    { name: 'a Pod without a deadline has none', pod: withDeadline(), now: '2026-01-01T01:00:00Z', want: undefined },
+    { name: 'a deadline not yet reached leaves the rest of its time', pod: withDeadline(60), now: '2026-01-01T00:00:45Z', want: 15_000 },
+    { name: 'a deadline reached this instant leaves nothing', pod: withDeadline(60), now: '2026-01-01T00:01:00Z', want: 0 },
+    { name: 'a deadline long passed leaves nothing, not a negative time', pod: withDeadline(60), now: '2026-01-01T00:05:00Z', want: 0 },
+  ];
+  it.each(cases)('$name', ({ pod, now, want }) => {
+    expect(deadlineIn(pod, start, new Date(now))).toBe(want);
   });
 });

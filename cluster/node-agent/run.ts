@@ -71,6 +71,16 @@ export async function stopRun(run: PodRun, graceSeconds: number): Promise<void> 
   }
 }
 
+/**
+ * Milliseconds until `activeDeadlineSeconds` ends a run started at `startTime` (0 once it has
+ * passed), or undefined for a Pod without a deadline.
+ */
+export function deadlineIn(pod: V1Pod, startTime: Date, now: Date): number | undefined {
+  const seconds = pod.spec?.activeDeadlineSeconds;
+  if (seconds === undefined) return undefined;
+  return Math.max(0, startTime.getTime() + seconds * 1000 - now.getTime());
+}
+
 /** What a container of a recovered Pod reports: its earlier end if it had one, else killed. */
 export function recoveredRecord(pod: V1Pod, record: ContainerRecord, message: string, now: Date): ContainerRecord {
   const before = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].find((s) => s.name === record.name);

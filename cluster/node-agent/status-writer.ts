@@ -6,11 +6,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
 import { isConflict, isInvalid, isNotFound } from '../../core/kube/errors.ts';
+import type { Clock } from '../../core/kube/time.ts';
 import { initialRecords, recoveredRecord, type PodRun } from './run.ts';
 import { podStatus, type ContainerRecord } from './status.ts';
 
 export interface StatusWriterOptions {
   readonly api: CoreV1Api;
+  readonly clock: Clock;
   readonly log: (line: string) => void;
 }
 
@@ -38,7 +40,7 @@ export class StatusWriter {
 
   /** A Pod an earlier agent started: it is failed, never started a second time. */
   async failRecovered(pod: V1Pod): Promise<void> {
-    const now = new Date();
+    const now = this.options.clock.now();
     const message = 'the node agent restarted while this Pod ran; its processes were stopped';
     const records = [...initialRecords(pod).values()].map((record) => recoveredRecord(pod, record, message, now));
     const status = { ...podStatus(pod, records, pod.status?.startTime ?? now, now), phase: 'Failed' as const, reason: 'NodeAgentRestarted', message };
@@ -47,7 +49,7 @@ export class StatusWriter {
 
   private async send(run: PodRun, records: readonly ContainerRecord[], reason: PodRun['deadline']): Promise<void> {
     const deadline = reason === undefined ? {} : { phase: 'Failed' as const, reason, message: 'Pod was active on the node longer than the specified deadline' };
-    const status = { ...podStatus(run.pod, records, run.startTime, new Date()), ...deadline };
+    const status = { ...podStatus(run.pod, records, run.startTime, this.options.clock.now()), ...deadline };
     run.pod = { ...run.pod, status };
     try {
       await this.options.api.patchNamespacedPodStatus({ name: run.name, namespace: run.namespace, body: [{ op: 'test', path: '/metadata/uid', value: run.uid }, { op: 'replace', path: '/status', value: status }] });
@@ -55,7 +57,7 @@ export class StatusWriter {
       // Gone, or replaced by another Pod of the same name (the uid test fails): nothing to report.
       if (isNotFound(error) || isInvalid(error) || isConflict(error)) return;
       this.options.log(`status of ${run.namespace}/${run.name}: ${(error as Error).message}`);
-      await this.replace(run.namespace, run.name, run.uid, (pod) => ({ ...podStatus(pod, records, run.startTime, new Date()), ...deadline }));
+      await this.replace(run.namespace, run.name, run.uid, (pod) => ({ ...podStatus(pod, records, run.startTime, this.options.clock.now()), ...deadline }));
     }
   }
 
