@@ -27,7 +27,8 @@ async function up(nodes: string | undefined): Promise<void> {
   }
   if (existing !== undefined) await stopCluster(existing);
   const binaries = await ensureBinaries({ log: say });
-  const state = await startCluster({ dir: clusterDir, binaries, nodes: nodes === undefined ? DEFAULT_NODES : parseNodes(nodes), log: say });
+  // Node agent logs (.dev/cluster/logs) are read by people here: readable lines, not JSON.
+  const state = await startCluster({ dir: clusterDir, binaries, nodes: nodes === undefined ? DEFAULT_NODES : parseNodes(nodes), nodeAgentLogFormat: 'pretty', log: say });
   await copyFile(state.kubeconfig, join(devDir, 'kubeconfig'));
   await mkdir(join(devDir, 'bin'), { recursive: true });
   for (const [name, target] of [['kubectl', binaries.kubectl], ['helm', binaries.helm]] as const) {

@@ -3,126 +3,121 @@
  * local processes. Started by the local control plane, one per node:
  *
  *   node cluster/node-agent/main.ts --name=node-1 --kubeconfig=... --port=... \
- *     --tls-cert=... --tls-key=... --client-ca=... --state-dir=... [--labels=gpu=true,zone=a]
+ *     --tls-cert=... --tls-key=... --client-ca=... --state-dir=... [--labels=gpu=true,zone=a] \
+ *     [--log-level=info] [--log-format=json|pretty]
  */
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { CoordinationV1Api, CoreV1Api, KubeConfig, ListWatch, Watch, type V1Pod } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { reuseConnections } from '../../core/kube/connections.ts';
+import { Informer } from '../../core/kube/informer.ts';
+import { WorkQueue } from '../../core/kube/queue.ts';
+import { systemClock, type Clock } from '../../core/kube/time.ts';
+import { createLogger, errorMessage, type Logger } from '../../core/log.ts';
+import { parseConfig, type AgentConfig } from './config.ts';
 import { Ledger } from './ledger.ts';
-import { heartbeatStatus, registerNode, renewLease, type NodeIdentity } from './node.ts';
+import { heartbeatStatus, POD_CAPACITY, registerNode, renewLease, type NodeIdentity } from './node.ts';
 import { PodManager } from './pods.ts';
 import { mountNamespacesAvailable } from './runtime.ts';
 import { startLogServer } from './server.ts';
-import { reuseConnections } from '../../core/kube/connections.ts';
-import { systemClock } from '../../core/kube/time.ts';
 
-const { values } = parseArgs({
-  options: {
-    name: { type: 'string' },
-    kubeconfig: { type: 'string' },
-    port: { type: 'string' },
-    'tls-cert': { type: 'string' },
-    'tls-key': { type: 'string' },
-    'client-ca': { type: 'string' },
-    'state-dir': { type: 'string' },
-    labels: { type: 'string', default: '' },
-    'kubernetes-version': { type: 'string', default: 'v1.37.1' },
-  },
-});
+/**
+ * The queue key of a Pod: its name and its uid, so that a Pod that replaces a deleted one of
+ * the same name is worked on apart from it (names and namespaces never contain `/`).
+ */
+const podKey = (pod: V1Pod): string => `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}/${pod.metadata?.uid ?? ''}`;
 
-function required(name: keyof typeof values): string {
-  const value = values[name];
-  if (typeof value !== 'string' || value === '') throw new Error(`--${name} is required`);
-  return value;
+function parsePodKey(key: string): { namespace: string; name: string; uid: string } {
+  const [namespace = '', name = '', uid = ''] = key.split('/');
+  return { namespace, name, uid };
 }
 
-const log = (line: string): void => void process.stdout.write(`${new Date().toISOString()} ${line}\n`);
-
-/** Runs `work` for a key at most once at a time; events during a run cause one more run. */
-class KeyedQueue {
-  private readonly active = new Set<string>();
-  private readonly dirty = new Set<string>();
-
-  add(key: string, work: () => Promise<void>): void {
-    if (this.active.has(key)) {
-      this.dirty.add(key);
-      return;
-    }
-    this.active.add(key);
-    void (async () => {
-      do {
-        this.dirty.delete(key);
-        await work().catch((error: unknown) => {
-          log(`reconcile ${key}: ${(error as Error).message}`);
-        });
-      } while (this.dirty.has(key));
-      this.active.delete(key);
-    })();
-  }
-}
-
-async function main(): Promise<void> {
-  const name = required('name');
-  const stateDir = required('state-dir');
-  const kc = new KubeConfig();
-  kc.loadFromFile(required('kubeconfig'));
-  reuseConnections(kc);
-  const core = kc.makeApiClient(CoreV1Api);
-  const coordination = kc.makeApiClient(CoordinationV1Api);
-  const server = new URL(kc.getCurrentCluster()?.server ?? 'https://127.0.0.1:6443');
-  const labels = Object.fromEntries(
-    values.labels
-      .split(',')
-      .filter((pair) => pair.includes('='))
-      .map((pair) => pair.split('=', 2) as [string, string]),
-  );
-  const identity: NodeIdentity = { name, labels, port: Number(required('port')), kubernetesVersion: values['kubernetes-version'] };
-  const clock = systemClock;
-  const ledger = new Ledger(join(stateDir, 'ledger.jsonl'), name, clock);
-  const pods = new PodManager({
-    node: name,
-    api: core,
-    stateDir,
-    ledger,
-    sources: { api: core, apiHost: server.hostname, apiPort: server.port },
-    hostPath: process.env.PATH ?? '/usr/bin:/bin',
-    clock,
-    log,
+/**
+ * The Pods bound to this node, watched and worked on one key at a time. A failed reconcile
+ * comes back with backoff; every Pod is looked at again now and then, events or not.
+ */
+async function watchPods(kc: KubeConfig, core: CoreV1Api, node: string, pods: PodManager, logger: Logger): Promise<{ stop: () => Promise<void> }> {
+  const fieldSelector = `spec.nodeName=${node}`;
+  const informer = new Informer<V1Pod>({
+    kc,
+    path: '/api/v1/pods',
+    list: () => core.listPodForAllNamespaces({ fieldSelector }),
+    fieldSelector,
+    log: (message) => {
+      logger.warn(message);
+    },
   });
-  pods.killLeftovers();
-  if (!mountNamespacesAvailable()) log('warning: no mount namespaces here (needs root and unshare); volumes will not appear at their mount paths');
-  await registerNode(core, identity, clock);
-  await renewLease(coordination, identity, clock);
-  const https = await startLogServer({ port: identity.port, cert: required('tls-cert'), key: required('tls-key'), clientCa: required('client-ca'), pods, clock });
-  log(`node ${name} registered; log endpoint on 127.0.0.1:${String(identity.port)}`);
-
-  const timers = [
-    setInterval(() => void renewLease(coordination, identity, clock).catch((e: unknown) => { log(`lease: ${(e as Error).message}`); }), 10_000),
-    setInterval(() => void heartbeatStatus(core, identity, clock).catch((e: unknown) => { log(`status: ${(e as Error).message}`); }), 60_000),
-  ];
-  const queue = new KeyedQueue();
-  const fieldSelector = `spec.nodeName=${name}`;
-  const informer = new ListWatch<V1Pod>('/api/v1/pods', new Watch(kc), () => core.listPodForAllNamespaces({ fieldSelector }), false, undefined, fieldSelector);
-  const enqueue = (pod: V1Pod): void => {
-    const key = pod.metadata?.uid ?? '';
-    queue.add(key, () => pods.reconcile(informer.get(pod.metadata?.name ?? '', pod.metadata?.namespace) ?? pod));
-  };
-  informer.on('add', enqueue);
-  informer.on('update', enqueue);
-  informer.on('delete', (pod) => {
-    pods.forget(pod.metadata?.uid ?? '');
+  const queue = new WorkQueue({
+    // A worker holds its Pod for a whole grace period when stopping it: as many workers as the
+    // node takes Pods, so that no Pod waits behind another's shutdown, as with the kubelet's
+    // per-Pod workers.
+    concurrency: POD_CAPACITY,
+    worker: async (key) => {
+      const { namespace, name, uid } = parsePodKey(key);
+      const pod = informer.get(namespace, name);
+      // Gone, or the name holds another Pod now: the delete event has already stopped this one.
+      if (pod?.metadata?.uid !== uid) return undefined;
+      return pods.reconcile(pod);
+    },
+    onError: (key, error) => {
+      const { namespace, name } = parsePodKey(key);
+      logger.error({ pod: `${namespace}/${name}`, error: errorMessage(error) }, 'reconcile failed; retrying');
+    },
   });
-  informer.on('error', (error: unknown) => {
-    log(`pod watch: ${String(error)}`);
+  informer.on((event, pod) => {
+    if (event === 'delete') pods.forget(pod.metadata?.uid ?? '');
+    else queue.add(podKey(pod));
   });
   await informer.start();
-  // Level-triggered safety net: look at every Pod again now and then, events or not.
-  timers.push(setInterval(() => { informer.list().forEach(enqueue); }, 30_000));
+  const resync = setInterval(() => {
+    for (const pod of informer.list()) queue.add(podKey(pod));
+  }, 30_000);
+  return {
+    stop: async () => {
+      clearInterval(resync);
+      await informer.stop();
+      // Work in flight ends with the process, as before; the Pods' processes are stopped apart.
+      void queue.shutdown();
+    },
+  };
+}
+
+/** Registers the Node and keeps its Lease and Ready condition fresh. */
+async function keepNodeAlive(kc: KubeConfig, identity: NodeIdentity, clock: Clock, logger: Logger): Promise<NodeJS.Timeout[]> {
+  const core = kc.makeApiClient(CoreV1Api);
+  const coordination = kc.makeApiClient(CoordinationV1Api);
+  await registerNode(core, identity, clock);
+  await renewLease(coordination, identity, clock);
+  const warn = (what: string) => (error: unknown): void => {
+    logger.warn({ error: errorMessage(error) }, what);
+  };
+  return [
+    setInterval(() => void renewLease(coordination, identity, clock).catch(warn('lease renewal failed')), 10_000),
+    setInterval(() => void heartbeatStatus(core, identity, clock).catch(warn('node status heartbeat failed')), 60_000),
+  ];
+}
+
+async function run(config: AgentConfig, logger: Logger): Promise<void> {
+  const clock = systemClock;
+  const kc = new KubeConfig();
+  kc.loadFromFile(config.kubeconfig);
+  reuseConnections(kc);
+  const core = kc.makeApiClient(CoreV1Api);
+  const server = new URL(kc.getCurrentCluster()?.server ?? 'https://127.0.0.1:6443');
+  const identity: NodeIdentity = { name: config.name, labels: config.labels, port: config.port, kubernetesVersion: config.kubernetesVersion };
+  const ledger = new Ledger(join(config.stateDir, 'ledger.jsonl'), config.name, clock);
+  const sources = { api: core, apiHost: server.hostname, apiPort: server.port };
+  const pods = new PodManager({ node: config.name, api: core, stateDir: config.stateDir, ledger, sources, hostPath: config.hostPath, clock, logger });
+  pods.killLeftovers();
+  if (!mountNamespacesAvailable()) logger.warn('no mount namespaces here (needs root and unshare); volumes will not appear at their mount paths');
+  const timers = await keepNodeAlive(kc, identity, clock, logger);
+  const https = await startLogServer({ port: config.port, cert: config.tlsCert, key: config.tlsKey, clientCa: config.clientCa, pods, clock });
+  logger.info({ port: config.port }, `node registered; log endpoint on 127.0.0.1:${String(config.port)}`);
+  const watch = await watchPods(kc, core, config.name, pods, logger);
 
   const stop = async (signal: string): Promise<void> => {
-    log(`${signal}: stopping Pods and exiting`);
+    logger.info({ signal }, 'stopping Pods and exiting');
     timers.forEach(clearInterval);
-    await informer.stop();
+    await watch.stop();
     await pods.shutdown();
     https.close();
     process.exit(0);
@@ -131,7 +126,15 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'));
 }
 
-main().catch((error: unknown) => {
-  log(`node agent failed: ${(error as Error).stack ?? String(error)}`);
+let config: AgentConfig;
+try {
+  config = parseConfig(process.argv.slice(2), process.env);
+} catch (error) {
+  process.stderr.write(`node agent: ${errorMessage(error)}\n`);
+  process.exit(1);
+}
+const logger = createLogger('node-agent', config.log).child({ node: config.name });
+run(config, logger).catch((error: unknown) => {
+  logger.fatal({ err: error }, 'node agent failed');
   process.exit(1);
 });

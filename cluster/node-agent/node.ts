@@ -18,11 +18,14 @@ export interface NodeIdentity {
 
 const LEASE_SECONDS = 40;
 
+/** How many Pods the node says it takes, as a kubelet's default maxPods. */
+export const POD_CAPACITY = 110;
+
 const GO_ARCH: Readonly<Record<string, string>> = { x64: 'amd64', arm64: 'arm64' };
 const goArch = (): string => GO_ARCH[arch()] ?? arch();
 
 export function nodeStatus(identity: NodeIdentity, now: Date, previous?: V1NodeStatus): V1NodeStatus {
-  const resources = { cpu: '8', memory: '16Gi', pods: '110', 'ephemeral-storage': '100Gi' };
+  const resources = { cpu: '8', memory: '16Gi', pods: String(POD_CAPACITY), 'ephemeral-storage': '100Gi' };
   const transition = (type: string, status: string): Date => {
     const before = previous?.conditions?.find((c) => c.type === type);
     return before?.status === status && before.lastTransitionTime !== undefined ? before.lastTransitionTime : now;

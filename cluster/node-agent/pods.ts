@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CoreV1Api, V1Container, V1Pod } from '@kubernetes/client-node';
 import { isConflict, isNotFound } from '../../core/kube/errors.ts';
+import type { WorkResult } from '../../core/kube/queue.ts';
 import type { Clock } from '../../core/kube/time.ts';
+import { errorMessage, type Logger } from '../../core/log.ts';
 import { ConfigError, containerEnv, materialiseVolume, type Sources } from './environment.ts';
 import type { Ledger } from './ledger.ts';
 import { readLogLines } from './logs.ts';
@@ -30,7 +32,7 @@ export interface PodManagerOptions {
   readonly hostPath: string;
   /** Start and end times, deadlines and the times in status and logs come from here. */
   readonly clock: Clock;
-  readonly log: (line: string) => void;
+  readonly logger: Logger;
 }
 
 const TERMINAL = new Set(['Succeeded', 'Failed']);
@@ -44,7 +46,7 @@ export class PodManager {
 
   constructor(options: PodManagerOptions) {
     this.options = options;
-    this.status = new StatusWriter({ api: options.api, clock: options.clock, log: options.log });
+    this.status = new StatusWriter({ api: options.api, clock: options.clock, logger: options.logger });
   }
 
   /** Pod UIDs this agent (or an earlier one) started, from the state directory. */
@@ -64,19 +66,27 @@ export class PodManager {
         }
         const [namespace = '', name = ''] = readFileSync(this.sandbox(uid, 'started'), 'utf8').split('/');
         this.options.ledger.record({ event: 'kill-on-restart', podUid: uid, namespace, pod: name, container, restartCount: 0, pid });
+        this.options.logger.warn({ pod: `${namespace}/${name}`, container, pid }, 'killed a process an earlier agent left running');
       }
       writeFileSync(this.sandbox(uid, 'pids.json'), '{}');
     }
   }
 
-  async reconcile(pod: V1Pod): Promise<void> {
+  /** Does what the Pod needs now; asks to be called again when a deadline is due. */
+  async reconcile(pod: V1Pod): Promise<WorkResult | undefined> {
     const uid = pod.metadata?.uid ?? '';
     const run = this.runs.get(uid);
-    if (pod.metadata?.deletionTimestamp !== undefined) return this.remove(pod, run);
+    if (pod.metadata?.deletionTimestamp !== undefined) {
+      await this.remove(pod, run);
+      return undefined;
+    }
     if (run !== undefined) return this.enforceDeadline(pod, run);
-    if (TERMINAL.has(pod.status?.phase ?? '')) return;
-    if (existsSync(this.sandbox(uid, 'started'))) return this.status.failRecovered(pod);
-    this.start(pod);
+    if (TERMINAL.has(pod.status?.phase ?? '')) return undefined;
+    if (existsSync(this.sandbox(uid, 'started'))) {
+      await this.status.failRecovered(pod);
+      return undefined;
+    }
+    return this.enforceDeadline(pod, this.start(pod));
   }
 
   /** Where a container's log is, and whether it may still grow (for `follow`). */
@@ -119,16 +129,18 @@ export class PodManager {
     writeFileSync(this.sandbox(run.uid, 'pids.json'), JSON.stringify(Object.fromEntries([...run.running].map(([name, c]) => [name, c.pid]))));
   }
 
-  private start(pod: V1Pod): void {
+  private start(pod: V1Pod): PodRun {
     const uid = pod.metadata?.uid ?? '';
     // Recorded before any process exists: after a crash, "started" means "may have run".
     mkdirSync(this.sandbox(uid), { recursive: true });
     writeFileSync(this.sandbox(uid, 'started'), `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`);
-    const run = newRun(pod, this.options.clock.now());
+    const run = newRun(pod, this.options.clock.now(), this.options.logger);
     this.runs.set(uid, run);
+    run.log.info('starting');
     run.done = this.runPod(pod, run).catch((error: unknown) => {
-      this.options.log(`pod ${run.namespace}/${run.name}: ${(error as Error).message}`);
+      run.log.error({ error: errorMessage(error) }, 'Pod run failed');
     });
+    return run;
   }
 
   private async runPod(pod: V1Pod, run: PodRun): Promise<void> {
@@ -179,28 +191,31 @@ export class PodManager {
 
   private async runOnce(pod: V1Pod, run: PodRun, container: V1Container, volumes: ReadonlyMap<string, string>, restartCount: number): Promise<number> {
     const record = run.records.get(container.name) as ContainerRecord;
+    const log = run.log.child({ container: container.name });
     const argv = [...(container.command ?? []), ...(container.args ?? [])];
     if ((container.command ?? []).length === 0) {
-      return this.startError(run, record, restartCount, 'container has no command: the node agent runs commands on the host and does not use the image entrypoint');
+      return this.startError(log, run, record, restartCount, 'container has no command: the node agent runs commands on the host and does not use the image entrypoint');
     }
     let started: RunningContainer;
     const logPath = this.sandbox(run.uid, `${container.name}-${String(restartCount)}.log`);
     try {
-      const env = await this.environment(pod, run, container);
+      const env = await this.environment(pod, run, container, log);
       if (env === undefined) return 0;
       started = await launch({ argv, env, workingDir: container.workingDir, mounts: this.mountsOf(container, volumes, run), logPath, mountNamespace: mountNamespacesAvailable(), clock: this.options.clock });
     } catch (error) {
-      return this.startError(run, record, restartCount, (error as Error).message);
+      return this.startError(log, run, record, restartCount, errorMessage(error));
     }
     run.running.set(container.name, started);
     this.writePids(run);
     this.options.ledger.record({ event: 'start', podUid: run.uid, namespace: run.namespace, pod: run.name, container: container.name, restartCount, pid: started.pid });
+    log.info({ pid: started.pid, restartCount }, 'container started');
     run.records.set(container.name, { ...record, restartCount, phase: { kind: 'running', startedAt: started.startedAt } });
     void this.status.write(run);
     const exit = await started.exited;
     run.running.delete(container.name);
     this.writePids(run);
     this.options.ledger.record({ event: 'exit', podUid: run.uid, namespace: run.namespace, pod: run.name, container: container.name, restartCount, pid: started.pid, exitCode: exit.exitCode });
+    log.info({ exitCode: exit.exitCode, restartCount }, 'container exited');
     const message = await this.terminationMessage(container, run, logPath, exit.exitCode);
     return this.finish(run, record, restartCount, {
       kind: 'terminated',
@@ -213,7 +228,7 @@ export class PodManager {
   }
 
   /** The container's environment; a missing Secret or ConfigMap key is waited for, not fatal. */
-  private async environment(pod: V1Pod, run: PodRun, container: V1Container): Promise<Record<string, string> | undefined> {
+  private async environment(pod: V1Pod, run: PodRun, container: V1Container, log: Logger): Promise<Record<string, string> | undefined> {
     for (;;) {
       try {
         return await containerEnv(pod, container, this.options.sources, this.options.hostPath);
@@ -221,6 +236,7 @@ export class PodManager {
         if (!(error instanceof ConfigError)) throw error;
         const record = run.records.get(container.name) as ContainerRecord;
         run.records.set(container.name, { ...record, phase: { kind: 'waiting', reason: 'CreateContainerConfigError', message: error.message } });
+        log.debug({ reason: error.message }, 'waiting for the container configuration');
         await this.status.write(run);
         await sleep(2000);
         if (stopping(run)) return undefined;
@@ -235,7 +251,8 @@ export class PodManager {
   }
 
   /** A container that could not be started ends at once, as the runtime reports it. */
-  private startError(run: PodRun, record: ContainerRecord, restartCount: number, message: string): Promise<number> {
+  private startError(log: Logger, run: PodRun, record: ContainerRecord, restartCount: number, message: string): Promise<number> {
+    log.warn({ reason: message }, 'container could not start');
     const now = this.options.clock.now();
     return this.finish(run, record, restartCount, { kind: 'terminated', exitCode: 128, reason: 'StartError', message, startedAt: now, finishedAt: now });
   }
@@ -266,17 +283,17 @@ export class PodManager {
    * stopped like on deletion (SIGTERM, grace, SIGKILL) but the Pod stays, Failed with reason
    * DeadlineExceeded, so its logs can still be read.
    */
-  private async enforceDeadline(pod: V1Pod, run: PodRun): Promise<void> {
-    if (run.stopping || run.deadline !== undefined) return;
+  private async enforceDeadline(pod: V1Pod, run: PodRun): Promise<WorkResult | undefined> {
+    if (run.stopping || run.deadline !== undefined) return undefined;
     const due = deadlineIn(pod, run.startTime, this.options.clock.now());
-    if (due === undefined) return;
-    if (due > 0) {
-      setTimeout(() => void this.enforceDeadline(pod, run), due).unref();
-      return;
-    }
+    if (due === undefined) return undefined;
+    // Not yet: the work queue brings the Pod back when it is due.
+    if (due > 0) return { requeueAfterMs: due };
     run.deadline = 'DeadlineExceeded';
+    run.log.info({ activeDeadlineSeconds: pod.spec?.activeDeadlineSeconds }, 'deadline exceeded; stopping the containers');
     await stopRun(run, pod.spec?.terminationGracePeriodSeconds ?? 30);
     await this.status.write(run);
+    return undefined;
   }
 
   /** Graceful deletion: SIGTERM, the grace period, SIGKILL; then the Pod object goes. */
@@ -285,7 +302,11 @@ export class PodManager {
     if (this.deleting.has(uid)) return;
     this.deleting.add(uid);
     try {
-      if (run !== undefined) await stopRun(run, pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30);
+      if (run !== undefined) {
+        const grace = pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
+        run.log.info({ gracePeriodSeconds: grace }, 'deleted; stopping the containers');
+        await stopRun(run, grace);
+      }
       await this.options.api
         // With a body, kube-apiserver reads delete options from it alone: the grace period goes there.
         .deleteNamespacedPod({ name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '', body: { gracePeriodSeconds: 0, preconditions: { uid } } })

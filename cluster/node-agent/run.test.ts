@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { V1Pod } from '@kubernetes/client-node';
+import { silentLogger } from '../../core/log.ts';
 import { deadlineIn, newRun, recoveredRecord, stopRun, type PodRun } from './run.ts';
 import type { RunningContainer } from './runtime.ts';
 import type { ContainerRecord } from './status.ts';
@@ -21,7 +22,7 @@ function fakeContainer(exitsOn: readonly NodeJS.Signals[], onExit: () => void): 
 
 /** A run of one container whose `done` resolves when the container exits. */
 function runOf(exitsOn: readonly NodeJS.Signals[]): { run: PodRun; signals: NodeJS.Signals[] } {
-  const run = newRun({ metadata: { uid: 'u1', namespace: 'ns', name: 'p' }, spec: { containers: [{ name: 'main' }] } }, new Date(0));
+  const run = newRun({ metadata: { uid: 'u1', namespace: 'ns', name: 'p' }, spec: { containers: [{ name: 'main' }] } }, new Date(0), silentLogger);
   let exit = (): void => undefined;
   run.done = new Promise((resolve) => {
     exit = resolve;

@@ -3,6 +3,7 @@
  * kubelet's SIGTERM, grace period, SIGKILL, used for deletion and activeDeadlineSeconds alike.
  */
 import type { V1ContainerStateTerminated, V1Pod } from '@kubernetes/client-node';
+import type { Logger } from '../../core/log.ts';
 import type { RunningContainer } from './runtime.ts';
 import { terminationReason, type ContainerPhase, type ContainerRecord } from './status.ts';
 
@@ -11,6 +12,8 @@ export interface PodRun {
   readonly namespace: string;
   readonly name: string;
   readonly startTime: Date;
+  /** Lines about this Pod carry its `namespace/name`. */
+  readonly log: Logger;
   readonly records: Map<string, ContainerRecord>;
   readonly running: Map<string, RunningContainer>;
   stopping: boolean;
@@ -25,12 +28,15 @@ export interface PodRun {
   done: Promise<void>;
 }
 
-export function newRun(pod: V1Pod, startTime: Date): PodRun {
+export function newRun(pod: V1Pod, startTime: Date, logger: Logger): PodRun {
+  const namespace = pod.metadata?.namespace ?? '';
+  const name = pod.metadata?.name ?? '';
   return {
     uid: pod.metadata?.uid ?? '',
-    namespace: pod.metadata?.namespace ?? '',
-    name: pod.metadata?.name ?? '',
+    namespace,
+    name,
     startTime,
+    log: logger.child({ pod: `${namespace}/${name}` }),
     records: initialRecords(pod),
     running: new Map(),
     stopping: false,

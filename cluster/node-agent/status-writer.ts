@@ -7,13 +7,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
 import { isConflict, isInvalid, isNotFound } from '../../core/kube/errors.ts';
 import type { Clock } from '../../core/kube/time.ts';
+import { errorMessage, type Logger } from '../../core/log.ts';
 import { initialRecords, recoveredRecord, type PodRun } from './run.ts';
 import { podStatus, type ContainerRecord } from './status.ts';
 
 export interface StatusWriterOptions {
   readonly api: CoreV1Api;
   readonly clock: Clock;
-  readonly log: (line: string) => void;
+  readonly logger: Logger;
 }
 
 export class StatusWriter {
@@ -33,7 +34,7 @@ export class StatusWriter {
     run.statusWrites = run.statusWrites
       .then(() => (asked === run.statusAsked ? this.send(run, records, deadline) : undefined))
       .catch((error: unknown) => {
-        this.options.log(`status of ${run.namespace}/${run.name}: ${(error as Error).message}`);
+        run.log.warn({ error: errorMessage(error) }, 'status write failed');
       });
     return run.statusWrites;
   }
@@ -44,7 +45,9 @@ export class StatusWriter {
     const message = 'the node agent restarted while this Pod ran; its processes were stopped';
     const records = [...initialRecords(pod).values()].map((record) => recoveredRecord(pod, record, message, now));
     const status = { ...podStatus(pod, records, pod.status?.startTime ?? now, now), phase: 'Failed' as const, reason: 'NodeAgentRestarted', message };
-    await this.replace(pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', pod.metadata?.uid ?? '', () => status);
+    const log = this.options.logger.child({ pod: `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}` });
+    log.warn('an earlier agent started this Pod: failing it instead of starting it again');
+    await this.replace(log, pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', pod.metadata?.uid ?? '', () => status);
   }
 
   private async send(run: PodRun, records: readonly ContainerRecord[], reason: PodRun['deadline']): Promise<void> {
@@ -56,13 +59,13 @@ export class StatusWriter {
     } catch (error) {
       // Gone, or replaced by another Pod of the same name (the uid test fails): nothing to report.
       if (isNotFound(error) || isInvalid(error) || isConflict(error)) return;
-      this.options.log(`status of ${run.namespace}/${run.name}: ${(error as Error).message}`);
-      await this.replace(run.namespace, run.name, run.uid, (pod) => ({ ...podStatus(pod, records, run.startTime, this.options.clock.now()), ...deadline }));
+      run.log.warn({ error: errorMessage(error) }, 'status patch failed; reading the Pod and replacing its status');
+      await this.replace(run.log, run.namespace, run.name, run.uid, (pod) => ({ ...podStatus(pod, records, run.startTime, this.options.clock.now()), ...deadline }));
     }
   }
 
   /** Read, compute, replace; retried on conflicts. A Pod that is gone needs no status. */
-  private async replace(namespace: string, name: string, uid: string, compute: (pod: V1Pod) => NonNullable<V1Pod['status']>): Promise<void> {
+  private async replace(log: Logger, namespace: string, name: string, uid: string, compute: (pod: V1Pod) => NonNullable<V1Pod['status']>): Promise<void> {
     for (let attempt = 0; attempt < 10; attempt += 1) {
       try {
         const pod = await this.options.api.readNamespacedPod({ name, namespace });
@@ -71,7 +74,7 @@ export class StatusWriter {
         return;
       } catch (error) {
         if (isNotFound(error)) return;
-        if (!isConflict(error)) this.options.log(`status of ${namespace}/${name}: ${(error as Error).message}`);
+        if (!isConflict(error)) log.warn({ error: errorMessage(error) }, 'status replace failed');
         await sleep(100 * (attempt + 1));
       }
     }
