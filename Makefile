@@ -69,16 +69,16 @@ bench-queue: deps ## queue admission latency with 1,000 queued runs, on a fresh 
 	node bench/queue.bench.ts
 
 cluster-build: deps ## build the local control-plane binaries (once per machine; needs Go)
-	node test/cluster/cli.ts build
+	node cluster/cli.ts build
 
 cluster-up: deps ## start the local control plane and node agents (idempotent); writes .dev/kubeconfig
-	node test/cluster/cli.ts up
+	node cluster/cli.ts up
 
 cluster-down: deps ## stop everything cluster-up started
-	node test/cluster/cli.ts down
+	node cluster/cli.ts down
 
 dev: deps ## the local control plane in the foreground; Ctrl-C stops it
-	node test/cluster/cli.ts dev
+	node cluster/cli.ts dev
 
 clean:
 	rm -rf dist node_modules

@@ -29,10 +29,10 @@ import { parseApiConfig } from '../apiserver/config.ts';
 import { startServer } from '../apiserver/server.ts';
 import { dagListItem, paginate, selectDags } from '../apiserver/views/dags.ts';
 import { filterRuns, runSummary } from '../apiserver/views/runs.ts';
-import { ensureBinaries } from '../test/cluster/binaries.ts';
-import { startCluster, stopCluster } from '../test/cluster/cluster.ts';
-import { waitFor } from '../test/cluster/processes.ts';
-import { kubeConfig } from '../test/cluster/setup.ts';
+import { ensureBinaries } from '../cluster/binaries.ts';
+import { startCluster, stopCluster } from '../cluster/cluster.ts';
+import { waitFor } from '../cluster/processes.ts';
+import { kubeConfig } from '../cluster/setup.ts';
 
 const DAGS = 1000;
 const RUNS_PER_DAG = 10;

@@ -15,11 +15,11 @@ import { CustomObjectsApi, Watch, type V1Pod } from '@kubernetes/client-node';
 import { loadDag } from '../core/dag/index.ts';
 import { dagManifest } from '../core/resources/dag.ts';
 import type { DagRunResource } from '../core/resources/types.ts';
-import { ensureBinaries } from '../test/cluster/binaries.ts';
-import { startCluster, stopCluster } from '../test/cluster/cluster.ts';
-import { readLedger } from '../test/cluster/node-agent/ledger.ts';
-import { freePort, waitFor } from '../test/cluster/processes.ts';
-import { kubeConfig } from '../test/cluster/setup.ts';
+import { ensureBinaries } from '../cluster/binaries.ts';
+import { startCluster, stopCluster } from '../cluster/cluster.ts';
+import { readLedger } from '../cluster/node-agent/ledger.ts';
+import { freePort, waitFor } from '../cluster/processes.ts';
+import { kubeConfig } from '../cluster/setup.ts';
 
 const group = 'kubedag.io';
 const version = 'v1alpha1';

@@ -29,13 +29,13 @@ import { Informer } from '../core/kube/informer.ts';
 import { dagManifest } from '../core/resources/dag.ts';
 import { RunStatus } from '../core/resources/status.ts';
 import type { DagRunResource } from '../core/resources/types.ts';
-import { ensureBinaries } from '../test/cluster/binaries.ts';
-import { startCluster, stopCluster } from '../test/cluster/cluster.ts';
-import type { ClusterState } from '../test/cluster/controlplane.ts';
-import { freePort, waitFor } from '../test/cluster/processes.ts';
+import { ensureBinaries } from '../cluster/binaries.ts';
+import { startCluster, stopCluster } from '../cluster/cluster.ts';
+import type { ClusterState } from '../cluster/controlplane.ts';
+import { freePort, waitFor } from '../cluster/processes.ts';
 import { queueName } from '../core/resources/queue.ts';
 import { dagCapacity, decideQueue } from '../operator/run/admission.ts';
-import { kubeConfig } from '../test/cluster/setup.ts';
+import { kubeConfig } from '../cluster/setup.ts';
 
 const group = 'kubedag.io';
 const version = 'v1alpha1';

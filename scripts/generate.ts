@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { dump } from 'js-yaml';
 import { dagJsonSchema } from '../core/dag/schema.ts';
 import { customResourceDefinition, KINDS } from '../core/resources/crds.ts';
-import { checkToolsModules, syncToolsModules } from '../test/cluster/tools-modules.ts';
+import { checkToolsModules, syncToolsModules } from '../cluster/tools-modules.ts';
 
 interface Generated {
   readonly path: string;
@@ -45,7 +45,7 @@ for (const file of GENERATED) {
   await writeFile(target, want);
   console.log(`wrote ${file.path}`);
 }
-// The control-plane tools modules follow test/cluster/versions.json (needs Go).
+// The control-plane tools modules follow cluster/versions.json (needs Go).
 if (check) {
   const problems = await checkToolsModules();
   for (const problem of problems) console.error(`${problem}: run \`make generate\` and commit the result`);

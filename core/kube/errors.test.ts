@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ignoreAlreadyExists, ignoreConflict, ignoreNotFound, isAlreadyExists, isConflict, isNotFound, statusCode } from './errors.ts';
+import { ignoreAlreadyExists, ignoreConflict, ignoreNotFound, isAlreadyExists, isConflict, isInvalid, isNotFound, statusCode } from './errors.ts';
 
 /** An error as @kubernetes/client-node throws it: the code, and the Status object as text. */
 function apiError(code: number, reason?: string): Error {
@@ -19,6 +19,19 @@ describe('API error classes', () => {
   for (const c of cases) {
     it(c.name, () => {
       expect({ code: statusCode(c.error), notFound: isNotFound(c.error), conflict: isConflict(c.error), exists: isAlreadyExists(c.error) }).toEqual(c.want);
+    });
+  }
+});
+
+describe('isInvalid', () => {
+  const cases: { name: string; error: unknown; want: boolean }[] = [
+    { name: 'a 422 is invalid', error: apiError(422, 'Invalid'), want: true },
+    { name: 'a 409 is not', error: apiError(409, 'Conflict'), want: false },
+    { name: 'an error without a code is not', error: new Error('socket hang up'), want: false },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      expect(isInvalid(c.error)).toBe(c.want);
     });
   }
 });

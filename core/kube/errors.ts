@@ -31,6 +31,14 @@ export function isNotFound(error: unknown): boolean {
 }
 
 /**
+ * A request the server refused as invalid (422), such as a JSON patch whose `test` operation
+ * failed because the object is not the one the patch was made for.
+ */
+export function isInvalid(error: unknown): boolean {
+  return statusCode(error) === 422;
+}
+
+/**
  * A write made on a version that is no longer current (409 Conflict). Both this and
  * "already exists" answer 409; a 409 whose reason is unknown counts as either.
  */

@@ -7,9 +7,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { ensureBinaries, type Binaries } from '../cluster/binaries.ts';
-import { DEFAULT_NODES, startCluster, stopCluster } from '../cluster/cluster.ts';
-import { readState, type ClusterState } from '../cluster/controlplane.ts';
+import { ensureBinaries, type Binaries } from '../../cluster/binaries.ts';
+import { DEFAULT_NODES, startCluster, stopCluster } from '../../cluster/cluster.ts';
+import { readState, type ClusterState } from '../../cluster/controlplane.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

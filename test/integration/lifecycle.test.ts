@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { describe, expect, inject, it } from 'vitest';
-import { startCluster, stopCluster } from '../cluster/cluster.ts';
-import { readState } from '../cluster/controlplane.ts';
-import { readLedger } from '../cluster/node-agent/ledger.ts';
-import { isAlive } from '../cluster/processes.ts';
-import { kubeConfig } from '../cluster/setup.ts';
+import { startCluster, stopCluster } from '../../cluster/cluster.ts';
+import { readState } from '../../cluster/controlplane.ts';
+import { readLedger } from '../../cluster/node-agent/ledger.ts';
+import { isAlive } from '../../cluster/processes.ts';
+import { kubeConfig } from '../../cluster/setup.ts';
 import { pod, running, waitForPod } from './support.ts';
 
 const refused = (port: number): Promise<boolean> =>

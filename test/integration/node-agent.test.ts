@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { restartProcess } from '../cluster/controlplane.ts';
-import { readLedger } from '../cluster/node-agent/ledger.ts';
+import { restartProcess } from '../../cluster/controlplane.ts';
+import { readLedger } from '../../cluster/node-agent/ledger.ts';
 import { clients, createNamespace, deleteNamespace, finished, kubectl, pod, running, waitForPod } from './support.ts';
 
 const { core } = clients();

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { readLedger } from '../cluster/node-agent/ledger.ts';
+import { readLedger } from '../../cluster/node-agent/ledger.ts';
 import { finishedRun, givenDag, startOperator, stepStates, whenRun, type RunningOperator } from './operator-support.ts';
 import { clients, createNamespace, deleteNamespace } from './support.ts';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { minuteOf, scheduledRunId } from '../../operator/schedule/ticks.ts';
 import type { Server } from '../../apiserver/server.ts';
-import { readLedger } from '../cluster/node-agent/ledger.ts';
+import { readLedger } from '../../cluster/node-agent/ledger.ts';
 import { startApi } from './api-support.ts';
 import { finishedRun, givenDag, peakConcurrency, startOperator, runsOf, whenRun, type RunningOperator } from './operator-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';

@@ -11,7 +11,7 @@ import { parseConfig } from '../../operator/config.ts';
 import { statusCode } from '../../core/kube/errors.ts';
 import { Operator } from '../../operator/operator.ts';
 import { silentLogger } from '../../core/log.ts';
-import { freePort } from '../cluster/processes.ts';
+import { freePort } from '../../cluster/processes.ts';
 import { finishedRun, getRun, givenDag, startOperator, whenRun, type RunningOperator } from './operator-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
 

@@ -7,13 +7,13 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
-import { readLedger } from '../cluster/node-agent/ledger.ts';
+import { readLedger } from '../../cluster/node-agent/ledger.ts';
 import { loadDag } from '../../core/dag/index.ts';
 import { dagManifest } from '../../core/resources/dag.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { DirectoryLogStore } from '../../operator/logs/store.ts';
 import { RETRY_ANNOTATION } from '../../operator/run/retry.ts';
-import { freePort } from '../cluster/processes.ts';
+import { freePort } from '../../cluster/processes.ts';
 import { clients, waitFor } from './support.ts';
 
 const root = join(import.meta.dirname, '../..');

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { kubedagClients } from '../../core/kube/client.ts';
 import { ignoreNotFound } from '../../core/kube/errors.ts';
 import { stepPodName } from '../../core/resources/names.ts';
-import { readLedger } from '../cluster/node-agent/ledger.ts';
+import { readLedger } from '../../cluster/node-agent/ledger.ts';
 import { clients, createNamespace, deleteNamespace, kubectl, waitFor } from './support.ts';
 import { askRetry, finishedRun, getRun, givenDag, runningStep, startOperator, stepLog, stepStates, stopRun, whenRun, type RunningOperator } from './operator-support.ts';
 

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { CoreV1Api, CustomObjectsApi, KubeConfig, type V1Container, type V1Pod } from '@kubernetes/client-node';
 import { inject } from 'vitest';
-import { waitFor } from '../cluster/processes.ts';
+import { waitFor } from '../../cluster/processes.ts';
 import { reuseConnections } from '../../core/kube/connections.ts';
 
 export { waitFor };

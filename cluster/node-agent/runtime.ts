@@ -5,7 +5,8 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { quoteWord } from '../../../core/dag/command.ts';
+import { quoteWord } from '../../core/dag/command.ts';
+import type { Clock } from '../../core/kube/time.ts';
 import { LogWriter } from './logs.ts';
 
 export interface Mount {
@@ -24,6 +25,8 @@ export interface Launch {
   readonly logPath: string;
   /** Without a private mount namespace, volumes cannot be placed at their mount paths. */
   readonly mountNamespace: boolean;
+  /** Gives the start and end times of the container and the time of each log line. */
+  readonly clock: Clock;
 }
 
 export interface Exit {
@@ -74,7 +77,7 @@ export async function launch(spec: Launch): Promise<RunningContainer> {
   const [command, args] = wrapped
     ? ['unshare', ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', prologue(spec.mounts, spec.workingDir), 'kubedag-container', ...spec.argv]]
     : [spec.argv[0] ?? '', spec.argv.slice(1)];
-  const log = new LogWriter(spec.logPath);
+  const log = new LogWriter(spec.logPath, spec.clock);
   const child = spawn(command, args, {
     detached: true,
     env: spec.env,
@@ -92,13 +95,13 @@ export async function launch(spec: Launch): Promise<RunningContainer> {
     await log.close();
     throw error;
   });
-  const startedAt = new Date();
+  const startedAt = spec.clock.now();
   let done = false;
   const closed = new Promise<void>((resolve) => child.once('close', () => { resolve(); }));
   const exited = new Promise<Exit>((resolve) => {
     child.once('exit', (code, signal) => {
       done = true;
-      const exit = { exitCode: code ?? 128 + (SIGNALS[signal ?? ''] ?? 0), signal, finishedAt: new Date() };
+      const exit = { exitCode: code ?? 128 + (SIGNALS[signal ?? ''] ?? 0), signal, finishedAt: spec.clock.now() };
       // Like a runtime tearing down a container: when its main process ends, so does the rest.
       try {
         process.kill(-pid, 'SIGKILL');

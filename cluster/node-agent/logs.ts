@@ -7,6 +7,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { open, readFile, stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Clock } from '../../core/kube/time.ts';
 
 export interface LogLine {
   readonly time: string;
@@ -15,18 +16,20 @@ export interface LogLine {
 }
 
 /** Nanosecond-style RFC 3339 time, as the kubelet writes it (milliseconds padded). */
-function now(): string {
-  return new Date().toISOString().replace('Z', '000000Z');
+export function criTime(time: Date): string {
+  return time.toISOString().replace('Z', '000000Z');
 }
 
 /** Splits a child's two streams into timestamped lines in one file. */
 export class LogWriter {
   readonly path: string;
+  private readonly clock: Clock;
   private readonly file: WriteStream;
   private readonly partial: Record<'stdout' | 'stderr', string> = { stdout: '', stderr: '' };
 
-  constructor(path: string) {
+  constructor(path: string, clock: Clock) {
     this.path = path;
+    this.clock = clock;
     this.file = createWriteStream(path, { flags: 'a' });
   }
 
@@ -35,14 +38,14 @@ export class LogWriter {
       const text = this.partial[name] + chunk.toString('utf8');
       const lines = text.split('\n');
       this.partial[name] = lines.pop() ?? '';
-      for (const line of lines) this.file.write(`${now()} ${name} F ${line}\n`);
+      for (const line of lines) this.file.write(`${criTime(this.clock.now())} ${name} F ${line}\n`);
     });
   }
 
   /** Writes what is left of unterminated lines and closes the file. */
   async close(): Promise<void> {
     for (const name of ['stdout', 'stderr'] as const) {
-      if (this.partial[name] !== '') this.file.write(`${now()} ${name} F ${this.partial[name]}\n`);
+      if (this.partial[name] !== '') this.file.write(`${criTime(this.clock.now())} ${name} F ${this.partial[name]}\n`);
       this.partial[name] = '';
     }
     await new Promise<void>((resolve) => this.file.end(resolve));
@@ -63,8 +66,8 @@ export interface LogQuery {
   readonly timestamps?: boolean;
 }
 
-/** Applies the kubelet's query options to the lines of one log file. Pure. */
-export function selectLines(lines: readonly LogLine[], query: LogQuery, nowMs = Date.now()): string {
+/** Applies the kubelet's query options to the lines of one log file; `nowMs` anchors sinceSeconds. Pure. */
+export function selectLines(lines: readonly LogLine[], query: LogQuery, nowMs: number): string {
   let selected = [...lines];
   const since = query.sinceTime !== undefined ? Date.parse(query.sinceTime) : query.sinceSeconds !== undefined ? nowMs - query.sinceSeconds * 1000 : undefined;
   if (since !== undefined) selected = selected.filter((line) => Date.parse(line.time) >= since);

@@ -1,8 +1,9 @@
 /**
- * A whole test cluster in one call: control plane, node agents, CRDs Established, nodes Ready.
+ * A whole local cluster in one call: control plane, node agents, CRDs Established, nodes Ready.
  * Used by `make cluster-up`, `make dev` and the integration tests' global setup alike.
  */
 import { join } from 'node:path';
+import type { LogFormat } from '../core/log.ts';
 import type { Binaries } from './binaries.ts';
 import { startControlPlane, stopControlPlane, type ClusterState, type NodeSpec } from './controlplane.ts';
 import { installCrds, kubeConfig, waitForNodes } from './setup.ts';
@@ -31,6 +32,8 @@ export interface ClusterOptions {
   readonly dir: string;
   readonly binaries: Binaries;
   readonly nodes?: readonly NodeSpec[];
+  /** JSON lines by default; `pretty` for the developer cluster. */
+  readonly nodeAgentLogFormat?: LogFormat;
   readonly log?: (line: string) => void;
 }
 
@@ -39,7 +42,7 @@ export const NODE_AGENT_COMMAND: readonly string[] = [process.execPath, ...(proc
 
 export async function startCluster(options: ClusterOptions): Promise<ClusterState> {
   const nodes = options.nodes ?? DEFAULT_NODES;
-  const state = await startControlPlane({ dir: options.dir, binaries: options.binaries, nodes, nodeAgentCommand: NODE_AGENT_COMMAND, log: options.log });
+  const state = await startControlPlane({ dir: options.dir, binaries: options.binaries, nodes, nodeAgentCommand: NODE_AGENT_COMMAND, nodeAgentLogFormat: options.nodeAgentLogFormat, log: options.log });
   try {
     const kc = kubeConfig(state.kubeconfig);
     const crds = await installCrds(kc);

@@ -1,14 +1,15 @@
 /**
- * What turns a bare control plane into Kubedag's test cluster: CRDs installed and Established,
+ * What turns a bare control plane into Kubedag's local cluster: CRDs installed and Established,
  * nodes Ready, the default service account present.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApiextensionsV1Api, CoreV1Api, KubeConfig, loadYaml, type V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { waitFor } from './processes.ts';
-import { reuseConnections } from '../../core/kube/connections.ts';
+import { reuseConnections } from '../core/kube/connections.ts';
+import { isAlreadyExists } from '../core/kube/errors.ts';
 
-export const CRD_DIR = join(import.meta.dirname, '../../crds');
+export const CRD_DIR = join(import.meta.dirname, '../crds');
 
 export function kubeConfig(path: string): KubeConfig {
   const kc = new KubeConfig();
@@ -29,7 +30,7 @@ export async function installCrds(kc: KubeConfig, dir = CRD_DIR): Promise<string
     try {
       await api.createCustomResourceDefinition({ body: crd });
     } catch (error) {
-      if ((error as { code?: number }).code !== 409) throw error;
+      if (!isAlreadyExists(error)) throw error;
       const existing = await api.readCustomResourceDefinition({ name });
       await api.replaceCustomResourceDefinition({ name, body: { ...crd, metadata: { ...crd.metadata, resourceVersion: existing.metadata?.resourceVersion } } });
     }

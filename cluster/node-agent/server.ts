@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
+import type { Clock } from '../../core/kube/time.ts';
 import { follow, readLogSnapshot, selectLines, type LogQuery } from './logs.ts';
 import type { PodManager } from './pods.ts';
 
@@ -14,6 +15,7 @@ export interface ServerOptions {
   readonly key: string;
   readonly clientCa: string;
   readonly pods: PodManager;
+  readonly clock: Clock;
 }
 
 function number(value: string | null): number | undefined {
@@ -47,7 +49,7 @@ export function startLogServer(options: ServerOptions): Promise<Server> {
       void (async () => {
         const { lines, size } = await readLogSnapshot(log.path);
         res.writeHead(200, { 'content-type': 'text/plain' });
-        res.write(selectLines(lines, query));
+        res.write(selectLines(lines, query, options.clock.now().getTime()));
         if (params.get('follow') === 'true' && query.limitBytes === undefined) {
           let closed = false;
           req.on('close', () => (closed = true));

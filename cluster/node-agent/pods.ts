@@ -9,12 +9,18 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { CoreV1Api, V1Container, V1ContainerStateTerminated, V1Pod } from '@kubernetes/client-node';
+import type { CoreV1Api, V1Container, V1Pod } from '@kubernetes/client-node';
+import { isConflict, isNotFound } from '../../core/kube/errors.ts';
+import type { WorkResult } from '../../core/kube/queue.ts';
+import type { Clock } from '../../core/kube/time.ts';
+import { errorMessage, type Logger } from '../../core/log.ts';
 import { ConfigError, containerEnv, materialiseVolume, type Sources } from './environment.ts';
 import type { Ledger } from './ledger.ts';
 import { readLogLines } from './logs.ts';
 import { launch, mountNamespacesAvailable, type Mount, type RunningContainer } from './runtime.ts';
-import { podStatus, terminationReason, type ContainerPhase, type ContainerRecord } from './status.ts';
+import { deadlineIn, killRun, newRun, stopRun, type PodRun } from './run.ts';
+import { terminationReason, type ContainerPhase, type ContainerRecord } from './status.ts';
+import { StatusWriter } from './status-writer.ts';
 
 export interface PodManagerOptions {
   readonly node: string;
@@ -24,26 +30,9 @@ export interface PodManagerOptions {
   readonly sources: Sources;
   /** PATH given to containers that set none: the host is the image. */
   readonly hostPath: string;
-  readonly log: (line: string) => void;
-}
-
-interface PodRun {
-  readonly uid: string;
-  readonly namespace: string;
-  readonly name: string;
-  readonly startTime: Date;
-  readonly records: Map<string, ContainerRecord>;
-  readonly running: Map<string, RunningContainer>;
-  stopping: boolean;
-  /** Set when activeDeadlineSeconds ended the Pod. */
-  deadline?: 'DeadlineExceeded';
-  /** The Pod as this agent last wrote it: the base of the next status, without a read. */
-  pod: V1Pod;
-  /** Status writes, one after another in the order they were asked for. */
-  statusWrites: Promise<void>;
-  /** Status writes asked for so far: a queued write that a newer one supersedes is skipped. */
-  statusAsked: number;
-  done: Promise<void>;
+  /** Start and end times, deadlines and the times in status and logs come from here. */
+  readonly clock: Clock;
+  readonly logger: Logger;
 }
 
 const TERMINAL = new Set(['Succeeded', 'Failed']);
@@ -53,9 +42,11 @@ export class PodManager {
   private readonly options: PodManagerOptions;
   private readonly runs = new Map<string, PodRun>();
   private readonly deleting = new Set<string>();
+  private readonly status: StatusWriter;
 
   constructor(options: PodManagerOptions) {
     this.options = options;
+    this.status = new StatusWriter({ api: options.api, clock: options.clock, logger: options.logger });
   }
 
   /** Pod UIDs this agent (or an earlier one) started, from the state directory. */
@@ -75,19 +66,27 @@ export class PodManager {
         }
         const [namespace = '', name = ''] = readFileSync(this.sandbox(uid, 'started'), 'utf8').split('/');
         this.options.ledger.record({ event: 'kill-on-restart', podUid: uid, namespace, pod: name, container, restartCount: 0, pid });
+        this.options.logger.warn({ pod: `${namespace}/${name}`, container, pid }, 'killed a process an earlier agent left running');
       }
       writeFileSync(this.sandbox(uid, 'pids.json'), '{}');
     }
   }
 
-  async reconcile(pod: V1Pod): Promise<void> {
+  /** Does what the Pod needs now; asks to be called again when a deadline is due. */
+  async reconcile(pod: V1Pod): Promise<WorkResult | undefined> {
     const uid = pod.metadata?.uid ?? '';
     const run = this.runs.get(uid);
-    if (pod.metadata?.deletionTimestamp !== undefined) return this.remove(pod, run);
+    if (pod.metadata?.deletionTimestamp !== undefined) {
+      await this.remove(pod, run);
+      return undefined;
+    }
     if (run !== undefined) return this.enforceDeadline(pod, run);
-    if (TERMINAL.has(pod.status?.phase ?? '')) return;
-    if (existsSync(this.sandbox(uid, 'started'))) return this.failRecovered(pod);
-    this.start(pod);
+    if (TERMINAL.has(pod.status?.phase ?? '')) return undefined;
+    if (existsSync(this.sandbox(uid, 'started'))) {
+      await this.status.failRecovered(pod);
+      return undefined;
+    }
+    return this.enforceDeadline(pod, this.start(pod));
   }
 
   /** Where a container's log is, and whether it may still grow (for `follow`). */
@@ -104,17 +103,13 @@ export class PodManager {
   forget(uid: string): void {
     const run = this.runs.get(uid);
     if (run === undefined) return;
-    run.stopping = true;
-    for (const container of run.running.values()) container.signal('SIGKILL');
+    killRun(run);
     void run.done.then(() => this.runs.delete(uid));
   }
 
   /** Stops every Pod process at agent shutdown, without touching the API. */
   async shutdown(): Promise<void> {
-    for (const run of this.runs.values()) {
-      run.stopping = true;
-      for (const container of run.running.values()) container.signal('SIGKILL');
-    }
+    for (const run of this.runs.values()) killRun(run);
     await Promise.all([...this.runs.values()].map((run) => run.done));
   }
 
@@ -134,30 +129,32 @@ export class PodManager {
     writeFileSync(this.sandbox(run.uid, 'pids.json'), JSON.stringify(Object.fromEntries([...run.running].map(([name, c]) => [name, c.pid]))));
   }
 
-  private start(pod: V1Pod): void {
+  private start(pod: V1Pod): PodRun {
     const uid = pod.metadata?.uid ?? '';
     // Recorded before any process exists: after a crash, "started" means "may have run".
     mkdirSync(this.sandbox(uid), { recursive: true });
     writeFileSync(this.sandbox(uid, 'started'), `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`);
-    const run: PodRun = { uid, namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', startTime: new Date(), records: initialRecords(pod), running: new Map(), stopping: false, done: Promise.resolve(), pod, statusWrites: Promise.resolve(), statusAsked: 0 };
+    const run = newRun(pod, this.options.clock.now(), this.options.logger);
     this.runs.set(uid, run);
+    run.log.info('starting');
     run.done = this.runPod(pod, run).catch((error: unknown) => {
-      this.options.log(`pod ${run.namespace}/${run.name}: ${(error as Error).message}`);
+      run.log.error({ error: errorMessage(error) }, 'Pod run failed');
     });
+    return run;
   }
 
   private async runPod(pod: V1Pod, run: PodRun): Promise<void> {
     // Status goes out in order but does not hold up the containers, as with the kubelet.
-    void this.writeStatus(run);
+    void this.status.write(run);
     const mounts = await this.prepareVolumes(pod, run);
     if (mounts === undefined) return;
     for (const container of pod.spec?.initContainers ?? []) {
       await this.runContainer(pod, run, container, mounts);
       const phase = run.records.get(container.name)?.phase;
-      if (run.stopping || phase?.kind !== 'terminated' || phase.exitCode !== 0) return this.writeStatus(run);
+      if (run.stopping || phase?.kind !== 'terminated' || phase.exitCode !== 0) return this.status.write(run);
     }
     await Promise.all((pod.spec?.containers ?? []).map((container) => this.runContainer(pod, run, container, mounts)));
-    await this.writeStatus(run);
+    await this.status.write(run);
   }
 
   /** Volumes as directories; a missing Secret or ConfigMap is retried like the kubelet does. */
@@ -170,7 +167,7 @@ export class PodManager {
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
         this.setWaiting(run, 'CreateContainerConfigError', error.message);
-        await this.writeStatus(run);
+        await this.status.write(run);
         await sleep(2000);
         if (run.stopping) return undefined;
       }
@@ -194,28 +191,31 @@ export class PodManager {
 
   private async runOnce(pod: V1Pod, run: PodRun, container: V1Container, volumes: ReadonlyMap<string, string>, restartCount: number): Promise<number> {
     const record = run.records.get(container.name) as ContainerRecord;
+    const log = run.log.child({ container: container.name });
     const argv = [...(container.command ?? []), ...(container.args ?? [])];
     if ((container.command ?? []).length === 0) {
-      return this.finish(run, record, restartCount, { kind: 'terminated', exitCode: 128, reason: 'StartError', message: 'container has no command: the node agent runs commands on the host and does not use the image entrypoint', startedAt: new Date(), finishedAt: new Date() });
+      return this.startError(log, run, record, restartCount, 'container has no command: the node agent runs commands on the host and does not use the image entrypoint');
     }
     let started: RunningContainer;
     const logPath = this.sandbox(run.uid, `${container.name}-${String(restartCount)}.log`);
     try {
-      const env = await this.environment(pod, run, container);
+      const env = await this.environment(pod, run, container, log);
       if (env === undefined) return 0;
-      started = await launch({ argv, env, workingDir: container.workingDir, mounts: this.mountsOf(container, volumes, run), logPath, mountNamespace: mountNamespacesAvailable() });
+      started = await launch({ argv, env, workingDir: container.workingDir, mounts: this.mountsOf(container, volumes, run), logPath, mountNamespace: mountNamespacesAvailable(), clock: this.options.clock });
     } catch (error) {
-      return this.finish(run, record, restartCount, { kind: 'terminated', exitCode: 128, reason: 'StartError', message: (error as Error).message, startedAt: new Date(), finishedAt: new Date() });
+      return this.startError(log, run, record, restartCount, errorMessage(error));
     }
     run.running.set(container.name, started);
     this.writePids(run);
     this.options.ledger.record({ event: 'start', podUid: run.uid, namespace: run.namespace, pod: run.name, container: container.name, restartCount, pid: started.pid });
+    log.info({ pid: started.pid, restartCount }, 'container started');
     run.records.set(container.name, { ...record, restartCount, phase: { kind: 'running', startedAt: started.startedAt } });
-    void this.writeStatus(run);
+    void this.status.write(run);
     const exit = await started.exited;
     run.running.delete(container.name);
     this.writePids(run);
     this.options.ledger.record({ event: 'exit', podUid: run.uid, namespace: run.namespace, pod: run.name, container: container.name, restartCount, pid: started.pid, exitCode: exit.exitCode });
+    log.info({ exitCode: exit.exitCode, restartCount }, 'container exited');
     const message = await this.terminationMessage(container, run, logPath, exit.exitCode);
     return this.finish(run, record, restartCount, {
       kind: 'terminated',
@@ -228,7 +228,7 @@ export class PodManager {
   }
 
   /** The container's environment; a missing Secret or ConfigMap key is waited for, not fatal. */
-  private async environment(pod: V1Pod, run: PodRun, container: V1Container): Promise<Record<string, string> | undefined> {
+  private async environment(pod: V1Pod, run: PodRun, container: V1Container, log: Logger): Promise<Record<string, string> | undefined> {
     for (;;) {
       try {
         return await containerEnv(pod, container, this.options.sources, this.options.hostPath);
@@ -236,7 +236,8 @@ export class PodManager {
         if (!(error instanceof ConfigError)) throw error;
         const record = run.records.get(container.name) as ContainerRecord;
         run.records.set(container.name, { ...record, phase: { kind: 'waiting', reason: 'CreateContainerConfigError', message: error.message } });
-        await this.writeStatus(run);
+        log.debug({ reason: error.message }, 'waiting for the container configuration');
+        await this.status.write(run);
         await sleep(2000);
         if (stopping(run)) return undefined;
       }
@@ -245,8 +246,15 @@ export class PodManager {
 
   private async finish(run: PodRun, record: ContainerRecord, restartCount: number, phase: Extract<ContainerPhase, { kind: 'terminated' }>): Promise<number> {
     run.records.set(record.name, { ...record, restartCount, phase });
-    await this.writeStatus(run);
+    await this.status.write(run);
     return phase.exitCode;
+  }
+
+  /** A container that could not be started ends at once, as the runtime reports it. */
+  private startError(log: Logger, run: PodRun, record: ContainerRecord, restartCount: number, message: string): Promise<number> {
+    log.warn({ reason: message }, 'container could not start');
+    const now = this.options.clock.now();
+    return this.finish(run, record, restartCount, { kind: 'terminated', exitCode: 128, reason: 'StartError', message, startedAt: now, finishedAt: now });
   }
 
   /** The container's volume mounts, plus its termination-log file where it writes a message. */
@@ -275,24 +283,17 @@ export class PodManager {
    * stopped like on deletion (SIGTERM, grace, SIGKILL) but the Pod stays, Failed with reason
    * DeadlineExceeded, so its logs can still be read.
    */
-  private async enforceDeadline(pod: V1Pod, run: PodRun): Promise<void> {
-    const seconds = pod.spec?.activeDeadlineSeconds;
-    if (seconds === undefined || run.stopping || run.deadline !== undefined) return;
-    const due = run.startTime.getTime() + seconds * 1000 - Date.now();
-    if (due > 0) {
-      setTimeout(() => void this.enforceDeadline(pod, run), due).unref();
-      return;
-    }
+  private async enforceDeadline(pod: V1Pod, run: PodRun): Promise<WorkResult | undefined> {
+    if (run.stopping || run.deadline !== undefined) return undefined;
+    const due = deadlineIn(pod, run.startTime, this.options.clock.now());
+    if (due === undefined) return undefined;
+    // Not yet: the work queue brings the Pod back when it is due.
+    if (due > 0) return { requeueAfterMs: due };
     run.deadline = 'DeadlineExceeded';
-    run.stopping = true;
-    const grace = pod.spec?.terminationGracePeriodSeconds ?? 30;
-    for (const container of run.running.values()) container.signal('SIGTERM');
-    const killed = sleep(grace * 1000).then(() => {
-      for (const container of run.running.values()) container.signal('SIGKILL');
-    });
-    await Promise.race([run.done, killed]);
-    await run.done;
-    await this.writeStatus(run);
+    run.log.info({ activeDeadlineSeconds: pod.spec?.activeDeadlineSeconds }, 'deadline exceeded; stopping the containers');
+    await stopRun(run, pod.spec?.terminationGracePeriodSeconds ?? 30);
+    await this.status.write(run);
+    return undefined;
   }
 
   /** Graceful deletion: SIGTERM, the grace period, SIGKILL; then the Pod object goes. */
@@ -302,103 +303,20 @@ export class PodManager {
     this.deleting.add(uid);
     try {
       if (run !== undefined) {
-        run.stopping = true;
         const grace = pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
-        for (const container of run.running.values()) container.signal('SIGTERM');
-        const killed = sleep(grace * 1000).then(() => {
-          for (const container of run.running.values()) container.signal('SIGKILL');
-        });
-        await Promise.race([run.done, killed]);
-        await run.done;
+        run.log.info({ gracePeriodSeconds: grace }, 'deleted; stopping the containers');
+        await stopRun(run, grace);
       }
       await this.options.api
         // With a body, kube-apiserver reads delete options from it alone: the grace period goes there.
         .deleteNamespacedPod({ name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '', body: { gracePeriodSeconds: 0, preconditions: { uid } } })
         .catch((error: unknown) => {
-          const code = (error as { code?: number }).code;
-          if (code !== 404 && code !== 409) throw error;
+          // Gone already, or the name now holds another Pod (the uid precondition failed).
+          if (!isNotFound(error) && !isConflict(error)) throw error;
         });
       this.runs.delete(uid);
     } finally {
       this.deleting.delete(uid);
     }
   }
-
-  /** A Pod an earlier agent started: it is failed, never started a second time. */
-  private async failRecovered(pod: V1Pod): Promise<void> {
-    const now = new Date();
-    const message = 'the node agent restarted while this Pod ran; its processes were stopped';
-    const records = [...initialRecords(pod).values()].map((record) => recoveredRecord(pod, record, message, now));
-    const status = { ...podStatus(pod, records, pod.status?.startTime ?? now, now), phase: 'Failed' as const, reason: 'NodeAgentRestarted', message };
-    await this.replaceStatus(pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', pod.metadata?.uid ?? '', () => status);
-  }
-
-  /**
-   * Like the kubelet's status manager, the agent owns its Pods' status: each write is computed
-   * from what it wrote last and sent as one patch, guarded by the Pod's uid, with no read.
-   */
-  private writeStatus(run: PodRun): Promise<void> {
-    // The records are read when the write is queued: each write reports the state it was asked for.
-    const records = [...run.records.values()];
-    const deadline = run.deadline;
-    run.statusAsked += 1;
-    const asked = run.statusAsked;
-    run.statusWrites = run.statusWrites
-      .then(() => (asked === run.statusAsked ? this.sendStatus(run, records, deadline) : undefined))
-      .catch((error: unknown) => {
-        this.options.log(`status of ${run.namespace}/${run.name}: ${(error as Error).message}`);
-      });
-    return run.statusWrites;
-  }
-
-  private async sendStatus(run: PodRun, records: readonly ContainerRecord[], reason: PodRun['deadline']): Promise<void> {
-    const deadline = reason === undefined ? {} : { phase: 'Failed' as const, reason, message: 'Pod was active on the node longer than the specified deadline' };
-    const status = { ...podStatus(run.pod, records, run.startTime, new Date()), ...deadline };
-    run.pod = { ...run.pod, status };
-    try {
-      await this.options.api.patchNamespacedPodStatus({ name: run.name, namespace: run.namespace, body: [{ op: 'test', path: '/metadata/uid', value: run.uid }, { op: 'replace', path: '/status', value: status }] });
-    } catch (error) {
-      const code = (error as { code?: number }).code;
-      // Gone, or replaced by another Pod of the same name (the uid test fails): nothing to report.
-      if (code === 404 || code === 422 || code === 409) return;
-      this.options.log(`status of ${run.namespace}/${run.name}: ${(error as Error).message}`);
-      await this.replaceStatus(run.namespace, run.name, run.uid, (pod) => ({ ...podStatus(pod, records, run.startTime, new Date()), ...deadline }));
-    }
-  }
-
-  /** Read, compute, replace; retried on conflicts. A Pod that is gone needs no status. */
-  private async replaceStatus(namespace: string, name: string, uid: string, compute: (pod: V1Pod) => NonNullable<V1Pod['status']>): Promise<void> {
-    for (let attempt = 0; attempt < 10; attempt += 1) {
-      try {
-        const pod = await this.options.api.readNamespacedPod({ name, namespace });
-        if (pod.metadata?.uid !== uid) return;
-        await this.options.api.replaceNamespacedPodStatus({ name, namespace, body: { ...pod, status: compute(pod) } });
-        return;
-      } catch (error) {
-        const code = (error as { code?: number }).code;
-        if (code === 404) return;
-        if (code !== 409) this.options.log(`status of ${namespace}/${name}: ${(error as Error).message}`);
-        await sleep(100 * (attempt + 1));
-      }
-    }
-  }
-}
-
-function initialRecords(pod: V1Pod): Map<string, ContainerRecord> {
-  const records = new Map<string, ContainerRecord>();
-  for (const c of pod.spec?.initContainers ?? []) records.set(c.name, { name: c.name, image: c.image ?? '', init: true, phase: { kind: 'waiting', reason: 'PodInitializing' }, restartCount: 0 });
-  for (const c of pod.spec?.containers ?? []) records.set(c.name, { name: c.name, image: c.image ?? '', init: false, phase: { kind: 'waiting', reason: 'ContainerCreating' }, restartCount: 0 });
-  return records;
-}
-
-/** What a container of a recovered Pod reports: its earlier end if it had one, else killed. */
-function recoveredRecord(pod: V1Pod, record: ContainerRecord, message: string, now: Date): ContainerRecord {
-  const before = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].find((s) => s.name === record.name);
-  const ended = before?.state?.terminated;
-  const killed: ContainerPhase = { kind: 'terminated', exitCode: 137, reason: 'NodeAgentRestarted', message, startedAt: before?.state?.running?.startedAt ?? now, finishedAt: now };
-  return { ...record, phase: ended === undefined ? killed : endedPhase(ended, now), restartCount: before?.restartCount ?? 0 };
-}
-
-function endedPhase(ended: V1ContainerStateTerminated, now: Date): ContainerPhase {
-  return { kind: 'terminated', exitCode: ended.exitCode, reason: ended.reason ?? terminationReason(ended.exitCode), startedAt: ended.startedAt ?? now, finishedAt: ended.finishedAt ?? now };
 }

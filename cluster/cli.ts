@@ -13,7 +13,7 @@ import { isRunning, readState } from './controlplane.ts';
 import { isAlive } from './processes.ts';
 import { pkiPaths } from './pki.ts';
 
-const root = join(import.meta.dirname, '../..');
+const root = join(import.meta.dirname, '..');
 const devDir = join(root, '.dev');
 const clusterDir = join(devDir, 'cluster');
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -27,7 +27,8 @@ async function up(nodes: string | undefined): Promise<void> {
   }
   if (existing !== undefined) await stopCluster(existing);
   const binaries = await ensureBinaries({ log: say });
-  const state = await startCluster({ dir: clusterDir, binaries, nodes: nodes === undefined ? DEFAULT_NODES : parseNodes(nodes), log: say });
+  // Node agent logs (.dev/cluster/logs) are read by people here: readable lines, not JSON.
+  const state = await startCluster({ dir: clusterDir, binaries, nodes: nodes === undefined ? DEFAULT_NODES : parseNodes(nodes), nodeAgentLogFormat: 'pretty', log: say });
   await copyFile(state.kubeconfig, join(devDir, 'kubeconfig'));
   await mkdir(join(devDir, 'bin'), { recursive: true });
   for (const [name, target] of [['kubectl', binaries.kubectl], ['helm', binaries.helm]] as const) {
@@ -66,9 +67,9 @@ function stopChild(child: ChildProcess): Promise<void> {
 async function dev(nodes: string | undefined): Promise<void> {
   await up(nodes);
   // The operator runs in the foreground with its logs here; step logs go to .dev/logs.
-  const operator = spawn(process.execPath, [join(root, 'operator/main.ts'), `--kubeconfig=${join(devDir, 'kubeconfig')}`, `--log-dir=${join(devDir, 'logs')}`, '--lease-duration-seconds=5'], { stdio: 'inherit' });
+  const operator = spawn(process.execPath, [join(root, 'operator/main.ts'), `--kubeconfig=${join(devDir, 'kubeconfig')}`, `--log-dir=${join(devDir, 'logs')}`, '--lease-duration-seconds=5', '--log-format=pretty'], { stdio: 'inherit' });
   // The API server serves the kubeconfig's namespace ("default") on KUBEDAG_API_PORT (8080).
-  const api = spawn(process.execPath, [join(root, 'apiserver/main.ts'), `--kubeconfig=${join(devDir, 'kubeconfig')}`, '--operator-url=http://127.0.0.1:8081'], { stdio: 'inherit' });
+  const api = spawn(process.execPath, [join(root, 'apiserver/main.ts'), `--kubeconfig=${join(devDir, 'kubeconfig')}`, '--operator-url=http://127.0.0.1:8081', '--log-format=pretty'], { stdio: 'inherit' });
   say(`running the control plane, the operator and the API server (http://127.0.0.1:${process.env.KUBEDAG_API_PORT ?? '8080'}/api/v2); Ctrl-C stops everything`);
   // The cluster's processes are detached, so something must keep this one alive: a watch that
   // also says when a component has died.
@@ -102,7 +103,7 @@ const commands: Record<string, () => Promise<void>> = {
 };
 const run = commands[command ?? ''];
 if (run === undefined) {
-  say('usage: node test/cluster/cli.ts build|up|down|dev [--nodes=name[:label=value;...],...]');
+  say('usage: node cluster/cli.ts build|up|down|dev [--nodes=name[:label=value;...],...]');
   process.exit(2);
 }
 await run().catch((error: unknown) => {

@@ -5,6 +5,7 @@
  */
 import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { Clock } from '../../core/kube/time.ts';
 
 export interface LedgerEntry {
   readonly time: string;
@@ -22,15 +23,17 @@ export interface LedgerEntry {
 export class Ledger {
   readonly path: string;
   readonly node: string;
+  private readonly clock: Clock;
 
-  constructor(path: string, node: string) {
+  constructor(path: string, node: string, clock: Clock) {
     this.path = path;
     this.node = node;
+    this.clock = clock;
     mkdirSync(dirname(path), { recursive: true });
   }
 
   record(entry: Omit<LedgerEntry, 'time' | 'node'>): void {
-    appendFileSync(this.path, `${JSON.stringify({ time: new Date().toISOString(), node: this.node, ...entry })}\n`);
+    appendFileSync(this.path, `${JSON.stringify({ time: this.clock.now().toISOString(), node: this.node, ...entry })}\n`);
   }
 }
 

@@ -4,8 +4,9 @@
  * condition refreshed every minute.
  */
 import { arch } from 'node:os';
-import type { CoordinationV1Api, CoreV1Api, V1Lease, V1Node, V1NodeStatus } from '@kubernetes/client-node';
-import { MicroTime } from '../../../core/kube/time.ts';
+import type { CoordinationV1Api, CoreV1Api, V1LeaseSpec, V1Node, V1NodeStatus } from '@kubernetes/client-node';
+import { ignoreNotFound, isAlreadyExists } from '../../core/kube/errors.ts';
+import { MicroTime, type Clock } from '../../core/kube/time.ts';
 
 export interface NodeIdentity {
   readonly name: string;
@@ -17,11 +18,14 @@ export interface NodeIdentity {
 
 const LEASE_SECONDS = 40;
 
+/** How many Pods the node says it takes, as a kubelet's default maxPods. */
+export const POD_CAPACITY = 110;
+
 const GO_ARCH: Readonly<Record<string, string>> = { x64: 'amd64', arm64: 'arm64' };
 const goArch = (): string => GO_ARCH[arch()] ?? arch();
 
 export function nodeStatus(identity: NodeIdentity, now: Date, previous?: V1NodeStatus): V1NodeStatus {
-  const resources = { cpu: '8', memory: '16Gi', pods: '110', 'ephemeral-storage': '100Gi' };
+  const resources = { cpu: '8', memory: '16Gi', pods: String(POD_CAPACITY), 'ephemeral-storage': '100Gi' };
   const transition = (type: string, status: string): Date => {
     const before = previous?.conditions?.find((c) => c.type === type);
     return before?.status === status && before.lastTransitionTime !== undefined ? before.lastTransitionTime : now;
@@ -68,31 +72,33 @@ function nodeLabels(identity: NodeIdentity): Record<string, string> {
 }
 
 /** Creates the Node, or takes over the one an earlier run of this agent created. */
-export async function registerNode(api: CoreV1Api, identity: NodeIdentity): Promise<void> {
+export async function registerNode(api: CoreV1Api, identity: NodeIdentity, clock: Clock): Promise<void> {
   let node: V1Node;
   try {
     node = await api.createNode({ body: { metadata: { name: identity.name, labels: nodeLabels(identity) } } });
   } catch (error) {
-    if ((error as { code?: number }).code !== 409) throw error;
+    if (!isAlreadyExists(error)) throw error;
     const existing = await api.readNode({ name: identity.name });
     node = await api.replaceNode({ name: identity.name, body: { ...existing, metadata: { ...existing.metadata, labels: { ...existing.metadata?.labels, ...nodeLabels(identity) } } } });
   }
-  await api.replaceNodeStatus({ name: identity.name, body: { ...node, status: nodeStatus(identity, new Date(), node.status) } });
+  await api.replaceNodeStatus({ name: identity.name, body: { ...node, status: nodeStatus(identity, clock.now(), node.status) } });
 }
 
-export async function heartbeatStatus(api: CoreV1Api, identity: NodeIdentity): Promise<void> {
+export async function heartbeatStatus(api: CoreV1Api, identity: NodeIdentity, clock: Clock): Promise<void> {
   const node = await api.readNode({ name: identity.name });
-  await api.replaceNodeStatus({ name: identity.name, body: { ...node, status: nodeStatus(identity, new Date(), node.status) } });
+  await api.replaceNodeStatus({ name: identity.name, body: { ...node, status: nodeStatus(identity, clock.now(), node.status) } });
 }
 
-export async function renewLease(api: CoordinationV1Api, identity: NodeIdentity): Promise<void> {
+/** The node Lease's spec as of `now`: held by this node, renewed now. */
+export function leaseSpec(identity: NodeIdentity, now: Date): V1LeaseSpec {
+  return { holderIdentity: identity.name, leaseDurationSeconds: LEASE_SECONDS, renewTime: new MicroTime(now) };
+}
+
+export async function renewLease(api: CoordinationV1Api, identity: NodeIdentity, clock: Clock): Promise<void> {
   const namespace = 'kube-node-lease';
-  const spec = { holderIdentity: identity.name, leaseDurationSeconds: LEASE_SECONDS, renewTime: new MicroTime() };
-  let lease: V1Lease;
-  try {
-    lease = await api.readNamespacedLease({ name: identity.name, namespace });
-  } catch (error) {
-    if ((error as { code?: number }).code !== 404) throw error;
+  const spec = leaseSpec(identity, clock.now());
+  const lease = await ignoreNotFound(api.readNamespacedLease({ name: identity.name, namespace }));
+  if (lease === undefined) {
     await api.createNamespacedLease({ namespace, body: { metadata: { name: identity.name, namespace }, spec } });
     return;
   }

@@ -7,6 +7,7 @@
 import { request } from 'node:https';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { LogFormat } from '../core/log.ts';
 import type { Binaries } from './binaries.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import { ensurePki, type CertificatePaths, type Pki } from './pki.ts';
@@ -32,6 +33,8 @@ export interface StartOptions {
   readonly nodes: readonly NodeSpec[];
   /** How node agents are run: argv before the agent's own flags. */
   readonly nodeAgentCommand: readonly string[];
+  /** How node agents write their log: JSON lines unless a person reads it (`make dev`). */
+  readonly nodeAgentLogFormat?: LogFormat;
   readonly log?: (line: string) => void;
 }
 
@@ -73,7 +76,8 @@ export async function startControlPlane(options: StartOptions): Promise<ClusterS
     for (const node of options.nodes) {
       const port = await freePort();
       const ledger = join(dir, 'nodes', node.name, 'ledger.jsonl');
-      const args = [...options.nodeAgentCommand, ...nodeAgentArgs(node, port, state.kubeconfig, pki, join(dir, 'nodes', node.name))];
+      const agent = { port, kubeconfig: state.kubeconfig, dir: join(dir, 'nodes', node.name), logFormat: options.nodeAgentLogFormat ?? 'json' };
+      const args = [...options.nodeAgentCommand, ...nodeAgentArgs(node, agent, pki)];
       const [command = 'node', ...rest] = args;
       processes.push(await startProcess(`node-agent ${node.name}`, command, rest, join(dir, `logs/node-${node.name}.log`)));
       state.nodes.push({ name: node.name, port, ledger });
@@ -182,16 +186,25 @@ function schedulerArgs(kubeconfig: string, port: number): string[] {
   return componentArgs(kubeconfig, port);
 }
 
-function nodeAgentArgs(node: NodeSpec, port: number, kubeconfig: string, pki: Pki, dir: string): string[] {
+interface NodeAgentPlace {
+  readonly port: number;
+  readonly kubeconfig: string;
+  readonly dir: string;
+  readonly logFormat: LogFormat;
+}
+
+function nodeAgentArgs(node: NodeSpec, agent: NodeAgentPlace, pki: Pki): string[] {
   const labels = Object.entries(node.labels ?? {}).map(([k, v]) => `${k}=${v}`);
   return [
     `--name=${node.name}`,
-    `--kubeconfig=${kubeconfig}`,
-    `--port=${String(port)}`,
+    `--kubeconfig=${agent.kubeconfig}`,
+    `--port=${String(agent.port)}`,
     `--tls-cert=${pki.nodeAgent.cert}`,
     `--tls-key=${pki.nodeAgent.key}`,
     `--client-ca=${pki.ca.cert}`,
-    `--state-dir=${dir}`,
+    `--state-dir=${agent.dir}`,
+    // Always given, so that a KUBEDAG_LOG_FORMAT in the environment cannot change what tests read.
+    `--log-format=${agent.logFormat}`,
     ...(labels.length > 0 ? [`--labels=${labels.join(',')}`] : []),
   ];
 }

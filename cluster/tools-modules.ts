@@ -47,11 +47,11 @@ export async function checkToolsModules(): Promise<string[]> {
   for (const entry of MODULES) {
     const goMod = await readFile(join(TOOLS, entry.folder, 'go.mod'), 'utf8');
     const have = requiredVersion(goMod, entry.module);
-    if (have !== versions[entry.version]) problems.push(`test/cluster/tools/${entry.folder}/go.mod requires ${entry.module} ${String(have)}, versions.json says ${versions[entry.version]}`);
+    if (have !== versions[entry.version]) problems.push(`cluster/tools/${entry.folder}/go.mod requires ${entry.module} ${String(have)}, versions.json says ${versions[entry.version]}`);
   }
   const kubernetes = await readFile(join(TOOLS, 'kubernetes', 'go.mod'), 'utf8');
   if (replaceBlockOf(kubernetes) !== (await kubernetesReplaceBlock(versions.kubernetes))) {
-    problems.push('test/cluster/tools/kubernetes/go.mod: the replace block differs from the staging modules of k8s.io/kubernetes');
+    problems.push('cluster/tools/kubernetes/go.mod: the replace block differs from the staging modules of k8s.io/kubernetes');
   }
   return problems;
 }
@@ -69,6 +69,6 @@ export async function syncToolsModules(log: (line: string) => void): Promise<voi
       await writeFile(join(dir, 'go.mod'), current === undefined ? `${goMod.trimEnd()}\n\n${block}\n` : goMod.replace(current, block));
     }
     await run('go', ['mod', 'tidy'], { cwd: dir, env: GO_ENV, maxBuffer: 1 << 24 });
-    log(`synced test/cluster/tools/${entry.folder}`);
+    log(`synced cluster/tools/${entry.folder}`);
   }
 }

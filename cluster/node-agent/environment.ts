@@ -6,6 +6,7 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { CoreV1Api, V1Container, V1ObjectFieldSelector, V1Pod, V1Volume } from '@kubernetes/client-node';
+import { isNotFound } from '../../core/kube/errors.ts';
 
 /** A problem the kubelet reports as CreateContainerConfigError and retries. */
 export class ConfigError extends Error {}
@@ -22,7 +23,7 @@ async function secretData(sources: Sources, namespace: string, name: string, opt
     const secret = await sources.api.readNamespacedSecret({ name, namespace });
     return Object.fromEntries(Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
   } catch (error) {
-    if (optional && (error as { code?: number }).code === 404) return undefined;
+    if (optional && isNotFound(error)) return undefined;
     throw new ConfigError(`secret "${name}" not found`);
   }
 }
@@ -31,7 +32,7 @@ async function configMapData(sources: Sources, namespace: string, name: string, 
   try {
     return (await sources.api.readNamespacedConfigMap({ name, namespace })).data ?? {};
   } catch (error) {
-    if (optional && (error as { code?: number }).code === 404) return undefined;
+    if (optional && isNotFound(error)) return undefined;
     throw new ConfigError(`configmap "${name}" not found`);
   }
 }

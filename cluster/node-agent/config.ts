@@ -1,0 +1,67 @@
+/**
+ * The node agent's configuration, read once at start from its flags (and, for the log, from
+ * `KUBEDAG_LOG_LEVEL`/`KUBEDAG_LOG_FORMAT` when the flag is not given), then passed down.
+ */
+import { parseArgs } from 'node:util';
+import { LOG_FLAGS, parseLogSettings, type LogSettings } from '../../core/log.ts';
+
+export interface AgentConfig {
+  readonly name: string;
+  readonly kubeconfig: string;
+  /** Port of the kubelet-style HTTPS log endpoint. */
+  readonly port: number;
+  readonly tlsCert: string;
+  readonly tlsKey: string;
+  readonly clientCa: string;
+  readonly stateDir: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly kubernetesVersion: string;
+  /** PATH given to containers that set none: the host is the image. */
+  readonly hostPath: string;
+  readonly log: LogSettings;
+}
+
+const OPTIONS = {
+  name: { type: 'string' },
+  kubeconfig: { type: 'string' },
+  port: { type: 'string' },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
+  'client-ca': { type: 'string' },
+  'state-dir': { type: 'string' },
+  labels: { type: 'string', default: '' },
+  'kubernetes-version': { type: 'string', default: 'v1.37.1' },
+  ...LOG_FLAGS,
+} as const;
+
+/** `gpu=true,zone=a` -> `{ gpu: 'true', zone: 'a' }`; items without `=` are ignored. */
+export function parseLabels(text: string): Record<string, string> {
+  return Object.fromEntries(
+    text
+      .split(',')
+      .filter((pair) => pair.includes('='))
+      .map((pair) => pair.split('=', 2) as [string, string]),
+  );
+}
+
+export function parseConfig(args: readonly string[], env: NodeJS.ProcessEnv): AgentConfig {
+  const { values } = parseArgs({ args: [...args], options: OPTIONS });
+  const required = (name: keyof typeof OPTIONS): string => {
+    const value = values[name];
+    if (typeof value !== 'string' || value === '') throw new Error(`--${name} is required`);
+    return value;
+  };
+  return {
+    name: required('name'),
+    kubeconfig: required('kubeconfig'),
+    port: Number(required('port')),
+    tlsCert: required('tls-cert'),
+    tlsKey: required('tls-key'),
+    clientCa: required('client-ca'),
+    stateDir: required('state-dir'),
+    labels: parseLabels(values.labels),
+    kubernetesVersion: values['kubernetes-version'],
+    hostPath: env.PATH ?? '/usr/bin:/bin',
+    log: parseLogSettings(values['log-level'] ?? env.KUBEDAG_LOG_LEVEL, values['log-format'] ?? env.KUBEDAG_LOG_FORMAT),
+  };
+}
