@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { DagResource, DagRunResource } from '../../core/resources/types.ts';
+import { dag as aDag } from '../../test/builders/dag.ts';
+import { dagRun } from '../../test/builders/dag-run.ts';
 import { dagStatus } from './reconciler.ts';
 
-const dag = (spec: Record<string, unknown>, status?: DagResource['status'], annotations: Record<string, string> = {}): DagResource => ({ metadata: { name: 'nightly', generation: 3, annotations: { 'kubedag.io/file-name': 'nightly', ...annotations } }, spec, ...(status === undefined ? {} : { status }) });
-const run = (name: string, created: string, label: string): DagRunResource => ({ metadata: { name, creationTimestamp: new Date(created) }, spec: { dagRef: { name: 'nightly' }, dagRunId: name }, status: { status: 4, statusLabel: label } });
+const dag = (spec: Record<string, unknown>, status?: DagResource['status'], annotations: Record<string, string> = {}): DagResource => {
+  const builder = aDag('nightly').generation(3).annotate(annotations).spec(spec);
+  return (status === undefined ? builder : builder.status(status)).build();
+};
+const run = (name: string, created: string, label: string): DagRunResource => dagRun(name).created(created).spec({ dagRef: { name: 'nightly' }, dagRunId: name }).status({ status: 4, statusLabel: label }).build();
 const now = new Date('2026-05-01T10:30:00Z');
 
 describe('dagStatus', () => {

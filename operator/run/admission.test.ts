@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { queueName } from '../../core/resources/queue.ts';
+import { dagRun } from '../../test/builders/dag-run.ts';
 import { dagCapacity, decideQueue, queuePlace } from './admission.ts';
 
 interface RunOptions {
@@ -17,17 +18,10 @@ interface RunOptions {
 function run(name: string, options: RunOptions = {}): DagRunResource {
   const status = options.handedOffAt !== undefined ? { queuedAt: options.queuedAt ?? '2026-01-01T00:00:00Z', handedOffAt: options.handedOffAt } : options.status === undefined ? undefined : { status: options.status, ...(options.queuedAt === undefined ? {} : { queuedAt: options.queuedAt }) };
   const snapshot: Record<string, unknown> = { steps: ['x'], ...(options.dagQueue === undefined ? {} : { queue: options.dagQueue }), ...(options.maxActiveRuns === undefined ? {} : { maxActiveRuns: options.maxActiveRuns }) };
-  return {
-    metadata: { name, creationTimestamp: new Date('2026-01-01T00:00:00Z') },
-    spec: {
-      dagName: 'etl',
-      enqueue: options.enqueue ?? true,
-      snapshot,
-      ...(options.queue === undefined ? {} : { queue: options.queue }),
-      ...(options.parent === true ? { parent: { name: 'p', dagRunId: '1' } } : {}),
-    },
-    ...(status === undefined ? {} : { status }),
-  };
+  const builder = dagRun(name)
+    .created('2026-01-01T00:00:00Z')
+    .spec({ dagName: 'etl', enqueue: options.enqueue ?? true, snapshot, ...(options.queue === undefined ? {} : { queue: options.queue }), ...(options.parent === true ? { parent: { name: 'p', dagRunId: '1' } } : {}) });
+  return (status === undefined ? builder : builder.status(status)).build();
 }
 
 const queued = (name: string, second: string, extra: RunOptions = {}): DagRunResource => run(name, { status: 5, queuedAt: `2026-01-01T00:00:0${second}Z`, ...extra });

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { DagResource, DagRunResource } from '../../core/resources/types.ts';
+import { dag as aDag } from '../../test/builders/dag.ts';
+import { dagRun } from '../../test/builders/dag-run.ts';
 import { freezePatch } from './freeze.ts';
 
-const dag: DagResource = { metadata: { name: 'etl-nightly', annotations: { 'kubedag.io/file-name': 'etl.nightly' } }, spec: { steps: ['echo'] } };
-const run = (spec: DagRunResource['spec']): DagRunResource => ({ metadata: { name: 'r1' }, spec });
+const dag: DagResource = aDag('etl-nightly', 'etl.nightly').spec({ steps: ['echo'] }).build();
+const run = (spec: DagRunResource['spec']): DagRunResource => dagRun('r1').spec(spec).build();
 
 describe('freezePatch', () => {
   it.each([

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadDag } from '../../core/dag/index.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
+import { dagRun } from '../../test/builders/dag-run.ts';
 import { firesAt, minuteOf, restartPromises, scheduledRunId, tickActions } from './ticks.ts';
 
 const dagOf = (yaml: string): ReturnType<typeof loadDag>['dag'] => {
@@ -10,7 +11,8 @@ const dagOf = (yaml: string): ReturnType<typeof loadDag>['dag'] => {
 };
 
 function run(name: string, created: string, status?: number, startedAt?: string): DagRunResource {
-  return { metadata: { name, creationTimestamp: new Date(created) }, spec: { dagName: 'nightly', dagRunId: name }, ...(status === undefined ? {} : { status: { status, ...(startedAt === undefined ? {} : { startedAt }) } }) };
+  const builder = dagRun(name).created(created).spec({ dagName: 'nightly', dagRunId: name });
+  return (status === undefined ? builder : builder.status({ status, ...(startedAt === undefined ? {} : { startedAt }) })).build();
 }
 
 const at = (iso: string): Date => new Date(iso);

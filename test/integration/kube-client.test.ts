@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubedagClients } from '../../core/kube/client.ts';
 import { ignoreAlreadyExists, ignoreNotFound, isAlreadyExists, isConflict, isNotFound } from '../../core/kube/errors.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
+import { dagRun } from '../builders/dag-run.ts';
 import { clients, createNamespace, deleteNamespace } from './support.ts';
 
 const { core, custom } = clients();
@@ -16,11 +17,11 @@ afterAll(async () => {
   await deleteNamespace(core, ns);
 });
 
-const run = (name: string): DagRunResource => ({ metadata: { name }, spec: { definition: { steps: [{ name: 'a', command: 'true' }] } } });
+const run = (name: string): DagRunResource => dagRun(name).spec({ definition: { steps: [{ name: 'a', command: 'true' }] } }).build();
 
 describe('ResourceClient on the real kube-apiserver', () => {
   it('creates with apiVersion and kind filled in, gets and lists by label', async () => {
-    const created = await kube.runs.create(ns, { ...run('c1'), metadata: { name: 'c1', labels: { team: 'a' } } });
+    const created = await kube.runs.create(ns, dagRun('c1').label({ team: 'a' }).spec({ definition: { steps: [{ name: 'a', command: 'true' }] } }).build());
     expect([created.apiVersion, created.kind, created.metadata?.name]).toEqual(['kubedag.io/v1alpha1', 'DAGRun', 'c1']);
     await kube.runs.create(ns, run('c2'));
     expect((await kube.runs.get(ns, 'c1')).metadata?.uid).toBe(created.metadata?.uid);

@@ -9,7 +9,8 @@ import { readState } from '../../cluster/controlplane.ts';
 import { readLedger } from '../../cluster/node-agent/ledger.ts';
 import { isAlive } from '../../cluster/processes.ts';
 import { kubeConfig } from '../../cluster/setup.ts';
-import { pod, running, waitForPod } from './support.ts';
+import { pod } from '../builders/pod.ts';
+import { running, waitForPod } from './support.ts';
 
 const refused = (port: number): Promise<boolean> =>
   new Promise((resolve) => {

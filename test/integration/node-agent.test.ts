@@ -3,7 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { restartProcess } from '../../cluster/controlplane.ts';
 import { readLedger } from '../../cluster/node-agent/ledger.ts';
-import { clients, createNamespace, deleteNamespace, finished, kubectl, pod, running, waitForPod } from './support.ts';
+import { pod } from '../builders/pod.ts';
+import { clients, createNamespace, deleteNamespace, finished, kubectl, running, waitForPod } from './support.ts';
 
 const { core } = clients();
 let ns = '';

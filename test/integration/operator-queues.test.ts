@@ -2,15 +2,15 @@
  * Queues under load on the real control plane: what ran at once is read from the node
  * agents' ledgers (processes), not from run statuses.
  */
-import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDag } from '../../core/dag/index.ts';
 import { dagManifest } from '../../core/resources/dag.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { finishedRun, givenDag, peakConcurrency, startOperator, whenRun, type RunningOperator } from './operator-support.ts';
+import { dagRun } from '../builders/dag-run.ts';
 import { clients, createNamespace, deleteNamespace } from './support.ts';
 
-const { core, custom } = clients();
+const { core, kube } = clients();
 let ns = '';
 let operator: RunningOperator;
 
@@ -42,7 +42,7 @@ describe('queued runs', () => {
   });
 
   it('shares a DAGQueue with maxConcurrency 1 between two DAGs: never two runs at once', async () => {
-    await custom.createNamespacedCustomObject({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dagqueues', body: { apiVersion: 'kubedag.io/v1alpha1', kind: 'DAGQueue', metadata: { name: 'serial' }, spec: { maxConcurrency: 1 } } });
+    await kube.queues.create(ns, { metadata: { name: 'serial' }, spec: { maxConcurrency: 1 } });
     await givenDag(ns, 'left', 'queue: serial\nmaxActiveRuns: 5\nsteps: ["sleep 0.2"]');
     await givenDag(ns, 'right', 'queue: serial\nmaxActiveRuns: 5\nsteps: ["sleep 0.2"]');
     const names = Array.from({ length: 6 }, (_, i) => `${i % 2 === 0 ? 'left' : 'right'}-q${String(i)}`);
@@ -68,9 +68,9 @@ describe('queued runs', () => {
     // of its queue a minute ago and never started.
     const spec = dagManifest('orphan', loadDag('steps: [echo adopted]', { fileName: 'orphan' }).documents, ns).spec;
     await givenDag(ns, 'orphan', 'steps: [echo adopted]');
-    await custom.createNamespacedCustomObject({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dagruns', body: { apiVersion: 'kubedag.io/v1alpha1', kind: 'DAGRun', metadata: { name: 'orphan-1' }, spec: { dagRef: { name: 'orphan' }, dagName: 'orphan', dagRunId: 'o1', snapshot: spec, enqueue: true } } });
+    await kube.runs.create(ns, dagRun('orphan-1').of('orphan', 'o1').spec({ snapshot: spec, enqueue: true }).build());
     const minuteAgo = new Date(Date.now() - 60_000).toISOString();
-    await custom.patchNamespacedCustomObjectStatus({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dagruns', name: 'orphan-1', body: { status: { queuedAt: minuteAgo, handedOffAt: minuteAgo } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    await kube.runs.mergePatchStatus(ns, 'orphan-1', { status: { queuedAt: minuteAgo, handedOffAt: minuteAgo } });
     operator = await startOperator(ns);
     // Its 10 s to start count from the new leader's start, not from the dead leader's hand-off.
     expect((await finishedRun(ns, 'orphan-1')).status?.statusLabel).toBe('succeeded');

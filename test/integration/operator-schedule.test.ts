@@ -10,12 +10,12 @@ import { minuteOf, scheduledRunId } from '../../operator/schedule/ticks.ts';
 import { finishedRun, givenDag, runningStep, startOperator, stopRun, runsOf, whenRun, type RunningOperator } from './operator-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
 
-const { core, custom } = clients();
+const { core, kube } = clients();
 let ns: string;
 let operator: RunningOperator | undefined;
 
 async function suspend(dag: string): Promise<void> {
-  await custom.patchNamespacedCustomObject({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dags', name: dag, body: [{ op: 'add', path: '/metadata/annotations/kubedag.io~1suspended', value: 'true' }] });
+  await kube.dags.jsonPatch(ns, dag, [{ op: 'add', path: '/metadata/annotations/kubedag.io~1suspended', value: 'true' }]);
 }
 
 /**

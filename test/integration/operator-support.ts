@@ -14,11 +14,10 @@ import type { DagRunResource } from '../../core/resources/types.ts';
 import { DirectoryLogStore } from '../../operator/logs/store.ts';
 import { RETRY_ANNOTATION } from '../../operator/run/retry.ts';
 import { freePort } from '../../cluster/processes.ts';
+import { dagRun } from '../builders/dag-run.ts';
 import { clients, waitFor } from './support.ts';
 
 const root = join(import.meta.dirname, '../..');
-const group = 'kubedag.io';
-const version = 'v1alpha1';
 
 export interface RunningOperator {
   readonly logDir: string;
@@ -61,37 +60,33 @@ export async function startOperator(namespace: string, logDir?: string, extraArg
 
 /** Given: a DAG file's text applied as a DAG resource, as `kubedag render | kubectl apply` would. */
 export async function givenDag(namespace: string, fileName: string, yaml: string): Promise<void> {
-  const { custom } = clients();
   const load = loadDag(yaml, { fileName });
   if (load.errors.length > 0) throw new Error(`fixture ${fileName} is invalid: ${JSON.stringify(load.errors)}`);
-  await custom.createNamespacedCustomObject({ group, version, namespace, plural: 'dags', body: dagManifest(fileName, load.documents, namespace) });
+  await clients().kube.dags.create(namespace, dagManifest(fileName, load.documents, namespace));
 }
 
 /** When: a DAGRun of that DAG is created, as a kubectl user would write it. */
 export async function whenRun(namespace: string, name: string, dag: string, extra: Record<string, unknown> = {}): Promise<void> {
-  const { custom } = clients();
-  await custom.createNamespacedCustomObject({ group, version, namespace, plural: 'dagruns', body: { apiVersion: `${group}/${version}`, kind: 'DAGRun', metadata: { name, namespace }, spec: { dagRef: { name: dag }, ...extra } } });
+  await clients().kube.runs.create(namespace, dagRun(name).namespace(namespace).spec({ dagRef: { name: dag }, ...extra }).build());
 }
 
 /** Stops a run as kubectl or the API server does: `spec.stop: true`. */
 export async function stopRun(namespace: string, name: string): Promise<void> {
-  await clients().custom.patchNamespacedCustomObject({ group, version, namespace, plural: 'dagruns', name, body: [{ op: 'add', path: '/spec/stop', value: true }] });
+  await clients().kube.runs.jsonPatch(namespace, name, [{ op: 'add', path: '/spec/stop', value: true }]);
 }
 
 /** Asks for an in-place retry of a finished run, as the API server does: a new retry token. */
 export async function askRetry(namespace: string, name: string, token: string): Promise<void> {
-  await clients().custom.patchNamespacedCustomObject({ group, version, namespace, plural: 'dagruns', name, body: [{ op: 'add', path: '/metadata/annotations', value: { [RETRY_ANNOTATION]: token } }] });
+  await clients().kube.runs.jsonPatch(namespace, name, [{ op: 'add', path: '/metadata/annotations', value: { [RETRY_ANNOTATION]: token } }]);
 }
 
 export async function getRun(namespace: string, name: string): Promise<DagRunResource> {
-  const { custom } = clients();
-  return (await custom.getNamespacedCustomObject({ group, version, namespace, plural: 'dagruns', name })) as DagRunResource;
+  return clients().kube.runs.get(namespace, name);
 }
 
 /** The root and child runs of one DAG name in a namespace, read from the API (not a cache). */
 export async function runsOf(namespace: string, dagName: string): Promise<DagRunResource[]> {
-  const list = (await clients().custom.listNamespacedCustomObject({ group, version, namespace, plural: 'dagruns' })) as { items: DagRunResource[] };
-  return list.items.filter((r) => r.spec.dagName === dagName);
+  return (await clients().kube.runs.list(namespace)).items.filter((r) => r.spec.dagName === dagName);
 }
 
 /** Then: waits for the run to finish and returns it. */

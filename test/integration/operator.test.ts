@@ -286,7 +286,7 @@ describe('runs on the local control plane', () => {
     expect(stepStates(done)).toEqual({ 'call-child': 'succeeded', after: 'succeeded' });
     expect(await stepLog(operator, done, 'after')).toBe('child said hello parent (succeeded)\n');
     const subRun = done.status?.nodes?.[0]?.subRuns?.[0]?.dagRunId ?? '';
-    const children = (await custom.listNamespacedCustomObject({ group: 'kubedag.io', version: 'v1alpha1', namespace: ns, plural: 'dagruns' })) as { items: { spec: { dagRunId?: string; parent?: { dagRunId: string }; root?: { dagRunId: string } } }[] };
+    const children = await kube.runs.list(ns);
     const child = children.items.find((r) => r.spec.dagRunId === subRun);
     expect(child?.spec.parent?.dagRunId).toBe(done.spec.dagRunId);
     expect(child?.spec.root?.dagRunId).toBe(done.spec.dagRunId);

@@ -5,9 +5,10 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import { CoreV1Api, CustomObjectsApi, KubeConfig, type V1Container, type V1Pod } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { inject } from 'vitest';
 import { waitFor } from '../../cluster/processes.ts';
+import { kubedagClients, type KubedagClients } from '../../core/kube/client.ts';
 import { reuseConnections } from '../../core/kube/connections.ts';
 
 export { waitFor };
@@ -16,12 +17,15 @@ export interface Clients {
   readonly kc: KubeConfig;
   readonly core: CoreV1Api;
   readonly custom: CustomObjectsApi;
+  /** Typed clients of Kubedag's own resources. */
+  readonly kube: KubedagClients;
 }
 
 export function clients(): Clients {
   const kc = new KubeConfig();
   reuseConnections(kc).loadFromFile(inject('cluster').kubeconfig);
-  return { kc, core: kc.makeApiClient(CoreV1Api), custom: kc.makeApiClient(CustomObjectsApi) };
+  const custom = kc.makeApiClient(CustomObjectsApi);
+  return { kc, core: kc.makeApiClient(CoreV1Api), custom, kube: kubedagClients(custom) };
 }
 
 /** A fresh namespace with its default service account ready; delete it in afterAll. */
@@ -36,51 +40,6 @@ export async function deleteNamespace(core: CoreV1Api, name: string): Promise<vo
   await core.deleteNamespace({ name }).catch(() => undefined);
 }
 
-/** Fluent builder for test Pods: `pod('x').shell('echo hi').onNode({gpu: 'true'}).build()`. */
-export class PodBuilder {
-  private readonly object: V1Pod;
-
-  constructor(name: string) {
-    this.object = { apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox:1.36' }] } };
-  }
-
-  private get main(): V1Container {
-    return this.object.spec?.containers[0] as V1Container;
-  }
-
-  shell(script: string): this {
-    this.main.command = ['/bin/sh', '-c', script];
-    return this;
-  }
-
-  env(variables: NonNullable<V1Container['env']>): this {
-    this.main.env = [...(this.main.env ?? []), ...variables];
-    return this;
-  }
-
-  mount(volume: NonNullable<NonNullable<V1Pod['spec']>['volumes']>[number], mountPath: string): this {
-    const spec = this.object.spec as NonNullable<V1Pod['spec']>;
-    spec.volumes = [...(spec.volumes ?? []), volume];
-    this.main.volumeMounts = [...(this.main.volumeMounts ?? []), { name: volume.name, mountPath }];
-    return this;
-  }
-
-  onNode(selector: Record<string, string>): this {
-    (this.object.spec as NonNullable<V1Pod['spec']>).nodeSelector = selector;
-    return this;
-  }
-
-  grace(seconds: number): this {
-    (this.object.spec as NonNullable<V1Pod['spec']>).terminationGracePeriodSeconds = seconds;
-    return this;
-  }
-
-  build(): V1Pod {
-    return structuredClone(this.object);
-  }
-}
-
-export const pod = (name: string): PodBuilder => new PodBuilder(name);
 
 export async function waitForPod(core: CoreV1Api, ref: { namespace: string; name: string }, what: string, check: (pod: V1Pod) => boolean, timeoutMs = 60_000): Promise<V1Pod> {
   const { namespace, name } = ref;
