@@ -1,0 +1,200 @@
+/**
+ * The step part of the DAG file format as TypeBox definitions (schema.ts holds the root keys),
+ * and the small builders both parts are written with. One source for the validator, the
+ * types of a file as written, and the JSON Schema.
+ */
+import Type, { type TObject, type TProperties, type TString, type TBoolean, type TInteger, type TUnion, type TArray, type TRecord } from 'typebox';
+
+export function text(description: string): TString {
+  return Type.String({ description });
+}
+export function flag(description: string): TBoolean {
+  return Type.Boolean({ description });
+}
+export function count(description: string, minimum = 0): TInteger {
+  return Type.Integer({ description, minimum });
+}
+export function oneOrMany(description: string): TUnion<[TString, TArray<TString>]> {
+  return Type.Union([Type.String(), Type.Array(Type.String())], { description });
+}
+/** A mapping with a fixed set of keys; any other key is an error. */
+export function object<P extends TProperties>(properties: P, description: string): TObject<P> {
+  return Type.Object(properties, { description, additionalProperties: false });
+}
+export const scalar = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]);
+export function stringMap(description: string): TRecord<'^.*$', typeof scalar> {
+  return Type.Record(Type.String(), scalar, { description });
+}
+
+/** `[A=1, {B: 2}]` and `{A: 1}`: the two ways env and params list named values. */
+export const entryList = Type.Array(Type.Union([Type.String(), Type.Record(Type.String(), scalar)]));
+export const entryMap = Type.Record(Type.String(), scalar);
+
+export const envEntries = Type.Union(
+  [entryList, entryMap],
+  { description: 'Environment variables: a list of `NAME: value` mappings or `NAME=value` strings, or one mapping.' },
+);
+
+export const condition = object(
+  {
+    condition: Type.Optional(text('Text to evaluate (variables expanded, backticks run in the step Pod).')),
+    expected: Type.Optional(text('Expected value of the condition, exactly or as `re:<regex>`.')),
+    command: Type.Optional(text('A command that meets the condition when it exits 0.')),
+  },
+  'A precondition.',
+);
+export const preconditions = Type.Union([Type.String(), condition, Type.Array(Type.Union([Type.String(), condition]))], {
+  description: 'Conditions that must hold before running; a bare string is a command that must exit 0.',
+});
+
+export const backoff = Type.Union([Type.Boolean(), Type.Number()], {
+  description: '`true` doubles the wait each time; a number greater than 1 is the multiplier.',
+});
+export function intOrText(description: string): TUnion<[TInteger, TString]> {
+  return Type.Union([Type.Integer(), Type.String()], { description });
+}
+
+export const retryPolicy = object(
+  {
+    limit: Type.Optional(intOrText('Retries after the first failure (an integer or a variable).')),
+    intervalSec: Type.Optional(intOrText('Seconds to wait before a retry (an integer or a variable).')),
+    exitCode: Type.Optional(Type.Array(Type.Integer(), { description: 'Exit codes that are retried (default: any non-zero).' })),
+    backoff: Type.Optional(backoff),
+    maxIntervalSec: Type.Optional(count('Upper bound of the wait between retries.')),
+  },
+  'Retry a failed step.',
+);
+
+export const repeatPolicy = object(
+  {
+    repeat: Type.Optional(
+      Type.Union([Type.Boolean(), Type.Enum(['while', 'until'])], {
+        description: '`while` repeats while the condition holds, `until` until it holds; `true` repeats while the step succeeds.',
+      }),
+    ),
+    intervalSec: Type.Optional(count('Seconds between executions.')),
+    limit: Type.Optional(count('Maximum number of executions.')),
+    condition: Type.Optional(text('Condition checked after each execution.')),
+    expected: Type.Optional(text('Expected value of the condition.')),
+    exitCode: Type.Optional(Type.Array(Type.Integer(), { description: 'Exit codes that count as the condition holding.' })),
+    backoff: Type.Optional(backoff),
+    maxIntervalSec: Type.Optional(count('Upper bound of the wait between executions.')),
+  },
+  'Run a step repeatedly.',
+);
+
+export const continueOn = Type.Union(
+  [
+    Type.Enum(['failure', 'failed', 'skipped']),
+    object(
+      {
+        failure: Type.Optional(flag('Continue after any failure.')),
+        skipped: Type.Optional(flag('Run dependents of this step even when it was skipped.')),
+        exitCode: Type.Optional(
+          Type.Union([Type.Integer(), Type.String(), Type.Array(Type.Union([Type.Integer(), Type.String()]))], {
+            description: 'Continue when the step exits with one of these codes.',
+          }),
+        ),
+        output: Type.Optional(oneOrMany('Continue when a line of stdout contains this text (or matches `re:<regex>`).')),
+        markSuccess: Type.Optional(flag('Record a matched failure as succeeded.')),
+      },
+      'When dependents run although this step did not succeed.',
+    ),
+  ],
+  { description: 'When dependents run although this step did not succeed.' },
+);
+
+export const executor = Type.Union(
+  [
+    Type.String(),
+    object(
+      {
+        type: Type.Optional(text('Executor type: shell, docker, ssh, http, mail, jq, dag, gha.')),
+        config: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Executor-specific settings.' })),
+      },
+      'Executor with settings.',
+    ),
+  ],
+  { description: 'How the step runs: a type name or `{type, config}`.' },
+);
+
+export const parallel = Type.Union(
+  [
+    Type.String(),
+    Type.Array(Type.Unknown()),
+    object(
+      {
+        items: Type.Optional(Type.Union([Type.String(), Type.Array(Type.Unknown())])),
+        maxConcurrent: Type.Optional(count('Most child runs at once (default: no limit).', 1)),
+      },
+      'Items and concurrency.',
+    ),
+  ],
+  { description: 'Run the called DAG once per item: a list, an expression, or `{items, maxConcurrent}`.' },
+);
+
+export const commandForm = Type.Union([Type.String(), Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean()]))], {
+  description: 'The command: a string (a multi-line string is an inline script) or a list of executable and arguments.',
+});
+export const shellForm = Type.Union([Type.String(), Type.Array(Type.String())], {
+  description: 'Shell for commands, as `bash -e` or a list.',
+});
+
+export const sshProperties = {
+  user: Type.Optional(text('SSH user.')),
+  host: Type.Optional(text('SSH host.')),
+  port: Type.Optional(Type.Union([Type.String(), Type.Integer()], { description: 'SSH port (default 22).' })),
+  key: Type.Optional(text('Path of the private key.')),
+  password: Type.Optional(text('Password.')),
+  strictHostKey: Type.Optional(flag('Check the host key (default true).')),
+  knownHostFile: Type.Optional(text('known_hosts file.')),
+};
+
+export const STEP_DESCRIPTION = 'A step: a command, a script, an executor or a sub-DAG call.';
+
+export const stepSchema = object(
+  {
+    name: Type.Optional(text('Step name: unique, at most 40 characters; generated when absent.')),
+    id: Type.Optional(text('Short identifier for references such as `${id.stdout}`.')),
+    description: Type.Optional(text('What the step does.')),
+    workingDir: Type.Optional(text('Working directory of the step.')),
+    dir: Type.Optional(text('Legacy spelling of workingDir.')),
+    executor: Type.Optional(executor),
+    command: Type.Optional(commandForm),
+    args: Type.Optional(Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean()]), { description: 'Arguments appended to the command.' })),
+    shell: Type.Optional(shellForm),
+    shellPackages: Type.Optional(Type.Array(Type.String(), { description: 'Packages for nix-shell.' })),
+    script: Type.Optional(text('Inline script; honours a shebang when no shell is set.')),
+    stdout: Type.Optional(text('File that receives stdout.')),
+    stderr: Type.Optional(text('File that receives stderr.')),
+    output: Type.Optional(text('Variable that captures the trimmed stdout.')),
+    depends: Type.Optional(oneOrMany('Steps (names or ids) that must finish first; `[]` opts out of chain order.')),
+    continueOn: Type.Optional(continueOn),
+    retryPolicy: Type.Optional(retryPolicy),
+    repeatPolicy: Type.Optional(repeatPolicy),
+    mailOnError: Type.Optional(flag('Send mail when the step fails.')),
+    precondition: Type.Optional(preconditions),
+    preconditions: Type.Optional(preconditions),
+    signalOnStop: Type.Optional(text('Signal sent when the run is stopped (default SIGTERM).')),
+    call: Type.Optional(text('Name of a DAG to run as a sub-DAG run.')),
+    run: Type.Optional(text('Deprecated alias of call.')),
+    params: Type.Optional(
+      Type.Union([Type.String(), Type.Record(Type.String(), Type.Unknown())], {
+        description: 'Parameters of the called DAG, or executor inputs.',
+      }),
+    ),
+    parallel: Type.Optional(parallel),
+    workerSelector: Type.Optional(stringMap('Labels a node must carry to run this step.')),
+    env: Type.Optional(envEntries),
+    timeoutSec: Type.Optional(count('Seconds before the step is killed and fails with exit code 124 (0: none).')),
+  },
+  STEP_DESCRIPTION,
+);
+
+export const stepEntry = Type.Union([Type.String(), stepSchema, Type.Array(Type.Union([Type.String(), stepSchema]))], {
+  description: 'A step, a bare command, or a list of steps that run in parallel.',
+});
+
+export const steps = Type.Union([Type.Array(stepEntry), Type.Record(Type.String(), stepSchema)], {
+  description: 'The steps, as a list or as a mapping from name to step.',
+});
