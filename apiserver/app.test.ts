@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildApp, type AppDeps } from './app.ts';
+import { buildApp } from './app.ts';
+import type { AppDeps } from './deps.ts';
 import { ApiError } from './errors.ts';
 
 const clock = (): Date => new Date('2026-11-22T10:00:00.123Z');

@@ -7,9 +7,11 @@
 import swagger from '@fastify/swagger';
 import { Ajv } from 'ajv';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
-import type { Cluster } from './cluster.ts';
+import { NO_CLUSTER } from './cluster.ts';
+import type { AppDeps, ResourceRouteOptions } from './deps.ts';
 import { ApiError, ERROR_STATUS, type ErrorCode } from './errors.ts';
 import { apiMetrics } from './metrics.ts';
+import { API_PREFIX } from './paths.ts';
 import './permissions.ts';
 import { clusterInfoRoutes } from './routes/cluster-info.ts';
 import { dagRoutes } from './routes/dags.ts';
@@ -18,26 +20,6 @@ import { logRoutes } from './routes/logs.ts';
 import { runRoutes } from './routes/runs.ts';
 import { systemRoutes } from './routes/system.ts';
 import { S } from './schemas.ts';
-
-export interface AppDeps {
-  readonly version: string;
-  readonly clock: () => Date;
-  /** Undefined when healthy, else why not (Kubernetes API unreachable, no operator leader). */
-  readonly health: () => Promise<string | undefined>;
-  /** Largest request body in bytes. */
-  readonly bodyLimit?: number;
-  readonly log?: (message: string) => void;
-  /** The cluster behind the resource routes; without it they answer 503. */
-  readonly cluster?: Cluster;
-  readonly buildDate?: string;
-  /**
-   * Hooks that must run before any route: authentication (onRequest) and remoteNode
-   * forwarding (preValidation). Given the app before its routes exist.
-   */
-  readonly plugins?: readonly ((app: FastifyInstance) => void)[];
-}
-
-export const API_PREFIX = '/api/v2';
 
 /** What fastify's own errors mean in the contract's codes. */
 function fromFastify(error: FastifyError): ApiError {
@@ -81,17 +63,13 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const metrics = apiMetrics({ version: deps.version, buildDate: deps.buildDate ?? '', clock: deps.clock, cluster: () => deps.cluster });
   metrics.observe(app);
   for (const plugin of deps.plugins ?? []) plugin(app);
-  void app.register(
-    (scope, _options, done) => {
-      systemRoutes(scope, deps, metrics.registry);
-      dagRoutes(scope, deps);
-      executionRoutes(scope, deps);
-      runRoutes(scope, deps);
-      logRoutes(scope, deps);
-      clusterInfoRoutes(scope, deps);
-      done();
-    },
-    { prefix: API_PREFIX },
-  );
+  // Each group is a plugin given what it uses; the order is the OpenAPI document's order.
+  const resources: ResourceRouteOptions & { prefix: string } = { prefix: API_PREFIX, cluster: deps.cluster ?? NO_CLUSTER, clock: deps.clock };
+  void app.register(systemRoutes, { prefix: API_PREFIX, version: deps.version, clock: deps.clock, health: deps.health, metrics: metrics.registry });
+  void app.register(dagRoutes, resources);
+  void app.register(executionRoutes, resources);
+  void app.register(runRoutes, resources);
+  void app.register(logRoutes, resources);
+  void app.register(clusterInfoRoutes, resources);
   return app;
 }

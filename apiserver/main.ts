@@ -4,7 +4,7 @@ import { AuthenticationV1Api, AuthorizationV1Api } from '@kubernetes/client-node
 import { loadAuthOptions, registerAuth } from './auth.ts';
 import { join } from 'node:path';
 import { parseApiConfig } from './config.ts';
-import { API_PREFIX } from './app.ts';
+import { API_PREFIX } from './paths.ts';
 import { registerRemoteNodes, remoteNodesFromEnv } from './remote.ts';
 import { startServer } from './server.ts';
 

@@ -9,10 +9,10 @@ import { buildApp } from './app.ts';
 import { Cache } from './cache.ts';
 import type { Cluster } from './cluster.ts';
 import type { ApiConfig } from './config.ts';
-import { OperatorLogs } from './routes/logs.ts';
-import { leaderOf } from './routes/cluster-info.ts';
+import { OperatorLogs } from './operator-logs.ts';
 import { Starter } from './starts.ts';
 import { dagEntry } from './views/dags.ts';
+import { leaderOf } from './views/leader.ts';
 import { Writer } from './writer.ts';
 
 export interface Server {
