@@ -1,18 +1,17 @@
 /** The Kubedag API server: `node apiserver/main.ts [flags]` (config.ts lists flags and KUBEDAG_* variables). */
 import { readFileSync } from 'node:fs';
 import { AuthenticationV1Api, AuthorizationV1Api } from '@kubernetes/client-node';
-import { loadAuthOptions, registerAuth } from './auth.ts';
 import { join } from 'node:path';
+import { authOptions, registerAuth } from './auth.ts';
 import { parseApiConfig } from './config.ts';
 import { API_PREFIX } from './paths.ts';
-import { registerRemoteNodes, remoteNodesFromEnv } from './remote.ts';
+import { registerRemoteNodes } from './remote.ts';
 import { startServer } from './server.ts';
 
 const log = (message: string): void => void process.stdout.write(`${new Date().toISOString()} ${message}\n`);
 const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '../package.json'), 'utf8')) as { version: string };
 
 const config = parseApiConfig(process.argv.slice(2), process.env);
-const remoteNodes = remoteNodesFromEnv(process.env);
 const server = await startServer({
   config,
   version,
@@ -20,10 +19,10 @@ const server = await startServer({
   plugins: [
     (app, { kc, namespace }) => {
       const kubernetes = { authentication: kc.makeApiClient(AuthenticationV1Api), authorization: kc.makeApiClient(AuthorizationV1Api), namespace };
-      registerAuth(app, loadAuthOptions(process.env, (path) => readFileSync(path, 'utf8'), kubernetes));
+      registerAuth(app, authOptions(config.auth, kubernetes));
     },
     (app) => {
-      registerRemoteNodes(app, remoteNodes);
+      registerRemoteNodes(app, config.remoteNodes);
     },
   ],
 });
