@@ -7,6 +7,7 @@
  */
 import type { CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, KubernetesListObject, KubernetesObject, V1Lease, V1Node, V1Pod } from '@kubernetes/client-node';
 import { Informer } from '../core/kube/informer.ts';
+import type { Logger } from '../core/log.ts';
 import { GROUP, LABELS, VERSION } from '../core/resources/constants.ts';
 import type { DagQueueResource, DagResource, DagRunResource } from '../core/resources/types.ts';
 import { runIdentity } from './views/identity.ts';
@@ -20,7 +21,7 @@ export interface CacheSources {
   /** Where the operator's leader Lease lives. */
   readonly leaseNamespace: string;
   readonly leaseName: string;
-  readonly log: (message: string) => void;
+  readonly logger: Logger;
 }
 
 /** Runs by what the contract addresses them with. Kept current from informer events. */
@@ -124,7 +125,11 @@ export class Cache {
   private readonly waiters = new Set<() => void>();
 
   constructor(sources: CacheSources) {
-    const { kc, namespace, custom, core, coordination, log } = sources;
+    const { kc, namespace, custom, core, coordination, logger } = sources;
+    // A failed watch or relist is retried by the informer; it is worth a warning, not more.
+    const log = (message: string): void => {
+      logger.warn(message);
+    };
     this.namespace = namespace;
     const custom$ = <T extends KubernetesObject>(plural: string): Informer<T> =>
       new Informer<T>({

@@ -3,6 +3,7 @@
  * server.ts and the route modules share these types without importing one another.
  */
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from '../core/log.ts';
 import type { Cluster } from './cluster.ts';
 
 export interface AppDeps {
@@ -12,7 +13,8 @@ export interface AppDeps {
   readonly health: () => Promise<string | undefined>;
   /** Largest request body in bytes. */
   readonly bodyLimit?: number;
-  readonly log?: (message: string) => void;
+  /** Where requests and faults are logged, each line with its request's id; default: nowhere. */
+  readonly logger?: Logger;
   /** The cluster behind the resource routes; without it they answer 503. */
   readonly cluster?: Cluster;
   readonly buildDate?: string;

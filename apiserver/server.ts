@@ -5,6 +5,7 @@
 import { CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, VersionApi } from '@kubernetes/client-node';
 import type { FastifyInstance } from 'fastify';
 import { reuseConnections } from '../core/kube/connections.ts';
+import { silentLogger, type Logger } from '../core/log.ts';
 import { buildApp } from './app.ts';
 import { Cache } from './cache.ts';
 import type { Cluster } from './cluster.ts';
@@ -24,14 +25,16 @@ export interface Server {
 export interface ServerOptions {
   readonly config: ApiConfig;
   readonly version: string;
-  readonly log: (message: string) => void;
+  /** Default: nowhere (tests, benchmarks). */
+  readonly logger?: Logger;
   /** Hooks every route runs through (auth, remoteNode), given what they may need of the cluster. */
   readonly plugins?: readonly ((app: FastifyInstance, context: { kc: KubeConfig; namespace: string }) => void)[];
   readonly clock?: () => Date;
 }
 
 export async function startServer(options: ServerOptions): Promise<Server> {
-  const { config, log } = options;
+  const { config } = options;
+  const logger = options.logger ?? silentLogger;
   const kc = new KubeConfig();
   if (config.kubeconfig === undefined) kc.loadFromDefault();
   else kc.loadFromFile(config.kubeconfig);
@@ -46,7 +49,7 @@ export async function startServer(options: ServerOptions): Promise<Server> {
     coordination: kc.makeApiClient(CoordinationV1Api),
     leaseNamespace: config.leaseNamespace ?? namespace,
     leaseName: config.leaseName,
-    log,
+    logger,
   });
   await cache.start();
   // Loading every DAG once now keeps the first GET /dags from paying for all of them.
@@ -65,7 +68,7 @@ export async function startServer(options: ServerOptions): Promise<Server> {
     if (leader?.status !== 'active') return 'scheduler not responding: no operator holds a current leader Lease';
     return undefined;
   };
-  const app = buildApp({ version: options.version, clock, health, bodyLimit: config.bodyLimit, log, cluster, plugins: (options.plugins ?? []).map((plugin) => (a: FastifyInstance) => {
+  const app = buildApp({ version: options.version, clock, health, bodyLimit: config.bodyLimit, logger, cluster, plugins: (options.plugins ?? []).map((plugin) => (a: FastifyInstance) => {
       plugin(a, { kc, namespace });
     }),
   });
