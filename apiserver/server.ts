@@ -2,8 +2,9 @@
  * The API server wired to a cluster: clients, cache, writer, log reader, health. Used by
  * main.ts and by tests that want the real thing on a real control plane.
  */
-import { CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, VersionApi } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, KubeConfig, VersionApi } from '@kubernetes/client-node';
 import type { FastifyInstance } from 'fastify';
+import { kubedagClients } from '../core/kube/client.ts';
 import { reuseConnections } from '../core/kube/connections.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
 import { buildApp } from './app.ts';
@@ -40,11 +41,11 @@ export async function startServer(options: ServerOptions): Promise<Server> {
   else kc.loadFromFile(config.kubeconfig);
   reuseConnections(kc);
   const namespace = config.namespace ?? kc.getContextObject(kc.getCurrentContext())?.namespace ?? 'default';
-  const custom = kc.makeApiClient(CustomObjectsApi);
+  const clients = kubedagClients(kc);
   const cache = new Cache({
     kc,
     namespace,
-    custom,
+    clients,
     core: kc.makeApiClient(CoreV1Api),
     coordination: kc.makeApiClient(CoordinationV1Api),
     leaseNamespace: config.leaseNamespace ?? namespace,
@@ -54,7 +55,7 @@ export async function startServer(options: ServerOptions): Promise<Server> {
   await cache.start();
   // Loading every DAG once now keeps the first GET /dags from paying for all of them.
   for (const dag of cache.dags.list(namespace)) dagEntry(dag);
-  const writer = new Writer(custom, cache);
+  const writer = new Writer(clients, cache);
   const cluster: Cluster = { cache, writer, starter: new Starter(cache, writer), logs: new OperatorLogs(config.operatorUrl, namespace) };
   const clock = options.clock ?? ((): Date => new Date());
   const versionApi = kc.makeApiClient(VersionApi);

@@ -3,10 +3,10 @@ import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebo
 import Type from 'typebox';
 import { dagDetails, dagSummary } from '../../core/dag/api.ts';
 import { dagNameProblem, formatIssue, loadDag } from '../../core/dag/index.ts';
-import { statusCode } from '../../core/kube/errors.ts';
+import { isAlreadyExists, isConflict } from '../../core/kube/errors.ts';
 import { allDags, checkFileName, dagOf, findDag, latestRun, type Cluster } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, rethrowAs } from '../errors.ts';
 import { S } from '../schemas.ts';
 import { isActiveRun } from '../../core/resources/queue.ts';
 import { dagDetailsView, dagListItem, paginate, searchText, selectDags, uniqueTags } from '../views/dags.ts';
@@ -30,10 +30,8 @@ function checkNewName(name: string): void {
   if (problem !== undefined) throw new ApiError('bad_request', `invalid name: ${problem}`);
 }
 
-function conflict(error: unknown, message: string): never {
-  if (statusCode(error) === 409) throw new ApiError('already_exists', message);
-  throw error;
-}
+/** A create that lost to another of the same name answers as if the DAG had been there first. */
+const taken = (fileName: string): ((error: unknown) => never) => rethrowAs(isAlreadyExists, () => new ApiError('already_exists', `DAG "${fileName}" already exists`));
 
 export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (app, { cluster, clock }, done) => {
   const read = { permission: 'read' as const };
@@ -52,7 +50,7 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     const load = loadDag(yaml, { fileName: name });
     if (load.errors.length > 0) throw new ApiError('bad_request', `invalid spec: ${load.errors.map(formatIssue).join('; ')}`);
     if (findDag(cluster, name) !== undefined) throw new ApiError('already_exists', `DAG "${name}" already exists`);
-    await cluster.writer.createDag(name, yaml, load.documents).catch((error: unknown) => conflict(error, `DAG "${name}" already exists`));
+    await cluster.writer.createDag(name, yaml, load.documents).catch(taken(name));
     return reply.code(201).send({ name });
   });
 
@@ -77,10 +75,7 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     const { spec } = request.body;
     const load = loadDag(spec, { fileName: entry.fileName });
     if (load.errors.length > 0) return { errors: load.errors.map(formatIssue) };
-    await cluster.writer.replaceDagSpec(entry.resource, spec, load.documents).catch((error: unknown) => {
-      if (statusCode(error) === 409) throw new ApiError('already_exists', `DAG "${entry.fileName}" was changed meanwhile; read it again`, { status: 409 });
-      throw error;
-    });
+    await cluster.writer.replaceDagSpec(entry.resource, spec, load.documents).catch(rethrowAs(isConflict, () => new ApiError('already_exists', `DAG "${entry.fileName}" was changed meanwhile; read it again`, { status: 409 })));
     return { errors: [] };
   });
 
@@ -131,7 +126,7 @@ async function renameDag(cluster: Cluster, from: string, to: string): Promise<vo
   const runs = cluster.cache.runIndex.runsOf(oldName);
   if (runs.some(isActiveRun)) throw new ApiError('not_running', `DAG "${from}" is running; rename it when its runs have ended`);
   const load = loadDag(entry.yaml, { fileName: to });
-  await cluster.writer.createDag(to, entry.yaml, load.documents).catch((error: unknown) => conflict(error, `DAG "${to}" already exists`));
+  await cluster.writer.createDag(to, entry.yaml, load.documents).catch(taken(to));
   if (load.dag.name !== oldName) {
     for (const run of runs) if (runIdentity(run).name === oldName) await cluster.writer.relistRun(run, load.dag.name);
   }

@@ -8,12 +8,12 @@ import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebo
 import Type, { type Static } from 'typebox';
 import type { DagLoad } from '../../core/dag/index.ts';
 import { loadDagSpec } from '../../core/resources/dag.ts';
-import { statusCode } from '../../core/kube/errors.ts';
+import { isConflict, isNotFound } from '../../core/kube/errors.ts';
 import { stepStatusLabel } from '../../core/resources/status.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { resolverFor, runAt, runDefinition, type Cluster, type RunPath } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, rethrowAs } from '../errors.ts';
 import { SUB_RUN_SEGMENTS } from '../paths.ts';
 import { S } from '../schemas.ts';
 import { isActiveRun } from '../../core/resources/queue.ts';
@@ -98,10 +98,8 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
   app.get('/dag-runs/:name/:dagRunId/dequeue', { config: run, schema: { tags: ['runs'], params: runParams } }, async (request, reply) => {
     const r = runAt(cluster, request.params);
     if (runStatusOf(r) !== 5) throw new ApiError('not_found', `run "${runIdentity(r).dagRunId}" is not queued`);
-    await cluster.writer.deleteRun(r).catch((error: unknown) => {
-      if (statusCode(error) !== 404 && statusCode(error) !== 409) throw error;
-      throw new ApiError('not_found', `run "${runIdentity(r).dagRunId}" is not queued`);
-    });
+    // Gone, or another run under its name (the uid guard): either way it is not queued any more.
+    await cluster.writer.deleteRun(r).catch(rethrowAs((error) => isNotFound(error) || isConflict(error), () => new ApiError('not_found', `run "${runIdentity(r).dagRunId}" is not queued`)));
     return reply.code(200).send();
   });
 
@@ -176,10 +174,7 @@ async function setStepStatus(cluster: Cluster, at: StepPath, status: number): Pr
     const node = current[key];
     if (node !== undefined) next[key] = edit(node);
   }
-  await cluster.writer.replaceRunStatus(r, next).catch((error: unknown) => {
-    if (statusCode(error) === 409) throw new ApiError('bad_request', 'the run changed meanwhile; read it and try again');
-    throw error;
-  });
+  await cluster.writer.replaceRunStatus(r, next).catch(rethrowAs(isConflict, () => new ApiError('bad_request', 'the run changed meanwhile; read it and try again')));
 }
 
 /** A step to retry must exist; other active runs must leave room under maxActiveRuns. */
