@@ -63,8 +63,9 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
       everything = { generation: index.generation, answer: fresh, json: serializeSummaries(fresh) };
     }
     const { json, answer: kept } = everything;
-    // This reply's serialiser hands over the text kept instead of serialising the answer again.
-    void reply.serializer(() => json);
+    // This reply's serialiser hands over the text kept instead of serialising the answer again;
+    // fastify names the type only for answers it serialises itself.
+    void reply.type('application/json; charset=utf-8').serializer(() => json);
     return kept;
   });
 
