@@ -1,4 +1,6 @@
 import { Writable } from 'node:stream';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { createLogger, type LogLevel } from '../core/log.ts';
 import { buildApp } from './app.ts';
@@ -22,14 +24,15 @@ function captured(level: LogLevel): { logger: ReturnType<typeof createLogger>; l
 function app(overrides: Partial<AppDeps> = {}): ReturnType<typeof buildApp> {
   const built = buildApp({ version: '0.1.0', clock, health: () => Promise.resolve(undefined), bodyLimit: 1024, ...overrides });
   // A probe route standing in for the real ones: a JSON body with a schema, and thrown errors.
-  built.post('/api/v2/probe', { schema: { body: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false } } }, (request) => {
-    const { n } = request.body as { n: number };
+  const typed = built.withTypeProvider<TypeBoxTypeProvider>();
+  typed.post('/api/v2/probe', { schema: { body: Type.Object({ n: Type.Integer() }, { additionalProperties: false }) } }, (request) => {
+    const { n } = request.body;
     if (n === 409) throw new ApiError('already_running', 'a run is active');
     if (n === 400) throw new ApiError('already_running', 'a run is active', { status: 400 });
     if (n === 500) throw new Error('a bug of ours');
     return { n };
   });
-  built.get('/api/v2/probe', { schema: { querystring: { type: 'object', properties: { page: { type: 'integer', minimum: 1 } } } } }, (request) => request.query);
+  typed.get('/api/v2/probe', { schema: { querystring: Type.Object({ page: Type.Optional(Type.Integer({ minimum: 1 })) }) } }, (request) => request.query);
   return built;
 }
 

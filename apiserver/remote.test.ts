@@ -1,5 +1,7 @@
 import { createServer } from 'node:net';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
+import Type from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from './app.ts';
 import type { RemoteNode } from './config.ts';
@@ -25,8 +27,8 @@ function remoteServer(hits: string[]): FastifyInstance {
   remote.get('/api/v2/dags', (request) => echo(request));
   remote.post('/api/v2/dags', (request, reply) => reply.code(201).send(echo(request)));
   remote.delete('/api/v2/dags/:fileName', (request) => echo(request));
-  remote.get('/api/v2/dags/:fileName', async (request, reply) => {
-    const { fileName } = request.params as { fileName: string };
+  remote.withTypeProvider<TypeBoxTypeProvider>().get('/api/v2/dags/:fileName', { schema: { params: Type.Object({ fileName: Type.String() }) } }, async (request, reply) => {
+    const { fileName } = request.params;
     if (fileName === 'broken') return reply.code(500).send({ code: 'internal_error', message: 'remote fault' });
     if (fileName === 'missing') return reply.code(404).send({ code: 'not_found', message: 'DAG "missing" not found', details: { fileName } });
     if (fileName === 'proxied') return reply.code(502).type('text/html').send('<html><body>Bad Gateway</body></html>');
