@@ -4,15 +4,8 @@
  * and says what is wrong in words rather than as a schema keyword.
  */
 import type { Static, TSchema } from 'typebox';
+import type { TLocalizedValidationError as SchemaError } from 'typebox/error';
 import { Value } from 'typebox/value';
-
-/** An error TypeBox reports, reduced to what is read here. */
-interface SchemaError {
-  readonly keyword: string;
-  readonly instancePath: string;
-  readonly params: object;
-  readonly message: string;
-}
 
 /** `/0/auth/token` as `[0].auth.token`. */
 function fieldOf(pointer: string): string {
@@ -34,18 +27,19 @@ const ARTICLE: Record<string, string> = { array: 'an array', object: 'an object'
 
 /** What is wrong, as words that follow the field's name. */
 function predicate(error: SchemaError, value: unknown): string {
-  const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
       return 'is required';
-    case 'type':
-      return `must be ${ARTICLE[String(params.type)] ?? `a ${String(params.type)}`}`;
+    case 'type': {
+      const type = String(error.params.type);
+      return `must be ${ARTICLE[type] ?? `a ${type}`}`;
+    }
     case 'minLength':
       return 'must not be empty';
     case 'enum':
-      return `"${String(valueAt(value, error.instancePath))}" is not one of ${(params.allowedValues as unknown[]).join(', ')}`;
+      return `"${String(valueAt(value, error.instancePath))}" is not one of ${error.params.allowedValues.join(', ')}`;
     case 'additionalProperties': {
-      const names = params.additionalProperties as string[];
+      const names = error.params.additionalProperties;
       return `has ${names.length > 1 ? 'unknown fields' : 'an unknown field'} ${names.map((n) => `"${n}"`).join(', ')}`;
     }
     default:
@@ -67,7 +61,7 @@ export function settingProblem(schema: TSchema, value: unknown, setting: string)
   if (Value.Check(schema, value)) return undefined;
   const error = first(Value.Errors(schema, value));
   if (error === undefined) return `${setting}: invalid`;
-  const missing = error.keyword === 'required' ? ((error.params as { requiredProperties?: string[] }).requiredProperties?.[0] ?? '') : '';
+  const missing = error.keyword === 'required' ? (error.params.requiredProperties[0] ?? '') : '';
   const field = fieldOf(error.instancePath) + (missing === '' ? '' : `${error.instancePath === '' ? '' : '.'}${missing}`);
   // Sentences of their own (a refinement's message, an unknown value) follow a colon.
   const own = error.keyword === '~refine' || error.keyword === 'enum';
