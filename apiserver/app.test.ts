@@ -1,20 +1,38 @@
+import { Writable } from 'node:stream';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { buildApp, type AppDeps } from './app.ts';
+import { createLogger, type LogLevel } from '../core/log.ts';
+import { buildApp } from './app.ts';
+import type { AppDeps } from './deps.ts';
 import { ApiError } from './errors.ts';
 
 const clock = (): Date => new Date('2026-11-22T10:00:00.123Z');
 
+/** A logger whose JSON lines are kept, parsed, for the test to read. */
+function captured(level: LogLevel): { logger: ReturnType<typeof createLogger>; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { logger: createLogger('apiserver', { level, format: 'json' }, stream), lines };
+}
+
 function app(overrides: Partial<AppDeps> = {}): ReturnType<typeof buildApp> {
   const built = buildApp({ version: '0.1.0', clock, health: () => Promise.resolve(undefined), bodyLimit: 1024, ...overrides });
   // A probe route standing in for the real ones: a JSON body with a schema, and thrown errors.
-  built.post('/api/v2/probe', { schema: { body: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false } } }, (request) => {
-    const { n } = request.body as { n: number };
+  const typed = built.withTypeProvider<TypeBoxTypeProvider>();
+  typed.post('/api/v2/probe', { schema: { body: Type.Object({ n: Type.Integer() }, { additionalProperties: false }) } }, (request) => {
+    const { n } = request.body;
     if (n === 409) throw new ApiError('already_running', 'a run is active');
     if (n === 400) throw new ApiError('already_running', 'a run is active', { status: 400 });
     if (n === 500) throw new Error('a bug of ours');
     return { n };
   });
-  built.get('/api/v2/probe', { schema: { querystring: { type: 'object', properties: { page: { type: 'integer', minimum: 1 } } } } }, (request) => request.query);
+  typed.get('/api/v2/probe', { schema: { querystring: Type.Object({ page: Type.Optional(Type.Integer({ minimum: 1 })) }) } }, (request) => request.query);
   return built;
 }
 
@@ -46,8 +64,8 @@ describe('errors in the contract shape', () => {
     { name: 'a fault of ours is a 500 internal_error that hides the details', method: 'POST', url: '/api/v2/probe', body: '{"n": 500}', headers: json, status: 500, code: 'internal_error' },
   ];
   it.each(cases)('$name', async ({ method, url, body, headers, status, code }) => {
-    const logged: string[] = [];
-    const res = await app({ log: (m) => logged.push(m) }).inject({ method, url, ...(body === undefined ? {} : { body }), ...(headers === undefined ? {} : { headers }) });
+    const { logger, lines: logged } = captured('error');
+    const res = await app({ logger }).inject({ method, url, ...(body === undefined ? {} : { body }), ...(headers === undefined ? {} : { headers }) });
     expect(res.statusCode).toBe(status);
     const payload = res.json<{ code: string; message: string }>();
     expect(payload.code).toBe(code);
@@ -60,5 +78,27 @@ describe('query strings', () => {
   it('coerce numbers from their text form', async () => {
     const res = await app().inject({ method: 'GET', url: '/api/v2/probe?page=2' });
     expect([res.statusCode, res.json()]).toEqual([200, { page: 2 }]);
+  });
+});
+
+describe('request ids', () => {
+  it.each([
+    { name: "the caller's x-request-id is kept", header: 'req-42_a.b:c', want: 'req-42_a.b:c' },
+    { name: 'a new id is made when none is sent', header: undefined, want: /^[0-9a-f-]{36}$/ },
+    { name: 'an id with spaces is replaced', header: 'a b', want: /^[0-9a-f-]{36}$/ },
+    { name: 'an id longer than 128 characters is replaced', header: 'x'.repeat(129), want: /^[0-9a-f-]{36}$/ },
+  ])('label every line about a request: $name', async ({ header, want }) => {
+    const { logger, lines } = captured('debug');
+    await app({ logger }).inject({ method: 'POST', url: '/api/v2/probe', body: { n: 500 }, ...(header === undefined ? {} : { headers: { 'x-request-id': header } }) });
+    const ids = new Set(lines.map((line) => line.requestId));
+    expect(lines.map((line) => line.msg)).toEqual(['internal_error: a bug of ours', 'request completed']);
+    expect(ids.size).toBe(1);
+    expect([...ids][0]).toEqual(typeof want === 'string' ? want : expect.stringMatching(want));
+  });
+
+  it('leaves requests out of the log at the info level', async () => {
+    const { logger, lines } = captured('info');
+    await app({ logger }).inject({ method: 'GET', url: '/api/v2/health' });
+    expect(lines).toEqual([]);
   });
 });

@@ -4,12 +4,17 @@
  * malformed JSON, schema violations, oversized bodies and unknown routes included; only a
  * fault of ours is a 500.
  */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import swagger from '@fastify/swagger';
 import { Ajv } from 'ajv';
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
-import type { Cluster } from './cluster.ts';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { silentLogger } from '../core/log.ts';
+import { NO_CLUSTER } from './cluster.ts';
+import type { AppDeps, ResourceRouteOptions } from './deps.ts';
 import { ApiError, ERROR_STATUS, type ErrorCode } from './errors.ts';
 import { apiMetrics } from './metrics.ts';
+import { API_PREFIX } from './paths.ts';
 import './permissions.ts';
 import { clusterInfoRoutes } from './routes/cluster-info.ts';
 import { dagRoutes } from './routes/dags.ts';
@@ -18,26 +23,6 @@ import { logRoutes } from './routes/logs.ts';
 import { runRoutes } from './routes/runs.ts';
 import { systemRoutes } from './routes/system.ts';
 import { S } from './schemas.ts';
-
-export interface AppDeps {
-  readonly version: string;
-  readonly clock: () => Date;
-  /** Undefined when healthy, else why not (Kubernetes API unreachable, no operator leader). */
-  readonly health: () => Promise<string | undefined>;
-  /** Largest request body in bytes. */
-  readonly bodyLimit?: number;
-  readonly log?: (message: string) => void;
-  /** The cluster behind the resource routes; without it they answer 503. */
-  readonly cluster?: Cluster;
-  readonly buildDate?: string;
-  /**
-   * Hooks that must run before any route: authentication (onRequest) and remoteNode
-   * forwarding (preValidation). Given the app before its routes exist.
-   */
-  readonly plugins?: readonly ((app: FastifyInstance) => void)[];
-}
-
-export const API_PREFIX = '/api/v2';
 
 /** What fastify's own errors mean in the contract's codes. */
 function fromFastify(error: FastifyError): ApiError {
@@ -61,12 +46,46 @@ function validators(): (route: { schema: object; httpPart?: string }) => (data: 
   return ({ schema, httpPart }) => (httpPart === 'body' ? strict : textual).compile(schema);
 }
 
+/** What an incoming `x-request-id` may look like to be kept; anything else is replaced. */
+const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
+
+/**
+ * A request's id in every log line about it: the caller's `x-request-id` when it sent one (a
+ * proxy or client that logs it too), so that one id follows a request across programs.
+ */
+export function requestId(request: IncomingMessage): string {
+  const given = request.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/**
+ * Requests are logged at debug level, where fastify logs them at info: dashboards poll the API
+ * every few seconds, and a line per poll would bury everything else at the default level. A
+ * request that failed on the way out, and fastify's other lines, keep their levels.
+ */
+class RequestLog extends LogController {
+  override incomingRequest(): void {
+    // The completed line says all there is to say about a request.
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error !== null && error !== undefined) {
+      super.requestCompleted(error, request, reply);
+      return;
+    }
+    request.log.debug({ method: request.method, url: request.url, statusCode: reply.statusCode, responseTime: reply.elapsedTime }, 'request completed');
+  }
+}
+
 export function buildApp(deps: AppDeps): FastifyInstance {
-  const app = Fastify({ bodyLimit: deps.bodyLimit ?? 1_048_576 });
+  // Typed as fastify's own logger so that the app's type stays the one plugins are written for.
+  const loggerInstance: FastifyBaseLogger = deps.logger ?? silentLogger;
+  const logController = new RequestLog({ requestIdLogLabel: 'requestId' });
+  const app = Fastify({ bodyLimit: deps.bodyLimit ?? 1_048_576, loggerInstance, genReqId: requestId, logController });
   app.setValidatorCompiler(validators());
-  app.setErrorHandler((error: FastifyError, _request, reply) => {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
     const api = error instanceof ApiError ? error : fromFastify(error);
-    if (api.status >= 500) deps.log?.(`${api.code}: ${error.stack ?? error.message}`);
+    if (api.status >= 500) request.log.error({ err: error }, `${api.code}: ${error.message}`);
     return reply.code(api.status).send(api.body());
   });
   app.setNotFoundHandler((request, reply) => reply.code(404).send(new ApiError('not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`).body()));
@@ -81,17 +100,13 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const metrics = apiMetrics({ version: deps.version, buildDate: deps.buildDate ?? '', clock: deps.clock, cluster: () => deps.cluster });
   metrics.observe(app);
   for (const plugin of deps.plugins ?? []) plugin(app);
-  void app.register(
-    (scope, _options, done) => {
-      systemRoutes(scope, deps, metrics.registry);
-      dagRoutes(scope, deps);
-      executionRoutes(scope, deps);
-      runRoutes(scope, deps);
-      logRoutes(scope, deps);
-      clusterInfoRoutes(scope, deps);
-      done();
-    },
-    { prefix: API_PREFIX },
-  );
+  // Each group is a plugin given what it uses; the order is the OpenAPI document's order.
+  const resources: ResourceRouteOptions & { prefix: string } = { prefix: API_PREFIX, cluster: deps.cluster ?? NO_CLUSTER, clock: deps.clock };
+  void app.register(systemRoutes, { prefix: API_PREFIX, version: deps.version, clock: deps.clock, health: deps.health, metrics: metrics.registry });
+  void app.register(dagRoutes, resources);
+  void app.register(executionRoutes, resources);
+  void app.register(runRoutes, resources);
+  void app.register(logRoutes, resources);
+  void app.register(clusterInfoRoutes, resources);
   return app;
 }

@@ -2,7 +2,8 @@ import type { V1SubjectAccessReview, V1TokenReview } from '@kubernetes/client-no
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from './app.ts';
-import { authEnabled, KUBERNETES_ACCESS, loadAuthOptions, registerAuth, type AuthOptions, type KubernetesAuth } from './auth.ts';
+import { authEnabled, authOptions, KUBERNETES_ACCESS, registerAuth, type AuthOptions, type KubernetesAuth } from './auth.ts';
+import type { AuthConfig } from './config.ts';
 import type { Permission } from './permissions.ts';
 
 /** An app with auth and one probe route per permission, plus one that declares none. */
@@ -228,56 +229,17 @@ describe('mode kubernetes', () => {
   });
 });
 
-describe('loadAuthOptions', () => {
-  const files: Record<string, string> = {
-    '/secrets/users': '# user:password\nalice:s3cret\r\n\nbob:pa:ss\n',
-    '/secrets/tokens': 'tok-all\n  tok-read read  \ntok-ops run,write\n',
-    '/secrets/badline': 'alice\n',
-    '/secrets/badperm': 'tok admin\n',
-    '/secrets/empty': '# nothing yet\n',
-  };
-  const readFile = (path: string): string => {
-    const text = files[path];
-    if (text === undefined) throw new Error('ENOENT');
-    return text;
-  };
+describe('authOptions', () => {
   const kubernetes = fakeKubernetes({}, {});
-
-  const loads: { name: string; env: Record<string, string>; expected: AuthOptions }[] = [
-    { name: 'no variables mean mode none', env: {}, expected: {} },
-    { name: 'mode none is explicit too', env: { KUBEDAG_AUTH_MODE: 'none' }, expected: {} },
-    { name: 'basic reads user:password lines, skipping comments and blank lines', env: { KUBEDAG_AUTH_MODE: 'basic', KUBEDAG_AUTH_BASIC_FILE: '/secrets/users' }, expected: { basic: [{ username: 'alice', password: 's3cret' }, { username: 'bob', password: 'pa:ss' }] } },
-    { name: 'basic takes a user from two variables', env: { KUBEDAG_AUTH_MODE: 'basic', KUBEDAG_AUTH_BASIC_USERNAME: 'admin', KUBEDAG_AUTH_BASIC_PASSWORD: 'pw' }, expected: { basic: [{ username: 'admin', password: 'pw' }] } },
-    { name: 'basic users may be limited', env: { KUBEDAG_AUTH_MODE: 'basic', KUBEDAG_AUTH_BASIC_USERNAME: 'a', KUBEDAG_AUTH_BASIC_PASSWORD: 'b', KUBEDAG_AUTH_BASIC_PERMISSIONS: 'read,run' }, expected: { basic: [{ username: 'a', password: 'b' }], basicPermissions: ['read', 'run'] } },
-    {
-      name: 'bearer reads tokens with optional permissions',
-      env: { KUBEDAG_AUTH_MODE: 'bearer', KUBEDAG_AUTH_TOKENS_FILE: '/secrets/tokens' },
-      expected: { tokens: [{ token: 'tok-all' }, { token: 'tok-read', permissions: ['read'] }, { token: 'tok-ops', permissions: ['run', 'write'] }] },
-    },
-    { name: 'bearer takes one token from a variable, trimmed', env: { KUBEDAG_AUTH_MODE: 'bearer', KUBEDAG_AUTH_TOKEN: 'abc\n' }, expected: { tokens: [{ token: 'abc' }] } },
-    { name: 'modes combine, with spaces around commas', env: { KUBEDAG_AUTH_MODE: 'basic, bearer', KUBEDAG_AUTH_BASIC_USERNAME: 'a', KUBEDAG_AUTH_BASIC_PASSWORD: 'b', KUBEDAG_AUTH_TOKEN: 't' }, expected: { basic: [{ username: 'a', password: 'b' }], tokens: [{ token: 't' }] } },
-    { name: 'kubernetes uses the clients given', env: { KUBEDAG_AUTH_MODE: 'kubernetes' }, expected: { kubernetes } },
-  ];
-  it.each(loads)('$name', ({ env, expected }) => {
-    expect(loadAuthOptions(env, readFile, kubernetes)).toEqual(expected);
+  it.each<{ name: string; config: AuthConfig; clients?: KubernetesAuth; expected: AuthOptions }>([
+    { name: 'mode none needs no clients', config: {}, expected: {} },
+    { name: 'credentials pass through as configured', config: { basic: [{ username: 'a', password: 'b' }], basicPermissions: ['read'], tokens: [{ token: 't' }] }, clients: kubernetes, expected: { basic: [{ username: 'a', password: 'b' }], basicPermissions: ['read'], tokens: [{ token: 't' }] } },
+    { name: 'mode kubernetes uses the clients given', config: { kubernetes: true }, clients: kubernetes, expected: { kubernetes } },
+  ])('$name', ({ config, clients, expected }) => {
+    expect(authOptions(config, clients)).toEqual(expected);
   });
 
-  const failures: { name: string; env: Record<string, string>; error: RegExp }[] = [
-    { name: 'an unknown mode', env: { KUBEDAG_AUTH_MODE: 'basic,oauth' }, error: /unknown mode "oauth"/ },
-    { name: 'none combined with another mode', env: { KUBEDAG_AUTH_MODE: 'none,basic' }, error: /"none" cannot be combined/ },
-    { name: 'basic without users', env: { KUBEDAG_AUTH_MODE: 'basic' }, error: /includes basic but no user is configured/ },
-    { name: 'basic with a file of comments only', env: { KUBEDAG_AUTH_MODE: 'basic', KUBEDAG_AUTH_BASIC_FILE: '/secrets/empty' }, error: /no user is configured/ },
-    { name: 'bearer without tokens', env: { KUBEDAG_AUTH_MODE: 'bearer' }, error: /includes bearer but no token is configured/ },
-    { name: 'kubernetes without clients', env: { KUBEDAG_AUTH_MODE: 'kubernetes' }, error: /no Kubernetes clients/ },
-    { name: 'credentials without their mode', env: { KUBEDAG_AUTH_TOKEN: 'abc' }, error: /KUBEDAG_AUTH_TOKEN is set but KUBEDAG_AUTH_MODE does not include bearer/ },
-    { name: 'a username without a password', env: { KUBEDAG_AUTH_MODE: 'basic', KUBEDAG_AUTH_BASIC_USERNAME: 'a' }, error: /must be set together/ },
-    { name: 'a user line without a colon', env: { KUBEDAG_AUTH_MODE: 'basic', KUBEDAG_AUTH_BASIC_FILE: '/secrets/badline' }, error: /KUBEDAG_AUTH_BASIC_FILE line 1: expected user:password/ },
-    { name: 'a user defined twice', env: { KUBEDAG_AUTH_MODE: 'basic', KUBEDAG_AUTH_BASIC_FILE: '/secrets/users', KUBEDAG_AUTH_BASIC_USERNAME: 'alice', KUBEDAG_AUTH_BASIC_PASSWORD: 'x' }, error: /"alice" is defined twice/ },
-    { name: 'an unknown permission on a token', env: { KUBEDAG_AUTH_MODE: 'bearer', KUBEDAG_AUTH_TOKENS_FILE: '/secrets/badperm' }, error: /line 1: unknown permission "admin"/ },
-    { name: 'public granted to basic users', env: { KUBEDAG_AUTH_MODE: 'basic', KUBEDAG_AUTH_BASIC_USERNAME: 'a', KUBEDAG_AUTH_BASIC_PASSWORD: 'b', KUBEDAG_AUTH_BASIC_PERMISSIONS: 'public' }, error: /unknown permission "public"/ },
-    { name: 'a file that cannot be read', env: { KUBEDAG_AUTH_MODE: 'bearer', KUBEDAG_AUTH_TOKENS_FILE: '/secrets/missing' }, error: /KUBEDAG_AUTH_TOKENS_FILE: cannot read \/secrets\/missing: ENOENT/ },
-  ];
-  it.each(failures)('refuses $name', ({ env, error }) => {
-    expect(() => loadAuthOptions(env, readFile, env.KUBEDAG_AUTH_MODE === 'kubernetes' ? undefined : kubernetes)).toThrow(error);
+  it('refuses mode kubernetes without clients', () => {
+    expect(() => authOptions({ kubernetes: true })).toThrow(/no Kubernetes clients/);
   });
 });

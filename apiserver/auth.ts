@@ -2,19 +2,16 @@
  * Who may call the API: an `onRequest` hook that reads the route's declared permission
  * (permissions.ts) and admits the caller by Basic credentials, static Bearer tokens, or a
  * Kubernetes token checked with TokenReview and SubjectAccessReview. With no mode configured
- * every request passes, which is what a developer running the server locally wants.
+ * every request passes, which is what a developer running the server locally wants. The
+ * credentials come parsed and checked from config.ts.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AuthenticationV1Api, AuthorizationV1Api, V1UserInfo } from '@kubernetes/client-node';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GROUP } from '../core/resources/constants.ts';
+import { GRANTS, type AuthConfig, type Grant } from './config.ts';
 import { ApiError } from './errors.ts';
-import { PERMISSIONS, type Permission } from './permissions.ts';
-
-/** What a credential can be granted; `public` needs no credential, so granting it means nothing. */
-type Grant = Exclude<Permission, 'public'>;
-
-const ALL: readonly Grant[] = PERMISSIONS.filter((p): p is Grant => p !== 'public');
+import type { Permission } from './permissions.ts';
 
 export interface KubernetesAuth {
   /** Only the two calls used, so that tests can hand in plain objects. */
@@ -30,6 +27,7 @@ export interface KubernetesAuth {
   readonly now?: () => number;
 }
 
+/** The configured authentication (config.ts's AuthConfig), with the clients mode kubernetes asks. */
 export interface AuthOptions {
   readonly basic?: readonly { readonly username: string; readonly password: string }[];
   /** Static Bearer tokens; a token without permissions has them all. */
@@ -207,7 +205,7 @@ const missing = (permission: Grant): Verdict => ({ outcome: 'unauthorized', mess
 const lacking = (who: string, permission: Grant): Verdict => ({ outcome: 'forbidden', message: `${who} lacks the ${permission} permission` });
 
 function granted(list: readonly Permission[] | undefined): ReadonlySet<Permission> {
-  return new Set(list ?? ALL);
+  return new Set(list ?? GRANTS);
 }
 
 function checker(options: AuthOptions): Checker {
@@ -284,135 +282,13 @@ function deny(reply: FastifyReply, challenges: readonly string[], verdict: Exclu
   return reply.code(error.status).send(error.body());
 }
 
-const MODES = ['none', 'basic', 'bearer', 'kubernetes'] as const;
-type Mode = (typeof MODES)[number];
-
-function modes(text: string | undefined): ReadonlySet<Mode> {
-  const names = (text ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
-  const unknown = names.filter((name) => !(MODES as readonly string[]).includes(name));
-  if (unknown.length > 0) throw new Error(`KUBEDAG_AUTH_MODE: unknown mode ${unknown.map((m) => `"${m}"`).join(', ')}; expected a comma list of ${MODES.join(', ')}`);
-  const set = new Set(names as Mode[]);
-  if (set.has('none') && set.size > 1) throw new Error('KUBEDAG_AUTH_MODE: "none" cannot be combined with another mode');
-  set.delete('none');
-  return set;
-}
-
-function permissionList(text: string, where: string): Permission[] {
-  const names = text.split(',').map((name) => name.trim()).filter((name) => name !== '');
-  for (const name of names) {
-    if (!(ALL as readonly string[]).includes(name)) throw new Error(`${where}: unknown permission "${name}"; expected ${ALL.join(', ')}`);
-  }
-  if (names.length === 0) throw new Error(`${where}: empty permission list`);
-  return [...new Set(names as Permission[])];
-}
-
-/** Lines that carry something: blank lines and `#` comments are skipped, CRLF endings allowed. */
-function lines(text: string): { readonly text: string; readonly number: number }[] {
-  return text
-    .split('\n')
-    .map((line, index) => ({ text: line.replace(/\r$/, ''), number: index + 1 }))
-    .filter((line) => line.text.trim() !== '' && !line.text.trimStart().startsWith('#'));
-}
-
-function read(readFile: (path: string) => string, variable: string, path: string): string {
-  try {
-    return readFile(path);
-  } catch (error) {
-    throw new Error(`${variable}: cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-  }
-}
-
-type Env = Readonly<Record<string, string | undefined>>;
-
-function set(env: Env, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value === '' ? undefined : value;
-}
-
-function basicUsers(env: Env, readFile: (path: string) => string): { username: string; password: string }[] {
-  const users: { username: string; password: string }[] = [];
-  const file = set(env, 'KUBEDAG_AUTH_BASIC_FILE');
-  if (file !== undefined) {
-    for (const line of lines(read(readFile, 'KUBEDAG_AUTH_BASIC_FILE', file))) {
-      const colon = line.text.indexOf(':');
-      const where = `KUBEDAG_AUTH_BASIC_FILE line ${line.number}`;
-      if (colon <= 0) throw new Error(`${where}: expected user:password`);
-      users.push({ username: line.text.slice(0, colon), password: line.text.slice(colon + 1) });
-    }
-  }
-  const username = set(env, 'KUBEDAG_AUTH_BASIC_USERNAME');
-  const password = set(env, 'KUBEDAG_AUTH_BASIC_PASSWORD');
-  if ((username === undefined) !== (password === undefined)) throw new Error('KUBEDAG_AUTH_BASIC_USERNAME and KUBEDAG_AUTH_BASIC_PASSWORD must be set together');
-  if (username !== undefined && password !== undefined) {
-    if (username.includes(':')) throw new Error('KUBEDAG_AUTH_BASIC_USERNAME must not contain ":"');
-    users.push({ username, password });
-  }
-  const seen = new Set<string>();
-  for (const user of users) {
-    if (user.password === '') throw new Error(`basic user "${user.username}" has an empty password`);
-    if (seen.has(user.username)) throw new Error(`basic user "${user.username}" is defined twice`);
-    seen.add(user.username);
-  }
-  return users;
-}
-
-function staticTokens(env: Env, readFile: (path: string) => string): { token: string; permissions?: Permission[] }[] {
-  const tokens: { token: string; permissions?: Permission[] }[] = [];
-  const file = set(env, 'KUBEDAG_AUTH_TOKENS_FILE');
-  if (file !== undefined) {
-    for (const line of lines(read(readFile, 'KUBEDAG_AUTH_TOKENS_FILE', file))) {
-      const where = `KUBEDAG_AUTH_TOKENS_FILE line ${line.number}`;
-      const fields = line.text.trim().split(/\s+/);
-      if (fields.length > 2) throw new Error(`${where}: expected a token and an optional comma list of permissions`);
-      const [token = '', permissions] = fields;
-      tokens.push({ token, ...(permissions === undefined ? {} : { permissions: permissionList(permissions, where) }) });
-    }
-  }
-  // Trimmed: a value taken from a Secret often ends with a newline that is no part of the token.
-  const token = set(env, 'KUBEDAG_AUTH_TOKEN')?.trim();
-  if (token === '') throw new Error('KUBEDAG_AUTH_TOKEN is blank');
-  if (token !== undefined) tokens.push({ token });
-  if (new Set(tokens.map((t) => t.token)).size !== tokens.length) throw new Error('a Bearer token is defined twice');
-  return tokens;
-}
-
-/** Which mode each credential variable belongs to: setting one without its mode is a mistake. */
-const VARIABLES: readonly (readonly [string, Mode])[] = [
-  ['KUBEDAG_AUTH_BASIC_FILE', 'basic'],
-  ['KUBEDAG_AUTH_BASIC_USERNAME', 'basic'],
-  ['KUBEDAG_AUTH_BASIC_PASSWORD', 'basic'],
-  ['KUBEDAG_AUTH_BASIC_PERMISSIONS', 'basic'],
-  ['KUBEDAG_AUTH_TOKENS_FILE', 'bearer'],
-  ['KUBEDAG_AUTH_TOKEN', 'bearer'],
-];
-
 /**
- * Authentication from the environment (docs/api-auth.md). Files are meant for credentials
- * mounted from a Secret. Anything inconsistent throws, so that a server that was meant to be
- * protected never starts open: a mode without credentials, credentials without their mode.
- * `kubernetes` is the clients for mode kubernetes; the caller makes them from its kubeconfig.
+ * What registerAuth is given for the configured authentication: `kubernetes` is the clients for
+ * mode kubernetes, made by the caller from its kubeconfig.
  */
-export function loadAuthOptions(env: Env, readFile: (path: string) => string, kubernetes?: KubernetesAuth): AuthOptions {
-  const on = modes(env.KUBEDAG_AUTH_MODE);
-  for (const [variable, mode] of VARIABLES) {
-    if (set(env, variable) !== undefined && !on.has(mode)) throw new Error(`${variable} is set but KUBEDAG_AUTH_MODE does not include ${mode}`);
-  }
-  const options: { -readonly [K in keyof AuthOptions]: AuthOptions[K] } = {};
-  if (on.has('basic')) {
-    const users = basicUsers(env, readFile);
-    if (users.length === 0) throw new Error('KUBEDAG_AUTH_MODE includes basic but no user is configured: set KUBEDAG_AUTH_BASIC_FILE or KUBEDAG_AUTH_BASIC_USERNAME and KUBEDAG_AUTH_BASIC_PASSWORD');
-    options.basic = users;
-    const permissions = set(env, 'KUBEDAG_AUTH_BASIC_PERMISSIONS');
-    if (permissions !== undefined) options.basicPermissions = permissionList(permissions, 'KUBEDAG_AUTH_BASIC_PERMISSIONS');
-  }
-  if (on.has('bearer')) {
-    const tokens = staticTokens(env, readFile);
-    if (tokens.length === 0) throw new Error('KUBEDAG_AUTH_MODE includes bearer but no token is configured: set KUBEDAG_AUTH_TOKENS_FILE or KUBEDAG_AUTH_TOKEN');
-    options.tokens = tokens;
-  }
-  if (on.has('kubernetes')) {
-    if (kubernetes === undefined) throw new Error('KUBEDAG_AUTH_MODE includes kubernetes but no Kubernetes clients were given');
-    options.kubernetes = kubernetes;
-  }
-  return options;
+export function authOptions(config: AuthConfig, kubernetes?: KubernetesAuth): AuthOptions {
+  const { kubernetes: reviewed, ...rest } = config;
+  if (reviewed === undefined) return rest;
+  if (kubernetes === undefined) throw new Error('KUBEDAG_AUTH_MODE includes kubernetes but no Kubernetes clients were given');
+  return { ...rest, kubernetes };
 }

@@ -5,22 +5,24 @@
  * API; `settled` then waits until the cache has seen them, so a client that reads right after
  * writing sees its write.
  */
-import type { CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, KubernetesListObject, KubernetesObject, V1Lease, V1Node, V1Pod } from '@kubernetes/client-node';
+import type { CoordinationV1Api, CoreV1Api, KubeConfig, KubernetesObject, V1Lease, V1Node, V1Pod } from '@kubernetes/client-node';
+import type { KubedagClients, ResourceClient } from '../core/kube/client.ts';
 import { Informer } from '../core/kube/informer.ts';
-import { GROUP, LABELS, VERSION } from '../core/resources/constants.ts';
+import type { Logger } from '../core/log.ts';
+import { LABELS } from '../core/resources/constants.ts';
 import type { DagQueueResource, DagResource, DagRunResource } from '../core/resources/types.ts';
 import { runIdentity } from './views/identity.ts';
 
 export interface CacheSources {
   readonly kc: KubeConfig;
   readonly namespace: string;
-  readonly custom: CustomObjectsApi;
+  readonly clients: KubedagClients;
   readonly core: CoreV1Api;
   readonly coordination: CoordinationV1Api;
   /** Where the operator's leader Lease lives. */
   readonly leaseNamespace: string;
   readonly leaseName: string;
-  readonly log: (message: string) => void;
+  readonly logger: Logger;
 }
 
 /** Runs by what the contract addresses them with. Kept current from informer events. */
@@ -124,18 +126,16 @@ export class Cache {
   private readonly waiters = new Set<() => void>();
 
   constructor(sources: CacheSources) {
-    const { kc, namespace, custom, core, coordination, log } = sources;
+    const { kc, namespace, clients, core, coordination, logger } = sources;
+    // A failed watch or relist is retried by the informer; it is worth a warning, not more.
+    const log = (message: string): void => {
+      logger.warn(message);
+    };
     this.namespace = namespace;
-    const custom$ = <T extends KubernetesObject>(plural: string): Informer<T> =>
-      new Informer<T>({
-        kc,
-        path: `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${plural}`,
-        list: () => custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural }) as Promise<KubernetesListObject<T>>,
-        log,
-      });
-    this.dags = custom$<DagResource>('dags');
-    this.runs = custom$<DagRunResource>('dagruns');
-    this.queues = custom$<DagQueueResource>('dagqueues');
+    const kubedag = <T extends KubernetesObject>(client: ResourceClient<T>): Informer<T> => new Informer<T>({ kc, path: client.path(namespace), list: () => client.list(namespace), log });
+    this.dags = kubedag(clients.dags);
+    this.runs = kubedag(clients.runs);
+    this.queues = kubedag(clients.queues);
     this.pods = new Informer<V1Pod>({ kc, path: `/api/v1/namespaces/${namespace}/pods`, list: () => core.listNamespacedPod({ namespace, labelSelector: LABELS.run }), labelSelector: LABELS.run, log });
     this.nodes = new Informer<V1Node>({ kc, path: '/api/v1/nodes', list: () => core.listNode(), log });
     this.nodeLeases = new Informer<V1Lease>({ kc, path: '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', list: () => coordination.listNamespacedLease({ namespace: 'kube-node-lease' }), log });
@@ -158,8 +158,8 @@ export class Cache {
     }
   }
 
-  private all(): Informer<KubernetesObject>[] {
-    return [this.dags, this.runs, this.queues, this.pods, this.nodes, this.nodeLeases, this.operatorLease] as unknown as Informer<KubernetesObject>[];
+  private all(): Pick<Informer<KubernetesObject>, 'on' | 'start' | 'stop' | 'hasSynced'>[] {
+    return [this.dags, this.runs, this.queues, this.pods, this.nodes, this.nodeLeases, this.operatorLease];
   }
 
   async start(): Promise<void> {
@@ -178,7 +178,7 @@ export class Cache {
    * Resolves once the cache holds `name` at `resourceVersion` or later (or, with `gone`, no
    * longer holds it). Gives up quietly after a while: the write happened either way.
    */
-  async settled(informer: Informer<KubernetesObject>, name: string, resourceVersion: string | undefined, gone = false, timeoutMs = 5000): Promise<void> {
+  async settled<T extends KubernetesObject>(informer: Informer<T>, name: string, resourceVersion: string | undefined, gone = false, timeoutMs = 5000): Promise<void> {
     const done = (): boolean => {
       const seen = informer.get(this.namespace, name);
       return gone ? seen === undefined : resourceVersion === undefined || atLeast(seen?.metadata?.resourceVersion, resourceVersion);

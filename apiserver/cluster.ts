@@ -115,8 +115,40 @@ export function runDefinition(run: DagRunResource): Dag | undefined {
   return load.dag;
 }
 
-export function need(cluster: Cluster | undefined): Cluster {
-  if (cluster === undefined) throw new ApiError('service_unavailable', 'this server has no cluster connection');
-  return cluster;
+/** A run's address in the contract's paths: a root run, or one of its sub runs. */
+export interface RunPath {
+  readonly name: string;
+  readonly dagRunId: string;
+  readonly subDAGRunId?: string;
 }
 
+/** The run a path names: the root run, or one of its sub runs. */
+export function runAt(cluster: Cluster, path: RunPath): DagRunResource {
+  const root = rootRun(cluster, path.name, path.dagRunId);
+  return path.subDAGRunId === undefined ? root : subRun(cluster, root, path.subDAGRunId);
+}
+
+function unavailable(): never {
+  throw new ApiError('service_unavailable', 'this server has no cluster connection');
+}
+
+/**
+ * What the resource routes are given when the app was built without a cluster (tests of the
+ * HTTP layer alone). A route answers 503 at the first thing it asks of the cluster, which is
+ * after the request was validated and after checks that need no cluster, exactly where it
+ * would have failed with a cluster that could not help.
+ */
+export const NO_CLUSTER: Cluster = {
+  get cache(): Cache {
+    return unavailable();
+  },
+  get writer(): Writer {
+    return unavailable();
+  },
+  get starter(): Starter {
+    return unavailable();
+  },
+  get logs(): LogReader {
+    return unavailable();
+  },
+};

@@ -43,3 +43,13 @@ export class ApiError extends Error {
     return { code: this.code, message: this.message, ...(this.details === undefined ? {} : { details: this.details }) };
   }
 }
+
+/**
+ * A catch handler for a Kubernetes call: the error the call can expect (`expected`, e.g.
+ * isAlreadyExists) becomes the contract's error that `answer` makes; any other is thrown on.
+ */
+export function rethrowAs(expected: (error: unknown) => boolean, answer: () => ApiError): (error: unknown) => never {
+  return (error) => {
+    throw expected(error) ? answer() : error;
+  };
+}

@@ -1,37 +1,47 @@
 /** The Kubedag API server: `node apiserver/main.ts [flags]` (config.ts lists flags and KUBEDAG_* variables). */
 import { readFileSync } from 'node:fs';
-import { AuthenticationV1Api, AuthorizationV1Api } from '@kubernetes/client-node';
-import { loadAuthOptions, registerAuth } from './auth.ts';
 import { join } from 'node:path';
-import { parseApiConfig } from './config.ts';
-import { API_PREFIX } from './app.ts';
-import { registerRemoteNodes, remoteNodesFromEnv } from './remote.ts';
+import { AuthenticationV1Api, AuthorizationV1Api } from '@kubernetes/client-node';
+import { createLogger, errorMessage } from '../core/log.ts';
+import { authOptions, registerAuth } from './auth.ts';
+import { parseApiConfig, type ApiConfig } from './config.ts';
+import { API_PREFIX } from './paths.ts';
+import { registerRemoteNodes } from './remote.ts';
 import { startServer } from './server.ts';
 
-const log = (message: string): void => void process.stdout.write(`${new Date().toISOString()} ${message}\n`);
 const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '../package.json'), 'utf8')) as { version: string };
 
-const config = parseApiConfig(process.argv.slice(2), process.env);
-const remoteNodes = remoteNodesFromEnv(process.env);
+let config: ApiConfig;
+try {
+  config = parseApiConfig(process.argv.slice(2), process.env);
+} catch (error) {
+  // No logger yet: its own settings may be what is wrong. The message names the setting.
+  process.stderr.write(`kubedag API server: ${errorMessage(error)}\n`);
+  process.exit(1);
+}
+const logger = createLogger('apiserver', config.log);
 const server = await startServer({
   config,
   version,
-  log,
+  logger,
   plugins: [
     (app, { kc, namespace }) => {
       const kubernetes = { authentication: kc.makeApiClient(AuthenticationV1Api), authorization: kc.makeApiClient(AuthorizationV1Api), namespace };
-      registerAuth(app, loadAuthOptions(process.env, (path) => readFileSync(path, 'utf8'), kubernetes));
+      registerAuth(app, authOptions(config.auth, kubernetes));
     },
     (app) => {
-      registerRemoteNodes(app, remoteNodes);
+      registerRemoteNodes(app, config.remoteNodes);
     },
   ],
 });
 await server.app.listen({ host: config.host, port: config.port });
-log(`kubedag API server listening on http://${config.host}:${String(config.port)}${API_PREFIX} (namespace ${server.cache.namespace})`);
+logger.info({ version, namespace: server.cache.namespace }, `kubedag API server listening on http://${config.host}:${String(config.port)}${API_PREFIX} (namespace ${server.cache.namespace})`);
 const shutdown = (signal: string): void => {
-  log(`${signal}: shutting down`);
-  void server.close().then(() => process.exit(0));
+  logger.info({ signal }, `${signal}: shutting down`);
+  void server.close().then(() => {
+    logger.flush();
+    process.exit(0);
+  });
 };
 process.once('SIGTERM', () => {
   shutdown('SIGTERM');

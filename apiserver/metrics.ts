@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Cluster } from './cluster.ts';
-import { leaderOf } from './routes/cluster-info.ts';
+import { leaderOf } from './views/leader.ts';
 import { runStatusOf } from './views/runs.ts';
 
 export interface MetricsDeps {

@@ -1,8 +1,11 @@
 import { createServer } from 'node:net';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
+import Type from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from './app.ts';
-import { parseRemoteNodes, registerRemoteNodes, remoteNodesFromEnv, type RemoteNode } from './remote.ts';
+import type { RemoteNode } from './config.ts';
+import { registerRemoteNodes } from './remote.ts';
 
 interface Echo {
   readonly method: string;
@@ -24,8 +27,8 @@ function remoteServer(hits: string[]): FastifyInstance {
   remote.get('/api/v2/dags', (request) => echo(request));
   remote.post('/api/v2/dags', (request, reply) => reply.code(201).send(echo(request)));
   remote.delete('/api/v2/dags/:fileName', (request) => echo(request));
-  remote.get('/api/v2/dags/:fileName', async (request, reply) => {
-    const { fileName } = request.params as { fileName: string };
+  remote.withTypeProvider<TypeBoxTypeProvider>().get('/api/v2/dags/:fileName', { schema: { params: Type.Object({ fileName: Type.String() }) } }, async (request, reply) => {
+    const { fileName } = request.params;
     if (fileName === 'broken') return reply.code(500).send({ code: 'internal_error', message: 'remote fault' });
     if (fileName === 'missing') return reply.code(404).send({ code: 'not_found', message: 'DAG "missing" not found', details: { fileName } });
     if (fileName === 'proxied') return reply.code(502).type('text/html').send('<html><body>Bad Gateway</body></html>');
@@ -201,75 +204,5 @@ describe('a remote that fails', () => {
     expect([res.status, body.code]).toEqual([502, 'remote_node_error']);
     expect(body.message).toMatch(new RegExp(`^remote node "${node}" is unreachable: `));
     expect(body.message).toMatch(reason);
-  });
-});
-
-describe('parseRemoteNodes', () => {
-  it('reads nodes with their optional auth and timeout', () => {
-    const text = JSON.stringify([
-      { name: 'a', baseUrl: 'http://a:8080/' },
-      { name: 'b', baseUrl: 'https://b.example/dagu', auth: { basic: { username: 'u', password: '' } }, timeoutMs: 5000 },
-      { name: 'c', baseUrl: 'http://c', auth: { token: 't' } },
-    ]);
-    expect(parseRemoteNodes(text)).toEqual([
-      { name: 'a', baseUrl: 'http://a:8080' },
-      { name: 'b', baseUrl: 'https://b.example/dagu', auth: { basic: { username: 'u', password: '' } }, timeoutMs: 5000 },
-      { name: 'c', baseUrl: 'http://c', auth: { token: 't' } },
-    ]);
-  });
-
-  it('reads an empty list as no nodes', () => {
-    expect(parseRemoteNodes('[]')).toEqual([]);
-  });
-
-  it.each([
-    { name: 'text that is not JSON', text: '[{', error: /^remote nodes: not JSON/ },
-    { name: 'an object instead of a list', text: '{"name":"a"}', error: /expected a JSON array/ },
-    { name: 'a node that is not an object', text: '["a"]', error: /remote nodes\[0\]: expected an object/ },
-    { name: 'a missing name', text: '[{"baseUrl":"http://a"}]', error: /remote nodes\[0\]\.name must be a non-empty string/ },
-    { name: 'an empty name', text: '[{"name":"","baseUrl":"http://a"}]', error: /name must be a non-empty string/ },
-    { name: 'the reserved name local', text: '[{"name":"local","baseUrl":"http://a"}]', error: /"local" is reserved/ },
-    { name: 'a missing baseUrl', text: '[{"name":"a"}]', error: /remote node "a": baseUrl must be a non-empty string/ },
-    { name: 'a baseUrl that is not a URL', text: '[{"name":"a","baseUrl":"a:b:c/"}]', error: /baseUrl must be http or https|is not a URL/ },
-    { name: 'a relative baseUrl', text: '[{"name":"a","baseUrl":"/api"}]', error: /baseUrl "\/api" is not a URL/ },
-    { name: 'a baseUrl that is not http(s)', text: '[{"name":"a","baseUrl":"ftp://a"}]', error: /must be http or https, not ftp/ },
-    { name: 'a baseUrl with a query', text: '[{"name":"a","baseUrl":"http://a?x=1"}]', error: /must not have a query/ },
-    { name: 'credentials in the baseUrl', text: '[{"name":"a","baseUrl":"http://u:p@a"}]', error: /put credentials in auth/ },
-    { name: 'duplicate names', text: '[{"name":"a","baseUrl":"http://a"},{"name":"a","baseUrl":"http://b"}]', error: /duplicate name "a"/ },
-    { name: 'a misspelt field', text: '[{"name":"a","baseURL":"http://a"}]', error: /unknown field "baseURL"/ },
-    { name: 'both basic and token', text: '[{"name":"a","baseUrl":"http://a","auth":{"token":"t","basic":{"username":"u","password":"p"}}}]', error: /basic or token, not both/ },
-    { name: 'an empty token', text: '[{"name":"a","baseUrl":"http://a","auth":{"token":""}}]', error: /auth\.token must be a non-empty string/ },
-    { name: 'basic without a password', text: '[{"name":"a","baseUrl":"http://a","auth":{"basic":{"username":"u"}}}]', error: /basic\.password must be a string/ },
-    { name: 'a username with a colon', text: '[{"name":"a","baseUrl":"http://a","auth":{"basic":{"username":"u:v","password":"p"}}}]', error: /must not contain ":"/ },
-    { name: 'a timeout that is not a positive integer', text: '[{"name":"a","baseUrl":"http://a","timeoutMs":0}]', error: /timeoutMs must be a positive integer/ },
-  ])('rejects $name', ({ text, error }) => {
-    expect(() => parseRemoteNodes(text)).toThrow(error);
-  });
-});
-
-describe('remoteNodesFromEnv', () => {
-  const json = '[{"name":"a","baseUrl":"http://a"}]';
-  const files: Record<string, string> = { '/etc/kubedag/nodes.json': json, '/etc/kubedag/bad.json': '[{"name":"local","baseUrl":"http://a"}]' };
-  const readFile = (path: string): string => {
-    const text = files[path];
-    if (text === undefined) throw new Error(`ENOENT: no such file, open '${path}'`);
-    return text;
-  };
-
-  it.each([
-    { name: 'no variable means no nodes', env: {}, nodes: [] },
-    { name: 'empty variables mean no nodes', env: { KUBEDAG_REMOTE_NODES: '', KUBEDAG_REMOTE_NODES_FILE: '' }, nodes: [] },
-    { name: 'KUBEDAG_REMOTE_NODES holds the JSON', env: { KUBEDAG_REMOTE_NODES: json }, nodes: [{ name: 'a', baseUrl: 'http://a' }] },
-    { name: 'KUBEDAG_REMOTE_NODES_FILE names a file holding it', env: { KUBEDAG_REMOTE_NODES_FILE: '/etc/kubedag/nodes.json' }, nodes: [{ name: 'a', baseUrl: 'http://a' }] },
-  ])('$name', ({ env, nodes }) => {
-    expect(remoteNodesFromEnv(env, readFile)).toEqual(nodes);
-  });
-
-  it.each([
-    { name: 'both variables', env: { KUBEDAG_REMOTE_NODES: json, KUBEDAG_REMOTE_NODES_FILE: '/etc/kubedag/nodes.json' }, error: /not both/ },
-    { name: 'a file that cannot be read', env: { KUBEDAG_REMOTE_NODES_FILE: '/nope.json' }, error: /^KUBEDAG_REMOTE_NODES_FILE: cannot read \/nope\.json: ENOENT/ },
-    { name: 'a file with a bad node, naming the file', env: { KUBEDAG_REMOTE_NODES_FILE: '/etc/kubedag/bad.json' }, error: /^\/etc\/kubedag\/bad\.json: remote nodes\[0\]\.name: "local" is reserved/ },
-  ])('rejects $name', ({ env, error }) => {
-    expect(() => remoteNodesFromEnv(env, readFile)).toThrow(error);
   });
 });

@@ -2,17 +2,19 @@
  * The API server wired to a cluster: clients, cache, writer, log reader, health. Used by
  * main.ts and by tests that want the real thing on a real control plane.
  */
-import { CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, VersionApi } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, KubeConfig, VersionApi } from '@kubernetes/client-node';
 import type { FastifyInstance } from 'fastify';
+import { kubedagClients } from '../core/kube/client.ts';
 import { reuseConnections } from '../core/kube/connections.ts';
+import { silentLogger, type Logger } from '../core/log.ts';
 import { buildApp } from './app.ts';
 import { Cache } from './cache.ts';
 import type { Cluster } from './cluster.ts';
 import type { ApiConfig } from './config.ts';
-import { OperatorLogs } from './routes/logs.ts';
-import { leaderOf } from './routes/cluster-info.ts';
+import { OperatorLogs } from './operator-logs.ts';
 import { Starter } from './starts.ts';
 import { dagEntry } from './views/dags.ts';
+import { leaderOf } from './views/leader.ts';
 import { Writer } from './writer.ts';
 
 export interface Server {
@@ -24,34 +26,36 @@ export interface Server {
 export interface ServerOptions {
   readonly config: ApiConfig;
   readonly version: string;
-  readonly log: (message: string) => void;
+  /** Default: nowhere (tests, benchmarks). */
+  readonly logger?: Logger;
   /** Hooks every route runs through (auth, remoteNode), given what they may need of the cluster. */
   readonly plugins?: readonly ((app: FastifyInstance, context: { kc: KubeConfig; namespace: string }) => void)[];
   readonly clock?: () => Date;
 }
 
 export async function startServer(options: ServerOptions): Promise<Server> {
-  const { config, log } = options;
+  const { config } = options;
+  const logger = options.logger ?? silentLogger;
   const kc = new KubeConfig();
   if (config.kubeconfig === undefined) kc.loadFromDefault();
   else kc.loadFromFile(config.kubeconfig);
   reuseConnections(kc);
   const namespace = config.namespace ?? kc.getContextObject(kc.getCurrentContext())?.namespace ?? 'default';
-  const custom = kc.makeApiClient(CustomObjectsApi);
+  const clients = kubedagClients(kc);
   const cache = new Cache({
     kc,
     namespace,
-    custom,
+    clients,
     core: kc.makeApiClient(CoreV1Api),
     coordination: kc.makeApiClient(CoordinationV1Api),
     leaseNamespace: config.leaseNamespace ?? namespace,
     leaseName: config.leaseName,
-    log,
+    logger,
   });
   await cache.start();
   // Loading every DAG once now keeps the first GET /dags from paying for all of them.
   for (const dag of cache.dags.list(namespace)) dagEntry(dag);
-  const writer = new Writer(custom, cache);
+  const writer = new Writer(clients, cache);
   const cluster: Cluster = { cache, writer, starter: new Starter(cache, writer), logs: new OperatorLogs(config.operatorUrl, namespace) };
   const clock = options.clock ?? ((): Date => new Date());
   const versionApi = kc.makeApiClient(VersionApi);
@@ -65,7 +69,7 @@ export async function startServer(options: ServerOptions): Promise<Server> {
     if (leader?.status !== 'active') return 'scheduler not responding: no operator holds a current leader Lease';
     return undefined;
   };
-  const app = buildApp({ version: options.version, clock, health, bodyLimit: config.bodyLimit, log, cluster, plugins: (options.plugins ?? []).map((plugin) => (a: FastifyInstance) => {
+  const app = buildApp({ version: options.version, clock, health, bodyLimit: config.bodyLimit, logger, cluster, plugins: (options.plugins ?? []).map((plugin) => (a: FastifyInstance) => {
       plugin(a, { kc, namespace });
     }),
   });

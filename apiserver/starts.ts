@@ -6,14 +6,14 @@
  * maxActiveRuns check that only one of them may pass.
  */
 import { parseParamOverrides, type DagLoad } from '../core/dag/index.ts';
-import { statusCode } from '../core/kube/errors.ts';
+import { isAlreadyExists } from '../core/kube/errors.ts';
 import { ANNOTATIONS, LABELS } from '../core/resources/constants.ts';
 import { isActiveRun } from '../core/resources/queue.ts';
 import { uuidv7, MAX_RUN_ID_LENGTH, RUN_ID_PATTERN } from '../core/resources/ids.ts';
 import { dagRunResourceName, labelValue } from '../core/resources/names.ts';
 import type { DagRunSpec } from '../core/resources/schemas.ts';
 import type { Cache } from './cache.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, rethrowAs } from './errors.ts';
 import type { Writer } from './writer.ts';
 
 export interface StartRequest {
@@ -102,12 +102,7 @@ export class Starter {
       labels: { [LABELS.dag]: labelValue(request.name), [LABELS.runId]: labelValue(dagRunId) },
       ...(request.retryOf === undefined ? {} : { annotations: { [ANNOTATIONS.retryOf]: request.retryOf } }),
     };
-    try {
-      await this.writer.createRun({ metadata, spec });
-    } catch (error) {
-      if (statusCode(error) === 409) throw new ApiError('already_exists', `a run with id "${dagRunId}" of DAG "${request.name}" already exists`);
-      throw error;
-    }
+    await this.writer.createRun({ metadata, spec }).catch(rethrowAs(isAlreadyExists, () => new ApiError('already_exists', `a run with id "${dagRunId}" of DAG "${request.name}" already exists`)));
   }
 
   /** One check-and-create at a time per DAG name; others wait their turn. */

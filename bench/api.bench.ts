@@ -147,7 +147,7 @@ async function breakdown(cluster: Cluster): Promise<Record<string, number>> {
 async function serve(kubeconfig: string): Promise<void> {
   const config = parseApiConfig([`--namespace=${namespace}`, `--kubeconfig=${kubeconfig}`, '--operator-url=http://127.0.0.1:1', `--lease-namespace=${namespace}`], {});
   const started = performance.now();
-  const server = await startServer({ config, version: 'bench', log: () => undefined });
+  const server = await startServer({ config, version: 'bench' });
   const byRoute = instrument(server.app);
   await server.app.listen({ host: '127.0.0.1', port: 0 });
   await waitFor('the API server cache', () => Promise.resolve(server.cache.synced() && server.cache.runs.list(namespace).length >= DAGS * RUNS_PER_DAG && server.cache.dags.list(namespace).length >= DAGS), 300_000, 100);

@@ -1,12 +1,12 @@
 /** DAG definitions: list, create, details, delete, spec, validate, rename, search, tags. */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { dagDetails, dagSummary } from '../../core/dag/api.ts';
 import { dagNameProblem, formatIssue, loadDag } from '../../core/dag/index.ts';
-import { statusCode } from '../../core/kube/errors.ts';
-import type { AppDeps } from '../app.ts';
-import { allDags, checkFileName, dagOf, findDag, latestRun, need, type Cluster } from '../cluster.ts';
-import { ApiError } from '../errors.ts';
+import { isAlreadyExists, isConflict } from '../../core/kube/errors.ts';
+import { allDags, checkFileName, dagOf, findDag, latestRun, type Cluster } from '../cluster.ts';
+import type { ResourceRouteOptions } from '../deps.ts';
+import { ApiError, rethrowAs } from '../errors.ts';
 import { S } from '../schemas.ts';
 import { isActiveRun } from '../../core/resources/queue.ts';
 import { dagDetailsView, dagListItem, paginate, searchText, selectDags, uniqueTags } from '../views/dags.ts';
@@ -17,6 +17,12 @@ import { runIdentity } from '../views/identity.ts';
 export const DEFAULT_DAG_YAML = 'steps:\n  - command: echo hello\n';
 
 const fileParams = Type.Object({ fileName: Type.String() });
+const createBody = Type.Object({ name: Type.String(), spec: Type.Optional(Type.String()) }, { additionalProperties: false });
+const specBody = Type.Object({ spec: Type.String() }, { additionalProperties: false });
+const validateBody = Type.Object({ spec: Type.String(), name: Type.Optional(Type.String()) }, { additionalProperties: false });
+const renameBody = Type.Object({ newFileName: Type.String() }, { additionalProperties: false });
+const searchQuery = Type.Object({ q: Type.String({ minLength: 1 }), remoteNode: Type.Optional(Type.String()) });
+const tagList = Type.Object({ tags: Type.Array(Type.String()), errors: Type.Array(Type.String()) });
 
 function checkNewName(name: string): void {
   checkFileName(name);
@@ -24,85 +30,78 @@ function checkNewName(name: string): void {
   if (problem !== undefined) throw new ApiError('bad_request', `invalid name: ${problem}`);
 }
 
-function conflict(error: unknown, message: string): never {
-  if (statusCode(error) === 409) throw new ApiError('already_exists', message);
-  throw error;
-}
+/** A create that lost to another of the same name answers as if the DAG had been there first. */
+const taken = (fileName: string): ((error: unknown) => never) => rethrowAs(isAlreadyExists, () => new ApiError('already_exists', `DAG "${fileName}" already exists`));
 
-export function dagRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const cluster = (): Cluster => need(deps.cluster);
+export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (app, { cluster, clock }, done) => {
   const read = { permission: 'read' as const };
 
   app.get('/dags', { config: read, schema: { tags: ['dags'], querystring: S.dagListQuery, response: { 200: S.dagList } } }, (request) => {
-    const query = request.query as { page?: number; perPage?: number; name?: string; tag?: string; sort?: string; order?: string };
-    const c = cluster();
-    const chosen = selectDags(allDags(c), query, deps.clock());
+    const { query } = request;
+    const chosen = selectDags(allDags(cluster), query, clock());
     const { items, pagination } = paginate(chosen, query.page, query.perPage);
-    return { dags: items.map((e) => dagListItem(e, latestRun(c, e.load.dag.name))), errors: [], pagination };
+    return { dags: items.map((e) => dagListItem(e, latestRun(cluster, e.load.dag.name))), errors: [], pagination };
   });
 
-  app.post('/dags', { config: { permission: 'write' }, schema: { tags: ['dags'], body: Type.Object({ name: Type.String(), spec: Type.Optional(Type.String()) }, { additionalProperties: false }), response: { 201: Type.Object({ name: Type.String() }) } } }, async (request, reply) => {
-    const { name, spec } = request.body as { name: string; spec?: string };
+  app.post('/dags', { config: { permission: 'write' }, schema: { tags: ['dags'], body: createBody, response: { 201: Type.Object({ name: Type.String() }) } } }, async (request, reply) => {
+    const { name, spec } = request.body;
     checkNewName(name);
     const yaml = spec ?? DEFAULT_DAG_YAML;
     const load = loadDag(yaml, { fileName: name });
     if (load.errors.length > 0) throw new ApiError('bad_request', `invalid spec: ${load.errors.map(formatIssue).join('; ')}`);
-    if (findDag(cluster(), name) !== undefined) throw new ApiError('already_exists', `DAG "${name}" already exists`);
-    await cluster().writer.createDag(name, yaml, load.documents).catch((error: unknown) => conflict(error, `DAG "${name}" already exists`));
+    if (findDag(cluster, name) !== undefined) throw new ApiError('already_exists', `DAG "${name}" already exists`);
+    await cluster.writer.createDag(name, yaml, load.documents).catch(taken(name));
     return reply.code(201).send({ name });
   });
 
   app.get('/dags/:fileName', { config: read, schema: { tags: ['dags'], params: fileParams, response: { 200: S.dagDetails } } }, (request) => {
-    const entry = dagOf(cluster(), (request.params as { fileName: string }).fileName);
-    return dagDetailsView(entry, latestRun(cluster(), entry.load.dag.name));
+    const entry = dagOf(cluster, request.params.fileName);
+    return dagDetailsView(entry, latestRun(cluster, entry.load.dag.name));
   });
 
   app.delete('/dags/:fileName', { config: { permission: 'delete' }, schema: { tags: ['dags'], params: fileParams } }, async (request, reply) => {
-    const entry = dagOf(cluster(), (request.params as { fileName: string }).fileName);
-    await cluster().writer.deleteDag(entry.resource.metadata?.name ?? '');
+    const entry = dagOf(cluster, request.params.fileName);
+    await cluster.writer.deleteDag(entry.resource.metadata?.name ?? '');
     return reply.code(204).send();
   });
 
   app.get('/dags/:fileName/spec', { config: read, schema: { tags: ['dags'], params: fileParams, response: { 200: S.dagSpec } } }, (request) => {
-    const entry = dagOf(cluster(), (request.params as { fileName: string }).fileName);
+    const entry = dagOf(cluster, request.params.fileName);
     return { dag: dagDetails(entry.load.dag), spec: entry.yaml, errors: [...entry.errors, ...entry.load.warnings.map(formatIssue)] };
   });
 
-  app.put('/dags/:fileName/spec', { config: { permission: 'write' }, schema: { tags: ['dags'], params: fileParams, body: Type.Object({ spec: Type.String() }, { additionalProperties: false }), response: { 200: S.errorsOnly } } }, async (request) => {
-    const entry = dagOf(cluster(), (request.params as { fileName: string }).fileName);
-    const { spec } = request.body as { spec: string };
+  app.put('/dags/:fileName/spec', { config: { permission: 'write' }, schema: { tags: ['dags'], params: fileParams, body: specBody, response: { 200: S.errorsOnly } } }, async (request) => {
+    const entry = dagOf(cluster, request.params.fileName);
+    const { spec } = request.body;
     const load = loadDag(spec, { fileName: entry.fileName });
     if (load.errors.length > 0) return { errors: load.errors.map(formatIssue) };
-    await cluster().writer.replaceDagSpec(entry.resource, spec, load.documents).catch((error: unknown) => {
-      if (statusCode(error) === 409) throw new ApiError('already_exists', `DAG "${entry.fileName}" was changed meanwhile; read it again`, { status: 409 });
-      throw error;
-    });
+    await cluster.writer.replaceDagSpec(entry.resource, spec, load.documents).catch(rethrowAs(isConflict, () => new ApiError('already_exists', `DAG "${entry.fileName}" was changed meanwhile; read it again`, { status: 409 })));
     return { errors: [] };
   });
 
-  app.post('/dags/validate', { config: read, schema: { tags: ['dags'], body: Type.Object({ spec: Type.String(), name: Type.Optional(Type.String()) }, { additionalProperties: false }), response: { 200: S.validation } } }, (request) => {
-    const { spec, name } = request.body as { spec: string; name?: string };
+  app.post('/dags/validate', { config: read, schema: { tags: ['dags'], body: validateBody, response: { 200: S.validation } } }, (request) => {
+    const { spec, name } = request.body;
     const load = loadDag(spec, name === undefined ? {} : { fileName: name });
     return { valid: load.errors.length === 0, errors: load.errors.map(formatIssue), dag: dagDetails(load.dag) };
   });
 
-  app.post('/dags/:fileName/rename', { config: { permission: 'write' }, schema: { tags: ['dags'], params: fileParams, body: Type.Object({ newFileName: Type.String() }, { additionalProperties: false }) } }, async (request, reply) => {
-    const { newFileName } = request.body as { newFileName: string };
-    const entry = dagOf(cluster(), (request.params as { fileName: string }).fileName);
+  app.post('/dags/:fileName/rename', { config: { permission: 'write' }, schema: { tags: ['dags'], params: fileParams, body: renameBody } }, async (request, reply) => {
+    const { newFileName } = request.body;
+    const entry = dagOf(cluster, request.params.fileName);
     checkNewName(newFileName);
-    await renameDag(cluster(), entry.fileName, newFileName);
+    await renameDag(cluster, entry.fileName, newFileName);
     return reply.code(200).send();
   });
 
-  app.get('/dags/search', { config: read, schema: { tags: ['dags'], querystring: Type.Object({ q: Type.String({ minLength: 1 }), remoteNode: Type.Optional(Type.String()) }), response: { 200: S.searchResults } } }, (request) => {
-    const { q } = request.query as { q: string };
+  app.get('/dags/search', { config: read, schema: { tags: ['dags'], querystring: searchQuery, response: { 200: S.searchResults } } }, (request) => {
+    const { q } = request.query;
     let pattern: RegExp;
     try {
       pattern = new RegExp(q, 'i');
     } catch (error) {
       throw new ApiError('bad_request', `invalid search pattern: ${(error as Error).message}`);
     }
-    const results = allDags(cluster())
+    const results = allDags(cluster)
       .sort((a, b) => compareText(a.fileName, b.fileName))
       .flatMap((e) => {
         const matches = searchText(e.yaml, pattern);
@@ -111,8 +110,9 @@ export function dagRoutes(app: FastifyInstance, deps: AppDeps): void {
     return { results, errors: [] };
   });
 
-  app.get('/dags/tags', { config: read, schema: { tags: ['dags'], response: { 200: Type.Object({ tags: Type.Array(Type.String()), errors: Type.Array(Type.String()) }) } } }, () => ({ tags: uniqueTags(allDags(cluster())), errors: [] }));
-}
+  app.get('/dags/tags', { config: read, schema: { tags: ['dags'], response: { 200: tagList } } }, () => ({ tags: uniqueTags(allDags(cluster)), errors: [] }));
+  done();
+};
 
 /**
  * A rename is a new DAG resource under the new file name, then the old one deleted; when the
@@ -126,7 +126,7 @@ async function renameDag(cluster: Cluster, from: string, to: string): Promise<vo
   const runs = cluster.cache.runIndex.runsOf(oldName);
   if (runs.some(isActiveRun)) throw new ApiError('not_running', `DAG "${from}" is running; rename it when its runs have ended`);
   const load = loadDag(entry.yaml, { fileName: to });
-  await cluster.writer.createDag(to, entry.yaml, load.documents).catch((error: unknown) => conflict(error, `DAG "${to}" already exists`));
+  await cluster.writer.createDag(to, entry.yaml, load.documents).catch(taken(to));
   if (load.dag.name !== oldName) {
     for (const run of runs) if (runIdentity(run).name === oldName) await cluster.writer.relistRun(run, load.dag.name);
   }

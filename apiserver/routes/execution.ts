@@ -1,16 +1,18 @@
 /** Running DAGs: start, enqueue, suspend, stop-all, inline runs, and a DAG's run history. */
-import type { FastifyInstance } from 'fastify';
-import Type from 'typebox';
+import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
+import Type, { type Static } from 'typebox';
 import { formatIssue, loadDag } from '../../core/dag/index.ts';
 import { dagManifest } from '../../core/resources/dag.ts';
-import type { AppDeps } from '../app.ts';
-import { dagOf, need, resolverFor, rootRun, runDefinition, type Cluster } from '../cluster.ts';
+import { dagOf, resolverFor, rootRun, runDefinition, type Cluster } from '../cluster.ts';
+import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError } from '../errors.ts';
 import { S } from '../schemas.ts';
 import type { StartRequest } from '../starts.ts';
 import { gridData, newestFirst, runDetails } from '../views/runs.ts';
 
 const fileParams = Type.Object({ fileName: Type.String() });
+const runParams = Type.Object({ fileName: Type.String(), dagRunId: Type.String() });
+const suspendBody = Type.Object({ suspend: Type.Boolean() }, { additionalProperties: false });
 const startBody = Type.Object(
   { params: Type.Optional(Type.String()), dagRunId: Type.Optional(Type.String()), singleton: Type.Optional(Type.Boolean()), dagName: Type.Optional(Type.String()) },
   { additionalProperties: false },
@@ -31,13 +33,8 @@ const inlineEnqueueBody = Type.Object(
 /** How many runs GET /dags/{f}/dag-runs shows (behaviour-notes: 30 most recent). */
 export const HISTORY_LENGTH = 30;
 
-interface StartBody {
-  params?: string;
-  dagRunId?: string;
-  singleton?: boolean;
-  queue?: string;
-  dagName?: string;
-}
+/** What the four start bodies have in common; each route's schema allows its own part of it. */
+type StartBody = Partial<Static<typeof startBody> & Static<typeof enqueueBody>>;
 
 function fileStart(cluster: Cluster, fileName: string, body: StartBody, enqueue: boolean): StartRequest {
   const entry = dagOf(cluster, fileName);
@@ -64,67 +61,63 @@ function pick(body: StartBody): Pick<StartRequest, 'params' | 'dagRunId' | 'sing
 }
 
 /** An inline run: no DAG file is stored; the run keeps its own copy of the definition. */
-function inlineStart(body: StartBody & { spec: string; name?: string }, enqueue: boolean): StartRequest {
+function inlineStart(body: StartBody & Pick<Static<typeof inlineBody>, 'spec' | 'name'>, enqueue: boolean): StartRequest {
   const load = loadDag(body.spec, body.name === undefined ? {} : { name: body.name });
   if (load.errors.length > 0) throw new ApiError('bad_request', `invalid spec: ${load.errors.map(formatIssue).join('; ')}`);
   return { name: load.dag.name, spec: dagManifest('inline', load.documents).spec, load, ...pick(body), singletonCode: 'max_run_reached', enqueue, trigger: 'api' };
 }
 
-export function executionRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const cluster = (): Cluster => need(deps.cluster);
+export const executionRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (app, { cluster }, done) => {
   const run = { permission: 'run' as const };
-  const fileName = (request: { params: unknown }): string => (request.params as { fileName: string }).fileName;
 
   app.post('/dags/:fileName/start', { config: run, schema: { tags: ['execution'], params: fileParams, body: startBody, response: { 200: S.dagRunId } } }, async (request) => {
-    const started = await cluster().starter.start(fileStart(cluster(), fileName(request), (request.body ?? {}), false));
+    const started = await cluster.starter.start(fileStart(cluster, request.params.fileName, request.body, false));
     return { dagRunId: started.dagRunId };
   });
 
   app.post('/dags/:fileName/enqueue', { config: run, schema: { tags: ['execution'], params: fileParams, body: enqueueBody, response: { 200: S.dagRunId } } }, async (request) => {
-    const started = await cluster().starter.start(fileStart(cluster(), fileName(request), (request.body ?? {}), true));
+    const started = await cluster.starter.start(fileStart(cluster, request.params.fileName, request.body, true));
     return { dagRunId: started.dagRunId };
   });
 
   app.post('/dag-runs', { config: run, schema: { tags: ['execution'], body: inlineBody, response: { 200: S.dagRunId } } }, async (request) => {
-    const started = await cluster().starter.start(inlineStart(request.body as StartBody & { spec: string }, false));
+    const started = await cluster.starter.start(inlineStart(request.body, false));
     return { dagRunId: started.dagRunId };
   });
 
   app.post('/dag-runs/enqueue', { config: run, schema: { tags: ['execution'], body: inlineEnqueueBody, response: { 200: S.dagRunId } } }, async (request) => {
-    const started = await cluster().starter.start(inlineStart(request.body as StartBody & { spec: string }, true));
+    const started = await cluster.starter.start(inlineStart(request.body, true));
     return { dagRunId: started.dagRunId };
   });
 
-  app.post('/dags/:fileName/suspend', { config: run, schema: { tags: ['execution'], params: fileParams, body: Type.Object({ suspend: Type.Boolean() }, { additionalProperties: false }) } }, async (request, reply) => {
-    const entry = dagOf(cluster(), fileName(request));
-    const { suspend } = request.body as { suspend: boolean };
-    if (entry.suspended !== suspend) await cluster().writer.setSuspended(entry.resource, suspend);
+  app.post('/dags/:fileName/suspend', { config: run, schema: { tags: ['execution'], params: fileParams, body: suspendBody } }, async (request, reply) => {
+    const entry = dagOf(cluster, request.params.fileName);
+    const { suspend } = request.body;
+    if (entry.suspended !== suspend) await cluster.writer.setSuspended(entry.resource, suspend);
     return reply.code(200).send();
   });
 
   app.post('/dags/:fileName/stop-all', { config: run, schema: { tags: ['execution'], params: fileParams, response: { 200: S.errorsOnly } } }, async (request) => {
-    const c = cluster();
-    const entry = dagOf(c, fileName(request));
-    const running = c.cache.runIndex.runsOf(entry.load.dag.name).filter((r) => r.status?.status === 1 && r.spec.stop !== true);
+    const entry = dagOf(cluster, request.params.fileName);
+    const running = cluster.cache.runIndex.runsOf(entry.load.dag.name).filter((r) => r.status?.status === 1 && r.spec.stop !== true);
     const errors: string[] = [];
     for (const r of running) {
-      await c.writer.stopRun(r).catch((error: unknown) => errors.push(`${r.spec.dagRunId ?? ''}: ${(error as Error).message}`));
+      await cluster.writer.stopRun(r).catch((error: unknown) => errors.push(`${r.spec.dagRunId ?? ''}: ${(error as Error).message}`));
     }
     return { errors };
   });
 
   app.get('/dags/:fileName/dag-runs', { config: { permission: 'read' }, schema: { tags: ['runs'], params: fileParams, response: { 200: S.dagRunsWithGrid } } }, (request) => {
-    const c = cluster();
-    const entry = dagOf(c, fileName(request));
-    const runs = c.cache.runIndex.runsOf(entry.load.dag.name).sort(newestFirst).slice(0, HISTORY_LENGTH);
-    const details = runs.map((r) => runDetails(r, runDefinition(r), resolverFor(c, r)));
+    const entry = dagOf(cluster, request.params.fileName);
+    const runs = cluster.cache.runIndex.runsOf(entry.load.dag.name).sort(newestFirst).slice(0, HISTORY_LENGTH);
+    const details = runs.map((r) => runDetails(r, runDefinition(r), resolverFor(cluster, r)));
     return { dagRuns: details, gridData: gridData(details) };
   });
 
-  app.get('/dags/:fileName/dag-runs/:dagRunId', { config: { permission: 'read' }, schema: { tags: ['runs'], params: Type.Object({ fileName: Type.String(), dagRunId: Type.String() }), response: { 200: S.dagRunWrapped } } }, (request) => {
-    const c = cluster();
-    const entry = dagOf(c, fileName(request));
-    const r = rootRun(c, entry.load.dag.name, (request.params as { dagRunId: string }).dagRunId);
-    return { dagRun: runDetails(r, runDefinition(r), resolverFor(c, r)) };
+  app.get('/dags/:fileName/dag-runs/:dagRunId', { config: { permission: 'read' }, schema: { tags: ['runs'], params: runParams, response: { 200: S.dagRunWrapped } } }, (request) => {
+    const entry = dagOf(cluster, request.params.fileName);
+    const r = rootRun(cluster, entry.load.dag.name, request.params.dagRunId);
+    return { dagRun: runDetails(r, runDefinition(r), resolverFor(cluster, r)) };
   });
-}
+  done();
+};

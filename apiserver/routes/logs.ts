@@ -3,17 +3,17 @@
  * each step's stdout/stderr, read from the operator's log endpoint, which serves archived
  * attempts from the log store and running ones live from their Pod.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import Type from 'typebox';
-import { logChunk, MAX_LIMIT, type LogQuery } from '../../core/logs/chunk.ts';
+import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
+import Type, { type Static } from 'typebox';
+import { logChunk, MAX_LIMIT, type LogChunk, type LogQuery } from '../../core/logs/chunk.ts';
 import type { RunNode } from '../../core/resources/schemas.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
-import type { AppDeps } from '../app.ts';
-import { need, type Cluster } from '../cluster.ts';
+import { runAt, type Cluster } from '../cluster.ts';
+import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError } from '../errors.ts';
+import { SUB_RUN_SEGMENTS } from '../paths.ts';
 import { S } from '../schemas.ts';
 import { runIdentity } from '../views/identity.ts';
-import { runAt, SUB_RUN_SEGMENTS } from './runs.ts';
 
 const chunkQuery = {
   tail: Type.Optional(Type.Integer({ minimum: 0 })),
@@ -24,9 +24,14 @@ const chunkQuery = {
 };
 const runLogQuery = Type.Object(chunkQuery);
 const stepLogQuery = Type.Object({ ...chunkQuery, stream: Type.Optional(Type.Union([Type.Literal('stdout'), Type.Literal('stderr')])) });
+const runPath = { name: Type.String(), dagRunId: Type.String() };
+const runLogParams = Type.Object(runPath);
+const stepLogParams = Type.Object({ ...runPath, stepName: Type.String() });
+const subRunLogParams = Type.Object({ ...runPath, subDAGRunId: Type.String() });
+const subStepLogParams = Type.Object({ ...runPath, subDAGRunId: Type.String(), stepName: Type.String() });
 const HANDLER_KEYS = ['onExit', 'onSuccess', 'onFailure', 'onCancel'] as const;
 
-const EMPTY = { content: '', lineCount: 0, totalLines: 0, hasMore: false, isEstimate: false };
+const EMPTY: LogChunk = { content: '', lineCount: 0, totalLines: 0, hasMore: false, isEstimate: false };
 
 /** The run's own log: one line per thing that happened, in time order. Pure. */
 const suffix = (prefix: string, value: string | number | undefined, close = ''): string => (value === undefined || value === '' ? '' : `${prefix}${String(value)}${close}`);
@@ -60,55 +65,28 @@ function stepNode(run: DagRunResource, step: string): RunNode | undefined {
   return (status.nodes ?? []).find((n) => n.name === step) ?? HANDLER_KEYS.map((k) => status[k]).find((n) => n !== undefined && (n.name === step || step === HANDLER_KEYS.find((k) => status[k] === n)));
 }
 
-async function stepLog(cluster: Cluster, run: DagRunResource, step: string, query: LogQuery & { stream?: 'stdout' | 'stderr' }): Promise<typeof EMPTY> {
+/** Only what a chunk is cut by: the query's other fields (remoteNode, stream) are not passed on. */
+function chunkOf({ tail, head, offset, limit }: Static<typeof runLogQuery>): LogQuery {
+  return { ...(tail === undefined ? {} : { tail }), ...(head === undefined ? {} : { head }), ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) };
+}
+
+async function stepLog(cluster: Cluster, run: DagRunResource, step: string, query: Static<typeof stepLogQuery>): Promise<LogChunk> {
   const node = stepNode(run, step);
   if (node === undefined) throw new ApiError('not_found', `step "${step}" not found in run "${runIdentity(run).dagRunId}"`);
   if (node.startedAt === undefined && node.attempt === undefined) return EMPTY;
   const ref = { dagName: run.spec.dagName ?? runIdentity(run).name, dagRunId: runIdentity(run).dagRunId, step: node.name, attempt: node.attempt ?? 0, stream: query.stream ?? 'stdout' };
-  return (await cluster.logs.read(ref, query)) ?? EMPTY;
+  return (await cluster.logs.read(ref, chunkOf(query))) ?? EMPTY;
 }
 
-export function logRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const cluster = (): Cluster => need(deps.cluster);
+export const logRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (app, { cluster }, done) => {
   const read = { permission: 'read' as const };
-  const runLog = (request: FastifyRequest): typeof EMPTY => logChunk(runLogText(runAt(cluster(), request.params as { name: string; dagRunId: string; subDAGRunId?: string })), request.query as LogQuery);
-  const stepLogOf = (request: FastifyRequest): Promise<typeof EMPTY> => {
-    const params = request.params as { name: string; dagRunId: string; subDAGRunId?: string; stepName: string };
-    return stepLog(cluster(), runAt(cluster(), params), params.stepName, request.query as LogQuery);
-  };
-  const schema = (params: Record<string, ReturnType<typeof Type.String>>, querystring: typeof runLogQuery | typeof stepLogQuery): object => ({ tags: ['logs'], params: Type.Object(params), querystring, response: { 200: S.logChunk } });
-  const base = { name: Type.String(), dagRunId: Type.String() };
+  const schema = <P extends typeof runLogParams | typeof subRunLogParams | typeof stepLogParams | typeof subStepLogParams, Q extends typeof runLogQuery | typeof stepLogQuery>(params: P, querystring: Q): { tags: string[]; params: P; querystring: Q; response: { 200: typeof S.logChunk } } => ({ tags: ['logs'], params, querystring, response: { 200: S.logChunk } });
 
-  app.get('/dag-runs/:name/:dagRunId/log', { config: read, schema: schema(base, runLogQuery) }, runLog);
-  app.get('/dag-runs/:name/:dagRunId/steps/:stepName/log', { config: read, schema: schema({ ...base, stepName: Type.String() }, stepLogQuery) }, stepLogOf);
+  app.get('/dag-runs/:name/:dagRunId/log', { config: read, schema: schema(runLogParams, runLogQuery) }, (request) => logChunk(runLogText(runAt(cluster, request.params)), chunkOf(request.query)));
+  app.get('/dag-runs/:name/:dagRunId/steps/:stepName/log', { config: read, schema: schema(stepLogParams, stepLogQuery) }, (request) => stepLog(cluster, runAt(cluster, request.params), request.params.stepName, request.query));
   for (const segment of SUB_RUN_SEGMENTS) {
-    app.get(`/dag-runs/:name/:dagRunId/${segment}/log`, { config: read, schema: schema({ ...base, subDAGRunId: Type.String() }, runLogQuery) }, runLog);
-    app.get(`/dag-runs/:name/:dagRunId/${segment}/steps/:stepName/log`, { config: read, schema: schema({ ...base, subDAGRunId: Type.String(), stepName: Type.String() }, stepLogQuery) }, stepLogOf);
+    app.get(`/dag-runs/:name/:dagRunId/${segment}/log`, { config: read, schema: schema(subRunLogParams, runLogQuery) }, (request) => logChunk(runLogText(runAt(cluster, request.params)), chunkOf(request.query)));
+    app.get(`/dag-runs/:name/:dagRunId/${segment}/steps/:stepName/log`, { config: read, schema: schema(subStepLogParams, stepLogQuery) }, (request) => stepLog(cluster, runAt(cluster, request.params), request.params.stepName, request.query));
   }
-}
-
-/** Reads step logs from the operator's internal endpoint. */
-export class OperatorLogs {
-  private readonly baseUrl: string;
-  private readonly namespace: string;
-
-  constructor(baseUrl: string, namespace: string) {
-    this.baseUrl = baseUrl.replace(/\/$/, '');
-    this.namespace = namespace;
-  }
-
-  async read(ref: { dagName: string; dagRunId: string; step: string; attempt: number; stream: 'stdout' | 'stderr' }, query: LogQuery): Promise<typeof EMPTY | undefined> {
-    const path = [this.namespace, ref.dagName, ref.dagRunId, ref.step, String(ref.attempt)].map(encodeURIComponent).join('/');
-    const search = new URLSearchParams({ stream: ref.stream });
-    for (const [key, value] of Object.entries(query)) if (typeof value === 'number') search.set(key, String(value));
-    let response: Response;
-    try {
-      response = await fetch(`${this.baseUrl}/logs/${path}?${search.toString()}`, { signal: AbortSignal.timeout(10_000) });
-    } catch (error) {
-      throw new ApiError('service_unavailable', `the operator's log endpoint is unreachable: ${(error as Error).message}`);
-    }
-    if (response.status === 404) return undefined;
-    if (!response.ok) throw new ApiError('internal_error', `the operator's log endpoint answered ${String(response.status)}`);
-    return (await response.json()) as typeof EMPTY;
-  }
-}
+  done();
+};

@@ -4,16 +4,17 @@
  * (older clients).
  */
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import Type from 'typebox';
+import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
+import Type, { type Static } from 'typebox';
 import type { DagLoad } from '../../core/dag/index.ts';
 import { loadDagSpec } from '../../core/resources/dag.ts';
-import { statusCode } from '../../core/kube/errors.ts';
+import { isConflict, isNotFound } from '../../core/kube/errors.ts';
 import { stepStatusLabel } from '../../core/resources/status.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
-import type { AppDeps } from '../app.ts';
-import { need, resolverFor, rootRun, runDefinition, subRun, type Cluster } from '../cluster.ts';
-import { ApiError } from '../errors.ts';
+import { resolverFor, runAt, runDefinition, type Cluster, type RunPath } from '../cluster.ts';
+import type { ResourceRouteOptions } from '../deps.ts';
+import { ApiError, rethrowAs } from '../errors.ts';
+import { SUB_RUN_SEGMENTS } from '../paths.ts';
 import { S } from '../schemas.ts';
 import { isActiveRun } from '../../core/resources/queue.ts';
 import { checkRunId } from '../starts.ts';
@@ -34,103 +35,97 @@ const listQuery = Type.Object({
   remoteNode: Type.Optional(Type.String()),
 });
 const stepStatusBody = Type.Object({ status: Type.Integer({ minimum: 0, maximum: 5 }) }, { additionalProperties: false });
+const retryBody = Type.Object({ dagRunId: Type.Optional(Type.String()), stepName: Type.Optional(Type.String()) }, { additionalProperties: false });
+const rescheduleBody = Type.Object({ dagRunId: Type.Optional(Type.String()), dagName: Type.Optional(Type.String()) }, { additionalProperties: false });
+const rescheduled = Type.Object({ dagRunId: Type.String(), queued: Type.Boolean() });
 
-interface RunPath {
-  name: string;
-  dagRunId: string;
-  subDAGRunId?: string;
-  stepName?: string;
-}
-
-/** The run a path names: the root run, or one of its sub runs. */
-export function runAt(cluster: Cluster, path: RunPath): DagRunResource {
-  const root = rootRun(cluster, path.name, path.dagRunId);
-  return path.subDAGRunId === undefined ? root : subRun(cluster, root, path.subDAGRunId);
-}
-
-/** Both spellings of a sub-run path segment. */
-export const SUB_RUN_SEGMENTS = ['sub-dag-runs/:subDAGRunId', 'children/:subDAGRunId'] as const;
+/** A step's address: the run's path and the step's name. */
+type StepPath = RunPath & { readonly stepName: string };
 
 /** Summaries hold exactly the schema's fields, so plain JSON is what the schema's serialiser writes. */
-const serializeSummaries = (value: unknown): string => JSON.stringify(value);
+const serializeSummaries = (value: RunSummaries): string => JSON.stringify(value);
 
-export function runRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const cluster = (): Cluster => need(deps.cluster);
+type RunSummaries = Static<typeof S.runSummaries>;
+
+export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (app, { cluster }, done) => {
   const read = { permission: 'read' as const };
   const run = { permission: 'run' as const };
-  const path = (request: FastifyRequest): RunPath => request.params as RunPath;
+  // The whole history unfiltered is what dashboards poll: kept, serialised, until a run changes.
+  let everything: { generation: number; answer: RunSummaries; json: string } | undefined;
 
-  // The whole history unfiltered is what dashboards poll: kept serialised until a run changes.
-  const everything = { generation: -1, json: '' };
   app.get('/dag-runs', { config: read, schema: { tags: ['runs'], querystring: listQuery, response: { 200: S.runSummaries } } }, (request, reply) => {
-    const c = cluster();
-    const { remoteNode: _node, ...query } = request.query as { name?: string; status?: number; fromDate?: number; toDate?: number; dagRunId?: string; remoteNode?: string };
-    const index = c.cache.runIndex;
-    const answer = (): { dagRuns: ReturnType<typeof runSummary>[] } => ({ dagRuns: filterRuns(index.dagNames().flatMap((n) => index.runsOf(n)), query).map(runSummary) });
+    const { remoteNode: _node, ...query } = request.query;
+    const index = cluster.cache.runIndex;
+    const answer = (): RunSummaries => ({ dagRuns: filterRuns(index.dagNames().flatMap((n) => index.runsOf(n)), query).map(runSummary) });
     if (Object.keys(query).length > 0) return answer();
-    if (everything.generation !== index.generation) Object.assign(everything, { generation: index.generation, json: serializeSummaries(answer()) });
-    return reply.type('application/json; charset=utf-8').send(everything.json);
+    if (everything?.generation !== index.generation) {
+      const fresh = answer();
+      everything = { generation: index.generation, answer: fresh, json: serializeSummaries(fresh) };
+    }
+    const { json, answer: kept } = everything;
+    // This reply's serialiser hands over the text kept instead of serialising the answer again;
+    // fastify names the type only for answers it serialises itself.
+    void reply.type('application/json; charset=utf-8').serializer(() => json);
+    return kept;
   });
 
   app.get('/dag-runs/:name', { config: read, schema: { tags: ['runs'], params: Type.Object({ name: Type.String() }), querystring: listQuery, response: { 200: S.runSummaries } } }, (request) => {
-    const { name } = request.params as { name: string };
-    const query = request.query as { status?: number; fromDate?: number; toDate?: number; dagRunId?: string };
-    return { dagRuns: filterRuns(cluster().cache.runIndex.runsOf(name), { ...query, name, exactName: true }).map(runSummary) };
+    const { name } = request.params;
+    const { remoteNode: _node, name: _name, ...query } = request.query;
+    return { dagRuns: filterRuns(cluster.cache.runIndex.runsOf(name), { ...query, name, exactName: true }).map(runSummary) };
   });
 
   app.get('/dag-runs/:name/:dagRunId', { config: read, schema: { tags: ['runs'], params: runParams, response: { 200: S.dagRunDetailsWrapped } } }, (request) => {
-    const r = runAt(cluster(), path(request));
-    return { dagRunDetails: runDetails(r, runDefinition(r), resolverFor(cluster(), r)) };
+    const r = runAt(cluster, request.params);
+    return { dagRunDetails: runDetails(r, runDefinition(r), resolverFor(cluster, r)) };
   });
 
   app.post('/dag-runs/:name/:dagRunId/stop', { config: run, schema: { tags: ['runs'], params: runParams } }, async (request, reply) => {
-    const r = runAt(cluster(), path(request));
+    const r = runAt(cluster, request.params);
     if (runStatusOf(r) !== 1) throw new ApiError('not_running', `run "${runIdentity(r).dagRunId}" is not running`);
-    if (r.spec.stop !== true) await cluster().writer.stopRun(r);
+    if (r.spec.stop !== true) await cluster.writer.stopRun(r);
     return reply.code(200).send();
   });
 
-  app.post('/dag-runs/:name/:dagRunId/retry', { config: run, schema: { tags: ['runs'], params: runParams, body: Type.Object({ dagRunId: Type.Optional(Type.String()), stepName: Type.Optional(Type.String()) }, { additionalProperties: false }) } }, async (request, reply) => {
-    await retry(cluster(), path(request), (request.body ?? {}));
+  app.post('/dag-runs/:name/:dagRunId/retry', { config: run, schema: { tags: ['runs'], params: runParams, body: retryBody } }, async (request, reply) => {
+    await retry(cluster, request.params, request.body);
     return reply.code(200).send();
   });
 
-  app.post('/dag-runs/:name/:dagRunId/reschedule', { config: run, schema: { tags: ['runs'], params: runParams, body: Type.Object({ dagRunId: Type.Optional(Type.String()), dagName: Type.Optional(Type.String()) }, { additionalProperties: false }), response: { 200: Type.Object({ dagRunId: Type.String(), queued: Type.Boolean() }) } } }, async (request) => {
-    return reschedule(cluster(), runAt(cluster(), path(request)), (request.body ?? {}));
+  app.post('/dag-runs/:name/:dagRunId/reschedule', { config: run, schema: { tags: ['runs'], params: runParams, body: rescheduleBody, response: { 200: rescheduled } } }, async (request) => {
+    return reschedule(cluster, runAt(cluster, request.params), request.body);
   });
 
   app.get('/dag-runs/:name/:dagRunId/dequeue', { config: run, schema: { tags: ['runs'], params: runParams } }, async (request, reply) => {
-    const c = cluster();
-    const r = runAt(c, path(request));
+    const r = runAt(cluster, request.params);
     if (runStatusOf(r) !== 5) throw new ApiError('not_found', `run "${runIdentity(r).dagRunId}" is not queued`);
-    await c.writer.deleteRun(r).catch((error: unknown) => {
-      if (statusCode(error) !== 404 && statusCode(error) !== 409) throw error;
-      throw new ApiError('not_found', `run "${runIdentity(r).dagRunId}" is not queued`);
-    });
+    // Gone, or another run under its name (the uid guard): either way it is not queued any more.
+    await cluster.writer.deleteRun(r).catch(rethrowAs((error) => isNotFound(error) || isConflict(error), () => new ApiError('not_found', `run "${runIdentity(r).dagRunId}" is not queued`)));
     return reply.code(200).send();
   });
 
   app.get('/dag-runs/:name/:dagRunId/sub-dag-runs', { config: read, schema: { tags: ['runs'], params: runParams, response: { 200: S.subRuns } } }, (request) => {
-    const r = runAt(cluster(), path(request));
-    return { subRuns: subRunList(cluster(), r) };
+    const r = runAt(cluster, request.params);
+    return { subRuns: subRunList(cluster, r) };
   });
 
   for (const segment of SUB_RUN_SEGMENTS) {
     app.get(`/dag-runs/:name/:dagRunId/${segment}`, { config: read, schema: { tags: ['runs'], params: subParams, response: { 200: S.dagRunDetailsWrapped } } }, (request) => {
-      const r = runAt(cluster(), path(request));
-      return { dagRunDetails: runDetails(r, runDefinition(r), resolverFor(cluster(), r)) };
+      const r = runAt(cluster, request.params);
+      return { dagRunDetails: runDetails(r, runDefinition(r), resolverFor(cluster, r)) };
     });
     app.patch(`/dag-runs/:name/:dagRunId/${segment}/steps/:stepName/status`, { config: run, schema: { tags: ['runs'], params: subStepParams, body: stepStatusBody } }, async (request, reply) => {
-      await setStepStatus(cluster(), path(request), (request.body as { status: number }).status);
+      await setStepStatus(cluster, request.params, request.body.status);
       return reply.code(200).send();
     });
   }
 
   app.patch('/dag-runs/:name/:dagRunId/steps/:stepName/status', { config: run, schema: { tags: ['runs'], params: stepParams, body: stepStatusBody } }, async (request, reply) => {
-    await setStepStatus(cluster(), path(request), (request.body as { status: number }).status);
+    await setStepStatus(cluster, request.params, request.body.status);
     return reply.code(200).send();
   });
-}
+  done();
+};
 
 /** The sub runs a run's nodes name, in node order; ones that cannot be found are left out. */
 function subRunList(cluster: Cluster, r: DagRunResource): { dagRunId: string; params: string; status: number; statusLabel: string; startedAt: string; finishedAt: string }[] {
@@ -145,7 +140,7 @@ function subRunList(cluster: Cluster, r: DagRunResource): { dagRunId: string; pa
 }
 
 /** A brand-new run from the original's stored definition and params: a singleton start. */
-function reschedule(cluster: Cluster, original: DagRunResource, body: { dagRunId?: string; dagName?: string }): Promise<{ dagRunId: string; queued: boolean }> {
+function reschedule(cluster: Cluster, original: DagRunResource, body: Static<typeof rescheduleBody>): Promise<{ dagRunId: string; queued: boolean }> {
   const spec = original.spec.snapshot ?? original.spec.definition ?? {};
   const id = runIdentity(original);
   return cluster.starter.start({
@@ -166,9 +161,9 @@ function loadSpec(spec: Record<string, unknown>, fileName: string, name?: string
 }
 
 /** Only the node's status changes; the run status is not recomputed (edit, then retry). */
-async function setStepStatus(cluster: Cluster, at: RunPath, status: number): Promise<void> {
+async function setStepStatus(cluster: Cluster, at: StepPath, status: number): Promise<void> {
   const r = runAt(cluster, at);
-  const step = at.stepName ?? '';
+  const step = at.stepName;
   const current = r.status ?? {};
   const handlers = (['onExit', 'onSuccess', 'onFailure', 'onCancel'] as const).filter((k) => current[k]?.name === step);
   const inNodes = (current.nodes ?? []).some((n) => n.name === step);
@@ -180,10 +175,7 @@ async function setStepStatus(cluster: Cluster, at: RunPath, status: number): Pro
     const node = current[key];
     if (node !== undefined) next[key] = edit(node);
   }
-  await cluster.writer.replaceRunStatus(r, next).catch((error: unknown) => {
-    if (statusCode(error) === 409) throw new ApiError('bad_request', 'the run changed meanwhile; read it and try again');
-    throw error;
-  });
+  await cluster.writer.replaceRunStatus(r, next).catch(rethrowAs(isConflict, () => new ApiError('bad_request', 'the run changed meanwhile; read it and try again')));
 }
 
 /** A step to retry must exist; other active runs must leave room under maxActiveRuns. */
@@ -197,7 +189,7 @@ function checkRetry(cluster: Cluster, r: DagRunResource, stepName: string | unde
 }
 
 /** behaviour-notes "retry": same id = a new attempt of the run; another id = a new run. */
-async function retry(cluster: Cluster, at: RunPath, body: { dagRunId?: string; stepName?: string }): Promise<void> {
+async function retry(cluster: Cluster, at: RunPath, body: Static<typeof retryBody>): Promise<void> {
   const r = runAt(cluster, at);
   const id = runIdentity(r);
   if (isActiveRun(r)) throw new ApiError('already_running', `run "${id.dagRunId}" is active`, { status: 400 });

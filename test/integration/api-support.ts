@@ -18,7 +18,7 @@ export interface Answer {
 
 export async function startApi(namespace: string, operatorUrl = 'http://127.0.0.1:1'): Promise<Server> {
   const config = parseApiConfig([`--namespace=${namespace}`, `--kubeconfig=${inject('cluster').kubeconfig}`, `--operator-url=${operatorUrl}`, `--lease-namespace=${namespace}`], {});
-  return startServer({ config, version: 'test', log: () => undefined });
+  return startServer({ config, version: 'test' });
 }
 
 interface OpenApiOperation {

@@ -93,7 +93,6 @@ describe('the Helm chart', () => {
     api = await startServer({
       config,
       version: 'chart',
-      log: () => undefined,
       plugins: [
         (app, context) => {
           registerAuth(app, { kubernetes: { authentication: context.kc.makeApiClient(AuthenticationV1Api), authorization: context.kc.makeApiClient(AuthorizationV1Api), namespace: context.namespace } });

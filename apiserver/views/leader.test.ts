@@ -1,6 +1,6 @@
 import type { V1Lease } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { leaderOf, type LeaderView } from './cluster-info.ts';
+import { leaderOf, type LeaderView } from './leader.ts';
 
 const NOW = new Date('2026-03-01T10:00:30Z');
 
