@@ -3,10 +3,12 @@ import type { DagRunStatus } from '../core/resources/schemas.ts';
 import type { DagRunResource } from '../core/resources/types.ts';
 import { ApiError } from './errors.ts';
 import { isActiveRun } from '../core/resources/queue.ts';
+import { dagRun as aDagRun } from '../test/builders/dag-run.ts';
 import { checkParams, checkRunId } from './starts.ts';
 
 function dagRun(status: DagRunStatus | undefined): DagRunResource {
-  return { metadata: { name: 'etl-r1' }, spec: { dagRef: { name: 'etl' }, dagName: 'etl', dagRunId: 'r1' }, ...(status === undefined ? {} : { status }) };
+  const builder = aDagRun('etl-r1').of('etl', 'r1');
+  return (status === undefined ? builder : builder.status(status)).build();
 }
 
 /** What `action` throws, for expectations on its code and status. */

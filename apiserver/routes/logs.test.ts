@@ -2,10 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import type { DagRunStatus, RunNode } from '../../core/resources/schemas.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
+import { dagRun as aDagRun } from '../../test/builders/dag-run.ts';
 import { runLogText } from './logs.ts';
 
 function dagRun(status: DagRunStatus | undefined, spec: Partial<DagRunResource['spec']> = {}): DagRunResource {
-  return { metadata: { name: 'etl-r1' }, spec: { dagRef: { name: 'etl' }, dagName: 'etl', dagRunId: 'r1', ...spec }, ...(status === undefined ? {} : { status }) };
+  const builder = aDagRun('etl-r1').of('etl', 'r1').spec(spec);
+  return (status === undefined ? builder : builder.status(status)).build();
 }
 
 const node = (name: string, statusLabel: string, extra: Partial<RunNode> = {}): RunNode => ({ name, status: 0, statusLabel, ...extra });

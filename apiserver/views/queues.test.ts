@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import type { DagQueueResource, DagRunResource } from '../../core/resources/types.ts';
+import { dagRun } from '../../test/builders/dag-run.ts';
 import { runLogPath } from './format.ts';
 import { queues, type Queue } from './queues.ts';
 
@@ -20,26 +20,19 @@ interface RunOptions {
 }
 
 function run(dag: string, id: string, options: RunOptions): DagRunResource {
-  return {
-    metadata: {
-      name: `${dag}-${id}`,
-      ...(options.created === undefined ? {} : { creationTimestamp: options.created as Date }),
-      ...(options.renamedTo === undefined ? {} : { annotations: { [ANNOTATIONS.dagName]: options.renamedTo } }),
-    },
-    spec: {
-      dagRef: { name: dag },
-      dagName: dag,
-      dagRunId: id,
-      ...(options.queue === undefined ? {} : { queue: options.queue }),
-      ...(options.parent === true ? { parent: { name: 'root', dagRunId: 'r1' }, root: { name: 'root', dagRunId: 'r1' } } : {}),
-    },
-    status: {
+  const builder = dagRun(`${dag}-${id}`).of(dag, id);
+  if (options.created !== undefined) builder.created(options.created);
+  if (options.renamedTo !== undefined) builder.renamedTo(options.renamedTo);
+  if (options.queue !== undefined) builder.spec({ queue: options.queue });
+  if (options.parent === true) builder.child(['root', 'r1']);
+  return builder
+    .status({
       status: options.status,
       ...(options.queuedAt === undefined ? {} : { queuedAt: options.queuedAt }),
       ...(options.startedAt === undefined ? {} : { startedAt: options.startedAt }),
       ...(options.finishedAt === undefined ? {} : { finishedAt: options.finishedAt }),
-    },
-  };
+    })
+    .build();
 }
 
 /** The caller's rule, simplified: the run's own queue, else its DAG name. */

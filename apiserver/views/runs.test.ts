@@ -3,6 +3,7 @@ import { loadDag, type Dag } from '../../core/dag/index.ts';
 import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import type { DagRunSpec, DagRunStatus, RunNode } from '../../core/resources/schemas.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
+import { dagRun as aDagRun } from '../../test/builders/dag-run.ts';
 import { iso } from './format.ts';
 import { runIdentity, type RunIdentity } from './identity.ts';
 import { filterRuns, gridData, runDetails, runSummary, type GridRow, type NodeView, type RunFilter, type RunSummary } from './runs.ts';
@@ -16,15 +17,10 @@ interface RunOptions {
 
 /** A DAGRun of `dag` with id `id`, as the API's starter creates it. */
 function dagRun(dag: string, id: string, options: RunOptions = {}): DagRunResource {
-  return {
-    metadata: {
-      name: `${dag}-${id}`,
-      ...(options.created === undefined ? {} : { creationTimestamp: options.created as Date }),
-      ...(options.annotations === undefined ? {} : { annotations: options.annotations }),
-    },
-    spec: { dagRef: { name: dag }, dagName: dag, dagRunId: id, ...options.spec },
-    ...(options.status === undefined ? {} : { status: options.status }),
-  };
+  const builder = aDagRun(`${dag}-${id}`).of(dag, id).spec(options.spec ?? {});
+  if (options.created !== undefined) builder.created(options.created);
+  if (options.annotations !== undefined) builder.annotate(options.annotations);
+  return (options.status === undefined ? builder : builder.status(options.status)).build();
 }
 
 const node = (name: string, status: number, extra: Partial<RunNode> = {}): RunNode => ({ name, status, statusLabel: '', ...extra });

@@ -1,8 +1,10 @@
 import type { V1Lease, V1Node, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { MicroTime } from '../../core/kube/time.ts';
-import { API_VERSION, LABELS } from '../../core/resources/constants.ts';
+import { LABELS } from '../../core/resources/constants.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
+import { dagRun } from '../../test/builders/dag-run.ts';
+import { pod as aPod } from '../../test/builders/pod.ts';
 import { workerHealth, workers, type WorkersInput } from './workers.ts';
 
 const NOW = new Date('2026-11-22T10:00:00Z');
@@ -36,31 +38,25 @@ interface PodOptions {
 }
 
 function pod(name: string, options: PodOptions): V1Pod {
-  const owner = [{ apiVersion: API_VERSION, kind: 'DAGRun', name: options.run, uid: `uid-${options.run}`, controller: true }];
-  return {
-    metadata: {
-      name,
-      namespace: NAMESPACE,
-      labels: { [LABELS.run]: options.via === 'label' ? options.run : options.run.slice(0, 63), [LABELS.step]: 'step' },
-      ...(options.via === 'label' ? {} : { ownerReferences: owner }),
-    },
-    spec: { containers: [], ...(options.node === undefined ? {} : { nodeName: options.node }) },
-    status: { phase: options.phase ?? 'Running', ...(options.startTime === undefined ? {} : { startTime: options.startTime }) },
-  };
+  const builder = aPod(name)
+    .namespace(NAMESPACE)
+    .label({ [LABELS.run]: options.via === 'label' ? options.run : options.run.slice(0, 63), [LABELS.step]: 'step' })
+    .status({ phase: options.phase ?? 'Running', ...(options.startTime === undefined ? {} : { startTime: options.startTime }) });
+  if (options.via !== 'label') builder.ownedBy(options.run);
+  if (options.node !== undefined) builder.on(options.node);
+  return builder.build();
 }
 
 function run(resource: string, options: { dag: string; id: string; startedAt?: string; root?: [string, string]; parent?: [string, string] }): DagRunResource {
-  return {
-    metadata: { name: resource, namespace: NAMESPACE },
-    spec: {
-      dagRef: { name: options.dag },
-      dagName: options.dag,
-      dagRunId: options.id,
+  return dagRun(resource)
+    .namespace(NAMESPACE)
+    .of(options.dag, options.id)
+    .spec({
       ...(options.root === undefined ? {} : { root: { name: options.root[0], dagRunId: options.root[1] } }),
       ...(options.parent === undefined ? {} : { parent: { name: options.parent[0], dagRunId: options.parent[1] } }),
-    },
-    status: { status: 1, ...(options.startedAt === undefined ? {} : { startedAt: options.startedAt }) },
-  };
+    })
+    .status({ status: 1, ...(options.startedAt === undefined ? {} : { startedAt: options.startedAt }) })
+    .build();
 }
 
 function view(input: Partial<WorkersInput> & { runList?: DagRunResource[] }): ReturnType<typeof workers> {

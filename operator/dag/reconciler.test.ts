@@ -8,7 +8,7 @@ const dag = (spec: Record<string, unknown>, status?: DagResource['status'], anno
   const builder = aDag('nightly').generation(3).annotate(annotations).spec(spec);
   return (status === undefined ? builder : builder.status(status)).build();
 };
-const run = (name: string, created: string, label: string): DagRunResource => dagRun(name).created(created).spec({ dagRef: { name: 'nightly' }, dagRunId: name }).status({ status: 4, statusLabel: label }).build();
+const run = (name: string, created: string, label: string): DagRunResource => dagRun(name).created(new Date(created)).spec({ dagRef: { name: 'nightly' }, dagRunId: name }).status({ status: 4, statusLabel: label }).build();
 const now = new Date('2026-05-01T10:30:00Z');
 
 describe('dagStatus', () => {

@@ -19,7 +19,7 @@ function run(name: string, options: RunOptions = {}): DagRunResource {
   const status = options.handedOffAt !== undefined ? { queuedAt: options.queuedAt ?? '2026-01-01T00:00:00Z', handedOffAt: options.handedOffAt } : options.status === undefined ? undefined : { status: options.status, ...(options.queuedAt === undefined ? {} : { queuedAt: options.queuedAt }) };
   const snapshot: Record<string, unknown> = { steps: ['x'], ...(options.dagQueue === undefined ? {} : { queue: options.dagQueue }), ...(options.maxActiveRuns === undefined ? {} : { maxActiveRuns: options.maxActiveRuns }) };
   const builder = dagRun(name)
-    .created('2026-01-01T00:00:00Z')
+    .created(new Date('2026-01-01T00:00:00Z'))
     .spec({ dagName: 'etl', enqueue: options.enqueue ?? true, snapshot, ...(options.queue === undefined ? {} : { queue: options.queue }), ...(options.parent === true ? { parent: { name: 'p', dagRunId: '1' } } : {}) });
   return (status === undefined ? builder : builder.status(status)).build();
 }

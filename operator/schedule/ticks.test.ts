@@ -11,7 +11,7 @@ const dagOf = (yaml: string): ReturnType<typeof loadDag>['dag'] => {
 };
 
 function run(name: string, created: string, status?: number, startedAt?: string): DagRunResource {
-  const builder = dagRun(name).created(created).spec({ dagName: 'nightly', dagRunId: name });
+  const builder = dagRun(name).created(new Date(created)).spec({ dagName: 'nightly', dagRunId: name });
   return (status === undefined ? builder : builder.status({ status, ...(startedAt === undefined ? {} : { startedAt }) })).build();
 }
 

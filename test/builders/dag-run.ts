@@ -24,8 +24,12 @@ export class DagRunBuilder {
     return this;
   }
 
+  /**
+   * The creation time, kept as given: objects read through a watch carry the RFC 3339 text,
+   * objects from the typed client a Date, and code under test must take both.
+   */
   created(at: string | Date): this {
-    this.object.metadata.creationTimestamp = typeof at === 'string' ? new Date(at) : at;
+    this.object.metadata.creationTimestamp = at as Date;
     return this;
   }
 
