@@ -3,31 +3,28 @@
  * kube-apiserver. No operator runs here: where a case needs a run in some state, the test
  * writes that status through the status subresource, as the operator would.
  */
-import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_VERSION } from '../../core/resources/constants.ts';
 import { dagRunResourceName } from '../../core/resources/names.ts';
+import { dagRun } from '../builders/dag-run.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import type { Server } from '../../apiserver/server.ts';
 import { ContractClient, startApi } from './api-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
 
-const { core, custom } = clients();
-const group = 'kubedag.io';
-const version = 'v1alpha1';
+const { core, kube } = clients();
 let ns: string;
 let server: Server;
 let api: ContractClient;
 
-const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-
 async function getRun(name: string): Promise<DagRunResource> {
-  return (await custom.getNamespacedCustomObject({ group, version, namespace: ns, plural: 'dagruns', name })) as DagRunResource;
+  return kube.runs.get(ns, name);
 }
 
 /** Writes a run's status as the operator would, and waits until the API server has seen it. */
 async function setStatus(dag: string, id: string, status: Record<string, unknown>): Promise<void> {
   const name = dagRunResourceName(dag, id);
-  await custom.patchNamespacedCustomObjectStatus({ group, version, namespace: ns, plural: 'dagruns', name, body: { status } }, mergePatch);
+  await kube.runs.mergePatchStatus(ns, name, { status });
   await waitFor(`the API to see ${id} in status ${String(status.status)}`, async () => {
     const res = await api.call('GET', `/api/v2/dag-runs/${dag}/${id}`);
     return (res.body as { dagRunDetails?: { status: number } }).dagRunDetails?.status === status.status;
@@ -191,24 +188,14 @@ describe('operations on runs', () => {
 
   it('serves sub runs under their root by both path spellings, with parent fields', async () => {
     const parent = await getRun(dagRunResourceName('etl', 'p1'));
-    await custom.createNamespacedCustomObject({
-      group,
-      version,
-      namespace: ns,
-      plural: 'dagruns',
-      body: {
-        apiVersion: `${group}/${version}`,
-        kind: 'DAGRun',
-        metadata: { name: 'p1-child', ownerReferences: [{ apiVersion: `${group}/${version}`, kind: 'DAGRun', name: parent.metadata?.name ?? '', uid: parent.metadata?.uid ?? '', controller: true }] },
-        spec: { definition: { steps: ['echo child'] }, dagName: 'child', dagRunId: 'c1', trigger: 'sub-run', parent: { name: 'etl', dagRunId: 'p1' }, root: { name: 'etl', dagRunId: 'p1' } },
-      },
-    });
+    const child = dagRun('p1-child').spec({ definition: { steps: ['echo child'] }, dagName: 'child', dagRunId: 'c1', trigger: 'sub-run' }).child(['etl', 'p1']).build();
+    await kube.runs.create(ns, { ...child, metadata: { ...child.metadata, ownerReferences: [{ apiVersion: API_VERSION, kind: 'DAGRun', name: parent.metadata?.name ?? '', uid: parent.metadata?.uid ?? '', controller: true }] } });
     await waitFor('the API to see the child', async () => (await api.call('GET', '/api/v2/dag-runs/etl/p1/sub-dag-runs/c1')).status === 200, 10_000, 50);
     for (const segment of ['sub-dag-runs', 'children']) {
       expect((await api.call('GET', `/api/v2/dag-runs/etl/p1/${segment}/c1`)).body).toMatchObject({ dagRunDetails: { name: 'child', dagRunId: 'c1', parentDAGRunName: 'etl', parentDAGRunId: 'p1', rootDAGRunId: 'p1' } });
     }
     expect((await api.call('GET', '/api/v2/dag-runs/etl/p1/sub-dag-runs/nope')).status).toBe(404);
-    await custom.patchNamespacedCustomObjectStatus({ group, version, namespace: ns, plural: 'dagruns', name: 'p1-child', body: { status: finishedStatus(2, 'failed', [{ name: 'cmd_1', status: 2, statusLabel: 'failed' }]) } }, mergePatch);
+    await kube.runs.mergePatchStatus(ns, 'p1-child', { status: finishedStatus(2, 'failed', [{ name: 'cmd_1', status: 2, statusLabel: 'failed' }]) });
     await waitFor('the API to see the child end', async () => ((await api.call('GET', '/api/v2/dag-runs/etl/p1/children/c1')).body as { dagRunDetails: { status: number } }).dagRunDetails.status === 2, 10_000, 50);
     expect((await api.call('PATCH', '/api/v2/dag-runs/etl/p1/sub-dag-runs/c1/steps/ghost/status', { status: 4 })).body).toMatchObject({ code: 'not_found' });
     expect((await api.call('PATCH', '/api/v2/dag-runs/etl/p1/children/c1/steps/cmd_1/status', { status: 4 })).status).toBe(200);
@@ -232,7 +219,7 @@ describe('listings and cluster views', () => {
   });
 
   it('lists custom queues even when empty and dag-based ones while they hold runs', async () => {
-    await custom.createNamespacedCustomObject({ group, version, namespace: ns, plural: 'dagqueues', body: { apiVersion: `${group}/${version}`, kind: 'DAGQueue', metadata: { name: 'nightly' }, spec: { maxConcurrency: 2 } } });
+    await kube.queues.create(ns, { metadata: { name: 'nightly' }, spec: { maxConcurrency: 2 } });
     await waitFor('the queue', async () => ((await api.call('GET', '/api/v2/queues')).body as { queues: { name: string }[] }).queues.some((q) => q.name === 'nightly'), 10_000, 50);
     const { queues } = (await api.call('GET', '/api/v2/queues')).body as { queues: { name: string; type: string; maxConcurrency?: number }[] };
     expect(queues.find((q) => q.name === 'nightly')).toMatchObject({ type: 'custom', maxConcurrency: 2, summary: { running: 0, queued: 0, total: 0 } });
