@@ -23,7 +23,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CoreV1Api, CustomObjectsApi, type KubernetesListObject } from '@kubernetes/client-node';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { kubedagClients, type KubedagClients } from '../core/kube/client.ts';
 import { loadDag } from '../core/dag/index.ts';
 import { Informer } from '../core/kube/informer.ts';
 import { dagManifest } from '../core/resources/dag.ts';
@@ -37,8 +38,6 @@ import { queueName } from '../core/resources/queue.ts';
 import { dagCapacity, decideQueue } from '../operator/run/admission.ts';
 import { kubeConfig } from '../cluster/setup.ts';
 
-const group = 'kubedag.io';
-const version = 'v1alpha1';
 const env = process.env;
 const RUNS = Number(env.BENCH_QUEUE_RUNS ?? 1000);
 const CAPACITIES = (env.BENCH_QUEUE_CAPACITIES ?? '10').split(',').map(Number);
@@ -59,7 +58,7 @@ interface Seen {
 
 interface Context {
   readonly state: ClusterState;
-  readonly custom: CustomObjectsApi;
+  readonly kube: KubedagClients;
   readonly core: CoreV1Api;
   readonly url: string;
   readonly operator: ChildProcess;
@@ -257,21 +256,21 @@ async function scenario(ctx: Context, capacity: number): Promise<void> {
   const dag = `queue-c${String(capacity)}`;
   await createNamespace(ctx.core, namespace);
   const load = loadDag(`maxActiveRuns: ${String(capacity)}\nsteps: [${JSON.stringify(STEP)}]\n`, { fileName: dag });
-  await ctx.custom.createNamespacedCustomObject({ group, version, namespace, plural: 'dags', body: dagManifest(dag, load.documents, namespace) });
+  await ctx.kube.dags.create(namespace, dagManifest(dag, load.documents, namespace));
   console.log(`capacity ${String(capacity)}: creating ${String(RUNS)} enqueued runs of ${namespace}/${dag} (step: ${STEP}), ${String(IN_FLIGHT)} in flight`);
   const names = Array.from({ length: RUNS }, (_, i) => `q-${String(i).padStart(4, '0')}`);
   const metricsBefore = await metricsText(ctx.url);
   const [cpuBefore, machineBefore] = [cpuSnapshot(ctx), machineCpu()];
   const first = Date.now();
   await pool(names, IN_FLIGHT, (name) =>
-    ctx.custom.createNamespacedCustomObject({ group, version, namespace, plural: 'dagruns', body: { apiVersion: `${group}/${version}`, kind: 'DAGRun', metadata: { name }, spec: { dagRef: { name: dag }, enqueue: true } } }),
+    ctx.kube.runs.create(namespace, { metadata: { name }, spec: { dagRef: { name: dag }, enqueue: true } }),
   );
   const lastCreate = Date.now();
   console.log(`  created ${String(RUNS)} in ${((lastCreate - first) / 1000).toFixed(1)} s (${(RUNS / ((lastCreate - first) / 1000)).toFixed(0)}/s)`);
   const samples = await waitAll(ctx, namespace, first);
   const [cpuAfter, machineAfter] = [cpuSnapshot(ctx), machineCpu()];
   const metricsAfter = await metricsText(ctx.url);
-  const list = (await ctx.custom.listNamespacedCustomObject({ group, version, namespace, plural: 'dagruns' })) as KubernetesListObject<DagRunResource>;
+  const list = await ctx.kube.runs.list(namespace);
   report(ctx, capacity, list.items, { first, lastCreate, samples, cpuBefore, cpuAfter, machineBefore, machineAfter, metricsBefore, metricsAfter });
 }
 
@@ -376,7 +375,7 @@ async function main(): Promise<void> {
   try {
     state = await startCluster({ dir, binaries: await ensureBinaries(), nodes: [{ name: 'bench-1' }, { name: 'bench-2' }] });
     const kc = kubeConfig(state.kubeconfig);
-    const custom = kc.makeApiClient(CustomObjectsApi);
+    const kube = kubedagClients(kc);
     const port = await freePort();
     const log = openSync(env.BENCH_OPERATOR_LOG ?? '/dev/null', 'a');
     const profile = env.BENCH_PROFILE === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${env.BENCH_PROFILE}`];
@@ -385,12 +384,12 @@ async function main(): Promise<void> {
     const url = `http://127.0.0.1:${String(port)}`;
     await waitFor('the operator', () => fetch(`${url}/readyz`).then((r) => r.ok), 30_000, 100);
     const seen = new Map<string, Seen>();
-    runs = new Informer<DagRunResource>({ kc, path: `/apis/${group}/${version}/dagruns`, list: () => custom.listClusterCustomObject({ group, version, plural: 'dagruns' }) as Promise<KubernetesListObject<DagRunResource>> });
+    runs = new Informer<DagRunResource>({ kc, path: kube.runs.path(), list: () => kube.runs.list() });
     runs.on((event, run) => {
       if (event !== 'delete') record(seen, run);
     });
     await runs.start();
-    const ctx: Context = { state, custom, core: kc.makeApiClient(CoreV1Api), url, operator, seen, runs };
+    const ctx: Context = { state, kube, core: kc.makeApiClient(CoreV1Api), url, operator, seen, runs };
     for (const capacity of CAPACITIES) await scenario(ctx, capacity);
   } finally {
     await cleanup();
