@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import Type, { type Static } from 'typebox';
-import { LOG_FLAGS, parseLogSettings, type LogSettings } from '../core/log.ts';
+import { LOG_FLAGS, logSettingsFrom, type LogSettings } from '../core/log.ts';
 import { checked, isBlank } from './settings.ts';
 
 /** "local" is how a request says "here": a remote node of that name could never be reached. */
@@ -287,7 +287,7 @@ export function parseApiConfig(argv: readonly string[], env: Env, readFile: Read
     leaseName: pick(values['lease-name'], 'LEASE_NAME') ?? DEFAULTS.leaseName,
     bodyLimit: number(pick(values['body-limit'], 'API_BODY_LIMIT'), DEFAULTS.bodyLimit, 'body-limit', 1024),
     ...optional('kubeconfig', pick(values.kubeconfig, 'KUBECONFIG') ?? env.KUBECONFIG),
-    log: parseLogSettings(pick(values['log-level'], 'LOG_LEVEL'), pick(values['log-format'], 'LOG_FORMAT')),
+    log: logSettingsFrom(values, env),
     auth: parseAuthConfig(env, readFile),
     remoteNodes: parseRemoteNodes(env, readFile),
   };

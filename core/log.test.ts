@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, parseLogSettings, type LogSettings } from './log.ts';
+import { createLogger, logSettingsFrom, parseLogSettings, type LogSettings } from './log.ts';
 
 describe('parseLogSettings', () => {
   const cases: { name: string; level?: string; format?: string; want: LogSettings | string }[] = [
@@ -15,6 +15,18 @@ describe('parseLogSettings', () => {
     it(c.name, () => {
       if (typeof c.want === 'string') expect(() => parseLogSettings(c.level, c.format)).toThrow(c.want);
       else expect(parseLogSettings(c.level, c.format)).toEqual(c.want);
+    });
+  }
+});
+
+describe('logSettingsFrom', () => {
+  const cases: { name: string; flags: { 'log-level'?: string; 'log-format'?: string }; env: Record<string, string>; want: LogSettings }[] = [
+    { name: 'the KUBEDAG_LOG_ variables apply without flags', flags: {}, env: { KUBEDAG_LOG_LEVEL: 'debug', KUBEDAG_LOG_FORMAT: 'pretty' }, want: { level: 'debug', format: 'pretty' } },
+    { name: 'a flag wins over its variable', flags: { 'log-level': 'warn' }, env: { KUBEDAG_LOG_LEVEL: 'debug' }, want: { level: 'warn', format: 'json' } },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      expect(logSettingsFrom(c.flags, c.env)).toEqual(c.want);
     });
   }
 });

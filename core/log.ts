@@ -36,6 +36,11 @@ export function parseLogSettings(level: string | undefined, format: string | und
   };
 }
 
+/** Log settings from a program's parsed flags, each flag over its `KUBEDAG_LOG_*` variable. */
+export function logSettingsFrom(flags: { readonly 'log-level'?: string; readonly 'log-format'?: string }, env: Readonly<Record<string, string | undefined>>): LogSettings {
+  return parseLogSettings(flags['log-level'] ?? env.KUBEDAG_LOG_LEVEL, flags['log-format'] ?? env.KUBEDAG_LOG_FORMAT);
+}
+
 function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
   if (value === undefined || value === '') return fallback;
   const found = allowed.find((a) => a === value.toLowerCase());

@@ -3,7 +3,7 @@
  * (flags win). Every setting has a documented default.
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_LOG_SETTINGS, LOG_FLAGS, parseLogSettings, type LogSettings } from '../core/log.ts';
+import { DEFAULT_LOG_SETTINGS, LOG_FLAGS, logSettingsFrom, type LogSettings } from '../core/log.ts';
 
 export interface OperatorConfig {
   /** Namespaces to watch; empty means all. */
@@ -107,7 +107,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
     leaseDurationSeconds: Math.max(1, number(pick(values['lease-duration-seconds'], 'LEASE_DURATION_SECONDS'), DEFAULTS.leaseDurationSeconds, 'lease-duration-seconds')),
     httpPort: number(pick(values['http-port'], 'HTTP_PORT'), DEFAULTS.httpPort, 'http-port'),
     scheduleZone: zone(pick(values['schedule-zone'], 'SCHEDULE_ZONE') ?? DEFAULTS.scheduleZone),
-    log: parseLogSettings(pick(values['log-level'], 'LOG_LEVEL'), pick(values['log-format'], 'LOG_FORMAT')),
+    log: logSettingsFrom(values, env),
     ...(kubeconfig === undefined ? {} : { kubeconfig }),
   };
 }

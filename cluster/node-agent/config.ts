@@ -3,7 +3,7 @@
  * `KUBEDAG_LOG_LEVEL`/`KUBEDAG_LOG_FORMAT` when the flag is not given), then passed down.
  */
 import { parseArgs } from 'node:util';
-import { LOG_FLAGS, parseLogSettings, type LogSettings } from '../../core/log.ts';
+import { LOG_FLAGS, logSettingsFrom, type LogSettings } from '../../core/log.ts';
 
 export interface AgentConfig {
   readonly name: string;
@@ -62,6 +62,6 @@ export function parseConfig(args: readonly string[], env: NodeJS.ProcessEnv): Ag
     labels: parseLabels(values.labels),
     kubernetesVersion: values['kubernetes-version'],
     hostPath: env.PATH ?? '/usr/bin:/bin',
-    log: parseLogSettings(values['log-level'] ?? env.KUBEDAG_LOG_LEVEL, values['log-format'] ?? env.KUBEDAG_LOG_FORMAT),
+    log: logSettingsFrom(values, env),
   };
 }

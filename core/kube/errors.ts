@@ -51,32 +51,27 @@ export function isAlreadyExists(error: unknown): boolean {
   return statusCode(error) === 409 && (statusReason(error) ?? 'AlreadyExists') === 'AlreadyExists';
 }
 
-/** The call's result, or undefined when the object is not there (controller-runtime's IgnoreNotFound). */
-export async function ignoreNotFound<T>(call: Promise<T>): Promise<T | undefined> {
+/** The call's result, or undefined when it failed with an error `expected` accepts; other errors are thrown on. */
+async function ignoring<T>(call: Promise<T>, expected: (error: unknown) => boolean): Promise<T | undefined> {
   try {
     return await call;
   } catch (error) {
-    if (isNotFound(error)) return undefined;
+    if (expected(error)) return undefined;
     throw error;
   }
+}
+
+/** The call's result, or undefined when the object is not there (controller-runtime's IgnoreNotFound). */
+export function ignoreNotFound<T>(call: Promise<T>): Promise<T | undefined> {
+  return ignoring(call, isNotFound);
 }
 
 /** The created object, or undefined when one of that name exists already (deterministic names). */
-export async function ignoreAlreadyExists<T>(call: Promise<T>): Promise<T | undefined> {
-  try {
-    return await call;
-  } catch (error) {
-    if (isAlreadyExists(error)) return undefined;
-    throw error;
-  }
+export function ignoreAlreadyExists<T>(call: Promise<T>): Promise<T | undefined> {
+  return ignoring(call, isAlreadyExists);
 }
 
 /** The written object, or undefined when the write lost a race with another writer. */
-export async function ignoreConflict<T>(call: Promise<T>): Promise<T | undefined> {
-  try {
-    return await call;
-  } catch (error) {
-    if (isConflict(error)) return undefined;
-    throw error;
-  }
+export function ignoreConflict<T>(call: Promise<T>): Promise<T | undefined> {
+  return ignoring(call, isConflict);
 }
