@@ -16,9 +16,9 @@ import { attemptOver, isFinished, podIdentity } from '../run/observed.ts';
 import { demux } from '../run/pod.ts';
 import type { PodWriter } from '../run/pod-writer.ts';
 import { parsePrepared, PREPARE_STEP, withoutSecrets } from '../run/prepare.ts';
-import { logRefOf, runKey, runRef } from '../run/ref.ts';
+import { runKey, runRef } from '../run/ref.ts';
 import type { RunSecrets } from '../run/secrets.ts';
-import type { LogRef, LogStore } from './store.ts';
+import { logRefOf, type LogRef, type LogStore } from './store.ts';
 
 export interface ArchiverDeps {
   readonly core: CoreV1Api;

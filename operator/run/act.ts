@@ -8,14 +8,14 @@ import { stepDone } from '../../core/resources/status.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import type { Clock } from '../../core/kube/time.ts';
-import type { LogStore } from '../logs/store.ts';
+import { logRefOf, type LogStore } from '../logs/store.ts';
 import type { OperatorMetrics } from '../metrics.ts';
 import type { Decision, Launch, RunInput } from './engine.ts';
 import type { Expectations } from './expectations.ts';
 import { attemptPod, childRun, type LaunchContext } from './objects.ts';
 import { outputFromStdout } from './outputs.ts';
 import type { PodWriter } from './pod-writer.ts';
-import { logRefOf, runRef, type RunRef } from './ref.ts';
+import { runRef, type RunRef } from './ref.ts';
 import type { RunWriter } from './writer.ts';
 
 export interface ActDeps {

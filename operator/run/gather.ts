@@ -10,14 +10,14 @@ import type { Clock } from '../../core/kube/time.ts';
 import { LABELS } from '../../core/resources/constants.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import type { Dag, Step } from '../../core/dag/index.ts';
-import type { LogStore } from '../logs/store.ts';
+import { logRefOf, type LogStore } from '../logs/store.ts';
 import type { DefinitionCache } from './definition-cache.ts';
 import type { RunInput, ObservedPod } from './engine.ts';
 import type { Expectations } from './expectations.ts';
 import { observeChild, ownedBy, podIdentity } from './observed.ts';
 import { parseReport } from './pod.ts';
 import { PREPARE_STEP } from './prepare.ts';
-import { logRefOf, runRef, type RunRef } from './ref.ts';
+import { runRef, type RunRef } from './ref.ts';
 
 export interface GatherDeps {
   readonly runs: Informer<DagRunResource>;

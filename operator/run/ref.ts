@@ -1,6 +1,5 @@
-/** How a run is named: its resource, its DAG and run id, and where its attempts' logs are kept. Pure. */
+/** How a run is named: its resource, its DAG and run id, its work queue key. Pure. */
 import type { DagRunResource } from '../../core/resources/types.ts';
-import type { LogRef } from '../logs/store.ts';
 
 export interface RunRef {
   readonly name: string;
@@ -24,9 +23,4 @@ export function runRef(run: DagRunResource): RunRef & { readonly key: string } {
     dagRunId: run.spec.dagRunId ?? run.metadata?.name ?? '',
     key: runKey(run),
   };
-}
-
-/** Where an attempt's logs are kept in the store. */
-export function logRefOf(ref: RunRef, step: string, attempt: number): LogRef {
-  return { namespace: ref.namespace, dagName: ref.dagName, dagRunId: ref.dagRunId, step, attempt };
 }
