@@ -183,8 +183,11 @@ export class Operator {
     });
     pods.on((_event, pod) => {
       if (!this.watched(pod.metadata?.namespace)) return;
-      enqueueOwner(pod);
-      if (podEnded(pod) && ownerRunName(pod) !== undefined) queues.archive.add(runKey(pod));
+      const ended = podEnded(pod) && ownerRunName(pod) !== undefined;
+      if (ended) queues.archive.add(runKey(pod));
+      // An attempt whose stdout its run needs reports once archived: the archiver enqueues the
+      // run then, and a reconcile now would only find it waiting.
+      if (!(ended && controllers.gatherer.awaitsLog(pod))) enqueueOwner(pod);
     });
     // DAG edits start nothing: a run's definition is frozen. Runs waiting for their DAG retry.
     dags.on((_event, dag: DagResource) => {

@@ -14,7 +14,7 @@ import { logRefOf, type LogStore } from '../logs/store.ts';
 import type { DefinitionCache } from './definition-cache.ts';
 import type { RunInput, ObservedPod } from './engine.ts';
 import type { Expectations } from './expectations.ts';
-import { observeChild, ownedBy, podIdentity } from './observed.ts';
+import { isFinished, observeChild, ownedBy, podIdentity } from './observed.ts';
 import { parseReport } from './pod.ts';
 import { PREPARE_STEP } from './prepare.ts';
 import { runRef, type RunRef } from './ref.ts';
@@ -76,9 +76,20 @@ export class RunGatherer {
     const terminated = pod.status?.containerStatuses?.[0]?.state?.terminated;
     if (terminated === undefined || (base.phase !== 'Succeeded' && base.phase !== 'Failed')) return base;
     const report = { exitCode: terminated.exitCode, ...parseReport(terminated.message) };
-    if (base.step !== PREPARE_STEP && !needsStdout(findStep(dag, base.step))) return { ...base, report };
+    if (!reportsWithStdout(dag, base.step)) return { ...base, report };
     const stdout = await this.deps.store.read(logRefOf(ref, base.step, base.attempt), 'stdout');
     return stdout === undefined ? base : { ...base, report: { ...report, stdout } };
+  }
+
+  /**
+   * Whether an ended step Pod's attempt reports only once its log is archived (its run's
+   * decision needs the stdout): then the archiver, not the Pod's own change, brings the run on.
+   */
+  awaitsLog(pod: V1Pod): boolean {
+    const owner = pod.metadata?.ownerReferences?.find((o) => o.kind === 'DAGRun' && o.controller === true);
+    const run = owner === undefined ? undefined : this.deps.runs.get(pod.metadata?.namespace, owner.name);
+    if (run === undefined || isFinished(run) || run.spec.snapshot === undefined) return false;
+    return reportsWithStdout(this.deps.definitions.get(run).dag, podIdentity(pod).step);
   }
 
   /** Step Pods of all runs that run or are about to: what the overall cap counts. */
@@ -93,6 +104,9 @@ function findStep(dag: Dag, name: string): Step | undefined {
   return dag.steps.find((s) => s.name === name) ?? Object.values(dag.handlerOn).find((s) => s.name === name);
 }
 
-function needsStdout(step: Step | undefined): boolean {
+/** A step whose stdout a decision reads: an output, continueOn.output, or the prepare step. */
+function reportsWithStdout(dag: Dag, stepName: string): boolean {
+  if (stepName === PREPARE_STEP) return true;
+  const step = findStep(dag, stepName);
   return step !== undefined && (step.output !== undefined || step.continueOn.output.length > 0);
 }
