@@ -60,7 +60,7 @@ export function buildControllers(deps: ControllerDeps): Controllers {
   const expectations = new Expectations(clock);
   const secrets = new RunSecrets(core, podWriter);
   const gatherer = new RunGatherer({ runs: informers.runs, pods: informers.pods, store, clock, definitions, expectations, maxPodsPerRun: config.maxPodsPerRun, maxPods: config.maxPods, routineEvents: config.routineEvents });
-  const actor = new RunActor({ runs: informers.runs, writer, pods: podWriter, store, expectations, clock, defaultStepImage: config.defaultStepImage, metrics });
+  const actor = new RunActor({ runs: informers.runs, writer, pods: podWriter, store, expectations, clock, defaultStepImage: config.defaultStepImage, log, metrics });
   return {
     kube,
     runs: new RunController({ runs: informers.runs, dags: informers.dags, dagClient: kube.dags, definitions, gatherer, actor, writer, clock }),

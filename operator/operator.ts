@@ -125,16 +125,17 @@ export class Operator {
 
   private makeQueues(): Queues {
     const { config, log } = this.options;
-    const queue = (name: string, concurrency: number, worker: QueueOptions['worker']): WorkQueue =>
+    // A failed reconcile's line names the object by its kind: run, pod, dag or (admission) queue.
+    const queue = (kind: 'run' | 'pod' | 'dag', concurrency: number, worker: QueueOptions['worker']): WorkQueue =>
       new WorkQueue({
         concurrency,
         worker,
         onError: (key, error) => {
-          log.error({ queue: name, key, err: errorMessage(error) }, 'reconcile failed');
+          log.error({ [kind]: key, err: errorMessage(error) }, 'reconcile failed');
         },
       });
     const metrics = this.metrics;
-    const runs: WorkQueue = queue('runs', config.workers, async (key) => {
+    const runs: WorkQueue = queue('run', config.workers, async (key) => {
       const end = metrics.reconcileSeconds.startTimer();
       try {
         return await this.controllers?.runs.reconcile(key);
@@ -145,12 +146,12 @@ export class Operator {
     });
     return {
       runs,
-      archive: queue('archive', config.workers, async (key) => {
+      archive: queue('pod', config.workers, async (key) => {
         await this.controllers?.archiver.reconcile(key);
         return undefined;
       }),
-      retention: queue('retention', 2, (key) => this.controllers?.retention.reconcile(key) ?? Promise.resolve(undefined)),
-      dags: queue('dags', 2, (key) => this.controllers?.dags.reconcile(key) ?? Promise.resolve(undefined)),
+      retention: queue('run', 2, (key) => this.controllers?.retention.reconcile(key) ?? Promise.resolve(undefined)),
+      dags: queue('dag', 2, (key) => this.controllers?.dags.reconcile(key) ?? Promise.resolve(undefined)),
     };
   }
 

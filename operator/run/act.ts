@@ -8,6 +8,7 @@ import { stepDone } from '../../core/resources/status.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import type { Clock } from '../../core/kube/time.ts';
+import type { Logger } from '../../core/log.ts';
 import { logRefOf, type LogStore } from '../logs/store.ts';
 import type { OperatorMetrics } from '../metrics.ts';
 import type { Decision, Launch, RunInput } from './engine.ts';
@@ -15,7 +16,7 @@ import type { Expectations } from './expectations.ts';
 import { attemptPod, childRun, type LaunchContext } from './objects.ts';
 import { outputFromStdout } from './outputs.ts';
 import type { PodWriter } from './pod-writer.ts';
-import { runRef, type RunRef } from './ref.ts';
+import { runKey, runRef, type RunRef } from './ref.ts';
 import type { RunWriter } from './writer.ts';
 
 export interface ActDeps {
@@ -26,6 +27,7 @@ export interface ActDeps {
   readonly expectations: Expectations;
   readonly clock: Clock;
   readonly defaultStepImage: string;
+  readonly log: Logger;
   readonly metrics?: OperatorMetrics;
 }
 
@@ -47,9 +49,10 @@ export class RunActor {
       expectations.release(claims);
       throw error;
     }
-    for (const stop of decision.stop) await this.stop(run.metadata?.namespace ?? '', stop.pod);
+    for (const stop of decision.stop) await this.stop(run, stop.pod);
     const written = await writer.writeStatus(run, decision.status);
     if (written) this.count(run.status ?? {}, decision.status, decision.launch);
+    if (written && run.status?.finishedAt === undefined && decision.status.finishedAt !== undefined) this.deps.log.info({ run: runKey(run), status: decision.status.statusLabel }, 'run finished');
     for (const event of decision.events) writer.event(run, event.reason, event.message, event.warning === true);
   }
 
@@ -61,13 +64,16 @@ export class RunActor {
     for (const launch of decision.launch) {
       if (launch.step.call === undefined) await this.deps.pods.create(ref.namespace, attemptPod(context, launch));
       else await this.deps.writer.createChild(ref.namespace, childRun(context, launch));
+      this.deps.log.debug({ run: ref.key, step: launch.step.name, attempt: launch.attempt, pod: launch.pod }, launch.step.call === undefined ? 'step Pod created' : 'child run created');
       // Deterministic names: an existing object is this very attempt, created before.
       this.deps.expectations.expect(launch.pod);
     }
   }
 
   /** A child run stops the way any run does, by its spec; a step Pod by its deadline. */
-  private async stop(namespace: string, name: string): Promise<void> {
+  private async stop(run: DagRunResource, name: string): Promise<void> {
+    const namespace = run.metadata?.namespace ?? '';
+    this.deps.log.debug({ run: runKey(run), pod: name }, 'stopping an attempt');
     const child = this.deps.runs.get(namespace, name);
     if (child === undefined) await this.deps.pods.stop(namespace, name);
     else if (child.spec.stop !== true) await this.deps.writer.patchSpec(child, [{ op: 'add', path: '/spec/stop', value: true }]);

@@ -377,6 +377,21 @@ describe('runs on the local control plane', () => {
     expect(await stepLog(operator, done, 'kubedag-prepare', 'stderr')).toContain('secret S: cannot read file /no/such/kubedag/file');
   });
 
+  it('logs JSON lines that name the operator and the run that finished', async () => {
+    await givenDag(ns, 'logged', 'steps: [echo]');
+    await whenRun(ns, 'logged-run', 'logged');
+    await finishedRun(ns, 'logged-run');
+    const finished = (): Record<string, unknown> | undefined =>
+      operator
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((line) => line.msg === 'run finished' && line.run === `${ns}/logged-run`);
+    await waitFor('the run finished line', () => Promise.resolve(finished() !== undefined), 10_000, 50);
+    expect(finished()).toMatchObject({ component: 'operator', level: 30, status: 'succeeded' });
+  });
+
   it('deletes finished step Pods once their logs are archived', async () => {
     await givenDag(ns, 'cleanup', 'steps: ["sleep 1; echo kept"]');
     await whenRun(ns, 'cleanup-run', 'cleanup');
