@@ -7,7 +7,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
-import { readLedger } from '../../cluster/node-agent/ledger.ts';
+import { readLedger, type LedgerEntry } from '../../cluster/node-agent/ledger.ts';
 import { loadDag } from '../../core/dag/index.ts';
 import { dagManifest } from '../../core/resources/dag.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
@@ -122,6 +122,13 @@ export async function stepLog(operator: RunningOperator, run: DagRunResource, st
   // Logs nobody needed for a decision are archived just after the status is written.
   await waitFor(`the log of ${step}`, () => store.exists(ref), 10_000, 50).catch(() => undefined);
   return store.read(ref, stream);
+}
+
+/** What the node agents' ledgers recorded for one Pod of a namespace: each start and exit, with its node. */
+export function ledgerOf(namespace: string, pod: string): LedgerEntry[] {
+  return inject('cluster')
+    .nodes.flatMap((node) => readLedger(node.ledger))
+    .filter((e) => e.namespace === namespace && e.pod === pod);
 }
 
 /**
