@@ -4,15 +4,15 @@
  */
 import { createServer, type Server } from 'node:http';
 import { hostname } from 'node:os';
-import { CoreV1Api, CustomObjectsApi, KubeConfig, type KubernetesListObject, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
-import { Informer } from '../core/kube/informer.ts';
+import { CoreV1Api, CustomObjectsApi, KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import type { Informer } from '../core/kube/informer.ts';
+import { operatorInformers } from './informers.ts';
 import { LeaderElector } from '../core/kube/leader.ts';
 import { AdmissionLoop } from './queue/loop.ts';
 import { handedOff } from './run/admission.ts';
 import { Scheduler } from './schedule/scheduler.ts';
 import { WorkQueue } from '../core/kube/queue.ts';
 import { systemClock, type Clock } from '../core/kube/time.ts';
-import { GROUP, LABELS, VERSION } from '../core/resources/constants.ts';
 import { RunStatus } from '../core/resources/status.ts';
 import type { DagQueueResource, DagResource, DagRunResource } from '../core/resources/types.ts';
 import type { OperatorConfig } from './config.ts';
@@ -63,7 +63,7 @@ export class Operator {
     const { config, log } = this.options;
     const core = this.kc.makeApiClient(CoreV1Api);
     const custom = this.kc.makeApiClient(CustomObjectsApi);
-    const { runs, dags, pods, queues } = this.informersFor(core, custom);
+    const { runs, dags, pods, queues } = operatorInformers({ kc: this.kc, core, custom, namespaces: config.namespaces, log });
     this.informers.push(runs, dags, pods, queues);
     const store = new DirectoryLogStore(config.logDir);
     const metrics = this.metrics;
@@ -140,29 +140,6 @@ export class Operator {
         void this.stop().then(() => process.exit(1));
       },
     });
-  }
-
-  /** Informers for runs, DAGs and step Pods, scoped to the one watched namespace if there is one. */
-  private informersFor(core: CoreV1Api, custom: CustomObjectsApi): { runs: Informer<DagRunResource>; dags: Informer<DagResource>; pods: Informer<V1Pod>; queues: Informer<DagQueueResource> } {
-    const { config, log } = this.options;
-    const namespace = config.namespaces.length === 1 ? config.namespaces[0] : undefined;
-    const path = (plural: string): string => (namespace === undefined ? `/apis/${GROUP}/${VERSION}/${plural}` : `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${plural}`);
-    const listCustom = <T extends KubernetesObject>(plural: string) => (): Promise<KubernetesListObject<T>> =>
-      (namespace === undefined
-        ? custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural })
-        : custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural })) as Promise<KubernetesListObject<T>>;
-    return {
-      runs: new Informer<DagRunResource>({ kc: this.kc, path: path('dagruns'), list: listCustom<DagRunResource>('dagruns'), log }),
-      dags: new Informer<DagResource>({ kc: this.kc, path: path('dags'), list: listCustom<DagResource>('dags'), log }),
-      queues: new Informer<DagQueueResource>({ kc: this.kc, path: path('dagqueues'), list: listCustom<DagQueueResource>('dagqueues'), log }),
-      pods: new Informer<V1Pod>({
-        kc: this.kc,
-        path: namespace === undefined ? '/api/v1/pods' : `/api/v1/namespaces/${namespace}/pods`,
-        list: () => (namespace === undefined ? core.listPodForAllNamespaces({ labelSelector: LABELS.run }) : core.listNamespacedPod({ namespace, labelSelector: LABELS.run })),
-        labelSelector: LABELS.run,
-        log,
-      }),
-    };
   }
 
   /** Only a run that freed its slot or entered its queue can change what its queue decides. */
