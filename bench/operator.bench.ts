@@ -1,12 +1,14 @@
 /**
  * Operator benchmark on a fresh local control plane (figures, not a test): step-to-step gap
- * p50/p99, single-step runs per minute, API writes per step, operator memory.
+ * p50/p99, single-step runs per minute, API writes per step, operator memory (RSS idle, and at
+ * the peak of a burst of 200 runs).
  * Targets: gap p50 <= 50 ms (a Pod terminated -> the next Pod created), <= 4 writes per step,
- * >= 1,000 runs/min.
+ * >= 1,000 runs/min, RSS idle <= 120 MiB and at the burst's peak <= 180 MiB.
  * Run with `make bench-operator`. Timings on a 2-core machine that also runs the control plane
  * and every step process are noisy; compare runs of this script with each other.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,15 +40,47 @@ async function metric(url: string, name: string): Promise<number> {
     .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
 }
 
+/** A process's resident set (VmRSS) in bytes, or 0 once it has gone. Linux only, as the cluster is. */
+function rssOf(pid: number): number {
+  try {
+    return Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${String(pid)}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** The highest RSS of `pid` while `work` runs, sampled every 200 ms (a burst's peak lasts seconds). */
+async function peakRss(pid: number, work: () => Promise<unknown>): Promise<number> {
+  let peak = rssOf(pid);
+  const timer = setInterval(() => {
+    peak = Math.max(peak, rssOf(pid));
+  }, 200);
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+  }
+  return Math.max(peak, rssOf(pid));
+}
+
+const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+
 const dir = await mkdtemp(join(tmpdir(), 'kubedag-bench-'));
 const state = await startCluster({ dir, binaries: await ensureBinaries(), nodes: [{ name: 'bench-1' }, { name: 'bench-2' }] });
 const kc = kubeConfig(state.kubeconfig);
 const custom = kc.makeApiClient(CustomObjectsApi);
 const port = await freePort();
-const operator = spawn(process.execPath, [...(process.env.BENCH_PROFILE === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]), join(import.meta.dirname, '../operator/main.ts'), `--kubeconfig=${state.kubeconfig}`, `--log-dir=${join(dir, 'logs')}`, `--http-port=${String(port)}`, '--lease-duration-seconds=5'], { stdio: ['ignore', 'ignore', process.env.BENCH_TRACE === undefined ? 'ignore' : 'inherit'] });
+const operator = spawn(process.execPath, [...(process.env.BENCH_PROFILE === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]), join(import.meta.dirname, '../operator/main.ts'), `--kubeconfig=${state.kubeconfig}`, `--log-dir=${join(dir, 'logs')}`, `--http-port=${String(port)}`, '--lease-duration-seconds=5'], { stdio: ['ignore', 'pipe', process.env.BENCH_TRACE === undefined ? 'ignore' : 'inherit'] });
+// Its log says when the informers have synced: idle memory is measured from then on.
+let output = '';
+operator.stdout.on('data', (chunk: Buffer) => {
+  output = `${output}${chunk.toString()}`.slice(-4096);
+});
 const url = `http://127.0.0.1:${String(port)}`;
+const pid = operator.pid ?? 0;
 try {
   await waitFor('the operator', () => fetch(`${url}/readyz`).then((r) => r.ok), 30_000, 100);
+  await waitFor('the informers', () => Promise.resolve(output.includes('informer runs synced')), 30_000, 100);
   const apply = async (name: string, yaml: string): Promise<void> => {
     const load = loadDag(yaml, { fileName: name });
     await custom.createNamespacedCustomObject({ group, version, namespace, plural: 'dags', body: dagManifest(name, load.documents, namespace) });
@@ -59,6 +93,23 @@ try {
       return names.every((n) => done.has(n));
     }, timeoutMs, 250);
   };
+
+  // 0. Memory: idle once synced (nothing cached), then the peak of a burst of single-step runs,
+  // created as kubectl users do (the definition frozen by the operator: the costlier path).
+  await sleep(5000);
+  const idleRss = await peakRss(pid, () => sleep(5000));
+  const singleYaml = 'steps: ["true"]\n';
+  await apply('single', singleYaml);
+  const BURST = 200;
+  const burstNames = Array.from({ length: BURST }, (_, i) => `burst-${String(i)}`);
+  const burstStarted = Date.now();
+  const burstRss = await peakRss(pid, async () => {
+    await Promise.all(burstNames.map((n) => run(n, 'single')));
+    await finished(burstNames, 600_000);
+    // Finished runs' Pods are archived and deleted just after: that belongs to the burst too.
+    await sleep(2500);
+  });
+  const burstPerMinute = BURST / ((Date.now() - burstStarted - 2500) / 60_000);
 
   // 1. Step-to-step gap along a chain, from the node agents' ledgers (ms precision).
   const STEPS = 40;
@@ -93,8 +144,6 @@ try {
   // 2. Throughput of single-step runs: first as kubectl users write them (the operator freezes
   // the definition into the spec: one patch more), then as the API server and the scheduler
   // create them, with the definition, DAG name and run id already in the spec.
-  const singleYaml = 'steps: ["true"]\n';
-  await apply('single', singleYaml);
   const snapshot = loadDag(singleYaml, { fileName: 'single' }).documents[0] as Record<string, unknown>;
   const frozen = (name: string): Promise<unknown> =>
     custom.createNamespacedCustomObject({ group, version, namespace, plural: 'dagruns', body: { apiVersion: `${group}/${version}`, kind: 'DAGRun', metadata: { name }, spec: { dagRef: { name: 'single' }, snapshot, dagName: 'single', dagRunId: name } } });
@@ -126,7 +175,9 @@ try {
   console.log(`API writes per step over the whole benchmark: ${(writes / Math.max(1, steps)).toFixed(2)} (${String(writes)} writes, ${String(steps)} steps)`);
   const byVerb = (await (await fetch(`${url}/metrics`)).text()).split('\n').filter((l) => l.startsWith('kubedag_api_writes_total{')).map((l) => `${/verb="([^"]+)"/.exec(l)?.[1] ?? '?'} ${l.split(' ').at(-1) ?? ''}`);
   console.log(`API writes by verb: ${byVerb.join(', ')}`);
-  console.log(`operator memory (RSS): ${(memory / 1024 / 1024).toFixed(0)} MiB`);
+  console.log(`operator RSS idle (after informers synced, no runs): ${mib(idleRss)} (target <= 120 MiB)`);
+  console.log(`operator RSS peak during a burst of ${String(BURST)} single-step runs: ${mib(burstRss)} (target <= 180 MiB; the burst ran at ${burstPerMinute.toFixed(0)} runs/min)`);
+  console.log(`operator RSS at the end of the benchmark (its own process_resident_memory_bytes): ${mib(memory)}`);
 } finally {
   operator.kill('SIGTERM');
   await sleep(500);

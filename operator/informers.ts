@@ -1,9 +1,11 @@
 /**
- * The operator's caches: informers for DAGRuns, DAGs, DAGQueues and step Pods (only Pods with
- * the run label), scoped to the one watched namespace if there is exactly one, else cluster
- * wide.
+ * The operator's four informers (DAGRuns, DAGs, DAGQueues, step Pods), scoped to the one
+ * watched namespace if there is one, each with a transform that keeps only what the operator
+ * reads: the caches live as long as the process, and every object in them is held twice while
+ * a burst is being listed and watched. docs/decisions/2026-11-24-operator-memory.md has the
+ * figures.
  */
-import type { CoreV1Api, KubeConfig, KubernetesObject, V1Pod } from '@kubernetes/client-node';
+import type { CoreV1Api, KubeConfig, KubernetesObject, V1Pod, V1PodSpec, V1PodStatus } from '@kubernetes/client-node';
 import type { KubedagClients, ResourceClient } from '../core/kube/client.ts';
 import { Informer } from '../core/kube/informer.ts';
 import type { Logger } from '../core/log.ts';
@@ -13,8 +15,46 @@ import type { DagQueueResource, DagResource, DagRunResource } from '../core/reso
 export interface OperatorInformers {
   readonly runs: Informer<DagRunResource>;
   readonly dags: Informer<DagResource>;
-  readonly queues: Informer<DagQueueResource>;
   readonly pods: Informer<V1Pod>;
+  readonly queues: Informer<DagQueueResource>;
+}
+
+/**
+ * The object without `metadata.managedFields`: server-side apply's bookkeeping, which nothing
+ * here reads. Omitting it from a later update keeps the server's copy (only an explicit value
+ * replaces it), so runs written back from the cache lose nothing.
+ */
+export function withoutManagedFields<T extends KubernetesObject>(object: T): T {
+  if (object.metadata?.managedFields === undefined) return object;
+  const { managedFields: _managedFields, ...metadata } = object.metadata;
+  return { ...object, metadata };
+}
+
+/** A cached step Pod: a V1Pod without what `podView` leaves out. */
+export type PodView = Omit<V1Pod, 'spec' | 'status'> & { spec?: Pick<V1PodSpec, 'activeDeadlineSeconds' | 'nodeName'>; status?: Pick<V1PodStatus, 'phase' | 'reason' | 'message' | 'startTime' | 'initContainerStatuses' | 'containerStatuses'> };
+
+/**
+ * What the operator reads of a step Pod: its metadata (labels, annotations, owners, deletion),
+ * phase, start time, container states (exit code and report message) and activeDeadlineSeconds
+ * (how a step is stopped). The containers' spec (command, environment, volumes) and the status
+ * conditions are most of a Pod and are never read; nothing writes a cached Pod back.
+ */
+export function podView(pod: V1Pod): PodView {
+  const { metadata } = withoutManagedFields(pod);
+  const { spec, status } = pod;
+  return {
+    ...pick(pod, 'apiVersion', 'kind'),
+    ...(metadata === undefined ? {} : { metadata }),
+    ...(spec === undefined ? {} : { spec: pick(spec, 'activeDeadlineSeconds', 'nodeName') }),
+    ...(status === undefined ? {} : { status: pick(status, 'phase', 'reason', 'message', 'startTime', 'initContainerStatuses', 'containerStatuses') }),
+  };
+}
+
+/** The named fields that are present, and no others. */
+function pick<T extends object, K extends keyof T>(object: T, ...keys: readonly K[]): Pick<T, K> {
+  const kept: Partial<Pick<T, K>> = {};
+  for (const key of keys) if (object[key] !== undefined) kept[key] = object[key];
+  return kept as Pick<T, K>;
 }
 
 export function operatorInformers(kc: KubeConfig, core: CoreV1Api, kube: KubedagClients, namespaces: readonly string[], log: Logger): OperatorInformers {
@@ -22,7 +62,7 @@ export function operatorInformers(kc: KubeConfig, core: CoreV1Api, kube: Kubedag
   const informerLog = (message: string): void => {
     log.warn(message);
   };
-  const custom = <T extends KubernetesObject>(client: ResourceClient<T>): Informer<T> => new Informer<T>({ kc, path: client.path(namespace), list: () => client.list(namespace), log: informerLog });
+  const custom = <T extends KubernetesObject>(client: ResourceClient<T>): Informer<T> => new Informer<T>({ kc, path: client.path(namespace), list: () => client.list(namespace), transform: withoutManagedFields, log: informerLog });
   return {
     runs: custom(kube.runs),
     dags: custom(kube.dags),
@@ -32,6 +72,9 @@ export function operatorInformers(kc: KubeConfig, core: CoreV1Api, kube: Kubedag
       path: namespace === undefined ? '/api/v1/pods' : `/api/v1/namespaces/${namespace}/pods`,
       list: () => (namespace === undefined ? core.listPodForAllNamespaces({ labelSelector: LABELS.run }) : core.listNamespacedPod({ namespace, labelSelector: LABELS.run })),
       labelSelector: LABELS.run,
+      // The controllers' types still say V1Pod: a read of a field left out is undefined, never
+      // a plausible empty value (no `containers: []`), so such a mistake shows at once.
+      transform: (pod) => podView(pod) as V1Pod,
       log: informerLog,
     }),
   };

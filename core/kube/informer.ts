@@ -22,6 +22,13 @@ export interface InformerOptions<T extends KubernetesObject> {
   readonly fieldSelector?: string;
   /** A fresh list now and then, so that a missed event cannot leave the cache wrong for long. */
   readonly relistIntervalMs?: number;
+  /**
+   * Applied to every listed, watched or assumed object before it is cached and handed to the
+   * handlers: a long-lived cache need not keep what its readers never look at (managedFields,
+   * most of a Pod). It must keep `metadata.namespace`, `name` and `resourceVersion`, and must
+   * not mutate its argument (the object may be a write's answer that its caller still holds).
+   */
+  readonly transform?: (object: T) => T;
   readonly log?: (message: string) => void;
 }
 
@@ -80,8 +87,13 @@ export class Informer<T extends KubernetesObject> {
   assume(object: T, replaced: string | undefined): void {
     const id = key(object.metadata?.namespace, object.metadata?.name);
     if (this.objects.get(id)?.metadata?.resourceVersion !== replaced) return;
-    this.assumed.set(id, { replaced, object: deepFreeze(object) });
-    this.emit('update', object);
+    const trimmed = deepFreeze(this.trimmed(object));
+    this.assumed.set(id, { replaced, object: trimmed });
+    this.emit('update', trimmed);
+  }
+
+  private trimmed(object: T): T {
+    return this.options.transform === undefined ? object : this.options.transform(object);
   }
 
   private shown(id: string, cached: T | undefined): T | undefined {
@@ -127,7 +139,8 @@ export class Informer<T extends KubernetesObject> {
     for (const handler of this.handlers) handler(event, object);
   }
 
-  private store(object: T): void {
+  private store(received: T): void {
+    const object = this.trimmed(received);
     const id = key(object.metadata?.namespace, object.metadata?.name);
     const before = this.objects.get(id);
     const announced = this.assumed.get(id)?.object.metadata?.resourceVersion === object.metadata?.resourceVersion;
@@ -193,7 +206,7 @@ export class Informer<T extends KubernetesObject> {
       const before = this.objects.get(id);
       this.objects.delete(id);
       this.assumed.delete(id);
-      this.emit('delete', before ?? object);
+      this.emit('delete', before ?? this.trimmed(object));
       return;
     }
     this.store(object);

@@ -38,6 +38,8 @@ export class LeaderElector {
   private leading = false;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
+  /** The acquire-or-renew under way, if any: stop() waits for it. */
+  private inFlight: Promise<void> | undefined;
   private lastRenew = 0;
   private callbacks: LeaderCallbacks | undefined;
 
@@ -58,6 +60,9 @@ export class LeaderElector {
         this.options.log?.(`leader election: ${(error as Error).message}`);
         return false;
       });
+      // A renewal that was under way when stop() came must not announce leadership again;
+      // stop() waits for it and gives the Lease up after it.
+      if (this.stopped) return;
       const clock = this.options.clock ?? systemClock;
       if (ok) this.lastRenew = clock.now().getTime();
       // Leadership ends when renewals have failed for most of the lease: stop before another
@@ -69,19 +74,25 @@ export class LeaderElector {
         if (leading) callbacks.onStartedLeading();
         else callbacks.onStoppedLeading();
       }
-      if (!this.stopped) this.timer = setTimeout(() => void tick(), this.options.retryPeriodMs ?? 2000);
+      this.timer = setTimeout(() => {
+        this.inFlight = tick();
+      }, this.options.retryPeriodMs ?? 2000);
     };
-    void tick();
+    this.inFlight = tick();
   }
 
   /** Stops renewing and releases the Lease so that a successor need not wait for it to expire. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    if (!this.leading) return;
-    this.leading = false;
-    this.callbacks?.onStoppedLeading();
-    const lease = await this.read();
+    await this.inFlight;
+    if (this.leading) {
+      this.leading = false;
+      this.callbacks?.onStoppedLeading();
+    }
+    // Given up if this instance holds it, also when a renewal in flight at stop() took it. A
+    // Lease that cannot be read now (the API is away) expires by itself.
+    const lease = await this.read().catch(() => undefined);
     if (lease?.spec?.holderIdentity !== this.options.identity) return;
     await this.api
       .replaceNamespacedLease({ name: this.options.name, namespace: this.options.namespace, body: { ...lease, spec: { ...lease.spec, holderIdentity: '', renewTime: new MicroTime(), acquireTime: new MicroTime(new Date(lease.spec.acquireTime ?? Date.now()).getTime()) } } })

@@ -91,6 +91,39 @@ describe('Informer', () => {
     expect(events).toEqual(['add 1', 'update 2', 'update 3']);
     await informer.stop();
   });
+
+  it('caches and hands out only what its transform keeps, of listed, watched and written objects', async () => {
+    const trimmed = (map: V1ConfigMap): V1ConfigMap => {
+      const { managedFields: _managedFields, ...metadata } = map.metadata ?? {};
+      return { ...map, metadata, data: { v: map.data?.v ?? '' } };
+    };
+    const list = (): ReturnType<CoreV1Api['listNamespacedConfigMap']> => core.listNamespacedConfigMap({ namespace: ns, labelSelector: 'trim=yes' });
+    const body = (name: string, v: string): V1ConfigMap => ({ metadata: { name, labels: { trim: 'yes' } }, data: { v, unread: 'x'.repeat(1000) } });
+    await core.createNamespacedConfigMap({ namespace: ns, body: body('listed', '1') });
+    const informer = new Informer<V1ConfigMap>({ kc, path: `/api/v1/namespaces/${ns}/configmaps`, list, labelSelector: 'trim=yes', transform: trimmed });
+    const handed: V1ConfigMap[] = [];
+    informer.on((_event, object) => {
+      handed.push(object);
+    });
+    await informer.start();
+    await core.createNamespacedConfigMap({ namespace: ns, body: body('watched', '1') });
+    await waitFor('the watched object', () => Promise.resolve(informer.get(ns, 'watched') !== undefined), 10_000);
+    // Stopped, so that the assumed object is what `get` shows (no watch event overtakes it).
+    await informer.stop();
+    const written = await core.replaceNamespacedConfigMap({ name: 'listed', namespace: ns, body: { ...body('listed', '2'), metadata: { ...informer.get(ns, 'listed')?.metadata, managedFields: undefined } } });
+    informer.assume(written, informer.get(ns, 'listed')?.metadata?.resourceVersion);
+
+    const kept = ['listed', 'watched'].map((name) => informer.get(ns, name));
+    expect(kept.map((map) => map?.data)).toEqual([{ v: '2' }, { v: '1' }]);
+    expect(kept.map((map) => map?.metadata?.managedFields)).toEqual([undefined, undefined]);
+    expect(handed.map((map) => [map.metadata?.name, map.data, map.metadata?.managedFields])).toEqual([
+      ['listed', { v: '1' }, undefined],
+      ['watched', { v: '1' }, undefined],
+      ['listed', { v: '2' }, undefined],
+    ]);
+    // The write's answer, which its caller holds, is left whole.
+    expect([written.data?.unread?.length, (written.metadata?.managedFields?.length ?? 0) > 0]).toEqual([1000, true]);
+  });
 });
 
 describe('LeaderElector', () => {
