@@ -119,7 +119,7 @@ try {
   const terminatedAt = new Map<number, number>();
   const addedAt = new Map<number, number>();
   const podWatch = await new Watch(kc).watch(`/api/v1/namespaces/${namespace}/pods`, {}, (type, pod: V1Pod) => {
-    const step = Number(/-cmd-(\d+)-0-/.exec(pod.metadata?.name ?? '')?.[1] ?? NaN);
+    const step = Number(/^chain-1-cmd-(\d+)-0-/.exec(pod.metadata?.name ?? '')?.[1] ?? NaN);
     if (Number.isNaN(step)) return;
     if (type === 'ADDED' && !addedAt.has(step)) addedAt.set(step, Date.now());
     if (pod.status?.containerStatuses?.[0]?.state?.terminated !== undefined && !terminatedAt.has(step)) terminatedAt.set(step, Date.now());
@@ -134,8 +134,9 @@ try {
   const ledger = state.nodes.flatMap((n) => readLedger(n.ledger)).sort((a, b) => a.time.localeCompare(b.time));
   const gaps: number[] = [];
   for (let i = 1; i < STEPS; i += 1) {
-    const previousExit = ledger.find((e) => e.event === 'exit' && e.pod.includes(`-cmd-${String(i)}-0-`));
-    const nextStart = ledger.find((e) => e.event === 'start' && e.pod.includes(`-cmd-${String(i + 1)}-0-`));
+    // The chain's own Pods only: the burst before it ran Pods named `burst-N-cmd-1-0-...`.
+    const previousExit = ledger.find((e) => e.event === 'exit' && e.pod.startsWith(`chain-1-cmd-${String(i)}-0-`));
+    const nextStart = ledger.find((e) => e.event === 'start' && e.pod.startsWith(`chain-1-cmd-${String(i + 1)}-0-`));
     if (previousExit !== undefined && nextStart !== undefined) gaps.push(Date.parse(nextStart.time) - Date.parse(previousExit.time));
   }
   const operatorGapSum = await metric(url, 'kubedag_step_gap_seconds_sum');
