@@ -16,12 +16,12 @@ import type { DagResource, DagRunResource } from '../core/resources/types.ts';
 import type { OperatorConfig } from './config.ts';
 import { buildControllers, type Controllers } from './controllers.ts';
 import { operatorInformers, type OperatorInformers } from './informers.ts';
-import { ownerRunName, podEnded } from './logs/archiver.ts';
+import { podEnded } from './logs/archiver.ts';
 import { operatorServer } from './logs/server.ts';
 import { DirectoryLogStore } from './logs/store.ts';
 import { OperatorMetrics } from './metrics.ts';
 import { handedOff } from './run/admission.ts';
-import { isFinished } from './run/observed.ts';
+import { isFinished, ownerRunName } from './run/observed.ts';
 import { runKey } from './run/ref.ts';
 import { Scheduler } from './schedule/scheduler.ts';
 import type { FastifyInstance } from 'fastify';
@@ -165,8 +165,8 @@ export class Operator {
     };
     // Pods and child runs stand for a step of the DAGRun that controls them: their changes are its.
     const enqueueOwner = (object: V1Pod | DagRunResource): void => {
-      const owner = object.metadata?.ownerReferences?.find((o) => o.kind === 'DAGRun' && o.controller === true);
-      if (owner !== undefined) queues.runs.add(`${object.metadata?.namespace ?? ''}/${owner.name}`);
+      const owner = ownerRunName(object);
+      if (owner !== undefined) queues.runs.add(`${object.metadata?.namespace ?? ''}/${owner}`);
     };
     runs.on((event, run) => {
       if (!this.watched(run.metadata?.namespace)) return;

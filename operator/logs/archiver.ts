@@ -12,7 +12,7 @@ import { errorMessage } from '../../core/log.ts';
 import { maskSecrets } from '../../core/logs/mask.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { loadDefinition, type DefinitionCache } from '../run/definition-cache.ts';
-import { attemptOver, isFinished, podIdentity } from '../run/observed.ts';
+import { attemptOver, isFinished, ownerRunName, podIdentity } from '../run/observed.ts';
 import { demux } from '../run/pod.ts';
 import type { PodWriter } from '../run/pod-writer.ts';
 import { parsePrepared, PREPARE_STEP, withoutSecrets } from '../run/prepare.ts';
@@ -38,10 +38,6 @@ export function podEnded(pod: V1Pod): boolean {
   return (phase === 'Succeeded' || phase === 'Failed') && pod.metadata?.deletionTimestamp === undefined;
 }
 
-/** The DAGRun a step Pod belongs to. */
-export function ownerRunName(pod: V1Pod): string | undefined {
-  return pod.metadata?.ownerReferences?.find((o) => o.kind === 'DAGRun' && o.controller === true)?.name;
-}
 
 export class LogArchiver {
   private readonly deps: ArchiverDeps;

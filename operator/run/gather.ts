@@ -14,7 +14,7 @@ import { logRefOf, type LogStore } from '../logs/store.ts';
 import type { DefinitionCache } from './definition-cache.ts';
 import type { RunInput, ObservedPod } from './engine.ts';
 import type { Expectations } from './expectations.ts';
-import { isFinished, observeChild, ownedBy, podIdentity } from './observed.ts';
+import { isFinished, observeChild, ownedBy, ownerRunName, podIdentity } from './observed.ts';
 import { parseReport } from './pod.ts';
 import { PREPARE_STEP } from './prepare.ts';
 import { runRef, type RunRef } from './ref.ts';
@@ -86,8 +86,8 @@ export class RunGatherer {
    * decision needs the stdout): then the archiver, not the Pod's own change, brings the run on.
    */
   awaitsLog(pod: V1Pod): boolean {
-    const owner = pod.metadata?.ownerReferences?.find((o) => o.kind === 'DAGRun' && o.controller === true);
-    const run = owner === undefined ? undefined : this.deps.runs.get(pod.metadata?.namespace, owner.name);
+    const owner = ownerRunName(pod);
+    const run = owner === undefined ? undefined : this.deps.runs.get(pod.metadata?.namespace, owner);
     if (run === undefined || isFinished(run) || run.spec.snapshot === undefined) return false;
     return reportsWithStdout(this.deps.definitions.get(run).dag, podIdentity(pod).step);
   }

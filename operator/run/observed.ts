@@ -51,6 +51,11 @@ export function isFinished(run: DagRunResource): boolean {
 }
 
 
+/** The DAGRun that controls a step Pod or a child run, by name (same namespace). */
+export function ownerRunName(object: { readonly metadata?: { readonly ownerReferences?: readonly { readonly kind: string; readonly name: string; readonly controller?: boolean }[] } }): string | undefined {
+  return object.metadata?.ownerReferences?.find((o) => o.kind === 'DAGRun' && o.controller === true)?.name;
+}
+
 /** A filter for the objects (step Pods, child runs) a run owns. */
 export function ownedBy(run: DagRunResource): (object: { readonly metadata?: { readonly ownerReferences?: readonly { readonly uid: string }[] } }) => boolean {
   const uid = run.metadata?.uid;
