@@ -3,7 +3,20 @@ import { parseConfig } from './config.ts';
 
 describe('operator configuration', () => {
   const cases: { name: string; argv: string[]; env: Record<string, string>; want: Record<string, unknown> }[] = [
-    { name: 'defaults apply when nothing is given', argv: [], env: {}, want: { namespaces: [], workers: 8, maxPodsPerRun: 0, maxPods: 0, routineEvents: false, defaultStepImage: 'busybox:1.36', httpPort: 8081, scheduleZone: 'UTC' } },
+    { name: 'defaults apply when nothing is given', argv: [], env: {}, want: { namespaces: [], workers: 8, maxPodsPerRun: 0, maxPods: 0, routineEvents: false, httpPort: 8081, scheduleZone: 'UTC' } },
+    {
+      name: 'steps default to busybox, no workspace (1Gi ReadWriteOnce of the default class when on) and restricted security as uid 1000',
+      argv: [],
+      env: {},
+      want: { steps: { image: 'busybox:1.36', workspace: { enabled: false, storageClassName: '', size: '1Gi', accessMode: 'ReadWriteOnce' }, security: 'restricted', user: 1000 } },
+    },
+    {
+      name: 'the step defaults are set by flags',
+      argv: ['--default-step-image=alpine:3', '--workspace=false', '--workspace-storage-class=fast', '--workspace-size=20Gi', '--workspace-access-mode=ReadWriteMany', '--step-security=none', '--step-user=2000'],
+      env: {},
+      want: { steps: { image: 'alpine:3', workspace: { enabled: false, storageClassName: 'fast', size: '20Gi', accessMode: 'ReadWriteMany' }, security: 'none', user: 2000 } },
+    },
+    { name: 'the workspace size is set by variable', argv: [], env: { KUBEDAG_WORKSPACE_SIZE: '500M' }, want: { steps: { workspace: { size: '500M' } } } },
     { name: 'the schedule zone is set by flag or variable', argv: [], env: { KUBEDAG_SCHEDULE_ZONE: 'Asia/Tokyo' }, want: { scheduleZone: 'Asia/Tokyo' } },
     { name: 'flags set values', argv: ['--max-pods=50', '--max-pods-per-run=4', '--routine-events=true', '--namespaces=a, b'], env: {}, want: { maxPods: 50, maxPodsPerRun: 4, routineEvents: true, namespaces: ['a', 'b'] } },
     { name: 'KUBEDAG_ variables set values', argv: [], env: { KUBEDAG_MAX_PODS: '9', KUBEDAG_WORKERS: '3', KUBEDAG_ROUTINE_EVENTS: 'yes' }, want: { maxPods: 9, workers: 3, routineEvents: true } },
@@ -18,6 +31,9 @@ describe('operator configuration', () => {
     { name: 'a negative cap', argv: ['--max-pods=-1'], message: 'max-pods must be a non-negative integer, not "-1"' },
     { name: 'a fractional worker count', argv: ['--workers=1.5'], message: 'workers must be a non-negative integer, not "1.5"' },
     { name: 'a switch that is neither true nor false', argv: ['--routine-events=maybe'], message: 'routine-events must be true or false, not "maybe"' },
+    { name: 'a workspace size that is not a quantity', argv: ['--workspace-size=lots'], message: 'workspace-size must be a Kubernetes quantity such as 1Gi, not "lots"' },
+    { name: 'an unknown access mode', argv: ['--workspace-access-mode=ReadOnlyMany'], message: 'workspace-access-mode must be one of ReadWriteOnce, ReadWriteMany, not "ReadOnlyMany"' },
+    { name: 'an unknown security level', argv: ['--step-security=baseline'], message: 'step-security must be one of restricted, none, not "baseline"' },
     { name: 'an unknown schedule zone', argv: ['--schedule-zone=Mars/Olympus'], message: 'schedule-zone: unknown time zone "Mars/Olympus"' },
   ])('refuses $name', ({ argv, message }) => {
     expect(() => parseConfig(argv, {})).toThrow(message);

@@ -8,8 +8,6 @@ import { DEFAULT_LOG_SETTINGS, LOG_FLAGS, logSettingsFrom, type LogSettings } fr
 export interface OperatorConfig {
   /** Namespaces to watch; empty means all. */
   readonly namespaces: readonly string[];
-  /** Image for steps that name none (their own `container`/docker image wins). */
-  readonly defaultStepImage: string;
   /** Directory of the default log store. */
   readonly logDir: string;
   /** Runs reconciled at once. */
@@ -32,11 +30,35 @@ export interface OperatorConfig {
   readonly kubeconfig?: string;
   /** Level and format of the operator's own log (JSON lines unless `pretty`). */
   readonly log: LogSettings;
+  /** What every step Pod gets unless its DAG says otherwise: workspace and security defaults. */
+  readonly steps: StepDefaults;
+}
+
+/** The per-run workspace claim (issue 12): a DAG's `kubernetes.workspace` overrides each field. */
+export interface WorkspaceDefaults {
+  readonly enabled: boolean;
+  /** Empty: the cluster's default StorageClass. */
+  readonly storageClassName: string;
+  readonly size: string;
+  readonly accessMode: 'ReadWriteOnce' | 'ReadWriteMany';
+}
+
+export interface StepDefaults {
+  /** Image for steps that name none (their own `kubernetes`, `container` or docker image wins). */
+  readonly image: string;
+  readonly workspace: WorkspaceDefaults;
+  /**
+   * `restricted`: step Pods meet the Pod Security Standard of that name unless their DAG relaxes
+   * it (non-root `user`, no privilege escalation, no capabilities, RuntimeDefault seccomp).
+   * `none`: the image's own user and the runtime's defaults.
+   */
+  readonly security: 'restricted' | 'none';
+  /** The uid (and gid, fsGroup) restricted step Pods run as when their DAG names none. */
+  readonly user: number;
 }
 
 const DEFAULTS: OperatorConfig = {
   namespaces: [],
-  defaultStepImage: 'busybox:1.36',
   logDir: '/var/lib/kubedag/logs',
   workers: 8,
   maxPodsPerRun: 0,
@@ -48,6 +70,12 @@ const DEFAULTS: OperatorConfig = {
   httpPort: 8081,
   scheduleZone: 'UTC',
   log: DEFAULT_LOG_SETTINGS,
+  steps: {
+    image: 'busybox:1.36',
+    workspace: { enabled: false, storageClassName: '', size: '1Gi', accessMode: 'ReadWriteOnce' },
+    security: 'restricted',
+    user: 1000,
+  },
 };
 
 function zone(name: string): string {
@@ -57,6 +85,17 @@ function zone(name: string): string {
     throw new Error(`schedule-zone: unknown time zone "${name}"`);
   }
   return name;
+}
+
+function oneOf<T extends string>(text: string, allowed: readonly T[], name: string): T {
+  if ((allowed as readonly string[]).includes(text)) return text as T;
+  throw new Error(`${name} must be one of ${allowed.join(', ')}, not "${text}"`);
+}
+
+/** A storage size as Kubernetes writes it (`1Gi`, `500M`, `2e9`); checked here so a typo fails at start. */
+function quantity(text: string, name: string): string {
+  if (/^[+]?(\d+(\.\d*)?|\.\d+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?\d+)?$/.test(text)) return text;
+  throw new Error(`${name} must be a Kubernetes quantity such as 1Gi, not "${text}"`);
 }
 
 export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): OperatorConfig {
@@ -76,6 +115,12 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
       'http-port': { type: 'string' },
       'schedule-zone': { type: 'string' },
       kubeconfig: { type: 'string' },
+      workspace: { type: 'string' },
+      'workspace-storage-class': { type: 'string' },
+      'workspace-size': { type: 'string' },
+      'workspace-access-mode': { type: 'string' },
+      'step-security': { type: 'string' },
+      'step-user': { type: 'string' },
       ...LOG_FLAGS,
     },
   });
@@ -96,7 +141,6 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
   const kubeconfig = pick(values.kubeconfig, 'KUBECONFIG') ?? env.KUBECONFIG;
   return {
     namespaces: namespaces === undefined || namespaces === '' ? DEFAULTS.namespaces : namespaces.split(',').map((n) => n.trim()),
-    defaultStepImage: pick(values['default-step-image'], 'DEFAULT_STEP_IMAGE') ?? DEFAULTS.defaultStepImage,
     logDir: pick(values['log-dir'], 'LOG_DIR') ?? DEFAULTS.logDir,
     workers: Math.max(1, number(pick(values.workers, 'WORKERS'), DEFAULTS.workers, 'workers')),
     maxPodsPerRun: number(pick(values['max-pods-per-run'], 'MAX_PODS_PER_RUN'), DEFAULTS.maxPodsPerRun, 'max-pods-per-run'),
@@ -108,6 +152,17 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
     httpPort: number(pick(values['http-port'], 'HTTP_PORT'), DEFAULTS.httpPort, 'http-port'),
     scheduleZone: zone(pick(values['schedule-zone'], 'SCHEDULE_ZONE') ?? DEFAULTS.scheduleZone),
     log: logSettingsFrom(values, env),
+    steps: {
+      image: pick(values['default-step-image'], 'DEFAULT_STEP_IMAGE') ?? DEFAULTS.steps.image,
+      workspace: {
+        enabled: flag(pick(values.workspace, 'WORKSPACE'), DEFAULTS.steps.workspace.enabled, 'workspace'),
+        storageClassName: pick(values['workspace-storage-class'], 'WORKSPACE_STORAGE_CLASS') ?? DEFAULTS.steps.workspace.storageClassName,
+        size: quantity(pick(values['workspace-size'], 'WORKSPACE_SIZE') ?? DEFAULTS.steps.workspace.size, 'workspace-size'),
+        accessMode: oneOf(pick(values['workspace-access-mode'], 'WORKSPACE_ACCESS_MODE') ?? DEFAULTS.steps.workspace.accessMode, ['ReadWriteOnce', 'ReadWriteMany'] as const, 'workspace-access-mode'),
+      },
+      security: oneOf(pick(values['step-security'], 'STEP_SECURITY') ?? DEFAULTS.steps.security, ['restricted', 'none'] as const, 'step-security'),
+      user: number(pick(values['step-user'], 'STEP_USER'), DEFAULTS.steps.user, 'step-user'),
+    },
     ...(kubeconfig === undefined ? {} : { kubeconfig }),
   };
 }

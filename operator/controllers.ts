@@ -21,6 +21,7 @@ import { DefinitionCache } from './run/definition-cache.ts';
 import { Expectations } from './run/expectations.ts';
 import { RunGatherer } from './run/gather.ts';
 import { PodWriter } from './run/pod-writer.ts';
+import { RunObjects } from './run/run-objects.ts';
 import { RunSecrets } from './run/secrets.ts';
 import { RunWriter, type CountWrite } from './run/writer.ts';
 
@@ -44,6 +45,7 @@ export interface Controllers {
   readonly gatherer: RunGatherer;
   readonly archiver: LogArchiver;
   readonly secrets: RunSecrets;
+  readonly objects: RunObjects;
   readonly retention: RetentionReconciler;
   readonly dags: DagReconciler;
   readonly admission: AdmissionLoop;
@@ -60,13 +62,15 @@ export function buildControllers(deps: ControllerDeps): Controllers {
   const expectations = new Expectations(clock);
   const secrets = new RunSecrets(core, podWriter);
   const gatherer = new RunGatherer({ runs: informers.runs, pods: informers.pods, store, clock, definitions, expectations, maxPodsPerRun: config.maxPodsPerRun, maxPods: config.maxPods, routineEvents: config.routineEvents });
-  const actor = new RunActor({ runs: informers.runs, writer, pods: podWriter, store, expectations, clock, defaultStepImage: config.defaultStepImage, log, metrics });
+  const objects = new RunObjects(podWriter, config.steps);
+  const actor = new RunActor({ runs: informers.runs, writer, pods: podWriter, store, expectations, clock, steps: config.steps, objects, log, metrics });
   return {
     kube,
     runs: new RunController({ runs: informers.runs, dags: informers.dags, dagClient: kube.dags, definitions, gatherer, actor, writer, clock }),
     gatherer,
     archiver: new LogArchiver({ core, pods: informers.pods, runs: informers.runs, store, podWriter, secrets, definitions, onArchived: deps.onArchived }),
     secrets,
+    objects,
     retention: new RetentionReconciler({ runs: informers.runs, store, writer, clock }),
     dags: new DagReconciler({ dagClient: kube.dags, dags: informers.dags, runs: informers.runs, clock, zone: config.scheduleZone, onWrite: () => { countWrite('update'); } }),
     admission: new AdmissionLoop({ runClient: kube.runs, runs: informers.runs, queues: informers.queues, clock, log }),

@@ -178,6 +178,7 @@ export class Operator {
       if (event === 'delete' || isFinished(run)) {
         queues.retention.add(runKey(run));
         controllers.secrets.forget(run.metadata?.uid ?? '');
+        controllers.objects.forget(run.metadata?.uid ?? '');
       }
       // A DAG's status shows its latest run; a burst of run changes makes one write, not many.
       if (run.spec.dagRef !== undefined) queues.dags.addAfter(`${run.metadata?.namespace ?? ''}/${run.spec.dagRef.name}`, DAG_STATUS_COALESCE_MS);

@@ -152,6 +152,40 @@ export interface Step {
   readonly workerSelector: Readonly<Record<string, string>>;
   readonly env: readonly EnvVar[];
   readonly timeoutSec: number;
+  /** Effective Pod settings: the DAG's defaults deep-merged with the step's own. */
+  readonly kubernetes?: KubernetesSettings;
+}
+
+/** Per-run workspace settings of the root `kubernetes:` block (issue 12). */
+export interface WorkspaceSettings {
+  readonly enabled: boolean;
+  readonly storageClassName?: string;
+  readonly size?: string;
+  readonly accessMode?: 'ReadWriteOnce' | 'ReadWriteMany';
+}
+
+/** A step Pod's settings, normalised to the Kubernetes API's camelCase JSON shape. */
+export interface KubernetesSettings {
+  readonly image?: string;
+  readonly imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
+  readonly imagePullSecrets?: readonly string[];
+  readonly workingDir?: string;
+  readonly env?: readonly Readonly<Record<string, unknown>>[];
+  readonly envFrom?: readonly Readonly<Record<string, unknown>>[];
+  readonly resources?: { readonly requests?: Readonly<Record<string, string>>; readonly limits?: Readonly<Record<string, string>> };
+  readonly serviceAccountName?: string;
+  readonly nodeSelector?: Readonly<Record<string, string>>;
+  readonly tolerations?: readonly Readonly<Record<string, unknown>>[];
+  readonly affinity?: Readonly<Record<string, unknown>>;
+  readonly securityContext?: Readonly<Record<string, unknown>>;
+  readonly podSecurityContext?: Readonly<Record<string, unknown>>;
+  readonly priorityClassName?: string;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly annotations?: Readonly<Record<string, string>>;
+  readonly volumes?: readonly Readonly<Record<string, unknown>>[];
+  readonly volumeMounts?: readonly Readonly<Record<string, unknown>>[];
+  readonly terminationGracePeriodSeconds?: number;
+  readonly activeDeadlineSeconds?: number;
 }
 
 export interface Secret {
@@ -206,4 +240,5 @@ export interface Dag {
   readonly ssh?: Readonly<Record<string, unknown>>;
   readonly registryAuths?: string | Readonly<Record<string, unknown>>;
   readonly otel?: Readonly<Record<string, unknown>>;
+  readonly kubernetes?: KubernetesSettings & { readonly workspace?: WorkspaceSettings };
 }

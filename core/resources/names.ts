@@ -77,6 +77,16 @@ export function runSecretName(runResourceName: string): string {
   return derivedName([runResourceName, 'secrets']);
 }
 
+/** The PersistentVolumeClaim of a run's workspace, owned by the run. */
+export function workspaceClaimName(runResourceName: string): string {
+  return derivedName([runResourceName, 'workspace']);
+}
+
+/** The image pull Secret (dockerconfigjson) built from a DAG's `registryAuths`, owned by the run. */
+export function registrySecretName(runResourceName: string): string {
+  return derivedName([runResourceName, 'registry']);
+}
+
 /** A label value for any text: the text itself when Kubernetes accepts it, else a derived one. */
 export function labelValue(text: string): string {
   return isLabelValue(text) ? text : derivedName([text], 10);

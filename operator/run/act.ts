@@ -17,7 +17,9 @@ import { attemptPod, childRun, type LaunchContext } from './objects.ts';
 import { outputFromStdout } from './outputs.ts';
 import type { PodWriter } from './pod-writer.ts';
 import { runKey, runRef, type RunRef } from './ref.ts';
+import type { RunObjects } from './run-objects.ts';
 import type { RunWriter } from './writer.ts';
+import type { StepDefaults } from '../config.ts';
 
 export interface ActDeps {
   readonly runs: Informer<DagRunResource>;
@@ -26,7 +28,8 @@ export interface ActDeps {
   readonly store: LogStore;
   readonly expectations: Expectations;
   readonly clock: Clock;
-  readonly defaultStepImage: string;
+  readonly steps: StepDefaults;
+  readonly objects: RunObjects;
   readonly log: Logger;
   readonly metrics?: OperatorMetrics;
 }
@@ -59,8 +62,11 @@ export class RunActor {
   private async launch(run: DagRunResource, input: RunInput, decision: Decision): Promise<void> {
     if (decision.launch.length === 0) return;
     const ref = runRef(run);
+    const objects = await this.deps.objects.ensure(ref, input.definition);
+    if (objects.registryError !== undefined) this.deps.writer.event(run, 'RegistryAuthsInvalid', objects.registryError, true);
     // Launched steps see large outputs too, read back from the log store.
-    const context: LaunchContext = { run, ref, definition: input.definition, status: await this.withLargeOutputs(ref, decision.status), defaultStepImage: this.deps.defaultStepImage };
+    const status = await this.withLargeOutputs(ref, decision.status);
+    const context: LaunchContext = { run, ref, definition: input.definition, status, steps: this.deps.steps, workspace: objects.workspace, registrySecret: objects.registrySecret };
     for (const launch of decision.launch) {
       if (launch.step.call === undefined) await this.deps.pods.create(ref.namespace, attemptPod(context, launch));
       else await this.deps.writer.createChild(ref.namespace, childRun(context, launch));

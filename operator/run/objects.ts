@@ -13,9 +13,12 @@ import { literalPrecondition, type RunDefinition } from './definition.ts';
 import type { Launch } from './engine.ts';
 import { ITEM_LABEL } from './observed.ts';
 import { stepPod } from './pod.ts';
+import { withPodSettings } from './pod-settings.ts';
 import { PREPARE_STEP } from './prepare.ts';
 import type { RunRef } from './ref.ts';
 import { handlerStatus, outputVars, stepRefs, variables } from './variables.ts';
+import { stepLogDir, stepWorkingDir, type Workspace } from './workspace.ts';
+import type { StepDefaults } from '../config.ts';
 
 /** What a launch is made in: the run, its loaded definition, and its status with large outputs filled in. */
 export interface LaunchContext {
@@ -23,7 +26,11 @@ export interface LaunchContext {
   readonly ref: RunRef;
   readonly definition: RunDefinition;
   readonly status: DagRunStatus;
-  readonly defaultStepImage: string;
+  readonly steps: StepDefaults;
+  /** The run's workspace (workspace.ts), undefined when turned off. */
+  readonly workspace: Workspace | undefined;
+  /** The run's image pull Secret from `registryAuths`, when it has one. */
+  readonly registrySecret: string | undefined;
 }
 
 export function ownerReference(ref: RunRef): NonNullable<NonNullable<V1Pod['metadata']>['ownerReferences']>[number] {
@@ -32,11 +39,12 @@ export function ownerReference(ref: RunRef): NonNullable<NonNullable<V1Pod['meta
 
 /** The Pod of a step attempt. */
 export function attemptPod(context: LaunchContext, launch: Launch): V1Pod {
-  const { ref, definition, status } = context;
+  const { ref, definition, status, workspace } = context;
   const vars = variables(definition, status, launch.step, definition.dag.steps);
   // The prepare Pod computes the run's variables: its environment must be the image's own.
   const preparing = launch.step.name === PREPARE_STEP;
-  return stepPod({
+  const logDir = stepLogDir(workspace);
+  const pod = stepPod({
     run: ref,
     dag: definition.dag,
     step: launch.step,
@@ -45,12 +53,17 @@ export function attemptPod(context: LaunchContext, launch: Launch): V1Pod {
     ...(launch.handler === undefined ? {} : { handler: launch.handler, runStatus: handlerStatus(status) }),
     env: preparing ? [] : [...definition.env, ...outputVars(launch.step, definition.dag.steps, status)],
     positional: definition.positional,
-    ...(launch.step.cmdWithArgs === undefined ? {} : { command: expand(launch.step.cmdWithArgs, { scopes: [], environment: vars, steps: stepRefs(definition.dag, status) }).value }),
-    defaultImage: context.defaultStepImage,
+    ...(launch.step.cmdWithArgs === undefined ? {} : { command: expand(launch.step.cmdWithArgs, { scopes: [], environment: vars, steps: stepRefs(definition.dag, status, logDir) }).value }),
+    defaultImage: context.steps.image,
     podPreconditions: launch.step.preconditions.filter((c) => literalPrecondition(c, vars) === undefined),
     ...(definition.dag.secrets.length === 0 || preparing ? {} : { secrets: { secretName: runSecretName(ref.name), names: definition.dag.secrets.map((x) => x.name) } }),
+    ...optionalDir(stepWorkingDir(definition.dag, launch.step, workspace)),
+    logDir,
   });
+  return withPodSettings(pod, { dag: definition.dag, settings: launch.step.kubernetes, defaults: context.steps, workspace, registrySecret: context.registrySecret });
 }
+
+const optionalDir = (workingDir: string | undefined): { workingDir?: string } => (workingDir === undefined ? {} : { workingDir });
 
 /**
  * A sub-DAG step's attempt is a child DAGRun, named like the Pod it stands for, with a run id

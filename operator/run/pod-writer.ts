@@ -1,9 +1,9 @@
 /**
- * Every write the operator makes to step Pods and a run's Secret: create (a repeated create of
+ * Every write the operator makes to step Pods and a run's Secrets and workspace claim: create (a repeated create of
  * a deterministic name finds the first), stop without deleting, delete once. Shared by the run
  * controller (launch, stop) and the log archiver (delete after archiving, the run's Secret).
  */
-import type { CoreV1Api, V1Pod, V1Secret } from '@kubernetes/client-node';
+import type { CoreV1Api, V1PersistentVolumeClaim, V1Pod, V1Secret } from '@kubernetes/client-node';
 import { ignoreAlreadyExists, ignoreNotFound } from '../../core/kube/errors.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import type { Clock } from '../../core/kube/time.ts';
@@ -30,6 +30,11 @@ export class PodWriter {
 
   async create(namespace: string, body: V1Pod): Promise<void> {
     if ((await ignoreAlreadyExists(this.deps.core.createNamespacedPod({ namespace, body }))) !== undefined) this.deps.countWrite('create');
+  }
+
+  /** A run's workspace claim; a second create (after a crash) finds the first. */
+  async createClaim(namespace: string, body: V1PersistentVolumeClaim): Promise<void> {
+    if ((await ignoreAlreadyExists(this.deps.core.createNamespacedPersistentVolumeClaim({ namespace, body }))) !== undefined) this.deps.countWrite('create');
   }
 
   /** An immutable Secret; a second create (after a crash) finds the first. */

@@ -21,6 +21,7 @@ function request(yaml: string, overrides: Partial<PodRequest> = {}): PodRequest 
     ...(step.cmdWithArgs === undefined ? {} : { command: step.cmdWithArgs }),
     defaultImage: 'busybox:1.36',
     podPreconditions: [],
+    logDir: join(mkdtempSync(join(tmpdir(), 'kd-logs-')), 'logs'),
     ...overrides,
   };
 }
@@ -60,6 +61,34 @@ describe('the step runner', () => {
     expect(run.status).toBe(3);
     expect(demux(run.log)).toEqual({ stdout: 'out\nlast-no-newline\n', stderr: 'err\n' });
     expect(parseReport(run.report)).toEqual({ preconditionUnmet: false });
+  });
+
+  it('keeps stdout and stderr in the step log files and appends start and end lines to the run log', () => {
+    const req = request('steps:\n  - {name: step, command: sh -c "echo out; echo err >&2"}', { attempt: 2 });
+    const run = execute(req);
+    expect(run.status).toBe(0);
+    expect(readFileSync(join(req.logDir, 'step.2.stdout'), 'utf8')).toBe('out\n');
+    expect(readFileSync(join(req.logDir, 'step.2.stderr'), 'utf8')).toBe('err\n');
+    expect(readFileSync(join(req.logDir, 'run.log'), 'utf8')).toMatch(/^\S+Z step "step" started\n\S+Z step "step" finished with exit code 0\n$/);
+    expect(demux(run.log)).toEqual({ stdout: 'out\n', stderr: 'err\n' });
+  });
+
+  it('writes the stdout and stderr redirects relative to the working directory, variables expanded, and still logs', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kd-work-'));
+    const req = request('steps:\n  - {command: sh -c "echo out; echo err >&2", stdout: "out/${NAME}.txt", stderr: err.txt}', { env: [{ name: 'NAME', value: 'result' }] });
+    const run = execute(req, {}, `cd '${dir}' && `);
+    expect(run.status).toBe(0);
+    expect(readFileSync(join(dir, 'out', 'result.txt'), 'utf8')).toBe('out\n');
+    expect(readFileSync(join(dir, 'err.txt'), 'utf8')).toBe('err\n');
+    expect(demux(run.log)).toEqual({ stdout: 'out\n', stderr: 'err\n' });
+  });
+
+  it('fails the step before it runs when its stdout redirect cannot be written', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'kd-work-')), 'file');
+    execute(request(`steps:\n  - {command: touch ${file}}`));
+    const run = execute(request(`steps:\n  - {command: echo never, stdout: ${file}/below}`));
+    expect(run.status).toBe(1);
+    expect(demux(run.log)).toEqual({ stdout: '', stderr: `kubedag: cannot write stdout to ${file}/below\n` });
   });
 
   it('expands variables in the shell from the Pod environment and positional parameters', () => {
@@ -122,7 +151,7 @@ describe('the step runner', () => {
 
 describe('stepPod', () => {
   it('builds an owned, labelled Pod with the image, selector, env and grace period', () => {
-    const req = request('maxCleanUpTimeSec: 9\nworkerSelector: {zone: a}\nenv: [A=1]\nsteps:\n  - {name: build, command: make, workerSelector: {gpu: "true"}, env: [B=2], dir: /src}', { env: [{ name: 'A', value: '1' }] });
+    const req = request('maxCleanUpTimeSec: 9\nworkerSelector: {zone: a}\nenv: [A=1]\nsteps:\n  - {name: build, command: make, workerSelector: {gpu: "true"}, env: [B=2]}', { env: [{ name: 'A', value: '1' }], workingDir: '/src' });
     const pod = stepPod(req);
     expect(pod.metadata).toMatchObject({
       name: 'pods-step-0',
@@ -146,20 +175,10 @@ describe('stepPod', () => {
     expect(stepImage(request('steps: [x]').dag, request('steps: [x]').step, 'def')).toBe('def');
   });
 
-  it.each([
-    { name: 'a step runs in its own dir first', yaml: 'workingDir: /dag\ncontainer: {image: a, workingDir: /ctr}\nsteps: [{command: x, dir: /step}]', want: '/step' },
-    { name: 'a step without dir runs in the container workingDir', yaml: 'workingDir: /dag\ncontainer: {image: a, workingDir: /ctr}\nsteps: [x]', want: '/ctr' },
-    { name: 'a step without dir or container inherits the DAG workingDir', yaml: 'workingDir: /dag\nsteps: [x]', want: '/dag' },
-    { name: 'a step with no directory anywhere uses the image default', yaml: 'steps: [x]', want: undefined },
-  ])('$name', ({ yaml, want }) => {
-    expect(stepPod(request(yaml)).spec?.containers[0]?.workingDir).toBe(want);
-  });
-
-  it('applies the DAG container pull policy, numeric user and env below every other variable', () => {
+  it('applies the DAG container pull policy and env below every other variable', () => {
     const req = request('container: {image: a, pullPolicy: missing, user: "1000:2000", env: [A=from-container, C=only-container]}\nsteps: [x]', { env: [{ name: 'A', value: 'from-dag' }] });
     const container = stepPod(req).spec?.containers[0];
     expect(container?.imagePullPolicy).toBe('IfNotPresent');
-    expect(container?.securityContext).toEqual({ runAsUser: 1000, runAsGroup: 2000 });
     expect(Object.fromEntries((container?.env ?? []).map((e) => [e.name, e.value]))).toMatchObject({ A: 'from-dag', C: 'only-container' });
   });
 

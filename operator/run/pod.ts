@@ -11,6 +11,7 @@ import { ANNOTATIONS, API_VERSION, LABELS } from '../../core/resources/constants
 import { labelValue } from '../../core/resources/names.ts';
 import { MAX_ENV_VALUE_BYTES } from './outputs.ts';
 import type { RunRef } from './ref.ts';
+import { runLogFile, stepLogFile } from './workspace.ts';
 
 
 export interface PodRequest {
@@ -32,6 +33,10 @@ export interface PodRequest {
   readonly runStatus?: string;
   /** The run's Secret and the secret names it holds: exposed last, over every other variable. */
   readonly secrets?: { readonly secretName: string; readonly names: readonly string[] };
+  /** The directory the step runs in (workspace.ts), or the image's default. */
+  readonly workingDir?: string;
+  /** Where the run log and the step's stdout and stderr files are written while it runs. */
+  readonly logDir: string;
 }
 
 /** First line of the termination message of a runner that reports. */
@@ -89,6 +94,25 @@ function repeatLines(step: Step): string[] {
   return ['kd_report="$kd_report\ncondition-value=$(eval "printf \'%s\' \\"$KUBEDAG_REPEAT_CONDITION\\"")"'];
 }
 
+/**
+ * The files a step's output goes to besides its log: DAG_RUN_STEP_STDOUT_FILE and
+ * DAG_RUN_STEP_STDERR_FILE (best effort: an unwritable log directory loses only them), and the
+ * step's `stdout`/`stderr` redirects, relative to its working directory, variables expanded.
+ * A redirect that cannot be written fails the step before it runs, as it does in Dagu.
+ */
+function logFileLines(): string[] {
+  return [
+    'kd_log() { printf \'%s %s\\n\' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$1" >> "$DAG_RUN_LOG_FILE" 2>/dev/null || true; }',
+    // `true`, not `:`: a failed redirection of a special built-in ends a POSIX shell.
+    'kd_file() { mkdir -p "$(dirname "$1")" 2>/dev/null; true 2>/dev/null >> "$1"; }',
+    'kd_so=$DAG_RUN_STEP_STDOUT_FILE; kd_file "$kd_so" || kd_so=/dev/null',
+    'kd_se=$DAG_RUN_STEP_STDERR_FILE; kd_file "$kd_se" || kd_se=/dev/null',
+    'kd_ro=/dev/null; kd_re=/dev/null',
+    'if [ -n "${KUBEDAG_STDOUT:-}" ]; then kd_ro=$(eval "printf \'%s\' \\"$KUBEDAG_STDOUT\\""); kd_file "$kd_ro" || { printf \'E kubedag: cannot write stdout to %s\\n\' "$kd_ro"; exit 1; }; fi',
+    'if [ -n "${KUBEDAG_STDERR:-}" ]; then kd_re=$(eval "printf \'%s\' \\"$KUBEDAG_STDERR\\""); kd_file "$kd_re" || { printf \'E kubedag: cannot write stderr to %s\\n\' "$kd_re"; exit 1; }; fi',
+  ];
+}
+
 /** The runner: POSIX sh only, so that any image with a shell can run a step. */
 export function runnerScript(request: PodRequest): string {
   const signal = request.step.signalOnStop.replace(/^SIG/, '');
@@ -102,11 +126,14 @@ export function runnerScript(request: PodRequest): string {
     ...preconditionLines(request.podPreconditions),
     'kd_dir=$(mktemp -d 2>/dev/null) || { kd_dir=/tmp/kubedag.$$; mkdir -p "$kd_dir"; }',
     'mkfifo "$kd_dir/o" "$kd_dir/e"',
+    ...logFileLines(),
     // Each tagged line is one write, so the two streams interleave only between lines.
     'kd_tag() { while IFS= read -r kd_l || [ -n "$kd_l" ]; do printf \'%s %s\\n\' "$1" "$kd_l"; done; }',
     // The taggers must outlive a stop signal sent to the whole group, to keep the last lines.
-    `{ trap '' ${signal}; kd_tag O < "$kd_dir/o"; } & kd_o=$!`,
-    `{ trap '' ${signal}; kd_tag E < "$kd_dir/e"; } & kd_e=$!`,
+    // tee also keeps each stream in the step's log file and its redirect, as the step runs.
+    `{ trap '' ${signal}; tee -a "$kd_so" "$kd_ro" < "$kd_dir/o" | kd_tag O; } & kd_o=$!`,
+    `{ trap '' ${signal}; tee -a "$kd_se" "$kd_re" < "$kd_dir/e" | kd_tag E; } & kd_e=$!`,
+    'kd_log "step \\"$DAG_RUN_STEP_NAME\\" started"',
     runLine(request),
     `set -- ${words(request.positional)}`,
     // Background jobs of a non-interactive shell start with SIGINT and SIGQUIT ignored (POSIX).
@@ -122,6 +149,7 @@ export function runnerScript(request: PodRequest): string {
     // 2>/dev/null: the shell's own "Terminated" notice would land untagged in the log.
     'while :; do wait "$kd_pid" 2>/dev/null; kd_code=$?; kill -0 "$kd_pid" 2>/dev/null || break; done',
     'wait "$kd_o" "$kd_e" 2>/dev/null',
+    'kd_log "step \\"$DAG_RUN_STEP_NAME\\" finished with exit code $kd_code"',
     ...repeatLines(request.step),
     'kd_say',
     'rm -rf "$kd_dir"',
@@ -130,15 +158,14 @@ export function runnerScript(request: PodRequest): string {
 }
 
 function builtins(request: PodRequest): EnvVar[] {
-  const { run, step, attempt } = request;
-  const base = `${run.namespace}/${run.dagName}/${run.dagRunId}`;
+  const { run, step, attempt, logDir } = request;
   const vars: EnvVar[] = [
     { name: 'DAG_NAME', value: run.dagName },
     { name: 'DAG_RUN_ID', value: run.dagRunId },
     { name: 'DAG_RUN_STEP_NAME', value: step.name },
-    { name: 'DAG_RUN_LOG_FILE', value: `${base}/run.log` },
-    { name: 'DAG_RUN_STEP_STDOUT_FILE', value: `${base}/${step.name}.${String(attempt)}.stdout` },
-    { name: 'DAG_RUN_STEP_STDERR_FILE', value: `${base}/${step.name}.${String(attempt)}.stderr` },
+    { name: 'DAG_RUN_LOG_FILE', value: runLogFile(logDir) },
+    { name: 'DAG_RUN_STEP_STDOUT_FILE', value: stepLogFile(logDir, step.name, attempt, 'stdout') },
+    { name: 'DAG_RUN_STEP_STDERR_FILE', value: stepLogFile(logDir, step.name, attempt, 'stderr') },
   ];
   if (request.runStatus !== undefined) vars.push({ name: 'DAG_RUN_STATUS', value: request.runStatus });
   return vars;
@@ -199,16 +226,12 @@ export function userIds(user: unknown): { runAsUser: number; runAsGroup?: number
   return ids === null ? undefined : { runAsUser: Number(ids[1]), ...(ids[2] === undefined ? {} : { runAsGroup: Number(ids[2]) }) };
 }
 
-/** What DAG-level `container` settings mean for the step's container. */
-function containerSettings(dag: Dag, step: Step): Pick<V1Container, 'imagePullPolicy' | 'securityContext' | 'workingDir'> {
-  const container = dag.container ?? {};
-  const pull = typeof container.pullPolicy === 'string' ? PULL_POLICIES[container.pullPolicy] : undefined;
-  const user = userIds(container.user);
-  const dir = step.dir ?? (typeof container.workingDir === 'string' ? container.workingDir : undefined) ?? dag.workingDir;
+/** What the DAG-level `container` pull policy and the step's directory mean for its container. */
+function containerSettings(dag: Dag, workingDir: string | undefined): Pick<V1Container, 'imagePullPolicy' | 'workingDir'> {
+  const pull = typeof dag.container?.pullPolicy === 'string' ? PULL_POLICIES[dag.container.pullPolicy] : undefined;
   return {
     ...(pull === undefined ? {} : { imagePullPolicy: pull }),
-    ...(user === undefined ? {} : { securityContext: user }),
-    ...(dir === undefined ? {} : { workingDir: dir }),
+    ...(workingDir === undefined ? {} : { workingDir }),
   };
 }
 
@@ -219,6 +242,8 @@ export function stepPod(request: PodRequest): V1Pod {
     ...(step.repeatPolicy?.condition === undefined ? [] : [{ name: 'KUBEDAG_REPEAT_CONDITION', value: step.repeatPolicy.condition.condition }]),
     ...(request.command === undefined ? [] : [{ name: 'KUBEDAG_COMMAND', value: request.command }]),
     ...(step.script === undefined ? [] : [{ name: 'KUBEDAG_SCRIPT', value: step.script }]),
+    ...(step.stdout === undefined ? [] : [{ name: 'KUBEDAG_STDOUT', value: step.stdout }]),
+    ...(step.stderr === undefined ? [] : [{ name: 'KUBEDAG_STDERR', value: step.stderr }]),
   ];
   const nodeSelector = { ...dag.workerSelector, ...step.workerSelector };
   return {
@@ -249,7 +274,7 @@ export function stepPod(request: PodRequest): V1Pod {
           image: stepImage(dag, step, request.defaultImage),
           command: ['/bin/sh', '-c', runnerScript(request)],
           env: withinEnvLimits([...envList([...containerEnv(dag), ...request.env, ...builtins(request), ...step.env], request.secrets), ...conditionEnv], step),
-          ...containerSettings(dag, step),
+          ...containerSettings(dag, request.workingDir),
         },
       ],
     },

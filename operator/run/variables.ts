@@ -7,6 +7,7 @@ import type { DagRunStatus } from '../../core/resources/schemas.ts';
 import { runStatusLabel } from '../../core/resources/status.ts';
 import { upstreamOf, type RunDefinition } from './definition.ts';
 import { stepsOutcome } from './outcome.ts';
+import { stepLogFile } from './workspace.ts';
 
 export function resolveCount(value: number | string, definition: RunDefinition): number {
   if (typeof value === 'number') return value;
@@ -31,14 +32,17 @@ export function variables(definition: RunDefinition, status: DagRunStatus, step?
   return vars;
 }
 
-/** `${id.stdout}`, `${id.stderr}`, `${id.exitCode}` for steps with an id. */
-export function stepRefs(dag: Dag, status: DagRunStatus): Record<string, { stdout: string; stderr: string; exitCode: number | string }> {
+/**
+ * `${id.stdout}`, `${id.stderr}`, `${id.exitCode}` for steps with an id: the log files of the
+ * step's latest attempt, which other steps can read where the run has a workspace.
+ */
+export function stepRefs(dag: Dag, status: DagRunStatus, logDir: string): Record<string, { stdout: string; stderr: string; exitCode: number | string }> {
   const refs: Record<string, { stdout: string; stderr: string; exitCode: number | string }> = {};
   for (const step of dag.steps) {
     if (step.id === undefined) continue;
     const node = status.nodes?.find((n) => n.name === step.name);
-    const base = `${step.name}.${String(node?.attempt ?? 0)}`;
-    refs[step.id] = { stdout: `${base}.stdout`, stderr: `${base}.stderr`, exitCode: node?.exitCode ?? '' };
+    const attempt = node?.attempt ?? 0;
+    refs[step.id] = { stdout: stepLogFile(logDir, step.name, attempt, 'stdout'), stderr: stepLogFile(logDir, step.name, attempt, 'stderr'), exitCode: node?.exitCode ?? '' };
   }
   return refs;
 }

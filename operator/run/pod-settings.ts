@@ -1,0 +1,99 @@
+/**
+ * What a step Pod gets beyond running the step: the DAG's `kubernetes` settings (already
+ * merged with its defaults by core/dag), the run's workspace, the security defaults and the
+ * run's image pull Secret. Laid over the Pod pod.ts builds; Kubedag's own labels, annotations,
+ * command and variables are never overridden. Pure.
+ */
+import type { V1Container, V1EnvVar, V1Pod, V1PodSpec, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type { Dag, KubernetesSettings } from '../../core/dag/index.ts';
+import type { StepDefaults } from '../config.ts';
+import { securityContexts } from './security.ts';
+import { WORKSPACE_VOLUME, type Workspace } from './workspace.ts';
+
+export interface PodSettingsRequest {
+  readonly dag: Dag;
+  readonly settings: KubernetesSettings | undefined;
+  readonly defaults: Pick<StepDefaults, 'security' | 'user'>;
+  readonly workspace: Workspace | undefined;
+  /** The run's dockerconfigjson Secret, when the DAG has `registryAuths`. */
+  readonly registrySecret: string | undefined;
+}
+
+const defined = <T extends object>(value: T): T => Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+const nonEmpty = <T>(list: readonly T[]): T[] | undefined => (list.length === 0 ? undefined : [...list]);
+const nonEmptyMap = (map: Readonly<Record<string, string>>): Record<string, string> | undefined => (Object.keys(map).length === 0 ? undefined : { ...map });
+
+/**
+ * The settings' variables come first, so that everything Kubedag sets (DAG env, params,
+ * outputs, built-ins, the step's env, secrets) wins on a name they share.
+ */
+function withSettingsEnv(env: readonly V1EnvVar[], settings: KubernetesSettings | undefined): V1EnvVar[] {
+  const own = (settings?.env ?? []) as unknown as readonly V1EnvVar[];
+  const later = new Set(env.map((v) => v.name));
+  return [...own.filter((v) => !later.has(v.name)), ...env];
+}
+
+function volumesOf(request: PodSettingsRequest): { volumes: V1Volume[]; mounts: V1VolumeMount[] } {
+  const { settings, workspace } = request;
+  const volumes = [...((settings?.volumes ?? []) as unknown as readonly V1Volume[])];
+  const mounts = [...((settings?.volumeMounts ?? []) as unknown as readonly V1VolumeMount[])];
+  if (workspace !== undefined) {
+    volumes.push({ name: WORKSPACE_VOLUME, persistentVolumeClaim: { claimName: workspace.claimName } });
+    mounts.push({ name: WORKSPACE_VOLUME, mountPath: workspace.mountPath });
+  }
+  return { volumes, mounts };
+}
+
+function container(base: V1Container, request: PodSettingsRequest, mounts: readonly V1VolumeMount[], securityContext: V1Container['securityContext']): V1Container {
+  const { settings } = request;
+  return defined({
+    ...base,
+    image: settings?.image ?? base.image,
+    imagePullPolicy: settings?.imagePullPolicy ?? base.imagePullPolicy,
+    env: withSettingsEnv(base.env ?? [], settings),
+    envFrom: settings?.envFrom === undefined ? undefined : ([...settings.envFrom] as V1Container['envFrom']),
+    resources: settings?.resources === undefined ? undefined : { ...settings.resources },
+    volumeMounts: nonEmpty(mounts),
+    securityContext,
+  });
+}
+
+function scheduling(spec: V1PodSpec, settings: KubernetesSettings | undefined): Partial<V1PodSpec> {
+  return {
+    // The DAG's and the step's `workerSelector` (already on the Pod) win over `nodeSelector`.
+    nodeSelector: nonEmptyMap({ ...settings?.nodeSelector, ...spec.nodeSelector }),
+    tolerations: settings?.tolerations === undefined ? undefined : ([...settings.tolerations] as V1PodSpec['tolerations']),
+    affinity: settings?.affinity,
+    priorityClassName: settings?.priorityClassName,
+  };
+}
+
+export function withPodSettings(pod: V1Pod, request: PodSettingsRequest): V1Pod {
+  const { settings, dag } = request;
+  const spec = pod.spec as V1PodSpec;
+  const security = securityContexts(request.defaults, dag, settings);
+  const { volumes, mounts } = volumesOf(request);
+  const pullSecrets = [...(settings?.imagePullSecrets ?? []), ...(request.registrySecret === undefined ? [] : [request.registrySecret])];
+  const serviceAccount = settings?.serviceAccountName;
+  return {
+    ...pod,
+    metadata: {
+      ...pod.metadata,
+      labels: { ...settings?.labels, ...pod.metadata?.labels },
+      annotations: { ...settings?.annotations, ...pod.metadata?.annotations },
+    },
+    spec: defined({
+      ...spec,
+      // No API token in a step unless its DAG names the service account it should act as.
+      automountServiceAccountToken: serviceAccount === undefined ? false : undefined,
+      serviceAccountName: serviceAccount,
+      ...scheduling(spec, settings),
+      terminationGracePeriodSeconds: settings?.terminationGracePeriodSeconds ?? spec.terminationGracePeriodSeconds,
+      activeDeadlineSeconds: settings?.activeDeadlineSeconds,
+      imagePullSecrets: nonEmpty([...new Set(pullSecrets)].map((name) => ({ name }))),
+      securityContext: security.pod,
+      volumes: nonEmpty(volumes),
+      containers: spec.containers.map((c) => container(c, request, mounts, security.container)),
+    }),
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * The objects a run needs before its first step Pod: its workspace claim and its image pull
+ * Secret. Created once per run and remembered by run uid; after an operator restart a second
+ * create finds the first (AlreadyExists), so nothing is made twice. Both are owned by the run:
+ * they last through its retries and go with it (garbage collection), by retention too.
+ */
+import type { V1Secret } from '@kubernetes/client-node';
+import { LABELS } from '../../core/resources/constants.ts';
+import { labelValue, registrySecretName } from '../../core/resources/names.ts';
+import type { StepDefaults } from '../config.ts';
+import type { RunDefinition } from './definition.ts';
+import { ownerReference } from './objects.ts';
+import type { PodWriter } from './pod-writer.ts';
+import type { RunRef } from './ref.ts';
+import { dockerConfigJson } from './registry.ts';
+import { variables } from './variables.ts';
+import { runWorkspace, workspaceClaim, type Workspace } from './workspace.ts';
+
+export interface RunObjectsOf {
+  readonly workspace: Workspace | undefined;
+  readonly registrySecret: string | undefined;
+  /** Why `registryAuths` gave no Secret, for a warning Event: told once, when first made. */
+  readonly registryError?: string;
+}
+
+export class RunObjects {
+  private readonly pods: PodWriter;
+  private readonly defaults: StepDefaults;
+  /** Runs whose objects exist, by uid. */
+  private readonly made = new Set<string>();
+
+  constructor(pods: PodWriter, defaults: StepDefaults) {
+    this.pods = pods;
+    this.defaults = defaults;
+  }
+
+  /** What a run's Pods refer to; created first when this operator has not made them yet. */
+  async ensure(ref: RunRef, definition: RunDefinition): Promise<RunObjectsOf> {
+    const { dag } = definition;
+    const workspace = runWorkspace(dag, this.defaults.workspace, ref.name);
+    const config = dag.registryAuths === undefined ? undefined : dockerConfigJson(dag.registryAuths, variables(definition, {}));
+    const registrySecret = config?.ok === true ? registrySecretName(ref.name) : undefined;
+    if (this.made.has(ref.uid)) return { workspace, registrySecret };
+    if (workspace !== undefined) await this.pods.createClaim(ref.namespace, workspaceClaim(ref, workspace, ownerReference(ref)));
+    if (config?.ok === true) await this.pods.createSecret(ref.namespace, pullSecret(ref, config.json));
+    this.made.add(ref.uid);
+    return { workspace, registrySecret, ...(config?.ok === false ? { registryError: config.error } : {}) };
+  }
+
+  /** A finished or deleted run's objects need no more creating. */
+  forget(uid: string): void {
+    this.made.delete(uid);
+  }
+}
+
+function pullSecret(ref: RunRef, json: string): V1Secret {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: registrySecretName(ref.name), namespace: ref.namespace, labels: { [LABELS.run]: labelValue(ref.name) }, ownerReferences: [ownerReference(ref)] },
+    type: 'kubernetes.io/dockerconfigjson',
+    immutable: true,
+    data: { '.dockerconfigjson': Buffer.from(json).toString('base64') },
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * The security settings of a step Pod. By default (`restricted`) they meet the Pod Security
+ * Standard of that name, so runs work in namespaces that enforce it: a non-root uid (also the
+ * group and fsGroup, so the workspace is writable), no privilege escalation, every capability
+ * dropped, the runtime's default seccomp profile. The DAG's `container.user` and its
+ * `kubernetes` security contexts are laid over the defaults and win. Pure.
+ */
+import type { V1PodSecurityContext, V1SecurityContext } from '@kubernetes/client-node';
+import type { Dag, KubernetesSettings } from '../../core/dag/index.ts';
+import type { StepDefaults } from '../config.ts';
+import { userIds } from './pod.ts';
+
+export interface SecurityContexts {
+  readonly pod?: V1PodSecurityContext;
+  readonly container?: V1SecurityContext;
+}
+
+type Plain = Readonly<Record<string, unknown>>;
+
+const isMap = (value: unknown): value is Plain => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Maps merge key by key, anything else (scalars, lists) is replaced: `over` wins. */
+export function mergeMaps(under: Plain, over: Plain): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...under };
+  for (const [key, value] of Object.entries(over)) {
+    const before = merged[key];
+    merged[key] = isMap(before) && isMap(value) ? mergeMaps(before, value) : value;
+  }
+  return merged;
+}
+
+function restrictedDefaults(user: number): { pod: Plain; container: Plain } {
+  return {
+    pod: { runAsNonRoot: true, runAsUser: user, runAsGroup: user, fsGroup: user, seccompProfile: { type: 'RuntimeDefault' } },
+    container: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+  };
+}
+
+const nonEmpty = <T extends Plain>(value: T): T | undefined => (Object.keys(value).length === 0 ? undefined : value);
+
+export function securityContexts(defaults: Pick<StepDefaults, 'security' | 'user'>, dag: Dag, settings: KubernetesSettings | undefined): SecurityContexts {
+  const base = defaults.security === 'restricted' ? restrictedDefaults(defaults.user) : { pod: {}, container: {} };
+  const user = userIds(dag.container?.user);
+  const podOwn = settings?.podSecurityContext ?? {};
+  const containerOwn = settings?.securityContext ?? {};
+  const pod = mergeMaps(mergeMaps(base.pod, user ?? {}), podOwn);
+  const container = mergeMaps(base.container, containerOwn);
+  // A DAG that runs as root on purpose relaxes runAsNonRoot, unless it asked for that too.
+  const uid = container.runAsUser ?? pod.runAsUser;
+  const askedNonRoot = 'runAsNonRoot' in podOwn || 'runAsNonRoot' in containerOwn;
+  if (uid === 0 && !askedNonRoot) delete pod.runAsNonRoot;
+  const podContext = nonEmpty(pod);
+  const containerContext = nonEmpty(container);
+  return {
+    ...(podContext === undefined ? {} : { pod: podContext }),
+    ...(containerContext === undefined ? {} : { container: containerContext }),
+  };
+}
