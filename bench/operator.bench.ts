@@ -5,7 +5,7 @@
  * chart run it: bundled (scripts/operator-bundle.ts), with the chart's flags and malloc cap.
  * Targets: gap p50 <= 50 ms (a Pod terminated -> the next Pod created), <= 4 writes per step,
  * >= 1,000 runs/min, RSS idle <= 120 MiB and at the burst's peak <= 180 MiB.
- * Run with `make bench-operator`. Timings on a 2-core machine that also runs the control plane
+ * Run with `make bench-operator` (`BENCH_WORKSPACE=false` for runs without a workspace). Timings on a 2-core machine that also runs the control plane
  * and every step process are noisy; compare runs of this script with each other.
  */
 import { spawn } from 'node:child_process';
@@ -88,7 +88,9 @@ const bundle = join(dir, 'operator.mjs');
 await bundleOperator(bundle);
 const launch = chartOperatorLaunch();
 const profile = process.env.BENCH_PROFILE === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`];
-const operator = spawn(process.execPath, [...profile, ...launch.flags, bundle, `--kubeconfig=${state.kubeconfig}`, `--log-dir=${join(dir, 'logs')}`, `--http-port=${String(port)}`, '--lease-duration-seconds=5'], { env: { ...process.env, ...launch.env }, stdio: ['ignore', 'pipe', process.env.BENCH_TRACE === undefined ? 'ignore' : 'inherit'] });
+// BENCH_WORKSPACE=false measures runs without their workspace claim (one PVC, PV and binding less per run).
+const workspace = process.env.BENCH_WORKSPACE === undefined ? [] : [`--workspace=${process.env.BENCH_WORKSPACE}`];
+const operator = spawn(process.execPath, [...profile, ...launch.flags, bundle, ...workspace, `--kubeconfig=${state.kubeconfig}`, `--log-dir=${join(dir, 'logs')}`, `--http-port=${String(port)}`, '--lease-duration-seconds=5'], { env: { ...process.env, ...launch.env }, stdio: ['ignore', 'pipe', process.env.BENCH_TRACE === undefined ? 'ignore' : 'inherit'] });
 // Its log says when the informers have synced: idle memory is measured from then on.
 let output = '';
 operator.stdout.on('data', (chunk: Buffer) => {

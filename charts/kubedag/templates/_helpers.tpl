@@ -76,6 +76,9 @@ app.kubernetes.io/component: api-server
   resources: [secrets]
   verbs: [get, create]
 - apiGroups: [""]
+  resources: [persistentvolumeclaims]
+  verbs: [create]
+- apiGroups: [""]
   resources: [events]
   verbs: [create, patch]
 {{- end -}}
