@@ -4,6 +4,10 @@
  *
  * Values are kept unevaluated: `${VAR}` and backticks are resolved per run, in Pods, never here.
  */
+import type { DagKubernetesSettings, KubernetesSettings } from './kubernetes-model.ts';
+
+export * from './kubernetes-model.ts';
+export { mergeKubernetes } from './kubernetes-merge.ts';
 
 export const DAG_TYPES = ['chain', 'graph'] as const;
 export type DagType = (typeof DAG_TYPES)[number];
@@ -152,6 +156,12 @@ export interface Step {
   readonly workerSelector: Readonly<Record<string, string>>;
   readonly env: readonly EnvVar[];
   readonly timeoutSec: number;
+  /**
+   * The step Pod's effective settings: the DAG-level block merged with the step's own (its
+   * `kubernetes:` block, or a kubernetes executor's settings). Absent when neither has any,
+   * and always for call steps, which run no Pod of their own.
+   */
+  readonly kubernetes?: KubernetesSettings;
 }
 
 export interface Secret {
@@ -195,6 +205,8 @@ export interface Dag {
   readonly maxOutputSize: number;
   readonly queue?: string;
   readonly workerSelector: Readonly<Record<string, string>>;
+  /** The DAG-level block as written (normalised): step defaults, and the run's workspace. */
+  readonly kubernetes?: DagKubernetesSettings;
   readonly runConfig: { readonly disableParamEdit: boolean; readonly disableRunIdEdit: boolean };
   readonly secrets: readonly Secret[];
   readonly mailOn: { readonly success: boolean; readonly failure: boolean };
