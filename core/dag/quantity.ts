@@ -41,7 +41,7 @@ export function parseQuantity(text: string): Quantity | string {
 
 /** The power of ten a suffix stands for: `e3` and `k` are both 3; binary suffixes have none. */
 function decimalExponent(suffix: string): number {
-  return /^[eE]/.test(suffix) ? Number(suffix.slice(1)) : (DECIMAL[suffix] ?? 0);
+  return /^[eE][+-]?\d/.test(suffix) ? Number(suffix.slice(1)) : (DECIMAL[suffix] ?? 0);
 }
 
 /** -1, 0 or 1 as `a` is less than, equal to or greater than `b`. */

@@ -1,6 +1,7 @@
 /**
- * Structural validation of one DAG document against the JSON Schema of schema.ts: key
- * spellings are made canonical first (Dagu matches keys case-insensitively), then ajv checks
+ * Structural validation of one DAG document (or of settings whose shape depends on another
+ * key) against the JSON Schema of schema.ts: key spellings are made canonical first (Dagu
+ * matches keys case-insensitively; kubernetes keys also come in snake_case), then ajv checks
  * types, and its errors are turned into one precise message per problem.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
@@ -223,6 +224,8 @@ function message(error: ErrorObject, root: Schema): DagIssue {
       return issue(path, `must be ${typeNames([...acceptedTypes({ anyOf: error.schema }, root)])}, not ${describeValue(error.data)}`);
     case 'minimum':
       return issue(path, `must be at least ${String(params.limit)}`);
+    case 'maximum':
+      return issue(path, `must be at most ${String(params.limit)}`);
     default:
       return issue(path, error.message ?? 'is invalid');
   }
