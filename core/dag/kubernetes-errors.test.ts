@@ -107,3 +107,13 @@ describe('where the kubernetes settings meet the rest of the file', () => {
     expect(errorsOf(yaml)).toEqual(['kubernetes.volumeMounts[0].name: "data" is not a volume: the Pod declares no volumes']);
   });
 });
+
+describe('variable references in the kubernetes block', () => {
+  it('are refused in the workspace too, and not on top of a refused key', () => {
+    const yaml = 'kubernetes:\n  kubeconfig: ${HOME}/.kube/config\n  workspace: {storageClassName: "${CLASS}"}\nsteps: [echo]';
+    expect(errorsOf(yaml)).toEqual([
+      'kubernetes.kubeconfig: step Pods run in the cluster of the operator, with its own credentials; remove it',
+      'kubernetes.workspace.storageClassName: variables (${...}) are not expanded in the kubernetes block: its values go into the Pod as written',
+    ]);
+  });
+});

@@ -16,7 +16,8 @@ type Scalar = string | number | boolean;
 /** Normalises one block (DAG or step level; the workspace is read by workspaceFromFile). */
 export function kubernetesFromFile(input: KubernetesFile | DagKubernetesFile, path: string, errors: DagIssue[]): KubernetesSettings {
   const { kubeconfig, context, cleanupPolicy, backoffLimit, ttlAfterFinished, podFailurePolicy, workspace, ...rest } = input;
-  errors.push(...daguOnlyProblems(input, path), ...variableProblems(input, path));
+  // Refused keys get their refusal alone; the workspace is plain text too.
+  errors.push(...daguOnlyProblems(input, path), ...variableProblems({ ...rest, workspace }, path));
   const settings = withoutUndefined({
     ...rest,
     image: rest.image?.trim(),
