@@ -87,11 +87,23 @@ function canonicalKeys(value: unknown, node: Schema, root: Schema, path: string,
   return canonicalMapping(value as Record<string, unknown>, schema, root, path, errors);
 }
 
+/** Each schema node's keys by lower case; the schema is a constant, so the memo is pure. */
+const lowerCaseKeys = new WeakMap<Schema, ReadonlyMap<string, string>>();
+
+function keysByLowerCase(schema: Schema, properties: Record<string, Schema>): ReadonlyMap<string, string> {
+  let keys = lowerCaseKeys.get(schema);
+  if (keys === undefined) {
+    keys = new Map(Object.keys(properties).map((key) => [key.toLowerCase(), key]));
+    lowerCaseKeys.set(schema, keys);
+  }
+  return keys;
+}
+
 function canonicalMapping(value: Record<string, unknown>, schema: Schema, root: Schema, path: string, errors: DagIssue[]): unknown {
   const properties = schema.properties as Record<string, Schema> | undefined;
   const patterns = schema.patternProperties as Record<string, Schema> | undefined;
   const valueSchema = patterns === undefined ? undefined : Object.values(patterns)[0];
-  const byLowerCase = new Map(Object.keys(properties ?? {}).map((key) => [key.toLowerCase(), key]));
+  const byLowerCase = keysByLowerCase(schema, properties ?? {});
   const out: Record<string, unknown> = {};
   const spelledAs = new Map<string, string>();
   for (const [key, item] of Object.entries(value)) {
