@@ -13,6 +13,11 @@ import { definitionMark } from './schema-builders.ts';
 
 /** Marks a property that is another spelling of the key it names. */
 export const ALIAS_OF = 'x-kubedag-alias-of';
+/**
+ * Marks a mapping whose unknown keys the DAG CRD must keep rather than prune, so that core/dag
+ * reports a misspelt key instead of never seeing it (core/resources/schemas.ts).
+ */
+export const KEEP_UNKNOWN = 'x-kubedag-keep-unknown';
 
 export function snakeCase(key: string): string {
   return key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
@@ -37,7 +42,7 @@ export function kubeObject<P extends TProperties>(properties: P, description: st
     Type.Optional(Type.Unknown({ description: `Same as ${key}.`, [ALIAS_OF]: key })),
   ]);
   const all = { ...properties, ...Object.fromEntries(aliases) } as P;
-  return Type.Object(all, { description, additionalProperties: options.open === true, ...definitionMark(options.definition) });
+  return Type.Object(all, { description, additionalProperties: options.open === true, [KEEP_UNKNOWN]: true, ...definitionMark(options.definition) });
 }
 
 /** The canonical key a property schema stands for, when it is another spelling. */

@@ -34,6 +34,15 @@ describe('structural, a JSON Schema made acceptable to Kubernetes', () => {
     });
   });
 
+  it('keeps unknown keys of a kubernetes mapping without twins, so that core/dag reports a misspelt key', () => {
+    expect(structural(kubeObject({ limits: Type.Optional(Type.String()) }, 'resources'))).toEqual({
+      type: 'object',
+      description: 'resources',
+      'x-kubernetes-preserve-unknown-fields': true,
+      properties: { limits: { type: 'string' } },
+    });
+  });
+
   it('describes a shared Kubernetes object without typing it, and keeps the step typed', () => {
     const affinity = { type: 'object', description: 'rules', [DEFINITION]: 'kubernetesAffinity', properties: { nodeAffinity: { type: 'object' } } };
     const step = { type: 'object', description: 'a step', [DEFINITION]: 'step', properties: { name: { type: 'string' } } };

@@ -6,6 +6,7 @@
  */
 import Type, { type Static, type TSchema } from 'typebox';
 import { dagSchema } from '../dag/schema.ts';
+import { KEEP_UNKNOWN } from '../dag/kube-object.ts';
 import { definitionName } from '../dag/schema-builders.ts';
 
 /** A field kept exactly as written; core/dag validates it. */
@@ -198,6 +199,7 @@ function structuralNode(schema: unknown): Record<string, unknown> | undefined {
     out.items = items;
   }
   Object.assign(out, structuralProperties(node));
+  if (node[KEEP_UNKNOWN] === true) out['x-kubernetes-preserve-unknown-fields'] = true;
   if (Array.isArray(node.required) && node.required.length > 0) out.required = node.required;
   // Structural schemas need a type on every node; TypeBox enums carry none.
   if (Array.isArray(node.enum) && out.type === undefined) out.type = typeof node.enum[0] === 'number' ? 'integer' : typeof node.enum[0];
