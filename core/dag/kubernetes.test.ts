@@ -100,7 +100,7 @@ describe('a step\'s kubernetes settings, in every spelling the format accepts', 
 describe('DAG-level settings', () => {
   const yaml = (extra: string): string => `kubernetes:\n  image: base:1\n  labels: {team: ml}\n${extra}steps:\n  - command: a\n  - {command: b, kubernetes: {image: tool:2}}\n  - call: child\nhandlerOn:\n  exit: {command: bye}\n`;
 
-  it('are the defaults of every step Pod, handlers included, and a step overrides them key by key', () => {
+  it('are the defaults of every step Pod, handlers included; a step overrides them key by key, and a call step, which has no Pod, gets none', () => {
     const dag = load(yaml(''));
     expect([...dag.steps.map((s) => s.kubernetes), dag.handlerOn.exit?.kubernetes]).toEqual([
       { image: 'base:1', labels: { team: 'ml' } },

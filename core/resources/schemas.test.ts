@@ -52,7 +52,7 @@ describe('structural, a JSON Schema made acceptable to Kubernetes', () => {
     ]);
   });
 
-  it('gives the DAG spec a kubernetes block with descriptions and no keyword of our own', () => {
+  it('gives the DAG spec a described kubernetes block and no keyword of our own', () => {
     const spec = dagSpecSchema as unknown as { properties: Record<string, { description?: string; properties?: object }> };
     const block = spec.properties.kubernetes;
     expect(Object.keys(block?.properties ?? {})).toContain('imagePullPolicy');
