@@ -6,13 +6,14 @@ import { closest } from 'fastest-levenshtein';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import type { Step } from './model.ts';
 
-export const EXECUTOR_TYPES = ['shell', 'docker', 'ssh', 'http', 'mail', 'jq', 'dag', 'parallel', 'gha'] as const;
+export const EXECUTOR_TYPES = ['shell', 'docker', 'kubernetes', 'ssh', 'http', 'mail', 'jq', 'dag', 'parallel', 'gha'] as const;
 export type ExecutorType = (typeof EXECUTOR_TYPES)[number];
 
 const ALIASES: Record<string, ExecutorType> = {
   '': 'shell',
   command: 'shell',
   container: 'docker',
+  k8s: 'kubernetes',
   subworkflow: 'dag',
   github_action: 'gha',
   'github-action': 'gha',
@@ -50,26 +51,28 @@ export interface ExecutorContext {
   readonly dagSsh: boolean;
 }
 
-type Rule = (step: Step, path: string, context: ExecutorContext) => DagIssue[];
+/** Where a step's executor settings were written: `executor.config`, `with` or `config`. */
+type Rule = (step: Step, path: string, context: ExecutorContext, configPath: string) => DagIssue[];
 
-const configPath = (path: string): string => childPath(childPath(path, 'executor'), 'config');
 const needs = (ok: boolean, path: string, message: string): DagIssue[] => (ok ? [] : [issue(path, message)]);
 
 const RULES: Record<ExecutorType, Rule> = {
   shell: (step, path) => needs(step.command !== undefined || step.script !== undefined, path, 'needs a command or a script'),
-  docker: (step, path) => {
+  docker: (step, _path, _context, configPath) => {
     const { config } = step.executor;
     return [
-      ...needs(isText(config.image) || isText(config.containerName), configPath(path), 'the docker executor needs image or containerName'),
-      ...needs(config.exec === undefined || isText(config.containerName), childPath(configPath(path), 'exec'), 'exec needs containerName (it runs in an existing container)'),
+      ...needs(isText(config.image) || isText(config.containerName), configPath, 'the docker executor needs image or containerName'),
+      ...needs(config.exec === undefined || isText(config.containerName), childPath(configPath, 'exec'), 'exec needs containerName (it runs in an existing container)'),
     ];
   },
-  ssh: (step, path, context) => [
-    ...needs(context.dagSsh || isText(step.executor.config.host), configPath(path), 'the ssh executor needs host (here or in the DAG ssh block)'),
+  // Like Dagu's: without a command or script the image's own entrypoint runs.
+  kubernetes: () => [],
+  ssh: (step, path, context, configPath) => [
+    ...needs(context.dagSsh || isText(step.executor.config.host), configPath, 'the ssh executor needs host (here or in the DAG ssh block)'),
     ...needs(step.command !== undefined || step.script !== undefined, path, 'needs a command'),
   ],
   http: (step, path) => checkHttp(step, path),
-  mail: (step, path) => needs(isText(step.executor.config.to) || Array.isArray(step.executor.config.to), configPath(path), 'the mail executor needs to'),
+  mail: (step, _path, _context, configPath) => needs(isText(step.executor.config.to) || Array.isArray(step.executor.config.to), configPath, 'the mail executor needs to'),
   jq: (step, path) => needs(step.command !== undefined, path, 'the jq executor needs command (the filter)'),
   dag: (step, path) => needs(step.call !== undefined || step.command !== undefined, path, 'the dag executor needs call (the DAG to run)'),
   parallel: (step, path) => needs(step.call !== undefined, path, 'the parallel executor needs call (the DAG to run)'),
@@ -77,10 +80,10 @@ const RULES: Record<ExecutorType, Rule> = {
 };
 
 /** Checks a step against the rules of its executor type. */
-export function checkExecutor(step: Step, path: string, context: ExecutorContext): DagIssue[] {
+export function checkExecutor(step: Step, path: string, context: ExecutorContext, configPath = childPath(childPath(path, 'executor'), 'config')): DagIssue[] {
   const type = step.executor.type as ExecutorType;
   const rule = RULES[type] as Rule | undefined;
-  return [...unknownConfigKeys(type, step.executor.config, configPath(path)), ...(rule?.(step, path, context) ?? [])];
+  return [...unknownConfigKeys(type, step.executor.config, configPath), ...(rule?.(step, path, context, configPath) ?? [])];
 }
 
 function checkHttp(step: Step, path: string): DagIssue[] {

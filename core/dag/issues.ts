@@ -39,3 +39,13 @@ export function issue(path: string, message: string): DagIssue {
 export function nestIssues(prefix: string, issues: readonly DagIssue[]): DagIssue[] {
   return issues.map((i) => ({ path: i.path === '' ? prefix : `${prefix}${i.path.startsWith('[') ? '' : '.'}${i.path}`, message: i.message }));
 }
+
+/** One issue when a check found a problem, none when it returned undefined. */
+export function issueIf(path: string, problem: string | undefined): DagIssue[] {
+  return problem === undefined ? [] : [issue(path, problem)];
+}
+
+/** Checks every item of an optional list at its own path. */
+export function eachItem<T>(list: readonly T[] | undefined, path: string, check: (item: T, at: string, index: number) => DagIssue[]): DagIssue[] {
+  return (list ?? []).flatMap((item, i) => check(item, childPath(path, i), i));
+}

@@ -4,6 +4,10 @@
  *
  * Values are kept unevaluated: `${VAR}` and backticks are resolved per run, in Pods, never here.
  */
+import type { DagKubernetesSettings, KubernetesSettings } from './kubernetes-model.ts';
+
+export * from './kubernetes-model.ts';
+export { mergeKubernetes } from './kubernetes-merge.ts';
 
 export const DAG_TYPES = ['chain', 'graph'] as const;
 export type DagType = (typeof DAG_TYPES)[number];
@@ -152,40 +156,12 @@ export interface Step {
   readonly workerSelector: Readonly<Record<string, string>>;
   readonly env: readonly EnvVar[];
   readonly timeoutSec: number;
-  /** Effective Pod settings: the DAG's defaults deep-merged with the step's own. */
+  /**
+   * The step Pod's effective settings: the DAG-level block merged with the step's own (its
+   * `kubernetes:` block, or a kubernetes executor's settings). Absent when neither has any,
+   * and always for call steps, which run no Pod of their own.
+   */
   readonly kubernetes?: KubernetesSettings;
-}
-
-/** Per-run workspace settings of the root `kubernetes:` block (issue 12). */
-export interface WorkspaceSettings {
-  readonly enabled: boolean;
-  readonly storageClassName?: string;
-  readonly size?: string;
-  readonly accessMode?: 'ReadWriteOnce' | 'ReadWriteMany';
-}
-
-/** A step Pod's settings, normalised to the Kubernetes API's camelCase JSON shape. */
-export interface KubernetesSettings {
-  readonly image?: string;
-  readonly imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
-  readonly imagePullSecrets?: readonly string[];
-  readonly workingDir?: string;
-  readonly env?: readonly Readonly<Record<string, unknown>>[];
-  readonly envFrom?: readonly Readonly<Record<string, unknown>>[];
-  readonly resources?: { readonly requests?: Readonly<Record<string, string>>; readonly limits?: Readonly<Record<string, string>> };
-  readonly serviceAccountName?: string;
-  readonly nodeSelector?: Readonly<Record<string, string>>;
-  readonly tolerations?: readonly Readonly<Record<string, unknown>>[];
-  readonly affinity?: Readonly<Record<string, unknown>>;
-  readonly securityContext?: Readonly<Record<string, unknown>>;
-  readonly podSecurityContext?: Readonly<Record<string, unknown>>;
-  readonly priorityClassName?: string;
-  readonly labels?: Readonly<Record<string, string>>;
-  readonly annotations?: Readonly<Record<string, string>>;
-  readonly volumes?: readonly Readonly<Record<string, unknown>>[];
-  readonly volumeMounts?: readonly Readonly<Record<string, unknown>>[];
-  readonly terminationGracePeriodSeconds?: number;
-  readonly activeDeadlineSeconds?: number;
 }
 
 export interface Secret {
@@ -229,6 +205,8 @@ export interface Dag {
   readonly maxOutputSize: number;
   readonly queue?: string;
   readonly workerSelector: Readonly<Record<string, string>>;
+  /** The DAG-level block as written (normalised): step defaults, and the run's workspace. */
+  readonly kubernetes?: DagKubernetesSettings;
   readonly runConfig: { readonly disableParamEdit: boolean; readonly disableRunIdEdit: boolean };
   readonly secrets: readonly Secret[];
   readonly mailOn: { readonly success: boolean; readonly failure: boolean };
@@ -240,5 +218,4 @@ export interface Dag {
   readonly ssh?: Readonly<Record<string, unknown>>;
   readonly registryAuths?: string | Readonly<Record<string, unknown>>;
   readonly otel?: Readonly<Record<string, unknown>>;
-  readonly kubernetes?: KubernetesSettings & { readonly workspace?: WorkspaceSettings };
 }

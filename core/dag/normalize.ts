@@ -4,6 +4,7 @@
  */
 import { conditionsFromFile, envFromFile, ENV_NAME, labelsFromFile, listFromFile, shellFromFile } from './fields.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
+import { dagKubernetes } from './kubernetes-levels.ts';
 import { DEFAULTS, type Dag, type MailConfig, type Secret } from './model.ts';
 import { paramsFromFile } from './params.ts';
 import { parseSchedules } from './schedule.ts';
@@ -24,7 +25,9 @@ const OTEL_DURATION = /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/;
 export function normalizeDag(file: DagFile, name: string, diagnostics: Diagnostics): Normalized {
   const { errors } = diagnostics;
   const type = file.type ?? DEFAULTS.type;
-  const context = { dagSsh: file.ssh !== undefined };
+  const workerSelector = labelsFromFile(file.workerSelector);
+  const kubernetes = dagKubernetes(file, workerSelector, diagnostics);
+  const context = { dagSsh: file.ssh !== undefined, kubernetes, workerSelector };
   const { steps } = normalizeSteps(file.steps, type, context, diagnostics);
   const handlers = normalizeHandlers(file.handlerOn, context, diagnostics);
   const schedule = parseSchedules(file.schedule, 'schedule');
@@ -51,7 +54,8 @@ export function normalizeDag(file: DagFile, name: string, diagnostics: Diagnosti
     preconditions: conditionsFromFile(file.preconditions, file.precondition, '', errors),
     ...limits(file),
     ...optional('queue', trimmed(file.queue)),
-    workerSelector: labelsFromFile(file.workerSelector),
+    workerSelector,
+    ...optional('kubernetes', kubernetes),
     secrets: secretsOf(file.secrets, errors),
     ...switches(file),
     ...integrations(file, errors),

@@ -7,7 +7,10 @@
  * canonical model that the rest of Kubedag works with is in model.ts.
  */
 import Type, { type Static, type TSchema } from 'typebox';
-import { text, flag, count, oneOrMany, object, stringMap, entryList, entryMap, envEntries, preconditions, shellForm, sshProperties, STEP_DESCRIPTION, stepSchema, steps } from './step-schema.ts';
+import { dagKubernetesSchema } from './kubernetes-schema.ts';
+import { KUBERNETES_DEFINITIONS } from './kubernetes-pod-schema.ts';
+import { count, definitionName, flag, object, oneOrMany, stringMap, text } from './schema-builders.ts';
+import { entryList, entryMap, envEntries, preconditions, shellForm, sshProperties, stepSchema, steps } from './step-schema.ts';
 
 export { stepSchema } from './step-schema.ts';
 
@@ -147,6 +150,7 @@ export const dagSchema = object(
     ),
     workerSelector: Type.Optional(stringMap('Labels a node must carry to run steps of this DAG.')),
     container: Type.Optional(container),
+    kubernetes: Type.Optional(dagKubernetesSchema),
     runConfig: Type.Optional(
       object(
         {
@@ -199,26 +203,26 @@ export type DagFile = Static<typeof dagSchema>;
 
 /**
  * The DAG file schema as one plain JSON Schema document: every node a fresh object (the
- * validator's error filtering relies on that) and the step definition stored once under
- * `definitions` instead of at each of its uses.
+ * validator's error filtering relies on that), and the step and the larger Kubernetes objects
+ * stored once under `definitions` instead of at each of their uses. TypeBox copies a schema
+ * when it wraps it (Optional), so they are recognised by the definition name they carry.
  */
 export function dagJsonSchema(): Record<string, unknown> {
   const plain = (schema: TSchema): Record<string, unknown> =>
     JSON.parse(
-      JSON.stringify(schema, (key, value: unknown) => (key !== '' && isStepSchema(value) ? { $ref: '#/definitions/step' } : value)),
+      JSON.stringify(schema, (key, value: unknown) => {
+        const name = key === '' ? undefined : definitionName(value);
+        return name === undefined ? value : { $ref: `#/definitions/${name}` };
+      }),
     ) as Record<string, unknown>;
+  const definitions = [stepSchema, ...KUBERNETES_DEFINITIONS].map((schema) => [definitionName(schema) ?? '', plain(schema)]);
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',
     $id: DAG_SCHEMA_ID,
     title: 'Kubedag DAG file',
     ...plain(dagSchema),
-    definitions: { step: plain(stepSchema) },
+    definitions: Object.fromEntries(definitions),
   };
-}
-
-/** TypeBox copies a schema when it wraps it (Optional), so the step is recognised by content. */
-function isStepSchema(value: unknown): boolean {
-  return value !== null && typeof value === 'object' && (value as { description?: unknown }).description === STEP_DESCRIPTION;
 }
 
 export const DAG_SCHEMA_ID = 'https://kubedag.io/schemas/dag.schema.json';

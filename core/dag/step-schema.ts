@@ -1,30 +1,13 @@
 /**
- * The step part of the DAG file format as TypeBox definitions (schema.ts holds the root keys),
- * and the small builders both parts are written with. One source for the validator, the
- * types of a file as written, and the JSON Schema.
+ * The step part of the DAG file format as TypeBox definitions (schema.ts holds the root keys,
+ * kubernetes-schema.ts the kubernetes block). One source for the validator, the types of a
+ * file as written, and the JSON Schema.
  */
-import Type, { type TObject, type TProperties, type TString, type TBoolean, type TInteger, type TUnion, type TArray, type TRecord } from 'typebox';
+import Type, { type TUnion, type TInteger, type TString } from 'typebox';
+import { count, flag, object, oneOrMany, scalar, stringMap, text } from './schema-builders.ts';
+import { stepKubernetesSchema } from './kubernetes-schema.ts';
 
-export function text(description: string): TString {
-  return Type.String({ description });
-}
-export function flag(description: string): TBoolean {
-  return Type.Boolean({ description });
-}
-export function count(description: string, minimum = 0): TInteger {
-  return Type.Integer({ description, minimum });
-}
-export function oneOrMany(description: string): TUnion<[TString, TArray<TString>]> {
-  return Type.Union([Type.String(), Type.Array(Type.String())], { description });
-}
-/** A mapping with a fixed set of keys; any other key is an error. */
-export function object<P extends TProperties>(properties: P, description: string): TObject<P> {
-  return Type.Object(properties, { description, additionalProperties: false });
-}
-export const scalar = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]);
-export function stringMap(description: string): TRecord<'^.*$', typeof scalar> {
-  return Type.Record(Type.String(), scalar, { description });
-}
+export { count, flag, object, oneOrMany, scalar, stringMap, text } from './schema-builders.ts';
 
 /** `[A=1, {B: 2}]` and `{A: 1}`: the two ways env and params list named values. */
 export const entryList = Type.Array(Type.Union([Type.String(), Type.Record(Type.String(), scalar)]));
@@ -109,7 +92,7 @@ export const executor = Type.Union(
     Type.String(),
     object(
       {
-        type: Type.Optional(text('Executor type: shell, docker, ssh, http, mail, jq, dag, gha.')),
+        type: Type.Optional(text('Executor type: shell, docker, kubernetes, ssh, http, mail, jq, dag, gha.')),
         config: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Executor-specific settings.' })),
       },
       'Executor with settings.',
@@ -160,6 +143,9 @@ export const stepSchema = object(
     workingDir: Type.Optional(text('Working directory of the step.')),
     dir: Type.Optional(text('Legacy spelling of workingDir.')),
     executor: Type.Optional(executor),
+    type: Type.Optional(text('Executor type, as Dagu 2.x writes it (the same as executor.type): shell, docker, kubernetes (k8s), ...')),
+    with: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Settings of the executor named by type (the same as executor.config).' })),
+    config: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Older name of with.' })),
     command: Type.Optional(commandForm),
     args: Type.Optional(Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean()]), { description: 'Arguments appended to the command.' })),
     shell: Type.Optional(shellForm),
@@ -187,8 +173,10 @@ export const stepSchema = object(
     workerSelector: Type.Optional(stringMap('Labels a node must carry to run this step.')),
     env: Type.Optional(envEntries),
     timeoutSec: Type.Optional(count('Seconds before the step is killed and fails with exit code 124 (0: none).')),
+    kubernetes: Type.Optional(stepKubernetesSchema),
   },
   STEP_DESCRIPTION,
+  'step',
 );
 
 export const stepEntry = Type.Union([Type.String(), stepSchema, Type.Array(Type.Union([Type.String(), stepSchema]))], {

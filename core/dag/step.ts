@@ -6,13 +6,14 @@ import { quoteWord, splitCommand } from './command.ts';
 import { canonicalExecutorType, unknownExecutorMessage } from './executors.ts';
 import { conditionsFromFile, envFromFile, ENV_NAME, integerFrom, labelsFromFile, listFromFile, shellFromFile } from './fields.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
+import { withKubernetes, type StepKubernetesContext } from './kubernetes-levels.ts';
 import { DEFAULTS, type ContinueOn, type Executor, type Parallel, type RepeatPolicy, type RetryPolicy, type Step } from './model.ts';
 import type { StepFile } from './schema.ts';
 
 /** Most items a static `parallel` list may hold. */
 export const MAX_PARALLEL_ITEMS = 1000;
 
-export interface StepContext {
+export interface StepContext extends StepKubernetesContext {
   /** DAG-level `ssh` makes ssh the default executor. */
   readonly dagSsh: boolean;
 }
@@ -23,6 +24,8 @@ export interface StepDraft {
   readonly path: string;
   /** `depends: []` was written: the step opts out of chain order. */
   readonly noChain: boolean;
+  /** Where the executor's settings were written: `executor.config`, `with` or `config`. */
+  readonly configPath: string;
 }
 
 export interface Diagnostics {
@@ -35,6 +38,7 @@ export function normalizeStep(input: StepFile | string, path: string, context: S
   const { errors } = diagnostics;
   const call = callOf(raw, path, diagnostics);
   const commandParts = commandOf(raw, path, errors);
+  const form = executorForm(raw, path, errors);
   const step: Step = {
     name: raw.name?.trim() ?? '',
     ...optional('id', raw.id?.trim()),
@@ -56,12 +60,18 @@ export function normalizeStep(input: StepFile | string, path: string, context: S
     ...optional('call', call),
     ...optional('params', raw.params),
     ...optional('parallel', raw.parallel === undefined ? undefined : parallelOf(raw.parallel, childPath(path, 'parallel'), errors)),
-    executor: executorOf(raw, call, path, context, errors),
+    executor: executorOf(form, raw, call, context, errors),
     workerSelector: labelsFromFile(raw.workerSelector),
     env: envFromFile(raw.env, childPath(path, 'env'), errors),
     timeoutSec: raw.timeoutSec ?? 0,
   };
-  return { step: commandAsCall(step), path, noChain: Array.isArray(raw.depends) && raw.depends.length === 0 };
+  const pod = { written: raw.kubernetes, config: form.config, configPath: form.configPath, path };
+  return {
+    step: withKubernetes(commandAsCall(step), pod, context, diagnostics),
+    path,
+    noChain: Array.isArray(raw.depends) && raw.depends.length === 0,
+    configPath: form.configPath,
+  };
 }
 
 /**
@@ -127,21 +137,49 @@ function outputOf(output: string | undefined, path: string, errors: DagIssue[]):
   return name;
 }
 
-function executorOf(raw: StepFile, call: string | undefined, path: string, context: StepContext, errors: DagIssue[]): Executor {
-  const written = raw.executor;
-  const fallback = defaultExecutorType(raw, call, context);
-  const typeName = typeof written === 'string' ? written : (written?.type ?? '');
-  const config = typeof written === 'object' ? { ...(written.config ?? {}) } : {};
-  if (typeName.trim() === '') return { type: fallback, config };
-  const type = canonicalExecutorType(typeName);
+/** The executor as written, in one of its spellings, and where its parts are in the file. */
+interface ExecutorForm {
+  /** The type name as written; empty when none was. */
+  readonly type: string;
+  readonly config: Readonly<Record<string, unknown>>;
+  /** Where the executor was written (`executor`, or `type` in Dagu 2.x's form). */
+  readonly at: string;
+  readonly typePath: string;
+  readonly configPath: string;
+}
+
+/**
+ * `executor: <type>`, `executor: {type, config}` (Dagu 1.x) or `type:` with `with:` (Dagu
+ * 2.x; `config:` in its earlier releases) on the step itself: the same executor either way.
+ */
+function executorForm(raw: StepFile, path: string, errors: DagIssue[]): ExecutorForm {
   const at = childPath(path, 'executor');
+  if (raw.type === undefined && raw.with === undefined && raw.config === undefined) return executorKeyForm(raw.executor, at);
+  if (raw.executor !== undefined) errors.push(issue(at, 'use either executor or type (with with), not both'));
+  if (raw.with !== undefined && raw.config !== undefined) errors.push(issue(childPath(path, 'config'), 'use either with or config (its older name), not both'));
+  const configPath = childPath(path, raw.with === undefined && raw.config !== undefined ? 'config' : 'with');
+  const typePath = childPath(path, 'type');
+  return { type: raw.type ?? '', config: { ...(raw.with ?? raw.config ?? {}) }, at: typePath, typePath, configPath };
+}
+
+function executorKeyForm(written: StepFile['executor'], at: string): ExecutorForm {
+  const configPath = childPath(at, 'config');
+  if (typeof written === 'string') return { type: written, config: {}, at, typePath: at, configPath };
+  return { type: written?.type ?? '', config: { ...(written?.config ?? {}) }, at, typePath: childPath(at, 'type'), configPath };
+}
+
+function executorOf(form: ExecutorForm, raw: StepFile, call: string | undefined, context: StepContext, errors: DagIssue[]): Executor {
+  const fallback = defaultExecutorType(raw, call, context);
+  const { config } = form;
+  if (form.type.trim() === '') return { type: fallback, config };
+  const type = canonicalExecutorType(form.type);
   if (type === undefined) {
-    errors.push(issue(typeof written === 'string' ? at : childPath(at, 'type'), unknownExecutorMessage(typeName)));
+    errors.push(issue(form.typePath, unknownExecutorMessage(form.type)));
     return { type: fallback, config };
   }
   // A call always runs as a sub-DAG, whatever executor the step names.
   if (call === undefined) return { type, config };
-  if (type !== 'dag' && type !== 'parallel') errors.push(issue(at, `a step with call runs a sub-DAG; remove executor "${typeName}"`));
+  if (type !== 'dag' && type !== 'parallel') errors.push(issue(form.at, `a step with call runs a sub-DAG; remove executor "${form.type}"`));
   return { type: fallback, config };
 }
 

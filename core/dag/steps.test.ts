@@ -76,6 +76,7 @@ describe('generated step names by kind', () => {
     { name: 'a parallel call is a parallel step', step: '{call: child, parallel: [a, b]}', want: 'parallel_1' },
     { name: 'an http step is named by its executor', step: '{command: GET https://example.com, executor: http}', want: 'http_1' },
     { name: 'a docker step is named by its executor', step: '{executor: {type: docker, config: {image: alpine}}}', want: 'docker_1' },
+    { name: 'a kubernetes step written as Dagu 2.x does is named by its executor', step: '{type: k8s, with: {image: alpine}}', want: 'kubernetes_1' },
     { name: 'a list command is a cmd', step: '{command: [ls, -l]}', want: 'cmd_1' },
   ];
   it.each(cases)('$name', ({ step, want }) => {

@@ -1,11 +1,13 @@
 /**
- * Structural validation of one DAG document against the JSON Schema of schema.ts: key
- * spellings are made canonical first (Dagu matches keys case-insensitively), then ajv checks
+ * Structural validation of one DAG document (or of settings whose shape depends on another
+ * key) against the JSON Schema of schema.ts: key spellings are made canonical first (Dagu
+ * matches keys case-insensitively; kubernetes keys also come in snake_case), then ajv checks
  * types, and its errors are turned into one precise message per problem.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { closest, distance } from 'fastest-levenshtein';
 import { childPath, issue, pointerToPath, type DagIssue } from './issues.ts';
+import { aliasTarget } from './kube-object.ts';
 import { dagJsonSchema, type DagFile } from './schema.ts';
 
 type Schema = Record<string, unknown>;
@@ -17,33 +19,42 @@ interface CompiledSchema {
   readonly owned: WeakMap<object, Set<object>>;
 }
 
-let compiled: CompiledSchema | undefined;
-
-/** Compiles once per process: the schema is a constant, so this is a pure memo. */
-function schemaValidator(): CompiledSchema {
-  if (compiled !== undefined) return compiled;
-  const root = dagJsonSchema();
+function compile(root: Schema): CompiledSchema {
   const ajv = new Ajv({ allErrors: true, verbose: true, strict: false });
-  compiled = { root, validate: ajv.compile(root), owned: new WeakMap() };
-  return compiled;
+  return { root, validate: ajv.compile(root), owned: new WeakMap() };
 }
 
-export interface StructureResult {
-  /** The document with canonical key spellings; only meaningful when `errors` is empty. */
-  readonly value: DagFile;
+export interface StructureResult<T = DagFile> {
+  /** The value with canonical key spellings; only meaningful when `errors` is empty. */
+  readonly value: T;
+  /** Paths relative to the value checked. */
   readonly errors: DagIssue[];
 }
 
+/**
+ * A shape check against one JSON Schema, compiled on first use: the schema is a constant, so
+ * the memo is pure. Used for whole documents and for settings whose shape depends on another
+ * key (the `with:` of a `type: kubernetes` step).
+ */
+export function shapeChecker(schemaOf: () => Schema): (value: unknown) => StructureResult<unknown> {
+  let compiled: CompiledSchema | undefined;
+  return (value) => {
+    compiled ??= compile(schemaOf());
+    const errors: DagIssue[] = [];
+    const canonical = canonicalKeys(value, compiled.root, compiled.root, '', errors);
+    if (!compiled.validate(canonical)) errors.push(...translate(compiled.validate.errors ?? [], compiled));
+    return { value: canonical, errors: dedupe(errors) };
+  };
+}
+
+const checkDocument = shapeChecker(dagJsonSchema);
+
 /** Checks one DAG document's shape. Never throws on any input. */
 export function checkStructure(document: unknown): StructureResult {
-  const schema = schemaValidator();
   if (document === null || typeof document !== 'object' || Array.isArray(document)) {
     return { value: {}, errors: [issue('', `a DAG document must be a mapping, not ${describeValue(document)}`)] };
   }
-  const errors: DagIssue[] = [];
-  const value = canonicalKeys(document, schema.root, schema.root, '', errors) as DagFile;
-  if (!schema.validate(value)) errors.push(...translate(schema.validate.errors ?? [], schema));
-  return { value, errors: dedupe(errors) };
+  return checkDocument(document) as StructureResult;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -57,7 +68,8 @@ function resolve(schema: Schema, root: Schema): Schema {
 }
 
 /**
- * Rewrites keys of known mappings to their canonical spelling (`Steps` -> `steps`) and drops
+ * Rewrites keys of known mappings to their canonical spelling (`Steps` -> `steps`, and the
+ * snake_case twins of kube-object.ts: `image_pull_policy` -> `imagePullPolicy`) and drops
  * keys whose value is null (YAML `key:` with nothing after it means "not set"). User data
  * such as env names, labels and executor config keep their keys untouched.
  */
@@ -75,15 +87,28 @@ function canonicalKeys(value: unknown, node: Schema, root: Schema, path: string,
   return canonicalMapping(value as Record<string, unknown>, schema, root, path, errors);
 }
 
+/** Each schema node's keys by lower case; the schema is a constant, so the memo is pure. */
+const lowerCaseKeys = new WeakMap<Schema, ReadonlyMap<string, string>>();
+
+function keysByLowerCase(schema: Schema, properties: Record<string, Schema>): ReadonlyMap<string, string> {
+  let keys = lowerCaseKeys.get(schema);
+  if (keys === undefined) {
+    keys = new Map(Object.keys(properties).map((key) => [key.toLowerCase(), key]));
+    lowerCaseKeys.set(schema, keys);
+  }
+  return keys;
+}
+
 function canonicalMapping(value: Record<string, unknown>, schema: Schema, root: Schema, path: string, errors: DagIssue[]): unknown {
   const properties = schema.properties as Record<string, Schema> | undefined;
   const patterns = schema.patternProperties as Record<string, Schema> | undefined;
   const valueSchema = patterns === undefined ? undefined : Object.values(patterns)[0];
-  const byLowerCase = new Map(Object.keys(properties ?? {}).map((key) => [key.toLowerCase(), key]));
+  const byLowerCase = keysByLowerCase(schema, properties ?? {});
   const out: Record<string, unknown> = {};
   const spelledAs = new Map<string, string>();
   for (const [key, item] of Object.entries(value)) {
-    const canonical = properties === undefined ? key : (byLowerCase.get(key.toLowerCase()) ?? key);
+    const spelled = properties === undefined ? key : (byLowerCase.get(key.toLowerCase()) ?? key);
+    const canonical = aliasTarget(properties?.[spelled]) ?? spelled;
     const sub = properties?.[canonical] ?? valueSchema;
     if (properties !== undefined && item === null && sub !== undefined) continue;
     const earlier = spelledAs.get(canonical);
@@ -211,16 +236,21 @@ function message(error: ErrorObject, root: Schema): DagIssue {
       return issue(path, `must be ${typeNames([...acceptedTypes({ anyOf: error.schema }, root)])}, not ${describeValue(error.data)}`);
     case 'minimum':
       return issue(path, `must be at least ${String(params.limit)}`);
+    case 'maximum':
+      return issue(path, `must be at most ${String(params.limit)}`);
     default:
       return issue(path, error.message ?? 'is invalid');
   }
 }
 
+/** Suggests the nearest spelling (a snake_case twin too); lists only canonical keys. */
 function unknownKey(path: string, key: string, parent: unknown): DagIssue {
-  const known = Object.keys(((parent as Schema | undefined)?.properties ?? {}));
+  const properties = ((parent as Schema | undefined)?.properties ?? {}) as Record<string, unknown>;
+  const spellings = Object.keys(properties);
+  const known = spellings.filter((k) => aliasTarget(properties[k]) === undefined);
   const at = childPath(path, key);
-  const guess = known.length === 0 ? '' : closest(key.toLowerCase(), known.map((k) => k.toLowerCase()));
-  const suggestion = known.find((k) => k.toLowerCase() === guess);
+  const guess = spellings.length === 0 ? '' : closest(key.toLowerCase(), spellings.map((k) => k.toLowerCase()));
+  const suggestion = spellings.find((k) => k.toLowerCase() === guess);
   const near = suggestion !== undefined && distance(key.toLowerCase(), guess) <= Math.max(2, Math.floor(key.length / 3));
   return issue(at, near ? `unknown key; did you mean "${suggestion}"?` : `unknown key; known keys are ${known.join(', ')}`);
 }

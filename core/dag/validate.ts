@@ -91,7 +91,7 @@ function findCycle(drafts: readonly StepDraft[], byName: ReadonlyMap<string, Ste
 
 function checkStep(draft: StepDraft, dag: Pick<Dag, 'ssh'>): DagIssue[] {
   const { step, path } = draft;
-  const errors = checkExecutor(step, path, { dagSsh: dag.ssh !== undefined });
+  const errors = checkExecutor(step, path, { dagSsh: dag.ssh !== undefined }, draft.configPath);
   if (step.parallel !== undefined && step.call === undefined) errors.push(issue(childPath(path, 'parallel'), 'needs call: parallel runs a DAG once per item'));
   return errors;
 }

@@ -1,5 +1,8 @@
+import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { structural } from './schemas.ts';
+import { kubeObject } from '../dag/kube-object.ts';
+import { DEFINITION } from '../dag/schema-builders.ts';
+import { dagSpecSchema, structural } from './schemas.ts';
 
 describe('structural, a JSON Schema made acceptable to Kubernetes', () => {
   it('leaves polymorphic fields out and lets their object keep unknown fields', () => {
@@ -20,5 +23,40 @@ describe('structural, a JSON Schema made acceptable to Kubernetes', () => {
       'x-kubernetes-preserve-unknown-fields': true,
       properties: {},
     });
+  });
+
+  it('leaves the snake_case twins of kubernetes keys out and keeps such keys as written', () => {
+    expect(structural(kubeObject({ runAsUser: Type.Optional(Type.Integer()) }, 'ids'))).toEqual({
+      type: 'object',
+      description: 'ids',
+      'x-kubernetes-preserve-unknown-fields': true,
+      properties: { runAsUser: { type: 'integer' } },
+    });
+  });
+
+  it('keeps unknown keys of a kubernetes mapping without twins, so that core/dag reports a misspelt key', () => {
+    expect(structural(kubeObject({ limits: Type.Optional(Type.String()) }, 'resources'))).toEqual({
+      type: 'object',
+      description: 'resources',
+      'x-kubernetes-preserve-unknown-fields': true,
+      properties: { limits: { type: 'string' } },
+    });
+  });
+
+  it('describes a shared Kubernetes object without typing it, and keeps the step typed', () => {
+    const affinity = { type: 'object', description: 'rules', [DEFINITION]: 'kubernetesAffinity', properties: { nodeAffinity: { type: 'object' } } };
+    const step = { type: 'object', description: 'a step', [DEFINITION]: 'step', properties: { name: { type: 'string' } } };
+    expect([structural(affinity), structural(step)]).toEqual([
+      { type: 'object', description: 'rules', 'x-kubernetes-preserve-unknown-fields': true },
+      { type: 'object', description: 'a step', properties: { name: { type: 'string' } } },
+    ]);
+  });
+
+  it('gives the DAG spec a described kubernetes block and no keyword of our own', () => {
+    const spec = dagSpecSchema as unknown as { properties: Record<string, { description?: string; properties?: object }> };
+    const block = spec.properties.kubernetes;
+    expect(Object.keys(block?.properties ?? {})).toContain('imagePullPolicy');
+    expect(block?.description).toMatch(/Pod settings of every step/);
+    expect(JSON.stringify(dagSpecSchema)).not.toContain('x-kubedag-');
   });
 });

@@ -6,6 +6,8 @@
  */
 import Type, { type Static, type TSchema } from 'typebox';
 import { dagSchema } from '../dag/schema.ts';
+import { KEEP_UNKNOWN } from '../dag/kube-object.ts';
+import { definitionName } from '../dag/schema-builders.ts';
 
 /** A field kept exactly as written; core/dag validates it. */
 const preserved = (description: string): TSchema => Type.Unsafe<unknown>({ type: 'object', description, 'x-kubernetes-preserve-unknown-fields': true });
@@ -183,20 +185,35 @@ export function structural(schema: unknown): Record<string, unknown> {
 function structuralNode(schema: unknown): Record<string, unknown> | undefined {
   const node = JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
   if (node['x-kubernetes-preserve-unknown-fields'] === true) return node;
-  if (Array.isArray(node.anyOf) || typeof node.$ref === 'string' || Object.keys(node).every((k) => k === 'description')) return undefined;
+  if (leftOut(node)) return undefined;
+  // A Kubernetes object the DAG JSON Schema stores once (affinity, volume, ...) is described
+  // but not typed: a CRD cannot refer to it, and a copy at each use would make the CRD huge.
+  // Handlers are steps, typed as before; their Kubernetes parts are such objects themselves.
+  const definition = definitionName(node);
+  if (definition !== undefined && definition !== 'step') return { type: 'object', description: node.description, 'x-kubernetes-preserve-unknown-fields': true };
   const children = ['additionalProperties', 'required', 'patternProperties', 'properties', 'items'];
-  const out: Record<string, unknown> = Object.fromEntries(Object.entries(node).filter(([key]) => !children.includes(key)));
+  const out: Record<string, unknown> = Object.fromEntries(Object.entries(node).filter(([key]) => !children.includes(key) && !key.startsWith('x-kubedag-')));
   if (node.items !== undefined) {
     const items = structuralNode(node.items);
     if (items === undefined) return undefined;
     out.items = items;
   }
   Object.assign(out, structuralProperties(node));
+  if (node[KEEP_UNKNOWN] === true) out['x-kubernetes-preserve-unknown-fields'] = true;
   if (Array.isArray(node.required) && node.required.length > 0) out.required = node.required;
   // Structural schemas need a type on every node; TypeBox enums carry none.
   if (Array.isArray(node.enum) && out.type === undefined) out.type = typeof node.enum[0] === 'number' ? 'integer' : typeof node.enum[0];
   if (out.type === undefined && node.properties !== undefined) out.type = 'object';
   return out;
+}
+
+/**
+ * Polymorphic nodes, and nodes without a type (Type.Unknown, and the snake_case twins of
+ * kubernetes keys, whose marker is no CRD keyword), are left out; the parent keeps such keys
+ * as written.
+ */
+function leftOut(node: Record<string, unknown>): boolean {
+  return Array.isArray(node.anyOf) || typeof node.$ref === 'string' || Object.keys(node).every((k) => k === 'description' || k.startsWith('x-kubedag-'));
 }
 
 /** `properties` and map values, with the preserve marker where a polymorphic one was left out. */
