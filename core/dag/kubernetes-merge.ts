@@ -17,7 +17,8 @@ export function mergeKubernetes(defaults: DagKubernetesSettings | undefined, own
   return Object.keys(merged).length === 0 ? undefined : merged;
 }
 
-function mergeMappings(base: Mapping, over: Mapping): Mapping {
+/** Two mappings by the same rule: also used for the operator's security defaults under a DAG's own. */
+export function mergeMappings(base: Mapping, over: Mapping): Mapping {
   const merged: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(over)) {
     if (value === undefined) continue;

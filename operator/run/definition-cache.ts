@@ -5,12 +5,15 @@
  * controller and the log archiver. Finished runs leave the cache.
  */
 import type { DagRunResource } from '../../core/resources/types.ts';
-import { runDefinition, type RunDefinition } from './definition.ts';
+import { namespaceProblems, runDefinition, type RunDefinition } from './definition.ts';
 import { runRef } from './ref.ts';
 
 /** A run's definition, loaded now: for runs seen once (retries, retention), not worth caching. */
 export function loadDefinition(run: DagRunResource, prepared = run.status?.prepared): RunDefinition {
-  return runDefinition(run.spec.snapshot ?? run.spec.definition ?? {}, runRef(run).dagName, run.spec.params, prepared);
+  const definition = runDefinition(run.spec.snapshot ?? run.spec.definition ?? {}, runRef(run).dagName, run.spec.params, prepared);
+  const misplaced = namespaceProblems(definition.dag, run.metadata?.namespace ?? '');
+  if (misplaced.length === 0) return definition;
+  return { ...definition, rejection: [definition.rejection, ...misplaced].filter((p) => p !== undefined).join('; ') };
 }
 
 export class DefinitionCache {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadDag } from '../../core/dag/index.ts';
-import { unsupported } from './definition.ts';
+import { loadDag, type Dag } from '../../core/dag/index.ts';
+import { namespaceProblems, unsupported } from './definition.ts';
 
 describe('features refused when a run starts', () => {
   const cases: { name: string; yaml: string; want: string[] }[] = [
@@ -14,5 +14,21 @@ describe('features refused when a run starts', () => {
     const load = loadDag(yaml, { fileName: 'u' });
     expect(load.errors).toEqual([]);
     expect(unsupported(load.dag)).toEqual(want);
+  });
+});
+
+describe('the namespace a Dagu file names for its Pods', () => {
+  const dagOf = (yaml: string): Dag => loadDag(yaml, { fileName: 'ns' }).dag;
+  it.each([
+    { name: 'no namespace named is no problem', yaml: 'steps: [x]', want: [] },
+    { name: 'the run namespace named at DAG level is no problem', yaml: 'kubernetes: {namespace: team}\nsteps: [x]', want: [] },
+    { name: 'another namespace at DAG level is refused', yaml: 'kubernetes: {namespace: other}\nsteps: [x]', want: ['kubernetes.namespace is "other", but the run is in namespace "team": step Pods run in their run\'s namespace'] },
+    {
+      name: 'another namespace on a Kubernetes-executor step is refused for that step',
+      yaml: 'steps:\n  - {name: s, type: kubernetes, with: {namespace: default}, command: x}',
+      want: ['step s: kubernetes.namespace is "default", but the run is in namespace "team": step Pods run in their run\'s namespace'],
+    },
+  ])('$name', ({ yaml, want }) => {
+    expect(namespaceProblems(dagOf(yaml), 'team')).toEqual(want);
   });
 });

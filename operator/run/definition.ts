@@ -46,6 +46,18 @@ export function unsupported(dag: Dag): string[] {
   return problems;
 }
 
+/**
+ * A Dagu file may name the namespace its Pods run in; here they always run in the run's own,
+ * so a run elsewhere is refused rather than silently moved.
+ */
+export function namespaceProblems(dag: Dag, namespace: string): string[] {
+  const named = [
+    ...(dag.kubernetes?.namespace === undefined ? [] : [{ where: 'kubernetes.namespace', value: dag.kubernetes.namespace }]),
+    ...[...dag.steps, ...Object.values(dag.handlerOn)].flatMap((step) => (step.kubernetes?.namespace === undefined || step.kubernetes.namespace === dag.kubernetes?.namespace ? [] : [{ where: `step ${step.name}: kubernetes.namespace`, value: step.kubernetes.namespace }])),
+  ];
+  return named.filter((n) => n.value !== namespace).map((n) => `${n.where} is "${n.value}", but the run is in namespace "${namespace}": step Pods run in their run's namespace`);
+}
+
 export function runDefinition(spec: Record<string, unknown>, fileName: string, overrides: string | undefined, prepared?: Prepared, baseEnv: Readonly<Record<string, string>> = {}): RunDefinition {
   const documents = specDocuments(spec);
   const load = loadDagSpec(spec, { fileName });

@@ -20,9 +20,8 @@ function apply(settings: KubernetesSettings | undefined, extra: Partial<PodSetti
 }
 
 describe('step Pod settings', () => {
-  it('copies image, pull policy, resources, env sources and scheduling settings onto the Pod', () => {
+  it('copies pull policy, resources, env sources and scheduling settings onto the Pod', () => {
     const pod = apply({
-      image: 'python:3.13',
       imagePullPolicy: 'Always',
       resources: { requests: { cpu: '500m' }, limits: { 'nvidia.com/gpu': '1' } },
       envFrom: [{ configMapRef: { name: 'cfg' } }],
@@ -32,7 +31,7 @@ describe('step Pod settings', () => {
       terminationGracePeriodSeconds: 60,
       activeDeadlineSeconds: 600,
     });
-    expect(pod.spec?.containers[0]).toMatchObject({ image: 'python:3.13', imagePullPolicy: 'Always', resources: { requests: { cpu: '500m' }, limits: { 'nvidia.com/gpu': '1' } }, envFrom: [{ configMapRef: { name: 'cfg' } }] });
+    expect(pod.spec?.containers[0]).toMatchObject({ imagePullPolicy: 'Always', resources: { requests: { cpu: '500m' }, limits: { 'nvidia.com/gpu': '1' } }, envFrom: [{ configMapRef: { name: 'cfg' } }] });
     expect(pod.spec).toMatchObject({ priorityClassName: 'high', terminationGracePeriodSeconds: 60, activeDeadlineSeconds: 600, tolerations: [{ key: 'gpu' }], affinity: { nodeAffinity: {} } });
   });
 

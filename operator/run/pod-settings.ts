@@ -28,15 +28,15 @@ const nonEmptyMap = (map: Readonly<Record<string, string>>): Record<string, stri
  * outputs, built-ins, the step's env, secrets) wins on a name they share.
  */
 function withSettingsEnv(env: readonly V1EnvVar[], settings: KubernetesSettings | undefined): V1EnvVar[] {
-  const own = (settings?.env ?? []) as unknown as readonly V1EnvVar[];
+  const own = settings?.env ?? [];
   const later = new Set(env.map((v) => v.name));
   return [...own.filter((v) => !later.has(v.name)), ...env];
 }
 
 function volumesOf(request: PodSettingsRequest): { volumes: V1Volume[]; mounts: V1VolumeMount[] } {
   const { settings, workspace } = request;
-  const volumes = [...((settings?.volumes ?? []) as unknown as readonly V1Volume[])];
-  const mounts = [...((settings?.volumeMounts ?? []) as unknown as readonly V1VolumeMount[])];
+  const volumes: V1Volume[] = [...(settings?.volumes ?? [])];
+  const mounts: V1VolumeMount[] = [...(settings?.volumeMounts ?? [])];
   if (workspace !== undefined) {
     volumes.push({ name: WORKSPACE_VOLUME, persistentVolumeClaim: { claimName: workspace.claimName } });
     mounts.push({ name: WORKSPACE_VOLUME, mountPath: workspace.mountPath });
@@ -48,7 +48,6 @@ function container(base: V1Container, request: PodSettingsRequest, mounts: reado
   const { settings } = request;
   return defined({
     ...base,
-    image: settings?.image ?? base.image,
     imagePullPolicy: settings?.imagePullPolicy ?? base.imagePullPolicy,
     env: withSettingsEnv(base.env ?? [], settings),
     envFrom: settings?.envFrom === undefined ? undefined : ([...settings.envFrom] as V1Container['envFrom']),

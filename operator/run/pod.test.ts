@@ -167,9 +167,11 @@ describe('stepPod', () => {
     expect(Object.fromEntries((container?.env ?? []).map((e) => [e.name, e.value]))).toMatchObject({ A: '1', B: '2', DAG_NAME: 'pods', DAG_RUN_ID: 'r1', DAG_RUN_STEP_NAME: 'build', KUBEDAG_COMMAND: 'make' });
   });
 
-  it('takes the image from a docker executor, then the DAG container, then the default', () => {
-    const docker = request('steps:\n  - {command: x, executor: {type: docker, config: {image: alpine:3}}}');
+  it('takes the image from a docker executor, then the Pod settings, then the DAG container, then the default', () => {
+    const docker = request('kubernetes: {image: python:3.13}\nsteps:\n  - {command: x, executor: {type: docker, config: {image: alpine:3}}}');
     expect(stepImage(docker.dag, docker.step, 'def')).toBe('alpine:3');
+    const settings = request('kubernetes: {image: python:3.13}\nsteps:\n  - {command: x, kubernetes: {image: node:24}}');
+    expect(stepImage(settings.dag, settings.step, 'def')).toBe('node:24');
     const dagLevel = request('container: {image: python:3.13}\nsteps: [x]');
     expect(stepImage(dagLevel.dag, dagLevel.step, 'def')).toBe('python:3.13');
     expect(stepImage(request('steps: [x]').dag, request('steps: [x]').step, 'def')).toBe('def');
@@ -180,6 +182,12 @@ describe('stepPod', () => {
     const container = stepPod(req).spec?.containers[0];
     expect(container?.imagePullPolicy).toBe('IfNotPresent');
     expect(Object.fromEntries((container?.env ?? []).map((e) => [e.name, e.value]))).toMatchObject({ A: 'from-dag', C: 'only-container' });
+  });
+
+  it('leaves a Kubernetes-executor step without a command to its image entrypoint', () => {
+    const container = stepPod(request('steps:\n  - {name: serve, type: kubernetes, with: {image: nginx:1}}')).spec?.containers[0];
+    expect(container?.image).toBe('nginx:1');
+    expect(container).not.toHaveProperty('command');
   });
 
   it('exposes secrets by reference to the run Secret, over a variable of the same name', () => {

@@ -42,9 +42,11 @@ export interface PodRequest {
 /** First line of the termination message of a runner that reports. */
 export const REPORT_MARKER = 'kubedag:v1';
 
+/** The docker executor's image, then the Pod settings' (step over DAG), the DAG container's, the default. */
 export function stepImage(dag: Dag, step: Step, defaultImage: string): string {
   const fromExecutor = step.executor.type === 'docker' ? step.executor.config.image : undefined;
   if (typeof fromExecutor === 'string' && fromExecutor !== '') return fromExecutor;
+  if (step.kubernetes?.image !== undefined) return step.kubernetes.image;
   const fromDag = dag.container?.image;
   return typeof fromDag === 'string' && fromDag !== '' ? fromDag : defaultImage;
 }
@@ -235,6 +237,8 @@ function containerSettings(dag: Dag, workingDir: string | undefined): Pick<V1Con
   };
 }
 
+const entrypointOnly = (step: Step): boolean => step.executor.type === 'kubernetes' && step.cmdWithArgs === undefined && step.script === undefined;
+
 export function stepPod(request: PodRequest): V1Pod {
   const { run, dag, step, attempt } = request;
   const conditionEnv = [
@@ -272,7 +276,9 @@ export function stepPod(request: PodRequest): V1Pod {
         {
           name: 'step',
           image: stepImage(dag, step, request.defaultImage),
-          command: ['/bin/sh', '-c', runnerScript(request)],
+          // A Kubernetes-executor step without a command runs its image's entrypoint, as in
+          // Dagu: no runner, so its output is not split into stdout and stderr.
+          ...(entrypointOnly(step) ? {} : { command: ['/bin/sh', '-c', runnerScript(request)] }),
           env: withinEnvLimits([...envList([...containerEnv(dag), ...request.env, ...builtins(request), ...step.env], request.secrets), ...conditionEnv], step),
           ...containerSettings(dag, request.workingDir),
         },

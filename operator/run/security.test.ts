@@ -19,7 +19,7 @@ describe('step security contexts', () => {
 
   it.each<{ name: string; yaml?: string; settings?: KubernetesSettings; want: Record<string, unknown> }>([
     { name: 'the DAG container user sets the uid and gid', yaml: 'container: {image: a, user: "2000:3000"}\nsteps: [x]', want: { pod: { runAsUser: 2000, runAsGroup: 3000, fsGroup: 1000, runAsNonRoot: true } } },
-    { name: 'a pod security context merges over the defaults', settings: { podSecurityContext: { fsGroup: 5, seccompProfile: { localhostProfile: 'p' } } }, want: { pod: { fsGroup: 5, seccompProfile: { type: 'RuntimeDefault', localhostProfile: 'p' } } } },
+    { name: 'a pod security context merges over the defaults', settings: { podSecurityContext: { fsGroup: 5, seccompProfile: { type: 'Localhost', localhostProfile: 'p' } } }, want: { pod: { fsGroup: 5, seccompProfile: { type: 'Localhost', localhostProfile: 'p' } } } },
     { name: 'a container security context replaces a default list', settings: { securityContext: { capabilities: { drop: ['NET_RAW'] } } }, want: { container: { capabilities: { drop: ['NET_RAW'] } } } },
     { name: 'running as root on purpose drops runAsNonRoot', settings: { podSecurityContext: { runAsUser: 0 } }, want: { pod: { runAsUser: 0 } } },
     { name: 'root in the container context also drops runAsNonRoot', settings: { securityContext: { runAsUser: 0 } }, want: { container: { runAsUser: 0 } } },

@@ -6,7 +6,7 @@
  * `kubernetes` security contexts are laid over the defaults and win. Pure.
  */
 import type { V1PodSecurityContext, V1SecurityContext } from '@kubernetes/client-node';
-import type { Dag, KubernetesSettings } from '../../core/dag/index.ts';
+import { mergeMappings, type Dag, type KubernetesSettings } from '../../core/dag/index.ts';
 import type { StepDefaults } from '../config.ts';
 import { userIds } from './pod.ts';
 
@@ -16,18 +16,6 @@ export interface SecurityContexts {
 }
 
 type Plain = Readonly<Record<string, unknown>>;
-
-const isMap = (value: unknown): value is Plain => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** Maps merge key by key, anything else (scalars, lists) is replaced: `over` wins. */
-export function mergeMaps(under: Plain, over: Plain): Record<string, unknown> {
-  const merged: Record<string, unknown> = { ...under };
-  for (const [key, value] of Object.entries(over)) {
-    const before = merged[key];
-    merged[key] = isMap(before) && isMap(value) ? mergeMaps(before, value) : value;
-  }
-  return merged;
-}
 
 function restrictedDefaults(user: number): { pod: Plain; container: Plain } {
   return {
@@ -41,10 +29,10 @@ const nonEmpty = <T extends Plain>(value: T): T | undefined => (Object.keys(valu
 export function securityContexts(defaults: Pick<StepDefaults, 'security' | 'user'>, dag: Dag, settings: KubernetesSettings | undefined): SecurityContexts {
   const base = defaults.security === 'restricted' ? restrictedDefaults(defaults.user) : { pod: {}, container: {} };
   const user = userIds(dag.container?.user);
-  const podOwn = settings?.podSecurityContext ?? {};
-  const containerOwn = settings?.securityContext ?? {};
-  const pod = mergeMaps(mergeMaps(base.pod, user ?? {}), podOwn);
-  const container = mergeMaps(base.container, containerOwn);
+  const podOwn: Plain = settings?.podSecurityContext ?? {};
+  const containerOwn: Plain = settings?.securityContext ?? {};
+  const pod: Record<string, unknown> = { ...mergeMappings(mergeMappings(base.pod, user ?? {}), podOwn) };
+  const container = mergeMappings(base.container, containerOwn);
   // A DAG that runs as root on purpose relaxes runAsNonRoot, unless it asked for that too.
   const uid = container.runAsUser ?? pod.runAsUser;
   const askedNonRoot = 'runAsNonRoot' in podOwn || 'runAsNonRoot' in containerOwn;
