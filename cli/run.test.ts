@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -99,6 +99,13 @@ describe('kubedag render', () => {
     expect(got.code).toBe(1);
     expect(got.stdout).toBe('');
     expect(got.stderr).toContain(`${file('broken.yaml')}: steps[0].comand: unknown key; did you mean "command"?`);
+  });
+
+  it('keeps the kubernetes block and the Dagu 2.x Kubernetes executor form as written', async () => {
+    const fixture = join(import.meta.dirname, '../test/fixtures/dags/k8s-feature-train.yaml');
+    const got = await cli('render', fixture);
+    expect(got.code).toBe(0);
+    expect((parseYaml(got.stdout) as { spec: unknown }).spec).toEqual(parseYaml(await readFile(fixture, 'utf8')));
   });
 
   it('refuses a file name the API could not address', async () => {

@@ -3,6 +3,7 @@
  * every answer checked against the served OpenAPI document.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Server } from '../../apiserver/server.ts';
 import { ContractClient, startApi } from './api-support.ts';
@@ -80,6 +81,17 @@ describe('the API server on the local control plane', () => {
     expect((await api.call('GET', '/api/v2/dags/greeting')).body).toMatchObject({ dag: { name: 'greeting' } });
     expect((await api.call('DELETE', '/api/v2/dags/greeting')).status).toBe(204);
     expect((await api.call('DELETE', '/api/v2/dags/greeting')).body).toMatchObject({ code: 'not_found' });
+  });
+
+  it('accepts and round-trips Pod settings and the Dagu 2.x Kubernetes form, and refuses a bad quantity by its path', async () => {
+    const spec = readFileSync(join(import.meta.dirname, '../fixtures/dags/k8s-feature-train.yaml'), 'utf8');
+    expect((await api.call('POST', '/api/v2/dags', { name: 'feature-train', spec })).status).toBe(201);
+    expect(((await api.call('GET', '/api/v2/dags/feature-train/spec')).body as { spec: string }).spec).toBe(spec);
+    const bad = 'steps:\n  - {name: s, command: x, kubernetes: {resources: {limits: {memory: lots}}}}\n';
+    const refused = await api.call('PUT', '/api/v2/dags/feature-train/spec', { spec: bad });
+    expect((refused.body as { errors: string[] }).errors).toEqual([expect.stringContaining('steps[0].kubernetes.resources.limits.memory')]);
+    expect(((await api.call('GET', '/api/v2/dags/feature-train/spec')).body as { spec: string }).spec).toBe(spec);
+    expect((await api.call('DELETE', '/api/v2/dags/feature-train')).status).toBe(204);
   });
 
   it('starts a run, follows it to the end, and serves its logs', async () => {
