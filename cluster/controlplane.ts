@@ -76,7 +76,7 @@ export async function startControlPlane(options: StartOptions): Promise<ClusterS
     for (const node of options.nodes) {
       const port = await freePort();
       const ledger = join(dir, 'nodes', node.name, 'ledger.jsonl');
-      const agent = { port, kubeconfig: state.kubeconfig, dir: join(dir, 'nodes', node.name), logFormat: options.nodeAgentLogFormat ?? 'json' };
+      const agent = { port, kubeconfig: state.kubeconfig, dir: join(dir, 'nodes', node.name), clusterDir: dir, logFormat: options.nodeAgentLogFormat ?? 'json' };
       const args = [...options.nodeAgentCommand, ...nodeAgentArgs(node, agent, pki)];
       const [command = 'node', ...rest] = args;
       processes.push(await startProcess(`node-agent ${node.name}`, command, rest, join(dir, `logs/node-${node.name}.log`)));
@@ -188,6 +188,7 @@ function schedulerArgs(kubeconfig: string, port: number): string[] {
 
 interface NodeAgentPlace {
   readonly port: number;
+  readonly clusterDir: string;
   readonly kubeconfig: string;
   readonly dir: string;
   readonly logFormat: LogFormat;
@@ -203,6 +204,8 @@ function nodeAgentArgs(node: NodeSpec, agent: NodeAgentPlace, pki: Pki): string[
     `--tls-key=${pki.nodeAgent.key}`,
     `--client-ca=${pki.ca.cert}`,
     `--state-dir=${agent.dir}`,
+    // Containers see the host as their image, but not the cluster's keys, volumes and other nodes.
+    `--hide-paths=${agent.clusterDir}`,
     // Always given, so that a KUBEDAG_LOG_FORMAT in the environment cannot change what tests read.
     `--log-format=${agent.logFormat}`,
     ...(labels.length > 0 ? [`--labels=${labels.join(',')}`] : []),
