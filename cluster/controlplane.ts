@@ -1,7 +1,7 @@
 /**
  * Starts and stops a real Kubernetes control plane on loopback: etcd, kube-apiserver (RBAC and
- * Node authorisation on), kube-controller-manager, kube-scheduler, then the node agents; waits
- * until it is ready and the CRDs are Established. Everything lives in one directory, recorded
+ * Node authorisation on), kube-controller-manager, kube-scheduler, the volume provisioner, then
+ * the node agents; waits until it is ready and the CRDs are Established. Everything lives in one directory, recorded
  * in its state file so that another process can stop it.
  */
 import { request } from 'node:https';
@@ -33,7 +33,9 @@ export interface StartOptions {
   readonly nodes: readonly NodeSpec[];
   /** How node agents are run: argv before the agent's own flags. */
   readonly nodeAgentCommand: readonly string[];
-  /** How node agents write their log: JSON lines unless a person reads it (`make dev`). */
+  /** How the volume provisioner is run: argv before its own flags. */
+  readonly provisionerCommand: readonly string[];
+  /** How node agents and the provisioner write their log: JSON lines unless a person reads it (`make dev`). */
   readonly nodeAgentLogFormat?: LogFormat;
   readonly log?: (line: string) => void;
 }
@@ -72,6 +74,10 @@ export async function startControlPlane(options: StartOptions): Promise<ClusterS
     log(`kube-apiserver ready at ${server}`);
     processes.push(await startProcess('kube-controller-manager', binaries.kubeControllerManager, controllerManagerArgs(pki, kubeconfigs.controllerManager, cmPort), join(dir, 'logs/kube-controller-manager.log')));
     processes.push(await startProcess('kube-scheduler', binaries.kubeScheduler, schedulerArgs(kubeconfigs.scheduler, schedulerPort), join(dir, 'logs/kube-scheduler.log')));
+    await saveState(state);
+    // After kube-controller-manager, whose PV controller hands claims to it and binds its volumes.
+    const [provisioner, ...provisionerArgs] = [...options.provisionerCommand, `--kubeconfig=${state.kubeconfig}`, `--dir=${join(dir, 'volumes')}`, `--log-format=${options.nodeAgentLogFormat ?? 'json'}`];
+    processes.push(await startProcess('provisioner', provisioner, provisionerArgs, join(dir, 'logs/provisioner.log')));
     await saveState(state);
     for (const node of options.nodes) {
       const port = await freePort();

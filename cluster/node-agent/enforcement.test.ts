@@ -1,7 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { unenforced, type Abilities } from './enforcement.ts';
-import { eventFor } from './events.ts';
 
 const full: Abilities = { sandbox: 'overlay', changeUser: true, cgroups: { memory: true, cpu: true } };
 const bare: Abilities = { sandbox: 'overlay', changeUser: true, cgroups: { memory: false, cpu: false } };
@@ -42,13 +41,5 @@ describe('unenforced, what the node says it cannot do for a Pod', () => {
   ];
   it.each(cases)('$name', ({ pod: p, abilities, want }) => {
     expect(unenforced(p, abilities).map((u) => `${u.reason}: ${u.message}`)).toEqual(want);
-  });
-});
-
-describe('eventFor', () => {
-  it('records an event on the Pod from the kubelet of this node', () => {
-    const now = new Date('2026-01-01T00:00:00Z');
-    const event = eventFor(pod({}), { type: 'Warning', reason: 'LimitsNotEnforced', message: 'm' }, 'node-1', now);
-    expect(event).toMatchObject({ metadata: { generateName: 'p.', namespace: 'ns' }, involvedObject: { kind: 'Pod', name: 'p', uid: 'u1' }, type: 'Warning', reason: 'LimitsNotEnforced', source: { component: 'kubelet', host: 'node-1' }, firstTimestamp: now });
   });
 });

@@ -17,7 +17,7 @@ import { errorMessage, type Logger } from '../../core/log.ts';
 import { ContainerRunner, type RuntimeContext } from './containers.ts';
 import { unenforced, type Abilities } from './enforcement.ts';
 import { ConfigError, type Sources } from './environment.ts';
-import { recordEvent } from './events.ts';
+import { recordEvent } from '../events.ts';
 import type { Ledger } from './ledger.ts';
 import { applyOwnership } from './ownership.ts';
 import { housekeeping, PodDirs } from './pod-dirs.ts';
@@ -208,7 +208,7 @@ export class PodManager {
   private announceUnenforced(pod: V1Pod, run: PodRun): void {
     for (const gap of unenforced(pod, this.options.abilities)) {
       run.log.warn({ reason: gap.reason }, gap.message);
-      recordEvent(this.options.api, pod, { type: 'Warning', ...gap }, this.options.node, this.options.clock).catch((error: unknown) => {
+      recordEvent(this.options.api, { apiVersion: 'v1', kind: 'Pod', ...pod }, { type: 'Warning', ...gap }, { component: 'kubelet', host: this.options.node }, this.options.clock).catch((error: unknown) => {
         run.log.warn({ error: errorMessage(error) }, 'could not record an event');
       });
     }
