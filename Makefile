@@ -12,7 +12,7 @@ export PATH := $(NODE_BIN):$(PATH)
 
 STAMP := node_modules/.install-stamp
 
-.PHONY: build deps compile test lint typecheck unit integration generate crds manifests verify bench bench-operator bench-api bench-queue golden clean cluster-build cluster-up cluster-down dev
+.PHONY: build deps compile test lint typecheck unit integration generate crds manifests verify bench bench-operator bench-api bench-queue bench-container-start golden clean cluster-build cluster-up cluster-down dev
 
 $(STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -67,6 +67,9 @@ bench-api: deps ## API server benchmark: 1,000 DAGs, 10,000 runs, on a fresh loc
 
 bench-queue: deps ## queue admission latency with 1,000 queued runs, on a fresh local control plane (figures, not pass/fail)
 	node bench/queue.bench.ts
+
+bench-container-start: deps ## node agent container start latency, bare and sandboxed (figures, not pass/fail; needs root)
+	node bench/container-start.bench.ts
 
 cluster-build: deps ## build the local control-plane binaries (once per machine; needs Go)
 	node cluster/cli.ts build

@@ -1,12 +1,14 @@
 /**
- * A whole local cluster in one call: control plane, node agents, CRDs Established, nodes Ready.
+ * A whole local cluster in one call: control plane, volume provisioner and its default
+ * StorageClass, node agents, CRDs Established, nodes Ready.
  * Used by `make cluster-up`, `make dev` and the integration tests' global setup alike.
  */
 import { join } from 'node:path';
 import type { LogFormat } from '../core/log.ts';
 import type { Binaries } from './binaries.ts';
 import { startControlPlane, stopControlPlane, type ClusterState, type NodeSpec } from './controlplane.ts';
-import { installCrds, kubeConfig, waitForNodes } from './setup.ts';
+import { DEFAULT_STORAGE_CLASS } from './provisioner/config.ts';
+import { installCrds, kubeConfig, waitForNodes, waitForStorageClass } from './setup.ts';
 
 /** Two nodes, one of them labelled for GPU work, so that selectors have something to choose. */
 export const DEFAULT_NODES: readonly NodeSpec[] = [{ name: 'kubedag-node-1' }, { name: 'kubedag-node-2', labels: { gpu: 'true' } }];
@@ -40,14 +42,18 @@ export interface ClusterOptions {
 /** The node agent runs on the same Node.js as this process, straight from its TypeScript. */
 export const NODE_AGENT_COMMAND: readonly string[] = [process.execPath, ...(process.env.NODE_AGENT_PROFILE === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.NODE_AGENT_PROFILE}`]), join(import.meta.dirname, 'node-agent/main.ts')];
 
+/** The local volume provisioner, likewise. */
+export const PROVISIONER_COMMAND: readonly string[] = [process.execPath, join(import.meta.dirname, 'provisioner/main.ts')];
+
 export async function startCluster(options: ClusterOptions): Promise<ClusterState> {
   const nodes = options.nodes ?? DEFAULT_NODES;
-  const state = await startControlPlane({ dir: options.dir, binaries: options.binaries, nodes, nodeAgentCommand: NODE_AGENT_COMMAND, nodeAgentLogFormat: options.nodeAgentLogFormat, log: options.log });
+  const state = await startControlPlane({ dir: options.dir, binaries: options.binaries, nodes, nodeAgentCommand: NODE_AGENT_COMMAND, provisionerCommand: PROVISIONER_COMMAND, nodeAgentLogFormat: options.nodeAgentLogFormat, log: options.log });
   try {
     const kc = kubeConfig(state.kubeconfig);
     const crds = await installCrds(kc);
     options.log?.(`CRDs established: ${crds.join(', ')}`);
     await waitForNodes(kc, nodes.map((n) => n.name));
+    await waitForStorageClass(kc, DEFAULT_STORAGE_CLASS);
     return state;
   } catch (error) {
     await stopControlPlane(state);

@@ -1,7 +1,7 @@
 /**
  * Starts and stops a real Kubernetes control plane on loopback: etcd, kube-apiserver (RBAC and
- * Node authorisation on), kube-controller-manager, kube-scheduler, then the node agents; waits
- * until it is ready and the CRDs are Established. Everything lives in one directory, recorded
+ * Node authorisation on), kube-controller-manager, kube-scheduler, the volume provisioner, then
+ * the node agents; waits until it is ready and the CRDs are Established. Everything lives in one directory, recorded
  * in its state file so that another process can stop it.
  */
 import { request } from 'node:https';
@@ -33,7 +33,9 @@ export interface StartOptions {
   readonly nodes: readonly NodeSpec[];
   /** How node agents are run: argv before the agent's own flags. */
   readonly nodeAgentCommand: readonly string[];
-  /** How node agents write their log: JSON lines unless a person reads it (`make dev`). */
+  /** How the volume provisioner is run: argv before its own flags. */
+  readonly provisionerCommand: readonly string[];
+  /** How node agents and the provisioner write their log: JSON lines unless a person reads it (`make dev`). */
   readonly nodeAgentLogFormat?: LogFormat;
   readonly log?: (line: string) => void;
 }
@@ -73,10 +75,14 @@ export async function startControlPlane(options: StartOptions): Promise<ClusterS
     processes.push(await startProcess('kube-controller-manager', binaries.kubeControllerManager, controllerManagerArgs(pki, kubeconfigs.controllerManager, cmPort), join(dir, 'logs/kube-controller-manager.log')));
     processes.push(await startProcess('kube-scheduler', binaries.kubeScheduler, schedulerArgs(kubeconfigs.scheduler, schedulerPort), join(dir, 'logs/kube-scheduler.log')));
     await saveState(state);
+    // After kube-controller-manager, whose PV controller hands claims to it and binds its volumes.
+    const [provisioner, ...provisionerArgs] = [...options.provisionerCommand, `--kubeconfig=${state.kubeconfig}`, `--dir=${join(dir, 'volumes')}`, `--log-format=${options.nodeAgentLogFormat ?? 'json'}`];
+    processes.push(await startProcess('provisioner', provisioner, provisionerArgs, join(dir, 'logs/provisioner.log')));
+    await saveState(state);
     for (const node of options.nodes) {
       const port = await freePort();
       const ledger = join(dir, 'nodes', node.name, 'ledger.jsonl');
-      const agent = { port, kubeconfig: state.kubeconfig, dir: join(dir, 'nodes', node.name), logFormat: options.nodeAgentLogFormat ?? 'json' };
+      const agent = { port, kubeconfig: state.kubeconfig, dir: join(dir, 'nodes', node.name), clusterDir: dir, logFormat: options.nodeAgentLogFormat ?? 'json' };
       const args = [...options.nodeAgentCommand, ...nodeAgentArgs(node, agent, pki)];
       const [command = 'node', ...rest] = args;
       processes.push(await startProcess(`node-agent ${node.name}`, command, rest, join(dir, `logs/node-${node.name}.log`)));
@@ -188,6 +194,7 @@ function schedulerArgs(kubeconfig: string, port: number): string[] {
 
 interface NodeAgentPlace {
   readonly port: number;
+  readonly clusterDir: string;
   readonly kubeconfig: string;
   readonly dir: string;
   readonly logFormat: LogFormat;
@@ -203,6 +210,8 @@ function nodeAgentArgs(node: NodeSpec, agent: NodeAgentPlace, pki: Pki): string[
     `--tls-key=${pki.nodeAgent.key}`,
     `--client-ca=${pki.ca.cert}`,
     `--state-dir=${agent.dir}`,
+    // Containers see the host as their image, but not the cluster's keys, volumes and other nodes.
+    `--hide-paths=${agent.clusterDir}`,
     // Always given, so that a KUBEDAG_LOG_FORMAT in the environment cannot change what tests read.
     `--log-format=${agent.logFormat}`,
     ...(labels.length > 0 ? [`--labels=${labels.join(',')}`] : []),

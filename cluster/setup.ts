@@ -1,10 +1,10 @@
 /**
  * What turns a bare control plane into Kubedag's local cluster: CRDs installed and Established,
- * nodes Ready, the default service account present.
+ * nodes Ready, the default service account present, the default StorageClass declared.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ApiextensionsV1Api, CoreV1Api, KubeConfig, loadYaml, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, CoreV1Api, KubeConfig, loadYaml, StorageV1Api, type V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { waitFor } from './processes.ts';
 import { reuseConnections } from '../core/kube/connections.ts';
 import { isAlreadyExists } from '../core/kube/errors.ts';
@@ -64,4 +64,10 @@ export async function waitForNodes(kc: KubeConfig, names: readonly string[], tim
     200,
   );
   await waitFor('the default service account', async () => (await api.readNamespacedServiceAccount({ name: 'default', namespace: 'default' })).metadata !== undefined, timeoutMs, 200);
+}
+
+/** Waits until the provisioner has declared its StorageClass: claims made before would get none. */
+export async function waitForStorageClass(kc: KubeConfig, name: string, timeoutMs = 30_000): Promise<void> {
+  const api = kc.makeApiClient(StorageV1Api);
+  await waitFor(`StorageClass ${name}`, async () => (await api.readStorageClass({ name })).metadata !== undefined, timeoutMs, 200);
 }

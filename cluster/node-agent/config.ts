@@ -14,6 +14,8 @@ export interface AgentConfig {
   readonly tlsKey: string;
   readonly clientCa: string;
   readonly stateDir: string;
+  /** Host directories containers must not see besides the state directory (the cluster's). */
+  readonly hidePaths: readonly string[];
   readonly labels: Readonly<Record<string, string>>;
   readonly kubernetesVersion: string;
   /** PATH given to containers that set none: the host is the image. */
@@ -29,6 +31,7 @@ const OPTIONS = {
   'tls-key': { type: 'string' },
   'client-ca': { type: 'string' },
   'state-dir': { type: 'string' },
+  'hide-paths': { type: 'string', default: '' },
   labels: { type: 'string', default: '' },
   'kubernetes-version': { type: 'string', default: 'v1.37.1' },
   ...LOG_FLAGS,
@@ -59,6 +62,7 @@ export function parseConfig(args: readonly string[], env: NodeJS.ProcessEnv): Ag
     tlsKey: required('tls-key'),
     clientCa: required('client-ca'),
     stateDir: required('state-dir'),
+    hidePaths: values['hide-paths'].split(',').filter((p) => p !== ''),
     labels: parseLabels(values.labels),
     kubernetesVersion: values['kubernetes-version'],
     hostPath: env.PATH ?? '/usr/bin:/bin',

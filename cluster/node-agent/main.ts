@@ -6,6 +6,7 @@
  *     --tls-cert=... --tls-key=... --client-ca=... --state-dir=... [--labels=gpu=true,zone=a] \
  *     [--log-level=info] [--log-format=json|pretty]
  */
+import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoordinationV1Api, CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { reuseConnections } from '../../core/kube/connections.ts';
@@ -17,7 +18,10 @@ import { parseConfig, type AgentConfig } from './config.ts';
 import { Ledger } from './ledger.ts';
 import { heartbeatStatus, POD_CAPACITY, registerNode, renewLease, type NodeIdentity } from './node.ts';
 import { PodManager } from './pods.ts';
-import { mountNamespacesAvailable } from './runtime.ts';
+import type { RuntimeContext } from './containers.ts';
+import type { Abilities } from './enforcement.ts';
+import { hostSubmounts, probeSandbox } from './sandbox-fs.ts';
+import { readImageUsers } from './users.ts';
 import { startLogServer } from './server.ts';
 
 /**
@@ -31,13 +35,10 @@ function parsePodKey(key: string): { namespace: string; name: string; uid: strin
   return { namespace, name, uid };
 }
 
-/**
- * The Pods bound to this node, watched and worked on one key at a time. A failed reconcile
- * comes back with backoff; every Pod is looked at again now and then, events or not.
- */
-async function watchPods(kc: KubeConfig, core: CoreV1Api, node: string, pods: PodManager, logger: Logger): Promise<{ stop: () => Promise<void> }> {
+/** The Pods bound to this node, cached; started by watchPods. */
+function podInformer(kc: KubeConfig, core: CoreV1Api, node: string, logger: Logger): Informer<V1Pod> {
   const fieldSelector = `spec.nodeName=${node}`;
-  const informer = new Informer<V1Pod>({
+  return new Informer<V1Pod>({
     kc,
     path: '/api/v1/pods',
     list: () => core.listPodForAllNamespaces({ fieldSelector }),
@@ -46,6 +47,14 @@ async function watchPods(kc: KubeConfig, core: CoreV1Api, node: string, pods: Po
       logger.warn(message);
     },
   });
+}
+
+/**
+ * The Pods bound to this node, worked on one key at a time. A failed reconcile comes back
+ * with backoff; every Pod is looked at again now and then, events or not, and the disk of
+ * Pods that finished or are gone is freed at the same pace.
+ */
+async function watchPods(informer: Informer<V1Pod>, pods: PodManager, logger: Logger): Promise<{ stop: () => Promise<void> }> {
   const queue = new WorkQueue({
     // A worker holds its Pod for a whole grace period when stopping it: as many workers as the
     // node takes Pods, so that no Pod waits behind another's shutdown, as with the kubelet's
@@ -68,8 +77,16 @@ async function watchPods(kc: KubeConfig, core: CoreV1Api, node: string, pods: Po
     else queue.add(podKey(pod));
   });
   await informer.start();
+  const housekeep = (): void => {
+    pods.housekeep(() => informer.list()).catch((error: unknown) => {
+      logger.warn({ error: errorMessage(error) }, 'housekeeping failed');
+    });
+  };
+  // Pods deleted while no agent ran: their directories go now.
+  housekeep();
   const resync = setInterval(() => {
     for (const pod of informer.list()) queue.add(podKey(pod));
+    housekeep();
   }, 30_000);
   return {
     stop: async () => {
@@ -96,6 +113,20 @@ async function keepNodeAlive(kc: KubeConfig, identity: NodeIdentity, clock: Cloc
   ];
 }
 
+/** What this machine lets the agent do for containers, found out once. */
+function runtimeContext(config: AgentConfig): RuntimeContext {
+  mkdirSync(config.stateDir, { recursive: true });
+  const real = (path: string): string => (existsSync(path) ? realpathSync(path) : path);
+  return {
+    mode: probeSandbox(config.stateDir),
+    changeUser: process.getuid?.() === 0,
+    users: readImageUsers(),
+    submounts: hostSubmounts(),
+    hide: [...new Set([config.stateDir, ...config.hidePaths].map(real))],
+    hostPath: config.hostPath,
+  };
+}
+
 async function run(config: AgentConfig, logger: Logger): Promise<void> {
   const clock = systemClock;
   const kc = new KubeConfig();
@@ -106,13 +137,17 @@ async function run(config: AgentConfig, logger: Logger): Promise<void> {
   const identity: NodeIdentity = { name: config.name, labels: config.labels, port: config.port, kubernetesVersion: config.kubernetesVersion };
   const ledger = new Ledger(join(config.stateDir, 'ledger.jsonl'), config.name, clock);
   const sources = { api: core, apiHost: server.hostname, apiPort: server.port };
-  const pods = new PodManager({ node: config.name, api: core, stateDir: config.stateDir, ledger, sources, hostPath: config.hostPath, clock, logger });
+  const runtime = runtimeContext(config);
+  const abilities: Abilities = { sandbox: runtime.mode, changeUser: runtime.changeUser, cgroups: { memory: false, cpu: false } };
+  logger.info({ sandbox: runtime.mode, changeUser: runtime.changeUser, hide: runtime.hide }, 'container runtime');
+  if (runtime.mode === 'none') logger.warn('no container roots here (needs root, mount namespaces, overlayfs and util-linux); containers run in the host file system in a scratch directory, volumes are not mounted at their paths');
+  const informer = podInformer(kc, core, config.name, logger);
+  const pods = new PodManager({ node: config.name, api: core, stateDir: config.stateDir, ledger, sources, runtime, abilities, lookup: (namespace, name) => informer.get(namespace, name), clock, logger });
   pods.killLeftovers();
-  if (!mountNamespacesAvailable()) logger.warn('no mount namespaces here (needs root and unshare); volumes will not appear at their mount paths');
   const timers = await keepNodeAlive(kc, identity, clock, logger);
   const https = await startLogServer({ port: config.port, cert: config.tlsCert, key: config.tlsKey, clientCa: config.clientCa, pods, clock });
   logger.info({ port: config.port }, `node registered; log endpoint on 127.0.0.1:${String(config.port)}`);
-  const watch = await watchPods(kc, core, config.name, pods, logger);
+  const watch = await watchPods(informer, pods, logger);
 
   const stop = async (signal: string): Promise<void> => {
     logger.info({ signal }, 'stopping Pods and exiting');

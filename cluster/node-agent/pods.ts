@@ -1,26 +1,29 @@
 /**
- * Runs the Pods bound to this node: init containers in order, then the containers; reports
- * status; stops them gracefully on deletion; and, after an agent restart, fails the Pods whose
- * processes the previous agent may have started instead of starting them again.
+ * Runs the Pods bound to this node: volumes first, then init containers in order, then the
+ * containers; reports status; stops them gracefully on deletion; cleans up their disk once
+ * they finish or are gone; and, after an agent restart, fails the Pods whose processes the
+ * previous agent may have started instead of starting them again.
  *
  * Keyed by Pod UID and level-triggered: `reconcile` looks at the Pod as it is now and at what
  * this agent is running, and does the one thing that is missing.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { CoreV1Api, V1Container, V1Pod } from '@kubernetes/client-node';
+import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
 import { isConflict, isNotFound } from '../../core/kube/errors.ts';
 import type { WorkResult } from '../../core/kube/queue.ts';
 import type { Clock } from '../../core/kube/time.ts';
 import { errorMessage, type Logger } from '../../core/log.ts';
-import { ConfigError, containerEnv, materialiseVolume, type Sources } from './environment.ts';
+import { ContainerRunner, type RuntimeContext } from './containers.ts';
+import { unenforced, type Abilities } from './enforcement.ts';
+import { ConfigError, type Sources } from './environment.ts';
+import { recordEvent } from '../events.ts';
 import type { Ledger } from './ledger.ts';
-import { readLogLines } from './logs.ts';
-import { launch, mountNamespacesAvailable, type Mount, type RunningContainer } from './runtime.ts';
+import { applyOwnership } from './ownership.ts';
+import { housekeeping, PodDirs } from './pod-dirs.ts';
 import { deadlineIn, killRun, newRun, stopRun, type PodRun } from './run.ts';
-import { terminationReason, type ContainerPhase, type ContainerRecord } from './status.ts';
 import { StatusWriter } from './status-writer.ts';
+import { prepareVolume, VolumeNotReady, type PreparedVolume } from './volumes.ts';
 
 export interface PodManagerOptions {
   readonly node: string;
@@ -28,31 +31,47 @@ export interface PodManagerOptions {
   readonly stateDir: string;
   readonly ledger: Ledger;
   readonly sources: Sources;
-  /** PATH given to containers that set none: the host is the image. */
-  readonly hostPath: string;
+  readonly runtime: RuntimeContext;
+  readonly abilities: Abilities;
+  /** The Pod of that name bound to this node, as the agent's cache has it now. */
+  readonly lookup: (namespace: string, name: string) => V1Pod | undefined;
   /** Start and end times, deadlines and the times in status and logs come from here. */
   readonly clock: Clock;
   readonly logger: Logger;
 }
 
 const TERMINAL = new Set(['Succeeded', 'Failed']);
-const stopping = (run: PodRun): boolean => run.stopping;
 
 export class PodManager {
   private readonly options: PodManagerOptions;
   private readonly runs = new Map<string, PodRun>();
+  /** Pods whose run has not ended: their directories are in use. */
+  private readonly active = new Set<string>();
   private readonly deleting = new Set<string>();
   private readonly status: StatusWriter;
+  private readonly dirs: PodDirs;
+  private readonly containers: ContainerRunner;
 
   constructor(options: PodManagerOptions) {
     this.options = options;
     this.status = new StatusWriter({ api: options.api, clock: options.clock, logger: options.logger });
+    this.dirs = new PodDirs(options.stateDir);
+    this.containers = new ContainerRunner({
+      dirs: this.dirs,
+      ledger: options.ledger,
+      status: this.status,
+      sources: options.sources,
+      runtime: options.runtime,
+      clock: options.clock,
+      savePids: (run) => {
+        this.writePids(run);
+      },
+    });
   }
 
   /** Pod UIDs this agent (or an earlier one) started, from the state directory. */
   startedBefore(): string[] {
-    const dir = join(this.options.stateDir, 'pods');
-    return existsSync(dir) ? readdirSync(dir).filter((uid) => existsSync(join(dir, uid, 'started'))) : [];
+    return this.dirs.list().filter((uid) => existsSync(this.dirs.of(uid, 'started')));
   }
 
   /** Kills processes an earlier agent left behind; their Pods are failed on reconcile. */
@@ -64,11 +83,11 @@ export class PodManager {
         } catch {
           continue;
         }
-        const [namespace = '', name = ''] = readFileSync(this.sandbox(uid, 'started'), 'utf8').split('/');
+        const [namespace = '', name = ''] = readFileSync(this.dirs.of(uid, 'started'), 'utf8').split('/');
         this.options.ledger.record({ event: 'kill-on-restart', podUid: uid, namespace, pod: name, container, restartCount: 0, pid });
         this.options.logger.warn({ pod: `${namespace}/${name}`, container, pid }, 'killed a process an earlier agent left running');
       }
-      writeFileSync(this.sandbox(uid, 'pids.json'), '{}');
+      writeFileSync(this.dirs.of(uid, 'pids.json'), '{}');
     }
   }
 
@@ -82,29 +101,51 @@ export class PodManager {
     }
     if (run !== undefined) return this.enforceDeadline(pod, run);
     if (TERMINAL.has(pod.status?.phase ?? '')) return undefined;
-    if (existsSync(this.sandbox(uid, 'started'))) {
+    if (existsSync(this.dirs.of(uid, 'started'))) {
       await this.status.failRecovered(pod);
       return undefined;
     }
     return this.enforceDeadline(pod, this.start(pod));
   }
 
-  /** Where a container's log is, and whether it may still grow (for `follow`). */
+  /**
+   * Where a container's log is, and whether it may still grow (for `follow`). A Pod this
+   * agent did not run (it ran before a restart) is found on disk while its object exists.
+   */
   logOf(namespace: string, name: string, container: string, previous: boolean): { path: string; live: () => boolean } | undefined {
     const run = [...this.runs.values()].find((r) => r.namespace === namespace && r.name === name);
-    const record = run?.records.get(container);
-    if (run === undefined || record === undefined) return undefined;
-    const attempt = record.restartCount - (previous ? 1 : 0);
-    if (attempt < 0) return undefined;
-    return { path: this.sandbox(run.uid, `${container}-${String(attempt)}.log`), live: () => !previous && run.running.has(container) };
+    const back = previous ? 1 : 0;
+    if (run === undefined) {
+      const uid = this.options.lookup(namespace, name)?.metadata?.uid;
+      const attempts = uid === undefined ? [] : this.dirs.attempts(uid, container);
+      const attempt = attempts[attempts.length - 1 - back];
+      return uid === undefined || attempt === undefined ? undefined : { path: this.dirs.log(uid, container, attempt), live: () => false };
+    }
+    const record = run.records.get(container);
+    if (record === undefined || record.restartCount - back < 0) return undefined;
+    return { path: this.dirs.log(run.uid, container, record.restartCount - back), live: () => !previous && run.running.has(container) };
   }
 
-  /** A Pod removed without graceful deletion (force delete): its processes are killed. */
+  /** A Pod that is gone (deleted, or force-deleted): its processes are killed, its disk freed. */
   forget(uid: string): void {
     const run = this.runs.get(uid);
-    if (run === undefined) return;
-    killRun(run);
-    void run.done.then(() => this.runs.delete(uid));
+    if (run !== undefined) killRun(run);
+    void (run?.done ?? Promise.resolve()).then(async () => {
+      this.runs.delete(uid);
+      await this.dirs.remove(uid);
+    });
+  }
+
+  /**
+   * Frees the disk of finished Pods and of Pods that are gone, from what is on disk and the
+   * Pods bound to this node now (`pods` is read after the directories are listed).
+   */
+  async housekeep(pods: () => readonly V1Pod[]): Promise<void> {
+    const dirs = this.dirs.list();
+    const plan = housekeeping(dirs, pods().map((p) => ({ uid: p.metadata?.uid ?? '', terminal: TERMINAL.has(p.status?.phase ?? '') })), this.active);
+    for (const uid of plan.remove) await this.dirs.remove(uid);
+    for (const uid of plan.trim) await this.dirs.trim(uid);
+    if (plan.remove.length > 0) this.options.logger.info({ pods: plan.remove.length }, 'removed the directories of Pods that are gone');
   }
 
   /** Stops every Pod process at agent shutdown, without touching the API. */
@@ -113,169 +154,99 @@ export class PodManager {
     await Promise.all([...this.runs.values()].map((run) => run.done));
   }
 
-  private sandbox(uid: string, ...parts: string[]): string {
-    return join(this.options.stateDir, 'pods', uid, ...parts);
-  }
-
   private readPids(uid: string): Record<string, number> {
     try {
-      return JSON.parse(readFileSync(this.sandbox(uid, 'pids.json'), 'utf8')) as Record<string, number>;
+      return JSON.parse(readFileSync(this.dirs.of(uid, 'pids.json'), 'utf8')) as Record<string, number>;
     } catch {
       return {};
     }
   }
 
   private writePids(run: PodRun): void {
-    writeFileSync(this.sandbox(run.uid, 'pids.json'), JSON.stringify(Object.fromEntries([...run.running].map(([name, c]) => [name, c.pid]))));
+    writeFileSync(this.dirs.of(run.uid, 'pids.json'), JSON.stringify(Object.fromEntries([...run.running].map(([name, c]) => [name, c.pid]))));
   }
 
   private start(pod: V1Pod): PodRun {
     const uid = pod.metadata?.uid ?? '';
     // Recorded before any process exists: after a crash, "started" means "may have run".
-    mkdirSync(this.sandbox(uid), { recursive: true });
-    writeFileSync(this.sandbox(uid, 'started'), `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`);
+    mkdirSync(this.dirs.of(uid), { recursive: true });
+    writeFileSync(this.dirs.of(uid, 'started'), `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`);
     const run = newRun(pod, this.options.clock.now(), this.options.logger);
     this.runs.set(uid, run);
+    this.active.add(uid);
     run.log.info('starting');
-    run.done = this.runPod(pod, run).catch((error: unknown) => {
-      run.log.error({ error: errorMessage(error) }, 'Pod run failed');
-    });
+    run.done = this.runPod(pod, run)
+      .catch((error: unknown) => {
+        run.log.error({ error: errorMessage(error) }, 'Pod run failed');
+      })
+      .finally(async () => {
+        // Like the kubelet tearing down a terminated Pod's volumes: only logs stay.
+        await this.dirs.trim(uid).catch((error: unknown) => {
+          run.log.warn({ error: errorMessage(error) }, 'could not remove the Pod\'s volumes');
+        });
+        this.active.delete(uid);
+      });
     return run;
   }
 
   private async runPod(pod: V1Pod, run: PodRun): Promise<void> {
     // Status goes out in order but does not hold up the containers, as with the kubelet.
     void this.status.write(run);
-    const mounts = await this.prepareVolumes(pod, run);
-    if (mounts === undefined) return;
+    this.announceUnenforced(pod, run);
+    const volumes = await this.prepareVolumes(pod, run);
+    if (volumes === undefined) return;
     for (const container of pod.spec?.initContainers ?? []) {
-      await this.runContainer(pod, run, container, mounts);
+      await this.containers.run(pod, run, container, volumes);
       const phase = run.records.get(container.name)?.phase;
       if (run.stopping || phase?.kind !== 'terminated' || phase.exitCode !== 0) return this.status.write(run);
     }
-    await Promise.all((pod.spec?.containers ?? []).map((container) => this.runContainer(pod, run, container, mounts)));
+    await Promise.all((pod.spec?.containers ?? []).map((container) => this.containers.run(pod, run, container, volumes)));
     await this.status.write(run);
   }
 
-  /** Volumes as directories; a missing Secret or ConfigMap is retried like the kubelet does. */
-  private async prepareVolumes(pod: V1Pod, run: PodRun): Promise<Map<string, string> | undefined> {
+  /** What this node cannot enforce for the Pod: an Event on it and a log line each, not a silent claim. */
+  private announceUnenforced(pod: V1Pod, run: PodRun): void {
+    for (const gap of unenforced(pod, this.options.abilities)) {
+      run.log.warn({ reason: gap.reason }, gap.message);
+      recordEvent(this.options.api, { apiVersion: 'v1', kind: 'Pod', ...pod }, { type: 'Warning', ...gap }, { component: 'kubelet', host: this.options.node }, this.options.clock).catch((error: unknown) => {
+        run.log.warn({ error: errorMessage(error) }, 'could not record an event');
+      });
+    }
+  }
+
+  /**
+   * Volumes as directories, and the scratch directory. A missing Secret or ConfigMap is
+   * retried as CreateContainerConfigError, an unbound claim as ContainerCreating, like the
+   * kubelet does.
+   */
+  private async prepareVolumes(pod: V1Pod, run: PodRun): Promise<Map<string, PreparedVolume> | undefined> {
+    this.prepareScratch(pod, run.uid);
     for (;;) {
       try {
-        const dirs = new Map<string, string>();
-        for (const volume of pod.spec?.volumes ?? []) dirs.set(volume.name, await materialiseVolume(pod, volume, this.sandbox(run.uid, 'volumes', volume.name), this.options.sources));
-        return dirs;
+        const prepared = new Map<string, PreparedVolume>();
+        for (const volume of pod.spec?.volumes ?? []) prepared.set(volume.name, await prepareVolume(pod, volume, this.dirs.volume(run.uid, volume.name), this.options.sources));
+        return prepared;
       } catch (error) {
-        if (!(error instanceof ConfigError)) throw error;
-        this.setWaiting(run, 'CreateContainerConfigError', error.message);
+        if (!(error instanceof ConfigError || error instanceof VolumeNotReady)) throw error;
+        this.setWaiting(run, error instanceof VolumeNotReady ? 'ContainerCreating' : 'CreateContainerConfigError', error.message);
         await this.status.write(run);
-        await sleep(2000);
+        await sleep(error instanceof VolumeNotReady ? 1000 : 2000);
         if (run.stopping) return undefined;
       }
     }
   }
 
+  /** The working directory of containers without workingDir: an emptyDir in all but name. */
+  private prepareScratch(pod: V1Pod, uid: string): void {
+    const scratch = this.dirs.scratch(uid);
+    mkdirSync(scratch, { recursive: true });
+    chmodSync(scratch, 0o777);
+    const fsGroup = pod.spec?.securityContext?.fsGroup;
+    if (fsGroup !== undefined) applyOwnership(scratch, fsGroup, false, 'Always');
+  }
+
   private setWaiting(run: PodRun, reason: string, message: string): void {
     for (const [name, record] of run.records) if (record.phase.kind === 'waiting') run.records.set(name, { ...record, phase: { kind: 'waiting', reason, message } });
-  }
-
-  private async runContainer(pod: V1Pod, run: PodRun, container: V1Container, volumes: ReadonlyMap<string, string>): Promise<void> {
-    const policy = pod.spec?.restartPolicy ?? 'Always';
-    for (let attempt = 0; !run.stopping; attempt += 1) {
-      const exitCode = await this.runOnce(pod, run, container, volumes, attempt);
-      const again = policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0);
-      // Read through a call: `stopping` changes while this loop awaits.
-      if (!again || stopping(run)) return;
-      await sleep(Math.min(1000 * 2 ** attempt, 10_000));
-    }
-  }
-
-  private async runOnce(pod: V1Pod, run: PodRun, container: V1Container, volumes: ReadonlyMap<string, string>, restartCount: number): Promise<number> {
-    const record = run.records.get(container.name) as ContainerRecord;
-    const log = run.log.child({ container: container.name });
-    const argv = [...(container.command ?? []), ...(container.args ?? [])];
-    if ((container.command ?? []).length === 0) {
-      return this.startError(log, run, record, restartCount, 'container has no command: the node agent runs commands on the host and does not use the image entrypoint');
-    }
-    let started: RunningContainer;
-    const logPath = this.sandbox(run.uid, `${container.name}-${String(restartCount)}.log`);
-    try {
-      const env = await this.environment(pod, run, container, log);
-      if (env === undefined) return 0;
-      started = await launch({ argv, env, workingDir: container.workingDir, mounts: this.mountsOf(container, volumes, run), logPath, mountNamespace: mountNamespacesAvailable(), clock: this.options.clock });
-    } catch (error) {
-      return this.startError(log, run, record, restartCount, errorMessage(error));
-    }
-    run.running.set(container.name, started);
-    this.writePids(run);
-    this.options.ledger.record({ event: 'start', podUid: run.uid, namespace: run.namespace, pod: run.name, container: container.name, restartCount, pid: started.pid });
-    log.info({ pid: started.pid, restartCount }, 'container started');
-    run.records.set(container.name, { ...record, restartCount, phase: { kind: 'running', startedAt: started.startedAt } });
-    void this.status.write(run);
-    const exit = await started.exited;
-    run.running.delete(container.name);
-    this.writePids(run);
-    this.options.ledger.record({ event: 'exit', podUid: run.uid, namespace: run.namespace, pod: run.name, container: container.name, restartCount, pid: started.pid, exitCode: exit.exitCode });
-    log.info({ exitCode: exit.exitCode, restartCount }, 'container exited');
-    const message = await this.terminationMessage(container, run, logPath, exit.exitCode);
-    return this.finish(run, record, restartCount, {
-      kind: 'terminated',
-      exitCode: exit.exitCode,
-      reason: terminationReason(exit.exitCode),
-      ...(message === undefined ? {} : { message }),
-      startedAt: started.startedAt,
-      finishedAt: exit.finishedAt,
-    });
-  }
-
-  /** The container's environment; a missing Secret or ConfigMap key is waited for, not fatal. */
-  private async environment(pod: V1Pod, run: PodRun, container: V1Container, log: Logger): Promise<Record<string, string> | undefined> {
-    for (;;) {
-      try {
-        return await containerEnv(pod, container, this.options.sources, this.options.hostPath);
-      } catch (error) {
-        if (!(error instanceof ConfigError)) throw error;
-        const record = run.records.get(container.name) as ContainerRecord;
-        run.records.set(container.name, { ...record, phase: { kind: 'waiting', reason: 'CreateContainerConfigError', message: error.message } });
-        log.debug({ reason: error.message }, 'waiting for the container configuration');
-        await this.status.write(run);
-        await sleep(2000);
-        if (stopping(run)) return undefined;
-      }
-    }
-  }
-
-  private async finish(run: PodRun, record: ContainerRecord, restartCount: number, phase: Extract<ContainerPhase, { kind: 'terminated' }>): Promise<number> {
-    run.records.set(record.name, { ...record, restartCount, phase });
-    await this.status.write(run);
-    return phase.exitCode;
-  }
-
-  /** A container that could not be started ends at once, as the runtime reports it. */
-  private startError(log: Logger, run: PodRun, record: ContainerRecord, restartCount: number, message: string): Promise<number> {
-    log.warn({ reason: message }, 'container could not start');
-    const now = this.options.clock.now();
-    return this.finish(run, record, restartCount, { kind: 'terminated', exitCode: 128, reason: 'StartError', message, startedAt: now, finishedAt: now });
-  }
-
-  /** The container's volume mounts, plus its termination-log file where it writes a message. */
-  private mountsOf(container: V1Container, volumes: ReadonlyMap<string, string>, run: PodRun): Mount[] {
-    const mounts = (container.volumeMounts ?? []).flatMap((m) => {
-      const hostPath = volumes.get(m.name);
-      return hostPath === undefined ? [] : [{ hostPath: m.subPath === undefined ? hostPath : join(hostPath, m.subPath), mountPath: m.mountPath, readOnly: m.readOnly === true }];
-    });
-    const messageFile = this.sandbox(run.uid, `${container.name}.termination-log`);
-    writeFileSync(messageFile, '');
-    return [...mounts, { hostPath: messageFile, mountPath: container.terminationMessagePath ?? '/dev/termination-log', readOnly: false, file: true }];
-  }
-
-  /** The message file, else (FallbackToLogsOnError, on failure) the end of the log. */
-  private async terminationMessage(container: V1Container, run: PodRun, logPath: string, exitCode: number): Promise<string | undefined> {
-    const written = readFileSync(this.sandbox(run.uid, `${container.name}.termination-log`), 'utf8').slice(0, 4096);
-    if (written !== '') return written;
-    if (container.terminationMessagePolicy !== 'FallbackToLogsOnError' || exitCode === 0) return undefined;
-    const lines = (await readLogLines(logPath)).slice(-80).map((l) => l.text);
-    const text = lines.join('\n');
-    return text === '' ? undefined : text.slice(-2048);
   }
 
   /**

@@ -43,9 +43,32 @@ export class PodBuilder {
     return this;
   }
 
-  mount(volume: NonNullable<V1PodSpec['volumes']>[number], mountPath: string): this {
-    this.object.spec.volumes = [...(this.object.spec.volumes ?? []), volume];
-    this.main.volumeMounts = [...(this.main.volumeMounts ?? []), { name: volume.name, mountPath }];
+  /** Adds the volume to the Pod unless it has one of that name, and mounts it in the container. */
+  mount(volume: NonNullable<V1PodSpec['volumes']>[number], mountPath: string, options: { subPath?: string; readOnly?: boolean } = {}): this {
+    if (!(this.object.spec.volumes ?? []).some((v) => v.name === volume.name)) this.object.spec.volumes = [...(this.object.spec.volumes ?? []), volume];
+    this.main.volumeMounts = [...(this.main.volumeMounts ?? []), { name: volume.name, mountPath, ...options }];
+    return this;
+  }
+
+  workingDir(dir: string): this {
+    this.main.workingDir = dir;
+    return this;
+  }
+
+  /** The Pod's securityContext (fsGroup, runAsUser, ...). */
+  podSecurity(context: NonNullable<V1PodSpec['securityContext']>): this {
+    this.object.spec.securityContext = { ...this.object.spec.securityContext, ...context };
+    return this;
+  }
+
+  /** The container's securityContext. */
+  security(context: NonNullable<V1Container['securityContext']>): this {
+    this.main.securityContext = { ...this.main.securityContext, ...context };
+    return this;
+  }
+
+  limits(limits: Record<string, string>): this {
+    this.main.resources = { ...this.main.resources, limits };
     return this;
   }
 
