@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { restartProcess } from '../../cluster/controlplane.ts';
+import { parseCgroupMounts, parseProcCgroup } from '../../cluster/node-agent/cgroups.ts';
 import { pod } from '../builders/pod.ts';
 import { clients, createNamespace, deleteNamespace, finished, kubectl, waitFor, waitForPod } from './support.ts';
 
@@ -121,6 +122,39 @@ describe('securityContext', () => {
       (await core.listNamespacedEvent({ namespace: ns, fieldSelector: 'involvedObject.name=unenforced' })).items.filter((e) => e.source?.component === 'kubelet').map((e) => [e.type ?? '', e.reason ?? '']);
     await waitFor('the events', async () => (await fromNode()).length >= 2, 15_000);
     expect((await fromNode()).sort()).toEqual([['Warning', 'LimitsNotEnforced'], ['Warning', 'SecurityNotEnforced']]);
+  });
+});
+
+/** What the agent of the first node found it can limit (its first log line says). */
+function agentLimits(): { memory: boolean; cpu: boolean } {
+  const node = inject('cluster').nodes[0]?.name ?? '';
+  const line = readFileSync(join(inject('cluster').dir, 'logs', `node-${node}.log`), 'utf8')
+    .split('\n')
+    .find((l) => l.includes('"container runtime"'));
+  return (JSON.parse(line ?? '{}') as { limits?: { memory: boolean; cpu: boolean } }).limits ?? { memory: false, cpu: false };
+}
+
+describe('resource limits, where the machine lets the agent write cgroups', () => {
+  const onFirstNode = { 'kubernetes.io/hostname': inject('cluster').nodes[0]?.name ?? '' };
+
+  it.runIf(agentLimits().memory)('kills a container that goes over its memory limit: OOMKilled, exit code 137', async () => {
+    const body = pod('hungry').shell('echo start; x=$(head -c 200000000 /dev/zero | tr "\\0" x); echo never').limits({ memory: '32Mi' }).onNode(onFirstNode).build();
+    const { pod: done, log } = await runToEnd(body);
+    expect([done.status?.phase, done.status?.containerStatuses?.[0]?.state?.terminated?.reason, done.status?.containerStatuses?.[0]?.state?.terminated?.exitCode, log]).toEqual(['Failed', 'OOMKilled', 137, 'start\n']);
+  });
+
+  it.runIf(agentLimits().cpu)('gives a container its CPU limit as a CFS quota', async () => {
+    await core.createNamespacedPod({ namespace: ns, body: pod('throttled').shell('cat /proc/self/cgroup; sleep 30').limits({ cpu: '250m' }).onNode(onFirstNode).grace(0).build() });
+    let log = '';
+    await waitFor('the cgroups in the log', async () => (log = await kubectl('logs', '-n', ns, 'throttled')) !== '', 30_000);
+    const own = parseProcCgroup(log);
+    const hierarchies = parseCgroupMounts(readFileSync('/proc/self/mountinfo', 'utf8'));
+    const v1 = hierarchies.find((h) => h.version === 1 && h.controllers.includes('cpu'));
+    const quota = v1 === undefined
+      ? readFileSync(join(hierarchies.find((h) => h.version === 2)?.mountPoint ?? '', own.get('') ?? '', 'cpu.max'), 'utf8')
+      : readFileSync(join(v1.mountPoint, own.get('cpu') ?? '', 'cpu.cfs_quota_us'), 'utf8');
+    expect(quota.trim()).toBe(v1 === undefined ? '25000 100000' : '25000');
+    await core.deleteNamespacedPod({ name: 'throttled', namespace: ns });
   });
 });
 
