@@ -79,14 +79,14 @@ describe('each container runs in a root of its own', () => {
 });
 
 describe('securityContext', () => {
-  it('runs the process as runAsUser and runAsGroup with fsGroup and supplementalGroups, and gives the emptyDir to fsGroup', async () => {
+  it('runs the process as runAsUser and runAsGroup with fsGroup and supplementalGroups, gives the emptyDir to fsGroup, and lets it write the termination log', async () => {
     const body = pod('ids')
-      .shell('id -u; id -G; stat -c "%g %a" /data; touch /data/f && stat -c "%g" /data/f; touch out.txt && echo scratch-ok')
+      .shell('id -u; id -G; stat -c "%g %a" /data; touch /data/f && stat -c "%g" /data/f; touch out.txt && echo scratch-ok; echo as-4321 > /dev/termination-log')
       .podSecurity({ runAsUser: 4321, runAsGroup: 3000, fsGroup: 2000, supplementalGroups: [4000] })
       .mount(scratch, '/data')
       .build();
     const { pod: done, log } = await runToEnd(body);
-    expect([done.status?.phase, log]).toEqual(['Succeeded', '4321\n3000 2000 4000\n2000 2777\n2000\nscratch-ok\n']);
+    expect([done.status?.phase, log, done.status?.containerStatuses?.[0]?.state?.terminated?.message]).toEqual(['Succeeded', '4321\n3000 2000 4000\n2000 2777\n2000\nscratch-ok\n', 'as-4321\n']);
   });
 
   it('lets the container\'s runAsUser win over the Pod\'s', async () => {
@@ -168,11 +168,13 @@ describe('the disk of Pods', () => {
     await waitFor('the Pod directory to go', () => Promise.resolve(!existsSync(dir)), 30_000);
   });
 
-  it('removes, when the agent starts, the directories of Pods that no longer exist', async () => {
+  it('removes, when the agent starts, the directories of Pods that no longer exist, and still serves the logs of finished Pods that do', async () => {
     const node = inject('cluster').nodes[0]?.name ?? '';
+    await runToEnd(pod('before-restart').shell('echo remembered').onNode({ 'kubernetes.io/hostname': node }).build());
     const stale = join(inject('cluster').dir, 'nodes', node, 'pods', `gone-${unique}`);
     mkdirSync(join(stale, 'volumes/data'), { recursive: true });
     await restartProcess(inject('cluster').dir, `node-agent ${node}`, 'SIGTERM');
     await waitFor('the stale directory to go', () => Promise.resolve(!existsSync(stale)), 30_000);
+    expect(await kubectl('logs', '-n', ns, 'before-restart')).toBe('remembered\n');
   });
 });
