@@ -8,10 +8,12 @@ import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import type { Clock } from '../../core/kube/time.ts';
+import type { Cgroups, ContainerCgroup } from './cgroups.ts';
 import { errorMessage, type Logger } from '../../core/log.ts';
 import { ConfigError, containerEnv, type Sources } from './environment.ts';
 import type { Ledger } from './ledger.ts';
 import { readLogLines } from './logs.ts';
+import { containerLimits } from './quantity.ts';
 import { containerMounts } from './mounts.ts';
 import type { PodDirs } from './pod-dirs.ts';
 import type { PodRun } from './run.ts';
@@ -34,6 +36,8 @@ export interface RuntimeContext {
   readonly hide: readonly string[];
   /** PATH given to containers that set none: the host is the image. */
   readonly hostPath: string;
+  /** CPU and memory limits, where this machine lets the agent write cgroups. */
+  readonly cgroups: Cgroups | undefined;
 }
 
 export interface ContainerRunnerOptions {
@@ -58,6 +62,7 @@ interface Prepared {
   readonly cwd: string | undefined;
   readonly setupError?: string;
   readonly terminationLog: string;
+  readonly cgroup?: ContainerCgroup;
 }
 
 // Read through a call: `stopping` changes while the loops here await.
@@ -90,13 +95,14 @@ export class ContainerRunner {
     }
     const logPath = this.options.dirs.log(run.uid, container.name, restartCount);
     let started: RunningContainer;
-    let prepared: Prepared;
+    let prepared: Prepared | undefined;
     try {
       const configured = await this.configure(pod, run, container, volumes, log);
       if (configured === undefined) return 0;
       prepared = this.prepare(run, container, configured, { attempt: restartCount, argv });
       started = await launch({ argv: prepared.argv, env: configured.env, cwd: prepared.cwd, logPath, clock: this.options.clock, ...(prepared.setupError === undefined ? {} : { setupError: prepared.setupError }) });
     } catch (error) {
+      prepared?.cgroup?.remove();
       return this.startError(log, run, record, restartCount, errorMessage(error));
     }
     const ledger = { podUid: run.uid, namespace: run.namespace, pod: run.name, container: container.name, restartCount, pid: started.pid };
@@ -107,6 +113,8 @@ export class ContainerRunner {
     run.records.set(container.name, { ...record, restartCount, phase: { kind: 'running', startedAt: started.startedAt } });
     void this.options.status.write(run);
     const exit = await started.exited;
+    const oomKilled = prepared.cgroup?.oomKilled() === true;
+    prepared.cgroup?.remove();
     run.running.delete(container.name);
     this.options.savePids(run);
     this.options.ledger.record({ event: 'exit', ...ledger, exitCode: exit.exitCode });
@@ -116,7 +124,8 @@ export class ContainerRunner {
     return this.finish(run, record, restartCount, {
       kind: 'terminated',
       exitCode: exit.exitCode,
-      reason: terminationReason(exit.exitCode),
+      // Like containerd, which hears the kernel's OOM kill in the container's cgroup.
+      reason: oomKilled ? 'OOMKilled' : terminationReason(exit.exitCode),
       ...(message === undefined ? {} : { message }),
       startedAt: started.startedAt,
       finishedAt: exit.finishedAt,
@@ -153,12 +162,7 @@ export class ContainerRunner {
     // Like a runtime replacing an exited container: the earlier attempt's root goes.
     if (attempt > 0) removeLayer(dirs.layer(run.uid, container.name, attempt - 1));
     const setpriv = runtime.changeUser ? setprivArgs(configured.security) : [];
-    if (runtime.mode === 'none') {
-      mkdirSync(layer, { recursive: true });
-      const workingDir = container.workingDir;
-      const cwd = workingDir !== undefined && statSync(workingDir, { throwIfNoEntry: false })?.isDirectory() === true ? workingDir : dirs.scratch(run.uid);
-      return { argv: containerArgv({ mode: 'none', layer, cwd, setpriv, cgroups: [] }, argv), cwd, terminationLog: layerPaths(layer).terminationLog };
-    }
+    if (runtime.mode === 'none') return this.unsandboxed(run, container, { layer, setpriv, argv });
     const plan = planSandbox(
       {
         layer,
@@ -176,7 +180,17 @@ export class ContainerRunner {
     );
     if (plan.executable === undefined) throw new Error(`exec: "${argv[0] ?? ''}": executable file not found in $PATH`);
     prepareSandbox(layer, plan, runtime.submounts);
-    return { argv: containerArgv({ mode: runtime.mode, layer, cwd: plan.cwd, setpriv, cgroups: [] }, argv), cwd: undefined, setupError: layerPaths(layer).setupError, terminationLog: plan.terminationLog };
+    const cgroup = runtime.cgroups?.create(`${run.uid}-${container.name}-${String(attempt)}`, containerLimits(container.resources?.limits));
+    const wrapper = { mode: runtime.mode, layer, cwd: plan.cwd, setpriv, cgroups: cgroup?.procs ?? [] };
+    return { argv: containerArgv(wrapper, argv), cwd: undefined, setupError: layerPaths(layer).setupError, terminationLog: plan.terminationLog, ...(cgroup === undefined ? {} : { cgroup }) };
+  }
+
+  /** No root of its own: the host's file system, the Pod's scratch directory (or a workingDir the host has). */
+  private unsandboxed(run: PodRun, container: V1Container, { layer, setpriv, argv }: { layer: string; setpriv: string[]; argv: string[] }): Prepared {
+    mkdirSync(layer, { recursive: true });
+    const workingDir = container.workingDir;
+    const cwd = workingDir !== undefined && statSync(workingDir, { throwIfNoEntry: false })?.isDirectory() === true ? workingDir : this.options.dirs.scratch(run.uid);
+    return { argv: containerArgv({ mode: 'none', layer, cwd, setpriv, cgroups: [] }, argv), cwd, terminationLog: layerPaths(layer).terminationLog };
   }
 
   private async finish(run: PodRun, record: ContainerRecord, restartCount: number, phase: Extract<ContainerPhase, { kind: 'terminated' }>): Promise<number> {

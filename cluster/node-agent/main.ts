@@ -18,6 +18,7 @@ import { parseConfig, type AgentConfig } from './config.ts';
 import { Ledger } from './ledger.ts';
 import { heartbeatStatus, POD_CAPACITY, registerNode, renewLease, type NodeIdentity } from './node.ts';
 import { PodManager } from './pods.ts';
+import { Cgroups } from './cgroups.ts';
 import type { RuntimeContext } from './containers.ts';
 import type { Abilities } from './enforcement.ts';
 import { hostSubmounts, probeSandbox } from './sandbox-fs.ts';
@@ -117,13 +118,16 @@ async function keepNodeAlive(kc: KubeConfig, identity: NodeIdentity, clock: Cloc
 function runtimeContext(config: AgentConfig): RuntimeContext {
   mkdirSync(config.stateDir, { recursive: true });
   const real = (path: string): string => (existsSync(path) ? realpathSync(path) : path);
+  const mode = probeSandbox(config.stateDir);
   return {
-    mode: probeSandbox(config.stateDir),
+    mode,
     changeUser: process.getuid?.() === 0,
     users: readImageUsers(),
     submounts: hostSubmounts(),
     hide: [...new Set([config.stateDir, ...config.hidePaths].map(real))],
     hostPath: config.hostPath,
+    // Limits are joined by the sandbox's wrapper: without one, there is no place to join them.
+    cgroups: mode === 'none' ? undefined : Cgroups.detect(config.name),
   };
 }
 
@@ -138,8 +142,8 @@ async function run(config: AgentConfig, logger: Logger): Promise<void> {
   const ledger = new Ledger(join(config.stateDir, 'ledger.jsonl'), config.name, clock);
   const sources = { api: core, apiHost: server.hostname, apiPort: server.port };
   const runtime = runtimeContext(config);
-  const abilities: Abilities = { sandbox: runtime.mode, changeUser: runtime.changeUser, cgroups: { memory: false, cpu: false } };
-  logger.info({ sandbox: runtime.mode, changeUser: runtime.changeUser, hide: runtime.hide }, 'container runtime');
+  const abilities: Abilities = { sandbox: runtime.mode, changeUser: runtime.changeUser, cgroups: { memory: runtime.cgroups?.memory === true, cpu: runtime.cgroups?.cpu === true } };
+  logger.info({ sandbox: runtime.mode, changeUser: runtime.changeUser, cgroups: runtime.cgroups === undefined ? 'none' : `v${String(runtime.cgroups.version)}`, limits: abilities.cgroups, hide: runtime.hide }, 'container runtime');
   if (runtime.mode === 'none') logger.warn('no container roots here (needs root, mount namespaces, overlayfs and util-linux); containers run in the host file system in a scratch directory, volumes are not mounted at their paths');
   const informer = podInformer(kc, core, config.name, logger);
   const pods = new PodManager({ node: config.name, api: core, stateDir: config.stateDir, ledger, sources, runtime, abilities, lookup: (namespace, name) => informer.get(namespace, name), clock, logger });
@@ -154,6 +158,7 @@ async function run(config: AgentConfig, logger: Logger): Promise<void> {
     timers.forEach(clearInterval);
     await watch.stop();
     await pods.shutdown();
+    runtime.cgroups?.close();
     https.close();
     process.exit(0);
   };

@@ -92,6 +92,10 @@ describe('planSandbox, the root a container gets', () => {
     expect(targets({ hide: ['/tmp/kubedag-it-1'] }).some((t) => t.includes('tmpfs ro'))).toBe(false);
   });
 
+  it('hides a directory inside another hidden one once, by hiding the outer one', () => {
+    expect(targets({ hide: ['/work/.dev/cluster/nodes/n1', '/work/.dev/cluster'] }).filter((t) => t.includes(' tmpfs ro'))).toEqual(['/work/.dev/cluster tmpfs ro,nosuid,nodev,noexec,size=4k,mode=0755']);
+  });
+
   it('takes a path below a host submount as missing, since an overlay of / does not show it', () => {
     expect(created({ submounts: [...base.submounts, '/run'], mounts: [{ ...data, target: '/run/x' }] })).toContain('upper:/run/x:dir');
   });

@@ -184,9 +184,13 @@ function overlayOptions(input: SandboxInput, paths: LayerPaths): string {
   return `${input.readOnlyRoot ? 'ro,' : ''}lowerdir=/,upperdir=${upper},workdir=${work}`;
 }
 
-/** Hidden directories that /tmp of the container's own does not hide already. */
+/**
+ * Hidden directories that nothing hides already: /tmp of the container's own, or another of
+ * them (a mount point inside an empty tmpfs does not exist, so the mount would fail).
+ */
 function hidden(input: SandboxInput): string[] {
-  return input.hide.map(cleanPath).filter((path) => path !== '/' && !within(path, '/tmp'));
+  const paths = [...new Set(input.hide.map(cleanPath))].filter((path) => path !== '/' && !within(path, '/tmp'));
+  return paths.filter((path) => !paths.some((other) => other !== path && within(path, other)));
 }
 
 /** fstab's escapes for a field: space, tab, newline and backslash as octal. */

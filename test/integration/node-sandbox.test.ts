@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { restartProcess } from '../../cluster/controlplane.ts';
+import { parseCgroupMounts, parseProcCgroup } from '../../cluster/node-agent/cgroups.ts';
 import { pod } from '../builders/pod.ts';
 import { clients, createNamespace, deleteNamespace, finished, kubectl, waitFor, waitForPod } from './support.ts';
 
@@ -78,14 +79,14 @@ describe('each container runs in a root of its own', () => {
 });
 
 describe('securityContext', () => {
-  it('runs the process as runAsUser and runAsGroup with fsGroup and supplementalGroups, and gives the emptyDir to fsGroup', async () => {
+  it('runs the process as runAsUser and runAsGroup with fsGroup and supplementalGroups, gives the emptyDir to fsGroup, and lets it write the termination log', async () => {
     const body = pod('ids')
-      .shell('id -u; id -G; stat -c "%g %a" /data; touch /data/f && stat -c "%g" /data/f; touch out.txt && echo scratch-ok')
+      .shell('id -u; id -G; stat -c "%g %a" /data; touch /data/f && stat -c "%g" /data/f; touch out.txt && echo scratch-ok; echo as-4321 > /dev/termination-log')
       .podSecurity({ runAsUser: 4321, runAsGroup: 3000, fsGroup: 2000, supplementalGroups: [4000] })
       .mount(scratch, '/data')
       .build();
     const { pod: done, log } = await runToEnd(body);
-    expect([done.status?.phase, log]).toEqual(['Succeeded', '4321\n3000 2000 4000\n2000 2777\n2000\nscratch-ok\n']);
+    expect([done.status?.phase, log, done.status?.containerStatuses?.[0]?.state?.terminated?.message]).toEqual(['Succeeded', '4321\n3000 2000 4000\n2000 2777\n2000\nscratch-ok\n', 'as-4321\n']);
   });
 
   it('lets the container\'s runAsUser win over the Pod\'s', async () => {
@@ -124,6 +125,39 @@ describe('securityContext', () => {
   });
 });
 
+/** What the agent of the first node found it can limit (its first log line says). */
+function agentLimits(): { memory: boolean; cpu: boolean } {
+  const node = inject('cluster').nodes[0]?.name ?? '';
+  const line = readFileSync(join(inject('cluster').dir, 'logs', `node-${node}.log`), 'utf8')
+    .split('\n')
+    .find((l) => l.includes('"container runtime"'));
+  return (JSON.parse(line ?? '{}') as { limits?: { memory: boolean; cpu: boolean } }).limits ?? { memory: false, cpu: false };
+}
+
+describe('resource limits, where the machine lets the agent write cgroups', () => {
+  const onFirstNode = { 'kubernetes.io/hostname': inject('cluster').nodes[0]?.name ?? '' };
+
+  it.runIf(agentLimits().memory)('kills a container that goes over its memory limit: OOMKilled, exit code 137', async () => {
+    const body = pod('hungry').shell('echo start; x=$(head -c 200000000 /dev/zero | tr "\\0" x); echo never').limits({ memory: '32Mi' }).onNode(onFirstNode).build();
+    const { pod: done, log } = await runToEnd(body);
+    expect([done.status?.phase, done.status?.containerStatuses?.[0]?.state?.terminated?.reason, done.status?.containerStatuses?.[0]?.state?.terminated?.exitCode, log]).toEqual(['Failed', 'OOMKilled', 137, 'start\n']);
+  });
+
+  it.runIf(agentLimits().cpu)('gives a container its CPU limit as a CFS quota', async () => {
+    await core.createNamespacedPod({ namespace: ns, body: pod('throttled').shell('cat /proc/self/cgroup; sleep 30').limits({ cpu: '250m' }).onNode(onFirstNode).grace(0).build() });
+    let log = '';
+    await waitFor('the cgroups in the log', async () => (log = await kubectl('logs', '-n', ns, 'throttled')) !== '', 30_000);
+    const own = parseProcCgroup(log);
+    const hierarchies = parseCgroupMounts(readFileSync('/proc/self/mountinfo', 'utf8'));
+    const v1 = hierarchies.find((h) => h.version === 1 && h.controllers.includes('cpu'));
+    const quota = v1 === undefined
+      ? readFileSync(join(hierarchies.find((h) => h.version === 2)?.mountPoint ?? '', own.get('') ?? '', 'cpu.max'), 'utf8')
+      : readFileSync(join(v1.mountPoint, own.get('cpu') ?? '', 'cpu.cfs_quota_us'), 'utf8');
+    expect(quota.trim()).toBe(v1 === undefined ? '25000 100000' : '25000');
+    await core.deleteNamespacedPod({ name: 'throttled', namespace: ns });
+  });
+});
+
 describe('the disk of Pods', () => {
   it('frees a finished Pod\'s volumes and container roots, keeps its log while it exists, and removes everything once it is deleted', async () => {
     const { pod: done } = await runToEnd(pod('disk').shell('echo kept; echo x > /data/big').mount(scratch, '/data').build());
@@ -134,11 +168,13 @@ describe('the disk of Pods', () => {
     await waitFor('the Pod directory to go', () => Promise.resolve(!existsSync(dir)), 30_000);
   });
 
-  it('removes, when the agent starts, the directories of Pods that no longer exist', async () => {
+  it('removes, when the agent starts, the directories of Pods that no longer exist, and still serves the logs of finished Pods that do', async () => {
     const node = inject('cluster').nodes[0]?.name ?? '';
+    await runToEnd(pod('before-restart').shell('echo remembered').onNode({ 'kubernetes.io/hostname': node }).build());
     const stale = join(inject('cluster').dir, 'nodes', node, 'pods', `gone-${unique}`);
     mkdirSync(join(stale, 'volumes/data'), { recursive: true });
     await restartProcess(inject('cluster').dir, `node-agent ${node}`, 'SIGTERM');
     await waitFor('the stale directory to go', () => Promise.resolve(!existsSync(stale)), 30_000);
+    expect(await kubectl('logs', '-n', ns, 'before-restart')).toBe('remembered\n');
   });
 });
