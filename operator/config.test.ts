@@ -5,10 +5,10 @@ describe('operator configuration', () => {
   const cases: { name: string; argv: string[]; env: Record<string, string>; want: Record<string, unknown> }[] = [
     { name: 'defaults apply when nothing is given', argv: [], env: {}, want: { namespaces: [], workers: 8, maxPodsPerRun: 0, maxPods: 0, routineEvents: false, httpPort: 8081, scheduleZone: 'UTC' } },
     {
-      name: 'steps default to busybox, no workspace (1Gi ReadWriteOnce of the default class when on) and restricted security as uid 1000',
+      name: 'steps default to busybox, a 1Gi ReadWriteOnce workspace of the default class and restricted security as uid 1000',
       argv: [],
       env: {},
-      want: { steps: { image: 'busybox:1.36', workspace: { enabled: false, storageClassName: '', size: '1Gi', accessMode: 'ReadWriteOnce' }, security: 'restricted', user: 1000 } },
+      want: { steps: { image: 'busybox:1.36', workspace: { enabled: true, storageClassName: '', size: '1Gi', accessMode: 'ReadWriteOnce' }, security: 'restricted', user: 1000 } },
     },
     {
       name: 'the step defaults are set by flags',

@@ -72,7 +72,7 @@ const DEFAULTS: OperatorConfig = {
   log: DEFAULT_LOG_SETTINGS,
   steps: {
     image: 'busybox:1.36',
-    workspace: { enabled: false, storageClassName: '', size: '1Gi', accessMode: 'ReadWriteOnce' },
+    workspace: { enabled: true, storageClassName: '', size: '1Gi', accessMode: 'ReadWriteOnce' },
     security: 'restricted',
     user: 1000,
   },

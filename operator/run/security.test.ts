@@ -8,7 +8,7 @@ const dag = (yaml = 'steps: [x]'): ReturnType<typeof loadDag>['dag'] => loadDag(
 describe('step security contexts', () => {
   it('meets the restricted Pod Security Standard by default, as the operator uid', () => {
     expect(securityContexts(restricted, dag(), undefined)).toEqual({
-      pod: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } },
+      pod: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000, fsGroupChangePolicy: 'OnRootMismatch', seccompProfile: { type: 'RuntimeDefault' } },
       container: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
     });
   });

@@ -121,7 +121,8 @@ describe('the API server on the local control plane', () => {
     expect((await api.call('POST', '/api/v2/dag-runs/slow/s1/stop')).status).toBe(200);
     expect((await finished('slow', 's1')).statusLabel).toBe('canceled');
 
-    const flaky = `steps:\n  - {name: first, command: echo once}\n  - {name: flaky, command: "test -f /tmp/${ns}-$DAG_RUN_ID || { touch /tmp/${ns}-$DAG_RUN_ID; exit 1; }"}\n`;
+    // The marker lives in the run's workspace: kept for a retry in place, new for a new run id.
+    const flaky = 'steps:\n  - {name: first, command: echo once}\n  - {name: flaky, command: "test -f .marker || { touch .marker; exit 1; }"}\n';
     await api.call('POST', '/api/v2/dags', { name: 'flaky', spec: flaky });
     await api.call('POST', '/api/v2/dags/flaky/start', { dagRunId: 'f1' });
     expect((await finished('flaky', 'f1')).statusLabel).toBe('failed');
@@ -135,16 +136,16 @@ describe('the API server on the local control plane', () => {
     const copy = await finished('flaky', 'f3');
     const original = await finished('flaky', 'f2');
     // The first step kept its success (and start time) from f2; only the failed step ran again,
-    // and failed again: its marker file is per run id. The original is untouched.
+    // and failed again: the copy has a workspace of its own. The original is untouched.
     expect(copy.nodes.map((n) => n.statusLabel)).toEqual(['succeeded', 'failed']);
     expect(copy.nodes[0]?.startedAt).toBe(original.nodes[0]?.startedAt);
     expect(original.statusLabel).toBe('failed');
   });
 
   it('respects a step status edited through the API when the run is retried', async () => {
-    // `gate` fails every time it runs and counts its runs in a file; `after` depends on it.
-    const marker = `/tmp/${ns}-gate-$DAG_RUN_ID`;
-    await api.call('POST', '/api/v2/dags', { name: 'gated', spec: `steps:\n  - {name: gate, command: "echo ran >> ${marker}; exit 1"}\n  - {name: after, command: echo after}\n` });
+    // `gate` fails every time it runs and counts its runs in the run's workspace; `after`
+    // depends on it and shows the count.
+    await api.call('POST', '/api/v2/dags', { name: 'gated', spec: 'steps:\n  - {name: gate, command: "echo ran >> gate-runs; exit 1"}\n  - {name: after, command: cat gate-runs}\n' });
     await api.call('POST', '/api/v2/dags/gated/start', { dagRunId: 'g1' });
     expect((await finished('gated', 'g1')).nodes.map((n) => n.statusLabel)).toEqual(['failed', expect.stringMatching(/^(canceled|not_started)$/) as unknown]);
     // An operator marks the failed step as done by hand; the retry must keep it and run only what follows.
@@ -153,7 +154,7 @@ describe('the API server on the local control plane', () => {
     await waitFor('the retry to succeed', async () => ((await api.call('GET', '/api/v2/dag-runs/gated/g1')).body as { dagRunDetails: Run }).dagRunDetails.statusLabel === 'succeeded', 30_000, 50);
     const retried = await finished('gated', 'g1');
     expect(retried.nodes.map((n) => n.statusLabel)).toEqual(['succeeded', 'succeeded']);
-    expect(readFileSync(`/tmp/${ns}-gate-g1`, 'utf8')).toBe('ran\n');
+    expect(((await api.call('GET', '/api/v2/dag-runs/gated/g1/steps/after/log')).body as { content: string }).content).toBe('ran');
   });
 
   it('queues enqueued runs behind a running one, dequeues, and starts the next when room frees', async () => {

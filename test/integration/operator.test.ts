@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +23,17 @@ afterAll(async () => {
   await operator.stop();
   await deleteNamespace(core, ns);
 });
+
+/**
+ * Files a step finds in its image: here the host is the image, so a directory the test writes,
+ * readable by the step's uid. Not under /tmp, which each container has for itself; such DAGs
+ * turn the workspace off, which would otherwise be mounted over their working directory.
+ */
+function imageDir(prefix: string): string {
+  const dir = mkdtempSync(join('/var/tmp', prefix));
+  chmodSync(dir, 0o755);
+  return dir;
+}
 
 interface Scenario {
   readonly name: string;
@@ -50,7 +60,7 @@ const scenarios: Scenario[] = [
   },
   {
     name: 'a retried step gets a fresh Pod per attempt until it succeeds',
-    dag: 'steps:\n  - {name: flaky, command: "test -f /tmp/kubedag-e2e-retry-$DAG_RUN_ID || { touch /tmp/kubedag-e2e-retry-$DAG_RUN_ID; exit 1; }", retryPolicy: {limit: 2, intervalSec: 1}}',
+    dag: 'steps:\n  - {name: flaky, command: "test -f .marker || { touch .marker; exit 1; }", retryPolicy: {limit: 2, intervalSec: 1}}',
     run: 'succeeded',
     steps: { flaky: 'succeeded' },
   },
@@ -172,9 +182,9 @@ describe('runs on the local control plane', () => {
   });
 
   it('serves the log of a running step live from its Pod, with secrets masked', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kd-live-'));
+    const dir = imageDir('kd-live-');
     writeFileSync(join(dir, 'pw'), 'live-s3cret\n');
-    await givenDag(ns, 'live', `workingDir: ${dir}\nsecrets: [{name: PW, provider: file, key: pw}]\nsteps:\n  - "echo started $PW; echo warn >&2; sleep 30"`);
+    await givenDag(ns, 'live', `kubernetes: {workspace: false}\nworkingDir: ${dir}\nsecrets: [{name: PW, provider: file, key: pw}]\nsteps:\n  - "echo started $PW; echo warn >&2; sleep 30"`);
     await whenRun(ns, 'live-run', 'live');
     const run = await runningStep(ns, 'live-run', 'cmd_1');
     const base = `${operator.url}/logs/${ns}/live/${run.spec.dagRunId ?? ''}/cmd_1/0`;
@@ -188,7 +198,7 @@ describe('runs on the local control plane', () => {
   });
 
   it('retries a failed run in place: failed and downstream steps run again, succeeded ones do not', async () => {
-    await givenDag(ns, 'retryable', 'steps:\n  - {name: first, command: echo once}\n  - {name: flaky, command: "test -f /tmp/kubedag-e2e-retried-$DAG_RUN_ID || { touch /tmp/kubedag-e2e-retried-$DAG_RUN_ID; exit 1; }"}\n  - {name: last, command: echo done}');
+    await givenDag(ns, 'retryable', 'steps:\n  - {name: first, command: echo once}\n  - {name: flaky, command: "test -f .marker || { touch .marker; exit 1; }"}\n  - {name: last, command: echo done}');
     await whenRun(ns, 'retryable-run', 'retryable');
     const failed = await finishedRun(ns, 'retryable-run');
     expect(stepStates(failed)).toEqual({ first: 'succeeded', flaky: 'failed', last: 'canceled' });
@@ -317,10 +327,10 @@ describe('runs on the local control plane', () => {
   });
 
   it('loads dotenv files once per run from the working directory: later files win, params win over them', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kd-dotenv-'));
+    const dir = imageDir('kd-dotenv-');
     writeFileSync(join(dir, 'base.env'), 'REGION=us\nTIER=gold\nWHO=dotenv\n');
     writeFileSync(join(dir, 'local.env'), 'REGION=eu\n');
-    await givenDag(ns, 'dotenv', `workingDir: ${dir}\ndotenv: [base.env, local.env]\nenv: [TIER=silver]\nparams: WHO=param\nsteps:\n  - echo "$REGION $TIER $WHO"`);
+    await givenDag(ns, 'dotenv', `kubernetes: {workspace: false}\nworkingDir: ${dir}\ndotenv: [base.env, local.env]\nenv: [TIER=silver]\nparams: WHO=param\nsteps:\n  - echo "$REGION $TIER $WHO"`);
     await whenRun(ns, 'dotenv-run', 'dotenv');
     const done = await finishedRun(ns, 'dotenv-run');
     expect(stepStates(done)).toEqual({ cmd_1: 'succeeded' });
@@ -328,11 +338,12 @@ describe('runs on the local control plane', () => {
   });
 
   it('resolves secrets once, hands them to steps through a Secret owned by the run, and masks them', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kd-secret-'));
+    const dir = imageDir('kd-secret-');
     writeFileSync(join(dir, 'token'), 'file-s3cret-value\n');
     const dag = [
       'container: {image: busybox, env: [API_KEY=env-s3cret-value]}',
       `workingDir: ${dir}`,
+      'kubernetes: {workspace: false}',
       'secrets:',
       '  - {name: FROM_FILE, provider: file, key: token}',
       '  - {name: FROM_ENV, provider: env, key: API_KEY}',

@@ -1,0 +1,243 @@
+/**
+ * Kubernetes-native steps (issue 12), end to end on the local control plane: Pod settings reach
+ * the step Pods and the kube-apiserver accepts them; a run's steps share files through its
+ * workspace claim (and do not without it); redirects and DAG_RUN_* files land in the workspace;
+ * the restricted security defaults hold in a namespace that enforces them; registryAuths
+ * becomes an image pull Secret whose values appear nowhere else.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Watch, type V1Pod } from '@kubernetes/client-node';
+import { load as parseYaml } from 'js-yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadDag } from '../../core/dag/index.ts';
+import { dagManifest } from '../../core/resources/dag.ts';
+import { ignoreNotFound } from '../../core/kube/errors.ts';
+import { registrySecretName, workspaceClaimName } from '../../core/resources/names.ts';
+import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
+import { askRetry, finishedRun, givenDag, startOperator, stepLog, stepStates, whenRun, type RunningOperator } from './operator-support.ts';
+
+const { kc, core } = clients();
+const root = join(import.meta.dirname, '../..');
+
+let ns = '';
+let restrictedNs = '';
+let operator: RunningOperator;
+/** Every step Pod the namespaces saw, as last seen: the archiver deletes them once logged. */
+const seen = new Map<string, V1Pod>();
+const watches: { abort: () => void }[] = [];
+
+async function recordPods(namespace: string): Promise<void> {
+  const request = await new Watch(kc).watch(`/api/v1/namespaces/${namespace}/pods`, {}, (type: string, pod: V1Pod) => {
+    if (type !== 'DELETED') seen.set(`${namespace}/${pod.metadata?.name ?? ''}`, pod);
+  }, () => undefined);
+  watches.push(request);
+}
+
+const podsOf = (namespace: string, run: string): V1Pod[] => [...seen.values()].filter((p) => p.metadata?.namespace === namespace && p.metadata.labels?.['kubedag.io/run'] === run);
+const podOf = (namespace: string, run: string, step: string): V1Pod | undefined => podsOf(namespace, run).find((p) => p.metadata?.annotations?.['kubedag.io/step-name'] === step);
+
+beforeAll(async () => {
+  ns = await createNamespace(core, 'pods');
+  restrictedNs = await createNamespace(core, 'strict');
+  await core.patchNamespace({ name: restrictedNs, body: [{ op: 'add', path: '/metadata/labels/pod-security.kubernetes.io~1enforce', value: 'restricted' }] });
+  await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'settings' }, data: { greeting: 'hello from a config map', file: 'mounted text' } } });
+  await core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'etl' } } });
+  await Promise.all([recordPods(ns), recordPods(restrictedNs)]);
+  // The later --namespaces wins: one operator for both namespaces, its Lease in the first.
+  operator = await startOperator(ns, undefined, [`--namespaces=${ns},${restrictedNs}`]);
+});
+
+afterAll(async () => {
+  for (const watch of watches) watch.abort();
+  await operator.stop();
+  await Promise.all([deleteNamespace(core, ns), deleteNamespace(core, restrictedNs)]);
+});
+
+describe('Pod settings', () => {
+  it('every setting reaches the step Pod, the step wins over the defaults, and the kube-apiserver accepts it', async () => {
+    await givenDag(ns, 'settings', `
+kubernetes:
+  labels: {team: data, tier: batch}
+  annotations: {owner: data-team}
+  resources: {requests: {cpu: 100m, memory: 64Mi}, limits: {memory: 128Mi}}
+  nodeSelector: {kubernetes.io/os: linux}
+  tolerations: [{key: dedicated, operator: Equal, value: batch, effect: NoSchedule}]
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [kubedag-node-1, kubedag-node-2]}]}]
+  env:
+    - {name: GREETING, valueFrom: {configMapKeyRef: {name: settings, key: greeting}}}
+  envFrom: [{prefix: CFG_, configMapRef: {name: settings}}]
+  terminationGracePeriodSeconds: 7
+  activeDeadline: 300
+steps:
+  - name: main
+    command: sh -c 'echo "$GREETING|$CFG_file|$(cat /etc/settings/file)|$(id -u)"'
+    kubernetes:
+      labels: {tier: step}
+      resources: {limits: {memory: 256Mi}}
+      serviceAccount: etl
+      volumes: [{name: cfg, configMap: {name: settings}}, {name: scratch, emptyDir: {}}]
+      volumeMounts: [{name: cfg, mountPath: /etc/settings, readOnly: true}, {name: scratch, mountPath: /scratch}]
+`);
+    await whenRun(ns, 'settings-1', 'settings');
+    const run = await finishedRun(ns, 'settings-1');
+    expect(stepStates(run)).toEqual({ main: 'succeeded' });
+    expect(await stepLog(operator, run, 'main')).toBe('hello from a config map|mounted text|mounted text|1000\n');
+    const pod = podOf(ns, 'settings-1', 'main');
+    expect(pod?.metadata?.labels).toMatchObject({ team: 'data', tier: 'step', 'kubedag.io/step': 'main' });
+    expect(pod?.metadata?.annotations).toMatchObject({ owner: 'data-team' });
+    expect(pod?.spec).toMatchObject({
+      serviceAccountName: 'etl',
+      terminationGracePeriodSeconds: 7,
+      activeDeadlineSeconds: 300,
+      nodeSelector: { 'kubernetes.io/os': 'linux' },
+      tolerations: expect.arrayContaining([{ key: 'dedicated', operator: 'Equal', value: 'batch', effect: 'NoSchedule' }]) as unknown,
+      affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In' }] }] } } },
+    });
+    expect(pod?.spec?.containers[0]?.resources).toEqual({ requests: { cpu: '100m', memory: '64Mi' }, limits: { memory: '256Mi' } });
+    expect(pod?.spec?.containers[0]?.volumeMounts?.map((m) => m.mountPath)).toEqual(expect.arrayContaining(['/etc/settings', '/scratch', '/workspace']));
+  });
+
+  it('keeps every key of a rendered DAG with Pod settings in both spellings when the kube-apiserver stores it', async () => {
+    const text = readFileSync(join(root, 'test/fixtures/dags/k8s-feature-train.yaml'), 'utf8');
+    const load = loadDag(text, { fileName: 'feature-train' });
+    expect(load.errors).toEqual([]);
+    await clients().kube.dags.create(ns, dagManifest('feature-train', load.documents, ns));
+    expect((await clients().kube.dags.get(ns, 'feature-train')).spec).toEqual(parseYaml(text));
+  });
+
+  it('runs a DAG written for the Dagu 2.x Kubernetes executor unchanged', async () => {
+    await givenDag(ns, 'dagu-form', `
+steps:
+  - name: report
+    type: kubernetes
+    with:
+      image: alpine:3.20
+      image_pull_policy: IfNotPresent
+      working_dir: /workspace/out
+      env: [{name: MODE, value: k8s}]
+      resources: {requests: {cpu: 50m}}
+      node_selector: {kubernetes.io/os: linux}
+      labels: {from: dagu}
+    command: sh -c 'echo "$MODE in $(pwd)"'
+`);
+    await whenRun(ns, 'dagu-form-1', 'dagu-form');
+    const run = await finishedRun(ns, 'dagu-form-1');
+    expect(stepStates(run)).toEqual({ report: 'succeeded' });
+    expect(await stepLog(operator, run, 'report')).toBe('k8s in /workspace/out\n');
+    const container = podOf(ns, 'dagu-form-1', 'report')?.spec?.containers[0];
+    expect(container).toMatchObject({ image: 'alpine:3.20', imagePullPolicy: 'IfNotPresent', workingDir: '/workspace/out', resources: { requests: { cpu: '50m' } } });
+  });
+});
+
+describe('the run workspace', () => {
+  const sharing = (workspace: string): string => `
+kubernetes: {workspace: ${workspace}}
+steps:
+  - {name: write, command: sh -c 'mkdir -p data && echo shared > data/file.txt'}
+  - {name: read, command: cat data/file.txt, depends: write}
+`;
+
+  it('lets a step read the files an earlier step wrote in its working directory, all on the volume node', async () => {
+    await givenDag(ns, 'share', sharing('{enabled: true}'));
+    await whenRun(ns, 'share-1', 'share');
+    const run = await finishedRun(ns, 'share-1');
+    expect(stepStates(run)).toEqual({ write: 'succeeded', read: 'succeeded' });
+    expect(await stepLog(operator, run, 'read')).toBe('shared\n');
+    const claim = await core.readNamespacedPersistentVolumeClaim({ name: workspaceClaimName('share-1'), namespace: ns });
+    expect(claim.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'DAGRun', name: 'share-1', uid: run.metadata?.uid });
+    const nodes = new Set(podsOf(ns, 'share-1').map((p) => p.spec?.nodeName));
+    expect(nodes.size).toBe(1);
+  });
+
+  it('shares nothing when the DAG turns it off: the same steps fail', async () => {
+    await givenDag(ns, 'isolated', sharing('false'));
+    await whenRun(ns, 'isolated-1', 'isolated');
+    const run = await finishedRun(ns, 'isolated-1');
+    expect(stepStates(run)).toEqual({ write: 'succeeded', read: 'failed' });
+    expect(await ignoreNotFound(core.readNamespacedPersistentVolumeClaim({ name: workspaceClaimName('isolated-1'), namespace: ns }))).toBeUndefined();
+  });
+
+  it('holds stdout redirects, step log files and the run log, which later steps can read', async () => {
+    await givenDag(ns, 'redirects', `
+steps:
+  - {name: produce, id: produce, command: sh -c 'echo result; echo warning >&2', stdout: out/result.txt, stderr: err.txt}
+  - name: consume
+    depends: produce
+    command: sh -c 'cat out/result.txt err.txt \${produce.stdout}; test -f "$DAG_RUN_STEP_STDOUT_FILE" && grep -c "step \\"produce\\" finished" "$DAG_RUN_LOG_FILE"'
+`);
+    await whenRun(ns, 'redirects-1', 'redirects');
+    const run = await finishedRun(ns, 'redirects-1');
+    expect(stepStates(run)).toEqual({ produce: 'succeeded', consume: 'succeeded' });
+    expect(await stepLog(operator, run, 'consume')).toBe('result\nwarning\nresult\n1\n');
+  });
+
+  it('lasts through a retry of the run and goes with the run', async () => {
+    await givenDag(ns, 'keep', `
+steps:
+  - {name: count, command: sh -c 'echo x >> tally; test $(wc -l < tally) -ge 2'}
+`);
+    await whenRun(ns, 'keep-1', 'keep');
+    expect(stepStates(await finishedRun(ns, 'keep-1'))).toEqual({ count: 'failed' });
+    const claim = await core.readNamespacedPersistentVolumeClaim({ name: workspaceClaimName('keep-1'), namespace: ns });
+    await askRetry(ns, 'keep-1', 'again');
+    await waitFor('the retry to finish', async () => stepStates(await finishedRun(ns, 'keep-1')).count === 'succeeded', 60_000, 200);
+    const after = await core.readNamespacedPersistentVolumeClaim({ name: workspaceClaimName('keep-1'), namespace: ns });
+    expect(after.metadata?.uid).toBe(claim.metadata?.uid);
+    await clients().kube.runs.delete(ns, 'keep-1');
+    await waitFor('the claim to go with its run', async () => (await ignoreNotFound(core.readNamespacedPersistentVolumeClaim({ name: workspaceClaimName('keep-1'), namespace: ns }))) === undefined, 60_000, 200);
+  });
+});
+
+describe('sandboxes and security', () => {
+  it('runs a DAG in a namespace enforcing the restricted Pod Security Standard, as uid 1000 with a writable workspace', async () => {
+    await givenDag(restrictedNs, 'strict', 'steps:\n  - {name: who, command: sh -c "id -u; echo ok > note && cat note"}\n');
+    await whenRun(restrictedNs, 'strict-1', 'strict');
+    const run = await finishedRun(restrictedNs, 'strict-1');
+    expect(stepStates(run)).toEqual({ who: 'succeeded' });
+    expect(await stepLog(operator, run, 'who')).toBe('1000\nok\n');
+  });
+
+  it('takes the uid the DAG asks for', async () => {
+    await givenDag(ns, 'uid', 'kubernetes: {podSecurityContext: {runAsUser: 4321}}\nsteps:\n  - {name: who, command: id -u}\n');
+    await whenRun(ns, 'uid-1', 'uid');
+    const run = await finishedRun(ns, 'uid-1');
+    expect(await stepLog(operator, run, 'who')).toBe('4321\n');
+  });
+
+  it('leaves the project checkout untouched when a step writes relative files', async () => {
+    const probe = 'kubedag-relative-write-probe.txt';
+    await givenDag(ns, 'relative', `kubernetes: {workspace: false}\nsteps:\n  - {name: write, command: sh -c 'echo x > ${probe} && ls ${probe}'}\n`);
+    await whenRun(ns, 'relative-1', 'relative');
+    const run = await finishedRun(ns, 'relative-1');
+    expect(stepStates(run)).toEqual({ write: 'succeeded' });
+    expect(existsSync(join(root, probe))).toBe(false);
+    expect(existsSync(join(process.cwd(), probe))).toBe(false);
+  });
+});
+
+describe('registryAuths', () => {
+  it('becomes a dockerconfigjson Secret owned by the run that its Pods pull with, its values in no status or log', async () => {
+    await givenDag(ns, 'private', `
+env: [REGISTRY_USER=robot]
+registryAuths:
+  registry.example.com: {username: '\${REGISTRY_USER}', password: hunter2-not-logged}
+steps: [echo pulled]
+`);
+    await whenRun(ns, 'private-1', 'private');
+    const run = await finishedRun(ns, 'private-1');
+    const name = registrySecretName('private-1');
+    const secret = await core.readNamespacedSecret({ name, namespace: ns });
+    expect(secret.type).toBe('kubernetes.io/dockerconfigjson');
+    expect(secret.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'DAGRun', uid: run.metadata?.uid });
+    const config = JSON.parse(Buffer.from(secret.data?.['.dockerconfigjson'] ?? '', 'base64').toString('utf8')) as { auths: Record<string, { username: string }> };
+    expect(config.auths['registry.example.com']?.username).toBe('robot');
+    expect(podsOf(ns, 'private-1').every((p) => p.spec?.imagePullSecrets?.some((s) => s.name === name) === true)).toBe(true);
+    expect(JSON.stringify(run.status)).not.toContain('hunter2');
+    expect(JSON.stringify(podsOf(ns, 'private-1'))).not.toContain('hunter2');
+    expect(await stepLog(operator, run, 'cmd_1')).toBe('pulled\n');
+  });
+});
