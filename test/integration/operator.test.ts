@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubedagClients } from '../../core/kube/client.ts';
 import { ignoreNotFound } from '../../core/kube/errors.ts';
 import { stepPodName } from '../../core/resources/names.ts';
-import { clients, createNamespace, deleteNamespace, kubectl, waitFor } from './support.ts';
+import { clients, createNamespace, deleteNamespace, kubectl, running, waitFor, waitForPod } from './support.ts';
 import { askRetry, finishedRun, ledgerOf, peakConcurrency, getRun, givenDag, runningStep, startOperator, stepLog, stepStates, stopRun, whenRun, type RunningOperator } from './operator-support.ts';
 
 const { core, custom } = clients();
@@ -123,7 +123,8 @@ describe('runs on the local control plane', () => {
   });
 
   it('routes steps to nodes by workerSelector through the real scheduler', async () => {
-    await givenDag(ns, 'routing', 'type: graph\nsteps:\n  - {name: gpu, command: echo $HOSTNAME, workerSelector: {gpu: "true"}}\n  - {name: plain, command: echo, workerSelector: {kubernetes.io/hostname: kubedag-node-1}}');
+    // Steps on different nodes share a workspace only through a ReadWriteMany volume.
+    await givenDag(ns, 'routing', 'type: graph\nkubernetes: {workspace: {accessMode: ReadWriteMany}}\nsteps:\n  - {name: gpu, command: echo $HOSTNAME, workerSelector: {gpu: "true"}}\n  - {name: plain, command: echo, workerSelector: {kubernetes.io/hostname: kubedag-node-1}}');
     await whenRun(ns, 'routing-run', 'routing');
     const done = await finishedRun(ns, 'routing-run');
     expect(done.status?.statusLabel).toBe('succeeded');
@@ -135,6 +136,9 @@ describe('runs on the local control plane', () => {
     await givenDag(ns, 'stoppable', 'maxCleanUpTimeSec: 5\nsteps:\n  - "trap \'echo got-term; exit 0\' TERM; while :; do sleep 0.1; done"\n  - echo never\nhandlerOn: {cancel: {command: echo canceled}}');
     await whenRun(ns, 'stoppable-run', 'stoppable');
     await runningStep(ns, 'stoppable-run', 'cmd_1');
+    // A step is running once its Pod exists; a Pod still waiting for its workspace volume is
+    // deleted on stop, not signalled. This test is about the signal: wait for the process.
+    await waitForPod(core, { namespace: ns, name: stepPodName('stoppable-run', 'cmd_1', 0) }, 'the step process', running);
     await new Promise((resolve) => setTimeout(resolve, 500));
     await stopRun(ns, 'stoppable-run');
     const done = await finishedRun(ns, 'stoppable-run');
@@ -147,6 +151,7 @@ describe('runs on the local control plane', () => {
     await givenDag(ns, 'sleepy', 'maxCleanUpTimeSec: 60\nsteps:\n  - "echo started; sleep 120"');
     await whenRun(ns, 'sleepy-run', 'sleepy');
     await runningStep(ns, 'sleepy-run', 'cmd_1');
+    await waitForPod(core, { namespace: ns, name: stepPodName('sleepy-run', 'cmd_1', 0) }, 'the step process', running);
     await new Promise((resolve) => setTimeout(resolve, 500));
     const stopped = Date.now();
     await stopRun(ns, 'sleepy-run');
