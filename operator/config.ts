@@ -3,6 +3,7 @@
  * (flags win). Every setting has a documented default.
  */
 import { parseArgs } from 'node:util';
+import { isNegative, parseQuantity } from '../core/dag/quantity.ts';
 import { DEFAULT_LOG_SETTINGS, LOG_FLAGS, logSettingsFrom, type LogSettings } from '../core/log.ts';
 
 export interface OperatorConfig {
@@ -94,7 +95,8 @@ function oneOf<T extends string>(text: string, allowed: readonly T[], name: stri
 
 /** A storage size as Kubernetes writes it (`1Gi`, `500M`, `2e9`); checked here so a typo fails at start. */
 function quantity(text: string, name: string): string {
-  if (/^[+]?(\d+(\.\d*)?|\.\d+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?\d+)?$/.test(text)) return text;
+  const parsed = parseQuantity(text);
+  if (text === text.trim() && typeof parsed !== 'string' && !isNegative(parsed)) return text;
   throw new Error(`${name} must be a Kubernetes quantity such as 1Gi, not "${text}"`);
 }
 

@@ -26,8 +26,8 @@ export interface RunObjectsOf {
 export class RunObjects {
   private readonly pods: PodWriter;
   private readonly defaults: StepDefaults;
-  /** Runs whose objects exist, by uid. */
-  private readonly made = new Set<string>();
+  /** What a run's Pods refer to, by run uid, once its objects exist: fixed for the run's life. */
+  private readonly made = new Map<string, RunObjectsOf>();
 
   constructor(pods: PodWriter, defaults: StepDefaults) {
     this.pods = pods;
@@ -36,14 +36,15 @@ export class RunObjects {
 
   /** What a run's Pods refer to; created first when this operator has not made them yet. */
   async ensure(ref: RunRef, definition: RunDefinition): Promise<RunObjectsOf> {
+    const known = this.made.get(ref.uid);
+    if (known !== undefined) return known;
     const { dag } = definition;
     const workspace = runWorkspace(dag, this.defaults.workspace, ref.name);
     const config = dag.registryAuths === undefined ? undefined : dockerConfigJson(dag.registryAuths, variables(definition, {}));
     const registrySecret = config?.ok === true ? registrySecretName(ref.name) : undefined;
-    if (this.made.has(ref.uid)) return { workspace, registrySecret };
     if (workspace !== undefined) await this.pods.createClaim(ref.namespace, workspaceClaim(ref, workspace, ownerReference(ref)));
     if (config?.ok === true) await this.pods.createSecret(ref.namespace, pullSecret(ref, config.json));
-    this.made.add(ref.uid);
+    this.made.set(ref.uid, { workspace, registrySecret });
     return { workspace, registrySecret, ...(config?.ok === false ? { registryError: config.error } : {}) };
   }
 
