@@ -8,6 +8,7 @@ import { attemptOver, podIdentity } from './run/observed.ts';
 
 /** A step Pod as the API server answered a watch, once its step had succeeded. */
 const succeeded = JSON.parse(readFileSync(join(import.meta.dirname, '../test/fixtures/pods/step-succeeded.json'), 'utf8')) as V1Pod;
+const unschedulable: V1Pod = { ...succeeded, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector." }] } };
 const stopping: V1Pod = { ...succeeded, metadata: { ...succeeded.metadata, deletionTimestamp: new Date('2026-11-24T05:04:20Z') }, spec: { containers: [], ...succeeded.spec, activeDeadlineSeconds: 7 }, status: { ...succeeded.status, phase: 'Running' } };
 
 function deepFrozen<T>(value: T): T {
@@ -34,6 +35,7 @@ describe('podView', () => {
   it.each([
     ['a succeeded step Pod', succeeded],
     ['a Pod being stopped by its deadline and deleted', stopping],
+    ['a Pod no node can take', unschedulable],
   ])('keeps everything the operator reads of %s', (_what, pod) => {
     expect(read(podView(pod) as V1Pod)).toEqual(read(pod));
   });
@@ -50,6 +52,14 @@ describe('podView', () => {
     const given = deepFrozen(structuredClone(succeeded));
     expect(() => podView(given)).not.toThrow();
     expect(given).toEqual(succeeded);
+  });
+
+  it('keeps the PodScheduled condition only while it is False, and says why the step waits', () => {
+    expect(podView(unschedulable).status?.conditions?.map((c) => c.type)).toEqual(['PodScheduled']);
+    expect(podIdentity(podView(unschedulable) as V1Pod).unschedulable).toMatch(/^0\/2 nodes are available/);
+    const scheduled = { ...unschedulable, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }] } };
+    expect(podView(scheduled).status).toEqual({ phase: 'Pending' });
+    expect(podIdentity(scheduled).unschedulable).toBeUndefined();
   });
 
   it('keeps a Pod without spec or status as it is', () => {

@@ -31,13 +31,14 @@ export function withoutManagedFields<T extends KubernetesObject>(object: T): T {
 }
 
 /** A cached step Pod: a V1Pod without what `podView` leaves out. */
-export type PodView = Omit<V1Pod, 'spec' | 'status'> & { spec?: Pick<V1PodSpec, 'activeDeadlineSeconds' | 'nodeName'>; status?: Pick<V1PodStatus, 'phase' | 'reason' | 'message' | 'startTime' | 'initContainerStatuses' | 'containerStatuses'> };
+export type PodView = Omit<V1Pod, 'spec' | 'status'> & { spec?: Pick<V1PodSpec, 'activeDeadlineSeconds' | 'nodeName'>; status?: Pick<V1PodStatus, 'phase' | 'reason' | 'message' | 'startTime' | 'initContainerStatuses' | 'containerStatuses' | 'conditions'> };
 
 /**
  * What the operator reads of a step Pod: its metadata (labels, annotations, owners, deletion),
  * phase, start time, container states (exit code and report message) and activeDeadlineSeconds
- * (how a step is stopped). The containers' spec (command, environment, volumes) and the status
- * conditions are most of a Pod and are never read; nothing writes a cached Pod back.
+ * (how a step is stopped), and the PodScheduled condition while it is False (why a step waits).
+ * The containers' spec (command, environment, volumes) and the other status conditions are most
+ * of a Pod and are never read; nothing writes a cached Pod back.
  */
 export function podView(pod: V1Pod): PodView {
   const { metadata } = withoutManagedFields(pod);
@@ -46,8 +47,13 @@ export function podView(pod: V1Pod): PodView {
     ...pick(pod, 'apiVersion', 'kind'),
     ...(metadata === undefined ? {} : { metadata }),
     ...(spec === undefined ? {} : { spec: pick(spec, 'activeDeadlineSeconds', 'nodeName') }),
-    ...(status === undefined ? {} : { status: pick(status, 'phase', 'reason', 'message', 'startTime', 'initContainerStatuses', 'containerStatuses') }),
+    ...(status === undefined ? {} : { status: { ...pick(status, 'phase', 'reason', 'message', 'startTime', 'initContainerStatuses', 'containerStatuses'), ...unscheduled(status) } }),
   };
+}
+
+function unscheduled(status: V1PodStatus): Pick<V1PodStatus, 'conditions'> {
+  const conditions = (status.conditions ?? []).filter((c) => c.type === 'PodScheduled' && c.status === 'False');
+  return conditions.length === 0 ? {} : { conditions };
 }
 
 /** The named fields that are present, and no others. */

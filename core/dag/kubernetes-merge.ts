@@ -28,6 +28,7 @@ export function mergeMappings(base: Mapping, over: Mapping): Mapping {
   return merged;
 }
 
-function isMapping(value: unknown): value is Mapping {
+/** A plain mapping, as YAML and JSON give them: not null, not a list. */
+export function isMapping(value: unknown): value is Mapping {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

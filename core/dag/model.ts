@@ -7,7 +7,7 @@
 import type { DagKubernetesSettings, KubernetesSettings } from './kubernetes-model.ts';
 
 export * from './kubernetes-model.ts';
-export { mergeKubernetes, mergeMappings } from './kubernetes-merge.ts';
+export { isMapping, mergeKubernetes, mergeMappings } from './kubernetes-merge.ts';
 
 export const DAG_TYPES = ['chain', 'graph'] as const;
 export type DagType = (typeof DAG_TYPES)[number];

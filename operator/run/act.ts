@@ -36,6 +36,8 @@ export interface ActDeps {
 
 export class RunActor {
   private readonly deps: ActDeps;
+  /** Step Pods already reported unschedulable, by run: one Warning per Pod, not per reconcile. */
+  private readonly unschedulable = new Map<string, Set<string>>();
 
   constructor(deps: ActDeps) {
     this.deps = deps;
@@ -57,6 +59,29 @@ export class RunActor {
     if (written) this.count(run.status ?? {}, decision.status, decision.launch);
     if (written && run.status?.finishedAt === undefined && decision.status.finishedAt !== undefined) this.deps.log.info({ run: runKey(run), status: decision.status.statusLabel }, 'run finished');
     for (const event of decision.events) writer.event(run, event.reason, event.message, event.warning === true);
+    this.warnUnschedulable(run, input, decision);
+  }
+
+  /**
+   * A step Pod no node can take (a ReadWriteOnce workspace on a node the step's selector
+   * excludes, resources no node has) waits, as Kubernetes Pods do, since a node may yet come;
+   * the run says why in a Warning Event rather than waiting in silence.
+   */
+  private warnUnschedulable(run: DagRunResource, input: RunInput, decision: Decision): void {
+    const key = runKey(run);
+    if (decision.status.finishedAt !== undefined) {
+      this.unschedulable.delete(key);
+      return;
+    }
+    const waiting = input.pods.filter((p) => p.unschedulable !== undefined && p.phase === 'Pending');
+    if (waiting.length === 0) return;
+    const warned = this.unschedulable.get(key) ?? new Set<string>();
+    this.unschedulable.set(key, warned);
+    for (const pod of waiting) {
+      if (warned.has(pod.name)) continue;
+      warned.add(pod.name);
+      this.deps.writer.event(run, 'StepUnschedulable', `step ${pod.step} (attempt ${String(pod.attempt)}) waits for a node: ${pod.unschedulable ?? ''}`, true);
+    }
   }
 
   private async launch(run: DagRunResource, input: RunInput, decision: Decision): Promise<void> {

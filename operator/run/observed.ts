@@ -13,13 +13,21 @@ import type { ObservedPod } from './engine.ts';
 const FINISHED = new Set<number>([RunStatus.Failed, RunStatus.Canceled, RunStatus.Succeeded, RunStatus.PartiallySucceeded]);
 
 export function podIdentity(pod: V1Pod): ObservedPod {
+  const unschedulable = unschedulableReason(pod);
   return {
+    ...(unschedulable === undefined ? {} : { unschedulable }),
     name: pod.metadata?.name ?? '',
     step: pod.metadata?.annotations?.[ANNOTATIONS.step] ?? '',
     attempt: Number(pod.metadata?.labels?.[LABELS.attempt] ?? '0'),
     phase: (pod.status?.phase ?? 'Pending') as ObservedPod['phase'],
     deleting: pod.metadata?.deletionTimestamp !== undefined,
   };
+}
+
+/** The scheduler's message while no node can take the Pod. */
+function unschedulableReason(pod: V1Pod): string | undefined {
+  const condition = pod.status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable');
+  return condition === undefined ? undefined : (condition.message ?? 'no node fits the Pod');
 }
 
 /** A terminated Pod whose attempt the status has moved past. */

@@ -131,6 +131,14 @@ describe('the step runner', () => {
     expect(run.status).toBe(0);
   });
 
+  it('never starts the command when the stop comes before it, and ends as a SIGTERM would', () => {
+    // The precondition signals readiness and lingers, so the stop lands before the command.
+    const req = request('steps:\n  - echo ran', { podPreconditions: [{ condition: 'touch "$READY"; sleep 0.5' }] });
+    const run = execute(req, ready(), KILL_WHEN_READY);
+    expect(demux(run.log).stdout).toBe('');
+    expect(run.status).toBe(143);
+  });
+
   it('stops every process of the step, not just its shell, and keeps the lines already written', () => {
     const req = request('steps:\n  - "echo before; touch \\"$READY\\"; sleep 30; echo never"');
     const started = Date.now();

@@ -120,6 +120,9 @@ export function runnerScript(request: PodRequest): string {
   const signal = request.step.signalOnStop.replace(/^SIG/, '');
   return [
     'set -u',
+    // A stop may come at any moment, even before the step's command starts: the handler only
+    // notes it (and ignores the signal it is about to send to its own group); the main flow acts.
+    `kd_stop=; kd_sent=; kd_pid=; trap 'trap "" TERM ${signal}; kd_stop=1' TERM`,
     `kd_report='${REPORT_MARKER}'`,
     'kd_say() { printf \'%b\\n\' "$kd_report" > "${KUBEDAG_REPORT_FILE:-/dev/termination-log}" 2>/dev/null || true; }',
     'kd_unmet() { kd_report="$kd_report\\nprecondition-unmet"; kd_say; exit 0; }',
@@ -141,15 +144,19 @@ export function runnerScript(request: PodRequest): string {
     // Background jobs of a non-interactive shell start with SIGINT and SIGQUIT ignored (POSIX).
     // Shells that allow it (bash) restore them here; dash and busybox refuse, and there those
     // two reach only programs that install their own handlers. SIGTERM and the rest arrive.
-    '{ trap - INT QUIT; kd_run "$@"; } > "$kd_dir/o" 2> "$kd_dir/e" & kd_pid=$!',
     // Like Dagu, the stop signal goes to every process of the step: a shell running a command
     // would otherwise die alone and leave the command holding the log open. That needs the
     // runner to lead its own process group (a container's first process does); else only the
     // step's main process is signalled.
     'kd_pgrp=$(sed \'s/.*) [A-Za-z] [0-9]* \\([0-9]*\\).*/\\1/\' /proc/$$/stat 2>/dev/null || true)',
-    `trap 'trap "" TERM ${signal}; if [ "$kd_pgrp" = "$$" ]; then kill -s ${signal} 0; else kill -s ${signal} "$kd_pid"; fi 2>/dev/null' TERM`,
+    `kd_forward() { kd_sent=1; if [ "$kd_pgrp" = "$$" ]; then kill -s ${signal} 0; else kill -s ${signal} "$kd_pid"; fi 2>/dev/null; }`,
+    // Stopped before the command started: it never runs, and the step ends as a SIGTERM would end it.
+    'kd_code=143',
+    'if [ -z "$kd_stop" ]; then { trap - INT QUIT; kd_run "$@"; } > "$kd_dir/o" 2> "$kd_dir/e" & kd_pid=$!; else : > "$kd_dir/o"; : > "$kd_dir/e"; fi',
+    // The stop is forwarded here, between waits, never from inside the handler: a stop that
+    // lands between starting the command and learning its pid is still forwarded, and only once.
     // 2>/dev/null: the shell's own "Terminated" notice would land untagged in the log.
-    'while :; do wait "$kd_pid" 2>/dev/null; kd_code=$?; kill -0 "$kd_pid" 2>/dev/null || break; done',
+    'while [ -n "$kd_pid" ]; do if [ -n "$kd_stop" ] && [ -z "$kd_sent" ]; then kd_forward; fi; wait "$kd_pid" 2>/dev/null; kd_code=$?; kill -0 "$kd_pid" 2>/dev/null || break; done',
     'wait "$kd_o" "$kd_e" 2>/dev/null',
     'kd_log "step \\"$DAG_RUN_STEP_NAME\\" finished with exit code $kd_code"',
     ...repeatLines(request.step),

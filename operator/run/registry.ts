@@ -3,7 +3,7 @@
  * host with its credentials, `${VAR}` references expanded from the run's variables (DAG env and
  * params). The whole value may also be a docker config JSON text (typically `${VAR}`). Pure.
  */
-import { expand } from '../../core/dag/index.ts';
+import { expand, isMapping as isMap } from '../../core/dag/index.ts';
 
 export type RegistryAuths = string | Readonly<Record<string, unknown>>;
 
@@ -25,7 +25,6 @@ function parseJson(text: string): unknown {
   }
 }
 
-const isMap = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function credentials(host: string, value: unknown, vars: Readonly<Record<string, string>>): Credentials | string {
   const entry = typeof value === 'string' ? parseJson(expanded(value, vars)) : value;

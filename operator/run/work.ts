@@ -17,6 +17,8 @@ export interface ObservedPod {
   readonly item?: number;
   readonly phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed';
   readonly deleting: boolean;
+  /** The scheduler's reason while it cannot place the Pod on any node. */
+  readonly unschedulable?: string;
   /** Present once the Pod has terminated and what it reported has been gathered. */
   readonly report?: AttemptReport;
 }

@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Watch, type V1Pod } from '@kubernetes/client-node';
+import { Watch, type CoreV1Event, type V1Pod } from '@kubernetes/client-node';
 import { load as parseYaml } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDag } from '../../core/dag/index.ts';
@@ -159,6 +159,26 @@ steps:
     const run = await finishedRun(ns, 'isolated-1');
     expect(stepStates(run)).toEqual({ write: 'succeeded', read: 'failed' });
     expect(await ignoreNotFound(core.readNamespacedPersistentVolumeClaim({ name: workspaceClaimName('isolated-1'), namespace: ns }))).toBeUndefined();
+  });
+
+  it('says in a Warning Event why a step waits when its selector excludes the node holding a ReadWriteOnce workspace', async () => {
+    await givenDag(ns, 'split', `
+steps:
+  - {name: first, command: 'true', kubernetes: {nodeSelector: {kubernetes.io/hostname: kubedag-node-1}}}
+  - {name: second, command: 'true', depends: first, kubernetes: {nodeSelector: {kubernetes.io/hostname: kubedag-node-2}}}
+`);
+    await whenRun(ns, 'split-1', 'split');
+    let warning: CoreV1Event | undefined;
+    await waitFor('the StepUnschedulable Event', async () => {
+      const events = await core.listNamespacedEvent({ namespace: ns, fieldSelector: 'involvedObject.name=split-1' });
+      warning = events.items.find((e) => e.reason === 'StepUnschedulable');
+      return warning !== undefined;
+    }, 60_000, 250);
+    expect(warning?.type).toBe('Warning');
+    expect(warning?.message).toMatch(/^step second \(attempt 0\) waits for a node: .*didn't match PersistentVolume's node affinity/);
+    const run = await clients().kube.runs.get(ns, 'split-1');
+    expect(stepStates(run)).toEqual({ first: 'succeeded', second: 'running' });
+    await clients().kube.runs.delete(ns, 'split-1');
   });
 
   it('holds stdout redirects, step log files and the run log, which later steps can read', async () => {
