@@ -11,7 +11,7 @@ describe('checkMailSettings', () => {
     { name: 'an attachment mapping is reported', config: { to: 'a@x', attachments: { a: 1 } }, want: ['c.attachments: attachments must be a path or a list of paths'] },
     { name: 'an unsupported content type is reported', config: { to: 'a@x', contentType: 'application/pdf' }, want: ['c.contentType: contentType "application/pdf" is not supported; use text/html (the default) or text/plain'] },
   ];
-  it.each(cases)('$name', ({ config, want }) => expect(checkMailSettings(config, 'c').map((i) => `${i.path}: ${i.message}`)).toEqual(want));
+  it.each(cases)('$name', ({ config, want }) => { expect(checkMailSettings(config, 'c').map((i) => `${i.path}: ${i.message}`)).toEqual(want); });
 });
 
 describe('checkSshSettings', () => {
@@ -25,5 +25,5 @@ describe('checkSshSettings', () => {
     { name: 'a port out of range is reported', config: { port: '99999' }, want: ['c.port'] },
     { name: 'a strictHostKey that is not a flag is reported', config: { strictHostKey: 'sometimes' }, want: ['c.strictHostKey'] },
   ];
-  it.each(cases)('$name', ({ config, want }) => expect(checkSshSettings(config, 'c').map((i) => i.path)).toEqual(want));
+  it.each(cases)('$name', ({ config, want }) => { expect(checkSshSettings(config, 'c').map((i) => i.path)).toEqual(want); });
 });

@@ -44,8 +44,8 @@ describe('decideWork', () => {
     { name: 'a script goes to /bin/sh wrapped so it is read whole first', command: undefined, script: 'echo hi', want: { command: '/bin/sh', stdin: '__kubedag_step() {\necho hi\n}\n__kubedag_step\n' } },
     { name: 'a script with an interpreter goes to that interpreter as written', command: 'python3 -', script: 'print(1)\n', want: { command: 'python3 -', stdin: 'print(1)\n' } },
   ];
-  it.each(cases)('$name', ({ command, script, want }) => expect(decideWork(command, script)).toEqual({ ok: true, value: want }));
-  it('refuses a step with neither command nor script', () => expect(decideWork(' ', undefined)).toEqual({ ok: false, error: 'the step has neither command nor script' }));
+  it.each(cases)('$name', ({ command, script, want }) => { expect(decideWork(command, script)).toEqual({ ok: true, value: want }); });
+  it('refuses a step with neither command nor script', () => { expect(decideWork(' ', undefined)).toEqual({ ok: false, error: 'the step has neither command nor script' }); });
 });
 
 describe('checkHostKey', () => {
