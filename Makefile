@@ -31,7 +31,12 @@ lint: deps
 typecheck: deps
 	npx tsc -p tsconfig.json --noEmit
 
-unit: deps ## pure tests: no cluster
+# Its own .PHONY line keeps branches that add targets from colliding on the list above.
+.PHONY: test-servers
+test-servers: ## servers the executor tests start on loopback (OpenSSH sshd from Debian's openssh-server), installed when missing
+	./scripts/ensure-sshd.sh >/dev/null
+
+unit: deps test-servers ## tests without a cluster (executor tests start real servers on loopback)
 	@mkdir -p .dev
 	npx vitest run --project unit --reporter=default --reporter=json --outputFile.json=.dev/vitest-unit.json
 

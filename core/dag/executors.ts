@@ -5,6 +5,7 @@
 import { closest } from 'fastest-levenshtein';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import type { Step } from './model.ts';
+import { checkMailSettings, checkSshSettings } from './remote-executor-checks.ts';
 
 export const EXECUTOR_TYPES = ['shell', 'docker', 'kubernetes', 'ssh', 'http', 'mail', 'jq', 'dag', 'parallel', 'gha'] as const;
 export type ExecutorType = (typeof EXECUTOR_TYPES)[number];
@@ -70,9 +71,10 @@ const RULES: Record<ExecutorType, Rule> = {
   ssh: (step, path, context, configPath) => [
     ...needs(context.dagSsh || isText(step.executor.config.host), configPath, 'the ssh executor needs host (here or in the DAG ssh block)'),
     ...needs(step.command !== undefined || step.script !== undefined, path, 'needs a command'),
+    ...checkSshSettings(step.executor.config, configPath),
   ],
   http: (step, path) => checkHttp(step, path),
-  mail: (step, _path, _context, configPath) => needs(isText(step.executor.config.to) || Array.isArray(step.executor.config.to), configPath, 'the mail executor needs to'),
+  mail: (step, _path, _context, configPath) => checkMailSettings(step.executor.config, configPath),
   jq: (step, path) => needs(step.command !== undefined, path, 'the jq executor needs command (the filter)'),
   dag: (step, path) => needs(step.call !== undefined || step.command !== undefined, path, 'the dag executor needs call (the DAG to run)'),
   parallel: (step, path) => needs(step.call !== undefined, path, 'the parallel executor needs call (the DAG to run)'),

@@ -5,6 +5,7 @@
 import { conditionsFromFile, envFromFile, ENV_NAME, labelsFromFile, listFromFile, shellFromFile } from './fields.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import { dagKubernetes } from './kubernetes-levels.ts';
+import { checkSshSettings } from './remote-executor-checks.ts';
 import { DEFAULTS, type Dag, type MailConfig, type Secret } from './model.ts';
 import { paramsFromFile } from './params.ts';
 import { parseSchedules } from './schedule.ts';
@@ -35,6 +36,7 @@ export function normalizeDag(file: DagFile, name: string, diagnostics: Diagnosti
   const params = paramsFromFile(file.params, 'params');
   errors.push(...params.errors, ...duplicateParams(params.params.entries.map((p) => p.name)));
   if (file.container !== undefined && file.ssh !== undefined) errors.push(issue('ssh', 'container and ssh cannot both be set'));
+  if (file.ssh !== undefined) errors.push(...checkSshSettings(file.ssh, 'ssh'));
   const dag: Dag = {
     name,
     ...optional('group', trimmed(file.group)),

@@ -127,7 +127,18 @@ export const sshProperties = {
   user: Type.Optional(text('SSH user.')),
   host: Type.Optional(text('SSH host.')),
   port: Type.Optional(Type.Union([Type.String(), Type.Integer()], { description: 'SSH port (default 22).' })),
-  key: Type.Optional(text('Path of the private key.')),
+  key: Type.Optional(
+    Type.Union(
+      [
+        Type.String(),
+        object(
+          { secretKeyRef: object({ name: text('Secret name.'), key: text('Key in the Secret that holds the private key.') }, 'The Secret and its key.') },
+          'A private key from a Kubernetes Secret in the run\'s namespace.',
+        ),
+      ],
+      { description: 'Path of the private key in the step container, or {secretKeyRef: {name, key}} for one from a Kubernetes Secret.' },
+    ),
+  ),
   password: Type.Optional(text('Password.')),
   strictHostKey: Type.Optional(flag('Check the host key (default true).')),
   knownHostFile: Type.Optional(text('known_hosts file.')),

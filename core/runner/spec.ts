@@ -10,6 +10,16 @@
 /** The environment variable that carries an ExecutorSpec as JSON. */
 export const EXECUTOR_ENV = 'KUBEDAG_EXECUTOR';
 
+/**
+ * An ssh step (or DAG-level `ssh` block) may take its private key from a Kubernetes Secret:
+ * `key: {secretKeyRef: {name: <Secret>, key: <key in it>}}`, written like a container's
+ * `env[].valueFrom.secretKeyRef`. The operator gives the step container this variable with
+ * that `valueFrom`, so the key reaches the runner without appearing in the Pod spec, the run's
+ * status or a file; `config.key` stays the reference as written. A `key` that is text is a
+ * path in the step's container, as in Dagu.
+ */
+export const SSH_KEY_ENV = 'KUBEDAG_SSH_KEY';
+
 /** Executors the step runner carries out. */
 export const RUNNER_EXECUTORS = ['http', 'jq', 'mail', 'ssh'] as const;
 export type RunnerExecutor = (typeof RUNNER_EXECUTORS)[number];
@@ -29,7 +39,8 @@ export interface ExecutorSpec {
   readonly script?: string;
   /**
    * The executor's settings as the DAG wrote them (executor.config, with, config); for ssh,
-   * the DAG-level `ssh` block merged under the step's own.
+   * the step's own settings when it has any, else the DAG-level `ssh` block (a step-level
+   * block replaces the DAG's entirely, as in Dagu; nothing is merged).
    */
   readonly config: Readonly<Record<string, unknown>>;
   /** The DAG's `smtp` block, for mail steps. */

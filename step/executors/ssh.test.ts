@@ -1,0 +1,125 @@
+/**
+ * The ssh executor against OpenSSH's sshd on loopback (see sshd-test-server.ts): commands,
+ * scripts, exit status, separate streams, password and key logins, host key checks, and a
+ * stop that ends the remote process.
+ */
+import { readFile, writeFile, chmod } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SSH_KEY_ENV, type ExecutorSpec } from '../../core/runner/spec.ts';
+import { runSsh } from './ssh.ts';
+import { startSshd, type SshdTestServer } from './sshd-test-server.ts';
+import { captureIO, temporaryDir } from './test-support.ts';
+
+// sshd must run as root to log in another user; CI runs as root, as the node agent needs.
+const asRoot = process.getuid?.() === 0;
+let dir: Awaited<ReturnType<typeof temporaryDir>>;
+let sshd: SshdTestServer;
+let knownHosts: string;
+
+beforeAll(async () => {
+  if (!asRoot) return;
+  dir = await temporaryDir('ssh');
+  // The remote user writes pid files here.
+  await chmod(dir.path, 0o777);
+  sshd = await startSshd(join(dir.path, 'sshd'));
+  knownHosts = join(dir.path, 'known_hosts');
+  await writeFile(knownHosts, `# another host first\nexample.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n${sshd.knownHostsLine}`);
+}, 60_000);
+afterAll(async () => {
+  if (!asRoot) return;
+  await sshd.stop();
+  await dir.remove();
+});
+
+function sshStep(config: Record<string, unknown>, work: { command?: string; script?: string }): ExecutorSpec {
+  return { type: 'ssh', config: { host: '127.0.0.1', port: String(sshd.port), user: sshd.user, key: sshd.userKeyPath, knownHostFile: knownHosts, ...config }, ...work };
+}
+
+describe.runIf(asRoot)('runSsh against OpenSSH sshd', () => {
+  it('runs a command with a key, keeping stdout and stderr apart, and takes its exit status', async () => {
+    const io = captureIO({ env: { GREETING: 'hello' } });
+    const code = await runSsh(sshStep({}, { command: 'echo ${GREETING} from $(id -un); echo oops >&2; exit 3' }), io);
+    expect({ code, out: io.out(), err: io.err() }).toEqual({ code: 3, out: `hello from ${sshd.user}\n`, err: 'oops\n' });
+  });
+
+  it('runs a script with /bin/sh and succeeds with its last command', async () => {
+    const io = captureIO();
+    const script = 'set -u\nfor n in 1 2; do\n  echo "line $n"\ndone\ntest "$(pwd)" = /\n';
+    const code = await runSsh(sshStep({}, { script }), io);
+    expect({ code, out: io.out(), err: io.err() }).toEqual({ code: 0, out: 'line 1\nline 2\n', err: '' });
+  });
+
+  it('runs a script with the step command as its interpreter', async () => {
+    const io = captureIO();
+    const code = await runSsh(sshStep({}, { command: 'sh -s', script: 'echo "interpreted by $0"; exit 7' }), io);
+    expect({ code, out: io.out() }).toEqual({ code: 7, out: 'interpreted by sh\n' });
+  });
+
+  it('logs in with a password', async () => {
+    const io = captureIO({ env: { SSH_PASSWORD: sshd.password } });
+    const code = await runSsh(sshStep({ key: undefined, password: '${SSH_PASSWORD}' }, { command: 'id -un' }), io);
+    expect({ code, out: io.out(), err: io.err() }).toEqual({ code: 0, out: `${sshd.user}\n`, err: '' });
+  });
+
+  it('fails with 255 when the password is wrong', async () => {
+    const io = captureIO();
+    const code = await runSsh(sshStep({ key: undefined, password: 'wrong' }, { command: 'true' }), io);
+    expect(code).toBe(255);
+    expect(io.err()).toMatch(/^ssh: cannot connect to kubedag-ssh-test@127\.0\.0\.1:\d+: All configured authentication methods failed/);
+  });
+
+  it('logs in with a key handed over from a Kubernetes Secret in KUBEDAG_SSH_KEY', async () => {
+    const io = captureIO({ env: { [SSH_KEY_ENV]: await readFile(sshd.userKeyPath, 'utf8') } });
+    const code = await runSsh(sshStep({ key: { secretKeyRef: { name: 'deploy-ssh', key: 'id_ed25519' } } }, { command: 'echo via secret' }), io);
+    expect({ code, out: io.out() }).toEqual({ code: 0, out: 'via secret\n' });
+  });
+
+  it('refuses a host whose key is not in known_hosts, running nothing', async () => {
+    const otherHosts = join(dir.path, 'other_known_hosts');
+    await writeFile(otherHosts, sshd.knownHostsLine.replace(/^\S+/, 'example.com'));
+    const marker = join(dir.path, 'must-not-exist');
+    const io = captureIO();
+    const code = await runSsh(sshStep({ knownHostFile: otherHosts }, { command: `touch ${marker}` }), io);
+    expect(code).toBe(255);
+    expect(io.err()).toContain(`[127.0.0.1]:${String(sshd.port)} is not in known_hosts`);
+    await expect(readFile(marker)).rejects.toThrow(/ENOENT/);
+  });
+
+  it('accepts any host key with strictHostKey false', async () => {
+    const io = captureIO();
+    const code = await runSsh(sshStep({ strictHostKey: false, knownHostFile: join(dir.path, 'absent') }, { command: 'echo trusted' }), io);
+    expect({ code, out: io.out() }).toEqual({ code: 0, out: 'trusted\n' });
+  });
+
+  it('on a stop signals the remote process so that it is gone, not left running', async () => {
+    const pidFile = join(dir.path, 'sleeper.pid');
+    const io = captureIO();
+    // exec: the pid in the file is the long-running process itself.
+    const running = runSsh(sshStep({}, { command: `echo $$ > ${pidFile}; exec sleep 300` }), io, { stopGraceMs: 3_000 });
+    const pid = await waitForPid(pidFile);
+    expect(alive(pid)).toBe(true);
+    io.stop();
+    // SIGTERM ends sleep: 128 + 15.
+    expect({ code: await running, err: io.err() }).toEqual({ code: 143, err: '' });
+    await expect.poll(() => alive(pid), { timeout: 5_000 }).toBe(false);
+  });
+});
+
+async function waitForPid(path: string): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const text = await readFile(path, 'utf8').catch(() => '');
+    if (text.trim() !== '') return Number(text.trim());
+    await new Promise((done) => setTimeout(done, 25));
+  }
+  throw new Error(`no pid in ${path}`);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
