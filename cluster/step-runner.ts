@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { chmod, copyFile, link, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { build } from 'rolldown';
+import { bundleStepRunner } from '../scripts/step-bundle.ts';
 
 const root = join(import.meta.dirname, '..');
 
@@ -47,7 +47,7 @@ async function sourceFiles(dir: string): Promise<string[]> {
 /** What a build is made from; equal inputs give the same directory. */
 export async function runnerHash(): Promise<string> {
   const hash = createHash('sha256').update(process.version);
-  const files = [...(await Promise.all(SOURCES.map((s) => sourceFiles(join(root, s))))).flat(), join(root, 'package-lock.json'), join(root, 'cluster/step-runner.ts')];
+  const files = [...(await Promise.all(SOURCES.map((s) => sourceFiles(join(root, s))))).flat(), join(root, 'package-lock.json'), join(root, 'cluster/step-runner.ts'), join(root, 'scripts/step-bundle.ts')];
   for (const file of files) hash.update(relative(root, file)).update('\0').update(await readFile(file)).update('\0');
   return hash.digest('hex').slice(0, 16);
 }
@@ -67,8 +67,6 @@ async function installNode(cache: string): Promise<string> {
   return target;
 }
 
-const DIRNAME_SHIM = "import { dirname as __kdDirname } from 'node:path';\nimport { fileURLToPath as __kdFileURLToPath } from 'node:url';\nconst __filename = __kdFileURLToPath(import.meta.url);\nconst __dirname = __kdDirname(__filename);";
-
 const exists = (path: string): Promise<boolean> => stat(path).then(() => true, () => false);
 
 /** Builds and installs the runner unless an up-to-date build is in the cache. */
@@ -82,13 +80,7 @@ export async function ensureStepRunner(cache = defaultRunnerCache(), log: (line:
   // Built aside and renamed into place: a concurrent start sees a whole build or none.
   const work = await mkdtemp(join(cache, '.build-'));
   try {
-    await build({
-      input: join(root, 'step/main.ts'),
-      platform: 'node',
-      logLevel: 'warn',
-      // jq-wasm's Emscripten loader is CommonJS and asks for __dirname, which an ES module lacks.
-      output: { file: join(work, 'kubedag-step.mjs'), format: 'esm', banner: DIRNAME_SHIM, comments: { legal: true, annotation: false, jsdoc: false } },
-    });
+    await bundleStepRunner(join(work, 'kubedag-step.mjs'));
     await mkdir(join(work, 'bin'));
     const launcher = `#!/bin/sh\n# kubedag-step, the Kubedag step runner, on this machine's Node.js.\nexec '${node}' '${join(dir, 'kubedag-step.mjs')}' "$@"\n`;
     await writeFile(join(work, 'bin', 'kubedag-step'), launcher, { mode: 0o755 });
