@@ -12,7 +12,7 @@ export PATH := $(NODE_BIN):$(PATH)
 
 STAMP := node_modules/.install-stamp
 
-.PHONY: build deps compile test lint typecheck unit integration generate crds manifests verify bench bench-operator bench-api bench-queue bench-container-start golden clean cluster-build cluster-up cluster-down dev
+.PHONY: build deps compile test lint typecheck unit integration generate crds manifests verify bench bench-operator bench-api bench-queue bench-container-start golden clean step-runner cluster-build cluster-up cluster-down dev
 
 $(STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -75,6 +75,9 @@ bench-queue: deps ## queue admission latency with 1,000 queued runs, on a fresh 
 
 bench-container-start: deps ## node agent container start latency, bare and sandboxed (figures, not pass/fail; needs root)
 	node bench/container-start.bench.ts
+
+step-runner: deps ## bundle kubedag-step (the http/jq/mail/ssh step runner) into the world-readable cache the local cluster's node agents put on containers' PATH; prints its bin directory
+	node scripts/step-runner.ts
 
 cluster-build: deps ## build the local control-plane binaries (once per machine; needs Go)
 	node cluster/cli.ts build

@@ -9,6 +9,7 @@ import type { Binaries } from './binaries.ts';
 import { startControlPlane, stopControlPlane, type ClusterState, type NodeSpec } from './controlplane.ts';
 import { DEFAULT_STORAGE_CLASS } from './provisioner/config.ts';
 import { installCrds, kubeConfig, waitForNodes, waitForStorageClass } from './setup.ts';
+import { ensureStepRunner } from './step-runner.ts';
 
 /** Two nodes, one of them labelled for GPU work, so that selectors have something to choose. */
 export const DEFAULT_NODES: readonly NodeSpec[] = [{ name: 'kubedag-node-1' }, { name: 'kubedag-node-2', labels: { gpu: 'true' } }];
@@ -47,7 +48,11 @@ export const PROVISIONER_COMMAND: readonly string[] = [process.execPath, join(im
 
 export async function startCluster(options: ClusterOptions): Promise<ClusterState> {
   const nodes = options.nodes ?? DEFAULT_NODES;
-  const state = await startControlPlane({ dir: options.dir, binaries: options.binaries, nodes, nodeAgentCommand: NODE_AGENT_COMMAND, provisionerCommand: PROVISIONER_COMMAND, nodeAgentLogFormat: options.nodeAgentLogFormat, log: options.log });
+  // Steps of the http, jq, mail and ssh executors run `kubedag-step`: on this cluster, from the
+  // node agents' PATH (cluster/step-runner.ts), rebuilt here whenever its sources changed.
+  const runner = await ensureStepRunner(undefined, options.log);
+  const nodeAgentCommand = [...NODE_AGENT_COMMAND, `--step-runner-path=${runner.bin}`];
+  const state = await startControlPlane({ dir: options.dir, binaries: options.binaries, nodes, nodeAgentCommand, provisionerCommand: PROVISIONER_COMMAND, nodeAgentLogFormat: options.nodeAgentLogFormat, log: options.log });
   try {
     const kc = kubeConfig(state.kubeconfig);
     const crds = await installCrds(kc);

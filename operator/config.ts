@@ -47,6 +47,8 @@ export interface WorkspaceDefaults {
 export interface StepDefaults {
   /** Image for steps that name none (their own `kubernetes`, `container` or docker image wins). */
   readonly image: string;
+  /** Image of http, jq, mail and ssh steps: Kubedag's own, which has `kubedag-step` on its PATH. */
+  readonly runnerImage: string;
   readonly workspace: WorkspaceDefaults;
   /**
    * `restricted`: step Pods meet the Pod Security Standard of that name unless their DAG relaxes
@@ -73,6 +75,8 @@ const DEFAULTS: OperatorConfig = {
   log: DEFAULT_LOG_SETTINGS,
   steps: {
     image: 'busybox:1.36',
+    // Kubedag's image at the version of this operator (the chart passes its own image).
+    runnerImage: 'ghcr.io/kubedag/kubedag:0.1.0',
     workspace: { enabled: true, storageClassName: '', size: '1Gi', accessMode: 'ReadWriteOnce' },
     security: 'restricted',
     user: 1000,
@@ -106,6 +110,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
     options: {
       namespaces: { type: 'string' },
       'default-step-image': { type: 'string' },
+      'runner-image': { type: 'string' },
       'log-dir': { type: 'string' },
       workers: { type: 'string' },
       'max-pods-per-run': { type: 'string' },
@@ -156,6 +161,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
     log: logSettingsFrom(values, env),
     steps: {
       image: pick(values['default-step-image'], 'DEFAULT_STEP_IMAGE') ?? DEFAULTS.steps.image,
+      runnerImage: pick(values['runner-image'], 'RUNNER_IMAGE') ?? DEFAULTS.steps.runnerImage,
       workspace: {
         enabled: flag(pick(values.workspace, 'WORKSPACE'), DEFAULTS.steps.workspace.enabled, 'workspace'),
         storageClassName: pick(values['workspace-storage-class'], 'WORKSPACE_STORAGE_CLASS') ?? DEFAULTS.steps.workspace.storageClassName,

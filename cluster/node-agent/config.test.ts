@@ -14,6 +14,7 @@ describe('parseConfig', () => {
     { name: 'takes the log settings from the variables when no flag gives them', args: flags, env: { KUBEDAG_LOG_LEVEL: 'debug', KUBEDAG_LOG_FORMAT: 'pretty' }, want: { log: { level: 'debug', format: 'pretty' } } },
     { name: 'lets a flag win over its variable', args: [...flags, '--log-format=json'], env: { KUBEDAG_LOG_FORMAT: 'pretty' }, want: { log: { level: 'info', format: 'json' } } },
     { name: 'gives containers a plain PATH when the agent has none', args: flags, env: {}, want: { hostPath: '/usr/bin:/bin' } },
+    { name: 'puts the step runner first on the PATH of containers', args: [...flags, '--step-runner-path=/cache/runner/bin'], env: { PATH: '/usr/bin:/bin' }, want: { hostPath: '/cache/runner/bin:/usr/bin:/bin' } },
     { name: 'refuses to start without a state directory', args: flags.filter((f) => !f.startsWith('--state-dir')), env: {}, want: '--state-dir is required' },
     { name: 'refuses an unknown log format', args: [...flags, '--log-format=text'], env: {}, want: 'log-format must be one of json, pretty' },
   ];

@@ -18,7 +18,11 @@ export interface AgentConfig {
   readonly hidePaths: readonly string[];
   readonly labels: Readonly<Record<string, string>>;
   readonly kubernetesVersion: string;
-  /** PATH given to containers that set none: the host is the image. */
+  /**
+   * PATH given to containers that set none: the host is the image, and Kubedag's image has the
+   * step runner on its PATH, so `--step-runner-path` (the bin directory of cluster/step-runner.ts)
+   * comes first.
+   */
   readonly hostPath: string;
   readonly log: LogSettings;
 }
@@ -34,6 +38,7 @@ const OPTIONS = {
   'hide-paths': { type: 'string', default: '' },
   labels: { type: 'string', default: '' },
   'kubernetes-version': { type: 'string', default: 'v1.37.1' },
+  'step-runner-path': { type: 'string', default: '' },
   ...LOG_FLAGS,
 } as const;
 
@@ -65,7 +70,7 @@ export function parseConfig(args: readonly string[], env: NodeJS.ProcessEnv): Ag
     hidePaths: values['hide-paths'].split(',').filter((p) => p !== ''),
     labels: parseLabels(values.labels),
     kubernetesVersion: values['kubernetes-version'],
-    hostPath: env.PATH ?? '/usr/bin:/bin',
+    hostPath: [values['step-runner-path'], env.PATH ?? '/usr/bin:/bin'].filter((p) => p !== '').join(':'),
     log: logSettingsFrom(values, env),
   };
 }

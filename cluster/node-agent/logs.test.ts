@@ -31,6 +31,10 @@ describe('parseLogLine', () => {
     expect(parseLogLine('2026-01-01T00:00:00.1Z stderr F  two  spaces')).toEqual({ time: '2026-01-01T00:00:00.1Z', stream: 'stderr', text: ' two  spaces' });
   });
 
+  it('keeps a carriage return at the end of the text', () => {
+    expect(parseLogLine('2026-01-01T00:00:00.1Z stdout F Content-Type: text/plain\r')?.text).toBe('Content-Type: text/plain\r');
+  });
+
   it('refuses other text', () => {
     expect(parseLogLine('garbage')).toBeUndefined();
   });

@@ -53,7 +53,8 @@ export class LogWriter {
 }
 
 export function parseLogLine(raw: string): LogLine | undefined {
-  const match = /^(\S+) (stdout|stderr) [FP] (.*)$/.exec(raw);
+  // `s`: a carriage return is part of the text (HTTP headers end in one), as the kubelet keeps it.
+  const match = /^(\S+) (stdout|stderr) [FP] (.*)$/s.exec(raw);
   if (match === null) return undefined;
   return { time: match[1] ?? '', stream: match[2] as 'stdout' | 'stderr', text: match[3] ?? '' };
 }

@@ -8,7 +8,10 @@ describe('features refused when a run starts', () => {
     { name: 'a numeric container user is accepted', yaml: 'container: {image: a, user: "1000:2000"}\nsteps: [echo]', want: [] },
     { name: 'a container user name is refused', yaml: 'container: {image: a, user: app}\nsteps: [echo]', want: ['container.user: "app" must be a numeric uid or uid:gid on Kubernetes'] },
     { name: 'a shared keepalive container is refused', yaml: 'container: {image: a, startup: keepalive}\nsteps: [echo]', want: ['container: startup (one shared container for all steps) is not supported yet'] },
-    { name: 'an ssh step is refused', yaml: 'steps: [{command: echo, executor: {type: ssh, config: {user: u, host: h}}}]', want: ['step ssh_1: the ssh executor is not supported on Kubernetes yet'] },
+    { name: 'an ssh step is accepted', yaml: 'steps: [{command: echo, executor: {type: ssh, config: {user: u, host: h}}}]', want: [] },
+    { name: 'http, jq and mail steps are accepted', yaml: 'steps:\n  - {command: GET http://x, executor: http}\n  - {command: ., script: "{}", executor: jq}\n  - {executor: {type: mail, config: {to: a@b}}}', want: [] },
+    { name: 'a DAG-level ssh block is accepted', yaml: 'ssh: {user: u, host: h}\nsteps: [echo]', want: [] },
+    { name: 'a gha step is refused with the reason', yaml: 'steps: [{command: actions/checkout@v4, executor: gha}]', want: ['step gha_1: the gha executor is not supported on Kubernetes (it needs a container engine in the cluster)'] },
   ];
   it.each(cases)('$name', ({ yaml, want }) => {
     const load = loadDag(yaml, { fileName: 'u' });

@@ -25,11 +25,10 @@ export interface RunDefinition {
   readonly needsPrepare: boolean;
 }
 
-const UNSUPPORTED_EXECUTORS = new Set(['ssh', 'http', 'jq', 'mail', 'gha']);
-
 function stepProblem(step: Step): string | undefined {
   if (step.call !== undefined) return undefined;
-  if (UNSUPPORTED_EXECUTORS.has(step.executor.type)) return `step ${step.name}: the ${step.executor.type} executor is not supported on Kubernetes yet`;
+  // GitHub Actions need a container engine inside the cluster (Dagu 2.x dropped the executor).
+  if (step.executor.type === 'gha') return `step ${step.name}: the gha executor is not supported on Kubernetes (it needs a container engine in the cluster)`;
   const { image, exec } = step.executor.config;
   if (step.executor.type === 'docker' && (typeof image !== 'string' || exec !== undefined)) return `step ${step.name}: running in an existing container (containerName/exec) is not supported on Kubernetes`;
   return undefined;
@@ -42,7 +41,6 @@ export function unsupported(dag: Dag): string[] {
   if (containerExtras.length > 0) problems.push(`container: ${containerExtras.join(', ')} (one shared container for all steps) is not supported yet`);
   const user = dag.container?.user;
   if (user !== undefined && userIds(user) === undefined) problems.push(`container.user: ${JSON.stringify(user)} must be a numeric uid or uid:gid on Kubernetes`);
-  if (dag.ssh !== undefined) problems.push('ssh: DAG-level ssh is not supported on Kubernetes yet');
   return problems;
 }
 

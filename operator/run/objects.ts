@@ -12,6 +12,7 @@ import { childParams, subRunId } from './children.ts';
 import { literalPrecondition, type RunDefinition } from './definition.ts';
 import type { Launch } from './engine.ts';
 import { ITEM_LABEL } from './observed.ts';
+import { executorSpec } from './executor-spec.ts';
 import { stepPod } from './pod.ts';
 import { withPodSettings } from './pod-settings.ts';
 import { PREPARE_STEP } from './prepare.ts';
@@ -44,6 +45,8 @@ export function attemptPod(context: LaunchContext, launch: Launch): V1Pod {
   // The prepare Pod computes the run's variables: its environment must be the image's own.
   const preparing = launch.step.name === PREPARE_STEP;
   const logDir = stepLogDir(workspace);
+  const command = launch.step.cmdWithArgs === undefined ? undefined : expand(launch.step.cmdWithArgs, { scopes: [], environment: vars, steps: stepRefs(definition.dag, status, logDir) }).value;
+  const spec = executorSpec(definition.dag, launch.step, command);
   const pod = stepPod({
     run: ref,
     dag: definition.dag,
@@ -53,12 +56,13 @@ export function attemptPod(context: LaunchContext, launch: Launch): V1Pod {
     ...(launch.handler === undefined ? {} : { handler: launch.handler, runStatus: handlerStatus(status) }),
     env: preparing ? [] : [...definition.env, ...outputVars(launch.step, definition.dag.steps, status)],
     positional: definition.positional,
-    ...(launch.step.cmdWithArgs === undefined ? {} : { command: expand(launch.step.cmdWithArgs, { scopes: [], environment: vars, steps: stepRefs(definition.dag, status, logDir) }).value }),
+    ...(command === undefined ? {} : { command }),
     defaultImage: context.steps.image,
     podPreconditions: launch.step.preconditions.filter((c) => literalPrecondition(c, vars) === undefined),
     ...(definition.dag.secrets.length === 0 || preparing ? {} : { secrets: { secretName: runSecretName(ref.name), names: definition.dag.secrets.map((x) => x.name) } }),
     ...optionalDir(stepWorkingDir(definition.dag, launch.step, workspace)),
     logDir,
+    ...(spec === undefined ? {} : { runner: { spec, image: context.steps.runnerImage } }),
   });
   return withPodSettings(pod, { dag: definition.dag, settings: launch.step.kubernetes, defaults: context.steps, workspace, registrySecret: context.registrySecret });
 }

@@ -9,6 +9,8 @@ import { quoteWord } from '../../core/dag/command.ts';
 import type { Condition, Dag, EnvVar, HandlerEvent, Step } from '../../core/dag/index.ts';
 import { ANNOTATIONS, API_VERSION, LABELS } from '../../core/resources/constants.ts';
 import { labelValue } from '../../core/resources/names.ts';
+import { EXECUTOR_ENV, type ExecutorSpec } from '../../core/runner/spec.ts';
+import { executorEnv } from './executor-spec.ts';
 import { MAX_ENV_VALUE_BYTES } from './outputs.ts';
 import type { RunRef } from './ref.ts';
 import { runLogFile, stepLogFile } from './workspace.ts';
@@ -37,6 +39,11 @@ export interface PodRequest {
   readonly workingDir?: string;
   /** Where the run log and the step's stdout and stderr files are written while it runs. */
   readonly logDir: string;
+  /**
+   * For http, jq, mail and ssh steps: the work `kubedag-step executor` does (executor-spec.ts)
+   * and the image that has it (the operator's --runner-image).
+   */
+  readonly runner?: { readonly spec: ExecutorSpec; readonly image: string };
 }
 
 /** First line of the termination message of a runner that reports. */
@@ -63,6 +70,8 @@ function words(list: readonly string[]): string {
 /** How the step's work is started inside the runner, as shell text. */
 function runLine(request: PodRequest): string {
   const { step, dag } = request;
+  // The step runner reads its work from KUBEDAG_EXECUTOR; the shell runner around it stays.
+  if (request.runner !== undefined) return 'kd_run() { exec kubedag-step executor; }';
   const shell = words(stepShell(dag, step));
   if (step.script !== undefined) {
     // A shebang decides the interpreter unless the step chose a shell (behaviour-notes 4.3).
@@ -251,8 +260,9 @@ export function stepPod(request: PodRequest): V1Pod {
   const conditionEnv = [
     ...request.podPreconditions.map((c, i) => ({ name: `KUBEDAG_PRECONDITION_${String(i)}`, value: c.condition })),
     ...(step.repeatPolicy?.condition === undefined ? [] : [{ name: 'KUBEDAG_REPEAT_CONDITION', value: step.repeatPolicy.condition.condition }]),
-    ...(request.command === undefined ? [] : [{ name: 'KUBEDAG_COMMAND', value: request.command }]),
-    ...(step.script === undefined ? [] : [{ name: 'KUBEDAG_SCRIPT', value: step.script }]),
+    ...(request.runner === undefined ? [] : [{ name: EXECUTOR_ENV, value: JSON.stringify(request.runner.spec) }, ...executorEnv(request.runner.spec)]),
+    ...(request.command === undefined || request.runner !== undefined ? [] : [{ name: 'KUBEDAG_COMMAND', value: request.command }]),
+    ...(step.script === undefined || request.runner !== undefined ? [] : [{ name: 'KUBEDAG_SCRIPT', value: step.script }]),
     ...(step.stdout === undefined ? [] : [{ name: 'KUBEDAG_STDOUT', value: step.stdout }]),
     ...(step.stderr === undefined ? [] : [{ name: 'KUBEDAG_STDERR', value: step.stderr }]),
   ];
@@ -282,7 +292,7 @@ export function stepPod(request: PodRequest): V1Pod {
       containers: [
         {
           name: 'step',
-          image: stepImage(dag, step, request.defaultImage),
+          image: request.runner?.image ?? stepImage(dag, step, request.defaultImage),
           // A Kubernetes-executor step without a command runs its image's entrypoint, as in
           // Dagu: no runner, so its output is not split into stdout and stderr.
           ...(entrypointOnly(step) ? {} : { command: ['/bin/sh', '-c', runnerScript(request)] }),

@@ -77,7 +77,7 @@ const scenarios: Scenario[] = [
     run: 'succeeded',
     steps: { cmd_1: 'succeeded', cmd_2: 'succeeded' },
   },
-  { name: 'a step the platform cannot run yet rejects the run', dag: 'steps:\n  - {command: GET http://example.com, executor: http}', run: 'failed', steps: { http_1: 'not_started' } },
+  { name: 'a step the platform cannot run rejects the run', dag: 'steps:\n  - {command: actions/checkout@v4, executor: gha}', run: 'failed', steps: { gha_1: 'not_started' } },
 ];
 
 describe('runs on the local control plane', () => {

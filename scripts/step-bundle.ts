@@ -1,0 +1,33 @@
+/**
+ * kubedag-step (step/main.ts) as one ES module, for the image and for the local cluster
+ * (cluster/step-runner.ts). `node scripts/step-bundle.ts FILE` writes it. jq's WebAssembly is
+ * embedded in jq-wasm's own module, so the bundle needs no files beside it.
+ */
+import { join } from 'node:path';
+import { build } from 'rolldown';
+
+const root = join(import.meta.dirname, '..');
+
+/** jq-wasm's Emscripten loader is CommonJS and asks for __dirname, which an ES module lacks. */
+const DIRNAME_SHIM = [
+  "import { dirname as __kdDirname } from 'node:path';",
+  "import { fileURLToPath as __kdFileURLToPath } from 'node:url';",
+  'const __filename = __kdFileURLToPath(import.meta.url);',
+  'const __dirname = __kdDirname(__filename);',
+].join('\n');
+
+export async function bundleStepRunner(file: string): Promise<void> {
+  await build({
+    input: join(root, 'step/main.ts'),
+    platform: 'node',
+    logLevel: 'warn',
+    output: { file, format: 'esm', banner: DIRNAME_SHIM, comments: { legal: true, annotation: false, jsdoc: false } },
+  });
+}
+
+if (import.meta.main) {
+  const file = process.argv[2];
+  if (file === undefined) throw new Error('usage: node scripts/step-bundle.ts FILE');
+  await bundleStepRunner(file);
+  console.log(`wrote ${file}`);
+}

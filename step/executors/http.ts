@@ -1,0 +1,133 @@
+/**
+ * The http executor, as Dagu v1.24.11 runs it: `command` is `<METHOD> <URL>`; settings come
+ * from the executor config, or from the step's `script` as JSON when it has one. The response
+ * goes to stdout: unless `silent` (and always on a failure), the status line and the headers as
+ * Go writes them, then the body; with `json`, one JSON document of status, headers and body.
+ * A status outside 2xx fails the step. A stop aborts the request.
+ */
+import { Agent, request, type Dispatcher } from 'undici';
+import { splitCommand } from '../../core/dag/index.ts';
+import type { ExecutorSpec } from '../../core/runner/spec.ts';
+import { canonicalHeader, goHeaders, goJson, Ordered } from '../go-text.ts';
+import { expandSetting, type StepIO } from '../io.ts';
+import { boolSetting, intSetting, mapSetting, SettingError, textSetting } from '../settings.ts';
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'CONNECT', 'TRACE'];
+
+export interface HttpRequest {
+  readonly method: string;
+  readonly url: URL;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+  /** Seconds for the whole exchange, body included (Go's Client.Timeout); 0: none. */
+  readonly timeout: number;
+  readonly silent: boolean;
+  readonly json: boolean;
+  readonly debug: boolean;
+  readonly skipTLSVerify: boolean;
+}
+
+function settingsOf(spec: ExecutorSpec): Readonly<Record<string, unknown>> {
+  if (spec.script === undefined || spec.script.trim() === '') return spec.config;
+  try {
+    const parsed: unknown = JSON.parse(spec.script);
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // reported below
+  }
+  throw new SettingError('script: the http executor reads its settings from script as a JSON object');
+}
+
+/** The request a step describes, its `${VAR}` references expanded; a SettingError when it cannot be made. */
+export function httpRequest(spec: ExecutorSpec, env: Readonly<Record<string, string>>): HttpRequest {
+  const { words, error } = splitCommand(expandSetting(spec.command ?? '', env));
+  const [methodWord = '', urlWord, ...rest] = words;
+  if (error !== undefined || urlWord === undefined || rest.length > 0) throw new SettingError(`command: must be "<METHOD> <URL>", not ${JSON.stringify(spec.command ?? '')}`);
+  const method = methodWord.toUpperCase();
+  if (!METHODS.includes(method)) throw new SettingError(`command: unknown HTTP method "${methodWord}"`);
+  let url: URL;
+  try {
+    url = new URL(urlWord);
+  } catch {
+    throw new SettingError(`command: not a URL: "${urlWord}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SettingError(`command: only http and https URLs, not "${url.protocol}"`);
+  const config = settingsOf(spec);
+  // Like resty: parameters are added after any the URL already has, in Go's sorted order.
+  const query = mapSetting(config, 'query', env);
+  for (const name of Object.keys(query).sort()) url.searchParams.append(name, query[name] ?? '');
+  const timeout = intSetting(config, 'timeout', env);
+  if (timeout < 0) throw new SettingError('timeout: must not be negative');
+  return {
+    method,
+    url,
+    headers: mapSetting(config, 'headers', env),
+    body: textSetting(config, 'body', env) ?? '',
+    timeout,
+    silent: boolSetting(config, 'silent', env),
+    json: boolSetting(config, 'json', env),
+    debug: boolSetting(config, 'debug', env),
+    skipTLSVerify: boolSetting(config, 'skipTLSVerify', env),
+  };
+}
+
+interface Response {
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: Buffer;
+}
+
+/** What Dagu writes to stdout for a response. */
+export function responseText(req: Pick<HttpRequest, 'silent' | 'json'>, res: Response): Buffer {
+  const ok = res.status >= 200 && res.status <= 299;
+  const showHead = !ok || !req.silent;
+  if (req.json) {
+    let body: unknown;
+    try {
+      body = JSON.parse(res.body.toString('utf8'));
+    } catch (error) {
+      throw new Error(`json: the response body is not JSON: ${(error as Error).message}`, { cause: error });
+    }
+    const headers = showHead ? Object.fromEntries(Object.entries(res.headers).flatMap(([k, v]) => (v === undefined ? [] : [[canonicalHeader(k), typeof v === 'string' ? [v] : v]]))) : null;
+    return Buffer.from(goJson(new Ordered([['status_code', showHead ? res.status : 0], ['headers', headers], ['body', body]]), ' '));
+  }
+  const head = showHead ? `${String(res.status)} ${res.statusText}\n${goHeaders(res.headers)}` : '';
+  return Buffer.concat([Buffer.from(head), res.body]);
+}
+
+async function send(req: HttpRequest, signal: AbortSignal, dispatcher: Dispatcher | undefined): Promise<Response> {
+  const res = await request(req.url, {
+    method: req.method,
+    headers: req.headers,
+    ...(req.body === '' ? {} : { body: req.body }),
+    signal,
+    ...(dispatcher === undefined ? {} : { dispatcher }),
+  });
+  const body = Buffer.from(await res.body.arrayBuffer());
+  return { status: res.statusCode, statusText: res.statusText, headers: res.headers, body };
+}
+
+export async function runHttp(spec: ExecutorSpec, io: StepIO): Promise<number> {
+  const req = httpRequest(spec, io.env);
+  const timeout = req.timeout > 0 ? AbortSignal.timeout(req.timeout * 1000) : undefined;
+  const signal = timeout === undefined ? io.signal : AbortSignal.any([io.signal, timeout]);
+  const dispatcher = req.skipTLSVerify ? new Agent({ connect: { rejectUnauthorized: false } }) : undefined;
+  if (req.debug) io.stderr.write(`${req.method} ${req.url.href}\n`);
+  let res: Response;
+  try {
+    res = await send(req, signal, dispatcher);
+  } catch (error) {
+    if (io.signal.aborted) throw error;
+    if (timeout?.aborted === true) throw new Error(`${req.method} ${req.url.href}: no complete response within the timeout of ${String(req.timeout)} s`, { cause: error });
+    const cause = (error as { cause?: { message?: string } }).cause?.message;
+    throw new Error(`${req.method} ${req.url.href}: ${(error as Error).message}${cause === undefined ? '' : ` (${cause})`}`, { cause: error });
+  } finally {
+    await dispatcher?.close();
+  }
+  if (req.debug) io.stderr.write(`${String(res.status)} ${res.statusText} (${String(res.body.length)} bytes)\n`);
+  io.stdout.write(responseText(req, res));
+  if (res.status >= 200 && res.status <= 299) return 0;
+  io.stderr.write(`http status code not 2xx: ${String(res.status)}\n`);
+  return 1;
+}

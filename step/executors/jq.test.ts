@@ -1,0 +1,61 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { ExecutorSpec } from '../../core/runner/spec.ts';
+import type { StepIO } from '../io.ts';
+import { runJq } from './jq.ts';
+
+async function run(spec: Partial<ExecutorSpec>, env: Record<string, string> = {}): Promise<{ code: number | string; stdout: string; stderr: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const io: StepIO = { stdout, stderr, env, cwd: process.cwd(), signal: new AbortController().signal };
+  const code = await runJq({ type: 'jq', config: {}, ...spec }, io).catch((error: unknown) => `error: ${(error as Error).message}`);
+  return { code, stdout: out, stderr: err };
+}
+
+const ORDERS = JSON.stringify({ orders: [{ id: 'a-1', total: 12.5, tags: ['new'] }, { id: 'b-2', total: 1000000, tags: [] }], note: '<b>&' });
+
+describe('the jq executor', () => {
+  it.each([
+    { name: 'a field comes out as indented JSON', command: '.orders[0]', raw: false, want: '{\n    "id": "a-1",\n    "tags": [\n        "new"\n    ],\n    "total": 12.5\n}\n' },
+    { name: 'object keys are sorted and HTML characters escaped, as Go writes JSON', command: '{z: .note, a: 1}', raw: false, want: '{\n    "a": 1,\n    "z": "\\u003cb\\u003e\\u0026"\n}\n' },
+    { name: 'each result of an iteration is its own document', command: '.orders[] | .id', raw: false, want: '"a-1"\n"b-2"\n' },
+    { name: 'raw strings come out bare', command: '.orders[] | .id', raw: true, want: 'a-1\nb-2\n' },
+    { name: 'raw numbers come out as Go prints a float64', command: '.orders[] | .total', raw: true, want: '12.5\n1e+06\n' },
+    { name: 'raw arrays and objects come out as compact JSON', command: '.orders[0].tags, {n: 1}', raw: true, want: '["new"]\n{"n":1}\n' },
+    { name: 'raw null is an empty line and booleans are words', command: 'null, true, false', raw: true, want: '\ntrue\nfalse\n' },
+    { name: 'an empty array is written as []', command: '.orders[1].tags', raw: false, want: '[]\n' },
+    { name: 'a filter over several lines, with functions and variables, works', command: 'def big: .total > 100;\n[.orders[] | select(big) | .id] as $ids\n| {count: ($ids | length), ids: $ids}', raw: false, want: '{\n    "count": 1,\n    "ids": [\n        "b-2"\n    ]\n}\n' },
+    { name: 'map, add and string interpolation work', command: '"total: \\(.orders | map(.total) | add)"', raw: true, want: 'total: 1000012.5\n' },
+  ])('$name', async ({ command, raw, want }) => {
+    expect(await run({ command, script: ORDERS, config: { raw } })).toEqual({ code: 0, stdout: want, stderr: '' });
+  });
+
+  it('expands variables in the input, and leaves the filter to jq', async () => {
+    expect(await run({ command: '$__loc__.line, .name', script: '{"name": "${WHO}"}', config: { raw: 'true' } }, { WHO: 'kube' })).toEqual({ code: 0, stdout: '1\nkube\n', stderr: '' });
+  });
+
+  it('reports an error while the filter runs on stderr and still succeeds, as Dagu does', async () => {
+    const done = await run({ command: '.[] | tonumber', script: '["1", "x"]' });
+    expect(done.code).toBe(0);
+    expect(done.stdout).toBe('1\n');
+    expect(done.stderr).toMatch(/^failed to run jq query: /);
+  });
+
+  it.each([
+    { name: 'a filter that does not compile fails the step', spec: { command: '.a | (', script: '{}' }, want: /^error: command: the jq filter does not compile: jq: error: syntax error/ },
+    { name: 'input that is not JSON fails the step', spec: { command: '.', script: '{a: 1}' }, want: /^error: script: the jq input must be one JSON value: / },
+    { name: 'a missing input fails the step', spec: { command: '.' }, want: /^error: script: the jq input must be one JSON value: / },
+    { name: 'a missing filter fails the step', spec: { script: '{}' }, want: /^error: command: the jq executor needs the filter$/ },
+  ])('$name', async ({ spec, want }) => {
+    expect((await run(spec)).code).toMatch(want);
+  });
+
+  it('leaves the process exit status as it found it', async () => {
+    await run({ command: '.a | (', script: '{}' });
+    expect(process.exitCode).toBeUndefined();
+  });
+});

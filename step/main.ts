@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+/**
+ * kubedag-step: Kubedag's step runner. `kubedag-step executor` carries out the executor in
+ * $KUBEDAG_EXECUTOR (an ExecutorSpec, core/runner/spec.ts) with the step's streams and
+ * environment, and exits with the step's exit code. The Pod's shell runner starts it, so
+ * tagging, stop forwarding, preconditions and outputs work as for any command.
+ *
+ * A stop (SIGTERM, SIGINT) aborts the executor's work; the runner then exits as a process
+ * ended by that signal would (143, 130). Any error is one line on stderr and exit status 1.
+ */
+import { EXECUTOR_ENV, type ExecutorSpec, type RunnerExecutor } from '../core/runner/spec.ts';
+import { runHttp } from './executors/http.ts';
+import { runJq } from './executors/jq.ts';
+import { runMail } from './executors/mail.ts';
+import { runSsh } from './executors/ssh.ts';
+import type { StepIO } from './io.ts';
+import { parseExecutorSpec } from './spec.ts';
+
+type Executor = (spec: ExecutorSpec, io: StepIO) => Promise<number>;
+
+const EXECUTORS: Record<RunnerExecutor, Executor> = { http: runHttp, jq: runJq, mail: runMail, ssh: runSsh };
+
+/** Exit codes of a process ended by the signal, as a shell reports them. */
+const SIGNAL_EXIT: Record<string, number> = { SIGTERM: 143, SIGINT: 130 };
+
+const USAGE = 'usage: kubedag-step executor   (runs the executor in $KUBEDAG_EXECUTOR)';
+
+async function main(argv: readonly string[]): Promise<number> {
+  if (argv[0] !== 'executor' || argv.length !== 1) {
+    process.stderr.write(`kubedag-step: ${USAGE}\n`);
+    return 2;
+  }
+  const stop = new AbortController();
+  let stoppedBy: string | undefined;
+  for (const signal of Object.keys(SIGNAL_EXIT)) {
+    process.on(signal, () => {
+      stoppedBy ??= signal;
+      stop.abort(new Error(`stopped by ${signal}`));
+    });
+  }
+  const env = Object.fromEntries(Object.entries(process.env).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]])));
+  const io: StepIO = { stdout: process.stdout, stderr: process.stderr, env, cwd: process.cwd(), signal: stop.signal };
+  try {
+    const spec = parseExecutorSpec(process.env[EXECUTOR_ENV]);
+    const code = await EXECUTORS[spec.type](spec, io);
+    return stoppedBy === undefined ? code : (SIGNAL_EXIT[stoppedBy] ?? 1);
+  } catch (error) {
+    if (stoppedBy !== undefined) {
+      process.stderr.write(`kubedag-step: ${stoppedBy === 'SIGINT' ? 'interrupted' : 'stopped'}\n`);
+      return SIGNAL_EXIT[stoppedBy] ?? 1;
+    }
+    process.stderr.write(`kubedag-step: ${(error as Error).message.replace(/\s*\n\s*/g, ' ')}\n`);
+    return 1;
+  }
+}
+
+// Writes to pipes and files are synchronous on Linux, so exiting here loses no output; an
+// explicit exit also ends sockets or timers an aborted request may leave behind.
+process.exit(await main(process.argv.slice(2)));
