@@ -1,7 +1,8 @@
 /**
  * kubedag-step (step/main.ts) as one ES module, for the image and for the local cluster
  * (cluster/step-runner.ts). `node scripts/step-bundle.ts FILE` writes it. jq's WebAssembly is
- * embedded in jq-wasm's own module, so the bundle needs no files beside it.
+ * embedded in jq-wasm's own module, so the bundle needs no files beside it; ssh2's optional
+ * native addons are left out (it has JavaScript fallbacks).
  */
 import { join } from 'node:path';
 import { build } from 'rolldown';
@@ -20,6 +21,10 @@ export async function bundleStepRunner(file: string): Promise<void> {
   await build({
     input: join(root, 'step/main.ts'),
     platform: 'node',
+    // ssh2's optional native addons (faster crypto, CPU feature detection): it falls back to
+    // JavaScript when they cannot be loaded, so they stay out of the bundle, which then never
+    // depends on whether the machine that built it compiled them.
+    external: [/\.node$/],
     logLevel: 'warn',
     output: { file, format: 'esm', banner: DIRNAME_SHIM, comments: { legal: true, annotation: false, jsdoc: false } },
   });
