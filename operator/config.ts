@@ -33,6 +33,11 @@ export interface OperatorConfig {
   readonly log: LogSettings;
   /** What every step Pod gets unless its DAG says otherwise: workspace and security defaults. */
   readonly steps: StepDefaults;
+  /**
+   * The command of a traced run's telemetry Pod (operator/telemetry/pod.ts), `kubedag-step
+   * telemetry` in Kubedag's image; another only where the runner is elsewhere (tests).
+   */
+  readonly telemetryCommand: readonly string[];
 }
 
 /** The per-run workspace claim (issue 12): a DAG's `kubernetes.workspace` overrides each field. */
@@ -65,6 +70,7 @@ const DEFAULTS: OperatorConfig = {
   maxPodsPerRun: 0,
   maxPods: 0,
   routineEvents: false,
+  telemetryCommand: ['kubedag-step', 'telemetry'],
   leaseNamespace: 'default',
   leaseName: 'kubedag-operator',
   leaseDurationSeconds: 10,
@@ -91,6 +97,12 @@ function zone(name: string): string {
 function oneOf<T extends string>(text: string, allowed: readonly T[], name: string): T {
   if ((allowed as readonly string[]).includes(text)) return text as T;
   throw new Error(`${name} must be one of ${allowed.join(', ')}, not "${text}"`);
+}
+
+/** A command as space-separated words; unset or blank: the default. */
+function words(text: string | undefined): string[] | undefined {
+  const list = (text ?? '').split(' ').filter((w) => w !== '');
+  return list.length === 0 ? undefined : list;
 }
 
 /** A storage size as Kubernetes writes it (`1Gi`, `500M`, `2e9`); checked here so a typo fails at start. */
@@ -123,6 +135,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
       'workspace-access-mode': { type: 'string' },
       'step-security': { type: 'string' },
       'step-user': { type: 'string' },
+      'telemetry-command': { type: 'string' },
       ...LOG_FLAGS,
     },
   });
@@ -148,6 +161,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
     maxPodsPerRun: number(pick(values['max-pods-per-run'], 'MAX_PODS_PER_RUN'), DEFAULTS.maxPodsPerRun, 'max-pods-per-run'),
     maxPods: number(pick(values['max-pods'], 'MAX_PODS'), DEFAULTS.maxPods, 'max-pods'),
     routineEvents: flag(pick(values['routine-events'], 'ROUTINE_EVENTS'), DEFAULTS.routineEvents, 'routine-events'),
+    telemetryCommand: words(pick(values['telemetry-command'], 'TELEMETRY_COMMAND')) ?? DEFAULTS.telemetryCommand,
     leaseNamespace: pick(values['lease-namespace'], 'LEASE_NAMESPACE') ?? DEFAULTS.leaseNamespace,
     leaseName: pick(values['lease-name'], 'LEASE_NAME') ?? DEFAULTS.leaseName,
     leaseDurationSeconds: Math.max(1, number(pick(values['lease-duration-seconds'], 'LEASE_DURATION_SECONDS'), DEFAULTS.leaseDurationSeconds, 'lease-duration-seconds')),
