@@ -17,6 +17,8 @@ import { AdmissionLoop } from './queue/loop.ts';
 import { RetentionReconciler } from './retention/reconciler.ts';
 import { RunActor } from './run/act.ts';
 import { RunController } from './run/controller.ts';
+import { TELEMETRY_COMMAND } from './telemetry/pod.ts';
+import { TelemetryReconciler } from './telemetry/reconciler.ts';
 import { DefinitionCache } from './run/definition-cache.ts';
 import { Expectations } from './run/expectations.ts';
 import { RunGatherer } from './run/gather.ts';
@@ -66,7 +68,17 @@ export function buildControllers(deps: ControllerDeps): Controllers {
   const actor = new RunActor({ runs: informers.runs, writer, pods: podWriter, store, expectations, clock, steps: config.steps, objects, log, metrics });
   return {
     kube,
-    runs: new RunController({ runs: informers.runs, dags: informers.dags, dagClient: kube.dags, definitions, gatherer, actor, writer, clock }),
+    runs: new RunController({
+      runs: informers.runs,
+      dags: informers.dags,
+      dagClient: kube.dags,
+      definitions,
+      gatherer,
+      actor,
+      writer,
+      clock,
+      telemetry: new TelemetryReconciler({ pods: informers.pods, podWriter, writer, clock, steps: config.steps, runner: { image: config.steps.runnerImage, command: TELEMETRY_COMMAND } }),
+    }),
     gatherer,
     archiver: new LogArchiver({ core, pods: informers.pods, runs: informers.runs, store, podWriter, secrets, definitions, onArchived: deps.onArchived }),
     secrets,

@@ -2,7 +2,8 @@
 /**
  * kubedag-step: Kubedag's step runner. `kubedag-step executor` carries out the executor in
  * $KUBEDAG_EXECUTOR (an ExecutorSpec, core/runner/spec.ts) with the step's streams and
- * environment, and exits with the step's exit code. The Pod's shell runner starts it, so
+ * environment, and exits with the step's exit code; `kubedag-step telemetry` exports a finished
+ * run's spans ($KUBEDAG_TELEMETRY, core/runner/telemetry.ts). The Pod's shell runner starts it, so
  * tagging, stop forwarding, preconditions and outputs work as for any command.
  *
  * A stop (SIGTERM, SIGINT) aborts the executor's work; the runner then exits as a process
@@ -14,6 +15,7 @@ import { runJq } from './executors/jq.ts';
 import { runMail } from './executors/mail.ts';
 import { runSsh } from './executors/ssh.ts';
 import type { StepIO } from './io.ts';
+import { runTelemetry } from './telemetry.ts';
 import { parseExecutorSpec } from './spec.ts';
 
 type Executor = (spec: ExecutorSpec, io: StepIO) => Promise<number>;
@@ -23,10 +25,16 @@ const EXECUTORS: Record<RunnerExecutor, Executor> = { http: runHttp, jq: runJq, 
 /** Exit codes of a process ended by the signal, as a shell reports them. */
 const SIGNAL_EXIT: Record<string, number> = { SIGTERM: 143, SIGINT: 130 };
 
-const USAGE = 'usage: kubedag-step executor   (runs the executor in $KUBEDAG_EXECUTOR)';
+const USAGE = 'usage: kubedag-step executor | telemetry   (the executor in $KUBEDAG_EXECUTOR, or the spans in $KUBEDAG_TELEMETRY)';
+
+async function runExecutor(io: StepIO): Promise<number> {
+  const spec = parseExecutorSpec(io.env[EXECUTOR_ENV]);
+  return EXECUTORS[spec.type](spec, io);
+}
 
 async function main(argv: readonly string[]): Promise<number> {
-  if (argv[0] !== 'executor' || argv.length !== 1) {
+  const command = argv[0];
+  if ((command !== 'executor' && command !== 'telemetry') || argv.length !== 1) {
     process.stderr.write(`kubedag-step: ${USAGE}\n`);
     return 2;
   }
@@ -41,8 +49,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const env = Object.fromEntries(Object.entries(process.env).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]])));
   const io: StepIO = { stdout: process.stdout, stderr: process.stderr, env, cwd: process.cwd(), signal: stop.signal };
   try {
-    const spec = parseExecutorSpec(process.env[EXECUTOR_ENV]);
-    const code = await EXECUTORS[spec.type](spec, io);
+    const code = command === 'telemetry' ? await runTelemetry(io) : await runExecutor(io);
     return stoppedBy === undefined ? code : (SIGNAL_EXIT[stoppedBy] ?? 1);
   } catch (error) {
     if (stoppedBy !== undefined) {

@@ -5,6 +5,7 @@
  * Values are kept unevaluated: `${VAR}` and backticks are resolved per run, in Pods, never here.
  */
 import type { DagKubernetesSettings, KubernetesSettings } from './kubernetes-model.ts';
+import type { OtelSettings } from './otel.ts';
 
 export * from './kubernetes-model.ts';
 export { isMapping, mergeKubernetes, mergeMappings } from './kubernetes-merge.ts';
@@ -217,5 +218,6 @@ export interface Dag {
   readonly container?: Readonly<Record<string, unknown>>;
   readonly ssh?: Readonly<Record<string, unknown>>;
   readonly registryAuths?: string | Readonly<Record<string, unknown>>;
-  readonly otel?: Readonly<Record<string, unknown>>;
+  /** Tracing (otel.ts): checked, with the exporter's URL resolved. */
+  readonly otel?: OtelSettings;
 }

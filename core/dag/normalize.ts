@@ -7,6 +7,7 @@ import { childPath, issue, type DagIssue } from './issues.ts';
 import { dagKubernetes } from './kubernetes-levels.ts';
 import { checkSshSettings } from './remote-executor-checks.ts';
 import { DEFAULTS, type Dag, type MailConfig, type Secret } from './model.ts';
+import { otelFromFile } from './otel.ts';
 import { paramsFromFile } from './params.ts';
 import { parseSchedules } from './schedule.ts';
 import type { DagFile } from './schema.ts';
@@ -20,8 +21,6 @@ export interface Normalized {
 }
 
 export const SECRET_PROVIDERS = ['env', 'file'] as const;
-
-const OTEL_DURATION = /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/;
 
 export function normalizeDag(file: DagFile, name: string, diagnostics: Diagnostics): Normalized {
   const { errors } = diagnostics;
@@ -83,7 +82,7 @@ function integrations(file: DagFile, errors: DagIssue[]): Partial<Dag> {
     ...optional('container', file.container && containerOf(file.container, errors)),
     ...optional('ssh', ssh && { ...ssh, port: String(ssh.port ?? 22), strictHostKey: ssh.strictHostKey ?? true }),
     ...optional('registryAuths', file.registryAuths),
-    ...optional('otel', file.otel && otelOf(file.otel, errors)),
+    ...optional('otel', file.otel && otelFromFile(file.otel, errors)),
   };
 }
 
@@ -147,10 +146,4 @@ function containerOf(input: NonNullable<DagFile['container']>, errors: DagIssue[
   const { workDir, ...rest } = input;
   const workingDir = input.workingDir ?? workDir;
   return { ...rest, ...optional('workingDir', workingDir) };
-}
-
-function otelOf(input: NonNullable<DagFile['otel']>, errors: DagIssue[]): Record<string, unknown> {
-  if (input.timeout !== undefined && !OTEL_DURATION.test(input.timeout)) errors.push(issue(childPath('otel', 'timeout'), `"${input.timeout}" is not a duration such as 30s or 1m30s`));
-  if (input.enabled === true && trimmed(input.endpoint) === undefined) errors.push(issue(childPath('otel', 'endpoint'), 'is required when otel is enabled'));
-  return { ...input };
 }

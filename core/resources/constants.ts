@@ -39,4 +39,9 @@ export const ANNOTATIONS = {
    */
   restartRunId: `${GROUP}/restart-run-id`,
   restartAt: `${GROUP}/restart-at`,
+  /**
+   * On a sub-run of a traced run: the W3C traceparent of the calling step's span, which the
+   * sub-run's spans join (Dagu passes it to a sub-DAG as TRACEPARENT).
+   */
+  traceparent: `${GROUP}/traceparent`,
 } as const;

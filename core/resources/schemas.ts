@@ -151,6 +151,17 @@ export const dagRunStatusSchema = Type.Object({
   onFailure: Type.Optional(nodeSchema),
   onCancel: Type.Optional(nodeSchema),
   prepare: Type.Optional(nodeSchema),
+  telemetry: Type.Optional(
+    Type.Object(
+      {
+        token: Type.String({ description: 'The retry (retryToken) whose trace this records; empty before any retry.' }),
+        state: Type.Enum(['exported', 'failed'], { description: 'Whether the collector took the spans.' }),
+        message: Type.Optional(text('Why the export failed.')),
+        finishedAt: Type.Optional(timestamp('When the export ended')),
+      },
+      { description: "The run's trace export (otel), done once per execution by a telemetry Pod." },
+    ),
+  ),
   conditions: Type.Optional(Type.Array(conditionSchema, { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] })),
 });
 

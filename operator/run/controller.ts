@@ -3,14 +3,15 @@
  * from what the caches show. A run goes through freezing (freezer.ts), a retry's copy of its
  * original (retries.ts), its queue (admission.ts; the admission loop lets it out), then rounds
  * of gather (gather.ts) -> decide (engine.ts, pure) -> act (act.ts) until it finishes. A
- * finished run only answers retries; its logs and Pods are the archiver's, its expiry the
- * retention reconciler's.
+ * finished run answers retries and exports its trace (telemetry/reconciler.ts); its logs and
+ * Pods are the archiver's, its expiry the retention reconciler's.
  */
 import type { WorkResult } from '../../core/kube/queue.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import type { Clock } from '../../core/kube/time.ts';
 import { RunStatus } from '../../core/resources/status.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
+import type { TelemetryReconciler } from '../telemetry/reconciler.ts';
 import type { RunActor } from './act.ts';
 import { queuePlace } from './admission.ts';
 import type { DefinitionCache } from './definition-cache.ts';
@@ -28,6 +29,8 @@ export interface RunControllerDeps extends FreezeDeps {
   readonly actor: RunActor;
   readonly writer: RunWriter;
   readonly clock: Clock;
+  /** A finished run's trace export (otel). */
+  readonly telemetry: TelemetryReconciler;
 }
 
 export class RunController {
@@ -43,7 +46,8 @@ export class RunController {
     const cached = deps.runs.get(namespace, name);
     if (cached === undefined || isFinished(cached)) {
       deps.definitions.forget(key);
-      if (cached !== undefined) await retryInPlace(cached, deps);
+      // A retry starting now makes the run unfinished: its trace waits for the new end.
+      if (cached !== undefined && !(await retryInPlace(cached, deps))) await deps.telemetry.reconcile(cached);
       return undefined;
     }
     const run = await frozen(cached, deps);

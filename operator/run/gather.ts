@@ -4,6 +4,7 @@
  * creating the run's Secret are the log archiver's (operator/logs/archiver.ts), which enqueues
  * the run once an attempt's stdout is in the store.
  */
+import { isTelemetryPod } from '../telemetry/pod.ts';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Informer } from '../../core/kube/informer.ts';
 import type { Clock } from '../../core/kube/time.ts';
@@ -42,7 +43,8 @@ export class RunGatherer {
 
   /** The step Pods a run controls, from the cache. */
   podsOf(run: DagRunResource): V1Pod[] {
-    return this.deps.pods.list(run.metadata?.namespace).filter(ownedBy(run));
+    // Telemetry Pods are no step's attempt (telemetry/pod.ts).
+    return this.deps.pods.list(run.metadata?.namespace).filter(ownedBy(run)).filter((pod) => !isTelemetryPod(pod));
   }
 
   async snapshot(run: DagRunResource): Promise<RunInput> {

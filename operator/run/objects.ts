@@ -3,7 +3,7 @@
  * builder, with the variables the step sees) and the child DAGRun of a sub-DAG attempt. Pure.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { expand } from '../../core/dag/index.ts';
+import { expand, type EnvVar } from '../../core/dag/index.ts';
 import { ANNOTATIONS, API_VERSION, LABELS } from '../../core/resources/constants.ts';
 import { dagResourceName, runSecretName } from '../../core/resources/names.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
@@ -14,6 +14,7 @@ import type { Launch } from './engine.ts';
 import { ITEM_LABEL } from './observed.ts';
 import { executorSpec } from './executor-spec.ts';
 import { stepPod } from './pod.ts';
+import { stepTraceparent, traced } from './trace.ts';
 import { withPodSettings } from './pod-settings.ts';
 import { PREPARE_STEP } from './prepare.ts';
 import type { RunRef } from './ref.ts';
@@ -54,7 +55,7 @@ export function attemptPod(context: LaunchContext, launch: Launch): V1Pod {
     attempt: launch.attempt,
     pod: launch.pod,
     ...(launch.handler === undefined ? {} : { handler: launch.handler, runStatus: handlerStatus(status) }),
-    env: preparing ? [] : [...definition.env, ...outputVars(launch.step, definition.dag.steps, status)],
+    env: preparing ? [] : [...definition.env, ...traceVars(context, launch), ...outputVars(launch.step, definition.dag.steps, status)],
     positional: definition.positional,
     ...(command === undefined ? {} : { command }),
     defaultImage: context.steps.image,
@@ -65,6 +66,11 @@ export function attemptPod(context: LaunchContext, launch: Launch): V1Pod {
     ...(spec === undefined ? {} : { runner: { spec, image: context.steps.runnerImage } }),
   });
   return withPodSettings(pod, { dag: definition.dag, settings: launch.step.kubernetes, defaults: context.steps, workspace, registrySecret: context.registrySecret });
+}
+
+/** TRACEPARENT of the step's span when the run is traced (trace.ts); Dagu passes it to sub-DAGs, Kubedag to every step. */
+function traceVars(context: LaunchContext, launch: Launch): EnvVar[] {
+  return traced(context.definition.dag) ? [{ name: 'TRACEPARENT', value: stepTraceparent(context.run, launch.step.name) }] : [];
 }
 
 const optionalDir = (workingDir: string | undefined): { workingDir?: string } => (workingDir === undefined ? {} : { workingDir });
@@ -85,7 +91,7 @@ export function childRun(context: LaunchContext, launch: Launch): DagRunResource
       name: launch.pod,
       namespace: ref.namespace,
       labels: { [LABELS.attempt]: String(launch.attempt), ...(launch.item === undefined ? {} : { [ITEM_LABEL]: String(launch.item.index) }) },
-      annotations: { [ANNOTATIONS.step]: step.name },
+      annotations: { [ANNOTATIONS.step]: step.name, ...(traced(definition.dag) ? { [ANNOTATIONS.traceparent]: stepTraceparent(run, step.name) } : {}) },
       ownerReferences: [ownerReference(ref)],
     },
     spec: {

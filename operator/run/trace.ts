@@ -1,0 +1,155 @@
+/**
+ * A run's trace, decided from data so that nothing about it has to be remembered: the trace
+ * and span ids are hashes of the run's uid (and the retry it is in), so every step Pod gets its
+ * TRACEPARENT before its span exists, and the spans exported after the run come out the same
+ * however often they are rebuilt. A sub-run joins its parent's trace through the traceparent
+ * its parent wrote on it (the calling step's span), as a Dagu sub-DAG does through TRACEPARENT
+ * in its environment. One span per run ("DAG: <name>") and one per step that started
+ * ("Step: <name>", covering its retries and repeats), named and attributed as Dagu 1.24 does.
+ * Pure.
+ */
+import { createHash } from 'node:crypto';
+import type { Dag, OtelAttribute } from '../../core/dag/index.ts';
+import { ANNOTATIONS } from '../../core/resources/constants.ts';
+import type { DagRunStatus, RunNode } from '../../core/resources/schemas.ts';
+import { RunStatus, StepStatus } from '../../core/resources/status.ts';
+import type { DagRunResource } from '../../core/resources/types.ts';
+import type { SpanOutcome, TelemetrySpan, TelemetrySpec } from '../../core/runner/telemetry.ts';
+
+export interface TraceContext {
+  readonly traceId: string;
+  /** The span this run's span hangs under: the parent run's calling step, for a sub-run. */
+  readonly parentSpanId?: string;
+  /** What the run's own span ids derive from. */
+  readonly seed: string;
+}
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
+const ZERO = /^0+$/;
+
+function hex(text: string, digits: number): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, digits);
+}
+
+/** A W3C traceparent (version 00, sampled), the form Dagu hands a sub-DAG as TRACEPARENT. */
+export function traceparent(traceId: string, spanId: string): string {
+  return `00-${traceId}-${spanId}-01`;
+}
+
+/** A traceparent's ids, or undefined when it is not a valid one. */
+export function parseTraceparent(text: string | undefined): { traceId: string; spanId: string } | undefined {
+  const match = TRACEPARENT.exec(text?.trim() ?? '');
+  if (match === null) return undefined;
+  const [, traceId = '', spanId = ''] = match;
+  return ZERO.test(traceId) || ZERO.test(spanId) ? undefined : { traceId, spanId };
+}
+
+/**
+ * The run's trace: its parent's, when its parent traced and passed the calling step's context
+ * on; else one of its own. A retry in place is a new execution, so it gets new ids.
+ */
+export function traceOf(run: DagRunResource): TraceContext {
+  const seed = `${run.metadata?.uid ?? ''}/${run.status?.retryToken ?? ''}`;
+  const parent = parseTraceparent(run.metadata?.annotations?.[ANNOTATIONS.traceparent]);
+  return parent === undefined ? { traceId: hex(`trace/${seed}`, 32), seed } : { traceId: parent.traceId, parentSpanId: parent.spanId, seed };
+}
+
+export function runSpanId(trace: TraceContext): string {
+  return hex(`run/${trace.seed}`, 16);
+}
+
+export function stepSpanId(trace: TraceContext, step: string): string {
+  return hex(`step/${trace.seed}/${step}`, 16);
+}
+
+/** What a step of a traced run sees as TRACEPARENT: its own span. */
+export function stepTraceparent(run: DagRunResource, step: string): string {
+  const trace = traceOf(run);
+  return traceparent(trace.traceId, stepSpanId(trace, step));
+}
+
+/** Whether the run exports a trace. */
+export function traced(dag: Dag): boolean {
+  return dag.otel?.enabled === true && dag.otel.url !== undefined;
+}
+
+const ms = (time: string | undefined): number | undefined => (time === undefined ? undefined : Date.parse(time));
+
+function runOutcome(status: DagRunStatus): { outcome: SpanOutcome; message?: string } {
+  if (status.status === RunStatus.Failed) return { outcome: 'error', ...(status.error === undefined ? {} : { message: status.error }) };
+  return { outcome: status.status === RunStatus.Succeeded || status.status === RunStatus.PartiallySucceeded ? 'ok' : 'unset' };
+}
+
+function stepOutcome(node: RunNode): { outcome: SpanOutcome; message?: string } {
+  if (node.status === StepStatus.Failed) return { outcome: 'error', ...(node.error === undefined ? {} : { message: node.error }) };
+  return { outcome: node.status === StepStatus.Succeeded || node.status === StepStatus.PartiallySucceeded ? 'ok' : 'unset' };
+}
+
+/** Every node of the status that can have run: steps, then handlers. */
+function nodesOf(status: DagRunStatus): RunNode[] {
+  const handlers = [status.onSuccess, status.onFailure, status.onCancel, status.onExit];
+  return [...(status.nodes ?? []), ...handlers.filter((n): n is RunNode => n !== undefined)];
+}
+
+/** The spans of a finished run: its own, then one per step or handler that started. */
+export function runSpans(run: DagRunResource): TelemetrySpan[] {
+  const status = run.status ?? {};
+  const trace = traceOf(run);
+  const end = ms(status.finishedAt) ?? ms(status.startedAt) ?? 0;
+  const start = ms(status.startedAt) ?? end;
+  const parent = run.spec.parent;
+  const runSpan: TelemetrySpan = {
+    name: `DAG: ${run.spec.dagName ?? ''}`,
+    traceId: trace.traceId,
+    spanId: runSpanId(trace),
+    ...(trace.parentSpanId === undefined ? {} : { parentSpanId: trace.parentSpanId }),
+    startMs: start,
+    endMs: end,
+    attributes: {
+      'dag.name': run.spec.dagName ?? '',
+      'dag.run_id': run.spec.dagRunId ?? '',
+      ...(parent === undefined ? {} : { 'dag.parent_run_id': parent.dagRunId, 'dag.parent_name': parent.name }),
+      'dag.status': status.statusLabel ?? '',
+    },
+    ...runOutcome(status),
+  };
+  const steps = nodesOf(status)
+    .filter((node) => node.startedAt !== undefined)
+    .map((node): TelemetrySpan => {
+      const stepStart = ms(node.startedAt) ?? start;
+      return {
+        name: `Step: ${node.name}`,
+        traceId: trace.traceId,
+        spanId: stepSpanId(trace, node.name),
+        parentSpanId: runSpan.spanId,
+        startMs: stepStart,
+        endMs: Math.max(stepStart, ms(node.finishedAt) ?? end),
+        attributes: {
+          'step.name': node.name,
+          'step.status': node.statusLabel,
+          ...(node.exitCode === undefined || node.exitCode === 0 ? {} : { 'step.exit_code': node.exitCode }),
+          ...(node.retryCount === undefined || node.retryCount === 0 ? {} : { 'step.retry_count': node.retryCount }),
+        },
+        ...stepOutcome(node),
+      };
+    });
+  return [runSpan, ...steps];
+}
+
+/**
+ * What the telemetry Pod exports: the DAG's exporter settings and the run's spans. The resource
+ * names the service `dagu`, as Dagu does, unless the DAG's own attributes say otherwise.
+ */
+export function telemetrySpec(dag: Dag, run: DagRunResource): TelemetrySpec | undefined {
+  const otel = dag.otel;
+  if (otel === undefined || !traced(dag) || otel.url === undefined) return undefined;
+  const resource: Record<string, OtelAttribute> = { 'service.name': 'dagu', ...otel.resource };
+  return {
+    protocol: otel.protocol,
+    url: otel.url,
+    headers: otel.headers,
+    ...(otel.timeoutMs === undefined ? {} : { timeoutMs: otel.timeoutMs }),
+    resource,
+    spans: runSpans(run),
+  };
+}
