@@ -44,17 +44,16 @@ export function attemptPod(context: LaunchContext, launch: Launch): V1Pod {
   // The prepare Pod computes the run's variables: its environment must be the image's own.
   const preparing = launch.step.name === PREPARE_STEP;
   const logDir = stepLogDir(workspace);
-  const refs = stepRefs(definition.dag, status, logDir);
   const pod = stepPod({
     run: ref,
     dag: definition.dag,
-    step: preparing ? launch.step : withResolvedScript(launch.step, vars, refs),
+    step: preparing ? launch.step : withResolvedScript(launch.step, vars, stepRefs(definition.dag, status, logDir)),
     attempt: launch.attempt,
     pod: launch.pod,
     ...(launch.handler === undefined ? {} : { handler: launch.handler, runStatus: handlerStatus(status) }),
     env: preparing ? [] : [...definition.env, ...outputVars(launch.step, definition.dag.steps, status)],
     positional: definition.positional,
-    ...(launch.step.cmdWithArgs === undefined ? {} : { command: expand(launch.step.cmdWithArgs, { scopes: [], environment: vars, steps: refs }).value }),
+    ...(launch.step.cmdWithArgs === undefined ? {} : { command: expand(launch.step.cmdWithArgs, { scopes: [], environment: vars, steps: stepRefs(definition.dag, status, logDir) }).value }),
     defaultImage: context.steps.image,
     podPreconditions: launch.step.preconditions.filter((c) => literalPrecondition(c, vars) === undefined),
     ...(definition.dag.secrets.length === 0 || preparing ? {} : { secrets: { secretName: runSecretName(ref.name), names: definition.dag.secrets.map((x) => x.name) } }),
