@@ -1,13 +1,18 @@
 /**
  * Executor types a step may name, their aliases, and the rules their settings must meet.
  * The rules are checked when a DAG is loaded; the executors themselves run in Pods.
+ *
+ * Settings follow Dagu v1.24.11, which decodes an executor's config leniently: keys match
+ * their field names in any letter case, and keys it does not know are ignored. Kubedag reads
+ * the same keys (spelled canonically here) and warns about the others instead of refusing
+ * the DAG (docs/decisions/2026-11-24-executor-compatibility.md).
  */
-import { closest } from 'fastest-levenshtein';
+import { closest, distance } from 'fastest-levenshtein';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import type { Step } from './model.ts';
 import { checkMailSettings, checkSshSettings } from './remote-executor-checks.ts';
 
-export const EXECUTOR_TYPES = ['shell', 'docker', 'kubernetes', 'ssh', 'http', 'mail', 'jq', 'dag', 'parallel', 'gha'] as const;
+export const EXECUTOR_TYPES = ['shell', 'docker', 'kubernetes', 'ssh', 'http', 'mail', 'jq', 'dag', 'parallel', 'gha', 'archive'] as const;
 export type ExecutorType = (typeof EXECUTOR_TYPES)[number];
 
 const ALIASES: Record<string, ExecutorType> = {
@@ -35,17 +40,69 @@ export function unknownExecutorMessage(written: string): string {
   return `unknown executor type "${written}"; did you mean "${guess}"? (known: ${EXECUTOR_TYPES.join(', ')})`;
 }
 
-const CONFIG_KEYS: Partial<Record<ExecutorType, readonly string[]>> = {
+/**
+ * The config keys each executor reads, as Dagu v1.24.11's config structs name them (plus
+ * mail's `contentType`, which Kubedag adds). Types absent here read no config at all;
+ * kubernetes settings are checked by kubernetes.ts.
+ */
+export const CONFIG_KEYS: Partial<Record<ExecutorType, readonly string[]>> = {
   shell: ['shell'],
   docker: ['image', 'containerName', 'pull', 'platform', 'autoRemove', 'container', 'host', 'network', 'exec'],
-  ssh: ['user', 'host', 'port', 'key', 'password', 'strictHostKey', 'knownHostFile'],
-  http: ['headers', 'body', 'query', 'timeout', 'silent', 'skipTLSVerify'],
+  ssh: ['user', 'host', 'ip', 'port', 'key', 'password', 'strictHostKey', 'knownHostFile'],
+  http: ['headers', 'body', 'query', 'timeout', 'silent', 'debug', 'json', 'skipTLSVerify'],
   mail: ['to', 'from', 'subject', 'message', 'attachments', 'contentType'],
   jq: ['raw'],
+  dag: [],
+  parallel: [],
   gha: ['runner'],
 };
 
-const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+/**
+ * Types Dagu 1.24.11 accepts that do not run on Kubernetes. A gha step loads, with a warning,
+ * and the operator refuses its runs with the same reason: a DAG that Dagu accepts stays
+ * loadable (and listable through the API). archive is refused when the DAG is loaded: nothing
+ * downstream knows it, and it must not run as something else.
+ */
+export const GHA_REFUSAL = 'the gha executor is not supported on Kubernetes: it runs GitHub Actions with act, which needs a container engine inside the cluster (and Dagu 2.x removed it); runs of this DAG are refused';
+const ARCHIVE_REFUSAL = 'the archive executor is not supported by Kubedag yet; run tar, zip or unzip in a shell step instead';
+
+export interface ConfigReading {
+  readonly config: Record<string, unknown>;
+  readonly warnings: DagIssue[];
+}
+
+/**
+ * An executor's config as Kubedag reads it: keys written in another letter case take their
+ * canonical spelling (`Host` is `host`), ssh's `ip` becomes `host` (it wins over `host`, as in
+ * Dagu), and every key the executor does not read is kept but warned about, with the known
+ * key it most resembles.
+ */
+export function readExecutorConfig(type: ExecutorType, written: Readonly<Record<string, unknown>>, path: string): ConfigReading {
+  const known = CONFIG_KEYS[type];
+  if (known === undefined) return { config: { ...written }, warnings: [] };
+  const config: Record<string, unknown> = {};
+  const warnings: DagIssue[] = [];
+  for (const [key, value] of Object.entries(written)) {
+    const canonical = known.find((k) => k.toLowerCase() === key.toLowerCase());
+    if (canonical === undefined) warnings.push(issue(childPath(path, key), unknownKeyMessage(type, key, known)));
+    config[canonical ?? key] = value;
+  }
+  if (type === 'ssh' && config.ip !== undefined && config.ip !== '') {
+    const { ip, ...rest } = config;
+    return { config: { ...rest, host: ip }, warnings };
+  }
+  return { config, warnings };
+}
+
+function unknownKeyMessage(type: ExecutorType, key: string, known: readonly string[]): string {
+  const ignored = `the ${type} executor does not read this setting and ignores it`;
+  if (known.length === 0) return `${ignored} (it has no settings)`;
+  const guess = closest(key.toLowerCase(), known.map((k) => k.toLowerCase()));
+  const original = known.find((k) => k.toLowerCase() === guess) ?? guess;
+  // Only a near miss is worth suggesting; otherwise list what the executor reads.
+  const near = distance(key.toLowerCase(), guess) <= Math.max(2, Math.floor(key.length / 3));
+  return near ? `${ignored}; did you mean "${original}"?` : `${ignored} (known: ${known.join(', ')})`;
+}
 
 export interface ExecutorContext {
   /** The DAG has an `ssh` block that ssh steps inherit. */
@@ -79,28 +136,24 @@ const RULES: Record<ExecutorType, Rule> = {
   dag: (step, path) => needs(step.call !== undefined || step.command !== undefined, path, 'the dag executor needs call (the DAG to run)'),
   parallel: (step, path) => needs(step.call !== undefined, path, 'the parallel executor needs call (the DAG to run)'),
   gha: (step, path) => needs(step.command !== undefined, path, 'the gha executor needs command (the action reference)'),
+  archive: (_step, path) => [issue(path, ARCHIVE_REFUSAL)],
 };
 
 /** Checks a step against the rules of its executor type. */
 export function checkExecutor(step: Step, path: string, context: ExecutorContext, configPath = childPath(childPath(path, 'executor'), 'config')): DagIssue[] {
-  const type = step.executor.type as ExecutorType;
-  const rule = RULES[type] as Rule | undefined;
-  return [...unknownConfigKeys(type, step.executor.config, configPath), ...(rule?.(step, path, context, configPath) ?? [])];
+  const rule = RULES[step.executor.type as ExecutorType] as Rule | undefined;
+  return rule?.(step, path, context, configPath) ?? [];
 }
+
+/** An HTTP method token (RFC 9110): Dagu passes any method through, so Kubedag does too. */
+const METHOD_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 function checkHttp(step: Step, path: string): DagIssue[] {
-  const method = step.command?.toUpperCase();
+  const method = step.command;
   if (method === undefined || step.args.length < 1) return [issue(childPath(path, 'command'), 'the http executor needs command "<METHOD> <URL>"')];
-  if (!HTTP_METHODS.includes(method)) return [issue(childPath(path, 'command'), `unknown HTTP method "${step.command ?? ''}"`)];
+  // `${METHOD}` is only known per run.
+  if (!method.includes('$') && !METHOD_TOKEN.test(method)) return [issue(childPath(path, 'command'), `"${method}" is not an HTTP method`)];
   return [];
-}
-
-function unknownConfigKeys(type: ExecutorType, config: Readonly<Record<string, unknown>>, path: string): DagIssue[] {
-  const known = CONFIG_KEYS[type];
-  if (known === undefined) return [];
-  return Object.keys(config)
-    .filter((key) => !known.includes(key))
-    .map((key) => issue(childPath(path, key), `unknown ${type} setting; known settings are ${known.join(', ')}`));
 }
 
 function isText(value: unknown): boolean {

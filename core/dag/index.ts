@@ -1,7 +1,7 @@
 /** The DAG definition language: the one implementation used by operator, API server, CLI and tests. */
 export { dagDetails, dagSummary, stepObject, type DagDetails, type DagSummary, type StepObject } from './api.ts';
 export { splitCommand } from './command.ts';
-export { expand, hasCommandSubstitution, type ExpandOptions, type Expansion } from './expand.ts';
+export { expand, hasCommandSubstitution, type ExpandOptions, type Expansion, type StepReference } from './expand.ts';
 export { formatIssue, type DagIssue } from './issues.ts';
 export { loadDag, type DagLoad, type LoadOptions, type LocalDag } from './load.ts';
 export * from './model.ts';

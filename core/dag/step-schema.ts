@@ -92,7 +92,7 @@ export const executor = Type.Union(
     Type.String(),
     object(
       {
-        type: Type.Optional(text('Executor type: shell, docker, kubernetes, ssh, http, mail, jq, dag, gha.')),
+        type: Type.Optional(text('Executor type: shell, docker, kubernetes, ssh, http, mail, jq, dag, parallel; gha and archive are refused.')),
         config: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Executor-specific settings.' })),
       },
       'Executor with settings.',
@@ -176,8 +176,8 @@ export const stepSchema = object(
     call: Type.Optional(text('Name of a DAG to run as a sub-DAG run.')),
     run: Type.Optional(text('Deprecated alias of call.')),
     params: Type.Optional(
-      Type.Union([Type.String(), Type.Record(Type.String(), Type.Unknown())], {
-        description: 'Parameters of the called DAG, or executor inputs.',
+      Type.Union([Type.String(), Type.Record(Type.String(), Type.Unknown()), Type.Array(Type.Union([Type.String(), Type.Record(Type.String(), Type.Unknown())]))], {
+        description: 'Parameters of the called DAG (`A=1 B=2`, a mapping, or a list of `A=1` strings and mappings), or executor inputs.',
       }),
     ),
     parallel: Type.Optional(parallel),

@@ -3,9 +3,10 @@
  * wiring need the whole list and are done in steps.ts.
  */
 import { quoteWord, splitCommand } from './command.ts';
-import { canonicalExecutorType, unknownExecutorMessage } from './executors.ts';
+import { canonicalExecutorType, GHA_REFUSAL, readExecutorConfig, unknownExecutorMessage, type ExecutorType } from './executors.ts';
 import { conditionsFromFile, envFromFile, ENV_NAME, integerFrom, labelsFromFile, listFromFile, shellFromFile } from './fields.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
+import { paramValue } from './params.ts';
 import { withKubernetes, type StepKubernetesContext } from './kubernetes-levels.ts';
 import { DEFAULTS, type ContinueOn, type Executor, type Parallel, type RepeatPolicy, type RetryPolicy, type Step } from './model.ts';
 import type { StepFile } from './schema.ts';
@@ -37,8 +38,8 @@ export function normalizeStep(input: StepFile | string, path: string, context: S
   const raw: StepFile = typeof input === 'string' ? { command: input } : input;
   const { errors } = diagnostics;
   const call = callOf(raw, path, diagnostics);
-  const commandParts = commandOf(raw, path, errors);
   const form = executorForm(raw, path, errors);
+  const commandParts = isJq(form) ? jqCommandOf(raw, path, errors) : commandOf(raw, path, errors);
   const step: Step = {
     name: raw.name?.trim() ?? '',
     ...optional('id', raw.id?.trim()),
@@ -58,9 +59,9 @@ export function normalizeStep(input: StepFile | string, path: string, context: S
     preconditions: conditionsFromFile(raw.preconditions, raw.precondition, path, errors),
     signalOnStop: signalOf(raw.signalOnStop, childPath(path, 'signalOnStop'), errors),
     ...optional('call', call),
-    ...optional('params', raw.params),
+    ...optional('params', stepParamsOf(raw.params)),
     ...optional('parallel', raw.parallel === undefined ? undefined : parallelOf(raw.parallel, childPath(path, 'parallel'), errors)),
-    executor: executorOf(form, raw, call, context, errors),
+    executor: executorOf(form, raw, call, context, diagnostics),
     workerSelector: labelsFromFile(raw.workerSelector),
     env: envFromFile(raw.env, childPath(path, 'env'), errors),
     timeoutSec: raw.timeoutSec ?? 0,
@@ -168,22 +169,49 @@ function executorKeyForm(written: StepFile['executor'], at: string): ExecutorFor
   return { type: written?.type ?? '', config: { ...(written?.config ?? {}) }, at, typePath: childPath(at, 'type'), configPath };
 }
 
-function executorOf(form: ExecutorForm, raw: StepFile, call: string | undefined, context: StepContext, errors: DagIssue[]): Executor {
+function executorOf(form: ExecutorForm, raw: StepFile, call: string | undefined, context: StepContext, diagnostics: Diagnostics): Executor {
   const fallback = defaultExecutorType(raw, call, context);
-  const { config } = form;
-  if (form.type.trim() === '') return { type: fallback, config };
-  const type = canonicalExecutorType(form.type);
+  const type = form.type.trim() === '' ? fallback : canonicalExecutorType(form.type);
   if (type === undefined) {
-    errors.push(issue(form.typePath, unknownExecutorMessage(form.type)));
-    return { type: fallback, config };
+    diagnostics.errors.push(issue(form.typePath, unknownExecutorMessage(form.type)));
+    return { type: fallback, config: form.config };
   }
+  // A kubernetes executor's settings are Pod settings, checked in kubernetes-levels.ts.
+  const reading = type === 'kubernetes' ? { config: { ...form.config }, warnings: [] } : readExecutorConfig(type, form.config, form.configPath);
+  diagnostics.warnings.push(...reading.warnings);
+  if (type === 'gha') diagnostics.warnings.push(issue(form.typePath, GHA_REFUSAL));
+  const { config } = reading;
   // A call always runs as a sub-DAG, whatever executor the step names.
   if (call === undefined) return { type, config };
-  if (type !== 'dag' && type !== 'parallel') errors.push(issue(form.at, `a step with call runs a sub-DAG; remove executor "${form.type}"`));
+  if (type !== 'dag' && type !== 'parallel') diagnostics.errors.push(issue(form.at, `a step with call runs a sub-DAG; remove executor "${form.type}"`));
   return { type: fallback, config };
 }
 
-function defaultExecutorType(raw: StepFile, call: string | undefined, context: StepContext): string {
+function isJq(form: ExecutorForm): boolean {
+  return form.type.trim() !== '' && canonicalExecutorType(form.type) === 'jq';
+}
+
+/**
+ * A jq step's command is its filter, whatever its length: a multi-line filter stays the
+ * filter (not an inline script), and `script` stays the JSON input.
+ */
+function jqCommandOf(raw: StepFile, path: string, errors: DagIssue[]): CommandParts {
+  if (typeof raw.command !== 'string' || !raw.command.includes('\n')) return commandOf(raw, path, errors);
+  const filter = raw.command.trim();
+  return { command: filter, args: (raw.args ?? []).map(String), cmdWithArgs: filter, ...optional('script', raw.script) };
+}
+
+/**
+ * A call step's params as a list (`[A=1, {B: two}]`, which Dagu accepts) become the one
+ * string form the runtime reads: text items as written, mapping entries as `NAME="value"`.
+ */
+function stepParamsOf(params: StepFile['params']): Step['params'] {
+  if (!Array.isArray(params)) return params;
+  const quote = (value: unknown): string => `"${paramValue(value).replace(/[\\"]/g, '\\$&')}"`;
+  return params.flatMap((item) => (typeof item === 'string' ? [item] : Object.entries(item).map(([name, value]) => `${name}=${quote(value)}`))).join(' ');
+}
+
+function defaultExecutorType(raw: StepFile, call: string | undefined, context: StepContext): ExecutorType {
   if (call !== undefined) return raw.parallel === undefined ? 'dag' : 'parallel';
   return context.dagSsh ? 'ssh' : 'shell';
 }

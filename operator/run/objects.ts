@@ -18,7 +18,7 @@ import { stepTraceparent, traced } from './trace.ts';
 import { withPodSettings } from './pod-settings.ts';
 import { PREPARE_STEP } from './prepare.ts';
 import type { RunRef } from './ref.ts';
-import { handlerStatus, outputVars, stepRefs, variables } from './variables.ts';
+import { handlerStatus, outputVars, stepRefs, variables, withResolvedScript } from './variables.ts';
 import { stepLogDir, stepWorkingDir, type Workspace } from './workspace.ts';
 import type { StepDefaults } from '../config.ts';
 
@@ -51,7 +51,7 @@ export function attemptPod(context: LaunchContext, launch: Launch): V1Pod {
   const pod = stepPod({
     run: ref,
     dag: definition.dag,
-    step: launch.step,
+    step: preparing ? launch.step : withResolvedScript(launch.step, vars, stepRefs(definition.dag, status, logDir)),
     attempt: launch.attempt,
     pod: launch.pod,
     ...(launch.handler === undefined ? {} : { handler: launch.handler, runStatus: handlerStatus(status) }),

@@ -101,6 +101,39 @@ describe('the step runner', () => {
     expect(demux(run.log).stdout).toBe('from-script script_1\n');
   });
 
+  const interpreterCases: { name: string; yaml: string; positional?: string[]; want: string }[] = [
+    {
+      name: 'runs the script with its command as the interpreter, arguments included',
+      yaml: 'steps:\n  - command: awk -v WHO=awk -f\n    script: \'BEGIN { print "hello from " WHO }\'',
+      want: 'hello from awk\n',
+    },
+    {
+      name: 'prefers the command over the script\'s shebang',
+      yaml: 'steps:\n  - command: sh\n    script: "#!/bin/false\\necho the command won"',
+      want: 'the command won\n',
+    },
+    {
+      name: 'prefers the command over the step\'s shell',
+      yaml: 'steps:\n  - command: awk -f\n    shell: /bin/false\n    script: \'BEGIN { print "not the shell" }\'',
+      want: 'not the shell\n',
+    },
+    {
+      name: 'hands the run\'s positional parameters to the script after its path',
+      yaml: 'steps:\n  - command: sh -u\n    script: \'echo "$1 and $2"\'',
+      positional: ['first', 'second'],
+      want: 'first and second\n',
+    },
+  ];
+  it.each(interpreterCases)('$name', ({ yaml, positional, want }) => {
+    const run = execute(request(yaml, { positional: positional ?? [] }));
+    expect([run.status, demux(run.log).stdout]).toEqual([0, want]);
+  });
+
+  it.runIf(existsSync('/usr/bin/python3'))('runs a script with python3 -u when that is its command', () => {
+    const run = execute(request('steps:\n  - command: python3 -u\n    script: |\n      import sys\n      print("python", sys.flags.optimize)'));
+    expect([run.status, demux(run.log).stdout]).toEqual([0, 'python 0\n']);
+  });
+
   it('reports an unmet command precondition and skips the command', () => {
     const run = execute(request('steps:\n  - {command: echo ran, preconditions: ["test -f /definitely/not/here"]}', { podPreconditions: [{ condition: 'test -f /definitely/not/here' }] }));
     expect(run.status).toBe(0);

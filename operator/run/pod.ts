@@ -74,13 +74,14 @@ function runLine(request: PodRequest): string {
   if (request.runner !== undefined) return 'kd_run() { exec kubedag-step executor; }';
   const shell = words(stepShell(dag, step));
   if (step.script !== undefined) {
-    // A shebang decides the interpreter unless the step chose a shell (behaviour-notes 4.3).
+    // A command with a script is the script's interpreter, as in Dagu: `<command> [args]
+    // <script file>`, over any shebang or shell; sh only splits the command line.
+    // Otherwise a shebang decides the interpreter unless the step chose a shell (behaviour-notes 4.3).
     const direct = step.shell === undefined && step.script.startsWith('#!');
-    return [
-      'printf \'%s\' "$KUBEDAG_SCRIPT" > "$kd_dir/script"',
-      'chmod +x "$kd_dir/script"',
-      direct ? 'kd_run() { exec "$kd_dir/script" "$@"; }' : `kd_run() { exec ${shell} "$kd_dir/script" "$@"; }`,
-    ].join('\n');
+    const run = request.command !== undefined
+      ? 'kd_run() { exec /bin/sh -c "exec $KUBEDAG_COMMAND \\"\\$0\\" \\"\\$@\\"" "$kd_dir/script" "$@"; }'
+      : direct ? 'kd_run() { exec "$kd_dir/script" "$@"; }' : `kd_run() { exec ${shell} "$kd_dir/script" "$@"; }`;
+    return ['printf \'%s\' "$KUBEDAG_SCRIPT" > "$kd_dir/script"', 'chmod +x "$kd_dir/script"', run].join('\n');
   }
   // `exec`: the background job becomes the step's own process, so a forwarded signal reaches it.
   return `kd_run() { exec ${shell} -c "$KUBEDAG_COMMAND" kubedag "$@"; }`;

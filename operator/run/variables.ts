@@ -2,7 +2,7 @@
  * The variables a step sees and the values the operator expands for it: run env and params,
  * outputs of upstream steps (all steps for a handler), step references. Pure.
  */
-import { expand, type Dag, type Step } from '../../core/dag/index.ts';
+import { expand, type Dag, type Step, type StepReference } from '../../core/dag/index.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
 import { runStatusLabel } from '../../core/resources/status.ts';
 import { upstreamOf, type RunDefinition } from './definition.ts';
@@ -50,4 +50,16 @@ export function stepRefs(dag: Dag, status: DagRunStatus, logDir: string): Record
 /** DAG_RUN_STATUS for handlers: the label of the outcome the steps gave the run. */
 export function handlerStatus(status: DagRunStatus): string {
   return runStatusLabel(stepsOutcome(status.nodes ?? [], status.endReason));
+}
+
+/**
+ * A step's script with `${VAR.path}` and `${id.stdout}`-style references resolved, as Dagu
+ * resolves them in scripts before they run: a shell could not (`${R.results[0].x}` is a bad
+ * substitution there). Plain `$VAR` stays for the shell, which has every variable in its
+ * environment; backticks stay too.
+ */
+export function withResolvedScript(step: Step, vars: Readonly<Record<string, string>>, steps: Readonly<Record<string, StepReference>>): Step {
+  if (step.script === undefined) return step;
+  const script = expand(step.script, { scopes: [], environment: vars, steps }).value;
+  return script === step.script ? step : { ...step, script };
 }
