@@ -47,11 +47,13 @@ export function attemptPod(context: LaunchContext, launch: Launch): V1Pod {
   const preparing = launch.step.name === PREPARE_STEP;
   const logDir = stepLogDir(workspace);
   const command = launch.step.cmdWithArgs === undefined ? undefined : expand(launch.step.cmdWithArgs, { scopes: [], environment: vars, steps: stepRefs(definition.dag, status, logDir) }).value;
-  const spec = executorSpec(definition.dag, launch.step, command);
+  // Scripts resolve step references and JSON paths here, executor steps' input included.
+  const step = preparing ? launch.step : withResolvedScript(launch.step, vars, stepRefs(definition.dag, status, logDir));
+  const spec = executorSpec(definition.dag, step, command);
   const pod = stepPod({
     run: ref,
     dag: definition.dag,
-    step: preparing ? launch.step : withResolvedScript(launch.step, vars, stepRefs(definition.dag, status, logDir)),
+    step,
     attempt: launch.attempt,
     pod: launch.pod,
     ...(launch.handler === undefined ? {} : { handler: launch.handler, runStatus: handlerStatus(status) }),

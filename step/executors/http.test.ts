@@ -101,7 +101,7 @@ async function run(spec: Partial<ExecutorSpec> & { command: string }, env: Recor
 
 describe('the http executor', () => {
   it('sends each method with the body, headers and query it is given, variables expanded', async () => {
-    for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
+    for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'PURGE']) {
       const done = await run({ command: `${method.toLowerCase()} ${http}/items?page=1`, config: { headers: { 'X-Token': '${TOKEN}' }, query: { b: '2', a: '${NAME}' }, body: '{"n": "${NAME}"}', silent: true } }, { TOKEN: 't-1', NAME: 'x y' });
       expect(done).toEqual({ code: 0, stdout: '{"ok":true}', stderr: '' });
       expect(seen.map((s) => [s.method, s.url, s.headers['x-token'], s.body])).toEqual([[method, '/items?page=1&a=x+y&b=2', 't-1', '{"n": "x y"}']]);
@@ -161,7 +161,7 @@ describe('the http executor', () => {
 describe('reading the step into a request', () => {
   it.each([
     { name: 'a command without a URL is refused', spec: { command: 'GET' }, want: 'command: must be "<METHOD> <URL>", not "GET"' },
-    { name: 'an unknown method is refused', spec: { command: 'FETCH http://x' }, want: 'command: unknown HTTP method "FETCH"' },
+    { name: 'a method that is not an HTTP token is refused', spec: { command: 'GE(T http://x' }, want: 'command: not an HTTP method: "GE(T"' },
     { name: 'a URL of another scheme is refused', spec: { command: 'GET ftp://x/' }, want: 'command: only http and https URLs, not "ftp:"' },
     { name: 'a timeout that is not a number is refused', spec: { command: 'GET http://x', config: { timeout: 'soon' } }, want: 'timeout: must be a whole number, not "soon"' },
     { name: 'headers that are not a mapping are refused', spec: { command: 'GET http://x', config: { headers: ['a'] } }, want: 'headers: must be a mapping of names to values, not ["a"]' },

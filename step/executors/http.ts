@@ -12,7 +12,8 @@ import { canonicalHeader, goHeaders, goJson, Ordered } from '../go-text.ts';
 import { expandSetting, type StepIO } from '../io.ts';
 import { boolSetting, intSetting, mapSetting, SettingError, textSetting } from '../settings.ts';
 
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'CONNECT', 'TRACE'];
+/** Any method token HTTP allows (PURGE, PROPFIND...), as Dagu sends what it is given. */
+const METHOD_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 export interface HttpRequest {
   readonly method: string;
@@ -44,7 +45,7 @@ export function httpRequest(spec: ExecutorSpec, env: Readonly<Record<string, str
   const [methodWord = '', urlWord, ...rest] = words;
   if (error !== undefined || urlWord === undefined || rest.length > 0) throw new SettingError(`command: must be "<METHOD> <URL>", not ${JSON.stringify(spec.command ?? '')}`);
   const method = methodWord.toUpperCase();
-  if (!METHODS.includes(method)) throw new SettingError(`command: unknown HTTP method "${methodWord}"`);
+  if (!METHOD_TOKEN.test(method)) throw new SettingError(`command: not an HTTP method: "${methodWord}"`);
   let url: URL;
   try {
     url = new URL(urlWord);
