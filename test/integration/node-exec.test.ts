@@ -2,11 +2,12 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { PassThrough, Readable } from 'node:stream';
-import { Exec, type V1Status } from '@kubernetes/client-node';
+import { join } from 'node:path';
+import { Exec, RbacAuthorizationV1Api, type V1Status } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { execInContainer, type ContainerRef } from '../../step/container-exec.ts';
 import { pod } from '../builders/pod.ts';
-import { clients, createNamespace, deleteNamespace, finished, running, waitFor, waitForPod } from './support.ts';
+import { clients, createNamespace, deleteNamespace, finished, kubectl, running, waitFor, waitForPod } from './support.ts';
 
 const { kc, core } = clients();
 let ns = '';
@@ -165,6 +166,30 @@ describe('execInContainer, the step runner\'s exec', () => {
     await waitFor('the command to start', () => Promise.resolve(out.text() === 'started\n'), 10_000);
     controller.abort();
     expect(await running).toEqual({ exitCode: 137, stopped: true });
+  });
+
+  it('works from inside a Pod with its service account, given create and get on pods/exec and nothing more', async () => {
+    const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
+    await core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'execer' } } });
+    const rules = [{ apiGroups: [''], resources: ['pods/exec'], verbs: ['create', 'get'] }];
+    await rbac.createNamespacedRole({ namespace: ns, body: { metadata: { name: 'execer' }, rules } });
+    await rbac.createNamespacedRoleBinding({ namespace: ns, body: { metadata: { name: 'execer' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'execer' }, subjects: [{ kind: 'ServiceAccount', name: 'execer', namespace: ns }] } });
+    // The host is the image on the local cluster: the Pod runs this checkout's module with node.
+    const module = join(process.cwd(), 'step', 'container-exec.ts');
+    const script = [
+      `const { execKubeConfig, execInContainer } = await import(${JSON.stringify(module)});`,
+      `const result = await execInContainer(execKubeConfig(process.env), { namespace: ${JSON.stringify(ns)}, pod: 'plain', container: 'main' }, { command: ['sh', '-c', 'echo via-service-account; exit 4'], stdout: process.stdout, stderr: process.stderr });`,
+      'console.log(`exit ${result.exitCode}`);',
+    ].join('\n');
+    const body = pod('execer').build();
+    if (body.spec !== undefined) {
+      body.spec.serviceAccountName = 'execer';
+      (body.spec.containers[0] ?? { name: '' }).command = [process.execPath, '--input-type=module', '-e', script];
+    }
+    await core.createNamespacedPod({ namespace: ns, body });
+    const done = await waitForPod(core, { namespace: ns, name: 'execer' }, 'to finish', finished);
+    const log = await kubectl('logs', '-n', ns, 'execer');
+    expect([done.status?.phase, log]).toEqual(['Succeeded', 'via-service-account\nexit 4\n']);
   });
 
   it('fails with a clear error when the container has ended', async () => {
