@@ -26,8 +26,14 @@ export async function serveExec(session: Session): Promise<void> {
   const { ws, request, log } = session;
   let connected = true;
   ws.on('close', () => (connected = false));
+  const flow = new Flow();
   const send = (channel: number, data?: Uint8Array): void => {
-    if (connected) ws.send(frame(channel, data));
+    if (!connected) return;
+    const message = frame(channel, data);
+    flow.sent(message.length);
+    ws.send(message, () => {
+      flow.delivered(message.length);
+    });
   };
   // The CRI streaming server's "connection established": an empty frame on the lowest channel it writes.
   send(request.stdout ? STDOUT : request.stderr ? STDERR : ERROR);
@@ -42,6 +48,7 @@ export async function serveExec(session: Session): Promise<void> {
   session.target.processes.add(pid);
   log.debug({ pid, command: request.command }, 'exec started');
   wireInput(session, child);
+  flow.streams = [child.stdout, child.stderr];
   child.stdout?.on('data', (data: Buffer) => {
     if (request.stdout) send(STDOUT, data);
   });
@@ -57,6 +64,29 @@ export async function serveExec(session: Session): Promise<void> {
   session.target.processes.delete(pid);
   log.debug({ pid, outcome }, 'exec ended');
   finish(session, outcome, connected);
+}
+
+/**
+ * Output waits while the client is slow: the command's pipes pause while more than HIGH bytes
+ * are queued on the socket, and resume below LOW, so a command that writes faster than the
+ * client reads blocks on its pipe as it would with a runtime, instead of filling the agent.
+ */
+const HIGH = 4 * 1024 * 1024;
+const LOW = 1024 * 1024;
+
+class Flow {
+  streams: readonly (NodeJS.ReadableStream | null)[] = [];
+  private queued = 0;
+
+  sent(bytes: number): void {
+    this.queued += bytes;
+    if (this.queued > HIGH) for (const s of this.streams) s?.pause();
+  }
+
+  delivered(bytes: number): void {
+    this.queued -= bytes;
+    if (this.queued < LOW) for (const s of this.streams) s?.resume();
+  }
 }
 
 function wireInput(session: Session, child: ChildProcess): void {

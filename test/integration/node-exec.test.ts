@@ -98,6 +98,11 @@ describe('kubectl exec through kube-apiserver to the node agent', () => {
     expect((await kubectlExec(plain, ['cat', `/exec-${unique}`])).stdout).toBe('from-exec\n');
   });
 
+  it('delivers a 20 MB output whole', async () => {
+    const ran = await kubectlExec(plain, ['head', '-c', '20000000', '/dev/zero']);
+    expect([ran.code, ran.stdout.length]).toEqual([0, 20_000_000]);
+  });
+
   it('refuses a SPDY exec with a message that names the protocols it speaks', async () => {
     const ran = await kubectlExec(plain, ['true'], undefined, { KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false' });
     expect(ran.code).not.toBe(0);
@@ -128,6 +133,16 @@ describe('client-node Exec through kube-apiserver', () => {
   it('reports Success for exit 0 and reads stdin to its end', async () => {
     const ran = await clientExec(plain, ['sh', '-c', 'tr a-z A-Z'], Readable.from([Buffer.from('quiet\n')]));
     expect([ran.status?.status, ran.stdout]).toEqual(['Success', 'QUIET\n']);
+  });
+
+  it('ends the command with its container, as a runtime tears the container down', async () => {
+    const body = pod('short').shell('sleep 3').build();
+    await core.createNamespacedPod({ namespace: ns, body });
+    await waitForPod(core, { namespace: ns, name: 'short' }, 'to run', running);
+    const started = Date.now();
+    const ran = await clientExec({ namespace: ns, pod: 'short', container: 'main' }, ['sleep', '60']);
+    expect(ran.status?.details?.causes?.[0]).toEqual({ reason: 'ExitCode', message: '137' });
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it('leaves the command running when the client goes away, as container runtimes do', async () => {
