@@ -43,6 +43,8 @@ export function execEndpoint(pods: PodManager, log: Logger): ExecEndpoint {
   };
   return {
     upgrade: (req, socket, head) => {
+      // Until ws takes the socket over: a client that resets it must not take the agent down.
+      socket.on('error', () => undefined);
       const parsed = parseExecRequest(new URL(req.url ?? '/', 'https://node'));
       if (parsed === undefined) return false;
       if (!parsed.ok) {

@@ -26,6 +26,10 @@ export async function serveExec(session: Session): Promise<void> {
   const { ws, request, log } = session;
   let connected = true;
   ws.on('close', () => (connected = false));
+  // A reset connection is a client that left (handled by 'close'), not a failure of the agent.
+  ws.on('error', (error) => {
+    log.debug({ error: errorMessage(error) }, 'exec connection failed');
+  });
   const flow = new Flow();
   const send = (channel: number, data?: Uint8Array): void => {
     if (!connected) return;

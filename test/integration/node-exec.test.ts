@@ -135,6 +135,13 @@ describe('client-node Exec through kube-apiserver', () => {
     expect([ran.status?.status, ran.stdout]).toEqual(['Success', 'QUIET\n']);
   });
 
+  it('keeps serving after a client resets the connection in the middle of a large output', async () => {
+    const ws = await new Exec(kc).exec(ns, plain.pod, 'main', ['head', '-c', '50000000', '/dev/zero'], new PassThrough(), new PassThrough(), null, false);
+    await new Promise((resolve) => ws.once('message', resolve));
+    ws.terminate();
+    expect(await kubectlExec(plain, ['echo', 'still-here'])).toEqual({ code: 0, stdout: 'still-here\n', stderr: '' });
+  });
+
   it('ends the command with its container, as a runtime tears the container down', async () => {
     const body = pod('short').shell('sleep 3').build();
     await core.createNamespacedPod({ namespace: ns, body });
