@@ -214,6 +214,20 @@ describe('execInContainer, the step runner\'s exec', () => {
     expect([done.status?.phase, log]).toEqual(['Succeeded', 'via-service-account\nexit 4\n']);
   });
 
+  it('stops the remote command when the process that runs the exec dies', async () => {
+    const marker = `/tmp/orphaned-${unique}`;
+    const module = join(process.cwd(), 'step', 'container-exec.ts');
+    const script = [
+      `const { execKubeConfig, execInContainer } = await import(${JSON.stringify(module)});`,
+      `await execInContainer(execKubeConfig(process.env, process.env.KUBECONFIG), { namespace: ${JSON.stringify(ns)}, pod: 'plain', container: 'main' }, { command: ['sh', '-c', 'echo started; sleep 5; echo finished > ${marker}'], stdout: process.stdout, stderr: process.stderr, graceMs: 1000 });`,
+    ].join('\n');
+    const client = spawn(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, KUBECONFIG: inject('cluster').kubeconfig }, stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve) => client.stdout.on('data', (d: Buffer) => { if (d.toString().includes('started')) resolve(); }));
+    client.kill('SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 6000));
+    expect((await kubectlExec(plain, ['sh', '-c', `cat ${marker} 2>/dev/null || echo absent`])).stdout).toBe('absent\n');
+  });
+
   it('fails with a clear error when the container has ended', async () => {
     const body = pod('ended').shell('exit 0').build();
     await core.createNamespacedPod({ namespace: ns, body });
