@@ -14,6 +14,7 @@ import { ConfigError, containerEnv, type Sources } from './environment.ts';
 import type { Ledger } from './ledger.ts';
 import { readLogLines } from './logs.ts';
 import { containerLimits } from './quantity.ts';
+import { killExecs, type ExecTarget } from './exec.ts';
 import { containerMounts } from './mounts.ts';
 import type { PodDirs } from './pod-dirs.ts';
 import type { PodRun } from './run.ts';
@@ -63,6 +64,8 @@ interface Prepared {
   readonly setupError?: string;
   readonly terminationLog: string;
   readonly cgroup?: ContainerCgroup;
+  /** How an exec enters this container, but for the pid of its main process. */
+  readonly exec: Omit<ExecTarget, 'pid' | 'processes'>;
 }
 
 // Read through a call: `stopping` changes while the loops here await.
@@ -107,6 +110,8 @@ export class ContainerRunner {
     }
     const ledger = { podUid: run.uid, namespace: run.namespace, pod: run.name, container: container.name, restartCount, pid: started.pid };
     run.running.set(container.name, started);
+    const exec: ExecTarget = { ...prepared.exec, pid: started.pid, processes: new Set() };
+    run.exec.set(container.name, exec);
     this.options.savePids(run);
     this.options.ledger.record({ event: 'start', ...ledger });
     log.info({ pid: started.pid, restartCount }, 'container started');
@@ -116,6 +121,8 @@ export class ContainerRunner {
     const oomKilled = prepared.cgroup?.oomKilled() === true;
     prepared.cgroup?.remove();
     run.running.delete(container.name);
+    run.exec.delete(container.name);
+    killExecs(exec);
     this.options.savePids(run);
     this.options.ledger.record({ event: 'exit', ...ledger, exitCode: exit.exitCode });
     log.info({ exitCode: exit.exitCode, restartCount }, 'container exited');
@@ -162,7 +169,7 @@ export class ContainerRunner {
     // Like a runtime replacing an exited container: the earlier attempt's root goes.
     if (attempt > 0) removeLayer(dirs.layer(run.uid, container.name, attempt - 1));
     const setpriv = runtime.changeUser ? setprivArgs(configured.security) : [];
-    if (runtime.mode === 'none') return this.unsandboxed(run, container, { layer, setpriv, argv });
+    if (runtime.mode === 'none') return this.unsandboxed(run, container, { layer, setpriv, argv, env: configured.env });
     const plan = planSandbox(
       {
         layer,
@@ -182,15 +189,16 @@ export class ContainerRunner {
     prepareSandbox(layer, plan, runtime.submounts);
     const cgroup = runtime.cgroups?.create(`${run.uid}-${container.name}-${String(attempt)}`, containerLimits(container.resources?.limits));
     const wrapper = { mode: runtime.mode, layer, cwd: plan.cwd, setpriv, cgroups: cgroup?.procs ?? [] };
-    return { argv: containerArgv(wrapper, argv), cwd: undefined, setupError: layerPaths(layer).setupError, terminationLog: plan.terminationLog, ...(cgroup === undefined ? {} : { cgroup }) };
+    const exec = { env: configured.env, cwd: plan.cwd, sandboxed: true, setpriv, cgroups: wrapper.cgroups };
+    return { argv: containerArgv(wrapper, argv), cwd: undefined, setupError: layerPaths(layer).setupError, terminationLog: plan.terminationLog, exec, ...(cgroup === undefined ? {} : { cgroup }) };
   }
 
   /** No root of its own: the host's file system, the Pod's scratch directory (or a workingDir the host has). */
-  private unsandboxed(run: PodRun, container: V1Container, { layer, setpriv, argv }: { layer: string; setpriv: string[]; argv: string[] }): Prepared {
+  private unsandboxed(run: PodRun, container: V1Container, { layer, setpriv, argv, env }: { layer: string; setpriv: string[]; argv: string[]; env: Record<string, string> }): Prepared {
     mkdirSync(layer, { recursive: true });
     const workingDir = container.workingDir;
     const cwd = workingDir !== undefined && statSync(workingDir, { throwIfNoEntry: false })?.isDirectory() === true ? workingDir : this.options.dirs.scratch(run.uid);
-    return { argv: containerArgv({ mode: 'none', layer, cwd, setpriv, cgroups: [] }, argv), cwd, terminationLog: layerPaths(layer).terminationLog };
+    return { argv: containerArgv({ mode: 'none', layer, cwd, setpriv, cgroups: [] }, argv), cwd, terminationLog: layerPaths(layer).terminationLog, exec: { env, cwd, sandboxed: false, setpriv, cgroups: [] } };
   }
 
   private async finish(run: PodRun, record: ContainerRecord, restartCount: number, phase: Extract<ContainerPhase, { kind: 'terminated' }>): Promise<number> {

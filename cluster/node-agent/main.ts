@@ -149,8 +149,8 @@ async function run(config: AgentConfig, logger: Logger): Promise<void> {
   const pods = new PodManager({ node: config.name, api: core, stateDir: config.stateDir, ledger, sources, runtime, abilities, lookup: (namespace, name) => informer.get(namespace, name), clock, logger });
   pods.killLeftovers();
   const timers = await keepNodeAlive(kc, identity, clock, logger);
-  const https = await startLogServer({ port: config.port, cert: config.tlsCert, key: config.tlsKey, clientCa: config.clientCa, pods, clock });
-  logger.info({ port: config.port }, `node registered; log endpoint on 127.0.0.1:${String(config.port)}`);
+  const https = await startLogServer({ port: config.port, cert: config.tlsCert, key: config.tlsKey, clientCa: config.clientCa, pods, clock, logger });
+  logger.info({ port: config.port }, `node registered; log and exec endpoint on 127.0.0.1:${String(config.port)}`);
   const watch = await watchPods(informer, pods, logger);
 
   const stop = async (signal: string): Promise<void> => {

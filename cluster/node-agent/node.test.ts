@@ -24,6 +24,10 @@ describe('nodeStatus', () => {
   it('gives the log endpoint port to kube-apiserver', () => {
     expect(nodeStatus(identity, t0).daemonEndpoints?.kubeletEndpoint?.Port).toBe(10250);
   });
+
+  it('declares ExtendWebSocketsToKubelet, so that kube-apiserver passes WebSocket exec requests on unchanged', () => {
+    expect(nodeStatus(identity, t0).declaredFeatures).toEqual(['ExtendWebSocketsToKubelet']);
+  });
 });
 
 describe('leaseSpec', () => {

@@ -18,6 +18,9 @@ export interface NodeIdentity {
 
 const LEASE_SECONDS = 40;
 
+/** Features the node says it has, as a kubelet declares them in its status. */
+export const DECLARED_FEATURES = ['ExtendWebSocketsToKubelet'] as const;
+
 /** How many Pods the node says it takes, as a kubelet's default maxPods. */
 export const POD_CAPACITY = 110;
 
@@ -52,6 +55,9 @@ export function nodeStatus(identity: NodeIdentity, now: Date, previous?: V1NodeS
       condition('Ready', 'True', 'KubeletReady', 'kubedag node agent is posting ready status'),
     ],
     daemonEndpoints: { kubeletEndpoint: { Port: identity.port } },
+    // kube-apiserver then hands WebSocket exec requests to the agent as they come instead of
+    // translating them to SPDY, which the agent does not speak.
+    declaredFeatures: [...DECLARED_FEATURES],
     nodeInfo: {
       architecture: goArch(),
       operatingSystem: 'linux',

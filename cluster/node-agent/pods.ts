@@ -17,6 +17,7 @@ import { errorMessage, type Logger } from '../../core/log.ts';
 import { ContainerRunner, type RuntimeContext } from './containers.ts';
 import { unenforced, type Abilities } from './enforcement.ts';
 import { ConfigError, type Sources } from './environment.ts';
+import type { ExecTarget } from './exec.ts';
 import { recordEvent } from '../events.ts';
 import type { Ledger } from './ledger.ts';
 import { applyOwnership } from './ownership.ts';
@@ -124,6 +125,19 @@ export class PodManager {
     const record = run.records.get(container);
     if (record === undefined || record.restartCount - back < 0) return undefined;
     return { path: this.dirs.log(run.uid, container, record.restartCount - back), live: () => !previous && run.running.has(container) };
+  }
+
+  /**
+   * Where an exec into a container goes, or why it cannot: with the kubelet's answers for a Pod
+   * this node does not run and a container that is not running.
+   */
+  execTarget(ref: { namespace: string; pod: string; uid?: string; container: string }): { target: ExecTarget } | { status: number; message: string } {
+    const run = [...this.runs.values()].find((r) => r.namespace === ref.namespace && r.name === ref.pod && (ref.uid === undefined || r.uid === ref.uid));
+    if (run === undefined) return { status: 404, message: 'pod does not exist' };
+    if (!run.records.has(ref.container)) return { status: 404, message: `container not found ("${ref.container}")` };
+    const target = run.exec.get(ref.container);
+    if (target === undefined) return { status: 400, message: `container "${ref.container}" in pod "${ref.pod}" is not running` };
+    return { target };
   }
 
   /** A Pod that is gone (deleted, or force-deleted): its processes are killed, its disk freed. */

@@ -4,6 +4,7 @@
  */
 import type { V1ContainerStateTerminated, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from '../../core/log.ts';
+import type { ExecTarget } from './exec.ts';
 import type { RunningContainer } from './runtime.ts';
 import { terminationReason, type ContainerPhase, type ContainerRecord } from './status.ts';
 
@@ -16,6 +17,8 @@ export interface PodRun {
   readonly log: Logger;
   readonly records: Map<string, ContainerRecord>;
   readonly running: Map<string, RunningContainer>;
+  /** How to exec in each running container (kept in memory: a restarted agent kills them all). */
+  readonly exec: Map<string, ExecTarget>;
   stopping: boolean;
   /** Set when activeDeadlineSeconds ended the Pod. */
   deadline?: 'DeadlineExceeded';
@@ -39,6 +42,7 @@ export function newRun(pod: V1Pod, startTime: Date, logger: Logger): PodRun {
     log: logger.child({ pod: `${namespace}/${name}` }),
     records: initialRecords(pod),
     running: new Map(),
+    exec: new Map(),
     stopping: false,
     done: Promise.resolve(),
     pod,

@@ -1,11 +1,14 @@
 /**
- * The kubelet's log endpoint, `GET /containerLogs/{namespace}/{pod}/{container}`, over HTTPS
- * with client certificates, so that `kubectl logs` and the Pod log API work through
+ * The kubelet's HTTPS endpoint (client certificates): the log endpoint,
+ * `GET /containerLogs/{namespace}/{pod}/{container}`, and the exec endpoint (exec-server.ts),
+ * so that `kubectl logs`, `kubectl exec` and the Pod log and exec APIs work through
  * kube-apiserver.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { Clock } from '../../core/kube/time.ts';
+import type { Logger } from '../../core/log.ts';
+import { execEndpoint } from './exec-server.ts';
 import { follow, readLogSnapshot, selectLines, type LogQuery } from './logs.ts';
 import type { PodManager } from './pods.ts';
 
@@ -16,6 +19,7 @@ export interface ServerOptions {
   readonly clientCa: string;
   readonly pods: PodManager;
   readonly clock: Clock;
+  readonly logger: Logger;
 }
 
 function number(value: string | null): number | undefined {
@@ -59,6 +63,10 @@ export function startLogServer(options: ServerOptions): Promise<Server> {
       })().catch(() => res.destroy());
     },
   );
+  const exec = execEndpoint(options.pods, options.logger);
+  server.on('upgrade', (req, socket, head) => {
+    if (!exec.upgrade(req, socket, head)) socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+  });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, '127.0.0.1', () => {
