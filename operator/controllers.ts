@@ -19,6 +19,8 @@ import { RunActor } from './run/act.ts';
 import { RunController } from './run/controller.ts';
 import { TELEMETRY_COMMAND } from './telemetry/pod.ts';
 import { TelemetryReconciler } from './telemetry/reconciler.ts';
+import { NOTIFY_COMMAND } from './notify/pod.ts';
+import { NotifyReconciler } from './notify/reconciler.ts';
 import { DefinitionCache } from './run/definition-cache.ts';
 import { Expectations } from './run/expectations.ts';
 import { RunGatherer } from './run/gather.ts';
@@ -78,6 +80,7 @@ export function buildControllers(deps: ControllerDeps): Controllers {
       writer,
       clock,
       telemetry: new TelemetryReconciler({ pods: informers.pods, podWriter, writer, clock, steps: config.steps, runner: { image: config.steps.runnerImage, command: TELEMETRY_COMMAND } }),
+      notify: new NotifyReconciler({ pods: informers.pods, podWriter, writer, store, clock, steps: config.steps, runner: { image: config.steps.runnerImage, command: NOTIFY_COMMAND } }),
     }),
     gatherer,
     archiver: new LogArchiver({ core, pods: informers.pods, runs: informers.runs, store, podWriter, secrets, definitions, onArchived: deps.onArchived }),

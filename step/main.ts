@@ -3,7 +3,8 @@
  * kubedag-step: Kubedag's step runner. `kubedag-step executor` carries out the executor in
  * $KUBEDAG_EXECUTOR (an ExecutorSpec, core/runner/spec.ts) with the step's streams and
  * environment, and exits with the step's exit code; `kubedag-step telemetry` exports a finished
- * run's spans ($KUBEDAG_TELEMETRY, core/runner/telemetry.ts). The Pod's shell runner starts it, so
+ * run's spans ($KUBEDAG_TELEMETRY, core/runner/telemetry.ts); `kubedag-step notify` sends a mail
+ * about a run or a failed step ($KUBEDAG_NOTIFY, core/runner/notify.ts). The Pod's shell runner starts it, so
  * tagging, stop forwarding, preconditions and outputs work as for any command.
  *
  * A stop (SIGTERM, SIGINT) aborts the executor's work; the runner then exits as a process
@@ -15,6 +16,7 @@ import { runJq } from './executors/jq.ts';
 import { runMail } from './executors/mail.ts';
 import { runSsh } from './executors/ssh.ts';
 import type { StepIO } from './io.ts';
+import { runNotify } from './notify.ts';
 import { runTelemetry } from './telemetry.ts';
 import { parseExecutorSpec } from './spec.ts';
 
@@ -25,7 +27,9 @@ const EXECUTORS: Record<RunnerExecutor, Executor> = { http: runHttp, jq: runJq, 
 /** Exit codes of a process ended by the signal, as a shell reports them. */
 const SIGNAL_EXIT: Record<string, number> = { SIGTERM: 143, SIGINT: 130 };
 
-const USAGE = 'usage: kubedag-step executor | telemetry   (the executor in $KUBEDAG_EXECUTOR, or the spans in $KUBEDAG_TELEMETRY)';
+const USAGE = 'usage: kubedag-step executor | telemetry | notify   (the executor in $KUBEDAG_EXECUTOR, the spans in $KUBEDAG_TELEMETRY, or the mail in $KUBEDAG_NOTIFY)';
+
+const COMMANDS: Record<string, (io: StepIO) => Promise<number>> = { executor: runExecutor, telemetry: runTelemetry, notify: runNotify };
 
 async function runExecutor(io: StepIO): Promise<number> {
   const spec = parseExecutorSpec(io.env[EXECUTOR_ENV]);
@@ -33,8 +37,8 @@ async function runExecutor(io: StepIO): Promise<number> {
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  const command = argv[0];
-  if ((command !== 'executor' && command !== 'telemetry') || argv.length !== 1) {
+  const command = argv[0] !== undefined && Object.hasOwn(COMMANDS, argv[0]) ? COMMANDS[argv[0]] : undefined;
+  if (command === undefined || argv.length !== 1) {
     process.stderr.write(`kubedag-step: ${USAGE}\n`);
     return 2;
   }
@@ -49,7 +53,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const env = Object.fromEntries(Object.entries(process.env).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]])));
   const io: StepIO = { stdout: process.stdout, stderr: process.stderr, env, cwd: process.cwd(), signal: stop.signal };
   try {
-    const code = command === 'telemetry' ? await runTelemetry(io) : await runExecutor(io);
+    const code = await command(io);
     return stoppedBy === undefined ? code : (SIGNAL_EXIT[stoppedBy] ?? 1);
   } catch (error) {
     if (stoppedBy !== undefined) {

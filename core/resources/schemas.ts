@@ -162,6 +162,18 @@ export const dagRunStatusSchema = Type.Object({
       { description: "The run's trace export (otel), done once per execution by a telemetry Pod." },
     ),
   ),
+  notifications: Type.Optional(
+    Type.Array(
+      Type.Object({
+        key: text("The mail: `run` for mailOn, `step:<name>` for a step's mailOnError."),
+        token: Type.String({ description: 'The retry (retryToken) this mail belongs to; empty before any retry.' }),
+        state: Type.Enum(['sent', 'failed'], { description: 'Whether the SMTP server took the mail.' }),
+        message: Type.Optional(text('Why sending failed.')),
+        finishedAt: Type.Optional(timestamp('When sending ended')),
+      }),
+      { description: 'Mails about the run (mailOn) and its failed steps (mailOnError), each sent once per execution by a mail Pod.' },
+    ),
+  ),
   conditions: Type.Optional(Type.Array(conditionSchema, { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] })),
 });
 

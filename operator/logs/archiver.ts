@@ -12,6 +12,7 @@ import { errorMessage } from '../../core/log.ts';
 import { maskSecrets } from '../../core/logs/mask.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { loadDefinition, type DefinitionCache } from '../run/definition-cache.ts';
+import { isNotifyPod } from '../notify/pod.ts';
 import { isTelemetryPod } from '../telemetry/pod.ts';
 import { attemptOver, isFinished, ownerRunName, podIdentity } from '../run/observed.ts';
 import { demux } from '../run/pod.ts';
@@ -50,8 +51,8 @@ export class LogArchiver {
   async reconcile(key: string): Promise<void> {
     const [namespace = '', name = ''] = key.split('/');
     const pod = this.deps.pods.get(namespace, name);
-    // Telemetry Pods are no attempt: the telemetry reconciler records and removes them.
-    if (pod === undefined || !podEnded(pod) || isTelemetryPod(pod)) return;
+    // Telemetry and mail Pods are no attempt: their reconcilers record and remove them.
+    if (pod === undefined || !podEnded(pod) || isTelemetryPod(pod) || isNotifyPod(pod)) return;
     const owner = ownerRunName(pod);
     const run = owner === undefined ? undefined : this.deps.runs.get(namespace, owner);
     // A Pod whose run is gone goes with it (owner references).

@@ -3,7 +3,8 @@
  * from what the caches show. A run goes through freezing (freezer.ts), a retry's copy of its
  * original (retries.ts), its queue (admission.ts; the admission loop lets it out), then rounds
  * of gather (gather.ts) -> decide (engine.ts, pure) -> act (act.ts) until it finishes. A
- * finished run answers retries and exports its trace (telemetry/reconciler.ts); its logs and
+ * finished run answers retries and exports its trace (telemetry/reconciler.ts); mails about the
+ * run and its failed steps go out from Pods (notify/reconciler.ts); its logs and
  * Pods are the archiver's, its expiry the retention reconciler's.
  */
 import type { WorkResult } from '../../core/kube/queue.ts';
@@ -11,6 +12,7 @@ import type { Informer } from '../../core/kube/informer.ts';
 import type { Clock } from '../../core/kube/time.ts';
 import { RunStatus } from '../../core/resources/status.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
+import type { NotifyReconciler } from '../notify/reconciler.ts';
 import type { TelemetryReconciler } from '../telemetry/reconciler.ts';
 import type { RunActor } from './act.ts';
 import { queuePlace } from './admission.ts';
@@ -31,6 +33,8 @@ export interface RunControllerDeps extends FreezeDeps {
   readonly clock: Clock;
   /** A finished run's trace export (otel). */
   readonly telemetry: TelemetryReconciler;
+  /** Mails about the run (mailOn) and its failed steps (mailOnError). */
+  readonly notify: NotifyReconciler;
 }
 
 export class RunController {
@@ -47,7 +51,10 @@ export class RunController {
     if (cached === undefined || isFinished(cached)) {
       deps.definitions.forget(key);
       // A retry starting now makes the run unfinished: its trace waits for the new end.
-      if (cached !== undefined && !(await retryInPlace(cached, deps))) await deps.telemetry.reconcile(cached);
+      if (cached !== undefined && !(await retryInPlace(cached, deps))) {
+        await deps.telemetry.reconcile(cached);
+        await deps.notify.reconcile(cached);
+      }
       return undefined;
     }
     const run = await frozen(cached, deps);
@@ -59,6 +66,8 @@ export class RunController {
     const input = await deps.gatherer.snapshot(run);
     const decision = decide(input);
     await deps.actor.act(run, input, decision);
+    // A step that failed for good mails now (mailOnError); the write that marked it brings us here.
+    await deps.notify.reconcile(run, deps.definitions.get(run).dag);
     return decision.requeueAfterMs === undefined ? undefined : { requeueAfterMs: decision.requeueAfterMs };
   }
 }

@@ -4,6 +4,7 @@
  * creating the run's Secret are the log archiver's (operator/logs/archiver.ts), which enqueues
  * the run once an attempt's stdout is in the store.
  */
+import { isNotifyPod } from '../notify/pod.ts';
 import { isTelemetryPod } from '../telemetry/pod.ts';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Informer } from '../../core/kube/informer.ts';
@@ -43,8 +44,8 @@ export class RunGatherer {
 
   /** The step Pods a run controls, from the cache. */
   podsOf(run: DagRunResource): V1Pod[] {
-    // Telemetry Pods are no step's attempt (telemetry/pod.ts).
-    return this.deps.pods.list(run.metadata?.namespace).filter(ownedBy(run)).filter((pod) => !isTelemetryPod(pod));
+    // Telemetry and mail Pods are no step's attempt (telemetry/pod.ts, notify/pod.ts).
+    return this.deps.pods.list(run.metadata?.namespace).filter(ownedBy(run)).filter((pod) => !isTelemetryPod(pod) && !isNotifyPod(pod));
   }
 
   async snapshot(run: DagRunResource): Promise<RunInput> {

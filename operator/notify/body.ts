@@ -1,0 +1,45 @@
+/**
+ * The HTML body of a notification: the run (name, id, status, times, params, error) and a
+ * table of its steps (number, name, times, status, command, error), the facts Dagu's report
+ * mail carries, in Kubedag's own markup. Every value is escaped. Pure.
+ */
+import type { Dag } from '../../core/dag/index.ts';
+import type { DagRunResource } from '../../core/resources/types.ts';
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+}
+
+function row(cells: readonly string[], tag = 'td'): string {
+  return `<tr>${cells.map((c) => `<${tag}>${escapeHtml(c)}</${tag}>`).join('')}</tr>`;
+}
+
+function commandOf(dag: Dag, name: string): string {
+  const step = dag.steps.find((s) => s.name === name);
+  return step?.command ?? step?.call ?? '';
+}
+
+export function mailBody(dag: Dag, run: DagRunResource): string {
+  const status = run.status ?? {};
+  const facts: [string, string][] = [
+    ['DAG', dag.name],
+    ['Run ID', run.spec.dagRunId ?? ''],
+    ['Status', status.statusLabel ?? ''],
+    ['Started at', status.startedAt ?? ''],
+    ['Finished at', status.finishedAt ?? ''],
+    ['Params', status.params ?? ''],
+    ['Error', status.error ?? ''],
+  ];
+  const steps = (status.nodes ?? []).map((n, i) => row([String(i + 1), n.name, n.startedAt ?? '', n.finishedAt ?? '', n.statusLabel, commandOf(dag, n.name), n.error ?? '']));
+  return [
+    '<!DOCTYPE html>',
+    '<html><head><meta charset="UTF-8"><style>table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}</style></head><body>',
+    `<h2>${escapeHtml(dag.name)}</h2>`,
+    `<table>${facts.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('')}</table>`,
+    '<h3>Steps</h3>',
+    `<table>${row(['#', 'Step', 'Started at', 'Finished at', 'Status', 'Command', 'Error'], 'th')}${steps.join('')}</table>`,
+    '</body></html>',
+  ].join('\n');
+}

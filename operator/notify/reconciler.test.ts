@@ -1,0 +1,85 @@
+import type { V1Pod } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { loadDag } from '../../core/dag/index.ts';
+import type { DagRunStatus } from '../../core/resources/schemas.ts';
+import type { DagRunResource } from '../../core/resources/types.ts';
+import { owedMails } from './mails.ts';
+import { boundedLogs, LOG_LIMIT, NOTIFY_COMMAND, notifyPodName } from './pod.ts';
+import { decideNotify, type NotifyAction } from './reconciler.ts';
+
+const yaml = `
+mailOn: {success: true, failure: true}
+errorMail: {from: ops@x, to: [a@x, b@x], prefix: "[ERR]", attachLogs: true}
+infoMail: {from: ops@x, to: c@x, prefix: "[OK]"}
+steps:
+  - {name: extract, command: make, mailOnError: true}
+  - {name: load, command: make}
+`;
+const dag = loadDag(yaml, { fileName: 'etl' }).dag;
+const quiet = loadDag('errorMail: {to: a@x}\ninfoMail: {to: a@x}\nsteps:\n  - {name: extract, command: make}\n', { fileName: 'etl' }).dag;
+const node = (name: string, status: number, statusLabel: string): NonNullable<DagRunStatus['nodes']>[number] => ({ name, status, statusLabel, pod: `etl-1-${name}`, attempt: 0 });
+const running: DagRunStatus = { status: 1, statusLabel: 'running', nodes: [node('extract', 2, 'failed'), node('load', 1, 'running')] };
+const failed: DagRunStatus = { ...running, status: 2, statusLabel: 'failed', finishedAt: '2026-11-24T10:00:05Z' };
+const succeeded: DagRunStatus = { status: 4, statusLabel: 'succeeded', finishedAt: '2026-11-24T10:00:05Z', nodes: [node('extract', 4, 'succeeded')] };
+const canceled: DagRunStatus = { status: 3, statusLabel: 'canceled', finishedAt: '2026-11-24T10:00:05Z', nodes: [node('extract', 3, 'canceled')] };
+
+function run(status: DagRunStatus): DagRunResource {
+  return { metadata: { name: 'etl-1', namespace: 'default', uid: 'u1' }, spec: { dagName: 'etl', dagRunId: 'r1' }, status };
+}
+
+describe('owedMails decides which mails a run owes, as Dagu does', () => {
+  const cases: { name: string; status: DagRunStatus; dag?: typeof dag; want: [string, string, readonly string[]][] }[] = [
+    { name: 'a running run with a failed mailOnError step owes that step a mail saying running', status: running, want: [['step:extract', '[ERR] etl (running)', ['a@x', 'b@x']]] },
+    { name: 'a failed run owes the step mail and the failure mail', status: failed, want: [['step:extract', '[ERR] etl (failed)', ['a@x', 'b@x']], ['run', '[ERR] etl (failed)', ['a@x', 'b@x']]] },
+    { name: 'a succeeded run owes the success mail to infoMail', status: succeeded, want: [['run', '[OK] etl (succeeded)', ['c@x']]] },
+    { name: 'a canceled run owes nothing', status: canceled, want: [] },
+    { name: 'without mailOn and mailOnError nothing is owed', status: failed, dag: quiet, want: [] },
+  ];
+  it.each(cases)('$name', ({ status, dag: given, want }) => {
+    expect(owedMails(given ?? dag, run(status)).map((m) => [m.key, m.subject, m.config.to])).toEqual(want);
+  });
+});
+
+const runner = { image: 'kubedag:test', command: NOTIFY_COMMAND };
+const steps = { security: 'restricted', user: 1000 } as const;
+function pod(name: string, phase: string, extra: Partial<NonNullable<V1Pod['metadata']>> = {}): V1Pod {
+  return { metadata: { name, ...extra }, status: { phase, containerStatuses: [{ name: 'notify', image: '', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 1, message: 'mail not sent' } } }] } };
+}
+const show = (action: NotifyAction): unknown => (action.kind === 'create' ? { kind: 'create', name: action.pod.metadata?.name, logs: action.logs.map((l) => l.file) } : action);
+
+describe('decideNotify sends each mail once per execution', () => {
+  const stepMail = owedMails(dag, run(running))[0];
+  const runMail = owedMails(dag, run(failed))[1];
+  if (stepMail === undefined || runMail === undefined) throw new Error('fixture owes no mail');
+  const STEP = notifyPodName(run(running), 'step:extract');
+  const RUN = notifyPodName(run(failed), 'run');
+  const cases: { name: string; status: DagRunStatus; mail: typeof stepMail; pod?: V1Pod; logsArchived?: boolean; want: unknown }[] = [
+    { name: 'a mail with its logs archived gets its Pod, attaching every step that ran', status: running, mail: stepMail, want: { kind: 'create', name: STEP, logs: ['extract.out', 'load.out'] } },
+    { name: 'a mail waits while a log it attaches is not archived yet', status: running, mail: stepMail, logsArchived: false, want: { kind: 'none' } },
+    { name: 'a sent step mail is not recorded while the run runs', status: running, mail: stepMail, pod: pod(STEP, 'Succeeded'), want: { kind: 'none' } },
+    { name: 'a sent step mail is recorded once the run finished', status: failed, mail: stepMail, pod: pod(STEP, 'Succeeded'), want: { kind: 'record', notification: { key: 'step:extract', token: '', state: 'sent' } } },
+    { name: 'a Pod that failed is recorded with why', status: failed, mail: runMail, pod: pod(RUN, 'Failed'), want: { kind: 'record', notification: { key: 'run', token: '', state: 'failed', message: `the mail Pod ${RUN} failed (exit code 1): mail not sent` } } },
+    { name: 'a running mail Pod is waited for', status: failed, mail: runMail, pod: pod(RUN, 'Running'), want: { kind: 'none' } },
+    { name: 'once recorded, the Pod is removed', status: { ...failed, notifications: [{ key: 'run', token: '', state: 'sent' }] }, mail: runMail, pod: pod(RUN, 'Succeeded'), want: { kind: 'delete', pod: RUN } },
+    { name: 'once recorded and the Pod gone, nothing is sent again', status: { ...failed, notifications: [{ key: 'run', token: '', state: 'sent' }] }, mail: runMail, want: { kind: 'none' } },
+    { name: 'a Pod already being deleted is left to go', status: { ...failed, notifications: [{ key: 'run', token: '', state: 'failed' }] }, mail: runMail, pod: pod(RUN, 'Failed', { deletionTimestamp: new Date() }), want: { kind: 'none' } },
+    {
+      name: 'a retry in place that finished sends its own mail',
+      status: { ...failed, retryToken: 't2', notifications: [{ key: 'run', token: '', state: 'sent' }] },
+      mail: runMail,
+      want: { kind: 'create', name: notifyPodName(run({ ...failed, retryToken: 't2' }), 'run'), logs: ['extract.out', 'load.out'] },
+    },
+  ];
+  it.each(cases)('$name', ({ status, mail, pod: found, logsArchived, want }) => {
+    expect(show(decideNotify({ run: run(status), dag, mail, pod: found, logsArchived: logsArchived ?? true, runner, steps }))).toEqual(want);
+  });
+});
+
+describe('boundedLogs keeps what it attaches within a Secret', () => {
+  it('keeps a short log whole and the end of a long one, saying how much was left out', () => {
+    const long = `${'a'.repeat(10)}${'b'.repeat(LOG_LIMIT)}`;
+    const out = boundedLogs([{ file: 'short.out', text: 'hi\n' }, { file: 'long.out', text: long }]);
+    expect(out['short.out']).toBe('hi\n');
+    expect(out['long.out']).toBe(`[kubedag: the first 10 bytes are left out]\n${'b'.repeat(LOG_LIMIT)}`);
+  });
+});
