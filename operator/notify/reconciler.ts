@@ -10,6 +10,7 @@
  * place is a new execution with mails of its own.
  */
 import type { V1Pod } from '@kubernetes/client-node';
+import { podFailure } from '../run/pod-failure.ts';
 import type { Dag } from '../../core/dag/index.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import type { Clock } from '../../core/kube/time.ts';
@@ -45,12 +46,6 @@ export interface NotifyInput {
   readonly steps: Pick<StepDefaults, 'security' | 'user'>;
 }
 
-function failure(pod: V1Pod): string {
-  const terminated = pod.status?.containerStatuses?.[0]?.state?.terminated;
-  const why = [terminated?.message?.trim(), terminated?.reason, pod.status?.reason].find((text) => text !== undefined && text !== '') ?? 'unknown reason';
-  return `the mail Pod ${pod.metadata?.name ?? ''} failed (exit code ${String(terminated?.exitCode ?? '?')}): ${why}`;
-}
-
 export function recorded(run: DagRunResource, key: MailKey): boolean {
   return (run.status?.notifications ?? []).some((n) => n.key === key && n.token === notifyToken(run));
 }
@@ -68,7 +63,7 @@ export function decideNotify(input: NotifyInput): NotifyAction {
   const phase = pod.status?.phase;
   const base = { key: mail.key, token: notifyToken(run) };
   if (phase === 'Succeeded') return { kind: 'record', notification: { ...base, state: 'sent' } };
-  if (phase === 'Failed') return { kind: 'record', notification: { ...base, state: 'failed', message: failure(pod) } };
+  if (phase === 'Failed') return { kind: 'record', notification: { ...base, state: 'failed', message: podFailure(pod, 'mail') } };
   return { kind: 'none' };
 }
 

@@ -7,6 +7,7 @@
  * spans are sent once per execution of the run (a retry in place is a new one, with new ids).
  */
 import type { V1Pod } from '@kubernetes/client-node';
+import { podFailure } from '../run/pod-failure.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import type { Clock } from '../../core/kube/time.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
@@ -36,12 +37,6 @@ export interface TelemetryInput {
   readonly steps: Pick<StepDefaults, 'security' | 'user'>;
 }
 
-function failure(pod: V1Pod): string {
-  const terminated = pod.status?.containerStatuses?.[0]?.state?.terminated;
-  const why = [terminated?.message?.trim(), terminated?.reason, pod.status?.reason].find((text) => text !== undefined && text !== '') ?? 'unknown reason';
-  return `the telemetry Pod ${pod.metadata?.name ?? ''} failed (exit code ${String(terminated?.exitCode ?? '?')}): ${why}`;
-}
-
 /** Once the export is recorded, its Pod has done its part. */
 function removal(pod: V1Pod | undefined): TelemetryAction {
   return pod === undefined || pod.metadata?.deletionTimestamp !== undefined ? { kind: 'none' } : { kind: 'delete', pod: pod.metadata?.name ?? '' };
@@ -58,7 +53,7 @@ export function decideTelemetry(input: TelemetryInput): TelemetryAction {
   }
   const phase = pod.status?.phase;
   if (phase === 'Succeeded') return { kind: 'record', telemetry: { token: telemetryToken(run), state: 'exported' } };
-  if (phase === 'Failed') return { kind: 'record', telemetry: { token: telemetryToken(run), state: 'failed', message: failure(pod) } };
+  if (phase === 'Failed') return { kind: 'record', telemetry: { token: telemetryToken(run), state: 'failed', message: podFailure(pod, 'telemetry') } };
   return { kind: 'none' };
 }
 

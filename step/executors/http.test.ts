@@ -6,13 +6,12 @@ import { webcrypto } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { PassThrough } from 'node:stream';
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutorSpec } from '../../core/runner/spec.ts';
-import type { StepIO } from '../io.ts';
 import { httpRequest, runHttp } from './http.ts';
+import { captureIO } from './test-support.ts';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
@@ -88,15 +87,9 @@ interface Outcome {
 
 async function run(spec: Partial<ExecutorSpec> & { command: string }, env: Record<string, string> = {}, signal = new AbortController().signal): Promise<Outcome> {
   seen = [];
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const io: StepIO = { stdout, stderr, env, cwd: process.cwd(), signal };
+  const io = captureIO({ env, signal });
   const code = await runHttp({ type: 'http', config: {}, ...spec }, io).catch((error: unknown) => `error: ${(error as Error).message}`);
-  return { code, stdout: out, stderr: err };
+  return { code, stdout: io.out(), stderr: io.err() };
 }
 
 describe('the http executor', () => {

@@ -1,19 +1,12 @@
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { ExecutorSpec } from '../../core/runner/spec.ts';
-import type { StepIO } from '../io.ts';
 import { runJq } from './jq.ts';
+import { captureIO } from './test-support.ts';
 
 async function run(spec: Partial<ExecutorSpec>, env: Record<string, string> = {}): Promise<{ code: number | string; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const io: StepIO = { stdout, stderr, env, cwd: process.cwd(), signal: new AbortController().signal };
+  const io = captureIO({ env });
   const code = await runJq({ type: 'jq', config: {}, ...spec }, io).catch((error: unknown) => `error: ${(error as Error).message}`);
-  return { code, stdout: out, stderr: err };
+  return { code, stdout: io.out(), stderr: io.err() };
 }
 
 const ORDERS = JSON.stringify({ orders: [{ id: 'a-1', total: 12.5, tags: ['new'] }, { id: 'b-2', total: 1000000, tags: [] }], note: '<b>&' });

@@ -14,7 +14,8 @@ export interface CapturedIO extends StepIO {
   readonly stop: () => void;
 }
 
-export function captureIO(options: { readonly env?: Record<string, string>; readonly cwd?: string } = {}): CapturedIO {
+/** `signal`: a stop the test controls itself; else `stop()` aborts. */
+export function captureIO(options: { readonly env?: Record<string, string>; readonly cwd?: string; readonly signal?: AbortSignal } = {}): CapturedIO {
   const chunks = { out: [] as Buffer[], err: [] as Buffer[] };
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -26,7 +27,7 @@ export function captureIO(options: { readonly env?: Record<string, string>; read
     stderr,
     env: options.env ?? {},
     cwd: options.cwd ?? process.cwd(),
-    signal: controller.signal,
+    signal: options.signal ?? controller.signal,
     out: () => Buffer.concat(chunks.out).toString('utf8'),
     err: () => Buffer.concat(chunks.err).toString('utf8'),
     stop: () => { controller.abort(); },
