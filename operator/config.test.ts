@@ -8,7 +8,7 @@ describe('operator configuration', () => {
       name: 'steps default to busybox, a 1Gi ReadWriteOnce workspace of the default class and restricted security as uid 1000',
       argv: [],
       env: {},
-      want: { steps: { image: 'busybox:1.36', runnerImage: 'ghcr.io/kubedag/kubedag:0.1.0', workspace: { enabled: true, storageClassName: '', size: '1Gi', accessMode: 'ReadWriteOnce' }, security: 'restricted', user: 1000 } },
+      want: { steps: { image: 'busybox:1.36', runnerImage: 'ghcr.io/kubedag/kubedag:0.1.0', execRole: 'kubedag-step-exec', workspace: { enabled: true, storageClassName: '', size: '1Gi', accessMode: 'ReadWriteOnce' }, security: 'restricted', user: 1000 } },
     },
     {
       name: 'the step defaults are set by flags',
@@ -17,6 +17,7 @@ describe('operator configuration', () => {
       want: { steps: { image: 'alpine:3', workspace: { enabled: false, storageClassName: 'fast', size: '20Gi', accessMode: 'ReadWriteMany' }, security: 'none', user: 2000 } },
     },
     { name: 'the runner image is set by flag', argv: ['--runner-image=registry.example.com/kubedag:1.2'], env: {}, want: { steps: { runnerImage: 'registry.example.com/kubedag:1.2' } } },
+    { name: 'the role of exec steps is kubedag-step-exec unless a flag names another', argv: ['--step-exec-role=release-step-exec'], env: {}, want: { steps: { execRole: 'release-step-exec' } } },
     { name: 'the runner image is set by variable', argv: [], env: { KUBEDAG_RUNNER_IMAGE: 'kubedag:dev' }, want: { steps: { runnerImage: 'kubedag:dev' } } },
     { name: 'the workspace size is set by variable', argv: [], env: { KUBEDAG_WORKSPACE_SIZE: '500M' }, want: { steps: { workspace: { size: '500M' } } } },
     { name: 'the schedule zone is set by flag or variable', argv: [], env: { KUBEDAG_SCHEDULE_ZONE: 'Asia/Tokyo' }, want: { scheduleZone: 'Asia/Tokyo' } },

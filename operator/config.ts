@@ -49,6 +49,12 @@ export interface StepDefaults {
   readonly image: string;
   /** Image of http, jq, mail and ssh steps: Kubedag's own, which has `kubedag-step` on its PATH. */
   readonly runnerImage: string;
+  /**
+   * The ClusterRole (pods get, pods/exec create and get, pods/log get) that a run's exec
+   * ServiceAccount is bound to in the run's namespace, for steps that exec into containers.
+   * The operator holds `bind` on this one role only.
+   */
+  readonly execRole: string;
   readonly workspace: WorkspaceDefaults;
   /**
    * `restricted`: step Pods meet the Pod Security Standard of that name unless their DAG relaxes
@@ -77,6 +83,7 @@ const DEFAULTS: OperatorConfig = {
     image: 'busybox:1.36',
     // Kubedag's image at the version of this operator (the chart passes its own image).
     runnerImage: 'ghcr.io/kubedag/kubedag:0.1.0',
+    execRole: 'kubedag-step-exec',
     workspace: { enabled: true, storageClassName: '', size: '1Gi', accessMode: 'ReadWriteOnce' },
     security: 'restricted',
     user: 1000,
@@ -111,6 +118,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
       namespaces: { type: 'string' },
       'default-step-image': { type: 'string' },
       'runner-image': { type: 'string' },
+      'step-exec-role': { type: 'string' },
       'log-dir': { type: 'string' },
       workers: { type: 'string' },
       'max-pods-per-run': { type: 'string' },
@@ -144,6 +152,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
     if (value === undefined) throw new Error(`${name} must be true or false, not "${text}"`);
     return value;
   };
+  const text = (value: string | undefined, name: string, fallback: string): string => pick(value, name) ?? fallback;
   const namespaces = pick(values.namespaces, 'NAMESPACES');
   const kubeconfig = pick(values.kubeconfig, 'KUBECONFIG') ?? env.KUBECONFIG;
   return {
@@ -162,6 +171,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
     steps: {
       image: pick(values['default-step-image'], 'DEFAULT_STEP_IMAGE') ?? DEFAULTS.steps.image,
       runnerImage: pick(values['runner-image'], 'RUNNER_IMAGE') ?? DEFAULTS.steps.runnerImage,
+      execRole: text(values['step-exec-role'], 'STEP_EXEC_ROLE', DEFAULTS.steps.execRole),
       workspace: {
         enabled: flag(pick(values.workspace, 'WORKSPACE'), DEFAULTS.steps.workspace.enabled, 'workspace'),
         storageClassName: pick(values['workspace-storage-class'], 'WORKSPACE_STORAGE_CLASS') ?? DEFAULTS.steps.workspace.storageClassName,

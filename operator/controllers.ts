@@ -3,7 +3,7 @@
  * controller (gather -> decide -> act), the log archiver, retention, DAG status and the
  * admission loop. Plain construction; operator.ts routes events to them.
  */
-import type { CoreV1Api } from '@kubernetes/client-node';
+import type { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import type { KubedagClients } from '../core/kube/client.ts';
 import type { Clock } from '../core/kube/time.ts';
 import type { Logger } from '../core/log.ts';
@@ -32,6 +32,7 @@ import { RunWriter, type CountWrite } from './run/writer.ts';
 export interface ControllerDeps {
   readonly config: OperatorConfig;
   readonly core: CoreV1Api;
+  readonly rbac: RbacAuthorizationV1Api;
   readonly kube: KubedagClients;
   readonly informers: OperatorInformers;
   readonly store: LogStore;
@@ -61,7 +62,7 @@ export function buildControllers(deps: ControllerDeps): Controllers {
     metrics.apiWrites.inc({ verb });
   };
   const writer = new RunWriter({ runs: kube.runs, cache: informers.runs, core, clock, log, countWrite });
-  const podWriter = new PodWriter({ core, pods: informers.pods, clock, countWrite });
+  const podWriter = new PodWriter({ core, rbac: deps.rbac, pods: informers.pods, clock, countWrite });
   const definitions = new DefinitionCache();
   const expectations = new Expectations(clock);
   const secrets = new RunSecrets(core, podWriter);

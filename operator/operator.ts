@@ -5,7 +5,7 @@
  * touches. The logic lives in run/, logs/, retention/, dag/, queue/ and schedule/.
  */
 import { hostname } from 'node:os';
-import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api, type V1Pod } from '@kubernetes/client-node';
 import { kubedagClients } from '../core/kube/client.ts';
 import { reuseConnections } from '../core/kube/connections.ts';
 import { LeaderElector } from '../core/kube/leader.ts';
@@ -78,7 +78,7 @@ export class Operator {
     const informers = operatorInformers(this.kc, core, kube, config.namespaces, log);
     const store = new DirectoryLogStore(config.logDir);
     const queues = this.makeQueues();
-    const controllers = buildControllers({ config, core, kube, informers, store, clock: this.clock, log, metrics: this.metrics, onArchived: (key) => { queues.runs.add(key); }, watched: (namespace) => this.watched(namespace) });
+    const controllers = buildControllers({ config, core, rbac: this.kc.makeApiClient(RbacAuthorizationV1Api), kube, informers, store, clock: this.clock, log, metrics: this.metrics, onArchived: (key) => { queues.runs.add(key); }, watched: (namespace) => this.watched(namespace) });
     this.informers = informers;
     this.controllers = controllers;
     this.queues = queues;

@@ -11,6 +11,7 @@
  * ended by that signal would (143, 130). Any error is one line on stderr and exit status 1.
  */
 import { EXECUTOR_ENV, type ExecutorSpec, type RunnerExecutor } from '../core/runner/spec.ts';
+import { runContainerExec } from './executors/container-exec.ts';
 import { runHttp } from './executors/http.ts';
 import { runJq } from './executors/jq.ts';
 import { runMail } from './executors/mail.ts';
@@ -22,7 +23,7 @@ import { parseExecutorSpec } from './spec.ts';
 
 type Executor = (spec: ExecutorSpec, io: StepIO) => Promise<number>;
 
-const EXECUTORS: Record<RunnerExecutor, Executor> = { http: runHttp, jq: runJq, mail: runMail, ssh: runSsh };
+const EXECUTORS: Record<RunnerExecutor, Executor> = { http: runHttp, jq: runJq, mail: runMail, ssh: runSsh, 'container-exec': (spec, io) => runContainerExec(spec, io) };
 
 /** Exit codes of a process ended by the signal, as a shell reports them. */
 const SIGNAL_EXIT: Record<string, number> = { SIGTERM: 143, SIGINT: 130 };

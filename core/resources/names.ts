@@ -87,6 +87,16 @@ export function registrySecretName(runResourceName: string): string {
   return derivedName([runResourceName, 'registry']);
 }
 
+/** The ServiceAccount, and its RoleBinding, of a run's steps that exec into containers; owned by the run. */
+export function execServiceAccountName(runResourceName: string): string {
+  return derivedName([runResourceName, 'exec']);
+}
+
+/** The Pod of a run's DAG-level `container`, which its steps exec into; owned by the run. */
+export function sharedContainerPodName(runResourceName: string): string {
+  return derivedName([runResourceName, 'container']);
+}
+
 /** A label value for any text: the text itself when Kubernetes accepts it, else a derived one. */
 export function labelValue(text: string): string {
   return isLabelValue(text) ? text : derivedName([text], 10);

@@ -20,8 +20,12 @@ export const EXECUTOR_ENV = 'KUBEDAG_EXECUTOR';
  */
 export const SSH_KEY_ENV = 'KUBEDAG_SSH_KEY';
 
-/** Executors the step runner carries out. */
-export const RUNNER_EXECUTORS = ['http', 'jq', 'mail', 'ssh'] as const;
+/**
+ * Executors the step runner carries out. `container-exec` is no Dagu executor type: it is how a
+ * docker step with `containerName` (and, later, each step of a DAG-level `container`) runs,
+ * through the exec API into a container of a running Pod.
+ */
+export const RUNNER_EXECUTORS = ['http', 'jq', 'mail', 'ssh', 'container-exec'] as const;
 export type RunnerExecutor = (typeof RUNNER_EXECUTORS)[number];
 
 export interface SmtpSettings {
@@ -29,6 +33,22 @@ export interface SmtpSettings {
   readonly port?: string;
   readonly username?: string;
   readonly password?: string;
+}
+
+/** Where and how a `container-exec` step runs its command, decided by the operator. */
+export interface ContainerExecTarget {
+  /** The run's namespace, and a Pod in it. */
+  readonly namespace: string;
+  readonly pod: string;
+  /** One of its containers; absent: the Pod's default container, as kubectl chooses it. */
+  readonly container?: string;
+  /** From the docker executor's `exec.workingDir`; absent: the container's own. */
+  readonly workingDir?: string;
+  /** `NAME=value` entries from `exec.env`, over the container's environment; `${VAR}` expanded by the runner. */
+  readonly env?: readonly string[];
+  /** What a stop sends the remote command, and how long before SIGKILL. */
+  readonly stopSignal: string;
+  readonly graceMs: number;
 }
 
 export interface ExecutorSpec {
@@ -43,6 +63,10 @@ export interface ExecutorSpec {
    * block replaces the DAG's entirely, as in Dagu; nothing is merged).
    */
   readonly config: Readonly<Record<string, unknown>>;
+  /** container-exec: the command's words, each already expanded (not run through a shell, as Dagu's docker exec). */
+  readonly argv?: readonly string[];
+  /** container-exec: the container and the exec's settings. */
+  readonly exec?: ContainerExecTarget;
   /** The DAG's `smtp` block, for mail steps. */
   readonly smtp?: SmtpSettings;
 }

@@ -7,6 +7,7 @@ import { applyParamOverrides, encodeParams, expand, formatIssue, hasCommandSubst
 import { loadDagSpec } from '../../core/resources/dag.ts';
 import { specDocuments } from '../../core/resources/types.ts';
 import { matchesExpected } from './attempt.ts';
+import { containerExecProblems, runsInContainer } from './executor-spec.ts';
 import { userIds } from './pod.ts';
 import { needsPreparing, type Prepared } from './prepare.ts';
 
@@ -25,18 +26,19 @@ export interface RunDefinition {
   readonly needsPrepare: boolean;
 }
 
-function stepProblem(step: Step): string | undefined {
-  if (step.call !== undefined) return undefined;
+function stepProblems(step: Step): string[] {
+  if (step.call !== undefined) return [];
   // GitHub Actions need a container engine inside the cluster (Dagu 2.x dropped the executor).
-  if (step.executor.type === 'gha') return `step ${step.name}: the gha executor is not supported on Kubernetes (it needs a container engine in the cluster)`;
-  const { image, exec } = step.executor.config;
-  if (step.executor.type === 'docker' && (typeof image !== 'string' || exec !== undefined)) return `step ${step.name}: running in an existing container (containerName/exec) is not supported on Kubernetes`;
-  return undefined;
+  if (step.executor.type === 'gha') return [`step ${step.name}: the gha executor is not supported on Kubernetes (it needs a container engine in the cluster)`];
+  if (runsInContainer(step)) return containerExecProblems(step);
+  // With an image the step is a Pod of its own, so there is no running container to exec into.
+  if (step.executor.type === 'docker' && step.executor.config.exec !== undefined) return [`step ${step.name}: executor.config.exec applies to running in an existing container (containerName without image); a step with image runs in a new Pod of its own`];
+  return [];
 }
 
 /** Features this version rejects; a later version implements them (see the issue notes). */
 export function unsupported(dag: Dag): string[] {
-  const problems = [...dag.steps, ...Object.values(dag.handlerOn)].flatMap((step) => stepProblem(step) ?? []);
+  const problems = [...dag.steps, ...Object.values(dag.handlerOn)].flatMap(stepProblems);
   const containerExtras = Object.keys(dag.container ?? {}).filter((key) => !['image', 'env', 'workingDir', 'user', 'pullPolicy'].includes(key));
   if (containerExtras.length > 0) problems.push(`container: ${containerExtras.join(', ')} (one shared container for all steps) is not supported yet`);
   const user = dag.container?.user;

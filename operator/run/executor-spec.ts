@@ -7,10 +7,14 @@
  * (core/dag does that); an ssh step whose own settings are empty uses the DAG's block, with
  * Dagu's defaults (port 22, strictHostKey true); a step with settings of its own uses those
  * alone, not merged with the DAG's. The DAG's `smtp` goes to mail steps.
+ *
+ * A docker step with `containerName` and no `image` runs in that running container: a
+ * `container-exec` spec, whose command words the operator expands one by one (Dagu execs
+ * `[command, ...args]`, no shell).
  */
 import type { Dag, Step } from '../../core/dag/index.ts';
 import type { V1EnvVar } from '@kubernetes/client-node';
-import { RUNNER_EXECUTORS, SSH_KEY_ENV, type ExecutorSpec, type RunnerExecutor } from '../../core/runner/spec.ts';
+import { RUNNER_EXECUTORS, SSH_KEY_ENV, type ContainerExecTarget, type ExecutorSpec, type RunnerExecutor } from '../../core/runner/spec.ts';
 
 export function isRunnerExecutor(type: string): type is RunnerExecutor {
   return (RUNNER_EXECUTORS as readonly string[]).includes(type);
@@ -22,11 +26,85 @@ function dagSsh(ssh: Readonly<Record<string, unknown>>): Record<string, unknown>
   return { ...ssh, port, strictHostKey: ssh.strictHostKey ?? true };
 }
 
+/** A key of a Dagu settings map, read as mapstructure does: any letter case. */
+function setting(map: Readonly<Record<string, unknown>>, name: string): unknown {
+  const key = Object.keys(map).find((k) => k.toLowerCase() === name.toLowerCase());
+  return key === undefined ? undefined : map[key];
+}
+
+/** A docker step that runs in an existing container: `containerName` without `image`. */
+export function runsInContainer(step: Step): boolean {
+  if (step.executor.type !== 'docker' || step.call !== undefined) return false;
+  const { containerName, image } = step.executor.config;
+  return typeof containerName === 'string' && containerName !== '' && (typeof image !== 'string' || image === '');
+}
+
+/** The `exec` settings this version reads; the others (user, tty, privileged, ...) are refused by name. */
+export const EXEC_SETTINGS = ['workingDir', 'env'] as const;
+
+/** Problems of a containerName step's settings, for the run's rejection; empty when it can run. */
+export function containerExecProblems(step: Step): string[] {
+  if (!runsInContainer(step)) return [];
+  const at = `step ${step.name}`;
+  const name = String(step.executor.config.containerName);
+  const parts = name.split('/');
+  return [
+    ...(parts.length > 2 || parts.includes('') ? [`${at}: executor.config.containerName "${name}" must be <pod> or <pod>/<container>, a Pod in the run's namespace`] : []),
+    ...(step.cmdWithArgs === undefined ? [`${at}: a step that runs in an existing container (containerName) needs a command`] : []),
+    ...(step.script === undefined ? [] : [`${at}: script is not supported with containerName on Kubernetes; write the command, e.g. sh -c '...'`]),
+    ...execSettingProblems(step.executor.config.exec ?? {}).map((problem) => `${at}: executor.config.exec${problem}`),
+  ];
+}
+
+/** Problems of the docker executor's `exec` map, each after the path it starts with. */
+function execSettingProblems(exec: unknown): string[] {
+  if (typeof exec !== 'object' || exec === null || Array.isArray(exec)) return [' must be a map (workingDir, env)'];
+  const settings = exec as Record<string, unknown>;
+  const problems = Object.keys(settings).flatMap((key) => {
+    if (key.toLowerCase() === 'user') return ['.user is not supported on Kubernetes: the exec API has no user, the command runs as the container\'s user'];
+    return EXEC_SETTINGS.some((known) => known.toLowerCase() === key.toLowerCase()) ? [] : [`.${key} is not supported on Kubernetes (supported: ${EXEC_SETTINGS.join(', ')})`];
+  });
+  const workingDir = setting(settings, 'workingDir');
+  if (workingDir !== undefined && typeof workingDir !== 'string') problems.push('.workingDir must be text');
+  const env = setting(settings, 'env');
+  if (env !== undefined && (!Array.isArray(env) || env.some((e) => typeof e !== 'string' || !/^[^=]+=/.test(e)))) problems.push('.env must be a list of NAME=value entries');
+  return problems;
+}
+
+/** Where a containerName step runs, with its exec settings; the problems above are checked first. */
+export function containerExecTarget(dag: Dag, step: Step, namespace: string): ContainerExecTarget {
+  const [pod = '', container] = String(step.executor.config.containerName).split('/');
+  const exec = (step.executor.config.exec ?? {}) as Record<string, unknown>;
+  const workingDir = setting(exec, 'workingDir') as string | undefined;
+  const env = setting(exec, 'env') as string[] | undefined;
+  return {
+    namespace,
+    pod,
+    ...(container === undefined ? {} : { container }),
+    ...(workingDir === undefined || workingDir === '' ? {} : { workingDir }),
+    ...(env === undefined || env.length === 0 ? {} : { env }),
+    stopSignal: step.signalOnStop,
+    // The step Pod's grace period is maxCleanUpTimeSec: the remote command must end within it.
+    graceMs: Math.max(1, dag.maxCleanUpTimeSec - 1) * 1000,
+  };
+}
+
 /**
  * `command`: the step's command after the operator's expansion (step references, JSON paths),
  * except for jq, whose filter Dagu passes as written: `$name` there is jq's own variable.
  */
-export function executorSpec(dag: Dag, step: Step, expandedCommand: string | undefined): ExecutorSpec | undefined {
+export interface ExecContext {
+  /** The run's namespace, where containerName's Pod is. */
+  readonly namespace: string;
+  /** Expands one word of a container-exec command as the operator expands commands. */
+  readonly expandWord: (word: string) => string;
+}
+
+export function executorSpec(dag: Dag, step: Step, expandedCommand: string | undefined, exec?: ExecContext): ExecutorSpec | undefined {
+  if (runsInContainer(step) && exec !== undefined) {
+    const argv = step.command === undefined ? [] : [step.command, ...step.args].map(exec.expandWord);
+    return { type: 'container-exec', argv, config: step.executor.config, exec: containerExecTarget(dag, step, exec.namespace) };
+  }
   const type = step.executor.type;
   if (step.call !== undefined || !isRunnerExecutor(type)) return undefined;
   const own = step.executor.config;

@@ -5,7 +5,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { expand, type EnvVar } from '../../core/dag/index.ts';
 import { ANNOTATIONS, API_VERSION, LABELS } from '../../core/resources/constants.ts';
-import { dagResourceName, runSecretName } from '../../core/resources/names.ts';
+import { dagResourceName, execServiceAccountName, runSecretName } from '../../core/resources/names.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { childParams, subRunId } from './children.ts';
@@ -46,10 +46,12 @@ export function attemptPod(context: LaunchContext, launch: Launch): V1Pod {
   // The prepare Pod computes the run's variables: its environment must be the image's own.
   const preparing = launch.step.name === PREPARE_STEP;
   const logDir = stepLogDir(workspace);
-  const command = launch.step.cmdWithArgs === undefined ? undefined : expand(launch.step.cmdWithArgs, { scopes: [], environment: vars, steps: stepRefs(definition.dag, status, logDir) }).value;
+  const refs = stepRefs(definition.dag, status, logDir);
+  const expandText = (text: string): string => expand(text, { scopes: [], environment: vars, steps: refs }).value;
+  const command = launch.step.cmdWithArgs === undefined ? undefined : expandText(launch.step.cmdWithArgs);
   // Scripts resolve step references and JSON paths here, executor steps' input included.
-  const step = preparing ? launch.step : withResolvedScript(launch.step, vars, stepRefs(definition.dag, status, logDir));
-  const spec = executorSpec(definition.dag, step, command);
+  const step = preparing ? launch.step : withResolvedScript(launch.step, vars, refs);
+  const spec = executorSpec(definition.dag, step, command, { namespace: ref.namespace, expandWord: expandText });
   const pod = stepPod({
     run: ref,
     dag: definition.dag,
@@ -67,7 +69,9 @@ export function attemptPod(context: LaunchContext, launch: Launch): V1Pod {
     logDir,
     ...(spec === undefined ? {} : { runner: { spec, image: context.steps.runnerImage } }),
   });
-  return withPodSettings(pod, { dag: definition.dag, settings: launch.step.kubernetes, defaults: context.steps, workspace, registrySecret: context.registrySecret });
+  // A step that execs runs as the run's exec ServiceAccount (run-objects.ts), unless its DAG names one.
+  const serviceAccount = spec?.type === 'container-exec' ? execServiceAccountName(ref.name) : undefined;
+  return withPodSettings(pod, { dag: definition.dag, settings: launch.step.kubernetes, defaults: context.steps, workspace, registrySecret: context.registrySecret, ...(serviceAccount === undefined ? {} : { serviceAccount }) });
 }
 
 /** TRACEPARENT of the step's span when the run is traced (trace.ts); Dagu passes it to sub-DAGs, Kubedag to every step. */

@@ -17,6 +17,8 @@ export interface PodSettingsRequest {
   readonly workspace: Workspace | undefined;
   /** The run's dockerconfigjson Secret, when the DAG has `registryAuths`. */
   readonly registrySecret: string | undefined;
+  /** The ServiceAccount a step runs as when its DAG names none (a step that execs); none: no token. */
+  readonly serviceAccount?: string;
 }
 
 const defined = <T extends object>(value: T): T => Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
@@ -73,7 +75,7 @@ export function withPodSettings(pod: V1Pod, request: PodSettingsRequest): V1Pod 
   const security = securityContexts(request.defaults, dag, settings);
   const { volumes, mounts } = volumesOf(request);
   const pullSecrets = [...(settings?.imagePullSecrets ?? []), ...(request.registrySecret === undefined ? [] : [request.registrySecret])];
-  const serviceAccount = settings?.serviceAccountName;
+  const serviceAccount = settings?.serviceAccountName ?? request.serviceAccount;
   return {
     ...pod,
     metadata: {
@@ -83,7 +85,8 @@ export function withPodSettings(pod: V1Pod, request: PodSettingsRequest): V1Pod 
     },
     spec: defined({
       ...spec,
-      // No API token in a step unless its DAG names the service account it should act as.
+      // No API token in a step unless its DAG names the service account it should act as, or
+      // the step execs into a container and runs as the run's exec ServiceAccount.
       automountServiceAccountToken: serviceAccount === undefined ? false : undefined,
       serviceAccountName: serviceAccount,
       ...scheduling(spec, settings),

@@ -1,9 +1,10 @@
 /**
- * Every write the operator makes to step Pods and a run's Secrets and workspace claim: create (a repeated create of
+ * Every write the operator makes to step Pods and a run's Secrets, workspace claim and exec
+ * ServiceAccount: create (a repeated create of
  * a deterministic name finds the first), stop without deleting, delete once. Shared by the run
  * controller (launch, stop) and the log archiver (delete after archiving, the run's Secret).
  */
-import type { CoreV1Api, V1PersistentVolumeClaim, V1Pod, V1Secret } from '@kubernetes/client-node';
+import type { CoreV1Api, RbacAuthorizationV1Api, V1PersistentVolumeClaim, V1Pod, V1RoleBinding, V1Secret, V1ServiceAccount } from '@kubernetes/client-node';
 import { ignoreAlreadyExists, ignoreNotFound } from '../../core/kube/errors.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import type { Clock } from '../../core/kube/time.ts';
@@ -14,6 +15,7 @@ const DELETED_MEMORY_MS = 30_000;
 
 export interface PodWriterDeps {
   readonly core: CoreV1Api;
+  readonly rbac: RbacAuthorizationV1Api;
   readonly pods: Informer<V1Pod>;
   readonly clock: Clock;
   readonly countWrite: CountWrite;
@@ -40,6 +42,16 @@ export class PodWriter {
   /** An immutable Secret; a second create (after a crash) finds the first. */
   async createSecret(namespace: string, body: V1Secret): Promise<void> {
     if ((await ignoreAlreadyExists(this.deps.core.createNamespacedSecret({ namespace, body }))) !== undefined) this.deps.countWrite('create');
+  }
+
+  /** A run's exec ServiceAccount; a second create (after a crash) finds the first. */
+  async createServiceAccount(namespace: string, body: V1ServiceAccount): Promise<void> {
+    if ((await ignoreAlreadyExists(this.deps.core.createNamespacedServiceAccount({ namespace, body }))) !== undefined) this.deps.countWrite('create');
+  }
+
+  /** The binding of a run's exec ServiceAccount to the exec role; a second create finds the first. */
+  async createRoleBinding(namespace: string, body: V1RoleBinding): Promise<void> {
+    if ((await ignoreAlreadyExists(this.deps.rbac.createNamespacedRoleBinding({ namespace, body }))) !== undefined) this.deps.countWrite('create');
   }
 
   /**

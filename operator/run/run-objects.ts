@@ -1,17 +1,19 @@
 /**
- * The objects a run needs before its first step Pod: its workspace claim and its image pull
- * Secret. Created once per run and remembered by run uid; after an operator restart a second
+ * The objects a run needs before its first step Pod: its workspace claim, its image pull
+ * Secret, and the ServiceAccount (bound to the exec role) of steps that exec into containers. Created once per run and remembered by run uid; after an operator restart a second
  * create finds the first (AlreadyExists), so nothing is made twice. Both are owned by the run:
  * they last through its retries and go with it (garbage collection), by retention too.
  */
-import type { V1Secret } from '@kubernetes/client-node';
+import type { V1RoleBinding, V1Secret, V1ServiceAccount } from '@kubernetes/client-node';
+import type { Dag } from '../../core/dag/index.ts';
 import { LABELS } from '../../core/resources/constants.ts';
-import { labelValue, registrySecretName } from '../../core/resources/names.ts';
+import { execServiceAccountName, labelValue, registrySecretName } from '../../core/resources/names.ts';
 import type { StepDefaults } from '../config.ts';
 import type { RunDefinition } from './definition.ts';
 import { ownerReference } from './objects.ts';
 import type { PodWriter } from './pod-writer.ts';
 import type { RunRef } from './ref.ts';
+import { runsInContainer } from './executor-spec.ts';
 import { dockerConfigJson } from './registry.ts';
 import { variables } from './variables.ts';
 import { runWorkspace, workspaceClaim, type Workspace } from './workspace.ts';
@@ -44,6 +46,10 @@ export class RunObjects {
     const registrySecret = config?.ok === true ? registrySecretName(ref.name) : undefined;
     if (workspace !== undefined) await this.pods.createClaim(ref.namespace, workspaceClaim(ref, workspace, ownerReference(ref)));
     if (config?.ok === true) await this.pods.createSecret(ref.namespace, pullSecret(ref, config.json));
+    if (needsExecAccount(dag)) {
+      await this.pods.createServiceAccount(ref.namespace, execAccount(ref));
+      await this.pods.createRoleBinding(ref.namespace, execBinding(ref, this.defaults.execRole));
+    }
     this.made.set(ref.uid, { workspace, registrySecret });
     return { workspace, registrySecret, ...(config?.ok === false ? { registryError: config.error } : {}) };
   }
@@ -62,5 +68,30 @@ function pullSecret(ref: RunRef, json: string): V1Secret {
     type: 'kubernetes.io/dockerconfigjson',
     immutable: true,
     data: { '.dockerconfigjson': Buffer.from(json).toString('base64') },
+  };
+}
+
+/** Some step execs into a container and its DAG names no ServiceAccount of its own (which brings its own RBAC). */
+export function needsExecAccount(dag: Dag): boolean {
+  return [...dag.steps, ...Object.values(dag.handlerOn)].some((step) => runsInContainer(step) && step.kubernetes?.serviceAccountName === undefined);
+}
+
+function execAccount(ref: RunRef): V1ServiceAccount {
+  return {
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: { name: execServiceAccountName(ref.name), namespace: ref.namespace, labels: { [LABELS.run]: labelValue(ref.name) }, ownerReferences: [ownerReference(ref)] },
+  };
+}
+
+/** Binds the run's exec ServiceAccount to the exec ClusterRole in the run's namespace only. */
+function execBinding(ref: RunRef, role: string): V1RoleBinding {
+  const name = execServiceAccountName(ref.name);
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name, namespace: ref.namespace, labels: { [LABELS.run]: labelValue(ref.name) }, ownerReferences: [ownerReference(ref)] },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+    subjects: [{ kind: 'ServiceAccount', name, namespace: ref.namespace }],
   };
 }

@@ -15,7 +15,8 @@ import { parseApiConfig } from '../../apiserver/config.ts';
 import { startServer, type Server } from '../../apiserver/server.ts';
 import { MANIFEST, renderManifests, runHelm } from '../../scripts/render-manifests.ts';
 import { finishedRun, givenDag, startOperator, whenRun, type RunningOperator } from './operator-support.ts';
-import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
+import { pod } from '../builders/pod.ts';
+import { clients, createNamespace, deleteNamespace, running, waitFor, waitForPod } from './support.ts';
 
 const chart = join(import.meta.dirname, '../../charts/kubedag');
 const { kc, core } = clients();
@@ -58,16 +59,22 @@ afterAll(async () => {
   await deleteNamespace(core, ns);
 });
 
+/** A flag the rendered chart gives its operator (empty when it gives none). */
+function operatorFlag(prefix: string): string {
+  const deployment = rendered.find((o) => o.kind === 'Deployment' && o.metadata?.name === 'kd-kubedag-operator') as { spec?: { template?: { spec?: { containers?: { args?: string[] }[] } } } } | undefined;
+  return deployment?.spec?.template?.spec?.containers?.[0]?.args?.find((a) => a.startsWith(prefix)) ?? '';
+}
+
 describe('the Helm chart', () => {
   it('lints, and renders only objects the API server accepts', async () => {
     expect(helm('lint', chart, '--set', 'apiServer.auth.mode=kubernetes')).toContain('0 chart(s) failed');
     expect(rendered.map((o) => o.kind).sort()).toEqual(
-      ['ClusterRole', 'ClusterRoleBinding', 'ClusterRoleBinding', 'Deployment', 'Deployment', 'PersistentVolumeClaim', 'PodDisruptionBudget', 'PodDisruptionBudget', 'Role', 'Role', 'Role', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'Service', 'Service', 'ServiceAccount', 'ServiceAccount'],
+      ['ClusterRole', 'ClusterRole', 'ClusterRoleBinding', 'ClusterRoleBinding', 'Deployment', 'Deployment', 'PersistentVolumeClaim', 'PodDisruptionBudget', 'PodDisruptionBudget', 'Role', 'Role', 'Role', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'Service', 'Service', 'ServiceAccount', 'ServiceAccount'],
     );
     for (const object of rendered) await objects.create(object, undefined, 'All');
     // All namespaces watched: the operator's rules become a ClusterRole.
     const wide = (loadAll(helm('template', 'kd', chart, '--namespace', ns)) as (KubernetesObject | null)[]).filter((o): o is KubernetesObject => o?.kind === 'ClusterRole');
-    expect(wide.map((o) => o.metadata?.name).sort()).toEqual(['kd-kubedag-api-' + ns + '-nodes', 'kd-kubedag-operator']);
+    expect(wide.map((o) => o.metadata?.name).sort()).toEqual(['kd-kubedag-api-' + ns + '-nodes', 'kd-kubedag-operator', 'kd-kubedag-step-exec']);
   });
 
   it.each([
@@ -87,7 +94,9 @@ describe('the Helm chart', () => {
   it('gives the operator and the API server every permission they use, through their ServiceAccounts alone', async () => {
     for (const object of rendered.filter(isRbac)) await objects.create(object);
     const logDir = mkdtempSync(join(tmpdir(), 'kd-chart-logs-'));
-    operator = await startOperator(ns, logDir, [`--kubeconfig=${await kubeconfigOf('kd-kubedag-operator')}`]);
+    const execRole = operatorFlag('--step-exec-role=');
+    expect(execRole).toBe('--step-exec-role=kd-kubedag-step-exec');
+    operator = await startOperator(ns, logDir, [`--kubeconfig=${await kubeconfigOf('kd-kubedag-operator')}`, execRole]);
     const apiConfig = await kubeconfigOf('kd-kubedag-api');
     const config = parseApiConfig([`--namespace=${ns}`, `--kubeconfig=${apiConfig}`, `--operator-url=${operator.url}`, `--lease-namespace=${ns}`], {});
     api = await startServer({
@@ -112,6 +121,14 @@ describe('the Helm chart', () => {
     await givenDag(ns, 'chain', ['steps:', '  - call: child', '  - {name: flaky, command: exit 1, retryPolicy: {limit: 1, intervalSec: 0}, continueOn: {failure: true}}', '---', 'name: child', 'steps: [echo from-child]'].join('\n'));
     await whenRun(ns, 'chain-1', 'chain');
     expect((await finishedRun(ns, 'chain-1')).status?.statusLabel).toBe('partially_succeeded');
+
+    // A docker step with containerName: the operator may bind the step exec role (and no
+    // other) to the run's ServiceAccount, which then execs into a running Pod.
+    await core.createNamespacedPod({ namespace: ns, body: pod('target').shell('exec sleep 600').build() });
+    await waitForPod(core, { namespace: ns, name: 'target' }, 'to run', running);
+    await givenDag(ns, 'inside', 'steps:\n  - {name: say, executor: {type: docker, config: {containerName: target}}, command: echo in-target}');
+    await whenRun(ns, 'inside-1', 'inside');
+    expect((await finishedRun(ns, 'inside-1')).status?.statusLabel).toBe('succeeded');
 
     // The API server: DAGs, a start, the run's step log through the operator, workers, services.
     expect((await call('POST', '/api/v2/dags', { name: 'greeter', spec: 'steps: [echo hello]\n' })).status).toBe(201);

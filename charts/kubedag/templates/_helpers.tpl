@@ -15,6 +15,11 @@
 {{- printf "%s-api" (include "kubedag.fullname" .) | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
+{{/* The ClusterRole of steps that exec into containers; bound per run by the operator. */}}
+{{- define "kubedag.stepExecRole" -}}
+{{- printf "%s-step-exec" (include "kubedag.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
 {{- define "kubedag.operatorServiceAccount" -}}
 {{- default (include "kubedag.operatorName" .) .Values.serviceAccount.operatorName -}}
 {{- end -}}
@@ -78,6 +83,18 @@ app.kubernetes.io/component: api-server
 - apiGroups: [""]
   resources: [persistentvolumeclaims]
   verbs: [create]
+# A run whose steps exec into containers gets a ServiceAccount bound to the step exec role in
+# its namespace; the operator may bind that one role, and holds no pods/exec itself.
+- apiGroups: [""]
+  resources: [serviceaccounts]
+  verbs: [create]
+- apiGroups: [rbac.authorization.k8s.io]
+  resources: [rolebindings]
+  verbs: [create]
+- apiGroups: [rbac.authorization.k8s.io]
+  resources: [clusterroles]
+  verbs: [bind]
+  resourceNames: [{{ include "kubedag.stepExecRole" . }}]
 - apiGroups: [""]
   resources: [events]
   verbs: [create, patch]

@@ -1,0 +1,66 @@
+/**
+ * The `container-exec` executor: a step that runs in a container of a running Pod of the run's
+ * namespace (the docker executor's `containerName`), through the exec API. The step Pod runs as
+ * the run's exec ServiceAccount, whose token the exec and the Pod lookup use.
+ *
+ * gather (the Pod) -> decide (which container, is it running, the command line) -> act (exec).
+ */
+import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import type { ContainerExecTarget, ExecutorSpec } from '../../core/runner/spec.ts';
+import { ContainerExecError, execInContainer, execKubeConfig } from '../container-exec.ts';
+import { expandSetting, type StepIO } from '../io.ts';
+import { SettingError } from '../settings.ts';
+
+/** kubectl's annotation for the container `kubectl exec` picks when none is named. */
+const DEFAULT_CONTAINER = 'kubectl.kubernetes.io/default-container';
+
+/** The container to exec into: the named one, else the default-container annotation, else the first. Pure. */
+export function chooseContainer(pod: V1Pod, named: string | undefined): { container: string } | { error: string } {
+  const name = pod.metadata?.name ?? '';
+  const containers = (pod.spec?.containers ?? []).map((c) => c.name);
+  const container = named ?? pod.metadata?.annotations?.[DEFAULT_CONTAINER] ?? containers[0] ?? '';
+  if (!containers.includes(container)) return { error: `Pod ${name} has no container ${JSON.stringify(container)} (it has: ${containers.join(', ')})` };
+  return isRunning(pod, container) ? { container } : { error: `container ${name}/${container} is not running` };
+}
+
+function isRunning(pod: V1Pod, container: string): boolean {
+  const state = pod.status?.containerStatuses?.find((s) => s.name === container)?.state;
+  return pod.status?.phase === 'Running' && state?.running !== undefined;
+}
+
+/**
+ * The command as the exec runs it: `exec.env` through env(1), `exec.workingDir` through a `cd`
+ * in sh, so that neither needs more of the exec API than a command (it has no such fields). Pure.
+ */
+export function execCommand(argv: readonly string[], target: Pick<ContainerExecTarget, 'workingDir' | 'env'>, env: Readonly<Record<string, string>>): string[] {
+  const vars = (target.env ?? []).map((entry) => expandSetting(entry, env));
+  const withEnv = vars.length === 0 ? [...argv] : ['env', ...vars, ...argv];
+  if (target.workingDir === undefined) return withEnv;
+  return ['sh', '-c', 'cd -- "$1" || exit 1; shift; exec "$@"', 'kubedag-cd', expandSetting(target.workingDir, env), ...withEnv];
+}
+
+export interface ContainerExecDeps {
+  readonly kubeConfig?: KubeConfig;
+}
+
+export async function runContainerExec(spec: ExecutorSpec, io: StepIO, deps: ContainerExecDeps = {}): Promise<number> {
+  const target = spec.exec;
+  if (target === undefined || spec.argv === undefined || spec.argv.length === 0) throw new SettingError('container-exec: the spec needs exec (the container) and argv (the command)');
+  const { namespace } = target;
+  const kc = deps.kubeConfig ?? execKubeConfig(io.env);
+  const pod = await kc.makeApiClient(CoreV1Api).readNamespacedPod({ namespace, name: target.pod }).catch((error: unknown) => {
+    const code = (error as { code?: number }).code;
+    throw new ContainerExecError(code === 404 ? `Pod ${target.pod} not found in namespace ${namespace} (containerName names a running Pod of the run's namespace)` : `reading Pod ${namespace}/${target.pod}: ${(error as Error).message}`);
+  });
+  const chosen = chooseContainer(pod, target.container);
+  if ('error' in chosen) throw new ContainerExecError(chosen.error);
+  const result = await execInContainer(kc, { namespace, pod: target.pod, container: chosen.container }, {
+    command: execCommand(spec.argv, target, io.env),
+    stdout: io.stdout,
+    stderr: io.stderr,
+    signal: io.signal,
+    stopSignal: target.stopSignal as NodeJS.Signals,
+    graceMs: target.graceMs,
+  });
+  return result.exitCode;
+}
