@@ -190,23 +190,25 @@ describe('execInContainer, the step runner\'s exec', () => {
     expect(await running).toEqual({ exitCode: 137, stopped: true });
   });
 
-  it('works from inside a Pod with its service account, given create and get on pods/exec and nothing more', async () => {
+  it('works from inside a Pod as kubedag-step with its service account, given get on pods and create and get on pods/exec only', async () => {
     const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
     await core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'execer' } } });
-    const rules = [{ apiGroups: [''], resources: ['pods/exec'], verbs: ['create', 'get'] }];
+    // What the chart's step-exec ClusterRole grants, less pods/log (no logPattern here).
+    const rules = [
+      { apiGroups: [''], resources: ['pods'], verbs: ['get'] },
+      { apiGroups: [''], resources: ['pods/exec'], verbs: ['create', 'get'] },
+    ];
     await rbac.createNamespacedRole({ namespace: ns, body: { metadata: { name: 'execer' }, rules } });
     await rbac.createNamespacedRoleBinding({ namespace: ns, body: { metadata: { name: 'execer' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'execer' }, subjects: [{ kind: 'ServiceAccount', name: 'execer', namespace: ns }] } });
-    // The host is the image on the local cluster: the Pod runs this checkout's module with node.
-    const module = join(process.cwd(), 'step', 'container-exec.ts');
-    const script = [
-      `const { execKubeConfig, execInContainer } = await import(${JSON.stringify(module)});`,
-      `const result = await execInContainer(execKubeConfig(process.env), { namespace: ${JSON.stringify(ns)}, pod: 'plain', container: 'main' }, { command: ['sh', '-c', 'echo via-service-account; exit 4'], stdout: process.stdout, stderr: process.stderr });`,
-      'console.log(`exit ${result.exitCode}`);',
-    ].join('\n');
+    // The step runner the local cluster puts on the node agents' PATH, as a step Pod runs it:
+    // never this checkout, which a Pod need not see.
+    const spec = { type: 'container-exec', config: {}, argv: ['sh', '-c', 'echo via-service-account; exit 4'], exec: { namespace: ns, pod: 'plain', container: 'main', stopSignal: 'SIGTERM', graceMs: 1000 } };
     const body = pod('execer').build();
     if (body.spec !== undefined) {
       body.spec.serviceAccountName = 'execer';
-      (body.spec.containers[0] ?? { name: '' }).command = [process.execPath, '--input-type=module', '-e', script];
+      const container = body.spec.containers[0] ?? { name: '' };
+      container.command = ['sh', '-c', 'kubedag-step executor; echo "exit $?"'];
+      container.env = [...(container.env ?? []), { name: 'KUBEDAG_EXECUTOR', value: JSON.stringify(spec) }];
     }
     await core.createNamespacedPod({ namespace: ns, body });
     const done = await waitForPod(core, { namespace: ns, name: 'execer' }, 'to finish', finished);
