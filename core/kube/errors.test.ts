@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ignoreAlreadyExists, ignoreConflict, ignoreNotFound, isAlreadyExists, isConflict, isInvalid, isNotFound, statusCode } from './errors.ts';
+import { apiErrorMessage, ignoreAlreadyExists, ignoreConflict, ignoreNotFound, isAlreadyExists, isConflict, isInvalid, isNotFound, statusCode } from './errors.ts';
 
 /** An error as @kubernetes/client-node throws it: the code, and the Status object as text. */
 function apiError(code: number, reason?: string): Error {
@@ -21,6 +21,16 @@ describe('API error classes', () => {
       expect({ code: statusCode(c.error), notFound: isNotFound(c.error), conflict: isConflict(c.error), exists: isAlreadyExists(c.error) }).toEqual(c.want);
     });
   }
+});
+
+describe('apiErrorMessage', () => {
+  it.each([
+    { name: 'the Status message is what a person reads', error: Object.assign(new Error('HTTP-Code: 403\nBody: ...'), { code: 403, body: JSON.stringify({ kind: 'Status', message: 'pods is forbidden: exceeded quota' }) }), want: 'pods is forbidden: exceeded quota' },
+    { name: 'an error without a Status keeps its own message', error: new Error('socket hang up'), want: 'socket hang up' },
+    { name: 'a body that is not JSON keeps the error message', error: Object.assign(new Error('HTTP-Code: 502'), { code: 502, body: '<html>' }), want: 'HTTP-Code: 502' },
+  ])('$name', ({ error, want }) => {
+    expect(apiErrorMessage(error)).toBe(want);
+  });
 });
 
 describe('isInvalid', () => {

@@ -11,19 +11,31 @@ export function statusCode(error: unknown): number | undefined {
   return typeof code === 'number' ? code : undefined;
 }
 
-/** The `reason` of the Status object in an error's body (the client keeps the body as text). */
-export function statusReason(error: unknown): string | undefined {
+/** The Status object in an error's body (the client keeps the body as text), if there is one. */
+function statusOf(error: unknown): { reason?: unknown; message?: unknown } | undefined {
   const body = (error as { body?: unknown } | null)?.body;
-  let status: unknown = body;
-  if (typeof body === 'string') {
-    try {
-      status = JSON.parse(body) as unknown;
-    } catch {
-      return undefined;
-    }
+  if (typeof body !== 'string') return (body ?? undefined);
+  try {
+    return JSON.parse(body) as { reason?: unknown; message?: unknown } | undefined;
+  } catch {
+    return undefined;
   }
-  const reason = (status as { reason?: unknown } | null)?.reason;
+}
+
+/** The `reason` of the Status object in an error's body. */
+export function statusReason(error: unknown): string | undefined {
+  const reason = statusOf(error)?.reason;
   return typeof reason === 'string' ? reason : undefined;
+}
+
+/**
+ * What the API server said, for people: the Status message (`... is forbidden: exceeded
+ * quota ...`) rather than the client's multi-line dump of code, headers and body.
+ */
+export function apiErrorMessage(error: unknown): string {
+  const message = statusOf(error)?.message;
+  if (typeof message === 'string' && message !== '') return message;
+  return error instanceof Error ? error.message : String(error);
 }
 
 export function isNotFound(error: unknown): boolean {

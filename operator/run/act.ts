@@ -9,6 +9,7 @@ import type { DagRunResource } from '../../core/resources/types.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import type { Clock } from '../../core/kube/time.ts';
 import type { Logger } from '../../core/log.ts';
+import { apiErrorMessage } from '../../core/kube/errors.ts';
 import { logRefOf, type LogStore } from '../logs/store.ts';
 import type { OperatorMetrics } from '../metrics.ts';
 import type { Decision, Launch, RunInput } from './engine.ts';
@@ -38,6 +39,8 @@ export class RunActor {
   private readonly deps: ActDeps;
   /** Step Pods already reported unschedulable, by run: one Warning per Pod, not per reconcile. */
   private readonly unschedulable = new Map<string, Set<string>>();
+  /** The last reason a run's own objects could not be created, by run: one Warning per reason. */
+  private readonly objectsFailed = new Map<string, string>();
 
   constructor(deps: ActDeps) {
     this.deps = deps;
@@ -87,7 +90,15 @@ export class RunActor {
   private async launch(run: DagRunResource, input: RunInput, decision: Decision): Promise<void> {
     if (decision.launch.length === 0) return;
     const ref = runRef(run);
-    const objects = await this.deps.objects.ensure(ref, input.definition);
+    const objects = await this.deps.objects.ensure(ref, input.definition).catch((error: unknown) => {
+      // The reconcile retries with backoff; the run says why it waits (a claim the quota
+      // refuses, a RoleBinding the operator may not bind) instead of only the operator's log.
+      const message = `the run's workspace, pull Secret or exec account could not be created: ${apiErrorMessage(error)}`;
+      if (this.objectsFailed.get(ref.key) !== message) this.deps.writer.event(run, 'RunObjectsFailed', message, true);
+      this.objectsFailed.set(ref.key, message);
+      throw error;
+    });
+    this.objectsFailed.delete(ref.key);
     if (objects.registryError !== undefined) this.deps.writer.event(run, 'RegistryAuthsInvalid', objects.registryError, true);
     // Launched steps see large outputs too, read back from the log store.
     const status = await this.withLargeOutputs(ref, decision.status);

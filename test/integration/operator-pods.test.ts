@@ -22,6 +22,8 @@ const root = join(import.meta.dirname, '../..');
 
 let ns = '';
 let restrictedNs = '';
+/** A namespace whose quota allows no claims: a run's workspace cannot be created there. */
+let quotaNs = '';
 let operator: RunningOperator;
 /** Every step Pod the namespaces saw, as last seen: the archiver deletes them once logged. */
 const seen = new Map<string, V1Pod>();
@@ -40,18 +42,20 @@ const podOf = (namespace: string, run: string, step: string): V1Pod | undefined 
 beforeAll(async () => {
   ns = await createNamespace(core, 'pods');
   restrictedNs = await createNamespace(core, 'strict');
+  quotaNs = await createNamespace(core, 'quota');
+  await core.createNamespacedResourceQuota({ namespace: quotaNs, body: { metadata: { name: 'no-claims' }, spec: { hard: { persistentvolumeclaims: '0' } } } });
   await core.patchNamespace({ name: restrictedNs, body: [{ op: 'add', path: '/metadata/labels/pod-security.kubernetes.io~1enforce', value: 'restricted' }] });
   await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'settings' }, data: { greeting: 'hello from a config map', file: 'mounted text' } } });
   await core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'etl' } } });
-  await Promise.all([recordPods(ns), recordPods(restrictedNs)]);
+  await Promise.all([recordPods(ns), recordPods(restrictedNs), recordPods(quotaNs)]);
   // The later --namespaces wins: one operator for both namespaces, its Lease in the first.
-  operator = await startOperator(ns, undefined, [`--namespaces=${ns},${restrictedNs}`]);
+  operator = await startOperator(ns, undefined, [`--namespaces=${ns},${restrictedNs},${quotaNs}`]);
 });
 
 afterAll(async () => {
   for (const watch of watches) watch.abort();
   await operator.stop();
-  await Promise.all([deleteNamespace(core, ns), deleteNamespace(core, restrictedNs)]);
+  await Promise.all([deleteNamespace(core, ns), deleteNamespace(core, restrictedNs), deleteNamespace(core, quotaNs)]);
 });
 
 describe('Pod settings', () => {
@@ -179,6 +183,20 @@ steps:
     const run = await clients().kube.runs.get(ns, 'split-1');
     expect(stepStates(run)).toEqual({ first: 'succeeded', second: 'running' });
     await clients().kube.runs.delete(ns, 'split-1');
+  });
+
+  it('says in a Warning Event why a run waits when its workspace claim is refused, and starts no step', async () => {
+    await givenDag(quotaNs, 'quota', 'steps:\n  - echo hi\n');
+    await whenRun(quotaNs, 'quota-1', 'quota');
+    let warning: CoreV1Event | undefined;
+    await waitFor('the RunObjectsFailed Event', async () => {
+      const events = await core.listNamespacedEvent({ namespace: quotaNs, fieldSelector: 'involvedObject.name=quota-1' });
+      warning = events.items.find((e) => e.reason === 'RunObjectsFailed');
+      return warning !== undefined;
+    }, 60_000, 250);
+    expect(warning?.type).toBe('Warning');
+    expect(warning?.message).toMatch(/could not be created: .*exceeded quota/);
+    expect(podsOf(quotaNs, 'quota-1')).toEqual([]);
   });
 
   it('holds stdout redirects, step log files and the run log, which later steps can read', async () => {
