@@ -380,13 +380,8 @@ describe('runs on the local control plane', () => {
     await givenDag(ns, 'logged', 'steps: [echo]');
     await whenRun(ns, 'logged-run', 'logged');
     await finishedRun(ns, 'logged-run');
-    const finished = (): Record<string, unknown> | undefined =>
-      operator
-        .output()
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as Record<string, unknown>)
-        .find((line) => line.msg === 'run finished' && line.run === `${ns}/logged-run`);
+    const lines = (): Record<string, unknown>[] => operator.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const finished = (): Record<string, unknown> | undefined => lines().find((line) => line.msg === 'run finished' && line.run === `${ns}/logged-run`);
     await waitFor('the run finished line', () => Promise.resolve(finished() !== undefined), 10_000, 50);
     expect(finished()).toMatchObject({ component: 'operator', level: 30, status: 'succeeded' });
   });
@@ -398,10 +393,8 @@ describe('runs on the local control plane', () => {
     const readPod = (): Promise<V1Pod | undefined> => ignoreNotFound(core.readNamespacedPod({ name, namespace: ns }));
     await waitFor('the step Pod', async () => (await readPod()) !== undefined, 30_000, 50);
     const done = await finishedRun(ns, 'cleanup-run');
-    await waitFor('the step Pod to be deleted', async () => {
-      const pod = await readPod();
-      return pod === undefined || pod.metadata?.deletionTimestamp !== undefined;
-    }, 30_000);
+    const gone = (pod: V1Pod | undefined): boolean => pod === undefined || pod.metadata?.deletionTimestamp !== undefined;
+    await waitFor('the step Pod to be deleted', async () => gone(await readPod()), 30_000);
     expect(await stepLog(operator, done, 'cmd_1')).toBe('kept\n');
   });
 });
