@@ -6,7 +6,7 @@
  * finds the first. Sending is the Pod's, never the operator's. Pure.
  */
 import type { V1EnvVar, V1Pod, V1Secret } from '@kubernetes/client-node';
-import type { Dag } from '../../core/dag/index.ts';
+import type { Dag, EnvVar } from '../../core/dag/index.ts';
 import { GROUP, LABELS } from '../../core/resources/constants.ts';
 import { labelValue, runSecretName, stepPodName } from '../../core/resources/names.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
@@ -90,6 +90,8 @@ export function logsSecret(run: DagRunResource, key: MailKey, files: Readonly<Re
 export interface NotifyPodRequest {
   readonly run: DagRunResource;
   readonly dag: Dag;
+  /** The run's evaluated DAG env and params, as its steps see them. */
+  readonly env?: readonly EnvVar[];
   readonly mail: OwedMail;
   readonly runner: TelemetryRunner;
   readonly steps: Pick<StepDefaults, 'security' | 'user'>;
@@ -108,9 +110,10 @@ export function notifyPod(request: NotifyPodRequest): V1Pod {
     attachments: logs.map((log) => `${NOTIFY_LOGS_DIR}/${log.file}`),
     ...(dag.smtp === undefined ? {} : { smtp: dag.smtp }),
   };
-  // `${VAR}` in the addresses, subject and SMTP settings expands from these: the run's
-  // identity and its secrets by reference.
+  // `${VAR}` in the addresses, subject and SMTP settings expands from these: the run's DAG env
+  // and params (as its steps see them), its identity, and its secrets by reference.
   const env: V1EnvVar[] = [
+    ...(request.env ?? []).map((v) => ({ name: v.name, value: v.value })),
     { name: NOTIFY_ENV, value: JSON.stringify(spec) },
     { name: 'DAG_NAME', value: ref.dagName },
     { name: 'DAG_RUN_ID', value: ref.dagRunId },

@@ -11,7 +11,7 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import { podFailure } from '../run/pod-failure.ts';
-import type { Dag } from '../../core/dag/index.ts';
+import type { Dag, EnvVar } from '../../core/dag/index.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import type { Clock } from '../../core/kube/time.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
@@ -19,6 +19,7 @@ import type { DagRunResource } from '../../core/resources/types.ts';
 import type { StepDefaults } from '../config.ts';
 import { logRefOf, type LogStore } from '../logs/store.ts';
 import { loadDefinition } from '../run/definition-cache.ts';
+import type { RunDefinition } from '../run/definition.ts';
 import type { PodWriter } from '../run/pod-writer.ts';
 import { runRef } from '../run/ref.ts';
 import type { RunWriter } from '../run/writer.ts';
@@ -37,6 +38,7 @@ export type NotifyAction =
 export interface NotifyInput {
   readonly run: DagRunResource;
   readonly dag: Dag;
+  readonly env?: readonly EnvVar[];
   readonly mail: OwedMail;
   /** The mail's Pod for the current execution, as the cache shows it. */
   readonly pod: V1Pod | undefined;
@@ -85,15 +87,16 @@ export class NotifyReconciler {
   }
 
   /** One step towards each mail the run owes; the Pods' and the run's next changes bring the next. */
-  async reconcile(run: DagRunResource, dag: Dag = loadDefinition(run).dag): Promise<void> {
+  async reconcile(run: DagRunResource, definition: RunDefinition = loadDefinition(run)): Promise<void> {
     const { deps } = this;
+    const { dag, env } = definition;
     const namespace = run.metadata?.namespace ?? '';
     const records: Notification[] = [];
     for (const mail of owedMails(dag, run)) {
       const logs = mail.config.attachLogs ? attachedLogs(run) : [];
       const pod = deps.pods.get(namespace, notifyPodName(run, mail.key));
       const logsArchived = pod !== undefined || (await this.archived(run, logs));
-      const action = decideNotify({ run, dag, mail, pod, logsArchived, runner: deps.runner, steps: deps.steps });
+      const action = decideNotify({ run, dag, env, mail, pod, logsArchived, runner: deps.runner, steps: deps.steps });
       if (action.kind === 'create') {
         if (action.logs.length > 0) await deps.podWriter.createSecret(namespace, logsSecret(run, mail.key, await this.read(run, action.logs)));
         await deps.podWriter.create(namespace, action.pod);

@@ -67,7 +67,7 @@ export class RunController {
     const decision = decide(input);
     await deps.actor.act(run, input, decision);
     // A step that failed for good mails now (mailOnError); the write that marked it brings us here.
-    await deps.notify.reconcile(run, deps.definitions.get(run).dag);
+    await deps.notify.reconcile(run, deps.definitions.get(run));
     return decision.requeueAfterMs === undefined ? undefined : { requeueAfterMs: decision.requeueAfterMs };
   }
 }

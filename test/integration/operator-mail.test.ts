@@ -44,8 +44,10 @@ async function allRecorded(dag: string, count: number): Promise<void> {
 }
 
 describe('mail about runs', () => {
-  it('sends the success mail to infoMail when mailOn.success', async () => {
-    await givenDag(ns, 'fine', `${mailing(smtp.port)}steps:\n  - {name: greet, command: echo hello}\n`);
+  it('sends the success mail to infoMail when mailOn.success, its settings expanded from the DAG env and params', async () => {
+    // The SMTP port from the DAG env, the recipient from a param: as the run's steps see them.
+    const settings = mailing(smtp.port).replace(`port: "${String(smtp.port)}"`, 'port: "${SMTP_PORT}"').replace('to: team@example.com', 'to: "${TEAM}"');
+    await givenDag(ns, 'fine', `env:\n  - SMTP_PORT: "${String(smtp.port)}"\nparams: TEAM=team@example.com\n${settings}steps:\n  - {name: greet, command: echo hello}\n`);
     await whenRun(ns, 'fine-1', 'fine');
     expect((await finishedRun(ns, 'fine-1', 90_000)).status?.statusLabel).toBe('succeeded');
     await allRecorded('fine', 1);
