@@ -10,7 +10,7 @@
  * place is a new execution with mails of its own.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { podFailure } from '../run/pod-failure.ts';
+import { podFailure, removal } from '../run/after-run-pod.ts';
 import type { Dag, EnvVar } from '../../core/dag/index.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import type { Clock } from '../../core/kube/time.ts';
@@ -55,7 +55,7 @@ export function recorded(run: DagRunResource, key: MailKey): boolean {
 /** What to do about one mail a run owes next. Pure. */
 export function decideNotify(input: NotifyInput): NotifyAction {
   const { run, mail, pod } = input;
-  if (recorded(run, mail.key)) return pod === undefined || pod.metadata?.deletionTimestamp !== undefined ? { kind: 'none' } : { kind: 'delete', pod: pod.metadata?.name ?? '' };
+  if (recorded(run, mail.key)) return removal(pod);
   if (pod === undefined) {
     if (!input.logsArchived) return { kind: 'none' };
     return { kind: 'create', pod: notifyPod(input), logs: mail.config.attachLogs ? attachedLogs(run) : [] };

@@ -62,7 +62,14 @@ export class RunActor {
     if (written) this.count(run.status ?? {}, decision.status, decision.launch);
     if (written && run.status?.finishedAt === undefined && decision.status.finishedAt !== undefined) this.deps.log.info({ run: runKey(run), status: decision.status.statusLabel }, 'run finished');
     for (const event of decision.events) writer.event(run, event.reason, event.message, event.warning === true);
-    this.warnUnschedulable(run, input, decision);
+    if (decision.status.finishedAt === undefined) this.warnUnschedulable(run, input);
+    else this.forget(runKey(run));
+  }
+
+  /** A finished run warns no more: what was remembered to warn once goes. */
+  private forget(key: string): void {
+    this.unschedulable.delete(key);
+    this.objectsFailed.delete(key);
   }
 
   /**
@@ -70,12 +77,8 @@ export class RunActor {
    * excludes, resources no node has) waits, as Kubernetes Pods do, since a node may yet come;
    * the run says why in a Warning Event rather than waiting in silence.
    */
-  private warnUnschedulable(run: DagRunResource, input: RunInput, decision: Decision): void {
+  private warnUnschedulable(run: DagRunResource, input: RunInput): void {
     const key = runKey(run);
-    if (decision.status.finishedAt !== undefined) {
-      this.unschedulable.delete(key);
-      return;
-    }
     const waiting = input.pods.filter((p) => p.unschedulable !== undefined && p.phase === 'Pending');
     if (waiting.length === 0) return;
     const warned = this.unschedulable.get(key) ?? new Set<string>();

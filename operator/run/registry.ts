@@ -3,7 +3,7 @@
  * host with its credentials, `${VAR}` references expanded from the run's variables (DAG env and
  * params). The whole value may also be a docker config JSON text (typically `${VAR}`). Pure.
  */
-import { expand, isMapping as isMap } from '../../core/dag/index.ts';
+import { expand, isMapping } from '../../core/dag/index.ts';
 
 export type RegistryAuths = string | Readonly<Record<string, unknown>>;
 
@@ -28,7 +28,7 @@ function parseJson(text: string): unknown {
 
 function credentials(host: string, value: unknown, vars: Readonly<Record<string, string>>): Credentials | string {
   const entry = typeof value === 'string' ? parseJson(expanded(value, vars)) : value;
-  if (!isMap(entry)) return `registryAuths.${host}: expected {username, password} or {auth}`;
+  if (!isMapping(entry)) return `registryAuths.${host}: expected {username, password} or {auth}`;
   const text = (key: string): string | undefined => (typeof entry[key] === 'string' ? expanded(entry[key], vars) : undefined);
   const [username, password, auth] = [text('username'), text('password'), text('auth')];
   if (auth === undefined && (username === undefined || password === undefined)) return `registryAuths.${host}: needs username and password, or auth`;
@@ -42,9 +42,9 @@ function credentials(host: string, value: unknown, vars: Readonly<Record<string,
 
 export function dockerConfigJson(auths: RegistryAuths, vars: Readonly<Record<string, string>>): DockerConfig {
   const whole = typeof auths === 'string' ? parseJson(expanded(auths, vars)) : auths;
-  if (!isMap(whole)) return { ok: false, error: 'registryAuths: the text is not a JSON object of registries' };
+  if (!isMapping(whole)) return { ok: false, error: 'registryAuths: the text is not a JSON object of registries' };
   // A docker config file's own shape ({"auths": {...}}) is taken as it is written.
-  const hosts = isMap(whole.auths) ? whole.auths : whole;
+  const hosts = isMapping(whole.auths) ? whole.auths : whole;
   const result: Record<string, Credentials> = {};
   for (const [host, value] of Object.entries(hosts)) {
     const entry = credentials(host, value, vars);

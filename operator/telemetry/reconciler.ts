@@ -7,7 +7,7 @@
  * spans are sent once per execution of the run (a retry in place is a new one, with new ids).
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { podFailure } from '../run/pod-failure.ts';
+import { podFailure, removal } from '../run/after-run-pod.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import type { Clock } from '../../core/kube/time.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
@@ -35,11 +35,6 @@ export interface TelemetryInput {
   readonly pod: V1Pod | undefined;
   readonly runner: TelemetryRunner;
   readonly steps: Pick<StepDefaults, 'security' | 'user'>;
-}
-
-/** Once the export is recorded, its Pod has done its part. */
-function removal(pod: V1Pod | undefined): TelemetryAction {
-  return pod === undefined || pod.metadata?.deletionTimestamp !== undefined ? { kind: 'none' } : { kind: 'delete', pod: pod.metadata?.name ?? '' };
 }
 
 /** What to do about a finished run's trace export next. Pure. */
