@@ -16,6 +16,7 @@ import type { OperatorMetrics } from './metrics.ts';
 import { AdmissionLoop } from './queue/loop.ts';
 import { RetentionReconciler } from './retention/reconciler.ts';
 import { RunActor } from './run/act.ts';
+import { ContainerCleanup } from './run/container-cleanup.ts';
 import { RunController } from './run/controller.ts';
 import { TELEMETRY_COMMAND } from './telemetry/pod.ts';
 import { TelemetryReconciler } from './telemetry/reconciler.ts';
@@ -81,6 +82,7 @@ export function buildControllers(deps: ControllerDeps): Controllers {
       writer,
       clock,
       telemetry: new TelemetryReconciler({ pods: informers.pods, podWriter, writer, clock, steps: config.steps, runner: { image: config.steps.runnerImage, command: TELEMETRY_COMMAND } }),
+      containers: new ContainerCleanup(podWriter),
       notify: new NotifyReconciler({ pods: informers.pods, podWriter, writer, store, clock, steps: config.steps, runner: { image: config.steps.runnerImage, command: NOTIFY_COMMAND } }),
     }),
     gatherer,

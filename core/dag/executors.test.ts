@@ -77,3 +77,30 @@ describe('executor forms Dagu accepts are read as Dagu reads them', () => {
     expect(firstStep(yaml)).toMatchObject(want);
   });
 });
+
+describe('steps of a DAG with a container block', () => {
+  const dagWith = (steps: string): ReturnType<typeof loadDag> => load(`container: {image: alpine}\nsteps:\n${steps}`);
+  it.each([
+    { name: 'a step that names no executor runs in the container, named as Dagu names it', steps: '  - echo hi', want: { type: 'container', name: 'container_1' } },
+    { name: 'a docker step runs in the container too', steps: '  - {name: d, command: echo, executor: docker}', want: { type: 'container', name: 'd' } },
+    { name: 'a step that names the shell executor runs in a Pod of its own', steps: '  - {name: s, command: echo, executor: shell}', want: { type: 'shell', name: 's' } },
+    { name: 'an http step keeps its executor', steps: '  - {name: h, command: GET http://x, executor: http}', want: { type: 'http', name: 'h' } },
+    { name: 'a call step stays a sub-DAG', steps: '  - {name: c, call: other}', want: { type: 'dag', name: 'c' } },
+  ])('$name', ({ steps, want }) => {
+    const step = dagWith(steps).dag.steps[0];
+    expect({ type: step?.executor.type, name: step?.name }).toEqual(want);
+  });
+
+  it('warns that a docker step\'s own settings are not used in the container', () => {
+    const got = dagWith('  - {command: echo, executor: {type: docker, config: {image: node:24}}}');
+    expect([got.errors, got.dag.steps[0]?.executor.config, got.warnings.map(formatIssue)]).toEqual([[], {}, ['steps[0].executor.config: the DAG-level container runs this step: only its command and args are used, so these settings are ignored (as in Dagu)']]);
+  });
+
+  it('refuses a step with neither command nor script', () => {
+    expect(dagWith('  - {name: empty, depends: []}').errors.map(formatIssue)).toEqual(['steps[0]: needs a command or a script (it runs in the DAG container)']);
+  });
+
+  it('warns that healthy is the Pod\'s Ready condition, since Kubernetes ignores image health checks', () => {
+    expect(load('container: {image: alpine, waitFor: healthy}\nsteps: [echo]').warnings.map(formatIssue)).toEqual(['container.waitFor: healthy waits for the container Pod\'s Ready condition; Kubernetes does not run an image\'s HEALTHCHECK, so it comes as soon as the container runs']);
+  });
+});

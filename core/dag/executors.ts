@@ -15,6 +15,13 @@ import { checkMailSettings, checkSshSettings } from './remote-executor-checks.ts
 export const EXECUTOR_TYPES = ['shell', 'docker', 'kubernetes', 'ssh', 'http', 'mail', 'jq', 'dag', 'parallel', 'gha', 'archive'] as const;
 export type ExecutorType = (typeof EXECUTOR_TYPES)[number];
 
+/**
+ * The executor of a step that names none in a DAG with a `container` block, as Dagu names it:
+ * the step runs inside the run's one container. Not a type a step may write (`container`
+ * written is the docker executor's alias).
+ */
+export const SHARED_CONTAINER = 'container';
+
 const ALIASES: Record<string, ExecutorType> = {
   '': 'shell',
   command: 'shell',
@@ -114,7 +121,8 @@ type Rule = (step: Step, path: string, context: ExecutorContext, configPath: str
 
 const needs = (ok: boolean, path: string, message: string): DagIssue[] => (ok ? [] : [issue(path, message)]);
 
-const RULES: Record<ExecutorType, Rule> = {
+const RULES: Record<ExecutorType | typeof SHARED_CONTAINER, Rule> = {
+  [SHARED_CONTAINER]: (step, path) => needs(step.command !== undefined || step.script !== undefined, path, 'needs a command or a script (it runs in the DAG container)'),
   shell: (step, path) => needs(step.command !== undefined || step.script !== undefined, path, 'needs a command or a script'),
   docker: (step, _path, _context, configPath) => {
     const { config } = step.executor;
@@ -141,7 +149,7 @@ const RULES: Record<ExecutorType, Rule> = {
 
 /** Checks a step against the rules of its executor type. */
 export function checkExecutor(step: Step, path: string, context: ExecutorContext, configPath = childPath(childPath(path, 'executor'), 'config')): DagIssue[] {
-  const rule = RULES[step.executor.type as ExecutorType] as Rule | undefined;
+  const rule = RULES[step.executor.type as ExecutorType | typeof SHARED_CONTAINER] as Rule | undefined;
   return rule?.(step, path, context, configPath) ?? [];
 }
 

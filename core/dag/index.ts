@@ -6,6 +6,7 @@ export { formatIssue, type DagIssue } from './issues.ts';
 export { loadDag, type DagLoad, type LoadOptions, type LocalDag } from './load.ts';
 export * from './model.ts';
 export { applyParamOverrides, applyParamsSchema, encodeParams, parseParamOverrides, tokenizeParams } from './params.ts';
+export { SHARED_CONTAINER } from './executors.ts';
 export { plainStep } from './step.ts';
 export { nextFireTimes, nextStart, parseSchedule } from './schedule.ts';
 export { dagJsonSchema } from './schema.ts';

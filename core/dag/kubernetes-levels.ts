@@ -37,20 +37,21 @@ export function dagKubernetes(file: DagFile, workerSelector: Readonly<Record<str
 }
 
 /**
- * Two keys of one level that set the same thing would leave one of them unused; the DAG
- * level's container block and workingDir already set image, pull policy, directory and user.
+ * Two keys of one level that set the same thing would leave one of them unused. The DAG's
+ * workingDir is every step's directory; the container block and the DAG's Pod settings both
+ * shape the run's container Pod (pull policy, user). `kubernetes.image` and `container.image`
+ * do not meet: one is for step Pods of their own, the other the container's.
  */
 function overlapProblems(file: DagFile, settings: KubernetesSettings): DagIssue[] {
   const container = file.container ?? {};
   const runAs = settings.securityContext?.runAsUser !== undefined || settings.securityContext?.runAsGroup !== undefined;
+  const forContainer = 'sets this for the run\'s container already';
   const overlaps: [boolean, string, string][] = [
-    [settings.image !== undefined && container.image !== undefined, 'image', 'container.image'],
-    [settings.imagePullPolicy !== undefined && container.pullPolicy !== undefined, 'imagePullPolicy', 'container.pullPolicy'],
-    [settings.workingDir !== undefined && (container.workingDir ?? container.workDir) !== undefined, 'workingDir', 'container.workingDir'],
-    [settings.workingDir !== undefined && file.workingDir !== undefined, 'workingDir', 'workingDir'],
-    [runAs && container.user !== undefined, 'securityContext', 'container.user'],
+    [settings.imagePullPolicy !== undefined && container.pullPolicy !== undefined, 'imagePullPolicy', `container.pullPolicy ${forContainer}`],
+    [settings.workingDir !== undefined && file.workingDir !== undefined, 'workingDir', 'workingDir sets this for every step already'],
+    [runAs && container.user !== undefined, 'securityContext', `container.user ${forContainer}`],
   ];
-  return overlaps.filter(([both]) => both).map(([, key, other]) => issue(childPath(PATH, key), `${other} sets this for every step already; use one of them`));
+  return overlaps.filter(([both]) => both).map(([, key, why]) => issue(childPath(PATH, key), `${why}; use one of them`));
 }
 
 export interface StepKubernetesContext {

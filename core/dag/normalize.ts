@@ -27,7 +27,7 @@ export function normalizeDag(file: DagFile, name: string, diagnostics: Diagnosti
   const type = file.type ?? DEFAULTS.type;
   const workerSelector = labelsFromFile(file.workerSelector);
   const kubernetes = dagKubernetes(file, workerSelector, diagnostics);
-  const context = { dagSsh: file.ssh !== undefined, kubernetes, workerSelector };
+  const context = { dagSsh: file.ssh !== undefined, dagContainer: file.container !== undefined, kubernetes, workerSelector };
   const { steps } = normalizeSteps(file.steps, type, context, diagnostics);
   const handlers = normalizeHandlers(file.handlerOn, context, diagnostics);
   const schedule = parseSchedules(file.schedule, 'schedule');
@@ -35,6 +35,8 @@ export function normalizeDag(file: DagFile, name: string, diagnostics: Diagnosti
   const params = paramsFromFile(file.params, 'params');
   errors.push(...params.errors, ...duplicateParams(params.params.entries.map((p) => p.name)));
   if (file.container !== undefined && file.ssh !== undefined) errors.push(issue('ssh', 'container and ssh cannot both be set'));
+  // Kubernetes never runs an image's HEALTHCHECK; Dagu too falls back to running without one.
+  if (file.container?.waitFor === 'healthy') diagnostics.warnings.push(issue('container.waitFor', 'healthy waits for the container Pod\'s Ready condition; Kubernetes does not run an image\'s HEALTHCHECK, so it comes as soon as the container runs'));
   if (file.ssh !== undefined) errors.push(...checkSshSettings(file.ssh, 'ssh'));
   const dag: Dag = {
     name,

@@ -3,7 +3,7 @@
  * wiring need the whole list and are done in steps.ts.
  */
 import { quoteWord, splitCommand } from './command.ts';
-import { canonicalExecutorType, GHA_REFUSAL, readExecutorConfig, unknownExecutorMessage, type ExecutorType } from './executors.ts';
+import { canonicalExecutorType, GHA_REFUSAL, readExecutorConfig, SHARED_CONTAINER, unknownExecutorMessage, type ExecutorType } from './executors.ts';
 import { conditionsFromFile, envFromFile, ENV_NAME, integerFrom, labelsFromFile, listFromFile, shellFromFile } from './fields.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import { paramValue } from './params.ts';
@@ -17,6 +17,8 @@ export const MAX_PARALLEL_ITEMS = 1000;
 export interface StepContext extends StepKubernetesContext {
   /** DAG-level `ssh` makes ssh the default executor. */
   readonly dagSsh: boolean;
+  /** DAG-level `container`: steps that name no executor run inside it (and so do docker steps). */
+  readonly dagContainer?: boolean;
 }
 
 export interface StepDraft {
@@ -169,7 +171,14 @@ function executorKeyForm(written: StepFile['executor'], at: string): ExecutorFor
   return { type: written?.type ?? '', config: { ...(written?.config ?? {}) }, at, typePath: childPath(at, 'type'), configPath };
 }
 
+/** With a DAG-level `container`, what a docker step writes besides command and args has no effect (Dagu's rule). */
+const SHARED_CONTAINER_SETTINGS = 'the DAG-level container runs this step: only its command and args are used, so these settings are ignored (as in Dagu)';
+
 function executorOf(form: ExecutorForm, raw: StepFile, call: string | undefined, context: StepContext, diagnostics: Diagnostics): Executor {
+  if (call === undefined && context.dagContainer === true && (form.type.trim() === '' || canonicalExecutorType(form.type) === 'docker')) {
+    if (Object.keys(form.config).length > 0) diagnostics.warnings.push(issue(form.configPath, SHARED_CONTAINER_SETTINGS));
+    return { type: SHARED_CONTAINER, config: {} };
+  }
   const fallback = defaultExecutorType(raw, call, context);
   const type = form.type.trim() === '' ? fallback : canonicalExecutorType(form.type);
   if (type === undefined) {

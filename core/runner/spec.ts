@@ -49,6 +49,21 @@ export interface ContainerExecTarget {
   /** What a stop sends the remote command, and how long before SIGKILL. */
   readonly stopSignal: string;
   readonly graceMs: number;
+  /** The run's own container (DAG-level `container`): what must hold before the exec. */
+  readonly ready?: ContainerReadiness;
+}
+
+/**
+ * Readiness of the run's container, as Dagu waits for it once before the first step: here each
+ * step checks it before its exec, so a run that lost its container says so in every step.
+ */
+export interface ContainerReadiness {
+  /** `waitFor: healthy`: the Pod's Ready condition; otherwise a running container is enough. */
+  readonly healthy: boolean;
+  /** A regular expression that a line of the container's log must match (`logPattern`). */
+  readonly logPattern?: string;
+  /** How long after the container started its readiness may take. */
+  readonly timeoutSeconds: number;
 }
 
 export interface ExecutorSpec {

@@ -12,8 +12,7 @@ import { errorMessage } from '../../core/log.ts';
 import { maskSecrets } from '../../core/logs/mask.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { loadDefinition, type DefinitionCache } from '../run/definition-cache.ts';
-import { isNotifyPod } from '../notify/pod.ts';
-import { isTelemetryPod } from '../telemetry/pod.ts';
+import { isAttemptPod } from '../run/pod-kinds.ts';
 import { attemptOver, isFinished, ownerRunName, podIdentity } from '../run/observed.ts';
 import { demux } from '../run/pod.ts';
 import type { PodWriter } from '../run/pod-writer.ts';
@@ -52,7 +51,7 @@ export class LogArchiver {
     const [namespace = '', name = ''] = key.split('/');
     const pod = this.deps.pods.get(namespace, name);
     // Telemetry and mail Pods are no attempt: their reconcilers record and remove them.
-    if (pod === undefined || !podEnded(pod) || isTelemetryPod(pod) || isNotifyPod(pod)) return;
+    if (pod === undefined || !podEnded(pod) || !isAttemptPod(pod)) return;
     const owner = ownerRunName(pod);
     const run = owner === undefined ? undefined : this.deps.runs.get(namespace, owner);
     // A Pod whose run is gone goes with it (owner references).

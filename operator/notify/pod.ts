@@ -119,7 +119,7 @@ export function notifyPod(request: NotifyPodRequest): V1Pod {
     { name: 'DAG_RUN_ID', value: ref.dagRunId },
     ...dag.secrets.map((s) => ({ name: s.name, valueFrom: { secretKeyRef: { name: runSecretName(ref.name), key: s.name } } })),
   ];
-  const security = securityContexts(request.steps, dag, undefined);
+  const security = securityContexts(request.steps, undefined, undefined);
   const attach = logs.length > 0;
   return {
     apiVersion: 'v1',

@@ -30,7 +30,7 @@ describe('which docker steps with containerName a run accepts', () => {
 });
 
 describe('the executor spec of a containerName step', () => {
-  const context = { namespace: 'team', expandWord: (w: string): string => w.replace('${WHO}', 'a b') };
+  const context = { namespace: 'team', runName: 'r', envNames: [], expandWord: (w: string): string => w.replace('${WHO}', 'a b') };
 
   it('names the Pod and container, the words of the command each expanded, and the stop settings', () => {
     const dag = load(`maxCleanUpTimeSec: 10\n${step('{containerName: db/pg, exec: {workingDir: /data, env: ["X=${WHO}"]}}', 'command: \'echo "${WHO}" done\', signalOnStop: SIGINT')}`);
@@ -59,6 +59,8 @@ describe('whether a run needs its exec ServiceAccount', () => {
     { name: 'a run with a containerName step does', yaml: step('{containerName: db}'), want: true },
     { name: 'a run with a containerName handler does', yaml: `handlerOn:\n  exit: {executor: {type: docker, config: {containerName: db}}, command: echo bye}\nsteps: [echo hi]`, want: true },
     { name: 'a run whose DAG names its own ServiceAccount does not', yaml: `kubernetes: {serviceAccountName: mine}\n${step('{containerName: db}')}`, want: false },
+    { name: 'a run whose steps run in its DAG-level container does', yaml: 'container: {image: alpine}\nsteps: [echo hi]', want: true },
+    { name: 'a run with a container whose steps all name other executors does not', yaml: 'container: {image: alpine}\nsteps: [{command: echo hi, executor: shell}]', want: false },
   ])('$name', ({ yaml, want }) => {
     expect(needsExecAccount(load(yaml))).toBe(want);
   });

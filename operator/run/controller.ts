@@ -3,8 +3,9 @@
  * from what the caches show. A run goes through freezing (freezer.ts), a retry's copy of its
  * original (retries.ts), its queue (admission.ts; the admission loop lets it out), then rounds
  * of gather (gather.ts) -> decide (engine.ts, pure) -> act (act.ts) until it finishes. A
- * finished run answers retries and exports its trace (telemetry/reconciler.ts); mails about the
- * run and its failed steps go out from Pods (notify/reconciler.ts); its logs and
+ * finished run answers retries, exports its trace (telemetry/reconciler.ts) and removes its
+ * container Pod (container-cleanup.ts); mails about the run and its failed steps go out from
+ * Pods (notify/reconciler.ts); its logs and
  * Pods are the archiver's, its expiry the retention reconciler's.
  */
 import type { WorkResult } from '../../core/kube/queue.ts';
@@ -15,6 +16,7 @@ import type { DagRunResource } from '../../core/resources/types.ts';
 import type { NotifyReconciler } from '../notify/reconciler.ts';
 import type { TelemetryReconciler } from '../telemetry/reconciler.ts';
 import type { RunActor } from './act.ts';
+import type { ContainerCleanup } from './container-cleanup.ts';
 import { queuePlace } from './admission.ts';
 import type { DefinitionCache } from './definition-cache.ts';
 import { decide } from './engine.ts';
@@ -35,6 +37,8 @@ export interface RunControllerDeps extends FreezeDeps {
   readonly telemetry: TelemetryReconciler;
   /** Mails about the run (mailOn) and its failed steps (mailOnError). */
   readonly notify: NotifyReconciler;
+  /** A finished run's container Pod. */
+  readonly containers: ContainerCleanup;
 }
 
 export class RunController {
@@ -52,6 +56,7 @@ export class RunController {
       deps.definitions.forget(key);
       // A retry starting now makes the run unfinished: its trace waits for the new end.
       if (cached !== undefined && !(await retryInPlace(cached, deps))) {
+        await deps.containers.reconcile(cached);
         await deps.telemetry.reconcile(cached);
         await deps.notify.reconcile(cached);
       }

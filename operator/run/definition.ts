@@ -8,8 +8,8 @@ import { loadDagSpec } from '../../core/resources/dag.ts';
 import { specDocuments } from '../../core/resources/types.ts';
 import { matchesExpected } from './attempt.ts';
 import { containerExecProblems, runsInContainer } from './executor-spec.ts';
-import { userIds } from './pod.ts';
 import { needsPreparing, type Prepared } from './prepare.ts';
+import { sharedContainer, type SharedContainer } from './shared-container.ts';
 
 export interface RunDefinition {
   readonly dag: Dag;
@@ -24,6 +24,8 @@ export interface RunDefinition {
   readonly localDags: readonly { readonly name: string; readonly document: Record<string, unknown> }[];
   /** Env or params use command substitution and have not been evaluated in a Pod yet. */
   readonly needsPrepare: boolean;
+  /** The run's one container (DAG-level `container`), as a Pod carries it out. */
+  readonly container?: SharedContainer;
 }
 
 function stepProblems(step: Step): string[] {
@@ -39,10 +41,9 @@ function stepProblems(step: Step): string[] {
 /** Features this version rejects; a later version implements them (see the issue notes). */
 export function unsupported(dag: Dag): string[] {
   const problems = [...dag.steps, ...Object.values(dag.handlerOn)].flatMap(stepProblems);
-  const containerExtras = Object.keys(dag.container ?? {}).filter((key) => !['image', 'env', 'workingDir', 'user', 'pullPolicy'].includes(key));
-  if (containerExtras.length > 0) problems.push(`container: ${containerExtras.join(', ')} (one shared container for all steps) is not supported yet`);
-  const user = dag.container?.user;
-  if (user !== undefined && userIds(user) === undefined) problems.push(`container.user: ${JSON.stringify(user)} must be a numeric uid or uid:gid on Kubernetes`);
+  // The operator may turn the workspace off for DAGs that say nothing: run-objects.ts checks that case.
+  const shared = dag.container === undefined ? undefined : sharedContainer(dag.container, dag.kubernetes?.workspace?.enabled !== false);
+  if (shared !== undefined && 'problems' in shared) problems.push(...shared.problems);
   return problems;
 }
 
@@ -65,6 +66,7 @@ export function runDefinition(spec: Record<string, unknown>, fileName: string, o
   const params = applyParamOverrides(load.dag.params.entries, parsed.tokens);
   const problems = [...load.errors.map(formatIssue), ...(parsed.error === undefined ? [] : [`params: ${parsed.error}`]), ...(load.errors.length === 0 ? unsupported(load.dag) : [])];
   const env = evaluateVariables(load.dag, params, baseEnv, prepared);
+  const shared = load.dag.container === undefined ? undefined : sharedContainer(load.dag.container, true);
   return {
     dag: load.dag,
     ...(problems.length === 0 ? {} : { rejection: problems.join('; ') }),
@@ -74,6 +76,7 @@ export function runDefinition(spec: Record<string, unknown>, fileName: string, o
     paramsJson: encodeParams(params),
     localDags: load.localDags.map((local, i) => ({ name: local.name, document: documents[i + 1] ?? {} })),
     needsPrepare: prepared === undefined && needsPreparing(load.dag, params),
+    ...(shared !== undefined && 'container' in shared ? { container: shared.container } : {}),
   };
 }
 

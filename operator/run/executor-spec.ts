@@ -12,9 +12,11 @@
  * `container-exec` spec, whose command words the operator expands one by one (Dagu execs
  * `[command, ...args]`, no shell).
  */
-import type { Dag, Step } from '../../core/dag/index.ts';
+import { SHARED_CONTAINER, type Dag, type Step } from '../../core/dag/index.ts';
 import type { V1EnvVar } from '@kubernetes/client-node';
 import { RUNNER_EXECUTORS, SSH_KEY_ENV, type ContainerExecTarget, type ExecutorSpec, type RunnerExecutor } from '../../core/runner/spec.ts';
+import type { SharedContainer } from './shared-container.ts';
+import { sharedContainerSpec } from './shared-container-spec.ts';
 
 export function isRunnerExecutor(type: string): type is RunnerExecutor {
   return (RUNNER_EXECUTORS as readonly string[]).includes(type);
@@ -30,6 +32,16 @@ function dagSsh(ssh: Readonly<Record<string, unknown>>): Record<string, unknown>
 function setting(map: Readonly<Record<string, unknown>>, name: string): unknown {
   const key = Object.keys(map).find((k) => k.toLowerCase() === name.toLowerCase());
   return key === undefined ? undefined : map[key];
+}
+
+/** A step of a DAG with a `container` block that names no executor, or docker: it runs in the run's container. */
+export function runsInSharedContainer(step: Step): boolean {
+  return step.executor.type === SHARED_CONTAINER && step.call === undefined;
+}
+
+/** A step that execs into a container: the run's own, or a named Pod's. */
+export function execsIntoContainer(step: Step): boolean {
+  return runsInSharedContainer(step) || runsInContainer(step);
 }
 
 /** A docker step that runs in an existing container: `containerName` without `image`. */
@@ -96,25 +108,37 @@ export function containerExecTarget(dag: Dag, step: Step, namespace: string): Co
 export interface ExecContext {
   /** The run's namespace, where containerName's Pod is. */
   readonly namespace: string;
+  readonly runName: string;
   /** Expands one word of a container-exec command as the operator expands commands. */
   readonly expandWord: (word: string) => string;
+  /** The run's container (DAG-level `container`), read by definition.ts. */
+  readonly container?: SharedContainer;
+  /** The variables of the step Pod that a command in the run's container sees too. */
+  readonly envNames: readonly string[];
+}
+
+/** A containerName step: its words expanded one by one, for the Pod it names. */
+function containerNameSpec(dag: Dag, step: Step, exec: ExecContext): ExecutorSpec {
+  const argv = step.command === undefined ? [] : [step.command, ...step.args].map(exec.expandWord);
+  return { type: 'container-exec', argv, config: step.executor.config, exec: containerExecTarget(dag, step, exec.namespace) };
 }
 
 export function executorSpec(dag: Dag, step: Step, expandedCommand: string | undefined, exec?: ExecContext): ExecutorSpec | undefined {
-  if (runsInContainer(step) && exec !== undefined) {
-    const argv = step.command === undefined ? [] : [step.command, ...step.args].map(exec.expandWord);
-    return { type: 'container-exec', argv, config: step.executor.config, exec: containerExecTarget(dag, step, exec.namespace) };
-  }
+  if (runsInSharedContainer(step) && exec?.container !== undefined) return sharedContainerSpec(dag, step, exec.container, exec);
+  if (runsInContainer(step) && exec !== undefined) return containerNameSpec(dag, step, exec);
   const type = step.executor.type;
   if (step.call !== undefined || !isRunnerExecutor(type)) return undefined;
+  return runnerSpec(dag, step, type, type === 'jq' ? step.cmdWithArgs : expandedCommand);
+}
+
+/** An http, jq, mail or ssh step's work. */
+function runnerSpec(dag: Dag, step: Step, type: RunnerExecutor, command: string | undefined): ExecutorSpec {
   const own = step.executor.config;
-  const config = type === 'ssh' && Object.keys(own).length === 0 && dag.ssh !== undefined ? dagSsh(dag.ssh) : own;
-  const command = type === 'jq' ? step.cmdWithArgs : expandedCommand;
   return {
     type,
     ...(command === undefined ? {} : { command }),
     ...(step.script === undefined ? {} : { script: step.script }),
-    config,
+    config: type === 'ssh' && Object.keys(own).length === 0 && dag.ssh !== undefined ? dagSsh(dag.ssh) : own,
     ...(type === 'mail' && dag.smtp !== undefined ? { smtp: dag.smtp } : {}),
   };
 }

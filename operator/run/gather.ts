@@ -4,9 +4,8 @@
  * creating the run's Secret are the log archiver's (operator/logs/archiver.ts), which enqueues
  * the run once an attempt's stdout is in the store.
  */
-import { isNotifyPod } from '../notify/pod.ts';
-import { isTelemetryPod } from '../telemetry/pod.ts';
 import type { V1Pod } from '@kubernetes/client-node';
+import { isAttemptPod } from './pod-kinds.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import type { Clock } from '../../core/kube/time.ts';
 import { LABELS } from '../../core/resources/constants.ts';
@@ -44,8 +43,7 @@ export class RunGatherer {
 
   /** The step Pods a run controls, from the cache. */
   podsOf(run: DagRunResource): V1Pod[] {
-    // Telemetry and mail Pods are no step's attempt (telemetry/pod.ts, notify/pod.ts).
-    return this.deps.pods.list(run.metadata?.namespace).filter(ownedBy(run)).filter((pod) => !isTelemetryPod(pod) && !isNotifyPod(pod));
+    return this.deps.pods.list(run.metadata?.namespace).filter(ownedBy(run)).filter(isAttemptPod);
   }
 
   async snapshot(run: DagRunResource): Promise<RunInput> {
@@ -99,7 +97,7 @@ export class RunGatherer {
   private activePods(): number {
     const pods = this.deps.pods.list();
     const claimed = this.deps.expectations.claimedCount(new Set(pods.map((pod) => pod.metadata?.name ?? '')));
-    return pods.filter((pod) => pod.metadata?.labels?.[LABELS.run] !== undefined && pod.metadata.deletionTimestamp === undefined && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed').length + claimed;
+    return pods.filter((pod) => pod.metadata?.labels?.[LABELS.run] !== undefined && isAttemptPod(pod) && pod.metadata.deletionTimestamp === undefined && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed').length + claimed;
   }
 }
 

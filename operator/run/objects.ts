@@ -51,7 +51,10 @@ export function attemptPod(context: LaunchContext, launch: Launch): V1Pod {
   const command = launch.step.cmdWithArgs === undefined ? undefined : expandText(launch.step.cmdWithArgs);
   // Scripts resolve step references and JSON paths here, executor steps' input included.
   const step = preparing ? launch.step : withResolvedScript(launch.step, vars, refs);
-  const spec = executorSpec(definition.dag, step, command, { namespace: ref.namespace, expandWord: expandText });
+  const env = preparing ? [] : [...definition.env, ...traceVars(context, launch), ...outputVars(launch.step, definition.dag.steps, status)];
+  const envNames = [...env, ...launch.step.env].map((v) => v.name).concat(['DAG_NAME', 'DAG_RUN_ID', 'DAG_RUN_STEP_NAME'], launch.handler === undefined ? [] : ['DAG_RUN_STATUS']);
+  const exec = { namespace: ref.namespace, runName: ref.name, expandWord: expandText, envNames, ...(definition.container === undefined ? {} : { container: definition.container }) };
+  const spec = executorSpec(definition.dag, step, command, exec);
   const pod = stepPod({
     run: ref,
     dag: definition.dag,
@@ -59,7 +62,7 @@ export function attemptPod(context: LaunchContext, launch: Launch): V1Pod {
     attempt: launch.attempt,
     pod: launch.pod,
     ...(launch.handler === undefined ? {} : { handler: launch.handler, runStatus: handlerStatus(status) }),
-    env: preparing ? [] : [...definition.env, ...traceVars(context, launch), ...outputVars(launch.step, definition.dag.steps, status)],
+    env,
     positional: definition.positional,
     ...(command === undefined ? {} : { command }),
     defaultImage: context.steps.image,
@@ -71,7 +74,7 @@ export function attemptPod(context: LaunchContext, launch: Launch): V1Pod {
   });
   // A step that execs runs as the run's exec ServiceAccount (run-objects.ts), unless its DAG names one.
   const serviceAccount = spec?.type === 'container-exec' ? execServiceAccountName(ref.name) : undefined;
-  return withPodSettings(pod, { dag: definition.dag, settings: launch.step.kubernetes, defaults: context.steps, workspace, registrySecret: context.registrySecret, ...(serviceAccount === undefined ? {} : { serviceAccount }) });
+  return withPodSettings(pod, { settings: launch.step.kubernetes, defaults: context.steps, workspace, registrySecret: context.registrySecret, ...(serviceAccount === undefined ? {} : { serviceAccount }) });
 }
 
 /** TRACEPARENT of the step's span when the run is traced (trace.ts); Dagu passes it to sub-DAGs, Kubedag to every step. */

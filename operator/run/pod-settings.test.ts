@@ -1,6 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { loadDag, type KubernetesSettings } from '../../core/dag/index.ts';
+import type { KubernetesSettings } from '../../core/dag/index.ts';
 import { withPodSettings, type PodSettingsRequest } from './pod-settings.ts';
 
 const base = (): V1Pod => ({
@@ -15,8 +15,7 @@ const base = (): V1Pod => ({
 });
 
 function apply(settings: KubernetesSettings | undefined, extra: Partial<PodSettingsRequest> = {}): V1Pod {
-  const dag = loadDag('steps: [x]', { fileName: 'd' }).dag;
-  return withPodSettings(base(), { dag, settings, defaults: { security: 'none', user: 1000 }, workspace: undefined, registrySecret: undefined, ...extra });
+  return withPodSettings(base(), { settings, defaults: { security: 'none', user: 1000 }, workspace: undefined, registrySecret: undefined, ...extra });
 }
 
 describe('step Pod settings', () => {
@@ -76,8 +75,7 @@ describe('step Pod settings', () => {
   });
 
   it('sets the restricted security contexts on the Pod and its container', () => {
-    const dag = loadDag('steps: [x]', { fileName: 'd' }).dag;
-    const pod = withPodSettings(base(), { dag, settings: undefined, defaults: { security: 'restricted', user: 1000 }, workspace: undefined, registrySecret: undefined });
+    const pod = withPodSettings(base(), { settings: undefined, defaults: { security: 'restricted', user: 1000 }, workspace: undefined, registrySecret: undefined });
     expect(pod.spec?.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
     expect(pod.spec?.containers[0]?.securityContext).toEqual({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
   });

@@ -5,13 +5,12 @@
  * command and variables are never overridden. Pure.
  */
 import type { V1Container, V1EnvVar, V1Pod, V1PodSpec, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
-import type { Dag, KubernetesSettings } from '../../core/dag/index.ts';
+import type { KubernetesSettings } from '../../core/dag/index.ts';
 import type { StepDefaults } from '../config.ts';
-import { securityContexts } from './security.ts';
+import { securityContexts, type RunAs } from './security.ts';
 import { WORKSPACE_VOLUME, type Workspace } from './workspace.ts';
 
 export interface PodSettingsRequest {
-  readonly dag: Dag;
   readonly settings: KubernetesSettings | undefined;
   readonly defaults: Pick<StepDefaults, 'security' | 'user'>;
   readonly workspace: Workspace | undefined;
@@ -19,6 +18,8 @@ export interface PodSettingsRequest {
   readonly registrySecret: string | undefined;
   /** The ServiceAccount a step runs as when its DAG names none (a step that execs); none: no token. */
   readonly serviceAccount?: string;
+  /** The user the Pod runs as over the defaults (the run's container Pod: `container.user`). */
+  readonly runAs?: RunAs;
 }
 
 const defined = <T extends object>(value: T): T => Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
@@ -54,7 +55,8 @@ function container(base: V1Container, request: PodSettingsRequest, mounts: reado
     env: withSettingsEnv(base.env ?? [], settings),
     envFrom: settings?.envFrom === undefined ? undefined : ([...settings.envFrom] as V1Container['envFrom']),
     resources: settings?.resources === undefined ? undefined : { ...settings.resources },
-    volumeMounts: nonEmpty(mounts),
+    // A base Pod's own mounts stay (the run's container Pod has the DAG container's volumes).
+    volumeMounts: nonEmpty([...(base.volumeMounts ?? []), ...mounts]),
     securityContext,
   });
 }
@@ -70,9 +72,9 @@ function scheduling(spec: V1PodSpec, settings: KubernetesSettings | undefined): 
 }
 
 export function withPodSettings(pod: V1Pod, request: PodSettingsRequest): V1Pod {
-  const { settings, dag } = request;
+  const { settings } = request;
   const spec = pod.spec as V1PodSpec;
-  const security = securityContexts(request.defaults, dag, settings);
+  const security = securityContexts(request.defaults, request.runAs, settings);
   const { volumes, mounts } = volumesOf(request);
   const pullSecrets = [...(settings?.imagePullSecrets ?? []), ...(request.registrySecret === undefined ? [] : [request.registrySecret])];
   const serviceAccount = settings?.serviceAccountName ?? request.serviceAccount;
@@ -94,7 +96,7 @@ export function withPodSettings(pod: V1Pod, request: PodSettingsRequest): V1Pod 
       activeDeadlineSeconds: settings?.activeDeadlineSeconds,
       imagePullSecrets: nonEmpty([...new Set(pullSecrets)].map((name) => ({ name }))),
       securityContext: security.pod,
-      volumes: nonEmpty(volumes),
+      volumes: nonEmpty([...(spec.volumes ?? []), ...volumes]),
       containers: spec.containers.map((c) => container(c, request, mounts, security.container)),
     }),
   };

@@ -72,6 +72,11 @@ export class PodWriter {
     this.deps.countWrite('patch');
   }
 
+  /** A Pod as the cache shows it. */
+  cached(namespace: string, name: string): V1Pod | undefined {
+    return this.deps.pods.get(namespace, name);
+  }
+
   /** Deletes a Pod once: a second call before the cache shows the deletion writes nothing. */
   async delete(namespace: string, name: string): Promise<void> {
     const key = `${namespace}/${name}`;

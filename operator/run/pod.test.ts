@@ -208,21 +208,20 @@ describe('stepPod', () => {
     expect(Object.fromEntries((container?.env ?? []).map((e) => [e.name, e.value]))).toMatchObject({ A: '1', B: '2', DAG_NAME: 'pods', DAG_RUN_ID: 'r1', DAG_RUN_STEP_NAME: 'build', KUBEDAG_COMMAND: 'make' });
   });
 
-  it('takes the image from a docker executor, then the Pod settings, then the DAG container, then the default', () => {
+  it('takes the image from a docker executor, then the Pod settings, then the default', () => {
     const docker = request('kubernetes: {image: python:3.13}\nsteps:\n  - {command: x, executor: {type: docker, config: {image: alpine:3}}}');
-    expect(stepImage(docker.dag, docker.step, 'def')).toBe('alpine:3');
+    expect(stepImage(docker.step, 'def')).toBe('alpine:3');
     const settings = request('kubernetes: {image: python:3.13}\nsteps:\n  - {command: x, kubernetes: {image: node:24}}');
-    expect(stepImage(settings.dag, settings.step, 'def')).toBe('node:24');
-    const dagLevel = request('container: {image: python:3.13}\nsteps: [x]');
-    expect(stepImage(dagLevel.dag, dagLevel.step, 'def')).toBe('python:3.13');
-    expect(stepImage(request('steps: [x]').dag, request('steps: [x]').step, 'def')).toBe('def');
+    expect(stepImage(settings.step, 'def')).toBe('node:24');
+    expect(stepImage(request('steps: [x]').step, 'def')).toBe('def');
   });
 
-  it('applies the DAG container pull policy and env below every other variable', () => {
-    const req = request('container: {image: a, pullPolicy: missing, user: "1000:2000", env: [A=from-container, C=only-container]}\nsteps: [x]', { env: [{ name: 'A', value: 'from-dag' }] });
-    const container = stepPod(req).spec?.containers[0];
-    expect(container?.imagePullPolicy).toBe('IfNotPresent');
-    expect(Object.fromEntries((container?.env ?? []).map((e) => [e.name, e.value]))).toMatchObject({ A: 'from-dag', C: 'only-container' });
+  it('gives a step that does not run in the DAG container nothing of it: not its image, pull policy, env or user', () => {
+    const req = request('container: {image: a, pullPolicy: missing, user: "1000:2000", env: [C=only-container]}\nsteps: [{command: x, executor: shell}]');
+    const pod = stepPod(req);
+    const container = pod.spec?.containers[0];
+    expect([container?.image, container?.imagePullPolicy, pod.spec?.securityContext]).toEqual(['busybox:1.36', undefined, undefined]);
+    expect(container?.env?.map((e) => e.name)).not.toContain('C');
   });
 
   it('leaves a Kubernetes-executor step without a command to its image entrypoint', () => {

@@ -4,7 +4,7 @@
  * stdout and stderr apart by tagging each line (`O ` / `E `), forwards `signalOnStop`, and
  * reports what the operator must know through the termination message. Pure.
  */
-import type { V1Container, V1EnvVar, V1Pod } from '@kubernetes/client-node';
+import type { V1EnvVar, V1Pod } from '@kubernetes/client-node';
 import { quoteWord } from '../../core/dag/command.ts';
 import type { Condition, Dag, EnvVar, HandlerEvent, Step } from '../../core/dag/index.ts';
 import { ANNOTATIONS, API_VERSION, LABELS } from '../../core/resources/constants.ts';
@@ -49,13 +49,15 @@ export interface PodRequest {
 /** First line of the termination message of a runner that reports. */
 export const REPORT_MARKER = 'kubedag:v1';
 
-/** The docker executor's image, then the Pod settings' (step over DAG), the DAG container's, the default. */
-export function stepImage(dag: Dag, step: Step, defaultImage: string): string {
+/**
+ * The docker executor's image, then the Pod settings' (step over DAG), the default. A DAG-level
+ * `container` is no step Pod's image: its steps exec into the run's one container Pod
+ * (shared-container.ts), and the others run in Pods of their own, as Dagu runs them on its host.
+ */
+export function stepImage(step: Step, defaultImage: string): string {
   const fromExecutor = step.executor.type === 'docker' ? step.executor.config.image : undefined;
   if (typeof fromExecutor === 'string' && fromExecutor !== '') return fromExecutor;
-  if (step.kubernetes?.image !== undefined) return step.kubernetes.image;
-  const fromDag = dag.container?.image;
-  return typeof fromDag === 'string' && fromDag !== '' ? fromDag : defaultImage;
+  return step.kubernetes?.image ?? defaultImage;
 }
 
 /** The shell that runs commands: step, then DAG; an sh-like default gets errexit. */
@@ -223,37 +225,6 @@ function withinEnvLimits(env: readonly V1EnvVar[], step: Step): V1EnvVar[] {
   ];
 }
 
-/** DAG-level `container.env` (`NAME=value` entries): the image's own environment, lowest. */
-function containerEnv(dag: Dag): EnvVar[] {
-  const list = dag.container?.env;
-  if (!Array.isArray(list)) return [];
-  return list.flatMap((entry) => {
-    const text = String(entry);
-    const at = text.indexOf('=');
-    return at <= 0 ? [] : [{ name: text.slice(0, at), value: text.slice(at + 1) }];
-  });
-}
-
-const PULL_POLICIES: Record<string, string> = { always: 'Always', missing: 'IfNotPresent', never: 'Never' };
-
-/**
- * `container.user` as `uid` or `uid:gid` (a number or text); undefined for anything else, a
- * user name included: names cannot be resolved outside the image.
- */
-export function userIds(user: unknown): { runAsUser: number; runAsGroup?: number } | undefined {
-  const ids = /^(\d+)(?::(\d+))?$/.exec(typeof user === 'string' || typeof user === 'number' ? String(user) : '');
-  return ids === null ? undefined : { runAsUser: Number(ids[1]), ...(ids[2] === undefined ? {} : { runAsGroup: Number(ids[2]) }) };
-}
-
-/** What the DAG-level `container` pull policy and the step's directory mean for its container. */
-function containerSettings(dag: Dag, workingDir: string | undefined): Pick<V1Container, 'imagePullPolicy' | 'workingDir'> {
-  const pull = typeof dag.container?.pullPolicy === 'string' ? PULL_POLICIES[dag.container.pullPolicy] : undefined;
-  return {
-    ...(pull === undefined ? {} : { imagePullPolicy: pull }),
-    ...(workingDir === undefined ? {} : { workingDir }),
-  };
-}
-
 const entrypointOnly = (step: Step): boolean => step.executor.type === 'kubernetes' && step.cmdWithArgs === undefined && step.script === undefined;
 
 export function stepPod(request: PodRequest): V1Pod {
@@ -293,12 +264,12 @@ export function stepPod(request: PodRequest): V1Pod {
       containers: [
         {
           name: 'step',
-          image: request.runner?.image ?? stepImage(dag, step, request.defaultImage),
+          image: request.runner?.image ?? stepImage(step, request.defaultImage),
           // A Kubernetes-executor step without a command runs its image's entrypoint, as in
           // Dagu: no runner, so its output is not split into stdout and stderr.
           ...(entrypointOnly(step) ? {} : { command: ['/bin/sh', '-c', runnerScript(request)] }),
-          env: withinEnvLimits([...envList([...containerEnv(dag), ...request.env, ...builtins(request), ...step.env], request.secrets), ...conditionEnv], step),
-          ...containerSettings(dag, request.workingDir),
+          env: withinEnvLimits([...envList([...request.env, ...builtins(request), ...step.env], request.secrets), ...conditionEnv], step),
+          ...(request.workingDir === undefined ? {} : { workingDir: request.workingDir }),
         },
       ],
     },

@@ -76,13 +76,19 @@ export function prepareVariables(dag: Dag, params: readonly ParamDef[]): EnvVar[
   ];
 }
 
-/** The prepare step itself: a plain shell step in the DAG's working directory and image. */
+/**
+ * The prepare step itself: a plain shell step in the DAG's working directory, with the DAG's
+ * Pod settings (its tolerations and selectors place it; its `env` is where `provider: env`
+ * secrets come from on Kubernetes).
+ */
 export function prepareStep(dag: Dag, params: readonly ParamDef[]): Step {
+  const { workspace: _workspace, ...settings } = dag.kubernetes ?? {};
   return plainStep(PREPARE_STEP, {
     script: prepareScript(dag, params),
     env: prepareVariables(dag, params),
     ...(dag.workingDir === undefined ? {} : { dir: dag.workingDir }),
     workerSelector: dag.workerSelector,
+    ...(dag.kubernetes === undefined ? {} : { kubernetes: settings }),
   });
 }
 

@@ -1,19 +1,23 @@
 /**
  * The objects a run needs before its first step Pod: its workspace claim, its image pull
- * Secret, and the ServiceAccount (bound to the exec role) of steps that exec into containers. Created once per run and remembered by run uid; after an operator restart a second
- * create finds the first (AlreadyExists), so nothing is made twice. Both are owned by the run:
- * they last through its retries and go with it (garbage collection), by retention too.
+ * Secret, the ServiceAccount (bound to the exec role) of steps that exec into containers, and
+ * the run's container Pod (DAG-level `container`). Created once per run and remembered by run
+ * uid; after an operator restart a second create finds the first (AlreadyExists), so nothing
+ * is made twice. All are owned by the run: they last through its retries and go with it
+ * (garbage collection), by retention too; the container Pod goes when the run finishes
+ * (container-cleanup.ts).
  */
 import type { V1RoleBinding, V1Secret, V1ServiceAccount } from '@kubernetes/client-node';
 import type { Dag } from '../../core/dag/index.ts';
 import { LABELS } from '../../core/resources/constants.ts';
-import { execServiceAccountName, labelValue, registrySecretName } from '../../core/resources/names.ts';
+import { execServiceAccountName, labelValue, registrySecretName, sharedContainerPodName } from '../../core/resources/names.ts';
 import type { StepDefaults } from '../config.ts';
 import type { RunDefinition } from './definition.ts';
 import { ownerReference } from './objects.ts';
 import type { PodWriter } from './pod-writer.ts';
 import type { RunRef } from './ref.ts';
-import { runsInContainer } from './executor-spec.ts';
+import { execsIntoContainer } from './executor-spec.ts';
+import { sharedContainerPod, type SharedContainer } from './shared-container.ts';
 import { dockerConfigJson } from './registry.ts';
 import { variables } from './variables.ts';
 import { runWorkspace, workspaceClaim, type Workspace } from './workspace.ts';
@@ -50,8 +54,20 @@ export class RunObjects {
       await this.pods.createServiceAccount(ref.namespace, execAccount(ref));
       await this.pods.createRoleBinding(ref.namespace, execBinding(ref, this.defaults.execRole));
     }
+    if (definition.container !== undefined) await this.createContainer(ref, definition, definition.container, { workspace, registrySecret });
     this.made.set(ref.uid, { workspace, registrySecret });
     return { workspace, registrySecret, ...(config?.ok === false ? { registryError: config.error } : {}) };
+  }
+
+  /** The run's container Pod, before any step execs into it. */
+  private async createContainer(ref: RunRef, definition: RunDefinition, container: SharedContainer, made: Pick<RunObjectsOf, 'workspace' | 'registrySecret'>): Promise<void> {
+    // The definition allowed workspace sources unless the DAG turned its workspace off; the
+    // operator may have turned it off for every DAG.
+    if (made.workspace === undefined && container.mounts.some((m) => m.kind === 'workspace')) throw new Error('container.volumes: a relative source needs the run\'s workspace, which the operator turns off (--workspace=false)');
+    const name = sharedContainerPodName(ref.name);
+    // A retry in place right after the run ended: the earlier execution's Pod must go first.
+    if (this.pods.cached(ref.namespace, name)?.metadata?.deletionTimestamp !== undefined) throw new Error(`the run's container Pod ${name} of its earlier execution is still being removed`);
+    await this.pods.create(ref.namespace, sharedContainerPod(ref, definition.dag, container, { ...made, defaults: this.defaults }));
   }
 
   /** A finished or deleted run's objects need no more creating. */
@@ -73,7 +89,7 @@ function pullSecret(ref: RunRef, json: string): V1Secret {
 
 /** Some step execs into a container and its DAG names no ServiceAccount of its own (which brings its own RBAC). */
 export function needsExecAccount(dag: Dag): boolean {
-  return [...dag.steps, ...Object.values(dag.handlerOn)].some((step) => runsInContainer(step) && step.kubernetes?.serviceAccountName === undefined);
+  return [...dag.steps, ...Object.values(dag.handlerOn)].some((step) => execsIntoContainer(step) && step.kubernetes?.serviceAccountName === undefined);
 }
 
 function execAccount(ref: RunRef): V1ServiceAccount {

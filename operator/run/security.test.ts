@@ -1,37 +1,36 @@
 import { describe, expect, it } from 'vitest';
-import { loadDag, type KubernetesSettings } from '../../core/dag/index.ts';
-import { securityContexts } from './security.ts';
+import type { KubernetesSettings } from '../../core/dag/index.ts';
+import { securityContexts, type RunAs } from './security.ts';
 
 const restricted = { security: 'restricted' as const, user: 1000 };
-const dag = (yaml = 'steps: [x]'): ReturnType<typeof loadDag>['dag'] => loadDag(yaml, { fileName: 'sec' }).dag;
 
 describe('step security contexts', () => {
   it('meets the restricted Pod Security Standard by default, as the operator uid', () => {
-    expect(securityContexts(restricted, dag(), undefined)).toEqual({
+    expect(securityContexts(restricted, undefined, undefined)).toEqual({
       pod: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000, fsGroupChangePolicy: 'OnRootMismatch', seccompProfile: { type: 'RuntimeDefault' } },
       container: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
     });
   });
 
   it('sets nothing when the operator turns the defaults off', () => {
-    expect(securityContexts({ security: 'none', user: 1000 }, dag(), undefined)).toEqual({});
+    expect(securityContexts({ security: 'none', user: 1000 }, undefined, undefined)).toEqual({});
   });
 
-  it.each<{ name: string; yaml?: string; settings?: KubernetesSettings; want: Record<string, unknown> }>([
-    { name: 'the DAG container user sets the uid and gid', yaml: 'container: {image: a, user: "2000:3000"}\nsteps: [x]', want: { pod: { runAsUser: 2000, runAsGroup: 3000, fsGroup: 1000, runAsNonRoot: true } } },
+  it.each<{ name: string; runAs?: RunAs; settings?: KubernetesSettings; want: Record<string, unknown> }>([
+    { name: 'the user to run as sets the uid and gid', runAs: { runAsUser: 2000, runAsGroup: 3000 }, want: { pod: { runAsUser: 2000, runAsGroup: 3000, fsGroup: 1000, runAsNonRoot: true } } },
     { name: 'a pod security context merges over the defaults', settings: { podSecurityContext: { fsGroup: 5, seccompProfile: { type: 'Localhost', localhostProfile: 'p' } } }, want: { pod: { fsGroup: 5, seccompProfile: { type: 'Localhost', localhostProfile: 'p' } } } },
     { name: 'a container security context replaces a default list', settings: { securityContext: { capabilities: { drop: ['NET_RAW'] } } }, want: { container: { capabilities: { drop: ['NET_RAW'] } } } },
     { name: 'running as root on purpose drops runAsNonRoot', settings: { podSecurityContext: { runAsUser: 0 } }, want: { pod: { runAsUser: 0 } } },
     { name: 'root in the container context also drops runAsNonRoot', settings: { securityContext: { runAsUser: 0 } }, want: { container: { runAsUser: 0 } } },
-  ])('$name', ({ yaml, settings, want }) => {
-    expect(securityContexts(restricted, dag(yaml), settings)).toMatchObject(want);
+  ])('$name', ({ runAs, settings, want }) => {
+    expect(securityContexts(restricted, runAs, settings)).toMatchObject(want);
   });
 
   it('keeps runAsNonRoot with a root uid when the DAG asked for both', () => {
-    expect(securityContexts(restricted, dag(), { podSecurityContext: { runAsUser: 0, runAsNonRoot: true } }).pod).toMatchObject({ runAsUser: 0, runAsNonRoot: true });
+    expect(securityContexts(restricted, undefined, { podSecurityContext: { runAsUser: 0, runAsNonRoot: true } }).pod).toMatchObject({ runAsUser: 0, runAsNonRoot: true });
   });
 
   it('lets root relax the defaults without keeping runAsNonRoot', () => {
-    expect(securityContexts(restricted, dag(), { podSecurityContext: { runAsUser: 0 } }).pod).not.toHaveProperty('runAsNonRoot');
+    expect(securityContexts(restricted, undefined, { podSecurityContext: { runAsUser: 0 } }).pod).not.toHaveProperty('runAsNonRoot');
   });
 });

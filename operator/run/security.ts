@@ -2,13 +2,19 @@
  * The security settings of a step Pod. By default (`restricted`) they meet the Pod Security
  * Standard of that name, so runs work in namespaces that enforce it: a non-root uid (also the
  * group and fsGroup, so the workspace is writable), no privilege escalation, every capability
- * dropped, the runtime's default seccomp profile. The DAG's `container.user` and its
- * `kubernetes` security contexts are laid over the defaults and win. Pure.
+ * dropped, the runtime's default seccomp profile. The user the Pod must run as (the DAG-level
+ * `container.user`, for the run's container Pod) and the DAG's `kubernetes` security contexts
+ * are laid over the defaults and win. Pure.
  */
 import type { V1PodSecurityContext, V1SecurityContext } from '@kubernetes/client-node';
-import { mergeMappings, type Dag, type KubernetesSettings } from '../../core/dag/index.ts';
+import { mergeMappings, type KubernetesSettings } from '../../core/dag/index.ts';
 import type { StepDefaults } from '../config.ts';
-import { userIds } from './pod.ts';
+
+/** A uid, and a gid with it, that a Pod must run as. */
+export interface RunAs {
+  readonly runAsUser: number;
+  readonly runAsGroup?: number;
+}
 
 export interface SecurityContexts {
   readonly pod?: V1PodSecurityContext;
@@ -27,12 +33,11 @@ function restrictedDefaults(user: number): { pod: Plain; container: Plain } {
 
 const nonEmpty = <T extends Plain>(value: T): T | undefined => (Object.keys(value).length === 0 ? undefined : value);
 
-export function securityContexts(defaults: Pick<StepDefaults, 'security' | 'user'>, dag: Dag, settings: KubernetesSettings | undefined): SecurityContexts {
+export function securityContexts(defaults: Pick<StepDefaults, 'security' | 'user'>, user: RunAs | undefined, settings: KubernetesSettings | undefined): SecurityContexts {
   const base = defaults.security === 'restricted' ? restrictedDefaults(defaults.user) : { pod: {}, container: {} };
-  const user = userIds(dag.container?.user);
   const podOwn: Plain = settings?.podSecurityContext ?? {};
   const containerOwn: Plain = settings?.securityContext ?? {};
-  const pod: Record<string, unknown> = { ...mergeMappings(mergeMappings(base.pod, user ?? {}), podOwn) };
+  const pod: Record<string, unknown> = { ...mergeMappings(mergeMappings(base.pod, { ...user }), podOwn) };
   const container = mergeMappings(base.container, containerOwn);
   // A DAG that runs as root on purpose relaxes runAsNonRoot, unless it asked for that too.
   const uid = container.runAsUser ?? pod.runAsUser;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { loadDag } from '../../core/dag/index.ts';
 import { sharedContainerPodName } from '../../core/resources/names.ts';
-import { KEEPALIVE_COMMAND, sharedContainer, sharedContainerPod, type SharedContainer } from './shared-container.ts';
+import { isContainerPod, KEEPALIVE_COMMAND, sharedContainer, sharedContainerPod, type SharedContainer } from './shared-container.ts';
 
 const ref = { name: 'etl-r1', namespace: 'team', uid: 'u1', dagName: 'etl', dagRunId: 'r1' };
 
@@ -60,15 +61,21 @@ describe('DAG-level container settings refused with the reason', () => {
 });
 
 describe('the run\'s container Pod', () => {
-  const pod = sharedContainerPod(ref, read({ volumes: ['./data:/data', 'cache:/cache:ro'], ports: ['8080'], user: '1000', restartPolicy: 'always' }), { workspaceClaim: 'etl-r1-workspace', graceSeconds: 5 });
+  const dag = loadDag('maxCleanUpTimeSec: 7\nworkerSelector: {pool: etl}\nkubernetes: {resources: {limits: {memory: 1Gi}}, activeDeadlineSeconds: 60}\ncontainer: {image: a}\nsteps: [x]', { fileName: 'etl' }).dag;
+  const workspace = { claimName: 'etl-r1-workspace', mountPath: '/workspace', size: '1Gi', accessMode: 'ReadWriteOnce' as const };
+  const block = read({ volumes: ['./data:/data', 'cache:/cache:ro'], ports: ['8080'], user: '1000', restartPolicy: 'always' });
+  const pod = sharedContainerPod(ref, dag, block, { workspace, registrySecret: 'etl-r1-registry', defaults: { security: 'restricted', user: 2000 } });
+  const main = pod.spec?.containers[0];
 
   it.each([
-    { name: 'is named after the run and labelled as its container', got: () => [pod.metadata?.name, pod.metadata?.labels?.['kubedag.io/role']], want: [sharedContainerPodName('etl-r1'), 'container'] },
+    { name: 'is named after the run and labelled as its container', got: () => [pod.metadata?.name, isContainerPod(pod)], want: [sharedContainerPodName('etl-r1'), true] },
     { name: 'is owned by the run', got: () => pod.metadata?.ownerReferences?.map((o) => [o.kind, o.name, o.controller]), want: [['DAGRun', 'etl-r1', true]] },
     { name: 'restarts as the block asks', got: () => pod.spec?.restartPolicy, want: 'Always' },
-    { name: 'mounts the workspace part and the claim', got: () => [pod.spec?.volumes, pod.spec?.containers[0]?.volumeMounts], want: [[{ name: 'v0', persistentVolumeClaim: { claimName: 'etl-r1-workspace' } }, { name: 'v1', persistentVolumeClaim: { claimName: 'cache' } }], [{ name: 'v0', mountPath: '/data', subPath: 'data' }, { name: 'v1', mountPath: '/cache', readOnly: true }]] },
+    { name: 'mounts the workspace part, the claim and the whole workspace where steps have it', got: () => [pod.spec?.volumes?.map((v) => [v.name, v.persistentVolumeClaim?.claimName]), main?.volumeMounts], want: [[['claim-0', 'cache'], ['kubedag-workspace', 'etl-r1-workspace']], [{ name: 'kubedag-workspace', mountPath: '/data', subPath: 'data' }, { name: 'claim-0', mountPath: '/cache', readOnly: true }, { name: 'kubedag-workspace', mountPath: '/workspace' }]] },
     { name: 'has no API token', got: () => pod.spec?.automountServiceAccountToken, want: false },
-    { name: 'runs the keepalive as the given user', got: () => [pod.spec?.containers[0]?.command, pod.spec?.containers[0]?.securityContext], want: [KEEPALIVE_COMMAND, { runAsUser: 1000 }] },
+    { name: 'runs the keepalive as the block\'s user over the security defaults', got: () => [main?.command, pod.spec?.securityContext?.runAsUser, pod.spec?.securityContext?.runAsNonRoot, main?.securityContext?.allowPrivilegeEscalation], want: [KEEPALIVE_COMMAND, 1000, true, false] },
+    { name: 'gets the DAG\'s Pod settings and worker selector, the pull Secret and the run\'s grace period', got: () => [main?.resources, pod.spec?.nodeSelector, pod.spec?.imagePullSecrets, pod.spec?.terminationGracePeriodSeconds], want: [{ limits: { memory: '1Gi' } }, { pool: 'etl' }, [{ name: 'etl-r1-registry' }], 7] },
+    { name: 'has no per-attempt deadline: it lives as long as the run', got: () => pod.spec?.activeDeadlineSeconds, want: undefined },
   ])('$name', ({ got, want }) => {
     expect(got()).toEqual(want);
   });

@@ -1,8 +1,7 @@
 /**
- * The DAG-level `container` as one Pod per run (`<run>-container`), which every step execs into
- * (plan: docs/decisions/2026-11-24-exec.md, last section). Pure: what the block asks for, read
- * and checked (`sharedContainer`), and the Pod that carries it out (`sharedContainerPod`).
- * Not wired into the run yet: see docs/decisions/2026-11-24-container-exec.md.
+ * The DAG-level `container` as one Pod per run (`<run>-container`), which the steps that run in
+ * it exec into (docs/decisions/2026-11-24-shared-container.md). Pure: what the block asks for,
+ * read and checked (`sharedContainer`), and the Pod that carries it out (`sharedContainerPod`).
  *
  * Docker settings map to Pod fields where Kubernetes has one; where it has none, or where the
  * meaning differs (host paths, host ports, networks, user names), the setting is refused by name
@@ -10,15 +9,27 @@
  */
 import { posix } from 'node:path';
 import type { V1Container, V1ContainerPort, V1Pod, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type { Dag } from '../../core/dag/index.ts';
 import { API_VERSION, LABELS } from '../../core/resources/constants.ts';
 import { labelValue, sharedContainerPodName } from '../../core/resources/names.ts';
+import type { StepDefaults } from '../config.ts';
+import { withPodSettings } from './pod-settings.ts';
 import type { RunRef } from './ref.ts';
+import type { RunAs } from './security.ts';
+import { WORKSPACE_VOLUME, type Workspace } from './workspace.ts';
 
 /** Labels the shared container Pod apart from step Pods. */
 export const ROLE_LABEL = 'kubedag.io/role';
 
-/** Dagu's shell fallback for `startup: keepalive`: the container idles until the run ends. */
-export const KEEPALIVE_COMMAND = ['sh', '-c', 'while true; do sleep 86400; done'];
+/**
+ * `startup: keepalive`: the container idles until the run ends. A shell that is a container's
+ * first process ignores SIGTERM unless it traps it, so the trap makes removal quick; `wait`
+ * lets the trap run at once rather than after the sleep.
+ */
+export const KEEPALIVE_COMMAND = ['sh', '-c', 'trap "exit 0" TERM INT; while :; do sleep 86400 & wait $!; done'];
+
+/** The container's name in its Pod: the one the steps exec into. */
+export const SHARED_CONTAINER_NAME = 'main';
 
 /** How long the run waits for the container to be ready before it fails. */
 export const READY_TIMEOUT_SECONDS = 120;
@@ -31,7 +42,7 @@ export interface SharedContainer {
   readonly command?: readonly string[];
   readonly env: readonly { readonly name: string; readonly value: string }[];
   readonly workingDir?: string;
-  readonly user?: { readonly runAsUser: number; readonly runAsGroup?: number };
+  readonly user?: RunAs;
   readonly imagePullPolicy?: string;
   readonly nodeSelector: Readonly<Record<string, string>>;
   readonly ports: readonly V1ContainerPort[];
@@ -107,7 +118,7 @@ function platform(value: unknown): Read<Record<string, string>> {
   return { value: { 'kubernetes.io/os': os, ...(arch === undefined ? {} : { 'kubernetes.io/arch': arch }) } };
 }
 
-function user(value: unknown): Read<SharedContainer['user']> {
+function user(value: unknown): Read<RunAs | undefined> {
   if (value === undefined) return { value: undefined };
   const ids = /^(\d+)(?::(\d+))?$/.exec(scalar(value) ?? '');
   if (ids === null) return { problem: `container.user: ${JSON.stringify(value)} must be a numeric uid or uid:gid on Kubernetes` };
@@ -187,13 +198,14 @@ function validPattern(text: string): boolean {
   }
 }
 
-function volumesOf(mounts: readonly Mount[], workspaceClaim: string | undefined): { volumes: V1Volume[]; volumeMounts: V1VolumeMount[] } {
-  const claims = [...new Set(mounts.map((m) => (m.kind === 'claim' ? m.claim : (workspaceClaim ?? ''))))];
-  const volumeName = (claim: string): string => `v${String(claims.indexOf(claim))}`;
+/** The block's volumes: claims by name, and the run's workspace (declared by withPodSettings) by subPath. */
+function volumesOf(mounts: readonly Mount[]): { volumes: V1Volume[]; volumeMounts: V1VolumeMount[] } {
+  const claims = [...new Set(mounts.flatMap((m) => (m.kind === 'claim' ? [m.claim] : [])))];
+  const volumeName = (m: Mount): string => (m.kind === 'claim' ? `claim-${String(claims.indexOf(m.claim))}` : WORKSPACE_VOLUME);
   return {
-    volumes: claims.map((claim) => ({ name: volumeName(claim), persistentVolumeClaim: { claimName: claim } })),
+    volumes: claims.map((claim, i) => ({ name: `claim-${String(i)}`, persistentVolumeClaim: { claimName: claim } })),
     volumeMounts: mounts.map((m) => ({
-      name: volumeName(m.kind === 'claim' ? m.claim : (workspaceClaim ?? '')),
+      name: volumeName(m),
       mountPath: m.path,
       ...(m.kind === 'workspace' && m.subPath !== '' ? { subPath: m.subPath } : {}),
       ...(m.readOnly ? { readOnly: true } : {}),
@@ -201,14 +213,22 @@ function volumesOf(mounts: readonly Mount[], workspaceClaim: string | undefined)
   };
 }
 
+export interface ContainerPodContext {
+  readonly workspace: Workspace | undefined;
+  readonly registrySecret: string | undefined;
+  readonly defaults: Pick<StepDefaults, 'security' | 'user'>;
+}
+
 /**
- * The run's container Pod, owned by the run. `restartPolicy: always` restarts the container
- * from a fresh root: unlike Docker, only volumes keep its files.
+ * The run's container Pod, owned by the run, with the DAG's Pod settings, the run's workspace
+ * (mounted where step Pods have it), security defaults and pull Secret, as step Pods get them.
+ * `restartPolicy: always` restarts the container from a fresh root: unlike Docker, only
+ * volumes keep its files. No per-attempt deadline: the Pod lives as long as the run.
  */
-export function sharedContainerPod(ref: RunRef, container: SharedContainer, options: { readonly workspaceClaim?: string; readonly graceSeconds: number }): V1Pod {
-  const { volumes, volumeMounts } = volumesOf(container.mounts, options.workspaceClaim);
+export function sharedContainerPod(ref: RunRef, dag: Dag, container: SharedContainer, context: ContainerPodContext): V1Pod {
+  const { volumes, volumeMounts } = volumesOf(container.mounts);
   const main: V1Container = {
-    name: 'main',
+    name: SHARED_CONTAINER_NAME,
     image: container.image,
     ...(container.command === undefined ? {} : { command: [...container.command] }),
     ...(container.env.length === 0 ? {} : { env: container.env.map((e) => ({ ...e })) }),
@@ -216,9 +236,9 @@ export function sharedContainerPod(ref: RunRef, container: SharedContainer, opti
     ...(container.imagePullPolicy === undefined ? {} : { imagePullPolicy: container.imagePullPolicy }),
     ...(container.ports.length === 0 ? {} : { ports: container.ports.map((p) => ({ ...p })) }),
     ...(volumeMounts.length === 0 ? {} : { volumeMounts }),
-    ...(container.user === undefined ? {} : { securityContext: { ...container.user } }),
   };
-  return {
+  const nodeSelector = { ...dag.workerSelector, ...container.nodeSelector };
+  const pod: V1Pod = {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: {
@@ -229,12 +249,19 @@ export function sharedContainerPod(ref: RunRef, container: SharedContainer, opti
     },
     spec: {
       restartPolicy: container.restartPolicy,
-      terminationGracePeriodSeconds: options.graceSeconds,
+      terminationGracePeriodSeconds: dag.maxCleanUpTimeSec,
       automountServiceAccountToken: false,
       enableServiceLinks: false,
-      ...(Object.keys(container.nodeSelector).length === 0 ? {} : { nodeSelector: { ...container.nodeSelector } }),
+      ...(Object.keys(nodeSelector).length === 0 ? {} : { nodeSelector }),
       ...(volumes.length === 0 ? {} : { volumes }),
       containers: [main],
     },
   };
+  const { workspace: _workspace, activeDeadlineSeconds: _deadline, ...settings } = dag.kubernetes ?? {};
+  return withPodSettings(pod, { settings, defaults: context.defaults, workspace: context.workspace, registrySecret: context.registrySecret, ...(container.user === undefined ? {} : { runAs: container.user }) });
+}
+
+/** The run's container Pod, told apart from step Pods. */
+export function isContainerPod(pod: V1Pod): boolean {
+  return pod.metadata?.labels?.[ROLE_LABEL] === 'container';
 }

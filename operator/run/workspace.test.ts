@@ -40,8 +40,7 @@ describe('the run workspace', () => {
     { name: 'a relative DAG workingDir is a directory inside the workspace', yaml: 'workingDir: sub\nsteps: [x]', workspace: true, want: '/workspace/sub' },
     { name: 'a relative step dir resolves against the DAG workingDir', yaml: 'workingDir: /data\nsteps: [{command: x, dir: out}]', workspace: true, want: '/data/out' },
     { name: 'an absolute step dir is taken as it is', yaml: 'steps: [{command: x, dir: /src}]', workspace: true, want: '/src' },
-    { name: 'the container workingDir comes after the step dir', yaml: 'container: {image: a, workingDir: /ctr}\nsteps: [x]', workspace: true, want: '/ctr' },
-    { name: 'a step dir wins over the container workingDir', yaml: 'container: {image: a, workingDir: /ctr}\nsteps: [{command: x, dir: /step}]', workspace: false, want: '/step' },
+    { name: 'the DAG container workingDir is the container\'s, not a step Pod\'s', yaml: 'container: {image: a, workingDir: /ctr}\nsteps: [x]', workspace: true, want: '/workspace' },
     { name: 'without a workspace a step inherits the DAG workingDir', yaml: 'workingDir: /dag\nsteps: [x]', workspace: false, want: '/dag' },
     { name: 'without a workspace or any directory the image default applies', yaml: 'steps: [x]', workspace: false, want: undefined },
   ])('$name', ({ yaml, workspace, want }) => {

@@ -56,15 +56,14 @@ export function workspaceClaim(ref: RunRef, workspace: Workspace, owner: NonNull
 }
 
 /**
- * The directory a step runs in. Its own `dir`, then its Pod settings' `workingDir`, then the
- * DAG `container.workingDir`, else the DAG's `workingDir`; relative ones resolve against the
+ * The directory a step runs in. Its own `dir`, then its Pod settings' `workingDir`, else the
+ * DAG's `workingDir`; relative ones resolve against the
  * DAG's `workingDir` inside the workspace. Without a workspace and without any of them: the
  * image's default (undefined).
  */
 export function stepWorkingDir(dag: Dag, step: Step, workspace: Workspace | undefined): string | undefined {
-  const container = typeof dag.container?.workingDir === 'string' && dag.container.workingDir !== '' ? dag.container.workingDir : undefined;
   const base = workspace === undefined ? dag.workingDir : posix.resolve(workspace.mountPath, dag.workingDir ?? '.');
-  const own = step.dir ?? step.kubernetes?.workingDir ?? container;
+  const own = step.dir ?? step.kubernetes?.workingDir;
   if (own === undefined) return base;
   if (posix.isAbsolute(own) || base === undefined || !posix.isAbsolute(base)) return own;
   return posix.resolve(base, own);

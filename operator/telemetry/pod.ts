@@ -63,7 +63,7 @@ export function telemetryPod(request: TelemetryPodRequest): V1Pod | undefined {
     { name: 'DAG_RUN_ID', value: ref.dagRunId },
     ...dag.secrets.map((s) => ({ name: s.name, valueFrom: { secretKeyRef: { name: runSecretName(ref.name), key: s.name } } })),
   ];
-  const security = securityContexts(request.steps, dag, undefined);
+  const security = securityContexts(request.steps, undefined, undefined);
   return {
     apiVersion: 'v1',
     kind: 'Pod',

@@ -3,6 +3,8 @@
  * namespace (the docker executor's `containerName`), through the exec API. The step Pod runs as
  * the run's exec ServiceAccount, whose token the exec and the Pod lookup use.
  *
+ * The run's own container (DAG-level `container`) is waited for first (container-ready.ts).
+ *
  * gather (the Pod) -> decide (which container, is it running, the command line) -> act (exec).
  */
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
@@ -10,6 +12,7 @@ import type { ContainerExecTarget, ExecutorSpec } from '../../core/runner/spec.t
 import { ContainerExecError, execInContainer, execKubeConfig } from '../container-exec.ts';
 import { expandSetting, type StepIO } from '../io.ts';
 import { SettingError } from '../settings.ts';
+import { awaitReady } from './container-ready.ts';
 
 /** kubectl's annotation for the container `kubectl exec` picks when none is named. */
 const DEFAULT_CONTAINER = 'kubectl.kubernetes.io/default-container';
@@ -48,10 +51,14 @@ export async function runContainerExec(spec: ExecutorSpec, io: StepIO, deps: Con
   if (target === undefined || spec.argv === undefined || spec.argv.length === 0) throw new SettingError('container-exec: the spec needs exec (the container) and argv (the command)');
   const { namespace } = target;
   const kc = deps.kubeConfig ?? execKubeConfig(io.env);
-  const pod = await kc.makeApiClient(CoreV1Api).readNamespacedPod({ namespace, name: target.pod }).catch((error: unknown) => {
-    const code = (error as { code?: number }).code;
-    throw new ContainerExecError(code === 404 ? `Pod ${target.pod} not found in namespace ${namespace} (containerName names a running Pod of the run's namespace)` : `reading Pod ${namespace}/${target.pod}: ${(error as Error).message}`);
-  });
+  const api = kc.makeApiClient(CoreV1Api);
+  // The run's own container is waited for; a Pod that containerName names must run already.
+  const pod = target.ready !== undefined && target.container !== undefined
+    ? await awaitReady(api, { namespace, pod: target.pod, container: target.container }, target.ready, io.signal)
+    : await api.readNamespacedPod({ namespace, name: target.pod }).catch((error: unknown) => {
+        const code = (error as { code?: number }).code;
+        throw new ContainerExecError(code === 404 ? `Pod ${target.pod} not found in namespace ${namespace} (containerName names a running Pod of the run's namespace)` : `reading Pod ${namespace}/${target.pod}: ${(error as Error).message}`);
+      });
   const chosen = chooseContainer(pod, target.container);
   if ('error' in chosen) throw new ContainerExecError(chosen.error);
   const result = await execInContainer(kc, { namespace, pod: target.pod, container: chosen.container }, {

@@ -346,9 +346,9 @@ describe('runs on the local control plane', () => {
     const dir = imageDir('kd-secret-');
     writeFileSync(join(dir, 'token'), 'file-s3cret-value\n');
     const dag = [
-      'container: {image: busybox, env: [API_KEY=env-s3cret-value]}',
       `workingDir: ${dir}`,
-      'kubernetes: {workspace: false}',
+      // Where an env-provider secret comes from on Kubernetes: the DAG's Pod settings.
+      'kubernetes: {workspace: false, env: [{name: API_KEY, value: env-s3cret-value}]}',
       'secrets:',
       '  - {name: FROM_FILE, provider: file, key: token}',
       '  - {name: FROM_ENV, provider: env, key: API_KEY}',
