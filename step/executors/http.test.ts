@@ -5,6 +5,7 @@
 import { webcrypto } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
+import { deflateSync, gzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
@@ -30,13 +31,30 @@ function handle(request: IncomingMessage, response: ServerResponse): void {
   request.on('end', () => {
     seen.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body });
     if (request.url === '/slow') return; // never answered: only a timeout or a stop ends it
+    response.sendDate = false;
+    if (request.url === '/moved') {
+      response.writeHead(302, { location: '/' }).end();
+      return;
+    }
+    // Compressed only for a client that says it takes gzip, as most servers do.
+    if (request.url === '/maybe-gzip' && (request.headers['accept-encoding'] ?? '').includes('gzip')) {
+      const zipped = gzipSync('plain words');
+      response.writeHead(200, { 'content-encoding': 'gzip', 'content-length': String(zipped.length) }).end(zipped);
+      return;
+    }
+    if (request.url === '/deflate') {
+      response.writeHead(200, { 'content-encoding': 'deflate' }).end(deflateSync('plain words'));
+      return;
+    }
+    if (request.url === '/bad-gzip') {
+      response.writeHead(200, { 'content-encoding': 'gzip' }).end('not gzip at all');
+      return;
+    }
     if (request.url === '/teapot') {
-      response.sendDate = false;
       response.writeHead(418, { 'content-type': 'text/plain', 'x-b': 'two', 'content-length': '15' }).end('short and stout');
       return;
     }
     // A chunked body: Go's client takes Transfer-Encoding out of the headers, and so do we.
-    response.sendDate = false;
     response.writeHead(200, { 'content-type': 'application/json', 'x-multi': ['a', 'b'], date: 'Mon, 01 Jan 2024 00:00:00 GMT' }).end(JSON.stringify({ ok: true }));
   });
 }
@@ -148,6 +166,49 @@ describe('the http executor', () => {
     expect(refused.code).toMatch(/^error: GET https:\/\/127\.0\.0\.1:\d+\/: .*self[- ]signed certificate/);
     const skipped = await run({ command: `GET ${https}/`, config: { silent: true, skipTLSVerify: true } });
     expect(skipped).toEqual({ code: 0, stdout: '{"ok":true}', stderr: '' });
+  });
+});
+
+describe('what Go\'s client does unasked, against a real server', () => {
+  it('asks for gzip and prints the unzipped body without the headers about the compression', async () => {
+    const done = await run({ command: `GET ${http}/maybe-gzip` });
+    expect(seen[0]?.headers['accept-encoding']).toBe('gzip');
+    expect(done).toEqual({ code: 0, stdout: '200 OK\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\nplain words', stderr: '' });
+  });
+
+  it('still unzips a gzip body when the step set Accept-Encoding itself, and keeps its headers', async () => {
+    const done = await run({ command: `GET ${http}/maybe-gzip`, config: { headers: { 'accept-encoding': 'gzip' } } });
+    expect(done.code).toBe(0);
+    expect(done.stdout).toMatch(/^200 OK\nConnection: keep-alive\r\nContent-Encoding: gzip\r\nContent-Length: \d+\r\nKeep-Alive: timeout=5\r\nplain words$/);
+  });
+
+  it('passes a deflate body through as sent, as Go does', async () => {
+    const done = await run({ command: `GET ${http}/deflate`, config: { silent: true, headers: { 'Accept-Encoding': 'deflate' } } });
+    expect([done.code, done.stdout]).toEqual([0, deflateSync('plain words').toString('utf8')]);
+  });
+
+  it('fails the step on a body that says gzip but is not', async () => {
+    const done = await run({ command: `GET ${http}/bad-gzip` });
+    expect(done.code).toMatch(/^error: GET http:\/\/127\.0\.0\.1:\d+\/bad-gzip: the response body is not valid gzip \(/);
+  });
+
+  it('sends a User-Agent, and the Content-Type Go sniffs from the body for methods that carry one', async () => {
+    const cases = [
+      { method: 'POST', body: '{"n": 1}', headers: {}, want: ['kubedag-step', 'text/plain; charset=utf-8', undefined] },
+      { method: 'DELETE', body: '<?xml version="1.0"?><a/>', headers: {}, want: ['kubedag-step', 'text/xml; charset=utf-8', undefined] },
+      { method: 'PUT', body: '{"n": 1}', headers: { 'content-type': 'application/json', 'User-Agent': 'mine' }, want: ['mine', 'application/json', 'application/json'] },
+      { method: 'GET', body: '', headers: {}, want: ['kubedag-step', undefined, undefined] },
+    ];
+    for (const { method, body, headers, want } of cases) {
+      await run({ command: `${method} ${http}/`, config: { body, headers, silent: true } });
+      expect([seen[0]?.headers['user-agent'], seen[0]?.headers['content-type'], seen[0]?.headers.accept]).toEqual(want);
+    }
+  });
+
+  it('follows a redirect, a POST becoming a GET as in Go', async () => {
+    const done = await run({ command: `POST ${http}/moved`, config: { body: 'data', silent: true } });
+    expect(done).toEqual({ code: 0, stdout: '{"ok":true}', stderr: '' });
+    expect(seen.map((s) => [s.method, s.url, s.body])).toEqual([['POST', '/moved', 'data'], ['GET', '/', '']]);
   });
 });
 

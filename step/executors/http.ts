@@ -3,14 +3,18 @@
  * from the executor config, or from the step's `script` as JSON when it has one. The response
  * goes to stdout: unless `silent` (and always on a failure), the status line and the headers as
  * Go writes them, then the body; with `json`, one JSON document of status, headers and body.
- * A status outside 2xx fails the step. A stop aborts the request.
+ * A status outside 2xx fails the step. A stop aborts the request. What Go's client does unasked
+ * (gzip, redirects, default headers) is decided in http-go-client.ts.
  */
-import { Agent, request, type Dispatcher } from 'undici';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
+import { Agent, interceptors, request } from 'undici';
 import { splitCommand } from '../../core/dag/index.ts';
 import type { ExecutorSpec } from '../../core/runner/spec.ts';
 import { canonicalHeader, goHeaders, goJson, Ordered } from '../go-text.ts';
 import { expandSetting, type StepIO } from '../io.ts';
 import { boolSetting, intSetting, mapSetting, SettingError, textSetting } from '../settings.ts';
+import { responseDecoding, wireRequest } from './http-go-client.ts';
 
 /** Any method token HTTP allows (PURGE, PROPFIND...), as Dagu sends what it is given. */
 const METHOD_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -97,34 +101,50 @@ export function responseText(req: Pick<HttpRequest, 'silent' | 'json'>, res: Res
   return Buffer.concat([Buffer.from(head), res.body]);
 }
 
-async function send(req: HttpRequest, signal: AbortSignal, dispatcher: Dispatcher | undefined): Promise<Response> {
+/** Go's client follows up to 10 redirects; undici follows none unless told. */
+const MAX_REDIRECTS = 10;
+
+const gunzipped = promisify(gunzip);
+
+async function send(req: HttpRequest, signal: AbortSignal, agent: Agent): Promise<Response> {
+  const wire = wireRequest(req.method, req.headers, req.body);
   const res = await request(req.url, {
     method: req.method,
-    headers: req.headers,
+    headers: wire.headers,
     ...(req.body === '' ? {} : { body: req.body }),
     signal,
-    ...(dispatcher === undefined ? {} : { dispatcher }),
+    dispatcher: agent.compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTS })),
   });
-  const body = Buffer.from(await res.body.arrayBuffer());
-  return { status: res.statusCode, statusText: res.statusText, headers: res.headers, body };
+  let body = Buffer.from(await res.body.arrayBuffer());
+  const decoding = responseDecoding(wire.addedGzip, res.headers);
+  // An empty body has nothing to unzip (Go's reader sees a clean end), and zlib would call it truncated.
+  if (decoding.gunzip && body.length > 0) {
+    try {
+      body = await gunzipped(body);
+    } catch (error) {
+      throw new Error(`the response body is not valid gzip (${(error as Error).message})`, { cause: error });
+    }
+  }
+  const headers = Object.fromEntries(Object.entries(res.headers).filter(([name]) => !decoding.dropHeaders.includes(name)));
+  return { status: res.statusCode, statusText: res.statusText, headers, body };
 }
 
 export async function runHttp(spec: ExecutorSpec, io: StepIO): Promise<number> {
   const req = httpRequest(spec, io.env);
   const timeout = req.timeout > 0 ? AbortSignal.timeout(req.timeout * 1000) : undefined;
   const signal = timeout === undefined ? io.signal : AbortSignal.any([io.signal, timeout]);
-  const dispatcher = req.skipTLSVerify ? new Agent({ connect: { rejectUnauthorized: false } }) : undefined;
+  const agent = new Agent(req.skipTLSVerify ? { connect: { rejectUnauthorized: false } } : {});
   if (req.debug) io.stderr.write(`${req.method} ${req.url.href}\n`);
   let res: Response;
   try {
-    res = await send(req, signal, dispatcher);
+    res = await send(req, signal, agent);
   } catch (error) {
     if (io.signal.aborted) throw error;
     if (timeout?.aborted === true) throw new Error(`${req.method} ${req.url.href}: no complete response within the timeout of ${String(req.timeout)} s`, { cause: error });
     const cause = (error as { cause?: { message?: string } }).cause?.message;
     throw new Error(`${req.method} ${req.url.href}: ${(error as Error).message}${cause === undefined ? '' : ` (${cause})`}`, { cause: error });
   } finally {
-    await dispatcher?.close();
+    await agent.close();
   }
   if (req.debug) io.stderr.write(`${String(res.status)} ${res.statusText} (${String(res.body.length)} bytes)\n`);
   io.stdout.write(responseText(req, res));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ExecutorSpec } from '../../core/runner/spec.ts';
-import { runJq } from './jq.ts';
+import { compileFailure, runJq } from './jq.ts';
 import { captureIO } from './test-support.ts';
 
 async function run(spec: Partial<ExecutorSpec>, env: Record<string, string> = {}): Promise<{ code: number | string; stdout: string; stderr: string }> {
@@ -31,15 +31,17 @@ describe('the jq executor', () => {
     expect(await run({ command: '$__loc__.line, .name', script: '{"name": "${WHO}"}', config: { raw: 'true' } }, { WHO: 'kube' })).toEqual({ code: 0, stdout: '1\nkube\n', stderr: '' });
   });
 
-  it('reports an error while the filter runs on stderr and still succeeds, as Dagu does', async () => {
-    const done = await run({ command: '.[] | tonumber', script: '["1", "x"]' });
-    expect(done.code).toBe(0);
-    expect(done.stdout).toBe('1\n');
-    expect(done.stderr).toMatch(/^failed to run jq query: /);
+  it.each([
+    { name: 'an error before any result is written after the prefix Dagu uses, and the step succeeds', command: '.a.b', script: '1', stdout: '', message: 'Cannot index number with string "a"' },
+    { name: 'an error after some results keeps them and still has jq\'s message', command: '.[] | .a.b', script: '[{"a": {"b": 1}}, 2]', stdout: '1\n', message: 'Cannot index number with string "a"' },
+    { name: 'an error value that is not a string is written as JSON', command: '1, error({code: 7})', script: 'null', stdout: '1\n', message: '(not a string): {"code":7}' },
+    { name: 'a function that is not defined is a run error, as gojq finds it only when running', command: 'foo(1)', script: '{}', stdout: '', message: 'foo/1 is not defined at <top-level>, line 1' },
+  ])('$name', async ({ command, script, stdout, message }) => {
+    expect(await run({ command, script })).toEqual({ code: 0, stdout, stderr: `failed to run jq query: ${message}\n` });
   });
 
   it.each([
-    { name: 'a filter that does not compile fails the step', spec: { command: '.a | (', script: '{}' }, want: /^error: command: the jq filter does not compile: jq: error: syntax error/ },
+    { name: 'a filter with a syntax error fails the step with jq\'s message', spec: { command: '.a | (', script: '{}' }, want: /^error: command: the jq filter does not compile: syntax error, unexpected end of file \(Unix shell quoting issues\?\) at <top-level>, line 1$/ },
     { name: 'input that is not JSON fails the step', spec: { command: '.', script: '{a: 1}' }, want: /^error: script: the jq input must be one JSON value: / },
     { name: 'a missing input fails the step', spec: { command: '.' }, want: /^error: script: the jq input must be one JSON value: / },
     { name: 'a missing filter fails the step', spec: { script: '{}' }, want: /^error: command: the jq executor needs the filter$/ },
@@ -50,5 +52,19 @@ describe('the jq executor', () => {
   it('leaves the process exit status as it found it', async () => {
     await run({ command: '.a | (', script: '{}' });
     expect(process.exitCode).toBeUndefined();
+  });
+});
+
+describe('sorting jq\'s compile errors as gojq would meet them', () => {
+  it.each([
+    { name: 'a syntax error is one', stderr: 'jq: error: syntax error, unexpected end of file at <top-level>, line 1:\n.a | (\njq: 1 compile error', want: { syntax: true, message: 'syntax error, unexpected end of file at <top-level>, line 1' } },
+    { name: 'an unterminated if reports both of jq\'s lines', stderr: "jq: error: syntax error, unexpected end of file at <top-level>, line 1:\nif . then 1\njq: error: Possibly unterminated 'if' statement at <top-level>, line 1:\nif . then 1\njq: 2 compile errors", want: { syntax: true, message: "syntax error, unexpected end of file at <top-level>, line 1; Possibly unterminated 'if' statement at <top-level>, line 1" } },
+    { name: 'a bad escape in a string is one', stderr: 'jq: error: Invalid escape at line 1, column 4 (while parsing \'"\\q"\') at <top-level>, line 1:\n"\\q"\njq: 1 compile error', want: { syntax: true, message: 'Invalid escape at line 1, column 4 (while parsing \'"\\q"\') at <top-level>, line 1' } },
+    { name: 'an undefined function is not one', stderr: 'jq: error: foo/1 is not defined at <top-level>, line 1:\nfoo(1)\njq: 1 compile error', want: { syntax: false, message: 'foo/1 is not defined at <top-level>, line 1' } },
+    { name: 'an undefined variable is not one', stderr: 'jq: error: $x is not defined at <top-level>, line 1:\n$x\njq: 1 compile error', want: { syntax: false, message: '$x is not defined at <top-level>, line 1' } },
+    { name: 'an undefined name beside a syntax error still fails as one', stderr: 'jq: error: $x is not defined at <top-level>, line 1:\njq: error: syntax error, unexpected INVALID_CHARACTER at <top-level>, line 1:\njq: 2 compile errors', want: { syntax: true, message: '$x is not defined at <top-level>, line 1; syntax error, unexpected INVALID_CHARACTER at <top-level>, line 1' } },
+    { name: 'text not in jq\'s form counts as one, kept whole', stderr: 'something else\n', want: { syntax: true, message: 'something else' } },
+  ])('$name', ({ stderr, want }) => {
+    expect(compileFailure(stderr)).toEqual(want);
   });
 });
