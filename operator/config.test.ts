@@ -25,6 +25,8 @@ describe('operator configuration', () => {
     { name: 'KUBEDAG_ variables set values', argv: [], env: { KUBEDAG_MAX_PODS: '9', KUBEDAG_WORKERS: '3', KUBEDAG_ROUTINE_EVENTS: 'yes' }, want: { maxPods: 9, workers: 3, routineEvents: true } },
     { name: 'a flag wins over its variable', argv: ['--max-pods=1'], env: { KUBEDAG_MAX_PODS: '9' }, want: { maxPods: 1 } },
     { name: 'at least one worker runs', argv: ['--workers=0'], env: {}, want: { workers: 1 } },
+    { name: 'a mail waits two minutes for missing logs unless a flag or variable says otherwise', argv: [], env: {}, want: { mailLogWaitSeconds: 120 } },
+    { name: 'the wait of a mail for missing logs is set by flag', argv: ['--mail-log-wait-seconds=5'], env: { KUBEDAG_MAIL_LOG_WAIT_SECONDS: '60' }, want: { mailLogWaitSeconds: 5 } },
   ];
   it.each(cases)('$name', ({ argv, env, want }) => {
     expect(parseConfig(argv, env)).toMatchObject(want);

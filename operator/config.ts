@@ -19,6 +19,11 @@ export interface OperatorConfig {
   readonly maxPods: number;
   /** Events for every step start and end and plain successes too (each costs an API write). */
   readonly routineEvents: boolean;
+  /**
+   * How long a mail that attaches step logs waits for a log not yet archived, after the run (or,
+   * for mailOnError, the step) ended; then it goes with the missing logs named.
+   */
+  readonly mailLogWaitSeconds: number;
   /** Where the leader Lease lives. */
   readonly leaseNamespace: string;
   readonly leaseName: string;
@@ -73,6 +78,7 @@ const DEFAULTS: OperatorConfig = {
   maxPodsPerRun: 0,
   maxPods: 0,
   routineEvents: false,
+  mailLogWaitSeconds: 120,
   leaseNamespace: 'default',
   leaseName: 'kubedag-operator',
   leaseDurationSeconds: 10,
@@ -124,6 +130,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
       'max-pods-per-run': { type: 'string' },
       'max-pods': { type: 'string' },
       'routine-events': { type: 'string' },
+      'mail-log-wait-seconds': { type: 'string' },
       'lease-namespace': { type: 'string' },
       'lease-name': { type: 'string' },
       'lease-duration-seconds': { type: 'string' },
@@ -162,6 +169,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
     maxPodsPerRun: number(pick(values['max-pods-per-run'], 'MAX_PODS_PER_RUN'), DEFAULTS.maxPodsPerRun, 'max-pods-per-run'),
     maxPods: number(pick(values['max-pods'], 'MAX_PODS'), DEFAULTS.maxPods, 'max-pods'),
     routineEvents: flag(pick(values['routine-events'], 'ROUTINE_EVENTS'), DEFAULTS.routineEvents, 'routine-events'),
+    mailLogWaitSeconds: number(pick(values['mail-log-wait-seconds'], 'MAIL_LOG_WAIT_SECONDS'), DEFAULTS.mailLogWaitSeconds, 'mail-log-wait-seconds'),
     leaseNamespace: pick(values['lease-namespace'], 'LEASE_NAMESPACE') ?? DEFAULTS.leaseNamespace,
     leaseName: pick(values['lease-name'], 'LEASE_NAME') ?? DEFAULTS.leaseName,
     leaseDurationSeconds: Math.max(1, number(pick(values['lease-duration-seconds'], 'LEASE_DURATION_SECONDS'), DEFAULTS.leaseDurationSeconds, 'lease-duration-seconds')),

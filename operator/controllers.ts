@@ -83,7 +83,7 @@ export function buildControllers(deps: ControllerDeps): Controllers {
       clock,
       telemetry: new TelemetryReconciler({ pods: informers.pods, podWriter, writer, clock, steps: config.steps, runner: { image: config.steps.runnerImage, command: TELEMETRY_COMMAND } }),
       containers: new ContainerCleanup(podWriter),
-      notify: new NotifyReconciler({ pods: informers.pods, podWriter, writer, store, clock, steps: config.steps, runner: { image: config.steps.runnerImage, command: NOTIFY_COMMAND } }),
+      notify: new NotifyReconciler({ pods: informers.pods, podWriter, writer, store, clock, steps: config.steps, runner: { image: config.steps.runnerImage, command: NOTIFY_COMMAND }, logWaitMs: config.mailLogWaitSeconds * 1000 }),
     }),
     gatherer,
     archiver: new LogArchiver({ core, pods: informers.pods, runs: informers.runs, store, podWriter, secrets, definitions, onArchived: deps.onArchived }),

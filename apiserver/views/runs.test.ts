@@ -202,6 +202,14 @@ describe('runDetails', () => {
     });
   });
 
+  it('keeps the contract\'s node fields when the status records attempts (the API has no field for them)', () => {
+    const plain = finished();
+    const recorded = finished();
+    const attempts = [{ attempt: 0, startedAt: '2026-03-01T10:00:05Z', finishedAt: '2026-03-01T10:00:06Z', status: 2, exitCode: 1 }];
+    recorded.status = { ...recorded.status, nodes: (recorded.status?.nodes ?? []).map((n) => ({ ...n, attempts, attemptsDropped: 3 })) };
+    expect(runDetails(recorded, etlDag(), noRuns)).toEqual(runDetails(plain, etlDag(), noRuns));
+  });
+
   it('serves the step logs of a sub run under its root run', () => {
     const run = dagRun('child', 'c1', { spec: { parent: { name: 'etl', dagRunId: 'r1' }, root: { name: 'etl', dagRunId: 'r1' } }, status: { status: 1, nodes: [node('work', 1)] } });
     expect(runDetails(run, undefined, noRuns).nodes[0]?.stdout).toBe('/api/v2/dag-runs/etl/r1/sub-dag-runs/c1/steps/work/log?stream=stdout');

@@ -96,6 +96,17 @@ export const dagRunSpecSchema = Type.Object(
   },
 );
 
+/** How many attempts a step's node keeps in `attempts`: a step repeating without end must not grow the run. */
+export const ATTEMPTS_KEPT = 20;
+
+const attemptSchema = Type.Object({
+  attempt: Type.Integer({ minimum: 0, description: 'The attempt number, as in `attempt` and the Pod name.' }),
+  startedAt: timestamp('Start'),
+  finishedAt: Type.Optional(timestamp('End')),
+  status: Type.Integer({ minimum: 0, maximum: 6, description: 'How the attempt ended, as step statuses are numbered (1 while it runs; 2 for an attempt that failed and was retried).' }),
+  exitCode: Type.Optional(Type.Integer({ description: 'Exit code of the attempt, when it reported one.' })),
+});
+
 const nodeSchema = Type.Object({
   name: text('Step name.'),
   status: Type.Integer({ minimum: 0, maximum: 6, description: 'Step status: 0 not started, 1 running, 2 failed, 3 canceled, 4 succeeded, 5 skipped, 6 partially succeeded.' }),
@@ -108,6 +119,8 @@ const nodeSchema = Type.Object({
   exitCode: Type.Optional(Type.Integer({ description: 'Exit code of the last attempt.' })),
   attempt: Type.Optional(Type.Integer({ minimum: 0, description: 'Current attempt number; part of the Pod name.' })),
   pod: Type.Optional(text('Pod of the current attempt.')),
+  attempts: Type.Optional(Type.Array(attemptSchema, { maxItems: ATTEMPTS_KEPT, description: `The last ${String(ATTEMPTS_KEPT)} attempts (retries and repeats), oldest first; the run's trace has a span for each.` })),
+  attemptsDropped: Type.Optional(Type.Integer({ minimum: 1, description: 'Earlier attempts no longer in `attempts`.' })),
   outputs: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Captured output variables up to 16 KiB each.' })),
   outputRefs: Type.Optional(
     Type.Record(Type.String(), Type.Object({ attempt: Type.Integer({ minimum: 0 }), bytes: Type.Integer({ minimum: 0 }) }), {
@@ -190,6 +203,7 @@ export type DagStatus = Static<typeof dagStatusSchema>;
 export type DagRunSpec = Static<typeof dagRunSpecSchema>;
 export type DagRunStatus = Static<typeof dagRunStatusSchema>;
 export type RunNode = Static<typeof nodeSchema>;
+export type AttemptRecord = Static<typeof attemptSchema>;
 export type DagQueueSpec = Static<typeof dagQueueSpecSchema>;
 export type DagQueueStatus = Static<typeof dagQueueStatusSchema>;
 export type Condition = Static<typeof conditionSchema>;

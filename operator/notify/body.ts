@@ -21,7 +21,8 @@ function commandOf(dag: Dag, name: string): string {
   return step?.command ?? step?.call ?? '';
 }
 
-export function mailBody(dag: Dag, run: DagRunResource): string {
+/** The body; `missingLogs` names steps whose attached log is only a note that it was not available. */
+export function mailBody(dag: Dag, run: DagRunResource, missingLogs: readonly string[] = []): string {
   const status = run.status ?? {};
   const facts: [string, string][] = [
     ['DAG', dag.name],
@@ -40,6 +41,7 @@ export function mailBody(dag: Dag, run: DagRunResource): string {
     `<table>${facts.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('')}</table>`,
     '<h3>Steps</h3>',
     `<table>${row(['#', 'Step', 'Started at', 'Finished at', 'Status', 'Command', 'Error'], 'th')}${steps.join('')}</table>`,
+    ...(missingLogs.length === 0 ? [] : [`<p>The logs of these steps were not available when this mail was sent: ${escapeHtml(missingLogs.join(', '))}.</p>`]),
     '</body></html>',
   ].join('\n');
 }

@@ -17,6 +17,8 @@ export interface OwedMail {
   readonly key: MailKey;
   readonly config: MailConfig;
   readonly subject: string;
+  /** When the mail became owed: the step's end for its mailOnError, the run's end for mailOn. */
+  readonly owedSince?: string;
 }
 
 export function subjectOf(config: MailConfig, dagName: string, statusLabel: string): string {
@@ -28,7 +30,7 @@ function stepMails(dag: Dag, run: DagRunResource, errorMail: MailConfig, label: 
   const asking = new Set(dag.steps.filter((s) => s.mailOnError).map((s) => s.name));
   return (run.status?.nodes ?? [])
     .filter((node) => node.status === StepStatus.Failed && asking.has(node.name))
-    .map((node) => ({ key: `step:${node.name}` as const, config: errorMail, subject: subjectOf(errorMail, dag.name, label) }));
+    .map((node) => ({ key: `step:${node.name}` as const, config: errorMail, subject: subjectOf(errorMail, dag.name, label), ...(node.finishedAt === undefined ? {} : { owedSince: node.finishedAt }) }));
 }
 
 /** The mail after the run, if its end asks for one. */
@@ -37,7 +39,7 @@ function runMail(dag: Dag, run: DagRunResource, label: string): OwedMail | undef
   if (status.finishedAt === undefined) return undefined;
   const succeeded = status.status === RunStatus.Succeeded || status.status === RunStatus.PartiallySucceeded;
   const config = status.status === RunStatus.Failed && dag.mailOn.failure ? dag.errorMail : succeeded && dag.mailOn.success ? dag.infoMail : undefined;
-  return config === undefined ? undefined : { key: 'run', config, subject: subjectOf(config, dag.name, label) };
+  return config === undefined ? undefined : { key: 'run', config, subject: subjectOf(config, dag.name, label), owedSince: status.finishedAt };
 }
 
 export function owedMails(dag: Dag, run: DagRunResource): OwedMail[] {

@@ -62,6 +62,11 @@ export function attachedLogs(run: DagRunResource): AttachedLog[] {
   });
 }
 
+/** What a mail attaches in place of a log that was not in the store when it was sent. */
+export function missingLogNote(log: AttachedLog): string {
+  return `[kubedag: the log of step ${log.step} (attempt ${String(log.attempt)}) was not in the log store when this mail was sent; its Pod may have ended before its log was archived]\n`;
+}
+
 /** Keeps each log's end within LOG_LIMIT bytes and all within LOGS_LIMIT, saying what was cut. */
 export function boundedLogs(logs: readonly { readonly file: string; readonly text: string }[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -95,6 +100,8 @@ export interface NotifyPodRequest {
   readonly mail: OwedMail;
   readonly runner: TelemetryRunner;
   readonly steps: Pick<StepDefaults, 'security' | 'user'>;
+  /** Steps whose logs the mail attaches but could not get: the body names them. */
+  readonly missingSteps?: readonly string[];
 }
 
 export function notifyPod(request: NotifyPodRequest): V1Pod {
@@ -106,7 +113,7 @@ export function notifyPod(request: NotifyPodRequest): V1Pod {
     from: mail.config.from ?? '',
     to: mail.config.to,
     subject: mail.subject,
-    html: mailBody(dag, run),
+    html: mailBody(dag, run, request.missingSteps ?? []),
     attachments: logs.map((log) => `${NOTIFY_LOGS_DIR}/${log.file}`),
     ...(dag.smtp === undefined ? {} : { smtp: dag.smtp }),
   };

@@ -10,6 +10,7 @@ import { judgeAttempt, type AttemptReport, type AttemptVerdict } from './attempt
 import { parallelItems, subRunId } from './children.ts';
 import { stepPodName } from '../../core/resources/names.ts';
 import { keepOutput, type OutputFields } from './outputs.ts';
+import { attemptBegun, attemptEnded, attemptStatus } from './history.ts';
 import { fanOut } from './parallel.ts';
 import { stepForAttempt } from './retry.ts';
 import { resolveCount, variables } from './variables.ts';
@@ -32,7 +33,7 @@ export function observeSteps(work: Work): void {
 function adopt(work: Work, node: RunNode): RunNode {
   if (node.status !== StepStatus.NotStarted) return node;
   const pod = work.podOf(node);
-  return pod === undefined ? node : withStatus(node, StepStatus.Running, { startedAt: work.now, pod: pod.name });
+  return pod === undefined ? node : attemptBegun(withStatus(node, StepStatus.Running, { startedAt: work.now, pod: pod.name }), work.now);
 }
 
 /** Handlers run because the run is ending: a stop or timeout does not cancel them. */
@@ -43,7 +44,9 @@ export function observeNode(work: Work, step: Step, node: RunNode, handler = fal
   const pod = work.podOf(node);
   if (pod === undefined) {
     if (node.pod !== undefined && work.input.expected.has(node.pod)) return node;
-    return withStatus(node, work.ending ? StepStatus.Canceled : StepStatus.Failed, { finishedAt: work.now, error: `the Pod of attempt ${String(node.attempt ?? 0)} disappeared` });
+    const status = work.ending ? StepStatus.Canceled : StepStatus.Failed;
+    const gone = withStatus(node, status, { finishedAt: work.now, error: `the Pod of attempt ${String(node.attempt ?? 0)} disappeared` });
+    return attemptEnded(gone, { attempt: node.attempt ?? 0, at: work.now, status });
   }
   if (pod.report === undefined) return node;
   return finishAttempt(work, step, node, pod.report, handler);
@@ -67,7 +70,14 @@ export function observeParallel(work: Work, step: Step, node: RunNode): RunNode 
   return out.report === undefined ? updated : finishAttempt(work, step, updated, out.report, false);
 }
 
+/** The attempt ended: the step's next state, with the attempt's record closed. */
 function finishAttempt(work: Work, step: Step, node: RunNode, report: AttemptReport, handler: boolean): RunNode {
+  const after = judged(work, step, node, report, handler);
+  const exitCode = after.exitCode ?? report.exitCode;
+  return attemptEnded(after, { attempt: node.attempt ?? 0, at: work.now, status: attemptStatus(after, exitCode), exitCode });
+}
+
+function judged(work: Work, step: Step, node: RunNode, report: AttemptReport, handler: boolean): RunNode {
   const base = { exitCode: report.exitCode, finishedAt: work.now };
   if (node.error === STEP_TIMEOUT) return withStatus(node, StepStatus.Failed, { ...base, exitCode: 124, doneCount: (node.doneCount ?? 0) + 1 });
   if (!handler && work.ending) {

@@ -55,12 +55,11 @@ export class RunController {
     if (cached === undefined || isFinished(cached)) {
       deps.definitions.forget(key);
       // A retry starting now makes the run unfinished: its trace waits for the new end.
-      if (cached !== undefined && !(await retryInPlace(cached, deps))) {
-        await deps.containers.reconcile(cached);
-        await deps.telemetry.reconcile(cached);
-        await deps.notify.reconcile(cached);
-      }
-      return undefined;
+      if (cached === undefined || (await retryInPlace(cached, deps))) return undefined;
+      await deps.containers.reconcile(cached);
+      await deps.telemetry.reconcile(cached);
+      // A mail waiting for a log that may never be archived is looked at again when its wait is over.
+      return requeueAfter(await deps.notify.reconcile(cached));
     }
     const run = await frozen(cached, deps);
     if (run === undefined || (await copyFromOriginal(run, deps))) return undefined;
@@ -72,7 +71,13 @@ export class RunController {
     const decision = decide(input);
     await deps.actor.act(run, input, decision);
     // A step that failed for good mails now (mailOnError); the write that marked it brings us here.
-    await deps.notify.reconcile(run, deps.definitions.get(run));
-    return decision.requeueAfterMs === undefined ? undefined : { requeueAfterMs: decision.requeueAfterMs };
+    const mailAfterMs = await deps.notify.reconcile(run, deps.definitions.get(run));
+    return requeueAfter(decision.requeueAfterMs, mailAfterMs);
   }
+}
+
+/** The soonest of the times to look again, if any. */
+function requeueAfter(...times: (number | undefined)[]): WorkResult | undefined {
+  const due = times.filter((t): t is number => t !== undefined);
+  return due.length === 0 ? undefined : { requeueAfterMs: Math.min(...due) };
 }

@@ -1,59 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { load } from 'js-yaml';
-import { stepPodName } from '../../core/resources/names.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
-import type { AttemptReport } from './attempt.ts';
-import { runDefinition, type RunDefinition } from './definition.ts';
-import { decide, type Decision, type ObservedPod, type RunInput } from './engine.ts';
-
-/** What each step attempt reports, by step name; a list gives one report per attempt. */
-type Script = Record<string, Partial<AttemptReport> | Partial<AttemptReport>[]>;
-
-const RUN = { name: 'scenario-1', dagRunId: 'r1' };
-
-/** The Pod name the engine gives an attempt of the scenario run. */
-const pod = (step: string, attempt: number): string => stepPodName(RUN.name, step, attempt);
-
-function dagOf(yaml: string): RunDefinition {
-  const definition = runDefinition(load(yaml) as Record<string, unknown>, 'scenario', undefined);
-  expect(definition.rejection).toBeUndefined();
-  return definition;
-}
-
-function input(definition: RunDefinition, status: DagRunStatus, pods: ObservedPod[], now: Date, extra: Partial<RunInput> = {}): RunInput {
-  return { definition, run: RUN, status, stop: false, pods, expected: new Set(), now, maxRunningPods: 0, ...extra };
-}
-
-interface Simulation {
-  readonly status: DagRunStatus;
-  readonly started: string[];
-  readonly decisions: Decision[];
-}
-
-/** Runs the engine to the end: every launched Pod reports as the script says, at once. */
-function simulate(yaml: string, script: Script = {}, extra: Partial<RunInput> = {}): Simulation {
-  const dag = dagOf(yaml);
-  let status: DagRunStatus = {};
-  let pods: ObservedPod[] = [];
-  const started: string[] = [];
-  const decisions: Decision[] = [];
-  let clock = Date.parse('2026-01-01T00:00:00Z');
-  for (let round = 0; round < 200; round += 1) {
-    const decision = decide(input(dag, status, pods, new Date(clock), extra));
-    decisions.push(decision);
-    status = decision.status;
-    for (const launch of decision.launch) {
-      started.push(`${launch.step.name}#${String(launch.attempt)}`);
-      const entry = script[launch.step.name] ?? {};
-      const reports = Array.isArray(entry) ? entry : [entry];
-      const report = { exitCode: 0, preconditionUnmet: false, ...(reports[Math.min(launch.attempt, reports.length - 1)] ?? {}) };
-      pods = [...pods, { name: launch.pod, step: launch.step.name, attempt: launch.attempt, phase: report.exitCode === 0 ? 'Succeeded' : 'Failed', deleting: false, report }];
-    }
-    if (status.finishedAt !== undefined && decision.launch.length === 0) break;
-    clock += decision.requeueAfterMs ?? 1000;
-  }
-  return { status, started, decisions };
-}
+import { dagOf, input, pod, simulate, type Script } from '../../test/builders/run-engine.ts';
+import { decide, type ObservedPod, type RunInput } from './engine.ts';
 
 const states = (status: DagRunStatus): Record<string, string> => Object.fromEntries((status.nodes ?? []).map((n) => [n.name, n.statusLabel]));
 

@@ -9,6 +9,7 @@ import { StepStatus } from '../../core/resources/status.ts';
 import { observeParallel } from './attempts.ts';
 import { subRunId } from './children.ts';
 import { literalPrecondition } from './definition.ts';
+import { attemptBegun } from './history.ts';
 import { propagate, readiness } from './graph.ts';
 import { variables } from './variables.ts';
 import { withStatus, type Work } from './work.ts';
@@ -93,13 +94,13 @@ function scheduleStep(work: Work, step: Step, steps: ReadonlyMap<string, Step>, 
 
 export function launchStep(work: Work, step: Step, node: RunNode, handler?: HandlerEvent): RunNode {
   const attempt = node.attempt ?? 0;
-  if (step.parallel !== undefined) return observeParallel(work, step, withStatus(node, StepStatus.Running, { startedAt: work.now }));
+  if (step.parallel !== undefined) return observeParallel(work, step, attemptBegun(withStatus(node, StepStatus.Running, { startedAt: work.now }), work.now));
   const { run } = work.input;
   const pod = stepPodName(run.name, step.name, attempt);
   if (work.input.routineEvents === true) work.events.push({ reason: 'StepStarted', message: `${step.name}: attempt ${String(attempt)} in Pod ${pod}` });
   work.launch.push({ step, attempt, pod, ...(handler === undefined ? {} : { handler }) });
   const child = step.call === undefined ? {} : subRunFields(node, subRunId(run.dagRunId, step.name, attempt));
-  return withStatus(node, StepStatus.Running, { ...(attempt === 0 || node.startedAt === undefined ? { startedAt: work.now } : {}), pod, ...child });
+  return attemptBegun(withStatus(node, StepStatus.Running, { ...(attempt === 0 || node.startedAt === undefined ? { startedAt: work.now } : {}), pod, ...child }), work.now);
 }
 
 /** The child run of this attempt in subRuns; those of earlier attempts move to subRunsRepeated. */

@@ -14,7 +14,7 @@ import type { Launch } from './engine.ts';
 import { ITEM_LABEL } from './observed.ts';
 import { executorSpec } from './executor-spec.ts';
 import { stepPod } from './pod.ts';
-import { stepTraceparent, traced } from './trace.ts';
+import { attemptTraceparent, traced } from './trace.ts';
 import { withPodSettings } from './pod-settings.ts';
 import { PREPARE_STEP } from './prepare.ts';
 import type { RunRef } from './ref.ts';
@@ -77,9 +77,9 @@ export function attemptPod(context: LaunchContext, launch: Launch): V1Pod {
   return withPodSettings(pod, { settings: launch.step.kubernetes, defaults: context.steps, workspace, registrySecret: context.registrySecret, ...(serviceAccount === undefined ? {} : { serviceAccount }) });
 }
 
-/** TRACEPARENT of the step's span when the run is traced (trace.ts); Dagu passes it to sub-DAGs, Kubedag to every step. */
+/** TRACEPARENT of the attempt's span when the run is traced (trace.ts); Dagu passes it to sub-DAGs, Kubedag to every step. */
 function traceVars(context: LaunchContext, launch: Launch): EnvVar[] {
-  return traced(context.definition.dag) ? [{ name: 'TRACEPARENT', value: stepTraceparent(context.run, launch.step.name) }] : [];
+  return traced(context.definition.dag) ? [{ name: 'TRACEPARENT', value: attemptTraceparent(context.run, launch.step.name, launch.attempt) }] : [];
 }
 
 const optionalDir = (workingDir: string | undefined): { workingDir?: string } => (workingDir === undefined ? {} : { workingDir });
@@ -100,7 +100,7 @@ export function childRun(context: LaunchContext, launch: Launch): DagRunResource
       name: launch.pod,
       namespace: ref.namespace,
       labels: { [LABELS.attempt]: String(launch.attempt), ...(launch.item === undefined ? {} : { [ITEM_LABEL]: String(launch.item.index) }) },
-      annotations: { [ANNOTATIONS.step]: step.name, ...(traced(definition.dag) ? { [ANNOTATIONS.traceparent]: stepTraceparent(run, step.name) } : {}) },
+      annotations: { [ANNOTATIONS.step]: step.name, ...(traced(definition.dag) ? { [ANNOTATIONS.traceparent]: attemptTraceparent(run, step.name, launch.attempt) } : {}) },
       ownerReferences: [ownerReference(ref)],
     },
     spec: {

@@ -3,7 +3,7 @@ import { loadDag } from '../../core/dag/index.ts';
 import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
-import { parseTraceparent, runSpanId, runSpans, stepSpanId, stepTraceparent, telemetrySpec, traceOf, traceparent } from './trace.ts';
+import { attemptSpanId, attemptTraceparent, parseTraceparent, runSpanId, runSpans, stepSpanId, telemetrySpec, traceOf, traceparent } from './trace.ts';
 
 const PARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
@@ -23,7 +23,21 @@ const finished: DagRunStatus = {
   error: 'step load failed',
   nodes: [
     { name: 'extract', status: 4, statusLabel: 'succeeded', startedAt: '2026-11-24T10:00:01Z', finishedAt: '2026-11-24T10:00:02Z', exitCode: 0 },
-    { name: 'load', status: 2, statusLabel: 'failed', startedAt: '2026-11-24T10:00:02Z', finishedAt: '2026-11-24T10:00:08Z', exitCode: 3, retryCount: 1, error: 'exit status 3' },
+    {
+      name: 'load',
+      status: 2,
+      statusLabel: 'failed',
+      startedAt: '2026-11-24T10:00:02Z',
+      finishedAt: '2026-11-24T10:00:08Z',
+      exitCode: 3,
+      retryCount: 1,
+      error: 'exit status 3',
+      attempt: 1,
+      attempts: [
+        { attempt: 0, startedAt: '2026-11-24T10:00:02Z', finishedAt: '2026-11-24T10:00:03Z', status: 2, exitCode: 3 },
+        { attempt: 1, startedAt: '2026-11-24T10:00:05Z', finishedAt: '2026-11-24T10:00:08Z', status: 2, exitCode: 3 },
+      ],
+    },
     { name: 'report', status: 5, statusLabel: 'skipped' },
   ],
   onExit: { name: 'onExit', status: 4, statusLabel: 'succeeded', startedAt: '2026-11-24T10:00:08Z', finishedAt: '2026-11-24T10:00:09Z' },
@@ -45,7 +59,8 @@ describe('trace and span ids are derived from the run', () => {
     },
     { name: 'a sub-run joins the trace its parent passed on', got: () => traceOf(run(finished, { annotations: { [ANNOTATIONS.traceparent]: PARENT } })), want: { traceId: '0af7651916cd43dd8448eb211c80319c', parentSpanId: 'b7ad6b7169203331', seed: 'uid-1/' } },
     { name: 'an invalid traceparent on a run is not joined', got: () => traceOf(run(finished, { annotations: { [ANNOTATIONS.traceparent]: '00-zz-b7ad6b7169203331-01' } })).parentSpanId, want: undefined },
-    { name: 'a step sees its own span as TRACEPARENT', got: () => stepTraceparent(run(finished), 'load') === traceparent(traceOf(run(finished)).traceId, stepSpanId(traceOf(run(finished)), 'load')), want: true },
+    { name: 'an attempt sees its own span as TRACEPARENT', got: () => attemptTraceparent(run(finished), 'load', 1) === traceparent(traceOf(run(finished)).traceId, attemptSpanId(traceOf(run(finished)), 'load', 1)), want: true },
+    { name: 'attempts of a step have spans of their own, apart from the step span', got: () => new Set([stepSpanId(traceOf(run(finished)), 'load'), attemptSpanId(traceOf(run(finished)), 'load', 0), attemptSpanId(traceOf(run(finished)), 'load', 1)]).size, want: 3 },
   ];
   it.each(cases)('$name', ({ got, want }) => {
     expect(got()).toEqual(want);
@@ -70,7 +85,25 @@ describe('runSpans turns a finished run into Dagu-named spans', () => {
   const trace = traceOf(run(finished));
   const byName = (name: string): (typeof spans)[number] | undefined => spans.find((s) => s.name === name);
   const cases: { name: string; got: () => unknown; want: unknown }[] = [
-    { name: 'a span for the run and each step or handler that started, none for a skipped step', got: () => spans.map((s) => s.name), want: ['DAG: etl', 'Step: extract', 'Step: load', 'Step: onExit'] },
+    { name: 'a span for the run, each step or handler that started and each attempt it recorded, none for a skipped step', got: () => spans.map((s) => s.name), want: ['DAG: etl', 'Step: extract', 'Step: load', 'Attempt 0', 'Attempt 1', 'Step: onExit'] },
+    {
+      name: 'each attempt span hangs under its step span with its own times, status and exit code',
+      got: () => spans.filter((s) => s.name.startsWith('Attempt')).map((s) => [s.spanId, s.parentSpanId, s.startMs, s.endMs, s.attributes, s.outcome, s.message]),
+      want: [
+        [attemptSpanId(trace, 'load', 0), stepSpanId(trace, 'load'), Date.parse('2026-11-24T10:00:02Z'), Date.parse('2026-11-24T10:00:03Z'), { 'step.name': 'load', 'step.attempt': 0, 'step.status': 'failed', 'step.exit_code': 3 }, 'error', undefined],
+        [attemptSpanId(trace, 'load', 1), stepSpanId(trace, 'load'), Date.parse('2026-11-24T10:00:05Z'), Date.parse('2026-11-24T10:00:08Z'), { 'step.name': 'load', 'step.attempt': 1, 'step.status': 'failed', 'step.exit_code': 3 }, 'error', 'exit status 3'],
+      ],
+    },
+    {
+      name: 'an attempt whose end was never recorded ends with its step',
+      got: () => runSpans(run({ ...finished, nodes: [{ name: 'x', status: 4, statusLabel: 'succeeded', startedAt: '2026-11-24T10:00:01Z', finishedAt: '2026-11-24T10:00:04Z', attempts: [{ attempt: 0, startedAt: '2026-11-24T10:00:01Z', status: 1 }] }] }))[2]?.endMs,
+      want: Date.parse('2026-11-24T10:00:04Z'),
+    },
+    {
+      name: 'a step that dropped early attempts says how many',
+      got: () => runSpans(run({ ...finished, nodes: [{ name: 'x', status: 4, statusLabel: 'succeeded', startedAt: '2026-11-24T10:00:01Z', finishedAt: '2026-11-24T10:00:04Z', attemptsDropped: 5 }] }))[1]?.attributes['step.attempts_dropped'],
+      want: 5,
+    },
     {
       name: 'the run span is the root, with the run attributes and an error status when the run failed',
       got: () => byName('DAG: etl'),

@@ -5,14 +5,15 @@
  * however often they are rebuilt. A sub-run joins its parent's trace through the traceparent
  * its parent wrote on it (the calling step's span), as a Dagu sub-DAG does through TRACEPARENT
  * in its environment. One span per run ("DAG: <name>") and one per step that started
- * ("Step: <name>", covering its retries and repeats), named and attributed as Dagu 1.24 does.
- * Pure.
+ * ("Step: <name>", covering its retries and repeats), named and attributed as Dagu 1.24 does;
+ * under each step span, one per attempt the node still records ("Attempt <n>", history.ts),
+ * which is what the attempt's Pod or child run sees as its parent. Pure.
  */
 import { createHash } from 'node:crypto';
 import type { Dag, OtelAttribute } from '../../core/dag/index.ts';
 import { ANNOTATIONS } from '../../core/resources/constants.ts';
-import type { DagRunStatus, RunNode } from '../../core/resources/schemas.ts';
-import { RunStatus, StepStatus } from '../../core/resources/status.ts';
+import type { AttemptRecord, DagRunStatus, RunNode } from '../../core/resources/schemas.ts';
+import { RunStatus, StepStatus, stepStatusLabel } from '../../core/resources/status.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import type { SpanOutcome, TelemetrySpan, TelemetrySpec } from '../../core/runner/telemetry.ts';
 
@@ -62,10 +63,17 @@ export function stepSpanId(trace: TraceContext, step: string): string {
   return hex(`step/${trace.seed}/${step}`, 16);
 }
 
-/** What a step of a traced run sees as TRACEPARENT: its own span. */
-export function stepTraceparent(run: DagRunResource, step: string): string {
+export function attemptSpanId(trace: TraceContext, step: string, attempt: number): string {
+  return hex(`attempt/${trace.seed}/${step}/${String(attempt)}`, 16);
+}
+
+/**
+ * What an attempt of a step of a traced run sees as TRACEPARENT (its Pod's environment, or its
+ * child run's annotation): the attempt's own span, known before the attempt starts.
+ */
+export function attemptTraceparent(run: DagRunResource, step: string, attempt: number): string {
   const trace = traceOf(run);
-  return traceparent(trace.traceId, stepSpanId(trace, step));
+  return traceparent(trace.traceId, attemptSpanId(trace, step, attempt));
 }
 
 /** Whether the run exports a trace. */
@@ -80,9 +88,9 @@ function runOutcome(status: DagRunStatus): { outcome: SpanOutcome; message?: str
   return { outcome: status.status === RunStatus.Succeeded || status.status === RunStatus.PartiallySucceeded ? 'ok' : 'unset' };
 }
 
-function stepOutcome(node: RunNode): { outcome: SpanOutcome; message?: string } {
-  if (node.status === StepStatus.Failed) return { outcome: 'error', ...(node.error === undefined ? {} : { message: node.error }) };
-  return { outcome: node.status === StepStatus.Succeeded || node.status === StepStatus.PartiallySucceeded ? 'ok' : 'unset' };
+function stepOutcome(status: number, error?: string): { outcome: SpanOutcome; message?: string } {
+  if (status === StepStatus.Failed) return { outcome: 'error', ...(error === undefined ? {} : { message: error }) };
+  return { outcome: status === StepStatus.Succeeded || status === StepStatus.PartiallySucceeded ? 'ok' : 'unset' };
 }
 
 /** Every node of the status that can have run: steps, then handlers. */
@@ -115,25 +123,54 @@ export function runSpans(run: DagRunResource): TelemetrySpan[] {
   };
   const steps = nodesOf(status)
     .filter((node) => node.startedAt !== undefined)
-    .map((node): TelemetrySpan => {
+    .flatMap((node) => {
       const stepStart = ms(node.startedAt) ?? start;
-      return {
+      const stepEnd = Math.max(stepStart, ms(node.finishedAt) ?? end);
+      const stepSpan: TelemetrySpan = {
         name: `Step: ${node.name}`,
         traceId: trace.traceId,
         spanId: stepSpanId(trace, node.name),
         parentSpanId: runSpan.spanId,
         startMs: stepStart,
-        endMs: Math.max(stepStart, ms(node.finishedAt) ?? end),
+        endMs: stepEnd,
         attributes: {
           'step.name': node.name,
           'step.status': node.statusLabel,
           ...(node.exitCode === undefined || node.exitCode === 0 ? {} : { 'step.exit_code': node.exitCode }),
           ...(node.retryCount === undefined || node.retryCount === 0 ? {} : { 'step.retry_count': node.retryCount }),
+          ...(node.attemptsDropped === undefined ? {} : { 'step.attempts_dropped': node.attemptsDropped }),
         },
-        ...stepOutcome(node),
+        ...stepOutcome(node.status, node.error),
       };
+      const attempts = (node.attempts ?? []).map((record) => attemptSpan(trace, node, record, stepSpan));
+      return [stepSpan, ...attempts];
     });
   return [runSpan, ...steps];
+}
+
+/**
+ * One attempt, under its step's span; one whose end was never recorded ends with the step's
+ * span. Only the last attempt carries the step's error text (the node keeps no other); the
+ * earlier ones say how they failed by status and exit code.
+ */
+function attemptSpan(trace: TraceContext, node: RunNode, record: AttemptRecord, step: TelemetrySpan): TelemetrySpan {
+  const startMs = Math.max(step.startMs, ms(record.startedAt) ?? step.startMs);
+  const last = record.attempt === (node.attempt ?? 0);
+  return {
+    name: `Attempt ${String(record.attempt)}`,
+    traceId: trace.traceId,
+    spanId: attemptSpanId(trace, node.name, record.attempt),
+    parentSpanId: step.spanId,
+    startMs,
+    endMs: Math.max(startMs, ms(record.finishedAt) ?? step.endMs),
+    attributes: {
+      'step.name': node.name,
+      'step.attempt': record.attempt,
+      'step.status': stepStatusLabel(record.status),
+      ...(record.exitCode === undefined || record.exitCode === 0 ? {} : { 'step.exit_code': record.exitCode }),
+    },
+    ...stepOutcome(record.status, last ? node.error : undefined),
+  };
 }
 
 /**

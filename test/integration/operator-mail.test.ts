@@ -2,13 +2,16 @@
  * Mail notifications of runs (issue 13) end to end, against a real SMTP server in the test
  * process on loopback (smtp-server, parsed with mailparser): mailOn.success and mailOn.failure
  * with their prefix, subject, recipients and attached step logs, a step's mailOnError, no mail
- * when none is asked for, and nothing sent twice by a restarted operator. The mail Pods run
+ * when none is asked for, nothing sent twice by a restarted operator, and a mail whose step log
+ * was never archived (its Pod deleted while running) sent once its wait is over, naming the
+ * missing log. The mail Pods run
  * `kubedag-step notify`, which the local cluster puts on the node agents' PATH.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DagRunResource } from '../../core/resources/types.ts';
 import { startSmtpServer, type Delivery, type SmtpTestServer } from '../../step/executors/smtp-test-server.ts';
-import { finishedRun, givenDag, runsOf, startOperator, whenRun, type RunningOperator } from './operator-support.ts';
-import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
+import { finishedRun, givenDag, runningStep, runsOf, startOperator, whenRun, type RunningOperator } from './operator-support.ts';
+import { clients, createNamespace, deleteNamespace, running, waitFor, waitForPod } from './support.ts';
 
 const { core } = clients();
 
@@ -96,4 +99,36 @@ describe('mail about runs', () => {
     expect(subjects()).toEqual(sent);
     expect(sent).toHaveLength(3);
   });
+
+  it('sends the failure mail without a log that was never archived once the wait for it is over, naming the missing log', async () => {
+    await operator.stop();
+    operator = await startOperator(ns, undefined, ['--mail-log-wait-seconds=3']);
+    await givenDag(ns, 'lost', `${mailing(smtp.port)}steps:\n  - {name: hang, command: sleep 60}\n`);
+    await whenRun(ns, 'lost-1', 'lost');
+    await loseStepPod('lost-1', 'hang');
+    const ended = await finishedRun(ns, 'lost-1', 90_000);
+    expect([ended.status?.statusLabel, ended.status?.nodes?.[0]?.error]).toEqual(['failed', 'the Pod of attempt 0 disappeared']);
+    await allRecorded('lost', 1);
+    const [run] = await runsOf(ns, 'lost');
+    expect(run?.status?.notifications?.map((n) => [n.key, n.state])).toEqual([['run', 'sent']]);
+    expect(waited(run)).toBeGreaterThanOrEqual(3000);
+    const [mail] = bySubject('[FAIL] lost (failed)');
+    expect(mail?.mail.attachments.map((a) => [a.filename, a.content.toString()])).toEqual([
+      ['hang.out', '[kubedag: the log of step hang (attempt 0) was not in the log store when this mail was sent; its Pod may have ended before its log was archived]\n'],
+    ]);
+    expect(mail?.mail.html).toContain('The logs of these steps were not available when this mail was sent: hang.');
+  });
 });
+
+/** Deletes a step's Pod at once while it runs: the archiver reads only Pods that ended, so its log never comes. */
+async function loseStepPod(name: string, step: string): Promise<void> {
+  const pod = (await runningStep(ns, name, step)).status?.nodes?.find((n) => n.name === step)?.pod ?? '';
+  await waitForPod(core, { namespace: ns, name: pod }, 'to run', running);
+  await core.deleteNamespacedPod({ namespace: ns, name: pod, gracePeriodSeconds: 0 });
+}
+
+/** How long after the run finished its first mail was recorded as sent. */
+function waited(run: DagRunResource | undefined): number {
+  const sent = run?.status?.notifications?.[0]?.finishedAt ?? '';
+  return Date.parse(sent) - Date.parse(run?.status?.finishedAt ?? '');
+}
