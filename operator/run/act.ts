@@ -14,6 +14,7 @@ import { logRefOf, type LogStore } from '../logs/store.ts';
 import type { OperatorMetrics } from '../metrics.ts';
 import type { Decision, Launch, RunInput } from './engine.ts';
 import type { Expectations } from './expectations.ts';
+import { mayRunInContainer, namedContainer } from './executor-spec.ts';
 import { attemptPod, childRun, type LaunchContext } from './objects.ts';
 import { outputFromStdout } from './outputs.ts';
 import type { PodWriter } from './pod-writer.ts';
@@ -105,7 +106,8 @@ export class RunActor {
     if (objects.registryError !== undefined) this.deps.writer.event(run, 'RegistryAuthsInvalid', objects.registryError, true);
     // Launched steps see large outputs too, read back from the log store.
     const status = await this.withLargeOutputs(ref, decision.status);
-    const context: LaunchContext = { run, ref, definition: input.definition, status, steps: this.deps.steps, workspace: objects.workspace, registrySecret: objects.registrySecret };
+    const runningContainers = await this.runningContainers(ref, decision.launch);
+    const context: LaunchContext = { run, ref, definition: input.definition, status, steps: this.deps.steps, workspace: objects.workspace, registrySecret: objects.registrySecret, runningContainers };
     for (const launch of decision.launch) {
       if (launch.step.call === undefined) await this.deps.pods.create(ref.namespace, attemptPod(context, launch));
       else await this.deps.writer.createChild(ref.namespace, childRun(context, launch));
@@ -113,6 +115,17 @@ export class RunActor {
       // Deterministic names: an existing object is this very attempt, created before.
       this.deps.expectations.expect(launch.pod);
     }
+  }
+
+  /** Launched docker steps with containerName and image whose container runs now: they exec into it, as in Dagu. */
+  private async runningContainers(ref: RunRef, launches: readonly Launch[]): Promise<Set<string>> {
+    const running = new Set<string>();
+    for (const { step } of launches) {
+      if (!mayRunInContainer(step)) continue;
+      const { pod, container } = namedContainer(step);
+      if (await this.deps.pods.containerRunning(ref.namespace, pod, container)) running.add(step.name);
+    }
+    return running;
   }
 
   /** A child run stops the way any run does, by its spec; a step Pod by its deadline. */

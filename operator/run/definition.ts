@@ -7,7 +7,7 @@ import { applyParamOverrides, encodeParams, expand, formatIssue, hasCommandSubst
 import { loadDagSpec } from '../../core/resources/dag.ts';
 import { specDocuments } from '../../core/resources/types.ts';
 import { matchesExpected } from './attempt.ts';
-import { containerExecProblems, runsInContainer } from './executor-spec.ts';
+import { containerExecProblems } from './executor-spec.ts';
 import { needsPreparing, type Prepared } from './prepare.ts';
 import { sharedContainer, type SharedContainer } from './shared-container.ts';
 
@@ -32,10 +32,7 @@ function stepProblems(step: Step): string[] {
   if (step.call !== undefined) return [];
   // GitHub Actions need a container engine inside the cluster (Dagu 2.x dropped the executor).
   if (step.executor.type === 'gha') return [`step ${step.name}: the gha executor is not supported on Kubernetes (it needs a container engine in the cluster)`];
-  if (runsInContainer(step)) return containerExecProblems(step);
-  // With an image the step is a Pod of its own, so there is no running container to exec into.
-  if (step.executor.type === 'docker' && step.executor.config.exec !== undefined) return [`step ${step.name}: executor.config.exec applies to running in an existing container (containerName without image); a step with image runs in a new Pod of its own`];
-  return [];
+  return containerExecProblems(step);
 }
 
 /** Features this version rejects; a later version implements them (see the issue notes). */

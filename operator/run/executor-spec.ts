@@ -16,7 +16,7 @@ import { SHARED_CONTAINER, type Dag, type Step } from '../../core/dag/index.ts';
 import type { V1EnvVar } from '@kubernetes/client-node';
 import { RUNNER_EXECUTORS, SSH_KEY_ENV, type ContainerExecTarget, type ExecutorSpec, type RunnerExecutor } from '../../core/runner/spec.ts';
 import type { SharedContainer } from './shared-container.ts';
-import { sharedContainerSpec } from './shared-container-spec.ts';
+import { sharedArgv, sharedContainerSpec } from './shared-container-spec.ts';
 
 export function isRunnerExecutor(type: string): type is RunnerExecutor {
   return (RUNNER_EXECUTORS as readonly string[]).includes(type);
@@ -39,16 +39,36 @@ export function runsInSharedContainer(step: Step): boolean {
   return step.executor.type === SHARED_CONTAINER && step.call === undefined;
 }
 
-/** A step that execs into a container: the run's own, or a named Pod's. */
+/** A step that execs, or may exec, into a container: the run's own, or a named Pod's. */
 export function execsIntoContainer(step: Step): boolean {
-  return runsInSharedContainer(step) || runsInContainer(step);
+  return runsInSharedContainer(step) || namesContainer(step);
+}
+
+const hasText = (value: unknown): boolean => typeof value === 'string' && value !== '';
+
+/** A docker step with `containerName`, with or without `image`. */
+function namesContainer(step: Step): boolean {
+  return step.executor.type === 'docker' && step.call === undefined && hasText(step.executor.config.containerName);
 }
 
 /** A docker step that runs in an existing container: `containerName` without `image`. */
 export function runsInContainer(step: Step): boolean {
-  if (step.executor.type !== 'docker' || step.call !== undefined) return false;
-  const { containerName, image } = step.executor.config;
-  return typeof containerName === 'string' && containerName !== '' && (typeof image !== 'string' || image === '');
+  return namesContainer(step) && !hasText(step.executor.config.image);
+}
+
+/**
+ * A docker step with both `containerName` and `image` and a command or script: as in Dagu, it
+ * execs into that container when it runs (the operator looks when it launches the attempt),
+ * else it runs from the image, here in a step Pod of its own.
+ */
+export function mayRunInContainer(step: Step): boolean {
+  return namesContainer(step) && hasText(step.executor.config.image) && (step.command !== undefined || step.script !== undefined);
+}
+
+/** The Pod and container a containerName step names. */
+export function namedContainer(step: Step): { pod: string; container?: string } {
+  const [pod = '', container] = String(step.executor.config.containerName).split('/');
+  return { pod, ...(container === undefined ? {} : { container }) };
 }
 
 /** The `exec` settings this version reads; the others (user, tty, privileged, ...) are refused by name. */
@@ -56,14 +76,13 @@ export const EXEC_SETTINGS = ['workingDir', 'env'] as const;
 
 /** Problems of a containerName step's settings, for the run's rejection; empty when it can run. */
 export function containerExecProblems(step: Step): string[] {
-  if (!runsInContainer(step)) return [];
+  if (!namesContainer(step)) return [];
   const at = `step ${step.name}`;
   const name = String(step.executor.config.containerName);
   const parts = name.split('/');
   return [
     ...(parts.length > 2 || parts.includes('') ? [`${at}: executor.config.containerName "${name}" must be <pod> or <pod>/<container>, a Pod in the run's namespace`] : []),
-    ...(step.cmdWithArgs === undefined ? [`${at}: a step that runs in an existing container (containerName) needs a command`] : []),
-    ...(step.script === undefined ? [] : [`${at}: script is not supported with containerName on Kubernetes; write the command, e.g. sh -c '...'`]),
+    ...(runsInContainer(step) && step.command === undefined && step.script === undefined ? [`${at}: a step that runs in an existing container (containerName) needs a command or a script`] : []),
     ...execSettingProblems(step.executor.config.exec ?? {}).map((problem) => `${at}: executor.config.exec${problem}`),
   ];
 }
@@ -85,7 +104,7 @@ function execSettingProblems(exec: unknown): string[] {
 
 /** Where a containerName step runs, with its exec settings; the problems above are checked first. */
 export function containerExecTarget(dag: Dag, step: Step, namespace: string): ContainerExecTarget {
-  const [pod = '', container] = String(step.executor.config.containerName).split('/');
+  const { pod, container } = namedContainer(step);
   const exec = (step.executor.config.exec ?? {}) as Record<string, unknown>;
   const workingDir = setting(exec, 'workingDir') as string | undefined;
   const env = setting(exec, 'env') as string[] | undefined;
@@ -115,17 +134,18 @@ export interface ExecContext {
   readonly container?: SharedContainer;
   /** The variables of the step Pod that a command in the run's container sees too. */
   readonly envNames: readonly string[];
+  /** For a step with containerName and image: its container was running at launch. */
+  readonly containerRunning?: boolean;
 }
 
-/** A containerName step: its words expanded one by one, for the Pod it names. */
+/** A containerName step: its words expanded one by one (or its script), for the Pod it names. */
 function containerNameSpec(dag: Dag, step: Step, exec: ExecContext): ExecutorSpec {
-  const argv = step.command === undefined ? [] : [step.command, ...step.args].map(exec.expandWord);
-  return { type: 'container-exec', argv, config: step.executor.config, exec: containerExecTarget(dag, step, exec.namespace) };
+  return { type: 'container-exec', argv: sharedArgv(dag, step, exec.expandWord), config: step.executor.config, exec: containerExecTarget(dag, step, exec.namespace) };
 }
 
 export function executorSpec(dag: Dag, step: Step, expandedCommand: string | undefined, exec?: ExecContext): ExecutorSpec | undefined {
   if (runsInSharedContainer(step) && exec?.container !== undefined) return sharedContainerSpec(dag, step, exec.container, exec);
-  if (runsInContainer(step) && exec !== undefined) return containerNameSpec(dag, step, exec);
+  if (exec !== undefined && (runsInContainer(step) || (mayRunInContainer(step) && exec.containerRunning === true))) return containerNameSpec(dag, step, exec);
   const type = step.executor.type;
   if (step.call !== undefined || !isRunnerExecutor(type)) return undefined;
   return runnerSpec(dag, step, type, type === 'jq' ? step.cmdWithArgs : expandedCommand);

@@ -33,6 +33,8 @@ export interface LaunchContext {
   readonly workspace: Workspace | undefined;
   /** The run's image pull Secret from `registryAuths`, when it has one. */
   readonly registrySecret: string | undefined;
+  /** Steps with containerName and image whose container ran when they were launched. */
+  readonly runningContainers?: ReadonlySet<string>;
 }
 
 export function ownerReference(ref: RunRef): NonNullable<NonNullable<V1Pod['metadata']>['ownerReferences']>[number] {
@@ -53,7 +55,7 @@ export function attemptPod(context: LaunchContext, launch: Launch): V1Pod {
   const step = preparing ? launch.step : withResolvedScript(launch.step, vars, refs);
   const env = preparing ? [] : [...definition.env, ...traceVars(context, launch), ...outputVars(launch.step, definition.dag.steps, status)];
   const envNames = [...env, ...launch.step.env].map((v) => v.name).concat(['DAG_NAME', 'DAG_RUN_ID', 'DAG_RUN_STEP_NAME'], launch.handler === undefined ? [] : ['DAG_RUN_STATUS']);
-  const exec = { namespace: ref.namespace, runName: ref.name, expandWord: expandText, envNames, ...(definition.container === undefined ? {} : { container: definition.container }) };
+  const exec = { namespace: ref.namespace, runName: ref.name, expandWord: expandText, envNames, containerRunning: context.runningContainers?.has(launch.step.name) === true, ...(definition.container === undefined ? {} : { container: definition.container }) };
   const spec = executorSpec(definition.dag, step, command, exec);
   const pod = stepPod({
     run: ref,

@@ -72,6 +72,16 @@ export class PodWriter {
     this.deps.countWrite('patch');
   }
 
+  /**
+   * Whether a Pod of the namespace that is none of Kubedag's (so not cached) runs the container
+   * named, or its default one: a read, for docker steps that exec into a container when it runs.
+   */
+  async containerRunning(namespace: string, name: string, container: string | undefined): Promise<boolean> {
+    const pod = await ignoreNotFound(this.deps.core.readNamespacedPod({ namespace, name }));
+    const chosen = container ?? pod?.metadata?.annotations?.['kubectl.kubernetes.io/default-container'] ?? pod?.spec?.containers[0]?.name;
+    return pod?.status?.phase === 'Running' && pod.status.containerStatuses?.some((c) => c.name === chosen && c.state?.running !== undefined) === true;
+  }
+
   /** A Pod as the cache shows it. */
   cached(namespace: string, name: string): V1Pod | undefined {
     return this.deps.pods.get(namespace, name);

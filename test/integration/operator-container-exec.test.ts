@@ -67,6 +67,24 @@ steps:
     expect([binding.roleRef.name, binding.subjects, binding.metadata?.ownerReferences?.[0]?.name]).toEqual(['kubedag-step-exec', [{ kind: 'ServiceAccount', name: execServiceAccountName('inside-1'), namespace: ns }], 'inside-1']);
   });
 
+  it('with an image too, execs into the container when it runs and otherwise runs from the image, as Dagu does', async () => {
+    await kubectl('exec', '-n', ns, 'target', '-c', 'app', '--', 'sh', '-c', `echo in-target > /tmp/where-${unique}`);
+    await givenDag(ns, 'either', `
+steps:
+  - name: running
+    executor: {type: docker, config: {image: busybox, containerName: target}}
+    script: |
+      cat /tmp/where-${unique}
+  - name: absent
+    executor: {type: docker, config: {image: busybox, containerName: nowhere-${unique}}}
+    command: sh -c 'cat /tmp/where-${unique} 2>/dev/null || echo own-pod'
+`);
+    await whenRun(ns, 'either-1', 'either');
+    const done = await finishedRun(ns, 'either-1');
+    expect([done.status?.statusLabel, stepStates(done)]).toEqual(['succeeded', { running: 'succeeded', absent: 'succeeded' }]);
+    expect([await stepLog(operator, done, 'running'), await stepLog(operator, done, 'absent')]).toEqual(['in-target\n', 'own-pod\n']);
+  });
+
   it('keeps the command\'s stdout and stderr apart and fails the step with its exit code', async () => {
     await givenDag(ns, 'failing', `
 steps:
