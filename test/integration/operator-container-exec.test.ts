@@ -7,11 +7,10 @@
 import { randomBytes } from 'node:crypto';
 import { RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ignoreAlreadyExists } from '../../core/kube/errors.ts';
 import { execServiceAccountName } from '../../core/resources/names.ts';
 import { pod } from '../builders/pod.ts';
 import { clients, createNamespace, deleteNamespace, kubectl, running, waitForPod } from './support.ts';
-import { finishedRun, givenDag, runningStep, startOperator, stepLog, stepStates, stopRun, whenRun, type RunningOperator } from './operator-support.ts';
+import { finishedRun, givenDag, givenStepExecRole, runningStep, startOperator, stepLog, stepStates, stopRun, whenRun, type RunningOperator } from './operator-support.ts';
 
 const { kc, core } = clients();
 const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
@@ -25,12 +24,7 @@ const inTarget = (path: string): Promise<string> => kubectl('exec', '-n', ns, 't
 
 beforeAll(async () => {
   ns = await createNamespace(core, 'cexec');
-  // The chart's ClusterRole (charts/kubedag/templates/operator-rbac.yaml).
-  await ignoreAlreadyExists(rbac.createClusterRole({ body: { metadata: { name: 'kubedag-step-exec' }, rules: [
-    { apiGroups: [''], resources: ['pods'], verbs: ['get'] },
-    { apiGroups: [''], resources: ['pods/exec'], verbs: ['create', 'get'] },
-    { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
-  ] } }));
+  await givenStepExecRole();
   const target = pod('target').shell('exec sleep 600').build();
   if (target.spec?.containers[0] !== undefined) target.spec.containers[0].name = 'app';
   if (target.spec !== undefined) target.spec.terminationGracePeriodSeconds = 1;

@@ -1,19 +1,16 @@
 /**
  * The DAG-level `container` (issue 13) end to end on the local control plane: the operator
  * creates the run's one container Pod, each step execs into it from a step Pod of the runner
- * (as the run's exec ServiceAccount, bound to the chart's step exec ClusterRole, created here),
+ * (as the run's exec ServiceAccount, bound to the chart's step exec ClusterRole),
  * and the Pod goes when the run ends unless the DAG keeps it.
  */
 import { randomBytes } from 'node:crypto';
-import { RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ignoreAlreadyExists } from '../../core/kube/errors.ts';
 import { sharedContainerPodName } from '../../core/resources/names.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
-import { finishedRun, givenDag, runningStep, startOperator, stepLog, stepStates, stopRun, whenRun, type RunningOperator } from './operator-support.ts';
+import { finishedRun, givenDag, givenStepExecRole, runningStep, startOperator, stepLog, stepStates, stopRun, whenRun, type RunningOperator } from './operator-support.ts';
 
-const { kc, core } = clients();
-const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
+const { core } = clients();
 const unique = randomBytes(4).toString('hex');
 
 let ns = '';
@@ -33,12 +30,7 @@ const containerGone = async (run: string): Promise<boolean> => {
 
 beforeAll(async () => {
   ns = await createNamespace(core, 'shared');
-  // The chart's ClusterRole (charts/kubedag/templates/operator-rbac.yaml).
-  await ignoreAlreadyExists(rbac.createClusterRole({ body: { metadata: { name: 'kubedag-step-exec' }, rules: [
-    { apiGroups: [''], resources: ['pods'], verbs: ['get'] },
-    { apiGroups: [''], resources: ['pods/exec'], verbs: ['create', 'get'] },
-    { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
-  ] } }));
+  await givenStepExecRole();
   operator = await startOperator(ns);
 });
 
