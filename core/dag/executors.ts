@@ -122,7 +122,8 @@ type Rule = (step: Step, path: string, context: ExecutorContext, configPath: str
 const needs = (ok: boolean, path: string, message: string): DagIssue[] => (ok ? [] : [issue(path, message)]);
 
 const RULES: Record<ExecutorType | typeof SHARED_CONTAINER, Rule> = {
-  [SHARED_CONTAINER]: (step, path) => needs(step.command !== undefined || step.script !== undefined, path, 'needs a command or a script (it runs in the DAG container)'),
+  // Dagu loads such a step without a command and fails it when it runs: the operator refuses the run.
+  [SHARED_CONTAINER]: () => [],
   shell: (step, path) => needs(step.command !== undefined || step.script !== undefined, path, 'needs a command or a script'),
   docker: (step, _path, _context, configPath) => {
     const { config } = step.executor;

@@ -7,7 +7,7 @@ import { applyParamOverrides, encodeParams, expand, formatIssue, hasCommandSubst
 import { loadDagSpec } from '../../core/resources/dag.ts';
 import { specDocuments } from '../../core/resources/types.ts';
 import { matchesExpected } from './attempt.ts';
-import { containerExecProblems } from './executor-spec.ts';
+import { containerExecProblems, runsInSharedContainer } from './executor-spec.ts';
 import { needsPreparing, type Prepared } from './prepare.ts';
 import { sharedContainer, type SharedContainer } from './shared-container.ts';
 
@@ -32,6 +32,8 @@ function stepProblems(step: Step): string[] {
   if (step.call !== undefined) return [];
   // GitHub Actions need a container engine inside the cluster (Dagu 2.x dropped the executor).
   if (step.executor.type === 'gha') return [`step ${step.name}: the gha executor is not supported on Kubernetes (it needs a container engine in the cluster)`];
+  // Dagu execs nothing and fails the step; refused before the run starts here.
+  if (runsInSharedContainer(step) && step.command === undefined && step.script === undefined) return [`step ${step.name}: has no command or script to run in the DAG's container`];
   return containerExecProblems(step);
 }
 
