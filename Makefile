@@ -20,7 +20,7 @@ $(STAMP): package.json package-lock.json
 
 deps: $(STAMP)
 
-build: deps compile ## install dependencies and compile to dist/
+build: deps compile ui ## install dependencies, compile to dist/ and build the web UI into dist/ui/
 
 compile: deps
 	npx tsc -p tsconfig.build.json
@@ -30,6 +30,19 @@ lint: deps
 
 typecheck: deps
 	npx tsc -p tsconfig.json --noEmit
+	npx tsc -p ui/tsconfig.json --noEmit
+
+# Its own .PHONY line keeps branches that add targets from colliding on the list above.
+.PHONY: ui ui-dev
+UI_SOURCES := $(shell find ui -type f -not -name '*.test.ts')
+
+dist/ui/index.html: $(STAMP) $(UI_SOURCES)
+	npx vite build --config ui/vite.config.ts --logLevel warn
+
+ui: dist/ui/index.html ## build the web UI into dist/ui/ (the API server serves it at /); only when its sources changed
+
+ui-dev: deps ## the web UI from Vite's dev server with hot reload, /api proxied to the API server of `make dev` (KUBEDAG_API_PORT)
+	npx vite --config ui/vite.config.ts
 
 # Its own .PHONY line keeps branches that add targets from colliding on the list above.
 .PHONY: test-servers
