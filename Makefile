@@ -53,7 +53,12 @@ unit: deps test-servers ## tests without a cluster (executor tests start real se
 	@mkdir -p .dev
 	npx vitest run --project unit --reporter=default --reporter=json --outputFile.json=.dev/vitest-unit.json
 
-integration: deps ## tests against a fresh local control plane (builds its binaries once; needs Go)
+# Its own .PHONY line keeps branches that add targets from colliding on the list above.
+.PHONY: test-browser
+test-browser: ## the headless Chromium of the web UI's browser tests (Debian's chromium), installed when missing
+	./scripts/ensure-chromium.sh >/dev/null
+
+integration: deps ui test-browser ## tests against a fresh local control plane (builds its binaries once; needs Go); the web UI's in a headless Chromium
 	@mkdir -p .dev
 	npx vitest run --project integration --reporter=default --reporter=json --outputFile.json=.dev/vitest-integration.json
 
