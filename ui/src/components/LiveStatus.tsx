@@ -7,8 +7,10 @@ export function LiveStatus({ updatedAt, failed }: { readonly updatedAt: number; 
   return (
     <p className={`live ${failed ? 'live-failed' : ''}`} aria-live="off">
       <span className="live-dot" aria-hidden="true" />
-      {failed ? 'Refresh failed; showing data from ' : 'Live · updated '}
-      <RelativeTime at={updatedAt} />
+      <span>
+        {failed ? 'Refresh failed; showing data from ' : 'Live · updated '}
+        <RelativeTime at={updatedAt} />
+      </span>
     </p>
   );
 }

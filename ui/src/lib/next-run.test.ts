@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextRun } from './next-run.ts';
+import { nextRun, splitZone } from './next-run.ts';
 
 const FROM = new Date('2026-05-01T10:30:00Z');
 
@@ -12,5 +12,15 @@ describe('nextRun', () => {
     ['an invalid expression is skipped', ['not cron', '0 11 * * *'], '2026-05-01T11:00:00.000Z'],
   ])('%s', (_, expressions, want) => {
     expect(nextRun(expressions, FROM)?.toISOString()).toBe(want);
+  });
+});
+
+describe('splitZone', () => {
+  it('separates a CRON_TZ or TZ prefix from the cron fields', () => {
+    expect([splitZone('CRON_TZ=Europe/Berlin 0 7 * * MON'), splitZone('TZ=UTC  5 * * * *'), splitZone(' 0 2 * * *')]).toEqual([
+      { cron: '0 7 * * MON', zone: 'Europe/Berlin' },
+      { cron: '5 * * * *', zone: 'UTC' },
+      { cron: '0 2 * * *' },
+    ]);
   });
 });

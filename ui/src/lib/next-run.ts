@@ -7,11 +7,17 @@ import { Cron } from 'croner';
 
 const ZONE_PREFIX = /^(?:CRON_TZ|TZ)=(\S+)\s+(.*)$/;
 
-function nextOf(expression: string, from: Date): Date | undefined {
+/** An expression's cron fields and the zone its prefix names, if any. */
+export function splitZone(expression: string): { readonly cron: string; readonly zone?: string } {
   const prefixed = ZONE_PREFIX.exec(expression.trim());
-  const pattern = (prefixed?.[2] ?? expression).trim();
+  const cron = (prefixed?.[2] ?? expression).trim();
+  return prefixed?.[1] === undefined ? { cron } : { cron, zone: prefixed[1] };
+}
+
+function nextOf(expression: string, from: Date): Date | undefined {
+  const { cron, zone } = splitZone(expression);
   try {
-    return new Cron(pattern, { paused: true, mode: '5-part', timezone: prefixed?.[1] ?? 'UTC' }).nextRun(from) ?? undefined;
+    return new Cron(cron, { paused: true, mode: '5-part', timezone: zone ?? 'UTC' }).nextRun(from) ?? undefined;
   } catch {
     // The server reports invalid expressions in the DAG's errors; here it simply has no next run.
     return undefined;

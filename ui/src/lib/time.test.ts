@@ -15,7 +15,7 @@ describe('times as people read them', () => {
   });
 
   it.each<[number, string]>([
-    [-5_000, 'now'],
+    [-5_000, 'just now'],
     [-180_000, '3 minutes ago'],
     [7_200_000, 'in 2 hours'],
     [-86_400_000, 'yesterday'],

@@ -21,14 +21,11 @@ const UNITS: readonly (readonly [Intl.RelativeTimeFormatUnit, number])[] = [
 
 const relativeFormat = new Intl.RelativeTimeFormat('en', { numeric: 'auto', style: 'long' });
 
-/** "5 minutes ago", "in 2 hours", "now": `at` relative to `now`, in its largest whole unit. */
+/** "5 minutes ago", "in 2 hours", "just now": `at` relative to `now`, in its largest whole unit. */
 export function relative(at: number, now: number): string {
   const delta = at - now;
-  if (Math.abs(delta) < 10_000) return 'now';
-  for (const [unit, size] of UNITS) {
-    if (Math.abs(delta) >= size) return relativeFormat.format(Math.trunc(delta / size), unit);
-  }
-  return 'now';
+  const unit = Math.abs(delta) < 10_000 ? undefined : UNITS.find(([, size]) => Math.abs(delta) >= size);
+  return unit === undefined ? 'just now' : relativeFormat.format(Math.trunc(delta / unit[1]), unit[0]);
 }
 
 /** "850 ms", "4.2 s", "3 min 5 s", "2 h 10 min", "3 d 4 h": two units at most. */
@@ -50,8 +47,14 @@ export function duration(ms: number): string {
 }
 
 const absoluteFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+const shortFormat = new Intl.DateTimeFormat(undefined, { weekday: 'short', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 
 /** The full local date and time, for tooltips beside a relative time. */
 export function absolute(at: number): string {
   return absoluteFormat.format(at);
+}
+
+/** "Tue, Nov 25, 02:00": a time soon enough that the year goes without saying. */
+export function short(at: number): string {
+  return shortFormat.format(at);
 }

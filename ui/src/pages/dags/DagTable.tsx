@@ -8,8 +8,8 @@ import type { DagListItem } from '../../api/queries.ts';
 import { Icon } from '../../components/Icon.tsx';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { RelativeTime, useNow } from '../../components/Time.tsx';
-import { nextRun } from '../../lib/next-run.ts';
-import { duration, instant } from '../../lib/time.ts';
+import { nextRun, splitZone } from '../../lib/next-run.ts';
+import { duration, instant, short } from '../../lib/time.ts';
 import type { SortField, SortOrder } from './list-params.ts';
 
 interface Sorting {
@@ -65,13 +65,19 @@ function NameCell({ item, onTag }: { readonly item: DagListItem; readonly onTag:
 
 function LatestRunCell({ run }: { readonly run: DagListItem['latestDAGRun'] }): ReactNode {
   const now = useNow();
-  if (run.dagRunId === '') return <td className="cell-run muted">No runs yet</td>;
+  if (run.dagRunId === '') {
+    return (
+      <td className="cell-run muted" data-label="Latest run">
+        No runs yet
+      </td>
+    );
+  }
   const started = instant(run.startedAt);
   const finished = instant(run.finishedAt);
   const queued = instant(run.queuedAt);
   const took = started === undefined ? undefined : (finished ?? now) - started;
   return (
-    <td className="cell-run">
+    <td className="cell-run" data-label="Latest run">
       <StatusBadge label={run.statusLabel} status={run.status} />
       <div className="cell-detail">
         {started !== undefined ? <RelativeTime at={started} /> : queued !== undefined ? <>queued <RelativeTime at={queued} /></> : null}
@@ -83,15 +89,25 @@ function LatestRunCell({ run }: { readonly run: DagListItem['latestDAGRun'] }): 
 
 function ScheduleCell({ item }: { readonly item: DagListItem }): ReactNode {
   const expressions = item.dag.schedule.map((s) => s.expression);
-  if (expressions.length === 0) return <td className="cell-schedule muted">—</td>;
+  if (expressions.length === 0) {
+    return (
+      <td className="cell-schedule muted" data-label="Schedule">
+        —
+      </td>
+    );
+  }
   return (
-    <td className="cell-schedule">
+    <td className="cell-schedule" data-label="Schedule">
       <ul className="schedules">
-        {expressions.map((expression) => (
-          <li key={expression}>
-            <code>{expression}</code>
-          </li>
-        ))}
+        {expressions.map((expression) => {
+          const { cron, zone } = splitZone(expression);
+          return (
+            <li key={expression} title={expression}>
+              <code>{cron}</code>
+              {zone === undefined ? null : <span className="schedule-zone">{zone}</span>}
+            </li>
+          );
+        })}
       </ul>
     </td>
   );
@@ -101,7 +117,7 @@ function NextRunCell({ item }: { readonly item: DagListItem }): ReactNode {
   const now = useNow();
   if (item.suspended) {
     return (
-      <td className="cell-next">
+      <td className="cell-next" data-label="Next run">
         <span className="badge badge-muted">
           <Icon name="pause" size={12} /> Suspended
         </span>
@@ -109,10 +125,17 @@ function NextRunCell({ item }: { readonly item: DagListItem }): ReactNode {
     );
   }
   const next = nextRun(item.dag.schedule.map((s) => s.expression), new Date(now));
-  if (next === undefined) return <td className="cell-next muted">—</td>;
+  if (next === undefined) {
+    return (
+      <td className="cell-next muted" data-label="Next run">
+        —
+      </td>
+    );
+  }
   return (
-    <td className="cell-next">
+    <td className="cell-next" data-label="Next run">
       <RelativeTime at={next.getTime()} />
+      <div className="cell-detail">{short(next.getTime())}</div>
     </td>
   );
 }
@@ -121,6 +144,13 @@ export function DagTable({ dags, sorting, onTag }: { readonly dags: readonly Dag
   return (
     <div className="table-wrap">
       <table className="table dag-table">
+        {/* Fixed widths, so columns stay put while filters and pages change the rows. */}
+        <colgroup>
+          <col className="col-name" />
+          <col className="col-run" />
+          <col className="col-schedule" />
+          <col className="col-next" />
+        </colgroup>
         <thead>
           <tr>
             <SortHeader field="name" label="Name" sorting={sorting} />
