@@ -106,7 +106,7 @@ cluster-up: deps ## start the local control plane and node agents (idempotent); 
 cluster-down: deps ## stop everything cluster-up started
 	node cluster/cli.ts down
 
-dev: deps ## the local control plane in the foreground; Ctrl-C stops it
+dev: deps ui ## the local control plane, the operator and the API server (with the web UI) in the foreground; Ctrl-C stops it
 	node cluster/cli.ts dev
 
 clean:
