@@ -114,7 +114,7 @@ describe('the web UI behind Basic auth', () => {
     await guarded.close();
   });
 
-  it('asks for credentials with its own form, never the browser login dialog a plain fetch would raise, and shows the DAGs once signed in', async () => {
+  it('asks for credentials with its own form, never the browser login dialog a plain fetch would raise, shows the DAGs once signed in, and asks again after signing out', async () => {
     const page = await newPage();
     const challenges = await authChallenges(page);
     await page.goto(`${guardedBase}/dags`);
@@ -128,7 +128,9 @@ describe('the web UI behind Basic auth', () => {
     await page.getByLabel('Password', { exact: true }).fill('lovelace');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('link', { name: 'etl-daily' }).waitFor();
-    expect(challenges).toEqual([]);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect([await page.getByRole('link', { name: 'etl-daily' }).count(), challenges]).toEqual([0, []]);
     // The check above can see a dialog: a fetch with the browser's default credentials mode gets one.
     await page.evaluate(async () => { await fetch('/api/v2/dags'); });
     expect(challenges).toEqual([`${guardedBase}/api/v2/dags`]);

@@ -3,6 +3,7 @@
  * menu button on narrow ones), the theme switch, signing out, and the page itself, or the
  * sign-in form while the API wants credentials.
  */
+import { useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { NavLink, Outlet } from 'react-router';
 import { useSession } from '../api/context.tsx';
@@ -50,10 +51,16 @@ function Navigation({ onFollow }: { readonly onFollow: () => void }): ReactNode 
 
 function SessionControls(): ReactNode {
   const { session, state } = useSession();
+  const queries = useQueryClient();
   if (state.credentials === undefined) return null;
   const who = state.credentials.kind === 'basic' ? state.credentials.username : 'token';
+  // Whatever was read with the credentials goes with them: every query starts again, without.
+  const signOut = (): void => {
+    session.signOut();
+    void queries.resetQueries();
+  };
   return (
-    <button type="button" className="button button-quiet" onClick={() => { session.signOut(); }} title={`Signed in as ${who}. Sign out`}>
+    <button type="button" className="button button-quiet" onClick={signOut} title={`Signed in as ${who}. Sign out`}>
       <Icon name="signOut" />
       <span>Sign out</span>
     </button>
