@@ -20,7 +20,7 @@ $(STAMP): package.json package-lock.json
 
 deps: $(STAMP)
 
-build: deps compile ## install dependencies and compile to dist/
+build: deps compile ui ## install dependencies, compile to dist/ and build the web UI into dist/ui/
 
 compile: deps
 	npx tsc -p tsconfig.build.json
@@ -30,6 +30,19 @@ lint: deps
 
 typecheck: deps
 	npx tsc -p tsconfig.json --noEmit
+	npx tsc -p ui/tsconfig.json --noEmit
+
+# Its own .PHONY line keeps branches that add targets from colliding on the list above.
+.PHONY: ui ui-dev
+UI_SOURCES := $(shell find ui -type f -not -name '*.test.ts')
+
+dist/ui/index.html: $(STAMP) $(UI_SOURCES)
+	npx vite build --config ui/vite.config.ts --logLevel warn
+
+ui: dist/ui/index.html ## build the web UI into dist/ui/ (the API server serves it at /); only when its sources changed
+
+ui-dev: deps ## the web UI from Vite's dev server with hot reload, /api proxied to the API server of `make dev` (KUBEDAG_API_PORT)
+	npx vite --config ui/vite.config.ts
 
 # Its own .PHONY line keeps branches that add targets from colliding on the list above.
 .PHONY: test-servers
@@ -40,7 +53,12 @@ unit: deps test-servers ## tests without a cluster (executor tests start real se
 	@mkdir -p .dev
 	npx vitest run --project unit --reporter=default --reporter=json --outputFile.json=.dev/vitest-unit.json
 
-integration: deps ## tests against a fresh local control plane (builds its binaries once; needs Go)
+# Its own .PHONY line keeps branches that add targets from colliding on the list above.
+.PHONY: test-browser
+test-browser: ## the headless Chromium of the web UI's browser tests (Debian's chromium), installed when missing
+	./scripts/ensure-chromium.sh >/dev/null
+
+integration: deps ui test-browser ## tests against a fresh local control plane (builds its binaries once; needs Go); the web UI's in a headless Chromium
 	@mkdir -p .dev
 	npx vitest run --project integration --reporter=default --reporter=json --outputFile.json=.dev/vitest-integration.json
 
@@ -88,7 +106,7 @@ cluster-up: deps ## start the local control plane and node agents (idempotent); 
 cluster-down: deps ## stop everything cluster-up started
 	node cluster/cli.ts down
 
-dev: deps ## the local control plane in the foreground; Ctrl-C stops it
+dev: deps ui ## the local control plane, the operator and the API server (with the web UI) in the foreground; Ctrl-C stops it
 	node cluster/cli.ts dev
 
 clean:

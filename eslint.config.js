@@ -1,9 +1,10 @@
 // @ts-check
 import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', '.dev/'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', '.dev/', 'ui/src/api/schema.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
@@ -37,6 +38,17 @@ export default tseslint.config(
   {
     files: ['apiserver/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/operator/**'], message: 'apiserver/ must not import operator/; move shared code to core/.' }] }] },
+  },
+  // The web UI: React's hooks rules on top. Query option factories keep their inferred types,
+  // which carry each query's key and data through useQuery; spelled out they would restate
+  // TanStack Query's generics.
+  {
+    files: ['ui/**/*.{ts,tsx}'],
+    ...reactHooks.configs.flat['recommended-latest'],
+  },
+  {
+    files: ['ui/src/api/queries.ts'],
+    rules: { '@typescript-eslint/explicit-module-boundary-types': 'off' },
   },
   {
     files: ['**/*.test.ts', 'bench/**', 'scripts/**'],

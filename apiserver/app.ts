@@ -23,6 +23,7 @@ import { logRoutes } from './routes/logs.ts';
 import { runRoutes } from './routes/runs.ts';
 import { systemRoutes } from './routes/system.ts';
 import { S } from './schemas.ts';
+import { uiRoutes } from './ui.ts';
 
 /** What fastify's own errors mean in the contract's codes. */
 function fromFastify(error: FastifyError): ApiError {
@@ -108,5 +109,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   void app.register(runRoutes, resources);
   void app.register(logRoutes, resources);
   void app.register(clusterInfoRoutes, resources);
+  if (deps.uiDir !== undefined) void app.register(uiRoutes, { root: deps.uiDir });
   return app;
 }

@@ -6,6 +6,7 @@
  * message that names it; the modules that use a setting are handed it parsed.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Type, { type Static } from 'typebox';
 import { LOG_FLAGS, logSettingsFrom, type LogSettings } from '../core/log.ts';
@@ -102,6 +103,8 @@ export interface ApiConfig {
   readonly log: LogSettings;
   readonly auth: AuthConfig;
   readonly remoteNodes: readonly RemoteNode[];
+  /** The built web UI (index.html and assets/), served at `/`. */
+  readonly uiDir: string;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -242,7 +245,8 @@ export function parseRemoteNodes(env: Env, readFile: ReadFile): RemoteNode[] {
   return remoteNodesFrom(read(readFile, 'KUBEDAG_REMOTE_NODES_FILE', file), `KUBEDAG_REMOTE_NODES_FILE ${file}`);
 }
 
-const DEFAULTS = { host: '127.0.0.1', port: 8080, operatorUrl: 'http://127.0.0.1:8081', leaseName: 'kubedag-operator', bodyLimit: 1_048_576 + 65_536 };
+// `make ui` builds into dist/ui beside the sources; the image keeps that layout.
+const DEFAULTS = { host: '127.0.0.1', port: 8080, operatorUrl: 'http://127.0.0.1:8081', leaseName: 'kubedag-operator', bodyLimit: 1_048_576 + 65_536, uiDir: join(import.meta.dirname, '../dist/ui') };
 
 function port(value: number): number {
   if (value > 65_535) throw new Error(`port must be at most 65535, not ${String(value)}`);
@@ -271,6 +275,7 @@ export function parseApiConfig(argv: readonly string[], env: Env, readFile: Read
       'lease-name': { type: 'string' },
       'body-limit': { type: 'string' },
       kubeconfig: { type: 'string' },
+      'ui-dir': { type: 'string' },
       ...LOG_FLAGS,
     },
   });
@@ -290,5 +295,6 @@ export function parseApiConfig(argv: readonly string[], env: Env, readFile: Read
     log: logSettingsFrom(values, env),
     auth: parseAuthConfig(env, readFile),
     remoteNodes: parseRemoteNodes(env, readFile),
+    uiDir: pick(values['ui-dir'], 'UI_DIR') ?? DEFAULTS.uiDir,
   };
 }

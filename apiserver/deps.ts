@@ -23,6 +23,8 @@ export interface AppDeps {
    * forwarding (preValidation). Given the app before its routes exist.
    */
   readonly plugins?: readonly ((app: FastifyInstance) => void)[];
+  /** The built web UI's folder, served at `/`; without it only the API is served. */
+  readonly uiDir?: string;
 }
 
 /** What every group of resource routes is registered with. */

@@ -13,6 +13,7 @@ import type { Cluster } from './cluster.ts';
 import type { ApiConfig } from './config.ts';
 import { OperatorLogs } from './operator-logs.ts';
 import { Starter } from './starts.ts';
+import { uiBuilt } from './ui.ts';
 import { dagEntry } from './views/dags.ts';
 import { leaderOf } from './views/leader.ts';
 import { Writer } from './writer.ts';
@@ -69,7 +70,9 @@ export async function startServer(options: ServerOptions): Promise<Server> {
     if (leader?.status !== 'active') return 'scheduler not responding: no operator holds a current leader Lease';
     return undefined;
   };
-  const app = buildApp({ version: options.version, clock, health, bodyLimit: config.bodyLimit, logger, cluster, plugins: (options.plugins ?? []).map((plugin) => (a: FastifyInstance) => {
+  const ui = uiBuilt(config.uiDir);
+  if (!ui) logger.warn({ uiDir: config.uiDir }, `no web UI in ${config.uiDir} (run \`make ui\`); serving the API alone`);
+  const app = buildApp({ version: options.version, clock, health, bodyLimit: config.bodyLimit, logger, cluster, ...(ui ? { uiDir: config.uiDir } : {}), plugins: (options.plugins ?? []).map((plugin) => (a: FastifyInstance) => {
       plugin(a, { kc, namespace });
     }),
   });

@@ -70,7 +70,9 @@ async function dev(nodes: string | undefined): Promise<void> {
   const operator = spawn(process.execPath, [join(root, 'operator/main.ts'), `--kubeconfig=${join(devDir, 'kubeconfig')}`, `--log-dir=${join(devDir, 'logs')}`, '--lease-duration-seconds=5', '--log-format=pretty'], { stdio: 'inherit' });
   // The API server serves the kubeconfig's namespace ("default") on KUBEDAG_API_PORT (8080).
   const api = spawn(process.execPath, [join(root, 'apiserver/main.ts'), `--kubeconfig=${join(devDir, 'kubeconfig')}`, '--operator-url=http://127.0.0.1:8081', '--log-format=pretty'], { stdio: 'inherit' });
-  say(`running the control plane, the operator and the API server (http://127.0.0.1:${process.env.KUBEDAG_API_PORT ?? '8080'}/api/v2); Ctrl-C stops everything`);
+  const base = `http://127.0.0.1:${process.env.KUBEDAG_API_PORT ?? '8080'}`;
+  say(`running the control plane, the operator and the API server (${base}/api/v2); Ctrl-C stops everything`);
+  say(`the web UI: ${base}/`);
   // The cluster's processes are detached, so something must keep this one alive: a watch that
   // also says when a component has died.
   const watch = setInterval(() => {

@@ -7,7 +7,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import type { FastifyInstance } from 'fastify';
 import { inject } from 'vitest';
 import { parseApiConfig } from '../../apiserver/config.ts';
-import { startServer, type Server } from '../../apiserver/server.ts';
+import { startServer, type Server, type ServerOptions } from '../../apiserver/server.ts';
 
 export interface Answer {
   readonly status: number;
@@ -16,9 +16,10 @@ export interface Answer {
   readonly headers: Record<string, unknown>;
 }
 
-export async function startApi(namespace: string, operatorUrl = 'http://127.0.0.1:1'): Promise<Server> {
+/** `plugins`: hooks such as authentication, as main.ts registers them. */
+export async function startApi(namespace: string, operatorUrl = 'http://127.0.0.1:1', plugins: ServerOptions['plugins'] = []): Promise<Server> {
   const config = parseApiConfig([`--namespace=${namespace}`, `--kubeconfig=${inject('cluster').kubeconfig}`, `--operator-url=${operatorUrl}`, `--lease-namespace=${namespace}`], {});
-  return startServer({ config, version: 'test' });
+  return startServer({ config, version: 'test', plugins });
 }
 
 interface OpenApiOperation {

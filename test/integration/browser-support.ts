@@ -1,0 +1,56 @@
+/**
+ * The web UI in a real browser: Debian's chromium (scripts/ensure-chromium.sh installs it when
+ * missing) driven by playwright-core as a library, so the repository keeps one test runner and
+ * never downloads a browser. Screenshots are test artefacts under .dev/ui-screenshots/.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
+import type { Server } from '../../apiserver/server.ts';
+import { uiBuilt } from '../../apiserver/ui.ts';
+
+const root = join(import.meta.dirname, '../..');
+const run = promisify(execFile);
+
+export const SCREENSHOTS = join(root, '.dev/ui-screenshots');
+
+export async function launchChromium(): Promise<Browser> {
+  const executablePath = (await run(join(root, 'scripts/ensure-chromium.sh'))).stdout.trim();
+  // Chromium's sandbox needs user namespaces, which a root shell in a container rarely has.
+  const args = process.getuid?.() === 0 ? ['--no-sandbox'] : [];
+  return chromium.launch({ executablePath, headless: true, args });
+}
+
+/** The API server on a free loopback port, serving the built UI; its base URL. */
+export async function serve(server: Server): Promise<string> {
+  if (!uiBuilt(join(root, 'dist/ui'))) throw new Error('dist/ui holds no built web UI: run `make ui` first (make integration does)');
+  return server.app.listen({ host: '127.0.0.1', port: 0 });
+}
+
+/** A full-page PNG of what the page shows now, kept as `<name>.png`; returns its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  const path = join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: true, animations: 'disabled' });
+  return path;
+}
+
+/**
+ * Records every HTTP authentication challenge the browser itself would answer (with a login
+ * dialog, for a person), cancelling each; the list stays empty when the page never gets one.
+ */
+export async function authChallenges(page: Page): Promise<string[]> {
+  const seen: string[] = [];
+  const cdp: CDPSession = await page.context().newCDPSession(page);
+  cdp.on('Fetch.requestPaused', (event) => {
+    void cdp.send('Fetch.continueRequest', { requestId: event.requestId });
+  });
+  cdp.on('Fetch.authRequired', (event) => {
+    seen.push(event.request.url);
+    void cdp.send('Fetch.continueWithAuth', { requestId: event.requestId, authChallengeResponse: { response: 'CancelAuth' } });
+  });
+  await cdp.send('Fetch.enable', { handleAuthRequests: true });
+  return seen;
+}

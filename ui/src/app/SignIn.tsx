@@ -1,0 +1,90 @@
+/**
+ * The sign-in form, shown in place of a page once the API answers 401. Either a token (sent as
+ * Bearer: the server's static tokens, or a Kubernetes token in mode kubernetes) or a user name
+ * and password (Basic). The credentials are tried on a read before they are kept.
+ */
+import { useQueryClient } from '@tanstack/react-query';
+import { useState, type ReactNode, type SubmitEvent } from 'react';
+import { ApiFailure, data } from '../api/client.ts';
+import { useApi, useSession } from '../api/context.tsx';
+import { authorization, type Credentials } from '../api/session.ts';
+
+type Kind = Credentials['kind'];
+
+function credentialsFrom(kind: Kind, form: FormData): Credentials {
+  const text = (name: string): string => {
+    const value = form.get(name);
+    return typeof value === 'string' ? value : '';
+  };
+  return kind === 'token' ? { kind, token: text('token').trim() } : { kind, username: text('username'), password: text('password') };
+}
+
+export function SignIn(): ReactNode {
+  const client = useApi();
+  const { session, state } = useSession();
+  const queries = useQueryClient();
+  const [kind, setKind] = useState<Kind>(state.credentials?.kind ?? 'token');
+  const [problem, setProblem] = useState<string | undefined>(state.credentials === undefined ? undefined : 'The credentials you signed in with are no longer accepted.');
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: SubmitEvent<HTMLFormElement>): Promise<void> => {
+    event.preventDefault();
+    const credentials = credentialsFrom(kind, new FormData(event.currentTarget));
+    setBusy(true);
+    try {
+      await data(client.GET('/api/v2/dags', { params: { query: { perPage: 1 } }, headers: { Authorization: authorization(credentials) } }));
+      session.signIn(credentials);
+      await queries.resetQueries();
+    } catch (error) {
+      setProblem(error instanceof ApiFailure ? `${error.status === 403 ? 'Signed in, but not allowed to read' : 'Not accepted'}: ${error.message}` : String(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className="sign-in" aria-labelledby="sign-in-title">
+      <form className="card sign-in-card" onSubmit={(event) => void submit(event)}>
+        <h1 id="sign-in-title">Sign in</h1>
+        <p className="muted">This Kubedag API server asks for credentials. They are kept in this tab only.</p>
+        <fieldset className="segmented">
+          <legend className="visually-hidden">Sign in with</legend>
+          <label>
+            <input type="radio" name="kind" value="token" checked={kind === 'token'} onChange={() => { setKind('token'); }} />
+            <span>Token</span>
+          </label>
+          <label>
+            <input type="radio" name="kind" value="basic" checked={kind === 'basic'} onChange={() => { setKind('basic'); }} />
+            <span>User and password</span>
+          </label>
+        </fieldset>
+        {kind === 'token' ? (
+          <label className="field">
+            <span>Token</span>
+            <input name="token" type="password" autoComplete="off" required autoFocus />
+            <small className="muted">An API token, or a Kubernetes token (kubectl create token …).</small>
+          </label>
+        ) : (
+          <>
+            <label className="field">
+              <span>User</span>
+              <input name="username" autoComplete="username" required autoFocus />
+            </label>
+            <label className="field">
+              <span>Password</span>
+              <input name="password" type="password" autoComplete="current-password" required />
+            </label>
+          </>
+        )}
+        {problem === undefined ? null : (
+          <p className="form-problem" role="alert">
+            {problem}
+          </p>
+        )}
+        <button type="submit" className="button button-primary" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,29 @@
+/** Every page has its own URL, so each is a deep link the API server answers with the app. */
+import type { ReactNode } from 'react';
+import { createBrowserRouter, type RouteObject } from 'react-router';
+import { Layout } from './app/Layout.tsx';
+import { SECTIONS } from './app/nav.ts';
+import { DagPlaceholder, NotFound, RouteError, SectionPlaceholder } from './app/pages.tsx';
+import { DagListPage } from './pages/dags/DagListPage.tsx';
+
+/** Built pages by path; the other sections get their placeholder. */
+const BUILT: Readonly<Record<string, () => ReactNode>> = {
+  '/dags': () => <DagListPage />,
+};
+
+const sections: RouteObject[] = SECTIONS.map((section) => {
+  const page = BUILT[section.path];
+  const element = page === undefined ? <SectionPlaceholder section={section} /> : page();
+  return section.path === '/' ? { index: true, element } : { path: section.path.slice(1), element };
+});
+
+export const routes: RouteObject[] = [
+  {
+    path: '/',
+    element: <Layout />,
+    errorElement: <RouteError />,
+    children: [...sections, { path: 'dags/:fileName', element: <DagPlaceholder /> }, { path: '*', element: <NotFound /> }],
+  },
+];
+
+export const createRouter = (): ReturnType<typeof createBrowserRouter> => createBrowserRouter(routes);
