@@ -8,6 +8,7 @@ import type { DagListItem } from '../../api/queries.ts';
 import { Icon } from '../../components/Icon.tsx';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { RelativeTime, useNow } from '../../components/Time.tsx';
+import { links } from '../../lib/links.ts';
 import { nextRun, splitZone } from '../../lib/next-run.ts';
 import { duration, instant, short } from '../../lib/time.ts';
 import type { SortField, SortOrder } from './list-params.ts';
@@ -37,7 +38,7 @@ function NameCell({ item, onTag }: { readonly item: DagListItem; readonly onTag:
     <td className="cell-name">
       <div className="dag-title">
         {dag.group === '' ? null : <span className="dag-group">{dag.group} /</span>}
-        <Link to={`/dags/${encodeURIComponent(item.fileName)}`} className="dag-link">
+        <Link to={links.dag(item.fileName)} className="dag-link">
           {dag.name}
         </Link>
         {item.fileName === dag.name ? null : <span className="dag-file mono">{item.fileName}</span>}
