@@ -12,7 +12,7 @@ export PATH := $(NODE_BIN):$(PATH)
 
 STAMP := node_modules/.install-stamp
 
-.PHONY: build deps compile test lint typecheck unit integration generate crds manifests verify bench bench-operator bench-api bench-queue bench-container-start golden clean step-runner cluster-build cluster-up cluster-down dev
+.PHONY: build deps compile test lint typecheck unit integration generate crds manifests verify bench bench-operator bench-api bench-ui bench-queue bench-container-start golden clean step-runner cluster-build cluster-up cluster-down dev
 
 $(STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -87,6 +87,9 @@ bench-operator: deps ## operator benchmark on a fresh local control plane (figur
 
 bench-api: deps ## API server benchmark: 1,000 DAGs, 10,000 runs, on a fresh local control plane (figures, not pass/fail)
 	node bench/api.bench.ts
+
+bench-ui: deps ui test-browser ## web UI render times in headless Chromium with 1,000 DAGs and 10,000 runs, on a fresh local control plane (figures, not pass/fail)
+	node bench/ui.bench.ts
 
 bench-queue: deps ## queue admission latency with 1,000 queued runs, on a fresh local control plane (figures, not pass/fail)
 	node bench/queue.bench.ts
