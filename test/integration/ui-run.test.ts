@@ -4,6 +4,7 @@
  * them and act on them. Screenshots land in .dev/ui-screenshots/run-*.png.
  */
 import { readFile } from 'node:fs/promises';
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Server } from '../../apiserver/server.ts';
@@ -68,6 +69,15 @@ async function newPage(viewport = { width: 1280, height: 860 }, colorScheme: 'li
   return page;
 }
 
+/**
+ * What axe-core finds serious or critical in the page's content as it is now: rule id and the
+ * elements. The navigation around it is the app shell's, scanned with the shell.
+ */
+async function accessibilityProblems(page: Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).include('main').analyze();
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
 /** The text of each timeline row's name, in order. */
 const timelineNames = (page: Page): Promise<string[]> => page.locator('.tl-row .tl-name a').allTextContents();
 
@@ -115,6 +125,7 @@ describe('the run page', () => {
     // Long commands wrap in their cells: nothing is wider than the window.
     expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
     await screenshot(page, 'run-finished');
+    expect(await accessibilityProblems(page)).toEqual([]);
   });
 
   it('is readable on a phone in the dark theme', async () => {
@@ -123,6 +134,7 @@ describe('the run page', () => {
     await page.locator('.steps-table tr[data-step="report"]').waitFor();
     expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
     await screenshot(page, 'run-finished-phone-dark');
+    expect(await accessibilityProblems(page)).toEqual([]);
   });
 
   it('opens a failing step’s stderr from the timeline and shows its lines, and switches to stdout', async () => {
@@ -135,6 +147,7 @@ describe('the run page', () => {
     expect(await page.locator('.log-line .log-text').allTextContents()).toEqual(['report-problem-1', 'report-problem-2', 'report-problem-3']);
     expect(await page.locator('.log-line .log-no').allTextContents()).toEqual(['1', '2', '3']);
     await screenshot(page, 'run-log-stderr');
+    expect(await accessibilityProblems(page)).toEqual([]);
     await page.getByRole('navigation', { name: 'Stream' }).getByRole('link', { name: 'stdout' }).click();
     await page.getByRole('region', { name: 'stdout of step report' }).getByText('partial output').waitFor();
   });
@@ -177,6 +190,32 @@ describe('the run page', () => {
     // The retry kept the step that succeeded and ran the failed one again.
     expect(await page.locator('.steps-table tr[data-step="extract"] .status').textContent()).toBe('Succeeded');
     await screenshot(page, 'run-retried');
+  });
+
+  it('sets a step’s status, retries that step alone in place, and reschedules the run', async () => {
+    const page = await newPage();
+    await page.goto(`${base}/runs/pipeline/first`);
+    const report = page.locator('.steps-table tr[data-step="report"]');
+    await report.getByRole('button', { name: 'Set the status of report' }).click();
+    const edit = page.getByRole('dialog', { name: 'Set the status of report' });
+    await edit.getByRole('combobox', { name: 'New status' }).selectOption({ label: 'Succeeded' });
+    await screenshot(page, 'run-step-status-dialog');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await edit.getByRole('button', { name: 'Set status' }).click();
+    await report.locator('.status', { hasText: 'Succeeded' }).waitFor();
+    await report.getByRole('button', { name: 'Retry step report' }).click();
+    await page.getByRole('dialog', { name: 'Retry step report?' }).getByRole('button', { name: 'Retry step' }).click();
+    // The step ran again in this run and failed again; the page saw the run come back to life.
+    await report.locator('.status', { hasText: 'Failed' }).waitFor({ timeout: 60_000 });
+    await page.locator('h1 .status', { hasText: 'Failed' }).waitFor({ timeout: 60_000 });
+    expect(await page.locator('.run-facts').getByText('first', { exact: true }).count()).toBe(1);
+    await page.getByRole('button', { name: 'Reschedule' }).click();
+    const reschedule = page.getByRole('dialog', { name: 'Reschedule pipeline' });
+    await reschedule.getByRole('textbox', { name: 'New run id' }).fill('third');
+    await reschedule.getByRole('button', { name: 'Start new run' }).click();
+    await page.waitForURL(`${base}/runs/pipeline/third`);
+    await finished('pipeline', 'third');
+    await page.locator('.steps-table tr[data-step="extract"] .status', { hasText: 'Succeeded' }).waitFor();
   });
 
   it('stops a long-running run from its page', async () => {
@@ -255,6 +294,7 @@ describe('the log of a step writing 10,000 lines and more', () => {
     await phone.goto(`${base}/runs/chatty/talk/steps/talk/log`);
     await phone.getByRole('region', { name: 'stdout of step talk' }).locator('.log-line').first().waitFor();
     await screenshot(phone, 'run-log-phone-dark');
+    expect(await accessibilityProblems(phone)).toEqual([]);
     expect((await api.call('POST', '/api/v2/dag-runs/chatty/talk/stop')).status).toBe(200);
   });
 

@@ -11,7 +11,7 @@ import { Icon } from '../../components/Icon.tsx';
 import { links } from '../../lib/links.ts';
 import { runActions, type RunAddress } from './address.ts';
 import { Dialog } from './Dialog.tsx';
-import { runCommands, type RunDetails } from './queries.ts';
+import { runCommands, untilRetried, type RunDetails } from './queries.ts';
 import { newRunId, runIdProblem } from './run-id.ts';
 
 type Action = 'stop' | 'retry' | 'reschedule' | 'dequeue';
@@ -55,7 +55,10 @@ function RetryDialog({ address, run, open, onClose }: { readonly address: RunAdd
   const [asNew, setAsNew] = useState(true);
   const [id, setId] = useState(newRunId);
   const retry = useRunMutation(
-    () => runCommands.retry(client, address, asNew ? { dagRunId: id } : {}),
+    async () => {
+      await runCommands.retry(client, address, asNew ? { dagRunId: id } : {});
+      if (!asNew) await untilRetried(client, address, run);
+    },
     () => {
       onClose();
       if (asNew) void navigate(links.run(address.name, id));

@@ -60,7 +60,7 @@ function RunBody({ address, run }: { readonly address: RunAddress; readonly run:
   const can = runActions(run, address.subDagRunId !== undefined);
   const handlers = handlerRows(run);
   const steps = timelineSteps(run);
-  const stepActions = can.retryStep || can.editStep ? (node: RunNode) => <StepActions node={node} address={address} can={can} /> : undefined;
+  const stepActions = can.retryStep || can.editStep ? (node: RunNode) => <StepActions node={node} address={address} run={run} can={can} /> : undefined;
   return (
     <>
       <RunGraphSlot nodes={run.nodes} handlers={handlers.map((h) => ({ event: h.handles ?? '', node: h.node }))} stepHref={(node) => stepLogHref(page, node)} />

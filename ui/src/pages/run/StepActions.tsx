@@ -9,7 +9,13 @@ import { useApi } from '../../api/context.tsx';
 import { Icon } from '../../components/Icon.tsx';
 import type { RunActions, RunAddress } from './address.ts';
 import { Dialog } from './Dialog.tsx';
-import { runCommands, type RunNode } from './queries.ts';
+import { runCommands, untilRetried, type RunNode } from './queries.ts';
+
+/** The run's times before a retry, to see when the retry has begun. */
+interface RunTimes {
+  readonly startedAt: string;
+  readonly finishedAt: string;
+}
 
 /** Step statuses one may set (the contract's 0-5 but running, which nothing would end). */
 const SETTABLE: readonly (readonly [number, string])[] = [
@@ -23,6 +29,7 @@ const SETTABLE: readonly (readonly [number, string])[] = [
 interface StepActionsProps {
   readonly node: RunNode;
   readonly address: RunAddress;
+  readonly run: RunTimes;
   readonly can: RunActions;
 }
 
@@ -37,9 +44,12 @@ function useStepMutation(fn: () => Promise<void>, done: () => void) {
   });
 }
 
-function RetryStepDialog({ node, address, onClose }: { readonly node: RunNode; readonly address: RunAddress; readonly onClose: () => void }): ReactNode {
+function RetryStepDialog({ node, address, run, onClose }: { readonly node: RunNode; readonly address: RunAddress; readonly run: RunTimes; readonly onClose: () => void }): ReactNode {
   const client = useApi();
-  const retry = useStepMutation(() => runCommands.retry(client, address, { stepName: node.step.name }), onClose);
+  const retry = useStepMutation(async () => {
+    await runCommands.retry(client, address, { stepName: node.step.name });
+    await untilRetried(client, address, run);
+  }, onClose);
   return (
     <Dialog open title={`Retry step ${node.step.name}?`} confirm="Retry step" busy={retry.isPending} problem={retry.error?.message} onConfirm={() => { retry.mutate(); }} onClose={onClose}>
       <p>
@@ -70,7 +80,7 @@ function StatusDialog({ node, address, onClose }: { readonly node: RunNode; read
   );
 }
 
-export function StepActions({ node, address, can }: StepActionsProps): ReactNode {
+export function StepActions({ node, address, run, can }: StepActionsProps): ReactNode {
   const [open, setOpen] = useState<'retry' | 'status' | undefined>();
   const close = (): void => {
     setOpen(undefined);
@@ -87,7 +97,7 @@ export function StepActions({ node, address, can }: StepActionsProps): ReactNode
           <Icon name="edit" size={16} />
         </button>
       ) : null}
-      {open === 'retry' ? <RetryStepDialog node={node} address={address} onClose={close} /> : null}
+      {open === 'retry' ? <RetryStepDialog node={node} address={address} run={run} onClose={close} /> : null}
       {open === 'status' ? <StatusDialog node={node} address={address} onClose={close} /> : null}
     </div>
   );

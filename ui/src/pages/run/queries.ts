@@ -44,6 +44,20 @@ export const runDetailsQuery = (client: ApiClient, at: RunAddress) =>
     },
   });
 
+/**
+ * After a retry in place: waits (up to `timeoutMs`) until the run shows it, active again or
+ * started anew. The API answers once the request is recorded; the operator restarts the run a
+ * moment later, and a page that polled only active runs would not see it.
+ */
+export async function untilRetried(client: ApiClient, at: RunAddress, before: { readonly startedAt: string; readonly finishedAt: string }, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const run = await details(client, at, AbortSignal.timeout(5_000));
+    if (isActive(run) || run.startedAt !== before.startedAt || run.finishedAt !== before.finishedAt) return;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
 /** A log of a run: the run's own, or a step's stdout or stderr. */
 export type LogSource = { readonly kind: 'run' } | { readonly kind: 'step'; readonly stepName: string; readonly stream: 'stdout' | 'stderr' };
 
