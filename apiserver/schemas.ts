@@ -94,6 +94,8 @@ const runSummaryFields = {
 const runSummary = Type.Object(runSummaryFields);
 
 const subRun = Type.Object({ dagRunId: str, params: Type.Optional(str), status: Type.Optional(int), statusLabel: Type.Optional(str) });
+/** One attempt of a step (a retry or a repeat): Kubedag's addition, for the UI's timeline. */
+const attempt = Type.Object({ attempt: int, startedAt: str, finishedAt: str, status: int, statusLabel: str, exitCode: Type.Optional(int) });
 const node = Type.Object({
   step,
   stdout: str,
@@ -107,6 +109,12 @@ const node = Type.Object({
   subRuns: Type.Array(subRun),
   subRunsRepeated: Type.Array(subRun),
   error: str,
+  // Kubedag's additions (optional, so the contract's clients see its node unchanged): what
+  // the web UI's steps table and timeline show and the contract's node does not carry.
+  exitCode: Type.Optional(Type.Integer({ description: 'Exit code of the last attempt, when it reported one.' })),
+  outputs: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Output variables the step captured (values over 16 KiB are not included).' })),
+  attempts: Type.Optional(Type.Array(attempt, { description: 'The last attempts (retries and repeats), oldest first.' })),
+  attemptsDropped: Type.Optional(Type.Integer({ description: 'Earlier attempts no longer listed in `attempts`.' })),
 });
 
 const runDetails = Type.Object({

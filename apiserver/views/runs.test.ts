@@ -202,12 +202,27 @@ describe('runDetails', () => {
     });
   });
 
-  it('keeps the contract\'s node fields when the status records attempts (the API has no field for them)', () => {
-    const plain = finished();
+  it('adds the exit code, outputs and attempts of a node that has them (Kubedag\'s additions)', () => {
     const recorded = finished();
-    const attempts = [{ attempt: 0, startedAt: '2026-03-01T10:00:05Z', finishedAt: '2026-03-01T10:00:06Z', status: 2, exitCode: 1 }];
-    recorded.status = { ...recorded.status, nodes: (recorded.status?.nodes ?? []).map((n) => ({ ...n, attempts, attemptsDropped: 3 })) };
-    expect(runDetails(recorded, etlDag(), noRuns)).toEqual(runDetails(plain, etlDag(), noRuns));
+    const attempts = [
+      { attempt: 0, startedAt: '2026-03-01T10:00:05.5Z', finishedAt: '2026-03-01T10:00:06Z', status: 2, exitCode: 1 },
+      { attempt: 1, startedAt: '2026-03-01T10:00:07Z', status: 1 },
+    ];
+    recorded.status = { ...recorded.status, nodes: (recorded.status?.nodes ?? []).map((n) => ({ ...n, exitCode: 1, outputs: { ROWS: '42' }, attempts, attemptsDropped: 3 })) };
+    expect(runDetails(recorded, etlDag(), noRuns).nodes[0]).toMatchObject<Partial<NodeView>>({
+      exitCode: 1,
+      outputs: { ROWS: '42' },
+      attempts: [
+        { attempt: 0, startedAt: '2026-03-01T10:00:05Z', finishedAt: '2026-03-01T10:00:06Z', status: 2, statusLabel: 'failed', exitCode: 1 },
+        { attempt: 1, startedAt: '2026-03-01T10:00:07Z', finishedAt: '', status: 1, statusLabel: 'running' },
+      ],
+      attemptsDropped: 3,
+    });
+  });
+
+  it('has only the contract\'s node fields for a node without exit code, outputs or attempts', () => {
+    const keys = Object.keys(runDetails(finished(), etlDag(), noRuns).nodes[0] ?? {}).sort();
+    expect(keys).toEqual(['doneCount', 'error', 'finishedAt', 'retryCount', 'startedAt', 'status', 'statusLabel', 'stderr', 'stdout', 'step', 'subRuns', 'subRunsRepeated']);
   });
 
   it('serves the step logs of a sub run under its root run', () => {

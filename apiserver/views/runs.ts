@@ -33,6 +33,16 @@ export interface SubRunRef {
   statusLabel?: string;
 }
 
+/** One attempt of a step, as the node records it (Kubedag's addition to the contract's node). */
+export interface AttemptView {
+  attempt: number;
+  startedAt: string;
+  finishedAt: string;
+  status: number;
+  statusLabel: string;
+  exitCode?: number;
+}
+
 export interface NodeView {
   step: StepObject;
   stdout: string;
@@ -46,6 +56,11 @@ export interface NodeView {
   subRuns: SubRunRef[];
   subRunsRepeated: SubRunRef[];
   error: string;
+  /** Kubedag's additions, present when the status has them. */
+  exitCode?: number;
+  outputs?: Record<string, string>;
+  attempts?: AttemptView[];
+  attemptsDropped?: number;
 }
 
 export interface RunDetails extends RunSummary {
@@ -118,6 +133,25 @@ export function nodeView(run: DagRunResource, step: Step | undefined, node: RunN
     subRuns: (node.subRuns ?? []).map(subRef),
     subRunsRepeated: (node.subRunsRepeated ?? []).map(subRef),
     error: node.error ?? '',
+    ...extensions(node),
+  };
+}
+
+/** Exit code, outputs and attempts: left out when the status has none, as the contract's node has none. */
+function extensions(node: RunNode): Pick<NodeView, 'exitCode' | 'outputs' | 'attempts' | 'attemptsDropped'> {
+  const attempts = (node.attempts ?? []).map((a): AttemptView => ({
+    attempt: a.attempt,
+    startedAt: iso(a.startedAt),
+    finishedAt: iso(a.finishedAt),
+    status: a.status,
+    statusLabel: stepStatusLabel(a.status),
+    ...(a.exitCode === undefined ? {} : { exitCode: a.exitCode }),
+  }));
+  return {
+    ...(node.exitCode === undefined ? {} : { exitCode: node.exitCode }),
+    ...(node.outputs === undefined || Object.keys(node.outputs).length === 0 ? {} : { outputs: node.outputs }),
+    ...(attempts.length === 0 ? {} : { attempts }),
+    ...(node.attemptsDropped === undefined ? {} : { attemptsDropped: node.attemptsDropped }),
   };
 }
 

@@ -5,6 +5,7 @@ import { Layout } from './app/Layout.tsx';
 import { SECTIONS } from './app/nav.ts';
 import { DagPlaceholder, NotFound, RouteError, SectionPlaceholder } from './app/pages.tsx';
 import { DagListPage } from './pages/dags/DagListPage.tsx';
+import { runRoutes } from './pages/run/routes.tsx';
 
 /** Built pages by path; the other sections get their placeholder. */
 const BUILT: Readonly<Record<string, () => ReactNode>> = {
@@ -22,7 +23,7 @@ export const routes: RouteObject[] = [
     path: '/',
     element: <Layout />,
     errorElement: <RouteError />,
-    children: [...sections, { path: 'dags/:fileName', element: <DagPlaceholder /> }, { path: '*', element: <NotFound /> }],
+    children: [...sections, { path: 'dags/:fileName', element: <DagPlaceholder /> }, ...runRoutes, { path: '*', element: <NotFound /> }],
   },
 ];
 
