@@ -45,7 +45,9 @@ export function observeNode(work: Work, step: Step, node: RunNode, handler = fal
   if (pod === undefined) {
     if (node.pod !== undefined && work.input.expected.has(node.pod)) return node;
     const status = work.ending ? StepStatus.Canceled : StepStatus.Failed;
-    const gone = withStatus(node, status, { finishedAt: work.now, error: `the Pod of attempt ${String(node.attempt ?? 0)} disappeared` });
+    // A stop deletes a Pod that had not started yet: that is the stop, not a lost Pod.
+    const error = work.ending ? `stopped before attempt ${String(node.attempt ?? 0)} finished` : `the Pod of attempt ${String(node.attempt ?? 0)} disappeared`;
+    const gone = withStatus(node, status, { finishedAt: work.now, error });
     return attemptEnded(gone, { attempt: node.attempt ?? 0, at: work.now, status });
   }
   if (pod.report === undefined) return node;
