@@ -4,7 +4,7 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', '.dev/', 'ui/src/api/schema.d.ts'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', '.dev/', 'ui/src/api/schema.d.ts', 'ui/src/generated/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
