@@ -47,7 +47,7 @@ export default tseslint.config(
     ...reactHooks.configs.flat['recommended-latest'],
   },
   {
-    files: ['ui/src/api/queries.ts'],
+    files: ['ui/src/api/queries.ts', 'ui/src/api/dag-queries.ts'],
     rules: { '@typescript-eslint/explicit-module-boundary-types': 'off' },
   },
   {
