@@ -32,6 +32,7 @@ export interface StepGraphProps {
   readonly selected?: string;
   /** The graph's accessible name. */
   readonly label?: string;
+  /** By default left to right, top to bottom on narrow screens; the user can switch. */
   readonly initialDirection?: Direction;
 }
 
@@ -102,9 +103,21 @@ function useWidth(element: React.RefObject<HTMLElement | null>): number {
   return width;
 }
 
-function Canvas({ layout, steps, selected, onSelect, scale }: { readonly layout: GraphLayout; readonly steps: ReadonlyMap<string, GraphStep>; readonly selected?: string; readonly onSelect?: (name: string) => void; readonly scale: number }): ReactNode {
-  // Tab order follows the picture: by rank, then down the rank.
-  const ordered = useMemo(() => [...layout.nodes].sort((a, b) => a.x - b.x || a.y - b.y), [layout]);
+/** The boxes in reading order: by rank, then across the rank. Tab order follows it. */
+function readingOrder(layout: GraphLayout, direction: Direction): PlacedNode[] {
+  return [...layout.nodes].sort(direction === 'LR' ? (a, b) => a.x - b.x || a.y - b.y : (a, b) => a.y - b.y || a.x - b.x);
+}
+
+interface CanvasProps {
+  readonly layout: GraphLayout;
+  readonly ordered: readonly PlacedNode[];
+  readonly steps: ReadonlyMap<string, GraphStep>;
+  readonly selected?: string;
+  readonly onSelect?: (name: string) => void;
+  readonly scale: number;
+}
+
+function Canvas({ layout, ordered, steps, selected, onSelect, scale }: CanvasProps): ReactNode {
   const box = (node: PlacedNode): React.CSSProperties => ({ left: node.x, top: node.y, width: node.width, height: node.height });
   return (
     <div className="graph-canvas" style={{ width: layout.width * scale, height: layout.height * scale }}>
@@ -177,21 +190,43 @@ function useLayout(steps: readonly GraphStep[], direction: Direction): GraphLayo
   return next.layout;
 }
 
-export function StepGraph({ steps, handlers = [], onSelect, selected, label = 'Steps', initialDirection = 'LR' }: StepGraphProps): ReactNode {
-  const [direction, setDirection] = useState<Direction>(initialDirection);
+/** Left to right reads best on a wide screen; on a phone, top to bottom scrolls the natural way. */
+const defaultDirection = (): Direction => (window.matchMedia('(max-width: 700px)').matches ? 'TB' : 'LR');
+
+/**
+ * Brings the first step into view when a graph is laid out: a tall or wide graph centres its
+ * first rank, which can be far from the corner the viewport shows.
+ */
+function useFirstInView(viewport: React.RefObject<HTMLDivElement | null>, first: PlacedNode | undefined, scale: number, measured: boolean): void {
+  const latest = useRef(scale);
+  useEffect(() => {
+    latest.current = scale;
+  });
+  useEffect(() => {
+    const target = viewport.current;
+    if (target === null || first === undefined || !measured) return;
+    const s = latest.current;
+    target.scrollTo({ left: Math.max(0, first.x * s - 24), top: Math.max(0, (first.y + first.height / 2) * s - target.clientHeight / 2) });
+  }, [viewport, first, measured]);
+}
+
+export function StepGraph({ steps, handlers = [], onSelect, selected, label = 'Steps', initialDirection }: StepGraphProps): ReactNode {
+  const [direction, setDirection] = useState<Direction>(() => initialDirection ?? defaultDirection());
   const [zoom, setZoom] = useState<number | 'fit'>('fit');
   const viewport = useRef<HTMLDivElement>(null);
   const width = useWidth(viewport);
   const layout = useLayout(steps, direction);
+  const ordered = useMemo(() => readingOrder(layout, direction), [layout, direction]);
   const byName = useMemo(() => new Map(steps.map((step) => [step.name, step])), [steps]);
   const fit = layout.width === 0 || width === 0 ? 1 : Math.max(MIN_FIT, Math.min(1, width / layout.width));
   const scale = zoom === 'fit' ? fit : zoom;
+  useFirstInView(viewport, ordered[0], scale, width > 0);
   const step = (by: 1 | -1): void => {
     const next = by > 0 ? ZOOMS.find((z) => z > scale + 0.001) : [...ZOOMS].reverse().find((z) => z < scale - 0.001);
     if (next !== undefined) setZoom(next);
   };
   return (
-    <section className="step-graph" aria-label={label}>
+    <div className="step-graph" role="group" aria-label={label}>
       <div className="graph-toolbar">
         <span className="graph-count muted">{steps.length === 1 ? '1 step' : `${String(steps.length)} steps`}</span>
         <div className="graph-tools" role="group" aria-label="View">
@@ -210,9 +245,9 @@ export function StepGraph({ steps, handlers = [], onSelect, selected, label = 'S
         </div>
       </div>
       <div className="graph-viewport" ref={viewport}>
-        {steps.length === 0 ? <p className="graph-empty muted">No steps.</p> : <Canvas layout={layout} steps={byName} selected={selected} onSelect={onSelect} scale={scale} />}
+        {steps.length === 0 ? <p className="graph-empty muted">No steps.</p> : <Canvas layout={layout} ordered={ordered} steps={byName} selected={selected} onSelect={onSelect} scale={scale} />}
       </div>
       {handlers.length === 0 ? null : <Handlers handlers={handlers} selected={selected} onSelect={onSelect} />}
-    </section>
+    </div>
   );
 }

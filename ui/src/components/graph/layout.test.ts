@@ -38,6 +38,15 @@ describe('layoutGraph', () => {
     expect([members.every(inside), inside(layout.nodes[0] as PlacedNode), fits]).toEqual([true, false, true]);
   });
 
+  it('draws no box around a group whose members each fan out far apart', () => {
+    const steps = [step('root'), ...['a', 'b'].flatMap((parent) => [step(parent, 'root'), ...[1, 2, 3, 4, 5, 6].map((n) => step(`${parent}${String(n)}`, parent))])];
+    const layout = layoutGraph(steps);
+    expect(layout.groups.map((group) => group.members)).toEqual([
+      ['a1', 'a2', 'a3', 'a4', 'a5', 'a6'],
+      ['b1', 'b2', 'b3', 'b4', 'b5', 'b6'],
+    ]);
+  });
+
   it('goes top to bottom when asked', () => {
     const layout = layoutGraph([step('a'), step('b', 'a')], 'TB');
     const [a, b] = layout.nodes;

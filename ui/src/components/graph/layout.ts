@@ -64,6 +64,7 @@ export interface GraphLayout {
 export const NODE_WIDTH = 184;
 export const NODE_HEIGHT = 50;
 const GROUP_PADDING = 10;
+const NODE_SEP = 18 + 2 * GROUP_PADDING;
 const MARGIN = 16;
 
 /** The graph's shape: what the layout depends on, and nothing it does not (statuses). */
@@ -79,7 +80,8 @@ function knownDepends(step: Pick<GraphStep, 'name' | 'depends'>, names: Readonly
 /**
  * Parallel groups: two or more steps that wait on exactly the same steps (after the same
  * predecessors, or all at the start). Members keep the order of `steps`. The layout draws a
- * box around a group whose members ended up side by side, which is nearly always.
+ * box around a group whose members ended up side by side, which is nearly always so unless
+ * each member fans out to steps of its own.
  */
 export function parallelGroups(steps: readonly Pick<GraphStep, 'name' | 'depends'>[]): string[][] {
   const names = new Set(steps.map((step) => step.name));
@@ -100,7 +102,7 @@ function buildGraph(steps: readonly Pick<GraphStep, 'name' | 'depends'>[], direc
   // Not a compound graph: dagre's clusters cost four times the time at 200 steps. Steps that
   // wait on the same steps get the same barycentre, so dagre puts them next to each other anyway.
   const graph = new graphlib.Graph<Record<string, unknown>, NodeLabel, EdgeLabel>();
-  graph.setGraph({ rankdir: direction, nodesep: 18 + 2 * GROUP_PADDING, ranksep: direction === 'LR' ? 56 : 44, edgesep: 10, marginx: MARGIN, marginy: MARGIN });
+  graph.setGraph({ rankdir: direction, nodesep: NODE_SEP, ranksep: direction === 'LR' ? 56 : 44, edgesep: 10, marginx: MARGIN, marginy: MARGIN });
   graph.setDefaultEdgeLabel(() => ({}));
   const names = new Set(steps.map((step) => step.name));
   for (const step of steps) graph.setNode(step.name, { width: NODE_WIDTH, height: NODE_HEIGHT });
@@ -117,9 +119,24 @@ interface Box {
 
 const overlaps = (a: Box, b: Box): boolean => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 
-/** The box around a group's members, or none when another step sits inside it. */
-function groupBox(members: readonly string[], placed: ReadonlyMap<string, PlacedNode>): Box | undefined {
+/** Members side by side: across the rank, no gap wider than the usual one between two steps. */
+function sideBySide(boxes: readonly PlacedNode[], direction: Direction): boolean {
+  const start = (b: PlacedNode): number => (direction === 'LR' ? b.y : b.x);
+  const size = (b: PlacedNode): number => (direction === 'LR' ? b.height : b.width);
+  const sorted = [...boxes].sort((a, b) => start(a) - start(b));
+  return sorted.every((box, i) => {
+    const before = sorted[i - 1];
+    return before === undefined || start(box) - (start(before) + size(before)) <= NODE_SEP + 1;
+  });
+}
+
+/**
+ * The box around a group's members, or none when they are spread out (each with a fan of its
+ * own between them: a box would cover half the picture) or another step sits inside it.
+ */
+function groupBox(members: readonly string[], placed: ReadonlyMap<string, PlacedNode>, direction: Direction): Box | undefined {
   const boxes = members.flatMap((name) => placed.get(name) ?? []);
+  if (!sideBySide(boxes, direction)) return undefined;
   const x = Math.min(...boxes.map((b) => b.x)) - GROUP_PADDING;
   const y = Math.min(...boxes.map((b) => b.y)) - GROUP_PADDING;
   const box = { x, y, width: Math.max(...boxes.map((b) => b.x + b.width)) + GROUP_PADDING - x, height: Math.max(...boxes.map((b) => b.y + b.height)) + GROUP_PADDING - y };
@@ -146,7 +163,7 @@ export function layoutGraph(input: readonly Pick<GraphStep, 'name' | 'depends'>[
     return { from: edge.v, to: edge.w, path: edgePath(from, to, graph.edge(edge).points ?? [], direction) };
   });
   const groups = parallelGroups(steps).flatMap((members, index) => {
-    const box = groupBox(members, placed);
+    const box = groupBox(members, placed, direction);
     return box === undefined ? [] : [{ id: `group-${String(index)}`, members, ...box }];
   });
   const label = graph.graph();
