@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Server } from '../../apiserver/server.ts';
@@ -46,13 +47,23 @@ async function replaceSpec(page: Page, text: string): Promise<void> {
 const attributes = async (found: Locator, name: string): Promise<(string | null)[]> => Promise.all((await found.all()).map((one) => one.getAttribute(name)));
 
 const problems = (page: Page): Locator => page.getByRole('region', { name: 'Problems' });
-const graphNode = (page: Page, name: string): Locator => page.getByRole('group', { name: /^Steps of/ }).locator(`.graph-node[aria-label^="${name}"]`);
+const graphNode = (page: Page, name: string): Locator => page.getByRole('group', { name: /^Steps of/ }).locator(`.graph-node[data-step="${name}"]`);
 
 async function finished(name: string, dagRunId: string): Promise<void> {
   await waitFor(`run ${name}/${dagRunId} to finish`, async () => {
     const res = await api.call('GET', `/api/v2/dag-runs/${name}/${dagRunId}`);
     return res.status === 200 && (res.body as { dagRunDetails: { finishedAt: string } }).dagRunDetails.finishedAt !== '';
   }, 60_000, 200);
+}
+
+/**
+ * What axe-core finds serious or critical in the page's content as it is now (dialogs are in
+ * it), as `rule: target: why` lines. The frame around it is the app shell's, scanned by its
+ * own tests.
+ */
+async function accessibilityProblems(page: Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).include('#main').analyze();
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((node) => `${v.id}: ${node.target.join(' ')}: ${node.failureSummary ?? ''}`));
 }
 
 /** A fan-out DAG of `n` steps in graph form: step i waits for step (i-1)/4. */
@@ -126,8 +137,9 @@ describe('a DAG in the web UI, from New DAG to delete', () => {
   it('shows the steps as a graph with the parallel pair boxed and the exit handler apart', async () => {
     await page.getByRole('navigation', { name: 'Views of the DAG' }).getByRole('link', { name: 'Graph' }).click();
     await graphNode(page, 'done').waitFor();
-    const steps = await attributes(page.locator('.graph-plane .graph-node'), 'aria-label');
-    expect([steps[0], steps[3], steps.slice(1, 3).sort(), await page.locator('.graph-group').count(), await attributes(page.getByRole('group', { name: 'Handlers' }).getByRole('button'), 'aria-label')]).toEqual(['prepare', 'done', ['greet', 'shout'], 1, ['On exit']]);
+    const steps = await attributes(page.locator('.graph-plane .graph-node'), 'data-step');
+    const handlers = page.getByRole('group', { name: 'Handlers' }).getByRole('button');
+    expect([steps[0], steps[3], steps.slice(1, 3).sort(), await page.locator('.graph-group').count(), await handlers.allInnerTexts()]).toEqual(['prepare', 'done', ['greet', 'shout'], 1, ['On exit\necho bye']]);
   });
 
   it('starts it with a parameter from the dialog, and the graph shows every step finished', async () => {
@@ -226,6 +238,29 @@ describe('the DAG page elsewhere', () => {
     await page.goto(`${base}/dags/wide`);
     await graphNode(page, 's149').waitFor({ state: 'attached' });
     await screenshot(page, 'dag-graph-large');
+  });
+
+  it('has no serious or critical accessibility problem on any tab, in the start dialog or the list, in either theme', async () => {
+    const found: string[] = [];
+    for (const scheme of ['light', 'dark'] as const) {
+      const page = await newPage(undefined, scheme);
+      await page.goto(`${base}/dags/checker`);
+      await page.getByRole('link', { name: 'good' }).waitFor();
+      found.push(...(await accessibilityProblems(page)));
+      await page.getByRole('link', { name: 'Spec' }).click();
+      await problems(page).getByText('No problems found').waitFor();
+      found.push(...(await accessibilityProblems(page)));
+      await page.getByRole('link', { name: 'History' }).click();
+      await page.getByRole('region', { name: 'Run history of checker' }).waitFor();
+      found.push(...(await accessibilityProblems(page)));
+      await page.getByRole('button', { name: 'Start', exact: true }).click();
+      await page.getByRole('dialog', { name: 'Start checker' }).waitFor();
+      found.push(...(await accessibilityProblems(page)));
+      await page.goto(`${base}/dags`);
+      await page.getByRole('link', { name: 'checker' }).waitFor();
+      found.push(...(await accessibilityProblems(page)));
+    }
+    expect(found).toEqual([]);
   });
 
   it('puts start, stop and the schedule switch on every row of the list, and the switch suspends the DAG', async () => {

@@ -66,21 +66,27 @@ function StepBox({ name, title, status, description, detail, parallel = false, s
       <span className="graph-node-name">
         <span className="graph-node-dot" aria-hidden="true" />
         <span className="graph-node-text">{title ?? name}</span>
-        {parallel ? <span className="graph-node-fan" title="Runs once per item">×n</span> : null}
+        {parallel ? (
+          <span className="graph-node-fan" title="Runs once per item">
+            <span aria-hidden="true">×n</span>
+            <span className="visually-hidden">, once per item</span>
+          </span>
+        ) : null}
       </span>
       {second === '' ? null : <span className={`graph-node-detail${text === '' ? ' mono' : ''}`}>{second}</span>}
     </>
   );
-  const label = `${title ?? name}${text === '' ? '' : `: ${text}`}`;
+  // A button is named by what it shows (the name, then the status or the command); a box that
+  // is only a picture needs its name spelled out.
   if (onSelect === undefined) {
     return (
-      <div className="graph-node" data-tone={tone} style={style} title={tip} role="img" aria-label={label}>
+      <div className="graph-node" data-step={name} data-tone={tone} style={style} title={tip} role="img" aria-label={`${title ?? name}${text === '' ? '' : `: ${text}`}`}>
         {content}
       </div>
     );
   }
   return (
-    <button type="button" className="graph-node" data-tone={tone} style={style} title={tip} aria-label={label} aria-pressed={selected} onClick={() => { onSelect(name); }}>
+    <button type="button" className="graph-node" data-step={name} data-tone={tone} style={style} title={tip} aria-pressed={selected} onClick={() => { onSelect(name); }}>
       {content}
     </button>
   );
