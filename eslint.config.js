@@ -4,7 +4,7 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', '.dev/', 'ui/src/api/schema.d.ts'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', '.dev/', 'ui/src/api/schema.d.ts', 'ui/src/generated/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
@@ -47,7 +47,7 @@ export default tseslint.config(
     ...reactHooks.configs.flat['recommended-latest'],
   },
   {
-    files: ['ui/src/api/queries.ts', 'ui/src/pages/*/queries.ts'],
+    files: ['ui/src/api/queries.ts', 'ui/src/api/dag-queries.ts', 'ui/src/pages/*/queries.ts'],
     rules: { '@typescript-eslint/explicit-module-boundary-types': 'off' },
   },
   {

@@ -10,6 +10,7 @@ import { dagJsonSchema } from '../core/dag/schema.ts';
 import { customResourceDefinition, KINDS } from '../core/resources/crds.ts';
 import { checkToolsModules, syncToolsModules } from '../cluster/tools-modules.ts';
 import { apiTypes, openApiJson } from './ui-api-types.ts';
+import { DAG_VALIDATOR_TYPES, dagValidatorModule } from './ui-dag-schema.ts';
 
 interface Generated {
   readonly path: string;
@@ -35,6 +36,9 @@ const GENERATED: readonly Generated[] = [
   ),
   { path: 'ui/openapi.json', content: document },
   { path: 'ui/src/api/schema.d.ts', content: async () => apiTypes(await document()) },
+  // The DAG JSON Schema for the spec editor, compiled: the UI may not eval (its CSP).
+  { path: 'ui/src/generated/dag-validate.js', content: dagValidatorModule },
+  { path: 'ui/src/generated/dag-validate.d.ts', content: () => DAG_VALIDATOR_TYPES },
 ];
 
 const check = process.argv.includes('--check');

@@ -120,8 +120,9 @@ describe('the run page', () => {
     expect(await page.locator('.steps-table tr[data-step="extract"] .step-outputs').textContent()).toBe('ROWS42');
     expect(await page.getByRole('heading', { name: 'Handlers' }).isVisible()).toBe(true);
     expect(await page.locator('section[aria-labelledby="run-handlers"] .badge').textContent()).toBe('on failure');
-    // The graph's slot is in place, for the DAG page's graph to fill after the merge.
-    expect(await page.locator('[data-slot="step-graph"]').count()).toBe(1);
+    // The graph shows the run's statuses: the failed step in the failure tone, its handler apart.
+    const graph = page.getByRole('group', { name: /^Steps of run/ });
+    expect([await graph.locator('.graph-node[data-step="report"]').getAttribute('data-tone'), await graph.locator('.graph-handlers .graph-node').count()]).toEqual(['failure', 1]);
     // Long commands wrap in their cells: nothing is wider than the window.
     expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
     await screenshot(page, 'run-finished');

@@ -3,7 +3,8 @@ import type { ReactNode } from 'react';
 import { createBrowserRouter, type RouteObject } from 'react-router';
 import { Layout } from './app/Layout.tsx';
 import { SECTIONS } from './app/nav.ts';
-import { DagPlaceholder, NotFound, RouteError, SectionPlaceholder } from './app/pages.tsx';
+import { NotFound, RouteError, SectionPlaceholder } from './app/pages.tsx';
+import { DagPage } from './pages/dag/DagPage.tsx';
 import { DagListPage } from './pages/dags/DagListPage.tsx';
 import { runRoutes } from './pages/run/routes.tsx';
 
@@ -23,7 +24,7 @@ export const routes: RouteObject[] = [
     path: '/',
     element: <Layout />,
     errorElement: <RouteError />,
-    children: [...sections, { path: 'dags/:fileName', element: <DagPlaceholder /> }, ...runRoutes, { path: '*', element: <NotFound /> }],
+    children: [...sections, { path: 'dags/:fileName/:tab?', element: <DagPage /> }, ...runRoutes, { path: '*', element: <NotFound /> }],
   },
 ];
 

@@ -3,7 +3,7 @@
  * shows. A placeholder says so plainly and names the API route that has the data today.
  */
 import type { ReactNode } from 'react';
-import { Link, useParams, useRouteError } from 'react-router';
+import { Link, useRouteError } from 'react-router';
 import type { Section } from './nav.ts';
 
 function NotBuilt({ title, summary, api }: { readonly title: string; readonly summary: string; readonly api: string }): ReactNode {
@@ -29,11 +29,6 @@ function NotBuilt({ title, summary, api }: { readonly title: string; readonly su
 
 export function SectionPlaceholder({ section }: { readonly section: Section }): ReactNode {
   return <NotBuilt title={section.label} summary={section.summary} api={section.api} />;
-}
-
-export function DagPlaceholder(): ReactNode {
-  const { fileName = '' } = useParams();
-  return <NotBuilt title={fileName} summary="The DAG's graph, spec, run history and actions." api={`GET /api/v2/dags/${fileName}`} />;
 }
 
 export function NotFound(): ReactNode {

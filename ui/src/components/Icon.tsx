@@ -37,6 +37,11 @@ const PATHS = {
   alert: 'M12 3l10 18H2zM12 10v4M12 17.5h.01',
   signOut: 'M15 4h4v16h-4M10 8l-4 4 4 4M6 12h11',
   tag: 'M3 3h8l10 10-8 8L3 11zM7.5 7.5h.01',
+  play: 'M7 4.5v15l12-7.5z',
+  plus: 'M12 5v14M5 12h14',
+  trash: 'M4 7h16M9 7V4h6v3M6 7l1 13h10l1-13M10 11v6M14 11v6',
+  pencil: 'M4 20h4L19 9l-4-4L4 16zM13 7l4 4',
+  check: 'M5 12.5l4.5 4.5L19 7.5',
 } as const;
 
 export type IconName = keyof typeof PATHS;

@@ -3,16 +3,20 @@
  * The server filters, sorts and pages, so thousands of DAGs cost one page of rows.
  */
 import { useQuery } from '@tanstack/react-query';
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useSearchParams } from 'react-router';
 import { ApiFailure } from '../../api/client.ts';
 import { useApi } from '../../api/context.tsx';
 import { dagListQuery, type DagList } from '../../api/queries.ts';
+import { Icon } from '../../components/Icon.tsx';
 import { LiveStatus } from '../../components/LiveStatus.tsx';
 import { Pager } from '../../components/Pager.tsx';
+import { StartedNotice } from '../../components/start/DagControls.tsx';
+import type { StartedRun } from '../../components/start/StartDialog.tsx';
 import { DagTable } from './DagTable.tsx';
 import { DagToolbar } from './DagToolbar.tsx';
 import { apiQuery, listSearch, parseListParams, PER_PAGE_CHOICES, withChange, type DagListParams } from './list-params.ts';
+import { NewDagDialog } from './NewDagDialog.tsx';
 
 function problem(error: Error): string {
   if (error instanceof ApiFailure && error.status === 403) return `You are signed in, but may not read DAGs: ${error.message}`;
@@ -44,19 +48,26 @@ function Empty({ filtered, onClear }: { readonly filtered: boolean; readonly onC
     <div className="card empty">
       <p>No DAGs yet.</p>
       <p className="muted">
-        Create one with <code>POST /api/v2/dags</code>, or apply a DAG resource with <code>kubectl apply</code>.
+        Create one with <strong>New DAG</strong> above, with <code>POST /api/v2/dags</code>, or apply a DAG resource with <code>kubectl apply</code>.
       </p>
     </div>
   );
 }
 
-function Listing({ list, params, change }: { readonly list: DagList; readonly params: DagListParams; readonly change: (c: Partial<DagListParams>) => void }): ReactNode {
+interface ListingProps {
+  readonly list: DagList;
+  readonly params: DagListParams;
+  readonly change: (c: Partial<DagListParams>) => void;
+  readonly onStarted: (run: StartedRun) => void;
+}
+
+function Listing({ list, params, change, onStarted }: ListingProps): ReactNode {
   const filtered = params.search !== '' || params.tag !== '';
   if (list.dags.length === 0) return <Empty filtered={filtered} onClear={() => { change({ search: '', tag: '' }); }} />;
   const { pagination } = list;
   return (
     <>
-      <DagTable dags={list.dags} sorting={{ sort: params.sort, order: params.order, onSort: (sort, order) => { change({ sort, order }); } }} onTag={(tag) => { change({ tag }); }} />
+      <DagTable dags={list.dags} sorting={{ sort: params.sort, order: params.order, onSort: (sort, order) => { change({ sort, order }); } }} onTag={(tag) => { change({ tag }); }} onStarted={onStarted} />
       <Pager
         page={pagination.currentPage}
         totalPages={pagination.totalPages}
@@ -76,6 +87,8 @@ export function DagListPage(): ReactNode {
   const [search, setSearch] = useSearchParams();
   const params = parseListParams(search);
   const list = useQuery(dagListQuery(client, apiQuery(params)));
+  const [creating, setCreating] = useState(false);
+  const [started, setStarted] = useState<StartedRun>();
   // Typing replaces the history entry; paging and sorting add one, so Back goes to the last view.
   const change = (c: Partial<DagListParams>): void => {
     setSearch(listSearch(withChange(params, c)), { replace: Object.keys(c).includes('search') });
@@ -87,8 +100,16 @@ export function DagListPage(): ReactNode {
           <h1>DAGs</h1>
           <p className="page-summary">Workflow definitions, their schedules and latest runs.</p>
         </div>
-        <LiveStatus updatedAt={list.dataUpdatedAt} failed={list.isError} />
+        <div className="page-header-end">
+          <LiveStatus updatedAt={list.dataUpdatedAt} failed={list.isError} />
+          <button type="button" className="button button-primary" onClick={() => { setCreating(true); }}>
+            <Icon name="plus" size={16} />
+            <span>New DAG</span>
+          </button>
+        </div>
       </header>
+      {creating ? <NewDagDialog onClose={() => { setCreating(false); }} /> : null}
+      {started === undefined ? null : <StartedNotice run={started} onDismiss={() => { setStarted(undefined); }} />}
       <DagToolbar search={params.search} tag={params.tag} onChange={change} />
       {list.isError && list.data !== undefined ? (
         <p className="banner banner-warning" role="status">
@@ -96,7 +117,7 @@ export function DagListPage(): ReactNode {
         </p>
       ) : null}
       {list.data !== undefined ? (
-        <Listing list={list.data} params={params} change={change} />
+        <Listing list={list.data} params={params} change={change} onStarted={setStarted} />
       ) : list.isError ? (
         <div className="card empty" role="alert">
           <p>Could not load the DAGs: {problem(list.error)}</p>

@@ -6,6 +6,8 @@ import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import type { DagListItem } from '../../api/queries.ts';
 import { Icon } from '../../components/Icon.tsx';
+import { StartButton, StopAllButton, SuspendSwitch } from '../../components/start/DagControls.tsx';
+import type { StartedRun } from '../../components/start/StartDialog.tsx';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { RelativeTime, useNow } from '../../components/Time.tsx';
 import { links } from '../../lib/links.ts';
@@ -141,7 +143,27 @@ function NextRunCell({ item }: { readonly item: DagListItem }): ReactNode {
   );
 }
 
-export function DagTable({ dags, sorting, onTag }: { readonly dags: readonly DagListItem[]; readonly sorting: Sorting; readonly onTag: (tag: string) => void }): ReactNode {
+/** Start, stop and the schedule switch; each names the DAG, since the row's name is elsewhere. */
+function ActionsCell({ item, onStarted }: { readonly item: DagListItem; readonly onStarted: (run: StartedRun) => void }): ReactNode {
+  return (
+    <td className="cell-actions" data-label="Actions">
+      <div className="row-actions">
+        <SuspendSwitch fileName={item.fileName} dag={item.dag} suspended={item.suspended} compact />
+        <StopAllButton fileName={item.fileName} dag={item.dag} running={item.latestDAGRun.status === 1} compact />
+        <StartButton fileName={item.fileName} dag={item.dag} onStarted={onStarted} compact />
+      </div>
+    </td>
+  );
+}
+
+interface DagTableProps {
+  readonly dags: readonly DagListItem[];
+  readonly sorting: Sorting;
+  readonly onTag: (tag: string) => void;
+  readonly onStarted: (run: StartedRun) => void;
+}
+
+export function DagTable({ dags, sorting, onTag, onStarted }: DagTableProps): ReactNode {
   return (
     <div className="table-wrap">
       <table className="table dag-table">
@@ -151,6 +173,7 @@ export function DagTable({ dags, sorting, onTag }: { readonly dags: readonly Dag
           <col className="col-run" />
           <col className="col-schedule" />
           <col className="col-next" />
+          <col className="col-actions" />
         </colgroup>
         <thead>
           <tr>
@@ -158,6 +181,9 @@ export function DagTable({ dags, sorting, onTag }: { readonly dags: readonly Dag
             <th scope="col">Latest run</th>
             <th scope="col">Schedule</th>
             <SortHeader field="nextRun" label="Next run" sorting={sorting} />
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -167,6 +193,7 @@ export function DagTable({ dags, sorting, onTag }: { readonly dags: readonly Dag
               <LatestRunCell run={item.latestDAGRun} />
               <ScheduleCell item={item} />
               <NextRunCell item={item} />
+              <ActionsCell item={item} onStarted={onStarted} />
             </tr>
           ))}
         </tbody>

@@ -13,7 +13,7 @@ import { Timeline } from '../../components/timeline/Timeline.tsx';
 import type { TimelineStep } from '../../components/timeline/geometry.ts';
 import { links } from '../../lib/links.ts';
 import { isActive, runActions, runAddress, runPage as pageOf, type RunAddress } from './address.ts';
-import { RunGraphSlot } from './GraphSlot.tsx';
+import { RunGraph } from './RunGraph.tsx';
 import { HANDLER_KEYS, runDetailsQuery, type RunDetails, type RunNode } from './queries.ts';
 import { RunActions } from './RunActions.tsx';
 import { RunHeader } from './RunHeader.tsx';
@@ -63,7 +63,13 @@ function RunBody({ address, run }: { readonly address: RunAddress; readonly run:
   const stepActions = can.retryStep || can.editStep ? (node: RunNode) => <StepActions node={node} address={address} run={run} can={can} /> : undefined;
   return (
     <>
-      <RunGraphSlot nodes={run.nodes} handlers={handlers.map((h) => ({ event: h.handles ?? '', node: h.node }))} stepHref={(node) => stepLogHref(page, node)} />
+      <RunGraph
+        run={run}
+        stepHref={(name) => {
+          const row = [...run.nodes.map((node) => ({ node })), ...handlers].find((r) => r.node.step.name === name);
+          return row === undefined ? undefined : stepLogHref(page, row.node);
+        }}
+      />
       <section className="card run-section" aria-labelledby="run-timeline">
         <h2 id="run-timeline">Timeline</h2>
         {steps.some((s) => s.startedAt !== '') ? <Timeline steps={steps} stepHref={(step) => stepLogHref(page, { step, statusLabel: step.statusLabel })} live={steps.some((s) => s.statusLabel === 'running')} /> : <p className="muted">No step has started yet.</p>}

@@ -1,0 +1,88 @@
+/**
+ * The run history grid: a row per step, a column per run, newest first; each cell the step's
+ * status in that run, from the API's gridData (`history[i]` belongs to `dagRuns[i]`).
+ *
+ * Rows follow the DAG as it is now (the server sorts by name), then steps only older runs
+ * had, then the handlers that ran. A step a run did not have is an empty cell, not "not
+ * started": the definition changed between runs.
+ */
+import { stepStatusLabel } from '../../components/graph/step-status.ts';
+
+export const HANDLER_ROWS = ['onSuccess', 'onFailure', 'onCancel', 'onExit'] as const;
+type HandlerRow = (typeof HANDLER_ROWS)[number];
+
+interface RunInput {
+  readonly dagRunId: string;
+  readonly name: string;
+  readonly status: number;
+  readonly statusLabel: string;
+  readonly startedAt: string;
+  readonly queuedAt: string;
+  readonly nodes: readonly { readonly step: { readonly name: string } }[];
+  readonly onSuccess: unknown;
+  readonly onFailure: unknown;
+  readonly onCancel: unknown;
+  readonly onExit: unknown;
+}
+
+export interface GridColumn {
+  readonly dagRunId: string;
+  /** The DAG name the run has, for its link. */
+  readonly name: string;
+  readonly statusLabel: string;
+  readonly status: number;
+  /** When it started, else when it was queued; ms since the epoch, or undefined. */
+  readonly at: number | undefined;
+}
+
+export interface GridCell {
+  /** The step's status label, or undefined when the run had no such step. */
+  readonly statusLabel: string | undefined;
+}
+
+export interface GridRow {
+  readonly name: string;
+  readonly handler: boolean;
+  readonly cells: readonly GridCell[];
+}
+
+export interface HistoryGrid {
+  readonly columns: readonly GridColumn[];
+  readonly rows: readonly GridRow[];
+}
+
+const time = (text: string): number | undefined => {
+  const ms = text === '' ? Number.NaN : Date.parse(text);
+  return Number.isNaN(ms) ? undefined : ms;
+};
+
+const isHandler = (name: string): name is HandlerRow => (HANDLER_ROWS as readonly string[]).includes(name);
+
+function hadStep(run: RunInput, name: string): boolean {
+  if (isHandler(name)) return run[name] !== null && run[name] !== undefined;
+  return run.nodes.some((node) => node.step.name === name);
+}
+
+/** Row order: the definition's steps, then other steps by name, then handlers in event order. */
+function rowOrder(gridNames: readonly string[], stepOrder: readonly string[]): string[] {
+  const present = new Set(gridNames);
+  const defined = stepOrder.filter((name) => present.has(name) && !isHandler(name));
+  const known = new Set(defined);
+  const others = gridNames.filter((name) => !known.has(name) && !isHandler(name)).sort();
+  const handlers = HANDLER_ROWS.filter((name) => present.has(name));
+  return [...defined, ...others, ...handlers];
+}
+
+export function historyGrid(dagRuns: readonly RunInput[], gridData: readonly { readonly name: string; readonly history: readonly number[] }[], stepOrder: readonly string[] = []): HistoryGrid {
+  const columns = dagRuns.map((run) => ({ dagRunId: run.dagRunId, name: run.name, statusLabel: run.statusLabel, status: run.status, at: time(run.startedAt) ?? time(run.queuedAt) }));
+  const byName = new Map(gridData.map((row) => [row.name, row.history]));
+  const rows = rowOrder([...byName.keys()], stepOrder).map((name) => {
+    const history = byName.get(name) ?? [];
+    const cells = dagRuns.map((run, i) => {
+      const status = history[i];
+      return { statusLabel: status === undefined || !hadStep(run, name) ? undefined : stepStatusLabel(status) };
+    });
+    return { name, handler: isHandler(name), cells };
+  });
+  return { columns, rows };
+}
