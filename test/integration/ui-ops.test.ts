@@ -1,0 +1,98 @@
+/**
+ * The web UI's operations pages in a headless Chromium: dashboard, runs, queues, workers,
+ * system and search, against the API server and the operator on the local control plane.
+ * Given a run that succeeded, one that failed, one running and two queued behind it (the DAG
+ * allows one active run), each page must show them; every page passes the accessibility scan.
+ * Screenshots land in .dev/ui-screenshots/.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Server } from '../../apiserver/server.ts';
+import { ContractClient, startApi } from './api-support.ts';
+import { accessibilityProblems } from './axe-support.ts';
+import { launchChromium, screenshot, serve } from './browser-support.ts';
+import { startOperator, type RunningOperator } from './operator-support.ts';
+import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
+
+const { core } = clients();
+let ns: string;
+let operator: RunningOperator;
+let server: Server;
+let api: ContractClient;
+let base: string;
+let browser: Browser;
+
+const DAGS: Record<string, string> = {
+  'ops-hello': 'description: Says hello\nsteps:\n  - {name: greet, command: echo hello}\n',
+  'ops-broken': 'description: Fails on purpose\nsteps:\n  - {name: prepare, command: echo ready}\n  - {name: boom, command: exit 3, depends: prepare}\n',
+  'ops-slow': 'description: One long run at a time; the others wait in its queue\nmaxActiveRuns: 1\nsteps:\n  - {name: wait, command: sleep 600}\n',
+  'ops-needle': 'description: Has a line to find\nsteps:\n  - {name: find, command: echo haystack-needle-42}\n',
+};
+
+interface RunAnswer {
+  readonly dagRunDetails: { readonly statusLabel: string; readonly finishedAt: string };
+}
+
+async function runState(name: string, dagRunId: string): Promise<RunAnswer['dagRunDetails'] | undefined> {
+  const res = await api.call('GET', `/api/v2/dag-runs/${name}/${dagRunId}`);
+  return res.status === 200 ? (res.body as RunAnswer).dagRunDetails : undefined;
+}
+
+async function untilRun(name: string, dagRunId: string, what: string, check: (run: RunAnswer['dagRunDetails']) => boolean): Promise<void> {
+  await waitFor(`run ${name}/${dagRunId} ${what}`, async () => {
+    const run = await runState(name, dagRunId);
+    return run !== undefined && check(run);
+  }, 60_000, 200);
+}
+
+async function newPage(viewport = { width: 1280, height: 800 }, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
+  const context = await browser.newContext({ viewport, colorScheme });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  return page;
+}
+
+beforeAll(async () => {
+  ns = await createNamespace(core, 'kd-ui-ops');
+  operator = await startOperator(ns);
+  server = await startApi(ns, operator.url);
+  api = new ContractClient(server.app);
+  await api.load();
+  base = await serve(server);
+  for (const [name, spec] of Object.entries(DAGS)) expect((await api.call('POST', '/api/v2/dags', { name, spec })).status).toBe(201);
+  for (const name of ['ops-hello', 'ops-broken']) expect((await api.call('POST', `/api/v2/dags/${name}/start`, { dagRunId: `${name}-1` })).status).toBe(200);
+  expect((await api.call('POST', '/api/v2/dags/ops-slow/start', { dagRunId: 'long-1' })).status).toBe(200);
+  await untilRun('ops-slow', 'long-1', 'to run', (run) => run.statusLabel === 'running');
+  for (const id of ['waiting-1', 'waiting-2']) expect((await api.call('POST', '/api/v2/dags/ops-slow/enqueue', { dagRunId: id })).status).toBe(200);
+  await Promise.all(['ops-hello', 'ops-broken'].map((name) => untilRun(name, `${name}-1`, 'to finish', (run) => run.finishedAt !== '')));
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser.close();
+  await server.close();
+  await operator.stop();
+  await deleteNamespace(core, ns);
+});
+
+describe('the runs page', () => {
+  it('lists every run newest first, filters by status and DAG name, and keeps the filters in the URL', async () => {
+    const page = await newPage();
+    await page.goto(`${base}/runs`);
+    const names = page.locator('tbody tr .run-dag');
+    await page.getByRole('link', { name: /ops-hello/ }).waitFor();
+    // In the API's order, newest first (runs made in the same second are ordered by run id).
+    const listed = ((await api.call('GET', '/api/v2/dag-runs')).body as { dagRuns: { name: string }[] }).dagRuns.map((r) => r.name);
+    expect([await names.allTextContents(), [...listed].sort()]).toEqual([listed, ['ops-broken', 'ops-hello', 'ops-slow', 'ops-slow', 'ops-slow']]);
+    await screenshot(page, 'runs');
+    await page.getByRole('combobox', { name: 'Status' }).selectOption({ label: 'Failed' });
+    await page.getByRole('link', { name: /ops-hello/ }).waitFor({ state: 'detached' });
+    expect([await names.allTextContents(), new URL(page.url()).search]).toEqual([['ops-broken'], '?status=failed']);
+    await page.getByRole('combobox', { name: 'Status' }).selectOption({ label: 'Every status' });
+    await page.getByRole('searchbox', { name: 'DAG name' }).fill('slow');
+    await page.getByRole('link', { name: /ops-broken/ }).waitFor({ state: 'detached' });
+    expect([await names.allTextContents(), new URL(page.url()).search]).toEqual([['ops-slow', 'ops-slow', 'ops-slow'], '?name=slow']);
+    expect(await page.getByRole('link', { name: /long-1/ }).getAttribute('href')).toBe('/runs/ops-slow/long-1');
+    expect(await accessibilityProblems(page)).toEqual([]);
+  });
+});
