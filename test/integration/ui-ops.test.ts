@@ -75,6 +75,41 @@ afterAll(async () => {
   await deleteNamespace(core, ns);
 });
 
+describe('the dashboard', () => {
+  it('shows today’s runs by status, what runs and waits now, and a failure one click from its step’s stderr', async () => {
+    const page = await newPage();
+    await page.goto(base);
+    const tiles = page.getByRole('list', { name: 'Runs by status' });
+    await tiles.getByRole('link', { name: '5 Runs' }).waitFor();
+    expect(await tiles.getByRole('link').allTextContents()).toEqual(['5Runs', '1Succeeded', '1Failed', '1Running', '2Queued']);
+    const now = page.getByRole('region', { name: 'Now' });
+    await now.getByRole('link', { name: /waiting-2/ }).waitFor();
+    expect(await now.locator('.run-link .run-id').allTextContents()).toEqual(['long-1', 'waiting-1', 'waiting-2']);
+    const log = page.getByRole('region', { name: 'Recent failures' }).getByRole('link', { name: 'Step boom: stderr' });
+    await log.waitFor();
+    expect(await log.getAttribute('href')).toBe('/runs/ops-broken/ops-broken-1/steps/boom/log?stream=stderr');
+    expect(await page.getByRole('img', { name: /Runs per hour today: 5 runs/ }).count()).toBe(1);
+    await screenshot(page, 'dashboard');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await log.click();
+    await page.waitForURL((url) => url.pathname === '/runs/ops-broken/ops-broken-1/steps/boom/log');
+    expect(new URL(page.url()).search).toBe('?stream=stderr');
+  });
+
+  it('keeps the period in the URL, and reads well in the dark on a phone', async () => {
+    const page = await newPage({ width: 390, height: 844 }, 'dark');
+    await page.goto(`${base}/?period=7d`);
+    await page.getByRole('img', { name: /Runs per day: 5 runs in 7 days/ }).waitFor();
+    expect(await page.getByRole('radio', { name: '7 days' }).isChecked()).toBe(true);
+    await page.getByRole('radio', { name: '30 days' }).check();
+    await page.getByRole('img', { name: /in 30 days/ }).waitFor();
+    expect(new URL(page.url()).search).toBe('?period=30d');
+    await page.getByRole('region', { name: 'Recent failures' }).getByRole('link', { name: 'Step boom: stderr' }).waitFor();
+    await screenshot(page, 'dashboard-phone-dark');
+    expect(await accessibilityProblems(page)).toEqual([]);
+  });
+});
+
 describe('the runs page', () => {
   it('lists every run newest first, filters by status and DAG name, and keeps the filters in the URL', async () => {
     const page = await newPage();

@@ -5,10 +5,12 @@ import { Layout } from './app/Layout.tsx';
 import { SECTIONS } from './app/nav.ts';
 import { DagPlaceholder, NotFound, RouteError, SectionPlaceholder } from './app/pages.tsx';
 import { DagListPage } from './pages/dags/DagListPage.tsx';
+import { DashboardPage } from './pages/dashboard/DashboardPage.tsx';
 import { RunsPage } from './pages/runs/RunsPage.tsx';
 
 /** Built pages by path; the other sections get their placeholder. */
 const BUILT: Readonly<Record<string, () => ReactNode>> = {
+  '/': () => <DashboardPage />,
   '/dags': () => <DagListPage />,
   '/runs': () => <RunsPage />,
 };

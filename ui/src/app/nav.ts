@@ -16,7 +16,7 @@ export interface Section {
 }
 
 export const SECTIONS: readonly Section[] = [
-  { path: '/', label: 'Dashboard', icon: 'dashboard', built: false, summary: 'Runs by status over a period, what is running and queued now, and recent failures.', api: 'GET /api/v2/dag-runs' },
+  { path: '/', label: 'Dashboard', icon: 'dashboard', built: true, summary: 'Runs by status over a period, what is running and queued now, and recent failures.', api: 'GET /api/v2/dag-runs' },
   { path: '/dags', label: 'DAGs', icon: 'dags', built: true, summary: 'Every DAG with its schedule, next run and latest run.', api: 'GET /api/v2/dags' },
   { path: '/runs', label: 'Runs', icon: 'runs', built: true, summary: 'Runs of every DAG, filtered by status, DAG and time.', api: 'GET /api/v2/dag-runs' },
   { path: '/queues', label: 'Queues', icon: 'queues', built: false, summary: 'Queues with their running and queued runs.', api: 'GET /api/v2/queues' },

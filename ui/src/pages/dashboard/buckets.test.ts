@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketRuns, bucketStarts, countByStatus, type PlacedRun } from './buckets.ts';
+import { bucketRuns, bucketStarts, countByStatus, gridStep, type PlacedRun } from './buckets.ts';
 
 const at = (day: number, hour = 0, minute = 0): number => new Date(2026, 10, day, hour, minute).getTime();
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -43,5 +43,18 @@ describe('runs bucketed by day and status', () => {
 
   it('totals the runs of the period by status', () => {
     expect(Object.fromEntries(countByStatus([{ status: 4 }, { status: 2 }, { status: 4 }]))).toEqual({ 4: 2, 2: 1 });
+  });
+});
+
+describe('the chart’s gridlines', () => {
+  it.each<[string, number, number]>([
+    ['no runs still draws a scale of 0, 1, 2', 0, 1],
+    ['3 runs at most draw 0, 2, 4', 3, 2],
+    ['4 runs fit 0, 2, 4 exactly', 4, 2],
+    ['7 runs draw 0, 5, 10', 7, 5],
+    ['11 runs draw 0, 10, 20', 11, 10],
+    ['950 runs draw 0, 500, 1000', 950, 500],
+  ])('%s', (_, max, want) => {
+    expect(gridStep(max)).toBe(want);
   });
 });

@@ -94,3 +94,13 @@ export function bucketRuns(runs: readonly PlacedRun[], range: { readonly from: n
     return { start, end: starts[index + 1] ?? end, counts: bucket, total };
   });
 }
+
+/**
+ * The chart's gridline step for a tallest bar of `max` runs: 1, 2 or 5 times a power of ten,
+ * the smallest whose double reaches `max`, so the axis reads 0, step, 2 x step in whole runs.
+ */
+export function gridStep(max: number): number {
+  for (let power = 1; ; power *= 10) {
+    for (const factor of [1, 2, 5]) if (factor * power * 2 >= max) return factor * power;
+  }
+}

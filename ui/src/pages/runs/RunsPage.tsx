@@ -13,6 +13,7 @@ import { runListQuery } from './queries.ts';
 import { parseRunsParams, RUNS_DEFAULTS, runsApiQuery, runsSearch, type RunsParams } from './run-params.ts';
 import { RunsToolbar } from './RunsToolbar.tsx';
 import { RunTable } from './RunTable.tsx';
+import './panels.css';
 import './runs.css';
 
 const count = new Intl.NumberFormat('en');
