@@ -131,3 +131,24 @@ describe('the runs page', () => {
     expect(await accessibilityProblems(page)).toEqual([]);
   });
 });
+
+describe('the queues page', () => {
+  it('shows the DAG’s queue with its running run and the runs waiting in order, and dequeues one', async () => {
+    const page = await newPage();
+    await page.goto(`${base}/queues`);
+    const queue = page.getByRole('region', { name: 'ops-slow' });
+    await queue.getByRole('link', { name: /waiting-2/ }).waitFor();
+    expect([await queue.locator('.run-items').first().locator('.run-id').allTextContents(), await queue.locator('.queued-runs .run-id').allTextContents()]).toEqual([['long-1'], ['waiting-1', 'waiting-2']]);
+    expect(await queue.getByRole('link', { name: /waiting-1/ }).getAttribute('href')).toBe('/runs/ops-slow/waiting-1');
+    await screenshot(page, 'queues');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await queue.getByRole('button', { name: 'Dequeue waiting-2' }).click();
+    const confirm = queue.getByRole('group', { name: 'Dequeue waiting-2?' });
+    await screenshot(page, 'queues-dequeue');
+    await confirm.getByRole('button', { name: 'Dequeue' }).click();
+    await queue.getByRole('link', { name: /waiting-2/ }).waitFor({ state: 'detached' });
+    expect(await queue.locator('.queued-runs .run-id').allTextContents()).toEqual(['waiting-1']);
+    // A dequeued run is deleted, as in Dagu: the API no longer has it.
+    await waitFor('the dequeued run to be gone', async () => (await runState('ops-slow', 'waiting-2')) === undefined, 10_000, 200);
+  });
+});

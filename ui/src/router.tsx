@@ -6,6 +6,7 @@ import { SECTIONS } from './app/nav.ts';
 import { DagPlaceholder, NotFound, RouteError, SectionPlaceholder } from './app/pages.tsx';
 import { DagListPage } from './pages/dags/DagListPage.tsx';
 import { DashboardPage } from './pages/dashboard/DashboardPage.tsx';
+import { QueuesPage } from './pages/queues/QueuesPage.tsx';
 import { RunsPage } from './pages/runs/RunsPage.tsx';
 
 /** Built pages by path; the other sections get their placeholder. */
@@ -13,6 +14,7 @@ const BUILT: Readonly<Record<string, () => ReactNode>> = {
   '/': () => <DashboardPage />,
   '/dags': () => <DagListPage />,
   '/runs': () => <RunsPage />,
+  '/queues': () => <QueuesPage />,
 };
 
 const sections: RouteObject[] = SECTIONS.map((section) => {
