@@ -101,7 +101,8 @@ describe('the dashboard', () => {
     await page.goto(`${base}/?period=7d`);
     await page.getByRole('img', { name: /Runs per day: 5 runs in 7 days/ }).waitFor();
     expect(await page.getByRole('radio', { name: '7 days' }).isChecked()).toBe(true);
-    await page.getByRole('radio', { name: '30 days' }).check();
+    // A click, not check(): the radio follows the URL, which the router updates a moment later.
+    await page.getByRole('radio', { name: '30 days' }).click();
     await page.getByRole('img', { name: /in 30 days/ }).waitFor();
     expect(new URL(page.url()).search).toBe('?period=30d');
     await page.getByRole('region', { name: 'Recent failures' }).getByRole('link', { name: 'Step boom: stderr' }).waitFor();
@@ -132,6 +133,17 @@ describe('the runs page', () => {
   });
 });
 
+describe('the runs page on a phone', () => {
+  it('opens a deep link with filters, in the dark, as one card per run', async () => {
+    const page = await newPage({ width: 390, height: 844 }, 'dark');
+    await page.goto(`${base}/runs?status=queued&period=all`);
+    await page.getByRole('link', { name: /waiting-2/ }).waitFor();
+    expect([(await page.locator('tbody tr .run-id').allTextContents()).sort(), await page.getByRole('radio', { name: 'All time' }).isChecked()]).toEqual([['waiting-1', 'waiting-2'], true]);
+    await screenshot(page, 'runs-phone-dark');
+    expect(await accessibilityProblems(page)).toEqual([]);
+  });
+});
+
 describe('the queues page', () => {
   it('shows the DAG’s queue with its running run and the runs waiting in order, and dequeues one', async () => {
     const page = await newPage();
@@ -150,5 +162,73 @@ describe('the queues page', () => {
     expect(await queue.locator('.queued-runs .run-id').allTextContents()).toEqual(['waiting-1']);
     // A dequeued run is deleted, as in Dagu: the API no longer has it.
     await waitFor('the dequeued run to be gone', async () => (await runState('ops-slow', 'waiting-2')) === undefined, 10_000, 200);
+  });
+});
+
+describe('the workers page', () => {
+  it('shows the local nodes, healthy, with their labels and the run that has a step on one of them', async () => {
+    const page = await newPage();
+    await page.goto(`${base}/workers`);
+    const nodes = ['kubedag-node-1', 'kubedag-node-2'];
+    await page.getByRole('region', { name: 'kubedag-node-2' }).waitFor();
+    expect(await page.locator('.worker h2').allTextContents()).toEqual(nodes);
+    expect(await Promise.all(nodes.map((node) => page.getByRole('region', { name: node }).locator('.status').textContent()))).toEqual(['Healthy', 'Healthy']);
+    expect(await page.getByRole('region', { name: 'kubedag-node-2' }).locator('.worker-labels > .labels').textContent()).toContain('gpu=true');
+    const task = page.locator('.worker').getByRole('link', { name: /long-1/ });
+    await task.waitFor();
+    expect(await task.getAttribute('href')).toBe('/runs/ops-slow/long-1');
+    await screenshot(page, 'workers');
+    expect(await accessibilityProblems(page)).toEqual([]);
+  });
+});
+
+describe('the system page', () => {
+  it('shows the API server healthy with its version, the operator as scheduler leader, and the links for tools', async () => {
+    const page = await newPage();
+    await page.goto(`${base}/system`);
+    const health = page.getByRole('region', { name: 'Health' });
+    await health.getByText('Healthy').waitFor();
+    expect(await health.locator('.field-row').filter({ hasText: 'Version' }).locator('dd').textContent()).toBe('test');
+    const leader = page.getByRole('region', { name: 'Scheduler leader' });
+    await leader.getByText('Current').waitFor();
+    const numbers = page.getByRole('region', { name: 'In numbers' });
+    await numbers.locator('.field-row').filter({ hasText: 'DAGs' }).locator('dd', { hasText: '4' }).waitFor();
+    expect([await page.getByRole('link', { name: 'Metrics' }).getAttribute('href'), await page.getByRole('link', { name: 'OpenAPI document' }).getAttribute('href')]).toEqual(['/api/v2/metrics', '/api/v2/openapi.json']);
+    await screenshot(page, 'system');
+    expect(await accessibilityProblems(page)).toEqual([]);
+  });
+});
+
+describe('the search page', () => {
+  it('finds a line in a DAG’s spec, highlights the match, links to the DAG, and keeps the query in the URL', async () => {
+    const page = await newPage();
+    await page.goto(`${base}/search`);
+    await page.getByRole('searchbox', { name: 'Search DAG specs' }).fill('needle-\\d+');
+    const result = page.getByRole('article', { name: 'ops-needle' });
+    await result.waitFor();
+    expect(new URL(page.url()).searchParams.get('q')).toBe('needle-\\d+');
+    expect([await result.locator('mark').allTextContents(), await result.locator('.snippet-match').textContent()]).toEqual([['needle-42'], expect.stringContaining('command: echo haystack-needle-42')]);
+    expect(await result.getByRole('link', { name: 'ops-needle' }).getAttribute('href')).toBe('/dags/ops-needle');
+    expect(await page.locator('.search-result').count()).toBe(1);
+    await screenshot(page, 'search');
+    expect(await accessibilityProblems(page)).toEqual([]);
+  });
+
+  it('opens a deep link with the query, and says when nothing matches', async () => {
+    const page = await newPage({ width: 390, height: 844 }, 'dark');
+    await page.goto(`${base}/search?q=${encodeURIComponent('nothing-has-this')}`);
+    await page.getByText('No DAG spec matches “nothing-has-this”.').waitFor();
+    expect(await page.getByRole('searchbox', { name: 'Search DAG specs' }).inputValue()).toBe('nothing-has-this');
+    await screenshot(page, 'search-phone-dark');
+    expect(await accessibilityProblems(page)).toEqual([]);
+  });
+});
+
+describe('the DAG list', () => {
+  it('passes the accessibility scan too', async () => {
+    const page = await newPage();
+    await page.goto(`${base}/dags`);
+    await page.getByRole('link', { name: 'ops-needle' }).waitFor();
+    expect(await accessibilityProblems(page)).toEqual([]);
   });
 });

@@ -8,6 +8,9 @@ import { DagListPage } from './pages/dags/DagListPage.tsx';
 import { DashboardPage } from './pages/dashboard/DashboardPage.tsx';
 import { QueuesPage } from './pages/queues/QueuesPage.tsx';
 import { RunsPage } from './pages/runs/RunsPage.tsx';
+import { SearchPage } from './pages/search/SearchPage.tsx';
+import { SystemPage } from './pages/system/SystemPage.tsx';
+import { WorkersPage } from './pages/workers/WorkersPage.tsx';
 
 /** Built pages by path; the other sections get their placeholder. */
 const BUILT: Readonly<Record<string, () => ReactNode>> = {
@@ -15,6 +18,9 @@ const BUILT: Readonly<Record<string, () => ReactNode>> = {
   '/dags': () => <DagListPage />,
   '/runs': () => <RunsPage />,
   '/queues': () => <QueuesPage />,
+  '/workers': () => <WorkersPage />,
+  '/system': () => <SystemPage />,
+  '/search': () => <SearchPage />,
 };
 
 const sections: RouteObject[] = SECTIONS.map((section) => {
