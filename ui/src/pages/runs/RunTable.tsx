@@ -14,7 +14,11 @@ import { duration, instant, short } from '../../lib/time.ts';
 import type { RunSummary } from './queries.ts';
 
 const COLUMNS = 4;
-const ROW_ESTIMATE_PX = 58;
+/**
+ * A row's height before it is drawn and measured: a wide screen's row (two lines of text),
+ * so the list's estimated length is right and End lands on the last run.
+ */
+const ROW_ESTIMATE_PX = 69;
 
 function RunRow({ run, index, measure }: { readonly run: RunSummary; readonly index: number; readonly measure: (row: HTMLTableRowElement | null) => void }): ReactNode {
   const now = useNow();
