@@ -39,15 +39,15 @@ export default tseslint.config(
     files: ['apiserver/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/operator/**'], message: 'apiserver/ must not import operator/; move shared code to core/.' }] }] },
   },
-  // The web UI: React's hooks rules on top. Query option factories keep their inferred types,
-  // which carry each query's key and data through useQuery; spelled out they would restate
-  // TanStack Query's generics.
+  // The web UI: React's hooks rules on top. Query option factories (api/queries.ts, and a page's
+  // own queries.ts) keep their inferred types, which carry each query's key and data through
+  // useQuery; spelled out they would restate TanStack Query's generics.
   {
     files: ['ui/**/*.{ts,tsx}'],
     ...reactHooks.configs.flat['recommended-latest'],
   },
   {
-    files: ['ui/src/api/queries.ts', 'ui/src/api/dag-queries.ts', 'ui/src/pages/*/queries.ts'],
+    files: ['ui/src/**/queries.ts', 'ui/src/api/dag-queries.ts'],
     rules: { '@typescript-eslint/explicit-module-boundary-types': 'off' },
   },
   {

@@ -6,11 +6,23 @@ import { SECTIONS } from './app/nav.ts';
 import { NotFound, RouteError, SectionPlaceholder } from './app/pages.tsx';
 import { DagPage } from './pages/dag/DagPage.tsx';
 import { DagListPage } from './pages/dags/DagListPage.tsx';
+import { DashboardPage } from './pages/dashboard/DashboardPage.tsx';
+import { QueuesPage } from './pages/queues/QueuesPage.tsx';
+import { RunsPage } from './pages/runs/RunsPage.tsx';
+import { SearchPage } from './pages/search/SearchPage.tsx';
+import { SystemPage } from './pages/system/SystemPage.tsx';
+import { WorkersPage } from './pages/workers/WorkersPage.tsx';
 import { runRoutes } from './pages/run/routes.tsx';
 
 /** Built pages by path; the other sections get their placeholder. */
 const BUILT: Readonly<Record<string, () => ReactNode>> = {
+  '/': () => <DashboardPage />,
   '/dags': () => <DagListPage />,
+  '/runs': () => <RunsPage />,
+  '/queues': () => <QueuesPage />,
+  '/workers': () => <WorkersPage />,
+  '/system': () => <SystemPage />,
+  '/search': () => <SearchPage />,
 };
 
 const sections: RouteObject[] = SECTIONS.map((section) => {
