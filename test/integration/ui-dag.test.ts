@@ -11,12 +11,12 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Server } from '../../apiserver/server.ts';
-import { ContractClient, startApi } from './api-support.ts';
-import { launchChromium, screenshot, serve } from './browser-support.ts';
-import { startOperator, type RunningOperator } from './operator-support.ts';
-import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
+import type { ContractClient } from './api-support.ts';
+import { launchChromium, screenshot } from './browser-support.ts';
+import type { RunningOperator } from './operator-support.ts';
+import { startUiStack, stopUiStack } from './ui-stack.ts';
+import { waitFor } from './support.ts';
 
-const { core } = clients();
 const fixture = (name: string): string => readFileSync(join(import.meta.dirname, `../fixtures/dags/ui/${name}.yaml`), 'utf8');
 const GREETER = fixture('greeter');
 /** The same spec with a misspelt key on line 7. */
@@ -73,12 +73,7 @@ function fanOut(n: number): string {
 }
 
 beforeAll(async () => {
-  ns = await createNamespace(core, 'kd-ui-dag');
-  operator = await startOperator(ns);
-  server = await startApi(ns, operator.url);
-  api = new ContractClient(server.app);
-  await api.load();
-  base = await serve(server);
+  ({ ns, operator, server, api, base } = await startUiStack('kd-ui-dag'));
   expect((await api.call('POST', '/api/v2/dags', { name: 'wide', spec: fanOut(150) })).status).toBe(201);
   // Two runs of checker, one by one (a DAG runs one at a time): one fails, the next succeeds.
   expect((await api.call('POST', '/api/v2/dags', { name: 'checker', spec: fixture('checker') })).status).toBe(201);
@@ -90,10 +85,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser.close();
-  await server.close();
-  await operator.stop();
-  await deleteNamespace(core, ns);
+  await stopUiStack({ ns, operator, server }, browser);
 });
 
 describe('a DAG in the web UI, from New DAG to delete', () => {

@@ -8,13 +8,13 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Server } from '../../apiserver/server.ts';
-import { ContractClient, startApi } from './api-support.ts';
+import type { ContractClient } from './api-support.ts';
 import { accessibilityProblems } from './axe-support.ts';
-import { launchChromium, screenshot, serve } from './browser-support.ts';
-import { startOperator, type RunningOperator } from './operator-support.ts';
-import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
+import { launchChromium, screenshot } from './browser-support.ts';
+import type { RunningOperator } from './operator-support.ts';
+import { startUiStack, stopUiStack } from './ui-stack.ts';
+import { waitFor } from './support.ts';
 
-const { core } = clients();
 let ns: string;
 let operator: RunningOperator;
 let server: Server;
@@ -53,12 +53,7 @@ async function newPage(viewport = { width: 1280, height: 800 }, colorScheme: 'li
 }
 
 beforeAll(async () => {
-  ns = await createNamespace(core, 'kd-ui-ops');
-  operator = await startOperator(ns);
-  server = await startApi(ns, operator.url);
-  api = new ContractClient(server.app);
-  await api.load();
-  base = await serve(server);
+  ({ ns, operator, server, api, base } = await startUiStack('kd-ui-ops'));
   for (const [name, spec] of Object.entries(DAGS)) expect((await api.call('POST', '/api/v2/dags', { name, spec })).status).toBe(201);
   for (const name of ['ops-hello', 'ops-broken']) expect((await api.call('POST', `/api/v2/dags/${name}/start`, { dagRunId: `${name}-1` })).status).toBe(200);
   expect((await api.call('POST', '/api/v2/dags/ops-slow/start', { dagRunId: 'long-1' })).status).toBe(200);
@@ -69,10 +64,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser.close();
-  await server.close();
-  await operator.stop();
-  await deleteNamespace(core, ns);
+  await stopUiStack({ ns, operator, server }, browser);
 });
 
 describe('the dashboard', () => {

@@ -8,12 +8,12 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Server } from '../../apiserver/server.ts';
-import { ContractClient, startApi } from './api-support.ts';
-import { launchChromium, screenshot, serve } from './browser-support.ts';
-import { startOperator, type RunningOperator } from './operator-support.ts';
-import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
+import type { ContractClient } from './api-support.ts';
+import { launchChromium, screenshot } from './browser-support.ts';
+import type { RunningOperator } from './operator-support.ts';
+import { startUiStack, stopUiStack } from './ui-stack.ts';
+import { waitFor } from './support.ts';
 
-const { core } = clients();
 let ns: string;
 let operator: RunningOperator;
 let server: Server;
@@ -82,12 +82,7 @@ async function accessibilityProblems(page: Page): Promise<string[]> {
 const timelineNames = (page: Page): Promise<string[]> => page.locator('.tl-row .tl-name a').allTextContents();
 
 beforeAll(async () => {
-  ns = await createNamespace(core, 'kd-ui-run');
-  operator = await startOperator(ns);
-  server = await startApi(ns, operator.url);
-  api = new ContractClient(server.app);
-  await api.load();
-  base = await serve(server);
+  ({ ns, operator, server, api, base } = await startUiStack('kd-ui-run'));
   for (const [name, spec] of Object.entries(DAGS)) expect((await api.call('POST', '/api/v2/dags', { name, spec })).status).toBe(201);
   await start('pipeline', 'first');
   await start('parent', 'p1');
@@ -96,10 +91,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser.close();
-  await server.close();
-  await operator.stop();
-  await deleteNamespace(core, ns);
+  await stopUiStack({ ns, operator, server }, browser);
 });
 
 describe('the run page', () => {

@@ -7,12 +7,12 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerAuth } from '../../apiserver/auth.ts';
 import type { Server } from '../../apiserver/server.ts';
-import { ContractClient, startApi } from './api-support.ts';
+import { startApi, type ContractClient } from './api-support.ts';
 import { authChallenges, launchChromium, screenshot, serve } from './browser-support.ts';
-import { startOperator, type RunningOperator } from './operator-support.ts';
-import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
+import type { RunningOperator } from './operator-support.ts';
+import { startUiStack, stopUiStack } from './ui-stack.ts';
+import { waitFor } from './support.ts';
 
-const { core } = clients();
 let ns: string;
 let operator: RunningOperator;
 let server: Server;
@@ -45,12 +45,7 @@ async function newPage(viewport = { width: 1280, height: 800 }, colorScheme: 'li
 const rowNames = (page: Page): Promise<string[]> => page.locator('tbody tr .dag-link').allTextContents();
 
 beforeAll(async () => {
-  ns = await createNamespace(core, 'kd-ui');
-  operator = await startOperator(ns);
-  server = await startApi(ns, operator.url);
-  api = new ContractClient(server.app);
-  await api.load();
-  base = await serve(server);
+  ({ ns, operator, server, api, base } = await startUiStack('kd-ui'));
   for (const [name, spec] of Object.entries(DAGS)) expect((await api.call('POST', '/api/v2/dags', { name, spec })).status).toBe(201);
   for (const name of ['hello', 'flaky']) await api.call('POST', `/api/v2/dags/${name}/start`, { dagRunId: 'first' });
   await Promise.all(['hello', 'flaky'].map((name) => finished(name, 'first')));
@@ -58,10 +53,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser.close();
-  await server.close();
-  await operator.stop();
-  await deleteNamespace(core, ns);
+  await stopUiStack({ ns, operator, server }, browser);
 });
 
 describe('the web UI in a headless Chromium', () => {
