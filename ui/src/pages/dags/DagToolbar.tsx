@@ -3,12 +3,12 @@
  * anywhere on the page) and a tag. Both end up in the URL through `onChange`.
  */
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useEffectEvent, useRef, useState, type ReactNode } from 'react';
+import { useRef, type ReactNode } from 'react';
 import { useApi } from '../../api/context.tsx';
 import { dagTagsQuery } from '../../api/queries.ts';
+import { useSlashFocus, useTypedText } from '../../components/filter-hooks.ts';
 import { Icon } from '../../components/Icon.tsx';
 
-const TYPING_PAUSE_MS = 250;
 
 interface ToolbarProps {
   readonly search: string;
@@ -16,48 +16,11 @@ interface ToolbarProps {
   readonly onChange: (change: { search?: string; tag?: string }) => void;
 }
 
-/** The search box's text: the user's while they type, the URL's when it changes otherwise (back). */
-function useSearchText(committed: string, commit: (text: string) => void): [string, (text: string) => void] {
-  const [text, setText] = useState(committed);
-  const [seen, setSeen] = useState(committed);
-  if (committed !== seen) {
-    setSeen(committed);
-    setText(committed);
-  }
-  const onPause = useEffectEvent(commit);
-  useEffect(() => {
-    if (text === committed) return undefined;
-    const timer = setTimeout(() => {
-      onPause(text);
-    }, TYPING_PAUSE_MS);
-    return () => {
-      clearTimeout(timer);
-    };
-  }, [text, committed]);
-  return [text, setText];
-}
-
-function useSlashFocus(input: React.RefObject<HTMLInputElement | null>): void {
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent): void => {
-      const target = event.target as HTMLElement | null;
-      const typing = target !== null && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
-      if (event.key !== '/' || typing || event.ctrlKey || event.metaKey || event.altKey) return;
-      event.preventDefault();
-      input.current?.focus();
-    };
-    document.addEventListener('keydown', onKey);
-    return () => {
-      document.removeEventListener('keydown', onKey);
-    };
-  }, [input]);
-}
-
 export function DagToolbar({ search, tag, onChange }: ToolbarProps): ReactNode {
   const client = useApi();
   const tags = useQuery(dagTagsQuery(client));
   const input = useRef<HTMLInputElement>(null);
-  const [text, setText] = useSearchText(search, (value) => { onChange({ search: value }); });
+  const [text, setText] = useTypedText(search, (value) => { onChange({ search: value }); });
   useSlashFocus(input);
   const known = tags.data?.tags ?? [];
   // A tag from the URL that no DAG has (any more) stays selectable, so the select tells the truth.

@@ -4,7 +4,7 @@
  */
 import { useRef, type ReactNode } from 'react';
 import { Icon } from '../../components/Icon.tsx';
-import { useSlashFocus, useTypedText } from './common.tsx';
+import { useSlashFocus, useTypedText } from '../../components/filter-hooks.ts';
 import { PeriodPicker } from './PeriodPicker.tsx';
 import { RUNS_DEFAULTS, STATUS_FILTERS, type RunsParams } from './run-params.ts';
 

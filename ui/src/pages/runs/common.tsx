@@ -1,50 +1,10 @@
 /**
- * Pieces the operations pages (dashboard, runs, queues, workers, system, search) share: text
- * typed into a filter that reaches the URL once typing pauses, `/` to focus it, what a failed
- * read says, and the loading and failure states of a panel.
+ * Pieces the operations pages (dashboard, runs, queues, workers, system, search) share: what a
+ * failed read says, and the loading and failure states of a panel. The filter hooks are in
+ * components/filter-hooks.ts, shared with the DAG list.
  */
-import { useEffect, useEffectEvent, useState, type ReactNode, type RefObject } from 'react';
+import type { ReactNode } from 'react';
 import { ApiFailure } from '../../api/client.ts';
-
-const TYPING_PAUSE_MS = 250;
-
-/** The box's text: the user's while they type, the URL's when it changes otherwise (Back). */
-export function useTypedText(committed: string, commit: (text: string) => void): [string, (text: string) => void] {
-  const [text, setText] = useState(committed);
-  const [seen, setSeen] = useState(committed);
-  if (committed !== seen) {
-    setSeen(committed);
-    setText(committed);
-  }
-  const onPause = useEffectEvent(commit);
-  useEffect(() => {
-    if (text === committed) return undefined;
-    const timer = setTimeout(() => {
-      onPause(text);
-    }, TYPING_PAUSE_MS);
-    return () => {
-      clearTimeout(timer);
-    };
-  }, [text, committed]);
-  return [text, setText];
-}
-
-/** `/` anywhere on the page (outside a field) focuses the input, as on the DAG list. */
-export function useSlashFocus(input: RefObject<HTMLInputElement | null>): void {
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent): void => {
-      const target = event.target as HTMLElement | null;
-      const typing = target !== null && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
-      if (event.key !== '/' || typing || event.ctrlKey || event.metaKey || event.altKey) return;
-      event.preventDefault();
-      input.current?.focus();
-    };
-    document.addEventListener('keydown', onKey);
-    return () => {
-      document.removeEventListener('keydown', onKey);
-    };
-  }, [input]);
-}
 
 /** A failed read in words; a 403 names what the signed-in user may not do. */
 export function problem(error: Error, what: string): string {
