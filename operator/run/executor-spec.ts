@@ -16,7 +16,7 @@ import { SHARED_CONTAINER, type Dag, type Step } from '../../core/dag/index.ts';
 import type { V1EnvVar } from '@kubernetes/client-node';
 import { RUNNER_EXECUTORS, SSH_KEY_ENV, type ContainerExecTarget, type ExecutorSpec, type RunnerExecutor } from '../../core/runner/spec.ts';
 import type { SharedContainer } from './shared-container.ts';
-import { sharedArgv, sharedContainerSpec } from './shared-container-spec.ts';
+import { execGraceMs, sharedArgv, sharedContainerSpec } from './shared-container-spec.ts';
 
 export function isRunnerExecutor(type: string): type is RunnerExecutor {
   return (RUNNER_EXECUTORS as readonly string[]).includes(type);
@@ -115,8 +115,7 @@ export function containerExecTarget(dag: Dag, step: Step, namespace: string): Co
     ...(workingDir === undefined || workingDir === '' ? {} : { workingDir }),
     ...(env === undefined || env.length === 0 ? {} : { env }),
     stopSignal: step.signalOnStop,
-    // The step Pod's grace period is maxCleanUpTimeSec: the remote command must end within it.
-    graceMs: Math.max(1, dag.maxCleanUpTimeSec - 1) * 1000,
+    graceMs: execGraceMs(dag),
   };
 }
 

@@ -21,6 +21,14 @@ import { READY_TIMEOUT_SECONDS, SHARED_CONTAINER_NAME, type SharedContainer } fr
  */
 const SCRIPT_WRAPPER = 'f=$(mktemp) || exit 1; printf "%s" "$1" > "$f"; shift; if [ $# -eq 0 ]; then chmod +x "$f"; "$f"; else "$@" "$f"; fi; code=$?; rm -f "$f"; exit "$code"';
 
+/**
+ * How long an exec'd command has between its stop signal and SIGKILL: the step Pod's grace
+ * period is maxCleanUpTimeSec, and the remote command must end within it.
+ */
+export function execGraceMs(dag: Dag): number {
+  return Math.max(1, dag.maxCleanUpTimeSec - 1) * 1000;
+}
+
 export interface SharedExecContext {
   readonly namespace: string;
   readonly runName: string;
@@ -52,8 +60,7 @@ export function sharedContainerSpec(dag: Dag, step: Step, container: SharedConta
       ...(step.dir === undefined ? {} : { workingDir: step.dir }),
       ...(env.length === 0 ? {} : { env }),
       stopSignal: step.signalOnStop,
-      // The step Pod's grace period is maxCleanUpTimeSec: the remote command must end within it.
-      graceMs: Math.max(1, dag.maxCleanUpTimeSec - 1) * 1000,
+      graceMs: execGraceMs(dag),
       ready: { healthy: container.waitFor === 'healthy', ...(container.logPattern === undefined ? {} : { logPattern: container.logPattern }), timeoutSeconds: READY_TIMEOUT_SECONDS },
     },
   };
