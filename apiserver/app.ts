@@ -16,6 +16,7 @@ import { ApiError, ERROR_STATUS, type ErrorCode } from './errors.ts';
 import { apiMetrics } from './metrics.ts';
 import { API_PREFIX } from './paths.ts';
 import './permissions.ts';
+import { documentRemoteNode } from './remote.ts';
 import { clusterInfoRoutes } from './routes/cluster-info.ts';
 import { dagRoutes } from './routes/dags.ts';
 import { executionRoutes } from './routes/execution.ts';
@@ -90,6 +91,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     return reply.code(api.status).send(api.body());
   });
   app.setNotFoundHandler((request, reply) => reply.code(404).send(new ApiError('not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`).body()));
+  app.addHook('onRoute', documentRemoteNode);
   void app.register(swagger, {
     openapi: {
       openapi: '3.0.3',

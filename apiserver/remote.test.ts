@@ -206,3 +206,12 @@ describe('a remote that fails', () => {
     expect(body.message).toMatch(reason);
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('names remoteNode on every operation, as the name of a configured node', async () => {
+    const document = JSON.parse((await call('GET', '/api/v2/openapi.json')).body) as { paths: Record<string, Record<string, { parameters?: { name: string; in: string; description?: string; schema: { type: string } }[] }>> };
+    const operations = Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ at: `${method} ${path}`, parameter: operation.parameters?.find((p) => p.in === 'query' && p.name === 'remoteNode') })));
+    expect(operations.length).toBeGreaterThan(40);
+    expect(operations.filter((o) => o.parameter?.schema.type !== 'string' || o.parameter.description?.includes('remote node configured on this server') !== true).map((o) => o.at)).toEqual([]);
+  });
+});

@@ -16,6 +16,19 @@ const labels = Type.Record(Type.String(), Type.String());
 
 const condition = Type.Object({ condition: str, expected: str, error: str });
 
+/**
+ * The contract's `remoteNode` query parameter. Every /api/v2 route takes it (remote.ts relays
+ * the request before the route's own schema runs, and documents it on every operation); the
+ * routes that read their query name it too, so that their handlers leave it out. No `default`:
+ * the validator would write it into every query, and the description says what absent means.
+ */
+export const remoteNodeQuery = Type.Optional(
+  Type.String({
+    description:
+      'The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error.',
+  }),
+);
+
 const step = Type.Object({
   name: str,
   id: Type.Optional(str),
@@ -155,7 +168,7 @@ export const S = {
     tag: Type.Optional(str),
     sort: Type.Optional(str),
     order: Type.Optional(str),
-    remoteNode: Type.Optional(str),
+    remoteNode: remoteNodeQuery,
   }),
   dagList: Type.Object({ dags: Type.Array(listItem), errors: strings, pagination }),
   dagDetails: Type.Object({ dag, localDags: Type.Array(Type.Object({ name: str, dag, errors: strings })), latestDAGRun: runSummary, suspended: Type.Boolean(), errors: strings }),

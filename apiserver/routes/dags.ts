@@ -7,7 +7,7 @@ import { isAlreadyExists, isConflict } from '../../core/kube/errors.ts';
 import { allDags, checkFileName, dagOf, findDag, latestRun, type Cluster } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError, rethrowAs } from '../errors.ts';
-import { S } from '../schemas.ts';
+import { remoteNodeQuery, S } from '../schemas.ts';
 import { isActiveRun } from '../../core/resources/queue.ts';
 import { dagDetailsView, dagListItem, paginate, searchText, selectDags, uniqueTags } from '../views/dags.ts';
 import { compareText } from '../views/format.ts';
@@ -21,7 +21,7 @@ const createBody = Type.Object({ name: Type.String(), spec: Type.Optional(Type.S
 const specBody = Type.Object({ spec: Type.String() }, { additionalProperties: false });
 const validateBody = Type.Object({ spec: Type.String(), name: Type.Optional(Type.String()) }, { additionalProperties: false });
 const renameBody = Type.Object({ newFileName: Type.String() }, { additionalProperties: false });
-const searchQuery = Type.Object({ q: Type.String({ minLength: 1 }), remoteNode: Type.Optional(Type.String()) });
+const searchQuery = Type.Object({ q: Type.String({ minLength: 1 }), remoteNode: remoteNodeQuery });
 const tagList = Type.Object({ tags: Type.Array(Type.String()), errors: Type.Array(Type.String()) });
 
 function checkNewName(name: string): void {

@@ -15,7 +15,7 @@ import { resolverFor, runAt, runDefinition, type Cluster, type RunPath } from '.
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError, rethrowAs } from '../errors.ts';
 import { SUB_RUN_SEGMENTS } from '../paths.ts';
-import { S } from '../schemas.ts';
+import { remoteNodeQuery, S } from '../schemas.ts';
 import { isActiveRun } from '../../core/resources/queue.ts';
 import { checkRunId } from '../starts.ts';
 import { runIdentity } from '../views/identity.ts';
@@ -32,7 +32,7 @@ const listQuery = Type.Object({
   fromDate: Type.Optional(Type.Integer()),
   toDate: Type.Optional(Type.Integer()),
   dagRunId: Type.Optional(Type.String()),
-  remoteNode: Type.Optional(Type.String()),
+  remoteNode: remoteNodeQuery,
 });
 const stepStatusBody = Type.Object({ status: Type.Integer({ minimum: 0, maximum: 5 }) }, { additionalProperties: false });
 const retryBody = Type.Object({ dagRunId: Type.Optional(Type.String()), stepName: Type.Optional(Type.String()) }, { additionalProperties: false });
