@@ -6,7 +6,17 @@
  * parallel items) are `Unknown` here: they are documented in dag-format.md, and a second
  * copy of that schema would drift.
  */
-import Type, { type TSchema } from 'typebox';
+import Type, { type TObject, type TProperties, type TSchema } from 'typebox';
+
+/**
+ * A request body. Its fields are checked (a wrong type or value is a 400), but a field it does
+ * not define is accepted and dropped before the route sees it (app.ts), as Dagu does: its own
+ * web UI sends fields that some versions do not know (`singleton` on reschedule). The document
+ * says so, so that a client reading it expects exactly that.
+ */
+export function requestBody<T extends TProperties>(properties: T): TObject<T> {
+  return Type.Object(properties, { additionalProperties: true, description: 'Fields this schema does not define are ignored.' });
+}
 
 const str = Type.String();
 const int = Type.Integer();

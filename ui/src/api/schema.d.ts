@@ -189,11 +189,14 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
                         name: string;
                         spec?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -1023,10 +1026,13 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
                         spec: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -1070,11 +1076,14 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
                         spec: string;
                         name?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -1345,10 +1354,13 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
                         newFileName: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -1496,6 +1508,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
@@ -1503,6 +1516,8 @@ export interface paths {
                         dagRunId?: string;
                         singleton?: boolean;
                         dagName?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -1547,6 +1562,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
@@ -1554,6 +1570,8 @@ export interface paths {
                         dagRunId?: string;
                         queue?: string;
                         dagName?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -1639,6 +1657,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
@@ -1647,6 +1666,8 @@ export interface paths {
                         params?: string;
                         dagRunId?: string;
                         singleton?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -1689,6 +1710,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
@@ -1697,6 +1719,8 @@ export interface paths {
                         params?: string;
                         dagRunId?: string;
                         queue?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -1741,10 +1765,13 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
                         suspend: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -3287,11 +3314,14 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
                         dagRunId?: string;
                         stepName?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -3333,11 +3363,14 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
                         dagRunId?: string;
                         dagName?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -3932,10 +3965,13 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
                         status: number;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -4432,10 +4468,13 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
                         status: number;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -4478,10 +4517,13 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
                         status: number;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
