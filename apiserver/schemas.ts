@@ -197,12 +197,24 @@ export const S = {
     queues: Type.Array(
       Type.Object({
         name: str,
-        type: str,
+        type: Type.Union([Type.Literal('custom'), Type.Literal('dag-based')]),
         maxConcurrency: Type.Optional(int),
         summary: Type.Object({ running: int, queued: int, total: int }),
         runningDAGRuns: Type.Array(reducedRun),
         queuedDAGRuns: Type.Array(reducedRun),
+        running: Type.Array(runSummary, { description: 'The running runs as full run summaries, oldest start first (Dagu 1.24 reads these).' }),
+        queued: Type.Array(runSummary, { description: 'The queued runs as full run summaries, next first (Dagu 1.24 reads these).' }),
       }),
+    ),
+    summary: Type.Object(
+      {
+        totalQueues: int,
+        totalRunning: int,
+        totalQueued: int,
+        totalCapacity: Type.Integer({ description: 'The sum of the listed maxConcurrency values (custom queues).' }),
+        utilizationPercentage: Type.Number({ minimum: 0, maximum: 100, description: 'Running runs of the queues with a capacity, as a share of totalCapacity; 0 without any.' }),
+      },
+      { description: 'Totals over the listed queues, as Dagu 1.24 answers them.' },
     ),
   }),
   workers: Type.Object({ workers: Type.Array(worker), errors: strings }),

@@ -230,7 +230,21 @@ describe('listings and cluster views', () => {
     await kube.queues.create(ns, { metadata: { name: 'nightly' }, spec: { maxConcurrency: 2 } });
     await waitFor('the queue', async () => ((await api.call('GET', '/api/v2/queues')).body as { queues: { name: string }[] }).queues.some((q) => q.name === 'nightly'), 10_000, 50);
     const { queues } = (await api.call('GET', '/api/v2/queues')).body as { queues: { name: string; type: string; maxConcurrency?: number }[] };
-    expect(queues.find((q) => q.name === 'nightly')).toMatchObject({ type: 'custom', maxConcurrency: 2, summary: { running: 0, queued: 0, total: 0 } });
+    expect(queues.find((q) => q.name === 'nightly')).toMatchObject({ type: 'custom', maxConcurrency: 2, summary: { running: 0, queued: 0, total: 0 }, running: [], queued: [] });
+  });
+
+  it("answers each queue's runs as full run summaries and the totals over all queues, as Dagu does", async () => {
+    await api.call('POST', '/api/v2/dags/etl/enqueue', { dagRunId: 'n1', queue: 'nightly' });
+    await setStatus('etl', 'n1', { status: 5, statusLabel: 'queued', queuedAt: '2026-11-22T10:00:00Z' });
+    interface Listed { name: string; maxConcurrency?: number; queuedDAGRuns: { dagRunId: string }[]; queued: { dagRunId: string }[]; running: unknown[] }
+    const { queues, summary } = (await api.call('GET', '/api/v2/queues')).body as { queues: Listed[]; summary: Record<string, number> };
+    const nightly = queues.find((q) => q.name === 'nightly');
+    expect(nightly?.queuedDAGRuns).toEqual([expect.objectContaining({ dagRunId: 'n1', name: 'etl', status: 5 })]);
+    expect(nightly?.queued).toEqual([{ rootDAGRunName: 'etl', rootDAGRunId: 'n1', parentDAGRunName: '', parentDAGRunId: '', dagRunId: 'n1', name: 'etl', status: 5, statusLabel: 'queued', queuedAt: '2026-11-22T10:00:00Z', startedAt: '', finishedAt: '', log: '/api/v2/dag-runs/etl/n1/log', params: '' }]);
+    const total = (of: (q: Listed) => number): number => queues.reduce((sum, q) => sum + of(q), 0);
+    expect(summary).toEqual({ totalQueues: queues.length, totalRunning: total((q) => q.running.length), totalQueued: total((q) => q.queued.length), totalCapacity: total((q) => q.maxConcurrency ?? 0), utilizationPercentage: expect.any(Number) as unknown });
+    expect(summary.totalQueued).toBeGreaterThanOrEqual(1);
+    expect((await api.call('GET', '/api/v2/dag-runs/etl/n1/dequeue')).status).toBe(200);
   });
 
   it('reports nodes as workers, the scheduler as absent, health as unhealthy without an operator, and metrics', async () => {

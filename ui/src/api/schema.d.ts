@@ -4883,7 +4883,7 @@ export interface paths {
                         "application/json": {
                             queues: {
                                 name: string;
-                                type: string;
+                                type: "custom" | "dag-based";
                                 maxConcurrency?: number;
                                 summary: {
                                     running: number;
@@ -4908,7 +4908,49 @@ export interface paths {
                                     finishedAt: string;
                                     log: string;
                                 }[];
+                                /** @description The running runs as full run summaries, oldest start first (Dagu 1.24 reads these). */
+                                running: {
+                                    rootDAGRunName: string;
+                                    rootDAGRunId: string;
+                                    parentDAGRunName: string;
+                                    parentDAGRunId: string;
+                                    dagRunId: string;
+                                    name: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    queuedAt: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    log: string;
+                                    params: string;
+                                }[];
+                                /** @description The queued runs as full run summaries, next first (Dagu 1.24 reads these). */
+                                queued: {
+                                    rootDAGRunName: string;
+                                    rootDAGRunId: string;
+                                    parentDAGRunName: string;
+                                    parentDAGRunId: string;
+                                    dagRunId: string;
+                                    name: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    queuedAt: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    log: string;
+                                    params: string;
+                                }[];
                             }[];
+                            /** @description Totals over the listed queues, as Dagu 1.24 answers them. */
+                            summary: {
+                                totalQueues: number;
+                                totalRunning: number;
+                                totalQueued: number;
+                                /** @description The sum of the listed maxConcurrency values (custom queues). */
+                                totalCapacity: number;
+                                /** @description Running runs of the queues with a capacity, as a share of totalCapacity; 0 without any. */
+                                utilizationPercentage: number;
+                            };
                         };
                     };
                 };
