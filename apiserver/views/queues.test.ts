@@ -104,6 +104,12 @@ describe('the queues view', () => {
     expect(view([], [fresh])).toEqual([]);
   });
 
+  it('lists an enqueued run the operator has not seen yet as queued in both of its forms', () => {
+    const fresh: DagRunResource = { metadata: { name: 'etl-a' }, spec: { dagName: 'etl', dagRunId: 'a', enqueue: true } };
+    const [etl] = view([], [fresh]);
+    expect([etl?.queuedDAGRuns.map((r) => [r.status, r.statusLabel]), etl?.queued.map((r) => [r.status, r.statusLabel])]).toEqual([[[5, 'queued']], [[5, 'queued']]]);
+  });
+
   it('does not count sub runs, which bypass queues', () => {
     const runs = [run('child', 'c1', { status: 1, parent: true }), run('child', 'c2', { status: 5, parent: true, queue: 'batch' })];
     expect(shape(view([dagQueue('batch', 1)], runs))).toEqual([['batch', 'custom', [], []]]);

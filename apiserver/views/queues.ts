@@ -11,9 +11,9 @@
  * Order: custom queues by name, then dag-based queues by name. The contract leaves it open;
  * configured queues first keeps a stable head of the list, while dag-based queues come and go.
  */
-import { RunStatus, runStatusLabel } from '../../core/resources/status.ts';
+import { RunStatus } from '../../core/resources/status.ts';
 import type { DagQueueResource, DagRunResource } from '../../core/resources/types.ts';
-import { compareText, instant, iso, runLogPath } from './format.ts';
+import { compareText, instant } from './format.ts';
 import { runIdentity } from './identity.ts';
 import { runStatusOf, runSummary, type RunSummary } from './runs.ts';
 
@@ -130,17 +130,10 @@ export function queuesSummary(listed: readonly Queue[]): QueuesSummary {
  * internal store key. Queued runs are root runs, so the root path always addresses them.
  */
 function summary(run: DagRunResource): QueuedRunSummary {
-  const id = runIdentity(run);
-  const status = run.status?.status ?? RunStatus.NotStarted;
-  return {
-    dagRunId: id.dagRunId,
-    name: id.name,
-    status,
-    statusLabel: runStatusLabel(status),
-    startedAt: iso(run.status?.startedAt),
-    finishedAt: iso(run.status?.finishedAt),
-    log: runLogPath(id.name, id.dagRunId),
-  };
+  // The full summary cut down, so that both forms of a run say the same (an enqueued run the
+  // operator has not seen yet is queued in both).
+  const { dagRunId, name, status, statusLabel, startedAt, finishedAt, log } = runSummary(run);
+  return { dagRunId, name, status, statusLabel, startedAt, finishedAt, log };
 }
 
 /**

@@ -236,8 +236,11 @@ describe('listings and cluster views', () => {
   it("answers each queue's runs as full run summaries and the totals over all queues, as Dagu does", async () => {
     await api.call('POST', '/api/v2/dags/etl/enqueue', { dagRunId: 'n1', queue: 'nightly' });
     await setStatus('etl', 'n1', { status: 5, statusLabel: 'queued', queuedAt: '2026-11-22T10:00:00Z' });
-    interface Listed { name: string; maxConcurrency?: number; queuedDAGRuns: { dagRunId: string }[]; queued: { dagRunId: string }[]; running: unknown[] }
-    const { queues, summary } = (await api.call('GET', '/api/v2/queues')).body as { queues: Listed[]; summary: Record<string, number> };
+    interface Listed { name: string; maxConcurrency?: number; queuedDAGRuns: { dagRunId: string }[]; queued: { dagRunId: string; queuedAt: string }[]; running: unknown[] }
+    const list = async (): Promise<{ queues: Listed[]; summary: Record<string, number> }> => (await api.call('GET', '/api/v2/queues')).body as { queues: Listed[]; summary: Record<string, number> };
+    // The enqueued run is queued at once; its queuedAt comes with the status written above.
+    await waitFor('the queued run with its queuedAt', async () => (await list()).queues.find((q) => q.name === 'nightly')?.queued[0]?.queuedAt === '2026-11-22T10:00:00Z', 10_000, 50);
+    const { queues, summary } = await list();
     const nightly = queues.find((q) => q.name === 'nightly');
     expect(nightly?.queuedDAGRuns).toEqual([expect.objectContaining({ dagRunId: 'n1', name: 'etl', status: 5 })]);
     expect(nightly?.queued).toEqual([{ rootDAGRunName: 'etl', rootDAGRunId: 'n1', parentDAGRunName: '', parentDAGRunId: '', dagRunId: 'n1', name: 'etl', status: 5, statusLabel: 'queued', queuedAt: '2026-11-22T10:00:00Z', startedAt: '', finishedAt: '', log: '/api/v2/dag-runs/etl/n1/log', params: '' }]);
