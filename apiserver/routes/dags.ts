@@ -4,7 +4,7 @@ import Type from 'typebox';
 import { dagDetails, dagSummary } from '../../core/dag/api.ts';
 import { dagNameProblem, formatIssue, loadDag } from '../../core/dag/index.ts';
 import { isAlreadyExists, isConflict } from '../../core/kube/errors.ts';
-import { allDags, checkFileName, dagOf, findDag, latestRun, type Cluster } from '../cluster.ts';
+import { allDags, checkFileName, dagOf, findDag, latestRun, resolverFor, runDefinition, type Cluster } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError, rethrowAs } from '../errors.ts';
 import { remoteNodeQuery, requestBody, S } from '../schemas.ts';
@@ -12,6 +12,7 @@ import { isActiveRun } from '../../core/resources/queue.ts';
 import { dagDetailsView, dagListItem, paginate, searchText, selectDags, uniqueTags } from '../views/dags.ts';
 import { compareText } from '../views/format.ts';
 import { runIdentity } from '../views/identity.ts';
+import { runDetails } from '../views/runs.ts';
 
 /** What POST /dags stores when the body has no spec (behaviour-notes 10). */
 export const DEFAULT_DAG_YAML = 'steps:\n  - command: echo hello\n';
@@ -56,7 +57,8 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
 
   app.get('/dags/:fileName', { config: read, schema: { tags: ['dags'], params: fileParams, response: { 200: S.dagDetails } } }, (request) => {
     const entry = dagOf(cluster, request.params.fileName);
-    return dagDetailsView(entry, latestRun(cluster, entry.load.dag.name));
+    const latest = latestRun(cluster, entry.load.dag.name);
+    return dagDetailsView(entry, latest === undefined ? undefined : runDetails(latest, runDefinition(latest), resolverFor(cluster, latest)));
   });
 
   app.delete('/dags/:fileName', { config: { permission: 'delete' }, schema: { tags: ['dags'], params: fileParams } }, async (request, reply) => {

@@ -226,6 +226,25 @@ describe('listings and cluster views', () => {
     expect(((await api.call('GET', '/api/v2/dag-runs?toDate=1000')).body as { dagRuns: unknown[] }).dagRuns).toEqual([]);
   });
 
+  it('details a DAG that never ran with a latest run whose nodes are its steps, not started', async () => {
+    await api.call('POST', '/api/v2/dags', { name: 'fresh', spec: 'steps:\n  - {name: one, command: echo 1}\n  - {name: two, command: echo 2, depends: [one]}\nhandlerOn:\n  failure: {command: echo oops}\n' });
+    const { latestDAGRun } = (await api.call('GET', '/api/v2/dags/fresh')).body as { latestDAGRun: { dagRunId: string; status: number; statusLabel: string; nodes: { step: { name: string; depends: string[] }; status: number; statusLabel: string; startedAt: string }[]; onFailure: { step: { name: string }; status: number } | null; onExit: unknown } };
+    expect([latestDAGRun.dagRunId, latestDAGRun.status, latestDAGRun.statusLabel]).toEqual(['', 0, 'not_started']);
+    expect(latestDAGRun.nodes.map((n) => [n.step.name, n.step.depends, n.status, n.statusLabel, n.startedAt])).toEqual([
+      ['one', [], 0, 'not_started', ''],
+      ['two', ['one'], 0, 'not_started', ''],
+    ]);
+    expect([latestDAGRun.onFailure?.step.name, latestDAGRun.onFailure?.status, latestDAGRun.onExit]).toEqual(['onFailure', 0, null]);
+  });
+
+  it("details a DAG that ran with its latest run's full details, as the run's own address answers them", async () => {
+    const { latestDAGRun } = (await api.call('GET', '/api/v2/dags/etl')).body as { latestDAGRun: { dagRunId: string; nodes: unknown[] } };
+    const { dagRunDetails } = (await api.call('GET', '/api/v2/dag-runs/etl/latest')).body as { dagRunDetails: { dagRunId: string } };
+    expect(latestDAGRun.dagRunId).not.toBe('');
+    expect(latestDAGRun.nodes.length).toBe(2);
+    expect(latestDAGRun).toEqual(dagRunDetails);
+  });
+
   it('lists custom queues even when empty and dag-based ones while they hold runs', async () => {
     await kube.queues.create(ns, { metadata: { name: 'nightly' }, spec: { maxConcurrency: 2 } });
     await waitFor('the queue', async () => ((await api.call('GET', '/api/v2/queues')).body as { queues: { name: string }[] }).queues.some((q) => q.name === 'nightly'), 10_000, 50);

@@ -702,6 +702,7 @@ export interface paths {
                                 };
                                 errors: string[];
                             }[];
+                            /** @description The latest run's details, as GET /dag-runs/{name}/{dagRunId} answers them; for a DAG that never ran, status 0 with empty ids and times, and a node per step (and per handler) the DAG defines, all not started. */
                             latestDAGRun: {
                                 rootDAGRunName: string;
                                 rootDAGRunId: string;
@@ -716,6 +717,401 @@ export interface paths {
                                 finishedAt: string;
                                 log: string;
                                 params: string;
+                                nodes: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                }[];
+                                onExit: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                } | null;
+                                onSuccess: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                } | null;
+                                onFailure: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                } | null;
+                                onCancel: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                } | null;
+                                preconditions: {
+                                    condition: string;
+                                    expected: string;
+                                    error: string;
+                                }[];
                             };
                             suspended: boolean;
                             errors: string[];
