@@ -4,7 +4,7 @@ import Type from 'typebox';
 import { dagDetails, dagSummary } from '../../core/dag/api.ts';
 import { dagNameProblem, formatIssue, loadDag } from '../../core/dag/index.ts';
 import { isAlreadyExists, isConflict } from '../../core/kube/errors.ts';
-import { allDags, checkFileName, dagOf, findDag, latestRun, resolverFor, runDefinition, type Cluster } from '../cluster.ts';
+import { allDags, checkFileName, dagOf, latestRun, resolverFor, runDefinition, type Cluster } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError, rethrowAs } from '../errors.ts';
 import { remoteNodeQuery, requestBody, S } from '../schemas.ts';
@@ -31,7 +31,7 @@ function checkNewName(name: string): void {
   if (problem !== undefined) throw new ApiError('bad_request', `invalid name: ${problem}`);
 }
 
-/** A create that lost to another of the same name answers as if the DAG had been there first. */
+/** A create whose name is taken (the Kubernetes API says so: AlreadyExists) is the contract's 409. */
 const taken = (fileName: string): ((error: unknown) => never) => rethrowAs(isAlreadyExists, () => new ApiError('already_exists', `DAG "${fileName}" already exists`));
 
 export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (app, { cluster, clock }, done) => {
@@ -50,7 +50,8 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     const yaml = spec ?? DEFAULT_DAG_YAML;
     const load = loadDag(yaml, { fileName: name });
     if (load.errors.length > 0) throw new ApiError('bad_request', `invalid spec: ${load.errors.map(formatIssue).join('; ')}`);
-    if (findDag(cluster, name) !== undefined) throw new ApiError('already_exists', `DAG "${name}" already exists`);
+    // Whether the name is taken is the Kubernetes API's to say, not the cache's: a cache that
+    // has not yet seen a deletion would refuse a name that was just freed.
     await cluster.writer.createDag(name, yaml, load.documents).catch(taken(name));
     return reply.code(201).send({ name });
   });
@@ -123,7 +124,6 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
  */
 async function renameDag(cluster: Cluster, from: string, to: string): Promise<void> {
   const entry = dagOf(cluster, from);
-  if (findDag(cluster, to) !== undefined) throw new ApiError('already_exists', `DAG "${to}" already exists`);
   const oldName = entry.load.dag.name;
   const runs = cluster.cache.runIndex.runsOf(oldName);
   if (runs.some(isActiveRun)) throw new ApiError('not_running', `DAG "${from}" is running; rename it when its runs have ended`);

@@ -285,3 +285,32 @@ describe('listings and cluster views', () => {
     expect(metrics.text).toContain('kubedag_scheduler_running 0');
   });
 });
+
+describe('a DAG deleted and created again', () => {
+  it('is created again at once after each of 20 deletes, never refused as existing', async () => {
+    await api.call('POST', '/api/v2/dags', { name: 'again' });
+    const answers: string[] = [];
+    for (let i = 0; i < 20; i += 1) {
+      const deleted = await api.call('DELETE', '/api/v2/dags/again');
+      const created = await api.call('POST', '/api/v2/dags', { name: 'again', spec: `steps:\n  - echo ${String(i)}\n` });
+      answers.push(`${String(deleted.status)} ${String(created.status)}`);
+    }
+    expect(answers).toEqual(Array.from({ length: 20 }, () => '204 201'));
+    expect((await api.call('GET', '/api/v2/dags/again/spec')).body).toMatchObject({ spec: 'steps:\n  - echo 19\n' });
+  });
+
+  it('is created again after a delete the cache has not seen yet, since the Kubernetes API says whether a name is taken', async () => {
+    await api.call('POST', '/api/v2/dags', { name: 'unseen' });
+    // The DAG watch stopped: the cache keeps the deleted DAG, as it does while a watch is down.
+    await server.cache.dags.stop();
+    try {
+      expect((await api.call('DELETE', '/api/v2/dags/unseen')).status).toBe(204);
+      expect(server.cache.dags.get(ns, 'unseen')).toBeDefined();
+      expect((await api.call('POST', '/api/v2/dags', { name: 'unseen', spec: 'steps: [echo again]\n' })).status).toBe(201);
+      expect((await api.call('POST', '/api/v2/dags', { name: 'unseen' })).body).toMatchObject({ code: 'already_exists' });
+    } finally {
+      await server.cache.dags.start();
+    }
+    expect((await api.call('GET', '/api/v2/dags/unseen/spec')).body).toMatchObject({ spec: 'steps: [echo again]\n' });
+  });
+});
