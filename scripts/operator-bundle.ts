@@ -24,7 +24,9 @@ export async function bundleOperator(file: string): Promise<void> {
     input: join(root, 'operator/main.ts'),
     platform: 'node',
     logLevel: 'warn',
-    output: { file, format: 'esm', comments: { legal: true, annotation: false, jsdoc: false } },
+    // One file still when the S3 log store is imported on demand: its module and the AWS SDK
+    // are wrapped to be evaluated at that import only (operator/logs/open.ts).
+    output: { file, format: 'esm', codeSplitting: false, comments: { legal: true, annotation: false, jsdoc: false } },
   });
 }
 
