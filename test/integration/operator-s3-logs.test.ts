@@ -56,7 +56,7 @@ describe('two operator replicas on the S3 log store', () => {
     const standby = await startOperator(ns, undefined, flags, false, server.env);
     replicas.push(leader, standby);
     Object.assign(process.env, server.env);
-    store = new S3LogStore({ kind: 's3', bucket: server.bucket, prefix: 'ha/', endpoint: server.endpoint, forcePathStyle: true });
+    store = await S3LogStore.open({ kind: 's3', bucket: server.bucket, prefix: 'ha/', endpoint: server.endpoint, forcePathStyle: true });
     const logRef = (step: string) => ({ namespace: ns, dagName: 'etl', dagRunId: 'failover-1', step, attempt: 0 });
     api = await startApi(ns, standby.url);
 

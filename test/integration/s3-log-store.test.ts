@@ -25,8 +25,8 @@ afterAll(async () => {
   await server.stop();
 });
 
-function storeOf(config: Partial<S3StoreConfig> = {}, batchSize?: number): S3LogStore {
-  const store = new S3LogStore({ kind: 's3', bucket: server.bucket, prefix: '', endpoint: server.endpoint, forcePathStyle: true, ...config }, batchSize === undefined ? {} : { batchSize });
+async function storeOf(config: Partial<S3StoreConfig> = {}, batchSize?: number): Promise<S3LogStore> {
+  const store = await S3LogStore.open({ kind: 's3', bucket: server.bucket, prefix: '', endpoint: server.endpoint, forcePathStyle: true, ...config }, batchSize === undefined ? {} : { batchSize });
   stores.push(store);
   return store;
 }
@@ -47,7 +47,7 @@ const ref = (dagRunId: string, step: string, attempt = 0): LogRef => ({ namespac
 
 describe('the S3 log store', () => {
   it('reads back both streams as written, under the configured prefix, and nothing for an attempt never written', async () => {
-    const store = storeOf({ prefix: 'clusters/blue/' });
+    const store = await storeOf({ prefix: 'clusters/blue/' });
     await store.check();
     expect([await store.exists(ref('rw', 'load')), await store.read(ref('rw', 'load'), 'stdout')]).toEqual([false, undefined]);
     await store.write(ref('rw', 'load'), { stdout: 'rows: 42\nüñí\n', stderr: '' });
@@ -56,7 +56,7 @@ describe('the S3 log store', () => {
   });
 
   it('does not count an attempt whose stderr was never written as archived, and a second write completes it', async () => {
-    const store = storeOf();
+    const store = await storeOf();
     // What a writer that died between its two PUTs leaves behind.
     await server.client.send(new PutObjectCommand({ Bucket: server.bucket, Key: 'team-a/etl/half/extract.1.stdout', Body: 'partial' }));
     expect(await store.exists(ref('half', 'extract', 1))).toBe(false);
@@ -67,7 +67,7 @@ describe('the S3 log store', () => {
   });
 
   it('keeps names that look like paths inside their own run', async () => {
-    const store = storeOf();
+    const store = await storeOf();
     await store.write(ref('r1', '../r10/step'), { stdout: 'climber', stderr: '' });
     await store.write(ref('r10', 'step'), { stdout: 'neighbour', stderr: '' });
     expect(await store.read(ref('r10', 'step'), 'stdout')).toBe('neighbour');
@@ -76,7 +76,7 @@ describe('the S3 log store', () => {
   });
 
   it('removes every log of a run page by page (7 keys a page), and none of the run whose id it begins', async () => {
-    const store = storeOf({}, 7);
+    const store = await storeOf({}, 7);
     for (let attempt = 0; attempt < 40; attempt++) await store.write(ref('many', 'loop', attempt), { stdout: `attempt ${String(attempt)}`, stderr: '' });
     await store.write(ref('many0', 'loop'), { stdout: 'kept', stderr: '' });
     expect(await keysUnder('team-a/etl/many/')).toHaveLength(80);
@@ -88,7 +88,7 @@ describe('the S3 log store', () => {
   });
 
   it('removes a run of more keys than S3 lists or deletes at once (1,000)', async () => {
-    const store = storeOf();
+    const store = await storeOf();
     const keys = Array.from({ length: 1150 }, (_, i) => `team-a/etl/big/s${String(i)}.0.stdout`);
     for (let start = 0; start < keys.length; start += 50) {
       await Promise.all(keys.slice(start, start + 50).map((Key) => server.client.send(new PutObjectCommand({ Bucket: server.bucket, Key, Body: 'x' }))));
@@ -102,11 +102,11 @@ describe('the S3 log store', () => {
     { name: 'a bucket that does not exist', config: { bucket: 'no-such-bucket' }, message: 'S3 log store: listing s3://no-such-bucket/ failed: NoSuchBucket: The specified bucket does not exist' },
     { name: 'a server nobody listens on', config: { endpoint: 'http://127.0.0.1:1' }, message: 'S3 log store: listing s3://kubedag-logs/ failed: connect ECONNREFUSED 127.0.0.1:1' },
   ])('fails its start check on $name with what went wrong', async ({ config, message }) => {
-    await expect(storeOf(config).check()).rejects.toThrow(message);
+    await expect((await storeOf(config)).check()).rejects.toThrow(message);
   });
 
   it('names the object and the cause when S3 refuses the credentials', async () => {
-    const store = storeOf();
+    const store = await storeOf();
     const saved = process.env.AWS_SECRET_ACCESS_KEY;
     process.env.AWS_SECRET_ACCESS_KEY = 'not-the-secret';
     try {
