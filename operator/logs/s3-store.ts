@@ -63,7 +63,7 @@ export class S3LogStore implements LogStore {
       ...(config.endpoint === undefined ? {} : { endpoint: config.endpoint }),
       forcePathStyle: config.forcePathStyle,
       // The SDK's standard retries (throttling, 5xx, timeouts) with backoff; then the work
-      // queue's own retry of the reconcile. A hung server costs a request at most 30 s.
+      // queue's own retry of the reconcile. A hung server costs each try at most 30 s.
       maxAttempts: 3,
       requestHandler: { connectionTimeout: 5000, requestTimeout: 30_000, throwOnRequestTimeout: true },
       // Checksums only where S3 requires them (DeleteObjects): servers other than AWS's do not
