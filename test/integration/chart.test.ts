@@ -70,7 +70,7 @@ describe('the Helm chart', () => {
   it('lints, and renders only objects the API server accepts', async () => {
     expect(helm('lint', chart, '--set', 'apiServer.auth.mode=kubernetes')).toContain('0 chart(s) failed');
     expect(rendered.map((o) => o.kind).sort()).toEqual(
-      ['ClusterRole', 'ClusterRole', 'ClusterRoleBinding', 'ClusterRoleBinding', 'Deployment', 'Deployment', 'PersistentVolumeClaim', 'PodDisruptionBudget', 'PodDisruptionBudget', 'Role', 'Role', 'Role', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'Service', 'Service', 'ServiceAccount', 'ServiceAccount'],
+      ['ClusterRole', 'ClusterRole', 'ClusterRoleBinding', 'ClusterRoleBinding', 'Deployment', 'Deployment', 'PersistentVolumeClaim', 'PodDisruptionBudget', 'Role', 'Role', 'Role', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'Service', 'Service', 'ServiceAccount', 'ServiceAccount'],
     );
     for (const object of rendered) await objects.create(object, undefined, 'All');
     // All namespaces watched: the operator's rules become a ClusterRole.
@@ -95,11 +95,21 @@ describe('the Helm chart', () => {
     ['the directory store without a volume', ['operator.logs.persistence.enabled=false'], 'operator.replicas > 1 with the directory log store needs a shared volume'],
     ['the directory store on a ReadWriteOnce volume', ['operator.logs.persistence.accessModes={ReadWriteOnce}'], 'needs operator.logs.persistence.accessModes to include ReadWriteMany'],
   ])('refuses two operator replicas on %s, naming the S3 store as a way out', (_what, values, message) => {
-    const run = (): string => helm('template', 'kd', chart, ...values.flatMap((v) => ['--set', v]));
+    const run = (): string => helm('template', 'kd', chart, '--set', 'operator.replicas=2', ...values.flatMap((v) => ['--set', v]));
     expect(run).toThrow(message);
     expect(run).toThrow('operator.logs.store=s3');
     // One replica needs no shared volume.
     expect(helm('template', 'kd', chart, '--set', 'operator.replicas=1', ...values.flatMap((v) => ['--set', v]))).toContain('kind: Deployment');
+  });
+
+  it.each([
+    { name: 'one replica on a ReadWriteOnce log volume (the default) is recreated', values: [], strategy: 'Recreate' },
+    { name: 'two replicas on a ReadWriteMany log volume roll', values: ['operator.replicas=2', 'operator.logs.persistence.accessModes={ReadWriteMany}'], strategy: undefined },
+    { name: 'two replicas on the S3 log store roll', values: ['operator.replicas=2', 'operator.logs.store=s3', 'operator.logs.s3.bucket=kubedag-logs'], strategy: undefined },
+  ])('updates an operator of $name', ({ values, strategy }) => {
+    const objects = loadAll(helm('template', 'kd', chart, ...values.flatMap((v) => ['--set', v]))) as ({ kind?: string; metadata?: { name?: string }; spec?: { strategy?: { type?: string } } } | null)[];
+    const operator = objects.find((o) => o?.kind === 'Deployment' && o.metadata?.name?.endsWith('-operator') === true);
+    expect([operator === undefined, operator?.spec?.strategy?.type]).toEqual([false, strategy]);
   });
 
   it('with the S3 log store, gives the operator its bucket settings and credentials and no volume, and the API server accepts the objects', async () => {
