@@ -95,8 +95,9 @@ export interface Resolution {
 export function resolve(roots: readonly string[], index: ReadonlyMap<string, Control>, excluded: Readonly<Record<string, string>>): Resolution {
   const chosen = new Map<string, Control>();
   const missing = new Set<string>();
-  const provided = (): Set<string> => new Set([...chosen.values()].flatMap(namesOf));
   const queue = [...roots];
+  // Names the chosen packages and those still queued answer to: a group one of them meets needs nothing more.
+  const provided = (): Set<string> => new Set([...chosen.values(), ...queue.map((n) => index.get(n)).filter((c): c is Control => c !== undefined)].flatMap(namesOf));
   for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
     if (chosen.has(name) || Object.hasOwn(excluded, name)) continue;
     const control = index.get(name);
@@ -108,7 +109,9 @@ export function resolve(roots: readonly string[], index: ReadonlyMap<string, Con
     const have = provided();
     for (const group of dependencyGroups(control)) {
       if (group.some((alternative) => have.has(alternative) || Object.hasOwn(excluded, alternative) || queue.includes(alternative))) continue;
-      queue.push(group[0] ?? '');
+      const first = group[0] ?? '';
+      queue.push(first);
+      for (const name of namesOf(index.get(first) ?? { Package: first })) have.add(name);
     }
   }
   return { packages: [...chosen.keys()].sort(), missing: [...missing].sort() };
