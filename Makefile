@@ -73,6 +73,11 @@ image: deps ui ## the OCI image (operator, API server, web UI, step runner, CLI)
 image-lock: deps ## pin the image's Debian packages to the versions this machine's apt offers now (image/debian.lock.json)
 	node image/lock.ts
 
+# Its own .PHONY line keeps branches that add targets from colliding on the list above.
+.PHONY: kind-e2e
+kind-e2e: deps ui ## on a machine with Docker and kind: make image, load it into a kind cluster (KIND_CLUSTER), install the chart with it and run the e2e suite (test/e2e) against it
+	node scripts/kind-e2e.ts
+
 test-image-tools: ## skopeo and umoci (Debian's), which the image's tests read the archive with, installed when missing
 	./scripts/ensure-image-tools.sh
 

@@ -75,8 +75,7 @@ async function download(pkg: LockedPackage, into: string): Promise<void> {
 }
 
 /** The path of each pinned .deb in the cache, downloading the missing ones; every file is checked against its pinned SHA-256. */
-export async function ensureDebs(lock: DebianLock, log: (line: string) => void): Promise<Map<string, string>> {
-  const dir = join(cacheDir(), 'image', 'debs');
+export async function ensureDebs(lock: DebianLock, log: (line: string) => void, dir = join(cacheDir(), 'image', 'debs')): Promise<Map<string, string>> {
   await mkdir(dir, { recursive: true });
   const paths = new Map<string, string>();
   const missing = [];

@@ -17,7 +17,7 @@ import { loadAll } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../cluster/processes.ts';
 import { buildImage, type BuiltImage } from '../../image/build.ts';
-import { readLock } from '../../image/debian.ts';
+import { ensureDebs, readLock } from '../../image/debian.ts';
 import { referenceString } from '../../image/reference.ts';
 import { runHelm } from '../../scripts/render-manifests.ts';
 import { containerProcess, processFacts, runInImage, startInImage, unpackImage, type RunningContainer, type Unpacked } from './image-support.ts';
@@ -104,6 +104,18 @@ describe('make image', () => {
       const { version } = JSON.parse(await readFile(join(modules, name, 'package.json'), 'utf8')) as { version: string };
       expect(purls, name).toContain(`pkg:npm/${name.replace('@', '%40')}@${version}`);
     }
+  });
+
+  it.each([
+    ['a version the mirror no longer serves, saying to run make image-lock', { version: '0.0-retired' }, /does not serve netbase=0.0-retired[^]*make image-lock/],
+    ['a file whose SHA-256 is not the pinned one', { sha256: '0'.repeat(64) }, /apt served netbase_.*with SHA-256 [0-9a-f]{64}; image\/debian.lock.json pins 0{64}/],
+  ])('refuses %s, keeping nothing in the cache', async (_what, pin, error) => {
+    const lock = await readLock();
+    const netbase = lock.packages.find((p) => p.name === 'netbase');
+    if (netbase === undefined) throw new Error('netbase is not pinned');
+    const cache = await mkdtemp(join(work, 'debs-'));
+    await expect(ensureDebs({ ...lock, packages: [{ ...netbase, ...pin }] }, () => undefined, cache)).rejects.toThrow(error);
+    expect((await readdir(cache)).filter((f) => f.endsWith('.deb'))).toEqual([]);
   });
 
   it('runs the kubedag CLI from its PATH as user 1000', async () => {
