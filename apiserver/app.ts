@@ -16,6 +16,7 @@ import { ApiError, ERROR_STATUS, type ErrorCode } from './errors.ts';
 import { apiMetrics } from './metrics.ts';
 import { API_PREFIX } from './paths.ts';
 import './permissions.ts';
+import { documentRemoteNode } from './remote.ts';
 import { clusterInfoRoutes } from './routes/cluster-info.ts';
 import { dagRoutes } from './routes/dags.ts';
 import { executionRoutes } from './routes/execution.ts';
@@ -37,12 +38,13 @@ function fromFastify(error: FastifyError): ApiError {
 }
 
 /**
- * Bodies are checked strictly: a wrong type or an unknown field is an error, never coerced or
- * dropped (fastify's default ajv does both). Query strings and path parameters arrive as text,
- * so there numbers and booleans are coerced from their text form.
+ * Bodies are checked strictly for the fields they define: a wrong type or value is an error,
+ * never coerced (fastify's default ajv coerces). A field a body does not define is dropped
+ * before the route sees it, as Dagu ignores it (schemas.ts `requestBody`). Query strings and
+ * path parameters arrive as text, so there numbers and booleans are coerced from their text form.
  */
 function validators(): (route: { schema: object; httpPart?: string }) => (data: unknown) => boolean {
-  const strict = new Ajv({ allErrors: false, coerceTypes: false, removeAdditional: false, useDefaults: true });
+  const strict = new Ajv({ allErrors: false, coerceTypes: false, removeAdditional: 'all', useDefaults: true });
   const textual = new Ajv({ allErrors: false, coerceTypes: 'array', removeAdditional: false, useDefaults: true });
   return ({ schema, httpPart }) => (httpPart === 'body' ? strict : textual).compile(schema);
 }
@@ -90,6 +92,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     return reply.code(api.status).send(api.body());
   });
   app.setNotFoundHandler((request, reply) => reply.code(404).send(new ApiError('not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`).body()));
+  app.addHook('onRoute', documentRemoteNode);
   void app.register(swagger, {
     openapi: {
       openapi: '3.0.3',

@@ -6,29 +6,17 @@ import { dagManifest } from '../../core/resources/dag.ts';
 import { dagOf, resolverFor, rootRun, runDefinition, type Cluster } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError } from '../errors.ts';
-import { S } from '../schemas.ts';
+import { requestBody, S } from '../schemas.ts';
 import type { StartRequest } from '../starts.ts';
 import { gridData, newestFirst, runDetails } from '../views/runs.ts';
 
 const fileParams = Type.Object({ fileName: Type.String() });
 const runParams = Type.Object({ fileName: Type.String(), dagRunId: Type.String() });
-const suspendBody = Type.Object({ suspend: Type.Boolean() }, { additionalProperties: false });
-const startBody = Type.Object(
-  { params: Type.Optional(Type.String()), dagRunId: Type.Optional(Type.String()), singleton: Type.Optional(Type.Boolean()), dagName: Type.Optional(Type.String()) },
-  { additionalProperties: false },
-);
-const enqueueBody = Type.Object(
-  { params: Type.Optional(Type.String()), dagRunId: Type.Optional(Type.String()), queue: Type.Optional(Type.String()), dagName: Type.Optional(Type.String()) },
-  { additionalProperties: false },
-);
-const inlineBody = Type.Object(
-  { spec: Type.String(), name: Type.Optional(Type.String()), params: Type.Optional(Type.String()), dagRunId: Type.Optional(Type.String()), singleton: Type.Optional(Type.Boolean()) },
-  { additionalProperties: false },
-);
-const inlineEnqueueBody = Type.Object(
-  { spec: Type.String(), name: Type.Optional(Type.String()), params: Type.Optional(Type.String()), dagRunId: Type.Optional(Type.String()), queue: Type.Optional(Type.String()) },
-  { additionalProperties: false },
-);
+const suspendBody = requestBody({ suspend: Type.Boolean() });
+const startBody = requestBody({ params: Type.Optional(Type.String()), dagRunId: Type.Optional(Type.String()), singleton: Type.Optional(Type.Boolean()), dagName: Type.Optional(Type.String()) });
+const enqueueBody = requestBody({ params: Type.Optional(Type.String()), dagRunId: Type.Optional(Type.String()), queue: Type.Optional(Type.String()), dagName: Type.Optional(Type.String()) });
+const inlineBody = requestBody({ spec: Type.String(), name: Type.Optional(Type.String()), params: Type.Optional(Type.String()), dagRunId: Type.Optional(Type.String()), singleton: Type.Optional(Type.Boolean()) });
+const inlineEnqueueBody = requestBody({ spec: Type.String(), name: Type.Optional(Type.String()), params: Type.Optional(Type.String()), dagRunId: Type.Optional(Type.String()), queue: Type.Optional(Type.String()) });
 
 /** How many runs GET /dags/{f}/dag-runs shows (behaviour-notes: 30 most recent). */
 export const HISTORY_LENGTH = 30;

@@ -23,10 +23,11 @@ export async function startApi(namespace: string, operatorUrl = 'http://127.0.0.
 }
 
 interface OpenApiOperation {
+  requestBody?: { content?: Record<string, { schema?: object }> };
   responses?: Record<string, { content?: Record<string, { schema?: object }> }>;
 }
 
-/** Checks answers against the served OpenAPI document. */
+/** Checks answers, and the bodies the server accepted, against the served OpenAPI document. */
 export class ContractClient {
   private readonly app: FastifyInstance;
   private readonly ajv = new Ajv({ strict: false, allErrors: true });
@@ -53,16 +54,17 @@ export class ContractClient {
     const res = await this.app.inject({ method, url, ...(body === undefined ? {} : { payload: body as object }) });
     const text = res.body;
     const json = res.headers['content-type']?.toString().includes('json') === true && text !== '' ? (JSON.parse(text) as unknown) : undefined;
-    this.check(method, url, res.statusCode, json);
+    this.check(method, url, res.statusCode, json, body);
     return { status: res.statusCode, body: json, text, headers: res.headers };
   }
 
-  private check(method: string, url: string, status: number, body: unknown): void {
+  private check(method: string, url: string, status: number, body: unknown, sent: unknown): void {
     const path = url.split('?')[0] ?? '';
     const candidates = this.operations.filter((o) => o.method === method && o.pattern.test(path));
     // Fixed paths win over templated ones, as in the router.
     const match = candidates.sort((a, b) => b.pattern.source.split('[^/]+').length - a.pattern.source.split('[^/]+').length).at(-1);
     if (match === undefined && status !== 404) throw new Error(`${method} ${path} is not in the OpenAPI document`);
+    if (status < 400 && sent !== undefined) this.checkSent(`${method} ${path} ${String(status)}`, match?.operation, sent);
     // A status the route declares (health's 503) has its own schema; other errors the error shape.
     const declared = match?.operation.responses?.[String(status)]?.content?.['application/json']?.schema;
     const schema = declared ?? (status >= 400 ? this.errorSchema : undefined);
@@ -70,12 +72,23 @@ export class ContractClient {
       if (status >= 400) throw new Error('the OpenAPI document has no Error schema');
       return;
     }
+    const validate = this.validator(schema);
+    this.checked += 1;
+    if (!validate(body)) throw new Error(`${method} ${path} ${String(status)}: answer does not match the OpenAPI document: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 2000)}`);
+  }
+
+  /** A body the server took must be one the document allows (fields it ignores included). */
+  private checkSent(at: string, operation: OpenApiOperation | undefined, sent: unknown): void {
+    const schema = operation?.requestBody?.content?.['application/json']?.schema;
+    if (schema !== undefined && !this.validator(schema)(sent)) throw new Error(`${at}: the server accepted a body the OpenAPI document refuses: ${JSON.stringify(sent).slice(0, 500)}`);
+  }
+
+  private validator(schema: object): ValidateFunction {
     let validate = this.compiled.get(schema);
     if (validate === undefined) {
       validate = this.ajv.compile(schema);
       this.compiled.set(schema, validate);
     }
-    this.checked += 1;
-    if (!validate(body)) throw new Error(`${method} ${path} ${String(status)}: answer does not match the OpenAPI document: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 2000)}`);
+    return validate;
   }
 }

@@ -10,7 +10,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -66,7 +69,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -106,6 +112,7 @@ export interface paths {
                     tag?: string;
                     sort?: string;
                     order?: string;
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
                     remoteNode?: string;
                 };
                 header?: never;
@@ -174,16 +181,22 @@ export interface paths {
         put?: never;
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
                         name: string;
                         spec?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -216,7 +229,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path: {
                     fileName: string;
@@ -686,6 +702,7 @@ export interface paths {
                                 };
                                 errors: string[];
                             }[];
+                            /** @description The latest run's details, as GET /dag-runs/{name}/{dagRunId} answers them; for a DAG that never ran, status 0 with empty ids and times, and a node per step (and per handler) the DAG defines, all not started. */
                             latestDAGRun: {
                                 rootDAGRunName: string;
                                 rootDAGRunId: string;
@@ -700,6 +717,401 @@ export interface paths {
                                 finishedAt: string;
                                 log: string;
                                 params: string;
+                                nodes: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                }[];
+                                onExit: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                } | null;
+                                onSuccess: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                } | null;
+                                onFailure: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                } | null;
+                                onCancel: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                } | null;
+                                preconditions: {
+                                    condition: string;
+                                    expected: string;
+                                    error: string;
+                                }[];
                             };
                             suspended: boolean;
                             errors: string[];
@@ -712,7 +1124,10 @@ export interface paths {
         post?: never;
         delete: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path: {
                     fileName: string;
@@ -744,7 +1159,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path: {
                     fileName: string;
@@ -994,17 +1412,23 @@ export interface paths {
         };
         put: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path: {
                     fileName: string;
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
                         spec: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -1040,16 +1464,22 @@ export interface paths {
         put?: never;
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
                         spec: string;
                         name?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -1310,17 +1740,23 @@ export interface paths {
         put?: never;
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path: {
                     fileName: string;
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
                         newFileName: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -1351,6 +1787,7 @@ export interface paths {
             parameters: {
                 query: {
                     q: string;
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
                     remoteNode?: string;
                 };
                 header?: never;
@@ -1414,7 +1851,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -1454,13 +1894,17 @@ export interface paths {
         put?: never;
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path: {
                     fileName: string;
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
@@ -1468,6 +1912,8 @@ export interface paths {
                         dagRunId?: string;
                         singleton?: boolean;
                         dagName?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -1502,13 +1948,17 @@ export interface paths {
         put?: never;
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path: {
                     fileName: string;
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
@@ -1516,6 +1966,8 @@ export interface paths {
                         dagRunId?: string;
                         queue?: string;
                         dagName?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -1554,6 +2006,7 @@ export interface paths {
                     fromDate?: number;
                     toDate?: number;
                     dagRunId?: string;
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
                     remoteNode?: string;
                 };
                 header?: never;
@@ -1592,11 +2045,15 @@ export interface paths {
         put?: never;
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
@@ -1605,6 +2062,8 @@ export interface paths {
                         params?: string;
                         dagRunId?: string;
                         singleton?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -1639,11 +2098,15 @@ export interface paths {
         put?: never;
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
@@ -1652,6 +2115,8 @@ export interface paths {
                         params?: string;
                         dagRunId?: string;
                         queue?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -1686,17 +2151,23 @@ export interface paths {
         put?: never;
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path: {
                     fileName: string;
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
                         suspend: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -1727,7 +2198,10 @@ export interface paths {
         put?: never;
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path: {
                     fileName: string;
@@ -1764,7 +2238,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path: {
                     fileName: string;
@@ -2216,7 +2693,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path: {
                     fileName: string;
@@ -2671,6 +3151,7 @@ export interface paths {
                     fromDate?: number;
                     toDate?: number;
                     dagRunId?: string;
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
                     remoteNode?: string;
                 };
                 header?: never;
@@ -2725,7 +3206,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path: {
                     name: string;
@@ -3176,7 +3660,10 @@ export interface paths {
         put?: never;
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path: {
                     name: string;
@@ -3212,7 +3699,10 @@ export interface paths {
         put?: never;
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path: {
                     name: string;
@@ -3220,11 +3710,14 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
                         dagRunId?: string;
                         stepName?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -3255,7 +3748,10 @@ export interface paths {
         put?: never;
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path: {
                     name: string;
@@ -3263,11 +3759,14 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
                         dagRunId?: string;
                         dagName?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -3301,7 +3800,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path: {
                     name: string;
@@ -3337,7 +3839,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path: {
                     name: string;
@@ -3384,7 +3889,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path: {
                     name: string;
@@ -3840,7 +4348,10 @@ export interface paths {
         head?: never;
         patch: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path: {
                     name: string;
@@ -3850,10 +4361,13 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
                         status: number;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -3878,7 +4392,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path: {
                     name: string;
@@ -4334,7 +4851,10 @@ export interface paths {
         head?: never;
         patch: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path: {
                     name: string;
@@ -4344,10 +4864,13 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
                         status: number;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -4378,7 +4901,10 @@ export interface paths {
         head?: never;
         patch: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path: {
                     name: string;
@@ -4387,10 +4913,13 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     "application/json": {
                         status: number;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -4420,6 +4949,7 @@ export interface paths {
                     head?: number;
                     offset?: number;
                     limit?: number;
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
                     remoteNode?: string;
                 };
                 header?: never;
@@ -4470,6 +5000,7 @@ export interface paths {
                     head?: number;
                     offset?: number;
                     limit?: number;
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
                     remoteNode?: string;
                     stream?: "stdout" | "stderr";
                 };
@@ -4522,6 +5053,7 @@ export interface paths {
                     head?: number;
                     offset?: number;
                     limit?: number;
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
                     remoteNode?: string;
                 };
                 header?: never;
@@ -4573,6 +5105,7 @@ export interface paths {
                     head?: number;
                     offset?: number;
                     limit?: number;
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
                     remoteNode?: string;
                     stream?: "stdout" | "stderr";
                 };
@@ -4626,6 +5159,7 @@ export interface paths {
                     head?: number;
                     offset?: number;
                     limit?: number;
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
                     remoteNode?: string;
                 };
                 header?: never;
@@ -4677,6 +5211,7 @@ export interface paths {
                     head?: number;
                     offset?: number;
                     limit?: number;
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
                     remoteNode?: string;
                     stream?: "stdout" | "stderr";
                 };
@@ -4725,7 +5260,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -4741,7 +5279,7 @@ export interface paths {
                         "application/json": {
                             queues: {
                                 name: string;
-                                type: string;
+                                type: "custom" | "dag-based";
                                 maxConcurrency?: number;
                                 summary: {
                                     running: number;
@@ -4766,7 +5304,49 @@ export interface paths {
                                     finishedAt: string;
                                     log: string;
                                 }[];
+                                /** @description The running runs as full run summaries, oldest start first (Dagu 1.24 reads these). */
+                                running: {
+                                    rootDAGRunName: string;
+                                    rootDAGRunId: string;
+                                    parentDAGRunName: string;
+                                    parentDAGRunId: string;
+                                    dagRunId: string;
+                                    name: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    queuedAt: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    log: string;
+                                    params: string;
+                                }[];
+                                /** @description The queued runs as full run summaries, next first (Dagu 1.24 reads these). */
+                                queued: {
+                                    rootDAGRunName: string;
+                                    rootDAGRunId: string;
+                                    parentDAGRunName: string;
+                                    parentDAGRunId: string;
+                                    dagRunId: string;
+                                    name: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    queuedAt: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    log: string;
+                                    params: string;
+                                }[];
                             }[];
+                            /** @description Totals over the listed queues, as Dagu 1.24 answers them. */
+                            summary: {
+                                totalQueues: number;
+                                totalRunning: number;
+                                totalQueued: number;
+                                /** @description The sum of the listed maxConcurrency values (custom queues). */
+                                totalCapacity: number;
+                                /** @description Running runs of the queues with a capacity, as a share of totalCapacity; 0 without any. */
+                                utilizationPercentage: number;
+                            };
                         };
                     };
                 };
@@ -4790,6 +5370,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
                     remoteNode?: string;
                 };
                 header?: never;
@@ -4858,7 +5439,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -4900,7 +5484,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
