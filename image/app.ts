@@ -5,7 +5,7 @@
  * (0755 when any execute bit is set, else 0644), so a umask or a checkout's modes change nothing.
  */
 import { createHash } from 'node:crypto';
-import { access, cp, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rename, rm } from 'node:fs/promises';
+import { access, cp, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { cacheDir } from '../cluster/binaries.ts';
 import { run } from './exec.ts';
@@ -64,7 +64,11 @@ export async function productionModules(log: (line: string) => void, fresh = fal
   const key = createHash('sha256').update(lockText).digest('hex').slice(0, 16);
   const base = join(cacheDir(), 'image', 'node_modules');
   const cached = join(base, key);
-  if (!fresh && (await exists(join(cached, 'node_modules')))) return { dir: cached, dispose: () => Promise.resolve() };
+  if (!fresh && (await exists(join(cached, 'node_modules')))) {
+    const now = new Date();
+    await utimes(cached, now, now);
+    return { dir: cached, dispose: () => Promise.resolve() };
+  }
   await mkdir(base, { recursive: true });
   const scratch = await mkdtemp(join(base, '.install-'));
   log(`installing the production npm dependencies (npm ci --omit=dev) into ${fresh ? scratch : cached}`);
@@ -77,7 +81,18 @@ export async function productionModules(log: (line: string) => void, fresh = fal
     await rm(scratch, { recursive: true, force: true });
     if (!(await exists(join(cached, 'node_modules')))) throw error;
   });
+  await pruneInstalls(base, KEPT_INSTALLS);
   return { dir: cached, dispose: () => Promise.resolve() };
+}
+
+/** Installs kept in the cache: a few lockfiles' worth (branches, worktrees), about 200 MB each. */
+const KEPT_INSTALLS = 3;
+
+/** Removes all but the `keep` most recently used installs. */
+async function pruneInstalls(base: string, keep: number): Promise<void> {
+  const names = (await readdir(base)).filter((name) => !name.startsWith('.'));
+  const used = await Promise.all(names.map(async (name) => ({ name, time: (await stat(join(base, name))).mtimeMs })));
+  for (const { name } of used.sort((a, b) => b.time - a.time).slice(keep)) await rm(join(base, name), { recursive: true, force: true });
 }
 
 /**

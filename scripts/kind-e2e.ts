@@ -53,8 +53,10 @@ async function e2e(): Promise<boolean> {
   const kubeconfig = join(mkdtempSync(join(tmpdir(), 'kubedag-kind-')), 'kubeconfig');
   writeFileSync(kubeconfig, execFileSync('kind', ['get', 'kubeconfig', '--name', cluster], { encoding: 'utf8' }), { mode: 0o600 });
   run('kind', ['load', 'image-archive', built.archive, '--name', cluster]);
-  // kind's storage class gives ReadWriteOnce volumes only; its one node holds both replicas.
-  run(await helmBinary(), ['upgrade', '--install', release, join(ROOT, 'charts/kubedag'), '--kubeconfig', kubeconfig, '--namespace', namespace, '--create-namespace', '--set', 'operator.logs.persistence.accessModes={ReadWriteOnce}', '--wait', '--timeout', '5m']);
+  // kind's storage class gives ReadWriteOnce volumes only, which the chart's directory log
+  // store accepts for one operator replica.
+  const values = ['operator.replicas=1', 'operator.logs.persistence.accessModes={ReadWriteOnce}'].flatMap((v) => ['--set', v]);
+  run(await helmBinary(), ['upgrade', '--install', release, join(ROOT, 'charts/kubedag'), '--kubeconfig', kubeconfig, '--namespace', namespace, '--create-namespace', ...values, '--wait', '--timeout', '5m']);
   const result = spawnSync('npx', ['vitest', 'run', '--project', 'e2e'], { stdio: 'inherit', cwd: ROOT, env: { ...process.env, KUBEDAG_E2E_KUBECONFIG: kubeconfig, KUBEDAG_E2E_NAMESPACE: namespace, KUBEDAG_E2E_RELEASE: release } });
   return result.status === 0;
 }
