@@ -7,7 +7,7 @@
  */
 import type { CoreV1Api, KubeConfig, KubernetesObject, V1Pod, V1PodSpec, V1PodStatus } from '@kubernetes/client-node';
 import type { KubedagClients, ResourceClient } from '../core/kube/client.ts';
-import { Informer } from '../core/kube/informer.ts';
+import { Informer, informerLog } from '../core/kube/informer.ts';
 import type { Logger } from '../core/log.ts';
 import { LABELS } from '../core/resources/constants.ts';
 import type { DagQueueResource, DagResource, DagRunResource } from '../core/resources/types.ts';
@@ -65,10 +65,8 @@ function pick<T extends object, K extends keyof T>(object: T, ...keys: readonly 
 
 export function operatorInformers(kc: KubeConfig, core: CoreV1Api, kube: KubedagClients, namespaces: readonly string[], log: Logger): OperatorInformers {
   const namespace = namespaces.length === 1 ? namespaces[0] : undefined;
-  const informerLog = (message: string): void => {
-    log.warn(message);
-  };
-  const custom = <T extends KubernetesObject>(client: ResourceClient<T>): Informer<T> => new Informer<T>({ kc, path: client.path(namespace), list: () => client.list(namespace), transform: withoutManagedFields, log: informerLog });
+  const watchLog = informerLog(log);
+  const custom = <T extends KubernetesObject>(client: ResourceClient<T>): Informer<T> => new Informer<T>({ kc, path: client.path(namespace), list: () => client.list(namespace), transform: withoutManagedFields, log: watchLog });
   return {
     runs: custom(kube.runs),
     dags: custom(kube.dags),
@@ -81,7 +79,7 @@ export function operatorInformers(kc: KubeConfig, core: CoreV1Api, kube: Kubedag
       // The controllers' types still say V1Pod: a read of a field left out is undefined, never
       // a plausible empty value (no `containers: []`), so such a mistake shows at once.
       transform: (pod) => podView(pod) as V1Pod,
-      log: informerLog,
+      log: watchLog,
     }),
   };
 }
