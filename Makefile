@@ -41,7 +41,7 @@ dist/ui/index.html: $(STAMP) $(UI_SOURCES)
 
 ui: dist/ui/index.html ## build the web UI into dist/ui/ (the API server serves it at /); only when its sources changed
 
-ui-dev: deps ## the web UI from Vite's dev server with hot reload, /api proxied to the API server of `make dev` (KUBEDAG_API_PORT)
+ui-dev: deps ## the web UI from Vite's dev server with hot reload, /api proxied to the API server of `make dev` (KUBEDAG_API_PORT, else the stack in KUBEDAG_DEV_DIR or .dev)
 	npx vite --config ui/vite.config.ts
 
 # Its own .PHONY line keeps branches that add targets from colliding on the list above.
@@ -125,7 +125,7 @@ cluster-up: deps ## start the local control plane and node agents (idempotent); 
 cluster-down: deps ## stop everything cluster-up started
 	node cluster/cli.ts down
 
-dev: deps ui ## the local control plane, the operator and the API server (with the web UI) in the foreground; Ctrl-C stops it
+dev: deps ui ## the local control plane, the operator and the API server (with the web UI) in the foreground; Ctrl-C stops it. Side by side: KUBEDAG_DEV_DIR, KUBEDAG_API_PORT, KUBEDAG_OPERATOR_PORT
 	node cluster/cli.ts dev
 
 clean:

@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import type { LogFormat } from '../core/log.ts';
 import type { Binaries } from './binaries.ts';
+import type { OnExit } from './processes.ts';
 import { startControlPlane, stopControlPlane, type ClusterState, type NodeSpec } from './controlplane.ts';
 import { DEFAULT_STORAGE_CLASS } from './provisioner/config.ts';
 import { installCrds, kubeConfig, waitForNodes, waitForStorageClass } from './setup.ts';
@@ -38,6 +39,8 @@ export interface ClusterOptions {
   /** JSON lines by default; `pretty` for the developer cluster. */
   readonly nodeAgentLogFormat?: LogFormat;
   readonly log?: (line: string) => void;
+  /** Told when a process of the cluster ends, while this process lives (`make dev`). */
+  readonly onExit?: OnExit;
 }
 
 /** The node agent runs on the same Node.js as this process, straight from its TypeScript. */
@@ -52,7 +55,7 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterStat
   // node agents' PATH (cluster/step-runner.ts), rebuilt here whenever its sources changed.
   const runner = await ensureStepRunner(undefined, options.log);
   const nodeAgentCommand = [...NODE_AGENT_COMMAND, `--step-runner-path=${runner.bin}`];
-  const state = await startControlPlane({ dir: options.dir, binaries: options.binaries, nodes, nodeAgentCommand, provisionerCommand: PROVISIONER_COMMAND, nodeAgentLogFormat: options.nodeAgentLogFormat, log: options.log });
+  const state = await startControlPlane({ dir: options.dir, binaries: options.binaries, nodes, nodeAgentCommand, provisionerCommand: PROVISIONER_COMMAND, nodeAgentLogFormat: options.nodeAgentLogFormat, log: options.log, ...(options.onExit === undefined ? {} : { onExit: options.onExit }) });
   try {
     const kc = kubeConfig(state.kubeconfig);
     const crds = await installCrds(kc);
