@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canAcquire, nextLeaseSpec } from './leader.ts';
+import { attemptBudgetMs, canAcquire, nextLeaseSpec, stillLeading } from './leader.ts';
 
 const now = new Date('2026-01-01T00:01:00Z');
 const lease = (holder: string, renewed: string, duration = 15): Parameters<typeof canAcquire>[0] => ({ spec: { holderIdentity: holder, renewTime: new Date(renewed), leaseDurationSeconds: duration } });
@@ -25,5 +25,28 @@ describe('nextLeaseSpec', () => {
     const renewed = nextLeaseSpec({ spec: { ...taken } }, 'me', 15, new Date('2026-01-01T00:01:05Z'));
     expect(renewed.leaseTransitions).toBe(1);
     expect(new Date(renewed.acquireTime ?? 0).getTime()).toBe(now.getTime());
+  });
+});
+
+describe('stillLeading (a 10 s Lease renewed at 0 s)', () => {
+  const cases = [
+    { name: 'an instance that renewed leads', renewed: true, leading: false, now: 60_000, want: true },
+    { name: 'a leader whose renewal failed leads on while most of its Lease is left', renewed: false, leading: true, now: 7_999, want: true },
+    { name: 'a leader that has not renewed for 80% of its Lease stops leading before another may take over', renewed: false, leading: true, now: 8_000, want: false },
+    { name: 'an instance that did not lead does not start leading without a renewal', renewed: false, leading: false, now: 1_000, want: false },
+  ];
+  it.each(cases)('$name', ({ renewed, leading, now: at, want }) => {
+    expect(stillLeading(renewed, leading, 0, 10, at)).toBe(want);
+  });
+});
+
+describe('attemptBudgetMs (a 10 s Lease renewed at 0 s)', () => {
+  const cases = [
+    { name: 'a leader waits for answers until its renew deadline, and no longer', leading: true, now: 3_000, want: 5_000 },
+    { name: 'a leader past its renew deadline waits no more', leading: true, now: 9_000, want: 0 },
+    { name: 'an instance that does not lead waits a lease duration at most', leading: false, now: 3_000, want: 10_000 },
+  ];
+  it.each(cases)('$name', ({ leading, now: at, want }) => {
+    expect(attemptBudgetMs(leading, 0, 10, at)).toBe(want);
   });
 });

@@ -1,7 +1,10 @@
 /**
  * Leader election on a coordination.k8s.io Lease, as client-go does it: take the Lease when it
  * is free or expired, renew it while leading, give up leadership the moment a renewal cannot
- * be made in time (another instance may take over after the lease duration).
+ * be made in time (another instance may take over after the lease duration). An attempt that
+ * gets no answer counts as failed once its time is up, as client-go bounds each one by its
+ * renew deadline: a request hanging on an API that does not answer (etcd stalled, a network
+ * that drops packets) must not keep an instance leading past a Lease it did not renew.
  */
 import { CoordinationV1Api, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import { MicroTime, systemClock, type Clock } from './time.ts';
@@ -32,6 +35,41 @@ export function canAcquire(lease: V1Lease | undefined, identity: string, now: Da
   return renewed + (spec.leaseDurationSeconds ?? 15) * 1000 < now.getTime();
 }
 
+/** The share of the lease duration a leader may go without renewing before it stops leading. */
+const RENEW_DEADLINE = 0.8;
+
+/**
+ * Whether an instance leads after an attempt at `nowMs`: it renewed, or it led and its last
+ * renewal is recent enough that no other instance may have taken over yet. Pure.
+ */
+export function stillLeading(renewed: boolean, leading: boolean, lastRenewMs: number, durationSeconds: number, nowMs: number): boolean {
+  return renewed || (leading && nowMs < lastRenewMs + durationSeconds * 1000 * RENEW_DEADLINE);
+}
+
+/**
+ * How long one acquire-or-renew may wait for answers: a leader's until its renew deadline,
+ * anyone else's a lease duration (so that a hung request does not stall the elector). Pure.
+ */
+export function attemptBudgetMs(leading: boolean, lastRenewMs: number, durationSeconds: number, nowMs: number): number {
+  return leading ? Math.max(0, lastRenewMs + durationSeconds * 1000 * RENEW_DEADLINE - nowMs) : durationSeconds * 1000;
+}
+
+/** The attempt's result, or false once `ms` have passed without one (the attempt is left to settle unheard). */
+async function within(attempt: Promise<boolean>, ms: number, onTimeout: () => void): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => {
+      onTimeout();
+      resolve(false);
+    }, ms);
+  });
+  try {
+    return await Promise.race([attempt, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export class LeaderElector {
   private readonly options: LeaderOptions;
   private readonly api: CoordinationV1Api;
@@ -55,20 +93,21 @@ export class LeaderElector {
   /** Tries now and then every retry period; callbacks fire on every change of leadership. */
   run(callbacks: LeaderCallbacks): void {
     this.callbacks = callbacks;
+    const clock = this.options.clock ?? systemClock;
     const tick = async (): Promise<void> => {
-      const ok = await this.tryAcquireOrRenew().catch((error: unknown) => {
+      const budget = attemptBudgetMs(this.leading, this.lastRenew, this.duration(), clock.now().getTime());
+      const attempt = this.tryAcquireOrRenew().catch((error: unknown) => {
         this.options.log?.(`leader election: ${(error as Error).message}`);
         return false;
       });
+      const ok = await within(attempt, budget, () => this.options.log?.(`leader election: no answer within ${String(budget)} ms`));
       // A renewal that was under way when stop() came must not announce leadership again;
       // stop() waits for it and gives the Lease up after it.
       if (this.stopped) return;
-      const clock = this.options.clock ?? systemClock;
       if (ok) this.lastRenew = clock.now().getTime();
       // Leadership ends when renewals have failed for most of the lease: stop before another
       // instance may legally take over.
-      const deadline = this.lastRenew + this.duration() * 1000 * 0.8;
-      const leading = ok || (this.leading && clock.now().getTime() < deadline);
+      const leading = stillLeading(ok, this.leading, this.lastRenew, this.duration(), clock.now().getTime());
       if (leading !== this.leading) {
         this.leading = leading;
         if (leading) callbacks.onStartedLeading();
