@@ -39,7 +39,7 @@ export interface OperatorKillFigures extends BatchVerdict {
  * The operator's Lease: short, so that each restart waits little for the dead one's to expire,
  * yet long enough that a leader slowed by a busy machine still renews in time.
  */
-const LEASE_ARGS = ['--lease-duration-seconds=3'];
+const LEASE_ARGS = ['--lease-duration-seconds=5'];
 
 export async function operatorKills(cluster: ChaosCluster, options: OperatorKillOptions): Promise<OperatorKillFigures> {
   const { log } = cluster;
