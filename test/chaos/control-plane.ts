@@ -26,7 +26,7 @@ export interface FaultFigures extends BatchVerdict {
   readonly outageSeconds: number;
   /** Whether the replica that led before the fault still leads. */
   readonly sameLeader: boolean;
-  /** From the API answering again to the standby leading, when it took over. */
+  /** From the fault's end (etcd let go; kube-apiserver answering) to the standby leading, when it took over. */
   readonly takeoverSeconds?: number;
   /** Replicas leading at the end (alive, and announced it): must be 1. */
   readonly leaders: number;
@@ -48,10 +48,10 @@ function ledAt(op: RunningOperator): number | undefined {
 }
 
 /**
- * Runs `fault` (which resolves once the API answers again) while the mixed runs are under way,
- * then waits for them and judges.
+ * Runs `fault` while the mixed runs are under way; it resolves once the API answers again,
+ * with the moment the fault ended. Then waits for the runs and judges.
  */
-async function underFault(cluster: ChaosCluster, name: string, runs: number, settleMs: number, fault: () => Promise<void>): Promise<FaultFigures> {
+async function underFault(cluster: ChaosCluster, name: string, runs: number, settleMs: number, fault: () => Promise<number>): Promise<FaultFigures> {
   const namespace = await chaosNamespace(cluster, `chaos-${name}`);
   const logDir = await mkdtemp(join(tmpdir(), 'kubedag-chaos-logs-'));
   const args = [`--lease-duration-seconds=${String(LEASE_SECONDS)}`];
@@ -68,7 +68,7 @@ async function underFault(cluster: ChaosCluster, name: string, runs: number, set
     }
     await awaitRunning(cluster, namespace, Math.min(runs, 3));
     const faultAt = Date.now();
-    await fault();
+    const endedAt = await fault();
     const answeredAt = Date.now();
     cluster.log(`${name}: the API answers again ${String(answeredAt - faultAt)} ms after the fault`);
     const seen = await awaitRuns(cluster, namespace, [...expected.keys()], settleMs);
@@ -82,7 +82,7 @@ async function underFault(cluster: ChaosCluster, name: string, runs: number, set
       runs,
       outageSeconds: (answeredAt - faultAt) / 1000,
       sameLeader: alive(leader) && standbyLed === undefined,
-      ...(standbyLed === undefined ? {} : { takeoverSeconds: (standbyLed - answeredAt) / 1000 }),
+      ...(standbyLed === undefined ? {} : { takeoverSeconds: (standbyLed - endedAt) / 1000 }),
       leaders: leadersOf(replicas),
       wallSeconds: (finished - started) / 1000,
     };
@@ -109,6 +109,7 @@ export async function apiserverRestart(cluster: ChaosCluster, runs: number, sett
   return underFault(cluster, 'apiserver', runs, settleMs, async () => {
     await restartProcess(cluster.dir, 'kube-apiserver', 'SIGKILL');
     await apiAnswers(cluster, 120_000);
+    return Date.now();
   });
 }
 
@@ -121,6 +122,8 @@ export async function etcdPause(cluster: ChaosCluster, runs: number, settleMs: n
     } finally {
       await resumeProcess(cluster.dir, 'etcd');
     }
+    const resumedAt = Date.now();
     await apiAnswers(cluster, 120_000);
+    return resumedAt;
   });
 }

@@ -33,7 +33,7 @@ try {
     const result = await fault(cluster, sizes.faultRuns, sizes.settleMs);
     figures[result.fault] = result;
     failed.push(...faultCriteria(result));
-    log(`${result.fault}: ${String(result.runs)} runs, outage ${result.outageSeconds.toFixed(1)} s, wall ${result.wallSeconds.toFixed(1)} s, leader ${result.sameLeader ? 'kept' : `handed over ${(result.takeoverSeconds ?? NaN).toFixed(1)} s after the API answered`}, duplicates ${String(result.duplicates)}, stuck ${String(result.stuck)}`);
+    log(`${result.fault}: ${String(result.runs)} runs, outage ${result.outageSeconds.toFixed(1)} s, wall ${result.wallSeconds.toFixed(1)} s, leader ${result.sameLeader ? 'kept' : `handed over ${(result.takeoverSeconds ?? NaN).toFixed(1)} s after the fault ended`}, duplicates ${String(result.duplicates)}, stuck ${String(result.stuck)}`);
   }
   for (const variant of ['restarted', 'lost'] as const) {
     const result = await nodeAgentKill(cluster, variant, sizes.settleMs);
