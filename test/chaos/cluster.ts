@@ -56,6 +56,11 @@ export async function startChaosCluster(log: (line: string) => void): Promise<Ch
   };
 }
 
+/** A log store directory for operators, inside the cluster's directory so that it goes with it. */
+export async function operatorLogDir(cluster: ChaosCluster): Promise<string> {
+  return mkdtemp(join(cluster.dir, 'operator-logs-'));
+}
+
 /** A fresh namespace with its default service account. */
 export async function chaosNamespace(cluster: ChaosCluster, prefix: string): Promise<string> {
   const name = `${prefix}-${randomBytes(3).toString('hex')}`;

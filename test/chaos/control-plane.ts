@@ -4,15 +4,12 @@
  * certificates, and etcd paused (SIGSTOP) for longer than the Lease. Afterwards every run must
  * end as its DAG says, no step attempt may have started twice, and exactly one replica leads.
  */
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { restartProcess } from '../../cluster/controlplane.ts';
 import { pauseProcess, resumeProcess } from '../../cluster/faults.ts';
 import { waitFor } from '../../cluster/processes.ts';
 import { launchOperator, type RunningOperator } from '../operator-process.ts';
-import { applyDag, awaitRunning, awaitRuns, chaosNamespace, createRun, type ChaosCluster } from './cluster.ts';
+import { applyDag, awaitRunning, awaitRuns, chaosNamespace, createRun, operatorLogDir, type ChaosCluster } from './cluster.ts';
 import { dagOfRun, MIXED, runName, type Expected } from './fixtures.ts';
 import { verifyBatch, type BatchVerdict } from './verify.ts';
 
@@ -53,7 +50,7 @@ function ledAt(op: RunningOperator): number | undefined {
  */
 async function underFault(cluster: ChaosCluster, name: string, runs: number, settleMs: number, fault: () => Promise<number>): Promise<FaultFigures> {
   const namespace = await chaosNamespace(cluster, `chaos-${name}`);
-  const logDir = await mkdtemp(join(tmpdir(), 'kubedag-chaos-logs-'));
+  const logDir = await operatorLogDir(cluster);
   const args = [`--lease-duration-seconds=${String(LEASE_SECONDS)}`];
   for (const dag of MIXED) await applyDag(cluster, namespace, dag.name, dag.yaml);
   const leader = await launchOperator({ kubeconfig: cluster.state.kubeconfig, namespace, logDir, extraArgs: args });

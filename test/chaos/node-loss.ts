@@ -12,7 +12,7 @@ import { waitFor } from '../../cluster/processes.ts';
 import { stepPodName } from '../../core/resources/names.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { launchOperator } from '../operator-process.ts';
-import { applyDag, awaitRuns, chaosNamespace, createRun, type ChaosCluster } from './cluster.ts';
+import { applyDag, awaitRuns, chaosNamespace, createRun, operatorLogDir, type ChaosCluster } from './cluster.ts';
 import type { ChaosDag } from './fixtures.ts';
 import { verifyBatch, type BatchVerdict } from './verify.ts';
 
@@ -71,7 +71,7 @@ function ledger(cluster: ChaosCluster): LedgerEntry[] {
 export async function nodeAgentKill(cluster: ChaosCluster, variant: 'restarted' | 'lost', settleMs: number): Promise<NodeLossFigures> {
   const namespace = await chaosNamespace(cluster, `chaos-node-${variant}`);
   for (const dag of NODE_DAGS) await applyDag(cluster, namespace, dag.name, dag.yaml);
-  const operator = await launchOperator({ kubeconfig: cluster.state.kubeconfig, namespace });
+  const operator = await launchOperator({ kubeconfig: cluster.state.kubeconfig, namespace, logDir: await operatorLogDir(cluster) });
   const expected = new Map(NODE_DAGS.map((dag) => [`${dag.name}-run`, dag.expected]));
   try {
     for (const dag of NODE_DAGS) await createRun(cluster, namespace, `${dag.name}-run`, dag.name);

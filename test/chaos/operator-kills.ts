@@ -2,14 +2,11 @@
  * Concurrent mixed runs while the operator is SIGKILLed again and again at moments a seeded
  * generator picks; a new operator process is started after each kill and must take over.
  */
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { uniformInt } from 'pure-rand/distribution/uniformInt';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import { launchOperator, type RunningOperator } from '../operator-process.ts';
-import { applyDag, awaitRuns, chaosNamespace, createRun, type ChaosCluster } from './cluster.ts';
+import { applyDag, awaitRuns, chaosNamespace, createRun, operatorLogDir, type ChaosCluster } from './cluster.ts';
 import { dagOfRun, MIXED, runName, type Expected } from './fixtures.ts';
 import { verifyBatch, type BatchVerdict } from './verify.ts';
 
@@ -44,7 +41,7 @@ const LEASE_ARGS = ['--lease-duration-seconds=5'];
 export async function operatorKills(cluster: ChaosCluster, options: OperatorKillOptions): Promise<OperatorKillFigures> {
   const { log } = cluster;
   const namespace = await chaosNamespace(cluster, 'chaos-kills');
-  const logDir = await mkdtemp(join(tmpdir(), 'kubedag-chaos-logs-'));
+  const logDir = await operatorLogDir(cluster);
   const launch = (): Promise<RunningOperator> => launchOperator({ kubeconfig: cluster.state.kubeconfig, namespace, logDir, extraArgs: LEASE_ARGS });
   for (const dag of MIXED) await applyDag(cluster, namespace, dag.name, dag.yaml);
   let operator = await launch();
