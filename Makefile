@@ -113,6 +113,11 @@ bench-queue: deps ## queue admission latency with 1,000 queued runs, on a fresh 
 bench-container-start: deps ## node agent container start latency, bare and sandboxed (figures, not pass/fail; needs root)
 	node bench/container-start.bench.ts
 
+# Its own .PHONY line keeps branches that add targets from colliding on the list above.
+.PHONY: chaos
+chaos: deps ## failure tests, long variant, on a control plane of their own: 100 runs through 20 operator SIGKILLs, kube-apiserver restarted, etcd paused, a node agent killed (KUBEDAG_CHAOS_* sizes, see test/chaos/sizes.ts; figures in .dev/chaos.json)
+	node test/chaos/main.ts
+
 step-runner: deps ## bundle kubedag-step (the http/jq/mail/ssh step runner) into the world-readable cache the local cluster's node agents put on containers' PATH; prints its bin directory
 	node scripts/step-runner.ts
 

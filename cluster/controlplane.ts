@@ -47,6 +47,12 @@ export interface StartOptions {
   readonly provisionerCommand: readonly string[];
   /** How node agents and the provisioner write their log: JSON lines unless a person reads it (`make dev`). */
   readonly nodeAgentLogFormat?: LogFormat;
+  /**
+   * How long a node may go without a heartbeat before the node lifecycle controller calls it
+   * unreachable and taints it (kube-controller-manager's --node-monitor-grace-period; its own
+   * default, 50 s, when absent). Tests that kill a node agent shorten it.
+   */
+  readonly nodeMonitorGraceSeconds?: number;
   readonly log?: (line: string) => void;
   /** Told when a process started here ends, while this process lives. */
   readonly onExit?: OnExit;
@@ -86,7 +92,7 @@ export async function startControlPlane(options: StartOptions): Promise<ClusterS
     const kubeconfigs = await writeComponentKubeconfigs(dir, server, pki);
     await waitFor('kube-apiserver /readyz', () => readyz(server, pki.admin, pki.ca.cert), 90_000, 200);
     log(`kube-apiserver ready at ${server}`);
-    processes.push(await start('kube-controller-manager', binaries.kubeControllerManager, controllerManagerArgs(pki, kubeconfigs.controllerManager, cmPort), join(dir, 'logs/kube-controller-manager.log')));
+    processes.push(await start('kube-controller-manager', binaries.kubeControllerManager, controllerManagerArgs(pki, kubeconfigs.controllerManager, cmPort, options.nodeMonitorGraceSeconds), join(dir, 'logs/kube-controller-manager.log')));
     processes.push(await start('kube-scheduler', binaries.kubeScheduler, schedulerArgs(kubeconfigs.scheduler, schedulerPort), join(dir, 'logs/kube-scheduler.log')));
     await saveState(state);
     // After kube-controller-manager, whose PV controller hands claims to it and binds its volumes.
@@ -190,8 +196,9 @@ function componentArgs(kubeconfig: string, port: number): string[] {
   ];
 }
 
-function controllerManagerArgs(pki: Pki, kubeconfig: string, port: number): string[] {
+function controllerManagerArgs(pki: Pki, kubeconfig: string, port: number, nodeMonitorGraceSeconds: number | undefined): string[] {
   return [
+    ...(nodeMonitorGraceSeconds === undefined ? [] : [`--node-monitor-grace-period=${String(nodeMonitorGraceSeconds)}s`]),
     ...componentArgs(kubeconfig, port),
     '--use-service-account-credentials=true',
     `--service-account-private-key-file=${pki.serviceAccount.privateKey}`,

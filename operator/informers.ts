@@ -36,9 +36,10 @@ export type PodView = Omit<V1Pod, 'spec' | 'status'> & { spec?: Pick<V1PodSpec, 
 /**
  * What the operator reads of a step Pod: its metadata (labels, annotations, owners, deletion),
  * phase, start time, container states (exit code and report message) and activeDeadlineSeconds
- * (how a step is stopped), and the PodScheduled condition while it is False (why a step waits).
- * The containers' spec (command, environment, volumes) and the other status conditions are most
- * of a Pod and are never read; nothing writes a cached Pod back.
+ * (how a step is stopped), the PodScheduled condition while it is False (why a step waits) and
+ * the DisruptionTarget condition while it is True (why Kubernetes is taking the Pod away). The
+ * containers' spec (command, environment, volumes) and the other status conditions are most of
+ * a Pod and are never read; nothing writes a cached Pod back.
  */
 export function podView(pod: V1Pod): PodView {
   const { metadata } = withoutManagedFields(pod);
@@ -47,12 +48,12 @@ export function podView(pod: V1Pod): PodView {
     ...pick(pod, 'apiVersion', 'kind'),
     ...(metadata === undefined ? {} : { metadata }),
     ...(spec === undefined ? {} : { spec: pick(spec, 'activeDeadlineSeconds', 'nodeName') }),
-    ...(status === undefined ? {} : { status: { ...pick(status, 'phase', 'reason', 'message', 'startTime', 'initContainerStatuses', 'containerStatuses'), ...unscheduled(status) } }),
+    ...(status === undefined ? {} : { status: { ...pick(status, 'phase', 'reason', 'message', 'startTime', 'initContainerStatuses', 'containerStatuses'), ...tellingConditions(status) } }),
   };
 }
 
-function unscheduled(status: V1PodStatus): Pick<V1PodStatus, 'conditions'> {
-  const conditions = (status.conditions ?? []).filter((c) => c.type === 'PodScheduled' && c.status === 'False');
+function tellingConditions(status: V1PodStatus): Pick<V1PodStatus, 'conditions'> {
+  const conditions = (status.conditions ?? []).filter((c) => (c.type === 'PodScheduled' && c.status === 'False') || (c.type === 'DisruptionTarget' && c.status === 'True'));
   return conditions.length === 0 ? {} : { conditions };
 }
 
