@@ -52,11 +52,14 @@ export function logChunk(text: string, query: LogQuery = {}): LogChunk {
     end = Math.min(total, start + limit);
   }
   const selected = start >= total ? [] : all.slice(start, end);
+  // A tail has more when lines before it were left out (Dagu's UI then says "more available");
+  // a head or an offset window when lines after it were. Follow-up reads go by offset.
+  const hasMore = tail !== undefined ? start > 0 : start < total && end < total;
   return {
     content: selected.join('\n'),
     lineCount: selected.length,
     totalLines: total,
-    hasMore: start < total && end < total,
+    hasMore,
     isEstimate: false,
   };
 }

@@ -197,4 +197,13 @@ describe('the API server on the local control plane', () => {
     expect((await api.call('DELETE', '/api/v2/dags/after')).status).toBe(204);
     expect(api.checked).toBeGreaterThan(40);
   });
+
+  it("says a log's tail has more when earlier lines were left out, as Dagu's web UI reads it", async () => {
+    await api.call('POST', '/api/v2/dags', { name: 'count', spec: 'steps:\n  - {name: five, command: seq 1 5}\n' });
+    await api.call('POST', '/api/v2/dags/count/start', { dagRunId: 'c1' });
+    expect((await finished('count', 'c1')).statusLabel).toBe('succeeded');
+    expect((await api.call('GET', '/api/v2/dag-runs/count/c1/steps/five/log?tail=2')).body).toEqual({ content: '4\n5', lineCount: 2, totalLines: 5, hasMore: true, isEstimate: false });
+    expect((await api.call('GET', '/api/v2/dag-runs/count/c1/steps/five/log?tail=5')).body).toMatchObject({ lineCount: 5, hasMore: false });
+    expect((await api.call('GET', '/api/v2/dag-runs/count/c1/log?tail=1')).body).toMatchObject({ lineCount: 1, hasMore: true });
+  });
 });

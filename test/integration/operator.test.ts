@@ -177,7 +177,7 @@ describe('runs on the local control plane', () => {
     await whenRun(ns, 'chunks-run', 'chunks');
     const done = await finishedRun(ns, 'chunks-run');
     const base = `${operator.url}/logs/${ns}/chunks/${done.spec.dagRunId ?? ''}/cmd_1/0`;
-    expect(await (await fetch(`${base}?tail=2`)).json()).toEqual({ content: 'line-4\nline-5', lineCount: 2, totalLines: 5, hasMore: false, isEstimate: false });
+    expect(await (await fetch(`${base}?tail=2`)).json()).toEqual({ content: 'line-4\nline-5', lineCount: 2, totalLines: 5, hasMore: true, isEstimate: false });
     expect(await (await fetch(`${base}?stream=stderr`)).json()).toMatchObject({ content: 'err', lineCount: 1 });
     expect((await fetch(`${operator.url}/logs/${ns}/chunks/nope/cmd_1/0`)).status).toBe(404);
     const metrics = await (await fetch(`${operator.url}/metrics`)).text();
