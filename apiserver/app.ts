@@ -8,11 +8,12 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import swagger from '@fastify/swagger';
 import { Ajv } from 'ajv';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
 import { silentLogger } from '../core/log.ts';
 import { NO_CLUSTER } from './cluster.ts';
 import type { AppDeps, ResourceRouteOptions } from './deps.ts';
 import { ApiError, ERROR_STATUS, type ErrorCode } from './errors.ts';
+import { methodNotAllowedRoutes } from './methods.ts';
 import { apiMetrics } from './metrics.ts';
 import { API_PREFIX } from './paths.ts';
 import './permissions.ts';
@@ -22,6 +23,7 @@ import { executionRoutes } from './routes/execution.ts';
 import { logRoutes } from './routes/logs.ts';
 import { runRoutes } from './routes/runs.ts';
 import { systemRoutes } from './routes/system.ts';
+import { documentRoute, ERROR_SCHEMA_ID } from './responses.ts';
 import { S } from './schemas.ts';
 import { uiRoutes } from './ui.ts';
 
@@ -90,17 +92,27 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     return reply.code(api.status).send(api.body());
   });
   app.setNotFoundHandler((request, reply) => reply.code(404).send(new ApiError('not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`).body()));
+  // Every route, as it is registered (after deps.plugins, which may turn authentication on).
+  const routes: RouteOptions[] = [];
+  app.addHook('onRoute', (route) => {
+    documentRoute(route, app.apiSecurity === undefined ? {} : { securitySchemes: app.apiSecurity });
+    routes.push(route);
+  });
+  const metrics = apiMetrics({ version: deps.version, buildDate: deps.buildDate ?? '', clock: deps.clock, cluster: () => deps.cluster });
+  metrics.observe(app);
+  for (const plugin of deps.plugins ?? []) plugin(app);
+  // After the plugins: authentication, when on, names its security schemes (app.apiSecurity).
+  app.addSchema({ $id: ERROR_SCHEMA_ID, ...S.error });
   void app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
       info: { title: 'Kubedag API', version: deps.version, description: "Dagu's /api/v2 over Kubernetes resources" },
       servers: [{ url: '/' }],
-      components: { schemas: { Error: S.error } },
+      ...(app.apiSecurity === undefined ? {} : { components: { securitySchemes: { ...app.apiSecurity } } }),
     },
+    // Shared schemas keep their $id as their name under components.schemas (#/components/schemas/Error).
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${String(i)}`) },
   });
-  const metrics = apiMetrics({ version: deps.version, buildDate: deps.buildDate ?? '', clock: deps.clock, cluster: () => deps.cluster });
-  metrics.observe(app);
-  for (const plugin of deps.plugins ?? []) plugin(app);
   // Each group is a plugin given what it uses; the order is the OpenAPI document's order.
   const resources: ResourceRouteOptions & { prefix: string } = { prefix: API_PREFIX, cluster: deps.cluster ?? NO_CLUSTER, clock: deps.clock };
   void app.register(systemRoutes, { prefix: API_PREFIX, version: deps.version, clock: deps.clock, health: deps.health, metrics: metrics.registry });
@@ -110,5 +122,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   void app.register(logRoutes, resources);
   void app.register(clusterInfoRoutes, resources);
   if (deps.uiDir !== undefined) void app.register(uiRoutes, { root: deps.uiDir });
+  // Last: it needs every other route.
+  void app.register(methodNotAllowedRoutes, { routes: () => routes, prefix: API_PREFIX });
   return app;
 }

@@ -183,6 +183,13 @@ export const S = {
     ),
   }),
   workers: Type.Object({ workers: Type.Array(worker), errors: strings }),
+  /**
+   * Successes without a body: `type: 'null'` is how @fastify/swagger documents a response with
+   * no content. Plain objects rather than TypeBox's Null, so that handlers send nothing at all
+   * (not the text `null`).
+   */
+  empty: { type: 'null', description: 'Done; no body.' },
+  noContent: { type: 'null', description: 'Deleted; no body.' },
   error: Type.Object({ code: str, message: str, details: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }),
   health: Type.Object({ status: str, version: str, uptime: int, timestamp: str, error: Type.Optional(str) }),
 };

@@ -22,7 +22,7 @@ export const clusterInfoRoutes: FastifyPluginCallbackTypebox<ResourceRouteOption
     return { queues: queues({ queues: cache.queues.list(ns), runs: cache.runs.list(ns), dagQueue: queueName }) };
   });
 
-  app.get('/workers', { config: read, schema: { tags: ['workers'], querystring: Type.Object({ remoteNode: Type.Optional(Type.String()) }), response: { 200: S.workers } } }, () => {
+  app.get('/workers', { config: { ...read, errors: ['service_unavailable'] }, schema: { tags: ['workers'], querystring: Type.Object({ remoteNode: Type.Optional(Type.String()) }), response: { 200: S.workers } } }, () => {
     const { cache } = cluster;
     if (!cache.nodes.hasSynced()) throw new ApiError('service_unavailable', 'the list of nodes is not available yet');
     const ns = cache.namespace;

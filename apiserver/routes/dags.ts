@@ -43,7 +43,7 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     return { dags: items.map((e) => dagListItem(e, latestRun(cluster, e.load.dag.name))), errors: [], pagination };
   });
 
-  app.post('/dags', { config: { permission: 'write' }, schema: { tags: ['dags'], body: createBody, response: { 201: Type.Object({ name: Type.String() }) } } }, async (request, reply) => {
+  app.post('/dags', { config: { permission: 'write', errors: ['bad_request', 'already_exists'] }, schema: { tags: ['dags'], body: createBody, response: { 201: Type.Object({ name: Type.String() }, { description: 'The DAG is created.' }) } } }, async (request, reply) => {
     const { name, spec } = request.body;
     checkNewName(name);
     const yaml = spec ?? DEFAULT_DAG_YAML;
@@ -54,23 +54,23 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     return reply.code(201).send({ name });
   });
 
-  app.get('/dags/:fileName', { config: read, schema: { tags: ['dags'], params: fileParams, response: { 200: S.dagDetails } } }, (request) => {
+  app.get('/dags/:fileName', { config: { ...read, errors: ['not_found'] }, schema: { tags: ['dags'], params: fileParams, response: { 200: S.dagDetails } } }, (request) => {
     const entry = dagOf(cluster, request.params.fileName);
     return dagDetailsView(entry, latestRun(cluster, entry.load.dag.name));
   });
 
-  app.delete('/dags/:fileName', { config: { permission: 'delete' }, schema: { tags: ['dags'], params: fileParams } }, async (request, reply) => {
+  app.delete('/dags/:fileName', { config: { permission: 'delete', errors: ['not_found'] }, schema: { tags: ['dags'], params: fileParams, response: { 204: S.noContent } } }, async (request, reply) => {
     const entry = dagOf(cluster, request.params.fileName);
     await cluster.writer.deleteDag(entry.resource.metadata?.name ?? '');
     return reply.code(204).send();
   });
 
-  app.get('/dags/:fileName/spec', { config: read, schema: { tags: ['dags'], params: fileParams, response: { 200: S.dagSpec } } }, (request) => {
+  app.get('/dags/:fileName/spec', { config: { ...read, errors: ['not_found'] }, schema: { tags: ['dags'], params: fileParams, response: { 200: S.dagSpec } } }, (request) => {
     const entry = dagOf(cluster, request.params.fileName);
     return { dag: dagDetails(entry.load.dag), spec: entry.yaml, errors: [...entry.errors, ...entry.load.warnings.map(formatIssue)] };
   });
 
-  app.put('/dags/:fileName/spec', { config: { permission: 'write' }, schema: { tags: ['dags'], params: fileParams, body: specBody, response: { 200: S.errorsOnly } } }, async (request) => {
+  app.put('/dags/:fileName/spec', { config: { permission: 'write', errors: ['not_found', 'already_exists'] }, schema: { tags: ['dags'], params: fileParams, body: specBody, response: { 200: S.errorsOnly } } }, async (request) => {
     const entry = dagOf(cluster, request.params.fileName);
     const { spec } = request.body;
     const load = loadDag(spec, { fileName: entry.fileName });
@@ -85,7 +85,7 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     return { valid: load.errors.length === 0, errors: load.errors.map(formatIssue), dag: dagDetails(load.dag) };
   });
 
-  app.post('/dags/:fileName/rename', { config: { permission: 'write' }, schema: { tags: ['dags'], params: fileParams, body: renameBody } }, async (request, reply) => {
+  app.post('/dags/:fileName/rename', { config: { permission: 'write', errors: ['not_found', 'already_exists', 'not_running'] }, schema: { tags: ['dags'], params: fileParams, body: renameBody, response: { 200: S.empty } } }, async (request, reply) => {
     const { newFileName } = request.body;
     const entry = dagOf(cluster, request.params.fileName);
     checkNewName(newFileName);
@@ -93,7 +93,7 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     return reply.code(200).send();
   });
 
-  app.get('/dags/search', { config: read, schema: { tags: ['dags'], querystring: searchQuery, response: { 200: S.searchResults } } }, (request) => {
+  app.get('/dags/search', { config: { ...read, errors: ['bad_request'] }, schema: { tags: ['dags'], querystring: searchQuery, response: { 200: S.searchResults } } }, (request) => {
     const { q } = request.query;
     let pattern: RegExp;
     try {

@@ -32,6 +32,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
                 /** @description Default Response */
                 503: {
                     headers: {
@@ -73,12 +85,26 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Metrics in the Prometheus text format. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
         };
@@ -169,6 +195,54 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -188,7 +262,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The DAG is created. */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -196,6 +270,66 @@ export interface paths {
                     content: {
                         "application/json": {
                             name: string;
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code already_exists. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "already_exists";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -706,6 +840,54 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -721,12 +903,60 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
-                200: {
+                /** @description Deleted; no body. */
+                204: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -990,6 +1220,54 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put: {
@@ -1017,6 +1295,78 @@ export interface paths {
                     content: {
                         "application/json": {
                             errors: string[];
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code already_exists. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "already_exists";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -1291,6 +1641,54 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -1325,12 +1723,84 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Done; no body. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description The contract's error object; code one of bad_request, not_running. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request" | "not_running";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code already_exists. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "already_exists";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -1395,6 +1865,54 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -1430,6 +1948,30 @@ export interface paths {
                         "application/json": {
                             tags: string[];
                             errors: string[];
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -1483,6 +2025,78 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of already_exists, already_running, max_run_reached. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "already_exists" | "already_running" | "max_run_reached";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -1528,6 +2142,78 @@ export interface paths {
                     content: {
                         "application/json": {
                             dagRunId: string;
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of already_exists, already_running, max_run_reached. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "already_exists" | "already_running" | "max_run_reached";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -1587,6 +2273,54 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -1617,6 +2351,66 @@ export interface paths {
                     content: {
                         "application/json": {
                             dagRunId: string;
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of already_exists, max_run_reached. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "already_exists" | "max_run_reached";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -1667,6 +2461,66 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of already_exists, max_run_reached. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "already_exists" | "max_run_reached";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -1701,12 +2555,72 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Done; no body. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -1744,6 +2658,54 @@ export interface paths {
                     content: {
                         "application/json": {
                             errors: string[];
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -2197,6 +3159,54 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -2646,6 +3656,54 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -2703,6 +3761,54 @@ export interface paths {
                                 log: string;
                                 params: string;
                             }[];
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -3155,6 +4261,54 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -3186,12 +4340,60 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Done; no body. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description The contract's error object; code one of bad_request, not_running. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request" | "not_running";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -3229,12 +4431,84 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Done; no body. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description The contract's error object; code one of already_running, bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "already_running" | "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of already_exists, max_run_reached. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "already_exists" | "max_run_reached";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -3284,6 +4558,78 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of already_exists, already_running, max_run_reached. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "already_exists" | "already_running" | "max_run_reached";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -3311,12 +4657,60 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Done; no body. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -3362,6 +4756,54 @@ export interface paths {
                                 startedAt: string;
                                 finishedAt: string;
                             }[];
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -3815,6 +5257,54 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -3858,12 +5348,72 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Done; no body. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -4309,6 +5859,54 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -4352,12 +5950,72 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Done; no body. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -4395,12 +6053,72 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Done; no body. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -4443,6 +6161,66 @@ export interface paths {
                             totalLines: number;
                             hasMore: boolean;
                             isEstimate: boolean;
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -4498,6 +6276,66 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -4546,6 +6384,66 @@ export interface paths {
                             totalLines: number;
                             hasMore: boolean;
                             isEstimate: boolean;
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -4602,6 +6500,66 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -4650,6 +6608,66 @@ export interface paths {
                             totalLines: number;
                             hasMore: boolean;
                             isEstimate: boolean;
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -4703,6 +6721,66 @@ export interface paths {
                             totalLines: number;
                             hasMore: boolean;
                             isEstimate: boolean;
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -4767,6 +6845,30 @@ export interface paths {
                                     log: string;
                                 }[];
                             }[];
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -4839,6 +6941,54 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -4878,6 +7028,30 @@ export interface paths {
                                 status: string;
                                 startedAt: string;
                             }[];
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -4921,6 +7095,30 @@ export interface paths {
                                 status: string;
                                 startedAt: string;
                             }[];
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
