@@ -123,6 +123,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   void app.register(clusterInfoRoutes, resources);
   if (deps.uiDir !== undefined) void app.register(uiRoutes, { root: deps.uiDir });
   // Last: it needs every other route.
-  void app.register(methodNotAllowedRoutes, { routes: () => routes, prefix: API_PREFIX });
+  void app.register(methodNotAllowedRoutes, { routes: () => routes, under: API_PREFIX });
   return app;
 }

@@ -45,12 +45,13 @@ export function allowHeader(methods: ReadonlySet<string>): string {
 
 export interface MethodsOptions {
   readonly routes: () => readonly Pick<RouteOptions, 'url' | 'method' | 'config'>[];
-  readonly prefix: string;
+  /** The paths looked at (not `prefix`, which fastify would put before every route registered here). */
+  readonly under: string;
 }
 
 /** Registers the 405 routes; register it after every other route, at the root. */
-export const methodNotAllowedRoutes: FastifyPluginCallback<MethodsOptions> = (app, { routes, prefix }, done) => {
-  for (const path of pathMethods(routes(), prefix)) {
+export const methodNotAllowedRoutes: FastifyPluginCallback<MethodsOptions> = (app, { routes, under }, done) => {
+  for (const path of pathMethods(routes(), under)) {
     const missing = METHODS.filter((m) => !path.methods.has(m));
     if (missing.length === 0) continue;
     const allow = allowHeader(path.methods);
