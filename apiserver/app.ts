@@ -95,7 +95,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   // Every route, as it is registered (after deps.plugins, which may turn authentication on).
   const routes: RouteOptions[] = [];
   app.addHook('onRoute', (route) => {
-    documentRoute(route, app.apiSecurity === undefined ? {} : { securitySchemes: app.apiSecurity });
+    documentRoute(route, { ...(app.apiSecurity === undefined ? {} : { securitySchemes: app.apiSecurity }), ...(app.remoteNodeNames === undefined ? {} : { remoteNodes: app.remoteNodeNames }) });
     routes.push(route);
   });
   const metrics = apiMetrics({ version: deps.version, buildDate: deps.buildDate ?? '', clock: deps.clock, cluster: () => deps.cluster });

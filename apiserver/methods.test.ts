@@ -91,13 +91,15 @@ afterAll(async () => {
 });
 
 describe('a method a known path does not have', () => {
-  type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
+  type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'TRACE' | 'QUERY';
   it.each<{ name: string; method: Method; url: string; allow: string; body?: string }>([
     { name: 'DELETE on the DAG list', method: 'DELETE', url: '/api/v2/dags', allow: 'GET, HEAD, POST' },
     { name: 'PUT on a DAG', method: 'PUT', url: '/api/v2/dags/etl', allow: 'GET, HEAD, DELETE' },
     { name: 'GET on a start', method: 'GET', url: '/api/v2/dags/etl/start', allow: 'POST' },
     { name: 'HEAD on a start (fastify serves HEAD beside GET only)', method: 'HEAD', url: '/api/v2/dags/etl/start', allow: 'POST' },
     { name: 'OPTIONS, which is not served', method: 'OPTIONS', url: '/api/v2/dags', allow: 'GET, HEAD, POST' },
+    { name: 'TRACE, which is not served', method: 'TRACE', url: '/api/v2/dags', allow: 'GET, HEAD, POST' },
+    { name: 'QUERY without the Content-Type it must carry', method: 'QUERY', url: '/api/v2/dag-runs/etl/r1', allow: 'GET, HEAD' },
     { name: 'DELETE on a fixed path is not the {fileName} route', method: 'DELETE', url: '/api/v2/dags/search', allow: 'GET, HEAD' },
     { name: 'POST on health', method: 'POST', url: '/api/v2/health', allow: 'GET, HEAD' },
     { name: 'PATCH on a sub run under its old spelling', method: 'PATCH', url: '/api/v2/dag-runs/etl/r1/children/c1', allow: 'GET, HEAD' },

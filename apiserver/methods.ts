@@ -11,9 +11,6 @@ import type { FastifyPluginCallback, RouteOptions } from 'fastify';
 import { ApiError } from './errors.ts';
 import type { Permission } from './permissions.ts';
 
-/** Methods a path is checked for. HEAD comes with GET (fastify serves it); OPTIONS is not served. */
-const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
-
 export interface PathMethods {
   readonly url: string;
   readonly methods: ReadonlySet<string>;
@@ -39,8 +36,9 @@ export function pathMethods(routes: readonly Pick<RouteOptions, 'url' | 'method'
 export function allowHeader(methods: ReadonlySet<string>): string {
   const allowed = new Set(methods);
   if (allowed.has('GET')) allowed.add('HEAD');
-  const order = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
-  return [...allowed].sort((a, b) => order.indexOf(a) - order.indexOf(b)).join(', ');
+  const order = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'QUERY', 'TRACE'];
+  const rank = (method: string): number => (order.includes(method) ? order.indexOf(method) : order.length);
+  return [...allowed].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)).join(', ');
 }
 
 export interface MethodsOptions {
@@ -51,8 +49,11 @@ export interface MethodsOptions {
 
 /** Registers the 405 routes; register it after every other route, at the root. */
 export const methodNotAllowedRoutes: FastifyPluginCallback<MethodsOptions> = (app, { routes, under }, done) => {
+  // Every method fastify routes (OPTIONS, TRACE and QUERY included: none is served here), but
+  // HEAD, which fastify adds beside each GET (the 405 route's GET too).
+  const methods = app.supportedMethods.filter((m) => m !== 'HEAD');
   for (const path of pathMethods(routes(), under)) {
-    const missing = METHODS.filter((m) => !path.methods.has(m));
+    const missing = methods.filter((m) => !path.methods.has(m));
     if (missing.length === 0) continue;
     const allow = allowHeader(path.methods);
     app.route({

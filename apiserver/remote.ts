@@ -9,6 +9,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LOCAL_NODE, type RemoteNode } from './config.ts';
 import { ApiError } from './errors.ts';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The configured remote nodes' names, for the served document's `remoteNode` (responses.ts); set by registerRemoteNodes. */
+    remoteNodeNames?: readonly string[];
+  }
+}
+
 const PARAM = 'remoteNode';
 const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -26,6 +33,7 @@ interface Relayed {
  */
 export function registerRemoteNodes(app: FastifyInstance, nodes: readonly RemoteNode[]): void {
   const byName = new Map(nodes.map((node) => [node.name, node]));
+  app.decorate('remoteNodeNames', nodes.map((node) => node.name));
   app.addHook('preValidation', async (request: FastifyRequest, reply: FastifyReply) => {
     // Unknown routes keep their local 404: relaying them would make every typo a remote call.
     if (request.is404) return;

@@ -46,6 +46,13 @@ export interface SecurityScheme {
 export interface DocumentContext {
   /** Set when credentials are checked: routes that are not public then need one of these and can answer 401 and 403. */
   readonly securitySchemes?: Readonly<Record<string, SecurityScheme>>;
+  /** The configured remote nodes: what `remoteNode` may name besides this server. */
+  readonly remoteNodes?: readonly string[];
+}
+
+/** `remoteNode` as this server accepts it: empty or `local` for here, else a configured node. */
+export function remoteNodeSchema(nodes: readonly string[]): Record<string, unknown> {
+  return { type: 'string', enum: ['', 'local', ...nodes], description: 'The node that answers: empty or `local` for this server, else one of the configured remote nodes, to which the request is relayed.' };
 }
 
 export function parseRouteError(declared: RouteError): { code: ErrorCode; status: number } {
@@ -122,5 +129,8 @@ export function documentRoute(route: RouteOptions, context: DocumentContext): vo
   const schemes = context.securitySchemes;
   // Any one of the schemes will do.
   const security = schemes !== undefined && shape.permission !== 'public' ? { security: Object.keys(schemes).map((name) => ({ [name]: [] })) } : {};
-  route.schema = { ...route.schema, response, ...security };
+  const query = schema.querystring;
+  // A copy: query schemas are shared between routes.
+  const querystring = shape.remoteNode && query !== undefined ? { querystring: { ...query, properties: { ...query.properties, remoteNode: remoteNodeSchema(context.remoteNodes ?? []) } } } : {};
+  route.schema = { ...route.schema, response, ...security, ...querystring };
 }

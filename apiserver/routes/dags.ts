@@ -7,7 +7,7 @@ import { isAlreadyExists, isConflict } from '../../core/kube/errors.ts';
 import { allDags, checkFileName, dagOf, findDag, latestRun, type Cluster } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError, rethrowAs } from '../errors.ts';
-import { S } from '../schemas.ts';
+import { NAMES, S } from '../schemas.ts';
 import { isActiveRun } from '../../core/resources/queue.ts';
 import { dagDetailsView, dagListItem, paginate, searchText, selectDags, uniqueTags } from '../views/dags.ts';
 import { compareText } from '../views/format.ts';
@@ -16,11 +16,11 @@ import { runIdentity } from '../views/identity.ts';
 /** What POST /dags stores when the body has no spec (behaviour-notes 10). */
 export const DEFAULT_DAG_YAML = 'steps:\n  - command: echo hello\n';
 
-const fileParams = Type.Object({ fileName: Type.String() });
-const createBody = Type.Object({ name: Type.String(), spec: Type.Optional(Type.String()) }, { additionalProperties: false });
+const fileParams = Type.Object({ fileName: NAMES.fileName });
+const createBody = Type.Object({ name: NAMES.newFileName, spec: Type.Optional(Type.String()) }, { additionalProperties: false });
 const specBody = Type.Object({ spec: Type.String() }, { additionalProperties: false });
 const validateBody = Type.Object({ spec: Type.String(), name: Type.Optional(Type.String()) }, { additionalProperties: false });
-const renameBody = Type.Object({ newFileName: Type.String() }, { additionalProperties: false });
+const renameBody = Type.Object({ newFileName: NAMES.newFileName }, { additionalProperties: false });
 const searchQuery = Type.Object({ q: Type.String({ minLength: 1 }), remoteNode: Type.Optional(Type.String()) });
 const tagList = Type.Object({ tags: Type.Array(Type.String()), errors: Type.Array(Type.String()) });
 

@@ -6,27 +6,27 @@ import { dagManifest } from '../../core/resources/dag.ts';
 import { dagOf, resolverFor, rootRun, runDefinition, type Cluster } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError } from '../errors.ts';
-import { S } from '../schemas.ts';
+import { NAMES, S } from '../schemas.ts';
 import type { StartRequest } from '../starts.ts';
 import { gridData, newestFirst, runDetails } from '../views/runs.ts';
 
-const fileParams = Type.Object({ fileName: Type.String() });
-const runParams = Type.Object({ fileName: Type.String(), dagRunId: Type.String() });
+const fileParams = Type.Object({ fileName: NAMES.fileName });
+const runParams = Type.Object({ fileName: NAMES.fileName, dagRunId: Type.String() });
 const suspendBody = Type.Object({ suspend: Type.Boolean() }, { additionalProperties: false });
 const startBody = Type.Object(
-  { params: Type.Optional(Type.String()), dagRunId: Type.Optional(Type.String()), singleton: Type.Optional(Type.Boolean()), dagName: Type.Optional(Type.String()) },
+  { params: Type.Optional(Type.String()), dagRunId: Type.Optional(NAMES.dagRunId), singleton: Type.Optional(Type.Boolean()), dagName: Type.Optional(NAMES.dagName) },
   { additionalProperties: false },
 );
 const enqueueBody = Type.Object(
-  { params: Type.Optional(Type.String()), dagRunId: Type.Optional(Type.String()), queue: Type.Optional(Type.String()), dagName: Type.Optional(Type.String()) },
+  { params: Type.Optional(Type.String()), dagRunId: Type.Optional(NAMES.dagRunId), queue: Type.Optional(Type.String()), dagName: Type.Optional(NAMES.dagName) },
   { additionalProperties: false },
 );
 const inlineBody = Type.Object(
-  { spec: Type.String(), name: Type.Optional(Type.String()), params: Type.Optional(Type.String()), dagRunId: Type.Optional(Type.String()), singleton: Type.Optional(Type.Boolean()) },
+  { spec: Type.String(), name: Type.Optional(NAMES.dagName), params: Type.Optional(Type.String()), dagRunId: Type.Optional(NAMES.dagRunId), singleton: Type.Optional(Type.Boolean()) },
   { additionalProperties: false },
 );
 const inlineEnqueueBody = Type.Object(
-  { spec: Type.String(), name: Type.Optional(Type.String()), params: Type.Optional(Type.String()), dagRunId: Type.Optional(Type.String()), queue: Type.Optional(Type.String()) },
+  { spec: Type.String(), name: Type.Optional(NAMES.dagName), params: Type.Optional(Type.String()), dagRunId: Type.Optional(NAMES.dagRunId), queue: Type.Optional(Type.String()) },
   { additionalProperties: false },
 );
 

@@ -15,7 +15,7 @@ import { resolverFor, runAt, runDefinition, type Cluster, type RunPath } from '.
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError, rethrowAs } from '../errors.ts';
 import { SUB_RUN_SEGMENTS } from '../paths.ts';
-import { S } from '../schemas.ts';
+import { NAMES, S } from '../schemas.ts';
 import { isActiveRun } from '../../core/resources/queue.ts';
 import { checkRunId } from '../starts.ts';
 import { runIdentity } from '../views/identity.ts';
@@ -35,8 +35,8 @@ const listQuery = Type.Object({
   remoteNode: Type.Optional(Type.String()),
 });
 const stepStatusBody = Type.Object({ status: Type.Integer({ minimum: 0, maximum: 5 }) }, { additionalProperties: false });
-const retryBody = Type.Object({ dagRunId: Type.Optional(Type.String()), stepName: Type.Optional(Type.String()) }, { additionalProperties: false });
-const rescheduleBody = Type.Object({ dagRunId: Type.Optional(Type.String()), dagName: Type.Optional(Type.String()) }, { additionalProperties: false });
+const retryBody = Type.Object({ dagRunId: Type.Optional(NAMES.dagRunId), stepName: Type.Optional(Type.String()) }, { additionalProperties: false });
+const rescheduleBody = Type.Object({ dagRunId: Type.Optional(NAMES.dagRunId), dagName: Type.Optional(NAMES.dagName) }, { additionalProperties: false });
 const rescheduled = Type.Object({ dagRunId: Type.String(), queued: Type.Boolean() });
 
 /** A step's address: the run's path and the step's name. */

@@ -26,6 +26,18 @@ interface OpenApiOperation {
   responses?: Record<string, { content?: Record<string, { schema?: object }> }>;
 }
 
+/** A schema with its references to the document's components replaced by them, for ajv to compile alone. */
+function inlined(schema: unknown, components: Record<string, object>): object {
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (typeof node !== 'object' || node === null) return node;
+    const ref = (node as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) return walk(components[ref.slice('#/components/schemas/'.length)]);
+    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, walk(value)]));
+  };
+  return walk(schema) as object;
+}
+
 /** Checks answers against the served OpenAPI document. */
 export class ContractClient {
   private readonly app: FastifyInstance;
@@ -33,6 +45,7 @@ export class ContractClient {
   private operations: { pattern: RegExp; method: string; operation: OpenApiOperation }[] = [];
   private readonly compiled = new Map<object, ValidateFunction>();
   private errorSchema: object | undefined;
+  private components: Record<string, object> = {};
   /** How many answers were checked against a declared schema. */
   checked = 0;
 
@@ -42,7 +55,9 @@ export class ContractClient {
 
   async load(): Promise<void> {
     const doc = (await this.app.inject({ method: 'GET', url: '/api/v2/openapi.json' })).json<{ paths: Record<string, Record<string, OpenApiOperation>>; components?: { schemas?: Record<string, object> } }>();
-    this.errorSchema = doc.components?.schemas?.Error;
+    const components = doc.components?.schemas ?? {};
+    this.errorSchema = components.Error;
+    this.components = components;
     this.operations = Object.entries(doc.paths).flatMap(([path, methods]) => {
       const pattern = new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`);
       return Object.entries(methods).map(([method, operation]) => ({ pattern, method: method.toUpperCase(), operation }));
@@ -57,22 +72,29 @@ export class ContractClient {
     return { status: res.statusCode, body: json, text, headers: res.headers };
   }
 
-  private check(method: string, url: string, status: number, body: unknown): void {
-    const path = url.split('?')[0] ?? '';
+  /** The operation a request reached, undefined for one outside the document (404, 405). */
+  private operation(method: string, path: string, status: number): OpenApiOperation | undefined {
     const candidates = this.operations.filter((o) => o.method === method && o.pattern.test(path));
     // Fixed paths win over templated ones, as in the router.
     const match = candidates.sort((a, b) => b.pattern.source.split('[^/]+').length - a.pattern.source.split('[^/]+').length).at(-1);
-    if (match === undefined && status !== 404) throw new Error(`${method} ${path} is not in the OpenAPI document`);
-    // A status the route declares (health's 503) has its own schema; other errors the error shape.
-    const declared = match?.operation.responses?.[String(status)]?.content?.['application/json']?.schema;
-    const schema = declared ?? (status >= 400 ? this.errorSchema : undefined);
+    if (match === undefined && status !== 404 && status !== 405) throw new Error(`${method} ${path} is not in the OpenAPI document`);
+    return match?.operation;
+  }
+
+  private check(method: string, url: string, status: number, body: unknown): void {
+    const path = url.split('?')[0] ?? '';
+    const operation = this.operation(method, path, status);
+    // Every status an operation can answer is declared (apiserver/responses.ts); one that is not is drift.
+    const response = operation?.responses?.[String(status)];
+    if (operation !== undefined && response === undefined) throw new Error(`${method} ${path} answered ${String(status)}, which the OpenAPI document does not declare for it`);
+    const schema = response?.content?.['application/json']?.schema ?? (status >= 400 ? this.errorSchema : undefined);
     if (schema === undefined) {
       if (status >= 400) throw new Error('the OpenAPI document has no Error schema');
       return;
     }
     let validate = this.compiled.get(schema);
     if (validate === undefined) {
-      validate = this.ajv.compile(schema);
+      validate = this.ajv.compile(inlined(schema, this.components));
       this.compiled.set(schema, validate);
     }
     this.checked += 1;
