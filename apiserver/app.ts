@@ -13,6 +13,7 @@ import { silentLogger } from '../core/log.ts';
 import { NO_CLUSTER } from './cluster.ts';
 import type { AppDeps, ResourceRouteOptions } from './deps.ts';
 import { ApiError, ERROR_STATUS, type ErrorCode } from './errors.ts';
+import { withLinks } from './links.ts';
 import { methodNotAllowedRoutes } from './methods.ts';
 import { apiMetrics } from './metrics.ts';
 import { API_PREFIX } from './paths.ts';
@@ -49,6 +50,9 @@ function validators(): (route: { schema: object; httpPart?: string }) => (data: 
   return ({ schema, httpPart }) => (httpPart === 'body' ? strict : textual).compile(schema);
 }
 
+/** Longest path parameter the router takes, as sent (percent-encoded); a longer one is a bad request. */
+export const MAX_PARAM_LENGTH = 512;
+
 /** What an incoming `x-request-id` may look like to be kept; anything else is replaced. */
 const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
 
@@ -84,7 +88,21 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   // Typed as fastify's own logger so that the app's type stays the one plugins are written for.
   const loggerInstance: FastifyBaseLogger = deps.logger ?? silentLogger;
   const logController = new RequestLog({ requestIdLogLabel: 'requestId' });
-  const app = Fastify({ bodyLimit: deps.bodyLimit ?? 1_048_576, loggerInstance, genReqId: requestId, logController });
+  const app = Fastify({
+    bodyLimit: deps.bodyLimit ?? 1_048_576,
+    loggerInstance,
+    genReqId: requestId,
+    logController,
+    // Names in paths are at most 64 characters (run ids); room for them percent-encoded.
+    maxParamLength: MAX_PARAM_LENGTH,
+    // A URL the router cannot read (bad percent-encoding, a path parameter over the limit) is
+    // answered before any route is chosen, by default in fastify's own shape and with a 414.
+    frameworkErrors: (error, _request, reply) => {
+      const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? `a path parameter is longer than ${String(MAX_PARAM_LENGTH)} characters` : 'the URL is malformed (invalid percent-encoding)';
+      // Typed by fastify for no route in particular; this is a plain reply.
+      void (reply as FastifyReply).code(400).send(new ApiError('bad_request', message).body());
+    },
+  });
   app.setValidatorCompiler(validators());
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const api = error instanceof ApiError ? error : fromFastify(error);
@@ -112,6 +130,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     },
     // Shared schemas keep their $id as their name under components.schemas (#/components/schemas/Error).
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${String(i)}`) },
+    transformObject: (document) => ('openapiObject' in document ? withLinks(document.openapiObject) : document.swaggerObject),
   });
   // Each group is a plugin given what it uses; the order is the OpenAPI document's order.
   const resources: ResourceRouteOptions & { prefix: string } = { prefix: API_PREFIX, cluster: deps.cluster ?? NO_CLUSTER, clock: deps.clock };

@@ -45,15 +45,17 @@ async function fuzz(kubeconfig: string): Promise<number> {
 
 const binaries = await ensureBinaries({ log });
 const dir = await mkdtemp(join(tmpdir(), 'kubedag-fuzz-'));
-let exitCode = 1;
 try {
   const cluster = await startCluster({ dir, binaries, nodes: DEFAULT_NODES, log });
+  let exitCode: number;
   try {
     exitCode = await fuzz(cluster.kubeconfig);
   } finally {
     await stopCluster(cluster);
   }
+  process.exitCode = exitCode;
 } finally {
   await rm(dir, { recursive: true, force: true });
 }
-process.exit(exitCode);
+// Connections the Kubernetes client keeps alive would hold the process open.
+process.exit(process.exitCode);

@@ -17,10 +17,11 @@ import { runIdentity } from '../views/identity.ts';
 export const DEFAULT_DAG_YAML = 'steps:\n  - command: echo hello\n';
 
 const fileParams = Type.Object({ fileName: NAMES.fileName });
-const createBody = Type.Object({ name: NAMES.newFileName, spec: Type.Optional(Type.String()) }, { additionalProperties: false });
-const specBody = Type.Object({ spec: Type.String() }, { additionalProperties: false });
-const validateBody = Type.Object({ spec: Type.String(), name: Type.Optional(Type.String()) }, { additionalProperties: false });
-const renameBody = Type.Object({ newFileName: NAMES.newFileName }, { additionalProperties: false });
+// Each body's example is a request that works (the document's examples, and schemathesis's first cases).
+const createBody = Type.Object({ name: NAMES.newFileName, spec: Type.Optional(Type.String()) }, { additionalProperties: false, examples: [{ name: 'hello', spec: 'steps:\n  - command: echo hello\n' }] });
+const specBody = Type.Object({ spec: Type.String() }, { additionalProperties: false, examples: [{ spec: 'steps:\n  - command: echo hello\n' }] });
+const validateBody = Type.Object({ spec: Type.String(), name: Type.Optional(Type.String()) }, { additionalProperties: false, examples: [{ spec: 'steps:\n  - command: echo hello\n', name: 'hello' }] });
+const renameBody = Type.Object({ newFileName: NAMES.newFileName }, { additionalProperties: false, examples: [{ newFileName: 'hello-renamed' }] });
 const searchQuery = Type.Object({ q: Type.String({ minLength: 1 }), remoteNode: Type.Optional(Type.String()) });
 const tagList = Type.Object({ tags: Type.Array(Type.String()), errors: Type.Array(Type.String()) });
 

@@ -12,22 +12,22 @@ import { gridData, newestFirst, runDetails } from '../views/runs.ts';
 
 const fileParams = Type.Object({ fileName: NAMES.fileName });
 const runParams = Type.Object({ fileName: NAMES.fileName, dagRunId: Type.String() });
-const suspendBody = Type.Object({ suspend: Type.Boolean() }, { additionalProperties: false });
+const suspendBody = Type.Object({ suspend: Type.Boolean() }, { additionalProperties: false, examples: [{ suspend: false }] });
 const startBody = Type.Object(
   { params: Type.Optional(Type.String()), dagRunId: Type.Optional(NAMES.dagRunId), singleton: Type.Optional(Type.Boolean()), dagName: Type.Optional(NAMES.dagName) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ params: '', singleton: false }] },
 );
 const enqueueBody = Type.Object(
   { params: Type.Optional(Type.String()), dagRunId: Type.Optional(NAMES.dagRunId), queue: Type.Optional(Type.String()), dagName: Type.Optional(NAMES.dagName) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ params: '' }] },
 );
 const inlineBody = Type.Object(
   { spec: Type.String(), name: Type.Optional(NAMES.dagName), params: Type.Optional(Type.String()), dagRunId: Type.Optional(NAMES.dagRunId), singleton: Type.Optional(Type.Boolean()) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ name: 'inline-hello', spec: 'steps:\n  - command: echo hello\n' }] },
 );
 const inlineEnqueueBody = Type.Object(
   { spec: Type.String(), name: Type.Optional(NAMES.dagName), params: Type.Optional(Type.String()), dagRunId: Type.Optional(NAMES.dagRunId), queue: Type.Optional(Type.String()) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ name: 'inline-hello', spec: 'steps:\n  - command: echo hello\n' }] },
 );
 
 /** How many runs GET /dags/{f}/dag-runs shows (behaviour-notes: 30 most recent). */

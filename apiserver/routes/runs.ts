@@ -34,9 +34,9 @@ const listQuery = Type.Object({
   dagRunId: Type.Optional(Type.String()),
   remoteNode: Type.Optional(Type.String()),
 });
-const stepStatusBody = Type.Object({ status: Type.Integer({ minimum: 0, maximum: 5 }) }, { additionalProperties: false });
-const retryBody = Type.Object({ dagRunId: Type.Optional(NAMES.dagRunId), stepName: Type.Optional(Type.String()) }, { additionalProperties: false });
-const rescheduleBody = Type.Object({ dagRunId: Type.Optional(NAMES.dagRunId), dagName: Type.Optional(NAMES.dagName) }, { additionalProperties: false });
+const stepStatusBody = Type.Object({ status: Type.Integer({ minimum: 0, maximum: 5 }) }, { additionalProperties: false, examples: [{ status: 4 }] });
+const retryBody = Type.Object({ dagRunId: Type.Optional(NAMES.dagRunId), stepName: Type.Optional(Type.String()) }, { additionalProperties: false, examples: [{}] });
+const rescheduleBody = Type.Object({ dagRunId: Type.Optional(NAMES.dagRunId), dagName: Type.Optional(NAMES.dagName) }, { additionalProperties: false, examples: [{}] });
 const rescheduled = Type.Object({ dagRunId: Type.String(), queued: Type.Boolean() });
 
 /** A step's address: the run's path and the step's name. */

@@ -86,7 +86,9 @@ export async function runSchemathesis(run: FuzzRun): Promise<FuzzResult> {
   };
   child.stdout.on('data', take);
   child.stderr.on('data', take);
-  const exitCode = await new Promise<number>((resolve) => child.once('close', (code) => resolve(code ?? 1)));
+  const exitCode = await new Promise<number>((resolve) => child.once('close', (code) => {
+      resolve(code ?? 1);
+    }));
   if (partial !== '') run.onLine?.(partial);
   const junit = await readFile(join(reportDir, 'junit.xml'), 'utf8').catch(() => '');
   return { exitCode, output, reportDir, junit, seconds: (Date.now() - started) / 1000 };

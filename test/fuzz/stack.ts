@@ -52,8 +52,8 @@ function start(program: string, args: readonly string[], env: Record<string, str
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('KUBEDAG_')));
   const child = spawn(process.execPath, [join(root, program), ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...inherited, ...env } });
   let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   return { process: child, output: () => output };
 }
 

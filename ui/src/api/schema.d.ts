@@ -132,7 +132,8 @@ export interface paths {
                     tag?: string;
                     sort?: string;
                     order?: string;
-                    remoteNode?: string;
+                    /** @description The node that answers: empty or `local` for this server, else one of the configured remote nodes, to which the request is relayed. */
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path?: never;
@@ -255,7 +256,14 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "hello",
+                     *       "spec": "steps:\n  - command: echo hello\n"
+                     *     }
+                     */
                     "application/json": {
+                        /** @description A new DAG file name: letters, digits, "_" and "-", at most 40 characters; not search, tags, validate. */
                         name: string;
                         spec?: string;
                     };
@@ -353,6 +361,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description A DAG file name: letters, digits, "_" and "-". */
                     fileName: string;
                 };
                 cookie?: never;
@@ -897,6 +906,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description A DAG file name: letters, digits, "_" and "-". */
                     fileName: string;
                 };
                 cookie?: never;
@@ -977,6 +987,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description A DAG file name: letters, digits, "_" and "-". */
                     fileName: string;
                 };
                 cookie?: never;
@@ -1275,12 +1286,18 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description A DAG file name: letters, digits, "_" and "-". */
                     fileName: string;
                 };
                 cookie?: never;
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "spec": "steps:\n  - command: echo hello\n"
+                     *     }
+                     */
                     "application/json": {
                         spec: string;
                     };
@@ -1397,6 +1414,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "spec": "steps:\n  - command: echo hello\n",
+                     *       "name": "hello"
+                     *     }
+                     */
                     "application/json": {
                         spec: string;
                         name?: string;
@@ -1711,13 +1734,20 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description A DAG file name: letters, digits, "_" and "-". */
                     fileName: string;
                 };
                 cookie?: never;
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "newFileName": "hello-renamed"
+                     *     }
+                     */
                     "application/json": {
+                        /** @description A new DAG file name: letters, digits, "_" and "-", at most 40 characters; not search, tags, validate. */
                         newFileName: string;
                     };
                 };
@@ -1821,7 +1851,8 @@ export interface paths {
             parameters: {
                 query: {
                     q: string;
-                    remoteNode?: string;
+                    /** @description The node that answers: empty or `local` for this server, else one of the configured remote nodes, to which the request is relayed. */
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path?: never;
@@ -1999,16 +2030,25 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description A DAG file name: letters, digits, "_" and "-". */
                     fileName: string;
                 };
                 cookie?: never;
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "params": "",
+                     *       "singleton": false
+                     *     }
+                     */
                     "application/json": {
                         params?: string;
+                        /** @description A run id: letters, digits, "_" and "-", at most 64 characters. */
                         dagRunId?: string;
                         singleton?: boolean;
+                        /** @description A DAG name: letters, digits, "_", "." and "-", at most 40 characters. */
                         dagName?: string;
                     };
                 };
@@ -2119,16 +2159,24 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description A DAG file name: letters, digits, "_" and "-". */
                     fileName: string;
                 };
                 cookie?: never;
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "params": ""
+                     *     }
+                     */
                     "application/json": {
                         params?: string;
+                        /** @description A run id: letters, digits, "_" and "-", at most 64 characters. */
                         dagRunId?: string;
                         queue?: string;
+                        /** @description A DAG name: letters, digits, "_", "." and "-", at most 40 characters. */
                         dagName?: string;
                     };
                 };
@@ -2240,7 +2288,8 @@ export interface paths {
                     fromDate?: number;
                     toDate?: number;
                     dagRunId?: string;
-                    remoteNode?: string;
+                    /** @description The node that answers: empty or `local` for this server, else one of the configured remote nodes, to which the request is relayed. */
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path?: never;
@@ -2333,10 +2382,18 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "inline-hello",
+                     *       "spec": "steps:\n  - command: echo hello\n"
+                     *     }
+                     */
                     "application/json": {
                         spec: string;
+                        /** @description A DAG name: letters, digits, "_", "." and "-", at most 40 characters. */
                         name?: string;
                         params?: string;
+                        /** @description A run id: letters, digits, "_" and "-", at most 64 characters. */
                         dagRunId?: string;
                         singleton?: boolean;
                     };
@@ -2440,10 +2497,18 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "inline-hello",
+                     *       "spec": "steps:\n  - command: echo hello\n"
+                     *     }
+                     */
                     "application/json": {
                         spec: string;
+                        /** @description A DAG name: letters, digits, "_", "." and "-", at most 40 characters. */
                         name?: string;
                         params?: string;
+                        /** @description A run id: letters, digits, "_" and "-", at most 64 characters. */
                         dagRunId?: string;
                         queue?: string;
                     };
@@ -2543,12 +2608,18 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description A DAG file name: letters, digits, "_" and "-". */
                     fileName: string;
                 };
                 cookie?: never;
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "suspend": false
+                     *     }
+                     */
                     "application/json": {
                         suspend: boolean;
                     };
@@ -2644,6 +2715,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description A DAG file name: letters, digits, "_" and "-". */
                     fileName: string;
                 };
                 cookie?: never;
@@ -2729,6 +2801,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description A DAG file name: letters, digits, "_" and "-". */
                     fileName: string;
                 };
                 cookie?: never;
@@ -3229,6 +3302,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description A DAG file name: letters, digits, "_" and "-". */
                     fileName: string;
                     dagRunId: string;
                 };
@@ -3729,7 +3803,8 @@ export interface paths {
                     fromDate?: number;
                     toDate?: number;
                     dagRunId?: string;
-                    remoteNode?: string;
+                    /** @description The node that answers: empty or `local` for this server, else one of the configured remote nodes, to which the request is relayed. */
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
@@ -4424,7 +4499,9 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /** @example {} */
                     "application/json": {
+                        /** @description A run id: letters, digits, "_" and "-", at most 64 characters. */
                         dagRunId?: string;
                         stepName?: string;
                     };
@@ -4539,8 +4616,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /** @example {} */
                     "application/json": {
+                        /** @description A run id: letters, digits, "_" and "-", at most 64 characters. */
                         dagRunId?: string;
+                        /** @description A DAG name: letters, digits, "_", "." and "-", at most 40 characters. */
                         dagName?: string;
                     };
                 };
@@ -5342,6 +5422,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "status": 4
+                     *     }
+                     */
                     "application/json": {
                         status: number;
                     };
@@ -5944,6 +6029,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "status": 4
+                     *     }
+                     */
                     "application/json": {
                         status: number;
                     };
@@ -6047,6 +6137,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "status": 4
+                     *     }
+                     */
                     "application/json": {
                         status: number;
                     };
@@ -6138,7 +6233,8 @@ export interface paths {
                     head?: number;
                     offset?: number;
                     limit?: number;
-                    remoteNode?: string;
+                    /** @description The node that answers: empty or `local` for this server, else one of the configured remote nodes, to which the request is relayed. */
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
@@ -6248,7 +6344,8 @@ export interface paths {
                     head?: number;
                     offset?: number;
                     limit?: number;
-                    remoteNode?: string;
+                    /** @description The node that answers: empty or `local` for this server, else one of the configured remote nodes, to which the request is relayed. */
+                    remoteNode?: "" | "local";
                     stream?: "stdout" | "stderr";
                 };
                 header?: never;
@@ -6360,7 +6457,8 @@ export interface paths {
                     head?: number;
                     offset?: number;
                     limit?: number;
-                    remoteNode?: string;
+                    /** @description The node that answers: empty or `local` for this server, else one of the configured remote nodes, to which the request is relayed. */
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
@@ -6471,7 +6569,8 @@ export interface paths {
                     head?: number;
                     offset?: number;
                     limit?: number;
-                    remoteNode?: string;
+                    /** @description The node that answers: empty or `local` for this server, else one of the configured remote nodes, to which the request is relayed. */
+                    remoteNode?: "" | "local";
                     stream?: "stdout" | "stderr";
                 };
                 header?: never;
@@ -6584,7 +6683,8 @@ export interface paths {
                     head?: number;
                     offset?: number;
                     limit?: number;
-                    remoteNode?: string;
+                    /** @description The node that answers: empty or `local` for this server, else one of the configured remote nodes, to which the request is relayed. */
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
@@ -6695,7 +6795,8 @@ export interface paths {
                     head?: number;
                     offset?: number;
                     limit?: number;
-                    remoteNode?: string;
+                    /** @description The node that answers: empty or `local` for this server, else one of the configured remote nodes, to which the request is relayed. */
+                    remoteNode?: "" | "local";
                     stream?: "stdout" | "stderr";
                 };
                 header?: never;
@@ -6892,7 +6993,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    remoteNode?: string;
+                    /** @description The node that answers: empty or `local` for this server, else one of the configured remote nodes, to which the request is relayed. */
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path?: never;
