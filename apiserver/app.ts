@@ -94,7 +94,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     genReqId: requestId,
     logController,
     // Names in paths are at most 64 characters (run ids); room for them percent-encoded.
-    maxParamLength: MAX_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // A URL the router cannot read (bad percent-encoding, a path parameter over the limit) is
     // answered before any route is chosen, by default in fastify's own shape and with a 414.
     frameworkErrors: (error, _request, reply) => {

@@ -61,11 +61,15 @@ export function schemathesisArgs(run: FuzzRun, reportDir: string): string[] {
     '--workers',
     '1',
     '--report',
-    'junit',
+    'junit,json,ndjson',
     '--report-dir',
     reportDir,
     '--report-junit-path',
     join(reportDir, 'junit.xml'),
+    '--report-json-path',
+    join(reportDir, 'report.json'),
+    '--report-ndjson-path',
+    join(reportDir, 'events.ndjson'),
     '--no-color',
   ];
 }
