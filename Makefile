@@ -58,12 +58,28 @@ unit: deps test-servers ## tests without a cluster (executor tests start real se
 test-browser: ## the headless Chromium of the web UI's browser tests (Debian's chromium), installed when missing
 	./scripts/ensure-chromium.sh >/dev/null
 
-integration: deps ui test-browser ## tests against a fresh local control plane (builds its binaries once; needs Go); the web UI's in a headless Chromium
+integration: deps ui test-browser test-image-tools ## tests against a fresh local control plane (builds its binaries once; needs Go); the web UI's in a headless Chromium
 	@mkdir -p .dev
 	npx vitest run --project integration --reporter=default --reporter=json --outputFile.json=.dev/vitest-integration.json
 
 test: build verify lint typecheck unit integration ## everything CI checks
 	@node scripts/test-summary.ts .dev/vitest-unit.json .dev/vitest-integration.json
+
+# Its own .PHONY line keeps branches that add targets from colliding on the list above.
+.PHONY: image image-lock test-image-tools
+image: deps ui ## the OCI image (operator, API server, web UI, step runner, CLI) without a container engine: dist/image/kubedag-<tag>.oci.tar and its CycloneDX SBOM beside it
+	node image/build.ts
+
+image-lock: deps ## pin the image's Debian packages to the versions this machine's apt offers now (image/debian.lock.json)
+	node image/lock.ts
+
+# Its own .PHONY line keeps branches that add targets from colliding on the list above.
+.PHONY: kind-e2e
+kind-e2e: deps ui ## on a machine with Docker and kind: make image, load it into a kind cluster (KIND_CLUSTER), install the chart with it and run the e2e suite (test/e2e) against it
+	node scripts/kind-e2e.ts
+
+test-image-tools: ## skopeo and umoci (Debian's), which the image's tests read the archive with, installed when missing
+	./scripts/ensure-image-tools.sh
 
 generate: deps ## regenerate checked-in files from their TypeScript sources
 	node scripts/generate.ts

@@ -6,7 +6,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['core/**/*.test.ts', 'cli/**/*.test.ts', 'operator/**/*.test.ts', 'apiserver/**/*.test.ts', 'step/**/*.test.ts', 'cluster/**/*.test.ts', 'ui/**/*.test.ts'],
+          include: ['core/**/*.test.ts', 'cli/**/*.test.ts', 'operator/**/*.test.ts', 'apiserver/**/*.test.ts', 'step/**/*.test.ts', 'cluster/**/*.test.ts', 'ui/**/*.test.ts', 'image/**/*.test.ts'],
           // Unit tests are pure and fast; a slow one is a bug worth seeing, not a reason to wait.
           testTimeout: 20_000,
         },
@@ -22,6 +22,22 @@ export default defineConfig({
           hookTimeout: 120_000,
         },
       },
+      // Against a cluster with the chart installed from `make image` (make kind-e2e): only
+      // when KUBEDAG_E2E_KUBECONFIG names one, so that a plain `vitest run` never reaches for it.
+      ...(process.env.KUBEDAG_E2E_KUBECONFIG === undefined
+        ? []
+        : [
+            {
+              test: {
+                name: 'e2e',
+                include: ['test/e2e/**/*.test.ts'],
+                globalSetup: ['test/e2e/global-setup.ts'],
+                fileParallelism: false,
+                testTimeout: 300_000,
+                hookTimeout: 120_000,
+              },
+            },
+          ]),
     ],
   },
 });

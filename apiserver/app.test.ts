@@ -6,6 +6,7 @@ import { createLogger, type LogLevel } from '../core/log.ts';
 import { buildApp } from './app.ts';
 import type { AppDeps } from './deps.ts';
 import { ApiError } from './errors.ts';
+import { requestBody } from './schemas.ts';
 
 const clock = (): Date => new Date('2026-11-22T10:00:00.123Z');
 
@@ -25,12 +26,13 @@ function app(overrides: Partial<AppDeps> = {}): ReturnType<typeof buildApp> {
   const built = buildApp({ version: '0.1.0', clock, health: () => Promise.resolve(undefined), bodyLimit: 1024, ...overrides });
   // A probe route standing in for the real ones: a JSON body with a schema, and thrown errors.
   const typed = built.withTypeProvider<TypeBoxTypeProvider>();
-  typed.post('/api/v2/probe', { schema: { body: Type.Object({ n: Type.Integer() }, { additionalProperties: false }) } }, (request) => {
+  typed.post('/api/v2/probe', { schema: { body: requestBody({ n: Type.Integer(), note: Type.Optional(Type.String()) }) } }, (request) => {
     const { n } = request.body;
     if (n === 409) throw new ApiError('already_running', 'a run is active');
     if (n === 400) throw new ApiError('already_running', 'a run is active', { status: 400 });
     if (n === 500) throw new Error('a bug of ours');
-    return { n };
+    // The body as the route got it: what the validator kept, and nothing else.
+    return request.body;
   });
   typed.get('/api/v2/probe/:id', (request) => request.params);
   typed.get('/api/v2/probe', { schema: { querystring: Type.Object({ page: Type.Optional(Type.Integer({ minimum: 1 })) }) } }, (request) => request.query);
@@ -55,7 +57,8 @@ describe('errors in the contract shape', () => {
     { name: 'malformed JSON is a bad request', method: 'POST', url: '/api/v2/probe', body: '{"n": ', headers: json, status: 400, code: 'bad_request' },
     { name: 'a wrong type is a bad request', method: 'POST', url: '/api/v2/probe', body: '{"n": "x"}', headers: json, status: 400, code: 'bad_request' },
     { name: 'a number written as text is a wrong type, not coerced', method: 'POST', url: '/api/v2/probe', body: '{"n": "5"}', headers: json, status: 400, code: 'bad_request' },
-    { name: 'an unknown field is a bad request', method: 'POST', url: '/api/v2/probe', body: '{"n": 1, "extra": true}', headers: json, status: 400, code: 'bad_request' },
+    { name: 'a missing field is a bad request', method: 'POST', url: '/api/v2/probe', body: '{"note": "x"}', headers: json, status: 400, code: 'bad_request' },
+    { name: 'a wrong type beside an unknown field is still a bad request', method: 'POST', url: '/api/v2/probe', body: '{"n": 1, "note": 2, "extra": true}', headers: json, status: 400, code: 'bad_request' },
     { name: 'a body over the limit is 413 with a JSON body', method: 'POST', url: '/api/v2/probe', body: JSON.stringify({ n: 1, pad: 'x'.repeat(2000) }), headers: json, status: 413, code: 'bad_request' },
     { name: 'a body that is not JSON is a bad request', method: 'POST', url: '/api/v2/probe', body: 'n=1', headers: { 'content-type': 'text/plain' }, status: 400, code: 'bad_request' },
     { name: 'a query parameter that is not a number is a bad request', method: 'GET', url: '/api/v2/probe?page=x', status: 400, code: 'bad_request' },
@@ -74,6 +77,17 @@ describe('errors in the contract shape', () => {
     expect(payload.code).toBe(code);
     expect(typeof payload.message).toBe('string');
     if (status === 500) expect([payload.message, logged.length]).toEqual(['internal error', 1]);
+  });
+});
+
+describe('request bodies', () => {
+  it.each([
+    { name: 'an unknown field is dropped', body: { n: 1, extra: true }, want: { n: 1 } },
+    { name: 'unknown fields of every type are dropped and the known ones kept', body: { n: 2, note: 'kept', singleton: false, nested: { a: [1] }, nothing: null }, want: { n: 2, note: 'kept' } },
+    { name: 'a body with only its own fields reaches the route as sent', body: { n: 3, note: 'x' }, want: { n: 3, note: 'x' } },
+  ])('reach the route with the fields their schema defines: $name', async ({ body, want }) => {
+    const res = await app().inject({ method: 'POST', url: '/api/v2/probe', payload: body });
+    expect([res.statusCode, res.json()]).toEqual([200, want]);
   });
 });
 

@@ -18,6 +18,7 @@ import { methodNotAllowedRoutes } from './methods.ts';
 import { apiMetrics } from './metrics.ts';
 import { API_PREFIX } from './paths.ts';
 import './permissions.ts';
+import { documentRemoteNode } from './remote.ts';
 import { clusterInfoRoutes } from './routes/cluster-info.ts';
 import { dagRoutes } from './routes/dags.ts';
 import { executionRoutes } from './routes/execution.ts';
@@ -40,12 +41,13 @@ function fromFastify(error: FastifyError): ApiError {
 }
 
 /**
- * Bodies are checked strictly: a wrong type or an unknown field is an error, never coerced or
- * dropped (fastify's default ajv does both). Query strings and path parameters arrive as text,
- * so there numbers and booleans are coerced from their text form.
+ * Bodies are checked strictly for the fields they define: a wrong type or value is an error,
+ * never coerced (fastify's default ajv coerces). A field a body does not define is dropped
+ * before the route sees it, as Dagu ignores it (schemas.ts `requestBody`). Query strings and
+ * path parameters arrive as text, so there numbers and booleans are coerced from their text form.
  */
 function validators(): (route: { schema: object; httpPart?: string }) => (data: unknown) => boolean {
-  const strict = new Ajv({ allErrors: false, coerceTypes: false, removeAdditional: false, useDefaults: true });
+  const strict = new Ajv({ allErrors: false, coerceTypes: false, removeAdditional: 'all', useDefaults: true });
   const textual = new Ajv({ allErrors: false, coerceTypes: 'array', removeAdditional: false, useDefaults: true });
   return ({ schema, httpPart }) => (httpPart === 'body' ? strict : textual).compile(schema);
 }
@@ -113,6 +115,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   // Every route, as it is registered (after deps.plugins, which may turn authentication on).
   const routes: RouteOptions[] = [];
   app.addHook('onRoute', (route) => {
+    // remoteNode first: the relay runs before every route, so every operation takes it.
+    documentRemoteNode(route);
     documentRoute(route, { ...(app.apiSecurity === undefined ? {} : { securitySchemes: app.apiSecurity }), ...(app.remoteNodeNames === undefined ? {} : { remoteNodes: app.remoteNodeNames }) });
     routes.push(route);
   });

@@ -27,7 +27,11 @@ export class OperatorLogs implements LogReader {
       throw new ApiError('service_unavailable', `the operator's log endpoint is unreachable: ${(error as Error).message}`);
     }
     if (response.status === 404) return undefined;
-    if (!response.ok) throw new ApiError('internal_error', `the operator's log endpoint answered ${String(response.status)}`);
+    // The operator's answer says what went wrong (say, its log store's error): passed on whole.
+    if (!response.ok) {
+      const reason = (await response.text().catch(() => '')).trim().slice(0, 500);
+      throw new ApiError('internal_error', `the operator's log endpoint answered ${String(response.status)}${reason === '' ? '' : `: ${reason}`}`);
+    }
     return (await response.json()) as LogChunk;
   }
 }

@@ -56,7 +56,8 @@ let local: FastifyInstance;
 
 /**
  * This node with its real contract routes and no cluster: whatever it serves itself is a 503,
- * and its POST /dags body schema is strict, so a relayed body provably skips local validation.
+ * and its POST /dags body schema refuses a name that is not text, so a relayed body provably
+ * skips local validation.
  */
 function localApp(nodes: readonly RemoteNode[]): FastifyInstance {
   // Stands in for the auth hook: the caller must be admitted here before anything is relayed.
@@ -107,8 +108,8 @@ describe('a request without a remote node', () => {
     expect(hits.length).toBe(before);
   });
 
-  it('is validated here, so the local schema is strict', async () => {
-    const res = await call('POST', '/api/v2/dags', { body: { name: 'x', extra: true } });
+  it('is validated here, so a body of the wrong type is refused', async () => {
+    const res = await call('POST', '/api/v2/dags', { body: { name: 5 } });
     expect([res.status, (JSON.parse(res.body) as { code: string }).code]).toEqual([400, 'bad_request']);
   });
 });
@@ -160,7 +161,7 @@ describe('a relayed request', () => {
   });
 
   it('carries the method and the body, even one the local schema would reject', async () => {
-    const body = { name: 'x', extra: true };
+    const body = { name: 5, extra: true };
     const res = await call('POST', '/api/v2/dags?remoteNode=peer', { body, headers: { accept: 'application/json' } });
     expect(res.status).toBe(201);
     expect(JSON.parse(res.body)).toMatchObject({ method: 'POST', url: '/api/v2/dags', body, accept: 'application/json', contentType: 'application/json' });
@@ -204,5 +205,14 @@ describe('a remote that fails', () => {
     expect([res.status, body.code]).toEqual([502, 'remote_node_error']);
     expect(body.message).toMatch(new RegExp(`^remote node "${node}" is unreachable: `));
     expect(body.message).toMatch(reason);
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('names remoteNode on every operation, as the name of a configured node', async () => {
+    const document = JSON.parse((await call('GET', '/api/v2/openapi.json')).body) as { paths: Record<string, Record<string, { parameters?: { name: string; in: string; description?: string; schema: { type: string } }[] }>> };
+    const operations = Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ at: `${method} ${path}`, parameter: operation.parameters?.find((p) => p.in === 'query' && p.name === 'remoteNode') })));
+    expect(operations.length).toBeGreaterThan(40);
+    expect(operations.filter((o) => o.parameter?.schema.type !== 'string' || o.parameter.description?.includes('remote node configured on this server') !== true).map((o) => o.at)).toEqual([]);
   });
 });

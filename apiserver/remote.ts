@@ -5,9 +5,11 @@
  * The nodes come parsed and checked from config.ts; a node's baseUrl (e.g. http://host:8080)
  * gets the incoming path, with its /api/v2 prefix, appended.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { LOCAL_NODE, type RemoteNode } from './config.ts';
 import { ApiError } from './errors.ts';
+import { API_PREFIX } from './paths.ts';
+import { remoteNodeQuery } from './schemas.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -44,6 +46,23 @@ export function registerRemoteNodes(app: FastifyInstance, nodes: readonly Remote
     const relayed = await relay(node, request);
     return reply.code(relayed.status).headers(relayed.contentType === null ? {} : { 'content-type': relayed.contentType }).send(relayed.body);
   });
+}
+
+interface QuerySchema {
+  readonly properties?: Record<string, unknown>;
+}
+
+/**
+ * An `onRoute` hook: the relay runs before any route, so every /api/v2 operation takes
+ * `remoteNode`, and the OpenAPI document says so (and what the value means) on each of them,
+ * whether or not the route names it in its own query schema.
+ */
+export function documentRemoteNode(route: RouteOptions): void {
+  const schema = route.schema ?? {};
+  if (!route.url.startsWith(API_PREFIX) || schema.hide === true) return;
+  const query = (schema.querystring ?? { type: 'object', properties: {} }) as QuerySchema;
+  if (query.properties?.[PARAM] !== undefined) return;
+  route.schema = { ...schema, querystring: { ...query, properties: { ...query.properties, [PARAM]: remoteNodeQuery } } };
 }
 
 /** The node a request names; undefined when it is to be served here. */

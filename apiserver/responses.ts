@@ -50,9 +50,9 @@ export interface DocumentContext {
   readonly remoteNodes?: readonly string[];
 }
 
-/** `remoteNode` as this server accepts it: empty or `local` for here, else a configured node. */
-export function remoteNodeSchema(nodes: readonly string[]): Record<string, unknown> {
-  return { type: 'string', enum: ['', 'local', ...nodes], description: 'The node that answers: empty or `local` for this server, else one of the configured remote nodes, to which the request is relayed.' };
+/** `remoteNode` as this server accepts it: empty or `local` for here, else a configured node (any other is a 400). */
+export function remoteNodeSchema(declared: object, nodes: readonly string[]): Record<string, unknown> {
+  return { ...declared, enum: ['', 'local', ...nodes] };
 }
 
 export function parseRouteError(declared: RouteError): { code: ErrorCode; status: number } {
@@ -84,7 +84,7 @@ export function routeErrors(shape: RouteShape, context: DocumentContext): Readon
 
 interface RouteSchema {
   params?: unknown;
-  querystring?: { properties?: Record<string, unknown> };
+  querystring?: { properties?: Record<string, object> };
   body?: unknown;
   response?: Record<string, unknown>;
   hide?: boolean;
@@ -131,6 +131,6 @@ export function documentRoute(route: RouteOptions, context: DocumentContext): vo
   const security = schemes !== undefined && shape.permission !== 'public' ? { security: Object.keys(schemes).map((name) => ({ [name]: [] })) } : {};
   const query = schema.querystring;
   // A copy: query schemas are shared between routes.
-  const querystring = shape.remoteNode && query !== undefined ? { querystring: { ...query, properties: { ...query.properties, remoteNode: remoteNodeSchema(context.remoteNodes ?? []) } } } : {};
+  const querystring = shape.remoteNode && query !== undefined ? { querystring: { ...query, properties: { ...query.properties, remoteNode: remoteNodeSchema(query.properties?.remoteNode ?? {}, context.remoteNodes ?? []) } } } : {};
   route.schema = { ...route.schema, response, ...security, ...querystring };
 }

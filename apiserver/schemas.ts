@@ -6,7 +6,7 @@
  * parallel items) are `Unknown` here: they are documented in dag-format.md, and a second
  * copy of that schema would drift.
  */
-import Type, { type TSchema } from 'typebox';
+import Type, { type TObject, type TProperties, type TSchema } from 'typebox';
 import { DAG_NAME_PATTERN, MAX_DAG_NAME_LENGTH } from '../core/dag/validate.ts';
 import { MAX_RUN_ID_LENGTH, RUN_ID_PATTERN } from '../core/resources/ids.ts';
 import { FILE_NAME_PATTERN } from '../core/resources/names.ts';
@@ -29,6 +29,17 @@ export const NAMES = {
   dagRunId: Type.String({ pattern: RUN_ID_PATTERN.source, maxLength: MAX_RUN_ID_LENGTH, description: `A run id: letters, digits, "_" and "-", at most ${String(MAX_RUN_ID_LENGTH)} characters.` }),
 };
 
+/**
+ * A request body. Its fields are checked (a wrong type or value is a 400), but a field it does
+ * not define is accepted and dropped before the route sees it (app.ts), as Dagu does: its own
+ * web UI sends fields that some versions do not know (`singleton` on reschedule). The document
+ * says so, so that a client reading it expects exactly that.
+ */
+export function requestBody<T extends TProperties>(properties: T, example?: Record<string, unknown>): TObject<T> {
+  // The example is a request that works: the document's, and schemathesis's first case.
+  return Type.Object(properties, { additionalProperties: true, description: 'Fields this schema does not define are ignored.', ...(example === undefined ? {} : { examples: [example] }) });
+}
+
 const str = Type.String();
 const int = Type.Integer();
 const strings = Type.Array(Type.String());
@@ -36,6 +47,19 @@ const nullable = (schema: TSchema): TSchema => Type.Union([schema, Type.Null()])
 const labels = Type.Record(Type.String(), Type.String());
 
 const condition = Type.Object({ condition: str, expected: str, error: str });
+
+/**
+ * The contract's `remoteNode` query parameter. Every /api/v2 route takes it (remote.ts relays
+ * the request before the route's own schema runs, and documents it on every operation); the
+ * routes that read their query name it too, so that their handlers leave it out. No `default`:
+ * the validator would write it into every query, and the description says what absent means.
+ */
+export const remoteNodeQuery = Type.Optional(
+  Type.String({
+    description:
+      'The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error.',
+  }),
+);
 
 const step = Type.Object({
   name: str,
@@ -176,10 +200,16 @@ export const S = {
     tag: Type.Optional(str),
     sort: Type.Optional(str),
     order: Type.Optional(str),
-    remoteNode: Type.Optional(str),
+    remoteNode: remoteNodeQuery,
   }),
   dagList: Type.Object({ dags: Type.Array(listItem), errors: strings, pagination }),
-  dagDetails: Type.Object({ dag, localDags: Type.Array(Type.Object({ name: str, dag, errors: strings })), latestDAGRun: runSummary, suspended: Type.Boolean(), errors: strings }),
+  dagDetails: Type.Object({
+    dag,
+    localDags: Type.Array(Type.Object({ name: str, dag, errors: strings })),
+    latestDAGRun: Type.Object(runDetails.properties, { description: "The latest run's details, as GET /dag-runs/{name}/{dagRunId} answers them; for a DAG that never ran, status 0 with empty ids and times, and a node per step (and per handler) the DAG defines, all not started." }),
+    suspended: Type.Boolean(),
+    errors: strings,
+  }),
   dagSpec: Type.Object({ dag, spec: str, errors: strings }),
   errorsOnly: Type.Object({ errors: strings }),
   validation: Type.Object({ valid: Type.Boolean(), errors: strings, dag }),
@@ -195,12 +225,24 @@ export const S = {
     queues: Type.Array(
       Type.Object({
         name: str,
-        type: str,
+        type: Type.Union([Type.Literal('custom'), Type.Literal('dag-based')]),
         maxConcurrency: Type.Optional(int),
         summary: Type.Object({ running: int, queued: int, total: int }),
         runningDAGRuns: Type.Array(reducedRun),
         queuedDAGRuns: Type.Array(reducedRun),
+        running: Type.Array(runSummary, { description: 'The running runs as full run summaries, oldest start first (Dagu 1.24 reads these).' }),
+        queued: Type.Array(runSummary, { description: 'The queued runs as full run summaries, next first (Dagu 1.24 reads these).' }),
       }),
+    ),
+    summary: Type.Object(
+      {
+        totalQueues: int,
+        totalRunning: int,
+        totalQueued: int,
+        totalCapacity: Type.Integer({ description: 'The sum of the listed maxConcurrency values (custom queues).' }),
+        utilizationPercentage: Type.Number({ minimum: 0, maximum: 100, description: 'Running runs of the queues with a capacity, as a share of totalCapacity; 0 without any.' }),
+      },
+      { description: 'Totals over the listed queues, as Dagu 1.24 answers them.' },
     ),
   }),
   workers: Type.Object({ workers: Type.Array(worker), errors: strings }),

@@ -5,12 +5,13 @@
  * chart run it: bundled (scripts/operator-bundle.ts), with the chart's flags and malloc cap.
  * Targets: gap p50 <= 50 ms (a Pod terminated -> the next Pod created), <= 4 writes per step,
  * >= 1,000 runs/min, RSS idle <= 120 MiB and at the burst's peak <= 180 MiB.
- * Run with `make bench-operator` (`BENCH_WORKSPACE=false` for runs without a workspace). Timings on a 2-core machine that also runs the control plane
+ * Run with `make bench-operator` (`BENCH_WORKSPACE=false` for runs without a workspace,
+ * `BENCH_LOG_STORE=s3` for the S3 log store on a MinIO started for the benchmark). Timings on a 2-core machine that also runs the control plane
  * and every step process are noisy; compare runs of this script with each other.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -24,6 +25,7 @@ import { readLedger } from '../cluster/node-agent/ledger.ts';
 import { freePort, waitFor } from '../cluster/processes.ts';
 import { kubeConfig } from '../cluster/setup.ts';
 import { bundleOperator, chartOperatorLaunch } from '../scripts/operator-bundle.ts';
+import { startS3Server } from '../test/s3-server.ts';
 
 const group = 'kubedag.io';
 const version = 'v1alpha1';
@@ -84,13 +86,21 @@ const kc = kubeConfig(state.kubeconfig);
 const custom = kc.makeApiClient(CustomObjectsApi);
 const port = await freePort();
 // The operator as the image and the chart run it: bundled, with the chart's flags and malloc cap.
-const bundle = join(dir, 'operator.mjs');
+// Under the repository, as the image keeps it under /app: the AWS SDK of the S3 log store, left
+// out of the bundle, is found in the node_modules beside it.
+const repo = join(import.meta.dirname, '..');
+await mkdir(join(repo, 'dist'), { recursive: true });
+const bundleDir = await mkdtemp(join(repo, 'dist', 'bench-bundle-'));
+const bundle = join(bundleDir, 'operator.mjs');
 await bundleOperator(bundle);
 const launch = chartOperatorLaunch();
 const profile = process.env.BENCH_PROFILE === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`];
 // BENCH_WORKSPACE=false measures runs without their workspace claim (one PVC, PV and binding less per run).
 const workspace = process.env.BENCH_WORKSPACE === undefined ? [] : [`--workspace=${process.env.BENCH_WORKSPACE}`];
-const operator = spawn(process.execPath, [...profile, ...launch.flags, bundle, ...workspace, `--kubeconfig=${state.kubeconfig}`, `--log-dir=${join(dir, 'logs')}`, `--http-port=${String(port)}`, '--lease-duration-seconds=5'], { env: { ...process.env, ...launch.env }, stdio: ['ignore', 'pipe', process.env.BENCH_TRACE === undefined ? 'ignore' : 'inherit'] });
+// BENCH_LOG_STORE=s3: logs go to a bucket of a MinIO on loopback instead of a directory.
+const s3 = process.env.BENCH_LOG_STORE === 's3' ? await startS3Server() : undefined;
+const logStore = s3 === undefined ? [`--log-dir=${join(dir, 'logs')}`] : s3.operatorFlags();
+const operator = spawn(process.execPath, [...profile, ...launch.flags, bundle, ...workspace, `--kubeconfig=${state.kubeconfig}`, ...logStore, `--http-port=${String(port)}`, '--lease-duration-seconds=5'], { env: { ...process.env, ...launch.env, ...s3?.env }, stdio: ['ignore', 'pipe', process.env.BENCH_TRACE === undefined ? 'ignore' : 'inherit'] });
 // Its log says when the informers have synced: idle memory is measured from then on.
 let output = '';
 operator.stdout.on('data', (chunk: Buffer) => {
@@ -198,6 +208,7 @@ try {
   console.log(`API writes per step over the whole benchmark: ${(writes / Math.max(1, steps)).toFixed(2)} (${String(writes)} writes, ${String(steps)} steps)`);
   const byVerb = (await (await fetch(`${url}/metrics`)).text()).split('\n').filter((l) => l.startsWith('kubedag_api_writes_total{')).map((l) => `${/verb="([^"]+)"/.exec(l)?.[1] ?? '?'} ${l.split(' ').at(-1) ?? ''}`);
   console.log(`API writes by verb: ${byVerb.join(', ')}`);
+  console.log(`log store: ${s3 === undefined ? 'directory' : `S3 (MinIO at ${s3.endpoint})`}`);
   console.log(`operator: bundled, started as the chart does (node ${launch.flags.join(' ')}; ${Object.entries(launch.env).map(([k, v]) => `${k}=${v}`).join(' ')})`);
   console.log(`operator CPU over the whole benchmark: ${cpuSeconds.toFixed(1)} s (${((cpuSeconds * 1000) / Math.max(1, steps)).toFixed(1)} ms per step)`);
   console.log(`operator RSS idle (after informers synced, no runs): ${mib(idleRss)} (target <= 120 MiB)`);
@@ -207,5 +218,7 @@ try {
   operator.kill('SIGTERM');
   await sleep(500);
   await stopCluster(state);
+  await s3?.stop();
   await rm(dir, { recursive: true, force: true });
+  await rm(bundleDir, { recursive: true, force: true });
 }

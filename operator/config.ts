@@ -5,12 +5,13 @@
 import { parseArgs } from 'node:util';
 import { isNegative, parseQuantity } from '../core/dag/quantity.ts';
 import { DEFAULT_LOG_SETTINGS, LOG_FLAGS, logSettingsFrom, type LogSettings } from '../core/log.ts';
+import { DEFAULT_LOG_DIR, LOG_STORE_FLAGS, logStoreFrom, type LogStoreConfig } from './logs/store-config.ts';
 
 export interface OperatorConfig {
   /** Namespaces to watch; empty means all. */
   readonly namespaces: readonly string[];
-  /** Directory of the default log store. */
-  readonly logDir: string;
+  /** Where step logs are archived: a directory (the default) or an S3-compatible bucket (logs/store-config.ts). */
+  readonly logStore: LogStoreConfig;
   /** Runs reconciled at once. */
   readonly workers: number;
   /** Most running step Pods per run (0: no cap beyond maxActiveSteps). */
@@ -73,7 +74,7 @@ export interface StepDefaults {
 
 const DEFAULTS: OperatorConfig = {
   namespaces: [],
-  logDir: '/var/lib/kubedag/logs',
+  logStore: { kind: 'directory', dir: DEFAULT_LOG_DIR },
   workers: 8,
   maxPodsPerRun: 0,
   maxPods: 0,
@@ -125,7 +126,6 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
       'default-step-image': { type: 'string' },
       'runner-image': { type: 'string' },
       'step-exec-role': { type: 'string' },
-      'log-dir': { type: 'string' },
       workers: { type: 'string' },
       'max-pods-per-run': { type: 'string' },
       'max-pods': { type: 'string' },
@@ -144,6 +144,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
       'step-security': { type: 'string' },
       'step-user': { type: 'string' },
       ...LOG_FLAGS,
+      ...LOG_STORE_FLAGS,
     },
   });
   const pick = (flag: string | undefined, name: string): string | undefined => flag ?? env[`KUBEDAG_${name}`];
@@ -164,7 +165,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
   const kubeconfig = pick(values.kubeconfig, 'KUBECONFIG') ?? env.KUBECONFIG;
   return {
     namespaces: namespaces === undefined || namespaces === '' ? DEFAULTS.namespaces : namespaces.split(',').map((n) => n.trim()),
-    logDir: pick(values['log-dir'], 'LOG_DIR') ?? DEFAULTS.logDir,
+    logStore: logStoreFrom(values, env),
     workers: Math.max(1, number(pick(values.workers, 'WORKERS'), DEFAULTS.workers, 'workers')),
     maxPodsPerRun: number(pick(values['max-pods-per-run'], 'MAX_PODS_PER_RUN'), DEFAULTS.maxPodsPerRun, 'max-pods-per-run'),
     maxPods: number(pick(values['max-pods'], 'MAX_PODS'), DEFAULTS.maxPods, 'max-pods'),

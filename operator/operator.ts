@@ -18,7 +18,7 @@ import { buildControllers, type Controllers } from './controllers.ts';
 import { operatorInformers, type OperatorInformers } from './informers.ts';
 import { podEnded } from './logs/archiver.ts';
 import { operatorServer } from './logs/server.ts';
-import { DirectoryLogStore } from './logs/store.ts';
+import { openLogStore } from './logs/open.ts';
 import { OperatorMetrics } from './metrics.ts';
 import { handedOff } from './run/admission.ts';
 import { isFinished, ownerRunName } from './run/observed.ts';
@@ -76,7 +76,7 @@ export class Operator {
     const core = this.kc.makeApiClient(CoreV1Api);
     const kube = kubedagClients(this.kc);
     const informers = operatorInformers(this.kc, core, kube, config.namespaces, log);
-    const store = new DirectoryLogStore(config.logDir);
+    const store = await openLogStore(config.logStore);
     const queues = this.makeQueues();
     const controllers = buildControllers({ config, core, rbac: this.kc.makeApiClient(RbacAuthorizationV1Api), kube, informers, store, clock: this.clock, log, metrics: this.metrics, onArchived: (key) => { queues.runs.add(key); }, watched: (namespace) => this.watched(namespace) });
     this.informers = informers;

@@ -5,7 +5,10 @@
 # .node-version is installed once from the npm registry package node-<os>-<arch> (the
 # official binary, repackaged) into a per-user cache outside the repository, so fresh
 # clones and CI reuse it. Nothing here depends on a Node installed by hand.
+# `--pinned` always prints the pinned version's directory (the image ships exactly that Node).
 set -euo pipefail
+pinned_only=false
+[ "${1:-}" = --pinned ] && pinned_only=true
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 pinned=$(tr -d '[:space:]' <"$root/.node-version")
@@ -25,7 +28,7 @@ version_at_least() {
   return 0
 }
 
-if command -v node >/dev/null 2>&1; then
+if ! $pinned_only && command -v node >/dev/null 2>&1; then
   current=$(node -p 'process.versions.node' 2>/dev/null || echo 0)
   if version_at_least "$current" "$minimum"; then
     dirname "$(command -v node)"

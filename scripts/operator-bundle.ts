@@ -24,7 +24,13 @@ export async function bundleOperator(file: string): Promise<void> {
     input: join(root, 'operator/main.ts'),
     platform: 'node',
     logLevel: 'warn',
-    output: { file, format: 'esm', comments: { legal: true, annotation: false, jsdoc: false } },
+    // The AWS SDK of the S3 log store stays out: imported only when that store is chosen
+    // (operator/logs/open.ts), from the node_modules beside the bundle (the image installs the
+    // production dependencies). Bundled in, even wrapped to be evaluated on first import, it
+    // cost the directory store's operator 13 MiB of RSS (docs/decisions/2026-11-24-s3-logs.md).
+    external: [/^@aws-sdk\//],
+    // One file: the S3 store's own module is small and evaluated when imported.
+    output: { file, format: 'esm', codeSplitting: false, comments: { legal: true, annotation: false, jsdoc: false } },
   });
 }
 

@@ -4,9 +4,9 @@ import Type from 'typebox';
 import { queueName } from '../../core/resources/queue.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError } from '../errors.ts';
-import { S } from '../schemas.ts';
+import { remoteNodeQuery, S } from '../schemas.ts';
 import { leaderOf, type LeaderView } from '../views/leader.ts';
-import { queues } from '../views/queues.ts';
+import { queues, queuesSummary } from '../views/queues.ts';
 import { workers } from '../views/workers.ts';
 
 const schedulers = Type.Object({ schedulers: Type.Array(Type.Object({ instanceId: Type.String(), host: Type.String(), status: Type.String(), startedAt: Type.String() })) });
@@ -19,10 +19,11 @@ export const clusterInfoRoutes: FastifyPluginCallbackTypebox<ResourceRouteOption
   app.get('/queues', { config: read, schema: { tags: ['queues'], response: { 200: S.queues } } }, () => {
     const { cache } = cluster;
     const ns = cache.namespace;
-    return { queues: queues({ queues: cache.queues.list(ns), runs: cache.runs.list(ns), dagQueue: queueName }) };
+    const listed = queues({ queues: cache.queues.list(ns), runs: cache.runs.list(ns), dagQueue: queueName });
+    return { queues: listed, summary: queuesSummary(listed) };
   });
 
-  app.get('/workers', { config: { ...read, errors: ['service_unavailable'] }, schema: { tags: ['workers'], querystring: Type.Object({ remoteNode: Type.Optional(Type.String()) }), response: { 200: S.workers } } }, () => {
+  app.get('/workers', { config: { ...read, errors: ['service_unavailable'] }, schema: { tags: ['workers'], querystring: Type.Object({ remoteNode: remoteNodeQuery }), response: { 200: S.workers } } }, () => {
     const { cache } = cluster;
     if (!cache.nodes.hasSynced()) throw new ApiError('service_unavailable', 'the list of nodes is not available yet');
     const ns = cache.namespace;

@@ -4,25 +4,26 @@ import Type from 'typebox';
 import { dagDetails, dagSummary } from '../../core/dag/api.ts';
 import { dagNameProblem, formatIssue, loadDag } from '../../core/dag/index.ts';
 import { isAlreadyExists, isConflict } from '../../core/kube/errors.ts';
-import { allDags, checkFileName, dagOf, findDag, latestRun, type Cluster } from '../cluster.ts';
+import { allDags, checkFileName, dagOf, latestRun, resolverFor, runDefinition, type Cluster } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError, rethrowAs } from '../errors.ts';
-import { NAMES, S } from '../schemas.ts';
+import { NAMES, remoteNodeQuery, requestBody, S } from '../schemas.ts';
 import { isActiveRun } from '../../core/resources/queue.ts';
 import { dagDetailsView, dagListItem, paginate, searchText, selectDags, uniqueTags } from '../views/dags.ts';
 import { compareText } from '../views/format.ts';
 import { runIdentity } from '../views/identity.ts';
+import { runDetails } from '../views/runs.ts';
 
 /** What POST /dags stores when the body has no spec (behaviour-notes 10). */
 export const DEFAULT_DAG_YAML = 'steps:\n  - command: echo hello\n';
 
 const fileParams = Type.Object({ fileName: NAMES.fileName });
 // Each body's example is a request that works (the document's examples, and schemathesis's first cases).
-const createBody = Type.Object({ name: NAMES.newFileName, spec: Type.Optional(Type.String()) }, { additionalProperties: false, examples: [{ name: 'hello', spec: 'steps:\n  - command: echo hello\n' }] });
-const specBody = Type.Object({ spec: Type.String() }, { additionalProperties: false, examples: [{ spec: 'steps:\n  - command: echo hello\n' }] });
-const validateBody = Type.Object({ spec: Type.String(), name: Type.Optional(Type.String()) }, { additionalProperties: false, examples: [{ spec: 'steps:\n  - command: echo hello\n', name: 'hello' }] });
-const renameBody = Type.Object({ newFileName: NAMES.newFileName }, { additionalProperties: false, examples: [{ newFileName: 'hello-renamed' }] });
-const searchQuery = Type.Object({ q: Type.String({ minLength: 1 }), remoteNode: Type.Optional(Type.String()) });
+const createBody = requestBody({ name: NAMES.newFileName, spec: Type.Optional(Type.String()) }, { name: 'hello', spec: DEFAULT_DAG_YAML });
+const specBody = requestBody({ spec: Type.String() }, { spec: DEFAULT_DAG_YAML });
+const validateBody = requestBody({ spec: Type.String(), name: Type.Optional(Type.String()) }, { spec: DEFAULT_DAG_YAML, name: 'hello' });
+const renameBody = requestBody({ newFileName: NAMES.newFileName }, { newFileName: 'hello-renamed' });
+const searchQuery = Type.Object({ q: Type.String({ minLength: 1 }), remoteNode: remoteNodeQuery });
 const tagList = Type.Object({ tags: Type.Array(Type.String()), errors: Type.Array(Type.String()) });
 
 function checkNewName(name: string): void {
@@ -31,7 +32,7 @@ function checkNewName(name: string): void {
   if (problem !== undefined) throw new ApiError('bad_request', `invalid name: ${problem}`);
 }
 
-/** A create that lost to another of the same name answers as if the DAG had been there first. */
+/** A create whose name is taken (the Kubernetes API says so: AlreadyExists) is the contract's 409. */
 const taken = (fileName: string): ((error: unknown) => never) => rethrowAs(isAlreadyExists, () => new ApiError('already_exists', `DAG "${fileName}" already exists`));
 
 export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (app, { cluster, clock }, done) => {
@@ -50,14 +51,16 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     const yaml = spec ?? DEFAULT_DAG_YAML;
     const load = loadDag(yaml, { fileName: name });
     if (load.errors.length > 0) throw new ApiError('bad_request', `invalid spec: ${load.errors.map(formatIssue).join('; ')}`);
-    if (findDag(cluster, name) !== undefined) throw new ApiError('already_exists', `DAG "${name}" already exists`);
+    // Whether the name is taken is the Kubernetes API's to say, not the cache's: a cache that
+    // has not yet seen a deletion would refuse a name that was just freed.
     await cluster.writer.createDag(name, yaml, load.documents).catch(taken(name));
     return reply.code(201).send({ name });
   });
 
   app.get('/dags/:fileName', { config: { ...read, errors: ['not_found'] }, schema: { tags: ['dags'], params: fileParams, response: { 200: S.dagDetails } } }, (request) => {
     const entry = dagOf(cluster, request.params.fileName);
-    return dagDetailsView(entry, latestRun(cluster, entry.load.dag.name));
+    const latest = latestRun(cluster, entry.load.dag.name);
+    return dagDetailsView(entry, latest === undefined ? undefined : runDetails(latest, runDefinition(latest), resolverFor(cluster, latest)));
   });
 
   app.delete('/dags/:fileName', { config: { permission: 'delete', errors: ['not_found'] }, schema: { tags: ['dags'], params: fileParams, response: { 204: S.noContent } } }, async (request, reply) => {
@@ -122,7 +125,6 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
  */
 async function renameDag(cluster: Cluster, from: string, to: string): Promise<void> {
   const entry = dagOf(cluster, from);
-  if (findDag(cluster, to) !== undefined) throw new ApiError('already_exists', `DAG "${to}" already exists`);
   const oldName = entry.load.dag.name;
   const runs = cluster.cache.runIndex.runsOf(oldName);
   if (runs.some(isActiveRun)) throw new ApiError('not_running', `DAG "${from}" is running; rename it when its runs have ended`);

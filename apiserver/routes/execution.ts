@@ -6,29 +6,19 @@ import { dagManifest } from '../../core/resources/dag.ts';
 import { dagOf, resolverFor, rootRun, runDefinition, type Cluster } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError } from '../errors.ts';
-import { NAMES, S } from '../schemas.ts';
+import { NAMES, requestBody, S } from '../schemas.ts';
+import { DEFAULT_DAG_YAML } from './dags.ts';
 import type { StartRequest } from '../starts.ts';
 import { gridData, newestFirst, runDetails } from '../views/runs.ts';
 
 const fileParams = Type.Object({ fileName: NAMES.fileName });
 const runParams = Type.Object({ fileName: NAMES.fileName, dagRunId: Type.String() });
-const suspendBody = Type.Object({ suspend: Type.Boolean() }, { additionalProperties: false, examples: [{ suspend: false }] });
-const startBody = Type.Object(
-  { params: Type.Optional(Type.String()), dagRunId: Type.Optional(NAMES.dagRunId), singleton: Type.Optional(Type.Boolean()), dagName: Type.Optional(NAMES.dagName) },
-  { additionalProperties: false, examples: [{ params: '', singleton: false }] },
-);
-const enqueueBody = Type.Object(
-  { params: Type.Optional(Type.String()), dagRunId: Type.Optional(NAMES.dagRunId), queue: Type.Optional(Type.String()), dagName: Type.Optional(NAMES.dagName) },
-  { additionalProperties: false, examples: [{ params: '' }] },
-);
-const inlineBody = Type.Object(
-  { spec: Type.String(), name: Type.Optional(NAMES.dagName), params: Type.Optional(Type.String()), dagRunId: Type.Optional(NAMES.dagRunId), singleton: Type.Optional(Type.Boolean()) },
-  { additionalProperties: false, examples: [{ name: 'inline-hello', spec: 'steps:\n  - command: echo hello\n' }] },
-);
-const inlineEnqueueBody = Type.Object(
-  { spec: Type.String(), name: Type.Optional(NAMES.dagName), params: Type.Optional(Type.String()), dagRunId: Type.Optional(NAMES.dagRunId), queue: Type.Optional(Type.String()) },
-  { additionalProperties: false, examples: [{ name: 'inline-hello', spec: 'steps:\n  - command: echo hello\n' }] },
-);
+// Each body's example is a request that works (the document's examples, and schemathesis's first cases).
+const suspendBody = requestBody({ suspend: Type.Boolean() }, { suspend: false });
+const startBody = requestBody({ params: Type.Optional(Type.String()), dagRunId: Type.Optional(NAMES.dagRunId), singleton: Type.Optional(Type.Boolean()), dagName: Type.Optional(NAMES.dagName) }, { params: '', singleton: false });
+const enqueueBody = requestBody({ params: Type.Optional(Type.String()), dagRunId: Type.Optional(NAMES.dagRunId), queue: Type.Optional(Type.String()), dagName: Type.Optional(NAMES.dagName) }, { params: '' });
+const inlineBody = requestBody({ spec: Type.String(), name: Type.Optional(NAMES.dagName), params: Type.Optional(Type.String()), dagRunId: Type.Optional(NAMES.dagRunId), singleton: Type.Optional(Type.Boolean()) }, { name: 'inline-hello', spec: DEFAULT_DAG_YAML });
+const inlineEnqueueBody = requestBody({ spec: Type.String(), name: Type.Optional(NAMES.dagName), params: Type.Optional(Type.String()), dagRunId: Type.Optional(NAMES.dagRunId), queue: Type.Optional(Type.String()) }, { name: 'inline-hello', spec: DEFAULT_DAG_YAML });
 
 /** How many runs GET /dags/{f}/dag-runs shows (behaviour-notes: 30 most recent). */
 export const HISTORY_LENGTH = 30;

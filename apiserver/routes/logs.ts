@@ -12,7 +12,7 @@ import { runAt, type Cluster } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError } from '../errors.ts';
 import { SUB_RUN_SEGMENTS } from '../paths.ts';
-import { S } from '../schemas.ts';
+import { remoteNodeQuery, S } from '../schemas.ts';
 import { runIdentity } from '../views/identity.ts';
 
 const chunkQuery = {
@@ -20,7 +20,7 @@ const chunkQuery = {
   head: Type.Optional(Type.Integer({ minimum: 0 })),
   offset: Type.Optional(Type.Integer({ minimum: 0 })),
   limit: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_LIMIT })),
-  remoteNode: Type.Optional(Type.String()),
+  remoteNode: remoteNodeQuery,
 };
 const runLogQuery = Type.Object(chunkQuery);
 const stepLogQuery = Type.Object({ ...chunkQuery, stream: Type.Optional(Type.Union([Type.Literal('stdout'), Type.Literal('stderr')])) });

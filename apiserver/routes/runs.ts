@@ -15,7 +15,7 @@ import { resolverFor, runAt, runDefinition, type Cluster, type RunPath } from '.
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError, rethrowAs } from '../errors.ts';
 import { SUB_RUN_SEGMENTS } from '../paths.ts';
-import { NAMES, S } from '../schemas.ts';
+import { NAMES, remoteNodeQuery, requestBody, S } from '../schemas.ts';
 import { isActiveRun } from '../../core/resources/queue.ts';
 import { checkRunId } from '../starts.ts';
 import { runIdentity } from '../views/identity.ts';
@@ -32,11 +32,11 @@ const listQuery = Type.Object({
   fromDate: Type.Optional(Type.Integer()),
   toDate: Type.Optional(Type.Integer()),
   dagRunId: Type.Optional(Type.String()),
-  remoteNode: Type.Optional(Type.String()),
+  remoteNode: remoteNodeQuery,
 });
-const stepStatusBody = Type.Object({ status: Type.Integer({ minimum: 0, maximum: 5 }) }, { additionalProperties: false, examples: [{ status: 4 }] });
-const retryBody = Type.Object({ dagRunId: Type.Optional(NAMES.dagRunId), stepName: Type.Optional(Type.String()) }, { additionalProperties: false, examples: [{}] });
-const rescheduleBody = Type.Object({ dagRunId: Type.Optional(NAMES.dagRunId), dagName: Type.Optional(NAMES.dagName) }, { additionalProperties: false, examples: [{}] });
+const stepStatusBody = requestBody({ status: Type.Integer({ minimum: 0, maximum: 5 }) }, { status: 4 });
+const retryBody = requestBody({ dagRunId: Type.Optional(NAMES.dagRunId), stepName: Type.Optional(Type.String()) }, {});
+const rescheduleBody = requestBody({ dagRunId: Type.Optional(NAMES.dagRunId), dagName: Type.Optional(NAMES.dagName) }, {});
 const rescheduled = Type.Object({ dagRunId: Type.String(), queued: Type.Boolean() });
 
 /** A step's address: the run's path and the step's name. */

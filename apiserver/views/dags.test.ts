@@ -3,7 +3,7 @@ import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import { dagManifest } from '../../core/resources/dag.ts';
 import type { DagResource, DagRunResource } from '../../core/resources/types.ts';
 import { dagDetailsView, dagEntry, dagListItem, DEFAULT_PER_PAGE, MAX_PER_PAGE, paginate, renderYaml, searchText, selectDags, specDigest, uniqueTags, type DagEntry, type DagQuery, type Pagination } from './dags.ts';
-import { runSummary } from './runs.ts';
+import { runDetails, runSummary } from './runs.ts';
 
 /** One step is all a DAG needs to load without errors. */
 const STEPS = [{ name: 'hello', command: 'echo hello' }];
@@ -283,13 +283,28 @@ describe('dagDetailsView', () => {
     ]);
   });
 
-  it('shows a DAG that never ran with a latest run of status 0 and empty ids', () => {
-    expect(dagDetailsView(withLocals(), undefined).latestDAGRun).toEqual(NEVER_RAN);
+  it('shows a DAG that never ran with a latest run of status 0, empty ids, and a not-started node per step and handler', () => {
+    const spec = { steps: [{ name: 'extract', command: 'echo e' }, { name: 'load', command: 'echo l', depends: ['extract'] }], handlerOn: { exit: { command: 'echo bye' } }, preconditions: [{ condition: '$ENV', expected: 'prod' }] };
+    const latest = dagDetailsView(dagEntry(dagResource('etl', [spec])), undefined).latestDAGRun;
+    const pending = { stdout: '', stderr: '', startedAt: '', finishedAt: '', status: 0, statusLabel: 'not_started', retryCount: 0, doneCount: 0, subRuns: [], subRunsRepeated: [], error: '' };
+    expect(latest).toEqual({
+      ...NEVER_RAN,
+      nodes: [
+        { ...pending, step: expect.objectContaining({ name: 'extract', command: 'echo', args: ['e'], depends: [] }) as unknown },
+        { ...pending, step: expect.objectContaining({ name: 'load', depends: ['extract'] }) as unknown },
+      ],
+      onExit: { ...pending, step: expect.objectContaining({ name: 'onExit', command: 'echo', args: ['bye'] }) as unknown },
+      onSuccess: null,
+      onFailure: null,
+      onCancel: null,
+      preconditions: [{ condition: '$ENV', expected: 'prod', error: '' }],
+    });
   });
 
-  it('shows the latest run as its run summary', () => {
+  it('shows the latest run with the details it is given', () => {
     const run = finishedRun();
-    expect(dagDetailsView(withLocals(), run).latestDAGRun).toEqual(runSummary(run));
+    const details = runDetails(run, undefined, () => undefined);
+    expect(dagDetailsView(withLocals(), details).latestDAGRun).toBe(details);
   });
 
   it('details the DAG itself: its steps, suspension and the errors of the whole file', () => {

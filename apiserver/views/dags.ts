@@ -5,12 +5,12 @@
  */
 import { createHash } from 'node:crypto';
 import { dump } from 'js-yaml';
-import { dagDetails, dagSummary, type DagDetails, type DagSummary } from '../../core/dag/api.ts';
-import { formatIssue, loadDag, nextStart, type DagLoad } from '../../core/dag/index.ts';
+import { conditionObject, dagDetails, dagSummary, type DagDetails, type DagSummary } from '../../core/dag/api.ts';
+import { formatIssue, loadDag, nextStart, type Dag, type DagLoad } from '../../core/dag/index.ts';
 import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import { specDocuments, type DagResource } from '../../core/resources/types.ts';
 import { compareText } from './format.ts';
-import { runSummary, type RunSummary } from './runs.ts';
+import { pendingNode, runSummary, type RunDetails, type RunSummary } from './runs.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 
 export interface DagEntry {
@@ -82,14 +82,33 @@ export function dagListItem(entry: DagEntry, latest: DagRunResource | undefined)
 export interface DagDetailsView {
   dag: DagDetails;
   localDags: { name: string; dag: DagDetails; errors: string[] }[];
-  latestDAGRun: RunSummary;
+  latestDAGRun: RunDetails;
   suspended: boolean;
   errors: string[];
 }
 
-export function dagDetailsView(entry: DagEntry, latest: DagRunResource | undefined): DagDetailsView {
+/**
+ * The latest run of a DAG that never ran, in full, as Dagu answers it: the summary of
+ * `neverRan`, a node per step and per handler the DAG defines, all not started, and the DAG's
+ * preconditions. Dagu's web UI draws a DAG's page from these nodes.
+ */
+export function neverRanDetails(dag: Dag): RunDetails {
+  const handler = (step: Dag['handlerOn'][keyof Dag['handlerOn']]): RunDetails['onExit'] => (step === undefined ? null : pendingNode(step));
+  return {
+    ...neverRan(dag.name),
+    nodes: dag.steps.map(pendingNode),
+    onExit: handler(dag.handlerOn.exit),
+    onSuccess: handler(dag.handlerOn.success),
+    onFailure: handler(dag.handlerOn.failure),
+    onCancel: handler(dag.handlerOn.cancel),
+    preconditions: dag.preconditions.map((c) => ({ ...conditionObject(c), error: '' })),
+  };
+}
+
+/** `latest`: the details of the DAG's latest run (as GET /dag-runs/{name}/{id} answers them), if it ran. */
+export function dagDetailsView(entry: DagEntry, latest: RunDetails | undefined): DagDetailsView {
   const localDags = entry.load.localDags.map((local) => ({ name: local.name, dag: dagDetails(local.dag), errors: local.errors.map(formatIssue) })).sort((a, b) => compareText(a.name, b.name));
-  return { dag: dagDetails(entry.load.dag), localDags, latestDAGRun: latestSummary(entry.load.dag.name, latest), suspended: entry.suspended, errors: entry.errors };
+  return { dag: dagDetails(entry.load.dag), localDags, latestDAGRun: latest ?? neverRanDetails(entry.load.dag), suspended: entry.suspended, errors: entry.errors };
 }
 
 export interface DagQuery {

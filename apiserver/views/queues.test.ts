@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { DagQueueResource, DagRunResource } from '../../core/resources/types.ts';
 import { dagRun } from '../../test/builders/dag-run.ts';
 import { runLogPath } from './format.ts';
-import { queues, type Queue } from './queues.ts';
+import { queues, queuesSummary, type Queue } from './queues.ts';
+import { runSummary } from './runs.ts';
 
 function dagQueue(name: string, maxConcurrency: number): DagQueueResource {
   return { metadata: { name }, spec: { maxConcurrency } };
@@ -53,7 +54,7 @@ describe('the queues view', () => {
   });
 
   it('lists an empty custom queue with its capacity and zero counts', () => {
-    expect(view([dagQueue('batch', 3)], [])).toEqual([{ name: 'batch', type: 'custom', maxConcurrency: 3, summary: { running: 0, queued: 0, total: 0 }, runningDAGRuns: [], queuedDAGRuns: [] }]);
+    expect(view([dagQueue('batch', 3)], [])).toEqual([{ name: 'batch', type: 'custom', maxConcurrency: 3, summary: { running: 0, queued: 0, total: 0 }, runningDAGRuns: [], queuedDAGRuns: [], running: [], queued: [] }]);
   });
 
   it('lists a dag-based queue without maxConcurrency, with reduced run summaries', () => {
@@ -68,8 +69,24 @@ describe('the queues view', () => {
         summary: { running: 1, queued: 1, total: 2 },
         runningDAGRuns: [{ dagRunId: 'a', name: 'etl', status: 1, statusLabel: 'running', startedAt: '2026-11-22T09:00:00Z', finishedAt: '', log: '/api/v2/dag-runs/etl/a/log' }],
         queuedDAGRuns: [{ dagRunId: 'b', name: 'etl', status: 5, statusLabel: 'queued', startedAt: '', finishedAt: '', log: '/api/v2/dag-runs/etl/b/log' }],
+        running: [runSummary(runs[0] as DagRunResource)],
+        queued: [runSummary(runs[1] as DagRunResource)],
       },
     ]);
+  });
+
+  it("carries each queue's runs as full run summaries too, in the same order (Dagu's running and queued)", () => {
+    const runs = [
+      run('etl', 'late', { status: 5, queuedAt: '2026-11-22T09:00:02Z' }),
+      run('etl', 'early', { status: 5, queuedAt: '2026-11-22T09:00:01Z' }),
+      run('etl', 'going', { status: 1, startedAt: '2026-11-22T09:00:00Z' }),
+    ];
+    const [etl] = view([], runs);
+    expect(etl?.queued.map((r) => [r.dagRunId, r.rootDAGRunName, r.rootDAGRunId, r.queuedAt])).toEqual([
+      ['early', 'etl', 'early', '2026-11-22T09:00:01Z'],
+      ['late', 'etl', 'late', '2026-11-22T09:00:02Z'],
+    ]);
+    expect(etl?.running.map((r) => [r.dagRunId, r.statusLabel, r.startedAt])).toEqual([['going', 'running', '2026-11-22T09:00:00Z']]);
   });
 
   it.each([
@@ -85,6 +102,12 @@ describe('the queues view', () => {
   it('leaves out a run with no status yet', () => {
     const fresh: DagRunResource = { metadata: { name: 'etl-a' }, spec: { dagName: 'etl', dagRunId: 'a' } };
     expect(view([], [fresh])).toEqual([]);
+  });
+
+  it('lists an enqueued run the operator has not seen yet as queued in both of its forms', () => {
+    const fresh: DagRunResource = { metadata: { name: 'etl-a' }, spec: { dagName: 'etl', dagRunId: 'a', enqueue: true } };
+    const [etl] = view([], [fresh]);
+    expect([etl?.queuedDAGRuns.map((r) => [r.status, r.statusLabel]), etl?.queued.map((r) => [r.status, r.statusLabel])]).toEqual([[[5, 'queued']], [[5, 'queued']]]);
   });
 
   it('does not count sub runs, which bypass queues', () => {
@@ -127,6 +150,36 @@ describe('the queues view', () => {
   it('names a run after its DAG under a rename and points its log at that name', () => {
     const [etl] = view([], [run('etl', 'a', { status: 1, renamedTo: 'etl-v2' })]);
     expect(etl?.runningDAGRuns[0]).toMatchObject({ name: 'etl-v2', log: '/api/v2/dag-runs/etl-v2/a/log' });
+  });
+});
+
+describe('the totals over all queues', () => {
+  const running = (dag: string, id: string, queue?: string): DagRunResource => run(dag, id, { status: 1, ...(queue === undefined ? {} : { queue }) });
+  const waiting = (dag: string, id: string, queue?: string): DagRunResource => run(dag, id, { status: 5, ...(queue === undefined ? {} : { queue }) });
+  it.each([
+    { name: 'are all zero without queues', queues: [], runs: [], want: { totalQueues: 0, totalRunning: 0, totalQueued: 0, totalCapacity: 0, utilizationPercentage: 0 } },
+    { name: 'count an empty custom queue and its capacity', queues: [dagQueue('batch', 4)], runs: [], want: { totalQueues: 1, totalRunning: 0, totalQueued: 0, totalCapacity: 4, utilizationPercentage: 0 } },
+    {
+      name: 'use the custom queues\' running runs against their summed capacity',
+      queues: [dagQueue('batch', 4), dagQueue('nightly', 4)],
+      runs: [running('a', '1', 'batch'), running('b', '2', 'nightly'), waiting('c', '3', 'batch')],
+      want: { totalQueues: 2, totalRunning: 2, totalQueued: 1, totalCapacity: 8, utilizationPercentage: 25 },
+    },
+    {
+      name: 'count dag-based queues\' runs in the totals but not in the utilization, as they list no capacity',
+      queues: [dagQueue('batch', 2)],
+      runs: [running('a', '1', 'batch'), running('etl', '2'), running('etl', '3'), waiting('etl', '4')],
+      want: { totalQueues: 2, totalRunning: 3, totalQueued: 1, totalCapacity: 2, utilizationPercentage: 50 },
+    },
+    {
+      name: 'are no more than 100% when a lowered capacity still has more runs going',
+      queues: [dagQueue('batch', 1)],
+      runs: [running('a', '1', 'batch'), running('b', '2', 'batch')],
+      want: { totalQueues: 1, totalRunning: 2, totalQueued: 0, totalCapacity: 1, utilizationPercentage: 100 },
+    },
+    { name: 'have no capacity and no utilization with dag-based queues only', queues: [], runs: [running('etl', '1'), waiting('etl', '2')], want: { totalQueues: 1, totalRunning: 1, totalQueued: 1, totalCapacity: 0, utilizationPercentage: 0 } },
+  ])('$name', ({ queues: queueList, runs, want }) => {
+    expect(queuesSummary(view(queueList, runs))).toEqual(want);
   });
 });
 

@@ -3,14 +3,19 @@
  * Custom queues are the DAGQueue resources and are always listed; a dag-based queue exists only
  * in the runs that name it, so it is listed while it holds a running or queued run.
  *
+ * Each queue carries its runs twice: as the contract has them (`summary`, `runningDAGRuns`,
+ * `queuedDAGRuns`, reduced summaries) and as Dagu 1.24.11 does (`running`, `queued`, full run
+ * summaries), whose OpenAPI document requires them and whose web UI reads them; the answer's
+ * `summary` (queuesSummary) is Dagu's too.
+ *
  * Order: custom queues by name, then dag-based queues by name. The contract leaves it open;
  * configured queues first keeps a stable head of the list, while dag-based queues come and go.
  */
-import { RunStatus, runStatusLabel } from '../../core/resources/status.ts';
+import { RunStatus } from '../../core/resources/status.ts';
 import type { DagQueueResource, DagRunResource } from '../../core/resources/types.ts';
-import { compareText, instant, iso, runLogPath } from './format.ts';
+import { compareText, instant } from './format.ts';
 import { runIdentity } from './identity.ts';
-import { runStatusOf } from './runs.ts';
+import { runStatusOf, runSummary, type RunSummary } from './runs.ts';
 
 /** The contract's reduced run summary for queue listings. */
 export interface QueuedRunSummary {
@@ -40,6 +45,24 @@ export interface Queue {
   readonly summary: QueueSummary;
   readonly runningDAGRuns: QueuedRunSummary[];
   readonly queuedDAGRuns: QueuedRunSummary[];
+  /** The same runs as full run summaries, under Dagu's names. */
+  readonly running: RunSummary[];
+  readonly queued: RunSummary[];
+}
+
+/** Dagu's totals over all listed queues. */
+export interface QueuesSummary {
+  readonly totalQueues: number;
+  readonly totalRunning: number;
+  readonly totalQueued: number;
+  /** The sum of the listed maxConcurrency values: custom queues only, as only they list one. */
+  readonly totalCapacity: number;
+  /**
+   * Running runs of the queues that have a capacity, as a share of totalCapacity (0 without
+   * any). Runs of dag-based queues are left out, since their queues list no capacity; at most
+   * 100, even while a lowered maxConcurrency still has more runs going than it now allows.
+   */
+  readonly utilizationPercentage: number;
 }
 
 export interface QueuesInput {
@@ -73,15 +96,31 @@ export function queues(input: QueuesInput): Queue[] {
 }
 
 function queue(name: string, entry: Members | undefined, maxConcurrency: number | undefined): Queue {
-  const running = [...(entry?.running ?? [])].sort(byTime((run) => run.status?.startedAt)).map(summary);
-  const queued = [...(entry?.queued ?? [])].sort(byTime((run) => run.status?.queuedAt)).map(summary);
+  const running = [...(entry?.running ?? [])].sort(byTime((run) => run.status?.startedAt));
+  const queued = [...(entry?.queued ?? [])].sort(byTime((run) => run.status?.queuedAt));
   return {
     name,
     type: maxConcurrency === undefined ? 'dag-based' : 'custom',
     ...(maxConcurrency === undefined ? {} : { maxConcurrency }),
     summary: { running: running.length, queued: queued.length, total: running.length + queued.length },
-    runningDAGRuns: running,
-    queuedDAGRuns: queued,
+    runningDAGRuns: running.map(summary),
+    queuedDAGRuns: queued.map(summary),
+    running: running.map(runSummary),
+    queued: queued.map(runSummary),
+  };
+}
+
+export function queuesSummary(listed: readonly Queue[]): QueuesSummary {
+  const sum = (of: (q: Queue) => number, among: readonly Queue[] = listed): number => among.reduce((total, q) => total + of(q), 0);
+  const bounded = listed.filter((q) => q.maxConcurrency !== undefined);
+  const totalCapacity = sum((q) => q.maxConcurrency ?? 0, bounded);
+  const busy = sum((q) => q.summary.running, bounded);
+  return {
+    totalQueues: listed.length,
+    totalRunning: sum((q) => q.summary.running),
+    totalQueued: sum((q) => q.summary.queued),
+    totalCapacity,
+    utilizationPercentage: totalCapacity === 0 ? 0 : Math.min(100, (busy / totalCapacity) * 100),
   };
 }
 
@@ -91,17 +130,10 @@ function queue(name: string, entry: Members | undefined, maxConcurrency: number 
  * internal store key. Queued runs are root runs, so the root path always addresses them.
  */
 function summary(run: DagRunResource): QueuedRunSummary {
-  const id = runIdentity(run);
-  const status = run.status?.status ?? RunStatus.NotStarted;
-  return {
-    dagRunId: id.dagRunId,
-    name: id.name,
-    status,
-    statusLabel: runStatusLabel(status),
-    startedAt: iso(run.status?.startedAt),
-    finishedAt: iso(run.status?.finishedAt),
-    log: runLogPath(id.name, id.dagRunId),
-  };
+  // The full summary cut down, so that both forms of a run say the same (an enqueued run the
+  // operator has not seen yet is queued in both).
+  const { dagRunId, name, status, statusLabel, startedAt, finishedAt, log } = runSummary(run);
+  return { dagRunId, name, status, statusLabel, startedAt, finishedAt, log };
 }
 
 /**

@@ -111,6 +111,11 @@ function buildSummary(run: DagRunResource): RunSummary {
 /** A node of a step that is in the definition but has no status yet (or any more). */
 const unseen = (name: string): RunNode => ({ name, status: 0, statusLabel: 'not_started' });
 
+/** A step of a DAG that never ran: not started, with no times and no log to point at. */
+export function pendingNode(step: Step): NodeView {
+  return { step: stepObject(step), stdout: '', stderr: '', startedAt: '', finishedAt: '', status: 0, statusLabel: 'not_started', retryCount: 0, doneCount: 0, subRuns: [], subRunsRepeated: [], error: '' };
+}
+
 export function nodeView(run: DagRunResource, step: Step | undefined, node: RunNode, resolve: (dagRunId: string) => DagRunResource | undefined): NodeView {
   const id = runIdentity(run);
   const e = encodeURIComponent;

@@ -1,9 +1,11 @@
 /**
- * Where step logs are kept after their Pods are gone. An interface, so that an object store
- * can replace the default: a directory (a PersistentVolume in a cluster, `.dev/logs` locally).
+ * Where step logs are kept after their Pods are gone. An interface with two stores: a
+ * directory (the default: a PersistentVolume in a cluster, `.dev/logs` locally) and an
+ * S3-compatible bucket (s3-store.ts), which replicas share without a shared volume.
  */
 import { access, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { attemptKey, runKeyPrefix } from './keys.ts';
 
 export interface LogRef {
   readonly namespace: string;
@@ -21,6 +23,10 @@ export function logRefOf(run: { readonly namespace: string; readonly dagName: st
 export type Stream = 'stdout' | 'stderr';
 
 export interface LogStore {
+  /**
+   * Writes both streams, stderr last. Idempotent: a replica or a restarted leader that archives
+   * the same attempt again writes the same logs over them.
+   */
   write(ref: LogRef, logs: Record<Stream, string>): Promise<void>;
   /** Whether the attempt's logs were written (both streams are written before this is true). */
   exists(ref: LogRef): Promise<boolean>;
@@ -30,9 +36,6 @@ export interface LogStore {
   removeRun(namespace: string, dagName: string, dagRunId: string): Promise<void>;
 }
 
-/** Path parts are encoded so that no name can climb out of the store's directory. */
-const safe = (part: string): string => encodeURIComponent(part).replaceAll('.', '%2E');
-
 export class DirectoryLogStore implements LogStore {
   private readonly root: string;
 
@@ -40,12 +43,9 @@ export class DirectoryLogStore implements LogStore {
     this.root = root;
   }
 
-  private runDir(namespace: string, dagName: string, dagRunId: string): string {
-    return join(this.root, safe(namespace), safe(dagName), safe(dagRunId));
-  }
-
+  /** Paths from keys.ts, whose parts are encoded so that no name can climb out of the directory. */
   private file(ref: LogRef, stream: Stream): string {
-    return join(this.runDir(ref.namespace, ref.dagName, ref.dagRunId), `${safe(ref.step)}.${String(ref.attempt)}.${stream}`);
+    return join(this.root, attemptKey(ref, stream));
   }
 
   async write(ref: LogRef, logs: Record<Stream, string>): Promise<void> {
@@ -70,6 +70,6 @@ export class DirectoryLogStore implements LogStore {
   }
 
   async removeRun(namespace: string, dagName: string, dagRunId: string): Promise<void> {
-    await rm(this.runDir(namespace, dagName, dagRunId), { recursive: true, force: true });
+    await rm(join(this.root, runKeyPrefix(namespace, dagName, dagRunId)), { recursive: true, force: true });
   }
 }

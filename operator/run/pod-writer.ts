@@ -6,6 +6,7 @@
  */
 import type { CoreV1Api, RbacAuthorizationV1Api, V1PersistentVolumeClaim, V1Pod, V1RoleBinding, V1Secret, V1ServiceAccount } from '@kubernetes/client-node';
 import { ignoreAlreadyExists, ignoreNotFound } from '../../core/kube/errors.ts';
+import { chooseContainer } from '../../core/kube/pod-container.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import type { Clock } from '../../core/kube/time.ts';
 import type { CountWrite } from './writer.ts';
@@ -78,8 +79,7 @@ export class PodWriter {
    */
   async containerRunning(namespace: string, name: string, container: string | undefined): Promise<boolean> {
     const pod = await ignoreNotFound(this.deps.core.readNamespacedPod({ namespace, name }));
-    const chosen = container ?? pod?.metadata?.annotations?.['kubectl.kubernetes.io/default-container'] ?? pod?.spec?.containers[0]?.name;
-    return pod?.status?.phase === 'Running' && pod.status.containerStatuses?.some((c) => c.name === chosen && c.state?.running !== undefined) === true;
+    return pod !== undefined && 'container' in chooseContainer(pod, container);
   }
 
   /** A Pod as the cache shows it. */

@@ -7,29 +7,13 @@
  *
  * gather (the Pod) -> decide (which container, is it running, the command line) -> act (exec).
  */
-import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { chooseContainer } from '../../core/kube/pod-container.ts';
 import type { ContainerExecTarget, ExecutorSpec } from '../../core/runner/spec.ts';
 import { ContainerExecError, execInContainer, execKubeConfig } from '../container-exec.ts';
 import { expandSetting, type StepIO } from '../io.ts';
 import { SettingError } from '../settings.ts';
 import { awaitReady } from './container-ready.ts';
-
-/** kubectl's annotation for the container `kubectl exec` picks when none is named. */
-const DEFAULT_CONTAINER = 'kubectl.kubernetes.io/default-container';
-
-/** The container to exec into: the named one, else the default-container annotation, else the first. Pure. */
-export function chooseContainer(pod: V1Pod, named: string | undefined): { container: string } | { error: string } {
-  const name = pod.metadata?.name ?? '';
-  const containers = (pod.spec?.containers ?? []).map((c) => c.name);
-  const container = named ?? pod.metadata?.annotations?.[DEFAULT_CONTAINER] ?? containers[0] ?? '';
-  if (!containers.includes(container)) return { error: `Pod ${name} has no container ${JSON.stringify(container)} (it has: ${containers.join(', ')})` };
-  return isRunning(pod, container) ? { container } : { error: `container ${name}/${container} is not running` };
-}
-
-function isRunning(pod: V1Pod, container: string): boolean {
-  const state = pod.status?.containerStatuses?.find((s) => s.name === container)?.state;
-  return pod.status?.phase === 'Running' && state?.running !== undefined;
-}
 
 /**
  * The command as the exec runs it: `exec.env` through env(1), `exec.workingDir` through a `cd`

@@ -23,6 +23,7 @@ export async function startApi(namespace: string, operatorUrl = 'http://127.0.0.
 }
 
 interface OpenApiOperation {
+  requestBody?: { content?: Record<string, { schema?: object }> };
   responses?: Record<string, { content?: Record<string, { schema?: object }> }>;
 }
 
@@ -38,7 +39,7 @@ function inlined(schema: unknown, components: Record<string, object>): object {
   return walk(schema) as object;
 }
 
-/** Checks answers against the served OpenAPI document. */
+/** Checks answers, and the bodies the server accepted, against the served OpenAPI document. */
 export class ContractClient {
   private readonly app: FastifyInstance;
   private readonly ajv = new Ajv({ strict: false, allErrors: true });
@@ -68,7 +69,7 @@ export class ContractClient {
     const res = await this.app.inject({ method, url, ...(body === undefined ? {} : { payload: body as object }) });
     const text = res.body;
     const json = res.headers['content-type']?.toString().includes('json') === true && text !== '' ? (JSON.parse(text) as unknown) : undefined;
-    this.check(method, url, res.statusCode, json);
+    this.check(method, url, res.statusCode, json, body);
     return { status: res.statusCode, body: json, text, headers: res.headers };
   }
 
@@ -81,23 +82,40 @@ export class ContractClient {
     return match?.operation;
   }
 
-  private check(method: string, url: string, status: number, body: unknown): void {
+  private check(method: string, url: string, status: number, body: unknown, sent: unknown): void {
     const path = url.split('?')[0] ?? '';
     const operation = this.operation(method, path, status);
-    // Every status an operation can answer is declared (apiserver/responses.ts); one that is not is drift.
-    const response = operation?.responses?.[String(status)];
-    if (operation !== undefined && response === undefined) throw new Error(`${method} ${path} answered ${String(status)}, which the OpenAPI document does not declare for it`);
-    const schema = response?.content?.['application/json']?.schema ?? (status >= 400 ? this.errorSchema : undefined);
+    if (status < 400 && sent !== undefined) this.checkSent(`${method} ${path} ${String(status)}`, operation, sent);
+    const schema = this.answerSchema(`${method} ${path}`, operation, status);
     if (schema === undefined) {
       if (status >= 400) throw new Error('the OpenAPI document has no Error schema');
       return;
     }
+    const validate = this.validator(schema);
+    this.checked += 1;
+    if (!validate(body)) throw new Error(`${method} ${path} ${String(status)}: answer does not match the OpenAPI document: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 2000)}`);
+  }
+
+  /** The schema an answer must match: its status's; an error without an operation, the error object's. */
+  private answerSchema(at: string, operation: OpenApiOperation | undefined, status: number): object | undefined {
+    // Every status an operation can answer is declared (apiserver/responses.ts); one that is not is drift.
+    const response = operation?.responses?.[String(status)];
+    if (operation !== undefined && response === undefined) throw new Error(`${at} answered ${String(status)}, which the OpenAPI document does not declare for it`);
+    return response?.content?.['application/json']?.schema ?? (status >= 400 ? this.errorSchema : undefined);
+  }
+
+  /** A body the server took must be one the document allows (fields it ignores included). */
+  private checkSent(at: string, operation: OpenApiOperation | undefined, sent: unknown): void {
+    const schema = operation?.requestBody?.content?.['application/json']?.schema;
+    if (schema !== undefined && !this.validator(schema)(sent)) throw new Error(`${at}: the server accepted a body the OpenAPI document refuses: ${JSON.stringify(sent).slice(0, 500)}`);
+  }
+
+  private validator(schema: object): ValidateFunction {
     let validate = this.compiled.get(schema);
     if (validate === undefined) {
       validate = this.ajv.compile(inlined(schema, this.components));
       this.compiled.set(schema, validate);
     }
-    this.checked += 1;
-    if (!validate(body)) throw new Error(`${method} ${path} ${String(status)}: answer does not match the OpenAPI document: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 2000)}`);
+    return validate;
   }
 }

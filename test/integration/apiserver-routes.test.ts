@@ -58,8 +58,9 @@ describe('request checks common to all routes', () => {
     ['a bad file name', 'GET', '/api/v2/dags/bad.name', undefined, 400, 'bad_request'],
     ['an unknown DAG', 'GET', '/api/v2/dags/ghost', undefined, 404, 'not_found'],
     ['a missing required field', 'POST', '/api/v2/dags', {}, 400, 'bad_request'],
-    ['an unknown field', 'POST', '/api/v2/dags', { name: 'x', colour: 'red' }, 400, 'bad_request'],
     ['a wrong type', 'POST', '/api/v2/dags', { name: 5 }, 400, 'bad_request'],
+    ['a wrong type beside a field the body does not define', 'POST', '/api/v2/dags/etl/start', { singleton: 'yes', colour: 'red' }, 400, 'bad_request'],
+    ['a step status out of range', 'PATCH', '/api/v2/dag-runs/etl/nope/steps/extract/status', { status: 9 }, 400, 'bad_request'],
     ['a DAG name over 40 characters', 'POST', '/api/v2/dags', { name: 'a'.repeat(41) }, 400, 'bad_request'],
     ['an invalid spec', 'POST', '/api/v2/dags', { name: 'broken', spec: 'steps: [{comand: x}]' }, 400, 'bad_request'],
     ['a PUT of the spec of an unknown DAG', 'PUT', '/api/v2/dags/ghost/spec', { spec: 'steps: [echo]' }, 404, 'not_found'],
@@ -82,6 +83,12 @@ describe('request checks common to all routes', () => {
   ] as const)('answers %s with the contract error', async (...[, method, url, body, status, code]) => {
     const res = await api.call(method, url, body);
     expect([res.status, (res.body as { code: string }).code]).toEqual([status, code]);
+  });
+
+  it('ignores fields a body does not define, as Dagu does', async () => {
+    expect((await api.call('POST', '/api/v2/dags', { name: 'extra', spec: 'steps: [echo extra]\n', colour: 'red' })).status).toBe(201);
+    expect((await api.call('GET', '/api/v2/dags/extra/spec')).body).toMatchObject({ spec: 'steps: [echo extra]\n', errors: [] });
+    expect((await api.call('POST', '/api/v2/dags/validate', { spec: 'steps: [echo]', name: 'v', strict: true })).body).toMatchObject({ valid: true, dag: { name: 'v' } });
   });
 
   it('answers malformed JSON with 400 and an oversized body with 413, both as error objects', async () => {
@@ -172,7 +179,8 @@ describe('operations on runs', () => {
     await setStatus('etl', 'o1', finishedStatus(4, 'succeeded', []));
     expect((await api.call('POST', '/api/v2/dag-runs/etl/ghost/reschedule', {})).body).toMatchObject({ code: 'not_found' });
     expect((await api.call('POST', '/api/v2/dag-runs/etl/o1/reschedule', { dagRunId: 'o1' })).body).toMatchObject({ code: 'already_exists' });
-    expect((await api.call('POST', '/api/v2/dag-runs/etl/o1/reschedule', { dagRunId: 'o2' })).body).toEqual({ dagRunId: 'o2', queued: false });
+    // The body Dagu's web UI sends: `singleton` is not the contract's, and is ignored.
+    expect((await api.call('POST', '/api/v2/dag-runs/etl/o1/reschedule', { dagRunId: 'o2', singleton: false })).body).toEqual({ dagRunId: 'o2', queued: false });
     const again = await getRun(dagRunResourceName('etl', 'o2'));
     expect([again.spec.params, again.spec.snapshot?.steps]).toEqual(['A=1', (await getRun(dagRunResourceName('etl', 'o1'))).spec.snapshot?.steps]);
     await setStatus('etl', 'o2', finishedStatus(4, 'succeeded', []));
@@ -218,11 +226,47 @@ describe('listings and cluster views', () => {
     expect(((await api.call('GET', '/api/v2/dag-runs?toDate=1000')).body as { dagRuns: unknown[] }).dagRuns).toEqual([]);
   });
 
+  it('details a DAG that never ran with a latest run whose nodes are its steps, not started', async () => {
+    await api.call('POST', '/api/v2/dags', { name: 'fresh', spec: 'steps:\n  - {name: one, command: echo 1}\n  - {name: two, command: echo 2, depends: [one]}\nhandlerOn:\n  failure: {command: echo oops}\n' });
+    const { latestDAGRun } = (await api.call('GET', '/api/v2/dags/fresh')).body as { latestDAGRun: { dagRunId: string; status: number; statusLabel: string; nodes: { step: { name: string; depends: string[] }; status: number; statusLabel: string; startedAt: string }[]; onFailure: { step: { name: string }; status: number } | null; onExit: unknown } };
+    expect([latestDAGRun.dagRunId, latestDAGRun.status, latestDAGRun.statusLabel]).toEqual(['', 0, 'not_started']);
+    expect(latestDAGRun.nodes.map((n) => [n.step.name, n.step.depends, n.status, n.statusLabel, n.startedAt])).toEqual([
+      ['one', [], 0, 'not_started', ''],
+      ['two', ['one'], 0, 'not_started', ''],
+    ]);
+    expect([latestDAGRun.onFailure?.step.name, latestDAGRun.onFailure?.status, latestDAGRun.onExit]).toEqual(['onFailure', 0, null]);
+  });
+
+  it("details a DAG that ran with its latest run's full details, as the run's own address answers them", async () => {
+    const { latestDAGRun } = (await api.call('GET', '/api/v2/dags/etl')).body as { latestDAGRun: { dagRunId: string; nodes: unknown[] } };
+    const { dagRunDetails } = (await api.call('GET', '/api/v2/dag-runs/etl/latest')).body as { dagRunDetails: { dagRunId: string } };
+    expect(latestDAGRun.dagRunId).not.toBe('');
+    expect(latestDAGRun.nodes.length).toBe(2);
+    expect(latestDAGRun).toEqual(dagRunDetails);
+  });
+
   it('lists custom queues even when empty and dag-based ones while they hold runs', async () => {
     await kube.queues.create(ns, { metadata: { name: 'nightly' }, spec: { maxConcurrency: 2 } });
     await waitFor('the queue', async () => ((await api.call('GET', '/api/v2/queues')).body as { queues: { name: string }[] }).queues.some((q) => q.name === 'nightly'), 10_000, 50);
     const { queues } = (await api.call('GET', '/api/v2/queues')).body as { queues: { name: string; type: string; maxConcurrency?: number }[] };
-    expect(queues.find((q) => q.name === 'nightly')).toMatchObject({ type: 'custom', maxConcurrency: 2, summary: { running: 0, queued: 0, total: 0 } });
+    expect(queues.find((q) => q.name === 'nightly')).toMatchObject({ type: 'custom', maxConcurrency: 2, summary: { running: 0, queued: 0, total: 0 }, running: [], queued: [] });
+  });
+
+  it("answers each queue's runs as full run summaries and the totals over all queues, as Dagu does", async () => {
+    await api.call('POST', '/api/v2/dags/etl/enqueue', { dagRunId: 'n1', queue: 'nightly' });
+    await setStatus('etl', 'n1', { status: 5, statusLabel: 'queued', queuedAt: '2026-11-22T10:00:00Z' });
+    interface Listed { name: string; maxConcurrency?: number; queuedDAGRuns: { dagRunId: string }[]; queued: { dagRunId: string; queuedAt: string }[]; running: unknown[] }
+    const list = async (): Promise<{ queues: Listed[]; summary: Record<string, number> }> => (await api.call('GET', '/api/v2/queues')).body as { queues: Listed[]; summary: Record<string, number> };
+    // The enqueued run is queued at once; its queuedAt comes with the status written above.
+    await waitFor('the queued run with its queuedAt', async () => (await list()).queues.find((q) => q.name === 'nightly')?.queued[0]?.queuedAt === '2026-11-22T10:00:00Z', 10_000, 50);
+    const { queues, summary } = await list();
+    const nightly = queues.find((q) => q.name === 'nightly');
+    expect(nightly?.queuedDAGRuns).toEqual([expect.objectContaining({ dagRunId: 'n1', name: 'etl', status: 5 })]);
+    expect(nightly?.queued).toEqual([{ rootDAGRunName: 'etl', rootDAGRunId: 'n1', parentDAGRunName: '', parentDAGRunId: '', dagRunId: 'n1', name: 'etl', status: 5, statusLabel: 'queued', queuedAt: '2026-11-22T10:00:00Z', startedAt: '', finishedAt: '', log: '/api/v2/dag-runs/etl/n1/log', params: '' }]);
+    const total = (of: (q: Listed) => number): number => queues.reduce((sum, q) => sum + of(q), 0);
+    expect(summary).toEqual({ totalQueues: queues.length, totalRunning: total((q) => q.running.length), totalQueued: total((q) => q.queued.length), totalCapacity: total((q) => q.maxConcurrency ?? 0), utilizationPercentage: expect.any(Number) as unknown });
+    expect(summary.totalQueued).toBeGreaterThanOrEqual(1);
+    expect((await api.call('GET', '/api/v2/dag-runs/etl/n1/dequeue')).status).toBe(200);
   });
 
   it('reports nodes as workers, the scheduler as absent, health as unhealthy without an operator, and metrics', async () => {
@@ -239,5 +283,34 @@ describe('listings and cluster views', () => {
     expect(metrics.text).toMatch(/kubedag_dags_total \d+/);
     expect(metrics.text).toContain('kubedag_info{version="test"');
     expect(metrics.text).toContain('kubedag_scheduler_running 0');
+  });
+});
+
+describe('a DAG deleted and created again', () => {
+  it('is created again at once after each of 20 deletes, never refused as existing', async () => {
+    await api.call('POST', '/api/v2/dags', { name: 'again' });
+    const answers: string[] = [];
+    for (let i = 0; i < 20; i += 1) {
+      const deleted = await api.call('DELETE', '/api/v2/dags/again');
+      const created = await api.call('POST', '/api/v2/dags', { name: 'again', spec: `steps:\n  - echo ${String(i)}\n` });
+      answers.push(`${String(deleted.status)} ${String(created.status)}`);
+    }
+    expect(answers).toEqual(Array.from({ length: 20 }, () => '204 201'));
+    expect((await api.call('GET', '/api/v2/dags/again/spec')).body).toMatchObject({ spec: 'steps:\n  - echo 19\n' });
+  });
+
+  it('is created again after a delete the cache has not seen yet, since the Kubernetes API says whether a name is taken', async () => {
+    await api.call('POST', '/api/v2/dags', { name: 'unseen' });
+    // The DAG watch stopped: the cache keeps the deleted DAG, as it does while a watch is down.
+    await server.cache.dags.stop();
+    try {
+      expect((await api.call('DELETE', '/api/v2/dags/unseen')).status).toBe(204);
+      expect(server.cache.dags.get(ns, 'unseen')).toBeDefined();
+      expect((await api.call('POST', '/api/v2/dags', { name: 'unseen', spec: 'steps: [echo again]\n' })).status).toBe(201);
+      expect((await api.call('POST', '/api/v2/dags', { name: 'unseen' })).body).toMatchObject({ code: 'already_exists' });
+    } finally {
+      await server.cache.dags.start();
+    }
+    expect((await api.call('GET', '/api/v2/dags/unseen/spec')).body).toMatchObject({ spec: 'steps: [echo again]\n' });
   });
 });

@@ -12,6 +12,7 @@ import { loadAll } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { registerAuth } from '../../apiserver/auth.ts';
 import { parseApiConfig } from '../../apiserver/config.ts';
+import { parseConfig } from '../../operator/config.ts';
 import { startServer, type Server } from '../../apiserver/server.ts';
 import { MANIFEST, renderManifests, runHelm } from '../../scripts/render-manifests.ts';
 import { finishedRun, givenDag, startOperator, whenRun, type RunningOperator } from './operator-support.ts';
@@ -69,7 +70,7 @@ describe('the Helm chart', () => {
   it('lints, and renders only objects the API server accepts', async () => {
     expect(helm('lint', chart, '--set', 'apiServer.auth.mode=kubernetes')).toContain('0 chart(s) failed');
     expect(rendered.map((o) => o.kind).sort()).toEqual(
-      ['ClusterRole', 'ClusterRole', 'ClusterRoleBinding', 'ClusterRoleBinding', 'Deployment', 'Deployment', 'PersistentVolumeClaim', 'PodDisruptionBudget', 'PodDisruptionBudget', 'Role', 'Role', 'Role', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'Service', 'Service', 'ServiceAccount', 'ServiceAccount'],
+      ['ClusterRole', 'ClusterRole', 'ClusterRoleBinding', 'ClusterRoleBinding', 'Deployment', 'Deployment', 'PersistentVolumeClaim', 'PodDisruptionBudget', 'Role', 'Role', 'Role', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'Service', 'Service', 'ServiceAccount', 'ServiceAccount'],
     );
     for (const object of rendered) await objects.create(object, undefined, 'All');
     // All namespaces watched: the operator's rules become a ClusterRole.
@@ -82,9 +83,49 @@ describe('the Helm chart', () => {
     ['an unknown auth mode', 'apiServer.auth.mode=kerberos', '/apiServer/auth/mode'],
     ['a misspelt key', 'operator.replicaz=2', "additional properties 'replicaz'"],
     ['a namespace that is not a DNS label', 'operator.namespaces={Team_A}', '/operator/namespaces/0'],
+    ['an unknown log store', 'operator.logs.store=gcs', '/operator/logs/store'],
+    ['the S3 log store without a bucket', 'operator.logs.store=s3', '/operator/logs/s3/bucket'],
+    ['an S3 endpoint with a path', 'operator.logs.s3.endpoint=http://minio:9000/logs', '/operator/logs/s3/endpoint'],
   ])('refuses %s with the values path named (values.schema.json)', (_what, value, named) => {
     const run = (): string => helm('template', 'kd', chart, '--set', value);
     expect(run).toThrow(named);
+  });
+
+  it.each([
+    ['the directory store without a volume', ['operator.logs.persistence.enabled=false'], 'operator.replicas > 1 with the directory log store needs a shared volume'],
+    ['the directory store on a ReadWriteOnce volume', ['operator.logs.persistence.accessModes={ReadWriteOnce}'], 'needs operator.logs.persistence.accessModes to include ReadWriteMany'],
+  ])('refuses two operator replicas on %s, naming the S3 store as a way out', (_what, values, message) => {
+    const run = (): string => helm('template', 'kd', chart, '--set', 'operator.replicas=2', ...values.flatMap((v) => ['--set', v]));
+    expect(run).toThrow(message);
+    expect(run).toThrow('operator.logs.store=s3');
+    // One replica needs no shared volume.
+    expect(helm('template', 'kd', chart, '--set', 'operator.replicas=1', ...values.flatMap((v) => ['--set', v]))).toContain('kind: Deployment');
+  });
+
+  it.each([
+    { name: 'one replica on a ReadWriteOnce log volume (the default) is recreated', values: [], strategy: 'Recreate' },
+    { name: 'two replicas on a ReadWriteMany log volume roll', values: ['operator.replicas=2', 'operator.logs.persistence.accessModes={ReadWriteMany}'], strategy: undefined },
+    { name: 'two replicas on the S3 log store roll', values: ['operator.replicas=2', 'operator.logs.store=s3', 'operator.logs.s3.bucket=kubedag-logs'], strategy: undefined },
+  ])('updates an operator of $name', ({ values, strategy }) => {
+    const objects = loadAll(helm('template', 'kd', chart, ...values.flatMap((v) => ['--set', v]))) as ({ kind?: string; metadata?: { name?: string }; spec?: { strategy?: { type?: string } } } | null)[];
+    const operator = objects.find((o) => o?.kind === 'Deployment' && o.metadata?.name?.endsWith('-operator') === true);
+    expect([operator === undefined, operator?.spec?.strategy?.type]).toEqual([false, strategy]);
+  });
+
+  it('with the S3 log store, gives the operator its bucket settings and credentials and no volume, and the API server accepts the objects', async () => {
+    const values = ['operator.logs.store=s3', 'operator.logs.s3.bucket=kubedag-logs', 'operator.logs.s3.prefix=prod', 'operator.logs.s3.endpoint=http://minio.storage:9000', 'operator.logs.s3.forcePathStyle=true', 'operator.logs.s3.existingSecret=s3-credentials', 'serviceAccount.operatorAnnotations.eks\\.amazonaws\\.com/role-arn=arn:aws:iam::111122223333:role/kubedag'];
+    const objectsOf = (text: string): KubernetesObject[] => (loadAll(text) as (KubernetesObject | null)[]).filter((o): o is KubernetesObject => o !== null);
+    const s3 = objectsOf(helm('template', 'kd', chart, '--namespace', ns, '--set', `operator.namespaces={${ns}}`, ...values.flatMap((v) => ['--set', v])));
+    expect(s3.filter((o) => o.kind === 'PersistentVolumeClaim')).toEqual([]);
+    type Spec = { containers: { args: string[]; envFrom?: unknown[]; volumeMounts?: unknown[] }[]; volumes?: unknown[] };
+    const operatorPod = (s3.find((o) => o.kind === 'Deployment' && o.metadata?.name === 'kd-kubedag-operator') as unknown as { spec: { template: { spec: Spec } } }).spec.template.spec;
+    const container = operatorPod.containers[0];
+    expect(container?.args.filter((a) => a.startsWith('--log-'))).toEqual(['--log-store=s3', '--log-s3-bucket=kubedag-logs', '--log-s3-prefix=prod', '--log-s3-endpoint=http://minio.storage:9000', '--log-s3-force-path-style=true']);
+    expect([container?.envFrom, container?.volumeMounts, operatorPod.volumes]).toEqual([[{ secretRef: { name: 's3-credentials' } }], undefined, undefined]);
+    expect(s3.find((o) => o.kind === 'ServiceAccount' && o.metadata?.name === 'kd-kubedag-operator')?.metadata?.annotations).toEqual({ 'eks.amazonaws.com/role-arn': 'arn:aws:iam::111122223333:role/kubedag' });
+    // The operator parses what the chart gives it.
+    expect(parseConfig(container?.args ?? [], {}).logStore).toEqual({ kind: 's3', bucket: 'kubedag-logs', prefix: 'prod/', endpoint: 'http://minio.storage:9000', forcePathStyle: true });
+    for (const object of s3.filter((o) => o.kind === 'Deployment' || o.kind === 'ServiceAccount')) await objects.create(object, undefined, 'All');
   });
 
   it('has current plain manifests (make manifests)', async () => {

@@ -4,7 +4,7 @@
  * bundle is the same program (it parses its flags, leads, runs steps and passes outputs on).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -17,17 +17,23 @@ const { core } = clients();
 const launch = chartOperatorLaunch();
 let ns = '';
 let bundle = '';
+let dir = '';
+const root = join(import.meta.dirname, '../..');
 let stop = (): void => undefined;
 
 beforeAll(async () => {
   ns = await createNamespace(core, 'bundle');
-  const dir = await mkdtemp(join(tmpdir(), 'kubedag-bundle-'));
+  // Under the repository, as the image keeps it under /app: the AWS SDK, left out of the
+  // bundle, is found in the node_modules beside it.
+  await mkdir(join(root, 'dist'), { recursive: true });
+  dir = await mkdtemp(join(root, 'dist', 'test-bundle-'));
   bundle = join(dir, 'operator.mjs');
   await bundleOperator(bundle);
 });
 
 afterAll(async () => {
   stop();
+  await rm(dir, { recursive: true, force: true });
   await deleteNamespace(core, ns);
 });
 
@@ -36,6 +42,13 @@ describe('the bundled operator', () => {
     const result = spawnSync(process.execPath, [...launch.flags, bundle, '--workers=many'], { encoding: 'utf8', env: { ...process.env, ...launch.env } });
     expect(result.status).not.toBe(0);
     expect(result.stderr).toContain('workers must be a non-negative integer, not "many"');
+  });
+
+  it('loads the S3 log store and its SDK when chosen, and stops with what S3 answered when the bucket cannot be listed', () => {
+    const flags = ['--log-store=s3', '--log-s3-bucket=kubedag-logs', '--log-s3-endpoint=http://127.0.0.1:1', `--kubeconfig=${inject('cluster').kubeconfig}`];
+    const result = spawnSync(process.execPath, [...launch.flags, bundle, ...flags], { encoding: 'utf8', env: { ...process.env, ...launch.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' } });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain('S3 log store: listing s3://kubedag-logs/ failed: connect ECONNREFUSED 127.0.0.1:1');
   });
 
   it('leads and runs a DAG whose second step reads the first one’s output', async () => {

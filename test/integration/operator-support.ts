@@ -30,12 +30,18 @@ export interface RunningOperator {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts `node operator/main.ts` against the suite's cluster, watching one namespace. */
-export async function startOperator(namespace: string, logDir?: string, extraArgs: readonly string[] = [], waitToLead = true): Promise<RunningOperator> {
+/**
+ * Starts `node operator/main.ts` against the suite's cluster, watching one namespace. With
+ * `--log-store=s3` among the extra flags it gets no log directory (logDir is then unused), and
+ * `env` adds variables such as the S3 store's AWS credentials.
+ */
+export async function startOperator(namespace: string, logDir?: string, extraArgs: readonly string[] = [], waitToLead = true, env: Readonly<Record<string, string>> = {}): Promise<RunningOperator> {
   const dir = logDir ?? (await mkdtemp(join(tmpdir(), 'kubedag-logs-')));
   const port = await freePort();
-  const child = spawn(process.execPath, [join(root, 'operator/main.ts'), `--kubeconfig=${inject('cluster').kubeconfig}`, `--namespaces=${namespace}`, `--lease-namespace=${namespace}`, `--log-dir=${dir}`, `--http-port=${String(port)}`, ...extraArgs], {
+  const directory = extraArgs.includes('--log-store=s3') ? [] : [`--log-dir=${dir}`];
+  const child = spawn(process.execPath, [join(root, 'operator/main.ts'), `--kubeconfig=${inject('cluster').kubeconfig}`, `--namespaces=${namespace}`, `--lease-namespace=${namespace}`, ...directory, `--http-port=${String(port)}`, ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -10,7 +10,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -32,6 +35,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
                 /** @description The contract's error object; code internal_error. */
                 500: {
                     headers: {
@@ -41,6 +56,18 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             /** @enum {string} */
                             code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
                         };
                     };
                 };
@@ -78,7 +105,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -94,6 +124,18 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
                 /** @description The contract's error object; code internal_error. */
                 500: {
                     headers: {
@@ -103,6 +145,18 @@ export interface paths {
                         "text/plain": components["schemas"]["Error"] & {
                             /** @enum {string} */
                             code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
                         };
                     };
                 };
@@ -132,7 +186,7 @@ export interface paths {
                     tag?: string;
                     sort?: string;
                     order?: string;
-                    /** @description The node that answers: empty or `local` for this server, else one of the configured remote nodes, to which the request is relayed. */
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
                     remoteNode?: "" | "local";
                 };
                 header?: never;
@@ -249,11 +303,15 @@ export interface paths {
         put?: never;
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     /**
@@ -266,6 +324,8 @@ export interface paths {
                         /** @description A new DAG file name: letters, digits, "_" and "-", at most 40 characters; not search, tags, validate. */
                         name: string;
                         spec?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -329,6 +389,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
                 /** @description The contract's error object; code service_unavailable. */
                 503: {
                     headers: {
@@ -358,7 +430,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path: {
                     /** @description A DAG file name: letters, digits, "_" and "-". */
@@ -829,6 +904,7 @@ export interface paths {
                                 };
                                 errors: string[];
                             }[];
+                            /** @description The latest run's details, as GET /dag-runs/{name}/{dagRunId} answers them; for a DAG that never ran, status 0 with empty ids and times, and a node per step (and per handler) the DAG defines, all not started. */
                             latestDAGRun: {
                                 rootDAGRunName: string;
                                 rootDAGRunId: string;
@@ -843,6 +919,401 @@ export interface paths {
                                 finishedAt: string;
                                 log: string;
                                 params: string;
+                                nodes: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                }[];
+                                onExit: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                } | null;
+                                onSuccess: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                } | null;
+                                onFailure: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                } | null;
+                                onCancel: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                } | null;
+                                preconditions: {
+                                    condition: string;
+                                    expected: string;
+                                    error: string;
+                                }[];
                             };
                             suspended: boolean;
                             errors: string[];
@@ -885,6 +1356,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
                 /** @description The contract's error object; code service_unavailable. */
                 503: {
                     headers: {
@@ -903,7 +1386,10 @@ export interface paths {
         post?: never;
         delete: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path: {
                     /** @description A DAG file name: letters, digits, "_" and "-". */
@@ -956,6 +1442,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
                 /** @description The contract's error object; code service_unavailable. */
                 503: {
                     headers: {
@@ -984,7 +1482,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path: {
                     /** @description A DAG file name: letters, digits, "_" and "-". */
@@ -1267,6 +1768,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
                 /** @description The contract's error object; code service_unavailable. */
                 503: {
                     headers: {
@@ -1283,7 +1796,10 @@ export interface paths {
         };
         put: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path: {
                     /** @description A DAG file name: letters, digits, "_" and "-". */
@@ -1291,6 +1807,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     /**
@@ -1300,6 +1817,8 @@ export interface paths {
                      */
                     "application/json": {
                         spec: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -1375,6 +1894,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
                 /** @description The contract's error object; code service_unavailable. */
                 503: {
                     headers: {
@@ -1407,11 +1938,15 @@ export interface paths {
         put?: never;
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     /**
@@ -1423,6 +1958,8 @@ export interface paths {
                     "application/json": {
                         spec: string;
                         name?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -1700,6 +2237,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
                 /** @description The contract's error object; code service_unavailable. */
                 503: {
                     headers: {
@@ -1731,7 +2280,10 @@ export interface paths {
         put?: never;
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path: {
                     /** @description A DAG file name: letters, digits, "_" and "-". */
@@ -1739,6 +2291,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     /**
@@ -1749,6 +2302,8 @@ export interface paths {
                     "application/json": {
                         /** @description A new DAG file name: letters, digits, "_" and "-", at most 40 characters; not search, tags, validate. */
                         newFileName: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -1820,6 +2375,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
                 /** @description The contract's error object; code service_unavailable. */
                 503: {
                     headers: {
@@ -1851,7 +2418,7 @@ export interface paths {
             parameters: {
                 query: {
                     q: string;
-                    /** @description The node that answers: empty or `local` for this server, else one of the configured remote nodes, to which the request is relayed. */
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
                     remoteNode?: "" | "local";
                 };
                 header?: never;
@@ -1963,7 +2530,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -1982,6 +2552,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
                 /** @description The contract's error object; code internal_error. */
                 500: {
                     headers: {
@@ -1991,6 +2573,18 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             /** @enum {string} */
                             code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
                         };
                     };
                 };
@@ -2027,7 +2621,10 @@ export interface paths {
         put?: never;
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path: {
                     /** @description A DAG file name: letters, digits, "_" and "-". */
@@ -2035,6 +2632,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     /**
@@ -2050,6 +2648,8 @@ export interface paths {
                         singleton?: boolean;
                         /** @description A DAG name: letters, digits, "_", "." and "-", at most 40 characters. */
                         dagName?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -2122,6 +2722,18 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             /** @enum {string} */
                             code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
                         };
                     };
                 };
@@ -2156,7 +2768,10 @@ export interface paths {
         put?: never;
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path: {
                     /** @description A DAG file name: letters, digits, "_" and "-". */
@@ -2164,6 +2779,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     /**
@@ -2178,6 +2794,8 @@ export interface paths {
                         queue?: string;
                         /** @description A DAG name: letters, digits, "_", "." and "-", at most 40 characters. */
                         dagName?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -2250,6 +2868,18 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             /** @enum {string} */
                             code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
                         };
                     };
                 };
@@ -2288,7 +2918,7 @@ export interface paths {
                     fromDate?: number;
                     toDate?: number;
                     dagRunId?: string;
-                    /** @description The node that answers: empty or `local` for this server, else one of the configured remote nodes, to which the request is relayed. */
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
                     remoteNode?: "" | "local";
                 };
                 header?: never;
@@ -2375,11 +3005,15 @@ export interface paths {
         put?: never;
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     /**
@@ -2396,6 +3030,8 @@ export interface paths {
                         /** @description A run id: letters, digits, "_" and "-", at most 64 characters. */
                         dagRunId?: string;
                         singleton?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -2456,6 +3092,18 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             /** @enum {string} */
                             code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
                         };
                     };
                 };
@@ -2490,11 +3138,15 @@ export interface paths {
         put?: never;
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     /**
@@ -2511,6 +3163,8 @@ export interface paths {
                         /** @description A run id: letters, digits, "_" and "-", at most 64 characters. */
                         dagRunId?: string;
                         queue?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -2574,6 +3228,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
                 /** @description The contract's error object; code service_unavailable. */
                 503: {
                     headers: {
@@ -2605,7 +3271,10 @@ export interface paths {
         put?: never;
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path: {
                     /** @description A DAG file name: letters, digits, "_" and "-". */
@@ -2613,6 +3282,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     /**
@@ -2622,6 +3292,8 @@ export interface paths {
                      */
                     "application/json": {
                         suspend: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -2681,6 +3353,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
                 /** @description The contract's error object; code service_unavailable. */
                 503: {
                     headers: {
@@ -2712,7 +3396,10 @@ export interface paths {
         put?: never;
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path: {
                     /** @description A DAG file name: letters, digits, "_" and "-". */
@@ -2769,6 +3456,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
                 /** @description The contract's error object; code service_unavailable. */
                 503: {
                     headers: {
@@ -2798,7 +3497,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path: {
                     /** @description A DAG file name: letters, digits, "_" and "-". */
@@ -3268,6 +3970,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
                 /** @description The contract's error object; code service_unavailable. */
                 503: {
                     headers: {
@@ -3299,7 +4013,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path: {
                     /** @description A DAG file name: letters, digits, "_" and "-". */
@@ -3766,6 +4483,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
                 /** @description The contract's error object; code service_unavailable. */
                 503: {
                     headers: {
@@ -3803,7 +4532,7 @@ export interface paths {
                     fromDate?: number;
                     toDate?: number;
                     dagRunId?: string;
-                    /** @description The node that answers: empty or `local` for this server, else one of the configured remote nodes, to which the request is relayed. */
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
                     remoteNode?: "" | "local";
                 };
                 header?: never;
@@ -3906,7 +4635,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path: {
                     name: string;
@@ -4372,6 +5104,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
                 /** @description The contract's error object; code service_unavailable. */
                 503: {
                     headers: {
@@ -4405,7 +5149,10 @@ export interface paths {
         put?: never;
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path: {
                     name: string;
@@ -4458,6 +5205,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
                 /** @description The contract's error object; code service_unavailable. */
                 503: {
                     headers: {
@@ -4489,7 +5248,10 @@ export interface paths {
         put?: never;
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path: {
                     name: string;
@@ -4497,6 +5259,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     /** @example {} */
@@ -4504,6 +5267,8 @@ export interface paths {
                         /** @description A run id: letters, digits, "_" and "-", at most 64 characters. */
                         dagRunId?: string;
                         stepName?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -4575,6 +5340,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
                 /** @description The contract's error object; code service_unavailable. */
                 503: {
                     headers: {
@@ -4606,7 +5383,10 @@ export interface paths {
         put?: never;
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path: {
                     name: string;
@@ -4614,6 +5394,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     /** @example {} */
@@ -4622,6 +5403,8 @@ export interface paths {
                         dagRunId?: string;
                         /** @description A DAG name: letters, digits, "_", "." and "-", at most 40 characters. */
                         dagName?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -4698,6 +5481,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
                 /** @description The contract's error object; code service_unavailable. */
                 503: {
                     headers: {
@@ -4727,7 +5522,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path: {
                     name: string;
@@ -4780,6 +5578,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
                 /** @description The contract's error object; code service_unavailable. */
                 503: {
                     headers: {
@@ -4811,7 +5621,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path: {
                     name: string;
@@ -4875,6 +5688,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
                 /** @description The contract's error object; code service_unavailable. */
                 503: {
                     headers: {
@@ -4906,7 +5731,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path: {
                     name: string;
@@ -5370,6 +6198,18 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             /** @enum {string} */
                             code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
                         };
                     };
                 };
@@ -5410,7 +6250,10 @@ export interface paths {
         head?: never;
         patch: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path: {
                     name: string;
@@ -5420,6 +6263,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     /**
@@ -5429,6 +6273,8 @@ export interface paths {
                      */
                     "application/json": {
                         status: number;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -5488,6 +6334,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
                 /** @description The contract's error object; code service_unavailable. */
                 503: {
                     headers: {
@@ -5513,7 +6371,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path: {
                     name: string;
@@ -5980,6 +6841,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
                 /** @description The contract's error object; code service_unavailable. */
                 503: {
                     headers: {
@@ -6017,7 +6890,10 @@ export interface paths {
         head?: never;
         patch: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path: {
                     name: string;
@@ -6027,6 +6903,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     /**
@@ -6036,6 +6913,8 @@ export interface paths {
                      */
                     "application/json": {
                         status: number;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -6092,6 +6971,18 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             /** @enum {string} */
                             code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
                         };
                     };
                 };
@@ -6126,7 +7017,10 @@ export interface paths {
         head?: never;
         patch: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path: {
                     name: string;
@@ -6135,6 +7029,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
                     /**
@@ -6144,6 +7039,8 @@ export interface paths {
                      */
                     "application/json": {
                         status: number;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -6203,6 +7100,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
                 /** @description The contract's error object; code service_unavailable. */
                 503: {
                     headers: {
@@ -6233,7 +7142,7 @@ export interface paths {
                     head?: number;
                     offset?: number;
                     limit?: number;
-                    /** @description The node that answers: empty or `local` for this server, else one of the configured remote nodes, to which the request is relayed. */
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
                     remoteNode?: "" | "local";
                 };
                 header?: never;
@@ -6344,7 +7253,7 @@ export interface paths {
                     head?: number;
                     offset?: number;
                     limit?: number;
-                    /** @description The node that answers: empty or `local` for this server, else one of the configured remote nodes, to which the request is relayed. */
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
                     remoteNode?: "" | "local";
                     stream?: "stdout" | "stderr";
                 };
@@ -6457,7 +7366,7 @@ export interface paths {
                     head?: number;
                     offset?: number;
                     limit?: number;
-                    /** @description The node that answers: empty or `local` for this server, else one of the configured remote nodes, to which the request is relayed. */
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
                     remoteNode?: "" | "local";
                 };
                 header?: never;
@@ -6569,7 +7478,7 @@ export interface paths {
                     head?: number;
                     offset?: number;
                     limit?: number;
-                    /** @description The node that answers: empty or `local` for this server, else one of the configured remote nodes, to which the request is relayed. */
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
                     remoteNode?: "" | "local";
                     stream?: "stdout" | "stderr";
                 };
@@ -6683,7 +7592,7 @@ export interface paths {
                     head?: number;
                     offset?: number;
                     limit?: number;
-                    /** @description The node that answers: empty or `local` for this server, else one of the configured remote nodes, to which the request is relayed. */
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
                     remoteNode?: "" | "local";
                 };
                 header?: never;
@@ -6795,7 +7704,7 @@ export interface paths {
                     head?: number;
                     offset?: number;
                     limit?: number;
-                    /** @description The node that answers: empty or `local` for this server, else one of the configured remote nodes, to which the request is relayed. */
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
                     remoteNode?: "" | "local";
                     stream?: "stdout" | "stderr";
                 };
@@ -6904,7 +7813,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -6920,7 +7832,7 @@ export interface paths {
                         "application/json": {
                             queues: {
                                 name: string;
-                                type: string;
+                                type: "custom" | "dag-based";
                                 maxConcurrency?: number;
                                 summary: {
                                     running: number;
@@ -6945,7 +7857,61 @@ export interface paths {
                                     finishedAt: string;
                                     log: string;
                                 }[];
+                                /** @description The running runs as full run summaries, oldest start first (Dagu 1.24 reads these). */
+                                running: {
+                                    rootDAGRunName: string;
+                                    rootDAGRunId: string;
+                                    parentDAGRunName: string;
+                                    parentDAGRunId: string;
+                                    dagRunId: string;
+                                    name: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    queuedAt: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    log: string;
+                                    params: string;
+                                }[];
+                                /** @description The queued runs as full run summaries, next first (Dagu 1.24 reads these). */
+                                queued: {
+                                    rootDAGRunName: string;
+                                    rootDAGRunId: string;
+                                    parentDAGRunName: string;
+                                    parentDAGRunId: string;
+                                    dagRunId: string;
+                                    name: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    queuedAt: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    log: string;
+                                    params: string;
+                                }[];
                             }[];
+                            /** @description Totals over the listed queues, as Dagu 1.24 answers them. */
+                            summary: {
+                                totalQueues: number;
+                                totalRunning: number;
+                                totalQueued: number;
+                                /** @description The sum of the listed maxConcurrency values (custom queues). */
+                                totalCapacity: number;
+                                /** @description Running runs of the queues with a capacity, as a share of totalCapacity; 0 without any. */
+                                utilizationPercentage: number;
+                            };
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
                         };
                     };
                 };
@@ -6958,6 +7924,18 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             /** @enum {string} */
                             code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
                         };
                     };
                 };
@@ -6993,7 +7971,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description The node that answers: empty or `local` for this server, else one of the configured remote nodes, to which the request is relayed. */
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
                     remoteNode?: "" | "local";
                 };
                 header?: never;
@@ -7110,7 +8088,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -7133,6 +8114,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
                 /** @description The contract's error object; code internal_error. */
                 500: {
                     headers: {
@@ -7142,6 +8135,18 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             /** @enum {string} */
                             code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
                         };
                     };
                 };
@@ -7176,7 +8181,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -7200,6 +8208,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
                 /** @description The contract's error object; code internal_error. */
                 500: {
                     headers: {
@@ -7209,6 +8229,18 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             /** @enum {string} */
                             code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
                         };
                     };
                 };

@@ -1,0 +1,21 @@
+/**
+ * Where a log lives in a store, as a relative path of `/`-separated parts that every store
+ * shares: `<namespace>/<dag>/<run id>/` for a run, then `<step>.<attempt>.<stream>` for one
+ * attempt's stream. Each name is encoded so that it is one part that never contains `/` and
+ * is never `.` or `..`: no name can climb into another run's folder or prefix, and a run's
+ * prefix (ending in `/`) never matches another run whose id merely begins the same way.
+ */
+import type { LogRef, Stream } from './store.ts';
+
+/** One path part: percent-encoded, dots included, so `..` or `a/b` stay inside their part. */
+export const keyPart = (name: string): string => encodeURIComponent(name).replaceAll('.', '%2E');
+
+/** The folder (or key prefix) of every log of a run, ending in `/`. */
+export function runKeyPrefix(namespace: string, dagName: string, dagRunId: string): string {
+  return `${keyPart(namespace)}/${keyPart(dagName)}/${keyPart(dagRunId)}/`;
+}
+
+/** One stream of one attempt: its run's prefix, then `<step>.<attempt>.<stream>`. */
+export function attemptKey(ref: LogRef, stream: Stream): string {
+  return `${runKeyPrefix(ref.namespace, ref.dagName, ref.dagRunId)}${keyPart(ref.step)}.${String(ref.attempt)}.${stream}`;
+}
