@@ -14,6 +14,7 @@ import { NO_CLUSTER } from './cluster.ts';
 import type { AppDeps, ResourceRouteOptions } from './deps.ts';
 import { ApiError, ERROR_STATUS, type ErrorCode } from './errors.ts';
 import { withLinks } from './links.ts';
+import { withIntegerText } from './text-params.ts';
 import { methodNotAllowedRoutes } from './methods.ts';
 import { apiMetrics } from './metrics.ts';
 import { API_PREFIX } from './paths.ts';
@@ -44,12 +45,13 @@ function fromFastify(error: FastifyError): ApiError {
  * Bodies are checked strictly for the fields they define: a wrong type or value is an error,
  * never coerced (fastify's default ajv coerces). A field a body does not define is dropped
  * before the route sees it, as Dagu ignores it (schemas.ts `requestBody`). Query strings and
- * path parameters arrive as text, so there numbers and booleans are coerced from their text form.
+ * path parameters arrive as text, so there numbers and booleans are coerced from their text form
+ * (an integer written as one: text-params.ts).
  */
 function validators(): (route: { schema: object; httpPart?: string }) => (data: unknown) => boolean {
   const strict = new Ajv({ allErrors: false, coerceTypes: false, removeAdditional: 'all', useDefaults: true });
   const textual = new Ajv({ allErrors: false, coerceTypes: 'array', removeAdditional: false, useDefaults: true });
-  return ({ schema, httpPart }) => (httpPart === 'body' ? strict : textual).compile(schema);
+  return ({ schema, httpPart }) => (httpPart === 'body' ? strict.compile(schema) : withIntegerText(textual.compile(schema), schema));
 }
 
 /** Longest path parameter the router takes, as sent (percent-encoded); a longer one is a bad request. */

@@ -105,12 +105,14 @@ export function shapeOf(route: Pick<RouteOptions, 'config' | 'schema'>): RouteSh
 /** The shared schema of the contract's error object, registered with `app.addSchema`. */
 export const ERROR_SCHEMA_ID = 'Error';
 
-/** The response schema of one error status: the error object, its code one of `codes`. */
+/**
+ * The response schema of one error status: the error object, its code one of `codes`. Always
+ * JSON, whatever the route's success answers are (metrics is text/plain), so the media type is
+ * given rather than taken from the route's `produces`.
+ */
 export function errorResponse(codes: readonly ErrorCode[]): Record<string, unknown> {
-  return {
-    description: `The contract's error object; code ${codes.length === 1 ? (codes[0] ?? '') : `one of ${codes.join(', ')}`}.`,
-    allOf: [{ $ref: `${ERROR_SCHEMA_ID}#` }, { type: 'object', properties: { code: { type: 'string', enum: codes } } }],
-  };
+  const schema = { allOf: [{ $ref: `${ERROR_SCHEMA_ID}#` }, { type: 'object', properties: { code: { type: 'string', enum: codes } } }] };
+  return { description: `The contract's error object; code ${codes.length === 1 ? (codes[0] ?? '') : `one of ${codes.join(', ')}`}.`, content: { 'application/json': { schema } } };
 }
 
 /**

@@ -42,6 +42,16 @@ describe('the fuzz stack', () => {
     expect((await finished('fuzz-hello', dagRunId)).statusLabel).toBe('succeeded');
   });
 
+  it('answers the log of a running step that has printed nothing as empty, not a 500 (found by the fuzz run)', async () => {
+    const { dagRunId } = (await api('POST', '/dags/fuzz-slow/start', {})).body as { dagRunId: string };
+    await waitFor('the step to run', async () => {
+      const details = ((await api('GET', `/dag-runs/fuzz-slow/${dagRunId}`)).body as { dagRunDetails?: { nodes: { statusLabel: string }[] } }).dagRunDetails;
+      return details?.nodes[0]?.statusLabel === 'running';
+    }, 30_000, 50);
+    const log = await api('GET', `/dag-runs/fuzz-slow/${dagRunId}/steps/wait/log`);
+    expect([log.status, (log.body as { content?: string }).content]).toEqual([200, '']);
+  });
+
   // Dry runs: admission decides as for a real create, and nothing is made.
   it.each([
     { name: 'a seeded command is admitted', env: [{ name: 'KUBEDAG_COMMAND', value: 'echo hello' }], admitted: true },

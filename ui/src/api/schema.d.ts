@@ -130,7 +130,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "text/plain": components["schemas"]["Error"] & {
+                        "application/json": components["schemas"]["Error"] & {
                             /** @enum {string} */
                             code?: "bad_request";
                         };
@@ -142,7 +142,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "text/plain": components["schemas"]["Error"] & {
+                        "application/json": components["schemas"]["Error"] & {
                             /** @enum {string} */
                             code?: "internal_error";
                         };
@@ -154,7 +154,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "text/plain": components["schemas"]["Error"] & {
+                        "application/json": components["schemas"]["Error"] & {
                             /** @enum {string} */
                             code?: "bad_gateway" | "remote_node_error";
                         };
