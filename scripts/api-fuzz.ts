@@ -3,7 +3,7 @@
  * local control plane of its own (never `make dev`'s): operator and API server in a namespace
  * of their own (test/fuzz/stack.ts), then everything stopped and removed. Exits 1 on any
  * failure. Flags: --max-examples=N (default 50), --seed=N (default 1), --phases=a,b,
- * --report-dir=DIR (kept; default a temporary one, printed).
+ * --report-dir=DIR (kept; by default a temporary one, printed, and removed when the run passed).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureBinaries } from '../cluster/binaries.ts';
 import { DEFAULT_NODES, startCluster, stopCluster } from '../cluster/cluster.ts';
+import { reportFigures } from '../test/fuzz/figures.ts';
 import { PHASES, runSchemathesis, schemathesisBinary, type Phase } from '../test/fuzz/schemathesis.ts';
 import { startFuzzStack } from '../test/fuzz/stack.ts';
 
@@ -37,6 +38,10 @@ async function fuzz(kubeconfig: string): Promise<number> {
       onLine: (line) => void process.stdout.write(`${line}\n`),
     });
     log(`schemathesis exited ${String(result.exitCode)} after ${result.seconds.toFixed(0)} s; report in ${result.reportDir}`);
+    const figures = await reportFigures(join(result.reportDir, 'events.ndjson')).catch(() => ({}));
+    for (const [phase, { scenarios, cases }] of Object.entries(figures)) log(`${phase}: ${String(cases)} test cases in ${String(scenarios)} scenarios`);
+    // A passing run's reports (tens of MB of requests) go, unless asked for; a failing one's stay.
+    if (result.exitCode === 0 && values['report-dir'] === undefined) await rm(result.reportDir, { recursive: true, force: true });
     return result.exitCode;
   } finally {
     await stack.stop();

@@ -3,6 +3,7 @@
  * (examples, coverage, fuzzing, stateful), a fixed seed, on the suite's control plane with the
  * operator running steps. `make api-fuzz` is the longer run on a cluster of its own.
  */
+import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { runSchemathesis, type FuzzResult } from '../fuzz/schemathesis.ts';
@@ -15,8 +16,11 @@ beforeAll(async () => {
   stack = await startFuzzStack({ kubeconfig: inject('cluster').kubeconfig });
 }, 180_000);
 
+let reportDir: string | undefined;
+
 afterAll(async () => {
   await stack.stop();
+  if (reportDir !== undefined) await rm(reportDir, { recursive: true, force: true });
 });
 
 async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
@@ -74,6 +78,7 @@ describe('schemathesis', () => {
 
   it('finds no failure with every check in every phase', async () => {
     result = await runSchemathesis({ origin: stack.origin, token: stack.token, seed: 1, maxExamples: 10 });
+    reportDir = result.reportDir;
     if (result.exitCode !== 0) console.error(result.output.slice(-20_000));
     expect(result.exitCode).toBe(0);
     // The JUnit report agrees: test cases ran, none failed or erred.
