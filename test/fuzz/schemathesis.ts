@@ -78,7 +78,8 @@ export async function runSchemathesis(run: FuzzRun): Promise<FuzzResult> {
   const st = await schemathesisBinary();
   const reportDir = run.reportDir ?? (await mkdtemp(join(tmpdir(), 'kubedag-fuzz-report-')));
   const started = Date.now();
-  const child = spawn(st, schemathesisArgs(run, reportDir), { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', COLUMNS: '160' } });
+  // Run from the report directory: anything schemathesis or Hypothesis keeps on disk lands there, not in the work tree.
+  const child = spawn(st, schemathesisArgs(run, reportDir), { cwd: reportDir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', COLUMNS: '160' } });
   let output = '';
   let partial = '';
   const take = (chunk: Buffer): void => {
