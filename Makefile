@@ -41,7 +41,7 @@ dist/ui/index.html: $(STAMP) $(UI_SOURCES)
 
 ui: dist/ui/index.html ## build the web UI into dist/ui/ (the API server serves it at /); only when its sources changed
 
-ui-dev: deps ## the web UI from Vite's dev server with hot reload, /api proxied to the API server of `make dev` (KUBEDAG_API_PORT)
+ui-dev: deps ## the web UI from Vite's dev server with hot reload, /api proxied to the API server of `make dev` (KUBEDAG_API_PORT, else the stack in KUBEDAG_DEV_DIR or .dev)
 	npx vite --config ui/vite.config.ts
 
 # Its own .PHONY line keeps branches that add targets from colliding on the list above.
@@ -120,6 +120,11 @@ api-fuzz: deps ## schemathesis (every check and phase) against the API server on
 bench-container-start: deps ## node agent container start latency, bare and sandboxed (figures, not pass/fail; needs root)
 	node bench/container-start.bench.ts
 
+# Its own .PHONY line keeps branches that add targets from colliding on the list above.
+.PHONY: chaos
+chaos: deps ## failure tests, long variant, on a control plane of their own: 100 runs through 20 operator SIGKILLs, kube-apiserver restarted, etcd paused, a node agent killed (KUBEDAG_CHAOS_* sizes, see test/chaos/sizes.ts; figures in .dev/chaos.json)
+	node test/chaos/main.ts
+
 step-runner: deps ## bundle kubedag-step (the http/jq/mail/ssh step runner) into the world-readable cache the local cluster's node agents put on containers' PATH; prints its bin directory
 	node scripts/step-runner.ts
 
@@ -132,7 +137,7 @@ cluster-up: deps ## start the local control plane and node agents (idempotent); 
 cluster-down: deps ## stop everything cluster-up started
 	node cluster/cli.ts down
 
-dev: deps ui ## the local control plane, the operator and the API server (with the web UI) in the foreground; Ctrl-C stops it
+dev: deps ui ## the local control plane, the operator and the API server (with the web UI) in the foreground; Ctrl-C stops it. Side by side: KUBEDAG_DEV_DIR, KUBEDAG_API_PORT, KUBEDAG_OPERATOR_PORT
 	node cluster/cli.ts dev
 
 clean:

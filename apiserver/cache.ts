@@ -7,7 +7,7 @@
  */
 import type { CoordinationV1Api, CoreV1Api, KubeConfig, KubernetesObject, V1Lease, V1Node, V1Pod } from '@kubernetes/client-node';
 import type { KubedagClients, ResourceClient } from '../core/kube/client.ts';
-import { Informer } from '../core/kube/informer.ts';
+import { Informer, informerLog } from '../core/kube/informer.ts';
 import type { Logger } from '../core/log.ts';
 import { LABELS } from '../core/resources/constants.ts';
 import type { DagQueueResource, DagResource, DagRunResource } from '../core/resources/types.ts';
@@ -127,10 +127,8 @@ export class Cache {
 
   constructor(sources: CacheSources) {
     const { kc, namespace, clients, core, coordination, logger } = sources;
-    // A failed watch or relist is retried by the informer; it is worth a warning, not more.
-    const log = (message: string): void => {
-      logger.warn(message);
-    };
+    // A failed watch or list is retried by the informer, which logs a streak of failures once.
+    const log = informerLog(logger);
     this.namespace = namespace;
     const kubedag = <T extends KubernetesObject>(client: ResourceClient<T>): Informer<T> => new Informer<T>({ kc, path: client.path(namespace), list: () => client.list(namespace), log });
     this.dags = kubedag(clients.dags);

@@ -3,11 +3,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AuthenticationV1Api, AuthorizationV1Api } from '@kubernetes/client-node';
 import { createLogger, errorMessage } from '../core/log.ts';
+import { exitWith, startFailure } from '../core/start-failure.ts';
 import { authOptions, registerAuth } from './auth.ts';
 import { parseApiConfig, type ApiConfig } from './config.ts';
 import { API_PREFIX } from './paths.ts';
 import { registerRemoteNodes } from './remote.ts';
-import { startServer } from './server.ts';
+import { startServer, type Server } from './server.ts';
 
 const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '../package.json'), 'utf8')) as { version: string };
 
@@ -20,22 +21,30 @@ try {
   process.exit(1);
 }
 const logger = createLogger('apiserver', config.log);
-const server = await startServer({
-  config,
-  version,
-  logger,
-  plugins: [
-    (app, { kc, namespace }) => {
-      const kubernetes = { authentication: kc.makeApiClient(AuthenticationV1Api), authorization: kc.makeApiClient(AuthorizationV1Api), namespace };
-      registerAuth(app, authOptions(config.auth, kubernetes));
-    },
-    (app) => {
-      registerRemoteNodes(app, config.remoteNodes);
-    },
-  ],
-});
-await server.app.listen({ host: config.host, port: config.port });
-logger.info({ version, namespace: server.cache.namespace }, `kubedag API server listening on http://${config.host}:${String(config.port)}${API_PREFIX} (namespace ${server.cache.namespace})`);
+const listen = { port: config.port, setting: '--port or KUBEDAG_API_PORT' };
+async function start(): Promise<Server> {
+  const started = await startServer({
+    config,
+    version,
+    logger,
+    plugins: [
+      (app, { kc, namespace }) => {
+        const kubernetes = { authentication: kc.makeApiClient(AuthenticationV1Api), authorization: kc.makeApiClient(AuthorizationV1Api), namespace };
+        registerAuth(app, authOptions(config.auth, kubernetes));
+      },
+      (app) => {
+        registerRemoteNodes(app, config.remoteNodes);
+      },
+    ],
+  });
+  await started.app.listen({ host: config.host, port: config.port });
+  return started;
+}
+const server = await start().catch((error: unknown) => exitWith(logger, `cannot start: ${startFailure(error, listen)}`));
+// Port 0 asks for any free port: say the one that was given.
+const address = server.app.server.address();
+const port = typeof address === 'object' && address !== null ? address.port : config.port;
+logger.info({ version, namespace: server.cache.namespace, port }, `kubedag API server listening on http://${config.host}:${String(port)}${API_PREFIX} (namespace ${server.cache.namespace})`);
 const shutdown = (signal: string): void => {
   logger.info({ signal }, `${signal}: shutting down`);
   void server.close().then(() => {

@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import type { LogFormat } from '../core/log.ts';
 import type { Binaries } from './binaries.ts';
+import type { OnExit } from './processes.ts';
 import { startControlPlane, stopControlPlane, type ClusterState, type NodeSpec } from './controlplane.ts';
 import { DEFAULT_STORAGE_CLASS } from './provisioner/config.ts';
 import { installCrds, kubeConfig, waitForNodes, waitForStorageClass } from './setup.ts';
@@ -37,7 +38,11 @@ export interface ClusterOptions {
   readonly nodes?: readonly NodeSpec[];
   /** JSON lines by default; `pretty` for the developer cluster. */
   readonly nodeAgentLogFormat?: LogFormat;
+  /** kube-controller-manager's --node-monitor-grace-period (controlplane.ts). */
+  readonly nodeMonitorGraceSeconds?: number;
   readonly log?: (line: string) => void;
+  /** Told when a process of the cluster ends, while this process lives (`make dev`). */
+  readonly onExit?: OnExit;
 }
 
 /** The node agent runs on the same Node.js as this process, straight from its TypeScript. */
@@ -52,7 +57,7 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterStat
   // node agents' PATH (cluster/step-runner.ts), rebuilt here whenever its sources changed.
   const runner = await ensureStepRunner(undefined, options.log);
   const nodeAgentCommand = [...NODE_AGENT_COMMAND, `--step-runner-path=${runner.bin}`];
-  const state = await startControlPlane({ dir: options.dir, binaries: options.binaries, nodes, nodeAgentCommand, provisionerCommand: PROVISIONER_COMMAND, nodeAgentLogFormat: options.nodeAgentLogFormat, log: options.log });
+  const state = await startControlPlane({ dir: options.dir, binaries: options.binaries, nodes, nodeAgentCommand, provisionerCommand: PROVISIONER_COMMAND, nodeAgentLogFormat: options.nodeAgentLogFormat, nodeMonitorGraceSeconds: options.nodeMonitorGraceSeconds, log: options.log, ...(options.onExit === undefined ? {} : { onExit: options.onExit }) });
   try {
     const kc = kubeConfig(state.kubeconfig);
     const crds = await installCrds(kc);

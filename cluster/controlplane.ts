@@ -11,7 +11,7 @@ import type { LogFormat } from '../core/log.ts';
 import type { Binaries } from './binaries.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import { ensurePki, type CertificatePaths, type Pki } from './pki.ts';
-import { freePort, isAlive, startProcess, stopProcess, waitFor, type Managed } from './processes.ts';
+import { freePort, isAlive, startProcess, stopProcess, waitFor, type Managed, type OnExit } from './processes.ts';
 
 export interface NodeSpec {
   readonly name: string;
@@ -25,6 +25,16 @@ export interface ClusterState {
   readonly kubeconfig: string;
   readonly processes: Managed[];
   readonly nodes: { readonly name: string; readonly port: number; readonly ledger: string }[];
+  /** Where each component listens, all on 127.0.0.1 (node agents: `nodes[].port`). */
+  readonly ports?: ControlPlanePorts;
+}
+
+export interface ControlPlanePorts {
+  readonly etcdClient: number;
+  readonly etcdPeer: number;
+  readonly kubeApiserver: number;
+  readonly controllerManager: number;
+  readonly scheduler: number;
 }
 
 export interface StartOptions {
@@ -37,7 +47,15 @@ export interface StartOptions {
   readonly provisionerCommand: readonly string[];
   /** How node agents and the provisioner write their log: JSON lines unless a person reads it (`make dev`). */
   readonly nodeAgentLogFormat?: LogFormat;
+  /**
+   * How long a node may go without a heartbeat before the node lifecycle controller calls it
+   * unreachable and taints it (kube-controller-manager's --node-monitor-grace-period; its own
+   * default, 50 s, when absent). Tests that kill a node agent shorten it.
+   */
+  readonly nodeMonitorGraceSeconds?: number;
   readonly log?: (line: string) => void;
+  /** Told when a process started here ends, while this process lives. */
+  readonly onExit?: OnExit;
 }
 
 const STATE = 'cluster.json';
@@ -63,21 +81,23 @@ export async function startControlPlane(options: StartOptions): Promise<ClusterS
   const [etcdClient, etcdPeer, apiPort, cmPort, schedulerPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
   const server = `https://127.0.0.1:${String(apiPort)}`;
   const processes: Managed[] = [];
-  const state: ClusterState = { dir, server, kubeconfig: join(dir, 'admin.kubeconfig'), processes, nodes: [] };
+  const ports = { etcdClient, etcdPeer, kubeApiserver: apiPort, controllerManager: cmPort, scheduler: schedulerPort };
+  const state: ClusterState = { dir, server, kubeconfig: join(dir, 'admin.kubeconfig'), processes, nodes: [], ports };
+  const start = (name: string, command: string, args: readonly string[], log: string): Promise<Managed> => startProcess(name, command, args, log, options.onExit === undefined ? {} : { onExit: options.onExit });
   try {
-    processes.push(await startProcess('etcd', binaries.etcd, etcdArgs(dir, etcdClient, etcdPeer), join(dir, 'logs/etcd.log')));
+    processes.push(await start('etcd', binaries.etcd, etcdArgs(dir, etcdClient, etcdPeer), join(dir, 'logs/etcd.log')));
     await saveState(state);
-    processes.push(await startProcess('kube-apiserver', binaries.kubeApiserver, apiserverArgs(pki, etcdClient, apiPort), join(dir, 'logs/kube-apiserver.log')));
+    processes.push(await start('kube-apiserver', binaries.kubeApiserver, apiserverArgs(pki, etcdClient, apiPort), join(dir, 'logs/kube-apiserver.log')));
     await saveState(state);
     const kubeconfigs = await writeComponentKubeconfigs(dir, server, pki);
     await waitFor('kube-apiserver /readyz', () => readyz(server, pki.admin, pki.ca.cert), 90_000, 200);
     log(`kube-apiserver ready at ${server}`);
-    processes.push(await startProcess('kube-controller-manager', binaries.kubeControllerManager, controllerManagerArgs(pki, kubeconfigs.controllerManager, cmPort), join(dir, 'logs/kube-controller-manager.log')));
-    processes.push(await startProcess('kube-scheduler', binaries.kubeScheduler, schedulerArgs(kubeconfigs.scheduler, schedulerPort), join(dir, 'logs/kube-scheduler.log')));
+    processes.push(await start('kube-controller-manager', binaries.kubeControllerManager, controllerManagerArgs(pki, kubeconfigs.controllerManager, cmPort, options.nodeMonitorGraceSeconds), join(dir, 'logs/kube-controller-manager.log')));
+    processes.push(await start('kube-scheduler', binaries.kubeScheduler, schedulerArgs(kubeconfigs.scheduler, schedulerPort), join(dir, 'logs/kube-scheduler.log')));
     await saveState(state);
     // After kube-controller-manager, whose PV controller hands claims to it and binds its volumes.
     const [provisioner, ...provisionerArgs] = [...options.provisionerCommand, `--kubeconfig=${state.kubeconfig}`, `--dir=${join(dir, 'volumes')}`, `--log-format=${options.nodeAgentLogFormat ?? 'json'}`];
-    processes.push(await startProcess('provisioner', provisioner, provisionerArgs, join(dir, 'logs/provisioner.log')));
+    processes.push(await start('provisioner', provisioner, provisionerArgs, join(dir, 'logs/provisioner.log')));
     await saveState(state);
     for (const node of options.nodes) {
       const port = await freePort();
@@ -85,7 +105,7 @@ export async function startControlPlane(options: StartOptions): Promise<ClusterS
       const agent = { port, kubeconfig: state.kubeconfig, dir: join(dir, 'nodes', node.name), clusterDir: dir, logFormat: options.nodeAgentLogFormat ?? 'json' };
       const args = [...options.nodeAgentCommand, ...nodeAgentArgs(node, agent, pki)];
       const [command = 'node', ...rest] = args;
-      processes.push(await startProcess(`node-agent ${node.name}`, command, rest, join(dir, `logs/node-${node.name}.log`)));
+      processes.push(await start(`node-agent ${node.name}`, command, rest, join(dir, `logs/node-${node.name}.log`)));
       state.nodes.push({ name: node.name, port, ledger });
       await saveState(state);
     }
@@ -176,8 +196,9 @@ function componentArgs(kubeconfig: string, port: number): string[] {
   ];
 }
 
-function controllerManagerArgs(pki: Pki, kubeconfig: string, port: number): string[] {
+function controllerManagerArgs(pki: Pki, kubeconfig: string, port: number, nodeMonitorGraceSeconds: number | undefined): string[] {
   return [
+    ...(nodeMonitorGraceSeconds === undefined ? [] : [`--node-monitor-grace-period=${String(nodeMonitorGraceSeconds)}s`]),
     ...componentArgs(kubeconfig, port),
     '--use-service-account-credentials=true',
     `--service-account-private-key-file=${pki.serviceAccount.privateKey}`,

@@ -17,7 +17,16 @@ export interface Managed {
   readonly args: readonly string[];
 }
 
-export async function startProcess(name: string, command: string, args: readonly string[], log: string, env: NodeJS.ProcessEnv = process.env): Promise<Managed> {
+/** How a process ended: its exit code, or the signal that killed it. */
+export type OnExit = (managed: Managed, code: number | null, signal: NodeJS.Signals | null) => void;
+
+export interface StartProcessOptions {
+  readonly env?: NodeJS.ProcessEnv;
+  readonly onExit?: OnExit;
+}
+
+export async function startProcess(name: string, command: string, args: readonly string[], log: string, options: StartProcessOptions = {}): Promise<Managed> {
+  const { env = process.env, onExit } = options;
   const file = await open(log, 'a');
   try {
     const child = spawn(command, args, { detached: true, stdio: ['ignore', file.fd, file.fd], env });
@@ -29,7 +38,12 @@ export async function startProcess(name: string, command: string, args: readonly
     });
     // The parent may exit (cluster-up returns); the process group lives on until cluster-down.
     child.unref();
-    return { name, pid, log, command, args };
+    const managed = { name, pid, log, command, args };
+    // Heard only while this process lives (`make dev`), which is when someone is told.
+    if (onExit !== undefined) child.once('exit', (code, signal) => {
+      onExit(managed, code, signal);
+    });
+    return managed;
   } finally {
     await file.close();
   }

@@ -4,11 +4,13 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { DagRunResource } from '../core/resources/types.ts';
 import { podView, withoutManagedFields } from './informers.ts';
-import { attemptOver, podIdentity } from './run/observed.ts';
+import { attemptOver, endSigns, podIdentity } from './run/observed.ts';
 
 /** A step Pod as the API server answered a watch, once its step had succeeded. */
 const succeeded = JSON.parse(readFileSync(join(import.meta.dirname, '../test/fixtures/pods/step-succeeded.json'), 'utf8')) as V1Pod;
 const unschedulable: V1Pod = { ...succeeded, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector." }] } };
+/** Evicted by the taint eviction controller from a node that stopped answering: Terminating for as long as the node is away. */
+const evicted: V1Pod = { ...succeeded, metadata: { ...succeeded.metadata, deletionTimestamp: new Date('2026-11-24T05:04:20Z') }, status: { phase: 'Running', startTime: new Date('2026-11-24T05:03:00Z'), conditions: [{ type: 'Ready', status: 'False' }, { type: 'DisruptionTarget', status: 'True', reason: 'DeletionByTaintManager', message: 'Taint manager: deleting due to NoExecute taint' }] } };
 const stopping: V1Pod = { ...succeeded, metadata: { ...succeeded.metadata, deletionTimestamp: new Date('2026-11-24T05:04:20Z') }, spec: { containers: [], ...succeeded.spec, activeDeadlineSeconds: 7 }, status: { ...succeeded.status, phase: 'Running' } };
 
 function deepFrozen<T>(value: T): T {
@@ -22,6 +24,7 @@ function deepFrozen<T>(value: T): T {
 /** Everything the operator reads of a step Pod (operator/run/observed.ts, run/reconciler.ts). */
 const read = (pod: V1Pod): unknown => ({
   identity: podIdentity(pod),
+  endSigns: endSigns(pod),
   over: [attemptOver(pod, { nodes: [{ name: 'greet', status: 4, statusLabel: 'succeeded', attempt: 0 }] }), attemptOver(pod, { nodes: [{ name: 'greet', status: 1, statusLabel: 'running', attempt: 0 }] })],
   terminated: pod.status?.containerStatuses?.[0]?.state?.terminated,
   startTime: pod.status?.startTime,
@@ -36,6 +39,7 @@ describe('podView', () => {
     ['a succeeded step Pod', succeeded],
     ['a Pod being stopped by its deadline and deleted', stopping],
     ['a Pod no node can take', unschedulable],
+    ['a Pod evicted from a node that stopped answering', evicted],
   ])('keeps everything the operator reads of %s', (_what, pod) => {
     expect(read(podView(pod) as V1Pod)).toEqual(read(pod));
   });
@@ -60,6 +64,13 @@ describe('podView', () => {
     const scheduled = { ...unschedulable, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }] } };
     expect(podView(scheduled).status).toEqual({ phase: 'Pending' });
     expect(podIdentity(scheduled).unschedulable).toBeUndefined();
+  });
+
+  it('keeps the DisruptionTarget condition only while it is True, and says why the Pod goes', () => {
+    expect(podView(evicted).status?.conditions?.map((c) => c.type)).toEqual(['DisruptionTarget']);
+    expect(endSigns(podView(evicted) as V1Pod)).toEqual({ deleteBy: '2026-11-24T05:04:20.000Z', disruption: 'DeletionByTaintManager' });
+    const over = { ...evicted, status: { phase: 'Running', conditions: [{ type: 'DisruptionTarget', status: 'False' }] } };
+    expect(podView(over).status).toEqual({ phase: 'Running' });
   });
 
   it('keeps a Pod without spec or status as it is', () => {

@@ -7,7 +7,7 @@
  */
 import type { CoreV1Api, KubeConfig, KubernetesObject, V1Pod, V1PodSpec, V1PodStatus } from '@kubernetes/client-node';
 import type { KubedagClients, ResourceClient } from '../core/kube/client.ts';
-import { Informer } from '../core/kube/informer.ts';
+import { Informer, informerLog } from '../core/kube/informer.ts';
 import type { Logger } from '../core/log.ts';
 import { LABELS } from '../core/resources/constants.ts';
 import type { DagQueueResource, DagResource, DagRunResource } from '../core/resources/types.ts';
@@ -36,9 +36,10 @@ export type PodView = Omit<V1Pod, 'spec' | 'status'> & { spec?: Pick<V1PodSpec, 
 /**
  * What the operator reads of a step Pod: its metadata (labels, annotations, owners, deletion),
  * phase, start time, container states (exit code and report message) and activeDeadlineSeconds
- * (how a step is stopped), and the PodScheduled condition while it is False (why a step waits).
- * The containers' spec (command, environment, volumes) and the other status conditions are most
- * of a Pod and are never read; nothing writes a cached Pod back.
+ * (how a step is stopped), the PodScheduled condition while it is False (why a step waits) and
+ * the DisruptionTarget condition while it is True (why Kubernetes is taking the Pod away). The
+ * containers' spec (command, environment, volumes) and the other status conditions are most of
+ * a Pod and are never read; nothing writes a cached Pod back.
  */
 export function podView(pod: V1Pod): PodView {
   const { metadata } = withoutManagedFields(pod);
@@ -47,12 +48,12 @@ export function podView(pod: V1Pod): PodView {
     ...pick(pod, 'apiVersion', 'kind'),
     ...(metadata === undefined ? {} : { metadata }),
     ...(spec === undefined ? {} : { spec: pick(spec, 'activeDeadlineSeconds', 'nodeName') }),
-    ...(status === undefined ? {} : { status: { ...pick(status, 'phase', 'reason', 'message', 'startTime', 'initContainerStatuses', 'containerStatuses'), ...unscheduled(status) } }),
+    ...(status === undefined ? {} : { status: { ...pick(status, 'phase', 'reason', 'message', 'startTime', 'initContainerStatuses', 'containerStatuses'), ...tellingConditions(status) } }),
   };
 }
 
-function unscheduled(status: V1PodStatus): Pick<V1PodStatus, 'conditions'> {
-  const conditions = (status.conditions ?? []).filter((c) => c.type === 'PodScheduled' && c.status === 'False');
+function tellingConditions(status: V1PodStatus): Pick<V1PodStatus, 'conditions'> {
+  const conditions = (status.conditions ?? []).filter((c) => (c.type === 'PodScheduled' && c.status === 'False') || (c.type === 'DisruptionTarget' && c.status === 'True'));
   return conditions.length === 0 ? {} : { conditions };
 }
 
@@ -65,10 +66,8 @@ function pick<T extends object, K extends keyof T>(object: T, ...keys: readonly 
 
 export function operatorInformers(kc: KubeConfig, core: CoreV1Api, kube: KubedagClients, namespaces: readonly string[], log: Logger): OperatorInformers {
   const namespace = namespaces.length === 1 ? namespaces[0] : undefined;
-  const informerLog = (message: string): void => {
-    log.warn(message);
-  };
-  const custom = <T extends KubernetesObject>(client: ResourceClient<T>): Informer<T> => new Informer<T>({ kc, path: client.path(namespace), list: () => client.list(namespace), transform: withoutManagedFields, log: informerLog });
+  const watchLog = informerLog(log);
+  const custom = <T extends KubernetesObject>(client: ResourceClient<T>): Informer<T> => new Informer<T>({ kc, path: client.path(namespace), list: () => client.list(namespace), transform: withoutManagedFields, log: watchLog });
   return {
     runs: custom(kube.runs),
     dags: custom(kube.dags),
@@ -81,7 +80,7 @@ export function operatorInformers(kc: KubeConfig, core: CoreV1Api, kube: Kubedag
       // The controllers' types still say V1Pod: a read of a field left out is undefined, never
       // a plausible empty value (no `containers: []`), so such a mistake shows at once.
       transform: (pod) => podView(pod) as V1Pod,
-      log: informerLog,
+      log: watchLog,
     }),
   };
 }

@@ -1,13 +1,25 @@
 /** The Kubedag operator: `node operator/main.ts [flags]` (see config.ts for flags and KUBEDAG_* variables). */
-import { createLogger } from '../core/log.ts';
-import { parseConfig } from './config.ts';
+import { createLogger, errorMessage } from '../core/log.ts';
+import { exitWith, startFailure } from '../core/start-failure.ts';
+import { parseConfig, type OperatorConfig } from './config.ts';
 import { Operator } from './operator.ts';
 
-const config = parseConfig(process.argv.slice(2), process.env);
+let config: OperatorConfig;
+try {
+  config = parseConfig(process.argv.slice(2), process.env);
+} catch (error) {
+  // No logger yet: its own settings may be what is wrong. The message names the setting.
+  process.stderr.write(`kubedag operator: ${errorMessage(error)}\n`);
+  process.exit(1);
+}
 const log = createLogger('operator', config.log);
 const operator = new Operator({ config, log });
-await operator.start();
-log.info({ namespaces: config.namespaces.length === 0 ? 'all' : config.namespaces.join(',') }, 'kubedag operator started');
+try {
+  await operator.start();
+  log.info({ namespaces: config.namespaces.length === 0 ? 'all' : config.namespaces.join(','), httpPort: config.httpPort }, `kubedag operator started; health, metrics and logs on port ${String(config.httpPort)}`);
+} catch (error) {
+  await exitWith(log, `cannot start: ${startFailure(error, { port: config.httpPort, setting: '--http-port or KUBEDAG_HTTP_PORT' })}`);
+}
 const shutdown = (signal: string): void => {
   log.info({ signal }, 'shutting down');
   void operator.stop().then(() => {

@@ -98,6 +98,8 @@ export class Operator {
     });
     this.elector.run({
       onStartedLeading: () => {
+        // Leadership lost is not taken up again while the process stops: it exits and restarts.
+        if (this.stopping) return;
         log.info('leading: starting informers');
         void this.lead().catch((error: unknown) => {
           log.fatal({ err: errorMessage(error) }, 'start failed');

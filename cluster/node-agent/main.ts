@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoordinationV1Api, CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { reuseConnections } from '../../core/kube/connections.ts';
-import { Informer } from '../../core/kube/informer.ts';
+import { Informer, informerLog } from '../../core/kube/informer.ts';
 import { WorkQueue } from '../../core/kube/queue.ts';
 import { systemClock, type Clock } from '../../core/kube/time.ts';
 import { createLogger, errorMessage, type Logger } from '../../core/log.ts';
@@ -44,9 +44,7 @@ function podInformer(kc: KubeConfig, core: CoreV1Api, node: string, logger: Logg
     path: '/api/v1/pods',
     list: () => core.listPodForAllNamespaces({ fieldSelector }),
     fieldSelector,
-    log: (message) => {
-      logger.warn(message);
-    },
+    log: informerLog(logger),
   });
 }
 

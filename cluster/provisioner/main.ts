@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { CoreV1Api, KubeConfig, StorageV1Api, type KubernetesListObject, type KubernetesObject, type V1PersistentVolume, type V1PersistentVolumeClaim, type V1StorageClass } from '@kubernetes/client-node';
 import { reuseConnections } from '../../core/kube/connections.ts';
 import { ignoreAlreadyExists } from '../../core/kube/errors.ts';
-import { Informer } from '../../core/kube/informer.ts';
+import { Informer, informerLog } from '../../core/kube/informer.ts';
 import { WorkQueue } from '../../core/kube/queue.ts';
 import { systemClock } from '../../core/kube/time.ts';
 import { createLogger, errorMessage, type Logger } from '../../core/log.ts';
@@ -24,9 +24,7 @@ function informer<T extends KubernetesObject>(kc: KubeConfig, path: string, list
     kc,
     path,
     list,
-    log: (message) => {
-      logger.warn(message);
-    },
+    log: informerLog(logger),
   });
 }
 

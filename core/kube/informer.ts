@@ -1,14 +1,19 @@
 /**
  * A list-and-watch cache of one resource, with what @kubernetes/client-node's own informer
- * lacks: it restarts the watch after any error (that one stops on all but 410, and its stop()
- * reports an error), re-lists periodically, and says when the first list has been seen.
+ * lacks: watches that live for minutes (server-side timeouts, bookmarks: core/kube/watch.ts),
+ * a restart after any error with backoff and one log line per streak of failures (that one
+ * stops on all but 410: core/kube/watch-policy.ts decides), a periodic re-list, and a word on
+ * when the first list has been seen.
  * Cached objects are frozen: a reconciler that tries to mutate one fails loudly. Objects this
  * process wrote can be shown before their watch event arrives (`assume`), as client-go's
  * mutation cache does, so that work which follows a write at once does not act on the version
  * it just replaced.
  */
-import { Watch, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
-import { statusCode } from './errors.ts';
+import type { KubeConfig, KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
+import type { Logger } from '../log.ts';
+import { dropConnections } from './connections.ts';
+import { startWatch, type OpenWatch } from './watch.ts';
+import { afterWatch, DEFAULT_WATCH_TIMEOUTS, failed, HEALTHY, recovered, watchTimeoutSeconds, type LogLevel, type Next, type Streak, type WatchTimeouts } from './watch-policy.ts';
 
 export type InformerEvent = 'add' | 'update' | 'delete';
 export type InformerHandler<T> = (event: InformerEvent, object: T) => void;
@@ -29,7 +34,29 @@ export interface InformerOptions<T extends KubernetesObject> {
    * not mutate its argument (the object may be a write's answer that its caller still holds).
    */
   readonly transform?: (object: T) => T;
-  readonly log?: (message: string) => void;
+  /** Server-side watch timeout and the client's grace past it; tests shorten them. */
+  readonly watchTimeouts?: WatchTimeouts;
+  readonly log?: InformerLog;
+}
+
+export type InformerLog = (level: LogLevel | 'error', message: string) => void;
+
+/** An informer's lines on a program's logger. */
+export function informerLog(logger: Pick<Logger, LogLevel | 'error'>): InformerLog {
+  return (level, message) => {
+    logger[level](message);
+  };
+}
+
+export interface InformerStats {
+  /** Lists made, the first included. */
+  readonly lists: number;
+  /** Watches opened. */
+  readonly watches: number;
+  /** Watches the server ended at their timeout, as it should. */
+  readonly serverEnds: number;
+  /** Failed watches and lists. */
+  readonly failures: number;
 }
 
 const key = (namespace: string | undefined, name: string | undefined): string => `${namespace ?? ''}/${name ?? ''}`;
@@ -49,17 +76,20 @@ export class Informer<T extends KubernetesObject> {
   /** Written objects by key, with the version each write replaced. */
   private readonly assumed = new Map<string, { readonly replaced: string | undefined; readonly object: T }>();
   private resourceVersion = '';
-  private abort: AbortController | undefined;
-  /** Identifies the current watch; events and ends of an abandoned watch are ignored. */
-  private current: object | undefined;
+  private open: OpenWatch | undefined;
+  /** Grows at every (re)start; events and ends of an abandoned watch or list are ignored. */
+  private epoch = 0;
   private stopped = true;
   private synced = false;
-  private failures = 0;
+  private streak: Streak = HEALTHY;
+  private readonly counts = { lists: 0, watches: 0, serverEnds: 0, failures: 0 };
+  private readonly timeouts: WatchTimeouts;
   private relistTimer: NodeJS.Timeout | undefined;
   private restartTimer: NodeJS.Timeout | undefined;
 
   constructor(options: InformerOptions<T>) {
     this.options = options;
+    this.timeouts = options.watchTimeouts ?? DEFAULT_WATCH_TIMEOUTS;
   }
 
   on(handler: InformerHandler<T>): void {
@@ -108,15 +138,27 @@ export class Informer<T extends KubernetesObject> {
     return this.synced;
   }
 
+  /** The resourceVersion the next watch starts from: the last list's, event's or bookmark's. */
+  lastResourceVersion(): string {
+    return this.resourceVersion;
+  }
+
+  /** Lists, watches and their ends so far, for tests and metrics. */
+  stats(): InformerStats {
+    return { ...this.counts };
+  }
+
   /** Starts listing and watching; resolves once the first list is in the cache. */
   async start(): Promise<void> {
     this.stopped = false;
-    await this.relist();
+    const epoch = this.advance();
+    const list = await this.options.list();
+    if (epoch !== this.epoch) return;
+    this.replace(list);
+    this.watch(epoch);
     const interval = this.options.relistIntervalMs ?? 300_000;
     this.relistTimer = setInterval(() => {
-      void this.relist().catch((error: unknown) => {
-        this.options.log?.(`relist ${this.options.path}: ${String(error)}`);
-      });
+      this.schedule('list', 0);
     }, interval);
     this.relistTimer.unref();
   }
@@ -124,15 +166,20 @@ export class Informer<T extends KubernetesObject> {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.relistTimer);
-    clearTimeout(this.restartTimer);
-    this.cancelWatch();
+    this.advance();
     await Promise.resolve();
   }
 
-  private cancelWatch(): void {
-    this.current = undefined;
-    this.abort?.abort();
-    this.abort = undefined;
+  /**
+   * A new epoch: whatever the previous one had under way (a watch, a list, a timer) is
+   * abandoned, and its results, should they still arrive, are ignored.
+   */
+  private advance(): number {
+    this.epoch += 1;
+    clearTimeout(this.restartTimer);
+    this.open?.cancel();
+    this.open = undefined;
+    return this.epoch;
   }
 
   private emit(event: InformerEvent, object: T): void {
@@ -150,9 +197,8 @@ export class Informer<T extends KubernetesObject> {
   }
 
   /** A full list replaces the cache: what vanished is reported deleted. */
-  private async relist(): Promise<void> {
-    this.cancelWatch();
-    const list = await this.options.list();
+  private replace(list: KubernetesListObject<T>): void {
+    this.counts.lists += 1;
     const seen = new Set<string>();
     for (const item of list.items) {
       seen.add(key(item.metadata?.namespace, item.metadata?.name));
@@ -168,68 +214,103 @@ export class Informer<T extends KubernetesObject> {
     }
     this.resourceVersion = list.metadata?.resourceVersion ?? '';
     this.synced = true;
-    await this.watch();
   }
 
-  private async watch(): Promise<void> {
+  /** Lists (or watches) again after `delayMs`, in a new epoch. */
+  private schedule(action: 'watch' | 'list', delayMs: number): void {
     if (this.stopped) return;
+    const epoch = this.advance();
+    this.restartTimer = setTimeout(() => {
+      if (action === 'watch') {
+        this.watch(epoch);
+        return;
+      }
+      this.options.list().then(
+        (list) => {
+          if (epoch !== this.epoch) return;
+          this.replace(list);
+          this.healthy();
+          this.watch(epoch);
+        },
+        (error: unknown) => {
+          if (epoch === this.epoch) this.follow(failed(describe(error), this.streak, Math.random(), 'list'));
+        },
+      );
+    }, delayMs);
+    this.restartTimer.unref();
+  }
+
+  private watch(epoch: number): void {
+    if (this.stopped || epoch !== this.epoch) return;
     const query: Record<string, string | boolean> = { resourceVersion: this.resourceVersion, allowWatchBookmarks: true };
     if (this.options.labelSelector !== undefined) query.labelSelector = this.options.labelSelector;
     if (this.options.fieldSelector !== undefined) query.fieldSelector = this.options.fieldSelector;
-    const token = {};
-    this.current = token;
-    const controller = await new Watch(this.options.kc).watch(
-      this.options.path,
+    this.counts.watches += 1;
+    let first = true;
+    const open = startWatch({
+      kc: this.options.kc,
+      path: this.options.path,
       query,
-      (phase: string, object: T) => {
-        if (this.current === token) this.onEvent(phase, object);
+      timeoutSeconds: watchTimeoutSeconds(this.timeouts, Math.random()),
+      graceMs: this.timeouts.graceMs,
+      onEvent: (type, object) => {
+        if (epoch !== this.epoch) return;
+        if (first) {
+          first = false;
+          this.healthy();
+        }
+        this.onEvent(type, object as T);
       },
-      (error: unknown) => {
-        if (this.current === token) this.onDone(error);
-      },
-    );
-    if (this.current === token) this.abort = controller;
-    else controller.abort();
+    });
+    this.open = open;
+    void open.done.then((outcome) => {
+      if (epoch !== this.epoch || this.stopped) return;
+      this.open = undefined;
+      const next = afterWatch(outcome, this.streak, Math.random());
+      if (outcome.end.kind === 'closed' && next.streak.failures === 0) this.counts.serverEnds += 1;
+      this.follow(next);
+    });
+  }
+
+  /** Carries out a decision of watch-policy.ts. */
+  private follow(next: Next): void {
+    if (next.streak.failures > this.streak.failures) this.counts.failures += 1;
+    this.streak = next.streak;
+    if (next.log !== undefined) this.say(next.log.level, next.log.message);
+    if (next.reconnect === true) dropConnections(this.options.kc);
+    if (next.action !== 'none') this.schedule(next.action, next.delayMs);
+  }
+
+  private healthy(): void {
+    const back = recovered(this.streak);
+    this.streak = back.streak;
+    if (back.log !== undefined) this.say(back.log.level, back.log.message);
+  }
+
+  private say(level: LogLevel | 'error', message: string): void {
+    this.options.log?.(level, `watch ${this.options.path}: ${message}`);
   }
 
   private onEvent(phase: string, object: T): void {
-    this.failures = 0;
-    if (phase === 'ERROR') {
-      // 410 Gone: the resource version is too old; the watch ends and onDone re-lists.
-      if (statusCode(object) === 410) this.resourceVersion = '';
-      return;
-    }
     if (object.metadata?.resourceVersion !== undefined) this.resourceVersion = object.metadata.resourceVersion;
     if (phase === 'BOOKMARK') return;
-    if (phase === 'DELETED') {
-      const id = key(object.metadata?.namespace, object.metadata?.name);
-      const before = this.objects.get(id);
-      this.objects.delete(id);
-      this.assumed.delete(id);
-      this.emit('delete', before ?? this.trimmed(object));
-      return;
+    try {
+      if (phase === 'DELETED') {
+        const id = key(object.metadata?.namespace, object.metadata?.name);
+        const before = this.objects.get(id);
+        this.objects.delete(id);
+        this.assumed.delete(id);
+        this.emit('delete', before ?? this.trimmed(object));
+        return;
+      }
+      this.store(object);
+    } catch (error) {
+      // A handler's bug must not end the watch (it would come back at every restart).
+      this.say('error', `a handler failed on ${phase} ${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}: ${describe(error)}`);
     }
-    this.store(object);
   }
+}
 
-  /** Whatever ended the watch, start again: watching from where we were, or a fresh list. */
-  private onDone(error: unknown): void {
-    this.current = undefined;
-    this.abort = undefined;
-    if (this.stopped) return;
-    const gone = statusCode(error) === 410 || this.resourceVersion === '';
-    if (error !== null && error !== undefined && !gone) {
-      this.failures += 1;
-      this.options.log?.(`watch ${this.options.path}: ${error instanceof Error ? error.message : JSON.stringify(error)}`);
-    }
-    const delay = this.failures === 0 ? 0 : Math.min(100 * 2 ** this.failures, 30_000);
-    this.restartTimer = setTimeout(() => {
-      const restart = gone || this.failures > 3 ? this.relist() : this.watch();
-      restart.catch((failure: unknown) => {
-        this.failures += 1;
-        this.onDone(failure);
-      });
-    }, delay);
-    this.restartTimer.unref();
-  }
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

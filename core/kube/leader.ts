@@ -1,7 +1,12 @@
 /**
  * Leader election on a coordination.k8s.io Lease, as client-go does it: take the Lease when it
  * is free or expired, renew it while leading, give up leadership the moment a renewal cannot
- * be made in time (another instance may take over after the lease duration).
+ * be made in time (another instance may take over after the lease duration). Tries that get
+ * no answer count as failed once the renew window is over, as client-go bounds them by its
+ * renew deadline: a request hanging on an API that does not answer (etcd stalled, a network
+ * that drops packets) must not keep an instance leading past a Lease it did not renew. The
+ * window opens when the leader starts trying, so a process that was merely busy (its timers
+ * late) still gets its full window to renew.
  */
 import { CoordinationV1Api, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import { MicroTime, systemClock, type Clock } from './time.ts';
@@ -32,6 +37,48 @@ export function canAcquire(lease: V1Lease | undefined, identity: string, now: Da
   return renewed + (spec.leaseDurationSeconds ?? 15) * 1000 < now.getTime();
 }
 
+/**
+ * How long a leader keeps trying to renew, from its first try after a renewal, before it
+ * stops leading (client-go's renew deadline). A try starts at most a retry period after the
+ * last renewal, so a leader that cannot renew stops within 80% of its Lease, before another
+ * instance may take the Lease over. Pure.
+ */
+export function renewDeadlineMs(durationSeconds: number, retryPeriodMs: number): number {
+  return Math.max(retryPeriodMs, durationSeconds * 1000 * 0.8 - retryPeriodMs);
+}
+
+/**
+ * Whether an instance leads after an attempt at `nowMs`: it renewed, or it led and the renew
+ * window that opened at `windowStartMs` is not over yet. Pure.
+ */
+export function stillLeading(renewed: boolean, leading: boolean, windowStartMs: number, deadlineMs: number, nowMs: number): boolean {
+  return renewed || (leading && nowMs < windowStartMs + deadlineMs);
+}
+
+/**
+ * How long one acquire-or-renew may wait for answers: a leader's until its renew window
+ * closes, anyone else's a lease duration (so that a hung request does not stall it). Pure.
+ */
+export function attemptBudgetMs(leading: boolean, windowStartMs: number, deadlineMs: number, durationSeconds: number, nowMs: number): number {
+  return leading ? Math.max(0, windowStartMs + deadlineMs - nowMs) : durationSeconds * 1000;
+}
+
+/** The attempt's result, or false once `ms` have passed without one (the attempt is left to settle unheard). */
+async function within(attempt: Promise<boolean>, ms: number, onTimeout: () => void): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => {
+      onTimeout();
+      resolve(false);
+    }, ms);
+  });
+  try {
+    return await Promise.race([attempt, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export class LeaderElector {
   private readonly options: LeaderOptions;
   private readonly api: CoordinationV1Api;
@@ -40,7 +87,8 @@ export class LeaderElector {
   private timer: NodeJS.Timeout | undefined;
   /** The acquire-or-renew under way, if any: stop() waits for it. */
   private inFlight: Promise<void> | undefined;
-  private lastRenew = 0;
+  /** When the leader's current renew window opened: its first try since it last renewed. */
+  private windowStart: number | undefined;
   private callbacks: LeaderCallbacks | undefined;
 
   constructor(options: LeaderOptions) {
@@ -55,20 +103,25 @@ export class LeaderElector {
   /** Tries now and then every retry period; callbacks fire on every change of leadership. */
   run(callbacks: LeaderCallbacks): void {
     this.callbacks = callbacks;
+    const clock = this.options.clock ?? systemClock;
+    const retryPeriod = this.options.retryPeriodMs ?? 2000;
+    const deadline = renewDeadlineMs(this.duration(), retryPeriod);
     const tick = async (): Promise<void> => {
-      const ok = await this.tryAcquireOrRenew().catch((error: unknown) => {
+      const opened = this.windowStart ?? clock.now().getTime();
+      if (this.leading) this.windowStart = opened;
+      const budget = attemptBudgetMs(this.leading, opened, deadline, this.duration(), clock.now().getTime());
+      const attempt = this.tryAcquireOrRenew().catch((error: unknown) => {
         this.options.log?.(`leader election: ${(error as Error).message}`);
         return false;
       });
+      const ok = await within(attempt, budget, () => this.options.log?.(`leader election: no answer within ${String(budget)} ms`));
       // A renewal that was under way when stop() came must not announce leadership again;
       // stop() waits for it and gives the Lease up after it.
       if (this.stopped) return;
-      const clock = this.options.clock ?? systemClock;
-      if (ok) this.lastRenew = clock.now().getTime();
-      // Leadership ends when renewals have failed for most of the lease: stop before another
-      // instance may legally take over.
-      const deadline = this.lastRenew + this.duration() * 1000 * 0.8;
-      const leading = ok || (this.leading && clock.now().getTime() < deadline);
+      // Leadership ends when renewals have failed for the whole renew window: stop before
+      // another instance may legally take over.
+      const leading = stillLeading(ok, this.leading, opened, deadline, clock.now().getTime());
+      if (ok || !leading) this.windowStart = undefined;
       if (leading !== this.leading) {
         this.leading = leading;
         if (leading) callbacks.onStartedLeading();
@@ -76,7 +129,7 @@ export class LeaderElector {
       }
       this.timer = setTimeout(() => {
         this.inFlight = tick();
-      }, this.options.retryPeriodMs ?? 2000);
+      }, retryPeriod);
     };
     this.inFlight = tick();
   }

@@ -1,6 +1,7 @@
 /**
  * What one finished step attempt means: success, a retry, another repetition, a skip for an
- * unmet precondition, a failure that continueOn lets pass, or a plain failure. Pure.
+ * unmet precondition, a failure that continueOn lets pass, or a plain failure; and what an
+ * attempt lost without an exit code means. Pure.
  */
 import type { RepeatPolicy, RetryPolicy, Step } from '../../core/dag/index.ts';
 import { StepStatus, type StepStatusValue } from '../../core/resources/status.ts';
@@ -121,4 +122,18 @@ export function judgeAttempt(step: Step, report: AttemptReport, context: Attempt
   if (!continueOnMatches(step, report)) return { kind: 'done', status: StepStatus.Failed, continued: false, error };
   const status = step.continueOn.markSuccess ? StepStatus.Succeeded : StepStatus.Failed;
   return withOutput({ kind: 'done', status, continued: true, error }, captured.output);
+}
+
+/**
+ * The verdict on an attempt that ended without an exit code: its Pod vanished, or went down
+ * with its node (lost.ts). A failure like any other for retryPolicy and continueOn, except
+ * that a policy retrying only on some exit codes cannot match it: it is not retried then.
+ */
+export function judgeLostAttempt(step: Step, why: string, context: AttemptContext): AttemptVerdict {
+  const policy = step.retryPolicy;
+  if (policy !== undefined && policy.exitCode.length === 0 && context.retryCount < context.resolveCount(policy.limit)) {
+    return { kind: 'again', why: 'retry', delayMs: waitMs(context.resolveCount(policy.intervalSec), policy.backoff, context.retryCount, policy.maxIntervalSec), error: why };
+  }
+  const continued = step.continueOn.failure;
+  return { kind: 'done', status: continued && step.continueOn.markSuccess ? StepStatus.Succeeded : StepStatus.Failed, continued, error: why };
 }

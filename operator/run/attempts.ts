@@ -1,12 +1,13 @@
 /**
- * The engine reading what running attempts say: a Pod adopted after a crash, a Pod gone, a
- * report that finishes the attempt (done, or another attempt after a wait), and the child
- * runs of a `parallel` step. Pure.
+ * The engine reading what running attempts say: a Pod adopted after a crash, a Pod gone or lost
+ * with its node (lost.ts), a report that finishes the attempt (done, or another attempt after a
+ * wait), and the child runs of a `parallel` step. Pure.
  */
 import type { Step } from '../../core/dag/index.ts';
 import type { RunNode } from '../../core/resources/schemas.ts';
-import { StepStatus, stepStatusLabel } from '../../core/resources/status.ts';
-import { judgeAttempt, type AttemptReport, type AttemptVerdict } from './attempt.ts';
+import { StepStatus, stepStatusLabel, type StepStatusValue } from '../../core/resources/status.ts';
+import { judgeAttempt, judgeLostAttempt, type AttemptReport, type AttemptVerdict } from './attempt.ts';
+import { podLoss } from './lost.ts';
 import { parallelItems, subRunId } from './children.ts';
 import { stepPodName } from '../../core/resources/names.ts';
 import { keepOutput, type OutputFields } from './outputs.ts';
@@ -44,14 +45,41 @@ export function observeNode(work: Work, step: Step, node: RunNode, handler = fal
   const pod = work.podOf(node);
   if (pod === undefined) {
     if (node.pod !== undefined && work.input.expected.has(node.pod)) return node;
-    const status = work.ending ? StepStatus.Canceled : StepStatus.Failed;
-    // A stop deletes a Pod that had not started yet: that is the stop, not a lost Pod.
-    const error = work.ending ? `stopped before attempt ${String(node.attempt ?? 0)} finished` : `the Pod of attempt ${String(node.attempt ?? 0)} disappeared`;
-    const gone = withStatus(node, status, { finishedAt: work.now, error });
-    return attemptEnded(gone, { attempt: node.attempt ?? 0, at: work.now, status });
+    return loseAttempt(work, step, node, `the Pod of attempt ${String(node.attempt ?? 0)} disappeared`);
   }
-  if (pod.report === undefined) return node;
-  return finishAttempt(work, step, node, pod.report, handler);
+  if (pod.report !== undefined) return finishAttempt(work, step, node, pod.report, handler);
+  const loss = podLoss(pod, work.input.now);
+  if (loss.lost) return loseAttempt(work, step, node, loss.why);
+  if (loss.lookAgainAt !== undefined) work.wake(loss.lookAgainAt);
+  return node;
+}
+
+/**
+ * An attempt that ended without an exit code (its Pod vanished, or is lost with its node):
+ * judged as a failure that retryPolicy and continueOn apply to, with the attempt's record
+ * closed. A run that is ending cancels it instead.
+ */
+function loseAttempt(work: Work, step: Step, node: RunNode, why: string): RunNode {
+  const after = lostVerdict(work, step, node, why);
+  return attemptEnded(after, { attempt: node.attempt ?? 0, at: work.now, status: after.status === StepStatus.Running ? StepStatus.Failed : (after.status as StepStatusValue) });
+}
+
+function lostVerdict(work: Work, step: Step, node: RunNode, why: string): RunNode {
+  // A stop deletes a Pod that had not started yet: that is the stop, not a lost Pod.
+  if (work.ending) return withStatus(node, StepStatus.Canceled, { finishedAt: work.now, error: `stopped before attempt ${String(node.attempt ?? 0)} finished` });
+  // This attempt has no exit code: an earlier attempt's must not pass for its.
+  const { exitCode: _earlier, ...rest } = node;
+  if (node.error === STEP_TIMEOUT) return withStatus(rest, StepStatus.Failed, { finishedAt: work.now, doneCount: (node.doneCount ?? 0) + 1 });
+  const { definition } = work.input;
+  const verdict = judgeLostAttempt(stepForAttempt(step, work.status), why, {
+    retryCount: node.retryCount ?? 0,
+    doneCount: node.doneCount ?? 0,
+    maxOutputSize: work.dag.maxOutputSize,
+    resolveCount: (value) => resolveCount(value, definition),
+  });
+  if (verdict.kind === 'again') return nextAttempt(work, step, rest, { verdict, outputs: {} });
+  if (verdict.status === StepStatus.Failed) work.events.push({ reason: 'StepFailed', message: `${step.name}: failed (${why})`, warning: true });
+  return withStatus(rest, verdict.status, { finishedAt: work.now, continued: verdict.continued, error: why });
 }
 
 /** Starts the items that may start and, once all children ended, judges the step. */
@@ -99,7 +127,8 @@ function judged(work: Work, step: Step, node: RunNode, report: AttemptReport, ha
 interface Again {
   readonly verdict: Extract<AttemptVerdict, { kind: 'again' }>;
   readonly outputs: OutputFields;
-  readonly exitCode: number;
+  /** The ended attempt's; absent when it ended without one (lost). */
+  readonly exitCode?: number;
 }
 
 /** The step stays running: another attempt (retry) or execution (repeat) after a wait. */
@@ -108,7 +137,7 @@ function nextAttempt(work: Work, step: Step, node: RunNode, { verdict, outputs, 
   const counters = verdict.why === 'retry' ? { retryCount: (node.retryCount ?? 0) + 1 } : { doneCount: (node.doneCount ?? 0) + 1 };
   work.events.push({ reason: verdict.why === 'retry' ? 'StepRetrying' : 'StepRepeating', message: `${step.name}: attempt ${String((node.attempt ?? 0) + 1)} in ${String(verdict.delayMs)} ms` });
   const { pod: _finished, outputs: _o, outputRefs: _r, ...rest } = node;
-  return { ...rest, ...counters, exitCode, attempt: (node.attempt ?? 0) + 1, nextAttemptAt, ...outputs, ...(verdict.error === undefined ? {} : { error: verdict.error }) };
+  return { ...rest, ...counters, ...(exitCode === undefined ? {} : { exitCode }), attempt: (node.attempt ?? 0) + 1, nextAttemptAt, ...outputs, ...(verdict.error === undefined ? {} : { error: verdict.error }) };
 }
 
 interface Finished {

@@ -15,7 +15,7 @@ import { logRefOf, type LogStore } from '../logs/store.ts';
 import type { DefinitionCache } from './definition-cache.ts';
 import type { RunInput, ObservedPod } from './engine.ts';
 import type { Expectations } from './expectations.ts';
-import { isFinished, observeChild, ownedBy, ownerRunName, podIdentity } from './observed.ts';
+import { endSigns, isFinished, observeChild, ownedBy, ownerRunName, podIdentity } from './observed.ts';
 import { parseReport } from './pod.ts';
 import { PREPARE_STEP } from './prepare.ts';
 import { runRef, type RunRef } from './ref.ts';
@@ -73,7 +73,7 @@ export class RunGatherer {
    * the store; until then it has no report, and the engine waits for it.
    */
   private async observe(pod: V1Pod, ref: RunRef, dag: Dag): Promise<ObservedPod> {
-    const base = podIdentity(pod);
+    const base = { ...podIdentity(pod), ...endSigns(pod) };
     const terminated = pod.status?.containerStatuses?.[0]?.state?.terminated;
     if (terminated === undefined || (base.phase !== 'Succeeded' && base.phase !== 'Failed')) return base;
     const report = { exitCode: terminated.exitCode, ...parseReport(terminated.message) };

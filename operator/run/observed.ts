@@ -24,6 +24,23 @@ export function podIdentity(pod: V1Pod): ObservedPod {
   };
 }
 
+/**
+ * What says a step Pod may never report its end (lost.ts): a deletion under way, when its grace
+ * period ends and why; a failure without an exit.
+ */
+export function endSigns(pod: V1Pod): Pick<ObservedPod, 'deleteBy' | 'disruption' | 'failedWithoutExit'> {
+  const phase = pod.status?.phase;
+  // A watch gives RFC 3339 text, the typed client a Date: both read the same.
+  const deletion = pod.metadata?.deletionTimestamp;
+  const disruption = pod.status?.conditions?.find((c) => c.type === 'DisruptionTarget' && c.status === 'True')?.reason;
+  const exited = pod.status?.containerStatuses?.some((c) => c.state?.terminated !== undefined) === true;
+  return {
+    ...(deletion === undefined ? {} : { deleteBy: new Date(deletion).toISOString() }),
+    ...(disruption === undefined ? {} : { disruption }),
+    ...(phase === 'Failed' && !exited ? { failedWithoutExit: pod.status?.reason ?? 'no reason given' } : {}),
+  };
+}
+
 /** The scheduler's message while no node can take the Pod. */
 function unschedulableReason(pod: V1Pod): string | undefined {
   const condition = pod.status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable');

@@ -17,6 +17,12 @@ export interface ObservedPod {
   readonly item?: number;
   readonly phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed';
   readonly deleting: boolean;
+  /** For a Pod being deleted: when its grace period ends (its deletionTimestamp), ISO time. */
+  readonly deleteBy?: string;
+  /** Why Kubernetes is taking the Pod away (its DisruptionTarget condition's reason). */
+  readonly disruption?: string;
+  /** A Failed Pod whose container has no end to report (rejected by its node, evicted before it ran): the Pod's reason. */
+  readonly failedWithoutExit?: string;
   /** The scheduler's reason while it cannot place the Pod on any node. */
   readonly unschedulable?: string;
   /** Present once the Pod has terminated and what it reported has been gathered. */

@@ -2,10 +2,6 @@
  * End-to-end support: an operator process per test file, scoped to the file's namespace, and
  * Given/When/Then helpers over DAG files and runs.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { inject } from 'vitest';
 import { ignoreAlreadyExists } from '../../core/kube/errors.ts';
@@ -15,20 +11,11 @@ import { dagManifest } from '../../core/resources/dag.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { DirectoryLogStore } from '../../operator/logs/store.ts';
 import { RETRY_ANNOTATION } from '../../operator/run/retry.ts';
-import { freePort } from '../../cluster/processes.ts';
+import { launchOperator, type RunningOperator } from '../operator-process.ts';
 import { dagRun } from '../builders/dag-run.ts';
 import { clients, waitFor } from './support.ts';
 
-const root = join(import.meta.dirname, '../..');
-
-export interface RunningOperator {
-  readonly logDir: string;
-  /** The internal HTTP endpoint: health, metrics, logs. */
-  readonly url: string;
-  readonly process: ChildProcess;
-  readonly output: () => string;
-  stop(signal?: NodeJS.Signals): Promise<void>;
-}
+export type { RunningOperator };
 
 /**
  * Starts `node operator/main.ts` against the suite's cluster, watching one namespace. With
@@ -36,34 +23,7 @@ export interface RunningOperator {
  * `env` adds variables such as the S3 store's AWS credentials.
  */
 export async function startOperator(namespace: string, logDir?: string, extraArgs: readonly string[] = [], waitToLead = true, env: Readonly<Record<string, string>> = {}): Promise<RunningOperator> {
-  const dir = logDir ?? (await mkdtemp(join(tmpdir(), 'kubedag-logs-')));
-  const port = await freePort();
-  const directory = extraArgs.includes('--log-store=s3') ? [] : [`--log-dir=${dir}`];
-  const child = spawn(process.execPath, [join(root, 'operator/main.ts'), `--kubeconfig=${inject('cluster').kubeconfig}`, `--namespaces=${namespace}`, `--lease-namespace=${namespace}`, ...directory, `--http-port=${String(port)}`, ...extraArgs], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitFor(waitToLead ? 'the operator to lead' : 'the operator to start', () => Promise.resolve(output.includes(waitToLead ? 'leading:' : 'operator started')), 30_000, 50);
-  return {
-    logDir: dir,
-    url: `http://127.0.0.1:${String(port)}`,
-    process: child,
-    output: () => output,
-    stop: (signal = 'SIGTERM') =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) {
-          resolve();
-          return;
-        }
-        child.once('exit', () => {
-          resolve();
-        });
-        child.kill(signal);
-      }),
-  };
+  return launchOperator({ kubeconfig: inject('cluster').kubeconfig, namespace, logDir, extraArgs, waitToLead, env });
 }
 
 /** Given: a DAG file's text applied as a DAG resource, as `kubedag render | kubectl apply` would. */
