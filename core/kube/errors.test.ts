@@ -79,6 +79,7 @@ describe('createFailure', () => {
     { name: 'a 403 for a quota not yet counted waits', error: status(403, 'Forbidden', 'pods "x" is forbidden: status unknown for quota: q, resources: pods'), want: 'wait' },
     { name: "a 403 for the creator's own RBAC waits", error: status(403, 'Forbidden', 'pods is forbidden: User "op" cannot create resource "pods" in API group "" in the namespace "n"'), want: 'wait' },
     { name: 'a 403 in a namespace being deleted waits', error: status(403, 'Forbidden', 'pods "x" is forbidden: unable to create new content in namespace n because it is being terminated'), want: 'wait' },
+    { name: 'a 422 from a ValidatingAdmissionPolicy without a reason is refused for good', error: status(422, 'Invalid', "pods \"x\" is forbidden: ValidatingAdmissionPolicy 'deny' with binding 'deny' denied request: no"), want: 'refused' },
     { name: 'a 422 invalid object is refused for good', error: status(422, 'Invalid', 'Pod "x" is invalid: spec.containers[0].image: Required value'), want: 'refused' },
     { name: 'a 400 bad request is refused for good', error: status(400, 'BadRequest', 'bad'), want: 'refused' },
     { name: 'a 409 AlreadyExists is the attempt created before', error: status(409, 'AlreadyExists', 'pods "x" already exists'), want: 'exists' },
