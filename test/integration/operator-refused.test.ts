@@ -1,7 +1,8 @@
 /**
  * Step Pods the Kubernetes API refuses at creation, end to end on the local control plane: a
  * ValidatingAdmissionPolicy that denies them fails the step with the API's message (and
- * continueOn lets the run go on), while a ResourceQuota that is full keeps the run waiting,
+ * continueOn lets the run go on), as does one denying a sub-DAG's child run, while a
+ * ResourceQuota that is full keeps the run waiting,
  * says why in a Warning Event, and lets it finish once the quota is raised.
  */
 import { randomBytes } from 'node:crypto';
@@ -17,6 +18,7 @@ const admission = kc.makeApiClient(AdmissionregistrationV1Api);
 /** Cluster-scoped, so named apart from other files' policies. */
 const policy = `kubedag-refuse-${randomBytes(3).toString('hex')}`;
 const DENIAL = 'step Pods labelled refuse-me are not allowed here';
+const CHILD_DENIAL = 'runs of forbidden-child may not be started by other runs';
 
 let deniedNs = '';
 /** A namespace whose quota allows no Pods, until a test raises it. */
@@ -38,6 +40,20 @@ async function givenDenyingPolicy(namespace: string): Promise<void> {
   });
   await admission.createValidatingAdmissionPolicyBinding({
     body: { metadata: { name: policy }, spec: { policyName: policy, validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': namespace } } } } },
+  });
+  // And, in the same namespace, every child run of a DAG named forbidden-child.
+  await admission.createValidatingAdmissionPolicy({
+    body: {
+      metadata: { name: `${policy}-children` },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: { resourceRules: [{ apiGroups: ['kubedag.io'], apiVersions: ['*'], operations: ['CREATE'], resources: ['dagruns'] }] },
+        validations: [{ expression: "!has(object.spec.parent) || object.spec.dagName != 'forbidden-child'", message: CHILD_DENIAL, reason: 'Forbidden' }],
+      },
+    },
+  });
+  await admission.createValidatingAdmissionPolicyBinding({
+    body: { metadata: { name: `${policy}-children` }, spec: { policyName: `${policy}-children`, validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': namespace } } } } },
   });
   // The API server applies a new policy once its informers have it: wait until a dry run is denied.
   const probe = pod('probe').label({ 'refuse-me': 'yes' }).shell('true').build();
@@ -71,8 +87,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await operator.stop();
-  await admission.deleteValidatingAdmissionPolicyBinding({ name: policy }).catch(() => undefined);
-  await admission.deleteValidatingAdmissionPolicy({ name: policy }).catch(() => undefined);
+  for (const name of [policy, `${policy}-children`]) {
+    await admission.deleteValidatingAdmissionPolicyBinding({ name }).catch(() => undefined);
+    await admission.deleteValidatingAdmissionPolicy({ name }).catch(() => undefined);
+  }
   await Promise.all([deleteNamespace(core, deniedNs), deleteNamespace(core, quotaNs)]);
 });
 
@@ -106,6 +124,16 @@ steps:
     expect(stepStates(run)).toEqual({ a: 'failed', b: 'succeeded' });
     expect(run.status?.nodes?.find((n) => n.name === 'a')?.error).toContain(DENIAL);
     expect(await stepLog(operator, run, 'b')).toBe('after\n');
+  });
+});
+
+describe('a child run an admission policy denies', () => {
+  it("fails the sub-DAG step with the API's message and fails the run", async () => {
+    await givenDag(deniedNs, 'caller', 'steps:\n  - {name: nested, call: forbidden-child}\n---\nname: forbidden-child\nsteps:\n  - echo inner\n');
+    await whenRun(deniedNs, 'caller-1', 'caller');
+    const run = await finishedRun(deniedNs, 'caller-1');
+    expect([run.status?.statusLabel, stepStates(run)]).toEqual(['failed', { nested: 'failed' }]);
+    expect(run.status?.nodes?.[0]?.error).toMatch(new RegExp(`^the child run of attempt 0 was refused by the Kubernetes API: .*denied request: ${CHILD_DENIAL}$`));
   });
 });
 
