@@ -78,4 +78,22 @@ describe('an attempt the Kubernetes API refused to create', () => {
     const next = decide(input(dag, status, done, at(3)));
     expect([node(status, 'a')?.statusLabel, status.onExit?.statusLabel, next.status.statusLabel]).toEqual(['succeeded', 'failed', 'failed']);
   });
+
+  it('fails the run when the prepare step is refused, with the API message in the run error', () => {
+    const dag = dagOf('env: ["A=`date`"]\nsteps:\n  - {name: a, command: echo}');
+    const first = decide(input(dag, {}, [], at(0)));
+    const status = withRefusals(first.status, first.launch.map((launch) => ({ launch, message: DENIED })), at(1));
+    const next = decide(input(dag, status, [], at(2)));
+    expect([first.launch.map((l) => l.step.name), status.prepare?.statusLabel, next.status.statusLabel, next.launch]).toEqual([['kubedag-prepare'], 'failed', 'failed', []]);
+    expect(next.status.error).toContain(DENIED);
+  });
+
+  it("fails a parallel step when one item's child run is refused", () => {
+    const dag = dagOf('steps:\n  - {name: fan, call: child, parallel: {items: [x, y]}}');
+    const first = decide(input(dag, {}, [], at(0)));
+    const status = withRefusals(first.status, first.launch.filter((l) => l.item?.index === 0).map((launch) => ({ launch, message: DENIED })), at(1));
+    const fan = node(status, 'fan');
+    expect([first.launch.length, fan?.statusLabel, fan?.error]).toEqual([2, 'failed', `the child run of item 0 of attempt 0 was refused by the Kubernetes API: ${DENIED}`]);
+  });
 });
+
