@@ -1,6 +1,6 @@
 /**
  * Step Pods the Kubernetes API refuses at creation, end to end on the local control plane: a
- * ValidatingAdmissionPolicy that denies them fails the step with the API's message (and
+ * ValidatingAdmissionPolicy or PodSecurity `enforce` that denies them fails the step with the API's message (and
  * continueOn lets the run go on), as does one denying a sub-DAG's child run, while a
  * ResourceQuota that is full keeps the run waiting,
  * says why in a Warning Event, and lets it finish once the quota is raised.
@@ -21,6 +21,8 @@ const DENIAL = 'step Pods labelled refuse-me are not allowed here';
 const CHILD_DENIAL = 'runs of forbidden-child may not be started by other runs';
 
 let deniedNs = '';
+/** A namespace that enforces the restricted Pod Security Standard. */
+let restrictedNs = '';
 /** A namespace whose quota allows no Pods, until a test raises it. */
 let quotaNs = '';
 let operator: RunningOperator;
@@ -80,9 +82,11 @@ async function warningOf(namespace: string, run: string, reason: string): Promis
 beforeAll(async () => {
   deniedNs = await createNamespace(core, 'refused');
   quotaNs = await createNamespace(core, 'podquota');
+  restrictedNs = await createNamespace(core, 'enforced');
+  await core.patchNamespace({ name: restrictedNs, body: [{ op: 'add', path: '/metadata/labels/pod-security.kubernetes.io~1enforce', value: 'restricted' }] });
   await core.createNamespacedResourceQuota({ namespace: quotaNs, body: { metadata: { name: 'pods' }, spec: { hard: { pods: '0' } } } });
   await givenDenyingPolicy(deniedNs);
-  operator = await startOperator(deniedNs, undefined, [`--namespaces=${deniedNs},${quotaNs}`]);
+  operator = await startOperator(deniedNs, undefined, [`--namespaces=${deniedNs},${quotaNs},${restrictedNs}`]);
 });
 
 afterAll(async () => {
@@ -91,7 +95,7 @@ afterAll(async () => {
     await admission.deleteValidatingAdmissionPolicyBinding({ name }).catch(() => undefined);
     await admission.deleteValidatingAdmissionPolicy({ name }).catch(() => undefined);
   }
-  await Promise.all([deleteNamespace(core, deniedNs), deleteNamespace(core, quotaNs)]);
+  await Promise.all([deleteNamespace(core, deniedNs), deleteNamespace(core, quotaNs), deleteNamespace(core, restrictedNs)]);
 });
 
 describe('a step Pod an admission policy denies', () => {
@@ -124,6 +128,16 @@ steps:
     expect(stepStates(run)).toEqual({ a: 'failed', b: 'succeeded' });
     expect(run.status?.nodes?.find((n) => n.name === 'a')?.error).toContain(DENIAL);
     expect(await stepLog(operator, run, 'b')).toBe('after\n');
+  });
+});
+
+describe('a step Pod PodSecurity enforce refuses', () => {
+  it("fails the step with the API's message", async () => {
+    await givenDag(restrictedNs, 'root', 'steps:\n  - {name: as-root, command: id -u, kubernetes: {podSecurityContext: {runAsUser: 0}}}\n');
+    await whenRun(restrictedNs, 'root-1', 'root');
+    const run = await finishedRun(restrictedNs, 'root-1');
+    expect([run.status?.statusLabel, stepStates(run)]).toEqual(['failed', { 'as-root': 'failed' }]);
+    expect(run.status?.nodes?.[0]?.error).toMatch(/^the Pod of attempt 0 was refused by the Kubernetes API: pods "[^"]+" is forbidden: violates PodSecurity "restricted:latest": /);
   });
 });
 
