@@ -34,6 +34,7 @@ function app(overrides: Partial<AppDeps> = {}): ReturnType<typeof buildApp> {
     // The body as the route got it: what the validator kept, and nothing else.
     return request.body;
   });
+  typed.get('/api/v2/probe/:id', (request) => request.params);
   typed.get('/api/v2/probe', { schema: { querystring: Type.Object({ page: Type.Optional(Type.Integer({ minimum: 1 })) }) } }, (request) => request.query);
   return built;
 }
@@ -61,7 +62,11 @@ describe('errors in the contract shape', () => {
     { name: 'a body over the limit is 413 with a JSON body', method: 'POST', url: '/api/v2/probe', body: JSON.stringify({ n: 1, pad: 'x'.repeat(2000) }), headers: json, status: 413, code: 'bad_request' },
     { name: 'a body that is not JSON is a bad request', method: 'POST', url: '/api/v2/probe', body: 'n=1', headers: { 'content-type': 'text/plain' }, status: 400, code: 'bad_request' },
     { name: 'a query parameter that is not a number is a bad request', method: 'GET', url: '/api/v2/probe?page=x', status: 400, code: 'bad_request' },
+    { name: 'an integer query parameter written as a decimal is a bad request', method: 'GET', url: '/api/v2/probe?page=1.0', status: 400, code: 'bad_request' },
+    { name: 'an integer query parameter in exponent notation is a bad request', method: 'GET', url: '/api/v2/probe?page=1e2', status: 400, code: 'bad_request' },
     { name: 'an unknown route is not found', method: 'GET', url: '/api/v2/nope?x=1', status: 404, code: 'not_found' },
+    { name: 'a URL with broken percent-encoding is a bad request', method: 'GET', url: '/api/v2/probe/%zz', status: 400, code: 'bad_request' },
+    { name: 'a path parameter over the length limit is a bad request, not a 414', method: 'GET', url: `/api/v2/probe/${'x'.repeat(600)}`, status: 400, code: 'bad_request' },
     { name: 'a code thrown by a route gets its registered status', method: 'POST', url: '/api/v2/probe', body: '{"n": 409}', headers: json, status: 409, code: 'already_running' },
     { name: 'a throw site may choose the other status the contract uses', method: 'POST', url: '/api/v2/probe', body: '{"n": 400}', headers: json, status: 400, code: 'already_running' },
     { name: 'a fault of ours is a 500 internal_error that hides the details', method: 'POST', url: '/api/v2/probe', body: '{"n": 500}', headers: json, status: 500, code: 'internal_error' },

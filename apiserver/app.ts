@@ -8,11 +8,14 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import swagger from '@fastify/swagger';
 import { Ajv } from 'ajv';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
 import { silentLogger } from '../core/log.ts';
 import { NO_CLUSTER } from './cluster.ts';
 import type { AppDeps, ResourceRouteOptions } from './deps.ts';
 import { ApiError, ERROR_STATUS, type ErrorCode } from './errors.ts';
+import { withLinks } from './links.ts';
+import { withIntegerText } from './text-params.ts';
+import { methodNotAllowedRoutes } from './methods.ts';
 import { apiMetrics } from './metrics.ts';
 import { API_PREFIX } from './paths.ts';
 import './permissions.ts';
@@ -23,6 +26,7 @@ import { executionRoutes } from './routes/execution.ts';
 import { logRoutes } from './routes/logs.ts';
 import { runRoutes } from './routes/runs.ts';
 import { systemRoutes } from './routes/system.ts';
+import { documentRoute, ERROR_SCHEMA_ID } from './responses.ts';
 import { S } from './schemas.ts';
 import { uiRoutes } from './ui.ts';
 
@@ -41,13 +45,17 @@ function fromFastify(error: FastifyError): ApiError {
  * Bodies are checked strictly for the fields they define: a wrong type or value is an error,
  * never coerced (fastify's default ajv coerces). A field a body does not define is dropped
  * before the route sees it, as Dagu ignores it (schemas.ts `requestBody`). Query strings and
- * path parameters arrive as text, so there numbers and booleans are coerced from their text form.
+ * path parameters arrive as text, so there numbers and booleans are coerced from their text form
+ * (an integer written as one: text-params.ts).
  */
 function validators(): (route: { schema: object; httpPart?: string }) => (data: unknown) => boolean {
   const strict = new Ajv({ allErrors: false, coerceTypes: false, removeAdditional: 'all', useDefaults: true });
   const textual = new Ajv({ allErrors: false, coerceTypes: 'array', removeAdditional: false, useDefaults: true });
-  return ({ schema, httpPart }) => (httpPart === 'body' ? strict : textual).compile(schema);
+  return ({ schema, httpPart }) => (httpPart === 'body' ? strict.compile(schema) : withIntegerText(textual.compile(schema), schema));
 }
+
+/** Longest path parameter the router takes, as sent (percent-encoded); a longer one is a bad request. */
+export const MAX_PARAM_LENGTH = 512;
 
 /** What an incoming `x-request-id` may look like to be kept; anything else is replaced. */
 const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
@@ -84,7 +92,21 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   // Typed as fastify's own logger so that the app's type stays the one plugins are written for.
   const loggerInstance: FastifyBaseLogger = deps.logger ?? silentLogger;
   const logController = new RequestLog({ requestIdLogLabel: 'requestId' });
-  const app = Fastify({ bodyLimit: deps.bodyLimit ?? 1_048_576, loggerInstance, genReqId: requestId, logController });
+  const app = Fastify({
+    bodyLimit: deps.bodyLimit ?? 1_048_576,
+    loggerInstance,
+    genReqId: requestId,
+    logController,
+    // Names in paths are at most 64 characters (run ids); room for them percent-encoded.
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // A URL the router cannot read (bad percent-encoding, a path parameter over the limit) is
+    // answered before any route is chosen, by default in fastify's own shape and with a 414.
+    frameworkErrors: (error, _request, reply) => {
+      const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? `a path parameter is longer than ${String(MAX_PARAM_LENGTH)} characters` : 'the URL is malformed (invalid percent-encoding)';
+      // Typed by fastify for no route in particular; this is a plain reply.
+      void (reply as FastifyReply).code(400).send(new ApiError('bad_request', message).body());
+    },
+  });
   app.setValidatorCompiler(validators());
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const api = error instanceof ApiError ? error : fromFastify(error);
@@ -92,18 +114,30 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     return reply.code(api.status).send(api.body());
   });
   app.setNotFoundHandler((request, reply) => reply.code(404).send(new ApiError('not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`).body()));
-  app.addHook('onRoute', documentRemoteNode);
+  // Every route, as it is registered (after deps.plugins, which may turn authentication on).
+  const routes: RouteOptions[] = [];
+  app.addHook('onRoute', (route) => {
+    // remoteNode first: the relay runs before every route, so every operation takes it.
+    documentRemoteNode(route);
+    documentRoute(route, { ...(app.apiSecurity === undefined ? {} : { securitySchemes: app.apiSecurity }), ...(app.remoteNodeNames === undefined ? {} : { remoteNodes: app.remoteNodeNames }) });
+    routes.push(route);
+  });
+  const metrics = apiMetrics({ version: deps.version, buildDate: deps.buildDate ?? '', clock: deps.clock, cluster: () => deps.cluster });
+  metrics.observe(app);
+  for (const plugin of deps.plugins ?? []) plugin(app);
+  // After the plugins: authentication, when on, names its security schemes (app.apiSecurity).
+  app.addSchema({ $id: ERROR_SCHEMA_ID, ...S.error });
   void app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
       info: { title: 'Kubedag API', version: deps.version, description: "Dagu's /api/v2 over Kubernetes resources" },
       servers: [{ url: '/' }],
-      components: { schemas: { Error: S.error } },
+      ...(app.apiSecurity === undefined ? {} : { components: { securitySchemes: { ...app.apiSecurity } } }),
     },
+    // Shared schemas keep their $id as their name under components.schemas (#/components/schemas/Error).
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${String(i)}`) },
+    transformObject: (document) => ('openapiObject' in document ? withLinks(document.openapiObject) : document.swaggerObject),
   });
-  const metrics = apiMetrics({ version: deps.version, buildDate: deps.buildDate ?? '', clock: deps.clock, cluster: () => deps.cluster });
-  metrics.observe(app);
-  for (const plugin of deps.plugins ?? []) plugin(app);
   // Each group is a plugin given what it uses; the order is the OpenAPI document's order.
   const resources: ResourceRouteOptions & { prefix: string } = { prefix: API_PREFIX, cluster: deps.cluster ?? NO_CLUSTER, clock: deps.clock };
   void app.register(systemRoutes, { prefix: API_PREFIX, version: deps.version, clock: deps.clock, health: deps.health, metrics: metrics.registry });
@@ -113,5 +147,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   void app.register(logRoutes, resources);
   void app.register(clusterInfoRoutes, resources);
   if (deps.uiDir !== undefined) void app.register(uiRoutes, { root: deps.uiDir });
+  // Last: it needs every other route.
+  void app.register(methodNotAllowedRoutes, { routes: () => routes, under: API_PREFIX });
   return app;
 }

@@ -12,6 +12,14 @@ import { GROUP } from '../core/resources/constants.ts';
 import { GRANTS, type AuthConfig, type Grant } from './config.ts';
 import { ApiError } from './errors.ts';
 import type { Permission } from './permissions.ts';
+import type { SecurityScheme } from './responses.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The security schemes the served OpenAPI document names; set by registerAuth when credentials are checked. */
+    apiSecurity?: Readonly<Record<string, SecurityScheme>>;
+  }
+}
 
 export interface KubernetesAuth {
   /** Only the two calls used, so that tests can hand in plain objects. */
@@ -39,6 +47,14 @@ export interface AuthOptions {
 
 export function authEnabled(options: AuthOptions): boolean {
   return (options.basic ?? []).length > 0 || (options.tokens ?? []).length > 0 || options.kubernetes !== undefined;
+}
+
+/** The OpenAPI security schemes of the configured modes: Basic, and Bearer for static and Kubernetes tokens. */
+export function securitySchemes(options: AuthOptions): Record<string, SecurityScheme> {
+  return {
+    ...((options.basic ?? []).length > 0 ? { basicAuth: { type: 'http', scheme: 'basic' } } : {}),
+    ...((options.tokens ?? []).length > 0 || options.kubernetes !== undefined ? { bearerAuth: { type: 'http', scheme: 'bearer' } } : {}),
+  };
 }
 
 /**
@@ -259,6 +275,8 @@ function checker(options: AuthOptions): Checker {
  */
 export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   if (!authEnabled(options)) return;
+  // Read by app.ts as routes are registered, which is after this runs (buildApp's `plugins`).
+  app.decorate('apiSecurity', securitySchemes(options));
   const check = checker(options);
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     // A route that forgot to declare its permission is treated as a read, never as public.

@@ -8,6 +8,8 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  // Not in the contract (its router answers 404 or 405): a known path asked with a method it lacks.
+  method_not_allowed: 405,
   already_exists: 409,
   already_running: 409,
   max_run_reached: 409,

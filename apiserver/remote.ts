@@ -11,6 +11,13 @@ import { ApiError } from './errors.ts';
 import { API_PREFIX } from './paths.ts';
 import { remoteNodeQuery } from './schemas.ts';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The configured remote nodes' names, for the served document's `remoteNode` (responses.ts); set by registerRemoteNodes. */
+    remoteNodeNames?: readonly string[];
+  }
+}
+
 const PARAM = 'remoteNode';
 const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -28,6 +35,7 @@ interface Relayed {
  */
 export function registerRemoteNodes(app: FastifyInstance, nodes: readonly RemoteNode[]): void {
   const byName = new Map(nodes.map((node) => [node.name, node]));
+  app.decorate('remoteNodeNames', nodes.map((node) => node.name));
   app.addHook('preValidation', async (request: FastifyRequest, reply: FastifyReply) => {
     // Unknown routes keep their local 404: relaying them would make every typo a remote call.
     if (request.is404) return;

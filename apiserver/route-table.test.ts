@@ -48,6 +48,48 @@ describe('the route table', () => {
     expect(answers.filter((a) => !a.endsWith(' 401 unauthorized'))).toEqual([]);
   });
 
+  it('answers only statuses the served document declares for the route, whoever asks and however badly', async () => {
+    const app = buildApp({
+      version: 't',
+      clock: () => new Date(),
+      health: () => Promise.resolve(undefined),
+      // Small, so that an oversized body is cheap to send.
+      bodyLimit: 256,
+      plugins: [
+        (a) => {
+          registerAuth(a, { tokens: [{ token: 'all' }, { token: 'reader', permissions: ['read'] }] });
+        },
+      ],
+    });
+    const doc = (await app.inject({ method: 'GET', url: '/api/v2/openapi.json' })).json<{ paths: Record<string, Record<string, { responses: Record<string, unknown>; requestBody?: unknown }>> }>();
+    const json = { 'content-type': 'application/json' };
+    const undeclared: string[] = [];
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const url = path.replace(/\{[A-Za-z]+\}/g, 'x1');
+        const attempts: { name: string; headers: Record<string, string>; body?: string }[] = [
+          { name: 'no credentials', headers: {} },
+          { name: 'a token that may only read', headers: { authorization: 'Bearer reader' } },
+          { name: 'a token that may do anything (no cluster behind)', headers: { authorization: 'Bearer all' }, ...(operation.requestBody === undefined ? {} : { body: '{}' }) },
+          { name: 'a bad path parameter', headers: { authorization: 'Bearer all' } },
+          ...(operation.requestBody === undefined
+            ? []
+            : [
+                { name: 'malformed JSON', headers: { authorization: 'Bearer all', ...json }, body: '{"a": ' },
+                { name: 'a body over the limit', headers: { authorization: 'Bearer all', ...json }, body: JSON.stringify({ pad: 'x'.repeat(300) }) },
+                { name: 'a body of the wrong type', headers: { authorization: 'Bearer all', ...json }, body: '[1]' },
+              ]),
+        ];
+        for (const attempt of attempts) {
+          const target = attempt.name === 'a bad path parameter' ? path.replace(/\{[A-Za-z]+\}/g, 'bad.name%20x') : url;
+          const res = await app.inject({ method: method.toUpperCase() as 'GET', url: target, headers: { ...(attempt.body === undefined ? {} : json), ...attempt.headers }, ...(attempt.body === undefined ? {} : { body: attempt.body }) });
+          if (operation.responses[String(res.statusCode)] === undefined) undeclared.push(`${method.toUpperCase()} ${path} with ${attempt.name}: ${String(res.statusCode)}`);
+        }
+      }
+    }
+    expect(undeclared).toEqual([]);
+  });
+
   it('serves health, metrics and the OpenAPI document without credentials', async () => {
     const { app } = appWithRoutes();
     const codes = await Promise.all(['/api/v2/health', '/api/v2/metrics', '/api/v2/openapi.json'].map(async (url) => (await app.inject({ method: 'GET', url })).statusCode));

@@ -7,6 +7,27 @@
  * copy of that schema would drift.
  */
 import Type, { type TObject, type TProperties, type TSchema } from 'typebox';
+import { DAG_NAME_PATTERN, MAX_DAG_NAME_LENGTH } from '../core/dag/validate.ts';
+import { MAX_RUN_ID_LENGTH, RUN_ID_PATTERN } from '../core/resources/ids.ts';
+import { FILE_NAME_PATTERN } from '../core/resources/names.ts';
+
+/**
+ * The fixed paths under /dags/ (the contract: they win over {fileName}): no DAG file can be
+ * called so, since GET /dags/{fileName} could never show it.
+ */
+export const RESERVED_FILE_NAMES = ['search', 'tags', 'validate'] as const;
+
+/** A pattern's text with the reserved file names refused first (a lookahead both ajv and Python read). */
+const fileNamePattern = `^(?!(${RESERVED_FILE_NAMES.join('|')})$)${FILE_NAME_PATTERN.source.slice(1)}`;
+
+/** The contract's name rules, from the checks' own constants, so that the document says what is refused. */
+export const NAMES = {
+  fileName: Type.String({ pattern: fileNamePattern, description: 'A DAG file name: letters, digits, "_" and "-".' }),
+  /** A new DAG's file name (POST /dags, rename): it is the DAG's name too, so at most 40 characters. */
+  newFileName: Type.String({ pattern: fileNamePattern, maxLength: MAX_DAG_NAME_LENGTH, description: `A new DAG file name: letters, digits, "_" and "-", at most ${String(MAX_DAG_NAME_LENGTH)} characters; not ${RESERVED_FILE_NAMES.join(', ')}.` }),
+  dagName: Type.String({ pattern: DAG_NAME_PATTERN.source, maxLength: MAX_DAG_NAME_LENGTH, description: `A DAG name: letters, digits, "_", "." and "-", at most ${String(MAX_DAG_NAME_LENGTH)} characters.` }),
+  dagRunId: Type.String({ pattern: RUN_ID_PATTERN.source, maxLength: MAX_RUN_ID_LENGTH, description: `A run id: letters, digits, "_" and "-", at most ${String(MAX_RUN_ID_LENGTH)} characters.` }),
+};
 
 /**
  * A request body. Its fields are checked (a wrong type or value is a 400), but a field it does
@@ -14,8 +35,9 @@ import Type, { type TObject, type TProperties, type TSchema } from 'typebox';
  * web UI sends fields that some versions do not know (`singleton` on reschedule). The document
  * says so, so that a client reading it expects exactly that.
  */
-export function requestBody<T extends TProperties>(properties: T): TObject<T> {
-  return Type.Object(properties, { additionalProperties: true, description: 'Fields this schema does not define are ignored.' });
+export function requestBody<T extends TProperties>(properties: T, example?: Record<string, unknown>): TObject<T> {
+  // The example is a request that works: the document's, and schemathesis's first case.
+  return Type.Object(properties, { additionalProperties: true, description: 'Fields this schema does not define are ignored.', ...(example === undefined ? {} : { examples: [example] }) });
 }
 
 const str = Type.String();
@@ -224,6 +246,13 @@ export const S = {
     ),
   }),
   workers: Type.Object({ workers: Type.Array(worker), errors: strings }),
+  /**
+   * Successes without a body: `type: 'null'` is how @fastify/swagger documents a response with
+   * no content. Plain objects rather than TypeBox's Null, so that handlers send nothing at all
+   * (not the text `null`).
+   */
+  empty: { type: 'null', description: 'Done; no body.' },
+  noContent: { type: 'null', description: 'Deleted; no body.' },
   error: Type.Object({ code: str, message: str, details: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }),
   health: Type.Object({ status: str, version: str, uptime: int, timestamp: str, error: Type.Optional(str) }),
 };

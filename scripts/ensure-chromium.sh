@@ -12,20 +12,8 @@ for candidate in "${KUBEDAG_CHROMIUM:-}" /usr/bin/chromium "$(command -v chromiu
   fi
 done
 
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "ensure-chromium: no chromium and no apt-get; install Chromium yourself and set KUBEDAG_CHROMIUM to its path" >&2
-  exit 1
-fi
-sudo=()
-if [ "$(id -u)" != 0 ]; then
-  command -v sudo >/dev/null 2>&1 || { echo "ensure-chromium: installing chromium needs root or sudo" >&2; exit 1; }
-  sudo=(sudo)
-fi
-
-{
-  "${sudo[@]}" apt-get update -qq
-  # Recommends would add a desktop's worth of packages (sound, themes) a headless test never uses.
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core
-} >&2
+# shellcheck source=apt-install.sh
+. "$(dirname "${BASH_SOURCE[0]}")/apt-install.sh"
+apt_install ensure-chromium "install Chromium yourself and set KUBEDAG_CHROMIUM to its path" chromium fonts-dejavu-core
 [ -x /usr/bin/chromium ] || { echo "ensure-chromium: chromium installed but /usr/bin/chromium is missing" >&2; exit 1; }
 echo /usr/bin/chromium

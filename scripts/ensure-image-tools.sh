@@ -12,19 +12,9 @@ if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "ensure-image-tools: no ${missing[*]} and no apt-get; install ${missing[*]} yourself" >&2
-  exit 1
-fi
-sudo=()
-if [ "$(id -u)" != 0 ]; then
-  command -v sudo >/dev/null 2>&1 || { echo "ensure-image-tools: installing ${missing[*]} needs root or sudo" >&2; exit 1; }
-  sudo=(sudo)
-fi
-{
-  "${sudo[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
-} >&2
+# shellcheck source=apt-install.sh
+. "$(dirname "${BASH_SOURCE[0]}")/apt-install.sh"
+apt_install ensure-image-tools "install ${missing[*]} yourself" "${missing[@]}"
 for tool in "${missing[@]}"; do
   command -v "$tool" >/dev/null 2>&1 || { echo "ensure-image-tools: $tool installed but not on PATH" >&2; exit 1; }
 done

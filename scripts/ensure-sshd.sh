@@ -12,31 +12,21 @@ for candidate in /usr/sbin/sshd "$(command -v sshd 2>/dev/null || true)"; do
   fi
 done
 
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "ensure-sshd: no sshd and no apt-get; install OpenSSH's server (sshd) yourself" >&2
-  exit 1
-fi
-sudo=()
-if [ "$(id -u)" != 0 ]; then
-  command -v sudo >/dev/null 2>&1 || { echo "ensure-sshd: installing openssh-server needs root or sudo" >&2; exit 1; }
-  sudo=(sudo)
-fi
+# shellcheck source=apt-install.sh
+. "$(dirname "${BASH_SOURCE[0]}")/apt-install.sh"
 
 # The package's maintainer scripts would start an ssh service; a policy-rc.d that answers 101
 # ("action forbidden") stops that when the machine has none of its own (Debian container images do).
 policy=/usr/sbin/policy-rc.d
 added_policy=false
 if [ ! -e "$policy" ]; then
-  printf '#!/bin/sh\nexit 101\n' | "${sudo[@]}" tee "$policy" >/dev/null
-  "${sudo[@]}" chmod 755 "$policy"
+  printf '#!/bin/sh\nexit 101\n' | as_root tee "$policy" >/dev/null
+  as_root chmod 755 "$policy"
   added_policy=true
 fi
-cleanup() { if $added_policy; then "${sudo[@]}" rm -f "$policy"; fi; }
+cleanup() { if $added_policy; then as_root rm -f "$policy"; fi; }
 trap cleanup EXIT
 
-{
-  "${sudo[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends openssh-server
-} >&2
+apt_install ensure-sshd "install OpenSSH's server (sshd) yourself" openssh-server
 [ -x /usr/sbin/sshd ] || { echo "ensure-sshd: openssh-server installed but /usr/sbin/sshd is missing" >&2; exit 1; }
 echo /usr/sbin/sshd

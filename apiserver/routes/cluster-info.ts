@@ -23,7 +23,7 @@ export const clusterInfoRoutes: FastifyPluginCallbackTypebox<ResourceRouteOption
     return { queues: listed, summary: queuesSummary(listed) };
   });
 
-  app.get('/workers', { config: read, schema: { tags: ['workers'], querystring: Type.Object({ remoteNode: remoteNodeQuery }), response: { 200: S.workers } } }, () => {
+  app.get('/workers', { config: { ...read, errors: ['service_unavailable'] }, schema: { tags: ['workers'], querystring: Type.Object({ remoteNode: remoteNodeQuery }), response: { 200: S.workers } } }, () => {
     const { cache } = cluster;
     if (!cache.nodes.hasSynced()) throw new ApiError('service_unavailable', 'the list of nodes is not available yet');
     const ns = cache.namespace;

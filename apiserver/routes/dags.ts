@@ -7,7 +7,7 @@ import { isAlreadyExists, isConflict } from '../../core/kube/errors.ts';
 import { allDags, checkFileName, dagOf, latestRun, resolverFor, runDefinition, type Cluster } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError, rethrowAs } from '../errors.ts';
-import { remoteNodeQuery, requestBody, S } from '../schemas.ts';
+import { NAMES, remoteNodeQuery, requestBody, S } from '../schemas.ts';
 import { isActiveRun } from '../../core/resources/queue.ts';
 import { dagDetailsView, dagListItem, paginate, searchText, selectDags, uniqueTags } from '../views/dags.ts';
 import { compareText } from '../views/format.ts';
@@ -17,11 +17,12 @@ import { runDetails } from '../views/runs.ts';
 /** What POST /dags stores when the body has no spec (behaviour-notes 10). */
 export const DEFAULT_DAG_YAML = 'steps:\n  - command: echo hello\n';
 
-const fileParams = Type.Object({ fileName: Type.String() });
-const createBody = requestBody({ name: Type.String(), spec: Type.Optional(Type.String()) });
-const specBody = requestBody({ spec: Type.String() });
-const validateBody = requestBody({ spec: Type.String(), name: Type.Optional(Type.String()) });
-const renameBody = requestBody({ newFileName: Type.String() });
+const fileParams = Type.Object({ fileName: NAMES.fileName });
+// Each body's example is a request that works (the document's examples, and schemathesis's first cases).
+const createBody = requestBody({ name: NAMES.newFileName, spec: Type.Optional(Type.String()) }, { name: 'hello', spec: DEFAULT_DAG_YAML });
+const specBody = requestBody({ spec: Type.String() }, { spec: DEFAULT_DAG_YAML });
+const validateBody = requestBody({ spec: Type.String(), name: Type.Optional(Type.String()) }, { spec: DEFAULT_DAG_YAML, name: 'hello' });
+const renameBody = requestBody({ newFileName: NAMES.newFileName }, { newFileName: 'hello-renamed' });
 const searchQuery = Type.Object({ q: Type.String({ minLength: 1 }), remoteNode: remoteNodeQuery });
 const tagList = Type.Object({ tags: Type.Array(Type.String()), errors: Type.Array(Type.String()) });
 
@@ -44,7 +45,7 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     return { dags: items.map((e) => dagListItem(e, latestRun(cluster, e.load.dag.name))), errors: [], pagination };
   });
 
-  app.post('/dags', { config: { permission: 'write' }, schema: { tags: ['dags'], body: createBody, response: { 201: Type.Object({ name: Type.String() }) } } }, async (request, reply) => {
+  app.post('/dags', { config: { permission: 'write', errors: ['bad_request', 'already_exists'] }, schema: { tags: ['dags'], body: createBody, response: { 201: Type.Object({ name: Type.String() }, { description: 'The DAG is created.' }) } } }, async (request, reply) => {
     const { name, spec } = request.body;
     checkNewName(name);
     const yaml = spec ?? DEFAULT_DAG_YAML;
@@ -56,24 +57,24 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     return reply.code(201).send({ name });
   });
 
-  app.get('/dags/:fileName', { config: read, schema: { tags: ['dags'], params: fileParams, response: { 200: S.dagDetails } } }, (request) => {
+  app.get('/dags/:fileName', { config: { ...read, errors: ['not_found'] }, schema: { tags: ['dags'], params: fileParams, response: { 200: S.dagDetails } } }, (request) => {
     const entry = dagOf(cluster, request.params.fileName);
     const latest = latestRun(cluster, entry.load.dag.name);
     return dagDetailsView(entry, latest === undefined ? undefined : runDetails(latest, runDefinition(latest), resolverFor(cluster, latest)));
   });
 
-  app.delete('/dags/:fileName', { config: { permission: 'delete' }, schema: { tags: ['dags'], params: fileParams } }, async (request, reply) => {
+  app.delete('/dags/:fileName', { config: { permission: 'delete', errors: ['not_found'] }, schema: { tags: ['dags'], params: fileParams, response: { 204: S.noContent } } }, async (request, reply) => {
     const entry = dagOf(cluster, request.params.fileName);
     await cluster.writer.deleteDag(entry.resource.metadata?.name ?? '');
     return reply.code(204).send();
   });
 
-  app.get('/dags/:fileName/spec', { config: read, schema: { tags: ['dags'], params: fileParams, response: { 200: S.dagSpec } } }, (request) => {
+  app.get('/dags/:fileName/spec', { config: { ...read, errors: ['not_found'] }, schema: { tags: ['dags'], params: fileParams, response: { 200: S.dagSpec } } }, (request) => {
     const entry = dagOf(cluster, request.params.fileName);
     return { dag: dagDetails(entry.load.dag), spec: entry.yaml, errors: [...entry.errors, ...entry.load.warnings.map(formatIssue)] };
   });
 
-  app.put('/dags/:fileName/spec', { config: { permission: 'write' }, schema: { tags: ['dags'], params: fileParams, body: specBody, response: { 200: S.errorsOnly } } }, async (request) => {
+  app.put('/dags/:fileName/spec', { config: { permission: 'write', errors: ['not_found', 'already_exists'] }, schema: { tags: ['dags'], params: fileParams, body: specBody, response: { 200: S.errorsOnly } } }, async (request) => {
     const entry = dagOf(cluster, request.params.fileName);
     const { spec } = request.body;
     const load = loadDag(spec, { fileName: entry.fileName });
@@ -88,7 +89,7 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     return { valid: load.errors.length === 0, errors: load.errors.map(formatIssue), dag: dagDetails(load.dag) };
   });
 
-  app.post('/dags/:fileName/rename', { config: { permission: 'write' }, schema: { tags: ['dags'], params: fileParams, body: renameBody } }, async (request, reply) => {
+  app.post('/dags/:fileName/rename', { config: { permission: 'write', errors: ['not_found', 'already_exists', 'not_running'] }, schema: { tags: ['dags'], params: fileParams, body: renameBody, response: { 200: S.empty } } }, async (request, reply) => {
     const { newFileName } = request.body;
     const entry = dagOf(cluster, request.params.fileName);
     checkNewName(newFileName);
@@ -96,7 +97,7 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     return reply.code(200).send();
   });
 
-  app.get('/dags/search', { config: read, schema: { tags: ['dags'], querystring: searchQuery, response: { 200: S.searchResults } } }, (request) => {
+  app.get('/dags/search', { config: { ...read, errors: ['bad_request'] }, schema: { tags: ['dags'], querystring: searchQuery, response: { 200: S.searchResults } } }, (request) => {
     const { q } = request.query;
     let pattern: RegExp;
     try {

@@ -6,17 +6,19 @@ import { dagManifest } from '../../core/resources/dag.ts';
 import { dagOf, resolverFor, rootRun, runDefinition, type Cluster } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError } from '../errors.ts';
-import { requestBody, S } from '../schemas.ts';
+import { NAMES, requestBody, S } from '../schemas.ts';
+import { DEFAULT_DAG_YAML } from './dags.ts';
 import type { StartRequest } from '../starts.ts';
 import { gridData, newestFirst, runDetails } from '../views/runs.ts';
 
-const fileParams = Type.Object({ fileName: Type.String() });
-const runParams = Type.Object({ fileName: Type.String(), dagRunId: Type.String() });
-const suspendBody = requestBody({ suspend: Type.Boolean() });
-const startBody = requestBody({ params: Type.Optional(Type.String()), dagRunId: Type.Optional(Type.String()), singleton: Type.Optional(Type.Boolean()), dagName: Type.Optional(Type.String()) });
-const enqueueBody = requestBody({ params: Type.Optional(Type.String()), dagRunId: Type.Optional(Type.String()), queue: Type.Optional(Type.String()), dagName: Type.Optional(Type.String()) });
-const inlineBody = requestBody({ spec: Type.String(), name: Type.Optional(Type.String()), params: Type.Optional(Type.String()), dagRunId: Type.Optional(Type.String()), singleton: Type.Optional(Type.Boolean()) });
-const inlineEnqueueBody = requestBody({ spec: Type.String(), name: Type.Optional(Type.String()), params: Type.Optional(Type.String()), dagRunId: Type.Optional(Type.String()), queue: Type.Optional(Type.String()) });
+const fileParams = Type.Object({ fileName: NAMES.fileName });
+const runParams = Type.Object({ fileName: NAMES.fileName, dagRunId: Type.String() });
+// Each body's example is a request that works (the document's examples, and schemathesis's first cases).
+const suspendBody = requestBody({ suspend: Type.Boolean() }, { suspend: false });
+const startBody = requestBody({ params: Type.Optional(Type.String()), dagRunId: Type.Optional(NAMES.dagRunId), singleton: Type.Optional(Type.Boolean()), dagName: Type.Optional(NAMES.dagName) }, { params: '', singleton: false });
+const enqueueBody = requestBody({ params: Type.Optional(Type.String()), dagRunId: Type.Optional(NAMES.dagRunId), queue: Type.Optional(Type.String()), dagName: Type.Optional(NAMES.dagName) }, { params: '' });
+const inlineBody = requestBody({ spec: Type.String(), name: Type.Optional(NAMES.dagName), params: Type.Optional(Type.String()), dagRunId: Type.Optional(NAMES.dagRunId), singleton: Type.Optional(Type.Boolean()) }, { name: 'inline-hello', spec: DEFAULT_DAG_YAML });
+const inlineEnqueueBody = requestBody({ spec: Type.String(), name: Type.Optional(NAMES.dagName), params: Type.Optional(Type.String()), dagRunId: Type.Optional(NAMES.dagRunId), queue: Type.Optional(Type.String()) }, { name: 'inline-hello', spec: DEFAULT_DAG_YAML });
 
 /** How many runs GET /dags/{f}/dag-runs shows (behaviour-notes: 30 most recent). */
 export const HISTORY_LENGTH = 30;
@@ -58,34 +60,34 @@ function inlineStart(body: StartBody & Pick<Static<typeof inlineBody>, 'spec' | 
 export const executionRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (app, { cluster }, done) => {
   const run = { permission: 'run' as const };
 
-  app.post('/dags/:fileName/start', { config: run, schema: { tags: ['execution'], params: fileParams, body: startBody, response: { 200: S.dagRunId } } }, async (request) => {
+  app.post('/dags/:fileName/start', { config: { ...run, errors: ['not_found', 'already_exists', 'already_running', 'max_run_reached'] }, schema: { tags: ['execution'], params: fileParams, body: startBody, response: { 200: S.dagRunId } } }, async (request) => {
     const started = await cluster.starter.start(fileStart(cluster, request.params.fileName, request.body, false));
     return { dagRunId: started.dagRunId };
   });
 
-  app.post('/dags/:fileName/enqueue', { config: run, schema: { tags: ['execution'], params: fileParams, body: enqueueBody, response: { 200: S.dagRunId } } }, async (request) => {
+  app.post('/dags/:fileName/enqueue', { config: { ...run, errors: ['not_found', 'already_exists', 'already_running', 'max_run_reached'] }, schema: { tags: ['execution'], params: fileParams, body: enqueueBody, response: { 200: S.dagRunId } } }, async (request) => {
     const started = await cluster.starter.start(fileStart(cluster, request.params.fileName, request.body, true));
     return { dagRunId: started.dagRunId };
   });
 
-  app.post('/dag-runs', { config: run, schema: { tags: ['execution'], body: inlineBody, response: { 200: S.dagRunId } } }, async (request) => {
+  app.post('/dag-runs', { config: { ...run, errors: ['bad_request', 'already_exists', 'max_run_reached'] }, schema: { tags: ['execution'], body: inlineBody, response: { 200: S.dagRunId } } }, async (request) => {
     const started = await cluster.starter.start(inlineStart(request.body, false));
     return { dagRunId: started.dagRunId };
   });
 
-  app.post('/dag-runs/enqueue', { config: run, schema: { tags: ['execution'], body: inlineEnqueueBody, response: { 200: S.dagRunId } } }, async (request) => {
+  app.post('/dag-runs/enqueue', { config: { ...run, errors: ['bad_request', 'already_exists', 'max_run_reached'] }, schema: { tags: ['execution'], body: inlineEnqueueBody, response: { 200: S.dagRunId } } }, async (request) => {
     const started = await cluster.starter.start(inlineStart(request.body, true));
     return { dagRunId: started.dagRunId };
   });
 
-  app.post('/dags/:fileName/suspend', { config: run, schema: { tags: ['execution'], params: fileParams, body: suspendBody } }, async (request, reply) => {
+  app.post('/dags/:fileName/suspend', { config: { ...run, errors: ['not_found'] }, schema: { tags: ['execution'], params: fileParams, body: suspendBody, response: { 200: S.empty } } }, async (request, reply) => {
     const entry = dagOf(cluster, request.params.fileName);
     const { suspend } = request.body;
     if (entry.suspended !== suspend) await cluster.writer.setSuspended(entry.resource, suspend);
     return reply.code(200).send();
   });
 
-  app.post('/dags/:fileName/stop-all', { config: run, schema: { tags: ['execution'], params: fileParams, response: { 200: S.errorsOnly } } }, async (request) => {
+  app.post('/dags/:fileName/stop-all', { config: { ...run, errors: ['not_found'] }, schema: { tags: ['execution'], params: fileParams, response: { 200: S.errorsOnly } } }, async (request) => {
     const entry = dagOf(cluster, request.params.fileName);
     const running = cluster.cache.runIndex.runsOf(entry.load.dag.name).filter((r) => r.status?.status === 1 && r.spec.stop !== true);
     const errors: string[] = [];
@@ -95,14 +97,14 @@ export const executionRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions>
     return { errors };
   });
 
-  app.get('/dags/:fileName/dag-runs', { config: { permission: 'read' }, schema: { tags: ['runs'], params: fileParams, response: { 200: S.dagRunsWithGrid } } }, (request) => {
+  app.get('/dags/:fileName/dag-runs', { config: { permission: 'read', errors: ['not_found'] }, schema: { tags: ['runs'], params: fileParams, response: { 200: S.dagRunsWithGrid } } }, (request) => {
     const entry = dagOf(cluster, request.params.fileName);
     const runs = cluster.cache.runIndex.runsOf(entry.load.dag.name).sort(newestFirst).slice(0, HISTORY_LENGTH);
     const details = runs.map((r) => runDetails(r, runDefinition(r), resolverFor(cluster, r)));
     return { dagRuns: details, gridData: gridData(details) };
   });
 
-  app.get('/dags/:fileName/dag-runs/:dagRunId', { config: { permission: 'read' }, schema: { tags: ['runs'], params: runParams, response: { 200: S.dagRunWrapped } } }, (request) => {
+  app.get('/dags/:fileName/dag-runs/:dagRunId', { config: { permission: 'read', errors: ['not_found'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.dagRunWrapped } } }, (request) => {
     const entry = dagOf(cluster, request.params.fileName);
     const r = rootRun(cluster, entry.load.dag.name, request.params.dagRunId);
     return { dagRun: runDetails(r, runDefinition(r), resolverFor(cluster, r)) };

@@ -79,7 +79,7 @@ async function stepLog(cluster: Cluster, run: DagRunResource, step: string, quer
 }
 
 export const logRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (app, { cluster }, done) => {
-  const read = { permission: 'read' as const };
+  const read = { permission: 'read' as const, errors: ['not_found'] as const };
   const schema = <P extends typeof runLogParams | typeof subRunLogParams | typeof stepLogParams | typeof subStepLogParams, Q extends typeof runLogQuery | typeof stepLogQuery>(params: P, querystring: Q): { tags: string[]; params: P; querystring: Q; response: { 200: typeof S.logChunk } } => ({ tags: ['logs'], params, querystring, response: { 200: S.logChunk } });
 
   app.get('/dag-runs/:name/:dagRunId/log', { config: read, schema: schema(runLogParams, runLogQuery) }, (request) => logChunk(runLogText(runAt(cluster, request.params)), chunkOf(request.query)));

@@ -15,7 +15,7 @@ import { resolverFor, runAt, runDefinition, type Cluster, type RunPath } from '.
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError, rethrowAs } from '../errors.ts';
 import { SUB_RUN_SEGMENTS } from '../paths.ts';
-import { remoteNodeQuery, requestBody, S } from '../schemas.ts';
+import { NAMES, remoteNodeQuery, requestBody, S } from '../schemas.ts';
 import { isActiveRun } from '../../core/resources/queue.ts';
 import { checkRunId } from '../starts.ts';
 import { runIdentity } from '../views/identity.ts';
@@ -34,9 +34,9 @@ const listQuery = Type.Object({
   dagRunId: Type.Optional(Type.String()),
   remoteNode: remoteNodeQuery,
 });
-const stepStatusBody = requestBody({ status: Type.Integer({ minimum: 0, maximum: 5 }) });
-const retryBody = requestBody({ dagRunId: Type.Optional(Type.String()), stepName: Type.Optional(Type.String()) });
-const rescheduleBody = requestBody({ dagRunId: Type.Optional(Type.String()), dagName: Type.Optional(Type.String()) });
+const stepStatusBody = requestBody({ status: Type.Integer({ minimum: 0, maximum: 5 }) }, { status: 4 });
+const retryBody = requestBody({ dagRunId: Type.Optional(NAMES.dagRunId), stepName: Type.Optional(Type.String()) }, {});
+const rescheduleBody = requestBody({ dagRunId: Type.Optional(NAMES.dagRunId), dagName: Type.Optional(NAMES.dagName) }, {});
 const rescheduled = Type.Object({ dagRunId: Type.String(), queued: Type.Boolean() });
 
 /** A step's address: the run's path and the step's name. */
@@ -50,6 +50,7 @@ type RunSummaries = Static<typeof S.runSummaries>;
 export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (app, { cluster }, done) => {
   const read = { permission: 'read' as const };
   const run = { permission: 'run' as const };
+  const stepStatus = { ...run, errors: ['not_found', 'bad_request'] as const };
   // The whole history unfiltered is what dashboards poll: kept, serialised, until a run changes.
   let everything: { generation: number; answer: RunSummaries; json: string } | undefined;
 
@@ -75,28 +76,28 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     return { dagRuns: filterRuns(cluster.cache.runIndex.runsOf(name), { ...query, name, exactName: true }).map(runSummary) };
   });
 
-  app.get('/dag-runs/:name/:dagRunId', { config: read, schema: { tags: ['runs'], params: runParams, response: { 200: S.dagRunDetailsWrapped } } }, (request) => {
+  app.get('/dag-runs/:name/:dagRunId', { config: { ...read, errors: ['not_found'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.dagRunDetailsWrapped } } }, (request) => {
     const r = runAt(cluster, request.params);
     return { dagRunDetails: runDetails(r, runDefinition(r), resolverFor(cluster, r)) };
   });
 
-  app.post('/dag-runs/:name/:dagRunId/stop', { config: run, schema: { tags: ['runs'], params: runParams } }, async (request, reply) => {
+  app.post('/dag-runs/:name/:dagRunId/stop', { config: { ...run, errors: ['not_found', 'not_running'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.empty } } }, async (request, reply) => {
     const r = runAt(cluster, request.params);
     if (runStatusOf(r) !== 1) throw new ApiError('not_running', `run "${runIdentity(r).dagRunId}" is not running`);
     if (r.spec.stop !== true) await cluster.writer.stopRun(r);
     return reply.code(200).send();
   });
 
-  app.post('/dag-runs/:name/:dagRunId/retry', { config: run, schema: { tags: ['runs'], params: runParams, body: retryBody } }, async (request, reply) => {
+  app.post('/dag-runs/:name/:dagRunId/retry', { config: { ...run, errors: ['not_found', 'already_running@400', 'already_exists', 'max_run_reached'] }, schema: { tags: ['runs'], params: runParams, body: retryBody, response: { 200: S.empty } } }, async (request, reply) => {
     await retry(cluster, request.params, request.body);
     return reply.code(200).send();
   });
 
-  app.post('/dag-runs/:name/:dagRunId/reschedule', { config: run, schema: { tags: ['runs'], params: runParams, body: rescheduleBody, response: { 200: rescheduled } } }, async (request) => {
+  app.post('/dag-runs/:name/:dagRunId/reschedule', { config: { ...run, errors: ['not_found', 'already_exists', 'already_running', 'max_run_reached'] }, schema: { tags: ['runs'], params: runParams, body: rescheduleBody, response: { 200: rescheduled } } }, async (request) => {
     return reschedule(cluster, runAt(cluster, request.params), request.body);
   });
 
-  app.get('/dag-runs/:name/:dagRunId/dequeue', { config: run, schema: { tags: ['runs'], params: runParams } }, async (request, reply) => {
+  app.get('/dag-runs/:name/:dagRunId/dequeue', { config: { ...run, errors: ['not_found'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.empty } } }, async (request, reply) => {
     const r = runAt(cluster, request.params);
     if (runStatusOf(r) !== 5) throw new ApiError('not_found', `run "${runIdentity(r).dagRunId}" is not queued`);
     // Gone, or another run under its name (the uid guard): either way it is not queued any more.
@@ -104,23 +105,23 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     return reply.code(200).send();
   });
 
-  app.get('/dag-runs/:name/:dagRunId/sub-dag-runs', { config: read, schema: { tags: ['runs'], params: runParams, response: { 200: S.subRuns } } }, (request) => {
+  app.get('/dag-runs/:name/:dagRunId/sub-dag-runs', { config: { ...read, errors: ['not_found'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.subRuns } } }, (request) => {
     const r = runAt(cluster, request.params);
     return { subRuns: subRunList(cluster, r) };
   });
 
   for (const segment of SUB_RUN_SEGMENTS) {
-    app.get(`/dag-runs/:name/:dagRunId/${segment}`, { config: read, schema: { tags: ['runs'], params: subParams, response: { 200: S.dagRunDetailsWrapped } } }, (request) => {
+    app.get(`/dag-runs/:name/:dagRunId/${segment}`, { config: { ...read, errors: ['not_found'] }, schema: { tags: ['runs'], params: subParams, response: { 200: S.dagRunDetailsWrapped } } }, (request) => {
       const r = runAt(cluster, request.params);
       return { dagRunDetails: runDetails(r, runDefinition(r), resolverFor(cluster, r)) };
     });
-    app.patch(`/dag-runs/:name/:dagRunId/${segment}/steps/:stepName/status`, { config: run, schema: { tags: ['runs'], params: subStepParams, body: stepStatusBody } }, async (request, reply) => {
+    app.patch(`/dag-runs/:name/:dagRunId/${segment}/steps/:stepName/status`, { config: stepStatus, schema: { tags: ['runs'], params: subStepParams, body: stepStatusBody, response: { 200: S.empty } } }, async (request, reply) => {
       await setStepStatus(cluster, request.params, request.body.status);
       return reply.code(200).send();
     });
   }
 
-  app.patch('/dag-runs/:name/:dagRunId/steps/:stepName/status', { config: run, schema: { tags: ['runs'], params: stepParams, body: stepStatusBody } }, async (request, reply) => {
+  app.patch('/dag-runs/:name/:dagRunId/steps/:stepName/status', { config: stepStatus, schema: { tags: ['runs'], params: stepParams, body: stepStatusBody, response: { 200: S.empty } } }, async (request, reply) => {
     await setStepStatus(cluster, request.params, request.body.status);
     return reply.code(200).send();
   });

@@ -1,6 +1,7 @@
 /** System routes: health, metrics and the OpenAPI document; none needs credentials. */
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from 'prom-client';
+import Type from 'typebox';
 import { S } from '../schemas.ts';
 
 export interface SystemRouteOptions {
@@ -22,7 +23,7 @@ export const systemRoutes: FastifyPluginCallbackTypebox<SystemRouteOptions> = (a
     return reply.code(503).send({ status: 'unhealthy', ...base, error: problem });
   });
 
-  app.get('/metrics', { config: open, schema: { tags: ['system'], produces: ['text/plain'] } }, async (_request, reply) => {
+  app.get('/metrics', { config: open, schema: { tags: ['system'], produces: ['text/plain'], response: { 200: Type.String({ description: 'Metrics in the Prometheus text format.' }) } } }, async (_request, reply) => {
     const text = await metrics.metrics();
     return reply.type(metrics.contentType).send(text);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apiErrorMessage, ignoreAlreadyExists, ignoreConflict, ignoreNotFound, isAlreadyExists, isConflict, isInvalid, isNotFound, statusCode } from './errors.ts';
+import { apiErrorMessage, createFailure, ignoreAlreadyExists, ignoreConflict, ignoreNotFound, isAlreadyExists, isConflict, isInvalid, isNotFound, statusCode, type CreateFailure } from './errors.ts';
 
 /** An error as @kubernetes/client-node throws it: the code, and the Status object as text. */
 function apiError(code: number, reason?: string): Error {
@@ -65,5 +65,32 @@ describe('ignore helpers', () => {
   it('ignoreConflict swallows a conflict but not a missing object', async () => {
     expect(await ignoreConflict(rejected(apiError(409, 'Conflict')))).toBeUndefined();
     await expect(ignoreConflict(rejected(apiError(404, 'NotFound')))).rejects.toThrow('HTTP-Code: 404');
+  });
+});
+
+describe('createFailure', () => {
+  /** A Status error as the client throws it, with the API server's message. */
+  const status = (code: number, reason: string, message: string): Error => Object.assign(new Error(`HTTP-Code: ${String(code)}`), { code, body: JSON.stringify({ kind: 'Status', code, reason, message }) });
+  const cases: { name: string; error: unknown; want: CreateFailure }[] = [
+    { name: 'a 403 from a ValidatingAdmissionPolicy is refused for good', error: status(403, 'Forbidden', "pods \"x\" is forbidden: ValidatingAdmissionPolicy 'deny' with binding 'deny' denied request: no"), want: 'refused' },
+    { name: 'a 403 from PodSecurity enforce is refused for good', error: status(403, 'Forbidden', 'pods "x" is forbidden: violates PodSecurity "restricted:latest": runAsNonRoot != true'), want: 'refused' },
+    { name: 'a 403 from a quota that lacks limits on the Pod is refused for good', error: status(403, 'Forbidden', 'pods "x" is forbidden: failed quota: q: must specify limits.cpu for: step'), want: 'refused' },
+    { name: 'a 403 for an exceeded quota waits', error: status(403, 'Forbidden', 'pods "x" is forbidden: exceeded quota: q, requested: pods=1, used: pods=0, limited: pods=0'), want: 'wait' },
+    { name: 'a 403 for a quota not yet counted waits', error: status(403, 'Forbidden', 'pods "x" is forbidden: status unknown for quota: q, resources: pods'), want: 'wait' },
+    { name: "a 403 for the creator's own RBAC waits", error: status(403, 'Forbidden', 'pods is forbidden: User "op" cannot create resource "pods" in API group "" in the namespace "n"'), want: 'wait' },
+    { name: 'a 403 in a namespace being deleted waits', error: status(403, 'Forbidden', 'pods "x" is forbidden: unable to create new content in namespace n because it is being terminated'), want: 'wait' },
+    { name: 'a 422 from a ValidatingAdmissionPolicy without a reason is refused for good', error: status(422, 'Invalid', "pods \"x\" is forbidden: ValidatingAdmissionPolicy 'deny' with binding 'deny' denied request: no"), want: 'refused' },
+    { name: 'a 422 invalid object is refused for good', error: status(422, 'Invalid', 'Pod "x" is invalid: spec.containers[0].image: Required value'), want: 'refused' },
+    { name: 'a 400 bad request is refused for good', error: status(400, 'BadRequest', 'bad'), want: 'refused' },
+    { name: 'a 409 AlreadyExists is the attempt created before', error: status(409, 'AlreadyExists', 'pods "x" already exists'), want: 'exists' },
+    { name: 'a 409 Conflict waits', error: status(409, 'Conflict', 'conflict'), want: 'wait' },
+    { name: 'a 429 waits', error: status(429, 'TooManyRequests', 'slow down'), want: 'wait' },
+    { name: 'a 500 (a failing webhook) waits', error: status(500, 'InternalError', 'failed calling webhook'), want: 'wait' },
+    { name: 'a 503 waits', error: status(503, 'ServiceUnavailable', 'unavailable'), want: 'wait' },
+    { name: 'a 504 timeout waits', error: status(504, 'Timeout', 'timeout'), want: 'wait' },
+    { name: 'an error without a code (a connection reset) waits', error: new Error('socket hang up'), want: 'wait' },
+  ];
+  it.each(cases)('$name', ({ error, want }) => {
+    expect(createFailure(error)).toBe(want);
   });
 });

@@ -87,3 +87,36 @@ export function ignoreAlreadyExists<T>(call: Promise<T>): Promise<T | undefined>
 export function ignoreConflict<T>(call: Promise<T>): Promise<T | undefined> {
   return ignoring(call, isConflict);
 }
+
+/**
+ * What a failed create means for whoever needs the object: `exists` (the deterministic name is
+ * taken: this very object was created before), `refused` (the API will refuse the same body
+ * again until someone changes it: an admission policy or PodSecurity `enforce` denied it, or it
+ * is invalid), or `wait` (the refusal may pass by itself: a ResourceQuota that is full now or not
+ * yet counted, the caller's own RBAC, a namespace being deleted, throttling, a server or webhook
+ * error, a timeout, a conflict). Anything unknown waits: retrying is what was done before.
+ */
+export type CreateFailure = 'exists' | 'refused' | 'wait';
+
+/** Messages of a 403 that is not about the object's body, so may pass later. */
+const FORBIDDEN_FOR_NOW = [
+  // ResourceQuota: full now, or its usage not yet counted.
+  'exceeded quota',
+  'status unknown for quota',
+  // RBAC: the creator's own permissions, which an administrator fixes.
+  'cannot create resource',
+  // The namespace is being deleted (and the run with it).
+  'is being terminated',
+];
+
+export function createFailure(error: unknown): CreateFailure {
+  const code = statusCode(error);
+  if (code === 409) return isAlreadyExists(error) ? 'exists' : 'wait';
+  // 400 malformed, 413 too large, 422 invalid: the same body gets the same answer.
+  if (code === 400 || code === 413 || code === 422) return 'refused';
+  if (code === 403) {
+    const message = apiErrorMessage(error);
+    return FORBIDDEN_FOR_NOW.some((sign) => message.includes(sign)) ? 'wait' : 'refused';
+  }
+  return 'wait';
+}

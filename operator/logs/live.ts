@@ -3,7 +3,7 @@
  * the Kubernetes API the way `kubectl logs` does, split into stdout and stderr and masked with
  * the run's secrets. The archive is the source once it exists; this covers the time before.
  */
-import type { CoreV1Api } from '@kubernetes/client-node';
+import { Observable, type ConfigurationOptions, type CoreV1Api, type ResponseContext } from '@kubernetes/client-node';
 import { maskSecrets } from '../../core/logs/mask.ts';
 import { isNotFound, statusCode } from '../../core/kube/errors.ts';
 import { LABELS } from '../../core/resources/constants.ts';
@@ -11,6 +11,26 @@ import { labelValue } from '../../core/resources/names.ts';
 import { demux } from '../run/pod.ts';
 import { runSecretValues } from '../run/secrets.ts';
 import type { LogRef, Stream } from './store.ts';
+
+/**
+ * The Kubernetes API answers a log that is still empty without a Content-Type, which the
+ * generated client refuses to parse ("Cannot parse content. No Content-Type defined."): such an
+ * answer is read as the (empty) text it is. Found by the API fuzz run (a step's log asked for
+ * just after it started).
+ */
+const UNTYPED_LOG_IS_TEXT: ConfigurationOptions = {
+  middleware: [
+    {
+      // The object-parameter API takes the client's own Observable middleware.
+      pre: (request) => new Observable(Promise.resolve(request)),
+      post: (response: ResponseContext) => {
+        if (response.headers['content-type'] === undefined) response.headers['content-type'] = 'text/plain';
+        return new Observable(Promise.resolve(response));
+      },
+    },
+  ],
+  middlewareMergeStrategy: 'append',
+};
 
 export async function liveLog(core: CoreV1Api, ref: LogRef, stream: Stream): Promise<string | undefined> {
   const selector = [`${LABELS.runId}=${labelValue(ref.dagRunId)}`, `${LABELS.step}=${labelValue(ref.step)}`, `${LABELS.attempt}=${String(ref.attempt)}`].join(',');
@@ -20,7 +40,7 @@ export async function liveLog(core: CoreV1Api, ref: LogRef, stream: Stream): Pro
   if (pod === undefined || name === undefined) return undefined;
   let log: string;
   try {
-    log = await core.readNamespacedPodLog({ name, namespace: ref.namespace, container: 'step' });
+    log = await core.readNamespacedPodLog({ name, namespace: ref.namespace, container: 'step' }, UNTYPED_LOG_IS_TEXT);
   } catch (error) {
     // Not started yet, or gone between the list and the read: nothing to show.
     if (statusCode(error) === 400 || isNotFound(error)) return undefined;

@@ -9,7 +9,7 @@ import type { DagRunResource } from '../../core/resources/types.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import type { Clock } from '../../core/kube/time.ts';
 import type { Logger } from '../../core/log.ts';
-import { apiErrorMessage } from '../../core/kube/errors.ts';
+import { apiErrorMessage, createFailure } from '../../core/kube/errors.ts';
 import { logRefOf, type LogStore } from '../logs/store.ts';
 import type { OperatorMetrics } from '../metrics.ts';
 import type { Decision, Launch, RunInput } from './engine.ts';
@@ -17,6 +17,7 @@ import type { Expectations } from './expectations.ts';
 import { mayRunInContainer, namedContainer } from './executor-spec.ts';
 import { attemptPod, childRun, type LaunchContext } from './objects.ts';
 import { outputFromStdout } from './outputs.ts';
+import { withRefusals, type Refusal } from './refused.ts';
 import type { PodWriter } from './pod-writer.ts';
 import { runKey, runRef, type RunRef } from './ref.ts';
 import type { RunObjects } from './run-objects.ts';
@@ -42,6 +43,8 @@ export class RunActor {
   private readonly unschedulable = new Map<string, Set<string>>();
   /** The last reason a run's own objects could not be created, by run: one Warning per reason. */
   private readonly objectsFailed = new Map<string, string>();
+  /** The last reason the API put off creating a run's step Pod or child run, by run: one Warning per reason. */
+  private readonly launchWaiting = new Map<string, string>();
 
   constructor(deps: ActDeps) {
     this.deps = deps;
@@ -52,16 +55,20 @@ export class RunActor {
     // Claimed before any await, so that runs reconciled side by side share the overall cap.
     const claims = decision.launch.filter((l) => l.step.call === undefined).map((l) => l.pod);
     expectations.claim(claims);
+    let refusals: Refusal[];
     try {
-      await this.launch(run, input, decision);
+      refusals = await this.launch(run, input, decision);
     } catch (error) {
       expectations.release(claims);
       throw error;
     }
+    expectations.release(refusals.map((r) => r.launch.pod));
     for (const stop of decision.stop) await this.stop(run, stop.pod);
-    const written = await writer.writeStatus(run, decision.status);
-    if (written) this.count(run.status ?? {}, decision.status, decision.launch);
-    if (written && run.status?.finishedAt === undefined && decision.status.finishedAt !== undefined) this.deps.log.info({ run: runKey(run), status: decision.status.statusLabel }, 'run finished');
+    // A refusal is recorded with the decision, so the next one (the write brings it) sees a failed attempt.
+    const status = withRefusals(decision.status, refusals, this.deps.clock.now());
+    const written = await writer.writeStatus(run, status);
+    if (written) this.count(run.status ?? {}, status, decision.launch);
+    if (written && run.status?.finishedAt === undefined && status.finishedAt !== undefined) this.deps.log.info({ run: runKey(run), status: status.statusLabel }, 'run finished');
     for (const event of decision.events) writer.event(run, event.reason, event.message, event.warning === true);
     if (decision.status.finishedAt === undefined) this.warnUnschedulable(run, input);
     else this.forget(runKey(run));
@@ -71,6 +78,7 @@ export class RunActor {
   private forget(key: string): void {
     this.unschedulable.delete(key);
     this.objectsFailed.delete(key);
+    this.launchWaiting.delete(key);
   }
 
   /**
@@ -91,8 +99,9 @@ export class RunActor {
     }
   }
 
-  private async launch(run: DagRunResource, input: RunInput, decision: Decision): Promise<void> {
-    if (decision.launch.length === 0) return;
+  /** Creates the decision's step Pods and child runs; returns the attempts the API refused for good. */
+  private async launch(run: DagRunResource, input: RunInput, decision: Decision): Promise<Refusal[]> {
+    if (decision.launch.length === 0) return [];
     const ref = runRef(run);
     const objects = await this.deps.objects.ensure(ref, input.definition).catch((error: unknown) => {
       // The reconcile retries with backoff; the run says why it waits (a claim the quota
@@ -108,13 +117,45 @@ export class RunActor {
     const status = await this.withLargeOutputs(ref, decision.status);
     const runningContainers = await this.runningContainers(ref, decision.launch);
     const context: LaunchContext = { run, ref, definition: input.definition, status, steps: this.deps.steps, workspace: objects.workspace, registrySecret: objects.registrySecret, runningContainers };
+    const refusals: Refusal[] = [];
     for (const launch of decision.launch) {
+      const refusal = await this.create(run, context, launch);
+      if (refusal !== undefined) refusals.push(refusal);
+    }
+    this.launchWaiting.delete(ref.key);
+    return refusals;
+  }
+
+  /**
+   * One attempt's step Pod or child run. A refusal that will not change by itself (an admission
+   * policy, an invalid object) is returned, to fail the attempt; one that may pass later (a full
+   * quota, throttling, a server error) is thrown on, and the reconcile retries with backoff,
+   * the run saying why in a Warning Event once per reason.
+   */
+  private async create(run: DagRunResource, context: LaunchContext, launch: Launch): Promise<Refusal | undefined> {
+    const { ref } = context;
+    const key = runKey(run);
+    const what = launch.step.call === undefined ? 'Pod' : 'child run';
+    const attempt = `step ${launch.step.name} (attempt ${String(launch.attempt)})`;
+    try {
       if (launch.step.call === undefined) await this.deps.pods.create(ref.namespace, attemptPod(context, launch));
       else await this.deps.writer.createChild(ref.namespace, childRun(context, launch));
-      this.deps.log.debug({ run: ref.key, step: launch.step.name, attempt: launch.attempt, pod: launch.pod }, launch.step.call === undefined ? 'step Pod created' : 'child run created');
-      // Deterministic names: an existing object is this very attempt, created before.
-      this.deps.expectations.expect(launch.pod);
+    } catch (error) {
+      const message = apiErrorMessage(error);
+      if (createFailure(error) === 'refused') {
+        this.deps.log.info({ run: key, step: launch.step.name, attempt: launch.attempt, err: message }, `step ${what} refused`);
+        this.deps.writer.event(run, 'StepPodRefused', `${attempt}: the Kubernetes API refused its ${what}, so the attempt failed: ${message}`, true);
+        return { launch, message };
+      }
+      const waiting = `${attempt}: the Kubernetes API refused its ${what} for now; trying again: ${message}`;
+      if (this.launchWaiting.get(key) !== waiting) this.deps.writer.event(run, 'StepPodWaiting', waiting, true);
+      this.launchWaiting.set(key, waiting);
+      throw error;
     }
+    this.deps.log.debug({ run: key, step: launch.step.name, attempt: launch.attempt, pod: launch.pod }, `${what === 'Pod' ? 'step Pod' : what} created`);
+    // Deterministic names: an existing object is this very attempt, created before.
+    this.deps.expectations.expect(launch.pod);
+    return undefined;
   }
 
   /** Launched docker steps with containerName and image whose container runs now: they exec into it, as in Dagu. */

@@ -27,6 +27,18 @@ interface OpenApiOperation {
   responses?: Record<string, { content?: Record<string, { schema?: object }> }>;
 }
 
+/** A schema with its references to the document's components replaced by them, for ajv to compile alone. */
+function inlined(schema: unknown, components: Record<string, object>): object {
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (typeof node !== 'object' || node === null) return node;
+    const ref = (node as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) return walk(components[ref.slice('#/components/schemas/'.length)]);
+    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, walk(value)]));
+  };
+  return walk(schema) as object;
+}
+
 /** Checks answers, and the bodies the server accepted, against the served OpenAPI document. */
 export class ContractClient {
   private readonly app: FastifyInstance;
@@ -34,6 +46,7 @@ export class ContractClient {
   private operations: { pattern: RegExp; method: string; operation: OpenApiOperation }[] = [];
   private readonly compiled = new Map<object, ValidateFunction>();
   private errorSchema: object | undefined;
+  private components: Record<string, object> = {};
   /** How many answers were checked against a declared schema. */
   checked = 0;
 
@@ -43,7 +56,9 @@ export class ContractClient {
 
   async load(): Promise<void> {
     const doc = (await this.app.inject({ method: 'GET', url: '/api/v2/openapi.json' })).json<{ paths: Record<string, Record<string, OpenApiOperation>>; components?: { schemas?: Record<string, object> } }>();
-    this.errorSchema = doc.components?.schemas?.Error;
+    const components = doc.components?.schemas ?? {};
+    this.errorSchema = components.Error;
+    this.components = components;
     this.operations = Object.entries(doc.paths).flatMap(([path, methods]) => {
       const pattern = new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`);
       return Object.entries(methods).map(([method, operation]) => ({ pattern, method: method.toUpperCase(), operation }));
@@ -58,16 +73,20 @@ export class ContractClient {
     return { status: res.statusCode, body: json, text, headers: res.headers };
   }
 
-  private check(method: string, url: string, status: number, body: unknown, sent: unknown): void {
-    const path = url.split('?')[0] ?? '';
+  /** The operation a request reached, undefined for one outside the document (404, 405). */
+  private operation(method: string, path: string, status: number): OpenApiOperation | undefined {
     const candidates = this.operations.filter((o) => o.method === method && o.pattern.test(path));
     // Fixed paths win over templated ones, as in the router.
     const match = candidates.sort((a, b) => b.pattern.source.split('[^/]+').length - a.pattern.source.split('[^/]+').length).at(-1);
-    if (match === undefined && status !== 404) throw new Error(`${method} ${path} is not in the OpenAPI document`);
-    if (status < 400 && sent !== undefined) this.checkSent(`${method} ${path} ${String(status)}`, match?.operation, sent);
-    // A status the route declares (health's 503) has its own schema; other errors the error shape.
-    const declared = match?.operation.responses?.[String(status)]?.content?.['application/json']?.schema;
-    const schema = declared ?? (status >= 400 ? this.errorSchema : undefined);
+    if (match === undefined && status !== 404 && status !== 405) throw new Error(`${method} ${path} is not in the OpenAPI document`);
+    return match?.operation;
+  }
+
+  private check(method: string, url: string, status: number, body: unknown, sent: unknown): void {
+    const path = url.split('?')[0] ?? '';
+    const operation = this.operation(method, path, status);
+    if (status < 400 && sent !== undefined) this.checkSent(`${method} ${path} ${String(status)}`, operation, sent);
+    const schema = this.answerSchema(`${method} ${path}`, operation, status);
     if (schema === undefined) {
       if (status >= 400) throw new Error('the OpenAPI document has no Error schema');
       return;
@@ -75,6 +94,14 @@ export class ContractClient {
     const validate = this.validator(schema);
     this.checked += 1;
     if (!validate(body)) throw new Error(`${method} ${path} ${String(status)}: answer does not match the OpenAPI document: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 2000)}`);
+  }
+
+  /** The schema an answer must match: its status's; an error without an operation, the error object's. */
+  private answerSchema(at: string, operation: OpenApiOperation | undefined, status: number): object | undefined {
+    // Every status an operation can answer is declared (apiserver/responses.ts); one that is not is drift.
+    const response = operation?.responses?.[String(status)];
+    if (operation !== undefined && response === undefined) throw new Error(`${at} answered ${String(status)}, which the OpenAPI document does not declare for it`);
+    return response?.content?.['application/json']?.schema ?? (status >= 400 ? this.errorSchema : undefined);
   }
 
   /** A body the server took must be one the document allows (fields it ignores included). */
@@ -86,7 +113,7 @@ export class ContractClient {
   private validator(schema: object): ValidateFunction {
     let validate = this.compiled.get(schema);
     if (validate === undefined) {
-      validate = this.ajv.compile(schema);
+      validate = this.ajv.compile(inlined(schema, this.components));
       this.compiled.set(schema, validate);
     }
     return validate;

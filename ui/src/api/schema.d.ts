@@ -12,7 +12,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path?: never;
@@ -32,6 +32,42 @@ export interface paths {
                             uptime: number;
                             timestamp: string;
                             error?: string;
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
                         };
                     };
                 };
@@ -71,7 +107,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path?: never;
@@ -79,12 +115,50 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Metrics in the Prometheus text format. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
                 };
             };
         };
@@ -113,7 +187,7 @@ export interface paths {
                     sort?: string;
                     order?: string;
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path?: never;
@@ -176,6 +250,54 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -183,7 +305,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path?: never;
@@ -192,7 +314,14 @@ export interface paths {
             /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "hello",
+                     *       "spec": "steps:\n  - command: echo hello\n"
+                     *     }
+                     */
                     "application/json": {
+                        /** @description A new DAG file name: letters, digits, "_" and "-", at most 40 characters; not search, tags, validate. */
                         name: string;
                         spec?: string;
                     } & {
@@ -201,7 +330,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The DAG is created. */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -209,6 +338,78 @@ export interface paths {
                     content: {
                         "application/json": {
                             name: string;
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code already_exists. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "already_exists";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -231,10 +432,11 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
+                    /** @description A DAG file name: letters, digits, "_" and "-". */
                     fileName: string;
                 };
                 cookie?: never;
@@ -1118,6 +1320,66 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -1126,22 +1388,83 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
+                    /** @description A DAG file name: letters, digits, "_" and "-". */
                     fileName: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
-                200: {
+                /** @description Deleted; no body. */
+                204: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -1161,10 +1484,11 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
+                    /** @description A DAG file name: letters, digits, "_" and "-". */
                     fileName: string;
                 };
                 cookie?: never;
@@ -1408,16 +1732,77 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put: {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
+                    /** @description A DAG file name: letters, digits, "_" and "-". */
                     fileName: string;
                 };
                 cookie?: never;
@@ -1425,6 +1810,11 @@ export interface paths {
             /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "spec": "steps:\n  - command: echo hello\n"
+                     *     }
+                     */
                     "application/json": {
                         spec: string;
                     } & {
@@ -1441,6 +1831,90 @@ export interface paths {
                     content: {
                         "application/json": {
                             errors: string[];
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code already_exists. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "already_exists";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -1466,7 +1940,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path?: never;
@@ -1475,6 +1949,12 @@ export interface paths {
             /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "spec": "steps:\n  - command: echo hello\n",
+                     *       "name": "hello"
+                     *     }
+                     */
                     "application/json": {
                         spec: string;
                         name?: string;
@@ -1721,6 +2201,66 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -1742,10 +2282,11 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
+                    /** @description A DAG file name: letters, digits, "_" and "-". */
                     fileName: string;
                 };
                 cookie?: never;
@@ -1753,7 +2294,13 @@ export interface paths {
             /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "newFileName": "hello-renamed"
+                     *     }
+                     */
                     "application/json": {
+                        /** @description A new DAG file name: letters, digits, "_" and "-", at most 40 characters; not search, tags, validate. */
                         newFileName: string;
                     } & {
                         [key: string]: unknown;
@@ -1761,12 +2308,96 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Done; no body. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description The contract's error object; code one of bad_request, not_running. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request" | "not_running";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code already_exists. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "already_exists";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -1788,7 +2419,7 @@ export interface paths {
                 query: {
                     q: string;
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path?: never;
@@ -1832,6 +2463,54 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -1853,7 +2532,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path?: never;
@@ -1870,6 +2549,54 @@ export interface paths {
                         "application/json": {
                             tags: string[];
                             errors: string[];
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -1896,10 +2623,11 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
+                    /** @description A DAG file name: letters, digits, "_" and "-". */
                     fileName: string;
                 };
                 cookie?: never;
@@ -1907,10 +2635,18 @@ export interface paths {
             /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "params": "",
+                     *       "singleton": false
+                     *     }
+                     */
                     "application/json": {
                         params?: string;
+                        /** @description A run id: letters, digits, "_" and "-", at most 64 characters. */
                         dagRunId?: string;
                         singleton?: boolean;
+                        /** @description A DAG name: letters, digits, "_", "." and "-", at most 40 characters. */
                         dagName?: string;
                     } & {
                         [key: string]: unknown;
@@ -1926,6 +2662,90 @@ export interface paths {
                     content: {
                         "application/json": {
                             dagRunId: string;
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of already_exists, already_running, max_run_reached. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "already_exists" | "already_running" | "max_run_reached";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -1950,10 +2770,11 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
+                    /** @description A DAG file name: letters, digits, "_" and "-". */
                     fileName: string;
                 };
                 cookie?: never;
@@ -1961,10 +2782,17 @@ export interface paths {
             /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "params": ""
+                     *     }
+                     */
                     "application/json": {
                         params?: string;
+                        /** @description A run id: letters, digits, "_" and "-", at most 64 characters. */
                         dagRunId?: string;
                         queue?: string;
+                        /** @description A DAG name: letters, digits, "_", "." and "-", at most 40 characters. */
                         dagName?: string;
                     } & {
                         [key: string]: unknown;
@@ -1980,6 +2808,90 @@ export interface paths {
                     content: {
                         "application/json": {
                             dagRunId: string;
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of already_exists, already_running, max_run_reached. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "already_exists" | "already_running" | "max_run_reached";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -2007,7 +2919,7 @@ export interface paths {
                     toDate?: number;
                     dagRunId?: string;
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path?: never;
@@ -2040,6 +2952,54 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -2047,7 +3007,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path?: never;
@@ -2056,10 +3016,18 @@ export interface paths {
             /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "inline-hello",
+                     *       "spec": "steps:\n  - command: echo hello\n"
+                     *     }
+                     */
                     "application/json": {
                         spec: string;
+                        /** @description A DAG name: letters, digits, "_", "." and "-", at most 40 characters. */
                         name?: string;
                         params?: string;
+                        /** @description A run id: letters, digits, "_" and "-", at most 64 characters. */
                         dagRunId?: string;
                         singleton?: boolean;
                     } & {
@@ -2076,6 +3044,78 @@ export interface paths {
                     content: {
                         "application/json": {
                             dagRunId: string;
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of already_exists, max_run_reached. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "already_exists" | "max_run_reached";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -2100,7 +3140,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path?: never;
@@ -2109,10 +3149,18 @@ export interface paths {
             /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "inline-hello",
+                     *       "spec": "steps:\n  - command: echo hello\n"
+                     *     }
+                     */
                     "application/json": {
                         spec: string;
+                        /** @description A DAG name: letters, digits, "_", "." and "-", at most 40 characters. */
                         name?: string;
                         params?: string;
+                        /** @description A run id: letters, digits, "_" and "-", at most 64 characters. */
                         dagRunId?: string;
                         queue?: string;
                     } & {
@@ -2129,6 +3177,78 @@ export interface paths {
                     content: {
                         "application/json": {
                             dagRunId: string;
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of already_exists, max_run_reached. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "already_exists" | "max_run_reached";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -2153,10 +3273,11 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
+                    /** @description A DAG file name: letters, digits, "_" and "-". */
                     fileName: string;
                 };
                 cookie?: never;
@@ -2164,6 +3285,11 @@ export interface paths {
             /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "suspend": false
+                     *     }
+                     */
                     "application/json": {
                         suspend: boolean;
                     } & {
@@ -2172,12 +3298,84 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Done; no body. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -2200,10 +3398,11 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
+                    /** @description A DAG file name: letters, digits, "_" and "-". */
                     fileName: string;
                 };
                 cookie?: never;
@@ -2218,6 +3417,66 @@ export interface paths {
                     content: {
                         "application/json": {
                             errors: string[];
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -2240,10 +3499,11 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
+                    /** @description A DAG file name: letters, digits, "_" and "-". */
                     fileName: string;
                 };
                 cookie?: never;
@@ -2674,6 +3934,66 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -2695,10 +4015,11 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
+                    /** @description A DAG file name: letters, digits, "_" and "-". */
                     fileName: string;
                     dagRunId: string;
                 };
@@ -3126,6 +4447,66 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -3152,7 +4533,7 @@ export interface paths {
                     toDate?: number;
                     dagRunId?: string;
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
@@ -3187,6 +4568,54 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -3208,7 +4637,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
@@ -3639,6 +5068,66 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -3662,7 +5151,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
@@ -3673,12 +5162,72 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Done; no body. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description The contract's error object; code one of bad_request, not_running. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request" | "not_running";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -3701,7 +5250,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
@@ -3713,7 +5262,9 @@ export interface paths {
             /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
+                    /** @example {} */
                     "application/json": {
+                        /** @description A run id: letters, digits, "_" and "-", at most 64 characters. */
                         dagRunId?: string;
                         stepName?: string;
                     } & {
@@ -3722,12 +5273,96 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Done; no body. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description The contract's error object; code one of already_running, bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "already_running" | "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of already_exists, max_run_reached. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "already_exists" | "max_run_reached";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -3750,7 +5385,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
@@ -3762,8 +5397,11 @@ export interface paths {
             /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
+                    /** @example {} */
                     "application/json": {
+                        /** @description A run id: letters, digits, "_" and "-", at most 64 characters. */
                         dagRunId?: string;
+                        /** @description A DAG name: letters, digits, "_", "." and "-", at most 40 characters. */
                         dagName?: string;
                     } & {
                         [key: string]: unknown;
@@ -3780,6 +5418,90 @@ export interface paths {
                         "application/json": {
                             dagRunId: string;
                             queued: boolean;
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of already_exists, already_running, max_run_reached. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "already_exists" | "already_running" | "max_run_reached";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -3802,7 +5524,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
@@ -3813,12 +5535,72 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Done; no body. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -3841,7 +5623,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
@@ -3870,6 +5652,66 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -3891,7 +5733,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
@@ -4320,6 +6162,66 @@ export interface paths {
                                     error: string;
                                 }[];
                             };
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -4350,7 +6252,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
@@ -4364,6 +6266,11 @@ export interface paths {
             /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "status": 4
+                     *     }
+                     */
                     "application/json": {
                         status: number;
                     } & {
@@ -4372,12 +6279,84 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Done; no body. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -4394,7 +6373,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
@@ -4826,6 +6805,66 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -4853,7 +6892,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
@@ -4867,6 +6906,11 @@ export interface paths {
             /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "status": 4
+                     *     }
+                     */
                     "application/json": {
                         status: number;
                     } & {
@@ -4875,12 +6919,84 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Done; no body. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -4903,7 +7019,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
@@ -4916,6 +7032,11 @@ export interface paths {
             /** @description Fields this schema does not define are ignored. */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "status": 4
+                     *     }
+                     */
                     "application/json": {
                         status: number;
                     } & {
@@ -4924,12 +7045,84 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description Done; no body. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -4950,7 +7143,7 @@ export interface paths {
                     offset?: number;
                     limit?: number;
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
@@ -4973,6 +7166,66 @@ export interface paths {
                             totalLines: number;
                             hasMore: boolean;
                             isEstimate: boolean;
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -5001,7 +7254,7 @@ export interface paths {
                     offset?: number;
                     limit?: number;
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                     stream?: "stdout" | "stderr";
                 };
                 header?: never;
@@ -5026,6 +7279,66 @@ export interface paths {
                             totalLines: number;
                             hasMore: boolean;
                             isEstimate: boolean;
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -5054,7 +7367,7 @@ export interface paths {
                     offset?: number;
                     limit?: number;
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
@@ -5078,6 +7391,66 @@ export interface paths {
                             totalLines: number;
                             hasMore: boolean;
                             isEstimate: boolean;
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -5106,7 +7479,7 @@ export interface paths {
                     offset?: number;
                     limit?: number;
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                     stream?: "stdout" | "stderr";
                 };
                 header?: never;
@@ -5132,6 +7505,66 @@ export interface paths {
                             totalLines: number;
                             hasMore: boolean;
                             isEstimate: boolean;
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -5160,7 +7593,7 @@ export interface paths {
                     offset?: number;
                     limit?: number;
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path: {
@@ -5184,6 +7617,66 @@ export interface paths {
                             totalLines: number;
                             hasMore: boolean;
                             isEstimate: boolean;
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -5212,7 +7705,7 @@ export interface paths {
                     offset?: number;
                     limit?: number;
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                     stream?: "stdout" | "stderr";
                 };
                 header?: never;
@@ -5241,6 +7734,66 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -5262,7 +7815,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path?: never;
@@ -5350,6 +7903,54 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -5371,7 +7972,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path?: never;
@@ -5420,6 +8021,54 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -5441,7 +8090,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path?: never;
@@ -5462,6 +8111,54 @@ export interface paths {
                                 status: string;
                                 startedAt: string;
                             }[];
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };
@@ -5486,7 +8183,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
-                    remoteNode?: string;
+                    remoteNode?: "" | "local";
                 };
                 header?: never;
                 path?: never;
@@ -5508,6 +8205,54 @@ export interface paths {
                                 status: string;
                                 startedAt: string;
                             }[];
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
                         };
                     };
                 };

@@ -14,7 +14,8 @@ export type Health = paths['/api/v2/health']['get']['responses'][200]['content']
 async function health(client: ApiClient, signal: AbortSignal): Promise<Health> {
   const answer = await client.GET('/api/v2/health', { signal });
   if (answer.data !== undefined) return answer.data;
-  if (answer.response.status === 503) return answer.error;
+  // A 503 carries the health object; the other errors (a 500) the contract's error object.
+  if (answer.response.status === 503 && 'status' in answer.error) return answer.error;
   throw new ApiFailure(answer.response.status, `http_${String(answer.response.status)}`, `${String(answer.response.status)} ${answer.response.statusText}`.trim());
 }
 

@@ -1,0 +1,66 @@
+/**
+ * `make api-fuzz`: schemathesis with every check and phase against the API server on a fresh
+ * local control plane of its own (never `make dev`'s): operator and API server in a namespace
+ * of their own (test/fuzz/stack.ts), then everything stopped and removed. Exits 1 on any
+ * failure. Flags: --max-examples=N (default 50), --seed=N (default 1), --phases=a,b,
+ * --report-dir=DIR (kept; by default a temporary one, printed, and removed when the run passed).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ensureBinaries } from '../cluster/binaries.ts';
+import { DEFAULT_NODES, startCluster, stopCluster } from '../cluster/cluster.ts';
+import { reportFigures } from '../test/fuzz/figures.ts';
+import { PHASES, runSchemathesis, schemathesisBinary, type Phase } from '../test/fuzz/schemathesis.ts';
+import { startFuzzStack } from '../test/fuzz/stack.ts';
+
+const { values } = parseArgs({ options: { 'max-examples': { type: 'string', default: '50' }, seed: { type: 'string', default: '1' }, phases: { type: 'string', default: PHASES.join(',') }, 'report-dir': { type: 'string' } } });
+const phases = values.phases.split(',') as Phase[];
+const unknown = phases.filter((p) => !(PHASES as readonly string[]).includes(p));
+if (unknown.length > 0) throw new Error(`unknown phases: ${unknown.join(', ')} (known: ${PHASES.join(', ')})`);
+
+const log = (line: string): void => void process.stderr.write(`[api-fuzz] ${line}\n`);
+// Installed first: a missing Python should fail before a cluster is started for nothing.
+log(`schemathesis: ${await schemathesisBinary()}`);
+
+/** The stack on a running cluster, schemathesis against it, the stack removed; schemathesis's exit code. */
+async function fuzz(kubeconfig: string): Promise<number> {
+  const stack = await startFuzzStack({ kubeconfig, log });
+  try {
+    const result = await runSchemathesis({
+      origin: stack.origin,
+      token: stack.token,
+      seed: Number(values.seed),
+      maxExamples: Number(values['max-examples']),
+      phases,
+      ...(values['report-dir'] === undefined ? {} : { reportDir: values['report-dir'] }),
+      onLine: (line) => void process.stdout.write(`${line}\n`),
+    });
+    log(`schemathesis exited ${String(result.exitCode)} after ${result.seconds.toFixed(0)} s; report in ${result.reportDir}`);
+    const figures = await reportFigures(join(result.reportDir, 'events.ndjson')).catch(() => ({}));
+    for (const [phase, { scenarios, cases }] of Object.entries(figures)) log(`${phase}: ${String(cases)} test cases in ${String(scenarios)} scenarios`);
+    // A passing run's reports (tens of MB of requests) go, unless asked for; a failing one's stay.
+    if (result.exitCode === 0 && values['report-dir'] === undefined) await rm(result.reportDir, { recursive: true, force: true });
+    return result.exitCode;
+  } finally {
+    await stack.stop();
+  }
+}
+
+const binaries = await ensureBinaries({ log });
+const dir = await mkdtemp(join(tmpdir(), 'kubedag-fuzz-'));
+try {
+  const cluster = await startCluster({ dir, binaries, nodes: DEFAULT_NODES, log });
+  let exitCode: number;
+  try {
+    exitCode = await fuzz(cluster.kubeconfig);
+  } finally {
+    await stopCluster(cluster);
+  }
+  process.exitCode = exitCode;
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
+// Connections the Kubernetes client keeps alive would hold the process open.
+process.exit(process.exitCode);

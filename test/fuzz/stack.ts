@@ -1,0 +1,154 @@
+/**
+ * What schemathesis is pointed at: a namespace of its own on a running control plane, the
+ * operator and the API server (the real `main.ts` of each, as processes) serving it with Bearer
+ * authentication on, and a few harmless DAGs. Steps really run, but only the commands the
+ * seeded DAGs and POST /dags's default use: an admission policy refuses any other step Pod in
+ * the namespace, so no fuzzed spec can run a command on this machine. stop() removes all of it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AdmissionregistrationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { freePort, waitFor } from '../../cluster/processes.ts';
+import { EXECUTOR_ENV } from '../../core/runner/spec.ts';
+import { DEFAULT_DAG_YAML } from '../../apiserver/routes/dags.ts';
+
+const root = join(import.meta.dirname, '../..');
+
+/** The DAGs schemathesis finds in place: quick, slow (so that some runs are running), queued. */
+export const SEED_DAGS: Readonly<Record<string, string>> = {
+  'fuzz-hello': DEFAULT_DAG_YAML,
+  'fuzz-slow': 'maxActiveRuns: 2\nsteps:\n  - name: wait\n    command: sleep 2\n',
+  'fuzz-queued': 'queue: fuzz\nsteps:\n  - name: wait\n    command: sleep 2\n',
+};
+
+/** The only step commands a Pod in the namespace may run: the seeds' and the default DAG's. */
+const ALLOWED_COMMANDS = ['echo hello', 'sleep 2'];
+
+export interface FuzzStack {
+  readonly namespace: string;
+  /** The API server's origin, e.g. http://127.0.0.1:41234. */
+  readonly origin: string;
+  readonly token: string;
+  /** What the operator and the API server printed. */
+  readonly output: () => string;
+  stop(): Promise<void>;
+}
+
+export interface FuzzStackOptions {
+  readonly kubeconfig: string;
+  readonly log?: (line: string) => void;
+}
+
+interface Child {
+  readonly process: ChildProcess;
+  readonly output: () => string;
+}
+
+/** A Kubedag program as a process, its KUBEDAG_* settings only those given (not this shell's). */
+function start(program: string, args: readonly string[], env: Record<string, string>): Child {
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('KUBEDAG_')));
+  const child = spawn(process.execPath, [join(root, program), ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...inherited, ...env } });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return { process: child, output: () => output };
+}
+
+function stopChild(child: Child | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (child === undefined || child.process.exitCode !== null || child.process.signalCode !== null) {
+      resolve();
+      return;
+    }
+    child.process.once('exit', () => {
+      resolve();
+    });
+    child.process.kill('SIGTERM');
+  });
+}
+
+/**
+ * The policy that keeps fuzzed DAGs from running anything: a step Pod in the namespace must run
+ * one of ALLOWED_COMMANDS and nothing else a step can bring (a script, preconditions, an
+ * executor, a repeat condition, init containers). Anything else is refused at admission, and
+ * its run fails; schemathesis tests the API, not what a step does.
+ */
+async function guard(kc: KubeConfig, name: string, namespace: string): Promise<void> {
+  const api = kc.makeApiClient(AdmissionregistrationV1Api);
+  const forbidden = JSON.stringify(['KUBEDAG_SCRIPT', EXECUTOR_ENV, 'KUBEDAG_REPEAT_CONDITION']);
+  const expression = [
+    '!has(object.spec.initContainers)',
+    `object.spec.containers.all(c, has(c.env) && c.env.exists(e, e.name == 'KUBEDAG_COMMAND' && has(e.value) && e.value in ${JSON.stringify(ALLOWED_COMMANDS)}) && c.env.all(e, !(e.name in ${forbidden}) && !e.name.startsWith('KUBEDAG_PRECONDITION_')))`,
+  ].join(' && ');
+  await api.createValidatingAdmissionPolicy({
+    body: {
+      metadata: { name },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }] },
+        validations: [{ expression, message: `the API fuzz stack runs only the steps ${ALLOWED_COMMANDS.join(', ')}` }],
+      },
+    },
+  });
+  await api.createValidatingAdmissionPolicyBinding({
+    body: { metadata: { name }, spec: { policyName: name, validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': namespace } } } } },
+  });
+}
+
+async function unguard(kc: KubeConfig, name: string): Promise<void> {
+  const api = kc.makeApiClient(AdmissionregistrationV1Api);
+  await api.deleteValidatingAdmissionPolicyBinding({ name }).catch(() => undefined);
+  await api.deleteValidatingAdmissionPolicy({ name }).catch(() => undefined);
+}
+
+async function seed(origin: string, token: string): Promise<void> {
+  for (const [name, spec] of Object.entries(SEED_DAGS)) {
+    const res = await fetch(`${origin}/api/v2/dags`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name, spec }) });
+    if (res.status !== 201) throw new Error(`seeding DAG ${name}: HTTP ${String(res.status)} ${await res.text()}`);
+  }
+}
+
+export async function startFuzzStack(options: FuzzStackOptions): Promise<FuzzStack> {
+  const log = options.log ?? ((): void => undefined);
+  const kc = new KubeConfig();
+  kc.loadFromFile(options.kubeconfig);
+  const core = kc.makeApiClient(CoreV1Api);
+  const namespace = `kd-fuzz-${randomBytes(3).toString('hex')}`;
+  const token = randomBytes(24).toString('hex');
+  const logDir = await mkdtemp(join(tmpdir(), 'kubedag-fuzz-logs-'));
+  let operator: Child | undefined;
+  let api: Child | undefined;
+  const output = (): string => `--- operator\n${operator?.output() ?? ''}\n--- API server\n${api?.output() ?? ''}`;
+  const stop = async (): Promise<void> => {
+    await stopChild(api);
+    await stopChild(operator);
+    await core.deleteNamespace({ name: namespace }).catch(() => undefined);
+    await unguard(kc, namespace);
+    await rm(logDir, { recursive: true, force: true });
+  };
+  try {
+    await core.createNamespace({ body: { metadata: { name: namespace } } });
+    await guard(kc, namespace, namespace);
+    const operatorPort = await freePort();
+    operator = start('operator/main.ts', [`--kubeconfig=${options.kubeconfig}`, `--namespaces=${namespace}`, `--lease-namespace=${namespace}`, `--log-dir=${logDir}`, `--http-port=${String(operatorPort)}`], {});
+    await waitFor('the operator to lead', () => Promise.resolve(operator?.output().includes('leading:') === true), 60_000, 100);
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${String(port)}`;
+    api = start(
+      'apiserver/main.ts',
+      [`--kubeconfig=${options.kubeconfig}`, `--namespace=${namespace}`, `--lease-namespace=${namespace}`, `--operator-url=http://127.0.0.1:${String(operatorPort)}`, '--host=127.0.0.1', `--port=${String(port)}`, `--ui-dir=${logDir}`],
+      { KUBEDAG_AUTH_MODE: 'bearer', KUBEDAG_AUTH_TOKEN: token },
+    );
+    await waitFor('the API server to be healthy', async () => (await fetch(`${origin}/api/v2/health`).catch(() => undefined))?.status === 200, 60_000, 200);
+    await seed(origin, token);
+    log(`fuzz stack up: namespace ${namespace}, API ${origin}`);
+    return { namespace, origin, token, output, stop };
+  } catch (error) {
+    const seen = output();
+    await stop();
+    throw new Error(`the fuzz stack did not start: ${(error as Error).message}\n${seen.slice(-4000)}`, { cause: error });
+  }
+}
