@@ -48,7 +48,8 @@ describe('the bundled operator', () => {
     const flags = ['--log-store=s3', '--log-s3-bucket=kubedag-logs', '--log-s3-endpoint=http://127.0.0.1:1', `--kubeconfig=${inject('cluster').kubeconfig}`];
     const result = spawnSync(process.execPath, [...launch.flags, bundle, ...flags], { encoding: 'utf8', env: { ...process.env, ...launch.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' } });
     expect(result.status).not.toBe(0);
-    expect(result.stderr).toContain('S3 log store: listing s3://kubedag-logs/ failed: connect ECONNREFUSED 127.0.0.1:1');
+    // A start failure is the log's one fatal line (core/start-failure.ts), on stdout with the rest of the log.
+    expect(result.stdout).toContain('S3 log store: listing s3://kubedag-logs/ failed: connect ECONNREFUSED 127.0.0.1:1');
   });
 
   it('leads and runs a DAG whose second step reads the first one’s output', async () => {
