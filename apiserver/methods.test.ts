@@ -1,13 +1,10 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from './app.ts';
-import { registerAuth } from './auth.ts';
+import type { buildApp } from './app.ts';
 import { allowHeader, pathMethods } from './methods.ts';
 import { registerRemoteNodes } from './remote.ts';
+import { builtUi, testApp } from './test-app.ts';
 
 describe('the Allow header', () => {
   it.each([
@@ -47,13 +44,6 @@ describe("a path's methods", () => {
   });
 });
 
-/** A built UI, so that its catch-all routes are there too. */
-function builtUi(): string {
-  const root = mkdtempSync(join(tmpdir(), 'kubedag-ui-'));
-  mkdirSync(join(root, 'assets'));
-  writeFileSync(join(root, 'index.html'), '<!doctype html>');
-  return root;
-}
 
 const TOKEN = { authorization: 'Bearer secret' };
 let remote: Server;
@@ -61,15 +51,10 @@ let remoteHits = 0;
 
 function app(): ReturnType<typeof buildApp> {
   const { port } = remote.address() as AddressInfo;
-  return buildApp({
-    version: 't',
-    clock: () => new Date(0),
-    health: () => Promise.resolve(undefined),
+  return testApp({
+    auth: { tokens: [{ token: 'secret' }] },
     uiDir: builtUi(),
     plugins: [
-      (a) => {
-        registerAuth(a, { tokens: [{ token: 'secret' }] });
-      },
       (a) => {
         registerRemoteNodes(a, [{ name: 'peer', baseUrl: `http://127.0.0.1:${String(port)}` }]);
       },

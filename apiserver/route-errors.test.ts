@@ -1,10 +1,9 @@
 import type { RouteOptions } from 'fastify';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routeThrows, type RouteThrows } from '../test/route-throws.ts';
-import { buildApp } from './app.ts';
-import { registerAuth } from './auth.ts';
 import { API_PREFIX } from './paths.ts';
 import { parseRouteError } from './responses.ts';
+import { testApp } from './test-app.ts';
 
 const ROUTE_FILES = ['apiserver/routes/system.ts', 'apiserver/routes/dags.ts', 'apiserver/routes/execution.ts', 'apiserver/routes/runs.ts', 'apiserver/routes/logs.ts', 'apiserver/routes/cluster-info.ts'];
 
@@ -42,19 +41,7 @@ const routes: RouteOptions[] = [];
 
 beforeAll(async () => {
   found = routeThrows(ROUTE_FILES);
-  const app = buildApp({
-    version: 't',
-    clock: () => new Date(),
-    health: () => Promise.resolve(undefined),
-    plugins: [
-      (a) => {
-        a.addHook('onRoute', (route) => {
-          routes.push(route);
-        });
-        registerAuth(a, { tokens: [{ token: 't' }] });
-      },
-    ],
-  });
+  const app = testApp({ auth: { tokens: [{ token: 't' }] }, routes });
   doc = (await app.inject({ method: 'GET', url: '/api/v2/openapi.json' })).json();
 }, 120_000);
 

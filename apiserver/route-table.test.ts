@@ -1,24 +1,12 @@
 import type { RouteOptions } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { buildApp } from './app.ts';
-import { registerAuth } from './auth.ts';
+import type { buildApp } from './app.ts';
+import { testApp } from './test-app.ts';
 
 /** The app with Basic auth on, and every route it registers, as fastify saw them. */
 function appWithRoutes(): { app: ReturnType<typeof buildApp>; routes: RouteOptions[] } {
   const routes: RouteOptions[] = [];
-  const app = buildApp({
-    version: 't',
-    clock: () => new Date(),
-    health: () => Promise.resolve(undefined),
-    plugins: [
-      (a) => {
-        a.addHook('onRoute', (route) => {
-          routes.push(route);
-        });
-        registerAuth(a, { basic: [{ username: 'u', password: 'p' }] });
-      },
-    ],
-  });
+  const app = testApp({ auth: { basic: [{ username: 'u', password: 'p' }] }, routes });
   return { app, routes };
 }
 
@@ -49,18 +37,8 @@ describe('the route table', () => {
   });
 
   it('answers only statuses the served document declares for the route, whoever asks and however badly', async () => {
-    const app = buildApp({
-      version: 't',
-      clock: () => new Date(),
-      health: () => Promise.resolve(undefined),
-      // Small, so that an oversized body is cheap to send.
-      bodyLimit: 256,
-      plugins: [
-        (a) => {
-          registerAuth(a, { tokens: [{ token: 'all' }, { token: 'reader', permissions: ['read'] }] });
-        },
-      ],
-    });
+    // A small body limit, so that an oversized body is cheap to send.
+    const app = testApp({ auth: { tokens: [{ token: 'all' }, { token: 'reader', permissions: ['read'] }] }, bodyLimit: 256 });
     const doc = (await app.inject({ method: 'GET', url: '/api/v2/openapi.json' })).json<{ paths: Record<string, Record<string, { responses: Record<string, unknown>; requestBody?: unknown }>> }>();
     const json = { 'content-type': 'application/json' };
     const undeclared: string[] = [];

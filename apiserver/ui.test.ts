@@ -1,38 +1,13 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { RouteOptions } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { buildApp } from './app.ts';
-import { registerAuth } from './auth.ts';
-
-/** A built UI as Vite lays it out: index.html and content-hashed assets. */
-function builtUi(): string {
-  const root = mkdtempSync(join(tmpdir(), 'kubedag-ui-'));
-  mkdirSync(join(root, 'assets'));
-  writeFileSync(join(root, 'index.html'), '<!doctype html><div id="root"></div>');
-  writeFileSync(join(root, 'assets', 'index-Ab12.js'), 'console.log(1)');
-  return root;
-}
+import type { buildApp } from './app.ts';
+import { builtUi, testApp } from './test-app.ts';
 
 const HTML = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
 const BASIC = { authorization: `Basic ${Buffer.from('u:p').toString('base64')}` };
 
 function app(options: { auth?: boolean; routes?: RouteOptions[] } = {}): ReturnType<typeof buildApp> {
-  return buildApp({
-    version: 't',
-    clock: () => new Date(0),
-    health: () => Promise.resolve(undefined),
-    uiDir: builtUi(),
-    plugins: [
-      (a) => {
-        a.addHook('onRoute', (route) => {
-          options.routes?.push(route);
-        });
-        if (options.auth === true) registerAuth(a, { basic: [{ username: 'u', password: 'p' }] });
-      },
-    ],
-  });
+  return testApp({ uiDir: builtUi(), ...(options.routes === undefined ? {} : { routes: options.routes }), ...(options.auth === true ? { auth: { basic: [{ username: 'u', password: 'p' }] } } : {}) });
 }
 
 describe('the web UI served by the API server', () => {
@@ -72,7 +47,7 @@ describe('the web UI served by the API server', () => {
   });
 
   it('adds nothing to the OpenAPI document', async () => {
-    const plain = buildApp({ version: 't', clock: () => new Date(0), health: () => Promise.resolve(undefined) });
+    const plain = testApp();
     const paths = async (a: ReturnType<typeof buildApp>): Promise<string[]> => Object.keys((await a.inject({ url: '/api/v2/openapi.json' })).json<{ paths: object }>().paths);
     expect(await paths(app())).toEqual(await paths(plain));
   });
