@@ -7,6 +7,7 @@
  * 10,000). The view shows one window of a log at a time: its tail (which follows a log that
  * grows) or a page of PAGE_LINES from an offset. Line numbers are those of the whole log.
  */
+import type { paths } from '../../api/schema';
 
 /** The contract's largest `limit`: downloads and follow-up reads ask for this many lines. */
 export const MAX_LIMIT = 10_000;
@@ -15,13 +16,8 @@ export const PAGE_LINES = 5_000;
 /** Lines a followed log keeps; older ones are dropped from the top as new ones arrive. */
 export const FOLLOW_CAP = 50_000;
 
-export interface LogChunk {
-  readonly content: string;
-  readonly lineCount: number;
-  readonly totalLines: number;
-  readonly hasMore: boolean;
-  readonly isEstimate: boolean;
-}
+/** One chunk of a log as the served document describes it (every log route answers the same shape). */
+export type LogChunk = Readonly<paths['/api/v2/dag-runs/{name}/{dagRunId}/log']['get']['responses'][200]['content']['application/json']>;
 
 export interface LogQuery {
   readonly tail?: number;
