@@ -23,6 +23,30 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath, headless: true, args });
 }
 
+export interface PageOptions {
+  readonly viewport: { readonly width: number; readonly height: number };
+  readonly colorScheme?: 'light' | 'dark';
+  /** How long each wait of the page may take (15 s unless said). */
+  readonly timeoutMs?: number;
+  readonly acceptDownloads?: boolean;
+  /** Told of every uncaught error of the page's scripts. */
+  readonly onPageError?: (message: string) => void;
+}
+
+/** A page in a browser context of its own (its own storage and sign-in), sized and themed as asked. */
+export async function openPage(browser: Browser, options: PageOptions): Promise<Page> {
+  const context = await browser.newContext({ viewport: options.viewport, colorScheme: options.colorScheme ?? 'light', ...(options.acceptDownloads === undefined ? {} : { acceptDownloads: options.acceptDownloads }) });
+  const page = await context.newPage();
+  page.setDefaultTimeout(options.timeoutMs ?? 15_000);
+  const { onPageError } = options;
+  if (onPageError !== undefined) {
+    page.on('pageerror', (error) => {
+      onPageError(`${page.url()}: ${error.message}`);
+    });
+  }
+  return page;
+}
+
 /** The API server on a free loopback port, serving the built UI; its base URL. */
 export async function serve(server: Server): Promise<string> {
   if (!uiBuilt(join(root, 'dist/ui'))) throw new Error('dist/ui holds no built web UI: run `make ui` first (make integration does)');

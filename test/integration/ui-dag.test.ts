@@ -12,7 +12,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Server } from '../../apiserver/server.ts';
 import type { ContractClient } from './api-support.ts';
-import { launchChromium, screenshot } from './browser-support.ts';
+import { launchChromium, openPage, screenshot } from './browser-support.ts';
 import type { RunningOperator } from './operator-support.ts';
 import { startUiStack, stopUiStack } from './ui-stack.ts';
 import { waitFor } from './support.ts';
@@ -29,12 +29,7 @@ let api: ContractClient;
 let base: string;
 let browser: Browser;
 
-async function newPage(viewport = { width: 1280, height: 860 }, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
-  const context = await browser.newContext({ viewport, colorScheme });
-  const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
-  return page;
-}
+const newPage = (viewport = { width: 1280, height: 860 }, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> => openPage(browser, { viewport, colorScheme });
 
 /** Replaces the editor's text as a paste would: no auto-indent on the way in. */
 async function replaceSpec(page: Page, text: string): Promise<void> {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Server } from '../../apiserver/server.ts';
 import type { ContractClient } from './api-support.ts';
 import { accessibilityProblems } from './axe-support.ts';
-import { launchChromium, screenshot } from './browser-support.ts';
+import { launchChromium, openPage, screenshot } from './browser-support.ts';
 import type { RunningOperator } from './operator-support.ts';
 import { startUiStack, stopUiStack } from './ui-stack.ts';
 import { waitFor } from './support.ts';
@@ -45,12 +45,7 @@ async function untilRun(name: string, dagRunId: string, what: string, check: (ru
   }, 60_000, 200);
 }
 
-async function newPage(viewport = { width: 1280, height: 800 }, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
-  const context = await browser.newContext({ viewport, colorScheme });
-  const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
-  return page;
-}
+const newPage = (viewport = { width: 1280, height: 800 }, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> => openPage(browser, { viewport, colorScheme });
 
 beforeAll(async () => {
   ({ ns, operator, server, api, base } = await startUiStack('kd-ui-ops'));

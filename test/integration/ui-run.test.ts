@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Server } from '../../apiserver/server.ts';
 import type { ContractClient } from './api-support.ts';
-import { launchChromium, screenshot } from './browser-support.ts';
+import { launchChromium, openPage, screenshot } from './browser-support.ts';
 import type { RunningOperator } from './operator-support.ts';
 import { startUiStack, stopUiStack } from './ui-stack.ts';
 import { waitFor } from './support.ts';
@@ -61,13 +61,8 @@ async function start(name: string, dagRunId: string): Promise<void> {
   expect((await api.call('POST', `/api/v2/dags/${name}/start`, { dagRunId })).status).toBe(200);
 }
 
-async function newPage(viewport = { width: 1280, height: 860 }, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
-  const context = await browser.newContext({ viewport, colorScheme, acceptDownloads: true });
-  const page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`));
-  return page;
-}
+const newPage = (viewport = { width: 1280, height: 860 }, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> =>
+  openPage(browser, { viewport, colorScheme, timeoutMs: 20_000, acceptDownloads: true, onPageError: (message) => pageErrors.push(message) });
 
 /**
  * What axe-core finds serious or critical in the page's content as it is now: rule id and the

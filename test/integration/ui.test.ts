@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerAuth } from '../../apiserver/auth.ts';
 import type { Server } from '../../apiserver/server.ts';
 import { startApi, type ContractClient } from './api-support.ts';
-import { authChallenges, launchChromium, screenshot, serve } from './browser-support.ts';
+import { authChallenges, launchChromium, openPage, screenshot, serve } from './browser-support.ts';
 import type { RunningOperator } from './operator-support.ts';
 import { startUiStack, stopUiStack } from './ui-stack.ts';
 import { waitFor } from './support.ts';
@@ -34,12 +34,7 @@ async function finished(name: string, dagRunId: string): Promise<void> {
   }, 60_000, 200);
 }
 
-async function newPage(viewport = { width: 1280, height: 800 }, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
-  const context = await browser.newContext({ viewport, colorScheme });
-  const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
-  return page;
-}
+const newPage = (viewport = { width: 1280, height: 800 }, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> => openPage(browser, { viewport, colorScheme });
 
 /** The DAG names in the list's rows, in order. */
 const rowNames = (page: Page): Promise<string[]> => page.locator('tbody tr .dag-link').allTextContents();
