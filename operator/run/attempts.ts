@@ -6,7 +6,7 @@
 import type { Step } from '../../core/dag/index.ts';
 import type { RunNode } from '../../core/resources/schemas.ts';
 import { StepStatus, stepStatusLabel, type StepStatusValue } from '../../core/resources/status.ts';
-import { judgeAttempt, judgeLostAttempt, type AttemptReport, type AttemptVerdict } from './attempt.ts';
+import { judgeAttempt, judgeLostAttempt, type AttemptContext, type AttemptReport, type AttemptVerdict } from './attempt.ts';
 import { podLoss } from './lost.ts';
 import { parallelItems, subRunId } from './children.ts';
 import { stepPodName } from '../../core/resources/names.ts';
@@ -64,19 +64,24 @@ function loseAttempt(work: Work, step: Step, node: RunNode, why: string): RunNod
   return attemptEnded(after, { attempt: node.attempt ?? 0, at: work.now, status: after.status === StepStatus.Running ? StepStatus.Failed : (after.status as StepStatusValue) });
 }
 
+/** What judging an attempt of the step needs beyond its report: the step's counts so far and the DAG's limits. */
+function judging(work: Work, node: RunNode): AttemptContext {
+  const { definition } = work.input;
+  return {
+    retryCount: node.retryCount ?? 0,
+    doneCount: node.doneCount ?? 0,
+    maxOutputSize: work.dag.maxOutputSize,
+    resolveCount: (value) => resolveCount(value, definition),
+  };
+}
+
 function lostVerdict(work: Work, step: Step, node: RunNode, why: string): RunNode {
   // A stop deletes a Pod that had not started yet: that is the stop, not a lost Pod.
   if (work.ending) return withStatus(node, StepStatus.Canceled, { finishedAt: work.now, error: `stopped before attempt ${String(node.attempt ?? 0)} finished` });
   // This attempt has no exit code: an earlier attempt's must not pass for its.
   const { exitCode: _earlier, ...rest } = node;
   if (node.error === STEP_TIMEOUT) return withStatus(rest, StepStatus.Failed, { finishedAt: work.now, doneCount: (node.doneCount ?? 0) + 1 });
-  const { definition } = work.input;
-  const verdict = judgeLostAttempt(stepForAttempt(step, work.status), why, {
-    retryCount: node.retryCount ?? 0,
-    doneCount: node.doneCount ?? 0,
-    maxOutputSize: work.dag.maxOutputSize,
-    resolveCount: (value) => resolveCount(value, definition),
-  });
+  const verdict = judgeLostAttempt(stepForAttempt(step, work.status), why, judging(work, node));
   if (verdict.kind === 'again') return nextAttempt(work, step, rest, { verdict, outputs: {} });
   if (verdict.status === StepStatus.Failed) work.events.push({ reason: 'StepFailed', message: `${step.name}: failed (${why})`, warning: true });
   return withStatus(rest, verdict.status, { finishedAt: work.now, continued: verdict.continued, error: why });
@@ -113,13 +118,7 @@ function judged(work: Work, step: Step, node: RunNode, report: AttemptReport, ha
   if (!handler && work.ending) {
     return withStatus(node, StepStatus.Canceled, { ...base, error: work.status.endReason === 'stopped' ? 'stopped' : 'run timed out' });
   }
-  const { definition } = work.input;
-  const verdict = judgeAttempt(stepForAttempt(step, work.status), report, {
-    retryCount: node.retryCount ?? 0,
-    doneCount: node.doneCount ?? 0,
-    maxOutputSize: work.dag.maxOutputSize,
-    resolveCount: (value) => resolveCount(value, definition),
-  });
+  const verdict = judgeAttempt(stepForAttempt(step, work.status), report, judging(work, node));
   const outputs = keepOutput(node, step.output, verdict.output, node.attempt ?? 0);
   return verdict.kind === 'again' ? nextAttempt(work, step, node, { verdict, outputs, exitCode: report.exitCode }) : finished(work, step, node, { verdict, outputs, base });
 }
