@@ -115,7 +115,7 @@ describe('a DAG in the web UI, from New DAG to delete', () => {
 
   it('saves the spec with Ctrl+S and the server has it', async () => {
     await page.keyboard.press('Control+S');
-    await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+    await page.getByRole('status').filter({ hasText: /^Saved$/ }).waitFor();
     const stored = (await api.call('GET', '/api/v2/dags/greeter/spec')).body as { spec: string };
     expect(stored.spec).toBe(GREETER);
     await screenshot(page, 'dag-spec');
