@@ -64,6 +64,7 @@ describe('executor forms Dagu accepts are read as Dagu reads them', () => {
       yaml: 'steps:\n  - executor: jq\n    command: |\n      .items[]\n      | select(.on)\n    script: \'{"items": []}\'',
       want: { command: '.items[]\n| select(.on)', cmdWithArgs: '.items[]\n| select(.on)', args: [], script: '{"items": []}' },
     },
+    { name: 'a jq step with only script (the input) loads: Dagu runs it with the identity filter', yaml: 'steps:\n  - {executor: jq, script: \'{"a": 1}\'}', want: { script: '{"a": 1}' } },
     {
       name: 'list-form params on a call step become one params string, mappings quoted',
       yaml: 'steps:\n  - call: child\n    params: ["A=1", {B: two words}, {C: \'say "hi"\'}]\n---\nname: child\nsteps: [echo]',
@@ -94,6 +95,10 @@ describe('steps of a DAG with a container block', () => {
   it('warns that a docker step\'s own settings are not used in the container', () => {
     const got = dagWith('  - {command: echo, executor: {type: docker, config: {image: node:24}}}');
     expect([got.errors, got.dag.steps[0]?.executor.config, got.warnings.map(formatIssue)]).toEqual([[], {}, ['steps[0].executor.config: the DAG-level container runs this step: only its command and args are used, so these settings are ignored (as in Dagu)']]);
+  });
+
+  it('refuses a jq step without script, its JSON input', () => {
+    expect(load('steps:\n  - {executor: jq, command: .a}').errors.map(formatIssue)).toEqual(['steps[0]: the jq executor needs script (the JSON input; command is the filter, "." when left out)']);
   });
 
   it('loads a step with neither command nor script, as Dagu does (its runs are refused)', () => {

@@ -141,7 +141,8 @@ const RULES: Record<ExecutorType | typeof SHARED_CONTAINER, Rule> = {
   ],
   http: (step, path) => checkHttp(step, path),
   mail: (step, _path, _context, configPath) => checkMailSettings(step.executor.config, configPath),
-  jq: (step, path) => needs(step.command !== undefined, path, 'the jq executor needs command (the filter)'),
+  // Dagu runs a jq step without a filter as `.` (pretty-printing its input); the input is required.
+  jq: (step, path) => needs(step.script !== undefined, path, 'the jq executor needs script (the JSON input; command is the filter, "." when left out)'),
   dag: (step, path) => needs(step.call !== undefined || step.command !== undefined, path, 'the dag executor needs call (the DAG to run)'),
   parallel: (step, path) => needs(step.call !== undefined, path, 'the parallel executor needs call (the DAG to run)'),
   gha: (step, path) => needs(step.command !== undefined, path, 'the gha executor needs command (the action reference)'),

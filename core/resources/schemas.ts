@@ -154,6 +154,7 @@ export const dagRunStatusSchema = Type.Object({
         env: Type.Array(Type.String()),
         params: Type.Array(Type.String()),
         dotenv: Type.Optional(Type.Array(Type.Object({ name: Type.String(), value: Type.String() }), { description: 'Variables read from the dotenv files.' })),
+        preconditions: Type.Optional(Type.Array(Type.Boolean(), { description: 'Whether each DAG precondition held, in definition order, as evaluated in the prepare Pod.' })),
       },
       { description: 'DAG env and params evaluated once per run in a Pod (command substitution, dotenv, secrets), in definition order. Secret values are never kept here.' },
     ),

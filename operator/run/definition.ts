@@ -3,12 +3,12 @@
  * variables, and the features this version cannot run yet, which reject the run with a clear
  * error instead of being ignored. Pure.
  */
-import { applyParamOverrides, encodeParams, expand, formatIssue, hasCommandSubstitution, parseParamOverrides, type Condition, type Dag, type EnvVar, type ParamDef, type Step } from '../../core/dag/index.ts';
+import { applyParamOverrides, encodeParams, expand, formatIssue, parseParamOverrides, type Condition, type Dag, type EnvVar, type ParamDef, type Step } from '../../core/dag/index.ts';
 import { loadDagSpec } from '../../core/resources/dag.ts';
 import { specDocuments } from '../../core/resources/types.ts';
 import { matchesExpected } from './attempt.ts';
 import { containerExecProblems, runsInSharedContainer } from './executor-spec.ts';
-import { needsPreparing, type Prepared } from './prepare.ts';
+import { needsPreparing, needsShell, type Prepared } from './prepare.ts';
 import { sharedContainer, type SharedContainer } from './shared-container.ts';
 
 export interface RunDefinition {
@@ -105,7 +105,7 @@ function evaluateVariables(dag: Dag, params: readonly ParamDef[], baseEnv: Reado
 
 /** Decides a precondition without a Pod when it is plain text; undefined otherwise. */
 export function literalPrecondition(condition: Condition, variables: Readonly<Record<string, string>>): boolean | undefined {
-  if (condition.expected === undefined || hasCommandSubstitution(condition.condition)) return undefined;
+  if (condition.expected === undefined || needsShell(condition)) return undefined;
   return matchesExpected(expand(condition.condition, { scopes: [variables], shell: true }).value, condition.expected);
 }
 

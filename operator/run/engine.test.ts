@@ -105,6 +105,27 @@ describe('run engine scenarios', () => {
       steps: { cmd_1: 'not_started' },
     },
     {
+      name: 'a DAG precondition the prepare Pod finds unmet cancels the run before any step',
+      yaml: 'preconditions: [{condition: "`echo 6`", expected: "1"}]\nsteps: [echo]\nhandlerOn: {cancel: {command: c}}',
+      script: { 'kubedag-prepare': { stdout: `C0=${Buffer.from('6').toString('base64')}\n` } },
+      run: 'canceled',
+      steps: { cmd_1: 'not_started' },
+    },
+    {
+      name: 'a DAG command precondition that exits non-zero in the prepare Pod cancels the run',
+      yaml: 'preconditions: ["test -f /nope"]\nsteps: [echo]',
+      script: { 'kubedag-prepare': { stdout: `C0=${Buffer.from('1').toString('base64')}\n` } },
+      run: 'canceled',
+      steps: { cmd_1: 'not_started' },
+    },
+    {
+      name: 'DAG preconditions the prepare Pod finds met let the steps run',
+      yaml: 'preconditions: ["test -d /", {condition: "`date +%u`", expected: "re:[1-5]"}]\nsteps: [echo]',
+      script: { 'kubedag-prepare': { stdout: `C0=${Buffer.from('0').toString('base64')}\nC1=${Buffer.from('3').toString('base64')}\n` } },
+      run: 'succeeded',
+      steps: { cmd_1: 'succeeded' },
+    },
+    {
       name: 'an output above maxOutputSize fails the step',
       yaml: 'maxOutputSize: 4\nsteps:\n  - {name: a, command: x, output: OUT}',
       script: { a: { stdout: 'too long' } },

@@ -52,7 +52,13 @@ function start(work: Work): void {
   // A run that waited in a queue keeps the time it was queued.
   const queuedAt = work.status.queuedAt === undefined ? {} : { queuedAt: work.status.queuedAt };
   work.status = { ...queuedAt, status: RunStatus.Running, statusLabel: runStatusLabel(RunStatus.Running), startedAt: work.now, params: definition.paramsJson };
-  const unmet = work.dag.preconditions.filter((c) => preconditionMet(work, c) === false);
+  // A run that prepares decides every DAG precondition in its prepare Pod, with evaluated values.
+  if (!definition.needsPrepare) endUnlessPreconditionsHold(work, (c) => preconditionMet(work, c) !== false);
+}
+
+/** No step starts when a DAG precondition does not hold: the run ends canceled (behaviour-notes 4.8). */
+function endUnlessPreconditionsHold(work: Work, holds: (condition: Step['preconditions'][number], index: number) => boolean): void {
+  const unmet = work.dag.preconditions.filter((c, i) => !holds(c, i));
   if (unmet.length > 0) {
     work.status = { ...work.status, endReason: 'preconditions', error: `preconditions not met: ${unmet.map((c) => c.condition).join(', ')}` };
   }
@@ -73,7 +79,11 @@ function prepare(work: Work, step: Step): void {
   if (seen.status === StepStatus.Running) return;
   if (seen.status === StepStatus.Succeeded) {
     const report = work.input.pods.find((p) => p.step === step.name)?.report;
-    work.status = { ...work.status, prepared: statusPrepared(report?.stdout ?? '', work.input.definition) };
+    const prepared = statusPrepared(report?.stdout ?? '', work.input.definition);
+    work.status = { ...work.status, prepared };
+    // A status written before the prepare Pod decided preconditions has none: nothing to judge then.
+    const verdicts = prepared.preconditions;
+    if (verdicts !== undefined) endUnlessPreconditionsHold(work, (_c, i) => verdicts[i] === true);
     work.wake(work.input.now.getTime());
     return;
   }

@@ -57,6 +57,13 @@ describe('the prepare step', () => {
     expect(parsePrepared(kept, run.dag, []).secrets).toEqual({ FROM_ENV: '', FROM_FILE: '' });
   });
 
+  it('decides every DAG precondition with env and params in scope: commands by exit status, values against expected', () => {
+    const yaml = 'env: [A=x]\nparams: P=7\npreconditions:\n  - test -e /definitely/absent\n  - {condition: "`echo 6`", expected: "re:[1-5]"}\n  - {condition: "$A", expected: x}\n  - {command: test "$P" = 7}\n  - {condition: "`printf \'a\\\\nb\'`", expected: b}\nsteps: [echo]';
+    const run = runScript(yaml, tmpdir());
+    expect([run.status, run.stderr]).toEqual([0, '']);
+    expect(parsePrepared(run.stdout, run.dag, run.dag.params.entries).preconditions).toEqual([false, false, true, true, true]);
+  });
+
   it.each([
     { name: 'an unset environment variable', secret: '{name: S, provider: env, key: NOT_SET_ANYWHERE}', message: 'secret S: cannot read environment variable NOT_SET_ANYWHERE' },
     { name: 'an environment key that is not a variable name', secret: '{name: S, provider: env, key: "A;rm -rf /"}', message: 'secret S: cannot read environment variable A;rm -rf /' },
@@ -74,6 +81,9 @@ describe('the prepare step', () => {
     { name: 'a written dotenv file needs the prepare step', yaml: 'dotenv: .env\nsteps: [echo]', want: true },
     { name: 'secrets need the prepare step', yaml: 'secrets: [{name: S, provider: env, key: K}]\nsteps: [echo]', want: true },
     { name: 'backticks in a param need the prepare step', yaml: 'params: "A=`date`"\nsteps: [echo]', want: true },
+    { name: 'a DAG precondition that is a command needs the prepare step', yaml: 'preconditions: ["test -f /x"]\nsteps: [echo]', want: true },
+    { name: 'a DAG precondition with backticks needs the prepare step', yaml: 'preconditions: [{condition: "`date +%u`", expected: "re:[1-5]"}]\nsteps: [echo]', want: true },
+    { name: 'a literal DAG precondition needs no prepare step', yaml: 'preconditions: [{condition: "$HOME", expected: "/root"}]\nsteps: [echo]', want: false },
   ])('$name', ({ yaml, want }) => {
     const dag = loadDag(yaml, { fileName: 'p' }).dag;
     expect(needsPreparing(dag, dag.params.entries)).toBe(want);

@@ -8,7 +8,8 @@
  */
 import { parse as parseDotenv } from 'dotenv';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
-import { dotenvWritten, hasCommandSubstitution, plainStep, type Dag, type EnvVar, type ParamDef, type Step } from '../../core/dag/index.ts';
+import { dotenvWritten, hasCommandSubstitution, plainStep, type Condition, type Dag, type EnvVar, type ParamDef, type Step } from '../../core/dag/index.ts';
+import { matchesExpected } from './attempt.ts';
 
 export const PREPARE_STEP = 'kubedag-prepare';
 
@@ -24,10 +25,18 @@ export interface PrepareOutput extends Prepared {
   readonly secrets: Readonly<Record<string, string>>;
 }
 
-/** Whether a run must run the prepare step before its steps. */
+/** A condition only a shell can decide: a command (met on exit 0), or a value with backticks. */
+export function needsShell(condition: Condition): boolean {
+  return condition.expected === undefined || hasCommandSubstitution(condition.condition);
+}
+
+/**
+ * Whether a run must run the prepare step before its steps. DAG preconditions that need a shell
+ * are decided there too: the operator runs no user code, and no step may start before they hold.
+ */
 export function needsPreparing(dag: Dag, params: readonly ParamDef[]): boolean {
   const substitution = dag.env.some((v) => hasCommandSubstitution(v.value)) || params.some((p) => hasCommandSubstitution(p.value));
-  return substitution || (dotenvWritten(dag) && dag.dotenv.length > 0) || dag.secrets.length > 0;
+  return substitution || (dotenvWritten(dag) && dag.dotenv.length > 0) || dag.secrets.length > 0 || dag.preconditions.some(needsShell);
 }
 
 const HELPERS = [
@@ -43,7 +52,9 @@ const HELPERS = [
 /**
  * The script: dotenv files and the image's variable names (system variables are never
  * overridden by dotenv), secrets, then DAG env and params, each evaluated in order so that
- * backticks run and later values see earlier ones. Raw values arrive as KUBEDAG_* variables
+ * backticks run and later values see earlier ones, then every DAG precondition with those
+ * values in scope: a command's exit status, or a condition's evaluated value, which the
+ * operator compares with `expected` (parsePrepared). Raw values arrive as KUBEDAG_* variables
  * (prepareVariables), so nothing from the DAG is ever spliced into the script's text.
  */
 export function prepareScript(dag: Dag, params: readonly ParamDef[]): string {
@@ -63,6 +74,12 @@ export function prepareScript(dag: Dag, params: readonly ParamDef[]): string {
     if (p.positional) lines.push(`kd_v="$(kd_eval "$KUBEDAG_P${String(i)}")"; kd_out P${String(i)} "$kd_v"`);
     else lines.push(`${p.name}="$(kd_eval "$KUBEDAG_P${String(i)}")"; export ${p.name}; kd_out P${String(i)} "$${p.name}"`);
   });
+  dag.preconditions.forEach((c, i) => {
+    const raw = `"$KUBEDAG_C${String(i)}"`;
+    // `|| kd_v=$?` keeps `set -e` from ending the script on an unmet condition.
+    if (c.expected === undefined) lines.push(`kd_v=0; /bin/sh -c ${raw} >/dev/null 2>&1 || kd_v=$?; kd_out C${String(i)} "$kd_v"`);
+    else lines.push(`kd_out C${String(i)} "$(kd_eval ${raw})"`);
+  });
   return lines.join('\n');
 }
 
@@ -73,6 +90,7 @@ export function prepareVariables(dag: Dag, params: readonly ParamDef[]): EnvVar[
     ...dag.secrets.map((s, i) => ({ name: `KUBEDAG_S${String(i)}`, value: s.key })),
     ...dag.env.map((v, i) => ({ name: `KUBEDAG_E${String(i)}`, value: v.value })),
     ...params.map((p, i) => ({ name: `KUBEDAG_P${String(i)}`, value: p.value })),
+    ...dag.preconditions.map((c, i) => ({ name: `KUBEDAG_C${String(i)}`, value: c.condition })),
   ];
 }
 
@@ -97,7 +115,7 @@ export function parsePrepared(stdout: string, dag: Dag, params: readonly ParamDe
   const values = new Map(
     stdout
       .split('\n')
-      .map((line) => /^([EPFSN]\d*)=(.*)$/.exec(line))
+      .map((line) => /^([EPFSNC]\d*)=(.*)$/.exec(line))
       .flatMap((m) => (m === null ? [] : [[m[1] ?? '', Buffer.from(m[2] ?? '', 'base64').toString('utf8')] as const])),
   );
   const system = new Set((values.get('N') ?? '').split('\n').filter((name) => !name.startsWith('KUBEDAG_')));
@@ -110,8 +128,15 @@ export function parsePrepared(stdout: string, dag: Dag, params: readonly ParamDe
     env: dag.env.map((v, i) => values.get(`E${String(i)}`) ?? v.value),
     params: params.map((p, i) => values.get(`P${String(i)}`) ?? p.value),
     ...(dotenv.length === 0 ? {} : { dotenv }),
+    ...(dag.preconditions.length === 0 ? {} : { preconditions: dag.preconditions.map((c, i) => conditionMet(c, values.get(`C${String(i)}`))) }),
     secrets: Object.fromEntries(dag.secrets.map((s, i) => [s.name, values.get(`S${String(i)}`) ?? ''])),
   };
+}
+
+/** A condition the prepare Pod did not report (it never does when it succeeds) counts as unmet. */
+function conditionMet(condition: Condition, reported: string | undefined): boolean {
+  if (reported === undefined) return false;
+  return condition.expected === undefined ? reported === '0' : matchesExpected(reported, condition.expected);
 }
 
 /** The prepare Pod's stdout with the secret lines blanked: what the log store may keep. */

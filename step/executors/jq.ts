@@ -1,5 +1,6 @@
 /**
- * The jq executor: `command` is the filter (several lines too), `script` the JSON input. The
+ * The jq executor: `command` is the filter (several lines too; none means `.`, as gojq parses an
+ * empty query), `script` the JSON input. The
  * filter runs in the real jq, compiled to WebAssembly (jq-wasm); its results are written as
  * Dagu v1.24.11 writes them: each as Go's indented JSON (four spaces, keys sorted), or with
  * `raw` strings bare, null as an empty line, numbers as Go prints a float64 and arrays and
@@ -113,8 +114,9 @@ async function evaluate(input: string, filter: string): Promise<JqRun> {
 }
 
 export async function runJq(spec: ExecutorSpec, io: StepIO): Promise<number> {
-  const filter = spec.command ?? '';
-  if (filter.trim() === '') throw new SettingError('command: the jq executor needs the filter');
+  const given = spec.command ?? '';
+  // gojq (Dagu's jq) reads an empty query as the identity: the input, pretty-printed.
+  const filter = given.trim() === '' ? '.' : given;
   const raw = boolSetting(spec.config, 'raw', io.env);
   let input: unknown;
   try {

@@ -78,6 +78,14 @@ steps:
     expect(await stepLog(operator, done, 'say')).toBe('said hello kubedag-test\n');
   });
 
+  it('a jq step with only its input pretty-prints it, as in Dagu\'s documentation', async () => {
+    await givenDag(ns, 'pretty', 'steps:\n  - name: format\n    executor: jq\n    script: |\n      {"id": "sample", "10": {"b": 42}}');
+    await whenRun(ns, 'pretty-1', 'pretty');
+    const done = await finishedRun(ns, 'pretty-1');
+    expect([done.status?.statusLabel, done.status?.error, stepStates(done)]).toEqual(['succeeded', undefined, { format: 'succeeded' }]);
+    expect(await stepLog(operator, done, 'format')).toBe('{\n    "10": {\n        "b": 42\n    },\n    "id": "sample"\n}\n');
+  });
+
   it('a status outside 2xx fails the step, with the status line, headers and body in its log', async () => {
     await givenDag(ns, 'missing', `steps:\n  - {name: get, executor: http, command: GET ${base}/missing}`);
     await whenRun(ns, 'missing-1', 'missing');

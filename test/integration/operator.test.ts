@@ -6,6 +6,7 @@ import { kubedagClients } from '../../core/kube/client.ts';
 import { ignoreNotFound } from '../../core/kube/errors.ts';
 import { stepPodName } from '../../core/resources/names.ts';
 import { clients, createNamespace, deleteNamespace, kubectl, running, waitFor, waitForPod } from './support.ts';
+import { scenarios } from './operator-scenarios.ts';
 import { askRetry, finishedRun, ledgerOf, peakConcurrency, getRun, givenDag, runningStep, startOperator, stepLog, stepStates, stopRun, whenRun, type RunningOperator } from './operator-support.ts';
 
 const { core, custom } = clients();
@@ -34,51 +35,6 @@ function imageDir(prefix: string): string {
   chmodSync(dir, 0o755);
   return dir;
 }
-
-interface Scenario {
-  readonly name: string;
-  readonly dag: string;
-  readonly params?: string;
-  readonly run: string;
-  readonly steps: Record<string, string>;
-}
-
-const scenarios: Scenario[] = [
-  { name: 'a chain of commands succeeds', dag: 'steps: [echo one, echo two, echo three]', run: 'succeeded', steps: { cmd_1: 'succeeded', cmd_2: 'succeeded', cmd_3: 'succeeded' } },
-  { name: 'a failing step cancels what depends on it', dag: 'steps: [echo one, "exit 3", echo three]', run: 'failed', steps: { cmd_1: 'succeeded', cmd_2: 'failed', cmd_3: 'canceled' } },
-  {
-    name: 'continueOn exit codes make the run partially succeed',
-    dag: 'steps:\n  - {name: flaky, command: exit 7, continueOn: {exitCode: [7]}}\n  - {name: next, command: echo ok}',
-    run: 'partially_succeeded',
-    steps: { flaky: 'failed', next: 'succeeded' },
-  },
-  {
-    name: 'an unmet command precondition skips the step',
-    dag: 'steps:\n  - {name: guarded, command: echo never, preconditions: ["test -e /definitely/absent"]}\n  - {name: after, command: echo, continueOn: {skipped: true}}',
-    run: 'succeeded',
-    steps: { guarded: 'skipped', after: 'skipped' },
-  },
-  {
-    name: 'a retried step gets a fresh Pod per attempt until it succeeds',
-    dag: 'steps:\n  - {name: flaky, command: "test -f .marker || { touch .marker; exit 1; }", retryPolicy: {limit: 2, intervalSec: 1}}',
-    run: 'succeeded',
-    steps: { flaky: 'succeeded' },
-  },
-  {
-    name: 'params reach commands as variables and overrides replace defaults',
-    dag: 'params: "WHO=nobody COUNT=1"\nsteps:\n  - test "$WHO:$COUNT" = "kube:1"',
-    params: 'WHO=kube',
-    run: 'succeeded',
-    steps: { cmd_1: 'succeeded' },
-  },
-  {
-    name: 'backticks in env and params run once in a prepare Pod and every step sees the result',
-    dag: 'env:\n  - STAMP: "`echo from-prepare`"\nparams: "WHEN=`echo today`"\nsteps:\n  - test "$STAMP:$WHEN" = "from-prepare:today"\n  - test "$STAMP" = "from-prepare"',
-    run: 'succeeded',
-    steps: { cmd_1: 'succeeded', cmd_2: 'succeeded' },
-  },
-  { name: 'a step the platform cannot run rejects the run', dag: 'steps:\n  - {command: actions/checkout@v4, executor: gha}', run: 'failed', steps: { gha_1: 'not_started' } },
-];
 
 describe('runs on the local control plane', () => {
   it.each(scenarios.map((s, i) => ({ ...s, index: i })))('$name', async ({ dag, params, run, steps, index }) => {
