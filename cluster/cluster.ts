@@ -1,15 +1,29 @@
 /**
  * A whole local cluster in one call: control plane, volume provisioner and its default
- * StorageClass, node agents, CRDs Established, nodes Ready.
+ * StorageClass, node agents, CRDs Established and the chart's step exec ClusterRole (what a
+ * Helm install puts cluster-wide), nodes Ready.
  * Used by `make cluster-up`, `make dev` and the integration tests' global setup alike.
  */
 import { join } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { LogFormat } from '../core/log.ts';
 import type { Binaries } from './binaries.ts';
 import type { OnExit } from './processes.ts';
 import { startControlPlane, stopControlPlane, type ClusterState, type NodeSpec } from './controlplane.ts';
 import { DEFAULT_STORAGE_CLASS } from './provisioner/config.ts';
 import { installCrds, kubeConfig, waitForNodes, waitForStorageClass } from './setup.ts';
+import { installStepExecRole } from './step-exec-role.ts';
+
+/**
+ * What the chart installs cluster-wide, as this checkout has it: the CRDs, and the step exec
+ * ClusterRole the operator's settings assume. Run on every start, a cluster left running too,
+ * so that a checkout with newer CRDs or rules brings them.
+ */
+export async function installClusterWide(kc: KubeConfig, log?: (line: string) => void): Promise<void> {
+  const crds = await installCrds(kc);
+  log?.(`CRDs established: ${crds.join(', ')}`);
+  log?.(`step exec ClusterRole ${await installStepExecRole(kc)} as the chart makes it`);
+}
 import { ensureStepRunner } from './step-runner.ts';
 
 /** Two nodes, one of them labelled for GPU work, so that selectors have something to choose. */
@@ -60,8 +74,7 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterStat
   const state = await startControlPlane({ dir: options.dir, binaries: options.binaries, nodes, nodeAgentCommand, provisionerCommand: PROVISIONER_COMMAND, nodeAgentLogFormat: options.nodeAgentLogFormat, nodeMonitorGraceSeconds: options.nodeMonitorGraceSeconds, log: options.log, ...(options.onExit === undefined ? {} : { onExit: options.onExit }) });
   try {
     const kc = kubeConfig(state.kubeconfig);
-    const crds = await installCrds(kc);
-    options.log?.(`CRDs established: ${crds.join(', ')}`);
+    await installClusterWide(kc, options.log);
     await waitForNodes(kc, nodes.map((n) => n.name));
     await waitForStorageClass(kc, DEFAULT_STORAGE_CLASS);
     return state;

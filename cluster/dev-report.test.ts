@@ -32,6 +32,11 @@ describe('the one line about a component that ended', () => {
   const cases: { name: string; ending: Parameters<typeof endingReport>[0]; want: string }[] = [
     { name: 'an exit code, the last line and the log path', ending: { name: 'operator', code: 1, signal: null, log: '/s/operator.log', lastLine: 'FATAL: cannot start' }, want: 'operator exited with code 1; last log line: "FATAL: cannot start" (log: /s/operator.log)' },
     { name: 'a signal rather than a code when one killed it', ending: { name: 'kube-apiserver', code: null, signal: 'SIGKILL', log: '/s/cluster/logs/kube-apiserver.log', lastLine: 'I1124 serving' }, want: 'kube-apiserver was killed by SIGKILL; last log line: "I1124 serving" (log: /s/cluster/logs/kube-apiserver.log)' },
+    {
+      name: 'the restart to come, with its number and wait in whole seconds',
+      ending: { name: 'operator', code: 1, signal: null, log: '/s/operator.log', lastLine: 'FATAL: lost leadership', restart: { count: 2, delayMs: 2000 } },
+      want: 'operator exited with code 1; last log line: "FATAL: lost leadership" (log: /s/operator.log); restart 2 in 2 s',
+    },
     { name: 'neither when this run did not start it, and an empty log said so', ending: { name: 'etcd', code: null, signal: null, log: '/s/cluster/logs/etcd.log' }, want: 'etcd is not running any more; its log is empty (log: /s/cluster/logs/etcd.log)' },
   ];
   for (const c of cases) {

@@ -2,45 +2,22 @@
  * `make dev`: a stack's cluster, operator and API server in the foreground, until Ctrl-C.
  * Each component writes its whole log to a file in the stack's directory; the console shows
  * the operator's and API server's lines too (unless quiet), where each component listens once
- * all are ready, and one line for any component that ends on its own (cluster/dev-report.ts).
+ * all are ready, and one line for any component that ends on its own (cluster/dev-report.ts);
+ * the operator and API server are then started again with backoff (cluster/dev-component.ts).
  * Several stacks run side by side, each in its own directory (cluster/dev-settings.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
-import { mkdir, open } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { readState, type ClusterState } from './controlplane.ts';
+import { DevComponent, readTail } from './dev-component.ts';
 import { endingReport, lastMeaningfulLine } from './dev-report.ts';
 import { choosePort, type DevSettings, type PortChoice } from './dev-settings.ts';
 import { freePort, isAlive, waitFor, type Managed } from './processes.ts';
+import { chartStepExecRole } from './step-exec-role.ts';
 import { clusterDir, down, forgetDevState, readDevState, stopLeftovers, up, writeDevState } from './stack.ts';
 
-const root = join(import.meta.dirname, '..');
 const READY_TIMEOUT_MS = 180_000;
-
-interface Component {
-  readonly name: string;
-  readonly child: ChildProcess;
-  readonly log: string;
-  /** Resolves once it has ended and its log is complete. */
-  readonly ended: Promise<void>;
-}
-
-/** The last 16 kB of a log: enough for its last lines, whatever its size. */
-async function tail(path: string): Promise<string> {
-  const file = await open(path, 'r').catch(() => undefined);
-  if (file === undefined) return '';
-  try {
-    const { size } = await file.stat();
-    const length = Math.min(size, 16_384);
-    const buffer = Buffer.alloc(length);
-    await file.read(buffer, 0, length, size - length);
-    return buffer.toString('utf8');
-  } finally {
-    await file.close();
-  }
-}
 
 /** True when nothing listens on `port` on any address. */
 function portIsFree(port: number): Promise<boolean> {
@@ -64,21 +41,23 @@ async function pickPort(choice: PortChoice): Promise<number> {
 /** What one `make dev` run keeps: its components, and whether it is stopping (ends then are expected). */
 class DevRun {
   stopping = false;
-  /** Processes whose end has been told, so that it is told once. */
+  /** Processes of the cluster whose end has been told, so that it is told once. */
   readonly heard = new Set<number>();
-  readonly components: Component[] = [];
+  readonly components: DevComponent[] = [];
   private readonly settings: DevSettings;
   private readonly say: (line: string) => void;
+  /** Writes dev.json again with the components' live process ids. */
+  onRestart: () => void = () => undefined;
 
   constructor(settings: DevSettings, say: (line: string) => void) {
     this.settings = settings;
     this.say = say;
   }
 
-  /** One line about a component that ended on its own, with its log's last meaningful line. */
+  /** One line about a cluster process that ended on its own, with its log's last meaningful line. */
   report(name: string, code: number | null, signal: string | null, log: string): void {
     if (this.stopping) return;
-    void tail(log).then((text) => {
+    void readTail(log).then((text) => {
       const lastLine = lastMeaningfulLine(text);
       this.say(`✗ ${endingReport({ name, code, signal, log, ...(lastLine === undefined ? {} : { lastLine }) })}`);
     });
@@ -89,40 +68,18 @@ class DevRun {
     this.report(managed.name, code, signal, managed.log);
   };
 
-  /** Runs `node <script>` with its output to `<dir>/<name>.log` and, unless quiet, the console. */
-  supervise(name: string, script: string, args: readonly string[]): Component {
-    const log = join(this.settings.dir, `${name}.log`);
-    const file = createWriteStream(log);
-    // A process group of its own: Ctrl-C reaches this process, which stops the components in order.
-    const child = spawn(process.execPath, [join(root, script), ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    for (const stream of [child.stdout, child.stderr]) {
-      stream.on('data', (chunk: Buffer) => {
-        file.write(chunk);
-        if (!this.settings.quiet) process.stdout.write(chunk);
-      });
-    }
-    const ended = new Promise<void>((resolve) => {
-      child.once('error', (error) => {
-        file.end(() => {
-          if (!this.stopping) this.say(`✗ ${name} could not start: ${error.message} (log: ${log})`);
-          resolve();
-        });
-      });
-      child.once('close', (code, signal) => {
-        file.end(() => {
-          this.report(name, code, signal, log);
-          resolve();
-        });
-      });
-    });
-    const component = { name, child, log, ended };
+  /** Runs `node <script>` as one of the stack's components (dev-component.ts). */
+  supervise(name: string, script: string, args: readonly string[]): DevComponent {
+    const component = new DevComponent({ name, script, args, dir: this.settings.dir, quiet: this.settings.quiet, say: this.say, onRestart: () => {
+      this.onRestart();
+    } });
     this.components.push(component);
     return component;
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
-    await Promise.all(this.components.map((c) => stopComponent(c)));
+    await Promise.all(this.components.map((c) => c.stop()));
     await down(this.settings.dir, this.say);
     await forgetDevState(this.settings.dir);
   }
@@ -155,12 +112,15 @@ export async function runDev(settings: DevSettings, nodes: string | undefined, s
   const base = `http://127.0.0.1:${String(apiPort)}`;
   const operatorBase = `http://127.0.0.1:${String(operatorPort)}`;
   // The API server serves the kubeconfig's namespace ("default").
-  const operator = run.supervise('operator', 'operator/main.ts', [`--kubeconfig=${kubeconfig}`, `--log-dir=${join(dir, 'logs')}`, '--lease-duration-seconds=5', '--log-format=pretty', `--http-port=${String(operatorPort)}`]);
+  // The exec role by the name the chart gives it, as the cluster has it (cluster/step-exec-role.ts).
+  const execRole = chartStepExecRole().metadata?.name ?? '';
+  const operator = run.supervise('operator', 'operator/main.ts', [`--kubeconfig=${kubeconfig}`, `--step-exec-role=${execRole}`, `--log-dir=${join(dir, 'logs')}`, '--lease-duration-seconds=5', '--log-format=pretty', `--http-port=${String(operatorPort)}`]);
   const api = run.supervise('apiserver', 'apiserver/main.ts', [`--kubeconfig=${kubeconfig}`, `--operator-url=${operatorBase}`, '--log-format=pretty', '--host=127.0.0.1', `--port=${String(apiPort)}`]);
-  const components = run.components.map((c) => ({ name: c.name, pid: c.child.pid ?? -1, log: c.log }));
-  await writeDevState(dir, { pid: process.pid, api: base, operator: operatorBase, kubeApiserver: cluster.server, kubeconfig, components });
+  const state = (): Parameters<typeof writeDevState>[1] => ({ pid: process.pid, api: base, operator: operatorBase, kubeApiserver: cluster.server, kubeconfig, components: run.components.map((c) => ({ name: c.name, pid: c.pid, log: c.log })) });
+  await writeDevState(dir, state());
+  run.onRestart = () => void writeDevState(dir, state());
   const ready = waitFor('the operator to lead and the API server to be healthy', async () => (await ok(`${operatorBase}/readyz`)) && ok(`${base}/api/v2/health`), READY_TIMEOUT_MS, 250).then(() => 'ready');
-  const early = Promise.race(run.components.map((c) => c.ended.then(() => `${c.name} ended`)));
+  const early = Promise.race(run.components.map((c) => c.firstEnd.then(() => `${c.name} ended`)));
   const outcome = await Promise.race([ready, early, interrupted]).catch((error: unknown) => (error as Error).message);
   if (outcome !== 'ready') {
     const asked = outcome === 'SIGINT' || outcome === 'SIGTERM';
@@ -168,6 +128,8 @@ export async function runDev(settings: DevSettings, nodes: string | undefined, s
     await run.stop();
     return asked ? 0 : 1;
   }
+  // Up: from now on a component that ends is started again, as its Deployment's Pod would be.
+  for (const component of run.components) component.keepRunning();
   say(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s: the API and web UI at ${base}/ (API ${base}/api/v2)`);
   for (const line of listening(cluster, { dir, operatorBase, base, operatorLog: operator.log, apiLog: api.log })) say(`  ${line}`);
   const watch = watchCluster(dir, run.heard, (name, code, signal, log) => {
@@ -215,23 +177,4 @@ async function ok(url: string): Promise<boolean> {
   const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
   await response.body?.cancel();
   return response.ok;
-}
-
-/** SIGTERM to its process group, SIGKILL after 15 s; resolves once it has ended. */
-async function stopComponent(component: Component): Promise<void> {
-  const { child } = component;
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-  const signal = (name: NodeJS.Signals): void => {
-    try {
-      process.kill(-(child.pid ?? 0), name);
-    } catch {
-      // Already gone.
-    }
-  };
-  signal('SIGTERM');
-  const timer = setTimeout(() => {
-    signal('SIGKILL');
-  }, 15_000);
-  await component.ended;
-  clearTimeout(timer);
 }

@@ -7,7 +7,8 @@
 import { copyFile, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ensureBinaries } from './binaries.ts';
-import { startCluster, stopCluster, DEFAULT_NODES, parseNodes } from './cluster.ts';
+import { installClusterWide, startCluster, stopCluster, DEFAULT_NODES, parseNodes } from './cluster.ts';
+import { kubeConfig } from './setup.ts';
 import { isRunning, readState, type ClusterState } from './controlplane.ts';
 import { pkiPaths } from './pki.ts';
 import { isAlive, stopProcess, type OnExit } from './processes.ts';
@@ -65,6 +66,7 @@ export async function up(dir: string, options: UpOptions): Promise<ClusterState>
   const existing = await readState(cluster);
   if (existing !== undefined && (await isRunning(existing, pkiPaths(join(cluster, 'pki'))))) {
     options.log(`cluster already running at ${existing.server} (kubeconfig: ${join(dir, 'kubeconfig')})`);
+    await installClusterWide(kubeConfig(existing.kubeconfig), options.log);
     return existing;
   }
   if (existing !== undefined) await stopCluster(existing);

@@ -1,7 +1,8 @@
 /**
  * `make dev` stacks side by side: two `node cluster/cli.ts dev` runs (what `make dev` runs),
  * each with its own directory and ports from the environment, each with a cluster of its own.
- * Both serve, a component that dies is told in one line with its log, a third run on a
+ * Both serve, a component that dies is told in one line with its log and started again, a
+ * DAG-level container runs (the cluster has the chart's step exec role), a third run on a
  * taken directory is refused, and Ctrl-C stops everything a stack started. Binaries and the
  * step runner are cached by the suite's own cluster, so nothing is built here.
  */
@@ -106,7 +107,7 @@ describe('make dev stacks side by side', () => {
     expect(again.lines).toEqual([expect.stringMatching(/^error: a make dev stack already runs in .* start another in its own directory with KUBEDAG_DEV_DIR=<dir>/) as unknown]);
   });
 
-  it('tell in one line that a component was killed, with its log, and leave the other stack alone', async () => {
+  it('tell in one line that a component was killed, with its log, start it again as its Deployment would, and leave the other stack alone', async () => {
     const [a, b] = stacks as [Stack, Stack];
     const operator = devStates[0]?.components.find((c) => c.name === 'operator');
     if (operator === undefined) throw new Error('no operator in dev.json');
@@ -115,15 +116,35 @@ describe('make dev stacks side by side', () => {
     await waitFor('the line about the operator', () => Promise.resolve(a.lines.some((l) => l.startsWith('✗ operator'))), 20_000);
     const told = a.lines.filter((l) => l.startsWith('✗'));
     expect(told).toHaveLength(1);
-    expect(told[0]).toMatch(new RegExp(`^✗ operator was killed by SIGKILL; last log line: ".+" \\(log: ${log.replaceAll('/', '\\/')}\\)$`));
-    expect(b.lines.filter((l) => l.startsWith('✗'))).toEqual([]);
+    expect(told[0]).toMatch(new RegExp(`^✗ operator was killed by SIGKILL; last log line: ".+" \\(log: ${log.replaceAll('/', '\\/')}\\); restart 1 in 1 s$`));
+    await waitFor('the operator to be started again', () => Promise.resolve(a.lines.some((l) => l.startsWith('↻ operator'))), 20_000);
+    const again = (await readDevState(a.dir))?.components.find((c) => c.name === 'operator');
+    expect(a.lines.filter((l) => l.startsWith('↻'))).toEqual([`↻ operator started again (restart 1, pid ${String(again?.pid)})`]);
+    expect([again?.pid !== operator.pid, isAlive(again?.pid ?? -1)]).toEqual([true, true]);
+    await waitFor('the new operator to lead', async () => (await status(`http://127.0.0.1:${String(a.operatorPort)}/readyz`).catch(() => [0, ''])).join(' ') === '200 leader', 60_000, 250);
+    expect(b.lines.filter((l) => l.startsWith('✗') || l.startsWith('↻'))).toEqual([]);
     expect(await status(`http://127.0.0.1:${String(b.operatorPort)}/readyz`)).toEqual([200, 'leader']);
+  });
+
+  it('run a DAG-level container, whose steps exec into it with the step exec ClusterRole the chart makes', async () => {
+    const api = `http://127.0.0.1:${String(stacks[0]?.apiPort)}/api/v2`;
+    const spec = 'name: in-container\ncontainer: {image: busybox}\nsteps:\n  - echo inside > /var/tmp/dev-stack-mark\n  - cat /var/tmp/dev-stack-mark\n';
+    const started = await fetch(`${api}/dag-runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ spec }) });
+    const { dagRunId } = (await started.json()) as { dagRunId: string };
+    expect([started.status, dagRunId]).toEqual([200, expect.any(String) as unknown]);
+    let details: { statusLabel: string; finishedAt?: string; nodes: { statusLabel: string; error?: string }[] } | undefined;
+    await waitFor('the run to finish', async () => {
+      details = ((await (await fetch(`${api}/dag-runs/in-container/${dagRunId}`)).json()) as { dagRunDetails?: typeof details }).dagRunDetails;
+      return details?.finishedAt !== undefined && details.finishedAt !== '';
+    }, 90_000, 500);
+    expect([details?.statusLabel, details?.nodes.map((n) => [n.statusLabel, n.error ?? ''])]).toEqual(['succeeded', [['succeeded', ''], ['succeeded', '']]]);
   });
 
   it('stop everything a stack started on Ctrl-C', async () => {
     const [a, b] = stacks as [Stack, Stack];
     const clusters = await Promise.all([a, b].map((s) => readState(join(s.dir, 'cluster'))));
-    const pids = [...clusters.flatMap((c) => c?.processes.map((p) => p.pid) ?? []), ...devStates.flatMap((d) => d.components.map((c) => c.pid))];
+    const restarted = await Promise.all([a, b].map((s) => readDevState(s.dir)));
+    const pids = [...clusters.flatMap((c) => c?.processes.map((p) => p.pid) ?? []), ...[...devStates, ...restarted].flatMap((d) => d?.components.map((c) => c.pid) ?? [])];
     expect(pids.length).toBeGreaterThan(10);
     a.child.kill('SIGINT');
     b.child.kill('SIGINT');

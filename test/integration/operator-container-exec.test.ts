@@ -1,7 +1,7 @@
 /**
  * Docker steps with `containerName` (issue 13) end to end on the local control plane: the
  * operator runs `kubedag-step` in a step Pod as the run's exec ServiceAccount, bound to the
- * step exec ClusterRole (created here as the chart does), and the runner execs into a Pod of
+ * step exec ClusterRole (the local cluster has it as the chart makes it), and the runner execs into a Pod of
  * the namespace through kube-apiserver and the node agent.
  */
 import { randomBytes } from 'node:crypto';
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execServiceAccountName } from '../../core/resources/names.ts';
 import { pod } from '../builders/pod.ts';
 import { clients, createNamespace, deleteNamespace, kubectl, running, waitForPod } from './support.ts';
-import { finishedRun, givenDag, givenStepExecRole, runningStep, startOperator, stepLog, stepStates, stopRun, whenRun, type RunningOperator } from './operator-support.ts';
+import { finishedRun, givenDag, runningStep, startOperator, stepLog, stepStates, stopRun, whenRun, type RunningOperator } from './operator-support.ts';
 
 const { kc, core } = clients();
 const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
@@ -24,7 +24,6 @@ const inTarget = (path: string): Promise<string> => kubectl('exec', '-n', ns, 't
 
 beforeAll(async () => {
   ns = await createNamespace(core, 'cexec');
-  await givenStepExecRole();
   const target = pod('target').shell('exec sleep 600').build();
   if (target.spec?.containers[0] !== undefined) target.spec.containers[0].name = 'app';
   if (target.spec !== undefined) target.spec.terminationGracePeriodSeconds = 1;

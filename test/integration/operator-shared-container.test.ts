@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sharedContainerPodName } from '../../core/resources/names.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
-import { finishedRun, givenDag, givenStepExecRole, runningStep, startOperator, stepLog, stepStates, stopRun, whenRun, type RunningOperator } from './operator-support.ts';
+import { finishedRun, givenDag, runningStep, startOperator, stepLog, stepStates, stopRun, whenRun, type RunningOperator } from './operator-support.ts';
 
 const { core } = clients();
 const unique = randomBytes(4).toString('hex');
@@ -30,7 +30,6 @@ const containerGone = async (run: string): Promise<boolean> => {
 
 beforeAll(async () => {
   ns = await createNamespace(core, 'shared');
-  await givenStepExecRole();
   operator = await startOperator(ns);
 });
 

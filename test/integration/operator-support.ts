@@ -2,9 +2,7 @@
  * End-to-end support: an operator process per test file, scoped to the file's namespace, and
  * Given/When/Then helpers over DAG files and runs.
  */
-import { RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { inject } from 'vitest';
-import { ignoreAlreadyExists } from '../../core/kube/errors.ts';
 import { readLedger, type LedgerEntry } from '../../cluster/node-agent/ledger.ts';
 import { loadDag } from '../../core/dag/index.ts';
 import { dagManifest } from '../../core/resources/dag.ts';
@@ -117,12 +115,3 @@ export function peakConcurrency(namespace: string, pods: (pod: string) => boolea
   return peak;
 }
 
-/** The step exec ClusterRole as the chart makes it (charts/kubedag/templates/operator-rbac.yaml), under the operator's default name. */
-export async function givenStepExecRole(): Promise<void> {
-  const rbac = clients().kc.makeApiClient(RbacAuthorizationV1Api);
-  await ignoreAlreadyExists(rbac.createClusterRole({ body: { metadata: { name: 'kubedag-step-exec' }, rules: [
-    { apiGroups: [''], resources: ['pods'], verbs: ['get'] },
-    { apiGroups: [''], resources: ['pods/exec'], verbs: ['create', 'get'] },
-    { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
-  ] } }));
-}
