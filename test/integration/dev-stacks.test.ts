@@ -128,7 +128,9 @@ describe('make dev stacks side by side', () => {
 
   it('run a DAG-level container, whose steps exec into it with the step exec ClusterRole the chart makes', async () => {
     const api = `http://127.0.0.1:${String(stacks[0]?.apiPort)}/api/v2`;
-    const spec = 'name: in-container\ncontainer: {image: busybox}\nsteps:\n  - echo inside > /var/tmp/dev-stack-mark\n  - cat /var/tmp/dev-stack-mark\n';
+    // As in Dagu, a container step's command runs without a shell: the redirect needs sh -c.
+    const mark = `/var/tmp/dev-stack-${String(process.pid)}-${String(Date.now())}`;
+    const spec = `name: in-container\ncontainer: {image: busybox}\nsteps:\n  - {name: write, command: "sh -c 'echo inside > ${mark}'"}\n  - {name: read, command: cat ${mark}}\n`;
     const started = await fetch(`${api}/dag-runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ spec }) });
     const { dagRunId } = (await started.json()) as { dagRunId: string };
     expect([started.status, dagRunId]).toEqual([200, expect.any(String) as unknown]);
@@ -138,6 +140,8 @@ describe('make dev stacks side by side', () => {
       return details?.finishedAt !== undefined && details.finishedAt !== '';
     }, 90_000, 500);
     expect([details?.statusLabel, details?.nodes.map((n) => [n.statusLabel, n.error ?? ''])]).toEqual(['succeeded', [['succeeded', ''], ['succeeded', '']]]);
+    const log = (await (await fetch(`${api}/dag-runs/in-container/${dagRunId}/steps/read/log`)).json()) as { content: string };
+    expect(log.content).toBe('inside');
   });
 
   it('stop everything a stack started on Ctrl-C', async () => {
