@@ -84,4 +84,6 @@ export interface ExecutorSpec {
   readonly exec?: ContainerExecTarget;
   /** The DAG's `smtp` block, for mail steps. */
   readonly smtp?: SmtpSettings;
+  /** ssh: what a stop sends the remote command (signalOnStop) and how long before SIGKILL; absent: SIGTERM, 5 s. */
+  readonly stop?: { readonly signal: string; readonly graceMs: number };
 }

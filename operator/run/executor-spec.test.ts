@@ -31,13 +31,19 @@ describe('the executor spec of a step', () => {
       name: 'a step of a DAG with ssh that names no executor runs over the DAG ssh, completed with Dagu defaults',
       yaml: 'ssh: {user: u, host: h, key: /k}\nsteps: [uptime]',
       command: 'uptime',
-      want: { type: 'ssh', command: 'uptime', config: { user: 'u', host: 'h', key: '/k', port: '22', strictHostKey: true } },
+      want: { type: 'ssh', command: 'uptime', config: { user: 'u', host: 'h', key: '/k', port: '22', strictHostKey: true }, stop: { signal: 'SIGTERM', graceMs: 4000 } },
     },
     {
       name: 'an ssh step with settings of its own uses those alone, not merged with the DAG ssh',
       yaml: 'ssh: {user: u, host: h, port: 2222}\nsteps:\n  - {executor: {type: ssh, config: {user: v, host: other}}, command: ls}',
       command: 'ls',
-      want: { type: 'ssh', command: 'ls', config: { user: 'v', host: 'other' } },
+      want: { type: 'ssh', command: 'ls', config: { user: 'v', host: 'other' }, stop: { signal: 'SIGTERM', graceMs: 4000 } },
+    },
+    {
+      name: 'an ssh step stops its remote command with signalOnStop, within the grace period of its Pod',
+      yaml: 'maxCleanUpTimeSec: 10\nsteps:\n  - {executor: {type: ssh, config: {user: v, host: h}}, command: ls, signalOnStop: SIGINT}',
+      command: 'ls',
+      want: { type: 'ssh', command: 'ls', config: { user: 'v', host: 'h' }, stop: { signal: 'SIGINT', graceMs: 9000 } },
     },
     {
       name: 'a mail step gets the DAG smtp settings',

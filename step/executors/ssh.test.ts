@@ -1,7 +1,7 @@
 /**
  * The ssh executor against OpenSSH's sshd on loopback (see sshd-test-server.ts): commands,
- * scripts, exit status, separate streams, password and key logins, host key checks, and a
- * stop that ends the remote process.
+ * scripts, exit status, separate streams, password and key logins and host key checks.
+ * Stopping is in ssh-stop.test.ts.
  */
 import { readFile, writeFile, chmod } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -20,7 +20,7 @@ let knownHosts: string;
 beforeAll(async () => {
   if (!asRoot) return;
   dir = await temporaryDir('ssh');
-  // The remote user writes pid files here.
+  // The host key test checks that the remote user wrote nothing here.
   await chmod(dir.path, 0o777);
   sshd = await startSshd(join(dir.path, 'sshd'));
   knownHosts = join(dir.path, 'known_hosts');
@@ -91,35 +91,4 @@ describe.runIf(asRoot)('runSsh against OpenSSH sshd', () => {
     const code = await runSsh(sshStep({ strictHostKey: false, knownHostFile: join(dir.path, 'absent') }, { command: 'echo trusted' }), io);
     expect({ code, out: io.out() }).toEqual({ code: 0, out: 'trusted\n' });
   });
-
-  it('on a stop signals the remote process so that it is gone, not left running', async () => {
-    const pidFile = join(dir.path, 'sleeper.pid');
-    const io = captureIO();
-    // exec: the pid in the file is the long-running process itself.
-    const running = runSsh(sshStep({}, { command: `echo $$ > ${pidFile}; exec sleep 300` }), io, { stopGraceMs: 3_000 });
-    const pid = await waitForPid(pidFile);
-    expect(alive(pid)).toBe(true);
-    io.stop();
-    // SIGTERM ends sleep: 128 + 15.
-    expect({ code: await running, err: io.err() }).toEqual({ code: 143, err: '' });
-    await expect.poll(() => alive(pid), { timeout: 5_000 }).toBe(false);
-  });
 });
-
-async function waitForPid(path: string): Promise<number> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const text = await readFile(path, 'utf8').catch(() => '');
-    if (text.trim() !== '') return Number(text.trim());
-    await new Promise((done) => setTimeout(done, 25));
-  }
-  throw new Error(`no pid in ${path}`);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

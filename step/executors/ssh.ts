@@ -1,8 +1,9 @@
 /**
  * The ssh executor: runs a step's command or script on a remote host over one ssh session
- * (ssh2). The remote exit status is the step's; stdout and stderr stay apart (no pty). A stop
- * sends the remote process group SIGTERM with an ssh "signal" request, then SIGKILL after a
- * grace period, then closes the connection, so that nothing keeps running on the host.
+ * (ssh2). The remote exit status is the step's; stdout and stderr stay apart (no pty). The
+ * command runs inside a wrapper (ssh-wrapper.ts) whose stdin the session holds open: a stop
+ * ends that stdin, and the host then sends the command's process group the stop signal and
+ * SIGKILL after the grace period, whoever the remote user is; a runner that dies ends it too.
  */
 import { readFile } from 'node:fs/promises';
 import { constants, homedir } from 'node:os';
@@ -11,13 +12,14 @@ import type { ExecutorSpec } from '../../core/runner/spec.ts';
 import { expandSetting, type StepIO } from '../io.ts';
 import { expandDeep } from './expand-settings.ts';
 import { checkHostKey } from './ssh-known-hosts.ts';
-import { decideTarget, decideWork, type RemoteWork, type SshAuth, type SshTarget } from './ssh-settings.ts';
+import { decideTarget, decideWork, type SshAuth, type SshTarget } from './ssh-settings.ts';
+import { DEFAULT_STOP, wrapRemote, type WrappedWork } from './ssh-wrapper.ts';
 
 /** The exit code of a step that could not connect or lost its connection, as ssh(1) uses it. */
 export const SSH_FAILURE = 255;
 
 export interface SshOptions {
-  /** How long a stopped remote process has between SIGTERM and SIGKILL. */
+  /** How long a stopped remote process has between its stop signal and SIGKILL (else the spec's). */
   readonly stopGraceMs?: number;
   readonly home?: string;
 }
@@ -35,7 +37,8 @@ export async function runSsh(spec: ExecutorSpec, io: StepIO, options: SshOptions
     return failed(io, message(error));
   }
   if (io.signal.aborted) return failed(io, 'stopped before connecting');
-  return new Session(target.value, connect, work.value, io, options.stopGraceMs ?? 5_000).run();
+  const stop = { ...DEFAULT_STOP, ...spec.stop, ...(options.stopGraceMs === undefined ? {} : { graceMs: options.stopGraceMs }) };
+  return new Session(target.value, connect, wrapRemote(work.value, stop), io, stop.graceMs).run();
 }
 
 interface Connect {
@@ -97,11 +100,11 @@ class Session {
 
   private readonly target: SshTarget;
   private readonly connect: Connect;
-  private readonly work: RemoteWork;
+  private readonly work: WrappedWork;
   private readonly io: StepIO;
   private readonly graceMs: number;
 
-  constructor(target: SshTarget, connect: Connect, work: RemoteWork, io: StepIO, graceMs: number) {
+  constructor(target: SshTarget, connect: Connect, work: WrappedWork, io: StepIO, graceMs: number) {
     this.target = target;
     this.connect = connect;
     this.work = work;
@@ -149,16 +152,17 @@ class Session {
       });
       channel.pipe(io.stdout, { end: false });
       channel.stderr.pipe(io.stderr, { end: false });
-      channel.end(work.stdin);
+      // No end: the open stdin is the wrapper's lifeline, ended by a stop or a lost connection.
+      if (work.stdin !== '') channel.write(work.stdin);
       if (io.signal.aborted) this.stop();
     });
   }
 
   /**
-   * OpenSSH's sshd (7.9 and later) delivers a "signal" request to the process group of a
-   * session that has no forced command, so the command and what it started end together.
-   * A process that ignores SIGTERM gets SIGKILL after the grace period; closing the
-   * connection last ends the session whatever the server did with the requests.
+   * Ending stdin is the whole stop: the wrapper on the host signals the command's process
+   * group, which works for root logins too, where OpenSSH refuses "signal" requests (and where
+   * it honours them, sending one as well would deliver the signal twice). The connection is
+   * closed last, in case the host never answers; that ends the lifeline all the same.
    */
   private stop(): void {
     if (this.stopped) return;
@@ -168,15 +172,10 @@ class Session {
       client.end();
       return;
     }
-    signalRemote(channel, 'TERM');
-    const kill = setTimeout(() => {
-      signalRemote(channel, 'KILL');
-      setTimeout(() => {
-        client.end();
-      }, 1_000).unref();
-    }, this.graceMs);
-    kill.unref();
-    channel.once('close', () => { clearTimeout(kill); });
+    channel.end();
+    const giveUp = setTimeout(() => { client.end(); }, this.graceMs + 2_000);
+    giveUp.unref();
+    channel.once('close', () => { clearTimeout(giveUp); });
   }
 
   private connectError(error: Error): string {
@@ -186,24 +185,6 @@ class Session {
     if (reason !== undefined) return `host key refused (strictHostKey, ${knownHosts ?? ''}): ${reason}`;
     return `cannot connect to ${user}@${host}:${port}: ${error.message}`;
   }
-}
-
-/** The parts of an ssh2 channel that signalRemote reaches past its public API. */
-interface ChannelInternals {
-  readonly outgoing: { readonly id: number; readonly state: string };
-  readonly _client: { readonly _protocol: { signal: (channel: number, name: string) => void } };
-}
-
-/**
- * RFC 4254 allows channel requests after EOF (EOF only ends the data we send), and the remote
- * command must see EOF on its stdin as soon as the script or nothing is sent. ssh2's
- * `channel.signal` stays silent once EOF was sent, so the request goes through its protocol
- * object, as `channel.signal` itself would send it.
- */
-function signalRemote(channel: ClientChannel, name: 'TERM' | 'KILL'): void {
-  const internals = channel as unknown as ChannelInternals;
-  if (internals.outgoing.state !== 'open' && internals.outgoing.state !== 'eof') return;
-  internals._client._protocol.signal(internals.outgoing.id, name);
 }
 
 /** A command ended by a signal exits like a shell reports it: 128 + the signal number. */

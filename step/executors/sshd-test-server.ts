@@ -2,7 +2,9 @@
  * OpenSSH's sshd for the ssh executor's tests: installed by scripts/ensure-sshd.sh when
  * missing, started on a free loopback port with a host key, a user key and a config of its own
  * in a temporary directory (no system ssh service). Logins are for one test user, created
- * when missing, whose password is new for every server and locked again when it stops.
+ * when missing, whose password is new for every server and locked again when it stops, and
+ * for root with the same key only: OpenSSH treats root sessions apart (no privilege
+ * separation after login, so no "signal" requests), and the ssh executor must work there too.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -16,6 +18,7 @@ export const SSH_TEST_USER = 'kubedag-ssh-test';
 
 export interface SshdTestServer {
   readonly port: number;
+  /** The unprivileged test user; `root` may log in with userKeyPath as well. */
   readonly user: string;
   readonly password: string;
   /** The user's private key (OpenSSH format), authorized by the server. */
@@ -54,8 +57,9 @@ export async function startSshd(dir: string): Promise<SshdTestServer> {
       'PasswordAuthentication yes',
       'KbdInteractiveAuthentication no',
       'PubkeyAuthentication yes',
-      'PermitRootLogin no',
-      `AllowUsers ${SSH_TEST_USER}`,
+      // Keys only: the tests run as root, and root's password is nothing to offer on a port.
+      'PermitRootLogin prohibit-password',
+      `AllowUsers ${SSH_TEST_USER} root`,
       'LogLevel VERBOSE',
       '',
     ].join('\n'),
