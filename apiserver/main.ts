@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { AuthenticationV1Api, AuthorizationV1Api } from '@kubernetes/client-node';
 import { createLogger, errorMessage } from '../core/log.ts';
 import { renderHelp } from '../core/settings-help.ts';
-import { helpWanted } from '../core/settings.ts';
+import { helpWanted, settingLabel } from '../core/settings.ts';
 import { exitWith, startFailure } from '../core/start-failure.ts';
 import { authOptions, registerAuth } from './auth.ts';
-import { API_HELP, parseApiConfig, type ApiConfig } from './config.ts';
+import { API_HELP, API_SETTINGS, parseApiConfig, type ApiConfig } from './config.ts';
 import { API_PREFIX } from './paths.ts';
 import { registerRemoteNodes } from './remote.ts';
 import { startServer, type Server } from './server.ts';
@@ -29,7 +29,7 @@ try {
   process.exit(1);
 }
 const logger = createLogger('apiserver', config.log);
-const listen = { port: config.port, setting: '--port or KUBEDAG_API_PORT' };
+const listen = { port: config.port, setting: settingLabel(API_SETTINGS.port) };
 async function start(): Promise<Server> {
   const started = await startServer({
     config,

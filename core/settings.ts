@@ -87,6 +87,11 @@ export function setting<T>(spec: SettingSpec<T>): Setting<T> {
   };
 }
 
+/** `--http-port or KUBEDAG_HTTP_PORT`: how a message tells a person where to change a setting. */
+export function settingLabel(s: SettingName): string {
+  return [...(s.flag === undefined ? [] : [`--${s.flag}`]), ...s.variables].join(' or ');
+}
+
 /** Any table of settings; a program's table is a `const` object of `setting(...)`s, keyed as its code names them. */
 export type SettingsTable = Readonly<Record<string, Setting<unknown>>>;
 
