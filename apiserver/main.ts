@@ -12,14 +12,14 @@ import { API_PREFIX } from './paths.ts';
 import { registerRemoteNodes } from './remote.ts';
 import { startServer, type Server } from './server.ts';
 
-const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '../package.json'), 'utf8')) as { version: string };
-
 const argv = process.argv.slice(2);
 // Before anything is checked, read or started: help is for when the settings are not known yet.
 if (helpWanted(argv)) {
   process.stdout.write(renderHelp(API_HELP));
   process.exit(0);
 }
+const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '../package.json'), 'utf8')) as { version: string };
+
 let config: ApiConfig;
 try {
   config = parseApiConfig(argv, process.env);
