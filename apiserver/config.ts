@@ -7,9 +7,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import Type, { type Static } from 'typebox';
-import { LOG_FLAGS, logSettingsFrom, type LogSettings } from '../core/log.ts';
+import { LOG_SETTINGS, type LogSettings } from '../core/log.ts';
+import type { HelpPage } from '../core/settings-help.ts';
+import { parseSettings, resolveSettings, setting, type SettingName } from '../core/settings.ts';
 import { checked, isBlank } from './settings.ts';
 
 /** "local" is how a request says "here": a remote node of that name could never be reached. */
@@ -110,11 +111,28 @@ export interface ApiConfig {
 type Env = Readonly<Record<string, string | undefined>>;
 type ReadFile = (path: string) => string;
 
-/** A variable's value; an empty one counts as unset. */
-function set(env: Env, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value === '' ? undefined : value;
-}
+const asIs = (text: string): string => text;
+const variable = (name: string, description: string, more: { value?: string; defaultText?: string } = {}) =>
+  setting<string | undefined>({ variables: [name], group: 'Authentication and remote nodes (variables only: they hold or name credentials)', default: undefined, description, read: asIs, ...more });
+
+/**
+ * The settings that hold or name credentials: variables only, so that they never show in a
+ * process list. Checked together by parseAuthConfig and parseRemoteNodes, since each depends on
+ * the others (docs/api-auth.md, docs/api-remote-nodes.md).
+ */
+export const AUTH_SETTINGS = {
+  mode: variable('KUBEDAG_AUTH_MODE', 'Comma list of basic, bearer and kubernetes (TokenReview and SubjectAccessReview); none lets every request pass.', { value: 'MODES', defaultText: 'none' }),
+  basicFile: variable('KUBEDAG_AUTH_BASIC_FILE', 'A file of user:password lines (basic mode).', { value: 'PATH' }),
+  basicUsername: variable('KUBEDAG_AUTH_BASIC_USERNAME', 'One Basic user, with KUBEDAG_AUTH_BASIC_PASSWORD (basic mode).'),
+  basicPassword: variable('KUBEDAG_AUTH_BASIC_PASSWORD', 'The password of KUBEDAG_AUTH_BASIC_USERNAME.'),
+  basicPermissions: variable('KUBEDAG_AUTH_BASIC_PERMISSIONS', 'What Basic users may do: comma list of read, run, write, delete.', { value: 'LIST', defaultText: 'all' }),
+  tokensFile: variable('KUBEDAG_AUTH_TOKENS_FILE', 'A file of Bearer tokens, one a line, each with an optional comma list of permissions (bearer mode).', { value: 'PATH' }),
+  token: variable('KUBEDAG_AUTH_TOKEN', 'One Bearer token with every permission (bearer mode).'),
+  remoteNodes: variable('KUBEDAG_REMOTE_NODES', 'Remote nodes as JSON: an array of {name, baseUrl, auth, timeoutMs}.', { value: 'JSON' }),
+  remoteNodesFile: variable('KUBEDAG_REMOTE_NODES_FILE', 'A file holding the remote nodes JSON (a mounted Secret); not with KUBEDAG_REMOTE_NODES.', { value: 'PATH' }),
+};
+
+type AuthValues = { readonly [K in keyof typeof AUTH_SETTINGS]: string | undefined };
 
 function read(readFile: ReadFile, variable: string, path: string): string {
   try {
@@ -152,17 +170,17 @@ function modes(value: string | undefined): ReadonlySet<AuthMode> {
   return on;
 }
 
-function basicUsers(env: Env, readFile: ReadFile): Static<typeof basicUser>[] {
+function basicUsers(values: AuthValues, readFile: ReadFile): Static<typeof basicUser>[] {
   const users: Static<typeof basicUser>[] = [];
-  const file = set(env, 'KUBEDAG_AUTH_BASIC_FILE');
+  const file = values.basicFile;
   for (const line of file === undefined ? [] : lines(read(readFile, 'KUBEDAG_AUTH_BASIC_FILE', file))) {
     const where = `KUBEDAG_AUTH_BASIC_FILE line ${line.number}`;
     const colon = line.text.indexOf(':');
     if (colon <= 0) throw new Error(`${where}: expected user:password`);
     users.push(checked(basicUser, { username: line.text.slice(0, colon), password: line.text.slice(colon + 1) }, where));
   }
-  const name = set(env, 'KUBEDAG_AUTH_BASIC_USERNAME');
-  const password = set(env, 'KUBEDAG_AUTH_BASIC_PASSWORD');
+  const name = values.basicUsername;
+  const password = values.basicPassword;
   if ((name === undefined) !== (password === undefined)) throw new Error('KUBEDAG_AUTH_BASIC_USERNAME and KUBEDAG_AUTH_BASIC_PASSWORD must be set together');
   if (name !== undefined && password !== undefined) users.push({ username: checked(username, name, 'KUBEDAG_AUTH_BASIC_USERNAME'), password });
   const twice = duplicate(users.map((u) => u.username));
@@ -170,9 +188,9 @@ function basicUsers(env: Env, readFile: ReadFile): Static<typeof basicUser>[] {
   return users;
 }
 
-function staticTokens(env: Env, readFile: ReadFile): Static<typeof staticToken>[] {
+function staticTokens(values: AuthValues, readFile: ReadFile): Static<typeof staticToken>[] {
   const tokens: Static<typeof staticToken>[] = [];
-  const file = set(env, 'KUBEDAG_AUTH_TOKENS_FILE');
+  const file = values.tokensFile;
   for (const line of file === undefined ? [] : lines(read(readFile, 'KUBEDAG_AUTH_TOKENS_FILE', file))) {
     const where = `KUBEDAG_AUTH_TOKENS_FILE line ${line.number}`;
     const fields = line.text.trim().split(/\s+/);
@@ -181,20 +199,20 @@ function staticTokens(env: Env, readFile: ReadFile): Static<typeof staticToken>[
     tokens.push(checked(staticToken, { token, ...(permissions === undefined ? {} : { permissions: permissionList(permissions, where) }) }, where));
   }
   // Trimmed: a value taken from a Secret often ends with a newline that is no part of the token.
-  const token = set(env, 'KUBEDAG_AUTH_TOKEN')?.trim();
+  const token = values.token?.trim();
   if (token !== undefined) tokens.push({ token: checked(text, token, 'KUBEDAG_AUTH_TOKEN') });
   if (duplicate(tokens.map((t) => t.token)) !== undefined) throw new Error('a Bearer token is defined twice');
   return tokens;
 }
 
 /** Which mode each credential variable belongs to: setting one without its mode is a mistake. */
-const AUTH_VARIABLES: readonly (readonly [string, AuthMode])[] = [
-  ['KUBEDAG_AUTH_BASIC_FILE', 'basic'],
-  ['KUBEDAG_AUTH_BASIC_USERNAME', 'basic'],
-  ['KUBEDAG_AUTH_BASIC_PASSWORD', 'basic'],
-  ['KUBEDAG_AUTH_BASIC_PERMISSIONS', 'basic'],
-  ['KUBEDAG_AUTH_TOKENS_FILE', 'bearer'],
-  ['KUBEDAG_AUTH_TOKEN', 'bearer'],
+const AUTH_VARIABLES: readonly (readonly [keyof AuthValues, AuthMode])[] = [
+  ['basicFile', 'basic'],
+  ['basicUsername', 'basic'],
+  ['basicPassword', 'basic'],
+  ['basicPermissions', 'basic'],
+  ['tokensFile', 'bearer'],
+  ['token', 'bearer'],
 ];
 
 /**
@@ -203,14 +221,15 @@ const AUTH_VARIABLES: readonly (readonly [string, AuthMode])[] = [
  * open: a mode without credentials, credentials without their mode.
  */
 export function parseAuthConfig(env: Env, readFile: ReadFile): AuthConfig {
-  const on = modes(env.KUBEDAG_AUTH_MODE);
-  for (const [variable, mode] of AUTH_VARIABLES) {
-    if (set(env, variable) !== undefined && !on.has(mode)) throw new Error(`${variable} is set but KUBEDAG_AUTH_MODE does not include ${mode}`);
+  const values = resolveSettings(AUTH_SETTINGS, {}, env);
+  const on = modes(values.mode);
+  for (const [key, mode] of AUTH_VARIABLES) {
+    if (values[key] !== undefined && !on.has(mode)) throw new Error(`${AUTH_SETTINGS[key].name} is set but KUBEDAG_AUTH_MODE does not include ${mode}`);
   }
-  const basic = on.has('basic') ? basicUsers(env, readFile) : [];
+  const basic = on.has('basic') ? basicUsers(values, readFile) : [];
   if (on.has('basic') && basic.length === 0) throw new Error('KUBEDAG_AUTH_MODE includes basic but no user is configured: set KUBEDAG_AUTH_BASIC_FILE or KUBEDAG_AUTH_BASIC_USERNAME and KUBEDAG_AUTH_BASIC_PASSWORD');
-  const permissions = set(env, 'KUBEDAG_AUTH_BASIC_PERMISSIONS');
-  const tokens = on.has('bearer') ? staticTokens(env, readFile) : [];
+  const permissions = values.basicPermissions;
+  const tokens = on.has('bearer') ? staticTokens(values, readFile) : [];
   if (on.has('bearer') && tokens.length === 0) throw new Error('KUBEDAG_AUTH_MODE includes bearer but no token is configured: set KUBEDAG_AUTH_TOKENS_FILE or KUBEDAG_AUTH_TOKEN');
   return {
     ...(basic.length === 0 ? {} : { basic }),
@@ -237,64 +256,70 @@ function remoteNodesFrom(json: string, setting: string): RemoteNode[] {
  * credentials). Neither set means no remote nodes; both set is an error, not a silent choice.
  */
 export function parseRemoteNodes(env: Env, readFile: ReadFile): RemoteNode[] {
-  const inline = set(env, 'KUBEDAG_REMOTE_NODES');
-  const file = set(env, 'KUBEDAG_REMOTE_NODES_FILE');
+  const { remoteNodes: inline, remoteNodesFile: file } = resolveSettings(AUTH_SETTINGS, {}, env);
   if (inline !== undefined && file !== undefined) throw new Error('set KUBEDAG_REMOTE_NODES or KUBEDAG_REMOTE_NODES_FILE, not both');
   if (inline !== undefined) return remoteNodesFrom(inline, 'KUBEDAG_REMOTE_NODES');
   if (file === undefined) return [];
   return remoteNodesFrom(read(readFile, 'KUBEDAG_REMOTE_NODES_FILE', file), `KUBEDAG_REMOTE_NODES_FILE ${file}`);
 }
 
-// `make ui` builds into dist/ui beside the sources; the image keeps that layout.
-const DEFAULTS = { host: '127.0.0.1', port: 8080, operatorUrl: 'http://127.0.0.1:8081', leaseName: 'kubedag-operator', bodyLimit: 1_048_576 + 65_536, uiDir: join(import.meta.dirname, '../dist/ui') };
+function integer(min: number): (text: string, s: SettingName) => number {
+  return (text, s) => {
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < min) throw new Error(`${s.name} must be an integer >= ${String(min)}, not "${text}"`);
+    return value;
+  };
+}
 
-function port(value: number): number {
+function port(text: string, s: SettingName): number {
+  const value = integer(0)(text, s);
   if (value > 65_535) throw new Error(`port must be at most 65535, not ${String(value)}`);
   return value;
 }
 
-function number(text: string | undefined, fallback: number, name: string, min: number): number {
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${String(min)}, not "${text}"`);
-  return value;
-}
+/**
+ * The API server's flags and variables, the one place each is declared: parseApiConfig reads
+ * them from it and `--help` prints it with AUTH_SETTINGS (core/settings.ts).
+ */
+export const API_SETTINGS = {
+  namespace: setting<string | undefined>({ flag: 'namespace', group: 'Server', value: 'NAMESPACE', default: undefined, defaultText: "the kubeconfig's namespace, else default", description: 'The namespace served.', read: asIs }),
+  host: setting({ flag: 'host', variables: ['KUBEDAG_API_HOST'], group: 'Server', value: 'ADDRESS', default: '127.0.0.1', description: 'Address to listen on.', read: asIs }),
+  port: setting({ flag: 'port', variables: ['KUBEDAG_API_PORT'], group: 'Server', value: 'PORT', default: 8080, description: 'Port to listen on; 0 takes a free one.', read: port }),
+  bodyLimit: setting({ flag: 'body-limit', variables: ['KUBEDAG_API_BODY_LIMIT'], group: 'Server', value: 'BYTES', default: 1_048_576 + 65_536, description: 'Largest request body (at least 1024).', read: integer(1024) }),
+  // `make ui` builds into dist/ui beside the sources; the image keeps that layout.
+  uiDir: setting({ flag: 'ui-dir', group: 'Server', value: 'DIR', default: join(import.meta.dirname, '../dist/ui'), description: 'The built web UI (index.html and assets/), served at /.', read: asIs }),
+  operatorUrl: setting({ flag: 'operator-url', group: 'Cluster', value: 'URL', default: 'http://127.0.0.1:8081', description: "The operator's internal endpoint, where step logs are read.", read: asIs }),
+  leaseNamespace: setting<string | undefined>({ flag: 'lease-namespace', group: 'Cluster', value: 'NAMESPACE', default: undefined, defaultText: 'the namespace served', description: "Namespace of the operator's leader Lease (health, /services).", read: asIs }),
+  leaseName: setting({ flag: 'lease-name', group: 'Cluster', value: 'NAME', default: 'kubedag-operator', description: "Name of the operator's leader Lease.", read: asIs }),
+  kubeconfig: setting<string | undefined>({ flag: 'kubeconfig', group: 'Cluster', value: 'PATH', variables: ['KUBEDAG_KUBECONFIG', 'KUBECONFIG'], default: undefined, defaultText: 'in-cluster, else ~/.kube/config', description: 'The kubeconfig file to reach the cluster with.', read: asIs }),
+  ...LOG_SETTINGS,
+};
+
+/** What `--help` prints. */
+export const API_HELP: HelpPage = {
+  usage: 'node apiserver/main.ts [--flag=value ...]',
+  about: "The Kubedag API server: Dagu's /api/v2 and web UI over the DAG and DAGRun resources of one namespace.",
+  settings: { ...API_SETTINGS, ...AUTH_SETTINGS },
+  notes: ['A wrong setting stops the start with a message that names it, and exit status 1.'],
+};
 
 const optional = <K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> => (value === undefined ? {} : ({ [key]: value } as Record<K, string>));
 
 /** Everything the server needs to start; `readFile` reads the files that variables name. */
 export function parseApiConfig(argv: readonly string[], env: Env, readFile: ReadFile = (path) => readFileSync(path, 'utf8')): ApiConfig {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: {
-      namespace: { type: 'string' },
-      host: { type: 'string' },
-      port: { type: 'string' },
-      'operator-url': { type: 'string' },
-      'lease-namespace': { type: 'string' },
-      'lease-name': { type: 'string' },
-      'body-limit': { type: 'string' },
-      kubeconfig: { type: 'string' },
-      'ui-dir': { type: 'string' },
-      ...LOG_FLAGS,
-    },
-  });
-  const pick = (flag: string | undefined, name: string): string | undefined => {
-    const value = flag ?? env[`KUBEDAG_${name}`];
-    return value === '' ? undefined : value;
-  };
+  const values = parseSettings(API_SETTINGS, argv, env);
   return {
-    ...optional('namespace', pick(values.namespace, 'NAMESPACE')),
-    host: pick(values.host, 'API_HOST') ?? DEFAULTS.host,
-    port: port(number(pick(values.port, 'API_PORT'), DEFAULTS.port, 'port', 0)),
-    operatorUrl: pick(values['operator-url'], 'OPERATOR_URL') ?? DEFAULTS.operatorUrl,
-    ...optional('leaseNamespace', pick(values['lease-namespace'], 'LEASE_NAMESPACE')),
-    leaseName: pick(values['lease-name'], 'LEASE_NAME') ?? DEFAULTS.leaseName,
-    bodyLimit: number(pick(values['body-limit'], 'API_BODY_LIMIT'), DEFAULTS.bodyLimit, 'body-limit', 1024),
-    ...optional('kubeconfig', pick(values.kubeconfig, 'KUBECONFIG') ?? env.KUBECONFIG),
-    log: logSettingsFrom(values, env),
+    ...optional('namespace', values.namespace),
+    host: values.host,
+    port: values.port,
+    operatorUrl: values.operatorUrl,
+    ...optional('leaseNamespace', values.leaseNamespace),
+    leaseName: values.leaseName,
+    bodyLimit: values.bodyLimit,
+    ...optional('kubeconfig', values.kubeconfig),
+    log: { level: values.logLevel, format: values.logFormat },
     auth: parseAuthConfig(env, readFile),
     remoteNodes: parseRemoteNodes(env, readFile),
-    uiDir: pick(values['ui-dir'], 'UI_DIR') ?? DEFAULTS.uiDir,
+    uiDir: values.uiDir,
   };
 }

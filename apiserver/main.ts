@@ -1,27 +1,35 @@
-/** The Kubedag API server: `node apiserver/main.ts [flags]` (config.ts lists flags and KUBEDAG_* variables). */
+/** The Kubedag API server: `node apiserver/main.ts [flags]` (`--help`, or API_SETTINGS and AUTH_SETTINGS in config.ts, list flags and KUBEDAG_* variables). */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AuthenticationV1Api, AuthorizationV1Api } from '@kubernetes/client-node';
 import { createLogger, errorMessage } from '../core/log.ts';
+import { renderHelp } from '../core/settings-help.ts';
+import { helpWanted, settingLabel } from '../core/settings.ts';
 import { exitWith, startFailure } from '../core/start-failure.ts';
 import { authOptions, registerAuth } from './auth.ts';
-import { parseApiConfig, type ApiConfig } from './config.ts';
+import { API_HELP, API_SETTINGS, parseApiConfig, type ApiConfig } from './config.ts';
 import { API_PREFIX } from './paths.ts';
 import { registerRemoteNodes } from './remote.ts';
 import { startServer, type Server } from './server.ts';
 
+const argv = process.argv.slice(2);
+// Before anything is checked, read or started: help is for when the settings are not known yet.
+if (helpWanted(argv)) {
+  process.stdout.write(renderHelp(API_HELP));
+  process.exit(0);
+}
 const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '../package.json'), 'utf8')) as { version: string };
 
 let config: ApiConfig;
 try {
-  config = parseApiConfig(process.argv.slice(2), process.env);
+  config = parseApiConfig(argv, process.env);
 } catch (error) {
   // No logger yet: its own settings may be what is wrong. The message names the setting.
   process.stderr.write(`kubedag API server: ${errorMessage(error)}\n`);
   process.exit(1);
 }
 const logger = createLogger('apiserver', config.log);
-const listen = { port: config.port, setting: '--port or KUBEDAG_API_PORT' };
+const listen = { port: config.port, setting: settingLabel(API_SETTINGS.port) };
 async function start(): Promise<Server> {
   const started = await startServer({
     config,

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { load as parseYaml, loadAll } from 'js-yaml';
 import { readBounded, type CliIo } from './io.ts';
-import { runCli } from './run.ts';
+import { helpGaps, runProgram } from '../test/settings-checks.ts';
+import { CLI_COMMANDS, CLI_OPTIONS, commandUsage, runCli, USAGE } from './run.ts';
 
 interface Captured {
   readonly code: number;
@@ -135,6 +136,26 @@ describe('kubedag usage', () => {
     const got = await cli('--help');
     expect(got.code).toBe(0);
     expect(got.stdout).toMatch(/^Usage: kubedag/);
+  });
+
+  it('lists every command and option with its default in --help', async () => {
+    const got = await cli('--help');
+    expect(helpGaps(got.stdout, CLI_OPTIONS)).toEqual([]);
+    for (const command of CLI_COMMANDS) expect(got.stdout).toContain(`  ${command.name} `);
+  });
+
+  it.each(CLI_COMMANDS)('answers `$name --help` with its usage and its options with their defaults, and exits 0', async (command) => {
+    const got = await cli(command.name, '--help');
+    expect(got).toEqual({ code: 0, stdout: commandUsage(command), stderr: '' });
+    expect(got.stdout).toMatch(new RegExp(`^Usage: kubedag ${command.name}`));
+    const options = Object.fromEntries(command.options.map((name) => [name, CLI_OPTIONS[name]]));
+    expect(helpGaps(got.stdout, options)).toEqual([]);
+    for (const other of Object.keys(CLI_OPTIONS).filter((name) => !(command.options as readonly string[]).includes(name))) expect(got.stdout).not.toContain(`--${other}`);
+  });
+
+  it('answers --help as a program, from the sources', () => {
+    const ran = runProgram('cli/main.ts', ['--help'], {});
+    expect([ran.status, ran.stdout, ran.stderr]).toEqual([0, USAGE, '']);
   });
 
   it('prints the JSON Schema', async () => {

@@ -1,20 +1,38 @@
-import { parseArgs } from 'node:util';
 import { dagJsonSchema } from '../core/dag/index.ts';
+import { renderHelp } from '../core/settings-help.ts';
+import { parseFlags, resolveSettings, setting } from '../core/settings.ts';
 import { EXIT } from './exit.ts';
 import type { CliIo } from './io.ts';
 import { renderCommand } from './render.ts';
 import { validateCommand } from './validate.ts';
 
-export const USAGE = `Usage: kubedag <command> [options]
+/** The options, declared once: parsed from here and listed by `--help` (core/settings.ts). */
+export const CLI_OPTIONS = {
+  json: setting({ flag: 'json', variables: [], isSwitch: true, default: false, description: 'Print one JSON array with an object per file, in input order (the POST /dags/validate shape plus file).', read: () => true }),
+  namespace: setting<string | undefined>({ flag: 'namespace', short: 'n', variables: [], value: 'NS', default: undefined, defaultText: "none: kubectl's namespace applies", description: 'The metadata.namespace of every resource.', read: (text) => text }),
+};
 
-Commands:
-  validate [--json] FILE...        check DAG files; exit 0 valid, 1 invalid, 2 usage/read error
-  render [--namespace NS] FILE...  print DAG resource manifests for kubectl and GitOps
-  schema                           print the JSON Schema of the DAG file format
+type Option = keyof typeof CLI_OPTIONS;
 
-Options:
-  -h, --help                       show this help
-`;
+/** The commands, in the order help lists them, with the options each takes. */
+export const CLI_COMMANDS: readonly { readonly name: string; readonly args: string; readonly summary: string; readonly options: readonly Option[] }[] = [
+  { name: 'validate', args: '[--json] FILE...', summary: 'check DAG files; exit 0 valid, 1 invalid, 2 usage/read error', options: ['json'] },
+  { name: 'render', args: '[--namespace NS] FILE...', summary: 'print DAG resource manifests for kubectl and GitOps', options: ['namespace'] },
+  { name: 'schema', args: '', summary: 'print the JSON Schema of the DAG file format', options: [] },
+];
+
+export const USAGE = renderHelp({
+  usage: 'kubedag <command> [options]',
+  commands: CLI_COMMANDS.map((c) => ({ name: `${c.name} ${c.args}`.trim(), summary: c.summary })),
+  settings: CLI_OPTIONS,
+  notes: ['`kubedag <command> --help` shows one command.'],
+});
+
+/** `kubedag <command> --help`: its usage and the options it takes. */
+export function commandUsage(command: (typeof CLI_COMMANDS)[number]): string {
+  const options = Object.fromEntries(command.options.map((name) => [name, CLI_OPTIONS[name]]));
+  return renderHelp({ usage: `kubedag ${command.name} ${command.args}`.trim(), about: `${command.summary.charAt(0).toUpperCase()}${command.summary.slice(1)}.`, settings: options });
+}
 
 /** Runs one CLI invocation and returns its exit code; all I/O goes through `io`. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
@@ -25,39 +43,39 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
   let parsed;
   try {
-    parsed = parseArgs({
-      args: [...rest],
-      allowPositionals: true,
-      options: { json: { type: 'boolean' }, namespace: { type: 'string', short: 'n' }, help: { type: 'boolean', short: 'h' } },
-      strict: true,
-    });
+    parsed = parseFlags(CLI_OPTIONS, rest, true);
   } catch (error) {
     return usage(io, (error as Error).message);
   }
   const { values, positionals } = parsed;
   if (values.help === true) {
-    io.stdout(USAGE);
+    const known = CLI_COMMANDS.find((c) => c.name === command);
+    io.stdout(known === undefined ? USAGE : commandUsage(known));
     return EXIT.ok;
   }
-  return dispatch(command, { json: values.json, namespace: values.namespace, files: positionals }, io);
+  const options = resolveSettings(CLI_OPTIONS, values, {});
+  // Given at all, even as its default: a command that takes no such option says so.
+  const given = { json: values.json !== undefined, namespace: values.namespace !== undefined };
+  return dispatch(command, { json: options.json, namespace: options.namespace, given, files: positionals }, io);
 }
 
 interface Invocation {
-  readonly json: boolean | undefined;
+  readonly json: boolean;
   readonly namespace: string | undefined;
+  readonly given: Readonly<Record<Option, boolean>>;
   readonly files: readonly string[];
 }
 
 async function dispatch(command: string, args: Invocation, io: CliIo): Promise<number> {
   switch (command) {
     case 'validate':
-      if (args.namespace !== undefined) return usage(io, 'validate takes no --namespace');
-      return args.files.length === 0 ? usage(io, 'validate needs at least one FILE') : validateCommand(args.files, args.json === true, io);
+      if (args.given.namespace) return usage(io, 'validate takes no --namespace');
+      return args.files.length === 0 ? usage(io, 'validate needs at least one FILE') : validateCommand(args.files, args.json, io);
     case 'render':
-      if (args.json !== undefined) return usage(io, 'render takes no --json');
+      if (args.given.json) return usage(io, 'render takes no --json');
       return args.files.length === 0 ? usage(io, 'render needs at least one FILE') : renderCommand(args.files, args.namespace, io);
     case 'schema':
-      if (args.files.length > 0 || args.json !== undefined || args.namespace !== undefined) return usage(io, 'schema takes no arguments');
+      if (args.files.length > 0 || args.given.json || args.given.namespace) return usage(io, 'schema takes no arguments');
       io.stdout(`${JSON.stringify(dagJsonSchema(), null, 2)}\n`);
       return EXIT.ok;
     default:

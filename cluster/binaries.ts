@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { access, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { resolveSettings, setting } from '../core/settings.ts';
 
 export interface Versions {
   readonly kubernetes: string;
@@ -29,9 +30,14 @@ export async function readVersions(): Promise<Versions> {
   return JSON.parse(await readFile(join(here, 'versions.json'), 'utf8')) as Versions;
 }
 
+/** Declared as a setting (core/settings.ts) so that `node cluster/cli.ts --help` lists it. */
+export const CACHE_SETTINGS = {
+  cacheDir: setting<string | undefined>({ variables: ['KUBEDAG_CACHE_DIR'], value: 'DIR', default: undefined, defaultText: '$XDG_CACHE_HOME/kubedag, else ~/.cache/kubedag', description: 'Where the binaries built from pinned Go modules (etcd, Kubernetes, helm, MinIO, the collector) are kept.', read: (text) => text }),
+};
+
 /** `KUBEDAG_CACHE_DIR`, else `$XDG_CACHE_HOME/kubedag`, else `~/.cache/kubedag`. */
 export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.KUBEDAG_CACHE_DIR ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kubedag');
+  return resolveSettings(CACHE_SETTINGS, {}, env).cacheDir ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kubedag');
 }
 
 interface Group {

@@ -4,22 +4,27 @@
  * the one `--dir` or `KUBEDAG_DEV_DIR` names, so that several stacks run side by side.
  */
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { renderHelp } from '../core/settings-help.ts';
+import { helpWanted, parseFlags } from '../core/settings.ts';
 import { ensureBinaries } from './binaries.ts';
+import { clusterHelp, clusterSettings } from './cli-settings.ts';
 import { runDev } from './dev.ts';
 import { parseDevSettings } from './dev-settings.ts';
 import { down, up } from './stack.ts';
 
 const root = join(import.meta.dirname, '..');
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
-const usage = 'usage: node cluster/cli.ts build|up|down|dev [--nodes=name[:label=value;...],...] [--dir=DIR] [--api-port=N] [--operator-port=N] [--quiet]';
+const SETTINGS = clusterSettings(process.cwd());
+const HELP = clusterHelp(SETTINGS);
 
-async function main(): Promise<number> {
-  const { positionals, values } = parseArgs({
-    allowPositionals: true,
-    options: { nodes: { type: 'string' }, dir: { type: 'string' }, 'api-port': { type: 'string' }, 'operator-port': { type: 'string' }, quiet: { type: 'boolean' } },
-  });
+async function main(argv: readonly string[]): Promise<number> {
+  if (helpWanted(argv) || argv[0] === 'help') {
+    process.stdout.write(renderHelp(HELP));
+    return 0;
+  }
+  const { positionals, values } = parseFlags(SETTINGS, argv, true);
   const settings = parseDevSettings(values, process.env, root, process.cwd());
+  const nodes = typeof values.nodes === 'string' ? values.nodes : undefined;
   const commands: Record<string, () => Promise<number>> = {
     build: async () => {
       const started = Date.now();
@@ -29,7 +34,7 @@ async function main(): Promise<number> {
       return 0;
     },
     up: async () => {
-      await up(settings.dir, { log: say, ...(values.nodes === undefined ? {} : { nodes: values.nodes }) });
+      await up(settings.dir, { log: say, ...(nodes === undefined ? {} : { nodes }) });
       say(`  export KUBECONFIG=${join(settings.dir, 'kubeconfig')} PATH=${join(settings.dir, 'bin')}:$PATH`);
       return 0;
     },
@@ -37,18 +42,18 @@ async function main(): Promise<number> {
       await down(settings.dir, say);
       return 0;
     },
-    dev: () => runDev(settings, values.nodes, say),
+    dev: () => runDev(settings, nodes, say),
   };
   const run = commands[positionals[0] ?? ''];
   if (run === undefined) {
-    say(usage);
+    say(`usage: ${HELP.usage}   (--help says more)`);
     return 2;
   }
   return run();
 }
 
 process.exit(
-  await main().catch((error: unknown) => {
+  await main(process.argv.slice(2)).catch((error: unknown) => {
     say(`error: ${(error as Error).message}`);
     return 1;
   }),

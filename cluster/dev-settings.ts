@@ -6,6 +6,7 @@
  * or, when none is, on 8080 and 8081 while those are free and on free ports otherwise.
  */
 import { isAbsolute, join, resolve } from 'node:path';
+import { resolveSettings, setting, type Env, type FlagValues, type Setting, type SettingName } from '../core/settings.ts';
 
 /** A port given by the person (used as is: taken means a clear failure) or a preference. */
 export type PortChoice = { readonly given: number } | { readonly preferred: number };
@@ -18,32 +19,48 @@ export interface DevSettings {
   readonly quiet: boolean;
 }
 
-export interface DevFlags {
+// Types, not interfaces: they stand where a table (core/settings.ts) or its flags are expected,
+// which an interface, closed to index signatures, could not.
+export type DevFlags = {
   readonly dir?: string;
   readonly 'api-port'?: string;
   readonly 'operator-port'?: string;
   readonly quiet?: boolean;
-}
+};
+
+export type DevSettingsTable = {
+  readonly dir: Setting<string>;
+  readonly apiPort: Setting<PortChoice>;
+  readonly operatorPort: Setting<PortChoice>;
+  readonly quiet: Setting<boolean>;
+};
 
 export const DEFAULT_API_PORT = 8080;
 export const DEFAULT_OPERATOR_PORT = 8081;
 
-function port(text: string | undefined, name: string, preferred: number): PortChoice {
-  if (text === undefined || text === '') return { preferred };
+/** A port given by the person; the preference, when none is, is the setting's default. */
+function port(text: string, s: SettingName): PortChoice {
   const value = Number(text);
-  if (!Number.isInteger(value) || value < 1 || value > 65_535) throw new Error(`${name} must be a port number from 1 to 65535, not "${text}"`);
+  if (!Number.isInteger(value) || value < 1 || value > 65_535) throw new Error(`--${s.flag ?? ''} (${s.variables.join(', ')}) must be a port number from 1 to 65535, not "${text}"`);
   return { given: value };
 }
 
-/** `root` is the repository; a relative directory is taken from `cwd`. */
-export function parseDevSettings(flags: DevFlags, env: Readonly<Record<string, string | undefined>>, root: string, cwd: string): DevSettings {
-  const dir = flags.dir ?? (env.KUBEDAG_DEV_DIR === '' ? undefined : env.KUBEDAG_DEV_DIR);
+/**
+ * The settings of a stack, declared once: parseDevSettings reads them and `node cluster/cli.ts
+ * --help` prints them (core/settings.ts). `root` is the repository; a relative directory is
+ * taken from `cwd`.
+ */
+export function devSettingsTable(root: string, cwd: string): DevSettingsTable {
   return {
-    dir: dir === undefined ? join(root, '.dev') : isAbsolute(dir) ? dir : resolve(cwd, dir),
-    apiPort: port(flags['api-port'] ?? env.KUBEDAG_API_PORT, '--api-port (KUBEDAG_API_PORT)', DEFAULT_API_PORT),
-    operatorPort: port(flags['operator-port'] ?? env.KUBEDAG_OPERATOR_PORT, '--operator-port (KUBEDAG_OPERATOR_PORT)', DEFAULT_OPERATOR_PORT),
-    quiet: flags.quiet ?? ['1', 'true', 'yes'].includes((env.KUBEDAG_DEV_QUIET ?? '').toLowerCase()),
+    dir: setting({ flag: 'dir', variables: ['KUBEDAG_DEV_DIR'], value: 'DIR', default: join(root, '.dev'), defaultText: '.dev in the repository', description: "The stack's directory (kubeconfig, logs, dev.json); a relative one is taken from where the command runs.", read: (text) => (isAbsolute(text) ? text : resolve(cwd, text)) }),
+    apiPort: setting<PortChoice>({ flag: 'api-port', variables: ['KUBEDAG_API_PORT'], value: 'PORT', default: { preferred: DEFAULT_API_PORT }, defaultText: `${String(DEFAULT_API_PORT)} while free, else a free port`, description: "The API server's port (dev); a given port is used as given, taken means a clear error.", read: port }),
+    operatorPort: setting<PortChoice>({ flag: 'operator-port', variables: ['KUBEDAG_OPERATOR_PORT'], value: 'PORT', default: { preferred: DEFAULT_OPERATOR_PORT }, defaultText: `${String(DEFAULT_OPERATOR_PORT)} while free, else a free port`, description: "The operator's port (dev), likewise.", read: port }),
+    quiet: setting({ flag: 'quiet', variables: ['KUBEDAG_DEV_QUIET'], isSwitch: true, default: false, description: "Only the summary on the console (dev), not the components' logs; the variable is on when 1, true or yes.", read: (text) => ['1', 'true', 'yes'].includes(text.toLowerCase()) }),
   };
+}
+
+export function parseDevSettings(flags: FlagValues, env: Env, root: string, cwd: string): DevSettings {
+  return resolveSettings(devSettingsTable(root, cwd), flags, env);
 }
 
 /**

@@ -14,9 +14,10 @@
  */
 import { createHash } from 'node:crypto';
 import { chmod, copyFile, link, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { resolveSettings, setting } from '../core/settings.ts';
 import { bundleStepRunner } from '../scripts/step-bundle.ts';
+import { cacheDir } from './binaries.ts';
 
 const root = join(import.meta.dirname, '..');
 
@@ -30,10 +31,16 @@ export interface StepRunner {
   readonly built: boolean;
 }
 
+/** Declared as a setting (core/settings.ts) so that `node cluster/cli.ts --help` lists it. */
+export const STEP_RUNNER_SETTINGS = {
+  stepRunnerCache: setting<string | undefined>({ variables: ['KUBEDAG_STEP_RUNNER_CACHE'], value: 'DIR', default: undefined, defaultText: '/var/cache/kubedag/step-runner as root, else step-runner in the cache directory', description: 'Where kubedag-step is built for the node agents to put on containers\' PATH; step Pods must be able to read it.', read: (text) => text }),
+};
+
 export function defaultRunnerCache(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.KUBEDAG_STEP_RUNNER_CACHE !== undefined && env.KUBEDAG_STEP_RUNNER_CACHE !== '') return env.KUBEDAG_STEP_RUNNER_CACHE;
+  const given = resolveSettings(STEP_RUNNER_SETTINGS, {}, env).stepRunnerCache;
+  if (given !== undefined) return given;
   if (process.getuid?.() === 0) return '/var/cache/kubedag/step-runner';
-  return join(env.KUBEDAG_CACHE_DIR ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kubedag'), 'step-runner');
+  return join(cacheDir(env), 'step-runner');
 }
 
 async function sourceFiles(dir: string): Promise<string[]> {

@@ -6,6 +6,7 @@
  */
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { PinoPretty } from 'pino-pretty';
+import { argsOptions, resolveSettings, setting, type Env } from './settings.ts';
 
 export type { Logger } from 'pino';
 
@@ -21,8 +22,18 @@ export interface LogSettings {
 
 export const DEFAULT_LOG_SETTINGS: LogSettings = { level: 'info', format: 'json' };
 
-/** The flags every program takes for its log (values as strings, for node:util parseArgs). */
-export const LOG_FLAGS = { 'log-level': { type: 'string' }, 'log-format': { type: 'string' } } as const;
+/** The log settings every program takes (core/settings.ts): `--log-level`, `--log-format` and their `KUBEDAG_LOG_*` variables. */
+export const LOG_SETTINGS = {
+  logLevel: setting({ flag: 'log-level', group: 'Log', values: LOG_LEVELS, default: DEFAULT_LOG_SETTINGS.level, description: 'Least severe level written.', read: (text, s) => oneOf(s.name, text, LOG_LEVELS) }),
+  logFormat: setting({ flag: 'log-format', group: 'Log', values: LOG_FORMATS, default: DEFAULT_LOG_SETTINGS.format, description: 'JSON lines, or pretty lines for a person at a terminal.', read: (text, s) => oneOf(s.name, text, LOG_FORMATS) }),
+};
+
+/**
+ * The parseArgs options of the log flags, for programs whose other flags are not in a settings
+ * table yet (node agent, provisioner). Typed by hand: parseArgs types its values from literal
+ * option names, which a table's flags are not.
+ */
+export const LOG_FLAGS = argsOptions(LOG_SETTINGS) as { readonly 'log-level': { readonly type: 'string' }; readonly 'log-format': { readonly type: 'string' } };
 
 /**
  * Log settings from a flag or variable value each (`--log-level`/`KUBEDAG_LOG_LEVEL`,
@@ -30,19 +41,16 @@ export const LOG_FLAGS = { 'log-level': { type: 'string' }, 'log-format': { type
  * default.
  */
 export function parseLogSettings(level: string | undefined, format: string | undefined): LogSettings {
-  return {
-    level: oneOf('log-level', level, LOG_LEVELS, DEFAULT_LOG_SETTINGS.level),
-    format: oneOf('log-format', format, LOG_FORMATS, DEFAULT_LOG_SETTINGS.format),
-  };
+  return logSettingsFrom({ 'log-level': level, 'log-format': format }, {});
 }
 
 /** Log settings from a program's parsed flags, each flag over its `KUBEDAG_LOG_*` variable. */
-export function logSettingsFrom(flags: { readonly 'log-level'?: string; readonly 'log-format'?: string }, env: Readonly<Record<string, string | undefined>>): LogSettings {
-  return parseLogSettings(flags['log-level'] ?? env.KUBEDAG_LOG_LEVEL, flags['log-format'] ?? env.KUBEDAG_LOG_FORMAT);
+export function logSettingsFrom(flags: { readonly 'log-level'?: string | undefined; readonly 'log-format'?: string | undefined }, env: Env): LogSettings {
+  const { logLevel, logFormat } = resolveSettings(LOG_SETTINGS, flags, env);
+  return { level: logLevel, format: logFormat };
 }
 
-function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
-  if (value === undefined || value === '') return fallback;
+function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
   const found = allowed.find((a) => a === value.toLowerCase());
   if (found === undefined) throw new Error(`${name} must be one of ${allowed.join(', ')}, not "${value}"`);
   return found;

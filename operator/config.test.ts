@@ -27,6 +27,7 @@ describe('operator configuration', () => {
     { name: 'at least one worker runs', argv: ['--workers=0'], env: {}, want: { workers: 1 } },
     { name: 'a mail waits two minutes for missing logs unless a flag or variable says otherwise', argv: [], env: {}, want: { mailLogWaitSeconds: 120 } },
     { name: 'the wait of a mail for missing logs is set by flag', argv: ['--mail-log-wait-seconds=5'], env: { KUBEDAG_MAIL_LOG_WAIT_SECONDS: '60' }, want: { mailLogWaitSeconds: 5 } },
+    { name: 'an empty value is no value: the variable or the default applies', argv: ['--lease-name=', '--default-step-image='], env: { KUBEDAG_LEASE_NAME: 'leader', KUBEDAG_SCHEDULE_ZONE: '', KUBEDAG_KUBECONFIG: '' }, want: { leaseName: 'leader', scheduleZone: 'UTC', steps: { image: 'busybox:1.36' } } },
   ];
   it.each(cases)('$name', ({ argv, env, want }) => {
     expect(parseConfig(argv, env)).toMatchObject(want);

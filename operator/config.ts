@@ -1,11 +1,13 @@
 /**
  * The operator's configuration, read once at start from flags and `KUBEDAG_*` variables
- * (flags win). Every setting has a documented default.
+ * (flags win). Every setting is declared once, in OPERATOR_SETTINGS, with its default and
+ * description; `--help` prints that table.
  */
-import { parseArgs } from 'node:util';
 import { isNegative, parseQuantity } from '../core/dag/quantity.ts';
-import { DEFAULT_LOG_SETTINGS, LOG_FLAGS, logSettingsFrom, type LogSettings } from '../core/log.ts';
-import { DEFAULT_LOG_DIR, LOG_STORE_FLAGS, logStoreFrom, type LogStoreConfig } from './logs/store-config.ts';
+import { LOG_SETTINGS, type LogSettings } from '../core/log.ts';
+import { parseSettings, setting, type SettingName } from '../core/settings.ts';
+import type { HelpPage } from '../core/settings-help.ts';
+import { LOG_STORE_SETTINGS, logStoreFrom, type LogStoreConfig } from './logs/store-config.ts';
 
 export interface OperatorConfig {
   /** Namespaces to watch; empty means all. */
@@ -72,124 +74,116 @@ export interface StepDefaults {
   readonly user: number;
 }
 
-const DEFAULTS: OperatorConfig = {
-  namespaces: [],
-  logStore: { kind: 'directory', dir: DEFAULT_LOG_DIR },
-  workers: 8,
-  maxPodsPerRun: 0,
-  maxPods: 0,
-  routineEvents: false,
-  mailLogWaitSeconds: 120,
-  leaseNamespace: 'default',
-  leaseName: 'kubedag-operator',
-  leaseDurationSeconds: 10,
-  httpPort: 8081,
-  scheduleZone: 'UTC',
-  log: DEFAULT_LOG_SETTINGS,
-  steps: {
-    image: 'busybox:1.36',
-    // Kubedag's image at the version of this operator (the chart passes its own image).
-    runnerImage: 'ghcr.io/kubedag/kubedag:0.1.0',
-    execRole: 'kubedag-step-exec',
-    workspace: { enabled: true, storageClassName: '', size: '1Gi', accessMode: 'ReadWriteOnce' },
-    security: 'restricted',
-    user: 1000,
-  },
+const nonNegative = (text: string, s: SettingName): number => {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${s.name} must be a non-negative integer, not "${text}"`);
+  return value;
 };
 
-function zone(name: string): string {
+const truth = (text: string, s: SettingName): boolean => {
+  const value = { true: true, yes: true, '1': true, false: false, no: false, '0': false }[text.toLowerCase()];
+  if (value === undefined) throw new Error(`${s.name} must be true or false, not "${text}"`);
+  return value;
+};
+
+const asIs = (text: string): string => text;
+
+function zone(text: string, s: SettingName): string {
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    new Intl.DateTimeFormat('en-US', { timeZone: text });
   } catch {
-    throw new Error(`schedule-zone: unknown time zone "${name}"`);
+    throw new Error(`${s.name}: unknown time zone "${text}"`);
   }
-  return name;
+  return text;
 }
 
-function oneOf<T extends string>(text: string, allowed: readonly T[], name: string): T {
-  if ((allowed as readonly string[]).includes(text)) return text as T;
-  throw new Error(`${name} must be one of ${allowed.join(', ')}, not "${text}"`);
+function oneOf<T extends string>(allowed: readonly T[]): (text: string, s: SettingName) => T {
+  return (text, s) => {
+    if ((allowed as readonly string[]).includes(text)) return text as T;
+    throw new Error(`${s.name} must be one of ${allowed.join(', ')}, not "${text}"`);
+  };
 }
 
 /** A storage size as Kubernetes writes it (`1Gi`, `500M`, `2e9`); checked here so a typo fails at start. */
-function quantity(text: string, name: string): string {
+function quantity(text: string, s: SettingName): string {
   const parsed = parseQuantity(text);
   if (text === text.trim() && typeof parsed !== 'string' && !isNegative(parsed)) return text;
-  throw new Error(`${name} must be a Kubernetes quantity such as 1Gi, not "${text}"`);
+  throw new Error(`${s.name} must be a Kubernetes quantity such as 1Gi, not "${text}"`);
 }
 
+const ACCESS_MODES = ['ReadWriteOnce', 'ReadWriteMany'] as const;
+const SECURITY = ['restricted', 'none'] as const;
+
+/**
+ * Every operator setting, the one place each is declared: parseConfig reads them from it and
+ * `--help` prints it (core/settings.ts). The order is the order of the help.
+ */
+export const OPERATOR_SETTINGS = {
+  namespaces: setting<readonly string[]>({ flag: 'namespaces', group: 'Runs', value: 'LIST', default: [], defaultText: 'all', description: 'Namespaces to watch, comma-separated.', read: (text) => text.split(',').map((n) => n.trim()) }),
+  workers: setting({ flag: 'workers', group: 'Runs', value: 'N', default: 8, description: 'Runs reconciled at once (at least 1).', read: (text, s) => Math.max(1, nonNegative(text, s)) }),
+  maxPodsPerRun: setting({ flag: 'max-pods-per-run', group: 'Runs', value: 'N', default: 0, defaultText: '0 (no cap beyond maxActiveSteps)', description: 'Most running step Pods per run.', read: nonNegative }),
+  maxPods: setting({ flag: 'max-pods', group: 'Runs', value: 'N', default: 0, defaultText: '0 (no cap)', description: 'Most running step Pods of all runs together.', read: nonNegative }),
+  routineEvents: setting({ flag: 'routine-events', group: 'Runs', value: 'true|false', default: false, description: 'An Event for every step start and end and plain successes too (each costs an API write).', read: truth }),
+  mailLogWaitSeconds: setting({
+    flag: 'mail-log-wait-seconds',
+    group: 'Runs',
+    value: 'N',
+    default: 120,
+    description: 'How long a mail that attaches step logs waits for a log not yet archived, after the run (or the step) ended; then it goes with the missing logs named.',
+    read: nonNegative,
+  }),
+  scheduleZone: setting({ flag: 'schedule-zone', group: 'Runs', value: 'ZONE', default: 'UTC', description: 'Time zone of schedule expressions without CRON_TZ.', read: zone }),
+  image: setting({ flag: 'default-step-image', group: 'Steps', value: 'IMAGE', default: 'busybox:1.36', description: "Image of steps that name none (a step's own kubernetes, container or docker image wins).", read: asIs }),
+  // Kubedag's image at the version of this operator (the chart passes its own image).
+  runnerImage: setting({ flag: 'runner-image', group: 'Steps', value: 'IMAGE', default: 'ghcr.io/kubedag/kubedag:0.1.0', description: 'Image of http, jq, mail and ssh steps; it must have kubedag-step on its PATH.', read: asIs }),
+  execRole: setting({ flag: 'step-exec-role', group: 'Steps', value: 'ROLE', default: 'kubedag-step-exec', description: "The ClusterRole a run's exec ServiceAccount is bound to, for steps that exec into containers.", read: asIs }),
+  security: setting<(typeof SECURITY)[number]>({ flag: 'step-security', group: 'Steps', values: SECURITY, default: 'restricted', description: "restricted: step Pods meet that Pod Security Standard unless their DAG relaxes it; none: the image's user and the runtime's defaults.", read: oneOf(SECURITY) }),
+  user: setting({ flag: 'step-user', group: 'Steps', value: 'UID', default: 1000, description: 'The uid (and gid, fsGroup) restricted step Pods run as when their DAG names none.', read: nonNegative }),
+  workspace: setting({ flag: 'workspace', group: 'Workspace', value: 'true|false', default: true, description: "A workspace volume claim per run; a DAG's kubernetes.workspace overrides each workspace setting.", read: truth }),
+  workspaceStorageClass: setting({ flag: 'workspace-storage-class', group: 'Workspace', value: 'CLASS', default: '', defaultText: "the cluster's default StorageClass", description: 'StorageClass of the workspace claim.', read: asIs }),
+  workspaceSize: setting({ flag: 'workspace-size', group: 'Workspace', value: 'QUANTITY', default: '1Gi', description: 'Size of the workspace claim.', read: quantity }),
+  workspaceAccessMode: setting<(typeof ACCESS_MODES)[number]>({ flag: 'workspace-access-mode', group: 'Workspace', values: ACCESS_MODES, default: 'ReadWriteOnce', description: 'Access mode of the workspace claim.', read: oneOf(ACCESS_MODES) }),
+  ...LOG_STORE_SETTINGS,
+  leaseNamespace: setting({ flag: 'lease-namespace', group: 'Leader election', value: 'NAMESPACE', default: 'default', description: 'Namespace of the leader Lease.', read: asIs }),
+  leaseName: setting({ flag: 'lease-name', group: 'Leader election', value: 'NAME', default: 'kubedag-operator', description: 'Name of the leader Lease.', read: asIs }),
+  leaseDurationSeconds: setting({ flag: 'lease-duration-seconds', group: 'Leader election', value: 'N', default: 10, description: "How long a leader's Lease lasts without renewal (at least 1); a successor waits this long after a crash.", read: (text, s) => Math.max(1, nonNegative(text, s)) }),
+  httpPort: setting({ flag: 'http-port', group: 'Process', value: 'PORT', default: 8081, description: 'Port of the internal HTTP endpoint: step logs for the API server, /metrics, /healthz and /readyz.', read: nonNegative }),
+  kubeconfig: setting<string | undefined>({ flag: 'kubeconfig', group: 'Process', value: 'PATH', variables: ['KUBEDAG_KUBECONFIG', 'KUBECONFIG'], default: undefined, defaultText: 'in-cluster, else ~/.kube/config', description: 'The kubeconfig file to reach the cluster with.', read: asIs }),
+  ...LOG_SETTINGS,
+};
+
+/** What `--help` prints. */
+export const OPERATOR_HELP: HelpPage = {
+  usage: 'node operator/main.ts [--flag=value ...]   (the image: node dist/operator.mjs)',
+  about: 'The Kubedag operator: runs the DAGRuns of the watched namespaces as step Pods, one replica leading at a time.',
+  settings: OPERATOR_SETTINGS,
+  notes: ['A wrong setting stops the start with a message that names it, and exit status 1.'],
+};
+
 export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): OperatorConfig {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: {
-      namespaces: { type: 'string' },
-      'default-step-image': { type: 'string' },
-      'runner-image': { type: 'string' },
-      'step-exec-role': { type: 'string' },
-      workers: { type: 'string' },
-      'max-pods-per-run': { type: 'string' },
-      'max-pods': { type: 'string' },
-      'routine-events': { type: 'string' },
-      'mail-log-wait-seconds': { type: 'string' },
-      'lease-namespace': { type: 'string' },
-      'lease-name': { type: 'string' },
-      'lease-duration-seconds': { type: 'string' },
-      'http-port': { type: 'string' },
-      'schedule-zone': { type: 'string' },
-      kubeconfig: { type: 'string' },
-      workspace: { type: 'string' },
-      'workspace-storage-class': { type: 'string' },
-      'workspace-size': { type: 'string' },
-      'workspace-access-mode': { type: 'string' },
-      'step-security': { type: 'string' },
-      'step-user': { type: 'string' },
-      ...LOG_FLAGS,
-      ...LOG_STORE_FLAGS,
-    },
-  });
-  const pick = (flag: string | undefined, name: string): string | undefined => flag ?? env[`KUBEDAG_${name}`];
-  const number = (text: string | undefined, fallback: number, name: string): number => {
-    if (text === undefined || text === '') return fallback;
-    const value = Number(text);
-    if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, not "${text}"`);
-    return value;
-  };
-  const flag = (text: string | undefined, fallback: boolean, name: string): boolean => {
-    if (text === undefined || text === '') return fallback;
-    const value = { true: true, yes: true, '1': true, false: false, no: false, '0': false }[text.toLowerCase()];
-    if (value === undefined) throw new Error(`${name} must be true or false, not "${text}"`);
-    return value;
-  };
-  const text = (value: string | undefined, name: string, fallback: string): string => pick(value, name) ?? fallback;
-  const namespaces = pick(values.namespaces, 'NAMESPACES');
-  const kubeconfig = pick(values.kubeconfig, 'KUBECONFIG') ?? env.KUBECONFIG;
+  const values = parseSettings(OPERATOR_SETTINGS, argv, env);
   return {
-    namespaces: namespaces === undefined || namespaces === '' ? DEFAULTS.namespaces : namespaces.split(',').map((n) => n.trim()),
-    logStore: logStoreFrom(values, env),
-    workers: Math.max(1, number(pick(values.workers, 'WORKERS'), DEFAULTS.workers, 'workers')),
-    maxPodsPerRun: number(pick(values['max-pods-per-run'], 'MAX_PODS_PER_RUN'), DEFAULTS.maxPodsPerRun, 'max-pods-per-run'),
-    maxPods: number(pick(values['max-pods'], 'MAX_PODS'), DEFAULTS.maxPods, 'max-pods'),
-    routineEvents: flag(pick(values['routine-events'], 'ROUTINE_EVENTS'), DEFAULTS.routineEvents, 'routine-events'),
-    mailLogWaitSeconds: number(pick(values['mail-log-wait-seconds'], 'MAIL_LOG_WAIT_SECONDS'), DEFAULTS.mailLogWaitSeconds, 'mail-log-wait-seconds'),
-    leaseNamespace: pick(values['lease-namespace'], 'LEASE_NAMESPACE') ?? DEFAULTS.leaseNamespace,
-    leaseName: pick(values['lease-name'], 'LEASE_NAME') ?? DEFAULTS.leaseName,
-    leaseDurationSeconds: Math.max(1, number(pick(values['lease-duration-seconds'], 'LEASE_DURATION_SECONDS'), DEFAULTS.leaseDurationSeconds, 'lease-duration-seconds')),
-    httpPort: number(pick(values['http-port'], 'HTTP_PORT'), DEFAULTS.httpPort, 'http-port'),
-    scheduleZone: zone(pick(values['schedule-zone'], 'SCHEDULE_ZONE') ?? DEFAULTS.scheduleZone),
-    log: logSettingsFrom(values, env),
+    namespaces: values.namespaces,
+    logStore: logStoreFrom(values),
+    workers: values.workers,
+    maxPodsPerRun: values.maxPodsPerRun,
+    maxPods: values.maxPods,
+    routineEvents: values.routineEvents,
+    mailLogWaitSeconds: values.mailLogWaitSeconds,
+    leaseNamespace: values.leaseNamespace,
+    leaseName: values.leaseName,
+    leaseDurationSeconds: values.leaseDurationSeconds,
+    httpPort: values.httpPort,
+    scheduleZone: values.scheduleZone,
+    log: { level: values.logLevel, format: values.logFormat },
     steps: {
-      image: pick(values['default-step-image'], 'DEFAULT_STEP_IMAGE') ?? DEFAULTS.steps.image,
-      runnerImage: pick(values['runner-image'], 'RUNNER_IMAGE') ?? DEFAULTS.steps.runnerImage,
-      execRole: text(values['step-exec-role'], 'STEP_EXEC_ROLE', DEFAULTS.steps.execRole),
-      workspace: {
-        enabled: flag(pick(values.workspace, 'WORKSPACE'), DEFAULTS.steps.workspace.enabled, 'workspace'),
-        storageClassName: pick(values['workspace-storage-class'], 'WORKSPACE_STORAGE_CLASS') ?? DEFAULTS.steps.workspace.storageClassName,
-        size: quantity(pick(values['workspace-size'], 'WORKSPACE_SIZE') ?? DEFAULTS.steps.workspace.size, 'workspace-size'),
-        accessMode: oneOf(pick(values['workspace-access-mode'], 'WORKSPACE_ACCESS_MODE') ?? DEFAULTS.steps.workspace.accessMode, ['ReadWriteOnce', 'ReadWriteMany'] as const, 'workspace-access-mode'),
-      },
-      security: oneOf(pick(values['step-security'], 'STEP_SECURITY') ?? DEFAULTS.steps.security, ['restricted', 'none'] as const, 'step-security'),
-      user: number(pick(values['step-user'], 'STEP_USER'), DEFAULTS.steps.user, 'step-user'),
+      image: values.image,
+      runnerImage: values.runnerImage,
+      execRole: values.execRole,
+      workspace: { enabled: values.workspace, storageClassName: values.workspaceStorageClass, size: values.workspaceSize, accessMode: values.workspaceAccessMode },
+      security: values.security,
+      user: values.user,
     },
-    ...(kubeconfig === undefined ? {} : { kubeconfig }),
+    ...(values.kubeconfig === undefined ? {} : { kubeconfig: values.kubeconfig }),
   };
 }

@@ -11,11 +11,14 @@
  * ended by that signal would (143, 130). Any error is one line on stderr and exit status 1.
  */
 import { EXECUTOR_ENV, type ExecutorSpec, type RunnerExecutor } from '../core/runner/spec.ts';
+import { renderHelp } from '../core/settings-help.ts';
+import { helpWanted } from '../core/settings.ts';
 import { runContainerExec } from './executors/container-exec.ts';
 import { runHttp } from './executors/http.ts';
 import { runJq } from './executors/jq.ts';
 import { runMail } from './executors/mail.ts';
 import { runSsh } from './executors/ssh.ts';
+import { STEP_HELP, type StepCommand } from './help.ts';
 import type { StepIO } from './io.ts';
 import { runNotify } from './notify.ts';
 import { runTelemetry } from './telemetry.ts';
@@ -28,9 +31,9 @@ const EXECUTORS: Record<RunnerExecutor, Executor> = { http: runHttp, jq: runJq, 
 /** Exit codes of a process ended by the signal, as a shell reports them. */
 const SIGNAL_EXIT: Record<string, number> = { SIGTERM: 143, SIGINT: 130 };
 
-const USAGE = 'usage: kubedag-step executor | telemetry | notify   (the executor in $KUBEDAG_EXECUTOR, the spans in $KUBEDAG_TELEMETRY, or the mail in $KUBEDAG_NOTIFY)';
+const USAGE = `usage: ${STEP_HELP.usage}   (--help says more)`;
 
-const COMMANDS: Record<string, (io: StepIO) => Promise<number>> = { executor: runExecutor, telemetry: runTelemetry, notify: runNotify };
+const COMMANDS: Record<StepCommand, (io: StepIO) => Promise<number>> = { executor: runExecutor, telemetry: runTelemetry, notify: runNotify };
 
 async function runExecutor(io: StepIO): Promise<number> {
   const spec = parseExecutorSpec(io.env[EXECUTOR_ENV]);
@@ -38,7 +41,11 @@ async function runExecutor(io: StepIO): Promise<number> {
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  const command = argv[0] !== undefined && Object.hasOwn(COMMANDS, argv[0]) ? COMMANDS[argv[0]] : undefined;
+  if (helpWanted(argv)) {
+    process.stdout.write(renderHelp(STEP_HELP));
+    return 0;
+  }
+  const command = argv[0] !== undefined && Object.hasOwn(COMMANDS, argv[0]) ? COMMANDS[argv[0] as StepCommand] : undefined;
   if (command === undefined || argv.length !== 1) {
     process.stderr.write(`kubedag-step: ${USAGE}\n`);
     return 2;

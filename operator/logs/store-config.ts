@@ -6,18 +6,7 @@
  * Credentials are not settings here: the S3 client reads them the standard AWS way
  * (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a web identity token, a profile, the instance's role).
  */
-
-export const LOG_STORE_FLAGS = {
-  'log-store': { type: 'string' },
-  'log-dir': { type: 'string' },
-  'log-s3-bucket': { type: 'string' },
-  'log-s3-prefix': { type: 'string' },
-  'log-s3-endpoint': { type: 'string' },
-  'log-s3-region': { type: 'string' },
-  'log-s3-force-path-style': { type: 'string' },
-} as const;
-
-export type LogStoreFlags = { readonly [K in keyof typeof LOG_STORE_FLAGS]?: string };
+import { setting } from '../../core/settings.ts';
 
 export interface DirectoryStoreConfig {
   readonly kind: 'directory';
@@ -40,11 +29,6 @@ export interface S3StoreConfig {
 export type LogStoreConfig = DirectoryStoreConfig | S3StoreConfig;
 
 export const DEFAULT_LOG_DIR = '/var/lib/kubedag/logs';
-
-/** Flag names of the S3 settings and the variable that stands for each. */
-const S3_SETTINGS = ['log-s3-bucket', 'log-s3-prefix', 'log-s3-endpoint', 'log-s3-region', 'log-s3-force-path-style'] as const;
-
-const variable = (flag: string): string => `KUBEDAG_${flag.toUpperCase().replaceAll('-', '_')}`;
 
 function bucketName(text: string): string {
   // AWS's rules are stricter for new buckets; older buckets and other servers allow capitals and underscores.
@@ -87,29 +71,47 @@ function truth(text: string, name: string): boolean {
   return value;
 }
 
-export function logStoreFrom(flags: LogStoreFlags, env: Readonly<Record<string, string | undefined>>): LogStoreConfig {
-  // An empty value is no value: a chart or shell that passes `--log-s3-endpoint=` sets nothing.
-  const pick = (flag: keyof typeof LOG_STORE_FLAGS): string | undefined => {
-    const value = flags[flag] ?? env[variable(flag)];
-    return value === undefined || value.trim() === '' ? undefined : value.trim();
-  };
-  const kind = pick('log-store') ?? 'directory';
+/** Trimmed; blank is unset, as an empty value is (core/settings.ts). */
+const trimmed = (text: string): string | undefined => (text.trim() === '' ? undefined : text.trim());
+
+/**
+ * The store's settings (core/settings.ts). Each is read as text, and checked by logStoreFrom
+ * once the store is known: which settings apply depends on it.
+ */
+export const LOG_STORE_SETTINGS = {
+  logStore: setting<string | undefined>({ flag: 'log-store', group: 'Log store', values: ['directory', 's3'], default: undefined, defaultText: 'directory', description: 'Where step logs are archived: a directory, or an S3-compatible bucket (credentials the standard AWS way: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, web identity, a profile).', read: trimmed }),
+  logDir: setting<string | undefined>({ flag: 'log-dir', group: 'Log store', value: 'DIR', default: undefined, defaultText: DEFAULT_LOG_DIR, description: 'The directory of the directory store.', read: trimmed }),
+  logS3Bucket: setting<string | undefined>({ flag: 'log-s3-bucket', group: 'Log store', value: 'BUCKET', default: undefined, description: 'The bucket of the S3 store (required with it).', read: trimmed }),
+  logS3Prefix: setting<string | undefined>({ flag: 'log-s3-prefix', group: 'Log store', value: 'PREFIX', default: undefined, description: 'Folders every key of the S3 store starts with.', read: trimmed }),
+  logS3Endpoint: setting<string | undefined>({ flag: 'log-s3-endpoint', group: 'Log store', value: 'URL', default: undefined, defaultText: 'AWS S3 of the region', description: "An S3-compatible server's URL, without a path.", read: trimmed }),
+  logS3Region: setting<string | undefined>({ flag: 'log-s3-region', group: 'Log store', value: 'REGION', default: undefined, defaultText: "the SDK's own (AWS_REGION, a profile)", description: 'The region of the S3 store.', read: trimmed }),
+  logS3ForcePathStyle: setting<string | undefined>({ flag: 'log-s3-force-path-style', group: 'Log store', value: 'true|false', default: undefined, defaultText: 'false', description: 'endpoint/bucket/key instead of bucket.endpoint/key (most S3-compatible servers need it).', read: trimmed }),
+};
+
+export type LogStoreValues = { readonly [K in keyof typeof LOG_STORE_SETTINGS]: string | undefined };
+
+/** The settings of the S3 store only. */
+const S3_SETTINGS = ['logS3Bucket', 'logS3Prefix', 'logS3Endpoint', 'logS3Region', 'logS3ForcePathStyle'] as const;
+
+export function logStoreFrom(values: LogStoreValues): LogStoreConfig {
+  const kind = values.logStore ?? 'directory';
   if (kind === 'directory') {
-    const stray = S3_SETTINGS.find((flag) => pick(flag) !== undefined);
-    if (stray !== undefined) throw new Error(`${stray} applies to the S3 log store only: set log-store to s3 as well, or leave ${stray} out`);
-    return { kind, dir: pick('log-dir') ?? DEFAULT_LOG_DIR };
+    const stray = S3_SETTINGS.find((key) => values[key] !== undefined);
+    const name = stray === undefined ? undefined : LOG_STORE_SETTINGS[stray].name;
+    if (name !== undefined) throw new Error(`${name} applies to the S3 log store only: set log-store to s3 as well, or leave ${name} out`);
+    return { kind, dir: values.logDir ?? DEFAULT_LOG_DIR };
   }
   if (kind !== 's3') throw new Error(`log-store must be one of directory, s3, not "${kind}"`);
-  if (pick('log-dir') !== undefined) throw new Error('log-dir applies to the directory log store only: leave it out with log-store s3');
-  const bucket = pick('log-s3-bucket');
+  if (values.logDir !== undefined) throw new Error('log-dir applies to the directory log store only: leave it out with log-store s3');
+  const bucket = values.logS3Bucket;
   if (bucket === undefined) throw new Error('log-s3-bucket is required with log-store s3');
-  const endpoint = pick('log-s3-endpoint');
-  const region = pick('log-s3-region');
-  const forcePathStyle = pick('log-s3-force-path-style');
+  const endpoint = values.logS3Endpoint;
+  const region = values.logS3Region;
+  const forcePathStyle = values.logS3ForcePathStyle;
   return {
     kind,
     bucket: bucketName(bucket),
-    prefix: keyPrefix(pick('log-s3-prefix') ?? ''),
+    prefix: keyPrefix(values.logS3Prefix ?? ''),
     ...(endpoint === undefined ? {} : { endpoint: endpointUrl(endpoint) }),
     ...(region === undefined ? {} : { region: regionName(region) }),
     forcePathStyle: forcePathStyle === undefined ? false : truth(forcePathStyle, 'log-s3-force-path-style'),

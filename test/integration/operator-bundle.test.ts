@@ -8,6 +8,8 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { renderHelp } from '../../core/settings-help.ts';
+import { OPERATOR_HELP } from '../../operator/config.ts';
 import { bundleOperator, chartOperatorLaunch } from '../../scripts/operator-bundle.ts';
 import { freePort } from '../../cluster/processes.ts';
 import { finishedRun, givenDag, stepStates, whenRun } from './operator-support.ts';
@@ -42,6 +44,12 @@ describe('the bundled operator', () => {
     const result = spawnSync(process.execPath, [...launch.flags, bundle, '--workers=many'], { encoding: 'utf8', env: { ...process.env, ...launch.env } });
     expect(result.status).not.toBe(0);
     expect(result.stderr).toContain('workers must be a non-negative integer, not "many"');
+  });
+
+  it('answers --help as the sources do, with exit status 0', () => {
+    const result = spawnSync(process.execPath, [...launch.flags, bundle, '--help'], { encoding: 'utf8', env: { ...process.env, ...launch.env } });
+    expect([result.status, result.stderr]).toEqual([0, '']);
+    expect(result.stdout).toBe(renderHelp(OPERATOR_HELP));
   });
 
   it('loads the S3 log store and its SDK when chosen, and stops with what S3 answered when the bucket cannot be listed', () => {
