@@ -95,6 +95,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const logController = new RequestLog({ requestIdLogLabel: 'requestId' });
   const app = Fastify({
     bodyLimit: deps.bodyLimit ?? 1_048_576,
+    // A body's fields that its schema does not define are ignored (schemas.ts requestBody), and
+    // `__proto__` or `constructor.prototype` are such fields: dropped as JSON is parsed, which
+    // keeps them from any object's prototype, rather than the whole body refused as malformed.
+    onProtoPoisoning: 'remove',
+    onConstructorPoisoning: 'remove',
     loggerInstance,
     genReqId: requestId,
     logController,

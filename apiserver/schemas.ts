@@ -21,12 +21,18 @@ export const RESERVED_FILE_NAMES = ['search', 'tags', 'validate'] as const;
 /** A pattern's text with the reserved file names refused first (a lookahead both ajv and Python read). */
 const fileNamePattern = `^(?!(${RESERVED_FILE_NAMES.join('|')})$)${FILE_NAME_PATTERN.source.slice(1)}`;
 
+function dagName(more = ''): ReturnType<typeof Type.String> {
+  return Type.String({ pattern: DAG_NAME_PATTERN.source, maxLength: MAX_DAG_NAME_LENGTH, description: `A DAG name: letters, digits, "_", "." and "-", at most ${String(MAX_DAG_NAME_LENGTH)} characters.${more}` });
+}
+
 /** The contract's name rules, from the checks' own constants, so that the document says what is refused. */
 export const NAMES = {
   fileName: Type.String({ pattern: fileNamePattern, description: 'A DAG file name: letters, digits, "_" and "-".' }),
   /** A new DAG's file name (POST /dags, rename): it is the DAG's name too, so at most 40 characters. */
   newFileName: Type.String({ pattern: fileNamePattern, maxLength: MAX_DAG_NAME_LENGTH, description: `A new DAG file name: letters, digits, "_" and "-", at most ${String(MAX_DAG_NAME_LENGTH)} characters; not ${RESERVED_FILE_NAMES.join(', ')}.` }),
-  dagName: Type.String({ pattern: DAG_NAME_PATTERN.source, maxLength: MAX_DAG_NAME_LENGTH, description: `A DAG name: letters, digits, "_", "." and "-", at most ${String(MAX_DAG_NAME_LENGTH)} characters.` }),
+  dagName: dagName(),
+  /** An inline run's name: the document can say when it is needed, not check it (that depends on the spec's YAML). */
+  inlineDagName: dagName(' Needed unless the spec has a `name`; with neither, the run is refused with 400 bad_request.'),
   dagRunId: Type.String({ pattern: RUN_ID_PATTERN.source, maxLength: MAX_RUN_ID_LENGTH, description: `A run id: letters, digits, "_" and "-", at most ${String(MAX_RUN_ID_LENGTH)} characters.` }),
 };
 

@@ -3028,7 +3028,7 @@ export interface paths {
                      */
                     "application/json": {
                         spec: string;
-                        /** @description A DAG name: letters, digits, "_", "." and "-", at most 40 characters. */
+                        /** @description A DAG name: letters, digits, "_", "." and "-", at most 40 characters. Needed unless the spec has a `name`; with neither, the run is refused with 400 bad_request. */
                         name?: string;
                         params?: string;
                         /** @description A run id: letters, digits, "_" and "-", at most 64 characters. */
@@ -3161,7 +3161,7 @@ export interface paths {
                      */
                     "application/json": {
                         spec: string;
-                        /** @description A DAG name: letters, digits, "_", "." and "-", at most 40 characters. */
+                        /** @description A DAG name: letters, digits, "_", "." and "-", at most 40 characters. Needed unless the spec has a `name`; with neither, the run is refused with 400 bad_request. */
                         name?: string;
                         params?: string;
                         /** @description A run id: letters, digits, "_" and "-", at most 64 characters. */
