@@ -12,7 +12,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { readState, type ClusterState } from './controlplane.ts';
 import { endingReport, lastMeaningfulLine } from './dev-report.ts';
-import { choosePort, type DevSettings, type PortChoice } from './dev-settings.ts';
+import { choosePort, devProgramArgs, type DevSettings, type PortChoice } from './dev-settings.ts';
 import { freePort, isAlive, waitFor, type Managed } from './processes.ts';
 import { clusterDir, down, forgetDevState, readDevState, stopLeftovers, up, writeDevState } from './stack.ts';
 
@@ -154,9 +154,9 @@ export async function runDev(settings: DevSettings, nodes: string | undefined, s
   const kubeconfig = join(dir, 'kubeconfig');
   const base = `http://127.0.0.1:${String(apiPort)}`;
   const operatorBase = `http://127.0.0.1:${String(operatorPort)}`;
-  // The API server serves the kubeconfig's namespace ("default").
-  const operator = run.supervise('operator', 'operator/main.ts', [`--kubeconfig=${kubeconfig}`, `--log-dir=${join(dir, 'logs')}`, '--lease-duration-seconds=5', '--log-format=pretty', `--http-port=${String(operatorPort)}`]);
-  const api = run.supervise('apiserver', 'apiserver/main.ts', [`--kubeconfig=${kubeconfig}`, `--operator-url=${operatorBase}`, '--log-format=pretty', '--host=127.0.0.1', `--port=${String(apiPort)}`]);
+  const args = devProgramArgs({ kubeconfig, logDir: join(dir, 'logs'), operatorPort, apiPort });
+  const operator = run.supervise('operator', 'operator/main.ts', args.operator);
+  const api = run.supervise('apiserver', 'apiserver/main.ts', args.apiserver);
   const components = run.components.map((c) => ({ name: c.name, pid: c.child.pid ?? -1, log: c.log }));
   await writeDevState(dir, { pid: process.pid, api: base, operator: operatorBase, kubeApiserver: cluster.server, kubeconfig, components });
   const ready = waitFor('the operator to lead and the API server to be healthy', async () => (await ok(`${operatorBase}/readyz`)) && ok(`${base}/api/v2/health`), READY_TIMEOUT_MS, 250).then(() => 'ready');
