@@ -114,8 +114,9 @@ bench-queue: deps ## queue admission latency with 1,000 queued runs, on a fresh 
 .PHONY: api-fuzz
 API_FUZZ_EXAMPLES ?= 50
 API_FUZZ_SEED ?= 1
-api-fuzz: deps ## schemathesis (every check and phase) against the API server on a fresh local control plane of its own; fails on any failure (API_FUZZ_EXAMPLES cases per operation and phase, API_FUZZ_SEED)
-	node scripts/api-fuzz.ts --max-examples=$(API_FUZZ_EXAMPLES) --seed=$(API_FUZZ_SEED)
+API_FUZZ_STACK ?= fuzz
+api-fuzz: deps ## schemathesis (every check and phase) against the API server on a fresh local control plane of its own; fails on any failure (API_FUZZ_EXAMPLES cases per operation and phase, API_FUZZ_SEED; API_FUZZ_STACK=dev for the programs as make dev runs them)
+	node scripts/api-fuzz.ts --max-examples=$(API_FUZZ_EXAMPLES) --seed=$(API_FUZZ_SEED) --stack=$(API_FUZZ_STACK)
 
 bench-container-start: deps ## node agent container start latency, bare and sandboxed (figures, not pass/fail; needs root)
 	node bench/container-start.bench.ts

@@ -16,6 +16,7 @@ import { ApiError, ERROR_STATUS, type ErrorCode } from './errors.ts';
 import { withLinks } from './links.ts';
 import { withIntegerText } from './text-params.ts';
 import { methodNotAllowedRoutes } from './methods.ts';
+import { allowMissingBody, withOptionalBodies } from './optional-bodies.ts';
 import { apiMetrics } from './metrics.ts';
 import { API_PREFIX } from './paths.ts';
 import './permissions.ts';
@@ -94,6 +95,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const logController = new RequestLog({ requestIdLogLabel: 'requestId' });
   const app = Fastify({
     bodyLimit: deps.bodyLimit ?? 1_048_576,
+    // A body's fields that its schema does not define are ignored (schemas.ts requestBody), and
+    // `__proto__` or `constructor.prototype` are such fields: dropped as JSON is parsed, which
+    // keeps them from any object's prototype, rather than the whole body refused as malformed.
+    onProtoPoisoning: 'remove',
+    onConstructorPoisoning: 'remove',
     loggerInstance,
     genReqId: requestId,
     logController,
@@ -119,6 +125,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.addHook('onRoute', (route) => {
     // remoteNode first: the relay runs before every route, so every operation takes it.
     documentRemoteNode(route);
+    allowMissingBody(route);
     documentRoute(route, { ...(app.apiSecurity === undefined ? {} : { securitySchemes: app.apiSecurity }), ...(app.remoteNodeNames === undefined ? {} : { remoteNodes: app.remoteNodeNames }) });
     routes.push(route);
   });
@@ -136,7 +143,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     },
     // Shared schemas keep their $id as their name under components.schemas (#/components/schemas/Error).
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${String(i)}`) },
-    transformObject: (document) => ('openapiObject' in document ? withLinks(document.openapiObject) : document.swaggerObject),
+    transformObject: (document) => ('openapiObject' in document ? withOptionalBodies(withLinks(document.openapiObject)) : document.swaggerObject),
   });
   // Each group is a plugin given what it uses; the order is the OpenAPI document's order.
   const resources: ResourceRouteOptions & { prefix: string } = { prefix: API_PREFIX, cluster: deps.cluster ?? NO_CLUSTER, clock: deps.clock };

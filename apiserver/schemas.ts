@@ -6,10 +6,11 @@
  * parallel items) are `Unknown` here: they are documented in dag-format.md, and a second
  * copy of that schema would drift.
  */
-import Type, { type TObject, type TProperties, type TSchema } from 'typebox';
+import Type, { type TInteger, type TObject, type TProperties, type TSchema } from 'typebox';
 import { DAG_NAME_PATTERN, MAX_DAG_NAME_LENGTH } from '../core/dag/validate.ts';
 import { MAX_RUN_ID_LENGTH, RUN_ID_PATTERN } from '../core/resources/ids.ts';
 import { FILE_NAME_PATTERN } from '../core/resources/names.ts';
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from './views/dags.ts';
 
 /**
  * The fixed paths under /dags/ (the contract: they win over {fileName}): no DAG file can be
@@ -20,12 +21,18 @@ export const RESERVED_FILE_NAMES = ['search', 'tags', 'validate'] as const;
 /** A pattern's text with the reserved file names refused first (a lookahead both ajv and Python read). */
 const fileNamePattern = `^(?!(${RESERVED_FILE_NAMES.join('|')})$)${FILE_NAME_PATTERN.source.slice(1)}`;
 
+function dagName(more = ''): ReturnType<typeof Type.String> {
+  return Type.String({ pattern: DAG_NAME_PATTERN.source, maxLength: MAX_DAG_NAME_LENGTH, description: `A DAG name: letters, digits, "_", "." and "-", at most ${String(MAX_DAG_NAME_LENGTH)} characters.${more}` });
+}
+
 /** The contract's name rules, from the checks' own constants, so that the document says what is refused. */
 export const NAMES = {
   fileName: Type.String({ pattern: fileNamePattern, description: 'A DAG file name: letters, digits, "_" and "-".' }),
   /** A new DAG's file name (POST /dags, rename): it is the DAG's name too, so at most 40 characters. */
   newFileName: Type.String({ pattern: fileNamePattern, maxLength: MAX_DAG_NAME_LENGTH, description: `A new DAG file name: letters, digits, "_" and "-", at most ${String(MAX_DAG_NAME_LENGTH)} characters; not ${RESERVED_FILE_NAMES.join(', ')}.` }),
-  dagName: Type.String({ pattern: DAG_NAME_PATTERN.source, maxLength: MAX_DAG_NAME_LENGTH, description: `A DAG name: letters, digits, "_", "." and "-", at most ${String(MAX_DAG_NAME_LENGTH)} characters.` }),
+  dagName: dagName(),
+  /** An inline run's name: the document can say when it is needed, not check it (that depends on the spec's YAML). */
+  inlineDagName: dagName(' Needed unless the spec has a `name`; with neither, the run is refused with 400 bad_request.'),
   dagRunId: Type.String({ pattern: RUN_ID_PATTERN.source, maxLength: MAX_RUN_ID_LENGTH, description: `A run id: letters, digits, "_" and "-", at most ${String(MAX_RUN_ID_LENGTH)} characters.` }),
 };
 
@@ -38,6 +45,16 @@ export const NAMES = {
 export function requestBody<T extends TProperties>(properties: T, example?: Record<string, unknown>): TObject<T> {
   // The example is a request that works: the document's, and schemathesis's first case.
   return Type.Object(properties, { additionalProperties: true, description: 'Fields this schema does not define are ignored.', ...(example === undefined ? {} : { examples: [example] }) });
+}
+
+/**
+ * An integer in a query string, at most the bounds given and never beyond the safe-integer
+ * range: past 2^53 the text parses to a nearby other number, so the server would answer about a
+ * value that was not sent (`page=48893797887484479536868199835369472` came back as
+ * `"currentPage": 4.889379788748448e+34`). Out of range is a 400, and the document says the range.
+ */
+export function queryInteger(bounds: { minimum?: number; maximum?: number; description?: string } = {}): TInteger {
+  return Type.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, ...bounds });
 }
 
 const str = Type.String();
@@ -194,8 +211,8 @@ const worker = Type.Object({
 
 export const S = {
   dagListQuery: Type.Object({
-    page: Type.Optional(int),
-    perPage: Type.Optional(int),
+    page: Type.Optional(queryInteger({ description: '1-based; below 1 means 1.' })),
+    perPage: Type.Optional(queryInteger({ description: `At most ${String(MAX_PER_PAGE)} (more is taken as ${String(MAX_PER_PAGE)}); 0 or less means ${String(DEFAULT_PER_PAGE)}.` })),
     name: Type.Optional(str),
     tag: Type.Optional(str),
     sort: Type.Optional(str),

@@ -71,3 +71,26 @@ export function choosePort(choice: PortChoice, preferredIsFree: boolean, free: n
   if ('given' in choice) return choice.given;
   return preferredIsFree ? choice.preferred : free;
 }
+
+export interface DevPrograms {
+  readonly kubeconfig: string;
+  /** Where the operator keeps step logs. */
+  readonly logDir: string;
+  readonly operatorPort: number;
+  readonly apiPort: number;
+  /** The step exec ClusterRole the local cluster has (cluster/step-exec-role.ts). */
+  readonly execRole: string;
+}
+
+/**
+ * The operator's and the API server's arguments as `make dev` runs them. The API fuzz stack's
+ * `dev` profile (test/fuzz/stack.ts) runs them with these too, so that what schemathesis finds
+ * there is what a `make dev` user meets. Pure.
+ */
+export function devProgramArgs(at: DevPrograms): { readonly operator: string[]; readonly apiserver: string[] } {
+  return {
+    operator: [`--kubeconfig=${at.kubeconfig}`, `--step-exec-role=${at.execRole}`, `--log-dir=${at.logDir}`, '--lease-duration-seconds=5', '--log-format=pretty', `--http-port=${String(at.operatorPort)}`],
+    // The API server serves the kubeconfig's namespace ("default" for make dev's cluster).
+    apiserver: [`--kubeconfig=${at.kubeconfig}`, `--operator-url=http://127.0.0.1:${String(at.operatorPort)}`, '--log-format=pretty', '--host=127.0.0.1', `--port=${String(at.apiPort)}`],
+  };
+}

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { readState, type ClusterState } from './controlplane.ts';
 import { DevComponent, readTail } from './dev-component.ts';
 import { endingReport, lastMeaningfulLine } from './dev-report.ts';
-import { choosePort, type DevSettings, type PortChoice } from './dev-settings.ts';
+import { choosePort, devProgramArgs, type DevSettings, type PortChoice } from './dev-settings.ts';
 import { freePort, isAlive, waitFor, type Managed } from './processes.ts';
 import { chartStepExecRole } from './step-exec-role.ts';
 import { clusterDir, down, forgetDevState, readDevState, stopLeftovers, up, writeDevState } from './stack.ts';
@@ -111,11 +111,11 @@ export async function runDev(settings: DevSettings, nodes: string | undefined, s
   const kubeconfig = join(dir, 'kubeconfig');
   const base = `http://127.0.0.1:${String(apiPort)}`;
   const operatorBase = `http://127.0.0.1:${String(operatorPort)}`;
-  // The API server serves the kubeconfig's namespace ("default").
   // The exec role by the name the chart gives it, as the cluster has it (cluster/step-exec-role.ts).
   const execRole = chartStepExecRole().metadata?.name ?? '';
-  const operator = run.supervise('operator', 'operator/main.ts', [`--kubeconfig=${kubeconfig}`, `--step-exec-role=${execRole}`, `--log-dir=${join(dir, 'logs')}`, '--lease-duration-seconds=5', '--log-format=pretty', `--http-port=${String(operatorPort)}`]);
-  const api = run.supervise('apiserver', 'apiserver/main.ts', [`--kubeconfig=${kubeconfig}`, `--operator-url=${operatorBase}`, '--log-format=pretty', '--host=127.0.0.1', `--port=${String(apiPort)}`]);
+  const args = devProgramArgs({ kubeconfig, logDir: join(dir, 'logs'), operatorPort, apiPort, execRole });
+  const operator = run.supervise('operator', 'operator/main.ts', args.operator);
+  const api = run.supervise('apiserver', 'apiserver/main.ts', args.apiserver);
   const state = (): Parameters<typeof writeDevState>[1] => ({ pid: process.pid, api: base, operator: operatorBase, kubeApiserver: cluster.server, kubeconfig, components: run.components.map((c) => ({ name: c.name, pid: c.pid, log: c.log })) });
   await writeDevState(dir, state());
   run.onRestart = () => void writeDevState(dir, state());

@@ -3,7 +3,9 @@
  * local control plane of its own (never `make dev`'s): operator and API server in a namespace
  * of their own (test/fuzz/stack.ts), then everything stopped and removed. Exits 1 on any
  * failure. Flags: --max-examples=N (default 50), --seed=N (default 1), --phases=a,b,
- * --report-dir=DIR (kept; by default a temporary one, printed, and removed when the run passed).
+ * --stack=fuzz|dev (default fuzz: authentication on, seeded DAGs; dev: the programs as `make dev`
+ * runs them), --report-dir=DIR (kept; by default a temporary one, printed, and removed when the
+ * run passed).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,12 +15,14 @@ import { ensureBinaries } from '../cluster/binaries.ts';
 import { DEFAULT_NODES, startCluster, stopCluster } from '../cluster/cluster.ts';
 import { reportFigures } from '../test/fuzz/figures.ts';
 import { PHASES, runSchemathesis, schemathesisBinary, type Phase } from '../test/fuzz/schemathesis.ts';
-import { startFuzzStack } from '../test/fuzz/stack.ts';
+import { startFuzzStack, type StackProfile } from '../test/fuzz/stack.ts';
 
-const { values } = parseArgs({ options: { 'max-examples': { type: 'string', default: '50' }, seed: { type: 'string', default: '1' }, phases: { type: 'string', default: PHASES.join(',') }, 'report-dir': { type: 'string' } } });
+const { values } = parseArgs({ options: { 'max-examples': { type: 'string', default: '50' }, seed: { type: 'string', default: '1' }, phases: { type: 'string', default: PHASES.join(',') }, stack: { type: 'string', default: 'fuzz' }, 'report-dir': { type: 'string' } } });
 const phases = values.phases.split(',') as Phase[];
 const unknown = phases.filter((p) => !(PHASES as readonly string[]).includes(p));
 if (unknown.length > 0) throw new Error(`unknown phases: ${unknown.join(', ')} (known: ${PHASES.join(', ')})`);
+if (values.stack !== 'fuzz' && values.stack !== 'dev') throw new Error(`unknown stack "${values.stack}" (known: fuzz, dev)`);
+const profile: StackProfile = values.stack;
 
 const log = (line: string): void => void process.stderr.write(`[api-fuzz] ${line}\n`);
 // Installed first: a missing Python should fail before a cluster is started for nothing.
@@ -26,11 +30,11 @@ log(`schemathesis: ${await schemathesisBinary()}`);
 
 /** The stack on a running cluster, schemathesis against it, the stack removed; schemathesis's exit code. */
 async function fuzz(kubeconfig: string): Promise<number> {
-  const stack = await startFuzzStack({ kubeconfig, log });
+  const stack = await startFuzzStack({ kubeconfig, log, profile });
   try {
     const result = await runSchemathesis({
       origin: stack.origin,
-      token: stack.token,
+      ...(stack.token === undefined ? {} : { token: stack.token }),
       seed: Number(values.seed),
       maxExamples: Number(values['max-examples']),
       phases,

@@ -17,8 +17,8 @@ const runParams = Type.Object({ fileName: NAMES.fileName, dagRunId: Type.String(
 const suspendBody = requestBody({ suspend: Type.Boolean() }, { suspend: false });
 const startBody = requestBody({ params: Type.Optional(Type.String()), dagRunId: Type.Optional(NAMES.dagRunId), singleton: Type.Optional(Type.Boolean()), dagName: Type.Optional(NAMES.dagName) }, { params: '', singleton: false });
 const enqueueBody = requestBody({ params: Type.Optional(Type.String()), dagRunId: Type.Optional(NAMES.dagRunId), queue: Type.Optional(Type.String()), dagName: Type.Optional(NAMES.dagName) }, { params: '' });
-const inlineBody = requestBody({ spec: Type.String(), name: Type.Optional(NAMES.dagName), params: Type.Optional(Type.String()), dagRunId: Type.Optional(NAMES.dagRunId), singleton: Type.Optional(Type.Boolean()) }, { name: 'inline-hello', spec: DEFAULT_DAG_YAML });
-const inlineEnqueueBody = requestBody({ spec: Type.String(), name: Type.Optional(NAMES.dagName), params: Type.Optional(Type.String()), dagRunId: Type.Optional(NAMES.dagRunId), queue: Type.Optional(Type.String()) }, { name: 'inline-hello', spec: DEFAULT_DAG_YAML });
+const inlineBody = requestBody({ spec: Type.String(), name: Type.Optional(NAMES.inlineDagName), params: Type.Optional(Type.String()), dagRunId: Type.Optional(NAMES.dagRunId), singleton: Type.Optional(Type.Boolean()) }, { name: 'inline-hello', spec: DEFAULT_DAG_YAML });
+const inlineEnqueueBody = requestBody({ spec: Type.String(), name: Type.Optional(NAMES.inlineDagName), params: Type.Optional(Type.String()), dagRunId: Type.Optional(NAMES.dagRunId), queue: Type.Optional(Type.String()) }, { name: 'inline-hello', spec: DEFAULT_DAG_YAML });
 
 /** How many runs GET /dags/{f}/dag-runs shows (behaviour-notes: 30 most recent). */
 export const HISTORY_LENGTH = 30;

@@ -12,14 +12,14 @@ import { runAt, type Cluster } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError } from '../errors.ts';
 import { SUB_RUN_SEGMENTS } from '../paths.ts';
-import { remoteNodeQuery, S } from '../schemas.ts';
+import { queryInteger, remoteNodeQuery, S } from '../schemas.ts';
 import { runIdentity } from '../views/identity.ts';
 
 const chunkQuery = {
-  tail: Type.Optional(Type.Integer({ minimum: 0 })),
-  head: Type.Optional(Type.Integer({ minimum: 0 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0 })),
-  limit: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_LIMIT })),
+  tail: Type.Optional(queryInteger({ minimum: 0 })),
+  head: Type.Optional(queryInteger({ minimum: 0 })),
+  offset: Type.Optional(queryInteger({ minimum: 0 })),
+  limit: Type.Optional(queryInteger({ minimum: 0, maximum: MAX_LIMIT })),
   remoteNode: remoteNodeQuery,
 };
 const runLogQuery = Type.Object(chunkQuery);

@@ -15,7 +15,7 @@ import { resolverFor, runAt, runDefinition, type Cluster, type RunPath } from '.
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError, rethrowAs } from '../errors.ts';
 import { SUB_RUN_SEGMENTS } from '../paths.ts';
-import { NAMES, remoteNodeQuery, requestBody, S } from '../schemas.ts';
+import { NAMES, queryInteger, remoteNodeQuery, requestBody, S } from '../schemas.ts';
 import { isActiveRun } from '../../core/resources/queue.ts';
 import { checkRunId } from '../starts.ts';
 import { runIdentity } from '../views/identity.ts';
@@ -28,9 +28,9 @@ const stepParams = Type.Object({ name: Type.String(), dagRunId: Type.String(), s
 const subStepParams = Type.Object({ name: Type.String(), dagRunId: Type.String(), subDAGRunId: Type.String(), stepName: Type.String() });
 const listQuery = Type.Object({
   name: Type.Optional(Type.String()),
-  status: Type.Optional(Type.Integer({ minimum: 0, maximum: 6 })),
-  fromDate: Type.Optional(Type.Integer()),
-  toDate: Type.Optional(Type.Integer()),
+  status: Type.Optional(queryInteger({ minimum: 0, maximum: 6 })),
+  fromDate: Type.Optional(queryInteger({ description: 'Unix seconds, inclusive.' })),
+  toDate: Type.Optional(queryInteger({ description: 'Unix seconds, inclusive.' })),
   dagRunId: Type.Optional(Type.String()),
   remoteNode: remoteNodeQuery,
 });

@@ -4,7 +4,7 @@
  * operation and why. The `st` comes from scripts/ensure-schemathesis.sh.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -16,7 +16,8 @@ export type Phase = (typeof PHASES)[number];
 
 export interface FuzzRun {
   readonly origin: string;
-  readonly token: string;
+  /** Sent as a Bearer token when given. */
+  readonly token?: string;
   readonly seed: number;
   /** Test cases per operation and phase at most (schemathesis's --max-examples). */
   readonly maxExamples: number;
@@ -55,8 +56,7 @@ export function schemathesisArgs(run: FuzzRun, reportDir: string): string[] {
     String(run.maxExamples),
     '--seed',
     String(run.seed),
-    '--header',
-    `Authorization: Bearer ${run.token}`,
+    ...(run.token === undefined ? [] : ['--header', `Authorization: Bearer ${run.token}`]),
     // One worker: the machine is small, and the cluster's state then follows one order.
     '--workers',
     '1',
@@ -77,6 +77,8 @@ export function schemathesisArgs(run: FuzzRun, reportDir: string): string[] {
 export async function runSchemathesis(run: FuzzRun): Promise<FuzzResult> {
   const st = await schemathesisBinary();
   const reportDir = run.reportDir ?? (await mkdtemp(join(tmpdir(), 'kubedag-fuzz-report-')));
+  // It is schemathesis's working directory too, so it must exist before the spawn.
+  await mkdir(reportDir, { recursive: true });
   const started = Date.now();
   // Run from the report directory: anything schemathesis or Hypothesis keeps on disk lands there, not in the work tree.
   const child = spawn(st, schemathesisArgs(run, reportDir), { cwd: reportDir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', COLUMNS: '160' } });

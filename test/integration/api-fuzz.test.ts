@@ -1,30 +1,34 @@
 /**
  * schemathesis against the served OpenAPI document, bounded for CI: every check, every phase
  * (examples, coverage, fuzzing, stateful), a fixed seed, on the suite's control plane with the
- * operator running steps. `make api-fuzz` is the longer run on a cluster of its own.
+ * operator running steps, twice: on the fuzz stack (authentication on, seeded DAGs) and on the
+ * programs as `make dev` runs them (no authentication, no DAGs), which found disagreements the
+ * first did not. One stack at a time: make dev's operator watches every namespace, so it
+ * would also act on the other stack's. `make api-fuzz` is the longer run on a cluster of its own.
  */
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { runSchemathesis, type FuzzResult } from '../fuzz/schemathesis.ts';
-import { startFuzzStack, type FuzzStack } from '../fuzz/stack.ts';
+import { DEFAULT_DAG_YAML } from '../../apiserver/routes/dags.ts';
+import { startFuzzStack, type FuzzStack, type StackProfile } from '../fuzz/stack.ts';
 import { clients, waitFor } from './support.ts';
 
+/** The stack of the `describe` being run. */
 let stack: FuzzStack;
 
-beforeAll(async () => {
-  stack = await startFuzzStack({ kubeconfig: inject('cluster').kubeconfig });
-}, 180_000);
-
-let reportDir: string | undefined;
-
-afterAll(async () => {
-  await stack.stop();
-  if (reportDir !== undefined) await rm(reportDir, { recursive: true, force: true });
-});
+/** Starts the profile's stack before the block's tests and stops it after them. */
+function onStack(profile: StackProfile): void {
+  beforeAll(async () => {
+    stack = await startFuzzStack({ kubeconfig: inject('cluster').kubeconfig, profile });
+  }, 180_000);
+  afterAll(async () => {
+    await stack.stop();
+  });
+}
 
 async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(`${stack.origin}/api/v2${path}`, { method, headers: { authorization: `Bearer ${stack.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const res = await fetch(`${stack.origin}/api/v2${path}`, { method, headers: { ...(stack.token === undefined ? {} : { authorization: `Bearer ${stack.token}` }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   const text = await res.text();
   return { status: res.status, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
 }
@@ -39,7 +43,36 @@ async function finished(dag: string, dagRunId: string): Promise<{ statusLabel: s
   return details as { statusLabel: string };
 }
 
+/** schemathesis with 10 cases per operation and phase against the block's stack: no failure. */
+function schemathesisFindsNothing(): void {
+  let result: FuzzResult | undefined;
+
+  afterAll(async () => {
+    // The reports (MBs of requests) go; a failing run's output is printed below.
+    if (result !== undefined) await rm(result.reportDir, { recursive: true, force: true });
+  });
+
+  it('schemathesis finds no failure with every check in every phase', async () => {
+    const run = await runSchemathesis({ origin: stack.origin, ...(stack.token === undefined ? {} : { token: stack.token }), seed: 1, maxExamples: 10 });
+    result = run;
+    if (run.exitCode !== 0) console.error(run.output.slice(-20_000));
+    expect(run.exitCode).toBe(0);
+    // The JUnit report agrees: test cases ran, none failed or erred.
+    expect(run.junit).toMatch(/<testsuite [^>]*tests="[1-9]/);
+    expect(run.junit).toMatch(/<testsuite [^>]*failures="0"[^>]*>/);
+    expect(run.junit).toMatch(/<testsuite [^>]*errors="0"[^>]*>/);
+  }, 900_000);
+
+  it('schemathesis ran all four phases on every operation', () => {
+    const output = result?.output ?? '';
+    for (const phase of ['Examples', 'Coverage', 'Fuzzing', 'Stateful']) expect(output).toMatch(new RegExp(`✅ +${phase} \\(in`));
+    expect(output).toMatch(/Operations: +(\d+) selected \/ \1 total/);
+  });
+}
+
 describe('the fuzz stack', () => {
+  onStack('fuzz');
+
   it("runs its seeds' steps", async () => {
     const started = await api('POST', '/dags/fuzz-hello/start', {});
     const { dagRunId } = started.body as { dagRunId: string };
@@ -71,24 +104,29 @@ describe('the fuzz stack', () => {
     if (admitted) expect(outcome).toBe('admitted');
     else expect(outcome).toContain('the API fuzz stack runs only the steps');
   });
+
+  schemathesisFindsNothing();
 });
 
-describe('schemathesis', () => {
-  let result: FuzzResult;
+describe('the make dev stack', () => {
+  onStack('dev');
 
-  it('finds no failure with every check in every phase', async () => {
-    result = await runSchemathesis({ origin: stack.origin, token: stack.token, seed: 1, maxExamples: 10 });
-    reportDir = result.reportDir;
-    if (result.exitCode !== 0) console.error(result.output.slice(-20_000));
-    expect(result.exitCode).toBe(0);
-    // The JUnit report agrees: test cases ran, none failed or erred.
-    expect(result.junit).toMatch(/<testsuite [^>]*tests="[1-9]/);
-    expect(result.junit).toMatch(/<testsuite [^>]*failures="0"[^>]*>/);
-    expect(result.junit).toMatch(/<testsuite [^>]*errors="0"[^>]*>/);
-  }, 900_000);
-
-  it('ran all four phases on every operation', () => {
-    for (const phase of ['Examples', 'Coverage', 'Fuzzing', 'Stateful']) expect(result.output).toMatch(new RegExp(`✅ +${phase} \\(in`));
-    expect(result.output).toMatch(/Operations: +(\d+) selected \/ \1 total/);
+  // The longest DAG name with the longest run id: the run's object name is derived (hashed) from
+  // both, and label values from the id, so nothing Kubernetes limits to 63 characters gets them as they are.
+  it.each([
+    { name: '64 letters', dagRunId: 'R'.repeat(64) },
+    { name: '63 characters that are no label value', dagRunId: `-${'_'.repeat(61)}-` },
+  ])('starts an inline run whose id is $name under a 40-character DAG name, and finds it by that id', async ({ dagRunId }) => {
+    const name = `long-${dagRunId.length.toString()}-${dagRunId.slice(0, 1) === '-' ? 'dash' : 'letter'}`.padEnd(40, 'x');
+    const started = await api('POST', '/dag-runs', { spec: DEFAULT_DAG_YAML, name, dagRunId });
+    expect([started.status, started.body]).toEqual([200, { dagRunId }]);
+    expect((await finished(name, dagRunId)).statusLabel).toBe('succeeded');
   });
+
+  it('refuses a run id of 65 characters with 400, as the document says', async () => {
+    const refused = await api('POST', '/dag-runs', { spec: DEFAULT_DAG_YAML, name: 'too-long-id', dagRunId: 'r'.repeat(65) });
+    expect([refused.status, (refused.body as { code: string }).code]).toEqual([400, 'bad_request']);
+  });
+
+  schemathesisFindsNothing();
 });

@@ -180,7 +180,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description 1-based; below 1 means 1. */
                     page?: number;
+                    /** @description At most 1000 (more is taken as 1000); 0 or less means 50. */
                     perPage?: number;
                     name?: string;
                     tag?: string;
@@ -2633,7 +2635,7 @@ export interface paths {
                 cookie?: never;
             };
             /** @description Fields this schema does not define are ignored. */
-            requestBody: {
+            requestBody?: {
                 content: {
                     /**
                      * @example {
@@ -2780,7 +2782,7 @@ export interface paths {
                 cookie?: never;
             };
             /** @description Fields this schema does not define are ignored. */
-            requestBody: {
+            requestBody?: {
                 content: {
                     /**
                      * @example {
@@ -2915,7 +2917,9 @@ export interface paths {
                 query?: {
                     name?: string;
                     status?: number;
+                    /** @description Unix seconds, inclusive. */
                     fromDate?: number;
+                    /** @description Unix seconds, inclusive. */
                     toDate?: number;
                     dagRunId?: string;
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
@@ -3024,7 +3028,7 @@ export interface paths {
                      */
                     "application/json": {
                         spec: string;
-                        /** @description A DAG name: letters, digits, "_", "." and "-", at most 40 characters. */
+                        /** @description A DAG name: letters, digits, "_", "." and "-", at most 40 characters. Needed unless the spec has a `name`; with neither, the run is refused with 400 bad_request. */
                         name?: string;
                         params?: string;
                         /** @description A run id: letters, digits, "_" and "-", at most 64 characters. */
@@ -3157,7 +3161,7 @@ export interface paths {
                      */
                     "application/json": {
                         spec: string;
-                        /** @description A DAG name: letters, digits, "_", "." and "-", at most 40 characters. */
+                        /** @description A DAG name: letters, digits, "_", "." and "-", at most 40 characters. Needed unless the spec has a `name`; with neither, the run is refused with 400 bad_request. */
                         name?: string;
                         params?: string;
                         /** @description A run id: letters, digits, "_" and "-", at most 64 characters. */
@@ -4529,7 +4533,9 @@ export interface paths {
                 query?: {
                     name?: string;
                     status?: number;
+                    /** @description Unix seconds, inclusive. */
                     fromDate?: number;
+                    /** @description Unix seconds, inclusive. */
                     toDate?: number;
                     dagRunId?: string;
                     /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
@@ -5260,7 +5266,7 @@ export interface paths {
                 cookie?: never;
             };
             /** @description Fields this schema does not define are ignored. */
-            requestBody: {
+            requestBody?: {
                 content: {
                     /** @example {} */
                     "application/json": {
@@ -5395,7 +5401,7 @@ export interface paths {
                 cookie?: never;
             };
             /** @description Fields this schema does not define are ignored. */
-            requestBody: {
+            requestBody?: {
                 content: {
                     /** @example {} */
                     "application/json": {
