@@ -87,10 +87,15 @@ function watchRun(kc: KubeConfig, path: string, name: string, seen: Seen): () =>
       seen.last = run;
       seen.changedAt = performance.now();
     }, () => {
-      if (!stopped) void sleep(200).then(start);
+      if (!stopped) void sleep(200).then(restart);
     });
   };
-  void start();
+  // A watch that cannot start again (the cluster is going away) must not crash the benchmark
+  // before its own error is told; the stall check then calls the run stuck.
+  const restart = (): Promise<void> => start().catch((error: unknown) => {
+    if (!stopped) process.stderr.write(`[bench-scale] watch of ${name} ended: ${String(error)}\n`);
+  });
+  void restart();
   return () => {
     stopped = true;
     abort?.abort();

@@ -99,7 +99,13 @@ export interface OperatorSettings {
 export async function startBenchOperator(settings: OperatorSettings, syncTimeoutMs = 600_000): Promise<BenchOperator> {
   const launch = chartOperatorLaunch();
   const started = performance.now();
-  const child = spawn(process.execPath, [...launch.flags, settings.bundle, `--kubeconfig=${settings.kubeconfig}`, `--log-dir=${settings.logDir}`, `--http-port=${String(settings.port)}`, '--lease-duration-seconds=5'], { env: { ...process.env, ...launch.env }, stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [...launch.flags, settings.bundle, `--kubeconfig=${settings.kubeconfig}`, `--log-dir=${settings.logDir}`, `--http-port=${String(settings.port)}`, '--lease-duration-seconds=5'], { env: { ...process.env, ...launch.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // An operator that dies mid-run (out of memory, a crash) says so on stderr: pass it on.
+  child.stderr.on('data', (chunk: Buffer) => void process.stderr.write(`[operator] ${chunk.toString()}`));
+  let stopping = false;
+  child.once('exit', (code, signal) => {
+    if (!stopping) process.stderr.write(`[bench-scale] the operator exited (${String(code ?? signal)})\n`);
+  });
   // Only the tail of its log is kept: a stuck run makes it log a refused write per reconcile.
   let tail = '';
   let synced = false;
@@ -133,6 +139,7 @@ export async function startBenchOperator(settings: OperatorSettings, syncTimeout
         child.once('exit', () => {
           resolve();
         });
+        stopping = true;
         child.kill('SIGTERM');
       }),
   };

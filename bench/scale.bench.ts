@@ -118,11 +118,20 @@ try {
   }
   const big: BigRunFigures[] = [];
   const plan: [Shape, number][] = [...graphSizes.map((n): [Shape, number] => ['graph', n]), ...chainSizes.map((n): [Shape, number] => ['chain', n])];
-  for (const [shape, steps] of plan) {
+  // Smallest first: what a bigger run breaks should not cost the figures of a smaller one.
+  for (const [shape, steps] of plan.sort((a, b) => a[1] - b[1])) {
     log(`a ${shape} of ${String(steps)} steps`);
-    const figures = await bigRun(ctx, shape, steps);
-    log(`  ${figures.outcome} in ${figures.seconds.toFixed(0)} s (${String(figures.succeededSteps)}/${String(steps)} succeeded)`);
-    big.push(figures);
+    try {
+      const figures = await bigRun(ctx, shape, steps);
+      log(`  ${figures.outcome} in ${figures.seconds.toFixed(0)} s (${String(figures.succeededSteps)}/${String(steps)} succeeded): ${JSON.stringify(figures)}`);
+      big.push(figures);
+    } catch (error) {
+      log(`  the ${shape} of ${String(steps)} steps could not be measured: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    }
+    if (operator.process.exitCode !== null || operator.process.signalCode !== null) {
+      log('  the operator had exited: starting another');
+      operator = await startBenchOperator(operatorSettings);
+    }
     // Deleted, so that the history phase measures the history alone.
     await removeRun(ctx, shape, steps);
   }
@@ -132,6 +141,10 @@ try {
   const figures = { machine, settings, idle, singleStepRunsPerMinute: singlePerMinute, bigRuns: big, history: hist };
   printFigures(figures);
   if (process.env.BENCH_OUT !== undefined) await writeFile(process.env.BENCH_OUT, `${JSON.stringify(figures, null, 2)}\n`);
+} catch (error) {
+  // Told before the cluster is torn down: what fails after that is a consequence.
+  log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exitCode = 1;
 } finally {
   await api?.stop();
   await operator?.stop();
