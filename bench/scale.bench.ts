@@ -128,12 +128,13 @@ try {
     } catch (error) {
       log(`  the ${shape} of ${String(steps)} steps could not be measured: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     }
+    // Deleted, so that the history phase measures the history alone.
+    await removeRun(ctx, shape, steps);
+    await sleep(5000);
     if (operator.process.exitCode !== null || operator.process.signalCode !== null) {
       log('  the operator had exited: starting another');
       operator = await startBenchOperator(operatorSettings);
     }
-    // Deleted, so that the history phase measures the history alone.
-    await removeRun(ctx, shape, steps);
   }
   const hist = RUNS > 0 ? await history() : undefined;
   const machine = { cores: cpus().length, memory: totalmem(), node: process.version };
