@@ -111,6 +111,11 @@ bench-queue: deps ## queue admission latency with 1,000 queued runs, on a fresh 
 	node bench/queue.bench.ts
 
 # Its own .PHONY line keeps branches that add targets from colliding on the list above.
+.PHONY: bench-scale
+bench-scale: deps ## issue 23's scale figures on a fresh local control plane: big graph and chain runs (BENCH_STEPS, BENCH_CHAIN_STEPS), retained history (BENCH_RUNS, BENCH_DAGS); BENCH_OUT=file for JSON (figures, not pass/fail)
+	node bench/scale.bench.ts
+
+# Its own .PHONY line keeps branches that add targets from colliding on the list above.
 .PHONY: api-fuzz
 API_FUZZ_EXAMPLES ?= 50
 API_FUZZ_SEED ?= 1

@@ -1,0 +1,125 @@
+/**
+ * The scale benchmark's history: R finished runs retained, spread over D DAGs, each a copy of
+ * one real finished 5-step run (as issue 23's reporter made them), written straight into the
+ * Kubernetes API with a finished status; nothing runs. Then what that history costs: each
+ * process restarted on it (memory, time to sync), the API's history reads, etcd's database.
+ */
+import { performance } from 'node:perf_hooks';
+import type { KubedagClients } from '../core/kube/client.ts';
+import { loadDag } from '../core/dag/index.ts';
+import { LABELS } from '../core/resources/constants.ts';
+import { dagManifest } from '../core/resources/dag.ts';
+import { dagRunResourceName, labelValue } from '../core/resources/names.ts';
+import type { DagRunResource } from '../core/resources/types.ts';
+import { namespace, percentile, pool, timeGet, type Timed } from './scale-support.ts';
+
+/** A 5-step DAG with a little output per step, as a daily job might be. */
+export const HISTORY_DAG_YAML = `description: A five-step job whose finished runs make up the benchmark's history
+tags: [bench, history]
+steps:
+  - {name: extract, command: "echo extracted 120 rows", output: ROWS}
+  - {name: validate, command: "echo validated", depends: [extract]}
+  - {name: transform, command: "echo transformed", depends: [validate]}
+  - {name: load, command: "echo loaded", depends: [transform]}
+  - {name: report, command: "echo report sent", depends: [load]}
+`;
+
+export const historyDagName = (d: number): string => `hist-${String(d).padStart(4, '0')}`;
+
+const ISO = /"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z)"/g;
+
+/** The run's status with every time moved back by `offsetMs`, so history spans days. */
+function shiftedStatus(status: unknown, offsetMs: number): Record<string, unknown> {
+  const text = JSON.stringify(status).replace(ISO, (_match, time: string) => JSON.stringify(new Date(Date.parse(time) - offsetMs).toISOString()));
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+export interface SeedFigures {
+  readonly runs: number;
+  readonly dags: number;
+  readonly seconds: number;
+  /** The real run the copies are made of, as JSON. */
+  readonly sourceRunBytes: number;
+  /** JSON size of each of its finished step records (status.nodes). */
+  readonly sourceRecordBytes: readonly number[];
+}
+
+export interface Seeded {
+  readonly figures: SeedFigures;
+  readonly source: DagRunResource;
+  /** One copy, for the run-details and log reads. */
+  readonly copy: { readonly dagName: string; readonly dagRunId: string };
+}
+
+/**
+ * Creates D DAGs and R finished runs copied from `source` (a finished run of
+ * HISTORY_DAG_YAML). Times are spread over the last week, inside the default retention of 30
+ * days, so that the operator's retention keeps them all.
+ */
+export async function seedHistory(kube: KubedagClients, source: DagRunResource, runs: number, dags: number, log: (line: string) => void): Promise<Seeded> {
+  const started = performance.now();
+  const manifests = Array.from({ length: dags }, (_, d) => dagManifest(historyDagName(d), loadDag(HISTORY_DAG_YAML, { fileName: historyDagName(d) }).documents, namespace));
+  await pool(manifests, 16, (manifest) => kube.dags.create(namespace, manifest));
+  const week = 7 * 24 * 3600 * 1000;
+  let lastReport = performance.now();
+  await pool(Array.from({ length: runs }, (_, i) => i), 32, async (i) => {
+    const d = i % dags;
+    const dagName = historyDagName(d);
+    const dagRunId = `h${String(i).padStart(6, '0')}`;
+    const name = dagRunResourceName(dagName, dagRunId);
+    const labels = { ...source.metadata?.labels, [LABELS.dag]: labelValue(dagName), [LABELS.runId]: labelValue(dagRunId) };
+    const spec = { ...source.spec, dagRef: { name: manifests[d]?.metadata.name ?? dagName }, dagName, dagRunId, snapshot: manifests[d]?.spec };
+    await kube.runs.create(namespace, { metadata: { name, namespace, labels }, spec });
+    await kube.runs.mergePatchStatus(namespace, name, { status: shiftedStatus(source.status, Math.floor((i / runs) * week)) });
+    if (performance.now() - lastReport > 15_000) {
+      lastReport = performance.now();
+      log(`  seeded ${String(i)} of ${String(runs)} runs`);
+    }
+  });
+  const seconds = (performance.now() - started) / 1000;
+  const records = (source.status?.nodes ?? []).map((n) => Buffer.byteLength(JSON.stringify(n)));
+  return {
+    figures: { runs, dags, seconds, sourceRunBytes: Buffer.byteLength(JSON.stringify(source)), sourceRecordBytes: records },
+    source,
+    copy: { dagName: historyDagName(1 % dags), dagRunId: `h${String(1).padStart(6, '0')}` },
+  };
+}
+
+export interface HistoryReads {
+  readonly dagsPage: Timed;
+  readonly dagHistory: Timed;
+  readonly runsByName: Timed;
+  readonly runsByStatus: Timed;
+  /** A day holding every seeded run (they were all created today), and one holding none. */
+  readonly runsToday: Timed;
+  readonly runsYesterday: Timed;
+  readonly runDetails: Timed;
+  readonly runLog: Timed;
+  /** A step's stdout, of the real run (the copies have no archived logs of their own). */
+  readonly stepLog: Timed;
+  readonly runsUnfiltered: Timed;
+}
+
+/** The history reads the issue's targets name, each the p50 of `repeat` sequential GETs. */
+export async function historyReads(api: string, seeded: Seeded, repeat: number): Promise<HistoryReads> {
+  const { copy, source } = seeded;
+  const dayStart = Math.floor(Date.now() / 86_400_000) * 86_400;
+  const step = source.status?.nodes?.[0]?.name ?? 'extract';
+  const get = (path: string, times = repeat): Promise<Timed> => timeGet(`${api}${path}`, times);
+  return {
+    dagsPage: await get('/dags'),
+    dagHistory: await get(`/dags/${copy.dagName}/dag-runs`),
+    runsByName: await get(`/dag-runs?name=${copy.dagName}`),
+    runsByStatus: await get('/dag-runs?status=4'),
+    runsToday: await get(`/dag-runs?fromDate=${String(dayStart)}&toDate=${String(dayStart + 86_399)}`),
+    runsYesterday: await get(`/dag-runs?fromDate=${String(dayStart - 86_400)}&toDate=${String(dayStart - 1)}`),
+    runDetails: await get(`/dag-runs/${copy.dagName}/${copy.dagRunId}`),
+    runLog: await get(`/dag-runs/${copy.dagName}/${copy.dagRunId}/log`),
+    stepLog: await get(`/dag-runs/${source.spec.dagName ?? ''}/${source.spec.dagRunId ?? ''}/steps/${step}/log`),
+    runsUnfiltered: await get('/dag-runs', Math.max(3, Math.floor(repeat / 4))),
+  };
+}
+
+export function recordStats(sizes: readonly number[]): { min: number; median: number; max: number } {
+  return { min: sizes.length === 0 ? 0 : Math.min(...sizes), median: percentile(sizes, 50), max: sizes.length === 0 ? 0 : Math.max(...sizes) };
+}
