@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { constants } from 'node:os';
 import type { V1Status } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
@@ -23,23 +23,38 @@ describe('wrapCommand', () => {
   });
 });
 
-describe('the wrapper, run by this machine\'s sh as the container would', () => {
-  /** Runs the wrapped command as an exec's group leader; `endStdinAfterMs` ends the lifeline. */
-  async function run(command: string[], options: { graceMs: number; endStdinAfterMs?: number }): Promise<{ code: number; stdout: string; ms: number }> {
-    const [file = '', ...args] = wrapCommand(command, 'SIGTERM', options.graceMs);
-    const started = Date.now();
-    const child = spawn(file, args, { detached: true, stdio: ['pipe', 'pipe', 'inherit'] });
+/** The POSIX-family shells this machine has; a container's /bin/sh may be any of them. */
+const SHELLS = [['dash'], ['bash'], ['zsh'], ['busybox', 'sh']].filter(([program]) => spawnSync('sh', ['-c', `command -v ${program ?? ''}`]).status === 0);
+
+describe.each(SHELLS.map((shell) => [shell.join(' '), shell] as const))('the wrapper, run by %s as the container would', (_name, shell) => {
+  /**
+   * Runs the wrapped command as an exec's group leader. `endStdinAfterMs`: ends the lifeline
+   * that long after the command's first output (a loaded machine may take long to get there);
+   * `ms` is then the time from that end to the command's.
+   */
+  async function run(command: string[], options: { graceMs: number; endStdinAfterMs?: number; signal?: NodeJS.Signals }): Promise<{ code: number; stdout: string; ms: number }> {
+    const [, ...args] = wrapCommand(command, options.signal ?? 'SIGTERM', options.graceMs);
+    let started = Date.now();
+    const child = spawn(shell[0] ?? 'sh', [...shell.slice(1), ...args], { detached: true, stdio: ['pipe', 'pipe', 'inherit'] });
     const out: Buffer[] = [];
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    if (options.endStdinAfterMs !== undefined) setTimeout(() => child.stdin.end(), options.endStdinAfterMs);
-    // As a runtime reports it: 128 + the signal that ended the wrapper.
+    child.stdout.on('data', (d: Buffer) => {
+      if (out.length === 0 && options.endStdinAfterMs !== undefined) {
+        setTimeout(() => {
+          started = Date.now();
+          child.stdin.end();
+        }, options.endStdinAfterMs);
+      }
+      out.push(d);
+    });
+    // As a runtime reports it: 128 + the signal that ended the command.
     const code = await new Promise<number>((resolve) => child.on('close', (c, signal) => { resolve(c ?? 128 + (signal === null ? 0 : constants.signals[signal])); }));
+    // The session ends: its stdin closes, as a runtime closes it once the command is gone.
     child.stdin.destroy();
     return { code, stdout: Buffer.concat(out).toString(), ms: Date.now() - started };
   }
 
-  it('exits with the command\'s own code while the lifeline stays open', async () => {
-    expect(await run(['sh', '-c', 'echo out; exit 7'], { graceMs: 1000 })).toMatchObject({ code: 7, stdout: 'out\n' });
+  it('exits with the command\'s own code while the lifeline stays open, its stdin empty', async () => {
+    expect(await run(['sh', '-c', 'cat; echo out; exit 7'], { graceMs: 1000 })).toMatchObject({ code: 7, stdout: 'out\n' });
   });
 
   it('stops the command and what it started when the lifeline ends, without waiting for the grace period', async () => {
@@ -50,5 +65,19 @@ describe('the wrapper, run by this machine\'s sh as the container would', () => 
   it('kills a command that ignores the stop signal once the grace period is over', async () => {
     const ran = await run(['sh', '-c', 'trap "" TERM; echo started; sleep 10; echo finished'], { graceMs: 1000, endStdinAfterMs: 300 });
     expect([ran.code, ran.stdout, ran.ms < 5000]).toEqual([137, 'started\n', true]);
+  });
+
+  it.each(['SIGINT', 'SIGQUIT', 'SIGUSR1', 'SIGHUP'] as const)('delivers signalOnStop %s to the command, which may handle it', async (signal) => {
+    const name = signal.replace(/^SIG/, '');
+    // Counts what arrives, and waits a little after the first: the signal must come once.
+    const traps = ['INT', 'QUIT', 'USR1', 'HUP', 'TERM'].map((s) => `trap 'got="$got ${s}"' ${s}`).join('; ');
+    const command = `got=; ${traps}; echo started; while [ -z "$got" ]; do sleep 0.1; done; sleep 0.3; echo "got$got"; exit 5`;
+    const ran = await run(['sh', '-c', command], { graceMs: 3000, endStdinAfterMs: 200, signal });
+    expect([ran.code, ran.stdout, ran.ms < 3000]).toEqual([5, `started\ngot ${name}\n`, true]);
+  });
+
+  it('delivers SIGINT to a command without a handler of its own, which dies of it', async () => {
+    const ran = await run(['sh', '-c', 'echo started; exec sleep 10'], { graceMs: 3000, endStdinAfterMs: 300, signal: 'SIGINT' });
+    expect([ran.code, ran.ms < 3000]).toEqual([130, true]);
   });
 });

@@ -69,32 +69,32 @@ export function exitCodeOf(status: V1Status): number | { error: string } {
 }
 
 /**
- * The wrapper ($1 grace seconds, $2 signal name, then the command). The session's stdin is
- * kept on fd 3 first: a shell without job control gives background commands /dev/null. The
- * watcher ignores the stop signal it sends to the wrapper's process group (where the runtime
- * made the exec a group leader, so that what the command started goes too; else to the command
- * alone); the wrapper only notes it and waits on, so the exit code is the command's (or 137
- * once SIGKILL takes the group). When the command ends by itself, the watcher goes with SIGKILL;
- * its `cat` holds nothing but stdin and ends with the connection.
+ * The wrapper ($1 grace seconds, $2 signal name, then the command). A watcher holds the
+ * session's stdin (saved on fd 3 first: a shell without job control gives background commands
+ * /dev/null) until it ends, then sends the stop signal to the process group of `$$` (where the
+ * runtime made the exec a group leader, so that what the command started goes too; else to
+ * `$$` alone) and SIGKILL after the grace period. It ignores the signal it sends, holds none of
+ * the output, and is started from a subshell that exits at once, so that it is no child of the
+ * command. The wrapper then execs the command, with /dev/null as stdin: `$$` is the command,
+ * its exit status the runtime's to report, and it starts with the signal dispositions the exec
+ * gave the wrapper. Run as a background job instead, it would have SIGINT and SIGQUIT ignored
+ * (POSIX), which only bash and zsh let a script restore: dash and busybox ash refuse.
+ * Stdin ending after the command is gone (the session closes after it exits) is no stop.
  */
 const WRAPPER = [
   'grace=$1; sig=$2; shift 2',
-  'exec 3<&0',
-  '"$@" 3<&- &',
-  'pid=$!',
-  'trap : "$sig"',
-  '(',
+  '( exec 3<&0; (',
   '  trap "" "$sig"',
   '  cat <&3 >/dev/null',
-  '  kill -s "$sig" -- "-$$" 2>/dev/null || kill -s "$sig" "$pid"',
+  '  kill -0 $$ 2>/dev/null || exit 0',
+  // dash wants `--` before a negative pid (and fails on `-PID` before sending anything);
+  // busybox signals the group at `-- -PID` but then fails on `--`, so `-PID` comes first,
+  // lest the command get the signal twice.
+  '  { kill -s "$sig" "-$$" || kill -s "$sig" -- "-$$" || kill -s "$sig" $$; }',
   '  sleep "$grace"',
-  '  kill -s KILL -- "-$$" 2>/dev/null || kill -s KILL "$pid"',
-  ') >/dev/null 2>&1 &',
-  'watch=$!',
-  'exec 3<&-',
-  'while :; do wait "$pid"; code=$?; kill -0 "$pid" 2>/dev/null || break; done',
-  'kill -s KILL "$watch" 2>/dev/null',
-  'exit "$code"',
+  '  { kill -s KILL "-$$" || kill -s KILL -- "-$$" || kill -s KILL $$; }',
+  ') >/dev/null 2>&1 & )',
+  'exec "$@" </dev/null',
 ].join('\n');
 
 /** The command as started under the wrapper. */

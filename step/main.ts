@@ -7,8 +7,10 @@
  * about a run or a failed step ($KUBEDAG_NOTIFY, core/runner/notify.ts). The Pod's shell runner starts it, so
  * tagging, stop forwarding, preconditions and outputs work as for any command.
  *
- * A stop (SIGTERM, SIGINT) aborts the executor's work; the runner then exits as a process
- * ended by that signal would (143, 130). Any error is one line on stderr and exit status 1.
+ * A stop (SIGTERM, SIGINT, and for `executor` the step's signalOnStop from the spec, see
+ * stop.ts) aborts the executor's work; the runner then exits as a process ended by that signal
+ * would (128 + its number: 143, 130, 138 for SIGUSR1). Any error is one line on stderr and exit
+ * status 1.
  */
 import { EXECUTOR_ENV, type ExecutorSpec, type RunnerExecutor } from '../core/runner/spec.ts';
 import { renderHelp } from '../core/settings-help.ts';
@@ -23,20 +25,25 @@ import type { StepIO } from './io.ts';
 import { runNotify } from './notify.ts';
 import { runTelemetry } from './telemetry.ts';
 import { parseExecutorSpec } from './spec.ts';
+import { stopExitCode, stopSignals } from './stop.ts';
 
 type Executor = (spec: ExecutorSpec, io: StepIO) => Promise<number>;
 
 const EXECUTORS: Record<RunnerExecutor, Executor> = { http: runHttp, jq: runJq, mail: runMail, ssh: runSsh, 'container-exec': (spec, io) => runContainerExec(spec, io) };
 
-/** Exit codes of a process ended by the signal, as a shell reports them. */
-const SIGNAL_EXIT: Record<string, number> = { SIGTERM: 143, SIGINT: 130 };
-
 const USAGE = `usage: ${STEP_HELP.usage}   (--help says more)`;
 
-const COMMANDS: Record<StepCommand, (io: StepIO) => Promise<number>> = { executor: runExecutor, telemetry: runTelemetry, notify: runNotify };
+/** `stopOn`: more signals that stop the command, listened to from then on. */
+type Command = (io: StepIO, stopOn: (signals: readonly NodeJS.Signals[]) => void) => Promise<number>;
 
-async function runExecutor(io: StepIO): Promise<number> {
+const COMMANDS: Record<StepCommand, Command> = { executor: runExecutor, telemetry: runTelemetry, notify: runNotify };
+
+async function runExecutor(io: StepIO, stopOn: (signals: readonly NodeJS.Signals[]) => void): Promise<number> {
   const spec = parseExecutorSpec(io.env[EXECUTOR_ENV]);
+  // Before any work starts: a signalOnStop that arrived without a listener would kill the
+  // runner outright (SIGHUP, SIGQUIT, SIGUSR2) or start Node's inspector (SIGUSR1: Node.js
+  // starts it only while no listener is installed; checked on Node 24).
+  stopOn(stopSignals(spec));
   return EXECUTORS[spec.type](spec, io);
 }
 
@@ -51,22 +58,27 @@ async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   const stop = new AbortController();
-  let stoppedBy: string | undefined;
-  for (const signal of Object.keys(SIGNAL_EXIT)) {
-    process.on(signal, () => {
-      stoppedBy ??= signal;
-      stop.abort(new Error(`stopped by ${signal}`));
-    });
-  }
+  let stoppedBy: NodeJS.Signals | undefined;
+  const listened = new Set<NodeJS.Signals>();
+  const stopOn = (signals: readonly NodeJS.Signals[]): void => {
+    for (const signal of signals.filter((s) => !listened.has(s))) {
+      listened.add(signal);
+      process.on(signal, () => {
+        stoppedBy ??= signal;
+        stop.abort(new Error(`stopped by ${signal}`));
+      });
+    }
+  };
+  stopOn(stopSignals());
   const env = Object.fromEntries(Object.entries(process.env).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]])));
   const io: StepIO = { stdout: process.stdout, stderr: process.stderr, env, cwd: process.cwd(), signal: stop.signal };
   try {
-    const code = await command(io);
-    return stoppedBy === undefined ? code : (SIGNAL_EXIT[stoppedBy] ?? 1);
+    const code = await command(io, stopOn);
+    return stoppedBy === undefined ? code : stopExitCode(stoppedBy);
   } catch (error) {
     if (stoppedBy !== undefined) {
       process.stderr.write(`kubedag-step: ${stoppedBy === 'SIGINT' ? 'interrupted' : 'stopped'}\n`);
-      return SIGNAL_EXIT[stoppedBy] ?? 1;
+      return stopExitCode(stoppedBy);
     }
     process.stderr.write(`kubedag-step: ${(error as Error).message.replace(/\s*\n\s*/g, ' ')}\n`);
     return 1;

@@ -84,6 +84,10 @@ export interface ExecutorSpec {
   readonly exec?: ContainerExecTarget;
   /** The DAG's `smtp` block, for mail steps. */
   readonly smtp?: SmtpSettings;
-  /** ssh: what a stop sends the remote command (signalOnStop) and how long before SIGKILL; absent: SIGTERM, 5 s. */
+  /**
+   * The step's signalOnStop, which stops the runner too (step/stop.ts), and for ssh what a stop
+   * sends the remote command and how long before SIGKILL; absent: SIGTERM, 5 s. container-exec
+   * specs carry theirs in `exec`.
+   */
   readonly stop?: { readonly signal: string; readonly graceMs: number };
 }

@@ -1,10 +1,11 @@
-import { mkdtempSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadDag, type Step } from '../../core/dag/index.ts';
 import { executorEnv, executorSpec } from './executor-spec.ts';
-import { runnerScript, stepPod, type PodRequest } from './pod.ts';
+import { demux, runnerScript, stepPod, type PodRequest } from './pod.ts';
 
 function firstStep(yaml: string): { dag: ReturnType<typeof loadDag>['dag']; step: Step } {
   const load = loadDag(yaml, { fileName: 'executors' });
@@ -19,13 +20,13 @@ describe('the executor spec of a step', () => {
       name: 'an http step carries the expanded command and its settings as written',
       yaml: 'steps:\n  - {executor: {type: http, config: {headers: {A: "${X}"}, silent: true}}, command: "GET http://h/${P}"}',
       command: 'GET http://h/path',
-      want: { type: 'http', command: 'GET http://h/path', config: { headers: { A: '${X}' }, silent: true } },
+      want: { type: 'http', command: 'GET http://h/path', config: { headers: { A: '${X}' }, silent: true }, stop: { signal: 'SIGTERM', graceMs: 4000 } },
     },
     {
       name: 'a jq step carries its filter as written, since $names there are jq variables',
       yaml: 'steps:\n  - {executor: jq, command: ".a as $x | $x", script: "{\\"a\\": 1}"}',
       command: '.a as  | ',
-      want: { type: 'jq', command: '.a as $x | $x', script: '{"a": 1}', config: {} },
+      want: { type: 'jq', command: '.a as $x | $x', script: '{"a": 1}', config: {}, stop: { signal: 'SIGTERM', graceMs: 4000 } },
     },
     {
       name: 'a step of a DAG with ssh that names no executor runs over the DAG ssh, completed with Dagu defaults',
@@ -49,7 +50,13 @@ describe('the executor spec of a step', () => {
       name: 'a mail step gets the DAG smtp settings',
       yaml: 'smtp: {host: mail.local, port: "25"}\nsteps:\n  - {executor: {type: mail, config: {to: a@b, subject: hi}}}',
       command: undefined,
-      want: { type: 'mail', config: { to: 'a@b', subject: 'hi' }, smtp: { host: 'mail.local', port: '25' } },
+      want: { type: 'mail', config: { to: 'a@b', subject: 'hi' }, smtp: { host: 'mail.local', port: '25' }, stop: { signal: 'SIGTERM', graceMs: 4000 } },
+    },
+    {
+      name: 'an http, jq or mail step carries signalOnStop too, which stops the runner',
+      yaml: 'steps:\n  - {executor: {type: http}, command: "GET http://h/", signalOnStop: SIGUSR1}',
+      command: 'GET http://h/',
+      want: { type: 'http', command: 'GET http://h/', config: {}, stop: { signal: 'SIGUSR1', graceMs: 4000 } },
     },
   ])('$name', ({ yaml, command, want }) => {
     const { dag, step } = firstStep(yaml);
@@ -88,7 +95,36 @@ describe('the Pod of a step runner step', () => {
   it('has the runner start kubedag-step executor as the step process', () => {
     expect(runnerScript(request)).toContain('kd_run() { exec kubedag-step executor; }');
   });
+
+  it.each(['SIGUSR1', 'SIGHUP', 'SIGTERM'])('stops kubedag-step with SIGTERM when signalOnStop is %s, which the runner passes on itself', (signal) => {
+    const { dag: ownDag, step: ownStep } = firstStep(`steps:\n  - {executor: {type: http}, command: "GET http://h/", signalOnStop: ${signal}}`);
+    const ownSpec = executorSpec(ownDag, ownStep, 'GET http://h/');
+    if (ownSpec === undefined) throw new Error('an http step has a spec');
+    expect(ownSpec.stop?.signal).toBe(signal);
+    const run = runWithFakeRunner({ ...request, dag: ownDag, step: ownStep, runner: { spec: ownSpec, image: 'kubedag:test' } });
+    expect([demux(run.log).stdout, run.status]).toEqual(['got TERM\n', 0]);
+  });
 });
+
+/**
+ * Runs the Pod's shell runner as a container's first process (its own process group), with a
+ * kubedag-step on the PATH that says which signal reached it, and plays the kubelet: SIGTERM
+ * to the runner once the fake has started.
+ */
+function runWithFakeRunner(request: PodRequest): { status: number | null; log: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'kd-fake-runner-'));
+  const fake = ['#!/bin/sh', ...['TERM', 'USR1', 'HUP'].map((s) => `trap 'echo got ${s}; exit 0' ${s}`), 'touch "$READY"', 'while :; do sleep 0.05; done', ''].join('\n');
+  writeFileSync(join(dir, 'kubedag-step'), fake);
+  chmodSync(join(dir, 'kubedag-step'), 0o755);
+  const env = Object.fromEntries((stepPod(request).spec?.containers[0]?.env ?? []).map((e) => [e.name, e.value ?? '']));
+  const kubelet = '(while [ ! -e "$READY" ]; do sleep 0.02; done; kill -TERM $$) & exec /bin/sh -c "$0"';
+  const result = spawnSync('setsid', ['/bin/sh', '-c', kubelet, runnerScript(request)], {
+    env: { ...env, PATH: `${dir}:${process.env.PATH ?? ''}`, READY: join(dir, 'ready'), KUBEDAG_REPORT_FILE: join(dir, 'report') },
+    encoding: 'utf8',
+    timeout: 15_000,
+  });
+  return { status: result.status, log: result.stdout };
+}
 
 describe('the environment an executor step adds', () => {
   it.each([

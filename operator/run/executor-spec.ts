@@ -159,8 +159,9 @@ function runnerSpec(dag: Dag, step: Step, type: RunnerExecutor, command: string 
     ...(step.script === undefined ? {} : { script: step.script }),
     config: type === 'ssh' && Object.keys(own).length === 0 && dag.ssh !== undefined ? dagSsh(dag.ssh) : own,
     ...(type === 'mail' && dag.smtp !== undefined ? { smtp: dag.smtp } : {}),
-    // The remote command must end within the step Pod's grace period, as an exec'd one must.
-    ...(type === 'ssh' ? { stop: { signal: step.signalOnStop, graceMs: execGraceMs(dag) } } : {}),
+    // Every executor stops on signalOnStop (step/stop.ts); ssh also sends it to the remote
+    // command, which must end within the step Pod's grace period, as an exec'd one must.
+    stop: { signal: step.signalOnStop, graceMs: execGraceMs(dag) },
   };
 }
 

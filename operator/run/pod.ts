@@ -129,7 +129,10 @@ function logFileLines(): string[] {
 
 /** The runner: POSIX sh only, so that any image with a shell can run a step. */
 export function runnerScript(request: PodRequest): string {
-  const signal = request.step.signalOnStop.replace(/^SIG/, '');
+  // kubedag-step is stopped with SIGTERM whatever signalOnStop says, and sends signalOnStop on
+  // to the remote or exec'd command itself. Node.js acts on a signal before the runner listens
+  // (it needs half a second to load): SIGUSR1 would start its inspector, SIGHUP kill it.
+  const signal = request.runner === undefined ? request.step.signalOnStop.replace(/^SIG/, '') : 'TERM';
   return [
     'set -u',
     // A stop may come at any moment, even before the step's command starts: the handler only

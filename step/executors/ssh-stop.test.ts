@@ -92,6 +92,29 @@ describe.runIf(asRoot).each([SSH_TEST_USER, 'root'])('stopping an ssh step that 
     await expect.poll(() => alive(pid), { timeout: 5_000 }).toBe(false);
   });
 
+  it.each(['SIGUSR1', 'SIGHUP'])('passes signalOnStop %s on to the remote command when the runner itself gets it', async (signal) => {
+    const got = file(`got-${signal}`);
+    const name = signal.replace(/^SIG/, '');
+    const spec = sshStep(user, `trap 'echo ${name} > ${got}; exit 0' ${name}; echo $$ > ${got}.pid; while :; do sleep 0.1; done`, { signal, graceMs: 3_000 });
+    const runner = spawn(process.execPath, [resolve(import.meta.dirname, '../main.ts'), 'executor'], { env: { ...process.env, [EXECUTOR_ENV]: JSON.stringify(spec) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const err: Buffer[] = [];
+    runner.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    const exited = new Promise<number | null>((done) => runner.once('close', done));
+    try {
+      await waitForPid(`${got}.pid`);
+      runner.kill(signal as NodeJS.Signals);
+      // A stopped runner exits as the signal would have ended it: 128 + its number.
+      // The remote shell may report its sleep killed; Node's inspector must not have started.
+      // A runner whose inspector took the signal runs on; the race keeps the finally in time.
+      const late = new Promise((done) => setTimeout(() => { done('still running after 8 s'); }, 8_000));
+      expect(await Promise.race([exited, late])).toBe(signal === 'SIGUSR1' ? 138 : 129);
+      expect(Buffer.concat(err).toString('utf8')).not.toMatch(/Debugger/);
+      await expect.poll(() => readFile(got, 'utf8').catch(() => ''), { timeout: 5_000 }).toBe(`${name}\n`);
+    } finally {
+      runner.kill('SIGKILL');
+    }
+  });
+
   it('changes nothing the command sees: environment, directory, shell, streams and exit status', async () => {
     // SSH_CLIENT and SSH_CONNECTION name the client's port, new for every connection.
     const command = 'env | grep -v "^SSH_C" | sort; pwd; echo "$0 $-"; echo to stderr >&2; exit 3';
@@ -141,7 +164,8 @@ async function plainExec(user: string, command: string): Promise<{ code: number 
 }
 
 async function waitForPid(path: string): Promise<number> {
-  for (let attempt = 0; attempt < 200; attempt++) {
+  // Up to 10 s: on a loaded machine the runner alone may take seconds to start.
+  for (let attempt = 0; attempt < 400; attempt++) {
     const text = await readFile(path, 'utf8').catch(() => '');
     if (text.trim() !== '') return Number(text.trim());
     await new Promise((done) => setTimeout(done, 25));

@@ -63,7 +63,7 @@ describe.each(SHELLS.map((shell) => [shell.join(' '), shell] as const))('the ssh
   });
 
   it('on the end of stdin sends the stop signal to the command and what it started', async () => {
-    const session = startSession(shell, { command: `sleep 30 & echo $! > ${file('bg')}; trap 'echo stopped; exit 9' TERM; while :; do sleep 0.1; done` });
+    const session = startSession(shell, { command: `trap 'echo stopped; exit 9' TERM; sleep 30 & echo $! > ${file('bg')}; while :; do sleep 0.1; done` });
     const pid = await waitForPid(file('bg'));
     session.endStdin();
     expect(await session.done).toMatchObject({ code: 9, out: 'stopped\n' });

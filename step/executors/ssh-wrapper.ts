@@ -75,11 +75,13 @@ const leaderGone = 'kill -0 $$ 2>/dev/null || exit 0';
 
 /**
  * The whole process group: what the command started goes with it. dash wants `--` before a
- * negative pid and busybox refuses it, hence two spellings; where the session is not its own
- * group (a server without setsid), only the login shell is left to signal.
+ * negative pid (and fails on `-PID` before sending anything); busybox signals the group at
+ * `-- -PID` but then fails on `--`, so `-PID` comes first, lest the command get the signal
+ * twice. Where the session is not its own group (a server without setsid), only the login
+ * shell is left to signal.
  */
 function toGroup(signal: string): string {
-  return `{ kill -s ${signal} -- -$$ || kill -s ${signal} -$$ || kill -s ${signal} $$; }`;
+  return `{ kill -s ${signal} -$$ || kill -s ${signal} -- -$$ || kill -s ${signal} $$; }`;
 }
 
 function singleQuoted(text: string): string {

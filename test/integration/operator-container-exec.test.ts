@@ -121,4 +121,27 @@ steps:
     await new Promise((resolve) => setTimeout(resolve, 9000));
     expect(await inTarget(marker)).toBe('absent\n');
   });
+
+  it.each(['SIGINT', 'SIGUSR1'])("delivers the step's signalOnStop %s to the command through the node agent, the runner and the exec", async (signal) => {
+    // The whole path: the node agent's SIGTERM to the step Pod, its shell runner's SIGTERM to
+    // kubedag-step, the exec wrapper's signal to the command in the target container.
+    const name = signal.replace(/^SIG/, '');
+    const marker = `/tmp/signal-${name}-${unique}`;
+    const dag = `sig-${name.toLowerCase()}`;
+    await givenDag(ns, dag, `
+maxCleanUpTimeSec: 5
+steps:
+  - name: wait
+    signalOnStop: ${signal}
+    executor: {type: docker, config: {containerName: target}}
+    command: sh -c '${['INT', 'USR1', 'TERM'].map((s) => `trap "echo ${s} > ${marker}; exit 0" ${s}`).join('; ')}; while :; do sleep 0.1; done'
+`);
+    await whenRun(ns, `${dag}-1`, dag);
+    await runningStep(ns, `${dag}-1`, 'wait');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await stopRun(ns, `${dag}-1`);
+    const done = await finishedRun(ns, `${dag}-1`);
+    expect([done.status?.statusLabel, await inTarget(marker)]).toEqual(['canceled', `${name}\n`]);
+    expect(await stepLog(operator, done, 'wait', 'stderr')).not.toMatch(/Debugger/);
+  });
 });
