@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { parseApiConfig } from '../apiserver/config.ts';
 import { startServer } from '../apiserver/server.ts';
-import { waitFor } from '../cluster/processes.ts';
+import { signalAndWait, waitFor } from '../cluster/processes.ts';
 
 export interface BenchApiServer {
   readonly base: string;
@@ -37,17 +37,7 @@ export async function startBenchApiServer(kubeconfig: string, operatorUrl: strin
     process: child,
     readyMs: performance.now() - started,
     syncMs: ready.syncMs,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) {
-          resolve();
-          return;
-        }
-        child.once('exit', () => {
-          resolve();
-        });
-        child.kill('SIGTERM');
-      }),
+    stop: () => signalAndWait(child),
   };
 }
 

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { waitFor } from '../cluster/processes.ts';
+import { signalAndWait, waitFor } from '../cluster/processes.ts';
 import { chartOperatorLaunch } from '../scripts/operator-bundle.ts';
 
 export const namespace = 'default';
@@ -138,18 +138,11 @@ export async function startBenchOperator(settings: OperatorSettings, syncTimeout
     syncedMs,
     readyMs,
     errors: () => [...errors],
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) {
-          resolve();
-          return;
-        }
-        child.once('exit', () => {
-          resolve();
-        });
-        stopping = true;
-        child.kill('SIGTERM');
-      }),
+    stop: () => {
+      // An exit from here on was asked for: not worth the last lines on stderr.
+      stopping = true;
+      return signalAndWait(child);
+    },
   };
 }
 

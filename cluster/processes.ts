@@ -3,7 +3,7 @@
  * file, stoppable by pid alone, so that `cluster-down` can stop what an earlier `cluster-up`
  * started.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { open } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -101,4 +101,18 @@ export async function waitFor(what: string, check: () => Promise<boolean>, timeo
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
     await sleep(intervalMs);
   }
+}
+
+/** Sends a child of this process `signal` and resolves once it has exited (at once if it already has). */
+export function signalAndWait(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      resolve();
+      return;
+    }
+    child.once('exit', () => {
+      resolve();
+    });
+    child.kill(signal);
+  });
 }

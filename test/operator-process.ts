@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, waitFor } from '../cluster/processes.ts';
+import { freePort, signalAndWait, waitFor } from '../cluster/processes.ts';
 
 const root = join(import.meta.dirname, '..');
 
@@ -52,16 +52,6 @@ export async function launchOperator(launch: OperatorLaunch): Promise<RunningOpe
     url: `http://127.0.0.1:${String(port)}`,
     process: child,
     output: () => output,
-    stop: (signal = 'SIGTERM') =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) {
-          resolve();
-          return;
-        }
-        child.once('exit', () => {
-          resolve();
-        });
-        child.kill(signal);
-      }),
+    stop: (signal = 'SIGTERM') => signalAndWait(child, signal),
   };
 }
