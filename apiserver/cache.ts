@@ -10,6 +10,7 @@ import type { KubedagClients, ResourceClient } from '../core/kube/client.ts';
 import { Informer, informerLog } from '../core/kube/informer.ts';
 import type { Logger } from '../core/log.ts';
 import { LABELS } from '../core/resources/constants.ts';
+import { withRecordedEnd } from '../core/resources/ended.ts';
 import type { DagQueueResource, DagResource, DagRunResource } from '../core/resources/types.ts';
 import { runIdentity } from './views/identity.ts';
 
@@ -130,9 +131,10 @@ export class Cache {
     // A failed watch or list is retried by the informer, which logs a streak of failures once.
     const log = informerLog(logger);
     this.namespace = namespace;
-    const kubedag = <T extends KubernetesObject>(client: ResourceClient<T>): Informer<T> => new Informer<T>({ kc, path: client.path(namespace), list: () => client.list(namespace), log });
+    const kubedag = <T extends KubernetesObject>(client: ResourceClient<T>, transform?: (object: T) => T): Informer<T> => new Informer<T>({ kc, path: client.path(namespace), list: () => client.list(namespace), log, ...(transform === undefined ? {} : { transform }) });
     this.dags = kubedag(clients.dags);
-    this.runs = kubedag(clients.runs);
+    // A run whose end the operator could record only in an annotation is shown ended.
+    this.runs = kubedag(clients.runs, withRecordedEnd);
     this.queues = kubedag(clients.queues);
     this.pods = new Informer<V1Pod>({ kc, path: `/api/v1/namespaces/${namespace}/pods`, list: () => core.listNamespacedPod({ namespace, labelSelector: LABELS.run }), labelSelector: LABELS.run, log });
     this.nodes = new Informer<V1Node>({ kc, path: '/api/v1/nodes', list: () => core.listNode(), log });

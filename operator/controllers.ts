@@ -16,6 +16,7 @@ import type { OperatorMetrics } from './metrics.ts';
 import { AdmissionLoop } from './queue/loop.ts';
 import { RetentionReconciler } from './retention/reconciler.ts';
 import { RunActor } from './run/act.ts';
+import { RunEnder } from './run/run-ender.ts';
 import { ContainerCleanup } from './run/container-cleanup.ts';
 import { RunController } from './run/controller.ts';
 import { TELEMETRY_COMMAND } from './telemetry/pod.ts';
@@ -69,7 +70,8 @@ export function buildControllers(deps: ControllerDeps): Controllers {
   const secrets = new RunSecrets(core, podWriter);
   const gatherer = new RunGatherer({ runs: informers.runs, pods: informers.pods, store, clock, definitions, expectations, maxPodsPerRun: config.maxPodsPerRun, maxPods: config.maxPods, routineEvents: config.routineEvents });
   const objects = new RunObjects(podWriter, config.steps);
-  const actor = new RunActor({ runs: informers.runs, writer, pods: podWriter, store, expectations, clock, steps: config.steps, objects, log, metrics });
+  const ender = new RunEnder({ runs: informers.runs, writer, pods: podWriter, clock, log });
+  const actor = new RunActor({ runs: informers.runs, writer, pods: podWriter, store, expectations, clock, steps: config.steps, objects, log, metrics, ender });
   return {
     kube,
     runs: new RunController({

@@ -10,6 +10,7 @@ import type { KubedagClients, ResourceClient } from '../core/kube/client.ts';
 import { Informer, informerLog } from '../core/kube/informer.ts';
 import type { Logger } from '../core/log.ts';
 import { LABELS } from '../core/resources/constants.ts';
+import { withRecordedEnd } from '../core/resources/ended.ts';
 import type { DagQueueResource, DagResource, DagRunResource } from '../core/resources/types.ts';
 
 export interface OperatorInformers {
@@ -67,9 +68,10 @@ function pick<T extends object, K extends keyof T>(object: T, ...keys: readonly 
 export function operatorInformers(kc: KubeConfig, core: CoreV1Api, kube: KubedagClients, namespaces: readonly string[], log: Logger): OperatorInformers {
   const namespace = namespaces.length === 1 ? namespaces[0] : undefined;
   const watchLog = informerLog(log);
-  const custom = <T extends KubernetesObject>(client: ResourceClient<T>): Informer<T> => new Informer<T>({ kc, path: client.path(namespace), list: () => client.list(namespace), transform: withoutManagedFields, log: watchLog });
+  const custom = <T extends KubernetesObject>(client: ResourceClient<T>, transform: (object: T) => T = withoutManagedFields): Informer<T> => new Informer<T>({ kc, path: client.path(namespace), list: () => client.list(namespace), transform, log: watchLog });
   return {
-    runs: custom(kube.runs),
+    // A run whose end only its annotation could record is seen ended, by every controller.
+    runs: custom(kube.runs, (run) => withRecordedEnd(withoutManagedFields(run))),
     dags: custom(kube.dags),
     queues: custom(kube.queues),
     pods: new Informer<V1Pod>({

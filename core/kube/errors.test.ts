@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apiErrorMessage, createFailure, ignoreAlreadyExists, ignoreConflict, ignoreNotFound, isAlreadyExists, isConflict, isInvalid, isNotFound, statusCode, type CreateFailure } from './errors.ts';
+import { apiErrorMessage, createFailure, ignoreAlreadyExists, ignoreConflict, ignoreNotFound, isAlreadyExists, isConflict, isInvalid, isNotFound, refusalLimit, statusCode, writeFailure, type CreateFailure, type WriteFailure } from './errors.ts';
 
 /** An error as @kubernetes/client-node throws it: the code, and the Status object as text. */
 function apiError(code: number, reason?: string): Error {
@@ -68,9 +68,12 @@ describe('ignore helpers', () => {
   });
 });
 
+/** A Status error as the client throws it, with the API server's message. */
+const status = (code: number, reason: string, message: string): Error => Object.assign(new Error(`HTTP-Code: ${String(code)}`), { code, body: JSON.stringify({ kind: 'Status', code, reason, message }) });
+/** What etcd's size limit looks like through kube-apiserver: a 500 that no retry passes. */
+const ETCD_TOO_LARGE = status(500, 'InternalError', 'etcdserver: request is too large');
+
 describe('createFailure', () => {
-  /** A Status error as the client throws it, with the API server's message. */
-  const status = (code: number, reason: string, message: string): Error => Object.assign(new Error(`HTTP-Code: ${String(code)}`), { code, body: JSON.stringify({ kind: 'Status', code, reason, message }) });
   const cases: { name: string; error: unknown; want: CreateFailure }[] = [
     { name: 'a 403 from a ValidatingAdmissionPolicy is refused for good', error: status(403, 'Forbidden', "pods \"x\" is forbidden: ValidatingAdmissionPolicy 'deny' with binding 'deny' denied request: no"), want: 'refused' },
     { name: 'a 403 from PodSecurity enforce is refused for good', error: status(403, 'Forbidden', 'pods "x" is forbidden: violates PodSecurity "restricted:latest": runAsNonRoot != true'), want: 'refused' },
@@ -86,11 +89,29 @@ describe('createFailure', () => {
     { name: 'a 409 Conflict waits', error: status(409, 'Conflict', 'conflict'), want: 'wait' },
     { name: 'a 429 waits', error: status(429, 'TooManyRequests', 'slow down'), want: 'wait' },
     { name: 'a 500 (a failing webhook) waits', error: status(500, 'InternalError', 'failed calling webhook'), want: 'wait' },
+    { name: "a 500 for etcd's size limit is refused for good", error: ETCD_TOO_LARGE, want: 'refused' },
+    { name: 'a 413 over the API server request limit is refused for good', error: status(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728'), want: 'refused' },
     { name: 'a 503 waits', error: status(503, 'ServiceUnavailable', 'unavailable'), want: 'wait' },
     { name: 'a 504 timeout waits', error: status(504, 'Timeout', 'timeout'), want: 'wait' },
     { name: 'an error without a code (a connection reset) waits', error: new Error('socket hang up'), want: 'wait' },
   ];
   it.each(cases)('$name', ({ error, want }) => {
     expect(createFailure(error)).toBe(want);
+  });
+});
+
+describe('writeFailure', () => {
+  const cases: { name: string; error: unknown; want: WriteFailure; limit: string }[] = [
+    { name: "a status over etcd's size limit (a 500) is refused for good", error: ETCD_TOO_LARGE, want: 'refused', limit: 'the size limit of an object' },
+    { name: 'a status over the API server request limit (413) is refused for good', error: status(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728'), want: 'refused', limit: 'the size limit of an object' },
+    { name: 'a status the schema or a CEL rule rejects (422) is refused for good', error: status(422, 'Invalid', 'DAGRun.kubedag.io "r" is invalid: status.nodes: Too many: 5001: must have at most 5000 items'), want: 'refused', limit: 'validation (422 Invalid)' },
+    { name: 'a status an admission policy denies (403) is refused for good', error: status(403, 'Forbidden', "dagruns.kubedag.io \"r\" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'p' denied request: too many nodes"), want: 'refused', limit: 'an admission policy (403 Forbidden)' },
+    { name: 'a quota that is full for now waits', error: status(403, 'Forbidden', 'exceeded quota: q'), want: 'wait', limit: 'a ResourceQuota' },
+    { name: 'a write on an old version is a conflict: decide again', error: status(409, 'Conflict', 'the object has been modified'), want: 'conflict', limit: 'an error of the API server (409)' },
+    { name: 'a webhook that does not answer waits', error: status(500, 'InternalError', 'failed calling webhook "w": connection refused'), want: 'wait', limit: 'an error of the API server (500)' },
+    { name: 'a connection reset waits', error: new Error('socket hang up'), want: 'wait', limit: 'no answer' },
+  ];
+  it.each(cases)('$name', ({ error, want, limit }) => {
+    expect([writeFailure(error), refusalLimit(error)]).toEqual([want, limit]);
   });
 });

@@ -94,7 +94,8 @@ export function ignoreConflict<T>(call: Promise<T>): Promise<T | undefined> {
  * again until someone changes it: an admission policy or PodSecurity `enforce` denied it, or it
  * is invalid), or `wait` (the refusal may pass by itself: a ResourceQuota that is full now or not
  * yet counted, the caller's own RBAC, a namespace being deleted, throttling, a server or webhook
- * error, a timeout, a conflict). Anything unknown waits: retrying is what was done before.
+ * error, a timeout, a conflict). Anything unknown waits: retrying is what was done before. A
+ * write over etcd's size limit is refused for good although it comes as a 500 (isTooLarge).
  */
 export type CreateFailure = 'exists' | 'refused' | 'wait';
 
@@ -109,14 +110,56 @@ const FORBIDDEN_FOR_NOW = [
   'is being terminated',
 ];
 
-export function createFailure(error: unknown): CreateFailure {
+/**
+ * Signs in a message that a write was over a size limit: etcd refuses a request over its
+ * `--max-request-bytes` (1.5 MiB by default) with `etcdserver: request is too large`, which
+ * kube-apiserver passes on as a 500; kube-apiserver itself answers 413 over its own 3 MiB.
+ */
+const TOO_LARGE = ['request is too large', 'Request entity too large'];
+
+/** A write refused for its size: the same body, or a bigger one, is refused again. */
+export function isTooLarge(error: unknown): boolean {
+  if (statusCode(error) === 413) return true;
+  const message = apiErrorMessage(error);
+  return TOO_LARGE.some((sign) => message.includes(sign));
+}
+
+/** Whether the API will refuse the same body again until someone changes it (see CreateFailure). */
+function refusedForGood(error: unknown): boolean {
   const code = statusCode(error);
-  if (code === 409) return isAlreadyExists(error) ? 'exists' : 'wait';
   // 400 malformed, 413 too large, 422 invalid: the same body gets the same answer.
-  if (code === 400 || code === 413 || code === 422) return 'refused';
+  if (code === 400 || code === 413 || code === 422 || isTooLarge(error)) return true;
   if (code === 403) {
     const message = apiErrorMessage(error);
-    return FORBIDDEN_FOR_NOW.some((sign) => message.includes(sign)) ? 'wait' : 'refused';
+    return !FORBIDDEN_FOR_NOW.some((sign) => message.includes(sign));
   }
-  return 'wait';
+  return false;
+}
+
+export function createFailure(error: unknown): CreateFailure {
+  if (statusCode(error) === 409) return isAlreadyExists(error) ? 'exists' : 'wait';
+  return refusedForGood(error) ? 'refused' : 'wait';
+}
+
+/**
+ * What a failed write of an existing object (an update, a status write, a patch) means:
+ * `conflict` (the object changed since it was read: read again and decide again), `refused`
+ * (the same body is refused again: over a size limit, invalid against the schema or its CEL
+ * rules, denied by an admission policy), or `wait` (may pass by itself, as for CreateFailure).
+ */
+export type WriteFailure = 'conflict' | 'refused' | 'wait';
+
+export function writeFailure(error: unknown): WriteFailure {
+  if (statusCode(error) === 409) return 'conflict';
+  return refusedForGood(error) ? 'refused' : 'wait';
+}
+
+/** Which limit of the API a refusal is, in words for a run's error and its Event. */
+export function refusalLimit(error: unknown): string {
+  if (isTooLarge(error)) return 'the size limit of an object';
+  const code = statusCode(error);
+  if (code === 422) return 'validation (422 Invalid)';
+  if (code === 403) return apiErrorMessage(error).includes('exceeded quota') ? 'a ResourceQuota' : 'an admission policy (403 Forbidden)';
+  if (code === 400) return 'a malformed request (400)';
+  return code === undefined ? 'no answer' : `an error of the API server (${String(code)})`;
 }

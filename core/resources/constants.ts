@@ -44,4 +44,9 @@ export const ANNOTATIONS = {
    * sub-run's spans join (Dagu passes it to a sub-DAG as TRACEPARENT).
    */
   traceparent: `${GROUP}/traceparent`,
+  /**
+   * The end of a run whose status the API refused even at its smallest (core/resources/ended.ts):
+   * JSON, read as the status by every Kubedag cache. Written by the operator only then.
+   */
+  ended: `${GROUP}/ended`,
 } as const;

@@ -144,7 +144,11 @@ export const dagRunStatusSchema = Type.Object({
   params: Type.Optional(text('Effective parameters, JSON-encoded.')),
   progress: Type.Optional(text('Finished steps / all steps, for display.')),
   error: Type.Optional(text('Why the run failed or was canceled.')),
-  endReason: Type.Optional(Type.Enum(['stopped', 'timeout', 'preconditions', 'deadlock', 'rejected'], { description: 'Why the steps stopped early, if they did.' })),
+  endReason: Type.Optional(
+    Type.Enum(['stopped', 'timeout', 'preconditions', 'deadlock', 'rejected', 'refused', 'stalled'], {
+      description: "Why the steps stopped early, if they did. `refused`: the Kubernetes API refused the run's status for good (a size limit, validation, an admission policy), so the run ended with a smaller one; `stalled`: the run had nothing running or waiting that could move it on.",
+    }),
+  ),
   retryToken: Type.Optional(text('The kubedag.io/retry annotation value of the last retry carried out.')),
   retriedStep: Type.Optional(text('The one step a retry re-runs, if it named one; its retryPolicy does not apply then.')),
   heldSteps: Type.Optional(Type.Integer({ minimum: 1, description: "Ready steps the operator's Pod caps (per run, overall) hold back for now." })),

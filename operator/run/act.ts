@@ -21,6 +21,7 @@ import { withRefusals, type Refusal } from './refused.ts';
 import type { PodWriter } from './pod-writer.ts';
 import { runKey, runRef, type RunRef } from './ref.ts';
 import type { RunObjects } from './run-objects.ts';
+import type { RunEnder } from './run-ender.ts';
 import type { RunWriter } from './writer.ts';
 import type { StepDefaults } from '../config.ts';
 
@@ -35,6 +36,8 @@ export interface ActDeps {
   readonly objects: RunObjects;
   readonly log: Logger;
   readonly metrics?: OperatorMetrics;
+  /** Ends a run whose status the API refuses (run-ender.ts). */
+  readonly ender: RunEnder;
 }
 
 export class RunActor {
@@ -66,7 +69,15 @@ export class RunActor {
     for (const stop of decision.stop) await this.stop(run, stop.pod);
     // A refusal is recorded with the decision, so the next one (the write brings it) sees a failed attempt.
     const status = withRefusals(decision.status, refusals, this.deps.clock.now());
-    const written = await writer.writeStatus(run, status);
+    let written: boolean;
+    try {
+      written = await writer.writeStatus(run, status);
+    } catch (error) {
+      // Refused for good, or a stop that cannot be written: the run ends with what still fits.
+      await this.deps.ender.afterFailedWrite(run, input, { ...decision, status }, error);
+      this.forget(runKey(run));
+      return;
+    }
     if (written) this.count(run.status ?? {}, status, decision.launch);
     if (written && run.status?.finishedAt === undefined && status.finishedAt !== undefined) this.deps.log.info({ run: runKey(run), status: status.statusLabel }, 'run finished');
     for (const event of decision.events) writer.event(run, event.reason, event.message, event.warning === true);

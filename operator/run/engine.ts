@@ -14,6 +14,7 @@ import { endConditions } from './deadlines.ts';
 import { launchStep, preconditionMet, schedule } from './launch.ts';
 import { finalOutcome, outcomeHandler, stepsOutcome } from './outcome.ts';
 import { prepareStep, statusPrepared } from './prepare.ts';
+import { endIfStalled } from './stall.ts';
 import { HANDLER_KEYS, notStarted, Work, type Decision, type RunInput } from './work.ts';
 
 export type { Decision, Launch, ObservedPod, RunEvent, RunInput } from './work.ts';
@@ -29,6 +30,8 @@ export function decide(input: RunInput): Decision {
     endConditions(work);
     if (work.status.endReason === undefined) schedule(work);
     finishIfDone(work);
+    // Ended stalled, the run finishes as any ending run does: handlers, then its final status.
+    if (endIfStalled(work)) finishIfDone(work);
   }
   const nodes = [...work.nodes.values()];
   const done = nodes.filter((n) => stepDone(n.status)).length;
@@ -103,7 +106,8 @@ function finishIfDone(work: Work): void {
   for (const event of sequence) {
     const node = work.handlers.get(event);
     const step = work.dag.handlerOn[event] as Step;
-    if (node === undefined) {
+    // A handler recorded as not started (a write that lost its launch) is started now.
+    if (node === undefined || node.status === StepStatus.NotStarted) {
       work.handlers.set(event, launchStep(work, step, notStarted(step.name), event));
       return;
     }

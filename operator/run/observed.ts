@@ -47,10 +47,15 @@ function unschedulableReason(pod: V1Pod): string | undefined {
   return condition === undefined ? undefined : (condition.message ?? 'no node fits the Pod');
 }
 
-/** A terminated Pod whose attempt the status has moved past. */
+/**
+ * A terminated Pod whose attempt the status has moved past. Every attempt of a finished run
+ * is over, listed or not: a run ended with a smaller status (status-refused.ts) may not list
+ * its steps, and its stopped Pods must not stay for good.
+ */
 export function attemptOver(pod: V1Pod, status: DagRunStatus): boolean {
   const { step, attempt, phase, deleting } = podIdentity(pod);
   if (deleting || (phase !== 'Succeeded' && phase !== 'Failed')) return false;
+  if (status.finishedAt !== undefined) return true;
   const nodes = [...(status.nodes ?? []), ...[status.prepare, status.onSuccess, status.onFailure, status.onCancel, status.onExit].filter((n) => n !== undefined)];
   const node = nodes.find((n) => n.name === step);
   return node !== undefined && ((node.attempt ?? 0) > attempt || (node.status !== StepStatus.Running && node.status !== StepStatus.NotStarted));

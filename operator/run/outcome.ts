@@ -9,13 +9,13 @@ export type EndReason = NonNullable<DagRunStatus['endReason']>;
 /** The status the steps alone give the run, before handlers. */
 export function stepsOutcome(nodes: readonly RunNode[], endReason: EndReason | undefined): RunStatusValue {
   const ok = (n: RunNode): boolean => n.status === StepStatus.Succeeded || n.status === StepStatus.Skipped || n.status === StepStatus.PartiallySucceeded;
-  if (endReason === 'rejected') return RunStatus.Failed;
+  if (endReason === 'rejected' || endReason === 'refused') return RunStatus.Failed;
   if ((endReason === 'stopped' || endReason === 'preconditions') && !nodes.every(ok)) return RunStatus.Canceled;
   const hardFailure = nodes.some((n) => n.status === StepStatus.Failed && n.continued !== true);
   const anySuccess = nodes.some((n) => n.status === StepStatus.Succeeded || n.status === StepStatus.PartiallySucceeded);
   const softFailure = nodes.some((n) => (n.status === StepStatus.Failed && n.continued === true) || n.status === StepStatus.PartiallySucceeded);
   if (!hardFailure && anySuccess && softFailure) return RunStatus.PartiallySucceeded;
-  if (hardFailure || endReason === 'timeout' || endReason === 'deadlock') return RunStatus.Failed;
+  if (hardFailure || endReason === 'timeout' || endReason === 'deadlock' || endReason === 'stalled') return RunStatus.Failed;
   return RunStatus.Succeeded;
 }
 

@@ -11,7 +11,8 @@ import type { Informer } from '../../core/kube/informer.ts';
 import { sameContent } from '../../core/kube/equal.ts';
 import type { Clock } from '../../core/kube/time.ts';
 import { errorMessage, type Logger } from '../../core/log.ts';
-import { API_VERSION } from '../../core/resources/constants.ts';
+import { ANNOTATIONS, API_VERSION } from '../../core/resources/constants.ts';
+import { recordedEndValue, type RecordedEnd } from '../../core/resources/ended.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { withConditions } from './conditions.ts';
@@ -54,6 +55,27 @@ export class RunWriter {
     this.deps.cache.assume(patched, resourceVersion);
     this.deps.countWrite('patch');
     return patched;
+  }
+
+  /**
+   * Asks a run (a child run of an attempt) to stop, whatever version it is at: the one field
+   * is set, so no version test is needed, and one not created after all is no error.
+   */
+  async requestStop(namespace: string, name: string): Promise<void> {
+    const patched = await ignoreNotFound(this.deps.runs.mergePatch(namespace, name, { spec: { stop: true } }));
+    if (patched !== undefined) this.deps.countWrite('patch');
+  }
+
+  /**
+   * Records the run's end in its `kubedag.io/ended` annotation, when the API took no ending
+   * status (core/resources/ended.ts): a change of metadata, which admission of the status
+   * subresource never sees and which adds a few hundred bytes at most.
+   */
+  async recordEnd(run: DagRunResource, end: RecordedEnd): Promise<void> {
+    const { namespace = '', name = '', resourceVersion } = run.metadata ?? {};
+    const patched = await this.deps.runs.mergePatch(namespace, name, { metadata: { annotations: { [ANNOTATIONS.ended]: recordedEndValue(end) } } });
+    this.deps.cache.assume(patched, resourceVersion);
+    this.deps.countWrite('patch');
   }
 
   /** A child run of a sub-DAG attempt; its derived name makes a repeated create find the first. */
