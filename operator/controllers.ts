@@ -29,6 +29,7 @@ import { RunGatherer } from './run/gather.ts';
 import { PodWriter } from './run/pod-writer.ts';
 import { RunObjects } from './run/run-objects.ts';
 import { RunSecrets } from './run/secrets.ts';
+import { RunSegments } from './run/segments.ts';
 import { RunWriter, type CountWrite } from './run/writer.ts';
 
 export interface ControllerDeps {
@@ -63,12 +64,13 @@ export function buildControllers(deps: ControllerDeps): Controllers {
   const countWrite: CountWrite = (verb) => {
     metrics.apiWrites.inc({ verb });
   };
-  const writer = new RunWriter({ runs: kube.runs, cache: informers.runs, core, clock, log, countWrite });
+  const segments = new RunSegments({ client: kube.segments, countWrite });
+  const writer = new RunWriter({ runs: kube.runs, cache: informers.runs, core, clock, log, countWrite, segments });
   const podWriter = new PodWriter({ core, rbac: deps.rbac, pods: informers.pods, clock, countWrite });
   const definitions = new DefinitionCache();
   const expectations = new Expectations(clock);
   const secrets = new RunSecrets(core, podWriter);
-  const gatherer = new RunGatherer({ runs: informers.runs, pods: informers.pods, store, clock, definitions, expectations, maxPodsPerRun: config.maxPodsPerRun, maxPods: config.maxPods, routineEvents: config.routineEvents });
+  const gatherer = new RunGatherer({ segments, runs: informers.runs, pods: informers.pods, store, clock, definitions, expectations, maxPodsPerRun: config.maxPodsPerRun, maxPods: config.maxPods, routineEvents: config.routineEvents });
   const objects = new RunObjects(podWriter, config.steps);
   const ender = new RunEnder({ runs: informers.runs, writer, pods: podWriter, clock, log });
   const actor = new RunActor({ runs: informers.runs, writer, pods: podWriter, store, expectations, clock, steps: config.steps, objects, log, metrics, ender });
@@ -79,6 +81,7 @@ export function buildControllers(deps: ControllerDeps): Controllers {
       dags: informers.dags,
       dagClient: kube.dags,
       definitions,
+      segments,
       gatherer,
       actor,
       writer,
@@ -88,7 +91,7 @@ export function buildControllers(deps: ControllerDeps): Controllers {
       notify: new NotifyReconciler({ pods: informers.pods, podWriter, writer, store, clock, steps: config.steps, runner: { image: config.steps.runnerImage, command: NOTIFY_COMMAND }, logWaitMs: config.mailLogWaitSeconds * 1000 }),
     }),
     gatherer,
-    archiver: new LogArchiver({ core, pods: informers.pods, runs: informers.runs, store, podWriter, secrets, definitions, onArchived: deps.onArchived }),
+    archiver: new LogArchiver({ segments, core, pods: informers.pods, runs: informers.runs, store, podWriter, secrets, definitions, onArchived: deps.onArchived }),
     secrets,
     objects,
     retention: new RetentionReconciler({ runs: informers.runs, store, writer, clock }),

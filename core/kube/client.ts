@@ -6,7 +6,7 @@
  */
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
 import { API_VERSION, GROUP, VERSION } from '../resources/constants.ts';
-import type { DagQueueResource, DagResource, DagRunResource } from '../resources/types.ts';
+import type { DagQueueResource, DagResource, DagRunResource, DagRunSegmentResource } from '../resources/types.ts';
 
 /** One kind of Kubedag resource: where it lives in the API. */
 export interface ResourceKind {
@@ -17,6 +17,7 @@ export interface ResourceKind {
 export const KINDS = {
   dag: { kind: 'DAG', plural: 'dags' },
   dagRun: { kind: 'DAGRun', plural: 'dagruns' },
+  dagRunSegment: { kind: 'DAGRunSegment', plural: 'dagrunsegments' },
   dagQueue: { kind: 'DAGQueue', plural: 'dagqueues' },
 } as const satisfies Record<string, ResourceKind>;
 
@@ -116,6 +117,7 @@ export interface KubedagClients {
   readonly dags: ResourceClient<DagResource>;
   readonly runs: ResourceClient<DagRunResource>;
   readonly queues: ResourceClient<DagQueueResource>;
+  readonly segments: ResourceClient<DagRunSegmentResource>;
 }
 
 export function kubedagClients(source: KubeConfig | CustomObjectsApi): KubedagClients {
@@ -124,5 +126,6 @@ export function kubedagClients(source: KubeConfig | CustomObjectsApi): KubedagCl
     dags: new ResourceClient<DagResource>(api, KINDS.dag),
     runs: new ResourceClient<DagRunResource>(api, KINDS.dagRun),
     queues: new ResourceClient<DagQueueResource>(api, KINDS.dagQueue),
+    segments: new ResourceClient<DagRunSegmentResource>(api, KINDS.dagRunSegment),
   };
 }

@@ -4,7 +4,7 @@
  */
 import type { TSchema } from 'typebox';
 import { GROUP, VERSION } from './constants.ts';
-import { dagQueueSpecSchema, dagQueueStatusSchema, dagRunSpecSchema, dagRunStatusSchema, dagSpecSchema, dagStatusSchema, structural } from './schemas.ts';
+import { dagQueueSpecSchema, dagQueueStatusSchema, dagRunSegmentSpecSchema, dagRunSpecSchema, dagRunStatusSchema, dagSpecSchema, dagStatusSchema, structural } from './schemas.ts';
 
 interface Column {
   readonly name: string;
@@ -21,7 +21,8 @@ interface Kind {
   readonly shortNames: readonly string[];
   readonly description: string;
   readonly spec: TSchema;
-  readonly status: TSchema;
+  /** Absent for a kind without a status (and so without the status subresource). */
+  readonly status?: TSchema;
   readonly specRequired: boolean;
   readonly columns: readonly Column[];
 }
@@ -64,6 +65,20 @@ export const KINDS: readonly Kind[] = [
     ],
   },
   {
+    kind: 'DAGRunSegment',
+    plural: 'dagrunsegments',
+    singular: 'dagrunsegment',
+    shortNames: ['drs'],
+    description: "An immutable piece of a DAGRun kept beside it: a sealed batch of finished step records, or the run's frozen definition. Owned by the run.",
+    spec: dagRunSegmentSpecSchema,
+    specRequired: true,
+    columns: [
+      { name: 'Run', type: 'string', jsonPath: '.spec.run', description: 'The DAGRun.' },
+      { name: 'Index', type: 'integer', jsonPath: '.spec.index', description: 'Order among the run\'s step segments.' },
+      age,
+    ],
+  },
+  {
     kind: 'DAGQueue',
     plural: 'dagqueues',
     singular: 'dagqueue',
@@ -95,7 +110,7 @@ export function customResourceDefinition(kind: Kind): Record<string, unknown> {
           name: VERSION,
           served: true,
           storage: true,
-          subresources: { status: {} },
+          ...(kind.status === undefined ? {} : { subresources: { status: {} } }),
           additionalPrinterColumns: kind.columns.map((c) => ({ ...c })),
           schema: {
             openAPIV3Schema: {
@@ -106,7 +121,7 @@ export function customResourceDefinition(kind: Kind): Record<string, unknown> {
                 kind: { type: 'string', description: 'Kind of this object.' },
                 metadata: { type: 'object' },
                 spec: structural(kind.spec),
-                status: structural(kind.status),
+                ...(kind.status === undefined ? {} : { status: structural(kind.status) }),
               },
               ...(kind.specRequired ? { required: ['spec'] } : {}),
             },

@@ -97,6 +97,16 @@ export function sharedContainerPodName(runResourceName: string): string {
   return derivedName([runResourceName, 'container']);
 }
 
+/** A sealed batch of a run's finished step records (a DAGRunSegment), owned by the run. */
+export function stepSegmentName(runResourceName: string, index: number): string {
+  return derivedName([runResourceName, 'steps', String(index)]);
+}
+
+/** The DAGRunSegment holding a run's frozen definition, owned by the run. */
+export function definitionSegmentName(runResourceName: string): string {
+  return derivedName([runResourceName, 'definition']);
+}
+
 /** A label value for any text: the text itself when Kubernetes accepts it, else a derived one. */
 export function labelValue(text: string): string {
   return isLabelValue(text) ? text : derivedName([text], 10);

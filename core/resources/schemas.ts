@@ -163,7 +163,12 @@ export const dagRunStatusSchema = Type.Object({
       { description: 'DAG env and params evaluated once per run in a Pod (command substitution, dotenv, secrets), in definition order. Secret values are never kept here.' },
     ),
   ),
-  nodes: Type.Optional(Type.Array(nodeSchema)),
+  nodes: Type.Optional(
+    Type.Array(nodeSchema, {
+      description: 'Step records not sealed into DAGRunSegments: running and waiting steps, and finished ones until a batch is sealed. A step with no record here or in a segment has not started.',
+    }),
+  ),
+  sealed: Type.Optional(Type.Integer({ minimum: 1, description: 'Step segments (DAGRunSegment `<run>-steps-<index>`) sealed so far.' })),
   onExit: Type.Optional(nodeSchema),
   onSuccess: Type.Optional(nodeSchema),
   onFailure: Type.Optional(nodeSchema),
@@ -195,6 +200,21 @@ export const dagRunStatusSchema = Type.Object({
   conditions: Type.Optional(Type.Array(conditionSchema, { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] })),
 });
 
+/**
+ * An immutable piece of a run kept beside its DAGRun, so that the DAGRun (rewritten at every
+ * status write) stays small whatever the run's size: a sealed batch of finished step records
+ * (`<run>-steps-<index>`), or the run's frozen definition. Written once, never updated.
+ */
+export const dagRunSegmentSpecSchema = Type.Object(
+  {
+    run: text('The DAGRun resource this segment belongs to (also its owner).'),
+    index: Type.Optional(Type.Integer({ minimum: 0, description: 'Order among the run\'s step segments: a later segment\'s record of a step, and any record in the run\'s status, supersede an earlier one.' })),
+    nodes: Type.Optional(Type.Array(nodeSchema, { description: 'Finished step records, sealed out of the run\'s status.' })),
+    definition: Type.Optional(Type.Unsafe<Record<string, unknown>>(definitionObject('The definition frozen when the run was created.'))),
+  },
+  { description: 'Immutable once created.', ...immutable },
+);
+
 export const dagQueueSpecSchema = Type.Object({
   maxConcurrency: Type.Integer({ minimum: 1, description: 'Most runs of this queue running at once.' }),
 });
@@ -209,6 +229,7 @@ export type DagRunSpec = Static<typeof dagRunSpecSchema>;
 export type DagRunStatus = Static<typeof dagRunStatusSchema>;
 export type RunNode = Static<typeof nodeSchema>;
 export type AttemptRecord = Static<typeof attemptSchema>;
+export type DagRunSegmentSpec = Static<typeof dagRunSegmentSpecSchema>;
 export type DagQueueSpec = Static<typeof dagQueueSpecSchema>;
 export type DagQueueStatus = Static<typeof dagQueueStatusSchema>;
 export type Condition = Static<typeof conditionSchema>;

@@ -1,6 +1,6 @@
 /** The custom resources as TypeScript objects, typed from schemas.ts. */
 import type { V1ObjectMeta } from '@kubernetes/client-node';
-import type { DagQueueSpec, DagQueueStatus, DagRunSpec, DagRunStatus, DagStatus } from './schemas.ts';
+import type { DagQueueSpec, DagQueueStatus, DagRunSegmentSpec, DagRunSpec, DagRunStatus, DagStatus } from './schemas.ts';
 
 export interface DagResource {
   apiVersion?: string;
@@ -16,6 +16,13 @@ export interface DagRunResource {
   metadata?: V1ObjectMeta;
   spec: DagRunSpec;
   status?: DagRunStatus;
+}
+
+export interface DagRunSegmentResource {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: V1ObjectMeta;
+  spec: DagRunSegmentSpec;
 }
 
 export interface DagQueueResource {

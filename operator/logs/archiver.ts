@@ -13,6 +13,7 @@ import { maskSecrets } from '../../core/logs/mask.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { loadDefinition, type DefinitionCache } from '../run/definition-cache.ts';
 import { isAttemptPod } from '../run/pod-kinds.ts';
+import type { RunSegments } from '../run/segments.ts';
 import { attemptOver, isFinished, ownerRunName, podIdentity } from '../run/observed.ts';
 import { demux } from '../run/pod.ts';
 import type { PodWriter } from '../run/pod-writer.ts';
@@ -29,6 +30,7 @@ export interface ArchiverDeps {
   readonly podWriter: PodWriter;
   readonly secrets: RunSecrets;
   readonly definitions: DefinitionCache;
+  readonly segments: RunSegments;
   /** The run whose attempt was just archived, by key: its next decision may need the stdout. */
   readonly onArchived: (runKey: string) => void;
 }
@@ -62,7 +64,8 @@ export class LogArchiver {
       await this.archive(pod, logRef, run);
       this.deps.onArchived(runKey(run));
     }
-    if (attemptOver(pod, run.status ?? {})) await this.deps.podWriter.delete(namespace, name);
+    // A finished step's record may be sealed out of the status: the Pod goes once it is recorded anywhere.
+    if (attemptOver(pod, (await this.deps.segments.expand(run)).status ?? {})) await this.deps.podWriter.delete(namespace, name);
   }
 
   private async archive(pod: V1Pod, logRef: LogRef, run: DagRunResource): Promise<void> {

@@ -24,11 +24,13 @@ import { frozen, type FreezeDeps } from './freezer.ts';
 import type { RunGatherer } from './gather.ts';
 import { isFinished } from './observed.ts';
 import { copyFromOriginal, retryInPlace } from './retries.ts';
+import type { RunSegments } from './segments.ts';
 import type { RunWriter } from './writer.ts';
 
 export interface RunControllerDeps extends FreezeDeps {
   readonly runs: Informer<DagRunResource>;
   readonly definitions: DefinitionCache;
+  readonly segments: RunSegments;
   readonly gatherer: RunGatherer;
   readonly actor: RunActor;
   readonly writer: RunWriter;
@@ -54,12 +56,13 @@ export class RunController {
     const cached = deps.runs.get(namespace, name);
     if (cached === undefined || isFinished(cached)) {
       deps.definitions.forget(key);
-      // A retry starting now makes the run unfinished: its trace waits for the new end.
-      if (cached === undefined || (await retryInPlace(cached, deps))) return undefined;
-      await deps.containers.reconcile(cached);
-      await deps.telemetry.reconcile(cached);
-      // A mail waiting for a log that may never be archived is looked at again when its wait is over.
-      return requeueAfter(await deps.notify.reconcile(cached));
+      if (cached === undefined) return undefined;
+      try {
+        return await this.finished(await deps.segments.expand(cached));
+      } finally {
+        // Finished runs must not hold the operator's memory: their records are read again when needed.
+        deps.segments.forget(key);
+      }
     }
     const run = await frozen(cached, deps);
     if (run === undefined || (await copyFromOriginal(run, deps))) return undefined;
@@ -71,8 +74,19 @@ export class RunController {
     const decision = decide(input);
     await deps.actor.act(run, input, decision);
     // A step that failed for good mails now (mailOnError); the write that marked it brings us here.
-    const mailAfterMs = await deps.notify.reconcile(run, deps.definitions.get(run));
+    const mailAfterMs = await deps.notify.reconcile(await deps.segments.expand(run), deps.definitions.get(run));
     return requeueAfter(decision.requeueAfterMs, mailAfterMs);
+  }
+
+  /** A finished run, with every step's record: retries, then what is owed after its end. */
+  private async finished(run: DagRunResource): Promise<WorkResult | undefined> {
+    const { deps } = this;
+    // A retry starting now makes the run unfinished: its trace waits for the new end.
+    if (await retryInPlace(run, deps)) return undefined;
+    await deps.containers.reconcile(run);
+    await deps.telemetry.reconcile(run);
+    // A mail waiting for a log that may never be archived is looked at again when its wait is over.
+    return requeueAfter(await deps.notify.reconcile(run));
   }
 }
 

@@ -15,6 +15,7 @@ import { logRefOf, type LogStore } from '../logs/store.ts';
 import type { DefinitionCache } from './definition-cache.ts';
 import type { RunInput, ObservedPod } from './engine.ts';
 import type { Expectations } from './expectations.ts';
+import type { RunSegments } from './segments.ts';
 import { endSigns, isFinished, observeChild, ownedBy, ownerRunName, podIdentity } from './observed.ts';
 import { parseReport } from './pod.ts';
 import { PREPARE_STEP } from './prepare.ts';
@@ -26,6 +27,8 @@ export interface GatherDeps {
   readonly store: LogStore;
   readonly clock: Clock;
   readonly definitions: DefinitionCache;
+  /** The run's sealed step records, and its children's (a finished child's outputs). */
+  readonly segments: RunSegments;
   readonly expectations: Expectations;
   /** The operator's cap on one run's running step Pods (0: none). */
   readonly maxPodsPerRun: number;
@@ -51,12 +54,12 @@ export class RunGatherer {
     const ref = runRef(run);
     const definition = deps.definitions.get(run);
     const pods = this.podsOf(run);
-    const children = deps.runs.list(ref.namespace).filter(ownedBy(run));
+    const children = await Promise.all(deps.runs.list(ref.namespace).filter(ownedBy(run)).map(async (child) => (isFinished(child) ? deps.segments.expand(child) : child)));
     const observed = [...(await Promise.all(pods.map((pod) => this.observe(pod, ref, definition.dag)))), ...children.map(observeChild)];
     return {
       definition,
       run: { name: ref.name, dagRunId: ref.dagRunId },
-      status: run.status ?? {},
+      status: (await deps.segments.expand(run)).status ?? {},
       stop: run.spec.stop === true,
       pods: observed,
       expected: deps.expectations.pending(new Set(pods.map((p) => p.metadata?.name ?? ''))),

@@ -10,12 +10,14 @@ import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { loadDefinition } from './definition-cache.ts';
 import { copiedRetryStatus, RETRY_ANNOTATION, RETRY_STEP_ANNOTATION, retryStatus } from './retry.ts';
+import type { RunSegments } from './segments.ts';
 import type { RunWriter } from './writer.ts';
 
 export interface RetryDeps {
   readonly runs: Informer<DagRunResource>;
   readonly writer: RunWriter;
   readonly clock: Clock;
+  readonly segments: RunSegments;
 }
 
 /**
@@ -31,7 +33,8 @@ export async function retryInPlace(run: DagRunResource, deps: RetryDeps): Promis
     return true;
   }
   const step = annotations[RETRY_STEP_ANNOTATION] || undefined;
-  await deps.writer.writeStatus(run, { ...retryStatus(loadDefinition(run).dag, run.status ?? {}, deps.clock.now(), step), retryToken: token });
+  const status = (await deps.segments.expand(run)).status ?? {};
+  await deps.writer.writeStatus(run, { ...retryStatus(loadDefinition(run).dag, status, deps.clock.now(), step), retryToken: token });
   deps.writer.event(run, 'Retrying', step === undefined ? 'retrying failed and canceled steps' : `retrying step ${step}`, false);
   return true;
 }
@@ -46,7 +49,8 @@ export async function copyFromOriginal(run: DagRunResource, deps: RetryDeps): Pr
   if (source === undefined || run.status !== undefined) return false;
   const original = deps.runs.get(run.metadata?.namespace, source);
   if (original?.status?.finishedAt === undefined) return false;
-  await deps.writer.writeStatus(run, copiedRetryStatus(loadDefinition(run).dag, original.status, deps.clock.now()));
+  const originalStatus = (await deps.segments.expand(original)).status ?? original.status;
+  await deps.writer.writeStatus(run, copiedRetryStatus(loadDefinition(run).dag, originalStatus, deps.clock.now()));
   deps.writer.event(run, 'Retrying', `retrying run ${original.spec.dagRunId ?? source} under a new id`, false);
   return true;
 }

@@ -60,7 +60,7 @@ export function stepForAttempt(step: Step, status: DagRunStatus): Step {
  * (without its Pods, spilled outputs or bookkeeping), then reset as any retry resets them.
  */
 export function copiedRetryStatus(dag: Dag, original: DagRunStatus, now: Date): DagRunStatus {
-  const { retryToken: _token, conditions: _conditions, observedGeneration: _generation, ...copied } = original;
+  const { retryToken: _token, conditions: _conditions, observedGeneration: _generation, sealed: _sealed, ...copied } = original;
   const nodes = (copied.nodes ?? []).map(({ outputRefs: _refs, pod: _pod, ...node }) => node);
   return retryStatus(dag, { ...copied, nodes }, now);
 }

@@ -15,7 +15,9 @@ import { ANNOTATIONS, API_VERSION } from '../../core/resources/constants.ts';
 import { recordedEndValue, type RecordedEnd } from '../../core/resources/ended.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
+import { compactNodes } from '../../core/resources/run-records.ts';
 import { withConditions } from './conditions.ts';
+import type { RunSegments } from './segments.ts';
 import { runKey } from './ref.ts';
 
 /** Counts an API write by verb (the kubedag_api_writes_total metric). */
@@ -28,7 +30,12 @@ export interface RunWriterDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly countWrite: CountWrite;
+  /** Where finished step records are sealed (segments.ts). */
+  readonly segments: RunSegments;
 }
+
+/** Tries at sealing when segment names turn out taken (a write whose status was lost sealed them). */
+const SEAL_TRIES = 3;
 
 export class RunWriter {
   private readonly deps: RunWriterDeps;
@@ -37,15 +44,42 @@ export class RunWriter {
     this.deps = deps;
   }
 
-  /** Writes the status when it differs; false when a newer run is coming (conflict): try again then. */
+  /**
+   * Writes the status when it differs; false when a newer run is coming (conflict): try again
+   * then. `next` may hold every step's record (a decision's status, or one read through
+   * `RunSegments.expand`): what is stored is compacted, and a full tail of finished records is
+   * sealed into a segment first (core/resources/run-records.ts).
+   */
   async writeStatus(run: DagRunResource, next: DagRunStatus): Promise<boolean> {
-    const status = withConditions(next, run.metadata?.generation ?? 0, this.deps.clock.now());
-    if (sameContent(status, run.status ?? {})) return true;
+    const status = withConditions(await this.compacted(run, next), run.metadata?.generation ?? 0, this.deps.clock.now());
+    if (sameContent(status, this.stored(run) ?? {})) return true;
     const written = await ignoreConflict(this.deps.runs.replaceStatus({ ...run, status }));
     if (written === undefined) return false;
     this.deps.cache.assume(written, run.metadata?.resourceVersion);
     this.deps.countWrite('update');
     return true;
+  }
+
+  /**
+   * The status as it is stored. Segments are created before the status that leaves their
+   * records out: a crash between the two leaves records in both, which the status's copy wins.
+   */
+  private async compacted(run: DagRunResource, next: DagRunStatus): Promise<DagRunStatus> {
+    const { sealed: _count, ...rest } = next;
+    if (next.nodes === undefined) return { ...rest, ...(run.status?.sealed === undefined ? {} : { sealed: run.status.sealed }) };
+    for (let tries = 0; tries < SEAL_TRIES; tries++) {
+      const sealed = await this.deps.segments.sealed(run);
+      const { nodes, seal } = compactNodes(next.nodes, sealed);
+      const after = seal.length === 0 ? sealed : await this.deps.segments.seal(run, seal);
+      if (after !== undefined) return { ...rest, nodes, ...(after.count > 0 ? { sealed: after.count } : {}) };
+    }
+    throw new Error(`sealing finished steps of run ${runKey(run)}: segment names kept being taken`);
+  }
+
+  /** The run's status as stored: `run` may have been expanded for reading (RunSegments.expand). */
+  private stored(run: DagRunResource): DagRunStatus | undefined {
+    const cached = this.deps.cache.get(run.metadata?.namespace, run.metadata?.name ?? '');
+    return cached !== undefined && cached.metadata?.resourceVersion === run.metadata?.resourceVersion ? cached.status : run.status;
   }
 
   /** A JSON patch of the run that applies only to the version this reconcile saw. */

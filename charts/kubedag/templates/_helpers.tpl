@@ -71,6 +71,10 @@ app.kubernetes.io/component: api-server
 - apiGroups: [kubedag.io]
   resources: [dagruns/status]
   verbs: [get, update, patch]
+# A run's immutable pieces (sealed step records, the frozen definition); garbage collected with it.
+- apiGroups: [kubedag.io]
+  resources: [dagrunsegments]
+  verbs: [get, list, create]
 - apiGroups: [""]
   resources: [pods]
   verbs: [get, list, watch, create, delete, patch]
