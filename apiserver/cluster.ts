@@ -15,6 +15,7 @@ import { dagEntry, type DagEntry } from './views/dags.ts';
 import { runIdentity } from './views/identity.ts';
 import { newestFirst } from './views/runs.ts';
 import type { Writer } from './writer.ts';
+import type { RunRecords } from './records.ts';
 
 export interface LogRef {
   readonly dagName: string;
@@ -34,6 +35,8 @@ export interface Cluster {
   readonly writer: Writer;
   readonly starter: Starter;
   readonly logs: LogReader;
+  /** Step records sealed out of runs' statuses (records.ts). */
+  readonly records: RunRecords;
 }
 
 export function checkFileName(fileName: string): void {
@@ -80,6 +83,11 @@ export function rootRun(cluster: Cluster, name: string, dagRunId: string): DagRu
   const run = dagRunId === 'latest' ? latestRun(cluster, name) : cluster.cache.runIndex.run(name, dagRunId);
   if (run === undefined) throw new ApiError('not_found', dagRunId === 'latest' ? `DAG "${name}" has no runs` : `run "${dagRunId}" of DAG "${name}" not found`);
   return run;
+}
+
+/** The run a path names with every step's record, sealed ones included (records.ts). */
+export async function recordedRunAt(cluster: Cluster, path: RunPath): Promise<DagRunResource> {
+  return cluster.records.expand(runAt(cluster, path));
 }
 
 /** Any descendant of a root run, by its own run id. */
@@ -149,6 +157,9 @@ export const NO_CLUSTER: Cluster = {
     return unavailable();
   },
   get logs(): LogReader {
+    return unavailable();
+  },
+  get records(): RunRecords {
     return unavailable();
   },
 };

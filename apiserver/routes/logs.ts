@@ -8,7 +8,7 @@ import Type, { type Static } from 'typebox';
 import { logChunk, MAX_LIMIT, type LogChunk, type LogQuery } from '../../core/logs/chunk.ts';
 import type { RunNode } from '../../core/resources/schemas.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
-import { runAt, type Cluster } from '../cluster.ts';
+import { recordedRunAt, type Cluster } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError } from '../errors.ts';
 import { SUB_RUN_SEGMENTS } from '../paths.ts';
@@ -82,11 +82,11 @@ export const logRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
   const read = { permission: 'read' as const, errors: ['not_found'] as const };
   const schema = <P extends typeof runLogParams | typeof subRunLogParams | typeof stepLogParams | typeof subStepLogParams, Q extends typeof runLogQuery | typeof stepLogQuery>(params: P, querystring: Q): { tags: string[]; params: P; querystring: Q; response: { 200: typeof S.logChunk } } => ({ tags: ['logs'], params, querystring, response: { 200: S.logChunk } });
 
-  app.get('/dag-runs/:name/:dagRunId/log', { config: read, schema: schema(runLogParams, runLogQuery) }, (request) => logChunk(runLogText(runAt(cluster, request.params)), chunkOf(request.query)));
-  app.get('/dag-runs/:name/:dagRunId/steps/:stepName/log', { config: read, schema: schema(stepLogParams, stepLogQuery) }, (request) => stepLog(cluster, runAt(cluster, request.params), request.params.stepName, request.query));
+  app.get('/dag-runs/:name/:dagRunId/log', { config: read, schema: schema(runLogParams, runLogQuery) }, async (request) => logChunk(runLogText(await recordedRunAt(cluster, request.params)), chunkOf(request.query)));
+  app.get('/dag-runs/:name/:dagRunId/steps/:stepName/log', { config: read, schema: schema(stepLogParams, stepLogQuery) }, async (request) => stepLog(cluster, await recordedRunAt(cluster, request.params), request.params.stepName, request.query));
   for (const segment of SUB_RUN_SEGMENTS) {
-    app.get(`/dag-runs/:name/:dagRunId/${segment}/log`, { config: read, schema: schema(subRunLogParams, runLogQuery) }, (request) => logChunk(runLogText(runAt(cluster, request.params)), chunkOf(request.query)));
-    app.get(`/dag-runs/:name/:dagRunId/${segment}/steps/:stepName/log`, { config: read, schema: schema(subStepLogParams, stepLogQuery) }, (request) => stepLog(cluster, runAt(cluster, request.params), request.params.stepName, request.query));
+    app.get(`/dag-runs/:name/:dagRunId/${segment}/log`, { config: read, schema: schema(subRunLogParams, runLogQuery) }, async (request) => logChunk(runLogText(await recordedRunAt(cluster, request.params)), chunkOf(request.query)));
+    app.get(`/dag-runs/:name/:dagRunId/${segment}/steps/:stepName/log`, { config: read, schema: schema(subStepLogParams, stepLogQuery) }, async (request) => stepLog(cluster, await recordedRunAt(cluster, request.params), request.params.stepName, request.query));
   }
   done();
 };

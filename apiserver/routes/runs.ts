@@ -11,7 +11,7 @@ import { loadDagSpec } from '../../core/resources/dag.ts';
 import { isConflict, isNotFound } from '../../core/kube/errors.ts';
 import { stepStatusLabel } from '../../core/resources/status.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
-import { resolverFor, runAt, runDefinition, type Cluster, type RunPath } from '../cluster.ts';
+import { recordedRunAt, resolverFor, runAt, runDefinition, type Cluster, type RunPath } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError, rethrowAs } from '../errors.ts';
 import { SUB_RUN_SEGMENTS } from '../paths.ts';
@@ -76,8 +76,8 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     return { dagRuns: filterRuns(cluster.cache.runIndex.runsOf(name), { ...query, name, exactName: true }).map(runSummary) };
   });
 
-  app.get('/dag-runs/:name/:dagRunId', { config: { ...read, errors: ['not_found'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.dagRunDetailsWrapped } } }, (request) => {
-    const r = runAt(cluster, request.params);
+  app.get('/dag-runs/:name/:dagRunId', { config: { ...read, errors: ['not_found'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.dagRunDetailsWrapped } } }, async (request) => {
+    const r = await recordedRunAt(cluster, request.params);
     return { dagRunDetails: runDetails(r, runDefinition(r), resolverFor(cluster, r)) };
   });
 
@@ -105,14 +105,14 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     return reply.code(200).send();
   });
 
-  app.get('/dag-runs/:name/:dagRunId/sub-dag-runs', { config: { ...read, errors: ['not_found'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.subRuns } } }, (request) => {
-    const r = runAt(cluster, request.params);
+  app.get('/dag-runs/:name/:dagRunId/sub-dag-runs', { config: { ...read, errors: ['not_found'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.subRuns } } }, async (request) => {
+    const r = await recordedRunAt(cluster, request.params);
     return { subRuns: subRunList(cluster, r) };
   });
 
   for (const segment of SUB_RUN_SEGMENTS) {
-    app.get(`/dag-runs/:name/:dagRunId/${segment}`, { config: { ...read, errors: ['not_found'] }, schema: { tags: ['runs'], params: subParams, response: { 200: S.dagRunDetailsWrapped } } }, (request) => {
-      const r = runAt(cluster, request.params);
+    app.get(`/dag-runs/:name/:dagRunId/${segment}`, { config: { ...read, errors: ['not_found'] }, schema: { tags: ['runs'], params: subParams, response: { 200: S.dagRunDetailsWrapped } } }, async (request) => {
+      const r = await recordedRunAt(cluster, request.params);
       return { dagRunDetails: runDetails(r, runDefinition(r), resolverFor(cluster, r)) };
     });
     app.patch(`/dag-runs/:name/:dagRunId/${segment}/steps/:stepName/status`, { config: stepStatus, schema: { tags: ['runs'], params: subStepParams, body: stepStatusBody, response: { 200: S.empty } } }, async (request, reply) => {
@@ -167,11 +167,14 @@ async function setStepStatus(cluster: Cluster, at: StepPath, status: number): Pr
   const step = at.stepName;
   const current = r.status ?? {};
   const handlers = (['onExit', 'onSuccess', 'onFailure', 'onCancel'] as const).filter((k) => current[k]?.name === step);
-  const inNodes = (current.nodes ?? []).some((n) => n.name === step);
-  if (!inNodes && handlers.length === 0) throw new ApiError('not_found', `step "${step}" not found in run "${runIdentity(r).dagRunId}"`);
+  // A sealed record is edited by giving the step a record in the status, which supersedes it.
+  const recorded = (await cluster.records.expand(r)).status?.nodes?.find((n) => n.name === step);
+  if (recorded === undefined && handlers.length === 0) throw new ApiError('not_found', `step "${step}" not found in run "${runIdentity(r).dagRunId}"`);
   if (isActiveRun(r)) throw new ApiError('bad_request', `run "${runIdentity(r).dagRunId}" is active; edit its steps when it has ended`);
   const edit = <T extends { name: string; status: number; statusLabel: string }>(node: T): T => (node.name === step ? { ...node, status, statusLabel: stepStatusLabel(status) } : node);
-  const next = { ...current, nodes: (current.nodes ?? []).map(edit) };
+  const inStatus = (current.nodes ?? []).some((n) => n.name === step);
+  const nodes = inStatus || recorded === undefined ? (current.nodes ?? []).map(edit) : [...(current.nodes ?? []), edit(recorded)];
+  const next = { ...current, nodes };
   for (const key of handlers) {
     const node = current[key];
     if (node !== undefined) next[key] = edit(node);

@@ -153,11 +153,11 @@ describe('a run whose status the API refuses for good', () => {
     await noPodsOf('wide-1');
   });
 
-  it("keeps each step's name and status when only their detail is refused", async () => {
+  it("keeps each started step's name and status when only their detail is refused", async () => {
     await givenDag(ns, 'chain', 'steps:\n  - {name: a, command: sleep 60}\n  - {name: b, command: echo after}\n');
     await whenLabelledRun('chain-1', 'chain', { [LIMIT]: 'detail' });
     const run = await finishedRun(ns, 'chain-1', 30_000);
-    expect([run.status?.statusLabel, run.status?.endReason, stepStates(run)]).toEqual(['failed', 'refused', { a: 'canceled', b: 'not_started' }]);
+    expect([run.status?.statusLabel, run.status?.endReason, stepStates(run)]).toEqual(['failed', 'refused', { a: 'canceled' }]);
     expect(run.status?.error).toMatch(/\(validation \(422 Invalid\)\), so the run was ended and its steps stopped: .*step details are not allowed here \(step details were left out to fit\)$/);
     await warningOf('chain-1', 'StatusRefused');
     await noPodsOf('chain-1');

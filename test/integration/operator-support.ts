@@ -5,7 +5,9 @@
 import { inject } from 'vitest';
 import { readLedger, type LedgerEntry } from '../../cluster/node-agent/ledger.ts';
 import { loadDag } from '../../core/dag/index.ts';
+import { readSealed } from '../../core/kube/segments.ts';
 import { dagManifest } from '../../core/resources/dag.ts';
+import { expandNodes } from '../../core/resources/run-records.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { DirectoryLogStore } from '../../operator/logs/store.ts';
 import { RETRY_ANNOTATION } from '../../operator/run/retry.ts';
@@ -46,8 +48,19 @@ export async function askRetry(namespace: string, name: string, token: string): 
   await clients().kube.runs.jsonPatch(namespace, name, [{ op: 'add', path: '/metadata/annotations', value: { [RETRY_ANNOTATION]: token } }]);
 }
 
-export async function getRun(namespace: string, name: string): Promise<DagRunResource> {
+/** A run as the API stores it: its status holds only the step records not sealed into segments. */
+export async function storedRun(namespace: string, name: string): Promise<DagRunResource> {
   return clients().kube.runs.get(namespace, name);
+}
+
+/** A run with every step's record in its status, sealed ones included (as the API server shows it). */
+export async function getRun(namespace: string, name: string): Promise<DagRunResource> {
+  return withSealedRecords(await storedRun(namespace, name));
+}
+
+export async function withSealedRecords(run: DagRunResource): Promise<DagRunResource> {
+  if ((run.status?.sealed ?? 0) === 0 || run.status === undefined) return run;
+  return { ...run, status: { ...run.status, nodes: expandNodes(run.status.nodes, await readSealed(clients().kube.segments, run)) } };
 }
 
 /** The root and child runs of one DAG name in a namespace, read from the API (not a cache). */
@@ -59,10 +72,10 @@ export async function runsOf(namespace: string, dagName: string): Promise<DagRun
 export async function finishedRun(namespace: string, name: string, timeoutMs = 60_000): Promise<DagRunResource> {
   let run: DagRunResource | undefined;
   await waitFor(`run ${name} to finish`, async () => {
-    run = await getRun(namespace, name);
+    run = await storedRun(namespace, name);
     return run.status?.finishedAt !== undefined;
   }, timeoutMs, 100);
-  return run as DagRunResource;
+  return withSealedRecords(run as DagRunResource);
 }
 
 /** Waits until a step runs; a run that ends first, or a timeout, fails with what the run shows. */
