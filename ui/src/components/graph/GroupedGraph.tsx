@@ -33,7 +33,7 @@ function Groups({ groups, total, onGroup }: { readonly groups: readonly StatusGr
         const share = `${String(Math.max(1, Math.round((group.count / total) * 100)))}%`;
         const content = (
           <>
-            <span className="graph-group-name">
+            <span className="graph-node-name">
               <span className="graph-node-dot" aria-hidden="true" />
               {groupText(group)}
             </span>
