@@ -6,6 +6,7 @@
  * Schema migrations take a transaction-scoped advisory lock: processes starting together apply
  * each migration once.
  */
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { systemClock, type Clock } from '../kube/time.ts';
 import { storeError } from './errors.ts';
@@ -70,13 +71,13 @@ class PostgresDriver implements SqlDriver {
   }
 
   async query<Row>(statement: Statement): Promise<Row[]> {
-    return (await this.pool.query(statement.sql, values(statement))).rows as Row[];
+    return (await this.pool.query(prepared(statement))).rows as Row[];
   }
 
   transaction(statements: readonly Statement[]): Promise<number[]> {
     return this.inTransaction(async (client) => {
       const counts: number[] = [];
-      for (const s of statements) counts.push((await client.query(s.sql, values(s))).rowCount ?? 0);
+      for (const s of statements) counts.push((await client.query(prepared(s))).rowCount ?? 0);
       return counts;
     });
   }
@@ -103,6 +104,16 @@ class PostgresDriver implements SqlDriver {
       client.release(broken);
     }
   }
+}
+
+/**
+ * A named statement: each connection parses it once and then only binds values (an archive of
+ * many runs repeats one statement). The store's statements are a few dozen texts; a one-off
+ * text (a delete of a batch of keys) is sent unnamed, so connections do not collect them.
+ */
+function prepared(statement: Statement): pg.QueryConfig {
+  if (statement.once === true) return { text: statement.sql, values: values(statement) };
+  return { name: `kubedag-${createHash('sha1').update(statement.sql).digest('hex').slice(0, 16)}`, text: statement.sql, values: values(statement) };
 }
 
 /** pg sends a Uint8Array as text; a Buffer goes as bytea. */

@@ -1,11 +1,11 @@
 /**
  * The HistoryStore contract over SQL, shared by both stores: they differ only in their driver
  * (how a statement reaches the database, and what a transaction is) and their dialect.
- * Bodies are compressed (gzip, off the event loop) before a transaction starts, so that a
+ * Bodies are compressed (gzip) before a transaction starts, so that a
  * transaction only ever waits on the database.
  */
 import { promisify } from 'node:util';
-import { gunzip, gzip } from 'node:zlib';
+import { gunzip, gunzipSync, gzip, gzipSync } from 'node:zlib';
 import type { Clock } from '../kube/time.ts';
 import type { DagRunResource } from '../resources/types.ts';
 import { storeError } from './errors.ts';
@@ -40,8 +40,22 @@ import {
   type RunToArchive,
 } from './types.ts';
 
-const compress = promisify(gzip);
-const decompress = promisify(gunzip);
+const gzipAsync = promisify(gzip);
+const gunzipAsync = promisify(gunzip);
+/**
+ * Bodies up to this size are (de)compressed on the event loop: tens of microseconds, where a
+ * trip to zlib's thread pool costs more than the work (measured: 35 µs against 490 µs a run
+ * when archiving 20,000 5-step runs). A 10,000-step run's megabytes go to the pool.
+ */
+const INLINE_ZLIB_BYTES = 64 * 1024;
+
+function compress(text: string): Promise<Uint8Array> {
+  return text.length <= INLINE_ZLIB_BYTES ? Promise.resolve(gzipSync(text)) : gzipAsync(text);
+}
+
+function decompress(bytes: Uint8Array): Promise<Buffer> {
+  return bytes.byteLength <= INLINE_ZLIB_BYTES / 4 ? Promise.resolve(gunzipSync(bytes)) : gunzipAsync(bytes);
+}
 
 /** How statements reach a database. */
 export interface SqlDriver {
@@ -67,7 +81,7 @@ export class SqlHistoryStore implements HistoryStore {
     const records = runs.map(archiveRecord);
     const bodies = await Promise.all(records.map((r) => compress(JSON.stringify(r.body))));
     const archivedMs = this.clock.now().getTime();
-    const statements = records.flatMap((r, i) => upsertStatements(r.row, bodies[i] ?? new Uint8Array(), archivedMs));
+    const statements = records.flatMap((r, i) => upsertStatements(this.driver.dialect, r.row, bodies[i] ?? new Uint8Array(), archivedMs));
     await this.guard('archive runs', () => this.driver.transaction(statements));
   }
 

@@ -40,6 +40,8 @@ export const POSTGRES: Dialect = {
 export interface Statement {
   readonly sql: string;
   readonly params: readonly unknown[];
+  /** A text unlikely to come again (a delete of so many keys): not worth preparing. */
+  readonly once?: boolean;
 }
 
 /** The table that records which migrations a database has had. */
@@ -105,16 +107,23 @@ class Params {
 const SELECT_SUMMARY = `SELECT ${SUMMARY_COLUMNS.join(', ')} FROM history_runs`;
 const ORDER = 'ORDER BY created_ms DESC, run_id, dag_name';
 
-/** One run's summary row and body, replacing what its key held (its row id stays). */
-export function upsertStatements(row: SummaryRow, body: Uint8Array, archivedMs: number): Statement[] {
+/**
+ * One run's summary row and body, replacing what its key held (its row id stays). PostgreSQL
+ * does both in one statement (a data-modifying WITH), one round trip a run; SQLite has no
+ * round trips to save and no INSERT inside WITH.
+ */
+export function upsertStatements(d: Dialect, row: SummaryRow, body: Uint8Array, archivedMs: number): Statement[] {
   const p = new Params();
   const columns = [...SUMMARY_COLUMNS, 'archived_ms'];
   const values = [...SUMMARY_COLUMNS.map((c) => p.add(row[c])), p.add(archivedMs)];
   const updates = columns.filter((c) => !['namespace', 'dag_name', 'run_id'].includes(c)).map((c) => `${c} = excluded.${c}`);
   const upsertRow = `INSERT INTO history_runs (${columns.join(', ')}) VALUES (${values.join(', ')}) ON CONFLICT (namespace, dag_name, run_id) DO UPDATE SET ${updates.join(', ')}`;
-  const upsertBody =
-    'INSERT INTO history_run_bodies (run, body) VALUES ((SELECT id FROM history_runs WHERE namespace = $1 AND dag_name = $2 AND run_id = $3), $4) ' +
-    'ON CONFLICT (run) DO UPDATE SET body = excluded.body';
+  const replaceBody = 'ON CONFLICT (run) DO UPDATE SET body = excluded.body';
+  if (d.name === 'postgres') {
+    const bodyParam = p.add(body);
+    return [{ sql: `WITH run AS (${upsertRow} RETURNING id) INSERT INTO history_run_bodies (run, body) SELECT id, CAST(${bodyParam} AS BYTEA) FROM run ${replaceBody}`, params: p.values }];
+  }
+  const upsertBody = `INSERT INTO history_run_bodies (run, body) VALUES ((SELECT id FROM history_runs WHERE namespace = $1 AND dag_name = $2 AND run_id = $3), $4) ${replaceBody}`;
   return [
     { sql: upsertRow, params: p.values },
     { sql: upsertBody, params: [row.namespace, row.dag_name, row.run_id, body] },
@@ -196,7 +205,7 @@ export function removeStatements(keys: readonly RunKey[]): Statement[] {
   for (let start = 0; start < keys.length; start += DELETE_CHUNK) {
     const p = new Params();
     const rows = keys.slice(start, start + DELETE_CHUNK).map((k) => `(${p.add(k.namespace)}, ${p.add(k.dagName)}, ${p.add(k.dagRunId)})`);
-    statements.push({ sql: `DELETE FROM history_runs WHERE (namespace, dag_name, run_id) IN (VALUES ${rows.join(', ')})`, params: p.values });
+    statements.push({ sql: `DELETE FROM history_runs WHERE (namespace, dag_name, run_id) IN (VALUES ${rows.join(', ')})`, params: p.values, once: true });
   }
   return statements;
 }
