@@ -7,10 +7,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import pg from 'pg';
 import { openPostgresStore } from '../core/history/postgres.ts';
 import { openSqliteStore } from '../core/history/sqlite.ts';
+import type { Statement } from '../core/history/sql.ts';
 import type { HistoryStore } from '../core/history/types.ts';
 import type { Clock } from '../core/kube/time.ts';
 import { POSTGRES_SERVER_START_MS, startPostgres, type PostgresServer } from './postgres-server.ts';
@@ -22,6 +23,8 @@ export interface FreshDatabase {
   scalar(sql: string): Promise<number>;
   /** Runs SQL under the store (to plant what another version would have left). */
   exec(sql: string): Promise<void>;
+  /** How the database would run a statement of the store's (EXPLAIN), one line per plan node. */
+  plan(statement: Statement): Promise<string>;
 }
 
 export interface Backend {
@@ -69,6 +72,11 @@ function sqliteBackend(): Backend {
           });
           return Promise.resolve();
         },
+        plan: (statement) => {
+          const explain = `EXPLAIN QUERY PLAN ${statement.sql.replace(/\$(\d+)/g, '?$1')}`;
+          const rows = direct((db) => db.prepare(explain).all(...(statement.params as SQLInputValue[])) as { detail: string }[]);
+          return Promise.resolve(rows.map((r) => r.detail).join('\n'));
+        },
       });
     },
     teardown: async () => {
@@ -105,6 +113,12 @@ function postgresBackend(): Backend {
         exec: (sql) =>
           direct(url, async (c) => {
             await c.query(sql);
+          }),
+        plan: (statement) =>
+          direct(url, async (c) => {
+            await c.query('ANALYZE history_runs');
+            const rows = (await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${statement.sql}`, [...statement.params])).rows;
+            return rows.map((r) => r['QUERY PLAN']).join('\n');
           }),
       };
     },
