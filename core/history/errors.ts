@@ -35,7 +35,7 @@ export function isRetryable(error: unknown): boolean {
     if (/^[0-9A-Z]{5}$/.test(e.code)) return RETRYABLE_SQLSTATE.test(e.code);
   }
   // pg's own errors for a connection that ended or timed out carry no code.
-  return typeof e?.message === 'string' && /connection terminated|timeout exceeded when trying to connect|Connection terminated/i.test(e.message);
+  return typeof e?.message === 'string' && /connection terminated|timeout exceeded when trying to connect/i.test(e.message);
 }
 
 /** The error as a HistoryStoreError that names what was being done. */
