@@ -46,10 +46,11 @@ ui-dev: deps ## the web UI from Vite's dev server with hot reload, /api proxied 
 
 # Its own .PHONY line keeps branches that add targets from colliding on the list above.
 .PHONY: test-servers
-test-servers: ## servers the executor tests start on loopback (OpenSSH sshd from Debian's openssh-server), installed when missing
+test-servers: ## servers the unit tests start on loopback (OpenSSH sshd from Debian's openssh-server for the executors, PostgreSQL from Debian's postgresql for the history store), installed when missing
 	./scripts/ensure-sshd.sh >/dev/null
+	./scripts/ensure-postgres.sh >/dev/null
 
-unit: deps test-servers ## tests without a cluster (executor tests start real servers on loopback)
+unit: deps test-servers ## tests without a cluster (executor and history store tests start real servers on loopback)
 	@mkdir -p .dev
 	npx vitest run --project unit --reporter=default --reporter=json --outputFile.json=.dev/vitest-unit.json
 
