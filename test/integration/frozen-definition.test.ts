@@ -1,0 +1,143 @@
+/**
+ * Frozen definitions out of the DAGRun (issue 23, docs/decisions/2026-11-28-frozen-definition.md):
+ * a dagRef run's definition is written once into its own DAGRunSegment, the DAGRun only names
+ * it, and every reader (operator, API server, retries) takes it from there; runs frozen the old
+ * way (spec.snapshot) keep working. A real kube-apiserver, the operator and the API server.
+ */
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Server } from '../../apiserver/server.ts';
+import { readFrozenDefinition } from '../../core/kube/frozen-definitions.ts';
+import { definitionSegment } from '../../core/resources/frozen.ts';
+import { dagRunResourceName, definitionSegmentName } from '../../core/resources/names.ts';
+import type { DagRunResource } from '../../core/resources/types.ts';
+import { dagRun } from '../builders/dag-run.ts';
+import { ContractClient, startApi } from './api-support.ts';
+import { finishedRun, givenDag, startOperator, stepLog, stepStates, storedRun, whenRun, type RunningOperator } from './operator-support.ts';
+import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
+
+const { core, kube } = clients();
+let ns = '';
+let operator: RunningOperator;
+let server: Server;
+let api: ContractClient;
+
+interface Details {
+  status: number;
+  statusLabel: string;
+  finishedAt: string;
+  nodes: { step: { name: string; command?: string }; statusLabel: string }[];
+}
+
+async function details(name: string, id: string): Promise<Details> {
+  const res = await api.call('GET', `/api/v2/dag-runs/${name}/${id}`);
+  expect(res.status).toBe(200);
+  return (res.body as { dagRunDetails: Details }).dagRunDetails;
+}
+
+async function finishedThroughApi(name: string, id: string, after?: (d: Details) => boolean): Promise<Details> {
+  let found: Details | undefined;
+  await waitFor(`run ${id} of ${name} to finish`, async () => {
+    found = await details(name, id);
+    return found.finishedAt !== '' && (after === undefined || after(found));
+  }, 60_000, 100);
+  return found as Details;
+}
+
+const definitionOf = async (run: DagRunResource): Promise<Record<string, unknown> | undefined> => readFrozenDefinition(kube.segments, run);
+
+/** A directory the steps read from (the host is their image); not under /tmp, which each container has for itself. */
+function imageDir(prefix: string): string {
+  const dir = mkdtempSync(join('/var/tmp', prefix));
+  chmodSync(dir, 0o755);
+  return dir;
+}
+
+beforeAll(async () => {
+  ns = await createNamespace(core, 'kd-frozen');
+  // A freeze killed between its two writes, made before any operator runs: the run's definition
+  // segment holds the first version, the DAG has moved on to a second.
+  await givenDag(ns, 'crashed', 'steps: ["echo second"]');
+  await whenRun(ns, 'crashed-run', 'crashed');
+  const crashed = await storedRun(ns, 'crashed-run');
+  await kube.segments.create(ns, definitionSegment({ name: 'crashed-run', namespace: ns, uid: crashed.metadata?.uid ?? '' }, { steps: ['echo first'] }));
+  // The same, and its DAG deleted since.
+  await whenRun(ns, 'orphaned-run', 'gone');
+  const orphaned = await storedRun(ns, 'orphaned-run');
+  await kube.segments.create(ns, definitionSegment({ name: 'orphaned-run', namespace: ns, uid: orphaned.metadata?.uid ?? '' }, { steps: ['echo kept'] }));
+  operator = await startOperator(ns);
+  server = await startApi(ns, operator.url);
+  api = new ContractClient(server.app);
+  await api.load();
+});
+
+afterAll(async () => {
+  await server.close();
+  await operator.stop();
+  await deleteNamespace(core, ns);
+});
+
+describe('a frozen definition in its own segment', () => {
+  it('keeps the definition out of a kubectl run: its segment holds the DAG as it was, and editing the DAG changes nothing for it', async () => {
+    await givenDag(ns, 'frozen', 'steps: ["sleep 2", echo first-version]');
+    await whenRun(ns, 'frozen-run', 'frozen');
+    await waitFor('the run to be frozen', async () => (await storedRun(ns, 'frozen-run')).spec.frozenDefinition !== undefined, 30_000, 100);
+    await kube.dags.jsonPatch(ns, 'frozen', [{ op: 'replace', path: '/spec/steps', value: ['exit 9'] }]);
+    const done = await finishedRun(ns, 'frozen-run');
+    expect([done.status?.statusLabel, done.spec.snapshot, done.spec.frozenDefinition?.segment]).toEqual(['succeeded', undefined, definitionSegmentName('frozen-run')]);
+    expect(await definitionOf(done)).toEqual({ steps: ['sleep 2', 'echo first-version'] });
+    expect(await stepLog(operator, done, 'cmd_2')).toBe('first-version\n');
+    const segment = await kube.segments.get(ns, definitionSegmentName('frozen-run'));
+    expect(segment.metadata?.ownerReferences?.map((o) => [o.kind, o.name, o.uid])).toEqual([['DAGRun', 'frozen-run', done.metadata?.uid]]);
+  });
+
+  it('takes a segment written before a crash as it is, even once its DAG is gone: a run never has two definitions', async () => {
+    const done = await finishedRun(ns, 'crashed-run');
+    expect([done.status?.statusLabel, done.spec.frozenDefinition?.segment]).toEqual(['succeeded', definitionSegmentName('crashed-run')]);
+    expect(await definitionOf(done)).toEqual({ steps: ['echo first'] });
+    expect(await stepLog(operator, done, 'cmd_1')).toBe('first\n');
+    const orphaned = await finishedRun(ns, 'orphaned-run');
+    expect([orphaned.status?.statusLabel, await stepLog(operator, orphaned, 'cmd_1')]).toEqual(['succeeded', 'kept\n']);
+  });
+
+  it('retries a run the API started, in place and under a new id, with its frozen definition after its DAG was edited', async () => {
+    const dir = imageDir('kd-frozen-');
+    const v1 = `kubernetes: {workspace: false}\nworkingDir: ${dir}\nsteps:\n  - {name: first, command: echo v1-first}\n  - {name: flaky, command: cat flag}\n`;
+    expect((await api.call('POST', '/api/v2/dags', { name: 'retried', spec: v1 })).status).toBe(201);
+    expect((await api.call('POST', '/api/v2/dags/retried/start', { dagRunId: 'one' })).status).toBe(200);
+    const started = await storedRun(ns, dagRunResourceName('retried', 'one'));
+    expect([started.spec.snapshot, started.spec.definition, started.spec.frozenDefinition?.segment]).toEqual([undefined, undefined, definitionSegmentName(started.metadata?.name ?? '')]);
+    const failed = await finishedThroughApi('retried', 'one');
+    expect([failed.statusLabel, failed.nodes.map((n) => [n.step.name, n.statusLabel])]).toEqual(['failed', [['first', 'succeeded'], ['flaky', 'failed']]]);
+
+    expect((await api.call('PUT', '/api/v2/dags/retried/spec', { spec: 'steps:\n  - {name: edited, command: exit 9}\n' })).status).toBe(200);
+    writeFileSync(join(dir, 'flag'), 'from-the-retry\n');
+    expect((await api.call('POST', '/api/v2/dag-runs/retried/one/retry', {})).status).toBe(200);
+    const again = await finishedThroughApi('retried', 'one', (d) => d.statusLabel !== 'failed');
+    expect([again.statusLabel, again.nodes.map((n) => [n.step.name, n.step.command, n.statusLabel])]).toEqual(['succeeded', [['first', 'echo', 'succeeded'], ['flaky', 'cat', 'succeeded']]]);
+    expect(await stepLog(operator, await storedRun(ns, dagRunResourceName('retried', 'one')), 'flaky', 'stdout', 1)).toBe('from-the-retry\n');
+
+    expect((await api.call('POST', '/api/v2/dag-runs/retried/one/retry', { dagRunId: 'two' })).status).toBe(200);
+    const copy = await finishedThroughApi('retried', 'two');
+    expect([copy.statusLabel, copy.nodes.map((n) => [n.step.name, n.statusLabel])]).toEqual(['succeeded', [['first', 'succeeded'], ['flaky', 'succeeded']]]);
+    const [original, retried] = await Promise.all(['one', 'two'].map((id) => storedRun(ns, dagRunResourceName('retried', id))));
+    expect(retried?.spec.snapshot).toBeUndefined();
+    expect(await definitionOf(retried as DagRunResource)).toEqual(await definitionOf(original as DagRunResource));
+  }, 120_000);
+
+  it('runs and shows a run frozen the old way, with the definition in spec.snapshot', async () => {
+    await givenDag(ns, 'legacy', 'steps: ["exit 9"]');
+    const old = dagRun('legacy-old').namespace(ns).spec({ dagRef: { name: 'legacy' }, dagName: 'legacy', dagRunId: 'old', snapshot: { steps: ['echo from-the-snapshot'] } }).build();
+    await kube.runs.create(ns, old);
+    const done = await finishedRun(ns, 'legacy-old');
+    expect([done.status?.statusLabel, stepStates(done), done.spec.frozenDefinition]).toEqual(['succeeded', { cmd_1: 'succeeded' }, undefined]);
+    expect(await stepLog(operator, done, 'cmd_1')).toBe('from-the-snapshot\n');
+    const shown = await finishedThroughApi('legacy', 'old');
+    expect(shown.nodes.map((n) => n.step.command)).toEqual(['echo']);
+    // Reschedule copies the snapshot into a new run's own segment.
+    expect((await api.call('POST', '/api/v2/dag-runs/legacy/old/reschedule', { dagRunId: 'anew' })).status).toBe(200);
+    const anew = await finishedRun(ns, dagRunResourceName('legacy', 'anew'));
+    expect([anew.status?.statusLabel, anew.spec.snapshot, await definitionOf(anew)]).toEqual(['succeeded', undefined, { steps: ['echo from-the-snapshot'] }]);
+  });
+});
