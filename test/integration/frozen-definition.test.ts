@@ -8,6 +8,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Server } from '../../apiserver/server.ts';
+import { bigDagYaml } from '../../bench/scale-runs.ts';
 import { readFrozenDefinition } from '../../core/kube/frozen-definitions.ts';
 import { definitionSegment } from '../../core/resources/frozen.ts';
 import { dagRunResourceName, definitionSegmentName } from '../../core/resources/names.ts';
@@ -125,6 +126,24 @@ describe('a frozen definition in its own segment', () => {
     expect(retried?.spec.snapshot).toBeUndefined();
     expect(await definitionOf(retried as DagRunResource)).toEqual(await definitionOf(original as DagRunResource));
   }, 120_000);
+
+  it('accepts, stores and freezes a definition of 10,000 steps (~360 KB of YAML) while its DAGRun stays small', async () => {
+    const yaml = bigDagYaml('chain', 10_000).replace('command: "true"', 'command: "sleep 60"');
+    expect(Buffer.byteLength(yaml)).toBeGreaterThan(350_000);
+    expect((await api.call('POST', '/api/v2/dags', { name: 'huge', spec: yaml })).status).toBe(201);
+    expect((await api.call('POST', '/api/v2/dags/huge/start', { dagRunId: 'big' })).status).toBe(200);
+    const name = dagRunResourceName('huge', 'big');
+    await waitFor('the first step to run', async () => (await storedRun(ns, name)).status?.nodes?.some((n) => n.statusLabel === 'running') === true, 60_000, 250);
+    const running = await storedRun(ns, name);
+    const segment = await kube.segments.get(ns, running.spec.frozenDefinition?.segment ?? '');
+    expect(Buffer.byteLength(JSON.stringify(running))).toBeLessThan(16 * 1024);
+    expect(Buffer.byteLength(JSON.stringify(segment))).toBeGreaterThan(300_000);
+    expect(Buffer.byteLength(JSON.stringify(segment))).toBeLessThan(1024 * 1024);
+    expect(segment.spec.definition).toEqual((await kube.dags.get(ns, 'huge')).spec);
+    expect((await api.call('POST', '/api/v2/dag-runs/huge/big/stop')).status).toBe(200);
+    const stopped = await finishedThroughApi('huge', 'big');
+    expect([stopped.statusLabel, stopped.nodes.length, stopped.nodes[0]?.statusLabel, stopped.nodes[9_999]?.step.name]).toEqual(['canceled', 10_000, 'canceled', 's10000']);
+  }, 180_000);
 
   it('runs and shows a run frozen the old way, with the definition in spec.snapshot', async () => {
     await givenDag(ns, 'legacy', 'steps: ["exit 9"]');
