@@ -8,7 +8,7 @@
  * (`kubectl create` of both in one file).
  */
 import type { ResourceClient } from '../../core/kube/client.ts';
-import { ignoreNotFound } from '../../core/kube/errors.ts';
+import { apiErrorMessage, createFailure, ignoreNotFound, refusalLimit } from '../../core/kube/errors.ts';
 import { findFrozenDefinition, ownerOf, writeFrozenDefinition } from '../../core/kube/frozen-definitions.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import type { WorkResult } from '../../core/kube/queue.ts';
@@ -39,8 +39,8 @@ export async function frozen(run: DagRunResource, deps: FreezeDeps): Promise<Dag
   const place = definitionPlace(run);
   const dag = await dagOf(run, place.in === 'nowhere', deps);
   const freezing = place.in === 'nowhere' ? await freeze(run, dag, deps) : undefined;
-  if (place.in === 'nowhere' && freezing === undefined) {
-    await fail(run, deps, `DAG "${run.spec.dagRef?.name ?? ''}" not found`);
+  if (typeof freezing === 'string') {
+    await fail(run, deps, freezing);
     return undefined;
   }
   const patch = freezePatch(run, dag, freezing, () => uuidv7(deps.clock.now().getTime()));
@@ -73,11 +73,11 @@ async function dagOf(run: DagRunResource, freezing: boolean, deps: FreezeDeps): 
 
 /**
  * Writes the DAG's spec into the run's definition segment, or finds the one written before
- * (then the DAG may even be gone since); undefined when there is neither.
+ * (then the DAG may even be gone since); else why the run cannot be frozen.
  */
-async function freeze(run: DagRunResource, dag: DagResource | undefined, deps: FreezeDeps): Promise<Freezing | undefined> {
-  const written = dag === undefined ? await foundBefore(run, deps) : await writeFrozenDefinition(deps.segmentClient, ownerOf(run), dag.spec);
-  if (written === undefined) return undefined;
+async function freeze(run: DagRunResource, dag: DagResource | undefined, deps: FreezeDeps): Promise<Freezing | string> {
+  const written = await segmentOf(run, dag, deps);
+  if (typeof written === 'string') return written;
   if (written.created) deps.countWrite('create');
   // About to run: nobody needs to read back what was just written. A queued run holds nothing.
   if (queuePlace(run) === 'proceed') deps.definitions.keep(run, written.definition);
@@ -85,9 +85,16 @@ async function freeze(run: DagRunResource, dag: DagResource | undefined, deps: F
   return { definition: written.definition, reference: frozenReference(run.metadata?.name ?? '', loadDagSpec(written.definition, { fileName }).dag) };
 }
 
-async function foundBefore(run: DagRunResource, deps: FreezeDeps): Promise<{ readonly definition: Record<string, unknown>; readonly created: false } | undefined> {
-  const definition = await findFrozenDefinition(deps.segmentClient, ownerOf(run));
-  return definition === undefined ? undefined : { definition, created: false };
+async function segmentOf(run: DagRunResource, dag: DagResource | undefined, deps: FreezeDeps): Promise<{ readonly definition: Record<string, unknown>; readonly created: boolean } | string> {
+  try {
+    if (dag !== undefined) return await writeFrozenDefinition(deps.segmentClient, ownerOf(run), dag.spec);
+    const definition = await findFrozenDefinition(deps.segmentClient, ownerOf(run));
+    return definition === undefined ? `DAG "${run.spec.dagRef?.name ?? ''}" not found` : { definition, created: false };
+  } catch (error) {
+    // A segment the API refuses for good (its size, validation, a policy) would be refused at every retry.
+    if (createFailure(error) !== 'refused') throw error;
+    return `its definition could not be frozen: the Kubernetes API refused it (${refusalLimit(error)}): ${apiErrorMessage(error).slice(0, 512)}`;
+  }
 }
 
 async function fail(run: DagRunResource, deps: FreezeDeps, error: string): Promise<void> {

@@ -4,8 +4,10 @@
  * it, and every reader (operator, API server, retries) takes it from there; runs frozen the old
  * way (spec.snapshot) keep working. A real kube-apiserver, the operator and the API server.
  */
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { AdmissionregistrationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Server } from '../../apiserver/server.ts';
 import { bigDagYaml } from '../../bench/scale-runs.ts';
@@ -18,7 +20,10 @@ import { ContractClient, startApi } from './api-support.ts';
 import { finishedRun, givenDag, startOperator, stepLog, stepStates, storedRun, whenRun, type RunningOperator } from './operator-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
 
-const { core, kube } = clients();
+const { kc, core, kube } = clients();
+const admission = kc.makeApiClient(AdmissionregistrationV1Api);
+/** Cluster-scoped, so named apart from other files' policies: refuses definition segments of runs named `refused-*`. */
+const policy = `kubedag-frozen-${randomBytes(3).toString('hex')}`;
 let ns = '';
 let operator: RunningOperator;
 let server: Server;
@@ -73,7 +78,26 @@ beforeAll(async () => {
   await api.load();
 });
 
+/** Segments of runs named `refused-*` are refused as too large, as etcd refuses one over its limit. */
+async function givenRefusedSegments(): Promise<void> {
+  await admission.createValidatingAdmissionPolicy({
+    body: {
+      metadata: { name: policy },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: { resourceRules: [{ apiGroups: ['kubedag.io'], apiVersions: ['*'], operations: ['CREATE'], resources: ['dagrunsegments'] }] },
+        validations: [{ expression: "!object.spec.run.startsWith('refused-')", message: 'request is too large', reason: 'RequestEntityTooLarge' }],
+      },
+    },
+  });
+  await admission.createValidatingAdmissionPolicyBinding({ body: { metadata: { name: policy }, spec: { policyName: policy, validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } } } } } });
+  // The API server applies a new policy once its informers have it: wait until it denies a probe.
+  await waitFor('the policy to refuse segments', async () => kube.segments.create(ns, { metadata: { name: 'probe' }, spec: { run: 'refused-probe' } }).then(async () => { await kube.segments.delete(ns, 'probe'); return false; }, () => true), 30_000, 200);
+}
+
 afterAll(async () => {
+  await admission.deleteValidatingAdmissionPolicyBinding({ name: policy }).catch(() => undefined);
+  await admission.deleteValidatingAdmissionPolicy({ name: policy }).catch(() => undefined);
   await server.close();
   await operator.stop();
   await deleteNamespace(core, ns);
@@ -144,6 +168,18 @@ describe('a frozen definition in its own segment', () => {
     const stopped = await finishedThroughApi('huge', 'big');
     expect([stopped.statusLabel, stopped.nodes.length, stopped.nodes[0]?.statusLabel, stopped.nodes[9_999]?.step.name]).toEqual(['canceled', 10_000, 'canceled', 's10000']);
   }, 180_000);
+
+  it('fails a run whose definition the Kubernetes API refuses to store, with the reason, and takes back a run the API server could not freeze', async () => {
+    await givenRefusedSegments();
+    await givenDag(ns, 'refused', 'steps: ["echo never"]');
+    await whenRun(ns, 'refused-run', 'refused');
+    const done = await finishedRun(ns, 'refused-run');
+    expect([done.status?.statusLabel, done.status?.endReason, done.spec.frozenDefinition]).toEqual(['failed', 'rejected', undefined]);
+    expect(done.status?.error).toMatch(/^its definition could not be frozen: the Kubernetes API refused it \(the size limit of an object\)/);
+    expect((await api.call('POST', '/api/v2/dags', { name: 'refused-api', spec: 'steps: ["echo never"]' })).status).toBe(201);
+    expect((await api.call('POST', '/api/v2/dags/refused-api/start', { dagRunId: 'x' })).status).toBeGreaterThanOrEqual(400);
+    await expect(kube.runs.get(ns, dagRunResourceName('refused-api', 'x'))).rejects.toMatchObject({ code: 404 });
+  });
 
   it('runs and shows a run frozen the old way, with the definition in spec.snapshot', async () => {
     await givenDag(ns, 'legacy', 'steps: ["exit 9"]');
