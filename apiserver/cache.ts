@@ -12,7 +12,7 @@ import type { Logger } from '../core/log.ts';
 import { LABELS } from '../core/resources/constants.ts';
 import { withRecordedEnd } from '../core/resources/ended.ts';
 import type { DagQueueResource, DagResource, DagRunResource } from '../core/resources/types.ts';
-import { runIdentity } from './views/identity.ts';
+import { RunIndex } from './run-index.ts';
 
 export interface CacheSources {
   readonly kc: KubeConfig;
@@ -24,87 +24,6 @@ export interface CacheSources {
   readonly leaseNamespace: string;
   readonly leaseName: string;
   readonly logger: Logger;
-}
-
-/** Runs by what the contract addresses them with. Kept current from informer events. */
-export class RunIndex {
-  private readonly byKey = new Map<string, string>();
-  private readonly byDag = new Map<string, Set<string>>();
-  private readonly byRoot = new Map<string, Set<string>>();
-  /** The keys each resource was filed under, to unfile it when it changes or goes. */
-  private readonly filed = new Map<string, { key?: string; dag?: string; root?: string }>();
-
-  private readonly lookup: (resourceName: string) => DagRunResource | undefined;
-
-  constructor(lookup: (resourceName: string) => DagRunResource | undefined) {
-    this.lookup = lookup;
-  }
-
-  /** Grows with every change to any run: answers built from all runs can be kept until it moves. */
-  generation = 0;
-
-  update(run: DagRunResource, deleted: boolean): void {
-    this.generation += 1;
-    const resource = run.metadata?.name ?? '';
-    this.unfile(resource);
-    if (deleted) return;
-    const id = runIdentity(run);
-    const rootKey = `${id.rootName}/${id.rootId}`;
-    if (id.parentId === '') {
-      const key = `${id.name}/${id.dagRunId}`;
-      this.byKey.set(key, resource);
-      add(this.byDag, id.name, resource);
-      this.filed.set(resource, { key, dag: id.name });
-    } else {
-      add(this.byRoot, rootKey, resource);
-      this.filed.set(resource, { root: rootKey });
-    }
-  }
-
-  /** A root run by DAG name and run id. */
-  run(name: string, dagRunId: string): DagRunResource | undefined {
-    const resource = this.byKey.get(`${name}/${dagRunId}`);
-    return resource === undefined ? undefined : this.lookup(resource);
-  }
-
-  /** The root runs listed under a DAG name. */
-  runsOf(name: string): DagRunResource[] {
-    return this.resolve(this.byDag.get(name));
-  }
-
-  dagNames(): string[] {
-    return [...this.byDag.keys()];
-  }
-
-  /** Every sub run (at any depth) of a root run. */
-  descendants(rootName: string, rootId: string): DagRunResource[] {
-    return this.resolve(this.byRoot.get(`${rootName}/${rootId}`));
-  }
-
-  private resolve(names: Set<string> | undefined): DagRunResource[] {
-    return [...(names ?? [])].flatMap((n) => this.lookup(n) ?? []);
-  }
-
-  private unfile(resource: string): void {
-    const was = this.filed.get(resource);
-    if (was === undefined) return;
-    if (was.key !== undefined && this.byKey.get(was.key) === resource) this.byKey.delete(was.key);
-    if (was.dag !== undefined) remove(this.byDag, was.dag, resource);
-    if (was.root !== undefined) remove(this.byRoot, was.root, resource);
-    this.filed.delete(resource);
-  }
-}
-
-function add(map: Map<string, Set<string>>, key: string, value: string): void {
-  const set = map.get(key) ?? new Set<string>();
-  set.add(value);
-  map.set(key, set);
-}
-
-function remove(map: Map<string, Set<string>>, key: string, value: string): void {
-  const set = map.get(key);
-  set?.delete(value);
-  if (set?.size === 0) map.delete(key);
 }
 
 /** Resource versions are etcd revisions in every Kubernetes there is; compare them as numbers. */

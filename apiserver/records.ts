@@ -10,8 +10,8 @@ import { readSealed } from '../core/kube/segments.ts';
 import { expandNodes, type SealedRecords } from '../core/resources/run-records.ts';
 import type { DagRunResource, DagRunSegmentResource } from '../core/resources/types.ts';
 
-/** Records kept at most (about 400 bytes each): a few runs of 10,000 steps. */
-export const KEPT_RECORDS = 40_000;
+/** Records kept at most (about 400 bytes each): two runs of 10,000 steps. */
+export const KEPT_RECORDS = 20_000;
 
 export class RunRecords {
   private readonly client: ResourceClient<DagRunSegmentResource>;

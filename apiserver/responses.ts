@@ -7,7 +7,8 @@
  * can tell what a 409 means there. route-errors.test.ts checks the declarations against the
  * throws its handlers can reach; the 405 answers of undeclared methods are methods.ts's.
  */
-import type { RouteOptions } from 'fastify';
+import type { Readable } from 'node:stream';
+import type { FastifyReply, RouteOptions } from 'fastify';
 import { ERROR_STATUS, type ErrorCode } from './errors.ts';
 import type { Permission } from './permissions.ts';
 
@@ -135,4 +136,13 @@ export function documentRoute(route: RouteOptions, context: DocumentContext): vo
   // A copy: query schemas are shared between routes.
   const querystring = shape.remoteNode && query !== undefined ? { querystring: { ...query, properties: { ...query.properties, remoteNode: remoteNodeSchema(query.properties?.remoteNode ?? {}, context.remoteNodes ?? []) } } } : {};
   route.schema = { ...route.schema, response, ...security, ...querystring };
+}
+
+/**
+ * Sends JSON text from a stream (a listing written as it is read, never whole in memory). The
+ * route's typed reply accepts only its declared body; the stream's text has exactly that shape
+ * (the caller's duty), and fastify sends a stream as it is, without its serialiser.
+ */
+export function sendJsonStream(reply: { type(contentType: string): unknown }, stream: Readable): void {
+  void (reply as unknown as FastifyReply).type('application/json; charset=utf-8').send(stream);
 }

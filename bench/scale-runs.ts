@@ -12,6 +12,8 @@ import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import type { KubedagClients } from '../core/kube/client.ts';
 import { loadDag } from '../core/dag/index.ts';
 import { dagManifest } from '../core/resources/dag.ts';
+import { readSealed } from '../core/kube/segments.ts';
+import { expandNodes } from '../core/resources/run-records.ts';
 import type { DagRunResource } from '../core/resources/types.ts';
 import { metric, namespace, percentile, timeGet, type BenchOperator } from './scale-support.ts';
 
@@ -34,6 +36,9 @@ export interface BigRunFigures {
   readonly largestObjectBytes: number;
   readonly finalObjectBytes: number;
   readonly statusWritesSeen: number;
+  /** The DAGRunSegments its finished records were sealed into (immutable, written once each). */
+  readonly segments: { readonly count: number; readonly bytes: number; readonly largest: number };
+  /** Every DAGRun version seen plus every segment. */
   readonly bytesWritten: number;
   readonly operatorApiWrites: number;
   readonly bytesPerFinishedStep: number;
@@ -64,6 +69,16 @@ export function bigDagYaml(shape: Shape, steps: number): string {
 
 const size = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
 const succeeded = (run: DagRunResource | undefined): number => (run?.status?.nodes ?? []).filter((n) => n.statusLabel === 'succeeded').length;
+/** Finished steps as the run's summary counts them: its records are mostly sealed away while it runs. */
+const progressed = (run: DagRunResource | undefined): string => run?.status?.progress ?? '0/?';
+
+/** The run with its sealed records, and what its segments weigh (bytes, count, the largest). */
+async function sealedOf(ctx: BigRunContext, run: DagRunResource): Promise<{ run: DagRunResource; bytes: number; count: number; largest: number }> {
+  const segments = (await ctx.kube.segments.list(namespace)).items.filter((s) => s.metadata?.ownerReferences?.some((o) => o.uid === run.metadata?.uid) === true);
+  const sizes = segments.map(size);
+  const full = run.status === undefined ? run : { ...run, status: { ...run.status, nodes: expandNodes(run.status.nodes, await readSealed(ctx.kube.segments, run)) } };
+  return { run: full, bytes: sizes.reduce((a, b) => a + b, 0), count: segments.length, largest: Math.max(0, ...sizes) };
+}
 
 interface Seen {
   last?: DagRunResource;
@@ -126,7 +141,7 @@ async function until(ctx: BigRunContext, name: string, seen: Seen, started: numb
     }
     if (now - lastReport > 30_000) {
       lastReport = now;
-      ctx.log(`  ${String(succeeded(seen.last))} steps succeeded after ${((now - started) / 1000).toFixed(0)} s, ${String(seen.versions.size)} status versions, largest ${String(seen.largest)} bytes`);
+      ctx.log(`  ${progressed(seen.last)} steps done after ${((now - started) / 1000).toFixed(0)} s, ${String(seen.versions.size)} status versions, largest ${String(seen.largest)} bytes`);
     }
   }
 }
@@ -173,8 +188,10 @@ export async function bigRun(ctx: BigRunContext, shape: Shape, steps: number): P
   await sleep(3000);
   stopWatch();
   const writes = (await metric(ctx.operator().url, 'kubedag_api_writes_total')) - writesBefore;
-  const run = await ctx.kube.runs.get(namespace, runName);
-  const done = succeeded(seen.last ?? run);
+  const stored = await ctx.kube.runs.get(namespace, runName);
+  const sealed = await sealedOf(ctx, stored);
+  const run = sealed.run;
+  const done = succeeded(run);
   const reason = reasonOf(ctx, ended, run, `${String(done)}/${String(steps)}`);
   const dagRunId = run.spec.dagRunId ?? '';
   const inRun = run.spec.snapshot ?? run.spec.definition;
@@ -191,11 +208,12 @@ export async function bigRun(ctx: BigRunContext, shape: Shape, steps: number): P
     definitionInRunBytes: inRun === undefined ? 0 : size(inRun),
     definitionSegmentBytes: run.spec.frozenDefinition === undefined ? 0 : size(await ctx.kube.segments.get(namespace, run.spec.frozenDefinition.segment)),
     largestObjectBytes: seen.largest,
-    finalObjectBytes: size(run),
+    finalObjectBytes: size(stored),
     statusWritesSeen: seen.versions.size,
-    bytesWritten: seen.bytes,
+    segments: { count: sealed.count, bytes: sealed.bytes, largest: sealed.largest },
+    bytesWritten: seen.bytes + sealed.bytes,
     operatorApiWrites: writes,
-    bytesPerFinishedStep: seen.bytes / Math.max(1, done),
+    bytesPerFinishedStep: (seen.bytes + sealed.bytes) / Math.max(1, done),
     record: recordSizes(run),
     ...(stopEnded === undefined ? {} : { stopEnded }),
     ...(details === undefined ? {} : { details: { p50Ms: details.p50, bytes: details.bytes, status: details.status } }),

@@ -3,7 +3,7 @@ import { parseConfig } from './config.ts';
 
 describe('operator configuration', () => {
   const cases: { name: string; argv: string[]; env: Record<string, string>; want: Record<string, unknown> }[] = [
-    { name: 'defaults apply when nothing is given', argv: [], env: {}, want: { namespaces: [], workers: 8, maxPodsPerRun: 0, maxPods: 0, routineEvents: false, httpPort: 8081, scheduleZone: 'UTC' } },
+    { name: 'defaults apply when nothing is given', argv: [], env: {}, want: { namespaces: [], workers: 8, maxPodsPerRun: 256, maxPods: 0, routineEvents: false, httpPort: 8081, scheduleZone: 'UTC' } },
     {
       name: 'steps default to busybox, a 1Gi ReadWriteOnce workspace of the default class and restricted security as uid 1000',
       argv: [],

@@ -121,7 +121,7 @@ const SECURITY = ['restricted', 'none'] as const;
 export const OPERATOR_SETTINGS = {
   namespaces: setting<readonly string[]>({ flag: 'namespaces', group: 'Runs', value: 'LIST', default: [], defaultText: 'all', description: 'Namespaces to watch, comma-separated.', read: (text) => text.split(',').map((n) => n.trim()) }),
   workers: setting({ flag: 'workers', group: 'Runs', value: 'N', default: 8, description: 'Runs reconciled at once (at least 1).', read: (text, s) => Math.max(1, nonNegative(text, s)) }),
-  maxPodsPerRun: setting({ flag: 'max-pods-per-run', group: 'Runs', value: 'N', default: 0, defaultText: '0 (no cap beyond maxActiveSteps)', description: 'Most running step Pods per run.', read: nonNegative }),
+  maxPodsPerRun: setting({ flag: 'max-pods-per-run', group: 'Runs', value: 'N', default: 256, description: "Most running step Pods per run, whatever its maxActiveSteps (0: no cap). A running step's record stays in the run's status, so this also bounds the DAGRun.", read: nonNegative }),
   maxPods: setting({ flag: 'max-pods', group: 'Runs', value: 'N', default: 0, defaultText: '0 (no cap)', description: 'Most running step Pods of all runs together.', read: nonNegative }),
   routineEvents: setting({ flag: 'routine-events', group: 'Runs', value: 'true|false', default: false, description: 'An Event for every step start and end and plain successes too (each costs an API write).', read: truth }),
   mailLogWaitSeconds: setting({

@@ -20,7 +20,9 @@ import { isActiveRun } from '../../core/resources/queue.ts';
 import { checkRunId } from '../starts.ts';
 import { runIdentity } from '../views/identity.ts';
 import { iso } from '../views/format.ts';
-import { filterRuns, runDetails, runStatusOf, runSummary } from '../views/runs.ts';
+import { sendJsonStream } from '../responses.ts';
+import { listRuns, summaryStream } from '../views/run-listing.ts';
+import { runDetails, runStatusOf, runSummary } from '../views/runs.ts';
 
 const runParams = Type.Object({ name: Type.String(), dagRunId: Type.String() });
 const subParams = Type.Object({ name: Type.String(), dagRunId: Type.String(), subDAGRunId: Type.String() });
@@ -42,38 +44,21 @@ const rescheduled = Type.Object({ dagRunId: Type.String(), queued: Type.Boolean(
 /** A step's address: the run's path and the step's name. */
 type StepPath = RunPath & { readonly stepName: string };
 
-/** Summaries hold exactly the schema's fields, so plain JSON is what the schema's serialiser writes. */
-const serializeSummaries = (value: RunSummaries): string => JSON.stringify(value);
-
-type RunSummaries = Static<typeof S.runSummaries>;
 
 export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (app, { cluster }, done) => {
   const read = { permission: 'read' as const };
   const run = { permission: 'run' as const };
   const stepStatus = { ...run, errors: ['not_found', 'bad_request'] as const };
-  // The whole history unfiltered is what dashboards poll: kept, serialised, until a run changes.
-  let everything: { generation: number; answer: RunSummaries; json: string } | undefined;
-
   app.get('/dag-runs', { config: read, schema: { tags: ['runs'], querystring: listQuery, response: { 200: S.runSummaries } } }, (request, reply) => {
     const { remoteNode: _node, ...query } = request.query;
-    const index = cluster.cache.runIndex;
-    const answer = (): RunSummaries => ({ dagRuns: filterRuns(index.dagNames().flatMap((n) => index.runsOf(n)), query).map(runSummary) });
-    if (Object.keys(query).length > 0) return answer();
-    if (everything?.generation !== index.generation) {
-      const fresh = answer();
-      everything = { generation: index.generation, answer: fresh, json: serializeSummaries(fresh) };
-    }
-    const { json, answer: kept } = everything;
-    // This reply's serialiser hands over the text kept instead of serialising the answer again;
-    // fastify names the type only for answers it serialises itself.
-    void reply.type('application/json; charset=utf-8').serializer(() => json);
-    return kept;
+    // A stream is sent as it is: the summaries are exactly the schema's fields (runSummary).
+    sendJsonStream(reply, summaryStream(listRuns(cluster.cache.runIndex, query)));
   });
 
-  app.get('/dag-runs/:name', { config: read, schema: { tags: ['runs'], params: Type.Object({ name: Type.String() }), querystring: listQuery, response: { 200: S.runSummaries } } }, (request) => {
+  app.get('/dag-runs/:name', { config: read, schema: { tags: ['runs'], params: Type.Object({ name: Type.String() }), querystring: listQuery, response: { 200: S.runSummaries } } }, (request, reply) => {
     const { name } = request.params;
     const { remoteNode: _node, name: _name, ...query } = request.query;
-    return { dagRuns: filterRuns(cluster.cache.runIndex.runsOf(name), { ...query, name, exactName: true }).map(runSummary) };
+    sendJsonStream(reply, summaryStream(listRuns(cluster.cache.runIndex, { ...query, name, exactName: true })));
   });
 
   app.get('/dag-runs/:name/:dagRunId', { config: { ...read, errors: ['not_found'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.dagRunDetailsWrapped } } }, async (request) => {

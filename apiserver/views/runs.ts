@@ -195,8 +195,10 @@ export interface GridRow {
 
 /** A row per step name (sorted), history[i] = its status in runs[i]; then the handlers that ran. */
 export function gridData(runs: readonly RunDetails[]): GridRow[] {
-  const names = [...new Set(runs.flatMap((r) => r.nodes.map((n) => n.step.name)))].sort();
-  const rows = names.map((name) => ({ name, history: runs.map((r) => r.nodes.find((n) => n.step.name === name)?.status ?? 0) }));
+  // One map per run: looking each step up in each run's list would grow with the square of its steps.
+  const statuses = runs.map((r) => new Map(r.nodes.map((n) => [n.step.name, n.status])));
+  const names = [...new Set(statuses.flatMap((byName) => [...byName.keys()]))].sort();
+  const rows = names.map((name) => ({ name, history: statuses.map((byName) => byName.get(name) ?? 0) }));
   for (const key of ['onSuccess', 'onFailure', 'onCancel', 'onExit'] as const) {
     if (runs.some((r) => r[key] !== null)) rows.push({ name: key, history: runs.map((r) => r[key]?.status ?? 0) });
   }

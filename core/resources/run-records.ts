@@ -93,6 +93,8 @@ export interface Compacted {
 export function compactNodes(full: readonly RunNode[], sealed: SealedRecords): Compacted {
   const kept = full.filter((node) => {
     const previous = sealed.byName.get(node.name);
+    // The same object is the common case (a decision passes unchanged records on): no need to compare.
+    if (previous === node) return false;
     return previous === undefined ? !isPristine(node) : !sameRecord(previous, node);
   });
   const tail = kept.filter((node) => stepDone(node.status));

@@ -4,6 +4,7 @@
  * mail carries, in Kubedag's own markup. Every value is escaped. Pure.
  */
 import type { Dag } from '../../core/dag/index.ts';
+import type { RunNode } from '../../core/resources/schemas.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -21,6 +22,26 @@ function commandOf(dag: Dag, name: string): string {
   return step?.command ?? step?.call ?? '';
 }
 
+/**
+ * Most bytes of step rows in a mail: the message travels in one environment variable of the
+ * mail Pod, which Linux caps at 128 KiB. A run of thousands of steps lists its first ones and
+ * says how many more there are.
+ */
+export const ROWS_BYTES = 64 * 1024;
+
+export function boundedRows(rows: readonly string[], limit = ROWS_BYTES): string[] {
+  let used = 0;
+  const kept = rows.findIndex((r) => (used += r.length) > limit);
+  if (kept === -1) return [...rows];
+  return [...rows.slice(0, kept), `<tr><td colspan="7">... and ${String(rows.length - kept)} more steps: see the run in Kubedag</td></tr>`];
+}
+
+/** Records in the DAG's step order (sealed records come back in the order they were sealed); others after. */
+function stepsInOrder(dag: Dag, nodes: readonly RunNode[]): RunNode[] {
+  const place = new Map(dag.steps.map((s, i) => [s.name, i]));
+  return [...nodes].sort((a, b) => (place.get(a.name) ?? place.size) - (place.get(b.name) ?? place.size));
+}
+
 /** The body; `missingLogs` names steps whose attached log is only a note that it was not available. */
 export function mailBody(dag: Dag, run: DagRunResource, missingLogs: readonly string[] = []): string {
   const status = run.status ?? {};
@@ -33,7 +54,7 @@ export function mailBody(dag: Dag, run: DagRunResource, missingLogs: readonly st
     ['Params', status.params ?? ''],
     ['Error', status.error ?? ''],
   ];
-  const steps = (status.nodes ?? []).map((n, i) => row([String(i + 1), n.name, n.startedAt ?? '', n.finishedAt ?? '', n.statusLabel, commandOf(dag, n.name), n.error ?? '']));
+  const steps = boundedRows(stepsInOrder(dag, status.nodes ?? []).map((n, i) => row([String(i + 1), n.name, n.startedAt ?? '', n.finishedAt ?? '', n.statusLabel, commandOf(dag, n.name), n.error ?? ''])));
   return [
     '<!DOCTYPE html>',
     '<html><head><meta charset="UTF-8"><style>table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}</style></head><body>',

@@ -4,7 +4,7 @@ import { loadDag } from '../../core/dag/index.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { owedMails } from './mails.ts';
-import { mailBody } from './body.ts';
+import { boundedRows, mailBody, ROWS_BYTES } from './body.ts';
 import { attachedLogs, boundedLogs, LOG_LIMIT, missingLogNote, NOTIFY_COMMAND, notifyPodName } from './pod.ts';
 import { decideNotify, DEFAULT_LOG_WAIT_MS, type NotifyAction } from './reconciler.ts';
 
@@ -100,5 +100,19 @@ describe('boundedLogs keeps what it attaches within a Secret', () => {
     const out = boundedLogs([{ file: 'short.out', text: 'hi\n' }, { file: 'long.out', text: long }]);
     expect(out['short.out']).toBe('hi\n');
     expect(out['long.out']).toBe(`[kubedag: the first 10 bytes are left out]\n${'b'.repeat(LOG_LIMIT)}`);
+  });
+});
+
+describe('a mail about a run of thousands of steps', () => {
+  it('lists its steps in the DAG order within the size limit, and says how many more there are', () => {
+    const names = Array.from({ length: 2000 }, (_, i) => `s${String(i).padStart(4, '0')}`);
+    const big = loadDag(`type: graph\nsteps:\n${names.map((n) => `  - {name: ${n}, command: "true"}`).join('\n')}`, { fileName: 'big' }).dag;
+    // Sealed records come back in the order they were sealed, not the DAG's.
+    const nodes = [...names].reverse().map((n) => node(n, 4, 'succeeded'));
+    const body = mailBody(big, run({ status: 4, statusLabel: 'succeeded', nodes }));
+    expect(body.length).toBeLessThan(ROWS_BYTES + 4096);
+    expect(body).toMatch(/\.\.\. and \d+ more steps: see the run in Kubedag/);
+    expect(body.indexOf('s0000')).toBeLessThan(body.indexOf('s0001'));
+    expect(boundedRows(['a', 'b'])).toEqual(['a', 'b']);
   });
 });

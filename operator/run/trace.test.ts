@@ -3,7 +3,7 @@ import { loadDag } from '../../core/dag/index.ts';
 import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
-import { attemptSpanId, attemptTraceparent, parseTraceparent, runSpanId, runSpans, stepSpanId, telemetrySpec, traceOf, traceparent } from './trace.ts';
+import { attemptSpanId, attemptTraceparent, boundedSpans, parseTraceparent, runSpanId, runSpans, SPANS_BYTES, stepSpanId, telemetrySpec, traceOf, traceparent } from './trace.ts';
 
 const PARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
@@ -135,5 +135,29 @@ describe('telemetrySpec carries the exporter settings of a traced DAG only', () 
   ];
   it.each(cases)('$name', ({ otel, want }) => {
     expect(telemetrySpec(dagOf(otel), run(finished))).toEqual(want);
+  });
+});
+
+describe('boundedSpans keeps a big run exportable from one environment variable', () => {
+  const step = (i: number): DagRunStatus['nodes'] => [
+    { name: `s${String(i).padStart(5, '0')}`, status: 4, statusLabel: 'succeeded', startedAt: new Date(Date.parse('2026-11-24T10:00:01Z') + i * 1000).toISOString(), finishedAt: '2026-11-24T12:00:00Z', attempts: [{ attempt: 0, startedAt: '2026-11-24T10:00:01Z', status: 4 }] },
+  ];
+  const big = run({ ...finished, nodes: Array.from({ length: 3000 }, (_, i) => step(3000 - i) ?? []).flat() });
+
+  it('keeps every span of a run that fits', () => {
+    expect(boundedSpans(runSpans(run(finished)))).toEqual(runSpans(run(finished)));
+  });
+
+  it('keeps the run span and the earliest steps with their attempts within the limit, and counts what it left out', () => {
+    const all = runSpans(big);
+    const kept = boundedSpans(all);
+    expect(JSON.stringify(all).length).toBeGreaterThan(SPANS_BYTES * 3);
+    expect(JSON.stringify(kept).length).toBeLessThanOrEqual(SPANS_BYTES);
+    expect(kept[0]?.spanId).toBe(all[0]?.spanId);
+    expect(kept[0]?.attributes['kubedag.spans_dropped']).toBe(all.length - kept.length);
+    expect(kept[1]?.name).toBe('Step: s00001');
+    const stepIds = new Set(kept.map((s) => s.spanId));
+    expect(kept.slice(1).every((s) => s.parentSpanId === kept[0]?.spanId || stepIds.has(s.parentSpanId ?? ''))).toBe(true);
+    expect(telemetrySpec(loadDag('otel: {enabled: true, endpoint: "http://c:4318/v1/traces"}\nsteps: [echo]', { fileName: 'etl' }).dag, big)?.spans).toEqual(kept);
   });
 });

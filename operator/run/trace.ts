@@ -174,6 +174,39 @@ function attemptSpan(trace: TraceContext, node: RunNode, record: AttemptRecord, 
 }
 
 /**
+ * Most bytes of spans a telemetry Pod is given: they travel in one environment variable, and
+ * Linux refuses an environment string over 128 KiB. A run of thousands of steps exports its
+ * run span and its first spans in start order up to this, and says how many it left out.
+ */
+export const SPANS_BYTES = 96 * 1024;
+
+/** The spans within SPANS_BYTES: the run's own first, then steps by start; the run span counts the rest. */
+export function boundedSpans(spans: readonly TelemetrySpan[], limit = SPANS_BYTES): TelemetrySpan[] {
+  const [runSpan, ...rest] = spans;
+  if (runSpan === undefined) return [];
+  let used = JSON.stringify(runSpan).length + 64;
+  const kept: TelemetrySpan[] = [];
+  // A step's span and its attempts go together, so an attempt never hangs under a missing step.
+  const groups: TelemetrySpan[][] = [];
+  for (const span of rest) {
+    if (span.parentSpanId === runSpan.spanId || groups.length === 0) groups.push([span]);
+    else groups.at(-1)?.push(span);
+  }
+  groups.sort((a, b) => (a[0]?.startMs ?? 0) - (b[0]?.startMs ?? 0));
+  let dropped = 0;
+  for (const group of groups) {
+    const bytes = group.reduce((sum, span) => sum + JSON.stringify(span).length + 1, 0);
+    if (used + bytes > limit) {
+      dropped += group.length;
+      continue;
+    }
+    used += bytes;
+    kept.push(...group);
+  }
+  return dropped === 0 ? [runSpan, ...kept] : [{ ...runSpan, attributes: { ...runSpan.attributes, 'kubedag.spans_dropped': dropped } }, ...kept];
+}
+
+/**
  * What the telemetry Pod exports: the DAG's exporter settings and the run's spans. The resource
  * names the service `dagu`, as Dagu does, unless the DAG's own attributes say otherwise.
  */
@@ -187,6 +220,6 @@ export function telemetrySpec(dag: Dag, run: DagRunResource): TelemetrySpec | un
     headers: otel.headers,
     ...(otel.timeoutMs === undefined ? {} : { timeoutMs: otel.timeoutMs }),
     resource,
-    spans: runSpans(run),
+    spans: boundedSpans(runSpans(run)),
   };
 }

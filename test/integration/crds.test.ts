@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ApiextensionsV1Api } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDag } from '../../core/dag/index.ts';
 import { dagManifest } from '../../core/resources/dag.ts';
@@ -24,12 +24,12 @@ const fixtures = join(import.meta.dirname, '../fixtures/dags');
 describe('the Kubedag CRDs', () => {
   it('are Established with short names and the kubedag category', async () => {
     const api = kc.makeApiClient(ApiextensionsV1Api);
-    for (const plural of ['dags', 'dagruns', 'dagqueues']) {
+    for (const plural of ['dags', 'dagruns', 'dagqueues', 'dagrunsegments']) {
       const crd = await api.readCustomResourceDefinition({ name: `${plural}.${group}` });
       expect(crd.status?.conditions?.find((c) => c.type === 'Established')?.status).toBe('True');
       expect(crd.spec.names.categories).toEqual(['kubedag']);
     }
-    expect(await kubectl('api-resources', '--api-group=kubedag.io', '-o', 'name')).toBe('dagqueues.kubedag.io\ndagruns.kubedag.io\ndags.kubedag.io\n');
+    expect(await kubectl('api-resources', '--api-group=kubedag.io', '-o', 'name')).toBe('dagqueues.kubedag.io\ndagruns.kubedag.io\ndagrunsegments.kubedag.io\ndags.kubedag.io\n');
   });
 
   it.each(readdirSync(fixtures).filter((f) => f.endsWith('.yaml')))('keep every field of %s exactly as written', async (file) => {
@@ -38,6 +38,13 @@ describe('the Kubedag CRDs', () => {
     await custom.createNamespacedCustomObject({ group, version, namespace: ns, plural: 'dags', body: manifest });
     const stored = (await custom.getNamespacedCustomObject({ group, version, namespace: ns, plural: 'dags', name: manifest.metadata.name })) as { spec: unknown };
     expect(stored.spec).toEqual(manifest.spec);
+  });
+
+  it('keep a DAGRunSegment as created: a change of its records is refused', async () => {
+    const body = { apiVersion: `${group}/${version}`, kind: 'DAGRunSegment', metadata: { name: 'sealed', namespace: ns }, spec: { run: 'r', index: 0, nodes: [{ name: 'a', status: 4, statusLabel: 'succeeded' }] } };
+    await custom.createNamespacedCustomObject({ group, version, namespace: ns, plural: 'dagrunsegments', body });
+    const patch = { spec: { nodes: [{ name: 'a', status: 2, statusLabel: 'failed' }] } };
+    await expect(custom.patchNamespacedCustomObject({ group, version, namespace: ns, plural: 'dagrunsegments', name: 'sealed', body: patch }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch))).rejects.toMatchObject({ code: 422 });
   });
 
   it('reject a DAG whose typed field has the wrong type at apply time', async () => {

@@ -92,6 +92,7 @@ export async function runningStep(namespace: string, name: string, step: string,
   }
 }
 
+/** The status of each step that has a record; a step that never started has none (core/resources/run-records.ts). */
 export const stepStates = (run: DagRunResource): Record<string, string> => Object.fromEntries((run.status?.nodes ?? []).map((n) => [n.name, n.statusLabel]));
 
 /** A step attempt's archived log, read through the operator's own log store. */

@@ -121,6 +121,13 @@ describe(`a graph run of ${String(STEPS)} independent steps`, () => {
     expect(states).toHaveLength(STEPS);
   }, 60_000);
 
+  it('takes its segments along when it is deleted (they are owned by the run)', async () => {
+    const run = await kube.runs.get(ns, 'wide-run');
+    expect((await segmentsOf(run)).length).toBeGreaterThan(0);
+    await kube.runs.delete(ns, 'wide-run');
+    await waitFor('the segments of wide-run to be collected', async () => (await segmentsOf(run)).length === 0, 60_000, 500);
+  }, 90_000);
+
   it('ends on stop while many of its steps run, leaving none running', async () => {
     const yaml = bigDagYaml('graph', STEPS).replace('maxActiveSteps: 100', 'maxActiveSteps: 20').replaceAll('command: "true"', 'command: "sleep 60"');
     await givenDag(ns, 'wide-sleepy', yaml);

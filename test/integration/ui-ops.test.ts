@@ -121,7 +121,7 @@ describe('the runs page', () => {
 });
 
 describe('the runs page with thousands of runs', () => {
-  it('draws only the rows on screen, and scrolls down to the oldest', async () => {
+  it('draws one page of them, and pages to the oldest', async () => {
     const page = await newPage();
     const start = Date.parse('2026-11-24T12:00:00Z');
     const dagRuns = Array.from({ length: 5000 }, (_, i) => {
@@ -132,9 +132,9 @@ describe('the runs page with thousands of runs', () => {
     await page.route((url) => url.pathname === '/api/v2/dag-runs', (route) => route.fulfill({ json: { dagRuns } }));
     await page.goto(`${base}/runs?period=all`);
     await page.getByRole('link', { name: /^bulk r0$/ }).waitFor();
-    const drawn = await page.locator('tbody tr:not(.spacer-row)').count();
-    expect([drawn < 60, await page.getByRole('table').getAttribute('aria-rowcount')]).toEqual([true, '5001']);
-    await page.keyboard.press('End');
+    const drawn = await page.locator('tbody tr').count();
+    expect([drawn, await page.getByRole('table').getAttribute('aria-rowcount')]).toEqual([50, '5001']);
+    await page.getByRole('navigation', { name: 'Pages of runs' }).getByRole('button', { name: 'Page 100' }).click();
     await page.getByRole('link', { name: /^bulk r4999$/ }).waitFor();
     expect(await page.getByRole('link', { name: /^bulk r4999$/ }).locator('xpath=ancestor::tr').getAttribute('aria-rowindex')).toBe('5001');
   });

@@ -8,33 +8,38 @@ interface PagerProps {
   readonly totalPages: number;
   readonly totalRecords: number;
   readonly perPage: number;
-  readonly perPageChoices: readonly number[];
+  /** The page sizes offered; without them (or `onPerPage`) the size is fixed. */
+  readonly perPageChoices?: readonly number[];
   /** What the records are, plural: "DAGs". */
   readonly noun: string;
   readonly onPage: (page: number) => void;
-  readonly onPerPage: (perPage: number) => void;
+  readonly onPerPage?: (perPage: number) => void;
+  /** The navigation's name; a page with two pagers names each ("Pages of runs"). */
+  readonly label?: string;
 }
 
 const count = new Intl.NumberFormat('en');
 
-export function Pager({ page, totalPages, totalRecords, perPage, perPageChoices, noun, onPage, onPerPage }: PagerProps): ReactNode {
+export function Pager({ page, totalPages, totalRecords, perPage, perPageChoices = [], noun, onPage, onPerPage, label = 'Pages' }: PagerProps): ReactNode {
   const first = totalRecords === 0 ? 0 : (page - 1) * perPage + 1;
   const last = Math.min(page * perPage, totalRecords);
   return (
-    <nav className="pager" aria-label="Pages">
+    <nav className="pager" aria-label={label}>
       <p className="pager-range">
         {count.format(first)}–{count.format(last)} of {count.format(totalRecords)} {noun}
       </p>
-      <label className="pager-size">
-        <span>Per page</span>
-        <select className="select" value={perPage} onChange={(event) => { onPerPage(Number(event.target.value)); }}>
-          {perPageChoices.map((choice) => (
-            <option key={choice} value={choice}>
-              {choice}
-            </option>
-          ))}
-        </select>
-      </label>
+      {onPerPage === undefined || perPageChoices.length === 0 ? null : (
+        <label className="pager-size">
+          <span>Per page</span>
+          <select className="select" value={perPage} onChange={(event) => { onPerPage(Number(event.target.value)); }}>
+            {perPageChoices.map((choice) => (
+              <option key={choice} value={choice}>
+                {choice}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
       <ol className="pager-pages">
         <li>
           <button type="button" className="button button-quiet pager-step" disabled={page <= 1} onClick={() => { onPage(page - 1); }}>

@@ -1,6 +1,7 @@
 /**
  * A step graph: steps as boxes coloured by status, `depends` as arrows, parallel groups boxed,
- * handlers in a row of their own beneath (they run after the steps, outside the graph).
+ * handlers in a row of their own beneath (they run after the steps, outside the graph). A graph
+ * too big to lay out (big-graph.ts) is shown grouped by status instead (GroupedGraph.tsx).
  *
  * The layout (layout.ts) is computed once per shape and kept while statuses change, so a
  * polled page re-renders boxes, not dagre. Boxes are HTML buttons over an SVG of arrows: they
@@ -8,6 +9,8 @@
  */
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { statusLook, type Tone } from '../../lib/status.ts';
+import { drawsWhole } from './big-graph.ts';
+import { GroupedGraph } from './GroupedGraph.tsx';
 import { layoutGraph, shapeKey, type Direction, type GraphLayout, type GraphStep, type PlacedNode } from './layout.ts';
 import './graph.css';
 
@@ -34,6 +37,8 @@ export interface StepGraphProps {
   readonly label?: string;
   /** By default left to right, top to bottom on narrow screens; the user can switch. */
   readonly initialDirection?: Direction;
+  /** A graph too big to draw is grouped by status: this lists a group's steps elsewhere. */
+  readonly onGroup?: (status: string) => void;
 }
 
 const HANDLER_TITLES: Readonly<Record<HandlerEvent, string>> = { onSuccess: 'On success', onFailure: 'On failure', onCancel: 'On cancel', onExit: 'On exit' };
@@ -216,7 +221,22 @@ function useFirstInView(viewport: React.RefObject<HTMLDivElement | null>, first:
   }, [viewport, first, measured]);
 }
 
-export function StepGraph({ steps, handlers = [], onSelect, selected, label = 'Steps', initialDirection }: StepGraphProps): ReactNode {
+export function StepGraph(props: StepGraphProps): ReactNode {
+  const { steps, handlers = [], onSelect, selected, label = 'Steps', onGroup } = props;
+  if (drawsWhole(steps.length)) return <DrawnGraph {...props} />;
+  return (
+    <GroupedGraph
+      steps={steps}
+      label={label}
+      onGroup={onGroup}
+      drawWindow={(shown, caption) => <DrawnGraph {...props} steps={shown} handlers={[]} label={caption} caption="In the order they are defined" />}
+      handlers={handlers.length === 0 ? null : <Handlers handlers={handlers} selected={selected} onSelect={onSelect} />}
+    />
+  );
+}
+
+/** The graph laid out and drawn whole: only for graphs drawsWhole allows. */
+function DrawnGraph({ steps, handlers = [], onSelect, selected, label = 'Steps', initialDirection, caption }: StepGraphProps & { readonly caption?: string }): ReactNode {
   const [direction, setDirection] = useState<Direction>(() => initialDirection ?? defaultDirection());
   const [zoom, setZoom] = useState<number | 'fit'>('fit');
   const viewport = useRef<HTMLDivElement>(null);
@@ -234,7 +254,7 @@ export function StepGraph({ steps, handlers = [], onSelect, selected, label = 'S
   return (
     <div className="step-graph" role="group" aria-label={label}>
       <div className="graph-toolbar">
-        <span className="graph-count muted">{steps.length === 1 ? '1 step' : `${String(steps.length)} steps`}</span>
+        <span className="graph-count muted">{caption ?? (steps.length === 1 ? '1 step' : `${String(steps.length)} steps`)}</span>
         <div className="graph-tools" role="group" aria-label="View">
           <button type="button" className="button button-quiet" onClick={() => { setDirection(direction === 'LR' ? 'TB' : 'LR'); }} title="Change the direction of the graph">
             {direction === 'LR' ? 'Left to right' : 'Top to bottom'}

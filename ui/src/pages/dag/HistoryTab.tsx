@@ -4,17 +4,23 @@
  * and run headers kept in view. Only the run headers are in the tab order: a cell per step
  * and run would make hundreds of stops; the cells are there for the mouse, and their row and
  * column say the same to a screen reader.
+ *
+ * The API gives the grid the last 30 runs; a DAG of thousands of steps has its rows paged.
+ * Every run of the DAG, older ones too, is listed beneath, a page at a time (HistoryRuns.tsx).
  */
 import { useQuery } from '@tanstack/react-query';
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { useApi } from '../../api/context.tsx';
 import { dagHistoryQuery, type DagDetails } from '../../api/dag-queries.ts';
 import { Icon } from '../../components/Icon.tsx';
+import { Pager } from '../../components/Pager.tsx';
 import { statusLook } from '../../lib/status.ts';
 import { absolute } from '../../lib/time.ts';
 import { links } from '../../lib/links.ts';
-import { historyGrid, type GridColumn, type HistoryGrid } from './grid-model.ts';
+import { GRID_ROWS_PAGE, historyGrid, type GridColumn, type HistoryGrid } from './grid-model.ts';
+import { HistoryRuns } from './HistoryRuns.tsx';
+import './history.css';
 
 const LEGEND = ['succeeded', 'failed', 'running', 'skipped', 'canceled', 'not_started'] as const;
 // Compact, for a column header set sideways: "Nov 24, 12:54".
@@ -39,7 +45,10 @@ function Grid({ grid, dagName }: { readonly grid: HistoryGrid; readonly dagName:
   return (
     <div className="history-scroll" role="region" aria-label={`Run history of ${dagName}`} tabIndex={0}>
       <table className="history-grid">
-        <caption className="visually-hidden">Step statuses of the last {grid.columns.length} runs, newest first</caption>
+        <caption className="visually-hidden">
+          Step statuses of the last {grid.columns.length} runs, newest first
+          {grid.rowPage.totalPages === 1 ? '' : `; steps ${String(grid.rowPage.offset + 1)} to ${String(grid.rowPage.offset + grid.rows.length)} of ${String(grid.rowPage.totalRecords)}`}
+        </caption>
         <thead>
           <tr>
             <th scope="col" className="history-corner">
@@ -95,6 +104,7 @@ function Legend(): ReactNode {
 export function HistoryTab({ fileName, details }: { readonly fileName: string; readonly details: DagDetails }): ReactNode {
   const client = useApi();
   const history = useQuery(dagHistoryQuery(client, fileName));
+  const [rowPage, setRowPage] = useState(1);
   if (history.data === undefined) {
     return history.isError ? (
       <div className="card empty" role="alert">
@@ -110,7 +120,7 @@ export function HistoryTab({ fileName, details }: { readonly fileName: string; r
       </div>
     );
   }
-  const grid = historyGrid(history.data.dagRuns, history.data.gridData, details.dag.steps.map((step) => step.name));
+  const grid = historyGrid(history.data.dagRuns, history.data.gridData, details.dag.steps.map((step) => step.name), { page: rowPage, size: GRID_ROWS_PAGE });
   if (grid.columns.length === 0) {
     return (
       <div className="card empty">
@@ -128,6 +138,10 @@ export function HistoryTab({ fileName, details }: { readonly fileName: string; r
         <Legend />
       </div>
       <Grid grid={grid} dagName={details.dag.name} />
+      {grid.rowPage.totalPages === 1 ? null : (
+        <Pager page={grid.rowPage.page} totalPages={grid.rowPage.totalPages} totalRecords={grid.rowPage.totalRecords} perPage={GRID_ROWS_PAGE} noun="steps" onPage={setRowPage} label="Pages of steps" />
+      )}
+      <HistoryRuns dagName={details.dag.name} />
     </div>
   );
 }

@@ -91,3 +91,23 @@ describe('historyGrid', () => {
     expect(historyGrid([run('q').queued('2026-11-24T09:00:00Z').build()], []).columns[0]?.at).toBe(Date.parse('2026-11-24T09:00:00Z'));
   });
 });
+
+describe('historyGrid of a big DAG', () => {
+  const names = Array.from({ length: 120 }, (_, i) => `s${String(i + 1).padStart(3, '0')}`);
+  const runs = [run('r2').steps(...names).handled('onExit').build(), run('r1').steps(...names).build()];
+  const grid = [...names.map((name) => ({ name, history: [4, 2] })), { name: 'onExit', history: [4, 0] }];
+
+  it('makes only the asked page of rows, and says which page of how many', () => {
+    const page = historyGrid(runs, grid, names, { page: 2, size: 50 });
+    expect([page.rows.map((r) => r.name).at(0), page.rows.length, page.rowPage]).toEqual(['s051', 50, { page: 2, totalPages: 3, totalRecords: 121, offset: 50 }]);
+  });
+
+  it('ends with the handlers on the last page; a page past the end shows the last', () => {
+    const last = historyGrid(runs, grid, names, { page: 9, size: 50 });
+    expect([last.rowPage.page, last.rows.map((r) => [r.name, ...r.cells.map((c) => c.statusLabel)]).at(-1)]).toEqual([3, ['onExit', 'succeeded', undefined]]);
+  });
+
+  it('without a page, every row is on one', () => {
+    expect(historyGrid(runs, grid, names).rows.length).toBe(121);
+  });
+});

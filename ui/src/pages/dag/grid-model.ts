@@ -5,8 +5,15 @@
  * Rows follow the DAG as it is now (the server sorts by name), then steps only older runs
  * had, then the handlers that ran. A step a run did not have is an empty cell, not "not
  * started": the definition changed between runs.
+ *
+ * A DAG may have 10,000 steps: the rows are paged (GRID_ROWS_PAGE at a time) and only a page's
+ * cells are made, each run's steps looked up in a set rather than searched.
  */
+import { clientPage, type PageSlice } from '../../components/pages.ts';
 import { stepStatusLabel } from '../../components/graph/step-status.ts';
+
+/** Step rows of one page of the grid: thirty runs of them are a screenful or two. */
+export const GRID_ROWS_PAGE = 50;
 
 export const HANDLER_ROWS = ['onSuccess', 'onFailure', 'onCancel', 'onExit'] as const;
 type HandlerRow = (typeof HANDLER_ROWS)[number];
@@ -48,7 +55,10 @@ export interface GridRow {
 
 export interface HistoryGrid {
   readonly columns: readonly GridColumn[];
+  /** The rows of the page shown. */
   readonly rows: readonly GridRow[];
+  /** Which page of rows that is, of how many. */
+  readonly rowPage: Omit<PageSlice<string>, 'rows'>;
 }
 
 const time = (text: string): number | undefined => {
@@ -58,9 +68,10 @@ const time = (text: string): number | undefined => {
 
 const isHandler = (name: string): name is HandlerRow => (HANDLER_ROWS as readonly string[]).includes(name);
 
-function hadStep(run: RunInput, name: string): boolean {
+/** Whether a run had a step (or ran a handler) of this name; its steps are a set, made once. */
+function hadStep(run: RunInput, steps: ReadonlySet<string>, name: string): boolean {
   if (isHandler(name)) return run[name] !== null && run[name] !== undefined;
-  return run.nodes.some((node) => node.step.name === name);
+  return steps.has(name);
 }
 
 /** Row order: the definition's steps, then other steps by name, then handlers in event order. */
@@ -73,16 +84,24 @@ function rowOrder(gridNames: readonly string[], stepOrder: readonly string[]): s
   return [...defined, ...others, ...handlers];
 }
 
-export function historyGrid(dagRuns: readonly RunInput[], gridData: readonly { readonly name: string; readonly history: readonly number[] }[], stepOrder: readonly string[] = []): HistoryGrid {
+/** The grid, its rows paged: `rows` asks for a page of a size (every row on one page by default). */
+export function historyGrid(
+  dagRuns: readonly RunInput[],
+  gridData: readonly { readonly name: string; readonly history: readonly number[] }[],
+  stepOrder: readonly string[] = [],
+  rows: { readonly page: number; readonly size: number } = { page: 1, size: Number.MAX_SAFE_INTEGER },
+): HistoryGrid {
   const columns = dagRuns.map((run) => ({ dagRunId: run.dagRunId, name: run.name, statusLabel: run.statusLabel, status: run.status, at: time(run.startedAt) ?? time(run.queuedAt) }));
   const byName = new Map(gridData.map((row) => [row.name, row.history]));
-  const rows = rowOrder([...byName.keys()], stepOrder).map((name) => {
+  const steps = dagRuns.map((run) => new Set(run.nodes.map((node) => node.step.name)));
+  const { rows: names, ...rowPage } = clientPage(rowOrder([...byName.keys()], stepOrder), rows.page, rows.size);
+  const shown = names.map((name) => {
     const history = byName.get(name) ?? [];
     const cells = dagRuns.map((run, i) => {
       const status = history[i];
-      return { statusLabel: status === undefined || !hadStep(run, name) ? undefined : stepStatusLabel(status) };
+      return { statusLabel: status === undefined || !hadStep(run, steps[i] ?? new Set(), name) ? undefined : stepStatusLabel(status) };
     });
     return { name, handler: isHandler(name), cells };
   });
-  return { columns, rows };
+  return { columns, rows: shown, rowPage };
 }

@@ -1,6 +1,7 @@
 /**
  * The run's steps as a graph (the DAG page's StepGraph): each box coloured by the step's status
- * in this run, handlers that ran in their own row; choosing a box opens that step's log.
+ * in this run, handlers that ran in their own row; choosing a box opens that step's log. A run
+ * too big to draw shows its steps grouped by status, each group opening its rows in the table.
  */
 import type { ReactNode } from 'react';
 import { useNavigate } from 'react-router';
@@ -23,7 +24,14 @@ export function runGraph(run: RunDetails): { steps: GraphStep[]; handlers: Graph
   return { steps, handlers };
 }
 
-export function RunGraph({ run, stepHref }: { readonly run: RunDetails; readonly stepHref: (name: string) => string | undefined }): ReactNode {
+interface RunGraphProps {
+  readonly run: RunDetails;
+  readonly stepHref: (name: string) => string | undefined;
+  /** A run too big to draw is grouped by status: this lists one status's steps. */
+  readonly onGroup: (status: string) => void;
+}
+
+export function RunGraph({ run, stepHref, onGroup }: RunGraphProps): ReactNode {
   const navigate = useNavigate();
   const { steps, handlers } = runGraph(run);
   if (steps.length === 0) return null;
@@ -34,6 +42,7 @@ export function RunGraph({ run, stepHref }: { readonly run: RunDetails; readonly
         steps={steps}
         handlers={handlers}
         label={`Steps of run ${run.dagRunId}`}
+        onGroup={onGroup}
         onSelect={(name) => {
           const href = stepHref(name);
           if (href !== undefined) void navigate(href);

@@ -2,14 +2,17 @@
  * A run's page (`/runs/:name/:dagRunId`, and sub-runs under their root): header and actions,
  * the step graph's slot, the timeline, the steps and the handlers. Polled every 2 s while the
  * run is active; a run that ended is not asked again until an action changes it.
+ *
+ * A run may have 10,000 steps: the graph then groups them by status (big-graph.ts), the
+ * timeline is paged (RunTimeline.tsx), the table draws only the rows on screen and can be
+ * filtered by name and status from the URL (step-filter.ts); a status group opens its rows.
  */
 import { useQuery } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
-import { Link, useParams } from 'react-router';
+import { Link, useParams, useSearchParams } from 'react-router';
 import { ApiFailure } from '../../api/client.ts';
 import { useApi } from '../../api/context.tsx';
 import { LiveStatus } from '../../components/LiveStatus.tsx';
-import { Timeline } from '../../components/timeline/Timeline.tsx';
 import type { TimelineStep } from '../../components/timeline/geometry.ts';
 import { links } from '../../lib/links.ts';
 import { isActive, runActions, runAddress, runPage as pageOf, type RunAddress } from './address.ts';
@@ -17,7 +20,10 @@ import { RunGraph } from './RunGraph.tsx';
 import { HANDLER_KEYS, runDetailsQuery, type RunDetails, type RunNode } from './queries.ts';
 import { RunActions } from './RunActions.tsx';
 import { RunHeader } from './RunHeader.tsx';
+import { RunTimeline } from './RunTimeline.tsx';
 import { StepActions } from './StepActions.tsx';
+import { StepFilterBar } from './StepFilterBar.tsx';
+import { filterSteps, offersFilter, parseStepFilter, statusChoices, withStepFilter, type StepFilter } from './step-filter.ts';
 import { StepsTable, type StepRow } from './StepsTable.tsx';
 import './run.css';
 
@@ -55,8 +61,30 @@ function Problem({ address, error, onRetry }: { readonly address: RunAddress; re
   );
 }
 
+/** The steps section: the filter of a big run, then the matching rows. */
+function Steps({ address, run, page, actions }: { readonly address: RunAddress; readonly run: RunDetails; readonly page: string; readonly actions: ((node: RunNode) => ReactNode) | undefined }): ReactNode {
+  const [search, setSearch] = useSearchParams();
+  const filter = parseStepFilter(search);
+  const rows = run.nodes.map((node) => ({ node }));
+  const shown = filterSteps(rows, filter);
+  // Typing replaces the history entry; choosing a status adds one, so Back undoes it.
+  const change = (next: StepFilter): void => {
+    setSearch(withStepFilter(search, next), { replace: next.status === filter.status });
+  };
+  return (
+    <section className="run-section-plain" aria-labelledby="run-steps">
+      <h2 id="run-steps">Steps</h2>
+      {rows.length === 0 ? <p className="card empty muted">This run has no steps{isActive(run) ? ' yet' : ''}.</p> : null}
+      {offersFilter(rows.length, filter) ? <StepFilterBar filter={filter} choices={statusChoices(rows, filter.status)} shown={shown.length} total={rows.length} onChange={change} /> : null}
+      {rows.length > 0 && shown.length === 0 ? <p className="card empty muted">No step matches.</p> : null}
+      {shown.length === 0 ? null : <StepsTable rows={shown} address={address} runPage={page} caption="Steps of the run" actions={actions} />}
+    </section>
+  );
+}
+
 function RunBody({ address, run }: { readonly address: RunAddress; readonly run: RunDetails }): ReactNode {
   const page = pageOf(address);
+  const [search, setSearch] = useSearchParams();
   const can = runActions(run, address.subDagRunId !== undefined);
   const handlers = handlerRows(run);
   const steps = timelineSteps(run);
@@ -69,15 +97,16 @@ function RunBody({ address, run }: { readonly address: RunAddress; readonly run:
           const row = [...run.nodes.map((node) => ({ node })), ...handlers].find((r) => r.node.step.name === name);
           return row === undefined ? undefined : stepLogHref(page, row.node);
         }}
+        onGroup={(status) => {
+          setSearch(withStepFilter(search, { text: '', status }));
+          document.getElementById('run-steps')?.scrollIntoView();
+        }}
       />
       <section className="card run-section" aria-labelledby="run-timeline">
         <h2 id="run-timeline">Timeline</h2>
-        {steps.some((s) => s.startedAt !== '') ? <Timeline steps={steps} stepHref={(step) => stepLogHref(page, { step, statusLabel: step.statusLabel })} live={steps.some((s) => s.statusLabel === 'running')} /> : <p className="muted">No step has started yet.</p>}
+        <RunTimeline steps={steps} stepHref={(step) => stepLogHref(page, { step, statusLabel: step.statusLabel })} />
       </section>
-      <section className="run-section-plain" aria-labelledby="run-steps">
-        <h2 id="run-steps">Steps</h2>
-        {run.nodes.length === 0 ? <p className="card empty muted">This run has no steps{isActive(run) ? ' yet' : ''}.</p> : <StepsTable rows={run.nodes.map((node) => ({ node }))} address={address} runPage={page} caption="Steps of the run" actions={stepActions} />}
-      </section>
+      <Steps address={address} run={run} page={page} actions={stepActions} />
       {handlers.length === 0 ? null : (
         <section className="run-section-plain" aria-labelledby="run-handlers">
           <h2 id="run-handlers">Handlers</h2>

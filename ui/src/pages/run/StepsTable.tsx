@@ -2,16 +2,21 @@
  * A run's steps (or its handlers) as a table: status, duration and start, exit code, retries
  * and repeats, logs; under each name what it ran, its sub-runs, outputs and error. On a phone each
  * row becomes a card. Ended runs offer per-step actions (StepActions.tsx).
+ *
+ * A run may have 10,000 steps: only the rows on screen are drawn (window-rows.tsx), each
+ * measured once drawn, with aria-rowcount and aria-rowindex saying where a row sits.
  */
-import type { ReactNode } from 'react';
+import { useRef, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { RelativeTime, useNow } from '../../components/Time.tsx';
 import { links } from '../../lib/links.ts';
 import { instant } from '../../lib/time.ts';
 import { elapsed } from '../../components/timeline/geometry.ts';
+import { SpacerRow, useWindowRows } from '../../components/window-rows.tsx';
 import type { RunAddress } from './address.ts';
 import type { RunNode } from './queries.ts';
+import './steps.css';
 
 /** A step's row: its node, and for a handler which event it handles. */
 export interface StepRow {
@@ -27,6 +32,12 @@ interface TableProps {
   /** Per-row actions, when the run allows any. */
   readonly actions?: (node: RunNode) => ReactNode;
 }
+
+/**
+ * A row's height before it is drawn and measured: a wide screen's step with its command under
+ * the name, so the list's estimated length is about right before its rows were seen.
+ */
+const ROW_ESTIMATE_PX = 74;
 
 /** Sub-runs shown before the rest fold away (a parallel step may have hundreds). */
 const SUB_RUNS_SHOWN = 12;
@@ -151,54 +162,70 @@ function LogsCell({ node, runPage }: { readonly node: RunNode; readonly runPage:
   );
 }
 
-export function StepsTable({ rows, address, runPage, caption, actions }: TableProps): ReactNode {
+function StepRowView({ row, index, address, runPage, actions, measure }: { readonly row: StepRow; readonly index: number; readonly measure: (row: HTMLTableRowElement | null) => void } & Pick<TableProps, 'address' | 'runPage' | 'actions'>): ReactNode {
   return (
-    <div className="table-wrap">
-      <table className="table steps-table">
-        <caption className="visually-hidden">{caption}</caption>
-        {/* Fixed widths: a long command or error wraps in its cell instead of widening the table. */}
-        <colgroup>
-          <col />
-          <col className="col-status" />
-          <col className="col-time" />
-          <col className="col-exit" />
-          <col className="col-retries" />
-          <col className="col-logs" />
-          {actions === undefined ? null : <col className="col-actions" />}
-        </colgroup>
-        <thead>
-          <tr>
-            <th scope="col">Step</th>
-            <th scope="col">Status</th>
-            <th scope="col">Time</th>
-            <th scope="col">Exit code</th>
-            <th scope="col">Retries</th>
-            <th scope="col">Logs</th>
-            {actions === undefined ? null : (
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            )}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={`${row.handles ?? ''}:${row.node.step.name}`} data-step={row.node.step.name}>
-              <StepCell row={row} address={address} />
-              <td data-label="Status">
-                <StatusBadge label={row.node.statusLabel} />
-              </td>
-              <TimeCell node={row.node} />
-              <td data-label="Exit code" className="cell-number">
-                {row.node.exitCode === undefined ? <span className="muted">—</span> : <span className="mono">{row.node.exitCode}</span>}
-              </td>
-              <RetriesCell node={row.node} />
-              <LogsCell node={row.node} runPage={runPage} />
-              {actions === undefined ? null : <td className="cell-actions">{actions(row.node)}</td>}
+    <tr ref={measure} data-index={index} aria-rowindex={index + 2} data-step={row.node.step.name}>
+      <StepCell row={row} address={address} />
+      <td data-label="Status">
+        <StatusBadge label={row.node.statusLabel} />
+      </td>
+      <TimeCell node={row.node} />
+      <td data-label="Exit code" className="cell-number">
+        {row.node.exitCode === undefined ? <span className="muted">—</span> : <span className="mono">{row.node.exitCode}</span>}
+      </td>
+      <RetriesCell node={row.node} />
+      <LogsCell node={row.node} runPage={runPage} />
+      {actions === undefined ? null : <td className="cell-actions">{actions(row.node)}</td>}
+    </tr>
+  );
+}
+
+const rowKey = (row: StepRow | undefined): string => `${row?.handles ?? ''}:${row?.node.step.name ?? ''}`;
+
+export function StepsTable({ rows, address, runPage, caption, actions }: TableProps): ReactNode {
+  const columns = actions === undefined ? 6 : 7;
+  const body = useRef<HTMLTableSectionElement>(null);
+  const drawn = useWindowRows(body, rows.length, ROW_ESTIMATE_PX, (index) => rowKey(rows[index]));
+  return (
+    <div className="steps-frame">
+      <div className="table-wrap">
+        <table className="table steps-table" aria-rowcount={rows.length + 1}>
+          <caption className="visually-hidden">{caption}</caption>
+          {/* Fixed widths: a long command or error wraps in its cell instead of widening the table. */}
+          <colgroup>
+            <col />
+            <col className="col-status" />
+            <col className="col-time" />
+            <col className="col-exit" />
+            <col className="col-retries" />
+            <col className="col-logs" />
+            {actions === undefined ? null : <col className="col-actions" />}
+          </colgroup>
+          <thead>
+            <tr aria-rowindex={1}>
+              <th scope="col">Step</th>
+              <th scope="col">Status</th>
+              <th scope="col">Time</th>
+              <th scope="col">Exit code</th>
+              <th scope="col">Retries</th>
+              <th scope="col">Logs</th>
+              {actions === undefined ? null : (
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              )}
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody ref={body}>
+            <SpacerRow height={drawn.before} columns={columns} />
+            {drawn.items.map((item) => {
+              const row = rows[item.index];
+              return row === undefined ? null : <StepRowView key={item.key} row={row} index={item.index} address={address} runPage={runPage} actions={actions} measure={drawn.measure} />;
+            })}
+            <SpacerRow height={drawn.after} columns={columns} />
+          </tbody>
+        </table>
+      </div>
     </div>
   );
 }

@@ -1,32 +1,27 @@
 /**
- * Runs in a table that renders only the rows on screen (TanStack Virtual, scrolled by the
- * window), so thousands of runs cost a screenful of rows. Rows between the top and the first
- * drawn row, and after the last, are spacer rows of the right height; aria-rowcount and
- * aria-rowindex tell assistive technology where each drawn row sits in the whole list.
+ * Runs in a table, one page at a time: GET /dag-runs answers every match at once (the contract
+ * has no paging), so the list is paged here and only a page of rows is drawn, its page and size
+ * in the URL (`?page=3&perPage=100`). aria-rowcount and aria-rowindex say where the page's rows
+ * sit in the whole list. Used by the runs page and a DAG's history tab.
  */
-import { useWindowVirtualizer } from '@tanstack/react-virtual';
-import { useLayoutEffect, useRef, useState, type ReactNode } from 'react';
-import { Link } from 'react-router';
+import { useRef, type ReactNode } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { Pager } from '../../components/Pager.tsx';
+import { clientPage, PAGE_SIZES, parsePageParams, withPageParams, type PageParams } from '../../components/pages.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { RelativeTime, useNow } from '../../components/Time.tsx';
 import { links } from '../../lib/links.ts';
 import { duration, instant, short } from '../../lib/time.ts';
 import type { RunSummary } from './queries.ts';
+import './runs.css';
 
-const COLUMNS = 4;
-/**
- * A row's height before it is drawn and measured: a wide screen's row (two lines of text),
- * so the list's estimated length is right and End lands on the last run.
- */
-const ROW_ESTIMATE_PX = 69;
-
-function RunRow({ run, index, measure }: { readonly run: RunSummary; readonly index: number; readonly measure: (row: HTMLTableRowElement | null) => void }): ReactNode {
+function RunRow({ run, index }: { readonly run: RunSummary; readonly index: number }): ReactNode {
   const now = useNow();
   const started = instant(run.startedAt);
   const finished = instant(run.finishedAt);
   const queued = instant(run.queuedAt);
   return (
-    <tr ref={measure} data-index={index} aria-rowindex={index + 2}>
+    <tr aria-rowindex={index + 2}>
       <td className="cell-status" data-label="Status">
         <StatusBadge label={run.statusLabel} status={run.status} />
       </td>
@@ -58,45 +53,11 @@ function RunRow({ run, index, measure }: { readonly run: RunSummary; readonly in
   );
 }
 
-function Spacer({ height }: { readonly height: number }): ReactNode {
-  if (height <= 0) return null;
-  return (
-    <tr className="spacer-row" aria-hidden="true" style={{ height }}>
-      <td colSpan={COLUMNS} />
-    </tr>
-  );
-}
-
-/** Where the list starts on the page, for the window scroll to be read against. */
-function usePageTop(element: React.RefObject<HTMLElement | null>): number {
-  const [top, setTop] = useState(0);
-  useLayoutEffect(() => {
-    const measure = (): void => {
-      const box = element.current?.getBoundingClientRect();
-      if (box !== undefined) setTop(box.top + window.scrollY);
-    };
-    measure();
-    const observer = new ResizeObserver(measure);
-    observer.observe(document.body);
-    return () => {
-      observer.disconnect();
-    };
-  }, [element]);
-  return top;
-}
-
-export function RunTable({ runs }: { readonly runs: readonly RunSummary[] }): ReactNode {
-  const body = useRef<HTMLTableSectionElement>(null);
-  const scrollMargin = usePageTop(body);
-  const virtualizer = useWindowVirtualizer({ count: runs.length, estimateSize: () => ROW_ESTIMATE_PX, overscan: 8, scrollMargin, getItemKey: (index) => `${runs[index]?.name ?? ''}/${runs[index]?.dagRunId ?? String(index)}` });
-  const items = virtualizer.getVirtualItems();
-  const first = items[0];
-  const last = items.at(-1);
-  const before = first === undefined ? 0 : first.start - scrollMargin;
-  const after = last === undefined ? 0 : virtualizer.getTotalSize() - (last.end - scrollMargin);
+/** A page of runs: `offset` is where its first run sits in the whole list of `total`. */
+export function RunTable({ runs, offset, total }: { readonly runs: readonly RunSummary[]; readonly offset: number; readonly total: number }): ReactNode {
   return (
     <div className="table-wrap">
-      <table className="table run-table" aria-rowcount={runs.length + 1}>
+      <table className="table run-table" aria-rowcount={total + 1}>
         <colgroup>
           <col className="col-status" />
           <col className="col-run" />
@@ -111,15 +72,32 @@ export function RunTable({ runs }: { readonly runs: readonly RunSummary[] }): Re
             <th scope="col">Duration</th>
           </tr>
         </thead>
-        <tbody ref={body}>
-          <Spacer height={before} />
-          {items.map((item) => {
-            const run = runs[item.index];
-            return run === undefined ? null : <RunRow key={item.key} run={run} index={item.index} measure={virtualizer.measureElement} />;
-          })}
-          <Spacer height={after} />
+        <tbody>
+          {runs.map((run, i) => (
+            <RunRow key={`${run.name}/${run.dagRunId}`} run={run} index={offset + i} />
+          ))}
         </tbody>
       </table>
+    </div>
+  );
+}
+
+/** Every run given, a page at a time, with the pager under them; `label` names the pager. */
+export function PagedRunTable({ runs, label = 'Pages of runs' }: { readonly runs: readonly RunSummary[]; readonly label?: string }): ReactNode {
+  const [search, setSearch] = useSearchParams();
+  const paging = parsePageParams(search);
+  const top = useRef<HTMLDivElement>(null);
+  const shown = clientPage(runs, paging.page, paging.perPage);
+  const go = (next: PageParams): void => {
+    setSearch(withPageParams(search, next));
+    // The pager is under the rows: a new page is read from its top.
+    const box = top.current;
+    if (box !== null && box.getBoundingClientRect().top < 0) box.scrollIntoView();
+  };
+  return (
+    <div className="paged-runs" ref={top}>
+      <RunTable runs={shown.rows} offset={shown.offset} total={shown.totalRecords} />
+      <Pager page={shown.page} totalPages={shown.totalPages} totalRecords={shown.totalRecords} perPage={paging.perPage} perPageChoices={PAGE_SIZES} noun="runs" label={label} onPage={(page) => { go({ ...paging, page }); }} onPerPage={(perPage) => { go({ page: 1, perPage }); }} />
     </div>
   );
 }

@@ -1,20 +1,21 @@
 /**
  * All runs, newest first (GET /dag-runs answers them so, all at once), filtered by status,
- * DAG name, run id and period from the URL, polled while the page is visible.
+ * DAG name, run id and period from the URL, polled while the page is visible, shown a page
+ * at a time (PagedRunTable). A new filter starts again from the first page.
  */
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { useSearchParams } from 'react-router';
 import { useApi } from '../../api/context.tsx';
 import { LiveStatus } from '../../components/LiveStatus.tsx';
+import { parsePageParams, withPageParams } from '../../components/pages.ts';
 import { useNow } from '../../components/Time.tsx';
 import { QueryState } from './common.tsx';
 import { runListQuery } from './queries.ts';
 import { parseRunsParams, RUNS_DEFAULTS, runsApiQuery, runsSearch, type RunsParams } from './run-params.ts';
 import { RunsToolbar } from './RunsToolbar.tsx';
-import { RunTable } from './RunTable.tsx';
+import { PagedRunTable } from './RunTable.tsx';
 import './panels.css';
-import './runs.css';
 
 const count = new Intl.NumberFormat('en');
 
@@ -25,9 +26,10 @@ export function RunsPage(): ReactNode {
   const params = parseRunsParams(search);
   const list = useQuery(runListQuery(client, runsApiQuery(params, now)));
   // Typing replaces the history entry; choosing a status or period adds one, so Back undoes it.
+  // Another filter is another list: it starts on its first page, of the size chosen.
   const change = (c: Partial<RunsParams>): void => {
     const typed = Object.keys(c).every((key) => key === 'name' || key === 'dagRunId');
-    setSearch(runsSearch({ ...params, ...c }), { replace: typed });
+    setSearch(withPageParams(runsSearch({ ...params, ...c }), { page: 1, perPage: parsePageParams(search).perPage }), { replace: typed });
   };
   const filtered = runsSearch(params).toString() !== runsSearch(RUNS_DEFAULTS).toString();
   return (
@@ -60,7 +62,7 @@ export function RunsPage(): ReactNode {
               <p className="list-count" role="status">
                 {count.format(runs.length)} {runs.length === 1 ? 'run' : 'runs'}
               </p>
-              <RunTable runs={runs} />
+              <PagedRunTable runs={runs} />
             </>
           );
         }}

@@ -1,6 +1,7 @@
 /**
  * What the run pages of the operations views ask the API: the runs list (GET /dag-runs, all
- * matches newest first, no paging) and a run's details, for the step that failed.
+ * matches newest first, no paging), a DAG's runs (GET /dag-runs/{name}, the same for one DAG
+ * name, for its history tab) and a run's details, for the step that failed.
  *
  * Keys start with 'dag-runs', so an action on a run (dequeue) invalidates them in one call.
  */
@@ -17,6 +18,10 @@ function listRuns(client: ApiClient, query: RunListQuery, signal: AbortSignal) {
   return data(client.GET('/api/v2/dag-runs', { params: { query }, signal }));
 }
 
+function listRunsOf(client: ApiClient, name: string, signal: AbortSignal) {
+  return data(client.GET('/api/v2/dag-runs/{name}', { params: { path: { name } }, signal }));
+}
+
 async function runDetails(client: ApiClient, name: string, dagRunId: string, signal: AbortSignal) {
   const answer = await data(client.GET('/api/v2/dag-runs/{name}/{dagRunId}', { params: { path: { name, dagRunId } }, signal }));
   return answer.dagRunDetails;
@@ -30,6 +35,14 @@ export const runListQuery = (client: ApiClient, query: RunListQuery) =>
     queryFn: ({ signal }) => listRuns(client, query, signal),
     // A new filter keeps the old rows on screen until the new ones arrive.
     placeholderData: keepPreviousData,
+    refetchInterval: POLL_INTERVAL_MS,
+  });
+
+/** Every run of one DAG name, newest first, as the runs list has them. */
+export const dagRunListQuery = (client: ApiClient, name: string) =>
+  queryOptions({
+    queryKey: [RUNS_KEY, 'of', name],
+    queryFn: ({ signal }) => listRunsOf(client, name, signal),
     refetchInterval: POLL_INTERVAL_MS,
   });
 
