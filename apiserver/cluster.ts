@@ -3,8 +3,7 @@
  * with: a DAG by file name, a root run by DAG name and id (or `latest`), a sub run under its
  * root. Each lookup answers the contract's 400/404 itself.
  */
-import type { Dag, DagLoad } from '../core/dag/index.ts';
-import { loadDagSpec } from '../core/resources/dag.ts';
+import type { Dag } from '../core/dag/index.ts';
 import type { LogChunk, LogQuery } from '../core/logs/chunk.ts';
 import { FILE_NAME_PATTERN, dagResourceName } from '../core/resources/names.ts';
 import type { DagRunResource } from '../core/resources/types.ts';
@@ -16,6 +15,7 @@ import { runIdentity } from './views/identity.ts';
 import { newestFirst } from './views/runs.ts';
 import type { Writer } from './writer.ts';
 import type { RunRecords } from './records.ts';
+import type { RunDefinitions } from './definitions.ts';
 
 export interface LogRef {
   readonly dagName: string;
@@ -37,6 +37,8 @@ export interface Cluster {
   readonly logs: LogReader;
   /** Step records sealed out of runs' statuses (records.ts). */
   readonly records: RunRecords;
+  /** The definitions runs were frozen with (definitions.ts). */
+  readonly definitions: RunDefinitions;
 }
 
 export function checkFileName(fileName: string): void {
@@ -109,18 +111,9 @@ export function resolverFor(cluster: Cluster, run: DagRunResource): (dagRunId: s
   };
 }
 
-const definitions = new WeakMap<DagRunResource, DagLoad>();
-
-/** The definition a run was started from (its frozen snapshot), loaded once per cached object. */
-export function runDefinition(run: DagRunResource): Dag | undefined {
-  let load = definitions.get(run);
-  if (load === undefined) {
-    const spec = run.spec.snapshot ?? run.spec.definition;
-    if (spec === undefined) return undefined;
-    load = loadDagSpec(spec, { fileName: run.spec.dagName ?? runIdentity(run).name });
-    definitions.set(run, load);
-  }
-  return load.dag;
+/** The definition a run was frozen with (definitions.ts); undefined while it has none to show. */
+export async function runDefinition(cluster: Cluster, run: DagRunResource): Promise<Dag | undefined> {
+  return cluster.definitions.dag(run);
 }
 
 /** A run's address in the contract's paths: a root run, or one of its sub runs. */
@@ -160,6 +153,9 @@ export const NO_CLUSTER: Cluster = {
     return unavailable();
   },
   get records(): RunRecords {
+    return unavailable();
+  },
+  get definitions(): RunDefinitions {
     return unavailable();
   },
 };

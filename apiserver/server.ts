@@ -18,6 +18,7 @@ import { dagEntry } from './views/dags.ts';
 import { leaderOf } from './views/leader.ts';
 import { Writer } from './writer.ts';
 import { RunRecords } from './records.ts';
+import { RunDefinitions } from './definitions.ts';
 
 export interface Server {
   readonly app: FastifyInstance;
@@ -58,7 +59,7 @@ export async function startServer(options: ServerOptions): Promise<Server> {
   // Loading every DAG once now keeps the first GET /dags from paying for all of them.
   for (const dag of cache.dags.list(namespace)) dagEntry(dag);
   const writer = new Writer(clients, cache);
-  const cluster: Cluster = { cache, writer, starter: new Starter(cache, writer), logs: new OperatorLogs(config.operatorUrl, namespace), records: new RunRecords(clients.segments) };
+  const cluster: Cluster = { cache, writer, starter: new Starter(cache, writer), logs: new OperatorLogs(config.operatorUrl, namespace), records: new RunRecords(clients.segments), definitions: new RunDefinitions(clients.segments) };
   const clock = options.clock ?? ((): Date => new Date());
   const versionApi = kc.makeApiClient(VersionApi);
   const health = async (): Promise<string | undefined> => {

@@ -1,13 +1,15 @@
 /**
  * Every way the API makes a run (start, enqueue, inline run and enqueue, reschedule) goes
  * through here: the contract's checks in the contract's order, then one DAGRun created with
- * its definition frozen, so the operator has nothing to fill in. Checks and create are
+ * its definition frozen (a dagRef run's in a segment written right after), so the operator has
+ * nothing to fill in. Checks and create are
  * serialised per DAG name inside this server, so a burst of starts cannot all pass a
  * maxActiveRuns check that only one of them may pass.
  */
 import { parseParamOverrides, type DagLoad } from '../core/dag/index.ts';
 import { isAlreadyExists } from '../core/kube/errors.ts';
 import { ANNOTATIONS, LABELS } from '../core/resources/constants.ts';
+import { frozenReference } from '../core/resources/frozen.ts';
 import { isActiveRun } from '../core/resources/queue.ts';
 import { uuidv7, MAX_RUN_ID_LENGTH, RUN_ID_PATTERN } from '../core/resources/ids.ts';
 import { dagRunResourceName, labelValue } from '../core/resources/names.ts';
@@ -86,23 +88,27 @@ export class Starter {
   }
 
   private async create(request: StartRequest, dagRunId: string): Promise<void> {
+    const name = dagRunResourceName(request.name, dagRunId);
+    // An inline run's definition is its frozen one. A dagRef run's is frozen here, into a
+    // segment its spec names from the start: the run runs the very definition checked above,
+    // whatever happens to its DAG meanwhile (docs/decisions/2026-11-28-frozen-definition.md).
+    const frozen = request.dagResource === undefined ? { definition: request.spec } : { dagRef: { name: request.dagResource }, frozenDefinition: frozenReference(name, request.load.dag) };
     const spec: DagRunSpec = {
-      ...(request.dagResource === undefined ? { definition: request.spec } : { dagRef: { name: request.dagResource } }),
+      ...frozen,
       dagName: request.name,
       dagRunId,
-      snapshot: request.spec,
       trigger: request.trigger,
       ...(request.params === undefined || request.params === '' ? {} : { params: request.params }),
       ...(request.enqueue === true ? { enqueue: true } : {}),
       ...(request.queue === undefined || request.queue === '' ? {} : { queue: request.queue }),
     };
     const metadata = {
-      name: dagRunResourceName(request.name, dagRunId),
+      name,
       namespace: this.cache.namespace,
       labels: { [LABELS.dag]: labelValue(request.name), [LABELS.runId]: labelValue(dagRunId) },
       ...(request.retryOf === undefined ? {} : { annotations: { [ANNOTATIONS.retryOf]: request.retryOf } }),
     };
-    await this.writer.createRun({ metadata, spec }).catch(rethrowAs(isAlreadyExists, () => new ApiError('already_exists', `a run with id "${dagRunId}" of DAG "${request.name}" already exists`)));
+    await this.writer.createRun({ metadata, spec }, request.dagResource === undefined ? undefined : request.spec).catch(rethrowAs(isAlreadyExists, () => new ApiError('already_exists', `a run with id "${dagRunId}" of DAG "${request.name}" already exists`)));
   }
 
   /** One check-and-create at a time per DAG name; others wait their turn. */

@@ -5,6 +5,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { KubedagClients } from '../core/kube/client.ts';
+import { createFrozenRun } from '../core/kube/frozen-definitions.ts';
 import type { Informer } from '../core/kube/informer.ts';
 import { ANNOTATIONS } from '../core/resources/constants.ts';
 import { dagManifest } from '../core/resources/dag.ts';
@@ -63,8 +64,10 @@ export class Writer {
     await this.settle(this.cache.dags, await this.clients.dags.mergePatch(this.namespace, dag.metadata?.name ?? '', patch));
   }
 
-  async createRun(body: DagRunResource): Promise<void> {
-    await this.settle(this.cache.runs, await this.clients.runs.create(this.namespace, body));
+  /** A run; with the definition its spec's frozenDefinition names, written into that segment right after (core/kube/frozen-definitions.ts). */
+  async createRun(body: DagRunResource, frozen?: Record<string, unknown>): Promise<void> {
+    const created = frozen === undefined ? await this.clients.runs.create(this.namespace, body) : await createFrozenRun(this.clients, this.namespace, body, frozen);
+    await this.settle(this.cache.runs, created);
   }
 
   async deleteRun(run: DagRunResource): Promise<void> {

@@ -29,8 +29,10 @@ export interface BigRunFigures {
   readonly seconds: number;
   readonly stepsPerMinute: number;
   readonly definitionYamlBytes: number;
-  /** spec.snapshot as JSON, once frozen. */
-  readonly snapshotBytes: number;
+  /** The frozen definition as JSON where the DAGRun holds it (spec.snapshot of older runs, an inline definition): 0 for a dagRef run. */
+  readonly definitionInRunBytes: number;
+  /** The run's definition segment (DAGRunSegment) as JSON: where a dagRef run's frozen definition is. */
+  readonly definitionSegmentBytes: number;
   readonly largestObjectBytes: number;
   readonly finalObjectBytes: number;
   readonly statusWritesSeen: number;
@@ -192,6 +194,7 @@ export async function bigRun(ctx: BigRunContext, shape: Shape, steps: number): P
   const done = succeeded(run);
   const reason = reasonOf(ctx, ended, run, `${String(done)}/${String(steps)}`);
   const dagRunId = run.spec.dagRunId ?? '';
+  const inRun = run.spec.snapshot ?? run.spec.definition;
   const details = dagRunId === '' ? undefined : await timeGet(`${ctx.api()}/dag-runs/${dagName}/${dagRunId}`, 5);
   return {
     shape,
@@ -202,7 +205,8 @@ export async function bigRun(ctx: BigRunContext, shape: Shape, steps: number): P
     seconds,
     stepsPerMinute: done / (seconds / 60),
     definitionYamlBytes: Buffer.byteLength(yaml),
-    snapshotBytes: run.spec.snapshot === undefined ? 0 : size(run.spec.snapshot),
+    definitionInRunBytes: inRun === undefined ? 0 : size(inRun),
+    definitionSegmentBytes: run.spec.frozenDefinition === undefined ? 0 : size(await ctx.kube.segments.get(namespace, run.spec.frozenDefinition.segment)),
     largestObjectBytes: seen.largest,
     finalObjectBytes: size(stored),
     statusWritesSeen: seen.versions.size,

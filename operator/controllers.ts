@@ -5,6 +5,7 @@
  */
 import type { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import type { KubedagClients } from '../core/kube/client.ts';
+import { readFrozenDefinition } from '../core/kube/frozen-definitions.ts';
 import type { Clock } from '../core/kube/time.ts';
 import type { Logger } from '../core/log.ts';
 import type { OperatorConfig } from './config.ts';
@@ -67,7 +68,7 @@ export function buildControllers(deps: ControllerDeps): Controllers {
   const segments = new RunSegments({ client: kube.segments, countWrite });
   const writer = new RunWriter({ runs: kube.runs, cache: informers.runs, core, clock, log, countWrite, segments });
   const podWriter = new PodWriter({ core, rbac: deps.rbac, pods: informers.pods, clock, countWrite });
-  const definitions = new DefinitionCache();
+  const definitions = new DefinitionCache((run) => readFrozenDefinition(kube.segments, run));
   const expectations = new Expectations(clock);
   const secrets = new RunSecrets(core, podWriter);
   const gatherer = new RunGatherer({ segments, runs: informers.runs, pods: informers.pods, store, clock, definitions, expectations, maxPodsPerRun: config.maxPodsPerRun, maxPods: config.maxPods, routineEvents: config.routineEvents });
@@ -80,6 +81,8 @@ export function buildControllers(deps: ControllerDeps): Controllers {
       runs: informers.runs,
       dags: informers.dags,
       dagClient: kube.dags,
+      segmentClient: kube.segments,
+      countWrite,
       definitions,
       segments,
       gatherer,

@@ -12,6 +12,7 @@ import { LeaderElector } from '../core/kube/leader.ts';
 import { WorkQueue, type QueueOptions } from '../core/kube/queue.ts';
 import { systemClock, type Clock } from '../core/kube/time.ts';
 import { errorMessage, type Logger } from '../core/log.ts';
+import { isFrozen } from '../core/resources/frozen.ts';
 import type { DagResource, DagRunResource } from '../core/resources/types.ts';
 import type { OperatorConfig } from './config.ts';
 import { buildControllers, type Controllers } from './controllers.ts';
@@ -197,7 +198,7 @@ export class Operator {
     dags.on((_event, dag: DagResource) => {
       if (!this.watched(dag.metadata?.namespace)) return;
       queues.dags.add(runKey(dag));
-      for (const run of runs.list(dag.metadata?.namespace)) if (run.spec.snapshot === undefined) enqueueRun(run);
+      for (const run of runs.list(dag.metadata?.namespace)) if (!isFrozen(run)) enqueueRun(run);
     });
     informers.queues.on((_event, queue) => {
       if (this.watched(queue.metadata?.namespace)) controllers.admission.onQueue(queue);
@@ -224,7 +225,7 @@ export class Operator {
       this.enqueueAll();
     }, RESYNC_MS);
     this.resync.unref();
-    this.scheduler = new Scheduler({ runClient: controllers.kube.runs, dags: informers.dags, runs: informers.runs, clock: this.clock, zone: config.scheduleZone, watched: (namespace) => this.watched(namespace), log });
+    this.scheduler = new Scheduler({ runClient: controllers.kube.runs, segmentClient: controllers.kube.segments, dags: informers.dags, runs: informers.runs, clock: this.clock, zone: config.scheduleZone, watched: (namespace) => this.watched(namespace), log });
     this.scheduler.start();
     controllers.admission.start();
   }

@@ -57,10 +57,10 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     return reply.code(201).send({ name });
   });
 
-  app.get('/dags/:fileName', { config: { ...read, errors: ['not_found'] }, schema: { tags: ['dags'], params: fileParams, response: { 200: S.dagDetails } } }, (request) => {
+  app.get('/dags/:fileName', { config: { ...read, errors: ['not_found'] }, schema: { tags: ['dags'], params: fileParams, response: { 200: S.dagDetails } } }, async (request) => {
     const entry = dagOf(cluster, request.params.fileName);
     const latest = latestRun(cluster, entry.load.dag.name);
-    return dagDetailsView(entry, latest === undefined ? undefined : runDetails(latest, runDefinition(latest), resolverFor(cluster, latest)));
+    return dagDetailsView(entry, latest === undefined ? undefined : runDetails(latest, await runDefinition(cluster, latest), resolverFor(cluster, latest)));
   });
 
   app.delete('/dags/:fileName', { config: { permission: 'delete', errors: ['not_found'] }, schema: { tags: ['dags'], params: fileParams, response: { 204: S.noContent } } }, async (request, reply) => {

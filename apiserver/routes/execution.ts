@@ -102,14 +102,14 @@ export const executionRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions>
     const runs = cluster.cache.runIndex.runsOf(entry.load.dag.name).sort(newestFirst).slice(0, HISTORY_LENGTH);
     const details: RunDetails[] = [];
     // One run at a time: the records of big runs pass through a bounded cache (records.ts).
-    for (const r of runs) details.push(runDetails(await cluster.records.expand(r), runDefinition(r), resolverFor(cluster, r)));
+    for (const r of runs) details.push(runDetails(await cluster.records.expand(r), await runDefinition(cluster, r), resolverFor(cluster, r)));
     return { dagRuns: details, gridData: gridData(details) };
   });
 
   app.get('/dags/:fileName/dag-runs/:dagRunId', { config: { permission: 'read', errors: ['not_found'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.dagRunWrapped } } }, async (request) => {
     const entry = dagOf(cluster, request.params.fileName);
     const r = rootRun(cluster, entry.load.dag.name, request.params.dagRunId);
-    return { dagRun: runDetails(await cluster.records.expand(r), runDefinition(r), resolverFor(cluster, r)) };
+    return { dagRun: runDetails(await cluster.records.expand(r), await runDefinition(cluster, r), resolverFor(cluster, r)) };
   });
   done();
 };

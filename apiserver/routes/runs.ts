@@ -63,7 +63,7 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
 
   app.get('/dag-runs/:name/:dagRunId', { config: { ...read, errors: ['not_found'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.dagRunDetailsWrapped } } }, async (request) => {
     const r = await recordedRunAt(cluster, request.params);
-    return { dagRunDetails: runDetails(r, runDefinition(r), resolverFor(cluster, r)) };
+    return { dagRunDetails: runDetails(r, await runDefinition(cluster, r), resolverFor(cluster, r)) };
   });
 
   app.post('/dag-runs/:name/:dagRunId/stop', { config: { ...run, errors: ['not_found', 'not_running'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.empty } } }, async (request, reply) => {
@@ -98,7 +98,7 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
   for (const segment of SUB_RUN_SEGMENTS) {
     app.get(`/dag-runs/:name/:dagRunId/${segment}`, { config: { ...read, errors: ['not_found'] }, schema: { tags: ['runs'], params: subParams, response: { 200: S.dagRunDetailsWrapped } } }, async (request) => {
       const r = await recordedRunAt(cluster, request.params);
-      return { dagRunDetails: runDetails(r, runDefinition(r), resolverFor(cluster, r)) };
+      return { dagRunDetails: runDetails(r, await runDefinition(cluster, r), resolverFor(cluster, r)) };
     });
     app.patch(`/dag-runs/:name/:dagRunId/${segment}/steps/:stepName/status`, { config: stepStatus, schema: { tags: ['runs'], params: subStepParams, body: stepStatusBody, response: { 200: S.empty } } }, async (request, reply) => {
       await setStepStatus(cluster, request.params, request.body.status);
@@ -126,8 +126,8 @@ function subRunList(cluster: Cluster, r: DagRunResource): { dagRunId: string; pa
 }
 
 /** A brand-new run from the original's stored definition and params: a singleton start. */
-function reschedule(cluster: Cluster, original: DagRunResource, body: Static<typeof rescheduleBody>): Promise<{ dagRunId: string; queued: boolean }> {
-  const spec = original.spec.snapshot ?? original.spec.definition ?? {};
+async function reschedule(cluster: Cluster, original: DagRunResource, body: Static<typeof rescheduleBody>): Promise<{ dagRunId: string; queued: boolean }> {
+  const spec = (await cluster.definitions.source(original)) ?? {};
   const id = runIdentity(original);
   return cluster.starter.start({
     name: body.dagName ?? id.name,
@@ -168,9 +168,9 @@ async function setStepStatus(cluster: Cluster, at: StepPath, status: number): Pr
 }
 
 /** A step to retry must exist; other active runs must leave room under maxActiveRuns. */
-function checkRetry(cluster: Cluster, r: DagRunResource, stepName: string | undefined): void {
+async function checkRetry(cluster: Cluster, r: DagRunResource, stepName: string | undefined): Promise<void> {
   const id = runIdentity(r);
-  const dag = runDefinition(r);
+  const dag = await runDefinition(cluster, r);
   if (stepName !== undefined && dag?.steps.some((s) => s.name === stepName) !== true) throw new ApiError('not_found', `step "${stepName}" not found in run "${id.dagRunId}"`);
   const others = cluster.cache.runIndex.runsOf(id.name).filter((o) => o !== r && isActiveRun(o));
   const max = dag?.maxActiveRuns ?? 1;
@@ -182,13 +182,13 @@ async function retry(cluster: Cluster, at: RunPath, body: Static<typeof retryBod
   const r = runAt(cluster, at);
   const id = runIdentity(r);
   if (isActiveRun(r)) throw new ApiError('already_running', `run "${id.dagRunId}" is active`, { status: 400 });
-  checkRetry(cluster, r, body.stepName);
+  await checkRetry(cluster, r, body.stepName);
   if (body.dagRunId === undefined || body.dagRunId === id.dagRunId) {
     await cluster.writer.retryRun(r, randomUUID(), body.stepName);
     return;
   }
   checkRunId(body.dagRunId);
-  const spec = r.spec.snapshot ?? r.spec.definition ?? {};
+  const spec = (await cluster.definitions.source(r)) ?? {};
   await cluster.starter.start({
     name: id.name,
     ...(r.spec.dagRef === undefined ? {} : { dagResource: r.spec.dagRef.name }),

@@ -3,13 +3,14 @@
  * scheduler and admission and the API's starts and listings must agree.
  */
 import { ANNOTATIONS } from './constants.ts';
+import { declaredValue } from './frozen.ts';
 import type { DagRunResource } from './types.ts';
 
 /** Its own override, else its DAG's `queue` (from the frozen definition), else the DAG name. */
 export function queueName(run: DagRunResource): string {
   const own = run.spec.queue;
   if (own !== undefined && own !== '') return own;
-  const declared = (run.spec.snapshot ?? run.spec.definition ?? {}).queue;
+  const declared = declaredValue(run, 'queue');
   if (typeof declared === 'string' && declared !== '') return declared;
   return run.metadata?.annotations?.[ANNOTATIONS.dagName] ?? run.spec.dagName ?? run.metadata?.name ?? '';
 }

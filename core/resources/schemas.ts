@@ -69,6 +69,22 @@ const immutable = { 'x-kubernetes-validations': [{ rule: 'self == oldSelf', mess
 /** Set once (by whoever creates the run, or by the operator on first sight), then fixed. */
 const writeOnce = immutable;
 
+/**
+ * Where a dagRef run's frozen definition is (a DAGRunSegment it owns), with the few values of
+ * it that are read for many runs at once, without loading any definition: queue placement,
+ * retention, and whether anything is owed once the run has ended.
+ */
+const frozenDefinitionSchema = Type.Object(
+  {
+    segment: text('The DAGRunSegment (owned by this run) whose spec.definition is the frozen definition.'),
+    queue: Type.Optional(text("The definition's `queue`, when it names one.")),
+    maxActiveRuns: Type.Optional(Type.Integer({ description: "The definition's maxActiveRuns (its default when it says nothing)." })),
+    histRetentionDays: Type.Optional(Type.Integer({ description: "The definition's histRetentionDays (its default when it says nothing)." })),
+    afterEnd: Type.Optional(Type.Boolean({ description: 'The definition asks for work once the run has ended (a trace export, mails, removing its container).' })),
+  },
+  { description: 'The frozen definition of a dagRef run, kept out of the DAGRun (every status write rewrites the whole object).', ...writeOnce },
+);
+
 export const dagRunSpecSchema = Type.Object(
   {
     dagRef: Type.Optional(Type.Object({ name: text('A DAG resource in the same namespace.') }, { description: 'The DAG to run.', ...immutable })),
@@ -76,7 +92,8 @@ export const dagRunSpecSchema = Type.Object(
     dagName: Type.Optional(Type.String({ description: 'The DAG name the run is listed under.', ...writeOnce })),
     dagRunId: Type.Optional(Type.String({ description: 'Run id (^[-a-zA-Z0-9_]+$, at most 64).', pattern: '^[-a-zA-Z0-9_]+$', maxLength: 64, ...writeOnce })),
     params: Type.Optional(Type.String({ description: 'Parameter overrides: JSON object or array, or NAME=value text.', ...immutable })),
-    snapshot: Type.Optional(Type.Unsafe<Record<string, unknown>>({ ...definitionObject('The definition frozen when the run was created; retries use it.'), ...writeOnce })),
+    snapshot: Type.Optional(Type.Unsafe<Record<string, unknown>>({ ...definitionObject('The definition frozen when the run was created, in runs made before frozenDefinition; still read, no longer written.'), ...writeOnce })),
+    frozenDefinition: Type.Optional(frozenDefinitionSchema),
     trigger: Type.Optional(Type.Enum(['api', 'kubectl', 'schedule', 'retry', 'queue', 'sub-run', 'restart'], { description: 'What created the run.', ...immutable })),
     queue: Type.Optional(Type.String({ description: 'Queue the run goes through.', ...immutable })),
     enqueue: Type.Optional(Type.Boolean({ description: 'Start queued (status 5) instead of at once.', ...immutable })),
@@ -88,6 +105,9 @@ export const dagRunSpecSchema = Type.Object(
     description: 'One run of a DAG. Immutable except stop.',
     'x-kubernetes-validations': [
       { rule: 'has(self.dagRef) != has(self.definition)', message: 'set exactly one of dagRef and definition' },
+      // An inline run's definition is its frozen one; a run frozen the old way keeps its snapshot.
+      { rule: '!has(self.frozenDefinition) || (has(self.dagRef) && !has(self.snapshot))', message: 'frozenDefinition is for dagRef runs without a snapshot' },
+      { rule: '!has(oldSelf.frozenDefinition) || has(self.frozenDefinition)', message: 'frozenDefinition cannot be removed' },
       ...['dagRef', 'definition', 'params', 'trigger', 'queue', 'enqueue', 'parent', 'root'].map((field) => ({
         rule: `has(self.${field}) == has(oldSelf.${field})`,
         message: `${field} cannot be added or removed`,
@@ -226,6 +246,7 @@ export const dagQueueStatusSchema = Type.Object({
 
 export type DagStatus = Static<typeof dagStatusSchema>;
 export type DagRunSpec = Static<typeof dagRunSpecSchema>;
+export type FrozenDefinition = Static<typeof frozenDefinitionSchema>;
 export type DagRunStatus = Static<typeof dagRunStatusSchema>;
 export type RunNode = Static<typeof nodeSchema>;
 export type AttemptRecord = Static<typeof attemptSchema>;

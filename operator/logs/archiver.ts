@@ -11,7 +11,7 @@ import type { Informer } from '../../core/kube/informer.ts';
 import { errorMessage } from '../../core/log.ts';
 import { maskSecrets } from '../../core/logs/mask.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
-import { loadDefinition, type DefinitionCache } from '../run/definition-cache.ts';
+import type { DefinitionCache } from '../run/definition-cache.ts';
 import { isAttemptPod } from '../run/pod-kinds.ts';
 import type { RunSegments } from '../run/segments.ts';
 import { attemptOver, isFinished, ownerRunName, podIdentity } from '../run/observed.ts';
@@ -78,7 +78,9 @@ export class LogArchiver {
     }
     const logs = demux(log);
     // A finished run's definition is not cached: the run controller has let it go.
-    const definition = isFinished(run) ? loadDefinition(run) : this.deps.definitions.get(run);
+    const definition = isFinished(run) ? await this.deps.definitions.once(run) : await this.deps.definitions.load(run);
+    // Never archived unmasked: without its definition, which secrets to mask is unknown.
+    if (definition === undefined) throw new Error(`run ${ref.namespace}/${ref.name}: its frozen definition cannot be read`);
     let secrets: readonly string[] = [];
     if (logRef.step === PREPARE_STEP && definition.dag.secrets.length > 0) {
       const found = parsePrepared(logs.stdout, definition.dag, definition.params).secrets;

@@ -18,7 +18,6 @@ import type { DagRunStatus } from '../../core/resources/schemas.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import type { StepDefaults } from '../config.ts';
 import { logRefOf, type LogStore } from '../logs/store.ts';
-import { loadDefinition } from '../run/definition-cache.ts';
 import type { RunDefinition } from '../run/definition.ts';
 import type { PodWriter } from '../run/pod-writer.ts';
 import { runRef } from '../run/ref.ts';
@@ -109,7 +108,7 @@ export class NotifyReconciler {
    * log among them) bring the next. Returns when to look again if nothing else will: the end
    * of the soonest wait for missing logs.
    */
-  async reconcile(run: DagRunResource, definition: RunDefinition = loadDefinition(run)): Promise<number | undefined> {
+  async reconcile(run: DagRunResource, definition: RunDefinition): Promise<number | undefined> {
     const now = this.deps.clock.now();
     const records: Notification[] = [];
     let requeueAfterMs: number | undefined;

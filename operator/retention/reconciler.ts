@@ -7,9 +7,10 @@
 import type { Informer } from '../../core/kube/informer.ts';
 import type { WorkResult } from '../../core/kube/queue.ts';
 import type { Clock } from '../../core/kube/time.ts';
+import { frozenFacts } from '../../core/resources/frozen.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import type { LogStore } from '../logs/store.ts';
-import { loadDefinition } from '../run/definition-cache.ts';
+import { loadDefinition, specDefinition } from '../run/definition-cache.ts';
 import { isFinished } from '../run/observed.ts';
 import { runRef } from '../run/ref.ts';
 import { retentionDue, retentionExpired } from '../run/retention.ts';
@@ -57,7 +58,8 @@ export class RetentionReconciler {
     const uid = run.metadata?.uid ?? '';
     const known = this.days.get(key);
     if (known?.uid === uid) return known.days;
-    const days = loadDefinition(run).dag.histRetentionDays;
+    // A run frozen into a segment carries its days in its spec: no finished run's definition is read for them.
+    const days = frozenFacts(run)?.histRetentionDays ?? loadDefinition(run, specDefinition(run)).dag.histRetentionDays;
     this.days.set(key, { uid, days });
     return days;
   }

@@ -7,6 +7,7 @@
  * (behaviour-notes 6). A queue is a DAGQueue (capacity maxConcurrency) when one has its name,
  * else the DAG's own (capacity maxActiveRuns; below 1 means 1). Sub runs never queue.
  */
+import { declaredValue } from '../../core/resources/frozen.ts';
 import { RunStatus } from '../../core/resources/status.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 
@@ -32,7 +33,7 @@ export function queuePlace(run: DagRunResource): 'proceed' | 'enter' | 'wait' {
 export function dagCapacity(members: readonly DagRunResource[]): number {
   let newest: DagRunResource | undefined;
   for (const run of members) if (newest === undefined || order(run) > order(newest)) newest = run;
-  const max = (newest?.spec.snapshot ?? newest?.spec.definition ?? {}).maxActiveRuns;
+  const max = newest === undefined ? undefined : declaredValue(newest, 'maxActiveRuns');
   if (typeof max !== 'number') return 1;
   return max < 0 ? Number.MAX_SAFE_INTEGER : Math.max(1, max);
 }

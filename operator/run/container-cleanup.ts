@@ -7,7 +7,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { sharedContainerPodName } from '../../core/resources/names.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
-import { loadDefinition } from './definition-cache.ts';
 import type { RunDefinition } from './definition.ts';
 import type { PodWriter } from './pod-writer.ts';
 
@@ -24,9 +23,9 @@ export class ContainerCleanup {
     this.pods = pods;
   }
 
-  async reconcile(run: DagRunResource): Promise<void> {
+  async reconcile(run: DagRunResource, definition: RunDefinition): Promise<void> {
     const namespace = run.metadata?.namespace ?? '';
     const name = sharedContainerPodName(run.metadata?.name ?? '');
-    if (removesContainer(run, loadDefinition(run), this.pods.cached(namespace, name))) await this.pods.delete(namespace, name);
+    if (removesContainer(run, definition, this.pods.cached(namespace, name))) await this.pods.delete(namespace, name);
   }
 }

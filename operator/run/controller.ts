@@ -11,6 +11,7 @@
 import type { WorkResult } from '../../core/kube/queue.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import type { Clock } from '../../core/kube/time.ts';
+import { frozenFacts } from '../../core/resources/frozen.ts';
 import { RunStatus } from '../../core/resources/status.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import type { NotifyReconciler } from '../notify/reconciler.ts';
@@ -20,14 +21,14 @@ import type { ContainerCleanup } from './container-cleanup.ts';
 import { queuePlace } from './admission.ts';
 import type { DefinitionCache } from './definition-cache.ts';
 import { decide } from './engine.ts';
-import { frozen, type FreezeDeps } from './freezer.ts';
+import { definitionArrived, frozen, type FreezeDeps } from './freezer.ts';
 import type { RunGatherer } from './gather.ts';
 import { isFinished } from './observed.ts';
-import { copyFromOriginal, retryInPlace } from './retries.ts';
+import { copiesOriginal, copyFromOriginal, retryInPlace, type RetryDeps } from './retries.ts';
 import type { RunSegments } from './segments.ts';
 import type { RunWriter } from './writer.ts';
 
-export interface RunControllerDeps extends FreezeDeps {
+export interface RunControllerDeps extends FreezeDeps, RetryDeps {
   readonly runs: Informer<DagRunResource>;
   readonly definitions: DefinitionCache;
   readonly segments: RunSegments;
@@ -65,16 +66,22 @@ export class RunController {
       }
     }
     const run = await frozen(cached, deps);
-    if (run === undefined || (await copyFromOriginal(run, deps))) return undefined;
-    // Queued runs wait for the admission loop (operator/queue/loop.ts) to let them out.
+    if (run === undefined) return undefined;
     const place = queuePlace(run);
+    // A run about to start, or to copy its original, needs its definition now; a queued one waits without it.
+    if (place === 'proceed' || copiesOriginal(run)) {
+      const arrived = await definitionArrived(run, deps);
+      if (arrived !== true) return arrived;
+    }
+    if (await copyFromOriginal(run, deps)) return undefined;
+    // Queued runs wait for the admission loop (operator/queue/loop.ts) to let them out.
     if (place === 'enter') await deps.writer.writeStatus(run, { status: RunStatus.Queued, statusLabel: 'queued', queuedAt: deps.clock.now().toISOString() });
     if (place !== 'proceed') return undefined;
     const input = await deps.gatherer.snapshot(run);
     const decision = decide(input);
     await deps.actor.act(run, input, decision);
     // A step that failed for good mails now (mailOnError); the write that marked it brings us here.
-    const mailAfterMs = await deps.notify.reconcile(await deps.segments.expand(run), deps.definitions.get(run));
+    const mailAfterMs = await deps.notify.reconcile(await deps.segments.expand(run), input.definition);
     return requeueAfter(decision.requeueAfterMs, mailAfterMs);
   }
 
@@ -83,10 +90,16 @@ export class RunController {
     const { deps } = this;
     // A retry starting now makes the run unfinished: its trace waits for the new end.
     if (await retryInPlace(run, deps)) return undefined;
-    await deps.containers.reconcile(run);
-    await deps.telemetry.reconcile(run);
+    // Every run is looked at again at each resync: one whose spec says nothing is owed after
+    // its end costs no read of its definition.
+    if (frozenFacts(run)?.afterEnd === false) return undefined;
+    const definition = await deps.definitions.once(run);
+    // A run whose definition never came ran nothing: nothing is owed.
+    if (definition === undefined) return undefined;
+    await deps.containers.reconcile(run, definition);
+    await deps.telemetry.reconcile(run, definition);
     // A mail waiting for a log that may never be archived is looked at again when its wait is over.
-    return requeueAfter(await deps.notify.reconcile(run));
+    return requeueAfter(await deps.notify.reconcile(run, definition));
   }
 }
 

@@ -1,36 +1,95 @@
 /**
- * Loaded definitions of running runs. Loading one (parse, validate, normalise) is the
- * costliest pure work of a reconcile; a running run's spec only changes by `stop`, so a
- * definition is loaded once per generation and prepared values, and shared by the run
- * controller and the log archiver. Finished runs leave the cache.
+ * Loaded definitions of running runs. Loading one (read its frozen definition, parse,
+ * validate, normalise) is the costliest work of a reconcile; a running run's spec only changes
+ * by `stop`, so a definition is loaded once per generation and prepared values, and shared by
+ * the run controller and the log archiver. A definition frozen into a segment never changes:
+ * it is read once per run (its uid tells a namesake apart) and kept while the run runs.
+ * Finished runs leave the cache; what they need is loaded for that use (`once`) or read from
+ * the facts their spec carries (core/resources/frozen.ts).
  */
+import { definitionPlace } from '../../core/resources/frozen.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { namespaceProblems, runDefinition, type RunDefinition } from './definition.ts';
 import { runRef } from './ref.ts';
 
-/** A run's definition, loaded now: for runs seen once (retries, retention), not worth caching. */
-export function loadDefinition(run: DagRunResource, prepared = run.status?.prepared): RunDefinition {
-  const definition = runDefinition(run.spec.snapshot ?? run.spec.definition ?? {}, runRef(run).dagName, run.spec.params, prepared);
+/** The definition in the segment a run names, or undefined while it has none of its own. */
+export type ReadDefinition = (run: DagRunResource) => Promise<Record<string, unknown> | undefined>;
+
+/** A run's definition loaded from its frozen source as written. */
+export function loadDefinition(run: DagRunResource, source: Record<string, unknown>, prepared = run.status?.prepared): RunDefinition {
+  const definition = runDefinition(source, runRef(run).dagName, run.spec.params, prepared);
   const misplaced = namespaceProblems(definition.dag, run.metadata?.namespace ?? '');
   if (misplaced.length === 0) return definition;
   return { ...definition, rejection: [definition.rejection, ...misplaced].filter((p) => p !== undefined).join('; ') };
 }
 
-export class DefinitionCache {
-  /** By run key, with the version (uid, generation, prepared values) it was loaded for. */
-  private readonly definitions = new Map<string, { readonly version: string; readonly definition: RunDefinition }>();
+/**
+ * The definition a run's spec holds: its snapshot or inline definition; nothing (no steps) for
+ * a run frozen into a segment or never frozen.
+ */
+export function specDefinition(run: DagRunResource): Record<string, unknown> {
+  const place = definitionPlace(run);
+  return place.in === 'spec' ? place.definition : {};
+}
 
-  get(run: DagRunResource): RunDefinition {
-    const key = runRef(run).key;
-    const version = `${run.metadata?.uid ?? ''}/${String(run.metadata?.generation ?? 0)}/${JSON.stringify(run.status?.prepared ?? null)}`;
-    const cached = this.definitions.get(key);
-    if (cached?.version === version) return cached.definition;
-    const definition = loadDefinition(run);
-    this.definitions.set(key, { version, definition });
+interface Entry {
+  readonly uid: string;
+  /** The segment's definition as read, for a run frozen into one: a new generation or prepared values need no read. */
+  readonly fromSegment?: Record<string, unknown>;
+  readonly version?: string;
+  readonly definition?: RunDefinition;
+}
+
+const versionOf = (run: DagRunResource): string => `${run.metadata?.uid ?? ''}/${String(run.metadata?.generation ?? 0)}/${JSON.stringify(run.status?.prepared ?? null)}`;
+
+export class DefinitionCache {
+  private readonly read: ReadDefinition;
+  /** By run key. */
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(read: ReadDefinition) {
+    this.read = read;
+  }
+
+  /** The run's definition as kept for its current version, if it was loaded: for sync callers that can do without. */
+  get(run: DagRunResource): RunDefinition | undefined {
+    const entry = this.entries.get(runRef(run).key);
+    return entry?.version === versionOf(run) ? entry.definition : undefined;
+  }
+
+  /** The run's definition, kept while it runs; undefined while its segment cannot be read. */
+  async load(run: DagRunResource): Promise<RunDefinition | undefined> {
+    const kept = this.get(run);
+    if (kept !== undefined) return kept;
+    const { key, uid } = runRef(run);
+    const entry = this.entries.get(key);
+    const source = await this.sourceOf(run, entry?.uid === uid ? entry.fromSegment : undefined);
+    if (source === undefined) return undefined;
+    const definition = loadDefinition(run, source.definition);
+    this.entries.set(key, { uid, ...(source.fromSegment ? { fromSegment: source.definition } : {}), version: versionOf(run), definition });
     return definition;
   }
 
+  /** The definition of a run seen once (a finished run: retries, mails, logs), not kept. */
+  async once(run: DagRunResource): Promise<RunDefinition | undefined> {
+    const kept = this.get(run);
+    if (kept !== undefined) return kept;
+    const source = await this.sourceOf(run, undefined);
+    return source === undefined ? undefined : loadDefinition(run, source.definition);
+  }
+
+  /** A definition the freezer has just written for the run: read by nobody again. */
+  keep(run: DagRunResource, definition: Record<string, unknown>): void {
+    this.entries.set(runRef(run).key, { uid: runRef(run).uid, fromSegment: definition });
+  }
+
   forget(key: string): void {
-    this.definitions.delete(key);
+    this.entries.delete(key);
+  }
+
+  private async sourceOf(run: DagRunResource, fromSegment: Record<string, unknown> | undefined): Promise<{ readonly definition: Record<string, unknown>; readonly fromSegment: boolean } | undefined> {
+    if (definitionPlace(run).in !== 'segment') return { definition: specDefinition(run), fromSegment: false };
+    const definition = fromSegment ?? (await this.read(run));
+    return definition === undefined ? undefined : { definition, fromSegment: true };
   }
 }

@@ -52,7 +52,9 @@ export class RunGatherer {
   async snapshot(run: DagRunResource): Promise<RunInput> {
     const { deps } = this;
     const ref = runRef(run);
-    const definition = deps.definitions.get(run);
+    // The freezer has read it already (freezer.ts): this is a cache hit.
+    const definition = await deps.definitions.load(run);
+    if (definition === undefined) throw new Error(`run ${ref.key}: its frozen definition cannot be read`);
     const pods = this.podsOf(run);
     const children = await Promise.all(deps.runs.list(ref.namespace).filter(ownedBy(run)).map(async (child) => (isFinished(child) ? deps.segments.expand(child) : child)));
     const observed = [...(await Promise.all(pods.map((pod) => this.observe(pod, ref, definition.dag)))), ...children.map(observeChild)];
@@ -92,8 +94,9 @@ export class RunGatherer {
   awaitsLog(pod: V1Pod): boolean {
     const owner = ownerRunName(pod);
     const run = owner === undefined ? undefined : this.deps.runs.get(pod.metadata?.namespace, owner);
-    if (run === undefined || isFinished(run) || run.spec.snapshot === undefined) return false;
-    return reportsWithStdout(this.deps.definitions.get(run).dag, podIdentity(pod).step);
+    // A definition not loaded yet cannot say: the run is enqueued, and waits if it must.
+    const definition = run === undefined || isFinished(run) ? undefined : this.deps.definitions.get(run);
+    return definition !== undefined && reportsWithStdout(definition.dag, podIdentity(pod).step);
   }
 
   /** Step Pods of all runs that run or are about to: what the overall cap counts. */

@@ -4,7 +4,8 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import { expand, type EnvVar } from '../../core/dag/index.ts';
-import { ANNOTATIONS, API_VERSION, LABELS } from '../../core/resources/constants.ts';
+import { ANNOTATIONS, LABELS } from '../../core/resources/constants.ts';
+import { runOwnerReference } from '../../core/resources/frozen.ts';
 import { dagResourceName, execServiceAccountName, runSecretName } from '../../core/resources/names.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
@@ -38,7 +39,7 @@ export interface LaunchContext {
 }
 
 export function ownerReference(ref: RunRef): NonNullable<NonNullable<V1Pod['metadata']>['ownerReferences']>[number] {
-  return { apiVersion: API_VERSION, kind: 'DAGRun', name: ref.name, uid: ref.uid, controller: true, blockOwnerDeletion: true };
+  return runOwnerReference(ref);
 }
 
 /** The Pod of a step attempt. */

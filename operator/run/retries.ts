@@ -8,7 +8,7 @@ import type { Informer } from '../../core/kube/informer.ts';
 import type { Clock } from '../../core/kube/time.ts';
 import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
-import { loadDefinition } from './definition-cache.ts';
+import type { DefinitionCache } from './definition-cache.ts';
 import { copiedRetryStatus, RETRY_ANNOTATION, RETRY_STEP_ANNOTATION, retryStatus } from './retry.ts';
 import type { RunSegments } from './segments.ts';
 import type { RunWriter } from './writer.ts';
@@ -18,6 +18,7 @@ export interface RetryDeps {
   readonly writer: RunWriter;
   readonly clock: Clock;
   readonly segments: RunSegments;
+  readonly definitions: DefinitionCache;
 }
 
 /**
@@ -34,9 +35,17 @@ export async function retryInPlace(run: DagRunResource, deps: RetryDeps): Promis
   }
   const step = annotations[RETRY_STEP_ANNOTATION] || undefined;
   const status = (await deps.segments.expand(run)).status ?? {};
-  await deps.writer.writeStatus(run, { ...retryStatus(loadDefinition(run).dag, status, deps.clock.now(), step), retryToken: token });
+  // The frozen definition, never the DAG as it is now: a retry redoes what the run ran.
+  const definition = await deps.definitions.once(run);
+  if (definition === undefined) throw new Error(`run ${run.metadata?.name ?? ''} cannot be retried: its frozen definition cannot be read`);
+  await deps.writer.writeStatus(run, { ...retryStatus(definition.dag, status, deps.clock.now(), step), retryToken: token });
   deps.writer.event(run, 'Retrying', step === undefined ? 'retrying failed and canceled steps' : `retrying step ${step}`, false);
   return true;
+}
+
+/** A retry under a new id that has not taken its original's step states yet. */
+export function copiesOriginal(run: DagRunResource): boolean {
+  return run.metadata?.annotations?.[ANNOTATIONS.retryOf] !== undefined && run.status === undefined;
 }
 
 /**
@@ -46,11 +55,14 @@ export async function retryInPlace(run: DagRunResource, deps: RetryDeps): Promis
  */
 export async function copyFromOriginal(run: DagRunResource, deps: RetryDeps): Promise<boolean> {
   const source = run.metadata?.annotations?.[ANNOTATIONS.retryOf];
-  if (source === undefined || run.status !== undefined) return false;
+  if (source === undefined || !copiesOriginal(run)) return false;
   const original = deps.runs.get(run.metadata?.namespace, source);
   if (original?.status?.finishedAt === undefined) return false;
   const originalStatus = (await deps.segments.expand(original)).status ?? original.status;
-  await deps.writer.writeStatus(run, copiedRetryStatus(loadDefinition(run).dag, originalStatus, deps.clock.now()));
+  // The new run is frozen already (freezer.ts): its definition is the original's, copied by its creator.
+  const definition = await deps.definitions.load(run);
+  if (definition === undefined) throw new Error(`run ${run.metadata?.name ?? ''}: its frozen definition cannot be read`);
+  await deps.writer.writeStatus(run, copiedRetryStatus(definition.dag, originalStatus, deps.clock.now()));
   deps.writer.event(run, 'Retrying', `retrying run ${original.spec.dagRunId ?? source} under a new id`, false);
   return true;
 }

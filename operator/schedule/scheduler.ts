@@ -10,15 +10,18 @@ import type { Informer } from '../../core/kube/informer.ts';
 import { type Clock } from '../../core/kube/time.ts';
 import type { ResourceClient } from '../../core/kube/client.ts';
 import { ignoreAlreadyExists } from '../../core/kube/errors.ts';
+import { createFrozenRun, readFrozenDefinition } from '../../core/kube/frozen-definitions.ts';
 import { errorMessage, type Logger } from '../../core/log.ts';
 import { ANNOTATIONS, LABELS } from '../../core/resources/constants.ts';
+import { definitionPlace, frozenReference } from '../../core/resources/frozen.ts';
 import { dagRunResourceName, labelValue } from '../../core/resources/names.ts';
 import { isActiveRun } from '../../core/resources/queue.ts';
-import type { DagResource, DagRunResource } from '../../core/resources/types.ts';
+import type { DagResource, DagRunResource, DagRunSegmentResource } from '../../core/resources/types.ts';
 import { minuteOf, restartPromises, tickActions, type RestartPromise, type TickAction } from './ticks.ts';
 
 export interface SchedulerDeps {
   readonly runClient: ResourceClient<DagRunResource>;
+  readonly segmentClient: ResourceClient<DagRunSegmentResource>;
   readonly dags: Informer<DagResource>;
   readonly runs: Informer<DagRunResource>;
   readonly clock: Clock;
@@ -143,17 +146,20 @@ export class Scheduler {
     const { namespace, dag, load } = target;
     const limit = load.dag.maxActiveRuns < 0 ? Infinity : Math.max(1, load.dag.maxActiveRuns);
     const full = runs.filter(isActiveRun).length >= limit;
-    await this.createRun(namespace, load.dag.name, dagRunId, { dagRef: { name: dag.metadata?.name ?? '' }, snapshot: dag.spec, trigger: 'schedule', ...(full ? { enqueue: true } : {}), ...extra });
+    await this.createRun(namespace, load.dag.name, dagRunId, { dagRef: { name: dag.metadata?.name ?? '' }, trigger: 'schedule', ...(full ? { enqueue: true } : {}), ...extra }, { definition: dag.spec, load });
   }
 
-  private async createRun(namespace: string, dagName: string, dagRunId: string, spec: Record<string, unknown>): Promise<void> {
+  /** A run; with the definition it is frozen with by its creator (core/kube/frozen-definitions.ts), else the run controller freezes its DAG. */
+  private async createRun(namespace: string, dagName: string, dagRunId: string, spec: Record<string, unknown>, frozen?: { readonly definition: Record<string, unknown>; readonly load: DagLoad }): Promise<void> {
+    const name = dagRunResourceName(dagName, dagRunId);
     const body = {
-      metadata: { name: dagRunResourceName(dagName, dagRunId), namespace, labels: { [LABELS.dag]: labelValue(dagName), [LABELS.runId]: labelValue(dagRunId) } },
-      spec: { ...spec, dagName, dagRunId },
-    };
+      metadata: { name, namespace, labels: { [LABELS.dag]: labelValue(dagName), [LABELS.runId]: labelValue(dagRunId) } },
+      spec: { ...spec, dagName, dagRunId, ...(frozen === undefined ? {} : { frozenDefinition: frozenReference(name, frozen.load.dag) }) },
+    } as DagRunResource;
+    const clients = { runs: this.deps.runClient, segments: this.deps.segmentClient };
     // The same tick evaluated before (a restart, another leader) finds the run exists already.
-    if ((await ignoreAlreadyExists(this.deps.runClient.create(namespace, body as DagRunResource))) !== undefined) {
-      this.deps.log.info({ run: `${namespace}/${body.metadata.name}`, dag: dagName, dagRunId, trigger: String(spec.trigger), queued: spec.enqueue === true }, 'scheduler started a run');
+    if ((await ignoreAlreadyExists(frozen === undefined ? clients.runs.create(namespace, body) : createFrozenRun(clients, namespace, body, frozen.definition))) !== undefined) {
+      this.deps.log.info({ run: `${namespace}/${name}`, dag: dagName, dagRunId, trigger: String(spec.trigger), queued: spec.enqueue === true }, 'scheduler started a run');
     }
   }
 
@@ -184,9 +190,10 @@ export class Scheduler {
     if (this.stopped || this.restarts.has(key)) return;
     const timer = setTimeout(() => {
       const previous = run.spec;
-      const spec = { dagRef: previous.dagRef, trigger: 'restart', ...(previous.snapshot === undefined ? {} : { snapshot: previous.snapshot }), ...(previous.params === undefined ? {} : { params: previous.params }) };
+      const spec = { dagRef: previous.dagRef, trigger: 'restart', ...(previous.params === undefined ? {} : { params: previous.params }) };
       // The promise is cleared once kept, so deleting the new run later does not bring it back.
-      void this.createRun(namespace, previous.dagName ?? '', dagRunId, spec)
+      void this.previousDefinition(run)
+        .then((frozen) => this.createRun(namespace, previous.dagName ?? '', dagRunId, spec, frozen))
         .then(() => this.clearPromise(namespace, run))
         .catch((error: unknown) => {
           this.deps.log.error({ run: key, err: errorMessage(error) }, 'scheduler restart failed');
@@ -195,6 +202,13 @@ export class Scheduler {
     }, Math.max(0, at.getTime() - this.deps.clock.now().getTime()));
     timer.unref();
     this.restarts.set(key, timer);
+  }
+
+  /** What a restarted run runs: the definition frozen for the run it replaces, when it has one to copy. */
+  private async previousDefinition(run: DagRunResource): Promise<{ readonly definition: Record<string, unknown>; readonly load: DagLoad } | undefined> {
+    const place = definitionPlace(run);
+    const definition = place.in === 'spec' ? place.definition : await readFrozenDefinition(this.deps.segmentClient, run);
+    return definition === undefined ? undefined : { definition, load: loadDagSpec(definition, { fileName: run.spec.dagName ?? '' }) };
   }
 
   private async stopRun(namespace: string, name: string): Promise<void> {

@@ -13,7 +13,7 @@ import type { Clock } from '../../core/kube/time.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import type { StepDefaults } from '../config.ts';
-import { loadDefinition } from '../run/definition-cache.ts';
+import type { RunDefinition } from '../run/definition.ts';
 import type { PodWriter } from '../run/pod-writer.ts';
 import { traced } from '../run/trace.ts';
 import type { RunWriter } from '../run/writer.ts';
@@ -69,10 +69,9 @@ export class TelemetryReconciler {
   }
 
   /** One step towards the finished run's export; the Pod's and the run's next changes bring the next. */
-  async reconcile(run: DagRunResource): Promise<void> {
+  async reconcile(run: DagRunResource, { dag }: RunDefinition): Promise<void> {
     const { deps } = this;
     const namespace = run.metadata?.namespace ?? '';
-    const dag = loadDefinition(run).dag;
     const action = decideTelemetry({ run, dag, pod: deps.pods.get(namespace, telemetryPodName(run)), runner: deps.runner, steps: deps.steps });
     switch (action.kind) {
       case 'create':

@@ -4,6 +4,7 @@
  * writes that status through the status subresource, as the operator would.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFrozenDefinition } from '../../core/kube/frozen-definitions.ts';
 import { API_VERSION } from '../../core/resources/constants.ts';
 import { dagRunResourceName } from '../../core/resources/names.ts';
 import { dagRun } from '../builders/dag-run.ts';
@@ -109,7 +110,7 @@ describe('starting runs', () => {
     // Enqueueing never fails for capacity.
     expect((await api.call('POST', '/api/v2/dags/many/enqueue', { dagRunId: 'm4', queue: 'other' })).body).toEqual({ dagRunId: 'm4' });
     const queued = await getRun(dagRunResourceName('many', 'm4'));
-    expect([queued.spec.enqueue, queued.spec.queue, queued.spec.snapshot?.maxActiveRuns]).toEqual([true, 'other', 2]);
+    expect([queued.spec.enqueue, queued.spec.queue, queued.spec.frozenDefinition?.maxActiveRuns, queued.spec.frozenDefinition?.queue, queued.spec.snapshot]).toEqual([true, 'other', 2, 'shared', undefined]);
   });
 
   it('lets only one of a burst of starts through when one slot is free', async () => {
@@ -182,7 +183,7 @@ describe('operations on runs', () => {
     // The body Dagu's web UI sends: `singleton` is not the contract's, and is ignored.
     expect((await api.call('POST', '/api/v2/dag-runs/etl/o1/reschedule', { dagRunId: 'o2', singleton: false })).body).toEqual({ dagRunId: 'o2', queued: false });
     const again = await getRun(dagRunResourceName('etl', 'o2'));
-    expect([again.spec.params, again.spec.snapshot?.steps]).toEqual(['A=1', (await getRun(dagRunResourceName('etl', 'o1'))).spec.snapshot?.steps]);
+    expect([again.spec.params, await readFrozenDefinition(kube.segments, again)]).toEqual(['A=1', await readFrozenDefinition(kube.segments, await getRun(dagRunResourceName('etl', 'o1')))]);
     await setStatus('etl', 'o2', finishedStatus(4, 'succeeded', []));
   });
 

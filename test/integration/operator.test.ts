@@ -121,7 +121,7 @@ describe('runs on the local control plane', () => {
   it('freezes the definition: editing the DAG during a run changes nothing for it', async () => {
     await givenDag(ns, 'frozen', 'steps: ["sleep 1", echo first-version]');
     await whenRun(ns, 'frozen-run', 'frozen');
-    await waitFor('the run to start', async () => (await getRun(ns, 'frozen-run')).spec.snapshot !== undefined, 30_000);
+    await waitFor('the run to start', async () => (await getRun(ns, 'frozen-run')).spec.frozenDefinition !== undefined, 30_000);
     await kube.dags.jsonPatch(ns, 'frozen', [{ op: 'replace', path: '/spec/steps', value: ['exit 9'] }]);
     const done = await finishedRun(ns, 'frozen-run');
     expect(done.status?.statusLabel).toBe('succeeded');

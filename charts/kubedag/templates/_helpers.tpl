@@ -71,10 +71,11 @@ app.kubernetes.io/component: api-server
 - apiGroups: [kubedag.io]
   resources: [dagruns/status]
   verbs: [get, update, patch]
-# A run's immutable pieces (sealed step records, the frozen definition); garbage collected with it.
+# A run's immutable pieces (sealed step records, the frozen definition); garbage collected with
+# it. Delete: a deleted namesake's frozen definition the collector has not reached yet.
 - apiGroups: [kubedag.io]
   resources: [dagrunsegments]
-  verbs: [get, list, create]
+  verbs: [get, list, create, delete]
 - apiGroups: [""]
   resources: [pods]
   verbs: [get, list, watch, create, delete, patch]
