@@ -15,11 +15,11 @@ import type { RunNode } from '../../core/resources/schemas.ts';
 import type { DagRunResource, DagRunSegmentResource } from '../../core/resources/types.ts';
 import { ownerReference } from './objects.ts';
 import { runKey, runRef } from './ref.ts';
-import type { CountWrite } from './writer.ts';
 
 export interface RunSegmentsDeps {
   readonly client: ResourceClient<DagRunSegmentResource>;
-  readonly countWrite: CountWrite;
+  /** Counts the segments created (the kubedag_api_writes_total metric). */
+  readonly countWrite: (verb: 'create') => void;
 }
 
 export class RunSegments {
