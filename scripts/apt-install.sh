@@ -24,3 +24,14 @@ apt_install() {
 as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
 }
+
+# Keeps packages installed from now until the calling script exits from starting services:
+# a policy-rc.d that answers 101 ("action forbidden"), when the machine has none of its own
+# (Debian container images do), removed again on exit.
+forbid_service_starts() {
+  local policy=/usr/sbin/policy-rc.d
+  [ -e "$policy" ] && return 0
+  printf '#!/bin/sh\nexit 101\n' | as_root tee "$policy" >/dev/null
+  as_root chmod 755 "$policy"
+  trap 'as_root rm -f /usr/sbin/policy-rc.d' EXIT
+}

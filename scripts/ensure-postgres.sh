@@ -23,17 +23,8 @@ if server_bin; then exit 0; fi
 # shellcheck source=apt-install.sh
 . "$(dirname "${BASH_SOURCE[0]}")/apt-install.sh"
 
-# The package's maintainer scripts would start the cluster they create; a policy-rc.d that
-# answers 101 ("action forbidden") stops that when the machine has none of its own.
-policy=/usr/sbin/policy-rc.d
-added_policy=false
-if [ ! -e "$policy" ]; then
-  printf '#!/bin/sh\nexit 101\n' | as_root tee "$policy" >/dev/null
-  as_root chmod 755 "$policy"
-  added_policy=true
-fi
-cleanup() { if $added_policy; then as_root rm -f "$policy"; fi; }
-trap cleanup EXIT
+# The package's maintainer scripts would start the cluster they create: keep them from it.
+forbid_service_starts
 
 apt_install ensure-postgres "install PostgreSQL's server yourself and set KUBEDAG_POSTGRES_BIN to the directory of its initdb and postgres" postgresql
 server_bin || { echo "ensure-postgres: postgresql installed but no /usr/lib/postgresql/*/bin holds initdb and postgres" >&2; exit 1; }
