@@ -7,7 +7,7 @@
  */
 import type { ResourceClient } from '../core/kube/client.ts';
 import { readSealed } from '../core/kube/segments.ts';
-import { expandNodes, type SealedRecords } from '../core/resources/run-records.ts';
+import { withSealed, type SealedRecords } from '../core/resources/run-records.ts';
 import type { DagRunResource, DagRunSegmentResource } from '../core/resources/types.ts';
 
 /** Records kept at most (about 400 bytes each): two runs of 10,000 steps. */
@@ -36,7 +36,7 @@ export class RunRecords {
       this.kept.delete(key);
       this.kept.set(key, sealed);
     }
-    return { ...run, status: { ...run.status, nodes: expandNodes(run.status.nodes, sealed) } };
+    return withSealed(run, sealed);
   }
 
   private keep(key: string, sealed: SealedRecords): SealedRecords {

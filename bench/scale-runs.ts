@@ -13,7 +13,7 @@ import type { KubedagClients } from '../core/kube/client.ts';
 import { loadDag } from '../core/dag/index.ts';
 import { dagManifest } from '../core/resources/dag.ts';
 import { readSealed } from '../core/kube/segments.ts';
-import { expandNodes } from '../core/resources/run-records.ts';
+import { withSealed } from '../core/resources/run-records.ts';
 import type { DagRunResource } from '../core/resources/types.ts';
 import { metric, namespace, percentile, timeGet, type BenchOperator } from './scale-support.ts';
 
@@ -76,7 +76,7 @@ const progressed = (run: DagRunResource | undefined): string => run?.status?.pro
 async function sealedOf(ctx: BigRunContext, run: DagRunResource): Promise<{ run: DagRunResource; bytes: number; count: number; largest: number }> {
   const segments = (await ctx.kube.segments.list(namespace)).items.filter((s) => s.metadata?.ownerReferences?.some((o) => o.uid === run.metadata?.uid) === true);
   const sizes = segments.map(size);
-  const full = run.status === undefined ? run : { ...run, status: { ...run.status, nodes: expandNodes(run.status.nodes, await readSealed(ctx.kube.segments, run)) } };
+  const full = withSealed(run, await readSealed(ctx.kube.segments, run));
   return { run: full, bytes: sizes.reduce((a, b) => a + b, 0), count: segments.length, largest: Math.max(0, ...sizes) };
 }
 

@@ -12,6 +12,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { RunNode } from './schemas.ts';
+import type { DagRunResource } from './types.ts';
 import { StepStatus, stepDone } from './status.ts';
 
 /** Finished records the status holds before they are sealed. */
@@ -65,6 +66,12 @@ export function expandNodes(stored: readonly RunNode[] | undefined, sealed: Seal
     return node === undefined ? [] : [node];
   });
   return [...inOrder, ...byName.values()];
+}
+
+/** The run with every recorded step in its status: the same object when nothing was sealed. */
+export function withSealed(run: DagRunResource, sealed: SealedRecords): DagRunResource {
+  if (sealed.count === 0 || run.status === undefined) return run;
+  return { ...run, status: { ...run.status, nodes: expandNodes(run.status.nodes, sealed) } };
 }
 
 /** A step that has not started and carries nothing: no record is needed for it. */

@@ -10,7 +10,7 @@ import { isAlreadyExists } from '../../core/kube/errors.ts';
 import { readSealed } from '../../core/kube/segments.ts';
 import { LABELS } from '../../core/resources/constants.ts';
 import { labelValue, stepSegmentName } from '../../core/resources/names.ts';
-import { expandNodes, NOTHING_SEALED, withSegment, type SealedRecords } from '../../core/resources/run-records.ts';
+import { NOTHING_SEALED, withSealed, withSegment, type SealedRecords } from '../../core/resources/run-records.ts';
 import type { RunNode } from '../../core/resources/schemas.ts';
 import type { DagRunResource, DagRunSegmentResource } from '../../core/resources/types.ts';
 import { ownerReference } from './objects.ts';
@@ -74,9 +74,7 @@ export class RunSegments {
    */
   async expand(run: DagRunResource): Promise<DagRunResource> {
     if ((run.status?.sealed ?? 0) === 0 && !this.cache.has(runKey(run))) return run;
-    const sealed = await this.sealed(run);
-    if (sealed.count === 0 || run.status === undefined) return run;
-    return { ...run, status: { ...run.status, nodes: expandNodes(run.status.nodes, sealed) } };
+    return withSealed(run, await this.sealed(run));
   }
 
   forget(key: string): void {

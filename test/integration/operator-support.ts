@@ -7,7 +7,7 @@ import { readLedger, type LedgerEntry } from '../../cluster/node-agent/ledger.ts
 import { loadDag } from '../../core/dag/index.ts';
 import { readSealed } from '../../core/kube/segments.ts';
 import { dagManifest } from '../../core/resources/dag.ts';
-import { expandNodes } from '../../core/resources/run-records.ts';
+import { withSealed } from '../../core/resources/run-records.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { DirectoryLogStore } from '../../operator/logs/store.ts';
 import { RETRY_ANNOTATION } from '../../operator/run/retry.ts';
@@ -59,8 +59,7 @@ export async function getRun(namespace: string, name: string): Promise<DagRunRes
 }
 
 export async function withSealedRecords(run: DagRunResource): Promise<DagRunResource> {
-  if ((run.status?.sealed ?? 0) === 0 || run.status === undefined) return run;
-  return { ...run, status: { ...run.status, nodes: expandNodes(run.status.nodes, await readSealed(clients().kube.segments, run)) } };
+  return withSealed(run, await readSealed(clients().kube.segments, run));
 }
 
 /** The root and child runs of one DAG name in a namespace, read from the API (not a cache). */
