@@ -59,7 +59,7 @@ export class RunController {
       deps.definitions.forget(key);
       if (cached === undefined) return undefined;
       try {
-        return await this.finished(await deps.segments.expand(cached));
+        return await this.finished(cached);
       } finally {
         // Finished runs must not hold the operator's memory: their records are read again when needed.
         deps.segments.forget(key);
@@ -85,7 +85,7 @@ export class RunController {
     return requeueAfter(decision.requeueAfterMs, mailAfterMs);
   }
 
-  /** A finished run, with every step's record: retries, then what is owed after its end. */
+  /** A finished run, as stored: retries (which read its sealed records themselves), then what is owed after its end. */
   private async finished(run: DagRunResource): Promise<WorkResult | undefined> {
     const { deps } = this;
     // A retry starting now makes the run unfinished: its trace waits for the new end.
@@ -96,10 +96,12 @@ export class RunController {
     const definition = await deps.definitions.once(run);
     // A run whose definition never came ran nothing: nothing is owed.
     if (definition === undefined) return undefined;
-    await deps.containers.reconcile(run, definition);
-    await deps.telemetry.reconcile(run, definition);
+    // Sealed records are read only now, by what may be owed (mails list steps, traces span them).
+    const full = await deps.segments.expand(run);
+    await deps.containers.reconcile(full, definition);
+    await deps.telemetry.reconcile(full, definition);
     // A mail waiting for a log that may never be archived is looked at again when its wait is over.
-    return requeueAfter(await deps.notify.reconcile(run, definition));
+    return requeueAfter(await deps.notify.reconcile(full, definition));
   }
 }
 
