@@ -65,7 +65,9 @@ export class LogArchiver {
       this.deps.onArchived(runKey(run));
     }
     // A finished step's record may be sealed out of the status: the Pod goes once it is recorded anywhere.
-    if (attemptOver(pod, (await this.deps.segments.expand(run)).status ?? {})) await this.deps.podWriter.delete(namespace, name);
+    // Every attempt of a finished run is over; a running one's sealed records are in the cache.
+    const status = isFinished(run) ? (run.status ?? {}) : ((await this.deps.segments.expand(run)).status ?? {});
+    if (attemptOver(pod, status)) await this.deps.podWriter.delete(namespace, name);
   }
 
   private async archive(pod: V1Pod, logRef: LogRef, run: DagRunResource): Promise<void> {
