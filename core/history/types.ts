@@ -128,3 +128,10 @@ export interface HistoryStore {
   counts(namespace: string): Promise<DagStatusCount[]>;
   close(): Promise<void>;
 }
+
+/**
+ * What the API server asks of history: reads, and `relist` when a DAG is renamed. The operator
+ * holds the store itself; the API server holds either a PostgreSQL store or, for the embedded
+ * SQLite file on the operator's volume, a client of the operator's internal endpoint.
+ */
+export type HistoryReader = Pick<HistoryStore, 'summary' | 'run' | 'withRunId' | 'latest' | 'runsOf' | 'list' | 'subRuns' | 'relist' | 'close'>;
