@@ -5,6 +5,7 @@
  * process restarted on it (memory, time to sync), the API's history reads, etcd's database.
  */
 import { performance } from 'node:perf_hooks';
+import type { HistoryStore, RunToArchive } from '../core/history/types.ts';
 import type { KubedagClients } from '../core/kube/client.ts';
 import { loadDag } from '../core/dag/index.ts';
 import { LABELS } from '../core/resources/constants.ts';
@@ -122,4 +123,62 @@ export async function historyReads(api: string, seeded: Seeded, repeat: number):
 
 export function recordStats(sizes: readonly number[]): { min: number; median: number; max: number } {
   return { min: sizes.length === 0 ? 0 : Math.min(...sizes), median: percentile(sizes, 50), max: sizes.length === 0 ? 0 : Math.max(...sizes) };
+}
+
+/**
+ * R finished runs written straight into the history store, as the operator's archiver writes
+ * them (a copy of `source` each, with every step record and its DAG's definition), in
+ * transactions of `batch` runs: what months of archiving leave behind, without the months.
+ * Times are spread over the last `spanMs` before `endMs`.
+ */
+export interface StoreSeed {
+  readonly runs: number;
+  readonly dags: number;
+  readonly batch?: number;
+  readonly endMs?: number;
+  readonly spanMs?: number;
+}
+
+export async function seedStore(store: HistoryStore, source: DagRunResource, options: StoreSeed, log: (line: string) => void): Promise<Seeded> {
+  const { runs, dags } = options;
+  const started = performance.now();
+  const batch = options.batch ?? 1000;
+  const endMs = options.endMs ?? Date.now();
+  const span = options.spanMs ?? 7 * 24 * 3600 * 1000;
+  const definitions = Array.from({ length: dags }, (_, d): Record<string, unknown> => ({ ...dagManifest(historyDagName(d), loadDag(HISTORY_DAG_YAML, { fileName: historyDagName(d) }).documents, namespace).spec }));
+  // The API hands creationTimestamp over as text, whatever client-node's type says.
+  const sourceAge = Date.parse(String(source.metadata?.creationTimestamp ?? new Date(endMs).toISOString()));
+  let lastReport = performance.now();
+  for (let first = 0; first < runs; first += batch) {
+    const items: RunToArchive[] = [];
+    for (let i = first; i < Math.min(runs, first + batch); i += 1) {
+      const d = i % dags;
+      const dagName = historyDagName(d);
+      const dagRunId = `s${String(i).padStart(6, '0')}`;
+      const createdMs = endMs - span + Math.floor((i / runs) * span);
+      const offset = sourceAge - createdMs;
+      const name = dagRunResourceName(dagName, dagRunId);
+      const labels = { ...source.metadata?.labels, [LABELS.dag]: labelValue(dagName), [LABELS.runId]: labelValue(dagRunId) };
+      const { frozenDefinition: _frozen, ...spec } = source.spec;
+      const run: DagRunResource = {
+        ...source,
+        metadata: { name, namespace, uid: `bench-${dagRunId}`, labels, creationTimestamp: new Date(createdMs).toISOString().replace(/\.\d+Z$/, 'Z') as unknown as Date },
+        spec: { ...spec, dagRef: { name: dagName }, dagName, dagRunId },
+        status: shiftedStatus(source.status, offset),
+      };
+      items.push({ dagName, run, definition: definitions[d] ?? {} });
+    }
+    await store.put(items);
+    if (performance.now() - lastReport > 15_000) {
+      lastReport = performance.now();
+      log(`  stored ${String(first + items.length)} of ${String(runs)} runs`);
+    }
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const records = (source.status?.nodes ?? []).map((n) => Buffer.byteLength(JSON.stringify(n)));
+  return {
+    figures: { runs, dags, seconds, sourceRunBytes: Buffer.byteLength(JSON.stringify(source)), sourceRecordBytes: records },
+    source,
+    copy: { dagName: historyDagName(1 % dags), dagRunId: `s${String(1).padStart(6, '0')}` },
+  };
 }
