@@ -24,6 +24,7 @@ import { writeStepSegment } from '../core/kube/segments.ts';
 import { ANNOTATIONS } from '../core/resources/constants.ts';
 import { loadDagSpec } from '../core/resources/dag.ts';
 import { frozenReference } from '../core/resources/frozen.ts';
+import { definitionSegmentName } from '../core/resources/names.ts';
 import { compactNodes, NOTHING_SEALED } from '../core/resources/run-records.ts';
 import type { RunNode } from '../core/resources/schemas.ts';
 import type { DagRunResource } from '../core/resources/types.ts';
@@ -52,8 +53,9 @@ function restoredSpec(archived: DagRunResource, name: string): { spec: DagRunRes
   if (spec.definition !== undefined) return { spec };
   const id = runIdentity(archived);
   if (snapshot === undefined) throw new ApiError('bad_request', `run "${id.dagRunId}" was archived without its definition; it cannot be put back`);
-  const reference = frozenDefinition ?? frozenReference(name, loadDagSpec(snapshot, { fileName: spec.dagName ?? id.name }).dag);
-  return { spec: { ...spec, frozenDefinition: reference }, definition: snapshot };
+  // The facts it was frozen with, else worked out again (a run frozen the old way); the segment is always its own.
+  const facts = frozenDefinition ?? frozenReference(name, loadDagSpec(snapshot, { fileName: spec.dagName ?? id.name }).dag);
+  return { spec: { ...spec, frozenDefinition: { ...facts, segment: definitionSegmentName(name) } }, definition: snapshot };
 }
 
 function restoredMetadata(archived: DagRunResource, namespace: string): NonNullable<DagRunResource['metadata']> {
