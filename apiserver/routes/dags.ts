@@ -44,8 +44,9 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     const { query } = request;
     const chosen = selectDags(allDags(cluster), query, clock());
     const { items, pagination } = paginate(chosen, query.page, query.perPage);
-    // A DAG whose runs are all archived shows the latest run the operator keeps in its status: no query per DAG.
-    return { dags: items.map((e) => dagListItem(e, latestRun(cluster, e.load.dag.name) ?? latestFromStatus(e.resource, e.load.dag.name))), errors: [], pagination };
+    // With a history store, a DAG whose runs are all archived shows the latest run the operator keeps in its status: no query per DAG.
+    const archived = cluster.history !== undefined;
+    return { dags: items.map((e) => dagListItem(e, latestRun(cluster, e.load.dag.name) ?? (archived ? latestFromStatus(e.resource, e.load.dag.name) : undefined))), errors: [], pagination };
   });
 
   app.post('/dags', { config: { permission: 'write', errors: ['bad_request', 'already_exists'] }, schema: { tags: ['dags'], body: createBody, response: { 201: Type.Object({ name: Type.String() }, { description: 'The DAG is created.' }) } } }, async (request, reply) => {

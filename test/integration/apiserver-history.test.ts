@@ -126,6 +126,14 @@ async function runUrls(id: string, from: number): Promise<string[]> {
   ];
 }
 
+/** Waits until the run's last retry asked for has been carried out and has ended. */
+async function retried(id: string): Promise<void> {
+  await waitFor(`the retry of ${id} to be carried out`, async () => {
+    const run = await kube.runs.get(ns, dagRunResourceName('hist', id));
+    return run.status?.retryToken === run.metadata?.annotations?.[ANNOTATIONS.retry] && run.status?.finishedAt !== undefined;
+  }, 90_000, 200);
+}
+
 const createdSeconds = async (id: string): Promise<number> => Math.floor(Date.parse(String((await kube.runs.get(ns, dagRunResourceName('hist', id))).metadata?.creationTimestamp)) / 1000);
 
 beforeAll(async () => {
@@ -177,16 +185,32 @@ describe('runs archived into the history store', () => {
     for (const { server } of servers) expect(server.cache.runIndex.runsOf('hist')).toEqual([]);
   });
 
+  it('answers stop and dequeue of an archived run as of any finished run, and writes nothing', async () => {
+    const stop = await first().call('POST', '/api/v2/dag-runs/hist/h1/stop');
+    const dequeue = await first().call('GET', '/api/v2/dag-runs/hist/h1/dequeue');
+    expect([stop.status, (stop.body as { code: string }).code, dequeue.status, (dequeue.body as { code: string }).code]).toEqual([400, 'not_running', 404, 'not_found']);
+    await expect(ignoreNotFound(kube.runs.get(ns, dagRunResourceName('hist', 'h1')))).resolves.toBeUndefined();
+  });
+
+  it('retries an archived run under a new id: the original is put back, and the new run starts from its step states', async () => {
+    expect((await first().call('POST', '/api/v2/dag-runs/hist/h1/retry', { dagRunId: 'h1-copy' })).status).toBe(200);
+    await finished('hist', 'h1-copy');
+    const copy = (await get(first(), '/api/v2/dag-runs/hist/h1-copy')) as { dagRunDetails: { statusLabel: string; nodes: { statusLabel: string }[] } };
+    expect([copy.dagRunDetails.statusLabel, copy.dagRunDetails.nodes.map((n) => n.statusLabel)]).toEqual(['succeeded', ['succeeded', 'succeeded']]);
+    const original = await kube.runs.get(ns, dagRunResourceName('hist', 'h1'));
+    expect(original.metadata?.annotations?.[ANNOTATIONS.restoredFrom]).toBeTruthy();
+    // Archived again, for the in-place retry that follows.
+    await archive('hist', 'h1');
+  });
+
   it('retries an archived run in place: the same DAGRun comes back once (asked twice), runs, and its sub runs still answer', async () => {
     const subRuns = await get(first(), '/api/v2/dag-runs/hist/h1/sub-dag-runs');
     expect((await first().call('POST', '/api/v2/dag-runs/hist/h1/retry', {})).status).toBe(200);
     const restored = await kube.runs.get(ns, dagRunResourceName('hist', 'h1'));
     expect(restored.metadata?.annotations?.[ANNOTATIONS.restoredFrom]).toBeTruthy();
-    await waitFor('the retry to be carried out', async () => {
-      const run = await kube.runs.get(ns, dagRunResourceName('hist', 'h1'));
-      return run.status?.retryToken === run.metadata?.annotations?.[ANNOTATIONS.retry] && run.status?.finishedAt !== undefined;
-    }, 90_000, 200);
+    await retried('h1');
     expect((await first().call('POST', '/api/v2/dag-runs/hist/h1/retry', {})).status).toBe(200);
+    await retried('h1');
     const copies = await kube.runs.list(ns, { labelSelector: `${LABELS.runId}=${labelValue('h1')}` });
     expect(copies.items.filter((r) => r.spec.parent === undefined).length).toBe(1);
     for (const { api } of servers) expect(await get(api, '/api/v2/dag-runs/hist/h1/sub-dag-runs')).toEqual(subRuns);
@@ -227,7 +251,7 @@ describe('runs archived into the history store', () => {
     // Renamed through the sqlite server: its store is the one relisted (replicas share one store).
     expect((await first().call('POST', '/api/v2/dags/hist/rename', { newFileName: 'hist-renamed' })).status).toBe(200);
     const ids = (await get(first(), '/api/v2/dag-runs/hist-renamed')) as { dagRuns: { dagRunId: string; name: string }[] };
-    expect(ids.dagRuns.map((r) => [r.name, r.dagRunId]).sort()).toEqual([['hist-renamed', 'big'], ['hist-renamed', 'h1'], ['hist-renamed', 'h2']]);
+    expect(ids.dagRuns.map((r) => [r.name, r.dagRunId]).sort()).toEqual([['hist-renamed', 'big'], ['hist-renamed', 'h1'], ['hist-renamed', 'h1-copy'], ['hist-renamed', 'h2']]);
     const sqlite = writers[0] as HistoryStore;
     expect([(await sqlite.runsOf(ns, 'hist', 10)).length, (await sqlite.runsOf(ns, 'hist-renamed', 10)).map((r) => r.dagRunId).sort()]).toEqual([0, ['big', 'h1', 'h2']]);
     expect(((await get(first(), '/api/v2/dag-runs/hist-renamed/h2')) as { dagRunDetails: { name: string } }).dagRunDetails.name).toBe('hist-renamed');
