@@ -4,7 +4,7 @@ import { summaryOf, archiveRecord } from '../../core/history/record.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { finished } from '../../test/builders/history-run.ts';
 import { historyFilter, latestFromStatus, summaryResource } from './archived.ts';
-import { mergedRuns } from './run-listing.ts';
+import { mergedRuns, summaryChunks } from './run-listing.ts';
 import { filterRuns, runSummary } from './runs.ts';
 
 /** The summary row the store keeps of a finished run. */
@@ -43,6 +43,26 @@ describe('merging the informer with the store', () => {
     const merged = await collect(mergedRuns(filterRuns(live, {}), pages, (s) => s.dagRunId.startsWith('live')));
     expect(merged.map((r) => r.spec.dagRunId)).toEqual(['old-7', 'live-6', 'old-5', 'live-4', 'old-3', 'live-2', 'old-1', 'live-0']);
     expect(merged.find((r) => r.spec.dagRunId === 'live-6')).toBe(live[3]);
+  });
+});
+
+describe('the streamed merge', () => {
+  it('asks the store for a page only when the answer has used the one before: the first 64 KiB of 40 pages of 500 rows read the first page only', async () => {
+    const template = rowOf(finished('ns', 'etl', 'x').at(T).build().run, 'etl');
+    let pulled = 0;
+    async function* pages(): AsyncGenerator<HistorySummary[]> {
+      for (let page = 0; page < 40; page++) {
+        pulled += 1;
+        await Promise.resolve();
+        yield Array.from({ length: 500 }, (_, i) => ({ ...template, dagRunId: `r-${String(page * 500 + i).padStart(6, '0')}`, createdAt: new Date(T - (page * 500 + i) * 1000).toISOString() }));
+      }
+    }
+    const chunks = summaryChunks(mergedRuns([], pages(), () => false));
+    const firstChunk = await chunks.next();
+    expect([firstChunk.done, pulled]).toEqual([false, 1]);
+    let rest = 0;
+    for await (const chunk of chunks) rest += chunk.length;
+    expect([pulled, rest > 0]).toEqual([40, true]);
   });
 });
 
