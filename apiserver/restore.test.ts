@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ANNOTATIONS } from '../core/resources/constants.ts';
+import { withRecordedEnd } from '../core/resources/ended.ts';
 import { definitionSegmentName } from '../core/resources/names.ts';
 import { expandNodes, recordBytes, sealedRecords, SEGMENT_BYTES } from '../core/resources/run-records.ts';
 import type { DagRunResource } from '../core/resources/types.ts';
@@ -12,7 +13,7 @@ function archived(steps: number): DagRunResource {
   const run = finished('ns', 'etl', 'r1').build().run;
   return {
     ...run,
-    metadata: { ...run.metadata, annotations: { [ANNOTATIONS.restartAt]: 'x', keep: 'me' } },
+    metadata: { ...run.metadata, annotations: { [ANNOTATIONS.restartAt]: 'x', [ANNOTATIONS.retry]: 't1', keep: 'me' } },
     spec: { ...run.spec, dagRef: { name: 'etl' }, snapshot: { steps: names.map((name) => ({ name, command: 'true' })) } },
     status: { ...run.status, observedGeneration: 4, sealed: 9, nodes: names.map(stepRecord) },
   };
@@ -30,7 +31,7 @@ describe('putting an archived run back', () => {
     expect(expandNodes(plan.status.nodes, sealed)).toEqual(run.status?.nodes);
   });
 
-  it('names its own definition segment instead of carrying the definition, and keeps no bookkeeping of the DAGRun it was', () => {
+  it('names its own definition segment instead of carrying the definition, and keeps no bookkeeping of the DAGRun it was (uid, version, generation, a restart, a retry token)', () => {
     const run = archived(3);
     const plan = restorePlan(run, 'other-ns');
     expect(plan.definition).toEqual(run.spec.snapshot);
@@ -40,13 +41,16 @@ describe('putting an archived run back', () => {
     expect(plan.status.nodes).toEqual(run.status?.nodes);
   });
 
-  it('keeps an inline run\'s definition in its spec and writes no definition segment', () => {
+  it("keeps an inline run's definition in its spec, writes no definition segment, and carries its end so that every cache sees it finished before its status is written", () => {
     const run = archived(2);
-    const inline: DagRunResource = { ...run, spec: { ...run.spec, dagRef: undefined, definition: { steps: ['true'] }, snapshot: undefined } };
+    const inline: DagRunResource = { ...run, spec: { ...run.spec, definition: { steps: ['true'] } } };
     delete inline.spec.dagRef;
     delete inline.spec.snapshot;
     const plan = restorePlan(inline, 'ns');
     expect([plan.definition, plan.body.spec.definition, plan.body.spec.frozenDefinition]).toEqual([undefined, { steps: ['true'] }, undefined]);
+    const seen = withRecordedEnd(plan.body).status;
+    expect([seen?.status, seen?.finishedAt]).toEqual([run.status?.status, run.status?.finishedAt]);
+    expect(withRecordedEnd(restorePlan(run, 'ns').body).status).toBeUndefined();
   });
 
   it('refuses a dagRef run archived without its definition', () => {

@@ -9,7 +9,8 @@
  * Order, and what a crash leaves:
  * 1. The DAGRun, under the run's original resource name, naming its definition segment and
  *    marked `restored-from` (the archived uid). A dagRef run waits for its definition segment
- *    (operator/run/freeze.ts), so the operator does not start it as a new run meanwhile.
+ *    (operator/run/freeze.ts), so the operator does not start it as a new run meanwhile; an
+ *    inline run carries its end on its metadata until its status is written (endRecord).
  * 2. The step segments, owned by the new uid.
  * 3. The status: finished as archived, naming the segments (`sealed`).
  * 4. The definition segment: only now can the operator read the run, and it finds it finished.
@@ -44,8 +45,24 @@ export interface RestorePlan {
   readonly definition?: Record<string, unknown>;
 }
 
-/** Annotations a run ended with that belong to no later DAGRun: a pending restart names a run long gone. */
-const DROPPED = new Set<string>([ANNOTATIONS.restartRunId, ANNOTATIONS.restartAt, ANNOTATIONS.ended]);
+/**
+ * Annotations a run ended with that belong to no later DAGRun: a pending restart names a run
+ * long gone, and a retry's token is echoed by the status, which the DAGRun has none of at first
+ * (the operator would take the token for a retry asked). A new retry sets a new token anyway.
+ */
+const DROPPED = new Set<string>([ANNOTATIONS.restartRunId, ANNOTATIONS.restartAt, ANNOTATIONS.ended, ANNOTATIONS.retry, ANNOTATIONS.retryStep]);
+
+/**
+ * For an inline run, which no definition segment holds back: its end recorded on the metadata
+ * (core/resources/ended.ts), which every Kubedag cache reads as the status while there is none,
+ * so the operator sees the run finished from its first version instead of a new run to start.
+ * Taken off once the status is written. Token '': the status it stands in for has none yet.
+ */
+function endRecord(archived: DagRunResource): Record<string, string> {
+  if (archived.spec.definition === undefined) return {};
+  const { status = 0, finishedAt = '', error = '' } = archived.status ?? {};
+  return { [ANNOTATIONS.ended]: JSON.stringify({ status, finishedAt, error, token: '' }) };
+}
 
 /** The spec, naming its definition segment, and the definition for it (dagRef runs); an inline run's spec holds its own. */
 function restoredSpec(archived: DagRunResource, name: string): { spec: DagRunResource['spec']; definition?: Record<string, unknown> } {
@@ -61,7 +78,7 @@ function restoredSpec(archived: DagRunResource, name: string): { spec: DagRunRes
 function restoredMetadata(archived: DagRunResource, namespace: string): NonNullable<DagRunResource['metadata']> {
   const { name = '', labels, uid = '' } = archived.metadata ?? {};
   const annotations = Object.fromEntries(Object.entries(archived.metadata?.annotations ?? {}).filter(([key]) => !DROPPED.has(key)));
-  return { name, namespace, ...(labels === undefined ? {} : { labels }), annotations: { ...annotations, [ANNOTATIONS.restoredFrom]: uid } };
+  return { name, namespace, ...(labels === undefined ? {} : { labels }), annotations: { ...annotations, ...endRecord(archived), [ANNOTATIONS.restoredFrom]: uid } };
 }
 
 /** The plan for an archived run (HistoryRun.resource). Pure; throws the contract's errors. */
@@ -119,9 +136,10 @@ export async function restoreRun(deps: RestoreDeps, archived: DagRunResource): P
   const created = await createOrFind(deps, plan, archived);
   const owner = ownerOf({ ...created, metadata: { ...created.metadata, namespace: deps.cache.namespace } });
   for (const [index, nodes] of plan.segments.entries()) await writeStepSegment(deps.clients.segments, owner, index, nodes);
-  const written = await writeStatus(deps, created, plan.status);
+  let written = await writeStatus(deps, created, plan.status);
   if (plan.definition !== undefined) await writeFrozenDefinition(deps.clients.segments, owner, plan.definition);
   const name = owner.name;
+  if (written.metadata?.annotations?.[ANNOTATIONS.ended] !== undefined) written = await deps.clients.runs.mergePatch(owner.namespace, name, { metadata: { annotations: { [ANNOTATIONS.ended]: null } } });
   await deps.cache.settled(deps.cache.runs, name, written.metadata?.resourceVersion);
   const cached = deps.cache.runs.get(deps.cache.namespace, name);
   if (cached === undefined) throw new ApiError('service_unavailable', `run "${runIdentity(archived).dagRunId}" was put back but is not cached yet; try again`);

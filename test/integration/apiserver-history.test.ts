@@ -256,4 +256,17 @@ describe('runs archived into the history store', () => {
     expect([(await sqlite.runsOf(ns, 'hist', 10)).length, (await sqlite.runsOf(ns, 'hist-renamed', 10)).map((r) => r.dagRunId).sort()]).toEqual([0, ['big', 'h1', 'h2']]);
     expect(((await get(first(), '/api/v2/dag-runs/hist-renamed/h2')) as { dagRunDetails: { name: string } }).dagRunDetails.name).toBe('hist-renamed');
   });
+
+  it('edits a step of an archived inline sub run: root and sub run come back, the sub run is not run again, and shows the edit', async () => {
+    const sub = await subId('hist-renamed', 'h2');
+    const at = `/api/v2/dag-runs/hist-renamed/h2/sub-dag-runs/${sub}`;
+    const before = (await get(first(), at)) as { dagRunDetails: { status: number; finishedAt: string; nodes: { step: { name: string }; statusLabel: string }[] } };
+    expect((await first().call('PATCH', `${at}/steps/inner/status`, { status: 2 })).status).toBe(200);
+    const restored = (await kube.runs.list(ns)).items.find((r) => r.spec.dagRunId === sub);
+    expect([restored?.spec.definition !== undefined, restored?.metadata?.annotations?.[ANNOTATIONS.ended], restored?.metadata?.annotations?.[ANNOTATIONS.restoredFrom] !== undefined]).toEqual([true, undefined, true]);
+    // Time for the operator to have acted on it, had it taken it for a new run.
+    await new Promise((done) => setTimeout(done, 3000));
+    const after = (await get(first(), at)) as typeof before;
+    expect([after.dagRunDetails.status, after.dagRunDetails.finishedAt, after.dagRunDetails.nodes.map((n) => [n.step.name, n.statusLabel])]).toEqual([before.dagRunDetails.status, before.dagRunDetails.finishedAt, [['inner', 'failed']]]);
+  });
 });
