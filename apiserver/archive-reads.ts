@@ -109,11 +109,21 @@ function inInformer(cache: Cache): (summary: HistorySummary) => boolean {
   return (summary) => cache.runIndex.run(summary.dagName, summary.dagRunId) !== undefined;
 }
 
-/** GET /dag-runs: the informer's matches and the store's, newest first, streamed as the store pages. */
-export function matchingRuns(sources: RunSources, filter: RunFilter): DagRunResource[] | AsyncIterable<DagRunResource> {
+/**
+ * GET /dag-runs: the informer's matches and the store's, newest first, streamed as the store
+ * pages. The first page is read before the answer starts, so a store that cannot be read is an
+ * error answer of the contract's shape rather than a stream cut short.
+ */
+export async function matchingRuns(sources: RunSources, filter: RunFilter): Promise<DagRunResource[] | AsyncIterable<DagRunResource>> {
   const local = listRuns(sources.cache.runIndex, filter);
   const { history } = sources;
-  return history === undefined ? local : mergedRuns(local, history.list(historyFilter(sources.cache.namespace, filter)), inInformer(sources.cache));
+  if (history === undefined) return local;
+  const pages = history.list(historyFilter(sources.cache.namespace, filter))[Symbol.asyncIterator]();
+  const first = await pages.next();
+  async function* all(): AsyncGenerator<readonly HistorySummary[]> {
+    for (let page = first; page.done !== true; page = await pages.next()) yield page.value;
+  }
+  return mergedRuns(local, all(), inInformer(sources.cache));
 }
 
 /**

@@ -53,16 +53,18 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
   const read = { permission: 'read' as const };
   const run = { permission: 'run' as const };
   const stepStatus = { ...run, errors: ['not_found', 'bad_request'] as const };
-  app.get('/dag-runs', { config: read, schema: { tags: ['runs'], querystring: listQuery, response: { 200: S.runSummaries } } }, (request, reply) => {
+  app.get('/dag-runs', { config: read, schema: { tags: ['runs'], querystring: listQuery, response: { 200: S.runSummaries } } }, async (request, reply) => {
     const { remoteNode: _node, ...query } = request.query;
     // A stream is sent as it is: the summaries are exactly the schema's fields (runSummary).
-    sendJsonStream(reply, summaryStream(matchingRuns(cluster, query)));
+    sendJsonStream(reply, summaryStream(await matchingRuns(cluster, query)));
+    return reply;
   });
 
-  app.get('/dag-runs/:name', { config: read, schema: { tags: ['runs'], params: Type.Object({ name: Type.String() }), querystring: listQuery, response: { 200: S.runSummaries } } }, (request, reply) => {
+  app.get('/dag-runs/:name', { config: read, schema: { tags: ['runs'], params: Type.Object({ name: Type.String() }), querystring: listQuery, response: { 200: S.runSummaries } } }, async (request, reply) => {
     const { name } = request.params;
     const { remoteNode: _node, name: _name, ...query } = request.query;
-    sendJsonStream(reply, summaryStream(matchingRuns(cluster, { ...query, name, exactName: true })));
+    sendJsonStream(reply, summaryStream(await matchingRuns(cluster, { ...query, name, exactName: true })));
+    return reply;
   });
 
   app.get('/dag-runs/:name/:dagRunId', { config: { ...read, errors: ['not_found'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.dagRunDetailsWrapped } } }, async (request) => {
