@@ -4,7 +4,9 @@
  * root. Each lookup answers the contract's 400/404 itself.
  */
 import type { Dag } from '../core/dag/index.ts';
+import type { HistoryReader } from '../core/history/types.ts';
 import type { LogChunk, LogQuery } from '../core/logs/chunk.ts';
+import { ANNOTATIONS } from '../core/resources/constants.ts';
 import { FILE_NAME_PATTERN, dagResourceName } from '../core/resources/names.ts';
 import type { DagRunResource } from '../core/resources/types.ts';
 import type { Cache } from './cache.ts';
@@ -16,6 +18,7 @@ import { newestFirst } from './views/runs.ts';
 import type { Writer } from './writer.ts';
 import type { RunRecords } from './records.ts';
 import type { RunDefinitions } from './definitions.ts';
+import { findRoot, isArchived, storedResolver, storedSubRun, withRecords } from './archive-reads.ts';
 
 export interface LogRef {
   readonly dagName: string;
@@ -39,6 +42,8 @@ export interface Cluster {
   readonly records: RunRecords;
   /** The definitions runs were frozen with (definitions.ts). */
   readonly definitions: RunDefinitions;
+  /** Finished runs archived out of etcd (archive-reads.ts); absent: every run is in etcd. */
+  readonly history?: HistoryReader;
 }
 
 export function checkFileName(fileName: string): void {
@@ -80,35 +85,55 @@ export function latestRun(cluster: Cluster, name: string): DagRunResource | unde
   return kept.byDag.get(name);
 }
 
-/** A root run by DAG name and id; `latest` is the most recent one. */
-export function rootRun(cluster: Cluster, name: string, dagRunId: string): DagRunResource {
-  const run = dagRunId === 'latest' ? latestRun(cluster, name) : cluster.cache.runIndex.run(name, dagRunId);
-  if (run === undefined) throw new ApiError('not_found', dagRunId === 'latest' ? `DAG "${name}" has no runs` : `run "${dagRunId}" of DAG "${name}" not found`);
-  return run;
+/** A root run by DAG name and id, live or archived; `latest` is the most recent one. */
+export async function rootRun(cluster: Cluster, name: string, dagRunId: string): Promise<DagRunResource> {
+  return findRoot(cluster, (n) => latestRun(cluster, n), name, dagRunId);
 }
 
 /** The run a path names with every step's record, sealed ones included (records.ts). */
 export async function recordedRunAt(cluster: Cluster, path: RunPath): Promise<DagRunResource> {
-  return cluster.records.expand(runAt(cluster, path));
+  return withRecords(cluster, await runAt(cluster, path));
 }
 
-/** Any descendant of a root run, by its own run id. */
-export function subRun(cluster: Cluster, root: DagRunResource, subRunId: string): DagRunResource {
+/**
+ * Any descendant of a root run, by its own run id: the informer's, else the store's (an
+ * archived root's sub runs were archived with it; a root put back keeps them there).
+ */
+export async function subRun(cluster: Cluster, root: DagRunResource, subRunId: string): Promise<DagRunResource> {
   const id = runIdentity(root);
-  const found = cluster.cache.runIndex.descendants(root.spec.dagName ?? id.name, id.dagRunId).find((r) => runIdentity(r).dagRunId === subRunId);
-  if (found === undefined) throw new ApiError('not_found', `sub run "${subRunId}" of run "${id.dagRunId}" not found`);
-  return found;
+  const live = isArchived(root) ? undefined : cluster.cache.runIndex.descendants(root.spec.dagName ?? id.name, id.dagRunId).find((r) => runIdentity(r).dagRunId === subRunId);
+  if (live !== undefined) return live;
+  if (cluster.history === undefined) throw new ApiError('not_found', `sub run "${subRunId}" of run "${id.dagRunId}" not found`);
+  return storedSubRun(cluster, root, subRunId);
 }
 
-/** Resolves the sub run ids a run's nodes name, for their status in details. */
-export function resolverFor(cluster: Cluster, run: DagRunResource): (dagRunId: string) => DagRunResource | undefined {
+/** Whether a run's sub runs may be in the store: it is archived, or was put back from it. */
+const subRunsStored = (cluster: Cluster, run: DagRunResource): boolean => cluster.history !== undefined && (isArchived(run) || run.metadata?.annotations?.[ANNOTATIONS.restoredFrom] !== undefined);
+
+/** Resolves the sub run ids a run's nodes name, for their status in details: the informer's first. */
+export async function resolverFor(cluster: Cluster, run: DagRunResource): Promise<(dagRunId: string) => DagRunResource | undefined> {
   const id = runIdentity(run);
   const rootKey = run.spec.root ?? { name: run.spec.dagName ?? id.name, dagRunId: id.dagRunId };
   let descendants: DagRunResource[] | undefined;
-  return (dagRunId) => {
+  const live = (dagRunId: string): DagRunResource | undefined => {
     descendants ??= cluster.cache.runIndex.descendants(rootKey.name, rootKey.dagRunId);
     return descendants.find((r) => runIdentity(r).dagRunId === dagRunId);
   };
+  if (!subRunsStored(cluster, run)) return live;
+  const stored = await storedResolver(cluster, run);
+  return isArchived(run) ? stored : (dagRunId) => live(dagRunId) ?? stored(dagRunId);
+}
+
+/**
+ * The run a path names as a DAGRun, for the writes that need one (retry, step edits): an
+ * archived root is put back first, then an archived sub run under it (restore.ts).
+ */
+export async function liveRunAt(cluster: Cluster, path: RunPath): Promise<DagRunResource> {
+  const found = await rootRun(cluster, path.name, path.dagRunId);
+  const root = isArchived(found) ? await cluster.writer.restoreRun(found) : found;
+  if (path.subDAGRunId === undefined) return root;
+  const sub = await subRun(cluster, root, path.subDAGRunId);
+  return isArchived(sub) ? cluster.writer.restoreRun(sub) : sub;
 }
 
 /** The definition a run was frozen with (definitions.ts); undefined while it has none to show. */
@@ -123,9 +148,9 @@ export interface RunPath {
   readonly subDAGRunId?: string;
 }
 
-/** The run a path names: the root run, or one of its sub runs. */
-export function runAt(cluster: Cluster, path: RunPath): DagRunResource {
-  const root = rootRun(cluster, path.name, path.dagRunId);
+/** The run a path names: the root run, or one of its sub runs; live or archived. */
+export async function runAt(cluster: Cluster, path: RunPath): Promise<DagRunResource> {
+  const root = await rootRun(cluster, path.name, path.dagRunId);
   return path.subDAGRunId === undefined ? root : subRun(cluster, root, path.subDAGRunId);
 }
 

@@ -12,6 +12,13 @@ describe('parseApiConfig', () => {
     expect(parseApiConfig([], {})).toStrictEqual(DEFAULTS);
   });
 
+  it("reads the operator's history settings: postgres with its URL variable, sqlite with its path, and refuses a stray one", () => {
+    const url = 'postgres://kubedag:pw@db:5432/kubedag';
+    expect(parseApiConfig(['--history-store=postgres'], { KUBEDAG_HISTORY_POSTGRES_URL: url }).history).toEqual({ kind: 'postgres', url });
+    expect(parseApiConfig(['--history-store=sqlite', '--history-sqlite-path=/data/h.db'], {}).history).toEqual({ kind: 'sqlite', path: '/data/h.db' });
+    expect(() => parseApiConfig([], { KUBEDAG_HISTORY_POSTGRES_URL: url })).toThrow(/applies to the postgres history store only/);
+  });
+
   it('reads every setting from KUBEDAG_* variables', () => {
     const env = {
       KUBEDAG_NAMESPACE: 'jobs',

@@ -8,6 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Type, { type Static } from 'typebox';
+import { HISTORY_SETTINGS, historyStoreFrom } from '../core/history/settings.ts';
+import type { HistoryStoreConfig } from '../core/history/open.ts';
 import { LOG_SETTINGS, type LogSettings } from '../core/log.ts';
 import type { HelpPage } from '../core/settings-help.ts';
 import { parseSettings, resolveSettings, setting, type SettingName } from '../core/settings.ts';
@@ -106,6 +108,8 @@ export interface ApiConfig {
   readonly remoteNodes: readonly RemoteNode[];
   /** The built web UI (index.html and assets/), served at `/`. */
   readonly uiDir: string;
+  /** Where archived runs are read (core/history/settings.ts); absent: every run is in etcd. */
+  readonly history?: HistoryStoreConfig;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -293,6 +297,8 @@ export const API_SETTINGS = {
   leaseName: setting({ flag: 'lease-name', group: 'Cluster', value: 'NAME', default: 'kubedag-operator', description: "Name of the operator's leader Lease.", read: asIs }),
   kubeconfig: setting<string | undefined>({ flag: 'kubeconfig', group: 'Cluster', value: 'PATH', variables: ['KUBEDAG_KUBECONFIG', 'KUBECONFIG'], default: undefined, defaultText: 'in-cluster, else ~/.kube/config', description: 'The kubeconfig file to reach the cluster with.', read: asIs }),
   ...LOG_SETTINGS,
+  // The operator's own three settings: the chart gives both processes the same values.
+  ...HISTORY_SETTINGS,
 };
 
 /** What `--help` prints. */
@@ -321,5 +327,8 @@ export function parseApiConfig(argv: readonly string[], env: Env, readFile: Read
     auth: parseAuthConfig(env, readFile),
     remoteNodes: parseRemoteNodes(env, readFile),
     uiDir: values.uiDir,
+    ...historyOf(historyStoreFrom(values)),
   };
 }
+
+const historyOf = (history: HistoryStoreConfig | undefined): { history?: HistoryStoreConfig } => (history === undefined ? {} : { history });

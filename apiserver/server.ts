@@ -19,6 +19,8 @@ import { leaderOf } from './views/leader.ts';
 import { Writer } from './writer.ts';
 import { RunRecords } from './records.ts';
 import { RunDefinitions } from './definitions.ts';
+import type { HistoryReader } from '../core/history/types.ts';
+import { openHistoryReader } from './history-reader.ts';
 
 export interface Server {
   readonly app: FastifyInstance;
@@ -34,6 +36,11 @@ export interface ServerOptions {
   /** Hooks every route runs through (auth, remoteNode), given what they may need of the cluster. */
   readonly plugins?: readonly ((app: FastifyInstance, context: { kc: KubeConfig; namespace: string }) => void)[];
   readonly clock?: () => Date;
+  /**
+   * Where archived runs are read; default: from `config.history` (history-reader.ts). Tests
+   * hand in a store they fill themselves. Closed with the server either way.
+   */
+  readonly history?: HistoryReader;
 }
 
 export async function startServer(options: ServerOptions): Promise<Server> {
@@ -59,7 +66,16 @@ export async function startServer(options: ServerOptions): Promise<Server> {
   // Loading every DAG once now keeps the first GET /dags from paying for all of them.
   for (const dag of cache.dags.list(namespace)) dagEntry(dag);
   const writer = new Writer(clients, cache);
-  const cluster: Cluster = { cache, writer, starter: new Starter(cache, writer), logs: new OperatorLogs(config.operatorUrl, namespace), records: new RunRecords(clients.segments), definitions: new RunDefinitions(clients.segments) };
+  const history = options.history ?? (config.history === undefined ? undefined : await openHistoryReader(config.history, config.operatorUrl));
+  const cluster: Cluster = {
+    cache,
+    writer,
+    starter: new Starter(cache, writer),
+    logs: new OperatorLogs(config.operatorUrl, namespace),
+    records: new RunRecords(clients.segments),
+    definitions: new RunDefinitions(clients.segments),
+    ...(history === undefined ? {} : { history }),
+  };
   const clock = options.clock ?? ((): Date => new Date());
   const versionApi = kc.makeApiClient(VersionApi);
   const health = async (): Promise<string | undefined> => {
@@ -84,6 +100,7 @@ export async function startServer(options: ServerOptions): Promise<Server> {
     close: async () => {
       await app.close();
       await cache.stop();
+      await history?.close();
     },
   };
 }

@@ -12,6 +12,7 @@ import { dagManifest } from '../core/resources/dag.ts';
 import type { DagRunStatus } from '../core/resources/schemas.ts';
 import type { DagResource, DagRunResource } from '../core/resources/types.ts';
 import type { Cache } from './cache.ts';
+import { restoreRun } from './restore.ts';
 import { specDigest } from './views/dags.ts';
 
 /** Annotations may hold 256 KiB in all; a larger file is rendered from the resource instead. */
@@ -68,6 +69,11 @@ export class Writer {
   async createRun(body: DagRunResource, frozen?: Record<string, unknown>): Promise<void> {
     const created = frozen === undefined ? await this.clients.runs.create(this.namespace, body) : await createFrozenRun(this.clients, this.namespace, body, frozen);
     await this.settle(this.cache.runs, created);
+  }
+
+  /** An archived run put back as a DAGRun (restore.ts): the cached run, once the cache has it. */
+  async restoreRun(archived: DagRunResource): Promise<DagRunResource> {
+    return restoreRun({ clients: this.clients, cache: this.cache }, archived);
   }
 
   async deleteRun(run: DagRunResource): Promise<void> {

@@ -13,6 +13,8 @@ import { dagDetailsView, dagListItem, paginate, searchText, selectDags, uniqueTa
 import { compareText } from '../views/format.ts';
 import { runIdentity } from '../views/identity.ts';
 import { runDetails } from '../views/runs.ts';
+import { latestFromStatus } from '../views/archived.ts';
+import { latestRoot, withRecords } from '../archive-reads.ts';
 
 /** What POST /dags stores when the body has no spec (behaviour-notes 10). */
 export const DEFAULT_DAG_YAML = 'steps:\n  - command: echo hello\n';
@@ -42,7 +44,9 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     const { query } = request;
     const chosen = selectDags(allDags(cluster), query, clock());
     const { items, pagination } = paginate(chosen, query.page, query.perPage);
-    return { dags: items.map((e) => dagListItem(e, latestRun(cluster, e.load.dag.name))), errors: [], pagination };
+    // With a history store, a DAG whose runs are all archived shows the latest run the operator keeps in its status: no query per DAG.
+    const archived = cluster.history !== undefined;
+    return { dags: items.map((e) => dagListItem(e, latestRun(cluster, e.load.dag.name) ?? (archived ? latestFromStatus(e.resource, e.load.dag.name) : undefined))), errors: [], pagination };
   });
 
   app.post('/dags', { config: { permission: 'write', errors: ['bad_request', 'already_exists'] }, schema: { tags: ['dags'], body: createBody, response: { 201: Type.Object({ name: Type.String() }, { description: 'The DAG is created.' }) } } }, async (request, reply) => {
@@ -59,8 +63,9 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
 
   app.get('/dags/:fileName', { config: { ...read, errors: ['not_found'] }, schema: { tags: ['dags'], params: fileParams, response: { 200: S.dagDetails } } }, async (request) => {
     const entry = dagOf(cluster, request.params.fileName);
-    const latest = latestRun(cluster, entry.load.dag.name);
-    return dagDetailsView(entry, latest === undefined ? undefined : runDetails(latest, await runDefinition(cluster, latest), resolverFor(cluster, latest)));
+    const found = await latestRoot(cluster, (name) => latestRun(cluster, name), entry.load.dag.name);
+    const latest = found === undefined ? undefined : await withRecords(cluster, found);
+    return dagDetailsView(entry, latest === undefined ? undefined : runDetails(latest, await runDefinition(cluster, latest), await resolverFor(cluster, latest)));
   });
 
   app.delete('/dags/:fileName', { config: { permission: 'delete', errors: ['not_found'] }, schema: { tags: ['dags'], params: fileParams, response: { 204: S.noContent } } }, async (request, reply) => {
@@ -132,6 +137,8 @@ async function renameDag(cluster: Cluster, from: string, to: string): Promise<vo
   await cluster.writer.createDag(to, entry.yaml, load.documents).catch(taken(to));
   if (load.dag.name !== oldName) {
     for (const run of runs) if (runIdentity(run).name === oldName) await cluster.writer.relistRun(run, load.dag.name);
+    // Archived runs follow too; before the old DAG goes, so that asking again finishes a rename cut short.
+    await cluster.history?.relist(cluster.cache.namespace, oldName, load.dag.name);
   }
   await cluster.writer.deleteDag(entry.resource.metadata?.name ?? '');
 }

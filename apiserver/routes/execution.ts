@@ -9,7 +9,8 @@ import { ApiError } from '../errors.ts';
 import { NAMES, requestBody, S } from '../schemas.ts';
 import { DEFAULT_DAG_YAML } from './dags.ts';
 import type { StartRequest } from '../starts.ts';
-import { gridData, newestFirst, runDetails, type RunDetails } from '../views/runs.ts';
+import { recentRoots, withRecords } from '../archive-reads.ts';
+import { gridData, runDetails, type RunDetails } from '../views/runs.ts';
 
 const fileParams = Type.Object({ fileName: NAMES.fileName });
 const runParams = Type.Object({ fileName: NAMES.fileName, dagRunId: Type.String() });
@@ -99,17 +100,17 @@ export const executionRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions>
 
   app.get('/dags/:fileName/dag-runs', { config: { permission: 'read', errors: ['not_found'] }, schema: { tags: ['runs'], params: fileParams, response: { 200: S.dagRunsWithGrid } } }, async (request) => {
     const entry = dagOf(cluster, request.params.fileName);
-    const runs = cluster.cache.runIndex.runsOf(entry.load.dag.name).sort(newestFirst).slice(0, HISTORY_LENGTH);
+    const runs = await recentRoots(cluster, entry.load.dag.name, HISTORY_LENGTH);
     const details: RunDetails[] = [];
     // One run at a time: the records of big runs pass through a bounded cache (records.ts).
-    for (const r of runs) details.push(runDetails(await cluster.records.expand(r), await runDefinition(cluster, r), resolverFor(cluster, r)));
+    for (const r of runs) details.push(runDetails(await withRecords(cluster, r), await runDefinition(cluster, r), await resolverFor(cluster, r)));
     return { dagRuns: details, gridData: gridData(details) };
   });
 
   app.get('/dags/:fileName/dag-runs/:dagRunId', { config: { permission: 'read', errors: ['not_found'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.dagRunWrapped } } }, async (request) => {
     const entry = dagOf(cluster, request.params.fileName);
-    const r = rootRun(cluster, entry.load.dag.name, request.params.dagRunId);
-    return { dagRun: runDetails(await cluster.records.expand(r), await runDefinition(cluster, r), resolverFor(cluster, r)) };
+    const r = await rootRun(cluster, entry.load.dag.name, request.params.dagRunId);
+    return { dagRun: runDetails(await withRecords(cluster, r), await runDefinition(cluster, r), await resolverFor(cluster, r)) };
   });
   done();
 };

@@ -11,7 +11,7 @@ import { loadDagSpec } from '../../core/resources/dag.ts';
 import { isConflict, isNotFound } from '../../core/kube/errors.ts';
 import { stepStatusLabel } from '../../core/resources/status.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
-import { recordedRunAt, resolverFor, runAt, runDefinition, type Cluster, type RunPath } from '../cluster.ts';
+import { liveRunAt, recordedRunAt, resolverFor, runAt, runDefinition, type Cluster, type RunPath } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError, rethrowAs } from '../errors.ts';
 import { SUB_RUN_SEGMENTS } from '../paths.ts';
@@ -21,7 +21,9 @@ import { checkRunId } from '../starts.ts';
 import { runIdentity } from '../views/identity.ts';
 import { iso } from '../views/format.ts';
 import { sendJsonStream } from '../responses.ts';
-import { listRuns, summaryStream } from '../views/run-listing.ts';
+import { summaryStream } from '../views/run-listing.ts';
+import { isArchived, matchingRuns } from '../archive-reads.ts';
+import { NameTaken } from '../restore.ts';
 import { runDetails, runStatusOf, runSummary } from '../views/runs.ts';
 
 const runParams = Type.Object({ name: Type.String(), dagRunId: Type.String() });
@@ -41,6 +43,8 @@ const retryBody = requestBody({ dagRunId: Type.Optional(NAMES.dagRunId), stepNam
 const rescheduleBody = requestBody({ dagRunId: Type.Optional(NAMES.dagRunId), dagName: Type.Optional(NAMES.dagName) }, {});
 const rescheduled = Type.Object({ dagRunId: Type.String(), queued: Type.Boolean() });
 
+const HANDLER_KEYS = ['onExit', 'onSuccess', 'onFailure', 'onCancel'] as const;
+
 /** A step's address: the run's path and the step's name. */
 type StepPath = RunPath & { readonly stepName: string };
 
@@ -49,25 +53,27 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
   const read = { permission: 'read' as const };
   const run = { permission: 'run' as const };
   const stepStatus = { ...run, errors: ['not_found', 'bad_request'] as const };
-  app.get('/dag-runs', { config: read, schema: { tags: ['runs'], querystring: listQuery, response: { 200: S.runSummaries } } }, (request, reply) => {
+  app.get('/dag-runs', { config: read, schema: { tags: ['runs'], querystring: listQuery, response: { 200: S.runSummaries } } }, async (request, reply) => {
     const { remoteNode: _node, ...query } = request.query;
     // A stream is sent as it is: the summaries are exactly the schema's fields (runSummary).
-    sendJsonStream(reply, summaryStream(listRuns(cluster.cache.runIndex, query)));
+    sendJsonStream(reply, summaryStream(await matchingRuns(cluster, query)));
+    return reply;
   });
 
-  app.get('/dag-runs/:name', { config: read, schema: { tags: ['runs'], params: Type.Object({ name: Type.String() }), querystring: listQuery, response: { 200: S.runSummaries } } }, (request, reply) => {
+  app.get('/dag-runs/:name', { config: read, schema: { tags: ['runs'], params: Type.Object({ name: Type.String() }), querystring: listQuery, response: { 200: S.runSummaries } } }, async (request, reply) => {
     const { name } = request.params;
     const { remoteNode: _node, name: _name, ...query } = request.query;
-    sendJsonStream(reply, summaryStream(listRuns(cluster.cache.runIndex, { ...query, name, exactName: true })));
+    sendJsonStream(reply, summaryStream(await matchingRuns(cluster, { ...query, name, exactName: true })));
+    return reply;
   });
 
   app.get('/dag-runs/:name/:dagRunId', { config: { ...read, errors: ['not_found'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.dagRunDetailsWrapped } } }, async (request) => {
     const r = await recordedRunAt(cluster, request.params);
-    return { dagRunDetails: runDetails(r, await runDefinition(cluster, r), resolverFor(cluster, r)) };
+    return { dagRunDetails: runDetails(r, await runDefinition(cluster, r), await resolverFor(cluster, r)) };
   });
 
   app.post('/dag-runs/:name/:dagRunId/stop', { config: { ...run, errors: ['not_found', 'not_running'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.empty } } }, async (request, reply) => {
-    const r = runAt(cluster, request.params);
+    const r = await runAt(cluster, request.params);
     if (runStatusOf(r) !== 1) throw new ApiError('not_running', `run "${runIdentity(r).dagRunId}" is not running`);
     if (r.spec.stop !== true) await cluster.writer.stopRun(r);
     return reply.code(200).send();
@@ -79,11 +85,11 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
   });
 
   app.post('/dag-runs/:name/:dagRunId/reschedule', { config: { ...run, errors: ['not_found', 'already_exists', 'already_running', 'max_run_reached'] }, schema: { tags: ['runs'], params: runParams, body: rescheduleBody, response: { 200: rescheduled } } }, async (request) => {
-    return reschedule(cluster, runAt(cluster, request.params), request.body);
+    return reschedule(cluster, await runAt(cluster, request.params), request.body);
   });
 
   app.get('/dag-runs/:name/:dagRunId/dequeue', { config: { ...run, errors: ['not_found'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.empty } } }, async (request, reply) => {
-    const r = runAt(cluster, request.params);
+    const r = await runAt(cluster, request.params);
     if (runStatusOf(r) !== 5) throw new ApiError('not_found', `run "${runIdentity(r).dagRunId}" is not queued`);
     // Gone, or another run under its name (the uid guard): either way it is not queued any more.
     await cluster.writer.deleteRun(r).catch(rethrowAs((error) => isNotFound(error) || isConflict(error), () => new ApiError('not_found', `run "${runIdentity(r).dagRunId}" is not queued`)));
@@ -92,13 +98,13 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
 
   app.get('/dag-runs/:name/:dagRunId/sub-dag-runs', { config: { ...read, errors: ['not_found'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.subRuns } } }, async (request) => {
     const r = await recordedRunAt(cluster, request.params);
-    return { subRuns: subRunList(cluster, r) };
+    return { subRuns: await subRunList(cluster, r) };
   });
 
   for (const segment of SUB_RUN_SEGMENTS) {
     app.get(`/dag-runs/:name/:dagRunId/${segment}`, { config: { ...read, errors: ['not_found'] }, schema: { tags: ['runs'], params: subParams, response: { 200: S.dagRunDetailsWrapped } } }, async (request) => {
       const r = await recordedRunAt(cluster, request.params);
-      return { dagRunDetails: runDetails(r, await runDefinition(cluster, r), resolverFor(cluster, r)) };
+      return { dagRunDetails: runDetails(r, await runDefinition(cluster, r), await resolverFor(cluster, r)) };
     });
     app.patch(`/dag-runs/:name/:dagRunId/${segment}/steps/:stepName/status`, { config: stepStatus, schema: { tags: ['runs'], params: subStepParams, body: stepStatusBody, response: { 200: S.empty } } }, async (request, reply) => {
       await setStepStatus(cluster, request.params, request.body.status);
@@ -114,8 +120,8 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
 };
 
 /** The sub runs a run's nodes name, in node order; ones that cannot be found are left out. */
-function subRunList(cluster: Cluster, r: DagRunResource): { dagRunId: string; params: string; status: number; statusLabel: string; startedAt: string; finishedAt: string }[] {
-  const resolve = resolverFor(cluster, r);
+async function subRunList(cluster: Cluster, r: DagRunResource): Promise<{ dagRunId: string; params: string; status: number; statusLabel: string; startedAt: string; finishedAt: string }[]> {
+  const resolve = await resolverFor(cluster, r);
   const refs = (r.status?.nodes ?? []).flatMap((n) => [...(n.subRuns ?? []), ...(n.subRunsRepeated ?? [])]);
   return refs.flatMap((ref) => {
     const child = resolve(ref.dagRunId);
@@ -146,12 +152,27 @@ function loadSpec(spec: Record<string, unknown>, fileName: string, name?: string
   return loadDagSpec(spec, { fileName, ...(name === undefined ? {} : { name }) });
 }
 
+/** The step has a record (an archived run holds them all) or is a handler that ran. */
+function checkStepOf(run: DagRunResource, step: string): void {
+  const current = run.status ?? {};
+  const known = (current.nodes ?? []).some((n) => n.name === step) || HANDLER_KEYS.some((k) => current[k]?.name === step);
+  if (!known) throw new ApiError('not_found', `step "${step}" not found in run "${runIdentity(run).dagRunId}"`);
+}
+
+/** An archived run is checked as it is, and put back only for an edit that will be made. */
+async function editable(cluster: Cluster, at: StepPath, found: DagRunResource): Promise<DagRunResource> {
+  if (!isArchived(found)) return found;
+  checkStepOf(found, at.stepName);
+  return liveRunAt(cluster, at).catch(rethrowAs((error) => error instanceof NameTaken, () => new ApiError('bad_request', 'the run changed meanwhile; read it and try again')));
+}
+
 /** Only the node's status changes; the run status is not recomputed (edit, then retry). */
 async function setStepStatus(cluster: Cluster, at: StepPath, status: number): Promise<void> {
-  const r = runAt(cluster, at);
   const step = at.stepName;
+  const found = await runAt(cluster, at);
+  const r = await editable(cluster, at, found);
   const current = r.status ?? {};
-  const handlers = (['onExit', 'onSuccess', 'onFailure', 'onCancel'] as const).filter((k) => current[k]?.name === step);
+  const handlers = HANDLER_KEYS.filter((k) => current[k]?.name === step);
   // A sealed record is edited by giving the step a record in the status, which supersedes it.
   const recorded = (await cluster.records.expand(r)).status?.nodes?.find((n) => n.name === step);
   if (recorded === undefined && handlers.length === 0) throw new ApiError('not_found', `step "${step}" not found in run "${runIdentity(r).dagRunId}"`);
@@ -179,15 +200,18 @@ async function checkRetry(cluster: Cluster, r: DagRunResource, stepName: string 
 
 /** behaviour-notes "retry": same id = a new attempt of the run; another id = a new run. */
 async function retry(cluster: Cluster, at: RunPath, body: Static<typeof retryBody>): Promise<void> {
-  const r = runAt(cluster, at);
-  const id = runIdentity(r);
-  if (isActiveRun(r)) throw new ApiError('already_running', `run "${id.dagRunId}" is active`, { status: 400 });
-  await checkRetry(cluster, r, body.stepName);
-  if (body.dagRunId === undefined || body.dagRunId === id.dagRunId) {
+  const found = await runAt(cluster, at);
+  const id = runIdentity(found);
+  if (isActiveRun(found)) throw new ApiError('already_running', `run "${id.dagRunId}" is active`, { status: 400 });
+  await checkRetry(cluster, found, body.stepName);
+  const newId = body.dagRunId === undefined || body.dagRunId === id.dagRunId ? undefined : body.dagRunId;
+  if (newId !== undefined) checkRunId(newId);
+  // Retried in place or copied into a new run, the original is a DAGRun: an archived one is put back first.
+  const r = isArchived(found) ? await liveRunAt(cluster, at).catch(rethrowAs((error) => error instanceof NameTaken, () => new ApiError('already_exists', `another run holds the name of run "${id.dagRunId}"`))) : found;
+  if (newId === undefined) {
     await cluster.writer.retryRun(r, randomUUID(), body.stepName);
     return;
   }
-  checkRunId(body.dagRunId);
   const spec = (await cluster.definitions.source(r)) ?? {};
   await cluster.starter.start({
     name: id.name,
@@ -195,7 +219,7 @@ async function retry(cluster: Cluster, at: RunPath, body: Static<typeof retryBod
     spec,
     load: loadSpec(spec, id.name),
     ...(r.spec.params === undefined ? {} : { params: r.spec.params }),
-    dagRunId: body.dagRunId,
+    dagRunId: newId,
     singletonCode: 'already_running',
     trigger: 'retry',
     retryOf: r.metadata?.name ?? '',

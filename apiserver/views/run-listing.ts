@@ -5,8 +5,10 @@
  * is never built whole in memory however much history is kept. Pure but for the stream.
  */
 import { Readable } from 'node:stream';
+import type { HistorySummary } from '../../core/history/types.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import type { RunIndex } from '../run-index.ts';
+import { storedIsOlder, summaryOrder, summaryResource } from './archived.ts';
 import { filterRuns, runSummary, type RunFilter } from './runs.ts';
 
 /** Bytes of JSON text gathered before they are handed to the connection. */
@@ -34,11 +36,31 @@ export function listRuns(index: RunIndex, filter: RunFilter): DagRunResource[] {
   return filterRuns(candidates(index, filter), filter);
 }
 
+/**
+ * The informer's matching runs (newest first, already in memory: the informer holds them) and
+ * the store's (newest first, a page at a time) as one sequence newest first. A stored run the
+ * informer also has is left out whatever its fields: the informer's copy is the current one
+ * (a run put back for a retry, or archived a moment before its DAGRun goes), and it was
+ * listed, or filtered out, on its own fields. Memory: the informer's list and one page.
+ */
+export async function* mergedRuns(local: readonly DagRunResource[], stored: AsyncIterable<readonly HistorySummary[]> | Iterable<readonly HistorySummary[]>, inInformer: (summary: HistorySummary) => boolean): AsyncGenerator<DagRunResource> {
+  let next = 0;
+  for await (const page of stored) {
+    for (const summary of page) {
+      if (inInformer(summary)) continue;
+      const order = summaryOrder(summary);
+      for (; next < local.length && storedIsOlder(local[next] as DagRunResource, order); next++) yield local[next] as DagRunResource;
+      yield summaryResource(summary);
+    }
+  }
+  for (; next < local.length; next++) yield local[next] as DagRunResource;
+}
+
 /** `{"dagRuns":[...]}` as text chunks; each summary is serialised only when its turn comes. */
-export function* summaryChunks(runs: Iterable<DagRunResource>): Generator<string> {
+export async function* summaryChunks(runs: Iterable<DagRunResource> | AsyncIterable<DagRunResource>): AsyncGenerator<string> {
   let batch = '{"dagRuns":[';
   let first = true;
-  for (const run of runs) {
+  for await (const run of runs) {
     batch += `${first ? '' : ','}${JSON.stringify(runSummary(run))}`;
     first = false;
     if (batch.length >= BATCH_BYTES) {
@@ -49,6 +71,6 @@ export function* summaryChunks(runs: Iterable<DagRunResource>): Generator<string
   yield `${batch}]}`;
 }
 
-export function summaryStream(runs: Iterable<DagRunResource>): Readable {
+export function summaryStream(runs: Iterable<DagRunResource> | AsyncIterable<DagRunResource>): Readable {
   return Readable.from(summaryChunks(runs), { objectMode: false });
 }

@@ -2,13 +2,17 @@
  * Reading a run's sealed step records (DAGRunSegments, core/resources/run-records.ts): one
  * list by the run's label, keeping only segments its own uid owns (a run deleted and created
  * again under the same name must not inherit its namesake's records). Both the operator and
- * the API server read them this way; only the operator writes them.
+ * the API server read them this way. The operator seals them as a run goes; the API server
+ * writes them only when it puts an archived run back (apiserver/restore.ts).
  */
 import { LABELS } from '../resources/constants.ts';
 import { labelValue } from '../resources/names.ts';
-import { NOTHING_SEALED, sealedRecords, type SealedRecords } from '../resources/run-records.ts';
+import type { SegmentOwner } from '../resources/frozen.ts';
+import { NOTHING_SEALED, sealedRecords, stepSegment, type SealedRecords } from '../resources/run-records.ts';
+import type { RunNode } from '../resources/schemas.ts';
 import type { DagRunResource, DagRunSegmentResource } from '../resources/types.ts';
 import type { ResourceClient } from './client.ts';
+import { ignoreNotFound, isAlreadyExists, isConflict, isNotFound } from './errors.ts';
 
 /**
  * The run's sealed records. A run whose status names no segment has none to read, unless
@@ -24,4 +28,28 @@ export async function readSealed(client: ResourceClient<DagRunSegmentResource>, 
 
 function ownedBy(segment: DagRunSegmentResource, uid: string | undefined): boolean {
   return (segment.metadata?.ownerReferences ?? []).some((owner) => owner.kind === 'DAGRun' && owner.uid === uid);
+}
+
+/**
+ * Seals `nodes` as the run's `index`th segment, for a writer that may be repeating itself (a
+ * restore cut short and asked again): one the run owns already is kept as it is; a deleted
+ * namesake's left for the garbage collector is deleted (guarded by its uid) and written again.
+ */
+export async function writeStepSegment(client: ResourceClient<DagRunSegmentResource>, owner: SegmentOwner, index: number, nodes: RunNode[]): Promise<void> {
+  const body = stepSegment(owner, index, nodes);
+  const name = body.metadata?.name ?? '';
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await client.create(owner.namespace, body);
+      return;
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+    }
+    const found = await ignoreNotFound(client.get(owner.namespace, name));
+    if (found !== undefined && ownedBy(found, owner.uid)) return;
+    if (attempt > 0) throw new Error(`the step segment ${owner.namespace}/${name} is held by another run`);
+    if (found !== undefined) await client.delete(owner.namespace, name, { uid: found.metadata?.uid ?? '' }).catch((error: unknown) => {
+      if (!isNotFound(error) && !isConflict(error)) throw error;
+    });
+  }
 }

@@ -49,4 +49,10 @@ export const ANNOTATIONS = {
    * JSON, read as the status by every Kubedag cache. Written by the operator only then.
    */
   ended: `${GROUP}/ended`,
+  /**
+   * On a run the API server put back from the history store (to retry or edit it): the uid it
+   * had when archived. Tells a restore cut short (to finish) from another run under its name,
+   * and that its sub runs may still be in the store only.
+   */
+  restoredFrom: `${GROUP}/restored-from`,
 } as const;

@@ -11,8 +11,11 @@
  * Pure functions over plain data; the operator and the API server read and write segments.
  */
 import { isDeepStrictEqual } from 'node:util';
+import { LABELS } from './constants.ts';
+import { runOwnerReference, type SegmentOwner } from './frozen.ts';
+import { labelValue, stepSegmentName } from './names.ts';
 import type { RunNode } from './schemas.ts';
-import type { DagRunResource } from './types.ts';
+import type { DagRunResource, DagRunSegmentResource } from './types.ts';
 import { StepStatus, stepDone } from './status.ts';
 
 /** Finished records the status holds before they are sealed. */
@@ -35,6 +38,14 @@ export interface SealedRecords {
 }
 
 export const NOTHING_SEALED: SealedRecords = { count: 0, byName: new Map() };
+
+/** The segment that seals `nodes` as the run's `index`th: garbage collected with the run, found by its label. */
+export function stepSegment(owner: SegmentOwner, index: number, nodes: RunNode[]): DagRunSegmentResource {
+  return {
+    metadata: { name: stepSegmentName(owner.name, index), namespace: owner.namespace, labels: { [LABELS.run]: labelValue(owner.name) }, ownerReferences: [runOwnerReference(owner)] },
+    spec: { run: owner.name, index, nodes },
+  };
+}
 
 export function sealedRecords(segments: readonly SealedSegment[]): SealedRecords {
   const byName = new Map<string, RunNode>();

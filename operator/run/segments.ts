@@ -8,12 +8,9 @@
 import type { ResourceClient } from '../../core/kube/client.ts';
 import { isAlreadyExists } from '../../core/kube/errors.ts';
 import { readSealed } from '../../core/kube/segments.ts';
-import { LABELS } from '../../core/resources/constants.ts';
-import { labelValue, stepSegmentName } from '../../core/resources/names.ts';
-import { NOTHING_SEALED, withSealed, withSegment, type SealedRecords } from '../../core/resources/run-records.ts';
+import { NOTHING_SEALED, stepSegment, withSealed, withSegment, type SealedRecords } from '../../core/resources/run-records.ts';
 import type { RunNode } from '../../core/resources/schemas.ts';
 import type { DagRunResource, DagRunSegmentResource } from '../../core/resources/types.ts';
-import { ownerReference } from './objects.ts';
 import { runKey, runRef } from './ref.ts';
 
 export interface RunSegmentsDeps {
@@ -50,10 +47,7 @@ export class RunSegments {
     let sealed = await this.sealed(run);
     for (const nodes of batches) {
       const index = sealed.count;
-      const body: DagRunSegmentResource = {
-        metadata: { name: stepSegmentName(ref.name, index), namespace: ref.namespace, labels: { [LABELS.run]: labelValue(ref.name) }, ownerReferences: [ownerReference(ref)] },
-        spec: { run: ref.name, index, nodes },
-      };
+      const body = stepSegment(ref, index, nodes);
       try {
         await this.deps.client.create(ref.namespace, body);
       } catch (error) {
