@@ -112,7 +112,17 @@ export function buildControllers(deps: ControllerDeps): Controllers {
     secrets,
     objects,
     retention: new RetentionReconciler({ runs: informers.runs, store, writer, clock }),
-    dags: new DagReconciler({ dagClient: kube.dags, dags: informers.dags, runs: informers.runs, clock, zone: config.scheduleZone, onWrite: () => { countWrite('update'); } }),
+    dags: new DagReconciler({
+      dagClient: kube.dags,
+      dags: informers.dags,
+      runs: informers.runs,
+      clock,
+      zone: config.scheduleZone,
+      onWrite: () => {
+        countWrite('update');
+      },
+      ...(deps.history === undefined ? {} : { archivedLatest: (namespace: string, dagName: string) => deps.history?.latest(namespace, dagName) ?? Promise.resolve(undefined) }),
+    }),
     admission: new AdmissionLoop({ runClient: kube.runs, runs: informers.runs, queues: informers.queues, clock, log }),
     ...(deps.history === undefined ? {} : { history: historyControllers(deps, deps.history, countWrite) }),
   };

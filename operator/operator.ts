@@ -212,7 +212,12 @@ export class Operator {
         controllers.objects.forget(run.metadata?.uid ?? '');
       }
       // A DAG's status shows its latest run; a burst of run changes makes one write, not many.
-      if (run.spec.dagRef !== undefined) queues.dags.addAfter(`${run.metadata?.namespace ?? ''}/${run.spec.dagRef.name}`, DAG_STATUS_COALESCE_MS);
+      // A deleted run may have been archived: the store's newest is read again if needed.
+      if (run.spec.dagRef !== undefined) {
+        const dagKey = `${run.metadata?.namespace ?? ''}/${run.spec.dagRef.name}`;
+        if (event === 'delete') controllers.dags.forgetArchived(dagKey);
+        queues.dags.addAfter(dagKey, DAG_STATUS_COALESCE_MS);
+      }
     });
     pods.on((_event, pod) => {
       if (!this.watched(pod.metadata?.namespace)) return;
