@@ -58,18 +58,24 @@ export function subRunsOf(root: DagRunResource, runs: readonly DagRunResource[])
 }
 
 /**
- * The root of a run's tree as cached, by its owner chain (a sub run is owned by its parent);
- * the run itself for a root, undefined when an owner is not cached.
+ * The root of a run's tree as cached: by its owner chain (a sub run is owned by its parent),
+ * else by the root its spec names; the run itself for a root, undefined when neither is cached.
  */
 export function rootOf(run: DagRunResource, runs: Informer<DagRunResource>): DagRunResource | undefined {
   let current = run;
   for (let depth = 0; depth < 64 && current.spec.parent !== undefined; depth++) {
     const owner = ownerRunName(current);
     const parent = owner === undefined ? undefined : runs.get(current.metadata?.namespace, owner);
-    if (parent === undefined) return undefined;
+    if (parent === undefined) return namedRoot(current, runs);
     current = parent;
   }
   return current;
+}
+
+function namedRoot(run: DagRunResource, runs: Informer<DagRunResource>): DagRunResource | undefined {
+  const named = run.spec.root;
+  if (named === undefined) return undefined;
+  return runs.list(run.metadata?.namespace).find((r) => r.spec.parent === undefined && runRef(r).dagName === named.name && runRef(r).dagRunId === named.dagRunId);
 }
 
 export class HistoryArchiver {
