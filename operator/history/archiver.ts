@@ -6,9 +6,9 @@
  * with them). decide.ts says when.
  *
  * Crash order: the store first, one transaction for the tree, an upsert by run key; then the
- * root's deletion, guarded by the resourceVersion that was archived, so that a run changed
- * since (a retry asked for, a status written) is not deleted but looked at again, and archived
- * again once it is ready. A crash between the two writes repeats the put: one copy remains.
+ * DAGRuns' deletions, each guarded by the resourceVersion that was archived, so that a run
+ * changed since (a retry asked for, a status written) is not deleted but looked at again, and
+ * archived again once it is ready. A crash after the put repeats it: one copy remains.
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { HistoryStore, RunToArchive } from '../../core/history/types.ts';
@@ -132,28 +132,30 @@ export class HistoryArchiver {
   }
 
   /**
-   * The root first, as archived (its resourceVersion): a root changed since is kept and looked
-   * at again. Its sub runs would go with it (owner references); they are deleted here too so
-   * that the caches let go of them now rather than when the garbage collector gets there.
+   * Each run as archived (its resourceVersion a precondition), sub runs before the runs that
+   * own them (newest first: a child is created after its parent) and the root last: a run
+   * changed since its put (a retry asked for, a status written) is refused with a conflict and
+   * kept, with the root, and the tree is archived again once ready. The garbage collector never
+   * takes a run that was not archived as it is, since no owner goes before its sub runs.
    */
   private async deleteTree(root: DagRunResource, subs: readonly DagRunResource[], key: string): Promise<WorkResult | undefined> {
     const { deps } = this;
-    const ref = runRef(root);
-    try {
-      await ignoreNotFound(deps.runClient.delete(ref.namespace, ref.name, { resourceVersion: root.metadata?.resourceVersion ?? '', propagationPolicy: 'Background' }));
-    } catch (error) {
-      if (!isConflict(error)) throw error;
-      deps.log.info({ run: key }, 'the run changed after it was archived: it stays, and is archived again when ready');
-      // The cache may merely lag behind the change: a second later it shows it.
-      return { requeueAfterMs: 1000 };
-    }
-    deps.countDelete();
-    for (const sub of subs) {
-      await ignoreNotFound(deps.runClient.delete(ref.namespace, sub.metadata?.name ?? '', { propagationPolicy: 'Background' }));
+    const created = (run: DagRunResource): number => new Date(run.metadata?.creationTimestamp ?? 0).getTime();
+    const order = [...[...subs].sort((a, b) => created(b) - created(a)), root];
+    for (const run of order) {
+      const { namespace, name } = runRef(run);
+      try {
+        await ignoreNotFound(deps.runClient.delete(namespace, name, { resourceVersion: run.metadata?.resourceVersion ?? '', propagationPolicy: 'Background' }));
+      } catch (error) {
+        if (!isConflict(error)) throw error;
+        deps.log.info({ run: key, changed: name }, 'a run changed after it was archived: it stays, and its tree is archived again when ready');
+        // The cache may merely lag behind the change: a second later it shows it.
+        return { requeueAfterMs: 1000 };
+      }
       deps.countDelete();
     }
     deps.onArchived(1 + subs.length, root);
-    deps.log.info({ run: key, dag: listedDagName(root), dagRunId: ref.dagRunId, subRuns: subs.length }, 'archived a finished run to the history store');
+    deps.log.info({ run: key, dag: listedDagName(root), dagRunId: runRef(root).dagRunId, subRuns: subs.length }, 'archived a finished run to the history store');
     return undefined;
   }
 }

@@ -4,6 +4,7 @@
  * started with `--history-store` and a 3 s archive window moves finished runs out of etcd, and
  * the test reads the store as the API server would.
  */
+import type { V1Pod } from '@kubernetes/client-node';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,12 @@ import { silentLogger } from '../../core/log.ts';
 import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import { parseConfig } from '../../operator/config.ts';
 import { Operator } from '../../operator/operator.ts';
+import type { Informer } from '../../core/kube/informer.ts';
+import { systemClock } from '../../core/kube/time.ts';
+import type { DagRunResource } from '../../core/resources/types.ts';
+import { HistoryArchiver } from '../../operator/history/archiver.ts';
+import { OWED_RECHECK_MS } from '../../operator/history/decide.ts';
+import { RETRY_ANNOTATION } from '../../operator/run/retry.ts';
 import { dagRun } from '../builders/dag-run.ts';
 import { POSTGRES_SERVER_START_MS, startPostgres, type PostgresServer } from '../postgres-server.ts';
 import { finishedRun, givenDag, startOperator, storedRun, whenRun, type RunningOperator } from './operator-support.ts';
@@ -31,6 +38,15 @@ async function drain(pages: AsyncIterable<readonly HistorySummary[]>): Promise<H
   const all: HistorySummary[] = [];
   for await (const page of pages) all.push(...page);
   return all;
+}
+
+/** A cache that holds exactly these objects, as an informer one read behind the server would. */
+function cacheOf<T extends { readonly metadata?: { readonly namespace?: string; readonly name?: string } }>(objects: readonly T[]): Informer<T> {
+  const cache = {
+    get: (namespace: string | undefined, name: string): T | undefined => objects.find((o) => o.metadata?.namespace === namespace && o.metadata?.name === name),
+    list: (namespace?: string): T[] => objects.filter((o) => namespace === undefined || o.metadata?.namespace === namespace),
+  };
+  return cache as unknown as Informer<T>;
 }
 
 interface Backend {
@@ -163,6 +179,30 @@ describe.each(backends)('archiving into the $name history store', (backend) => {
     await kube.runs.mergePatch(ns, 'holder-1', { metadata: { annotations: { [ANNOTATIONS.restartRunId]: null } } });
     await waitFor('holder-1 to leave etcd', () => gone(ns, 'holder-1'), 30_000, 200);
     expect((await drain(db().subRuns(ns, { name: 'holder', dagRunId: rootId }))).map((s) => s.dagRunId)).toEqual(['holder-sub']);
+  });
+
+  it('archives a run changed after it was read without deleting it, and then waits for the retry asked for', async () => {
+    // A namespace no operator watches: the archiver is driven by hand, its cache one read behind.
+    const quiet = await createNamespace(core, 'kd-arch-q');
+    try {
+      const spec = { dagName: 'changed', dagRunId: 'changed-1', definition: { steps: ['echo hi'] } };
+      await kube.runs.create(quiet, dagRun('changed-1').namespace(quiet).spec(spec).build());
+      const ended = new Date().toISOString();
+      const read = await kube.runs.mergePatchStatus(quiet, 'changed-1', { status: { status: 4, statusLabel: 'succeeded', startedAt: ended, finishedAt: ended } });
+      // After the read, a retry is asked for: the DAGRun moves on to a new resourceVersion.
+      await kube.runs.mergePatch(quiet, 'changed-1', { metadata: { annotations: { [RETRY_ANNOTATION]: 'again' } } });
+      const archiver = (cached: DagRunResource): HistoryArchiver =>
+        new HistoryArchiver({ store: db(), runs: cacheOf([cached]), pods: cacheOf<V1Pod>([]), runClient: kube.runs, segmentClient: kube.segments, clock: systemClock, archiveAfterMs: 0, log: silentLogger, onArchived: () => undefined, countDelete: () => undefined });
+      expect(await archiver(read).reconcile(`${quiet}/changed-1`)).toEqual({ requeueAfterMs: 1000 });
+      expect((await db().summary({ namespace: quiet, dagName: 'changed', dagRunId: 'changed-1' }))?.statusLabel).toBe('succeeded');
+      const current = await storedRun(quiet, 'changed-1');
+      expect(current.metadata?.annotations?.[RETRY_ANNOTATION]).toBe('again');
+      // Read again, the run owes its retry: it waits and stays.
+      expect(await archiver(current).reconcile(`${quiet}/changed-1`)).toEqual({ requeueAfterMs: OWED_RECHECK_MS });
+      expect(await gone(quiet, 'changed-1')).toBe(false);
+    } finally {
+      await deleteNamespace(core, quiet);
+    }
   });
 
   it('leaves one copy of a run put before a crash kept its DAGRun, as the later put has it', async () => {
