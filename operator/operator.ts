@@ -11,7 +11,6 @@ import { reuseConnections } from '../core/kube/connections.ts';
 import { LeaderElector } from '../core/kube/leader.ts';
 import { WorkQueue, type QueueOptions } from '../core/kube/queue.ts';
 import { systemClock, type Clock } from '../core/kube/time.ts';
-import { openHistoryStore } from '../core/history/open.ts';
 import type { HistoryStore } from '../core/history/types.ts';
 import { errorMessage, type Logger } from '../core/log.ts';
 import { ANNOTATIONS } from '../core/resources/constants.ts';
@@ -134,6 +133,8 @@ export class Operator {
     const { config } = this.options;
     if (config.history === undefined) return undefined;
     try {
+      // Imported only when chosen, as the S3 log store is: with `none` neither driver is loaded.
+      const { openHistoryStore } = await import('../core/history/open.ts');
       this.history = await openHistoryStore(config.history, this.clock);
     } catch (error) {
       const where = config.history.kind === 'sqlite' ? `the SQLite file ${config.history.path}` : 'the PostgreSQL database of KUBEDAG_HISTORY_POSTGRES_URL';
