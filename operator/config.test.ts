@@ -27,6 +27,9 @@ describe('operator configuration', () => {
     { name: 'at least one worker runs', argv: ['--workers=0'], env: {}, want: { workers: 1 } },
     { name: 'a mail waits two minutes for missing logs unless a flag or variable says otherwise', argv: [], env: {}, want: { mailLogWaitSeconds: 120 } },
     { name: 'the wait of a mail for missing logs is set by flag', argv: ['--mail-log-wait-seconds=5'], env: { KUBEDAG_MAIL_LOG_WAIT_SECONDS: '60' }, want: { mailLogWaitSeconds: 5 } },
+    { name: 'no history store and a one-hour archive window unless told otherwise', argv: [], env: {}, want: { history: undefined, archiveAfterMs: 3_600_000 } },
+    { name: 'the sqlite history store at its default path, archiving after a Go duration', argv: ['--history-store=sqlite', '--archive-after=1h30m'], env: {}, want: { history: { kind: 'sqlite', path: '/var/lib/kubedag/history/history.db' }, archiveAfterMs: 5_400_000 } },
+    { name: 'the postgres history store from its variable, archiving at once', argv: ['--history-store=postgres', '--archive-after=0s'], env: { KUBEDAG_HISTORY_POSTGRES_URL: 'postgres://u:p@db:5432/kd' }, want: { history: { kind: 'postgres', url: 'postgres://u:p@db:5432/kd' }, archiveAfterMs: 0 } },
     { name: 'an empty value is no value: the variable or the default applies', argv: ['--lease-name=', '--default-step-image='], env: { KUBEDAG_LEASE_NAME: 'leader', KUBEDAG_SCHEDULE_ZONE: '', KUBEDAG_KUBECONFIG: '' }, want: { leaseName: 'leader', scheduleZone: 'UTC', steps: { image: 'busybox:1.36' } } },
   ];
   it.each(cases)('$name', ({ argv, env, want }) => {
@@ -40,6 +43,9 @@ describe('operator configuration', () => {
     { name: 'a workspace size that is not a quantity', argv: ['--workspace-size=lots'], message: 'workspace-size must be a Kubernetes quantity such as 1Gi, not "lots"' },
     { name: 'an unknown access mode', argv: ['--workspace-access-mode=ReadOnlyMany'], message: 'workspace-access-mode must be one of ReadWriteOnce, ReadWriteMany, not "ReadOnlyMany"' },
     { name: 'an unknown security level', argv: ['--step-security=baseline'], message: 'step-security must be one of restricted, none, not "baseline"' },
+    { name: 'a negative archive window', argv: ['--archive-after=-1h'], message: 'archive-after must be a duration such as 1h, 30m or 0s, not "-1h"' },
+    { name: 'an archive window that is no duration', argv: ['--archive-after=soon'], message: 'archive-after must be a duration such as 1h, 30m or 0s, not "soon"' },
+    { name: 'the postgres history store without its URL', argv: ['--history-store=postgres'], message: 'KUBEDAG_HISTORY_POSTGRES_URL is required with history-store postgres' },
     { name: 'an unknown schedule zone', argv: ['--schedule-zone=Mars/Olympus'], message: 'schedule-zone: unknown time zone "Mars/Olympus"' },
   ])('refuses $name', ({ argv, message }) => {
     expect(() => parseConfig(argv, {})).toThrow(message);

@@ -3,7 +3,10 @@
  * (flags win). Every setting is declared once, in OPERATOR_SETTINGS, with its default and
  * description; `--help` prints that table.
  */
+import { durationMs } from '../core/dag/otel.ts';
 import { isNegative, parseQuantity } from '../core/dag/quantity.ts';
+import type { HistoryStoreConfig } from '../core/history/open.ts';
+import { HISTORY_SETTINGS, historyStoreFrom } from '../core/history/settings.ts';
 import { LOG_SETTINGS, type LogSettings } from '../core/log.ts';
 import { parseSettings, setting, type SettingName } from '../core/settings.ts';
 import type { HelpPage } from '../core/settings-help.ts';
@@ -14,6 +17,10 @@ export interface OperatorConfig {
   readonly namespaces: readonly string[];
   /** Where step logs are archived: a directory (the default) or an S3-compatible bucket (logs/store-config.ts). */
   readonly logStore: LogStoreConfig;
+  /** Where finished runs go once archived; undefined (`none`): they stay DAGRuns until retention. */
+  readonly history: HistoryStoreConfig | undefined;
+  /** How long after its end a finished run stays a DAGRun before it moves to the history store. */
+  readonly archiveAfterMs: number;
   /** Runs reconciled at once. */
   readonly workers: number;
   /** Most running step Pods per run (0: no cap beyond maxActiveSteps). */
@@ -111,6 +118,19 @@ function quantity(text: string, s: SettingName): string {
   throw new Error(`${s.name} must be a Kubernetes quantity such as 1Gi, not "${text}"`);
 }
 
+/** A Go duration (`1h`, `30m`, `0s`) in ms; a negative or unreadable one is refused at start. */
+function durationOf(text: string, s: SettingName): number {
+  const ms = durationMs(text);
+  if (ms === undefined) throw new Error(`${s.name} must be a duration such as 1h, 30m or 0s, not "${text}"`);
+  return ms;
+}
+
+/** Kept as the text given (help shows the default as written); parseConfig converts it. */
+function duration(text: string, s: SettingName): string {
+  durationOf(text, s);
+  return text;
+}
+
 const ACCESS_MODES = ['ReadWriteOnce', 'ReadWriteMany'] as const;
 const SECURITY = ['restricted', 'none'] as const;
 
@@ -144,6 +164,15 @@ export const OPERATOR_SETTINGS = {
   workspaceSize: setting({ flag: 'workspace-size', group: 'Workspace', value: 'QUANTITY', default: '1Gi', description: 'Size of the workspace claim.', read: quantity }),
   workspaceAccessMode: setting<(typeof ACCESS_MODES)[number]>({ flag: 'workspace-access-mode', group: 'Workspace', values: ACCESS_MODES, default: 'ReadWriteOnce', description: 'Access mode of the workspace claim.', read: oneOf(ACCESS_MODES) }),
   ...LOG_STORE_SETTINGS,
+  ...HISTORY_SETTINGS,
+  archiveAfter: setting({
+    flag: 'archive-after',
+    group: 'History',
+    value: 'DURATION',
+    default: '1h',
+    description: 'How long a finished run (with its sub runs) stays a DAGRun before it moves to the history store, once nothing is owed after its end. Unused with history-store none.',
+    read: duration,
+  }),
   leaseNamespace: setting({ flag: 'lease-namespace', group: 'Leader election', value: 'NAMESPACE', default: 'default', description: 'Namespace of the leader Lease.', read: asIs }),
   leaseName: setting({ flag: 'lease-name', group: 'Leader election', value: 'NAME', default: 'kubedag-operator', description: 'Name of the leader Lease.', read: asIs }),
   leaseDurationSeconds: setting({ flag: 'lease-duration-seconds', group: 'Leader election', value: 'N', default: 10, description: "How long a leader's Lease lasts without renewal (at least 1); a successor waits this long after a crash.", read: (text, s) => Math.max(1, nonNegative(text, s)) }),
@@ -165,6 +194,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
   return {
     namespaces: values.namespaces,
     logStore: logStoreFrom(values),
+    history: historyStoreFrom(values),
+    archiveAfterMs: durationOf(values.archiveAfter, OPERATOR_SETTINGS.archiveAfter),
     workers: values.workers,
     maxPodsPerRun: values.maxPodsPerRun,
     maxPods: values.maxPods,

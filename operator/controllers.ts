@@ -7,9 +7,12 @@ import type { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node'
 import type { KubedagClients } from '../core/kube/client.ts';
 import { readFrozenDefinition } from '../core/kube/frozen-definitions.ts';
 import type { Clock } from '../core/kube/time.ts';
+import type { HistoryStore } from '../core/history/types.ts';
 import type { Logger } from '../core/log.ts';
 import type { OperatorConfig } from './config.ts';
 import { DagReconciler } from './dag/reconciler.ts';
+import { HistoryArchiver } from './history/archiver.ts';
+import { HistoryRetention } from './history/retention.ts';
 import type { OperatorInformers } from './informers.ts';
 import { LogArchiver } from './logs/archiver.ts';
 import type { LogStore } from './logs/store.ts';
@@ -46,6 +49,15 @@ export interface ControllerDeps {
   /** An attempt's log is in the store: its run may decide on. */
   readonly onArchived: (runKey: string) => void;
   readonly watched: (namespace: string | undefined) => boolean;
+  /** The history store, when finished runs are archived (history-store is not none). */
+  readonly history?: HistoryStore;
+}
+
+/** Moving finished runs to the history store and pruning them there. */
+export interface HistoryControllers {
+  readonly store: HistoryStore;
+  readonly archiver: HistoryArchiver;
+  readonly retention: HistoryRetention;
 }
 
 export interface Controllers {
@@ -58,6 +70,8 @@ export interface Controllers {
   readonly retention: RetentionReconciler;
   readonly dags: DagReconciler;
   readonly admission: AdmissionLoop;
+  /** Undefined with history-store none: finished runs stay DAGRuns until retention. */
+  readonly history?: HistoryControllers;
 }
 
 export function buildControllers(deps: ControllerDeps): Controllers {
@@ -98,7 +112,53 @@ export function buildControllers(deps: ControllerDeps): Controllers {
     secrets,
     objects,
     retention: new RetentionReconciler({ runs: informers.runs, store, writer, clock }),
-    dags: new DagReconciler({ dagClient: kube.dags, dags: informers.dags, runs: informers.runs, clock, zone: config.scheduleZone, onWrite: () => { countWrite('update'); } }),
+    dags: new DagReconciler({
+      dagClient: kube.dags,
+      dags: informers.dags,
+      runs: informers.runs,
+      clock,
+      zone: config.scheduleZone,
+      onWrite: () => {
+        countWrite('update');
+      },
+      ...(deps.history === undefined ? {} : { archivedLatest: (namespace: string, dagName: string) => deps.history?.latest(namespace, dagName) ?? Promise.resolve(undefined) }),
+    }),
     admission: new AdmissionLoop({ runClient: kube.runs, runs: informers.runs, queues: informers.queues, clock, log }),
+    ...(deps.history === undefined ? {} : { history: historyControllers(deps, deps.history, countWrite) }),
+  };
+}
+
+function historyControllers(deps: ControllerDeps, store: HistoryStore, countWrite: CountWrite): HistoryControllers {
+  const { config, kube, informers, clock, log, metrics } = deps;
+  return {
+    store,
+    archiver: new HistoryArchiver({
+      store,
+      runs: informers.runs,
+      pods: informers.pods,
+      runClient: kube.runs,
+      segmentClient: kube.segments,
+      clock,
+      archiveAfterMs: config.archiveAfterMs,
+      log,
+      onArchived: (runs) => {
+        metrics.runsArchived.inc({ kind: 'root' });
+        if (runs > 1) metrics.runsArchived.inc({ kind: 'sub' }, runs - 1);
+      },
+      countDelete: () => {
+        countWrite('delete');
+      },
+    }),
+    retention: new HistoryRetention({
+      store,
+      logs: deps.store,
+      dags: informers.dags,
+      clock,
+      watched: deps.watched,
+      log,
+      onPruned: (runs) => {
+        metrics.historyPruned.inc(runs);
+      },
+    }),
   };
 }

@@ -14,6 +14,8 @@ export class OperatorMetrics {
     buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [this.registry],
   });
+  readonly runsArchived = new Counter({ name: 'kubedag_runs_archived_total', help: 'Finished runs moved from etcd to the history store, by root or sub run.', labelNames: ['kind'], registers: [this.registry] });
+  readonly historyPruned = new Counter({ name: 'kubedag_history_runs_pruned_total', help: 'Archived runs deleted from the history store by retention (histRetentionDays).', registers: [this.registry] });
   readonly apiWrites = new Counter({ name: 'kubedag_api_writes_total', help: 'Kubernetes API writes by verb.', labelNames: ['verb'], registers: [this.registry] });
 
   constructor() {

@@ -11,7 +11,9 @@ import { reuseConnections } from '../core/kube/connections.ts';
 import { LeaderElector } from '../core/kube/leader.ts';
 import { WorkQueue, type QueueOptions } from '../core/kube/queue.ts';
 import { systemClock, type Clock } from '../core/kube/time.ts';
+import type { HistoryStore } from '../core/history/types.ts';
 import { errorMessage, type Logger } from '../core/log.ts';
+import { ANNOTATIONS } from '../core/resources/constants.ts';
 import { isFrozen } from '../core/resources/frozen.ts';
 import type { DagResource, DagRunResource } from '../core/resources/types.ts';
 import type { OperatorConfig } from './config.ts';
@@ -21,6 +23,7 @@ import { podEnded } from './logs/archiver.ts';
 import { operatorServer } from './logs/server.ts';
 import { openLogStore } from './logs/open.ts';
 import { OperatorMetrics } from './metrics.ts';
+import { rootOf } from './history/archiver.ts';
 import { handedOff } from './run/admission.ts';
 import { isFinished, ownerRunName } from './run/observed.ts';
 import { runKey } from './run/ref.ts';
@@ -42,6 +45,8 @@ interface Queues {
   readonly archive: WorkQueue;
   readonly retention: WorkQueue;
   readonly dags: WorkQueue;
+  /** Root runs for the history archiver (history/archiver.ts); idle with history-store none. */
+  readonly history: WorkQueue;
 }
 
 export class Operator {
@@ -54,6 +59,7 @@ export class Operator {
   private queues: Queues | undefined;
   private elector: LeaderElector | undefined;
   private server: FastifyInstance | undefined;
+  private history: HistoryStore | undefined;
   private resync: NodeJS.Timeout | undefined;
   private scheduler: Scheduler | undefined;
   private stopping = false;
@@ -78,13 +84,14 @@ export class Operator {
     const kube = kubedagClients(this.kc);
     const informers = operatorInformers(this.kc, core, kube, config.namespaces, log);
     const store = await openLogStore(config.logStore);
+    const history = await this.openHistory();
     const queues = this.makeQueues();
-    const controllers = buildControllers({ config, core, rbac: this.kc.makeApiClient(RbacAuthorizationV1Api), kube, informers, store, clock: this.clock, log, metrics: this.metrics, onArchived: (key) => { queues.runs.add(key); }, watched: (namespace) => this.watched(namespace) });
+    const controllers = buildControllers({ config, core, rbac: this.kc.makeApiClient(RbacAuthorizationV1Api), kube, informers, store, clock: this.clock, log, metrics: this.metrics, onArchived: (key) => { queues.runs.add(key); }, watched: (namespace) => this.watched(namespace), ...(history === undefined ? {} : { history }) });
     this.informers = informers;
     this.controllers = controllers;
     this.queues = queues;
     this.route(informers, controllers, queues);
-    this.server = operatorServer({ store, core, registry: this.metrics.registry, isLeader: () => this.elector?.isLeader() === true });
+    this.server = operatorServer({ store, core, registry: this.metrics.registry, isLeader: () => this.elector?.isLeader() === true, ...(history === undefined ? {} : { history }) });
     await this.listen(this.server, config.httpPort);
     this.elector = new LeaderElector({
       kc: this.kc,
@@ -115,6 +122,25 @@ export class Operator {
         void this.stop().then(() => process.exit(1));
       },
     });
+  }
+
+  /**
+   * The configured history store, opened (and its schema brought up to date) before anything
+   * else starts: a store that cannot open stops the start, since runs archived nowhere would
+   * otherwise pile up in etcd unnoticed.
+   */
+  private async openHistory(): Promise<HistoryStore | undefined> {
+    const { config } = this.options;
+    if (config.history === undefined) return undefined;
+    try {
+      // Imported only when chosen, as the S3 log store is: with `none` neither driver is loaded.
+      const { openHistoryStore } = await import('../core/history/open.ts');
+      this.history = await openHistoryStore(config.history, this.clock);
+    } catch (error) {
+      const where = config.history.kind === 'sqlite' ? `the SQLite file ${config.history.path}` : 'the PostgreSQL database of KUBEDAG_HISTORY_POSTGRES_URL';
+      throw new Error(`the ${config.history.kind} history store cannot be opened (${where}): ${errorMessage(error)}`, { cause: error });
+    }
+    return this.history;
   }
 
   /** Listens on every address, as a plain Node server does (fastify's own default is localhost only). */
@@ -155,6 +181,7 @@ export class Operator {
       }),
       retention: queue('run', 2, (key) => this.controllers?.retention.reconcile(key) ?? Promise.resolve(undefined)),
       dags: queue('dag', 2, (key) => this.controllers?.dags.reconcile(key) ?? Promise.resolve(undefined)),
+      history: queue('run', 2, (key) => this.controllers?.history?.archiver.reconcile(key) ?? Promise.resolve(undefined)),
     };
   }
 
@@ -171,9 +198,11 @@ export class Operator {
       const owner = ownerRunName(object);
       if (owner !== undefined) queues.runs.add(`${object.metadata?.namespace ?? ''}/${owner}`);
     };
+    const history = this.historyRoutes(runs, controllers, queues);
     runs.on((event, run) => {
       if (!this.watched(run.metadata?.namespace)) return;
       enqueueRun(run);
+      history.onRun(event, run);
       enqueueOwner(run);
       controllers.admission.onRun(run);
       // A run's status moved on: Pods of attempts now over may go (the archiver decides).
@@ -184,12 +213,18 @@ export class Operator {
         controllers.objects.forget(run.metadata?.uid ?? '');
       }
       // A DAG's status shows its latest run; a burst of run changes makes one write, not many.
-      if (run.spec.dagRef !== undefined) queues.dags.addAfter(`${run.metadata?.namespace ?? ''}/${run.spec.dagRef.name}`, DAG_STATUS_COALESCE_MS);
+      // A deleted run may have been archived: the store's newest is read again if needed.
+      if (run.spec.dagRef !== undefined) {
+        const dagKey = `${run.metadata?.namespace ?? ''}/${run.spec.dagRef.name}`;
+        if (event === 'delete') controllers.dags.forgetArchived(dagKey);
+        queues.dags.addAfter(dagKey, DAG_STATUS_COALESCE_MS);
+      }
     });
     pods.on((_event, pod) => {
       if (!this.watched(pod.metadata?.namespace)) return;
       const ended = podEnded(pod) && ownerRunName(pod) !== undefined;
       if (ended) queues.archive.add(runKey(pod));
+      history.onPod(pod);
       // An attempt whose stdout its run needs reports once archived: the archiver enqueues the
       // run then, and a reconcile now would only find it waiting.
       if (!(ended && controllers.gatherer.awaitsLog(pod))) enqueueOwner(pod);
@@ -205,6 +240,32 @@ export class Operator {
     });
     this.enqueueAll = () => {
       for (const run of runs.list()) if (this.watched(run.metadata?.namespace)) enqueueRun(run);
+    };
+  }
+
+  /**
+   * Which root runs the history archiver looks at: a tree is archived by its root, and a change
+   * of any run of it, or of a step Pod of a finished run (its log archived, the Pod gone), may
+   * make it ready. Nothing with history-store none.
+   */
+  private historyRoutes(runs: OperatorInformers['runs'], controllers: Controllers, queues: Queues): { onRun(event: string, run: DagRunResource): void; onPod(pod: V1Pod): void } {
+    const enqueueRoot = (run: DagRunResource | undefined): void => {
+      const root = run === undefined ? undefined : rootOf(run, runs);
+      if (root !== undefined && isFinished(root)) queues.history.add(runKey(root));
+    };
+    if (controllers.history === undefined) return { onRun: () => undefined, onPod: () => undefined };
+    return {
+      onRun: (event, run) => {
+        if (event !== 'delete') enqueueRoot(run);
+        // A retry under a new id holds its original until it has copied the original's steps.
+        const original = run.metadata?.annotations?.[ANNOTATIONS.retryOf];
+        if (original !== undefined) enqueueRoot(runs.get(run.metadata?.namespace, original));
+      },
+      onPod: (pod) => {
+        const owner = ownerRunName(pod);
+        const run = owner === undefined ? undefined : runs.get(pod.metadata?.namespace, owner);
+        if (run !== undefined && isFinished(run)) enqueueRoot(run);
+      },
     };
   }
 
@@ -228,6 +289,7 @@ export class Operator {
     this.scheduler = new Scheduler({ runClient: controllers.kube.runs, segmentClient: controllers.kube.segments, dags: informers.dags, runs: informers.runs, clock: this.clock, zone: config.scheduleZone, watched: (namespace) => this.watched(namespace), log });
     this.scheduler.start();
     controllers.admission.start();
+    controllers.history?.retention.start();
   }
 
   /** Graceful shutdown: stop taking work, finish what is running, release the Lease. */
@@ -236,9 +298,12 @@ export class Operator {
     clearInterval(this.resync);
     this.scheduler?.stop();
     await this.controllers?.admission.stop();
+    await this.controllers?.history?.retention.stop();
     for (const queue of Object.values(this.queues ?? {}) as WorkQueue[]) await queue.shutdown();
     for (const informer of Object.values(this.informers ?? {}) as { stop(): Promise<void> }[]) await informer.stop();
     await this.elector?.stop();
     await this.server?.close();
+    await this.history?.close();
+    this.history = undefined;
   }
 }

@@ -14,6 +14,7 @@ import {
   bodyQuery,
   countsQuery,
   cursorOf,
+  dagsWithRunsQuery,
   expiredQuery,
   pageQuery,
   relistStatements,
@@ -29,6 +30,7 @@ import {
 import {
   DEFAULT_PAGE_SIZE,
   MAX_PAGE_SIZE,
+  type DagOfNamespace,
   type DagStatusCount,
   type HistoryFilter,
   type HistoryRun,
@@ -139,6 +141,11 @@ export class SqlHistoryStore implements HistoryStore {
   async counts(namespace: string): Promise<DagStatusCount[]> {
     const rows = await this.query<{ dag_name: string; status: number; runs: number }>('count runs', countsQuery(namespace));
     return rows.map((r) => ({ dagName: r.dag_name, status: r.status, runs: r.runs }));
+  }
+
+  async dagsWithRuns(): Promise<DagOfNamespace[]> {
+    const rows = await this.query<{ namespace: string; dag_name: string }>('list DAGs with runs', dagsWithRunsQuery());
+    return rows.map((r) => ({ namespace: r.namespace, dagName: r.dag_name }));
   }
 
   close(): Promise<void> {

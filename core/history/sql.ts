@@ -237,3 +237,8 @@ export function countsQuery(namespace: string): Statement {
     params: [namespace],
   };
 }
+
+/** Every namespace and DAG name that has runs, root or sub: what retention walks (an index scan of the run key). */
+export function dagsWithRunsQuery(): Statement {
+  return { sql: 'SELECT DISTINCT namespace, dag_name FROM history_runs ORDER BY namespace, dag_name', params: [] };
+}

@@ -202,5 +202,17 @@ describe.each(backends())('the $name history store', (backend) => {
       ]);
       expect(await store.counts('nobody-here')).toEqual([]);
     });
+
+    it('names every namespace and DAG with runs, a DAG with sub runs only among them, in order', async () => {
+      const fresh = await (await backend.fresh()).open();
+      expect(await fresh.dagsWithRuns()).toEqual([]);
+      await fresh.put([finished('b-ns', 'etl', 'r1').at(T0).build(), finished('b-ns', 'extract', 's1').at(T0).child(['etl', 'r1']).build()]);
+      await fresh.put([finished('a-ns', 'etl', 'r2').at(T0).build(), finished('a-ns', 'etl', 'r3').at(T0).build()]);
+      expect(await fresh.dagsWithRuns()).toEqual([
+        { namespace: 'a-ns', dagName: 'etl' },
+        { namespace: 'b-ns', dagName: 'etl' },
+        { namespace: 'b-ns', dagName: 'extract' },
+      ]);
+    });
   });
 });

@@ -90,6 +90,12 @@ export interface DagStatusCount {
   readonly runs: number;
 }
 
+/** A DAG name of a namespace. */
+export interface DagOfNamespace {
+  readonly namespace: string;
+  readonly dagName: string;
+}
+
 export interface HistoryStore {
   readonly kind: 'sqlite' | 'postgres';
   /**
@@ -126,6 +132,11 @@ export interface HistoryStore {
   relist(namespace: string, from: string, to: string): Promise<number>;
   /** Root runs by DAG and status (a scan of the namespace's summary rows, not of run bodies). */
   counts(namespace: string): Promise<DagStatusCount[]>;
+  /**
+   * Every namespace and DAG name with runs stored, root or sub runs (a sub DAG that is never
+   * run on its own has no root runs for `counts` to name), ordered: what retention walks.
+   */
+  dagsWithRuns(): Promise<DagOfNamespace[]>;
   close(): Promise<void>;
 }
 

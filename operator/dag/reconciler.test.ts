@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DagResource, DagRunResource } from '../../core/resources/types.ts';
 import { dag as aDag } from '../../test/builders/dag.ts';
 import { dagRun } from '../../test/builders/dag-run.ts';
-import { dagStatus } from './reconciler.ts';
+import { dagStatus, latestFromSummary } from './reconciler.ts';
 
 const dag = (spec: Record<string, unknown>, status?: DagResource['status'], annotations: Record<string, string> = {}): DagResource => {
   const builder = aDag('nightly').generation(3).annotate(annotations).spec(spec);
@@ -34,5 +34,14 @@ describe('dagStatus', () => {
     const first = dagStatus(dag({ steps: ['echo'] }), [], now);
     const later = dagStatus(dag({ steps: ['echo'] }, first), [], new Date('2026-05-02T00:00:00Z'));
     expect(later.conditions?.[0]?.lastTransitionTime).toBe(first.conditions?.[0]?.lastTransitionTime);
+  });
+
+  it('shows the archived latest run when etcd holds none of its runs, and the run in etcd when it does', () => {
+    const archived = latestFromSummary({
+      namespace: 'default', dagName: 'nightly', dagRunId: 'r1', resourceName: 'nightly-r1', uid: 'u1', status: 4, statusLabel: 'succeeded',
+      createdAt: '2026-04-29T00:00:00.000Z', queuedAt: '', startedAt: '2026-04-29T00:00:01Z', finishedAt: '2026-04-29T00:00:09Z', params: '', root: { name: 'nightly', dagRunId: 'r1' },
+    });
+    expect(dagStatus(dag({ steps: ['echo'] }), [], now, 'UTC', archived).latestRun).toEqual({ resourceName: 'nightly-r1', dagRunId: 'r1', status: 4, statusLabel: 'succeeded', startedAt: '2026-04-29T00:00:01Z', finishedAt: '2026-04-29T00:00:09Z' });
+    expect(dagStatus(dag({ steps: ['echo'] }), [run('new', '2026-04-30T00:00:00Z', 'failed')], now, 'UTC', archived).latestRun).toMatchObject({ resourceName: 'new' });
   });
 });

@@ -13,6 +13,9 @@ import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import type { DagStatus } from '../../core/resources/schemas.ts';
 import type { DagResource, DagRunResource } from '../../core/resources/types.ts';
 import { sameContent } from '../../core/kube/equal.ts';
+import type { HistorySummary } from '../../core/history/types.ts';
+
+export type LatestRun = NonNullable<DagStatus['latestRun']>;
 
 export interface DagReconcilerDeps {
   readonly dagClient: ResourceClient<DagResource>;
@@ -22,15 +25,32 @@ export interface DagReconcilerDeps {
   /** The scheduler's zone for expressions without CRON_TZ, so nextRun agrees with the scheduler. */
   readonly zone?: string;
   readonly onWrite?: () => void;
+  /** The DAG's newest archived root run (the history store's `latest`), when runs are archived. */
+  readonly archivedLatest?: (namespace: string, dagName: string) => Promise<HistorySummary | undefined>;
 }
 
-/** The status a DAG resource should have. Pure. */
-export function dagStatus(dag: DagResource, runs: readonly DagRunResource[], now: Date, zone = 'UTC'): DagStatus {
+/** A run summary from the history store as the DAG status shows its latest run. Pure. */
+export function latestFromSummary(summary: HistorySummary): LatestRun {
+  return {
+    resourceName: summary.resourceName,
+    dagRunId: summary.dagRunId,
+    status: summary.status,
+    statusLabel: summary.statusLabel,
+    ...(summary.startedAt === '' ? {} : { startedAt: summary.startedAt }),
+    ...(summary.finishedAt === '' ? {} : { finishedAt: summary.finishedAt }),
+  };
+}
+
+/**
+ * The status a DAG resource should have. Pure. Its latest run is the newest of `runs` of the
+ * DAG; when none is left in etcd (all archived), `archived`, the store's newest.
+ */
+export function dagStatus(dag: DagResource, runs: readonly DagRunResource[], now: Date, zone = 'UTC', archived?: LatestRun): DagStatus {
   const fileName = dag.metadata?.annotations?.[ANNOTATIONS.fileName] ?? dag.metadata?.name ?? '';
   const load = loadDagSpec(dag.spec, { fileName });
   const valid = load.errors.length === 0;
   const next = valid ? nextStart(load.dag.schedule, now, zone) : undefined;
-  const latest = latestRun(dag, runs);
+  const latest = latestRun(dag, runs) ?? archived;
   const generation = dag.metadata?.generation ?? 0;
   return {
     observedGeneration: generation,
@@ -45,10 +65,15 @@ export function dagStatus(dag: DagResource, runs: readonly DagRunResource[], now
   };
 }
 
+/** The DAG's runs in etcd, as the informer holds them. */
+export function runsOfDag(dag: DagResource, runs: readonly DagRunResource[]): DagRunResource[] {
+  return runs.filter((r) => r.spec.dagRef?.name === dag.metadata?.name);
+}
+
 function latestRun(dag: DagResource, runs: readonly DagRunResource[]): DagStatus['latestRun'] {
   // A Date from a typed client, an RFC 3339 string from a watch: compare as instants.
   const created = (r: DagRunResource): number => new Date(r.metadata?.creationTimestamp ?? 0).getTime();
-  const latest = [...runs].filter((r) => r.spec.dagRef?.name === dag.metadata?.name).sort((a, b) => created(b) - created(a))[0];
+  const latest = runsOfDag(dag, runs).sort((a, b) => created(b) - created(a))[0];
   if (latest === undefined) return undefined;
   const status = latest.status ?? {};
   return {
@@ -77,6 +102,11 @@ function validCondition(dag: DagResource, valid: boolean, errors: number, now: D
 
 export class DagReconciler {
   private readonly deps: DagReconcilerDeps;
+  /**
+   * The store's newest run of each DAG (by `namespace/name` of the DAG resource), read only
+   * while etcd holds none of its runs, and kept until a run of the DAG is deleted (archived).
+   */
+  private readonly archived = new Map<string, LatestRun | undefined>();
 
   constructor(deps: DagReconcilerDeps) {
     this.deps = deps;
@@ -85,9 +115,14 @@ export class DagReconciler {
   async reconcile(key: string): Promise<{ requeueAfterMs?: number } | undefined> {
     const [namespace = '', name = ''] = key.split('/');
     const dag = this.deps.dags.get(namespace, name);
-    if (dag === undefined) return undefined;
+    if (dag === undefined) {
+      this.archived.delete(key);
+      return undefined;
+    }
     const now = this.deps.clock.now();
-    const status = dagStatus(dag, this.deps.runs.list(namespace), now, this.deps.zone);
+    const runs = this.deps.runs.list(namespace);
+    const archived = runsOfDag(dag, runs).length === 0 ? await this.archivedLatest(key, dag) : undefined;
+    const status = dagStatus(dag, runs, now, this.deps.zone, archived);
     if (!sameContent(status, dag.status ?? {})) {
       const written = await ignoreConflict(this.deps.dagClient.replaceStatus({ ...dag, status }));
       if (written === undefined) return { requeueAfterMs: 0 };
@@ -95,5 +130,21 @@ export class DagReconciler {
     }
     // The next start moves on by itself: look again when it has passed.
     return status.nextRun === undefined ? undefined : { requeueAfterMs: Math.max(1000, Date.parse(status.nextRun) - now.getTime() + 1000) };
+  }
+
+  /** A run of the DAG was deleted (archived, or by retention): its newest archived run is read again next time. */
+  forgetArchived(dagKey: string): void {
+    this.archived.delete(dagKey);
+  }
+
+  private async archivedLatest(key: string, dag: DagResource): Promise<LatestRun | undefined> {
+    const read = this.deps.archivedLatest;
+    if (read === undefined) return undefined;
+    if (this.archived.has(key)) return this.archived.get(key);
+    const fileName = dag.metadata?.annotations?.[ANNOTATIONS.fileName] ?? dag.metadata?.name ?? '';
+    const summary = await read(dag.metadata?.namespace ?? '', loadDagSpec(dag.spec, { fileName }).dag.name);
+    const latest = summary === undefined ? undefined : latestFromSummary(summary);
+    this.archived.set(key, latest);
+    return latest;
   }
 }

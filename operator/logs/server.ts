@@ -8,6 +8,8 @@ import { fastify, type FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { logChunk } from '../../core/logs/chunk.ts';
 import type { Registry } from 'prom-client';
+import { serveHistory } from '../../core/history/http/serve.ts';
+import type { HistoryStore } from '../../core/history/types.ts';
 import { liveLog } from './live.ts';
 import type { LogStore } from './store.ts';
 
@@ -16,6 +18,12 @@ export interface OperatorServerDeps {
   readonly core: CoreV1Api;
   readonly registry: Registry;
   readonly isLeader: () => boolean;
+  /**
+   * The history store the operator opened (undefined with history-store none). The API server
+   * reads the embedded SQLite store through this endpoint (core/history/http); a PostgreSQL
+   * store it reaches itself, so that one is not served here.
+   */
+  readonly history?: HistoryStore;
 }
 
 const logParams = Type.Object({ namespace: Type.String(), dagName: Type.String(), dagRunId: Type.String(), step: Type.String(), attempt: Type.String() });
@@ -40,6 +48,7 @@ export function operatorServer(deps: OperatorServerDeps): FastifyInstance {
     const number = (text: string | undefined): number | undefined => (text === undefined ? undefined : Number(text));
     return logChunk(log, { tail: number(tail), head: number(head), offset: number(offset), limit: number(limit) });
   });
+  if (deps.history?.kind === 'sqlite') serveHistory(app, deps.history);
   app.setNotFoundHandler((_request, reply) => reply.code(404).type('text/plain').send('not found\n'));
   app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => reply.code(error.statusCode ?? 500).type('text/plain').send(error.message));
   return app;

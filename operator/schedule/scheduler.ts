@@ -115,7 +115,10 @@ export class Scheduler {
     if (load.errors.length > 0 || (load.dag.schedule.start.length + load.dag.schedule.stop.length + load.dag.schedule.restart.length === 0)) return;
     const namespace = dag.metadata?.namespace ?? '';
     const runs = this.deps.runs.list(namespace).filter((r) => r.spec.parent === undefined && r.spec.dagName === load.dag.name);
-    for (const action of tickActions({ dag: load.dag, runs, minute, zone: this.deps.zone })) await this.act(dag, load, runs, action);
+    // With every run archived, the DAG status's latest run (from the history store) stands in.
+    const archived = runs.length === 0 ? dag.status?.latestRun : undefined;
+    const input = { dag: load.dag, runs, minute, zone: this.deps.zone, ...(archived === undefined ? {} : { archivedLatest: archived }) };
+    for (const action of tickActions(input)) await this.act(dag, load, runs, action);
   }
 
   private async act(dag: DagResource, load: DagLoad, runs: readonly DagRunResource[], action: TickAction): Promise<void> {

@@ -64,6 +64,27 @@ describe('tickActions', () => {
     expect(action?.kind).toBe(want);
   });
 
+  it.each([
+    ['skips when the archived latest run succeeded earlier today', 4, '2026-11-22T01:00:00Z', 'skip'],
+    ['starts when the archived latest success was yesterday', 4, '2026-11-21T23:00:00Z', 'start'],
+    ['starts when the archived latest run today failed', 2, '2026-11-22T01:00:00Z', 'start'],
+  ])('with skipIfSuccessful and every run archived, %s', (_what, status, startedAt, want) => {
+    const dag = dagOf('schedule: "0 * * * *"\nskipIfSuccessful: true\nsteps: [echo]');
+    const [action] = tickActions({ dag, runs: [], minute, archivedLatest: { status, startedAt, finishedAt: startedAt } });
+    expect(action?.kind).toBe(want);
+  });
+
+  it('judges by the run still in etcd before the archived one', () => {
+    const dag = dagOf('schedule: "0 * * * *"\nskipIfSuccessful: true\nsteps: [echo]');
+    const [action] = tickActions({ dag, runs: [run('a', '2026-11-22T02:00:00Z', 2, '2026-11-22T02:00:00Z')], minute, archivedLatest: { status: 4, startedAt: '2026-11-22T01:00:00Z' } });
+    expect(action?.kind).toBe('start');
+  });
+
+  it('skips when the archived latest run started in this minute', () => {
+    const [action] = tickActions({ dag: hourly, runs: [], minute, archivedLatest: { status: 4, startedAt: '2026-11-22T10:00:02Z', finishedAt: '2026-11-22T10:00:05Z' } });
+    expect(action).toEqual({ kind: 'skip', reason: 'a run was created in this minute already' });
+  });
+
   it('judges "today" of skipIfSuccessful in the schedule zone', () => {
     // 23:30 UTC on the 21st is already the 22nd in Tokyo, the day of the tick (19:00 Tokyo).
     const dag = dagOf('schedule: "CRON_TZ=Asia/Tokyo 0 19 * * *"\nskipIfSuccessful: true\nsteps: [echo]');

@@ -21,6 +21,25 @@ export interface TickInput {
   readonly minute: Date;
   /** Zone of expressions without CRON_TZ (the scheduler's, default UTC). */
   readonly zone?: string;
+  /**
+   * The DAG's newest run when `runs` holds none of them because it was archived (the DAG
+   * status's latestRun): what skipIfSuccessful and "a run this minute" judge by then.
+   */
+  readonly archivedLatest?: ArchivedLatest;
+}
+
+/** What the scheduler knows of an archived latest run: no creation time, so its start stands for it. */
+export interface ArchivedLatest {
+  readonly status: number;
+  readonly startedAt?: string;
+  readonly finishedAt?: string;
+}
+
+/** The latest run as startAction judges it, from etcd or the store. */
+interface LatestFacts {
+  readonly created: number;
+  readonly status: number | undefined;
+  readonly startedAt: string | undefined;
 }
 
 /** The start of the minute `at` falls in. */
@@ -55,13 +74,24 @@ function dayIn(at: Date, zone: string): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
 }
 
-function startAction(input: TickInput, schedule: Schedule, latest: DagRunResource | undefined): TickAction {
+/**
+ * The latest run's facts: the newest in etcd, else the archived one, whose start stands for its
+ * creation (a run starts after it is created, so "created in this minute" errs towards a skip).
+ */
+function latestFacts(latest: DagRunResource | undefined, archived: ArchivedLatest | undefined): LatestFacts | undefined {
+  if (latest !== undefined) return { created: created(latest), status: latest.status?.status, startedAt: latest.status?.startedAt };
+  if (archived === undefined) return undefined;
+  const stand = Date.parse(archived.startedAt ?? archived.finishedAt ?? '');
+  return { created: Number.isNaN(stand) ? 0 : stand, status: archived.status, startedAt: archived.startedAt };
+}
+
+function startAction(input: TickInput, schedule: Schedule, latest: LatestFacts | undefined): TickAction {
   const zone = schedule.timezone ?? input.zone ?? 'UTC';
   if (latest !== undefined) {
-    if (isRunning(latest)) return { kind: 'skip', reason: 'the latest run is still running' };
-    if (created(latest) >= input.minute.getTime()) return { kind: 'skip', reason: 'a run was created in this minute already' };
-    const started = latest.status?.startedAt;
-    if (input.dag.skipIfSuccessful && latest.status?.status === RunStatus.Succeeded && started !== undefined && dayIn(new Date(started), zone) === dayIn(input.minute, zone)) {
+    if (latest.status === RunStatus.Running) return { kind: 'skip', reason: 'the latest run is still running' };
+    if (latest.created >= input.minute.getTime()) return { kind: 'skip', reason: 'a run was created in this minute already' };
+    const started = latest.startedAt;
+    if (input.dag.skipIfSuccessful && latest.status === RunStatus.Succeeded && started !== undefined && dayIn(new Date(started), zone) === dayIn(input.minute, zone)) {
       return { kind: 'skip', reason: 'skipIfSuccessful: the latest run succeeded today' };
     }
   }
@@ -84,7 +114,7 @@ export function tickActions(input: TickInput): TickAction[] {
     actions.push({ kind: 'restart', run: latest.metadata?.name ?? '', dagRunId: scheduledRunId('restart', input.minute), waitSec: input.dag.restartWaitSec });
   }
   const start = fires(schedule.start);
-  if (start !== undefined) actions.push(startAction(input, start, latest));
+  if (start !== undefined) actions.push(startAction(input, start, latestFacts(latest, input.archivedLatest)));
   return actions;
 }
 

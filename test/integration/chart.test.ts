@@ -95,7 +95,8 @@ describe('the Helm chart', () => {
     ['the directory store without a volume', ['operator.logs.persistence.enabled=false'], 'operator.replicas > 1 with the directory log store needs a shared volume'],
     ['the directory store on a ReadWriteOnce volume', ['operator.logs.persistence.accessModes={ReadWriteOnce}'], 'needs operator.logs.persistence.accessModes to include ReadWriteMany'],
   ])('refuses two operator replicas on %s, naming the S3 store as a way out', (_what, values, message) => {
-    const run = (): string => helm('template', 'kd', chart, '--set', 'operator.replicas=2', ...values.flatMap((v) => ['--set', v]));
+    // history.store=none: the SQLite history file's own rule for the same volume is the next test's.
+    const run = (): string => helm('template', 'kd', chart, '--set', 'operator.replicas=2', '--set', 'history.store=none', ...values.flatMap((v) => ['--set', v]));
     expect(run).toThrow(message);
     expect(run).toThrow('operator.logs.store=s3');
     // One replica needs no shared volume.
@@ -105,15 +106,57 @@ describe('the Helm chart', () => {
   it.each([
     { name: 'one replica on a ReadWriteOnce log volume (the default) is recreated', values: [], strategy: 'Recreate' },
     { name: 'two replicas on a ReadWriteMany log volume roll', values: ['operator.replicas=2', 'operator.logs.persistence.accessModes={ReadWriteMany}'], strategy: undefined },
-    { name: 'two replicas on the S3 log store roll', values: ['operator.replicas=2', 'operator.logs.store=s3', 'operator.logs.s3.bucket=kubedag-logs'], strategy: undefined },
+    { name: 'two replicas on the S3 log store roll', values: ['operator.replicas=2', 'operator.logs.store=s3', 'operator.logs.s3.bucket=kubedag-logs', 'history.store=postgres', 'history.postgres.existingSecret=history-db'], strategy: undefined },
   ])('updates an operator of $name', ({ values, strategy }) => {
     const objects = loadAll(helm('template', 'kd', chart, ...values.flatMap((v) => ['--set', v]))) as ({ kind?: string; metadata?: { name?: string }; spec?: { strategy?: { type?: string } } } | null)[];
     const operator = objects.find((o) => o?.kind === 'Deployment' && o.metadata?.name?.endsWith('-operator') === true);
     expect([operator === undefined, operator?.spec?.strategy?.type]).toEqual([false, strategy]);
   });
 
+  it.each([
+    ['on the S3 log store, which has no volume for its file', ['operator.logs.store=s3', 'operator.logs.s3.bucket=kubedag-logs'], 'history.store=sqlite keeps its file on the operator\'s log volume'],
+    ['with two replicas on a ReadWriteOnce volume', ['operator.replicas=2'], 'operator.replicas > 1 with history.store=sqlite needs the operator\'s log volume to be ReadWriteMany'],
+  ])('refuses the SQLite history store %s, naming postgres as a way out', (_what, values, message) => {
+    const run = (): string => helm('template', 'kd', chart, ...values.flatMap((v) => ['--set', v]));
+    expect(run).toThrow(message);
+    expect(run).toThrow('history.store=postgres');
+  });
+
+  it.each([
+    ['the PostgreSQL history store without its Secret', 'history.store=postgres', '/history/postgres/existingSecret'],
+    ['an unknown history store', 'history.store=mongo', '/history/store'],
+    ['an archive window that is no duration', 'history.archiveAfter=-1h', '/history/archiveAfter'],
+  ])('refuses %s with the values path named (values.schema.json)', (_what, value, named) => {
+    expect(() => helm('template', 'kd', chart, '--set', value)).toThrow(named);
+  });
+
+  it('gives the operator the SQLite history file on its log volume by default, and the API server the same store', () => {
+    type Container = { args: string[]; env?: unknown[]; volumeMounts?: { name: string; mountPath: string; subPath?: string }[] };
+    const deployment = (name: string): Container | undefined => (rendered.find((o) => o.kind === 'Deployment' && o.metadata?.name === name) as unknown as { spec: { template: { spec: { containers: Container[] } } } } | undefined)?.spec.template.spec.containers[0];
+    const operatorPod = deployment('kd-kubedag-operator');
+    expect(operatorPod?.args.filter((a) => a.startsWith('--history-') || a.startsWith('--archive-'))).toEqual(['--history-store=sqlite', '--archive-after=1h', '--history-sqlite-path=/var/lib/kubedag/history/history.db']);
+    expect(operatorPod?.volumeMounts).toContainEqual({ name: 'logs', mountPath: '/var/lib/kubedag/history', subPath: '.history' });
+    expect(parseConfig(operatorPod?.args ?? [], {})).toMatchObject({ history: { kind: 'sqlite', path: '/var/lib/kubedag/history/history.db' }, archiveAfterMs: 3_600_000 });
+    expect(deployment('kd-kubedag-api')?.args).toContain('--history-store=sqlite');
+  });
+
+  it('gives the operator and the API server the PostgreSQL URL from its Secret, and no history file', () => {
+    const text = helm('template', 'kd', chart, '--set', 'history.store=postgres', '--set', 'history.postgres.existingSecret=history-db', '--set', 'history.archiveAfter=30m');
+    type Container = { args: string[]; env?: unknown[]; volumeMounts?: { mountPath: string }[] };
+    const deployments = (loadAll(text) as ({ kind?: string; spec?: { template: { spec: { containers: Container[] } } } } | null)[]).filter((o) => o?.kind === 'Deployment').map((o) => o?.spec?.template.spec.containers[0]);
+    const fromSecret = { name: 'KUBEDAG_HISTORY_POSTGRES_URL', valueFrom: { secretKeyRef: { name: 'history-db', key: 'url' } } };
+    expect(deployments).toHaveLength(2);
+    for (const container of deployments) {
+      expect(container?.env).toContainEqual(fromSecret);
+      expect(container?.args).toContain('--history-store=postgres');
+      expect((container?.volumeMounts ?? []).map((m) => m.mountPath)).not.toContain('/var/lib/kubedag/history');
+    }
+    const operatorArgs = deployments.find((c) => c?.args.includes('--archive-after=30m'))?.args ?? [];
+    expect(parseConfig(operatorArgs, { KUBEDAG_HISTORY_POSTGRES_URL: 'postgres://u:p@db:5432/kd' })).toMatchObject({ history: { kind: 'postgres' }, archiveAfterMs: 1_800_000 });
+  });
+
   it('with the S3 log store, gives the operator its bucket settings and credentials and no volume, and the API server accepts the objects', async () => {
-    const values = ['operator.logs.store=s3', 'operator.logs.s3.bucket=kubedag-logs', 'operator.logs.s3.prefix=prod', 'operator.logs.s3.endpoint=http://minio.storage:9000', 'operator.logs.s3.forcePathStyle=true', 'operator.logs.s3.existingSecret=s3-credentials', 'serviceAccount.operatorAnnotations.eks\\.amazonaws\\.com/role-arn=arn:aws:iam::111122223333:role/kubedag'];
+    const values = ['history.store=none', 'operator.logs.store=s3', 'operator.logs.s3.bucket=kubedag-logs', 'operator.logs.s3.prefix=prod', 'operator.logs.s3.endpoint=http://minio.storage:9000', 'operator.logs.s3.forcePathStyle=true', 'operator.logs.s3.existingSecret=s3-credentials', 'serviceAccount.operatorAnnotations.eks\\.amazonaws\\.com/role-arn=arn:aws:iam::111122223333:role/kubedag'];
     const objectsOf = (text: string): KubernetesObject[] => (loadAll(text) as (KubernetesObject | null)[]).filter((o): o is KubernetesObject => o !== null);
     const s3 = objectsOf(helm('template', 'kd', chart, '--namespace', ns, '--set', `operator.namespaces={${ns}}`, ...values.flatMap((v) => ['--set', v])));
     expect(s3.filter((o) => o.kind === 'PersistentVolumeClaim')).toEqual([]);

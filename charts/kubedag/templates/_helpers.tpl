@@ -104,3 +104,15 @@ app.kubernetes.io/component: api-server
   resources: [events]
   verbs: [create, patch]
 {{- end -}}
+
+{{/*
+The PostgreSQL history store's URL, from its Secret, for the operator and the API server alike
+(a variable only: it holds a password); for history.store=postgres.
+*/}}
+{{- define "kubedag.historyPostgresEnv" -}}
+- name: KUBEDAG_HISTORY_POSTGRES_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.history.postgres.existingSecret }}
+      key: {{ .Values.history.postgres.key }}
+{{- end }}

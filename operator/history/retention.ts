@@ -1,0 +1,121 @@
+/**
+ * Retention of archived runs: a sweep (the leader's, at start and every hour) over every DAG
+ * name with runs in the history store, in the watched namespaces, deletes the runs that
+ * finished longer ago than the DAG's histRetentionDays (its DAG resource's, else Dagu's
+ * default of 30 for a DAG deleted since), in batches, each run's logs first: a crash between
+ * the two leaves a run whose logs are gone, which the next sweep deletes, never logs that no
+ * run names. Runs still in etcd are retention/reconciler.ts's, as before.
+ */
+import type { HistoryStore, DagOfNamespace } from '../../core/history/types.ts';
+import { pruneHistory } from '../../core/history/retention.ts';
+import { DEFAULTS } from '../../core/dag/model.ts';
+import type { Informer } from '../../core/kube/informer.ts';
+import type { Clock } from '../../core/kube/time.ts';
+import { errorMessage, type Logger } from '../../core/log.ts';
+import { ANNOTATIONS } from '../../core/resources/constants.ts';
+import { loadDagSpec } from '../../core/resources/dag.ts';
+import type { DagResource } from '../../core/resources/types.ts';
+import type { LogStore } from '../logs/store.ts';
+
+export const RETENTION_SWEEP_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+
+export interface PruneStep {
+  readonly namespace: string;
+  readonly dagName: string;
+  /** ms since the epoch: runs that finished before it go. */
+  readonly finishedBefore: number;
+}
+
+/**
+ * What one sweep prunes: each watched DAG name with its cutoff. `days` gives a DAG's
+ * histRetentionDays, undefined when no DAG of that name exists (then Dagu's default); zero or
+ * less keeps its runs for ever, as it keeps runs in etcd. Pure.
+ */
+export function retentionPlan(stored: readonly DagOfNamespace[], days: (namespace: string, dagName: string) => number | undefined, watched: (namespace: string) => boolean, now: number): PruneStep[] {
+  return stored.flatMap(({ namespace, dagName }) => {
+    if (!watched(namespace)) return [];
+    const kept = days(namespace, dagName) ?? DEFAULTS.histRetentionDays;
+    return kept <= 0 ? [] : [{ namespace, dagName, finishedBefore: now - kept * DAY_MS }];
+  });
+}
+
+export interface HistoryRetentionDeps {
+  readonly store: HistoryStore;
+  readonly logs: LogStore;
+  readonly dags: Informer<DagResource>;
+  readonly clock: Clock;
+  readonly watched: (namespace: string) => boolean;
+  readonly log: Logger;
+  readonly onPruned: (runs: number) => void;
+}
+
+/** A DAG resource's name as runs carry it (spec.dagName) and its days; loaded once per resource version. */
+const loaded = new WeakMap<DagResource, { readonly name: string; readonly days: number }>();
+
+function namedDays(dag: DagResource): { readonly name: string; readonly days: number } {
+  let known = loaded.get(dag);
+  if (known === undefined) {
+    const fileName = dag.metadata?.annotations?.[ANNOTATIONS.fileName] ?? dag.metadata?.name ?? '';
+    const load = loadDagSpec(dag.spec, { fileName });
+    known = { name: load.dag.name, days: load.dag.histRetentionDays };
+    loaded.set(dag, known);
+  }
+  return known;
+}
+
+export class HistoryRetention {
+  private readonly deps: HistoryRetentionDeps;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<number> | undefined;
+
+  constructor(deps: HistoryRetentionDeps) {
+    this.deps = deps;
+  }
+
+  /** A sweep now, then every RETENTION_SWEEP_MS; a sweep still going when the next is due is not doubled. */
+  start(): void {
+    const tick = (): void => {
+      this.running ??= this.sweep()
+        .catch((error: unknown) => {
+          this.deps.log.error({ err: errorMessage(error) }, 'history retention sweep failed');
+          return 0;
+        })
+        .finally(() => {
+          this.running = undefined;
+        });
+    };
+    tick();
+    this.timer = setInterval(tick, RETENTION_SWEEP_MS);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One sweep; how many archived runs went. */
+  async sweep(): Promise<number> {
+    const { deps } = this;
+    const byName = new Map<string, number>();
+    for (const dag of deps.dags.list()) {
+      const { name, days } = namedDays(dag);
+      byName.set(`${dag.metadata?.namespace ?? ''}/${name}`, days);
+    }
+    const plan = retentionPlan(await deps.store.dagsWithRuns(), (namespace, dagName) => byName.get(`${namespace}/${dagName}`), deps.watched, deps.clock.now().getTime());
+    let removed = 0;
+    for (const step of plan) {
+      const pruned = await pruneHistory(deps.store, {
+        ...step,
+        beforeDelete: async (batch) => {
+          for (const key of batch) await deps.logs.removeRun(key.namespace, key.dagName, key.dagRunId);
+        },
+      });
+      removed += pruned.removed;
+      deps.onPruned(pruned.removed);
+    }
+    if (removed > 0) deps.log.info({ removed }, 'history retention deleted archived runs and their logs');
+    return removed;
+  }
+}
