@@ -34,6 +34,12 @@ describe('archiveReadiness', () => {
     expect(archiveReadiness(facts(root), [], at(ENDED), 30 * 24 * HOUR)).toMatchObject({ kind: 'wait', requeueAfterMs: ARCHIVE_RECHECK_MAX_MS });
   });
 
+  it('counts the window from when the DAGRun was made when that is later: a run put back from the store stays its window', () => {
+    const putBack = { ...root, metadata: { ...root.metadata, creationTimestamp: '2026-11-28T20:00:00Z' as unknown as Date } };
+    expect(archiveReadiness(facts(putBack), [], at('2026-11-28T20:30:00Z'), HOUR)).toMatchObject({ kind: 'wait', requeueAfterMs: HOUR / 2 });
+    expect(archiveReadiness(facts(putBack), [], at('2026-11-28T21:00:00Z'), HOUR)).toEqual({ kind: 'due' });
+  });
+
   it('is due at once with a window of zero', () => {
     expect(archiveReadiness(facts(root), [], at(ENDED), 0)).toEqual({ kind: 'due' });
   });

@@ -70,7 +70,12 @@ export function archiveReadiness(root: CachedRunFacts, subs: readonly CachedRunF
   if (running.length > 0) return { kind: 'not-finished', reason: `sub run ${running[0]?.run.metadata?.name ?? ''} has not finished` };
   const owed = [root, ...subs].flatMap(owedInCache);
   if (owed.length > 0) return { kind: 'wait', reason: owed.join('; '), requeueAfterMs: OWED_RECHECK_MS };
-  const due = Date.parse(root.run.status?.finishedAt ?? '') + archiveAfterMs;
+  // From its end, or from when the DAGRun was made if that is later: a run the API server put
+  // back from the store (to retry or edit it) ended long ago, and would otherwise go again
+  // before the request that put it back could act on it.
+  const ended = Date.parse(root.run.status?.finishedAt ?? '');
+  const made = Date.parse(String(root.run.metadata?.creationTimestamp ?? ''));
+  const due = Math.max(ended, Number.isNaN(made) ? ended : made) + archiveAfterMs;
   if (Number.isNaN(due)) return { kind: 'not-finished', reason: 'the run has no end time' };
   if (due > now) return { kind: 'wait', reason: 'the archive window has not passed', requeueAfterMs: Math.min(due - now, ARCHIVE_RECHECK_MAX_MS) };
   return { kind: 'due' };
