@@ -21,9 +21,9 @@ export interface BenchApiServer {
   stop(): Promise<void>;
 }
 
-export async function startBenchApiServer(kubeconfig: string, operatorUrl: string): Promise<BenchApiServer> {
+export async function startBenchApiServer(kubeconfig: string, operatorUrl: string, extraArgs: readonly string[] = []): Promise<BenchApiServer> {
   const started = performance.now();
-  const child = fork(import.meta.filename, [kubeconfig, operatorUrl], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(import.meta.filename, [kubeconfig, operatorUrl, ...extraArgs], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const ready = await new Promise<{ port: number; syncMs: number }>((resolve, reject) => {
     child.once('message', (message: { port: number; syncMs: number }) => {
       resolve(message);
@@ -41,8 +41,8 @@ export async function startBenchApiServer(kubeconfig: string, operatorUrl: strin
   };
 }
 
-async function serve(kubeconfig: string, operatorUrl: string): Promise<void> {
-  const config = parseApiConfig(['--namespace=default', `--kubeconfig=${kubeconfig}`, `--operator-url=${operatorUrl}`, '--lease-namespace=default'], {});
+async function serve(kubeconfig: string, operatorUrl: string, extraArgs: readonly string[]): Promise<void> {
+  const config = parseApiConfig(['--namespace=default', `--kubeconfig=${kubeconfig}`, `--operator-url=${operatorUrl}`, '--lease-namespace=default', ...extraArgs], {});
   const started = performance.now();
   const server = await startServer({ config, version: 'bench' });
   await waitFor('the API server cache', () => Promise.resolve(server.cache.synced()), 600_000, 50);
@@ -54,4 +54,4 @@ async function serve(kubeconfig: string, operatorUrl: string): Promise<void> {
   process.send?.({ port: (server.app.server.address() as AddressInfo).port, syncMs });
 }
 
-if (process.argv[1] === import.meta.filename) await serve(process.argv[2] ?? '', process.argv[3] ?? '');
+if (process.argv[1] === import.meta.filename) await serve(process.argv[2] ?? '', process.argv[3] ?? '', process.argv.slice(4));

@@ -69,7 +69,9 @@ export async function seedHistory(kube: KubedagClients, source: DagRunResource, 
     const dagRunId = `h${String(i).padStart(6, '0')}`;
     const name = dagRunResourceName(dagName, dagRunId);
     const labels = { ...source.metadata?.labels, [LABELS.dag]: labelValue(dagName), [LABELS.runId]: labelValue(dagRunId) };
-    const spec = { ...source.spec, dagRef: { name: manifests[d]?.metadata.name ?? dagName }, dagName, dagRunId, snapshot: manifests[d]?.spec };
+    // A copy holds its definition the old way (spec.snapshot), which rules out frozenDefinition.
+    const { frozenDefinition: _frozen, ...sourceSpec } = source.spec;
+    const spec = { ...sourceSpec, dagRef: { name: manifests[d]?.metadata.name ?? dagName }, dagName, dagRunId, snapshot: manifests[d]?.spec };
     await kube.runs.create(namespace, { metadata: { name, namespace, labels }, spec });
     await kube.runs.mergePatchStatus(namespace, name, { status: shiftedStatus(source.status, Math.floor((i / runs) * week)) });
     if (performance.now() - lastReport > 15_000) {

@@ -7,7 +7,16 @@ import type { HistoryReads, SeedFigures } from './scale-history.ts';
 import type { BigRunFigures } from './scale-runs.ts';
 import { kib, mib, table, type Timed } from './scale-support.ts';
 
+/** Finished runs left in etcd past the archive window, and how long the operator took to archive them all. */
+export interface ArchivedFigures {
+  readonly runs: number;
+  readonly seconds: number;
+}
+
 export interface HistoryFigures {
+  /** Where history was kept: `sqlite` (the R runs in the store) or `none` (all in etcd). */
+  readonly store: string;
+  readonly archived?: ArchivedFigures;
   readonly seed: SeedFigures;
   readonly sourceRecords: { readonly min: number; readonly median: number; readonly max: number };
   /** The operator that was running while the history was written. */
@@ -66,7 +75,9 @@ function historyRows(h: HistoryFigures, idle: Figures['idle']): string[][] {
   const perRun = (after: number, before: number): string => kib((after - before) / r);
   return [
     ['retained runs / DAGs', `${n(r)} / ${n(h.seed.dags)}`, '100,000 / 1,000'],
-    ['seeding (create + status per run)', `${h.seed.seconds.toFixed(0)} s (${n(r / h.seed.seconds)} runs/s)`, ''],
+    ['history store', h.store, 'etcd holds active runs + a window'],
+    h.store === 'none' ? ['seeding (create + status per run)', `${h.seed.seconds.toFixed(0)} s (${n(r / h.seed.seconds)} runs/s)`, ''] : ['seeding (straight into the store)', `${h.seed.seconds.toFixed(0)} s (${n(r / h.seed.seconds)} runs/s)`, ''],
+    ...(h.archived === undefined ? [] : [['runs archived by the operator (past the window) / time', `${n(h.archived.runs)} / ${h.archived.seconds.toFixed(0)} s (${n(h.archived.runs / h.archived.seconds, 1)} runs/s)`, '']]),
     ['source run (a real finished 5-step run) as JSON', kib(h.seed.sourceRunBytes), ''],
     ['its step records JSON min/median/max', `${String(h.sourceRecords.min)}/${String(h.sourceRecords.median)}/${String(h.sourceRecords.max)} B`, ''],
     ['operator RSS idle (fresh, no runs)', mib(idle.operator), ''],

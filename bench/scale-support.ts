@@ -93,6 +93,8 @@ export interface OperatorSettings {
   readonly kubeconfig: string;
   readonly logDir: string;
   readonly port: number;
+  /** More flags (the history store's). */
+  readonly extraArgs?: readonly string[];
 }
 
 /**
@@ -103,7 +105,7 @@ export interface OperatorSettings {
 export async function startBenchOperator(settings: OperatorSettings, syncTimeoutMs = 600_000): Promise<BenchOperator> {
   const launch = chartOperatorLaunch();
   const started = performance.now();
-  const child = spawn(process.execPath, [...launch.flags, settings.bundle, `--kubeconfig=${settings.kubeconfig}`, `--log-dir=${settings.logDir}`, `--http-port=${String(settings.port)}`], { env: { ...process.env, ...launch.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...launch.flags, settings.bundle, `--kubeconfig=${settings.kubeconfig}`, `--log-dir=${settings.logDir}`, `--http-port=${String(settings.port)}`, ...(settings.extraArgs ?? [])], { env: { ...process.env, ...launch.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   // An operator that dies mid-run (out of memory, a crash) says so on stderr: pass it on.
   child.stderr.on('data', (chunk: Buffer) => void process.stderr.write(`[operator] ${chunk.toString()}`));
   let stopping = false;

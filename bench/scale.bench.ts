@@ -5,7 +5,11 @@
  *   of N steps: outcome, time, steps/min (against single-step runs/min), DAGRun sizes, bytes
  *   written, bytes per finished step, step record sizes, the API's run details.
  * - History: R finished runs (copies of a real 5-step run) over D DAGs: each process restarted
- *   on them (RSS, sync time), the API's history reads, etcd's database; per retained run.
+ *   on them (RSS, sync time), the API's history reads, etcd's database; per retained run. With
+ *   the history store (BENCH_HISTORY_STORE=sqlite, the default; `none` keeps every run in etcd as
+ *   before issue 23's part 2) the R runs are written into the store as the archiver writes them,
+ *   and BENCH_WINDOW_RUNS (default 500) more are left in etcd for the operator to archive
+ *   (BENCH_ARCHIVE_AFTER, default 20s), timed.
  * Settings (environment): BENCH_STEPS (graph sizes, comma-separated, default 1000; 0 for none),
  * BENCH_CHAIN_STEPS (chain sizes, default BENCH_STEPS), BENCH_RUNS (retained runs, default 2000;
  * 0 for none), BENCH_DAGS (default one per 100 runs), BENCH_SINGLE_RUNS (baseline runs, default
@@ -28,9 +32,11 @@ import { freePort, waitFor } from '../cluster/processes.ts';
 import { kubeConfig } from '../cluster/setup.ts';
 import { bundleOperator } from '../scripts/operator-bundle.ts';
 import { startBenchApiServer, type BenchApiServer } from './scale-apiserver.ts';
-import { HISTORY_DAG_YAML, historyReads, recordStats, seedHistory } from './scale-history.ts';
+import { HISTORY_DAG_YAML, historyReads, recordStats, seedHistory, seedStore, type Seeded } from './scale-history.ts';
+import { openHistoryStore } from '../core/history/open.ts';
+import type { DagRunResource } from '../core/resources/types.ts';
 import { bigRun, removeRun, removeSingleRuns, singleStepRunsPerMinute, type BigRunContext, type BigRunFigures, type Shape } from './scale-runs.ts';
-import { printFigures, type HistoryFigures } from './scale-report.ts';
+import { printFigures, type ArchivedFigures, type HistoryFigures } from './scale-report.ts';
 import { etcdDbBytes, namespace, rssOf, settledRss, startBenchOperator, type BenchOperator } from './scale-support.ts';
 
 const sizes = (text: string | undefined, fallback: string): number[] =>
@@ -46,6 +52,10 @@ const SINGLE_RUNS = Number(process.env.BENCH_SINGLE_RUNS ?? 100);
 const DEADLINE_MS = Number(process.env.BENCH_DEADLINE_S ?? 1800) * 1000;
 const STALL_MS = Number(process.env.BENCH_STALL_S ?? 120) * 1000;
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 20);
+const HISTORY_STORE = process.env.BENCH_HISTORY_STORE ?? 'sqlite';
+if (HISTORY_STORE !== 'sqlite' && HISTORY_STORE !== 'none') throw new Error(`BENCH_HISTORY_STORE must be sqlite or none, not ${HISTORY_STORE}`);
+const WINDOW_RUNS = Number(process.env.BENCH_WINDOW_RUNS ?? 500);
+const ARCHIVE_AFTER = process.env.BENCH_ARCHIVE_AFTER ?? '20s';
 const log = (line: string): void => void process.stderr.write(`[bench-scale] ${line}\n`);
 
 const dir = await mkdtemp(join(tmpdir(), 'kubedag-bench-scale-'));
@@ -59,10 +69,44 @@ await mkdir(join(repo, 'dist'), { recursive: true });
 const bundleDir = await mkdtemp(join(repo, 'dist', 'bench-bundle-'));
 const bundle = join(bundleDir, 'operator.mjs');
 await bundleOperator(bundle);
-const operatorSettings = { bundle, kubeconfig: state.kubeconfig, logDir, port: await freePort() };
+const historyPath = join(dir, 'history.db');
+const withStore = HISTORY_STORE === 'sqlite';
+const operatorSettings = { bundle, kubeconfig: state.kubeconfig, logDir, port: await freePort(), extraArgs: withStore ? ['--history-store=sqlite', `--history-sqlite-path=${historyPath}`, `--archive-after=${ARCHIVE_AFTER}`] : [] };
+// The API server reads the SQLite store through the operator, as the chart sets it up.
+const apiArgs = withStore ? ['--history-store=sqlite'] : [];
 let operator: BenchOperator | undefined;
 let api: BenchApiServer | undefined;
 const pidOf = (name: string): number | undefined => state.processes.find((p) => p.name === name)?.pid;
+
+async function seedEtcd(source: DagRunResource): Promise<Seeded> {
+  log(`seeding ${String(RUNS)} finished runs over ${String(DAGS)} DAGs into etcd`);
+  return seedHistory(kube, source, RUNS, DAGS, log);
+}
+
+/**
+ * The window's runs into etcd for the operator to archive (timed), then R runs straight into
+ * the store; the copies are of the source run as the archiver stored it.
+ */
+async function seedWithStore(source: DagRunResource): Promise<{ seeded: Seeded; archived: ArchivedFigures }> {
+  const runsInEtcd = async (): Promise<number> => (await kube.runs.list(namespace)).items.length;
+  log(`seeding ${String(WINDOW_RUNS)} finished runs over ${String(DAGS)} DAGs into etcd, for the operator to archive`);
+  await seedHistory(kube, source, WINDOW_RUNS, DAGS, log);
+  const started = performance.now();
+  await waitFor('the operator to archive every finished run', async () => (await runsInEtcd()) === 0, 1_800_000, 1000);
+  const archived = { runs: WINDOW_RUNS + 1, seconds: (performance.now() - started) / 1000 };
+  log(`  archived ${String(archived.runs)} runs in ${archived.seconds.toFixed(0)} s`);
+  const store = await openHistoryStore({ kind: 'sqlite', path: historyPath });
+  try {
+    const [summary] = await store.runsOf(namespace, 'hist-src', 1);
+    const stored = summary === undefined ? undefined : await store.run(summary);
+    if (stored === undefined) throw new Error('the source run is not in the history store');
+    log(`writing ${String(RUNS)} finished runs over ${String(DAGS)} DAGs into the history store`);
+    const seeded = await seedStore(store, stored.resource, { runs: RUNS, dags: DAGS }, log);
+    return { seeded, archived };
+  } finally {
+    await store.close();
+  }
+}
 
 async function history(): Promise<HistoryFigures> {
   // The real run the history is copied from.
@@ -73,8 +117,7 @@ async function history(): Promise<HistoryFigures> {
   await sleep(3000);
   const source = await kube.runs.get(namespace, 'hist-src-run');
   const etcdBefore = await etcdDbBytes(state.ports?.etcdClient);
-  log(`seeding ${String(RUNS)} finished runs over ${String(DAGS)} DAGs`);
-  const seeded = await seedHistory(kube, source, RUNS, DAGS, log);
+  const { seeded, archived } = withStore ? await seedWithStore(source) : { seeded: await seedEtcd(source), archived: undefined };
   await sleep(10_000);
   const operatorLive = rssOf(operator?.process.pid);
   // Each process restarted on the history: what a new replica or a restart pays.
@@ -84,11 +127,13 @@ async function history(): Promise<HistoryFigures> {
   operator = await startBenchOperator(operatorSettings);
   const operatorRestart = { syncedMs: operator.syncedMs, readyMs: operator.readyMs, rss: await settledRss(operator.process.pid) };
   const apiStarted = performance.now();
-  api = await startBenchApiServer(state.kubeconfig, operator.url);
+  api = await startBenchApiServer(state.kubeconfig, operator.url, apiArgs);
   const apiRestart = { readyMs: performance.now() - apiStarted, syncMs: api.syncMs, rss: await settledRss(api.process.pid) };
   log('timing the history reads');
   const reads = await historyReads(api.base, seeded, REPEAT);
   return {
+    store: HISTORY_STORE,
+    ...(archived === undefined ? {} : { archived }),
     seed: seeded.figures,
     sourceRecords: recordStats(seeded.figures.sourceRecordBytes),
     operatorLive,
@@ -105,7 +150,7 @@ async function history(): Promise<HistoryFigures> {
 
 try {
   operator = await startBenchOperator(operatorSettings);
-  api = await startBenchApiServer(state.kubeconfig, operator.url);
+  api = await startBenchApiServer(state.kubeconfig, operator.url, apiArgs);
   log(`operator synced in ${(operator.syncedMs / 1000).toFixed(1)} s, API server in ${(api.readyMs / 1000).toFixed(1)} s; measuring idle memory`);
   const [operatorIdle, apiIdle] = await Promise.all([settledRss(operator.process.pid), settledRss(api.process.pid)]);
   const idle = { operator: operatorIdle, api: apiIdle, operatorSyncedMs: operator.syncedMs, apiReadyMs: api.readyMs, etcdDb: await etcdDbBytes(state.ports?.etcdClient) };
@@ -138,7 +183,7 @@ try {
   }
   const hist = RUNS > 0 ? await history() : undefined;
   const machine = { cores: cpus().length, memory: totalmem(), node: process.version };
-  const settings = { graphSizes, chainSizes, runs: RUNS, dags: DAGS, singleRuns: SINGLE_RUNS, deadlineS: DEADLINE_MS / 1000, stallS: STALL_MS / 1000, repeat: REPEAT };
+  const settings = { graphSizes, chainSizes, runs: RUNS, dags: DAGS, historyStore: HISTORY_STORE, windowRuns: withStore ? WINDOW_RUNS : 0, archiveAfter: ARCHIVE_AFTER, singleRuns: SINGLE_RUNS, deadlineS: DEADLINE_MS / 1000, stallS: STALL_MS / 1000, repeat: REPEAT };
   const figures = { machine, settings, idle, singleStepRunsPerMinute: singlePerMinute, bigRuns: big, history: hist };
   printFigures(figures);
   if (process.env.BENCH_OUT !== undefined) await writeFile(process.env.BENCH_OUT, `${JSON.stringify(figures, null, 2)}\n`);
