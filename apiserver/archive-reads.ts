@@ -128,7 +128,7 @@ export async function matchingRuns(sources: RunSources, filter: RunFilter): Prom
 
 /**
  * A DAG's newest root runs, at most `limit`, newest first (a DAG's history): the informer's and
- * the store's `runsOf` (one query), the archived ones then read whole, one at a time, as their
+ * the store's `runsOf` (one query), the archived ones then read whole, together, as their
  * details need every record.
  */
 export async function recentRoots(sources: RunSources, name: string, limit: number): Promise<DagRunResource[]> {
@@ -137,11 +137,13 @@ export async function recentRoots(sources: RunSources, name: string, limit: numb
   if (history === undefined) return live;
   const stored = await history.runsOf(sources.cache.namespace, name, limit);
   const isLive = new Set(live);
-  const chosen: DagRunResource[] = [];
+  const picked: DagRunResource[] = [];
   for await (const run of mergedRuns(live, [stored], inInformer(sources.cache))) {
-    if (chosen.length === limit) break;
-    const whole = isLive.has(run) ? run : await storedRun(sources, { namespace: sources.cache.namespace, dagName: name, dagRunId: runIdentity(run).dagRunId });
-    if (whole !== undefined) chosen.push(whole);
+    if (picked.length === limit) break;
+    picked.push(run);
   }
-  return chosen;
+  // Read at once rather than one after another: `limit` is a page of a DAG's history (tens),
+  // and each read is a round trip to the store (or through the operator).
+  const whole = await Promise.all(picked.map((run) => (isLive.has(run) ? Promise.resolve(run) : storedRun(sources, { namespace: sources.cache.namespace, dagName: name, dagRunId: runIdentity(run).dagRunId }))));
+  return whole.filter((run): run is DagRunResource => run !== undefined);
 }
