@@ -147,6 +147,9 @@ describe.each(backends)('archiving into the $name history store', (backend) => {
     expect(left).toEqual([]);
     // Logs stay in the log store, found by the run's key as before.
     expect(existsSync(join(dir, 'logs', ns, 'wide', dagRunId))).toBe(true);
+    const metrics = await (await fetch(`${operator?.url ?? ''}/metrics`)).text();
+    expect(metrics).toContain('kubedag_runs_archived_total{kind="root"} 1');
+    expect(metrics).toContain('kubedag_runs_archived_total{kind="sub"} 1');
   });
 
   it("keeps the DAG status's latest run once the run has left etcd", async () => {

@@ -60,13 +60,6 @@ describe('the bundled operator', () => {
     expect(result.stdout).toContain('S3 log store: listing s3://kubedag-logs/ failed: connect ECONNREFUSED 127.0.0.1:1');
   });
 
-  it('loads the SQLite history store when chosen, and stops naming the file when it cannot be opened', () => {
-    const flags = ['--history-store=sqlite', '--history-sqlite-path=/proc/kubedag-nowhere/history.db', `--kubeconfig=${inject('cluster').kubeconfig}`];
-    const result = spawnSync(process.execPath, [...launch.flags, bundle, ...flags], { encoding: 'utf8', env: { ...process.env, ...launch.env } });
-    expect(result.status).not.toBe(0);
-    expect(result.stdout).toContain('the sqlite history store cannot be opened (the SQLite file /proc/kubedag-nowhere/history.db)');
-  });
-
   it('leads and runs a DAG whose second step reads the first one’s output', async () => {
     const port = await freePort();
     const logDir = await mkdtemp(join(tmpdir(), 'kubedag-logs-'));
