@@ -4,7 +4,7 @@
  * bundle is the same program (it parses its flags, leads, runs steps and passes outputs on).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -58,6 +58,19 @@ describe('the bundled operator', () => {
     expect(result.status).not.toBe(0);
     // A start failure is the log's one fatal line (core/start-failure.ts), on stdout with the rest of the log.
     expect(result.stdout).toContain('S3 log store: listing s3://kubedag-logs/ failed: connect ECONNREFUSED 127.0.0.1:1');
+  });
+
+  it('loads the SQLite history store when chosen, and stops naming the file when it cannot be opened', async () => {
+    // A regular file where the store's folder should be. (Not a path under /proc: Node's
+    // recursive mkdir spins there instead of failing.)
+    const dir = await mkdtemp(join(tmpdir(), 'kubedag-history-'));
+    await writeFile(join(dir, 'taken'), '');
+    const path = join(dir, 'taken', 'history.db');
+    const flags = ['--history-store=sqlite', `--history-sqlite-path=${path}`, `--kubeconfig=${inject('cluster').kubeconfig}`];
+    const result = spawnSync(process.execPath, [...launch.flags, bundle, ...flags], { encoding: 'utf8', env: { ...process.env, ...launch.env }, timeout: 60_000 });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain(`the sqlite history store cannot be opened (the SQLite file ${path})`);
+    await rm(dir, { recursive: true, force: true });
   });
 
   it('leads and runs a DAG whose second step reads the first one’s output', async () => {
