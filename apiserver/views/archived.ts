@@ -42,8 +42,8 @@ export function summaryResource(summary: HistorySummary): DagRunResource {
 
 /**
  * A DAG's newest run as the operator keeps it in the DAG's status once no DAGRun of the DAG is
- * left, for the DAG list: one field of a cached object per DAG instead of a query per DAG. It
- * carries no queue time and no params, so those two fields are empty in the list item.
+ * left, for the DAG list: one field of a cached object per DAG instead of a query per DAG,
+ * with the summary fields the list item shows.
  */
 export function latestFromStatus(dag: DagResource, dagName: string): DagRunResource | undefined {
   const latest = dag.status?.latestRun;
@@ -54,8 +54,10 @@ export function latestFromStatus(dag: DagResource, dagName: string): DagRunResou
     status: {
       status: latest.status,
       statusLabel: latest.statusLabel,
+      ...(latest.queuedAt === undefined ? {} : { queuedAt: latest.queuedAt }),
       ...(latest.startedAt === undefined ? {} : { startedAt: latest.startedAt }),
       ...(latest.finishedAt === undefined ? {} : { finishedAt: latest.finishedAt }),
+      ...(latest.params === undefined ? {} : { params: latest.params }),
     },
   };
 }

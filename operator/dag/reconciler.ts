@@ -36,8 +36,10 @@ export function latestFromSummary(summary: HistorySummary): LatestRun {
     dagRunId: summary.dagRunId,
     status: summary.status,
     statusLabel: summary.statusLabel,
+    ...(summary.queuedAt === '' ? {} : { queuedAt: summary.queuedAt }),
     ...(summary.startedAt === '' ? {} : { startedAt: summary.startedAt }),
     ...(summary.finishedAt === '' ? {} : { finishedAt: summary.finishedAt }),
+    ...(summary.params === '' ? {} : { params: summary.params }),
   };
 }
 
@@ -81,8 +83,11 @@ function latestRun(dag: DagResource, runs: readonly DagRunResource[]): DagStatus
     dagRunId: latest.spec.dagRunId ?? '',
     status: status.status ?? 0,
     statusLabel: status.statusLabel ?? 'not_started',
+    ...(status.queuedAt === undefined ? {} : { queuedAt: status.queuedAt }),
     ...(status.startedAt === undefined ? {} : { startedAt: status.startedAt }),
     ...(status.finishedAt === undefined ? {} : { finishedAt: status.finishedAt }),
+    // As the history store's summary has them: the status's, else the spec's.
+    ...((status.params ?? latest.spec.params) === undefined ? {} : { params: status.params ?? latest.spec.params }),
   };
 }
 

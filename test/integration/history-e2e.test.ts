@@ -73,6 +73,7 @@ describe('the default history store (SQLite on the operator, read through it)', 
     for (const id of runIds) for (const url of urls(id)) before.set(url, await answer(url));
     const listing = await answer('/api/v2/dag-runs?name=hist');
     const history = await answer('/api/v2/dags/hist/dag-runs');
+    const dagList = await answer('/api/v2/dags');
 
     await waitFor('every run archived', async () => (await kube.runs.list(ns)).items.length === 0, 90_000, 500);
     await waitFor('the API server cache to drop them', () => Promise.resolve(server.cache.runs.list(ns).length === 0), 30_000, 100);
@@ -80,6 +81,8 @@ describe('the default history store (SQLite on the operator, read through it)', 
     for (const [url, body] of before) expect(await answer(url), url).toEqual(body);
     expect(await answer('/api/v2/dag-runs?name=hist')).toEqual(listing);
     expect(await answer('/api/v2/dags/hist/dag-runs')).toEqual(history);
+    // The DAG list reads the latest run from the DAG's status, which the operator rewrites from the store.
+    await waitFor('the DAG list to show the archived latest run as before', async () => JSON.stringify(await answer('/api/v2/dags')) === JSON.stringify(dagList), 30_000, 250);
     const latest = (await answer('/api/v2/dag-runs/hist/latest')) as { dagRunDetails: { dagRunId: string } };
     expect(runIds).toContain(latest.dagRunDetails.dagRunId);
     // The DAG's own status names its latest run although no DAGRun of it is left.
