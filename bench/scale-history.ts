@@ -79,12 +79,17 @@ export async function seedHistory(kube: KubedagClients, source: DagRunResource, 
       log(`  seeded ${String(i)} of ${String(runs)} runs`);
     }
   });
-  const seconds = (performance.now() - started) / 1000;
+  return seededFrom(source, { runs, dags, seconds: (performance.now() - started) / 1000, idPrefix: 'h' });
+}
+
+/** What a seeding made: its figures, the source, and the copy the reads ask for (run 1, of DAG 1). */
+function seededFrom(source: DagRunResource, made: { readonly runs: number; readonly dags: number; readonly seconds: number; readonly idPrefix: string }): Seeded {
+  const { runs, dags, seconds, idPrefix } = made;
   const records = (source.status?.nodes ?? []).map((n) => Buffer.byteLength(JSON.stringify(n)));
   return {
     figures: { runs, dags, seconds, sourceRunBytes: Buffer.byteLength(JSON.stringify(source)), sourceRecordBytes: records },
     source,
-    copy: { dagName: historyDagName(1 % dags), dagRunId: `h${String(1).padStart(6, '0')}` },
+    copy: { dagName: historyDagName(1 % dags), dagRunId: `${idPrefix}${String(1).padStart(6, '0')}` },
   };
 }
 
@@ -176,11 +181,5 @@ export async function seedStore(store: HistoryStore, source: DagRunResource, opt
       log(`  stored ${String(first + items.length)} of ${String(runs)} runs`);
     }
   }
-  const seconds = (performance.now() - started) / 1000;
-  const records = (source.status?.nodes ?? []).map((n) => Buffer.byteLength(JSON.stringify(n)));
-  return {
-    figures: { runs, dags, seconds, sourceRunBytes: Buffer.byteLength(JSON.stringify(source)), sourceRecordBytes: records },
-    source,
-    copy: { dagName: historyDagName(1 % dags), dagRunId: `s${String(1).padStart(6, '0')}` },
-  };
+  return seededFrom(source, { runs, dags, seconds: (performance.now() - started) / 1000, idPrefix: 's' });
 }
