@@ -8,7 +8,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmod, chown, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubernetesObjectApi, Watch, type KubernetesObject, type V1Deployment, type V1Pod } from '@kubernetes/client-node';
@@ -180,7 +180,15 @@ describe('the image run as the chart runs it', () => {
     // The log volume, writable by the chart's fsGroup.
     const logs = await mkdtemp(join(work, 'logs-'));
     await chown(logs, 1000, 1000);
-    operator = await startDeployment(`${RELEASE}-kubedag-operator`, (args) => args, [{ source: logs, target: '/var/lib/kubedag/logs' }]);
+    // The chart's default history store: its SQLite file on the same volume, under `.history`
+    // (a subPath mount, which the kubelet creates; here the test does).
+    const history = join(logs, '.history');
+    await mkdir(history);
+    await chown(history, 1000, 1000);
+    operator = await startDeployment(`${RELEASE}-kubedag-operator`, (args) => args, [
+      { source: logs, target: '/var/lib/kubedag/logs' },
+      { source: history, target: '/var/lib/kubedag/history' },
+    ]);
     await waitFor('the operator in the image to lead', () => Promise.resolve(operator.output().includes('leading:')), 60_000, 100).catch(said('the operator', operator));
     // The Service's DNS name and all interfaces are a cluster's: here the operator is on loopback.
     api = await startDeployment(`${RELEASE}-kubedag-api`, (args) => args.map((a) => (a.startsWith('--operator-url=') ? `--operator-url=http://127.0.0.1:${String(operatorPort)}` : a === '--host=0.0.0.0' ? '--host=127.0.0.1' : a)));
