@@ -1,5 +1,5 @@
 /** Who a DAGRun is in the contract's terms: DAG name, run id, and its root and parent runs. */
-import { ANNOTATIONS } from '../../core/resources/constants.ts';
+import { listedDagName } from '../../core/resources/listed.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 
 export interface RunIdentity {
@@ -27,7 +27,7 @@ export function runIdentity(run: DagRunResource): RunIdentity {
 
 function ownIdentity(run: DagRunResource): { name: string; dagRunId: string } {
   const spec = run.spec;
-  return { name: run.metadata?.annotations?.[ANNOTATIONS.dagName] ?? spec.dagName ?? spec.dagRef?.name ?? '', dagRunId: spec.dagRunId ?? run.metadata?.name ?? '' };
+  return { name: listedDagName(run), dagRunId: spec.dagRunId ?? run.metadata?.name ?? '' };
 }
 
 function lineage(run: DagRunResource): Omit<RunIdentity, 'name' | 'dagRunId'> {

@@ -4,6 +4,7 @@
  * Pure; compression and SQL are the stores'.
  */
 import { ANNOTATIONS } from '../resources/constants.ts';
+import { listedDagName } from '../resources/listed.ts';
 import { runStatusLabel } from '../resources/status.ts';
 import type { DagRunStatus } from '../resources/schemas.ts';
 import type { DagRunResource } from '../resources/types.ts';
@@ -129,7 +130,7 @@ export function summaryOf(row: SummaryRow): HistorySummary {
  * the way a DAGRun does (the dag-name annotation), since its spec.dagName cannot change.
  */
 export function historyRunOf(row: SummaryRow, body: DagRunResource): HistoryRun {
-  const listed = body.metadata?.annotations?.[ANNOTATIONS.dagName] ?? body.spec.dagName ?? body.spec.dagRef?.name;
+  const listed = listedDagName(body);
   const resource =
     listed === row.dag_name || row.parent_run_id !== ''
       ? body

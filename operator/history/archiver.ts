@@ -22,6 +22,7 @@ import type { Clock } from '../../core/kube/time.ts';
 import type { Logger } from '../../core/log.ts';
 import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import { definitionPlace } from '../../core/resources/frozen.ts';
+import { listedDagName } from '../../core/resources/listed.ts';
 import { sharedContainerPodName } from '../../core/resources/names.ts';
 import { expandNodes } from '../../core/resources/run-records.ts';
 import type { DagRunResource, DagRunSegmentResource } from '../../core/resources/types.ts';
@@ -44,11 +45,6 @@ export interface ArchiverDeps {
   /** A tree was archived: how many runs it held (the root counts one). */
   readonly onArchived: (runs: number, root: DagRunResource) => void;
   readonly countDelete: () => void;
-}
-
-/** The DAG name a run is listed under: its rename annotation, else its own. */
-export function listedDagName(run: DagRunResource): string {
-  return run.metadata?.annotations?.[ANNOTATIONS.dagName] ?? run.spec.dagName ?? run.spec.dagRef?.name ?? '';
 }
 
 /** The runs whose spec.root names this root run. */
