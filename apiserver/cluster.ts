@@ -126,14 +126,24 @@ export async function resolverFor(cluster: Cluster, run: DagRunResource): Promis
 
 /**
  * The run a path names as a DAGRun, for the writes that need one (retry, step edits): an
- * archived root is put back first, then an archived sub run under it (restore.ts).
+ * archived root is put back first, then an archived sub run under its parent (restore.ts).
  */
 export async function liveRunAt(cluster: Cluster, path: RunPath): Promise<DagRunResource> {
   const found = await rootRun(cluster, path.name, path.dagRunId);
   const root = isArchived(found) ? await cluster.writer.restoreRun(found) : found;
-  if (path.subDAGRunId === undefined) return root;
-  const sub = await subRun(cluster, root, path.subDAGRunId);
-  return isArchived(sub) ? cluster.writer.restoreRun(sub) : sub;
+  return path.subDAGRunId === undefined ? root : liveSubRun(cluster, root, path.subDAGRunId, 0);
+}
+
+/** Nesting deeper than this is a cycle in stored data, not a tree: the root owns what is below. */
+const MAX_NESTING = 64;
+
+/** A sub run of a live root as a DAGRun: an archived one is put back under its parent, itself put back first when archived. */
+async function liveSubRun(cluster: Cluster, root: DagRunResource, subRunId: string, depth: number): Promise<DagRunResource> {
+  const sub = await subRun(cluster, root, subRunId);
+  if (!isArchived(sub)) return sub;
+  const parentId = sub.spec.parent?.dagRunId;
+  const parent = parentId === undefined || parentId === runIdentity(root).dagRunId || depth >= MAX_NESTING ? root : await liveSubRun(cluster, root, parentId, depth + 1);
+  return cluster.writer.restoreRun(sub, parent);
 }
 
 /** The definition a run was frozen with (definitions.ts); undefined while it has none to show. */

@@ -53,6 +53,12 @@ describe('putting an archived run back', () => {
     expect(withRecordedEnd(restorePlan(run, 'ns').body).status).toBeUndefined();
   });
 
+  it('owns a sub run by the live parent it is put back under (the operator finds children by it, and the garbage collector deletes them with it), and a root by nothing', () => {
+    const parent: DagRunResource = { metadata: { name: 'etl-r1', namespace: 'ns', uid: 'new-uid' }, spec: {} };
+    expect(restorePlan(archived(1), 'ns', parent).body.metadata?.ownerReferences).toEqual([{ apiVersion: 'kubedag.io/v1alpha1', kind: 'DAGRun', name: 'etl-r1', uid: 'new-uid', controller: true, blockOwnerDeletion: true }]);
+    expect(restorePlan(archived(1), 'ns').body.metadata?.ownerReferences).toBeUndefined();
+  });
+
   it('refuses a dagRef run archived without its definition', () => {
     const run = archived(1);
     delete run.spec.snapshot;

@@ -24,7 +24,7 @@ import { ownerOf, writeFrozenDefinition } from '../core/kube/frozen-definitions.
 import { writeStepSegment } from '../core/kube/segments.ts';
 import { ANNOTATIONS } from '../core/resources/constants.ts';
 import { loadDagSpec } from '../core/resources/dag.ts';
-import { frozenReference } from '../core/resources/frozen.ts';
+import { frozenReference, runOwnerReference } from '../core/resources/frozen.ts';
 import { definitionSegmentName } from '../core/resources/names.ts';
 import { compactNodes, NOTHING_SEALED } from '../core/resources/run-records.ts';
 import type { RunNode } from '../core/resources/schemas.ts';
@@ -75,15 +75,20 @@ function restoredSpec(archived: DagRunResource, name: string): { spec: DagRunRes
   return { spec: { ...spec, frozenDefinition: { ...facts, segment: definitionSegmentName(name) } }, definition: snapshot };
 }
 
-function restoredMetadata(archived: DagRunResource, namespace: string): NonNullable<DagRunResource['metadata']> {
+/**
+ * A sub run is owned by its parent DAGRun, as the operator made it: the operator finds a run's
+ * children by that reference, and the garbage collector deletes them with it.
+ */
+function restoredMetadata(archived: DagRunResource, namespace: string, parent: DagRunResource | undefined): NonNullable<DagRunResource['metadata']> {
   const { name = '', labels, uid = '' } = archived.metadata ?? {};
   const annotations = Object.fromEntries(Object.entries(archived.metadata?.annotations ?? {}).filter(([key]) => !DROPPED.has(key)));
-  return { name, namespace, ...(labels === undefined ? {} : { labels }), annotations: { ...annotations, ...endRecord(archived), [ANNOTATIONS.restoredFrom]: uid } };
+  const owned = parent === undefined ? {} : { ownerReferences: [runOwnerReference(ownerOf(parent))] };
+  return { name, namespace, ...(labels === undefined ? {} : { labels }), annotations: { ...annotations, ...endRecord(archived), [ANNOTATIONS.restoredFrom]: uid }, ...owned };
 }
 
-/** The plan for an archived run (HistoryRun.resource). Pure; throws the contract's errors. */
-export function restorePlan(archived: DagRunResource, namespace: string): RestorePlan {
-  const metadata = restoredMetadata(archived, namespace);
+/** The plan for an archived run (HistoryRun.resource), a sub run's with its live parent. Pure; throws the contract's errors. */
+export function restorePlan(archived: DagRunResource, namespace: string, parent?: DagRunResource): RestorePlan {
+  const metadata = restoredMetadata(archived, namespace, parent);
   const { spec, definition } = restoredSpec(archived, metadata.name ?? '');
   const { observedGeneration: _generation, sealed: _sealed, ...ended } = archived.status ?? {};
   const { nodes, seal } = compactNodes(ended.nodes ?? [], NOTHING_SEALED);
@@ -130,9 +135,9 @@ async function writeStatus(deps: RestoreDeps, run: DagRunResource, status: Resto
   }
 }
 
-/** Puts the archived root run back as a DAGRun and waits until the cache has it; answers that cached run. */
-export async function restoreRun(deps: RestoreDeps, archived: DagRunResource): Promise<DagRunResource> {
-  const plan = restorePlan(archived, deps.cache.namespace);
+/** Puts an archived run back as a DAGRun (a sub run under its live parent) and waits until the cache has it; answers that cached run. */
+export async function restoreRun(deps: RestoreDeps, archived: DagRunResource, parent?: DagRunResource): Promise<DagRunResource> {
+  const plan = restorePlan(archived, deps.cache.namespace, parent);
   const created = await createOrFind(deps, plan, archived);
   const owner = ownerOf({ ...created, metadata: { ...created.metadata, namespace: deps.cache.namespace } });
   for (const [index, nodes] of plan.segments.entries()) await writeStepSegment(deps.clients.segments, owner, index, nodes);

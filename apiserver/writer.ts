@@ -71,9 +71,9 @@ export class Writer {
     await this.settle(this.cache.runs, created);
   }
 
-  /** An archived run put back as a DAGRun (restore.ts): the cached run, once the cache has it. */
-  async restoreRun(archived: DagRunResource): Promise<DagRunResource> {
-    return restoreRun({ clients: this.clients, cache: this.cache }, archived);
+  /** An archived run put back as a DAGRun, a sub run under its live parent (restore.ts): the cached run, once the cache has it. */
+  async restoreRun(archived: DagRunResource, parent?: DagRunResource): Promise<DagRunResource> {
+    return restoreRun({ clients: this.clients, cache: this.cache }, archived, parent);
   }
 
   async deleteRun(run: DagRunResource): Promise<void> {

@@ -43,13 +43,28 @@ export function latestFromSummary(summary: HistorySummary): LatestRun {
   };
 }
 
+const loads = new WeakMap<DagResource, ReturnType<typeof loadDagSpec>>();
+
+/**
+ * The DAG resource loaded, once per cached object (the informer replaces an object when it
+ * changes): every run's status write wakes its DAG's reconcile, and loading a DAG of 10,000
+ * steps each time cost more than the run's own decisions.
+ */
+function loaded(dag: DagResource): ReturnType<typeof loadDagSpec> {
+  let load = loads.get(dag);
+  if (load === undefined) {
+    load = loadDagSpec(dag.spec, { fileName: dag.metadata?.annotations?.[ANNOTATIONS.fileName] ?? dag.metadata?.name ?? '' });
+    loads.set(dag, load);
+  }
+  return load;
+}
+
 /**
  * The status a DAG resource should have. Pure. Its latest run is the newest of `runs` of the
  * DAG; when none is left in etcd (all archived), `archived`, the store's newest.
  */
 export function dagStatus(dag: DagResource, runs: readonly DagRunResource[], now: Date, zone = 'UTC', archived?: LatestRun): DagStatus {
-  const fileName = dag.metadata?.annotations?.[ANNOTATIONS.fileName] ?? dag.metadata?.name ?? '';
-  const load = loadDagSpec(dag.spec, { fileName });
+  const load = loaded(dag);
   const valid = load.errors.length === 0;
   const next = valid ? nextStart(load.dag.schedule, now, zone) : undefined;
   const latest = latestRun(dag, runs) ?? archived;
@@ -146,8 +161,7 @@ export class DagReconciler {
     const read = this.deps.archivedLatest;
     if (read === undefined) return undefined;
     if (this.archived.has(key)) return this.archived.get(key);
-    const fileName = dag.metadata?.annotations?.[ANNOTATIONS.fileName] ?? dag.metadata?.name ?? '';
-    const summary = await read(dag.metadata?.namespace ?? '', loadDagSpec(dag.spec, { fileName }).dag.name);
+    const summary = await read(dag.metadata?.namespace ?? '', loaded(dag).dag.name);
     const latest = summary === undefined ? undefined : latestFromSummary(summary);
     this.archived.set(key, latest);
     return latest;

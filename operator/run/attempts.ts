@@ -19,9 +19,8 @@ import { STEP_TIMEOUT, withStatus, type Work } from './work.ts';
 
 /** Reads what the Pods of running steps and handlers say. */
 export function observeSteps(work: Work): void {
-  const steps = new Map(work.dag.steps.map((s) => [s.name, s]));
   for (const [name, node] of work.nodes) {
-    const step = steps.get(name) as Step;
+    const step = work.steps.get(name) as Step;
     work.nodes.set(name, observeNode(work, step, adopt(work, node)));
   }
   for (const [event, node] of work.handlers) {

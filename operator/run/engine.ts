@@ -15,7 +15,7 @@ import { launchStep, preconditionMet, schedule } from './launch.ts';
 import { finalOutcome, outcomeHandler, stepsOutcome } from './outcome.ts';
 import { prepareStep, statusPrepared } from './prepare.ts';
 import { endIfStalled } from './stall.ts';
-import { HANDLER_KEYS, notStarted, Work, type Decision, type RunInput } from './work.ts';
+import { anyNode, countNodes, HANDLER_KEYS, notStarted, Work, type Decision, type RunInput } from './work.ts';
 
 export type { Decision, Launch, ObservedPod, RunEvent, RunInput } from './work.ts';
 
@@ -34,7 +34,7 @@ export function decide(input: RunInput): Decision {
     if (endIfStalled(work)) finishIfDone(work);
   }
   const nodes = [...work.nodes.values()];
-  const done = nodes.filter((n) => stepDone(n.status)).length;
+  const done = countNodes(work.nodes, (n) => stepDone(n.status));
   const status: DagRunStatus = {
     ...work.status,
     nodes,
@@ -97,10 +97,10 @@ function prepare(work: Work, step: Step): void {
 
 /** When every step is done: the outcome handler, then the exit handler, then the final status. */
 function finishIfDone(work: Work): void {
-  const nodes = [...work.nodes.values()];
-  if (nodes.some((n) => n.status === StepStatus.Running)) return;
+  if (anyNode(work.nodes, (n) => n.status === StepStatus.Running)) return;
   const ending = work.status.endReason !== undefined;
-  if (!ending && nodes.some((n) => n.status === StepStatus.NotStarted)) return;
+  if (!ending && anyNode(work.nodes, (n) => n.status === StepStatus.NotStarted)) return;
+  const nodes = [...work.nodes.values()];
   const outcome = stepsOutcome(nodes, work.status.endReason);
   const sequence = [outcomeHandler(outcome), 'exit' as const].filter((event) => work.dag.handlerOn[event] !== undefined);
   for (const event of sequence) {

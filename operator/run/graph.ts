@@ -22,13 +22,21 @@ export function readiness(step: Step, nodes: ReadonlyMap<string, RunNode>, steps
   return { kind: 'ready' };
 }
 
+/** Whether a record can block a step that depends on it: only then is there anything to propagate. */
+function mayBlock(node: RunNode): boolean {
+  return (node.status === StepStatus.Failed && node.continued !== true) || node.status === StepStatus.Canceled || node.status === StepStatus.Skipped;
+}
+
 /**
  * Applies blocked verdicts until nothing changes, so that a failure cascades through every
  * transitive dependent in one pass. Returns the names of the steps it changed.
  */
-export function propagate(steps: readonly Step[], nodes: Map<string, RunNode>, now: string): string[] {
-  const byName = new Map(steps.map((s) => [s.name, s]));
+export function propagate(steps: readonly Step[], nodes: Map<string, RunNode>, now: string, byName: ReadonlyMap<string, Step> = new Map(steps.map((s) => [s.name, s]))): string[] {
   const changed: string[] = [];
+  // The common case, every step so far succeeded or still to come: one look at each record.
+  let blocking = false;
+  for (const node of nodes.values()) if (mayBlock(node)) blocking = true;
+  if (!blocking) return changed;
   for (let again = true; again; ) {
     again = false;
     for (const step of steps) {

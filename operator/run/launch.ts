@@ -12,12 +12,12 @@ import { literalPrecondition } from './definition.ts';
 import { attemptBegun } from './history.ts';
 import { propagate, readiness } from './graph.ts';
 import { variables } from './variables.ts';
-import { withStatus, type Work } from './work.ts';
+import { anyNode, countNodes, withStatus, type Work } from './work.ts';
 
 const HELD_RECHECK_MS = 1000;
 
 export function running(work: Work): number {
-  return [...work.nodes.values()].filter((n) => n.status === StepStatus.Running && n.nextAttemptAt === undefined).length;
+  return countNodes(work.nodes, (n) => n.status === StepStatus.Running && n.nextAttemptAt === undefined);
 }
 
 function capacity(work: Work): number {
@@ -34,13 +34,13 @@ export function preconditionMet(work: Work, condition: Step['preconditions'][num
 export function schedule(work: Work): void {
   const { now } = work.input;
   const { dag } = work;
-  propagate(dag.steps, work.nodes, work.now);
+  propagate(dag.steps, work.nodes, work.now, work.steps);
   const startAt = Date.parse(work.status.startedAt ?? work.now) + dag.delaySec * 1000;
   if (now.getTime() < startAt) {
     work.wake(startAt);
     return;
   }
-  const steps = new Map(dag.steps.map((s) => [s.name, s]));
+  const steps = work.steps;
   let free = Math.min(capacity(work), work.input.podBudget ?? Number.POSITIVE_INFINITY);
   let held = 0;
   for (const step of dag.steps) {
@@ -49,9 +49,9 @@ export function schedule(work: Work): void {
     if (turn === 'held') held += 1;
   }
   reportHeld(work, held);
-  propagate(dag.steps, work.nodes, work.now);
-  const stuck = [...work.nodes.values()].some((n) => n.status === StepStatus.NotStarted) && running(work) === 0 && work.launch.length === 0;
-  const waiting = [...work.nodes.values()].some((n) => n.nextAttemptAt !== undefined);
+  propagate(dag.steps, work.nodes, work.now, work.steps);
+  const stuck = work.launch.length === 0 && running(work) === 0 && anyNode(work.nodes, (n) => n.status === StepStatus.NotStarted);
+  const waiting = anyNode(work.nodes, (n) => n.nextAttemptAt !== undefined);
   if (stuck && !waiting && free > 0) {
     work.status = { ...work.status, endReason: 'deadlock', error: 'deadlock: steps remain that can never become ready' };
   }

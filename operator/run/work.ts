@@ -3,7 +3,7 @@
  * gathered by gather.ts) and the decision (the next status and the actions that bring the
  * world closer to it), plus the mutable working copy a decision is built in. Pure.
  */
-import type { HandlerEvent, Step } from '../../core/dag/index.ts';
+import type { Dag, HandlerEvent, Step } from '../../core/dag/index.ts';
 import type { DagRunStatus, RunNode } from '../../core/resources/schemas.ts';
 import { StepStatus, stepStatusLabel } from '../../core/resources/status.ts';
 import type { AttemptReport } from './attempt.ts';
@@ -84,11 +84,48 @@ export function withStatus(node: RunNode, status: number, fields: Partial<RunNod
   return { ...node, ...fields, status, statusLabel: stepStatusLabel(status) };
 }
 
+/**
+ * What every decision about runs of one definition looks up: its steps by name, and the record
+ * of each step before it starts (frozen, shared: a decision replaces records, never changes
+ * them). Built once per loaded definition, so that a decision about a 10,000-step run
+ * allocates for the steps that move, not for every step.
+ */
+export interface StepIndex {
+  readonly byName: ReadonlyMap<string, Step>;
+  readonly pristine: ReadonlyMap<string, RunNode>;
+}
+
+const indexes = new WeakMap<Dag, StepIndex>();
+
+export function stepIndex(dag: Dag): StepIndex {
+  let index = indexes.get(dag);
+  if (index === undefined) {
+    index = { byName: new Map(dag.steps.map((s) => [s.name, s])), pristine: new Map(dag.steps.map((s) => [s.name, Object.freeze(notStarted(s.name))])) };
+    indexes.set(dag, index);
+  }
+  return index;
+}
+
+/** How many of `nodes` satisfy `test`, without an array of them. */
+export function countNodes(nodes: ReadonlyMap<string, RunNode>, test: (node: RunNode) => boolean): number {
+  let count = 0;
+  for (const node of nodes.values()) if (test(node)) count += 1;
+  return count;
+}
+
+/** Whether any of `nodes` satisfies `test`, without an array of them. */
+export function anyNode(nodes: ReadonlyMap<string, RunNode>, test: (node: RunNode) => boolean): boolean {
+  for (const node of nodes.values()) if (test(node)) return true;
+  return false;
+}
+
 /** Mutable working copy of one decision. */
 export class Work {
   readonly input: RunInput;
   readonly now: string;
   readonly nodes: Map<string, RunNode>;
+  /** The definition's steps by name. */
+  readonly steps: ReadonlyMap<string, Step>;
   readonly handlers = new Map<HandlerEvent, RunNode>();
   readonly launch: Launch[] = [];
   readonly stop: { pod: string }[] = [];
@@ -100,8 +137,11 @@ export class Work {
     this.input = input;
     this.now = input.now.toISOString();
     this.status = { ...input.status };
-    const previous = new Map((input.status.nodes ?? []).map((n) => [n.name, n]));
-    this.nodes = new Map(input.definition.dag.steps.map((s) => [s.name, previous.get(s.name) ?? notStarted(s.name)]));
+    const index = stepIndex(input.definition.dag);
+    this.steps = index.byName;
+    // In the definition's order: a step's own record, else its record before it starts.
+    this.nodes = new Map(index.pristine);
+    for (const node of input.status.nodes ?? []) if (this.nodes.has(node.name)) this.nodes.set(node.name, node);
     for (const [event, key] of Object.entries(HANDLER_KEYS) as [HandlerEvent, (typeof HANDLER_KEYS)[HandlerEvent]][]) {
       const node = input.status[key];
       if (node !== undefined) this.handlers.set(event, node);

@@ -264,6 +264,9 @@ describe('runs archived into the history store', () => {
     expect((await first().call('PATCH', `${at}/steps/inner/status`, { status: 2 })).status).toBe(200);
     const restored = (await kube.runs.list(ns)).items.find((r) => r.spec.dagRunId === sub);
     expect([restored?.spec.definition !== undefined, restored?.metadata?.annotations?.[ANNOTATIONS.ended], restored?.metadata?.annotations?.[ANNOTATIONS.restoredFrom] !== undefined]).toEqual([true, undefined, true]);
+    // Owned by the root put back with it, as the operator made it: deleted with it, found as its child.
+    const root = (await kube.runs.list(ns)).items.find((r) => r.spec.dagRunId === 'h2' && r.spec.parent === undefined);
+    expect(restored?.metadata?.ownerReferences?.map((o) => [o.kind, o.uid, o.controller])).toEqual([['DAGRun', root?.metadata?.uid, true]]);
     // Time for the operator to have acted on it, had it taken it for a new run.
     await new Promise((done) => setTimeout(done, 3000));
     const after = (await get(first(), at)) as typeof before;
