@@ -87,14 +87,13 @@ export function withSealed(run: DagRunResource, sealed: SealedRecords): DagRunRe
 
 /** A step that has not started and carries nothing: no record is needed for it. */
 export function isPristine(node: RunNode): boolean {
-  return (
-    node.status === StepStatus.NotStarted &&
-    (node.retryCount ?? 0) === 0 &&
-    (node.doneCount ?? 0) === 0 &&
-    (node.attempt ?? 0) === 0 &&
-    Object.keys(node).every((key) => ['name', 'status', 'statusLabel', 'retryCount', 'doneCount', 'attempt'].includes(key))
-  );
+  if (node.status !== StepStatus.NotStarted || (node.retryCount ?? 0) !== 0 || (node.doneCount ?? 0) !== 0 || (node.attempt ?? 0) !== 0) return false;
+  // Asked of every step of a run at each write: no array of keys.
+  for (const key in node) if (!PRISTINE_KEYS.has(key)) return false;
+  return true;
 }
+
+const PRISTINE_KEYS: ReadonlySet<string> = new Set(['name', 'status', 'statusLabel', 'retryCount', 'doneCount', 'attempt']);
 
 export interface Compacted {
   /** The records the status keeps. */

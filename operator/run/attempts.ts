@@ -19,9 +19,18 @@ import { STEP_TIMEOUT, withStatus, type Work } from './work.ts';
 
 /** Reads what the Pods of running steps and handlers say. */
 export function observeSteps(work: Work): void {
+  // A step that has not started has nothing to observe unless a Pod of it exists (adopt): the
+  // steps that started, then those the Pods name, rather than every step of a big run.
   for (const [name, node] of work.nodes) {
-    const step = work.steps.get(name) as Step;
-    work.nodes.set(name, observeNode(work, step, adopt(work, node)));
+    if (node.status === StepStatus.NotStarted) continue;
+    const seen = observeNode(work, work.steps.get(name) as Step, node);
+    if (seen !== node) work.nodes.set(name, seen);
+  }
+  for (const pod of work.input.pods) {
+    const node = work.nodes.get(pod.step);
+    if (node?.status !== StepStatus.NotStarted) continue;
+    const adopted = adopt(work, node);
+    if (adopted !== node) work.nodes.set(pod.step, observeNode(work, work.steps.get(pod.step) as Step, adopted));
   }
   for (const [event, node] of work.handlers) {
     const step = work.dag.handlerOn[event] as Step;
