@@ -12,6 +12,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type
 import { silentLogger } from '../core/log.ts';
 import { NO_CLUSTER } from './cluster.ts';
 import type { AppDeps, ResourceRouteOptions } from './deps.ts';
+import { registerCaller } from './caller.ts';
 import { ApiError, ERROR_STATUS, type ErrorCode } from './errors.ts';
 import { withLinks } from './links.ts';
 import { withIntegerText } from './text-params.ts';
@@ -131,6 +132,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   const metrics = apiMetrics({ version: deps.version, buildDate: deps.buildDate ?? '', clock: deps.clock, cluster: () => deps.cluster });
   metrics.observe(app);
+  // Before the plugins: authentication sets who the caller is (caller.ts).
+  registerCaller(app);
   for (const plugin of deps.plugins ?? []) plugin(app);
   // After the plugins: authentication, when on, names its security schemes (app.apiSecurity).
   app.addSchema({ $id: ERROR_SCHEMA_ID, ...S.error });

@@ -16,6 +16,7 @@ function app(options: AuthOptions): FastifyInstance {
     built.get(`/api/v2/probe/${permission}`, { config: { permission } }, () => ({ ok: permission }));
   }
   built.get('/api/v2/probe/undeclared', () => ({ ok: 'undeclared' }));
+  built.get('/api/v2/probe/caller', { config: { permission: 'read' } }, (request) => request.caller);
   return built;
 }
 
@@ -241,5 +242,15 @@ describe('authOptions', () => {
 
   it('refuses mode kubernetes without clients', () => {
     expect(() => authOptions({ kubernetes: true })).toThrow(/no Kubernetes clients/);
+  });
+});
+
+describe('who the caller is (request.caller, caller.ts)', () => {
+  it('is the Basic user, a static token named by the start of its digest, or anonymous with authentication off', async () => {
+    expect((await call(app(both), '/api/v2/probe/caller', basicHeader('alice', 's3cret'))).body).toEqual({ user: 'alice', groups: [], method: 'basic' });
+    const token = (await call(app(both), '/api/v2/probe/caller', 'Bearer reader-token')).body as { user: string; method: string };
+    expect([token.method, /^token:[0-9a-f]{12}$/.test(token.user), token.user.includes('reader')]).toEqual(['token', true, false]);
+    expect((await call(app(both), '/api/v2/probe/caller', 'Bearer all-powerful-token')).body).not.toEqual(token);
+    expect((await call(app({}), '/api/v2/probe/caller')).body).toEqual({ user: 'anonymous', groups: [], method: 'none' });
   });
 });

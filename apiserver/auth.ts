@@ -9,6 +9,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AuthenticationV1Api, AuthorizationV1Api, V1UserInfo } from '@kubernetes/client-node';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GROUP } from '../core/resources/constants.ts';
+import type { Caller } from './caller.ts';
 import { GRANTS, type AuthConfig, type Grant } from './config.ts';
 import { ApiError } from './errors.ts';
 import type { Permission } from './permissions.ts';
@@ -77,8 +78,8 @@ const REALM = 'kubedag';
 
 type Credentials = { readonly scheme: 'basic'; readonly username: string; readonly password: string } | { readonly scheme: 'bearer'; readonly token: string };
 
-/** Who the caller turned out to be: what they may do, or why they may not. */
-type Verdict = { readonly outcome: 'allowed' } | { readonly outcome: 'unauthorized' | 'forbidden'; readonly message: string };
+/** Who the caller turned out to be: admitted as whom, or why not. */
+type Verdict = { readonly outcome: 'allowed'; readonly caller: Caller } | { readonly outcome: 'unauthorized' | 'forbidden'; readonly message: string };
 
 const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
@@ -169,7 +170,7 @@ class KubernetesReviewer {
     const user = await this.memo(this.users, key, () => this.review(token));
     if (user === undefined) return { outcome: 'unauthorized', message: 'the token is not valid' };
     const allowed = await this.memo(this.decisions, `${key}:${permission}`, () => this.access(user, permission));
-    if (allowed) return { outcome: 'allowed' };
+    if (allowed) return { outcome: 'allowed', caller: { user: user.username ?? '', groups: user.groups ?? [], method: 'kubernetes' } };
     const { verb, resource } = KUBERNETES_ACCESS[permission];
     return { outcome: 'forbidden', message: `${user.username ?? 'the caller'} may not ${verb} ${resource}.${GROUP} in namespace ${this.options.namespace}` };
   }
@@ -242,14 +243,15 @@ function checker(options: AuthOptions): Checker {
       if (sameUser && samePassword) known = true;
     }
     if (!known) return { outcome: 'unauthorized', message: 'wrong username or password' };
-    return basicGrants.has(permission) ? { outcome: 'allowed' } : lacking(`user ${username}`, permission);
+    return basicGrants.has(permission) ? { outcome: 'allowed', caller: { user: username, groups: [], method: 'basic' } } : lacking(`user ${username}`, permission);
   };
 
   const bearer = async (token: string, permission: Grant): Promise<Verdict> => {
     const digest = sha256(token);
     let grants: ReadonlySet<Permission> | undefined;
     for (const candidate of tokens) if (sameSecret(candidate.digest, digest)) grants = candidate.grants;
-    if (grants !== undefined) return grants.has(permission) ? { outcome: 'allowed' } : lacking('the token', permission);
+    // A static token has no user: it is named by the start of its digest, which says which token without revealing it.
+    if (grants !== undefined) return grants.has(permission) ? { outcome: 'allowed', caller: { user: `token:${digest.toString('hex').slice(0, 12)}`, groups: [], method: 'token' } } : lacking('the token', permission);
     if (reviewer !== undefined) return reviewer.verdict(token, permission);
     return { outcome: 'unauthorized', message: 'the token is not valid' };
   };
@@ -289,8 +291,8 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
       return deny(reply, check.challenges, { outcome: 'unauthorized', message: (error as Error).message });
     }
     const verdict = await check.verdict(found, declared);
-    if (verdict.outcome === 'allowed') return;
-    return deny(reply, check.challenges, verdict);
+    if (verdict.outcome !== 'allowed') return deny(reply, check.challenges, verdict);
+    request.caller = verdict.caller;
   });
 }
 
