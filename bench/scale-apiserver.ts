@@ -1,57 +1,46 @@
 /**
- * The API server of the scale benchmark, in a process of its own (as it is deployed) so that
- * its RSS is its own: `node bench/scale-apiserver.ts <kubeconfig> <operator-url>` started by
- * startBenchApiServer. It tells its parent, over IPC, its port and how long its informer
- * caches took to sync; the parent reads its memory from /proc.
+ * The API server of the scale benchmark as the chart runs it: its bundle (scripts/bundles.ts)
+ * in a process of its own, with the chart's Node.js flags and malloc cap, so that its RSS is
+ * the deployed one. It listens once its informers have listed (apiserver/server.ts), so the time
+ * to its first answer is its start and sync.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import type { AddressInfo } from 'node:net';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { parseApiConfig } from '../apiserver/config.ts';
-import { startServer } from '../apiserver/server.ts';
-import { signalAndWait, waitFor } from '../cluster/processes.ts';
+import { freePort, signalAndWait, waitFor } from '../cluster/processes.ts';
+import { chartLaunch } from '../scripts/bundles.ts';
 
 export interface BenchApiServer {
   readonly base: string;
   readonly process: ChildProcess;
-  /** From fork to caches synced and listening (includes loading its sources). */
+  /** From spawn to caches synced and answering. */
   readonly readyMs: number;
-  /** startServer (its informers' list and sync) alone, timed inside the process. */
-  readonly syncMs: number;
   stop(): Promise<void>;
 }
 
-export async function startBenchApiServer(kubeconfig: string, operatorUrl: string, extraArgs: readonly string[] = []): Promise<BenchApiServer> {
+export async function startBenchApiServer(bundle: string, kubeconfig: string, operatorUrl: string, extraArgs: readonly string[] = []): Promise<BenchApiServer> {
+  const launch = chartLaunch('apiServer');
+  const port = await freePort();
+  const args = ['--namespace=default', `--kubeconfig=${kubeconfig}`, `--operator-url=${operatorUrl}`, '--lease-namespace=default', '--host=127.0.0.1', `--port=${String(port)}`, ...extraArgs];
   const started = performance.now();
-  const child = fork(import.meta.filename, [kubeconfig, operatorUrl, ...extraArgs], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  const ready = await new Promise<{ port: number; syncMs: number }>((resolve, reject) => {
-    child.once('message', (message: { port: number; syncMs: number }) => {
-      resolve(message);
-    });
-    child.once('exit', (code) => {
-      reject(new Error(`the API server exited (${String(code)})`));
-    });
+  const child = spawn(process.execPath, [...launch.flags, bundle, ...args], { env: { ...process.env, ...launch.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  child.stderr.on('data', (chunk: Buffer) => void process.stderr.write(`[api-server] ${chunk.toString()}`));
+  const base = `http://127.0.0.1:${String(port)}/api/v2`;
+  let exited: number | null | undefined;
+  child.once('exit', (code) => {
+    exited = code;
   });
-  return {
-    base: `http://127.0.0.1:${String(ready.port)}/api/v2`,
-    process: child,
-    readyMs: performance.now() - started,
-    syncMs: ready.syncMs,
-    stop: () => signalAndWait(child),
-  };
+  await waitFor(
+    'the API server to answer',
+    async () => {
+      if (exited !== undefined) throw new Error(`the API server exited (${String(exited)})`);
+      // Any answer: it listens only once synced (health may say no operator leads yet).
+      return fetch(`${base}/health`).then(
+        () => true,
+        () => false,
+      );
+    },
+    600_000,
+    50,
+  );
+  return { base, process: child, readyMs: performance.now() - started, stop: () => signalAndWait(child) };
 }
-
-async function serve(kubeconfig: string, operatorUrl: string, extraArgs: readonly string[]): Promise<void> {
-  const config = parseApiConfig(['--namespace=default', `--kubeconfig=${kubeconfig}`, `--operator-url=${operatorUrl}`, '--lease-namespace=default', ...extraArgs], {});
-  const started = performance.now();
-  const server = await startServer({ config, version: 'bench' });
-  await waitFor('the API server cache', () => Promise.resolve(server.cache.synced()), 600_000, 50);
-  const syncMs = performance.now() - started;
-  await server.app.listen({ host: '127.0.0.1', port: 0 });
-  process.once('SIGTERM', () => {
-    void server.close().finally(() => process.exit(0));
-  });
-  process.send?.({ port: (server.app.server.address() as AddressInfo).port, syncMs });
-}
-
-if (process.argv[1] === import.meta.filename) await serve(process.argv[2] ?? '', process.argv[3] ?? '', process.argv.slice(4));

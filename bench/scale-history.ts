@@ -97,10 +97,12 @@ export interface HistoryReads {
   readonly dagsPage: Timed;
   readonly dagHistory: Timed;
   readonly runsByName: Timed;
-  readonly runsByStatus: Timed;
-  /** A day holding every seeded run (they were all created today), and one holding none. */
-  readonly runsToday: Timed;
-  readonly runsYesterday: Timed;
+  /** The failed runs (one in FAILED_EVERY of the store's copies), and the succeeded ones (the rest: nearly every run). */
+  readonly runsFailed: Timed;
+  readonly runsSucceeded: Timed;
+  /** Yesterday, a whole day of the store's copies (spread over SEED_SPAN_MS), and a day 60 days back, holding none. */
+  readonly runsOneDay: Timed;
+  readonly runsEmptyDay: Timed;
   readonly runDetails: Timed;
   readonly runLog: Timed;
   /** A step's stdout, of the real run (the copies have no archived logs of their own). */
@@ -118,9 +120,10 @@ export async function historyReads(api: string, seeded: Seeded, repeat: number):
     dagsPage: await get('/dags'),
     dagHistory: await get(`/dags/${copy.dagName}/dag-runs`),
     runsByName: await get(`/dag-runs?name=${copy.dagName}`),
-    runsByStatus: await get('/dag-runs?status=4'),
-    runsToday: await get(`/dag-runs?fromDate=${String(dayStart)}&toDate=${String(dayStart + 86_399)}`),
-    runsYesterday: await get(`/dag-runs?fromDate=${String(dayStart - 86_400)}&toDate=${String(dayStart - 1)}`),
+    runsFailed: await get('/dag-runs?status=2'),
+    runsSucceeded: await get('/dag-runs?status=4', Math.max(3, Math.floor(repeat / 4))),
+    runsOneDay: await get(`/dag-runs?fromDate=${String(dayStart - 86_400)}&toDate=${String(dayStart - 1)}`),
+    runsEmptyDay: await get(`/dag-runs?fromDate=${String(dayStart - 60 * 86_400)}&toDate=${String(dayStart - 59 * 86_400 - 1)}`),
     runDetails: await get(`/dag-runs/${copy.dagName}/${copy.dagRunId}`),
     runLog: await get(`/dag-runs/${copy.dagName}/${copy.dagRunId}/log`),
     stepLog: await get(`/dag-runs/${source.spec.dagName ?? ''}/${source.spec.dagRunId ?? ''}/steps/${step}/log`),
@@ -133,10 +136,28 @@ export function recordStats(sizes: readonly number[]): { min: number; median: nu
 }
 
 /**
+ * How long the store's copies are spread over by default: most of the default retention of 30
+ * days (histRetentionDays), so that the operator's retention sweep keeps them all. 100,000 runs
+ * over 29 days are ~3,450 a day: 1,000 DAGs each running about every seven hours.
+ */
+export const SEED_SPAN_MS = 29 * 24 * 3600 * 1000;
+
+/** One copy in this many failed (its last step failed), the rest succeeded: what a status filter finds. */
+export const FAILED_EVERY = 50;
+
+/** A copy's status: the source's, as failed at its last step for every FAILED_EVERY-th copy. */
+function copyStatus(status: Record<string, unknown>, i: number): Record<string, unknown> {
+  if (i % FAILED_EVERY !== FAILED_EVERY - 1) return status;
+  const nodes = (status.nodes as Record<string, unknown>[] | undefined) ?? [];
+  const failed = { status: 2, statusLabel: 'failed', error: 'exit status 1' };
+  return { ...status, ...failed, nodes: nodes.map((n, k) => (k === nodes.length - 1 ? { ...n, ...failed, exitCode: 1 } : n)) };
+}
+
+/**
  * R finished runs written straight into the history store, as the operator's archiver writes
  * them (a copy of `source` each, with every step record and its DAG's definition), in
  * transactions of `batch` runs: what months of archiving leave behind, without the months.
- * Times are spread over the last `spanMs` before `endMs`.
+ * Times are spread over the last `spanMs` (SEED_SPAN_MS) before `endMs`.
  */
 export interface StoreSeed {
   readonly runs: number;
@@ -151,7 +172,7 @@ export async function seedStore(store: HistoryStore, source: DagRunResource, opt
   const started = performance.now();
   const batch = options.batch ?? 1000;
   const endMs = options.endMs ?? Date.now();
-  const span = options.spanMs ?? 7 * 24 * 3600 * 1000;
+  const span = options.spanMs ?? SEED_SPAN_MS;
   const definitions = Array.from({ length: dags }, (_, d): Record<string, unknown> => ({ ...dagManifest(historyDagName(d), loadDag(HISTORY_DAG_YAML, { fileName: historyDagName(d) }).documents, namespace).spec }));
   // The API hands creationTimestamp over as text, whatever client-node's type says.
   const sourceAge = Date.parse(String(source.metadata?.creationTimestamp ?? new Date(endMs).toISOString()));
@@ -171,7 +192,7 @@ export async function seedStore(store: HistoryStore, source: DagRunResource, opt
         ...source,
         metadata: { name, namespace, uid: `bench-${dagRunId}`, labels, creationTimestamp: new Date(createdMs).toISOString().replace(/\.\d+Z$/, 'Z') as unknown as Date },
         spec: { ...spec, dagRef: { name: dagName }, dagName, dagRunId },
-        status: shiftedStatus(source.status, offset),
+        status: copyStatus(shiftedStatus(source.status, offset), i),
       };
       items.push({ dagName, run, definition: definitions[d] ?? {} });
     }

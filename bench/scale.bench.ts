@@ -30,7 +30,7 @@ import { ensureBinaries } from '../cluster/binaries.ts';
 import { startCluster, stopCluster } from '../cluster/cluster.ts';
 import { freePort, waitFor } from '../cluster/processes.ts';
 import { kubeConfig } from '../cluster/setup.ts';
-import { bundleOperator } from '../scripts/operator-bundle.ts';
+import { bundleApiServer, bundleOperator } from '../scripts/bundles.ts';
 import { startBenchApiServer, type BenchApiServer } from './scale-apiserver.ts';
 import { HISTORY_DAG_YAML, historyReads, recordStats, seedHistory, seedStore, type Seeded } from './scale-history.ts';
 import { openHistoryStore } from '../core/history/open.ts';
@@ -69,6 +69,9 @@ await mkdir(join(repo, 'dist'), { recursive: true });
 const bundleDir = await mkdtemp(join(repo, 'dist', 'bench-bundle-'));
 const bundle = join(bundleDir, 'operator.mjs');
 await bundleOperator(bundle);
+// Beside dist/ui and under package.json, as dist/apiserver.mjs is in the image: it finds both from its own folder.
+const apiBundle = join(repo, 'dist', `bench-apiserver-${String(process.pid)}.mjs`);
+await bundleApiServer(apiBundle);
 const historyPath = join(dir, 'history.db');
 const withStore = HISTORY_STORE === 'sqlite';
 const operatorSettings = { bundle, kubeconfig: state.kubeconfig, logDir, port: await freePort(), extraArgs: withStore ? ['--history-store=sqlite', `--history-sqlite-path=${historyPath}`, `--archive-after=${ARCHIVE_AFTER}`] : [] };
@@ -127,8 +130,8 @@ async function history(): Promise<HistoryFigures> {
   operator = await startBenchOperator(operatorSettings);
   const operatorRestart = { syncedMs: operator.syncedMs, readyMs: operator.readyMs, rss: await settledRss(operator.process.pid) };
   const apiStarted = performance.now();
-  api = await startBenchApiServer(state.kubeconfig, operator.url, apiArgs);
-  const apiRestart = { readyMs: performance.now() - apiStarted, syncMs: api.syncMs, rss: await settledRss(api.process.pid) };
+  api = await startBenchApiServer(apiBundle, state.kubeconfig, operator.url, apiArgs);
+  const apiRestart = { readyMs: performance.now() - apiStarted, rss: await settledRss(api.process.pid) };
   log('timing the history reads');
   const reads = await historyReads(api.base, seeded, REPEAT);
   return {
@@ -150,7 +153,7 @@ async function history(): Promise<HistoryFigures> {
 
 try {
   operator = await startBenchOperator(operatorSettings);
-  api = await startBenchApiServer(state.kubeconfig, operator.url, apiArgs);
+  api = await startBenchApiServer(apiBundle, state.kubeconfig, operator.url, apiArgs);
   log(`operator synced in ${(operator.syncedMs / 1000).toFixed(1)} s, API server in ${(api.readyMs / 1000).toFixed(1)} s; measuring idle memory`);
   const [operatorIdle, apiIdle] = await Promise.all([settledRss(operator.process.pid), settledRss(api.process.pid)]);
   const idle = { operator: operatorIdle, api: apiIdle, operatorSyncedMs: operator.syncedMs, apiReadyMs: api.readyMs, etcdDb: await etcdDbBytes(state.ports?.etcdClient) };
@@ -197,4 +200,5 @@ try {
   await stopCluster(state);
   await rm(dir, { recursive: true, force: true });
   await rm(bundleDir, { recursive: true, force: true });
+  await rm(apiBundle, { force: true });
 }

@@ -1,7 +1,7 @@
 /**
  * The layers above Debian: the pinned Node.js, the production npm dependencies, and Kubedag
- * itself (the API server's and the CLI's sources, the operator and step runner bundles, the
- * built web UI). Files are taken from disk as they are; only their modes are normalised
+ * itself (the CLI's sources, the operator, API server and step runner bundles, the built web
+ * UI). Files are taken from disk as they are; only their modes are normalised
  * (0755 when any execute bit is set, else 0644), so a umask or a checkout's modes change nothing.
  */
 import { createHash } from 'node:crypto';
@@ -109,7 +109,7 @@ export const sourceIncluded = (path: string): boolean => !path.endsWith('.test.t
 export function commandEntries(): LayerEntry[] {
   const wrapper = (script: string): string => `#!/bin/sh\nexec node ${script} "$@"\n`;
   return [
-    // The CLI from its sources, like the API server (type stripping): `kubedag validate`, `kubedag render`.
+    // The CLI from its sources (type stripping): `kubedag validate`, `kubedag render`.
     file('usr/local/bin/kubedag', wrapper(`/${APP}/cli/main.ts`), 0o755),
     // The step runner of http, jq, mail and ssh steps: the operator's runner Pods call it by name.
     file('usr/local/bin/kubedag-step', wrapper(`/${APP}/dist/kubedag-step.mjs`), 0o755),
@@ -125,7 +125,6 @@ export async function appEntries(staging: string, uiDir: string): Promise<LayerE
     file(`${APP}/package.json`, await readFile(join(ROOT, 'package.json'))),
     file(`${APP}/package-lock.json`, await readFile(join(ROOT, 'package-lock.json'))),
     ...(await fromRoot('core')),
-    ...(await fromRoot('apiserver')),
     ...(await fromRoot('cli')),
     ...(await treeEntries(staging, `${APP}/dist`)),
     ...(await treeEntries(uiDir, `${APP}/dist/ui`)),

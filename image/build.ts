@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { bundleOperator, chartOperatorLaunch, OPERATOR_BUNDLE } from '../scripts/operator-bundle.ts';
+import { API_SERVER_BUNDLE, bundleApiServer, bundleOperator, chartOperatorLaunch, OPERATOR_BUNDLE } from '../scripts/bundles.ts';
 import { bundleStepRunner } from '../scripts/step-bundle.ts';
 import { APP, appEntries, moduleIncluded, nodeEntries, productionModules, treeEntries } from './app.ts';
 import { EXCLUDED, unmetDependencies } from './debian-set.ts';
@@ -103,6 +103,7 @@ export async function buildImage(options: BuildOptions = {}): Promise<BuiltImage
     const node = await pinnedNode();
     const bundles = join(staging, 'dist');
     await bundleOperator(join(bundles, OPERATOR_BUNDLE.replace(/^dist\//, '')));
+    await bundleApiServer(join(bundles, API_SERVER_BUNDLE.replace(/^dist\//, '')));
     await bundleStepRunner(join(bundles, 'kubedag-step.mjs'));
     const blobs = join(staging, 'blobs');
     await mkdir(blobs);
@@ -114,7 +115,7 @@ export async function buildImage(options: BuildOptions = {}): Promise<BuiltImage
     await add(`debian: ${String(debian.debs.length)} packages of ${debian.distro} (image/debian.lock.json)`, debianEntries(debian.debs.map((d) => ({ name: d.locked.name, control: d.control, entries: d.entries }))));
     await add(`node ${node.version} (npm package node-${arch.node})`, await nodeEntries(node.home));
     await add('npm ci --omit=dev --ignore-scripts', await treeEntries(modules.dir, APP, (p) => (p === 'node_modules' || p.startsWith('node_modules/')) && moduleIncluded(p)));
-    await add(`kubedag ${pkg.version}: API server and CLI sources, operator and step runner bundles, web UI`, await appEntries(bundles, join(ROOT, 'dist/ui')));
+    await add(`kubedag ${pkg.version}: CLI sources, operator, API server and step runner bundles, web UI`, await appEntries(bundles, join(ROOT, 'dist/ui')));
 
     const labels = descriptiveLabels({ title: pkg.name, description: pkg.description, version: reference.tag, ...(revision === undefined ? {} : { revision }), licenses: pkg.license, epoch });
     const config = imageConfig(

@@ -1,7 +1,10 @@
-/** `node scripts/bundle.ts [file]`: writes the operator bundle (operator-bundle.ts), by default where the image keeps it. */
-import { join } from 'node:path';
-import { bundleOperator, OPERATOR_BUNDLE } from './operator-bundle.ts';
+/** `node scripts/bundle.ts [dir]`: writes the operator and API server bundles (bundles.ts), by default where the image keeps them. */
+import { basename, join } from 'node:path';
+import { API_SERVER_BUNDLE, bundleApiServer, bundleOperator, OPERATOR_BUNDLE } from './bundles.ts';
 
-const file = process.argv[2] ?? join(import.meta.dirname, '..', OPERATOR_BUNDLE);
-await bundleOperator(file);
-console.log(`wrote ${file}`);
+const dir = process.argv[2] ?? join(import.meta.dirname, '..', 'dist');
+for (const [write, name] of [[bundleOperator, OPERATOR_BUNDLE], [bundleApiServer, API_SERVER_BUNDLE]] as const) {
+  const file = join(dir, basename(name));
+  await write(file);
+  console.log(`wrote ${file}`);
+}
