@@ -142,8 +142,14 @@ export async function recentRoots(sources: RunSources, name: string, limit: numb
     if (picked.length === limit) break;
     picked.push(run);
   }
-  // Read at once rather than one after another: `limit` is a page of a DAG's history (tens),
-  // and each read is a round trip to the store (or through the operator).
-  const whole = await Promise.all(picked.map((run) => (isLive.has(run) ? Promise.resolve(run) : storedRun(sources, { namespace: sources.cache.namespace, dagName: name, dagRunId: runIdentity(run).dagRunId }))));
-  return whole.filter((run): run is DagRunResource => run !== undefined);
+  // In one batch: `limit` is a page of a DAG's history (tens), and a read one at a time is a
+  // round trip each to the store (or through the operator).
+  const archived = picked.filter((run) => !isLive.has(run));
+  const read = await history.runs(
+    sources.cache.namespace,
+    archived.map((run) => ({ name, dagRunId: runIdentity(run).dagRunId })),
+  );
+  const byRun = new Map(archived.map((run, i) => [run, read[i]?.resource]));
+  for (const resource of byRun.values()) if (resource !== undefined) fromStore.add(resource);
+  return picked.map((run) => (isLive.has(run) ? run : byRun.get(run))).filter((run): run is DagRunResource => run !== undefined);
 }

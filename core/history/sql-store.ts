@@ -99,6 +99,10 @@ export class SqlHistoryStore implements HistoryStore {
     return historyRunOf(row, body);
   }
 
+  runs(namespace: string, keys: readonly RunName[]): Promise<(HistoryRun | undefined)[]> {
+    return Promise.all(keys.map((key) => this.run({ namespace, dagName: key.name, dagRunId: key.dagRunId })));
+  }
+
   async withRunId(namespace: string, dagRunId: string): Promise<HistorySummary[]> {
     return (await this.query<SummaryRow>('find a run id', withRunIdQuery(namespace, dagRunId))).map(summaryOf);
   }

@@ -107,6 +107,11 @@ export interface HistoryStore {
   summary(key: RunKey): Promise<HistorySummary | undefined>;
   /** The run with every step record and its definition. */
   run(key: RunKey): Promise<HistoryRun | undefined>;
+  /**
+   * Runs of one namespace whole, in the order asked, undefined where none is stored: a page of
+   * a DAG's history (tens of runs) in one round trip rather than one each.
+   */
+  runs(namespace: string, keys: readonly RunName[]): Promise<(HistoryRun | undefined)[]>;
   /** Runs of any DAG with this run id, root or sub (a sub run is named by its id alone). */
   withRunId(namespace: string, dagRunId: string): Promise<HistorySummary[]>;
   /** The DAG's newest root run. */
@@ -145,4 +150,4 @@ export interface HistoryStore {
  * holds the store itself; the API server holds either a PostgreSQL store or, for the embedded
  * SQLite file on the operator's volume, a client of the operator's internal endpoint.
  */
-export type HistoryReader = Pick<HistoryStore, 'summary' | 'run' | 'withRunId' | 'latest' | 'runsOf' | 'list' | 'subRuns' | 'relist' | 'close'>;
+export type HistoryReader = Pick<HistoryStore, 'summary' | 'run' | 'runs' | 'withRunId' | 'latest' | 'runsOf' | 'list' | 'subRuns' | 'relist' | 'close'>;

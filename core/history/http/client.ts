@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { createInterface } from 'node:readline';
 import { HistoryStoreError } from '../errors.ts';
 import type { HistoryFilter, HistoryReader, HistoryRun, HistorySummary, PageOptions, RunKey, RunName } from '../types.ts';
-import { historyPath, type ErrorBody, type StreamLine } from './protocol.ts';
+import { historyPath, MAX_BATCH_RUNS, type ErrorBody, type StreamLine } from './protocol.ts';
 
 /** How long a request may wait for the operator's answer to begin. */
 const ANSWER_TIMEOUT_MS = 10_000;
@@ -25,6 +25,16 @@ export class HistoryClient implements HistoryReader {
 
   run(key: RunKey): Promise<HistoryRun | undefined> {
     return this.optional(`${historyPath(key.namespace, 'runs', key.dagName, key.dagRunId)}/full`);
+  }
+
+  /** One request a MAX_BATCH_RUNS of keys. */
+  async runs(namespace: string, keys: readonly RunName[]): Promise<(HistoryRun | undefined)[]> {
+    const batches: RunName[][] = [];
+    for (let i = 0; i < keys.length; i += MAX_BATCH_RUNS) batches.push(keys.slice(i, i + MAX_BATCH_RUNS).map(({ name, dagRunId }) => ({ name, dagRunId })));
+    const answers = await Promise.all(
+      batches.map((runs) => this.json<(HistoryRun | null)[]>(`${historyPath(namespace)}/runs-read`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ runs }) })),
+    );
+    return answers.flat().map((run) => run ?? undefined);
   }
 
   withRunId(namespace: string, dagRunId: string): Promise<HistorySummary[]> {

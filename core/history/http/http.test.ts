@@ -16,7 +16,7 @@ import { HistoryStoreError } from '../errors.ts';
 import { openSqliteStore } from '../sqlite.ts';
 import type { HistoryReader, HistoryStore, HistorySummary } from '../types.ts';
 import { HistoryClient } from './client.ts';
-import { historyPath } from './protocol.ts';
+import { historyPath, MAX_BATCH_RUNS } from './protocol.ts';
 import { serveHistory } from './serve.ts';
 
 const NS = 'team-a';
@@ -71,6 +71,17 @@ describe('the history protocol', () => {
     expect(await client.withRunId(NS, 'child')).toEqual(await store.withRunId(NS, 'child'));
     expect(await client.latest(NS, 'load')).toEqual(await store.latest(NS, 'load'));
     expect(await client.runsOf(NS, 'etl', 4)).toEqual(await store.runsOf(NS, 'etl', 4));
+  });
+
+  it('reads several runs whole in one request, in the order asked, undefined where none is stored, in batches of at most MAX_BATCH_RUNS', async () => {
+    const keys = [{ name: 'etl', dagRunId: 'parent' }, { name: 'etl', dagRunId: 'nope' }, { name: 'load', dagRunId: 'r-001' }];
+    const one = await Promise.all(keys.map((k) => store.run({ namespace: NS, dagName: k.name, dagRunId: k.dagRunId })));
+    expect(one.map((r) => r === undefined)).toEqual([false, true, false]);
+    expect(await client.runs(NS, keys)).toEqual(one);
+    const many = Array.from({ length: MAX_BATCH_RUNS * 2 + 1 }, (_, i) => keys[i % keys.length] ?? { name: '', dagRunId: '' });
+    expect((await client.runs(NS, many)).map((r) => r?.dagRunId)).toEqual(many.map((k) => (k.dagRunId === 'nope' ? undefined : k.dagRunId)));
+    const tooMany = await fetch(`${client['baseUrl']}${historyPath(NS)}/runs-read`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ runs: many }) });
+    expect(tooMany.status).toBe(400);
   });
 
   it('answers undefined for a run or DAG the store does not have', async () => {

@@ -37,6 +37,9 @@ export const listQuery = Type.Object(
 export const pageQuery = Type.Object({ pageSize }, { additionalProperties: false });
 export const limitQuery = Type.Object({ limit: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
 export const relistBody = Type.Object({ from: name, to: name }, { additionalProperties: false });
+/** Most runs one batch read asks for: a page of a DAG's history is 30. */
+export const MAX_BATCH_RUNS = 100;
+export const runsBody = Type.Object({ runs: Type.Array(Type.Object({ name, dagRunId: name }, { additionalProperties: false }), { maxItems: MAX_BATCH_RUNS }) }, { additionalProperties: false });
 
 export type RunParams = Static<typeof runParams>;
 export type ListQuery = Static<typeof listQuery>;

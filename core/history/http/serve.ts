@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Static } from 'typebox';
 import { isRetryable } from '../errors.ts';
 import type { HistoryReader, HistorySummary } from '../types.ts';
-import { dagParams, HISTORY_PREFIX, limitQuery, listQuery, namespaceParams, pageQuery, relistBody, runIdParams, runParams, subRunParams, type ErrorBody, type StreamLine } from './protocol.ts';
+import { dagParams, HISTORY_PREFIX, limitQuery, listQuery, namespaceParams, pageQuery, relistBody, runIdParams, runParams, runsBody, subRunParams, type ErrorBody, type StreamLine } from './protocol.ts';
 
 const notFound = (reply: FastifyReply): FastifyReply => reply.code(404).send({ message: 'no such run in the history store', retryable: false } satisfies ErrorBody);
 
@@ -56,6 +56,10 @@ function routes(app: FastifyInstance, store: HistoryReader): void {
     const { pageSize } = request.query;
     return streamed(reply, store.subRuns(namespace, { name: rootName, dagRunId: rootDagRunId }, pageSize === undefined ? {} : { pageSize }));
   });
+  // A POST because the keys do not fit a path; it reads only. Runs not stored answer null.
+  app.post<{ Params: Static<typeof namespaceParams>; Body: Static<typeof runsBody> }>(`${p}/:namespace/runs-read`, { schema: { params: namespaceParams, body: runsBody } }, async (request) =>
+    (await store.runs(request.params.namespace, request.body.runs)).map((run) => run ?? null),
+  );
   app.post<{ Params: Static<typeof namespaceParams>; Body: Static<typeof relistBody> }>(`${p}/:namespace/relist`, { schema: { params: namespaceParams, body: relistBody } }, async (request) => ({
     moved: await store.relist(request.params.namespace, request.body.from, request.body.to),
   }));
