@@ -24,7 +24,7 @@ import { startCluster, stopCluster } from '../cluster/cluster.ts';
 import { readLedger } from '../cluster/node-agent/ledger.ts';
 import { freePort, waitFor } from '../cluster/processes.ts';
 import { kubeConfig } from '../cluster/setup.ts';
-import { bundleOperator, chartOperatorLaunch } from '../scripts/operator-bundle.ts';
+import { bundleOperator, chartOperatorLaunch } from '../scripts/bundles.ts';
 import { startS3Server } from '../test/s3-server.ts';
 
 const group = 'kubedag.io';

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { bundleOperator, chartOperatorLaunch, OPERATOR_BUNDLE } from '../scripts/operator-bundle.ts';
+import { bundleOperator, chartOperatorLaunch, OPERATOR_BUNDLE } from '../scripts/bundles.ts';
 import { bundleStepRunner } from '../scripts/step-bundle.ts';
 import { APP, appEntries, moduleIncluded, nodeEntries, productionModules, treeEntries } from './app.ts';
 import { EXCLUDED, unmetDependencies } from './debian-set.ts';

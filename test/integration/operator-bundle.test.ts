@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { renderHelp } from '../../core/settings-help.ts';
 import { OPERATOR_HELP } from '../../operator/config.ts';
-import { bundleOperator, chartOperatorLaunch } from '../../scripts/operator-bundle.ts';
+import { bundleOperator, chartOperatorLaunch } from '../../scripts/bundles.ts';
 import { freePort } from '../../cluster/processes.ts';
 import { finishedRun, givenDag, stepStates, whenRun } from './operator-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
