@@ -17,6 +17,7 @@ import { ApiError, rethrowAs } from '../errors.ts';
 import { SUB_RUN_SEGMENTS } from '../paths.ts';
 import { NAMES, queryInteger, remoteNodeQuery, requestBody, S } from '../schemas.ts';
 import { isActiveRun } from '../../core/resources/queue.ts';
+import type { Requester } from '../../core/resources/requested-by.ts';
 import { checkRunId } from '../starts.ts';
 import { runIdentity } from '../views/identity.ts';
 import { iso } from '../views/format.ts';
@@ -75,17 +76,17 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
   app.post('/dag-runs/:name/:dagRunId/stop', { config: { ...run, errors: ['not_found', 'not_running'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.empty } } }, async (request, reply) => {
     const r = await runAt(cluster, request.params);
     if (runStatusOf(r) !== 1) throw new ApiError('not_running', `run "${runIdentity(r).dagRunId}" is not running`);
-    if (r.spec.stop !== true) await cluster.writer.stopRun(r);
+    if (r.spec.stop !== true) await cluster.writer.stopRun(r, request.caller);
     return reply.code(200).send();
   });
 
   app.post('/dag-runs/:name/:dagRunId/retry', { config: { ...run, errors: ['not_found', 'already_running@400', 'already_exists', 'max_run_reached'] }, schema: { tags: ['runs'], params: runParams, body: retryBody, response: { 200: S.empty } } }, async (request, reply) => {
-    await retry(cluster, request.params, request.body);
+    await retry(cluster, request.params, request.body, request.caller);
     return reply.code(200).send();
   });
 
   app.post('/dag-runs/:name/:dagRunId/reschedule', { config: { ...run, errors: ['not_found', 'already_exists', 'already_running', 'max_run_reached'] }, schema: { tags: ['runs'], params: runParams, body: rescheduleBody, response: { 200: rescheduled } } }, async (request) => {
-    return reschedule(cluster, await runAt(cluster, request.params), request.body);
+    return reschedule(cluster, await runAt(cluster, request.params), request.body, request.caller);
   });
 
   app.get('/dag-runs/:name/:dagRunId/dequeue', { config: { ...run, errors: ['not_found'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.empty } } }, async (request, reply) => {
@@ -107,13 +108,13 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
       return { dagRunDetails: runDetails(r, await runDefinition(cluster, r), await resolverFor(cluster, r)) };
     });
     app.patch(`/dag-runs/:name/:dagRunId/${segment}/steps/:stepName/status`, { config: stepStatus, schema: { tags: ['runs'], params: subStepParams, body: stepStatusBody, response: { 200: S.empty } } }, async (request, reply) => {
-      await setStepStatus(cluster, request.params, request.body.status);
+      await setStepStatus(cluster, request.params, request.body.status, request.caller);
       return reply.code(200).send();
     });
   }
 
   app.patch('/dag-runs/:name/:dagRunId/steps/:stepName/status', { config: stepStatus, schema: { tags: ['runs'], params: stepParams, body: stepStatusBody, response: { 200: S.empty } } }, async (request, reply) => {
-    await setStepStatus(cluster, request.params, request.body.status);
+    await setStepStatus(cluster, request.params, request.body.status, request.caller);
     return reply.code(200).send();
   });
   done();
@@ -132,7 +133,7 @@ async function subRunList(cluster: Cluster, r: DagRunResource): Promise<{ dagRun
 }
 
 /** A brand-new run from the original's stored definition and params: a singleton start. */
-async function reschedule(cluster: Cluster, original: DagRunResource, body: Static<typeof rescheduleBody>): Promise<{ dagRunId: string; queued: boolean }> {
+async function reschedule(cluster: Cluster, original: DagRunResource, body: Static<typeof rescheduleBody>, requestedBy: Requester): Promise<{ dagRunId: string; queued: boolean }> {
   const spec = (await cluster.definitions.source(original)) ?? {};
   const id = runIdentity(original);
   return cluster.starter.start({
@@ -145,6 +146,7 @@ async function reschedule(cluster: Cluster, original: DagRunResource, body: Stat
     singleton: true,
     singletonCode: 'already_running',
     trigger: 'api',
+    requestedBy,
   });
 }
 
@@ -160,17 +162,17 @@ function checkStepOf(run: DagRunResource, step: string): void {
 }
 
 /** An archived run is checked as it is, and put back only for an edit that will be made. */
-async function editable(cluster: Cluster, at: StepPath, found: DagRunResource): Promise<DagRunResource> {
+async function editable(cluster: Cluster, at: StepPath, found: DagRunResource, by: Requester): Promise<DagRunResource> {
   if (!isArchived(found)) return found;
   checkStepOf(found, at.stepName);
-  return liveRunAt(cluster, at).catch(rethrowAs((error) => error instanceof NameTaken, () => new ApiError('bad_request', 'the run changed meanwhile; read it and try again')));
+  return liveRunAt(cluster, at, by).catch(rethrowAs((error) => error instanceof NameTaken, () => new ApiError('bad_request', 'the run changed meanwhile; read it and try again')));
 }
 
 /** Only the node's status changes; the run status is not recomputed (edit, then retry). */
-async function setStepStatus(cluster: Cluster, at: StepPath, status: number): Promise<void> {
+async function setStepStatus(cluster: Cluster, at: StepPath, status: number, by: Requester): Promise<void> {
   const step = at.stepName;
   const found = await runAt(cluster, at);
-  const r = await editable(cluster, at, found);
+  const r = await editable(cluster, at, found, by);
   const current = r.status ?? {};
   const handlers = HANDLER_KEYS.filter((k) => current[k]?.name === step);
   // A sealed record is edited by giving the step a record in the status, which supersedes it.
@@ -199,7 +201,7 @@ async function checkRetry(cluster: Cluster, r: DagRunResource, stepName: string 
 }
 
 /** behaviour-notes "retry": same id = a new attempt of the run; another id = a new run. */
-async function retry(cluster: Cluster, at: RunPath, body: Static<typeof retryBody>): Promise<void> {
+async function retry(cluster: Cluster, at: RunPath, body: Static<typeof retryBody>, by: Requester): Promise<void> {
   const found = await runAt(cluster, at);
   const id = runIdentity(found);
   if (isActiveRun(found)) throw new ApiError('already_running', `run "${id.dagRunId}" is active`, { status: 400 });
@@ -207,9 +209,9 @@ async function retry(cluster: Cluster, at: RunPath, body: Static<typeof retryBod
   const newId = body.dagRunId === undefined || body.dagRunId === id.dagRunId ? undefined : body.dagRunId;
   if (newId !== undefined) checkRunId(newId);
   // Retried in place or copied into a new run, the original is a DAGRun: an archived one is put back first.
-  const r = isArchived(found) ? await liveRunAt(cluster, at).catch(rethrowAs((error) => error instanceof NameTaken, () => new ApiError('already_exists', `another run holds the name of run "${id.dagRunId}"`))) : found;
+  const r = isArchived(found) ? await liveRunAt(cluster, at, by).catch(rethrowAs((error) => error instanceof NameTaken, () => new ApiError('already_exists', `another run holds the name of run "${id.dagRunId}"`))) : found;
   if (newId === undefined) {
-    await cluster.writer.retryRun(r, randomUUID(), body.stepName);
+    await cluster.writer.retryRun(r, randomUUID(), body.stepName, by);
     return;
   }
   const spec = (await cluster.definitions.source(r)) ?? {};
@@ -223,5 +225,6 @@ async function retry(cluster: Cluster, at: RunPath, body: Static<typeof retryBod
     singletonCode: 'already_running',
     trigger: 'retry',
     retryOf: r.metadata?.name ?? '',
+    requestedBy: by,
   });
 }
