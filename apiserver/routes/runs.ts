@@ -17,7 +17,8 @@ import { ApiError, rethrowAs } from '../errors.ts';
 import { SUB_RUN_SEGMENTS } from '../paths.ts';
 import { NAMES, queryInteger, remoteNodeQuery, requestBody, S } from '../schemas.ts';
 import { isActiveRun } from '../../core/resources/queue.ts';
-import type { Requester } from '../../core/resources/requested-by.ts';
+import { parseRequestedBy, type Requester } from '../../core/resources/requested-by.ts';
+import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import { checkRunId } from '../starts.ts';
 import { runIdentity } from '../views/identity.ts';
 import { iso } from '../views/format.ts';
@@ -45,6 +46,17 @@ const rescheduleBody = requestBody({ dagRunId: Type.Optional(NAMES.dagRunId), da
 const rescheduled = Type.Object({ dagRunId: Type.String(), queued: Type.Boolean() });
 
 const HANDLER_KEYS = ['onExit', 'onSuccess', 'onFailure', 'onCancel'] as const;
+
+const requester = (description: string) => Type.Union([Type.Object({ user: Type.String(), method: Type.String() }), Type.Null()], { description });
+/** Kubedag's own, beside the contract's run details (which may not grow): docs/audit.md. */
+const origin = Type.Object(
+  {
+    trigger: Type.String({ description: 'What made the run: api, schedule, retry, sub-run, restart, kubectl, or empty when unknown.' }),
+    startedBy: requester('Who asked the API for the run (kubedag.io/started-by); null for runs the operator made.'),
+    requestedBy: requester('Who asked the API for its latest change (kubedag.io/requested-by): a stop, a retry.'),
+  },
+  { description: 'Who started a run and who last changed it (a Kubedag extension).' },
+);
 
 /** A step's address: the run's path and the step's name. */
 type StepPath = RunPath & { readonly stepName: string };
@@ -97,6 +109,10 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     return reply.code(200).send();
   });
 
+  // Kubedag's: who started the run, for the run page (docs/decisions/2026-11-29-audit.md).
+  app.get('/dag-runs/:name/:dagRunId/origin', { config: { ...read, errors: ['not_found'] }, schema: { tags: ['runs'], params: runParams, response: { 200: origin } } }, async (request) => runOrigin(await runAt(cluster, request.params)));
+  app.get('/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/origin', { config: { ...read, errors: ['not_found'] }, schema: { tags: ['runs'], params: subParams, response: { 200: origin } } }, async (request) => runOrigin(await runAt(cluster, request.params)));
+
   app.get('/dag-runs/:name/:dagRunId/sub-dag-runs', { config: { ...read, errors: ['not_found'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.subRuns } } }, async (request) => {
     const r = await recordedRunAt(cluster, request.params);
     return { subRuns: await subRunList(cluster, r) };
@@ -119,6 +135,12 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
   });
   done();
 };
+
+/** Who started a run and who last changed it, from its annotations (core/resources/requested-by.ts). */
+export function runOrigin(run: DagRunResource): { trigger: string; startedBy: Requester | null; requestedBy: Requester | null } {
+  const annotations = run.metadata?.annotations ?? {};
+  return { trigger: run.spec.trigger ?? '', startedBy: parseRequestedBy(annotations[ANNOTATIONS.startedBy]) ?? null, requestedBy: parseRequestedBy(annotations[ANNOTATIONS.requestedBy]) ?? null };
+}
 
 /** The sub runs a run's nodes name, in node order; ones that cannot be found are left out. */
 async function subRunList(cluster: Cluster, r: DagRunResource): Promise<{ dagRunId: string; params: string; status: number; statusLabel: string; startedAt: string; finishedAt: string }[]> {
