@@ -12,6 +12,7 @@ import { links } from '../../lib/links.ts';
 import { absolute, instant } from '../../lib/time.ts';
 import { elapsed } from '../../components/timeline/geometry.ts';
 import { breadcrumbs, paramList, type Crumb } from './address.ts';
+import { startedByText } from './origin.ts';
 import type { RunDetails, RunOrigin } from './queries.ts';
 
 export function Breadcrumbs({ crumbs, last }: { readonly crumbs: readonly Crumb[]; readonly last?: ReactNode }): ReactNode {
@@ -53,18 +54,6 @@ function When({ label, at }: { readonly label: string; readonly at: string }): R
       </dd>
     </div>
   );
-}
-
-/** What made a run that no person asked for, in words. */
-const MADE_BY: Readonly<Record<string, string>> = { schedule: 'the scheduler', 'sub-run': 'its parent run', restart: 'a restart', kubectl: 'a Kubernetes client', queue: 'the queue' };
-
-const named = (who: { readonly user: string; readonly method: string }): string => `${who.user} (${who.method})`;
-
-/** Who started the run, and who changed it since when that was someone else (a stop, a retry). */
-export function startedByText(origin: RunOrigin): { readonly startedBy?: string; readonly changedBy?: string } {
-  const startedBy = origin.startedBy === null ? MADE_BY[origin.trigger] : named(origin.startedBy);
-  const changed = origin.requestedBy === null ? undefined : named(origin.requestedBy);
-  return { ...(startedBy === undefined ? {} : { startedBy }), ...(changed === undefined || changed === startedBy ? {} : { changedBy: changed }) };
 }
 
 function Origin({ origin }: { readonly origin: RunOrigin | undefined }): ReactNode {
