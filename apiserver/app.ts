@@ -12,6 +12,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type
 import { silentLogger } from '../core/log.ts';
 import { NO_CLUSTER } from './cluster.ts';
 import type { AppDeps, ResourceRouteOptions } from './deps.ts';
+import { NO_AUDIT, registerAudit } from './audit.ts';
 import { registerCaller } from './caller.ts';
 import { ApiError, ERROR_STATUS, type ErrorCode } from './errors.ts';
 import { withLinks } from './links.ts';
@@ -90,6 +91,12 @@ class RequestLog extends LogController {
   }
 }
 
+/** fastify's trustProxy; a number of hops as the function fastify would make of it (its types take no number). */
+function trustProxyOption(trust: AppDeps['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return typeof trust === 'object' ? [...trust] : (trust ?? false);
+}
+
 export function buildApp(deps: AppDeps): FastifyInstance {
   // Typed as fastify's own logger so that the app's type stays the one plugins are written for.
   const loggerInstance: FastifyBaseLogger = deps.logger ?? silentLogger;
@@ -104,6 +111,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     loggerInstance,
     genReqId: requestId,
     logController,
+    // request.ip from X-Forwarded-For only when the peer is a proxy trusted to set it (config.ts).
+    trustProxy: trustProxyOption(deps.trustProxy),
     // Names in paths are at most 64 characters (run ids); room for them percent-encoded.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // A URL the router cannot read (bad percent-encoding, a path parameter over the limit) is
@@ -134,6 +143,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   metrics.observe(app);
   // Before the plugins: authentication sets who the caller is (caller.ts).
   registerCaller(app);
+  // Before authentication: a 401 is audited and carries its request id too.
+  registerAudit(app, deps.audit ?? NO_AUDIT);
   for (const plugin of deps.plugins ?? []) plugin(app);
   // After the plugins: authentication, when on, names its security schemes (app.apiSecurity).
   app.addSchema({ $id: ERROR_SCHEMA_ID, ...S.error });

@@ -78,8 +78,11 @@ const REALM = 'kubedag';
 
 type Credentials = { readonly scheme: 'basic'; readonly username: string; readonly password: string } | { readonly scheme: 'bearer'; readonly token: string };
 
-/** Who the caller turned out to be: admitted as whom, or why not. */
-type Verdict = { readonly outcome: 'allowed'; readonly caller: Caller } | { readonly outcome: 'unauthorized' | 'forbidden'; readonly message: string };
+/**
+ * Who the caller turned out to be: admitted as whom, or why not. A caller who is known but
+ * lacks the permission is named too, so that the audit record of the 403 says who tried.
+ */
+type Verdict = { readonly outcome: 'allowed'; readonly caller: Caller } | { readonly outcome: 'unauthorized'; readonly message: string } | { readonly outcome: 'forbidden'; readonly message: string; readonly caller?: Caller };
 
 const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
@@ -170,9 +173,10 @@ class KubernetesReviewer {
     const user = await this.memo(this.users, key, () => this.review(token));
     if (user === undefined) return { outcome: 'unauthorized', message: 'the token is not valid' };
     const allowed = await this.memo(this.decisions, `${key}:${permission}`, () => this.access(user, permission));
-    if (allowed) return { outcome: 'allowed', caller: { user: user.username ?? '', groups: user.groups ?? [], method: 'kubernetes' } };
+    const caller: Caller = { user: user.username ?? '', groups: user.groups ?? [], method: 'kubernetes' };
+    if (allowed) return { outcome: 'allowed', caller };
     const { verb, resource } = KUBERNETES_ACCESS[permission];
-    return { outcome: 'forbidden', message: `${user.username ?? 'the caller'} may not ${verb} ${resource}.${GROUP} in namespace ${this.options.namespace}` };
+    return { outcome: 'forbidden', message: `${user.username ?? 'the caller'} may not ${verb} ${resource}.${GROUP} in namespace ${this.options.namespace}`, caller };
   }
 
   private memo<V>(cache: ExpiringCache<Promise<V>>, key: string, compute: () => Promise<V>): Promise<V> {
@@ -219,7 +223,7 @@ interface Checker {
 }
 
 const missing = (permission: Grant): Verdict => ({ outcome: 'unauthorized', message: `credentials are required (this route needs the ${permission} permission)` });
-const lacking = (who: string, permission: Grant): Verdict => ({ outcome: 'forbidden', message: `${who} lacks the ${permission} permission` });
+const lacking = (who: string, permission: Grant, caller: Caller): Verdict => ({ outcome: 'forbidden', message: `${who} lacks the ${permission} permission`, caller });
 
 function granted(list: readonly Permission[] | undefined): ReadonlySet<Permission> {
   return new Set(list ?? GRANTS);
@@ -243,7 +247,8 @@ function checker(options: AuthOptions): Checker {
       if (sameUser && samePassword) known = true;
     }
     if (!known) return { outcome: 'unauthorized', message: 'wrong username or password' };
-    return basicGrants.has(permission) ? { outcome: 'allowed', caller: { user: username, groups: [], method: 'basic' } } : lacking(`user ${username}`, permission);
+    const caller: Caller = { user: username, groups: [], method: 'basic' };
+    return basicGrants.has(permission) ? { outcome: 'allowed', caller } : lacking(`user ${username}`, permission, caller);
   };
 
   const bearer = async (token: string, permission: Grant): Promise<Verdict> => {
@@ -251,7 +256,8 @@ function checker(options: AuthOptions): Checker {
     let grants: ReadonlySet<Permission> | undefined;
     for (const candidate of tokens) if (sameSecret(candidate.digest, digest)) grants = candidate.grants;
     // A static token has no user: it is named by the start of its digest, which says which token without revealing it.
-    if (grants !== undefined) return grants.has(permission) ? { outcome: 'allowed', caller: { user: `token:${digest.toString('hex').slice(0, 12)}`, groups: [], method: 'token' } } : lacking('the token', permission);
+    const caller: Caller = { user: `token:${digest.toString('hex').slice(0, 12)}`, groups: [], method: 'token' };
+    if (grants !== undefined) return grants.has(permission) ? { outcome: 'allowed', caller } : lacking('the token', permission, caller);
     if (reviewer !== undefined) return reviewer.verdict(token, permission);
     return { outcome: 'unauthorized', message: 'the token is not valid' };
   };
@@ -291,6 +297,8 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
       return deny(reply, check.challenges, { outcome: 'unauthorized', message: (error as Error).message });
     }
     const verdict = await check.verdict(found, declared);
+    // A known caller refused is still named, for the audit record (audit.ts); the route never runs.
+    if (verdict.outcome === 'forbidden' && verdict.caller !== undefined) request.caller = verdict.caller;
     if (verdict.outcome !== 'allowed') return deny(reply, check.challenges, verdict);
     request.caller = verdict.caller;
   });

@@ -8,6 +8,7 @@ import type { HistoryReader } from '../core/history/types.ts';
 import type { LogChunk, LogQuery } from '../core/logs/chunk.ts';
 import { ANNOTATIONS } from '../core/resources/constants.ts';
 import { FILE_NAME_PATTERN, dagResourceName } from '../core/resources/names.ts';
+import type { Requester } from '../core/resources/requested-by.ts';
 import type { DagRunResource } from '../core/resources/types.ts';
 import type { Cache } from './cache.ts';
 import { ApiError } from './errors.ts';
@@ -128,22 +129,22 @@ export async function resolverFor(cluster: Cluster, run: DagRunResource): Promis
  * The run a path names as a DAGRun, for the writes that need one (retry, step edits): an
  * archived root is put back first, then an archived sub run under its parent (restore.ts).
  */
-export async function liveRunAt(cluster: Cluster, path: RunPath): Promise<DagRunResource> {
+export async function liveRunAt(cluster: Cluster, path: RunPath, by: Requester): Promise<DagRunResource> {
   const found = await rootRun(cluster, path.name, path.dagRunId);
-  const root = isArchived(found) ? await cluster.writer.restoreRun(found) : found;
-  return path.subDAGRunId === undefined ? root : liveSubRun(cluster, root, path.subDAGRunId, 0);
+  const root = isArchived(found) ? await cluster.writer.restoreRun(found, by) : found;
+  return path.subDAGRunId === undefined ? root : liveSubRun(cluster, root, path.subDAGRunId, 0, by);
 }
 
 /** Nesting deeper than this is a cycle in stored data, not a tree: the root owns what is below. */
 const MAX_NESTING = 64;
 
 /** A sub run of a live root as a DAGRun: an archived one is put back under its parent, itself put back first when archived. */
-async function liveSubRun(cluster: Cluster, root: DagRunResource, subRunId: string, depth: number): Promise<DagRunResource> {
+async function liveSubRun(cluster: Cluster, root: DagRunResource, subRunId: string, depth: number, by: Requester): Promise<DagRunResource> {
   const sub = await subRun(cluster, root, subRunId);
   if (!isArchived(sub)) return sub;
   const parentId = sub.spec.parent?.dagRunId;
-  const parent = parentId === undefined || parentId === runIdentity(root).dagRunId || depth >= MAX_NESTING ? root : await liveSubRun(cluster, root, parentId, depth + 1);
-  return cluster.writer.restoreRun(sub, parent);
+  const parent = parentId === undefined || parentId === runIdentity(root).dagRunId || depth >= MAX_NESTING ? root : await liveSubRun(cluster, root, parentId, depth + 1, by);
+  return cluster.writer.restoreRun(sub, by, parent);
 }
 
 /** The definition a run was frozen with (definitions.ts); undefined while it has none to show. */

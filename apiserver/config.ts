@@ -13,6 +13,8 @@ import type { HistoryStoreConfig } from '../core/history/open.ts';
 import { LOG_SETTINGS, type LogSettings } from '../core/log.ts';
 import type { HelpPage } from '../core/settings-help.ts';
 import { parseSettings, resolveSettings, setting, type SettingName } from '../core/settings.ts';
+import { AUDIT_SINK_TEXT, parseAuditSink, type AuditSinkConfig } from './audit.ts';
+import type { TrustProxy } from './deps.ts';
 import { checked, isBlank } from './settings.ts';
 
 /** "local" is how a request says "here": a remote node of that name could never be reached. */
@@ -110,6 +112,9 @@ export interface ApiConfig {
   readonly uiDir: string;
   /** Where archived runs are read (core/history/settings.ts); absent: every run is in etcd. */
   readonly history?: HistoryStoreConfig;
+  /** Where audit records go (audit.ts, docs/audit.md). */
+  readonly audit: AuditSinkConfig;
+  readonly trustProxy: TrustProxy;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -281,6 +286,20 @@ function port(text: string, s: SettingName): number {
   return value;
 }
 
+const STDOUT: AuditSinkConfig = { sink: 'stdout' };
+
+/** `--trust-proxy`: false, true, a number of hops, or a comma list of addresses and CIDR ranges. */
+function trustProxy(text: string, s: SettingName): TrustProxy {
+  const value = text.trim().toLowerCase();
+  if (value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  const list = commaList(text);
+  const bad = list.find((entry) => !/^[0-9A-Fa-f.:]+(\/\d{1,3})?$/.test(entry));
+  if (bad !== undefined) throw new Error(`${s.name} must be true, false, a number of hops or a comma list of addresses and CIDR ranges; "${bad}" is none of these`);
+  return list;
+}
+
 /**
  * The API server's flags and variables, the one place each is declared: parseApiConfig reads
  * them from it and `--help` prints it with AUTH_SETTINGS (core/settings.ts).
@@ -296,7 +315,16 @@ export const API_SETTINGS = {
   leaseNamespace: setting<string | undefined>({ flag: 'lease-namespace', group: 'Cluster', value: 'NAMESPACE', default: undefined, defaultText: 'the namespace served', description: "Namespace of the operator's leader Lease (health, /services).", read: asIs }),
   leaseName: setting({ flag: 'lease-name', group: 'Cluster', value: 'NAME', default: 'kubedag-operator', description: "Name of the operator's leader Lease.", read: asIs }),
   kubeconfig: setting<string | undefined>({ flag: 'kubeconfig', group: 'Cluster', value: 'PATH', variables: ['KUBEDAG_KUBECONFIG', 'KUBECONFIG'], default: undefined, defaultText: 'in-cluster, else ~/.kube/config', description: 'The kubeconfig file to reach the cluster with.', read: asIs }),
+  trustProxy: setting<TrustProxy>({
+    flag: 'trust-proxy',
+    group: 'Server',
+    value: 'false|true|HOPS|ADDRESSES',
+    default: false,
+    description: 'Which peers may say, in X-Forwarded-For, whose request it is (request.ip, the audit source): none, any, this many hops, or these addresses and CIDR ranges.',
+    read: trustProxy,
+  }),
   ...LOG_SETTINGS,
+  auditLog: setting({ flag: 'audit-log', group: 'Log', value: AUDIT_SINK_TEXT, default: STDOUT, defaultText: 'stdout', description: 'Where audit records (one JSON line per change asked of the API, docs/audit.md) go.', read: (text, s) => parseAuditSink(text, s.name) }),
   // The operator's own three settings: the chart gives both processes the same values.
   ...HISTORY_SETTINGS,
 };
@@ -327,6 +355,8 @@ export function parseApiConfig(argv: readonly string[], env: Env, readFile: Read
     auth: parseAuthConfig(env, readFile),
     remoteNodes: parseRemoteNodes(env, readFile),
     uiDir: values.uiDir,
+    audit: values.auditLog,
+    trustProxy: values.trustProxy,
     ...historyOf(historyStoreFrom(values)),
   };
 }

@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from '../core/log.ts';
+import type { AuditLog } from './audit.ts';
 import type { Cluster } from './cluster.ts';
 
 export interface AppDeps {
@@ -25,7 +26,14 @@ export interface AppDeps {
   readonly plugins?: readonly ((app: FastifyInstance) => void)[];
   /** The built web UI's folder, served at `/`; without it only the API is served. */
   readonly uiDir?: string;
+  /** Where audit records go (audit.ts); default: nowhere. */
+  readonly audit?: AuditLog;
+  /** fastify's trustProxy: whose X-Forwarded-For decides request.ip, the audit record's source (config.ts). */
+  readonly trustProxy?: TrustProxy;
 }
+
+/** `true` (any proxy), a number of hops, or the proxies' addresses and CIDR ranges; false: none. */
+export type TrustProxy = boolean | number | readonly string[];
 
 /** What every group of resource routes is registered with. */
 export interface ResourceRouteOptions {

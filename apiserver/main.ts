@@ -6,6 +6,7 @@ import { createLogger, errorMessage } from '../core/log.ts';
 import { renderHelp } from '../core/settings-help.ts';
 import { helpWanted, settingLabel } from '../core/settings.ts';
 import { exitWith, startFailure } from '../core/start-failure.ts';
+import { openAuditLog } from './audit.ts';
 import { authOptions, registerAuth } from './auth.ts';
 import { API_HELP, API_SETTINGS, parseApiConfig, type ApiConfig } from './config.ts';
 import { API_PREFIX } from './paths.ts';
@@ -29,12 +30,20 @@ try {
   process.exit(1);
 }
 const logger = createLogger('apiserver', config.log);
+const audit = openAuditLog(config.audit, (error) => {
+  logger.error({ err: error }, `cannot write the audit log: ${error.message}`);
+});
+// logrotate moves the file, then sends SIGHUP: the trail goes on in a new file of the same name.
+process.on('SIGHUP', () => {
+  audit.reopen();
+});
 const listen = { port: config.port, setting: settingLabel(API_SETTINGS.port) };
 async function start(): Promise<Server> {
   const started = await startServer({
     config,
     version,
     logger,
+    audit,
     plugins: [
       (app, { kc, namespace }) => {
         const kubernetes = { authentication: kc.makeApiClient(AuthenticationV1Api), authorization: kc.makeApiClient(AuthorizationV1Api), namespace };

@@ -8,6 +8,7 @@ import { kubedagClients } from '../core/kube/client.ts';
 import { reuseConnections } from '../core/kube/connections.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
 import { buildApp } from './app.ts';
+import type { AuditLog } from './audit.ts';
 import { Cache } from './cache.ts';
 import type { Cluster } from './cluster.ts';
 import type { ApiConfig } from './config.ts';
@@ -41,15 +42,36 @@ export interface ServerOptions {
    * hand in a store they fill themselves. Closed with the server either way.
    */
   readonly history?: HistoryReader;
+  /** Where audit records go; default: nowhere. main.ts opens it from `config.audit` (audit.ts openAuditLog). */
+  readonly audit?: AuditLog;
+}
+
+function kubeConfig(path: string | undefined): KubeConfig {
+  const kc = new KubeConfig();
+  if (path === undefined) kc.loadFromDefault();
+  else kc.loadFromFile(path);
+  reuseConnections(kc);
+  return kc;
+}
+
+/** Undefined when healthy, else why not: the Kubernetes API unreachable, or no operator leading. */
+function healthCheck(versionApi: VersionApi, cache: Cache, clock: () => Date): () => Promise<string | undefined> {
+  return async () => {
+    try {
+      await versionApi.getCode();
+    } catch (error) {
+      return `the Kubernetes API is unreachable: ${(error as Error).message}`;
+    }
+    const leader = leaderOf(cache.operatorLease.list()[0], clock());
+    if (leader?.status !== 'active') return 'scheduler not responding: no operator holds a current leader Lease';
+    return undefined;
+  };
 }
 
 export async function startServer(options: ServerOptions): Promise<Server> {
   const { config } = options;
   const logger = options.logger ?? silentLogger;
-  const kc = new KubeConfig();
-  if (config.kubeconfig === undefined) kc.loadFromDefault();
-  else kc.loadFromFile(config.kubeconfig);
-  reuseConnections(kc);
+  const kc = kubeConfig(config.kubeconfig);
   const namespace = config.namespace ?? kc.getContextObject(kc.getCurrentContext())?.namespace ?? 'default';
   const clients = kubedagClients(kc);
   const cache = new Cache({
@@ -77,20 +99,11 @@ export async function startServer(options: ServerOptions): Promise<Server> {
     ...(history === undefined ? {} : { history }),
   };
   const clock = options.clock ?? ((): Date => new Date());
-  const versionApi = kc.makeApiClient(VersionApi);
-  const health = async (): Promise<string | undefined> => {
-    try {
-      await versionApi.getCode();
-    } catch (error) {
-      return `the Kubernetes API is unreachable: ${(error as Error).message}`;
-    }
-    const leader = leaderOf(cache.operatorLease.list()[0], clock());
-    if (leader?.status !== 'active') return 'scheduler not responding: no operator holds a current leader Lease';
-    return undefined;
-  };
+  const health = healthCheck(kc.makeApiClient(VersionApi), cache, clock);
   const ui = uiBuilt(config.uiDir);
   if (!ui) logger.warn({ uiDir: config.uiDir }, `no web UI in ${config.uiDir} (run \`make ui\`); serving the API alone`);
-  const app = buildApp({ version: options.version, clock, health, bodyLimit: config.bodyLimit, logger, cluster, ...(ui ? { uiDir: config.uiDir } : {}), plugins: (options.plugins ?? []).map((plugin) => (a: FastifyInstance) => {
+  const audit = options.audit === undefined ? {} : { audit: options.audit };
+  const app = buildApp({ version: options.version, clock, health, bodyLimit: config.bodyLimit, logger, cluster, trustProxy: config.trustProxy, ...audit, ...(ui ? { uiDir: config.uiDir } : {}), plugins: (options.plugins ?? []).map((plugin) => (a: FastifyInstance) => {
       plugin(a, { kc, namespace });
     }),
   });
@@ -99,6 +112,7 @@ export async function startServer(options: ServerOptions): Promise<Server> {
     cache,
     close: async () => {
       await app.close();
+      await options.audit?.flush();
       await cache.stop();
       await history?.close();
     },

@@ -14,6 +14,7 @@ import { isActiveRun } from '../core/resources/queue.ts';
 import { uuidv7, MAX_RUN_ID_LENGTH, RUN_ID_PATTERN } from '../core/resources/ids.ts';
 import { dagRunResourceName, labelValue } from '../core/resources/names.ts';
 import type { DagRunSpec } from '../core/resources/schemas.ts';
+import type { Requester } from '../core/resources/requested-by.ts';
 import type { Cache } from './cache.ts';
 import { ApiError, rethrowAs } from './errors.ts';
 import type { Writer } from './writer.ts';
@@ -36,6 +37,8 @@ export interface StartRequest {
   readonly trigger: NonNullable<DagRunSpec['trigger']>;
   /** The run a retry under a new id copies (recorded on the new run). */
   readonly retryOf?: string;
+  /** Who asked: the run's `kubedag.io/started-by` (writer.ts). */
+  readonly requestedBy: Requester;
 }
 
 
@@ -108,7 +111,7 @@ export class Starter {
       labels: { [LABELS.dag]: labelValue(request.name), [LABELS.runId]: labelValue(dagRunId) },
       ...(request.retryOf === undefined ? {} : { annotations: { [ANNOTATIONS.retryOf]: request.retryOf } }),
     };
-    await this.writer.createRun({ metadata, spec }, request.dagResource === undefined ? undefined : request.spec).catch(rethrowAs(isAlreadyExists, () => new ApiError('already_exists', `a run with id "${dagRunId}" of DAG "${request.name}" already exists`)));
+    await this.writer.createRun({ metadata, spec }, request.requestedBy, request.dagResource === undefined ? undefined : request.spec).catch(rethrowAs(isAlreadyExists, () => new ApiError('already_exists', `a run with id "${dagRunId}" of DAG "${request.name}" already exists`)));
   }
 
   /** One check-and-create at a time per DAG name; others wait their turn. */

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { buildApp } from './app.ts';
+import type { AuditLog } from './audit.ts';
 import { registerAuth, type AuthOptions } from './auth.ts';
 
 export interface TestAppOptions {
@@ -20,6 +21,7 @@ export interface TestAppOptions {
   readonly bodyLimit?: number;
   /** Registered after authentication, as main.ts registers remote nodes. */
   readonly plugins?: readonly ((app: FastifyInstance) => void)[];
+  readonly audit?: AuditLog;
 }
 
 export function testApp(options: TestAppOptions = {}): ReturnType<typeof buildApp> {
@@ -30,6 +32,7 @@ export function testApp(options: TestAppOptions = {}): ReturnType<typeof buildAp
     health: () => Promise.resolve(undefined),
     ...(options.uiDir === undefined ? {} : { uiDir: options.uiDir }),
     ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
+    ...(options.audit === undefined ? {} : { audit: options.audit }),
     plugins: [
       (a) => {
         a.addHook('onRoute', (route) => {

@@ -9,6 +9,7 @@ import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError, rethrowAs } from '../errors.ts';
 import { NAMES, remoteNodeQuery, requestBody, S } from '../schemas.ts';
 import { isActiveRun } from '../../core/resources/queue.ts';
+import type { Requester } from '../../core/resources/requested-by.ts';
 import { dagDetailsView, dagListItem, paginate, searchText, selectDags, uniqueTags } from '../views/dags.ts';
 import { compareText } from '../views/format.ts';
 import { runIdentity } from '../views/identity.ts';
@@ -57,7 +58,7 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     if (load.errors.length > 0) throw new ApiError('bad_request', `invalid spec: ${load.errors.map(formatIssue).join('; ')}`);
     // Whether the name is taken is the Kubernetes API's to say, not the cache's: a cache that
     // has not yet seen a deletion would refuse a name that was just freed.
-    await cluster.writer.createDag(name, yaml, load.documents).catch(taken(name));
+    await cluster.writer.createDag(name, yaml, load.documents, request.caller).catch(taken(name));
     return reply.code(201).send({ name });
   });
 
@@ -84,11 +85,11 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     const { spec } = request.body;
     const load = loadDag(spec, { fileName: entry.fileName });
     if (load.errors.length > 0) return { errors: load.errors.map(formatIssue) };
-    await cluster.writer.replaceDagSpec(entry.resource, spec, load.documents).catch(rethrowAs(isConflict, () => new ApiError('already_exists', `DAG "${entry.fileName}" was changed meanwhile; read it again`, { status: 409 })));
+    await cluster.writer.replaceDagSpec(entry.resource, spec, load.documents, request.caller).catch(rethrowAs(isConflict, () => new ApiError('already_exists', `DAG "${entry.fileName}" was changed meanwhile; read it again`, { status: 409 })));
     return { errors: [] };
   });
 
-  app.post('/dags/validate', { config: read, schema: { tags: ['dags'], body: validateBody, response: { 200: S.validation } } }, (request) => {
+  app.post('/dags/validate', { config: { ...read, audit: false }, schema: { tags: ['dags'], body: validateBody, response: { 200: S.validation } } }, (request) => {
     const { spec, name } = request.body;
     const load = loadDag(spec, name === undefined ? {} : { fileName: name });
     return { valid: load.errors.length === 0, errors: load.errors.map(formatIssue), dag: dagDetails(load.dag) };
@@ -98,7 +99,7 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     const { newFileName } = request.body;
     const entry = dagOf(cluster, request.params.fileName);
     checkNewName(newFileName);
-    await renameDag(cluster, entry.fileName, newFileName);
+    await renameDag(cluster, entry.fileName, newFileName, request.caller);
     return reply.code(200).send();
   });
 
@@ -128,15 +129,15 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
  * DAG's name came from its file name, its runs are listed under the new name (history follows).
  * Each step is safe to repeat, so a rename cut short can be finished by asking again.
  */
-async function renameDag(cluster: Cluster, from: string, to: string): Promise<void> {
+async function renameDag(cluster: Cluster, from: string, to: string, by: Requester): Promise<void> {
   const entry = dagOf(cluster, from);
   const oldName = entry.load.dag.name;
   const runs = cluster.cache.runIndex.runsOf(oldName);
   if (runs.some(isActiveRun)) throw new ApiError('not_running', `DAG "${from}" is running; rename it when its runs have ended`);
   const load = loadDag(entry.yaml, { fileName: to });
-  await cluster.writer.createDag(to, entry.yaml, load.documents).catch(taken(to));
+  await cluster.writer.createDag(to, entry.yaml, load.documents, by).catch(taken(to));
   if (load.dag.name !== oldName) {
-    for (const run of runs) if (runIdentity(run).name === oldName) await cluster.writer.relistRun(run, load.dag.name);
+    for (const run of runs) if (runIdentity(run).name === oldName) await cluster.writer.relistRun(run, load.dag.name, by);
     // Archived runs follow too; before the old DAG goes, so that asking again finishes a rename cut short.
     await cluster.history?.relist(cluster.cache.namespace, oldName, load.dag.name);
   }

@@ -9,6 +9,7 @@ import { ApiError } from '../errors.ts';
 import { NAMES, requestBody, S } from '../schemas.ts';
 import { DEFAULT_DAG_YAML } from './dags.ts';
 import type { StartRequest } from '../starts.ts';
+import type { Requester } from '../../core/resources/requested-by.ts';
 import { recentRoots, withRecords } from '../archive-reads.ts';
 import { gridData, runDetails, type RunDetails } from '../views/runs.ts';
 
@@ -27,7 +28,7 @@ export const HISTORY_LENGTH = 30;
 /** What the four start bodies have in common; each route's schema allows its own part of it. */
 type StartBody = Partial<Static<typeof startBody> & Static<typeof enqueueBody>>;
 
-function fileStart(cluster: Cluster, fileName: string, body: StartBody, enqueue: boolean): StartRequest {
+function fileStart(cluster: Cluster, fileName: string, body: StartBody, enqueue: boolean, requestedBy: Requester): StartRequest {
   const entry = dagOf(cluster, fileName);
   const load = body.dagName === undefined ? entry.load : loadDag(entry.yaml, { fileName: entry.fileName, name: body.dagName });
   return {
@@ -39,6 +40,7 @@ function fileStart(cluster: Cluster, fileName: string, body: StartBody, enqueue:
     singletonCode: 'already_running',
     enqueue,
     trigger: 'api',
+    requestedBy,
   };
 }
 
@@ -52,39 +54,39 @@ function pick(body: StartBody): Pick<StartRequest, 'params' | 'dagRunId' | 'sing
 }
 
 /** An inline run: no DAG file is stored; the run keeps its own copy of the definition. */
-function inlineStart(body: StartBody & Pick<Static<typeof inlineBody>, 'spec' | 'name'>, enqueue: boolean): StartRequest {
+function inlineStart(body: StartBody & Pick<Static<typeof inlineBody>, 'spec' | 'name'>, enqueue: boolean, requestedBy: Requester): StartRequest {
   const load = loadDag(body.spec, body.name === undefined ? {} : { name: body.name });
   if (load.errors.length > 0) throw new ApiError('bad_request', `invalid spec: ${load.errors.map(formatIssue).join('; ')}`);
-  return { name: load.dag.name, spec: dagManifest('inline', load.documents).spec, load, ...pick(body), singletonCode: 'max_run_reached', enqueue, trigger: 'api' };
+  return { name: load.dag.name, spec: dagManifest('inline', load.documents).spec, load, ...pick(body), singletonCode: 'max_run_reached', enqueue, trigger: 'api', requestedBy };
 }
 
 export const executionRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (app, { cluster }, done) => {
   const run = { permission: 'run' as const };
 
   app.post('/dags/:fileName/start', { config: { ...run, errors: ['not_found', 'already_exists', 'already_running', 'max_run_reached'] }, schema: { tags: ['execution'], params: fileParams, body: startBody, response: { 200: S.dagRunId } } }, async (request) => {
-    const started = await cluster.starter.start(fileStart(cluster, request.params.fileName, request.body, false));
+    const started = await cluster.starter.start(fileStart(cluster, request.params.fileName, request.body, false, request.caller));
     return { dagRunId: started.dagRunId };
   });
 
   app.post('/dags/:fileName/enqueue', { config: { ...run, errors: ['not_found', 'already_exists', 'already_running', 'max_run_reached'] }, schema: { tags: ['execution'], params: fileParams, body: enqueueBody, response: { 200: S.dagRunId } } }, async (request) => {
-    const started = await cluster.starter.start(fileStart(cluster, request.params.fileName, request.body, true));
+    const started = await cluster.starter.start(fileStart(cluster, request.params.fileName, request.body, true, request.caller));
     return { dagRunId: started.dagRunId };
   });
 
   app.post('/dag-runs', { config: { ...run, errors: ['bad_request', 'already_exists', 'max_run_reached'] }, schema: { tags: ['execution'], body: inlineBody, response: { 200: S.dagRunId } } }, async (request) => {
-    const started = await cluster.starter.start(inlineStart(request.body, false));
+    const started = await cluster.starter.start(inlineStart(request.body, false, request.caller));
     return { dagRunId: started.dagRunId };
   });
 
   app.post('/dag-runs/enqueue', { config: { ...run, errors: ['bad_request', 'already_exists', 'max_run_reached'] }, schema: { tags: ['execution'], body: inlineEnqueueBody, response: { 200: S.dagRunId } } }, async (request) => {
-    const started = await cluster.starter.start(inlineStart(request.body, true));
+    const started = await cluster.starter.start(inlineStart(request.body, true, request.caller));
     return { dagRunId: started.dagRunId };
   });
 
   app.post('/dags/:fileName/suspend', { config: { ...run, errors: ['not_found'] }, schema: { tags: ['execution'], params: fileParams, body: suspendBody, response: { 200: S.empty } } }, async (request, reply) => {
     const entry = dagOf(cluster, request.params.fileName);
     const { suspend } = request.body;
-    if (entry.suspended !== suspend) await cluster.writer.setSuspended(entry.resource, suspend);
+    if (entry.suspended !== suspend) await cluster.writer.setSuspended(entry.resource, suspend, request.caller);
     return reply.code(200).send();
   });
 
@@ -93,7 +95,7 @@ export const executionRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions>
     const running = cluster.cache.runIndex.runsOf(entry.load.dag.name).filter((r) => r.status?.status === 1 && r.spec.stop !== true);
     const errors: string[] = [];
     for (const r of running) {
-      await cluster.writer.stopRun(r).catch((error: unknown) => errors.push(`${r.spec.dagRunId ?? ''}: ${(error as Error).message}`));
+      await cluster.writer.stopRun(r, request.caller).catch((error: unknown) => errors.push(`${r.spec.dagRunId ?? ''}: ${(error as Error).message}`));
     }
     return { errors };
   });

@@ -17,6 +17,8 @@ import { ApiError, rethrowAs } from '../errors.ts';
 import { SUB_RUN_SEGMENTS } from '../paths.ts';
 import { NAMES, queryInteger, remoteNodeQuery, requestBody, S } from '../schemas.ts';
 import { isActiveRun } from '../../core/resources/queue.ts';
+import { parseRequestedBy, type Requester } from '../../core/resources/requested-by.ts';
+import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import { checkRunId } from '../starts.ts';
 import { runIdentity } from '../views/identity.ts';
 import { iso } from '../views/format.ts';
@@ -44,6 +46,17 @@ const rescheduleBody = requestBody({ dagRunId: Type.Optional(NAMES.dagRunId), da
 const rescheduled = Type.Object({ dagRunId: Type.String(), queued: Type.Boolean() });
 
 const HANDLER_KEYS = ['onExit', 'onSuccess', 'onFailure', 'onCancel'] as const;
+
+const requester = (description: string) => Type.Union([Type.Object({ user: Type.String(), method: Type.String() }), Type.Null()], { description });
+/** Kubedag's own, beside the contract's run details (which may not grow): docs/audit.md. */
+const origin = Type.Object(
+  {
+    trigger: Type.String({ description: 'What made the run: api, schedule, retry, sub-run, restart, kubectl, or empty when unknown.' }),
+    startedBy: requester('Who asked the API for the run (kubedag.io/started-by); null for runs the operator made.'),
+    requestedBy: requester('Who asked the API for its latest change (kubedag.io/requested-by): a stop, a retry.'),
+  },
+  { description: 'Who started a run and who last changed it (a Kubedag extension).' },
+);
 
 /** A step's address: the run's path and the step's name. */
 type StepPath = RunPath & { readonly stepName: string };
@@ -75,17 +88,17 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
   app.post('/dag-runs/:name/:dagRunId/stop', { config: { ...run, errors: ['not_found', 'not_running'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.empty } } }, async (request, reply) => {
     const r = await runAt(cluster, request.params);
     if (runStatusOf(r) !== 1) throw new ApiError('not_running', `run "${runIdentity(r).dagRunId}" is not running`);
-    if (r.spec.stop !== true) await cluster.writer.stopRun(r);
+    if (r.spec.stop !== true) await cluster.writer.stopRun(r, request.caller);
     return reply.code(200).send();
   });
 
   app.post('/dag-runs/:name/:dagRunId/retry', { config: { ...run, errors: ['not_found', 'already_running@400', 'already_exists', 'max_run_reached'] }, schema: { tags: ['runs'], params: runParams, body: retryBody, response: { 200: S.empty } } }, async (request, reply) => {
-    await retry(cluster, request.params, request.body);
+    await retry(cluster, request.params, request.body, request.caller);
     return reply.code(200).send();
   });
 
   app.post('/dag-runs/:name/:dagRunId/reschedule', { config: { ...run, errors: ['not_found', 'already_exists', 'already_running', 'max_run_reached'] }, schema: { tags: ['runs'], params: runParams, body: rescheduleBody, response: { 200: rescheduled } } }, async (request) => {
-    return reschedule(cluster, await runAt(cluster, request.params), request.body);
+    return reschedule(cluster, await runAt(cluster, request.params), request.body, request.caller);
   });
 
   app.get('/dag-runs/:name/:dagRunId/dequeue', { config: { ...run, errors: ['not_found'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.empty } } }, async (request, reply) => {
@@ -95,6 +108,10 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     await cluster.writer.deleteRun(r).catch(rethrowAs((error) => isNotFound(error) || isConflict(error), () => new ApiError('not_found', `run "${runIdentity(r).dagRunId}" is not queued`)));
     return reply.code(200).send();
   });
+
+  // Kubedag's: who started the run, for the run page (docs/decisions/2026-11-29-audit.md).
+  app.get('/dag-runs/:name/:dagRunId/origin', { config: { ...read, errors: ['not_found'] }, schema: { tags: ['runs'], params: runParams, response: { 200: origin } } }, async (request) => runOrigin(await runAt(cluster, request.params)));
+  app.get('/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/origin', { config: { ...read, errors: ['not_found'] }, schema: { tags: ['runs'], params: subParams, response: { 200: origin } } }, async (request) => runOrigin(await runAt(cluster, request.params)));
 
   app.get('/dag-runs/:name/:dagRunId/sub-dag-runs', { config: { ...read, errors: ['not_found'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.subRuns } } }, async (request) => {
     const r = await recordedRunAt(cluster, request.params);
@@ -107,17 +124,23 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
       return { dagRunDetails: runDetails(r, await runDefinition(cluster, r), await resolverFor(cluster, r)) };
     });
     app.patch(`/dag-runs/:name/:dagRunId/${segment}/steps/:stepName/status`, { config: stepStatus, schema: { tags: ['runs'], params: subStepParams, body: stepStatusBody, response: { 200: S.empty } } }, async (request, reply) => {
-      await setStepStatus(cluster, request.params, request.body.status);
+      await setStepStatus(cluster, request.params, request.body.status, request.caller);
       return reply.code(200).send();
     });
   }
 
   app.patch('/dag-runs/:name/:dagRunId/steps/:stepName/status', { config: stepStatus, schema: { tags: ['runs'], params: stepParams, body: stepStatusBody, response: { 200: S.empty } } }, async (request, reply) => {
-    await setStepStatus(cluster, request.params, request.body.status);
+    await setStepStatus(cluster, request.params, request.body.status, request.caller);
     return reply.code(200).send();
   });
   done();
 };
+
+/** Who started a run and who last changed it, from its annotations (core/resources/requested-by.ts). */
+export function runOrigin(run: DagRunResource): { trigger: string; startedBy: Requester | null; requestedBy: Requester | null } {
+  const annotations = run.metadata?.annotations ?? {};
+  return { trigger: run.spec.trigger ?? '', startedBy: parseRequestedBy(annotations[ANNOTATIONS.startedBy]) ?? null, requestedBy: parseRequestedBy(annotations[ANNOTATIONS.requestedBy]) ?? null };
+}
 
 /** The sub runs a run's nodes name, in node order; ones that cannot be found are left out. */
 async function subRunList(cluster: Cluster, r: DagRunResource): Promise<{ dagRunId: string; params: string; status: number; statusLabel: string; startedAt: string; finishedAt: string }[]> {
@@ -132,7 +155,7 @@ async function subRunList(cluster: Cluster, r: DagRunResource): Promise<{ dagRun
 }
 
 /** A brand-new run from the original's stored definition and params: a singleton start. */
-async function reschedule(cluster: Cluster, original: DagRunResource, body: Static<typeof rescheduleBody>): Promise<{ dagRunId: string; queued: boolean }> {
+async function reschedule(cluster: Cluster, original: DagRunResource, body: Static<typeof rescheduleBody>, requestedBy: Requester): Promise<{ dagRunId: string; queued: boolean }> {
   const spec = (await cluster.definitions.source(original)) ?? {};
   const id = runIdentity(original);
   return cluster.starter.start({
@@ -145,6 +168,7 @@ async function reschedule(cluster: Cluster, original: DagRunResource, body: Stat
     singleton: true,
     singletonCode: 'already_running',
     trigger: 'api',
+    requestedBy,
   });
 }
 
@@ -160,17 +184,17 @@ function checkStepOf(run: DagRunResource, step: string): void {
 }
 
 /** An archived run is checked as it is, and put back only for an edit that will be made. */
-async function editable(cluster: Cluster, at: StepPath, found: DagRunResource): Promise<DagRunResource> {
+async function editable(cluster: Cluster, at: StepPath, found: DagRunResource, by: Requester): Promise<DagRunResource> {
   if (!isArchived(found)) return found;
   checkStepOf(found, at.stepName);
-  return liveRunAt(cluster, at).catch(rethrowAs((error) => error instanceof NameTaken, () => new ApiError('bad_request', 'the run changed meanwhile; read it and try again')));
+  return liveRunAt(cluster, at, by).catch(rethrowAs((error) => error instanceof NameTaken, () => new ApiError('bad_request', 'the run changed meanwhile; read it and try again')));
 }
 
 /** Only the node's status changes; the run status is not recomputed (edit, then retry). */
-async function setStepStatus(cluster: Cluster, at: StepPath, status: number): Promise<void> {
+async function setStepStatus(cluster: Cluster, at: StepPath, status: number, by: Requester): Promise<void> {
   const step = at.stepName;
   const found = await runAt(cluster, at);
-  const r = await editable(cluster, at, found);
+  const r = await editable(cluster, at, found, by);
   const current = r.status ?? {};
   const handlers = HANDLER_KEYS.filter((k) => current[k]?.name === step);
   // A sealed record is edited by giving the step a record in the status, which supersedes it.
@@ -199,7 +223,7 @@ async function checkRetry(cluster: Cluster, r: DagRunResource, stepName: string 
 }
 
 /** behaviour-notes "retry": same id = a new attempt of the run; another id = a new run. */
-async function retry(cluster: Cluster, at: RunPath, body: Static<typeof retryBody>): Promise<void> {
+async function retry(cluster: Cluster, at: RunPath, body: Static<typeof retryBody>, by: Requester): Promise<void> {
   const found = await runAt(cluster, at);
   const id = runIdentity(found);
   if (isActiveRun(found)) throw new ApiError('already_running', `run "${id.dagRunId}" is active`, { status: 400 });
@@ -207,9 +231,9 @@ async function retry(cluster: Cluster, at: RunPath, body: Static<typeof retryBod
   const newId = body.dagRunId === undefined || body.dagRunId === id.dagRunId ? undefined : body.dagRunId;
   if (newId !== undefined) checkRunId(newId);
   // Retried in place or copied into a new run, the original is a DAGRun: an archived one is put back first.
-  const r = isArchived(found) ? await liveRunAt(cluster, at).catch(rethrowAs((error) => error instanceof NameTaken, () => new ApiError('already_exists', `another run holds the name of run "${id.dagRunId}"`))) : found;
+  const r = isArchived(found) ? await liveRunAt(cluster, at, by).catch(rethrowAs((error) => error instanceof NameTaken, () => new ApiError('already_exists', `another run holds the name of run "${id.dagRunId}"`))) : found;
   if (newId === undefined) {
-    await cluster.writer.retryRun(r, randomUUID(), body.stepName);
+    await cluster.writer.retryRun(r, randomUUID(), body.stepName, by);
     return;
   }
   const spec = (await cluster.definitions.source(r)) ?? {};
@@ -223,5 +247,6 @@ async function retry(cluster: Cluster, at: RunPath, body: Static<typeof retryBod
     singletonCode: 'already_running',
     trigger: 'retry',
     retryOf: r.metadata?.name ?? '',
+    requestedBy: by,
   });
 }

@@ -55,4 +55,13 @@ export const ANNOTATIONS = {
    * and that its sub runs may still be in the store only.
    */
   restoredFrom: `${GROUP}/restored-from`,
+  /**
+   * Who asked, through the API, for a resource's latest change: `alice (basic)`
+   * (core/resources/requested-by.ts). The API server writes with its own service account, so
+   * without this kubectl and the web UI could not tell who did it. Runs the operator makes
+   * (schedules, sub runs, restarts) carry none: spec.trigger says where they came from.
+   */
+  requestedBy: `${GROUP}/requested-by`,
+  /** On a run: who asked for it to be created, in the same form; never changed afterwards (a stop changes requested-by only). */
+  startedBy: `${GROUP}/started-by`,
 } as const;

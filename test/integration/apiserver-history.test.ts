@@ -199,6 +199,8 @@ describe('runs archived into the history store', () => {
     expect([copy.dagRunDetails.statusLabel, copy.dagRunDetails.nodes.map((n) => n.statusLabel)]).toEqual(['succeeded', ['succeeded', 'succeeded']]);
     const original = await kube.runs.get(ns, dagRunResourceName('hist', 'h1'));
     expect(original.metadata?.annotations?.[ANNOTATIONS.restoredFrom]).toBeTruthy();
+    // Put back at someone's request (authentication is off here), and still started by whoever started it.
+    expect([original.metadata?.annotations?.[ANNOTATIONS.requestedBy], original.metadata?.annotations?.[ANNOTATIONS.startedBy]]).toEqual(['anonymous (none)', 'anonymous (none)']);
     // Archived again, for the in-place retry that follows.
     await archive('hist', 'h1');
   });

@@ -95,6 +95,10 @@ describe('the run page', () => {
     await page.goto(`${base}/runs/pipeline/first`);
     await page.getByRole('heading', { level: 1, name: /pipeline/ }).waitFor();
     expect(await page.locator('h1 .status').textContent()).toBe('Failed');
+    // Who started it (the run's kubedag.io/started-by, read from Kubedag's origin endpoint); authentication is off here.
+    const startedBy = page.locator('.run-started-by');
+    await startedBy.waitFor();
+    expect([await startedBy.locator('dt').textContent(), await startedBy.locator('dd').textContent()]).toEqual(['Started by', 'anonymous (none)']);
     expect(await timelineNames(page)).toEqual(['extract', 'report', 'onFailure']);
     // Two attempts of the retried step, one bar each; the handler's row is marked as one.
     expect(await page.locator('.tl-row').nth(1).locator('.tl-bar').count()).toBe(2);
@@ -158,6 +162,9 @@ describe('the run page', () => {
     const crumbs = page.getByRole('navigation', { name: 'Breadcrumbs' });
     expect((await crumbs.getByRole('link').allTextContents()).slice(0, 3)).toEqual(['DAGs', 'parent', 'p1']);
     expect(await timelineNames(page)).toEqual(['cmd_1']);
+    // The operator made the sub-run: no person is named.
+    await page.locator('.run-started-by').waitFor();
+    expect(await page.locator('.run-started-by dd').textContent()).toBe('its parent run');
     await screenshot(page, 'run-sub-run');
     await crumbs.getByRole('link', { name: 'p1' }).click();
     await page.getByRole('heading', { level: 1, name: /parent/ }).waitFor();

@@ -5618,6 +5618,235 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/dag-runs/{name}/{dagRunId}/origin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
+                header?: never;
+                path: {
+                    name: string;
+                    dagRunId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Who started a run and who last changed it (a Kubedag extension). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What made the run: api, schedule, retry, sub-run, restart, kubectl, or empty when unknown. */
+                            trigger: string;
+                            /** @description Who asked the API for the run (kubedag.io/started-by); null for runs the operator made. */
+                            startedBy: {
+                                user: string;
+                                method: string;
+                            } | null;
+                            /** @description Who asked the API for its latest change (kubedag.io/requested-by): a stop, a retry. */
+                            requestedBy: {
+                                user: string;
+                                method: string;
+                            } | null;
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/dag-runs/{name}/{dagRunId}/sub-dag-runs/{subDAGRunId}/origin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The node that answers: `local` (this server; also when absent or empty) or the name of a remote node configured on this server (KUBEDAG_REMOTE_NODES), to which the request is relayed unchanged and whose answer is returned. An unknown name is a 400 bad_request; an unreachable node a 502 remote_node_error. */
+                    remoteNode?: "" | "local";
+                };
+                header?: never;
+                path: {
+                    name: string;
+                    dagRunId: string;
+                    subDAGRunId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Who started a run and who last changed it (a Kubedag extension). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What made the run: api, schedule, retry, sub-run, restart, kubectl, or empty when unknown. */
+                            trigger: string;
+                            /** @description Who asked the API for the run (kubedag.io/started-by); null for runs the operator made. */
+                            startedBy: {
+                                user: string;
+                                method: string;
+                            } | null;
+                            /** @description Who asked the API for its latest change (kubedag.io/requested-by): a stop, a retry. */
+                            requestedBy: {
+                                user: string;
+                                method: string;
+                            } | null;
+                        };
+                    };
+                };
+                /** @description The contract's error object; code bad_request. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code not_found. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code internal_error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code one of bad_gateway, remote_node_error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "bad_gateway" | "remote_node_error";
+                        };
+                    };
+                };
+                /** @description The contract's error object; code service_unavailable. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/dag-runs/{name}/{dagRunId}/sub-dag-runs": {
         parameters: {
             query?: never;

@@ -12,7 +12,8 @@ import { links } from '../../lib/links.ts';
 import { absolute, instant } from '../../lib/time.ts';
 import { elapsed } from '../../components/timeline/geometry.ts';
 import { breadcrumbs, paramList, type Crumb } from './address.ts';
-import type { RunDetails } from './queries.ts';
+import { startedByText } from './origin.ts';
+import type { RunDetails, RunOrigin } from './queries.ts';
 
 export function Breadcrumbs({ crumbs, last }: { readonly crumbs: readonly Crumb[]; readonly last?: ReactNode }): ReactNode {
   return (
@@ -55,7 +56,28 @@ function When({ label, at }: { readonly label: string; readonly at: string }): R
   );
 }
 
-function Facts({ run }: { readonly run: RunDetails }): ReactNode {
+function Origin({ origin }: { readonly origin: RunOrigin | undefined }): ReactNode {
+  if (origin === undefined) return null;
+  const { startedBy, changedBy } = startedByText(origin);
+  return (
+    <>
+      {startedBy === undefined ? null : (
+        <div className="run-started-by">
+          <dt>Started by</dt>
+          <dd>{startedBy}</dd>
+        </div>
+      )}
+      {changedBy === undefined ? null : (
+        <div className="run-changed-by">
+          <dt>Last changed by</dt>
+          <dd>{changedBy}</dd>
+        </div>
+      )}
+    </>
+  );
+}
+
+function Facts({ run, origin }: { readonly run: RunDetails; readonly origin: RunOrigin | undefined }): ReactNode {
   const now = useNow();
   const started = instant(run.startedAt);
   const finished = instant(run.finishedAt);
@@ -66,6 +88,7 @@ function Facts({ run }: { readonly run: RunDetails }): ReactNode {
         <dt>Run id</dt>
         <dd className="mono">{run.dagRunId}</dd>
       </div>
+      <Origin origin={origin} />
       <When label="Queued" at={run.queuedAt} />
       <When label="Started" at={run.startedAt} />
       <When label="Finished" at={run.finishedAt} />
@@ -96,7 +119,7 @@ function Facts({ run }: { readonly run: RunDetails }): ReactNode {
   );
 }
 
-export function RunHeader({ run, runPage, actions, live }: { readonly run: RunDetails; readonly runPage: string; readonly actions: ReactNode; readonly live: ReactNode }): ReactNode {
+export function RunHeader({ run, origin, runPage, actions, live }: { readonly run: RunDetails; readonly origin?: RunOrigin | undefined; readonly runPage: string; readonly actions: ReactNode; readonly live: ReactNode }): ReactNode {
   return (
     <header className="run-header">
       <Breadcrumbs crumbs={breadcrumbs(run)} />
@@ -114,7 +137,7 @@ export function RunHeader({ run, runPage, actions, live }: { readonly run: RunDe
           </Link>
         </div>
       </div>
-      <Facts run={run} />
+      <Facts run={run} origin={origin} />
       {live}
     </header>
   );

@@ -17,7 +17,7 @@ import type { TimelineStep } from '../../components/timeline/geometry.ts';
 import { links } from '../../lib/links.ts';
 import { isActive, runActions, runAddress, runPage as pageOf, type RunAddress } from './address.ts';
 import { RunGraph } from './RunGraph.tsx';
-import { HANDLER_KEYS, runDetailsQuery, type RunDetails, type RunNode } from './queries.ts';
+import { HANDLER_KEYS, runDetailsQuery, runOriginQuery, type RunDetails, type RunNode } from './queries.ts';
 import { RunActions } from './RunActions.tsx';
 import { RunHeader } from './RunHeader.tsx';
 import { RunTimeline } from './RunTimeline.tsx';
@@ -128,6 +128,7 @@ function RunView({ address }: { readonly address: RunAddress }): ReactNode {
   const client = useApi();
   const [gone, setGone] = useState<string | undefined>();
   const details = useQuery({ ...runDetailsQuery(client, address), enabled: gone === undefined });
+  const origin = useQuery({ ...runOriginQuery(client, address), enabled: gone === undefined });
   const run = details.data;
   if (gone !== undefined) {
     return (
@@ -145,7 +146,7 @@ function RunView({ address }: { readonly address: RunAddress }): ReactNode {
   const live = isActive(run) ? <LiveStatus updatedAt={details.dataUpdatedAt} failed={details.isError} /> : null;
   return (
     <div className="page run-page">
-      <RunHeader run={run} runPage={pageOf(address)} actions={<RunActions address={address} run={run} onGone={setGone} />} live={live} />
+      <RunHeader run={run} origin={origin.data} runPage={pageOf(address)} actions={<RunActions address={address} run={run} onGone={setGone} />} live={live} />
       {details.isError ? (
         <p className="banner banner-warning" role="status">
           Could not refresh: {details.error.message}

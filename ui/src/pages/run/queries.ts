@@ -44,6 +44,22 @@ export const runDetailsQuery = (client: ApiClient, at: RunAddress) =>
     },
   });
 
+async function origin(client: ApiClient, at: RunAddress, signal: AbortSignal) {
+  const path = { name: at.name, dagRunId: at.dagRunId };
+  return at.subDagRunId === undefined
+    ? data(client.GET('/api/v2/dag-runs/{name}/{dagRunId}/origin', { params: { path }, signal }))
+    : data(client.GET('/api/v2/dag-runs/{name}/{dagRunId}/sub-dag-runs/{subDAGRunId}/origin', { params: { path: { ...path, subDAGRunId: at.subDagRunId } }, signal }));
+}
+
+export type RunOrigin = Awaited<ReturnType<typeof origin>>;
+
+/**
+ * Who started the run and who last changed it: Kubedag's own endpoint, since the contract's run
+ * details cannot carry it (docs/decisions/2026-11-29-audit.md). Under the run's key, so an
+ * action (a stop) refreshes it with everything else.
+ */
+export const runOriginQuery = (client: ApiClient, at: RunAddress) => queryOptions({ queryKey: [...runKey(at), 'origin'], queryFn: ({ signal }) => origin(client, at, signal) });
+
 /**
  * After a retry in place: waits (up to `timeoutMs`) until the run shows it, active again or
  * started anew. The API answers once the request is recorded; the operator restarts the run a
