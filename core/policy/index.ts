@@ -1,0 +1,3 @@
+export * from './dag-policy.ts';
+export * from './namespace.ts';
+export * from './pod-standards.ts';
