@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseApiConfig, parseAuthConfig, parseRemoteNodes, type ApiConfig, type AuthConfig } from './config.ts';
 
-const DEFAULTS: ApiConfig = { host: '127.0.0.1', port: 8080, operatorUrl: 'http://127.0.0.1:8081', leaseName: 'kubedag-operator', bodyLimit: 1_048_576 + 65_536, log: { level: 'info', format: 'json' }, auth: {}, remoteNodes: [], uiDir: join(import.meta.dirname, '../dist/ui') };
+const DEFAULTS: ApiConfig = { host: '127.0.0.1', port: 8080, operatorUrl: 'http://127.0.0.1:8081', leaseName: 'kubedag-operator', bodyLimit: 1_048_576 + 65_536, log: { level: 'info', format: 'json' }, auth: {}, remoteNodes: [], uiDir: join(import.meta.dirname, '../dist/ui'), podPolicy: 'baseline' };
 const NO_FILES = (path: string): string => {
   throw new Error(`ENOENT: no such file, open '${path}'`);
 };
@@ -35,6 +35,7 @@ describe('parseApiConfig', () => {
       KUBEDAG_AUTH_TOKEN: 'secret',
       KUBEDAG_REMOTE_NODES: '[{"name":"eu","baseUrl":"https://eu.example/"}]',
       KUBEDAG_UI_DIR: '/srv/ui',
+      KUBEDAG_POD_POLICY: 'restricted',
     };
     expect(parseApiConfig([], env)).toStrictEqual({
       namespace: 'jobs',
@@ -49,12 +50,13 @@ describe('parseApiConfig', () => {
       auth: { tokens: [{ token: 'secret' }] },
       remoteNodes: [{ name: 'eu', baseUrl: 'https://eu.example' }],
       uiDir: '/srv/ui',
+      podPolicy: 'restricted',
     });
   });
 
   it('reads every setting from flags', () => {
-    const argv = ['--namespace', 'jobs', '--host', '::', '--port=0', '--operator-url', 'http://op', '--lease-namespace', 'sys', '--lease-name', 'lead', '--body-limit', '1024', '--kubeconfig', '/k', '--log-level', 'warn', '--log-format=pretty', '--ui-dir', '/u'];
-    expect(parseApiConfig(argv, {})).toStrictEqual({ namespace: 'jobs', host: '::', port: 0, operatorUrl: 'http://op', leaseNamespace: 'sys', leaseName: 'lead', bodyLimit: 1024, kubeconfig: '/k', log: { level: 'warn', format: 'pretty' }, auth: {}, remoteNodes: [], uiDir: '/u' });
+    const argv = ['--namespace', 'jobs', '--host', '::', '--port=0', '--operator-url', 'http://op', '--lease-namespace', 'sys', '--lease-name', 'lead', '--body-limit', '1024', '--kubeconfig', '/k', '--log-level', 'warn', '--log-format=pretty', '--ui-dir', '/u', '--pod-policy', 'privileged'];
+    expect(parseApiConfig(argv, {})).toStrictEqual({ namespace: 'jobs', host: '::', port: 0, operatorUrl: 'http://op', leaseNamespace: 'sys', leaseName: 'lead', bodyLimit: 1024, kubeconfig: '/k', log: { level: 'warn', format: 'pretty' }, auth: {}, remoteNodes: [], uiDir: '/u', podPolicy: 'privileged' });
   });
 
   it.each<[string, string[], NodeJS.ProcessEnv, Partial<ApiConfig>]>([

@@ -9,6 +9,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Type, { type Static } from 'typebox';
 import { HISTORY_SETTINGS, historyStoreFrom } from '../core/history/settings.ts';
+import type { PolicyLevel } from '../core/policy/pod-standards.ts';
+import { POD_POLICY_SETTINGS } from '../core/policy/settings.ts';
 import type { HistoryStoreConfig } from '../core/history/open.ts';
 import { LOG_SETTINGS, type LogSettings } from '../core/log.ts';
 import type { HelpPage } from '../core/settings-help.ts';
@@ -110,6 +112,8 @@ export interface ApiConfig {
   readonly uiDir: string;
   /** Where archived runs are read (core/history/settings.ts); absent: every run is in etcd. */
   readonly history?: HistoryStoreConfig;
+  /** The pod policy of the namespace served unless its label says otherwise (pod-policy.ts). */
+  readonly podPolicy: PolicyLevel;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -299,6 +303,8 @@ export const API_SETTINGS = {
   ...LOG_SETTINGS,
   // The operator's own three settings: the chart gives both processes the same values.
   ...HISTORY_SETTINGS,
+  // The operator's: DAGs are validated against the level the operator enforces.
+  ...POD_POLICY_SETTINGS,
 };
 
 /** What `--help` prints. */
@@ -327,6 +333,7 @@ export function parseApiConfig(argv: readonly string[], env: Env, readFile: Read
     auth: parseAuthConfig(env, readFile),
     remoteNodes: parseRemoteNodes(env, readFile),
     uiDir: values.uiDir,
+    podPolicy: values.podPolicy,
     ...historyOf(historyStoreFrom(values)),
   };
 }

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDag } from '../../core/dag/index.ts';
 import { dagManifest } from '../../core/resources/dag.ts';
 import type { DagResource } from '../../core/resources/types.ts';
+import { startApi } from './api-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
 import { finishedRun, givenDag, startOperator, stepLog, stepStates, whenRun, type RunningOperator } from './operator-support.ts';
 
@@ -159,5 +160,35 @@ describe('where an administrator lowered the ceiling to restricted', () => {
     await whenRun(restrictedNs, 'plain-1', 'plain');
     const run = await finishedRun(restrictedNs, 'plain-1');
     expect([run.status?.statusLabel, await stepLog(operator, run, 'a')]).toEqual(['succeeded', '1000\n']);
+  });
+});
+
+describe('the API server of a namespace', () => {
+  const post = async (namespace: string, url: string, payload: Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }> => {
+    const server = await startApi(namespace);
+    try {
+      const answer = await server.app.inject({ method: 'POST', url: `/api/v2${url}`, payload });
+      return { status: answer.statusCode, body: answer.json<Record<string, unknown>>() };
+    } finally {
+      await server.close();
+    }
+  };
+  const hostPath = (level: string): string => `kubernetes.volumes[host].hostPath: host paths are not allowed under pod policy "${level}"`;
+
+  it('finds the escape invalid where the namespace is lowered to restricted, naming field and level, and valid where it is raised', async () => {
+    expect(await post(restrictedNs, '/dags/validate', { spec: ESCAPE, name: 'escape' })).toMatchObject({ status: 200, body: { valid: false, errors: expect.arrayContaining([hostPath('restricted')]) as unknown } });
+    expect(await post(raisedNs, '/dags/validate', { spec: ESCAPE, name: 'escape' })).toMatchObject({ status: 200, body: { valid: true, errors: [] } });
+  });
+
+  it('answers 400 to an inline run and a create above the policy, and writes nothing', async () => {
+    const ns = await createNamespace(core, 'policy-api');
+    try {
+      expect(await post(ns, '/dag-runs', { spec: ESCAPE, name: 'escape' })).toMatchObject({ status: 400, body: { message: `invalid spec: ${hostPath('baseline')}` } });
+      expect(await post(ns, '/dags', { name: 'escape', spec: ESCAPE })).toMatchObject({ status: 400, body: { message: `invalid spec: ${hostPath('baseline')}` } });
+      expect(await post(ns, '/dags', { name: 'foreign', spec: 'kubernetes: {service_account: default}\nsteps: [id]\n' })).toMatchObject({ status: 400, body: { message: expect.stringContaining('kubernetes.serviceAccountName: "default" is not allowed for Kubedag runs') as unknown } });
+      expect([(await kube.runs.list(ns)).items, (await kube.dags.list(ns)).items]).toEqual([[], []]);
+    } finally {
+      await deleteNamespace(core, ns);
+    }
   });
 });
