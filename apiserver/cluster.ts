@@ -19,6 +19,7 @@ import { newestFirst } from './views/runs.ts';
 import type { Writer } from './writer.ts';
 import type { RunRecords } from './records.ts';
 import type { RunDefinitions } from './definitions.ts';
+import type { NamespacePolicy } from './pod-policy.ts';
 import { findRoot, isArchived, storedResolver, storedSubRun, withRecords } from './archive-reads.ts';
 
 export interface LogRef {
@@ -45,6 +46,8 @@ export interface Cluster {
   readonly definitions: RunDefinitions;
   /** Finished runs archived out of etcd (archive-reads.ts); absent: every run is in etcd. */
   readonly history?: HistoryReader;
+  /** The namespace's pod policy (pod-policy.ts); absent: DAGs are checked by the operator only. */
+  readonly policy?: NamespacePolicy;
 }
 
 export function checkFileName(fileName: string): void {

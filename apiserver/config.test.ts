@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseApiConfig, parseAuthConfig, parseRemoteNodes, type ApiConfig, type AuthConfig } from './config.ts';
 
-const DEFAULTS: ApiConfig = { host: '127.0.0.1', port: 8080, operatorUrl: 'http://127.0.0.1:8081', leaseName: 'kubedag-operator', bodyLimit: 1_048_576 + 65_536, log: { level: 'info', format: 'json' }, auth: {}, remoteNodes: [], uiDir: join(import.meta.dirname, '../dist/ui'), audit: { sink: 'stdout' }, trustProxy: false };
+const DEFAULTS: ApiConfig = { host: '127.0.0.1', port: 8080, operatorUrl: 'http://127.0.0.1:8081', leaseName: 'kubedag-operator', bodyLimit: 1_048_576 + 65_536, log: { level: 'info', format: 'json' }, auth: {}, remoteNodes: [], uiDir: join(import.meta.dirname, '../dist/ui'), audit: { sink: 'stdout' }, trustProxy: false, podPolicy: 'baseline' };
 const NO_FILES = (path: string): string => {
   throw new Error(`ENOENT: no such file, open '${path}'`);
 };
@@ -37,6 +37,7 @@ describe('parseApiConfig', () => {
       KUBEDAG_UI_DIR: '/srv/ui',
       KUBEDAG_AUDIT_LOG: 'file:/var/log/kubedag/audit.log',
       KUBEDAG_TRUST_PROXY: '10.0.0.0/8, 192.168.1.1',
+      KUBEDAG_POD_POLICY: 'restricted',
     };
     expect(parseApiConfig([], env)).toStrictEqual({
       namespace: 'jobs',
@@ -53,12 +54,13 @@ describe('parseApiConfig', () => {
       uiDir: '/srv/ui',
       audit: { sink: 'file', path: '/var/log/kubedag/audit.log' },
       trustProxy: ['10.0.0.0/8', '192.168.1.1'],
+      podPolicy: 'restricted',
     });
   });
 
   it('reads every setting from flags', () => {
-    const argv = ['--namespace', 'jobs', '--host', '::', '--port=0', '--operator-url', 'http://op', '--lease-namespace', 'sys', '--lease-name', 'lead', '--body-limit', '1024', '--kubeconfig', '/k', '--log-level', 'warn', '--log-format=pretty', '--ui-dir', '/u', '--audit-log=off', '--trust-proxy=2'];
-    expect(parseApiConfig(argv, {})).toStrictEqual({ namespace: 'jobs', host: '::', port: 0, operatorUrl: 'http://op', leaseNamespace: 'sys', leaseName: 'lead', bodyLimit: 1024, kubeconfig: '/k', log: { level: 'warn', format: 'pretty' }, auth: {}, remoteNodes: [], uiDir: '/u', audit: { sink: 'off' }, trustProxy: 2 });
+    const argv = ['--namespace', 'jobs', '--host', '::', '--port=0', '--operator-url', 'http://op', '--lease-namespace', 'sys', '--lease-name', 'lead', '--body-limit', '1024', '--kubeconfig', '/k', '--log-level', 'warn', '--log-format=pretty', '--ui-dir', '/u', '--audit-log=off', '--trust-proxy=2', '--pod-policy', 'privileged'];
+    expect(parseApiConfig(argv, {})).toStrictEqual({ namespace: 'jobs', host: '::', port: 0, operatorUrl: 'http://op', leaseNamespace: 'sys', leaseName: 'lead', bodyLimit: 1024, kubeconfig: '/k', log: { level: 'warn', format: 'pretty' }, auth: {}, remoteNodes: [], uiDir: '/u', audit: { sink: 'off' }, trustProxy: 2, podPolicy: 'privileged' });
   });
 
   it.each<[string, string[], NodeJS.ProcessEnv, Partial<ApiConfig>]>([

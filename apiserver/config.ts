@@ -9,6 +9,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Type, { type Static } from 'typebox';
 import { HISTORY_SETTINGS, historyStoreFrom } from '../core/history/settings.ts';
+import type { PolicyLevel } from '../core/policy/pod-standards.ts';
+import { POD_POLICY_SETTINGS } from '../core/policy/settings.ts';
 import type { HistoryStoreConfig } from '../core/history/open.ts';
 import { LOG_SETTINGS, type LogSettings } from '../core/log.ts';
 import type { HelpPage } from '../core/settings-help.ts';
@@ -115,6 +117,8 @@ export interface ApiConfig {
   /** Where audit records go (audit.ts, docs/audit.md). */
   readonly audit: AuditSinkConfig;
   readonly trustProxy: TrustProxy;
+  /** The pod policy of the namespace served unless its label says otherwise (pod-policy.ts). */
+  readonly podPolicy: PolicyLevel;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -327,6 +331,8 @@ export const API_SETTINGS = {
   auditLog: setting({ flag: 'audit-log', group: 'Log', value: AUDIT_SINK_TEXT, default: STDOUT, defaultText: 'stdout', description: 'Where audit records (one JSON line per change asked of the API, docs/audit.md) go.', read: (text, s) => parseAuditSink(text, s.name) }),
   // The operator's own three settings: the chart gives both processes the same values.
   ...HISTORY_SETTINGS,
+  // The operator's: DAGs are validated against the level the operator enforces.
+  ...POD_POLICY_SETTINGS,
 };
 
 /** What `--help` prints. */
@@ -357,6 +363,7 @@ export function parseApiConfig(argv: readonly string[], env: Env, readFile: Read
     uiDir: values.uiDir,
     audit: values.auditLog,
     trustProxy: values.trustProxy,
+    podPolicy: values.podPolicy,
     ...historyOf(historyStoreFrom(values)),
   };
 }

@@ -20,6 +20,7 @@ import { leaderOf } from './views/leader.ts';
 import { Writer } from './writer.ts';
 import { RunRecords } from './records.ts';
 import { RunDefinitions } from './definitions.ts';
+import { NamespacePolicy } from './pod-policy.ts';
 import type { HistoryReader } from '../core/history/types.ts';
 import { openHistoryReader } from './history-reader.ts';
 
@@ -96,6 +97,7 @@ export async function startServer(options: ServerOptions): Promise<Server> {
     logs: new OperatorLogs(config.operatorUrl, namespace),
     records: new RunRecords(clients.segments),
     definitions: new RunDefinitions(clients.segments),
+    policy: new NamespacePolicy(kc.makeApiClient(CoreV1Api), namespace, config.podPolicy),
     ...(history === undefined ? {} : { history }),
   };
   const clock = options.clock ?? ((): Date => new Date());

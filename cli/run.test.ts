@@ -30,6 +30,30 @@ beforeAll(async () => {
   await writeFile(file('broken.yaml'), 'steps:\n  - comand: echo\n  - {name: x, command: ls, depends: ghost}\n');
   await writeFile(file('Odd_Name.yml'), 'steps: [echo]\n');
   await writeFile(file('bad.name.yaml'), 'steps: [echo]\n');
+  await writeFile(file('escape.yaml'), 'kubernetes:\n  security_context: {run_as_user: 0}\n  volumes: [{name: host, hostPath: {path: /etc}}]\nsteps: [id]\n');
+});
+
+describe('kubedag validate --policy', () => {
+  it('refuses a DAG above the level, naming the field and the level, and exits 1', async () => {
+    const got = await cli('validate', '--policy', 'baseline', file('escape.yaml'));
+    expect(got).toEqual({ code: 1, stdout: `${file('escape.yaml')}: kubernetes.volumes[host].hostPath: host paths are not allowed under pod policy "baseline"\n`, stderr: '' });
+  });
+
+  it('passes the same DAG at privileged, and without --policy', async () => {
+    expect((await cli('validate', '--policy=privileged', file('escape.yaml'))).code).toBe(0);
+    expect((await cli('validate', file('escape.yaml'))).code).toBe(0);
+  });
+
+  it('reports the root user under restricted in the JSON report', async () => {
+    const got = await cli('validate', '--json', '--policy', 'restricted', file('escape.yaml'));
+    const [report] = JSON.parse(got.stdout) as { valid: boolean; errors: string[] }[];
+    expect([got.code, report?.valid, report?.errors]).toEqual([1, false, expect.arrayContaining(['kubernetes.securityContext.runAsUser: 0 (root) is not allowed under pod policy "restricted"']) as unknown]);
+  });
+
+  it('refuses an unknown level as a usage error, and --policy on other commands', async () => {
+    expect((await cli('validate', '--policy', 'lax', file('escape.yaml'))).code).toBe(2);
+    expect((await cli('render', '--policy', 'baseline', file('escape.yaml'))).stderr).toContain('render takes no --policy');
+  });
 });
 
 describe('kubedag validate', () => {

@@ -1,4 +1,5 @@
 import { dagJsonSchema } from '../core/dag/index.ts';
+import { isPolicyLevel, POLICY_LEVELS, type PolicyLevel } from '../core/policy/pod-standards.ts';
 import { renderHelp } from '../core/settings-help.ts';
 import { parseFlags, resolveSettings, setting } from '../core/settings.ts';
 import { EXIT } from './exit.ts';
@@ -9,6 +10,18 @@ import { validateCommand } from './validate.ts';
 /** The options, declared once: parsed from here and listed by `--help` (core/settings.ts). */
 export const CLI_OPTIONS = {
   json: setting({ flag: 'json', variables: [], isSwitch: true, default: false, description: 'Print one JSON array with an object per file, in input order (the POST /dags/validate shape plus file).', read: () => true }),
+  policy: setting<PolicyLevel | undefined>({
+    flag: 'policy',
+    variables: [],
+    values: POLICY_LEVELS,
+    default: undefined,
+    defaultText: 'none: the DAG language only',
+    description: "Also check each DAG against this pod policy level, as the operator does in a namespace of that level (docs/pod-policy.md); service accounts are not checked (the namespace's allowed ones are in the cluster).",
+    read: (text, s) => {
+      if (isPolicyLevel(text)) return text;
+      throw new Error(`--${s.name} must be one of ${POLICY_LEVELS.join(', ')}, not "${text}"`);
+    },
+  }),
   namespace: setting<string | undefined>({ flag: 'namespace', short: 'n', variables: [], value: 'NS', default: undefined, defaultText: "none: kubectl's namespace applies", description: 'The metadata.namespace of every resource.', read: (text) => text }),
 };
 
@@ -16,7 +29,7 @@ type Option = keyof typeof CLI_OPTIONS;
 
 /** The commands, in the order help lists them, with the options each takes. */
 export const CLI_COMMANDS: readonly { readonly name: string; readonly args: string; readonly summary: string; readonly options: readonly Option[] }[] = [
-  { name: 'validate', args: '[--json] FILE...', summary: 'check DAG files; exit 0 valid, 1 invalid, 2 usage/read error', options: ['json'] },
+  { name: 'validate', args: '[--json] [--policy LEVEL] FILE...', summary: 'check DAG files; exit 0 valid, 1 invalid, 2 usage/read error', options: ['json', 'policy'] },
   { name: 'render', args: '[--namespace NS] FILE...', summary: 'print DAG resource manifests for kubectl and GitOps', options: ['namespace'] },
   { name: 'schema', args: '', summary: 'print the JSON Schema of the DAG file format', options: [] },
 ];
@@ -42,8 +55,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return command === undefined ? EXIT.usage : EXIT.ok;
   }
   let parsed;
+  let options;
   try {
     parsed = parseFlags(CLI_OPTIONS, rest, true);
+    options = resolveSettings(CLI_OPTIONS, parsed.values, {});
   } catch (error) {
     return usage(io, (error as Error).message);
   }
@@ -53,15 +68,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.stdout(known === undefined ? USAGE : commandUsage(known));
     return EXIT.ok;
   }
-  const options = resolveSettings(CLI_OPTIONS, values, {});
   // Given at all, even as its default: a command that takes no such option says so.
-  const given = { json: values.json !== undefined, namespace: values.namespace !== undefined };
-  return dispatch(command, { json: options.json, namespace: options.namespace, given, files: positionals }, io);
+  const given = { json: values.json !== undefined, namespace: values.namespace !== undefined, policy: values.policy !== undefined };
+  return dispatch(command, { json: options.json, namespace: options.namespace, policy: options.policy, given, files: positionals }, io);
 }
 
 interface Invocation {
   readonly json: boolean;
   readonly namespace: string | undefined;
+  readonly policy: PolicyLevel | undefined;
   readonly given: Readonly<Record<Option, boolean>>;
   readonly files: readonly string[];
 }
@@ -70,12 +85,12 @@ async function dispatch(command: string, args: Invocation, io: CliIo): Promise<n
   switch (command) {
     case 'validate':
       if (args.given.namespace) return usage(io, 'validate takes no --namespace');
-      return args.files.length === 0 ? usage(io, 'validate needs at least one FILE') : validateCommand(args.files, args.json, io);
+      return args.files.length === 0 ? usage(io, 'validate needs at least one FILE') : validateCommand(args.files, args.json, io, args.policy);
     case 'render':
-      if (args.given.json) return usage(io, 'render takes no --json');
+      if (args.given.json || args.given.policy) return usage(io, `render takes no --${args.given.json ? 'json' : 'policy'}`);
       return args.files.length === 0 ? usage(io, 'render needs at least one FILE') : renderCommand(args.files, args.namespace, io);
     case 'schema':
-      if (args.files.length > 0 || args.given.json || args.given.namespace) return usage(io, 'schema takes no arguments');
+      if (args.files.length > 0 || args.given.json || args.given.namespace || args.given.policy) return usage(io, 'schema takes no arguments');
       io.stdout(`${JSON.stringify(dagJsonSchema(), null, 2)}\n`);
       return EXIT.ok;
     default:

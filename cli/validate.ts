@@ -1,4 +1,6 @@
 import { dagDetails, formatIssue, loadDag, type DagDetails } from '../core/dag/index.ts';
+import { dagPolicyProblems } from '../core/policy/dag-policy.ts';
+import type { PolicyLevel } from '../core/policy/pod-standards.ts';
 import { fileNameOf } from '../core/resources/names.ts';
 import type { CliIo } from './io.ts';
 import { EXIT, readError } from './exit.ts';
@@ -12,7 +14,8 @@ export interface ValidationReport {
   readonly dag: DagDetails | null;
 }
 
-export async function validateCommand(files: readonly string[], json: boolean, io: CliIo): Promise<number> {
+/** With `policy`, a DAG above that pod policy level is invalid too, as the operator would find it in a namespace of that level. */
+export async function validateCommand(files: readonly string[], json: boolean, io: CliIo, policy?: PolicyLevel): Promise<number> {
   const reports: ValidationReport[] = [];
   let unreadable = false;
   for (const file of files) {
@@ -25,7 +28,8 @@ export async function validateCommand(files: readonly string[], json: boolean, i
       continue;
     }
     const load = loadDag(text, { fileName: fileNameOf(file) });
-    reports.push({ file, valid: load.errors.length === 0, errors: load.errors.map(formatIssue), warnings: load.warnings.map(formatIssue), dag: dagDetails(load.dag) });
+    const errors = load.errors.length > 0 || policy === undefined ? load.errors.map(formatIssue) : dagPolicyProblems(load.dag, { level: policy, namespace: '' });
+    reports.push({ file, valid: errors.length === 0, errors, warnings: load.warnings.map(formatIssue), dag: dagDetails(load.dag) });
   }
   if (json) io.stdout(`${JSON.stringify(reports, null, 2)}\n`);
   else io.stdout(reports.map(humanReport).join(''));

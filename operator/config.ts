@@ -7,6 +7,8 @@ import { durationMs } from '../core/dag/otel.ts';
 import { isNegative, parseQuantity } from '../core/dag/quantity.ts';
 import type { HistoryStoreConfig } from '../core/history/open.ts';
 import { HISTORY_SETTINGS, historyStoreFrom } from '../core/history/settings.ts';
+import { POD_POLICY_SETTINGS } from '../core/policy/settings.ts';
+import type { PolicyLevel } from '../core/policy/pod-standards.ts';
 import { LOG_SETTINGS, type LogSettings } from '../core/log.ts';
 import { parseSettings, setting, type SettingName } from '../core/settings.ts';
 import type { HelpPage } from '../core/settings-help.ts';
@@ -48,6 +50,8 @@ export interface OperatorConfig {
   readonly log: LogSettings;
   /** What every step Pod gets unless its DAG says otherwise: workspace and security defaults. */
   readonly steps: StepDefaults;
+  /** The pod policy of namespaces without the label kubedag.io/pod-policy (docs/pod-policy.md). */
+  readonly podPolicy: PolicyLevel;
 }
 
 /** The per-run workspace claim (issue 12): a DAG's `kubernetes.workspace` overrides each field. */
@@ -159,6 +163,7 @@ export const OPERATOR_SETTINGS = {
   execRole: setting({ flag: 'step-exec-role', group: 'Steps', value: 'ROLE', default: 'kubedag-step-exec', description: "The ClusterRole a run's exec ServiceAccount is bound to, for steps that exec into containers.", read: asIs }),
   security: setting<(typeof SECURITY)[number]>({ flag: 'step-security', group: 'Steps', values: SECURITY, default: 'restricted', description: "restricted: step Pods meet that Pod Security Standard unless their DAG relaxes it; none: the image's user and the runtime's defaults.", read: oneOf(SECURITY) }),
   user: setting({ flag: 'step-user', group: 'Steps', value: 'UID', default: 1000, description: 'The uid (and gid, fsGroup) restricted step Pods run as when their DAG names none.', read: nonNegative }),
+  ...POD_POLICY_SETTINGS,
   workspace: setting({ flag: 'workspace', group: 'Workspace', value: 'true|false', default: true, description: "A workspace volume claim per run; a DAG's kubernetes.workspace overrides each workspace setting.", read: truth }),
   workspaceStorageClass: setting({ flag: 'workspace-storage-class', group: 'Workspace', value: 'CLASS', default: '', defaultText: "the cluster's default StorageClass", description: 'StorageClass of the workspace claim.', read: asIs }),
   workspaceSize: setting({ flag: 'workspace-size', group: 'Workspace', value: 'QUANTITY', default: '1Gi', description: 'Size of the workspace claim.', read: quantity }),
@@ -207,6 +212,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
     httpPort: values.httpPort,
     scheduleZone: values.scheduleZone,
     log: { level: values.logLevel, format: values.logFormat },
+    podPolicy: values.podPolicy,
     steps: {
       image: values.image,
       runnerImage: values.runnerImage,

@@ -14,6 +14,7 @@ import { DagReconciler } from './dag/reconciler.ts';
 import { HistoryArchiver } from './history/archiver.ts';
 import { HistoryRetention } from './history/retention.ts';
 import type { OperatorInformers } from './informers.ts';
+import { policySource } from './policy.ts';
 import { LogArchiver } from './logs/archiver.ts';
 import type { LogStore } from './logs/store.ts';
 import type { OperatorMetrics } from './metrics.ts';
@@ -81,8 +82,9 @@ export function buildControllers(deps: ControllerDeps): Controllers {
   };
   const segments = new RunSegments({ client: kube.segments, countWrite });
   const writer = new RunWriter({ runs: kube.runs, cache: informers.runs, core, clock, log, countWrite, segments });
-  const podWriter = new PodWriter({ core, rbac: deps.rbac, pods: informers.pods, clock, countWrite });
-  const definitions = new DefinitionCache((run) => readFrozenDefinition(kube.segments, run));
+  const policyOf = policySource(informers.namespaces, informers.serviceAccounts, config.podPolicy);
+  const podWriter = new PodWriter({ core, rbac: deps.rbac, pods: informers.pods, clock, countWrite, levelOf: (namespace) => policyOf(namespace).level });
+  const definitions = new DefinitionCache((run) => readFrozenDefinition(kube.segments, run), policyOf);
   const expectations = new Expectations(clock);
   const secrets = new RunSecrets(core, podWriter);
   const gatherer = new RunGatherer({ segments, runs: informers.runs, pods: informers.pods, store, clock, definitions, expectations, maxPodsPerRun: config.maxPodsPerRun, maxPods: config.maxPods, routineEvents: config.routineEvents });
@@ -118,6 +120,7 @@ export function buildControllers(deps: ControllerDeps): Controllers {
       runs: informers.runs,
       clock,
       zone: config.scheduleZone,
+      policyOf,
       onWrite: () => {
         countWrite('update');
       },

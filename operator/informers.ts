@@ -5,10 +5,11 @@
  * a burst is being listed and watched. docs/decisions/2026-11-24-operator-memory.md has the
  * figures.
  */
-import type { CoreV1Api, KubeConfig, KubernetesObject, V1Pod, V1PodSpec, V1PodStatus } from '@kubernetes/client-node';
+import type { CoreV1Api, KubeConfig, KubernetesObject, V1Namespace, V1Pod, V1PodSpec, V1PodStatus, V1ServiceAccount } from '@kubernetes/client-node';
 import type { KubedagClients, ResourceClient } from '../core/kube/client.ts';
 import { Informer, informerLog } from '../core/kube/informer.ts';
 import type { Logger } from '../core/log.ts';
+import { ALLOW_RUNS_LABEL } from '../core/policy/namespace.ts';
 import { LABELS } from '../core/resources/constants.ts';
 import { withRecordedEnd } from '../core/resources/ended.ts';
 import type { DagQueueResource, DagResource, DagRunResource } from '../core/resources/types.ts';
@@ -18,6 +19,16 @@ export interface OperatorInformers {
   readonly dags: Informer<DagResource>;
   readonly pods: Informer<V1Pod>;
   readonly queues: Informer<DagQueueResource>;
+  /** Namespaces, names and labels only: their pod policy label (docs/pod-policy.md). */
+  readonly namespaces: Informer<V1Namespace>;
+  /** The service accounts labelled kubedag.io/allow-runs=true, names only: those a DAG may name. */
+  readonly serviceAccounts: Informer<V1ServiceAccount>;
+}
+
+/** Name, namespace and labels: all a policy decision reads of a namespace or service account. */
+function labelsOnly<T extends KubernetesObject>(object: T): T {
+  const { name, namespace, labels, resourceVersion, uid } = object.metadata ?? {};
+  return { apiVersion: object.apiVersion, kind: object.kind, metadata: { name, namespace, labels, resourceVersion, uid } } as T;
 }
 
 /**
@@ -65,6 +76,8 @@ function pick<T extends object, K extends keyof T>(object: T, ...keys: readonly 
   return kept as Pick<T, K>;
 }
 
+const ALLOWED_ACCOUNTS = `${ALLOW_RUNS_LABEL}=true`;
+
 export function operatorInformers(kc: KubeConfig, core: CoreV1Api, kube: KubedagClients, namespaces: readonly string[], log: Logger): OperatorInformers {
   const namespace = namespaces.length === 1 ? namespaces[0] : undefined;
   const watchLog = informerLog(log);
@@ -82,6 +95,16 @@ export function operatorInformers(kc: KubeConfig, core: CoreV1Api, kube: Kubedag
       // The controllers' types still say V1Pod: a read of a field left out is undefined, never
       // a plausible empty value (no `containers: []`), so such a mistake shows at once.
       transform: (pod) => podView(pod) as V1Pod,
+      log: watchLog,
+    }),
+    // All namespaces even when one is watched: a namespace is cluster-scoped, and few.
+    namespaces: new Informer<V1Namespace>({ kc, path: '/api/v1/namespaces', list: () => core.listNamespace(), transform: labelsOnly, log: watchLog }),
+    serviceAccounts: new Informer<V1ServiceAccount>({
+      kc,
+      path: namespace === undefined ? '/api/v1/serviceaccounts' : `/api/v1/namespaces/${namespace}/serviceaccounts`,
+      list: () => (namespace === undefined ? core.listServiceAccountForAllNamespaces({ labelSelector: ALLOWED_ACCOUNTS }) : core.listNamespacedServiceAccount({ namespace, labelSelector: ALLOWED_ACCOUNTS })),
+      labelSelector: ALLOWED_ACCOUNTS,
+      transform: labelsOnly,
       log: watchLog,
     }),
   };

@@ -238,6 +238,17 @@ export class Operator {
     informers.queues.on((_event, queue) => {
       if (this.watched(queue.metadata?.namespace)) controllers.admission.onQueue(queue);
     });
+    // A namespace's pod policy or its allowed service accounts changed: its DAGs' validity may have.
+    const enqueueDags = (namespace: string | undefined): void => {
+      if (namespace === undefined || !this.watched(namespace)) return;
+      for (const dag of dags.list(namespace)) queues.dags.add(runKey(dag));
+    };
+    informers.namespaces.on((_event, namespace) => {
+      enqueueDags(namespace.metadata?.name);
+    });
+    informers.serviceAccounts.on((_event, account) => {
+      enqueueDags(account.metadata?.namespace);
+    });
     this.enqueueAll = () => {
       for (const run of runs.list()) if (this.watched(run.metadata?.namespace)) enqueueRun(run);
     };
@@ -280,6 +291,8 @@ export class Operator {
       await informer.start();
       log.info({ informer: name }, `informer ${name} synced`);
     };
+    // The pod policy's inputs before any run or DAG is decided: a run must not start under the default level for want of its namespace's label.
+    await Promise.all([started('namespaces', informers.namespaces), started('serviceAccounts', informers.serviceAccounts)]);
     await Promise.all([started('pods', informers.pods), started('dags', informers.dags), started('queues', informers.queues)]);
     await started('runs', informers.runs);
     this.resync = setInterval(() => {

@@ -7,6 +7,7 @@ import { isAlreadyExists, isConflict } from '../../core/kube/errors.ts';
 import { allDags, checkFileName, dagOf, latestRun, resolverFor, runDefinition, type Cluster } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError, rethrowAs } from '../errors.ts';
+import { refuseAbovePolicy } from '../pod-policy.ts';
 import { NAMES, remoteNodeQuery, requestBody, S } from '../schemas.ts';
 import { isActiveRun } from '../../core/resources/queue.ts';
 import type { Requester } from '../../core/resources/requested-by.ts';
@@ -56,6 +57,7 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     const yaml = spec ?? DEFAULT_DAG_YAML;
     const load = loadDag(yaml, { fileName: name });
     if (load.errors.length > 0) throw new ApiError('bad_request', `invalid spec: ${load.errors.map(formatIssue).join('; ')}`);
+    await refuseAbovePolicy(cluster.policy, load.dag);
     // Whether the name is taken is the Kubernetes API's to say, not the cache's: a cache that
     // has not yet seen a deletion would refuse a name that was just freed.
     await cluster.writer.createDag(name, yaml, load.documents, request.caller).catch(taken(name));
@@ -85,14 +87,18 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     const { spec } = request.body;
     const load = loadDag(spec, { fileName: entry.fileName });
     if (load.errors.length > 0) return { errors: load.errors.map(formatIssue) };
+    const above = (await cluster.policy?.problems(load.dag)) ?? [];
+    if (above.length > 0) return { errors: above };
     await cluster.writer.replaceDagSpec(entry.resource, spec, load.documents, request.caller).catch(rethrowAs(isConflict, () => new ApiError('already_exists', `DAG "${entry.fileName}" was changed meanwhile; read it again`, { status: 409 })));
     return { errors: [] };
   });
 
-  app.post('/dags/validate', { config: { ...read, audit: false }, schema: { tags: ['dags'], body: validateBody, response: { 200: S.validation } } }, (request) => {
+  app.post('/dags/validate', { config: { ...read, audit: false }, schema: { tags: ['dags'], body: validateBody, response: { 200: S.validation } } }, async (request) => {
     const { spec, name } = request.body;
     const load = loadDag(spec, name === undefined ? {} : { fileName: name });
-    return { valid: load.errors.length === 0, errors: load.errors.map(formatIssue), dag: dagDetails(load.dag) };
+    // As the operator will find it in this namespace: a DAG above its pod policy cannot run.
+    const errors = load.errors.length > 0 ? load.errors.map(formatIssue) : ((await cluster.policy?.problems(load.dag)) ?? []);
+    return { valid: errors.length === 0, errors, dag: dagDetails(load.dag) };
   });
 
   app.post('/dags/:fileName/rename', { config: { permission: 'write', errors: ['not_found', 'already_exists', 'not_running'] }, schema: { tags: ['dags'], params: fileParams, body: renameBody, response: { 200: S.empty } } }, async (request, reply) => {

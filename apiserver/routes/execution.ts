@@ -6,6 +6,7 @@ import { dagManifest } from '../../core/resources/dag.ts';
 import { dagOf, resolverFor, rootRun, runDefinition, type Cluster } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError } from '../errors.ts';
+import { refuseAbovePolicy } from '../pod-policy.ts';
 import { NAMES, requestBody, S } from '../schemas.ts';
 import { DEFAULT_DAG_YAML } from './dags.ts';
 import type { StartRequest } from '../starts.ts';
@@ -74,12 +75,16 @@ export const executionRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions>
   });
 
   app.post('/dag-runs', { config: { ...run, errors: ['bad_request', 'already_exists', 'max_run_reached'] }, schema: { tags: ['execution'], body: inlineBody, response: { 200: S.dagRunId } } }, async (request) => {
-    const started = await cluster.starter.start(inlineStart(request.body, false, request.caller));
+    const start = inlineStart(request.body, false, request.caller);
+    await refuseAbovePolicy(cluster.policy, start.load.dag);
+    const started = await cluster.starter.start(start);
     return { dagRunId: started.dagRunId };
   });
 
   app.post('/dag-runs/enqueue', { config: { ...run, errors: ['bad_request', 'already_exists', 'max_run_reached'] }, schema: { tags: ['execution'], body: inlineEnqueueBody, response: { 200: S.dagRunId } } }, async (request) => {
-    const started = await cluster.starter.start(inlineStart(request.body, true, request.caller));
+    const start = inlineStart(request.body, true, request.caller);
+    await refuseAbovePolicy(cluster.policy, start.load.dag);
+    const started = await cluster.starter.start(start);
     return { dagRunId: started.dagRunId };
   });
 

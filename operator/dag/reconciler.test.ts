@@ -30,6 +30,14 @@ describe('dagStatus', () => {
     expect(status.conditions?.[0]).toMatchObject({ status: 'False', reason: 'InvalidDefinition' });
   });
 
+  it('is invalid above its namespace\'s pod policy, naming the field and the level, and valid where the level allows it', () => {
+    const escape = dag({ kubernetes: { volumes: [{ name: 'host', hostPath: { path: '/etc' } }] }, steps: ['echo'] });
+    const status = dagStatus(escape, [], now, 'UTC', { policy: { level: 'baseline', namespace: 'default' } });
+    expect(status).toMatchObject({ valid: false, errors: ['kubernetes.volumes[host].hostPath: host paths are not allowed under pod policy "baseline"'] });
+    expect(status.conditions?.[0]).toMatchObject({ status: 'False', reason: 'InvalidDefinition' });
+    expect(dagStatus(escape, [], now, 'UTC', { policy: { level: 'privileged', namespace: 'default' } })).toMatchObject({ valid: true, errors: [] });
+  });
+
   it('keeps the condition transition time while the condition holds', () => {
     const first = dagStatus(dag({ steps: ['echo'] }), [], now);
     const later = dagStatus(dag({ steps: ['echo'] }, first), [], new Date('2026-05-02T00:00:00Z'));
@@ -41,7 +49,7 @@ describe('dagStatus', () => {
       namespace: 'default', dagName: 'nightly', dagRunId: 'r1', resourceName: 'nightly-r1', uid: 'u1', status: 4, statusLabel: 'succeeded',
       createdAt: '2026-04-29T00:00:00.000Z', queuedAt: '', startedAt: '2026-04-29T00:00:01Z', finishedAt: '2026-04-29T00:00:09Z', params: '', root: { name: 'nightly', dagRunId: 'r1' },
     });
-    expect(dagStatus(dag({ steps: ['echo'] }), [], now, 'UTC', archived).latestRun).toEqual({ resourceName: 'nightly-r1', dagRunId: 'r1', status: 4, statusLabel: 'succeeded', startedAt: '2026-04-29T00:00:01Z', finishedAt: '2026-04-29T00:00:09Z' });
-    expect(dagStatus(dag({ steps: ['echo'] }), [run('new', '2026-04-30T00:00:00Z', 'failed')], now, 'UTC', archived).latestRun).toMatchObject({ resourceName: 'new' });
+    expect(dagStatus(dag({ steps: ['echo'] }), [], now, 'UTC', { archived }).latestRun).toEqual({ resourceName: 'nightly-r1', dagRunId: 'r1', status: 4, statusLabel: 'succeeded', startedAt: '2026-04-29T00:00:01Z', finishedAt: '2026-04-29T00:00:09Z' });
+    expect(dagStatus(dag({ steps: ['echo'] }), [run('new', '2026-04-30T00:00:00Z', 'failed')], now, 'UTC', { archived }).latestRun).toMatchObject({ resourceName: 'new' });
   });
 });

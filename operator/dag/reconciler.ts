@@ -4,6 +4,7 @@
  * Suspension is the `kubedag.io/suspended` annotation (the API sets it), mirrored here.
  */
 import { formatIssue, nextStart } from '../../core/dag/index.ts';
+import { dagPolicyProblems, type PolicyContext } from '../../core/policy/index.ts';
 import { loadDagSpec } from '../../core/resources/dag.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import { type Clock } from '../../core/kube/time.ts';
@@ -27,6 +28,8 @@ export interface DagReconcilerDeps {
   readonly onWrite?: () => void;
   /** The DAG's newest archived root run (the history store's `latest`), when runs are archived. */
   readonly archivedLatest?: (namespace: string, dagName: string) => Promise<HistorySummary | undefined>;
+  /** The pod policy of a namespace (operator/policy.ts): a DAG above it is invalid. */
+  readonly policyOf?: (namespace: string) => PolicyContext;
 }
 
 /** A run summary from the history store as the DAG status shows its latest run. Pure. */
@@ -61,24 +64,27 @@ function loaded(dag: DagResource): ReturnType<typeof loadDagSpec> {
 
 /**
  * The status a DAG resource should have. Pure. Its latest run is the newest of `runs` of the
- * DAG; when none is left in etcd (all archived), `archived`, the store's newest.
+ * DAG; when none is left in etcd (all archived), `archived`, the store's newest. With
+ * `policy`, its namespace's pod policy, a DAG above it is invalid.
  */
-export function dagStatus(dag: DagResource, runs: readonly DagRunResource[], now: Date, zone = 'UTC', archived?: LatestRun): DagStatus {
+export function dagStatus(dag: DagResource, runs: readonly DagRunResource[], now: Date, zone = 'UTC', { archived, policy }: { readonly archived?: LatestRun | undefined; readonly policy?: PolicyContext | undefined } = {}): DagStatus {
   const load = loaded(dag);
-  const valid = load.errors.length === 0;
+  // Above its namespace's pod policy, a DAG is as invalid as one that does not load: its runs are refused (docs/pod-policy.md).
+  const errors = load.errors.length > 0 || policy === undefined ? load.errors.map(formatIssue) : dagPolicyProblems(load.dag, policy);
+  const valid = errors.length === 0;
   const next = valid ? nextStart(load.dag.schedule, now, zone) : undefined;
   const latest = latestRun(dag, runs) ?? archived;
   const generation = dag.metadata?.generation ?? 0;
   return {
     observedGeneration: generation,
     valid,
-    errors: load.errors.map(formatIssue),
+    errors,
     warnings: load.warnings.map(formatIssue),
     suspended: dag.metadata?.annotations?.[ANNOTATIONS.suspended] === 'true',
     schedule: load.dag.schedule.start.map((s) => s.expression).join(', '),
     ...(next === undefined ? {} : { nextRun: next.toISOString() }),
     ...(latest === undefined ? {} : { latestRun: latest }),
-    conditions: [validCondition(dag, valid, load.errors.length, now)],
+    conditions: [validCondition(dag, valid, errors.length, now)],
   };
 }
 
@@ -142,7 +148,7 @@ export class DagReconciler {
     const now = this.deps.clock.now();
     const runs = this.deps.runs.list(namespace);
     const archived = runsOfDag(dag, runs).length === 0 ? await this.archivedLatest(key, dag) : undefined;
-    const status = dagStatus(dag, runs, now, this.deps.zone, archived);
+    const status = dagStatus(dag, runs, now, this.deps.zone, { archived, policy: this.deps.policyOf?.(dag.metadata?.namespace ?? '') });
     if (!sameContent(status, dag.status ?? {})) {
       const written = await ignoreConflict(this.deps.dagClient.replaceStatus({ ...dag, status }));
       if (written === undefined) return { requeueAfterMs: 0 };

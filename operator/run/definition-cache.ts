@@ -7,6 +7,7 @@
  * Finished runs leave the cache; what they need is loaded for that use (`once`) or read from
  * the facts their spec carries (core/resources/frozen.ts).
  */
+import { dagPolicyProblems, type PolicyContext } from '../../core/policy/index.ts';
 import { definitionPlace } from '../../core/resources/frozen.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { namespaceProblems, runDefinition, type RunDefinition } from './definition.ts';
@@ -15,12 +16,17 @@ import { runRef } from './ref.ts';
 /** The definition in the segment a run names, or undefined while it has none of its own. */
 export type ReadDefinition = (run: DagRunResource) => Promise<Record<string, unknown> | undefined>;
 
-/** A run's definition loaded from its frozen source as written. */
-export function loadDefinition(run: DagRunResource, source: Record<string, unknown>, prepared = run.status?.prepared): RunDefinition {
+/**
+ * A run's definition loaded from its frozen source as written. With `policy` (the run's
+ * namespace's pod policy, docs/pod-policy.md), a DAG above it is rejected like any other run
+ * that cannot start: before anything is created, with a Warning Event naming field and level.
+ */
+export function loadDefinition(run: DagRunResource, source: Record<string, unknown>, prepared = run.status?.prepared, policy?: PolicyContext): RunDefinition {
   const definition = runDefinition(source, runRef(run).dagName, run.spec.params, prepared);
   const misplaced = namespaceProblems(definition.dag, run.metadata?.namespace ?? '');
-  if (misplaced.length === 0) return definition;
-  return { ...definition, rejection: [definition.rejection, ...misplaced].filter((p) => p !== undefined).join('; ') };
+  const above = policy === undefined ? [] : dagPolicyProblems(definition.dag, policy);
+  if (misplaced.length === 0 && above.length === 0) return definition;
+  return { ...definition, rejection: [definition.rejection, ...misplaced, ...above].filter((p) => p !== undefined).join('; ') };
 }
 
 /**
@@ -42,13 +48,22 @@ interface Entry {
 
 const versionOf = (run: DagRunResource): string => `${run.metadata?.uid ?? ''}/${String(run.metadata?.generation ?? 0)}/${JSON.stringify(run.status?.prepared ?? null)}`;
 
+/** The pod policy of a namespace (operator/policy.ts). */
+export type RunPolicy = (namespace: string) => PolicyContext;
+
 export class DefinitionCache {
   private readonly read: ReadDefinition;
+  private readonly policy: RunPolicy | undefined;
   /** By run key. */
   private readonly entries = new Map<string, Entry>();
 
-  constructor(read: ReadDefinition) {
+  constructor(read: ReadDefinition, policy?: RunPolicy) {
     this.read = read;
+    this.policy = policy;
+  }
+
+  private loaded(run: DagRunResource, source: Record<string, unknown>): RunDefinition {
+    return loadDefinition(run, source, run.status?.prepared, this.policy?.(run.metadata?.namespace ?? ''));
   }
 
   /** The run's definition as kept for its current version, if it was loaded: for sync callers that can do without. */
@@ -65,7 +80,7 @@ export class DefinitionCache {
     const entry = this.entries.get(key);
     const source = await this.sourceOf(run, entry?.uid === uid ? entry.fromSegment : undefined);
     if (source === undefined) return undefined;
-    const definition = loadDefinition(run, source.definition);
+    const definition = this.loaded(run, source.definition);
     this.entries.set(key, { uid, ...(source.fromSegment ? { fromSegment: source.definition } : {}), version: versionOf(run), definition });
     return definition;
   }
@@ -75,7 +90,7 @@ export class DefinitionCache {
     const kept = this.get(run);
     if (kept !== undefined) return kept;
     const source = await this.sourceOf(run, undefined);
-    return source === undefined ? undefined : loadDefinition(run, source.definition);
+    return source === undefined ? undefined : this.loaded(run, source.definition);
   }
 
   /** A definition the freezer has just written for the run: read by nobody again. */

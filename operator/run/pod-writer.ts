@@ -6,6 +6,7 @@
  */
 import type { CoreV1Api, RbacAuthorizationV1Api, V1PersistentVolumeClaim, V1Pod, V1RoleBinding, V1Secret, V1ServiceAccount } from '@kubernetes/client-node';
 import { ignoreAlreadyExists, ignoreNotFound } from '../../core/kube/errors.ts';
+import { describeViolations, podViolations, type PolicyLevel } from '../../core/policy/index.ts';
 import { chooseContainer } from '../../core/kube/pod-container.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import type { Clock } from '../../core/kube/time.ts';
@@ -20,6 +21,24 @@ export interface PodWriterDeps {
   readonly pods: Informer<V1Pod>;
   readonly clock: Clock;
   readonly countWrite: CountWrite;
+  /** The pod policy level of a namespace (operator/policy.ts); every Pod is checked against it before it is created. */
+  readonly levelOf?: (namespace: string) => PolicyLevel;
+}
+
+/**
+ * A Pod above its namespace's pod policy, refused here as the API server refuses one that
+ * Pod Security admission denies (403 Forbidden, the reason in the body), so every caller
+ * treats it as that: refused for good, the attempt failed with the message.
+ */
+export class PodPolicyRefusal extends Error {
+  readonly code = 403;
+  readonly body: string;
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'PodPolicyRefusal';
+    this.body = JSON.stringify({ kind: 'Status', status: 'Failure', reason: 'Forbidden', code: 403, message });
+  }
 }
 
 export class PodWriter {
@@ -32,6 +51,14 @@ export class PodWriter {
   }
 
   async create(namespace: string, body: V1Pod): Promise<void> {
+    // The DAG's own settings were checked when its run started (definition-cache.ts); this is
+    // the last word on what is actually sent, whoever built it (step, container, prepare,
+    // notify, telemetry Pods) and whatever the operator's step defaults.
+    const level = this.deps.levelOf?.(namespace);
+    const violations = level === undefined || body.spec === undefined ? [] : podViolations({ spec: body.spec, ...(body.metadata?.annotations === undefined ? {} : { annotations: body.metadata.annotations }) }, level);
+    if (level !== undefined && violations.length > 0) {
+      throw new PodPolicyRefusal(`pods "${body.metadata?.name ?? ''}" is forbidden by Kubedag's pod policy "${level}" of namespace "${namespace}": ${describeViolations(violations, level).join('; ')}`);
+    }
     if ((await ignoreAlreadyExists(this.deps.core.createNamespacedPod({ namespace, body }))) !== undefined) this.deps.countWrite('create');
   }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubernetesSettings } from '../../core/dag/index.ts';
+import { podViolations } from '../../core/policy/index.ts';
 import { securityContexts, type RunAs } from './security.ts';
 
 const restricted = { security: 'restricted' as const, user: 1000 };
@@ -32,5 +33,14 @@ describe('step security contexts', () => {
 
   it('lets root relax the defaults without keeping runAsNonRoot', () => {
     expect(securityContexts(restricted, undefined, { podSecurityContext: { runAsUser: 0 } }).pod).not.toHaveProperty('runAsNonRoot');
+  });
+
+  // Every Pod Kubedag makes (step, container, prepare, notify, telemetry) takes its contexts from here.
+  it('gives Kubedag\'s own Pods contexts that pass the pod policy checker at restricted, and with step-security none still baseline', () => {
+    const podOf = (contexts: ReturnType<typeof securityContexts>) => ({ spec: { securityContext: contexts.pod, volumes: [{ name: 'w', emptyDir: {} }, { name: 's', secret: { secretName: 's' } }], containers: [{ name: 'step', securityContext: contexts.container }] } });
+    expect(podViolations(podOf(securityContexts(restricted, undefined, undefined)), 'restricted')).toEqual([]);
+    expect(podViolations(podOf(securityContexts(restricted, { runAsUser: 2000 }, undefined)), 'restricted')).toEqual([]);
+    expect(podViolations(podOf(securityContexts({ security: 'none', user: 1000 }, undefined, undefined)), 'baseline')).toEqual([]);
+    expect(podViolations(podOf(securityContexts({ security: 'none', user: 1000 }, undefined, undefined)), 'restricted')).not.toEqual([]);
   });
 });

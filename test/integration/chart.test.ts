@@ -70,12 +70,12 @@ describe('the Helm chart', () => {
   it('lints, and renders only objects the API server accepts', async () => {
     expect(helm('lint', chart, '--set', 'apiServer.auth.mode=kubernetes')).toContain('0 chart(s) failed');
     expect(rendered.map((o) => o.kind).sort()).toEqual(
-      ['ClusterRole', 'ClusterRole', 'ClusterRoleBinding', 'ClusterRoleBinding', 'Deployment', 'Deployment', 'PersistentVolumeClaim', 'PodDisruptionBudget', 'Role', 'Role', 'Role', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'Service', 'Service', 'ServiceAccount', 'ServiceAccount'],
+      ['ClusterRole', 'ClusterRole', 'ClusterRole', 'ClusterRole', 'ClusterRoleBinding', 'ClusterRoleBinding', 'ClusterRoleBinding', 'ClusterRoleBinding', 'Deployment', 'Deployment', 'PersistentVolumeClaim', 'PodDisruptionBudget', 'Role', 'Role', 'Role', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'Service', 'Service', 'ServiceAccount', 'ServiceAccount'],
     );
     for (const object of rendered) await objects.create(object, undefined, 'All');
     // All namespaces watched: the operator's rules become a ClusterRole.
     const wide = (loadAll(helm('template', 'kd', chart, '--namespace', ns)) as (KubernetesObject | null)[]).filter((o): o is KubernetesObject => o?.kind === 'ClusterRole');
-    expect(wide.map((o) => o.metadata?.name).sort()).toEqual(['kd-kubedag-api-' + ns + '-nodes', 'kd-kubedag-operator', 'kd-kubedag-step-exec']);
+    expect(wide.map((o) => o.metadata?.name).sort()).toEqual(['kd-kubedag-api-' + ns + '-namespace', 'kd-kubedag-api-' + ns + '-nodes', 'kd-kubedag-operator', 'kd-kubedag-operator-namespaces', 'kd-kubedag-step-exec']);
   });
 
   it.each([
@@ -84,6 +84,7 @@ describe('the Helm chart', () => {
     ['a misspelt key', 'operator.replicaz=2', "additional properties 'replicaz'"],
     ['a namespace that is not a DNS label', 'operator.namespaces={Team_A}', '/operator/namespaces/0'],
     ['an unknown log store', 'operator.logs.store=gcs', '/operator/logs/store'],
+    ['an unknown pod policy', 'operator.podPolicy=lax', '/operator/podPolicy'],
     ['the S3 log store without a bucket', 'operator.logs.store=s3', '/operator/logs/s3/bucket'],
     ['an S3 endpoint with a path', 'operator.logs.s3.endpoint=http://minio:9000/logs', '/operator/logs/s3/endpoint'],
   ])('refuses %s with the values path named (values.schema.json)', (_what, value, named) => {

@@ -46,7 +46,8 @@ beforeAll(async () => {
   await core.createNamespacedResourceQuota({ namespace: quotaNs, body: { metadata: { name: 'no-claims' }, spec: { hard: { persistentvolumeclaims: '0' } } } });
   await core.patchNamespace({ name: restrictedNs, body: [{ op: 'add', path: '/metadata/labels/pod-security.kubernetes.io~1enforce', value: 'restricted' }] });
   await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'settings' }, data: { greeting: 'hello from a config map', file: 'mounted text' } } });
-  await core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'etl' } } });
+  // A service account a DAG may name: labelled so by whoever administers the namespace (docs/pod-policy.md).
+  await core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'etl', labels: { 'kubedag.io/allow-runs': 'true' } } } });
   await Promise.all([recordPods(ns), recordPods(restrictedNs), recordPods(quotaNs)]);
   // The later --namespaces wins: one operator for both namespaces, its Lease in the first.
   operator = await startOperator(ns, undefined, [`--namespaces=${ns},${restrictedNs},${quotaNs}`]);

@@ -93,6 +93,11 @@ app.kubernetes.io/component: api-server
 - apiGroups: [""]
   resources: [serviceaccounts]
   verbs: [create]
+# The service accounts a DAG may name are those labelled kubedag.io/allow-runs=true
+# (docs/pod-policy.md); the operator watches just those.
+- apiGroups: [""]
+  resources: [serviceaccounts]
+  verbs: [list, watch]
 - apiGroups: [rbac.authorization.k8s.io]
   resources: [rolebindings]
   verbs: [create]
