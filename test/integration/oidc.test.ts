@@ -121,7 +121,7 @@ describe('OIDC sign-in with Dex', () => {
     });
     expect(result.status).toBe(400);
     expect(result.session).toBeUndefined();
-    expect(result.body).toMatch(/state/);
+    expect(result.body).toMatch(/sign-in failed/);
   });
 
   it('refuses tampered and foreign cookies', async () => {
@@ -137,20 +137,6 @@ describe('OIDC sign-in with Dex', () => {
     const me = (await (await call(b, '/auth/me', ann.session)).json()) as { user: string };
     expect(me.user).toBe('ann@example.com');
     expect((await call(b, '/api/v2/dags', ann.session)).status).toBe(200);
-  });
-
-  it('refreshes expired tokens with the refresh token, and ends a session past its end', async () => {
-    const ann = await signIn(a, 'ann@example.com');
-    // 20 minutes on: Dex's 10-minute tokens have expired; the refresh token renews them.
-    const later = await api(ports[2] ?? 0, 'oidc,bearer', 20 * 60_000);
-    const renewed = await call(later.base, '/api/v2/dags', ann.session);
-    expect(renewed.status).toBe(200);
-    expect(renewed.headers.getSetCookie().join()).toMatch(/kubedag_session=[^;]+/);
-    // Nine hours on, past the 8-hour sign-in: refused, and the cookie is cleared.
-    const much = await api(ports[3] ?? 0, 'oidc,bearer', 9 * 3600_000);
-    const expired = await call(much.base, '/api/v2/dags', ann.session);
-    expect(expired.status).toBe(401);
-    expect(expired.headers.getSetCookie().join()).toMatch(/kubedag_session=;/);
   });
 
   it('keeps tokens working for scripts beside cookies', async () => {
@@ -179,4 +165,20 @@ describe('OIDC sign-in with Dex', () => {
     expect((await call(k.base, '/api/v2/dags', ann.session, { method: 'POST', headers: { origin: k.base }, body: JSON.stringify({ name: 'x' }) })).status).toBe(403);
     expect((await call(k.base, '/api/v2/dags', bob.session)).status).toBe(403);
   });
+
+  // Last: Dex's memory storage has been seen to hang after a refresh (docs/decisions/2026-11-29-oidc.md).
+  it('refreshes expired tokens with the refresh token, and ends a session past its end', async () => {
+    const ann = await signIn(a, 'ann@example.com');
+    // 20 minutes on: Dex's 10-minute tokens have expired; the refresh token renews them.
+    const later = await api(ports[2] ?? 0, 'oidc,bearer', 20 * 60_000);
+    const renewed = await call(later.base, '/api/v2/dags', ann.session);
+    expect(renewed.status).toBe(200);
+    expect(renewed.headers.getSetCookie().join()).toMatch(/kubedag_session=[^;]+/);
+    // Nine hours on, past the 8-hour sign-in: refused, and the cookie is cleared.
+    const much = await api(ports[3] ?? 0, 'oidc,bearer', 9 * 3600_000);
+    const expired = await call(much.base, '/api/v2/dags', ann.session);
+    expect(expired.status).toBe(401);
+    expect(expired.headers.getSetCookie().join()).toMatch(/kubedag_session=;/);
+  });
+
 });
