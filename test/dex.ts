@@ -1,5 +1,5 @@
 /**
- * A real Dex (cluster/dex.ts builds it) on loopback for the sign-in tests: in-memory storage,
+ * A real Dex (cluster/dex.ts builds it) on loopback for the sign-in tests: SQLite storage in a scratch folder,
  * static users with groups (Dex's static passwords carry `groups` since 2025), one static
  * client, the approval screen skipped. `signIn` walks its login form as a browser would,
  * without one, for the tests that only need a session cookie.
@@ -36,7 +36,8 @@ export async function startDex(options: { users: readonly DexUser[]; redirectUri
   const dir = await mkdtemp(join(tmpdir(), 'kubedag-dex-'));
   const config = {
     issuer,
-    storage: { type: 'memory' },
+    // SQLite, not memory: Dex's memory storage deadlocks on a refresh grant (cluster/dex.ts).
+    storage: { type: 'sqlite3', config: { file: join(dir, 'dex.db') } },
     web: { http: `127.0.0.1:${String(port)}` },
     oauth2: { skipApprovalScreen: true },
     expiry: { idTokens: options.idTokenExpiry ?? '10m' },

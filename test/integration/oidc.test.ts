@@ -60,7 +60,7 @@ async function api(port: number, modes: string, skewMs = 0): Promise<{ server: S
 }
 
 const call = (base: string, path: string, session: string | undefined, init: RequestInit = {}): Promise<Response> =>
-  fetch(`${base}${path}`, { ...init, redirect: 'manual', headers: { ...(session === undefined ? {} : { cookie: `kubedag_session=${session}` }), 'content-type': 'application/json', ...(init.headers as Record<string, string> | undefined) } });
+  fetch(`${base}${path}`, { ...init, redirect: 'manual', headers: { ...(session === undefined ? {} : { cookie: `kubedag_session=${session}` }), ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...(init.headers as Record<string, string> | undefined) } });
 
 let a = '';
 let b = '';
