@@ -59,7 +59,12 @@ unit: deps test-servers ## tests without a cluster (executor and history store t
 test-browser: ## the headless Chromium of the web UI's browser tests (Debian's chromium), installed when missing
 	./scripts/ensure-chromium.sh >/dev/null
 
-integration: deps ui test-browser test-image-tools ## tests against a fresh local control plane (builds its binaries once; needs Go); the web UI's in a headless Chromium
+# Its own .PHONY line keeps branches that add targets from colliding on the list above.
+.PHONY: test-oidc
+test-oidc: ## Dex, the OpenID Connect provider of the sign-in tests, built from its Go module into ~/.cache/kubedag when missing (needs Go)
+	node scripts/ensure-dex.ts >/dev/null
+
+integration: deps ui test-browser test-image-tools test-oidc ## tests against a fresh local control plane (builds its binaries once; needs Go); the web UI's in a headless Chromium
 	@mkdir -p .dev
 	npx vitest run --project integration --reporter=default --reporter=json --outputFile.json=.dev/vitest-integration.json
 

@@ -13,6 +13,9 @@ import type { Caller } from './caller.ts';
 import { GRANTS, type AuthConfig, type Grant } from './config.ts';
 import { ApiError } from './errors.ts';
 import type { Permission } from './permissions.ts';
+import { csrfAllowed, permissionsOf } from './oidc/policy.ts';
+import type { OidcProvider } from './oidc/provider.ts';
+import { readSession, registerOidcRoutes } from './oidc/routes.ts';
 import type { SecurityScheme } from './responses.ts';
 
 declare module 'fastify' {
@@ -44,10 +47,12 @@ export interface AuthOptions {
   /** What Basic users may do; default everything. */
   readonly basicPermissions?: readonly Permission[];
   readonly kubernetes?: KubernetesAuth;
+  /** Browser sign-in (apiserver/oidc): the session cookie, when a request has no Authorization header. */
+  readonly oidc?: OidcProvider;
 }
 
 export function authEnabled(options: AuthOptions): boolean {
-  return (options.basic ?? []).length > 0 || (options.tokens ?? []).length > 0 || options.kubernetes !== undefined;
+  return (options.basic ?? []).length > 0 || (options.tokens ?? []).length > 0 || options.kubernetes !== undefined || options.oidc !== undefined;
 }
 
 /** The OpenAPI security schemes of the configured modes: Basic, and Bearer for static and Kubernetes tokens. */
@@ -172,8 +177,13 @@ class KubernetesReviewer {
     const key = createHash('sha256').update(token, 'utf8').digest('hex');
     const user = await this.memo(this.users, key, () => this.review(token));
     if (user === undefined) return { outcome: 'unauthorized', message: 'the token is not valid' };
+    return this.decide(user, key, permission, 'kubernetes');
+  }
+
+  /** SubjectAccessReview for a user already known (a reviewed token, an OIDC session); `key` names the user in the cache. */
+  async decide(user: V1UserInfo, key: string, permission: Grant, method: 'kubernetes' | 'oidc'): Promise<Verdict> {
     const allowed = await this.memo(this.decisions, `${key}:${permission}`, () => this.access(user, permission));
-    const caller: Caller = { user: user.username ?? '', groups: user.groups ?? [], method: 'kubernetes' };
+    const caller: Caller = { user: user.username ?? '', groups: user.groups ?? [], method };
     if (allowed) return { outcome: 'allowed', caller };
     const { verb, resource } = KUBERNETES_ACCESS[permission];
     return { outcome: 'forbidden', message: `${user.username ?? 'the caller'} may not ${verb} ${resource}.${GROUP} in namespace ${this.options.namespace}`, caller };
@@ -220,6 +230,8 @@ async function unavailableOnFailure<T>(what: string, call: () => Promise<T>): Pr
 interface Checker {
   readonly challenges: readonly string[];
   verdict(found: Credentials | undefined, permission: Grant): Promise<Verdict>;
+  /** An OIDC session's verdict: the mapping, or SubjectAccessReview with mode kubernetes. */
+  session?(user: string, groups: readonly string[], claimValues: readonly string[], permission: Grant): Promise<Verdict>;
 }
 
 const missing = (permission: Grant): Verdict => ({ outcome: 'unauthorized', message: `credentials are required (this route needs the ${permission} permission)` });
@@ -262,8 +274,20 @@ function checker(options: AuthOptions): Checker {
     return { outcome: 'unauthorized', message: 'the token is not valid' };
   };
 
+  const oidc = options.oidc;
+  const session =
+    oidc === undefined
+      ? undefined
+      : (user: string, groups: readonly string[], values: readonly string[], permission: Grant): Promise<Verdict> => {
+          // The cache key holds the groups too: a user signed in again with other groups is asked again.
+          if (reviewer !== undefined) return reviewer.decide({ username: user, groups: [...groups] }, `oidc:${user}:${groups.join(',')}`, permission, 'oidc');
+          const allowed = permissionsOf(values, oidc.config.permissions).has(permission);
+          const caller: Caller = { user, groups, method: 'oidc' };
+          return Promise.resolve(allowed ? { outcome: 'allowed', caller } : lacking(user, permission, caller));
+        };
   return {
     challenges,
+    ...(session === undefined ? {} : { session }),
     verdict: (found, permission) => {
       if (found === undefined) return Promise.resolve(missing(permission));
       if (found.scheme === 'bearer') {
@@ -286,6 +310,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   // Read by app.ts as routes are registered, which is after this runs (buildApp's `plugins`).
   app.decorate('apiSecurity', securitySchemes(options));
   const check = checker(options);
+  if (options.oidc !== undefined) registerOidcRoutes(app, options.oidc, { kubernetes: options.kubernetes !== undefined });
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     // A route that forgot to declare its permission is treated as a read, never as public.
     const declared = request.routeOptions.config.permission ?? 'read';
@@ -296,17 +321,31 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     } catch (error) {
       return deny(reply, check.challenges, { outcome: 'unauthorized', message: (error as Error).message });
     }
-    const verdict = await check.verdict(found, declared);
-    // A known caller refused is still named, for the audit record (audit.ts); the route never runs.
-    if (verdict.outcome === 'forbidden' && verdict.caller !== undefined) request.caller = verdict.caller;
-    if (verdict.outcome !== 'allowed') return deny(reply, check.challenges, verdict);
-    request.caller = verdict.caller;
+    if (found === undefined && options.oidc !== undefined && check.session !== undefined) {
+      const read = await readSession(request, reply, options.oidc);
+      if (read.outcome === 'invalid') return deny(reply, check.challenges, { outcome: 'unauthorized', message: read.message });
+      if (read.outcome === 'valid') {
+        // The cookie rides along on any request the browser makes, including a forged one: see oidc/policy.ts.
+        if (!csrfAllowed(request.method, request.headers.origin, request.headers.referer, options.oidc.origin)) return deny(reply, check.challenges, { outcome: 'forbidden', message: `a change made with the session cookie must come from ${options.oidc.origin} (cross-site request refused)` });
+        const { user, groups, claimValues } = read.session;
+        return admit(request, reply, check.challenges, await check.session(user, groups, claimValues, declared));
+      }
+    }
+    return admit(request, reply, check.challenges, await check.verdict(found, declared));
   });
+}
+
+/** Names the caller on the request, or refuses it; a known caller refused is still named, for the audit record (audit.ts). */
+function admit(request: FastifyRequest, reply: FastifyReply, challenges: readonly string[], verdict: Verdict): FastifyReply | undefined {
+  if (verdict.outcome === 'forbidden' && verdict.caller !== undefined) request.caller = verdict.caller;
+  if (verdict.outcome !== 'allowed') return deny(reply, challenges, verdict);
+  request.caller = verdict.caller;
+  return undefined;
 }
 
 function deny(reply: FastifyReply, challenges: readonly string[], verdict: Exclude<Verdict, { outcome: 'allowed' }>): FastifyReply {
   const error = new ApiError(verdict.outcome, verdict.message);
-  if (verdict.outcome === 'unauthorized') void reply.header('www-authenticate', challenges.join(', '));
+  if (verdict.outcome === 'unauthorized' && challenges.length > 0) void reply.header('www-authenticate', challenges.join(', '));
   return reply.code(error.status).send(error.body());
 }
 
@@ -314,8 +353,10 @@ function deny(reply: FastifyReply, challenges: readonly string[], verdict: Exclu
  * What registerAuth is given for the configured authentication: `kubernetes` is the clients for
  * mode kubernetes, made by the caller from its kubeconfig.
  */
-export function authOptions(config: AuthConfig, kubernetes?: KubernetesAuth): AuthOptions {
-  const { kubernetes: reviewed, ...rest } = config;
+export function authOptions(config: AuthConfig, kubernetes?: KubernetesAuth, oidc?: OidcProvider): AuthOptions {
+  const { kubernetes: reviewed, oidc: wanted, ...withoutOidc } = config;
+  if (wanted !== undefined && oidc === undefined) throw new Error('KUBEDAG_AUTH_MODE includes oidc but no provider was discovered');
+  const rest = { ...withoutOidc, ...(oidc === undefined ? {} : { oidc }) };
   if (reviewed === undefined) return rest;
   if (kubernetes === undefined) throw new Error('KUBEDAG_AUTH_MODE includes kubernetes but no Kubernetes clients were given');
   return { ...rest, kubernetes };

@@ -137,7 +137,7 @@ describe('parseAuthConfig', () => {
   });
 
   const failures: { name: string; env: Record<string, string>; error: RegExp }[] = [
-    { name: 'an unknown mode', env: { KUBEDAG_AUTH_MODE: 'basic,oauth' }, error: /^KUBEDAG_AUTH_MODE: "oauth" is not one of none, basic, bearer, kubernetes$/ },
+    { name: 'an unknown mode', env: { KUBEDAG_AUTH_MODE: 'basic,oauth' }, error: /^KUBEDAG_AUTH_MODE: "oauth" is not one of none, basic, bearer, kubernetes, oidc$/ },
     { name: 'none combined with another mode', env: { KUBEDAG_AUTH_MODE: 'none,basic' }, error: /"none" cannot be combined/ },
     { name: 'basic without users', env: { KUBEDAG_AUTH_MODE: 'basic' }, error: /includes basic but no user is configured/ },
     { name: 'basic with a file of comments only', env: { KUBEDAG_AUTH_MODE: 'basic', KUBEDAG_AUTH_BASIC_FILE: '/secrets/empty' }, error: /no user is configured/ },

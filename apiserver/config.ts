@@ -18,6 +18,7 @@ import { parseSettings, resolveSettings, setting, type SettingName } from '../co
 import { AUDIT_SINK_TEXT, parseAuditSink, type AuditSinkConfig } from './audit.ts';
 import type { TrustProxy } from './deps.ts';
 import { checked, isBlank } from './settings.ts';
+import { OIDC_SETTINGS, parseOidcConfig, type OidcConfig } from './oidc/settings.ts';
 
 /** "local" is how a request says "here": a remote node of that name could never be reached. */
 export const LOCAL_NODE = 'local';
@@ -77,7 +78,7 @@ export const GRANTS = ['read', 'run', 'write', 'delete'] as const;
 const grant = Type.Enum([...GRANTS]);
 export type Grant = Static<typeof grant>;
 
-const AUTH_MODES = ['none', 'basic', 'bearer', 'kubernetes'] as const;
+const AUTH_MODES = ['none', 'basic', 'bearer', 'kubernetes', 'oidc'] as const;
 const authMode = Type.Enum([...AUTH_MODES]);
 type AuthMode = Static<typeof authMode>;
 
@@ -93,6 +94,8 @@ export interface AuthConfig {
   readonly tokens?: readonly Static<typeof staticToken>[];
   /** Tokens are reviewed by the cluster (TokenReview, SubjectAccessReview). */
   readonly kubernetes?: true;
+  /** People sign in with an OpenID Connect provider (apiserver/oidc). */
+  readonly oidc?: OidcConfig;
 }
 
 export interface ApiConfig {
@@ -134,13 +137,14 @@ const variable = (name: string, description: string, more: { value?: string; def
  * the others (docs/api-auth.md, docs/api-remote-nodes.md).
  */
 export const AUTH_SETTINGS = {
-  mode: variable('KUBEDAG_AUTH_MODE', 'Comma list of basic, bearer and kubernetes (TokenReview and SubjectAccessReview); none lets every request pass.', { value: 'MODES', defaultText: 'none' }),
+  mode: variable('KUBEDAG_AUTH_MODE', 'Comma list of basic, bearer, kubernetes (TokenReview and SubjectAccessReview) and oidc (browser sign-in); none lets every request pass.', { value: 'MODES', defaultText: 'none' }),
   basicFile: variable('KUBEDAG_AUTH_BASIC_FILE', 'A file of user:password lines (basic mode).', { value: 'PATH' }),
   basicUsername: variable('KUBEDAG_AUTH_BASIC_USERNAME', 'One Basic user, with KUBEDAG_AUTH_BASIC_PASSWORD (basic mode).'),
   basicPassword: variable('KUBEDAG_AUTH_BASIC_PASSWORD', 'The password of KUBEDAG_AUTH_BASIC_USERNAME.'),
   basicPermissions: variable('KUBEDAG_AUTH_BASIC_PERMISSIONS', 'What Basic users may do: comma list of read, run, write, delete.', { value: 'LIST', defaultText: 'all' }),
   tokensFile: variable('KUBEDAG_AUTH_TOKENS_FILE', 'A file of Bearer tokens, one a line, each with an optional comma list of permissions (bearer mode).', { value: 'PATH' }),
   token: variable('KUBEDAG_AUTH_TOKEN', 'One Bearer token with every permission (bearer mode).'),
+  ...OIDC_SETTINGS,
   remoteNodes: variable('KUBEDAG_REMOTE_NODES', 'Remote nodes as JSON: an array of {name, baseUrl, auth, timeoutMs}.', { value: 'JSON' }),
   remoteNodesFile: variable('KUBEDAG_REMOTE_NODES_FILE', 'A file holding the remote nodes JSON (a mounted Secret); not with KUBEDAG_REMOTE_NODES.', { value: 'PATH' }),
 };
@@ -226,6 +230,7 @@ const AUTH_VARIABLES: readonly (readonly [keyof AuthValues, AuthMode])[] = [
   ['basicPermissions', 'basic'],
   ['tokensFile', 'bearer'],
   ['token', 'bearer'],
+  ...Object.keys(OIDC_SETTINGS).map((key) => [key as keyof AuthValues, 'oidc'] as const),
 ];
 
 /**
@@ -249,6 +254,7 @@ export function parseAuthConfig(env: Env, readFile: ReadFile): AuthConfig {
     ...(permissions === undefined ? {} : { basicPermissions: permissionList(permissions, 'KUBEDAG_AUTH_BASIC_PERMISSIONS') }),
     ...(tokens.length === 0 ? {} : { tokens }),
     ...(on.has('kubernetes') ? { kubernetes: true as const } : {}),
+    ...(on.has('oidc') ? { oidc: parseOidcConfig(values, on.has('kubernetes')) } : {}),
   };
 }
 

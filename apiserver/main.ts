@@ -8,6 +8,7 @@ import { helpWanted, settingLabel } from '../core/settings.ts';
 import { exitWith, startFailure } from '../core/start-failure.ts';
 import { openAuditLog } from './audit.ts';
 import { authOptions, registerAuth } from './auth.ts';
+import { OidcProvider } from './oidc/provider.ts';
 import { API_HELP, API_SETTINGS, parseApiConfig, type ApiConfig } from './config.ts';
 import { API_PREFIX } from './paths.ts';
 import { registerRemoteNodes } from './remote.ts';
@@ -39,6 +40,8 @@ process.on('SIGHUP', () => {
 });
 const listen = { port: config.port, setting: settingLabel(API_SETTINGS.port) };
 async function start(): Promise<Server> {
+  // Discovered before the server starts: a provider that cannot be reached is a start error, not a 500 at sign-in.
+  const oidc = config.auth.oidc === undefined ? undefined : await OidcProvider.discover(config.auth.oidc);
   const started = await startServer({
     config,
     version,
@@ -47,7 +50,7 @@ async function start(): Promise<Server> {
     plugins: [
       (app, { kc, namespace }) => {
         const kubernetes = { authentication: kc.makeApiClient(AuthenticationV1Api), authorization: kc.makeApiClient(AuthorizationV1Api), namespace };
-        registerAuth(app, authOptions(config.auth, kubernetes));
+        registerAuth(app, authOptions(config.auth, kubernetes, oidc));
       },
       (app) => {
         registerRemoteNodes(app, config.remoteNodes);

@@ -17,6 +17,8 @@ export interface GoTool {
   readonly title: string;
   /** The package to build: `.` for the folder's own main.go, else a package its go.mod requires. */
   readonly pkg: string;
+  /** Built with cgo (a C compiler is then needed): for a tool whose storage is SQLite through mattn/go-sqlite3. */
+  readonly cgo?: boolean;
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -26,8 +28,10 @@ async function exists(path: string): Promise<boolean> {
   );
 }
 
-async function moduleHash(dir: string): Promise<string> {
+async function moduleHash(dir: string, cgo: boolean): Promise<string> {
   const hash = createHash('sha256');
+  // Only when on, so that the folders of tools built without cgo keep their names.
+  if (cgo) hash.update('cgo\0');
   for (const file of ['main.go', 'go.mod', 'go.sum']) {
     const path = join(dir, file);
     if (await exists(path)) hash.update(file).update('\0').update(await readFile(path)).update('\0');
@@ -39,7 +43,7 @@ function goBuild(tool: GoTool, dir: string, output: string, env: NodeJS.ProcessE
   return new Promise((resolve, reject) => {
     const child = spawn('go', ['build', '-trimpath', '-ldflags=-s -w', '-o', output, tool.pkg], {
       cwd: dir,
-      env: { ...env, GOTOOLCHAIN: 'local', CGO_ENABLED: '0', GOFLAGS: '-mod=readonly -buildvcs=false' },
+      env: { ...env, GOTOOLCHAIN: 'local', CGO_ENABLED: tool.cgo === true ? '1' : '0', GOFLAGS: '-mod=readonly -buildvcs=false' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let text = '';
@@ -58,7 +62,7 @@ function goBuild(tool: GoTool, dir: string, output: string, env: NodeJS.ProcessE
 /** The tool's binary, built into the cache when missing (minutes the first time). */
 export async function ensureGoTool(tool: GoTool, env: NodeJS.ProcessEnv = process.env, log: (line: string) => void = (line) => void process.stderr.write(`${line}\n`)): Promise<string> {
   const module = join(import.meta.dirname, 'tools', tool.folder);
-  const dir = join(cacheDir(env), 'bin', `${tool.name}-${await moduleHash(module)}`);
+  const dir = join(cacheDir(env), 'bin', `${tool.name}-${await moduleHash(module, tool.cgo === true)}`);
   const binary = join(dir, tool.name);
   if (await exists(binary)) return binary;
   log(`building ${tool.title} from Go modules into ${dir}; the first build takes minutes`);

@@ -5,6 +5,7 @@ import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router/dom';
 import { apiClient } from './api/client.ts';
 import { ApiProvider } from './api/context.tsx';
+import { discoverOidc } from './api/oidc.ts';
 import { configureQueries } from './api/queries.ts';
 import { Session } from './api/session.ts';
 import { applyTheme, storedTheme } from './app/theme.ts';
@@ -24,12 +25,15 @@ const queries = configureQueries(new QueryClient());
 const root = document.getElementById('root');
 if (root === null) throw new Error('index.html has no #root');
 
-createRoot(root).render(
-  <StrictMode>
-    <ApiProvider client={client} session={session}>
-      <QueryClientProvider client={queries}>
-        <RouterProvider router={createRouter()} />
-      </QueryClientProvider>
-    </ApiProvider>
-  </StrictMode>,
-);
+// Rendered after GET /auth/me: the first queries must carry the session cookie when there is one.
+void discoverOidc(session).finally(() => {
+  createRoot(root).render(
+    <StrictMode>
+      <ApiProvider client={client} session={session}>
+        <QueryClientProvider client={queries}>
+          <RouterProvider router={createRouter()} />
+        </QueryClientProvider>
+      </ApiProvider>
+    </StrictMode>,
+  );
+});

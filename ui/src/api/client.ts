@@ -22,9 +22,11 @@ export class ApiFailure extends Error {
 }
 
 export function apiClient(session: Session, baseUrl: string, fetch: typeof globalThis.fetch = globalThis.fetch): ApiClient {
-  // credentials 'omit': the Authorization header is ours to send, cookies are not used, and a
-  // 401's `WWW-Authenticate: Basic` then raises no browser login dialog over the sign-in form.
-  const client = createClient<paths>({ baseUrl, credentials: 'omit', headers: { Accept: 'application/json' }, fetch });
+  // credentials 'omit' unless the server offers OIDC sign-in (its session is an HttpOnly cookie):
+  // the Authorization header is ours to send, and a 401's `WWW-Authenticate: Basic` then raises
+  // no browser login dialog over the sign-in form.
+  const send = (request: Request): Promise<Response> => fetch(new Request(request, { credentials: session.usesCookies() ? 'same-origin' : 'omit' }));
+  const client = createClient<paths>({ baseUrl, headers: { Accept: 'application/json' }, fetch: send });
   client.use({
     onRequest({ request }) {
       // A request that names its own credentials (the sign-in form trying them) keeps them.

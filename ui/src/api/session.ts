@@ -7,8 +7,16 @@
 
 export type Credentials = { readonly kind: 'basic'; readonly username: string; readonly password: string } | { readonly kind: 'token'; readonly token: string };
 
+/** OpenID Connect sign-in, when the server offers it (GET /auth/me): the provider, and who is signed in with it. */
+export interface OidcState {
+  readonly provider: { readonly name: string; readonly login: string };
+  readonly user?: { readonly user: string; readonly groups: readonly string[] };
+}
+
 export interface SessionState {
   readonly credentials: Credentials | undefined;
+  /** Set once GET /auth/me said the server signs people in with OIDC. */
+  readonly oidc?: OidcState;
   /** The API answered 401: the credentials held (if any) are missing or wrong. */
   readonly signInRequired: boolean;
 }
@@ -64,13 +72,25 @@ export class Session {
 
   signOut(): void {
     this.storage.removeItem(KEY);
-    this.set({ credentials: undefined, signInRequired: false });
+    this.set({ credentials: undefined, signInRequired: false, ...(this.current.oidc === undefined ? {} : { oidc: { provider: this.current.oidc.provider } }) });
+  }
+
+  /** Whether requests carry the session cookie: only when the server offers OIDC (see client.ts). */
+  usesCookies(): boolean {
+    return this.current.oidc !== undefined;
+  }
+
+  /** What GET /auth/me answered: a signed-in user, or only the provider to sign in with. */
+  oidcFound(oidc: OidcState): void {
+    this.set({ ...this.current, oidc, ...(oidc.user === undefined ? {} : { signInRequired: false }) });
   }
 
   /** A 401 came back for a request that carried `sent` (the header at the time). */
   rejected(sent: string | undefined): void {
     // A request that left before a sign-in must not undo it.
     if (sent !== this.header() || this.current.signInRequired) return;
+    // An OIDC session that ended (signed out elsewhere, expired) is no longer who is signed in.
+    if (this.current.oidc?.user !== undefined && sent === undefined) this.current = { ...this.current, oidc: { provider: this.current.oidc.provider } };
     this.set({ ...this.current, signInRequired: true });
   }
 

@@ -10,6 +10,7 @@ import { useSession } from '../api/context.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { SECTIONS } from './nav.ts';
 import { SignIn } from './SignIn.tsx';
+import { oidcSignOut } from '../api/oidc.ts';
 import { ThemeToggle } from './ThemeToggle.tsx';
 
 function Brand(): ReactNode {
@@ -52,6 +53,20 @@ function Navigation({ onFollow }: { readonly onFollow: () => void }): ReactNode 
 function SessionControls(): ReactNode {
   const { session, state } = useSession();
   const queries = useQueryClient();
+  const oidcUser = state.oidc?.user;
+  if (oidcUser !== undefined && state.credentials === undefined) {
+    return (
+      <div className="session-user">
+        <span className="muted" data-testid="signed-in-user">
+          Signed in as {oidcUser.user}
+        </span>
+        <button type="button" className="button button-quiet" onClick={() => void oidcSignOut()} title={`Signed in as ${oidcUser.user}. Sign out`}>
+          <Icon name="signOut" />
+          <span>Sign out</span>
+        </button>
+      </div>
+    );
+  }
   if (state.credentials === undefined) return null;
   const who = state.credentials.kind === 'basic' ? state.credentials.username : 'token';
   // Whatever was read with the credentials goes with them: every query starts again, without.

@@ -7,6 +7,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode, type SubmitEvent } from 'react';
 import { ApiFailure, data } from '../api/client.ts';
 import { useApi, useSession } from '../api/context.tsx';
+import { loginUrl } from '../api/oidc.ts';
 import { authorization, type Credentials } from '../api/session.ts';
 
 type Kind = Credentials['kind'];
@@ -46,6 +47,14 @@ export function SignIn(): ReactNode {
     <section className="sign-in" aria-labelledby="sign-in-title">
       <form className="card sign-in-card" onSubmit={(event) => void submit(event)}>
         <h1 id="sign-in-title">Sign in</h1>
+        {state.oidc === undefined ? null : (
+          <p>
+            {/* A full navigation, not fetch: the provider's login page takes over the tab. */}
+            <a className="button button-primary" href={loginUrl(state.oidc.provider.login)}>
+              Sign in with {state.oidc.provider.name}
+            </a>
+          </p>
+        )}
         <p className="muted">This Kubedag API server asks for credentials. They are kept in this tab only.</p>
         <fieldset className="segmented">
           <legend className="visually-hidden">Sign in with</legend>
