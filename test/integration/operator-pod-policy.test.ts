@@ -6,14 +6,13 @@
  * namespace lowered to `restricted` refuses a root run while Kubedag's own Pods still run there.
  * A DAG names only the service accounts labelled kubedag.io/allow-runs=true.
  */
-import type { CoreV1Event } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDag } from '../../core/dag/index.ts';
 import { dagManifest } from '../../core/resources/dag.ts';
 import type { DagResource } from '../../core/resources/types.ts';
 import { startApi } from './api-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
-import { finishedRun, givenDag, startOperator, stepLog, stepStates, whenRun, type RunningOperator } from './operator-support.ts';
+import { finishedRun, givenDag, startOperator, stepLog, stepStates, warningOf, whenRun, type RunningOperator } from './operator-support.ts';
 
 const { core, kube } = clients();
 /** No label: the operator's default, baseline. */
@@ -33,16 +32,6 @@ steps: [{name: escape, command: "id -u; ls /host-etc > /dev/null && echo host-ok
 `;
 
 const label = (namespace: string, level: string): Promise<unknown> => core.patchNamespace({ name: namespace, body: [{ op: 'add', path: '/metadata/labels/kubedag.io~1pod-policy', value: level }] });
-
-async function warningOf(namespace: string, run: string, reason: string): Promise<CoreV1Event> {
-  let warning: CoreV1Event | undefined;
-  await waitFor(`the ${reason} Event of ${run}`, async () => {
-    const events = await core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${run}` });
-    warning = events.items.find((e) => e.reason === reason);
-    return warning !== undefined;
-  }, 60_000, 250);
-  return warning as CoreV1Event;
-}
 
 /** The DAG's status once the operator has looked at its current generation and `valid` is as wanted. */
 async function dagStatusOf(namespace: string, name: string, valid: boolean): Promise<NonNullable<DagResource['status']>> {

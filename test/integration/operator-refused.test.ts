@@ -6,12 +6,12 @@
  * says why in a Warning Event, and lets it finish once the quota is raised.
  */
 import { randomBytes } from 'node:crypto';
-import { AdmissionregistrationV1Api, type CoreV1Event } from '@kubernetes/client-node';
+import { AdmissionregistrationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiErrorMessage, statusCode } from '../../core/kube/errors.ts';
 import { pod } from '../builders/pod.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
-import { finishedRun, getRun, givenDag, startOperator, stepLog, stepStates, whenRun, type RunningOperator } from './operator-support.ts';
+import { finishedRun, getRun, givenDag, startOperator, stepLog, stepStates, warningOf, whenRun, type RunningOperator } from './operator-support.ts';
 
 const { kc, core } = clients();
 const admission = kc.makeApiClient(AdmissionregistrationV1Api);
@@ -67,16 +67,6 @@ async function givenDenyingPolicy(namespace: string): Promise<void> {
   await waitFor('the policy to deny Pods', denied, 30_000, 200).catch((error: unknown) => {
     throw new Error(`${String(error)}; last answer: ${String(last)}`);
   });
-}
-
-async function warningOf(namespace: string, run: string, reason: string): Promise<CoreV1Event> {
-  let warning: CoreV1Event | undefined;
-  await waitFor(`the ${reason} Event of ${run}`, async () => {
-    const events = await core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${run}` });
-    warning = events.items.find((e) => e.reason === reason);
-    return warning !== undefined;
-  }, 60_000, 250);
-  return warning as CoreV1Event;
 }
 
 beforeAll(async () => {

@@ -2,6 +2,7 @@
  * End-to-end support: an operator process per test file, scoped to the file's namespace, and
  * Given/When/Then helpers over DAG files and runs.
  */
+import type { CoreV1Event } from '@kubernetes/client-node';
 import { inject } from 'vitest';
 import { readLedger, type LedgerEntry } from '../../cluster/node-agent/ledger.ts';
 import { loadDag } from '../../core/dag/index.ts';
@@ -128,3 +129,13 @@ export function peakConcurrency(namespace: string, pods: (pod: string) => boolea
   return peak;
 }
 
+/** The Event of this reason on a run (a Warning the operator recorded), once it is there. */
+export async function warningOf(namespace: string, run: string, reason: string): Promise<CoreV1Event> {
+  let warning: CoreV1Event | undefined;
+  await waitFor(`the ${reason} Event of ${run}`, async () => {
+    const events = await clients().core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${run}` });
+    warning = events.items.find((e) => e.reason === reason);
+    return warning !== undefined;
+  }, 60_000, 250);
+  return warning as CoreV1Event;
+}
