@@ -85,6 +85,12 @@ describe('the API server on the local control plane', () => {
 
   it('accepts and round-trips Pod settings and the Dagu 2.x Kubernetes form, and refuses a bad quantity by its path', async () => {
     const spec = readFileSync(join(import.meta.dirname, '../fixtures/dags/k8s-feature-train.yaml'), 'utf8');
+    // The fixture asks for a hostPath volume and names two service accounts: an administrator's
+    // choices under the pod policy (docs/pod-policy.md), made here the documented way.
+    await core.patchNamespace({ name: ns, body: [{ op: 'add', path: '/metadata/labels/kubedag.io~1pod-policy', value: 'privileged' }] });
+    for (const name of ['ml-runner', 'model-publisher']) await core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name, labels: { 'kubedag.io/allow-runs': 'true' } } } });
+    // The API server reads the namespace's policy again within seconds.
+    await waitFor('the raised pod policy to be seen', async () => ((await api.call('POST', '/api/v2/dags/validate', { spec })).body as { valid?: boolean }).valid === true, 30_000, 250);
     expect((await api.call('POST', '/api/v2/dags', { name: 'feature-train', spec })).status).toBe(201);
     expect(((await api.call('GET', '/api/v2/dags/feature-train/spec')).body as { spec: string }).spec).toBe(spec);
     const bad = 'steps:\n  - {name: s, command: x, kubernetes: {resources: {limits: {memory: lots}}}}\n';
