@@ -37,6 +37,16 @@ async function storedRun(sources: RunSources, key: RunKey): Promise<DagRunResour
   return found.resource;
 }
 
+/** Several archived runs of the namespace served, whole and in one read, in the order asked, marked as storedRun marks one. */
+async function storedRuns(sources: RunSources, keys: readonly RunName[]): Promise<(DagRunResource | undefined)[]> {
+  const found = (await sources.history?.runs(sources.cache.namespace, keys)) ?? [];
+  return keys.map((_key, i) => {
+    const resource = found[i]?.resource;
+    if (resource !== undefined) fromStore.add(resource);
+    return resource;
+  });
+}
+
 /** The DAG's newest root run in the informer, from its run index (one pass per generation, kept). */
 export type LatestLive = (name: string) => DagRunResource | undefined;
 
@@ -145,11 +155,10 @@ export async function recentRoots(sources: RunSources, name: string, limit: numb
   // In one batch: `limit` is a page of a DAG's history (tens), and a read one at a time is a
   // round trip each to the store (or through the operator).
   const archived = picked.filter((run) => !isLive.has(run));
-  const read = await history.runs(
-    sources.cache.namespace,
+  const read = await storedRuns(
+    sources,
     archived.map((run) => ({ name, dagRunId: runIdentity(run).dagRunId })),
   );
-  const byRun = new Map(archived.map((run, i) => [run, read[i]?.resource]));
-  for (const resource of byRun.values()) if (resource !== undefined) fromStore.add(resource);
+  const byRun = new Map(archived.map((run, i) => [run, read[i]]));
   return picked.map((run) => (isLive.has(run) ? run : byRun.get(run))).filter((run): run is DagRunResource => run !== undefined);
 }

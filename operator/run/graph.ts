@@ -31,7 +31,7 @@ function mayBlock(node: RunNode): boolean {
  * Applies blocked verdicts until nothing changes, so that a failure cascades through every
  * transitive dependent in one pass. Returns the names of the steps it changed.
  */
-export function propagate(steps: readonly Step[], nodes: Map<string, RunNode>, now: string, byName: ReadonlyMap<string, Step> = new Map(steps.map((s) => [s.name, s]))): string[] {
+export function propagate(steps: readonly Step[], nodes: Map<string, RunNode>, now: string, byName: ReadonlyMap<string, Step>): string[] {
   const changed: string[] = [];
   // The common case, every step so far succeeded or still to come: one look at each record.
   let blocking = false;
