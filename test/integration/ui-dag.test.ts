@@ -208,9 +208,9 @@ describe('the DAG page elsewhere', () => {
     expect([runs, check]).toEqual([['/runs/checker/good', '/runs/checker/bad'], ['succeeded', 'failed']]);
     await screenshot(page, 'dag-history-dark');
     await page.getByRole('link', { name: 'Graph' }).click();
-    // The graph's link to the latest run; until the history grid has gone, its 'Run good, ...'
-    // link would match a bare 'good' too.
-    await page.getByRole('link', { name: 'checker good', exact: true }).waitFor();
+    // The graph's line on the latest run links to it; the history grid, until it has gone, has
+    // links named 'good' too, so the link is looked for in that line only.
+    await page.locator('p.latest-run').getByRole('link', { name: 'good', exact: true }).waitFor();
     await screenshot(page, 'dag-graph-dark');
   });
 
