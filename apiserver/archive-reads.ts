@@ -9,7 +9,7 @@
 import type { HistoryReader, HistorySummary, RunKey, RunName } from '../core/history/types.ts';
 import type { DagRunResource } from '../core/resources/types.ts';
 import { ApiError } from './errors.ts';
-import { historyFilter, summaryOrder, summaryResource, storedIsOlder } from './views/archived.ts';
+import { historyFilter, isStoredRow, summaryOrder, summaryResource, storedIsOlder, type ListedRun } from './views/archived.ts';
 import { listRuns, mergedRuns } from './views/run-listing.ts';
 import { newestFirst, type RunFilter } from './views/runs.ts';
 import { runIdentity } from './views/identity.ts';
@@ -124,7 +124,7 @@ function inInformer(cache: Cache): (summary: HistorySummary) => boolean {
  * pages. The first page is read before the answer starts, so a store that cannot be read is an
  * error answer of the contract's shape rather than a stream cut short.
  */
-export async function matchingRuns(sources: RunSources, filter: RunFilter): Promise<DagRunResource[] | AsyncIterable<DagRunResource>> {
+export async function matchingRuns(sources: RunSources, filter: RunFilter): Promise<DagRunResource[] | AsyncIterable<ListedRun>> {
   const local = listRuns(sources.cache.runIndex, filter);
   const { history } = sources;
   if (history === undefined) return local;
@@ -146,19 +146,18 @@ export async function recentRoots(sources: RunSources, name: string, limit: numb
   const { history } = sources;
   if (history === undefined) return live;
   const stored = await history.runsOf(sources.cache.namespace, name, limit);
-  const isLive = new Set(live);
-  const picked: DagRunResource[] = [];
+  const picked: ListedRun[] = [];
   for await (const run of mergedRuns(live, [stored], inInformer(sources.cache))) {
     if (picked.length === limit) break;
     picked.push(run);
   }
   // In one batch: `limit` is a page of a DAG's history (tens), and a read one at a time is a
   // round trip each to the store (or through the operator).
-  const archived = picked.filter((run) => !isLive.has(run));
+  const archived = picked.filter(isStoredRow);
   const read = await storedRuns(
     sources,
-    archived.map((run) => ({ name, dagRunId: runIdentity(run).dagRunId })),
+    archived.map((row) => ({ name, dagRunId: row.dagRunId })),
   );
-  const byRun = new Map(archived.map((run, i) => [run, read[i]]));
-  return picked.map((run) => (isLive.has(run) ? run : byRun.get(run))).filter((run): run is DagRunResource => run !== undefined);
+  const byRow = new Map(archived.map((row, i) => [row, read[i]]));
+  return picked.map((run) => (isStoredRow(run) ? byRow.get(run) : run)).filter((run): run is DagRunResource => run !== undefined);
 }

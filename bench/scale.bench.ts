@@ -11,7 +11,7 @@
  *   and BENCH_WINDOW_RUNS (default 500) more are left in etcd for the operator to archive
  *   (BENCH_ARCHIVE_AFTER, default 20s), timed.
  * Settings (environment): BENCH_STEPS (graph sizes, comma-separated, default 1000; 0 for none),
- * BENCH_CHAIN_STEPS (chain sizes, default BENCH_STEPS), BENCH_RUNS (retained runs, default 2000;
+ * BENCH_CHAIN_STEPS (chain sizes, default BENCH_STEPS), BENCH_HOLD_S (keep the stack up after the reads), BENCH_RUNS (retained runs, default 2000;
  * 0 for none), BENCH_DAGS (default one per 100 runs), BENCH_SINGLE_RUNS (baseline runs, default
  * 100; 0 for none), BENCH_DEADLINE_S (per big run, default 1800), BENCH_STALL_S (no status write
  * for this long: stuck; default 120), BENCH_REPEAT (GETs per read, default 20), BENCH_OUT (a
@@ -111,6 +111,17 @@ async function seedWithStore(source: DagRunResource): Promise<{ seeded: Seeded; 
   }
 }
 
+/**
+ * BENCH_HOLD_S: the stack kept up this long after the reads, its addresses printed, so that a
+ * profiler can be attached to the API server or the operator on the same history.
+ */
+async function hold(): Promise<void> {
+  const seconds = Number(process.env.BENCH_HOLD_S ?? 0);
+  if (seconds <= 0) return;
+  log(`holding ${String(seconds)} s: API ${api?.base ?? ''} (pid ${String(api?.process.pid)}), operator ${operator?.url ?? ''} (pid ${String(operator?.process.pid)})`);
+  await sleep(seconds * 1000);
+}
+
 async function history(): Promise<HistoryFigures> {
   // The real run the history is copied from.
   await kube.dags.create(namespace, dagManifest('hist-src', loadDag(HISTORY_DAG_YAML, { fileName: 'hist-src' }).documents, namespace));
@@ -134,6 +145,7 @@ async function history(): Promise<HistoryFigures> {
   const apiRestart = { readyMs: performance.now() - apiStarted, rss: await settledRss(api.process.pid) };
   log('timing the history reads');
   const reads = await historyReads(api.base, seeded, REPEAT);
+  await hold();
   return {
     store: HISTORY_STORE,
     ...(archived === undefined ? {} : { archived }),

@@ -14,6 +14,7 @@ import { ApiError } from '../errors.ts';
 import { SUB_RUN_SEGMENTS } from '../paths.ts';
 import { queryInteger, remoteNodeQuery, S } from '../schemas.ts';
 import { runIdentity } from '../views/identity.ts';
+import { HANDLER_RECORD_KEYS, statusRecords } from '../../core/resources/run-records.ts';
 
 const chunkQuery = {
   tail: Type.Optional(queryInteger({ minimum: 0 })),
@@ -29,7 +30,6 @@ const runLogParams = Type.Object(runPath);
 const stepLogParams = Type.Object({ ...runPath, stepName: Type.String() });
 const subRunLogParams = Type.Object({ ...runPath, subDAGRunId: Type.String() });
 const subStepLogParams = Type.Object({ ...runPath, subDAGRunId: Type.String(), stepName: Type.String() });
-const HANDLER_KEYS = ['onExit', 'onSuccess', 'onFailure', 'onCancel'] as const;
 
 const EMPTY: LogChunk = { content: '', lineCount: 0, totalLines: 0, hasMore: false, isEstimate: false };
 
@@ -46,7 +46,7 @@ function nodeEvents(node: RunNode): [string | undefined, string][] {
 export function runLogText(run: DagRunResource): string {
   const status = run.status ?? {};
   const id = runIdentity(run);
-  const nodes = [...(status.nodes ?? []), ...HANDLER_KEYS.flatMap((k) => status[k] ?? [])];
+  const nodes = statusRecords(status);
   const events: [string | undefined, string][] = [
     [status.queuedAt, `run ${id.dagRunId} of ${id.name} queued`],
     [status.startedAt, `run ${id.dagRunId} of ${id.name} started${suffix(' with params ', status.params)}`],
@@ -62,7 +62,7 @@ export function runLogText(run: DagRunResource): string {
 
 function stepNode(run: DagRunResource, step: string): RunNode | undefined {
   const status = run.status ?? {};
-  return (status.nodes ?? []).find((n) => n.name === step) ?? HANDLER_KEYS.map((k) => status[k]).find((n) => n !== undefined && (n.name === step || step === HANDLER_KEYS.find((k) => status[k] === n)));
+  return (status.nodes ?? []).find((n) => n.name === step) ?? HANDLER_RECORD_KEYS.map((k) => status[k]).find((n) => n !== undefined && (n.name === step || step === HANDLER_RECORD_KEYS.find((k) => status[k] === n)));
 }
 
 /** Only what a chunk is cut by: the query's other fields (remoteNode, stream) are not passed on. */

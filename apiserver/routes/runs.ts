@@ -27,6 +27,7 @@ import { summaryStream } from '../views/run-listing.ts';
 import { isArchived, matchingRuns } from '../archive-reads.ts';
 import { NameTaken } from '../restore.ts';
 import { runDetails, runStatusOf, runSummary } from '../views/runs.ts';
+import { HANDLER_RECORD_KEYS } from '../../core/resources/run-records.ts';
 
 const runParams = Type.Object({ name: Type.String(), dagRunId: Type.String() });
 const subParams = Type.Object({ name: Type.String(), dagRunId: Type.String(), subDAGRunId: Type.String() });
@@ -45,7 +46,6 @@ const retryBody = requestBody({ dagRunId: Type.Optional(NAMES.dagRunId), stepNam
 const rescheduleBody = requestBody({ dagRunId: Type.Optional(NAMES.dagRunId), dagName: Type.Optional(NAMES.dagName) }, {});
 const rescheduled = Type.Object({ dagRunId: Type.String(), queued: Type.Boolean() });
 
-const HANDLER_KEYS = ['onExit', 'onSuccess', 'onFailure', 'onCancel'] as const;
 
 const requester = (description: string) => Type.Union([Type.Object({ user: Type.String(), method: Type.String() }), Type.Null()], { description });
 /** Kubedag's own, beside the contract's run details (which may not grow): docs/audit.md. */
@@ -179,7 +179,7 @@ function loadSpec(spec: Record<string, unknown>, fileName: string, name?: string
 /** The step has a record (an archived run holds them all) or is a handler that ran. */
 function checkStepOf(run: DagRunResource, step: string): void {
   const current = run.status ?? {};
-  const known = (current.nodes ?? []).some((n) => n.name === step) || HANDLER_KEYS.some((k) => current[k]?.name === step);
+  const known = (current.nodes ?? []).some((n) => n.name === step) || HANDLER_RECORD_KEYS.some((k) => current[k]?.name === step);
   if (!known) throw new ApiError('not_found', `step "${step}" not found in run "${runIdentity(run).dagRunId}"`);
 }
 
@@ -196,7 +196,7 @@ async function setStepStatus(cluster: Cluster, at: StepPath, status: number, by:
   const found = await runAt(cluster, at);
   const r = await editable(cluster, at, found, by);
   const current = r.status ?? {};
-  const handlers = HANDLER_KEYS.filter((k) => current[k]?.name === step);
+  const handlers = HANDLER_RECORD_KEYS.filter((k) => current[k]?.name === step);
   // A sealed record is edited by giving the step a record in the status, which supersedes it.
   const recorded = (await cluster.records.expand(r)).status?.nodes?.find((n) => n.name === step);
   if (recorded === undefined && handlers.length === 0) throw new ApiError('not_found', `step "${step}" not found in run "${runIdentity(r).dagRunId}"`);

@@ -3,7 +3,7 @@ import type { HistorySummary } from '../../core/history/types.ts';
 import { summaryOf, archiveRecord } from '../../core/history/record.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { finished } from '../../test/builders/history-run.ts';
-import { historyFilter, latestFromStatus, summaryResource } from './archived.ts';
+import { historyFilter, isStoredRow, latestFromStatus, storedSummary, summaryResource } from './archived.ts';
 import { mergedRuns, summaryChunks } from './run-listing.ts';
 import { filterRuns, runSummary } from './runs.ts';
 
@@ -26,6 +26,17 @@ describe('a summary row as a DAGRun', () => {
   });
 });
 
+describe("a summary row's list item", () => {
+  it('is what the row as a DAGRun summarises to, for root and sub runs, with and without times, params and fractions of seconds', () => {
+    const root = finished('ns', 'etl', 'r1').at(T + 123).status(2).params('["A=1"]').build().run;
+    const sub = finished('ns', 'child', 'c1').at(T + 5).build().run;
+    const subRow: HistorySummary = { ...rowOf(sub, 'child'), root: { name: 'etl', dagRunId: 'r1' }, parent: { name: 'etl', dagRunId: 'r1' } };
+    const bare: HistorySummary = { ...rowOf(root, 'etl-renamed'), queuedAt: '', startedAt: '', finishedAt: '2026-11-01T00:00:07.999Z', params: '', statusLabel: '' };
+    for (const row of [rowOf(root, 'etl'), subRow, bare]) expect(storedSummary(row)).toEqual(runSummary(summaryResource(row)));
+    expect([storedSummary(subRow).rootDAGRunId, storedSummary(subRow).parentDAGRunName, storedSummary(bare).finishedAt]).toEqual(['r1', 'etl', '2026-11-01T00:00:07Z']);
+  });
+});
+
 describe('the API filter as the store filter', () => {
   it('turns seconds into ms at both ends and leaves out empty text', () => {
     expect(historyFilter('ns', { name: 'etl', exactName: true, status: 4, fromDate: 10, toDate: 20, dagRunId: '' })).toEqual({ namespace: 'ns', name: 'etl', exactName: true, status: 4, createdFrom: 10_000, createdTo: 20_000 });
@@ -41,8 +52,18 @@ describe('merging the informer with the store', () => {
     const rows = filterRuns([...stored, both], {}).map((r) => rowOf(r, 'etl'));
     const pages = [rows.slice(0, 2), rows.slice(2)];
     const merged = await collect(mergedRuns(filterRuns(live, {}), pages, (s) => s.dagRunId.startsWith('live')));
-    expect(merged.map((r) => r.spec.dagRunId)).toEqual(['old-7', 'live-6', 'old-5', 'live-4', 'old-3', 'live-2', 'old-1', 'live-0']);
-    expect(merged.find((r) => r.spec.dagRunId === 'live-6')).toBe(live[3]);
+    const idOf = (r: (typeof merged)[number]): string | undefined => (isStoredRow(r) ? r.dagRunId : r.spec.dagRunId);
+    expect(merged.map((r) => [idOf(r), isStoredRow(r) ? 'store' : 'informer'])).toEqual([
+      ['old-7', 'store'],
+      ['live-6', 'informer'],
+      ['old-5', 'store'],
+      ['live-4', 'informer'],
+      ['old-3', 'store'],
+      ['live-2', 'informer'],
+      ['old-1', 'store'],
+      ['live-0', 'informer'],
+    ]);
+    expect(merged.find((r) => idOf(r) === 'live-6')).toBe(live[3]);
   });
 });
 

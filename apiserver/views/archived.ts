@@ -7,9 +7,9 @@
 import type { HistoryFilter, HistorySummary } from '../../core/history/types.ts';
 import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import type { DagResource, DagRunResource } from '../../core/resources/types.ts';
-import { compareText, instant } from './format.ts';
+import { compareText, instant, iso, runLogPath } from './format.ts';
 import { runIdentity } from './identity.ts';
-import type { RunFilter } from './runs.ts';
+import type { RunFilter, RunSummary } from './runs.ts';
 
 const set = (key: string, value: string): Record<string, string> => (value === '' ? {} : { [key]: value });
 
@@ -38,6 +38,38 @@ export function summaryResource(summary: HistorySummary): DagRunResource {
       params: summary.params,
     },
   };
+}
+
+/**
+ * The list item of a summary row, straight from its fields: what runSummary(summaryResource(row))
+ * gives (a test holds them equal), without the DAGRun-shaped objects and their memo entries, which
+ * a day's listing of thousands of stored runs would make and drop again.
+ */
+export function storedSummary(summary: HistorySummary): RunSummary {
+  const { dagName, dagRunId, parent } = summary;
+  const root = parent === undefined ? { name: dagName, dagRunId } : summary.root;
+  return {
+    rootDAGRunName: root.name,
+    rootDAGRunId: root.dagRunId,
+    parentDAGRunName: parent?.name ?? '',
+    parentDAGRunId: parent?.dagRunId ?? '',
+    dagRunId,
+    name: dagName,
+    status: summary.status,
+    statusLabel: summary.statusLabel,
+    queuedAt: iso(summary.queuedAt),
+    startedAt: iso(summary.startedAt),
+    finishedAt: iso(summary.finishedAt),
+    log: runLogPath(dagName, dagRunId),
+    params: summary.params,
+  };
+}
+
+/** A run as a listing meets it: a DAGRun (the informer's, or read whole) or a store's summary row. */
+export type ListedRun = DagRunResource | HistorySummary;
+
+export function isStoredRow(run: ListedRun): run is HistorySummary {
+  return 'resourceName' in run;
 }
 
 /**

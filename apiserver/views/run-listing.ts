@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import type { HistorySummary } from '../../core/history/types.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import type { RunIndex } from '../run-index.ts';
-import { storedIsOlder, summaryOrder, summaryResource } from './archived.ts';
+import { isStoredRow, storedIsOlder, storedSummary, summaryOrder, type ListedRun } from './archived.ts';
 import { filterRuns, runSummary, type RunFilter } from './runs.ts';
 
 /** Bytes of JSON text gathered before they are handed to the connection. */
@@ -43,25 +43,28 @@ export function listRuns(index: RunIndex, filter: RunFilter): DagRunResource[] {
  * (a run put back for a retry, or archived a moment before its DAGRun goes), and it was
  * listed, or filtered out, on its own fields. Memory: the informer's list and one page.
  */
-export async function* mergedRuns(local: readonly DagRunResource[], stored: AsyncIterable<readonly HistorySummary[]> | Iterable<readonly HistorySummary[]>, inInformer: (summary: HistorySummary) => boolean): AsyncGenerator<DagRunResource> {
+export async function* mergedRuns(local: readonly DagRunResource[], stored: AsyncIterable<readonly HistorySummary[]> | Iterable<readonly HistorySummary[]>, inInformer: (summary: HistorySummary) => boolean): AsyncGenerator<ListedRun> {
   let next = 0;
   for await (const page of stored) {
     for (const summary of page) {
       if (inInformer(summary)) continue;
-      const order = summaryOrder(summary);
-      for (; next < local.length && storedIsOlder(local[next] as DagRunResource, order); next++) yield local[next] as DagRunResource;
-      yield summaryResource(summary);
+      if (next < local.length) {
+        // Only while informer runs are left to place: most of a long listing is the store's alone.
+        const order = summaryOrder(summary);
+        for (; next < local.length && storedIsOlder(local[next] as DagRunResource, order); next++) yield local[next] as DagRunResource;
+      }
+      yield summary;
     }
   }
   for (; next < local.length; next++) yield local[next] as DagRunResource;
 }
 
 /** `{"dagRuns":[...]}` as text chunks; each summary is serialised only when its turn comes. */
-export async function* summaryChunks(runs: Iterable<DagRunResource> | AsyncIterable<DagRunResource>): AsyncGenerator<string> {
+export async function* summaryChunks(runs: Iterable<ListedRun> | AsyncIterable<ListedRun>): AsyncGenerator<string> {
   let batch = '{"dagRuns":[';
   let first = true;
   for await (const run of runs) {
-    batch += `${first ? '' : ','}${JSON.stringify(runSummary(run))}`;
+    batch += `${first ? '' : ','}${JSON.stringify(isStoredRow(run) ? storedSummary(run) : runSummary(run))}`;
     first = false;
     if (batch.length >= BATCH_BYTES) {
       yield batch;
@@ -71,6 +74,6 @@ export async function* summaryChunks(runs: Iterable<DagRunResource> | AsyncItera
   yield `${batch}]}`;
 }
 
-export function summaryStream(runs: Iterable<DagRunResource> | AsyncIterable<DagRunResource>): Readable {
+export function summaryStream(runs: Iterable<ListedRun> | AsyncIterable<ListedRun>): Readable {
   return Readable.from(summaryChunks(runs), { objectMode: false });
 }

@@ -147,3 +147,17 @@ export function recordBytes(node: RunNode): number {
 function sameRecord(a: RunNode, b: RunNode): boolean {
   return isDeepStrictEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)));
 }
+
+/** The status fields that hold a handler's record, in the order the run log tells them. */
+export const HANDLER_RECORD_KEYS = ['onExit', 'onSuccess', 'onFailure', 'onCancel'] as const;
+
+/** Every step record a run's status holds: the steps', then the handlers'. */
+export function statusRecords(status: DagRunResource['status']): RunNode[] {
+  const s = status ?? {};
+  return [...(s.nodes ?? []), ...HANDLER_RECORD_KEYS.flatMap((k) => s[k] ?? [])];
+}
+
+/** Whether any record names a sub run: only then does a run's answer need its sub runs' rows. */
+export function namesSubRuns(status: DagRunResource['status']): boolean {
+  return statusRecords(status).some((n) => (n.subRuns?.length ?? 0) > 0 || (n.subRunsRepeated?.length ?? 0) > 0);
+}

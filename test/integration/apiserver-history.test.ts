@@ -224,8 +224,13 @@ describe('runs archived into the history store', () => {
       const run = await withSealedRecords(await kube.runs.get(ns, dagRunResourceName('hist', 'h2')));
       return run.status?.retriedStep === 'first' && run.status.finishedAt !== undefined && run.status.nodes?.find((n) => n.name === 'first')?.attempt === 1;
     }, 90_000, 200);
-    const details = (await get(first(), '/api/v2/dag-runs/hist/h2')) as { dagRunDetails: { statusLabel: string } };
-    expect(details.dagRunDetails.statusLabel).toBe('succeeded');
+    // The API answers from its informer, which may see the finished status a moment after etcd has it.
+    let label = '';
+    await waitFor('the API to see the retry end', async () => {
+      label = ((await get(first(), '/api/v2/dag-runs/hist/h2')) as { dagRunDetails: { statusLabel: string } }).dagRunDetails.statusLabel;
+      return label !== 'running';
+    }, 30_000, 200);
+    expect(label).toBe('succeeded');
   });
 
   it('puts a 3,000-step archived run back in segments, not one object, when a step of it is edited', async () => {
