@@ -114,9 +114,15 @@ export class Writer {
     await this.patchRun(run, { metadata: { annotations: { [ANNOTATIONS.dagName]: dagName, ...requestedBy(by) } } });
   }
 
-  /** A status edit, guarded by the resource version the edit was computed from. */
-  async replaceRunStatus(run: DagRunResource, status: DagRunStatus): Promise<void> {
+  /**
+   * A status edit, guarded by the resource version the edit was computed from, then who asked
+   * for it: the status subresource ignores metadata, so the annotation is a patch of its own,
+   * made after the edit (a process killed between the two leaves the previous requester named;
+   * the audit record of the request names this one).
+   */
+  async replaceRunStatus(run: DagRunResource, status: DagRunStatus, by: Requester): Promise<void> {
     await this.settle(this.cache.runs, await this.clients.runs.replaceStatus({ ...run, metadata: { ...run.metadata, namespace: this.namespace }, status }));
+    await this.patchRun(run, { metadata: { annotations: requestedBy(by) } });
   }
 
   private async patchRun(run: DagRunResource, patch: Record<string, unknown>): Promise<void> {

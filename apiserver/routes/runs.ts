@@ -209,7 +209,7 @@ async function setStepStatus(cluster: Cluster, at: StepPath, status: number, by:
     const node = current[key];
     if (node !== undefined) next[key] = edit(node);
   }
-  await cluster.writer.replaceRunStatus(r, next).catch(rethrowAs(isConflict, () => new ApiError('bad_request', 'the run changed meanwhile; read it and try again')));
+  await cluster.writer.replaceRunStatus(r, next, by).catch(rethrowAs(isConflict, () => new ApiError('bad_request', 'the run changed meanwhile; read it and try again')));
 }
 
 /** A step to retry must exist; other active runs must leave room under maxActiveRuns. */

@@ -28,7 +28,7 @@ const alice = basic('alice', 'alice-pw');
 const bob = basic('bob', 'bob-pw');
 const reader = { authorization: 'Bearer reader-token' };
 
-async function call(method: 'POST' | 'PUT' | 'GET' | 'DELETE', url: string, headers: Record<string, string>, payload?: object): Promise<{ status: number; body: Record<string, unknown> }> {
+async function call(method: 'POST' | 'PUT' | 'GET' | 'DELETE' | 'PATCH', url: string, headers: Record<string, string>, payload?: object): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await server.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload }) });
   return { status: res.statusCode, body: res.body === '' ? {} : res.json<Record<string, unknown>>() };
 }
@@ -102,5 +102,18 @@ describe('the audit trail and who asked, on the local control plane', () => {
     expect([stopped.spec.stop, stopped.metadata?.annotations?.[ANNOTATIONS.startedBy], stopped.metadata?.annotations?.[ANNOTATIONS.requestedBy]]).toEqual([true, 'alice (basic)', 'bob (basic)']);
     await audit.flush();
     expect(records().filter((r) => r.operation === 'POST /api/v2/dag-runs/{name}/{dagRunId}/stop' && r.outcome.status === 200)).toMatchObject([{ identity: { user: 'bob' }, target: { dagName: 'inline-audit', dagRunId } }]);
+  });
+
+  it('names who edited a step status on the run, beside the edit', async () => {
+    const started = await call('POST', '/api/v2/dag-runs', bob, { spec: 'steps:\n  - name: only\n    command: "false"\n', name: 'edit-audit' });
+    const dagRunId = String(started.body.dagRunId);
+    const name = dagRunResourceName('edit-audit', dagRunId);
+    // Ended by hand, as the operator would end it, with the step failed.
+    const created = await kube.runs.get(ns, name);
+    const at = new Date().toISOString();
+    await kube.runs.replaceStatus({ ...created, status: { status: 2, statusLabel: 'failed', startedAt: at, finishedAt: at, nodes: [{ name: 'only', status: 2, statusLabel: 'failed', startedAt: at, finishedAt: at }] } });
+    await expect.poll(async () => (await call('PATCH', `/api/v2/dag-runs/edit-audit/${dagRunId}/steps/only/status`, alice, { status: 4 })).status, { timeout: 10_000 }).toBe(200);
+    const edited = await kube.runs.get(ns, name);
+    expect([edited.status?.nodes?.[0]?.statusLabel, edited.metadata?.annotations?.[ANNOTATIONS.startedBy], edited.metadata?.annotations?.[ANNOTATIONS.requestedBy]]).toEqual(['succeeded', 'bob (basic)', 'alice (basic)']);
   });
 });
