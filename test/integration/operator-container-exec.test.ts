@@ -9,7 +9,7 @@ import { RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execServiceAccountName } from '../../core/resources/names.ts';
 import { pod } from '../builders/pod.ts';
-import { clients, createNamespace, deleteNamespace, kubectl, running, waitForPod } from './support.ts';
+import { clients, createNamespace, deleteNamespace, kubectl, running, waitFor, waitForPod } from './support.ts';
 import { finishedRun, givenDag, runningStep, startOperator, stepLog, stepStates, stopRun, whenRun, type RunningOperator } from './operator-support.ts';
 
 const { kc, core } = clients();
@@ -134,11 +134,13 @@ steps:
   - name: wait
     signalOnStop: ${signal}
     executor: {type: docker, config: {containerName: target}}
-    command: sh -c '${['INT', 'USR1', 'TERM'].map((s) => `trap "echo ${s} > ${marker}; exit 0" ${s}`).join('; ')}; while :; do sleep 0.1; done'
+    command: sh -c '${['INT', 'USR1', 'TERM'].map((s) => `trap "echo ${s} > ${marker}; exit 0" ${s}`).join('; ')}; echo ready > ${marker}.ready; while :; do sleep 0.1; done'
 `);
     await whenRun(ns, `${dag}-1`, dag);
     await runningStep(ns, `${dag}-1`, 'wait');
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Stopped only once the command in the target has its traps: a running step Pod says only
+    // that the exec began (on a loaded machine the shell came up after a fixed wait, untrapped).
+    await waitFor('the traps in the target', async () => (await inTarget(`${marker}.ready`)) === 'ready\n', 30_000, 250);
     await stopRun(ns, `${dag}-1`);
     const done = await finishedRun(ns, `${dag}-1`);
     expect([done.status?.statusLabel, await inTarget(marker)]).toEqual(['canceled', `${name}\n`]);
