@@ -111,6 +111,26 @@ async function seedWithStore(source: DagRunResource): Promise<{ seeded: Seeded; 
   }
 }
 
+let tornDown: Promise<void> | undefined;
+/** Everything the bench started, stopped once: at its end, or when it is interrupted (a held stack is). */
+function teardown(): Promise<void> {
+  tornDown ??= (async () => {
+    await api?.stop();
+    await operator?.stop();
+    await stopCluster(state);
+    await rm(dir, { recursive: true, force: true });
+    await rm(bundleDir, { recursive: true, force: true });
+    await rm(apiBundle, { force: true });
+  })();
+  return tornDown;
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping what the bench started`);
+    void teardown().finally(() => process.exit(130));
+  });
+}
+
 /**
  * BENCH_HOLD_S: the stack kept up this long after the reads, its addresses printed, so that a
  * profiler can be attached to the API server or the operator on the same history.
@@ -207,10 +227,5 @@ try {
   log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   process.exitCode = 1;
 } finally {
-  await api?.stop();
-  await operator?.stop();
-  await stopCluster(state);
-  await rm(dir, { recursive: true, force: true });
-  await rm(bundleDir, { recursive: true, force: true });
-  await rm(apiBundle, { force: true });
+  await teardown();
 }
