@@ -132,7 +132,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 /**
- * BENCH_HOLD_S: the stack kept up this long after the reads, its addresses printed, so that a
+ * BENCH_HOLD_S: the stack kept up this long after the figures, its addresses printed, so that a
  * profiler can be attached to the API server or the operator on the same history.
  */
 async function hold(): Promise<void> {
@@ -165,7 +165,6 @@ async function history(): Promise<HistoryFigures> {
   const apiRestart = { readyMs: performance.now() - apiStarted, rss: await settledRss(api.process.pid) };
   log('timing the history reads');
   const reads = await historyReads(api.base, seeded, REPEAT);
-  await hold();
   return {
     store: HISTORY_STORE,
     ...(archived === undefined ? {} : { archived }),
@@ -222,6 +221,7 @@ try {
   const figures = { machine, settings, idle, singleStepRunsPerMinute: singlePerMinute, bigRuns: big, history: hist };
   printFigures(figures);
   if (process.env.BENCH_OUT !== undefined) await writeFile(process.env.BENCH_OUT, `${JSON.stringify(figures, null, 2)}\n`);
+  await hold();
 } catch (error) {
   // Told before the cluster is torn down: what fails after that is a consequence.
   log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
