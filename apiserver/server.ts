@@ -47,7 +47,7 @@ export interface ServerOptions {
   readonly audit?: AuditLog;
 }
 
-function kubeConfig(path: string | undefined): KubeConfig {
+export function kubeConfig(path: string | undefined): KubeConfig {
   const kc = new KubeConfig();
   if (path === undefined) kc.loadFromDefault();
   else kc.loadFromFile(path);

@@ -2,14 +2,14 @@
  * Sign-in with an OpenID Connect provider through openid-client (v6): the authorization code
  * flow with PKCE, nonce and state; refresh when the tokens expire; RP-initiated logout. The
  * session lives in a sealed cookie (session.ts). Logout puts the session's id on a deny list
- * held in this process until the session would have ended; other replicas learn nothing of
- * it, so their copy of a logged-out cookie works until its tokens next expire and the refresh
- * fails or the sign-in ends (docs/decisions/2026-11-29-oidc.md says why that bound was chosen).
+ * until the session would have ended: in this process, and, when sign-outs are shared
+ * (signed-out.ts, a ConfigMap every replica watches), on every replica.
  */
 import { randomUUID } from 'node:crypto';
 import * as client from 'openid-client';
 import { claimValues } from './policy.ts';
 import { sealKey, sealSession, unseal, type Session } from './session.ts';
+import type { SignedOutSessions } from './signed-out.ts';
 import type { OidcConfig } from './settings.ts';
 
 /** What reading a request's session cookie gives. */
@@ -41,6 +41,8 @@ export class OidcProvider {
   private readonly now: () => number;
   /** Logged-out session ids and when they would have ended anyway (ms). */
   private readonly denied = new Map<string, number>();
+  /** Sign-outs every replica sees, when the server shares them; `failed` hears a sign-out that could not be shared. */
+  private shared: { readonly store: SignedOutSessions; readonly failed: (error: Error) => void } | undefined;
 
   private constructor(config: OidcConfig, configuration: client.Configuration, now: () => number) {
     this.config = config;
@@ -135,14 +137,25 @@ export class OidcProvider {
     }
   }
 
+  /** Shares this replica's sign-outs with the others, and theirs with it. */
+  shareSignOuts(store: SignedOutSessions, failed: (error: Error) => void): void {
+    this.shared = { store, failed };
+  }
+
   private isDenied(sid: string, now: number): boolean {
     for (const [id, until] of this.denied) if (until <= now) this.denied.delete(id);
-    return this.denied.has(sid);
+    return this.denied.has(sid) || this.shared?.store.has(sid, now) === true;
   }
 
   /** Ends the session here, and says where the browser goes to end it at the provider (when it offers that). */
-  logout(session: Session | undefined, returnTo: string): string {
-    if (session !== undefined) this.denied.set(session.sid, session.ends * 1000);
+  async logout(session: Session | undefined, returnTo: string): Promise<string> {
+    if (session !== undefined) {
+      this.denied.set(session.sid, session.ends * 1000);
+      // Held here whatever happens; the other replicas learn it once it is written.
+      await this.shared?.store.add(session.sid, session.ends * 1000).catch((error: unknown) => {
+        this.shared?.failed(error as Error);
+      });
+    }
     if (!this.endSessionSupported) return returnTo;
     return client
       .buildEndSessionUrl(this.client, {

@@ -74,7 +74,7 @@ export function registerOidcRoutes(app: FastifyInstance, provider: OidcProvider,
     if (!csrfAllowed(request.method, request.headers.origin, request.headers.referer, provider.origin)) return fail(reply, 'forbidden', `sign-out must come from ${provider.origin}`);
     const read = await provider.read(cookieOf(request, SESSION_COOKIE));
     setCookie(reply, provider, SESSION_COOKIE, undefined);
-    const redirect = provider.logout(read.outcome === 'valid' ? read.session : undefined, `${provider.origin}/`);
+    const redirect = await provider.logout(read.outcome === 'valid' ? read.session : undefined, `${provider.origin}/`);
     return reply.send({ redirect });
   });
 

@@ -29,6 +29,8 @@ export interface OidcConfig {
   readonly sessionTtlSeconds: number;
   /** What the sign-in page calls the provider. */
   readonly providerName: string;
+  /** The ConfigMap (in the API server's own namespace) through which replicas share sign-outs; unset: each replica alone. */
+  readonly signOutsConfigMap?: string;
 }
 
 const group = 'Authentication and remote nodes (variables only: they hold or name credentials)';
@@ -46,6 +48,7 @@ export const OIDC_SETTINGS = {
   oidcSessionKey: variable('KUBEDAG_AUTH_OIDC_SESSION_KEY', 'The key the session cookie is encrypted with (from a Secret; at least 32 characters; the same on every replica).'),
   oidcCookieSecure: variable('KUBEDAG_AUTH_OIDC_COOKIE_SECURE', 'false lets the session cookie travel over plain http (local development only).', { value: 'BOOL', defaultText: 'true' }),
   oidcSessionTtl: variable('KUBEDAG_AUTH_OIDC_SESSION_TTL', 'The longest a sign-in lasts, in seconds, however often its tokens are refreshed.', { value: 'SECONDS', defaultText: '28800' }),
+  oidcSignOuts: variable('KUBEDAG_AUTH_OIDC_SIGNOUTS_CONFIGMAP', "A ConfigMap in the API server's namespace (the operator's Lease namespace) through which replicas share sign-outs, so that a signed-out cookie stops working on every replica; unset, a sign-out holds on the replica that took it.", { value: 'NAME' }),
   oidcProviderName: variable('KUBEDAG_AUTH_OIDC_PROVIDER_NAME', 'What the sign-in page calls the provider ("Sign in with <name>").', { defaultText: 'the issuer host' }),
 };
 
@@ -119,5 +122,6 @@ export function parseOidcConfig(values: OidcValues, kubernetes: boolean): OidcCo
     secureCookie: secureCookie(values.oidcCookieSecure),
     sessionTtlSeconds: sessionTtl(values.oidcSessionTtl),
     providerName: values.oidcProviderName ?? new URL(issuer).host,
+    ...(values.oidcSignOuts === undefined || values.oidcSignOuts === '' ? {} : { signOutsConfigMap: values.oidcSignOuts }),
   };
 }
