@@ -1,0 +1,177 @@
+/**
+ * OpenID Connect sign-in in a headless Chromium (issue 24's proof): a real Dex (test/dex.ts)
+ * in front of an API server and the operator on the local control plane, the API server
+ * writing its audit trail to a file. A person signs in through Dex's own login page, sees who
+ * is signed in, starts a run that the group mapping allows and sees that the run names them,
+ * is refused what the mapping forbids with the reason shown, signs out, and the cookie the
+ * browser held is refused afterwards. Screenshots land in .dev/ui-screenshots/oidc-*.png.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { AuditRecord } from '../../apiserver/audit-record.ts';
+import { openAuditLog, type AuditLog } from '../../apiserver/audit.ts';
+import { authOptions, registerAuth } from '../../apiserver/auth.ts';
+import { parseApiConfig } from '../../apiserver/config.ts';
+import { OidcProvider } from '../../apiserver/oidc/provider.ts';
+import { startServer, type Server } from '../../apiserver/server.ts';
+import { uiBuilt } from '../../apiserver/ui.ts';
+import { freePort } from '../../cluster/processes.ts';
+import { DEX_PASSWORD, startDex, type Dex } from '../dex.ts';
+import { launchChromium, openPage, screenshot } from './browser-support.ts';
+import { startOperator, type RunningOperator } from './operator-support.ts';
+import { clients, createNamespace, deleteNamespace } from './support.ts';
+
+const { core } = clients();
+/** A static token for the test's own setup calls; the browser never has it. */
+const TOKEN = 'setup-token-for-the-ui-oidc-test';
+const ANN = { username: 'ann', email: 'ann@example.com', groups: ['kubedag-operators'] };
+const GREETER = 'description: Says hello\nsteps:\n  - name: hello\n    command: echo hello\n';
+
+let ns = '';
+let operator: RunningOperator | undefined;
+let dex: Dex | undefined;
+let server: Server | undefined;
+let audit: AuditLog;
+let browser: Browser | undefined;
+let base = '';
+const auditFile = join(mkdtempSync(join(tmpdir(), 'kubedag-ui-oidc-')), 'audit.log');
+
+const auditRecords = (): AuditRecord[] =>
+  readFileSync(auditFile, 'utf8').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as AuditRecord);
+
+beforeAll(async () => {
+  ns = await createNamespace(core, 'kd-ui-oidc');
+  operator = await startOperator(ns);
+  // The port is chosen first: Dex must know the redirect URL before the server listens.
+  const port = await freePort();
+  base = `http://127.0.0.1:${String(port)}`;
+  dex = await startDex({ users: [ANN], redirectUris: [`${base}/auth/oidc/callback`], postLogoutUris: [`${base}/`] });
+  const env = {
+    KUBEDAG_AUTH_MODE: 'oidc,bearer',
+    KUBEDAG_AUTH_TOKEN: TOKEN,
+    KUBEDAG_AUTH_OIDC_ISSUER: dex.issuer,
+    KUBEDAG_AUTH_OIDC_CLIENT_ID: dex.clientId,
+    KUBEDAG_AUTH_OIDC_CLIENT_SECRET: dex.clientSecret,
+    KUBEDAG_AUTH_OIDC_REDIRECT_URL: `${base}/auth/oidc/callback`,
+    KUBEDAG_AUTH_OIDC_SESSION_KEY: 'a-session-key-for-the-browser-test-0123456789',
+    KUBEDAG_AUTH_OIDC_COOKIE_SECURE: 'false',
+    KUBEDAG_AUTH_OIDC_PROVIDER_NAME: 'Dex',
+    // Operators may look and start runs, not change or delete DAGs.
+    KUBEDAG_AUTH_OIDC_PERMISSIONS: JSON.stringify({ 'kubedag-operators': ['read', 'run'] }),
+  };
+  const config = parseApiConfig([`--namespace=${ns}`, `--kubeconfig=${inject('cluster').kubeconfig}`, `--operator-url=${operator.url}`, `--lease-namespace=${ns}`, `--audit-log=file:${auditFile}`], env);
+  audit = openAuditLog(config.audit);
+  const provider = await OidcProvider.discover(config.auth.oidc ?? (undefined as never));
+  server = await startServer({ config, version: 'test', audit, plugins: [(app) => { registerAuth(app, authOptions(config.auth, undefined, provider)); }] });
+  if (!uiBuilt(join(import.meta.dirname, '../../dist/ui'))) throw new Error('dist/ui holds no built web UI: run `make ui` first');
+  await server.app.listen({ host: '127.0.0.1', port });
+  const created = await fetch(`${base}/api/v2/dags`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'greeter', spec: GREETER }) });
+  expect(created.status).toBe(201);
+  browser = await launchChromium();
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await dex?.stop();
+  await operator?.stop();
+  await deleteNamespace(core, ns);
+});
+
+/** The value of the session cookie the browser holds, if any. */
+async function sessionCookie(page: Page): Promise<string | undefined> {
+  const cookies = await page.context().cookies(base);
+  const value = cookies.find((c) => c.name === 'kubedag_session')?.value;
+  return value === '' ? undefined : value;
+}
+
+describe('signing in to the web UI with OpenID Connect (Dex)', () => {
+  let page: Page;
+  /** The session cookie as the browser held it while signed in. */
+  let signedInCookie: string | undefined;
+
+  beforeAll(async () => {
+    page = await openPage(browser ?? (undefined as never), { viewport: { width: 1280, height: 800 } });
+  });
+
+  it('offers the provider by name on the sign-in page when nobody is signed in', async () => {
+    await page.goto(`${base}/`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByRole('link', { name: 'Sign in with Dex' }).waitFor();
+    await screenshot(page, 'oidc-sign-in');
+  });
+
+  it("signs in on Dex's login page and lands on the dashboard", async () => {
+    await page.getByRole('link', { name: 'Sign in with Dex' }).click();
+    await page.waitForURL((url) => url.toString().startsWith(`${dex?.issuer ?? ''}/`));
+    await page.getByLabel('Email Address').fill(ANN.email);
+    await page.getByLabel('Password').fill(DEX_PASSWORD);
+    await screenshot(page, 'oidc-dex-login');
+    await page.getByRole('button', { name: 'Login' }).click();
+    await page.waitForURL(`${base}/`);
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    signedInCookie = await sessionCookie(page);
+    expect(signedInCookie).toBeDefined();
+  });
+
+  it('shows who is signed in, and a sign-out', async () => {
+    await page.getByTestId('signed-in-user').filter({ hasText: ANN.email }).waitFor();
+    expect(await page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true);
+    await screenshot(page, 'oidc-dashboard');
+  });
+
+  it('starts a run the group mapping allows, and the run page says who started it', async () => {
+    await page.goto(`${base}/dags/greeter`);
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Start greeter' });
+    await dialog.getByRole('textbox', { name: 'Run ID' }).fill('by-ann');
+    await dialog.getByRole('button', { name: 'Start' }).click();
+    await page.getByRole('status').filter({ hasText: 'Started run by-ann of greeter' }).waitFor();
+    await page.goto(`${base}/runs/greeter/by-ann`);
+    const startedBy = page.locator('.run-started-by');
+    await startedBy.waitFor();
+    expect(await startedBy.locator('dd').textContent()).toBe(`${ANN.email} (oidc)`);
+    await page.locator('h1 .status', { hasText: 'Succeeded' }).waitFor({ timeout: 90_000 });
+    await screenshot(page, 'oidc-run');
+  });
+
+  it('refuses a delete the mapping forbids, and says it was refused and why', async () => {
+    await page.goto(`${base}/dags/greeter/spec`);
+    await page.getByRole('button', { name: 'Delete' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete greeter?' });
+    await confirm.getByRole('button', { name: 'Delete' }).click();
+    const alert = confirm.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain(`${ANN.email} lacks the delete permission`);
+    await screenshot(page, 'oidc-refused-delete');
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    const still = await fetch(`${base}/api/v2/dags/greeter`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(still.status).toBe(200);
+  });
+
+  it('signs out: the UI is back at the sign-in page and the old cookie is refused', async () => {
+    await page.goto(`${base}/`);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    // Through Dex's end-session page (RP-initiated logout) and back home.
+    await page.getByRole('link', { name: 'Sign in with Dex' }).waitFor();
+    expect(page.url()).toBe(`${base}/`);
+    expect(await sessionCookie(page)).toBeUndefined();
+    await screenshot(page, 'oidc-signed-out');
+    const replayed = await fetch(`${base}/api/v2/dags`, { headers: { cookie: `kubedag_session=${signedInCookie ?? ''}` } });
+    expect(replayed.status).toBe(401);
+  });
+
+  it("records the session's writes in the audit log under the OIDC user", async () => {
+    await audit.flush();
+    const mine = auditRecords()
+      .filter((r) => r.identity.method === 'oidc')
+      .map((r) => [r.operation, r.identity.user, r.outcome.status, r.outcome.code ?? '']);
+    expect(mine).toEqual([
+      ['POST /api/v2/dags/{fileName}/start', ANN.email, 200, ''],
+      ['DELETE /api/v2/dags/{fileName}', ANN.email, 403, 'forbidden'],
+    ]);
+  });
+});
