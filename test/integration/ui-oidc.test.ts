@@ -3,8 +3,9 @@
  * in front of an API server and the operator on the local control plane, the API server
  * writing its audit trail to a file. A person signs in through Dex's own login page, sees who
  * is signed in, starts a run that the group mapping allows and sees that the run names them,
- * is refused what the mapping forbids with the reason shown, signs out, and the cookie the
- * browser held is refused afterwards. Screenshots land in .dev/ui-screenshots/oidc-*.png.
+ * is refused what the mapping forbids (a delete, a save) with the reason shown, signs out, and
+ * the cookie the browser held is refused afterwards. Screenshots land in
+ * .dev/ui-screenshots/oidc-*.png.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -81,6 +82,13 @@ afterAll(async () => {
   await deleteNamespace(core, ns);
 });
 
+/** A screenshot of the page in the dark theme (the UI follows the system's while its switch says Auto), then light again. */
+async function inDarkTheme(page: Page, name: string): Promise<void> {
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await screenshot(page, name);
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
 /** The value of the session cookie the browser holds, if any. */
 async function sessionCookie(page: Page): Promise<string | undefined> {
   const cookies = await page.context().cookies(base);
@@ -102,6 +110,7 @@ describe('signing in to the web UI with OpenID Connect (Dex)', () => {
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await page.getByRole('link', { name: 'Sign in with Dex' }).waitFor();
     await screenshot(page, 'oidc-sign-in');
+    await inDarkTheme(page, 'oidc-sign-in-dark');
   });
 
   it("signs in on Dex's login page and lands on the dashboard", async () => {
@@ -121,6 +130,7 @@ describe('signing in to the web UI with OpenID Connect (Dex)', () => {
     await page.getByTestId('signed-in-user').filter({ hasText: ANN.email }).waitFor();
     expect(await page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true);
     await screenshot(page, 'oidc-dashboard');
+    await inDarkTheme(page, 'oidc-dashboard-dark');
   });
 
   it('starts a run the group mapping allows, and the run page says who started it', async () => {
@@ -145,11 +155,25 @@ describe('signing in to the web UI with OpenID Connect (Dex)', () => {
     await confirm.getByRole('button', { name: 'Delete' }).click();
     const alert = confirm.getByRole('alert');
     await alert.waitFor();
-    expect(await alert.textContent()).toContain(`${ANN.email} lacks the delete permission`);
+    expect(await alert.textContent()).toBe(`Not allowed to delete: ${ANN.email} lacks the delete permission`);
     await screenshot(page, 'oidc-refused-delete');
     await confirm.getByRole('button', { name: 'Cancel' }).click();
     const still = await fetch(`${base}/api/v2/dags/greeter`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(still.status).toBe(200);
+  });
+
+  it('refuses saving an edited spec, which the mapping forbids, and says why', async () => {
+    // Typed as a paste would be, so the editor adds no indentation of its own.
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText(GREETER.replace('echo hello', 'echo changed'));
+    await page.getByRole('button', { name: 'Save' }).click();
+    const banner = page.getByRole('alert').filter({ hasText: 'Not allowed to save' });
+    await banner.waitFor();
+    expect(await banner.textContent()).toBe(`Not allowed to save: ${ANN.email} lacks the write permission`);
+    await screenshot(page, 'oidc-refused-save');
+    const stored = (await (await fetch(`${base}/api/v2/dags/greeter/spec`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { spec: string };
+    expect(stored.spec).toBe(GREETER);
   });
 
   it('signs out: the UI is back at the sign-in page and the old cookie is refused', async () => {
@@ -172,6 +196,7 @@ describe('signing in to the web UI with OpenID Connect (Dex)', () => {
     expect(mine).toEqual([
       ['POST /api/v2/dags/{fileName}/start', ANN.email, 200, ''],
       ['DELETE /api/v2/dags/{fileName}', ANN.email, 403, 'forbidden'],
+      ['PUT /api/v2/dags/{fileName}/spec', ANN.email, 403, 'forbidden'],
     ]);
   });
 });
