@@ -176,11 +176,31 @@ describe('signing in to the web UI with OpenID Connect (Dex)', () => {
     expect(stored.spec).toBe(GREETER);
   });
 
-  it('signs out: the UI is back at the sign-in page and the old cookie is refused', async () => {
+  it('signs in again without the password while Dex remembers the sign-in', async () => {
+    const again = await page.context().newPage();
+    const dexPages: string[] = [];
+    again.on('request', (request) => {
+      if (request.isNavigationRequest() && request.url().startsWith(`${dex?.issuer ?? ''}/auth/local/login`)) dexPages.push(request.url());
+    });
+    await again.goto(`${base}/auth/oidc/login`);
+    await again.waitForURL(`${base}/`);
+    await again.close();
+    expect(dexPages).toEqual([]);
+    // That sign-in set a new session cookie, the one the browser now holds.
+    signedInCookie = await sessionCookie(page);
+  });
+
+  it('signs out through Dex: the UI is back at the sign-in page and the old cookie is refused', async () => {
     await page.goto(`${base}/`);
+    const visited: string[] = [];
+    // Requests, not navigations: the pages between are redirects, which never commit.
+    page.on('request', (request) => {
+      if (request.isNavigationRequest()) visited.push(request.url());
+    });
     await page.getByRole('button', { name: 'Sign out' }).click();
-    // Through Dex's end-session page (RP-initiated logout) and back home.
     await page.getByRole('link', { name: 'Sign in with Dex' }).waitFor();
+    // RP-initiated logout: Dex's end-session endpoint, then home.
+    expect(visited.some((url) => url.startsWith(`${dex?.issuer ?? ''}/logout?`))).toBe(true);
     expect(page.url()).toBe(`${base}/`);
     expect(await sessionCookie(page)).toBeUndefined();
     await screenshot(page, 'oidc-signed-out');
@@ -188,15 +208,23 @@ describe('signing in to the web UI with OpenID Connect (Dex)', () => {
     expect(replayed.status).toBe(401);
   });
 
+  it("asks for the password again on signing back in, since Dex's session ended too", async () => {
+    await page.getByRole('link', { name: 'Sign in with Dex' }).click();
+    await page.getByRole('button', { name: 'Login' }).waitFor();
+    expect(page.url().startsWith(`${dex?.issuer ?? ''}/`)).toBe(true);
+  });
+
   it("records the session's writes in the audit log under the OIDC user", async () => {
     await audit.flush();
-    const mine = auditRecords()
+    const all = auditRecords();
+    const mine = all
       .filter((r) => r.identity.method === 'oidc')
-      .map((r) => [r.operation, r.identity.user, r.outcome.status, r.outcome.code ?? '']);
+      .map((r) => [r.operation, r.identity.user, r.identity.groups, r.outcome.status, r.outcome.code ?? '']);
     expect(mine).toEqual([
-      ['POST /api/v2/dags/{fileName}/start', ANN.email, 200, ''],
-      ['DELETE /api/v2/dags/{fileName}', ANN.email, 403, 'forbidden'],
-      ['PUT /api/v2/dags/{fileName}/spec', ANN.email, 403, 'forbidden'],
+      ['POST /api/v2/dags/{fileName}/start', ANN.email, ANN.groups, 200, ''],
+      ['DELETE /api/v2/dags/{fileName}', ANN.email, ANN.groups, 403, 'forbidden'],
+      ['PUT /api/v2/dags/{fileName}/spec', ANN.email, ANN.groups, 403, 'forbidden'],
+      ['POST /auth/logout', ANN.email, ANN.groups, 200, ''],
     ]);
   });
 });
