@@ -126,11 +126,18 @@ describe('signing in to the web UI with OpenID Connect (Dex)', () => {
     expect(signedInCookie).toBeDefined();
   });
 
-  it('shows who is signed in, and a sign-out', async () => {
+  it('shows who is signed in and a sign-out, on a phone inside the menu too', async () => {
     await page.getByTestId('signed-in-user').filter({ hasText: ANN.email }).waitFor();
     expect(await page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true);
     await screenshot(page, 'oidc-dashboard');
     await inDarkTheme(page, 'oidc-dashboard-dark');
+    // On a phone the sidebar is a drawer behind the menu button; the user is in it.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('button', { name: 'Open menu' }).click();
+    await page.getByTestId('signed-in-user').filter({ hasText: ANN.email }).waitFor();
+    await screenshot(page, 'oidc-menu-phone');
+    // Back to a laptop's width, where the drawer's open state has no effect.
+    await page.setViewportSize({ width: 1280, height: 800 });
   });
 
   it('starts a run the group mapping allows, and the run page says who started it', async () => {
