@@ -20,10 +20,15 @@ function credentialsFrom(kind: Kind, form: FormData): Credentials {
   return kind === 'token' ? { kind, token: text('token').trim() } : { kind, username: text('username'), password: text('password') };
 }
 
-/** The OpenID Connect provider's way in, first, and the token or password form below it as the other way. */
-function ProviderSignIn({ provider }: { readonly provider: OidcState['provider'] }): ReactNode {
+/** The OpenID Connect provider's way in, first (saying why when a sign-in just ended), and the token or password form below it as the other way. */
+function ProviderSignIn({ provider, ended }: { readonly provider: OidcState['provider']; readonly ended: boolean }): ReactNode {
   return (
     <>
+      {ended ? (
+        <p className="form-problem" role="alert">
+          Your sign-in with {provider.name} has ended: it expired, or you signed out elsewhere.
+        </p>
+      ) : null}
       {/* A full navigation, not fetch: the provider's login page takes over the tab. */}
       <a className="button button-primary sign-in-provider" href={loginUrl(provider.login)}>
         Sign in with {provider.name}
@@ -64,7 +69,7 @@ export function SignIn(): ReactNode {
     <section className="sign-in" aria-labelledby="sign-in-title">
       <form className="card sign-in-card" onSubmit={(event) => void submit(event)}>
         <h1 id="sign-in-title">Sign in</h1>
-        {oidc === undefined ? <p className="muted">This Kubedag API server asks for credentials. They are kept in this tab only.</p> : <ProviderSignIn provider={oidc.provider} />}
+        {oidc === undefined ? <p className="muted">This Kubedag API server asks for credentials. They are kept in this tab only.</p> : <ProviderSignIn provider={oidc.provider} ended={oidc.ended === true} />}
         <fieldset className="segmented">
           <legend className="visually-hidden">Sign in with</legend>
           <label>
@@ -79,7 +84,8 @@ export function SignIn(): ReactNode {
         {kind === 'token' ? (
           <label className="field">
             <span>Token</span>
-            <input name="token" type="password" autoComplete="off" required autoFocus />
+            {/* Focused at once only when it is the way in; with a provider, its button comes first. */}
+            <input name="token" type="password" autoComplete="off" required autoFocus={oidc === undefined} />
             <small className="muted">An API token, or a Kubernetes token (kubectl create token …).</small>
           </label>
         ) : (
