@@ -98,6 +98,8 @@ async function sessionCookie(page: Page): Promise<string | undefined> {
 
 describe('signing in to the web UI with OpenID Connect (Dex)', () => {
   let page: Page;
+  /** A second tab of the same browser, open while the first signs out. */
+  let otherTab: Page | undefined;
   /** The session cookie as the browser held it while signed in. */
   let signedInCookie: string | undefined;
 
@@ -198,6 +200,10 @@ describe('signing in to the web UI with OpenID Connect (Dex)', () => {
   });
 
   it('signs out through Dex: the UI is back at the sign-in page and the old cookie is refused', async () => {
+    // A second tab, signed in with the same cookie, for the next test.
+    otherTab = await page.context().newPage();
+    await otherTab.goto(`${base}/dags`);
+    await otherTab.getByRole('link', { name: 'greeter' }).waitFor();
     await page.goto(`${base}/`);
     const visited: string[] = [];
     // Requests, not navigations: the pages between are redirects, which never commit.
@@ -213,6 +219,15 @@ describe('signing in to the web UI with OpenID Connect (Dex)', () => {
     await screenshot(page, 'oidc-signed-out');
     const replayed = await fetch(`${base}/api/v2/dags`, { headers: { cookie: `kubedag_session=${signedInCookie ?? ''}` } });
     expect(replayed.status).toBe(401);
+  });
+
+  it('tells another tab that its sign-in ended, when it next asks the server', async () => {
+    const tab = otherTab as Page;
+    await tab.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Runs' }).click();
+    const ended = tab.getByRole('alert').filter({ hasText: 'Your sign-in with Dex has ended' });
+    await ended.waitFor();
+    expect(await tab.getByTestId('signed-in-user').count()).toBe(0);
+    await screenshot(tab, 'oidc-session-ended');
   });
 
   it("asks for the password again on signing back in, since Dex's session ended too", async () => {
