@@ -10,6 +10,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AuditRecord } from '../../apiserver/audit-record.ts';
@@ -89,6 +90,18 @@ async function inDarkTheme(page: Page, name: string): Promise<void> {
   await page.emulateMedia({ colorScheme: 'light' });
 }
 
+/** What axe-core finds serious or critical in the part of the page `selector` names, in the light and the dark theme. */
+async function accessibilityProblems(page: Page, selector: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    const { violations } = await new AxeBuilder({ page }).include(selector).analyze();
+    found.push(...violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((node) => `${colorScheme} ${v.id}: ${node.target.join(' ')}`)));
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  return found;
+}
+
 /** The value of the session cookie the browser holds, if any. */
 async function sessionCookie(page: Page): Promise<string | undefined> {
   const cookies = await page.context().cookies(base);
@@ -107,12 +120,13 @@ describe('signing in to the web UI with OpenID Connect (Dex)', () => {
     page = await openPage(browser ?? (undefined as never), { viewport: { width: 1280, height: 800 } });
   });
 
-  it('offers the provider by name on the sign-in page when nobody is signed in', async () => {
+  it('offers the provider by name on the sign-in page when nobody is signed in, with no serious accessibility problem in either theme', async () => {
     await page.goto(`${base}/`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await page.getByRole('link', { name: 'Sign in with Dex' }).waitFor();
     await screenshot(page, 'oidc-sign-in');
     await inDarkTheme(page, 'oidc-sign-in-dark');
+    expect(await accessibilityProblems(page, '.sign-in')).toEqual([]);
   });
 
   it("signs in on Dex's login page and lands on the dashboard", async () => {
@@ -128,11 +142,12 @@ describe('signing in to the web UI with OpenID Connect (Dex)', () => {
     expect(signedInCookie).toBeDefined();
   });
 
-  it('shows who is signed in and a sign-out, on a phone inside the menu too', async () => {
+  it('shows who is signed in and a sign-out, with no serious accessibility problem in either theme, and on a phone inside the menu', async () => {
     await page.getByTestId('signed-in-user').filter({ hasText: ANN.email }).waitFor();
     expect(await page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true);
     await screenshot(page, 'oidc-dashboard');
     await inDarkTheme(page, 'oidc-dashboard-dark');
+    expect(await accessibilityProblems(page, '.sidebar-foot')).toEqual([]);
     // On a phone the sidebar is a drawer behind the menu button; the user is in it.
     await page.setViewportSize({ width: 390, height: 844 });
     await page.getByRole('button', { name: 'Open menu' }).click();
