@@ -3,8 +3,9 @@
  * in front of an API server and the operator on the local control plane, the API server
  * writing its audit trail to a file. A person signs in through Dex's own login page, sees who
  * is signed in, starts a run that the group mapping allows and sees that the run names them,
- * is refused what the mapping forbids (a delete, a save) with the reason shown, signs out, and
- * the cookie the browser held is refused afterwards. Screenshots land in
+ * stays signed in on a replica that finds the provider's tokens expired (it refreshes them), is
+ * refused what the mapping forbids (a delete, a save) with the reason shown, signs out, and the
+ * cookie the browser held is refused afterwards. Screenshots land in
  * .dev/ui-screenshots/oidc-*.png.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -35,7 +36,7 @@ const GREETER = 'description: Says hello\nsteps:\n  - name: hello\n    command: 
 let ns = '';
 let operator: RunningOperator | undefined;
 let dex: Dex | undefined;
-let server: Server | undefined;
+const servers: Server[] = [];
 let audit: AuditLog;
 let browser: Browser | undefined;
 let base = '';
@@ -44,32 +45,44 @@ const auditFile = join(mkdtempSync(join(tmpdir(), 'kubedag-ui-oidc-')), 'audit.l
 const auditRecords = (): AuditRecord[] =>
   readFileSync(auditFile, 'utf8').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as AuditRecord);
 
-beforeAll(async () => {
-  ns = await createNamespace(core, 'kd-ui-oidc');
-  operator = await startOperator(ns);
-  // The port is chosen first: Dex must know the redirect URL before the server listens.
-  const port = await freePort();
-  base = `http://127.0.0.1:${String(port)}`;
-  dex = await startDex({ users: [ANN], redirectUris: [`${base}/auth/oidc/callback`], postLogoutUris: [`${base}/`] });
+/**
+ * An API server serving the UI on `port`, as main.ts starts one; `skewMs` moves its clock on
+ * (for a replica that sees the provider's tokens as expired), `auditLog` is its sink.
+ */
+async function startApiServer(port: number, skewMs: number, auditLog: string): Promise<{ server: Server; audit: AuditLog }> {
+  const origin = `http://127.0.0.1:${String(port)}`;
   const env = {
     KUBEDAG_AUTH_MODE: 'oidc,bearer',
     KUBEDAG_AUTH_TOKEN: TOKEN,
-    KUBEDAG_AUTH_OIDC_ISSUER: dex.issuer,
-    KUBEDAG_AUTH_OIDC_CLIENT_ID: dex.clientId,
-    KUBEDAG_AUTH_OIDC_CLIENT_SECRET: dex.clientSecret,
-    KUBEDAG_AUTH_OIDC_REDIRECT_URL: `${base}/auth/oidc/callback`,
+    KUBEDAG_AUTH_OIDC_ISSUER: dex?.issuer,
+    KUBEDAG_AUTH_OIDC_CLIENT_ID: dex?.clientId,
+    KUBEDAG_AUTH_OIDC_CLIENT_SECRET: dex?.clientSecret,
+    KUBEDAG_AUTH_OIDC_REDIRECT_URL: `${origin}/auth/oidc/callback`,
+    // The same key on every replica: each reads the others' cookies.
     KUBEDAG_AUTH_OIDC_SESSION_KEY: 'a-session-key-for-the-browser-test-0123456789',
     KUBEDAG_AUTH_OIDC_COOKIE_SECURE: 'false',
     KUBEDAG_AUTH_OIDC_PROVIDER_NAME: 'Dex',
     // Operators may look and start runs, not change or delete DAGs.
     KUBEDAG_AUTH_OIDC_PERMISSIONS: JSON.stringify({ 'kubedag-operators': ['read', 'run'] }),
   };
-  const config = parseApiConfig([`--namespace=${ns}`, `--kubeconfig=${inject('cluster').kubeconfig}`, `--operator-url=${operator.url}`, `--lease-namespace=${ns}`, `--audit-log=file:${auditFile}`], env);
-  audit = openAuditLog(config.audit);
-  const provider = await OidcProvider.discover(config.auth.oidc ?? (undefined as never));
-  server = await startServer({ config, version: 'test', audit, plugins: [(app) => { registerAuth(app, authOptions(config.auth, undefined, provider)); }] });
+  const config = parseApiConfig([`--namespace=${ns}`, `--kubeconfig=${inject('cluster').kubeconfig}`, `--operator-url=${operator?.url ?? ''}`, `--lease-namespace=${ns}`, `--audit-log=${auditLog}`], env);
+  const sink = openAuditLog(config.audit);
+  const provider = await OidcProvider.discover(config.auth.oidc ?? (undefined as never), { now: () => Date.now() + skewMs });
+  const started = await startServer({ config, version: 'test', audit: sink, plugins: [(app) => { registerAuth(app, authOptions(config.auth, undefined, provider)); }] });
+  servers.push(started);
+  await started.app.listen({ host: '127.0.0.1', port });
+  return { server: started, audit: sink };
+}
+
+beforeAll(async () => {
+  ns = await createNamespace(core, 'kd-ui-oidc');
+  operator = await startOperator(ns);
   if (!uiBuilt(join(import.meta.dirname, '../../dist/ui'))) throw new Error('dist/ui holds no built web UI: run `make ui` first');
-  await server.app.listen({ host: '127.0.0.1', port });
+  // The port is chosen first: Dex must know the redirect URL before the server listens.
+  const port = await freePort();
+  base = `http://127.0.0.1:${String(port)}`;
+  dex = await startDex({ users: [ANN], redirectUris: [`${base}/auth/oidc/callback`], postLogoutUris: [`${base}/`] });
+  ({ audit } = await startApiServer(port, 0, `file:${auditFile}`));
   const created = await fetch(`${base}/api/v2/dags`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'greeter', spec: GREETER }) });
   expect(created.status).toBe(201);
   browser = await launchChromium();
@@ -77,7 +90,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await server?.close();
+  for (const server of servers) await server.close();
   await dex?.stop();
   await operator?.stop();
   await deleteNamespace(core, ns);
@@ -170,6 +183,19 @@ describe('signing in to the web UI with OpenID Connect (Dex)', () => {
     expect(await startedBy.locator('dd').textContent()).toBe(`${ANN.email} (oidc)`);
     await page.locator('h1 .status', { hasText: 'Succeeded' }).waitFor({ timeout: 90_000 });
     await screenshot(page, 'oidc-run');
+  });
+
+  it("stays signed in past the provider's tokens: a replica that finds them expired refreshes them", async () => {
+    // A second replica whose clock runs 20 minutes ahead, past Dex's 10-minute tokens. Cookies
+    // are kept per host, not per port, so the browser sends it the same cookie.
+    const laterPort = await freePort();
+    await startApiServer(laterPort, 20 * 60_000, 'off');
+    const before = await sessionCookie(page);
+    await page.goto(`http://127.0.0.1:${String(laterPort)}/dags`);
+    await page.getByRole('link', { name: 'greeter' }).waitFor();
+    await page.getByTestId('signed-in-user').filter({ hasText: ANN.email }).waitFor();
+    const after = await sessionCookie(page);
+    expect([after === undefined, after === before]).toEqual([false, false]);
   });
 
   it('refuses a delete the mapping forbids, and says it was refused and why', async () => {
