@@ -43,7 +43,9 @@ export async function startDex(options: { users: readonly DexUser[]; redirectUri
     oauth2: { skipApprovalScreen: true },
     expiry: { idTokens: options.idTokenExpiry ?? '10m' },
     enablePasswordDB: true,
-    staticClients: [{ id: 'kubedag', secret: 'kubedag-test-secret', name: 'Kubedag', redirectURIs: options.redirectUris, postLogoutRedirectURIs: options.postLogoutUris }],
+    // Refresh tokens bound to Dex's session, as suits a web app: a sign-out at Dex ends them,
+    // so a replica that never saw the sign-out fails the next refresh of a copied cookie.
+    staticClients: [{ id: 'kubedag', secret: 'kubedag-test-secret', name: 'Kubedag', redirectURIs: options.redirectUris, postLogoutRedirectURIs: options.postLogoutUris, refreshTokenLifetime: 'session' }],
     staticPasswords: options.users.map((user, i) => ({ email: user.email, username: user.username, userID: `user-${String(i)}`, hash: PASSWORD_HASH, groups: user.groups })),
   };
   // JSON is YAML: Dex reads either.
