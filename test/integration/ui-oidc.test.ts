@@ -126,6 +126,8 @@ describe('signing in to the web UI with OpenID Connect (Dex)', () => {
   let page: Page;
   /** A second tab of the same browser, open while the first signs out. */
   let otherTab: Page | undefined;
+  /** The replica whose clock runs past the provider's token lifetime. */
+  let laterBase = '';
   /** The session cookie as the browser held it while signed in. */
   let signedInCookie: string | undefined;
 
@@ -190,8 +192,9 @@ describe('signing in to the web UI with OpenID Connect (Dex)', () => {
     // are kept per host, not per port, so the browser sends it the same cookie.
     const laterPort = await freePort();
     await startApiServer(laterPort, 20 * 60_000, 'off');
+    laterBase = `http://127.0.0.1:${String(laterPort)}`;
     const before = await sessionCookie(page);
-    await page.goto(`http://127.0.0.1:${String(laterPort)}/dags`);
+    await page.goto(`${laterBase}/dags`);
     await page.getByRole('link', { name: 'greeter' }).waitFor();
     await page.getByTestId('signed-in-user').filter({ hasText: ANN.email }).waitFor();
     const after = await sessionCookie(page);
@@ -240,7 +243,7 @@ describe('signing in to the web UI with OpenID Connect (Dex)', () => {
     signedInCookie = await sessionCookie(page);
   });
 
-  it('signs out through Dex: the UI is back at the sign-in page and the old cookie is refused', async () => {
+  it('signs out through Dex: the UI is back at the sign-in page and the old cookie is refused, by the other replica too', async () => {
     // A second tab, signed in with the same cookie, for the next test.
     otherTab = await page.context().newPage();
     await otherTab.goto(`${base}/dags`);
@@ -260,6 +263,10 @@ describe('signing in to the web UI with OpenID Connect (Dex)', () => {
     await screenshot(page, 'oidc-signed-out');
     const replayed = await fetch(`${base}/api/v2/dags`, { headers: { cookie: `kubedag_session=${signedInCookie ?? ''}` } });
     expect(replayed.status).toBe(401);
+    // The replica that did not answer the sign-out knows nothing of it, but finds the tokens
+    // expired, and Dex refuses the refresh: its session ended at the end-session endpoint.
+    const elsewhere = await fetch(`${laterBase}/api/v2/dags`, { headers: { cookie: `kubedag_session=${signedInCookie ?? ''}` } });
+    expect([elsewhere.status, ((await elsewhere.json()) as { message: string }).message]).toEqual([401, expect.stringMatching(/^the session could not be refreshed/)]);
   });
 
   it('tells another tab that its sign-in ended, when it next asks the server', async () => {
