@@ -151,7 +151,7 @@ describe('OIDC sign-in with Dex', () => {
     const out = await call(a, '/auth/logout', ann.session, { method: 'POST', headers: { origin: a } });
     expect(out.status).toBe(200);
     const { redirect } = (await out.json()) as { redirect: string };
-    // RP-initiated logout when Dex advertises an end_session_endpoint; this Dex commit does not by default, so home.
+    // RP-initiated logout when Dex advertises an end_session_endpoint (it does with its sessions on, test/dex.ts), else home.
     const discovery = (await (await fetch(`${dex.issuer}/.well-known/openid-configuration`)).json()) as { end_session_endpoint?: string };
     expect(redirect.startsWith(discovery.end_session_endpoint ?? `${a}/`)).toBe(true);
     expect((await call(a, '/api/v2/dags', ann.session)).status).toBe(401);
