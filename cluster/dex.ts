@@ -3,8 +3,8 @@
  * (cluster/tools/dex: go.mod and go.sum pin github.com/dexidp/dex; tools.go names cmd/dex) into
  * the per-user cache like the control plane (go-tool.ts). Dex publishes no Go module versions
  * after v2.13 (its tags lack the /v2 module path), so the pin is a commit's pseudo-version. Built
- * with cgo for its SQLite storage: its memory storage hangs for good after a refresh grant (a
- * lock taken twice in UpdateRefreshToken), which the refresh test needs.
+ * with cgo for its SQLite storage, which the tests use (test/dex.ts; its comment says why a
+ * refresh grant needs Dex's sessions on, with SQLite and memory storage alike).
  */
 import { ensureGoTool } from './go-tool.ts';
 

@@ -1,8 +1,9 @@
 /**
- * A real Dex (cluster/dex.ts builds it) on loopback for the sign-in tests: SQLite storage in a scratch folder,
- * static users with groups (Dex's static passwords carry `groups` since 2025), one static
- * client, the approval screen skipped. `signIn` walks its login form as a browser would,
- * without one, for the tests that only need a session cookie.
+ * A real Dex (cluster/dex.ts builds it) on loopback for the sign-in tests: SQLite storage in a
+ * scratch folder, static users with groups (Dex's static passwords carry `groups` since 2025),
+ * one static client, the approval screen skipped, Dex's sessions on (refresh, RP-initiated
+ * logout). `signIn` walks its login form as a browser would, without one, for the tests that
+ * only need a session cookie.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -36,18 +37,27 @@ export async function startDex(options: { users: readonly DexUser[]; redirectUri
   const dir = await mkdtemp(join(tmpdir(), 'kubedag-dex-'));
   const config = {
     issuer,
-    // SQLite, not memory: Dex's memory storage deadlocks on a refresh grant (cluster/dex.ts).
+    // SQLite: cluster/dex.ts builds Dex with cgo for it.
     storage: { type: 'sqlite3', config: { file: join(dir, 'dex.db') } },
     web: { http: `127.0.0.1:${String(port)}` },
     oauth2: { skipApprovalScreen: true },
     expiry: { idTokens: options.idTokenExpiry ?? '10m' },
     enablePasswordDB: true,
-    staticClients: [{ id: 'kubedag', secret: 'kubedag-test-secret', name: 'Kubedag', redirectURIs: options.redirectUris, postLogoutRedirectURIs: options.postLogoutUris }],
+    // Refresh tokens bound to Dex's session, as suits a web app: a sign-out at Dex ends them,
+    // so a replica that never saw the sign-out fails the next refresh of a copied cookie.
+    staticClients: [{ id: 'kubedag', secret: 'kubedag-test-secret', name: 'Kubedag', redirectURIs: options.redirectUris, postLogoutRedirectURIs: options.postLogoutUris, refreshTokenLifetime: 'session' }],
     staticPasswords: options.users.map((user, i) => ({ email: user.email, username: user.username, userID: `user-${String(i)}`, hash: PASSWORD_HASH, groups: user.groups })),
   };
   // JSON is YAML: Dex reads either.
   await writeFile(join(dir, 'config.yaml'), JSON.stringify(config));
-  const child: ChildProcess = spawn(binary, ['serve', join(dir, 'config.yaml')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Dex's sessions (a feature flag at this commit) for two reasons. Without them a refresh grant
+  // reads the user's offline session (server/grants/refresh.go, refreshConnectorData) inside
+  // the storage transaction that rotates the refresh token (server/tokens/refresh_store.go);
+  // SQLite's one connection, or the memory storage's lock, is then held by that transaction,
+  // and the grant never answers. With sessions Dex refreshes from the identity it cached at
+  // sign-in. They also give Dex an end_session_endpoint, so sign-out is RP-initiated.
+  const env = { ...process.env, DEX_SESSIONS_ENABLED: 'true' };
+  const child: ChildProcess = spawn(binary, ['serve', join(dir, 'config.yaml')], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));

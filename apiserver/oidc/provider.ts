@@ -12,6 +12,9 @@ import { sealKey, sealSession, unseal, type Session } from './session.ts';
 import type { SignedOutSessions } from './signed-out.ts';
 import type { OidcConfig } from './settings.ts';
 
+/** How long a refresh's outcome is given to requests that carry the cookie it replaced. */
+const REFRESH_REUSE_MS = 60_000;
+
 /** What reading a request's session cookie gives. */
 export type SessionRead =
   | { readonly outcome: 'none' }
@@ -43,6 +46,14 @@ export class OidcProvider {
   private readonly denied = new Map<string, number>();
   /** Sign-outs every replica sees, when the server shares them; `failed` hears a sign-out that could not be shared. */
   private shared: { readonly store: SignedOutSessions; readonly failed: (error: Error) => void } | undefined;
+  /**
+   * Refreshes under way or just made, by session id and refresh token, and until when (ms) an
+   * answer is reused. A page makes several requests at once with one expired cookie; the
+   * provider rotates the refresh token on first use (Dex refuses a second use as "claimed
+   * twice"), so each request refreshing on its own would sign the user out. Requests sent
+   * with the old cookie before the browser got the new one are given the same renewal.
+   */
+  private readonly refreshes = new Map<string, { readonly read: Promise<SessionRead>; until: number }>();
 
   private constructor(config: OidcConfig, configuration: client.Configuration, now: () => number) {
     this.config = config;
@@ -126,9 +137,29 @@ export class OidcProvider {
     if (this.isDenied(session.sid, now)) return { outcome: 'invalid', message: 'this session was signed out: sign in again' };
     if (session.tokensExpire > Math.floor(now / 1000)) return { outcome: 'valid', session };
     if (session.refreshToken === undefined) return { outcome: 'invalid', message: 'the session expired: sign in again' };
+    return this.refreshOnce(session, session.refreshToken, now);
+  }
+
+  /** One refresh per session and refresh token, shared by the requests that need it (see `refreshes`). */
+  private refreshOnce(session: Session, refreshToken: string, now: number): Promise<SessionRead> {
+    for (const [key, entry] of this.refreshes) if (entry.until <= now) this.refreshes.delete(key);
+    const key = `${session.sid}\0${refreshToken}`;
+    const known = this.refreshes.get(key);
+    if (known !== undefined) return known.read;
+    const entry = { read: this.refresh(session, refreshToken, now), until: Number.POSITIVE_INFINITY };
+    this.refreshes.set(key, entry);
+    // Kept a minute once settled: long enough for requests already on their way with the old cookie.
+    const settled = (): void => {
+      entry.until = this.now() + REFRESH_REUSE_MS;
+    };
+    void entry.read.then(settled, settled);
+    return entry.read;
+  }
+
+  private async refresh(session: Session, refreshToken: string, now: number): Promise<SessionRead> {
     try {
-      const tokens = await client.refreshTokenGrant(this.client, session.refreshToken);
-      const renewed = this.sessionFrom(tokens, { sid: session.sid, ends: session.ends, refreshToken: session.refreshToken }, now);
+      const tokens = await client.refreshTokenGrant(this.client, refreshToken);
+      const renewed = this.sessionFrom(tokens, { sid: session.sid, ends: session.ends, refreshToken }, now);
       const text = await this.sealed(renewed);
       if (text === undefined) return { outcome: 'invalid', message: 'the session no longer fits in a cookie: sign in again' };
       return { outcome: 'valid', session: renewed, renewed: text };

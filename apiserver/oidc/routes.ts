@@ -73,6 +73,8 @@ export function registerOidcRoutes(app: FastifyInstance, provider: OidcProvider,
   app.post('/auth/logout', { config }, async (request, reply) => {
     if (!csrfAllowed(request.method, request.headers.origin, request.headers.referer, provider.origin)) return fail(reply, 'forbidden', `sign-out must come from ${provider.origin}`);
     const read = await provider.read(cookieOf(request, SESSION_COOKIE));
+    // The route is public, so authentication named nobody; the audit record of a sign-out names who left.
+    if (read.outcome === 'valid') request.caller = { user: read.session.user, groups: read.session.groups, method: 'oidc' };
     setCookie(reply, provider, SESSION_COOKIE, undefined);
     const redirect = await provider.logout(read.outcome === 'valid' ? read.session : undefined, `${provider.origin}/`);
     return reply.send({ redirect });

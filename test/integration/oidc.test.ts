@@ -1,9 +1,10 @@
 /**
  * OpenID Connect sign-in against a real Dex (test/dex.ts) and real API servers on the test
  * cluster's kube-apiserver: the code flow through Dex's login form, permissions from Dex's
- * groups, a refresh at token expiry, a wrong state, tampered and expired cookies, sign-out, the
- * Origin check, tokens for scripts beside cookies, two replicas sharing one key, and mode
- * kubernetes asking SubjectAccessReview about the signed-in user and groups.
+ * groups, a refresh at token expiry (and the end of a session without a refresh token), a
+ * wrong state, tampered and expired cookies, sign-out, the Origin check, tokens for scripts
+ * beside cookies, two replicas sharing one key, and mode kubernetes asking
+ * SubjectAccessReview about the signed-in user and groups.
  */
 import { AuthenticationV1Api, AuthorizationV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -29,8 +30,8 @@ let dex: Dex;
 const servers: Server[] = [];
 const ports: number[] = [];
 
-/** An API server on `port` with OIDC (and `modes`), its clock moved `skewMs` ahead. */
-async function api(port: number, modes: string, skewMs = 0): Promise<{ server: Server; base: string }> {
+/** An API server on `port` with OIDC (and `modes`), its clock moved `skewMs` ahead; `more` adds or replaces variables. */
+async function api(port: number, modes: string, skewMs = 0, more: Record<string, string> = {}): Promise<{ server: Server; base: string }> {
   const env = {
     KUBEDAG_AUTH_MODE: modes,
     KUBEDAG_AUTH_TOKEN: TOKEN,
@@ -41,6 +42,7 @@ async function api(port: number, modes: string, skewMs = 0): Promise<{ server: S
     KUBEDAG_AUTH_OIDC_SESSION_KEY: KEY,
     KUBEDAG_AUTH_OIDC_COOKIE_SECURE: 'false',
     ...(modes.includes('kubernetes') ? {} : { KUBEDAG_AUTH_OIDC_PERMISSIONS: JSON.stringify({ 'kubedag-operators': ['read', 'run'], 'kubedag-viewers': ['read'] }) }),
+    ...more,
   };
   const config = parseApiConfig([`--namespace=${ns}`, `--kubeconfig=${inject('cluster').kubeconfig}`, `--lease-namespace=${ns}`], env);
   const provider = await OidcProvider.discover(config.auth.oidc ?? (undefined as never), { now: () => Date.now() + skewMs });
@@ -67,7 +69,7 @@ let b = '';
 
 beforeAll(async () => {
   ns = await createNamespace(core, 'oidc');
-  for (let i = 0; i < 5; i++) ports.push(await freePort());
+  for (let i = 0; i < 8; i++) ports.push(await freePort());
   const uris = ports.map((p) => `http://127.0.0.1:${String(p)}/auth/oidc/callback`);
   dex = await startDex({ users: USERS, redirectUris: uris, postLogoutUris: ports.map((p) => `http://127.0.0.1:${String(p)}/`) });
   a = (await api(ports[0] ?? 0, 'oidc,bearer')).base;
@@ -149,7 +151,7 @@ describe('OIDC sign-in with Dex', () => {
     const out = await call(a, '/auth/logout', ann.session, { method: 'POST', headers: { origin: a } });
     expect(out.status).toBe(200);
     const { redirect } = (await out.json()) as { redirect: string };
-    // RP-initiated logout when Dex advertises an end_session_endpoint; this Dex commit does not by default, so home.
+    // RP-initiated logout when Dex advertises an end_session_endpoint (it does with its sessions on, test/dex.ts), else home.
     const discovery = (await (await fetch(`${dex.issuer}/.well-known/openid-configuration`)).json()) as { end_session_endpoint?: string };
     expect(redirect.startsWith(discovery.end_session_endpoint ?? `${a}/`)).toBe(true);
     expect((await call(a, '/api/v2/dags', ann.session)).status).toBe(401);
@@ -177,16 +179,35 @@ describe('OIDC sign-in with Dex', () => {
     expect(expired.headers.getSetCookie().join()).toMatch(/kubedag_session=;/);
   });
 
-  // Skipped: the Dex commit pinned here never answers the refresh grant (openid-client gives up
-  // after 30 s, and Dex answers nothing more afterwards), with memory and SQLite storage alike.
-  // Kept so that a Dex pin that refreshes turns it on; the refresh path is otherwise untested.
-  it.skip('refreshes expired tokens with the refresh token', async () => {
+  it('refreshes expired tokens with the refresh token, once for requests made together', async () => {
     const ann = await signIn(a, 'ann@example.com');
-    // 20 minutes on: Dex's 10-minute tokens have expired; the refresh token renews them.
+    // 20 minutes on: Dex's 10-minute tokens have expired; the refresh token renews them. Three
+    // requests at once carry the same expired cookie, as a page's queries do; Dex takes each
+    // refresh token once, so they must share one refresh to all pass.
     const later = await api(ports[2] ?? 0, 'oidc,bearer', 20 * 60_000);
-    const renewed = await call(later.base, '/api/v2/dags', ann.session);
-    expect(renewed.status).toBe(200);
-    expect(renewed.headers.getSetCookie().join()).toMatch(/kubedag_session=[^;]+/);
+    const answers = await Promise.all([0, 1, 2].map(() => call(later.base, '/api/v2/dags', ann.session)));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
+    const renewed = answers.map((r) => /kubedag_session=([^;]+)/.exec(r.headers.getSetCookie().join())?.[1]);
+    expect(new Set(renewed).size).toBe(1);
+    // The renewed cookie holds fresh tokens: no refresh, so no new cookie.
+    const fresh = await call(later.base, '/api/v2/dags', renewed[0]);
+    expect([fresh.status, fresh.headers.getSetCookie()]).toEqual([200, []]);
+    // 40 minutes on, they have expired again: the refresh token Dex rotated to renews them.
+    const evenLater = await api(ports[6] ?? 0, 'oidc,bearer', 40 * 60_000);
+    const again = await call(evenLater.base, '/api/v2/dags', renewed[0]);
+    expect(again.status).toBe(200);
+    expect(again.headers.getSetCookie().join()).toMatch(/kubedag_session=[^;]+/);
   });
 
+  it('ends the session when its tokens expire and it has no refresh token', async () => {
+    // Without offline_access Dex issues no refresh token.
+    const noRefresh = await api(ports[5] ?? 0, 'oidc,bearer', 0, { KUBEDAG_AUTH_OIDC_SCOPES: 'openid profile email groups' });
+    const ann = await signIn(noRefresh.base, 'ann@example.com');
+    expect((await call(noRefresh.base, '/api/v2/dags', ann.session)).status).toBe(200);
+    const later = await api(ports[7] ?? 0, 'oidc,bearer', 20 * 60_000);
+    const expired = await call(later.base, '/api/v2/dags', ann.session);
+    expect(expired.status).toBe(401);
+    expect(((await expired.json()) as { message: string }).message).toBe('the session expired: sign in again');
+    expect(expired.headers.getSetCookie().join()).toMatch(/kubedag_session=;/);
+  });
 });

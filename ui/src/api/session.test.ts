@@ -31,6 +31,15 @@ describe('the browser session', () => {
     expect(session.snapshot().signInRequired).toBe(true);
   });
 
+  it('forgets the OIDC user on a 401 to the cookie and says the session ended, keeping the provider to sign in with', () => {
+    const session = new Session(memoryStorage());
+    const provider = { name: 'Dex', login: '/auth/oidc/login' };
+    session.oidcFound({ provider, user: { user: 'ann@example.com', groups: [] } });
+    session.rejected(undefined);
+    expect(session.snapshot()).toMatchObject({ signInRequired: true, oidc: { provider, ended: true } });
+    expect(session.snapshot().oidc?.user).toBeUndefined();
+  });
+
   it('ignores stored text it did not write', () => {
     const storage = memoryStorage();
     storage.items.set('kubedag.credentials', '{"kind":"cookie"}');

@@ -11,6 +11,8 @@ export type Credentials = { readonly kind: 'basic'; readonly username: string; r
 export interface OidcState {
   readonly provider: { readonly name: string; readonly login: string };
   readonly user?: { readonly user: string; readonly groups: readonly string[] };
+  /** Someone was signed in, and the server has since refused the session (it expired, or was signed out elsewhere). */
+  readonly ended?: boolean;
 }
 
 export interface SessionState {
@@ -90,7 +92,7 @@ export class Session {
     // A request that left before a sign-in must not undo it.
     if (sent !== this.header() || this.current.signInRequired) return;
     // An OIDC session that ended (signed out elsewhere, expired) is no longer who is signed in.
-    if (this.current.oidc?.user !== undefined && sent === undefined) this.current = { ...this.current, oidc: { provider: this.current.oidc.provider } };
+    if (this.current.oidc?.user !== undefined && sent === undefined) this.current = { ...this.current, oidc: { provider: this.current.oidc.provider, ended: true } };
     this.set({ ...this.current, signInRequired: true });
   }
 

@@ -50,35 +50,51 @@ function Navigation({ onFollow }: { readonly onFollow: () => void }): ReactNode 
   );
 }
 
+/** Who is signed in: the first letter as a badge, then the name, cut with an ellipsis when long (the title holds it all). */
+function SignedInAs({ who }: { readonly who: string }): ReactNode {
+  return (
+    <div className="session-user" data-testid="signed-in-user" title={`Signed in as ${who}`}>
+      <span className="session-avatar" aria-hidden="true">
+        {who.slice(0, 1).toUpperCase()}
+      </span>
+      <span className="session-who">
+        <span className="session-label">Signed in as</span>
+        <span className="session-name">{who}</span>
+      </span>
+    </div>
+  );
+}
+
 function SessionControls(): ReactNode {
   const { session, state } = useSession();
   const queries = useQueryClient();
   const oidcUser = state.oidc?.user;
   if (oidcUser !== undefined && state.credentials === undefined) {
     return (
-      <div className="session-user">
-        <span className="muted" data-testid="signed-in-user">
-          Signed in as {oidcUser.user}
-        </span>
-        <button type="button" className="button button-quiet" onClick={() => void oidcSignOut()} title={`Signed in as ${oidcUser.user}. Sign out`}>
+      <>
+        <SignedInAs who={oidcUser.user} />
+        <button type="button" className="button button-quiet" onClick={() => void oidcSignOut()}>
           <Icon name="signOut" />
           <span>Sign out</span>
         </button>
-      </div>
+      </>
     );
   }
   if (state.credentials === undefined) return null;
-  const who = state.credentials.kind === 'basic' ? state.credentials.username : 'token';
+  const who = state.credentials.kind === 'basic' ? state.credentials.username : 'an API token';
   // Whatever was read with the credentials goes with them: every query starts again, without.
   const signOut = (): void => {
     session.signOut();
     void queries.resetQueries();
   };
   return (
-    <button type="button" className="button button-quiet" onClick={signOut} title={`Signed in as ${who}. Sign out`}>
-      <Icon name="signOut" />
-      <span>Sign out</span>
-    </button>
+    <>
+      <SignedInAs who={who} />
+      <button type="button" className="button button-quiet" onClick={signOut}>
+        <Icon name="signOut" />
+        <span>Sign out</span>
+      </button>
+    </>
   );
 }
 

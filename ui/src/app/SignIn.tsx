@@ -8,7 +8,7 @@ import { useState, type ReactNode, type SubmitEvent } from 'react';
 import { ApiFailure, data } from '../api/client.ts';
 import { useApi, useSession } from '../api/context.tsx';
 import { loginUrl } from '../api/oidc.ts';
-import { authorization, type Credentials } from '../api/session.ts';
+import { authorization, type Credentials, type OidcState } from '../api/session.ts';
 
 type Kind = Credentials['kind'];
 
@@ -20,6 +20,27 @@ function credentialsFrom(kind: Kind, form: FormData): Credentials {
   return kind === 'token' ? { kind, token: text('token').trim() } : { kind, username: text('username'), password: text('password') };
 }
 
+/** The OpenID Connect provider's way in, first (saying why when a sign-in just ended), and the token or password form below it as the other way. */
+function ProviderSignIn({ provider, ended }: { readonly provider: OidcState['provider']; readonly ended: boolean }): ReactNode {
+  return (
+    <>
+      {ended ? (
+        <p className="form-problem" role="alert">
+          Your sign-in with {provider.name} has ended: it expired, or you signed out elsewhere.
+        </p>
+      ) : null}
+      {/* A full navigation, not fetch: the provider's login page takes over the tab. */}
+      <a className="button button-primary sign-in-provider" href={loginUrl(provider.login)}>
+        Sign in with {provider.name}
+      </a>
+      <p className="sign-in-or">
+        <span>or</span>
+      </p>
+      <p className="muted">With an API token, or a user and password, kept in this tab only.</p>
+    </>
+  );
+}
+
 export function SignIn(): ReactNode {
   const client = useApi();
   const { session, state } = useSession();
@@ -27,6 +48,7 @@ export function SignIn(): ReactNode {
   const [kind, setKind] = useState<Kind>(state.credentials?.kind ?? 'token');
   const [problem, setProblem] = useState<string | undefined>(state.credentials === undefined ? undefined : 'The credentials you signed in with are no longer accepted.');
   const [busy, setBusy] = useState(false);
+  const { oidc } = state;
 
   const submit = async (event: SubmitEvent<HTMLFormElement>): Promise<void> => {
     event.preventDefault();
@@ -47,15 +69,7 @@ export function SignIn(): ReactNode {
     <section className="sign-in" aria-labelledby="sign-in-title">
       <form className="card sign-in-card" onSubmit={(event) => void submit(event)}>
         <h1 id="sign-in-title">Sign in</h1>
-        {state.oidc === undefined ? null : (
-          <p>
-            {/* A full navigation, not fetch: the provider's login page takes over the tab. */}
-            <a className="button button-primary" href={loginUrl(state.oidc.provider.login)}>
-              Sign in with {state.oidc.provider.name}
-            </a>
-          </p>
-        )}
-        <p className="muted">This Kubedag API server asks for credentials. They are kept in this tab only.</p>
+        {oidc === undefined ? <p className="muted">This Kubedag API server asks for credentials. They are kept in this tab only.</p> : <ProviderSignIn provider={oidc.provider} ended={oidc.ended === true} />}
         <fieldset className="segmented">
           <legend className="visually-hidden">Sign in with</legend>
           <label>
@@ -70,7 +84,8 @@ export function SignIn(): ReactNode {
         {kind === 'token' ? (
           <label className="field">
             <span>Token</span>
-            <input name="token" type="password" autoComplete="off" required autoFocus />
+            {/* Focused at once only when it is the way in; with a provider, its button comes first. */}
+            <input name="token" type="password" autoComplete="off" required autoFocus={oidc === undefined} />
             <small className="muted">An API token, or a Kubernetes token (kubectl create token …).</small>
           </label>
         ) : (
@@ -90,7 +105,8 @@ export function SignIn(): ReactNode {
             {problem}
           </p>
         )}
-        <button type="submit" className="button button-primary" disabled={busy}>
+        {/* The provider's button is the way in when there is one; this one steps back. */}
+        <button type="submit" className={oidc === undefined ? 'button button-primary' : 'button'} disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>

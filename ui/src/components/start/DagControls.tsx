@@ -7,6 +7,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { useApi } from '../../api/context.tsx';
+import { actionFailure } from '../../api/failure.ts';
 import { dagActions, dagKeys } from '../../api/dag-queries.ts';
 import { links } from '../../lib/links.ts';
 import { Icon } from '../Icon.tsx';
@@ -55,7 +56,7 @@ export function StopAllButton({ fileName, dag, compact = false, running }: Contr
       if (errors.length === 0) setOpen(false);
     },
   });
-  const problems = stop.isError ? stop.error.message : stop.data !== undefined && stop.data.length > 0 ? stop.data.join('; ') : undefined;
+  const problems = stop.isError ? actionFailure('stop', stop.error) : stop.data !== undefined && stop.data.length > 0 ? stop.data.join('; ') : undefined;
   const label = running ? `Stop the running runs of ${dag.name}` : `${dag.name} has no running run to stop`;
   return (
     <>
@@ -82,7 +83,7 @@ export function SuspendSwitch({ fileName, dag, suspended, compact = false }: Con
   });
   // Shows the requested state while the request is out, so the switch answers at once.
   const shown = toggle.isPending ? toggle.variables : suspended;
-  const title = toggle.isError ? `Could not change: ${toggle.error.message}` : shown ? 'Suspended: the scheduler starts no runs of this DAG' : 'Scheduled: the scheduler starts runs of this DAG on its schedule';
+  const title = toggle.isError ? actionFailure('change', toggle.error) : shown ? 'Suspended: the scheduler starts no runs of this DAG' : 'Scheduled: the scheduler starts runs of this DAG on its schedule';
   return (
     <button
       type="button"

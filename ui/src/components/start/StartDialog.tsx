@@ -6,6 +6,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type ReactNode } from 'react';
 import { useApi } from '../../api/context.tsx';
+import { actionFailure } from '../../api/failure.ts';
 import { dagActions, dagKeys } from '../../api/dag-queries.ts';
 import { DialogActions, ModalDialog } from '../ModalDialog.tsx';
 import { fieldLabel, paramFields, paramsString, type ParamField } from './params.ts';
@@ -130,7 +131,7 @@ export function StartDialog({ fileName, dag, onClose, onStarted }: StartDialogPr
         </label>
         {start.isError ? (
           <p className="form-problem" role="alert">
-            Could not {enqueue ? 'enqueue' : 'start'}: {start.error.message}
+            {actionFailure(enqueue ? 'enqueue' : 'start', start.error)}
           </p>
         ) : null}
         <DialogActions>

@@ -3,6 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type ReactNode } from 'react';
 import { useApi } from '../../api/context.tsx';
 import { dagActions, dagKeys } from '../../api/dag-queries.ts';
+import { actionFailure } from '../../api/failure.ts';
 import { ConfirmDialog, DialogActions, ModalDialog } from '../../components/ModalDialog.tsx';
 
 /** The contract's fileName pattern and the DAG name limit, checked before asking. */
@@ -45,7 +46,7 @@ export function RenameDialog({ fileName, onClose, onRenamed }: { readonly fileNa
           </small>
         </label>
         {touched && problem !== undefined ? <p className="form-problem" role="alert">{problem}</p> : null}
-        {rename.isError ? <p className="form-problem" role="alert">Could not rename: {rename.error.message}</p> : null}
+        {rename.isError ? <p className="form-problem" role="alert">{actionFailure('rename', rename.error)}</p> : null}
         <DialogActions>
           <button type="button" className="button" onClick={onClose}>
             Cancel
@@ -71,7 +72,7 @@ export function DeleteDialog({ fileName, onClose, onDeleted }: { readonly fileNa
     },
   });
   return (
-    <ConfirmDialog title={`Delete ${fileName}?`} confirm="Delete" danger busy={remove.isPending} error={remove.isError ? `Could not delete: ${remove.error.message}` : undefined} onConfirm={() => { remove.mutate(); }} onClose={onClose}>
+    <ConfirmDialog title={`Delete ${fileName}?`} confirm="Delete" danger busy={remove.isPending} error={remove.isError ? actionFailure('delete', remove.error) : undefined} onConfirm={() => { remove.mutate(); }} onClose={onClose}>
       <p>The DAG file is deleted and nothing more is scheduled from it. This cannot be undone.</p>
     </ConfirmDialog>
   );

@@ -11,6 +11,7 @@ import type { EditorView } from 'codemirror';
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useBlocker, useNavigate } from 'react-router';
 import { useApi } from '../../api/context.tsx';
+import { actionFailure } from '../../api/failure.ts';
 import { dagActions, dagKeys, dagSpecQuery } from '../../api/dag-queries.ts';
 import { Icon } from '../../components/Icon.tsx';
 import { ConfirmDialog } from '../../components/ModalDialog.tsx';
@@ -179,7 +180,7 @@ function Editing({ fileName, stored }: { readonly fileName: string; readonly sto
         onRename={() => { setDialog('rename'); }}
         onDelete={() => { setDialog('delete'); }}
       />
-      {save.isError ? <p className="banner banner-failure" role="alert">Could not save: {save.error.message}</p> : null}
+      {save.isError ? <p className="banner banner-failure" role="alert">{actionFailure('save', save.error)}</p> : null}
       {rejected === undefined ? null : (
         <p className="banner banner-failure" role="alert">
           Not saved: the server found {rejected.length === 1 ? 'a problem' : `${String(rejected.length)} problems`}, listed below the editor.

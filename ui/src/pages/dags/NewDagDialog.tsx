@@ -6,6 +6,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type ReactNode } from 'react';
 import { useNavigate } from 'react-router';
 import { useApi } from '../../api/context.tsx';
+import { actionFailure } from '../../api/failure.ts';
 import { dagActions, dagKeys } from '../../api/dag-queries.ts';
 import { DialogActions, ModalDialog } from '../../components/ModalDialog.tsx';
 import { links } from '../../lib/links.ts';
@@ -49,7 +50,7 @@ export function NewDagDialog({ onClose }: { readonly onClose: () => void }): Rea
           </small>
         </label>
         {touched && problem !== undefined ? <p className="form-problem" role="alert">{problem}</p> : null}
-        {create.isError ? <p className="form-problem" role="alert">Could not create it: {create.error.message}</p> : null}
+        {create.isError ? <p className="form-problem" role="alert">{actionFailure('create it', create.error)}</p> : null}
         <DialogActions>
           <button type="button" className="button" onClick={onClose}>
             Cancel

@@ -5,6 +5,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { useApi } from '../../api/context.tsx';
+import { actionFailure } from '../../api/failure.ts';
 import { dequeue, type QueuedRun } from './queries.ts';
 
 export function DequeueButton({ run }: { readonly run: QueuedRun }): ReactNode {
@@ -37,7 +38,7 @@ export function DequeueButton({ run }: { readonly run: QueuedRun }): ReactNode {
       </button>
       {action.isError ? (
         <span className="confirm-problem" role="alert">
-          Could not dequeue: {action.error.message}
+          {actionFailure('dequeue', action.error)}
         </span>
       ) : null}
     </div>
