@@ -1,7 +1,7 @@
 /** The Kubedag API server: `node apiserver/main.ts [flags]` (`--help`, or API_SETTINGS and AUTH_SETTINGS in config.ts, list flags and KUBEDAG_* variables). */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AuthenticationV1Api, AuthorizationV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { AuthenticationV1Api, AuthorizationV1Api } from '@kubernetes/client-node';
 import { createLogger, errorMessage } from '../core/log.ts';
 import { renderHelp } from '../core/settings-help.ts';
 import { helpWanted, settingLabel } from '../core/settings.ts';
@@ -9,7 +9,7 @@ import { exitWith, startFailure } from '../core/start-failure.ts';
 import { openAuditLog } from './audit.ts';
 import { authOptions, registerAuth } from './auth.ts';
 import { OidcProvider } from './oidc/provider.ts';
-import { SignedOutSessions } from './oidc/signed-out.ts';
+import { shareSignOuts, type SignedOutSessions } from './oidc/signed-out.ts';
 import { API_HELP, API_SETTINGS, parseApiConfig, type ApiConfig } from './config.ts';
 import { API_PREFIX } from './paths.ts';
 import { registerRemoteNodes } from './remote.ts';
@@ -68,18 +68,12 @@ async function start(): Promise<Server> {
   return started;
 }
 
-/** Sign-outs shared with the other replicas, listed before the server answers: none is missed at start. */
+/** Sign-outs shared with the other replicas, in the namespace of the operator's Lease (the API server's own). */
 async function sharedSignOuts(oidc: OidcProvider | undefined): Promise<SignedOutSessions | undefined> {
-  const name = oidc?.config.signOutsConfigMap;
-  if (oidc === undefined || name === undefined) return undefined;
+  if (oidc === undefined) return undefined;
   const kc = kubeConfig(config.kubeconfig);
   const namespace = config.leaseNamespace ?? config.namespace ?? kc.getContextObject(kc.getCurrentContext())?.namespace ?? 'default';
-  const store = new SignedOutSessions({ kc, core: kc.makeApiClient(CoreV1Api), namespace, name, logger });
-  await store.start();
-  oidc.shareSignOuts(store, (error) => {
-    logger.error({ err: error }, `a sign-out could not be shared with the other replicas (ConfigMap ${namespace}/${name}): ${error.message}; it holds on this replica`);
-  });
-  return store;
+  return shareSignOuts(oidc, kc, namespace, logger);
 }
 const server = await start().catch((error: unknown) => exitWith(logger, `cannot start: ${startFailure(error, listen)}`));
 // Port 0 asks for any free port: say the one that was given.

@@ -8,10 +8,11 @@
  * MAX_SIGNED_OUT ids (about 60 bytes each, far inside the 1 MiB object limit). The ids are
  * random and open nothing by themselves: a ConfigMap, not a Secret.
  */
-import type { CoreV1Api, KubeConfig, V1ConfigMap } from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
 import { isAlreadyExists, isConflict, isNotFound } from '../../core/kube/errors.ts';
 import { Informer, informerLog } from '../../core/kube/informer.ts';
 import type { Logger } from '../../core/log.ts';
+import type { OidcProvider } from './provider.ts';
 
 /** Most sign-outs kept at once: beyond it a sign-out holds on the replica that took it only. */
 export const MAX_SIGNED_OUT = 10_000;
@@ -93,4 +94,20 @@ export class SignedOutSessions {
       }
     }
   }
+}
+
+/**
+ * The provider's sign-outs shared through the ConfigMap its settings name (none named: each
+ * replica alone), listed before this returns so that no sign-out is missed once the server
+ * answers. The caller stops the returned store when the server closes.
+ */
+export async function shareSignOuts(provider: OidcProvider, kc: KubeConfig, namespace: string, logger: SignedOutOptions['logger']): Promise<SignedOutSessions | undefined> {
+  const name = provider.config.signOutsConfigMap;
+  if (name === undefined) return undefined;
+  const store = new SignedOutSessions({ kc, core: kc.makeApiClient(CoreV1Api), namespace, name, logger });
+  await store.start();
+  provider.shareSignOuts(store, (error) => {
+    logger.error({ err: error }, `a sign-out could not be shared with the other replicas (ConfigMap ${namespace}/${name}): ${error.message}; it holds on this replica`);
+  });
+  return store;
 }

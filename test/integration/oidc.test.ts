@@ -12,6 +12,8 @@ import { freePort } from '../../cluster/processes.ts';
 import { authOptions, registerAuth } from '../../apiserver/auth.ts';
 import { parseApiConfig } from '../../apiserver/config.ts';
 import { OidcProvider } from '../../apiserver/oidc/provider.ts';
+import { shareSignOuts } from '../../apiserver/oidc/signed-out.ts';
+import { silentLogger } from '../../core/log.ts';
 import { startServer, type Server } from '../../apiserver/server.ts';
 import { startDex, signIn, type Dex } from '../dex.ts';
 import { clients, createNamespace, deleteNamespace } from './support.ts';
@@ -57,6 +59,9 @@ async function api(port: number, modes: string, skewMs = 0, more: Record<string,
     ],
   });
   servers.push(server);
+  // As main.ts does: sign-outs shared through the ConfigMap the settings name, if any.
+  const signOuts = await shareSignOuts(provider, kc, ns, silentLogger);
+  if (signOuts !== undefined) server.app.addHook('onClose', () => signOuts.stop());
   await server.app.listen({ host: '127.0.0.1', port });
   return { server, base: `http://127.0.0.1:${String(port)}` };
 }
@@ -69,7 +74,7 @@ let b = '';
 
 beforeAll(async () => {
   ns = await createNamespace(core, 'oidc');
-  for (let i = 0; i < 8; i++) ports.push(await freePort());
+  for (let i = 0; i < 10; i++) ports.push(await freePort());
   const uris = ports.map((p) => `http://127.0.0.1:${String(p)}/auth/oidc/callback`);
   dex = await startDex({ users: USERS, redirectUris: uris, postLogoutUris: ports.map((p) => `http://127.0.0.1:${String(p)}/`) });
   a = (await api(ports[0] ?? 0, 'oidc,bearer')).base;
@@ -156,6 +161,19 @@ describe('OIDC sign-in with Dex', () => {
     expect(redirect.startsWith(discovery.end_session_endpoint ?? `${a}/`)).toBe(true);
     expect((await call(a, '/api/v2/dags', ann.session)).status).toBe(401);
     expect((await call(a, '/auth/logout', ann.session, { method: 'POST', headers: { origin: 'http://evil.example' } })).status).toBe(403);
+  });
+
+  it('signs a session out on every replica that shares sign-outs, and on the one that took it alone otherwise', async () => {
+    const shared = { KUBEDAG_AUTH_OIDC_SIGNOUTS_CONFIGMAP: 'kubedag-signouts' };
+    const [c, d] = [(await api(ports[8] ?? 0, 'oidc,bearer', 0, shared)).base, (await api(ports[9] ?? 0, 'oidc,bearer', 0, shared)).base];
+    const ann = await signIn(c, 'ann@example.com');
+    expect([(await call(d, '/api/v2/dags', ann.session)).status, (await call(b, '/api/v2/dags', ann.session)).status]).toEqual([200, 200]);
+    expect((await call(c, '/auth/logout', ann.session, { method: 'POST', headers: { origin: c } })).status).toBe(200);
+    const entries = Object.values((await core.readNamespacedConfigMap({ namespace: ns, name: 'kubedag-signouts' })).data ?? {});
+    expect([entries.length, Number(entries[0]) > Date.now()]).toEqual([1, true]);
+    // d learns it through its watch of the ConfigMap; b, which shares nothing, goes on accepting the cookie.
+    await expect.poll(async () => (await call(d, '/api/v2/dags', ann.session)).status, { timeout: 10_000 }).toBe(401);
+    expect([(await call(c, '/api/v2/dags', ann.session)).status, (await call(b, '/api/v2/dags', ann.session)).status]).toEqual([401, 200]);
   });
 
   it('asks the cluster about the signed-in user and groups with mode kubernetes', async () => {
