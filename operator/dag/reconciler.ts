@@ -5,7 +5,6 @@
  */
 import { formatIssue, nextStart } from '../../core/dag/index.ts';
 import { dagPolicyProblems, type PolicyContext } from '../../core/policy/index.ts';
-import { loadDagSpec } from '../../core/resources/dag.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import { type Clock } from '../../core/kube/time.ts';
 import type { ResourceClient } from '../../core/kube/client.ts';
@@ -15,6 +14,7 @@ import type { DagStatus } from '../../core/resources/schemas.ts';
 import type { DagResource, DagRunResource } from '../../core/resources/types.ts';
 import { sameContent } from '../../core/kube/equal.ts';
 import type { HistorySummary } from '../../core/history/types.ts';
+import { loadedDag } from './loaded.ts';
 
 export type LatestRun = NonNullable<DagStatus['latestRun']>;
 
@@ -46,21 +46,6 @@ export function latestFromSummary(summary: HistorySummary): LatestRun {
   };
 }
 
-const loads = new WeakMap<DagResource, ReturnType<typeof loadDagSpec>>();
-
-/**
- * The DAG resource loaded, once per cached object (the informer replaces an object when it
- * changes): every run's status write wakes its DAG's reconcile, and loading a DAG of 10,000
- * steps each time cost more than the run's own decisions.
- */
-function loaded(dag: DagResource): ReturnType<typeof loadDagSpec> {
-  let load = loads.get(dag);
-  if (load === undefined) {
-    load = loadDagSpec(dag.spec, { fileName: dag.metadata?.annotations?.[ANNOTATIONS.fileName] ?? dag.metadata?.name ?? '' });
-    loads.set(dag, load);
-  }
-  return load;
-}
 
 /**
  * The status a DAG resource should have. Pure. Its latest run is the newest of `runs` of the
@@ -68,7 +53,7 @@ function loaded(dag: DagResource): ReturnType<typeof loadDagSpec> {
  * `policy`, its namespace's pod policy, a DAG above it is invalid.
  */
 export function dagStatus(dag: DagResource, runs: readonly DagRunResource[], now: Date, zone = 'UTC', { archived, policy }: { readonly archived?: LatestRun | undefined; readonly policy?: PolicyContext | undefined } = {}): DagStatus {
-  const load = loaded(dag);
+  const load = loadedDag(dag);
   // Above its namespace's pod policy, a DAG is as invalid as one that does not load: its runs are refused (docs/pod-policy.md).
   const errors = load.errors.length > 0 || policy === undefined ? load.errors.map(formatIssue) : dagPolicyProblems(load.dag, policy);
   const valid = errors.length === 0;
@@ -167,7 +152,7 @@ export class DagReconciler {
     const read = this.deps.archivedLatest;
     if (read === undefined) return undefined;
     if (this.archived.has(key)) return this.archived.get(key);
-    const summary = await read(dag.metadata?.namespace ?? '', loaded(dag).dag.name);
+    const summary = await read(dag.metadata?.namespace ?? '', loadedDag(dag).dag.name);
     const latest = summary === undefined ? undefined : latestFromSummary(summary);
     this.archived.set(key, latest);
     return latest;

@@ -12,8 +12,7 @@ import { DEFAULTS } from '../../core/dag/model.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import type { Clock } from '../../core/kube/time.ts';
 import { errorMessage, type Logger } from '../../core/log.ts';
-import { ANNOTATIONS } from '../../core/resources/constants.ts';
-import { loadDagSpec } from '../../core/resources/dag.ts';
+import { loadedDag } from '../dag/loaded.ts';
 import type { DagResource } from '../../core/resources/types.ts';
 import type { LogStore } from '../logs/store.ts';
 
@@ -50,18 +49,10 @@ export interface HistoryRetentionDeps {
   readonly onPruned: (runs: number) => void;
 }
 
-/** A DAG resource's name as runs carry it (spec.dagName) and its days; loaded once per resource version. */
-const loaded = new WeakMap<DagResource, { readonly name: string; readonly days: number }>();
-
+/** A DAG resource's name as runs carry it (spec.dagName) and its days, from the operator's one loaded copy. */
 function namedDays(dag: DagResource): { readonly name: string; readonly days: number } {
-  let known = loaded.get(dag);
-  if (known === undefined) {
-    const fileName = dag.metadata?.annotations?.[ANNOTATIONS.fileName] ?? dag.metadata?.name ?? '';
-    const load = loadDagSpec(dag.spec, { fileName });
-    known = { name: load.dag.name, days: load.dag.histRetentionDays };
-    loaded.set(dag, known);
-  }
-  return known;
+  const { dag: model } = loadedDag(dag);
+  return { name: model.name, days: model.histRetentionDays };
 }
 
 export class HistoryRetention {

@@ -6,6 +6,7 @@
  */
 import type { DagLoad } from '../../core/dag/index.ts';
 import { loadDagSpec } from '../../core/resources/dag.ts';
+import { loadedDag } from '../dag/loaded.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import { type Clock } from '../../core/kube/time.ts';
 import type { ResourceClient } from '../../core/kube/client.ts';
@@ -38,17 +39,6 @@ interface Target {
 }
 
 
-const loads = new WeakMap<DagResource, DagLoad>();
-
-function loadOf(dag: DagResource): DagLoad {
-  let load = loads.get(dag);
-  if (load === undefined) {
-    const fileName = dag.metadata?.annotations?.[ANNOTATIONS.fileName] ?? dag.metadata?.name ?? '';
-    load = loadDagSpec(dag.spec, { fileName });
-    loads.set(dag, load);
-  }
-  return load;
-}
 
 
 export class Scheduler {
@@ -111,7 +101,7 @@ export class Scheduler {
 
   private async tickDag(dag: DagResource, minute: Date): Promise<void> {
     if (dag.metadata?.annotations?.[ANNOTATIONS.suspended] === 'true') return;
-    const load = loadOf(dag);
+    const load = loadedDag(dag);
     if (load.errors.length > 0 || (load.dag.schedule.start.length + load.dag.schedule.stop.length + load.dag.schedule.restart.length === 0)) return;
     const namespace = dag.metadata?.namespace ?? '';
     const runs = this.deps.runs.list(namespace).filter((r) => r.spec.parent === undefined && r.spec.dagName === load.dag.name);
