@@ -149,6 +149,33 @@ describe('a history listing that goes wrong', () => {
     await app.close();
   });
 
+  it('gives the event loop a turn between pages of a store that answers at once', async () => {
+    // A loop of immediates stands for the Lease renewals and reconciles beside the listing.
+    let turns = 0;
+    let running = true;
+    const spin = (): void => {
+      turns += 1;
+      if (running) setImmediate(spin);
+    };
+    setImmediate(spin);
+    const seenAt: number[] = [];
+    const instant = async function* (): AsyncGenerator<HistorySummary[]> {
+      await Promise.resolve();
+      for (let n = 0; n < 50; n += 1) {
+        seenAt.push(turns);
+        yield page(n);
+      }
+    };
+    const app = fastify();
+    serveHistory(app, readerOf(instant));
+    const client = new HistoryClient(await listen(app));
+    expect((await drain(client.list({ namespace: NS }))).ids.length).toBe(50);
+    running = false;
+    await app.close();
+    const between = seenAt.slice(1).map((at, i) => at - (seenAt[i] ?? 0));
+    expect(between.every((t) => t >= 1)).toBe(true);
+  });
+
   it('is an error when the store fails mid-stream', async () => {
     const failing = async function* (): AsyncGenerator<HistorySummary[]> {
       yield await Promise.resolve(page(1));

@@ -14,7 +14,15 @@ const notFound = (reply: FastifyReply): FastifyReply => reply.code(404).send({ m
 /** Pages as NDJSON lines, then `end`; a store failure mid-stream becomes an `error` line. */
 async function* ndjson(pages: AsyncIterable<readonly HistorySummary[]>): AsyncGenerator<string> {
   try {
-    for await (const page of pages) yield `${JSON.stringify({ page } satisfies StreamLine)}\n`;
+    for await (const page of pages) {
+      yield `${JSON.stringify({ page } satisfies StreamLine)}\n`;
+      // A synchronous store (SQLite) answers each page at once: without a turn of the event loop
+      // between pages, a listing of 100,000 runs would hold off the Lease renewals and the
+      // reconciles sharing this process.
+      await new Promise<void>((resolve) => {
+        setImmediate(resolve);
+      });
+    }
     yield `${JSON.stringify({ end: true } satisfies StreamLine)}\n`;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -22,7 +30,8 @@ async function* ndjson(pages: AsyncIterable<readonly HistorySummary[]>): AsyncGe
   }
 }
 
-const streamed = (reply: FastifyReply, pages: AsyncIterable<readonly HistorySummary[]>): FastifyReply => reply.type('application/x-ndjson').send(Readable.from(ndjson(pages)));
+// One page read ahead of the connection, not sixteen (Readable.from's default for objects).
+const streamed = (reply: FastifyReply, pages: AsyncIterable<readonly HistorySummary[]>): FastifyReply => reply.type('application/x-ndjson').send(Readable.from(ndjson(pages), { highWaterMark: 1 }));
 
 /**
  * Registers the routes (in a scope of their own, so that their failures answer the protocol's
