@@ -95,7 +95,7 @@ const signalled = (): Promise<string> =>
     }
   });
 
-export async function runDev(settings: DevSettings, nodes: string | undefined, say: (line: string) => void): Promise<number> {
+export async function runDev(settings: DevSettings, nodes: string | undefined, say: (line: string) => void, realNode = false): Promise<number> {
   const { dir } = settings;
   await mkdir(dir, { recursive: true });
   const held = await readDevState(dir);
@@ -107,7 +107,7 @@ export async function runDev(settings: DevSettings, nodes: string | undefined, s
   const run = new DevRun(settings, say);
   const interrupted = signalled();
   const [apiPort, operatorPort] = [await pickPort(settings.apiPort), await pickPort(settings.operatorPort)];
-  const cluster = await up(dir, { log: say, onExit: run.onExit, ...(nodes === undefined ? {} : { nodes }) });
+  const cluster = await up(dir, { log: say, onExit: run.onExit, realNode, ...(nodes === undefined ? {} : { nodes }) });
   const kubeconfig = join(dir, 'kubeconfig');
   const base = `http://127.0.0.1:${String(apiPort)}`;
   const operatorBase = `http://127.0.0.1:${String(operatorPort)}`;

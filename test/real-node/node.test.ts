@@ -1,0 +1,92 @@
+/**
+ * The real node (cluster/real-node): a kubelet on containerd and runc registers Ready, a Pod of
+ * the busybox step image built here runs to Succeeded and its log is read through the API
+ * server, exec reaches a running container, and a Pod reaches the API server through the
+ * `kubernetes` Service (kube-proxy's rules). Figures (node Ready time, Pod start latency) go to
+ * .dev/real-node-figures.json.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import type { V1Pod } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { NODE_NAME } from '../../cluster/real-node/config.ts';
+import { STEP_IMAGE } from '../../cluster/real-node/images.ts';
+import { execInContainer } from '../../step/container-exec.ts';
+import { clients, createNamespace, deleteNamespace, finished, running, waitForPod } from '../integration/support.ts';
+
+const { kc, core } = clients();
+let ns = '';
+const figures: Record<string, number | string> = {};
+
+function busybox(name: string, script: string): V1Pod {
+  return {
+    metadata: { name },
+    spec: {
+      restartPolicy: 'Never',
+      terminationGracePeriodSeconds: 1,
+      containers: [{ name: 'main', image: STEP_IMAGE, imagePullPolicy: 'Never', command: ['/bin/sh', '-c', script] }],
+    },
+  };
+}
+
+/** Creates the Pod and resolves once `check` holds, with the milliseconds it took. */
+async function timed(body: V1Pod, what: string, check: (pod: V1Pod) => boolean): Promise<{ pod: V1Pod; ms: number }> {
+  const started = Date.now();
+  await core.createNamespacedPod({ namespace: ns, body });
+  const pod = await waitForPod(core, { namespace: ns, name: body.metadata?.name ?? '' }, what, check, 90_000);
+  return { pod, ms: Date.now() - started };
+}
+
+beforeAll(async () => {
+  ns = await createNamespace(core, 'real-node');
+});
+
+afterAll(async () => {
+  await deleteNamespace(core, ns);
+  const startup = inject('startup');
+  const all = { date: new Date().toISOString(), clusterUpMs: startup.upMs, kubeletToReadyMs: startup.kubeletToReadyMs, ...figures };
+  await mkdir(join(import.meta.dirname, '../../.dev'), { recursive: true });
+  await writeFile(join(import.meta.dirname, '../../.dev/real-node-figures.json'), `${JSON.stringify(all, null, 2)}\n`);
+  process.stderr.write(`[real-node] figures: ${JSON.stringify(all)}\n`);
+});
+
+describe('a real node', () => {
+  it('registers Ready, running containerd and the kubelet built from the pinned modules', async () => {
+    const node = await core.readNode({ name: NODE_NAME });
+    expect(node.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    expect(node.status?.nodeInfo?.containerRuntimeVersion).toMatch(/^containerd:\/\/v2\./);
+    expect(node.status?.nodeInfo?.kubeletVersion).toMatch(/^v1\./);
+    expect(node.status?.addresses?.find((a) => a.type === 'InternalIP')?.address).toBe('10.250.0.2');
+  });
+
+  it('runs a Pod of the busybox step image to Succeeded and serves its log', async () => {
+    const first = await timed(busybox('hello', 'echo hello from a real node; id -u'), 'to finish', finished);
+    expect(first.pod.status?.phase).toBe('Succeeded');
+    figures.firstPodToSucceededMs = first.ms;
+    const log = await core.readNamespacedPodLog({ namespace: ns, name: 'hello', container: 'main' });
+    expect(log).toBe('hello from a real node\n0\n');
+    // A second Pod: the image is unpacked and the CNI bridge exists, as on a warm node.
+    const second = await timed(busybox('hello-again', 'echo again'), 'to finish', finished);
+    expect(second.pod.status?.phase).toBe('Succeeded');
+    figures.secondPodToSucceededMs = second.ms;
+    const running = await timed(busybox('started', 'exec sleep 600'), 'to run', (p) => p.status?.containerStatuses?.[0]?.state?.running !== undefined);
+    figures.podToRunningMs = running.ms;
+  });
+
+  it('execs into a running container', async () => {
+    await waitForPod(core, { namespace: ns, name: 'started' }, 'to run', running);
+    const out = new PassThrough();
+    const chunks: Buffer[] = [];
+    out.on('data', (d: Buffer) => chunks.push(d));
+    const result = await execInContainer(kc, { namespace: ns, pod: 'started', container: 'main' }, { command: ['sh', '-c', 'echo inside $(hostname)'], stdout: out, stderr: new PassThrough() });
+    expect(result.exitCode).toBe(0);
+    expect(Buffer.concat(chunks).toString()).toBe('inside started\n');
+  });
+
+  it('reaches the API server through the kubernetes Service (kube-proxy)', async () => {
+    const { pod } = await timed(busybox('service', 'nc -w 5 "$KUBERNETES_SERVICE_HOST" "$KUBERNETES_SERVICE_PORT" </dev/null && echo reached'), 'to finish', finished);
+    const log = await core.readNamespacedPodLog({ namespace: ns, name: 'service', container: 'main' });
+    expect({ phase: pod.status?.phase, log }).toEqual({ phase: 'Succeeded', log: 'reached\n' });
+  });
+});
