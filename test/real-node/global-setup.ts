@@ -4,7 +4,7 @@
  * in a temporary directory, torn down after with every trace on the host. Needs root.
  * KUBEDAG_KEEP_CLUSTER=1 keeps the directory's logs (copied aside) for a post-mortem.
  */
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -34,6 +34,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const up = Date.now();
   const startup = { upMs: up - started, kubeletToReadyMs: up - (marks.get('kubelet') ?? up) };
   log(`up in ${(startup.upMs / 1000).toFixed(1)} s at ${state.server} (${dir}); kubelet started to node Ready: ${(startup.kubeletToReadyMs / 1000).toFixed(2)} s`);
+  // This run's figures; the test files add theirs.
+  await mkdir(join(import.meta.dirname, '../../.dev'), { recursive: true });
+  await writeFile(join(import.meta.dirname, '../../.dev/real-node-figures.json'), `${JSON.stringify({ date: new Date().toISOString(), clusterUpMs: startup.upMs, kubeletToReadyMs: startup.kubeletToReadyMs }, null, 2)}\n`);
   project.provide('cluster', state);
   project.provide('binaries', binaries);
   project.provide('startup', startup);

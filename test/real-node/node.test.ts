@@ -5,7 +5,7 @@
  * `kubernetes` Service (kube-proxy's rules). Figures (node Ready time, Pod start latency) go to
  * .dev/real-node-figures.json.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { V1Pod } from '@kubernetes/client-node';
@@ -45,9 +45,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await deleteNamespace(core, ns);
   const startup = inject('startup');
-  const all = { date: new Date().toISOString(), clusterUpMs: startup.upMs, kubeletToReadyMs: startup.kubeletToReadyMs, ...figures };
+  const file = join(import.meta.dirname, '../../.dev/real-node-figures.json');
+  // Other files of the suite add theirs to this run's (global-setup.ts starts the file afresh).
+  const earlier = JSON.parse(await readFile(file, 'utf8').catch(() => '{}')) as Record<string, unknown>;
+  const all = { ...earlier, clusterUpMs: startup.upMs, kubeletToReadyMs: startup.kubeletToReadyMs, ...figures };
   await mkdir(join(import.meta.dirname, '../../.dev'), { recursive: true });
-  await writeFile(join(import.meta.dirname, '../../.dev/real-node-figures.json'), `${JSON.stringify(all, null, 2)}\n`);
+  await writeFile(file, `${JSON.stringify(all, null, 2)}\n`);
   process.stderr.write(`[real-node] figures: ${JSON.stringify(all)}\n`);
 });
 
