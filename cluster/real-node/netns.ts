@@ -7,7 +7,8 @@
  * beyond the namespace's own addresses goes nowhere.
  */
 import { execFile } from 'node:child_process';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { NODE_IP, NODE_PREFIX } from './config.ts';
 import { parseMountinfo } from './host.ts';
@@ -43,6 +44,33 @@ export async function createNetns(netns: string): Promise<void> {
   await inside(netns, 'sysctl', '-q', '-w', 'net.ipv4.ip_forward=1');
   // Pods reaching a Service whose backend is on the same bridge pass kube-proxy's rules too.
   await inside(netns, 'sh', '-c', 'if [ -e /proc/sys/net/bridge/bridge-nf-call-iptables ]; then echo 1 > /proc/sys/net/bridge/bridge-nf-call-iptables; fi');
+}
+
+/**
+ * Kills every process still in the namespace (SIGKILL), such as a program started by a cluster-up
+ * that was killed before it recorded it; resolves once none is left, or after 5 s.
+ */
+export async function killInNetns(netns: string): Promise<number> {
+  if (!(await isNetnsMounted(netns))) return 0;
+  const id = `net:[${String((await stat(netns)).ino)}]`;
+  let killed = 0;
+  for (let round = 0; round < 50; round++) {
+    const pids = [];
+    for (const entry of await readdir('/proc')) {
+      if (/^\d+$/.test(entry) && (await readlink(`/proc/${entry}/ns/net`).catch(() => '')) === id) pids.push(Number(entry));
+    }
+    if (pids.length === 0) break;
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+        killed++;
+      } catch {
+        // Gone already.
+      }
+    }
+    await sleep(100);
+  }
+  return killed;
 }
 
 /** Unmounts the namespace's file: with no process left in it, the kernel frees it and its links. */

@@ -17,7 +17,7 @@ import type { NodeBinaries } from './binaries.ts';
 import { containerdConfig, cniConfig, kubeletConfig, kubeProxyConfig, nodePaths, NODE_IP, NODE_NAME, type NodePaths } from './config.ts';
 import { killShims, makeCgroupRoot, recordHost, removeCgroups, restoreHost, unmountUnder, type HostRecord } from './host.ts';
 import type { NodeImage } from './images.ts';
-import { createNetns, inNetns, isNetnsMounted, removeNetns } from './netns.ts';
+import { createNetns, inNetns, isNetnsMounted, killInNetns, removeNetns } from './netns.ts';
 
 const exec = promisify(execFile);
 
@@ -38,12 +38,16 @@ const exists = (path: string): Promise<boolean> =>
 /** The real node's folder inside a cluster's. */
 export const realNodeDir = (clusterDir: string): string => join(clusterDir, 'real-node');
 
+/** The folder of another cluster's real node that runs on this machine, if one does. */
+async function otherHolder(dir: string): Promise<string | undefined> {
+  const holder = await readFile(MACHINE_LOCK, 'utf8').catch(() => '');
+  return holder !== '' && holder !== dir && (await isNetnsMounted(nodePaths(holder).netns)) ? holder : undefined;
+}
+
 /** Takes the machine's one real node for `dir`, or says which cluster holds it. */
 async function lockMachine(dir: string): Promise<void> {
-  const holder = await readFile(MACHINE_LOCK, 'utf8').catch(() => '');
-  if (holder !== '' && holder !== dir && (await isNetnsMounted(nodePaths(holder).netns))) {
-    throw new Error(`another cluster's real node runs on this machine (${holder}); stop it first (make cluster-down with its KUBEDAG_DEV_DIR)`);
-  }
+  const holder = await otherHolder(dir);
+  if (holder !== undefined) throw new Error(`another cluster's real node runs on this machine (${holder}); stop it first (make cluster-down with its KUBEDAG_DEV_DIR)`);
   await writeFile(MACHINE_LOCK, dir);
 }
 
@@ -53,8 +57,9 @@ async function lockMachine(dir: string): Promise<void> {
  */
 export async function prepareRealNode(clusterDir: string, log: (line: string) => void): Promise<NodePaths> {
   const paths = nodePaths(realNodeDir(clusterDir));
-  if (await exists(paths.state)) await removeRealNode(clusterDir, log);
   await lockMachine(paths.dir);
+  if (await exists(paths.state)) await removeRealNode(clusterDir, log);
+  await writeFile(MACHINE_LOCK, paths.dir);
   await mkdir(paths.dir, { recursive: true });
   const state: NodeState = { dir: paths.dir, host: await recordHost() };
   // Written before anything is made, so that a stop after any failure knows what to undo.
@@ -137,13 +142,18 @@ export async function removeRealNode(clusterDir: string, log: (line: string) => 
     (text) => JSON.parse(text) as NodeState,
     () => undefined,
   );
-  await removeCgroups(log);
+  // What is machine-wide (the cgroups, the fixed host paths, the kernel settings) belongs to
+  // another cluster's node when one runs now: then only this node's own folder goes.
+  const machine = state !== undefined && (await otherHolder(paths.dir)) === undefined;
+  const strays = await killInNetns(paths.netns);
+  if (strays > 0) log(`killed ${String(strays)} processes left in the real node's network namespace`);
+  if (machine) await removeCgroups(log);
   const shims = await killShims(paths.containerdSocket);
   if (shims > 0) await sleep(200);
   // Mounts under the fixed host paths only when the node made those paths.
-  await unmountUnder([paths.dir, ...(state?.host.absent ?? [])], log);
+  await unmountUnder([paths.dir, ...(machine ? state.host.absent : [])], log);
   await removeNetns(paths.netns);
-  if (state !== undefined) await restoreHost(state.host, paths.podLogs, log);
+  if (machine) await restoreHost(state.host, paths.podLogs, log);
   if ((await readFile(MACHINE_LOCK, 'utf8').catch(() => '')) === paths.dir) await rm(MACHINE_LOCK, { force: true });
   await rm(paths.dir, { recursive: true, force: true });
 }
