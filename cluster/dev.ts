@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { readState, type ClusterState } from './controlplane.ts';
 import { DevComponent, readTail } from './dev-component.ts';
 import { endingReport, lastMeaningfulLine } from './dev-report.ts';
+import { STEP_IMAGE } from './real-node/images.ts';
 import { choosePort, devProgramArgs, type DevSettings, type PortChoice } from './dev-settings.ts';
 import { freePort, isAlive, waitFor, type Managed } from './processes.ts';
 import { chartStepExecRole } from './step-exec-role.ts';
@@ -113,7 +114,7 @@ export async function runDev(settings: DevSettings, nodes: string | undefined, s
   const operatorBase = `http://127.0.0.1:${String(operatorPort)}`;
   // The exec role by the name the chart gives it, as the cluster has it (cluster/step-exec-role.ts).
   const execRole = chartStepExecRole().metadata?.name ?? '';
-  const args = devProgramArgs({ kubeconfig, logDir: join(dir, 'logs'), operatorPort, apiPort, execRole });
+  const args = devProgramArgs({ kubeconfig, logDir: join(dir, 'logs'), operatorPort, apiPort, execRole, ...(realNode ? { stepImage: STEP_IMAGE } : {}) });
   const operator = run.supervise('operator', 'operator/main.ts', args.operator);
   const api = run.supervise('apiserver', 'apiserver/main.ts', args.apiserver);
   const state = (): Parameters<typeof writeDevState>[1] => ({ pid: process.pid, api: base, operator: operatorBase, kubeApiserver: cluster.server, kubeconfig, components: run.components.map((c) => ({ name: c.name, pid: c.pid, log: c.log })) });
