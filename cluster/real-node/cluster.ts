@@ -13,6 +13,7 @@ import type { OnExit } from '../processes.ts';
 import { ensureNodeBinaries, type NodeBinaries } from './binaries.ts';
 import { nodePaths, NODE_IP, type NodePaths } from './config.ts';
 import { startForwarder } from './forward.ts';
+import { ensureCoreDns } from './dns.ts';
 import { ensurePauseImage, ensureStepImage, type NodeImage } from './images.ts';
 import { inNetns } from './netns.ts';
 import { prepareRealNode, realNodeDir, removeRealNode, startRealNode } from './node.ts';
@@ -27,6 +28,7 @@ export interface PreparedNode {
   readonly placement: Placement;
   readonly binaries: NodeBinaries;
   readonly images: readonly NodeImage[];
+  readonly coredns: string;
   readonly runc: string;
   readonly cniBin: string;
 }
@@ -53,6 +55,7 @@ export async function buildRealNode(log: (line: string) => void): Promise<void> 
   await timed('Debian packages (runc, CNI plugins, iptables, conntrack, gcc)', () => exec(join(ROOT, 'scripts/ensure-real-node.sh')));
   const binaries = await timed('kubelet, kube-proxy, containerd, ctr', () => ensureNodeBinaries({ log }));
   for (const [name, path] of Object.entries(binaries)) log(`  ${name}: ${path}`);
+  log(`  coredns: ${await timed('CoreDNS', () => ensureCoreDns(process.env, log))}`);
   for (const image of [await timed('pause image', () => ensurePauseImage()), await timed('busybox step image', () => ensureStepImage(process.env, log))]) log(`  ${image.reference}: ${image.archive}`);
 }
 
@@ -62,6 +65,7 @@ export async function prepareRealCluster(clusterDir: string, log: (line: string)
   await exec(join(ROOT, 'scripts/ensure-real-node.sh'));
   const binaries = await ensureNodeBinaries({ log });
   const images = [await ensurePauseImage(), await ensureStepImage(process.env, log)];
+  const coredns = await ensureCoreDns(process.env, log);
   const cniBin = (await exists('/usr/lib/cni/bridge')) ? '/usr/lib/cni' : '/opt/cni/bin';
   const runc = await which('runc');
   const paths = await prepareRealNode(clusterDir, log);
@@ -70,15 +74,21 @@ export async function prepareRealCluster(clusterDir: string, log: (line: string)
     advertiseAddress: NODE_IP,
     forward: (apiPort, logFile) => startForwarder(paths.netns, { host: '127.0.0.1', port: apiPort }, logFile),
   };
-  return { paths, placement, binaries, images, runc, cniBin };
+  return { paths, placement, binaries, images, coredns, runc, cniBin };
 }
 
 /** Starts the node's programs beside a running control plane and records them in its state. */
 export async function startRealCluster(state: ClusterState, node: PreparedNode, log: (line: string) => void, onExit?: OnExit): Promise<void> {
   const server = `https://127.0.0.1:${String(state.ports?.kubeApiserver ?? 0)}`;
-  const started = await startRealNode({ paths: node.paths, pki: pkiPaths(join(state.dir, 'pki')), server, logs: join(state.dir, 'logs'), binaries: node.binaries, images: node.images, runc: node.runc, cniBin: node.cniBin, log, ...(onExit === undefined ? {} : { onExit }) });
+  const started = await startRealNode({ paths: node.paths, pki: pkiPaths(join(state.dir, 'pki')), server, logs: join(state.dir, 'logs'), binaries: node.binaries, images: node.images, coredns: node.coredns, innerKubeconfig: join(state.dir, 'inner.kubeconfig'), runc: node.runc, cniBin: node.cniBin, log, ...(onExit === undefined ? {} : { onExit }) });
   state.processes.push(...started);
   await saveState(state);
+}
+
+/** Imports an OCI archive (such as `make image`'s) into the running real node's containerd. */
+export async function importImage(clusterDir: string, archive: string): Promise<void> {
+  const { ctr } = await ensureNodeBinaries();
+  await exec(ctr, ['--address', nodePaths(realNodeDir(clusterDir)).containerdSocket, '-n', 'k8s.io', 'images', 'import', archive], { maxBuffer: 1 << 24 });
 }
 
 /** True when the cluster in `clusterDir` has (or had, before a crash) a real node. */

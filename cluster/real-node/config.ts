@@ -143,6 +143,9 @@ export function kubeletConfig(paths: NodePaths, tls: { readonly ca: string; read
       imageServiceEndpoint: `unix://${paths.containerdSocket}`,
       podLogsDir: paths.podLogs,
       podCIDR: POD_CIDR,
+      // CoreDNS on the node's address (dns.ts); no upstream resolver: nothing outside exists.
+      clusterDNS: [NODE_IP],
+      clusterDomain: 'cluster.local',
       resolvConf: '',
       serializeImagePulls: false,
       evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '1%', 'imagefs.available': '1%', 'nodefs.inodesFree': '1%' },

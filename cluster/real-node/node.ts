@@ -16,6 +16,7 @@ import { isAlive, startProcess, stopProcess, waitFor, type Managed, type OnExit 
 import type { NodeBinaries } from './binaries.ts';
 import { containerdConfig, cniConfig, kubeletConfig, kubeProxyConfig, nodePaths, NODE_IP, NODE_NAME, type NodePaths } from './config.ts';
 import { killShims, makeCgroupRoot, recordHost, removeCgroups, restoreHost, unmountUnder, type HostRecord } from './host.ts';
+import { corefile } from './dns.ts';
 import type { NodeImage } from './images.ts';
 import { createNetns, inNetns, isNetnsMounted, killInNetns, removeNetns } from './netns.ts';
 
@@ -78,6 +79,9 @@ export interface RealNodeOptions {
   readonly logs: string;
   readonly binaries: NodeBinaries;
   readonly images: readonly NodeImage[];
+  /** CoreDNS (dns.ts) and the kubeconfig it reads Services with. */
+  readonly coredns: string;
+  readonly innerKubeconfig: string;
   readonly runc: string;
   readonly cniBin: string;
   readonly onExit?: OnExit;
@@ -112,6 +116,8 @@ export async function startRealNode(options: RealNodeOptions): Promise<Managed[]
     await writeKubeconfig(paths.kubeProxyKubeconfig, options.server, pki.ca.cert, proxy, 'system:kube-proxy');
     await writeFile(paths.kubeletConfig, kubeletConfig(paths, { ca: pki.ca.cert, ...serving }));
     await writeFile(paths.kubeProxyConfig, kubeProxyConfig(paths));
+    await writeFile(join(paths.dir, 'Corefile'), corefile(options.innerKubeconfig));
+    await start('coredns', options.coredns, ['-conf', join(paths.dir, 'Corefile')]);
     await start('kubelet', options.binaries.kubelet, [`--config=${paths.kubeletConfig}`, `--kubeconfig=${paths.kubeletKubeconfig}`, `--root-dir=${paths.kubeletRoot}`, `--hostname-override=${NODE_NAME}`, `--node-ip=${NODE_IP}`], { ...process.env, PATH });
     await start('kube-proxy', options.binaries.kubeProxy, [`--config=${paths.kubeProxyConfig}`], { ...process.env, PATH });
     log(`kubelet and kube-proxy started (node ${NODE_NAME} at ${NODE_IP})`);

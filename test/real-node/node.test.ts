@@ -1,9 +1,9 @@
 /**
  * The real node (cluster/real-node): a kubelet on containerd and runc registers Ready, a Pod of
  * the busybox step image built here runs to Succeeded and its log is read through the API
- * server, exec reaches a running container, and a Pod reaches the API server through the
- * `kubernetes` Service (kube-proxy's rules). Figures (node Ready time, Pod start latency) go to
- * .dev/real-node-figures.json.
+ * server, exec reaches a running container, a Pod reaches the API server through the
+ * `kubernetes` Service (kube-proxy's rules) and resolves Service names (CoreDNS). Figures (node
+ * Ready time, Pod start latency) go to .dev/real-node-figures.json.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -91,5 +91,12 @@ describe('a real node', () => {
     const { pod } = await timed(busybox('service', 'nc -w 5 "$KUBERNETES_SERVICE_HOST" "$KUBERNETES_SERVICE_PORT" </dev/null && echo reached'), 'to finish', finished);
     const log = await core.readNamespacedPodLog({ namespace: ns, name: 'service', container: 'main' });
     expect({ phase: pod.status?.phase, log }).toEqual({ phase: 'Succeeded', log: 'reached\n' });
+  });
+
+  it("resolves a Service's name through the cluster DNS (CoreDNS on the node's address)", async () => {
+    const { pod } = await timed(busybox('dns', 'nslookup kubernetes.default.svc.cluster.local'), 'to finish', finished);
+    const log = await core.readNamespacedPodLog({ namespace: ns, name: 'dns', container: 'main' });
+    expect(pod.status?.phase, log).toBe('Succeeded');
+    expect(log).toContain('10.96.0.1');
   });
 });
