@@ -4,7 +4,8 @@
  * here: a chain of steps runs as Pods under containerd and runc, in order, with their logs in the
  * operator's log store. The chain's duration and its step gaps, seen from the API (a step's
  * container terminated -> its Pod's phase terminal -> the next step's Pod created -> that Pod's
- * container running), join .dev/real-node-figures.json.
+ * container running) join .dev/real-node-figures.json, with the rate of single-step runs created
+ * at once.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -20,6 +21,8 @@ let operator: RunningOperator;
 let watch: { abort: () => void } | undefined;
 const FIGURES = join(import.meta.dirname, '../../.dev/real-node-figures.json');
 const STEPS = 5;
+/** Single-step runs created at once: a small throughput figure (make bench-operator runs 150 on node agents). */
+const RUNS = 20;
 
 /** When this process first saw each step's Pod created, its container running, and terminated. */
 const seen = new Map<string, { created?: number; running?: number; terminated?: number; phase?: number }>();
@@ -80,5 +83,18 @@ describe('the operator on a real node', () => {
     const figures = JSON.parse(await readFile(FIGURES, 'utf8').catch(() => '{}')) as Record<string, unknown>;
     await writeFile(FIGURES, `${JSON.stringify({ ...figures, ...chain }, null, 2)}\n`);
     process.stderr.write(`[real-node] chain: ${JSON.stringify(chain)}\n`);
+  });
+
+  it(`runs ${String(RUNS)} single-step runs created at once`, async () => {
+    await givenDag(ns, 'single', 'steps:\n  - echo single\n');
+    const names = Array.from({ length: RUNS }, (_, i) => `single-${String(i)}`);
+    const started = Date.now();
+    await Promise.all(names.map((name) => whenRun(ns, name, 'single')));
+    const runs = await Promise.all(names.map((name) => finishedRun(ns, name, 180_000)));
+    const perMinute = Math.round(RUNS / ((Date.now() - started) / 60_000));
+    expect(runs.map((r) => r.status?.statusLabel)).toEqual(Array(RUNS).fill('succeeded'));
+    const figures = JSON.parse(await readFile(FIGURES, 'utf8').catch(() => '{}')) as Record<string, unknown>;
+    await writeFile(FIGURES, `${JSON.stringify({ ...figures, singleStepRuns: RUNS, singleStepRunsPerMinute: perMinute }, null, 2)}\n`);
+    process.stderr.write(`[real-node] ${String(RUNS)} single-step runs at once: ${String(perMinute)} runs/min\n`);
   });
 });
