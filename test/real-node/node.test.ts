@@ -1,7 +1,8 @@
 /**
  * The real node (cluster/real-node): a kubelet on containerd and runc registers Ready, a Pod of
  * the busybox step image built here runs to Succeeded and its log is read through the API
- * server, exec reaches a running container, a Pod reaches the API server through the
+ * server, exec reaches a running container, a `restricted` Pod runs as the Pod Security
+ * Standard asks (seccomp, no capabilities, read-only root), a Pod reaches the API server through the
  * `kubernetes` Service (kube-proxy's rules) and resolves Service names (CoreDNS). Figures (node
  * Ready time, Pod start latency) go to .dev/real-node-figures.json.
  */
@@ -91,6 +92,26 @@ describe('a real node', () => {
     const { pod } = await timed(busybox('service', 'nc -w 5 "$KUBERNETES_SERVICE_HOST" "$KUBERNETES_SERVICE_PORT" </dev/null && echo reached'), 'to finish', finished);
     const log = await core.readNamespacedPodLog({ namespace: ns, name: 'service', container: 'main' });
     expect({ phase: pod.status?.phase, log }).toEqual({ phase: 'Succeeded', log: 'reached\n' });
+  });
+
+  it('runs a restricted Pod in a namespace enforcing it: non-root, RuntimeDefault seccomp, read-only root, no capabilities, an emptyDir of its fsGroup', async () => {
+    const strict = await createNamespace(core, 'rn-strict');
+    try {
+      await core.patchNamespace({ name: strict, body: [{ op: 'add', path: '/metadata/labels/pod-security.kubernetes.io~1enforce', value: 'restricted' }] });
+      const body = busybox('strict', 'id -u; id -G; grep -E "^(CapEff|Seccomp):" /proc/self/status; touch /work/ok && echo wrote; touch /ro 2>/dev/null || echo read-only');
+      body.metadata = { name: 'strict', namespace: strict };
+      const spec = body.spec as NonNullable<V1Pod['spec']>;
+      spec.securityContext = { runAsNonRoot: true, runAsUser: 65534, fsGroup: 2000, seccompProfile: { type: 'RuntimeDefault' } };
+      spec.volumes = [{ name: 'work', emptyDir: {} }];
+      spec.containers[0] = { ...spec.containers[0], name: 'main', volumeMounts: [{ name: 'work', mountPath: '/work' }], securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } } };
+      await core.createNamespacedPod({ namespace: strict, body });
+      const pod = await waitForPod(core, { namespace: strict, name: 'strict' }, 'to finish', finished, 90_000);
+      const log = await core.readNamespacedPodLog({ namespace: strict, name: 'strict', container: 'main' });
+      expect(pod.status?.phase, log).toBe('Succeeded');
+      expect(log).toBe('65534\n65534 2000\nCapEff:\t0000000000000000\nSeccomp:\t2\nwrote\nread-only\n');
+    } finally {
+      await deleteNamespace(core, strict);
+    }
   });
 
   it("resolves a Service's name through the cluster DNS (CoreDNS on the node's address)", async () => {
