@@ -2,7 +2,7 @@
  * The operator (from the sources, on the host, through the loopback port that leads into the
  * node's namespace) runs DAGs on the real node, its default step image the busybox image built
  * here: a chain of steps runs as Pods under containerd and runc, in order, with their logs in the
- * operator's log store. The chain's duration and its step gaps, seen from the API (a step's
+ * operator's log store, and a stop reaches the step's process in its container. The chain's duration and its step gaps, seen from the API (a step's
  * container terminated -> its Pod's phase terminal -> the next step's Pod created -> that Pod's
  * container running) join .dev/real-node-figures.json, with the rate of single-step runs created
  * at once.
@@ -12,8 +12,9 @@ import { join } from 'node:path';
 import { Watch, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STEP_IMAGE } from '../../cluster/real-node/images.ts';
-import { clients, createNamespace, deleteNamespace } from '../integration/support.ts';
-import { finishedRun, givenDag, startOperator, stepLog, stepStates, whenRun, type RunningOperator } from '../integration/operator-support.ts';
+import { stepPodName } from '../../core/resources/names.ts';
+import { clients, createNamespace, deleteNamespace, running, waitForPod } from '../integration/support.ts';
+import { finishedRun, givenDag, runningStep, startOperator, stepLog, stepStates, stopRun, whenRun, type RunningOperator } from '../integration/operator-support.ts';
 
 const { kc, core } = clients();
 let ns = '';
@@ -83,6 +84,19 @@ describe('the operator on a real node', () => {
     const figures = JSON.parse(await readFile(FIGURES, 'utf8').catch(() => '{}')) as Record<string, unknown>;
     await writeFile(FIGURES, `${JSON.stringify({ ...figures, ...chain }, null, 2)}\n`);
     process.stderr.write(`[real-node] chain: ${JSON.stringify(chain)}\n`);
+  });
+
+  it('stops a running run: the signal reaches the process in the container, the cancel handler runs', async () => {
+    await givenDag(ns, 'stoppable', 'maxCleanUpTimeSec: 10\nsteps:\n  - "trap \'echo got-term; exit 0\' TERM; while :; do sleep 0.1; done"\n  - echo never\nhandlerOn: {cancel: {command: echo canceled}}');
+    await whenRun(ns, 'stoppable-run', 'stoppable');
+    await runningStep(ns, 'stoppable-run', 'cmd_1', 60_000);
+    // The process runs once the container does; a Pod still starting would be deleted, not signalled.
+    await waitForPod(core, { namespace: ns, name: stepPodName('stoppable-run', 'cmd_1', 0) }, 'the step process', running);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await stopRun(ns, 'stoppable-run');
+    const done = await finishedRun(ns, 'stoppable-run', 60_000);
+    expect([done.status?.statusLabel, done.status?.onCancel?.statusLabel]).toEqual(['canceled', 'succeeded']);
+    expect(await stepLog(operator, done, 'cmd_1')).toBe('got-term\n');
   });
 
   it(`runs ${String(RUNS)} single-step runs created at once`, async () => {
