@@ -78,6 +78,7 @@ export interface RealNodeOptions {
   readonly server: string;
   readonly logs: string;
   readonly binaries: NodeBinaries;
+  /** The pause image first: containerd's sandbox image. */
   readonly images: readonly NodeImage[];
   /** CoreDNS (dns.ts) and the kubeconfig it reads Services with. */
   readonly coredns: string;
@@ -90,7 +91,7 @@ export interface RealNodeOptions {
 
 const PATH = `${process.env.PATH ?? ''}:/usr/local/sbin:/usr/sbin:/sbin`;
 
-/** Starts containerd, imports the images, starts the kubelet and kube-proxy; returns them, oldest first. */
+/** Starts containerd, imports the images, starts CoreDNS, the kubelet and kube-proxy; returns them, oldest first. */
 export async function startRealNode(options: RealNodeOptions): Promise<Managed[]> {
   const { paths, pki, log } = options;
   const started: Managed[] = [];
@@ -152,7 +153,8 @@ export async function removeRealNode(clusterDir: string, log: (line: string) => 
   // another cluster's node when one runs now: then only this node's own folder goes.
   const machine = state !== undefined && (await otherHolder(paths.dir)) === undefined;
   const strays = await killInNetns(paths.netns);
-  if (strays > 0) log(`killed ${String(strays)} processes left in the real node's network namespace`);
+  // The runc shims at least: they outlive containerd by design.
+  if (strays > 0) log(`stopped ${String(strays)} processes left in the real node's network namespace (runc shims and any program a killed start did not record)`);
   if (machine) await removeCgroups(log);
   const shims = await killShims(paths.containerdSocket);
   if (shims > 0) await sleep(200);
