@@ -8,7 +8,7 @@
  * KUBEDAG_KEEP_CLUSTER=1 (then `node cluster/cli.ts down --dir=<printed dir>` stops it).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureBinaries } from '../cluster/binaries.ts';
@@ -47,7 +47,10 @@ try {
   if (passed) passed = run('npx', ['vitest', 'run', '--project', 'e2e'], { ...process.env, KUBEDAG_E2E_KUBECONFIG: state.kubeconfig, KUBEDAG_E2E_NAMESPACE: namespace, KUBEDAG_E2E_RELEASE: release });
 } finally {
   if (process.env.KUBEDAG_KEEP_CLUSTER === '1') say(`kept the cluster: KUBECONFIG=${state.kubeconfig}; stop it with node cluster/cli.ts down --dir=${dir}`);
-  else await stopCluster((await readState(state.dir)) ?? state, say);
+  else {
+    await stopCluster((await readState(state.dir)) ?? state, say);
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 if (!passed) {
   say('the e2e suite failed on the real node');
