@@ -140,10 +140,22 @@ chaos: deps ## failure tests, long variant, on a control plane of their own: 100
 step-runner: deps ## bundle kubedag-step (the http/jq/mail/ssh step runner) into the world-readable cache the local cluster's node agents put on containers' PATH; prints its bin directory
 	node scripts/step-runner.ts
 
+# Its own .PHONY line keeps branches that add targets from colliding on the list above.
+.PHONY: real-node-build test-real-node real-node-e2e
+real-node-build: deps ## what the real node needs (docs/real-node.md): kubelet, kube-proxy, containerd built from Go modules into ~/.cache/kubedag, runc and the CNI plugins from Debian, the pause and busybox images (once per machine; needs root and Go)
+	node cluster/cli.ts build --real-node
+
+test-real-node: deps real-node-build ## the real-node suite (test/real-node): a cluster in a network namespace of its own with one real kubelet on containerd and runc, Pods of the busybox image built here; needs root (figures in .dev/real-node-figures.json)
+	@mkdir -p .dev
+	KUBEDAG_REAL_NODE_TESTS=1 npx vitest run --project real-node
+
+real-node-e2e: deps ui real-node-build ## where there is no Docker, as root: make image, a local cluster with a real node, the image imported into its containerd, the chart installed with it and the e2e suite (test/e2e) run against it (KUBEDAG_KEEP_CLUSTER=1 keeps the cluster)
+	node scripts/real-node-e2e.ts
+
 cluster-build: deps ## build the local control-plane binaries (once per machine; needs Go)
 	node cluster/cli.ts build
 
-cluster-up: deps ## start the local control plane and node agents (idempotent); writes .dev/kubeconfig
+cluster-up: deps ## start the local control plane and node agents (idempotent); writes .dev/kubeconfig; KUBEDAG_REAL_NODE=1 for one real node instead, in a network namespace (needs root; docs/real-node.md)
 	node cluster/cli.ts up
 
 cluster-down: deps ## stop everything cluster-up started

@@ -22,6 +22,23 @@ export default defineConfig({
           hookTimeout: 120_000,
         },
       },
+      // A real node (kubelet, containerd, runc) on a cluster of its own in a network namespace:
+      // needs root; only when KUBEDAG_REAL_NODE_TESTS=1 (make test-real-node), so that a plain
+      // `vitest run` never starts one.
+      ...(process.env.KUBEDAG_REAL_NODE_TESTS === '1'
+        ? [
+            {
+              test: {
+                name: 'real-node',
+                include: ['test/real-node/**/*.test.ts'],
+                globalSetup: ['test/real-node/global-setup.ts'],
+                fileParallelism: false,
+                testTimeout: 120_000,
+                hookTimeout: 600_000,
+              },
+            },
+          ]
+        : []),
       // Against a cluster with the chart installed from `make image` (make kind-e2e): only
       // when KUBEDAG_E2E_KUBECONFIG names one, so that a plain `vitest run` never reaches for it.
       ...(process.env.KUBEDAG_E2E_KUBECONFIG === undefined

@@ -13,6 +13,8 @@ export interface Versions {
   readonly kubernetes: string;
   readonly etcd: string;
   readonly helm: string;
+  /** The real node's container runtime (cluster/real-node/binaries.ts). */
+  readonly containerd: string;
 }
 
 export interface Binaries {
@@ -40,13 +42,26 @@ export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return resolveSettings(CACHE_SETTINGS, {}, env).cacheDir ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kubedag');
 }
 
-interface Group {
+export interface Group {
   readonly name: keyof Versions;
+  /** The cache folder's name before `-<version>`; the group's name when absent. */
+  readonly cache?: string;
   /** Folder under tools/ with the go.mod that pins this group. */
   readonly module: string;
   /** Binary name -> Go package. */
   readonly packages: Readonly<Record<string, string>>;
   readonly ldflags: (version: string) => string[];
+}
+
+/** What `make` in the Kubernetes repository stamps in, so that /version and kubectl report it. */
+export function kubernetesLdflags(version: string): string[] {
+  const [major = '', minor = ''] = version.replace(/^v/, '').split('.');
+  return ['component-base/version', 'client-go/pkg/version'].flatMap((pkg) => [
+    `-X k8s.io/${pkg}.gitVersion=${version}`,
+    `-X k8s.io/${pkg}.gitMajor=${major}`,
+    `-X k8s.io/${pkg}.gitMinor=${minor}`,
+    `-X k8s.io/${pkg}.gitTreeState=clean`,
+  ]);
 }
 
 const GROUPS: readonly Group[] = [
@@ -65,16 +80,7 @@ const GROUPS: readonly Group[] = [
       'kube-scheduler': 'k8s.io/kubernetes/cmd/kube-scheduler',
       kubectl: 'k8s.io/kubernetes/cmd/kubectl',
     },
-    // What `make` in the Kubernetes repository stamps in, so that /version and kubectl report it.
-    ldflags: (version) => {
-      const [major = '', minor = ''] = version.replace(/^v/, '').split('.');
-      return ['component-base/version', 'client-go/pkg/version'].flatMap((pkg) => [
-        `-X k8s.io/${pkg}.gitVersion=${version}`,
-        `-X k8s.io/${pkg}.gitMajor=${major}`,
-        `-X k8s.io/${pkg}.gitMinor=${minor}`,
-        `-X k8s.io/${pkg}.gitTreeState=clean`,
-      ]);
-    },
+    ldflags: kubernetesLdflags,
   },
   {
     name: 'helm',
@@ -98,17 +104,8 @@ export interface BuildOptions {
 
 /** Returns the binaries, building any group that is missing from the cache. */
 export async function ensureBinaries(options: BuildOptions = {}): Promise<Binaries> {
-  const versions = await readVersions();
-  const env = options.env ?? process.env;
-  const log = options.log ?? ((line: string): void => void process.stderr.write(`${line}\n`));
   const paths: Record<string, string> = {};
-  for (const group of GROUPS) {
-    const dir = join(cacheDir(env), 'bin', `${group.name}-${versions[group.name]}`);
-    const names = Object.keys(group.packages);
-    const missing = (await Promise.all(names.map((name) => exists(join(dir, name))))).some((present) => !present);
-    if (missing) await build(group, versions[group.name], dir, env, log);
-    for (const name of names) paths[name] = join(dir, name);
-  }
+  for (const group of GROUPS) Object.assign(paths, await ensureGroup(group, options));
   return {
     etcd: paths.etcd ?? '',
     kubeApiserver: paths['kube-apiserver'] ?? '',
@@ -119,13 +116,25 @@ export async function ensureBinaries(options: BuildOptions = {}): Promise<Binari
   };
 }
 
+/** One group's binaries (name -> path), built into `<cache>/bin/<name>-<version>` when any is missing. */
+export async function ensureGroup(group: Group, options: BuildOptions = {}): Promise<Record<string, string>> {
+  const versions = await readVersions();
+  const env = options.env ?? process.env;
+  const log = options.log ?? ((line: string): void => void process.stderr.write(`${line}\n`));
+  const dir = join(cacheDir(env), 'bin', `${group.cache ?? group.name}-${versions[group.name]}`);
+  const names = Object.keys(group.packages);
+  const missing = (await Promise.all(names.map((name) => exists(join(dir, name))))).some((present) => !present);
+  if (missing) await build(group, versions[group.name], dir, env, log);
+  return Object.fromEntries(names.map((name) => [name, join(dir, name)]));
+}
+
 async function build(group: Group, version: string, dir: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
   const names = Object.keys(group.packages);
-  log(`building ${group.name} ${version} (${names.join(', ')}) from Go modules into ${dir}; the first build takes minutes`);
+  log(`building ${group.cache ?? group.name} ${version} (${names.join(', ')}) from Go modules into ${dir}; the first build takes minutes`);
   const started = Date.now();
   await mkdir(join(dir, '..'), { recursive: true });
   // Build into a scratch folder and rename it into place: a half-built group is never "found".
-  const scratch = await mkdtemp(join(dir, '..', `.${group.name}-build-`));
+  const scratch = await mkdtemp(join(dir, '..', `.${group.cache ?? group.name}-build-`));
   try {
     const flags = ['build', '-trimpath', `-ldflags=-s -w ${group.ldflags(version).join(' ')}`];
     const goEnv = { ...env, GOTOOLCHAIN: 'local', CGO_ENABLED: '0', GOFLAGS: '-mod=readonly' };
@@ -140,7 +149,7 @@ async function build(group: Group, version: string, dir: string, env: NodeJS.Pro
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
-  log(`built ${group.name} ${version} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  log(`built ${group.cache ?? group.name} ${version} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
 function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {

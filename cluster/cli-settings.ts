@@ -10,7 +10,7 @@ import { CACHE_SETTINGS } from './binaries.ts';
 import { devSettingsTable, type DevSettingsTable } from './dev-settings.ts';
 import { STEP_RUNNER_SETTINGS } from './step-runner.ts';
 
-export type ClusterSettings = DevSettingsTable & { readonly nodes: Setting<string | undefined> } & typeof CACHE_SETTINGS & typeof STEP_RUNNER_SETTINGS;
+export type ClusterSettings = DevSettingsTable & { readonly nodes: Setting<string | undefined>; readonly realNode: Setting<boolean> } & typeof CACHE_SETTINGS & typeof STEP_RUNNER_SETTINGS;
 
 const root = join(import.meta.dirname, '..');
 
@@ -22,6 +22,7 @@ export function clusterSettings(cwd: string): ClusterSettings {
   return {
     ...devSettingsTable(root, cwd),
     nodes: setting<string | undefined>({ flag: 'nodes', variables: [], value: 'name[:label=value;...],...', default: undefined, defaultText: 'kubedag-node-1, and kubedag-node-2 labelled gpu=true', description: 'The node agents to start (up, dev), each with its labels.', read: (text) => text }),
+    realNode: setting({ flag: 'real-node', variables: ['KUBEDAG_REAL_NODE'], isSwitch: true, default: false, description: 'Run one real node (kubelet, containerd, runc, kube-proxy) with the whole cluster in a network namespace of its own (up, dev; needs root; docs/real-node.md); node agents only when --nodes names them. The variable is on when 1, true or yes.', read: (text) => ['1', 'true', 'yes'].includes(text.toLowerCase()) }),
     ...CACHE_SETTINGS,
     ...STEP_RUNNER_SETTINGS,
   };

@@ -25,6 +25,7 @@ export async function installClusterWide(kc: KubeConfig, log?: (line: string) =>
   log?.(`step exec ClusterRole ${await installStepExecRole(kc)} as the chart makes it`);
 }
 import { ensureStepRunner } from './step-runner.ts';
+import { hasRealNode, NODE_NAME, prepareRealCluster, removeRealNode, startRealCluster, type PreparedNode } from './real-node/cluster.ts';
 
 /** Two nodes, one of them labelled for GPU work, so that selectors have something to choose. */
 export const DEFAULT_NODES: readonly NodeSpec[] = [{ name: 'kubedag-node-1' }, { name: 'kubedag-node-2', labels: { gpu: 'true' } }];
@@ -57,6 +58,11 @@ export interface ClusterOptions {
   readonly log?: (line: string) => void;
   /** Told when a process of the cluster ends, while this process lives (`make dev`). */
   readonly onExit?: OnExit;
+  /**
+   * A real node (kubelet, containerd, kube-proxy) with the whole cluster in a network namespace
+   * of its own (cluster/real-node, docs/real-node.md); node agents only when `nodes` names them.
+   */
+  readonly realNode?: boolean;
 }
 
 /** The node agent runs on the same Node.js as this process, straight from its TypeScript. */
@@ -66,24 +72,36 @@ export const NODE_AGENT_COMMAND: readonly string[] = [process.execPath, ...(proc
 export const PROVISIONER_COMMAND: readonly string[] = [process.execPath, join(import.meta.dirname, 'provisioner/main.ts')];
 
 export async function startCluster(options: ClusterOptions): Promise<ClusterState> {
-  const nodes = options.nodes ?? DEFAULT_NODES;
+  const nodes = options.nodes ?? (options.realNode === true ? [] : DEFAULT_NODES);
   // Steps of the http, jq, mail and ssh executors run `kubedag-step`: on this cluster, from the
   // node agents' PATH (cluster/step-runner.ts), rebuilt here whenever its sources changed.
   const runner = await ensureStepRunner(undefined, options.log);
   const nodeAgentCommand = [...NODE_AGENT_COMMAND, `--step-runner-path=${runner.bin}`];
-  const state = await startControlPlane({ dir: options.dir, binaries: options.binaries, nodes, nodeAgentCommand, provisionerCommand: PROVISIONER_COMMAND, nodeAgentLogFormat: options.nodeAgentLogFormat, nodeMonitorGraceSeconds: options.nodeMonitorGraceSeconds, log: options.log, ...(options.onExit === undefined ? {} : { onExit: options.onExit }) });
+  const log = options.log ?? ((): void => undefined);
+  let real: PreparedNode | undefined;
+  let state: ClusterState;
+  try {
+    if (options.realNode === true) real = await prepareRealCluster(options.dir, log);
+    state = await startControlPlane({ dir: options.dir, binaries: options.binaries, nodes, nodeAgentCommand, provisionerCommand: PROVISIONER_COMMAND, nodeAgentLogFormat: options.nodeAgentLogFormat, nodeMonitorGraceSeconds: options.nodeMonitorGraceSeconds, log: options.log, ...(options.onExit === undefined ? {} : { onExit: options.onExit }), ...(real === undefined ? {} : { placement: real.placement }) });
+  } catch (error) {
+    if (await hasRealNode(options.dir)) await removeRealNode(options.dir, log);
+    throw error;
+  }
   try {
     const kc = kubeConfig(state.kubeconfig);
     await installClusterWide(kc, options.log);
-    await waitForNodes(kc, nodes.map((n) => n.name));
+    if (real !== undefined) await startRealCluster(state, real, log, options.onExit);
+    await waitForNodes(kc, [...nodes.map((n) => n.name), ...(real === undefined ? [] : [NODE_NAME])]);
     await waitForStorageClass(kc, DEFAULT_STORAGE_CLASS);
     return state;
   } catch (error) {
-    await stopControlPlane(state);
+    await stopCluster(state, log);
     throw error;
   }
 }
 
-export async function stopCluster(state: ClusterState): Promise<void> {
+/** Stops the cluster's programs; a real node's traces on the host go too. */
+export async function stopCluster(state: ClusterState, log: (line: string) => void = () => undefined): Promise<void> {
   await stopControlPlane(state);
+  if (await hasRealNode(state.dir)) await removeRealNode(state.dir, log);
 }

@@ -56,6 +56,21 @@ export interface StartOptions {
   readonly log?: (line: string) => void;
   /** Told when a process started here ends, while this process lives. */
   readonly onExit?: OnExit;
+  /** Where the cluster runs when not on the host's loopback (the real node's namespace). */
+  readonly placement?: Placement;
+}
+
+/**
+ * A control plane inside a network namespace (cluster/real-node): every program started through
+ * `wrap`, kube-apiserver listening on all of the namespace's addresses and advertising
+ * `advertiseAddress` (the `kubernetes` Service's endpoint), and `forward` opening a port on the
+ * host's loopback to it, which the admin kubeconfig names. Programs inside use
+ * `inner.kubeconfig`, which names the API server's own port.
+ */
+export interface Placement {
+  readonly wrap: readonly string[];
+  readonly advertiseAddress: string;
+  readonly forward: (apiPort: number, log: string) => Promise<{ port: number; managed: Managed }>;
 }
 
 const STATE = 'cluster.json';
@@ -79,30 +94,39 @@ export async function startControlPlane(options: StartOptions): Promise<ClusterS
   await mkdir(join(dir, 'logs'), { recursive: true });
   const pki = await ensurePki(join(dir, 'pki'));
   const [etcdClient, etcdPeer, apiPort, cmPort, schedulerPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
-  const server = `https://127.0.0.1:${String(apiPort)}`;
+  const inner = `https://127.0.0.1:${String(apiPort)}`;
   const processes: Managed[] = [];
   const ports = { etcdClient, etcdPeer, kubeApiserver: apiPort, controllerManager: cmPort, scheduler: schedulerPort };
+  const { placement } = options;
+  const forwarded = placement === undefined ? undefined : await placement.forward(apiPort, join(dir, 'logs/api-forwarder.log'));
+  if (forwarded !== undefined) processes.push(forwarded.managed);
+  const server = forwarded === undefined ? inner : `https://127.0.0.1:${String(forwarded.port)}`;
   const state: ClusterState = { dir, server, kubeconfig: join(dir, 'admin.kubeconfig'), processes, nodes: [], ports };
-  const start = (name: string, command: string, args: readonly string[], log: string): Promise<Managed> => startProcess(name, command, args, log, options.onExit === undefined ? {} : { onExit: options.onExit });
+  const wrap = placement?.wrap ?? [];
+  const start = (name: string, command: string, args: readonly string[], log: string): Promise<Managed> => {
+    const [program = command, ...rest] = [...wrap, command, ...args];
+    return startProcess(name, program, rest, log, options.onExit === undefined ? {} : { onExit: options.onExit });
+  };
   try {
+    await saveState(state);
     processes.push(await start('etcd', binaries.etcd, etcdArgs(dir, etcdClient, etcdPeer), join(dir, 'logs/etcd.log')));
     await saveState(state);
-    processes.push(await start('kube-apiserver', binaries.kubeApiserver, apiserverArgs(pki, etcdClient, apiPort), join(dir, 'logs/kube-apiserver.log')));
+    processes.push(await start('kube-apiserver', binaries.kubeApiserver, apiserverArgs(pki, etcdClient, apiPort, placement?.advertiseAddress), join(dir, 'logs/kube-apiserver.log')));
     await saveState(state);
-    const kubeconfigs = await writeComponentKubeconfigs(dir, server, pki);
+    const kubeconfigs = await writeComponentKubeconfigs(dir, server, inner, pki);
     await waitFor('kube-apiserver /readyz', () => readyz(server, pki.admin, pki.ca.cert), 90_000, 200);
     log(`kube-apiserver ready at ${server}`);
     processes.push(await start('kube-controller-manager', binaries.kubeControllerManager, controllerManagerArgs(pki, kubeconfigs.controllerManager, cmPort, options.nodeMonitorGraceSeconds), join(dir, 'logs/kube-controller-manager.log')));
     processes.push(await start('kube-scheduler', binaries.kubeScheduler, schedulerArgs(kubeconfigs.scheduler, schedulerPort), join(dir, 'logs/kube-scheduler.log')));
     await saveState(state);
     // After kube-controller-manager, whose PV controller hands claims to it and binds its volumes.
-    const [provisioner, ...provisionerArgs] = [...options.provisionerCommand, `--kubeconfig=${state.kubeconfig}`, `--dir=${join(dir, 'volumes')}`, `--log-format=${options.nodeAgentLogFormat ?? 'json'}`];
+    const [provisioner, ...provisionerArgs] = [...options.provisionerCommand, `--kubeconfig=${kubeconfigs.inner}`, `--dir=${join(dir, 'volumes')}`, `--log-format=${options.nodeAgentLogFormat ?? 'json'}`];
     processes.push(await start('provisioner', provisioner, provisionerArgs, join(dir, 'logs/provisioner.log')));
     await saveState(state);
     for (const node of options.nodes) {
       const port = await freePort();
       const ledger = join(dir, 'nodes', node.name, 'ledger.jsonl');
-      const agent = { port, kubeconfig: state.kubeconfig, dir: join(dir, 'nodes', node.name), clusterDir: dir, logFormat: options.nodeAgentLogFormat ?? 'json' };
+      const agent = { port, kubeconfig: kubeconfigs.inner, dir: join(dir, 'nodes', node.name), clusterDir: dir, logFormat: options.nodeAgentLogFormat ?? 'json' };
       const args = [...options.nodeAgentCommand, ...nodeAgentArgs(node, agent, pki)];
       const [command = 'node', ...rest] = args;
       processes.push(await start(`node-agent ${node.name}`, command, rest, join(dir, `logs/node-${node.name}.log`)));
@@ -159,11 +183,11 @@ function etcdArgs(dir: string, client: number, peer: number): string[] {
   ];
 }
 
-function apiserverArgs(pki: Pki, etcdClient: number, port: number): string[] {
+function apiserverArgs(pki: Pki, etcdClient: number, port: number, advertise: string | undefined): string[] {
   return [
     `--etcd-servers=http://127.0.0.1:${String(etcdClient)}`,
-    '--bind-address=127.0.0.1',
-    '--advertise-address=127.0.0.1',
+    // In a namespace of its own, its other address is the node's: the kubernetes Service leads there.
+    ...(advertise === undefined ? ['--bind-address=127.0.0.1', '--advertise-address=127.0.0.1'] : ['--bind-address=0.0.0.0', `--advertise-address=${advertise}`]),
     `--secure-port=${String(port)}`,
     `--tls-cert-file=${pki.apiserver.cert}`,
     `--tls-private-key-file=${pki.apiserver.key}`,
@@ -177,8 +201,8 @@ function apiserverArgs(pki: Pki, etcdClient: number, port: number): string[] {
     `--kubelet-client-key=${pki.apiserverKubeletClient.key}`,
     `--kubelet-certificate-authority=${pki.ca.cert}`,
     '--kubelet-preferred-address-types=InternalIP',
-    // Endpoints may not hold loopback addresses, so the kubernetes Service is not reconciled.
-    '--endpoint-reconciler-type=none',
+    // Endpoints may not hold loopback addresses, so the kubernetes Service is not reconciled there.
+    ...(advertise === undefined ? ['--endpoint-reconciler-type=none'] : []),
     '--profiling=false',
   ];
 }
@@ -239,14 +263,17 @@ function nodeAgentArgs(node: NodeSpec, agent: NodeAgentPlace, pki: Pki): string[
   ];
 }
 
-async function writeComponentKubeconfigs(dir: string, server: string, pki: Pki): Promise<{ controllerManager: string; scheduler: string }> {
+/** The admin's for `server` (where the host reaches the API server), the rest for `inner` (where the cluster's programs do). */
+async function writeComponentKubeconfigs(dir: string, server: string, inner: string, pki: Pki): Promise<{ controllerManager: string; scheduler: string; inner: string }> {
   const admin = join(dir, 'admin.kubeconfig');
+  const innerAdmin = server === inner ? admin : join(dir, 'inner.kubeconfig');
   const controllerManager = join(dir, 'controller-manager.kubeconfig');
   const scheduler = join(dir, 'scheduler.kubeconfig');
   await writeKubeconfig(admin, server, pki.ca.cert, pki.admin, 'kubedag-admin');
-  await writeKubeconfig(controllerManager, server, pki.ca.cert, pki.controllerManager, 'system:kube-controller-manager');
-  await writeKubeconfig(scheduler, server, pki.ca.cert, pki.scheduler, 'system:kube-scheduler');
-  return { controllerManager, scheduler };
+  if (innerAdmin !== admin) await writeKubeconfig(innerAdmin, inner, pki.ca.cert, pki.admin, 'kubedag-admin');
+  await writeKubeconfig(controllerManager, inner, pki.ca.cert, pki.controllerManager, 'system:kube-controller-manager');
+  await writeKubeconfig(scheduler, inner, pki.ca.cert, pki.scheduler, 'system:kube-scheduler');
+  return { controllerManager, scheduler, inner: innerAdmin };
 }
 
 function readyz(server: string, client: CertificatePaths, ca: string): Promise<boolean> {

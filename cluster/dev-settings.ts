@@ -80,6 +80,8 @@ export interface DevPrograms {
   readonly apiPort: number;
   /** The step exec ClusterRole the local cluster has (cluster/step-exec-role.ts). */
   readonly execRole: string;
+  /** The operator's default step image, when the cluster's nodes lack its own default (a real node: cluster/real-node/images.ts). */
+  readonly stepImage?: string;
 }
 
 /**
@@ -89,7 +91,7 @@ export interface DevPrograms {
  */
 export function devProgramArgs(at: DevPrograms): { readonly operator: string[]; readonly apiserver: string[] } {
   return {
-    operator: [`--kubeconfig=${at.kubeconfig}`, `--step-exec-role=${at.execRole}`, `--log-dir=${at.logDir}`, '--lease-duration-seconds=5', '--log-format=pretty', `--http-port=${String(at.operatorPort)}`],
+    operator: [`--kubeconfig=${at.kubeconfig}`, `--step-exec-role=${at.execRole}`, `--log-dir=${at.logDir}`, '--lease-duration-seconds=5', '--log-format=pretty', `--http-port=${String(at.operatorPort)}`, ...(at.stepImage === undefined ? [] : [`--default-step-image=${at.stepImage}`])],
     // The API server serves the kubeconfig's namespace ("default" for make dev's cluster).
     apiserver: [`--kubeconfig=${at.kubeconfig}`, `--operator-url=http://127.0.0.1:${String(at.operatorPort)}`, '--log-format=pretty', '--host=127.0.0.1', `--port=${String(at.apiPort)}`],
   };

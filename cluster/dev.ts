@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { readState, type ClusterState } from './controlplane.ts';
 import { DevComponent, readTail } from './dev-component.ts';
 import { endingReport, lastMeaningfulLine } from './dev-report.ts';
+import { STEP_IMAGE } from './real-node/images.ts';
 import { choosePort, devProgramArgs, type DevSettings, type PortChoice } from './dev-settings.ts';
 import { freePort, isAlive, waitFor, type Managed } from './processes.ts';
 import { chartStepExecRole } from './step-exec-role.ts';
@@ -95,7 +96,7 @@ const signalled = (): Promise<string> =>
     }
   });
 
-export async function runDev(settings: DevSettings, nodes: string | undefined, say: (line: string) => void): Promise<number> {
+export async function runDev(settings: DevSettings, nodes: string | undefined, say: (line: string) => void, realNode = false): Promise<number> {
   const { dir } = settings;
   await mkdir(dir, { recursive: true });
   const held = await readDevState(dir);
@@ -107,13 +108,13 @@ export async function runDev(settings: DevSettings, nodes: string | undefined, s
   const run = new DevRun(settings, say);
   const interrupted = signalled();
   const [apiPort, operatorPort] = [await pickPort(settings.apiPort), await pickPort(settings.operatorPort)];
-  const cluster = await up(dir, { log: say, onExit: run.onExit, ...(nodes === undefined ? {} : { nodes }) });
+  const cluster = await up(dir, { log: say, onExit: run.onExit, realNode, ...(nodes === undefined ? {} : { nodes }) });
   const kubeconfig = join(dir, 'kubeconfig');
   const base = `http://127.0.0.1:${String(apiPort)}`;
   const operatorBase = `http://127.0.0.1:${String(operatorPort)}`;
   // The exec role by the name the chart gives it, as the cluster has it (cluster/step-exec-role.ts).
   const execRole = chartStepExecRole().metadata?.name ?? '';
-  const args = devProgramArgs({ kubeconfig, logDir: join(dir, 'logs'), operatorPort, apiPort, execRole });
+  const args = devProgramArgs({ kubeconfig, logDir: join(dir, 'logs'), operatorPort, apiPort, execRole, ...(realNode ? { stepImage: STEP_IMAGE } : {}) });
   const operator = run.supervise('operator', 'operator/main.ts', args.operator);
   const api = run.supervise('apiserver', 'apiserver/main.ts', args.apiserver);
   const state = (): Parameters<typeof writeDevState>[1] => ({ pid: process.pid, api: base, operator: operatorBase, kubeApiserver: cluster.server, kubeconfig, components: run.components.map((c) => ({ name: c.name, pid: c.pid, log: c.log })) });

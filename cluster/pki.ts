@@ -70,7 +70,7 @@ async function createCa(): Promise<Issued> {
   return { certPem: cert.toString('pem'), keyPem: await keyPem(keys), keys, cert };
 }
 
-interface Leaf {
+export interface Leaf {
   readonly subject: string;
   readonly server?: { readonly dns: readonly string[]; readonly ips: readonly string[] };
   readonly client?: boolean;
@@ -134,6 +134,26 @@ export async function ensurePki(dir: string): Promise<Pki> {
   await writeFile(pki.serviceAccount.publicKey, sa.publicKey.export({ type: 'spki', format: 'pem' }));
   await writeFile(pki.serviceAccount.privateKey, sa.privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
   return pki;
+}
+
+/**
+ * Issues one more certificate from the CA of a PKI that ensurePki wrote (the real node's kubelet
+ * and kube-proxy, cluster/real-node), into `paths`, unless a certificate is there already.
+ */
+export async function ensureLeaf(pki: Pki, leaf: Leaf, paths: CertificatePaths): Promise<CertificatePaths> {
+  const present = await readFile(paths.key).then(
+    () => true,
+    () => false,
+  );
+  if (present) return paths;
+  const cert = new x509.X509Certificate(await readFile(pki.ca.cert, 'utf8'));
+  const der = Buffer.from((await readFile(pki.ca.key, 'utf8')).replace(/-----[A-Z ]+-----/g, '').replace(/\s+/g, ''), 'base64');
+  const privateKey = await webcrypto.subtle.importKey('pkcs8', der, ALGORITHM, true, ['sign']);
+  const publicKey = await webcrypto.subtle.importKey('spki', cert.publicKey.rawData, ALGORITHM, true, ['verify']);
+  const issued = await issue({ certPem: '', keyPem: '', keys: { privateKey, publicKey }, cert }, leaf);
+  await writeFile(paths.cert, issued.certPem);
+  await writeFile(paths.key, issued.keyPem, { mode: 0o600 });
+  return paths;
 }
 
 export function pkiPaths(dir: string): Pki {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { ensureBinaries } from './binaries.ts';
 import { installClusterWide, startCluster, stopCluster, DEFAULT_NODES, parseNodes } from './cluster.ts';
 import { kubeConfig } from './setup.ts';
+import { hasRealNode, NODE_NAME, removeRealNode } from './real-node/cluster.ts';
 import { isRunning, readState, type ClusterState } from './controlplane.ts';
 import { pkiPaths } from './pki.ts';
 import { isAlive, stopProcess, type OnExit } from './processes.ts';
@@ -55,6 +56,8 @@ export async function forgetDevState(dir: string): Promise<void> {
 
 export interface UpOptions {
   readonly nodes?: string;
+  /** The real-node mode (cluster/real-node, docs/real-node.md). */
+  readonly realNode?: boolean;
   readonly log: (line: string) => void;
   readonly onExit?: OnExit;
 }
@@ -69,17 +72,20 @@ export async function up(dir: string, options: UpOptions): Promise<ClusterState>
     await installClusterWide(kubeConfig(existing.kubeconfig), options.log);
     return existing;
   }
-  if (existing !== undefined) await stopCluster(existing);
+  if (existing !== undefined) await stopCluster(existing, options.log);
   const binaries = await ensureBinaries({ log: options.log });
+  const realNode = options.realNode === true;
+  const nodes = options.nodes === undefined ? (realNode ? [] : DEFAULT_NODES) : parseNodes(options.nodes);
   // Node agent logs (cluster/logs) are read by people here: readable lines, not JSON.
-  const state = await startCluster({ dir: cluster, binaries, nodes: options.nodes === undefined ? DEFAULT_NODES : parseNodes(options.nodes), nodeAgentLogFormat: 'pretty', log: options.log, ...(options.onExit === undefined ? {} : { onExit: options.onExit }) });
+  const state = await startCluster({ dir: cluster, binaries, nodes, nodeAgentLogFormat: 'pretty', log: options.log, realNode, ...(options.onExit === undefined ? {} : { onExit: options.onExit }) });
   await copyFile(state.kubeconfig, join(dir, 'kubeconfig'));
   await mkdir(join(dir, 'bin'), { recursive: true });
   for (const [name, target] of [['kubectl', binaries.kubectl], ['helm', binaries.helm]] as const) {
     await rm(join(dir, 'bin', name), { force: true });
     await symlink(target, join(dir, 'bin', name));
   }
-  options.log(`cluster up in ${((Date.now() - started) / 1000).toFixed(1)} s: ${state.server}, nodes ${state.nodes.map((n) => n.name).join(', ')}`);
+  const names = [...(realNode ? [NODE_NAME] : []), ...state.nodes.map((n) => n.name)];
+  options.log(`cluster up in ${((Date.now() - started) / 1000).toFixed(1)} s: ${state.server}, nodes ${names.join(', ')}`);
   return state;
 }
 
@@ -87,10 +93,12 @@ export async function down(dir: string, log: (line: string) => void): Promise<vo
   await stopLeftovers(dir);
   const state = await readState(clusterDir(dir));
   if (state === undefined) {
+    // A real node's traces outlive a cluster whose start failed half-way.
+    if (await hasRealNode(clusterDir(dir))) await removeRealNode(clusterDir(dir), log);
     log('no cluster is running');
     return;
   }
-  await stopCluster(state);
+  await stopCluster(state, log);
   await rm(clusterDir(dir), { recursive: true, force: true });
   await rm(join(dir, 'kubeconfig'), { force: true });
   log('cluster stopped');

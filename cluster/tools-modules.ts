@@ -19,6 +19,9 @@ const MODULES: readonly { folder: string; module: string; version: keyof Version
   { folder: 'kubernetes', module: 'k8s.io/kubernetes', version: 'kubernetes' },
   { folder: 'etcd', module: 'go.etcd.io/etcd/server/v3', version: 'etcd' },
   { folder: 'helm', module: 'helm.sh/helm/v4', version: 'helm' },
+  // The real node's kubelet and kube-proxy, and its container runtime (cluster/real-node/binaries.ts).
+  { folder: 'kubernetes-node', module: 'k8s.io/kubernetes', version: 'kubernetes' },
+  { folder: 'containerd', module: 'github.com/containerd/containerd/v2', version: 'containerd' },
 ];
 
 /** `replace (...)` for k8s.io/kubernetes@version: every `k8s.io/x => ./staging/src/k8s.io/x` as `k8s.io/x vA.B.C`. */
@@ -49,9 +52,10 @@ export async function checkToolsModules(): Promise<string[]> {
     const have = requiredVersion(goMod, entry.module);
     if (have !== versions[entry.version]) problems.push(`cluster/tools/${entry.folder}/go.mod requires ${entry.module} ${String(have)}, versions.json says ${versions[entry.version]}`);
   }
-  const kubernetes = await readFile(join(TOOLS, 'kubernetes', 'go.mod'), 'utf8');
-  if (replaceBlockOf(kubernetes) !== (await kubernetesReplaceBlock(versions.kubernetes))) {
-    problems.push('cluster/tools/kubernetes/go.mod: the replace block differs from the staging modules of k8s.io/kubernetes');
+  const block = await kubernetesReplaceBlock(versions.kubernetes);
+  for (const entry of MODULES.filter((m) => m.module === 'k8s.io/kubernetes')) {
+    const goMod = await readFile(join(TOOLS, entry.folder, 'go.mod'), 'utf8');
+    if (replaceBlockOf(goMod) !== block) problems.push(`cluster/tools/${entry.folder}/go.mod: the replace block differs from the staging modules of k8s.io/kubernetes`);
   }
   return problems;
 }
@@ -62,7 +66,7 @@ export async function syncToolsModules(log: (line: string) => void): Promise<voi
   for (const entry of MODULES) {
     const dir = join(TOOLS, entry.folder);
     await run('go', ['mod', 'edit', `-require=${entry.module}@${versions[entry.version]}`], { cwd: dir, env: GO_ENV });
-    if (entry.folder === 'kubernetes') {
+    if (entry.module === 'k8s.io/kubernetes') {
       const goMod = await readFile(join(dir, 'go.mod'), 'utf8');
       const block = await kubernetesReplaceBlock(versions.kubernetes);
       const current = replaceBlockOf(goMod);
