@@ -3,6 +3,7 @@
  * DAGs of a multi-document file) out, with every problem as a located error. Never throws on
  * any input.
  */
+import { readDialect } from './dialect.ts';
 import { childPath, issue, nestIssues, type DagIssue } from './issues.ts';
 import { DEFAULTS, type Dag } from './model.ts';
 import { normalizeDag } from './normalize.ts';
@@ -71,8 +72,9 @@ interface DocumentLoad {
 }
 
 function loadDocument(document: unknown, override: string | undefined, fileName: string | undefined, local = false): DocumentLoad {
-  const structure = checkStructure(document);
-  const errors = [...structure.errors];
+  const read = readDialect(document);
+  const structure = checkStructure(read.document);
+  const errors = [...read.errors, ...structure.errors];
   const warnings: DagIssue[] = [];
   const file = withoutBrokenFields(structure.value, structure.errors);
   const name = (override ?? file.name ?? fileName ?? '').trim();
