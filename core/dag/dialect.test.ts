@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { decideDialect } from './dialect.ts';
+import { decideDialect, twoXPath } from './dialect.ts';
 import { formatIssue } from './issues.ts';
 import { loadDag } from './load.ts';
 import { parseYamlDocuments } from './yaml.ts';
@@ -122,5 +122,29 @@ describe('loadDag refuses what this slice does not read', () => {
     expect(errorsOf('steps:\n  - {run: echo hi, timeoutSec: 5}')).toContain(
       'steps[0].timeoutSec: "timeoutSec" is a Dagu 1.x key, but this file is written in Dagu 2.x keys (the first is "run" at steps[0].run); a file uses one dialect; in Dagu 2.x it is written "timeout_sec"',
     );
+  });
+});
+
+describe('twoXPath', () => {
+  it.each([
+    ['timeoutSec', 'timeout_sec'],
+    ['steps[0].retryPolicy.intervalSec', 'steps[0].retry_policy.interval_sec'],
+    ['steps[1][0].continueOn.exitCode[2]', 'steps[1][0].continue_on.exit_code[2]'],
+    ['steps.timeoutSec.workingDir', 'steps.timeoutSec.working_dir'],
+    ['handlerOn.cancel.timeoutSec', 'handler_on.abort.timeout_sec'],
+    ['container.keepContainer', 'container.keep_container'],
+    ['env.timeoutSec', 'env.timeoutSec'],
+    ['steps[0].with.timeoutSec', 'steps[0].with.timeoutSec'],
+    ['handler_on.abort.timeout_sec', 'handler_on.abort.timeout_sec'],
+    ['', ''],
+  ])('spells %s as %s', (path, want) => {
+    expect(twoXPath(path)).toBe(want);
+  });
+
+  it('is what loadDag reports for a 2.x file', () => {
+    expect(errorsOf('steps:\n  - {name: s, run: echo hi, retry_policy: {limit: 1, interval_sec: 1, max_interval_sec: -1}}\nhandler_on: {abort: {run: echo hi, timeout_sec: -1}}')).toEqual([
+      'handler_on.abort.timeout_sec: must be at least 0',
+      'steps[0].retry_policy.max_interval_sec: must be at least 0',
+    ]);
   });
 });

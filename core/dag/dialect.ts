@@ -272,3 +272,52 @@ function referenceErrors(value: unknown, path: string): DagIssue[] {
   if (!isMapping(value)) return [];
   return Object.entries(value).flatMap(([key, item]) => referenceErrors(item, childPath(path, key)));
 }
+
+const TWO_X_KEYS = Object.fromEntries(
+  (Object.keys(SPELLINGS) as Scope[]).map((scope) => [scope, Object.fromEntries(Object.entries(SPELLINGS[scope]).map(([twoX, oneX]) => [oneX, twoX]))]),
+) as unknown as Record<Scope, Readonly<Record<string, string>>>;
+
+/** Where the walk of a path is: in a mapping of a scope, among steps, or in user data. */
+type PathState = Scope | 'steps' | 'stepList' | 'opaque';
+
+const SEGMENT = /\.?([A-Za-z_][A-Za-z0-9_-]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/gy;
+
+function segmentsOf(path: string): (string | number)[] | undefined {
+  const segments: (string | number)[] = [];
+  SEGMENT.lastIndex = 0;
+  let match: RegExpExecArray | null;
+  while (SEGMENT.lastIndex < path.length && (match = SEGMENT.exec(path)) !== null) {
+    segments.push(match[2] !== undefined ? Number(match[2]) : (match[1] ?? (JSON.parse(match[3] ?? '""') as string)));
+  }
+  return SEGMENT.lastIndex === path.length ? segments : undefined;
+}
+
+function nextState(state: PathState, segment: string | number): PathState {
+  if (state === 'opaque') return state;
+  if (typeof segment === 'number') return state === 'steps' ? 'stepList' : state;
+  if (state === 'steps') return 'step';
+  const scope = state === 'stepList' ? 'step' : state;
+  const name = oneXName(scope, segment);
+  if (scope === 'root' && name === 'steps') return 'steps';
+  if (scope === 'handlerOn') return 'step';
+  return CHILD_SCOPES[scope]?.[name] ?? 'opaque';
+}
+
+/**
+ * A path into the 1.x shape of a 2.x document, as the file spelled it:
+ * `steps[0].retryPolicy.intervalSec` -> `steps[0].retry_policy.interval_sec`. A path already in
+ * 2.x keys is returned as it is.
+ */
+export function twoXPath(path: string): string {
+  const segments = segmentsOf(path);
+  if (segments === undefined) return path;
+  let state: PathState = 'root';
+  let out = '';
+  for (const segment of segments) {
+    const scope = state === 'stepList' ? 'step' : state;
+    const spelled = typeof segment === 'string' && scope !== 'steps' && scope !== 'opaque' ? (TWO_X_KEYS[scope][segment] ?? segment) : segment;
+    out = childPath(out, spelled);
+    state = nextState(state, segment);
+  }
+  return out;
+}
