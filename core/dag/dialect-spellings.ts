@@ -76,6 +76,12 @@ export const ONE_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
   container: ['workDir'],
 };
 
+/** 2.x keys without a 1.x twin that this slice reads (folded into other keys by dialect.ts). */
+export const TWO_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
+  root: ['shell_args'],
+  step: ['shell_args'],
+};
+
 /** 2.x keys this slice does not read, each with the feature it stands for. */
 export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, string>>>>> = {
   root: {

@@ -22,6 +22,7 @@ describe('decideDialect', () => {
     { name: 'run: with a shell command', yaml: 'steps:\n  - run: echo hello', dialect: '2.x', marker: 'steps[0].run' },
     { name: 'run: with a list', yaml: 'steps:\n  - run: [make]', dialect: '2.x', marker: 'steps[0].run' },
     { name: 'a step in a mapping of steps', yaml: 'steps:\n  one: {command: echo, timeout_sec: 1}', dialect: '2.x', marker: 'steps.one.timeout_sec' },
+    { name: 'shell_args, which only 2.x writes', yaml: 'shell: bash\nshell_args: [-e]\nsteps: [echo]', dialect: '2.x', marker: 'shell_args' },
     { name: 'a 2.x feature this slice refuses', yaml: 'consts: {a: 1}\nsteps: [echo]', dialect: '2.x', marker: 'consts' },
   ];
   it.each(cases)('reads $name as $dialect', ({ yaml, dialect, marker }) => {
@@ -69,6 +70,10 @@ describe('loadDag reads a 2.x file as its 1.x spelling', () => {
     expect(twoX.errors.map(formatIssue)).toEqual([]);
     expect(twoX.warnings).toEqual(oneX.warnings);
     expect(twoX.dag).toEqual(oneX.dag);
+  });
+
+  it('joins a root shell_args to the shell', () => {
+    expect(loadDag('shell: bash -o pipefail\nshell_args: [-e]\nsteps: [echo]', { fileName: 'a' }).dag.shell).toEqual(['bash', '-o', 'pipefail', '-e']);
   });
 
   it('keeps run: a sub-DAG call in a 1.x file and a command in a 2.x file', () => {

@@ -6,7 +6,7 @@
  * dialect-spellings.ts; the rules in docs/decisions/2026-11-29-dagu-2x-dialect.md.
  */
 import { splitCommand } from './command.ts';
-import { CHILD_SCOPES, NOT_WITH_RUN, ONE_X_ONLY, REFUSED, RUN_WITH_KEYS, SPELLINGS, type Scope } from './dialect-spellings.ts';
+import { CHILD_SCOPES, NOT_WITH_RUN, ONE_X_ONLY, REFUSED, RUN_WITH_KEYS, SPELLINGS, TWO_X_ONLY, type Scope } from './dialect-spellings.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import { DAG_NAME_PATTERN } from './validate.ts';
 
@@ -89,7 +89,7 @@ function runIsShell(value: unknown): boolean {
 
 function dialectOfKey(visit: KeyVisit): Dialect | undefined {
   const { scope, key } = visit;
-  if (Object.hasOwn(SPELLINGS[scope], key) || Object.hasOwn(REFUSED[scope] ?? {}, key)) return '2.x';
+  if (Object.hasOwn(SPELLINGS[scope], key) || Object.hasOwn(REFUSED[scope] ?? {}, key) || TWO_X_ONLY[scope]?.includes(key) === true) return '2.x';
   if (ONE_X_KEYS[scope].has(key.toLowerCase())) return '1.x';
   if (scope === 'step' && key === 'run' && runIsShell(visit.value)) return '2.x';
   return undefined;
