@@ -161,12 +161,43 @@ function rewriteMapping(input: Mapping, scope: Scope, path: string, errors: DagI
     const name = oneXName(scope, key);
     out[name] = rewriteChild(scope, name, item, at, errors);
   }
-  if (scope === 'root' && typedParams(out.params, errors)) delete out.params;
-  if (scope === 'step' && isMapping(out.output)) {
-    errors.push(refusal(childPath(path, 'output'), 'object-form output'));
-    delete out.output;
+  if (scope === 'root') refuseRootForms(out, errors);
+  return scope === 'step' ? refuseStepForms(out, path, errors) : out;
+}
+
+/** 2.x kinds of DAG Kubedag does not run (`type: agent`, `build`, `controller`). */
+const REFUSED_DAG_TYPES = ['agent', 'build', 'controller'];
+
+function refuseRootForms(out: Mapping, errors: DagIssue[]): void {
+  if (typedParams(out.params, errors)) delete out.params;
+  if (typeof out.type === 'string' && REFUSED_DAG_TYPES.includes(out.type)) {
+    errors.push(refusal('type', `type: ${out.type} (${out.type} DAGs)`));
+    delete out.type;
   }
-  return out;
+}
+
+/** Object forms 2.x gave to keys that 1.x writes as strings. */
+function refuseStepForms(out: Mapping, path: string, errors: DagIssue[]): Mapping {
+  return Object.fromEntries(
+    Object.entries(out).filter(([key, item]) => {
+      const refused = ['output', 'stdout', 'stderr'].includes(key) && isMapping(item);
+      if (refused) errors.push(refusal(childPath(path, key), `object-form ${key}`));
+      return !refused;
+    }),
+  );
+}
+
+/**
+ * Drops what the loader found wrong with a part only because a refused key was taken out of it
+ * (a step whose `action:` was refused "needs a command or a script").
+ */
+export function withoutFollowOns(dialectErrors: readonly DagIssue[], later: readonly DagIssue[]): DagIssue[] {
+  const refusedIn = new Set(dialectErrors.filter((e) => e.message.endsWith(' is not supported yet')).map((e) => parentPath(e.path)));
+  return later.filter((e) => !refusedIn.has(e.path));
+}
+
+function parentPath(path: string): string {
+  return path.replace(/(?:\.[A-Za-z_][A-Za-z0-9_-]*|\[\d+\]|\["(?:[^"\\]|\\.)*"\])$/, '');
 }
 
 function rewriteChild(scope: Scope, name: string, item: unknown, path: string, errors: DagIssue[]): unknown {

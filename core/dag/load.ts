@@ -3,7 +3,7 @@
  * DAGs of a multi-document file) out, with every problem as a located error. Never throws on
  * any input.
  */
-import { readDialect, twoXPath } from './dialect.ts';
+import { readDialect, twoXPath, withoutFollowOns } from './dialect.ts';
 import { childPath, issue, nestIssues, type DagIssue } from './issues.ts';
 import { DEFAULTS, type Dag } from './model.ts';
 import { normalizeDag } from './normalize.ts';
@@ -89,7 +89,7 @@ function loadDocument(document: unknown, override: string | undefined, fileName:
   if (read.dialect === '1.x') return { dag, errors: [...read.errors, ...errors], warnings };
   // A 2.x file's problems are told in its own keys, though found in its 1.x shape.
   const spelled = (found: DagIssue): DagIssue => issue(twoXPath(found.path), found.message);
-  return { dag, errors: [...read.errors, ...errors.map(spelled)], warnings: warnings.map(spelled) };
+  return { dag, errors: [...read.errors, ...withoutFollowOns(read.errors, errors.map(spelled))], warnings: warnings.map(spelled) };
 }
 
 /** Keys whose children fail alone: one broken step or handler leaves the others usable. */
