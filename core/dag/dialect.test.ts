@@ -84,6 +84,13 @@ describe('loadDag reads a 2.x file as its 1.x spelling', () => {
     expect(twoX?.command).toBe('child');
   });
 
+  it('decides each document of a file on its own', () => {
+    const load = loadDag('timeout_sec: 5\nsteps:\n  - {name: s, run: echo hi}\n---\nname: child\ntimeoutSec: 5\nsteps:\n  - {name: t, run: child2}\n', { fileName: 'a' });
+    expect(load.errors).toEqual([]);
+    expect(load.dag.steps[0]?.command).toBe('echo');
+    expect(load.localDags[0]?.dag.steps[0]?.call).toBe('child2');
+  });
+
   it('reads a multi-line run: as an inline script', () => {
     const step = loadDag('steps:\n  - name: s\n    run: |\n      echo a\n      echo b\n', { fileName: 'a' }).dag.steps[0];
     expect(step?.script).toBe('echo a\necho b\n');
@@ -93,6 +100,7 @@ describe('loadDag reads a 2.x file as its 1.x spelling', () => {
 describe('loadDag refuses what this slice does not read', () => {
   const cases: { name: string; yaml: string; want: string[] }[] = [
     { name: 'an action step', yaml: 'steps:\n  - {name: s, action: noop}', want: ['steps[0].action: Dagu 2.x feature action (action steps) is not supported yet'] },
+    { name: 'a parallel action step', yaml: 'steps:\n  - {name: s, action: dag.run, with: {dag: child}, parallel: [a, b]}', want: ['steps[0].action: Dagu 2.x feature action (action steps) is not supported yet'] },
     { name: 'outputs', yaml: 'steps:\n  - {run: echo, outputs: {a: b}}', want: ['steps[0].outputs: Dagu 2.x feature outputs is not supported yet'] },
     { name: 'object-form output', yaml: 'steps:\n  - {run: echo a, output: {name: A}}', want: ['steps[0].output: Dagu 2.x feature object-form output is not supported yet'] },
     { name: 'consts', yaml: 'consts: {A: 1}\nsteps: [echo]', want: ['consts: Dagu 2.x feature consts is not supported yet'] },

@@ -189,11 +189,11 @@ function refuseStepForms(out: Mapping, path: string, errors: DagIssue[]): Mappin
 
 /**
  * Drops what the loader found wrong with a part only because a refused key was taken out of it
- * (a step whose `action:` was refused "needs a command or a script").
+ * (a step whose `action:` was refused "needs a command or a script", its `parallel` "needs call").
  */
 export function withoutFollowOns(dialectErrors: readonly DagIssue[], later: readonly DagIssue[]): DagIssue[] {
   const refusedIn = new Set(dialectErrors.filter((e) => e.message.endsWith(' is not supported yet')).map((e) => parentPath(e.path)));
-  return later.filter((e) => !refusedIn.has(e.path));
+  return later.filter((e) => !refusedIn.has(e.path) && !(e.message.startsWith('needs ') && refusedIn.has(parentPath(e.path))));
 }
 
 function parentPath(path: string): string {
