@@ -3,6 +3,7 @@
  * DAGs of a multi-document file) out, with every problem as a located error. Never throws on
  * any input.
  */
+import { readDialect, twoXPath, withoutFollowOns } from './dialect.ts';
 import { childPath, issue, nestIssues, type DagIssue } from './issues.ts';
 import { DEFAULTS, type Dag } from './model.ts';
 import { normalizeDag } from './normalize.ts';
@@ -71,7 +72,8 @@ interface DocumentLoad {
 }
 
 function loadDocument(document: unknown, override: string | undefined, fileName: string | undefined, local = false): DocumentLoad {
-  const structure = checkStructure(document);
+  const read = readDialect(document);
+  const structure = checkStructure(read.document);
   const errors = [...structure.errors];
   const warnings: DagIssue[] = [];
   const file = withoutBrokenFields(structure.value, structure.errors);
@@ -84,7 +86,10 @@ function loadDocument(document: unknown, override: string | undefined, fileName:
   errors.push(...validateSteps(drafts, dag));
   const stepsBroken = structure.errors.some((e) => e.path === '' || e.path.startsWith('steps'));
   if (dag.steps.length === 0 && !stepsBroken) errors.push(issue('steps', 'a DAG needs at least one step'));
-  return { dag, errors, warnings };
+  if (read.dialect === '1.x') return { dag, errors: [...read.errors, ...errors], warnings };
+  // A 2.x file's problems are told in its own keys, though found in its 1.x shape.
+  const spelled = (found: DagIssue): DagIssue => issue(twoXPath(found.path), found.message);
+  return { dag, errors: [...read.errors, ...withoutFollowOns(read.errors, errors.map(spelled))], warnings: warnings.map(spelled) };
 }
 
 /** Keys whose children fail alone: one broken step or handler leaves the others usable. */

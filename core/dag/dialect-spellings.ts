@@ -1,0 +1,134 @@
+/**
+ * The one table of Dagu 2.x spellings (v2.15.1) that have a Dagu 1.x counterpart, by the
+ * mapping they appear in, and the 2.x keys this slice refuses. dialect.ts decides a file's
+ * dialect and rewrites a 2.x document into the 1.x shape from these tables alone; see
+ * docs/decisions/2026-11-29-dagu-2x-dialect.md.
+ */
+
+/** The mappings of a DAG document whose keys differ between the dialects. */
+export type Scope = 'root' | 'step' | 'handlerOn' | 'retryPolicy' | 'repeatPolicy' | 'continueOn' | 'parallel' | 'runConfig' | 'mailOn' | 'mail' | 'container' | 'ssh' | 'precondition';
+
+const POLICY = { interval_sec: 'intervalSec', exit_code: 'exitCode', max_interval_sec: 'maxIntervalSec' };
+
+/** 2.x key -> 1.x key, per mapping. Keys spelled alike in both dialects are not listed. */
+export const SPELLINGS: Readonly<Record<Scope, Readonly<Record<string, string>>>> = {
+  root: {
+    working_dir: 'workingDir',
+    skip_if_successful: 'skipIfSuccessful',
+    log_dir: 'logDir',
+    handler_on: 'handlerOn',
+    mail_on: 'mailOn',
+    error_mail: 'errorMail',
+    info_mail: 'infoMail',
+    timeout_sec: 'timeoutSec',
+    delay_sec: 'delaySec',
+    restart_wait_sec: 'restartWaitSec',
+    hist_retention_days: 'histRetentionDays',
+    max_active_runs: 'maxActiveRuns',
+    max_active_steps: 'maxActiveSteps',
+    max_clean_up_time_sec: 'maxCleanUpTimeSec',
+    max_output_size: 'maxOutputSize',
+    run_config: 'runConfig',
+    worker_selector: 'workerSelector',
+    registry_auths: 'registryAuths',
+  },
+  step: {
+    working_dir: 'workingDir',
+    shell_packages: 'shellPackages',
+    continue_on: 'continueOn',
+    retry_policy: 'retryPolicy',
+    repeat_policy: 'repeatPolicy',
+    mail_on_error: 'mailOnError',
+    signal_on_stop: 'signalOnStop',
+    worker_selector: 'workerSelector',
+    timeout_sec: 'timeoutSec',
+  },
+  handlerOn: { abort: 'cancel' },
+  retryPolicy: POLICY,
+  repeatPolicy: POLICY,
+  continueOn: { exit_code: 'exitCode', mark_success: 'markSuccess' },
+  parallel: { max_concurrent: 'maxConcurrent' },
+  runConfig: { disable_param_edit: 'disableParamEdit', disable_run_id_edit: 'disableRunIdEdit' },
+  mailOn: {},
+  mail: { attach_logs: 'attachLogs' },
+  container: {
+    pull_policy: 'pullPolicy',
+    keep_container: 'keepContainer',
+    wait_for: 'waitFor',
+    log_pattern: 'logPattern',
+    restart_policy: 'restartPolicy',
+    working_dir: 'workingDir',
+  },
+  ssh: { strict_host_key: 'strictHostKey', known_host_file: 'knownHostFile' },
+  precondition: {},
+};
+
+/** Under which (1.x-spelled) key of a mapping another mapping of a listed scope sits. */
+export const CHILD_SCOPES: Readonly<Partial<Record<Scope, Readonly<Record<string, Scope>>>>> = {
+  root: { handlerOn: 'handlerOn', runConfig: 'runConfig', mailOn: 'mailOn', errorMail: 'mail', infoMail: 'mail', container: 'container', ssh: 'ssh', preconditions: 'precondition' },
+  step: { preconditions: 'precondition', retryPolicy: 'retryPolicy', repeatPolicy: 'repeatPolicy', continueOn: 'continueOn', parallel: 'parallel' },
+};
+
+/** Keys only a 1.x file writes besides the 1.x side of SPELLINGS (2.x removed them). */
+export const ONE_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
+  root: ['precondition'],
+  step: ['executor', 'precondition', 'dir'],
+  container: ['workDir'],
+};
+
+/** 2.x keys without a 1.x twin that this slice reads (folded into other keys by dialect.ts). */
+export const TWO_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
+  root: ['shell_args'],
+  step: ['shell_args'],
+};
+
+/** 2.x keys this slice does not read, each with the feature it stands for. */
+export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, string>>>>> = {
+  root: {
+    catchup_window: 'catchup_window (schedule catch-up)',
+    overlap_policy: 'overlap_policy',
+    artifacts: 'artifacts',
+    log_output: 'log_output',
+    consts: 'consts',
+    defaults: 'defaults',
+    step_types: 'step_types (custom step types)',
+    actions: 'actions (custom action packages)',
+    wait_mail: 'wait_mail (mail on approval waits)',
+    hist_retention_runs: 'hist_retention_runs',
+    labels: 'labels',
+    retry_policy: 'DAG-level retry_policy',
+    resources: 'resources',
+    webhook: 'webhook',
+    llm: 'llm (LLM settings)',
+    redis: 'redis',
+    harness: 'harness',
+    harnesses: 'harnesses',
+    tools: 'tools',
+    tasks: 'tasks (agent tasks)',
+  },
+  step: {
+    action: 'action (action steps)',
+    outputs: 'outputs',
+    output_schema: 'output_schema',
+    inputs: 'inputs',
+    foreach: 'foreach',
+    approval: 'approval (steps that wait for a person)',
+    llm: 'llm (LLM steps)',
+    messages: 'messages (LLM chat steps)',
+    value: 'value (router steps)',
+    routes: 'routes (router steps)',
+    exec: 'exec',
+    log_output: 'log_output',
+    dependencies: 'dependencies',
+  },
+  handlerOn: { init: 'handler_on.init', wait: 'handler_on.wait (approval waits)' },
+  mailOn: { wait: 'mail_on.wait (approval waits)' },
+  container: { exec: 'container.exec (an existing container)', healthcheck: 'container.healthcheck', shell: 'container.shell' },
+  precondition: { negate: 'preconditions negate', eval: 'preconditions eval' },
+};
+
+/** 2.x keys that cannot sit beside `run:` (Dagu's rule: run replaces them). */
+export const NOT_WITH_RUN = ['call', 'command', 'config', 'exec', 'llm', 'messages', 'params', 'routes', 'script', 'shell', 'shell_args', 'shell_packages', 'type', 'value', 'action'];
+
+/** The only keys `with:` takes on a `run:` step. */
+export const RUN_WITH_KEYS = ['shell', 'shell_args', 'shell_packages'];

@@ -1,0 +1,165 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { decideDialect, twoXPath } from './dialect.ts';
+import { formatIssue } from './issues.ts';
+import { loadDag } from './load.ts';
+import { parseYamlDocuments } from './yaml.ts';
+
+const decide = (text: string): ReturnType<typeof decideDialect> => decideDialect(parseYamlDocuments(text).documents[0]);
+const errorsOf = (text: string): string[] => loadDag(text, { fileName: 'example' }).errors.map(formatIssue);
+
+describe('decideDialect', () => {
+  const cases: { name: string; yaml: string; dialect: '1.x' | '2.x'; marker?: string }[] = [
+    { name: 'a camelCase root key', yaml: 'timeoutSec: 5\nsteps: [echo]', dialect: '1.x', marker: 'timeoutSec' },
+    { name: 'a 1.x key in another case, as the 1.x reader matches it', yaml: 'TimeoutSec: 5\nsteps: [echo]', dialect: '1.x', marker: 'TimeoutSec' },
+    { name: 'a snake_case root key', yaml: 'timeout_sec: 5\nsteps: [echo]', dialect: '2.x', marker: 'timeout_sec' },
+    { name: 'a snake_case step key', yaml: 'steps:\n  - {command: echo, retry_policy: {limit: 1}}', dialect: '2.x', marker: 'steps[0].retry_policy' },
+    { name: 'a snake_case key nested in a step setting', yaml: 'steps:\n  - {call: child, parallel: {items: [a], max_concurrent: 1}}', dialect: '2.x', marker: 'steps[0].parallel.max_concurrent' },
+    { name: 'executor, which 2.x removed', yaml: 'steps:\n  - {command: echo, executor: shell}', dialect: '1.x', marker: 'steps[0].executor' },
+    { name: 'a handler named abort', yaml: 'steps: [echo]\nhandler_on: {abort: {command: echo}}', dialect: '2.x', marker: 'handler_on' },
+    { name: 'action', yaml: 'steps:\n  - {action: noop}', dialect: '2.x', marker: 'steps[0].action' },
+    { name: 'run: with a shell command', yaml: 'steps:\n  - run: echo hello', dialect: '2.x', marker: 'steps[0].run' },
+    { name: 'run: with a list', yaml: 'steps:\n  - run: [make]', dialect: '2.x', marker: 'steps[0].run' },
+    { name: 'a step in a mapping of steps', yaml: 'steps:\n  one: {command: echo, timeout_sec: 1}', dialect: '2.x', marker: 'steps.one.timeout_sec' },
+    { name: 'shell_args, which only 2.x writes', yaml: 'shell: bash\nshell_args: [-e]\nsteps: [echo]', dialect: '2.x', marker: 'shell_args' },
+    { name: 'a 2.x feature this slice refuses', yaml: 'consts: {a: 1}\nsteps: [echo]', dialect: '2.x', marker: 'consts' },
+  ];
+  it.each(cases)('reads $name as $dialect', ({ yaml, dialect, marker }) => {
+    const decision = decide(yaml);
+    expect(decision.errors).toEqual([]);
+    expect(decision.dialect).toBe(dialect);
+    expect(decision.marker?.path).toBe(marker);
+  });
+
+  it.each([
+    ['keys spelled alike in both', 'name: a\nparams: [X=1]\nsteps:\n  - {name: s, command: echo, depends: []}'],
+    ['type, config and with, which both dialects read alike', 'steps:\n  - {type: docker, config: {image: alpine}, command: echo}\n  - {type: docker, with: {image: alpine}, command: echo}'],
+    ['run: naming a DAG, a 1.x sub-DAG call and a valid 2.x command alike', 'steps:\n  - run: child'],
+  ])('reads a file with %s as 1.x, with no marker', (_name, yaml) => {
+    expect(decide(yaml)).toEqual({ dialect: '1.x', errors: [] });
+  });
+
+  it('names the first key of the other dialect when a 2.x file has a 1.x key', () => {
+    expect(decide('timeout_sec: 5\nsteps:\n  - {command: echo, workingDir: /tmp, retryPolicy: {limit: 1}}').errors.map(formatIssue)).toEqual([
+      'steps[0].workingDir: "workingDir" is a Dagu 1.x key, but this file is written in Dagu 2.x keys (the first is "timeout_sec" at timeout_sec); a file uses one dialect; in Dagu 2.x it is written "working_dir"',
+    ]);
+  });
+
+  it('names the first key of the other dialect when a 1.x file has a 2.x key', () => {
+    expect(decide('handlerOn: {exit: {command: echo}}\nsteps:\n  - {command: echo, continueOn: {exit_code: [1]}}').errors.map(formatIssue)).toEqual([
+      'steps[0].continueOn.exit_code: "exit_code" is a Dagu 2.x key, but this file is written in Dagu 1.x keys (the first is "handlerOn" at handlerOn); a file uses one dialect; in Dagu 1.x it is written "exitCode"',
+    ]);
+  });
+
+  it('never throws on any shape', () => {
+    for (const value of [null, 5, 'text', [], [1, [2]], { steps: 5 }, { steps: { a: 1 } }, { handler_on: [1] }]) expect(() => decideDialect(value)).not.toThrow();
+  });
+});
+
+describe('loadDag reads a 2.x file as its 1.x spelling', () => {
+  const dir = join(import.meta.dirname, '../../test/fixtures/dialect');
+  const pairs = readdirSync(dir).filter((f) => f.endsWith('.1x.yaml')).map((f) => f.replace(/\.1x\.yaml$/, ''));
+  it('has fixture pairs', () => {
+    expect(pairs.length).toBeGreaterThanOrEqual(4);
+  });
+  it.each(pairs)('builds the same model from %s.1x.yaml and %s.2x.yaml', (pair) => {
+    const oneX = loadDag(readFileSync(join(dir, `${pair}.1x.yaml`), 'utf8'), { fileName: pair });
+    const twoX = loadDag(readFileSync(join(dir, `${pair}.2x.yaml`), 'utf8'), { fileName: pair });
+    expect(oneX.errors.map(formatIssue)).toEqual([]);
+    expect(twoX.errors.map(formatIssue)).toEqual([]);
+    expect(twoX.warnings).toEqual(oneX.warnings);
+    expect(twoX.dag).toEqual(oneX.dag);
+  });
+
+  it('joins a root shell_args to the shell', () => {
+    expect(loadDag('shell: bash -o pipefail\nshell_args: [-e]\nsteps: [echo]', { fileName: 'a' }).dag.shell).toEqual(['bash', '-o', 'pipefail', '-e']);
+  });
+
+  it('keeps run: a sub-DAG call in a 1.x file and a command in a 2.x file', () => {
+    const oneX = loadDag('steps:\n  - {name: s, run: child}', { fileName: 'a' }).dag.steps[0];
+    const twoX = loadDag('timeout_sec: 1\nsteps:\n  - {name: s, run: child}', { fileName: 'a' }).dag.steps[0];
+    expect(oneX?.call).toBe('child');
+    expect(twoX?.call).toBeUndefined();
+    expect(twoX?.command).toBe('child');
+  });
+
+  it('decides each document of a file on its own', () => {
+    const load = loadDag('timeout_sec: 5\nsteps:\n  - {name: s, run: echo hi}\n---\nname: child\ntimeoutSec: 5\nsteps:\n  - {name: t, run: child2}\n', { fileName: 'a' });
+    expect(load.errors).toEqual([]);
+    expect(load.dag.steps[0]?.command).toBe('echo');
+    expect(load.localDags[0]?.dag.steps[0]?.call).toBe('child2');
+  });
+
+  it('reads a multi-line run: as an inline script', () => {
+    const step = loadDag('steps:\n  - name: s\n    run: |\n      echo a\n      echo b\n', { fileName: 'a' }).dag.steps[0];
+    expect(step?.script).toBe('echo a\necho b\n');
+  });
+});
+
+describe('loadDag refuses what this slice does not read', () => {
+  const cases: { name: string; yaml: string; want: string[] }[] = [
+    { name: 'an action step', yaml: 'steps:\n  - {name: s, action: noop}', want: ['steps[0].action: Dagu 2.x feature action (action steps) is not supported yet'] },
+    { name: 'a parallel action step', yaml: 'steps:\n  - {name: s, action: dag.run, with: {dag: child}, parallel: [a, b]}', want: ['steps[0].action: Dagu 2.x feature action (action steps) is not supported yet'] },
+    { name: 'outputs', yaml: 'steps:\n  - {run: echo, outputs: {a: b}}', want: ['steps[0].outputs: Dagu 2.x feature outputs is not supported yet'] },
+    { name: 'object-form output', yaml: 'steps:\n  - {run: echo a, output: {name: A}}', want: ['steps[0].output: Dagu 2.x feature object-form output is not supported yet'] },
+    { name: 'consts', yaml: 'consts: {A: 1}\nsteps: [echo]', want: ['consts: Dagu 2.x feature consts is not supported yet'] },
+    { name: 'defaults', yaml: 'defaults: {timeout_sec: 1}\nsteps: [echo]', want: ['defaults: Dagu 2.x feature defaults is not supported yet'] },
+    { name: 'foreach', yaml: 'steps:\n  - {run: echo, foreach: {items: [a]}}', want: ['steps[0].foreach: Dagu 2.x feature foreach is not supported yet'] },
+    { name: 'approval', yaml: 'steps:\n  - {run: echo, approval: {prompt: ok?}}', want: ['steps[0].approval: Dagu 2.x feature approval (steps that wait for a person) is not supported yet'] },
+    { name: 'an LLM step', yaml: 'steps:\n  - {run: echo, llm: {model: x}}', want: ['steps[0].run: run cannot be used together with llm', 'steps[0].llm: Dagu 2.x feature llm (LLM steps) is not supported yet'] },
+    { name: 'handler init', yaml: 'steps: [echo]\nhandler_on: {init: {run: echo}}', want: ['handler_on.init: Dagu 2.x feature handler_on.init is not supported yet'] },
+    { name: 'typed params', yaml: 'timeout_sec: 1\nparams:\n  - {name: region, type: string, default: eu}\nsteps: [echo]', want: ['params[0]: Dagu 2.x feature typed params (a list of {name, type, default, ...}) is not supported yet'] },
+    { name: 'params as a JSON Schema', yaml: 'timeout_sec: 1\nparams: {type: object, properties: {a: {type: string}}}\nsteps: [echo]', want: ['params: Dagu 2.x feature params as a JSON Schema is not supported yet'] },
+    { name: '${params.x} references', yaml: 'steps:\n  - run: echo ${params.region}', want: ['steps[0].run: Dagu 2.x feature ${params.…} references is not supported yet'] },
+    { name: '${steps.x.outputs.y} references', yaml: 'steps:\n  - {name: a, run: echo}\n  - {name: b, run: "echo ${steps.a.outputs.x}"}', want: ['steps[1].run: Dagu 2.x feature ${steps.…} references is not supported yet'] },
+    { name: 'a list of several commands', yaml: 'steps:\n  - {name: s, run: [make, make test]}', want: ['steps[0].run: Dagu 2.x feature multiple commands (a list of more than one command) is not supported yet'] },
+    { name: 'DAG-level retry_policy', yaml: 'retry_policy: {limit: 1}\nsteps: [echo]', want: ['retry_policy: Dagu 2.x feature DAG-level retry_policy is not supported yet'] },
+    { name: 'object-form stdout', yaml: 'steps:\n  - {run: echo a, stdout: {outputs: {fields: {}}}}', want: ['steps[0].stdout: Dagu 2.x feature object-form stdout is not supported yet'] },
+    { name: 'agent DAGs', yaml: 'type: agent\nsteps:\n  - run: echo a', want: ['type: Dagu 2.x feature type: agent (agent DAGs) is not supported yet'] },
+    { name: 'a precondition that only evaluates', yaml: 'steps:\n  - {run: echo a, preconditions: [{eval: x}]}', want: ['steps[0].preconditions[0].eval: Dagu 2.x feature preconditions eval is not supported yet'] },
+    { name: 'labels', yaml: 'labels: {team: a}\nsteps: [echo]', want: ['labels: Dagu 2.x feature labels is not supported yet'] },
+    { name: 'shell_args without a shell', yaml: 'steps:\n  - {name: s, run: echo hi, with: {shell_args: [-e]}}', want: ['steps[0].shell_args: Dagu 2.x feature shell_args without shell (arguments for the default shell) is not supported yet'] },
+  ];
+  it.each(cases)('refuses $name', ({ yaml, want }) => {
+    const errors = errorsOf(yaml);
+    expect(errors).toEqual(want);
+  });
+
+  it.each([
+    ['run beside command', 'steps:\n  - {name: s, run: echo hi, command: echo}', 'steps[0].run: run cannot be used together with command'],
+    ['with keys other than the shell settings on a run step', 'steps:\n  - {name: s, run: echo hi, with: {image: x}}', 'steps[0].with.image: run only takes shell, shell_args, shell_packages under with'],
+  ])('applies 2.x rules to run: %s', (_name, yaml, want) => {
+    expect(errorsOf(yaml)).toContain(want);
+  });
+
+  it('reports a mixed file through loadDag', () => {
+    expect(errorsOf('steps:\n  - {run: echo hi, timeoutSec: 5}')).toContain(
+      'steps[0].timeoutSec: "timeoutSec" is a Dagu 1.x key, but this file is written in Dagu 2.x keys (the first is "run" at steps[0].run); a file uses one dialect; in Dagu 2.x it is written "timeout_sec"',
+    );
+  });
+});
+
+describe('twoXPath', () => {
+  it.each([
+    ['timeoutSec', 'timeout_sec'],
+    ['steps[0].retryPolicy.intervalSec', 'steps[0].retry_policy.interval_sec'],
+    ['steps[1][0].continueOn.exitCode[2]', 'steps[1][0].continue_on.exit_code[2]'],
+    ['steps.timeoutSec.workingDir', 'steps.timeoutSec.working_dir'],
+    ['handlerOn.cancel.timeoutSec', 'handler_on.abort.timeout_sec'],
+    ['container.keepContainer', 'container.keep_container'],
+    ['env.timeoutSec', 'env.timeoutSec'],
+    ['steps[0].with.timeoutSec', 'steps[0].with.timeoutSec'],
+    ['handler_on.abort.timeout_sec', 'handler_on.abort.timeout_sec'],
+    ['', ''],
+  ])('spells %s as %s', (path, want) => {
+    expect(twoXPath(path)).toBe(want);
+  });
+
+  it('is what loadDag reports for a 2.x file', () => {
+    expect(errorsOf('steps:\n  - {name: s, run: echo hi, retry_policy: {limit: 1, interval_sec: 1, max_interval_sec: -1}}\nhandler_on: {abort: {run: echo hi, timeout_sec: -1}}')).toEqual([
+      'handler_on.abort.timeout_sec: must be at least 0',
+      'steps[0].retry_policy.max_interval_sec: must be at least 0',
+    ]);
+  });
+});

@@ -1,0 +1,354 @@
+/**
+ * Dagu's two dialects of the DAG format: 1.x (camelCase keys, `executor:`, `run:` calls a
+ * sub-DAG) and 2.x (snake_case keys, `run:` is a shell command). The dialect is decided per
+ * document from the keys it writes (decideDialect); a 2.x document is rewritten into the 1.x
+ * shape (toOneX) so that one normaliser builds the model of both. The tables are in
+ * dialect-spellings.ts; the rules in docs/decisions/2026-11-29-dagu-2x-dialect.md.
+ */
+import { splitCommand } from './command.ts';
+import { CHILD_SCOPES, NOT_WITH_RUN, ONE_X_ONLY, REFUSED, RUN_WITH_KEYS, SPELLINGS, TWO_X_ONLY, type Scope } from './dialect-spellings.ts';
+import { childPath, issue, type DagIssue } from './issues.ts';
+import { DAG_NAME_PATTERN } from './validate.ts';
+
+export type Dialect = '1.x' | '2.x';
+
+/** The first key that decided a document's dialect. */
+export interface DialectMarker {
+  readonly key: string;
+  readonly path: string;
+}
+
+export interface DialectDecision {
+  readonly dialect: Dialect;
+  /** Absent when no key tells the dialects apart (the document is read as 1.x). */
+  readonly marker?: DialectMarker;
+  /** One error when the document mixes the dialects: the first key of the other one. */
+  readonly errors: DagIssue[];
+}
+
+type Mapping = Record<string, unknown>;
+
+interface KeyVisit {
+  readonly scope: Scope;
+  readonly key: string;
+  readonly path: string;
+  readonly value: unknown;
+}
+
+function isMapping(value: unknown): value is Mapping {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+const ONE_X_KEYS = Object.fromEntries(
+  (Object.keys(SPELLINGS) as Scope[]).map((scope) => [scope, new Set([...Object.values(SPELLINGS[scope]), ...(ONE_X_ONLY[scope] ?? [])].map((key) => key.toLowerCase()))]),
+) as unknown as Record<Scope, ReadonlySet<string>>;
+
+/** The 1.x name of a key as the 1.x reader matches it (case-insensitively), or the key itself. */
+function oneXName(scope: Scope, key: string): string {
+  const renamed = SPELLINGS[scope][key];
+  if (renamed !== undefined) return renamed;
+  const children = Object.keys(CHILD_SCOPES[scope] ?? {});
+  return [...children, 'steps'].find((name) => name.toLowerCase() === key.toLowerCase()) ?? key;
+}
+
+/** Every mapping key of the parts whose spelling differs, in document order. */
+function* keysOf(value: unknown, scope: Scope, path: string): Generator<KeyVisit> {
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) yield* keysOf(item, scope, childPath(path, i));
+    return;
+  }
+  if (!isMapping(value)) return;
+  for (const [key, item] of Object.entries(value)) {
+    const at = childPath(path, key);
+    yield { scope, key, path: at, value: item };
+    const name = oneXName(scope, key);
+    if (scope === 'root' && name === 'steps') yield* stepsOf(item, at);
+    else if (scope === 'handlerOn') yield* keysOf(item, 'step', at);
+    else {
+      const child = CHILD_SCOPES[scope]?.[name];
+      if (child !== undefined) yield* keysOf(item, child, at);
+    }
+  }
+}
+
+/** Steps as a list (of steps and parallel groups) or as a mapping from name to step. */
+function* stepsOf(value: unknown, path: string): Generator<KeyVisit> {
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) yield* keysOf(item, 'step', childPath(path, i));
+    return;
+  }
+  if (!isMapping(value)) return;
+  for (const [name, step] of Object.entries(value)) yield* keysOf(step, 'step', childPath(path, name));
+}
+
+/** `run:` as 2.x writes it: a list, or a string that cannot be a 1.x sub-DAG name. */
+function runIsShell(value: unknown): boolean {
+  if (Array.isArray(value)) return true;
+  return typeof value === 'string' && !DAG_NAME_PATTERN.test(value.trim().replace(/\.ya?ml$/, ''));
+}
+
+function dialectOfKey(visit: KeyVisit): Dialect | undefined {
+  const { scope, key } = visit;
+  if (Object.hasOwn(SPELLINGS[scope], key) || Object.hasOwn(REFUSED[scope] ?? {}, key) || TWO_X_ONLY[scope]?.includes(key) === true) return '2.x';
+  if (ONE_X_KEYS[scope].has(key.toLowerCase())) return '1.x';
+  if (scope === 'step' && key === 'run' && runIsShell(visit.value)) return '2.x';
+  return undefined;
+}
+
+/** Decides a document's dialect from the first key that only one dialect writes. */
+export function decideDialect(document: unknown): DialectDecision {
+  let first: (DialectMarker & { dialect: Dialect }) | undefined;
+  for (const visit of keysOf(document, 'root', '')) {
+    const dialect = dialectOfKey(visit);
+    if (dialect === undefined) continue;
+    if (first === undefined) first = { dialect, key: visit.key, path: visit.path };
+    else if (dialect !== first.dialect) return { dialect: first.dialect, marker: markerOf(first), errors: [mixed(visit, first)] };
+  }
+  return first === undefined ? { dialect: '1.x', errors: [] } : { dialect: first.dialect, marker: markerOf(first), errors: [] };
+}
+
+function markerOf(first: DialectMarker): DialectMarker {
+  return { key: first.key, path: first.path };
+}
+
+function mixed(visit: KeyVisit, first: DialectMarker & { dialect: Dialect }): DagIssue {
+  const other = first.dialect === '2.x' ? '1.x' : '2.x';
+  const counterpart = first.dialect === '2.x' ? twoXSpelling(visit.scope, visit.key) : SPELLINGS[visit.scope][visit.key];
+  const hint = counterpart === undefined ? '' : `; in Dagu ${first.dialect} it is written "${counterpart}"`;
+  return issue(visit.path, `"${visit.key}" is a Dagu ${other} key, but this file is written in Dagu ${first.dialect} keys (the first is "${first.key}" at ${first.path}); a file uses one dialect${hint}`);
+}
+
+function twoXSpelling(scope: Scope, key: string): string | undefined {
+  return Object.entries(SPELLINGS[scope]).find(([, oneX]) => oneX.toLowerCase() === key.toLowerCase())?.[0];
+}
+
+export interface DialectRead {
+  readonly dialect: Dialect;
+  /** The document in the 1.x shape the rest of the loader reads. */
+  readonly document: unknown;
+  readonly errors: DagIssue[];
+}
+
+/** Decides the dialect and, for a 2.x document, rewrites it into the 1.x shape. */
+export function readDialect(document: unknown): DialectRead {
+  const decision = decideDialect(document);
+  if (decision.dialect === '1.x' || !isMapping(document)) return { dialect: decision.dialect, document, errors: decision.errors };
+  const errors = [...decision.errors];
+  const rewritten = toOneX(document, errors);
+  errors.push(...referenceErrors(document, ''));
+  return { dialect: '2.x', document: rewritten, errors };
+}
+
+/** A 2.x document in the 1.x shape; what this slice does not read becomes an error. */
+export function toOneX(document: Mapping, errors: DagIssue[]): Mapping {
+  return rewriteMapping(document, 'root', '', errors);
+}
+
+function refusal(path: string, feature: string): DagIssue {
+  return issue(path, `Dagu 2.x feature ${feature} is not supported yet`);
+}
+
+function rewriteMapping(input: Mapping, scope: Scope, path: string, errors: DagIssue[]): Mapping {
+  const value = scope === 'step' ? stepExecution(input, path, errors) : scope === 'root' ? withShellArgs(input, path, errors) : input;
+  const out: Mapping = {};
+  for (const [key, item] of Object.entries(value)) {
+    const at = childPath(path, key);
+    const feature = REFUSED[scope]?.[key];
+    if (feature !== undefined) {
+      errors.push(refusal(at, feature));
+      continue;
+    }
+    const name = oneXName(scope, key);
+    out[name] = rewriteChild(scope, name, item, at, errors);
+  }
+  if (scope === 'root') refuseRootForms(out, errors);
+  return scope === 'step' ? refuseStepForms(out, path, errors) : out;
+}
+
+/** 2.x kinds of DAG Kubedag does not run (`type: agent`, `build`, `controller`). */
+const REFUSED_DAG_TYPES = ['agent', 'build', 'controller'];
+
+function refuseRootForms(out: Mapping, errors: DagIssue[]): void {
+  if (typedParams(out.params, errors)) delete out.params;
+  if (typeof out.type === 'string' && REFUSED_DAG_TYPES.includes(out.type)) {
+    errors.push(refusal('type', `type: ${out.type} (${out.type} DAGs)`));
+    delete out.type;
+  }
+}
+
+/** Object forms 2.x gave to keys that 1.x writes as strings. */
+function refuseStepForms(out: Mapping, path: string, errors: DagIssue[]): Mapping {
+  return Object.fromEntries(
+    Object.entries(out).filter(([key, item]) => {
+      const refused = ['output', 'stdout', 'stderr'].includes(key) && isMapping(item);
+      if (refused) errors.push(refusal(childPath(path, key), `object-form ${key}`));
+      return !refused;
+    }),
+  );
+}
+
+/**
+ * Drops what the loader found wrong with a part only because a refused key was taken out of it
+ * (a step whose `action:` was refused "needs a command or a script", its `parallel` "needs call").
+ */
+export function withoutFollowOns(dialectErrors: readonly DagIssue[], later: readonly DagIssue[]): DagIssue[] {
+  const refusedIn = new Set(dialectErrors.filter((e) => e.message.endsWith(' is not supported yet')).map((e) => parentPath(e.path)));
+  return later.filter((e) => !refusedIn.has(e.path) && !(e.message.startsWith('needs ') && refusedIn.has(parentPath(e.path))));
+}
+
+function parentPath(path: string): string {
+  return path.replace(/(?:\.[A-Za-z_][A-Za-z0-9_-]*|\[\d+\]|\["(?:[^"\\]|\\.)*"\])$/, '');
+}
+
+function rewriteChild(scope: Scope, name: string, item: unknown, path: string, errors: DagIssue[]): unknown {
+  if (scope === 'root' && name === 'steps') return rewriteSteps(item, path, errors);
+  if (scope === 'handlerOn') return rewriteAny(item, 'step', path, errors);
+  const child = CHILD_SCOPES[scope]?.[name];
+  return child === undefined ? item : rewriteAny(item, child, path, errors);
+}
+
+function rewriteAny(item: unknown, scope: Scope, path: string, errors: DagIssue[]): unknown {
+  if (Array.isArray(item)) return item.map((entry: unknown, i) => rewriteAny(entry, scope, childPath(path, i), errors));
+  return isMapping(item) ? rewriteMapping(item, scope, path, errors) : item;
+}
+
+function rewriteSteps(item: unknown, path: string, errors: DagIssue[]): unknown {
+  if (Array.isArray(item)) return rewriteAny(item, 'step', path, errors);
+  if (!isMapping(item)) return item;
+  return Object.fromEntries(Object.entries(item).map(([name, step]) => [name, rewriteAny(step, 'step', childPath(path, name), errors)]));
+}
+
+/**
+ * A step's command as 2.x writes it: `run:` (a string, or a list of commands) with the shell
+ * settings under `with:`, or `command:`; `shell_args` joins the shell.
+ */
+function stepExecution(step: Mapping, path: string, errors: DagIssue[]): Mapping {
+  let out = step;
+  if (Object.hasOwn(step, 'run')) out = runAsCommand(step, path, errors);
+  out = withShellArgs(out, path, errors);
+  const command = out.command;
+  if (!Array.isArray(command)) return out;
+  const at = childPath(path, Object.hasOwn(step, 'run') ? 'run' : 'command');
+  if (command.length > 1) {
+    errors.push(refusal(at, 'multiple commands (a list of more than one command)'));
+    const { command: _dropped, ...rest } = out;
+    return rest;
+  }
+  return { ...out, command: command.length === 1 ? String(command[0]) : '' };
+}
+
+function runAsCommand(step: Mapping, path: string, errors: DagIssue[]): Mapping {
+  const { run, with: withValue, ...rest } = step;
+  const at = childPath(path, 'run');
+  const clash = NOT_WITH_RUN.find((key) => Object.hasOwn(step, key));
+  if (clash !== undefined) errors.push(issue(at, `run cannot be used together with ${clash}`));
+  if (typeof run !== 'string' && !Array.isArray(run)) {
+    errors.push(issue(at, 'must be a string or a list of commands'));
+    return rest;
+  }
+  if (withValue === undefined) return { ...rest, command: run };
+  if (!isMapping(withValue)) {
+    errors.push(issue(childPath(path, 'with'), 'must be a mapping'));
+    return { ...rest, command: run };
+  }
+  const stray = Object.keys(withValue).find((key) => !RUN_WITH_KEYS.includes(key));
+  if (stray !== undefined) errors.push(issue(childPath(childPath(path, 'with'), stray), `run only takes ${RUN_WITH_KEYS.join(', ')} under with`));
+  const hoisted = Object.fromEntries(Object.entries(withValue).filter(([key]) => RUN_WITH_KEYS.includes(key)));
+  return { ...rest, ...hoisted, command: run };
+}
+
+/** `shell: bash` + `shell_args: [-e]` is the 1.x `shell: [bash, -e]`. */
+function withShellArgs(input: Mapping, path: string, errors: DagIssue[]): Mapping {
+  if (!Object.hasOwn(input, 'shell_args')) return input;
+  const { shell_args: args, ...rest } = input;
+  const at = childPath(path, 'shell_args');
+  if (!isStringList(args)) {
+    errors.push(issue(at, 'must be a list of strings'));
+    return rest;
+  }
+  const shell = rest.shell;
+  if (shell === undefined) {
+    errors.push(refusal(at, 'shell_args without shell (arguments for the default shell)'));
+    return rest;
+  }
+  const words: unknown[] = typeof shell === 'string' ? splitCommand(shell).words : Array.isArray(shell) ? shell : [shell];
+  return { ...rest, shell: [...words, ...args] };
+}
+
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
+
+/** Typed params: a list of `{name, type, default, ...}` or a JSON Schema. */
+function typedParams(params: unknown, errors: DagIssue[]): boolean {
+  if (Array.isArray(params)) {
+    const i = params.findIndex((entry) => isMapping(entry) && Object.hasOwn(entry, 'name'));
+    if (i >= 0) errors.push(refusal(childPath('params', i), 'typed params (a list of {name, type, default, ...})'));
+    return i >= 0;
+  }
+  const schema = isMapping(params) && ['properties', '$schema', 'schema', '$ref'].some((key) => Object.hasOwn(params, key));
+  if (schema) errors.push(refusal('params', 'params as a JSON Schema'));
+  return schema;
+}
+
+const REFERENCE = /\$\{(params|steps|env|consts)\./;
+
+/** `${params.x}`, `${steps.<id>.outputs.x}`, `${env.X}` and `${consts.x}` anywhere in the file. */
+function referenceErrors(value: unknown, path: string): DagIssue[] {
+  if (typeof value === 'string') {
+    const match = REFERENCE.exec(value);
+    return match === null ? [] : [refusal(path, `\${${match[1] ?? ''}.…} references`)];
+  }
+  if (Array.isArray(value)) return value.flatMap((item: unknown, i) => referenceErrors(item, childPath(path, i)));
+  if (!isMapping(value)) return [];
+  return Object.entries(value).flatMap(([key, item]) => referenceErrors(item, childPath(path, key)));
+}
+
+const TWO_X_KEYS = Object.fromEntries(
+  (Object.keys(SPELLINGS) as Scope[]).map((scope) => [scope, Object.fromEntries(Object.entries(SPELLINGS[scope]).map(([twoX, oneX]) => [oneX, twoX]))]),
+) as unknown as Record<Scope, Readonly<Record<string, string>>>;
+
+/** Where the walk of a path is: in a mapping of a scope, among steps, or in user data. */
+type PathState = Scope | 'steps' | 'stepList' | 'opaque';
+
+const SEGMENT = /\.?([A-Za-z_][A-Za-z0-9_-]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/gy;
+
+function segmentsOf(path: string): (string | number)[] | undefined {
+  const segments: (string | number)[] = [];
+  SEGMENT.lastIndex = 0;
+  let match: RegExpExecArray | null;
+  while (SEGMENT.lastIndex < path.length && (match = SEGMENT.exec(path)) !== null) {
+    segments.push(match[2] !== undefined ? Number(match[2]) : (match[1] ?? (JSON.parse(match[3] ?? '""') as string)));
+  }
+  return SEGMENT.lastIndex === path.length ? segments : undefined;
+}
+
+function nextState(state: PathState, segment: string | number): PathState {
+  if (state === 'opaque') return state;
+  if (typeof segment === 'number') return state === 'steps' ? 'stepList' : state;
+  if (state === 'steps') return 'step';
+  const scope = state === 'stepList' ? 'step' : state;
+  const name = oneXName(scope, segment);
+  if (scope === 'root' && name === 'steps') return 'steps';
+  if (scope === 'handlerOn') return 'step';
+  return CHILD_SCOPES[scope]?.[name] ?? 'opaque';
+}
+
+/**
+ * A path into the 1.x shape of a 2.x document, as the file spelled it:
+ * `steps[0].retryPolicy.intervalSec` -> `steps[0].retry_policy.interval_sec`. A path already in
+ * 2.x keys is returned as it is.
+ */
+export function twoXPath(path: string): string {
+  const segments = segmentsOf(path);
+  if (segments === undefined) return path;
+  let state: PathState = 'root';
+  let out = '';
+  for (const segment of segments) {
+    const scope = state === 'stepList' ? 'step' : state;
+    const spelled = typeof segment === 'string' && scope !== 'steps' && scope !== 'opaque' ? (TWO_X_KEYS[scope][segment] ?? segment) : segment;
+    out = childPath(out, spelled);
+    state = nextState(state, segment);
+  }
+  return out;
+}
