@@ -53,6 +53,12 @@ function execute(req: PodRequest, env: Record<string, string> = {}, prefix = '',
  * touches $READY), so that a loaded machine cannot send it before the runner is set up.
  */
 const KILL_WHEN_READY = '(while [ ! -e "$READY" ]; do sleep 0.02; done; kill -TERM $$) & ';
+/**
+ * As KILL_WHEN_READY, a moment after: for a command whose shell must be waiting on its child
+ * when the signal comes (bash hands SIGINT on only then; a signal between `touch` and the
+ * child's fork, seen on a loaded machine, lets the child run its whole course).
+ */
+const KILL_AFTER_READY = '(while [ ! -e "$READY" ]; do sleep 0.02; done; sleep 0.3; kill -TERM $$) & ';
 const ready = (): Record<string, string> => ({ READY: join(mkdtempSync(join(tmpdir(), 'kd-ready-')), 'ready') });
 
 describe('the step runner', () => {
@@ -184,7 +190,7 @@ describe('the step runner', () => {
   it.runIf(existsSync('/bin/bash'))('delivers SIGINT to a command without its own handler where the shell allows it (bash)', () => {
     const req = request('steps:\n  - {command: touch "$READY" && sleep 30, signalOnStop: SIGINT}');
     const started = Date.now();
-    const run = execute(req, ready(), KILL_WHEN_READY, '/bin/bash', true);
+    const run = execute(req, ready(), KILL_AFTER_READY, '/bin/bash', true);
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(run.status).toBe(130);
   });
