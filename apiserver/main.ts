@@ -13,7 +13,7 @@ import { shareSignOuts, type SignedOutSessions } from './oidc/signed-out.ts';
 import { API_HELP, API_SETTINGS, parseApiConfig, type ApiConfig } from './config.ts';
 import { API_PREFIX } from './paths.ts';
 import { registerRemoteNodes } from './remote.ts';
-import { kubeConfig, startServer, type Server } from './server.ts';
+import { kubeConfig, servedNamespaces, startServer, type Server } from './server.ts';
 
 const argv = process.argv.slice(2);
 // Before anything is checked, read or started: help is for when the settings are not known yet.
@@ -72,8 +72,7 @@ async function start(): Promise<Server> {
 async function sharedSignOuts(oidc: OidcProvider | undefined): Promise<SignedOutSessions | undefined> {
   if (oidc === undefined) return undefined;
   const kc = kubeConfig(config.kubeconfig);
-  const namespace = config.leaseNamespace ?? config.namespace ?? kc.getContextObject(kc.getCurrentContext())?.namespace ?? 'default';
-  return shareSignOuts(oidc, kc, namespace, logger);
+  return shareSignOuts(oidc, kc, servedNamespaces(config, kc).leaseNamespace, logger);
 }
 const server = await start().catch((error: unknown) => exitWith(logger, `cannot start: ${startFailure(error, listen)}`));
 // Port 0 asks for any free port: say the one that was given.

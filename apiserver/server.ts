@@ -47,6 +47,12 @@ export interface ServerOptions {
   readonly audit?: AuditLog;
 }
 
+/** The namespace served (the flag, else the kubeconfig context's, else default) and the operator's Lease namespace (the flag, else the served one). */
+export function servedNamespaces(config: Pick<ApiConfig, 'namespace' | 'leaseNamespace'>, kc: KubeConfig): { readonly namespace: string; readonly leaseNamespace: string } {
+  const namespace = config.namespace ?? kc.getContextObject(kc.getCurrentContext())?.namespace ?? 'default';
+  return { namespace, leaseNamespace: config.leaseNamespace ?? namespace };
+}
+
 export function kubeConfig(path: string | undefined): KubeConfig {
   const kc = new KubeConfig();
   if (path === undefined) kc.loadFromDefault();
@@ -73,7 +79,7 @@ export async function startServer(options: ServerOptions): Promise<Server> {
   const { config } = options;
   const logger = options.logger ?? silentLogger;
   const kc = kubeConfig(config.kubeconfig);
-  const namespace = config.namespace ?? kc.getContextObject(kc.getCurrentContext())?.namespace ?? 'default';
+  const { namespace, leaseNamespace } = servedNamespaces(config, kc);
   const clients = kubedagClients(kc);
   const cache = new Cache({
     kc,
@@ -81,7 +87,7 @@ export async function startServer(options: ServerOptions): Promise<Server> {
     clients,
     core: kc.makeApiClient(CoreV1Api),
     coordination: kc.makeApiClient(CoordinationV1Api),
-    leaseNamespace: config.leaseNamespace ?? namespace,
+    leaseNamespace,
     leaseName: config.leaseName,
     logger,
   });

@@ -4,8 +4,9 @@
  * as they come; routes tell them apart (core/kube/errors.ts) and answer the contract's codes.
  *
  * Every write that can carry metadata names who asked for it (`kubedag.io/requested-by`,
- * core/resources/requested-by.ts), here and nowhere else, so that no route can forget it. Two
- * writes cannot: a status edit (the status subresource ignores metadata) and a delete.
+ * core/resources/requested-by.ts), here and nowhere else, so that no route can forget it. A
+ * status edit carries it in a patch just after (the status subresource ignores metadata); a
+ * delete cannot.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { KubedagClients } from '../core/kube/client.ts';

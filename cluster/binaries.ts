@@ -102,10 +102,16 @@ export interface BuildOptions {
   readonly env?: NodeJS.ProcessEnv;
 }
 
+/** Every group's binaries (name -> path), one group after another: each build takes both cores. */
+export async function ensureGroups(groups: readonly Group[], options: BuildOptions = {}): Promise<Record<string, string>> {
+  const paths: Record<string, string> = {};
+  for (const group of groups) Object.assign(paths, await ensureGroup(group, options));
+  return paths;
+}
+
 /** Returns the binaries, building any group that is missing from the cache. */
 export async function ensureBinaries(options: BuildOptions = {}): Promise<Binaries> {
-  const paths: Record<string, string> = {};
-  for (const group of GROUPS) Object.assign(paths, await ensureGroup(group, options));
+  const paths = await ensureGroups(GROUPS, options);
   return {
     etcd: paths.etcd ?? '',
     kubeApiserver: paths['kube-apiserver'] ?? '',

@@ -21,15 +21,8 @@ const WRITE_ATTEMPTS = 5;
 
 /** The entries still in force, plus one: what the ConfigMap's data becomes. Pure. */
 export function withSignOut(data: Readonly<Record<string, string>> | undefined, sid: string, untilMs: number, nowMs: number): { data: Record<string, string>; full: boolean } {
-  const kept: Record<string, string> = {};
-  let count = 0;
-  for (const [id, until] of Object.entries(data ?? {})) {
-    if (Number(until) > nowMs) {
-      kept[id] = until;
-      count += 1;
-    }
-  }
-  if (count >= MAX_SIGNED_OUT && kept[sid] === undefined) return { data: kept, full: true };
+  const kept = Object.fromEntries(Object.entries(data ?? {}).filter(([, until]) => Number(until) > nowMs));
+  if (Object.keys(kept).length >= MAX_SIGNED_OUT && kept[sid] === undefined) return { data: kept, full: true };
   kept[sid] = String(untilMs);
   return { data: kept, full: false };
 }

@@ -27,7 +27,7 @@ import { summaryStream } from '../views/run-listing.ts';
 import { isArchived, matchingRuns } from '../archive-reads.ts';
 import { NameTaken } from '../restore.ts';
 import { runDetails, runStatusOf, runSummary } from '../views/runs.ts';
-import { HANDLER_RECORD_KEYS } from '../../core/resources/run-records.ts';
+import { HANDLER_RECORD_KEYS, statusRecords } from '../../core/resources/run-records.ts';
 
 const runParams = Type.Object({ name: Type.String(), dagRunId: Type.String() });
 const subParams = Type.Object({ name: Type.String(), dagRunId: Type.String(), subDAGRunId: Type.String() });
@@ -178,9 +178,7 @@ function loadSpec(spec: Record<string, unknown>, fileName: string, name?: string
 
 /** The step has a record (an archived run holds them all) or is a handler that ran. */
 function checkStepOf(run: DagRunResource, step: string): void {
-  const current = run.status ?? {};
-  const known = (current.nodes ?? []).some((n) => n.name === step) || HANDLER_RECORD_KEYS.some((k) => current[k]?.name === step);
-  if (!known) throw new ApiError('not_found', `step "${step}" not found in run "${runIdentity(run).dagRunId}"`);
+  if (!statusRecords(run.status).some((n) => n.name === step)) throw new ApiError('not_found', `step "${step}" not found in run "${runIdentity(run).dagRunId}"`);
 }
 
 /** An archived run is checked as it is, and put back only for an edit that will be made. */

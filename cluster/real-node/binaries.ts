@@ -5,7 +5,7 @@
  * never changes), and containerd v2 with its runc shim and ctr (tools/containerd). runc and the
  * CNI plugins come from Debian (scripts/ensure-real-node.sh).
  */
-import { ensureGroup, kubernetesLdflags, type BuildOptions, type Group } from '../binaries.ts';
+import { ensureGroups, kubernetesLdflags, type BuildOptions, type Group } from '../binaries.ts';
 
 export interface NodeBinaries {
   readonly kubelet: string;
@@ -38,8 +38,7 @@ export const NODE_GROUPS: readonly Group[] = [
 
 /** The real node's binaries, building what the cache lacks (minutes the first time). */
 export async function ensureNodeBinaries(options: BuildOptions = {}): Promise<NodeBinaries> {
-  const paths: Record<string, string> = {};
-  for (const group of NODE_GROUPS) Object.assign(paths, await ensureGroup(group, options));
+  const paths = await ensureGroups(NODE_GROUPS, options);
   return {
     kubelet: paths.kubelet ?? '',
     kubeProxy: paths['kube-proxy'] ?? '',
