@@ -14,7 +14,7 @@ import type { DagRunResource } from '../../core/resources/types.ts';
 import type { DefinitionCache } from '../run/definition-cache.ts';
 import { isAttemptPod } from '../run/pod-kinds.ts';
 import type { RunSegments } from '../run/segments.ts';
-import { attemptOver, isFinished, ownerRunName, podIdentity } from '../run/observed.ts';
+import { attemptOver, isFinished, ownerRunName, podIdentity, podOver } from '../run/observed.ts';
 import { demux } from '../run/pod.ts';
 import type { PodWriter } from '../run/pod-writer.ts';
 import { parsePrepared, PREPARE_STEP, withoutSecrets } from '../run/prepare.ts';
@@ -37,8 +37,7 @@ export interface ArchiverDeps {
 
 /** Whether a Pod has ended and is not being deleted: the archiver's to look at. */
 export function podEnded(pod: V1Pod): boolean {
-  const phase = pod.status?.phase;
-  return (phase === 'Succeeded' || phase === 'Failed') && pod.metadata?.deletionTimestamp === undefined;
+  return podOver(pod) && pod.metadata?.deletionTimestamp === undefined;
 }
 
 

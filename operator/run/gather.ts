@@ -16,7 +16,7 @@ import type { DefinitionCache } from './definition-cache.ts';
 import type { RunInput, ObservedPod } from './engine.ts';
 import type { Expectations } from './expectations.ts';
 import type { RunSegments } from './segments.ts';
-import { endSigns, isFinished, observeChild, ownedBy, ownerRunName, podIdentity } from './observed.ts';
+import { endSigns, isFinished, observeChild, ownedBy, ownerRunName, podIdentity, podOver } from './observed.ts';
 import { parseReport } from './pod.ts';
 import { PREPARE_STEP } from './prepare.ts';
 import { runRef, type RunRef } from './ref.ts';
@@ -103,7 +103,7 @@ export class RunGatherer {
   private activePods(): number {
     const pods = this.deps.pods.list();
     const claimed = this.deps.expectations.claimedCount(new Set(pods.map((pod) => pod.metadata?.name ?? '')));
-    return pods.filter((pod) => pod.metadata?.labels?.[LABELS.run] !== undefined && isAttemptPod(pod) && pod.metadata.deletionTimestamp === undefined && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed').length + claimed;
+    return pods.filter((pod) => pod.metadata?.labels?.[LABELS.run] !== undefined && isAttemptPod(pod) && pod.metadata.deletionTimestamp === undefined && !podOver(pod)).length + claimed;
   }
 }
 

@@ -19,9 +19,30 @@ export function podIdentity(pod: V1Pod): ObservedPod {
     name: pod.metadata?.name ?? '',
     step: pod.metadata?.annotations?.[ANNOTATIONS.step] ?? '',
     attempt: Number(pod.metadata?.labels?.[LABELS.attempt] ?? '0'),
-    phase: (pod.status?.phase ?? 'Pending') as ObservedPod['phase'],
+    phase: podPhase(pod),
     deleting: pod.metadata?.deletionTimestamp !== undefined,
   };
+}
+
+/**
+ * A Pod's phase as its containers tell it. A step Pod never restarts a container, so once every
+ * container has terminated the Pod's end is settled: the kubelet's phase follows the same rule
+ * (Succeeded when all exited 0) but only about a second later, after it has stopped the sandbox.
+ * Acting on the containers spares every step that second (docs/real-node.md); the node agent
+ * reports both at once, which hid it.
+ */
+export function podPhase(pod: Pick<V1Pod, 'status'>): ObservedPod['phase'] {
+  const phase = (pod.status?.phase ?? 'Pending') as ObservedPod['phase'];
+  if (phase === 'Succeeded' || phase === 'Failed') return phase;
+  const containers = pod.status?.containerStatuses ?? [];
+  if (containers.length === 0 || !containers.every((c) => c.state?.terminated !== undefined)) return phase;
+  return containers.every((c) => c.state?.terminated?.exitCode === 0) ? 'Succeeded' : 'Failed';
+}
+
+/** Whether a Pod's containers have all ended (podPhase). */
+export function podOver(pod: Pick<V1Pod, 'status'>): boolean {
+  const phase = podPhase(pod);
+  return phase === 'Succeeded' || phase === 'Failed';
 }
 
 /**

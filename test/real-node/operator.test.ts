@@ -2,10 +2,12 @@
  * The operator (from the sources, on the host, through the loopback port that leads into the
  * node's namespace) runs DAGs on the real node, its default step image the busybox image built
  * here: a chain of steps runs as Pods under containerd and runc, in order, with their logs in the
- * operator's log store, and a stop reaches the step's process in its container. The chain's duration and its step gaps, seen from the API (a step's
- * container terminated -> its Pod's phase terminal -> the next step's Pod created -> that Pod's
- * container running) join .dev/real-node-figures.json, with the rate of single-step runs created
- * at once.
+ * operator's log store, the next step's Pod created once the last one's container has ended (not
+ * a second later, when the kubelet has stopped the sandbox and made the Pod's phase terminal), and a
+ * stop reaches the step's process in its container. The chain's duration and its step gaps, seen
+ * from the API (a step's container terminated -> the next step's Pod created -> that Pod's
+ * container running; the container terminated -> its Pod's phase terminal) join
+ * .dev/real-node-figures.json, with the rate of single-step runs created at once.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -62,7 +64,7 @@ afterAll(async () => {
 });
 
 describe('the operator on a real node', () => {
-  it(`runs a chain of ${String(STEPS)} steps as Pods of the busybox image, in order, with their logs`, async () => {
+  it(`runs a chain of ${String(STEPS)} steps as Pods of the busybox image, in order, with their logs, each next Pod created before the last one's phase is terminal`, async () => {
     const steps = Array.from({ length: STEPS }, (_, i) => `  - name: s${String(i)}\n    command: echo step ${String(i)} on $(hostname)\n${i === 0 ? '' : `    depends: s${String(i - 1)}\n`}`);
     await givenDag(ns, 'chain', `steps:\n${steps.join('')}`);
     const started = Date.now();
@@ -77,10 +79,12 @@ describe('the operator on a real node', () => {
     const gaps = order.slice(1).map((next, i) => (next.created ?? Number.NaN) - (order[i]?.terminated ?? Number.NaN));
     const starts = order.map((at) => (at.running ?? Number.NaN) - (at.created ?? Number.NaN));
     // The kubelet reports a container terminated before the Pod's phase: the phase waits for the sandbox's stop.
-    const toPhase = order.map((at) => (at.phase ?? Number.NaN) - (at.terminated ?? Number.NaN));
-    const afterPhase = order.slice(1).map((next, i) => (next.created ?? Number.NaN) - (order[i]?.phase ?? Number.NaN));
+    const toPhase = order.map((at) => (at.phase ?? Number.NaN) - (at.terminated ?? Number.NaN)).filter(Number.isFinite);
     for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(0);
-    const chain = { chainSteps: STEPS, chainRunMs: took, chainGapMedianMs: median(gaps), chainGapsMs: gaps, stepPodCreatedToRunningMedianMs: median(starts), terminatedToPhaseMedianMs: median(toPhase), phaseToNextCreatedMedianMs: median(afterPhase) };
+    // The operator acts on the container's end: the next Pod comes before the last one's phase would.
+    expect(toPhase.length).toBeGreaterThan(0);
+    expect(median(gaps)).toBeLessThan(median(toPhase));
+    const chain = { chainSteps: STEPS, chainRunMs: took, chainGapMedianMs: median(gaps), chainGapsMs: gaps, stepPodCreatedToRunningMedianMs: median(starts), terminatedToPhaseMedianMs: median(toPhase) };
     const figures = JSON.parse(await readFile(FIGURES, 'utf8').catch(() => '{}')) as Record<string, unknown>;
     await writeFile(FIGURES, `${JSON.stringify({ ...figures, ...chain }, null, 2)}\n`);
     process.stderr.write(`[real-node] chain: ${JSON.stringify(chain)}\n`);
