@@ -68,8 +68,14 @@ integration: deps ui test-browser test-image-tools test-oidc ## tests against a 
 	@mkdir -p .dev
 	npx vitest run --project integration --reporter=default --reporter=json --outputFile.json=.dev/vitest-integration.json
 
-test: build verify lint typecheck unit integration ## everything CI checks
-	@node scripts/test-summary.ts .dev/vitest-unit.json .dev/vitest-integration.json
+test: build verify lint typecheck unit integration real-node ## everything CI checks
+	@node scripts/test-summary.ts .dev/vitest-unit.json .dev/vitest-integration.json .dev/vitest-real-node.json .dev/vitest-e2e.json
+
+# Its own .PHONY line keeps branches that add targets from colliding on the list above.
+.PHONY: real-node
+real-node: deps ## as root: the real-node suite (test-real-node), then the chart from make image with the e2e suite on a real node (real-node-e2e); without root both are skipped, said so
+	@rm -f .dev/vitest-real-node.json .dev/vitest-e2e.json
+	@if [ "$$(id -u)" = 0 ]; then $(MAKE) --no-print-directory test-real-node real-node-e2e; else echo 'real-node: skipped, a real kubelet and containerd need root (docs/real-node.md)'; fi
 
 # Its own .PHONY line keeps branches that add targets from colliding on the list above.
 .PHONY: image image-lock test-image-tools
@@ -81,7 +87,7 @@ image-lock: deps ## pin the image's Debian packages to the versions this machine
 
 # Its own .PHONY line keeps branches that add targets from colliding on the list above.
 .PHONY: kind-e2e
-kind-e2e: deps ui ## on a machine with Docker and kind: make image, load it into a kind cluster (KIND_CLUSTER), install the chart with it and run the e2e suite (test/e2e) against it
+kind-e2e: deps ui test-browser ## on a machine with Docker and kind: make image, load it into a kind cluster (KIND_CLUSTER), install the chart with it and run the e2e suite (test/e2e) against it
 	node scripts/kind-e2e.ts
 
 test-image-tools: ## skopeo and umoci (Debian's), which the image's tests read the archive with, installed when missing
@@ -147,9 +153,9 @@ real-node-build: deps ## what the real node needs (docs/real-node.md): kubelet, 
 
 test-real-node: deps real-node-build ## the real-node suite (test/real-node): a cluster in a network namespace of its own with one real kubelet on containerd and runc, Pods of the busybox image built here; needs root (figures in .dev/real-node-figures.json)
 	@mkdir -p .dev
-	KUBEDAG_REAL_NODE_TESTS=1 npx vitest run --project real-node
+	KUBEDAG_REAL_NODE_TESTS=1 npx vitest run --project real-node --reporter=default --reporter=json --outputFile.json=.dev/vitest-real-node.json
 
-real-node-e2e: deps ui real-node-build ## where there is no Docker, as root: make image, a local cluster with a real node, the image imported into its containerd, the chart installed with it and the e2e suite (test/e2e) run against it (KUBEDAG_KEEP_CLUSTER=1 keeps the cluster)
+real-node-e2e: deps ui test-browser real-node-build ## where there is no Docker, as root: make image, a local cluster with a real node, the image imported into its containerd, the chart installed with it and the e2e suite (test/e2e) run against it (KUBEDAG_KEEP_CLUSTER=1 keeps the cluster)
 	node scripts/real-node-e2e.ts
 
 cluster-build: deps ## build the local control-plane binaries (once per machine; needs Go)

@@ -44,7 +44,7 @@ try {
   const installed = Date.now();
   passed = run(binaries.helm, ['upgrade', '--install', release, join(ROOT, 'charts/kubedag'), '--kubeconfig', state.kubeconfig, '--namespace', namespace, '--create-namespace', ...values, '--wait', '--timeout', '5m']);
   say(`helm install ${passed ? 'ready' : 'failed'} after ${String(Date.now() - installed)} ms`);
-  if (passed) passed = run('npx', ['vitest', 'run', '--project', 'e2e'], { ...process.env, KUBEDAG_E2E_KUBECONFIG: state.kubeconfig, KUBEDAG_E2E_NAMESPACE: namespace, KUBEDAG_E2E_RELEASE: release });
+  if (passed) passed = run('npx', ['vitest', 'run', '--project', 'e2e', '--reporter=default', '--reporter=json', '--outputFile.json=.dev/vitest-e2e.json'], { ...process.env, KUBEDAG_E2E_KUBECONFIG: state.kubeconfig, KUBEDAG_E2E_NAMESPACE: namespace, KUBEDAG_E2E_RELEASE: release, KUBEDAG_E2E_STEP_IMAGE: STEP_IMAGE });
 } finally {
   if (process.env.KUBEDAG_KEEP_CLUSTER === '1') say(`kept the cluster: KUBECONFIG=${state.kubeconfig}; stop it with node cluster/cli.ts down --dir=${dir}`);
   else {
