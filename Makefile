@@ -50,9 +50,15 @@ test-servers: ## servers the unit tests start on loopback (OpenSSH sshd from Deb
 	./scripts/ensure-sshd.sh >/dev/null
 	./scripts/ensure-postgres.sh >/dev/null
 
-unit: deps test-servers ## tests without a cluster (executor and history store tests start real servers on loopback)
+unit: deps ## pure tests of modules, beside them (*.test.ts): no server, no cluster
 	@mkdir -p .dev
 	npx vitest run --project unit --reporter=default --reporter=json --outputFile.json=.dev/vitest-unit.json
+
+# Its own .PHONY line keeps branches that add targets from colliding on the list above.
+.PHONY: loopback
+loopback: deps test-servers ## tests of modules against real servers they start on loopback (*.loopback.test.ts: sshd, SMTP, PostgreSQL, OTLP, HTTP)
+	@mkdir -p .dev
+	npx vitest run --project loopback --reporter=default --reporter=json --outputFile.json=.dev/vitest-loopback.json
 
 # Its own .PHONY line keeps branches that add targets from colliding on the list above.
 .PHONY: test-browser
@@ -68,8 +74,8 @@ integration: deps ui test-browser test-image-tools test-oidc ## tests against a 
 	@mkdir -p .dev
 	npx vitest run --project integration --reporter=default --reporter=json --outputFile.json=.dev/vitest-integration.json
 
-test: build verify lint typecheck unit integration real-node ## everything CI checks
-	@node scripts/test-summary.ts .dev/vitest-unit.json .dev/vitest-integration.json .dev/vitest-real-node.json .dev/vitest-e2e.json
+test: build verify lint typecheck unit loopback integration real-node ## everything CI checks
+	@node scripts/test-summary.ts .dev/vitest-unit.json .dev/vitest-loopback.json .dev/vitest-integration.json .dev/vitest-real-node.json .dev/vitest-e2e.json
 
 # Its own .PHONY line keeps branches that add targets from colliding on the list above.
 .PHONY: real-node

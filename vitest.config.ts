@@ -1,4 +1,8 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/** Where the tests of modules live, beside them; test/fuzz's helpers have theirs. */
+const UNIT_FILES = ['core/**/*.test.ts', 'cli/**/*.test.ts', 'operator/**/*.test.ts', 'apiserver/**/*.test.ts', 'step/**/*.test.ts', 'cluster/**/*.test.ts', 'ui/**/*.test.ts', 'image/**/*.test.ts', 'test/fuzz/**/*.test.ts'];
+const LOOPBACK_FILES = '**/*.loopback.test.ts';
 
 export default defineConfig({
   test: {
@@ -6,8 +10,18 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['core/**/*.test.ts', 'cli/**/*.test.ts', 'operator/**/*.test.ts', 'apiserver/**/*.test.ts', 'step/**/*.test.ts', 'cluster/**/*.test.ts', 'ui/**/*.test.ts', 'image/**/*.test.ts', 'test/fuzz/**/*.test.ts'],
+          include: UNIT_FILES,
+          exclude: [...configDefaults.exclude, LOOPBACK_FILES],
           // Unit tests are pure and fast; a slow one is a bug worth seeing, not a reason to wait.
+          testTimeout: 20_000,
+        },
+      },
+      {
+        test: {
+          // Tests of one module against real servers they start on loopback (sshd, SMTP,
+          // PostgreSQL, an OTLP collector, HTTP servers of their own): named *.loopback.test.ts.
+          name: 'loopback',
+          include: UNIT_FILES.map((glob) => glob.replace(/\*\.test\.ts$/, '*.loopback.test.ts')),
           testTimeout: 20_000,
         },
       },

@@ -29,7 +29,7 @@ import { STEP_IMAGE } from '../cluster/real-node/images.ts';
 import { freePort, waitFor } from '../cluster/processes.ts';
 import { kubeConfig } from '../cluster/setup.ts';
 import { bundleOperator, chartOperatorLaunch } from '../scripts/bundles.ts';
-import { startS3Server } from '../test/s3-server.ts';
+import { startS3Server } from '../cluster/s3-server.ts';
 
 const group = 'kubedag.io';
 const version = 'v1alpha1';

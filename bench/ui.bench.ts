@@ -20,7 +20,7 @@ import { startCluster, stopCluster } from '../cluster/cluster.ts';
 import { waitFor } from '../cluster/processes.ts';
 import { kubeConfig } from '../cluster/setup.ts';
 import { kubedagClients } from '../core/kube/client.ts';
-import { launchChromium } from '../test/integration/browser-support.ts';
+import { launchChromium } from '../scripts/chromium.ts';
 import { DAGS, RUNS_PER_DAG, seed, type SeededDag } from './api-seed.ts';
 
 const TARGET_MS = 1000;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ExecutorSpec } from '../../core/runner/spec.ts';
 import { compileFailure, runJq } from './jq.ts';
-import { captureIO } from './test-support.ts';
+import { captureIO } from '../../test/step-io.ts';
 
 async function run(spec: Partial<ExecutorSpec>, env: Record<string, string> = {}): Promise<{ code: number | string; stdout: string; stderr: string }> {
   const io = captureIO({ env });

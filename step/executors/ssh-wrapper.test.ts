@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wrapRemote, type RemoteStop } from './ssh-wrapper.ts';
 import type { RemoteWork } from './ssh-settings.ts';
-import { temporaryDir } from './test-support.ts';
+import { temporaryDir } from '../../test/step-io.ts';
 
 const SHELLS = [['dash'], ['bash'], ['zsh'], ['busybox', 'sh']].filter(([program]) => spawnSync('sh', ['-c', `command -v ${program ?? ''}`]).status === 0);
 let dir: Awaited<ReturnType<typeof temporaryDir>>;

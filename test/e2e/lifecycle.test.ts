@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadDag } from '../../core/dag/index.ts';
 import { GROUP, LABELS, VERSION } from '../../core/resources/constants.ts';
 import { dagManifest } from '../../core/resources/dag.ts';
-import { launchChromium, openPage, screenshot } from '../integration/browser-support.ts';
+import { launchChromium } from '../../scripts/chromium.ts';
+import { openPage, screenshot } from '../integration/browser-support.ts';
 import { pod } from '../builders/pod.ts';
 import { DaguApi, e2eClients, forwardService, labels, until, type Forwarded } from './support.ts';
 

@@ -1,27 +1,16 @@
 /**
- * The web UI in a real browser: Debian's chromium (scripts/ensure-chromium.sh installs it when
- * missing) driven by playwright-core as a library, so the repository keeps one test runner and
- * never downloads a browser. Screenshots are test artefacts under .dev/ui-screenshots/.
+ * The web UI in a real browser (started by scripts/chromium.ts): pages of their own, the API
+ * server serving the built UI, screenshots as test artefacts under .dev/ui-screenshots/.
  */
-import { execFile } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
+import type { Browser, CDPSession, Page } from 'playwright-core';
 import type { Server } from '../../apiserver/server.ts';
 import { uiBuilt } from '../../apiserver/ui.ts';
 
 const root = join(import.meta.dirname, '../..');
-const run = promisify(execFile);
 
 export const SCREENSHOTS = join(root, '.dev/ui-screenshots');
-
-export async function launchChromium(): Promise<Browser> {
-  const executablePath = (await run(join(root, 'scripts/ensure-chromium.sh'))).stdout.trim();
-  // Chromium's sandbox needs user namespaces, which a root shell in a container rarely has.
-  const args = process.getuid?.() === 0 ? ['--no-sandbox'] : [];
-  return chromium.launch({ executablePath, headless: true, args });
-}
 
 export interface PageOptions {
   readonly viewport: { readonly width: number; readonly height: number };

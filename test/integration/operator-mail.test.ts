@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DagRunResource } from '../../core/resources/types.ts';
-import { startSmtpServer, type Delivery, type SmtpTestServer } from '../../step/executors/smtp-test-server.ts';
+import { startSmtpServer, type Delivery, type SmtpTestServer } from '../servers/smtp.ts';
 import { finishedRun, givenDag, runningStep, runsOf, startOperator, whenRun, type RunningOperator } from './operator-support.ts';
 import { clients, createNamespace, deleteNamespace, running, waitFor, waitForPod } from './support.ts';
 

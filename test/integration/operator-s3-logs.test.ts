@@ -12,7 +12,7 @@ import { S3LogStore } from '../../operator/logs/s3-store.ts';
 import { startApi } from './api-support.ts';
 import { finishedRun, givenDag, runningStep, startOperator, stepStates, whenRun, type RunningOperator } from './operator-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
-import { S3_SERVER_BUILD_MS, startS3Server, type S3Server } from '../s3-server.ts';
+import { S3_SERVER_BUILD_MS, startS3Server, type S3Server } from '../../cluster/s3-server.ts';
 
 const { core } = clients();
 let ns = '';

@@ -23,7 +23,8 @@ import { startServer, type Server } from '../../apiserver/server.ts';
 import { uiBuilt } from '../../apiserver/ui.ts';
 import { freePort } from '../../cluster/processes.ts';
 import { DEX_PASSWORD, startDex, type Dex } from '../dex.ts';
-import { launchChromium, openPage, screenshot } from './browser-support.ts';
+import { launchChromium } from '../../scripts/chromium.ts';
+import { openPage, screenshot } from './browser-support.ts';
 import { startOperator, type RunningOperator } from './operator-support.ts';
 import { clients, createNamespace, deleteNamespace } from './support.ts';
 

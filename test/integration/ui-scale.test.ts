@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Server } from '../../apiserver/server.ts';
 import { ContractClient, startApi } from './api-support.ts';
 import { accessibilityProblems } from './axe-support.ts';
-import { launchChromium, openPage, SCREENSHOTS, serve } from './browser-support.ts';
+import { launchChromium } from '../../scripts/chromium.ts';
+import { openPage, SCREENSHOTS, serve } from './browser-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
 import { seedBigRun, seedHistory, stepName, type BigRun } from './ui-seed.ts';
 

@@ -12,8 +12,8 @@ import { Client } from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXECUTOR_ENV, type ExecutorSpec } from '../../core/runner/spec.ts';
 import { runSsh } from './ssh.ts';
-import { startSshd, SSH_TEST_USER, type SshdTestServer } from './sshd-test-server.ts';
-import { captureIO, temporaryDir } from './test-support.ts';
+import { startSshd, SSH_TEST_USER, type SshdTestServer } from '../../test/servers/sshd.ts';
+import { captureIO, temporaryDir } from '../../test/step-io.ts';
 
 // sshd must run as root to log in another user; CI runs as root, as the node agent needs.
 const asRoot = process.getuid?.() === 0;

@@ -8,8 +8,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { ensureMinio } from '../cluster/minio.ts';
-import { freePort } from '../cluster/processes.ts';
+import { ensureMinio } from './minio.ts';
+import { freePort } from './processes.ts';
 
 export interface S3Server {
   /** http://127.0.0.1:<port> */

@@ -9,8 +9,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensurePki } from '../../cluster/pki.ts';
 import type { ExecutorSpec, SmtpSettings } from '../../core/runner/spec.ts';
 import { runMail } from './mail.ts';
-import { startSmtpServer, type SmtpTestServer } from './smtp-test-server.ts';
-import { captureIO, temporaryDir } from './test-support.ts';
+import { startSmtpServer, type SmtpTestServer } from '../../test/servers/smtp.ts';
+import { captureIO, temporaryDir } from '../../test/step-io.ts';
 
 let dir: Awaited<ReturnType<typeof temporaryDir>>;
 let tls: { key: string; cert: string };

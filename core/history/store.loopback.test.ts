@@ -3,7 +3,7 @@
  * SQLite in a temporary file, PostgreSQL started for this file): archiving is idempotent, a
  * run's details come back whole, every listing filter and the listings' order, sub runs, renames
  * and counts. Each test works in a namespace of its own. Scale, retention and several
- * processes are in store-scale.test.ts.
+ * processes are in store-scale.loopback.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANNOTATIONS } from '../resources/constants.ts';

@@ -12,7 +12,7 @@ import * as x509 from '@peculiar/x509';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutorSpec } from '../../core/runner/spec.ts';
 import { httpRequest, runHttp } from './http.ts';
-import { captureIO } from './test-support.ts';
+import { captureIO } from '../../test/step-io.ts';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOTIFY_ENV, type NotifySpec } from '../core/runner/notify.ts';
-import { startSmtpServer, type SmtpTestServer } from './executors/smtp-test-server.ts';
-import { captureIO } from './executors/test-support.ts';
+import { startSmtpServer, type SmtpTestServer } from '../test/servers/smtp.ts';
+import { captureIO } from '../test/step-io.ts';
 import { runNotify } from './notify.ts';
 
 let smtp: SmtpTestServer;

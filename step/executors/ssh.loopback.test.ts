@@ -1,5 +1,5 @@
 /**
- * The ssh executor against OpenSSH's sshd on loopback (see sshd-test-server.ts): commands,
+ * The ssh executor against OpenSSH's sshd on loopback (see test/servers/sshd.ts): commands,
  * scripts, exit status, separate streams, password and key logins and host key checks.
  * Stopping is in ssh-stop.test.ts.
  */
@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SSH_KEY_ENV, type ExecutorSpec } from '../../core/runner/spec.ts';
 import { runSsh } from './ssh.ts';
-import { startSshd, type SshdTestServer } from './sshd-test-server.ts';
-import { captureIO, temporaryDir } from './test-support.ts';
+import { startSshd, type SshdTestServer } from '../../test/servers/sshd.ts';
+import { captureIO, temporaryDir } from '../../test/step-io.ts';
 
 // sshd must run as root to log in another user; CI runs as root, as the node agent needs.
 const asRoot = process.getuid?.() === 0;

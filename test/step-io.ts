@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import type { StepIO } from '../io.ts';
+import type { StepIO } from '../step/io.ts';
 
 export interface CapturedIO extends StepIO {
   readonly out: () => string;
