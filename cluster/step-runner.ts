@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { chmod, copyFile, link, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { resolveSettings, setting } from '../core/settings.ts';
-import { bundleStepRunner } from '../scripts/step-bundle.ts';
+import { bundleStepRunner } from '../image/step-bundle.ts';
 import { cacheDir } from './binaries.ts';
 
 const root = join(import.meta.dirname, '..');
@@ -54,7 +54,7 @@ async function sourceFiles(dir: string): Promise<string[]> {
 /** What a build is made from; equal inputs give the same directory. */
 export async function runnerHash(): Promise<string> {
   const hash = createHash('sha256').update(process.version);
-  const files = [...(await Promise.all(SOURCES.map((s) => sourceFiles(join(root, s))))).flat(), join(root, 'package-lock.json'), join(root, 'cluster/step-runner.ts'), join(root, 'scripts/step-bundle.ts')];
+  const files = [...(await Promise.all(SOURCES.map((s) => sourceFiles(join(root, s))))).flat(), join(root, 'package-lock.json'), join(root, 'cluster/step-runner.ts'), join(root, 'image/step-bundle.ts')];
   for (const file of files) hash.update(relative(root, file)).update('\0').update(await readFile(file)).update('\0');
   return hash.digest('hex').slice(0, 16);
 }

@@ -1,6 +1,6 @@
 /**
  * kubedag-step (step/main.ts) as one ES module, for the image and for the local cluster
- * (cluster/step-runner.ts). `node scripts/step-bundle.ts FILE` writes it. jq's WebAssembly is
+ * (cluster/step-runner.ts). `node image/step-bundle.ts FILE` writes it. jq's WebAssembly is
  * embedded in jq-wasm's own module, so the bundle needs no files beside it; ssh2's optional
  * native addons are left out (it has JavaScript fallbacks).
  */
@@ -32,7 +32,7 @@ export async function bundleStepRunner(file: string): Promise<void> {
 
 if (import.meta.main) {
   const file = process.argv[2];
-  if (file === undefined) throw new Error('usage: node scripts/step-bundle.ts FILE');
+  if (file === undefined) throw new Error('usage: node image/step-bundle.ts FILE');
   await bundleStepRunner(file);
   console.log(`wrote ${file}`);
 }
