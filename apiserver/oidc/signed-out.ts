@@ -12,7 +12,6 @@ import { CoreV1Api, type KubeConfig, type V1ConfigMap } from '@kubernetes/client
 import { isAlreadyExists, isConflict, isNotFound } from '../../core/kube/errors.ts';
 import { Informer, informerLog } from '../../core/kube/informer.ts';
 import type { Logger } from '../../core/log.ts';
-import type { OidcProvider } from './provider.ts';
 
 /** Most sign-outs kept at once: beyond it a sign-out holds on the replica that took it only. */
 export const MAX_SIGNED_OUT = 10_000;
@@ -94,7 +93,13 @@ export class SignedOutSessions {
  * replica alone), listed before this returns so that no sign-out is missed once the server
  * answers. The caller stops the returned store when the server closes.
  */
-export async function shareSignOuts(provider: OidcProvider, kc: KubeConfig, namespace: string, logger: SignedOutOptions['logger']): Promise<SignedOutSessions | undefined> {
+/** What of the provider sharing reads and calls (an interface here keeps provider.ts the only importer). */
+export interface SignOutSharing {
+  readonly config: { readonly signOutsConfigMap?: string | undefined };
+  shareSignOuts(store: SignedOutSessions, onError: (error: Error) => void): void;
+}
+
+export async function shareSignOuts(provider: SignOutSharing, kc: KubeConfig, namespace: string, logger: SignedOutOptions['logger']): Promise<SignedOutSessions | undefined> {
   const name = provider.config.signOutsConfigMap;
   if (name === undefined) return undefined;
   const store = new SignedOutSessions({ kc, core: kc.makeApiClient(CoreV1Api), namespace, name, logger });

@@ -20,7 +20,8 @@ import type { PodWriter } from '../run/pod-writer.ts';
 import { parsePrepared, PREPARE_STEP, withoutSecrets } from '../run/prepare.ts';
 import { runKey, runRef } from '../run/ref.ts';
 import type { RunSecrets } from '../run/secrets.ts';
-import { logRefOf, type LogRef, type LogStore } from './store.ts';
+import { logRefOf, type LogRef } from './keys.ts';
+import type { LogStore } from './store.ts';
 
 export interface ArchiverDeps {
   readonly core: CoreV1Api;

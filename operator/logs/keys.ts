@@ -4,8 +4,22 @@
  * attempt's stream. Each name is encoded so that it is one part that never contains `/` and
  * is never `.` or `..`: no name can climb into another run's folder or prefix, and a run's
  * prefix (ending in `/`) never matches another run whose id merely begins the same way.
+ * Which attempt a log belongs to (LogRef) is named here too; the stores take it.
  */
-import type { LogRef, Stream } from './store.ts';
+export interface LogRef {
+  readonly namespace: string;
+  readonly dagName: string;
+  readonly dagRunId: string;
+  readonly step: string;
+  readonly attempt: number;
+}
+
+/** Where an attempt's logs are kept: its run's namespace, DAG name and run id, the step and the attempt. */
+export function logRefOf(run: { readonly namespace: string; readonly dagName: string; readonly dagRunId: string }, step: string, attempt: number): LogRef {
+  return { namespace: run.namespace, dagName: run.dagName, dagRunId: run.dagRunId, step, attempt };
+}
+
+export type Stream = 'stdout' | 'stderr';
 
 /** One path part: percent-encoded, dots included, so `..` or `a/b` stay inside their part. */
 export const keyPart = (name: string): string => encodeURIComponent(name).replaceAll('.', '%2E');

@@ -10,7 +10,7 @@ import { LABELS } from '../../core/resources/constants.ts';
 import { labelValue } from '../../core/resources/names.ts';
 import { demux } from '../run/pod.ts';
 import { runSecretValues } from '../run/secrets.ts';
-import type { LogRef, Stream } from './store.ts';
+import type { LogRef, Stream } from './keys.ts';
 
 /**
  * The Kubernetes API answers a log that is still empty without a Content-Type, which the

@@ -10,7 +10,8 @@
 import type * as S3 from '@aws-sdk/client-s3';
 import { attemptKey, runKeyPrefix } from './keys.ts';
 import type { S3StoreConfig } from './store-config.ts';
-import type { LogRef, LogStore, Stream } from './store.ts';
+import type { LogRef, Stream } from './keys.ts';
+import type { LogStore } from './store.ts';
 
 export interface S3StoreOptions {
   /** Keys listed per page and deleted per request when a run's logs go (S3 allows 1,000). */

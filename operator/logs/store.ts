@@ -5,22 +5,7 @@
  */
 import { access, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { attemptKey, runKeyPrefix } from './keys.ts';
-
-export interface LogRef {
-  readonly namespace: string;
-  readonly dagName: string;
-  readonly dagRunId: string;
-  readonly step: string;
-  readonly attempt: number;
-}
-
-/** Where an attempt's logs are kept: its run's namespace, DAG name and run id, the step and the attempt. */
-export function logRefOf(run: { readonly namespace: string; readonly dagName: string; readonly dagRunId: string }, step: string, attempt: number): LogRef {
-  return { namespace: run.namespace, dagName: run.dagName, dagRunId: run.dagRunId, step, attempt };
-}
-
-export type Stream = 'stdout' | 'stderr';
+import { attemptKey, runKeyPrefix, type LogRef, type Stream } from './keys.ts';
 
 export interface LogStore {
   /**

@@ -13,6 +13,7 @@ import { EXECUTOR_ENV, type ExecutorSpec } from '../../core/runner/spec.ts';
 import { executorEnv } from './executor-spec.ts';
 import { MAX_ENV_VALUE_BYTES } from './outputs.ts';
 import type { RunRef } from './ref.ts';
+import { stepShell } from './step-shell.ts';
 import { runLogFile, stepLogFile } from './workspace.ts';
 
 
@@ -60,10 +61,6 @@ export function stepImage(step: Step, defaultImage: string): string {
   return step.kubernetes?.image ?? defaultImage;
 }
 
-/** The shell that runs commands: step, then DAG; an sh-like default gets errexit. */
-export function stepShell(dag: Dag, step: Step): string[] {
-  return [...(step.shell ?? dag.shell ?? ['/bin/sh', '-e'])];
-}
 
 function words(list: readonly string[]): string {
   return list.map(quoteWord).join(' ');

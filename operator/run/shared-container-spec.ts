@@ -12,7 +12,7 @@
 import type { Dag, Step } from '../../core/dag/index.ts';
 import type { ExecutorSpec } from '../../core/runner/spec.ts';
 import { sharedContainerPodName } from '../../core/resources/names.ts';
-import { stepShell } from './pod.ts';
+import { stepShell } from './step-shell.ts';
 import { READY_TIMEOUT_SECONDS, SHARED_CONTAINER_NAME, type SharedContainer } from './shared-container.ts';
 
 /**

@@ -8,7 +8,7 @@ import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3LogStore } from '../../operator/logs/s3-store.ts';
 import type { S3StoreConfig } from '../../operator/logs/store-config.ts';
-import type { LogRef } from '../../operator/logs/store.ts';
+import type { LogRef } from '../../operator/logs/keys.ts';
 import { S3_SERVER_BUILD_MS, startS3Server, type S3Server } from '../../cluster/s3-server.ts';
 
 let server: S3Server;
