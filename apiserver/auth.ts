@@ -9,6 +9,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AuthenticationV1Api, AuthorizationV1Api, V1UserInfo } from '@kubernetes/client-node';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GROUP } from '../core/resources/constants.ts';
+import { KIND_NAMES } from '../core/resources/kinds.ts';
 import type { Caller } from './caller.ts';
 import { GRANTS, type AuthConfig, type Grant } from './config.ts';
 import { ApiError } from './errors.ts';
@@ -73,10 +74,10 @@ export function securitySchemes(options: AuthOptions): Record<string, SecuritySc
  * - delete: delete dags
  */
 export const KUBERNETES_ACCESS: Readonly<Record<Grant, { readonly verb: string; readonly resource: string }>> = {
-  read: { verb: 'get', resource: 'dags' },
-  run: { verb: 'create', resource: 'dagruns' },
-  write: { verb: 'update', resource: 'dags' },
-  delete: { verb: 'delete', resource: 'dags' },
+  read: { verb: 'get', resource: KIND_NAMES.dag.plural },
+  run: { verb: 'create', resource: KIND_NAMES.dagRun.plural },
+  write: { verb: 'update', resource: KIND_NAMES.dag.plural },
+  delete: { verb: 'delete', resource: KIND_NAMES.dag.plural },
 };
 
 const REALM = 'kubedag';

@@ -1,11 +1,13 @@
 /**
  * Typed access to Kubedag's own resources. The generic CustomObjectsApi takes group, version
- * and plural at every call and answers `any`; here each kind is named once (`KINDS`) and a
+ * and plural at every call and answers `any`; here each kind is addressed by its names
+ * (`KINDS`, from core/resources/kinds.ts, which the CRDs are built on too) and a
  * `ResourceClient<T>` reads and writes objects of type T. Used by the operator, the API server,
  * the scheduler and the tests alike, so a write looks the same wherever it is made.
  */
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
 import { API_VERSION, GROUP, VERSION } from '../resources/constants.ts';
+import { KIND_NAMES } from '../resources/kinds.ts';
 import type { DagQueueResource, DagResource, DagRunResource, DagRunSegmentResource } from '../resources/types.ts';
 
 /** One kind of Kubedag resource: where it lives in the API. */
@@ -14,12 +16,7 @@ export interface ResourceKind {
   readonly plural: string;
 }
 
-export const KINDS = {
-  dag: { kind: 'DAG', plural: 'dags' },
-  dagRun: { kind: 'DAGRun', plural: 'dagruns' },
-  dagRunSegment: { kind: 'DAGRunSegment', plural: 'dagrunsegments' },
-  dagQueue: { kind: 'DAGQueue', plural: 'dagqueues' },
-} as const satisfies Record<string, ResourceKind>;
+export const KINDS = KIND_NAMES satisfies Record<string, ResourceKind>;
 
 /** One JSON patch operation (RFC 6902). */
 export interface JsonPatchOperation {

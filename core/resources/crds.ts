@@ -4,6 +4,7 @@
  */
 import type { TSchema } from 'typebox';
 import { GROUP, VERSION } from './constants.ts';
+import { KIND_NAMES, type KindNames } from './kinds.ts';
 import { dagQueueSpecSchema, dagQueueStatusSchema, dagRunSegmentSpecSchema, dagRunSpecSchema, dagRunStatusSchema, dagSpecSchema, dagStatusSchema, structural } from './schemas.ts';
 
 interface Column {
@@ -14,11 +15,7 @@ interface Column {
   readonly priority?: number;
 }
 
-interface Kind {
-  readonly kind: string;
-  readonly plural: string;
-  readonly singular: string;
-  readonly shortNames: readonly string[];
+interface Kind extends KindNames {
   readonly description: string;
   readonly spec: TSchema;
   /** Absent for a kind without a status (and so without the status subresource). */
@@ -31,10 +28,7 @@ const age: Column = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTi
 
 export const KINDS: readonly Kind[] = [
   {
-    kind: 'DAG',
-    plural: 'dags',
-    singular: 'dag',
-    shortNames: [],
+    ...KIND_NAMES.dag,
     description: 'A workflow definition in the Dagu DAG format.',
     spec: dagSpecSchema,
     status: dagStatusSchema,
@@ -48,10 +42,7 @@ export const KINDS: readonly Kind[] = [
     ],
   },
   {
-    kind: 'DAGRun',
-    plural: 'dagruns',
-    singular: 'dagrun',
-    shortNames: ['dr'],
+    ...KIND_NAMES.dagRun,
     description: 'One run of a DAG: its steps run as Pods.',
     spec: dagRunSpecSchema,
     status: dagRunStatusSchema,
@@ -65,10 +56,7 @@ export const KINDS: readonly Kind[] = [
     ],
   },
   {
-    kind: 'DAGRunSegment',
-    plural: 'dagrunsegments',
-    singular: 'dagrunsegment',
-    shortNames: ['drs'],
+    ...KIND_NAMES.dagRunSegment,
     description: "An immutable piece of a DAGRun kept beside it: a sealed batch of finished step records, or the run's frozen definition. Owned by the run.",
     spec: dagRunSegmentSpecSchema,
     specRequired: true,
@@ -79,10 +67,7 @@ export const KINDS: readonly Kind[] = [
     ],
   },
   {
-    kind: 'DAGQueue',
-    plural: 'dagqueues',
-    singular: 'dagqueue',
-    shortNames: ['dq'],
+    ...KIND_NAMES.dagQueue,
     description: 'A named queue that limits how many runs go at once.',
     spec: dagQueueSpecSchema,
     status: dagQueueStatusSchema,
