@@ -15,7 +15,7 @@ import type { AppDeps, ResourceRouteOptions } from './deps.ts';
 import { NO_AUDIT, registerAudit } from './audit.ts';
 import { registerCaller } from './caller.ts';
 import { ApiError, ERROR_STATUS, type ErrorCode } from './errors.ts';
-import { withLinks } from './links.ts';
+import { LINKS, V1_LINKS, withLinks } from './links.ts';
 import { withIntegerText } from './text-params.ts';
 import { methodNotAllowedRoutes } from './methods.ts';
 import { allowMissingBody, withOptionalBodies } from './optional-bodies.ts';
@@ -160,7 +160,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     },
     // Shared schemas keep their $id as their name under components.schemas (#/components/schemas/Error).
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${String(i)}`) },
-    transformObject: (document) => ('openapiObject' in document ? withOptionalBodies(withLinks(document.openapiObject)) : document.swaggerObject),
+    transformObject: (document) => ('openapiObject' in document ? withOptionalBodies(withLinks(document.openapiObject, [...LINKS, ...V1_LINKS])) : document.swaggerObject),
   });
   // Each group is a plugin given what it uses; the order is the OpenAPI document's order.
   const resources: ResourceRouteOptions & { prefix: string } = { prefix: API_PREFIX, cluster: deps.cluster ?? NO_CLUSTER, clock: deps.clock };
