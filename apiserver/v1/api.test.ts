@@ -2,6 +2,7 @@ import type { RouteOptions } from 'fastify';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../audit-record.ts';
 import { memoryAudit } from '../audit.ts';
+import { routeThrows } from '../../test/route-throws.ts';
 import { testApp } from '../test-app.ts';
 import { NOT_SERVED } from './not-served-table.ts';
 import { pathParams, REASONS } from './not-served.ts';
@@ -74,4 +75,19 @@ describe('/api/v1 beside /api/v2', () => {
     expect([wrong.statusCode, wrong.json<{ code: string }>().code]).toEqual([405, 'method_not_allowed']);
     expect(routes.filter((r) => r.url.startsWith('/api/v1/') && r.config?.permission === undefined)).toEqual([]);
   });
+
+  it("documents every error v1's own handlers can throw, with its status", () => {
+    const found = routeThrows(['apiserver/v1/runs.ts', 'apiserver/v1/lists.ts']);
+    const missing = found.flatMap(({ route, throws }) => {
+      const [method = '', url = ''] = route.split(' ');
+      const responses = v1.paths[`/api/v1${toOpenApi(url)}`]?.[method.toLowerCase()]?.responses ?? {};
+      // Each error status documents the codes it stands for on that route (responses.ts).
+      return [...throws].filter((t) => {
+        const [code = '', status = ''] = t.split('@');
+        return !JSON.stringify(responses[status] ?? '').includes(code);
+      }).map((t) => `${route} throws ${t}`);
+    });
+    expect(found.length).toBeGreaterThan(5);
+    expect(missing).toEqual([]);
+  }, 120_000);
 });
