@@ -36,8 +36,11 @@ export const v1Api: FastifyPluginCallback<V1Options> = (app, options, done) => {
     applyEdge(route, V1_PREFIX);
     const override = overrides[edgeKey(route, V1_PREFIX)];
     if (override === undefined) return;
-    const schema = (route.schema ?? {}) as { response?: Record<string, unknown> };
-    route.schema = { ...route.schema, querystring: override.querystring, response: { ...schema.response, 200: override.response } };
+    const schema = (route.schema ?? {}) as { response?: Record<string, unknown>; querystring?: { properties?: Record<string, unknown> } };
+    // The root hooks have documented `remoteNode` on the v2 query already (the configured nodes): kept.
+    const remoteNode = schema.querystring?.properties?.remoteNode;
+    const querystring = remoteNode === undefined ? override.querystring : { ...override.querystring, properties: { ...override.querystring.properties, remoteNode } };
+    route.schema = { ...route.schema, querystring, response: { ...schema.response, 200: override.response } };
     route.handler = override.handler;
   });
   const resources: ResourceRouteOptions = { cluster, clock };

@@ -50,7 +50,7 @@ async function runPage(cluster: Cluster, query: RunListQuery, exactName?: string
 }
 
 /** The v1 handler and query of a shared route, by its key (edges.ts edgeKey). */
-export function listOverrides(cluster: Cluster): Readonly<Record<string, Pick<RouteOptions, 'handler'> & { querystring: object; response: object }>> {
+export function listOverrides(cluster: Cluster): Readonly<Record<string, Pick<RouteOptions, 'handler'> & { querystring: { properties: object }; response: object }>> {
   return {
     'GET /dag-runs': { querystring: runListQuery, response: V1.runsPage, handler: (request: FastifyRequest) => runPage(cluster, request.query as RunListQuery) },
     'GET /dag-runs/:name': { querystring: runListQuery, response: V1.runsPage, handler: (request: FastifyRequest) => runPage(cluster, request.query as RunListQuery, (request.params as { name: string }).name) },

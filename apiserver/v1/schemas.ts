@@ -99,5 +99,5 @@ export const V1 = {
 /** v1's paging of run lists: `limit` (1..500, 100 by default) and an opaque `cursor` from the previous page. */
 export const PAGE_QUERY = {
   limit: Type.Optional(queryInteger({ minimum: 1, maximum: 500, description: 'At most this many runs (100 by default).' })),
-  cursor: Type.Optional(Type.String({ description: "The previous page's `nextCursor`." })),
+  cursor: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]*$', description: "The previous page's `nextCursor` (opaque); one this server did not answer is a 400." })),
 };
