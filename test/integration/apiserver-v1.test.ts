@@ -100,6 +100,12 @@ describe('/api/v1 on the local control plane', () => {
     await api.call('POST', '/api/v1/dags', { name: 'slow', spec: 'handlerOn: {cancel: {command: echo aborted}}\nsteps:\n  - {name: wait, command: sleep 30}\n' });
     await api.call('POST', '/api/v1/dags/slow/start', { dagRunId: 's1' });
     await waitFor('the step to run', async () => (await details('slow', 's1')).nodes[0]?.status === 1, 30_000);
+    // One run at a time (maxActiveRuns 1): a second one waits in the DAG's queue.
+    await api.call('POST', '/api/v1/dags/slow/enqueue', { dagRunId: 's2' });
+    await waitFor('the queue to list both', async () => ((await api.call('GET', '/api/v1/queues/slow')).body as { queuedCount?: number }).queuedCount === 1, 30_000);
+    expect((await api.call('GET', '/api/v1/queues/slow')).body).toMatchObject({ name: 'slow', type: 'dag-based', maxConcurrency: 1, runningCount: 1, queuedCount: 1, running: [{ dagRunId: 's1' }] });
+    expect((await api.call('GET', '/api/v1/queues/slow/items')).body).toMatchObject({ items: [{ dagRunId: 's2', status: 5 }] });
+    expect((await api.call('GET', '/api/v1/dag-runs/slow/s2/dequeue')).status).toBe(200);
     expect((await api.call('DELETE', '/api/v1/dag-runs/slow/s1')).body).toMatchObject({ code: 'bad_request' });
     expect((await api.call('POST', '/api/v1/dag-runs/slow/s1/stop')).status).toBe(200);
     const stopped = await finished('slow', 's1');
@@ -107,6 +113,20 @@ describe('/api/v1 on the local control plane', () => {
     expect((await api.call('DELETE', '/api/v1/dag-runs/slow/s1')).status).toBe(204);
     expect((await api.call('GET', '/api/v1/dag-runs/slow/s1')).status).toBe(404);
     expect((await api.call('DELETE', '/api/v1/dag-runs/slow/s1')).body).toMatchObject({ code: 'not_found' });
+  });
+
+  it('runs a sub-DAG and serves its details, log and spec under the parent run', async () => {
+    await api.call('POST', '/api/v1/dags', { name: 'child', spec: 'steps:\n  - {name: inner, command: echo inner}\n' });
+    await api.call('POST', '/api/v1/dags', { name: 'parent', spec: 'steps:\n  - {name: call-child, call: child}\n' });
+    await api.call('POST', '/api/v1/dags/parent/start', { dagRunId: 'p1' });
+    expect((await finished('parent', 'p1')).statusLabel).toBe('succeeded');
+    const subRuns = ((await api.call('GET', '/api/v1/dag-runs/parent/p1/sub-dag-runs')).body as { subRuns: { dagRunId: string; statusLabel: string }[] }).subRuns;
+    expect(subRuns.map((r) => r.statusLabel)).toEqual(['succeeded']);
+    const sub = `/api/v1/dag-runs/parent/p1/sub-dag-runs/${subRuns[0]?.dagRunId ?? ''}`;
+    const child = ((await api.call('GET', sub)).body as { dagRunDetails: Run }).dagRunDetails;
+    expect(child.nodes.map((n) => n.step.commands)).toEqual([[{ command: 'echo', args: ['inner'] }]]);
+    expect(((await api.call('GET', `${sub}/steps/inner/log`)).body as { content: string }).content).toBe('inner');
+    expect(((await api.call('GET', `${sub}/spec`)).body as { spec: string }).spec).toContain('echo inner');
   });
 
   it('answers queues, approval and the operations it does not serve in the contract shape', async () => {
