@@ -7,7 +7,7 @@
  * answers the same in both versions.
  */
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import type { TSchema } from 'typebox';
+import Type, { type TProperties, type TSchema } from 'typebox';
 import type { DagDetails } from '../../core/dag/api.ts';
 import type { DagDetailsView, DagListItem } from '../views/dags.ts';
 import type { Queue } from '../views/queues.ts';
@@ -21,13 +21,19 @@ export interface Edge {
   readonly schema: TSchema;
   /** The v2 answer as v1 has it. Pure. */
   readonly map: (payload: never) => unknown;
+  /** Query parameters v1 adds, which the shared handler reads. */
+  readonly query?: TProperties;
 }
 
 const details: Edge = { schema: V1.dagRunDetailsWrapped, map: (p: { dagRunDetails: RunDetails }) => ({ dagRunDetails: v1Details(p.dagRunDetails) }) };
 
 /** `METHOD /path` (fastify's form, without the prefix) -> its edge. */
 export const EDGES: Readonly<Record<string, Edge>> = {
-  'GET /dags': { schema: V1.dagList, map: (p: { dags: DagListItem[] }) => ({ ...p, dags: p.dags.map(v1DagListItem) }) },
+  'GET /dags': {
+    schema: V1.dagList,
+    map: (p: { dags: DagListItem[] }) => ({ ...p, dags: p.dags.map(v1DagListItem) }),
+    query: { labels: Type.Optional(Type.String({ description: 'Comma-separated labels (tags): only DAGs that have every one.' })) },
+  },
   'GET /dags/:fileName': { schema: V1.dagDetails, map: (p: DagDetailsView) => v1DagDetails(p) },
   'GET /dags/:fileName/spec': { schema: V1.dagSpec, map: (p: { dag: DagDetails }) => ({ ...p, dag: v1Dag(p.dag), valueReferenceNotices: [] }) },
   'POST /dags/validate': { schema: V1.validation, map: (p: { dag: DagDetails }) => ({ ...p, dag: v1Dag(p.dag) }) },
@@ -54,8 +60,9 @@ export function edgeKey(route: Pick<RouteOptions, 'method' | 'url'>, prefix: str
 export function applyEdge(route: RouteOptions, prefix: string, edges: Readonly<Record<string, Edge>> = EDGES): void {
   const edge = edges[edgeKey(route, prefix)];
   if (edge === undefined) return;
-  const schema = (route.schema ?? {}) as { response?: Record<string, unknown> };
-  route.schema = { ...route.schema, response: { ...schema.response, 200: edge.schema } };
+  const schema = (route.schema ?? {}) as { response?: Record<string, unknown>; querystring?: { properties?: Record<string, unknown> } };
+  const query = edge.query === undefined || schema.querystring === undefined ? {} : { querystring: { ...schema.querystring, properties: { ...schema.querystring.properties, ...edge.query } } };
+  route.schema = { ...route.schema, ...query, response: { ...schema.response, 200: edge.schema } };
   const map = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: Error | null, payload?: unknown) => void): void => {
     done(null, reply.statusCode === 200 && payload !== null && typeof payload === 'object' ? edge.map(payload as never) : payload);
   };

@@ -70,6 +70,8 @@ describe('/api/v1 on the local control plane', () => {
     expect(dag.steps[0]?.commands).toEqual([{ command: 'echo', args: ['hello', '$NAME'] }]);
     expect(Object.keys(dag.handlerOn)).toEqual(['abort']);
     expect((await api.call('GET', '/api/v1/dags/labels')).body).toEqual({ labels: ['ops'], errors: [] });
+    expect(((await api.call('GET', '/api/v1/dags?labels=ops')).body as { dags: unknown[] }).dags).toHaveLength(1);
+    expect(((await api.call('GET', '/api/v1/dags?labels=ops,nightly')).body as { dags: unknown[] }).dags).toHaveLength(0);
     expect(((await api.call('GET', '/api/v1/dags/greet/spec')).body as { spec: string; valueReferenceNotices: unknown[] }).valueReferenceNotices).toEqual([]);
   });
 
