@@ -73,6 +73,9 @@ describe('/api/v1 beside /api/v2', () => {
   it('answers a bad request and a method a path lacks in the error shape', async () => {
     const bad = await app.inject({ url: '/api/v1/dag-runs?limit=0', headers: ALICE });
     expect([bad.statusCode, bad.json<{ code: string }>().code]).toEqual([400, 'bad_request']);
+    // The HEAD beside a paged list is the paged list's too: its query is v1's.
+    const head = await app.inject({ method: 'HEAD', url: '/api/v1/dag-runs?cursor=!', headers: ALICE });
+    expect(head.statusCode).toBe(400);
     const wrong = await app.inject({ method: 'PUT', url: '/api/v1/dag-runs', headers: ALICE });
     expect([wrong.statusCode, wrong.json<{ code: string }>().code]).toEqual([405, 'method_not_allowed']);
     expect(routes.filter((r) => r.url.startsWith('/api/v1/') && r.config?.permission === undefined)).toEqual([]);

@@ -46,10 +46,10 @@ export const EDGES: Readonly<Record<string, Edge>> = {
   'GET /workers': { schema: V1.workers, map: (p: unknown) => p },
 };
 
-/** The key of a route registered under `prefix`: `GET /dags/:fileName`. */
+/** The key of a route registered under `prefix`: `GET /dags/:fileName`; the HEAD route fastify adds beside a GET is its GET's. */
 export function edgeKey(route: Pick<RouteOptions, 'method' | 'url'>, prefix: string): string {
-  const method = [route.method].flat()[0] ?? '';
-  return `${method.toUpperCase()} ${route.url.slice(prefix.length)}`;
+  const method = ([route.method].flat()[0] ?? '').toUpperCase();
+  return `${method === 'HEAD' ? 'GET' : method} ${route.url.slice(prefix.length)}`;
 }
 
 /**
