@@ -138,8 +138,9 @@ bench-scale: deps ## issue 23's scale figures on a fresh local control plane: bi
 API_FUZZ_EXAMPLES ?= 50
 API_FUZZ_SEED ?= 1
 API_FUZZ_STACK ?= fuzz
-api-fuzz: deps ## schemathesis (every check and phase) against the API server on a fresh local control plane of its own; fails on any failure (API_FUZZ_EXAMPLES cases per operation and phase, API_FUZZ_SEED; API_FUZZ_STACK=dev for the programs as make dev runs them)
-	node scripts/api-fuzz.ts --max-examples=$(API_FUZZ_EXAMPLES) --seed=$(API_FUZZ_SEED) --stack=$(API_FUZZ_STACK)
+API_FUZZ_API ?= v2
+api-fuzz: deps ## schemathesis (every check and phase) against the API server on a fresh local control plane of its own; fails on any failure (API_FUZZ_EXAMPLES cases per operation and phase, API_FUZZ_SEED; API_FUZZ_STACK=dev for the programs as make dev runs them; API_FUZZ_API=v1 for Dagu 2.x's /api/v1)
+	node scripts/api-fuzz.ts --max-examples=$(API_FUZZ_EXAMPLES) --seed=$(API_FUZZ_SEED) --stack=$(API_FUZZ_STACK) --api=$(API_FUZZ_API)
 
 bench-container-start: deps ## node agent container start latency, bare and sandboxed (figures, not pass/fail; needs root)
 	node bench/container-start.bench.ts

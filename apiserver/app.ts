@@ -15,12 +15,14 @@ import type { AppDeps, ResourceRouteOptions } from './deps.ts';
 import { NO_AUDIT, registerAudit } from './audit.ts';
 import { registerCaller } from './caller.ts';
 import { ApiError, ERROR_STATUS, type ErrorCode } from './errors.ts';
-import { withLinks } from './links.ts';
+import { LINKS, V1_LINKS, withLinks } from './links.ts';
 import { withIntegerText } from './text-params.ts';
 import { methodNotAllowedRoutes } from './methods.ts';
 import { allowMissingBody, withOptionalBodies } from './optional-bodies.ts';
 import { apiMetrics } from './metrics.ts';
-import { API_PREFIX } from './paths.ts';
+import { API_PREFIX, V1_PREFIX } from './paths.ts';
+import { documentFor } from './documents.ts';
+import { v1Api } from './v1/api.ts';
 import './permissions.ts';
 import { documentRemoteNode } from './remote.ts';
 import { clusterInfoRoutes } from './routes/cluster-info.ts';
@@ -126,7 +128,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.setValidatorCompiler(validators());
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const api = error instanceof ApiError ? error : fromFastify(error);
-    if (api.status >= 500) request.log.error({ err: error }, `${api.code}: ${error.message}`);
+    // A 501 is an answer about an operation Kubedag does not serve (v1/not-served.ts), not a fault.
+    if (api.status >= 500 && api.code !== 'not_implemented') request.log.error({ err: error }, `${api.code}: ${error.message}`);
     return reply.code(api.status).send(api.body());
   });
   app.setNotFoundHandler((request, reply) => reply.code(404).send(new ApiError('not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`).body()));
@@ -157,18 +160,21 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     },
     // Shared schemas keep their $id as their name under components.schemas (#/components/schemas/Error).
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${String(i)}`) },
-    transformObject: (document) => ('openapiObject' in document ? withOptionalBodies(withLinks(document.openapiObject)) : document.swaggerObject),
+    transformObject: (document) => ('openapiObject' in document ? withOptionalBodies(withLinks(document.openapiObject, [...LINKS, ...V1_LINKS])) : document.swaggerObject),
   });
   // Each group is a plugin given what it uses; the order is the OpenAPI document's order.
   const resources: ResourceRouteOptions & { prefix: string } = { prefix: API_PREFIX, cluster: deps.cluster ?? NO_CLUSTER, clock: deps.clock };
-  void app.register(systemRoutes, { prefix: API_PREFIX, version: deps.version, clock: deps.clock, health: deps.health, metrics: metrics.registry });
+  void app.register(systemRoutes, { prefix: API_PREFIX, version: deps.version, clock: deps.clock, health: deps.health, metrics: metrics.registry, document: (full) => documentFor(full, 'v2') });
   void app.register(dagRoutes, resources);
   void app.register(executionRoutes, resources);
   void app.register(runRoutes, resources);
   void app.register(logRoutes, resources);
   void app.register(clusterInfoRoutes, resources);
+  // Dagu 2.x's API from the same handlers (v1/api.ts); after v2's, so v2's document keeps its order.
+  void app.register(v1Api, { prefix: V1_PREFIX, cluster: resources.cluster, clock: deps.clock, version: deps.version, health: deps.health, metrics: metrics.registry });
   if (deps.uiDir !== undefined) void app.register(uiRoutes, { root: deps.uiDir });
   // Last: it needs every other route.
   void app.register(methodNotAllowedRoutes, { routes: () => routes, under: API_PREFIX });
+  void app.register(methodNotAllowedRoutes, { routes: () => routes, under: V1_PREFIX });
   return app;
 }

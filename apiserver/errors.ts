@@ -15,6 +15,8 @@ export const ERROR_STATUS = {
   max_run_reached: 409,
   not_running: 400,
   internal_error: 500,
+  // Not in either contract's list: an operation of Dagu's own product that Kubedag does not offer (/api/v1).
+  not_implemented: 501,
   service_unavailable: 503,
   // The contract leaves these two statuses open (behaviour-notes: remoteNode).
   bad_gateway: 502,

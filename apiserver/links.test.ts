@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openApiDocument } from './openapi.ts';
-import { LINKS, linkName, operationRef } from './links.ts';
+import { LINKS, linkName, operationRef, V1_LINKS } from './links.ts';
 
 interface Operation {
   parameters?: { name: string; in: string }[];
@@ -10,8 +10,12 @@ interface Operation {
 
 let paths: Record<string, Record<string, Operation>>;
 
+/** Both APIs' links, checked against both documents (each has its own paths). */
+const ALL = [...LINKS, ...V1_LINKS];
+
 beforeAll(async () => {
-  paths = ((await openApiDocument('t')) as { paths: typeof paths }).paths;
+  const [v2, v1] = (await Promise.all([openApiDocument('t'), openApiDocument('t', 'v1')])) as { paths: typeof paths }[];
+  paths = { ...v2?.paths, ...v1?.paths };
 });
 
 /** The operation a link's `METHOD /path` names. */
@@ -22,7 +26,7 @@ const operation = (ref: string): Operation | undefined => {
 
 describe('the links of the document', () => {
   it('leave from answers the document declares', () => {
-    const missing = LINKS.filter((l) => {
+    const missing = ALL.filter((l) => {
       const [method = '', path = '', status = ''] = l.from.split(' ');
       return operation(`${method} ${path}`)?.responses[status] === undefined;
     });
@@ -30,7 +34,7 @@ describe('the links of the document', () => {
   });
 
   it('lead to operations the document has, giving every path parameter they need and no other', () => {
-    const wrong = LINKS.flatMap((l) => {
+    const wrong = ALL.flatMap((l) => {
       const target = operation(l.to);
       if (target === undefined) return [`${l.to}: no such operation`];
       const needed = (target.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name).sort();
@@ -41,17 +45,16 @@ describe('the links of the document', () => {
   });
 
   it('take request values only from parts the request has', () => {
-    const wrong = LINKS.filter((l) => Object.values(l.parameters).some((e) => e.startsWith('$request.body') && operation(l.from.split(' ').slice(0, 2).join(' '))?.requestBody === undefined));
+    const wrong = ALL.filter((l) => Object.values(l.parameters).some((e) => e.startsWith('$request.body') && operation(l.from.split(' ').slice(0, 2).join(' '))?.requestBody === undefined));
     expect(wrong.map((l) => `${l.from} -> ${l.to}`)).toEqual([]);
   });
 
   it('are named uniquely within their answer', () => {
-    const names = LINKS.map((l) => `${l.from} ${linkName(l)}`);
+    const names = ALL.map((l) => `${l.from} ${linkName(l)}`);
     expect(names.length - new Set(names).size).toBe(0);
   });
 
-  it('are in the rendered document as operationRefs', () => {
-    const [link] = LINKS;
+  it.each([{ api: 'v2', link: LINKS[0] }, { api: 'v1', link: V1_LINKS.at(-1) }])('are in the rendered $api document as operationRefs', ({ link }) => {
     if (link === undefined) throw new Error('no links');
     const [method = '', path = '', status = ''] = link.from.split(' ');
     expect(paths[path]?.[method.toLowerCase()]?.responses[status]?.links?.[linkName(link)]).toEqual({ operationRef: operationRef(link.to), parameters: link.parameters, description: link.description });

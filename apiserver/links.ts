@@ -76,6 +76,23 @@ export const LINKS: readonly Link[] = [
   { from: `GET ${RUN}/sub-dag-runs 200`, to: `GET ${RUN}/sub-dag-runs/{subDAGRunId}`, parameters: { name: '$request.path.name', dagRunId: '$request.path.dagRunId', subDAGRunId: '$response.body#/subRuns/0/dagRunId' }, description: 'The first sub run.' },
 ];
 
+const V1 = '/api/v1';
+const V1_RUN = `${V1}/dag-runs/{name}/{dagRunId}`;
+
+/**
+ * The same links between /api/v1's operations: they are the same handlers at the same relative
+ * paths, and v1's answers keep every field the links read (v1/views.ts). Beside them, v1's own:
+ * a run's outputs, spec and deletion.
+ */
+export const V1_LINKS: readonly Link[] = [
+  ...LINKS.map((link) => ({ ...link, from: link.from.replace(P, V1), to: link.to.replace(P, V1) })),
+  ...[
+    ['GET', `${V1_RUN}/outputs`, "The run's outputs."],
+    ['GET', `${V1_RUN}/spec`, "The run's stored definition."],
+    ['DELETE', V1_RUN, 'Delete the run (once it has ended).'],
+  ].map(([method = '', to = '', description = '']) => ({ from: `GET ${V1_RUN} 200`, to: `${method} ${to}`, parameters: { name: '$response.body#/dagRunDetails/name', dagRunId: '$response.body#/dagRunDetails/dagRunId' }, description })),
+];
+
 /** Link names are unique per response: the target's method and path, made readable. */
 export function linkName(link: Link): string {
   const [method = '', path = ''] = link.to.split(' ');

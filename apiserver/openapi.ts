@@ -4,13 +4,14 @@
  * web UI, whose API client is typed from it.
  */
 import { buildApp } from './app.ts';
+import { documentFor, type ApiVersion } from './documents.ts';
 
-export async function openApiDocument(version: string): Promise<Record<string, unknown>> {
+export async function openApiDocument(version: string, api: ApiVersion = 'v2'): Promise<Record<string, unknown>> {
   // A fixed clock and health: neither appears in the document, and the generated file must
   // not change from one run to the next.
   const app = buildApp({ version, clock: () => new Date(0), health: () => Promise.resolve(undefined) });
   await app.ready();
-  const document = app.swagger() as unknown as Record<string, unknown>;
+  const document = documentFor(app.swagger() as unknown as Record<string, unknown>, api);
   await app.close();
   return document;
 }

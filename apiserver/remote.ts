@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { LOCAL_NODE, type RemoteNode } from './config.ts';
 import { ApiError } from './errors.ts';
-import { API_PREFIX } from './paths.ts';
+import { API_PREFIX, V1_PREFIX } from './paths.ts';
 import { remoteNodeQuery } from './schemas.ts';
 
 declare module 'fastify' {
@@ -53,13 +53,13 @@ interface QuerySchema {
 }
 
 /**
- * An `onRoute` hook: the relay runs before any route, so every /api/v2 operation takes
+ * An `onRoute` hook: the relay runs before any route, so every /api/v2 (and /api/v1) operation takes
  * `remoteNode`, and the OpenAPI document says so (and what the value means) on each of them,
  * whether or not the route names it in its own query schema.
  */
 export function documentRemoteNode(route: RouteOptions): void {
   const schema = route.schema ?? {};
-  if (!route.url.startsWith(API_PREFIX) || schema.hide === true) return;
+  if (!(route.url.startsWith(API_PREFIX) || route.url.startsWith(V1_PREFIX)) || schema.hide === true) return;
   const query = (schema.querystring ?? { type: 'object', properties: {} }) as QuerySchema;
   if (query.properties?.[PARAM] !== undefined) return;
   route.schema = { ...schema, querystring: { ...query, properties: { ...query.properties, [PARAM]: remoteNodeQuery } } };

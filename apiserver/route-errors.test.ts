@@ -66,7 +66,8 @@ describe("each route's documented errors", () => {
 
   it('declare only codes its handler can throw', () => {
     const byRoute = new Map(found.map((r) => [r.route, r.throws]));
-    const stale = routes.flatMap((route) => {
+    // /api/v2's: /api/v1 registers the same handlers again (v1/api.ts) and its own in v1/.
+    const stale = routes.filter((route) => route.url.startsWith(`${API_PREFIX}/`)).flatMap((route) => {
       // fastify's HEAD routes share their GET's config and handler.
       const key = `${route.method === 'HEAD' ? 'GET' : String(route.method)} ${route.url.slice(API_PREFIX.length)}`;
       const throws = byRoute.get(key) ?? new Set();

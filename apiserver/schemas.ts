@@ -209,6 +209,12 @@ const worker = Type.Object({
   busyPollers: int,
 });
 
+/**
+ * The contract's parts, for the schemas of /api/v1 (v1/schemas.ts): Dagu 2.x's shapes are these
+ * with fields renamed or added, so they are derived from here rather than written twice.
+ */
+export const PARTS = { step, dagSummary, dag, runSummary, node, runDetails, subRun, condition, worker };
+
 export const S = {
   dagListQuery: Type.Object({
     page: Type.Optional(queryInteger({ description: '1-based; below 1 means 1.' })),

@@ -4,8 +4,8 @@
  * of their own (test/fuzz/stack.ts), then everything stopped and removed. Exits 1 on any
  * failure. Flags: --max-examples=N (default 50), --seed=N (default 1), --phases=a,b,
  * --stack=fuzz|dev (default fuzz: authentication on, seeded DAGs; dev: the programs as `make dev`
- * runs them), --report-dir=DIR (kept; by default a temporary one, printed, and removed when the
- * run passed).
+ * runs them), --api=v2|v1 (default v2: which served document is run, Dagu 1.24's or 2.x's),
+ * --report-dir=DIR (kept; by default a temporary one, printed, and removed when the run passed).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,12 +17,14 @@ import { reportFigures } from '../test/fuzz/figures.ts';
 import { PHASES, runSchemathesis, schemathesisBinary, type Phase } from '../test/fuzz/schemathesis.ts';
 import { startFuzzStack, type StackProfile } from '../test/fuzz/stack.ts';
 
-const { values } = parseArgs({ options: { 'max-examples': { type: 'string', default: '50' }, seed: { type: 'string', default: '1' }, phases: { type: 'string', default: PHASES.join(',') }, stack: { type: 'string', default: 'fuzz' }, 'report-dir': { type: 'string' } } });
+const { values } = parseArgs({ options: { 'max-examples': { type: 'string', default: '50' }, seed: { type: 'string', default: '1' }, phases: { type: 'string', default: PHASES.join(',') }, stack: { type: 'string', default: 'fuzz' }, api: { type: 'string', default: 'v2' }, 'report-dir': { type: 'string' } } });
 const phases = values.phases.split(',') as Phase[];
 const unknown = phases.filter((p) => !(PHASES as readonly string[]).includes(p));
 if (unknown.length > 0) throw new Error(`unknown phases: ${unknown.join(', ')} (known: ${PHASES.join(', ')})`);
 if (values.stack !== 'fuzz' && values.stack !== 'dev') throw new Error(`unknown stack "${values.stack}" (known: fuzz, dev)`);
 const profile: StackProfile = values.stack;
+if (values.api !== 'v1' && values.api !== 'v2') throw new Error(`unknown api "${values.api}" (known: v1, v2)`);
+const api: 'v1' | 'v2' = values.api;
 
 const log = (line: string): void => void process.stderr.write(`[api-fuzz] ${line}\n`);
 // Installed first: a missing Python should fail before a cluster is started for nothing.
@@ -34,6 +36,7 @@ async function fuzz(kubeconfig: string): Promise<number> {
   try {
     const result = await runSchemathesis({
       origin: stack.origin,
+      api,
       ...(stack.token === undefined ? {} : { token: stack.token }),
       seed: Number(values.seed),
       maxExamples: Number(values['max-examples']),

@@ -83,6 +83,8 @@ describe('selectDags', () => {
     ['trims the tag it filters by', { tag: ' etl ' }, ['nightly']],
     ['finds nothing for a tag no DAG has', { tag: 'prod*' }, []],
     ['combines the name and tag filters', { name: 'night', tag: 'prod' }, ['nightly']],
+    ["keeps DAGs with every one of v1's labels", { labels: 'prod, etl' }, ['nightly']],
+    ['keeps every DAG for empty labels', { labels: ' , ' }, ['adhoc', 'also-hourly', 'hourly', 'nightly', 'manual']],
   ])('%s', (_, query, expected) => {
     expect(select(query)).toEqual(expected);
   });

@@ -116,6 +116,8 @@ export interface DagQuery {
   perPage?: number;
   name?: string;
   tag?: string;
+  /** Dagu 2.x's (/api/v1) filter: comma-separated tags, every one of which a DAG has. */
+  labels?: string;
   sort?: string;
   order?: string;
 }
@@ -147,7 +149,8 @@ const byName = (a: DagEntry, b: DagEntry): number => compareText(a.load.dag.name
 export function selectDags(all: readonly DagEntry[], query: DagQuery, now: Date): DagEntry[] {
   const name = query.name?.toLowerCase() ?? '';
   const tag = query.tag?.trim().toLowerCase() ?? '';
-  const chosen = all.filter((e) => e.fileName.toLowerCase().includes(name) && (tag === '' || e.load.dag.tags.includes(tag)));
+  const labels = (query.labels ?? '').split(',').map((l) => l.trim().toLowerCase()).filter((l) => l !== '');
+  const chosen = all.filter((e) => e.fileName.toLowerCase().includes(name) && (tag === '' || e.load.dag.tags.includes(tag)) && labels.every((l) => e.load.dag.tags.includes(l)));
   const desc = query.order === 'desc';
   if (query.sort === 'nextRun') {
     const next = new Map(chosen.map((e) => [e, nextStart(e.load.dag.schedule, now)?.getTime()]));

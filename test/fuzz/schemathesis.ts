@@ -16,6 +16,8 @@ export type Phase = (typeof PHASES)[number];
 
 export interface FuzzRun {
   readonly origin: string;
+  /** Which API's served document is run: Dagu 1.24's /api/v2 (the default) or Dagu 2.x's /api/v1. */
+  readonly api?: 'v1' | 'v2';
   /** Sent as a Bearer token when given. */
   readonly token?: string;
   readonly seed: number;
@@ -47,7 +49,7 @@ export function schemathesisArgs(run: FuzzRun, reportDir: string): string[] {
     '--config-file',
     join(root, 'test/fuzz/schemathesis.toml'),
     'run',
-    `${run.origin}/api/v2/openapi.json`,
+    `${run.origin}/api/${run.api ?? 'v2'}/openapi.json`,
     '--checks',
     'all',
     '--phases',

@@ -54,8 +54,9 @@ export class ContractClient {
     this.app = app;
   }
 
-  async load(): Promise<void> {
-    const doc = (await this.app.inject({ method: 'GET', url: '/api/v2/openapi.json' })).json<{ paths: Record<string, Record<string, OpenApiOperation>>; components?: { schemas?: Record<string, object> } }>();
+  /** `document`: the served document answers are checked against (/api/v1's for a v1 client). */
+  async load(document = '/api/v2/openapi.json'): Promise<void> {
+    const doc = (await this.app.inject({ method: 'GET', url: document })).json<{ paths: Record<string, Record<string, OpenApiOperation>>; components?: { schemas?: Record<string, object> } }>();
     const components = doc.components?.schemas ?? {};
     this.errorSchema = components.Error;
     this.components = components;
