@@ -5,8 +5,9 @@
  * shape (toOneX) so that one normaliser builds the model of both. The tables are in
  * dialect-spellings.ts; the rules in docs/decisions/2026-11-29-dagu-2x-dialect.md.
  */
-import { splitCommand } from './command.ts';
-import { CHILD_SCOPES, NOT_WITH_RUN, ONE_X_ONLY, REFUSED, RUN_WITH_KEYS, SPELLINGS, TWO_X_ONLY, type Scope } from './dialect-spellings.ts';
+import { stepExecution, withShellArgs } from './dialect-commands.ts';
+import { isRefusal, refusal } from './dialect-refusal.ts';
+import { CHILD_SCOPES, ONE_X_ONLY, REFUSED, SPELLINGS, TWO_X_ONLY, type Scope } from './dialect-spellings.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import { DAG_NAME_PATTERN } from './validate.ts';
 
@@ -144,10 +145,6 @@ export function toOneX(document: Mapping, errors: DagIssue[]): Mapping {
   return rewriteMapping(document, 'root', '', errors);
 }
 
-function refusal(path: string, feature: string): DagIssue {
-  return issue(path, `Dagu 2.x feature ${feature} is not supported yet`);
-}
-
 function rewriteMapping(input: Mapping, scope: Scope, path: string, errors: DagIssue[]): Mapping {
   const value = scope === 'step' ? stepExecution(input, path, errors) : scope === 'root' ? withShellArgs(input, path, errors) : input;
   const out: Mapping = {};
@@ -188,12 +185,21 @@ function refuseStepForms(out: Mapping, path: string, errors: DagIssue[]): Mappin
 }
 
 /**
- * Drops what the loader found wrong with a part only because a refused key was taken out of it
- * (a step whose `action:` was refused "needs a command or a script", its `parallel` "needs call").
+ * Drops what the loader found wrong with a part only because the rewrite took something out of
+ * it: a problem of a mapping (or any part above) that held a refused key (a jq step whose
+ * `with.input` was refused "needs script"), and a "needs ..." of a step whose `action:` was
+ * miswritten ("needs a command or a script", its `parallel` "needs call").
  */
 export function withoutFollowOns(dialectErrors: readonly DagIssue[], later: readonly DagIssue[]): DagIssue[] {
-  const refusedIn = new Set(dialectErrors.filter((e) => e.message.endsWith(' is not supported yet')).map((e) => parentPath(e.path)));
-  return later.filter((e) => !refusedIn.has(e.path) && !(e.message.startsWith('needs ') && refusedIn.has(parentPath(e.path))));
+  const refusedIn = new Set(dialectErrors.filter(isRefusal).flatMap((e) => ancestors(e.path)));
+  const above = new Set(dialectErrors.flatMap((e) => ancestors(e.path)));
+  return later.filter((e) => !refusedIn.has(e.path) && !(e.message.startsWith('needs ') && (above.has(e.path) || above.has(parentPath(e.path)))));
+}
+
+function ancestors(path: string): string[] {
+  const out: string[] = [];
+  for (let at = path, up = parentPath(at); up !== at; at = up, up = parentPath(at)) out.push(up);
+  return out;
 }
 
 function parentPath(path: string): string {
@@ -216,67 +222,6 @@ function rewriteSteps(item: unknown, path: string, errors: DagIssue[]): unknown 
   if (Array.isArray(item)) return rewriteAny(item, 'step', path, errors);
   if (!isMapping(item)) return item;
   return Object.fromEntries(Object.entries(item).map(([name, step]) => [name, rewriteAny(step, 'step', childPath(path, name), errors)]));
-}
-
-/**
- * A step's command as 2.x writes it: `run:` (a string, or a list of commands) with the shell
- * settings under `with:`, or `command:`; `shell_args` joins the shell.
- */
-function stepExecution(step: Mapping, path: string, errors: DagIssue[]): Mapping {
-  let out = step;
-  if (Object.hasOwn(step, 'run')) out = runAsCommand(step, path, errors);
-  out = withShellArgs(out, path, errors);
-  const command = out.command;
-  if (!Array.isArray(command)) return out;
-  const at = childPath(path, Object.hasOwn(step, 'run') ? 'run' : 'command');
-  if (command.length > 1) {
-    errors.push(refusal(at, 'multiple commands (a list of more than one command)'));
-    const { command: _dropped, ...rest } = out;
-    return rest;
-  }
-  return { ...out, command: command.length === 1 ? String(command[0]) : '' };
-}
-
-function runAsCommand(step: Mapping, path: string, errors: DagIssue[]): Mapping {
-  const { run, with: withValue, ...rest } = step;
-  const at = childPath(path, 'run');
-  const clash = NOT_WITH_RUN.find((key) => Object.hasOwn(step, key));
-  if (clash !== undefined) errors.push(issue(at, `run cannot be used together with ${clash}`));
-  if (typeof run !== 'string' && !Array.isArray(run)) {
-    errors.push(issue(at, 'must be a string or a list of commands'));
-    return rest;
-  }
-  if (withValue === undefined) return { ...rest, command: run };
-  if (!isMapping(withValue)) {
-    errors.push(issue(childPath(path, 'with'), 'must be a mapping'));
-    return { ...rest, command: run };
-  }
-  const stray = Object.keys(withValue).find((key) => !RUN_WITH_KEYS.includes(key));
-  if (stray !== undefined) errors.push(issue(childPath(childPath(path, 'with'), stray), `run only takes ${RUN_WITH_KEYS.join(', ')} under with`));
-  const hoisted = Object.fromEntries(Object.entries(withValue).filter(([key]) => RUN_WITH_KEYS.includes(key)));
-  return { ...rest, ...hoisted, command: run };
-}
-
-/** `shell: bash` + `shell_args: [-e]` is the 1.x `shell: [bash, -e]`. */
-function withShellArgs(input: Mapping, path: string, errors: DagIssue[]): Mapping {
-  if (!Object.hasOwn(input, 'shell_args')) return input;
-  const { shell_args: args, ...rest } = input;
-  const at = childPath(path, 'shell_args');
-  if (!isStringList(args)) {
-    errors.push(issue(at, 'must be a list of strings'));
-    return rest;
-  }
-  const shell = rest.shell;
-  if (shell === undefined) {
-    errors.push(refusal(at, 'shell_args without shell (arguments for the default shell)'));
-    return rest;
-  }
-  const words: unknown[] = typeof shell === 'string' ? splitCommand(shell).words : Array.isArray(shell) ? shell : [shell];
-  return { ...rest, shell: [...words, ...args] };
-}
-
-function isStringList(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }
 
 /** Typed params: a list of `{name, type, default, ...}` or a JSON Schema. */
