@@ -24,6 +24,7 @@ export const DELIBERATE: Readonly<Record<string, string>> = {
   'actions (custom action packages)': 'Kubedag runs only its built-in executors',
   'step_types (custom step types)': 'Kubedag runs only its built-in executors',
   'custom action packages (a versioned action reference)': 'Kubedag runs only its built-in executors',
+  'type: controller (controller DAGs)': 'Kubedag runs no LLM agents (controller is Dagu\'s older name of agent)',
   'type: build (build DAGs)': 'Kubedag runs no build DAGs',
 };
 

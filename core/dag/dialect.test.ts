@@ -84,6 +84,12 @@ describe('loadDag reads a 2.x file as its 1.x spelling', () => {
     expect(twoX?.command).toBe('child');
   });
 
+  it('runs a 2.x DAG that names no type as a graph, and a 1.x one as a chain', () => {
+    expect(loadDag('timeout_sec: 1\nsteps: [echo a, echo b]', { fileName: 'a' }).dag.type).toBe('graph');
+    expect(loadDag('timeoutSec: 1\nsteps: [echo a, echo b]', { fileName: 'a' }).dag.type).toBe('chain');
+    expect(loadDag('timeout_sec: 1\ntype: chain\nsteps: [echo a, echo b]', { fileName: 'a' }).dag.type).toBe('chain');
+  });
+
   it('decides each document of a file on its own', () => {
     const load = loadDag('timeout_sec: 5\nsteps:\n  - {name: s, run: echo hi}\n---\nname: child\ntimeoutSec: 5\nsteps:\n  - {name: t, run: child2}\n', { fileName: 'a' });
     expect(load.errors).toEqual([]);

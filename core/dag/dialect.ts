@@ -166,6 +166,9 @@ function rewriteMapping(input: Mapping, scope: Scope, path: string, errors: DagI
 const REFUSED_DAG_TYPES = ['agent', 'build', 'controller'];
 
 function refuseRootForms(out: Mapping, errors: DagIssue[]): void {
+  // 2.x runs the steps of a DAG that names no type as a graph (README_SCHEMA.md, `buildType`);
+  // 1.x as a chain: the default is written out so that the 1.x reader keeps 2.x's meaning.
+  if (out.type === undefined) out.type = 'graph';
   if (typedParams(out.params, errors)) delete out.params;
   if (typeof out.type === 'string' && REFUSED_DAG_TYPES.includes(out.type)) {
     errors.push(refusal('type', `type: ${out.type} (${out.type} DAGs)`));
