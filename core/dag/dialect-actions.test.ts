@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ACTIONS, REFUSED_ACTIONS } from './dialect-actions.ts';
+import { ACTIONS, REFUSED_ACTIONS, shellQuotedMessage } from './dialect-actions.ts';
 import { formatIssue } from './issues.ts';
 import { loadDag } from './load.ts';
 
@@ -17,11 +17,15 @@ describe('action steps', () => {
   });
 
   it('ends a log.write message with one newline, and none more when it has one', () => {
-    expect(stepOf('steps:\n  - {name: s, action: log.write, with: {message: "a\\n"}}')?.script).toBe(`printf '%s' "$KUBEDAG_LOG_MESSAGE"\n`);
-    expect(stepOf('steps:\n  - {name: s, env: {A: b}, action: log.write, with: {message: x}}')?.env).toEqual([
-      { name: 'A', value: 'b' },
-      { name: 'KUBEDAG_LOG_MESSAGE', value: 'x' },
-    ]);
+    expect(stepOf('steps:\n  - {name: s, action: log.write, with: {message: "a\\n"}}')?.script).toBe(`printf '%s' "a\n"\n`);
+    expect(stepOf('steps:\n  - {name: s, action: log.write, with: {message: a}}')?.script).toBe(`printf '%s\\n' "a"\n`);
+  });
+
+  it.each([
+    ['variables', 'hi ${WHO} and $WHO_2, ${R.outputs.x}', 'hi ${WHO} and $WHO_2, ${R.outputs.x}'],
+    ['what the shell would run or read', 'a `date` $(date) "q" \\ $1 $ ${}', 'a \\`date\\` \\$(date) \\"q\\" \\\\ \\$1 \\$ \\${}'],
+  ])('leaves only the %s of a log.write message to the shell', (_name, message, quoted) => {
+    expect(shellQuotedMessage(message)).toBe(quoted);
   });
 
   it('reads an http request written as settings on a typed 2.x step too', () => {

@@ -109,14 +109,12 @@ const execAction: ActionRule = (input) => {
 /** noop runs nothing and succeeds: `true` does the same in the step's Pod. */
 const noop: ActionRule = (input) => (onlyKeys(input, 'noop', []) ? { command: 'true' } : undefined);
 
-/** The variable log.write's message reaches the shell in. */
-export const LOG_MESSAGE_VARIABLE = 'KUBEDAG_LOG_MESSAGE';
-
 /**
  * log.write writes its message, after variable substitution, to the step's stdout and ends it
- * with a newline unless it has one. The message becomes a step variable (substituted as every
- * variable is) that a printf writes: passed in the command itself, the shell would read the
- * substituted text again (quotes, `$`, backticks).
+ * with a newline unless it has one. Kubedag's shell substitutes a command's variables, so the
+ * message is a double-quoted printf argument in which only `${NAME}` and `$NAME` stay live (and
+ * `${NAME.path}`, which the operator resolves first); quotes, backslashes, backticks and every
+ * other `$` are escaped, so the shell runs nothing the message holds.
  */
 const logWrite: ActionRule = (input) => {
   const message = required(input, 'message');
@@ -126,14 +124,23 @@ const logWrite: ActionRule = (input) => {
     return undefined;
   }
   const format = message.endsWith('\n') ? '%s' : '%s\\n';
-  return { env: withVariable(input.step.env, LOG_MESSAGE_VARIABLE, message), script: `printf '${format}' "$${LOG_MESSAGE_VARIABLE}"\n` };
+  return { script: `printf '${format}' "${shellQuotedMessage(message)}"\n` };
 };
 
-/** The step's `env` (a mapping or a list, as both dialects write it) with one more variable. */
-function withVariable(env: unknown, name: string, value: string): unknown {
-  if (env === undefined || env === null) return [{ [name]: value }];
-  if (Array.isArray(env)) return [...(env as unknown[]), { [name]: value }];
-  return isMapping(env) ? { ...env, [name]: value } : env;
+/** A variable reference the shell (or, with a path, the operator) substitutes. */
+const VARIABLE = /^\$(?:\{[A-Za-z_][A-Za-z0-9_]*(?:[.[][^}]*)?\}|[A-Za-z_][A-Za-z0-9_]*)/;
+
+export function shellQuotedMessage(message: string): string {
+  let out = '';
+  for (let i = 0; i < message.length; i++) {
+    const rest = message.slice(i);
+    const variable = VARIABLE.exec(rest)?.[0];
+    if (variable !== undefined) {
+      out += variable;
+      i += variable.length - 1;
+    } else out += ['\\', '"', '`', '$'].includes(rest.charAt(0)) ? `\\${rest.charAt(0)}` : rest.charAt(0);
+  }
+  return out;
 }
 
 /** The actions Kubedag runs: Dagu 2.x action name -> the step it stands for. */
