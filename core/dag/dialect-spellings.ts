@@ -78,7 +78,7 @@ export const ONE_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
 
 /** 2.x keys without a 1.x twin that this slice reads (folded into other keys by dialect.ts). */
 export const TWO_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
-  root: ['shell_args'],
+  root: ['shell_args', 'consts', 'defaults'],
   step: ['shell_args', 'action', 'exec'],
 };
 
@@ -89,8 +89,6 @@ export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, str
     overlap_policy: 'overlap_policy',
     artifacts: 'artifacts',
     log_output: 'log_output',
-    consts: 'consts',
-    defaults: 'defaults',
     step_types: 'step_types (custom step types)',
     actions: 'actions (custom action packages)',
     wait_mail: 'wait_mail (mail on approval waits)',

@@ -6,6 +6,9 @@
  * dialect-spellings.ts; the rules in docs/decisions/2026-11-29-dagu-2x-dialect.md.
  */
 import { stepExecution, withShellArgs } from './dialect-commands.ts';
+import { withStepDefaults } from './dialect-defaults.ts';
+import { isTypedParams, typedParamsAsSchema } from './dialect-params.ts';
+import { readConsts, withValues } from './dialect-values.ts';
 import { isRefusal, refusal } from './dialect-refusal.ts';
 import { CHILD_SCOPES, ONE_X_ONLY, REFUSED, SPELLINGS, TWO_X_ONLY, type Scope } from './dialect-spellings.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
@@ -93,6 +96,8 @@ function dialectOfKey(visit: KeyVisit): Dialect | undefined {
   if (Object.hasOwn(SPELLINGS[scope], key) || Object.hasOwn(REFUSED[scope] ?? {}, key) || TWO_X_ONLY[scope]?.includes(key) === true) return '2.x';
   if (ONE_X_KEYS[scope].has(key.toLowerCase())) return '1.x';
   if (scope === 'step' && key === 'run' && runIsShell(visit.value)) return '2.x';
+  // 1.x read `params: [{name: x}]` as a parameter called "name"; a typed list is 2.x's.
+  if (scope === 'root' && key === 'params' && isTypedParams(visit.value)) return '2.x';
   return undefined;
 }
 
@@ -135,9 +140,16 @@ export function readDialect(document: unknown): DialectRead {
   const decision = decideDialect(document);
   if (decision.dialect === '1.x' || !isMapping(document)) return { dialect: decision.dialect, document, errors: decision.errors };
   const errors = [...decision.errors];
-  const rewritten = toOneX(document, errors);
-  errors.push(...referenceErrors(document, ''));
+  const valued = withNamedValues(document, errors);
+  const rewritten = toOneX(valued, errors);
+  errors.push(...referenceErrors(valued, ''));
   return { dialect: '2.x', document: rewritten, errors };
+}
+
+/** Step defaults written into the steps, constants substituted, `${params.x}`/`${env.X}` made variables. */
+function withNamedValues(document: Mapping, errors: DagIssue[]): Mapping {
+  const { consts, ...rest } = withStepDefaults(document, errors);
+  return withValues(rest, readConsts(consts, errors), '', errors) as Mapping;
 }
 
 /** A 2.x document in the 1.x shape; what this slice does not read becomes an error. */
@@ -169,7 +181,8 @@ function refuseRootForms(out: Mapping, errors: DagIssue[]): void {
   // 2.x runs the steps of a DAG that names no type as a graph (README_SCHEMA.md, `buildType`);
   // 1.x as a chain: the default is written out so that the 1.x reader keeps 2.x's meaning.
   if (out.type === undefined) out.type = 'graph';
-  if (typedParams(out.params, errors)) delete out.params;
+  if (isTypedParams(out.params)) out.params = typedParamsAsSchema(out.params, errors);
+  else if (schemaParams(out.params, errors)) delete out.params;
   if (typeof out.type === 'string' && REFUSED_DAG_TYPES.includes(out.type)) {
     errors.push(refusal('type', `type: ${out.type} (${out.type} DAGs)`));
     delete out.type;
@@ -227,21 +240,19 @@ function rewriteSteps(item: unknown, path: string, errors: DagIssue[]): unknown 
   return Object.fromEntries(Object.entries(item).map(([name, step]) => [name, rewriteAny(step, 'step', childPath(path, name), errors)]));
 }
 
-/** Typed params: a list of `{name, type, default, ...}` or a JSON Schema. */
-function typedParams(params: unknown, errors: DagIssue[]): boolean {
-  if (Array.isArray(params)) {
-    const i = params.findIndex((entry) => isMapping(entry) && Object.hasOwn(entry, 'name'));
-    if (i >= 0) errors.push(refusal(childPath('params', i), 'typed params (a list of {name, type, default, ...})'));
-    return i >= 0;
-  }
+/** Params as a JSON Schema (not read yet). */
+function schemaParams(params: unknown, errors: DagIssue[]): boolean {
   const schema = isMapping(params) && ['properties', '$schema', 'schema', '$ref'].some((key) => Object.hasOwn(params, key));
   if (schema) errors.push(refusal('params', 'params as a JSON Schema'));
   return schema;
 }
 
-const REFERENCE = /\$\{(params|steps|env|consts)\./;
+const REFERENCE = /\$\{(params|steps|env)\./;
 
-/** `${params.x}`, `${steps.<id>.outputs.x}`, `${env.X}` and `${consts.x}` anywhere in the file. */
+/**
+ * `${steps.<id>.outputs.x}` anywhere in the file, and the `${params.…}`/`${env.…}` that
+ * withValues could not make a variable (a name no variable can have).
+ */
 function referenceErrors(value: unknown, path: string): DagIssue[] {
   if (typeof value === 'string') {
     const match = REFERENCE.exec(value);

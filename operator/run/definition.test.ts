@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadDag, type Dag } from '../../core/dag/index.ts';
-import { namespaceProblems, unsupported } from './definition.ts';
+import { namespaceProblems, runDefinition, unsupported } from './definition.ts';
 
 describe('features refused when a run starts', () => {
   const cases: { name: string; yaml: string; want: string[] }[] = [
@@ -36,5 +36,27 @@ describe('the namespace a Dagu file names for its Pods', () => {
     },
   ])('$name', ({ yaml, want }) => {
     expect(namespaceProblems(dagOf(yaml), 'team')).toEqual(want);
+  });
+});
+
+describe('the params a run is given', () => {
+  const spec = {
+    params: [
+      { name: 'LIMIT', type: 'integer', default: 10, maximum: 100 },
+      { name: 'MODE', enum: ['fast', 'full'], default: 'fast' },
+    ],
+    steps: [{ run: 'echo $LIMIT' }],
+  };
+  const definition = (overrides: string): ReturnType<typeof runDefinition> => runDefinition(spec, 'typed', overrides);
+
+  it('are checked against a 2.x DAG\'s typed params', () => {
+    expect(definition('LIMIT=500 MODE=slow').rejection).toBe('params.LIMIT: must be <= 100; params.MODE: must be equal to one of the allowed values');
+    expect(definition('COLOR=red').rejection).toBe('params: must NOT have additional properties');
+  });
+
+  it('keep the defaults of those they do not give', () => {
+    const accepted = definition('LIMIT=50');
+    expect(accepted.rejection).toBeUndefined();
+    expect(accepted.params.map((p) => [p.name, p.value])).toEqual([['LIMIT', '50'], ['MODE', 'fast']]);
   });
 });
