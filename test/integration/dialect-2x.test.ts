@@ -1,8 +1,8 @@
 /**
  * DAGs written in Dagu 2.x's dialect (issue 26), run by the operator on the local control
  * plane: action steps (noop, log.write, exec, http.request, jq.filter, dag.run), a list of
- * commands run in turn, and a 2.x DAG's default graph order. The loader's unit tests prove the
- * rewrite into the 1.x shape; these prove that what it rewrites to does the same work.
+ * commands run in turn, constants, typed params and step defaults. The loader's unit tests
+ * prove the rewrite into the 1.x shape; these prove that what it rewrites to does the work.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -105,5 +105,29 @@ steps:
     expect(dir).not.toBe('/var');
     expect(await stepLog(operator, done, 'stops')).toBe('before\n');
     expect(done.status?.nodes?.find((n) => n.name === 'stops')?.exitCode).toBe(7);
+  });
+
+  it('runs with its constants, typed params and step defaults, and refuses params its types do not allow', async () => {
+    await givenDag(ns, 'values', `
+consts:
+  - {REGION: eu-west-1}
+  - {BUCKET: "reports-\${consts.REGION}"}
+params:
+  - {name: LIMIT, type: integer, default: 10, maximum: 100}
+  - {name: MODE, enum: [fast, full], default: fast}
+defaults:
+  env: [{STAGE: report}]
+  timeout_sec: 30
+steps:
+  - name: show
+    run: echo "\${params.LIMIT} \${params.MODE} \${consts.BUCKET} \${env.STAGE}"
+`);
+    await whenRun(ns, 'values-1', 'values', { params: 'LIMIT=50' });
+    const done = await finishedRun(ns, 'values-1', 120_000);
+    expect([done.status?.statusLabel, done.status?.error, stepStates(done)]).toEqual(['succeeded', undefined, { show: 'succeeded' }]);
+    expect(await stepLog(operator, done, 'show')).toBe('50 fast reports-eu-west-1 report\n');
+    await whenRun(ns, 'values-2', 'values', { params: 'LIMIT=500' });
+    const refused = await finishedRun(ns, 'values-2', 120_000);
+    expect([refused.status?.statusLabel, refused.status?.error]).toEqual(['failed', 'params.LIMIT: must be <= 100']);
   });
 });
