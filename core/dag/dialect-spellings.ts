@@ -78,7 +78,7 @@ export const ONE_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
 
 /** 2.x keys without a 1.x twin that this slice reads (folded into other keys by dialect.ts). */
 export const TWO_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
-  root: ['shell_args', 'consts', 'defaults'],
+  root: ['shell_args', 'consts', 'defaults', 'labels'],
   step: ['shell_args', 'action', 'exec'],
 };
 
@@ -93,7 +93,6 @@ export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, str
     actions: 'actions (custom action packages)',
     wait_mail: 'wait_mail (mail on approval waits)',
     hist_retention_runs: 'hist_retention_runs',
-    labels: 'labels',
     retry_policy: 'DAG-level retry_policy',
     resources: 'resources',
     webhook: 'webhook',

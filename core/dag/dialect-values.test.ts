@@ -67,3 +67,22 @@ describe('typed params', () => {
     expect(errorsOf(`params:${second}\nsteps: [echo]`)).toContain(want);
   });
 });
+
+describe('labels', () => {
+  it.each([
+    ['a mapping, in key order', 'labels: {team: Data, env: prod}', ['env=prod', 'team=data']],
+    ['a comma-separated string', 'labels: "daily, team = data"', ['daily', 'team=data']],
+    ['a space-separated string of pairs', 'labels: "team=data env=prod"', ['team=data', 'env=prod']],
+    ['a list of strings and mappings', 'labels: [daily, {team: data}]', ['daily', 'team=data']],
+    ['tags, their older name, when labels is not written', 'tags: {team: data}\ntimeout_sec: 1', ['team=data']],
+    ['labels over tags', 'labels: [a]\ntags: [b]', ['a']],
+  ])('are the DAG\'s tags, from %s', (_name, yaml, tags) => {
+    const loaded = load(`${yaml}\nsteps:\n  - run: echo`);
+    expect(loaded.errors).toEqual([]);
+    expect(loaded.dag.tags).toEqual(tags);
+  });
+
+  it('refuses a label whose value is not a scalar', () => {
+    expect(errorsOf('labels: {team: [a]}\nsteps:\n  - run: echo')).toEqual(['labels.team: must be a string, number or boolean']);
+  });
+});

@@ -121,7 +121,6 @@ describe('loadDag refuses what this slice does not read', () => {
     { name: 'object-form stdout', yaml: 'steps:\n  - {run: echo a, stdout: {outputs: {fields: {}}}}', want: ['steps[0].stdout: Dagu 2.x feature object-form stdout is not supported yet'] },
     { name: 'agent DAGs', yaml: 'type: agent\nsteps:\n  - run: echo a', want: ['type: Dagu 2.x feature type: agent (agent DAGs) is not supported: Kubedag runs no LLM agents'] },
     { name: 'a precondition that only evaluates', yaml: 'steps:\n  - {run: echo a, preconditions: [{eval: x}]}', want: ['steps[0].preconditions[0].eval: Dagu 2.x feature preconditions eval is not supported yet'] },
-    { name: 'labels', yaml: 'labels: {team: a}\nsteps: [echo]', want: ['labels: Dagu 2.x feature labels is not supported yet'] },
     { name: 'shell_args without a shell', yaml: 'steps:\n  - {name: s, run: echo hi, with: {shell_args: [-e]}}', want: ['steps[0].shell_args: Dagu 2.x feature shell_args without shell (arguments for the default shell) is not supported yet'] },
   ];
   it.each(cases)('refuses $name', ({ yaml, want }) => {

@@ -7,6 +7,7 @@
  */
 import { stepExecution, withShellArgs } from './dialect-commands.ts';
 import { withStepDefaults } from './dialect-defaults.ts';
+import { withLabelsAsTags } from './dialect-labels.ts';
 import { isTypedParams, typedParamsAsSchema } from './dialect-params.ts';
 import { readConsts, withValues } from './dialect-values.ts';
 import { isRefusal, refusal } from './dialect-refusal.ts';
@@ -146,9 +147,9 @@ export function readDialect(document: unknown): DialectRead {
   return { dialect: '2.x', document: rewritten, errors };
 }
 
-/** Step defaults written into the steps, constants substituted, `${params.x}`/`${env.X}` made variables. */
+/** Step defaults written into the steps, labels as tags, constants substituted, `${params.x}`/`${env.X}` made variables. */
 function withNamedValues(document: Mapping, errors: DagIssue[]): Mapping {
-  const { consts, ...rest } = withStepDefaults(document, errors);
+  const { consts, ...rest } = withLabelsAsTags(withStepDefaults(document, errors), errors);
   return withValues(rest, readConsts(consts, errors), '', errors) as Mapping;
 }
 
