@@ -53,6 +53,10 @@ describe('typed params', () => {
     expect(params.schema).toMatchObject({ properties: { N: { type: 'integer', default: 3 } }, additionalProperties: false });
   });
 
+  it('leave a required parameter without a default to the run', () => {
+    expect(errorsOf('params:\n  - {name: N, type: integer, required: true}\nsteps: [echo]')).toEqual([]);
+  });
+
   it('check their defaults against their types', () => {
     expect(errorsOf('params:\n  - {name: N, type: integer, default: many}\nsteps: [echo]')).toEqual(['params.N: must be integer']);
   });

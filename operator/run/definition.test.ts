@@ -44,19 +44,21 @@ describe('the params a run is given', () => {
     params: [
       { name: 'LIMIT', type: 'integer', default: 10, maximum: 100 },
       { name: 'MODE', enum: ['fast', 'full'], default: 'fast' },
+      { name: 'DAY', required: true },
     ],
     steps: [{ run: 'echo $LIMIT' }],
   };
   const definition = (overrides: string): ReturnType<typeof runDefinition> => runDefinition(spec, 'typed', overrides);
 
   it('are checked against a 2.x DAG\'s typed params', () => {
-    expect(definition('LIMIT=500 MODE=slow').rejection).toBe('params.LIMIT: must be <= 100; params.MODE: must be equal to one of the allowed values');
-    expect(definition('COLOR=red').rejection).toBe('params: must NOT have additional properties');
+    expect(definition('LIMIT=500 MODE=slow DAY=1').rejection).toBe('params.LIMIT: must be <= 100; params.MODE: must be equal to one of the allowed values');
+    expect(definition('COLOR=red DAY=1').rejection).toBe('params: must NOT have additional properties');
+    expect(definition('LIMIT=5').rejection).toBe("params: must have required property 'DAY'");
   });
 
   it('keep the defaults of those they do not give', () => {
-    const accepted = definition('LIMIT=50');
+    const accepted = definition('LIMIT=50 DAY=monday');
     expect(accepted.rejection).toBeUndefined();
-    expect(accepted.params.map((p) => [p.name, p.value])).toEqual([['LIMIT', '50'], ['MODE', 'fast']]);
+    expect(accepted.params.map((p) => [p.name, p.value])).toEqual([['LIMIT', '50'], ['MODE', 'fast'], ['DAY', 'monday']]);
   });
 });
