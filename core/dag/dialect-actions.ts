@@ -4,7 +4,7 @@
  * `action: log.write` a printf of the message. ACTIONS is the one table of the actions Kubedag
  * runs, REFUSED_ACTIONS the one table of those it refuses by name; the rules (required `with`
  * keys, keys an action does not take) are Dagu v2.15.1's (internal/spec/step_v2.go). See
- * docs/decisions/2026-11-29-dagu-2x-dialect.md.
+ * docs/decisions/2026-11-29-dagu-2x-actions-values.md.
  */
 import { childPath, issue, type DagIssue } from './issues.ts';
 import { refusal } from './dialect-refusal.ts';

@@ -2,7 +2,7 @@
  * How a 2.x feature Kubedag does not read is refused: by name, at the key that asks for it,
  * never accepted and ignored. Two kinds: features a later slice of issue 26 reads ("not
  * supported yet"), and the features Kubedag deliberately does not run (DELIBERATE, with why);
- * the list is written down in docs/decisions/2026-11-29-dagu-2x-dialect.md.
+ * the list is written down in docs/decisions/2026-11-29-dagu-2x-actions-values.md.
  */
 import { issue, type DagIssue } from './issues.ts';
 

@@ -1,8 +1,9 @@
 /**
  * The one table of Dagu 2.x spellings (v2.15.1) that have a Dagu 1.x counterpart, by the
- * mapping they appear in, and the 2.x keys this slice refuses. dialect.ts decides a file's
- * dialect and rewrites a 2.x document into the 1.x shape from these tables alone; see
- * docs/decisions/2026-11-29-dagu-2x-dialect.md.
+ * mapping they appear in, the 2.x keys without a twin that are read or refused, and the
+ * executor settings 2.x spells otherwise. dialect.ts decides a file's dialect and rewrites a
+ * 2.x document into the 1.x shape from these tables; see docs/decisions/2026-11-29-dagu-2x-
+ * dialect.md and 2026-11-29-dagu-2x-actions-values.md.
  */
 
 /** The mappings of a DAG document whose keys differ between the dialects. */

@@ -3,7 +3,9 @@
  * sub-DAG) and 2.x (snake_case keys, `run:` is a shell command). The dialect is decided per
  * document from the keys it writes (decideDialect); a 2.x document is rewritten into the 1.x
  * shape (toOneX) so that one normaliser builds the model of both. The tables are in
- * dialect-spellings.ts; the rules in docs/decisions/2026-11-29-dagu-2x-dialect.md.
+ * dialect-spellings.ts; the rules in docs/decisions/2026-11-29-dagu-2x-dialect.md and
+ * 2026-11-29-dagu-2x-actions-values.md. What a step runs is rewritten by dialect-commands.ts,
+ * named values (defaults, labels, consts, references) by withNamedValues.
  */
 import { stepExecution, withShellArgs } from './dialect-commands.ts';
 import { withStepDefaults } from './dialect-defaults.ts';
