@@ -81,6 +81,7 @@ export const ONE_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
 export const TWO_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
   root: ['shell_args', 'consts', 'defaults', 'labels'],
   step: ['shell_args', 'action', 'exec'],
+  precondition: ['negate'],
 };
 
 /** 2.x keys this slice does not read, each with the feature it stands for. */
@@ -120,7 +121,7 @@ export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, str
   handlerOn: { init: 'handler_on.init', wait: 'handler_on.wait (approval waits)' },
   mailOn: { wait: 'mail_on.wait (approval waits)' },
   container: { exec: 'container.exec (an existing container)', healthcheck: 'container.healthcheck', shell: 'container.shell' },
-  precondition: { negate: 'preconditions negate', eval: 'preconditions eval' },
+  precondition: { eval: 'preconditions eval' },
 };
 
 /** 2.x keys that cannot sit beside `run:` (Dagu's rule: run replaces them). */

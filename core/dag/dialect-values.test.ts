@@ -90,3 +90,10 @@ describe('labels', () => {
     expect(errorsOf('labels: {team: [a]}\nsteps:\n  - run: echo')).toEqual(['labels.team: must be a string, number or boolean']);
   });
 });
+
+describe('negated preconditions', () => {
+  it('are read from a 2.x file (negate marks a file 2.x)', () => {
+    const step = load('steps:\n  - {name: s, command: echo, preconditions: [{condition: "$A", expected: x, negate: true}, {command: "test -f f", negate: false}]}').dag.steps[0];
+    expect(step?.preconditions).toEqual([{ condition: '$A', expected: 'x', negate: true }, { condition: 'test -f f' }]);
+  });
+});

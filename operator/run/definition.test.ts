@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadDag, type Dag } from '../../core/dag/index.ts';
-import { namespaceProblems, runDefinition, unsupported } from './definition.ts';
+import { literalPrecondition, namespaceProblems, runDefinition, unsupported } from './definition.ts';
 
 describe('features refused when a run starts', () => {
   const cases: { name: string; yaml: string; want: string[] }[] = [
@@ -60,5 +60,13 @@ describe('the params a run is given', () => {
     const accepted = definition('LIMIT=50 DAY=monday');
     expect(accepted.rejection).toBeUndefined();
     expect(accepted.params.map((p) => [p.name, p.value])).toEqual([['LIMIT', '50'], ['MODE', 'fast'], ['DAY', 'monday']]);
+  });
+});
+
+describe('a literal precondition', () => {
+  it('is inverted when negated (Dagu 2.x negate)', () => {
+    expect(literalPrecondition({ condition: '$A', expected: 'x' }, { A: 'x' })).toBe(true);
+    expect(literalPrecondition({ condition: '$A', expected: 'x', negate: true }, { A: 'x' })).toBe(false);
+    expect(literalPrecondition({ condition: '$A', expected: 'x', negate: true }, { A: 'y' })).toBe(true);
   });
 });

@@ -120,7 +120,7 @@ function evaluateVariables(dag: Dag, params: readonly ParamDef[], baseEnv: Reado
 /** Decides a precondition without a Pod when it is plain text; undefined otherwise. */
 export function literalPrecondition(condition: Condition, variables: Readonly<Record<string, string>>): boolean | undefined {
   if (condition.expected === undefined || needsShell(condition)) return undefined;
-  return matchesExpected(expand(condition.condition, { scopes: [variables], shell: true }).value, condition.expected);
+  return matchesExpected(expand(condition.condition, { scopes: [variables], shell: true }).value, condition.expected) !== (condition.negate === true);
 }
 
 /** Steps upstream of `step`, transitively: whose outputs it may see. */

@@ -1,8 +1,9 @@
 /**
  * DAGs written in Dagu 2.x's dialect (issue 26), run by the operator on the local control
  * plane: action steps (noop, log.write, exec, http.request, jq.filter, dag.run), a list of
- * commands run in turn, constants, typed params and step defaults. The loader's unit tests
- * prove the rewrite into the 1.x shape; these prove that what it rewrites to does the work.
+ * commands run in turn, constants, typed params, step defaults and negated preconditions. The
+ * loader's unit tests prove the rewrite into the 1.x shape; these prove that what it rewrites
+ * to does the work.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -107,7 +108,7 @@ steps:
     expect(done.status?.nodes?.find((n) => n.name === 'stops')?.exitCode).toBe(7);
   });
 
-  it('runs with its constants, typed params and step defaults, and refuses params its types do not allow', async () => {
+  it('runs with its constants, typed params, step defaults and negated preconditions, and refuses params its types do not allow', async () => {
     await givenDag(ns, 'values', `
 consts:
   - {REGION: eu-west-1}
@@ -121,11 +122,18 @@ defaults:
 steps:
   - name: show
     run: echo "\${params.LIMIT} \${params.MODE} \${consts.BUCKET} \${env.STAGE}"
+  - name: not-fast
+    run: echo slow
+    preconditions: [{condition: "\${params.MODE}", expected: fast, negate: true}]
+  - name: no-file
+    run: echo absent
+    preconditions: [{condition: "test -e /definitely/absent", negate: true}]
 `);
     await whenRun(ns, 'values-1', 'values', { params: 'LIMIT=50' });
     const done = await finishedRun(ns, 'values-1', 120_000);
-    expect([done.status?.statusLabel, done.status?.error, stepStates(done)]).toEqual(['succeeded', undefined, { show: 'succeeded' }]);
+    expect([done.status?.statusLabel, done.status?.error, stepStates(done)]).toEqual(['succeeded', undefined, { show: 'succeeded', 'not-fast': 'skipped', 'no-file': 'succeeded' }]);
     expect(await stepLog(operator, done, 'show')).toBe('50 fast reports-eu-west-1 report\n');
+    expect(await stepLog(operator, done, 'no-file')).toBe('absent\n');
     await whenRun(ns, 'values-2', 'values', { params: 'LIMIT=500' });
     const refused = await finishedRun(ns, 'values-2', 120_000);
     expect([refused.status?.statusLabel, refused.status?.error]).toEqual(['failed', 'params.LIMIT: must be <= 100']);
