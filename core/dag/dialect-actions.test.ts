@@ -34,6 +34,11 @@ describe('action steps', () => {
     expect(step?.executor).toEqual({ type: 'http', config: { skipTLSVerify: true } });
   });
 
+  it('reads an executor named as an action as a step of that type', () => {
+    const step = stepOf('steps:\n  - {name: s, action: http, with: {method: GET, url: "https://x.example", silent: true}}');
+    expect([step?.cmdWithArgs, step?.executor]).toEqual(['GET https://x.example', { type: 'http', config: { silent: true } }]);
+  });
+
   it('passes a parallel dag.run on as a parallel call', () => {
     const step = stepOf('steps:\n  - {name: s, action: dag.run, with: {dag: child, params: "A=1"}, parallel: {items: [a, b], max_concurrent: 1}}');
     expect(step).toMatchObject({ call: 'child', params: 'A=1', parallel: { items: ['a', 'b'], maxConcurrent: 1 } });

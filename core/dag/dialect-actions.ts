@@ -184,6 +184,12 @@ export const REFUSED_ACTIONS: Readonly<Record<string, string>> = {
   'redis.': 'redis.* actions',
 };
 
+/**
+ * Dagu also takes the name of an executor as an action: the step of that type with `with` as
+ * its settings. These are the executors Kubedag runs under the names Dagu registers them by.
+ */
+const EXECUTOR_ACTIONS = ['command', 'shell', 'docker', 'container', 'kubernetes', 'ssh', 'http', 'jq', 'mail'];
+
 /** `owner/repo@v1`, `name@v1`, `source:...@v1`: an action package fetched by reference. */
 const PACKAGE_REFERENCE = /^source:|@/;
 
@@ -204,7 +210,7 @@ export function actionAsStep(step: Mapping, path: string, errors: DagIssue[]): M
     errors.push(refusal(at, refused));
     return undefined;
   }
-  const rule = ACTIONS[name];
+  const rule = ACTIONS[name] ?? (EXECUTOR_ACTIONS.includes(name) ? typed(name) : undefined);
   if (rule === undefined) {
     errors.push(issue(at, `unknown action "${name}" (Kubedag runs: ${Object.keys(ACTIONS).join(', ')})`));
     return undefined;
