@@ -1,8 +1,9 @@
 /**
  * The one table of Dagu 2.x spellings (v2.15.1) that have a Dagu 1.x counterpart, by the
- * mapping they appear in, and the 2.x keys this slice refuses. dialect.ts decides a file's
- * dialect and rewrites a 2.x document into the 1.x shape from these tables alone; see
- * docs/decisions/2026-11-29-dagu-2x-dialect.md.
+ * mapping they appear in, the 2.x keys without a twin that are read or refused, and the
+ * executor settings 2.x spells otherwise. dialect.ts decides a file's dialect and rewrites a
+ * 2.x document into the 1.x shape from these tables; see docs/decisions/2026-11-29-dagu-2x-
+ * dialect.md and 2026-11-29-dagu-2x-actions-values.md.
  */
 
 /** The mappings of a DAG document whose keys differ between the dialects. */
@@ -78,8 +79,9 @@ export const ONE_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
 
 /** 2.x keys without a 1.x twin that this slice reads (folded into other keys by dialect.ts). */
 export const TWO_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
-  root: ['shell_args'],
-  step: ['shell_args'],
+  root: ['shell_args', 'consts', 'defaults', 'labels'],
+  step: ['shell_args', 'action', 'exec'],
+  precondition: ['negate'],
 };
 
 /** 2.x keys this slice does not read, each with the feature it stands for. */
@@ -89,13 +91,10 @@ export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, str
     overlap_policy: 'overlap_policy',
     artifacts: 'artifacts',
     log_output: 'log_output',
-    consts: 'consts',
-    defaults: 'defaults',
     step_types: 'step_types (custom step types)',
     actions: 'actions (custom action packages)',
     wait_mail: 'wait_mail (mail on approval waits)',
     hist_retention_runs: 'hist_retention_runs',
-    labels: 'labels',
     retry_policy: 'DAG-level retry_policy',
     resources: 'resources',
     webhook: 'webhook',
@@ -107,7 +106,6 @@ export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, str
     tasks: 'tasks (agent tasks)',
   },
   step: {
-    action: 'action (action steps)',
     outputs: 'outputs',
     output_schema: 'output_schema',
     inputs: 'inputs',
@@ -117,14 +115,13 @@ export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, str
     messages: 'messages (LLM chat steps)',
     value: 'value (router steps)',
     routes: 'routes (router steps)',
-    exec: 'exec',
     log_output: 'log_output',
     dependencies: 'dependencies',
   },
   handlerOn: { init: 'handler_on.init', wait: 'handler_on.wait (approval waits)' },
   mailOn: { wait: 'mail_on.wait (approval waits)' },
   container: { exec: 'container.exec (an existing container)', healthcheck: 'container.healthcheck', shell: 'container.shell' },
-  precondition: { negate: 'preconditions negate', eval: 'preconditions eval' },
+  precondition: { eval: 'preconditions eval' },
 };
 
 /** 2.x keys that cannot sit beside `run:` (Dagu's rule: run replaces them). */
@@ -132,3 +129,23 @@ export const NOT_WITH_RUN = ['call', 'command', 'config', 'exec', 'llm', 'messag
 
 /** The only keys `with:` takes on a `run:` step. */
 export const RUN_WITH_KEYS = ['shell', 'shell_args', 'shell_packages'];
+
+/**
+ * 2.x settings keys of an executor (under a typed step's `with:`/`config:`) -> 1.x key, by the
+ * executor's canonical type. 2.x spells them in snake_case; Kubedag's 1.x reader matches keys
+ * case-insensitively, so only those whose letters differ are listed. The kubernetes executor's
+ * settings are read in both spellings by kubernetes-schema.ts.
+ */
+export const SETTINGS_SPELLINGS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  docker: { container_name: 'containerName', auto_remove: 'autoRemove' },
+  ssh: { strict_host_key: 'strictHostKey', known_host_file: 'knownHostFile' },
+  http: { skip_tls_verify: 'skipTLSVerify' },
+};
+
+/** 2.x executor settings without a 1.x counterpart, by canonical type, with the feature named. */
+export const REFUSED_SETTINGS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  docker: { working_dir: 'docker with.working_dir', volumes: 'docker with.volumes (bind mounts of the host)', shell: 'docker with.shell' },
+  ssh: { shell: 'ssh with.shell', shell_args: 'ssh with.shell_args', timeout: 'ssh with.timeout', bastion: 'ssh with.bastion (a jump host)' },
+  http: { form: 'http with.form', files: 'http with.files (multipart uploads)', format: 'http with.format', output: 'http with.output' },
+  jq: { input: 'jq with.input (input from a file)' },
+};

@@ -23,7 +23,7 @@ describe('decideDialect', () => {
     { name: 'run: with a list', yaml: 'steps:\n  - run: [make]', dialect: '2.x', marker: 'steps[0].run' },
     { name: 'a step in a mapping of steps', yaml: 'steps:\n  one: {command: echo, timeout_sec: 1}', dialect: '2.x', marker: 'steps.one.timeout_sec' },
     { name: 'shell_args, which only 2.x writes', yaml: 'shell: bash\nshell_args: [-e]\nsteps: [echo]', dialect: '2.x', marker: 'shell_args' },
-    { name: 'a 2.x feature this slice refuses', yaml: 'consts: {a: 1}\nsteps: [echo]', dialect: '2.x', marker: 'consts' },
+    { name: 'consts, which only 2.x writes', yaml: 'consts: [{a: 1}]\nsteps: [echo]', dialect: '2.x', marker: 'consts' },
   ];
   it.each(cases)('reads $name as $dialect', ({ yaml, dialect, marker }) => {
     const decision = decide(yaml);
@@ -84,6 +84,12 @@ describe('loadDag reads a 2.x file as its 1.x spelling', () => {
     expect(twoX?.command).toBe('child');
   });
 
+  it('runs a 2.x DAG that names no type as a graph, and a 1.x one as a chain', () => {
+    expect(loadDag('timeout_sec: 1\nsteps: [echo a, echo b]', { fileName: 'a' }).dag.type).toBe('graph');
+    expect(loadDag('timeoutSec: 1\nsteps: [echo a, echo b]', { fileName: 'a' }).dag.type).toBe('chain');
+    expect(loadDag('timeout_sec: 1\ntype: chain\nsteps: [echo a, echo b]', { fileName: 'a' }).dag.type).toBe('chain');
+  });
+
   it('decides each document of a file on its own', () => {
     const load = loadDag('timeout_sec: 5\nsteps:\n  - {name: s, run: echo hi}\n---\nname: child\ntimeoutSec: 5\nsteps:\n  - {name: t, run: child2}\n', { fileName: 'a' });
     expect(load.errors).toEqual([]);
@@ -99,26 +105,22 @@ describe('loadDag reads a 2.x file as its 1.x spelling', () => {
 
 describe('loadDag refuses what this slice does not read', () => {
   const cases: { name: string; yaml: string; want: string[] }[] = [
-    { name: 'an action step', yaml: 'steps:\n  - {name: s, action: noop}', want: ['steps[0].action: Dagu 2.x feature action (action steps) is not supported yet'] },
-    { name: 'a parallel action step', yaml: 'steps:\n  - {name: s, action: dag.run, with: {dag: child}, parallel: [a, b]}', want: ['steps[0].action: Dagu 2.x feature action (action steps) is not supported yet'] },
+    { name: 'an action not run yet', yaml: 'steps:\n  - {name: s, action: wait.duration, with: {duration: 1s}}', want: ['steps[0].action: Dagu 2.x feature wait.* actions is not supported yet'] },
+    { name: 'a parallel action not run yet', yaml: 'steps:\n  - {name: s, action: dag.enqueue, with: {dag: child}, parallel: [a, b]}', want: ['steps[0].action: Dagu 2.x feature action dag.enqueue (enqueueing another DAG without waiting) is not supported yet'] },
+    { name: 'params of a name no variable can have', yaml: 'steps:\n  - run: echo ${params.my-region}', want: ['steps[0].run: Dagu 2.x feature ${params.…} references is not supported yet'] },
     { name: 'outputs', yaml: 'steps:\n  - {run: echo, outputs: {a: b}}', want: ['steps[0].outputs: Dagu 2.x feature outputs is not supported yet'] },
     { name: 'object-form output', yaml: 'steps:\n  - {run: echo a, output: {name: A}}', want: ['steps[0].output: Dagu 2.x feature object-form output is not supported yet'] },
-    { name: 'consts', yaml: 'consts: {A: 1}\nsteps: [echo]', want: ['consts: Dagu 2.x feature consts is not supported yet'] },
-    { name: 'defaults', yaml: 'defaults: {timeout_sec: 1}\nsteps: [echo]', want: ['defaults: Dagu 2.x feature defaults is not supported yet'] },
     { name: 'foreach', yaml: 'steps:\n  - {run: echo, foreach: {items: [a]}}', want: ['steps[0].foreach: Dagu 2.x feature foreach is not supported yet'] },
     { name: 'approval', yaml: 'steps:\n  - {run: echo, approval: {prompt: ok?}}', want: ['steps[0].approval: Dagu 2.x feature approval (steps that wait for a person) is not supported yet'] },
-    { name: 'an LLM step', yaml: 'steps:\n  - {run: echo, llm: {model: x}}', want: ['steps[0].run: run cannot be used together with llm', 'steps[0].llm: Dagu 2.x feature llm (LLM steps) is not supported yet'] },
+    { name: 'an LLM step', yaml: 'steps:\n  - {run: echo, llm: {model: x}}', want: ['steps[0].run: run cannot be used together with llm', 'steps[0].llm: Dagu 2.x feature llm (LLM steps) is not supported: Kubedag runs no LLM steps'] },
     { name: 'handler init', yaml: 'steps: [echo]\nhandler_on: {init: {run: echo}}', want: ['handler_on.init: Dagu 2.x feature handler_on.init is not supported yet'] },
-    { name: 'typed params', yaml: 'timeout_sec: 1\nparams:\n  - {name: region, type: string, default: eu}\nsteps: [echo]', want: ['params[0]: Dagu 2.x feature typed params (a list of {name, type, default, ...}) is not supported yet'] },
     { name: 'params as a JSON Schema', yaml: 'timeout_sec: 1\nparams: {type: object, properties: {a: {type: string}}}\nsteps: [echo]', want: ['params: Dagu 2.x feature params as a JSON Schema is not supported yet'] },
-    { name: '${params.x} references', yaml: 'steps:\n  - run: echo ${params.region}', want: ['steps[0].run: Dagu 2.x feature ${params.…} references is not supported yet'] },
     { name: '${steps.x.outputs.y} references', yaml: 'steps:\n  - {name: a, run: echo}\n  - {name: b, run: "echo ${steps.a.outputs.x}"}', want: ['steps[1].run: Dagu 2.x feature ${steps.…} references is not supported yet'] },
-    { name: 'a list of several commands', yaml: 'steps:\n  - {name: s, run: [make, make test]}', want: ['steps[0].run: Dagu 2.x feature multiple commands (a list of more than one command) is not supported yet'] },
+    { name: 'several commands on an ssh step', yaml: 'steps:\n  - {name: s, action: ssh.run, with: {host: h, user: u, command: [ls, pwd]}}', want: ['steps[0].with.command: Dagu 2.x feature multiple commands on a step of type ssh (a list of more than one command) is not supported yet'] },
     { name: 'DAG-level retry_policy', yaml: 'retry_policy: {limit: 1}\nsteps: [echo]', want: ['retry_policy: Dagu 2.x feature DAG-level retry_policy is not supported yet'] },
     { name: 'object-form stdout', yaml: 'steps:\n  - {run: echo a, stdout: {outputs: {fields: {}}}}', want: ['steps[0].stdout: Dagu 2.x feature object-form stdout is not supported yet'] },
-    { name: 'agent DAGs', yaml: 'type: agent\nsteps:\n  - run: echo a', want: ['type: Dagu 2.x feature type: agent (agent DAGs) is not supported yet'] },
+    { name: 'agent DAGs', yaml: 'type: agent\nsteps:\n  - run: echo a', want: ['type: Dagu 2.x feature type: agent (agent DAGs) is not supported: Kubedag runs no LLM agents'] },
     { name: 'a precondition that only evaluates', yaml: 'steps:\n  - {run: echo a, preconditions: [{eval: x}]}', want: ['steps[0].preconditions[0].eval: Dagu 2.x feature preconditions eval is not supported yet'] },
-    { name: 'labels', yaml: 'labels: {team: a}\nsteps: [echo]', want: ['labels: Dagu 2.x feature labels is not supported yet'] },
     { name: 'shell_args without a shell', yaml: 'steps:\n  - {name: s, run: echo hi, with: {shell_args: [-e]}}', want: ['steps[0].shell_args: Dagu 2.x feature shell_args without shell (arguments for the default shell) is not supported yet'] },
   ];
   it.each(cases)('refuses $name', ({ yaml, want }) => {

@@ -3,10 +3,17 @@
  * sub-DAG) and 2.x (snake_case keys, `run:` is a shell command). The dialect is decided per
  * document from the keys it writes (decideDialect); a 2.x document is rewritten into the 1.x
  * shape (toOneX) so that one normaliser builds the model of both. The tables are in
- * dialect-spellings.ts; the rules in docs/decisions/2026-11-29-dagu-2x-dialect.md.
+ * dialect-spellings.ts; the rules in docs/decisions/2026-11-29-dagu-2x-dialect.md and
+ * 2026-11-29-dagu-2x-actions-values.md. What a step runs is rewritten by dialect-commands.ts,
+ * named values (defaults, labels, consts, references) by withNamedValues.
  */
-import { splitCommand } from './command.ts';
-import { CHILD_SCOPES, NOT_WITH_RUN, ONE_X_ONLY, REFUSED, RUN_WITH_KEYS, SPELLINGS, TWO_X_ONLY, type Scope } from './dialect-spellings.ts';
+import { stepExecution, withShellArgs } from './dialect-commands.ts';
+import { withStepDefaults } from './dialect-defaults.ts';
+import { withLabelsAsTags } from './dialect-labels.ts';
+import { isTypedParams, typedParamsAsSchema } from './dialect-params.ts';
+import { readConsts, withValues } from './dialect-values.ts';
+import { isRefusal, refusal } from './dialect-refusal.ts';
+import { CHILD_SCOPES, ONE_X_ONLY, REFUSED, SPELLINGS, TWO_X_ONLY, type Scope } from './dialect-spellings.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import { DAG_NAME_PATTERN } from './validate.ts';
 
@@ -92,6 +99,8 @@ function dialectOfKey(visit: KeyVisit): Dialect | undefined {
   if (Object.hasOwn(SPELLINGS[scope], key) || Object.hasOwn(REFUSED[scope] ?? {}, key) || TWO_X_ONLY[scope]?.includes(key) === true) return '2.x';
   if (ONE_X_KEYS[scope].has(key.toLowerCase())) return '1.x';
   if (scope === 'step' && key === 'run' && runIsShell(visit.value)) return '2.x';
+  // 1.x read `params: [{name: x}]` as a parameter called "name"; a typed list is 2.x's.
+  if (scope === 'root' && key === 'params' && isTypedParams(visit.value)) return '2.x';
   return undefined;
 }
 
@@ -134,18 +143,21 @@ export function readDialect(document: unknown): DialectRead {
   const decision = decideDialect(document);
   if (decision.dialect === '1.x' || !isMapping(document)) return { dialect: decision.dialect, document, errors: decision.errors };
   const errors = [...decision.errors];
-  const rewritten = toOneX(document, errors);
-  errors.push(...referenceErrors(document, ''));
+  const valued = withNamedValues(document, errors);
+  const rewritten = toOneX(valued, errors);
+  errors.push(...referenceErrors(valued, ''));
   return { dialect: '2.x', document: rewritten, errors };
+}
+
+/** Step defaults written into the steps, labels as tags, constants substituted, `${params.x}`/`${env.X}` made variables. */
+function withNamedValues(document: Mapping, errors: DagIssue[]): Mapping {
+  const { consts, ...rest } = withLabelsAsTags(withStepDefaults(document, errors), errors);
+  return withValues(rest, readConsts(consts, errors), '', errors) as Mapping;
 }
 
 /** A 2.x document in the 1.x shape; what this slice does not read becomes an error. */
 export function toOneX(document: Mapping, errors: DagIssue[]): Mapping {
   return rewriteMapping(document, 'root', '', errors);
-}
-
-function refusal(path: string, feature: string): DagIssue {
-  return issue(path, `Dagu 2.x feature ${feature} is not supported yet`);
 }
 
 function rewriteMapping(input: Mapping, scope: Scope, path: string, errors: DagIssue[]): Mapping {
@@ -169,7 +181,11 @@ function rewriteMapping(input: Mapping, scope: Scope, path: string, errors: DagI
 const REFUSED_DAG_TYPES = ['agent', 'build', 'controller'];
 
 function refuseRootForms(out: Mapping, errors: DagIssue[]): void {
-  if (typedParams(out.params, errors)) delete out.params;
+  // 2.x runs the steps of a DAG that names no type as a graph (README_SCHEMA.md, `buildType`);
+  // 1.x as a chain: the default is written out so that the 1.x reader keeps 2.x's meaning.
+  if (out.type === undefined) out.type = 'graph';
+  if (isTypedParams(out.params)) out.params = typedParamsAsSchema(out.params, errors);
+  else if (schemaParams(out.params, errors)) delete out.params;
   if (typeof out.type === 'string' && REFUSED_DAG_TYPES.includes(out.type)) {
     errors.push(refusal('type', `type: ${out.type} (${out.type} DAGs)`));
     delete out.type;
@@ -188,12 +204,21 @@ function refuseStepForms(out: Mapping, path: string, errors: DagIssue[]): Mappin
 }
 
 /**
- * Drops what the loader found wrong with a part only because a refused key was taken out of it
- * (a step whose `action:` was refused "needs a command or a script", its `parallel` "needs call").
+ * Drops what the loader found wrong with a part only because the rewrite took something out of
+ * it: a problem of a mapping (or any part above) that held a refused key (a jq step whose
+ * `with.input` was refused "needs script"), and a "needs ..." of a step whose `action:` was
+ * miswritten ("needs a command or a script", its `parallel` "needs call").
  */
 export function withoutFollowOns(dialectErrors: readonly DagIssue[], later: readonly DagIssue[]): DagIssue[] {
-  const refusedIn = new Set(dialectErrors.filter((e) => e.message.endsWith(' is not supported yet')).map((e) => parentPath(e.path)));
-  return later.filter((e) => !refusedIn.has(e.path) && !(e.message.startsWith('needs ') && refusedIn.has(parentPath(e.path))));
+  const refusedIn = new Set(dialectErrors.filter(isRefusal).flatMap((e) => ancestors(e.path)));
+  const above = new Set(dialectErrors.flatMap((e) => ancestors(e.path)));
+  return later.filter((e) => !refusedIn.has(e.path) && !(e.message.startsWith('needs ') && (above.has(e.path) || above.has(parentPath(e.path)))));
+}
+
+function ancestors(path: string): string[] {
+  const out: string[] = [];
+  for (let at = path, up = parentPath(at); up !== at; at = up, up = parentPath(at)) out.push(up);
+  return out;
 }
 
 function parentPath(path: string): string {
@@ -218,82 +243,19 @@ function rewriteSteps(item: unknown, path: string, errors: DagIssue[]): unknown 
   return Object.fromEntries(Object.entries(item).map(([name, step]) => [name, rewriteAny(step, 'step', childPath(path, name), errors)]));
 }
 
-/**
- * A step's command as 2.x writes it: `run:` (a string, or a list of commands) with the shell
- * settings under `with:`, or `command:`; `shell_args` joins the shell.
- */
-function stepExecution(step: Mapping, path: string, errors: DagIssue[]): Mapping {
-  let out = step;
-  if (Object.hasOwn(step, 'run')) out = runAsCommand(step, path, errors);
-  out = withShellArgs(out, path, errors);
-  const command = out.command;
-  if (!Array.isArray(command)) return out;
-  const at = childPath(path, Object.hasOwn(step, 'run') ? 'run' : 'command');
-  if (command.length > 1) {
-    errors.push(refusal(at, 'multiple commands (a list of more than one command)'));
-    const { command: _dropped, ...rest } = out;
-    return rest;
-  }
-  return { ...out, command: command.length === 1 ? String(command[0]) : '' };
-}
-
-function runAsCommand(step: Mapping, path: string, errors: DagIssue[]): Mapping {
-  const { run, with: withValue, ...rest } = step;
-  const at = childPath(path, 'run');
-  const clash = NOT_WITH_RUN.find((key) => Object.hasOwn(step, key));
-  if (clash !== undefined) errors.push(issue(at, `run cannot be used together with ${clash}`));
-  if (typeof run !== 'string' && !Array.isArray(run)) {
-    errors.push(issue(at, 'must be a string or a list of commands'));
-    return rest;
-  }
-  if (withValue === undefined) return { ...rest, command: run };
-  if (!isMapping(withValue)) {
-    errors.push(issue(childPath(path, 'with'), 'must be a mapping'));
-    return { ...rest, command: run };
-  }
-  const stray = Object.keys(withValue).find((key) => !RUN_WITH_KEYS.includes(key));
-  if (stray !== undefined) errors.push(issue(childPath(childPath(path, 'with'), stray), `run only takes ${RUN_WITH_KEYS.join(', ')} under with`));
-  const hoisted = Object.fromEntries(Object.entries(withValue).filter(([key]) => RUN_WITH_KEYS.includes(key)));
-  return { ...rest, ...hoisted, command: run };
-}
-
-/** `shell: bash` + `shell_args: [-e]` is the 1.x `shell: [bash, -e]`. */
-function withShellArgs(input: Mapping, path: string, errors: DagIssue[]): Mapping {
-  if (!Object.hasOwn(input, 'shell_args')) return input;
-  const { shell_args: args, ...rest } = input;
-  const at = childPath(path, 'shell_args');
-  if (!isStringList(args)) {
-    errors.push(issue(at, 'must be a list of strings'));
-    return rest;
-  }
-  const shell = rest.shell;
-  if (shell === undefined) {
-    errors.push(refusal(at, 'shell_args without shell (arguments for the default shell)'));
-    return rest;
-  }
-  const words: unknown[] = typeof shell === 'string' ? splitCommand(shell).words : Array.isArray(shell) ? shell : [shell];
-  return { ...rest, shell: [...words, ...args] };
-}
-
-function isStringList(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((item) => typeof item === 'string');
-}
-
-/** Typed params: a list of `{name, type, default, ...}` or a JSON Schema. */
-function typedParams(params: unknown, errors: DagIssue[]): boolean {
-  if (Array.isArray(params)) {
-    const i = params.findIndex((entry) => isMapping(entry) && Object.hasOwn(entry, 'name'));
-    if (i >= 0) errors.push(refusal(childPath('params', i), 'typed params (a list of {name, type, default, ...})'));
-    return i >= 0;
-  }
+/** Params as a JSON Schema (not read yet). */
+function schemaParams(params: unknown, errors: DagIssue[]): boolean {
   const schema = isMapping(params) && ['properties', '$schema', 'schema', '$ref'].some((key) => Object.hasOwn(params, key));
   if (schema) errors.push(refusal('params', 'params as a JSON Schema'));
   return schema;
 }
 
-const REFERENCE = /\$\{(params|steps|env|consts)\./;
+const REFERENCE = /\$\{(params|steps|env)\./;
 
-/** `${params.x}`, `${steps.<id>.outputs.x}`, `${env.X}` and `${consts.x}` anywhere in the file. */
+/**
+ * `${steps.<id>.outputs.x}` anywhere in the file, and the `${params.…}`/`${env.…}` that
+ * withValues could not make a variable (a name no variable can have).
+ */
 function referenceErrors(value: unknown, path: string): DagIssue[] {
   if (typeof value === 'string') {
     const match = REFERENCE.exec(value);

@@ -54,7 +54,7 @@ function oneCondition(input: ConditionInput, path: string, errors: DagIssue[]): 
     if (input.trim() === '') errors.push(issue(path, 'condition is empty'));
     return [{ condition: input }];
   }
-  const { condition, command, expected } = input as { condition?: string; command?: string; expected?: string };
+  const { condition, command, expected, negate } = input as { condition?: string; command?: string; expected?: string; negate?: boolean };
   if (condition !== undefined && command !== undefined) {
     errors.push(issue(path, 'use either condition or command, not both'));
     return [];
@@ -67,7 +67,7 @@ function oneCondition(input: ConditionInput, path: string, errors: DagIssue[]): 
   if (command !== undefined && expected !== undefined) {
     errors.push(issue(childPath(path, 'expected'), 'applies to a condition, not to a command (a command is met when it exits 0)'));
   }
-  return [expected === undefined ? { condition: text } : { condition: text, expected }];
+  return [{ condition: text, ...(expected === undefined ? {} : { expected }), ...(negate === true ? { negate } : {}) }];
 }
 
 /** Node labels as strings; YAML may have read `gpu: true` as a boolean. */

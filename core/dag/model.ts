@@ -53,6 +53,8 @@ export interface Condition {
   readonly condition: string;
   /** Compared line by line, exactly or as a regex with the `re:` prefix; absent for commands. */
   readonly expected?: string;
+  /** Dagu 2.x's `negate`: the condition holds when it is not met (a command that fails, a value that differs). */
+  readonly negate?: boolean;
 }
 
 export interface Schedule {

@@ -67,7 +67,8 @@ export function paramsFromFile(input: ParamsInput, path: string): { params: Para
       // A file or URL schema, or defaults that are only known per run, are checked by the runtime.
       return { params: { entries: inner.params.entries, schema }, errors };
     }
-    const applied = applyParamsSchema(schema, inner.params.entries);
+    // A required parameter without a default is given per run, and checked when the run starts.
+    const applied = applyParamsSchema(schema, inner.params.entries, false);
     return { params: { entries: applied.entries, schema }, errors: applied.errors };
   }
   // A plain mapping has no order of its own worth trusting across tools; sort like the reference.
@@ -109,9 +110,10 @@ function newAjv(): Ajv {
 
 /**
  * Validates parameter values against the DAG's inline JSON Schema and fills its defaults.
- * Returns the entries with defaults appended in the schema's property order.
+ * Returns the entries with defaults appended in the schema's property order. `checkRequired`
+ * false leaves out the required parameters a file need not give (a run gives them).
  */
-export function applyParamsSchema(schema: Record<string, unknown>, entries: readonly ParamDef[]): { entries: ParamDef[]; errors: DagIssue[] } {
+export function applyParamsSchema(schema: Record<string, unknown>, entries: readonly ParamDef[], checkRequired = true): { entries: ParamDef[]; errors: DagIssue[] } {
   const data: Record<string, unknown> = {};
   for (const entry of entries) if (!entry.positional) data[entry.name] = entry.value;
   let validate;
@@ -120,8 +122,9 @@ export function applyParamsSchema(schema: Record<string, unknown>, entries: read
   } catch (error) {
     return { entries: [...entries], errors: [issue('params.schema', `is not a valid JSON Schema: ${(error as Error).message}`)] };
   }
-  if (!validate(data)) {
-    const errors = (validate.errors ?? []).map((e) => issue(pointerToPath(e.instancePath) === '' ? 'params' : childPath('params', pointerToPath(e.instancePath)), e.message ?? 'is invalid'));
+  const problems = validate(data) ? [] : (validate.errors ?? []).filter((e) => checkRequired || e.keyword !== 'required');
+  if (problems.length > 0) {
+    const errors = problems.map((e) => issue(pointerToPath(e.instancePath) === '' ? 'params' : childPath('params', pointerToPath(e.instancePath)), e.message ?? 'is invalid'));
     return { entries: [...entries], errors };
   }
   const updated = entries.map((entry) => (entry.positional ? entry : { ...entry, value: paramValue(data[entry.name]) }));

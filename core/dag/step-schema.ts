@@ -23,6 +23,7 @@ export const condition = object(
     condition: Type.Optional(text('Text to evaluate (variables expanded, backticks run in the step Pod).')),
     expected: Type.Optional(text('Expected value of the condition, exactly or as `re:<regex>`.')),
     command: Type.Optional(text('A command that meets the condition when it exits 0.')),
+    negate: Type.Optional(flag('Dagu 2.x: the precondition holds when the condition is not met.')),
   },
   'A precondition.',
 );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadDag, type Dag } from '../../core/dag/index.ts';
-import { namespaceProblems, unsupported } from './definition.ts';
+import { literalPrecondition, namespaceProblems, runDefinition, unsupported } from './definition.ts';
 
 describe('features refused when a run starts', () => {
   const cases: { name: string; yaml: string; want: string[] }[] = [
@@ -36,5 +36,37 @@ describe('the namespace a Dagu file names for its Pods', () => {
     },
   ])('$name', ({ yaml, want }) => {
     expect(namespaceProblems(dagOf(yaml), 'team')).toEqual(want);
+  });
+});
+
+describe('the params a run is given', () => {
+  const spec = {
+    params: [
+      { name: 'LIMIT', type: 'integer', default: 10, maximum: 100 },
+      { name: 'MODE', enum: ['fast', 'full'], default: 'fast' },
+      { name: 'DAY', required: true },
+    ],
+    steps: [{ run: 'echo $LIMIT' }],
+  };
+  const definition = (overrides: string): ReturnType<typeof runDefinition> => runDefinition(spec, 'typed', overrides);
+
+  it('are checked against a 2.x DAG\'s typed params', () => {
+    expect(definition('LIMIT=500 MODE=slow DAY=1').rejection).toBe('params.LIMIT: must be <= 100; params.MODE: must be equal to one of the allowed values');
+    expect(definition('COLOR=red DAY=1').rejection).toBe('params: must NOT have additional properties');
+    expect(definition('LIMIT=5').rejection).toBe("params: must have required property 'DAY'");
+  });
+
+  it('keep the defaults of those they do not give', () => {
+    const accepted = definition('LIMIT=50 DAY=monday');
+    expect(accepted.rejection).toBeUndefined();
+    expect(accepted.params.map((p) => [p.name, p.value])).toEqual([['LIMIT', '50'], ['MODE', 'fast'], ['DAY', 'monday']]);
+  });
+});
+
+describe('a literal precondition', () => {
+  it('is inverted when negated (Dagu 2.x negate)', () => {
+    expect(literalPrecondition({ condition: '$A', expected: 'x' }, { A: 'x' })).toBe(true);
+    expect(literalPrecondition({ condition: '$A', expected: 'x', negate: true }, { A: 'x' })).toBe(false);
+    expect(literalPrecondition({ condition: '$A', expected: 'x', negate: true }, { A: 'y' })).toBe(true);
   });
 });

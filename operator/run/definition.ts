@@ -3,7 +3,7 @@
  * variables, and the features this version cannot run yet, which reject the run with a clear
  * error instead of being ignored. Pure.
  */
-import { applyParamOverrides, encodeParams, expand, formatIssue, parseParamOverrides, type Condition, type Dag, type EnvVar, type ParamDef, type Step } from '../../core/dag/index.ts';
+import { applyParamOverrides, applyParamsSchema, encodeParams, expand, formatIssue, parseParamOverrides, type Condition, type Dag, type EnvVar, type ParamDef, type Step } from '../../core/dag/index.ts';
 import { loadDagSpec } from '../../core/resources/dag.ts';
 import { specDocuments } from '../../core/resources/types.ts';
 import { matchesExpected } from './attempt.ts';
@@ -62,8 +62,9 @@ export function runDefinition(spec: Record<string, unknown>, fileName: string, o
   const documents = specDocuments(spec);
   const load = loadDagSpec(spec, { fileName });
   const parsed = parseParamOverrides(overrides ?? '');
-  const params = applyParamOverrides(load.dag.params.entries, parsed.tokens);
-  const problems = [...load.errors.map(formatIssue), ...(parsed.error === undefined ? [] : [`params: ${parsed.error}`]), ...(load.errors.length === 0 ? unsupported(load.dag) : [])];
+  const checked = withParamsSchema(load.dag, applyParamOverrides(load.dag.params.entries, parsed.tokens));
+  const params = checked.params;
+  const problems = [...load.errors.map(formatIssue), ...(parsed.error === undefined ? [] : [`params: ${parsed.error}`]), ...checked.problems, ...(load.errors.length === 0 ? unsupported(load.dag) : [])];
   const env = evaluateVariables(load.dag, params, baseEnv, prepared);
   const shared = load.dag.container === undefined ? undefined : sharedContainer(load.dag.container, true);
   return {
@@ -77,6 +78,19 @@ export function runDefinition(spec: Record<string, unknown>, fileName: string, o
     needsPrepare: prepared === undefined && needsPreparing(load.dag, params),
     ...(shared !== undefined && 'container' in shared ? { container: shared.container } : {}),
   };
+}
+
+/**
+ * The values a run is given, checked against the DAG's inline params schema (Dagu 2.x's typed
+ * params, or 1.x's `params: {schema, values}`) and completed with its defaults, as the loader
+ * checks the file's own defaults. Values known only when the run is evaluated (`$VAR`,
+ * backticks) are not checked, as there.
+ */
+export function withParamsSchema(dag: Dag, params: ParamDef[]): { params: ParamDef[]; problems: string[] } {
+  const schema = dag.params.schema;
+  if (schema === undefined || typeof schema === 'string' || params.some((p) => /[$`]/.test(p.value))) return { params, problems: [] };
+  const applied = applyParamsSchema(schema, params);
+  return applied.errors.length === 0 ? { params: applied.entries, problems: [] } : { params, problems: applied.errors.map(formatIssue) };
 }
 
 /**
@@ -106,7 +120,7 @@ function evaluateVariables(dag: Dag, params: readonly ParamDef[], baseEnv: Reado
 /** Decides a precondition without a Pod when it is plain text; undefined otherwise. */
 export function literalPrecondition(condition: Condition, variables: Readonly<Record<string, string>>): boolean | undefined {
   if (condition.expected === undefined || needsShell(condition)) return undefined;
-  return matchesExpected(expand(condition.condition, { scopes: [variables], shell: true }).value, condition.expected);
+  return matchesExpected(expand(condition.condition, { scopes: [variables], shell: true }).value, condition.expected) !== (condition.negate === true);
 }
 
 /** Steps upstream of `step`, transitively: whose outputs it may see. */

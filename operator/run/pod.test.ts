@@ -154,6 +154,13 @@ describe('the step runner', () => {
     expect(parseReport(unmet.report).preconditionUnmet).toBe(true);
   });
 
+  it('inverts a negated precondition (Dagu 2.x negate), command and expected value alike', () => {
+    const met = execute(request('steps:\n  - echo ran', { podPreconditions: [{ condition: 'test -f /definitely/not/here', negate: true }, { condition: '`echo abc`', expected: 'abd', negate: true }] }));
+    expect(demux(met.log).stdout).toBe('ran\n');
+    const unmet = execute(request('steps:\n  - echo ran', { podPreconditions: [{ condition: '`echo abc`', expected: 're:^a', negate: true }] }));
+    expect(parseReport(unmet.report).preconditionUnmet).toBe(true);
+  });
+
   it('reports the repeat condition value after the command', () => {
     const req = request('steps:\n  - {command: echo, repeatPolicy: {condition: "`cat $STATE_FILE`", expected: done}}');
     const dir = mkdtempSync(join(tmpdir(), 'kd-state-'));

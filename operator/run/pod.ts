@@ -89,12 +89,12 @@ function runLine(request: PodRequest): string {
 function preconditionLines(conditions: readonly Condition[]): string[] {
   return conditions.map((condition, i) => {
     const name = `KUBEDAG_PRECONDITION_${String(i)}`;
-    if (condition.expected === undefined) return `/bin/sh -c "$${name}" >/dev/null 2>&1 || kd_unmet`;
+    // A negated condition (Dagu 2.x `negate`) holds when the test fails.
+    const unmetUnless = (test: string): string => (condition.negate === true ? `if ${test}; then kd_unmet; fi` : `${test} || kd_unmet`);
+    if (condition.expected === undefined) return unmetUnless(`/bin/sh -c "$${name}" >/dev/null 2>&1`);
     const expected = condition.expected;
     const value = `"$(eval "printf '%s' \\"$${name}\\"")"`;
-    return expected.startsWith('re:')
-      ? `printf '%s\\n' ${value} | grep -Eq ${quoteWord(expected.slice(3))} || kd_unmet`
-      : `[ ${value} = ${quoteWord(expected)} ] || kd_unmet`;
+    return unmetUnless(expected.startsWith('re:') ? `printf '%s\\n' ${value} | grep -Eq ${quoteWord(expected.slice(3))}` : `[ ${value} = ${quoteWord(expected)} ]`);
   });
 }
 

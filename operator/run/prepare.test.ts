@@ -64,6 +64,12 @@ describe('the prepare step', () => {
     expect(parsePrepared(run.stdout, run.dag, run.dag.params.entries).preconditions).toEqual([false, false, true, true, true]);
   });
 
+  it('inverts a negated DAG precondition (Dagu 2.x negate)', () => {
+    const yaml = 'preconditions:\n  - {condition: test -e /definitely/absent, negate: true}\n  - {condition: "`echo 6`", expected: "6", negate: true}\nsteps:\n  - run: echo';
+    const run = runScript(yaml, tmpdir());
+    expect(parsePrepared(run.stdout, run.dag, run.dag.params.entries).preconditions).toEqual([true, false]);
+  });
+
   it.each([
     { name: 'an unset environment variable', secret: '{name: S, provider: env, key: NOT_SET_ANYWHERE}', message: 'secret S: cannot read environment variable NOT_SET_ANYWHERE' },
     { name: 'an environment key that is not a variable name', secret: '{name: S, provider: env, key: "A;rm -rf /"}', message: 'secret S: cannot read environment variable A;rm -rf /' },

@@ -136,7 +136,7 @@ export function parsePrepared(stdout: string, dag: Dag, params: readonly ParamDe
 /** A condition the prepare Pod did not report (it never does when it succeeds) counts as unmet. */
 function conditionMet(condition: Condition, reported: string | undefined): boolean {
   if (reported === undefined) return false;
-  return condition.expected === undefined ? reported === '0' : matchesExpected(reported, condition.expected);
+  return (condition.expected === undefined ? reported === '0' : matchesExpected(reported, condition.expected)) !== (condition.negate === true);
 }
 
 /** The prepare Pod's stdout with the secret lines blanked: what the log store may keep. */

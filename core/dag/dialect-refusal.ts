@@ -1,0 +1,40 @@
+/**
+ * How a 2.x feature Kubedag does not read is refused: by name, at the key that asks for it,
+ * never accepted and ignored. Two kinds: features a later slice of issue 26 reads ("not
+ * supported yet"), and the features Kubedag deliberately does not run (DELIBERATE, with why);
+ * the list is written down in docs/decisions/2026-11-29-dagu-2x-actions-values.md.
+ */
+import { issue, type DagIssue } from './issues.ts';
+
+/** Feature name (as refusal() is given it) -> why Kubedag does not run it. */
+export const DELIBERATE: Readonly<Record<string, string>> = {
+  'llm (LLM settings)': 'Kubedag runs no LLM steps',
+  'llm (LLM steps)': 'Kubedag runs no LLM steps',
+  'messages (LLM chat steps)': 'Kubedag runs no LLM steps',
+  'action chat.completion (LLM chat)': 'Kubedag runs no LLM steps',
+  'type: agent (agent DAGs)': 'Kubedag runs no LLM agents',
+  'tasks (agent tasks)': 'Kubedag runs no LLM agents',
+  'tools': 'Kubedag runs no LLM agents',
+  harness: 'Kubedag runs no coding-agent harnesses',
+  harnesses: 'Kubedag runs no coding-agent harnesses',
+  'action harness.run (coding-agent harness)': 'Kubedag runs no coding-agent harnesses',
+  'action git.worktree.add (git worktrees)': 'steps share the run\'s workspace volume, not git worktrees on one host',
+  'action git.worktree.remove (git worktrees)': 'steps share the run\'s workspace volume, not git worktrees on one host',
+  'action human.task (human tasks)': 'of the human tasks only approval waits are planned',
+  'actions (custom action packages)': 'Kubedag runs only its built-in executors',
+  'step_types (custom step types)': 'Kubedag runs only its built-in executors',
+  'custom action packages (a versioned action reference)': 'Kubedag runs only its built-in executors',
+  'type: controller (controller DAGs)': 'Kubedag runs no LLM agents (controller is Dagu\'s older name of agent)',
+  'type: build (build DAGs)': 'Kubedag runs no build DAGs',
+};
+
+/** The error for a 2.x feature at `path`: deliberately not run, or not read yet. */
+export function refusal(path: string, feature: string): DagIssue {
+  const why = DELIBERATE[feature];
+  return issue(path, why === undefined ? `Dagu 2.x feature ${feature} is not supported yet` : `Dagu 2.x feature ${feature} is not supported: ${why}`);
+}
+
+/** Whether an error is a refusal of a 2.x feature (of either kind). */
+export function isRefusal(error: DagIssue): boolean {
+  return /^Dagu 2\.x feature .* is not supported(?: yet$|: )/.test(error.message);
+}

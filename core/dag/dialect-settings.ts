@@ -1,0 +1,50 @@
+/**
+ * A 2.x typed step's executor settings (`with:`/`config:`) in their 1.x spelling: snake_case
+ * keys renamed by SETTINGS_SPELLINGS, keys with no 1.x counterpart refused by name
+ * (REFUSED_SETTINGS), and the http executor's `method` + `url`, which 2.x may write as
+ * settings, made the `METHOD url` command 1.x writes.
+ */
+import { canonicalExecutorType } from './executors.ts';
+import { REFUSED_SETTINGS, SETTINGS_SPELLINGS } from './dialect-spellings.ts';
+import { refusal } from './dialect-refusal.ts';
+import { childPath, issue, type DagIssue } from './issues.ts';
+
+type Mapping = Record<string, unknown>;
+
+function isMapping(value: unknown): value is Mapping {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+export function withOneXSettings(step: Mapping, path: string, errors: DagIssue[]): Mapping {
+  if (typeof step.type !== 'string') return step;
+  const type = canonicalExecutorType(step.type);
+  const key = Object.hasOwn(step, 'with') ? 'with' : 'config';
+  const settings = step[key];
+  if (type === undefined || !isMapping(settings)) return step;
+  const at = childPath(path, key);
+  const spellings = SETTINGS_SPELLINGS[type] ?? {};
+  const refused = REFUSED_SETTINGS[type] ?? {};
+  const out: Mapping = {};
+  for (const [name, value] of Object.entries(settings)) {
+    const feature = refused[name];
+    if (feature === undefined) out[spellings[name] ?? name] = value;
+    else errors.push(refusal(childPath(at, name), feature));
+  }
+  return type === 'http' ? httpCommand({ ...step, [key]: out }, key, at, errors) : { ...step, [key]: out };
+}
+
+/** `with: {method: GET, url: ...}` is the 1.x command `GET ...`. */
+function httpCommand(step: Mapping, key: string, at: string, errors: DagIssue[]): Mapping {
+  const settings = step[key] as Mapping;
+  const { method, url, ...rest } = settings;
+  if (method === undefined && url === undefined) return step;
+  if (step.command !== undefined) {
+    errors.push(issue(childPath(at, method === undefined ? 'url' : 'method'), 'write the request either as the command or as with.method and with.url, not both'));
+    return step;
+  }
+  if (typeof method !== 'string' || method.trim() === '' || typeof url !== 'string' || url.trim() === '') {
+    errors.push(issue(childPath(at, typeof method !== 'string' || method.trim() === '' ? 'method' : 'url'), 'must be a non-empty string (with.method and with.url go together)'));
+    return { ...step, [key]: rest };
+  }
+  return { ...step, [key]: rest, command: `${method.trim()} ${url.trim()}` };
+}

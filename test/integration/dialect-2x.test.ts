@@ -1,0 +1,141 @@
+/**
+ * DAGs written in Dagu 2.x's dialect (issue 26), run by the operator on the local control
+ * plane: action steps (noop, log.write, exec, http.request, jq.filter, dag.run), a list of
+ * commands run in turn, constants, typed params, step defaults and negated preconditions. The
+ * loader's unit tests prove the rewrite into the 1.x shape; these prove that what it rewrites
+ * to does the work.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clients, createNamespace, deleteNamespace } from './support.ts';
+import { finishedRun, givenDag, startOperator, stepLog, stepStates, whenRun, type RunningOperator } from './operator-support.ts';
+
+const { core } = clients();
+
+let ns = '';
+let operator: RunningOperator;
+let server: Server;
+let base = '';
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    const ok = request.url === '/greeting?lang=en';
+    response.writeHead(ok ? 200 : 404, { 'content-type': 'application/json' }).end(ok ? JSON.stringify({ greeting: 'hello', from: request.headers['x-caller'] }) : '{}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
+  ns = await createNamespace(core, 'dialect');
+  operator = await startOperator(ns);
+});
+
+afterAll(async () => {
+  await operator.stop();
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  await deleteNamespace(core, ns);
+});
+
+/** A log.write message: its variables are substituted, and nothing else is read by a shell. */
+const MESSAGE = 'hello ${WHO} and $WHO: \'single\' "double" %s \\ $(echo no) `echo no` $1 $';
+
+describe('a Dagu 2.x DAG', () => {
+  it('runs its action steps as the executors they stand for', async () => {
+    await givenDag(ns, 'actions', `
+type: chain
+env:
+  - WHO: kubedag-test
+steps:
+  - name: nothing
+    action: noop
+  - name: say
+    action: log.write
+    with: {message: ${JSON.stringify(MESSAGE)}}
+  - name: direct
+    action: exec
+    with: {command: printf, args: ["[%s]", two words, 3]}
+  - name: fetch
+    action: http.request
+    with: {method: GET, url: "${base}/greeting", query: {lang: en}, headers: {X-Caller: "\${WHO}"}, silent: true}
+    output: RESPONSE
+  - name: pick
+    action: jq.filter
+    with: {filter: '.greeting + " " + .from', data: "\${RESPONSE}", raw: true}
+  - name: child
+    action: dag.run
+    with: {dag: child, params: "NAME=parent"}
+    output: CHILD
+  - name: after
+    run: echo "child said \${CHILD.outputs.GREETING}"
+---
+name: child
+params: "NAME=nobody"
+max_active_steps: 1
+steps:
+  - name: greet
+    run: echo "hi $NAME"
+    output: GREETING
+`);
+    await whenRun(ns, 'actions-1', 'actions');
+    const done = await finishedRun(ns, 'actions-1', 120_000);
+    const steps = ['nothing', 'say', 'direct', 'fetch', 'pick', 'child', 'after'];
+    expect([done.status?.statusLabel, done.status?.error, stepStates(done)]).toEqual(['succeeded', undefined, Object.fromEntries(steps.map((s) => [s, 'succeeded']))]);
+    expect(await stepLog(operator, done, 'nothing')).toBe('');
+    expect(await stepLog(operator, done, 'say')).toBe('hello kubedag-test and kubedag-test: \'single\' "double" %s \\ $(echo no) `echo no` $1 $\n');
+    expect(await stepLog(operator, done, 'direct')).toBe('[two words][3]\n');
+    expect(await stepLog(operator, done, 'pick')).toBe('hello kubedag-test\n');
+    expect(await stepLog(operator, done, 'after')).toBe('child said hi parent\n');
+  });
+
+  it('runs a list of commands in turn, each in its own shell, and stops at the first that fails', async () => {
+    await givenDag(ns, 'several', `
+timeout_sec: 60
+steps:
+  - name: in-turn
+    run: ["A=set; cd /var && pwd", "echo A=\${A:-unset}; pwd", "echo third"]
+    with: {shell: sh}
+  - name: stops
+    run: [echo before, "exit 7", echo never]
+`);
+    await whenRun(ns, 'several-1', 'several');
+    const done = await finishedRun(ns, 'several-1', 120_000);
+    expect(stepStates(done)).toEqual({ 'in-turn': 'succeeded', stops: 'failed' });
+    const [cd, unset, dir, third] = (await stepLog(operator, done, 'in-turn'))?.split('\n') ?? [];
+    // Each command has its own shell: neither the variable nor the directory carries over.
+    expect([cd, unset, third]).toEqual(['/var', 'A=unset', 'third']);
+    expect(dir).not.toBe('/var');
+    expect(await stepLog(operator, done, 'stops')).toBe('before\n');
+    expect(done.status?.nodes?.find((n) => n.name === 'stops')?.exitCode).toBe(7);
+  });
+
+  it('runs with its constants, typed params, step defaults and negated preconditions, and refuses params its types do not allow', async () => {
+    await givenDag(ns, 'values', `
+consts:
+  - {REGION: eu-west-1}
+  - {BUCKET: "reports-\${consts.REGION}"}
+params:
+  - {name: LIMIT, type: integer, default: 10, maximum: 100}
+  - {name: MODE, enum: [fast, full], default: fast}
+defaults:
+  env: [{STAGE: report}]
+  timeout_sec: 30
+steps:
+  - name: show
+    run: echo "\${params.LIMIT} \${params.MODE} \${consts.BUCKET} \${env.STAGE}"
+  - name: not-fast
+    run: echo slow
+    preconditions: [{condition: "\${params.MODE}", expected: fast, negate: true}]
+  - name: no-file
+    run: echo absent
+    preconditions: [{condition: "test -e /definitely/absent", negate: true}]
+`);
+    await whenRun(ns, 'values-1', 'values', { params: 'LIMIT=50' });
+    const done = await finishedRun(ns, 'values-1', 120_000);
+    expect([done.status?.statusLabel, done.status?.error, stepStates(done)]).toEqual(['succeeded', undefined, { show: 'succeeded', 'not-fast': 'skipped', 'no-file': 'succeeded' }]);
+    expect(await stepLog(operator, done, 'show')).toBe('50 fast reports-eu-west-1 report\n');
+    expect(await stepLog(operator, done, 'no-file')).toBe('absent\n');
+    await whenRun(ns, 'values-2', 'values', { params: 'LIMIT=500' });
+    const refused = await finishedRun(ns, 'values-2', 120_000);
+    expect([refused.status?.statusLabel, refused.status?.error]).toEqual(['failed', 'params.LIMIT: must be <= 100']);
+  });
+});
