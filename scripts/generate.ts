@@ -10,6 +10,7 @@ import { dagJsonSchema } from '../core/dag/schema.ts';
 import { customResourceDefinition, KINDS } from '../core/resources/crds.ts';
 import { checkToolsModules, syncToolsModules } from '../cluster/tools-modules.ts';
 import { decisionsIndexProblems } from './decisions-index.ts';
+import { referencePages } from './reference-docs.ts';
 import { apiTypes, openApiJson } from './ui-api-types.ts';
 import { DAG_VALIDATOR_TYPES, dagValidatorModule } from './ui-dag-schema.ts';
 
@@ -40,6 +41,8 @@ const GENERATED: readonly Generated[] = [
   // The DAG JSON Schema for the spec editor, compiled: the UI may not eval (its CSP).
   { path: 'ui/src/generated/dag-validate.js', content: dagValidatorModule },
   { path: 'ui/src/generated/dag-validate.d.ts', content: () => DAG_VALIDATOR_TYPES },
+  // The docs' settings and chart values tables, from the settings tables and values.yaml.
+  ...referencePages(root),
 ];
 
 const check = process.argv.includes('--check');
@@ -72,4 +75,4 @@ for (const problem of await decisionsIndexProblems(root)) {
   stale += 1;
 }
 if (stale > 0) process.exit(1);
-if (check) console.log(`generated files are current (${GENERATED.length} files, the control-plane tools modules and the decisions index checked)`);
+if (check) console.log(`generated files are current (${GENERATED.length} files with the docs reference tables, the control-plane tools modules and the decisions index checked)`);
