@@ -75,4 +75,4 @@ for (const problem of await decisionsIndexProblems(root)) {
   stale += 1;
 }
 if (stale > 0) process.exit(1);
-if (check) console.log(`generated files are current (${GENERATED.length} files with the docs reference tables, the control-plane tools modules and the decisions index checked)`);
+if (check) console.log(`generated files are current (${GENERATED.length} files with the docs reference tables, the control-plane tools modules and the decisions and reports indexes checked)`);
