@@ -6,7 +6,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['core/**/*.test.ts', 'cli/**/*.test.ts', 'operator/**/*.test.ts', 'apiserver/**/*.test.ts', 'step/**/*.test.ts', 'cluster/**/*.test.ts', 'ui/**/*.test.ts', 'image/**/*.test.ts', 'test/fuzz/**/*.test.ts'],
+          include: ['core/**/*.test.ts', 'cli/**/*.test.ts', 'operator/**/*.test.ts', 'apiserver/**/*.test.ts', 'step/**/*.test.ts', 'cluster/**/*.test.ts', 'ui/**/*.test.ts', 'image/**/*.test.ts', 'scripts/**/*.test.ts', 'test/fuzz/**/*.test.ts'],
           // Unit tests are pure and fast; a slow one is a bug worth seeing, not a reason to wait.
           testTimeout: 20_000,
         },

@@ -98,11 +98,10 @@ function allowed(node: Schema | undefined): string {
   if (node === undefined) return '';
   if (Array.isArray(node.enum)) return node.enum.map((v) => `\`${String(v)}\``).join(', ');
   const type = typeof node.type === 'string' ? node.type : '';
-  const bounds = [
-    typeof node.minimum === 'number' ? `>= ${node.minimum}` : '',
-    typeof node.maximum === 'number' ? `<= ${node.maximum}` : '',
-  ].filter((b) => b !== '');
-  return [type, ...bounds].join(' ');
+  const { minimum, maximum } = node;
+  if (typeof minimum === 'number' && typeof maximum === 'number') return `${type} from ${minimum} to ${maximum}`;
+  if (typeof minimum === 'number') return `${type} >= ${minimum}`;
+  return type;
 }
 
 const cell = (text: string): string => text.replaceAll('|', '\\|');
