@@ -10,6 +10,8 @@ import { dagJsonSchema } from '../core/dag/schema.ts';
 import { customResourceDefinition, KINDS } from '../core/resources/crds.ts';
 import { checkToolsModules, syncToolsModules } from '../cluster/tools-modules.ts';
 import { decisionsIndexProblems } from './decisions-index.ts';
+import { docsLinkProblems } from './docs-links.ts';
+import { referencePages } from './reference-docs.ts';
 import { apiTypes, openApiJson } from './ui-api-types.ts';
 import { DAG_VALIDATOR_TYPES, dagValidatorModule } from './ui-dag-schema.ts';
 
@@ -40,6 +42,8 @@ const GENERATED: readonly Generated[] = [
   // The DAG JSON Schema for the spec editor, compiled: the UI may not eval (its CSP).
   { path: 'ui/src/generated/dag-validate.js', content: dagValidatorModule },
   { path: 'ui/src/generated/dag-validate.d.ts', content: () => DAG_VALIDATOR_TYPES },
+  // The docs' settings and chart values tables, from the settings tables and values.yaml.
+  ...referencePages(root),
 ];
 
 const check = process.argv.includes('--check');
@@ -67,9 +71,10 @@ if (check) {
   await syncToolsModules((line) => { console.log(line); });
 }
 // Written by hand, but checked here: a note without a line in the index is one nobody finds.
-for (const problem of await decisionsIndexProblems(root)) {
+// And every relative link of the docs names a file and heading that exist.
+for (const problem of [...(await decisionsIndexProblems(root)), ...(await docsLinkProblems(root))]) {
   console.error(problem);
   stale += 1;
 }
 if (stale > 0) process.exit(1);
-if (check) console.log(`generated files are current (${GENERATED.length} files, the control-plane tools modules and the decisions index checked)`);
+if (check) console.log(`generated files are current (${GENERATED.length} files with the docs reference tables, the control-plane tools modules and the decisions and reports indexes and the docs' links checked)`);
