@@ -36,8 +36,10 @@ build: deps compile ui ## install dependencies, compile to dist/ and build the w
 compile: deps ## compile the TypeScript sources to dist/
 	npx tsc -p tsconfig.build.json
 
-lint: deps ## eslint over the repository
+lint: deps ## eslint over the repository, and no import circle anywhere (dpdm)
 	npx eslint .
+	@# An import circle anywhere fails: every folder's TypeScript, type-only imports included.
+	npx dpdm --no-tree --no-warning --no-progress --exit-code circular:1 --tsconfig tsconfig.json $(foreach d,core operator apiserver step cli cluster image scripts bench test,'$(d)/**/*.ts') 'ui/src/**/*.ts' 'ui/src/**/*.tsx'
 
 typecheck: deps ## type check the sources and the web UI without emitting
 	npx tsc -p tsconfig.json --noEmit

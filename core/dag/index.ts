@@ -12,4 +12,5 @@ export { nextFireTimes, nextStart, parseSchedule } from './schedule.ts';
 export { dagJsonSchema } from './schema.ts';
 export { dagNameProblem } from './validate.ts';
 export { MAX_FILE_BYTES } from './yaml.ts';
-export { durationMs, otelProtocol, otelUrl, type OtelAttribute, type OtelProtocol, type OtelSettings } from './otel.ts';
+export { durationMs, otelProtocol, otelUrl } from './otel.ts';
+export type { OtelAttribute, OtelProtocol, OtelSettings } from './otel-model.ts';

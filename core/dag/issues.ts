@@ -49,3 +49,9 @@ export function issueIf(path: string, problem: string | undefined): DagIssue[] {
 export function eachItem<T>(list: readonly T[] | undefined, path: string, check: (item: T, at: string, index: number) => DagIssue[]): DagIssue[] {
   return (list ?? []).flatMap((item, i) => check(item, childPath(path, i), i));
 }
+
+/** Where a reader collects what it found: problems, and warnings that do not stop a load. */
+export interface Diagnostics {
+  readonly errors: DagIssue[];
+  readonly warnings: DagIssue[];
+}

@@ -5,7 +5,7 @@
  * `kubernetes` (`k8s`) executor. Such a step runs its command like a shell step does; its
  * executor stays `kubernetes` (with no settings left in it) so listings show what was written.
  */
-import { childPath, issue, nestIssues, type DagIssue } from './issues.ts';
+import { childPath, issue, nestIssues, type DagIssue, type Diagnostics } from './issues.ts';
 import { kubernetesFromFile, workspaceFromFile } from './kubernetes.ts';
 import { mergeKubernetes } from './kubernetes-merge.ts';
 import type { DagKubernetesSettings, KubernetesSettings } from './kubernetes-model.ts';
@@ -15,15 +15,10 @@ import type { Executor, Step } from './model.ts';
 import type { DagFile } from './schema.ts';
 import { shapeChecker } from './structure.ts';
 
-/** Diagnostics as step.ts collects them (kept structural to avoid an import cycle). */
-interface Problems {
-  readonly errors: DagIssue[];
-  readonly warnings: DagIssue[];
-}
 
 const PATH = 'kubernetes';
 
-export function dagKubernetes(file: DagFile, workerSelector: Readonly<Record<string, string>>, diagnostics: Problems): DagKubernetesSettings | undefined {
+export function dagKubernetes(file: DagFile, workerSelector: Readonly<Record<string, string>>, diagnostics: Diagnostics): DagKubernetesSettings | undefined {
   const input = file.kubernetes;
   if (input === undefined) return undefined;
   const { errors } = diagnostics;
@@ -73,7 +68,7 @@ export interface StepKubernetesInput {
 const checkSettingsShape = shapeChecker(() => JSON.parse(JSON.stringify(stepKubernetesSchema)) as Record<string, unknown>);
 
 /** The step with its effective kubernetes settings, and a kubernetes executor's settings moved there. */
-export function withKubernetes(step: Step, input: StepKubernetesInput, context: StepKubernetesContext, diagnostics: Problems): Step {
+export function withKubernetes(step: Step, input: StepKubernetesInput, context: StepKubernetesContext, diagnostics: Diagnostics): Step {
   const { errors } = diagnostics;
   const { written, path } = input;
   const from = { config: input.config, path: input.configPath };

@@ -7,9 +7,8 @@
 import { checkSettings } from './kubernetes-checks.ts';
 import { IMAGE_PULL_POLICIES, type ImagePullPolicy, type KubernetesSettings, type WorkspaceSettings } from './kubernetes-model.ts';
 import type { DagKubernetesFile, KubernetesFile } from './kubernetes-schema.ts';
-import { childPath, issue, type DagIssue } from './issues.ts';
+import { childPath, issue, type DagIssue, type Diagnostics } from './issues.ts';
 import { parseQuantity, quantityText } from './quantity.ts';
-import type { Diagnostics } from './step.ts';
 
 type Scalar = string | number | boolean;
 

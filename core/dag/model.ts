@@ -5,7 +5,7 @@
  * Values are kept unevaluated: `${VAR}` and backticks are resolved per run, in Pods, never here.
  */
 import type { DagKubernetesSettings, KubernetesSettings } from './kubernetes-model.ts';
-import type { OtelSettings } from './otel.ts';
+import type { OtelSettings } from './otel-model.ts';
 
 export * from './kubernetes-model.ts';
 export { isMapping, mergeKubernetes, mergeMappings } from './kubernetes-merge.ts';

@@ -11,7 +11,9 @@ import { otelFromFile } from './otel.ts';
 import { paramsFromFile } from './params.ts';
 import { parseSchedules } from './schedule.ts';
 import type { DagFile } from './schema.ts';
-import { optional, type Diagnostics, type StepDraft } from './step.ts';
+import type { Diagnostics } from './issues.ts';
+import { optional } from './optional.ts';
+import type { StepDraft } from './step.ts';
 import { normalizeHandlers, normalizeSteps } from './steps.ts';
 
 export interface Normalized {

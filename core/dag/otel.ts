@@ -6,25 +6,8 @@
  */
 import { childPath, issue, type DagIssue } from './issues.ts';
 import type { DagFile } from './schema.ts';
-import { optional } from './step.ts';
-
-export type OtelProtocol = 'http' | 'grpc';
-export type OtelAttribute = string | number | boolean;
-
-export interface OtelSettings {
-  readonly enabled: boolean;
-  /** The endpoint as written. */
-  readonly endpoint?: string;
-  readonly protocol: OtelProtocol;
-  /** The URL the exporter sends to: the endpoint with its scheme (from `insecure` when it had none). */
-  readonly url?: string;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly insecure: boolean;
-  /** The export timeout; unset means the exporter's default (10 s), as in Dagu. */
-  readonly timeoutMs?: number;
-  /** Resource attributes; string values may name `${DAG_NAME}`, expanded when a run exports. */
-  readonly resource: Readonly<Record<string, OtelAttribute>>;
-}
+import { optional } from './optional.ts';
+import type { OtelAttribute, OtelProtocol, OtelSettings } from './otel-model.ts';
 
 const HTTP_PATH = '/v1/traces';
 const UNIT_MS: Readonly<Record<string, number>> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };

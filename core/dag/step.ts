@@ -5,7 +5,8 @@
 import { quoteWord, splitCommand } from './command.ts';
 import { canonicalExecutorType, GHA_REFUSAL, readExecutorConfig, SHARED_CONTAINER, unknownExecutorMessage, type ExecutorType } from './executors.ts';
 import { conditionsFromFile, envFromFile, ENV_NAME, integerFrom, labelsFromFile, listFromFile, shellFromFile } from './fields.ts';
-import { childPath, issue, type DagIssue } from './issues.ts';
+import { childPath, issue, type DagIssue, type Diagnostics } from './issues.ts';
+import { optional } from './optional.ts';
 import { paramValue } from './params.ts';
 import { withKubernetes, type StepKubernetesContext } from './kubernetes-levels.ts';
 import { DEFAULTS, type ContinueOn, type Executor, type Parallel, type RepeatPolicy, type RetryPolicy, type Step } from './model.ts';
@@ -29,11 +30,6 @@ export interface StepDraft {
   readonly noChain: boolean;
   /** Where the executor's settings were written: `executor.config`, `with` or `config`. */
   readonly configPath: string;
-}
-
-export interface Diagnostics {
-  readonly errors: DagIssue[];
-  readonly warnings: DagIssue[];
 }
 
 export function normalizeStep(input: StepFile | string, path: string, context: StepContext, diagnostics: Diagnostics): StepDraft {
@@ -88,10 +84,6 @@ function commandAsCall(step: Step): Step {
 }
 
 /** Spreads `{key: value}` only when the value is set, keeping absent fields absent. */
-export function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
-}
-
 function callOf(raw: StepFile, path: string, diagnostics: Diagnostics): string | undefined {
   if (raw.run !== undefined) {
     diagnostics.warnings.push(issue(childPath(path, 'run'), '"run" is deprecated; use "call"'));

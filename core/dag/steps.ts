@@ -5,7 +5,8 @@
 import { childPath, issue } from './issues.ts';
 import { HANDLER_EVENTS, HANDLER_STEP_NAMES, type DagType, type HandlerEvent, type Step } from './model.ts';
 import type { DagFile, StepFile } from './schema.ts';
-import { normalizeStep, type Diagnostics, type StepContext, type StepDraft } from './step.ts';
+import type { Diagnostics } from './issues.ts';
+import { normalizeStep, type StepContext, type StepDraft } from './step.ts';
 
 export const MAX_STEP_NAME_LENGTH = 40;
 
