@@ -28,6 +28,7 @@ import { frozenReference, runOwnerReference } from '../core/resources/frozen.ts'
 import { definitionSegmentName } from '../core/resources/names.ts';
 import { compactNodes, NOTHING_SEALED } from '../core/resources/run-records.ts';
 import type { RunNode } from '../core/resources/schemas.ts';
+import { RunStatus } from '../core/resources/status.ts';
 import type { DagRunResource } from '../core/resources/types.ts';
 import type { Cache } from './cache.ts';
 import { ApiError } from './errors.ts';
@@ -124,7 +125,7 @@ async function createOrFind(deps: RestoreDeps, plan: RestorePlan, archived: DagR
 /** The status written once: a run that has one already (a restore finished before, or retried since) keeps it. */
 async function writeStatus(deps: RestoreDeps, run: DagRunResource, status: RestorePlan['status']): Promise<DagRunResource> {
   for (let current = run; ; ) {
-    if (current.status?.finishedAt !== undefined || current.status?.status === 1) return current;
+    if (current.status?.finishedAt !== undefined || current.status?.status === RunStatus.Running) return current;
     try {
       return await deps.clients.runs.replaceStatus({ ...current, status: { ...status, ...(current.metadata?.generation === undefined ? {} : { observedGeneration: current.metadata.generation }) } });
     } catch (error) {

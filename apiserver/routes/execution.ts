@@ -11,6 +11,7 @@ import { NAMES, requestBody, S } from '../schemas.ts';
 import { DEFAULT_DAG_YAML } from './dags.ts';
 import type { StartRequest } from '../starts.ts';
 import type { Requester } from '../../core/resources/requested-by.ts';
+import { RunStatus } from '../../core/resources/status.ts';
 import { recentRoots, withRecords } from '../archive-reads.ts';
 import { gridData, runDetails, type RunDetails } from '../views/runs.ts';
 
@@ -97,7 +98,7 @@ export const executionRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions>
 
   app.post('/dags/:fileName/stop-all', { config: { ...run, errors: ['not_found'] }, schema: { tags: ['execution'], params: fileParams, response: { 200: S.errorsOnly } } }, async (request) => {
     const entry = dagOf(cluster, request.params.fileName);
-    const running = cluster.cache.runIndex.runsOf(entry.load.dag.name).filter((r) => r.status?.status === 1 && r.spec.stop !== true);
+    const running = cluster.cache.runIndex.runsOf(entry.load.dag.name).filter((r) => r.status?.status === RunStatus.Running && r.spec.stop !== true);
     const errors: string[] = [];
     for (const r of running) {
       await cluster.writer.stopRun(r, request.caller).catch((error: unknown) => errors.push(`${r.spec.dagRunId ?? ''}: ${(error as Error).message}`));

@@ -9,7 +9,7 @@ import Type, { type Static } from 'typebox';
 import type { DagLoad } from '../../core/dag/index.ts';
 import { loadDagSpec } from '../../core/resources/dag.ts';
 import { isConflict, isNotFound } from '../../core/kube/errors.ts';
-import { stepStatusLabel } from '../../core/resources/status.ts';
+import { RunStatus, stepStatusLabel } from '../../core/resources/status.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { liveRunAt, recordedRunAt, resolverFor, runAt, runDefinition, type Cluster, type RunPath } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
@@ -87,7 +87,7 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
 
   app.post('/dag-runs/:name/:dagRunId/stop', { config: { ...run, errors: ['not_found', 'not_running'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.empty } } }, async (request, reply) => {
     const r = await runAt(cluster, request.params);
-    if (runStatusOf(r) !== 1) throw new ApiError('not_running', `run "${runIdentity(r).dagRunId}" is not running`);
+    if (runStatusOf(r) !== RunStatus.Running) throw new ApiError('not_running', `run "${runIdentity(r).dagRunId}" is not running`);
     if (r.spec.stop !== true) await cluster.writer.stopRun(r, request.caller);
     return reply.code(200).send();
   });
@@ -103,7 +103,7 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
 
   app.get('/dag-runs/:name/:dagRunId/dequeue', { config: { ...run, errors: ['not_found'] }, schema: { tags: ['runs'], params: runParams, response: { 200: S.empty } } }, async (request, reply) => {
     const r = await runAt(cluster, request.params);
-    if (runStatusOf(r) !== 5) throw new ApiError('not_found', `run "${runIdentity(r).dagRunId}" is not queued`);
+    if (runStatusOf(r) !== RunStatus.Queued) throw new ApiError('not_found', `run "${runIdentity(r).dagRunId}" is not queued`);
     // Gone, or another run under its name (the uid guard): either way it is not queued any more.
     await cluster.writer.deleteRun(r).catch(rethrowAs((error) => isNotFound(error) || isConflict(error), () => new ApiError('not_found', `run "${runIdentity(r).dagRunId}" is not queued`)));
     return reply.code(200).send();

@@ -4,6 +4,7 @@
  */
 import { ANNOTATIONS } from './constants.ts';
 import { declaredValue } from './frozen.ts';
+import { RunStatus } from './status.ts';
 import type { DagRunResource } from './types.ts';
 
 /** Its own override, else its DAG's `queue` (from the frozen definition), else the DAG name. */
@@ -18,6 +19,6 @@ export function queueName(run: DagRunResource): string {
 /** Running, queued, or created and not yet picked up by the operator. */
 export function isActiveRun(run: DagRunResource): boolean {
   const status = run.status?.status;
-  if (status === 1 || status === 5) return true;
-  return run.status?.finishedAt === undefined && (status === undefined || status === 0);
+  if (status === RunStatus.Running || status === RunStatus.Queued) return true;
+  return run.status?.finishedAt === undefined && (status === undefined || status === RunStatus.NotStarted);
 }
