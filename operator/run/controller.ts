@@ -23,6 +23,7 @@ import type { DefinitionCache } from './definition-cache.ts';
 import { decide } from './engine.ts';
 import { definitionArrived, frozen, type FreezeDeps } from './freezer.ts';
 import type { RunGatherer } from './gather.ts';
+import { IndependentParts } from './independent-parts.ts';
 import { isFinished } from './observed.ts';
 import { copiesOriginal, copyFromOriginal, retryInPlace, type RetryDeps } from './retries.ts';
 import type { RunSegments } from './segments.ts';
@@ -98,10 +99,14 @@ export class RunController {
     if (definition === undefined) return undefined;
     // Sealed records are read only now, by what may be owed (mails list steps, traces span them).
     const full = await deps.segments.expand(run);
-    await deps.containers.reconcile(full, definition);
-    await deps.telemetry.reconcile(full, definition);
+    // Each part is owed on its own: a failing one must not skip the others (independent-parts.ts).
+    const parts = new IndependentParts();
+    await parts.run("the run's container Pod's removal", () => deps.containers.reconcile(full, definition));
+    await parts.run("the run's trace export", () => deps.telemetry.reconcile(full, definition));
+    const mailAfterMs = await parts.run("the run's mails", () => deps.notify.reconcile(full, definition));
+    parts.settle();
     // A mail waiting for a log that may never be archived is looked at again when its wait is over.
-    return requeueAfter(await deps.notify.reconcile(full, definition));
+    return requeueAfter(mailAfterMs);
   }
 }
 
