@@ -5,10 +5,11 @@
  * types, and its errors are turned into one precise message per problem.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { closest, distance } from 'fastest-levenshtein';
+import { closest } from 'fastest-levenshtein';
 import { childPath, issue, pointerToPath, type DagIssue } from './issues.ts';
 import { aliasTarget } from './kube-object.ts';
 import { dagJsonSchema, type DagFile } from './schema.ts';
+import { describeValue, jsonType, nearKey, SHAPE_MESSAGES, type JsonType } from './wording.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -122,17 +123,6 @@ function canonicalMapping(value: Record<string, unknown>, schema: Schema, root: 
   return out;
 }
 
-type JsonType = 'null' | 'boolean' | 'integer' | 'number' | 'string' | 'array' | 'object';
-
-function jsonType(value: unknown): JsonType {
-  if (value === null || value === undefined) return 'null';
-  if (Array.isArray(value)) return 'array';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
-  if (typeof value === 'boolean') return 'boolean';
-  if (typeof value === 'string') return 'string';
-  return 'object';
-}
-
 /** JSON types a schema can accept at all; an empty set means any. */
 function acceptedTypes(node: Schema, root: Schema): Set<JsonType> {
   const schema = resolve(node, root);
@@ -227,17 +217,17 @@ function message(error: ErrorObject, root: Schema): DagIssue {
     case 'additionalProperties':
       return unknownKey(path, String(params.additionalProperty), error.parentSchema);
     case 'required':
-      return issue(path, `missing required key "${String(params.missingProperty)}"`);
+      return issue(path, SHAPE_MESSAGES.required(String(params.missingProperty)));
     case 'type':
-      return issue(path, `must be ${typeNames(String(params.type).split(','))}, not ${describeValue(error.data)}`);
+      return issue(path, SHAPE_MESSAGES.type(String(params.type).split(','), error.data));
     case 'enum':
-      return issue(path, `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}, not ${JSON.stringify(error.data)}`);
+      return issue(path, SHAPE_MESSAGES.enum(params.allowedValues as unknown[], error.data));
     case 'anyOf':
-      return issue(path, `must be ${typeNames([...acceptedTypes({ anyOf: error.schema }, root)])}, not ${describeValue(error.data)}`);
+      return issue(path, SHAPE_MESSAGES.type([...acceptedTypes({ anyOf: error.schema }, root)], error.data));
     case 'minimum':
-      return issue(path, `must be at least ${String(params.limit)}`);
+      return issue(path, SHAPE_MESSAGES.minimum(params.limit));
     case 'maximum':
-      return issue(path, `must be at most ${String(params.limit)}`);
+      return issue(path, SHAPE_MESSAGES.maximum(params.limit));
     default:
       return issue(path, error.message ?? 'is invalid');
   }
@@ -251,36 +241,8 @@ function unknownKey(path: string, key: string, parent: unknown): DagIssue {
   const at = childPath(path, key);
   const guess = spellings.length === 0 ? '' : closest(key.toLowerCase(), spellings.map((k) => k.toLowerCase()));
   const suggestion = spellings.find((k) => k.toLowerCase() === guess);
-  const near = suggestion !== undefined && distance(key.toLowerCase(), guess) <= Math.max(2, Math.floor(key.length / 3));
-  return issue(at, near ? `unknown key; did you mean "${suggestion}"?` : `unknown key; known keys are ${known.join(', ')}`);
-}
-
-const TYPE_NAMES: Record<string, string> = {
-  string: 'a string',
-  integer: 'an integer',
-  number: 'a number',
-  boolean: 'a boolean',
-  array: 'a list',
-  object: 'a mapping',
-  null: 'empty',
-};
-
-function typeNames(types: readonly string[]): string {
-  const ordered = ['string', 'integer', 'number', 'boolean', 'array', 'object', 'null'].filter((t) => types.includes(t));
-  const shown = ordered.includes('integer') && ordered.includes('number') ? ordered.filter((t) => t !== 'integer') : ordered;
-  const names = shown.map((t) => TYPE_NAMES[t] ?? t);
-  return names.length < 2 ? (names[0] ?? 'valid') : `${names.slice(0, -1).join(', ')} or ${names.at(-1) ?? ''}`;
-}
-
-/** A short description of a value for messages, never echoing large content. */
-export function describeValue(value: unknown): string {
-  const type = jsonType(value);
-  if (type === 'string') {
-    const text = value as string;
-    return text.length > 40 ? `a string` : `the string ${JSON.stringify(text)}`;
-  }
-  if (type === 'integer' || type === 'number' || type === 'boolean') return String(value);
-  return TYPE_NAMES[type] ?? type;
+  const near = suggestion !== undefined && nearKey(key, suggestion);
+  return issue(at, SHAPE_MESSAGES.unknownKey(near ? suggestion : undefined, known));
 }
 
 function dedupe(errors: DagIssue[]): DagIssue[] {

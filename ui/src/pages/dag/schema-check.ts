@@ -1,14 +1,16 @@
 /**
  * The DAG JSON Schema check in the browser: the validator ajv compiled at build time
- * (ui/src/generated, from core/dag's dagJsonSchema) and its errors worded as the server words
- * them (core/dag/structure.ts), so that the editor's instant problems read like the ones the
- * validate endpoint sends a moment later.
+ * (ui/src/generated, from core/dag's dagJsonSchema) and its errors worded by the server's own
+ * wording (generated from core/dag/wording.ts), so that the editor's instant problems read like
+ * the ones the validate endpoint sends a moment later.
  *
  * The server first makes key spellings canonical (any case; `key:` with nothing means unset)
  * and only then checks; raw ajv would flag those. The errors they cause are dropped here
  * instead of repeating the rewrite: the server's answer covers anything left.
  */
+import { closest } from 'fastest-levenshtein';
 import type { SchemaError } from '../../generated/dag-validate.js';
+import { nearKey, SHAPE_MESSAGES } from '../../generated/dag-wording.ts';
 import { pathText, pointerSegments, type Segment } from './yaml-paths.ts';
 
 export interface SchemaIssue {
@@ -18,52 +20,6 @@ export interface SchemaIssue {
   readonly atKey: boolean;
 }
 
-const TYPE_NAMES: Readonly<Record<string, string>> = {
-  string: 'a string',
-  integer: 'an integer',
-  number: 'a number',
-  boolean: 'a boolean',
-  array: 'a list',
-  object: 'a mapping',
-  null: 'empty',
-};
-const TYPE_ORDER = ['string', 'integer', 'number', 'boolean', 'array', 'object', 'null'];
-
-function typeNames(types: readonly string[]): string {
-  const ordered = TYPE_ORDER.filter((t) => types.includes(t));
-  const shown = ordered.includes('integer') && ordered.includes('number') ? ordered.filter((t) => t !== 'integer') : ordered;
-  const names = shown.map((t) => TYPE_NAMES[t] ?? t);
-  return names.length < 2 ? (names[0] ?? 'valid') : `${names.slice(0, -1).join(', ')} or ${names.at(-1) ?? ''}`;
-}
-
-function jsonType(value: unknown): string {
-  if (value === null || value === undefined) return 'null';
-  if (Array.isArray(value)) return 'array';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
-  return typeof value === 'string' || typeof value === 'boolean' ? typeof value : 'object';
-}
-
-/** A short description of a value, never echoing large content (as the server's). */
-export function describeValue(value: unknown): string {
-  const type = jsonType(value);
-  if (type === 'string') return (value as string).length > 40 ? 'a string' : `the string ${JSON.stringify(value)}`;
-  if (type === 'integer' || type === 'number' || type === 'boolean') return String(value);
-  return TYPE_NAMES[type] ?? type;
-}
-
-/** Edit distance, for "did you mean". */
-export function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1)));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
-}
-
 function propertiesOf(error: SchemaError): string[] {
   const properties = error.parentSchema?.properties;
   return properties !== null && typeof properties === 'object' ? Object.keys(properties) : [];
@@ -71,24 +27,27 @@ function propertiesOf(error: SchemaError): string[] {
 
 function unknownKey(error: SchemaError, key: string): string {
   const known = propertiesOf(error);
-  const ranked = known.map((k) => ({ k, d: distance(key.toLowerCase(), k.toLowerCase()) })).sort((a, b) => a.d - b.d);
-  const best = ranked[0];
-  return best !== undefined && best.d <= Math.max(2, Math.floor(key.length / 3)) ? `unknown key; did you mean "${best.k}"?` : 'unknown key';
+  const best = known.length === 0 ? undefined : known[closestIndex(key.toLowerCase(), known.map((k) => k.toLowerCase()))];
+  return SHAPE_MESSAGES.unknownKey(best !== undefined && nearKey(key, best) ? best : undefined);
+}
+
+function closestIndex(key: string, candidates: readonly string[]): number {
+  return candidates.indexOf(closest(key, [...candidates]));
 }
 
 function message(error: SchemaError): string {
   const params = error.params;
   switch (error.keyword) {
     case 'required':
-      return `missing required key "${String(params.missingProperty)}"`;
+      return SHAPE_MESSAGES.required(String(params.missingProperty));
     case 'type':
-      return `must be ${typeNames(String(params.type).split(','))}, not ${describeValue(error.data)}`;
+      return SHAPE_MESSAGES.type(String(params.type).split(','), error.data);
     case 'enum':
-      return `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}, not ${JSON.stringify(error.data)}`;
+      return SHAPE_MESSAGES.enum(params.allowedValues as unknown[], error.data);
     case 'minimum':
-      return `must be at least ${String(params.limit)}`;
+      return SHAPE_MESSAGES.minimum(params.limit);
     case 'maximum':
-      return `must be at most ${String(params.limit)}`;
+      return SHAPE_MESSAGES.maximum(params.limit);
     default:
       return error.message ?? 'is invalid';
   }
