@@ -1,7 +1,7 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
-/** Where the tests of modules live, beside them; test/fuzz's helpers have theirs. */
-const UNIT_FILES = ['core/**/*.test.ts', 'cli/**/*.test.ts', 'operator/**/*.test.ts', 'apiserver/**/*.test.ts', 'step/**/*.test.ts', 'cluster/**/*.test.ts', 'ui/**/*.test.ts', 'image/**/*.test.ts', 'scripts/**/*.test.ts', 'test/fuzz/**/*.test.ts'];
+/** Where the tests of modules live, beside them. */
+const UNIT_FILES = ['core/**/*.test.ts', 'cli/**/*.test.ts', 'operator/**/*.test.ts', 'apiserver/**/*.test.ts', 'step/**/*.test.ts', 'cluster/**/*.test.ts', 'ui/**/*.test.ts', 'image/**/*.test.ts', 'scripts/**/*.test.ts'];
 const LOOPBACK_FILES = '**/*.loopback.test.ts';
 
 export default defineConfig({

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AuditRecord } from './audit-record.ts';
 import { memoryAudit, openAuditLog, parseAuditSink } from './audit.ts';
-import { testApp } from './test-app.ts';
+import { testApp } from '../test/apiserver-app.ts';
 
 const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 

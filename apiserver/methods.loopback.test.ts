@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { buildApp } from './app.ts';
 import { allowHeader, pathMethods } from './methods.ts';
 import { registerRemoteNodes } from './remote.ts';
-import { builtUi, testApp } from './test-app.ts';
+import { builtUi, testApp } from '../test/apiserver-app.ts';
 
 describe('the Allow header', () => {
   it.each([

@@ -4,7 +4,7 @@
  * the contract's shape, and takes the edge itself (the route then answers 503: no cluster).
  */
 import { describe, expect, it } from 'vitest';
-import { testApp } from './test-app.ts';
+import { testApp } from '../test/apiserver-app.ts';
 
 const app = testApp();
 

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { routeThrows, type RouteThrows } from '../test/route-throws.ts';
 import { API_PREFIX } from './paths.ts';
 import { parseRouteError } from './responses.ts';
-import { testApp } from './test-app.ts';
+import { testApp } from '../test/apiserver-app.ts';
 
 const ROUTE_FILES = ['apiserver/routes/system.ts', 'apiserver/routes/dags.ts', 'apiserver/routes/execution.ts', 'apiserver/routes/runs.ts', 'apiserver/routes/logs.ts', 'apiserver/routes/cluster-info.ts'];
 

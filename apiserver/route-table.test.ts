@@ -1,7 +1,7 @@
 import type { RouteOptions } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import type { buildApp } from './app.ts';
-import { testApp } from './test-app.ts';
+import { testApp } from '../test/apiserver-app.ts';
 
 /** The app with Basic auth on, and every route it registers, as fastify saw them. */
 function appWithRoutes(): { app: ReturnType<typeof buildApp>; routes: RouteOptions[] } {

@@ -1,7 +1,7 @@
 import type { RouteOptions } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import type { buildApp } from './app.ts';
-import { builtUi, testApp } from './test-app.ts';
+import { builtUi, testApp } from '../test/apiserver-app.ts';
 
 const HTML = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
 const BASIC = { authorization: `Basic ${Buffer.from('u:p').toString('base64')}` };

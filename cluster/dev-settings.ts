@@ -86,7 +86,7 @@ export interface DevPrograms {
 
 /**
  * The operator's and the API server's arguments as `make dev` runs them. The API fuzz stack's
- * `dev` profile (test/fuzz/stack.ts) runs them with these too, so that what schemathesis finds
+ * `dev` profile (scripts/fuzz/stack.ts) runs them with these too, so that what schemathesis finds
  * there is what a `make dev` user meets. Pure.
  */
 export function devProgramArgs(at: DevPrograms): { readonly operator: string[]; readonly apiserver: string[] } {

@@ -1,7 +1,7 @@
 /**
  * `make api-fuzz`: schemathesis with every check and phase against the API server on a fresh
  * local control plane of its own (never `make dev`'s): operator and API server in a namespace
- * of their own (test/fuzz/stack.ts), then everything stopped and removed. Exits 1 on any
+ * of their own (scripts/fuzz/stack.ts), then everything stopped and removed. Exits 1 on any
  * failure. Flags: --max-examples=N (default 50), --seed=N (default 1), --phases=a,b,
  * --stack=fuzz|dev (default fuzz: authentication on, seeded DAGs; dev: the programs as `make dev`
  * runs them), --api=v2|v1 (default v2: which served document is run, Dagu 1.24's or 2.x's),
@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureBinaries } from '../cluster/binaries.ts';
 import { DEFAULT_NODES, startCluster, stopCluster } from '../cluster/cluster.ts';
-import { reportFigures } from '../test/fuzz/figures.ts';
-import { PHASES, runSchemathesis, schemathesisBinary, type Phase } from '../test/fuzz/schemathesis.ts';
-import { startFuzzStack, type StackProfile } from '../test/fuzz/stack.ts';
+import { reportFigures } from '../scripts/fuzz/figures.ts';
+import { PHASES, runSchemathesis, schemathesisBinary, type Phase } from '../scripts/fuzz/schemathesis.ts';
+import { startFuzzStack, type StackProfile } from '../scripts/fuzz/stack.ts';
 
 const { values } = parseArgs({ options: { 'max-examples': { type: 'string', default: '50' }, seed: { type: 'string', default: '1' }, phases: { type: 'string', default: PHASES.join(',') }, stack: { type: 'string', default: 'fuzz' }, api: { type: 'string', default: 'v2' }, 'report-dir': { type: 'string' } } });
 const phases = values.phases.split(',') as Phase[];

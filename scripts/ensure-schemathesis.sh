@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Prints the path of schemathesis's `st`, installing the version pinned in
-# test/fuzz/requirements.txt (every package pinned, installed with --no-deps) from PyPI into a
+# scripts/fuzz/requirements.txt (every package pinned, installed with --no-deps) from PyPI into a
 # per-user virtualenv the first time. The virtualenv's name carries a digest of that list, so a
 # changed pin gets a fresh one. Needs python3 >= 3.11 with venv (Debian: python3-venv).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-requirements="$root/test/fuzz/requirements.txt"
+requirements="$root/scripts/fuzz/requirements.txt"
 version=$(sed -n 's/^schemathesis==//p' "$requirements")
 [ -n "$version" ] || { echo "ensure-schemathesis: no schemathesis pin in $requirements" >&2; exit 1; }
 

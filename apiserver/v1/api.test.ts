@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../audit-record.ts';
 import { memoryAudit } from '../audit.ts';
 import { routeThrows } from '../../test/route-throws.ts';
-import { testApp } from '../test-app.ts';
+import { testApp } from '../../test/apiserver-app.ts';
 import { NOT_SERVED } from './not-served-table.ts';
 import { pathParams, REASONS } from './not-served.ts';
 

@@ -9,9 +9,9 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { runSchemathesis, type FuzzResult } from '../fuzz/schemathesis.ts';
+import { runSchemathesis, type FuzzResult } from '../../scripts/fuzz/schemathesis.ts';
 import { DEFAULT_DAG_YAML } from '../../apiserver/routes/dags.ts';
-import { startFuzzStack, type FuzzStack, type StackProfile } from '../fuzz/stack.ts';
+import { startFuzzStack, type FuzzStack, type StackProfile } from '../../scripts/fuzz/stack.ts';
 import { clients, waitFor } from './support.ts';
 
 /** The stack of the `describe` being run. */

@@ -1,6 +1,6 @@
 /**
  * One schemathesis run against a fuzz stack (stack.ts): every check, the phases asked for, a
- * fixed seed, the served document; test/fuzz/schemathesis.toml holds what is configured per
+ * fixed seed, the served document; scripts/fuzz/schemathesis.toml holds what is configured per
  * operation and why. The `st` comes from scripts/ensure-schemathesis.sh.
  */
 import { execFile, spawn } from 'node:child_process';
@@ -47,7 +47,7 @@ export async function schemathesisBinary(): Promise<string> {
 export function schemathesisArgs(run: FuzzRun, reportDir: string): string[] {
   return [
     '--config-file',
-    join(root, 'test/fuzz/schemathesis.toml'),
+    join(root, 'scripts/fuzz/schemathesis.toml'),
     'run',
     `${run.origin}/api/${run.api ?? 'v2'}/openapi.json`,
     '--checks',

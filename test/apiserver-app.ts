@@ -7,9 +7,9 @@ import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, RouteOptions } from 'fastify';
-import { buildApp } from './app.ts';
-import type { AuditLog } from './audit.ts';
-import { registerAuth, type AuthOptions } from './auth.ts';
+import { buildApp } from '../apiserver/app.ts';
+import type { AuditLog } from '../apiserver/audit.ts';
+import { registerAuth, type AuthOptions } from '../apiserver/auth.ts';
 
 export interface TestAppOptions {
   /** Authentication on with these credentials; off when absent. */
