@@ -5,9 +5,8 @@
  * loader's unit tests prove the rewrite into the 1.x shape; these prove that what it rewrites
  * to does the work.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveHttp, type LoopbackHttp } from '../servers/http.ts';
 import { clients, createNamespace, deleteNamespace } from './support.ts';
 import { finishedRun, givenDag, startOperator, stepLog, stepStates, whenRun, type RunningOperator } from './operator-support.ts';
 
@@ -15,24 +14,22 @@ const { core } = clients();
 
 let ns = '';
 let operator: RunningOperator;
-let server: Server;
+let http: LoopbackHttp;
 let base = '';
 
 beforeAll(async () => {
-  server = createServer((request, response) => {
+  http = await serveHttp((request, response) => {
     const ok = request.url === '/greeting?lang=en';
     response.writeHead(ok ? 200 : 404, { 'content-type': 'application/json' }).end(ok ? JSON.stringify({ greeting: 'hello', from: request.headers['x-caller'] }) : '{}');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
+  base = http.base;
   ns = await createNamespace(core, 'dialect');
   operator = await startOperator(ns);
 });
 
 afterAll(async () => {
   await operator.stop();
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await http.close();
   await deleteNamespace(core, ns);
 });
 

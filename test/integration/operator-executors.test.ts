@@ -4,9 +4,9 @@
  * (cluster/step-runner.ts). The HTTP server runs here, on loopback, which the node agent's
  * Pods (host processes) reach.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveHttp, type LoopbackHttp } from '../servers/http.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
 import { finishedRun, givenDag, runningStep, startOperator, stepLog, stepStates, stopRun, whenRun, type RunningOperator } from './operator-support.ts';
 
@@ -14,13 +14,13 @@ const { core } = clients();
 
 let ns = '';
 let operator: RunningOperator;
-let server: Server;
+let http: LoopbackHttp;
 let base = '';
 /** Requests to /slow, and whether each was closed by the client before it was answered. */
 const slow: { request: IncomingMessage; closed: Promise<void> }[] = [];
 
 beforeAll(async () => {
-  server = createServer((request, response) => {
+  http = await serveHttp((request, response) => {
     if (request.url === '/greeting?lang=en') {
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ greeting: 'hello', from: request.headers['x-caller'] }));
     } else if (request.url === '/slow') {
@@ -33,16 +33,14 @@ beforeAll(async () => {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('no such page');
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
+  base = http.base;
   ns = await createNamespace(core, 'executors');
   operator = await startOperator(ns);
 });
 
 afterAll(async () => {
   await operator.stop();
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await http.close();
   await deleteNamespace(core, ns);
 });
 
