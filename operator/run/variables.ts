@@ -34,15 +34,17 @@ export function variables(definition: RunDefinition, status: DagRunStatus, step?
 
 /**
  * `${id.stdout}`, `${id.stderr}`, `${id.exitCode}` for steps with an id: the log files of the
- * step's latest attempt, which other steps can read where the run has a workspace.
+ * step's latest attempt, which other steps can read where the run has a workspace; and the
+ * declared outputs it published, for Dagu 2.x's `${steps.<id>.outputs.<name>}`.
  */
-export function stepRefs(dag: Dag, status: DagRunStatus, logDir: string): Record<string, { stdout: string; stderr: string; exitCode: number | string }> {
-  const refs: Record<string, { stdout: string; stderr: string; exitCode: number | string }> = {};
+export function stepRefs(dag: Dag, status: DagRunStatus, logDir: string): Record<string, StepReference> {
+  const refs: Record<string, StepReference> = {};
   for (const step of dag.steps) {
     if (step.id === undefined) continue;
     const node = status.nodes?.find((n) => n.name === step.name);
     const attempt = node?.attempt ?? 0;
-    refs[step.id] = { stdout: stepLogFile(logDir, step.name, attempt, 'stdout'), stderr: stepLogFile(logDir, step.name, attempt, 'stderr'), exitCode: node?.exitCode ?? '' };
+    const outputs = node?.stepOutputs === undefined ? {} : { outputs: node.stepOutputs };
+    refs[step.id] = { stdout: stepLogFile(logDir, step.name, attempt, 'stdout'), stderr: stepLogFile(logDir, step.name, attempt, 'stderr'), exitCode: node?.exitCode ?? '', ...outputs };
   }
   return refs;
 }
