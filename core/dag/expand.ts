@@ -45,6 +45,9 @@ const SHELL_REF = new RegExp(`('?)\\$\\{(${NAME}|\\d+)(?:(:?-)([^}]*)|:\\s*(-?\\
 export function expand(text: string, options: ExpandOptions): Expansion {
   if (!text.includes('$') && !text.includes('`')) return { value: text, commands: [] };
   let value = text.replace(QUOTED_REF, (match, name: string, path: string | undefined) => {
+    // Dagu 2.x substitutes a declared output as it is, in quotes or not.
+    const declared = name === 'steps' && path !== undefined ? declaredOutput(path, options) : undefined;
+    if (declared !== undefined) return `"${declared}"`;
     const resolved = path === undefined ? lookup(options.scopes, name) : resolvePath(name, path, undefined, options);
     return resolved === undefined ? match : JSON.stringify(resolved);
   });

@@ -74,6 +74,7 @@ describe('a step that declares outputs', () => {
   it('is read by later steps as ${steps.<id>.outputs.<name>}', () => {
     const refs = stepRefs(load.dag, { nodes: [{ name: step.name, status: StepStatus.Succeeded, statusLabel: 'succeeded', stepOutputs: { version: '1.4.2' } }] }, '/logs');
     expect(expand('echo ${steps.build.outputs.version} ${steps.build.outputs.other} ${steps.use.outputs.version}', { scopes: [], steps: refs }).value).toBe('echo 1.4.2 ${steps.build.outputs.other} ${steps.use.outputs.version}');
+    expect(expand('printf "%s" "${steps.build.outputs.version}"', { scopes: [], steps: refs }).value).toBe('printf "%s" "1.4.2"');
     // Without a step that declared it, `steps` is a variable as before.
     expect(expand('${steps.x.outputs.y}', { scopes: [{ steps: '{"x":{"outputs":{"y":"v"}}}' }] }).value).toBe('v');
   });
