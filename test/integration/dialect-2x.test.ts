@@ -143,7 +143,8 @@ steps:
   it('publishes declared outputs from DAGU_OUTPUT_FILE to later steps, and fails a step whose file breaks the rules', async () => {
     await givenDag(ns, 'outputs', `
 steps:
-  - id: build
+  - name: build
+    id: build
     run: |
       echo building
       echo "version=1.4.2" >> "$DAGU_OUTPUT_FILE"
@@ -153,14 +154,17 @@ steps:
       - name: version
       - name: notes
       - {name: meta, type: json}
-  - id: publish
+  - name: publish
+    id: publish
     depends: [build]
     run: echo publishing \${steps.build.outputs.version} for '\${steps.build.outputs.meta}'
-  - id: notes
+  - name: notes
+    id: notes
     depends: [build]
     run: |
       printf '%s\\n' "\${steps.build.outputs.notes}"
-  - id: broken
+  - name: broken
+    id: broken
     run: echo "other=1" >> "$DAGU_OUTPUT_FILE"
     outputs: [{name: wanted}]
 `);
