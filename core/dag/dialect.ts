@@ -194,13 +194,19 @@ function refuseRootForms(out: Mapping, errors: DagIssue[]): void {
   }
 }
 
-/** Object forms 2.x gave to keys that 1.x writes as strings. */
+/** Object forms 2.x gave to keys that 1.x writes as strings, with what each does in Dagu. */
+const OBJECT_FORMS: Readonly<Record<string, string>> = {
+  output: 'object-form output (named values picked out of stdout)',
+  stdout: 'object-form stdout (stdout kept as an artifact, or values picked out of it)',
+  stderr: 'object-form stderr (stderr kept as an artifact)',
+};
+
 function refuseStepForms(out: Mapping, path: string, errors: DagIssue[]): Mapping {
   return Object.fromEntries(
     Object.entries(out).filter(([key, item]) => {
-      const refused = ['output', 'stdout', 'stderr'].includes(key) && isMapping(item);
-      if (refused) errors.push(refusal(childPath(path, key), `object-form ${key}`));
-      return !refused;
+      const feature = isMapping(item) ? OBJECT_FORMS[key] : undefined;
+      if (feature !== undefined) errors.push(refusal(childPath(path, key), feature));
+      return feature === undefined;
     }),
   );
 }

@@ -8,7 +8,7 @@ import { judgeAttempt } from './attempt.ts';
 import { declaresOutputs, readDeclaredOutputs } from './declared-outputs.ts';
 import { StepStatus } from '../../core/resources/status.ts';
 import { demux, runnerScript, stepPod, type PodRequest } from './pod.ts';
-import { stepRefs } from './variables.ts';
+import { conditionWithStepOutputs, declaredOutputRefs, stepRefs, withStepOutputsResolved } from './variables.ts';
 
 const declared: DeclaredOutput[] = [
   { name: 'version', type: 'string' },
@@ -77,5 +77,14 @@ describe('a step that declares outputs', () => {
     expect(expand('printf "%s" "${steps.build.outputs.version}"', { scopes: [], steps: refs }).value).toBe('printf "%s" "1.4.2"');
     // Without a step that declared it, `steps` is a variable as before.
     expect(expand('${steps.x.outputs.y}', { scopes: [{ steps: '{"x":{"outputs":{"y":"v"}}}' }] }).value).toBe('v');
+  });
+
+  it('is resolved in env values and preconditions, which reach the Pod as written', () => {
+    const status = { nodes: [{ name: step.name, status: StepStatus.Succeeded, statusLabel: 'succeeded', stepOutputs: { version: '1.4.2' } }] };
+    const refs = declaredOutputRefs(load.dag, status);
+    expect(refs).toEqual({ build: { outputs: { version: '1.4.2' } } });
+    const reader = { ...step, env: [{ name: 'V', value: 'v${steps.build.outputs.version}' }], preconditions: [{ condition: '${steps.build.outputs.version}', expected: '1.4.2' }] };
+    expect(withStepOutputsResolved(reader, refs)).toMatchObject({ env: [{ name: 'V', value: 'v1.4.2' }], preconditions: [{ condition: '1.4.2', expected: '1.4.2' }] });
+    expect(conditionWithStepOutputs({ condition: '${steps.other.outputs.x}' }, refs)).toEqual({ condition: '${steps.other.outputs.x}' });
   });
 });

@@ -163,6 +163,11 @@ steps:
     depends: [build]
     run: |
       printf '%s\\n' "\${steps.build.outputs.notes}"
+  - name: gated
+    depends: [build]
+    env: [{V: "v\${steps.build.outputs.version}"}]
+    preconditions: [{condition: "\${steps.build.outputs.version}", expected: "1.4.2"}]
+    run: echo "$V"
   - name: broken
     id: broken
     run: echo "other=1" >> "$DAGU_OUTPUT_FILE"
@@ -170,13 +175,14 @@ steps:
 `);
     await whenRun(ns, 'outputs-1', 'outputs');
     const done = await finishedRun(ns, 'outputs-1', 120_000);
-    expect(stepStates(done)).toEqual({ build: 'succeeded', publish: 'succeeded', notes: 'succeeded', broken: 'failed' });
+    expect(stepStates(done)).toEqual({ build: 'succeeded', publish: 'succeeded', notes: 'succeeded', gated: 'succeeded', broken: 'failed' });
     // The records are not the step's stdout; the values are the status's, by name.
     expect(await stepLog(operator, done, 'build')).toBe('building\n');
     const node = (name: string) => done.status?.nodes?.find((n) => n.name === name);
     expect(node('build')?.stepOutputs).toEqual({ version: '1.4.2', notes: 'line one\nline two', meta: '{"arch":"amd64"}' });
     expect(await stepLog(operator, done, 'publish')).toBe('publishing 1.4.2 for {"arch":"amd64"}\n');
     expect(await stepLog(operator, done, 'notes')).toBe('line one\nline two\n');
+    expect(await stepLog(operator, done, 'gated')).toBe('v1.4.2\n');
     expect(node('broken')?.error).toBe('failed to parse DAGU_OUTPUT_FILE: undeclared step output "other"');
   });
 });
