@@ -46,8 +46,9 @@ describe('Dagu 2.x declared outputs', () => {
   });
 
   it('refuses outputs on a step that runs in the DAG-level container', () => {
-    expect(errorsOf('container: {image: alpine}\nsteps:\n  - {id: a, run: echo, outputs: [{name: x}]}')).toEqual([
+    expect(errorsOf('container: {image: alpine}\nsteps:\n  - {id: a, run: echo, outputs: [{name: x}]}\n  - {id: b, type: command, command: echo, outputs: [{name: x}]}')).toEqual([
       'steps[0].outputs: Dagu 2.x feature outputs on a step that runs in the DAG-level container is not supported yet',
+      'steps[1].outputs: Dagu 2.x feature outputs on a step that runs in the DAG-level container is not supported yet',
     ]);
   });
 

@@ -97,7 +97,8 @@ export function refuseOutputsInContainer(document: Mapping, errors: DagIssue[]):
   if (document.container === undefined) return;
   const handlers = isMapping(document.handlerOn) ? Object.entries(document.handlerOn).flatMap(([event, step]) => stepsWithOutputs(step, childPath('handlerOn', event))) : [];
   for (const [at, step] of [...stepsWithOutputs(document.steps, 'steps'), ...handlers]) {
-    if (step.type !== undefined) continue;
+    // Steps of other types were refused already, with their type named.
+    if (typeof step.type === 'string' && !SHELL_TYPES.includes(step.type)) continue;
     errors.push(refusal(childPath(at, 'outputs'), 'outputs on a step that runs in the DAG-level container'));
     delete step.outputs;
   }
