@@ -80,7 +80,7 @@ export const ONE_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
 /** 2.x keys without a 1.x twin that this slice reads (folded into other keys by dialect.ts). */
 export const TWO_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
   root: ['shell_args', 'consts', 'defaults', 'labels'],
-  step: ['shell_args', 'action', 'exec'],
+  step: ['shell_args', 'action', 'exec', 'outputs'],
   precondition: ['negate'],
 };
 
@@ -106,7 +106,6 @@ export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, str
     tasks: 'tasks (agent tasks)',
   },
   step: {
-    outputs: 'outputs',
     output_schema: 'output_schema',
     inputs: 'inputs',
     foreach: 'foreach',

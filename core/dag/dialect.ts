@@ -11,6 +11,7 @@ import { stepExecution, withShellArgs } from './dialect-commands.ts';
 import { withStepDefaults } from './dialect-defaults.ts';
 import { withLabelsAsTags } from './dialect-labels.ts';
 import { isTypedParams, typedParamsAsSchema } from './dialect-params.ts';
+import { refuseOutputsInContainer, withDeclaredOutputs } from './dialect-outputs.ts';
 import { readConsts, withValues } from './dialect-values.ts';
 import { isRefusal, refusal } from './dialect-refusal.ts';
 import { CHILD_SCOPES, ONE_X_ONLY, REFUSED, SPELLINGS, TWO_X_ONLY, type Scope } from './dialect-spellings.ts';
@@ -161,7 +162,7 @@ export function toOneX(document: Mapping, errors: DagIssue[]): Mapping {
 }
 
 function rewriteMapping(input: Mapping, scope: Scope, path: string, errors: DagIssue[]): Mapping {
-  const value = scope === 'step' ? stepExecution(input, path, errors) : scope === 'root' ? withShellArgs(input, path, errors) : input;
+  const value = scope === 'step' ? withDeclaredOutputs(stepExecution(input, path, errors), path, errors) : scope === 'root' ? withShellArgs(input, path, errors) : input;
   const out: Mapping = {};
   for (const [key, item] of Object.entries(value)) {
     const at = childPath(path, key);
@@ -184,6 +185,7 @@ function refuseRootForms(out: Mapping, errors: DagIssue[]): void {
   // 2.x runs the steps of a DAG that names no type as a graph (README_SCHEMA.md, `buildType`);
   // 1.x as a chain: the default is written out so that the 1.x reader keeps 2.x's meaning.
   if (out.type === undefined) out.type = 'graph';
+  refuseOutputsInContainer(out, errors);
   if (isTypedParams(out.params)) out.params = typedParamsAsSchema(out.params, errors);
   else if (schemaParams(out.params, errors)) delete out.params;
   if (typeof out.type === 'string' && REFUSED_DAG_TYPES.includes(out.type)) {
@@ -192,13 +194,19 @@ function refuseRootForms(out: Mapping, errors: DagIssue[]): void {
   }
 }
 
-/** Object forms 2.x gave to keys that 1.x writes as strings. */
+/** Object forms 2.x gave to keys that 1.x writes as strings, with what each does in Dagu. */
+const OBJECT_FORMS: Readonly<Record<string, string>> = {
+  output: 'object-form output (named values picked out of stdout)',
+  stdout: 'object-form stdout (stdout kept as an artifact, or values picked out of it)',
+  stderr: 'object-form stderr (stderr kept as an artifact)',
+};
+
 function refuseStepForms(out: Mapping, path: string, errors: DagIssue[]): Mapping {
   return Object.fromEntries(
     Object.entries(out).filter(([key, item]) => {
-      const refused = ['output', 'stdout', 'stderr'].includes(key) && isMapping(item);
-      if (refused) errors.push(refusal(childPath(path, key), `object-form ${key}`));
-      return !refused;
+      const feature = isMapping(item) ? OBJECT_FORMS[key] : undefined;
+      if (feature !== undefined) errors.push(refusal(childPath(path, key), feature));
+      return feature === undefined;
     }),
   );
 }
@@ -250,16 +258,19 @@ function schemaParams(params: unknown, errors: DagIssue[]): boolean {
   return schema;
 }
 
-const REFERENCE = /\$\{(params|steps|env)\./;
+const REFERENCE = /\$\{(params|steps|env)\.([^}$]*)(\}?)/g;
+
+/** `${steps.<id>.outputs.<name>}`, the one `${steps.…}` form Dagu 2.x resolves (strict, four parts). */
+const STEP_OUTPUT = /^[A-Za-z][A-Za-z0-9_]*\.outputs\.[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
- * `${steps.<id>.outputs.x}` anywhere in the file, and the `${params.…}`/`${env.…}` that
- * withValues could not make a variable (a name no variable can have).
+ * The `${steps.…}` references other than a step's declared output, and the
+ * `${params.…}`/`${env.…}` that withValues could not make a variable (a name no variable can have).
  */
 function referenceErrors(value: unknown, path: string): DagIssue[] {
   if (typeof value === 'string') {
-    const match = REFERENCE.exec(value);
-    return match === null ? [] : [refusal(path, `\${${match[1] ?? ''}.…} references`)];
+    const refused = [...value.matchAll(REFERENCE)].find((m) => !(m[1] === 'steps' && m[3] === '}' && STEP_OUTPUT.test(m[2] ?? '')));
+    return refused === undefined ? [] : [refusal(path, `\${${refused[1] ?? ''}.…} references${refused[1] === 'steps' ? ' other than ${steps.<id>.outputs.<name>}' : ''}`)];
   }
   if (Array.isArray(value)) return value.flatMap((item: unknown, i) => referenceErrors(item, childPath(path, i)));
   if (!isMapping(value)) return [];

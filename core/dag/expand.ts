@@ -9,6 +9,8 @@ export interface StepReference {
   readonly stdout?: string;
   readonly stderr?: string;
   readonly exitCode?: number | string;
+  /** Declared outputs (Dagu 2.x), for `${steps.<id>.outputs.<name>}`. */
+  readonly outputs?: Readonly<Record<string, string>>;
 }
 
 export interface ExpandOptions {
@@ -43,6 +45,9 @@ const SHELL_REF = new RegExp(`('?)\\$\\{(${NAME}|\\d+)(?:(:?-)([^}]*)|:\\s*(-?\\
 export function expand(text: string, options: ExpandOptions): Expansion {
   if (!text.includes('$') && !text.includes('`')) return { value: text, commands: [] };
   let value = text.replace(QUOTED_REF, (match, name: string, path: string | undefined) => {
+    // Dagu 2.x substitutes a declared output as it is, in quotes or not.
+    const declared = name === 'steps' && path !== undefined ? declaredOutput(path, options) : undefined;
+    if (declared !== undefined) return `"${declared}"`;
     const resolved = path === undefined ? lookup(options.scopes, name) : resolvePath(name, path, undefined, options);
     return resolved === undefined ? match : JSON.stringify(resolved);
   });
@@ -68,6 +73,8 @@ function lookup(scopes: readonly Readonly<Record<string, string>>[], name: strin
 
 /** `${id.stdout}` and friends for steps with that id, else a path into a JSON variable. */
 function resolvePath(name: string, path: string, slice: string | undefined, options: ExpandOptions): string | undefined {
+  const declared = name === 'steps' && slice === undefined ? declaredOutput(path, options) : undefined;
+  if (declared !== undefined) return declared;
   const step = options.steps?.[name];
   const property = /^\.(stdout|stderr|exitCode|exit_code)$/.exec(path)?.[1];
   if (step !== undefined && property !== undefined) return stepProperty(step, property, slice);
@@ -76,6 +83,16 @@ function resolvePath(name: string, path: string, slice: string | undefined, opti
   const data = source === undefined ? undefined : parseJson(source);
   const found = data === undefined ? undefined : walkPath(data.value, path);
   return found === undefined ? undefined : render(found.value);
+}
+
+/**
+ * `${steps.<id>.outputs.<name>}`: a value the step with that id declared and published. Only
+ * such a step can answer: otherwise the reference is a path into a variable named `steps`, as before.
+ */
+function declaredOutput(path: string, options: ExpandOptions): string | undefined {
+  const match = /^\.([A-Za-z][A-Za-z0-9_]*)\.outputs\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(path);
+  const outputs = match === null ? undefined : options.steps?.[match[1] ?? '']?.outputs;
+  return outputs === undefined || !Object.hasOwn(outputs, match?.[2] ?? '') ? undefined : outputs[match?.[2] ?? ''];
 }
 
 function stepProperty(step: StepReference, property: string, slice: string | undefined): string | undefined {

@@ -129,6 +129,16 @@ export interface Parallel {
   readonly maxConcurrent: number;
 }
 
+/**
+ * A value a step publishes by name (Dagu 2.x `outputs:`): written as a `name=value` record into
+ * the file DAGU_OUTPUT_FILE names, read by later steps as `${steps.<id>.outputs.<name>}`.
+ */
+export interface DeclaredOutput {
+  readonly name: string;
+  /** `json`: the value must be valid JSON, else the step fails. */
+  readonly type: 'string' | 'json';
+}
+
 export interface Step {
   readonly name: string;
   readonly id?: string;
@@ -145,6 +155,7 @@ export interface Step {
   readonly stdout?: string;
   readonly stderr?: string;
   readonly output?: string;
+  readonly declaredOutputs?: readonly DeclaredOutput[];
   readonly depends: readonly string[];
   readonly continueOn: ContinueOn;
   readonly retryPolicy?: RetryPolicy;

@@ -166,6 +166,11 @@ export const stepSchema = object(
     stdout: Type.Optional(text('File that receives stdout.')),
     stderr: Type.Optional(text('File that receives stderr.')),
     output: Type.Optional(text('Variable that captures the trimmed stdout.')),
+    outputs: Type.Optional(
+      Type.Array(object({ name: text('Output name: a letter, then letters, digits and _.'), type: Type.Optional(Type.Union([Type.Literal('string'), Type.Literal('json')], { description: 'json: the value must be valid JSON.' })) }, 'A value the step writes as `name=value` into the file DAGU_OUTPUT_FILE names.'), {
+        description: 'Declared outputs (Dagu 2.x): later steps read them as `${steps.<id>.outputs.<name>}`; the step needs an id.',
+      }),
+    ),
     depends: Type.Optional(oneOrMany('Steps (names or ids) that must finish first; `[]` opts out of chain order.')),
     continueOn: Type.Optional(continueOn),
     retryPolicy: Type.Optional(retryPolicy),

@@ -9,7 +9,7 @@ import { childPath, issue, type DagIssue, type Diagnostics } from './issues.ts';
 import { optional } from './optional.ts';
 import { paramValue } from './params.ts';
 import { withKubernetes, type StepKubernetesContext } from './kubernetes-levels.ts';
-import { DEFAULTS, type ContinueOn, type Executor, type Parallel, type RepeatPolicy, type RetryPolicy, type Step } from './model.ts';
+import { DEFAULTS, type ContinueOn, type DeclaredOutput, type Executor, type Parallel, type RepeatPolicy, type RetryPolicy, type Step } from './model.ts';
 import type { StepFile } from './schema.ts';
 
 /** Most items a static `parallel` list may hold. */
@@ -49,6 +49,7 @@ export function normalizeStep(input: StepFile | string, path: string, context: S
     ...optional('stdout', raw.stdout),
     ...optional('stderr', raw.stderr),
     ...optional('output', outputOf(raw.output, childPath(path, 'output'), errors)),
+    ...optional('declaredOutputs', declaredOutputsOf(raw.outputs)),
     depends: listFromFile(raw.depends),
     continueOn: continueOnOf(raw.continueOn, childPath(path, 'continueOn'), errors),
     ...optional('retryPolicy', raw.retryPolicy && retryPolicyOf(raw.retryPolicy, childPath(path, 'retryPolicy'), errors)),
@@ -123,6 +124,11 @@ function commandOf(raw: StepFile, path: string, errors: DagIssue[]): CommandPart
   const [command, ...args] = split.words;
   const cmdWithArgs = extra.length === 0 ? text : `${text} ${extra.map(quoteWord).join(' ')}`;
   return { ...optional('command', command), args: [...args, ...extra], ...optional('cmdWithArgs', text === '' ? undefined : cmdWithArgs), ...optional('script', script) };
+}
+
+/** Dagu 2.x's declared outputs, checked by the dialect (dialect-outputs.ts); a type defaults to string. */
+function declaredOutputsOf(outputs: StepFile['outputs']): DeclaredOutput[] | undefined {
+  return outputs?.map((o) => ({ name: o.name, type: o.type ?? 'string' }));
 }
 
 function outputOf(output: string | undefined, path: string, errors: DagIssue[]): string | undefined {

@@ -144,6 +144,11 @@ const nodeSchema = Type.Object({
   attempts: Type.Optional(Type.Array(attemptSchema, { maxItems: ATTEMPTS_KEPT, description: `The last ${String(ATTEMPTS_KEPT)} attempts (retries and repeats), oldest first; the run's trace has a span for each.` })),
   attemptsDropped: Type.Optional(Type.Integer({ minimum: 1, description: 'Earlier attempts no longer in `attempts`.' })),
   outputs: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Captured output variables up to 16 KiB each.' })),
+  stepOutputs: Type.Optional(
+    Type.Record(Type.String(), Type.String(), {
+      description: 'Declared outputs (Dagu 2.x `outputs:`) of the latest attempt, by name: what `${steps.<id>.outputs.<name>}` reads; 16 KiB together at most.',
+    }),
+  ),
   outputRefs: Type.Optional(
     Type.Record(Type.String(), Type.Object({ attempt: Type.Integer({ minimum: 0 }), bytes: Type.Integer({ minimum: 0 }) }), {
       description: 'Captured outputs too large for the status: the value is the trimmed stdout of that attempt in the log store.',

@@ -15,6 +15,7 @@ import type { DefinitionCache } from '../run/definition-cache.ts';
 import { isAttemptPod } from '../run/pod-kinds.ts';
 import type { RunSegments } from '../run/segments.ts';
 import { attemptOver, isFinished, ownerRunName, podIdentity, podOver } from '../run/observed.ts';
+import { declaresOutputs } from '../run/declared-outputs.ts';
 import { demux } from '../run/pod.ts';
 import type { PodWriter } from '../run/pod-writer.ts';
 import { parsePrepared, PREPARE_STEP, withoutSecrets } from '../run/prepare.ts';
@@ -92,6 +93,7 @@ export class LogArchiver {
     } else if (definition.dag.secrets.length > 0) {
       secrets = await this.deps.secrets.of(ref);
     }
-    await this.deps.store.write(logRef, { stdout: maskSecrets(logs.stdout, secrets), stderr: maskSecrets(logs.stderr, secrets) });
+    const outputs = declaresOutputs(definition.dag, logRef.step) ? { outputs: maskSecrets(logs.outputs ?? '', secrets) } : {};
+    await this.deps.store.write(logRef, { stdout: maskSecrets(logs.stdout, secrets), stderr: maskSecrets(logs.stderr, secrets), ...outputs });
   }
 }

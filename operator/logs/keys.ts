@@ -21,6 +21,20 @@ export function logRefOf(run: { readonly namespace: string; readonly dagName: st
 
 export type Stream = 'stdout' | 'stderr';
 
+/**
+ * What a store keeps of an attempt: its two log streams and, for a step that declares Dagu 2.x
+ * outputs, the records it wrote into DAGU_OUTPUT_FILE (read by the operator, never served as a log).
+ */
+export type KeptStream = Stream | 'outputs';
+
+/** An attempt's logs as the archiver writes them; `outputs` only for a step that declares outputs. */
+export type AttemptLogs = Record<Stream, string> & { outputs?: string };
+
+/** The streams a write keeps, in order: stderr last, so that `exists` is true only once all are written. */
+export function keptStreams(logs: AttemptLogs): KeptStream[] {
+  return logs.outputs === undefined ? ['stdout', 'stderr'] : ['stdout', 'outputs', 'stderr'];
+}
+
 /** One path part: percent-encoded, dots included, so `..` or `a/b` stay inside their part. */
 export const keyPart = (name: string): string => encodeURIComponent(name).replaceAll('.', '%2E');
 
@@ -30,6 +44,6 @@ export function runKeyPrefix(namespace: string, dagName: string, dagRunId: strin
 }
 
 /** One stream of one attempt: its run's prefix, then `<step>.<attempt>.<stream>`. */
-export function attemptKey(ref: LogRef, stream: Stream): string {
+export function attemptKey(ref: LogRef, stream: KeptStream): string {
   return `${runKeyPrefix(ref.namespace, ref.dagName, ref.dagRunId)}${keyPart(ref.step)}.${String(ref.attempt)}.${stream}`;
 }

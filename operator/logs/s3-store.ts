@@ -8,9 +8,8 @@
  * load it (the operator's bundle leaves it out, docs/decisions/2026-11-24-s3-logs.md).
  */
 import type * as S3 from '@aws-sdk/client-s3';
-import { attemptKey, runKeyPrefix } from './keys.ts';
+import { attemptKey, keptStreams, runKeyPrefix, type AttemptLogs, type KeptStream, type LogRef } from './keys.ts';
 import type { S3StoreConfig } from './store-config.ts';
-import type { LogRef, Stream } from './keys.ts';
 import type { LogStore } from './store.ts';
 
 export interface S3StoreOptions {
@@ -74,7 +73,7 @@ export class S3LogStore implements LogStore {
     });
   }
 
-  private key(ref: LogRef, stream: Stream): string {
+  private key(ref: LogRef, stream: KeptStream): string {
     return `${this.prefix}${attemptKey(ref, stream)}`;
   }
 
@@ -92,10 +91,11 @@ export class S3LogStore implements LogStore {
     await this.call('listing', this.prefix, () => this.client.send(new this.sdk.ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix, MaxKeys: 1 })));
   }
 
-  async write(ref: LogRef, logs: Record<Stream, string>): Promise<void> {
-    for (const stream of ['stdout', 'stderr'] as const) {
+  async write(ref: LogRef, logs: AttemptLogs): Promise<void> {
+    // stderr last: it is what `exists` looks for.
+    for (const stream of keptStreams(logs)) {
       const key = this.key(ref, stream);
-      const body = Buffer.from(logs[stream], 'utf8');
+      const body = Buffer.from(logs[stream] ?? '', 'utf8');
       // The length given: the SDK cannot tell an empty body's and warns about it on every write.
       await this.call('writing', key, () => this.client.send(new this.sdk.PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: body.length, ContentType: 'text/plain; charset=utf-8' })));
     }
@@ -112,7 +112,7 @@ export class S3LogStore implements LogStore {
     }
   }
 
-  async read(ref: LogRef, stream: Stream): Promise<string | undefined> {
+  async read(ref: LogRef, stream: KeptStream): Promise<string | undefined> {
     const key = this.key(ref, stream);
     try {
       const object = await this.client.send(new this.sdk.GetObjectCommand({ Bucket: this.bucket, Key: key }));

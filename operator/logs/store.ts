@@ -5,18 +5,18 @@
  */
 import { access, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { attemptKey, runKeyPrefix, type LogRef, type Stream } from './keys.ts';
+import { attemptKey, keptStreams, runKeyPrefix, type AttemptLogs, type KeptStream, type LogRef } from './keys.ts';
 
 export interface LogStore {
   /**
    * Writes both streams, stderr last. Idempotent: a replica or a restarted leader that archives
    * the same attempt again writes the same logs over them.
    */
-  write(ref: LogRef, logs: Record<Stream, string>): Promise<void>;
+  write(ref: LogRef, logs: AttemptLogs): Promise<void>;
   /** Whether the attempt's logs were written (both streams are written before this is true). */
   exists(ref: LogRef): Promise<boolean>;
   /** Undefined when nothing was written for the attempt. */
-  read(ref: LogRef, stream: Stream): Promise<string | undefined>;
+  read(ref: LogRef, stream: KeptStream): Promise<string | undefined>;
   /** Removes every log of a run (retention). */
   removeRun(namespace: string, dagName: string, dagRunId: string): Promise<void>;
 }
@@ -29,16 +29,17 @@ export class DirectoryLogStore implements LogStore {
   }
 
   /** Paths from keys.ts, whose parts are encoded so that no name can climb out of the directory. */
-  private file(ref: LogRef, stream: Stream): string {
+  private file(ref: LogRef, stream: KeptStream): string {
     return join(this.root, attemptKey(ref, stream));
   }
 
-  async write(ref: LogRef, logs: Record<Stream, string>): Promise<void> {
-    for (const stream of ['stdout', 'stderr'] as const) {
+  async write(ref: LogRef, logs: AttemptLogs): Promise<void> {
+    // stderr last: it is what `exists` looks for.
+    for (const stream of keptStreams(logs)) {
       const path = this.file(ref, stream);
       await mkdir(dirname(path), { recursive: true });
       // Written whole to a temporary name first: a reader never sees half a log.
-      await writeFile(`${path}.tmp`, logs[stream]);
+      await writeFile(`${path}.tmp`, logs[stream] ?? '');
       await rename(`${path}.tmp`, path);
     }
   }
@@ -50,7 +51,7 @@ export class DirectoryLogStore implements LogStore {
     );
   }
 
-  async read(ref: LogRef, stream: Stream): Promise<string | undefined> {
+  async read(ref: LogRef, stream: KeptStream): Promise<string | undefined> {
     return readFile(this.file(ref, stream), 'utf8').catch(() => undefined);
   }
 

@@ -5,6 +5,7 @@
  */
 import type { RepeatPolicy, RetryPolicy, Step } from '../../core/dag/index.ts';
 import { StepStatus, type StepStatusValue } from '../../core/resources/status.ts';
+import { readDeclaredOutputs } from './declared-outputs.ts';
 import { outputFromStdout } from './outputs.ts';
 
 /** What the step Pod reported besides its exit code (its termination message). */
@@ -16,13 +17,15 @@ export interface AttemptReport {
   readonly conditionExit?: number;
   /** The step's stdout, when it was needed (output capture, continueOn.output). */
   readonly stdout?: string;
+  /** The records a step that declares outputs wrote into DAGU_OUTPUT_FILE (sent only on success). */
+  readonly outputRecords?: string;
   /** For a sub-DAG step: the child run's final status label. */
   readonly childStatus?: string;
 }
 
 export type AttemptVerdict =
-  | { readonly kind: 'done'; readonly status: StepStatusValue; readonly continued: boolean; readonly error?: string; readonly output?: string }
-  | { readonly kind: 'again'; readonly why: 'retry' | 'repeat'; readonly delayMs: number; readonly error?: string; readonly output?: string };
+  | { readonly kind: 'done'; readonly status: StepStatusValue; readonly continued: boolean; readonly error?: string; readonly output?: string; readonly stepOutputs?: Readonly<Record<string, string>> }
+  | { readonly kind: 'again'; readonly why: 'retry' | 'repeat'; readonly delayMs: number; readonly error?: string; readonly output?: string; readonly stepOutputs?: Readonly<Record<string, string>> };
 
 export interface AttemptContext {
   readonly retryCount: number;
@@ -90,16 +93,25 @@ function continueOnMatches(step: Step, report: AttemptReport): boolean {
   return rule.output.some((pattern) => lines.some((line) => matchesText(pattern, line)));
 }
 
-/** The captured output, or why capturing it failed the step. */
-function captureOutput(step: Step, report: AttemptReport, maxOutputSize: number): { output?: string; error?: string } {
-  if (step.output === undefined) return {};
-  const captured = outputFromStdout(report.stdout ?? '');
-  if (Buffer.byteLength(captured) > maxOutputSize) return { error: `output exceeds maxOutputSize (${String(maxOutputSize)} bytes)` };
-  return { output: captured };
+interface Captured {
+  readonly output?: string;
+  readonly stepOutputs?: Readonly<Record<string, string>>;
+  readonly error?: string;
 }
 
-function withOutput<T extends AttemptVerdict>(verdict: T, output: string | undefined): T {
-  return output === undefined ? verdict : { ...verdict, output };
+/** The captured output and declared outputs, or why capturing them failed the step. */
+function captureOutput(step: Step, report: AttemptReport, maxOutputSize: number): Captured {
+  const declared = step.declaredOutputs === undefined || report.exitCode !== 0 ? undefined : readDeclaredOutputs(report.outputRecords ?? '', step.declaredOutputs, maxOutputSize);
+  if (declared !== undefined && 'error' in declared) return { error: declared.error };
+  const stepOutputs = declared === undefined ? {} : { stepOutputs: declared.values };
+  if (step.output === undefined) return stepOutputs;
+  const captured = outputFromStdout(report.stdout ?? '');
+  if (Buffer.byteLength(captured) > maxOutputSize) return { error: `output exceeds maxOutputSize (${String(maxOutputSize)} bytes)` };
+  return { output: captured, ...stepOutputs };
+}
+
+function withOutput<T extends AttemptVerdict>(verdict: T, captured: Captured): T {
+  return { ...verdict, ...(captured.output === undefined ? {} : { output: captured.output }), ...(captured.stepOutputs === undefined ? {} : { stepOutputs: captured.stepOutputs }) };
 }
 
 /** The verdict on one finished attempt of `step`. */
@@ -110,18 +122,18 @@ export function judgeAttempt(step: Step, report: AttemptReport, context: Attempt
   const error = captured.error ?? (report.exitCode === 0 ? undefined : failure);
   if (step.repeatPolicy !== undefined && captured.error === undefined) {
     const again = repeatVerdict(step.repeatPolicy, report, context);
-    if (again !== undefined) return withOutput(again, captured.output);
+    if (again !== undefined) return withOutput(again, captured);
   }
   if (error === undefined) {
     // A partially succeeded child makes its calling step partially succeeded (behaviour-notes 8).
     const status = report.childStatus === 'partially_succeeded' ? StepStatus.PartiallySucceeded : StepStatus.Succeeded;
-    return withOutput({ kind: 'done', status, continued: false }, captured.output);
+    return withOutput({ kind: 'done', status, continued: false }, captured);
   }
   const again = step.retryPolicy !== undefined && report.exitCode !== 0 ? retryVerdict(step.retryPolicy, report, context, error) : undefined;
   if (again !== undefined) return again;
   if (!continueOnMatches(step, report)) return { kind: 'done', status: StepStatus.Failed, continued: false, error };
   const status = step.continueOn.markSuccess ? StepStatus.Succeeded : StepStatus.Failed;
-  return withOutput({ kind: 'done', status, continued: true, error }, captured.output);
+  return withOutput({ kind: 'done', status, continued: true, error }, captured);
 }
 
 /**

@@ -127,7 +127,8 @@ function judged(work: Work, step: Step, node: RunNode, report: AttemptReport, ha
     return withStatus(node, StepStatus.Canceled, { ...base, error: work.status.endReason === 'stopped' ? 'stopped' : 'run timed out' });
   }
   const verdict = judgeAttempt(stepForAttempt(step, work.status), report, judging(work, node));
-  const outputs = keepOutput(node, step.output, verdict.output, node.attempt ?? 0);
+  // Declared outputs are the latest attempt's, as Dagu clears them when an attempt starts.
+  const outputs = { ...keepOutput(node, step.output, verdict.output, node.attempt ?? 0), ...(verdict.stepOutputs === undefined ? {} : { stepOutputs: verdict.stepOutputs }) };
   return verdict.kind === 'again' ? nextAttempt(work, step, node, { verdict, outputs, exitCode: report.exitCode }) : finished(work, step, node, { verdict, outputs, base });
 }
 
@@ -143,7 +144,7 @@ function nextAttempt(work: Work, step: Step, node: RunNode, { verdict, outputs, 
   const nextAttemptAt = new Date(work.input.now.getTime() + verdict.delayMs).toISOString();
   const counters = verdict.why === 'retry' ? { retryCount: (node.retryCount ?? 0) + 1 } : { doneCount: (node.doneCount ?? 0) + 1 };
   work.events.push({ reason: verdict.why === 'retry' ? 'StepRetrying' : 'StepRepeating', message: `${step.name}: attempt ${String((node.attempt ?? 0) + 1)} in ${String(verdict.delayMs)} ms` });
-  const { pod: _finished, outputs: _o, outputRefs: _r, ...rest } = node;
+  const { pod: _finished, outputs: _o, outputRefs: _r, stepOutputs: _s, ...rest } = node;
   return { ...rest, ...counters, ...(exitCode === undefined ? {} : { exitCode }), attempt: (node.attempt ?? 0) + 1, nextAttemptAt, ...outputs, ...(verdict.error === undefined ? {} : { error: verdict.error }) };
 }
 
@@ -158,7 +159,7 @@ function finished(work: Work, step: Step, node: RunNode, { verdict, outputs, bas
   if (verdict.status === StepStatus.Failed) work.events.push({ reason: 'StepFailed', message: `${step.name}: failed${verdict.error === undefined ? '' : ` (${verdict.error})`}`, warning: true });
   else if (work.input.routineEvents === true) work.events.push({ reason: 'StepFinished', message: `${step.name}: ${stepStatusLabel(verdict.status)}` });
   const doneCount = step.repeatPolicy === undefined ? node.doneCount : (node.doneCount ?? 0) + 1;
-  const { error: _previous, nextAttemptAt: _wait, outputs: _o, outputRefs: _r, ...rest } = node;
+  const { error: _previous, nextAttemptAt: _wait, outputs: _o, outputRefs: _r, stepOutputs: _s, ...rest } = node;
   return withStatus(rest, verdict.status, {
     ...base,
     continued: verdict.continued,

@@ -18,6 +18,7 @@ import type { RunInput, ObservedPod } from './engine.ts';
 import type { Expectations } from './expectations.ts';
 import type { RunSegments } from './segments.ts';
 import { endSigns, isFinished, observeChild, ownedBy, ownerRunName, podIdentity, podOver } from './observed.ts';
+import { declaresOutputs } from './declared-outputs.ts';
 import { parseReport } from './pod.ts';
 import { PREPARE_STEP } from './prepare.ts';
 import { runRef, type RunRef } from './ref.ts';
@@ -84,8 +85,11 @@ export class RunGatherer {
     if (terminated === undefined || (base.phase !== 'Succeeded' && base.phase !== 'Failed')) return base;
     const report = { exitCode: terminated.exitCode, ...parseReport(terminated.message) };
     if (!reportsWithStdout(dag, base.step)) return { ...base, report };
-    const stdout = await this.deps.store.read(logRefOf(ref, base.step, base.attempt), 'stdout');
-    return stdout === undefined ? base : { ...base, report: { ...report, stdout } };
+    const logRef = logRefOf(ref, base.step, base.attempt);
+    const stdout = await this.deps.store.read(logRef, 'stdout');
+    if (stdout === undefined) return base;
+    const outputRecords = declaresOutputs(dag, base.step) ? ((await this.deps.store.read(logRef, 'outputs')) ?? '') : undefined;
+    return { ...base, report: { ...report, stdout, ...(outputRecords === undefined ? {} : { outputRecords }) } };
   }
 
   /**
@@ -112,9 +116,9 @@ function findStep(dag: Dag, name: string): Step | undefined {
   return dag.steps.find((s) => s.name === name) ?? Object.values(dag.handlerOn).find((s) => s.name === name);
 }
 
-/** A step whose stdout a decision reads: an output, continueOn.output, or the prepare step. */
+/** A step whose logs a decision reads: an output, declared outputs, continueOn.output, or the prepare step. */
 function reportsWithStdout(dag: Dag, stepName: string): boolean {
   if (stepName === PREPARE_STEP) return true;
   const step = findStep(dag, stepName);
-  return step !== undefined && (step.output !== undefined || step.continueOn.output.length > 0);
+  return step !== undefined && (step.output !== undefined || step.declaredOutputs !== undefined || step.continueOn.output.length > 0);
 }

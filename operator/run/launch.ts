@@ -11,7 +11,7 @@ import { subRunId } from './children.ts';
 import { literalPrecondition } from './definition.ts';
 import { attemptBegun } from './history.ts';
 import { propagate, readiness } from './graph.ts';
-import { variables } from './variables.ts';
+import { conditionWithStepOutputs, declaredOutputRefs, variables } from './variables.ts';
 import { anyNode, countNodes, withStatus, type Work } from './work.ts';
 
 const HELD_RECHECK_MS = 1000;
@@ -27,7 +27,8 @@ function capacity(work: Work): number {
 
 /** A literal precondition decided here with the run's current variables; undefined when only a Pod can decide it. */
 export function preconditionMet(work: Work, condition: Step['preconditions'][number]): boolean | undefined {
-  return literalPrecondition(condition, variables(work.input.definition, { nodes: [...work.nodes.values()] }));
+  const status = { nodes: [...work.nodes.values()] };
+  return literalPrecondition(conditionWithStepOutputs(condition, declaredOutputRefs(work.dag, status)), variables(work.input.definition, status));
 }
 
 /** Starts what is ready, in definition order, within the limits. */

@@ -19,7 +19,7 @@ import { attemptTraceparent, traced } from './trace.ts';
 import { withPodSettings } from './pod-settings.ts';
 import { PREPARE_STEP } from './prepare.ts';
 import type { RunRef } from './ref.ts';
-import { handlerStatus, outputVars, stepRefs, variables, withResolvedScript } from './variables.ts';
+import { handlerStatus, outputVars, stepRefs, variables, withResolvedScript, withStepOutputsResolved } from './variables.ts';
 import { stepLogDir, stepWorkingDir, type Workspace } from './workspace.ts';
 import type { StepDefaults } from '../config.ts';
 
@@ -53,7 +53,7 @@ export function attemptPod(context: LaunchContext, launch: Launch): V1Pod {
   const expandText = (text: string): string => expand(text, { scopes: [], environment: vars, steps: refs }).value;
   const command = launch.step.cmdWithArgs === undefined ? undefined : expandText(launch.step.cmdWithArgs);
   // Scripts resolve step references and JSON paths here, executor steps' input included.
-  const step = preparing ? launch.step : withResolvedScript(launch.step, vars, refs);
+  const step = preparing ? launch.step : withResolvedScript(withStepOutputsResolved(launch.step, refs), vars, refs);
   const env = preparing ? [] : [...definition.env, ...traceVars(context, launch), ...outputVars(launch.step, definition.dag.steps, status)];
   const envNames = [...env, ...launch.step.env].map((v) => v.name).concat(['DAG_NAME', 'DAG_RUN_ID', 'DAG_RUN_STEP_NAME'], launch.handler === undefined ? [] : ['DAG_RUN_STATUS']);
   const exec = { namespace: ref.namespace, runName: ref.name, expandWord: expandText, envNames, containerRunning: context.runningContainers?.has(launch.step.name) === true, ...(definition.container === undefined ? {} : { container: definition.container }) };
@@ -69,7 +69,7 @@ export function attemptPod(context: LaunchContext, launch: Launch): V1Pod {
     positional: definition.positional,
     ...(command === undefined ? {} : { command }),
     defaultImage: context.steps.image,
-    podPreconditions: launch.step.preconditions.filter((c) => literalPrecondition(c, vars) === undefined),
+    podPreconditions: step.preconditions.filter((c) => literalPrecondition(c, vars) === undefined),
     ...(definition.dag.secrets.length === 0 || preparing ? {} : { secrets: { secretName: runSecretName(ref.name), names: definition.dag.secrets.map((x) => x.name) } }),
     ...optionalDir(stepWorkingDir(definition.dag, launch.step, workspace)),
     logDir,

@@ -15,7 +15,7 @@ export const INLINE_OUTPUT_BYTES = 16 * 1024;
  */
 export const MAX_ENV_VALUE_BYTES = 128 * 1024 - 1;
 
-export type OutputFields = Pick<RunNode, 'outputs' | 'outputRefs'>;
+export type OutputFields = Pick<RunNode, 'outputs' | 'outputRefs' | 'stepOutputs'>;
 
 /** The node's output fields after `name` captured `value` in `attempt`. */
 export function keepOutput(node: OutputFields, name: string | undefined, value: string | undefined, attempt: number): OutputFields {

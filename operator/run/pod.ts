@@ -124,6 +124,20 @@ function logFileLines(): string[] {
   ];
 }
 
+/**
+ * Dagu 2.x's declared outputs: the step gets an empty file in DAGU_OUTPUT_FILE, and once it has
+ * succeeded the runner copies the file into its log, each line tagged `V `, for the archiver to
+ * keep apart (demux) and the operator to read (declared-outputs.ts). Dagu reads the file only
+ * after a success, so a failed step's records are not sent.
+ */
+function outputFileLines(request: PodRequest): { start: string[]; end: string[] } {
+  if (request.step.declaredOutputs === undefined || request.runner !== undefined) return { start: [], end: [] };
+  return {
+    start: ['DAGU_OUTPUT_FILE="$kd_dir/outputs"; : > "$DAGU_OUTPUT_FILE"; export DAGU_OUTPUT_FILE'],
+    end: ['if [ "$kd_code" = 0 ]; then kd_tag V < "$DAGU_OUTPUT_FILE"; fi'],
+  };
+}
+
 /** The runner: POSIX sh only, so that any image with a shell can run a step. */
 export function runnerScript(request: PodRequest): string {
   // kubedag-step is stopped with SIGTERM whatever signalOnStop says, and sends signalOnStop on
@@ -150,6 +164,7 @@ export function runnerScript(request: PodRequest): string {
     // tee also keeps each stream in the step's log file and its redirect, as the step runs.
     `{ trap '' ${signal}; tee -a "$kd_so" "$kd_ro" < "$kd_dir/o" | kd_tag O; } & kd_o=$!`,
     `{ trap '' ${signal}; tee -a "$kd_se" "$kd_re" < "$kd_dir/e" | kd_tag E; } & kd_e=$!`,
+    ...outputFileLines(request).start,
     'kd_log "step \\"$DAG_RUN_STEP_NAME\\" started"',
     runLine(request),
     `set -- ${words(request.positional)}`,
@@ -170,6 +185,7 @@ export function runnerScript(request: PodRequest): string {
     // 2>/dev/null: the shell's own "Terminated" notice would land untagged in the log.
     'while [ -n "$kd_pid" ]; do if [ -n "$kd_stop" ] && [ -z "$kd_sent" ]; then kd_forward; fi; wait "$kd_pid" 2>/dev/null; kd_code=$?; kill -0 "$kd_pid" 2>/dev/null || break; done',
     'wait "$kd_o" "$kd_e" 2>/dev/null',
+    ...outputFileLines(request).end,
     'kd_log "step \\"$DAG_RUN_STEP_NAME\\" finished with exit code $kd_code"',
     ...repeatLines(request.step),
     'kd_say',
@@ -289,14 +305,17 @@ export function parseReport(message: string | undefined): { preconditionUnmet: b
   };
 }
 
-/** Splits a runner's tagged log into the step's stdout and stderr. */
-export function demux(log: string): { stdout: string; stderr: string } {
+/** Splits a runner's tagged log into the step's stdout, stderr and declared-output records (`V `). */
+export function demux(log: string): { stdout: string; stderr: string; outputs?: string } {
   const out: string[] = [];
   const err: string[] = [];
+  const records: string[] = [];
   for (const line of log.split('\n')) {
     if (line.startsWith('E ')) err.push(line.slice(2));
     else if (line.startsWith('O ')) out.push(line.slice(2));
+    else if (line.startsWith('V ')) records.push(line.slice(2));
     else if (line !== '') out.push(line);
   }
-  return { stdout: out.length === 0 ? '' : `${out.join('\n')}\n`, stderr: err.length === 0 ? '' : `${err.join('\n')}\n` };
+  const text = (lines: readonly string[]): string => (lines.length === 0 ? '' : `${lines.join('\n')}\n`);
+  return { stdout: text(out), stderr: text(err), ...(records.length === 0 ? {} : { outputs: text(records) }) };
 }

@@ -1,7 +1,8 @@
 /**
  * DAGs written in Dagu 2.x's dialect (issue 26), run by the operator on the local control
  * plane: action steps (noop, log.write, exec, http.request, jq.filter, dag.run), a list of
- * commands run in turn, constants, typed params, step defaults and negated preconditions. The
+ * commands run in turn, constants, typed params, step defaults, negated preconditions and
+ * declared step outputs read by a later step through \${steps.<id>.outputs.<name>}. The
  * loader's unit tests prove the rewrite into the 1.x shape; these prove that what it rewrites
  * to does the work.
  */
@@ -134,5 +135,51 @@ steps:
     await whenRun(ns, 'values-2', 'values', { params: 'LIMIT=500' });
     const refused = await finishedRun(ns, 'values-2', 120_000);
     expect([refused.status?.statusLabel, refused.status?.error]).toEqual(['failed', 'params.LIMIT: must be <= 100']);
+  });
+
+  it('publishes declared outputs from DAGU_OUTPUT_FILE to later steps, and fails a step whose file breaks the rules', async () => {
+    await givenDag(ns, 'outputs', `
+steps:
+  - name: build
+    id: build
+    run: |
+      echo building
+      echo "version=1.4.2" >> "$DAGU_OUTPUT_FILE"
+      printf 'notes<<END\\nline one\\nline two\\nEND\\n' >> "$DAGU_OUTPUT_FILE"
+      echo 'meta={"arch":"amd64"}' >> "$DAGU_OUTPUT_FILE"
+    outputs:
+      - name: version
+      - name: notes
+      - {name: meta, type: json}
+  - name: publish
+    id: publish
+    depends: [build]
+    run: echo publishing \${steps.build.outputs.version} for '\${steps.build.outputs.meta}'
+  - name: notes
+    id: notes
+    depends: [build]
+    run: |
+      printf '%s\\n' "\${steps.build.outputs.notes}"
+  - name: gated
+    depends: [build]
+    env: [{V: "v\${steps.build.outputs.version}"}]
+    preconditions: [{condition: "\${steps.build.outputs.version}", expected: "1.4.2"}]
+    run: echo "$V"
+  - name: broken
+    id: broken
+    run: echo "other=1" >> "$DAGU_OUTPUT_FILE"
+    outputs: [{name: wanted}]
+`);
+    await whenRun(ns, 'outputs-1', 'outputs');
+    const done = await finishedRun(ns, 'outputs-1', 120_000);
+    expect(stepStates(done)).toEqual({ build: 'succeeded', publish: 'succeeded', notes: 'succeeded', gated: 'succeeded', broken: 'failed' });
+    // The records are not the step's stdout; the values are the status's, by name.
+    expect(await stepLog(operator, done, 'build')).toBe('building\n');
+    const node = (name: string) => done.status?.nodes?.find((n) => n.name === name);
+    expect(node('build')?.stepOutputs).toEqual({ version: '1.4.2', notes: 'line one\nline two', meta: '{"arch":"amd64"}' });
+    expect(await stepLog(operator, done, 'publish')).toBe('publishing 1.4.2 for {"arch":"amd64"}\n');
+    expect(await stepLog(operator, done, 'notes')).toBe('line one\nline two\n');
+    expect(await stepLog(operator, done, 'gated')).toBe('v1.4.2\n');
+    expect(node('broken')?.error).toBe('failed to parse DAGU_OUTPUT_FILE: undeclared step output "other"');
   });
 });

@@ -1,0 +1,113 @@
+/**
+ * Dagu 2.x's declared step outputs, `outputs: [{name, type}]`, in a 2.x document. The step writes
+ * `name=value` records into the file DAGU_OUTPUT_FILE names; later steps read a value as
+ * `${steps.<id>.outputs.<name>}`. Checked here with Dagu's rules (v2.15.1 `parseDeclaredOutputs`
+ * and `buildStepDeclaredOutputs`) and kept as a list of `{name, type}` for the 1.x reader; what
+ * Kubedag cannot carry (a `path` output, a step that does not run in its own Pod's shell) is
+ * refused by name. Pure.
+ */
+import { refusal } from './dialect-refusal.ts';
+import { childPath, issue, type DagIssue } from './issues.ts';
+import type { DeclaredOutput } from './model.ts';
+
+type Mapping = Record<string, unknown>;
+
+function isMapping(value: unknown): value is Mapping {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Dagu's name rule for an output (and for the step id a reference names). */
+export const OUTPUT_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
+
+const FIELDS = ['name', 'type', 'path'];
+
+/**
+ * Step types whose command runs in the step Pod's own shell, where DAGU_OUTPUT_FILE can be
+ * written and read back. The others run elsewhere (a remote host, an HTTP server, the step
+ * runner, a container of another image or the DAG's shared container).
+ */
+const SHELL_TYPES = ['command', 'shell'];
+
+/** A step's `outputs` checked and kept, or taken out with the errors that say why. */
+export function withDeclaredOutputs(step: Mapping, path: string, errors: DagIssue[]): Mapping {
+  if (!Object.hasOwn(step, 'outputs')) return step;
+  const { outputs, ...rest } = step;
+  const at = childPath(path, 'outputs');
+  const declared = readDeclaredOutputs(outputs, at, errors);
+  if (typeof step.id !== 'string' || step.id.trim() === '') errors.push(issue(at, 'a step with outputs must define id'));
+  const elsewhere = runsElsewhere(rest);
+  if (elsewhere !== undefined) errors.push(refusal(at, `outputs on ${elsewhere}`));
+  return declared === undefined || elsewhere !== undefined ? rest : { ...rest, outputs: declared };
+}
+
+function runsElsewhere(step: Mapping): string | undefined {
+  if (step.call !== undefined) return 'a sub-DAG step';
+  const type = step.type;
+  if (typeof type === 'string' && !SHELL_TYPES.includes(type)) return `a step of type ${type}`;
+  return undefined;
+}
+
+function readDeclaredOutputs(value: unknown, path: string, errors: DagIssue[]): DeclaredOutput[] | undefined {
+  if (!Array.isArray(value) || value.length === 0) {
+    errors.push(issue(path, 'must be a non-empty sequence'));
+    return undefined;
+  }
+  const seen = new Set<string>();
+  const before = errors.length;
+  const declared = value.flatMap((item: unknown, i) => {
+    const one = readOne(item, childPath(path, i), seen);
+    if ('message' in one) errors.push(one);
+    return 'message' in one ? [] : [one];
+  });
+  return errors.length === before ? declared : undefined;
+}
+
+/** One declared output, or the first thing wrong with it. */
+function readOne(item: unknown, path: string, seen: Set<string>): DeclaredOutput | DagIssue {
+  if (!isMapping(item)) return issue(path, 'must be an object');
+  if (Object.keys(item).length === 0) return issue(path, 'must not be empty');
+  const unknown = Object.keys(item).find((key) => !FIELDS.includes(key));
+  if (unknown !== undefined) return issue(childPath(path, unknown), `unknown field "${unknown}" (an output takes ${FIELDS.join(', ')})`);
+  if (item.name === undefined) return issue(path, 'name is required');
+  if (typeof item.name !== 'string') return issue(childPath(path, 'name'), 'must be a string');
+  const name = item.name.trim();
+  if (!OUTPUT_NAME.test(name)) return issue(childPath(path, 'name'), `"${name}" must match ${OUTPUT_NAME.source}`);
+  if (seen.has(name)) return issue(childPath(path, 'name'), `duplicate output name "${name}"`);
+  seen.add(name);
+  if (item.path !== undefined) return pathProblem(item, path);
+  const type = typeof item.type === 'string' ? item.type.trim() : item.type;
+  if (type === undefined) return { name, type: 'string' };
+  if (type === 'string' || type === 'json') return { name, type };
+  return issue(childPath(path, 'type'), 'must be "string" or "json"');
+}
+
+/** A path output publishes a verified file (Dagu's materialised outputs): no counterpart yet. */
+function pathProblem(item: Mapping, path: string): DagIssue {
+  if (typeof item.path !== 'string') return issue(childPath(path, 'path'), 'must be a string');
+  if (item.path.trim() === '') return issue(childPath(path, 'path'), 'must not be empty');
+  if (item.type !== undefined) return issue(path, 'type and path cannot be used together');
+  return refusal(childPath(path, 'path'), 'outputs path (an output published as a file)');
+}
+
+/**
+ * Steps with outputs in a DAG with a DAG-level `container`: those run by exec in the run's one
+ * container Pod, through the step runner, where the output file is not the runner's to read.
+ */
+export function refuseOutputsInContainer(document: Mapping, errors: DagIssue[]): void {
+  if (document.container === undefined) return;
+  const handlers = isMapping(document.handlerOn) ? Object.entries(document.handlerOn).flatMap(([event, step]) => stepsWithOutputs(step, childPath('handlerOn', event))) : [];
+  for (const [at, step] of [...stepsWithOutputs(document.steps, 'steps'), ...handlers]) {
+    // Steps of other types were refused already, with their type named.
+    if (typeof step.type === 'string' && !SHELL_TYPES.includes(step.type)) continue;
+    errors.push(refusal(childPath(at, 'outputs'), 'outputs on a step that runs in the DAG-level container'));
+    delete step.outputs;
+  }
+}
+
+function stepsWithOutputs(steps: unknown, path: string): [string, Mapping][] {
+  if (Array.isArray(steps)) return steps.flatMap((item: unknown, i) => stepsWithOutputs(item, childPath(path, i)));
+  if (!isMapping(steps)) return [];
+  if (Object.hasOwn(steps, 'outputs')) return [[path, steps]];
+  if (path === 'steps') return Object.entries(steps).flatMap(([name, item]) => stepsWithOutputs(item, childPath(path, name)));
+  return [];
+}
