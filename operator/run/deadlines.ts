@@ -2,11 +2,11 @@
 import type { Step } from '../../core/dag/index.ts';
 import type { RunNode } from '../../core/resources/schemas.ts';
 import { StepStatus } from '../../core/resources/status.ts';
-import { STEP_TIMEOUT, withStatus, type ObservedPod, type Work } from './work.ts';
+import { phaseEnded, STEP_TIMEOUT, withStatus, type ObservedPod, type Work } from './work.ts';
 
 /** A Pod still running its attempt: not terminated (a terminated one may wait for its log to be archived). */
 function stillRunning(pod: ObservedPod): boolean {
-  return pod.report === undefined && pod.phase !== 'Succeeded' && pod.phase !== 'Failed';
+  return pod.report === undefined && !phaseEnded(pod.phase);
 }
 
 /** Stop requests, the run deadline and step deadlines. */

@@ -18,6 +18,7 @@ import type { RunInput, ObservedPod } from './engine.ts';
 import type { Expectations } from './expectations.ts';
 import type { RunSegments } from './segments.ts';
 import { endSigns, isFinished, observeChild, ownedBy, ownerRunName, podIdentity, podOver } from './observed.ts';
+import { phaseEnded } from './work.ts';
 import { declaresOutputs } from './declared-outputs.ts';
 import { parseReport } from './pod.ts';
 import { PREPARE_STEP } from './prepare.ts';
@@ -82,7 +83,7 @@ export class RunGatherer {
   private async observe(pod: V1Pod, ref: RunRef, dag: Dag): Promise<ObservedPod> {
     const base = { ...podIdentity(pod), ...endSigns(pod) };
     const terminated = pod.status?.containerStatuses?.[0]?.state?.terminated;
-    if (terminated === undefined || (base.phase !== 'Succeeded' && base.phase !== 'Failed')) return base;
+    if (terminated === undefined || !phaseEnded(base.phase)) return base;
     const report = { exitCode: terminated.exitCode, ...parseReport(terminated.message) };
     if (!reportsWithStdout(dag, base.step)) return { ...base, report };
     const logRef = logRefOf(ref, base.step, base.attempt);

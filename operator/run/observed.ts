@@ -9,6 +9,7 @@ import { RunStatus, StepStatus } from '../../core/resources/status.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { childResult } from './children.ts';
 import type { ObservedPod } from './engine.ts';
+import { phaseEnded } from './work.ts';
 
 const FINISHED = new Set<number>([RunStatus.Failed, RunStatus.Canceled, RunStatus.Succeeded, RunStatus.PartiallySucceeded]);
 
@@ -41,8 +42,7 @@ export function podPhase(pod: Pick<V1Pod, 'status'>): ObservedPod['phase'] {
 
 /** Whether a Pod's containers have all ended (podPhase). */
 export function podOver(pod: Pick<V1Pod, 'status'>): boolean {
-  const phase = podPhase(pod);
-  return phase === 'Succeeded' || phase === 'Failed';
+  return phaseEnded(podPhase(pod));
 }
 
 /**
@@ -75,7 +75,7 @@ function unschedulableReason(pod: V1Pod): string | undefined {
  */
 export function attemptOver(pod: V1Pod, status: DagRunStatus): boolean {
   const { step, attempt, phase, deleting } = podIdentity(pod);
-  if (deleting || (phase !== 'Succeeded' && phase !== 'Failed')) return false;
+  if (deleting || !phaseEnded(phase)) return false;
   if (status.finishedAt !== undefined) return true;
   const nodes = [...(status.nodes ?? []), ...[status.prepare, status.onSuccess, status.onFailure, status.onCancel, status.onExit].filter((n) => n !== undefined)];
   const node = nodes.find((n) => n.name === step);

@@ -16,6 +16,7 @@ import type { DagRunResource } from '../../core/resources/types.ts';
 import type { Decision, RunInput } from './engine.ts';
 import type { PodWriter } from './pod-writer.ts';
 import { runKey } from './ref.ts';
+import { phaseEnded } from './work.ts';
 import { endedStatuses, endToRecord, refusalError, type RefusedWrite } from './status-refused.ts';
 import type { RunWriter } from './writer.ts';
 
@@ -66,7 +67,7 @@ export class RunEnder {
    */
   private async stopAttempts(run: DagRunResource, input: RunInput, decision: Decision): Promise<void> {
     const namespace = run.metadata?.namespace ?? '';
-    const live = input.pods.filter((p) => p.report === undefined && p.phase !== 'Succeeded' && p.phase !== 'Failed' && !p.deleting).map((p) => p.name);
+    const live = input.pods.filter((p) => p.report === undefined && !phaseEnded(p.phase) && !p.deleting).map((p) => p.name);
     const children = new Set(decision.launch.filter((l) => l.step.call !== undefined).map((l) => l.pod));
     const pods = new Set([...live, ...decision.launch.map((l) => l.pod)]);
     for (const name of pods) {

@@ -29,6 +29,9 @@ export interface ObservedPod {
   readonly report?: AttemptReport;
 }
 
+/** Whether a Pod's phase is terminal. */
+export const phaseEnded = (phase: ObservedPod['phase']): boolean => phase === 'Succeeded' || phase === 'Failed';
+
 /** Everything one decision about a run depends on: data only, no callbacks. */
 export interface RunInput {
   /** The frozen definition, loaded: DAG, why it cannot run (if so), params and variables. */

@@ -12,13 +12,14 @@ import { loadDag } from '../../core/dag/index.ts';
 import { GROUP, VERSION } from '../../core/resources/constants.ts';
 import { dagManifest } from '../../core/resources/dag.ts';
 import { imageReference } from '../../image/reference.ts';
-import { e2eClients, forwardService, until, type Forwarded } from './support.ts';
+import { DaguApi, e2eClients, forwardService, until, type Forwarded } from './support.ts';
 
 const { kc, core, custom } = e2eClients();
 const { namespace, release } = inject('e2e');
 const reference = imageReference();
 const suffix = Date.now().toString(36);
 let api: Forwarded;
+let dagu: DaguApi;
 
 /** The manifest's and the config's digests of the archive `make image` wrote. */
 async function archiveDigests(): Promise<string[]> {
@@ -36,11 +37,10 @@ async function archiveDigests(): Promise<string[]> {
   return [manifestDigest, manifest.config.digest];
 }
 
-const status = async (dag: string, id: string): Promise<string> => ((await (await fetch(`${api.url}/api/v2/dag-runs/${dag}/${id}`)).json()) as { dagRunDetails?: { statusLabel: string } }).dagRunDetails?.statusLabel ?? '';
-const post = (path: string, body: object): Promise<Response> => fetch(`${api.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 beforeAll(async () => {
   api = await forwardService(kc, namespace, `${release}-api`, 8080);
+  dagu = new DaguApi(api.url);
 });
 
 afterAll(async () => {
@@ -73,11 +73,10 @@ describe('the chart on a cluster, from make image', () => {
 
   it("answers Dagu's API and serves the web UI through its Service", async () => {
     const name = `e2e-api-${suffix}`;
-    expect((await post('/api/v2/dags', { name, spec: 'steps:\n  - echo hello over the API\n' })).status).toBe(201);
-    expect((await post(`/api/v2/dags/${name}/start`, { dagRunId: 'a1' })).status).toBe(200);
-    await until('a1 to succeed', async () => (await status(name, 'a1')) === 'succeeded', 180_000);
-    const log = (await (await fetch(`${api.url}/api/v2/dag-runs/${name}/a1/steps/cmd_1/log`)).json()) as { content?: string };
-    expect(log.content).toContain('hello over the API');
+    // start() fails unless the DAG is created (201) and started (200).
+    await dagu.start(name, 'steps:\n  - echo hello over the API\n', 'a1');
+    expect((await dagu.finished(name, 'a1')).statusLabel).toBe('succeeded');
+    expect(await dagu.log(name, 'a1', 'cmd_1')).toContain('hello over the API');
     const page = await fetch(`${api.url}/`, { headers: { accept: 'text/html' } });
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<div id="root">');
@@ -86,11 +85,9 @@ describe('the chart on a cluster, from make image', () => {
   it("runs a jq step in a Pod of the image (the chart's default runner image)", async () => {
     const name = `e2e-jq-${suffix}`;
     const spec = 'steps:\n  - {name: pick, executor: {type: jq, config: {raw: true}}, command: .say, script: \'{"say": "picked on kind"}\'}\n';
-    expect((await post('/api/v2/dags', { name, spec })).status).toBe(201);
-    expect((await post(`/api/v2/dags/${name}/start`, { dagRunId: 'j1' })).status).toBe(200);
-    await until('j1 to succeed', async () => (await status(name, 'j1')) === 'succeeded', 180_000);
-    const log = (await (await fetch(`${api.url}/api/v2/dag-runs/${name}/j1/steps/pick/log`)).json()) as { content?: string };
+    await dagu.start(name, spec, 'j1');
+    expect((await dagu.finished(name, 'j1')).statusLabel).toBe('succeeded');
     // The log endpoint's content has no final newline (as the integration tests of the API server expect).
-    expect(log.content).toBe('picked on kind');
+    expect(await dagu.log(name, 'j1', 'pick')).toBe('picked on kind');
   });
 });
