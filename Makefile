@@ -19,7 +19,7 @@ endif
 
 STAMP := node_modules/.install-stamp
 
-.PHONY: build deps compile test lint typecheck unit integration generate crds manifests verify bench bench-operator bench-api bench-ui bench-queue bench-container-start golden clean step-runner cluster-build cluster-up cluster-down dev
+.PHONY: build deps compile test format lint typecheck unit integration generate crds manifests verify bench bench-operator bench-api bench-ui bench-queue bench-container-start golden clean step-runner cluster-build cluster-up cluster-down dev
 
 .PHONY: help
 help: ## list the targets with what each does (from their ## comments in this Makefile)
@@ -36,7 +36,8 @@ build: deps compile ui ## install dependencies, compile to dist/ and build the w
 compile: deps ## compile the TypeScript sources to dist/
 	npx tsc -p tsconfig.build.json
 
-lint: deps ## eslint over the repository, and no import circle anywhere (dpdm)
+lint: deps ## Prettier's check, eslint over the repository, and no import circle anywhere (dpdm)
+	npx prettier --check . --log-level warn
 	npx eslint .
 	@# An import circle anywhere fails: every folder's TypeScript, type-only imports included.
 	npx dpdm --no-tree --no-warning --no-progress --exit-code circular:1 --tsconfig tsconfig.json $(foreach d,core operator apiserver step cli cluster image scripts bench test,'$(d)/**/*.ts') 'ui/src/**/*.ts' 'ui/src/**/*.tsx'
@@ -111,6 +112,9 @@ crds: generate ## regenerate crds/ (and every other generated file) from core/re
 
 manifests: deps ## render manifests/kubedag.yaml from the Helm chart (needs the control-plane binaries for helm; the chart test checks it is current)
 	node scripts/manifests.ts
+
+format: deps ## rewrite every TypeScript, JavaScript, CSS and HTML file in Prettier's layout (.prettierrc.json); make lint checks it
+	npx prettier --write . --log-level warn
 
 verify: deps ## fail when a generated file differs from its source
 	node scripts/generate.ts --check

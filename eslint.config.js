@@ -33,11 +33,29 @@ export default tseslint.config(
   // need lives in core/ (DESIGN.md).
   {
     files: ['operator/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/apiserver/**'], message: 'operator/ must not import apiserver/; move shared code to core/.' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/apiserver/**'], message: 'operator/ must not import apiserver/; move shared code to core/.' },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['apiserver/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/operator/**'], message: 'apiserver/ must not import operator/; move shared code to core/.' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/operator/**'], message: 'apiserver/ must not import operator/; move shared code to core/.' },
+          ],
+        },
+      ],
+    },
   },
   // The web UI: React's hooks rules on top. Query option factories (api/queries.ts, and a page's
   // own queries.ts) keep their inferred types, which carry each query's key and data through

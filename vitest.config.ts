@@ -1,7 +1,17 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /** Where the tests of modules live, beside them. */
-const UNIT_FILES = ['core/**/*.test.ts', 'cli/**/*.test.ts', 'operator/**/*.test.ts', 'apiserver/**/*.test.ts', 'step/**/*.test.ts', 'cluster/**/*.test.ts', 'ui/**/*.test.ts', 'image/**/*.test.ts', 'scripts/**/*.test.ts'];
+const UNIT_FILES = [
+  'core/**/*.test.ts',
+  'cli/**/*.test.ts',
+  'operator/**/*.test.ts',
+  'apiserver/**/*.test.ts',
+  'step/**/*.test.ts',
+  'cluster/**/*.test.ts',
+  'ui/**/*.test.ts',
+  'image/**/*.test.ts',
+  'scripts/**/*.test.ts',
+];
 const LOOPBACK_FILES = '**/*.loopback.test.ts';
 
 export default defineConfig({

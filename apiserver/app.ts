@@ -8,7 +8,15 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import swagger from '@fastify/swagger';
 import { Ajv } from 'ajv';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type RouteOptions,
+} from 'fastify';
 import { silentLogger } from '../core/log.ts';
 import { NO_CLUSTER } from './cluster.ts';
 import type { AppDeps, ResourceRouteOptions } from './deps.ts';
@@ -38,12 +46,21 @@ import { uiRoutes } from './ui.ts';
 /** What fastify's own errors mean in the contract's codes. */
 function fromFastify(error: FastifyError): ApiError {
   if (error.validation !== undefined) return new ApiError('bad_request', error.message);
-  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new ApiError('bad_request', 'request body too large', { status: 413 });
-  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') return new ApiError('bad_request', `malformed JSON: ${error.message}`);
-  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new ApiError('bad_request', 'the request body must be JSON');
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return new ApiError('bad_request', 'request body too large', { status: 413 });
+  if (
+    error instanceof SyntaxError ||
+    error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+    error.code === 'FST_ERR_CTP_INVALID_JSON_BODY'
+  )
+    return new ApiError('bad_request', `malformed JSON: ${error.message}`);
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+    return new ApiError('bad_request', 'the request body must be JSON');
   const status = error.statusCode ?? 500;
   const code = (Object.entries(ERROR_STATUS).find(([, s]) => s === status)?.[0] ?? 'internal_error') as ErrorCode;
-  return new ApiError(status < 500 ? code : 'internal_error', status < 500 ? error.message : 'internal error', { status: status < 500 ? status : 500 });
+  return new ApiError(status < 500 ? code : 'internal_error', status < 500 ? error.message : 'internal error', {
+    status: status < 500 ? status : 500,
+  });
 }
 
 /**
@@ -56,7 +73,8 @@ function fromFastify(error: FastifyError): ApiError {
 function validators(): (route: { schema: object; httpPart?: string }) => (data: unknown) => boolean {
   const strict = new Ajv({ allErrors: false, coerceTypes: false, removeAdditional: 'all', useDefaults: true });
   const textual = new Ajv({ allErrors: false, coerceTypes: 'array', removeAdditional: false, useDefaults: true });
-  return ({ schema, httpPart }) => (httpPart === 'body' ? strict.compile(schema) : withIntegerText(textual.compile(schema), schema));
+  return ({ schema, httpPart }) =>
+    httpPart === 'body' ? strict.compile(schema) : withIntegerText(textual.compile(schema), schema);
 }
 
 /** Longest path parameter the router takes, as sent (percent-encoded); a longer one is a bad request. */
@@ -89,16 +107,22 @@ class RequestLog extends LogController {
       super.requestCompleted(error, request, reply);
       return;
     }
-    request.log.debug({ method: request.method, url: request.url, statusCode: reply.statusCode, responseTime: reply.elapsedTime }, 'request completed');
+    request.log.debug(
+      { method: request.method, url: request.url, statusCode: reply.statusCode, responseTime: reply.elapsedTime },
+      'request completed',
+    );
   }
 }
 
 /** fastify's trustProxy; a number of hops as the function fastify would make of it (its types take no number). */
-function trustProxyOption(trust: AppDeps['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+function trustProxyOption(
+  trust: AppDeps['trustProxy'],
+): boolean | string[] | ((address: string, hop: number) => boolean) {
   if (typeof trust === 'number') return (_address, hop) => hop < trust;
   return typeof trust === 'object' ? [...trust] : (trust ?? false);
 }
 
+// eslint-disable-next-line max-lines-per-function -- longer since Prettier's layout; split pending (issue 27)
 export function buildApp(deps: AppDeps): FastifyInstance {
   // Typed as fastify's own logger so that the app's type stays the one plugins are written for.
   const loggerInstance: FastifyBaseLogger = deps.logger ?? silentLogger;
@@ -120,7 +144,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     // A URL the router cannot read (bad percent-encoding, a path parameter over the limit) is
     // answered before any route is chosen, by default in fastify's own shape and with a 414.
     frameworkErrors: (error, _request, reply) => {
-      const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? `a path parameter is longer than ${String(MAX_PARAM_LENGTH)} characters` : 'the URL is malformed (invalid percent-encoding)';
+      const message =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? `a path parameter is longer than ${String(MAX_PARAM_LENGTH)} characters`
+          : 'the URL is malformed (invalid percent-encoding)';
       // Typed by fastify for no route in particular; this is a plain reply.
       void (reply as FastifyReply).code(400).send(new ApiError('bad_request', message).body());
     },
@@ -129,20 +156,33 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const api = error instanceof ApiError ? error : fromFastify(error);
     // A 501 is an answer about an operation Kubedag does not serve (v1/not-served.ts), not a fault.
-    if (api.status >= 500 && api.code !== 'not_implemented') request.log.error({ err: error }, `${api.code}: ${error.message}`);
+    if (api.status >= 500 && api.code !== 'not_implemented')
+      request.log.error({ err: error }, `${api.code}: ${error.message}`);
     return reply.code(api.status).send(api.body());
   });
-  app.setNotFoundHandler((request, reply) => reply.code(404).send(new ApiError('not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`).body()));
+  app.setNotFoundHandler((request, reply) =>
+    reply
+      .code(404)
+      .send(new ApiError('not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`).body()),
+  );
   // Every route, as it is registered (after deps.plugins, which may turn authentication on).
   const routes: RouteOptions[] = [];
   app.addHook('onRoute', (route) => {
     // remoteNode first: the relay runs before every route, so every operation takes it.
     documentRemoteNode(route);
     allowMissingBody(route);
-    documentRoute(route, { ...(app.apiSecurity === undefined ? {} : { securitySchemes: app.apiSecurity }), ...(app.remoteNodeNames === undefined ? {} : { remoteNodes: app.remoteNodeNames }) });
+    documentRoute(route, {
+      ...(app.apiSecurity === undefined ? {} : { securitySchemes: app.apiSecurity }),
+      ...(app.remoteNodeNames === undefined ? {} : { remoteNodes: app.remoteNodeNames }),
+    });
     routes.push(route);
   });
-  const metrics = apiMetrics({ version: deps.version, buildDate: deps.buildDate ?? '', clock: deps.clock, cluster: () => deps.cluster });
+  const metrics = apiMetrics({
+    version: deps.version,
+    buildDate: deps.buildDate ?? '',
+    clock: deps.clock,
+    cluster: () => deps.cluster,
+  });
   metrics.observe(app);
   // Before the plugins: authentication sets who the caller is (caller.ts).
   registerCaller(app);
@@ -159,19 +199,43 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       ...(app.apiSecurity === undefined ? {} : { components: { securitySchemes: { ...app.apiSecurity } } }),
     },
     // Shared schemas keep their $id as their name under components.schemas (#/components/schemas/Error).
-    refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${String(i)}`) },
-    transformObject: (document) => ('openapiObject' in document ? withOptionalBodies(withLinks(document.openapiObject, [...LINKS, ...V1_LINKS])) : document.swaggerObject),
+    refResolver: {
+      buildLocalReference: (json, _base, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${String(i)}`,
+    },
+    transformObject: (document) =>
+      'openapiObject' in document
+        ? withOptionalBodies(withLinks(document.openapiObject, [...LINKS, ...V1_LINKS]))
+        : document.swaggerObject,
   });
   // Each group is a plugin given what it uses; the order is the OpenAPI document's order.
-  const resources: ResourceRouteOptions & { prefix: string } = { prefix: API_PREFIX, cluster: deps.cluster ?? NO_CLUSTER, clock: deps.clock };
-  void app.register(systemRoutes, { prefix: API_PREFIX, version: deps.version, clock: deps.clock, health: deps.health, metrics: metrics.registry, document: (full) => documentFor(full, 'v2') });
+  const resources: ResourceRouteOptions & { prefix: string } = {
+    prefix: API_PREFIX,
+    cluster: deps.cluster ?? NO_CLUSTER,
+    clock: deps.clock,
+  };
+  void app.register(systemRoutes, {
+    prefix: API_PREFIX,
+    version: deps.version,
+    clock: deps.clock,
+    health: deps.health,
+    metrics: metrics.registry,
+    document: (full) => documentFor(full, 'v2'),
+  });
   void app.register(dagRoutes, resources);
   void app.register(executionRoutes, resources);
   void app.register(runRoutes, resources);
   void app.register(logRoutes, resources);
   void app.register(clusterInfoRoutes, resources);
   // Dagu 2.x's API from the same handlers (v1/api.ts); after v2's, so v2's document keeps its order.
-  void app.register(v1Api, { prefix: V1_PREFIX, cluster: resources.cluster, clock: deps.clock, version: deps.version, health: deps.health, metrics: metrics.registry });
+  void app.register(v1Api, {
+    prefix: V1_PREFIX,
+    cluster: resources.cluster,
+    clock: deps.clock,
+    version: deps.version,
+    health: deps.health,
+    metrics: metrics.registry,
+  });
   if (deps.uiDir !== undefined) void app.register(uiRoutes, { root: deps.uiDir });
   // Last: it needs every other route.
   void app.register(methodNotAllowedRoutes, { routes: () => routes, under: API_PREFIX });

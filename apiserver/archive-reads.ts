@@ -9,7 +9,14 @@
 import type { HistoryReader, HistorySummary, RunKey, RunName } from '../core/history/types.ts';
 import type { DagRunResource } from '../core/resources/types.ts';
 import { ApiError } from './errors.ts';
-import { historyFilter, isStoredRow, summaryOrder, summaryResource, storedIsOlder, type ListedRun } from './views/archived.ts';
+import {
+  historyFilter,
+  isStoredRow,
+  summaryOrder,
+  summaryResource,
+  storedIsOlder,
+  type ListedRun,
+} from './views/archived.ts';
 import { listRuns, mergedRuns } from './views/run-listing.ts';
 import { newestFirst, type RunFilter } from './views/runs.ts';
 import { runIdentity } from './views/identity.ts';
@@ -54,21 +61,37 @@ export type LatestLive = (name: string) => DagRunResource | undefined;
  * The newest root run of a DAG across both sources. The store is asked even when the informer
  * has runs: a long run still in etcd can be older than one archived after it.
  */
-export async function latestRoot(sources: RunSources, latestLive: LatestLive, name: string): Promise<DagRunResource | undefined> {
+export async function latestRoot(
+  sources: RunSources,
+  latestLive: LatestLive,
+  name: string,
+): Promise<DagRunResource | undefined> {
   const live = latestLive(name);
   const stored = await sources.history?.latest(sources.cache.namespace, name);
   if (stored === undefined || sources.cache.runIndex.run(name, stored.dagRunId) !== undefined) return live;
   if (live !== undefined && !storedIsOlder(live, summaryOrder(stored))) return live;
-  return (await storedRun(sources, { namespace: sources.cache.namespace, dagName: name, dagRunId: stored.dagRunId })) ?? live;
+  return (
+    (await storedRun(sources, { namespace: sources.cache.namespace, dagName: name, dagRunId: stored.dagRunId })) ?? live
+  );
 }
 
 /** A root run by DAG name and id (`latest`: the newest), or the contract's 404. */
-export async function findRoot(sources: RunSources, latestLive: LatestLive, name: string, dagRunId: string): Promise<DagRunResource> {
+export async function findRoot(
+  sources: RunSources,
+  latestLive: LatestLive,
+  name: string,
+  dagRunId: string,
+): Promise<DagRunResource> {
   const run =
     dagRunId === 'latest'
       ? await latestRoot(sources, latestLive, name)
-      : (sources.cache.runIndex.run(name, dagRunId) ?? (await storedRun(sources, { namespace: sources.cache.namespace, dagName: name, dagRunId })));
-  if (run === undefined) throw new ApiError('not_found', dagRunId === 'latest' ? `DAG "${name}" has no runs` : `run "${dagRunId}" of DAG "${name}" not found`);
+      : (sources.cache.runIndex.run(name, dagRunId) ??
+        (await storedRun(sources, { namespace: sources.cache.namespace, dagName: name, dagRunId })));
+  if (run === undefined)
+    throw new ApiError(
+      'not_found',
+      dagRunId === 'latest' ? `DAG "${name}" has no runs` : `run "${dagRunId}" of DAG "${name}" not found`,
+    );
   return run;
 }
 
@@ -84,12 +107,22 @@ function rootNames(root: DagRunResource): RunName[] {
 }
 
 /** A sub run (any depth) of an archived root run, by its own id: archived with its root. */
-export async function storedSubRun(sources: RunSources, root: DagRunResource, subRunId: string): Promise<DagRunResource> {
+export async function storedSubRun(
+  sources: RunSources,
+  root: DagRunResource,
+  subRunId: string,
+): Promise<DagRunResource> {
   const roots = rootNames(root);
   const rows = (await sources.history?.withRunId(sources.cache.namespace, subRunId)) ?? [];
-  const row = rows.find((r) => r.parent !== undefined && roots.some((n) => n.name === r.root.name && n.dagRunId === r.root.dagRunId));
-  const found = row === undefined ? undefined : await storedRun(sources, { namespace: row.namespace, dagName: row.dagName, dagRunId: row.dagRunId });
-  if (found === undefined) throw new ApiError('not_found', `sub run "${subRunId}" of run "${runIdentity(root).dagRunId}" not found`);
+  const row = rows.find(
+    (r) => r.parent !== undefined && roots.some((n) => n.name === r.root.name && n.dagRunId === r.root.dagRunId),
+  );
+  const found =
+    row === undefined
+      ? undefined
+      : await storedRun(sources, { namespace: row.namespace, dagName: row.dagName, dagRunId: row.dagRunId });
+  if (found === undefined)
+    throw new ApiError('not_found', `sub run "${subRunId}" of run "${runIdentity(root).dagRunId}" not found`);
   return found;
 }
 
@@ -98,12 +131,16 @@ export async function storedSubRun(sources: RunSources, root: DagRunResource, su
  * sub runs, read page by page. Held for one answer: as many small rows as the run has sub runs,
  * as the informer's descendants are for a live run.
  */
-export async function storedResolver(sources: RunSources, run: DagRunResource): Promise<(dagRunId: string) => DagRunResource | undefined> {
+export async function storedResolver(
+  sources: RunSources,
+  run: DagRunResource,
+): Promise<(dagRunId: string) => DagRunResource | undefined> {
   const id = runIdentity(run);
   const root = run.spec.root === undefined ? rootNames(run) : [run.spec.root];
   const byId = new Map<string, DagRunResource>();
   for (const name of root) {
-    for await (const page of sources.history?.subRuns(sources.cache.namespace, name) ?? []) for (const summary of page) byId.set(summary.dagRunId, summaryResource(summary));
+    for await (const page of sources.history?.subRuns(sources.cache.namespace, name) ?? [])
+      for (const summary of page) byId.set(summary.dagRunId, summaryResource(summary));
   }
   byId.delete(id.dagRunId);
   return (dagRunId) => byId.get(dagRunId);
@@ -124,7 +161,10 @@ function inInformer(cache: Cache): (summary: HistorySummary) => boolean {
  * pages. The first page is read before the answer starts, so a store that cannot be read is an
  * error answer of the contract's shape rather than a stream cut short.
  */
-export async function matchingRuns(sources: RunSources, filter: RunFilter): Promise<DagRunResource[] | AsyncIterable<ListedRun>> {
+export async function matchingRuns(
+  sources: RunSources,
+  filter: RunFilter,
+): Promise<DagRunResource[] | AsyncIterable<ListedRun>> {
   const local = listRuns(sources.cache.runIndex, filter);
   const { history } = sources;
   if (history === undefined) return local;
@@ -159,5 +199,7 @@ export async function recentRoots(sources: RunSources, name: string, limit: numb
     archived.map((row) => ({ name, dagRunId: row.dagRunId })),
   );
   const byRow = new Map(archived.map((row, i) => [row, read[i]]));
-  return picked.map((run) => (isStoredRow(run) ? byRow.get(run) : run)).filter((run): run is DagRunResource => run !== undefined);
+  return picked
+    .map((run) => (isStoredRow(run) ? byRow.get(run) : run))
+    .filter((run): run is DagRunResource => run !== undefined);
 }

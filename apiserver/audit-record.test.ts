@@ -65,8 +65,22 @@ describe('auditRecord', () => {
 
   it('describes a spec by its size and digest, and params by their size, never by their text', () => {
     const spec = 'steps:\n  - echo hi\n';
-    const record = auditRecord({ ...base, route: '/api/v2/dag-runs', path: '/api/v2/dag-runs', params: {}, body: { spec, params: '{"password":"hunter2"}', name: 'inline' }, bodyBytes: 80 });
-    expect(record.request).toEqual({ bytes: 80, fields: ['name', 'params', 'spec'], specBytes: 19, specSha256: '588442140e808c9283a593a098f8eeec308e2a2a59723ddffa71c8bce844dcbc', paramsBytes: 22, values: {} });
+    const record = auditRecord({
+      ...base,
+      route: '/api/v2/dag-runs',
+      path: '/api/v2/dag-runs',
+      params: {},
+      body: { spec, params: '{"password":"hunter2"}', name: 'inline' },
+      bodyBytes: 80,
+    });
+    expect(record.request).toEqual({
+      bytes: 80,
+      fields: ['name', 'params', 'spec'],
+      specBytes: 19,
+      specSha256: '588442140e808c9283a593a098f8eeec308e2a2a59723ddffa71c8bce844dcbc',
+      paramsBytes: 22,
+      values: {},
+    });
     expect(JSON.stringify(record)).not.toContain('hunter2');
     expect(JSON.stringify(record)).not.toContain('echo hi');
     expect(record.target).toEqual({ dagName: 'inline' });
@@ -75,26 +89,52 @@ describe('auditRecord', () => {
   it('keeps the allowlisted values that say what a change was', () => {
     const record = auditRecord({ ...base, route: '/api/v2/dags/:fileName/suspend', body: { suspend: true } });
     expect(record.request.values).toEqual({ suspend: true });
-    const step = auditRecord({ ...base, method: 'PATCH', route: '/api/v2/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/steps/:stepName/status', params: { name: 'etl', dagRunId: 'r1', subDAGRunId: 's1', stepName: 'load' }, body: { status: 4 } });
-    expect([step.target, step.request.values]).toEqual([{ dagName: 'etl', dagRunId: 'r1', subDagRunId: 's1', step: 'load' }, { status: 4 }]);
+    const step = auditRecord({
+      ...base,
+      method: 'PATCH',
+      route: '/api/v2/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/steps/:stepName/status',
+      params: { name: 'etl', dagRunId: 'r1', subDAGRunId: 's1', stepName: 'load' },
+      body: { status: 4 },
+    });
+    expect([step.target, step.request.values]).toEqual([
+      { dagName: 'etl', dagRunId: 'r1', subDagRunId: 's1', step: 'load' },
+      { status: 4 },
+    ]);
   });
 
   it("names the new DAG of POST /dags by the body's name, and a rename's new file name", () => {
-    expect(auditRecord({ ...base, route: '/api/v2/dags', params: {}, body: { name: 'hello' } }).target).toEqual({ fileName: 'hello' });
-    expect(auditRecord({ ...base, route: '/api/v2/dags/:fileName/rename', body: { newFileName: 'bye' } }).target).toEqual({ fileName: 'etl', newFileName: 'bye' });
+    expect(auditRecord({ ...base, route: '/api/v2/dags', params: {}, body: { name: 'hello' } }).target).toEqual({
+      fileName: 'hello',
+    });
+    expect(
+      auditRecord({ ...base, route: '/api/v2/dags/:fileName/rename', body: { newFileName: 'bye' } }).target,
+    ).toEqual({ fileName: 'etl', newFileName: 'bye' });
   });
 
   it("tells a retry's new run from the run in its path", () => {
     const retry = { ...base, route: '/api/v2/dag-runs/:name/:dagRunId/retry', params: { name: 'etl', dagRunId: 'r1' } };
-    expect(auditRecord({ ...retry, body: { dagRunId: 'r2' } }).target).toEqual({ dagName: 'etl', dagRunId: 'r1', newDagRunId: 'r2' });
+    expect(auditRecord({ ...retry, body: { dagRunId: 'r2' } }).target).toEqual({
+      dagName: 'etl',
+      dagRunId: 'r1',
+      newDagRunId: 'r2',
+    });
     expect(auditRecord({ ...retry, body: { dagRunId: 'r1' } }).target).toEqual({ dagName: 'etl', dagRunId: 'r1' });
   });
 
   it('records a refusal with its code, and a request that matched no route', () => {
-    const refused = auditRecord({ ...base, caller: { user: 'anonymous', groups: [], method: 'none' }, presented: 'none', status: 401, errorCode: 'unauthorized', body: undefined });
+    const refused = auditRecord({
+      ...base,
+      caller: { user: 'anonymous', groups: [], method: 'none' },
+      presented: 'none',
+      status: 401,
+      errorCode: 'unauthorized',
+      body: undefined,
+    });
     expect([refused.identity.user, refused.outcome]).toEqual(['anonymous', { status: 401, code: 'unauthorized' }]);
     const { route: _route, ...noRoute } = base;
-    expect(auditRecord({ ...noRoute, path: '/api/v2/nothing', params: {}, status: 404, errorCode: 'not_found' }).operation).toBe('POST (no route)');
+    expect(
+      auditRecord({ ...noRoute, path: '/api/v2/nothing', params: {}, status: 404, errorCode: 'not_found' }).operation,
+    ).toBe('POST (no route)');
   });
 
   it('names a remote node other than local', () => {
@@ -109,6 +149,8 @@ describe('auditRecord', () => {
 
 describe('operationOf', () => {
   it('writes path parameters as the OpenAPI document does', () => {
-    expect(operationOf('PATCH', '/api/v2/dag-runs/:name/:dagRunId/steps/:stepName/status')).toBe('PATCH /api/v2/dag-runs/{name}/{dagRunId}/steps/{stepName}/status');
+    expect(operationOf('PATCH', '/api/v2/dag-runs/:name/:dagRunId/steps/:stepName/status')).toBe(
+      'PATCH /api/v2/dag-runs/{name}/{dagRunId}/steps/{stepName}/status',
+    );
   });
 });

@@ -83,13 +83,25 @@ export interface AuditTarget {
 export interface AuditRecord {
   readonly kind: 'audit';
   readonly requestId: string;
-  readonly identity: { readonly user: string; readonly groups: readonly string[]; readonly method: CallerMethod; readonly presented: Presented };
+  readonly identity: {
+    readonly user: string;
+    readonly groups: readonly string[];
+    readonly method: CallerMethod;
+    readonly presented: Presented;
+  };
   readonly source: { readonly ip: string };
   /** The route in OpenAPI form (`POST /api/v2/dags/{fileName}/start`), or `POST (no route)`. */
   readonly operation: string;
   readonly path: string;
   readonly target: AuditTarget;
-  readonly request: { readonly bytes?: number; readonly fields: readonly string[]; readonly specBytes?: number; readonly specSha256?: string; readonly paramsBytes?: number; readonly values: Readonly<Record<string, string | number | boolean>> };
+  readonly request: {
+    readonly bytes?: number;
+    readonly fields: readonly string[];
+    readonly specBytes?: number;
+    readonly specSha256?: string;
+    readonly paramsBytes?: number;
+    readonly values: Readonly<Record<string, string | number | boolean>>;
+  };
   readonly outcome: { readonly status: number; readonly code?: string };
   readonly durationMs: number;
 }
@@ -97,10 +109,16 @@ export interface AuditRecord {
 /** Longest text kept from a request: ids and names are far shorter, and a record stays one line. */
 const MAX_TEXT = 256;
 
-const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value.slice(0, MAX_TEXT) : undefined);
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' && value !== '' ? value.slice(0, MAX_TEXT) : undefined;
 
 /** Body values kept as they are: what a change was (suspend or resume, the status set), never free text. */
-const KEPT_VALUES: Readonly<Record<string, 'boolean' | 'number' | 'string'>> = { suspend: 'boolean', singleton: 'boolean', status: 'number', queue: 'string' };
+const KEPT_VALUES: Readonly<Record<string, 'boolean' | 'number' | 'string'>> = {
+  suspend: 'boolean',
+  singleton: 'boolean',
+  status: 'number',
+  queue: 'string',
+};
 
 function keptValues(body: Readonly<Record<string, unknown>>): Record<string, string | number | boolean> {
   const values: Record<string, string | number | boolean> = {};
@@ -114,12 +132,15 @@ function keptValues(body: Readonly<Record<string, unknown>>): Record<string, str
 const bytes = (value: string): number => Buffer.byteLength(value, 'utf8');
 
 function described(body: unknown, declared: number | undefined): AuditRecord['request'] {
-  const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const fields =
+    typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
   const { spec, params } = fields;
   return {
     ...(declared === undefined ? {} : { bytes: declared }),
     fields: Object.keys(fields).sort(),
-    ...(typeof spec === 'string' ? { specBytes: bytes(spec), specSha256: createHash('sha256').update(spec, 'utf8').digest('hex') } : {}),
+    ...(typeof spec === 'string'
+      ? { specBytes: bytes(spec), specSha256: createHash('sha256').update(spec, 'utf8').digest('hex') }
+      : {}),
     ...(typeof params === 'string' ? { paramsBytes: bytes(params) } : {}),
     values: keptValues(fields),
   };
@@ -139,7 +160,9 @@ function targetOf(facts: RequestFacts): AuditTarget {
   const askedRunId = text(body.dagRunId) ?? facts.answeredRunId;
   const remoteNode = text(query.remoteNode);
   const target: AuditTarget = {
-    ...(createsDag ? { fileName: text(body.name) } : { fileName: text(params.fileName), dagName: text(params.name) ?? text(body.dagName) ?? text(body.name) }),
+    ...(createsDag
+      ? { fileName: text(body.name) }
+      : { fileName: text(params.fileName), dagName: text(params.name) ?? text(body.dagName) ?? text(body.name) }),
     newFileName: text(body.newFileName),
     dagRunId: pathRunId ?? askedRunId,
     newDagRunId: pathRunId === undefined || askedRunId === pathRunId ? undefined : askedRunId,
@@ -155,7 +178,12 @@ export function auditRecord(facts: RequestFacts): AuditRecord {
   return {
     kind: 'audit',
     requestId: facts.requestId,
-    identity: { user: facts.caller.user, groups: facts.caller.groups, method: facts.caller.method, presented: facts.presented },
+    identity: {
+      user: facts.caller.user,
+      groups: facts.caller.groups,
+      method: facts.caller.method,
+      presented: facts.presented,
+    },
     source: { ip: facts.ip },
     operation: operationOf(facts.method, facts.route),
     path: facts.path.slice(0, MAX_TEXT * 2),

@@ -21,14 +21,19 @@ declare module 'fastify' {
 }
 
 /** Where audit records go, parsed from `--audit-log` (config.ts). */
-export type AuditSinkConfig = { readonly sink: 'off' } | { readonly sink: 'stdout' } | { readonly sink: 'stderr' } | { readonly sink: 'file'; readonly path: string };
+export type AuditSinkConfig =
+  | { readonly sink: 'off' }
+  | { readonly sink: 'stdout' }
+  | { readonly sink: 'stderr' }
+  | { readonly sink: 'file'; readonly path: string };
 
 export const AUDIT_SINK_TEXT = 'stdout|stderr|file:PATH|off';
 
 /** `--audit-log`'s text; throws a message that names the setting. */
 export function parseAuditSink(value: string, setting = 'audit-log'): AuditSinkConfig {
   if (value === 'off' || value === 'stdout' || value === 'stderr') return { sink: value };
-  if (value.startsWith('file:') && value.length > 'file:'.length) return { sink: 'file', path: value.slice('file:'.length) };
+  if (value.startsWith('file:') && value.length > 'file:'.length)
+    return { sink: 'file', path: value.slice('file:'.length) };
   throw new Error(`${setting} must be one of ${AUDIT_SINK_TEXT}, not "${value}"`);
 }
 
@@ -47,7 +52,11 @@ export function memoryAudit(records: AuditRecord[]): AuditLog {
   return { write: (record) => records.push(record), reopen: () => undefined, flush: () => Promise.resolve() };
 }
 
-type Destination = DestinationStream & { reopen?: () => void; flush?: (cb?: (error?: Error) => void) => void; on?: (event: string, listener: (error: Error) => void) => void };
+type Destination = DestinationStream & {
+  reopen?: () => void;
+  flush?: (cb?: (error?: Error) => void) => void;
+  on?: (event: string, listener: (error: Error) => void) => void;
+};
 
 /**
  * The records as pino lines: always JSON (whatever `--log-format`: a trail is read by machines),
@@ -57,9 +66,16 @@ export function openAuditLog(config: AuditSinkConfig, onError: (error: Error) =>
   if (config.sink === 'off') return NO_AUDIT;
   // Written synchronously: records are few (changes, not reads), and a trail that loses its last
   // lines when the process dies is the wrong way round for an audit.
-  const destination: Destination = pino.destination(config.sink === 'file' ? { dest: config.path, mkdir: true, append: true, sync: true } : { dest: config.sink === 'stdout' ? 1 : 2, sync: true });
+  const destination: Destination = pino.destination(
+    config.sink === 'file'
+      ? { dest: config.path, mkdir: true, append: true, sync: true }
+      : { dest: config.sink === 'stdout' ? 1 : 2, sync: true },
+  );
   destination.on?.('error', onError);
-  const logger: Logger = pino({ level: 'info', base: { component: 'apiserver' }, timestamp: pino.stdTimeFunctions.isoTime }, destination);
+  const logger: Logger = pino(
+    { level: 'info', base: { component: 'apiserver' }, timestamp: pino.stdTimeFunctions.isoTime },
+    destination,
+  );
   return {
     write: (record) => {
       logger.info(record, 'audit');
@@ -146,5 +162,9 @@ export function registerAudit(app: FastifyInstance, log: AuditLog): void {
 
 function routeFacts(request: FastifyRequest): RouteFacts {
   const config: { permission?: Permission; audit?: boolean } = request.is404 ? {} : request.routeOptions.config;
-  return { method: request.method, ...(config.permission === undefined ? {} : { permission: config.permission }), ...(config.audit === undefined ? {} : { audit: config.audit }) };
+  return {
+    method: request.method,
+    ...(config.permission === undefined ? {} : { permission: config.permission }),
+    ...(config.audit === undefined ? {} : { audit: config.audit }),
+  };
 }

@@ -53,14 +53,21 @@ export interface AuthOptions {
 }
 
 export function authEnabled(options: AuthOptions): boolean {
-  return (options.basic ?? []).length > 0 || (options.tokens ?? []).length > 0 || options.kubernetes !== undefined || options.oidc !== undefined;
+  return (
+    (options.basic ?? []).length > 0 ||
+    (options.tokens ?? []).length > 0 ||
+    options.kubernetes !== undefined ||
+    options.oidc !== undefined
+  );
 }
 
 /** The OpenAPI security schemes of the configured modes: Basic, and Bearer for static and Kubernetes tokens. */
 export function securitySchemes(options: AuthOptions): Record<string, SecurityScheme> {
   return {
     ...((options.basic ?? []).length > 0 ? { basicAuth: { type: 'http', scheme: 'basic' } } : {}),
-    ...((options.tokens ?? []).length > 0 || options.kubernetes !== undefined ? { bearerAuth: { type: 'http', scheme: 'bearer' } } : {}),
+    ...((options.tokens ?? []).length > 0 || options.kubernetes !== undefined
+      ? { bearerAuth: { type: 'http', scheme: 'bearer' } }
+      : {}),
   };
 }
 
@@ -82,13 +89,18 @@ export const KUBERNETES_ACCESS: Readonly<Record<Grant, { readonly verb: string; 
 
 const REALM = 'kubedag';
 
-type Credentials = { readonly scheme: 'basic'; readonly username: string; readonly password: string } | { readonly scheme: 'bearer'; readonly token: string };
+type Credentials =
+  | { readonly scheme: 'basic'; readonly username: string; readonly password: string }
+  | { readonly scheme: 'bearer'; readonly token: string };
 
 /**
  * Who the caller turned out to be: admitted as whom, or why not. A caller who is known but
  * lacks the permission is named too, so that the audit record of the 403 says who tried.
  */
-type Verdict = { readonly outcome: 'allowed'; readonly caller: Caller } | { readonly outcome: 'unauthorized'; readonly message: string } | { readonly outcome: 'forbidden'; readonly message: string; readonly caller?: Caller };
+type Verdict =
+  | { readonly outcome: 'allowed'; readonly caller: Caller }
+  | { readonly outcome: 'unauthorized'; readonly message: string }
+  | { readonly outcome: 'forbidden'; readonly message: string; readonly caller?: Caller };
 
 const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
@@ -187,7 +199,11 @@ class KubernetesReviewer {
     const caller: Caller = { user: user.username ?? '', groups: user.groups ?? [], method };
     if (allowed) return { outcome: 'allowed', caller };
     const { verb, resource } = KUBERNETES_ACCESS[permission];
-    return { outcome: 'forbidden', message: `${user.username ?? 'the caller'} may not ${verb} ${resource}.${GROUP} in namespace ${this.options.namespace}`, caller };
+    return {
+      outcome: 'forbidden',
+      message: `${user.username ?? 'the caller'} may not ${verb} ${resource}.${GROUP} in namespace ${this.options.namespace}`,
+      caller,
+    };
   }
 
   private memo<V>(cache: ExpiringCache<Promise<V>>, key: string, compute: () => Promise<V>): Promise<V> {
@@ -202,7 +218,9 @@ class KubernetesReviewer {
   }
 
   private async review(token: string): Promise<V1UserInfo | undefined> {
-    const review = await unavailableOnFailure('TokenReview', () => this.options.authentication.createTokenReview({ body: { spec: { token } } }));
+    const review = await unavailableOnFailure('TokenReview', () =>
+      this.options.authentication.createTokenReview({ body: { spec: { token } } }),
+    );
     return review.status?.authenticated === true ? (review.status.user ?? {}) : undefined;
   }
 
@@ -215,7 +233,9 @@ class KubernetesReviewer {
       ...(user.extra === undefined ? {} : { extra: user.extra }),
       resourceAttributes: { group: GROUP, namespace: this.options.namespace, resource, verb },
     };
-    const review = await unavailableOnFailure('SubjectAccessReview', () => this.options.authorization.createSubjectAccessReview({ body: { spec } }));
+    const review = await unavailableOnFailure('SubjectAccessReview', () =>
+      this.options.authorization.createSubjectAccessReview({ body: { spec } }),
+    );
     return review.status?.allowed === true;
   }
 }
@@ -224,7 +244,10 @@ async function unavailableOnFailure<T>(what: string, call: () => Promise<T>): Pr
   try {
     return await call();
   } catch (error) {
-    throw new ApiError('service_unavailable', `cannot check credentials: ${what} failed: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ApiError(
+      'service_unavailable',
+      `cannot check credentials: ${what} failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 
@@ -232,22 +255,43 @@ interface Checker {
   readonly challenges: readonly string[];
   verdict(found: Credentials | undefined, permission: Grant): Promise<Verdict>;
   /** An OIDC session's verdict: the mapping, or SubjectAccessReview with mode kubernetes. */
-  session?(user: string, groups: readonly string[], claimValues: readonly string[], permission: Grant): Promise<Verdict>;
+  session?(
+    user: string,
+    groups: readonly string[],
+    claimValues: readonly string[],
+    permission: Grant,
+  ): Promise<Verdict>;
 }
 
-const missing = (permission: Grant): Verdict => ({ outcome: 'unauthorized', message: `credentials are required (this route needs the ${permission} permission)` });
-const lacking = (who: string, permission: Grant, caller: Caller): Verdict => ({ outcome: 'forbidden', message: `${who} lacks the ${permission} permission`, caller });
+const missing = (permission: Grant): Verdict => ({
+  outcome: 'unauthorized',
+  message: `credentials are required (this route needs the ${permission} permission)`,
+});
+const lacking = (who: string, permission: Grant, caller: Caller): Verdict => ({
+  outcome: 'forbidden',
+  message: `${who} lacks the ${permission} permission`,
+  caller,
+});
 
 function granted(list: readonly Permission[] | undefined): ReadonlySet<Permission> {
   return new Set(list ?? GRANTS);
 }
 
 function checker(options: AuthOptions): Checker {
-  const users = (options.basic ?? []).map((user) => ({ username: sha256(user.username), password: sha256(user.password) }));
+  const users = (options.basic ?? []).map((user) => ({
+    username: sha256(user.username),
+    password: sha256(user.password),
+  }));
   const basicGrants = granted(options.basicPermissions);
-  const tokens = (options.tokens ?? []).map((entry) => ({ digest: sha256(entry.token), grants: granted(entry.permissions) }));
+  const tokens = (options.tokens ?? []).map((entry) => ({
+    digest: sha256(entry.token),
+    grants: granted(entry.permissions),
+  }));
   const reviewer = options.kubernetes === undefined ? undefined : new KubernetesReviewer(options.kubernetes);
-  const challenges = [...(users.length > 0 ? [`Basic realm="${REALM}"`] : []), ...(tokens.length > 0 || reviewer !== undefined ? [`Bearer realm="${REALM}"`] : [])];
+  const challenges = [
+    ...(users.length > 0 ? [`Basic realm="${REALM}"`] : []),
+    ...(tokens.length > 0 || reviewer !== undefined ? [`Bearer realm="${REALM}"`] : []),
+  ];
 
   const basic = (username: string, password: string, permission: Grant): Verdict => {
     const user = sha256(username);
@@ -261,7 +305,9 @@ function checker(options: AuthOptions): Checker {
     }
     if (!known) return { outcome: 'unauthorized', message: 'wrong username or password' };
     const caller: Caller = { user: username, groups: [], method: 'basic' };
-    return basicGrants.has(permission) ? { outcome: 'allowed', caller } : lacking(`user ${username}`, permission, caller);
+    return basicGrants.has(permission)
+      ? { outcome: 'allowed', caller }
+      : lacking(`user ${username}`, permission, caller);
   };
 
   const bearer = async (token: string, permission: Grant): Promise<Verdict> => {
@@ -270,7 +316,8 @@ function checker(options: AuthOptions): Checker {
     for (const candidate of tokens) if (sameSecret(candidate.digest, digest)) grants = candidate.grants;
     // A static token has no user: it is named by the start of its digest, which says which token without revealing it.
     const caller: Caller = { user: `token:${digest.toString('hex').slice(0, 12)}`, groups: [], method: 'token' };
-    if (grants !== undefined) return grants.has(permission) ? { outcome: 'allowed', caller } : lacking('the token', permission, caller);
+    if (grants !== undefined)
+      return grants.has(permission) ? { outcome: 'allowed', caller } : lacking('the token', permission, caller);
     if (reviewer !== undefined) return reviewer.verdict(token, permission);
     return { outcome: 'unauthorized', message: 'the token is not valid' };
   };
@@ -281,7 +328,13 @@ function checker(options: AuthOptions): Checker {
       ? undefined
       : (user: string, groups: readonly string[], values: readonly string[], permission: Grant): Promise<Verdict> => {
           // The cache key holds the groups too: a user signed in again with other groups is asked again.
-          if (reviewer !== undefined) return reviewer.decide({ username: user, groups: [...groups] }, `oidc:${user}:${groups.join(',')}`, permission, 'oidc');
+          if (reviewer !== undefined)
+            return reviewer.decide(
+              { username: user, groups: [...groups] },
+              `oidc:${user}:${groups.join(',')}`,
+              permission,
+              'oidc',
+            );
           const allowed = permissionsOf(values, oidc.config.permissions).has(permission);
           const caller: Caller = { user, groups, method: 'oidc' };
           return Promise.resolve(allowed ? { outcome: 'allowed', caller } : lacking(user, permission, caller));
@@ -292,10 +345,12 @@ function checker(options: AuthOptions): Checker {
     verdict: (found, permission) => {
       if (found === undefined) return Promise.resolve(missing(permission));
       if (found.scheme === 'bearer') {
-        if (tokens.length === 0 && reviewer === undefined) return Promise.resolve({ outcome: 'unauthorized', message: 'Bearer tokens are not accepted here' });
+        if (tokens.length === 0 && reviewer === undefined)
+          return Promise.resolve({ outcome: 'unauthorized', message: 'Bearer tokens are not accepted here' });
         return bearer(found.token, permission);
       }
-      if (users.length === 0) return Promise.resolve({ outcome: 'unauthorized', message: 'Basic credentials are not accepted here' });
+      if (users.length === 0)
+        return Promise.resolve({ outcome: 'unauthorized', message: 'Basic credentials are not accepted here' });
       return Promise.resolve(basic(found.username, found.password, permission));
     },
   };
@@ -311,7 +366,8 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   // Read by app.ts as routes are registered, which is after this runs (buildApp's `plugins`).
   app.decorate('apiSecurity', securitySchemes(options));
   const check = checker(options);
-  if (options.oidc !== undefined) registerOidcRoutes(app, options.oidc, { kubernetes: options.kubernetes !== undefined });
+  if (options.oidc !== undefined)
+    registerOidcRoutes(app, options.oidc, { kubernetes: options.kubernetes !== undefined });
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     // A route that forgot to declare its permission is treated as a read, never as public.
     const declared = request.routeOptions.config.permission ?? 'read';
@@ -324,10 +380,15 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     }
     if (found === undefined && options.oidc !== undefined && check.session !== undefined) {
       const read = await readSession(request, reply, options.oidc);
-      if (read.outcome === 'invalid') return deny(reply, check.challenges, { outcome: 'unauthorized', message: read.message });
+      if (read.outcome === 'invalid')
+        return deny(reply, check.challenges, { outcome: 'unauthorized', message: read.message });
       if (read.outcome === 'valid') {
         // The cookie rides along on any request the browser makes, including a forged one: see oidc/policy.ts.
-        if (!csrfAllowed(request.method, request.headers.origin, request.headers.referer, options.oidc.origin)) return deny(reply, check.challenges, { outcome: 'forbidden', message: `a change made with the session cookie must come from ${options.oidc.origin} (cross-site request refused)` });
+        if (!csrfAllowed(request.method, request.headers.origin, request.headers.referer, options.oidc.origin))
+          return deny(reply, check.challenges, {
+            outcome: 'forbidden',
+            message: `a change made with the session cookie must come from ${options.oidc.origin} (cross-site request refused)`,
+          });
         const { user, groups, claimValues } = read.session;
         return admit(request, reply, check.challenges, await check.session(user, groups, claimValues, declared));
       }
@@ -337,16 +398,26 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
 }
 
 /** Names the caller on the request, or refuses it; a known caller refused is still named, for the audit record (audit.ts). */
-function admit(request: FastifyRequest, reply: FastifyReply, challenges: readonly string[], verdict: Verdict): FastifyReply | undefined {
+function admit(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  challenges: readonly string[],
+  verdict: Verdict,
+): FastifyReply | undefined {
   if (verdict.outcome === 'forbidden' && verdict.caller !== undefined) request.caller = verdict.caller;
   if (verdict.outcome !== 'allowed') return deny(reply, challenges, verdict);
   request.caller = verdict.caller;
   return undefined;
 }
 
-function deny(reply: FastifyReply, challenges: readonly string[], verdict: Exclude<Verdict, { outcome: 'allowed' }>): FastifyReply {
+function deny(
+  reply: FastifyReply,
+  challenges: readonly string[],
+  verdict: Exclude<Verdict, { outcome: 'allowed' }>,
+): FastifyReply {
   const error = new ApiError(verdict.outcome, verdict.message);
-  if (verdict.outcome === 'unauthorized' && challenges.length > 0) void reply.header('www-authenticate', challenges.join(', '));
+  if (verdict.outcome === 'unauthorized' && challenges.length > 0)
+    void reply.header('www-authenticate', challenges.join(', '));
   return reply.code(error.status).send(error.body());
 }
 
@@ -356,9 +427,11 @@ function deny(reply: FastifyReply, challenges: readonly string[], verdict: Exclu
  */
 export function authOptions(config: AuthConfig, kubernetes?: KubernetesAuth, oidc?: OidcProvider): AuthOptions {
   const { kubernetes: reviewed, oidc: wanted, ...withoutOidc } = config;
-  if (wanted !== undefined && oidc === undefined) throw new Error('KUBEDAG_AUTH_MODE includes oidc but no provider was discovered');
+  if (wanted !== undefined && oidc === undefined)
+    throw new Error('KUBEDAG_AUTH_MODE includes oidc but no provider was discovered');
   const rest = { ...withoutOidc, ...(oidc === undefined ? {} : { oidc }) };
   if (reviewed === undefined) return rest;
-  if (kubernetes === undefined) throw new Error('KUBEDAG_AUTH_MODE includes kubernetes but no Kubernetes clients were given');
+  if (kubernetes === undefined)
+    throw new Error('KUBEDAG_AUTH_MODE includes kubernetes but no Kubernetes clients were given');
   return { ...rest, kubernetes };
 }

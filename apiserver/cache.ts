@@ -5,7 +5,15 @@
  * API; `settled` then waits until the cache has seen them, so a client that reads right after
  * writing sees its write.
  */
-import type { CoordinationV1Api, CoreV1Api, KubeConfig, KubernetesObject, V1Lease, V1Node, V1Pod } from '@kubernetes/client-node';
+import type {
+  CoordinationV1Api,
+  CoreV1Api,
+  KubeConfig,
+  KubernetesObject,
+  V1Lease,
+  V1Node,
+  V1Pod,
+} from '@kubernetes/client-node';
 import type { KubedagClients, ResourceClient } from '../core/kube/client.ts';
 import { Informer, informerLog } from '../core/kube/informer.ts';
 import type { Logger } from '../core/log.ts';
@@ -50,14 +58,35 @@ export class Cache {
     // A failed watch or list is retried by the informer, which logs a streak of failures once.
     const log = informerLog(logger);
     this.namespace = namespace;
-    const kubedag = <T extends KubernetesObject>(client: ResourceClient<T>, transform?: (object: T) => T): Informer<T> => new Informer<T>({ kc, path: client.path(namespace), list: () => client.list(namespace), log, ...(transform === undefined ? {} : { transform }) });
+    const kubedag = <T extends KubernetesObject>(
+      client: ResourceClient<T>,
+      transform?: (object: T) => T,
+    ): Informer<T> =>
+      new Informer<T>({
+        kc,
+        path: client.path(namespace),
+        list: () => client.list(namespace),
+        log,
+        ...(transform === undefined ? {} : { transform }),
+      });
     this.dags = kubedag(clients.dags);
     // A run whose end the operator could record only in an annotation is shown ended.
     this.runs = kubedag(clients.runs, withRecordedEnd);
     this.queues = kubedag(clients.queues);
-    this.pods = new Informer<V1Pod>({ kc, path: `/api/v1/namespaces/${namespace}/pods`, list: () => core.listNamespacedPod({ namespace, labelSelector: LABELS.run }), labelSelector: LABELS.run, log });
+    this.pods = new Informer<V1Pod>({
+      kc,
+      path: `/api/v1/namespaces/${namespace}/pods`,
+      list: () => core.listNamespacedPod({ namespace, labelSelector: LABELS.run }),
+      labelSelector: LABELS.run,
+      log,
+    });
     this.nodes = new Informer<V1Node>({ kc, path: '/api/v1/nodes', list: () => core.listNode(), log });
-    this.nodeLeases = new Informer<V1Lease>({ kc, path: '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', list: () => coordination.listNamespacedLease({ namespace: 'kube-node-lease' }), log });
+    this.nodeLeases = new Informer<V1Lease>({
+      kc,
+      path: '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases',
+      list: () => coordination.listNamespacedLease({ namespace: 'kube-node-lease' }),
+      log,
+    });
     const leaseField = `metadata.name=${sources.leaseName}`;
     this.operatorLease = new Informer<V1Lease>({
       kc,
@@ -97,10 +126,18 @@ export class Cache {
    * Resolves once the cache holds `name` at `resourceVersion` or later (or, with `gone`, no
    * longer holds it). Gives up quietly after a while: the write happened either way.
    */
-  async settled<T extends KubernetesObject>(informer: Informer<T>, name: string, resourceVersion: string | undefined, gone = false, timeoutMs = 5000): Promise<void> {
+  async settled<T extends KubernetesObject>(
+    informer: Informer<T>,
+    name: string,
+    resourceVersion: string | undefined,
+    gone = false,
+    timeoutMs = 5000,
+  ): Promise<void> {
     const done = (): boolean => {
       const seen = informer.get(this.namespace, name);
-      return gone ? seen === undefined : resourceVersion === undefined || atLeast(seen?.metadata?.resourceVersion, resourceVersion);
+      return gone
+        ? seen === undefined
+        : resourceVersion === undefined || atLeast(seen?.metadata?.resourceVersion, resourceVersion);
     };
     if (done()) return;
     await new Promise<void>((resolve) => {

@@ -52,7 +52,8 @@ export interface Cluster {
 }
 
 export function checkFileName(fileName: string): void {
-  if (!FILE_NAME_PATTERN.test(fileName)) throw new ApiError('bad_request', `invalid file name "${fileName}": use letters, digits, "_" and "-"`);
+  if (!FILE_NAME_PATTERN.test(fileName))
+    throw new ApiError('bad_request', `invalid file name "${fileName}": use letters, digits, "_" and "-"`);
 }
 
 export function findDag(cluster: Cluster, fileName: string): DagEntry | undefined {
@@ -106,17 +107,27 @@ export async function recordedRunAt(cluster: Cluster, path: RunPath): Promise<Da
  */
 export async function subRun(cluster: Cluster, root: DagRunResource, subRunId: string): Promise<DagRunResource> {
   const id = runIdentity(root);
-  const live = isArchived(root) ? undefined : cluster.cache.runIndex.descendants(root.spec.dagName ?? id.name, id.dagRunId).find((r) => runIdentity(r).dagRunId === subRunId);
+  const live = isArchived(root)
+    ? undefined
+    : cluster.cache.runIndex
+        .descendants(root.spec.dagName ?? id.name, id.dagRunId)
+        .find((r) => runIdentity(r).dagRunId === subRunId);
   if (live !== undefined) return live;
-  if (cluster.history === undefined) throw new ApiError('not_found', `sub run "${subRunId}" of run "${id.dagRunId}" not found`);
+  if (cluster.history === undefined)
+    throw new ApiError('not_found', `sub run "${subRunId}" of run "${id.dagRunId}" not found`);
   return storedSubRun(cluster, root, subRunId);
 }
 
 /** Whether a run's sub runs may be in the store: it is archived, or was put back from it. */
-const subRunsStored = (cluster: Cluster, run: DagRunResource): boolean => cluster.history !== undefined && (isArchived(run) || run.metadata?.annotations?.[ANNOTATIONS.restoredFrom] !== undefined);
+const subRunsStored = (cluster: Cluster, run: DagRunResource): boolean =>
+  cluster.history !== undefined &&
+  (isArchived(run) || run.metadata?.annotations?.[ANNOTATIONS.restoredFrom] !== undefined);
 
 /** Resolves the sub run ids a run's nodes name, for their status in details: the informer's first. */
-export async function resolverFor(cluster: Cluster, run: DagRunResource): Promise<(dagRunId: string) => DagRunResource | undefined> {
+export async function resolverFor(
+  cluster: Cluster,
+  run: DagRunResource,
+): Promise<(dagRunId: string) => DagRunResource | undefined> {
   const id = runIdentity(run);
   const rootKey = run.spec.root ?? { name: run.spec.dagName ?? id.name, dagRunId: id.dagRunId };
   let descendants: DagRunResource[] | undefined;
@@ -146,11 +157,20 @@ export async function liveRunAt(cluster: Cluster, path: RunPath, by: Requester):
 const MAX_NESTING = 64;
 
 /** A sub run of a live root as a DAGRun: an archived one is put back under its parent, itself put back first when archived. */
-async function liveSubRun(cluster: Cluster, root: DagRunResource, subRunId: string, depth: number, by: Requester): Promise<DagRunResource> {
+async function liveSubRun(
+  cluster: Cluster,
+  root: DagRunResource,
+  subRunId: string,
+  depth: number,
+  by: Requester,
+): Promise<DagRunResource> {
   const sub = await subRun(cluster, root, subRunId);
   if (!isArchived(sub)) return sub;
   const parentId = sub.spec.parent?.dagRunId;
-  const parent = parentId === undefined || parentId === runIdentity(root).dagRunId || depth >= MAX_NESTING ? root : await liveSubRun(cluster, root, parentId, depth + 1, by);
+  const parent =
+    parentId === undefined || parentId === runIdentity(root).dagRunId || depth >= MAX_NESTING
+      ? root
+      : await liveSubRun(cluster, root, parentId, depth + 1, by);
   return cluster.writer.restoreRun(sub, by, parent);
 }
 

@@ -31,7 +31,8 @@ function baseUrlProblem(text: string): string | undefined {
   } catch {
     return `"${text}" is not a URL`;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `must be http or https, not ${url.protocol.slice(0, -1)}`;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `must be http or https, not ${url.protocol.slice(0, -1)}`;
   // The request's own path and query are appended, so the base can carry neither.
   if (url.search !== '' || url.hash !== '') return 'must not have a query or fragment';
   // fetch refuses such URLs at the first request; saying so at start is kinder.
@@ -39,12 +40,26 @@ function baseUrlProblem(text: string): string | undefined {
   return undefined;
 }
 
-const text = Type.Refine(Type.String(), (value) => !isBlank(value), () => 'must not be blank');
+const text = Type.Refine(
+  Type.String(),
+  (value) => !isBlank(value),
+  () => 'must not be blank',
+);
 // Basic credentials are "user:password"; a colon in the user would shift the split (RFC 7617).
-const username = Type.Refine(text, (value) => !value.includes(':'), () => 'must not contain ":"');
+const username = Type.Refine(
+  text,
+  (value) => !value.includes(':'),
+  () => 'must not contain ":"',
+);
 
 const remoteAuth = Type.Refine(
-  Type.Object({ basic: Type.Optional(Type.Object({ username, password: Type.String() }, { additionalProperties: false })), token: Type.Optional(text) }, { additionalProperties: false }),
+  Type.Object(
+    {
+      basic: Type.Optional(Type.Object({ username, password: Type.String() }, { additionalProperties: false })),
+      token: Type.Optional(text),
+    },
+    { additionalProperties: false },
+  ),
   (auth) => auth.basic === undefined || auth.token === undefined,
   () => 'give basic or token, not both',
 );
@@ -55,15 +70,24 @@ const remoteAuth = Type.Refine(
  */
 const remoteNode = Type.Object(
   {
-    name: Type.Refine(text, (name) => name !== LOCAL_NODE, () => `"${LOCAL_NODE}" is reserved for this server`),
-    baseUrl: Type.Refine(text, (url) => baseUrlProblem(url) === undefined, (url) => baseUrlProblem(url) ?? ''),
+    name: Type.Refine(
+      text,
+      (name) => name !== LOCAL_NODE,
+      () => `"${LOCAL_NODE}" is reserved for this server`,
+    ),
+    baseUrl: Type.Refine(
+      text,
+      (url) => baseUrlProblem(url) === undefined,
+      (url) => baseUrlProblem(url) ?? '',
+    ),
     auth: Type.Optional(remoteAuth),
     timeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
   },
   { additionalProperties: false },
 );
 
-const duplicate = (names: readonly string[]): string | undefined => names.find((name, index) => names.indexOf(name) !== index);
+const duplicate = (names: readonly string[]): string | undefined =>
+  names.find((name, index) => names.indexOf(name) !== index);
 
 const remoteNodes = Type.Refine(
   Type.Array(remoteNode),
@@ -129,7 +153,14 @@ type ReadFile = (path: string) => string;
 
 const asIs = (text: string): string => text;
 const variable = (name: string, description: string, more: { value?: string; defaultText?: string } = {}) =>
-  setting<string | undefined>({ variables: [name], group: 'Authentication and remote nodes (variables only: they hold or name credentials)', default: undefined, description, read: asIs, ...more });
+  setting<string | undefined>({
+    variables: [name],
+    group: 'Authentication and remote nodes (variables only: they hold or name credentials)',
+    default: undefined,
+    description,
+    read: asIs,
+    ...more,
+  });
 
 /**
  * The settings that hold or name credentials: variables only, so that they never show in a
@@ -137,16 +168,37 @@ const variable = (name: string, description: string, more: { value?: string; def
  * the others (docs/api-auth.md, docs/api-remote-nodes.md).
  */
 export const AUTH_SETTINGS = {
-  mode: variable('KUBEDAG_AUTH_MODE', 'Comma list of basic, bearer, kubernetes (TokenReview and SubjectAccessReview) and oidc (browser sign-in); none lets every request pass.', { value: 'MODES', defaultText: 'none' }),
+  mode: variable(
+    'KUBEDAG_AUTH_MODE',
+    'Comma list of basic, bearer, kubernetes (TokenReview and SubjectAccessReview) and oidc (browser sign-in); none lets every request pass.',
+    { value: 'MODES', defaultText: 'none' },
+  ),
   basicFile: variable('KUBEDAG_AUTH_BASIC_FILE', 'A file of user:password lines (basic mode).', { value: 'PATH' }),
-  basicUsername: variable('KUBEDAG_AUTH_BASIC_USERNAME', 'One Basic user, with KUBEDAG_AUTH_BASIC_PASSWORD (basic mode).'),
+  basicUsername: variable(
+    'KUBEDAG_AUTH_BASIC_USERNAME',
+    'One Basic user, with KUBEDAG_AUTH_BASIC_PASSWORD (basic mode).',
+  ),
   basicPassword: variable('KUBEDAG_AUTH_BASIC_PASSWORD', 'The password of KUBEDAG_AUTH_BASIC_USERNAME.'),
-  basicPermissions: variable('KUBEDAG_AUTH_BASIC_PERMISSIONS', 'What Basic users may do: comma list of read, run, write, delete.', { value: 'LIST', defaultText: 'all' }),
-  tokensFile: variable('KUBEDAG_AUTH_TOKENS_FILE', 'A file of Bearer tokens, one a line, each with an optional comma list of permissions (bearer mode).', { value: 'PATH' }),
+  basicPermissions: variable(
+    'KUBEDAG_AUTH_BASIC_PERMISSIONS',
+    'What Basic users may do: comma list of read, run, write, delete.',
+    { value: 'LIST', defaultText: 'all' },
+  ),
+  tokensFile: variable(
+    'KUBEDAG_AUTH_TOKENS_FILE',
+    'A file of Bearer tokens, one a line, each with an optional comma list of permissions (bearer mode).',
+    { value: 'PATH' },
+  ),
   token: variable('KUBEDAG_AUTH_TOKEN', 'One Bearer token with every permission (bearer mode).'),
   ...OIDC_SETTINGS,
-  remoteNodes: variable('KUBEDAG_REMOTE_NODES', 'Remote nodes as JSON: an array of {name, baseUrl, auth, timeoutMs}.', { value: 'JSON' }),
-  remoteNodesFile: variable('KUBEDAG_REMOTE_NODES_FILE', 'A file holding the remote nodes JSON (a mounted Secret); not with KUBEDAG_REMOTE_NODES.', { value: 'PATH' }),
+  remoteNodes: variable('KUBEDAG_REMOTE_NODES', 'Remote nodes as JSON: an array of {name, baseUrl, auth, timeoutMs}.', {
+    value: 'JSON',
+  }),
+  remoteNodesFile: variable(
+    'KUBEDAG_REMOTE_NODES_FILE',
+    'A file holding the remote nodes JSON (a mounted Secret); not with KUBEDAG_REMOTE_NODES.',
+    { value: 'PATH' },
+  ),
 };
 
 type AuthValues = { readonly [K in keyof typeof AUTH_SETTINGS]: string | undefined };
@@ -155,7 +207,9 @@ function read(readFile: ReadFile, variable: string, path: string): string {
   try {
     return readFile(path);
   } catch (error) {
-    throw new Error(`${variable}: cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(`${variable}: cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
 }
 
@@ -194,12 +248,16 @@ function basicUsers(values: AuthValues, readFile: ReadFile): Static<typeof basic
     const where = `KUBEDAG_AUTH_BASIC_FILE line ${line.number}`;
     const colon = line.text.indexOf(':');
     if (colon <= 0) throw new Error(`${where}: expected user:password`);
-    users.push(checked(basicUser, { username: line.text.slice(0, colon), password: line.text.slice(colon + 1) }, where));
+    users.push(
+      checked(basicUser, { username: line.text.slice(0, colon), password: line.text.slice(colon + 1) }, where),
+    );
   }
   const name = values.basicUsername;
   const password = values.basicPassword;
-  if ((name === undefined) !== (password === undefined)) throw new Error('KUBEDAG_AUTH_BASIC_USERNAME and KUBEDAG_AUTH_BASIC_PASSWORD must be set together');
-  if (name !== undefined && password !== undefined) users.push({ username: checked(username, name, 'KUBEDAG_AUTH_BASIC_USERNAME'), password });
+  if ((name === undefined) !== (password === undefined))
+    throw new Error('KUBEDAG_AUTH_BASIC_USERNAME and KUBEDAG_AUTH_BASIC_PASSWORD must be set together');
+  if (name !== undefined && password !== undefined)
+    users.push({ username: checked(username, name, 'KUBEDAG_AUTH_BASIC_USERNAME'), password });
   const twice = duplicate(users.map((u) => u.username));
   if (twice !== undefined) throw new Error(`basic user "${twice}" is defined twice`);
   return users;
@@ -213,7 +271,13 @@ function staticTokens(values: AuthValues, readFile: ReadFile): Static<typeof sta
     const fields = line.text.trim().split(/\s+/);
     if (fields.length > 2) throw new Error(`${where}: expected a token and an optional comma list of permissions`);
     const [token = '', permissions] = fields;
-    tokens.push(checked(staticToken, { token, ...(permissions === undefined ? {} : { permissions: permissionList(permissions, where) }) }, where));
+    tokens.push(
+      checked(
+        staticToken,
+        { token, ...(permissions === undefined ? {} : { permissions: permissionList(permissions, where) }) },
+        where,
+      ),
+    );
   }
   // Trimmed: a value taken from a Secret often ends with a newline that is no part of the token.
   const token = values.token?.trim();
@@ -242,16 +306,25 @@ export function parseAuthConfig(env: Env, readFile: ReadFile): AuthConfig {
   const values = resolveSettings(AUTH_SETTINGS, {}, env);
   const on = modes(values.mode);
   for (const [key, mode] of AUTH_VARIABLES) {
-    if (values[key] !== undefined && !on.has(mode)) throw new Error(`${AUTH_SETTINGS[key].name} is set but KUBEDAG_AUTH_MODE does not include ${mode}`);
+    if (values[key] !== undefined && !on.has(mode))
+      throw new Error(`${AUTH_SETTINGS[key].name} is set but KUBEDAG_AUTH_MODE does not include ${mode}`);
   }
   const basic = on.has('basic') ? basicUsers(values, readFile) : [];
-  if (on.has('basic') && basic.length === 0) throw new Error('KUBEDAG_AUTH_MODE includes basic but no user is configured: set KUBEDAG_AUTH_BASIC_FILE or KUBEDAG_AUTH_BASIC_USERNAME and KUBEDAG_AUTH_BASIC_PASSWORD');
+  if (on.has('basic') && basic.length === 0)
+    throw new Error(
+      'KUBEDAG_AUTH_MODE includes basic but no user is configured: set KUBEDAG_AUTH_BASIC_FILE or KUBEDAG_AUTH_BASIC_USERNAME and KUBEDAG_AUTH_BASIC_PASSWORD',
+    );
   const permissions = values.basicPermissions;
   const tokens = on.has('bearer') ? staticTokens(values, readFile) : [];
-  if (on.has('bearer') && tokens.length === 0) throw new Error('KUBEDAG_AUTH_MODE includes bearer but no token is configured: set KUBEDAG_AUTH_TOKENS_FILE or KUBEDAG_AUTH_TOKEN');
+  if (on.has('bearer') && tokens.length === 0)
+    throw new Error(
+      'KUBEDAG_AUTH_MODE includes bearer but no token is configured: set KUBEDAG_AUTH_TOKENS_FILE or KUBEDAG_AUTH_TOKEN',
+    );
   return {
     ...(basic.length === 0 ? {} : { basic }),
-    ...(permissions === undefined ? {} : { basicPermissions: permissionList(permissions, 'KUBEDAG_AUTH_BASIC_PERMISSIONS') }),
+    ...(permissions === undefined
+      ? {}
+      : { basicPermissions: permissionList(permissions, 'KUBEDAG_AUTH_BASIC_PERMISSIONS') }),
     ...(tokens.length === 0 ? {} : { tokens }),
     ...(on.has('kubernetes') ? { kubernetes: true as const } : {}),
     ...(on.has('oidc') ? { oidc: parseOidcConfig(values, on.has('kubernetes')) } : {}),
@@ -264,7 +337,9 @@ function remoteNodesFrom(json: string, setting: string): RemoteNode[] {
   try {
     parsed = JSON.parse(json);
   } catch (error) {
-    throw new Error(`${setting}: not JSON: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(`${setting}: not JSON: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
   return checked(remoteNodes, parsed, setting).map((node) => ({ ...node, baseUrl: node.baseUrl.replace(/\/+$/, '') }));
 }
@@ -276,7 +351,8 @@ function remoteNodesFrom(json: string, setting: string): RemoteNode[] {
  */
 export function parseRemoteNodes(env: Env, readFile: ReadFile): RemoteNode[] {
   const { remoteNodes: inline, remoteNodesFile: file } = resolveSettings(AUTH_SETTINGS, {}, env);
-  if (inline !== undefined && file !== undefined) throw new Error('set KUBEDAG_REMOTE_NODES or KUBEDAG_REMOTE_NODES_FILE, not both');
+  if (inline !== undefined && file !== undefined)
+    throw new Error('set KUBEDAG_REMOTE_NODES or KUBEDAG_REMOTE_NODES_FILE, not both');
   if (inline !== undefined) return remoteNodesFrom(inline, 'KUBEDAG_REMOTE_NODES');
   if (file === undefined) return [];
   return remoteNodesFrom(read(readFile, 'KUBEDAG_REMOTE_NODES_FILE', file), `KUBEDAG_REMOTE_NODES_FILE ${file}`);
@@ -285,7 +361,8 @@ export function parseRemoteNodes(env: Env, readFile: ReadFile): RemoteNode[] {
 function integer(min: number): (text: string, s: SettingName) => number {
   return (text, s) => {
     const value = Number(text);
-    if (!Number.isInteger(value) || value < min) throw new Error(`${s.name} must be an integer >= ${String(min)}, not "${text}"`);
+    if (!Number.isInteger(value) || value < min)
+      throw new Error(`${s.name} must be an integer >= ${String(min)}, not "${text}"`);
     return value;
   };
 }
@@ -306,7 +383,10 @@ function trustProxy(text: string, s: SettingName): TrustProxy {
   if (/^\d+$/.test(value)) return Number(value);
   const list = commaList(text);
   const bad = list.find((entry) => !/^[0-9A-Fa-f.:]+(\/\d{1,3})?$/.test(entry));
-  if (bad !== undefined) throw new Error(`${s.name} must be true, false, a number of hops or a comma list of addresses and CIDR ranges; "${bad}" is none of these`);
+  if (bad !== undefined)
+    throw new Error(
+      `${s.name} must be true, false, a number of hops or a comma list of addresses and CIDR ranges; "${bad}" is none of these`,
+    );
   return list;
 }
 
@@ -315,26 +395,105 @@ function trustProxy(text: string, s: SettingName): TrustProxy {
  * them from it and `--help` prints it with AUTH_SETTINGS (core/settings.ts).
  */
 export const API_SETTINGS = {
-  namespace: setting<string | undefined>({ flag: 'namespace', group: 'Server', value: 'NAMESPACE', default: undefined, defaultText: "the kubeconfig's namespace, else default", description: 'The namespace served.', read: asIs }),
-  host: setting({ flag: 'host', variables: ['KUBEDAG_API_HOST'], group: 'Server', value: 'ADDRESS', default: '127.0.0.1', description: 'Address to listen on.', read: asIs }),
-  port: setting({ flag: 'port', variables: ['KUBEDAG_API_PORT'], group: 'Server', value: 'PORT', default: 8080, description: 'Port to listen on; 0 takes a free one.', read: port }),
-  bodyLimit: setting({ flag: 'body-limit', variables: ['KUBEDAG_API_BODY_LIMIT'], group: 'Server', value: 'BYTES', default: 1_048_576 + 65_536, description: 'Largest request body (at least 1024).', read: integer(1024) }),
+  namespace: setting<string | undefined>({
+    flag: 'namespace',
+    group: 'Server',
+    value: 'NAMESPACE',
+    default: undefined,
+    defaultText: "the kubeconfig's namespace, else default",
+    description: 'The namespace served.',
+    read: asIs,
+  }),
+  host: setting({
+    flag: 'host',
+    variables: ['KUBEDAG_API_HOST'],
+    group: 'Server',
+    value: 'ADDRESS',
+    default: '127.0.0.1',
+    description: 'Address to listen on.',
+    read: asIs,
+  }),
+  port: setting({
+    flag: 'port',
+    variables: ['KUBEDAG_API_PORT'],
+    group: 'Server',
+    value: 'PORT',
+    default: 8080,
+    description: 'Port to listen on; 0 takes a free one.',
+    read: port,
+  }),
+  bodyLimit: setting({
+    flag: 'body-limit',
+    variables: ['KUBEDAG_API_BODY_LIMIT'],
+    group: 'Server',
+    value: 'BYTES',
+    default: 1_048_576 + 65_536,
+    description: 'Largest request body (at least 1024).',
+    read: integer(1024),
+  }),
   // `make ui` builds into dist/ui beside the sources; the image keeps that layout.
-  uiDir: setting({ flag: 'ui-dir', group: 'Server', value: 'DIR', default: join(import.meta.dirname, '../dist/ui'), description: 'The built web UI (index.html and assets/), served at /.', read: asIs }),
-  operatorUrl: setting({ flag: 'operator-url', group: 'Cluster', value: 'URL', default: 'http://127.0.0.1:8081', description: "The operator's internal endpoint, where step logs are read.", read: asIs }),
-  leaseNamespace: setting<string | undefined>({ flag: 'lease-namespace', group: 'Cluster', value: 'NAMESPACE', default: undefined, defaultText: 'the namespace served', description: "Namespace of the operator's leader Lease (health, /services).", read: asIs }),
-  leaseName: setting({ flag: 'lease-name', group: 'Cluster', value: 'NAME', default: 'kubedag-operator', description: "Name of the operator's leader Lease.", read: asIs }),
-  kubeconfig: setting<string | undefined>({ flag: 'kubeconfig', group: 'Cluster', value: 'PATH', variables: ['KUBEDAG_KUBECONFIG', 'KUBECONFIG'], default: undefined, defaultText: 'in-cluster, else ~/.kube/config', description: 'The kubeconfig file to reach the cluster with.', read: asIs }),
+  uiDir: setting({
+    flag: 'ui-dir',
+    group: 'Server',
+    value: 'DIR',
+    default: join(import.meta.dirname, '../dist/ui'),
+    description: 'The built web UI (index.html and assets/), served at /.',
+    read: asIs,
+  }),
+  operatorUrl: setting({
+    flag: 'operator-url',
+    group: 'Cluster',
+    value: 'URL',
+    default: 'http://127.0.0.1:8081',
+    description: "The operator's internal endpoint, where step logs are read.",
+    read: asIs,
+  }),
+  leaseNamespace: setting<string | undefined>({
+    flag: 'lease-namespace',
+    group: 'Cluster',
+    value: 'NAMESPACE',
+    default: undefined,
+    defaultText: 'the namespace served',
+    description: "Namespace of the operator's leader Lease (health, /services).",
+    read: asIs,
+  }),
+  leaseName: setting({
+    flag: 'lease-name',
+    group: 'Cluster',
+    value: 'NAME',
+    default: 'kubedag-operator',
+    description: "Name of the operator's leader Lease.",
+    read: asIs,
+  }),
+  kubeconfig: setting<string | undefined>({
+    flag: 'kubeconfig',
+    group: 'Cluster',
+    value: 'PATH',
+    variables: ['KUBEDAG_KUBECONFIG', 'KUBECONFIG'],
+    default: undefined,
+    defaultText: 'in-cluster, else ~/.kube/config',
+    description: 'The kubeconfig file to reach the cluster with.',
+    read: asIs,
+  }),
   trustProxy: setting<TrustProxy>({
     flag: 'trust-proxy',
     group: 'Server',
     value: 'false|true|HOPS|ADDRESSES',
     default: false,
-    description: 'Which peers may say, in X-Forwarded-For, whose request it is (request.ip, the audit source): none, any, this many hops, or these addresses and CIDR ranges.',
+    description:
+      'Which peers may say, in X-Forwarded-For, whose request it is (request.ip, the audit source): none, any, this many hops, or these addresses and CIDR ranges.',
     read: trustProxy,
   }),
   ...LOG_SETTINGS,
-  auditLog: setting({ flag: 'audit-log', group: 'Log', value: AUDIT_SINK_TEXT, default: STDOUT, defaultText: 'stdout', description: 'Where audit records (one JSON line per change asked of the API, docs/audit.md) go.', read: (text, s) => parseAuditSink(text, s.name) }),
+  auditLog: setting({
+    flag: 'audit-log',
+    group: 'Log',
+    value: AUDIT_SINK_TEXT,
+    default: STDOUT,
+    defaultText: 'stdout',
+    description: 'Where audit records (one JSON line per change asked of the API, docs/audit.md) go.',
+    read: (text, s) => parseAuditSink(text, s.name),
+  }),
   // The operator's own three settings: the chart gives both processes the same values.
   ...HISTORY_SETTINGS,
   // The operator's: DAGs are validated against the level the operator enforces.
@@ -349,10 +508,15 @@ export const API_HELP: HelpPage = {
   notes: ['A wrong setting stops the start with a message that names it, and exit status 1.'],
 };
 
-const optional = <K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> => (value === undefined ? {} : ({ [key]: value } as Record<K, string>));
+const optional = <K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> =>
+  value === undefined ? {} : ({ [key]: value } as Record<K, string>);
 
 /** Everything the server needs to start; `readFile` reads the files that variables name. */
-export function parseApiConfig(argv: readonly string[], env: Env, readFile: ReadFile = (path) => readFileSync(path, 'utf8')): ApiConfig {
+export function parseApiConfig(
+  argv: readonly string[],
+  env: Env,
+  readFile: ReadFile = (path) => readFileSync(path, 'utf8'),
+): ApiConfig {
   const values = parseSettings(API_SETTINGS, argv, env);
   return {
     ...optional('namespace', values.namespace),
@@ -374,4 +538,5 @@ export function parseApiConfig(argv: readonly string[], env: Env, readFile: Read
   };
 }
 
-const historyOf = (history: HistoryStoreConfig | undefined): { history?: HistoryStoreConfig } => (history === undefined ? {} : { history });
+const historyOf = (history: HistoryStoreConfig | undefined): { history?: HistoryStoreConfig } =>
+  history === undefined ? {} : { history };

@@ -5,11 +5,22 @@ import type { DagRunResource, DagRunSegmentResource } from '../core/resources/ty
 import { RunDefinitions } from './definitions.ts';
 
 /** Definition segments by name, each owned by `uid-<run>`, and the reads made: the cache is what is tested. */
-function segmentsClient(stepsByRun: Record<string, number>, same = false): { client: ResourceClient<DagRunSegmentResource>; reads: string[] } {
+function segmentsClient(
+  stepsByRun: Record<string, number>,
+  same = false,
+): { client: ResourceClient<DagRunSegmentResource>; reads: string[] } {
   const reads: string[] = [];
   const byName = new Map(
     Object.entries(stepsByRun).map(([run, steps]) => {
-      const segment = definitionSegment({ name: run, namespace: 'ns', uid: `uid-${run}` }, { steps: Array.from({ length: steps }, (_, i) => ({ name: `s${String(i)}`, command: same ? 'true' : `echo ${run}` })) });
+      const segment = definitionSegment(
+        { name: run, namespace: 'ns', uid: `uid-${run}` },
+        {
+          steps: Array.from({ length: steps }, (_, i) => ({
+            name: `s${String(i)}`,
+            command: same ? 'true' : `echo ${run}`,
+          })),
+        },
+      );
       return [segment.metadata?.name ?? '', { run, segment }] as const;
     }),
   );
@@ -17,7 +28,9 @@ function segmentsClient(stepsByRun: Record<string, number>, same = false): { cli
     get: (_namespace: string, name: string) => {
       const found = byName.get(name);
       reads.push(found?.run ?? name);
-      return found === undefined ? Promise.reject(Object.assign(new Error('not found'), { code: 404 })) : Promise.resolve(found.segment);
+      return found === undefined
+        ? Promise.reject(Object.assign(new Error('not found'), { code: 404 }))
+        : Promise.resolve(found.segment);
     },
   } as unknown as ResourceClient<DagRunSegmentResource>;
   return { client, reads };
@@ -25,14 +38,21 @@ function segmentsClient(stepsByRun: Record<string, number>, same = false): { cli
 
 const frozenRun = (name: string, status = 4): DagRunResource => ({
   metadata: { name, namespace: 'ns', uid: `uid-${name}` },
-  spec: { dagRef: { name: 'etl' }, dagName: 'etl', frozenDefinition: { segment: definitionSegment({ name, namespace: 'ns', uid: '' }, {}).metadata?.name ?? '' } },
+  spec: {
+    dagRef: { name: 'etl' },
+    dagName: 'etl',
+    frozenDefinition: { segment: definitionSegment({ name, namespace: 'ns', uid: '' }, {}).metadata?.name ?? '' },
+  },
   status: { status },
 });
 
 describe('RunDefinitions', () => {
   it('loads a definition kept in the spec without reading any segment', async () => {
     const { client, reads } = segmentsClient({});
-    const old: DagRunResource = { metadata: { name: 'old', uid: 'uid-old' }, spec: { dagRef: { name: 'etl' }, snapshot: { steps: ['echo old'] } } };
+    const old: DagRunResource = {
+      metadata: { name: 'old', uid: 'uid-old' },
+      spec: { dagRef: { name: 'etl' }, snapshot: { steps: ['echo old'] } },
+    };
     expect((await new RunDefinitions(client).dag(old))?.steps.map((s) => s.cmdWithArgs)).toEqual(['echo old']);
     expect(reads).toEqual([]);
   });
@@ -48,11 +68,15 @@ describe('RunDefinitions', () => {
   it('reads once for a burst of requests that arrive together', async () => {
     const { client, reads } = segmentsClient({ big: 3 });
     const definitions = new RunDefinitions(client);
-    await Promise.all([definitions.dag(frozenRun('big')), definitions.dag(frozenRun('big')), definitions.dag(frozenRun('big'))]);
+    await Promise.all([
+      definitions.dag(frozenRun('big')),
+      definitions.dag(frozenRun('big')),
+      definitions.dag(frozenRun('big')),
+    ]);
     expect(reads).toEqual(['big']);
   });
 
-  it('loads a definition once for all the runs frozen with it (a DAG\'s history)', async () => {
+  it("loads a definition once for all the runs frozen with it (a DAG's history)", async () => {
     const { client, reads } = segmentsClient({ a: 3, b: 3, c: 3 }, true);
     const definitions = new RunDefinitions(client);
     const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((name) => definitions.dag(frozenRun(name))));
@@ -69,7 +93,9 @@ describe('RunDefinitions', () => {
 
   it('holds at most its limit of definition bytes, dropping the least recently used first', async () => {
     const { client, reads } = segmentsClient({ a: 20, b: 20, c: 20 });
-    const one = JSON.stringify({ steps: Array.from({ length: 20 }, (_, i) => ({ name: `s${String(i)}`, command: 'echo a' })) }).length;
+    const one = JSON.stringify({
+      steps: Array.from({ length: 20 }, (_, i) => ({ name: `s${String(i)}`, command: 'echo a' })),
+    }).length;
     const definitions = new RunDefinitions(client, one * 2.5);
     for (const name of ['a', 'b', 'a', 'c', 'a', 'b']) await definitions.dag(frozenRun(name));
     expect(reads).toEqual(['a', 'b', 'c', 'b']);

@@ -23,6 +23,8 @@ interface Document {
 export function documentFor<D extends object>(full: D, version: ApiVersion): D {
   const { info, paths = {} } = full as Document;
   const under = (path: string): boolean => path === V1_PREFIX || path.startsWith(`${V1_PREFIX}/`);
-  const kept = Object.fromEntries(Object.entries(paths).filter(([path]) => (version === 'v1' ? under(path) : !under(path))));
+  const kept = Object.fromEntries(
+    Object.entries(paths).filter(([path]) => (version === 'v1' ? under(path) : !under(path))),
+  );
   return { ...full, info: { ...info, description: DESCRIPTIONS[version] }, paths: kept };
 }

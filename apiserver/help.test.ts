@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { renderHelp } from '../core/settings-help.ts';
-import { defaultsUnlikeHelp, helpGaps, ignoredNames, runProgram, undeclaredVariables } from '../test/settings-checks.ts';
+import {
+  defaultsUnlikeHelp,
+  helpGaps,
+  ignoredNames,
+  runProgram,
+  undeclaredVariables,
+} from '../test/settings-checks.ts';
 import { API_HELP, parseApiConfig } from './config.ts';
 
 const NO_FILES = (path: string): string => {
@@ -25,6 +31,8 @@ describe('the API server’s settings table', () => {
   });
 
   it('reads no KUBEDAG_ variable that the table leaves out', () => {
-    expect(undeclaredVariables(['apiserver/config.ts', 'apiserver/main.ts', 'core/log.ts'], API_HELP.settings)).toEqual([]);
+    expect(undeclaredVariables(['apiserver/config.ts', 'apiserver/main.ts', 'core/log.ts'], API_HELP.settings)).toEqual(
+      [],
+    );
   });
 });

@@ -37,15 +37,26 @@ describe('the links of the document', () => {
     const wrong = ALL.flatMap((l) => {
       const target = operation(l.to);
       if (target === undefined) return [`${l.to}: no such operation`];
-      const needed = (target.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name).sort();
+      const needed = (target.parameters ?? [])
+        .filter((p) => p.in === 'path')
+        .map((p) => p.name)
+        .sort();
       const given = Object.keys(l.parameters).sort();
-      return JSON.stringify(needed) === JSON.stringify(given) ? [] : [`${l.from} -> ${l.to}: gives ${given.join(',')}, needs ${needed.join(',')}`];
+      return JSON.stringify(needed) === JSON.stringify(given)
+        ? []
+        : [`${l.from} -> ${l.to}: gives ${given.join(',')}, needs ${needed.join(',')}`];
     });
     expect(wrong).toEqual([]);
   });
 
   it('take request values only from parts the request has', () => {
-    const wrong = ALL.filter((l) => Object.values(l.parameters).some((e) => e.startsWith('$request.body') && operation(l.from.split(' ').slice(0, 2).join(' '))?.requestBody === undefined));
+    const wrong = ALL.filter((l) =>
+      Object.values(l.parameters).some(
+        (e) =>
+          e.startsWith('$request.body') &&
+          operation(l.from.split(' ').slice(0, 2).join(' '))?.requestBody === undefined,
+      ),
+    );
     expect(wrong.map((l) => `${l.from} -> ${l.to}`)).toEqual([]);
   });
 
@@ -54,17 +65,28 @@ describe('the links of the document', () => {
     expect(names.length - new Set(names).size).toBe(0);
   });
 
-  it.each([{ api: 'v2', link: LINKS[0] }, { api: 'v1', link: V1_LINKS.at(-1) }])('are in the rendered $api document as operationRefs', ({ link }) => {
+  it.each([
+    { api: 'v2', link: LINKS[0] },
+    { api: 'v1', link: V1_LINKS.at(-1) },
+  ])('are in the rendered $api document as operationRefs', ({ link }) => {
     if (link === undefined) throw new Error('no links');
     const [method = '', path = '', status = ''] = link.from.split(' ');
-    expect(paths[path]?.[method.toLowerCase()]?.responses[status]?.links?.[linkName(link)]).toEqual({ operationRef: operationRef(link.to), parameters: link.parameters, description: link.description });
+    expect(paths[path]?.[method.toLowerCase()]?.responses[status]?.links?.[linkName(link)]).toEqual({
+      operationRef: operationRef(link.to),
+      parameters: link.parameters,
+      description: link.description,
+    });
   });
 });
 
 describe('an operationRef', () => {
   it.each([
     { name: 'escapes the slashes of the path', to: 'GET /api/v2/dags', want: '#/paths/~1api~1v2~1dags/get' },
-    { name: 'keeps the braces of a path parameter', to: 'DELETE /api/v2/dags/{fileName}', want: '#/paths/~1api~1v2~1dags~1{fileName}/delete' },
+    {
+      name: 'keeps the braces of a path parameter',
+      to: 'DELETE /api/v2/dags/{fileName}',
+      want: '#/paths/~1api~1v2~1dags~1{fileName}/delete',
+    },
   ])('$name', ({ to, want }) => {
     expect(operationRef(to)).toBe(want);
   });

@@ -55,14 +55,26 @@ function dagLinks(from: string, fileName: string): Link[] {
 
 /** A run started from a DAG file, reached by the file name and the id the start answered. */
 function startedLinks(from: string): Link[] {
-  return [{ from, to: `GET ${P}/dags/{fileName}/dag-runs/{dagRunId}`, parameters: { fileName: '$request.path.fileName', dagRunId: '$response.body#/dagRunId' }, description: 'The run just started or queued.' }];
+  return [
+    {
+      from,
+      to: `GET ${P}/dags/{fileName}/dag-runs/{dagRunId}`,
+      parameters: { fileName: '$request.path.fileName', dagRunId: '$response.body#/dagRunId' },
+      description: 'The run just started or queued.',
+    },
+  ];
 }
 
 export const LINKS: readonly Link[] = [
   ...dagLinks(`POST ${P}/dags 201`, '$response.body#/name'),
   ...dagLinks(`GET ${P}/dags 200`, '$response.body#/dags/0/fileName'),
   ...dagLinks(`POST ${P}/dags/{fileName}/rename 200`, '$request.body#/newFileName'),
-  { from: `DELETE ${P}/dags/{fileName} 204`, to: `GET ${P}/dags/{fileName}`, parameters: { fileName: '$request.path.fileName' }, description: 'The deleted DAG: 404 from now on.' },
+  {
+    from: `DELETE ${P}/dags/{fileName} 204`,
+    to: `GET ${P}/dags/{fileName}`,
+    parameters: { fileName: '$request.path.fileName' },
+    description: 'The deleted DAG: 404 from now on.',
+  },
   ...startedLinks(`POST ${P}/dags/{fileName}/start 200`),
   ...startedLinks(`POST ${P}/dags/{fileName}/enqueue 200`),
   ...runLinks(`GET ${P}/dags/{fileName}/dag-runs/{dagRunId} 200`, '/dagRun'),
@@ -70,10 +82,34 @@ export const LINKS: readonly Link[] = [
   ...runLinks(`GET ${P}/dag-runs 200`, '/dagRuns/0'),
   ...runLinks(`GET ${P}/dag-runs/{name} 200`, '/dagRuns/0'),
   ...runLinks(`GET ${RUN} 200`, '/dagRunDetails'),
-  { from: `POST ${P}/dag-runs 200`, to: `GET ${RUN}`, parameters: { name: '$request.body#/name', dagRunId: '$response.body#/dagRunId' }, description: 'The inline run just started, when the request named it.' },
-  { from: `POST ${P}/dag-runs/enqueue 200`, to: `GET ${RUN}`, parameters: { name: '$request.body#/name', dagRunId: '$response.body#/dagRunId' }, description: 'The inline run just queued, when the request named it.' },
-  { from: `POST ${RUN}/reschedule 200`, to: `GET ${RUN}`, parameters: { name: '$request.path.name', dagRunId: '$response.body#/dagRunId' }, description: 'The new run.' },
-  { from: `GET ${RUN}/sub-dag-runs 200`, to: `GET ${RUN}/sub-dag-runs/{subDAGRunId}`, parameters: { name: '$request.path.name', dagRunId: '$request.path.dagRunId', subDAGRunId: '$response.body#/subRuns/0/dagRunId' }, description: 'The first sub run.' },
+  {
+    from: `POST ${P}/dag-runs 200`,
+    to: `GET ${RUN}`,
+    parameters: { name: '$request.body#/name', dagRunId: '$response.body#/dagRunId' },
+    description: 'The inline run just started, when the request named it.',
+  },
+  {
+    from: `POST ${P}/dag-runs/enqueue 200`,
+    to: `GET ${RUN}`,
+    parameters: { name: '$request.body#/name', dagRunId: '$response.body#/dagRunId' },
+    description: 'The inline run just queued, when the request named it.',
+  },
+  {
+    from: `POST ${RUN}/reschedule 200`,
+    to: `GET ${RUN}`,
+    parameters: { name: '$request.path.name', dagRunId: '$response.body#/dagRunId' },
+    description: 'The new run.',
+  },
+  {
+    from: `GET ${RUN}/sub-dag-runs 200`,
+    to: `GET ${RUN}/sub-dag-runs/{subDAGRunId}`,
+    parameters: {
+      name: '$request.path.name',
+      dagRunId: '$request.path.dagRunId',
+      subDAGRunId: '$response.body#/subRuns/0/dagRunId',
+    },
+    description: 'The first sub run.',
+  },
 ];
 
 const V1 = '/api/v1';
@@ -90,13 +126,22 @@ export const V1_LINKS: readonly Link[] = [
     ['GET', `${V1_RUN}/outputs`, "The run's outputs."],
     ['GET', `${V1_RUN}/spec`, "The run's stored definition."],
     ['DELETE', V1_RUN, 'Delete the run (once it has ended).'],
-  ].map(([method = '', to = '', description = '']) => ({ from: `GET ${V1_RUN} 200`, to: `${method} ${to}`, parameters: { name: '$response.body#/dagRunDetails/name', dagRunId: '$response.body#/dagRunDetails/dagRunId' }, description })),
+  ].map(([method = '', to = '', description = '']) => ({
+    from: `GET ${V1_RUN} 200`,
+    to: `${method} ${to}`,
+    parameters: { name: '$response.body#/dagRunDetails/name', dagRunId: '$response.body#/dagRunDetails/dagRunId' },
+    description,
+  })),
 ];
 
 /** Link names are unique per response: the target's method and path, made readable. */
 export function linkName(link: Link): string {
   const [method = '', path = ''] = link.to.split(' ');
-  const words = path.slice(P.length).split('/').filter((w) => w !== '').map((w) => w.replace(/[{}]/g, '').replace(/-(\w)/g, (_m, c: string) => c.toUpperCase()));
+  const words = path
+    .slice(P.length)
+    .split('/')
+    .filter((w) => w !== '')
+    .map((w) => w.replace(/[{}]/g, '').replace(/-(\w)/g, (_m, c: string) => c.toUpperCase()));
   return [method.toLowerCase(), ...words.map((w) => w.charAt(0).toUpperCase() + w.slice(1))].join('');
 }
 
@@ -106,7 +151,10 @@ export function operationRef(to: string): string {
   return `#/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}`;
 }
 
-type Paths = Record<string, Record<string, { responses?: Record<string, { links?: Record<string, unknown> }> } | undefined> | undefined>;
+type Paths = Record<
+  string,
+  Record<string, { responses?: Record<string, { links?: Record<string, unknown> }> } | undefined> | undefined
+>;
 
 /** The document with the links added to the answers they belong to (a copy where it changes). */
 export function withLinks<D extends object>(document: D, links: readonly Link[] = LINKS): D {
@@ -116,7 +164,14 @@ export function withLinks<D extends object>(document: D, links: readonly Link[] 
     const [method = '', path = '', status = ''] = link.from.split(' ');
     const response = paths[path]?.[method.toLowerCase()]?.responses?.[status];
     if (response === undefined) continue;
-    response.links = { ...response.links, [linkName(link)]: { operationRef: operationRef(link.to), parameters: link.parameters, description: link.description } };
+    response.links = {
+      ...response.links,
+      [linkName(link)]: {
+        operationRef: operationRef(link.to),
+        parameters: link.parameters,
+        description: link.description,
+      },
+    };
   }
   return { ...document, paths };
 }

@@ -21,7 +21,9 @@ if (helpWanted(argv)) {
   process.stdout.write(renderHelp(API_HELP));
   process.exit(0);
 }
-const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '../package.json'), 'utf8')) as { version: string };
+const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '../package.json'), 'utf8')) as {
+  version: string;
+};
 
 let config: ApiConfig;
 try {
@@ -51,7 +53,11 @@ async function start(): Promise<Server> {
     audit,
     plugins: [
       (app, { kc, namespace }) => {
-        const kubernetes = { authentication: kc.makeApiClient(AuthenticationV1Api), authorization: kc.makeApiClient(AuthorizationV1Api), namespace };
+        const kubernetes = {
+          authentication: kc.makeApiClient(AuthenticationV1Api),
+          authorization: kc.makeApiClient(AuthorizationV1Api),
+          namespace,
+        };
         registerAuth(app, authOptions(config.auth, kubernetes, oidc));
       },
       (app) => {
@@ -74,11 +80,16 @@ async function sharedSignOuts(oidc: OidcProvider | undefined): Promise<SignedOut
   const kc = kubeConfig(config.kubeconfig);
   return shareSignOuts(oidc, kc, servedNamespaces(config, kc).leaseNamespace, logger);
 }
-const server = await start().catch((error: unknown) => exitWith(logger, `cannot start: ${startFailure(error, listen)}`));
+const server = await start().catch((error: unknown) =>
+  exitWith(logger, `cannot start: ${startFailure(error, listen)}`),
+);
 // Port 0 asks for any free port: say the one that was given.
 const address = server.app.server.address();
 const port = typeof address === 'object' && address !== null ? address.port : config.port;
-logger.info({ version, namespace: server.cache.namespace, port }, `kubedag API server listening on http://${config.host}:${String(port)}${API_PREFIX} (namespace ${server.cache.namespace})`);
+logger.info(
+  { version, namespace: server.cache.namespace, port },
+  `kubedag API server listening on http://${config.host}:${String(port)}${API_PREFIX} (namespace ${server.cache.namespace})`,
+);
 const shutdown = (signal: string): void => {
   logger.info({ signal }, `${signal}: shutting down`);
   void server.close().then(() => {

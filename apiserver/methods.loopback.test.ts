@@ -44,7 +44,6 @@ describe("a path's methods", () => {
   });
 });
 
-
 const TOKEN = { authorization: 'Bearer secret' };
 let remote: Server;
 let remoteHits = 0;
@@ -81,20 +80,61 @@ describe('a method a known path does not have', () => {
     { name: 'DELETE on the DAG list', method: 'DELETE', url: '/api/v2/dags', allow: 'GET, HEAD, POST' },
     { name: 'PUT on a DAG', method: 'PUT', url: '/api/v2/dags/etl', allow: 'GET, HEAD, DELETE' },
     { name: 'GET on a start', method: 'GET', url: '/api/v2/dags/etl/start', allow: 'POST' },
-    { name: 'HEAD on a start (fastify serves HEAD beside GET only)', method: 'HEAD', url: '/api/v2/dags/etl/start', allow: 'POST' },
+    {
+      name: 'HEAD on a start (fastify serves HEAD beside GET only)',
+      method: 'HEAD',
+      url: '/api/v2/dags/etl/start',
+      allow: 'POST',
+    },
     { name: 'OPTIONS, which is not served', method: 'OPTIONS', url: '/api/v2/dags', allow: 'GET, HEAD, POST' },
     { name: 'TRACE, which is not served', method: 'TRACE', url: '/api/v2/dags', allow: 'GET, HEAD, POST' },
-    { name: 'QUERY without the Content-Type it must carry', method: 'QUERY', url: '/api/v2/dag-runs/etl/r1', allow: 'GET, HEAD' },
-    { name: 'DELETE on a fixed path is not the {fileName} route', method: 'DELETE', url: '/api/v2/dags/search', allow: 'GET, HEAD' },
+    {
+      name: 'QUERY without the Content-Type it must carry',
+      method: 'QUERY',
+      url: '/api/v2/dag-runs/etl/r1',
+      allow: 'GET, HEAD',
+    },
+    {
+      name: 'DELETE on a fixed path is not the {fileName} route',
+      method: 'DELETE',
+      url: '/api/v2/dags/search',
+      allow: 'GET, HEAD',
+    },
     { name: 'POST on health', method: 'POST', url: '/api/v2/health', allow: 'GET, HEAD' },
-    { name: 'PATCH on a sub run under its old spelling', method: 'PATCH', url: '/api/v2/dag-runs/etl/r1/children/c1', allow: 'GET, HEAD' },
-    { name: 'a query string, remoteNode included, changes nothing', method: 'DELETE', url: '/api/v2/dags?remoteNode=peer', allow: 'GET, HEAD, POST' },
-    { name: 'a malformed body is not read', method: 'PUT', url: '/api/v2/dags', allow: 'GET, HEAD, POST', body: '{"x": ' },
+    {
+      name: 'PATCH on a sub run under its old spelling',
+      method: 'PATCH',
+      url: '/api/v2/dag-runs/etl/r1/children/c1',
+      allow: 'GET, HEAD',
+    },
+    {
+      name: 'a query string, remoteNode included, changes nothing',
+      method: 'DELETE',
+      url: '/api/v2/dags?remoteNode=peer',
+      allow: 'GET, HEAD, POST',
+    },
+    {
+      name: 'a malformed body is not read',
+      method: 'PUT',
+      url: '/api/v2/dags',
+      allow: 'GET, HEAD, POST',
+      body: '{"x": ',
+    },
   ])('answers 405 with Allow and the error object: $name', async ({ method, url, allow, body }) => {
     const hits = remoteHits;
-    const res = await app().inject({ method, url, headers: { ...TOKEN, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body }) });
+    const res = await app().inject({
+      method,
+      url,
+      headers: { ...TOKEN, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body }),
+    });
     expect([res.statusCode, res.headers.allow]).toEqual([405, allow]);
-    if (method !== 'HEAD') expect(res.json()).toEqual({ code: 'method_not_allowed', message: expect.stringContaining(allow) as string, details: { allow: allow.split(', ') } });
+    if (method !== 'HEAD')
+      expect(res.json()).toEqual({
+        code: 'method_not_allowed',
+        message: expect.stringContaining(allow) as string,
+        details: { allow: allow.split(', ') },
+      });
     expect(remoteHits).toBe(hits);
   });
 

@@ -19,7 +19,10 @@ export interface PathMethods {
 }
 
 /** The routes' paths with the methods each has, for the paths under `prefix`. Pure. */
-export function pathMethods(routes: readonly Pick<RouteOptions, 'url' | 'method' | 'config'>[], prefix: string): PathMethods[] {
+export function pathMethods(
+  routes: readonly Pick<RouteOptions, 'url' | 'method' | 'config'>[],
+  prefix: string,
+): PathMethods[] {
   const paths = new Map<string, { methods: Set<string>; permissions: Set<Permission> }>();
   for (const route of routes) {
     // Catch-alls (`/api/*`) are the not-found answers of a whole subtree, not resources.
@@ -29,7 +32,11 @@ export function pathMethods(routes: readonly Pick<RouteOptions, 'url' | 'method'
     entry.permissions.add(route.config?.permission ?? 'read');
     paths.set(route.url, entry);
   }
-  return [...paths].map(([url, { methods, permissions }]) => ({ url, methods, permission: [...permissions].every((p) => p === 'public') ? 'public' : 'read' }));
+  return [...paths].map(([url, { methods, permissions }]) => ({
+    url,
+    methods,
+    permission: [...permissions].every((p) => p === 'public') ? 'public' : 'read',
+  }));
 }
 
 /** The `Allow` header of a path: its methods, HEAD beside GET. Pure. */
@@ -64,7 +71,11 @@ export const methodNotAllowedRoutes: FastifyPluginCallback<MethodsOptions> = (ap
       // Answered before the body is read (so a malformed one does not turn the 405 into a 400)
       // and before remote.ts's preValidation hook could relay it.
       onRequest: async (request, reply) => {
-        const error = new ApiError('method_not_allowed', `${request.method} is not allowed on ${path.url}; allowed: ${allow}`, { details: { allow: allow.split(', ') } });
+        const error = new ApiError(
+          'method_not_allowed',
+          `${request.method} is not allowed on ${path.url}; allowed: ${allow}`,
+          { details: { allow: allow.split(', ') } },
+        );
         return reply.code(error.status).header('allow', allow).send(error.body());
       },
       handler: () => undefined,

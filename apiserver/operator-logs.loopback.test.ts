@@ -4,9 +4,21 @@ import { OperatorLogs } from './operator-logs.ts';
 
 /** A stand-in for the operator's log endpoint on loopback: each step name picks an answer. */
 const answers: Record<string, { status: number; type: string; body: string }> = {
-  archived: { status: 200, type: 'application/json', body: JSON.stringify({ content: 'hello', lineCount: 1, totalLines: 1, hasMore: false, isEstimate: false }) },
-  missing: { status: 404, type: 'application/json', body: JSON.stringify({ code: 'not_found', message: 'no log for this step attempt' }) },
-  broken: { status: 500, type: 'text/plain', body: 'S3 log store: reading s3://logs/ns/etl/r1/load.0.stdout failed: access denied (check the credentials and the bucket policy)' },
+  archived: {
+    status: 200,
+    type: 'application/json',
+    body: JSON.stringify({ content: 'hello', lineCount: 1, totalLines: 1, hasMore: false, isEstimate: false }),
+  },
+  missing: {
+    status: 404,
+    type: 'application/json',
+    body: JSON.stringify({ code: 'not_found', message: 'no log for this step attempt' }),
+  },
+  broken: {
+    status: 500,
+    type: 'text/plain',
+    body: 'S3 log store: reading s3://logs/ns/etl/r1/load.0.stdout failed: access denied (check the credentials and the bucket policy)',
+  },
   silent: { status: 502, type: 'text/plain', body: '' },
 };
 let server: Server;
@@ -27,7 +39,8 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const read = (step: string) => new OperatorLogs(url, 'ns').read({ dagName: 'etl', dagRunId: 'r1', step, attempt: 0, stream: 'stdout' }, {});
+const read = (step: string) =>
+  new OperatorLogs(url, 'ns').read({ dagName: 'etl', dagRunId: 'r1', step, attempt: 0, stream: 'stdout' }, {});
 
 describe("the client of the operator's log endpoint", () => {
   it('returns the chunk the operator answered', async () => {
@@ -39,8 +52,17 @@ describe("the client of the operator's log endpoint", () => {
   });
 
   it.each([
-    { name: 'passes on what the operator said went wrong, such as its log store’s error', step: 'broken', message: "the operator's log endpoint answered 500: S3 log store: reading s3://logs/ns/etl/r1/load.0.stdout failed: access denied (check the credentials and the bucket policy)" },
-    { name: 'gives the status alone when the operator said nothing', step: 'silent', message: "the operator's log endpoint answered 502" },
+    {
+      name: 'passes on what the operator said went wrong, such as its log store’s error',
+      step: 'broken',
+      message:
+        "the operator's log endpoint answered 500: S3 log store: reading s3://logs/ns/etl/r1/load.0.stdout failed: access denied (check the credentials and the bucket policy)",
+    },
+    {
+      name: 'gives the status alone when the operator said nothing',
+      step: 'silent',
+      message: "the operator's log endpoint answered 502",
+    },
   ])('$name', async ({ step, message }) => {
     await expect(read(step)).rejects.toThrow(message);
     await expect(read(step)).rejects.not.toThrow(`${message}:`);

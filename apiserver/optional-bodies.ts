@@ -42,7 +42,8 @@ export function withOptionalBodies<D extends object>(document: D): D {
   for (const methods of Object.values(paths)) {
     for (const operation of Object.values(methods)) {
       const body = operation.requestBody;
-      if (body !== undefined && Object.values(body.content ?? {}).every((media) => requiresNothing(media.schema))) body.required = false;
+      if (body !== undefined && Object.values(body.content ?? {}).every((media) => requiresNothing(media.schema)))
+        body.required = false;
     }
   }
   return { ...document, paths };

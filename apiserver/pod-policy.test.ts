@@ -10,18 +10,35 @@ function api(labels: Record<string, string> | 'forbidden', accounts: string[] = 
     reads: 0,
     readNamespace: () => {
       fake.reads += 1;
-      return labels === 'forbidden' ? Promise.reject(Object.assign(new Error('forbidden'), { code: 403 })) : Promise.resolve({ metadata: { name: 'team', labels } });
+      return labels === 'forbidden'
+        ? Promise.reject(Object.assign(new Error('forbidden'), { code: 403 }))
+        : Promise.resolve({ metadata: { name: 'team', labels } });
     },
-    listNamespacedServiceAccount: () => (labels === 'forbidden' ? Promise.reject(new Error('forbidden')) : Promise.resolve({ items: accounts.map((name) => ({ metadata: { name } })) })),
+    listNamespacedServiceAccount: () =>
+      labels === 'forbidden'
+        ? Promise.reject(new Error('forbidden'))
+        : Promise.resolve({ items: accounts.map((name) => ({ metadata: { name } })) }),
   };
   return fake;
 }
 
 describe("the API server's view of its namespace's pod policy", () => {
   it.each<{ name: string; labels: Record<string, string> | 'forbidden'; want: unknown }>([
-    { name: 'the setting without a label', labels: {}, want: { level: 'baseline', namespace: 'team', serviceAccounts: new Set(['etl']) } },
-    { name: 'the label over the setting', labels: { 'kubedag.io/pod-policy': 'privileged' }, want: { level: 'privileged', namespace: 'team', serviceAccounts: new Set(['etl']) } },
-    { name: 'the setting and no service account check when it may not read', labels: 'forbidden', want: { level: 'baseline', namespace: 'team' } },
+    {
+      name: 'the setting without a label',
+      labels: {},
+      want: { level: 'baseline', namespace: 'team', serviceAccounts: new Set(['etl']) },
+    },
+    {
+      name: 'the label over the setting',
+      labels: { 'kubedag.io/pod-policy': 'privileged' },
+      want: { level: 'privileged', namespace: 'team', serviceAccounts: new Set(['etl']) },
+    },
+    {
+      name: 'the setting and no service account check when it may not read',
+      labels: 'forbidden',
+      want: { level: 'baseline', namespace: 'team' },
+    },
   ])('takes $name', async ({ labels, want }) => {
     expect(await new NamespacePolicy(api(labels, ['etl']), 'team', 'baseline').context()).toEqual(want);
   });

@@ -11,7 +11,13 @@
  */
 import type { CoreV1Api } from '@kubernetes/client-node';
 import type { Dag } from '../core/dag/index.ts';
-import { ALLOW_RUNS_LABEL, dagPolicyProblems, namespaceLevel, type PolicyContext, type PolicyLevel } from '../core/policy/index.ts';
+import {
+  ALLOW_RUNS_LABEL,
+  dagPolicyProblems,
+  namespaceLevel,
+  type PolicyContext,
+  type PolicyLevel,
+} from '../core/policy/index.ts';
 import { ApiError } from './errors.ts';
 
 const KEEP_MS = 5_000;
@@ -23,7 +29,12 @@ export class NamespacePolicy {
   private readonly now: () => number;
   private kept: { readonly at: number; readonly context: Promise<PolicyContext> } | undefined;
 
-  constructor(core: Pick<CoreV1Api, 'readNamespace' | 'listNamespacedServiceAccount'>, namespace: string, fallback: PolicyLevel, now: () => number = Date.now) {
+  constructor(
+    core: Pick<CoreV1Api, 'readNamespace' | 'listNamespacedServiceAccount'>,
+    namespace: string,
+    fallback: PolicyLevel,
+    now: () => number = Date.now,
+  ) {
     this.core = core;
     this.namespace = namespace;
     this.fallback = fallback;
@@ -44,10 +55,22 @@ export class NamespacePolicy {
 
   private async read(): Promise<PolicyContext> {
     const [labels, accounts] = await Promise.all([
-      this.core.readNamespace({ name: this.namespace }).then((n) => n.metadata?.labels ?? {}, () => undefined),
-      this.core.listNamespacedServiceAccount({ namespace: this.namespace, labelSelector: `${ALLOW_RUNS_LABEL}=true` }).then((list) => new Set(list.items.flatMap((a) => (a.metadata?.name === undefined ? [] : [a.metadata.name]))), () => undefined),
+      this.core.readNamespace({ name: this.namespace }).then(
+        (n) => n.metadata?.labels ?? {},
+        () => undefined,
+      ),
+      this.core
+        .listNamespacedServiceAccount({ namespace: this.namespace, labelSelector: `${ALLOW_RUNS_LABEL}=true` })
+        .then(
+          (list) => new Set(list.items.flatMap((a) => (a.metadata?.name === undefined ? [] : [a.metadata.name]))),
+          () => undefined,
+        ),
     ]);
-    return { level: namespaceLevel(labels, this.fallback).level, namespace: this.namespace, ...(accounts === undefined ? {} : { serviceAccounts: accounts }) };
+    return {
+      level: namespaceLevel(labels, this.fallback).level,
+      namespace: this.namespace,
+      ...(accounts === undefined ? {} : { serviceAccounts: accounts }),
+    };
   }
 }
 

@@ -15,10 +15,14 @@ interface Parameter {
 }
 
 async function integerParameters(): Promise<{ at: string; name: string; minimum?: number; maximum?: number }[]> {
-  const document = (await app.inject({ method: 'GET', url: '/api/v2/openapi.json' })).json<{ paths: Record<string, Record<string, { parameters?: Parameter[] }>> }>();
+  const document = (await app.inject({ method: 'GET', url: '/api/v2/openapi.json' })).json<{
+    paths: Record<string, Record<string, { parameters?: Parameter[] }>>;
+  }>();
   return Object.entries(document.paths).flatMap(([path, methods]) =>
     Object.entries(methods).flatMap(([method, operation]) =>
-      (operation.parameters ?? []).filter((p) => p.schema.type === 'integer').map((p) => ({ at: `${method.toUpperCase()} ${path}`, name: p.name, ...p.schema })),
+      (operation.parameters ?? [])
+        .filter((p) => p.schema.type === 'integer')
+        .map((p) => ({ at: `${method.toUpperCase()} ${path}`, name: p.name, ...p.schema })),
     ),
   );
 }
@@ -27,19 +31,36 @@ describe('integer query parameters', () => {
   it('are each documented with bounds inside the safe-integer range', async () => {
     const found = await integerParameters();
     expect(found.length).toBeGreaterThan(10);
-    const unbounded = found.filter((p) => p.minimum === undefined || p.maximum === undefined || p.minimum < Number.MIN_SAFE_INTEGER || p.maximum > Number.MAX_SAFE_INTEGER);
+    const unbounded = found.filter(
+      (p) =>
+        p.minimum === undefined ||
+        p.maximum === undefined ||
+        p.minimum < Number.MIN_SAFE_INTEGER ||
+        p.maximum > Number.MAX_SAFE_INTEGER,
+    );
     expect(unbounded).toEqual([]);
   });
 
   it.each([
-    { name: 'a page number past 2^53 (found by schemathesis: it came back as 4.889379788748448e+34)', query: 'page=48893797887484479536868199835369472', status: 400 },
-    { name: 'one past the largest safe integer, which would read as 2^53', query: 'page=9007199254740992', status: 400 },
+    {
+      name: 'a page number past 2^53 (found by schemathesis: it came back as 4.889379788748448e+34)',
+      query: 'page=48893797887484479536868199835369472',
+      status: 400,
+    },
+    {
+      name: 'one past the largest safe integer, which would read as 2^53',
+      query: 'page=9007199254740992',
+      status: 400,
+    },
     { name: 'a very negative page', query: 'page=-9007199254740992', status: 400 },
     { name: 'the largest safe integer', query: 'page=9007199254740991', status: 503 },
     { name: 'a perPage over the contract maximum, which is clamped', query: 'perPage=5000', status: 503 },
   ])('GET /dags: $name answers $status', async ({ query, status }) => {
     const res = await app.inject({ method: 'GET', url: `/api/v2/dags?${query}` });
-    expect([res.statusCode, res.json<{ code: string }>().code]).toEqual([status, status === 400 ? 'bad_request' : 'service_unavailable']);
+    expect([res.statusCode, res.json<{ code: string }>().code]).toEqual([
+      status,
+      status === 400 ? 'bad_request' : 'service_unavailable',
+    ]);
   });
 
   it.each([

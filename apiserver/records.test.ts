@@ -4,20 +4,44 @@ import type { DagRunResource, DagRunSegmentResource } from '../core/resources/ty
 import { RunRecords } from './records.ts';
 
 /** A segment client that answers lists from a table and counts them: the cache is what is tested here. */
-function segmentsClient(byRun: Record<string, number>): { client: ResourceClient<DagRunSegmentResource>; lists: string[] } {
+function segmentsClient(byRun: Record<string, number>): {
+  client: ResourceClient<DagRunSegmentResource>;
+  lists: string[];
+} {
   const lists: string[] = [];
   const client = {
     list: (_namespace: string, options: { labelSelector?: string }) => {
       const run = (options.labelSelector ?? '').split('=')[1] ?? '';
       lists.push(run);
-      const nodes = Array.from({ length: byRun[run] ?? 0 }, (_, i) => ({ name: `s${String(i)}`, status: 4, statusLabel: 'succeeded' }));
-      return Promise.resolve({ items: [{ metadata: { ownerReferences: [{ kind: 'DAGRun', uid: `uid-${run}`, apiVersion: 'kubedag.io/v1alpha1', name: run }] }, spec: { run, index: 0, nodes } }] });
+      const nodes = Array.from({ length: byRun[run] ?? 0 }, (_, i) => ({
+        name: `s${String(i)}`,
+        status: 4,
+        statusLabel: 'succeeded',
+      }));
+      return Promise.resolve({
+        items: [
+          {
+            metadata: {
+              ownerReferences: [{ kind: 'DAGRun', uid: `uid-${run}`, apiVersion: 'kubedag.io/v1alpha1', name: run }],
+            },
+            spec: { run, index: 0, nodes },
+          },
+        ],
+      });
     },
   } as unknown as ResourceClient<DagRunSegmentResource>;
   return { client, lists };
 }
 
-const run = (name: string, sealed?: number): DagRunResource => ({ metadata: { name, namespace: 'ns', uid: `uid-${name}` }, spec: {}, status: { status: 4, nodes: [{ name: 'tail', status: 4, statusLabel: 'succeeded' }], ...(sealed === undefined ? {} : { sealed }) } });
+const run = (name: string, sealed?: number): DagRunResource => ({
+  metadata: { name, namespace: 'ns', uid: `uid-${name}` },
+  spec: {},
+  status: {
+    status: 4,
+    nodes: [{ name: 'tail', status: 4, statusLabel: 'succeeded' }],
+    ...(sealed === undefined ? {} : { sealed }),
+  },
+});
 
 describe('RunRecords', () => {
   it('answers a run that sealed nothing as it is, without reading segments', async () => {

@@ -35,7 +35,10 @@ interface Relayed {
  */
 export function registerRemoteNodes(app: FastifyInstance, nodes: readonly RemoteNode[]): void {
   const byName = new Map(nodes.map((node) => [node.name, node]));
-  app.decorate('remoteNodeNames', nodes.map((node) => node.name));
+  app.decorate(
+    'remoteNodeNames',
+    nodes.map((node) => node.name),
+  );
   app.addHook('preValidation', async (request: FastifyRequest, reply: FastifyReply) => {
     // Unknown routes keep their local 404: relaying them would make every typo a remote call.
     if (request.is404) return;
@@ -44,7 +47,10 @@ export function registerRemoteNodes(app: FastifyInstance, nodes: readonly Remote
     const node = byName.get(name);
     if (node === undefined) throw new ApiError('bad_request', `unknown remote node "${name}"`);
     const relayed = await relay(node, request);
-    return reply.code(relayed.status).headers(relayed.contentType === null ? {} : { 'content-type': relayed.contentType }).send(relayed.body);
+    return reply
+      .code(relayed.status)
+      .headers(relayed.contentType === null ? {} : { 'content-type': relayed.contentType })
+      .send(relayed.body);
   });
 }
 
@@ -62,7 +68,10 @@ export function documentRemoteNode(route: RouteOptions): void {
   if (!(route.url.startsWith(API_PREFIX) || route.url.startsWith(V1_PREFIX)) || schema.hide === true) return;
   const query = (schema.querystring ?? { type: 'object', properties: {} }) as QuerySchema;
   if (query.properties?.[PARAM] !== undefined) return;
-  route.schema = { ...schema, querystring: { ...query, properties: { ...query.properties, [PARAM]: remoteNodeQuery } } };
+  route.schema = {
+    ...schema,
+    querystring: { ...query, properties: { ...query.properties, [PARAM]: remoteNodeQuery } },
+  };
 }
 
 /** The node a request names; undefined when it is to be served here. */
@@ -80,7 +89,13 @@ function remoteUrl(baseUrl: string, requestUrl: string): string {
   const at = requestUrl.indexOf('?');
   const path = at < 0 ? requestUrl : requestUrl.slice(0, at);
   // Filtered as raw text rather than through URLSearchParams, which would re-encode the rest.
-  const kept = at < 0 ? [] : requestUrl.slice(at + 1).split('&').filter((pair) => pair !== '' && decodedKey(pair) !== PARAM);
+  const kept =
+    at < 0
+      ? []
+      : requestUrl
+          .slice(at + 1)
+          .split('&')
+          .filter((pair) => pair !== '' && decodedKey(pair) !== PARAM);
   return `${baseUrl.replace(/\/+$/, '')}${path}${kept.length === 0 ? '' : `?${kept.join('&')}`}`;
 }
 
@@ -101,7 +116,8 @@ function outgoingHeaders(node: RemoteNode, request: FastifyRequest, hasBody: boo
   if (hasBody && contentType !== undefined) headers['content-type'] = contentType;
   // The node's own credentials only: the caller's were for this server and must not leak.
   const { basic, token } = node.auth ?? {};
-  if (basic !== undefined) headers.authorization = `Basic ${Buffer.from(`${basic.username}:${basic.password}`).toString('base64')}`;
+  if (basic !== undefined)
+    headers.authorization = `Basic ${Buffer.from(`${basic.username}:${basic.password}`).toString('base64')}`;
   else if (token !== undefined) headers.authorization = `Bearer ${token}`;
   return headers;
 }
@@ -125,9 +141,16 @@ async function relay(node: RemoteNode, request: FastifyRequest): Promise<Relayed
       signal: AbortSignal.timeout(timeoutMs),
     });
     // Read inside the try: a connection dropped mid-body is as unreachable as a refused one.
-    relayed = { status: response.status, contentType: response.headers.get('content-type'), body: Buffer.from(await response.arrayBuffer()) };
+    relayed = {
+      status: response.status,
+      contentType: response.headers.get('content-type'),
+      body: Buffer.from(await response.arrayBuffer()),
+    };
   } catch (error) {
-    throw new ApiError('remote_node_error', `remote node "${node.name}" is unreachable: ${unreachableReason(error, timeoutMs)}`);
+    throw new ApiError(
+      'remote_node_error',
+      `remote node "${node.name}" is unreachable: ${unreachableReason(error, timeoutMs)}`,
+    );
   }
   return checked(node, relayed);
 }
@@ -148,10 +171,16 @@ function unreachableReason(error: unknown, timeoutMs: number): string {
 function checked(node: RemoteNode, relayed: Relayed): Relayed {
   if (relayed.status < 300) return relayed;
   if (relayed.status < 400) {
-    throw new ApiError('bad_gateway', `remote node "${node.name}" answered a redirect (HTTP ${relayed.status}); check its baseUrl`, { details: { status: relayed.status } });
+    throw new ApiError(
+      'bad_gateway',
+      `remote node "${node.name}" answered a redirect (HTTP ${relayed.status}); check its baseUrl`,
+      { details: { status: relayed.status } },
+    );
   }
   if (isErrorObject(relayed.body)) return relayed;
-  throw new ApiError('bad_gateway', `remote node "${node.name}" answered HTTP ${relayed.status} without an API error`, { details: { status: relayed.status } });
+  throw new ApiError('bad_gateway', `remote node "${node.name}" answered HTTP ${relayed.status} without an API error`, {
+    details: { status: relayed.status },
+  });
 }
 
 function isErrorObject(body: Buffer): boolean {

@@ -74,10 +74,16 @@ export function routeErrors(shape: RouteShape, context: DocumentContext): Readon
   if (shape.permission !== 'public') {
     // Resource routes read the cluster: without it (or a TokenReview that fails) they cannot answer.
     answers.push({ code: 'service_unavailable', status: 503 });
-    if (context.securitySchemes !== undefined) answers.push({ code: 'unauthorized', status: 401 }, { code: 'forbidden', status: 403 });
+    if (context.securitySchemes !== undefined)
+      answers.push({ code: 'unauthorized', status: 401 }, { code: 'forbidden', status: 403 });
   }
   // remote.ts: an unknown node is a bad request; an unreachable or misbehaving one a 502.
-  if (shape.remoteNode) answers.push({ code: 'bad_request', status: 400 }, { code: 'remote_node_error', status: 502 }, { code: 'bad_gateway', status: 502 });
+  if (shape.remoteNode)
+    answers.push(
+      { code: 'bad_request', status: 400 },
+      { code: 'remote_node_error', status: 502 },
+      { code: 'bad_gateway', status: 502 },
+    );
   const byStatus = new Map<number, Set<ErrorCode>>();
   for (const { code, status } of answers) byStatus.set(status, (byStatus.get(status) ?? new Set()).add(code));
   return new Map([...byStatus].sort(([a], [b]) => a - b).map(([status, codes]) => [status, [...codes].sort()]));
@@ -112,8 +118,13 @@ export const ERROR_SCHEMA_ID = 'Error';
  * given rather than taken from the route's `produces`.
  */
 export function errorResponse(codes: readonly ErrorCode[]): Record<string, unknown> {
-  const schema = { allOf: [{ $ref: `${ERROR_SCHEMA_ID}#` }, { type: 'object', properties: { code: { type: 'string', enum: codes } } }] };
-  return { description: `The contract's error object; code ${codes.length === 1 ? (codes[0] ?? '') : `one of ${codes.join(', ')}`}.`, content: { 'application/json': { schema } } };
+  const schema = {
+    allOf: [{ $ref: `${ERROR_SCHEMA_ID}#` }, { type: 'object', properties: { code: { type: 'string', enum: codes } } }],
+  };
+  return {
+    description: `The contract's error object; code ${codes.length === 1 ? (codes[0] ?? '') : `one of ${codes.join(', ')}`}.`,
+    content: { 'application/json': { schema } },
+  };
 }
 
 /**
@@ -131,10 +142,24 @@ export function documentRoute(route: RouteOptions, context: DocumentContext): vo
   }
   const schemes = context.securitySchemes;
   // Any one of the schemes will do.
-  const security = schemes !== undefined && shape.permission !== 'public' ? { security: Object.keys(schemes).map((name) => ({ [name]: [] })) } : {};
+  const security =
+    schemes !== undefined && shape.permission !== 'public'
+      ? { security: Object.keys(schemes).map((name) => ({ [name]: [] })) }
+      : {};
   const query = schema.querystring;
   // A copy: query schemas are shared between routes.
-  const querystring = shape.remoteNode && query !== undefined ? { querystring: { ...query, properties: { ...query.properties, remoteNode: remoteNodeSchema(query.properties?.remoteNode ?? {}, context.remoteNodes ?? []) } } } : {};
+  const querystring =
+    shape.remoteNode && query !== undefined
+      ? {
+          querystring: {
+            ...query,
+            properties: {
+              ...query.properties,
+              remoteNode: remoteNodeSchema(query.properties?.remoteNode ?? {}, context.remoteNodes ?? []),
+            },
+          },
+        }
+      : {};
   route.schema = { ...route.schema, response, ...security, ...querystring };
 }
 

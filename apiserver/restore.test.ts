@@ -14,7 +14,11 @@ function archived(steps: number): DagRunResource {
   return {
     ...run,
     metadata: { ...run.metadata, annotations: { [ANNOTATIONS.restartAt]: 'x', [ANNOTATIONS.retry]: 't1', keep: 'me' } },
-    spec: { ...run.spec, dagRef: { name: 'etl' }, snapshot: { steps: names.map((name) => ({ name, command: 'true' })) } },
+    spec: {
+      ...run.spec,
+      dagRef: { name: 'etl' },
+      snapshot: { steps: names.map((name) => ({ name, command: 'true' })) },
+    },
     status: { ...run.status, observedGeneration: 4, sealed: 9, nodes: names.map(stepRecord) },
   };
 }
@@ -24,7 +28,8 @@ describe('putting an archived run back', () => {
     const run = archived(10_000);
     const plan = restorePlan(run, 'ns');
     expect(plan.segments.length).toBeGreaterThan(1);
-    for (const segment of plan.segments) expect(segment.reduce((sum, node) => sum + recordBytes(node), 0)).toBeLessThanOrEqual(SEGMENT_BYTES);
+    for (const segment of plan.segments)
+      expect(segment.reduce((sum, node) => sum + recordBytes(node), 0)).toBeLessThanOrEqual(SEGMENT_BYTES);
     expect(JSON.stringify({ ...plan.body, status: plan.status }).length).toBeLessThan(16 * 1024);
     expect(plan.status.sealed).toBe(plan.segments.length);
     const sealed = sealedRecords(plan.segments.map((nodes, index) => ({ index, nodes })));
@@ -35,9 +40,18 @@ describe('putting an archived run back', () => {
     const run = archived(3);
     const plan = restorePlan(run, 'other-ns');
     expect(plan.definition).toEqual(run.spec.snapshot);
-    expect([plan.body.spec.snapshot, plan.body.spec.frozenDefinition?.segment, plan.body.metadata?.namespace]).toEqual([undefined, definitionSegmentName(run.metadata?.name ?? ''), 'other-ns']);
+    expect([plan.body.spec.snapshot, plan.body.spec.frozenDefinition?.segment, plan.body.metadata?.namespace]).toEqual([
+      undefined,
+      definitionSegmentName(run.metadata?.name ?? ''),
+      'other-ns',
+    ]);
     expect(plan.body.metadata?.annotations).toEqual({ keep: 'me', [ANNOTATIONS.restoredFrom]: run.metadata?.uid });
-    expect([plan.body.metadata?.uid, plan.body.metadata?.resourceVersion, plan.status.observedGeneration, plan.status.sealed]).toEqual([undefined, undefined, undefined, undefined]);
+    expect([
+      plan.body.metadata?.uid,
+      plan.body.metadata?.resourceVersion,
+      plan.status.observedGeneration,
+      plan.status.sealed,
+    ]).toEqual([undefined, undefined, undefined, undefined]);
     expect(plan.status.nodes).toEqual(run.status?.nodes);
   });
 
@@ -47,7 +61,11 @@ describe('putting an archived run back', () => {
     delete inline.spec.dagRef;
     delete inline.spec.snapshot;
     const plan = restorePlan(inline, 'ns');
-    expect([plan.definition, plan.body.spec.definition, plan.body.spec.frozenDefinition]).toEqual([undefined, { steps: ['true'] }, undefined]);
+    expect([plan.definition, plan.body.spec.definition, plan.body.spec.frozenDefinition]).toEqual([
+      undefined,
+      { steps: ['true'] },
+      undefined,
+    ]);
     const seen = withRecordedEnd(plan.body).status;
     expect([seen?.status, seen?.finishedAt]).toEqual([run.status?.status, run.status?.finishedAt]);
     expect(withRecordedEnd(restorePlan(run, 'ns').body).status).toBeUndefined();
@@ -55,7 +73,16 @@ describe('putting an archived run back', () => {
 
   it('owns a sub run by the live parent it is put back under (the operator finds children by it, and the garbage collector deletes them with it), and a root by nothing', () => {
     const parent: DagRunResource = { metadata: { name: 'etl-r1', namespace: 'ns', uid: 'new-uid' }, spec: {} };
-    expect(restorePlan(archived(1), 'ns', parent).body.metadata?.ownerReferences).toEqual([{ apiVersion: 'kubedag.io/v1alpha1', kind: 'DAGRun', name: 'etl-r1', uid: 'new-uid', controller: true, blockOwnerDeletion: true }]);
+    expect(restorePlan(archived(1), 'ns', parent).body.metadata?.ownerReferences).toEqual([
+      {
+        apiVersion: 'kubedag.io/v1alpha1',
+        kind: 'DAGRun',
+        name: 'etl-r1',
+        uid: 'new-uid',
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ]);
     expect(restorePlan(archived(1), 'ns').body.metadata?.ownerReferences).toBeUndefined();
   });
 

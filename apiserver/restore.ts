@@ -51,7 +51,13 @@ export interface RestorePlan {
  * long gone, and a retry's token is echoed by the status, which the DAGRun has none of at first
  * (the operator would take the token for a retry asked). A new retry sets a new token anyway.
  */
-const DROPPED = new Set<string>([ANNOTATIONS.restartRunId, ANNOTATIONS.restartAt, ANNOTATIONS.ended, ANNOTATIONS.retry, ANNOTATIONS.retryStep]);
+const DROPPED = new Set<string>([
+  ANNOTATIONS.restartRunId,
+  ANNOTATIONS.restartAt,
+  ANNOTATIONS.ended,
+  ANNOTATIONS.retry,
+  ANNOTATIONS.retryStep,
+]);
 
 /**
  * For an inline run, which no definition segment holds back: its end recorded on the metadata
@@ -66,25 +72,48 @@ function endRecord(archived: DagRunResource): Record<string, string> {
 }
 
 /** The spec, naming its definition segment, and the definition for it (dagRef runs); an inline run's spec holds its own. */
-function restoredSpec(archived: DagRunResource, name: string): { spec: DagRunResource['spec']; definition?: Record<string, unknown> } {
+function restoredSpec(
+  archived: DagRunResource,
+  name: string,
+): { spec: DagRunResource['spec']; definition?: Record<string, unknown> } {
   const { snapshot, frozenDefinition, ...spec } = archived.spec;
   if (spec.definition !== undefined) return { spec };
   const id = runIdentity(archived);
-  if (snapshot === undefined) throw new ApiError('bad_request', `run "${id.dagRunId}" was archived without its definition; it cannot be put back`);
+  if (snapshot === undefined)
+    throw new ApiError(
+      'bad_request',
+      `run "${id.dagRunId}" was archived without its definition; it cannot be put back`,
+    );
   // The facts it was frozen with, else worked out again (a run frozen the old way); the segment is always its own.
-  const facts = frozenDefinition ?? frozenReference(name, loadDagSpec(snapshot, { fileName: spec.dagName ?? id.name }).dag);
-  return { spec: { ...spec, frozenDefinition: { ...facts, segment: definitionSegmentName(name) } }, definition: snapshot };
+  const facts =
+    frozenDefinition ?? frozenReference(name, loadDagSpec(snapshot, { fileName: spec.dagName ?? id.name }).dag);
+  return {
+    spec: { ...spec, frozenDefinition: { ...facts, segment: definitionSegmentName(name) } },
+    definition: snapshot,
+  };
 }
 
 /**
  * A sub run is owned by its parent DAGRun, as the operator made it: the operator finds a run's
  * children by that reference, and the garbage collector deletes them with it.
  */
-function restoredMetadata(archived: DagRunResource, namespace: string, parent: DagRunResource | undefined): NonNullable<DagRunResource['metadata']> {
+function restoredMetadata(
+  archived: DagRunResource,
+  namespace: string,
+  parent: DagRunResource | undefined,
+): NonNullable<DagRunResource['metadata']> {
   const { name = '', labels, uid = '' } = archived.metadata ?? {};
-  const annotations = Object.fromEntries(Object.entries(archived.metadata?.annotations ?? {}).filter(([key]) => !DROPPED.has(key)));
+  const annotations = Object.fromEntries(
+    Object.entries(archived.metadata?.annotations ?? {}).filter(([key]) => !DROPPED.has(key)),
+  );
   const owned = parent === undefined ? {} : { ownerReferences: [runOwnerReference(ownerOf(parent))] };
-  return { name, namespace, ...(labels === undefined ? {} : { labels }), annotations: { ...annotations, ...endRecord(archived), [ANNOTATIONS.restoredFrom]: uid }, ...owned };
+  return {
+    name,
+    namespace,
+    ...(labels === undefined ? {} : { labels }),
+    annotations: { ...annotations, ...endRecord(archived), [ANNOTATIONS.restoredFrom]: uid },
+    ...owned,
+  };
 }
 
 /** The plan for an archived run (HistoryRun.resource), a sub run's with its live parent. Pure; throws the contract's errors. */
@@ -107,7 +136,10 @@ export class NameTaken extends Error {}
 
 /** Whether a DAGRun found under the run's name is this run's restore (cut short, or done). */
 function isRestoreOf(found: DagRunResource, archived: DagRunResource): boolean {
-  return found.metadata?.annotations?.[ANNOTATIONS.restoredFrom] === (archived.metadata?.uid ?? '') && (found.spec.dagRunId ?? '') === (archived.spec.dagRunId ?? '');
+  return (
+    found.metadata?.annotations?.[ANNOTATIONS.restoredFrom] === (archived.metadata?.uid ?? '') &&
+    (found.spec.dagRunId ?? '') === (archived.spec.dagRunId ?? '')
+  );
 }
 
 async function createOrFind(deps: RestoreDeps, plan: RestorePlan, archived: DagRunResource): Promise<DagRunResource> {
@@ -118,16 +150,27 @@ async function createOrFind(deps: RestoreDeps, plan: RestorePlan, archived: DagR
     if (!isAlreadyExists(error)) throw error;
   }
   const found = await deps.clients.runs.get(namespace, name);
-  if (!isRestoreOf(found, archived)) throw new NameTaken(`another run holds the name of run "${runIdentity(archived).dagRunId}" (${name})`);
+  if (!isRestoreOf(found, archived))
+    throw new NameTaken(`another run holds the name of run "${runIdentity(archived).dagRunId}" (${name})`);
   return found;
 }
 
 /** The status written once: a run that has one already (a restore finished before, or retried since) keeps it. */
-async function writeStatus(deps: RestoreDeps, run: DagRunResource, status: RestorePlan['status']): Promise<DagRunResource> {
-  for (let current = run; ; ) {
+async function writeStatus(
+  deps: RestoreDeps,
+  run: DagRunResource,
+  status: RestorePlan['status'],
+): Promise<DagRunResource> {
+  for (let current = run; ;) {
     if (current.status?.finishedAt !== undefined || current.status?.status === RunStatus.Running) return current;
     try {
-      return await deps.clients.runs.replaceStatus({ ...current, status: { ...status, ...(current.metadata?.generation === undefined ? {} : { observedGeneration: current.metadata.generation }) } });
+      return await deps.clients.runs.replaceStatus({
+        ...current,
+        status: {
+          ...status,
+          ...(current.metadata?.generation === undefined ? {} : { observedGeneration: current.metadata.generation }),
+        },
+      });
     } catch (error) {
       if (!isConflict(error)) throw error;
       // Someone wrote meanwhile (the operator queueing an inline run): read it and decide again.
@@ -137,17 +180,29 @@ async function writeStatus(deps: RestoreDeps, run: DagRunResource, status: Resto
 }
 
 /** Puts an archived run back as a DAGRun (a sub run under its live parent) and waits until the cache has it; answers that cached run. */
-export async function restoreRun(deps: RestoreDeps, archived: DagRunResource, parent?: DagRunResource): Promise<DagRunResource> {
+export async function restoreRun(
+  deps: RestoreDeps,
+  archived: DagRunResource,
+  parent?: DagRunResource,
+): Promise<DagRunResource> {
   const plan = restorePlan(archived, deps.cache.namespace, parent);
   const created = await createOrFind(deps, plan, archived);
   const owner = ownerOf({ ...created, metadata: { ...created.metadata, namespace: deps.cache.namespace } });
-  for (const [index, nodes] of plan.segments.entries()) await writeStepSegment(deps.clients.segments, owner, index, nodes);
+  for (const [index, nodes] of plan.segments.entries())
+    await writeStepSegment(deps.clients.segments, owner, index, nodes);
   let written = await writeStatus(deps, created, plan.status);
   if (plan.definition !== undefined) await writeFrozenDefinition(deps.clients.segments, owner, plan.definition);
   const name = owner.name;
-  if (written.metadata?.annotations?.[ANNOTATIONS.ended] !== undefined) written = await deps.clients.runs.mergePatch(owner.namespace, name, { metadata: { annotations: { [ANNOTATIONS.ended]: null } } });
+  if (written.metadata?.annotations?.[ANNOTATIONS.ended] !== undefined)
+    written = await deps.clients.runs.mergePatch(owner.namespace, name, {
+      metadata: { annotations: { [ANNOTATIONS.ended]: null } },
+    });
   await deps.cache.settled(deps.cache.runs, name, written.metadata?.resourceVersion);
   const cached = deps.cache.runs.get(deps.cache.namespace, name);
-  if (cached === undefined) throw new ApiError('service_unavailable', `run "${runIdentity(archived).dagRunId}" was put back but is not cached yet; try again`);
+  if (cached === undefined)
+    throw new ApiError(
+      'service_unavailable',
+      `run "${runIdentity(archived).dagRunId}" was put back but is not cached yet; try again`,
+    );
   return cached;
 }

@@ -5,7 +5,14 @@ import { API_PREFIX } from './paths.ts';
 import { parseRouteError } from './responses.ts';
 import { testApp } from '../test/apiserver-app.ts';
 
-const ROUTE_FILES = ['apiserver/routes/system.ts', 'apiserver/routes/dags.ts', 'apiserver/routes/execution.ts', 'apiserver/routes/runs.ts', 'apiserver/routes/logs.ts', 'apiserver/routes/cluster-info.ts'];
+const ROUTE_FILES = [
+  'apiserver/routes/system.ts',
+  'apiserver/routes/dags.ts',
+  'apiserver/routes/execution.ts',
+  'apiserver/routes/runs.ts',
+  'apiserver/routes/logs.ts',
+  'apiserver/routes/cluster-info.ts',
+];
 
 /**
  * Throws the source reaches that the route cannot make, each with the reason: the reading
@@ -20,7 +27,10 @@ const UNREACHABLE: Readonly<Record<string, readonly string[]>> = {
 };
 
 interface Operation {
-  responses: Record<string, { content?: Record<string, { schema?: { allOf?: { properties?: { code?: { enum?: string[] } } }[] } }> }>;
+  responses: Record<
+    string,
+    { content?: Record<string, { schema?: { allOf?: { properties?: { code?: { enum?: string[] } } }[] } }> }
+  >;
 }
 
 /** `code@status` of every error answer a document's operation declares. */
@@ -48,8 +58,14 @@ beforeAll(async () => {
 describe("each route's documented errors", () => {
   it('are read from the source for every documented operation', () => {
     const read = new Set(found.map((r) => r.route));
-    const documented = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
-    expect(documented.filter((d) => ![...read].some((r) => `${r.split(' ')[0] ?? ''} ${toOpenApi(r.split(' ')[1] ?? '')}` === d))).toEqual([]);
+    const documented = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`),
+    );
+    expect(
+      documented.filter(
+        (d) => ![...read].some((r) => `${r.split(' ')[0] ?? ''} ${toOpenApi(r.split(' ')[1] ?? '')}` === d),
+      ),
+    ).toEqual([]);
   });
 
   it('include every error its handler can throw, with the status it is thrown with', () => {
@@ -59,7 +75,9 @@ describe("each route's documented errors", () => {
       // Hidden routes (the document itself) are fine while they throw nothing.
       if (operation === undefined) return throws.size === 0 ? [] : [`${route}: not in the document`];
       const declared = declaredAnswers(operation);
-      return [...throws].filter((t) => !declared.has(t) && !(UNREACHABLE[route] ?? []).includes(t)).map((t) => `${route} throws ${t}`);
+      return [...throws]
+        .filter((t) => !declared.has(t) && !(UNREACHABLE[route] ?? []).includes(t))
+        .map((t) => `${route} throws ${t}`);
     });
     expect(missing).toEqual([]);
   });
@@ -67,18 +85,25 @@ describe("each route's documented errors", () => {
   it('declare only codes its handler can throw', () => {
     const byRoute = new Map(found.map((r) => [r.route, r.throws]));
     // /api/v2's: /api/v1 registers the same handlers again (v1/api.ts) and its own in v1/.
-    const stale = routes.filter((route) => route.url.startsWith(`${API_PREFIX}/`)).flatMap((route) => {
-      // fastify's HEAD routes share their GET's config and handler.
-      const key = `${route.method === 'HEAD' ? 'GET' : String(route.method)} ${route.url.slice(API_PREFIX.length)}`;
-      const throws = byRoute.get(key) ?? new Set();
-      return (route.config?.errors ?? []).map(parseRouteError).filter(({ code, status }) => !throws.has(`${code}@${String(status)}`)).map(({ code, status }) => `${key} declares ${code}@${String(status)}`);
-    });
+    const stale = routes
+      .filter((route) => route.url.startsWith(`${API_PREFIX}/`))
+      .flatMap((route) => {
+        // fastify's HEAD routes share their GET's config and handler.
+        const key = `${route.method === 'HEAD' ? 'GET' : String(route.method)} ${route.url.slice(API_PREFIX.length)}`;
+        const throws = byRoute.get(key) ?? new Set();
+        return (route.config?.errors ?? [])
+          .map(parseRouteError)
+          .filter(({ code, status }) => !throws.has(`${code}@${String(status)}`))
+          .map(({ code, status }) => `${key} declares ${code}@${String(status)}`);
+      });
     expect(stale).toEqual([]);
   });
 
   it('name no throw as unreachable that the source no longer has', () => {
     const byRoute = new Map(found.map((r) => [r.route, r.throws]));
-    const gone = Object.entries(UNREACHABLE).flatMap(([route, list]) => list.filter((t) => byRoute.get(route)?.has(t) !== true).map((t) => `${route} ${t}`));
+    const gone = Object.entries(UNREACHABLE).flatMap(([route, list]) =>
+      list.filter((t) => byRoute.get(route)?.has(t) !== true).map((t) => `${route} ${t}`),
+    );
     expect(gone).toEqual([]);
   });
 });

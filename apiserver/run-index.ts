@@ -15,7 +15,6 @@ export function creationDay(run: DagRunResource): number {
   return Math.floor(Date.parse(String(run.metadata?.creationTimestamp ?? 0)) / DAY_MS) || 0;
 }
 
-
 interface Filed {
   readonly key?: string;
   readonly dag?: string;
@@ -88,7 +87,9 @@ export class RunIndex {
   runsCreatedBetween(fromMs: number | undefined, toMs: number | undefined): DagRunResource[] {
     const first = fromMs === undefined ? Number.NEGATIVE_INFINITY : Math.floor(fromMs / DAY_MS);
     const last = toMs === undefined ? Number.POSITIVE_INFINITY : Math.floor(toMs / DAY_MS);
-    return [...this.byDay.entries()].filter(([day]) => day >= first && day <= last).flatMap(([, names]) => this.resolve(names));
+    return [...this.byDay.entries()]
+      .filter(([day]) => day >= first && day <= last)
+      .flatMap(([, names]) => this.resolve(names));
   }
 
   /** Every sub run (at any depth) of a root run. */

@@ -22,18 +22,32 @@ export const RESERVED_FILE_NAMES = ['search', 'tags', 'validate'] as const;
 const fileNamePattern = `^(?!(${RESERVED_FILE_NAMES.join('|')})$)${FILE_NAME_PATTERN.source.slice(1)}`;
 
 function dagName(more = ''): ReturnType<typeof Type.String> {
-  return Type.String({ pattern: DAG_NAME_PATTERN.source, maxLength: MAX_DAG_NAME_LENGTH, description: `A DAG name: letters, digits, "_", "." and "-", at most ${String(MAX_DAG_NAME_LENGTH)} characters.${more}` });
+  return Type.String({
+    pattern: DAG_NAME_PATTERN.source,
+    maxLength: MAX_DAG_NAME_LENGTH,
+    description: `A DAG name: letters, digits, "_", "." and "-", at most ${String(MAX_DAG_NAME_LENGTH)} characters.${more}`,
+  });
 }
 
 /** The contract's name rules, from the checks' own constants, so that the document says what is refused. */
 export const NAMES = {
   fileName: Type.String({ pattern: fileNamePattern, description: 'A DAG file name: letters, digits, "_" and "-".' }),
   /** A new DAG's file name (POST /dags, rename): it is the DAG's name too, so at most 40 characters. */
-  newFileName: Type.String({ pattern: fileNamePattern, maxLength: MAX_DAG_NAME_LENGTH, description: `A new DAG file name: letters, digits, "_" and "-", at most ${String(MAX_DAG_NAME_LENGTH)} characters; not ${RESERVED_FILE_NAMES.join(', ')}.` }),
+  newFileName: Type.String({
+    pattern: fileNamePattern,
+    maxLength: MAX_DAG_NAME_LENGTH,
+    description: `A new DAG file name: letters, digits, "_" and "-", at most ${String(MAX_DAG_NAME_LENGTH)} characters; not ${RESERVED_FILE_NAMES.join(', ')}.`,
+  }),
   dagName: dagName(),
   /** An inline run's name: the document can say when it is needed, not check it (that depends on the spec's YAML). */
-  inlineDagName: dagName(' Needed unless the spec has a `name`; with neither, the run is refused with 400 bad_request.'),
-  dagRunId: Type.String({ pattern: RUN_ID_PATTERN.source, maxLength: MAX_RUN_ID_LENGTH, description: `A run id: letters, digits, "_" and "-", at most ${String(MAX_RUN_ID_LENGTH)} characters.` }),
+  inlineDagName: dagName(
+    ' Needed unless the spec has a `name`; with neither, the run is refused with 400 bad_request.',
+  ),
+  dagRunId: Type.String({
+    pattern: RUN_ID_PATTERN.source,
+    maxLength: MAX_RUN_ID_LENGTH,
+    description: `A run id: letters, digits, "_" and "-", at most ${String(MAX_RUN_ID_LENGTH)} characters.`,
+  }),
 };
 
 /**
@@ -44,7 +58,11 @@ export const NAMES = {
  */
 export function requestBody<T extends TProperties>(properties: T, example?: Record<string, unknown>): TObject<T> {
   // The example is a request that works: the document's, and schemathesis's first case.
-  return Type.Object(properties, { additionalProperties: true, description: 'Fields this schema does not define are ignored.', ...(example === undefined ? {} : { examples: [example] }) });
+  return Type.Object(properties, {
+    additionalProperties: true,
+    description: 'Fields this schema does not define are ignored.',
+    ...(example === undefined ? {} : { examples: [example] }),
+  });
 }
 
 /**
@@ -127,7 +145,12 @@ const dag = Type.Object({
   type: str,
   env: strings,
   logDir: str,
-  handlerOn: Type.Object({ success: Type.Optional(step), failure: Type.Optional(step), cancel: Type.Optional(step), exit: Type.Optional(step) }),
+  handlerOn: Type.Object({
+    success: Type.Optional(step),
+    failure: Type.Optional(step),
+    cancel: Type.Optional(step),
+    exit: Type.Optional(step),
+  }),
   steps: Type.Array(step),
   delay: Type.Number(),
   timeoutSec: Type.Number(),
@@ -155,9 +178,21 @@ const runSummaryFields = {
 };
 const runSummary = Type.Object(runSummaryFields);
 
-const subRun = Type.Object({ dagRunId: str, params: Type.Optional(str), status: Type.Optional(int), statusLabel: Type.Optional(str) });
+const subRun = Type.Object({
+  dagRunId: str,
+  params: Type.Optional(str),
+  status: Type.Optional(int),
+  statusLabel: Type.Optional(str),
+});
 /** One attempt of a step (a retry or a repeat): Kubedag's addition, for the UI's timeline. */
-const attempt = Type.Object({ attempt: int, startedAt: str, finishedAt: str, status: int, statusLabel: str, exitCode: Type.Optional(int) });
+const attempt = Type.Object({
+  attempt: int,
+  startedAt: str,
+  finishedAt: str,
+  status: int,
+  statusLabel: str,
+  exitCode: Type.Optional(int),
+});
 const node = Type.Object({
   step,
   stdout: str,
@@ -174,8 +209,14 @@ const node = Type.Object({
   // Kubedag's additions (optional, so the contract's clients see its node unchanged): what
   // the web UI's steps table and timeline show and the contract's node does not carry.
   exitCode: Type.Optional(Type.Integer({ description: 'Exit code of the last attempt, when it reported one.' })),
-  outputs: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Output variables the step captured (values over 16 KiB are not included).' })),
-  attempts: Type.Optional(Type.Array(attempt, { description: 'The last attempts (retries and repeats), oldest first.' })),
+  outputs: Type.Optional(
+    Type.Record(Type.String(), Type.String(), {
+      description: 'Output variables the step captured (values over 16 KiB are not included).',
+    }),
+  ),
+  attempts: Type.Optional(
+    Type.Array(attempt, { description: 'The last attempts (retries and repeats), oldest first.' }),
+  ),
   attemptsDropped: Type.Optional(Type.Integer({ description: 'Earlier attempts no longer listed in `attempts`.' })),
 });
 
@@ -189,13 +230,41 @@ const runDetails = Type.Object({
   preconditions: Type.Array(condition),
 });
 
-const pagination = Type.Object({ totalRecords: int, currentPage: int, totalPages: int, nextPage: nullable(int), prevPage: nullable(int) });
+const pagination = Type.Object({
+  totalRecords: int,
+  currentPage: int,
+  totalPages: int,
+  nextPage: nullable(int),
+  prevPage: nullable(int),
+});
 
-const listItem = Type.Object({ fileName: str, dag: dagSummary, latestDAGRun: runSummary, suspended: Type.Boolean(), errors: strings });
+const listItem = Type.Object({
+  fileName: str,
+  dag: dagSummary,
+  latestDAGRun: runSummary,
+  suspended: Type.Boolean(),
+  errors: strings,
+});
 
-const reducedRun = Type.Object({ dagRunId: str, name: str, status: int, statusLabel: str, startedAt: str, finishedAt: str, log: str });
+const reducedRun = Type.Object({
+  dagRunId: str,
+  name: str,
+  status: int,
+  statusLabel: str,
+  startedAt: str,
+  finishedAt: str,
+  log: str,
+});
 
-const task = Type.Object({ dagName: str, dagRunId: str, rootDagRunName: str, rootDagRunId: str, parentDagRunName: str, parentDagRunId: str, startedAt: str });
+const task = Type.Object({
+  dagName: str,
+  dagRunId: str,
+  rootDagRunName: str,
+  rootDagRunId: str,
+  parentDagRunName: str,
+  parentDagRunId: str,
+  startedAt: str,
+});
 const worker = Type.Object({
   id: str,
   labels,
@@ -218,7 +287,11 @@ export const PARTS = { step, dagSummary, dag, runSummary, node, runDetails, subR
 export const S = {
   dagListQuery: Type.Object({
     page: Type.Optional(queryInteger({ description: '1-based; below 1 means 1.' })),
-    perPage: Type.Optional(queryInteger({ description: `At most ${String(MAX_PER_PAGE)} (more is taken as ${String(MAX_PER_PAGE)}); 0 or less means ${String(DEFAULT_PER_PAGE)}.` })),
+    perPage: Type.Optional(
+      queryInteger({
+        description: `At most ${String(MAX_PER_PAGE)} (more is taken as ${String(MAX_PER_PAGE)}); 0 or less means ${String(DEFAULT_PER_PAGE)}.`,
+      }),
+    ),
     name: Type.Optional(str),
     tag: Type.Optional(str),
     sort: Type.Optional(str),
@@ -229,21 +302,46 @@ export const S = {
   dagDetails: Type.Object({
     dag,
     localDags: Type.Array(Type.Object({ name: str, dag, errors: strings })),
-    latestDAGRun: Type.Object(runDetails.properties, { description: "The latest run's details, as GET /dag-runs/{name}/{dagRunId} answers them; for a DAG that never ran, status 0 with empty ids and times, and a node per step (and per handler) the DAG defines, all not started." }),
+    latestDAGRun: Type.Object(runDetails.properties, {
+      description:
+        "The latest run's details, as GET /dag-runs/{name}/{dagRunId} answers them; for a DAG that never ran, status 0 with empty ids and times, and a node per step (and per handler) the DAG defines, all not started.",
+    }),
     suspended: Type.Boolean(),
     errors: strings,
   }),
   dagSpec: Type.Object({ dag, spec: str, errors: strings }),
   errorsOnly: Type.Object({ errors: strings }),
   validation: Type.Object({ valid: Type.Boolean(), errors: strings, dag }),
-  searchResults: Type.Object({ results: Type.Array(Type.Object({ name: str, dag: dagSummary, matches: Type.Array(Type.Object({ line: str, lineNumber: int, startLine: int })) })), errors: strings }),
+  searchResults: Type.Object({
+    results: Type.Array(
+      Type.Object({
+        name: str,
+        dag: dagSummary,
+        matches: Type.Array(Type.Object({ line: str, lineNumber: int, startLine: int })),
+      }),
+    ),
+    errors: strings,
+  }),
   dagRunId: Type.Object({ dagRunId: str }),
   runSummaries: Type.Object({ dagRuns: Type.Array(runSummary) }),
-  dagRunsWithGrid: Type.Object({ dagRuns: Type.Array(runDetails), gridData: Type.Array(Type.Object({ name: str, history: Type.Array(int) })) }),
+  dagRunsWithGrid: Type.Object({
+    dagRuns: Type.Array(runDetails),
+    gridData: Type.Array(Type.Object({ name: str, history: Type.Array(int) })),
+  }),
   dagRunWrapped: Type.Object({ dagRun: runDetails }),
   dagRunDetailsWrapped: Type.Object({ dagRunDetails: runDetails }),
-  subRuns: Type.Object({ subRuns: Type.Array(Type.Object({ dagRunId: str, params: str, status: int, statusLabel: str, startedAt: str, finishedAt: str })) }),
-  logChunk: Type.Object({ content: str, lineCount: int, totalLines: int, hasMore: Type.Boolean(), isEstimate: Type.Boolean() }),
+  subRuns: Type.Object({
+    subRuns: Type.Array(
+      Type.Object({ dagRunId: str, params: str, status: int, statusLabel: str, startedAt: str, finishedAt: str }),
+    ),
+  }),
+  logChunk: Type.Object({
+    content: str,
+    lineCount: int,
+    totalLines: int,
+    hasMore: Type.Boolean(),
+    isEstimate: Type.Boolean(),
+  }),
   queues: Type.Object({
     queues: Type.Array(
       Type.Object({
@@ -253,8 +351,12 @@ export const S = {
         summary: Type.Object({ running: int, queued: int, total: int }),
         runningDAGRuns: Type.Array(reducedRun),
         queuedDAGRuns: Type.Array(reducedRun),
-        running: Type.Array(runSummary, { description: 'The running runs as full run summaries, oldest start first (Dagu 1.24 reads these).' }),
-        queued: Type.Array(runSummary, { description: 'The queued runs as full run summaries, next first (Dagu 1.24 reads these).' }),
+        running: Type.Array(runSummary, {
+          description: 'The running runs as full run summaries, oldest start first (Dagu 1.24 reads these).',
+        }),
+        queued: Type.Array(runSummary, {
+          description: 'The queued runs as full run summaries, next first (Dagu 1.24 reads these).',
+        }),
       }),
     ),
     summary: Type.Object(
@@ -263,7 +365,11 @@ export const S = {
         totalRunning: int,
         totalQueued: int,
         totalCapacity: Type.Integer({ description: 'The sum of the listed maxConcurrency values (custom queues).' }),
-        utilizationPercentage: Type.Number({ minimum: 0, maximum: 100, description: 'Running runs of the queues with a capacity, as a share of totalCapacity; 0 without any.' }),
+        utilizationPercentage: Type.Number({
+          minimum: 0,
+          maximum: 100,
+          description: 'Running runs of the queues with a capacity, as a share of totalCapacity; 0 without any.',
+        }),
       },
       { description: 'Totals over the listed queues, as Dagu 1.24 answers them.' },
     ),

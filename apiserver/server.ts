@@ -48,7 +48,10 @@ export interface ServerOptions {
 }
 
 /** The namespace served (the flag, else the kubeconfig context's, else default) and the operator's Lease namespace (the flag, else the served one). */
-export function servedNamespaces(config: Pick<ApiConfig, 'namespace' | 'leaseNamespace'>, kc: KubeConfig): { readonly namespace: string; readonly leaseNamespace: string } {
+export function servedNamespaces(
+  config: Pick<ApiConfig, 'namespace' | 'leaseNamespace'>,
+  kc: KubeConfig,
+): { readonly namespace: string; readonly leaseNamespace: string } {
   const namespace = config.namespace ?? kc.getContextObject(kc.getCurrentContext())?.namespace ?? 'default';
   return { namespace, leaseNamespace: config.leaseNamespace ?? namespace };
 }
@@ -95,7 +98,9 @@ export async function startServer(options: ServerOptions): Promise<Server> {
   // Loading every DAG once now keeps the first GET /dags from paying for all of them.
   for (const dag of cache.dags.list(namespace)) dagEntry(dag);
   const writer = new Writer(clients, cache);
-  const history = options.history ?? (config.history === undefined ? undefined : await openHistoryReader(config.history, config.operatorUrl));
+  const history =
+    options.history ??
+    (config.history === undefined ? undefined : await openHistoryReader(config.history, config.operatorUrl));
   const cluster: Cluster = {
     cache,
     writer,
@@ -109,9 +114,20 @@ export async function startServer(options: ServerOptions): Promise<Server> {
   const clock = options.clock ?? ((): Date => new Date());
   const health = healthCheck(kc.makeApiClient(VersionApi), cache, clock);
   const ui = uiBuilt(config.uiDir);
-  if (!ui) logger.warn({ uiDir: config.uiDir }, `no web UI in ${config.uiDir} (run \`make ui\`); serving the API alone`);
+  if (!ui)
+    logger.warn({ uiDir: config.uiDir }, `no web UI in ${config.uiDir} (run \`make ui\`); serving the API alone`);
   const audit = options.audit === undefined ? {} : { audit: options.audit };
-  const app = buildApp({ version: options.version, clock, health, bodyLimit: config.bodyLimit, logger, cluster, trustProxy: config.trustProxy, ...audit, ...(ui ? { uiDir: config.uiDir } : {}), plugins: (options.plugins ?? []).map((plugin) => (a: FastifyInstance) => {
+  const app = buildApp({
+    version: options.version,
+    clock,
+    health,
+    bodyLimit: config.bodyLimit,
+    logger,
+    cluster,
+    trustProxy: config.trustProxy,
+    ...audit,
+    ...(ui ? { uiDir: config.uiDir } : {}),
+    plugins: (options.plugins ?? []).map((plugin) => (a: FastifyInstance) => {
       plugin(a, { kc, namespace });
     }),
   });

@@ -62,7 +62,8 @@ export function settingProblem(schema: TSchema, value: unknown, setting: string)
   const error = first(Value.Errors(schema, value));
   if (error === undefined) return `${setting}: invalid`;
   const missing = error.keyword === 'required' ? (error.params.requiredProperties[0] ?? '') : '';
-  const field = fieldOf(error.instancePath) + (missing === '' ? '' : `${error.instancePath === '' ? '' : '.'}${missing}`);
+  const field =
+    fieldOf(error.instancePath) + (missing === '' ? '' : `${error.instancePath === '' ? '' : '.'}${missing}`);
   // Sentences of their own (a refinement's message, an unknown value) follow a colon.
   const own = error.keyword === '~refine' || error.keyword === 'enum';
   if (field === '') return `${setting}${own ? ':' : ''} ${predicate(error, value)}`;

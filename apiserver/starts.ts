@@ -41,10 +41,12 @@ export interface StartRequest {
   readonly requestedBy: Requester;
 }
 
-
 export function checkRunId(dagRunId: string): void {
   if (dagRunId === '' || dagRunId.length > MAX_RUN_ID_LENGTH || !RUN_ID_PATTERN.test(dagRunId)) {
-    throw new ApiError('bad_request', `invalid dagRunId "${dagRunId}": 1-${String(MAX_RUN_ID_LENGTH)} characters of letters, digits, "-" and "_"`);
+    throw new ApiError(
+      'bad_request',
+      `invalid dagRunId "${dagRunId}": 1-${String(MAX_RUN_ID_LENGTH)} characters of letters, digits, "-" and "_"`,
+    );
   }
 }
 
@@ -65,7 +67,11 @@ export class Starter {
   }
 
   async start(request: StartRequest): Promise<{ dagRunId: string; queued: boolean }> {
-    if (request.load.errors.length > 0) throw new ApiError('bad_request', `the DAG has errors: ${request.load.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
+    if (request.load.errors.length > 0)
+      throw new ApiError(
+        'bad_request',
+        `the DAG has errors: ${request.load.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
+      );
     const dagRunId = request.dagRunId ?? uuidv7();
     checkRunId(dagRunId);
     checkParams(request.params);
@@ -79,15 +85,23 @@ export class Starter {
   private checkCapacity(request: StartRequest, dagRunId: string): void {
     const runs = this.cache.runIndex.runsOf(request.name);
     const resourceName = dagRunResourceName(request.name, dagRunId);
-    if (this.cache.runIndex.run(request.name, dagRunId) !== undefined || this.cache.runs.get(this.cache.namespace, resourceName) !== undefined) {
+    if (
+      this.cache.runIndex.run(request.name, dagRunId) !== undefined ||
+      this.cache.runs.get(this.cache.namespace, resourceName) !== undefined
+    ) {
       throw new ApiError('already_exists', `a run with id "${dagRunId}" of DAG "${request.name}" already exists`);
     }
     if (request.enqueue === true) return;
     const active = runs.filter(isActiveRun).length;
-    if (request.singleton === true && active > 0) throw new ApiError(request.singletonCode, `DAG "${request.name}" is already running (singleton)`);
+    if (request.singleton === true && active > 0)
+      throw new ApiError(request.singletonCode, `DAG "${request.name}" is already running (singleton)`);
     const max = request.load.dag.maxActiveRuns;
     const limit = max < 0 ? Infinity : Math.max(1, max);
-    if (active >= limit) throw new ApiError('max_run_reached', `DAG "${request.name}" has ${String(active)} active runs; maxActiveRuns is ${String(limit)}`);
+    if (active >= limit)
+      throw new ApiError(
+        'max_run_reached',
+        `DAG "${request.name}" has ${String(active)} active runs; maxActiveRuns is ${String(limit)}`,
+      );
   }
 
   private async create(request: StartRequest, dagRunId: string): Promise<void> {
@@ -95,7 +109,10 @@ export class Starter {
     // An inline run's definition is its frozen one. A dagRef run's is frozen here, into a
     // segment its spec names from the start: the run runs the very definition checked above,
     // whatever happens to its DAG meanwhile (docs/decisions/2026-11-28-frozen-definition.md).
-    const frozen = request.dagResource === undefined ? { definition: request.spec } : { dagRef: { name: request.dagResource }, frozenDefinition: frozenReference(name, request.load.dag) };
+    const frozen =
+      request.dagResource === undefined
+        ? { definition: request.spec }
+        : { dagRef: { name: request.dagResource }, frozenDefinition: frozenReference(name, request.load.dag) };
     const spec: DagRunSpec = {
       ...frozen,
       dagName: request.name,
@@ -111,7 +128,14 @@ export class Starter {
       labels: { [LABELS.dag]: labelValue(request.name), [LABELS.runId]: labelValue(dagRunId) },
       ...(request.retryOf === undefined ? {} : { annotations: { [ANNOTATIONS.retryOf]: request.retryOf } }),
     };
-    await this.writer.createRun({ metadata, spec }, request.requestedBy, request.dagResource === undefined ? undefined : request.spec).catch(rethrowAs(isAlreadyExists, () => new ApiError('already_exists', `a run with id "${dagRunId}" of DAG "${request.name}" already exists`)));
+    await this.writer
+      .createRun({ metadata, spec }, request.requestedBy, request.dagResource === undefined ? undefined : request.spec)
+      .catch(
+        rethrowAs(
+          isAlreadyExists,
+          () => new ApiError('already_exists', `a run with id "${dagRunId}" of DAG "${request.name}" already exists`),
+        ),
+      );
   }
 
   /** One check-and-create at a time per DAG name; others wait their turn. */

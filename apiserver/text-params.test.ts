@@ -3,7 +3,11 @@ import { integerProperties, nonIntegerText } from './text-params.ts';
 
 describe('integer parameters', () => {
   it('are the properties typed integer', () => {
-    expect(integerProperties({ properties: { page: { type: 'integer' }, name: { type: 'string' }, ratio: { type: 'number' } } })).toEqual(['page']);
+    expect(
+      integerProperties({
+        properties: { page: { type: 'integer' }, name: { type: 'string' }, ratio: { type: 'number' } },
+      }),
+    ).toEqual(['page']);
   });
 
   it.each([

@@ -21,7 +21,8 @@ export function nonIntegerText(data: unknown, names: readonly string[]): { name:
   for (const name of names) {
     const given = (data as Record<string, unknown>)[name];
     // Repeated keys arrive as an array; each is checked, and the schema refuses more than one.
-    for (const value of [given].flat()) if (typeof value === 'string' && !INTEGER_TEXT.test(value)) return { name, value };
+    for (const value of [given].flat())
+      if (typeof value === 'string' && !INTEGER_TEXT.test(value)) return { name, value };
   }
   return undefined;
 }
@@ -37,7 +38,15 @@ export function withIntegerText(validate: ValidateFunction, schema: object): (da
       checked.errors = validate.errors;
       return valid;
     }
-    checked.errors = [{ instancePath: `/${found.name}`, schemaPath: '#/properties/type', keyword: 'type', params: { type: 'integer' }, message: `must be an integer, not "${found.value}"` }];
+    checked.errors = [
+      {
+        instancePath: `/${found.name}`,
+        schemaPath: '#/properties/type',
+        keyword: 'type',
+        params: { type: 'integer' },
+        message: `must be an integer, not "${found.value}"`,
+      },
+    ];
     return false;
   };
   checked.errors = null as ValidateFunction['errors'];

@@ -45,19 +45,29 @@ function wantsHtml(request: FastifyRequest): boolean {
   });
 }
 
-const notFound = (request: FastifyRequest): ApiError => new ApiError('not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`);
+const notFound = (request: FastifyRequest): ApiError =>
+  new ApiError('not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`);
 
 export const uiRoutes: FastifyPluginCallback<UiOptions> = (app, { root }, done) => {
   // Every route here is public unless it says otherwise, @fastify/static's own included.
   app.addHook('onRoute', (route) => {
     route.config = { ...route.config, permission: route.config?.permission ?? 'public' };
   });
-  void app.register(fastifyStatic, { root: join(root, 'assets'), prefix: '/assets/', index: false, maxAge: '365d', immutable: true });
+  void app.register(fastifyStatic, {
+    root: join(root, 'assets'),
+    prefix: '/assets/',
+    index: false,
+    maxAge: '365d',
+    immutable: true,
+  });
 
   app.get('/*', { schema: { hide: true } }, (request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     if (path === '/api' || path.startsWith('/api/') || !wantsHtml(request)) throw notFound(request);
-    void reply.header('cache-control', 'no-cache').header('content-security-policy', CONTENT_SECURITY_POLICY).header('x-content-type-options', 'nosniff');
+    void reply
+      .header('cache-control', 'no-cache')
+      .header('content-security-policy', CONTENT_SECURITY_POLICY)
+      .header('x-content-type-options', 'nosniff');
     return reply.sendFile('index.html', root, { cacheControl: false });
   });
 

@@ -56,18 +56,48 @@ export class Writer {
     await this.cache.settled(informer, written.metadata?.name ?? '', written.metadata?.resourceVersion);
   }
 
-  async createDag(fileName: string, yaml: string, documents: readonly Record<string, unknown>[], by: Requester): Promise<void> {
+  async createDag(
+    fileName: string,
+    yaml: string,
+    documents: readonly Record<string, unknown>[],
+    by: Requester,
+  ): Promise<void> {
     const manifest = dagManifest(fileName, documents, this.namespace);
-    const body = { ...manifest, metadata: { ...manifest.metadata, annotations: { ...manifest.metadata.annotations, ...verbatimAnnotations(yaml, manifest.spec), ...requestedBy(by) } } };
+    const body = {
+      ...manifest,
+      metadata: {
+        ...manifest.metadata,
+        annotations: {
+          ...manifest.metadata.annotations,
+          ...verbatimAnnotations(yaml, manifest.spec),
+          ...requestedBy(by),
+        },
+      },
+    };
     await this.settle(this.cache.dags, await this.clients.dags.create(this.namespace, body));
   }
 
   /** A new spec and its text; the resource version makes a concurrent edit a 409, not a loss. */
-  async replaceDagSpec(dag: DagResource, yaml: string, documents: readonly Record<string, unknown>[], by: Requester): Promise<void> {
+  async replaceDagSpec(
+    dag: DagResource,
+    yaml: string,
+    documents: readonly Record<string, unknown>[],
+    by: Requester,
+  ): Promise<void> {
     const spec = dagManifest('x', documents).spec;
-    const kept = Object.entries(dag.metadata?.annotations ?? {}).filter(([key]) => key !== ANNOTATIONS.specYaml && key !== ANNOTATIONS.specDigest);
+    const kept = Object.entries(dag.metadata?.annotations ?? {}).filter(
+      ([key]) => key !== ANNOTATIONS.specYaml && key !== ANNOTATIONS.specDigest,
+    );
     const annotations = Object.fromEntries(kept);
-    const body = { ...dag, metadata: { ...dag.metadata, namespace: this.namespace, annotations: { ...annotations, ...verbatimAnnotations(yaml, spec), ...requestedBy(by) } }, spec };
+    const body = {
+      ...dag,
+      metadata: {
+        ...dag.metadata,
+        namespace: this.namespace,
+        annotations: { ...annotations, ...verbatimAnnotations(yaml, spec), ...requestedBy(by) },
+      },
+      spec,
+    };
     await this.settle(this.cache.dags, await this.clients.dags.replace(body));
   }
 
@@ -77,21 +107,35 @@ export class Writer {
   }
 
   async setSuspended(dag: DagResource, suspended: boolean, by: Requester): Promise<void> {
-    const patch = { metadata: { annotations: { [ANNOTATIONS.suspended]: suspended ? 'true' : null, ...requestedBy(by) } } };
-    await this.settle(this.cache.dags, await this.clients.dags.mergePatch(this.namespace, dag.metadata?.name ?? '', patch));
+    const patch = {
+      metadata: { annotations: { [ANNOTATIONS.suspended]: suspended ? 'true' : null, ...requestedBy(by) } },
+    };
+    await this.settle(
+      this.cache.dags,
+      await this.clients.dags.mergePatch(this.namespace, dag.metadata?.name ?? '', patch),
+    );
   }
 
   /** A run; with the definition its spec's frozenDefinition names, written into that segment right after (core/kube/frozen-definitions.ts). */
   async createRun(run: DagRunResource, by: Requester, frozen?: Record<string, unknown>): Promise<void> {
-    const body = { ...run, metadata: { ...run.metadata, annotations: { ...run.metadata?.annotations, ...startedBy(by) } } };
-    const created = frozen === undefined ? await this.clients.runs.create(this.namespace, body) : await createFrozenRun(this.clients, this.namespace, body, frozen);
+    const body = {
+      ...run,
+      metadata: { ...run.metadata, annotations: { ...run.metadata?.annotations, ...startedBy(by) } },
+    };
+    const created =
+      frozen === undefined
+        ? await this.clients.runs.create(this.namespace, body)
+        : await createFrozenRun(this.clients, this.namespace, body, frozen);
     await this.settle(this.cache.runs, created);
   }
 
   /** An archived run put back as a DAGRun, a sub run under its live parent (restore.ts): the cached run, once the cache has it. */
   async restoreRun(archived: DagRunResource, by: Requester, parent?: DagRunResource): Promise<DagRunResource> {
     // started-by stays the archived run's: putting a run back does not start it.
-    const marked = { ...archived, metadata: { ...archived.metadata, annotations: { ...archived.metadata?.annotations, ...requestedBy(by) } } };
+    const marked = {
+      ...archived,
+      metadata: { ...archived.metadata, annotations: { ...archived.metadata?.annotations, ...requestedBy(by) } },
+    };
     return restoreRun({ clients: this.clients, cache: this.cache }, marked, parent);
   }
 
@@ -107,7 +151,11 @@ export class Writer {
   }
 
   async retryRun(run: DagRunResource, token: string, stepName: string | undefined, by: Requester): Promise<void> {
-    await this.patchRun(run, { metadata: { annotations: { [ANNOTATIONS.retry]: token, [ANNOTATIONS.retryStep]: stepName ?? null, ...requestedBy(by) } } });
+    await this.patchRun(run, {
+      metadata: {
+        annotations: { [ANNOTATIONS.retry]: token, [ANNOTATIONS.retryStep]: stepName ?? null, ...requestedBy(by) },
+      },
+    });
   }
 
   /** Lists a run under another DAG name (its DAG was renamed; spec.dagName cannot change). */
@@ -122,11 +170,21 @@ export class Writer {
    * the audit record of the request names this one).
    */
   async replaceRunStatus(run: DagRunResource, status: DagRunStatus, by: Requester): Promise<void> {
-    await this.settle(this.cache.runs, await this.clients.runs.replaceStatus({ ...run, metadata: { ...run.metadata, namespace: this.namespace }, status }));
+    await this.settle(
+      this.cache.runs,
+      await this.clients.runs.replaceStatus({
+        ...run,
+        metadata: { ...run.metadata, namespace: this.namespace },
+        status,
+      }),
+    );
     await this.patchRun(run, { metadata: { annotations: requestedBy(by) } });
   }
 
   private async patchRun(run: DagRunResource, patch: Record<string, unknown>): Promise<void> {
-    await this.settle(this.cache.runs, await this.clients.runs.mergePatch(this.namespace, run.metadata?.name ?? '', patch));
+    await this.settle(
+      this.cache.runs,
+      await this.clients.runs.mergePatch(this.namespace, run.metadata?.name ?? '', patch),
+    );
   }
 }

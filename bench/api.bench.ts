@@ -139,12 +139,30 @@ async function breakdown(cluster: Cluster): Promise<Record<string, number>> {
 }
 
 async function serve(kubeconfig: string): Promise<void> {
-  const config = parseApiConfig([`--namespace=${namespace}`, `--kubeconfig=${kubeconfig}`, '--operator-url=http://127.0.0.1:1', `--lease-namespace=${namespace}`], {});
+  const config = parseApiConfig(
+    [
+      `--namespace=${namespace}`,
+      `--kubeconfig=${kubeconfig}`,
+      '--operator-url=http://127.0.0.1:1',
+      `--lease-namespace=${namespace}`,
+    ],
+    {},
+  );
   const started = performance.now();
   const server = await startServer({ config, version: 'bench' });
   const byRoute = instrument(server.app);
   await server.app.listen({ host: '127.0.0.1', port: 0 });
-  await waitFor('the API server cache', () => Promise.resolve(server.cache.synced() && server.cache.runs.list(namespace).length >= DAGS * RUNS_PER_DAG && server.cache.dags.list(namespace).length >= DAGS), 300_000, 100);
+  await waitFor(
+    'the API server cache',
+    () =>
+      Promise.resolve(
+        server.cache.synced() &&
+          server.cache.runs.list(namespace).length >= DAGS * RUNS_PER_DAG &&
+          server.cache.dags.list(namespace).length >= DAGS,
+      ),
+    300_000,
+    100,
+  );
   const syncMs = performance.now() - started;
   const send = (message: object): void => {
     process.send?.(message);
@@ -152,7 +170,12 @@ async function serve(kubeconfig: string): Promise<void> {
   process.on('message', (message: { type: string }) => {
     void (async () => {
       if (message.type === 'phases') {
-        const stats = Object.fromEntries([...byRoute].map(([route, v]) => [route, { handler: summary(v.handler), serialise: summary(v.serialise), total: summary(v.total) }]));
+        const stats = Object.fromEntries(
+          [...byRoute].map(([route, v]) => [
+            route,
+            { handler: summary(v.handler), serialise: summary(v.serialise), total: summary(v.total) },
+          ]),
+        );
         byRoute.clear();
         // Live heap: collect first (the child runs with --expose-gc), outside any measurement.
         (globalThis as { gc?: () => void }).gc?.();
@@ -166,7 +189,13 @@ async function serve(kubeconfig: string): Promise<void> {
       }
     })();
   });
-  send({ type: 'ready', port: (server.app.server.address() as AddressInfo).port, syncMs, rss: process.memoryUsage().rss, heap: process.memoryUsage().heapUsed });
+  send({
+    type: 'ready',
+    port: (server.app.server.address() as AddressInfo).port,
+    syncMs,
+    rss: process.memoryUsage().rss,
+    heap: process.memoryUsage().heapUsed,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -219,11 +248,32 @@ function endpoints(dags: readonly SeededDag[], runs: readonly SeededRun[]): Endp
     { label: `GET /dag-runs (all ${String(runs.length)})`, route: '/api/v2/dag-runs', paths: ['/api/v2/dag-runs'] },
     // The two heavy listings once more without queueing behind other connections.
     { label: 'GET /dags?perPage=1000', route: '/api/v2/dags', paths: ['/api/v2/dags?perPage=1000'], connections: 1 },
-    { label: `GET /dag-runs (all ${String(runs.length)})`, route: '/api/v2/dag-runs', paths: ['/api/v2/dag-runs'], connections: 1 },
-    { label: `GET /dag-runs/{name} (${String(RUNS_PER_DAG)} runs)`, route: '/api/v2/dag-runs/:name', paths: [`/api/v2/dag-runs/${one.name}`] },
-    { label: `GET /dags/{fileName} (${String(dags.length)} rotating)`, route: '/api/v2/dags/:fileName', paths: dags.map((d) => `/api/v2/dags/${d.fileName}`) },
-    { label: 'GET /dag-runs/{name}/{id} (one run)', route: '/api/v2/dag-runs/:name/:dagRunId', paths: [`/api/v2/dag-runs/${run.dag.name}/${run.id}`] },
-    { label: `GET /dag-runs/{name}/{id} (${String(runs.length)} rotating)`, route: '/api/v2/dag-runs/:name/:dagRunId', paths: runs.map((r) => `/api/v2/dag-runs/${r.dag.name}/${r.id}`) },
+    {
+      label: `GET /dag-runs (all ${String(runs.length)})`,
+      route: '/api/v2/dag-runs',
+      paths: ['/api/v2/dag-runs'],
+      connections: 1,
+    },
+    {
+      label: `GET /dag-runs/{name} (${String(RUNS_PER_DAG)} runs)`,
+      route: '/api/v2/dag-runs/:name',
+      paths: [`/api/v2/dag-runs/${one.name}`],
+    },
+    {
+      label: `GET /dags/{fileName} (${String(dags.length)} rotating)`,
+      route: '/api/v2/dags/:fileName',
+      paths: dags.map((d) => `/api/v2/dags/${d.fileName}`),
+    },
+    {
+      label: 'GET /dag-runs/{name}/{id} (one run)',
+      route: '/api/v2/dag-runs/:name/:dagRunId',
+      paths: [`/api/v2/dag-runs/${run.dag.name}/${run.id}`],
+    },
+    {
+      label: `GET /dag-runs/{name}/{id} (${String(runs.length)} rotating)`,
+      route: '/api/v2/dag-runs/:name/:dagRunId',
+      paths: runs.map((r) => `/api/v2/dag-runs/${r.dag.name}/${r.id}`),
+    },
   ];
 }
 
@@ -249,16 +299,49 @@ async function measure(base: string, endpoint: Endpoint, ask: Ask): Promise<Row>
   const first = performance.now() - start;
   if (!response.ok) throw new Error(`${firstPath}: HTTP ${String(response.status)}`);
   let turn = 0;
-  const requests = endpoint.paths.length === 1 ? undefined : [{ setupRequest: (request: CannonRequest): CannonRequest => ({ ...request, path: endpoint.paths[(turn += 1) % endpoint.paths.length] ?? firstPath }) }];
+  const requests =
+    endpoint.paths.length === 1
+      ? undefined
+      : [
+          {
+            setupRequest: (request: CannonRequest): CannonRequest => ({
+              ...request,
+              path: endpoint.paths[(turn += 1) % endpoint.paths.length] ?? firstPath,
+            }),
+          },
+        ];
   await ask({ type: 'phases' });
   const connections = endpoint.connections ?? CONNECTIONS;
-  const result = await autocannon({ url: `${base}${firstPath}`, connections, duration: DURATION_S, ...(requests === undefined ? {} : { requests }) });
-  const { stats, rss, heap } = (await ask({ type: 'phases' })) as { stats: Record<string, Row['server']>; rss: number; heap: number };
+  const result = await autocannon({
+    url: `${base}${firstPath}`,
+    connections,
+    duration: DURATION_S,
+    ...(requests === undefined ? {} : { requests }),
+  });
+  const { stats, rss, heap } = (await ask({ type: 'phases' })) as {
+    stats: Record<string, Row['server']>;
+    rss: number;
+    heap: number;
+  };
   return { label: endpoint.label, connections, rss, heap, first, bytes, result, server: stats[endpoint.route] };
 }
 
 function printTable(rows: readonly Row[]): void {
-  const header = ['endpoint', 'conns', 'p50 ms', 'p99 ms', 'req/s', 'bytes', 'first ms', 'srv handler p50', 'srv serialise p50', 'p50 <= 20 ms', 'errors/non2xx', 'RSS after', 'live heap after'];
+  const header = [
+    'endpoint',
+    'conns',
+    'p50 ms',
+    'p99 ms',
+    'req/s',
+    'bytes',
+    'first ms',
+    'srv handler p50',
+    'srv serialise p50',
+    'p50 <= 20 ms',
+    'errors/non2xx',
+    'RSS after',
+    'live heap after',
+  ];
   const lines = rows.map((r) => [
     r.label,
     String(r.connections),
@@ -275,7 +358,8 @@ function printTable(rows: readonly Row[]): void {
     mib(r.heap),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
-  const format = (cells: readonly string[]): string => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
+  const format = (cells: readonly string[]): string =>
+    `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
   console.log(format(header));
   console.log(`|${widths.map((w, i) => (i === 0 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
   for (const line of lines) console.log(format(line));
@@ -285,8 +369,12 @@ function printTable(rows: readonly Row[]): void {
 // Main
 
 function startChild(kubeconfig: string): { child: ChildProcess; ask: Ask; ready: Promise<Record<string, unknown>> } {
-  const profile = process.env.BENCH_PROFILE === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`];
-  const child = fork(import.meta.filename, ['--serve', kubeconfig], { execArgv: ['--expose-gc', ...profile], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const profile =
+    process.env.BENCH_PROFILE === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`];
+  const child = fork(import.meta.filename, ['--serve', kubeconfig], {
+    execArgv: ['--expose-gc', ...profile],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   let waiting: ((message: Record<string, unknown>) => void) | undefined;
   const ready = new Promise<Record<string, unknown>>((resolve, reject) => {
     waiting = resolve;
@@ -330,14 +418,20 @@ async function main(): Promise<void> {
     const started = startChild(state.kubeconfig);
     child = started.child;
     const ready = await started.ready;
-    console.log(`API server: cache synced with ${String(runs.length)} runs in ${((ready.syncMs as number) / 1000).toFixed(1)} s; RSS ${mib(ready.rss as number)}, heap ${mib(ready.heap as number)}`);
+    console.log(
+      `API server: cache synced with ${String(runs.length)} runs in ${((ready.syncMs as number) / 1000).toFixed(1)} s; RSS ${mib(ready.rss as number)}, heap ${mib(ready.heap as number)}`,
+    );
     const base = `http://127.0.0.1:${String(ready.port)}`;
     const rows: Row[] = [];
     for (const endpoint of endpoints(dags, runs)) {
       rows.push(await measure(base, endpoint, started.ask));
-      console.log(`  ${endpoint.label}, ${String(rows.at(-1)?.connections)} connection(s): p50 ${String(rows.at(-1)?.result.latency.p50)} ms`);
+      console.log(
+        `  ${endpoint.label}, ${String(rows.at(-1)?.connections)} connection(s): p50 ${String(rows.at(-1)?.result.latency.p50)} ms`,
+      );
     }
-    console.log(`\n${String(DURATION_S)} s per endpoint; latency as autocannon sees it (1 ms resolution); "first" = one request before the load (cold memo); "srv" = inside the API server (fastify hooks: handler, then serialisation of the answer)\n`);
+    console.log(
+      `\n${String(DURATION_S)} s per endpoint; latency as autocannon sees it (1 ms resolution); "first" = one request before the load (cold memo); "srv" = inside the API server (fastify hooks: handler, then serialisation of the answer)\n`,
+    );
     printTable(rows);
     const times = (await started.ask({ type: 'breakdown' })).times as Record<string, number>;
     console.log('\nview functions of the heavy listings, called directly in the API server process (median of 5):');
@@ -346,7 +440,9 @@ async function main(): Promise<void> {
     const exited = new Promise((resolve) => child?.once('exit', resolve));
     const { maxRss } = await started.ask({ type: 'stop' });
     await exited;
-    console.log(`\nAPI server memory: RSS ${mib(rss as number)} after the load (live heap ${mib(heap as number)}), peak RSS ${mib(maxRss as number)}`);
+    console.log(
+      `\nAPI server memory: RSS ${mib(rss as number)} after the load (live heap ${mib(heap as number)}), peak RSS ${mib(maxRss as number)}`,
+    );
   } finally {
     await stop();
   }

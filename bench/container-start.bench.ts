@@ -20,8 +20,18 @@ const submounts = hostSubmounts();
 const token = join(state, 'token');
 mkdirSync(token);
 writeFileSync(join(token, 'token'), 'x');
-const root: ContainerSecurity = { identity: { uid: 0, gid: 0, groups: [0], home: '/root' }, capabilities: ['chown', 'dac_override', 'kill', 'setuid', 'setgid'], noNewPrivs: false, readOnlyRoot: false };
-const restricted: ContainerSecurity = { identity: { uid: 1000, gid: 1000, groups: [1000, 2000], home: '/' }, capabilities: [], noNewPrivs: true, readOnlyRoot: false };
+const root: ContainerSecurity = {
+  identity: { uid: 0, gid: 0, groups: [0], home: '/root' },
+  capabilities: ['chown', 'dac_override', 'kill', 'setuid', 'setgid'],
+  noNewPrivs: false,
+  readOnlyRoot: false,
+};
+const restricted: ContainerSecurity = {
+  identity: { uid: 1000, gid: 1000, groups: [1000, 2000], home: '/' },
+  capabilities: [],
+  noNewPrivs: true,
+  readOnlyRoot: false,
+};
 const env = { PATH: '/usr/local/bin:/usr/bin:/bin' };
 const argv = ['/bin/date', '+%s%N'];
 
@@ -33,13 +43,32 @@ async function once(index: number, sandboxed: boolean, security: ContainerSecuri
   let spawnArgv = argv;
   if (sandboxed) {
     const plan = planSandbox(
-      { layer, scratch: join(state, 'scratch'), mounts: [{ source: token, target: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true, file: false }], workingDir: '/work', terminationMessagePath: undefined, readOnlyRoot: false, hide: [state], submounts, upperOnTmpfs: mode === 'overlay-tmpfs', command: { name: argv[0] ?? '', searchPath: env.PATH } },
+      {
+        layer,
+        scratch: join(state, 'scratch'),
+        mounts: [
+          { source: token, target: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true, file: false },
+        ],
+        workingDir: '/work',
+        terminationMessagePath: undefined,
+        readOnlyRoot: false,
+        hide: [state],
+        submounts,
+        upperOnTmpfs: mode === 'overlay-tmpfs',
+        command: { name: argv[0] ?? '', searchPath: env.PATH },
+      },
       hostView,
     );
     prepareSandbox(layer, plan, submounts);
     spawnArgv = containerArgv({ mode, layer, cwd: plan.cwd, setpriv: setprivArgs(security), cgroups: [] }, argv);
   }
-  const container = await launch({ argv: spawnArgv, env, cwd: sandboxed ? undefined : state, logPath, clock: systemClock });
+  const container = await launch({
+    argv: spawnArgv,
+    env,
+    cwd: sandboxed ? undefined : state,
+    logPath,
+    clock: systemClock,
+  });
   const exit = await container.exited;
   if (exit.exitCode !== 0) throw new Error(`start ${String(index)} failed: ${readFileSync(logPath, 'utf8')}`);
   const printed = BigInt(readFileSync(logPath, 'utf8').trim().split(' ').pop() ?? '0');
@@ -50,7 +79,9 @@ async function measure(label: string, sandboxed: boolean, security: ContainerSec
   const times: number[] = [];
   for (let i = 0; i < 40; i += 1) times.push(await once(offset + i, sandboxed, security));
   times.sort((a, b) => a - b);
-  console.log(`${label.padEnd(58)} median ${(times[20] ?? 0).toFixed(1).padStart(6)} ms  p90 ${(times[36] ?? 0).toFixed(1).padStart(6)} ms`);
+  console.log(
+    `${label.padEnd(58)} median ${(times[20] ?? 0).toFixed(1).padStart(6)} ms  p90 ${(times[36] ?? 0).toFixed(1).padStart(6)} ms`,
+  );
 }
 
 try {

@@ -12,7 +12,8 @@ function bigDag(steps: number): string {
   for (let i = 0; i < steps; i += 1) {
     lines.push(`  - name: step-${i}`, `    command: python3 task.py --part ${i} --date \${A}`);
     if (i > 0) lines.push(`    depends: [step-${i - 1}${i > 10 ? `, step-${i - 10}` : ''}]`);
-    if (i % 10 === 0) lines.push('    retryPolicy: {limit: 3, intervalSec: 5, backoff: true}', '    continueOn: {exitCode: [2, 3]}');
+    if (i % 10 === 0)
+      lines.push('    retryPolicy: {limit: 3, intervalSec: 5, backoff: true}', '    continueOn: {exitCode: [2, 3]}');
     if (i % 25 === 0) lines.push('    preconditions:', '      - condition: "${A}"', '        expected: "re:^[0-9]+$"');
   }
   return `${lines.join('\n')}\n`;
@@ -50,21 +51,37 @@ function measure(label: string, rounds: number, work: () => void, targetMs: numb
   }
   const m = median(times);
   const verdict = m <= targetMs ? 'within' : 'OVER';
-  console.log(`${label.padEnd(44)} median ${m.toFixed(1).padStart(7)} ms  min ${Math.min(...times).toFixed(1).padStart(7)} ms  (target ${targetMs} ms: ${verdict})`);
+  console.log(
+    `${label.padEnd(44)} median ${m.toFixed(1).padStart(7)} ms  min ${Math.min(...times)
+      .toFixed(1)
+      .padStart(7)} ms  (target ${targetMs} ms: ${verdict})`,
+  );
 }
 
 const big = bigDag(1000);
 const smalls = Array.from({ length: 1000 }, (_, i) => smallDag(i));
-console.log(`big DAG: ${(Buffer.byteLength(big) / 1024).toFixed(0)} KiB; small DAGs: ${(smalls.reduce((n, s) => n + s.length, 0) / 1024).toFixed(0)} KiB in all`);
+console.log(
+  `big DAG: ${(Buffer.byteLength(big) / 1024).toFixed(0)} KiB; small DAGs: ${(smalls.reduce((n, s) => n + s.length, 0) / 1024).toFixed(0)} KiB in all`,
+);
 
-measure('parse + validate one 1,000-step DAG', 15, () => {
-  const load = loadDag(big, { fileName: 'big' });
-  if (load.errors.length > 0 || load.dag.steps.length !== 1000) throw new Error('big DAG did not load cleanly');
-}, 50);
+measure(
+  'parse + validate one 1,000-step DAG',
+  15,
+  () => {
+    const load = loadDag(big, { fileName: 'big' });
+    if (load.errors.length > 0 || load.dag.steps.length !== 1000) throw new Error('big DAG did not load cleanly');
+  },
+  50,
+);
 
-measure('parse + validate 1,000 small DAG files', 7, () => {
-  for (const [i, text] of smalls.entries()) {
-    const load = loadDag(text, { fileName: `small-${i}` });
-    if (load.errors.length > 0) throw new Error(`small DAG ${i} did not load cleanly`);
-  }
-}, 500);
+measure(
+  'parse + validate 1,000 small DAG files',
+  7,
+  () => {
+    for (const [i, text] of smalls.entries()) {
+      const load = loadDag(text, { fileName: `small-${i}` });
+      if (load.errors.length > 0) throw new Error(`small DAG ${i} did not load cleanly`);
+    }
+  },
+  500,
+);

@@ -93,7 +93,10 @@ function metric(text: string, name: string): number {
 /** CPU seconds of a process and its waited-for children (utime, stime, cutime, cstime). */
 function cpuSeconds(pid: number): number {
   try {
-    const fields = readFileSync(`/proc/${String(pid)}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const fields =
+      readFileSync(`/proc/${String(pid)}/stat`, 'utf8')
+        .split(') ')[1]
+        ?.split(' ') ?? [];
     return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i] ?? 0), 0) / 100;
   } catch {
     return NaN;
@@ -101,7 +104,11 @@ function cpuSeconds(pid: number): number {
 }
 
 function cpuSnapshot(ctx: Context): Map<string, number> {
-  const named: [string, number][] = [['operator', ctx.operator.pid ?? -1], ['bench (this process)', process.pid], ...ctx.state.processes.map((p): [string, number] => [p.name, p.pid])];
+  const named: [string, number][] = [
+    ['operator', ctx.operator.pid ?? -1],
+    ['bench (this process)', process.pid],
+    ...ctx.state.processes.map((p): [string, number] => [p.name, p.pid]),
+  ];
   return new Map(named.map(([name, pid]) => [name, cpuSeconds(pid)]));
 }
 
@@ -122,7 +129,12 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
  * The (i+C)-th start against the i-th finish, both sorted; only finishes at or after `from`.
  * Negative pairs (a start before the finish it is paired with) are counted, not kept.
  */
-function rankLatencies(finishes: readonly number[], starts: readonly number[], capacity: number, from = -Infinity): { values: number[]; negatives: number } {
+function rankLatencies(
+  finishes: readonly number[],
+  starts: readonly number[],
+  capacity: number,
+  from = -Infinity,
+): { values: number[]; negatives: number } {
   const f = [...finishes].sort((a, b) => a - b);
   const s = [...starts].sort((a, b) => a - b);
   const values: number[] = [];
@@ -139,10 +151,13 @@ function rankLatencies(finishes: readonly number[], starts: readonly number[], c
 
 /** Most runs between startedAt and finishedAt at one moment: the capacity really held. */
 function peakRunning(runs: readonly DagRunResource[]): number {
-  const events = runs.flatMap((r) => [
-    [Date.parse(r.status?.startedAt ?? ''), 1],
-    [Date.parse(r.status?.finishedAt ?? ''), -1],
-  ]).filter(([t]) => !Number.isNaN(t)).sort((a, b) => (a[0] ?? 0) - (b[0] ?? 0) || (a[1] ?? 0) - (b[1] ?? 0));
+  const events = runs
+    .flatMap((r) => [
+      [Date.parse(r.status?.startedAt ?? ''), 1],
+      [Date.parse(r.status?.finishedAt ?? ''), -1],
+    ])
+    .filter(([t]) => !Number.isNaN(t))
+    .sort((a, b) => (a[0] ?? 0) - (b[0] ?? 0) || (a[1] ?? 0) - (b[1] ?? 0));
   let now = 0;
   let peak = 0;
   for (const [, delta] of events) {
@@ -177,10 +192,17 @@ function recordFinish(entry: Seen, now: number, finishedAt: string): void {
 
 async function createNamespace(core: CoreV1Api, name: string): Promise<void> {
   await core.createNamespace({ body: { metadata: { name } } });
-  await waitFor(`service account in ${name}`, async () => (await core.readNamespacedServiceAccount({ name: 'default', namespace: name })).metadata !== undefined, 30_000);
+  await waitFor(
+    `service account in ${name}`,
+    async () => (await core.readNamespacedServiceAccount({ name: 'default', namespace: name })).metadata !== undefined,
+    30_000,
+  );
 }
 
-function counts(ctx: Context, namespace: string): { queued: number; handedOff: number; running: number; finished: number } {
+function counts(
+  ctx: Context,
+  namespace: string,
+): { queued: number; handedOff: number; running: number; finished: number } {
   const out = { queued: 0, handedOff: 0, running: 0, finished: 0 };
   for (const run of ctx.runs.list(namespace)) {
     const s = run.status;
@@ -224,7 +246,9 @@ async function waitAll(ctx: Context, namespace: string, started: number): Promis
       const depth = sample(samples, await metricsText(ctx.url));
       if (Date.now() - lastPrint >= 10_000) {
         lastPrint = Date.now();
-        console.log(`  ${String(Math.round((Date.now() - started) / 1000)).padStart(4)} s: created ${String(ctx.runs.list(namespace).length)}, queued ${String(c.queued)}, handed off ${String(c.handedOff)}, running ${String(c.running)}, finished ${String(c.finished)}; operator work queue ${String(depth)}`);
+        console.log(
+          `  ${String(Math.round((Date.now() - started) / 1000)).padStart(4)} s: created ${String(ctx.runs.list(namespace).length)}, queued ${String(c.queued)}, handed off ${String(c.handedOff)}, running ${String(c.running)}, finished ${String(c.finished)}; operator work queue ${String(depth)}`,
+        );
       }
     }
     await sleep(250);
@@ -257,7 +281,9 @@ async function scenario(ctx: Context, capacity: number): Promise<void> {
   await createNamespace(ctx.core, namespace);
   const load = loadDag(`maxActiveRuns: ${String(capacity)}\nsteps: [${JSON.stringify(STEP)}]\n`, { fileName: dag });
   await ctx.kube.dags.create(namespace, dagManifest(dag, load.documents, namespace));
-  console.log(`capacity ${String(capacity)}: creating ${String(RUNS)} enqueued runs of ${namespace}/${dag} (step: ${STEP}), ${String(IN_FLIGHT)} in flight`);
+  console.log(
+    `capacity ${String(capacity)}: creating ${String(RUNS)} enqueued runs of ${namespace}/${dag} (step: ${STEP}), ${String(IN_FLIGHT)} in flight`,
+  );
   const names = Array.from({ length: RUNS }, (_, i) => `q-${String(i).padStart(4, '0')}`);
   const metricsBefore = await metricsText(ctx.url);
   const [cpuBefore, machineBefore] = [cpuSnapshot(ctx), machineCpu()];
@@ -266,17 +292,31 @@ async function scenario(ctx: Context, capacity: number): Promise<void> {
     ctx.kube.runs.create(namespace, { metadata: { name }, spec: { dagRef: { name: dag }, enqueue: true } }),
   );
   const lastCreate = Date.now();
-  console.log(`  created ${String(RUNS)} in ${((lastCreate - first) / 1000).toFixed(1)} s (${(RUNS / ((lastCreate - first) / 1000)).toFixed(0)}/s)`);
+  console.log(
+    `  created ${String(RUNS)} in ${((lastCreate - first) / 1000).toFixed(1)} s (${(RUNS / ((lastCreate - first) / 1000)).toFixed(0)}/s)`,
+  );
   const samples = await waitAll(ctx, namespace, first);
   const [cpuAfter, machineAfter] = [cpuSnapshot(ctx), machineCpu()];
   const metricsAfter = await metricsText(ctx.url);
   const list = await ctx.kube.runs.list(namespace);
-  report(ctx, capacity, list.items, { first, lastCreate, samples, cpuBefore, cpuAfter, machineBefore, machineAfter, metricsBefore, metricsAfter });
+  report(ctx, capacity, list.items, {
+    first,
+    lastCreate,
+    samples,
+    cpuBefore,
+    cpuAfter,
+    machineBefore,
+    machineAfter,
+    metricsBefore,
+    metricsAfter,
+  });
 }
 
-const times = (values: readonly (string | number | undefined)[]): number[] => values.map((v) => (typeof v === 'number' ? v : Date.parse(v ?? ''))).filter((v) => !Number.isNaN(v));
+const times = (values: readonly (string | number | undefined)[]): number[] =>
+  values.map((v) => (typeof v === 'number' ? v : Date.parse(v ?? ''))).filter((v) => !Number.isNaN(v));
 /** Per run b - a, both ISO strings or ms; runs missing either are left out. */
-const diffs = (pairs: readonly [string | number | undefined, string | number | undefined][]): number[] => pairs.map(([a, b]) => (times([b])[0] ?? NaN) - (times([a])[0] ?? NaN)).filter((v) => !Number.isNaN(v));
+const diffs = (pairs: readonly [string | number | undefined, string | number | undefined][]): number[] =>
+  pairs.map(([a, b]) => (times([b])[0] ?? NaN) - (times([a])[0] ?? NaN)).filter((v) => !Number.isNaN(v));
 
 function report(ctx: Context, capacity: number, runs: readonly DagRunResource[], t: Timings): void {
   const seen = runs.map((r) => ctx.seen.get(`${r.metadata?.namespace ?? ''}/${r.metadata?.name ?? ''}`) ?? {});
@@ -285,18 +325,36 @@ function report(ctx: Context, capacity: number, runs: readonly DagRunResource[],
   const finishes = times(runs.map((r) => (r.status?.startedAt === undefined ? undefined : r.status.finishedAt)));
   const starts = times(runs.map((r) => r.status?.startedAt));
   const lastFinish = Math.max(...finishes);
-  const byStatus = Object.entries(Object.groupBy(runs, (r) => r.status?.statusLabel ?? 'none')).map(([k, v]) => `${k} ${String(v?.length ?? 0)}`);
+  const byStatus = Object.entries(Object.groupBy(runs, (r) => r.status?.statusLabel ?? 'none')).map(
+    ([k, v]) => `${k} ${String(v?.length ?? 0)}`,
+  );
   const queued = times(seen.map((s) => s.queuedSeen));
-  console.log(`capacity ${String(capacity)}, ${String(runs.length)} runs (${byStatus.join(', ')}); ${String(queued.length)} went through status 5 (queued); ${String(runs.length - starts.length)} never started; peak running by status times ${String(peakRunning(runs))}`);
-  console.log(`  throughput ${(runs.length / ((lastFinish - t.first) / 60_000)).toFixed(0)} runs/min (first create -> last finish ${((lastFinish - t.first) / 1000).toFixed(1)} s); last create -> last finish ${((lastFinish - t.lastCreate) / 1000).toFixed(1)} s; last run queued ${((Math.max(...queued) - t.first) / 1000).toFixed(1)} s after the first create`);
+  console.log(
+    `capacity ${String(capacity)}, ${String(runs.length)} runs (${byStatus.join(', ')}); ${String(queued.length)} went through status 5 (queued); ${String(runs.length - starts.length)} never started; peak running by status times ${String(peakRunning(runs))}`,
+  );
+  console.log(
+    `  throughput ${(runs.length / ((lastFinish - t.first) / 60_000)).toFixed(0)} runs/min (first create -> last finish ${((lastFinish - t.first) / 1000).toFixed(1)} s); last create -> last finish ${((lastFinish - t.lastCreate) / 1000).toFixed(1)} s; last run queued ${((Math.max(...queued) - t.first) / 1000).toFixed(1)} s after the first create`,
+  );
   const all = rankLatencies(finishes, starts, capacity);
   const steady = rankLatencies(finishes, starts, capacity, Math.max(...queued));
-  console.log(`  ADMISSION LATENCY, status times (finishedAt_i -> startedAt_i+C): ${summary(all.values)}; ${String(all.negatives)} negative dropped  [target p50 <= 100 ms]`);
-  console.log(`    only finishes after every run was queued (the operator's creation backlog done): ${summary(steady.values)}; ${String(steady.negatives)} negative dropped`);
-  const watched = rankLatencies(times(seen.map((s) => (s.runningSeen === undefined ? undefined : s.finishedSeen))), times(seen.map((s) => s.runningSeen)), capacity);
-  console.log(`  cross-check, as this process's watch saw them (finished seen -> status 1 seen): ${summary(watched.values)}; ${String(watched.negatives)} negative dropped`);
+  console.log(
+    `  ADMISSION LATENCY, status times (finishedAt_i -> startedAt_i+C): ${summary(all.values)}; ${String(all.negatives)} negative dropped  [target p50 <= 100 ms]`,
+  );
+  console.log(
+    `    only finishes after every run was queued (the operator's creation backlog done): ${summary(steady.values)}; ${String(steady.negatives)} negative dropped`,
+  );
+  const watched = rankLatencies(
+    times(seen.map((s) => (s.runningSeen === undefined ? undefined : s.finishedSeen))),
+    times(seen.map((s) => s.runningSeen)),
+    capacity,
+  );
+  console.log(
+    `  cross-check, as this process's watch saw them (finished seen -> status 1 seen): ${summary(watched.values)}; ${String(watched.negatives)} negative dropped`,
+  );
   reportHops(runs, seen, capacity);
-  console.log(`  run itself, startedAt -> finishedAt (Pod created, scheduled, run, seen terminated): ${summary(diffs(runs.map((r) => [r.status?.startedAt, r.status?.finishedAt])))}`);
+  console.log(
+    `  run itself, startedAt -> finishedAt (Pod created, scheduled, run, seen terminated): ${summary(diffs(runs.map((r) => [r.status?.startedAt, r.status?.finishedAt])))}`,
+  );
   reportDecisionCost(runs, capacity);
   reportOperator(ctx, t);
 }
@@ -305,14 +363,32 @@ function report(ctx: Context, capacity: number, runs: readonly DagRunResource[],
 function reportHops(runs: readonly DagRunResource[], seen: readonly Seen[], capacity: number): void {
   const finishes = times(runs.map((r) => r.status?.finishedAt));
   const handoffs = rankLatencies(finishes, times(seen.map((s) => s.handedOffAt)), capacity);
-  const admission = rankLatencies(times(seen.map((s) => s.finishedSeen)), times(seen.map((s) => s.handedOffAt)), capacity);
-  console.log(`  split 1, finishedAt_i -> handedOffAt_i+C (finish written, admission loop sees it and decides): ${summary(handoffs.values)}; ${String(handoffs.negatives)} negative`);
-  console.log(`    1a finishedAt -> finish seen on a watch (the reconcile's write, watch delivery): ${summary(diffs(runs.map((r, i) => [r.status?.finishedAt, seen[i]?.finishedSeen])))}`);
-  console.log(`    1b finish seen_i -> handedOffAt_i+C (admission work queue and decision): ${summary(admission.values)}; ${String(admission.negatives)} negative`);
-  console.log(`  split 2, handedOffAt -> startedAt, same run (hand-off written, run reconciler sees it, reconciles): ${summary(diffs(runs.map((r, i) => [seen[i]?.handedOffAt, r.status?.startedAt])))}`);
-  console.log(`    2a handedOffAt -> hand-off seen on a watch (the write, watch delivery): ${summary(diffs(seen.map((s) => [s.handedOffAt, s.handedOffSeen])))}`);
-  console.log(`    2b hand-off seen -> startedAt (run work queue, reconcile up to its decision): ${summary(diffs(runs.map((r, i) => [seen[i]?.handedOffSeen, r.status?.startedAt])))}`);
-  console.log(`  after: startedAt -> status 1 seen on a watch: ${summary(diffs(runs.map((r, i) => [r.status?.startedAt, seen[i]?.runningSeen])))}`);
+  const admission = rankLatencies(
+    times(seen.map((s) => s.finishedSeen)),
+    times(seen.map((s) => s.handedOffAt)),
+    capacity,
+  );
+  console.log(
+    `  split 1, finishedAt_i -> handedOffAt_i+C (finish written, admission loop sees it and decides): ${summary(handoffs.values)}; ${String(handoffs.negatives)} negative`,
+  );
+  console.log(
+    `    1a finishedAt -> finish seen on a watch (the reconcile's write, watch delivery): ${summary(diffs(runs.map((r, i) => [r.status?.finishedAt, seen[i]?.finishedSeen])))}`,
+  );
+  console.log(
+    `    1b finish seen_i -> handedOffAt_i+C (admission work queue and decision): ${summary(admission.values)}; ${String(admission.negatives)} negative`,
+  );
+  console.log(
+    `  split 2, handedOffAt -> startedAt, same run (hand-off written, run reconciler sees it, reconciles): ${summary(diffs(runs.map((r, i) => [seen[i]?.handedOffAt, r.status?.startedAt])))}`,
+  );
+  console.log(
+    `    2a handedOffAt -> hand-off seen on a watch (the write, watch delivery): ${summary(diffs(seen.map((s) => [s.handedOffAt, s.handedOffSeen])))}`,
+  );
+  console.log(
+    `    2b hand-off seen -> startedAt (run work queue, reconcile up to its decision): ${summary(diffs(runs.map((r, i) => [seen[i]?.handedOffSeen, r.status?.startedAt])))}`,
+  );
+  console.log(
+    `  after: startedAt -> status 1 seen on a watch: ${summary(diffs(runs.map((r, i) => [r.status?.startedAt, seen[i]?.runningSeen])))}`,
+  );
 }
 
 /**
@@ -320,7 +396,10 @@ function reportHops(runs: readonly DagRunResource[], seen: readonly Seen[], capa
  * waiting: the member filter, the DAG capacity and decideQueue, over these runs put back in it.
  */
 function reportDecisionCost(runs: readonly DagRunResource[], capacity: number): void {
-  const members: DagRunResource[] = runs.map((r) => ({ ...r, status: { status: RunStatus.Queued, statusLabel: 'queued', queuedAt: r.status?.startedAt ?? '' } }));
+  const members: DagRunResource[] = runs.map((r) => ({
+    ...r,
+    status: { status: RunStatus.Queued, statusLabel: 'queued', queuedAt: r.status?.startedAt ?? '' },
+  }));
   const name = members[0] === undefined ? '' : queueName(members[0]);
   const rounds = 20;
   const started = performance.now();
@@ -328,22 +407,36 @@ function reportDecisionCost(runs: readonly DagRunResource[], capacity: number): 
     const open = members.filter((r) => queueName(r) === name && r.status?.finishedAt === undefined);
     decideQueue(open, dagCapacity(open), new Date());
   }
-  console.log(`  one admission decision with ${String(members.length)} runs waiting (in this process, capacity ${String(capacity)} free): ${((performance.now() - started) / rounds).toFixed(1)} ms CPU`);
+  console.log(
+    `  one admission decision with ${String(members.length)} runs waiting (in this process, capacity ${String(capacity)} free): ${((performance.now() - started) / rounds).toFixed(1)} ms CPU`,
+  );
 }
 
 function reportOperator(ctx: Context, t: Timings): void {
   const delta = (name: string): number => metric(t.metricsAfter, name) - metric(t.metricsBefore, name);
   const reconciles = delta('kubedag_reconcile_duration_seconds_count');
-  const writes = t.metricsAfter.split('\n').filter((l) => l.startsWith('kubedag_api_writes_total{')).map((l) => {
-    const verb = /verb="([^"]+)"/.exec(l)?.[1] ?? '?';
-    return `${verb} ${String(Number(l.split(' ').at(-1)) - metric(t.metricsBefore, `kubedag_api_writes_total{verb="${verb}"}`))}`;
-  });
-  console.log(`  operator: ${String(reconciles)} run reconciles, mean ${ms((delta('kubedag_reconcile_duration_seconds_sum') / Math.max(1, reconciles)) * 1000)} (awaits included); work queue depth max ${String(t.samples.maxDepth)}; API writes ${writes.join(', ')}; RSS ${(metric(t.metricsAfter, 'process_resident_memory_bytes') / 1024 / 1024).toFixed(0)} MiB`);
-  console.log(`  operator event-loop delay, per 1 s window: mean of window means ${ms(t.samples.lagMean.reduce((a, b) => a + b, 0) / Math.max(1, t.samples.lagMean.length))}, median window p99 ${ms(percentile(t.samples.lagP99, 50))}, max ${ms(t.samples.lagMax)}`);
+  const writes = t.metricsAfter
+    .split('\n')
+    .filter((l) => l.startsWith('kubedag_api_writes_total{'))
+    .map((l) => {
+      const verb = /verb="([^"]+)"/.exec(l)?.[1] ?? '?';
+      return `${verb} ${String(Number(l.split(' ').at(-1)) - metric(t.metricsBefore, `kubedag_api_writes_total{verb="${verb}"}`))}`;
+    });
+  console.log(
+    `  operator: ${String(reconciles)} run reconciles, mean ${ms((delta('kubedag_reconcile_duration_seconds_sum') / Math.max(1, reconciles)) * 1000)} (awaits included); work queue depth max ${String(t.samples.maxDepth)}; API writes ${writes.join(', ')}; RSS ${(metric(t.metricsAfter, 'process_resident_memory_bytes') / 1024 / 1024).toFixed(0)} MiB`,
+  );
+  console.log(
+    `  operator event-loop delay, per 1 s window: mean of window means ${ms(t.samples.lagMean.reduce((a, b) => a + b, 0) / Math.max(1, t.samples.lagMean.length))}, median window p99 ${ms(percentile(t.samples.lagP99, 50))}, max ${ms(t.samples.lagMax)}`,
+  );
   const wall = (Date.now() - t.first) / 1000;
-  const cpu = [...t.cpuAfter].map(([name, after]) => [name, (after - (t.cpuBefore.get(name) ?? 0)) / wall] as const).sort((a, b) => b[1] - a[1]);
-  const machine = (t.machineAfter.busy - t.machineBefore.busy) / Math.max(1, t.machineAfter.total - t.machineBefore.total);
-  console.log(`  CPU over the scenario, in cores (node agents include their step processes): ${cpu.map(([n, c]) => `${n} ${c.toFixed(2)}`).join(', ')}; whole machine ${(machine * 100).toFixed(0)} % busy of ${String(availableParallelism())} cores`);
+  const cpu = [...t.cpuAfter]
+    .map(([name, after]) => [name, (after - (t.cpuBefore.get(name) ?? 0)) / wall] as const)
+    .sort((a, b) => b[1] - a[1]);
+  const machine =
+    (t.machineAfter.busy - t.machineBefore.busy) / Math.max(1, t.machineAfter.total - t.machineBefore.total);
+  console.log(
+    `  CPU over the scenario, in cores (node agents include their step processes): ${cpu.map(([n, c]) => `${n} ${c.toFixed(2)}`).join(', ')}; whole machine ${(machine * 100).toFixed(0)} % busy of ${String(availableParallelism())} cores`,
+  );
 }
 
 async function stopOperator(operator: ChildProcess): Promise<void> {
@@ -373,13 +466,28 @@ async function main(): Promise<void> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    state = await startCluster({ dir, binaries: await ensureBinaries(), nodes: [{ name: 'bench-1' }, { name: 'bench-2' }] });
+    state = await startCluster({
+      dir,
+      binaries: await ensureBinaries(),
+      nodes: [{ name: 'bench-1' }, { name: 'bench-2' }],
+    });
     const kc = kubeConfig(state.kubeconfig);
     const kube = kubedagClients(kc);
     const port = await freePort();
     const log = openSync(env.BENCH_OPERATOR_LOG ?? '/dev/null', 'a');
     const profile = env.BENCH_PROFILE === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${env.BENCH_PROFILE}`];
-    operator = spawn(process.execPath, [...profile, join(import.meta.dirname, '../operator/main.ts'), `--kubeconfig=${state.kubeconfig}`, `--log-dir=${join(dir, 'logs')}`, `--http-port=${String(port)}`, '--lease-duration-seconds=5'], { stdio: ['ignore', log, log] });
+    operator = spawn(
+      process.execPath,
+      [
+        ...profile,
+        join(import.meta.dirname, '../operator/main.ts'),
+        `--kubeconfig=${state.kubeconfig}`,
+        `--log-dir=${join(dir, 'logs')}`,
+        `--http-port=${String(port)}`,
+        '--lease-duration-seconds=5',
+      ],
+      { stdio: ['ignore', log, log] },
+    );
     closeSync(log);
     const url = `http://127.0.0.1:${String(port)}`;
     await waitFor('the operator', () => fetch(`${url}/readyz`).then((r) => r.ok), 30_000, 100);

@@ -17,12 +17,28 @@ export interface BenchApiServer {
   stop(): Promise<void>;
 }
 
-export async function startBenchApiServer(bundle: string, kubeconfig: string, operatorUrl: string, extraArgs: readonly string[] = []): Promise<BenchApiServer> {
+export async function startBenchApiServer(
+  bundle: string,
+  kubeconfig: string,
+  operatorUrl: string,
+  extraArgs: readonly string[] = [],
+): Promise<BenchApiServer> {
   const launch = chartLaunch('apiServer');
   const port = await freePort();
-  const args = ['--namespace=default', `--kubeconfig=${kubeconfig}`, `--operator-url=${operatorUrl}`, '--lease-namespace=default', '--host=127.0.0.1', `--port=${String(port)}`, ...extraArgs];
+  const args = [
+    '--namespace=default',
+    `--kubeconfig=${kubeconfig}`,
+    `--operator-url=${operatorUrl}`,
+    '--lease-namespace=default',
+    '--host=127.0.0.1',
+    `--port=${String(port)}`,
+    ...extraArgs,
+  ];
   const started = performance.now();
-  const child = spawn(process.execPath, [...launch.flags, bundle, ...args], { env: { ...process.env, ...launch.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...launch.flags, bundle, ...args], {
+    env: { ...process.env, ...launch.env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   child.stderr.on('data', (chunk: Buffer) => void process.stderr.write(`[api-server] ${chunk.toString()}`));
   const base = `http://127.0.0.1:${String(port)}/api/v2`;
   let exited: number | null | undefined;

@@ -31,7 +31,9 @@ const ISO = /"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z)"/g;
 
 /** The run's status with every time moved back by `offsetMs`, so history spans days. */
 function shiftedStatus(status: unknown, offsetMs: number): Record<string, unknown> {
-  const text = JSON.stringify(status).replace(ISO, (_match, time: string) => JSON.stringify(new Date(Date.parse(time) - offsetMs).toISOString()));
+  const text = JSON.stringify(status).replace(ISO, (_match, time: string) =>
+    JSON.stringify(new Date(Date.parse(time) - offsetMs).toISOString()),
+  );
   return JSON.parse(text) as Record<string, unknown>;
 }
 
@@ -57,37 +59,70 @@ export interface Seeded {
  * HISTORY_DAG_YAML). Times are spread over the last week, inside the default retention of 30
  * days, so that the operator's retention keeps them all.
  */
-export async function seedHistory(kube: KubedagClients, source: DagRunResource, runs: number, dags: number, log: (line: string) => void): Promise<Seeded> {
+export async function seedHistory(
+  kube: KubedagClients,
+  source: DagRunResource,
+  runs: number,
+  dags: number,
+  log: (line: string) => void,
+): Promise<Seeded> {
   const started = performance.now();
-  const manifests = Array.from({ length: dags }, (_, d) => dagManifest(historyDagName(d), loadDag(HISTORY_DAG_YAML, { fileName: historyDagName(d) }).documents, namespace));
+  const manifests = Array.from({ length: dags }, (_, d) =>
+    dagManifest(historyDagName(d), loadDag(HISTORY_DAG_YAML, { fileName: historyDagName(d) }).documents, namespace),
+  );
   await pool(manifests, 16, (manifest) => kube.dags.create(namespace, manifest));
   const week = 7 * 24 * 3600 * 1000;
   let lastReport = performance.now();
-  await pool(Array.from({ length: runs }, (_, i) => i), 32, async (i) => {
-    const d = i % dags;
-    const dagName = historyDagName(d);
-    const dagRunId = `h${String(i).padStart(6, '0')}`;
-    const name = dagRunResourceName(dagName, dagRunId);
-    const labels = { ...source.metadata?.labels, [LABELS.dag]: labelValue(dagName), [LABELS.runId]: labelValue(dagRunId) };
-    // A copy holds its definition the old way (spec.snapshot), which rules out frozenDefinition.
-    const { frozenDefinition: _frozen, ...sourceSpec } = source.spec;
-    const spec = { ...sourceSpec, dagRef: { name: manifests[d]?.metadata.name ?? dagName }, dagName, dagRunId, snapshot: manifests[d]?.spec };
-    await kube.runs.create(namespace, { metadata: { name, namespace, labels }, spec });
-    await kube.runs.mergePatchStatus(namespace, name, { status: shiftedStatus(source.status, Math.floor((i / runs) * week)) });
-    if (performance.now() - lastReport > 15_000) {
-      lastReport = performance.now();
-      log(`  seeded ${String(i)} of ${String(runs)} runs`);
-    }
-  });
+  await pool(
+    Array.from({ length: runs }, (_, i) => i),
+    32,
+    async (i) => {
+      const d = i % dags;
+      const dagName = historyDagName(d);
+      const dagRunId = `h${String(i).padStart(6, '0')}`;
+      const name = dagRunResourceName(dagName, dagRunId);
+      const labels = {
+        ...source.metadata?.labels,
+        [LABELS.dag]: labelValue(dagName),
+        [LABELS.runId]: labelValue(dagRunId),
+      };
+      // A copy holds its definition the old way (spec.snapshot), which rules out frozenDefinition.
+      const { frozenDefinition: _frozen, ...sourceSpec } = source.spec;
+      const spec = {
+        ...sourceSpec,
+        dagRef: { name: manifests[d]?.metadata.name ?? dagName },
+        dagName,
+        dagRunId,
+        snapshot: manifests[d]?.spec,
+      };
+      await kube.runs.create(namespace, { metadata: { name, namespace, labels }, spec });
+      await kube.runs.mergePatchStatus(namespace, name, {
+        status: shiftedStatus(source.status, Math.floor((i / runs) * week)),
+      });
+      if (performance.now() - lastReport > 15_000) {
+        lastReport = performance.now();
+        log(`  seeded ${String(i)} of ${String(runs)} runs`);
+      }
+    },
+  );
   return seededFrom(source, { runs, dags, seconds: (performance.now() - started) / 1000, idPrefix: 'h' });
 }
 
 /** What a seeding made: its figures, the source, and the copy the reads ask for (run 1, of DAG 1). */
-function seededFrom(source: DagRunResource, made: { readonly runs: number; readonly dags: number; readonly seconds: number; readonly idPrefix: string }): Seeded {
+function seededFrom(
+  source: DagRunResource,
+  made: { readonly runs: number; readonly dags: number; readonly seconds: number; readonly idPrefix: string },
+): Seeded {
   const { runs, dags, seconds, idPrefix } = made;
   const records = (source.status?.nodes ?? []).map((n) => Buffer.byteLength(JSON.stringify(n)));
   return {
-    figures: { runs, dags, seconds, sourceRunBytes: Buffer.byteLength(JSON.stringify(source)), sourceRecordBytes: records },
+    figures: {
+      runs,
+      dags,
+      seconds,
+      sourceRunBytes: Buffer.byteLength(JSON.stringify(source)),
+      sourceRecordBytes: records,
+    },
     source,
     copy: { dagName: historyDagName(1 % dags), dagRunId: `${idPrefix}${String(1).padStart(6, '0')}` },
   };
@@ -123,7 +158,9 @@ export async function historyReads(api: string, seeded: Seeded, repeat: number):
     runsFailed: await get('/dag-runs?status=2'),
     runsSucceeded: await get('/dag-runs?status=4', Math.max(3, Math.floor(repeat / 4))),
     runsOneDay: await get(`/dag-runs?fromDate=${String(dayStart - 86_400)}&toDate=${String(dayStart - 1)}`),
-    runsEmptyDay: await get(`/dag-runs?fromDate=${String(dayStart - 60 * 86_400)}&toDate=${String(dayStart - 59 * 86_400 - 1)}`),
+    runsEmptyDay: await get(
+      `/dag-runs?fromDate=${String(dayStart - 60 * 86_400)}&toDate=${String(dayStart - 59 * 86_400 - 1)}`,
+    ),
     runDetails: await get(`/dag-runs/${copy.dagName}/${copy.dagRunId}`),
     runLog: await get(`/dag-runs/${copy.dagName}/${copy.dagRunId}/log`),
     stepLog: await get(`/dag-runs/${source.spec.dagName ?? ''}/${source.spec.dagRunId ?? ''}/steps/${step}/log`),
@@ -132,7 +169,11 @@ export async function historyReads(api: string, seeded: Seeded, repeat: number):
 }
 
 export function recordStats(sizes: readonly number[]): { min: number; median: number; max: number } {
-  return { min: sizes.length === 0 ? 0 : Math.min(...sizes), median: percentile(sizes, 50), max: sizes.length === 0 ? 0 : Math.max(...sizes) };
+  return {
+    min: sizes.length === 0 ? 0 : Math.min(...sizes),
+    median: percentile(sizes, 50),
+    max: sizes.length === 0 ? 0 : Math.max(...sizes),
+  };
 }
 
 /**
@@ -150,7 +191,11 @@ function copyStatus(status: Record<string, unknown>, i: number): Record<string, 
   if (i % FAILED_EVERY !== FAILED_EVERY - 1) return status;
   const nodes = (status.nodes as Record<string, unknown>[] | undefined) ?? [];
   const failed = { status: 2, statusLabel: 'failed', error: 'exit status 1' };
-  return { ...status, ...failed, nodes: nodes.map((n, k) => (k === nodes.length - 1 ? { ...n, ...failed, exitCode: 1 } : n)) };
+  return {
+    ...status,
+    ...failed,
+    nodes: nodes.map((n, k) => (k === nodes.length - 1 ? { ...n, ...failed, exitCode: 1 } : n)),
+  };
 }
 
 /**
@@ -167,13 +212,21 @@ export interface StoreSeed {
   readonly spanMs?: number;
 }
 
-export async function seedStore(store: HistoryStore, source: DagRunResource, options: StoreSeed, log: (line: string) => void): Promise<Seeded> {
+export async function seedStore(
+  store: HistoryStore,
+  source: DagRunResource,
+  options: StoreSeed,
+  log: (line: string) => void,
+): Promise<Seeded> {
   const { runs, dags } = options;
   const started = performance.now();
   const batch = options.batch ?? 1000;
   const endMs = options.endMs ?? Date.now();
   const span = options.spanMs ?? SEED_SPAN_MS;
-  const definitions = Array.from({ length: dags }, (_, d): Record<string, unknown> => ({ ...dagManifest(historyDagName(d), loadDag(HISTORY_DAG_YAML, { fileName: historyDagName(d) }).documents, namespace).spec }));
+  const definitions = Array.from({ length: dags }, (_, d): Record<string, unknown> => ({
+    ...dagManifest(historyDagName(d), loadDag(HISTORY_DAG_YAML, { fileName: historyDagName(d) }).documents, namespace)
+      .spec,
+  }));
   // The API hands creationTimestamp over as text, whatever client-node's type says.
   const sourceAge = Date.parse(String(source.metadata?.creationTimestamp ?? new Date(endMs).toISOString()));
   let lastReport = performance.now();
@@ -186,11 +239,21 @@ export async function seedStore(store: HistoryStore, source: DagRunResource, opt
       const createdMs = endMs - span + Math.floor((i / runs) * span);
       const offset = sourceAge - createdMs;
       const name = dagRunResourceName(dagName, dagRunId);
-      const labels = { ...source.metadata?.labels, [LABELS.dag]: labelValue(dagName), [LABELS.runId]: labelValue(dagRunId) };
+      const labels = {
+        ...source.metadata?.labels,
+        [LABELS.dag]: labelValue(dagName),
+        [LABELS.runId]: labelValue(dagRunId),
+      };
       const { frozenDefinition: _frozen, ...spec } = source.spec;
       const run: DagRunResource = {
         ...source,
-        metadata: { name, namespace, uid: `bench-${dagRunId}`, labels, creationTimestamp: new Date(createdMs).toISOString().replace(/\.\d+Z$/, 'Z') as unknown as Date },
+        metadata: {
+          name,
+          namespace,
+          uid: `bench-${dagRunId}`,
+          labels,
+          creationTimestamp: new Date(createdMs).toISOString().replace(/\.\d+Z$/, 'Z') as unknown as Date,
+        },
         spec: { ...spec, dagRef: { name: dagName }, dagName, dagRunId },
         status: copyStatus(shiftedStatus(source.status, offset), i),
       };

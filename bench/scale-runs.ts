@@ -68,13 +68,19 @@ export function bigDagYaml(shape: Shape, steps: number): string {
 }
 
 const size = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
-const succeeded = (run: DagRunResource | undefined): number => (run?.status?.nodes ?? []).filter((n) => n.statusLabel === 'succeeded').length;
+const succeeded = (run: DagRunResource | undefined): number =>
+  (run?.status?.nodes ?? []).filter((n) => n.statusLabel === 'succeeded').length;
 /** Finished steps as the run's summary counts them: its records are mostly sealed away while it runs. */
 const progressed = (run: DagRunResource | undefined): string => run?.status?.progress ?? '0/?';
 
 /** The run with its sealed records, and what its segments weigh (bytes, count, the largest). */
-async function sealedOf(ctx: BigRunContext, run: DagRunResource): Promise<{ run: DagRunResource; bytes: number; count: number; largest: number }> {
-  const segments = (await ctx.kube.segments.list(namespace)).items.filter((s) => s.metadata?.ownerReferences?.some((o) => o.uid === run.metadata?.uid) === true);
+async function sealedOf(
+  ctx: BigRunContext,
+  run: DagRunResource,
+): Promise<{ run: DagRunResource; bytes: number; count: number; largest: number }> {
+  const segments = (await ctx.kube.segments.list(namespace)).items.filter(
+    (s) => s.metadata?.ownerReferences?.some((o) => o.uid === run.metadata?.uid) === true,
+  );
   const sizes = segments.map(size);
   const full = withSealed(run, await readSealed(ctx.kube.segments, run));
   return { run: full, bytes: sizes.reduce((a, b) => a + b, 0), count: segments.length, largest: Math.max(0, ...sizes) };
@@ -94,24 +100,30 @@ function watchRun(kc: KubeConfig, path: string, name: string, seen: Seen): () =>
   let abort: AbortController | undefined;
   const start = async (): Promise<void> => {
     const from = seen.last?.metadata?.resourceVersion;
-    abort = await new Watch(kc).watch(path, { fieldSelector: `metadata.name=${name}`, ...(from === undefined ? {} : { resourceVersion: from }) }, (type, run: DagRunResource) => {
-      const version = run.metadata?.resourceVersion ?? '';
-      if ((type !== 'ADDED' && type !== 'MODIFIED') || seen.versions.has(version)) return;
-      seen.versions.add(version);
-      const bytes = size(run);
-      seen.bytes += bytes;
-      seen.largest = Math.max(seen.largest, bytes);
-      seen.last = run;
-      seen.changedAt = performance.now();
-    }, () => {
-      if (!stopped) void sleep(200).then(restart);
-    });
+    abort = await new Watch(kc).watch(
+      path,
+      { fieldSelector: `metadata.name=${name}`, ...(from === undefined ? {} : { resourceVersion: from }) },
+      (type, run: DagRunResource) => {
+        const version = run.metadata?.resourceVersion ?? '';
+        if ((type !== 'ADDED' && type !== 'MODIFIED') || seen.versions.has(version)) return;
+        seen.versions.add(version);
+        const bytes = size(run);
+        seen.bytes += bytes;
+        seen.largest = Math.max(seen.largest, bytes);
+        seen.last = run;
+        seen.changedAt = performance.now();
+      },
+      () => {
+        if (!stopped) void sleep(200).then(restart);
+      },
+    );
   };
   // A watch that cannot start again (the cluster is going away) must not crash the benchmark
   // before its own error is told; the stall check then calls the run stuck.
-  const restart = (): Promise<void> => start().catch((error: unknown) => {
-    if (!stopped) process.stderr.write(`[bench-scale] watch of ${name} ended: ${String(error)}\n`);
-  });
+  const restart = (): Promise<void> =>
+    start().catch((error: unknown) => {
+      if (!stopped) process.stderr.write(`[bench-scale] watch of ${name} ended: ${String(error)}\n`);
+    });
   void restart();
   return () => {
     stopped = true;
@@ -121,11 +133,20 @@ function watchRun(kc: KubeConfig, path: string, name: string, seen: Seen): () =>
 
 function recordSizes(run: DagRunResource | undefined): BigRunFigures['record'] {
   const sizes = (run?.status?.nodes ?? []).filter((n) => n.finishedAt !== undefined).map(size);
-  return { min: sizes.length === 0 ? 0 : Math.min(...sizes), median: percentile(sizes, 50), max: sizes.length === 0 ? 0 : Math.max(...sizes) };
+  return {
+    min: sizes.length === 0 ? 0 : Math.min(...sizes),
+    median: percentile(sizes, 50),
+    max: sizes.length === 0 ? 0 : Math.max(...sizes),
+  };
 }
 
 /** Waits for the run to finish, stall or pass the deadline; says which. */
-async function until(ctx: BigRunContext, name: string, seen: Seen, started: number): Promise<'finished' | 'stalled' | 'deadline'> {
+async function until(
+  ctx: BigRunContext,
+  name: string,
+  seen: Seen,
+  started: number,
+): Promise<'finished' | 'stalled' | 'deadline'> {
   let lastReport = started;
   for (;;) {
     await sleep(500);
@@ -141,7 +162,9 @@ async function until(ctx: BigRunContext, name: string, seen: Seen, started: numb
     }
     if (now - lastReport > 30_000) {
       lastReport = now;
-      ctx.log(`  ${progressed(seen.last)} steps done after ${((now - started) / 1000).toFixed(0)} s, ${String(seen.versions.size)} status versions, largest ${String(seen.largest)} bytes`);
+      ctx.log(
+        `  ${progressed(seen.last)} steps done after ${((now - started) / 1000).toFixed(0)} s, ${String(seen.versions.size)} status versions, largest ${String(seen.largest)} bytes`,
+      );
     }
   }
 }
@@ -158,7 +181,12 @@ async function stopEnds(ctx: BigRunContext, name: string): Promise<boolean> {
 }
 
 /** The run's own error, or why it is called stuck and what the operator last complained of. */
-function reasonOf(ctx: BigRunContext, ended: 'finished' | 'stalled' | 'deadline', run: DagRunResource, progress: string): string | undefined {
+function reasonOf(
+  ctx: BigRunContext,
+  ended: 'finished' | 'stalled' | 'deadline',
+  run: DagRunResource,
+  progress: string,
+): string | undefined {
   if (ended === 'finished') return run.status?.error;
   const complaint = ctx.operator().errors().at(-1);
   const why = ended === 'stalled' ? `no status write for ${String(ctx.stallMs / 1000)} s` : 'deadline passed';
@@ -170,13 +198,19 @@ export async function bigRun(ctx: BigRunContext, shape: Shape, steps: number): P
   const dagName = `big-${shape}-${String(steps)}`;
   const runName = `${dagName}-run`;
   const yaml = bigDagYaml(shape, steps);
-  await ctx.kube.dags.create(namespace, dagManifest(dagName, loadDag(yaml, { fileName: dagName }).documents, namespace));
+  await ctx.kube.dags.create(
+    namespace,
+    dagManifest(dagName, loadDag(yaml, { fileName: dagName }).documents, namespace),
+  );
   const seen: Seen = { versions: new Set(), bytes: 0, largest: 0, changedAt: performance.now() };
   const stopWatch = watchRun(ctx.kc, ctx.kube.runs.path(namespace), runName, seen);
   const writesBefore = await metric(ctx.operator().url, 'kubedag_api_writes_total');
   const started = performance.now();
   // As a kubectl user writes it: the operator freezes the definition into the spec itself.
-  await ctx.kube.runs.create(namespace, { metadata: { name: runName, namespace }, spec: { dagRef: { name: dagName } } });
+  await ctx.kube.runs.create(namespace, {
+    metadata: { name: runName, namespace },
+    spec: { dagRef: { name: dagName } },
+  });
   const ended = await until(ctx, runName, seen, started);
   const seconds = (performance.now() - started) / 1000;
   let stopEnded: boolean | undefined;
@@ -206,7 +240,10 @@ export async function bigRun(ctx: BigRunContext, shape: Shape, steps: number): P
     stepsPerMinute: done / (seconds / 60),
     definitionYamlBytes: Buffer.byteLength(yaml),
     definitionInRunBytes: inRun === undefined ? 0 : size(inRun),
-    definitionSegmentBytes: run.spec.frozenDefinition === undefined ? 0 : size(await ctx.kube.segments.get(namespace, run.spec.frozenDefinition.segment)),
+    definitionSegmentBytes:
+      run.spec.frozenDefinition === undefined
+        ? 0
+        : size(await ctx.kube.segments.get(namespace, run.spec.frozenDefinition.segment)),
     largestObjectBytes: seen.largest,
     finalObjectBytes: size(stored),
     statusWritesSeen: seen.versions.size,
@@ -226,7 +263,10 @@ export async function removeRun(ctx: BigRunContext, shape: Shape, steps: number)
   await ctx.kube.runs.delete(namespace, name, { propagationPolicy: 'Foreground' }).catch(() => undefined);
   const deadline = performance.now() + 300_000;
   while (performance.now() < deadline) {
-    const gone = await ctx.kube.runs.get(namespace, name).then(() => false, () => true);
+    const gone = await ctx.kube.runs.get(namespace, name).then(
+      () => false,
+      () => true,
+    );
     if (gone) return;
     await sleep(1000);
   }
@@ -243,17 +283,29 @@ export async function singleStepRunsPerMinute(ctx: BigRunContext, runs: number):
   await ctx.kube.dags.create(namespace, dagManifest('single', documents, namespace));
   const names = Array.from({ length: runs }, (_, i) => `single-${String(i)}`);
   const started = performance.now();
-  await Promise.all(names.map((name) => ctx.kube.runs.create(namespace, { metadata: { name, namespace }, spec: { dagRef: { name: 'single' }, snapshot: documents[0], dagName: 'single', dagRunId: name } })));
+  await Promise.all(
+    names.map((name) =>
+      ctx.kube.runs.create(namespace, {
+        metadata: { name, namespace },
+        spec: { dagRef: { name: 'single' }, snapshot: documents[0], dagName: 'single', dagRunId: name },
+      }),
+    ),
+  );
   for (;;) {
     const list = await ctx.kube.runs.list(namespace);
     const singles = list.items.filter((r) => r.metadata?.name?.startsWith('single-') === true);
     // A run no longer in etcd was archived (the bench's short archive window), which only a finished run is.
     const done = singles.filter((r) => r.status?.finishedAt !== undefined).length + (runs - singles.length);
-    if (done >= runs || performance.now() - started > ctx.deadlineMs) return done / ((performance.now() - started) / 60_000);
+    if (done >= runs || performance.now() - started > ctx.deadlineMs)
+      return done / ((performance.now() - started) / 60_000);
     await sleep(250);
   }
 }
 
 export async function removeSingleRuns(ctx: BigRunContext, runs: number): Promise<void> {
-  await Promise.all(Array.from({ length: runs }, (_, i) => ctx.kube.runs.delete(namespace, `single-${String(i)}`).catch(() => undefined)));
+  await Promise.all(
+    Array.from({ length: runs }, (_, i) =>
+      ctx.kube.runs.delete(namespace, `single-${String(i)}`).catch(() => undefined),
+    ),
+  );
 }

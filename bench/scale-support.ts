@@ -22,7 +22,7 @@ export async function metric(url: string, name: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
   return text
     .split('\n')
-    .filter((line) => (line.startsWith(`${name} `) || line.startsWith(`${name}{`)))
+    .filter((line) => line.startsWith(`${name} `) || line.startsWith(`${name}{`))
     .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
 }
 
@@ -105,12 +105,26 @@ export interface OperatorSettings {
 export async function startBenchOperator(settings: OperatorSettings, syncTimeoutMs = 600_000): Promise<BenchOperator> {
   const launch = chartOperatorLaunch();
   const started = performance.now();
-  const child = spawn(process.execPath, [...launch.flags, settings.bundle, `--kubeconfig=${settings.kubeconfig}`, `--log-dir=${settings.logDir}`, `--http-port=${String(settings.port)}`, ...(settings.extraArgs ?? [])], { env: { ...process.env, ...launch.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      ...launch.flags,
+      settings.bundle,
+      `--kubeconfig=${settings.kubeconfig}`,
+      `--log-dir=${settings.logDir}`,
+      `--http-port=${String(settings.port)}`,
+      ...(settings.extraArgs ?? []),
+    ],
+    { env: { ...process.env, ...launch.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   // An operator that dies mid-run (out of memory, a crash) says so on stderr: pass it on.
   child.stderr.on('data', (chunk: Buffer) => void process.stderr.write(`[operator] ${chunk.toString()}`));
   let stopping = false;
   child.once('exit', (code, signal) => {
-    if (!stopping) process.stderr.write(`[bench-scale] the operator exited (${String(code ?? signal)}); its last lines:\n${last.join('\n')}\n`);
+    if (!stopping)
+      process.stderr.write(
+        `[bench-scale] the operator exited (${String(code ?? signal)}); its last lines:\n${last.join('\n')}\n`,
+      );
   });
   // Only the tail of its log is kept: a stuck run makes it log a refused write per reconcile.
   let tail = '';
@@ -155,7 +169,11 @@ export async function etcdDbBytes(etcdClientPort: number | undefined): Promise<n
 }
 
 /** Items of `items` through `work`, `concurrency` at a time. */
-export async function pool<T>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<unknown>): Promise<void> {
+export async function pool<T>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T, index: number) => Promise<unknown>,
+): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -171,6 +189,11 @@ export async function pool<T>(items: readonly T[], concurrency: number, work: (i
 /** A markdown table, first column left-aligned, the rest right-aligned. */
 export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const format = (cells: readonly string[]): string => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
-  return [format(header), `|${widths.map((w, i) => (i === 0 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...rows.map(format)].join('\n');
+  const format = (cells: readonly string[]): string =>
+    `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
+  return [
+    format(header),
+    `|${widths.map((w, i) => (i === 0 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`,
+    ...rows.map(format),
+  ].join('\n');
 }

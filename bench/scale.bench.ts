@@ -35,7 +35,15 @@ import { startBenchApiServer, type BenchApiServer } from './scale-apiserver.ts';
 import { HISTORY_DAG_YAML, historyReads, recordStats, seedHistory, seedStore, type Seeded } from './scale-history.ts';
 import { openHistoryStore } from '../core/history/open.ts';
 import type { DagRunResource } from '../core/resources/types.ts';
-import { bigRun, removeRun, removeSingleRuns, singleStepRunsPerMinute, type BigRunContext, type BigRunFigures, type Shape } from './scale-runs.ts';
+import {
+  bigRun,
+  removeRun,
+  removeSingleRuns,
+  singleStepRunsPerMinute,
+  type BigRunContext,
+  type BigRunFigures,
+  type Shape,
+} from './scale-runs.ts';
 import { printFigures, type ArchivedFigures, type HistoryFigures } from './scale-report.ts';
 import { etcdDbBytes, namespace, rssOf, settledRss, startBenchOperator, type BenchOperator } from './scale-support.ts';
 
@@ -53,14 +61,19 @@ const DEADLINE_MS = Number(process.env.BENCH_DEADLINE_S ?? 1800) * 1000;
 const STALL_MS = Number(process.env.BENCH_STALL_S ?? 120) * 1000;
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 20);
 const HISTORY_STORE = process.env.BENCH_HISTORY_STORE ?? 'sqlite';
-if (HISTORY_STORE !== 'sqlite' && HISTORY_STORE !== 'none') throw new Error(`BENCH_HISTORY_STORE must be sqlite or none, not ${HISTORY_STORE}`);
+if (HISTORY_STORE !== 'sqlite' && HISTORY_STORE !== 'none')
+  throw new Error(`BENCH_HISTORY_STORE must be sqlite or none, not ${HISTORY_STORE}`);
 const WINDOW_RUNS = Number(process.env.BENCH_WINDOW_RUNS ?? 500);
 const ARCHIVE_AFTER = process.env.BENCH_ARCHIVE_AFTER ?? '20s';
 const log = (line: string): void => void process.stderr.write(`[bench-scale] ${line}\n`);
 
 const dir = await mkdtemp(join(tmpdir(), 'kubedag-bench-scale-'));
 const logDir = join(dir, 'logs');
-const state = await startCluster({ dir, binaries: await ensureBinaries(), nodes: [{ name: 'bench-1' }, { name: 'bench-2' }] });
+const state = await startCluster({
+  dir,
+  binaries: await ensureBinaries(),
+  nodes: [{ name: 'bench-1' }, { name: 'bench-2' }],
+});
 const kc = kubeConfig(state.kubeconfig);
 const kube = kubedagClients(kc);
 // Under the repository, as bench-operator keeps it: the S3 SDK left out of the bundle resolves there.
@@ -74,7 +87,15 @@ const apiBundle = join(repo, 'dist', `bench-apiserver-${String(process.pid)}.mjs
 await bundleApiServer(apiBundle);
 const historyPath = join(dir, 'history.db');
 const withStore = HISTORY_STORE === 'sqlite';
-const operatorSettings = { bundle, kubeconfig: state.kubeconfig, logDir, port: await freePort(), extraArgs: withStore ? ['--history-store=sqlite', `--history-sqlite-path=${historyPath}`, `--archive-after=${ARCHIVE_AFTER}`] : [] };
+const operatorSettings = {
+  bundle,
+  kubeconfig: state.kubeconfig,
+  logDir,
+  port: await freePort(),
+  extraArgs: withStore
+    ? ['--history-store=sqlite', `--history-sqlite-path=${historyPath}`, `--archive-after=${ARCHIVE_AFTER}`]
+    : [],
+};
 // The API server reads the SQLite store through the operator, as the chart sets it up.
 const apiArgs = withStore ? ['--history-store=sqlite'] : [];
 let operator: BenchOperator | undefined;
@@ -138,20 +159,35 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 async function hold(): Promise<void> {
   const seconds = Number(process.env.BENCH_HOLD_S ?? 0);
   if (seconds <= 0) return;
-  log(`holding ${String(seconds)} s: API ${api?.base ?? ''} (pid ${String(api?.process.pid)}), operator ${operator?.url ?? ''} (pid ${String(operator?.process.pid)})`);
+  log(
+    `holding ${String(seconds)} s: API ${api?.base ?? ''} (pid ${String(api?.process.pid)}), operator ${operator?.url ?? ''} (pid ${String(operator?.process.pid)})`,
+  );
   await sleep(seconds * 1000);
 }
 
 async function history(): Promise<HistoryFigures> {
   // The real run the history is copied from.
-  await kube.dags.create(namespace, dagManifest('hist-src', loadDag(HISTORY_DAG_YAML, { fileName: 'hist-src' }).documents, namespace));
-  await kube.runs.create(namespace, { metadata: { name: 'hist-src-run', namespace }, spec: { dagRef: { name: 'hist-src' } } });
-  await waitFor('the source run', async () => (await kube.runs.get(namespace, 'hist-src-run')).status?.finishedAt !== undefined, 120_000, 250);
+  await kube.dags.create(
+    namespace,
+    dagManifest('hist-src', loadDag(HISTORY_DAG_YAML, { fileName: 'hist-src' }).documents, namespace),
+  );
+  await kube.runs.create(namespace, {
+    metadata: { name: 'hist-src-run', namespace },
+    spec: { dagRef: { name: 'hist-src' } },
+  });
+  await waitFor(
+    'the source run',
+    async () => (await kube.runs.get(namespace, 'hist-src-run')).status?.finishedAt !== undefined,
+    120_000,
+    250,
+  );
   // Its step logs are archived just after the status is written.
   await sleep(3000);
   const source = await kube.runs.get(namespace, 'hist-src-run');
   const etcdBefore = await etcdDbBytes(state.ports?.etcdClient);
-  const { seeded, archived } = withStore ? await seedWithStore(source) : { seeded: await seedEtcd(source), archived: undefined };
+  const { seeded, archived } = withStore
+    ? await seedWithStore(source)
+    : { seeded: await seedEtcd(source), archived: undefined };
   await sleep(10_000);
   const operatorLive = rssOf(operator?.process.pid);
   // Each process restarted on the history: what a new replica or a restart pays.
@@ -159,7 +195,11 @@ async function history(): Promise<HistoryFigures> {
   await operator?.stop();
   log('restarting the operator and the API server on the history');
   operator = await startBenchOperator(operatorSettings);
-  const operatorRestart = { syncedMs: operator.syncedMs, readyMs: operator.readyMs, rss: await settledRss(operator.process.pid) };
+  const operatorRestart = {
+    syncedMs: operator.syncedMs,
+    readyMs: operator.readyMs,
+    rss: await settledRss(operator.process.pid),
+  };
   const apiStarted = performance.now();
   api = await startBenchApiServer(apiBundle, state.kubeconfig, operator.url, apiArgs);
   const apiRestart = { readyMs: performance.now() - apiStarted, rss: await settledRss(api.process.pid) };
@@ -185,10 +225,26 @@ async function history(): Promise<HistoryFigures> {
 try {
   operator = await startBenchOperator(operatorSettings);
   api = await startBenchApiServer(apiBundle, state.kubeconfig, operator.url, apiArgs);
-  log(`operator synced in ${(operator.syncedMs / 1000).toFixed(1)} s, API server in ${(api.readyMs / 1000).toFixed(1)} s; measuring idle memory`);
+  log(
+    `operator synced in ${(operator.syncedMs / 1000).toFixed(1)} s, API server in ${(api.readyMs / 1000).toFixed(1)} s; measuring idle memory`,
+  );
   const [operatorIdle, apiIdle] = await Promise.all([settledRss(operator.process.pid), settledRss(api.process.pid)]);
-  const idle = { operator: operatorIdle, api: apiIdle, operatorSyncedMs: operator.syncedMs, apiReadyMs: api.readyMs, etcdDb: await etcdDbBytes(state.ports?.etcdClient) };
-  const ctx: BigRunContext = { kc, kube, operator: () => operator as BenchOperator, api: () => (api as BenchApiServer).base, deadlineMs: DEADLINE_MS, stallMs: STALL_MS, log };
+  const idle = {
+    operator: operatorIdle,
+    api: apiIdle,
+    operatorSyncedMs: operator.syncedMs,
+    apiReadyMs: api.readyMs,
+    etcdDb: await etcdDbBytes(state.ports?.etcdClient),
+  };
+  const ctx: BigRunContext = {
+    kc,
+    kube,
+    operator: () => operator as BenchOperator,
+    api: () => (api as BenchApiServer).base,
+    deadlineMs: DEADLINE_MS,
+    stallMs: STALL_MS,
+    log,
+  };
   let singlePerMinute: number | undefined;
   if (SINGLE_RUNS > 0) {
     log(`${String(SINGLE_RUNS)} single-step runs (the baseline)`);
@@ -196,16 +252,23 @@ try {
     await removeSingleRuns(ctx, SINGLE_RUNS);
   }
   const big: BigRunFigures[] = [];
-  const plan: [Shape, number][] = [...graphSizes.map((n): [Shape, number] => ['graph', n]), ...chainSizes.map((n): [Shape, number] => ['chain', n])];
+  const plan: [Shape, number][] = [
+    ...graphSizes.map((n): [Shape, number] => ['graph', n]),
+    ...chainSizes.map((n): [Shape, number] => ['chain', n]),
+  ];
   // Smallest first: what a bigger run breaks should not cost the figures of a smaller one.
   for (const [shape, steps] of plan.sort((a, b) => a[1] - b[1])) {
     log(`a ${shape} of ${String(steps)} steps`);
     try {
       const figures = await bigRun(ctx, shape, steps);
-      log(`  ${figures.outcome} in ${figures.seconds.toFixed(0)} s (${String(figures.succeededSteps)}/${String(steps)} succeeded): ${JSON.stringify(figures)}`);
+      log(
+        `  ${figures.outcome} in ${figures.seconds.toFixed(0)} s (${String(figures.succeededSteps)}/${String(steps)} succeeded): ${JSON.stringify(figures)}`,
+      );
       big.push(figures);
     } catch (error) {
-      log(`  the ${shape} of ${String(steps)} steps could not be measured: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      log(
+        `  the ${shape} of ${String(steps)} steps could not be measured: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
     }
     // Deleted, so that the history phase measures the history alone.
     await removeRun(ctx, shape, steps);
@@ -217,10 +280,23 @@ try {
   }
   const hist = RUNS > 0 ? await history() : undefined;
   const machine = { cores: cpus().length, memory: totalmem(), node: process.version };
-  const settings = { graphSizes, chainSizes, runs: RUNS, dags: DAGS, historyStore: HISTORY_STORE, windowRuns: withStore ? WINDOW_RUNS : 0, archiveAfter: ARCHIVE_AFTER, singleRuns: SINGLE_RUNS, deadlineS: DEADLINE_MS / 1000, stallS: STALL_MS / 1000, repeat: REPEAT };
+  const settings = {
+    graphSizes,
+    chainSizes,
+    runs: RUNS,
+    dags: DAGS,
+    historyStore: HISTORY_STORE,
+    windowRuns: withStore ? WINDOW_RUNS : 0,
+    archiveAfter: ARCHIVE_AFTER,
+    singleRuns: SINGLE_RUNS,
+    deadlineS: DEADLINE_MS / 1000,
+    stallS: STALL_MS / 1000,
+    repeat: REPEAT,
+  };
   const figures = { machine, settings, idle, singleStepRunsPerMinute: singlePerMinute, bigRuns: big, history: hist };
   printFigures(figures);
-  if (process.env.BENCH_OUT !== undefined) await writeFile(process.env.BENCH_OUT, `${JSON.stringify(figures, null, 2)}\n`);
+  if (process.env.BENCH_OUT !== undefined)
+    await writeFile(process.env.BENCH_OUT, `${JSON.stringify(figures, null, 2)}\n`);
   await hold();
 } catch (error) {
   // Told before the cluster is torn down: what fails after that is a consequence.

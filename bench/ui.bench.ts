@@ -48,7 +48,12 @@ function pages(dags: readonly SeededDag[]): UiPage[] {
  * Milliseconds from the navigation's start to `ready` on screen, by the page's clock, and the
  * longest API answer on the way (request sent to last byte), to tell the server's share apart.
  */
-async function rendered(page: Page, url: string, ready: string, reload: boolean): Promise<{ ms: number; apiMs: number }> {
+async function rendered(
+  page: Page,
+  url: string,
+  ready: string,
+  reload: boolean,
+): Promise<{ ms: number; apiMs: number }> {
   const api: number[] = [];
   const onFinished = (request: Request): void => {
     if (!request.url().includes('/api/v2/')) return;
@@ -64,9 +69,14 @@ async function rendered(page: Page, url: string, ready: string, reload: boolean)
   return { ms, apiMs: Math.max(0, ...api) };
 }
 
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+const median = (values: readonly number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
-async function measure(browser: Browser, base: string, target: UiPage): Promise<{ cold: number[]; warm: number[]; api: number[] }> {
+async function measure(
+  browser: Browser,
+  base: string,
+  target: UiPage,
+): Promise<{ cold: number[]; warm: number[]; api: number[] }> {
   const cold: number[] = [];
   const warm: number[] = [];
   const api: number[] = [];
@@ -84,10 +94,28 @@ async function measure(browser: Browser, base: string, target: UiPage): Promise<
 }
 
 async function startApi(kubeconfig: string): Promise<{ server: Server; base: string }> {
-  const config = parseApiConfig([`--namespace=${namespace}`, `--kubeconfig=${kubeconfig}`, '--operator-url=http://127.0.0.1:1', `--lease-namespace=${namespace}`], {});
+  const config = parseApiConfig(
+    [
+      `--namespace=${namespace}`,
+      `--kubeconfig=${kubeconfig}`,
+      '--operator-url=http://127.0.0.1:1',
+      `--lease-namespace=${namespace}`,
+    ],
+    {},
+  );
   const server = await startServer({ config, version: 'bench' });
   const base = await server.app.listen({ host: '127.0.0.1', port: 0 });
-  await waitFor('the API server cache', () => Promise.resolve(server.cache.synced() && server.cache.runs.list(namespace).length >= DAGS * RUNS_PER_DAG && server.cache.dags.list(namespace).length >= DAGS), 300_000, 100);
+  await waitFor(
+    'the API server cache',
+    () =>
+      Promise.resolve(
+        server.cache.synced() &&
+          server.cache.runs.list(namespace).length >= DAGS * RUNS_PER_DAG &&
+          server.cache.dags.list(namespace).length >= DAGS,
+      ),
+    300_000,
+    100,
+  );
   return { server, base };
 }
 
@@ -101,16 +129,24 @@ async function main(): Promise<void> {
     const api = await startApi(state.kubeconfig);
     server = api.server;
     browser = await launchChromium();
-    console.log(`${String(seeded.dags.length)} DAGs, ${String(seeded.runs.length)} runs; ${String(REPEAT)} loads per page; ms from navigation start to the data on screen (median, then all)\n`);
+    console.log(
+      `${String(seeded.dags.length)} DAGs, ${String(seeded.runs.length)} runs; ${String(REPEAT)} loads per page; ms from navigation start to the data on screen (median, then all)\n`,
+    );
     for (const target of pages(seeded.dags)) {
       const started = performance.now();
-      const { cold, warm, api: answers } = await measure(browser, api.base, target).catch((error: unknown) => {
+      const {
+        cold,
+        warm,
+        api: answers,
+      } = await measure(browser, api.base, target).catch((error: unknown) => {
         console.log(`  ${target.label}: not measured (${(error as Error).message.split('\n')[0] ?? ''})`);
         return { cold: [], warm: [], api: [] };
       });
       if (cold.length === 0) continue;
       const verdict = Math.max(median(cold), median(warm)) < TARGET_MS ? 'under' : 'OVER';
-      console.log(`  ${target.label}: cold ${median(cold).toFixed(0)} [${cold.map((v) => v.toFixed(0)).join(', ')}], warm ${median(warm).toFixed(0)} [${warm.map((v) => v.toFixed(0)).join(', ')}], slowest API answer ${median(answers).toFixed(0)}: ${verdict} ${String(TARGET_MS)} ms (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+      console.log(
+        `  ${target.label}: cold ${median(cold).toFixed(0)} [${cold.map((v) => v.toFixed(0)).join(', ')}], warm ${median(warm).toFixed(0)} [${warm.map((v) => v.toFixed(0)).join(', ')}], slowest API answer ${median(answers).toFixed(0)}: ${verdict} ${String(TARGET_MS)} ms (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+      );
     }
   } finally {
     await browser?.close();

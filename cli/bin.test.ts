@@ -10,7 +10,11 @@ describe('bin/kubedag, the installed command', () => {
     expect(existsSync(join(root, 'dist/cli/main.js')), 'dist/ is missing: run `make build` first').toBe(true);
     // /usr/bin first: on these machines that node is 20, which the launcher must not use.
     const env = { ...process.env, PATH: `/usr/bin:/bin:${process.env.PATH ?? ''}` };
-    const got = spawnSync(join(root, 'bin/kubedag'), ['validate', '--json', join(root, 'test/fixtures/cli/hello.yaml')], { env, encoding: 'utf8' });
+    const got = spawnSync(
+      join(root, 'bin/kubedag'),
+      ['validate', '--json', join(root, 'test/fixtures/cli/hello.yaml')],
+      { env, encoding: 'utf8' },
+    );
     expect(got.stderr).toBe('');
     expect(got.status).toBe(0);
     expect(JSON.parse(got.stdout)).toMatchObject([{ valid: true, dag: { name: 'hello' } }]);

@@ -5,7 +5,9 @@ import { readBounded, type CliIo } from './io.ts';
 import { runCli } from './run.ts';
 
 const dir = join(import.meta.dirname, '..', 'test', 'fixtures', 'dags', 'executors');
-const files = readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 
 async function validate(file: string): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
@@ -17,7 +19,17 @@ async function validate(file: string): Promise<{ code: number; stdout: string; s
 
 describe('kubedag validate and the executor forms Dagu 1.24.11 accepts', () => {
   it('has a fixture for every executor that runs', () => {
-    expect(files).toEqual(['dag.yaml', 'docker.yaml', 'http.yaml', 'jq.yaml', 'mail.yaml', 'parallel.yaml', 'shell.yaml', 'ssh-dag-level.yaml', 'ssh.yaml']);
+    expect(files).toEqual([
+      'dag.yaml',
+      'docker.yaml',
+      'http.yaml',
+      'jq.yaml',
+      'mail.yaml',
+      'parallel.yaml',
+      'shell.yaml',
+      'ssh-dag-level.yaml',
+      'ssh.yaml',
+    ]);
   });
 
   it.each(files)('accepts every form in %s without an error or a warning', async (name) => {

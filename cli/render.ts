@@ -9,7 +9,11 @@ import type { CliIo } from './io.ts';
  * Prints one DAG resource per file, `---`-separated. Nothing reaches stdout unless every file
  * is valid, so `kubedag render a.yaml | kubectl apply -f -` never applies half a set.
  */
-export async function renderCommand(files: readonly string[], namespace: string | undefined, io: CliIo): Promise<number> {
+export async function renderCommand(
+  files: readonly string[],
+  namespace: string | undefined,
+  io: CliIo,
+): Promise<number> {
   const manifests: string[] = [];
   let status: number = EXIT.ok;
   for (const file of files) {
@@ -24,7 +28,10 @@ export async function renderCommand(files: readonly string[], namespace: string 
     const fileName = fileNameOf(file);
     const load = loadDag(text, { fileName });
     const errors = load.errors.map(formatIssue);
-    if (!FILE_NAME_PATTERN.test(fileName)) errors.unshift(`file name "${fileName}" must match ${String(FILE_NAME_PATTERN)} to be addressable through the API; rename the file`);
+    if (!FILE_NAME_PATTERN.test(fileName))
+      errors.unshift(
+        `file name "${fileName}" must match ${String(FILE_NAME_PATTERN)} to be addressable through the API; rename the file`,
+      );
     for (const warning of load.warnings) io.stderr(`${file}: warning: ${formatIssue(warning)}\n`);
     if (errors.length > 0) {
       for (const error of errors) io.stderr(`${file}: ${error}\n`);

@@ -26,17 +26,27 @@ const file = (name: string): string => join(dir, name);
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'kubedag-cli-'));
-  await writeFile(file('nightly.yaml'), 'description: nightly job\nsteps:\n  - echo one\n  - run: child\n---\nname: child\nsteps: [echo child]\n');
+  await writeFile(
+    file('nightly.yaml'),
+    'description: nightly job\nsteps:\n  - echo one\n  - run: child\n---\nname: child\nsteps: [echo child]\n',
+  );
   await writeFile(file('broken.yaml'), 'steps:\n  - comand: echo\n  - {name: x, command: ls, depends: ghost}\n');
   await writeFile(file('Odd_Name.yml'), 'steps: [echo]\n');
   await writeFile(file('bad.name.yaml'), 'steps: [echo]\n');
-  await writeFile(file('escape.yaml'), 'kubernetes:\n  security_context: {run_as_user: 0}\n  volumes: [{name: host, hostPath: {path: /etc}}]\nsteps: [id]\n');
+  await writeFile(
+    file('escape.yaml'),
+    'kubernetes:\n  security_context: {run_as_user: 0}\n  volumes: [{name: host, hostPath: {path: /etc}}]\nsteps: [id]\n',
+  );
 });
 
 describe('kubedag validate --policy', () => {
   it('refuses a DAG above the level, naming the field and the level, and exits 1', async () => {
     const got = await cli('validate', '--policy', 'baseline', file('escape.yaml'));
-    expect(got).toEqual({ code: 1, stdout: `${file('escape.yaml')}: kubernetes.volumes[host].hostPath: host paths are not allowed under pod policy "baseline"\n`, stderr: '' });
+    expect(got).toEqual({
+      code: 1,
+      stdout: `${file('escape.yaml')}: kubernetes.volumes[host].hostPath: host paths are not allowed under pod policy "baseline"\n`,
+      stderr: '',
+    });
   });
 
   it('passes the same DAG at privileged, and without --policy', async () => {
@@ -47,25 +57,39 @@ describe('kubedag validate --policy', () => {
   it('reports the root user under restricted in the JSON report', async () => {
     const got = await cli('validate', '--json', '--policy', 'restricted', file('escape.yaml'));
     const [report] = JSON.parse(got.stdout) as { valid: boolean; errors: string[] }[];
-    expect([got.code, report?.valid, report?.errors]).toEqual([1, false, expect.arrayContaining(['kubernetes.securityContext.runAsUser: 0 (root) is not allowed under pod policy "restricted"']) as unknown]);
+    expect([got.code, report?.valid, report?.errors]).toEqual([
+      1,
+      false,
+      expect.arrayContaining([
+        'kubernetes.securityContext.runAsUser: 0 (root) is not allowed under pod policy "restricted"',
+      ]) as unknown,
+    ]);
   });
 
   it('refuses an unknown level as a usage error, and --policy on other commands', async () => {
     expect((await cli('validate', '--policy', 'lax', file('escape.yaml'))).code).toBe(2);
-    expect((await cli('render', '--policy', 'baseline', file('escape.yaml'))).stderr).toContain('render takes no --policy');
+    expect((await cli('render', '--policy', 'baseline', file('escape.yaml'))).stderr).toContain(
+      'render takes no --policy',
+    );
   });
 });
 
 describe('kubedag validate', () => {
   it('says each valid file is valid and exits 0', async () => {
     const got = await cli('validate', file('nightly.yaml'));
-    expect(got).toEqual({ code: 0, stdout: `${file('nightly.yaml')}: warning: steps[1].run: "run" is deprecated; use "call"\n${file('nightly.yaml')}: valid\n`, stderr: '' });
+    expect(got).toEqual({
+      code: 0,
+      stdout: `${file('nightly.yaml')}: warning: steps[1].run: "run" is deprecated; use "call"\n${file('nightly.yaml')}: valid\n`,
+      stderr: '',
+    });
   });
 
   it('prints file: path: message for every problem and exits 1', async () => {
     const got = await cli('validate', file('nightly.yaml'), file('broken.yaml'));
     expect(got.code).toBe(1);
-    expect(got.stdout.split('\n')).toContain(`${file('broken.yaml')}: steps[0].comand: unknown key; did you mean "command"?`);
+    expect(got.stdout.split('\n')).toContain(
+      `${file('broken.yaml')}: steps[0].comand: unknown key; did you mean "command"?`,
+    );
     expect(got.stdout.split('\n')).toContain(`${file('broken.yaml')}: steps[1].depends: unknown step "ghost"`);
   });
 
@@ -79,19 +103,29 @@ describe('kubedag validate', () => {
   it('prints one JSON array in input order with the POST /dags/validate shape plus file', async () => {
     const got = await cli('validate', '--json', file('broken.yaml'), file('nightly.yaml'));
     expect(got.code).toBe(1);
-    const reports = JSON.parse(got.stdout) as { file: string; valid: boolean; errors: string[]; dag: { name: string; steps: unknown[] } }[];
+    const reports = JSON.parse(got.stdout) as {
+      file: string;
+      valid: boolean;
+      errors: string[];
+      dag: { name: string; steps: unknown[] };
+    }[];
     expect(reports.map((r) => [r.file, r.valid, r.dag.name])).toEqual([
       [file('broken.yaml'), false, 'broken'],
       [file('nightly.yaml'), true, 'nightly'],
     ]);
-    expect(reports[0]?.errors).toEqual(['steps[0].comand: unknown key; did you mean "command"?', 'steps[1].depends: unknown step "ghost"']);
+    expect(reports[0]?.errors).toEqual([
+      'steps[0].comand: unknown key; did you mean "command"?',
+      'steps[1].depends: unknown step "ghost"',
+    ]);
     expect(reports[0]?.dag.steps).toHaveLength(1);
   });
 
   it('reports an unreadable file in JSON with a null dag', async () => {
     const got = await cli('validate', '--json', file('missing.yaml'));
     expect(got.code).toBe(2);
-    expect(JSON.parse(got.stdout)).toEqual([{ file: file('missing.yaml'), valid: false, errors: ['cannot read: no such file'], warnings: [], dag: null }]);
+    expect(JSON.parse(got.stdout)).toEqual([
+      { file: file('missing.yaml'), valid: false, errors: ['cannot read: no such file'], warnings: [], dag: null },
+    ]);
   });
 
   it('reports a directory as unreadable', async () => {
@@ -106,8 +140,17 @@ describe('kubedag render', () => {
     expect(parseYaml(got.stdout)).toEqual({
       apiVersion: 'kubedag.io/v1alpha1',
       kind: 'DAG',
-      metadata: { name: 'nightly', namespace: 'team-a', labels: { 'kubedag.io/file-name': 'nightly' }, annotations: { 'kubedag.io/file-name': 'nightly' } },
-      spec: { description: 'nightly job', steps: ['echo one', { run: 'child' }], localDags: [{ name: 'child', steps: ['echo child'] }] },
+      metadata: {
+        name: 'nightly',
+        namespace: 'team-a',
+        labels: { 'kubedag.io/file-name': 'nightly' },
+        annotations: { 'kubedag.io/file-name': 'nightly' },
+      },
+      spec: {
+        description: 'nightly job',
+        steps: ['echo one', { run: 'child' }],
+        localDags: [{ name: 'child', steps: ['echo child'] }],
+      },
     });
     expect(got.stderr).toBe(`${file('nightly.yaml')}: warning: steps[1].run: "run" is deprecated; use "call"\n`);
   });
@@ -168,14 +211,20 @@ describe('kubedag usage', () => {
     for (const command of CLI_COMMANDS) expect(got.stdout).toContain(`  ${command.name} `);
   });
 
-  it.each(CLI_COMMANDS)('answers `$name --help` with its usage and its options with their defaults, and exits 0', async (command) => {
-    const got = await cli(command.name, '--help');
-    expect(got).toEqual({ code: 0, stdout: commandUsage(command), stderr: '' });
-    expect(got.stdout).toMatch(new RegExp(`^Usage: kubedag ${command.name}`));
-    const options = Object.fromEntries(command.options.map((name) => [name, CLI_OPTIONS[name]]));
-    expect(helpGaps(got.stdout, options)).toEqual([]);
-    for (const other of Object.keys(CLI_OPTIONS).filter((name) => !(command.options as readonly string[]).includes(name))) expect(got.stdout).not.toContain(`--${other}`);
-  });
+  it.each(CLI_COMMANDS)(
+    'answers `$name --help` with its usage and its options with their defaults, and exits 0',
+    async (command) => {
+      const got = await cli(command.name, '--help');
+      expect(got).toEqual({ code: 0, stdout: commandUsage(command), stderr: '' });
+      expect(got.stdout).toMatch(new RegExp(`^Usage: kubedag ${command.name}`));
+      const options = Object.fromEntries(command.options.map((name) => [name, CLI_OPTIONS[name]]));
+      expect(helpGaps(got.stdout, options)).toEqual([]);
+      for (const other of Object.keys(CLI_OPTIONS).filter(
+        (name) => !(command.options as readonly string[]).includes(name),
+      ))
+        expect(got.stdout).not.toContain(`--${other}`);
+    },
+  );
 
   it('answers --help as a program, from the sources', () => {
     const ran = runProgram('cli/main.ts', ['--help'], {});

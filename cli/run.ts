@@ -9,28 +9,61 @@ import { validateCommand } from './validate.ts';
 
 /** The options, declared once: parsed from here and listed by `--help` (core/settings.ts). */
 export const CLI_OPTIONS = {
-  json: setting({ flag: 'json', variables: [], isSwitch: true, default: false, description: 'Print one JSON array with an object per file, in input order (the POST /dags/validate shape plus file).', read: () => true }),
+  json: setting({
+    flag: 'json',
+    variables: [],
+    isSwitch: true,
+    default: false,
+    description:
+      'Print one JSON array with an object per file, in input order (the POST /dags/validate shape plus file).',
+    read: () => true,
+  }),
   policy: setting<PolicyLevel | undefined>({
     flag: 'policy',
     variables: [],
     values: POLICY_LEVELS,
     default: undefined,
     defaultText: 'none: the DAG language only',
-    description: "Also check each DAG against this pod policy level, as the operator does in a namespace of that level (docs/pod-policy.md); service accounts are not checked (the namespace's allowed ones are in the cluster).",
+    description:
+      "Also check each DAG against this pod policy level, as the operator does in a namespace of that level (docs/pod-policy.md); service accounts are not checked (the namespace's allowed ones are in the cluster).",
     read: (text, s) => {
       if (isPolicyLevel(text)) return text;
       throw new Error(`--${s.name} must be one of ${POLICY_LEVELS.join(', ')}, not "${text}"`);
     },
   }),
-  namespace: setting<string | undefined>({ flag: 'namespace', short: 'n', variables: [], value: 'NS', default: undefined, defaultText: "none: kubectl's namespace applies", description: 'The metadata.namespace of every resource.', read: (text) => text }),
+  namespace: setting<string | undefined>({
+    flag: 'namespace',
+    short: 'n',
+    variables: [],
+    value: 'NS',
+    default: undefined,
+    defaultText: "none: kubectl's namespace applies",
+    description: 'The metadata.namespace of every resource.',
+    read: (text) => text,
+  }),
 };
 
 type Option = keyof typeof CLI_OPTIONS;
 
 /** The commands, in the order help lists them, with the options each takes. */
-export const CLI_COMMANDS: readonly { readonly name: string; readonly args: string; readonly summary: string; readonly options: readonly Option[] }[] = [
-  { name: 'validate', args: '[--json] [--policy LEVEL] FILE...', summary: 'check DAG files; exit 0 valid, 1 invalid, 2 usage/read error', options: ['json', 'policy'] },
-  { name: 'render', args: '[--namespace NS] FILE...', summary: 'print DAG resource manifests for kubectl and GitOps', options: ['namespace'] },
+export const CLI_COMMANDS: readonly {
+  readonly name: string;
+  readonly args: string;
+  readonly summary: string;
+  readonly options: readonly Option[];
+}[] = [
+  {
+    name: 'validate',
+    args: '[--json] [--policy LEVEL] FILE...',
+    summary: 'check DAG files; exit 0 valid, 1 invalid, 2 usage/read error',
+    options: ['json', 'policy'],
+  },
+  {
+    name: 'render',
+    args: '[--namespace NS] FILE...',
+    summary: 'print DAG resource manifests for kubectl and GitOps',
+    options: ['namespace'],
+  },
   { name: 'schema', args: '', summary: 'print the JSON Schema of the DAG file format', options: [] },
 ];
 
@@ -44,7 +77,11 @@ export const USAGE = renderHelp({
 /** `kubedag <command> --help`: its usage and the options it takes. */
 export function commandUsage(command: (typeof CLI_COMMANDS)[number]): string {
   const options = Object.fromEntries(command.options.map((name) => [name, CLI_OPTIONS[name]]));
-  return renderHelp({ usage: `kubedag ${command.name} ${command.args}`.trim(), about: `${command.summary.charAt(0).toUpperCase()}${command.summary.slice(1)}.`, settings: options });
+  return renderHelp({
+    usage: `kubedag ${command.name} ${command.args}`.trim(),
+    about: `${command.summary.charAt(0).toUpperCase()}${command.summary.slice(1)}.`,
+    settings: options,
+  });
 }
 
 /** Runs one CLI invocation and returns its exit code; all I/O goes through `io`. */
@@ -69,8 +106,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return EXIT.ok;
   }
   // Given at all, even as its default: a command that takes no such option says so.
-  const given = { json: values.json !== undefined, namespace: values.namespace !== undefined, policy: values.policy !== undefined };
-  return dispatch(command, { json: options.json, namespace: options.namespace, policy: options.policy, given, files: positionals }, io);
+  const given = {
+    json: values.json !== undefined,
+    namespace: values.namespace !== undefined,
+    policy: values.policy !== undefined,
+  };
+  return dispatch(
+    command,
+    { json: options.json, namespace: options.namespace, policy: options.policy, given, files: positionals },
+    io,
+  );
 }
 
 interface Invocation {
@@ -85,12 +130,18 @@ async function dispatch(command: string, args: Invocation, io: CliIo): Promise<n
   switch (command) {
     case 'validate':
       if (args.given.namespace) return usage(io, 'validate takes no --namespace');
-      return args.files.length === 0 ? usage(io, 'validate needs at least one FILE') : validateCommand(args.files, args.json, io, args.policy);
+      return args.files.length === 0
+        ? usage(io, 'validate needs at least one FILE')
+        : validateCommand(args.files, args.json, io, args.policy);
     case 'render':
-      if (args.given.json || args.given.policy) return usage(io, `render takes no --${args.given.json ? 'json' : 'policy'}`);
-      return args.files.length === 0 ? usage(io, 'render needs at least one FILE') : renderCommand(args.files, args.namespace, io);
+      if (args.given.json || args.given.policy)
+        return usage(io, `render takes no --${args.given.json ? 'json' : 'policy'}`);
+      return args.files.length === 0
+        ? usage(io, 'render needs at least one FILE')
+        : renderCommand(args.files, args.namespace, io);
     case 'schema':
-      if (args.files.length > 0 || args.given.json || args.given.namespace || args.given.policy) return usage(io, 'schema takes no arguments');
+      if (args.files.length > 0 || args.given.json || args.given.namespace || args.given.policy)
+        return usage(io, 'schema takes no arguments');
       io.stdout(`${JSON.stringify(dagJsonSchema(), null, 2)}\n`);
       return EXIT.ok;
     default:

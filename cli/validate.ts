@@ -15,7 +15,12 @@ export interface ValidationReport {
 }
 
 /** With `policy`, a DAG above that pod policy level is invalid too, as the operator would find it in a namespace of that level. */
-export async function validateCommand(files: readonly string[], json: boolean, io: CliIo, policy?: PolicyLevel): Promise<number> {
+export async function validateCommand(
+  files: readonly string[],
+  json: boolean,
+  io: CliIo,
+  policy?: PolicyLevel,
+): Promise<number> {
   const reports: ValidationReport[] = [];
   let unreadable = false;
   for (const file of files) {
@@ -28,8 +33,17 @@ export async function validateCommand(files: readonly string[], json: boolean, i
       continue;
     }
     const load = loadDag(text, { fileName: fileNameOf(file) });
-    const errors = load.errors.length > 0 || policy === undefined ? load.errors.map(formatIssue) : dagPolicyProblems(load.dag, { level: policy, namespace: '' });
-    reports.push({ file, valid: errors.length === 0, errors, warnings: load.warnings.map(formatIssue), dag: dagDetails(load.dag) });
+    const errors =
+      load.errors.length > 0 || policy === undefined
+        ? load.errors.map(formatIssue)
+        : dagPolicyProblems(load.dag, { level: policy, namespace: '' });
+    reports.push({
+      file,
+      valid: errors.length === 0,
+      errors,
+      warnings: load.warnings.map(formatIssue),
+      dag: dagDetails(load.dag),
+    });
   }
   if (json) io.stdout(`${JSON.stringify(reports, null, 2)}\n`);
   else io.stdout(reports.map(humanReport).join(''));
@@ -38,7 +52,10 @@ export async function validateCommand(files: readonly string[], json: boolean, i
 }
 
 function humanReport(report: ValidationReport): string {
-  const lines = [...report.errors.map((e) => `${report.file}: ${e}`), ...report.warnings.map((w) => `${report.file}: warning: ${w}`)];
+  const lines = [
+    ...report.errors.map((e) => `${report.file}: ${e}`),
+    ...report.warnings.map((w) => `${report.file}: warning: ${w}`),
+  ];
   if (report.valid) lines.push(`${report.file}: valid`);
   return lines.map((line) => `${line}\n`).join('');
 }

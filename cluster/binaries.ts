@@ -34,12 +34,23 @@ export async function readVersions(): Promise<Versions> {
 
 /** Declared as a setting (core/settings.ts) so that `node cluster/cli.ts --help` lists it. */
 export const CACHE_SETTINGS = {
-  cacheDir: setting<string | undefined>({ variables: ['KUBEDAG_CACHE_DIR'], value: 'DIR', default: undefined, defaultText: '$XDG_CACHE_HOME/kubedag, else ~/.cache/kubedag', description: 'Where the binaries built from pinned Go modules (etcd, Kubernetes, helm, MinIO, the collector) are kept.', read: (text) => text }),
+  cacheDir: setting<string | undefined>({
+    variables: ['KUBEDAG_CACHE_DIR'],
+    value: 'DIR',
+    default: undefined,
+    defaultText: '$XDG_CACHE_HOME/kubedag, else ~/.cache/kubedag',
+    description:
+      'Where the binaries built from pinned Go modules (etcd, Kubernetes, helm, MinIO, the collector) are kept.',
+    read: (text) => text,
+  }),
 };
 
 /** `KUBEDAG_CACHE_DIR`, else `$XDG_CACHE_HOME/kubedag`, else `~/.cache/kubedag`. */
 export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  return resolveSettings(CACHE_SETTINGS, {}, env).cacheDir ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kubedag');
+  return (
+    resolveSettings(CACHE_SETTINGS, {}, env).cacheDir ??
+    join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kubedag')
+  );
 }
 
 export interface Group {
@@ -103,7 +114,10 @@ export interface BuildOptions {
 }
 
 /** Every group's binaries (name -> path), one group after another: each build takes both cores. */
-export async function ensureGroups(groups: readonly Group[], options: BuildOptions = {}): Promise<Record<string, string>> {
+export async function ensureGroups(
+  groups: readonly Group[],
+  options: BuildOptions = {},
+): Promise<Record<string, string>> {
   const paths: Record<string, string> = {};
   for (const group of groups) Object.assign(paths, await ensureGroup(group, options));
   return paths;
@@ -134,9 +148,17 @@ export async function ensureGroup(group: Group, options: BuildOptions = {}): Pro
   return Object.fromEntries(names.map((name) => [name, join(dir, name)]));
 }
 
-async function build(group: Group, version: string, dir: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
+async function build(
+  group: Group,
+  version: string,
+  dir: string,
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+): Promise<void> {
   const names = Object.keys(group.packages);
-  log(`building ${group.cache ?? group.name} ${version} (${names.join(', ')}) from Go modules into ${dir}; the first build takes minutes`);
+  log(
+    `building ${group.cache ?? group.name} ${version} (${names.join(', ')}) from Go modules into ${dir}; the first build takes minutes`,
+  );
   const started = Date.now();
   await mkdir(join(dir, '..'), { recursive: true });
   // Build into a scratch folder and rename it into place: a half-built group is never "found".
@@ -148,8 +170,10 @@ async function build(group: Group, version: string, dir: string, env: NodeJS.Pro
     const entries = Object.entries(group.packages);
     // One invocation links several binaries into a folder, named after each package's last
     // path element; a package like go.etcd.io/etcd/server/v3 needs its output named instead.
-    if (entries.every(([name, pkg]) => pkg.endsWith(`/${name}`))) await run('go', [...flags, '-o', `${scratch}/`, ...entries.map(([, pkg]) => pkg)], cwd, goEnv, log);
-    else for (const [name, pkg] of entries) await run('go', [...flags, '-o', join(scratch, name), pkg], cwd, goEnv, log);
+    if (entries.every(([name, pkg]) => pkg.endsWith(`/${name}`)))
+      await run('go', [...flags, '-o', `${scratch}/`, ...entries.map(([, pkg]) => pkg)], cwd, goEnv, log);
+    else
+      for (const [name, pkg] of entries) await run('go', [...flags, '-o', join(scratch, name), pkg], cwd, goEnv, log);
     await rm(dir, { recursive: true, force: true });
     await rename(scratch, dir);
   } finally {
@@ -158,7 +182,13 @@ async function build(group: Group, version: string, dir: string, env: NodeJS.Pro
   log(`built ${group.cache ?? group.name} ${version} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
-function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
+function run(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -168,7 +198,13 @@ function run(command: string, args: readonly string[], cwd: string, env: NodeJS.
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
     child.on('error', (error: NodeJS.ErrnoException) => {
-      reject(new Error(error.code === 'ENOENT' ? `${command} not found: Go is needed to build the local control plane (see README)` : error.message));
+      reject(
+        new Error(
+          error.code === 'ENOENT'
+            ? `${command} not found: Go is needed to build the local control plane (see README)`
+            : error.message,
+        ),
+      );
     });
     child.on('close', (code) => {
       if (code === 0) resolve();

@@ -10,7 +10,11 @@ import { CACHE_SETTINGS } from './binaries.ts';
 import { devSettingsTable, type DevSettingsTable } from './dev-settings.ts';
 import { STEP_RUNNER_SETTINGS } from './step-runner.ts';
 
-export type ClusterSettings = DevSettingsTable & { readonly nodes: Setting<string | undefined>; readonly realNode: Setting<boolean> } & typeof CACHE_SETTINGS & typeof STEP_RUNNER_SETTINGS;
+export type ClusterSettings = DevSettingsTable & {
+  readonly nodes: Setting<string | undefined>;
+  readonly realNode: Setting<boolean>;
+} & typeof CACHE_SETTINGS &
+  typeof STEP_RUNNER_SETTINGS;
 
 const root = join(import.meta.dirname, '..');
 
@@ -21,8 +25,24 @@ const root = join(import.meta.dirname, '..');
 export function clusterSettings(cwd: string): ClusterSettings {
   return {
     ...devSettingsTable(root, cwd),
-    nodes: setting<string | undefined>({ flag: 'nodes', variables: [], value: 'name[:label=value;...],...', default: undefined, defaultText: 'kubedag-node-1, and kubedag-node-2 labelled gpu=true', description: 'The node agents to start (up, dev), each with its labels.', read: (text) => text }),
-    realNode: setting({ flag: 'real-node', variables: ['KUBEDAG_REAL_NODE'], isSwitch: true, default: false, description: 'Run one real node (kubelet, containerd, runc, kube-proxy) with the whole cluster in a network namespace of its own (up, dev; needs root; docs/real-node.md); node agents only when --nodes names them. The variable is on when 1, true or yes.', read: (text) => ['1', 'true', 'yes'].includes(text.toLowerCase()) }),
+    nodes: setting<string | undefined>({
+      flag: 'nodes',
+      variables: [],
+      value: 'name[:label=value;...],...',
+      default: undefined,
+      defaultText: 'kubedag-node-1, and kubedag-node-2 labelled gpu=true',
+      description: 'The node agents to start (up, dev), each with its labels.',
+      read: (text) => text,
+    }),
+    realNode: setting({
+      flag: 'real-node',
+      variables: ['KUBEDAG_REAL_NODE'],
+      isSwitch: true,
+      default: false,
+      description:
+        'Run one real node (kubelet, containerd, runc, kube-proxy) with the whole cluster in a network namespace of its own (up, dev; needs root; docs/real-node.md); node agents only when --nodes names them. The variable is on when 1, true or yes.',
+      read: (text) => ['1', 'true', 'yes'].includes(text.toLowerCase()),
+    }),
     ...CACHE_SETTINGS,
     ...STEP_RUNNER_SETTINGS,
   };
@@ -30,10 +50,15 @@ export function clusterSettings(cwd: string): ClusterSettings {
 
 export function clusterHelp(settings: ClusterSettings): HelpPage {
   return {
-    usage: 'node cluster/cli.ts build|up|down|dev [--flag=value ...]   (make cluster-build, cluster-up, cluster-down, dev)',
-    about: 'The local cluster for developers: a real control plane on loopback and TypeScript node agents. State lives in the stack directory, so several stacks run side by side.',
+    usage:
+      'node cluster/cli.ts build|up|down|dev [--flag=value ...]   (make cluster-build, cluster-up, cluster-down, dev)',
+    about:
+      'The local cluster for developers: a real control plane on loopback and TypeScript node agents. State lives in the stack directory, so several stacks run side by side.',
     commands: [
-      { name: 'build', summary: 'build the pinned binaries (etcd, Kubernetes, helm) from their Go modules into the cache' },
+      {
+        name: 'build',
+        summary: 'build the pinned binaries (etcd, Kubernetes, helm) from their Go modules into the cache',
+      },
       { name: 'up', summary: 'start the control plane and node agents of the stack and leave them running' },
       { name: 'down', summary: "stop the stack's cluster" },
       { name: 'dev', summary: 'up, then the operator and API server from the sources, until Ctrl-C' },
@@ -41,4 +66,3 @@ export function clusterHelp(settings: ClusterSettings): HelpPage {
     settings,
   };
 }
-

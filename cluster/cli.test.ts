@@ -19,7 +19,9 @@ describe('node cluster/cli.ts --help', () => {
 
   it('parses every flag and variable of a stack that help lists', () => {
     const table = devSettingsTable('/repo', '/cwd');
-    expect(ignoredNames(table, (argv, env) => parseDevSettings(parseFlags(table, argv).values, env, '/repo', '/cwd'))).toEqual([]);
+    expect(
+      ignoredNames(table, (argv, env) => parseDevSettings(parseFlags(table, argv).values, env, '/repo', '/cwd')),
+    ).toEqual([]);
   });
 
   it('reads the cache variables that help lists', () => {

@@ -25,10 +25,20 @@ export async function installClusterWide(kc: KubeConfig, log?: (line: string) =>
   log?.(`step exec ClusterRole ${await installStepExecRole(kc)} as the chart makes it`);
 }
 import { ensureStepRunner } from './step-runner.ts';
-import { hasRealNode, NODE_NAME, prepareRealCluster, removeRealNode, startRealCluster, type PreparedNode } from './real-node/cluster.ts';
+import {
+  hasRealNode,
+  NODE_NAME,
+  prepareRealCluster,
+  removeRealNode,
+  startRealCluster,
+  type PreparedNode,
+} from './real-node/cluster.ts';
 
 /** Two nodes, one of them labelled for GPU work, so that selectors have something to choose. */
-export const DEFAULT_NODES: readonly NodeSpec[] = [{ name: 'kubedag-node-1' }, { name: 'kubedag-node-2', labels: { gpu: 'true' } }];
+export const DEFAULT_NODES: readonly NodeSpec[] = [
+  { name: 'kubedag-node-1' },
+  { name: 'kubedag-node-2', labels: { gpu: 'true' } },
+];
 
 /** `a,b:gpu=true;zone=x` -> nodes a and b, b with two labels. */
 export function parseNodes(text: string): NodeSpec[] {
@@ -66,10 +76,19 @@ export interface ClusterOptions {
 }
 
 /** The node agent runs on the same Node.js as this process, straight from its TypeScript. */
-export const NODE_AGENT_COMMAND: readonly string[] = [process.execPath, ...(process.env.NODE_AGENT_PROFILE === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.NODE_AGENT_PROFILE}`]), join(import.meta.dirname, 'node-agent/main.ts')];
+export const NODE_AGENT_COMMAND: readonly string[] = [
+  process.execPath,
+  ...(process.env.NODE_AGENT_PROFILE === undefined
+    ? []
+    : ['--cpu-prof', `--cpu-prof-dir=${process.env.NODE_AGENT_PROFILE}`]),
+  join(import.meta.dirname, 'node-agent/main.ts'),
+];
 
 /** The local volume provisioner, likewise. */
-export const PROVISIONER_COMMAND: readonly string[] = [process.execPath, join(import.meta.dirname, 'provisioner/main.ts')];
+export const PROVISIONER_COMMAND: readonly string[] = [
+  process.execPath,
+  join(import.meta.dirname, 'provisioner/main.ts'),
+];
 
 export async function startCluster(options: ClusterOptions): Promise<ClusterState> {
   const nodes = options.nodes ?? (options.realNode === true ? [] : DEFAULT_NODES);
@@ -82,7 +101,18 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterStat
   let state: ClusterState;
   try {
     if (options.realNode === true) real = await prepareRealCluster(options.dir, log);
-    state = await startControlPlane({ dir: options.dir, binaries: options.binaries, nodes, nodeAgentCommand, provisionerCommand: PROVISIONER_COMMAND, nodeAgentLogFormat: options.nodeAgentLogFormat, nodeMonitorGraceSeconds: options.nodeMonitorGraceSeconds, log: options.log, ...(options.onExit === undefined ? {} : { onExit: options.onExit }), ...(real === undefined ? {} : { placement: real.placement }) });
+    state = await startControlPlane({
+      dir: options.dir,
+      binaries: options.binaries,
+      nodes,
+      nodeAgentCommand,
+      provisionerCommand: PROVISIONER_COMMAND,
+      nodeAgentLogFormat: options.nodeAgentLogFormat,
+      nodeMonitorGraceSeconds: options.nodeMonitorGraceSeconds,
+      log: options.log,
+      ...(options.onExit === undefined ? {} : { onExit: options.onExit }),
+      ...(real === undefined ? {} : { placement: real.placement }),
+    });
   } catch (error) {
     if (await hasRealNode(options.dir)) await removeRealNode(options.dir, log);
     throw error;

@@ -88,17 +88,25 @@ export async function isRunning(state: ClusterState, pki: Pki): Promise<boolean>
   return readyz(state.server, pki.admin, pki.ca.cert).catch(() => false);
 }
 
+// eslint-disable-next-line max-lines-per-function -- longer since Prettier's layout; split pending (issue 27)
 export async function startControlPlane(options: StartOptions): Promise<ClusterState> {
   const log = options.log ?? ((): void => undefined);
   const { dir, binaries } = options;
   await mkdir(join(dir, 'logs'), { recursive: true });
   const pki = await ensurePki(join(dir, 'pki'));
-  const [etcdClient, etcdPeer, apiPort, cmPort, schedulerPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const [etcdClient, etcdPeer, apiPort, cmPort, schedulerPort] = await Promise.all([
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+  ]);
   const inner = `https://127.0.0.1:${String(apiPort)}`;
   const processes: Managed[] = [];
   const ports = { etcdClient, etcdPeer, kubeApiserver: apiPort, controllerManager: cmPort, scheduler: schedulerPort };
   const { placement } = options;
-  const forwarded = placement === undefined ? undefined : await placement.forward(apiPort, join(dir, 'logs/api-forwarder.log'));
+  const forwarded =
+    placement === undefined ? undefined : await placement.forward(apiPort, join(dir, 'logs/api-forwarder.log'));
   if (forwarded !== undefined) processes.push(forwarded.managed);
   const server = forwarded === undefined ? inner : `https://127.0.0.1:${String(forwarded.port)}`;
   const state: ClusterState = { dir, server, kubeconfig: join(dir, 'admin.kubeconfig'), processes, nodes: [], ports };
@@ -111,22 +119,54 @@ export async function startControlPlane(options: StartOptions): Promise<ClusterS
     await saveState(state);
     processes.push(await start('etcd', binaries.etcd, etcdArgs(dir, etcdClient, etcdPeer), join(dir, 'logs/etcd.log')));
     await saveState(state);
-    processes.push(await start('kube-apiserver', binaries.kubeApiserver, apiserverArgs(pki, etcdClient, apiPort, placement?.advertiseAddress), join(dir, 'logs/kube-apiserver.log')));
+    processes.push(
+      await start(
+        'kube-apiserver',
+        binaries.kubeApiserver,
+        apiserverArgs(pki, etcdClient, apiPort, placement?.advertiseAddress),
+        join(dir, 'logs/kube-apiserver.log'),
+      ),
+    );
     await saveState(state);
     const kubeconfigs = await writeComponentKubeconfigs(dir, server, inner, pki);
     await waitFor('kube-apiserver /readyz', () => readyz(server, pki.admin, pki.ca.cert), 90_000, 200);
     log(`kube-apiserver ready at ${server}`);
-    processes.push(await start('kube-controller-manager', binaries.kubeControllerManager, controllerManagerArgs(pki, kubeconfigs.controllerManager, cmPort, options.nodeMonitorGraceSeconds), join(dir, 'logs/kube-controller-manager.log')));
-    processes.push(await start('kube-scheduler', binaries.kubeScheduler, schedulerArgs(kubeconfigs.scheduler, schedulerPort), join(dir, 'logs/kube-scheduler.log')));
+    processes.push(
+      await start(
+        'kube-controller-manager',
+        binaries.kubeControllerManager,
+        controllerManagerArgs(pki, kubeconfigs.controllerManager, cmPort, options.nodeMonitorGraceSeconds),
+        join(dir, 'logs/kube-controller-manager.log'),
+      ),
+    );
+    processes.push(
+      await start(
+        'kube-scheduler',
+        binaries.kubeScheduler,
+        schedulerArgs(kubeconfigs.scheduler, schedulerPort),
+        join(dir, 'logs/kube-scheduler.log'),
+      ),
+    );
     await saveState(state);
     // After kube-controller-manager, whose PV controller hands claims to it and binds its volumes.
-    const [provisioner, ...provisionerArgs] = [...options.provisionerCommand, `--kubeconfig=${kubeconfigs.inner}`, `--dir=${join(dir, 'volumes')}`, `--log-format=${options.nodeAgentLogFormat ?? 'json'}`];
+    const [provisioner, ...provisionerArgs] = [
+      ...options.provisionerCommand,
+      `--kubeconfig=${kubeconfigs.inner}`,
+      `--dir=${join(dir, 'volumes')}`,
+      `--log-format=${options.nodeAgentLogFormat ?? 'json'}`,
+    ];
     processes.push(await start('provisioner', provisioner, provisionerArgs, join(dir, 'logs/provisioner.log')));
     await saveState(state);
     for (const node of options.nodes) {
       const port = await freePort();
       const ledger = join(dir, 'nodes', node.name, 'ledger.jsonl');
-      const agent = { port, kubeconfig: kubeconfigs.inner, dir: join(dir, 'nodes', node.name), clusterDir: dir, logFormat: options.nodeAgentLogFormat ?? 'json' };
+      const agent = {
+        port,
+        kubeconfig: kubeconfigs.inner,
+        dir: join(dir, 'nodes', node.name),
+        clusterDir: dir,
+        logFormat: options.nodeAgentLogFormat ?? 'json',
+      };
       const args = [...options.nodeAgentCommand, ...nodeAgentArgs(node, agent, pki)];
       const [command = 'node', ...rest] = args;
       processes.push(await start(`node-agent ${node.name}`, command, rest, join(dir, `logs/node-${node.name}.log`)));
@@ -187,7 +227,9 @@ function apiserverArgs(pki: Pki, etcdClient: number, port: number, advertise: st
   return [
     `--etcd-servers=http://127.0.0.1:${String(etcdClient)}`,
     // In a namespace of its own, its other address is the node's: the kubernetes Service leads there.
-    ...(advertise === undefined ? ['--bind-address=127.0.0.1', '--advertise-address=127.0.0.1'] : ['--bind-address=0.0.0.0', `--advertise-address=${advertise}`]),
+    ...(advertise === undefined
+      ? ['--bind-address=127.0.0.1', '--advertise-address=127.0.0.1']
+      : ['--bind-address=0.0.0.0', `--advertise-address=${advertise}`]),
     `--secure-port=${String(port)}`,
     `--tls-cert-file=${pki.apiserver.cert}`,
     `--tls-private-key-file=${pki.apiserver.key}`,
@@ -220,9 +262,16 @@ function componentArgs(kubeconfig: string, port: number): string[] {
   ];
 }
 
-function controllerManagerArgs(pki: Pki, kubeconfig: string, port: number, nodeMonitorGraceSeconds: number | undefined): string[] {
+function controllerManagerArgs(
+  pki: Pki,
+  kubeconfig: string,
+  port: number,
+  nodeMonitorGraceSeconds: number | undefined,
+): string[] {
   return [
-    ...(nodeMonitorGraceSeconds === undefined ? [] : [`--node-monitor-grace-period=${String(nodeMonitorGraceSeconds)}s`]),
+    ...(nodeMonitorGraceSeconds === undefined
+      ? []
+      : [`--node-monitor-grace-period=${String(nodeMonitorGraceSeconds)}s`]),
     ...componentArgs(kubeconfig, port),
     '--use-service-account-credentials=true',
     `--service-account-private-key-file=${pki.serviceAccount.privateKey}`,
@@ -264,7 +313,12 @@ function nodeAgentArgs(node: NodeSpec, agent: NodeAgentPlace, pki: Pki): string[
 }
 
 /** The admin's for `server` (where the host reaches the API server), the rest for `inner` (where the cluster's programs do). */
-async function writeComponentKubeconfigs(dir: string, server: string, inner: string, pki: Pki): Promise<{ controllerManager: string; scheduler: string; inner: string }> {
+async function writeComponentKubeconfigs(
+  dir: string,
+  server: string,
+  inner: string,
+  pki: Pki,
+): Promise<{ controllerManager: string; scheduler: string; inner: string }> {
   const admin = join(dir, 'admin.kubeconfig');
   const innerAdmin = server === inner ? admin : join(dir, 'inner.kubeconfig');
   const controllerManager = join(dir, 'controller-manager.kubeconfig');

@@ -76,7 +76,10 @@ export class DevComponent {
     const file = createWriteStream(this.log, { flags: append ? 'a' : 'w' });
     const startedAt = Date.now();
     // A process group of its own: Ctrl-C reaches `make dev`, which stops the components in order.
-    const child = spawn(process.execPath, [join(root, this.options.script), ...this.options.args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(process.execPath, [join(root, this.options.script), ...this.options.args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     for (const stream of [child.stdout, child.stderr]) {
       stream.on('data', (chunk: Buffer) => {
         file.write(chunk);
@@ -106,7 +109,9 @@ export class DevComponent {
     const restart = this.restartable ? nextRestart(this.streak, ranForMs) : undefined;
     if (this.stopping) return;
     const again = restart === undefined ? {} : { restart: { count: this.restarts + 1, delayMs: restart.delayMs } };
-    this.options.say(`✗ ${endingReport({ name: this.name, code, signal, log: this.log, ...(lastLine === undefined ? {} : { lastLine }), ...again })}`);
+    this.options.say(
+      `✗ ${endingReport({ name: this.name, code, signal, log: this.log, ...(lastLine === undefined ? {} : { lastLine }), ...again })}`,
+    );
     if (restart === undefined) return;
     this.streak = restart.streak;
     this.timer = setTimeout(() => {

@@ -57,8 +57,16 @@ export interface Ending {
 
 /** One line: `operator exited with code 1; last log line: "..." (log: /x/operator.log); restart 1 in 1 s`. */
 export function endingReport(ending: Ending): string {
-  const how = ending.signal !== null ? `was killed by ${ending.signal}` : ending.code !== null ? `exited with code ${String(ending.code)}` : 'is not running any more';
+  const how =
+    ending.signal !== null
+      ? `was killed by ${ending.signal}`
+      : ending.code !== null
+        ? `exited with code ${String(ending.code)}`
+        : 'is not running any more';
   const said = ending.lastLine === undefined ? 'its log is empty' : `last log line: ${JSON.stringify(ending.lastLine)}`;
-  const again = ending.restart === undefined ? '' : `; restart ${String(ending.restart.count)} in ${String(Math.round(ending.restart.delayMs / 1000))} s`;
+  const again =
+    ending.restart === undefined
+      ? ''
+      : `; restart ${String(ending.restart.count)} in ${String(Math.round(ending.restart.delayMs / 1000))} s`;
   return `${ending.name} ${how}; ${said} (log: ${ending.log})${again}`;
 }

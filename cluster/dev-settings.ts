@@ -6,7 +6,14 @@
  * or, when none is, on 8080 and 8081 while those are free and on free ports otherwise.
  */
 import { isAbsolute, join, resolve } from 'node:path';
-import { resolveSettings, setting, type Env, type FlagValues, type Setting, type SettingName } from '../core/settings.ts';
+import {
+  resolveSettings,
+  setting,
+  type Env,
+  type FlagValues,
+  type Setting,
+  type SettingName,
+} from '../core/settings.ts';
 
 /** A port given by the person (used as is: taken means a clear failure) or a preference. */
 export type PortChoice = { readonly given: number } | { readonly preferred: number };
@@ -41,7 +48,10 @@ export const DEFAULT_OPERATOR_PORT = 8081;
 /** A port given by the person; the preference, when none is, is the setting's default. */
 function port(text: string, s: SettingName): PortChoice {
   const value = Number(text);
-  if (!Number.isInteger(value) || value < 1 || value > 65_535) throw new Error(`--${s.flag ?? ''} (${s.variables.join(', ')}) must be a port number from 1 to 65535, not "${text}"`);
+  if (!Number.isInteger(value) || value < 1 || value > 65_535)
+    throw new Error(
+      `--${s.flag ?? ''} (${s.variables.join(', ')}) must be a port number from 1 to 65535, not "${text}"`,
+    );
   return { given: value };
 }
 
@@ -52,10 +62,43 @@ function port(text: string, s: SettingName): PortChoice {
  */
 export function devSettingsTable(root: string, cwd: string): DevSettingsTable {
   return {
-    dir: setting({ flag: 'dir', variables: ['KUBEDAG_DEV_DIR'], value: 'DIR', default: join(root, '.dev'), defaultText: '.dev in the repository', description: "The stack's directory (kubeconfig, logs, dev.json); a relative one is taken from where the command runs.", read: (text) => (isAbsolute(text) ? text : resolve(cwd, text)) }),
-    apiPort: setting<PortChoice>({ flag: 'api-port', variables: ['KUBEDAG_API_PORT'], value: 'PORT', default: { preferred: DEFAULT_API_PORT }, defaultText: `${String(DEFAULT_API_PORT)} while free, else a free port`, description: "The API server's port (dev); a given port is used as given, taken means a clear error.", read: port }),
-    operatorPort: setting<PortChoice>({ flag: 'operator-port', variables: ['KUBEDAG_OPERATOR_PORT'], value: 'PORT', default: { preferred: DEFAULT_OPERATOR_PORT }, defaultText: `${String(DEFAULT_OPERATOR_PORT)} while free, else a free port`, description: "The operator's port (dev), likewise.", read: port }),
-    quiet: setting({ flag: 'quiet', variables: ['KUBEDAG_DEV_QUIET'], isSwitch: true, default: false, description: "Only the summary on the console (dev), not the components' logs; the variable is on when 1, true or yes.", read: (text) => ['1', 'true', 'yes'].includes(text.toLowerCase()) }),
+    dir: setting({
+      flag: 'dir',
+      variables: ['KUBEDAG_DEV_DIR'],
+      value: 'DIR',
+      default: join(root, '.dev'),
+      defaultText: '.dev in the repository',
+      description:
+        "The stack's directory (kubeconfig, logs, dev.json); a relative one is taken from where the command runs.",
+      read: (text) => (isAbsolute(text) ? text : resolve(cwd, text)),
+    }),
+    apiPort: setting<PortChoice>({
+      flag: 'api-port',
+      variables: ['KUBEDAG_API_PORT'],
+      value: 'PORT',
+      default: { preferred: DEFAULT_API_PORT },
+      defaultText: `${String(DEFAULT_API_PORT)} while free, else a free port`,
+      description: "The API server's port (dev); a given port is used as given, taken means a clear error.",
+      read: port,
+    }),
+    operatorPort: setting<PortChoice>({
+      flag: 'operator-port',
+      variables: ['KUBEDAG_OPERATOR_PORT'],
+      value: 'PORT',
+      default: { preferred: DEFAULT_OPERATOR_PORT },
+      defaultText: `${String(DEFAULT_OPERATOR_PORT)} while free, else a free port`,
+      description: "The operator's port (dev), likewise.",
+      read: port,
+    }),
+    quiet: setting({
+      flag: 'quiet',
+      variables: ['KUBEDAG_DEV_QUIET'],
+      isSwitch: true,
+      default: false,
+      description:
+        "Only the summary on the console (dev), not the components' logs; the variable is on when 1, true or yes.",
+      read: (text) => ['1', 'true', 'yes'].includes(text.toLowerCase()),
+    }),
   };
 }
 
@@ -91,8 +134,22 @@ export interface DevPrograms {
  */
 export function devProgramArgs(at: DevPrograms): { readonly operator: string[]; readonly apiserver: string[] } {
   return {
-    operator: [`--kubeconfig=${at.kubeconfig}`, `--step-exec-role=${at.execRole}`, `--log-dir=${at.logDir}`, '--lease-duration-seconds=5', '--log-format=pretty', `--http-port=${String(at.operatorPort)}`, ...(at.stepImage === undefined ? [] : [`--default-step-image=${at.stepImage}`])],
+    operator: [
+      `--kubeconfig=${at.kubeconfig}`,
+      `--step-exec-role=${at.execRole}`,
+      `--log-dir=${at.logDir}`,
+      '--lease-duration-seconds=5',
+      '--log-format=pretty',
+      `--http-port=${String(at.operatorPort)}`,
+      ...(at.stepImage === undefined ? [] : [`--default-step-image=${at.stepImage}`]),
+    ],
     // The API server serves the kubeconfig's namespace ("default" for make dev's cluster).
-    apiserver: [`--kubeconfig=${at.kubeconfig}`, `--operator-url=http://127.0.0.1:${String(at.operatorPort)}`, '--log-format=pretty', '--host=127.0.0.1', `--port=${String(at.apiPort)}`],
+    apiserver: [
+      `--kubeconfig=${at.kubeconfig}`,
+      `--operator-url=http://127.0.0.1:${String(at.operatorPort)}`,
+      '--log-format=pretty',
+      '--host=127.0.0.1',
+      `--port=${String(at.apiPort)}`,
+    ],
   };
 }

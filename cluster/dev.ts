@@ -71,9 +71,17 @@ class DevRun {
 
   /** Runs `node <script>` as one of the stack's components (dev-component.ts). */
   supervise(name: string, script: string, args: readonly string[]): DevComponent {
-    const component = new DevComponent({ name, script, args, dir: this.settings.dir, quiet: this.settings.quiet, say: this.say, onRestart: () => {
-      this.onRestart();
-    } });
+    const component = new DevComponent({
+      name,
+      script,
+      args,
+      dir: this.settings.dir,
+      quiet: this.settings.quiet,
+      say: this.say,
+      onRestart: () => {
+        this.onRestart();
+      },
+    });
     this.components.push(component);
     return component;
   }
@@ -96,12 +104,19 @@ const signalled = (): Promise<string> =>
     }
   });
 
-export async function runDev(settings: DevSettings, nodes: string | undefined, say: (line: string) => void, realNode = false): Promise<number> {
+export async function runDev(
+  settings: DevSettings,
+  nodes: string | undefined,
+  say: (line: string) => void,
+  realNode = false,
+): Promise<number> {
   const { dir } = settings;
   await mkdir(dir, { recursive: true });
   const held = await readDevState(dir);
   if (held !== undefined && isAlive(held.pid)) {
-    throw new Error(`a make dev stack already runs in ${dir} (pid ${String(held.pid)}, API ${held.api}); start another in its own directory with KUBEDAG_DEV_DIR=<dir> (or --dir)`);
+    throw new Error(
+      `a make dev stack already runs in ${dir} (pid ${String(held.pid)}, API ${held.api}); start another in its own directory with KUBEDAG_DEV_DIR=<dir> (or --dir)`,
+    );
   }
   await stopLeftovers(dir);
   const started = Date.now();
@@ -114,25 +129,48 @@ export async function runDev(settings: DevSettings, nodes: string | undefined, s
   const operatorBase = `http://127.0.0.1:${String(operatorPort)}`;
   // The exec role by the name the chart gives it, as the cluster has it (cluster/step-exec-role.ts).
   const execRole = chartStepExecRole().metadata?.name ?? '';
-  const args = devProgramArgs({ kubeconfig, logDir: join(dir, 'logs'), operatorPort, apiPort, execRole, ...(realNode ? { stepImage: STEP_IMAGE } : {}) });
+  const args = devProgramArgs({
+    kubeconfig,
+    logDir: join(dir, 'logs'),
+    operatorPort,
+    apiPort,
+    execRole,
+    ...(realNode ? { stepImage: STEP_IMAGE } : {}),
+  });
   const operator = run.supervise('operator', 'operator/main.ts', args.operator);
   const api = run.supervise('apiserver', 'apiserver/main.ts', args.apiserver);
-  const state = (): Parameters<typeof writeDevState>[1] => ({ pid: process.pid, api: base, operator: operatorBase, kubeApiserver: cluster.server, kubeconfig, components: run.components.map((c) => ({ name: c.name, pid: c.pid, log: c.log })) });
+  const state = (): Parameters<typeof writeDevState>[1] => ({
+    pid: process.pid,
+    api: base,
+    operator: operatorBase,
+    kubeApiserver: cluster.server,
+    kubeconfig,
+    components: run.components.map((c) => ({ name: c.name, pid: c.pid, log: c.log })),
+  });
   await writeDevState(dir, state());
   run.onRestart = () => void writeDevState(dir, state());
-  const ready = waitFor('the operator to lead and the API server to be healthy', async () => (await ok(`${operatorBase}/readyz`)) && ok(`${base}/api/v2/health`), READY_TIMEOUT_MS, 250).then(() => 'ready');
+  const ready = waitFor(
+    'the operator to lead and the API server to be healthy',
+    async () => (await ok(`${operatorBase}/readyz`)) && ok(`${base}/api/v2/health`),
+    READY_TIMEOUT_MS,
+    250,
+  ).then(() => 'ready');
   const early = Promise.race(run.components.map((c) => c.firstEnd.then(() => `${c.name} ended`)));
   const outcome = await Promise.race([ready, early, interrupted]).catch((error: unknown) => (error as Error).message);
   if (outcome !== 'ready') {
     const asked = outcome === 'SIGINT' || outcome === 'SIGTERM';
-    if (!asked) say(`✗ the stack did not come up (${outcome}); stopping it. Logs: ${operator.log}, ${api.log}, ${join(clusterDir(dir), 'logs')}/`);
+    if (!asked)
+      say(
+        `✗ the stack did not come up (${outcome}); stopping it. Logs: ${operator.log}, ${api.log}, ${join(clusterDir(dir), 'logs')}/`,
+      );
     await run.stop();
     return asked ? 0 : 1;
   }
   // Up: from now on a component that ends is started again, as its Deployment's Pod would be.
   for (const component of run.components) component.keepRunning();
   say(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s: the API and web UI at ${base}/ (API ${base}/api/v2)`);
-  for (const line of listening(cluster, { dir, operatorBase, base, operatorLog: operator.log, apiLog: api.log })) say(`  ${line}`);
+  for (const line of listening(cluster, { dir, operatorBase, base, operatorLog: operator.log, apiLog: api.log }))
+    say(`  ${line}`);
   const watch = watchCluster(dir, run.heard, (name, code, signal, log) => {
     run.report(name, code, signal, log);
   });
@@ -143,14 +181,21 @@ export async function runDev(settings: DevSettings, nodes: string | undefined, s
 }
 
 /** Where every component of the stack listens and logs: printed once it is ready. */
-function listening(cluster: ClusterState, at: { dir: string; operatorBase: string; base: string; operatorLog: string; apiLog: string }): string[] {
+function listening(
+  cluster: ClusterState,
+  at: { dir: string; operatorBase: string; base: string; operatorLog: string; apiLog: string },
+): string[] {
   const logs = join(clusterDir(at.dir), 'logs');
   const ports = cluster.ports;
   return [
     `API server          ${at.base}  (log: ${at.apiLog})`,
     `operator            ${at.operatorBase}  /healthz /readyz /metrics  (log: ${at.operatorLog})`,
     `kube-apiserver      ${cluster.server}  (logs of the control plane and node agents: ${logs})`,
-    ...(ports === undefined ? [] : [`etcd                127.0.0.1:${String(ports.etcdClient)} (peer ${String(ports.etcdPeer)}); controller-manager :${String(ports.controllerManager)}, scheduler :${String(ports.scheduler)}`]),
+    ...(ports === undefined
+      ? []
+      : [
+          `etcd                127.0.0.1:${String(ports.etcdClient)} (peer ${String(ports.etcdPeer)}); controller-manager :${String(ports.controllerManager)}, scheduler :${String(ports.scheduler)}`,
+        ]),
     `node agents         ${cluster.nodes.map((n) => `${n.name} :${String(n.port)}`).join(', ')}`,
     `step logs           ${join(at.dir, 'logs')}`,
     `export KUBECONFIG=${join(at.dir, 'kubeconfig')} PATH=${join(at.dir, 'bin')}:$PATH`,
@@ -162,7 +207,11 @@ function listening(cluster: ClusterState, at: { dir: string; operatorBase: strin
  * The cluster's processes that this run did not start (a cluster `make cluster-up` left
  * running) are not its children: their end is noticed by looking, once per process.
  */
-function watchCluster(dir: string, heard: Set<number>, report: (name: string, code: number | null, signal: string | null, log: string) => void): NodeJS.Timeout {
+function watchCluster(
+  dir: string,
+  heard: Set<number>,
+  report: (name: string, code: number | null, signal: string | null, log: string) => void,
+): NodeJS.Timeout {
   return setInterval(() => {
     void readState(clusterDir(dir)).then((state) => {
       for (const p of state?.processes ?? []) {

@@ -10,5 +10,15 @@ import { ensureGoTool } from './go-tool.ts';
 
 /** The dex binary, built into the cache when missing (minutes the first time). */
 export function ensureDex(env: NodeJS.ProcessEnv = process.env, log?: (line: string) => void): Promise<string> {
-  return ensureGoTool({ folder: 'dex', name: 'dex', title: 'Dex (OpenID Connect provider)', pkg: 'github.com/dexidp/dex/cmd/dex', cgo: true }, env, log);
+  return ensureGoTool(
+    {
+      folder: 'dex',
+      name: 'dex',
+      title: 'Dex (OpenID Connect provider)',
+      pkg: 'github.com/dexidp/dex/cmd/dex',
+      cgo: true,
+    },
+    env,
+    log,
+  );
 }

@@ -23,7 +23,14 @@ export function eventFor(object: KubernetesObject, event: ObjectEvent, source: E
   const { name, namespace = 'default', uid, resourceVersion } = object.metadata ?? {};
   return {
     metadata: { generateName: `${name ?? 'object'}.`, namespace },
-    involvedObject: { apiVersion: object.apiVersion, kind: object.kind, name, namespace, uid, ...(resourceVersion === undefined ? {} : { resourceVersion }) },
+    involvedObject: {
+      apiVersion: object.apiVersion,
+      kind: object.kind,
+      name,
+      namespace,
+      uid,
+      ...(resourceVersion === undefined ? {} : { resourceVersion }),
+    },
     type: event.type,
     reason: event.reason,
     message: event.message,
@@ -36,6 +43,15 @@ export function eventFor(object: KubernetesObject, event: ObjectEvent, source: E
   };
 }
 
-export async function recordEvent(api: CoreV1Api, object: KubernetesObject, event: ObjectEvent, source: EventSource, clock: Clock): Promise<void> {
-  await api.createNamespacedEvent({ namespace: object.metadata?.namespace ?? 'default', body: eventFor(object, event, source, clock.now()) });
+export async function recordEvent(
+  api: CoreV1Api,
+  object: KubernetesObject,
+  event: ObjectEvent,
+  source: EventSource,
+  clock: Clock,
+): Promise<void> {
+  await api.createNamespacedEvent({
+    namespace: object.metadata?.namespace ?? 'default',
+    body: eventFor(object, event, source, clock.now()),
+  });
 }

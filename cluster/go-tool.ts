@@ -34,7 +34,12 @@ async function moduleHash(dir: string, cgo: boolean): Promise<string> {
   if (cgo) hash.update('cgo\0');
   for (const file of ['main.go', 'go.mod', 'go.sum']) {
     const path = join(dir, file);
-    if (await exists(path)) hash.update(file).update('\0').update(await readFile(path)).update('\0');
+    if (await exists(path))
+      hash
+        .update(file)
+        .update('\0')
+        .update(await readFile(path))
+        .update('\0');
   }
   return hash.digest('hex').slice(0, 12);
 }
@@ -43,14 +48,25 @@ function goBuild(tool: GoTool, dir: string, output: string, env: NodeJS.ProcessE
   return new Promise((resolve, reject) => {
     const child = spawn('go', ['build', '-trimpath', '-ldflags=-s -w', '-o', output, tool.pkg], {
       cwd: dir,
-      env: { ...env, GOTOOLCHAIN: 'local', CGO_ENABLED: tool.cgo === true ? '1' : '0', GOFLAGS: '-mod=readonly -buildvcs=false' },
+      env: {
+        ...env,
+        GOTOOLCHAIN: 'local',
+        CGO_ENABLED: tool.cgo === true ? '1' : '0',
+        GOFLAGS: '-mod=readonly -buildvcs=false',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let text = '';
     child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
     child.on('error', (error: NodeJS.ErrnoException) => {
-      reject(new Error(error.code === 'ENOENT' ? `go not found: Go is needed to build ${tool.title} for the tests (see README)` : error.message));
+      reject(
+        new Error(
+          error.code === 'ENOENT'
+            ? `go not found: Go is needed to build ${tool.title} for the tests (see README)`
+            : error.message,
+        ),
+      );
     });
     child.on('close', (code) => {
       if (code === 0) resolve();
@@ -60,7 +76,11 @@ function goBuild(tool: GoTool, dir: string, output: string, env: NodeJS.ProcessE
 }
 
 /** The tool's binary, built into the cache when missing (minutes the first time). */
-export async function ensureGoTool(tool: GoTool, env: NodeJS.ProcessEnv = process.env, log: (line: string) => void = (line) => void process.stderr.write(`${line}\n`)): Promise<string> {
+export async function ensureGoTool(
+  tool: GoTool,
+  env: NodeJS.ProcessEnv = process.env,
+  log: (line: string) => void = (line) => void process.stderr.write(`${line}\n`),
+): Promise<string> {
   const module = join(import.meta.dirname, 'tools', tool.folder);
   const dir = join(cacheDir(env), 'bin', `${tool.name}-${await moduleHash(module, tool.cgo === true)}`);
   const binary = join(dir, tool.name);

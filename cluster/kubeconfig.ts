@@ -3,7 +3,13 @@ import { dump } from 'js-yaml';
 import type { CertificatePaths } from './pki.ts';
 
 /** A kubeconfig with one cluster, one client-certificate user and one current context. */
-export async function writeKubeconfig(path: string, server: string, ca: string, client: CertificatePaths, user: string): Promise<void> {
+export async function writeKubeconfig(
+  path: string,
+  server: string,
+  ca: string,
+  client: CertificatePaths,
+  user: string,
+): Promise<void> {
   const config = {
     apiVersion: 'v1',
     kind: 'Config',

@@ -44,12 +44,15 @@ interface Issued {
 }
 
 async function newKeys(): Promise<CryptoKeyPair> {
-  return (await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify']));
+  return await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify']);
 }
 
 async function keyPem(keys: CryptoKeyPair): Promise<string> {
   const der = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
-  const body = der.toString('base64').replace(/(.{64})/g, '$1\n').trimEnd();
+  const body = der
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .trimEnd();
   return `-----BEGIN PRIVATE KEY-----\n${body}\n-----END PRIVATE KEY-----\n`;
 }
 
@@ -63,7 +66,10 @@ async function createCa(): Promise<Issued> {
     keys,
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
+        true,
+      ),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
@@ -78,7 +84,10 @@ export interface Leaf {
 
 async function issue(ca: Issued, leaf: Leaf): Promise<Issued> {
   const keys = await newKeys();
-  const usages = [...(leaf.server ? [x509.ExtendedKeyUsage.serverAuth] : []), ...(leaf.client === true ? [x509.ExtendedKeyUsage.clientAuth] : [])];
+  const usages = [
+    ...(leaf.server ? [x509.ExtendedKeyUsage.serverAuth] : []),
+    ...(leaf.client === true ? [x509.ExtendedKeyUsage.clientAuth] : []),
+  ];
   const extensions: x509.Extension[] = [
     new x509.BasicConstraintsExtension(false, undefined, true),
     new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
@@ -86,7 +95,10 @@ async function issue(ca: Issued, leaf: Leaf): Promise<Issued> {
     await x509.AuthorityKeyIdentifierExtension.create(ca.keys.publicKey),
   ];
   if (leaf.server) {
-    const names = [...leaf.server.dns.map((value) => ({ type: 'dns' as const, value })), ...leaf.server.ips.map((value) => ({ type: 'ip' as const, value }))];
+    const names = [
+      ...leaf.server.dns.map((value) => ({ type: 'dns' as const, value })),
+      ...leaf.server.ips.map((value) => ({ type: 'ip' as const, value })),
+    ];
     extensions.push(new x509.SubjectAlternativeNameExtension(names));
   }
   const cert = await x509.X509CertificateGenerator.create({
@@ -115,7 +127,22 @@ export async function ensurePki(dir: string): Promise<Pki> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const ca = await createCa();
   const leaves: [CertificatePaths, Leaf][] = [
-    [pki.apiserver, { subject: 'CN=kube-apiserver', server: { dns: [...LOOPBACK.dns, 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'], ips: [...LOOPBACK.ips, '10.96.0.1'] } }],
+    [
+      pki.apiserver,
+      {
+        subject: 'CN=kube-apiserver',
+        server: {
+          dns: [
+            ...LOOPBACK.dns,
+            'kubernetes',
+            'kubernetes.default',
+            'kubernetes.default.svc',
+            'kubernetes.default.svc.cluster.local',
+          ],
+          ips: [...LOOPBACK.ips, '10.96.0.1'],
+        },
+      },
+    ],
     [pki.apiserverKubeletClient, { subject: 'CN=kube-apiserver-kubelet-client, O=system:masters', client: true }],
     [pki.admin, { subject: 'CN=kubedag-admin, O=system:masters', client: true }],
     [pki.controllerManager, { subject: 'CN=system:kube-controller-manager', client: true }],
@@ -132,7 +159,9 @@ export async function ensurePki(dir: string): Promise<Pki> {
   // Service account tokens are RS256 by default; written last, it marks the PKI complete.
   const sa = generateKeyPairSync('rsa', { modulusLength: 2048 });
   await writeFile(pki.serviceAccount.publicKey, sa.publicKey.export({ type: 'spki', format: 'pem' }));
-  await writeFile(pki.serviceAccount.privateKey, sa.privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+  await writeFile(pki.serviceAccount.privateKey, sa.privateKey.export({ type: 'pkcs8', format: 'pem' }), {
+    mode: 0o600,
+  });
   return pki;
 }
 
@@ -147,7 +176,10 @@ export async function ensureLeaf(pki: Pki, leaf: Leaf, paths: CertificatePaths):
   );
   if (present) return paths;
   const cert = new x509.X509Certificate(await readFile(pki.ca.cert, 'utf8'));
-  const der = Buffer.from((await readFile(pki.ca.key, 'utf8')).replace(/-----[A-Z ]+-----/g, '').replace(/\s+/g, ''), 'base64');
+  const der = Buffer.from(
+    (await readFile(pki.ca.key, 'utf8')).replace(/-----[A-Z ]+-----/g, '').replace(/\s+/g, ''),
+    'base64',
+  );
   const privateKey = await webcrypto.subtle.importKey('pkcs8', der, ALGORITHM, true, ['sign']);
   const publicKey = await webcrypto.subtle.importKey('spki', cert.publicKey.rawData, ALGORITHM, true, ['verify']);
   const issued = await issue({ certPem: '', keyPem: '', keys: { privateKey, publicKey }, cert }, leaf);

@@ -25,7 +25,13 @@ export interface StartProcessOptions {
   readonly onExit?: OnExit;
 }
 
-export async function startProcess(name: string, command: string, args: readonly string[], log: string, options: StartProcessOptions = {}): Promise<Managed> {
+export async function startProcess(
+  name: string,
+  command: string,
+  args: readonly string[],
+  log: string,
+  options: StartProcessOptions = {},
+): Promise<Managed> {
   const { env = process.env, onExit } = options;
   const file = await open(log, 'a');
   try {
@@ -40,9 +46,10 @@ export async function startProcess(name: string, command: string, args: readonly
     child.unref();
     const managed = { name, pid, log, command, args };
     // Heard only while this process lives (`make dev`), which is when someone is told.
-    if (onExit !== undefined) child.once('exit', (code, signal) => {
-      onExit(managed, code, signal);
-    });
+    if (onExit !== undefined)
+      child.once('exit', (code, signal) => {
+        onExit(managed, code, signal);
+      });
     return managed;
   } finally {
     await file.close();
@@ -62,7 +69,11 @@ export function isAlive(pid: number): boolean {
  * `first` (SIGTERM) to the whole process group, SIGKILL after `graceMs`; resolves once it is
  * gone. `first: 'SIGKILL'` simulates a crash: no handler runs.
  */
-export async function stopProcess(managed: Pick<Managed, 'pid'>, graceMs = 10_000, first: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+export async function stopProcess(
+  managed: Pick<Managed, 'pid'>,
+  graceMs = 10_000,
+  first: NodeJS.Signals = 'SIGTERM',
+): Promise<void> {
   const signal = (name: NodeJS.Signals): void => {
     try {
       process.kill(-managed.pid, name);
@@ -94,7 +105,12 @@ export function freePort(): Promise<number> {
 }
 
 /** Polls `check` until it returns true or the time is up. */
-export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, intervalMs = 100): Promise<void> {
+export async function waitFor(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  intervalMs = 100,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check().catch(() => false)) return;

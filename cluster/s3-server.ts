@@ -32,11 +32,33 @@ export async function startS3Server(bucket = 'kubedag-logs'): Promise<S3Server> 
   const binary = await ensureMinio();
   const [port, consolePort] = [await freePort(), await freePort()];
   const dir = await mkdtemp(join(tmpdir(), 'kubedag-minio-'));
-  const env = { AWS_ACCESS_KEY_ID: 'kubedag-test', AWS_SECRET_ACCESS_KEY: 'kubedag-test-secret', AWS_REGION: 'us-east-1' };
-  const child = spawn(binary, ['server', dir, '--quiet', '--address', `127.0.0.1:${String(port)}`, '--console-address', `127.0.0.1:${String(consolePort)}`], {
-    env: { ...process.env, MINIO_ROOT_USER: env.AWS_ACCESS_KEY_ID, MINIO_ROOT_PASSWORD: env.AWS_SECRET_ACCESS_KEY, MINIO_BROWSER: 'off', MINIO_UPDATE: 'off' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const env = {
+    AWS_ACCESS_KEY_ID: 'kubedag-test',
+    AWS_SECRET_ACCESS_KEY: 'kubedag-test-secret',
+    AWS_REGION: 'us-east-1',
+  };
+  const child = spawn(
+    binary,
+    [
+      'server',
+      dir,
+      '--quiet',
+      '--address',
+      `127.0.0.1:${String(port)}`,
+      '--console-address',
+      `127.0.0.1:${String(consolePort)}`,
+    ],
+    {
+      env: {
+        ...process.env,
+        MINIO_ROOT_USER: env.AWS_ACCESS_KEY_ID,
+        MINIO_ROOT_PASSWORD: env.AWS_SECRET_ACCESS_KEY,
+        MINIO_BROWSER: 'off',
+        MINIO_UPDATE: 'off',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -44,18 +66,35 @@ export async function startS3Server(bucket = 'kubedag-logs'): Promise<S3Server> 
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`MinIO exited:\n${output}`);
-    if (await fetch(`${endpoint}/minio/health/ready`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${endpoint}/minio/health/ready`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (Date.now() > deadline) throw new Error(`MinIO did not answer within 30 s:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  const client = new S3Client({ endpoint, region: env.AWS_REGION, forcePathStyle: true, credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY } });
+  const client = new S3Client({
+    endpoint,
+    region: env.AWS_REGION,
+    forcePathStyle: true,
+    credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY },
+  });
   await client.send(new CreateBucketCommand({ Bucket: bucket }));
   return {
     endpoint,
     bucket,
     env,
     client,
-    operatorFlags: (prefix = '') => ['--log-store=s3', `--log-s3-bucket=${bucket}`, `--log-s3-endpoint=${endpoint}`, '--log-s3-force-path-style=true', ...(prefix === '' ? [] : [`--log-s3-prefix=${prefix}`])],
+    operatorFlags: (prefix = '') => [
+      '--log-store=s3',
+      `--log-s3-bucket=${bucket}`,
+      `--log-s3-endpoint=${endpoint}`,
+      '--log-s3-force-path-style=true',
+      ...(prefix === '' ? [] : [`--log-s3-prefix=${prefix}`]),
+    ],
     output: () => output,
     stop: async () => {
       client.destroy();

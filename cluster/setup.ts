@@ -4,7 +4,14 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ApiextensionsV1Api, CoreV1Api, KubeConfig, loadYaml, StorageV1Api, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import {
+  ApiextensionsV1Api,
+  CoreV1Api,
+  KubeConfig,
+  loadYaml,
+  StorageV1Api,
+  type V1CustomResourceDefinition,
+} from '@kubernetes/client-node';
 import { waitFor } from './processes.ts';
 import { reuseConnections } from '../core/kube/connections.ts';
 import { isAlreadyExists } from '../core/kube/errors.ts';
@@ -32,14 +39,19 @@ export async function installCrds(kc: KubeConfig, dir = CRD_DIR): Promise<string
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
       const existing = await api.readCustomResourceDefinition({ name });
-      await api.replaceCustomResourceDefinition({ name, body: { ...crd, metadata: { ...crd.metadata, resourceVersion: existing.metadata?.resourceVersion } } });
+      await api.replaceCustomResourceDefinition({
+        name,
+        body: { ...crd, metadata: { ...crd.metadata, resourceVersion: existing.metadata?.resourceVersion } },
+      });
     }
   }
   await waitFor(
     'CRDs to be Established',
     async () => {
       const crds = await Promise.all(names.map((name) => api.readCustomResourceDefinition({ name })));
-      return crds.every((crd) => crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') === true);
+      return crds.every(
+        (crd) => crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') === true,
+      );
     },
     30_000,
   );
@@ -63,11 +75,22 @@ export async function waitForNodes(kc: KubeConfig, names: readonly string[], tim
     timeoutMs,
     200,
   );
-  await waitFor('the default service account', async () => (await api.readNamespacedServiceAccount({ name: 'default', namespace: 'default' })).metadata !== undefined, timeoutMs, 200);
+  await waitFor(
+    'the default service account',
+    async () =>
+      (await api.readNamespacedServiceAccount({ name: 'default', namespace: 'default' })).metadata !== undefined,
+    timeoutMs,
+    200,
+  );
 }
 
 /** Waits until the provisioner has declared its StorageClass: claims made before would get none. */
 export async function waitForStorageClass(kc: KubeConfig, name: string, timeoutMs = 30_000): Promise<void> {
   const api = kc.makeApiClient(StorageV1Api);
-  await waitFor(`StorageClass ${name}`, async () => (await api.readStorageClass({ name })).metadata !== undefined, timeoutMs, 200);
+  await waitFor(
+    `StorageClass ${name}`,
+    async () => (await api.readStorageClass({ name })).metadata !== undefined,
+    timeoutMs,
+    200,
+  );
 }

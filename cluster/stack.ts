@@ -77,15 +77,28 @@ export async function up(dir: string, options: UpOptions): Promise<ClusterState>
   const realNode = options.realNode === true;
   const nodes = options.nodes === undefined ? (realNode ? [] : DEFAULT_NODES) : parseNodes(options.nodes);
   // Node agent logs (cluster/logs) are read by people here: readable lines, not JSON.
-  const state = await startCluster({ dir: cluster, binaries, nodes, nodeAgentLogFormat: 'pretty', log: options.log, realNode, ...(options.onExit === undefined ? {} : { onExit: options.onExit }) });
+  const state = await startCluster({
+    dir: cluster,
+    binaries,
+    nodes,
+    nodeAgentLogFormat: 'pretty',
+    log: options.log,
+    realNode,
+    ...(options.onExit === undefined ? {} : { onExit: options.onExit }),
+  });
   await copyFile(state.kubeconfig, join(dir, 'kubeconfig'));
   await mkdir(join(dir, 'bin'), { recursive: true });
-  for (const [name, target] of [['kubectl', binaries.kubectl], ['helm', binaries.helm]] as const) {
+  for (const [name, target] of [
+    ['kubectl', binaries.kubectl],
+    ['helm', binaries.helm],
+  ] as const) {
     await rm(join(dir, 'bin', name), { force: true });
     await symlink(target, join(dir, 'bin', name));
   }
   const names = [...(realNode ? [NODE_NAME] : []), ...state.nodes.map((n) => n.name)];
-  options.log(`cluster up in ${((Date.now() - started) / 1000).toFixed(1)} s: ${state.server}, nodes ${names.join(', ')}`);
+  options.log(
+    `cluster up in ${((Date.now() - started) / 1000).toFixed(1)} s: ${state.server}, nodes ${names.join(', ')}`,
+  );
   return state;
 }
 

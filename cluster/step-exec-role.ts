@@ -21,19 +21,31 @@ interface Manifest {
   readonly kind?: string;
   readonly metadata?: { readonly name?: string };
   readonly rules?: V1ClusterRole['rules'];
-  readonly spec?: { readonly template?: { readonly spec?: { readonly containers?: readonly { readonly args?: readonly string[] }[] } } };
+  readonly spec?: {
+    readonly template?: { readonly spec?: { readonly containers?: readonly { readonly args?: readonly string[] }[] } };
+  };
 }
 
 /** The chart's step exec role, found through the operator's flag in the rendered chart. Pure. */
 export function stepExecRoleOf(documents: readonly unknown[]): V1ClusterRole {
   const manifests = documents.filter((d): d is Manifest => typeof d === 'object' && d !== null);
-  const args = manifests.filter((m) => m.kind === 'Deployment').flatMap((m) => m.spec?.template?.spec?.containers?.flatMap((c) => c.args ?? []) ?? []);
+  const args = manifests
+    .filter((m) => m.kind === 'Deployment')
+    .flatMap((m) => m.spec?.template?.spec?.containers?.flatMap((c) => c.args ?? []) ?? []);
   const name = args.find((a) => a.startsWith(FLAG))?.slice(FLAG.length);
   if (name === undefined) throw new Error(`the rendered chart has no operator flag ${FLAG}<role>`);
   const role = manifests.find((m) => m.kind === 'ClusterRole' && m.metadata?.name === name);
   if (role === undefined) throw new Error(`the rendered chart names step exec role ${name} but does not create it`);
   // Only the name and rules: the chart's labels would claim Helm manages this copy.
-  return { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name, labels: { 'app.kubernetes.io/name': 'kubedag', 'app.kubernetes.io/managed-by': 'kubedag-local-cluster' } }, rules: role.rules ?? [] };
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: {
+      name,
+      labels: { 'app.kubernetes.io/name': 'kubedag', 'app.kubernetes.io/managed-by': 'kubedag-local-cluster' },
+    },
+    rules: role.rules ?? [],
+  };
 }
 
 /** The step exec role as the chart at this checkout makes it. */
@@ -51,7 +63,10 @@ export async function installStepExecRole(kc: KubeConfig): Promise<string> {
   } catch (error) {
     if (!isAlreadyExists(error)) throw error;
     const existing = await api.readClusterRole({ name });
-    await api.replaceClusterRole({ name, body: { ...role, metadata: { ...role.metadata, resourceVersion: existing.metadata?.resourceVersion } } });
+    await api.replaceClusterRole({
+      name,
+      body: { ...role, metadata: { ...role.metadata, resourceVersion: existing.metadata?.resourceVersion } },
+    });
   }
   return name;
 }

@@ -13,7 +13,19 @@
  * runner is never used and an unchanged one is not built again.
  */
 import { createHash } from 'node:crypto';
-import { chmod, copyFile, link, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  copyFile,
+  link,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { resolveSettings, setting } from '../core/settings.ts';
 import { bundleStepRunner } from '../image/step-bundle.ts';
@@ -33,7 +45,15 @@ export interface StepRunner {
 
 /** Declared as a setting (core/settings.ts) so that `node cluster/cli.ts --help` lists it. */
 export const STEP_RUNNER_SETTINGS = {
-  stepRunnerCache: setting<string | undefined>({ variables: ['KUBEDAG_STEP_RUNNER_CACHE'], value: 'DIR', default: undefined, defaultText: '/var/cache/kubedag/step-runner as root, else step-runner in the cache directory', description: 'Where kubedag-step is built for the node agents to put on containers\' PATH; step Pods must be able to read it.', read: (text) => text }),
+  stepRunnerCache: setting<string | undefined>({
+    variables: ['KUBEDAG_STEP_RUNNER_CACHE'],
+    value: 'DIR',
+    default: undefined,
+    defaultText: '/var/cache/kubedag/step-runner as root, else step-runner in the cache directory',
+    description:
+      "Where kubedag-step is built for the node agents to put on containers' PATH; step Pods must be able to read it.",
+    read: (text) => text,
+  }),
 };
 
 export function defaultRunnerCache(env: NodeJS.ProcessEnv = process.env): string {
@@ -54,8 +74,18 @@ async function sourceFiles(dir: string): Promise<string[]> {
 /** What a build is made from; equal inputs give the same directory. */
 export async function runnerHash(): Promise<string> {
   const hash = createHash('sha256').update(process.version);
-  const files = [...(await Promise.all(SOURCES.map((s) => sourceFiles(join(root, s))))).flat(), join(root, 'package-lock.json'), join(root, 'cluster/step-runner.ts'), join(root, 'image/step-bundle.ts')];
-  for (const file of files) hash.update(relative(root, file)).update('\0').update(await readFile(file)).update('\0');
+  const files = [
+    ...(await Promise.all(SOURCES.map((s) => sourceFiles(join(root, s))))).flat(),
+    join(root, 'package-lock.json'),
+    join(root, 'cluster/step-runner.ts'),
+    join(root, 'image/step-bundle.ts'),
+  ];
+  for (const file of files)
+    hash
+      .update(relative(root, file))
+      .update('\0')
+      .update(await readFile(file))
+      .update('\0');
   return hash.digest('hex').slice(0, 16);
 }
 
@@ -74,10 +104,17 @@ async function installNode(cache: string): Promise<string> {
   return target;
 }
 
-const exists = (path: string): Promise<boolean> => stat(path).then(() => true, () => false);
+const exists = (path: string): Promise<boolean> =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 /** Builds and installs the runner unless an up-to-date build is in the cache. */
-export async function ensureStepRunner(cache = defaultRunnerCache(), log: (line: string) => void = () => undefined): Promise<StepRunner> {
+export async function ensureStepRunner(
+  cache = defaultRunnerCache(),
+  log: (line: string) => void = () => undefined,
+): Promise<StepRunner> {
   await mkdir(cache, { recursive: true, mode: 0o755 });
   await chmod(cache, 0o755);
   const dir = join(cache, await runnerHash());

@@ -26,7 +26,10 @@ const MODULES: readonly { folder: string; module: string; version: keyof Version
 
 /** `replace (...)` for k8s.io/kubernetes@version: every `k8s.io/x => ./staging/src/k8s.io/x` as `k8s.io/x vA.B.C`. */
 export async function kubernetesReplaceBlock(version: string): Promise<string> {
-  const { stdout } = await run('go', ['mod', 'download', '-json', `k8s.io/kubernetes@${version}`], { env: GO_ENV, maxBuffer: 1 << 20 });
+  const { stdout } = await run('go', ['mod', 'download', '-json', `k8s.io/kubernetes@${version}`], {
+    env: GO_ENV,
+    maxBuffer: 1 << 20,
+  });
   const goMod = await readFile((JSON.parse(stdout) as { GoMod: string }).GoMod, 'utf8');
   const staging = `v0.${version.replace(/^v1\./, '')}`;
   const modules = [...goMod.matchAll(/^\s*(k8s\.io\/[\w.-]+) => \.\/staging\/src\/\1\s*$/gm)].map((m) => m[1] ?? '');
@@ -50,12 +53,18 @@ export async function checkToolsModules(): Promise<string[]> {
   for (const entry of MODULES) {
     const goMod = await readFile(join(TOOLS, entry.folder, 'go.mod'), 'utf8');
     const have = requiredVersion(goMod, entry.module);
-    if (have !== versions[entry.version]) problems.push(`cluster/tools/${entry.folder}/go.mod requires ${entry.module} ${String(have)}, versions.json says ${versions[entry.version]}`);
+    if (have !== versions[entry.version])
+      problems.push(
+        `cluster/tools/${entry.folder}/go.mod requires ${entry.module} ${String(have)}, versions.json says ${versions[entry.version]}`,
+      );
   }
   const block = await kubernetesReplaceBlock(versions.kubernetes);
   for (const entry of MODULES.filter((m) => m.module === 'k8s.io/kubernetes')) {
     const goMod = await readFile(join(TOOLS, entry.folder, 'go.mod'), 'utf8');
-    if (replaceBlockOf(goMod) !== block) problems.push(`cluster/tools/${entry.folder}/go.mod: the replace block differs from the staging modules of k8s.io/kubernetes`);
+    if (replaceBlockOf(goMod) !== block)
+      problems.push(
+        `cluster/tools/${entry.folder}/go.mod: the replace block differs from the staging modules of k8s.io/kubernetes`,
+      );
   }
   return problems;
 }
@@ -70,7 +79,10 @@ export async function syncToolsModules(log: (line: string) => void): Promise<voi
       const goMod = await readFile(join(dir, 'go.mod'), 'utf8');
       const block = await kubernetesReplaceBlock(versions.kubernetes);
       const current = replaceBlockOf(goMod);
-      await writeFile(join(dir, 'go.mod'), current === undefined ? `${goMod.trimEnd()}\n\n${block}\n` : goMod.replace(current, block));
+      await writeFile(
+        join(dir, 'go.mod'),
+        current === undefined ? `${goMod.trimEnd()}\n\n${block}\n` : goMod.replace(current, block),
+      );
     }
     await run('go', ['mod', 'tidy'], { cwd: dir, env: GO_ENV, maxBuffer: 1 << 24 });
     log(`synced cluster/tools/${entry.folder}`);

@@ -6,10 +6,28 @@ describe('parseLogSettings', () => {
   const cases: { name: string; level?: string; format?: string; want: LogSettings | string }[] = [
     { name: 'nothing set gives info level and JSON lines', want: { level: 'info', format: 'json' } },
     { name: 'an empty value counts as not set', level: '', format: '', want: { level: 'info', format: 'json' } },
-    { name: 'a level and a format are taken as written', level: 'debug', format: 'pretty', want: { level: 'debug', format: 'pretty' } },
-    { name: 'values are read without regard to case', level: 'WARN', format: 'JSON', want: { level: 'warn', format: 'json' } },
-    { name: 'an unknown level is an error that lists the levels', level: 'verbose', want: 'log-level must be one of fatal, error, warn, info, debug, trace, silent, not "verbose"' },
-    { name: 'an unknown format is an error that lists the formats', format: 'text', want: 'log-format must be one of json, pretty, not "text"' },
+    {
+      name: 'a level and a format are taken as written',
+      level: 'debug',
+      format: 'pretty',
+      want: { level: 'debug', format: 'pretty' },
+    },
+    {
+      name: 'values are read without regard to case',
+      level: 'WARN',
+      format: 'JSON',
+      want: { level: 'warn', format: 'json' },
+    },
+    {
+      name: 'an unknown level is an error that lists the levels',
+      level: 'verbose',
+      want: 'log-level must be one of fatal, error, warn, info, debug, trace, silent, not "verbose"',
+    },
+    {
+      name: 'an unknown format is an error that lists the formats',
+      format: 'text',
+      want: 'log-format must be one of json, pretty, not "text"',
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -20,9 +38,24 @@ describe('parseLogSettings', () => {
 });
 
 describe('logSettingsFrom', () => {
-  const cases: { name: string; flags: { 'log-level'?: string; 'log-format'?: string }; env: Record<string, string>; want: LogSettings }[] = [
-    { name: 'the KUBEDAG_LOG_ variables apply without flags', flags: {}, env: { KUBEDAG_LOG_LEVEL: 'debug', KUBEDAG_LOG_FORMAT: 'pretty' }, want: { level: 'debug', format: 'pretty' } },
-    { name: 'a flag wins over its variable', flags: { 'log-level': 'warn' }, env: { KUBEDAG_LOG_LEVEL: 'debug' }, want: { level: 'warn', format: 'json' } },
+  const cases: {
+    name: string;
+    flags: { 'log-level'?: string; 'log-format'?: string };
+    env: Record<string, string>;
+    want: LogSettings;
+  }[] = [
+    {
+      name: 'the KUBEDAG_LOG_ variables apply without flags',
+      flags: {},
+      env: { KUBEDAG_LOG_LEVEL: 'debug', KUBEDAG_LOG_FORMAT: 'pretty' },
+      want: { level: 'debug', format: 'pretty' },
+    },
+    {
+      name: 'a flag wins over its variable',
+      flags: { 'log-level': 'warn' },
+      env: { KUBEDAG_LOG_LEVEL: 'debug' },
+      want: { level: 'warn', format: 'json' },
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -45,7 +78,9 @@ function capture(): { stream: Writable; text: () => string } {
 describe('createLogger', () => {
   it('writes JSON lines that name the component and carry the fields given', () => {
     const out = capture();
-    createLogger('operator', { level: 'info', format: 'json' }, out.stream).child({ run: 'default/r1' }).info({ step: 'a' }, 'launched');
+    createLogger('operator', { level: 'info', format: 'json' }, out.stream)
+      .child({ run: 'default/r1' })
+      .info({ step: 'a' }, 'launched');
     const line = JSON.parse(out.text()) as Record<string, unknown>;
     expect(line).toMatchObject({ component: 'operator', run: 'default/r1', step: 'a', msg: 'launched', level: 30 });
   });

@@ -24,8 +24,22 @@ export const DEFAULT_LOG_SETTINGS: LogSettings = { level: 'info', format: 'json'
 
 /** The log settings every program takes (core/settings.ts): `--log-level`, `--log-format` and their `KUBEDAG_LOG_*` variables. */
 export const LOG_SETTINGS = {
-  logLevel: setting({ flag: 'log-level', group: 'Log', values: LOG_LEVELS, default: DEFAULT_LOG_SETTINGS.level, description: 'Least severe level written.', read: (text, s) => oneOf(s.name, text, LOG_LEVELS) }),
-  logFormat: setting({ flag: 'log-format', group: 'Log', values: LOG_FORMATS, default: DEFAULT_LOG_SETTINGS.format, description: 'JSON lines, or pretty lines for a person at a terminal.', read: (text, s) => oneOf(s.name, text, LOG_FORMATS) }),
+  logLevel: setting({
+    flag: 'log-level',
+    group: 'Log',
+    values: LOG_LEVELS,
+    default: DEFAULT_LOG_SETTINGS.level,
+    description: 'Least severe level written.',
+    read: (text, s) => oneOf(s.name, text, LOG_LEVELS),
+  }),
+  logFormat: setting({
+    flag: 'log-format',
+    group: 'Log',
+    values: LOG_FORMATS,
+    default: DEFAULT_LOG_SETTINGS.format,
+    description: 'JSON lines, or pretty lines for a person at a terminal.',
+    read: (text, s) => oneOf(s.name, text, LOG_FORMATS),
+  }),
 };
 
 /**
@@ -33,7 +47,10 @@ export const LOG_SETTINGS = {
  * table yet (node agent, provisioner). Typed by hand: parseArgs types its values from literal
  * option names, which a table's flags are not.
  */
-export const LOG_FLAGS = argsOptions(LOG_SETTINGS) as { readonly 'log-level': { readonly type: 'string' }; readonly 'log-format': { readonly type: 'string' } };
+export const LOG_FLAGS = argsOptions(LOG_SETTINGS) as {
+  readonly 'log-level': { readonly type: 'string' };
+  readonly 'log-format': { readonly type: 'string' };
+};
 
 /**
  * Log settings from a flag or variable value each (`--log-level`/`KUBEDAG_LOG_LEVEL`,
@@ -45,7 +62,10 @@ export function parseLogSettings(level: string | undefined, format: string | und
 }
 
 /** Log settings from a program's parsed flags, each flag over its `KUBEDAG_LOG_*` variable. */
-export function logSettingsFrom(flags: { readonly 'log-level'?: string | undefined; readonly 'log-format'?: string | undefined }, env: Env): LogSettings {
+export function logSettingsFrom(
+  flags: { readonly 'log-level'?: string | undefined; readonly 'log-format'?: string | undefined },
+  env: Env,
+): LogSettings {
   const { logLevel, logFormat } = resolveSettings(LOG_SETTINGS, flags, env);
   return { level: logLevel, format: logFormat };
 }
@@ -60,9 +80,22 @@ function oneOf<T extends string>(name: string, value: string, allowed: readonly 
  * A program's root logger; `component` names the program on every line. Pretty output is
  * formatted in-process (no transport worker thread: it would cost memory for a dev nicety).
  */
-export function createLogger(component: string, settings: LogSettings = DEFAULT_LOG_SETTINGS, destination?: DestinationStream): Logger {
+export function createLogger(
+  component: string,
+  settings: LogSettings = DEFAULT_LOG_SETTINGS,
+  destination?: DestinationStream,
+): Logger {
   const options = { level: settings.level, base: { component } };
-  if (settings.format === 'pretty') return pino(options, PinoPretty({ sync: true, destination: destination ?? 1, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss.l' }));
+  if (settings.format === 'pretty')
+    return pino(
+      options,
+      PinoPretty({
+        sync: true,
+        destination: destination ?? 1,
+        ignore: 'pid,hostname',
+        translateTime: 'SYS:HH:MM:ss.l',
+      }),
+    );
   return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
 }
 

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { ignoredNames } from '../test/settings-checks.ts';
 import { renderHelp, renderMarkdown, wrap } from './settings-help.ts';
-import { helpWanted, parseFlags, parseSettings, resolveSettings, setting, settingLabel, type FlagValues } from './settings.ts';
+import {
+  helpWanted,
+  parseFlags,
+  parseSettings,
+  resolveSettings,
+  setting,
+  settingLabel,
+  type FlagValues,
+} from './settings.ts';
 
 const count = (text: string, s: { name: string }): number => {
   const value = Number(text);
@@ -11,24 +19,86 @@ const count = (text: string, s: { name: string }): number => {
 
 const TABLE = {
   workers: setting({ flag: 'workers', value: 'N', default: 8, description: 'Runs reconciled at once.', read: count }),
-  kubeconfig: setting<string | undefined>({ flag: 'kubeconfig', variables: ['KUBEDAG_KUBECONFIG', 'KUBECONFIG'], value: 'PATH', default: undefined, defaultText: 'in-cluster', description: 'The kubeconfig file.', read: (text) => text }),
-  quiet: setting({ flag: 'quiet', variables: ['KUBEDAG_QUIET'], isSwitch: true, default: false, description: 'Less output.', read: (text) => text === '1' }),
-  token: setting<string | undefined>({ variables: ['KUBEDAG_TOKEN'], default: undefined, description: 'A credential, never a flag.', read: (text) => text }),
-  namespace: setting<string | undefined>({ flag: 'namespace', short: 'n', variables: [], value: 'NS', default: undefined, description: 'A flag without a variable.', read: (text) => text }),
+  kubeconfig: setting<string | undefined>({
+    flag: 'kubeconfig',
+    variables: ['KUBEDAG_KUBECONFIG', 'KUBECONFIG'],
+    value: 'PATH',
+    default: undefined,
+    defaultText: 'in-cluster',
+    description: 'The kubeconfig file.',
+    read: (text) => text,
+  }),
+  quiet: setting({
+    flag: 'quiet',
+    variables: ['KUBEDAG_QUIET'],
+    isSwitch: true,
+    default: false,
+    description: 'Less output.',
+    read: (text) => text === '1',
+  }),
+  token: setting<string | undefined>({
+    variables: ['KUBEDAG_TOKEN'],
+    default: undefined,
+    description: 'A credential, never a flag.',
+    read: (text) => text,
+  }),
+  namespace: setting<string | undefined>({
+    flag: 'namespace',
+    short: 'n',
+    variables: [],
+    value: 'NS',
+    default: undefined,
+    description: 'A flag without a variable.',
+    read: (text) => text,
+  }),
 };
 
 describe('reading a table of settings', () => {
   const cases: { name: string; flags?: FlagValues; env?: Record<string, string>; want: Record<string, unknown> }[] = [
-    { name: 'the defaults apply when nothing is given', want: { workers: 8, kubeconfig: undefined, quiet: false, token: undefined, namespace: undefined } },
-    { name: 'a flag wins over its variable', flags: { workers: '2' }, env: { KUBEDAG_WORKERS: '3' }, want: { workers: 2 } },
-    { name: 'the variable is named after the flag unless the table says otherwise', env: { KUBEDAG_WORKERS: '3' }, want: { workers: 3 } },
-    { name: 'the first variable set wins over the later ones', env: { KUBEDAG_KUBECONFIG: '/a', KUBECONFIG: '/b' }, want: { kubeconfig: '/a' } },
-    { name: 'a later variable applies when the first is not set', env: { KUBECONFIG: '/b' }, want: { kubeconfig: '/b' } },
-    { name: 'an empty value counts as unset, so the next one or the default applies', flags: { workers: '', kubeconfig: '' }, env: { KUBEDAG_KUBECONFIG: '', KUBECONFIG: '/b' }, want: { workers: 8, kubeconfig: '/b' } },
-    { name: 'a switch given as a flag is taken as is, even false', flags: { quiet: false }, env: { KUBEDAG_QUIET: '1' }, want: { quiet: false } },
+    {
+      name: 'the defaults apply when nothing is given',
+      want: { workers: 8, kubeconfig: undefined, quiet: false, token: undefined, namespace: undefined },
+    },
+    {
+      name: 'a flag wins over its variable',
+      flags: { workers: '2' },
+      env: { KUBEDAG_WORKERS: '3' },
+      want: { workers: 2 },
+    },
+    {
+      name: 'the variable is named after the flag unless the table says otherwise',
+      env: { KUBEDAG_WORKERS: '3' },
+      want: { workers: 3 },
+    },
+    {
+      name: 'the first variable set wins over the later ones',
+      env: { KUBEDAG_KUBECONFIG: '/a', KUBECONFIG: '/b' },
+      want: { kubeconfig: '/a' },
+    },
+    {
+      name: 'a later variable applies when the first is not set',
+      env: { KUBECONFIG: '/b' },
+      want: { kubeconfig: '/b' },
+    },
+    {
+      name: 'an empty value counts as unset, so the next one or the default applies',
+      flags: { workers: '', kubeconfig: '' },
+      env: { KUBEDAG_KUBECONFIG: '', KUBECONFIG: '/b' },
+      want: { workers: 8, kubeconfig: '/b' },
+    },
+    {
+      name: 'a switch given as a flag is taken as is, even false',
+      flags: { quiet: false },
+      env: { KUBEDAG_QUIET: '1' },
+      want: { quiet: false },
+    },
     { name: 'a switch reads its variable as text', env: { KUBEDAG_QUIET: '1' }, want: { quiet: true } },
     { name: 'a setting without a flag is read from its variable', env: { KUBEDAG_TOKEN: 't' }, want: { token: 't' } },
-    { name: 'a flag without a variable ignores the environment', env: { KUBEDAG_NAMESPACE: 'x' }, want: { namespace: undefined } },
+    {
+      name: 'a flag without a variable ignores the environment',
+      env: { KUBEDAG_NAMESPACE: 'x' },
+      want: { namespace: undefined },
+    },
   ];
   it.each(cases)('$name', ({ flags, env, want }) => {
     expect(resolveSettings(TABLE, flags ?? {}, env ?? {})).toMatchObject(want);
@@ -40,14 +110,25 @@ describe('reading a table of settings', () => {
 
   it.each([
     { name: 'an unknown flag', argv: ['--bogus'], message: "Unknown option '--bogus' (--help lists the settings)" },
-    { name: 'a flag without its value', argv: ['--workers'], message: "Option '--workers <value>' argument missing (--help lists the settings)" },
-    { name: 'an argument where none is taken', argv: ['extra'], message: "Unexpected argument 'extra' (--help lists the settings)" },
+    {
+      name: 'a flag without its value',
+      argv: ['--workers'],
+      message: "Option '--workers <value>' argument missing (--help lists the settings)",
+    },
+    {
+      name: 'an argument where none is taken',
+      argv: ['extra'],
+      message: "Unexpected argument 'extra' (--help lists the settings)",
+    },
   ])('refuses $name and points at --help', ({ argv, message }) => {
     expect(() => parseSettings(TABLE, argv, {})).toThrow(message);
   });
 
   it('takes a short flag and --help as flags', () => {
-    expect(parseFlags(TABLE, ['-n', 'jobs', '-h', 'file'], true)).toEqual({ values: { namespace: 'jobs', help: true }, positionals: ['file'] });
+    expect(parseFlags(TABLE, ['-n', 'jobs', '-h', 'file'], true)).toEqual({
+      values: { namespace: 'jobs', help: true },
+      positionals: ['file'],
+    });
   });
 
   it('names where to change a setting', () => {
@@ -84,7 +165,15 @@ describe('the help text', () => {
   });
 
   it('keeps every line within its width, going on indented further', () => {
-    const long = { s: setting({ flag: 'long', value: 'VALUE', default: 'a-rather-long-default-value', description: 'word '.repeat(40), read: (text) => text }) };
+    const long = {
+      s: setting({
+        flag: 'long',
+        value: 'VALUE',
+        default: 'a-rather-long-default-value',
+        description: 'word '.repeat(40),
+        read: (text) => text,
+      }),
+    };
     const lines = renderHelp({ usage: 'prog', settings: long }, 40).split('\n');
     expect(lines.filter((line) => line.length > 40)).toEqual([]);
     expect(lines.filter((line) => line.startsWith('    ') && !line.startsWith('      '))).not.toEqual([]);
@@ -92,11 +181,16 @@ describe('the help text', () => {
 
   it('says Options for flags without variables and Variables for variables without flags', () => {
     expect(renderHelp({ usage: 'p', settings: { namespace: TABLE.namespace } })).toContain('\nOptions:\n');
-    expect(renderHelp({ usage: 'p', settings: { token: TABLE.token } })).toContain('\nVariables (an empty value counts as unset):\n');
+    expect(renderHelp({ usage: 'p', settings: { token: TABLE.token } })).toContain(
+      '\nVariables (an empty value counts as unset):\n',
+    );
   });
 
   it('puts grouped settings under their headings, in the order of the table', () => {
-    const grouped = { a: setting({ flag: 'a', group: 'First', default: 1, description: 'A.', read: count }), b: setting({ flag: 'b', group: 'Second', default: 2, description: 'B.', read: count }) };
+    const grouped = {
+      a: setting({ flag: 'a', group: 'First', default: 1, description: 'A.', read: count }),
+      b: setting({ flag: 'b', group: 'Second', default: 2, description: 'B.', read: count }),
+    };
     expect(renderHelp({ usage: 'p', settings: grouped })).toMatch(/\nFirst:\n {2}--a=TEXT[^]*\nSecond:\n {2}--b=TEXT/);
   });
 
@@ -122,7 +216,17 @@ describe('the Markdown table', () => {
 
 describe('the check that a parser reads its whole table', () => {
   it('names every flag and variable of a parser that reads none of them', () => {
-    expect(ignoredNames(TABLE, () => ({}))).toEqual(['--workers', 'KUBEDAG_WORKERS', '--kubeconfig', 'KUBEDAG_KUBECONFIG', 'KUBECONFIG', '--quiet', 'KUBEDAG_QUIET', 'KUBEDAG_TOKEN', '--namespace']);
+    expect(ignoredNames(TABLE, () => ({}))).toEqual([
+      '--workers',
+      'KUBEDAG_WORKERS',
+      '--kubeconfig',
+      'KUBEDAG_KUBECONFIG',
+      'KUBECONFIG',
+      '--quiet',
+      'KUBEDAG_QUIET',
+      'KUBEDAG_TOKEN',
+      '--namespace',
+    ]);
   });
 
   it('passes a parser built on the table', () => {

@@ -96,7 +96,9 @@ export function settingLabel(s: SettingName): string {
 export type SettingsTable = Readonly<Record<string, Setting<unknown>>>;
 
 /** The values a table parses to, each typed by its setting. */
-export type SettingsOf<S extends SettingsTable> = { -readonly [K in keyof S]: S[K] extends Setting<infer T> ? T : never };
+export type SettingsOf<S extends SettingsTable> = {
+  -readonly [K in keyof S]: S[K] extends Setting<infer T> ? T : never;
+};
 
 /** Flag values as parseArgs gives them. */
 export type FlagValues = Readonly<Record<string, string | boolean | (string | boolean)[] | undefined>>;
@@ -106,7 +108,12 @@ type ArgsOptions = Record<string, { type: 'string' | 'boolean'; short?: string }
 /** The parseArgs options of a table's flags. */
 export function argsOptions(table: SettingsTable): ArgsOptions {
   const options: ArgsOptions = {};
-  for (const s of Object.values(table)) if (s.flag !== undefined) options[s.flag] = { type: s.isSwitch ? 'boolean' : 'string', ...(s.short === undefined ? {} : { short: s.short }) };
+  for (const s of Object.values(table))
+    if (s.flag !== undefined)
+      options[s.flag] = {
+        type: s.isSwitch ? 'boolean' : 'string',
+        ...(s.short === undefined ? {} : { short: s.short }),
+      };
   return options;
 }
 
@@ -119,7 +126,9 @@ export function resolveSettings<S extends SettingsTable>(table: S, flags: FlagVa
       values[key] = given;
       continue;
     }
-    const text = [typeof given === 'string' ? given : undefined, ...s.variables.map((v) => env[v])].find((t) => t !== undefined && t !== '');
+    const text = [typeof given === 'string' ? given : undefined, ...s.variables.map((v) => env[v])].find(
+      (t) => t !== undefined && t !== '',
+    );
     values[key] = text === undefined ? s.default : s.read(text, s);
   }
   return values as SettingsOf<S>;
@@ -130,7 +139,13 @@ export function resolveSettings<S extends SettingsTable>(table: S, flags: FlagVa
  * for positional arguments, which no Kubedag program takes where it refuses one.
  */
 function argsError(error: unknown): Error {
-  if (!(error instanceof Error) || !('code' in error) || typeof error.code !== 'string' || !error.code.startsWith('ERR_PARSE_ARGS')) return error as Error;
+  if (
+    !(error instanceof Error) ||
+    !('code' in error) ||
+    typeof error.code !== 'string' ||
+    !error.code.startsWith('ERR_PARSE_ARGS')
+  )
+    return error as Error;
   const first = error.message.split(/\.\s/)[0] ?? error.message;
   return new Error(`${first.replace(/\.$/, '')} (--help lists the settings)`, { cause: error });
 }
@@ -139,9 +154,18 @@ function argsError(error: unknown): Error {
  * The flags of a table (and `--help`, `-h`) in the arguments, strictly: an unknown one, or one
  * without its value, is an error that points at `--help`.
  */
-export function parseFlags(table: SettingsTable, argv: readonly string[], allowPositionals = false): { readonly values: FlagValues; readonly positionals: readonly string[] } {
+export function parseFlags(
+  table: SettingsTable,
+  argv: readonly string[],
+  allowPositionals = false,
+): { readonly values: FlagValues; readonly positionals: readonly string[] } {
   try {
-    return parseArgs({ args: [...argv], options: { ...argsOptions(table), help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true });
+    return parseArgs({
+      args: [...argv],
+      options: { ...argsOptions(table), help: { type: 'boolean', short: 'h' } },
+      allowPositionals,
+      strict: true,
+    });
   } catch (error) {
     throw argsError(error);
   }

@@ -5,7 +5,20 @@
  * (0755 when any execute bit is set, else 0644), so a umask or a checkout's modes change nothing.
  */
 import { createHash } from 'node:crypto';
-import { access, cp, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, stat, utimes } from 'node:fs/promises';
+import {
+  access,
+  cp,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  readlink,
+  rename,
+  rm,
+  stat,
+  utimes,
+} from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { cacheDir } from '../cluster/binaries.ts';
 import { run } from './exec.ts';
@@ -16,7 +29,11 @@ import { file, type LayerEntry } from './tar.ts';
 export const APP = 'app';
 
 /** Every file and directory under `dir`, as entries under `prefix`; `include` filters by the path relative to `dir`. */
-export async function treeEntries(dir: string, prefix: string, include: (path: string) => boolean = () => true): Promise<LayerEntry[]> {
+export async function treeEntries(
+  dir: string,
+  prefix: string,
+  include: (path: string) => boolean = () => true,
+): Promise<LayerEntry[]> {
   const entries: LayerEntry[] = [];
   const walk = async (path: string): Promise<void> => {
     for (const name of (await readdir(path)).sort()) {
@@ -25,11 +42,21 @@ export async function treeEntries(dir: string, prefix: string, include: (path: s
       if (!include(rel)) continue;
       const target = `${prefix}/${rel}`;
       const stat = await lstat(full);
-      if (stat.isSymbolicLink()) entries.push({ path: target, type: 'symlink', mode: 0o777, uid: 0, gid: 0, linkname: await readlink(full) });
+      if (stat.isSymbolicLink())
+        entries.push({ path: target, type: 'symlink', mode: 0o777, uid: 0, gid: 0, linkname: await readlink(full) });
       else if (stat.isDirectory()) {
         entries.push({ path: target, type: 'directory', mode: 0o755, uid: 0, gid: 0 });
         await walk(full);
-      } else if (stat.isFile()) entries.push({ path: target, type: 'file', mode: stat.mode & 0o111 ? 0o755 : 0o644, uid: 0, gid: 0, source: full, size: stat.size });
+      } else if (stat.isFile())
+        entries.push({
+          path: target,
+          type: 'file',
+          mode: stat.mode & 0o111 ? 0o755 : 0o644,
+          uid: 0,
+          gid: 0,
+          source: full,
+          size: stat.size,
+        });
       else throw new Error(`${full} is neither a file, a directory nor a symbolic link`);
     }
   };
@@ -59,7 +86,10 @@ const exists = (path: string): Promise<boolean> =>
  * per package-lock.json under ~/.cache/kubedag/image. `fresh` installs anew into a scratch
  * folder and leaves the cache alone. Returns the folder holding node_modules.
  */
-export async function productionModules(log: (line: string) => void, fresh = false): Promise<{ dir: string; dispose: () => Promise<void> }> {
+export async function productionModules(
+  log: (line: string) => void,
+  fresh = false,
+): Promise<{ dir: string; dispose: () => Promise<void> }> {
   const lockText = await readFile(join(ROOT, 'package-lock.json'));
   const key = createHash('sha256').update(lockText).digest('hex').slice(0, 16);
   const base = join(cacheDir(), 'image', 'node_modules');
@@ -74,7 +104,10 @@ export async function productionModules(log: (line: string) => void, fresh = fal
   log(`installing the production npm dependencies (npm ci --omit=dev) into ${fresh ? scratch : cached}`);
   await cp(join(ROOT, 'package.json'), join(scratch, 'package.json'));
   await cp(join(ROOT, 'package-lock.json'), join(scratch, 'package-lock.json'));
-  await run('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: scratch, env: { ...process.env, NODE_ENV: 'production' } });
+  await run('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd: scratch,
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
   if (fresh) return { dir: scratch, dispose: () => rm(scratch, { recursive: true, force: true }) };
   // Renamed into place whole: a cache entry is never half installed.
   await rename(scratch, cached).catch(async (error: unknown) => {
@@ -92,7 +125,8 @@ const KEPT_INSTALLS = 3;
 async function pruneInstalls(base: string, keep: number): Promise<void> {
   const names = (await readdir(base)).filter((name) => !name.startsWith('.'));
   const used = await Promise.all(names.map(async (name) => ({ name, time: (await stat(join(base, name))).mtimeMs })));
-  for (const { name } of used.sort((a, b) => b.time - a.time).slice(keep)) await rm(join(base, name), { recursive: true, force: true });
+  for (const { name } of used.sort((a, b) => b.time - a.time).slice(keep))
+    await rm(join(base, name), { recursive: true, force: true });
 }
 
 /**
@@ -100,10 +134,12 @@ async function pruneInstalls(base: string, keep: number): Promise<void> {
  * declarations and source maps are no part of the image: Node.js reads none of them when it
  * runs Kubedag (no --enable-source-maps), and they are nearly half of node_modules' bytes.
  */
-export const moduleIncluded = (path: string): boolean => path !== 'node_modules/.package-lock.json' && !/\.d\.[cm]?ts$|\.map$/.test(path);
+export const moduleIncluded = (path: string): boolean =>
+  path !== 'node_modules/.package-lock.json' && !/\.d\.[cm]?ts$|\.map$/.test(path);
 
 /** Sources the image runs with type stripping: everything but tests. */
-export const sourceIncluded = (path: string): boolean => !path.endsWith('.test.ts') && !/(^|\/)__snapshots__(\/|$)/.test(path);
+export const sourceIncluded = (path: string): boolean =>
+  !path.endsWith('.test.ts') && !/(^|\/)__snapshots__(\/|$)/.test(path);
 
 /** Wrappers that put Kubedag's commands on the PATH of every container of the image. */
 export function commandEntries(): LayerEntry[] {
@@ -118,8 +154,10 @@ export function commandEntries(): LayerEntry[] {
 
 /** Kubedag's own files, from the repository and the build's staging folder (bundles). */
 export async function appEntries(staging: string, uiDir: string): Promise<LayerEntry[]> {
-  if (!(await exists(join(uiDir, 'index.html')))) throw new Error(`no web UI in ${uiDir}: run \`make ui\` first (make image does)`);
-  const fromRoot = async (name: string): Promise<LayerEntry[]> => treeEntries(join(ROOT, name), `${APP}/${name}`, sourceIncluded);
+  if (!(await exists(join(uiDir, 'index.html'))))
+    throw new Error(`no web UI in ${uiDir}: run \`make ui\` first (make image does)`);
+  const fromRoot = async (name: string): Promise<LayerEntry[]> =>
+    treeEntries(join(ROOT, name), `${APP}/${name}`, sourceIncluded);
   return [
     ...commandEntries(),
     file(`${APP}/package.json`, await readFile(join(ROOT, 'package.json'))),

@@ -16,7 +16,15 @@ import { APP, appEntries, moduleIncluded, nodeEntries, productionModules, treeEn
 import { EXCLUDED, unmetDependencies } from './debian-set.ts';
 import { ensureDebs, readDeb, readLock, type Deb } from './debian.ts';
 import { run } from './exec.ts';
-import { descriptiveLabels, imageConfig, imageIndex, imageManifest, OCI_LAYOUT, type BuiltLayer, type Document } from './oci.ts';
+import {
+  descriptiveLabels,
+  imageConfig,
+  imageIndex,
+  imageManifest,
+  OCI_LAYOUT,
+  type BuiltLayer,
+  type Document,
+} from './oci.ts';
 import { imageReference, referenceString, ROOT, type ImageReference } from './reference.ts';
 import { debianEntries, USER } from './rootfs.ts';
 import { sbomJson, type SbomInput } from './sbom.ts';
@@ -40,7 +48,10 @@ export interface BuiltImage {
 }
 
 /** Node.js's and Debian's names of this machine's architecture. */
-const ARCHITECTURES: Readonly<Record<string, { debian: string; node: string }>> = { x64: { debian: 'amd64', node: 'linux-x64' }, arm64: { debian: 'arm64', node: 'linux-arm64' } };
+const ARCHITECTURES: Readonly<Record<string, { debian: string; node: string }>> = {
+  x64: { debian: 'amd64', node: 'linux-x64' },
+  arm64: { debian: 'arm64', node: 'linux-arm64' },
+};
 
 /** SOURCE_DATE_EPOCH when set, else the checked-out commit's time; and the commit, when there is one. */
 async function sourceDate(): Promise<{ epoch: number; revision?: string }> {
@@ -50,21 +61,28 @@ async function sourceDate(): Promise<{ epoch: number; revision?: string }> {
   );
   const fromEnv = process.env.SOURCE_DATE_EPOCH;
   const epoch = fromEnv !== undefined && fromEnv !== '' ? Number(fromEnv) : Number(head[0]);
-  if (!Number.isInteger(epoch) || epoch < 0) throw new Error('no build time: set SOURCE_DATE_EPOCH (seconds since 1970) outside a git checkout');
+  if (!Number.isInteger(epoch) || epoch < 0)
+    throw new Error('no build time: set SOURCE_DATE_EPOCH (seconds since 1970) outside a git checkout');
   return head[1] === undefined ? { epoch } : { epoch, revision: head[1] };
 }
 
-async function debianLayer(log: (line: string) => void): Promise<{ debs: Deb[]; distro: string; architecture: string }> {
+async function debianLayer(
+  log: (line: string) => void,
+): Promise<{ debs: Deb[]; distro: string; architecture: string }> {
   const lock = await readLock();
   const machine = ARCHITECTURES[process.arch]?.debian;
-  if (machine !== lock.architecture) throw new Error(`image/debian.lock.json pins ${lock.architecture} packages; this machine is ${machine ?? process.arch}`);
+  if (machine !== lock.architecture)
+    throw new Error(
+      `image/debian.lock.json pins ${lock.architecture} packages; this machine is ${machine ?? process.arch}`,
+    );
   const paths = await ensureDebs(lock, log);
   const debs = await Promise.all(lock.packages.map((p) => readDeb(p, paths.get(p.name) ?? '')));
   const unmet = unmetDependencies(
     debs.map((d) => d.control),
     EXCLUDED,
   );
-  if (unmet.length > 0) throw new Error(`the pinned packages leave dependencies unmet (run \`make image-lock\`): ${unmet.join('; ')}`);
+  if (unmet.length > 0)
+    throw new Error(`the pinned packages leave dependencies unmet (run \`make image-lock\`): ${unmet.join('; ')}`);
   return { debs, distro: lock.distro, architecture: lock.architecture };
 }
 
@@ -80,20 +98,38 @@ function archiveEntries(documents: readonly Document[], layers: readonly BuiltLa
     file('oci-layout', OCI_LAYOUT),
     file('index.json', index.bytes),
     ...documents.map((d) => file(blob(d.digest), d.bytes)),
-    ...layers.map((l): LayerEntry => ({ path: blob(l.digest), type: 'file', mode: 0o644, uid: 0, gid: 0, source: l.file, size: l.size })),
+    ...layers.map((l): LayerEntry => ({
+      path: blob(l.digest),
+      type: 'file',
+      mode: 0o644,
+      uid: 0,
+      gid: 0,
+      source: l.file,
+      size: l.size,
+    })),
   ];
 }
 
-const sha256File = async (path: string): Promise<string> => createHash('sha256').update(await readFile(path)).digest('hex');
+const sha256File = async (path: string): Promise<string> =>
+  createHash('sha256')
+    .update(await readFile(path))
+    .digest('hex');
 
+// eslint-disable-next-line max-lines-per-function -- longer since Prettier's layout; split pending (issue 27)
 export async function buildImage(options: BuildOptions = {}): Promise<BuiltImage> {
   const log = options.log ?? ((line: string): void => void process.stderr.write(`[image] ${line}\n`));
   const outDir = options.outDir ?? join(ROOT, 'dist/image');
   const reference = imageReference();
-  const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; description: string; license: string };
+  const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
+    name: string;
+    version: string;
+    description: string;
+    license: string;
+  };
   const { epoch, revision } = await sourceDate();
   const arch = ARCHITECTURES[process.arch];
-  if (arch === undefined) throw new Error(`no image for ${process.arch}: Node.js and Debian packages exist for x64 and arm64`);
+  if (arch === undefined)
+    throw new Error(`no image for ${process.arch}: Node.js and Debian packages exist for x64 and arm64`);
 
   await mkdir(outDir, { recursive: true });
   const staging = await mkdtemp(join(outDir, '.build-'));
@@ -112,12 +148,32 @@ export async function buildImage(options: BuildOptions = {}): Promise<BuiltImage
     const add = async (createdBy: string, entries: LayerEntry[]): Promise<void> => {
       layers.push({ ...(await writeLayer(entries, epoch, blobs)), createdBy });
     };
-    await add(`debian: ${String(debian.debs.length)} packages of ${debian.distro} (image/debian.lock.json)`, debianEntries(debian.debs.map((d) => ({ name: d.locked.name, control: d.control, entries: d.entries }))));
+    await add(
+      `debian: ${String(debian.debs.length)} packages of ${debian.distro} (image/debian.lock.json)`,
+      debianEntries(debian.debs.map((d) => ({ name: d.locked.name, control: d.control, entries: d.entries }))),
+    );
     await add(`node ${node.version} (npm package node-${arch.node})`, await nodeEntries(node.home));
-    await add('npm ci --omit=dev --ignore-scripts', await treeEntries(modules.dir, APP, (p) => (p === 'node_modules' || p.startsWith('node_modules/')) && moduleIncluded(p)));
-    await add(`kubedag ${pkg.version}: CLI sources, operator, API server and step runner bundles, web UI`, await appEntries(bundles, join(ROOT, 'dist/ui')));
+    await add(
+      'npm ci --omit=dev --ignore-scripts',
+      await treeEntries(
+        modules.dir,
+        APP,
+        (p) => (p === 'node_modules' || p.startsWith('node_modules/')) && moduleIncluded(p),
+      ),
+    );
+    await add(
+      `kubedag ${pkg.version}: CLI sources, operator, API server and step runner bundles, web UI`,
+      await appEntries(bundles, join(ROOT, 'dist/ui')),
+    );
 
-    const labels = descriptiveLabels({ title: pkg.name, description: pkg.description, version: reference.tag, ...(revision === undefined ? {} : { revision }), licenses: pkg.license, epoch });
+    const labels = descriptiveLabels({
+      title: pkg.name,
+      description: pkg.description,
+      version: reference.tag,
+      ...(revision === undefined ? {} : { revision }),
+      licenses: pkg.license,
+      epoch,
+    });
     const config = imageConfig(
       {
         architecture: arch.debian,
@@ -139,7 +195,9 @@ export async function buildImage(options: BuildOptions = {}): Promise<BuiltImage
     await writeTar(archiveEntries([config, manifest], layers, index), epoch, `${archive}.partial`);
     await rename(`${archive}.partial`, archive);
 
-    const npmRecord = JSON.parse(await readFile(join(modules.dir, 'node_modules/.package-lock.json'), 'utf8')) as { packages: SbomInput['npm'] };
+    const npmRecord = JSON.parse(await readFile(join(modules.dir, 'node_modules/.package-lock.json'), 'utf8')) as {
+      packages: SbomInput['npm'];
+    };
     const sbom = join(outDir, `kubedag-${reference.tag}.sbom.cdx.json`);
     await writeFile(
       sbom,
@@ -147,7 +205,10 @@ export async function buildImage(options: BuildOptions = {}): Promise<BuiltImage
         image: { ...reference, digest: manifest.digest },
         epoch,
         distro: debian.distro,
-        debs: debian.debs.map((d) => ({ ...d.locked, ...(d.control.Source === undefined ? {} : { source: d.control.Source.split(' ')[0] ?? d.locked.name }) })),
+        debs: debian.debs.map((d) => ({
+          ...d.locked,
+          ...(d.control.Source === undefined ? {} : { source: d.control.Source.split(' ')[0] ?? d.locked.name }),
+        })),
         node: { version: node.version, platform: arch.node, sha256: await sha256File(join(node.home, 'bin/node')) },
         npm: npmRecord.packages,
         app: { name: pkg.name, version: pkg.version, license: pkg.license, description: pkg.description },
@@ -166,6 +227,8 @@ if (import.meta.main) {
   const built = await buildImage({ ...(values.out === undefined ? {} : { outDir: values.out }), fresh: values.fresh });
   const size = (await stat(built.archive)).size;
   console.log(`${referenceString(built.reference)}@${built.digest}`);
-  console.log(`archive ${built.archive} (${(size / 1024 / 1024).toFixed(1)} MiB, ${String(built.layers.length)} layers, built in ${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  console.log(
+    `archive ${built.archive} (${(size / 1024 / 1024).toFixed(1)} MiB, ${String(built.layers.length)} layers, built in ${((Date.now() - started) / 1000).toFixed(0)} s)`,
+  );
   console.log(`sbom    ${built.sbom}`);
 }

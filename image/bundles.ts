@@ -59,7 +59,10 @@ export interface ChartLaunch {
 
 /** How the chart starts a component with its default values (`<component>.nodeFlags`, `<component>.mallocArenaMax`). */
 export function chartLaunch(component: 'operator' | 'apiServer'): ChartLaunch {
-  const values = load(readFileSync(join(root, 'charts/kubedag/values.yaml'), 'utf8')) as Record<typeof component, { nodeFlags: string[]; mallocArenaMax: number }>;
+  const values = load(readFileSync(join(root, 'charts/kubedag/values.yaml'), 'utf8')) as Record<
+    typeof component,
+    { nodeFlags: string[]; mallocArenaMax: number }
+  >;
   const { nodeFlags, mallocArenaMax } = values[component];
   return { flags: nodeFlags, env: { MALLOC_ARENA_MAX: String(mallocArenaMax) } };
 }

@@ -63,12 +63,15 @@ export function parseControl(text: string): Control[] {
 
 /** Groups of alternative package names: `a (>= 1) | b, c:any` -> [[a, b], [c]]. Versions are not compared. */
 export function dependencyGroups(control: Control): string[][] {
-  const text = [control['Pre-Depends'], control.Depends].filter((t): t is string => t !== undefined && t !== '').join(', ');
+  const text = [control['Pre-Depends'], control.Depends]
+    .filter((t): t is string => t !== undefined && t !== '')
+    .join(', ');
   if (text === '') return [];
   return text.split(',').map((group) =>
     group.split('|').map((alternative) => {
       const name = /^\s*([a-z0-9][a-z0-9+.-]*)/.exec(alternative)?.[1];
-      if (name === undefined) throw new Error(`${control.Package ?? '?'}: cannot read the dependency ${JSON.stringify(alternative.trim())}`);
+      if (name === undefined)
+        throw new Error(`${control.Package ?? '?'}: cannot read the dependency ${JSON.stringify(alternative.trim())}`);
       return name;
     }),
   );
@@ -76,7 +79,10 @@ export function dependencyGroups(control: Control): string[][] {
 
 /** Names a package answers to: its own and its Provides. */
 function namesOf(control: Control): string[] {
-  const provides = (control.Provides ?? '').split(',').map((p) => /^\s*([a-z0-9][a-z0-9+.-]*)/.exec(p)?.[1]).filter((p): p is string => p !== undefined);
+  const provides = (control.Provides ?? '')
+    .split(',')
+    .map((p) => /^\s*([a-z0-9][a-z0-9+.-]*)/.exec(p)?.[1])
+    .filter((p): p is string => p !== undefined);
   return [control.Package ?? '', ...provides];
 }
 
@@ -92,12 +98,21 @@ export interface Resolution {
  * package (or its Provides) or by an excluded name adds nothing; otherwise its first
  * alternative is chosen, as apt would.
  */
-export function resolve(roots: readonly string[], index: ReadonlyMap<string, Control>, excluded: Readonly<Record<string, string>>): Resolution {
+export function resolve(
+  roots: readonly string[],
+  index: ReadonlyMap<string, Control>,
+  excluded: Readonly<Record<string, string>>,
+): Resolution {
   const chosen = new Map<string, Control>();
   const missing = new Set<string>();
   const queue = [...roots];
   // Names the chosen packages and those still queued answer to: a group one of them meets needs nothing more.
-  const provided = (): Set<string> => new Set([...chosen.values(), ...queue.map((n) => index.get(n)).filter((c): c is Control => c !== undefined)].flatMap(namesOf));
+  const provided = (): Set<string> =>
+    new Set(
+      [...chosen.values(), ...queue.map((n) => index.get(n)).filter((c): c is Control => c !== undefined)].flatMap(
+        namesOf,
+      ),
+    );
   for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
     if (chosen.has(name) || Object.hasOwn(excluded, name)) continue;
     const control = index.get(name);
@@ -108,7 +123,12 @@ export function resolve(roots: readonly string[], index: ReadonlyMap<string, Con
     chosen.set(name, control);
     const have = provided();
     for (const group of dependencyGroups(control)) {
-      if (group.some((alternative) => have.has(alternative) || Object.hasOwn(excluded, alternative) || queue.includes(alternative))) continue;
+      if (
+        group.some(
+          (alternative) => have.has(alternative) || Object.hasOwn(excluded, alternative) || queue.includes(alternative),
+        )
+      )
+        continue;
       const first = group[0] ?? '';
       queue.push(first);
       for (const name of namesOf(index.get(first) ?? { Package: first })) have.add(name);

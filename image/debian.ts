@@ -51,7 +51,10 @@ const exists = (path: string): Promise<boolean> =>
     () => false,
   );
 
-const sha256 = async (path: string): Promise<string> => createHash('sha256').update(await readFile(path)).digest('hex');
+const sha256 = async (path: string): Promise<string> =>
+  createHash('sha256')
+    .update(await readFile(path))
+    .digest('hex');
 
 /** apt-get as root needs its download sandbox user lifted to write into a root-owned cache. */
 const aptOptions = (): string[] => (process.getuid?.() === 0 ? ['-o', 'APT::Sandbox::User=root'] : []);
@@ -75,7 +78,11 @@ async function download(pkg: LockedPackage, into: string): Promise<void> {
 }
 
 /** The path of each pinned .deb in the cache, downloading the missing ones; every file is checked against its pinned SHA-256. */
-export async function ensureDebs(lock: DebianLock, log: (line: string) => void, dir = join(cacheDir(), 'image', 'debs')): Promise<Map<string, string>> {
+export async function ensureDebs(
+  lock: DebianLock,
+  log: (line: string) => void,
+  dir = join(cacheDir(), 'image', 'debs'),
+): Promise<Map<string, string>> {
   await mkdir(dir, { recursive: true });
   const paths = new Map<string, string>();
   const missing = [];
@@ -93,7 +100,10 @@ export async function ensureDebs(lock: DebianLock, log: (line: string) => void, 
       const [file] = (await readdir(scratch)).filter((name) => name.endsWith('.deb'));
       if (file === undefined) throw new Error(`apt-get download ${pkg.name}=${pkg.version} wrote no .deb`);
       const actual = await sha256(join(scratch, file));
-      if (actual !== pkg.sha256) throw new Error(`apt served ${file} with SHA-256 ${actual}; image/debian.lock.json pins ${pkg.sha256} (another distribution or architecture than the lock's ${lock.distro} ${lock.architecture}?)`);
+      if (actual !== pkg.sha256)
+        throw new Error(
+          `apt served ${file} with SHA-256 ${actual}; image/debian.lock.json pins ${pkg.sha256} (another distribution or architecture than the lock's ${lock.distro} ${lock.architecture}?)`,
+        );
       // A rename is atomic: a file under its final name is always complete and checked.
       await rename(join(scratch, file), paths.get(pkg.name) ?? '');
     }
@@ -104,7 +114,11 @@ export async function ensureDebs(lock: DebianLock, log: (line: string) => void, 
 }
 
 /** One tar entry as a layer entry; a hard link becomes a copy of the file it links to. */
-function layerEntry(header: tar.Header, content: Buffer, earlier: ReadonlyMap<string, LayerEntry>): LayerEntry | undefined {
+function layerEntry(
+  header: tar.Header,
+  content: Buffer,
+  earlier: ReadonlyMap<string, LayerEntry>,
+): LayerEntry | undefined {
   const path = header.name.replace(/^\.?\/+/, '').replace(/\/+$/, '');
   if (path === '') return undefined;
   const owner = { mode: header.mode & 0o7777, uid: header.uid, gid: header.gid };
@@ -142,7 +156,10 @@ async function tarEntries(stream: NodeJS.ReadableStream): Promise<LayerEntry[]> 
 /** A .deb's control fields and files, read with dpkg-deb. */
 export async function readDeb(locked: LockedPackage, path: string): Promise<Deb> {
   const [control] = parseControl((await run('dpkg-deb', ['--field', path])).stdout.toString());
-  if (control?.Package !== locked.name || control.Version !== locked.version) throw new Error(`${path} is ${control?.Package ?? '?'} ${control?.Version ?? '?'}, not the pinned ${locked.name} ${locked.version}`);
+  if (control?.Package !== locked.name || control.Version !== locked.version)
+    throw new Error(
+      `${path} is ${control?.Package ?? '?'} ${control?.Version ?? '?'}, not the pinned ${locked.name} ${locked.version}`,
+    );
   const child = spawn('dpkg-deb', ['--fsys-tarfile', path], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve, reject) => {
     child.on('error', reject);

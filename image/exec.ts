@@ -6,7 +6,11 @@ export interface Ran {
   readonly stderr: string;
 }
 
-export function run(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Ran> {
+export function run(
+  command: string,
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<Ran> {
   return new Promise((resolve, reject) => {
     execFile(command, args, { ...options, encoding: 'buffer', maxBuffer: 1 << 30 }, (error, stdout, stderr) => {
       if (error === null) {
@@ -14,7 +18,10 @@ export function run(command: string, args: readonly string[], options: { cwd?: s
         return;
       }
       const said = stderr.toString().trim() || stdout.toString().trim();
-      const why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found on PATH' : `failed (${error.message.split('\n')[0] ?? ''})`;
+      const why =
+        (error as NodeJS.ErrnoException).code === 'ENOENT'
+          ? 'not found on PATH'
+          : `failed (${error.message.split('\n')[0] ?? ''})`;
       reject(new Error(`${command} ${args.join(' ')} ${why}${said === '' ? '' : `:\n${said}`}`));
     });
   });

@@ -16,10 +16,12 @@ async function candidates(names: readonly string[]): Promise<Map<string, Control
 }
 
 function osRelease(text: string): Record<string, string> {
-  return Object.fromEntries(text.split('\n').flatMap((line) => {
-    const match = /^([A-Z_]+)=("?)(.*)\2$/.exec(line);
-    return match === null ? [] : [[match[1] ?? '', match[3] ?? '']];
-  }));
+  return Object.fromEntries(
+    text.split('\n').flatMap((line) => {
+      const match = /^([A-Z_]+)=("?)(.*)\2$/.exec(line);
+      return match === null ? [] : [[match[1] ?? '', match[3] ?? '']];
+    }),
+  );
 }
 
 export async function lock(): Promise<DebianLock> {
@@ -31,14 +33,29 @@ export async function lock(): Promise<DebianLock> {
       const architecture = (await run('dpkg', ['--print-architecture'])).stdout.toString().trim();
       const packages: LockedPackage[] = resolution.packages.map((name) => {
         const c = index.get(name) ?? {};
-        if (c.SHA256 === undefined || c.Version === undefined) throw new Error(`apt-cache gave no version or SHA256 for ${name}`);
-        return { name, version: c.Version, architecture: c.Architecture ?? architecture, sha256: c.SHA256, size: Number(c.Size ?? 0) };
+        if (c.SHA256 === undefined || c.Version === undefined)
+          throw new Error(`apt-cache gave no version or SHA256 for ${name}`);
+        return {
+          name,
+          version: c.Version,
+          architecture: c.Architecture ?? architecture,
+          sha256: c.SHA256,
+          size: Number(c.Size ?? 0),
+        };
       });
-      return { distro: `${os.ID ?? 'debian'}-${os.VERSION_ID ?? ''}`, codename: os.VERSION_CODENAME ?? '', architecture, packages };
+      return {
+        distro: `${os.ID ?? 'debian'}-${os.VERSION_ID ?? ''}`,
+        codename: os.VERSION_CODENAME ?? '',
+        architecture,
+        packages,
+      };
     }
     const found = await candidates(resolution.missing);
     const unknown = resolution.missing.filter((name) => !found.has(name));
-    if (unknown.length > 0) throw new Error(`apt knows no package ${unknown.join(', ')} (a virtual name? add the package that provides it to ROOTS, or the name to EXCLUDED)`);
+    if (unknown.length > 0)
+      throw new Error(
+        `apt knows no package ${unknown.join(', ')} (a virtual name? add the package that provides it to ROOTS, or the name to EXCLUDED)`,
+      );
     for (const [name, control] of found) index.set(name, control);
   }
 }
@@ -46,5 +63,7 @@ export async function lock(): Promise<DebianLock> {
 if (import.meta.main) {
   const result = await lock();
   await writeFile(LOCK_FILE, `${JSON.stringify(result, null, 2)}\n`);
-  console.log(`pinned ${String(result.packages.length)} packages of ${result.distro} (${result.architecture}) in ${LOCK_FILE}`);
+  console.log(
+    `pinned ${String(result.packages.length)} packages of ${result.distro} (${result.architecture}) in ${LOCK_FILE}`,
+  );
 }

@@ -60,7 +60,11 @@ export function imageConfig(settings: ImageSettings, layers: readonly BuiltLayer
   });
 }
 
-export function imageManifest(config: Blob, layers: readonly Blob[], annotations: Readonly<Record<string, string>>): Document {
+export function imageManifest(
+  config: Blob,
+  layers: readonly Blob[],
+  annotations: Readonly<Record<string, string>>,
+): Document {
   return document({
     schemaVersion: 2,
     mediaType: MEDIA_TYPES.manifest,
@@ -76,7 +80,11 @@ export function imageManifest(config: Blob, layers: readonly Blob[], annotations
  * io.containerd.image.name holds the full reference, which `ctr images import`, `kind load
  * image-archive` and `docker load` name the image after.
  */
-export function imageIndex(manifest: Blob, architecture: string, reference: { repository: string; tag: string }): Document {
+export function imageIndex(
+  manifest: Blob,
+  architecture: string,
+  reference: { repository: string; tag: string },
+): Document {
   return document({
     schemaVersion: 2,
     mediaType: MEDIA_TYPES.index,
@@ -86,7 +94,10 @@ export function imageIndex(manifest: Blob, architecture: string, reference: { re
         digest: manifest.digest,
         size: manifest.size,
         platform: { architecture, os: 'linux' },
-        annotations: { 'io.containerd.image.name': `${reference.repository}:${reference.tag}`, 'org.opencontainers.image.ref.name': reference.tag },
+        annotations: {
+          'io.containerd.image.name': `${reference.repository}:${reference.tag}`,
+          'org.opencontainers.image.ref.name': reference.tag,
+        },
       },
     ],
   });
@@ -95,7 +106,15 @@ export function imageIndex(manifest: Blob, architecture: string, reference: { re
 export const OCI_LAYOUT = JSON.stringify({ imageLayoutVersion: '1.0.0' });
 
 /** The OCI annotation keys (also image labels) that describe the image. */
-export function descriptiveLabels(input: { title: string; description: string; version: string; revision?: string; licenses: string; epoch: number; source?: string }): Record<string, string> {
+export function descriptiveLabels(input: {
+  title: string;
+  description: string;
+  version: string;
+  revision?: string;
+  licenses: string;
+  epoch: number;
+  source?: string;
+}): Record<string, string> {
   const labels: Record<string, string> = {
     'org.opencontainers.image.created': isoTime(input.epoch),
     'org.opencontainers.image.description': input.description,

@@ -7,8 +7,16 @@ import { chartImage, imageReference, referenceString, ROOT } from './reference.t
 describe('chartImage', () => {
   const chart = 'name: kubedag\nappVersion: "0.2.0"\n';
   const cases = [
-    { name: "tags the image with the chart's appVersion when values leave the tag empty", values: 'image: {repository: r.example/k, tag: ""}', want: { repository: 'r.example/k', tag: '0.2.0' } },
-    { name: 'takes a tag the values set', values: 'image: {repository: r.example/k, tag: "edge"}', want: { repository: 'r.example/k', tag: 'edge' } },
+    {
+      name: "tags the image with the chart's appVersion when values leave the tag empty",
+      values: 'image: {repository: r.example/k, tag: ""}',
+      want: { repository: 'r.example/k', tag: '0.2.0' },
+    },
+    {
+      name: 'takes a tag the values set',
+      values: 'image: {repository: r.example/k, tag: "edge"}',
+      want: { repository: 'r.example/k', tag: 'edge' },
+    },
   ];
   it.each(cases)('$name', ({ values, want }) => {
     expect(chartImage(values, chart)).toEqual(want);

@@ -27,8 +27,12 @@ export function chartImage(valuesYaml: string, chartYaml: string): ImageReferenc
   const chart = load(chartYaml) as { appVersion?: unknown } | null;
   const repository = values?.image?.repository;
   const tag = values?.image?.tag === '' || values?.image?.tag === undefined ? chart?.appVersion : values.image.tag;
-  if (typeof repository !== 'string' || repository === '') throw new Error('charts/kubedag/values.yaml has no image.repository');
-  if (typeof tag !== 'string' || !/^[\w][\w.-]{0,127}$/.test(tag)) throw new Error(`the chart's image tag ${JSON.stringify(tag)} is not a valid tag (appVersion in charts/kubedag/Chart.yaml)`);
+  if (typeof repository !== 'string' || repository === '')
+    throw new Error('charts/kubedag/values.yaml has no image.repository');
+  if (typeof tag !== 'string' || !/^[\w][\w.-]{0,127}$/.test(tag))
+    throw new Error(
+      `the chart's image tag ${JSON.stringify(tag)} is not a valid tag (appVersion in charts/kubedag/Chart.yaml)`,
+    );
   return { repository, tag };
 }
 

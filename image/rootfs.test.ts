@@ -19,13 +19,19 @@ describe('keep', () => {
 
 describe('statusStanza', () => {
   it('marks the package installed after its name, continuation lines indented, as dpkg keeps its status', () => {
-    expect(statusStanza({ Package: 'dash', Version: '0.5', Description: 'shell\nlong' })).toBe('Package: dash\nStatus: install ok installed\nVersion: 0.5\nDescription: shell\n long\n');
+    expect(statusStanza({ Package: 'dash', Version: '0.5', Description: 'shell\nlong' })).toBe(
+      'Package: dash\nStatus: install ok installed\nVersion: 0.5\nDescription: shell\n long\n',
+    );
   });
 });
 
 describe('caBundle', () => {
   it('concatenates the certificates in path order, each ending in a newline', () => {
-    const bundle = caBundle([file('usr/share/ca-certificates/mozilla/B.crt', 'b\n'), file('usr/share/ca-certificates/mozilla/A.crt', 'a'), file('usr/share/doc/x', 'no')]);
+    const bundle = caBundle([
+      file('usr/share/ca-certificates/mozilla/B.crt', 'b\n'),
+      file('usr/share/ca-certificates/mozilla/A.crt', 'a'),
+      file('usr/share/doc/x', 'no'),
+    ]);
     expect(bundle.toString()).toBe('a\nb\n');
   });
   it('refuses a set without certificates', () => {
@@ -35,16 +41,43 @@ describe('caBundle', () => {
 
 describe('debianEntries', () => {
   const control = (name: string): Record<string, string> => ({ Package: name, Version: '1' });
-  const certs = { name: 'ca-certificates', control: control('ca-certificates'), entries: [file('usr/share/ca-certificates/mozilla/A.crt', 'a\n')] };
+  const certs = {
+    name: 'ca-certificates',
+    control: control('ca-certificates'),
+    entries: [file('usr/share/ca-certificates/mozilla/A.crt', 'a\n')],
+  };
   it('merges directories several packages hold and adds accounts, the CA bundle and the status files', () => {
-    const entries = debianEntries([certs, { name: 'dash', control: control('dash'), entries: [directory('usr'), file('bin/dash', 'elf', 0o755), file('usr/share/man/man1/dash.1.gz', 'man')] }]);
+    const entries = debianEntries([
+      certs,
+      {
+        name: 'dash',
+        control: control('dash'),
+        entries: [directory('usr'), file('bin/dash', 'elf', 0o755), file('usr/share/man/man1/dash.1.gz', 'man')],
+      },
+    ]);
     const paths = entries.map((e) => e.path);
     expect(paths).toContain('bin/dash');
     expect(paths).not.toContain('usr/share/man/man1/dash.1.gz');
-    expect(paths).toEqual(expect.arrayContaining(['etc/passwd', 'etc/group', 'etc/nsswitch.conf', 'etc/ssl/certs/ca-certificates.crt', 'home/kubedag', 'var/lib/dpkg/status.d/dash', 'var/lib/dpkg/status.d/ca-certificates']));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'etc/passwd',
+        'etc/group',
+        'etc/nsswitch.conf',
+        'etc/ssl/certs/ca-certificates.crt',
+        'home/kubedag',
+        'var/lib/dpkg/status.d/dash',
+        'var/lib/dpkg/status.d/ca-certificates',
+      ]),
+    );
     expect(entries.find((e) => e.path === 'home/kubedag')).toMatchObject({ type: 'directory', uid: 1000, gid: 1000 });
   });
   it('refuses a file two packages both hold', () => {
-    expect(() => debianEntries([certs, { name: 'a', control: control('a'), entries: [file('bin/x', '1')] }, { name: 'b', control: control('b'), entries: [file('bin/x', '2')] }])).toThrow('bin/x is in both a and b');
+    expect(() =>
+      debianEntries([
+        certs,
+        { name: 'a', control: control('a'), entries: [file('bin/x', '1')] },
+        { name: 'b', control: control('b'), entries: [file('bin/x', '2')] },
+      ]),
+    ).toThrow('bin/x is in both a and b');
   });
 });

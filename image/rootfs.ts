@@ -37,16 +37,35 @@ export function statusStanza(control: Control): string {
 /** Mozilla's certificates from ca-certificates as one PEM bundle, in path order, as update-ca-certificates writes it. */
 export function caBundle(entries: readonly LayerEntry[]): Buffer {
   const certificates = entries
-    .filter((e): e is Extract<LayerEntry, { content: Buffer }> => e.type === 'file' && 'content' in e && /^usr\/share\/ca-certificates\/.+\.crt$/.test(e.path))
+    .filter(
+      (e): e is Extract<LayerEntry, { content: Buffer }> =>
+        e.type === 'file' && 'content' in e && /^usr\/share\/ca-certificates\/.+\.crt$/.test(e.path),
+    )
     .sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
   if (certificates.length === 0) throw new Error('ca-certificates brought no certificates');
-  return Buffer.concat(certificates.map((c) => (c.content.toString().endsWith('\n') ? c.content : Buffer.concat([c.content, Buffer.from('\n')]))));
+  return Buffer.concat(
+    certificates.map((c) =>
+      c.content.toString().endsWith('\n') ? c.content : Buffer.concat([c.content, Buffer.from('\n')]),
+    ),
+  );
 }
 
-const PASSWD = ['root:x:0:0:root:/root:/bin/sh', `${USER.name}:x:${String(USER.uid)}:${String(USER.gid)}:Kubedag:/${USER.home}:/bin/sh`, 'nobody:x:65534:65534:nobody:/nonexistent:/bin/false'];
+const PASSWD = [
+  'root:x:0:0:root:/root:/bin/sh',
+  `${USER.name}:x:${String(USER.uid)}:${String(USER.gid)}:Kubedag:/${USER.home}:/bin/sh`,
+  'nobody:x:65534:65534:nobody:/nonexistent:/bin/false',
+];
 const GROUP = ['root:x:0:', `${USER.name}:x:${String(USER.gid)}:`, 'nogroup:x:65534:'];
 /** glibc's lookups from files, names from DNS after /etc/hosts (which Kubernetes mounts). */
-const NSSWITCH = ['passwd: files', 'group: files', 'shadow: files', 'hosts: files dns', 'networks: files', 'protocols: files', 'services: files'];
+const NSSWITCH = [
+  'passwd: files',
+  'group: files',
+  'shadow: files',
+  'hosts: files dns',
+  'networks: files',
+  'protocols: files',
+  'services: files',
+];
 
 /** Files of the image that no package holds. */
 function generated(packages: readonly PackageFiles[], all: readonly LayerEntry[]): LayerEntry[] {
@@ -68,11 +87,14 @@ export function debianEntries(packages: readonly PackageFiles[]): LayerEntry[] {
     for (const entry of pkg.entries.filter((e) => keep(e.path))) {
       const earlier = byPath.get(entry.path);
       if (earlier === undefined) byPath.set(entry.path, { entry, from: pkg.name });
-      else if (earlier.entry.type !== 'directory' || entry.type !== 'directory') throw new Error(`${entry.path} is in both ${earlier.from} and ${pkg.name}`);
+      else if (earlier.entry.type !== 'directory' || entry.type !== 'directory')
+        throw new Error(`${entry.path} is in both ${earlier.from} and ${pkg.name}`);
     }
   }
   const all = [...byPath.values()].map((v) => v.entry);
   const extra = generated(packages, all);
-  for (const entry of extra) if (byPath.has(entry.path) && entry.type !== 'directory') throw new Error(`${entry.path} is generated but also in ${byPath.get(entry.path)?.from ?? '?'}`);
+  for (const entry of extra)
+    if (byPath.has(entry.path) && entry.type !== 'directory')
+      throw new Error(`${entry.path} is generated but also in ${byPath.get(entry.path)?.from ?? '?'}`);
   return [...all, ...extra.filter((e) => !(e.type === 'directory' && byPath.has(e.path)))];
 }

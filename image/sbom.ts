@@ -15,11 +15,27 @@ export interface SbomInput {
   readonly epoch: number;
   /** os-release ID-VERSION_ID, e.g. debian-12: the purl's distro qualifier. */
   readonly distro: string;
-  readonly debs: readonly { readonly name: string; readonly version: string; readonly architecture: string; readonly sha256: string; readonly source?: string }[];
+  readonly debs: readonly {
+    readonly name: string;
+    readonly version: string;
+    readonly architecture: string;
+    readonly sha256: string;
+    readonly source?: string;
+  }[];
   readonly node: { readonly version: string; readonly platform: string; readonly sha256: string };
   /** npm's record of the installed tree (node_modules/.package-lock.json): path -> package. */
-  readonly npm: Readonly<Record<string, { readonly version?: string; readonly integrity?: string; readonly license?: string; readonly name?: string }>>;
-  readonly app: { readonly name: string; readonly version: string; readonly license: string; readonly description: string };
+  readonly npm: Readonly<
+    Record<
+      string,
+      { readonly version?: string; readonly integrity?: string; readonly license?: string; readonly name?: string }
+    >
+  >;
+  readonly app: {
+    readonly name: string;
+    readonly version: string;
+    readonly license: string;
+    readonly description: string;
+  };
 }
 
 /** An SPDX id, an SPDX expression, or a name that is neither (e.g. "SEE LICENSE IN ..."). */
@@ -33,7 +49,9 @@ function license(value: string): Models.License {
 /** npm's integrity (sha512-<base64>) as a CycloneDX hash. */
 function integrityHash(integrity: string | undefined): [Enums.HashAlgorithm, string] | undefined {
   const match = /^sha512-([A-Za-z0-9+/=]+)$/.exec(integrity ?? '');
-  return match?.[1] === undefined ? undefined : [Enums.HashAlgorithm['SHA-512'], Buffer.from(match[1], 'base64').toString('hex')];
+  return match?.[1] === undefined
+    ? undefined
+    : [Enums.HashAlgorithm['SHA-512'], Buffer.from(match[1], 'base64').toString('hex')];
 }
 
 /** A name-based UUID (RFC 9562 version 5 layout over SHA-256) of the image digest: stable per image. */
@@ -45,8 +63,19 @@ export function serialNumber(digest: string): string {
   return `urn:uuid:${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-function component(type: Enums.ComponentType, name: string, version: string, purl: string, extra: { hash?: [Enums.HashAlgorithm, string] | undefined; license?: string | undefined; group?: string } = {}): Models.Component {
-  const made = new Models.Component(type, name, { version, purl, bomRef: purl, ...(extra.group === undefined ? {} : { group: extra.group }) });
+function component(
+  type: Enums.ComponentType,
+  name: string,
+  version: string,
+  purl: string,
+  extra: { hash?: [Enums.HashAlgorithm, string] | undefined; license?: string | undefined; group?: string } = {},
+): Models.Component {
+  const made = new Models.Component(type, name, {
+    version,
+    purl,
+    bomRef: purl,
+    ...(extra.group === undefined ? {} : { group: extra.group }),
+  });
   if (extra.hash !== undefined) made.hashes.set(extra.hash[0], extra.hash[1]);
   if (extra.license !== undefined && extra.license !== '') made.licenses.add(license(extra.license));
   return made;
@@ -61,7 +90,15 @@ function npmComponents(npm: SbomInput['npm']): Models.Component[] {
     const scope = slash === -1 ? undefined : fullName.slice(0, slash);
     const name = fullName.slice(slash + 1);
     const purl = new PackageURL('npm', scope, name, pkg.version, undefined, undefined).toString();
-    if (!seen.has(purl)) seen.set(purl, component(Enums.ComponentType.Library, name, pkg.version, purl, { hash: integrityHash(pkg.integrity), license: pkg.license, ...(scope === undefined ? {} : { group: scope }) }));
+    if (!seen.has(purl))
+      seen.set(
+        purl,
+        component(Enums.ComponentType.Library, name, pkg.version, purl, {
+          hash: integrityHash(pkg.integrity),
+          license: pkg.license,
+          ...(scope === undefined ? {} : { group: scope }),
+        }),
+      );
   }
   return [...seen.values()];
 }
@@ -69,24 +106,63 @@ function npmComponents(npm: SbomInput['npm']): Models.Component[] {
 /** The SBOM as CycloneDX 1.6 JSON text. */
 export function sbomJson(input: SbomInput): string {
   const { image } = input;
-  const imagePurl = new PackageURL('oci', undefined, image.repository.split('/').pop() ?? image.repository, image.digest, { repository_url: image.repository, tag: image.tag }, undefined).toString();
+  const imagePurl = new PackageURL(
+    'oci',
+    undefined,
+    image.repository.split('/').pop() ?? image.repository,
+    image.digest,
+    { repository_url: image.repository, tag: image.tag },
+    undefined,
+  ).toString();
   const bom = new Models.Bom({ serialNumber: serialNumber(image.digest) });
   bom.metadata.timestamp = new Date(input.epoch * 1000);
-  bom.metadata.tools.components.add(new Models.Component(Enums.ComponentType.Application, 'kubedag image build', { version: input.app.version, group: 'kubedag' }));
-  bom.metadata.component = new Models.Component(Enums.ComponentType.Container, image.repository, { version: image.tag, purl: imagePurl, bomRef: imagePurl });
+  bom.metadata.tools.components.add(
+    new Models.Component(Enums.ComponentType.Application, 'kubedag image build', {
+      version: input.app.version,
+      group: 'kubedag',
+    }),
+  );
+  bom.metadata.component = new Models.Component(Enums.ComponentType.Container, image.repository, {
+    version: image.tag,
+    purl: imagePurl,
+    bomRef: imagePurl,
+  });
 
   for (const deb of input.debs) {
     const qualifiers = { arch: deb.architecture, distro: input.distro };
-    const purl = new PackageURL('deb', 'debian', deb.name, deb.version, deb.source === undefined ? qualifiers : { ...qualifiers, upstream: deb.source }, undefined).toString();
-    bom.components.add(component(Enums.ComponentType.Library, deb.name, deb.version, purl, { hash: [Enums.HashAlgorithm['SHA-256'], deb.sha256] }));
+    const purl = new PackageURL(
+      'deb',
+      'debian',
+      deb.name,
+      deb.version,
+      deb.source === undefined ? qualifiers : { ...qualifiers, upstream: deb.source },
+      undefined,
+    ).toString();
+    bom.components.add(
+      component(Enums.ComponentType.Library, deb.name, deb.version, purl, {
+        hash: [Enums.HashAlgorithm['SHA-256'], deb.sha256],
+      }),
+    );
   }
-  const nodePurl = new PackageURL('npm', undefined, `node-${input.node.platform}`, input.node.version, undefined, undefined).toString();
-  const node = component(Enums.ComponentType.Platform, 'node', input.node.version, nodePurl, { hash: [Enums.HashAlgorithm['SHA-256'], input.node.sha256], license: 'MIT' });
+  const nodePurl = new PackageURL(
+    'npm',
+    undefined,
+    `node-${input.node.platform}`,
+    input.node.version,
+    undefined,
+    undefined,
+  ).toString();
+  const node = component(Enums.ComponentType.Platform, 'node', input.node.version, nodePurl, {
+    hash: [Enums.HashAlgorithm['SHA-256'], input.node.sha256],
+    license: 'MIT',
+  });
   node.description = `Node.js, the official binary from the npm package node-${input.node.platform}`;
   bom.components.add(node);
   for (const made of npmComponents(input.npm)) bom.components.add(made);
   const appPurl = new PackageURL('npm', undefined, input.app.name, input.app.version, undefined, undefined).toString();
-  const app = component(Enums.ComponentType.Application, input.app.name, input.app.version, appPurl, { license: input.app.license });
+  const app = component(Enums.ComponentType.Application, input.app.name, input.app.version, appPurl, {
+    license: input.app.license,
+  });
   app.description = input.app.description;
   bom.components.add(app);
 

@@ -7,9 +7,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { directory, file, normalizeEntries, symlink, writeLayer, type LayerEntry } from './tar.ts';
 
 describe('normalizeEntries', () => {
-  const paths = (entries: LayerEntry[]): string[] => normalizeEntries(entries).map((e) => `${e.type[0] ?? ''} ${e.path}`);
+  const paths = (entries: LayerEntry[]): string[] =>
+    normalizeEntries(entries).map((e) => `${e.type[0] ?? ''} ${e.path}`);
   it('adds every missing parent directory and sorts by path bytes, a parent before its children', () => {
-    expect(paths([file('usr/bin/x', 'x'), file('usr-x', 'y'), symlink('bin', 'usr/bin')])).toEqual(['s bin', 'd usr', 'f usr-x', 'd usr/bin', 'f usr/bin/x']);
+    expect(paths([file('usr/bin/x', 'x'), file('usr-x', 'y'), symlink('bin', 'usr/bin')])).toEqual([
+      's bin',
+      'd usr',
+      'f usr-x',
+      'd usr/bin',
+      'f usr/bin/x',
+    ]);
   });
   it('keeps one entry for a directory given twice', () => {
     expect(paths([directory('etc'), directory('etc'), file('etc/a', '')])).toEqual(['d etc', 'f etc/a']);
@@ -51,7 +58,9 @@ describe('writeLayer', () => {
       headers.push(entry.header);
       entry.resume();
     }
-    expect(headers.map((h) => [h.name, h.type, h.mode, h.uid, h.gid, h.uname, h.gname, h.mtime.getTime() / 1000])).toEqual([
+    expect(
+      headers.map((h) => [h.name, h.type, h.mode, h.uid, h.gid, h.uname, h.gname, h.mtime.getTime() / 1000]),
+    ).toEqual([
       ['etc/', 'directory', 0o755, 0, 0, '', '', 1_700_000_000],
       ['etc/a', 'file', 0o644, 0, 0, '', '', 1_700_000_000],
       ['home/', 'directory', 0o755, 0, 0, '', '', 1_700_000_000],

@@ -39,12 +39,33 @@ export interface Layer extends Blob {
   readonly file: string;
 }
 
-export const directory = (path: string, mode = 0o755, uid = 0, gid = 0): LayerEntry => ({ path, type: 'directory', mode, uid, gid });
-export const file = (path: string, content: Buffer | string, mode = 0o644): LayerEntry => ({ path, type: 'file', mode, uid: 0, gid: 0, content: Buffer.from(content) });
-export const symlink = (path: string, linkname: string): LayerEntry => ({ path, type: 'symlink', mode: 0o777, uid: 0, gid: 0, linkname });
+export const directory = (path: string, mode = 0o755, uid = 0, gid = 0): LayerEntry => ({
+  path,
+  type: 'directory',
+  mode,
+  uid,
+  gid,
+});
+export const file = (path: string, content: Buffer | string, mode = 0o644): LayerEntry => ({
+  path,
+  type: 'file',
+  mode,
+  uid: 0,
+  gid: 0,
+  content: Buffer.from(content),
+});
+export const symlink = (path: string, linkname: string): LayerEntry => ({
+  path,
+  type: 'symlink',
+  mode: 0o777,
+  uid: 0,
+  gid: 0,
+  linkname,
+});
 
 /** Paths compare by their UTF-8 bytes, so the order never depends on the locale. */
-const byPath = (a: { path: string }, b: { path: string }): number => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path));
+const byPath = (a: { path: string }, b: { path: string }): number =>
+  Buffer.compare(Buffer.from(a.path), Buffer.from(b.path));
 
 /**
  * The entries sorted, with every missing parent directory added (0755, root's): a layer must
@@ -56,7 +77,8 @@ export function normalizeEntries(entries: readonly LayerEntry[]): LayerEntry[] {
   for (const entry of entries) {
     checkPath(entry.path);
     const earlier = byName.get(entry.path);
-    if (earlier !== undefined && !(earlier.type === 'directory' && entry.type === 'directory')) throw new Error(`two entries for ${entry.path}`);
+    if (earlier !== undefined && !(earlier.type === 'directory' && entry.type === 'directory'))
+      throw new Error(`two entries for ${entry.path}`);
     if (earlier === undefined) byName.set(entry.path, entry);
     const parts = entry.path.split('/');
     for (let i = 1; i < parts.length; i++) {
@@ -66,13 +88,15 @@ export function normalizeEntries(entries: readonly LayerEntry[]): LayerEntry[] {
   }
   for (const entry of byName.values()) {
     const parent = entry.path.split('/').slice(0, -1).join('/');
-    if (parent !== '' && byName.get(parent)?.type !== 'directory') throw new Error(`${entry.path} lies under ${parent}, which is no directory`);
+    if (parent !== '' && byName.get(parent)?.type !== 'directory')
+      throw new Error(`${entry.path} lies under ${parent}, which is no directory`);
   }
   return [...byName.values()].sort(byPath);
 }
 
 function checkPath(path: string): void {
-  if (path === '' || path.startsWith('/') || path.endsWith('/') || path.split('/').includes('..')) throw new Error(`layer path ${JSON.stringify(path)} is not a clean relative path`);
+  if (path === '' || path.startsWith('/') || path.endsWith('/') || path.split('/').includes('..'))
+    throw new Error(`layer path ${JSON.stringify(path)} is not a clean relative path`);
 }
 
 /** Feeds bytes through to a hash on their way. */
@@ -100,7 +124,15 @@ function packed(pack: tar.Pack, header: Partial<tar.Header> & { name: string }, 
 
 async function packEntries(pack: tar.Pack, entries: readonly LayerEntry[], mtime: Date): Promise<void> {
   for (const entry of entries) {
-    const header = { name: entry.type === 'directory' ? `${entry.path}/` : entry.path, mode: entry.mode, uid: entry.uid, gid: entry.gid, uname: '', gname: '', mtime };
+    const header = {
+      name: entry.type === 'directory' ? `${entry.path}/` : entry.path,
+      mode: entry.mode,
+      uid: entry.uid,
+      gid: entry.gid,
+      uname: '',
+      gname: '',
+      mtime,
+    };
     if (entry.type === 'directory') await packed(pack, { ...header, type: 'directory' });
     else if (entry.type === 'symlink') await packed(pack, { ...header, type: 'symlink', linkname: entry.linkname });
     else if ('content' in entry) await packed(pack, { ...header, type: 'file' }, entry.content);
@@ -119,7 +151,13 @@ export async function writeLayer(entries: readonly LayerEntry[], epoch: number, 
   const scratch = join(dir, `.layer-${String(process.pid)}-${String(Math.random()).slice(2)}`);
   await Promise.all([
     packEntries(pack, normalizeEntries(entries), new Date(epoch * 1000)),
-    pipeline(pack, hashing(diff, raw), createGzip({ level: 6 }), hashing(stored, compressed), createWriteStream(scratch)),
+    pipeline(
+      pack,
+      hashing(diff, raw),
+      createGzip({ level: 6 }),
+      hashing(stored, compressed),
+      createWriteStream(scratch),
+    ),
   ]);
   const digest = stored.digest('hex');
   const path = join(dir, digest);
@@ -130,5 +168,8 @@ export async function writeLayer(entries: readonly LayerEntry[], epoch: number, 
 /** An uncompressed tar of the entries (the OCI archive), written to `path`. */
 export async function writeTar(entries: readonly LayerEntry[], epoch: number, path: string): Promise<void> {
   const pack = tar.pack();
-  await Promise.all([packEntries(pack, normalizeEntries(entries), new Date(epoch * 1000)), pipeline(pack, new PassThrough(), createWriteStream(path))]);
+  await Promise.all([
+    packEntries(pack, normalizeEntries(entries), new Date(epoch * 1000)),
+    pipeline(pack, new PassThrough(), createWriteStream(path)),
+  ]);
 }

@@ -75,6 +75,7 @@ export interface Controllers {
   readonly history?: HistoryControllers;
 }
 
+// eslint-disable-next-line max-lines-per-function -- longer since Prettier's layout; split pending (issue 27)
 export function buildControllers(deps: ControllerDeps): Controllers {
   const { config, core, kube, informers, store, clock, log, metrics } = deps;
   const countWrite: CountWrite = (verb) => {
@@ -83,14 +84,44 @@ export function buildControllers(deps: ControllerDeps): Controllers {
   const segments = new RunSegments({ client: kube.segments, countWrite });
   const writer = new RunWriter({ runs: kube.runs, cache: informers.runs, core, clock, log, countWrite, segments });
   const policyOf = policySource(informers.namespaces, informers.serviceAccounts, config.podPolicy);
-  const podWriter = new PodWriter({ core, rbac: deps.rbac, pods: informers.pods, clock, countWrite, levelOf: (namespace) => policyOf(namespace).level });
+  const podWriter = new PodWriter({
+    core,
+    rbac: deps.rbac,
+    pods: informers.pods,
+    clock,
+    countWrite,
+    levelOf: (namespace) => policyOf(namespace).level,
+  });
   const definitions = new DefinitionCache((run) => readFrozenDefinition(kube.segments, run), policyOf);
   const expectations = new Expectations(clock);
   const secrets = new RunSecrets(core, podWriter);
-  const gatherer = new RunGatherer({ segments, runs: informers.runs, pods: informers.pods, store, clock, definitions, expectations, maxPodsPerRun: config.maxPodsPerRun, maxPods: config.maxPods, routineEvents: config.routineEvents });
+  const gatherer = new RunGatherer({
+    segments,
+    runs: informers.runs,
+    pods: informers.pods,
+    store,
+    clock,
+    definitions,
+    expectations,
+    maxPodsPerRun: config.maxPodsPerRun,
+    maxPods: config.maxPods,
+    routineEvents: config.routineEvents,
+  });
   const objects = new RunObjects(podWriter, config.steps);
   const ender = new RunEnder({ runs: informers.runs, writer, pods: podWriter, clock, log });
-  const actor = new RunActor({ runs: informers.runs, writer, pods: podWriter, store, expectations, clock, steps: config.steps, objects, log, metrics, ender });
+  const actor = new RunActor({
+    runs: informers.runs,
+    writer,
+    pods: podWriter,
+    store,
+    expectations,
+    clock,
+    steps: config.steps,
+    objects,
+    log,
+    metrics,
+    ender,
+  });
   return {
     kube,
     runs: new RunController({
@@ -105,12 +136,38 @@ export function buildControllers(deps: ControllerDeps): Controllers {
       actor,
       writer,
       clock,
-      telemetry: new TelemetryReconciler({ pods: informers.pods, podWriter, writer, clock, steps: config.steps, runner: { image: config.steps.runnerImage, command: TELEMETRY_COMMAND } }),
+      telemetry: new TelemetryReconciler({
+        pods: informers.pods,
+        podWriter,
+        writer,
+        clock,
+        steps: config.steps,
+        runner: { image: config.steps.runnerImage, command: TELEMETRY_COMMAND },
+      }),
       containers: new ContainerCleanup(podWriter),
-      notify: new NotifyReconciler({ pods: informers.pods, podWriter, writer, store, clock, steps: config.steps, runner: { image: config.steps.runnerImage, command: NOTIFY_COMMAND }, logWaitMs: config.mailLogWaitSeconds * 1000 }),
+      notify: new NotifyReconciler({
+        pods: informers.pods,
+        podWriter,
+        writer,
+        store,
+        clock,
+        steps: config.steps,
+        runner: { image: config.steps.runnerImage, command: NOTIFY_COMMAND },
+        logWaitMs: config.mailLogWaitSeconds * 1000,
+      }),
     }),
     gatherer,
-    archiver: new LogArchiver({ segments, core, pods: informers.pods, runs: informers.runs, store, podWriter, secrets, definitions, onArchived: deps.onArchived }),
+    archiver: new LogArchiver({
+      segments,
+      core,
+      pods: informers.pods,
+      runs: informers.runs,
+      store,
+      podWriter,
+      secrets,
+      definitions,
+      onArchived: deps.onArchived,
+    }),
     secrets,
     objects,
     retention: new RetentionReconciler({ runs: informers.runs, store, writer, clock }),
@@ -124,7 +181,12 @@ export function buildControllers(deps: ControllerDeps): Controllers {
       onWrite: () => {
         countWrite('update');
       },
-      ...(deps.history === undefined ? {} : { archivedLatest: (namespace: string, dagName: string) => deps.history?.latest(namespace, dagName) ?? Promise.resolve(undefined) }),
+      ...(deps.history === undefined
+        ? {}
+        : {
+            archivedLatest: (namespace: string, dagName: string) =>
+              deps.history?.latest(namespace, dagName) ?? Promise.resolve(undefined),
+          }),
     }),
     admission: new AdmissionLoop({ runClient: kube.runs, runs: informers.runs, queues: informers.queues, clock, log }),
     ...(deps.history === undefined ? {} : { history: historyControllers(deps, deps.history, countWrite) }),

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { renderHelp } from '../core/settings-help.ts';
-import { defaultsUnlikeHelp, helpGaps, ignoredNames, runProgram, undeclaredVariables } from '../test/settings-checks.ts';
+import {
+  defaultsUnlikeHelp,
+  helpGaps,
+  ignoredNames,
+  runProgram,
+  undeclaredVariables,
+} from '../test/settings-checks.ts';
 import { OPERATOR_HELP, OPERATOR_SETTINGS, parseConfig } from './config.ts';
 
 describe('the operator’s settings table', () => {
@@ -13,7 +19,11 @@ describe('the operator’s settings table', () => {
 
   it('refuses an unknown option with exit status 1 and a message that points at --help', () => {
     const ran = runProgram('operator/main.ts', ['--bogus'], {});
-    expect([ran.status, ran.stdout, ran.stderr]).toEqual([1, '', "kubedag operator: Unknown option '--bogus' (--help lists the settings)\n"]);
+    expect([ran.status, ran.stdout, ran.stderr]).toEqual([
+      1,
+      '',
+      "kubedag operator: Unknown option '--bogus' (--help lists the settings)\n",
+    ]);
   });
 
   it('parses every flag and variable that help lists', () => {
@@ -25,6 +35,11 @@ describe('the operator’s settings table', () => {
   });
 
   it('reads no KUBEDAG_ variable that the table leaves out', () => {
-    expect(undeclaredVariables(['operator/config.ts', 'operator/logs/store-config.ts', 'operator/main.ts', 'core/log.ts'], OPERATOR_SETTINGS)).toEqual([]);
+    expect(
+      undeclaredVariables(
+        ['operator/config.ts', 'operator/logs/store-config.ts', 'operator/main.ts', 'core/log.ts'],
+        OPERATOR_SETTINGS,
+      ),
+    ).toEqual([]);
   });
 });

@@ -7,11 +7,47 @@ import { podView, withoutManagedFields } from './informers.ts';
 import { attemptOver, endSigns, podIdentity } from './run/observed.ts';
 
 /** A step Pod as the API server answered a watch, once its step had succeeded. */
-const succeeded = JSON.parse(readFileSync(join(import.meta.dirname, '../test/fixtures/pods/step-succeeded.json'), 'utf8')) as V1Pod;
-const unschedulable: V1Pod = { ...succeeded, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector." }] } };
+const succeeded = JSON.parse(
+  readFileSync(join(import.meta.dirname, '../test/fixtures/pods/step-succeeded.json'), 'utf8'),
+) as V1Pod;
+const unschedulable: V1Pod = {
+  ...succeeded,
+  status: {
+    phase: 'Pending',
+    conditions: [
+      {
+        type: 'PodScheduled',
+        status: 'False',
+        reason: 'Unschedulable',
+        message: "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.",
+      },
+    ],
+  },
+};
 /** Evicted by the taint eviction controller from a node that stopped answering: Terminating for as long as the node is away. */
-const evicted: V1Pod = { ...succeeded, metadata: { ...succeeded.metadata, deletionTimestamp: new Date('2026-11-24T05:04:20Z') }, status: { phase: 'Running', startTime: new Date('2026-11-24T05:03:00Z'), conditions: [{ type: 'Ready', status: 'False' }, { type: 'DisruptionTarget', status: 'True', reason: 'DeletionByTaintManager', message: 'Taint manager: deleting due to NoExecute taint' }] } };
-const stopping: V1Pod = { ...succeeded, metadata: { ...succeeded.metadata, deletionTimestamp: new Date('2026-11-24T05:04:20Z') }, spec: { containers: [], ...succeeded.spec, activeDeadlineSeconds: 7 }, status: { ...succeeded.status, phase: 'Running' } };
+const evicted: V1Pod = {
+  ...succeeded,
+  metadata: { ...succeeded.metadata, deletionTimestamp: new Date('2026-11-24T05:04:20Z') },
+  status: {
+    phase: 'Running',
+    startTime: new Date('2026-11-24T05:03:00Z'),
+    conditions: [
+      { type: 'Ready', status: 'False' },
+      {
+        type: 'DisruptionTarget',
+        status: 'True',
+        reason: 'DeletionByTaintManager',
+        message: 'Taint manager: deleting due to NoExecute taint',
+      },
+    ],
+  },
+};
+const stopping: V1Pod = {
+  ...succeeded,
+  metadata: { ...succeeded.metadata, deletionTimestamp: new Date('2026-11-24T05:04:20Z') },
+  spec: { containers: [], ...succeeded.spec, activeDeadlineSeconds: 7 },
+  status: { ...succeeded.status, phase: 'Running' },
+};
 
 function deepFrozen<T>(value: T): T {
   if (value !== null && typeof value === 'object') {
@@ -25,7 +61,10 @@ function deepFrozen<T>(value: T): T {
 const read = (pod: V1Pod): unknown => ({
   identity: podIdentity(pod),
   endSigns: endSigns(pod),
-  over: [attemptOver(pod, { nodes: [{ name: 'greet', status: 4, statusLabel: 'succeeded', attempt: 0 }] }), attemptOver(pod, { nodes: [{ name: 'greet', status: 1, statusLabel: 'running', attempt: 0 }] })],
+  over: [
+    attemptOver(pod, { nodes: [{ name: 'greet', status: 4, statusLabel: 'succeeded', attempt: 0 }] }),
+    attemptOver(pod, { nodes: [{ name: 'greet', status: 1, statusLabel: 'running', attempt: 0 }] }),
+  ],
   terminated: pod.status?.containerStatuses?.[0]?.state?.terminated,
   startTime: pod.status?.startTime,
   activeDeadlineSeconds: pod.spec?.activeDeadlineSeconds,
@@ -61,15 +100,24 @@ describe('podView', () => {
   it('keeps the PodScheduled condition only while it is False, and says why the step waits', () => {
     expect(podView(unschedulable).status?.conditions?.map((c) => c.type)).toEqual(['PodScheduled']);
     expect(podIdentity(podView(unschedulable) as V1Pod).unschedulable).toMatch(/^0\/2 nodes are available/);
-    const scheduled = { ...unschedulable, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }] } };
+    const scheduled = {
+      ...unschedulable,
+      status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }] },
+    };
     expect(podView(scheduled).status).toEqual({ phase: 'Pending' });
     expect(podIdentity(scheduled).unschedulable).toBeUndefined();
   });
 
   it('keeps the DisruptionTarget condition only while it is True, and says why the Pod goes', () => {
     expect(podView(evicted).status?.conditions?.map((c) => c.type)).toEqual(['DisruptionTarget']);
-    expect(endSigns(podView(evicted) as V1Pod)).toEqual({ deleteBy: '2026-11-24T05:04:20.000Z', disruption: 'DeletionByTaintManager' });
-    const over = { ...evicted, status: { phase: 'Running', conditions: [{ type: 'DisruptionTarget', status: 'False' }] } };
+    expect(endSigns(podView(evicted) as V1Pod)).toEqual({
+      deleteBy: '2026-11-24T05:04:20.000Z',
+      disruption: 'DeletionByTaintManager',
+    });
+    const over = {
+      ...evicted,
+      status: { phase: 'Running', conditions: [{ type: 'DisruptionTarget', status: 'False' }] },
+    };
     expect(podView(over).status).toEqual({ phase: 'Running' });
   });
 
@@ -79,10 +127,22 @@ describe('podView', () => {
 });
 
 describe('withoutManagedFields', () => {
-  const run: DagRunResource = { metadata: { name: 'r1', resourceVersion: '7', managedFields: [{ manager: 'kubedag-operator', operation: 'Update' }] }, spec: { dagRef: { name: 'd' } }, status: { status: 1 } };
+  const run: DagRunResource = {
+    metadata: {
+      name: 'r1',
+      resourceVersion: '7',
+      managedFields: [{ manager: 'kubedag-operator', operation: 'Update' }],
+    },
+    spec: { dagRef: { name: 'd' } },
+    status: { status: 1 },
+  };
 
   it('drops managedFields and keeps the rest of the object', () => {
-    expect(withoutManagedFields(run)).toEqual({ metadata: { name: 'r1', resourceVersion: '7' }, spec: { dagRef: { name: 'd' } }, status: { status: 1 } });
+    expect(withoutManagedFields(run)).toEqual({
+      metadata: { name: 'r1', resourceVersion: '7' },
+      spec: { dagRef: { name: 'd' } },
+      status: { status: 1 },
+    });
     expect(run.metadata?.managedFields).toHaveLength(1);
   });
 

@@ -5,7 +5,16 @@
  * a burst is being listed and watched. docs/decisions/2026-11-24-operator-memory.md has the
  * figures.
  */
-import type { CoreV1Api, KubeConfig, KubernetesObject, V1Namespace, V1Pod, V1PodSpec, V1PodStatus, V1ServiceAccount } from '@kubernetes/client-node';
+import type {
+  CoreV1Api,
+  KubeConfig,
+  KubernetesObject,
+  V1Namespace,
+  V1Pod,
+  V1PodSpec,
+  V1PodStatus,
+  V1ServiceAccount,
+} from '@kubernetes/client-node';
 import type { KubedagClients, ResourceClient } from '../core/kube/client.ts';
 import { Informer, informerLog } from '../core/kube/informer.ts';
 import type { Logger } from '../core/log.ts';
@@ -28,7 +37,11 @@ export interface OperatorInformers {
 /** Name, namespace and labels: all a policy decision reads of a namespace or service account. */
 function labelsOnly<T extends KubernetesObject>(object: T): T {
   const { name, namespace, labels, resourceVersion, uid } = object.metadata ?? {};
-  return { apiVersion: object.apiVersion, kind: object.kind, metadata: { name, namespace, labels, resourceVersion, uid } } as T;
+  return {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    metadata: { name, namespace, labels, resourceVersion, uid },
+  } as T;
 }
 
 /**
@@ -43,7 +56,13 @@ export function withoutManagedFields<T extends KubernetesObject>(object: T): T {
 }
 
 /** A cached step Pod: a V1Pod without what `podView` leaves out. */
-export type PodView = Omit<V1Pod, 'spec' | 'status'> & { spec?: Pick<V1PodSpec, 'activeDeadlineSeconds' | 'nodeName'>; status?: Pick<V1PodStatus, 'phase' | 'reason' | 'message' | 'startTime' | 'initContainerStatuses' | 'containerStatuses' | 'conditions'> };
+export type PodView = Omit<V1Pod, 'spec' | 'status'> & {
+  spec?: Pick<V1PodSpec, 'activeDeadlineSeconds' | 'nodeName'>;
+  status?: Pick<
+    V1PodStatus,
+    'phase' | 'reason' | 'message' | 'startTime' | 'initContainerStatuses' | 'containerStatuses' | 'conditions'
+  >;
+};
 
 /**
  * What the operator reads of a step Pod: its metadata (labels, annotations, owners, deletion),
@@ -60,12 +79,22 @@ export function podView(pod: V1Pod): PodView {
     ...pick(pod, 'apiVersion', 'kind'),
     ...(metadata === undefined ? {} : { metadata }),
     ...(spec === undefined ? {} : { spec: pick(spec, 'activeDeadlineSeconds', 'nodeName') }),
-    ...(status === undefined ? {} : { status: { ...pick(status, 'phase', 'reason', 'message', 'startTime', 'initContainerStatuses', 'containerStatuses'), ...tellingConditions(status) } }),
+    ...(status === undefined
+      ? {}
+      : {
+          status: {
+            ...pick(status, 'phase', 'reason', 'message', 'startTime', 'initContainerStatuses', 'containerStatuses'),
+            ...tellingConditions(status),
+          },
+        }),
   };
 }
 
 function tellingConditions(status: V1PodStatus): Pick<V1PodStatus, 'conditions'> {
-  const conditions = (status.conditions ?? []).filter((c) => (c.type === 'PodScheduled' && c.status === 'False') || (c.type === 'DisruptionTarget' && c.status === 'True'));
+  const conditions = (status.conditions ?? []).filter(
+    (c) =>
+      (c.type === 'PodScheduled' && c.status === 'False') || (c.type === 'DisruptionTarget' && c.status === 'True'),
+  );
   return conditions.length === 0 ? {} : { conditions };
 }
 
@@ -78,10 +107,20 @@ function pick<T extends object, K extends keyof T>(object: T, ...keys: readonly 
 
 const ALLOWED_ACCOUNTS = `${ALLOW_RUNS_LABEL}=true`;
 
-export function operatorInformers(kc: KubeConfig, core: CoreV1Api, kube: KubedagClients, namespaces: readonly string[], log: Logger): OperatorInformers {
+export function operatorInformers(
+  kc: KubeConfig,
+  core: CoreV1Api,
+  kube: KubedagClients,
+  namespaces: readonly string[],
+  log: Logger,
+): OperatorInformers {
   const namespace = namespaces.length === 1 ? namespaces[0] : undefined;
   const watchLog = informerLog(log);
-  const custom = <T extends KubernetesObject>(client: ResourceClient<T>, transform: (object: T) => T = withoutManagedFields): Informer<T> => new Informer<T>({ kc, path: client.path(namespace), list: () => client.list(namespace), transform, log: watchLog });
+  const custom = <T extends KubernetesObject>(
+    client: ResourceClient<T>,
+    transform: (object: T) => T = withoutManagedFields,
+  ): Informer<T> =>
+    new Informer<T>({ kc, path: client.path(namespace), list: () => client.list(namespace), transform, log: watchLog });
   return {
     // A run whose end only its annotation could record is seen ended, by every controller.
     runs: custom(kube.runs, (run) => withRecordedEnd(withoutManagedFields(run))),
@@ -90,7 +129,10 @@ export function operatorInformers(kc: KubeConfig, core: CoreV1Api, kube: Kubedag
     pods: new Informer<V1Pod>({
       kc,
       path: namespace === undefined ? '/api/v1/pods' : `/api/v1/namespaces/${namespace}/pods`,
-      list: () => (namespace === undefined ? core.listPodForAllNamespaces({ labelSelector: LABELS.run }) : core.listNamespacedPod({ namespace, labelSelector: LABELS.run })),
+      list: () =>
+        namespace === undefined
+          ? core.listPodForAllNamespaces({ labelSelector: LABELS.run })
+          : core.listNamespacedPod({ namespace, labelSelector: LABELS.run }),
       labelSelector: LABELS.run,
       // The controllers' types still say V1Pod: a read of a field left out is undefined, never
       // a plausible empty value (no `containers: []`), so such a mistake shows at once.
@@ -98,11 +140,20 @@ export function operatorInformers(kc: KubeConfig, core: CoreV1Api, kube: Kubedag
       log: watchLog,
     }),
     // All namespaces even when one is watched: a namespace is cluster-scoped, and few.
-    namespaces: new Informer<V1Namespace>({ kc, path: '/api/v1/namespaces', list: () => core.listNamespace(), transform: labelsOnly, log: watchLog }),
+    namespaces: new Informer<V1Namespace>({
+      kc,
+      path: '/api/v1/namespaces',
+      list: () => core.listNamespace(),
+      transform: labelsOnly,
+      log: watchLog,
+    }),
     serviceAccounts: new Informer<V1ServiceAccount>({
       kc,
       path: namespace === undefined ? '/api/v1/serviceaccounts' : `/api/v1/namespaces/${namespace}/serviceaccounts`,
-      list: () => (namespace === undefined ? core.listServiceAccountForAllNamespaces({ labelSelector: ALLOWED_ACCOUNTS }) : core.listNamespacedServiceAccount({ namespace, labelSelector: ALLOWED_ACCOUNTS })),
+      list: () =>
+        namespace === undefined
+          ? core.listServiceAccountForAllNamespaces({ labelSelector: ALLOWED_ACCOUNTS })
+          : core.listNamespacedServiceAccount({ namespace, labelSelector: ALLOWED_ACCOUNTS }),
       labelSelector: ALLOWED_ACCOUNTS,
       transform: labelsOnly,
       log: watchLog,

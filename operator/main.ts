@@ -24,9 +24,15 @@ const log = createLogger('operator', config.log);
 const operator = new Operator({ config, log });
 try {
   await operator.start();
-  log.info({ namespaces: config.namespaces.length === 0 ? 'all' : config.namespaces.join(','), httpPort: config.httpPort }, `kubedag operator started; health, metrics and logs on port ${String(config.httpPort)}`);
+  log.info(
+    { namespaces: config.namespaces.length === 0 ? 'all' : config.namespaces.join(','), httpPort: config.httpPort },
+    `kubedag operator started; health, metrics and logs on port ${String(config.httpPort)}`,
+  );
 } catch (error) {
-  await exitWith(log, `cannot start: ${startFailure(error, { port: config.httpPort, setting: settingLabel(OPERATOR_SETTINGS.httpPort) })}`);
+  await exitWith(
+    log,
+    `cannot start: ${startFailure(error, { port: config.httpPort, setting: settingLabel(OPERATOR_SETTINGS.httpPort) })}`,
+  );
 }
 const shutdown = (signal: string): void => {
   log.info({ signal }, 'shutting down');

@@ -86,12 +86,33 @@ export class Operator {
     const store = await openLogStore(config.logStore);
     const history = await this.openHistory();
     const queues = this.makeQueues();
-    const controllers = buildControllers({ config, core, rbac: this.kc.makeApiClient(RbacAuthorizationV1Api), kube, informers, store, clock: this.clock, log, metrics: this.metrics, onArchived: (key) => { queues.runs.add(key); }, watched: (namespace) => this.watched(namespace), ...(history === undefined ? {} : { history }) });
+    const controllers = buildControllers({
+      config,
+      core,
+      rbac: this.kc.makeApiClient(RbacAuthorizationV1Api),
+      kube,
+      informers,
+      store,
+      clock: this.clock,
+      log,
+      metrics: this.metrics,
+      onArchived: (key) => {
+        queues.runs.add(key);
+      },
+      watched: (namespace) => this.watched(namespace),
+      ...(history === undefined ? {} : { history }),
+    });
     this.informers = informers;
     this.controllers = controllers;
     this.queues = queues;
     this.route(informers, controllers, queues);
-    this.server = operatorServer({ store, core, registry: this.metrics.registry, isLeader: () => this.elector?.isLeader() === true, ...(history === undefined ? {} : { history }) });
+    this.server = operatorServer({
+      store,
+      core,
+      registry: this.metrics.registry,
+      isLeader: () => this.elector?.isLeader() === true,
+      ...(history === undefined ? {} : { history }),
+    });
     await this.listen(this.server, config.httpPort);
     this.elector = new LeaderElector({
       kc: this.kc,
@@ -137,8 +158,13 @@ export class Operator {
       const { openHistoryStore } = await import('../core/history/open.ts');
       this.history = await openHistoryStore(config.history, this.clock);
     } catch (error) {
-      const where = config.history.kind === 'sqlite' ? `the SQLite file ${config.history.path}` : 'the PostgreSQL database of KUBEDAG_HISTORY_POSTGRES_URL';
-      throw new Error(`the ${config.history.kind} history store cannot be opened (${where}): ${errorMessage(error)}`, { cause: error });
+      const where =
+        config.history.kind === 'sqlite'
+          ? `the SQLite file ${config.history.path}`
+          : 'the PostgreSQL database of KUBEDAG_HISTORY_POSTGRES_URL';
+      throw new Error(`the ${config.history.kind} history store cannot be opened (${where}): ${errorMessage(error)}`, {
+        cause: error,
+      });
     }
     return this.history;
   }
@@ -181,7 +207,11 @@ export class Operator {
       }),
       retention: queue('run', 2, (key) => this.controllers?.retention.reconcile(key) ?? Promise.resolve(undefined)),
       dags: queue('dag', 2, (key) => this.controllers?.dags.reconcile(key) ?? Promise.resolve(undefined)),
-      history: queue('run', 2, (key) => this.controllers?.history?.archiver.reconcile(key) ?? Promise.resolve(undefined)),
+      history: queue(
+        'run',
+        2,
+        (key) => this.controllers?.history?.archiver.reconcile(key) ?? Promise.resolve(undefined),
+      ),
     };
   }
 
@@ -259,7 +289,11 @@ export class Operator {
    * of any run of it, or of a step Pod of a finished run (its log archived, the Pod gone), may
    * make it ready. Nothing with history-store none.
    */
-  private historyRoutes(runs: OperatorInformers['runs'], controllers: Controllers, queues: Queues): { onRun(event: string, run: DagRunResource): void; onPod(pod: V1Pod): void } {
+  private historyRoutes(
+    runs: OperatorInformers['runs'],
+    controllers: Controllers,
+    queues: Queues,
+  ): { onRun(event: string, run: DagRunResource): void; onPod(pod: V1Pod): void } {
     const enqueueRoot = (run: DagRunResource | undefined): void => {
       const root = run === undefined ? undefined : rootOf(run, runs);
       if (root !== undefined && isFinished(root)) queues.history.add(runKey(root));
@@ -292,14 +326,30 @@ export class Operator {
       log.info({ informer: name }, `informer ${name} synced`);
     };
     // The pod policy's inputs before any run or DAG is decided: a run must not start under the default level for want of its namespace's label.
-    await Promise.all([started('namespaces', informers.namespaces), started('serviceAccounts', informers.serviceAccounts)]);
-    await Promise.all([started('pods', informers.pods), started('dags', informers.dags), started('queues', informers.queues)]);
+    await Promise.all([
+      started('namespaces', informers.namespaces),
+      started('serviceAccounts', informers.serviceAccounts),
+    ]);
+    await Promise.all([
+      started('pods', informers.pods),
+      started('dags', informers.dags),
+      started('queues', informers.queues),
+    ]);
     await started('runs', informers.runs);
     this.resync = setInterval(() => {
       this.enqueueAll();
     }, RESYNC_MS);
     this.resync.unref();
-    this.scheduler = new Scheduler({ runClient: controllers.kube.runs, segmentClient: controllers.kube.segments, dags: informers.dags, runs: informers.runs, clock: this.clock, zone: config.scheduleZone, watched: (namespace) => this.watched(namespace), log });
+    this.scheduler = new Scheduler({
+      runClient: controllers.kube.runs,
+      segmentClient: controllers.kube.segments,
+      dags: informers.dags,
+      runs: informers.runs,
+      clock: this.clock,
+      zone: config.scheduleZone,
+      watched: (namespace) => this.watched(namespace),
+      log,
+    });
     this.scheduler.start();
     controllers.admission.start();
     controllers.history?.retention.start();

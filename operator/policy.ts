@@ -13,10 +13,16 @@ export type NamespacePolicy = PolicyContext & { readonly problem?: string };
 
 export type PolicyOf = (namespace: string) => NamespacePolicy;
 
-export function policySource(namespaces: Informer<V1Namespace>, accounts: Informer<V1ServiceAccount>, fallback: PolicyLevel): PolicyOf {
+export function policySource(
+  namespaces: Informer<V1Namespace>,
+  accounts: Informer<V1ServiceAccount>,
+  fallback: PolicyLevel,
+): PolicyOf {
   return (namespace) => {
     const { level, problem } = namespaceLevel(namespaces.get(undefined, namespace)?.metadata?.labels, fallback);
-    const serviceAccounts = new Set(accounts.list(namespace).flatMap((a) => (a.metadata?.name === undefined ? [] : [a.metadata.name])));
+    const serviceAccounts = new Set(
+      accounts.list(namespace).flatMap((a) => (a.metadata?.name === undefined ? [] : [a.metadata.name])),
+    );
     return { level, namespace, serviceAccounts, ...(problem === undefined ? {} : { problem }) };
   };
 }

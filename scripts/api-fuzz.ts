@@ -17,11 +17,21 @@ import { reportFigures } from '../scripts/fuzz/figures.ts';
 import { PHASES, runSchemathesis, schemathesisBinary, type Phase } from '../scripts/fuzz/schemathesis.ts';
 import { startFuzzStack, type StackProfile } from '../scripts/fuzz/stack.ts';
 
-const { values } = parseArgs({ options: { 'max-examples': { type: 'string', default: '50' }, seed: { type: 'string', default: '1' }, phases: { type: 'string', default: PHASES.join(',') }, stack: { type: 'string', default: 'fuzz' }, api: { type: 'string', default: 'v2' }, 'report-dir': { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    'max-examples': { type: 'string', default: '50' },
+    seed: { type: 'string', default: '1' },
+    phases: { type: 'string', default: PHASES.join(',') },
+    stack: { type: 'string', default: 'fuzz' },
+    api: { type: 'string', default: 'v2' },
+    'report-dir': { type: 'string' },
+  },
+});
 const phases = values.phases.split(',') as Phase[];
 const unknown = phases.filter((p) => !(PHASES as readonly string[]).includes(p));
 if (unknown.length > 0) throw new Error(`unknown phases: ${unknown.join(', ')} (known: ${PHASES.join(', ')})`);
-if (values.stack !== 'fuzz' && values.stack !== 'dev') throw new Error(`unknown stack "${values.stack}" (known: fuzz, dev)`);
+if (values.stack !== 'fuzz' && values.stack !== 'dev')
+  throw new Error(`unknown stack "${values.stack}" (known: fuzz, dev)`);
 const profile: StackProfile = values.stack;
 if (values.api !== 'v1' && values.api !== 'v2') throw new Error(`unknown api "${values.api}" (known: v1, v2)`);
 const api: 'v1' | 'v2' = values.api;
@@ -44,11 +54,15 @@ async function fuzz(kubeconfig: string): Promise<number> {
       ...(values['report-dir'] === undefined ? {} : { reportDir: values['report-dir'] }),
       onLine: (line) => void process.stdout.write(`${line}\n`),
     });
-    log(`schemathesis exited ${String(result.exitCode)} after ${result.seconds.toFixed(0)} s; report in ${result.reportDir}`);
+    log(
+      `schemathesis exited ${String(result.exitCode)} after ${result.seconds.toFixed(0)} s; report in ${result.reportDir}`,
+    );
     const figures = await reportFigures(join(result.reportDir, 'events.ndjson')).catch(() => ({}));
-    for (const [phase, { scenarios, cases }] of Object.entries(figures)) log(`${phase}: ${String(cases)} test cases in ${String(scenarios)} scenarios`);
+    for (const [phase, { scenarios, cases }] of Object.entries(figures))
+      log(`${phase}: ${String(cases)} test cases in ${String(scenarios)} scenarios`);
     // A passing run's reports (tens of MB of requests) go, unless asked for; a failing one's stay.
-    if (result.exitCode === 0 && values['report-dir'] === undefined) await rm(result.reportDir, { recursive: true, force: true });
+    if (result.exitCode === 0 && values['report-dir'] === undefined)
+      await rm(result.reportDir, { recursive: true, force: true });
     return result.exitCode;
   } finally {
     await stack.stop();

@@ -12,11 +12,15 @@ const INDEXED = ['docs/decisions', 'docs/reports'] as const;
 
 /** What is wrong between the notes in `folder` and the links of its index. Pure. */
 export function indexProblems(notes: readonly string[], index: string, folder = 'docs/decisions'): string[] {
-  const linked = new Set([...index.matchAll(/\]\(([^)#]+\.md)\)/g)].map((m) => m[1] ?? '').filter((target) => !target.includes('/')));
+  const linked = new Set(
+    [...index.matchAll(/\]\(([^)#]+\.md)\)/g)].map((m) => m[1] ?? '').filter((target) => !target.includes('/')),
+  );
   const present = new Set(notes);
   return [
     ...notes.filter((note) => !linked.has(note)).map((note) => `${folder}/${note} has no line in ${folder}/README.md`),
-    ...[...linked].filter((target) => !present.has(target)).map((target) => `${folder}/README.md links ${target}, which is not there`),
+    ...[...linked]
+      .filter((target) => !present.has(target))
+      .map((target) => `${folder}/README.md links ${target}, which is not there`),
   ];
 }
 

@@ -30,7 +30,13 @@ export function linksOf(markdown: string): string[] {
 
 async function markdownFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  const nested = await Promise.all(entries.map((e) => (e.isDirectory() ? markdownFiles(join(dir, e.name)) : Promise.resolve(e.name.endsWith('.md') ? [join(dir, e.name)] : []))));
+  const nested = await Promise.all(
+    entries.map((e) =>
+      e.isDirectory()
+        ? markdownFiles(join(dir, e.name))
+        : Promise.resolve(e.name.endsWith('.md') ? [join(dir, e.name)] : []),
+    ),
+  );
   return nested.flat();
 }
 
@@ -50,7 +56,13 @@ export async function docsLinkProblems(root: string): Promise<string[]> {
       const target = path === '' ? file : normalize(join(dirname(file), decodeURI(path)));
       const where = `${relative(root, file)}: ${link}`;
       if (!existsSync(target)) problems.push(`${where} names no file`);
-      else if (anchor !== undefined && anchor !== '' && target.endsWith('.md') && !anchorsOf(await read(target)).has(anchor)) problems.push(`${where} names no heading`);
+      else if (
+        anchor !== undefined &&
+        anchor !== '' &&
+        target.endsWith('.md') &&
+        !anchorsOf(await read(target)).has(anchor)
+      )
+        problems.push(`${where} names no heading`);
     }
   }
   return problems;

@@ -23,14 +23,17 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-const tried = (command: string, args: string[]): SpawnSyncReturns<string> => spawnSync(command, args, { encoding: 'utf8' });
+const tried = (command: string, args: string[]): SpawnSyncReturns<string> =>
+  spawnSync(command, args, { encoding: 'utf8' });
 
 /** Each prerequisite, with what to do when it is missing, before anything is built. */
 function checkPrerequisites(): void {
   const docker = tried('docker', ['info', '--format', '{{.ServerVersion}}']);
-  if (docker.error !== undefined) fail('needs Docker: no `docker` command on this machine (kind runs its nodes as Docker containers)');
+  if (docker.error !== undefined)
+    fail('needs Docker: no `docker` command on this machine (kind runs its nodes as Docker containers)');
   if (docker.status !== 0) fail(`needs a running Docker engine: \`docker info\` failed:\n${docker.stderr.trim()}`);
-  if (tried('kind', ['version']).error !== undefined) fail('needs kind on the PATH (for example `go install sigs.k8s.io/kind@latest`)');
+  if (tried('kind', ['version']).error !== undefined)
+    fail('needs kind on the PATH (for example `go install sigs.k8s.io/kind@latest`)');
 }
 
 const run = (command: string, args: string[], env: NodeJS.ProcessEnv = process.env): void => {
@@ -51,13 +54,41 @@ if (!existing) run('kind', ['create', 'cluster', '--name', cluster, '--wait', '1
 /** Loads the image, installs the chart with it and runs the e2e suite; whether the suite passed. */
 async function e2e(): Promise<boolean> {
   const kubeconfig = join(mkdtempSync(join(tmpdir(), 'kubedag-kind-')), 'kubeconfig');
-  writeFileSync(kubeconfig, execFileSync('kind', ['get', 'kubeconfig', '--name', cluster], { encoding: 'utf8' }), { mode: 0o600 });
+  writeFileSync(kubeconfig, execFileSync('kind', ['get', 'kubeconfig', '--name', cluster], { encoding: 'utf8' }), {
+    mode: 0o600,
+  });
   run('kind', ['load', 'image-archive', built.archive, '--name', cluster]);
   // kind's storage class gives ReadWriteOnce volumes only, which the chart's directory log
   // store accepts for one operator replica.
-  const values = ['operator.replicas=1', 'operator.logs.persistence.accessModes={ReadWriteOnce}'].flatMap((v) => ['--set', v]);
-  run(await helmBinary(), ['upgrade', '--install', release, join(ROOT, 'charts/kubedag'), '--kubeconfig', kubeconfig, '--namespace', namespace, '--create-namespace', ...values, '--wait', '--timeout', '5m']);
-  const result = spawnSync('npx', ['vitest', 'run', '--project', 'e2e'], { stdio: 'inherit', cwd: ROOT, env: { ...process.env, KUBEDAG_E2E_KUBECONFIG: kubeconfig, KUBEDAG_E2E_NAMESPACE: namespace, KUBEDAG_E2E_RELEASE: release } });
+  const values = ['operator.replicas=1', 'operator.logs.persistence.accessModes={ReadWriteOnce}'].flatMap((v) => [
+    '--set',
+    v,
+  ]);
+  run(await helmBinary(), [
+    'upgrade',
+    '--install',
+    release,
+    join(ROOT, 'charts/kubedag'),
+    '--kubeconfig',
+    kubeconfig,
+    '--namespace',
+    namespace,
+    '--create-namespace',
+    ...values,
+    '--wait',
+    '--timeout',
+    '5m',
+  ]);
+  const result = spawnSync('npx', ['vitest', 'run', '--project', 'e2e'], {
+    stdio: 'inherit',
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      KUBEDAG_E2E_KUBECONFIG: kubeconfig,
+      KUBEDAG_E2E_NAMESPACE: namespace,
+      KUBEDAG_E2E_RELEASE: release,
+    },
+  });
   return result.status === 0;
 }
 

@@ -38,15 +38,58 @@ try {
   const started = Date.now();
   await importImage(state.dir, built.archive);
   say(`imported ${built.archive} in ${String(Date.now() - started)} ms`);
-  const values = ['operator.replicas=1', `operator.defaultStepImage=${STEP_IMAGE}`, 'image.pullPolicy=Never'].flatMap((v) => ['--set', v]);
+  const values = ['operator.replicas=1', `operator.defaultStepImage=${STEP_IMAGE}`, 'image.pullPolicy=Never'].flatMap(
+    (v) => ['--set', v],
+  );
   // The local cluster makes the step exec ClusterRole the chart makes; the release takes it over.
-  run(binaries.kubectl, ['--kubeconfig', state.kubeconfig, 'delete', 'clusterrole', 'kubedag-step-exec', '--ignore-not-found']);
+  run(binaries.kubectl, [
+    '--kubeconfig',
+    state.kubeconfig,
+    'delete',
+    'clusterrole',
+    'kubedag-step-exec',
+    '--ignore-not-found',
+  ]);
   const installed = Date.now();
-  passed = run(binaries.helm, ['upgrade', '--install', release, join(ROOT, 'charts/kubedag'), '--kubeconfig', state.kubeconfig, '--namespace', namespace, '--create-namespace', ...values, '--wait', '--timeout', '5m']);
+  passed = run(binaries.helm, [
+    'upgrade',
+    '--install',
+    release,
+    join(ROOT, 'charts/kubedag'),
+    '--kubeconfig',
+    state.kubeconfig,
+    '--namespace',
+    namespace,
+    '--create-namespace',
+    ...values,
+    '--wait',
+    '--timeout',
+    '5m',
+  ]);
   say(`helm install ${passed ? 'ready' : 'failed'} after ${String(Date.now() - installed)} ms`);
-  if (passed) passed = run('npx', ['vitest', 'run', '--project', 'e2e', '--reporter=default', '--reporter=json', '--outputFile.json=.dev/vitest-e2e.json'], { ...process.env, KUBEDAG_E2E_KUBECONFIG: state.kubeconfig, KUBEDAG_E2E_NAMESPACE: namespace, KUBEDAG_E2E_RELEASE: release, KUBEDAG_E2E_STEP_IMAGE: STEP_IMAGE });
+  if (passed)
+    passed = run(
+      'npx',
+      [
+        'vitest',
+        'run',
+        '--project',
+        'e2e',
+        '--reporter=default',
+        '--reporter=json',
+        '--outputFile.json=.dev/vitest-e2e.json',
+      ],
+      {
+        ...process.env,
+        KUBEDAG_E2E_KUBECONFIG: state.kubeconfig,
+        KUBEDAG_E2E_NAMESPACE: namespace,
+        KUBEDAG_E2E_RELEASE: release,
+        KUBEDAG_E2E_STEP_IMAGE: STEP_IMAGE,
+      },
+    );
 } finally {
-  if (process.env.KUBEDAG_KEEP_CLUSTER === '1') say(`kept the cluster: KUBECONFIG=${state.kubeconfig}; stop it with node cluster/cli.ts down --dir=${dir}`);
+  if (process.env.KUBEDAG_KEEP_CLUSTER === '1')
+    say(`kept the cluster: KUBECONFIG=${state.kubeconfig}; stop it with node cluster/cli.ts down --dir=${dir}`);
   else {
     await stopCluster((await readState(state.dir)) ?? state, say);
     await rm(dir, { recursive: true, force: true });

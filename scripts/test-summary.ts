@@ -14,4 +14,6 @@ const reports = process.argv
   .filter((path) => existsSync(path))
   .map((path) => JSON.parse(readFileSync(path, 'utf8')) as Report);
 const sum = (pick: (r: Report) => number): number => reports.reduce((n, r) => n + pick(r), 0);
-console.log(`${sum((r) => r.numPassedTests)} passed, ${sum((r) => r.numFailedTests)} failed, ${sum((r) => r.numPendingTests + r.numTodoTests)} skipped`);
+console.log(
+  `${sum((r) => r.numPassedTests)} passed, ${sum((r) => r.numFailedTests)} failed, ${sum((r) => r.numPendingTests + r.numTodoTests)} skipped`,
+);

@@ -64,7 +64,8 @@ export function execKubeConfig(env: Readonly<Record<string, string | undefined>>
 export function exitCodeOf(status: V1Status): number | { error: string } {
   if (status.status === 'Success') return 0;
   const cause = status.details?.causes?.find((c) => c.reason === 'ExitCode');
-  if (status.reason === 'NonZeroExitCode' && cause?.message !== undefined && /^\d+$/.test(cause.message)) return Number(cause.message);
+  if (status.reason === 'NonZeroExitCode' && cause?.message !== undefined && /^\d+$/.test(cause.message))
+    return Number(cause.message);
   return { error: status.message ?? 'the exec failed without a message' };
 }
 
@@ -99,7 +100,15 @@ const WRAPPER = [
 
 /** The command as started under the wrapper. */
 export function wrapCommand(command: readonly string[], stopSignal: NodeJS.Signals, graceMs: number): string[] {
-  return ['/bin/sh', '-c', WRAPPER, 'kubedag-exec', String(Math.max(1, Math.ceil(graceMs / 1000))), stopSignal.replace(/^SIG/, ''), ...command];
+  return [
+    '/bin/sh',
+    '-c',
+    WRAPPER,
+    'kubedag-exec',
+    String(Math.max(1, Math.ceil(graceMs / 1000))),
+    stopSignal.replace(/^SIG/, ''),
+    ...command,
+  ];
 }
 
 /** Passes chunks on: client-node ends the streams it is given, the step's own must stay open. */
@@ -113,24 +122,49 @@ const forward = (target: NodeJS.WritableStream): Writable =>
 
 function noStatus(stopped: boolean, shell: boolean): string {
   if (!stopped) return 'the connection ended without a status';
-  return shell ? 'stopped; the connection closed before the exit code came' : 'stopped before the command ended; without a shell to stop it, it may still run in the container';
+  return shell
+    ? 'stopped; the connection closed before the exit code came'
+    : 'stopped before the command ended; without a shell to stop it, it may still run in the container';
 }
 
-export async function execInContainer(kc: KubeConfig, ref: ContainerRef, options: ContainerExecOptions): Promise<ContainerExecResult> {
+export async function execInContainer(
+  kc: KubeConfig,
+  ref: ContainerRef,
+  options: ContainerExecOptions,
+): Promise<ContainerExecResult> {
   const where = `exec in ${ref.namespace}/${ref.pod} container ${ref.container}`;
   const shell = options.shell !== false;
-  if (shell && options.stdin !== undefined) throw new ContainerExecError(`${where}: stdin is taken by the shell wrapper; pass shell: false to give the command a stdin`);
+  if (shell && options.stdin !== undefined)
+    throw new ContainerExecError(
+      `${where}: stdin is taken by the shell wrapper; pass shell: false to give the command a stdin`,
+    );
   const lifeline = new PassThrough();
-  const command = shell ? wrapCommand(options.command, options.stopSignal ?? 'SIGTERM', options.graceMs ?? 10_000) : [...options.command];
+  const command = shell
+    ? wrapCommand(options.command, options.stopSignal ?? 'SIGTERM', options.graceMs ?? 10_000)
+    : [...options.command];
   // Set from callbacks; objects, so that the compiler does not narrow the fields.
   const state = { stopped: false };
   const reported: { status?: V1Status } = {};
   const ws = await new Exec(kc)
-    .exec(ref.namespace, ref.pod, ref.container, command, forward(options.stdout), forward(options.stderr), shell ? lifeline : (options.stdin ?? null), false, (s) => (reported.status = s))
+    .exec(
+      ref.namespace,
+      ref.pod,
+      ref.container,
+      command,
+      forward(options.stdout),
+      forward(options.stderr),
+      shell ? lifeline : (options.stdin ?? null),
+      false,
+      (s) => (reported.status = s),
+    )
     .catch((error: unknown) => {
       throw new ContainerExecError(`${where}: ${error instanceof Error ? error.message : String(error)}`);
     });
-  const closed = new Promise<void>((resolve) => ws.once('close', () => { resolve(); }));
+  const closed = new Promise<void>((resolve) =>
+    ws.once('close', () => {
+      resolve();
+    }),
+  );
   const stop = (): void => {
     state.stopped = true;
     // v5 sends the end of stdin as a frame and waits for the status; older protocols close.

@@ -21,10 +21,33 @@ interface Signature {
 }
 
 const exact = (pattern: string, type: string): Signature => ({ pattern: bytes(pattern), type });
-const masked = (mask: string, pattern: string, type: string, skipSpace = false): Signature => ({ pattern: bytes(pattern), mask: bytes(mask), type, skipSpace });
+const masked = (mask: string, pattern: string, type: string, skipSpace = false): Signature => ({
+  pattern: bytes(pattern),
+  mask: bytes(mask),
+  type,
+  skipSpace,
+});
 
 /** Tags that make a body HTML when one starts it (after whitespace, any case, then a space or `>`). */
-const HTML_TAGS = ['<!DOCTYPE HTML', '<HTML', '<HEAD', '<SCRIPT', '<IFRAME', '<H1', '<DIV', '<FONT', '<TABLE', '<A', '<STYLE', '<TITLE', '<B', '<BODY', '<BR', '<P', '<!--'];
+const HTML_TAGS = [
+  '<!DOCTYPE HTML',
+  '<HTML',
+  '<HEAD',
+  '<SCRIPT',
+  '<IFRAME',
+  '<H1',
+  '<DIV',
+  '<FONT',
+  '<TABLE',
+  '<A',
+  '<STYLE',
+  '<TITLE',
+  '<B',
+  '<BODY',
+  '<BR',
+  '<P',
+  '<!--',
+];
 
 /** Go's table after the HTML tags, in its order: the first match wins. */
 const SIGNATURES: readonly Signature[] = [

@@ -12,11 +12,22 @@ export class Ordered {
   }
 }
 
-const SHORT_ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' };
+const SHORT_ESCAPES: Record<string, string> = {
+  '"': '\\"',
+  '\\': '\\\\',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\b': '\\b',
+  '\f': '\\f',
+};
 
 function goString(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  const escaped = text.replace(/["\\\u0000-\u001f<>&\u2028\u2029]/g, (c) => SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const escaped = text.replace(
+    // eslint-disable-next-line no-control-regex
+    /["\\\u0000-\u001f<>&\u2028\u2029]/g,
+    (c) => SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
   return `"${escaped}"`;
 }
 
@@ -43,7 +54,10 @@ export function goJson(value: unknown, indent = '', depth = 0): string {
     if (value.length === 0) return '[]';
     return `[${value.map((item) => `${inner}${goJson(item, indent, depth + 1)}`).join(',')}${outer}]`;
   }
-  const entries = value instanceof Ordered ? value.entries : Object.entries(value as Record<string, unknown>).sort(([a], [b]) => byBytes(a, b));
+  const entries =
+    value instanceof Ordered
+      ? value.entries
+      : Object.entries(value as Record<string, unknown>).sort(([a], [b]) => byBytes(a, b));
   if (entries.length === 0) return '{}';
   const colon = indent === '' ? ':' : ': ';
   return `{${entries.map(([key, item]) => `${inner}${goString(key)}${colon}${goJson(item, indent, depth + 1)}`).join(',')}${outer}}`;
@@ -57,13 +71,16 @@ export function goFloat(value: number): string {
   const [mantissa = '', exponentText = '0'] = value.toExponential().split('e');
   const exponent = Number(exponentText);
   // strconv's 'g' with the shortest precision switches to %e outside [1e-4, 1e6).
-  if (exponent < -4 || exponent >= 6) return `${mantissa}e${exponent < 0 ? '-' : '+'}${String(Math.abs(exponent)).padStart(2, '0')}`;
+  if (exponent < -4 || exponent >= 6)
+    return `${mantissa}e${exponent < 0 ? '-' : '+'}${String(Math.abs(exponent)).padStart(2, '0')}`;
   return String(value);
 }
 
 /** net/http Header names in canonical form: `content-type` -> `Content-Type`. */
 export function canonicalHeader(name: string): string {
-  return name.toLowerCase().replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => `${dash}${letter.toUpperCase()}`);
+  return name
+    .toLowerCase()
+    .replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => `${dash}${letter.toUpperCase()}`);
 }
 
 /**
@@ -73,7 +90,12 @@ export function canonicalHeader(name: string): string {
 export function goHeaders(headers: Readonly<Record<string, string | readonly string[] | undefined>>): string {
   const lines = Object.entries(headers)
     .filter(([name]) => name.toLowerCase() !== 'transfer-encoding')
-    .map(([name, value]) => [canonicalHeader(name), value === undefined ? [] : typeof value === 'string' ? [value] : value] as const)
+    .map(
+      ([name, value]) =>
+        [canonicalHeader(name), value === undefined ? [] : typeof value === 'string' ? [value] : value] as const,
+    )
     .sort(([a], [b]) => byBytes(a, b));
-  return lines.flatMap(([name, values]) => values.map((v) => `${name}: ${v.replace(/[\r\n]+/g, ' ').trim()}\r\n`)).join('');
+  return lines
+    .flatMap(([name, values]) => values.map((v) => `${name}: ${v.replace(/[\r\n]+/g, ' ').trim()}\r\n`))
+    .join('');
 }

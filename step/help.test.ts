@@ -15,7 +15,14 @@ describe('kubedag-step --help', () => {
   });
 
   it('names every KUBEDAG_ variable of the runner’s contract with the operator', () => {
-    const contract = readdirSync(join(import.meta.dirname, '../core/runner')).filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'));
-    expect(undeclaredVariables(contract.map((file) => `core/runner/${file}`), STEP_SETTINGS)).toEqual([]);
+    const contract = readdirSync(join(import.meta.dirname, '../core/runner')).filter(
+      (file) => file.endsWith('.ts') && !file.endsWith('.test.ts'),
+    );
+    expect(
+      undeclaredVariables(
+        contract.map((file) => `core/runner/${file}`),
+        STEP_SETTINGS,
+      ),
+    ).toEqual([]);
   });
 });

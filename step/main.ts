@@ -29,7 +29,13 @@ import { stopExitCode, stopSignals } from './stop.ts';
 
 type Executor = (spec: ExecutorSpec, io: StepIO) => Promise<number>;
 
-const EXECUTORS: Record<RunnerExecutor, Executor> = { http: runHttp, jq: runJq, mail: runMail, ssh: runSsh, 'container-exec': (spec, io) => runContainerExec(spec, io) };
+const EXECUTORS: Record<RunnerExecutor, Executor> = {
+  http: runHttp,
+  jq: runJq,
+  mail: runMail,
+  ssh: runSsh,
+  'container-exec': (spec, io) => runContainerExec(spec, io),
+};
 
 const USAGE = `usage: ${STEP_HELP.usage}   (--help says more)`;
 
@@ -52,7 +58,8 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(renderHelp(STEP_HELP));
     return 0;
   }
-  const command = argv[0] !== undefined && Object.hasOwn(COMMANDS, argv[0]) ? COMMANDS[argv[0] as StepCommand] : undefined;
+  const command =
+    argv[0] !== undefined && Object.hasOwn(COMMANDS, argv[0]) ? COMMANDS[argv[0] as StepCommand] : undefined;
   if (command === undefined || argv.length !== 1) {
     process.stderr.write(`kubedag-step: ${USAGE}\n`);
     return 2;

@@ -9,12 +9,26 @@ import { sendMail } from './executors/mail.ts';
 import { expandSetting, type StepIO } from './io.ts';
 
 export function parseNotifySpec(text: string | undefined): NotifySpec {
-  if (text === undefined || text === '') throw new Error(`${NOTIFY_ENV} is not set: it carries the mail to send as JSON`);
+  if (text === undefined || text === '')
+    throw new Error(`${NOTIFY_ENV} is not set: it carries the mail to send as JSON`);
   const spec = JSON.parse(text) as Partial<NotifySpec> | null;
-  if (spec === null || typeof spec !== 'object' || !Array.isArray(spec.to) || typeof spec.subject !== 'string' || typeof spec.html !== 'string') {
+  if (
+    spec === null ||
+    typeof spec !== 'object' ||
+    !Array.isArray(spec.to) ||
+    typeof spec.subject !== 'string' ||
+    typeof spec.html !== 'string'
+  ) {
     throw new Error(`${NOTIFY_ENV} is not a mail notification (to, subject and html are required)`);
   }
-  return { from: spec.from ?? '', to: spec.to, subject: spec.subject, html: spec.html, attachments: spec.attachments ?? [], ...(spec.smtp === undefined ? {} : { smtp: spec.smtp }) };
+  return {
+    from: spec.from ?? '',
+    to: spec.to,
+    subject: spec.subject,
+    html: spec.html,
+    attachments: spec.attachments ?? [],
+    ...(spec.smtp === undefined ? {} : { smtp: spec.smtp }),
+  };
 }
 
 /** Sends the notification; 0 once the server took it, else an error says why. */
@@ -23,7 +37,14 @@ export async function runNotify(io: StepIO): Promise<number> {
   const expand = (text: string): string => expandSetting(text, io.env).trim();
   const to = spec.to.map(expand).filter((address) => address !== '');
   if (to.length === 0) throw new Error('the mail has no recipient: set `to` in errorMail or infoMail');
-  const message = { from: expand(spec.from), to, subject: expand(spec.subject), body: spec.html, contentType: 'text/html' as const, attachments: spec.attachments };
+  const message = {
+    from: expand(spec.from),
+    to,
+    subject: expand(spec.subject),
+    body: spec.html,
+    contentType: 'text/html' as const,
+    attachments: spec.attachments,
+  };
   io.stdout.write(`sending mail\nfrom: ${message.from}\nto: ${to.join(', ')}\nsubject: ${message.subject}\n`);
   await sendMail(spec.smtp, message, io);
   io.stdout.write('mail sent\n');

@@ -34,7 +34,12 @@ export function boolSetting(config: Readonly<Record<string, unknown>>, key: stri
 export function intSetting(config: Readonly<Record<string, unknown>>, key: string, env: Env): number {
   const value = config[key];
   if (value === undefined || value === null) return 0;
-  const number = typeof value === 'string' ? (expandSetting(value, env).trim() === '' ? 0 : Number(expandSetting(value, env))) : value;
+  const number =
+    typeof value === 'string'
+      ? expandSetting(value, env).trim() === ''
+        ? 0
+        : Number(expandSetting(value, env))
+      : value;
   if (typeof number === 'number' && Number.isInteger(number)) return number;
   throw new SettingError(`${key}: must be a whole number, not ${JSON.stringify(value)}`);
 }
@@ -43,7 +48,8 @@ export function intSetting(config: Readonly<Record<string, unknown>>, key: strin
 export function mapSetting(config: Readonly<Record<string, unknown>>, key: string, env: Env): Record<string, string> {
   const value = config[key];
   if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw new SettingError(`${key}: must be a mapping of names to values, not ${JSON.stringify(value)}`);
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new SettingError(`${key}: must be a mapping of names to values, not ${JSON.stringify(value)}`);
   const entries = Object.entries(value as Record<string, unknown>).map(([name, item]) => {
     if (typeof item === 'string') return [name, expandSetting(item, env)];
     if (typeof item === 'number' || typeof item === 'boolean') return [name, String(item)];

@@ -18,13 +18,22 @@ import { TELEMETRY_ENV, type SpanOutcome, type TelemetrySpan, type TelemetrySpec
 import { expandSetting, type StepIO } from './io.ts';
 
 const SCOPE = { name: 'github.com/dagu-org/dagu' };
-const CODES: Readonly<Record<SpanOutcome, SpanStatusCode>> = { unset: SpanStatusCode.UNSET, ok: SpanStatusCode.OK, error: SpanStatusCode.ERROR };
+const CODES: Readonly<Record<SpanOutcome, SpanStatusCode>> = {
+  unset: SpanStatusCode.UNSET,
+  ok: SpanStatusCode.OK,
+  error: SpanStatusCode.ERROR,
+};
 
 /** The spec from its variable; a clear error when it is missing or not a spec. */
 export function parseTelemetrySpec(text: string | undefined): TelemetrySpec {
   if (text === undefined || text === '') throw new Error(`${TELEMETRY_ENV} is not set`);
   const spec = JSON.parse(text) as Partial<TelemetrySpec> | null;
-  if (spec === null || typeof spec.url !== 'string' || (spec.protocol !== 'http' && spec.protocol !== 'grpc') || !Array.isArray(spec.spans)) {
+  if (
+    spec === null ||
+    typeof spec.url !== 'string' ||
+    (spec.protocol !== 'http' && spec.protocol !== 'grpc') ||
+    !Array.isArray(spec.spans)
+  ) {
     throw new Error(`${TELEMETRY_ENV} is not a telemetry spec (protocol, url and spans are required)`);
   }
   return spec as TelemetrySpec;
@@ -33,14 +42,26 @@ export function parseTelemetrySpec(text: string | undefined): TelemetrySpec {
 /** A span that already ended, with the ids and times it was given: what exporters read. */
 export function readableSpan(span: TelemetrySpan, resource: Resource): ReadableSpan {
   const context = { traceId: span.traceId, spanId: span.spanId, traceFlags: TraceFlags.SAMPLED };
-  const status: SpanStatus = { code: CODES[span.outcome], ...(span.outcome === 'error' && span.message !== undefined ? { message: span.message } : {}) };
+  const status: SpanStatus = {
+    code: CODES[span.outcome],
+    ...(span.outcome === 'error' && span.message !== undefined ? { message: span.message } : {}),
+  };
   const startTime = millisToHrTime(span.startMs);
   const endTime = millisToHrTime(span.endMs);
   return {
     name: span.name,
     kind: SpanKind.INTERNAL,
     spanContext: () => context,
-    ...(span.parentSpanId === undefined ? {} : { parentSpanContext: { traceId: span.traceId, spanId: span.parentSpanId, traceFlags: TraceFlags.SAMPLED, isRemote: true } }),
+    ...(span.parentSpanId === undefined
+      ? {}
+      : {
+          parentSpanContext: {
+            traceId: span.traceId,
+            spanId: span.parentSpanId,
+            traceFlags: TraceFlags.SAMPLED,
+            isRemote: true,
+          },
+        }),
     startTime,
     endTime,
     duration: millisToHrTime(Math.max(0, span.endMs - span.startMs)),
@@ -57,8 +78,13 @@ export function readableSpan(span: TelemetrySpan, resource: Resource): ReadableS
   };
 }
 
-function expanded(values: Readonly<Record<string, OtelAttribute>>, env: Readonly<Record<string, string>>): Record<string, OtelAttribute> {
-  return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, typeof v === 'string' ? expandSetting(v, env) : v]));
+function expanded(
+  values: Readonly<Record<string, OtelAttribute>>,
+  env: Readonly<Record<string, string>>,
+): Record<string, OtelAttribute> {
+  return Object.fromEntries(
+    Object.entries(values).map(([k, v]) => [k, typeof v === 'string' ? expandSetting(v, env) : v]),
+  );
 }
 
 function exporterFor(spec: TelemetrySpec, env: Readonly<Record<string, string>>): SpanExporter {
@@ -69,7 +95,12 @@ function exporterFor(spec: TelemetrySpec, env: Readonly<Record<string, string>>)
   const metadata = new Metadata();
   for (const [k, v] of Object.entries(headers)) metadata.set(k, v);
   const secure = url.startsWith('https://');
-  return new GrpcExporter({ url, metadata, credentials: secure ? credentials.createSsl() : credentials.createInsecure(), ...timeout });
+  return new GrpcExporter({
+    url,
+    metadata,
+    credentials: secure ? credentials.createSsl() : credentials.createInsecure(),
+    ...timeout,
+  });
 }
 
 function exported(exporter: SpanExporter, spans: ReadableSpan[]): Promise<ExportResult> {
@@ -84,12 +115,19 @@ export async function runTelemetry(io: StepIO): Promise<number> {
   const resource = resourceFromAttributes(expanded(spec.resource, io.env));
   const exporter = exporterFor(spec, io.env);
   try {
-    const result = await exported(exporter, spec.spans.map((span) => readableSpan(span, resource)));
+    const result = await exported(
+      exporter,
+      spec.spans.map((span) => readableSpan(span, resource)),
+    );
     if (result.code !== ExportResultCode.SUCCESS) {
-      io.stderr.write(`kubedag-step telemetry: export to ${spec.url} failed: ${result.error?.message ?? 'unknown error'}\n`);
+      io.stderr.write(
+        `kubedag-step telemetry: export to ${spec.url} failed: ${result.error?.message ?? 'unknown error'}\n`,
+      );
       return 1;
     }
-    io.stdout.write(`exported ${String(spec.spans.length)} spans of trace ${spec.spans[0]?.traceId ?? '-'} to ${spec.url}\n`);
+    io.stdout.write(
+      `exported ${String(spec.spans.length)} spans of trace ${spec.spans[0]?.traceId ?? '-'} to ${spec.url}\n`,
+    );
     return 0;
   } finally {
     await exporter.shutdown();

@@ -74,7 +74,9 @@ function sqliteBackend(): Backend {
         },
         plan: (statement) => {
           const explain = `EXPLAIN QUERY PLAN ${statement.sql.replace(/\$(\d+)/g, '?$1')}`;
-          const rows = direct((db) => db.prepare(explain).all(...(statement.params as SQLInputValue[])) as { detail: string }[]);
+          const rows = direct(
+            (db) => db.prepare(explain).all(...(statement.params as SQLInputValue[])) as { detail: string }[],
+          );
           return Promise.resolve(rows.map((r) => r.detail).join('\n'));
         },
       });
@@ -109,7 +111,10 @@ function postgresBackend(): Backend {
       const url = await server.database(`history_${String((count += 1))}`);
       return {
         open: async () => remember(stores, await openPostgresStore({ url, clock: fixedClock })),
-        scalar: (sql) => direct(url, async (c) => Number(Object.values((await c.query<Record<string, unknown>>(sql)).rows[0] ?? {})[0])),
+        scalar: (sql) =>
+          direct(url, async (c) =>
+            Number(Object.values((await c.query<Record<string, unknown>>(sql)).rows[0] ?? {})[0]),
+          ),
         exec: (sql) =>
           direct(url, async (c) => {
             await c.query(sql);
@@ -117,7 +122,8 @@ function postgresBackend(): Backend {
         plan: (statement) =>
           direct(url, async (c) => {
             await c.query('ANALYZE history_runs');
-            const rows = (await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${statement.sql}`, [...statement.params])).rows;
+            const rows = (await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${statement.sql}`, [...statement.params]))
+              .rows;
             return rows.map((r) => r['QUERY PLAN']).join('\n');
           }),
       };

@@ -39,14 +39,31 @@ export async function launchOperator(launch: OperatorLaunch): Promise<RunningOpe
   const port = await freePort();
   // The S3 log store takes no directory (the operator refuses a setting of the other store).
   const directory = extraArgs.includes('--log-store=s3') ? [] : [`--log-dir=${dir}`];
-  const child = spawn(process.execPath, [join(root, 'operator/main.ts'), `--kubeconfig=${kubeconfig}`, `--namespaces=${namespace}`, `--lease-namespace=${namespace}`, ...directory, `--http-port=${String(port)}`, ...extraArgs], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      join(root, 'operator/main.ts'),
+      `--kubeconfig=${kubeconfig}`,
+      `--namespaces=${namespace}`,
+      `--lease-namespace=${namespace}`,
+      ...directory,
+      `--http-port=${String(port)}`,
+      ...extraArgs,
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    },
+  );
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitFor(waitToLead ? 'the operator to lead' : 'the operator to start', () => Promise.resolve(output.includes(waitToLead ? 'leading:' : 'operator started')), 30_000, 50);
+  await waitFor(
+    waitToLead ? 'the operator to lead' : 'the operator to start',
+    () => Promise.resolve(output.includes(waitToLead ? 'leading:' : 'operator started')),
+    30_000,
+    50,
+  );
   return {
     logDir: dir,
     url: `http://127.0.0.1:${String(port)}`,

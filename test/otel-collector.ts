@@ -52,7 +52,18 @@ function attributes(list: { key: string; value: AnyValue }[] | undefined): Recor
 interface ExportRequest {
   resourceSpans?: {
     resource?: { attributes?: { key: string; value: AnyValue }[] };
-    scopeSpans?: { spans?: { name: string; traceId: string; spanId: string; parentSpanId?: string; startTimeUnixNano: string; endTimeUnixNano: string; status?: { code?: number; message?: string }; attributes?: { key: string; value: AnyValue }[] }[] }[];
+    scopeSpans?: {
+      spans?: {
+        name: string;
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        startTimeUnixNano: string;
+        endTimeUnixNano: string;
+        status?: { code?: number; message?: string };
+        attributes?: { key: string; value: AnyValue }[];
+      }[];
+    }[];
   }[];
 }
 
@@ -66,7 +77,10 @@ function spansOf(request: ExportRequest): ReceivedSpan[] {
         parentSpanId: s.parentSpanId ?? '',
         startMs: Number(BigInt(s.startTimeUnixNano) / 1_000_000n),
         endMs: Number(BigInt(s.endTimeUnixNano) / 1_000_000n),
-        status: { code: s.status?.code ?? 0, ...(s.status?.message === undefined ? {} : { message: s.status.message }) },
+        status: {
+          code: s.status?.code ?? 0,
+          ...(s.status?.message === undefined ? {} : { message: s.status.message }),
+        },
         attributes: attributes(s.attributes),
         resource: attributes(rs.resource?.attributes),
       })),
@@ -87,7 +101,11 @@ async function ready(port: number, child: ChildProcess, output: () => string): P
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the collector exited:\n${output()}`);
-    const answered = await fetch(`http://127.0.0.1:${String(port)}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then(
+    const answered = await fetch(`http://127.0.0.1:${String(port)}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    }).then(
       (r) => r.ok,
       () => false,
     );
@@ -113,8 +131,22 @@ export async function startCollector(): Promise<Collector> {
   const [grpcPort, httpPort] = [await freePort(), await freePort()];
   const dir = await mkdtemp(join(tmpdir(), 'kubedag-otelcol-'));
   const config = {
-    receivers: { otlp: { protocols: { grpc: { endpoint: `127.0.0.1:${String(grpcPort)}` }, http: { endpoint: `127.0.0.1:${String(httpPort)}`, include_metadata: true } } } },
-    exporters: { otlp_http: { endpoint: `http://127.0.0.1:${String(sinkPort)}`, encoding: 'json', compression: 'none', retry_on_failure: { enabled: false } } },
+    receivers: {
+      otlp: {
+        protocols: {
+          grpc: { endpoint: `127.0.0.1:${String(grpcPort)}` },
+          http: { endpoint: `127.0.0.1:${String(httpPort)}`, include_metadata: true },
+        },
+      },
+    },
+    exporters: {
+      otlp_http: {
+        endpoint: `http://127.0.0.1:${String(sinkPort)}`,
+        encoding: 'json',
+        compression: 'none',
+        retry_on_failure: { enabled: false },
+      },
+    },
     service: {
       pipelines: { traces: { receivers: ['otlp'], exporters: ['otlp_http'] } },
       // No metrics server: its default port would collide with other collectors on the machine.

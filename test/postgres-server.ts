@@ -42,10 +42,32 @@ export async function startPostgres(): Promise<PostgresServer> {
   if (owner !== undefined) await chown(dir, owner.uid, owner.gid);
   if (owner !== undefined) await chown(join(dir, 'password'), owner.uid, owner.gid);
   const as = owner === undefined ? {} : { uid: owner.uid, gid: owner.gid };
-  await run(join(bin, 'initdb'), ['-D', data, '-U', USER, `--pwfile=${join(dir, 'password')}`, '--auth=scram-sha-256', '--encoding=UTF8', '--locale=C', '--no-sync'], { ...as, cwd: dir });
+  await run(
+    join(bin, 'initdb'),
+    [
+      '-D',
+      data,
+      '-U',
+      USER,
+      `--pwfile=${join(dir, 'password')}`,
+      '--auth=scram-sha-256',
+      '--encoding=UTF8',
+      '--locale=C',
+      '--no-sync',
+    ],
+    { ...as, cwd: dir },
+  );
   const port = await freePort();
   // Durability is not what these tests are about; fsync off keeps 20,000 writes quick.
-  const settings = { listen_addresses: '127.0.0.1', port: String(port), unix_socket_directories: '', fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', max_connections: '40' };
+  const settings = {
+    listen_addresses: '127.0.0.1',
+    port: String(port),
+    unix_socket_directories: '',
+    fsync: 'off',
+    synchronous_commit: 'off',
+    full_page_writes: 'off',
+    max_connections: '40',
+  };
   const args = ['-D', data, ...Object.entries(settings).flatMap(([key, value]) => ['-c', `${key}=${value}`])];
   const child = spawn(join(bin, 'postgres'), args, { ...as, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -61,7 +83,11 @@ export async function startPostgres(): Promise<PostgresServer> {
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    await waitUntilReady(url, () => child.exitCode !== null, () => output);
+    await waitUntilReady(
+      url,
+      () => child.exitCode !== null,
+      () => output,
+    );
     await query(url, `CREATE DATABASE ${USER}`);
   } catch (error) {
     await stop();
@@ -83,7 +109,9 @@ async function serverUser(): Promise<{ uid: number; gid: number } | undefined> {
   try {
     return { uid: await id('-u'), gid: await id('-g') };
   } catch {
-    throw new Error('PostgreSQL refuses to run as root and there is no `postgres` user to run it as (Debian\'s postgresql package creates one)');
+    throw new Error(
+      "PostgreSQL refuses to run as root and there is no `postgres` user to run it as (Debian's postgresql package creates one)",
+    );
   }
 }
 
@@ -91,7 +119,13 @@ async function waitUntilReady(url: string, exited: () => boolean, output: () => 
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (exited()) throw new Error(`postgres exited:\n${output()}`);
-    if (await query(url, 'SELECT 1').then(() => true, () => false)) return;
+    if (
+      await query(url, 'SELECT 1').then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
     if (Date.now() > deadline) throw new Error(`postgres did not answer within 30 s:\n${output()}`);
     await new Promise((done) => setTimeout(done, 100));
   }

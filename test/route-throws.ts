@@ -32,7 +32,11 @@ function program(files: readonly string[]): ts.Program {
   const options = { ...ts.parseJsonConfigFileContent(config.config, ts.sys, root).options, noEmit: true, types: [] };
   const host = ts.createCompilerHost(options);
   host.resolveModuleNameLiterals = (literals, containing, _redirect, compilerOptions) =>
-    literals.map((literal) => (UNRESOLVED.test(literal.text) ? { resolvedModule: undefined } : ts.resolveModuleName(literal.text, containing, compilerOptions, host)));
+    literals.map((literal) =>
+      UNRESOLVED.test(literal.text)
+        ? { resolvedModule: undefined }
+        : ts.resolveModuleName(literal.text, containing, compilerOptions, host),
+    );
   return ts.createProgram({ rootNames: files.map((f) => join(root, f)), options, host });
 }
 
@@ -61,7 +65,9 @@ function apiErrors(checker: ts.TypeChecker, node: ts.NewExpression): string[] {
   if (codeArg === undefined) return [];
   let status: string | undefined;
   if (options !== undefined && ts.isObjectLiteralExpression(options)) {
-    const property = options.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && p.name.getText() === 'status');
+    const property = options.properties.find(
+      (p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && p.name.getText() === 'status',
+    );
     status = property === undefined ? undefined : literals(checker, property.initializer)[0];
   }
   return literals(checker, codeArg).map((code) => `${code}@${status ?? String(ERROR_STATUS[code as ErrorCode])}`);
@@ -75,8 +81,18 @@ function reached(checker: ts.TypeChecker, node: ts.Node): ts.Node[] {
   return (symbol?.declarations ?? []).flatMap((declaration): ts.Node[] => {
     const file = declaration.getSourceFile();
     if (file.isDeclarationFile || relative(root, file.fileName).startsWith('node_modules')) return [];
-    if (ts.isFunctionDeclaration(declaration) || ts.isMethodDeclaration(declaration) || ts.isGetAccessorDeclaration(declaration)) return declaration.body === undefined ? [] : [declaration.body];
-    if (ts.isVariableDeclaration(declaration) && declaration.initializer !== undefined && (ts.isArrowFunction(declaration.initializer) || ts.isFunctionExpression(declaration.initializer))) return [declaration.initializer];
+    if (
+      ts.isFunctionDeclaration(declaration) ||
+      ts.isMethodDeclaration(declaration) ||
+      ts.isGetAccessorDeclaration(declaration)
+    )
+      return declaration.body === undefined ? [] : [declaration.body];
+    if (
+      ts.isVariableDeclaration(declaration) &&
+      declaration.initializer !== undefined &&
+      (ts.isArrowFunction(declaration.initializer) || ts.isFunctionExpression(declaration.initializer))
+    )
+      return [declaration.initializer];
     return [];
   });
 }
@@ -91,7 +107,8 @@ function throwsFrom(checker: ts.TypeChecker, handler: ts.Node): Set<string> {
     if (next === undefined || seen.has(next)) continue;
     seen.add(next);
     const visit = (node: ts.Node): void => {
-      if (ts.isNewExpression(node) && node.expression.getText() === 'ApiError') for (const e of apiErrors(checker, node)) found.add(e);
+      if (ts.isNewExpression(node) && node.expression.getText() === 'ApiError')
+        for (const e of apiErrors(checker, node)) found.add(e);
       queue.push(...reached(checker, node));
       ts.forEachChild(node, visit);
     };
@@ -109,11 +126,17 @@ export function routeThrows(files: readonly string[]): RouteThrows[] {
     const source = built.getSourceFile(join(root, file));
     if (source === undefined) throw new Error(`${file} is not in the program`);
     const visit = (node: ts.Node): void => {
-      if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && METHODS.has(node.expression.name.text) && node.arguments.length === 3) {
+      if (
+        ts.isCallExpression(node) &&
+        ts.isPropertyAccessExpression(node.expression) &&
+        METHODS.has(node.expression.name.text) &&
+        node.arguments.length === 3
+      ) {
         const [path, , handler] = node.arguments;
         if (path !== undefined && handler !== undefined) {
           const throws = throwsFrom(checker, handler);
-          for (const p of paths(checker, path)) routes.push({ route: `${node.expression.name.text.toUpperCase()} ${p}`, throws });
+          for (const p of paths(checker, path))
+            routes.push({ route: `${node.expression.name.text.toUpperCase()} ${p}`, throws });
         }
       }
       ts.forEachChild(node, visit);

@@ -15,7 +15,9 @@ export interface CapturedIO extends StepIO {
 }
 
 /** `signal`: a stop the test controls itself; else `stop()` aborts. */
-export function captureIO(options: { readonly env?: Record<string, string>; readonly cwd?: string; readonly signal?: AbortSignal } = {}): CapturedIO {
+export function captureIO(
+  options: { readonly env?: Record<string, string>; readonly cwd?: string; readonly signal?: AbortSignal } = {},
+): CapturedIO {
   const chunks = { out: [] as Buffer[], err: [] as Buffer[] };
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -30,11 +32,15 @@ export function captureIO(options: { readonly env?: Record<string, string>; read
     signal: options.signal ?? controller.signal,
     out: () => Buffer.concat(chunks.out).toString('utf8'),
     err: () => Buffer.concat(chunks.err).toString('utf8'),
-    stop: () => { controller.abort(); },
+    stop: () => {
+      controller.abort();
+    },
   };
 }
 
-export async function temporaryDir(prefix: string): Promise<{ readonly path: string; readonly remove: () => Promise<void> }> {
+export async function temporaryDir(
+  prefix: string,
+): Promise<{ readonly path: string; readonly remove: () => Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), `kubedag-${prefix}-`));
   return { path, remove: () => rm(path, { recursive: true, force: true }) };
 }

@@ -10,7 +10,10 @@ import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 
 function devStackApi(): string | undefined {
-  const dir = process.env.KUBEDAG_DEV_DIR === undefined || process.env.KUBEDAG_DEV_DIR === '' ? join(import.meta.dirname, '..', '.dev') : resolve(process.env.KUBEDAG_DEV_DIR);
+  const dir =
+    process.env.KUBEDAG_DEV_DIR === undefined || process.env.KUBEDAG_DEV_DIR === ''
+      ? join(import.meta.dirname, '..', '.dev')
+      : resolve(process.env.KUBEDAG_DEV_DIR);
   try {
     return (JSON.parse(readFileSync(join(dir, 'dev.json'), 'utf8')) as { api?: string }).api;
   } catch {
@@ -18,7 +21,10 @@ function devStackApi(): string | undefined {
   }
 }
 
-const api = process.env.KUBEDAG_API_PORT === undefined || process.env.KUBEDAG_API_PORT === '' ? (devStackApi() ?? 'http://127.0.0.1:8080') : `http://127.0.0.1:${process.env.KUBEDAG_API_PORT}`;
+const api =
+  process.env.KUBEDAG_API_PORT === undefined || process.env.KUBEDAG_API_PORT === ''
+    ? (devStackApi() ?? 'http://127.0.0.1:8080')
+    : `http://127.0.0.1:${process.env.KUBEDAG_API_PORT}`;
 
 export default defineConfig({
   root: import.meta.dirname,

@@ -6,7 +6,11 @@ import { parseOidcConfig, parsePermissionMap } from './settings.ts';
 const ORIGIN = 'https://kubedag.example.com';
 
 describe('permissions from claims', () => {
-  const mapping = { admins: ['read', 'run', 'write', 'delete'] as const, operators: ['read', 'run'] as const, '*': ['read'] as const };
+  const mapping = {
+    admins: ['read', 'run', 'write', 'delete'] as const,
+    operators: ['read', 'run'] as const,
+    '*': ['read'] as const,
+  };
   it('unites what every value and * grant', () => {
     expect([...permissionsOf(['operators'], mapping)].sort()).toEqual(['read', 'run']);
     expect([...permissionsOf(['operators', 'admins'], mapping)].sort()).toEqual(['delete', 'read', 'run', 'write']);
@@ -44,7 +48,8 @@ describe('CSRF: a strict Origin check for changes made with the cookie', () => {
   });
   it('returns after sign-in only to a path of this server', () => {
     expect(safeNext('/dags/a?x=1')).toBe('/dags/a?x=1');
-    for (const bad of ['//evil.example/', 'https://evil.example/', '/\\evil.example', undefined]) expect(safeNext(bad)).toBe('/');
+    for (const bad of ['//evil.example/', 'https://evil.example/', '/\\evil.example', undefined])
+      expect(safeNext(bad)).toBe('/');
   });
 });
 
@@ -52,7 +57,15 @@ describe('sealed cookies', () => {
   const key = sealKey('k'.repeat(32), 'session');
   const now = Date.UTC(2026, 10, 29);
   const inAnHour = now / 1000 + 3600;
-  const session: Session = { sid: 's1', user: 'ann@example.com', groups: ['ops'], claimValues: ['ops'], tokensExpire: inAnHour, ends: inAnHour, refreshToken: 'r' };
+  const session: Session = {
+    sid: 's1',
+    user: 'ann@example.com',
+    groups: ['ops'],
+    claimValues: ['ops'],
+    tokensExpire: inAnHour,
+    ends: inAnHour,
+    refreshToken: 'r',
+  };
 
   it('opens with the same key (another replica) and nothing else', async () => {
     const text = await sealSession(session, key, now);
@@ -88,11 +101,23 @@ describe('sealed cookies', () => {
 });
 
 describe('settings', () => {
-  const base = { oidcIssuer: 'https://dex.example.com', oidcClientId: 'kubedag', oidcRedirectUrl: `${ORIGIN}/auth/oidc/callback`, oidcSessionKey: 'x'.repeat(32), oidcPermissions: '{"ops":["read"]}' } as Record<string, string | undefined>;
-  const parse = (more: Record<string, string | undefined>, kubernetes = false) => parseOidcConfig({ ...base, ...more } as Parameters<typeof parseOidcConfig>[0], kubernetes);
+  const base = {
+    oidcIssuer: 'https://dex.example.com',
+    oidcClientId: 'kubedag',
+    oidcRedirectUrl: `${ORIGIN}/auth/oidc/callback`,
+    oidcSessionKey: 'x'.repeat(32),
+    oidcPermissions: '{"ops":["read"]}',
+  } as Record<string, string | undefined>;
+  const parse = (more: Record<string, string | undefined>, kubernetes = false) =>
+    parseOidcConfig({ ...base, ...more } as Parameters<typeof parseOidcConfig>[0], kubernetes);
   it('has safe defaults', () => {
     const config = parse({});
-    expect(config).toMatchObject({ secureCookie: true, groupsClaim: 'groups', providerName: 'dex.example.com', scopes: ['openid', 'profile', 'email', 'groups', 'offline_access'] });
+    expect(config).toMatchObject({
+      secureCookie: true,
+      groupsClaim: 'groups',
+      providerName: 'dex.example.com',
+      scopes: ['openid', 'profile', 'email', 'groups', 'offline_access'],
+    });
     expect(parse({ oidcScopes: 'email, profile' }).scopes).toEqual(['openid', 'email', 'profile']);
   });
   it('refuses what would start a server open or broken', () => {

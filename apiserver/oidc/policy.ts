@@ -13,9 +13,13 @@ export function claimValues(claims: Readonly<Record<string, unknown>>, name: str
 }
 
 /** Every permission any of the values (or `*`, anyone signed in) is mapped to. */
-export function permissionsOf(values: readonly string[], mapping: Readonly<Record<string, readonly OidcGrant[]>>): Set<OidcGrant> {
+export function permissionsOf(
+  values: readonly string[],
+  mapping: Readonly<Record<string, readonly OidcGrant[]>>,
+): Set<OidcGrant> {
   const granted = new Set<OidcGrant>(mapping['*'] ?? []);
-  for (const value of values) for (const p of Object.hasOwn(mapping, value) ? (mapping[value] ?? []) : []) granted.add(p);
+  for (const value of values)
+    for (const p of Object.hasOwn(mapping, value) ? (mapping[value] ?? []) : []) granted.add(p);
   return granted;
 }
 
@@ -28,7 +32,12 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * the fallback for the few that strip Origin. Neither present means refused: a browser always
  * sends one of them on such a request, and scripts use an Authorization header instead.
  */
-export function csrfAllowed(method: string, origin: string | undefined, referer: string | undefined, allowedOrigin: string): boolean {
+export function csrfAllowed(
+  method: string,
+  origin: string | undefined,
+  referer: string | undefined,
+  allowedOrigin: string,
+): boolean {
   if (SAFE_METHODS.has(method.toUpperCase())) return true;
   if (origin !== undefined && origin !== '') return origin === allowedOrigin;
   if (referer === undefined || referer === '') return false;

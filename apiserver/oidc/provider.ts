@@ -81,7 +81,9 @@ export class OidcProvider {
   }
 
   /** Where to send the browser to sign in, and the flow to seal in a cookie until it comes back. */
-  async authorizationUrl(next: string): Promise<{ url: URL; flow: { state: string; nonce: string; verifier: string; next: string } }> {
+  async authorizationUrl(
+    next: string,
+  ): Promise<{ url: URL; flow: { state: string; nonce: string; verifier: string; next: string } }> {
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
     const nonce = client.randomNonce();
@@ -100,16 +102,32 @@ export class OidcProvider {
   async callback(query: string, flow: { state: string; nonce: string; verifier: string }): Promise<Session> {
     const current = new URL(this.config.redirectUrl);
     current.search = query;
-    const tokens = await client.authorizationCodeGrant(this.client, current, { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce, idTokenExpected: true });
+    const tokens = await client.authorizationCodeGrant(this.client, current, {
+      pkceCodeVerifier: flow.verifier,
+      expectedState: flow.state,
+      expectedNonce: flow.nonce,
+      idTokenExpected: true,
+    });
     const now = this.now();
-    return this.sessionFrom(tokens, { sid: randomUUID(), ends: Math.floor(now / 1000) + this.config.sessionTtlSeconds }, now);
+    return this.sessionFrom(
+      tokens,
+      { sid: randomUUID(), ends: Math.floor(now / 1000) + this.config.sessionTtlSeconds },
+      now,
+    );
   }
 
-  private sessionFrom(tokens: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers, keep: { sid: string; ends: number; refreshToken?: string }, now: number): Session {
+  private sessionFrom(
+    tokens: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers,
+    keep: { sid: string; ends: number; refreshToken?: string },
+    now: number,
+  ): Session {
     const claims = (tokens.claims() ?? {}) as Record<string, unknown>;
     const expiresIn = tokens.expiresIn();
     const idExp = typeof claims.exp === 'number' ? claims.exp : undefined;
-    const tokensExpire = Math.min(expiresIn === undefined ? (idExp ?? keep.ends) : Math.floor(now / 1000) + expiresIn, keep.ends);
+    const tokensExpire = Math.min(
+      expiresIn === undefined ? (idExp ?? keep.ends) : Math.floor(now / 1000) + expiresIn,
+      keep.ends,
+    );
     const refreshToken = tokens.refresh_token ?? keep.refreshToken;
     return {
       sid: keep.sid,
@@ -133,10 +151,13 @@ export class OidcProvider {
     if (cookie === undefined || cookie === '') return { outcome: 'none' };
     const now = this.now();
     const session = await unseal<Session>(cookie, this.sessionKey, now);
-    if (session === undefined) return { outcome: 'invalid', message: 'the session cookie is not valid or has expired: sign in again' };
-    if (this.isDenied(session.sid, now)) return { outcome: 'invalid', message: 'this session was signed out: sign in again' };
+    if (session === undefined)
+      return { outcome: 'invalid', message: 'the session cookie is not valid or has expired: sign in again' };
+    if (this.isDenied(session.sid, now))
+      return { outcome: 'invalid', message: 'this session was signed out: sign in again' };
     if (session.tokensExpire > Math.floor(now / 1000)) return { outcome: 'valid', session };
-    if (session.refreshToken === undefined) return { outcome: 'invalid', message: 'the session expired: sign in again' };
+    if (session.refreshToken === undefined)
+      return { outcome: 'invalid', message: 'the session expired: sign in again' };
     return this.refreshOnce(session, session.refreshToken, now);
   }
 
@@ -161,10 +182,14 @@ export class OidcProvider {
       const tokens = await client.refreshTokenGrant(this.client, refreshToken);
       const renewed = this.sessionFrom(tokens, { sid: session.sid, ends: session.ends, refreshToken }, now);
       const text = await this.sealed(renewed);
-      if (text === undefined) return { outcome: 'invalid', message: 'the session no longer fits in a cookie: sign in again' };
+      if (text === undefined)
+        return { outcome: 'invalid', message: 'the session no longer fits in a cookie: sign in again' };
       return { outcome: 'valid', session: renewed, renewed: text };
     } catch (error) {
-      return { outcome: 'invalid', message: `the session could not be refreshed (${(error as Error).message}): sign in again` };
+      return {
+        outcome: 'invalid',
+        message: `the session could not be refreshed (${(error as Error).message}): sign in again`,
+      };
     }
   }
 

@@ -48,14 +48,26 @@ export function sealKey(secret: string, purpose: Purpose): Uint8Array {
 
 /** The sealed value; `expires` is when it stops opening (seconds since the epoch). */
 export async function seal(value: object, key: Uint8Array, expires: number, now: number = Date.now()): Promise<string> {
-  return new EncryptJWT({ v: value }).setProtectedHeader({ alg: 'dir', enc: 'A256GCM' }).setIssuedAt(Math.floor(now / 1000)).setExpirationTime(expires).encrypt(key);
+  return new EncryptJWT({ v: value })
+    .setProtectedHeader({ alg: 'dir', enc: 'A256GCM' })
+    .setIssuedAt(Math.floor(now / 1000))
+    .setExpirationTime(expires)
+    .encrypt(key);
 }
 
 /** The value sealed, or undefined when the text is not one of ours, was changed, or expired. */
-export async function unseal<T>(text: string | undefined, key: Uint8Array, now: number = Date.now()): Promise<T | undefined> {
+export async function unseal<T>(
+  text: string | undefined,
+  key: Uint8Array,
+  now: number = Date.now(),
+): Promise<T | undefined> {
   if (text === undefined || text === '') return undefined;
   try {
-    const { payload } = await jwtDecrypt(text, key, { currentDate: new Date(now), keyManagementAlgorithms: ['dir'], contentEncryptionAlgorithms: ['A256GCM'] });
+    const { payload } = await jwtDecrypt(text, key, {
+      currentDate: new Date(now),
+      keyManagementAlgorithms: ['dir'],
+      contentEncryptionAlgorithms: ['A256GCM'],
+    });
     return payload.v as T;
   } catch {
     return undefined;
@@ -67,8 +79,16 @@ export async function unseal<T>(text: string | undefined, key: Uint8Array, now: 
  * its hint), then the refresh token (the session then ends when the tokens expire); a session
  * still too big is refused by the caller.
  */
-export async function sealSession(session: Session, key: Uint8Array, now: number = Date.now()): Promise<string | undefined> {
-  const bounded: Session = { ...session, groups: session.groups.slice(0, MAX_GROUPS), claimValues: session.claimValues.slice(0, MAX_GROUPS) };
+export async function sealSession(
+  session: Session,
+  key: Uint8Array,
+  now: number = Date.now(),
+): Promise<string | undefined> {
+  const bounded: Session = {
+    ...session,
+    groups: session.groups.slice(0, MAX_GROUPS),
+    claimValues: session.claimValues.slice(0, MAX_GROUPS),
+  };
   const { idToken: _id, ...withoutId } = bounded;
   const { refreshToken: _rt, ...bare } = withoutId;
   for (const candidate of [bounded, withoutId, bare]) {

@@ -35,21 +35,69 @@ export interface OidcConfig {
 
 const group = 'Authentication and remote nodes (variables only: they hold or name credentials)';
 const variable = (name: string, description: string, more: { value?: string; defaultText?: string } = {}) =>
-  setting<string | undefined>({ variables: [name], group, default: undefined, description, read: (text) => text, ...more });
+  setting<string | undefined>({
+    variables: [name],
+    group,
+    default: undefined,
+    description,
+    read: (text) => text,
+    ...more,
+  });
 
 export const OIDC_SETTINGS = {
-  oidcIssuer: variable('KUBEDAG_AUTH_OIDC_ISSUER', 'The OpenID Connect issuer URL (oidc mode); its discovery document is read at start.', { value: 'URL' }),
+  oidcIssuer: variable(
+    'KUBEDAG_AUTH_OIDC_ISSUER',
+    'The OpenID Connect issuer URL (oidc mode); its discovery document is read at start.',
+    { value: 'URL' },
+  ),
   oidcClientId: variable('KUBEDAG_AUTH_OIDC_CLIENT_ID', 'The client id registered with the provider (oidc mode).'),
-  oidcClientSecret: variable('KUBEDAG_AUTH_OIDC_CLIENT_SECRET', 'The client secret (oidc mode; from a Secret); unset for a public client (PKCE alone).'),
-  oidcScopes: variable('KUBEDAG_AUTH_OIDC_SCOPES', 'Space or comma list of scopes asked for.', { value: 'LIST', defaultText: 'openid profile email groups offline_access' }),
-  oidcRedirectUrl: variable('KUBEDAG_AUTH_OIDC_REDIRECT_URL', 'The public URL of /auth/oidc/callback, as registered with the provider; its origin is the one origin cookie-authenticated changes are accepted from.', { value: 'URL' }),
-  oidcGroupsClaim: variable('KUBEDAG_AUTH_OIDC_GROUPS_CLAIM', 'The claim whose values KUBEDAG_AUTH_OIDC_PERMISSIONS maps.', { value: 'CLAIM', defaultText: 'groups' }),
-  oidcPermissions: variable('KUBEDAG_AUTH_OIDC_PERMISSIONS', 'JSON object: claim value ("*": anyone signed in) to a list of read, run, write, delete. Required unless mode kubernetes decides.', { value: 'JSON' }),
-  oidcSessionKey: variable('KUBEDAG_AUTH_OIDC_SESSION_KEY', 'The key the session cookie is encrypted with (from a Secret; at least 32 characters; the same on every replica).'),
-  oidcCookieSecure: variable('KUBEDAG_AUTH_OIDC_COOKIE_SECURE', 'false lets the session cookie travel over plain http (local development only).', { value: 'BOOL', defaultText: 'true' }),
-  oidcSessionTtl: variable('KUBEDAG_AUTH_OIDC_SESSION_TTL', 'The longest a sign-in lasts, in seconds, however often its tokens are refreshed.', { value: 'SECONDS', defaultText: '28800' }),
-  oidcSignOuts: variable('KUBEDAG_AUTH_OIDC_SIGNOUTS_CONFIGMAP', "A ConfigMap in the API server's namespace (the operator's Lease namespace) through which replicas share sign-outs, so that a signed-out cookie stops working on every replica; unset, a sign-out holds on the replica that took it.", { value: 'NAME' }),
-  oidcProviderName: variable('KUBEDAG_AUTH_OIDC_PROVIDER_NAME', 'What the sign-in page calls the provider ("Sign in with <name>").', { defaultText: 'the issuer host' }),
+  oidcClientSecret: variable(
+    'KUBEDAG_AUTH_OIDC_CLIENT_SECRET',
+    'The client secret (oidc mode; from a Secret); unset for a public client (PKCE alone).',
+  ),
+  oidcScopes: variable('KUBEDAG_AUTH_OIDC_SCOPES', 'Space or comma list of scopes asked for.', {
+    value: 'LIST',
+    defaultText: 'openid profile email groups offline_access',
+  }),
+  oidcRedirectUrl: variable(
+    'KUBEDAG_AUTH_OIDC_REDIRECT_URL',
+    'The public URL of /auth/oidc/callback, as registered with the provider; its origin is the one origin cookie-authenticated changes are accepted from.',
+    { value: 'URL' },
+  ),
+  oidcGroupsClaim: variable(
+    'KUBEDAG_AUTH_OIDC_GROUPS_CLAIM',
+    'The claim whose values KUBEDAG_AUTH_OIDC_PERMISSIONS maps.',
+    { value: 'CLAIM', defaultText: 'groups' },
+  ),
+  oidcPermissions: variable(
+    'KUBEDAG_AUTH_OIDC_PERMISSIONS',
+    'JSON object: claim value ("*": anyone signed in) to a list of read, run, write, delete. Required unless mode kubernetes decides.',
+    { value: 'JSON' },
+  ),
+  oidcSessionKey: variable(
+    'KUBEDAG_AUTH_OIDC_SESSION_KEY',
+    'The key the session cookie is encrypted with (from a Secret; at least 32 characters; the same on every replica).',
+  ),
+  oidcCookieSecure: variable(
+    'KUBEDAG_AUTH_OIDC_COOKIE_SECURE',
+    'false lets the session cookie travel over plain http (local development only).',
+    { value: 'BOOL', defaultText: 'true' },
+  ),
+  oidcSessionTtl: variable(
+    'KUBEDAG_AUTH_OIDC_SESSION_TTL',
+    'The longest a sign-in lasts, in seconds, however often its tokens are refreshed.',
+    { value: 'SECONDS', defaultText: '28800' },
+  ),
+  oidcSignOuts: variable(
+    'KUBEDAG_AUTH_OIDC_SIGNOUTS_CONFIGMAP',
+    "A ConfigMap in the API server's namespace (the operator's Lease namespace) through which replicas share sign-outs, so that a signed-out cookie stops working on every replica; unset, a sign-out holds on the replica that took it.",
+    { value: 'NAME' },
+  ),
+  oidcProviderName: variable(
+    'KUBEDAG_AUTH_OIDC_PROVIDER_NAME',
+    'What the sign-in page calls the provider ("Sign in with <name>").',
+    { defaultText: 'the issuer host' },
+  ),
 };
 
 type OidcValues = { readonly [K in keyof typeof OIDC_SETTINGS]: string | undefined };
@@ -73,10 +121,12 @@ export function parsePermissionMap(json: string, where: string): Record<string, 
   } catch (error) {
     throw new Error(`${where}: not JSON: ${(error as Error).message}`, { cause: error });
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error(`${where}: must be a JSON object of claim value to permission list`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error(`${where}: must be a JSON object of claim value to permission list`);
   const map: Record<string, OidcGrant[]> = {};
   for (const [key, list] of Object.entries(parsed)) {
-    if (!Array.isArray(list) || list.some((p) => !OIDC_GRANTS.includes(p as OidcGrant))) throw new Error(`${where}: "${key}" must map to a list of ${OIDC_GRANTS.join(', ')}`);
+    if (!Array.isArray(list) || list.some((p) => !OIDC_GRANTS.includes(p as OidcGrant)))
+      throw new Error(`${where}: "${key}" must map to a list of ${OIDC_GRANTS.join(', ')}`);
     map[key] = [...new Set(list as OidcGrant[])];
   }
   return map;
@@ -89,13 +139,15 @@ function required(value: string | undefined, name: string): string {
 
 function secureCookie(value: string | undefined): boolean {
   const secure = value ?? 'true';
-  if (secure !== 'true' && secure !== 'false') throw new Error(`KUBEDAG_AUTH_OIDC_COOKIE_SECURE: must be true or false, not "${secure}"`);
+  if (secure !== 'true' && secure !== 'false')
+    throw new Error(`KUBEDAG_AUTH_OIDC_COOKIE_SECURE: must be true or false, not "${secure}"`);
   return secure === 'true';
 }
 
 function sessionTtl(value: string | undefined): number {
   const ttl = Number(value ?? '28800');
-  if (!Number.isInteger(ttl) || ttl < 60) throw new Error('KUBEDAG_AUTH_OIDC_SESSION_TTL: must be a whole number of seconds, at least 60');
+  if (!Number.isInteger(ttl) || ttl < 60)
+    throw new Error('KUBEDAG_AUTH_OIDC_SESSION_TTL: must be a whole number of seconds, at least 60');
   return ttl;
 }
 
@@ -105,10 +157,17 @@ export function parseOidcConfig(values: OidcValues, kubernetes: boolean): OidcCo
   const redirectUrl = url(values.oidcRedirectUrl, 'KUBEDAG_AUTH_OIDC_REDIRECT_URL');
   const clientId = required(values.oidcClientId, 'KUBEDAG_AUTH_OIDC_CLIENT_ID');
   const sessionKey = values.oidcSessionKey;
-  if (sessionKey === undefined || sessionKey.length < 32) throw new Error('KUBEDAG_AUTH_OIDC_SESSION_KEY must be set, at least 32 characters (the same on every replica)');
-  const permissions = values.oidcPermissions === undefined ? {} : parsePermissionMap(values.oidcPermissions, 'KUBEDAG_AUTH_OIDC_PERMISSIONS');
-  if (values.oidcPermissions === undefined && !kubernetes) throw new Error('KUBEDAG_AUTH_OIDC_PERMISSIONS is required unless KUBEDAG_AUTH_MODE includes kubernetes');
-  const scopes = (values.oidcScopes ?? 'openid profile email groups offline_access').split(/[\s,]+/).filter((s) => s !== '');
+  if (sessionKey === undefined || sessionKey.length < 32)
+    throw new Error('KUBEDAG_AUTH_OIDC_SESSION_KEY must be set, at least 32 characters (the same on every replica)');
+  const permissions =
+    values.oidcPermissions === undefined
+      ? {}
+      : parsePermissionMap(values.oidcPermissions, 'KUBEDAG_AUTH_OIDC_PERMISSIONS');
+  if (values.oidcPermissions === undefined && !kubernetes)
+    throw new Error('KUBEDAG_AUTH_OIDC_PERMISSIONS is required unless KUBEDAG_AUTH_MODE includes kubernetes');
+  const scopes = (values.oidcScopes ?? 'openid profile email groups offline_access')
+    .split(/[\s,]+/)
+    .filter((s) => s !== '');
   if (!scopes.includes('openid')) scopes.unshift('openid');
   return {
     issuer,
@@ -122,6 +181,8 @@ export function parseOidcConfig(values: OidcValues, kubernetes: boolean): OidcCo
     secureCookie: secureCookie(values.oidcCookieSecure),
     sessionTtlSeconds: sessionTtl(values.oidcSessionTtl),
     providerName: values.oidcProviderName ?? new URL(issuer).host,
-    ...(values.oidcSignOuts === undefined || values.oidcSignOuts === '' ? {} : { signOutsConfigMap: values.oidcSignOuts }),
+    ...(values.oidcSignOuts === undefined || values.oidcSignOuts === ''
+      ? {}
+      : { signOutsConfigMap: values.oidcSignOuts }),
   };
 }

@@ -3,7 +3,10 @@ import { MAX_SIGNED_OUT, withSignOut } from './signed-out.ts';
 
 describe('a sign-out added to the shared list', () => {
   it('drops the entries whose sessions have ended and adds the new one', () => {
-    expect(withSignOut({ old: '999', live: '2000' }, 'new', 3000, 1000)).toEqual({ data: { live: '2000', new: '3000' }, full: false });
+    expect(withSignOut({ old: '999', live: '2000' }, 'new', 3000, 1000)).toEqual({
+      data: { live: '2000', new: '3000' },
+      full: false,
+    });
     expect(withSignOut(undefined, 'first', 3000, 1000)).toEqual({ data: { first: '3000' }, full: false });
   });
 

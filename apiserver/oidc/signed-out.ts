@@ -19,7 +19,12 @@ export const MAX_SIGNED_OUT = 10_000;
 const WRITE_ATTEMPTS = 5;
 
 /** The entries still in force, plus one: what the ConfigMap's data becomes. Pure. */
-export function withSignOut(data: Readonly<Record<string, string>> | undefined, sid: string, untilMs: number, nowMs: number): { data: Record<string, string>; full: boolean } {
+export function withSignOut(
+  data: Readonly<Record<string, string>> | undefined,
+  sid: string,
+  untilMs: number,
+  nowMs: number,
+): { data: Record<string, string>; full: boolean } {
   const kept = Object.fromEntries(Object.entries(data ?? {}).filter(([, until]) => Number(until) > nowMs));
   if (Object.keys(kept).length >= MAX_SIGNED_OUT && kept[sid] === undefined) return { data: kept, full: true };
   kept[sid] = String(untilMs);
@@ -45,7 +50,13 @@ export class SignedOutSessions {
     this.now = options.now ?? Date.now;
     const { kc, core, namespace, name, logger } = options;
     const fieldSelector = `metadata.name=${name}`;
-    this.informer = new Informer<V1ConfigMap>({ kc, path: `/api/v1/namespaces/${namespace}/configmaps`, list: () => core.listNamespacedConfigMap({ namespace, fieldSelector }), fieldSelector, log: informerLog(logger) });
+    this.informer = new Informer<V1ConfigMap>({
+      kc,
+      path: `/api/v1/namespaces/${namespace}/configmaps`,
+      list: () => core.listNamespacedConfigMap({ namespace, fieldSelector }),
+      fieldSelector,
+      log: informerLog(logger),
+    });
   }
 
   start(): Promise<void> {
@@ -72,12 +83,22 @@ export class SignedOutSessions {
       });
       const next = withSignOut(current?.data, sid, untilMs, this.now());
       if (next.full) {
-        logger.warn({ signedOut: MAX_SIGNED_OUT }, `ConfigMap ${namespace}/${name} holds ${String(MAX_SIGNED_OUT)} sign-outs: this one holds on this replica only (shorten KUBEDAG_AUTH_OIDC_SESSION_TTL)`);
+        logger.warn(
+          { signedOut: MAX_SIGNED_OUT },
+          `ConfigMap ${namespace}/${name} holds ${String(MAX_SIGNED_OUT)} sign-outs: this one holds on this replica only (shorten KUBEDAG_AUTH_OIDC_SESSION_TTL)`,
+        );
         return;
       }
       try {
         // The resource version makes the write fail when another replica wrote in between: read again.
-        if (current === undefined) await core.createNamespacedConfigMap({ namespace, body: { metadata: { name, namespace, labels: { 'app.kubernetes.io/component': 'api-server' } }, data: next.data } });
+        if (current === undefined)
+          await core.createNamespacedConfigMap({
+            namespace,
+            body: {
+              metadata: { name, namespace, labels: { 'app.kubernetes.io/component': 'api-server' } },
+              data: next.data,
+            },
+          });
         else await core.replaceNamespacedConfigMap({ name, namespace, body: { ...current, data: next.data } });
         return;
       } catch (error) {
@@ -99,13 +120,21 @@ export interface SignOutSharing {
   shareSignOuts(store: SignedOutSessions, onError: (error: Error) => void): void;
 }
 
-export async function shareSignOuts(provider: SignOutSharing, kc: KubeConfig, namespace: string, logger: SignedOutOptions['logger']): Promise<SignedOutSessions | undefined> {
+export async function shareSignOuts(
+  provider: SignOutSharing,
+  kc: KubeConfig,
+  namespace: string,
+  logger: SignedOutOptions['logger'],
+): Promise<SignedOutSessions | undefined> {
   const name = provider.config.signOutsConfigMap;
   if (name === undefined) return undefined;
   const store = new SignedOutSessions({ kc, core: kc.makeApiClient(CoreV1Api), namespace, name, logger });
   await store.start();
   provider.shareSignOuts(store, (error) => {
-    logger.error({ err: error }, `a sign-out could not be shared with the other replicas (ConfigMap ${namespace}/${name}): ${error.message}; it holds on this replica`);
+    logger.error(
+      { err: error },
+      `a sign-out could not be shared with the other replicas (ConfigMap ${namespace}/${name}): ${error.message}; it holds on this replica`,
+    );
   });
   return store;
 }

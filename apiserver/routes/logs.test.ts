@@ -10,7 +10,12 @@ function dagRun(status: DagRunStatus | undefined, spec: Partial<DagRunResource['
   return (status === undefined ? builder : builder.status(status)).build();
 }
 
-const node = (name: string, statusLabel: string, extra: Partial<RunNode> = {}): RunNode => ({ name, status: 0, statusLabel, ...extra });
+const node = (name: string, statusLabel: string, extra: Partial<RunNode> = {}): RunNode => ({
+  name,
+  status: 0,
+  statusLabel,
+  ...extra,
+});
 
 const lines = (text: string): string[] => text.split('\n').filter((line) => line !== '');
 
@@ -26,11 +31,27 @@ describe('runLogText', () => {
       error: 'step load failed',
       // Listed out of time order: the log sorts by time, not by position.
       nodes: [
-        node('load', 'failed', { status: 2, attempt: 1, startedAt: '2026-03-01T10:00:05Z', finishedAt: '2026-03-01T10:00:10Z', exitCode: 1, error: 'exit status 1' }),
-        node('extract', 'succeeded', { status: 4, startedAt: '2026-03-01T10:00:01Z', finishedAt: '2026-03-01T10:00:04Z', exitCode: 0 }),
+        node('load', 'failed', {
+          status: 2,
+          attempt: 1,
+          startedAt: '2026-03-01T10:00:05Z',
+          finishedAt: '2026-03-01T10:00:10Z',
+          exitCode: 1,
+          error: 'exit status 1',
+        }),
+        node('extract', 'succeeded', {
+          status: 4,
+          startedAt: '2026-03-01T10:00:01Z',
+          finishedAt: '2026-03-01T10:00:04Z',
+          exitCode: 0,
+        }),
         node('report', 'not_started'),
       ],
-      onFailure: node('onFailure', 'succeeded', { status: 4, startedAt: '2026-03-01T10:00:11Z', finishedAt: '2026-03-01T10:00:12Z' }),
+      onFailure: node('onFailure', 'succeeded', {
+        status: 4,
+        startedAt: '2026-03-01T10:00:11Z',
+        finishedAt: '2026-03-01T10:00:12Z',
+      }),
     });
     expect(runLogText(run)).toBe(
       [
@@ -56,8 +77,18 @@ describe('runLogText', () => {
   });
 
   it('tells only what has happened so far of a running run', () => {
-    const run = dagRun({ status: 1, startedAt: '2026-03-01T10:00:00Z', nodes: [node('extract', 'running', { status: 1, startedAt: '2026-03-01T10:00:01Z' }), node('load', 'not_started')] });
-    expect(lines(runLogText(run))).toEqual(['2026-03-01T10:00:00Z run r1 of etl started', '2026-03-01T10:00:01Z step extract started (attempt 0)']);
+    const run = dagRun({
+      status: 1,
+      startedAt: '2026-03-01T10:00:00Z',
+      nodes: [
+        node('extract', 'running', { status: 1, startedAt: '2026-03-01T10:00:01Z' }),
+        node('load', 'not_started'),
+      ],
+    });
+    expect(lines(runLogText(run))).toEqual([
+      '2026-03-01T10:00:00Z run r1 of etl started',
+      '2026-03-01T10:00:01Z step extract started (attempt 0)',
+    ]);
   });
 
   it('includes every handler that ran', () => {
@@ -75,16 +106,34 @@ describe('runLogText', () => {
 
   it('orders times of different precision by the instant they stand for', () => {
     const run = dagRun({ status: 1, startedAt: '2026-03-01T10:00:00.900Z', queuedAt: '2026-03-01T10:00:00.1Z' });
-    expect(lines(runLogText(run))).toEqual(['2026-03-01T10:00:00.1Z run r1 of etl queued', '2026-03-01T10:00:00.900Z run r1 of etl started']);
+    expect(lines(runLogText(run))).toEqual([
+      '2026-03-01T10:00:00.1Z run r1 of etl queued',
+      '2026-03-01T10:00:00.900Z run r1 of etl started',
+    ]);
   });
 
   it('leaves out empty params and errors', () => {
-    const run = dagRun({ status: 4, statusLabel: 'succeeded', startedAt: '2026-03-01T10:00:00Z', finishedAt: '2026-03-01T10:00:01Z', params: '', error: '', nodes: [node('a', 'succeeded', { finishedAt: '2026-03-01T10:00:00Z', error: '' })] });
-    expect(lines(runLogText(run))).toEqual(['2026-03-01T10:00:00Z run r1 of etl started', '2026-03-01T10:00:00Z step a succeeded', '2026-03-01T10:00:01Z run r1 succeeded']);
+    const run = dagRun({
+      status: 4,
+      statusLabel: 'succeeded',
+      startedAt: '2026-03-01T10:00:00Z',
+      finishedAt: '2026-03-01T10:00:01Z',
+      params: '',
+      error: '',
+      nodes: [node('a', 'succeeded', { finishedAt: '2026-03-01T10:00:00Z', error: '' })],
+    });
+    expect(lines(runLogText(run))).toEqual([
+      '2026-03-01T10:00:00Z run r1 of etl started',
+      '2026-03-01T10:00:00Z step a succeeded',
+      '2026-03-01T10:00:01Z run r1 succeeded',
+    ]);
   });
 
   it('names the run by the identity it is listed under', () => {
-    const run: DagRunResource = { ...dagRun({ status: 5, queuedAt: '2026-03-01T10:00:00Z' }), metadata: { name: 'etl-r1', annotations: { [ANNOTATIONS.dagName]: 'warehouse' } } };
+    const run: DagRunResource = {
+      ...dagRun({ status: 5, queuedAt: '2026-03-01T10:00:00Z' }),
+      metadata: { name: 'etl-r1', annotations: { [ANNOTATIONS.dagName]: 'warehouse' } },
+    };
     expect(runLogText(run)).toBe('2026-03-01T10:00:00Z run r1 of warehouse queued\n');
   });
 });

@@ -24,7 +24,10 @@ const chunkQuery = {
   remoteNode: remoteNodeQuery,
 };
 const runLogQuery = Type.Object(chunkQuery);
-const stepLogQuery = Type.Object({ ...chunkQuery, stream: Type.Optional(Type.Union([Type.Literal('stdout'), Type.Literal('stderr')])) });
+const stepLogQuery = Type.Object({
+  ...chunkQuery,
+  stream: Type.Optional(Type.Union([Type.Literal('stdout'), Type.Literal('stderr')])),
+});
 const runPath = { name: Type.String(), dagRunId: Type.String() };
 const runLogParams = Type.Object(runPath);
 const stepLogParams = Type.Object({ ...runPath, stepName: Type.String() });
@@ -34,12 +37,16 @@ const subStepLogParams = Type.Object({ ...runPath, subDAGRunId: Type.String(), s
 const EMPTY: LogChunk = { content: '', lineCount: 0, totalLines: 0, hasMore: false, isEstimate: false };
 
 /** The run's own log: one line per thing that happened, in time order. Pure. */
-const suffix = (prefix: string, value: string | number | undefined, close = ''): string => (value === undefined || value === '' ? '' : `${prefix}${String(value)}${close}`);
+const suffix = (prefix: string, value: string | number | undefined, close = ''): string =>
+  value === undefined || value === '' ? '' : `${prefix}${String(value)}${close}`;
 
 function nodeEvents(node: RunNode): [string | undefined, string][] {
   return [
     [node.startedAt, `step ${node.name} started (attempt ${String(node.attempt ?? 0)})`],
-    [node.finishedAt, `step ${node.name} ${node.statusLabel}${suffix(' (exit code ', node.exitCode, ')')}${suffix(': ', node.error)}`],
+    [
+      node.finishedAt,
+      `step ${node.name} ${node.statusLabel}${suffix(' (exit code ', node.exitCode, ')')}${suffix(': ', node.error)}`,
+    ],
   ];
 }
 
@@ -62,31 +69,82 @@ export function runLogText(run: DagRunResource): string {
 
 function stepNode(run: DagRunResource, step: string): RunNode | undefined {
   const status = run.status ?? {};
-  return (status.nodes ?? []).find((n) => n.name === step) ?? HANDLER_RECORD_KEYS.map((k) => status[k]).find((n) => n !== undefined && (n.name === step || step === HANDLER_RECORD_KEYS.find((k) => status[k] === n)));
+  return (
+    (status.nodes ?? []).find((n) => n.name === step) ??
+    HANDLER_RECORD_KEYS.map((k) => status[k]).find(
+      (n) => n !== undefined && (n.name === step || step === HANDLER_RECORD_KEYS.find((k) => status[k] === n)),
+    )
+  );
 }
 
 /** Only what a chunk is cut by: the query's other fields (remoteNode, stream) are not passed on. */
 function chunkOf({ tail, head, offset, limit }: Static<typeof runLogQuery>): LogQuery {
-  return { ...(tail === undefined ? {} : { tail }), ...(head === undefined ? {} : { head }), ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) };
+  return {
+    ...(tail === undefined ? {} : { tail }),
+    ...(head === undefined ? {} : { head }),
+    ...(offset === undefined ? {} : { offset }),
+    ...(limit === undefined ? {} : { limit }),
+  };
 }
 
-async function stepLog(cluster: Cluster, run: DagRunResource, step: string, query: Static<typeof stepLogQuery>): Promise<LogChunk> {
+async function stepLog(
+  cluster: Cluster,
+  run: DagRunResource,
+  step: string,
+  query: Static<typeof stepLogQuery>,
+): Promise<LogChunk> {
   const node = stepNode(run, step);
-  if (node === undefined) throw new ApiError('not_found', `step "${step}" not found in run "${runIdentity(run).dagRunId}"`);
+  if (node === undefined)
+    throw new ApiError('not_found', `step "${step}" not found in run "${runIdentity(run).dagRunId}"`);
   if (node.startedAt === undefined && node.attempt === undefined) return EMPTY;
-  const ref = { dagName: run.spec.dagName ?? runIdentity(run).name, dagRunId: runIdentity(run).dagRunId, step: node.name, attempt: node.attempt ?? 0, stream: query.stream ?? 'stdout' };
+  const ref = {
+    dagName: run.spec.dagName ?? runIdentity(run).name,
+    dagRunId: runIdentity(run).dagRunId,
+    step: node.name,
+    attempt: node.attempt ?? 0,
+    stream: query.stream ?? 'stdout',
+  };
   return (await cluster.logs.read(ref, chunkOf(query))) ?? EMPTY;
 }
 
 export const logRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (app, { cluster }, done) => {
   const read = { permission: 'read' as const, errors: ['not_found'] as const };
-  const schema = <P extends typeof runLogParams | typeof subRunLogParams | typeof stepLogParams | typeof subStepLogParams, Q extends typeof runLogQuery | typeof stepLogQuery>(params: P, querystring: Q): { tags: string[]; params: P; querystring: Q; response: { 200: typeof S.logChunk } } => ({ tags: ['logs'], params, querystring, response: { 200: S.logChunk } });
+  const schema = <
+    P extends typeof runLogParams | typeof subRunLogParams | typeof stepLogParams | typeof subStepLogParams,
+    Q extends typeof runLogQuery | typeof stepLogQuery,
+  >(
+    params: P,
+    querystring: Q,
+  ): { tags: string[]; params: P; querystring: Q; response: { 200: typeof S.logChunk } } => ({
+    tags: ['logs'],
+    params,
+    querystring,
+    response: { 200: S.logChunk },
+  });
 
-  app.get('/dag-runs/:name/:dagRunId/log', { config: read, schema: schema(runLogParams, runLogQuery) }, async (request) => logChunk(runLogText(await recordedRunAt(cluster, request.params)), chunkOf(request.query)));
-  app.get('/dag-runs/:name/:dagRunId/steps/:stepName/log', { config: read, schema: schema(stepLogParams, stepLogQuery) }, async (request) => stepLog(cluster, await recordedRunAt(cluster, request.params), request.params.stepName, request.query));
+  app.get(
+    '/dag-runs/:name/:dagRunId/log',
+    { config: read, schema: schema(runLogParams, runLogQuery) },
+    async (request) => logChunk(runLogText(await recordedRunAt(cluster, request.params)), chunkOf(request.query)),
+  );
+  app.get(
+    '/dag-runs/:name/:dagRunId/steps/:stepName/log',
+    { config: read, schema: schema(stepLogParams, stepLogQuery) },
+    async (request) =>
+      stepLog(cluster, await recordedRunAt(cluster, request.params), request.params.stepName, request.query),
+  );
   for (const segment of SUB_RUN_SEGMENTS) {
-    app.get(`/dag-runs/:name/:dagRunId/${segment}/log`, { config: read, schema: schema(subRunLogParams, runLogQuery) }, async (request) => logChunk(runLogText(await recordedRunAt(cluster, request.params)), chunkOf(request.query)));
-    app.get(`/dag-runs/:name/:dagRunId/${segment}/steps/:stepName/log`, { config: read, schema: schema(subStepLogParams, stepLogQuery) }, async (request) => stepLog(cluster, await recordedRunAt(cluster, request.params), request.params.stepName, request.query));
+    app.get(
+      `/dag-runs/:name/:dagRunId/${segment}/log`,
+      { config: read, schema: schema(subRunLogParams, runLogQuery) },
+      async (request) => logChunk(runLogText(await recordedRunAt(cluster, request.params)), chunkOf(request.query)),
+    );
+    app.get(
+      `/dag-runs/:name/:dagRunId/${segment}/steps/:stepName/log`,
+      { config: read, schema: schema(subStepLogParams, stepLogQuery) },
+      async (request) =>
+        stepLog(cluster, await recordedRunAt(cluster, request.params), request.params.stepName, request.query),
+    );
   }
   done();
 };

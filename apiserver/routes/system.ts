@@ -13,22 +13,41 @@ export interface SystemRouteOptions {
   readonly document: (full: object) => object;
 }
 
-export const systemRoutes: FastifyPluginCallbackTypebox<SystemRouteOptions> = (app, { version, clock, health, metrics, document }, done) => {
+export const systemRoutes: FastifyPluginCallbackTypebox<SystemRouteOptions> = (
+  app,
+  { version, clock, health, metrics, document },
+  done,
+) => {
   const started = clock().getTime();
   const open = { permission: 'public' as const };
 
-  app.get('/health', { config: open, schema: { tags: ['system'], response: { 200: S.health, 503: S.health } } }, async (_request, reply) => {
-    const now = clock();
-    const base = { version, uptime: Math.floor((now.getTime() - started) / 1000), timestamp: now.toISOString() };
-    const problem = await health();
-    if (problem === undefined) return { status: 'healthy', ...base };
-    return reply.code(503).send({ status: 'unhealthy', ...base, error: problem });
-  });
+  app.get(
+    '/health',
+    { config: open, schema: { tags: ['system'], response: { 200: S.health, 503: S.health } } },
+    async (_request, reply) => {
+      const now = clock();
+      const base = { version, uptime: Math.floor((now.getTime() - started) / 1000), timestamp: now.toISOString() };
+      const problem = await health();
+      if (problem === undefined) return { status: 'healthy', ...base };
+      return reply.code(503).send({ status: 'unhealthy', ...base, error: problem });
+    },
+  );
 
-  app.get('/metrics', { config: open, schema: { tags: ['system'], produces: ['text/plain'], response: { 200: Type.String({ description: 'Metrics in the Prometheus text format.' }) } } }, async (_request, reply) => {
-    const text = await metrics.metrics();
-    return reply.type(metrics.contentType).send(text);
-  });
+  app.get(
+    '/metrics',
+    {
+      config: open,
+      schema: {
+        tags: ['system'],
+        produces: ['text/plain'],
+        response: { 200: Type.String({ description: 'Metrics in the Prometheus text format.' }) },
+      },
+    },
+    async (_request, reply) => {
+      const text = await metrics.metrics();
+      return reply.type(metrics.contentType).send(text);
+    },
+  );
 
   app.get('/openapi.json', { config: open, schema: { hide: true } }, () => document(app.swagger()));
   done();

@@ -36,15 +36,27 @@ export const v1Api: FastifyPluginCallback<V1Options> = (app, options, done) => {
     applyEdge(route, V1_PREFIX);
     const override = overrides[edgeKey(route, V1_PREFIX)];
     if (override === undefined) return;
-    const schema = (route.schema ?? {}) as { response?: Record<string, unknown>; querystring?: { properties?: Record<string, unknown> } };
+    const schema = (route.schema ?? {}) as {
+      response?: Record<string, unknown>;
+      querystring?: { properties?: Record<string, unknown> };
+    };
     // The root hooks have documented `remoteNode` on the v2 query already (the configured nodes): kept.
     const remoteNode = schema.querystring?.properties?.remoteNode;
-    const querystring = remoteNode === undefined ? override.querystring : { ...override.querystring, properties: { ...override.querystring.properties, remoteNode } };
+    const querystring =
+      remoteNode === undefined
+        ? override.querystring
+        : { ...override.querystring, properties: { ...override.querystring.properties, remoteNode } };
     route.schema = { ...route.schema, querystring, response: { ...schema.response, 200: override.response } };
     route.handler = override.handler;
   });
   const resources: ResourceRouteOptions = { cluster, clock };
-  void app.register(systemRoutes, { version: options.version, clock, health: options.health, metrics: options.metrics, document: (full) => documentFor(full, 'v1') });
+  void app.register(systemRoutes, {
+    version: options.version,
+    clock,
+    health: options.health,
+    metrics: options.metrics,
+    document: (full) => documentFor(full, 'v1'),
+  });
   void app.register(dagRoutes, resources);
   void app.register(executionRoutes, resources);
   void app.register(runRoutes, resources);

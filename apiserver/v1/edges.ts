@@ -25,21 +25,46 @@ export interface Edge {
   readonly query?: TProperties;
 }
 
-const details: Edge = { schema: V1.dagRunDetailsWrapped, map: (p: { dagRunDetails: RunDetails }) => ({ dagRunDetails: v1Details(p.dagRunDetails) }) };
+const details: Edge = {
+  schema: V1.dagRunDetailsWrapped,
+  map: (p: { dagRunDetails: RunDetails }) => ({ dagRunDetails: v1Details(p.dagRunDetails) }),
+};
 
 /** `METHOD /path` (fastify's form, without the prefix) -> its edge. */
 export const EDGES: Readonly<Record<string, Edge>> = {
   'GET /dags': {
     schema: V1.dagList,
     map: (p: { dags: DagListItem[] }) => ({ ...p, dags: p.dags.map(v1DagListItem) }),
-    query: { labels: Type.Optional(Type.String({ description: 'Comma-separated labels (tags): only DAGs that have every one.' })) },
+    query: {
+      labels: Type.Optional(
+        Type.String({ description: 'Comma-separated labels (tags): only DAGs that have every one.' }),
+      ),
+    },
   },
   'GET /dags/:fileName': { schema: V1.dagDetails, map: (p: DagDetailsView) => v1DagDetails(p) },
-  'GET /dags/:fileName/spec': { schema: V1.dagSpec, map: (p: { dag: DagDetails }) => ({ ...p, dag: v1Dag(p.dag), valueReferenceNotices: [] }) },
+  'GET /dags/:fileName/spec': {
+    schema: V1.dagSpec,
+    map: (p: { dag: DagDetails }) => ({ ...p, dag: v1Dag(p.dag), valueReferenceNotices: [] }),
+  },
   'POST /dags/validate': { schema: V1.validation, map: (p: { dag: DagDetails }) => ({ ...p, dag: v1Dag(p.dag) }) },
-  'GET /dags/search': { schema: V1.searchResults, map: (p: { results: { dag: DagDetails }[] }) => ({ ...p, results: p.results.map((r) => ({ ...r, dag: v1DagSummary(r.dag) })) }) },
-  'GET /dags/:fileName/dag-runs': { schema: V1.dagRunsWithGrid, map: (p: { dagRuns: RunDetails[]; gridData: GridRow[] }) => ({ dagRuns: p.dagRuns.map(v1Details), gridData: v1Grid(p.gridData) }) },
-  'GET /dags/:fileName/dag-runs/:dagRunId': { schema: V1.dagRunWrapped, map: (p: { dagRun: RunDetails }) => ({ dagRun: v1Details(p.dagRun) }) },
+  'GET /dags/search': {
+    schema: V1.searchResults,
+    map: (p: { results: { dag: DagDetails }[] }) => ({
+      ...p,
+      results: p.results.map((r) => ({ ...r, dag: v1DagSummary(r.dag) })),
+    }),
+  },
+  'GET /dags/:fileName/dag-runs': {
+    schema: V1.dagRunsWithGrid,
+    map: (p: { dagRuns: RunDetails[]; gridData: GridRow[] }) => ({
+      dagRuns: p.dagRuns.map(v1Details),
+      gridData: v1Grid(p.gridData),
+    }),
+  },
+  'GET /dags/:fileName/dag-runs/:dagRunId': {
+    schema: V1.dagRunWrapped,
+    map: (p: { dagRun: RunDetails }) => ({ dagRun: v1Details(p.dagRun) }),
+  },
   'GET /dag-runs/:name/:dagRunId': details,
   ...Object.fromEntries(SUB_RUN_SEGMENTS.map((segment) => [`GET /dag-runs/:name/:dagRunId/${segment}`, details])),
   'GET /queues': { schema: V1.queues, map: (p: { queues: Queue[] }) => ({ ...p, queues: p.queues.map(v1Queue) }) },
@@ -60,11 +85,27 @@ export function edgeKey(route: Pick<RouteOptions, 'method' | 'url'>, prefix: str
 export function applyEdge(route: RouteOptions, prefix: string, edges: Readonly<Record<string, Edge>> = EDGES): void {
   const edge = edges[edgeKey(route, prefix)];
   if (edge === undefined) return;
-  const schema = (route.schema ?? {}) as { response?: Record<string, unknown>; querystring?: { properties?: Record<string, unknown> } };
-  const query = edge.query === undefined || schema.querystring === undefined ? {} : { querystring: { ...schema.querystring, properties: { ...schema.querystring.properties, ...edge.query } } };
+  const schema = (route.schema ?? {}) as {
+    response?: Record<string, unknown>;
+    querystring?: { properties?: Record<string, unknown> };
+  };
+  const query =
+    edge.query === undefined || schema.querystring === undefined
+      ? {}
+      : { querystring: { ...schema.querystring, properties: { ...schema.querystring.properties, ...edge.query } } };
   route.schema = { ...route.schema, ...query, response: { ...schema.response, 200: edge.schema } };
-  const map = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: Error | null, payload?: unknown) => void): void => {
-    done(null, reply.statusCode === 200 && payload !== null && typeof payload === 'object' ? edge.map(payload as never) : payload);
+  const map = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: unknown,
+    done: (error: Error | null, payload?: unknown) => void,
+  ): void => {
+    done(
+      null,
+      reply.statusCode === 200 && payload !== null && typeof payload === 'object'
+        ? edge.map(payload as never)
+        : payload,
+    );
   };
   const hooks = route.preSerialization;
   route.preSerialization = hooks === undefined ? [map] : [...[hooks].flat(), map];

@@ -60,13 +60,19 @@ export class EventHub {
   }
 
   /** Adds and removes topics; the added ones are sent at once. Unknown topics and topics past the limit are refused one by one. */
-  private change(session: Session, add: readonly string[], remove: readonly string[]): { subscribed: string[]; errors: TopicError[] } {
+  private change(
+    session: Session,
+    add: readonly string[],
+    remove: readonly string[],
+  ): { subscribed: string[]; errors: TopicError[] } {
     const errors: TopicError[] = [];
     for (const topic of remove) session.topics.delete(topic);
     for (const topic of add) {
       if (session.topics.has(topic)) continue;
-      if (topicReads(topic) === undefined) errors.push({ topic, code: 'invalid_topic', message: `unsupported topic "${topic}"` });
-      else if (session.topics.size >= MAX_TOPICS) errors.push({ topic, code: 'too_many_topics', message: `a stream takes at most ${String(MAX_TOPICS)} topics` });
+      if (topicReads(topic) === undefined)
+        errors.push({ topic, code: 'invalid_topic', message: `unsupported topic "${topic}"` });
+      else if (session.topics.size >= MAX_TOPICS)
+        errors.push({ topic, code: 'too_many_topics', message: `a stream takes at most ${String(MAX_TOPICS)} topics` });
       else session.topics.set(topic, '');
     }
     if (add.length > 0) void this.refresh(session);
@@ -74,17 +80,29 @@ export class EventHub {
   }
 
   /** A new session on `out`, its control event written first; undefined when the server has as many as it takes. */
-  open(out: Writable, owner: string, headers: Readonly<Record<string, string>>, topics: readonly string[]): string | undefined {
+  open(
+    out: Writable,
+    owner: string,
+    headers: Readonly<Record<string, string>>,
+    topics: readonly string[],
+  ): string | undefined {
     if (this.sessions.size >= MAX_SESSIONS) return undefined;
     const session: Session = { id: randomUUID(), owner, headers, out, topics: new Map(), busy: false, again: false };
     this.sessions.set(session.id, session);
     if (this.sessions.size === 1) this.startTimers();
     const { subscribed, errors } = this.change(session, topics, []);
-    out.write(frame({ sessionID: session.id, subscribed, ...(errors.length === 0 ? {} : { errors }) }, { event: 'control' }));
+    out.write(
+      frame({ sessionID: session.id, subscribed, ...(errors.length === 0 ? {} : { errors }) }, { event: 'control' }),
+    );
     return session.id;
   }
 
-  mutate(id: string, owner: string, add: readonly string[], remove: readonly string[]): { subscribed: string[]; errors: TopicError[] } | undefined {
+  mutate(
+    id: string,
+    owner: string,
+    add: readonly string[],
+    remove: readonly string[],
+  ): { subscribed: string[]; errors: TopicError[] } | undefined {
     const session = this.sessions.get(id);
     if (session?.owner !== owner) return undefined;
     return this.change(session, add, remove);

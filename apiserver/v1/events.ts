@@ -15,8 +15,16 @@ import { ApiError } from '../errors.ts';
 import { requestBody } from '../schemas.ts';
 import { EventHub, type Read } from './event-hub.ts';
 
-const streamQuery = Type.Object({ topic: Type.Optional(Type.Array(Type.String())), lastEventId: Type.Optional(Type.String()), remoteNode: Type.Optional(Type.String()) });
-const mutationBody = requestBody({ sessionID: Type.String({ minLength: 1 }), add: Type.Optional(Type.Array(Type.String())), remove: Type.Optional(Type.Array(Type.String())) });
+const streamQuery = Type.Object({
+  topic: Type.Optional(Type.Array(Type.String())),
+  lastEventId: Type.Optional(Type.String()),
+  remoteNode: Type.Optional(Type.String()),
+});
+const mutationBody = requestBody({
+  sessionID: Type.String({ minLength: 1 }),
+  add: Type.Optional(Type.Array(Type.String())),
+  remove: Type.Optional(Type.Array(Type.String())),
+});
 
 /** The request headers a topic's reads are made with: those that carry who the caller is. */
 const CREDENTIALS = ['authorization', 'cookie'] as const;
@@ -49,24 +57,44 @@ export const eventRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (
   });
   const hide = { hide: true };
 
-  app.get('/events/stream', { config: { permission: 'read', audit: false }, schema: { ...hide, querystring: streamQuery } }, (request, reply) => {
-    listen();
-    const out = new PassThrough();
-    const headers = Object.fromEntries(CREDENTIALS.flatMap((name) => (typeof request.headers[name] === 'string' ? [[name, request.headers[name]]] : [])));
-    const id = hub.open(out, request.caller.user, headers, request.query.topic ?? []);
-    if (id === undefined) throw new ApiError('service_unavailable', 'the server has as many event streams open as it takes; poll instead');
-    request.raw.on('close', () => {
-      hub.close(id);
-      out.end();
-    });
-    return reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no').type('text/event-stream').send(out);
-  });
+  app.get(
+    '/events/stream',
+    { config: { permission: 'read', audit: false }, schema: { ...hide, querystring: streamQuery } },
+    (request, reply) => {
+      listen();
+      const out = new PassThrough();
+      const headers = Object.fromEntries(
+        CREDENTIALS.flatMap((name) =>
+          typeof request.headers[name] === 'string' ? [[name, request.headers[name]]] : [],
+        ),
+      );
+      const id = hub.open(out, request.caller.user, headers, request.query.topic ?? []);
+      if (id === undefined)
+        throw new ApiError(
+          'service_unavailable',
+          'the server has as many event streams open as it takes; poll instead',
+        );
+      request.raw.on('close', () => {
+        hub.close(id);
+        out.end();
+      });
+      return reply
+        .header('cache-control', 'no-cache')
+        .header('x-accel-buffering', 'no')
+        .type('text/event-stream')
+        .send(out);
+    },
+  );
 
-  app.post('/events/stream/topics', { config: { permission: 'read', audit: false, errors: ['not_found'] }, schema: { ...hide, body: mutationBody } }, (request) => {
-    const { sessionID, add = [], remove = [] } = request.body;
-    const result = hub.mutate(sessionID, request.caller.user, add, remove);
-    if (result === undefined) throw new ApiError('not_found', `unknown event stream session "${sessionID}"`);
-    return result;
-  });
+  app.post(
+    '/events/stream/topics',
+    { config: { permission: 'read', audit: false, errors: ['not_found'] }, schema: { ...hide, body: mutationBody } },
+    (request) => {
+      const { sessionID, add = [], remove = [] } = request.body;
+      const result = hub.mutate(sessionID, request.caller.user, add, remove);
+      if (result === undefined) throw new ApiError('not_found', `unknown event stream session "${sessionID}"`);
+      return result;
+    },
+  );
   done();
 };

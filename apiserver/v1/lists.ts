@@ -24,7 +24,9 @@ import { v1Queue, v1Summary } from './views.ts';
 
 const runListQuery = Type.Object({
   name: Type.Optional(Type.String()),
-  status: Type.Optional(Type.Array(queryInteger({ minimum: 0, maximum: 6 }), { description: 'Repeat for several statuses.' })),
+  status: Type.Optional(
+    Type.Array(queryInteger({ minimum: 0, maximum: 6 }), { description: 'Repeat for several statuses.' }),
+  ),
   fromDate: Type.Optional(queryInteger({ description: 'Unix seconds, inclusive.' })),
   toDate: Type.Optional(queryInteger({ description: 'Unix seconds, inclusive.' })),
   dagRunId: Type.Optional(Type.String()),
@@ -37,7 +39,11 @@ async function* summaries(runs: Iterable<ListedRun> | AsyncIterable<ListedRun>):
   for await (const run of runs) yield isStoredRow(run) ? storedSummary(run) : runSummary(run);
 }
 
-async function runPage(cluster: Cluster, query: RunListQuery, exactName?: string): Promise<{ dagRuns: ReturnType<typeof v1Summary>[]; nextCursor?: string }> {
+async function runPage(
+  cluster: Cluster,
+  query: RunListQuery,
+  exactName?: string,
+): Promise<{ dagRuns: ReturnType<typeof v1Summary>[]; nextCursor?: string }> {
   const { status, limit, cursor, remoteNode: _node, name, ...filter } = query;
   const offset = decodeCursor(cursor);
   const statuses = status ?? [];
@@ -45,27 +51,50 @@ async function runPage(cluster: Cluster, query: RunListQuery, exactName?: string
   const named = exactName === undefined ? (name === undefined ? {} : { name }) : { name: exactName, exactName: true };
   const runs = await matchingRuns(cluster, { ...filter, ...only, ...named });
   const keep = statusFilter(statuses);
-  const page = await pageOf(summaries(runs), { offset, limit: limit ?? DEFAULT_LIMIT, ...(keep === undefined ? {} : { keep }) });
-  return { dagRuns: page.items.map(v1Summary), ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) };
+  const page = await pageOf(summaries(runs), {
+    offset,
+    limit: limit ?? DEFAULT_LIMIT,
+    ...(keep === undefined ? {} : { keep }),
+  });
+  return {
+    dagRuns: page.items.map(v1Summary),
+    ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
+  };
 }
 
 /** The v1 handler and query of a shared route, by its key (edges.ts edgeKey). */
-export function listOverrides(cluster: Cluster): Readonly<Record<string, Pick<RouteOptions, 'handler'> & { querystring: { properties: object }; response: object }>> {
+export function listOverrides(
+  cluster: Cluster,
+): Readonly<Record<string, Pick<RouteOptions, 'handler'> & { querystring: { properties: object }; response: object }>> {
   return {
-    'GET /dag-runs': { querystring: runListQuery, response: V1.runsPage, handler: (request: FastifyRequest) => runPage(cluster, request.query as RunListQuery) },
-    'GET /dag-runs/:name': { querystring: runListQuery, response: V1.runsPage, handler: (request: FastifyRequest) => runPage(cluster, request.query as RunListQuery, (request.params as { name: string }).name) },
+    'GET /dag-runs': {
+      querystring: runListQuery,
+      response: V1.runsPage,
+      handler: (request: FastifyRequest) => runPage(cluster, request.query as RunListQuery),
+    },
+    'GET /dag-runs/:name': {
+      querystring: runListQuery,
+      response: V1.runsPage,
+      handler: (request: FastifyRequest) =>
+        runPage(cluster, request.query as RunListQuery, (request.params as { name: string }).name),
+    },
   };
 }
 
 /** The listed queues; one that has no run and no DAGQueue resource is not listed (v2's rule). */
 function listedQueues(cluster: Cluster): Queue[] {
   const { cache } = cluster;
-  return queues({ queues: cache.queues.list(cache.namespace), runs: cache.runs.list(cache.namespace), dagQueue: queueName });
+  return queues({
+    queues: cache.queues.list(cache.namespace),
+    runs: cache.runs.list(cache.namespace),
+    dagQueue: queueName,
+  });
 }
 
 function queueNamed(cluster: Cluster, name: string): Queue {
   const found = listedQueues(cluster).find((queue) => queue.name === name);
-  if (found === undefined) throw new ApiError('not_found', `queue "${name}" not found (a queue is listed while it is defined or has runs)`);
+  if (found === undefined)
+    throw new ApiError('not_found', `queue "${name}" not found (a queue is listed while it is defined or has runs)`);
   return found;
 }
 
@@ -74,12 +103,33 @@ const itemsQuery = Type.Object({ limit: PAGE_QUERY.limit, cursor: PAGE_QUERY.cur
 
 export const v1ListRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (app, { cluster }, done) => {
   const read = { permission: 'read' as const, errors: ['not_found'] as const };
-  app.get('/queues/:name', { config: read, schema: { tags: ['queues'], params: queueParams, response: { 200: V1.queue } } }, (request) => v1Queue(queueNamed(cluster, request.params.name)));
-  app.get('/queues/:name/items', { config: read, schema: { tags: ['queues'], params: queueParams, querystring: itemsQuery, response: { 200: V1.queueItems } } }, async (request) => {
-    const offset = decodeCursor(request.query.cursor);
-    const page = await pageOf(queueNamed(cluster, request.params.name).queued, { offset, limit: request.query.limit ?? DEFAULT_LIMIT });
-    return { items: page.items.map(v1Summary), ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) };
-  });
-  app.get('/dags/labels', { config: { permission: 'read' }, schema: { tags: ['dags'], response: { 200: V1.labels } } }, () => ({ labels: uniqueTags(allDags(cluster)), errors: [] }));
+  app.get(
+    '/queues/:name',
+    { config: read, schema: { tags: ['queues'], params: queueParams, response: { 200: V1.queue } } },
+    (request) => v1Queue(queueNamed(cluster, request.params.name)),
+  );
+  app.get(
+    '/queues/:name/items',
+    {
+      config: read,
+      schema: { tags: ['queues'], params: queueParams, querystring: itemsQuery, response: { 200: V1.queueItems } },
+    },
+    async (request) => {
+      const offset = decodeCursor(request.query.cursor);
+      const page = await pageOf(queueNamed(cluster, request.params.name).queued, {
+        offset,
+        limit: request.query.limit ?? DEFAULT_LIMIT,
+      });
+      return {
+        items: page.items.map(v1Summary),
+        ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
+      };
+    },
+  );
+  app.get(
+    '/dags/labels',
+    { config: { permission: 'read' }, schema: { tags: ['dags'], response: { 200: V1.labels } } },
+    () => ({ labels: uniqueTags(allDags(cluster)), errors: [] }),
+  );
   done();
 };

@@ -4,9 +4,35 @@
  * method, path and operationId; the path in fastify's form. They answer 501 and are listed in
  * the served document, so that a Dagu client finds every operation it knows and a clear answer.
  */
-export type NotServedGroup = 'agent' | 'api-keys' | 'audit' | 'auth' | 'events' | 'human-tasks' | 'incidents' | 'later' | 'license' | 'notifications' | 'profiles' | 'remote-nodes' | 'secrets' | 'settings' | 'sync' | 'tunnel' | 'users' | 'views' | 'webhooks' | 'wiki' | 'workspaces';
+export type NotServedGroup =
+  | 'agent'
+  | 'api-keys'
+  | 'audit'
+  | 'auth'
+  | 'events'
+  | 'human-tasks'
+  | 'incidents'
+  | 'later'
+  | 'license'
+  | 'notifications'
+  | 'profiles'
+  | 'remote-nodes'
+  | 'secrets'
+  | 'settings'
+  | 'sync'
+  | 'tunnel'
+  | 'users'
+  | 'views'
+  | 'webhooks'
+  | 'wiki'
+  | 'workspaces';
 
-export const NOT_SERVED: readonly (readonly [method: string, path: string, operationId: string, group: NotServedGroup])[] = [
+export const NOT_SERVED: readonly (readonly [
+  method: string,
+  path: string,
+  operationId: string,
+  group: NotServedGroup,
+])[] = [
   ['POST', '/auth/setup', 'setup', 'auth'],
   ['POST', '/auth/login', 'login', 'auth'],
   ['GET', '/auth/me', 'getCurrentUser', 'auth'],
@@ -36,15 +62,50 @@ export const NOT_SERVED: readonly (readonly [method: string, path: string, opera
   ['POST', '/dag-runs/:name/:dagRunId/human-tasks/resume', 'resumeHumanTaskDAGRun', 'human-tasks'],
   ['GET', '/dag-runs/:name/:dagRunId/steps/:stepName/log/download', 'downloadDAGRunStepLog', 'later'],
   ['GET', '/dag-runs/:name/:dagRunId/steps/:stepName/messages', 'getDAGRunStepMessages', 'agent'],
-  ['POST', '/dag-runs/:name/:dagRunId/steps/:stepName/agent-interactions/:interactionId/respond', 'respondDAGRunStepAgentInteraction', 'agent'],
+  [
+    'POST',
+    '/dag-runs/:name/:dagRunId/steps/:stepName/agent-interactions/:interactionId/respond',
+    'respondDAGRunStepAgentInteraction',
+    'agent',
+  ],
   ['POST', '/dag-runs/:name/:dagRunId/steps/:stepName/agent-session/restart', 'restartDAGRunStepAgentSession', 'agent'],
   ['GET', '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/log/download', 'downloadSubDAGRunLog', 'later'],
-  ['GET', '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/artifacts/preview', 'getSubDAGRunArtifactPreview', 'later'],
-  ['GET', '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/artifacts/download', 'downloadSubDAGRunArtifact', 'later'],
-  ['GET', '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/steps/:stepName/log/download', 'downloadSubDAGRunStepLog', 'later'],
-  ['GET', '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/steps/:stepName/messages', 'getSubDAGRunStepMessages', 'agent'],
-  ['POST', '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/steps/:stepName/agent-interactions/:interactionId/respond', 'respondSubDAGRunStepAgentInteraction', 'agent'],
-  ['POST', '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/steps/:stepName/agent-session/restart', 'restartSubDAGRunStepAgentSession', 'agent'],
+  [
+    'GET',
+    '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/artifacts/preview',
+    'getSubDAGRunArtifactPreview',
+    'later',
+  ],
+  [
+    'GET',
+    '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/artifacts/download',
+    'downloadSubDAGRunArtifact',
+    'later',
+  ],
+  [
+    'GET',
+    '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/steps/:stepName/log/download',
+    'downloadSubDAGRunStepLog',
+    'later',
+  ],
+  [
+    'GET',
+    '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/steps/:stepName/messages',
+    'getSubDAGRunStepMessages',
+    'agent',
+  ],
+  [
+    'POST',
+    '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/steps/:stepName/agent-interactions/:interactionId/respond',
+    'respondSubDAGRunStepAgentInteraction',
+    'agent',
+  ],
+  [
+    'POST',
+    '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/steps/:stepName/agent-session/restart',
+    'restartSubDAGRunStepAgentSession',
+    'agent',
+  ],
   ['GET', '/services/resources/history', 'getResourceHistory', 'later'],
   ['GET', '/services/tunnel', 'getTunnelStatus', 'tunnel'],
   ['POST', '/webhooks/:fileName', 'triggerWebhook', 'webhooks'],
@@ -144,9 +205,19 @@ export const NOT_SERVED: readonly (readonly [method: string, path: string, opera
   ['DELETE', '/profiles/_global/entries/:key', 'deleteGlobalRuntimeProfileDefaultEntry', 'profiles'],
   ['GET', '/profiles/_workspaces/:workspaceName', 'getWorkspaceRuntimeProfileDefaults', 'profiles'],
   ['PATCH', '/profiles/_workspaces/:workspaceName', 'updateWorkspaceRuntimeProfileDefaults', 'profiles'],
-  ['PUT', '/profiles/_workspaces/:workspaceName/variables/:key', 'setWorkspaceRuntimeProfileDefaultVariable', 'profiles'],
+  [
+    'PUT',
+    '/profiles/_workspaces/:workspaceName/variables/:key',
+    'setWorkspaceRuntimeProfileDefaultVariable',
+    'profiles',
+  ],
   ['PUT', '/profiles/_workspaces/:workspaceName/secrets/:key', 'setWorkspaceRuntimeProfileDefaultSecret', 'profiles'],
-  ['DELETE', '/profiles/_workspaces/:workspaceName/entries/:key', 'deleteWorkspaceRuntimeProfileDefaultEntry', 'profiles'],
+  [
+    'DELETE',
+    '/profiles/_workspaces/:workspaceName/entries/:key',
+    'deleteWorkspaceRuntimeProfileDefaultEntry',
+    'profiles',
+  ],
   ['GET', '/profiles/:profileName', 'getRuntimeProfile', 'profiles'],
   ['PATCH', '/profiles/:profileName', 'updateRuntimeProfile', 'profiles'],
   ['DELETE', '/profiles/:profileName', 'deleteRuntimeProfile', 'profiles'],

@@ -12,7 +12,8 @@ import { NOT_SERVED, type NotServedGroup } from './not-served-table.ts';
 /** Why each group is not served. Dagu's own product: Kubedag leaves these to Kubernetes or does without. */
 export const REASONS: Readonly<Record<NotServedGroup, string>> = {
   agent: "Dagu's agent chat and agent steps are not run by Kubedag",
-  'api-keys': "Dagu's API keys are its own product; Kubedag takes static tokens, Kubernetes tokens or OIDC (docs/api-auth.md)",
+  'api-keys':
+    "Dagu's API keys are its own product; Kubedag takes static tokens, Kubernetes tokens or OIDC (docs/api-auth.md)",
   audit: "Dagu's audit log is its own product; Kubedag writes its audit records to a file or stdout (docs/audit.md)",
   auth: "Dagu's built-in users and sign-in are its own product; Kubedag takes static tokens, Kubernetes tokens or OIDC (docs/api-auth.md)",
   events: "Dagu's event log is its own product; Kubedag's runs are Kubernetes resources with their own events",
@@ -20,7 +21,8 @@ export const REASONS: Readonly<Record<NotServedGroup, string>> = {
   incidents: "Dagu's incident providers and policies are its own product",
   later: 'this operation is not served by Kubedag yet',
   license: "Dagu's licence is its own product; Kubedag has none to activate",
-  notifications: "Dagu's notification channels and routes are its own product; a DAG's own mail settings are run as written",
+  notifications:
+    "Dagu's notification channels and routes are its own product; a DAG's own mail settings are run as written",
   profiles: "Dagu's runtime profiles are its own product; Kubedag runs a step with the Pod settings its DAG gives",
   'remote-nodes': 'remote nodes are configured by KUBEDAG_REMOTE_NODES, not through the API',
   secrets: "Dagu's secret store is its own product; Kubedag's steps read Kubernetes Secrets",
@@ -42,7 +44,16 @@ export function pathParams(path: string): string[] {
 export const notServedRoutes: FastifyPluginCallback = (app, _options, done) => {
   for (const [method, url, operationId, group] of NOT_SERVED) {
     const names = pathParams(url);
-    const params = names.length === 0 ? {} : { params: { type: 'object', properties: Object.fromEntries(names.map((name) => [name, { type: 'string' }])), required: names } };
+    const params =
+      names.length === 0
+        ? {}
+        : {
+            params: {
+              type: 'object',
+              properties: Object.fromEntries(names.map((name) => [name, { type: 'string' }])),
+              required: names,
+            },
+          };
     const reason = REASONS[group];
     app.route({
       method,
@@ -50,7 +61,11 @@ export const notServedRoutes: FastifyPluginCallback = (app, _options, done) => {
       config: { permission: 'read', errors: ['not_implemented'] },
       schema: { tags: ['not served'], operationId, summary: `Not served by Kubedag: ${reason}.`, ...params },
       handler: () => {
-        throw new ApiError('not_implemented', `${method} ${url.replace(/:(\w+)/g, '{$1}')} is not served by Kubedag: ${reason}`, { details: { operationId, group } });
+        throw new ApiError(
+          'not_implemented',
+          `${method} ${url.replace(/:(\w+)/g, '{$1}')} is not served by Kubedag: ${reason}`,
+          { details: { operationId, group } },
+        );
       },
     });
   }

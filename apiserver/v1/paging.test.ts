@@ -7,7 +7,12 @@ describe("v1's paging of run lists", () => {
   it('reads back the cursors it makes, and refuses any other with a 400', () => {
     expect([0, 1, 250].map((n) => decodeCursor(encodeCursor(n)))).toEqual([0, 1, 250]);
     expect(decodeCursor(undefined)).toBe(0);
-    for (const bad of ['nonsense', encodeCursor(3).slice(1), Buffer.from('o:-1').toString('base64url'), Buffer.from('o:1.5').toString('base64url')]) {
+    for (const bad of [
+      'nonsense',
+      encodeCursor(3).slice(1),
+      Buffer.from('o:-1').toString('base64url'),
+      Buffer.from('o:1.5').toString('base64url'),
+    ]) {
       expect(() => decodeCursor(bad)).toThrow(ApiError);
     }
   });
@@ -22,7 +27,11 @@ describe("v1's paging of run lists", () => {
     }
     const first = await pageOf(numbers(), { offset: 0, limit: 3, keep: (n) => n % 2 === 0 });
     expect([first.items, read]).toEqual([[2, 4, 6], 8]);
-    const next = await pageOf(numbers(), { offset: decodeCursor(first.nextCursor), limit: 3, keep: (n) => n % 2 === 0 });
+    const next = await pageOf(numbers(), {
+      offset: decodeCursor(first.nextCursor),
+      limit: 3,
+      keep: (n) => n % 2 === 0,
+    });
     expect(next.items).toEqual([8, 10, 12]);
     expect(await pageOf([1, 2], { offset: 0, limit: 2 })).toEqual({ items: [1, 2] });
   });

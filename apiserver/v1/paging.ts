@@ -20,7 +20,8 @@ export function decodeCursor(cursor: string | undefined): number {
   if (cursor === undefined || cursor === '') return 0;
   const text = Buffer.from(cursor, 'base64url').toString();
   const offset = text.startsWith(PREFIX) ? Number(text.slice(PREFIX.length)) : Number.NaN;
-  if (!Number.isSafeInteger(offset) || offset < 0 || encodeCursor(offset) !== cursor) throw new ApiError('bad_request', 'malformed cursor: give back a nextCursor this server answered');
+  if (!Number.isSafeInteger(offset) || offset < 0 || encodeCursor(offset) !== cursor)
+    throw new ApiError('bad_request', 'malformed cursor: give back a nextCursor this server answered');
   return offset;
 }
 
@@ -33,7 +34,10 @@ export interface Page<T> {
  * One page of `items`: those `keep` accepts, from `offset` on, at most `limit`, and a cursor when
  * more follow.
  */
-export async function pageOf<T>(items: Iterable<T> | AsyncIterable<T>, options: { offset: number; limit: number; keep?: (item: T) => boolean }): Promise<Page<T>> {
+export async function pageOf<T>(
+  items: Iterable<T> | AsyncIterable<T>,
+  options: { offset: number; limit: number; keep?: (item: T) => boolean },
+): Promise<Page<T>> {
   const { offset, limit, keep = () => true } = options;
   const taken: T[] = [];
   let seen = 0;
@@ -48,7 +52,9 @@ export async function pageOf<T>(items: Iterable<T> | AsyncIterable<T>, options: 
 }
 
 /** `status` as v1 takes it: the parameter repeated for several statuses. Pure. */
-export function statusFilter(status: number | readonly number[] | undefined): ((summary: RunSummary) => boolean) | undefined {
+export function statusFilter(
+  status: number | readonly number[] | undefined,
+): ((summary: RunSummary) => boolean) | undefined {
   if (status === undefined) return undefined;
   const wanted = new Set([status].flat());
   return wanted.size === 0 ? undefined : (summary) => wanted.has(summary.status);

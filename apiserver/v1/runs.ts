@@ -24,12 +24,25 @@ import { V1 } from './schemas.ts';
 const runParams = Type.Object({ name: Type.String(), dagRunId: Type.String() });
 const subParams = Type.Object({ name: Type.String(), dagRunId: Type.String(), subDAGRunId: Type.String() });
 const stepParams = Type.Object({ name: Type.String(), dagRunId: Type.String(), stepName: Type.String() });
-const subStepParams = Type.Object({ name: Type.String(), dagRunId: Type.String(), subDAGRunId: Type.String(), stepName: Type.String() });
+const subStepParams = Type.Object({
+  name: Type.String(),
+  dagRunId: Type.String(),
+  subDAGRunId: Type.String(),
+  stepName: Type.String(),
+});
 const artifactQuery = Type.Object({ recursive: Type.Optional(Type.Boolean()) });
-const approvalBody = requestBody({ inputs: Type.Optional(Type.Record(Type.String(), Type.String())), reason: Type.Optional(Type.String()), feedback: Type.Optional(Type.String()) }, {});
+const approvalBody = requestBody(
+  {
+    inputs: Type.Optional(Type.Record(Type.String(), Type.String())),
+    reason: Type.Optional(Type.String()),
+    feedback: Type.Optional(Type.String()),
+  },
+  {},
+);
 
 /** Why no step can be approved: the DAG format refuses `approval` steps until they run (issue 26). */
-export const APPROVAL_MISSING = 'step approval is not available: Kubedag does not run `approval` steps yet (DAGs that use them are refused), so no step of this run waits for a person';
+export const APPROVAL_MISSING =
+  'step approval is not available: Kubedag does not run `approval` steps yet (DAGs that use them are refused), so no step of this run waits for a person';
 
 /** The outputs a run's steps captured, merged in step order (a later step's value of a name wins, as in Dagu). Pure. */
 export function runOutputs(run: DagRunResource): Record<string, string> {
@@ -39,59 +52,128 @@ export function runOutputs(run: DagRunResource): Record<string, string> {
 async function deleteRun(cluster: Cluster, at: { name: string; dagRunId: string }): Promise<void> {
   const run = await runAt(cluster, at);
   const id = runIdentity(run);
-  if (isActiveRun(run)) throw new ApiError('bad_request', `run "${id.dagRunId}" is active; stop it (or dequeue it) before deleting it`);
+  if (isActiveRun(run))
+    throw new ApiError('bad_request', `run "${id.dagRunId}" is active; stop it (or dequeue it) before deleting it`);
   // The API server only reads the history store; the operator's retention removes what it keeps.
-  if (isArchived(run)) throw new ApiError('bad_request', `run "${id.dagRunId}" is archived in the history store, which removes runs by its retention (docs/history.md); only runs still in the cluster are deleted here`);
+  if (isArchived(run))
+    throw new ApiError(
+      'bad_request',
+      `run "${id.dagRunId}" is archived in the history store, which removes runs by its retention (docs/history.md); only runs still in the cluster are deleted here`,
+    );
   // Gone meanwhile, or another run under its name (the uid guard): either way this run is no more.
-  await cluster.writer.deleteRun(run).catch(rethrowAs((error) => isNotFound(error) || isConflict(error), () => new ApiError('not_found', `run "${id.dagRunId}" not found`)));
+  await cluster.writer.deleteRun(run).catch(
+    rethrowAs(
+      (error) => isNotFound(error) || isConflict(error),
+      () => new ApiError('not_found', `run "${id.dagRunId}" not found`),
+    ),
+  );
 }
 
-async function runSpec(cluster: Cluster, at: { name: string; dagRunId: string; subDAGRunId?: string }): Promise<{ spec: string }> {
+async function runSpec(
+  cluster: Cluster,
+  at: { name: string; dagRunId: string; subDAGRunId?: string },
+): Promise<{ spec: string }> {
   const run = await runAt(cluster, at);
   const source = await cluster.definitions.source(run);
-  if (source === undefined) throw new ApiError('not_found', `the definition of run "${runIdentity(run).dagRunId}" is not kept any more`);
+  if (source === undefined)
+    throw new ApiError('not_found', `the definition of run "${runIdentity(run).dagRunId}" is not kept any more`);
   return { spec: renderYaml(source) };
 }
 
+// eslint-disable-next-line max-lines-per-function -- longer since Prettier's layout; split pending (issue 27)
 export const v1RunRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (app, { cluster }, done) => {
   const read = { permission: 'read' as const, errors: ['not_found'] as const };
   const tags = ['runs'];
 
-  app.delete('/dag-runs/:name/:dagRunId', { config: { permission: 'delete', errors: ['not_found', 'bad_request'] }, schema: { tags, params: runParams, response: { 204: S.noContent } } }, async (request, reply) => {
-    await deleteRun(cluster, request.params);
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/dag-runs/:name/:dagRunId',
+    {
+      config: { permission: 'delete', errors: ['not_found', 'bad_request'] },
+      schema: { tags, params: runParams, response: { 204: S.noContent } },
+    },
+    async (request, reply) => {
+      await deleteRun(cluster, request.params);
+      return reply.code(204).send();
+    },
+  );
 
-  app.get('/dag-runs/:name/:dagRunId/spec', { config: read, schema: { tags, params: runParams, response: { 200: V1.runSpec } } }, async (request) => runSpec(cluster, request.params));
-  app.get('/dag-runs/:name/:dagRunId/outputs', { config: read, schema: { tags, params: runParams, response: { 200: V1.outputs } } }, async (request) => {
-    const run = await recordedRunAt(cluster, request.params);
-    const id = runIdentity(run);
-    const status = run.status ?? {};
-    return { metadata: { dagName: id.name, dagRunId: id.dagRunId, attemptId: run.metadata?.uid ?? '', status: status.statusLabel ?? '', completedAt: iso(status.finishedAt), params: status.params ?? run.spec.params ?? '' }, outputs: runOutputs(run) };
-  });
+  app.get(
+    '/dag-runs/:name/:dagRunId/spec',
+    { config: read, schema: { tags, params: runParams, response: { 200: V1.runSpec } } },
+    async (request) => runSpec(cluster, request.params),
+  );
+  app.get(
+    '/dag-runs/:name/:dagRunId/outputs',
+    { config: read, schema: { tags, params: runParams, response: { 200: V1.outputs } } },
+    async (request) => {
+      const run = await recordedRunAt(cluster, request.params);
+      const id = runIdentity(run);
+      const status = run.status ?? {};
+      return {
+        metadata: {
+          dagName: id.name,
+          dagRunId: id.dagRunId,
+          attemptId: run.metadata?.uid ?? '',
+          status: status.statusLabel ?? '',
+          completedAt: iso(status.finishedAt),
+          params: status.params ?? run.spec.params ?? '',
+        },
+        outputs: runOutputs(run),
+      };
+    },
+  );
   // A step's files stay in its Pod: there is no artifact directory to list, so every run has none.
-  app.get('/dag-runs/:name/:dagRunId/artifacts', { config: read, schema: { tags, params: runParams, querystring: artifactQuery, response: { 200: V1.artifacts } } }, async (request) => {
-    await runAt(cluster, request.params);
-    return { items: [] };
-  });
-
-  for (const segment of SUB_RUN_SEGMENTS) {
-    app.get(`/dag-runs/:name/:dagRunId/${segment}/spec`, { config: read, schema: { tags, params: subParams, response: { 200: V1.runSpec } } }, async (request) => runSpec(cluster, request.params));
-    app.get(`/dag-runs/:name/:dagRunId/${segment}/artifacts`, { config: read, schema: { tags, params: subParams, querystring: artifactQuery, response: { 200: V1.artifacts } } }, async (request) => {
+  app.get(
+    '/dag-runs/:name/:dagRunId/artifacts',
+    { config: read, schema: { tags, params: runParams, querystring: artifactQuery, response: { 200: V1.artifacts } } },
+    async (request) => {
       await runAt(cluster, request.params);
       return { items: [] };
-    });
+    },
+  );
+
+  for (const segment of SUB_RUN_SEGMENTS) {
+    app.get(
+      `/dag-runs/:name/:dagRunId/${segment}/spec`,
+      { config: read, schema: { tags, params: subParams, response: { 200: V1.runSpec } } },
+      async (request) => runSpec(cluster, request.params),
+    );
+    app.get(
+      `/dag-runs/:name/:dagRunId/${segment}/artifacts`,
+      {
+        config: read,
+        schema: { tags, params: subParams, querystring: artifactQuery, response: { 200: V1.artifacts } },
+      },
+      async (request) => {
+        await runAt(cluster, request.params);
+        return { items: [] };
+      },
+    );
   }
 
   const approval = { permission: 'run' as const, errors: ['not_found', 'not_implemented'] as const };
-  const refuse = async (at: { name: string; dagRunId: string; subDAGRunId?: string; stepName: string }): Promise<never> => {
+  const refuse = async (at: {
+    name: string;
+    dagRunId: string;
+    subDAGRunId?: string;
+    stepName: string;
+  }): Promise<never> => {
     const run = await recordedRunAt(cluster, at);
-    if (!statusRecords(run.status).some((node) => node.name === at.stepName)) throw new ApiError('not_found', `step "${at.stepName}" not found in run "${runIdentity(run).dagRunId}"`);
+    if (!statusRecords(run.status).some((node) => node.name === at.stepName))
+      throw new ApiError('not_found', `step "${at.stepName}" not found in run "${runIdentity(run).dagRunId}"`);
     throw new ApiError('not_implemented', APPROVAL_MISSING);
   };
   for (const action of ['approve', 'reject', 'push-back']) {
-    app.post(`/dag-runs/:name/:dagRunId/steps/:stepName/${action}`, { config: approval, schema: { tags, params: stepParams, body: approvalBody, response: { 200: S.empty } } }, async (request) => refuse(request.params));
-    app.post(`/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/steps/:stepName/${action}`, { config: approval, schema: { tags, params: subStepParams, body: approvalBody, response: { 200: S.empty } } }, async (request) => refuse(request.params));
+    app.post(
+      `/dag-runs/:name/:dagRunId/steps/:stepName/${action}`,
+      { config: approval, schema: { tags, params: stepParams, body: approvalBody, response: { 200: S.empty } } },
+      async (request) => refuse(request.params),
+    );
+    app.post(
+      `/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/steps/:stepName/${action}`,
+      { config: approval, schema: { tags, params: subStepParams, body: approvalBody, response: { 200: S.empty } } },
+      async (request) => refuse(request.params),
+    );
   }
   done();
 };

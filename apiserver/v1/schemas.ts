@@ -22,25 +22,50 @@ function without<P extends TProperties, K extends keyof P>(properties: P, keys: 
 const commandEntry = Type.Object({ command: str, args: Type.Optional(strings) });
 const step = Type.Object({
   ...without(PARTS.step.properties, ['command', 'args', 'cmdWithArgs', 'executor', 'run']),
-  commands: Type.Array(commandEntry, { description: 'The commands the step runs, in order; empty for a script or a sub-DAG call.' }),
+  commands: Type.Array(commandEntry, {
+    description: 'The commands the step runs, in order; empty for a script or a sub-DAG call.',
+  }),
   executorConfig: Type.Object({ type: str, config: Type.Record(Type.String(), Type.Unknown()) }),
 });
 
 /** v1 names a DAG's tags `labels` (keeping `tags` as a deprecated alias). */
 const dagSummaryFields = { ...PARTS.dagSummary.properties, labels: strings };
-const handlerOn = Type.Object({ success: Type.Optional(step), failure: Type.Optional(step), abort: Type.Optional(step), exit: Type.Optional(step) });
-const dag = Type.Object({ ...without(PARTS.dag.properties, ['steps', 'handlerOn']), labels: strings, steps: Type.Array(step), handlerOn });
+const handlerOn = Type.Object({
+  success: Type.Optional(step),
+  failure: Type.Optional(step),
+  abort: Type.Optional(step),
+  exit: Type.Optional(step),
+});
+const dag = Type.Object({
+  ...without(PARTS.dag.properties, ['steps', 'handlerOn']),
+  labels: strings,
+  steps: Type.Array(step),
+  handlerOn,
+});
 const dagSummary = Type.Object(dagSummaryFields);
 
 /** v1's run summary: no root/parent/log (those are details), and two fields it requires. */
 const runSummaryFields = {
-  ...without(PARTS.runSummary.properties, ['rootDAGRunName', 'rootDAGRunId', 'parentDAGRunName', 'parentDAGRunId', 'log']),
-  artifactsAvailable: Type.Boolean({ description: 'Always false: Kubedag keeps no artifact directory (GET .../artifacts lists none).' }),
+  ...without(PARTS.runSummary.properties, [
+    'rootDAGRunName',
+    'rootDAGRunId',
+    'parentDAGRunName',
+    'parentDAGRunId',
+    'log',
+  ]),
+  artifactsAvailable: Type.Boolean({
+    description: 'Always false: Kubedag keeps no artifact directory (GET .../artifacts lists none).',
+  }),
   autoRetryCount: Type.Integer({ description: 'Always 0: Kubedag has no DAG-level automatic retry.' }),
 };
 const runSummary = Type.Object(runSummaryFields);
 const subRun = Type.Object({ ...PARTS.subRun.properties, dagName: Type.Optional(str) });
-const node = Type.Object({ ...without(PARTS.node.properties, ['step', 'subRuns', 'subRunsRepeated']), step, subRuns: Type.Array(subRun), subRunsRepeated: Type.Array(subRun) });
+const node = Type.Object({
+  ...without(PARTS.node.properties, ['step', 'subRuns', 'subRunsRepeated']),
+  step,
+  subRuns: Type.Array(subRun),
+  subRunsRepeated: Type.Array(subRun),
+});
 
 /** v1's details: v1's summary and v2's root/parent/log; handler nodes are absent rather than null, and `onCancel` is `onAbort`. */
 const runDetails = Type.Object({
@@ -63,11 +88,18 @@ const queue = Type.Object({
   running: Type.Array(runSummary),
 });
 
-const detailsOf = (schema: TSchema, more: TProperties = {}): TSchema => Type.Object({ ...(schema as unknown as { properties: TProperties }).properties, ...more });
+const detailsOf = (schema: TSchema, more: TProperties = {}): TSchema =>
+  Type.Object({ ...(schema as unknown as { properties: TProperties }).properties, ...more });
 
 export const V1 = {
   dagRunId: S.dagRunId,
-  dagList: Type.Object({ dags: Type.Array(Type.Object({ ...S.dagList.properties.dags.items.properties, dag: dagSummary, latestDAGRun: runSummary })), errors: strings, pagination: S.dagList.properties.pagination }),
+  dagList: Type.Object({
+    dags: Type.Array(
+      Type.Object({ ...S.dagList.properties.dags.items.properties, dag: dagSummary, latestDAGRun: runSummary }),
+    ),
+    errors: strings,
+    pagination: S.dagList.properties.pagination,
+  }),
   dagDetails: Type.Object({
     dag,
     localDags: Type.Array(Type.Object({ name: str, dag, errors: strings })),
@@ -75,29 +107,70 @@ export const V1 = {
     suspended: Type.Boolean(),
     errors: strings,
   }),
-  dagSpec: Type.Object({ dag, spec: str, errors: strings, valueReferenceNotices: Type.Array(Type.Object({ message: str })) }),
+  dagSpec: Type.Object({
+    dag,
+    spec: str,
+    errors: strings,
+    valueReferenceNotices: Type.Array(Type.Object({ message: str })),
+  }),
   validation: detailsOf(S.validation, { dag }),
-  searchResults: Type.Object({ results: Type.Array(Type.Object({ name: str, dag: dagSummary, matches: S.searchResults.properties.results.items.properties.matches })), errors: strings }),
-  runsPage: Type.Object({ dagRuns: Type.Array(runSummary), nextCursor: Type.Optional(Type.String({ description: 'Give it as `cursor` for the next, older page; absent on the last page.' })) }),
+  searchResults: Type.Object({
+    results: Type.Array(
+      Type.Object({ name: str, dag: dagSummary, matches: S.searchResults.properties.results.items.properties.matches }),
+    ),
+    errors: strings,
+  }),
+  runsPage: Type.Object({
+    dagRuns: Type.Array(runSummary),
+    nextCursor: Type.Optional(
+      Type.String({ description: 'Give it as `cursor` for the next, older page; absent on the last page.' }),
+    ),
+  }),
   dagRunsWithGrid: Type.Object({ dagRuns: Type.Array(runDetails), gridData: S.dagRunsWithGrid.properties.gridData }),
   dagRunWrapped: Type.Object({ dagRun: runDetails }),
   dagRunDetailsWrapped: Type.Object({ dagRunDetails: runDetails }),
-  subRuns: Type.Object({ subRuns: Type.Array(Type.Object({ ...S.subRuns.properties.subRuns.items.properties, dagName: Type.Optional(str) })) }),
+  subRuns: Type.Object({
+    subRuns: Type.Array(Type.Object({ ...S.subRuns.properties.subRuns.items.properties, dagName: Type.Optional(str) })),
+  }),
   queue,
   queues: Type.Object({ queues: Type.Array(queue), summary: S.queues.properties.summary }),
   queueItems: Type.Object({ items: Type.Array(runSummary), nextCursor: Type.Optional(str) }),
   labels: Type.Object({ labels: strings, errors: strings }),
   runSpec: Type.Object({ spec: str }),
   outputs: Type.Object({
-    metadata: Type.Object({ dagName: str, dagRunId: str, attemptId: str, status: str, completedAt: str, params: Type.Optional(str) }),
+    metadata: Type.Object({
+      dagName: str,
+      dagRunId: str,
+      attemptId: str,
+      status: str,
+      completedAt: str,
+      params: Type.Optional(str),
+    }),
     outputs: Type.Record(Type.String(), Type.String()),
   }),
-  artifacts: Type.Object({ items: Type.Array(Type.Object({ name: str, path: str, type: Type.Union([Type.Literal('file'), Type.Literal('directory')]) }), { description: 'Always empty: a step writes its files in its Pod, and Kubedag keeps no artifact directory.' }) }),
-  workers: Type.Object({ workers: Type.Array(Type.Object(without(PARTS.worker.properties, ['health_status', 'last_heartbeat', 'running_tasks']))), errors: strings }),
+  artifacts: Type.Object({
+    items: Type.Array(
+      Type.Object({ name: str, path: str, type: Type.Union([Type.Literal('file'), Type.Literal('directory')]) }),
+      { description: 'Always empty: a step writes its files in its Pod, and Kubedag keeps no artifact directory.' },
+    ),
+  }),
+  workers: Type.Object({
+    workers: Type.Array(
+      Type.Object(without(PARTS.worker.properties, ['health_status', 'last_heartbeat', 'running_tasks'])),
+    ),
+    errors: strings,
+  }),
 };
 
 /** v1's paging of run lists: `limit` (1..500, 100 by default) and an opaque `cursor` from the previous page. */
 export const PAGE_QUERY = {
-  limit: Type.Optional(queryInteger({ minimum: 1, maximum: 500, description: 'At most this many runs (100 by default).' })),
-  cursor: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]*$', description: "The previous page's `nextCursor` (opaque); one this server did not answer is a 400." })),
+  limit: Type.Optional(
+    queryInteger({ minimum: 1, maximum: 500, description: 'At most this many runs (100 by default).' }),
+  ),
+  cursor: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z0-9_-]*$',
+      description: "The previous page's `nextCursor` (opaque); one this server did not answer is a 400.",
+    }),
+  ),
 };

@@ -13,25 +13,68 @@ describe("the event stream's topics", () => {
     expect(topicReads('dagslist:')?.paths).toEqual(['/api/v1/dags']);
     expect(topicReads('queues:')?.paths).toEqual(['/api/v1/queues']);
     expect(topicReads('queueitems:shared')?.paths).toEqual(['/api/v1/queues/shared/items']);
-    expect(topicReads('dagrunlogs:greet/r1')?.paths).toEqual(['/api/v1/dag-runs/greet/r1/log?tail=500', '/api/v1/dag-runs/greet/r1']);
-    expect(topicReads('steplog:greet/r1/a/b')?.paths).toEqual(['/api/v1/dag-runs/greet/r1/steps/a%2Fb/log?stream=stdout&tail=500', '/api/v1/dag-runs/greet/r1/steps/a%2Fb/log?stream=stderr&tail=500']);
+    expect(topicReads('dagrunlogs:greet/r1')?.paths).toEqual([
+      '/api/v1/dag-runs/greet/r1/log?tail=500',
+      '/api/v1/dag-runs/greet/r1',
+    ]);
+    expect(topicReads('steplog:greet/r1/a/b')?.paths).toEqual([
+      '/api/v1/dag-runs/greet/r1/steps/a%2Fb/log?stream=stdout&tail=500',
+      '/api/v1/dag-runs/greet/r1/steps/a%2Fb/log?stream=stderr&tail=500',
+    ]);
   });
 
   it('refuses wiki topics, malformed identifiers and unknown types', () => {
-    for (const topic of ['wikipage:x', 'doc:x', 'dagrun:only-one', 'dagrun:a/b/c', 'dag:', 'nonsense', ':x', 'constructor:x']) expect(topicReads(topic)).toBeUndefined();
+    for (const topic of [
+      'wikipage:x',
+      'doc:x',
+      'dagrun:only-one',
+      'dagrun:a/b/c',
+      'dag:',
+      'nonsense',
+      ':x',
+      'constructor:x',
+    ])
+      expect(topicReads(topic)).toBeUndefined();
   });
 
   it("builds the composite payloads as Dagu's UI reads them", () => {
     const chunk = { content: 'x', lineCount: 1, totalLines: 1, hasMore: false, isEstimate: false };
     const node = { step: { name: 's' }, status: 4, statusLabel: 'succeeded', startedAt: 't0', finishedAt: 't1' };
-    expect(topicPayload('dagrunlogs', [chunk, { dagRunDetails: { nodes: [node, { ...node, step: { name: 'n' }, status: 0, startedAt: '' }] } }])).toEqual({
+    expect(
+      topicPayload('dagrunlogs', [
+        chunk,
+        { dagRunDetails: { nodes: [node, { ...node, step: { name: 'n' }, status: 0, startedAt: '' }] } },
+      ]),
+    ).toEqual({
       schedulerLog: { content: 'x', lineCount: 1, totalLines: 1, hasMore: false },
       stepLogs: [
-        { stepName: 's', status: 4, statusLabel: 'succeeded', startedAt: 't0', finishedAt: 't1', hasStdout: true, hasStderr: true },
-        { stepName: 'n', status: 0, statusLabel: 'succeeded', startedAt: '', finishedAt: 't1', hasStdout: false, hasStderr: false },
+        {
+          stepName: 's',
+          status: 4,
+          statusLabel: 'succeeded',
+          startedAt: 't0',
+          finishedAt: 't1',
+          hasStdout: true,
+          hasStderr: true,
+        },
+        {
+          stepName: 'n',
+          status: 0,
+          statusLabel: 'succeeded',
+          startedAt: '',
+          finishedAt: 't1',
+          hasStdout: false,
+          hasStderr: false,
+        },
       ],
     });
-    expect(topicPayload('steplog', [chunk, { ...chunk, content: 'e' }])).toEqual({ stdoutContent: 'x', stderrContent: 'e', lineCount: 1, totalLines: 1, hasMore: false });
+    expect(topicPayload('steplog', [chunk, { ...chunk, content: 'e' }])).toEqual({
+      stdoutContent: 'x',
+      stderrContent: 'e',
+      lineCount: 1,
+      totalLines: 1,
+      hasMore: false,
+    });
     expect(frame({ a: 1 }, { event: 'control' })).toBe('event: control\ndata: {"a":1}\n\n');
   });
 });
@@ -41,15 +84,22 @@ describe('the event hub', () => {
 
   it('opens with a control event, sends a payload when it changes and only then, and keeps topics to their owner', async () => {
     let status = 1;
-    const hub = new EventHub((path) => Promise.resolve(path.includes('ghost') ? undefined : { dagRunDetails: { status } }));
+    const hub = new EventHub((path) =>
+      Promise.resolve(path.includes('ghost') ? undefined : { dagRunDetails: { status } }),
+    );
     const out = new PassThrough();
     const id = hub.open(out, 'alice', {}, ['dagrun:a/1', 'wiki:x']) ?? '';
     await new Promise((resolve) => setImmediate(resolve));
     const opened = drain(out);
-    expect(opened).toMatch(/^event: control\ndata: \{"sessionID":"[\w-]+","subscribed":\["dagrun:a\/1"\],"errors":\[\{"topic":"wiki:x","code":"invalid_topic"/);
+    expect(opened).toMatch(
+      /^event: control\ndata: \{"sessionID":"[\w-]+","subscribed":\["dagrun:a\/1"\],"errors":\[\{"topic":"wiki:x","code":"invalid_topic"/,
+    );
     expect(opened).toContain('id: 1\ndata: {"topic":"dagrun:a/1","payload":{"dagRunDetails":{"status":1}}}\n\n');
     expect(hub.mutate(id, 'mallory', ['dagrun:a/2'], [])).toBeUndefined();
-    expect(hub.mutate(id, 'alice', ['dagrun:ghost/1'], ['dagrun:a/1'])).toEqual({ subscribed: ['dagrun:ghost/1'], errors: [] });
+    expect(hub.mutate(id, 'alice', ['dagrun:ghost/1'], ['dagrun:a/1'])).toEqual({
+      subscribed: ['dagrun:ghost/1'],
+      errors: [],
+    });
     expect(hub.mutate(id, 'alice', ['dagrun:a/1'], [])?.subscribed).toEqual(['dagrun:a/1', 'dagrun:ghost/1']);
     await new Promise((resolve) => setTimeout(resolve, 10));
     // Added again, the topic is sent again; the unreadable one is not.
@@ -67,7 +117,10 @@ describe('the event hub', () => {
     const id = hub.open(new PassThrough(), 'a', {}, []) ?? '';
     const topics = Array.from({ length: MAX_TOPICS + 2 }, (_, i) => `dag:d${String(i)}`);
     const result = hub.mutate(id, 'a', topics, []);
-    expect([result?.subscribed.length, result?.errors.map((e) => e.code)]).toEqual([MAX_TOPICS, ['too_many_topics', 'too_many_topics']]);
+    expect([result?.subscribed.length, result?.errors.map((e) => e.code)]).toEqual([
+      MAX_TOPICS,
+      ['too_many_topics', 'too_many_topics'],
+    ]);
     hub.stop();
   });
 });

@@ -88,18 +88,33 @@ export function runLogsPayload(log: LogChunk, details: { dagRunDetails: { nodes:
   const started = (node: NodeFacts): boolean => node.startedAt !== '';
   return {
     schedulerLog: { content: log.content, lineCount: log.lineCount, totalLines: log.totalLines, hasMore: log.hasMore },
-    stepLogs: details.dagRunDetails.nodes.map((node) => ({ stepName: node.step.name, status: node.status, statusLabel: node.statusLabel, startedAt: node.startedAt, finishedAt: node.finishedAt, hasStdout: started(node), hasStderr: started(node) })),
+    stepLogs: details.dagRunDetails.nodes.map((node) => ({
+      stepName: node.step.name,
+      status: node.status,
+      statusLabel: node.statusLabel,
+      startedAt: node.startedAt,
+      finishedAt: node.finishedAt,
+      hasStdout: started(node),
+      hasStderr: started(node),
+    })),
   };
 }
 
 /** The payload of `steplog`: both streams' tails, counted as stdout's. */
 export function stepLogPayload(stdout: LogChunk, stderr: LogChunk): unknown {
-  return { stdoutContent: stdout.content, stderrContent: stderr.content, lineCount: stdout.lineCount, totalLines: stdout.totalLines, hasMore: stdout.hasMore };
+  return {
+    stdoutContent: stdout.content,
+    stderrContent: stderr.content,
+    lineCount: stdout.lineCount,
+    totalLines: stdout.totalLines,
+    hasMore: stdout.hasMore,
+  };
 }
 
 /** A payload from the answers to a topic's reads. */
 export function topicPayload(type: string, answers: readonly unknown[]): unknown {
-  if (type === 'dagrunlogs') return runLogsPayload(answers[0] as LogChunk, answers[1] as { dagRunDetails: { nodes: NodeFacts[] } });
+  if (type === 'dagrunlogs')
+    return runLogsPayload(answers[0] as LogChunk, answers[1] as { dagRunDetails: { nodes: NodeFacts[] } });
   if (type === 'steplog') return stepLogPayload(answers[0] as LogChunk, answers[1] as LogChunk);
   return answers[0];
 }

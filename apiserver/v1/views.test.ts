@@ -7,12 +7,19 @@ import { queues } from '../views/queues.ts';
 import { runDetails, runSummary } from '../views/runs.ts';
 import { v1Dag, v1Details, v1Grid, v1Queue, v1Step, v1Summary } from './views.ts';
 
-const dag = loadDag('tags: [ops]\nhandlerOn:\n  cancel: {command: echo aborted}\n  exit: {command: echo bye}\nsteps:\n  - {name: say, command: echo hello world}\n  - {name: sh, script: "echo one"}\n', { fileName: 'greet' }).dag;
+const dag = loadDag(
+  'tags: [ops]\nhandlerOn:\n  cancel: {command: echo aborted}\n  exit: {command: echo bye}\nsteps:\n  - {name: say, command: echo hello world}\n  - {name: sh, script: "echo one"}\n',
+  { fileName: 'greet' },
+).dag;
 
 describe('the v1 shapes of the v2 views', () => {
   it('lists a step command as `commands` and its executor as `executorConfig`', () => {
     const [say, sh] = dagDetails(dag).steps.map(v1Step);
-    expect(say).toMatchObject({ name: 'say', commands: [{ command: 'echo', args: ['hello', 'world'] }], executorConfig: { type: 'shell' } });
+    expect(say).toMatchObject({
+      name: 'say',
+      commands: [{ command: 'echo', args: ['hello', 'world'] }],
+      executorConfig: { type: 'shell' },
+    });
     expect(['command', 'args', 'cmdWithArgs', 'executor', 'run'].filter((key) => key in (say ?? {}))).toEqual([]);
     expect(sh?.commands).toEqual([]);
   });
@@ -25,27 +32,52 @@ describe('the v1 shapes of the v2 views', () => {
   });
 
   it('gives a run summary the two fields v1 requires', () => {
-    const summary = runSummary(dagRun('greet-r1').of('greet', 'r1').status({ status: 4, statusLabel: 'succeeded' }).build());
+    const summary = runSummary(
+      dagRun('greet-r1').of('greet', 'r1').status({ status: 4, statusLabel: 'succeeded' }).build(),
+    );
     expect(v1Summary(summary)).toEqual({ ...summary, artifactsAvailable: false, autoRetryCount: 0 });
   });
 
   it('moves onCancel to onAbort and leaves out the handlers a run has not', () => {
     const details = v1Details(neverRanDetails(dag));
-    expect([details.onAbort?.step.name, details.onExit?.step.name, 'onSuccess' in details, 'onCancel' in details]).toEqual(['onCancel', 'onExit', false, false]);
+    expect([
+      details.onAbort?.step.name,
+      details.onExit?.step.name,
+      'onSuccess' in details,
+      'onCancel' in details,
+    ]).toEqual(['onCancel', 'onExit', false, false]);
     expect(details.nodes.map((n) => n.step.commands)).toEqual([[{ command: 'echo', args: ['hello', 'world'] }], []]);
     const run = dagRun('greet-r1').of('greet', 'r1').status({ status: 4, statusLabel: 'succeeded', nodes: [] }).build();
     expect('onAbort' in v1Details(runDetails(run, dag, () => undefined))).toBe(false);
   });
 
   it("renames the grid's cancel row", () => {
-    expect(v1Grid([{ name: 'say', history: [4] }, { name: 'onCancel', history: [4] }]).map((r) => r.name)).toEqual(['say', 'onAbort']);
+    expect(
+      v1Grid([
+        { name: 'say', history: [4] },
+        { name: 'onCancel', history: [4] },
+      ]).map((r) => r.name),
+    ).toEqual(['say', 'onAbort']);
   });
 
   it('counts a queue and calls a custom queue global, of capacity 1 when it is a DAG-based one', () => {
-    const running = dagRun('a-1').of('a', '1').spec({ queue: 'shared' }).status({ status: 1, statusLabel: 'running', startedAt: '2026-11-29T00:00:00Z' }).build();
-    const queued = dagRun('b-1').of('b', '1').status({ status: 5, statusLabel: 'queued', queuedAt: '2026-11-29T00:00:00Z' }).build();
-    const listed = queues({ queues: [{ metadata: { name: 'shared' }, spec: { maxConcurrency: 3 } }], runs: [running, queued], dagQueue: (r) => r.spec.queue ?? runSummary(r).name }).map(v1Queue);
-    expect(listed.map((q) => [q.name, q.type, q.maxConcurrency, q.runningCount, q.queuedCount, q.running.length])).toEqual([
+    const running = dagRun('a-1')
+      .of('a', '1')
+      .spec({ queue: 'shared' })
+      .status({ status: 1, statusLabel: 'running', startedAt: '2026-11-29T00:00:00Z' })
+      .build();
+    const queued = dagRun('b-1')
+      .of('b', '1')
+      .status({ status: 5, statusLabel: 'queued', queuedAt: '2026-11-29T00:00:00Z' })
+      .build();
+    const listed = queues({
+      queues: [{ metadata: { name: 'shared' }, spec: { maxConcurrency: 3 } }],
+      runs: [running, queued],
+      dagQueue: (r) => r.spec.queue ?? runSummary(r).name,
+    }).map(v1Queue);
+    expect(
+      listed.map((q) => [q.name, q.type, q.maxConcurrency, q.runningCount, q.queuedCount, q.running.length]),
+    ).toEqual([
       ['shared', 'global', 3, 1, 0, 1],
       ['b', 'dag-based', 1, 0, 1, 0],
     ]);

@@ -25,22 +25,31 @@ export type V1Step = Rest<StepObject, 'command' | 'args' | 'cmdWithArgs' | 'exec
 
 export function v1Step(step: StepObject): V1Step {
   const { command, args, cmdWithArgs: _text, executor, run: _legacy, ...rest } = step;
-  return { ...rest, commands: command === undefined || command === '' ? [] : [{ command, args }], executorConfig: executor };
+  return {
+    ...rest,
+    commands: command === undefined || command === '' ? [] : [{ command, args }],
+    executorConfig: executor,
+  };
 }
 
 export function v1DagSummary<D extends DagSummary>(dag: D): D & { labels: string[] } {
   return { ...dag, labels: dag.tags };
 }
 
-export function v1Dag(dag: DagDetails): Rest<DagDetails, 'steps' | 'handlerOn'> & { labels: string[]; steps: V1Step[]; handlerOn: Record<string, V1Step> } {
+export function v1Dag(
+  dag: DagDetails,
+): Rest<DagDetails, 'steps' | 'handlerOn'> & { labels: string[]; steps: V1Step[]; handlerOn: Record<string, V1Step> } {
   const { cancel, ...handlers } = dag.handlerOn;
   const handlerOn: Record<string, V1Step> = {};
-  for (const [event, step] of Object.entries({ ...handlers, ...(cancel === undefined ? {} : { abort: cancel }) })) handlerOn[event] = v1Step(step);
+  for (const [event, step] of Object.entries({ ...handlers, ...(cancel === undefined ? {} : { abort: cancel }) }))
+    handlerOn[event] = v1Step(step);
   return { ...v1DagSummary(dag), steps: dag.steps.map(v1Step), handlerOn };
 }
 
 /** The v1 summary fields beside v2's; root, parent and log are dropped by v1's schema where it has none. */
-export function v1Summary<S extends RunSummary>(summary: S): S & { artifactsAvailable: boolean; autoRetryCount: number } {
+export function v1Summary<S extends RunSummary>(
+  summary: S,
+): S & { artifactsAvailable: boolean; autoRetryCount: number } {
   return { ...summary, artifactsAvailable: false, autoRetryCount: 0 };
 }
 
@@ -50,7 +59,10 @@ export function v1Node(node: NodeView): Rest<NodeView, 'step'> & { step: V1Step 
 
 export type V1RunDetails = ReturnType<typeof v1Details>;
 
-export function v1Details(details: RunDetails): Rest<RunDetails, 'nodes' | 'onExit' | 'onSuccess' | 'onFailure' | 'onCancel'> & {
+export function v1Details(details: RunDetails): Rest<
+  RunDetails,
+  'nodes' | 'onExit' | 'onSuccess' | 'onFailure' | 'onCancel'
+> & {
   artifactsAvailable: boolean;
   autoRetryCount: number;
   nodes: ReturnType<typeof v1Node>[];
@@ -61,7 +73,9 @@ export function v1Details(details: RunDetails): Rest<RunDetails, 'nodes' | 'onEx
 } {
   const { nodes, onExit, onSuccess, onFailure, onCancel, ...rest } = details;
   const handlers = { onExit, onSuccess, onFailure, onAbort: onCancel };
-  const present = Object.fromEntries(Object.entries(handlers).flatMap(([key, node]) => (node === null ? [] : [[key, v1Node(node)]])));
+  const present = Object.fromEntries(
+    Object.entries(handlers).flatMap(([key, node]) => (node === null ? [] : [[key, v1Node(node)]])),
+  );
   return { ...v1Summary(rest), nodes: nodes.map(v1Node), ...present };
 }
 
@@ -74,12 +88,28 @@ export function v1DagListItem(item: DagListItem): DagListItem & { latestDAGRun: 
   return { ...item, dag: v1DagSummary(item.dag), latestDAGRun: v1Summary(item.latestDAGRun) };
 }
 
-export function v1DagDetails(view: DagDetailsView): Rest<DagDetailsView, 'dag' | 'localDags' | 'latestDAGRun'> & { dag: ReturnType<typeof v1Dag>; localDags: { name: string; dag: ReturnType<typeof v1Dag>; errors: string[] }[]; latestDAGRun: V1RunDetails } {
-  return { ...view, dag: v1Dag(view.dag), localDags: view.localDags.map((local) => ({ ...local, dag: v1Dag(local.dag) })), latestDAGRun: v1Details(view.latestDAGRun) };
+export function v1DagDetails(view: DagDetailsView): Rest<DagDetailsView, 'dag' | 'localDags' | 'latestDAGRun'> & {
+  dag: ReturnType<typeof v1Dag>;
+  localDags: { name: string; dag: ReturnType<typeof v1Dag>; errors: string[] }[];
+  latestDAGRun: V1RunDetails;
+} {
+  return {
+    ...view,
+    dag: v1Dag(view.dag),
+    localDags: view.localDags.map((local) => ({ ...local, dag: v1Dag(local.dag) })),
+    latestDAGRun: v1Details(view.latestDAGRun),
+  };
 }
 
 /** A dag-based queue runs one run at a time (Dagu's FIFO), so v1's required capacity is 1 there. */
-export function v1Queue(queue: Queue): { name: string; type: 'global' | 'dag-based'; maxConcurrency: number; runningCount: number; queuedCount: number; running: ReturnType<typeof v1Summary>[] } {
+export function v1Queue(queue: Queue): {
+  name: string;
+  type: 'global' | 'dag-based';
+  maxConcurrency: number;
+  runningCount: number;
+  queuedCount: number;
+  running: ReturnType<typeof v1Summary>[];
+} {
   return {
     name: queue.name,
     type: queue.type === 'custom' ? 'global' : 'dag-based',

@@ -28,27 +28,64 @@ describe('a summary row as a DAGRun', () => {
 
 describe("a summary row's list item", () => {
   it('is what the row as a DAGRun summarises to, for root and sub runs, with and without times, params and fractions of seconds', () => {
-    const root = finished('ns', 'etl', 'r1').at(T + 123).status(2).params('["A=1"]').build().run;
-    const sub = finished('ns', 'child', 'c1').at(T + 5).build().run;
-    const subRow: HistorySummary = { ...rowOf(sub, 'child'), root: { name: 'etl', dagRunId: 'r1' }, parent: { name: 'etl', dagRunId: 'r1' } };
-    const bare: HistorySummary = { ...rowOf(root, 'etl-renamed'), queuedAt: '', startedAt: '', finishedAt: '2026-11-01T00:00:07.999Z', params: '', statusLabel: '' };
-    for (const row of [rowOf(root, 'etl'), subRow, bare]) expect(storedSummary(row)).toEqual(runSummary(summaryResource(row)));
-    expect([storedSummary(subRow).rootDAGRunId, storedSummary(subRow).parentDAGRunName, storedSummary(bare).finishedAt]).toEqual(['r1', 'etl', '2026-11-01T00:00:07Z']);
+    const root = finished('ns', 'etl', 'r1')
+      .at(T + 123)
+      .status(2)
+      .params('["A=1"]')
+      .build().run;
+    const sub = finished('ns', 'child', 'c1')
+      .at(T + 5)
+      .build().run;
+    const subRow: HistorySummary = {
+      ...rowOf(sub, 'child'),
+      root: { name: 'etl', dagRunId: 'r1' },
+      parent: { name: 'etl', dagRunId: 'r1' },
+    };
+    const bare: HistorySummary = {
+      ...rowOf(root, 'etl-renamed'),
+      queuedAt: '',
+      startedAt: '',
+      finishedAt: '2026-11-01T00:00:07.999Z',
+      params: '',
+      statusLabel: '',
+    };
+    for (const row of [rowOf(root, 'etl'), subRow, bare])
+      expect(storedSummary(row)).toEqual(runSummary(summaryResource(row)));
+    expect([
+      storedSummary(subRow).rootDAGRunId,
+      storedSummary(subRow).parentDAGRunName,
+      storedSummary(bare).finishedAt,
+    ]).toEqual(['r1', 'etl', '2026-11-01T00:00:07Z']);
   });
 });
 
 describe('the API filter as the store filter', () => {
   it('turns seconds into ms at both ends and leaves out empty text', () => {
-    expect(historyFilter('ns', { name: 'etl', exactName: true, status: 4, fromDate: 10, toDate: 20, dagRunId: '' })).toEqual({ namespace: 'ns', name: 'etl', exactName: true, status: 4, createdFrom: 10_000, createdTo: 20_000 });
+    expect(
+      historyFilter('ns', { name: 'etl', exactName: true, status: 4, fromDate: 10, toDate: 20, dagRunId: '' }),
+    ).toEqual({ namespace: 'ns', name: 'etl', exactName: true, status: 4, createdFrom: 10_000, createdTo: 20_000 });
     expect(historyFilter('ns', { name: '' })).toEqual({ namespace: 'ns' });
   });
 });
 
 describe('merging the informer with the store', () => {
   it('yields both newest first, ties by run id, and a stored run the informer has only once (the informer copy)', async () => {
-    const live = [0, 2, 4, 6].map((i) => finished('ns', 'etl', `live-${String(i)}`).at(T + i * 1000).build().run);
-    const stored = [1, 3, 5, 7].map((i) => finished('ns', 'etl', `old-${String(i)}`).at(T + i * 1000).build().run);
-    const both = finished('ns', 'etl', 'live-6').at(T + 6000).status(2).build().run;
+    const live = [0, 2, 4, 6].map(
+      (i) =>
+        finished('ns', 'etl', `live-${String(i)}`)
+          .at(T + i * 1000)
+          .build().run,
+    );
+    const stored = [1, 3, 5, 7].map(
+      (i) =>
+        finished('ns', 'etl', `old-${String(i)}`)
+          .at(T + i * 1000)
+          .build().run,
+    );
+    const both = finished('ns', 'etl', 'live-6')
+      .at(T + 6000)
+      .status(2)
+      .build().run;
     const rows = filterRuns([...stored, both], {}).map((r) => rowOf(r, 'etl'));
     const pages = [rows.slice(0, 2), rows.slice(2)];
     const merged = await collect(mergedRuns(filterRuns(live, {}), pages, (s) => s.dagRunId.startsWith('live')));
@@ -75,7 +112,11 @@ describe('the streamed merge', () => {
       for (let page = 0; page < 40; page++) {
         pulled += 1;
         await Promise.resolve();
-        yield Array.from({ length: 500 }, (_, i) => ({ ...template, dagRunId: `r-${String(page * 500 + i).padStart(6, '0')}`, createdAt: new Date(T - (page * 500 + i) * 1000).toISOString() }));
+        yield Array.from({ length: 500 }, (_, i) => ({
+          ...template,
+          dagRunId: `r-${String(page * 500 + i).padStart(6, '0')}`,
+          createdAt: new Date(T - (page * 500 + i) * 1000).toISOString(),
+        }));
       }
     }
     const chunks = summaryChunks(mergedRuns([], pages(), () => false));
@@ -89,9 +130,30 @@ describe('the streamed merge', () => {
 
 describe("a DAG's latest run from its status", () => {
   it('is a summary with the status fields and no queue time or params; none when the status has none', () => {
-    const dag = { metadata: { name: 'etl', namespace: 'ns' }, spec: {}, status: { latestRun: { resourceName: 'etl-r9', dagRunId: 'r9', status: 4, statusLabel: 'succeeded', startedAt: '2026-11-01T00:00:01Z', finishedAt: '2026-11-01T00:01:01Z' } } };
+    const dag = {
+      metadata: { name: 'etl', namespace: 'ns' },
+      spec: {},
+      status: {
+        latestRun: {
+          resourceName: 'etl-r9',
+          dagRunId: 'r9',
+          status: 4,
+          statusLabel: 'succeeded',
+          startedAt: '2026-11-01T00:00:01Z',
+          finishedAt: '2026-11-01T00:01:01Z',
+        },
+      },
+    };
     const summary = runSummary(latestFromStatus(dag, 'etl') as DagRunResource);
-    expect([summary.dagRunId, summary.name, summary.status, summary.startedAt, summary.finishedAt, summary.queuedAt, summary.params]).toEqual(['r9', 'etl', 4, '2026-11-01T00:00:01Z', '2026-11-01T00:01:01Z', '', '']);
+    expect([
+      summary.dagRunId,
+      summary.name,
+      summary.status,
+      summary.startedAt,
+      summary.finishedAt,
+      summary.queuedAt,
+      summary.params,
+    ]).toEqual(['r9', 'etl', 4, '2026-11-01T00:00:01Z', '2026-11-01T00:01:01Z', '', '']);
     expect(latestFromStatus({ ...dag, status: {} }, 'etl')).toBeUndefined();
   });
 });

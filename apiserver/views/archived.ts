@@ -28,7 +28,11 @@ export function summaryResource(summary: HistorySummary): DagRunResource {
       ...(summary.createdAt === '' ? {} : { creationTimestamp: summary.createdAt as unknown as Date }),
       annotations: { [ANNOTATIONS.dagName]: summary.dagName },
     },
-    spec: { dagName: summary.dagName, dagRunId: summary.dagRunId, ...(isSub ? { root: summary.root, parent: summary.parent } : {}) },
+    spec: {
+      dagName: summary.dagName,
+      dagRunId: summary.dagRunId,
+      ...(isSub ? { root: summary.root, parent: summary.parent } : {}),
+    },
     status: {
       status: summary.status,
       statusLabel: summary.statusLabel,
@@ -81,7 +85,11 @@ export function latestFromStatus(dag: DagResource, dagName: string): DagRunResou
   const latest = dag.status?.latestRun;
   if (latest === undefined || latest.dagRunId === '') return undefined;
   return {
-    metadata: { name: latest.resourceName, ...(dag.metadata?.namespace === undefined ? {} : { namespace: dag.metadata.namespace }), annotations: { [ANNOTATIONS.dagName]: dagName } },
+    metadata: {
+      name: latest.resourceName,
+      ...(dag.metadata?.namespace === undefined ? {} : { namespace: dag.metadata.namespace }),
+      annotations: { [ANNOTATIONS.dagName]: dagName },
+    },
     spec: { dagName, dagRunId: latest.dagRunId },
     status: {
       status: latest.status,
@@ -115,7 +123,13 @@ export function summaryOrder(summary: HistorySummary): { readonly createdMs: num
 }
 
 /** Whether a stored run sorts after (is older than) the informer's run, in newestFirst's order. */
-export function storedIsOlder(run: DagRunResource, order: { readonly createdMs: number; readonly dagRunId: string }): boolean {
+export function storedIsOlder(
+  run: DagRunResource,
+  order: { readonly createdMs: number; readonly dagRunId: string },
+): boolean {
   const created = instant(run.metadata?.creationTimestamp) ?? 0;
-  return created > order.createdMs || (created === order.createdMs && compareText(runIdentity(run).dagRunId, order.dagRunId) <= 0);
+  return (
+    created > order.createdMs ||
+    (created === order.createdMs && compareText(runIdentity(run).dagRunId, order.dagRunId) <= 0)
+  );
 }

@@ -2,16 +2,38 @@ import { describe, expect, it } from 'vitest';
 import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import { dagManifest } from '../../core/resources/dag.ts';
 import type { DagResource, DagRunResource } from '../../core/resources/types.ts';
-import { dagDetailsView, dagEntry, dagListItem, DEFAULT_PER_PAGE, MAX_PER_PAGE, paginate, renderYaml, searchText, selectDags, specDigest, uniqueTags, type DagEntry, type DagQuery, type Pagination } from './dags.ts';
+import {
+  dagDetailsView,
+  dagEntry,
+  dagListItem,
+  DEFAULT_PER_PAGE,
+  MAX_PER_PAGE,
+  paginate,
+  renderYaml,
+  searchText,
+  selectDags,
+  specDigest,
+  uniqueTags,
+  type DagEntry,
+  type DagQuery,
+  type Pagination,
+} from './dags.ts';
 import { runDetails, runSummary } from './runs.ts';
 
 /** One step is all a DAG needs to load without errors. */
 const STEPS = [{ name: 'hello', command: 'echo hello' }];
 
 /** A DAG resource as `dagManifest` makes it from a file's documents, plus extra annotations. */
-function dagResource(fileName: string, documents: Record<string, unknown>[], annotations: Record<string, string> = {}): DagResource {
+function dagResource(
+  fileName: string,
+  documents: Record<string, unknown>[],
+  annotations: Record<string, string> = {},
+): DagResource {
   const manifest = dagManifest(fileName, documents);
-  return { ...manifest, metadata: { ...manifest.metadata, annotations: { ...manifest.metadata.annotations, ...annotations } } };
+  return {
+    ...manifest,
+    metadata: { ...manifest.metadata, annotations: { ...manifest.metadata.annotations, ...annotations } },
+  };
 }
 
 function entry(fileName: string, fields: Record<string, unknown> = {}): DagEntry {
@@ -31,17 +53,116 @@ describe('paginate', () => {
   }
 
   it.each<[string, PageCase]>([
-    ['the first page of 50 when neither page nor perPage is given', { total: 120, page: undefined, perPage: undefined, span: [1, 50], pagination: { totalRecords: 120, currentPage: 1, totalPages: 3, nextPage: 2, prevPage: null } }],
-    ['a middle page with both neighbours', { total: 120, page: 2, perPage: undefined, span: [51, 100], pagination: { totalRecords: 120, currentPage: 2, totalPages: 3, nextPage: 3, prevPage: 1 } }],
-    ['a short last page without a next page', { total: 120, page: 3, perPage: undefined, span: [101, 120], pagination: { totalRecords: 120, currentPage: 3, totalPages: 3, nextPage: null, prevPage: 2 } }],
-    ['the default size for perPage 0', { total: 60, page: 1, perPage: 0, span: [1, 50], pagination: { totalRecords: 60, currentPage: 1, totalPages: 2, nextPage: 2, prevPage: null } }],
-    ['the default size for a negative perPage', { total: 60, page: 1, perPage: -5, span: [1, 50], pagination: { totalRecords: 60, currentPage: 1, totalPages: 2, nextPage: 2, prevPage: null } }],
-    ['pages of 1000 when perPage is larger', { total: 2500, page: 1, perPage: 5000, span: [1, 1000], pagination: { totalRecords: 2500, currentPage: 1, totalPages: 3, nextPage: 2, prevPage: null } }],
-    ['page 1 for page 0', { total: 10, page: 0, perPage: 4, span: [1, 4], pagination: { totalRecords: 10, currentPage: 1, totalPages: 3, nextPage: 2, prevPage: null } }],
-    ['page 1 for a negative page', { total: 10, page: -3, perPage: 4, span: [1, 4], pagination: { totalRecords: 10, currentPage: 1, totalPages: 3, nextPage: 2, prevPage: null } }],
-    ['one empty page for no items', { total: 0, page: undefined, perPage: undefined, span: [], pagination: { totalRecords: 0, currentPage: 1, totalPages: 1, nextPage: null, prevPage: null } }],
-    ['an empty page past the end, whose previous page is the last one', { total: 10, page: 4, perPage: 5, span: [], pagination: { totalRecords: 10, currentPage: 4, totalPages: 2, nextPage: null, prevPage: 2 } }],
-    ['exactly full pages without a trailing empty one', { total: 10, page: 2, perPage: 5, span: [6, 10], pagination: { totalRecords: 10, currentPage: 2, totalPages: 2, nextPage: null, prevPage: 1 } }],
+    [
+      'the first page of 50 when neither page nor perPage is given',
+      {
+        total: 120,
+        page: undefined,
+        perPage: undefined,
+        span: [1, 50],
+        pagination: { totalRecords: 120, currentPage: 1, totalPages: 3, nextPage: 2, prevPage: null },
+      },
+    ],
+    [
+      'a middle page with both neighbours',
+      {
+        total: 120,
+        page: 2,
+        perPage: undefined,
+        span: [51, 100],
+        pagination: { totalRecords: 120, currentPage: 2, totalPages: 3, nextPage: 3, prevPage: 1 },
+      },
+    ],
+    [
+      'a short last page without a next page',
+      {
+        total: 120,
+        page: 3,
+        perPage: undefined,
+        span: [101, 120],
+        pagination: { totalRecords: 120, currentPage: 3, totalPages: 3, nextPage: null, prevPage: 2 },
+      },
+    ],
+    [
+      'the default size for perPage 0',
+      {
+        total: 60,
+        page: 1,
+        perPage: 0,
+        span: [1, 50],
+        pagination: { totalRecords: 60, currentPage: 1, totalPages: 2, nextPage: 2, prevPage: null },
+      },
+    ],
+    [
+      'the default size for a negative perPage',
+      {
+        total: 60,
+        page: 1,
+        perPage: -5,
+        span: [1, 50],
+        pagination: { totalRecords: 60, currentPage: 1, totalPages: 2, nextPage: 2, prevPage: null },
+      },
+    ],
+    [
+      'pages of 1000 when perPage is larger',
+      {
+        total: 2500,
+        page: 1,
+        perPage: 5000,
+        span: [1, 1000],
+        pagination: { totalRecords: 2500, currentPage: 1, totalPages: 3, nextPage: 2, prevPage: null },
+      },
+    ],
+    [
+      'page 1 for page 0',
+      {
+        total: 10,
+        page: 0,
+        perPage: 4,
+        span: [1, 4],
+        pagination: { totalRecords: 10, currentPage: 1, totalPages: 3, nextPage: 2, prevPage: null },
+      },
+    ],
+    [
+      'page 1 for a negative page',
+      {
+        total: 10,
+        page: -3,
+        perPage: 4,
+        span: [1, 4],
+        pagination: { totalRecords: 10, currentPage: 1, totalPages: 3, nextPage: 2, prevPage: null },
+      },
+    ],
+    [
+      'one empty page for no items',
+      {
+        total: 0,
+        page: undefined,
+        perPage: undefined,
+        span: [],
+        pagination: { totalRecords: 0, currentPage: 1, totalPages: 1, nextPage: null, prevPage: null },
+      },
+    ],
+    [
+      'an empty page past the end, whose previous page is the last one',
+      {
+        total: 10,
+        page: 4,
+        perPage: 5,
+        span: [],
+        pagination: { totalRecords: 10, currentPage: 4, totalPages: 2, nextPage: null, prevPage: 2 },
+      },
+    ],
+    [
+      'exactly full pages without a trailing empty one',
+      {
+        total: 10,
+        page: 2,
+        perPage: 5,
+        span: [6, 10],
+        pagination: { totalRecords: 10, currentPage: 2, totalPages: 2, nextPage: null, prevPage: 1 },
+      },
+    ],
   ])('gives %s', (_, { total, page, perPage, span, pagination }) => {
     const result = paginate(numbers(total), page, perPage);
     expect(result.pagination).toEqual(pagination);
@@ -73,9 +194,17 @@ describe('selectDags', () => {
 
   it.each<[string, DagQuery, string[]]>([
     ['sorts by DAG name, ignoring case, by default', {}, ['adhoc', 'also-hourly', 'hourly', 'nightly', 'manual']],
-    ['sorts by DAG name in reverse for order=desc', { order: 'desc' }, ['manual', 'nightly', 'hourly', 'also-hourly', 'adhoc']],
+    [
+      'sorts by DAG name in reverse for order=desc',
+      { order: 'desc' },
+      ['manual', 'nightly', 'hourly', 'also-hourly', 'adhoc'],
+    ],
     ['sorts an unknown sort key by name', { sort: 'bogus' }, ['adhoc', 'also-hourly', 'hourly', 'nightly', 'manual']],
-    ['sorts sort=name by name', { sort: 'name', order: 'desc' }, ['manual', 'nightly', 'hourly', 'also-hourly', 'adhoc']],
+    [
+      'sorts sort=name by name',
+      { sort: 'name', order: 'desc' },
+      ['manual', 'nightly', 'hourly', 'also-hourly', 'adhoc'],
+    ],
     ['filters by a case-insensitive substring of the file name', { name: 'HOUR' }, ['also-hourly', 'hourly']],
     ['filters on the file name, not the DAG name', { name: 'beta' }, []],
     ['keeps every DAG for an empty name filter', { name: '' }, ['adhoc', 'also-hourly', 'hourly', 'nightly', 'manual']],
@@ -90,8 +219,16 @@ describe('selectDags', () => {
   });
 
   it.each<[string, DagQuery, string[]]>([
-    ['puts the earliest next start first and unscheduled DAGs last, ties by name', { sort: 'nextRun' }, ['also-hourly', 'hourly', 'nightly', 'adhoc', 'manual']],
-    ['puts the latest next start first for order=desc, still unscheduled DAGs last', { sort: 'nextRun', order: 'desc' }, ['nightly', 'also-hourly', 'hourly', 'adhoc', 'manual']],
+    [
+      'puts the earliest next start first and unscheduled DAGs last, ties by name',
+      { sort: 'nextRun' },
+      ['also-hourly', 'hourly', 'nightly', 'adhoc', 'manual'],
+    ],
+    [
+      'puts the latest next start first for order=desc, still unscheduled DAGs last',
+      { sort: 'nextRun', order: 'desc' },
+      ['nightly', 'also-hourly', 'hourly', 'adhoc', 'manual'],
+    ],
   ])('%s under sort=nextRun', (_, query, expected) => {
     expect(select(query)).toEqual(expected);
   });
@@ -112,12 +249,48 @@ describe('selectDags', () => {
 describe('searchText', () => {
   it.each<[string, string, RegExp, { line: string; lineNumber: number; startLine: number }[]]>([
     ['nothing when no line matches', 'a\nb', /zzz/, []],
-    ['a match on the first line with the next line only', 'foo\nbar\nbaz', /foo/, [{ line: 'foo\nbar', lineNumber: 1, startLine: 1 }]],
-    ['a middle match with one line either side', 'a\nfoo\nb\nc', /foo/, [{ line: 'a\nfoo\nb', lineNumber: 2, startLine: 1 }]],
-    ['a match on the last line with the previous line only', 'a\nb\nfoo', /foo/, [{ line: 'b\nfoo', lineNumber: 3, startLine: 2 }]],
-    ['each matching line, 1-based', 'foo\nx\ny\nfoo', /foo/, [{ line: 'foo\nx', lineNumber: 1, startLine: 1 }, { line: 'y\nfoo', lineNumber: 4, startLine: 3 }]],
-    ['every line of a global pattern, whatever its lastIndex', 'foo\nfoo', /foo/g, [{ line: 'foo\nfoo', lineNumber: 1, startLine: 1 }, { line: 'foo\nfoo', lineNumber: 2, startLine: 1 }]],
-    ['matches of a case-insensitive pattern', 'steps:\n  - command: ECHO', /echo/i, [{ line: 'steps:\n  - command: ECHO', lineNumber: 2, startLine: 1 }]],
+    [
+      'a match on the first line with the next line only',
+      'foo\nbar\nbaz',
+      /foo/,
+      [{ line: 'foo\nbar', lineNumber: 1, startLine: 1 }],
+    ],
+    [
+      'a middle match with one line either side',
+      'a\nfoo\nb\nc',
+      /foo/,
+      [{ line: 'a\nfoo\nb', lineNumber: 2, startLine: 1 }],
+    ],
+    [
+      'a match on the last line with the previous line only',
+      'a\nb\nfoo',
+      /foo/,
+      [{ line: 'b\nfoo', lineNumber: 3, startLine: 2 }],
+    ],
+    [
+      'each matching line, 1-based',
+      'foo\nx\ny\nfoo',
+      /foo/,
+      [
+        { line: 'foo\nx', lineNumber: 1, startLine: 1 },
+        { line: 'y\nfoo', lineNumber: 4, startLine: 3 },
+      ],
+    ],
+    [
+      'every line of a global pattern, whatever its lastIndex',
+      'foo\nfoo',
+      /foo/g,
+      [
+        { line: 'foo\nfoo', lineNumber: 1, startLine: 1 },
+        { line: 'foo\nfoo', lineNumber: 2, startLine: 1 },
+      ],
+    ],
+    [
+      'matches of a case-insensitive pattern',
+      'steps:\n  - command: ECHO',
+      /echo/i,
+      [{ line: 'steps:\n  - command: ECHO', lineNumber: 2, startLine: 1 }],
+    ],
     ['a single-line text', 'foo', /o+/, [{ line: 'foo', lineNumber: 1, startLine: 1 }]],
   ])('finds %s', (_, text, pattern, expected) => {
     expect(searchText(text, pattern)).toEqual(expected);
@@ -128,7 +301,11 @@ describe('uniqueTags', () => {
   it.each<[string, Record<string, unknown>[], string[]]>([
     ['no tags for no DAGs', [], []],
     ['no tags for DAGs without tags', [{}, {}], []],
-    ['each tag once, sorted', [{ tags: ['prod', 'etl'] }, { tags: ['prod'] }, { tags: ['batch'] }], ['batch', 'etl', 'prod']],
+    [
+      'each tag once, sorted',
+      [{ tags: ['prod', 'etl'] }, { tags: ['prod'] }, { tags: ['batch'] }],
+      ['batch', 'etl', 'prod'],
+    ],
     ['tags lowercased as the DAGs load them', [{ tags: ['Prod'] }, { tags: ['prod'] }], ['prod']],
     ['tags written as one comma-separated string', [{ tags: 'b, a' }], ['a', 'b']],
   ])('lists %s', (_, fields, expected) => {
@@ -160,8 +337,16 @@ describe('specDigest', () => {
 describe('dagEntry', () => {
   const written = '# Loads the warehouse.\nname: etl\nsteps:\n  - name: load\n    command: echo load   # quick\n';
   const spec = { name: 'etl', steps: [{ name: 'load', command: 'echo load' }] };
-  const writtenThroughApi = (resourceSpec: Record<string, unknown>, digestOf: Record<string, unknown>, extra: Record<string, string> = {}): DagResource =>
-    dagResource('etl', [resourceSpec], { [ANNOTATIONS.specYaml]: written, [ANNOTATIONS.specDigest]: specDigest(digestOf), ...extra });
+  const writtenThroughApi = (
+    resourceSpec: Record<string, unknown>,
+    digestOf: Record<string, unknown>,
+    extra: Record<string, string> = {},
+  ): DagResource =>
+    dagResource('etl', [resourceSpec], {
+      [ANNOTATIONS.specYaml]: written,
+      [ANNOTATIONS.specDigest]: specDigest(digestOf),
+      ...extra,
+    });
 
   it('answers the YAML written through the API verbatim while the digest matches the spec', () => {
     expect(dagEntry(writtenThroughApi(spec, spec)).yaml).toBe(written);
@@ -189,7 +374,9 @@ describe('dagEntry', () => {
   it('renders local DAGs as later documents of the file', () => {
     const resource = dagResource('etl', [spec, { name: 'child', steps: STEPS }]);
     const result = dagEntry(resource);
-    expect(result.yaml).toBe('name: etl\nsteps:\n  - name: load\n    command: echo load\n---\nname: child\nsteps:\n  - name: hello\n    command: echo hello\n');
+    expect(result.yaml).toBe(
+      'name: etl\nsteps:\n  - name: load\n    command: echo load\n---\nname: child\nsteps:\n  - name: hello\n    command: echo hello\n',
+    );
     expect(result.load.localDags.map((l) => l.name)).toEqual(['child']);
   });
 
@@ -212,7 +399,9 @@ describe('dagEntry', () => {
   });
 
   it('lists load errors as `path: message`', () => {
-    expect(dagEntry(dagResource('empty', [{ name: 'empty' }])).errors).toEqual(['steps: a DAG needs at least one step']);
+    expect(dagEntry(dagResource('empty', [{ name: 'empty' }])).errors).toEqual([
+      'steps: a DAG needs at least one step',
+    ]);
     expect(entry('fine').errors).toEqual([]);
   });
 
@@ -228,7 +417,12 @@ function finishedRun(): DagRunResource {
   return {
     metadata: { name: 'etl-r1', creationTimestamp: new Date('2026-03-01T10:00:00Z') },
     spec: { dagRef: { name: 'etl' }, dagName: 'etl', dagRunId: 'r1' },
-    status: { status: 4, statusLabel: 'succeeded', startedAt: '2026-03-01T10:00:01Z', finishedAt: '2026-03-01T10:00:09Z' },
+    status: {
+      status: 4,
+      statusLabel: 'succeeded',
+      startedAt: '2026-03-01T10:00:01Z',
+      finishedAt: '2026-03-01T10:00:09Z',
+    },
   };
 }
 
@@ -249,7 +443,10 @@ const NEVER_RAN = {
 };
 
 describe('dagListItem', () => {
-  const etl = (): DagEntry => dagEntry(dagResource('etl-file', [{ name: 'etl', tags: ['prod'], steps: STEPS }], { [ANNOTATIONS.suspended]: 'true' }));
+  const etl = (): DagEntry =>
+    dagEntry(
+      dagResource('etl-file', [{ name: 'etl', tags: ['prod'], steps: STEPS }], { [ANNOTATIONS.suspended]: 'true' }),
+    );
 
   it('shows a DAG that never ran with a latest run of status 0 and empty ids', () => {
     expect(dagListItem(etl(), undefined).latestDAGRun).toEqual(NEVER_RAN);
@@ -270,11 +467,7 @@ describe('dagListItem', () => {
 describe('dagDetailsView', () => {
   const withLocals = (): DagEntry =>
     dagEntry(
-      dagResource('etl', [
-        { steps: STEPS },
-        { name: 'zulu', steps: STEPS },
-        { name: 'alpha', steps: [{ name: 'a' }] },
-      ]),
+      dagResource('etl', [{ steps: STEPS }, { name: 'zulu', steps: STEPS }, { name: 'alpha', steps: [{ name: 'a' }] }]),
     );
 
   it('lists local DAGs sorted by name, each with its details and errors', () => {
@@ -286,16 +479,41 @@ describe('dagDetailsView', () => {
   });
 
   it('shows a DAG that never ran with a latest run of status 0, empty ids, and a not-started node per step and handler', () => {
-    const spec = { steps: [{ name: 'extract', command: 'echo e' }, { name: 'load', command: 'echo l', depends: ['extract'] }], handlerOn: { exit: { command: 'echo bye' } }, preconditions: [{ condition: '$ENV', expected: 'prod' }] };
+    const spec = {
+      steps: [
+        { name: 'extract', command: 'echo e' },
+        { name: 'load', command: 'echo l', depends: ['extract'] },
+      ],
+      handlerOn: { exit: { command: 'echo bye' } },
+      preconditions: [{ condition: '$ENV', expected: 'prod' }],
+    };
     const latest = dagDetailsView(dagEntry(dagResource('etl', [spec])), undefined).latestDAGRun;
-    const pending = { stdout: '', stderr: '', startedAt: '', finishedAt: '', status: 0, statusLabel: 'not_started', retryCount: 0, doneCount: 0, subRuns: [], subRunsRepeated: [], error: '' };
+    const pending = {
+      stdout: '',
+      stderr: '',
+      startedAt: '',
+      finishedAt: '',
+      status: 0,
+      statusLabel: 'not_started',
+      retryCount: 0,
+      doneCount: 0,
+      subRuns: [],
+      subRunsRepeated: [],
+      error: '',
+    };
     expect(latest).toEqual({
       ...NEVER_RAN,
       nodes: [
-        { ...pending, step: expect.objectContaining({ name: 'extract', command: 'echo', args: ['e'], depends: [] }) as unknown },
+        {
+          ...pending,
+          step: expect.objectContaining({ name: 'extract', command: 'echo', args: ['e'], depends: [] }) as unknown,
+        },
         { ...pending, step: expect.objectContaining({ name: 'load', depends: ['extract'] }) as unknown },
       ],
-      onExit: { ...pending, step: expect.objectContaining({ name: 'onExit', command: 'echo', args: ['bye'] }) as unknown },
+      onExit: {
+        ...pending,
+        step: expect.objectContaining({ name: 'onExit', command: 'echo', args: ['bye'] }) as unknown,
+      },
       onSuccess: null,
       onFailure: null,
       onCancel: null,

@@ -28,7 +28,10 @@ function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+    return `{${entries
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }
@@ -51,9 +54,19 @@ export function dagEntry(resource: DagResource): DagEntry {
   const annotations = resource.metadata?.annotations ?? {};
   const fileName = annotations[ANNOTATIONS.fileName] ?? resource.metadata?.name ?? '';
   const written = annotations[ANNOTATIONS.specYaml];
-  const yaml = written !== undefined && annotations[ANNOTATIONS.specDigest] === specDigest(resource.spec) ? written : renderYaml(resource.spec);
+  const yaml =
+    written !== undefined && annotations[ANNOTATIONS.specDigest] === specDigest(resource.spec)
+      ? written
+      : renderYaml(resource.spec);
   const load = loadDag(yaml, { fileName });
-  const entry = { fileName, resource, yaml, load, errors: load.errors.map(formatIssue), suspended: annotations[ANNOTATIONS.suspended] === 'true' };
+  const entry = {
+    fileName,
+    resource,
+    yaml,
+    load,
+    errors: load.errors.map(formatIssue),
+    suspended: annotations[ANNOTATIONS.suspended] === 'true',
+  };
   entries.set(resource, entry);
   return entry;
 }
@@ -68,7 +81,21 @@ export interface DagListItem {
 
 /** A DAG that never ran still shows a latest run: status 0 with empty ids and times. */
 export function neverRan(name: string): RunSummary {
-  return { rootDAGRunName: name, rootDAGRunId: '', parentDAGRunName: '', parentDAGRunId: '', dagRunId: '', name, status: 0, statusLabel: 'not_started', queuedAt: '', startedAt: '', finishedAt: '', log: '', params: '' };
+  return {
+    rootDAGRunName: name,
+    rootDAGRunId: '',
+    parentDAGRunName: '',
+    parentDAGRunId: '',
+    dagRunId: '',
+    name,
+    status: 0,
+    statusLabel: 'not_started',
+    queuedAt: '',
+    startedAt: '',
+    finishedAt: '',
+    log: '',
+    params: '',
+  };
 }
 
 export function latestSummary(name: string, latest: DagRunResource | undefined): RunSummary {
@@ -76,7 +103,13 @@ export function latestSummary(name: string, latest: DagRunResource | undefined):
 }
 
 export function dagListItem(entry: DagEntry, latest: DagRunResource | undefined): DagListItem {
-  return { fileName: entry.fileName, dag: dagSummary(entry.load.dag), latestDAGRun: latestSummary(entry.load.dag.name, latest), suspended: entry.suspended, errors: entry.errors };
+  return {
+    fileName: entry.fileName,
+    dag: dagSummary(entry.load.dag),
+    latestDAGRun: latestSummary(entry.load.dag.name, latest),
+    suspended: entry.suspended,
+    errors: entry.errors,
+  };
 }
 
 export interface DagDetailsView {
@@ -93,7 +126,8 @@ export interface DagDetailsView {
  * preconditions. Dagu's web UI draws a DAG's page from these nodes.
  */
 export function neverRanDetails(dag: Dag): RunDetails {
-  const handler = (step: Dag['handlerOn'][keyof Dag['handlerOn']]): RunDetails['onExit'] => (step === undefined ? null : pendingNode(step));
+  const handler = (step: Dag['handlerOn'][keyof Dag['handlerOn']]): RunDetails['onExit'] =>
+    step === undefined ? null : pendingNode(step);
   return {
     ...neverRan(dag.name),
     nodes: dag.steps.map(pendingNode),
@@ -107,8 +141,16 @@ export function neverRanDetails(dag: Dag): RunDetails {
 
 /** `latest`: the details of the DAG's latest run (as GET /dag-runs/{name}/{id} answers them), if it ran. */
 export function dagDetailsView(entry: DagEntry, latest: RunDetails | undefined): DagDetailsView {
-  const localDags = entry.load.localDags.map((local) => ({ name: local.name, dag: dagDetails(local.dag), errors: local.errors.map(formatIssue) })).sort((a, b) => compareText(a.name, b.name));
-  return { dag: dagDetails(entry.load.dag), localDags, latestDAGRun: latest ?? neverRanDetails(entry.load.dag), suspended: entry.suspended, errors: entry.errors };
+  const localDags = entry.load.localDags
+    .map((local) => ({ name: local.name, dag: dagDetails(local.dag), errors: local.errors.map(formatIssue) }))
+    .sort((a, b) => compareText(a.name, b.name));
+  return {
+    dag: dagDetails(entry.load.dag),
+    localDags,
+    latestDAGRun: latest ?? neverRanDetails(entry.load.dag),
+    suspended: entry.suspended,
+    errors: entry.errors,
+  };
 }
 
 export interface DagQuery {
@@ -133,24 +175,43 @@ export interface Pagination {
 export const DEFAULT_PER_PAGE = 50;
 export const MAX_PER_PAGE = 1000;
 
-export function paginate<T>(items: readonly T[], page: number | undefined, perPage: number | undefined): { items: T[]; pagination: Pagination } {
+export function paginate<T>(
+  items: readonly T[],
+  page: number | undefined,
+  perPage: number | undefined,
+): { items: T[]; pagination: Pagination } {
   const size = perPage === undefined || perPage <= 0 ? DEFAULT_PER_PAGE : Math.min(perPage, MAX_PER_PAGE);
   const current = page === undefined || page < 1 ? 1 : Math.floor(page);
   const totalPages = Math.max(1, Math.ceil(items.length / size));
   return {
     items: items.slice((current - 1) * size, current * size),
-    pagination: { totalRecords: items.length, currentPage: current, totalPages, nextPage: current < totalPages ? current + 1 : null, prevPage: current > 1 ? Math.min(current - 1, totalPages) : null },
+    pagination: {
+      totalRecords: items.length,
+      currentPage: current,
+      totalPages,
+      nextPage: current < totalPages ? current + 1 : null,
+      prevPage: current > 1 ? Math.min(current - 1, totalPages) : null,
+    },
   };
 }
 
-const byName = (a: DagEntry, b: DagEntry): number => compareText(a.load.dag.name.toLowerCase(), b.load.dag.name.toLowerCase()) || compareText(a.fileName, b.fileName);
+const byName = (a: DagEntry, b: DagEntry): number =>
+  compareText(a.load.dag.name.toLowerCase(), b.load.dag.name.toLowerCase()) || compareText(a.fileName, b.fileName);
 
 /** Filters and sorts per behaviour-notes "DAG definitions"; unscheduled DAGs last under nextRun. */
 export function selectDags(all: readonly DagEntry[], query: DagQuery, now: Date): DagEntry[] {
   const name = query.name?.toLowerCase() ?? '';
   const tag = query.tag?.trim().toLowerCase() ?? '';
-  const labels = (query.labels ?? '').split(',').map((l) => l.trim().toLowerCase()).filter((l) => l !== '');
-  const chosen = all.filter((e) => e.fileName.toLowerCase().includes(name) && (tag === '' || e.load.dag.tags.includes(tag)) && labels.every((l) => e.load.dag.tags.includes(l)));
+  const labels = (query.labels ?? '')
+    .split(',')
+    .map((l) => l.trim().toLowerCase())
+    .filter((l) => l !== '');
+  const chosen = all.filter(
+    (e) =>
+      e.fileName.toLowerCase().includes(name) &&
+      (tag === '' || e.load.dag.tags.includes(tag)) &&
+      labels.every((l) => e.load.dag.tags.includes(l)),
+  );
   const desc = query.order === 'desc';
   if (query.sort === 'nextRun') {
     const next = new Map(chosen.map((e) => [e, nextStart(e.load.dag.schedule, now)?.getTime()]));

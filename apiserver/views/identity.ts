@@ -33,5 +33,10 @@ function ownIdentity(run: DagRunResource): { name: string; dagRunId: string } {
 function lineage(run: DagRunResource): Omit<RunIdentity, 'name' | 'dagRunId'> {
   const own = ownIdentity(run);
   const { root, parent } = run.spec;
-  return { rootName: root?.name ?? own.name, rootId: root?.dagRunId ?? own.dagRunId, parentName: parent?.name ?? '', parentId: parent?.dagRunId ?? '' };
+  return {
+    rootName: root?.name ?? own.name,
+    rootId: root?.dagRunId ?? own.dagRunId,
+    parentName: parent?.name ?? '',
+    parentId: parent?.dagRunId ?? '',
+  };
 }

@@ -35,19 +35,60 @@ describe('leaderOf', () => {
   });
 
   it('describes the holder of a fresh lease as the active leader', () => {
-    const found = leaderOf(lease({ holder: 'kubedag-operator-7d9f_42', renewTime: new Date('2026-03-01T10:00:25Z'), acquireTime: '2026-03-01T09:00:00.123456Z', leaseDurationSeconds: 15 }), NOW);
-    expect(found).toEqual<LeaderView>({ instanceId: 'kubedag-operator-7d9f_42', host: 'kubedag-operator-7d9f', status: 'active', startedAt: '2026-03-01T09:00:00Z' });
+    const found = leaderOf(
+      lease({
+        holder: 'kubedag-operator-7d9f_42',
+        renewTime: new Date('2026-03-01T10:00:25Z'),
+        acquireTime: '2026-03-01T09:00:00.123456Z',
+        leaseDurationSeconds: 15,
+      }),
+      NOW,
+    );
+    expect(found).toEqual<LeaderView>({
+      instanceId: 'kubedag-operator-7d9f_42',
+      host: 'kubedag-operator-7d9f',
+      status: 'active',
+      startedAt: '2026-03-01T09:00:00Z',
+    });
   });
 
   it.each<[string, string, LeaseFields]>([
-    ['renewed within its duration', 'active', { renewTime: new Date('2026-03-01T10:00:20Z'), leaseDurationSeconds: 15 }],
-    ['renewed exactly its duration ago', 'active', { renewTime: new Date('2026-03-01T10:00:15Z'), leaseDurationSeconds: 15 }],
-    ['renewed longer ago than its duration', 'inactive', { renewTime: new Date('2026-03-01T10:00:14.999Z'), leaseDurationSeconds: 15 }],
-    ['renewed 15 s ago without a duration (15 s by default)', 'active', { renewTime: new Date('2026-03-01T10:00:15Z') }],
-    ['renewed 16 s ago without a duration (15 s by default)', 'inactive', { renewTime: new Date('2026-03-01T10:00:14Z') }],
-    ['renewed 50 s ago with a duration of 60 s', 'active', { renewTime: new Date('2026-03-01T09:59:40Z'), leaseDurationSeconds: 60 }],
+    [
+      'renewed within its duration',
+      'active',
+      { renewTime: new Date('2026-03-01T10:00:20Z'), leaseDurationSeconds: 15 },
+    ],
+    [
+      'renewed exactly its duration ago',
+      'active',
+      { renewTime: new Date('2026-03-01T10:00:15Z'), leaseDurationSeconds: 15 },
+    ],
+    [
+      'renewed longer ago than its duration',
+      'inactive',
+      { renewTime: new Date('2026-03-01T10:00:14.999Z'), leaseDurationSeconds: 15 },
+    ],
+    [
+      'renewed 15 s ago without a duration (15 s by default)',
+      'active',
+      { renewTime: new Date('2026-03-01T10:00:15Z') },
+    ],
+    [
+      'renewed 16 s ago without a duration (15 s by default)',
+      'inactive',
+      { renewTime: new Date('2026-03-01T10:00:14Z') },
+    ],
+    [
+      'renewed 50 s ago with a duration of 60 s',
+      'active',
+      { renewTime: new Date('2026-03-01T09:59:40Z'), leaseDurationSeconds: 60 },
+    ],
     ['with a renew time as RFC 3339 text with microseconds', 'active', { renewTime: '2026-03-01T10:00:29.123456Z' }],
-    ['with a stale renew time as RFC 3339 text with microseconds', 'inactive', { renewTime: '2026-03-01T09:00:00.000001Z' }],
+    [
+      'with a stale renew time as RFC 3339 text with microseconds',
+      'inactive',
+      { renewTime: '2026-03-01T09:00:00.000001Z' },
+    ],
     ['with a renew time with an offset', 'active', { renewTime: '2026-03-01T12:00:29+02:00' }],
     ['never renewed', 'inactive', {}],
     ['with a renew time that is no time', 'inactive', { renewTime: 'soon' }],
@@ -68,6 +109,9 @@ describe('leaderOf', () => {
     ['RFC 3339 text with microseconds', '2026-03-01T09:00:00.123456Z', '2026-03-01T09:00:00Z'],
     ['absent', undefined, ''],
   ])('gives the acquire time as startedAt when it is %s', (_, acquireTime, startedAt) => {
-    expect(leaderOf(lease({ holder: 'h_1', renewTime: NOW, ...(acquireTime === undefined ? {} : { acquireTime }) }), NOW)?.startedAt).toBe(startedAt);
+    expect(
+      leaderOf(lease({ holder: 'h_1', renewTime: NOW, ...(acquireTime === undefined ? {} : { acquireTime }) }), NOW)
+        ?.startedAt,
+    ).toBe(startedAt);
   });
 });

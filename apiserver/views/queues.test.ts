@@ -45,7 +45,12 @@ function view(queueList: DagQueueResource[], runs: DagRunResource[]): Queue[] {
 
 /** Queue names with their running and queued run ids, for compact expectations. */
 function shape(listed: Queue[]): [string, string, string[], string[]][] {
-  return listed.map((q) => [q.name, q.type, q.runningDAGRuns.map((r) => r.dagRunId), q.queuedDAGRuns.map((r) => r.dagRunId)]);
+  return listed.map((q) => [
+    q.name,
+    q.type,
+    q.runningDAGRuns.map((r) => r.dagRunId),
+    q.queuedDAGRuns.map((r) => r.dagRunId),
+  ]);
 }
 
 describe('the queues view', () => {
@@ -54,7 +59,18 @@ describe('the queues view', () => {
   });
 
   it('lists an empty custom queue with its capacity and zero counts', () => {
-    expect(view([dagQueue('batch', 3)], [])).toEqual([{ name: 'batch', type: 'custom', maxConcurrency: 3, summary: { running: 0, queued: 0, total: 0 }, runningDAGRuns: [], queuedDAGRuns: [], running: [], queued: [] }]);
+    expect(view([dagQueue('batch', 3)], [])).toEqual([
+      {
+        name: 'batch',
+        type: 'custom',
+        maxConcurrency: 3,
+        summary: { running: 0, queued: 0, total: 0 },
+        runningDAGRuns: [],
+        queuedDAGRuns: [],
+        running: [],
+        queued: [],
+      },
+    ]);
   });
 
   it('lists a dag-based queue without maxConcurrency, with reduced run summaries', () => {
@@ -67,8 +83,28 @@ describe('the queues view', () => {
         name: 'etl',
         type: 'dag-based',
         summary: { running: 1, queued: 1, total: 2 },
-        runningDAGRuns: [{ dagRunId: 'a', name: 'etl', status: 1, statusLabel: 'running', startedAt: '2026-11-22T09:00:00Z', finishedAt: '', log: '/api/v2/dag-runs/etl/a/log' }],
-        queuedDAGRuns: [{ dagRunId: 'b', name: 'etl', status: 5, statusLabel: 'queued', startedAt: '', finishedAt: '', log: '/api/v2/dag-runs/etl/b/log' }],
+        runningDAGRuns: [
+          {
+            dagRunId: 'a',
+            name: 'etl',
+            status: 1,
+            statusLabel: 'running',
+            startedAt: '2026-11-22T09:00:00Z',
+            finishedAt: '',
+            log: '/api/v2/dag-runs/etl/a/log',
+          },
+        ],
+        queuedDAGRuns: [
+          {
+            dagRunId: 'b',
+            name: 'etl',
+            status: 5,
+            statusLabel: 'queued',
+            startedAt: '',
+            finishedAt: '',
+            log: '/api/v2/dag-runs/etl/b/log',
+          },
+        ],
         running: [runSummary(runs[0] as DagRunResource)],
         queued: [runSummary(runs[1] as DagRunResource)],
       },
@@ -86,7 +122,9 @@ describe('the queues view', () => {
       ['early', 'etl', 'early', '2026-11-22T09:00:01Z'],
       ['late', 'etl', 'late', '2026-11-22T09:00:02Z'],
     ]);
-    expect(etl?.running.map((r) => [r.dagRunId, r.statusLabel, r.startedAt])).toEqual([['going', 'running', '2026-11-22T09:00:00Z']]);
+    expect(etl?.running.map((r) => [r.dagRunId, r.statusLabel, r.startedAt])).toEqual([
+      ['going', 'running', '2026-11-22T09:00:00Z'],
+    ]);
   });
 
   it.each([
@@ -105,13 +143,22 @@ describe('the queues view', () => {
   });
 
   it('lists an enqueued run the operator has not seen yet as queued in both of its forms', () => {
-    const fresh: DagRunResource = { metadata: { name: 'etl-a' }, spec: { dagName: 'etl', dagRunId: 'a', enqueue: true } };
+    const fresh: DagRunResource = {
+      metadata: { name: 'etl-a' },
+      spec: { dagName: 'etl', dagRunId: 'a', enqueue: true },
+    };
     const [etl] = view([], [fresh]);
-    expect([etl?.queuedDAGRuns.map((r) => [r.status, r.statusLabel]), etl?.queued.map((r) => [r.status, r.statusLabel])]).toEqual([[[5, 'queued']], [[5, 'queued']]]);
+    expect([
+      etl?.queuedDAGRuns.map((r) => [r.status, r.statusLabel]),
+      etl?.queued.map((r) => [r.status, r.statusLabel]),
+    ]).toEqual([[[5, 'queued']], [[5, 'queued']]]);
   });
 
   it('does not count sub runs, which bypass queues', () => {
-    const runs = [run('child', 'c1', { status: 1, parent: true }), run('child', 'c2', { status: 5, parent: true, queue: 'batch' })];
+    const runs = [
+      run('child', 'c1', { status: 1, parent: true }),
+      run('child', 'c2', { status: 5, parent: true, queue: 'batch' }),
+    ];
     expect(shape(view([dagQueue('batch', 1)], runs))).toEqual([['batch', 'custom', [], []]]);
   });
 
@@ -127,11 +174,17 @@ describe('the queues view', () => {
   });
 
   it('treats a queue name no DAGQueue defines as dag-based', () => {
-    expect(shape(view([], [run('etl', 'a', { status: 5, queue: 'nightly' })]))).toEqual([['nightly', 'dag-based', [], ['a']]]);
+    expect(shape(view([], [run('etl', 'a', { status: 5, queue: 'nightly' })]))).toEqual([
+      ['nightly', 'dag-based', [], ['a']],
+    ]);
   });
 
   it('uses the queue the caller assigns, not only spec.queue', () => {
-    const listed = queues({ queues: [dagQueue('shared', 4)], runs: [run('etl', 'a', { status: 1 })], dagQueue: () => 'shared' });
+    const listed = queues({
+      queues: [dagQueue('shared', 4)],
+      runs: [run('etl', 'a', { status: 1 })],
+      dagQueue: () => 'shared',
+    });
     expect(shape(listed)).toEqual([['shared', 'custom', ['a'], []]]);
   });
 
@@ -154,19 +207,31 @@ describe('the queues view', () => {
 });
 
 describe('the totals over all queues', () => {
-  const running = (dag: string, id: string, queue?: string): DagRunResource => run(dag, id, { status: 1, ...(queue === undefined ? {} : { queue }) });
-  const waiting = (dag: string, id: string, queue?: string): DagRunResource => run(dag, id, { status: 5, ...(queue === undefined ? {} : { queue }) });
+  const running = (dag: string, id: string, queue?: string): DagRunResource =>
+    run(dag, id, { status: 1, ...(queue === undefined ? {} : { queue }) });
+  const waiting = (dag: string, id: string, queue?: string): DagRunResource =>
+    run(dag, id, { status: 5, ...(queue === undefined ? {} : { queue }) });
   it.each([
-    { name: 'are all zero without queues', queues: [], runs: [], want: { totalQueues: 0, totalRunning: 0, totalQueued: 0, totalCapacity: 0, utilizationPercentage: 0 } },
-    { name: 'count an empty custom queue and its capacity', queues: [dagQueue('batch', 4)], runs: [], want: { totalQueues: 1, totalRunning: 0, totalQueued: 0, totalCapacity: 4, utilizationPercentage: 0 } },
     {
-      name: 'use the custom queues\' running runs against their summed capacity',
+      name: 'are all zero without queues',
+      queues: [],
+      runs: [],
+      want: { totalQueues: 0, totalRunning: 0, totalQueued: 0, totalCapacity: 0, utilizationPercentage: 0 },
+    },
+    {
+      name: 'count an empty custom queue and its capacity',
+      queues: [dagQueue('batch', 4)],
+      runs: [],
+      want: { totalQueues: 1, totalRunning: 0, totalQueued: 0, totalCapacity: 4, utilizationPercentage: 0 },
+    },
+    {
+      name: "use the custom queues' running runs against their summed capacity",
       queues: [dagQueue('batch', 4), dagQueue('nightly', 4)],
       runs: [running('a', '1', 'batch'), running('b', '2', 'nightly'), waiting('c', '3', 'batch')],
       want: { totalQueues: 2, totalRunning: 2, totalQueued: 1, totalCapacity: 8, utilizationPercentage: 25 },
     },
     {
-      name: 'count dag-based queues\' runs in the totals but not in the utilization, as they list no capacity',
+      name: "count dag-based queues' runs in the totals but not in the utilization, as they list no capacity",
       queues: [dagQueue('batch', 2)],
       runs: [running('a', '1', 'batch'), running('etl', '2'), running('etl', '3'), waiting('etl', '4')],
       want: { totalQueues: 2, totalRunning: 3, totalQueued: 1, totalCapacity: 2, utilizationPercentage: 50 },
@@ -177,7 +242,12 @@ describe('the totals over all queues', () => {
       runs: [running('a', '1', 'batch'), running('b', '2', 'batch')],
       want: { totalQueues: 1, totalRunning: 2, totalQueued: 0, totalCapacity: 1, utilizationPercentage: 100 },
     },
-    { name: 'have no capacity and no utilization with dag-based queues only', queues: [], runs: [running('etl', '1'), waiting('etl', '2')], want: { totalQueues: 1, totalRunning: 1, totalQueued: 1, totalCapacity: 0, utilizationPercentage: 0 } },
+    {
+      name: 'have no capacity and no utilization with dag-based queues only',
+      queues: [],
+      runs: [running('etl', '1'), waiting('etl', '2')],
+      want: { totalQueues: 1, totalRunning: 1, totalQueued: 1, totalCapacity: 0, utilizationPercentage: 0 },
+    },
   ])('$name', ({ queues: queueList, runs, want }) => {
     expect(queuesSummary(view(queueList, runs))).toEqual(want);
   });

@@ -90,8 +90,12 @@ export function queues(input: QueuesInput): Queue[] {
     (status === RunStatus.Running ? entry.running : entry.queued).push(run);
     members.set(name, entry);
   }
-  const customQueues = [...custom].map(([name, resource]) => queue(name, members.get(name), resource.spec.maxConcurrency));
-  const dagBased = [...members].filter(([name]) => !custom.has(name)).map(([name, entry]) => queue(name, entry, undefined));
+  const customQueues = [...custom].map(([name, resource]) =>
+    queue(name, members.get(name), resource.spec.maxConcurrency),
+  );
+  const dagBased = [...members]
+    .filter(([name]) => !custom.has(name))
+    .map(([name, entry]) => queue(name, entry, undefined));
   return [...customQueues.sort(byName), ...dagBased.sort(byName)];
 }
 
@@ -111,7 +115,8 @@ function queue(name: string, entry: Members | undefined, maxConcurrency: number 
 }
 
 export function queuesSummary(listed: readonly Queue[]): QueuesSummary {
-  const sum = (of: (q: Queue) => number, among: readonly Queue[] = listed): number => among.reduce((total, q) => total + of(q), 0);
+  const sum = (of: (q: Queue) => number, among: readonly Queue[] = listed): number =>
+    among.reduce((total, q) => total + of(q), 0);
   const bounded = listed.filter((q) => q.maxConcurrency !== undefined);
   const totalCapacity = sum((q) => q.maxConcurrency ?? 0, bounded);
   const busy = sum((q) => q.summary.running, bounded);
@@ -141,7 +146,9 @@ function summary(run: DagRunResource): QueuedRunSummary {
  * lacks the time), then by run id so that equal times still give one order. A run without the
  * time goes after those with it: it cannot have been queued or started before them.
  */
-function byTime(time: (run: DagRunResource) => Date | string | undefined): (a: DagRunResource, b: DagRunResource) => number {
+function byTime(
+  time: (run: DagRunResource) => Date | string | undefined,
+): (a: DagRunResource, b: DagRunResource) => number {
   const key = (run: DagRunResource): [number, number, string] => [
     instant(time(run)) ?? Infinity,
     instant(run.metadata?.creationTimestamp) ?? Infinity,

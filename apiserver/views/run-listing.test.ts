@@ -15,7 +15,11 @@ function history(): { index: RunIndex; all: DagRunResource[] } {
   for (let i = 0; i < 600; i++) {
     const dag = `dag-${String(i % 12)}${i % 5 === 0 ? '-nightly' : ''}`;
     const run: DagRunResource = {
-      metadata: { name: `r${String(i)}`, namespace: 'ns', creationTimestamp: new Date(start + (i % 30) * DAY + i * 1000) },
+      metadata: {
+        name: `r${String(i)}`,
+        namespace: 'ns',
+        creationTimestamp: new Date(start + (i % 30) * DAY + i * 1000),
+      },
       spec: { dagName: dag, dagRunId: `id-${String(i)}` },
       status: { status: i % 7, statusLabel: 'x' },
     };
@@ -23,7 +27,16 @@ function history(): { index: RunIndex; all: DagRunResource[] } {
     index.update(run, false);
     all.push(run);
     if (i % 10 === 0) {
-      const sub: DagRunResource = { metadata: { name: `sub${String(i)}`, namespace: 'ns' }, spec: { dagName: 'child', dagRunId: `s-${String(i)}`, parent: { name: dag, dagRunId: `id-${String(i)}` }, root: { name: dag, dagRunId: `id-${String(i)}` } }, status: { status: 4 } };
+      const sub: DagRunResource = {
+        metadata: { name: `sub${String(i)}`, namespace: 'ns' },
+        spec: {
+          dagName: 'child',
+          dagRunId: `s-${String(i)}`,
+          parent: { name: dag, dagRunId: `id-${String(i)}` },
+          root: { name: dag, dagRunId: `id-${String(i)}` },
+        },
+        status: { status: 4 },
+      };
       runs.set(`sub${String(i)}`, sub);
       index.update(sub, false);
     }

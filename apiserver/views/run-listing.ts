@@ -26,7 +26,10 @@ export function candidates(index: RunIndex, filter: RunFilter): DagRunResource[]
   }
   if (filter.status !== undefined) return index.runsWithStatus(filter.status);
   if (filter.fromDate !== undefined || filter.toDate !== undefined) {
-    return index.runsCreatedBetween(filter.fromDate === undefined ? undefined : filter.fromDate * 1000, filter.toDate === undefined ? undefined : filter.toDate * 1000);
+    return index.runsCreatedBetween(
+      filter.fromDate === undefined ? undefined : filter.fromDate * 1000,
+      filter.toDate === undefined ? undefined : filter.toDate * 1000,
+    );
   }
   return index.dagNames().flatMap((n) => index.runsOf(n));
 }
@@ -43,7 +46,11 @@ export function listRuns(index: RunIndex, filter: RunFilter): DagRunResource[] {
  * (a run put back for a retry, or archived a moment before its DAGRun goes), and it was
  * listed, or filtered out, on its own fields. Memory: the informer's list and one page.
  */
-export async function* mergedRuns(local: readonly DagRunResource[], stored: AsyncIterable<readonly HistorySummary[]> | Iterable<readonly HistorySummary[]>, inInformer: (summary: HistorySummary) => boolean): AsyncGenerator<ListedRun> {
+export async function* mergedRuns(
+  local: readonly DagRunResource[],
+  stored: AsyncIterable<readonly HistorySummary[]> | Iterable<readonly HistorySummary[]>,
+  inInformer: (summary: HistorySummary) => boolean,
+): AsyncGenerator<ListedRun> {
   let next = 0;
   for await (const page of stored) {
     for (const summary of page) {
@@ -51,7 +58,8 @@ export async function* mergedRuns(local: readonly DagRunResource[], stored: Asyn
       if (next < local.length) {
         // Only while informer runs are left to place: most of a long listing is the store's alone.
         const order = summaryOrder(summary);
-        for (; next < local.length && storedIsOlder(local[next] as DagRunResource, order); next++) yield local[next] as DagRunResource;
+        for (; next < local.length && storedIsOlder(local[next] as DagRunResource, order); next++)
+          yield local[next] as DagRunResource;
       }
       yield summary;
     }

@@ -6,7 +6,16 @@ import type { DagRunResource } from '../../core/resources/types.ts';
 import { dagRun as aDagRun } from '../../test/builders/dag-run.ts';
 import { iso } from './format.ts';
 import { runIdentity, type RunIdentity } from './identity.ts';
-import { filterRuns, gridData, runDetails, runSummary, type GridRow, type NodeView, type RunFilter, type RunSummary } from './runs.ts';
+import {
+  filterRuns,
+  gridData,
+  runDetails,
+  runSummary,
+  type GridRow,
+  type NodeView,
+  type RunFilter,
+  type RunSummary,
+} from './runs.ts';
 
 interface RunOptions {
   readonly spec?: Partial<DagRunSpec>;
@@ -17,13 +26,20 @@ interface RunOptions {
 
 /** A DAGRun of `dag` with id `id`, as the API's starter creates it. */
 function dagRun(dag: string, id: string, options: RunOptions = {}): DagRunResource {
-  const builder = aDagRun(`${dag}-${id}`).of(dag, id).spec(options.spec ?? {});
+  const builder = aDagRun(`${dag}-${id}`)
+    .of(dag, id)
+    .spec(options.spec ?? {});
   if (options.created !== undefined) builder.created(options.created);
   if (options.annotations !== undefined) builder.annotate(options.annotations);
   return (options.status === undefined ? builder : builder.status(options.status)).build();
 }
 
-const node = (name: string, status: number, extra: Partial<RunNode> = {}): RunNode => ({ name, status, statusLabel: '', ...extra });
+const node = (name: string, status: number, extra: Partial<RunNode> = {}): RunNode => ({
+  name,
+  status,
+  statusLabel: '',
+  ...extra,
+});
 
 const noRuns = (): DagRunResource | undefined => undefined;
 
@@ -46,10 +62,16 @@ describe('iso', () => {
 
 describe('runIdentity', () => {
   it.each<[string, DagRunResource, RunIdentity]>([
-    ['names a root run after itself, without a parent', dagRun('etl', 'r1'), { name: 'etl', dagRunId: 'r1', rootName: 'etl', rootId: 'r1', parentName: '', parentId: '' }],
+    [
+      'names a root run after itself, without a parent',
+      dagRun('etl', 'r1'),
+      { name: 'etl', dagRunId: 'r1', rootName: 'etl', rootId: 'r1', parentName: '', parentId: '' },
+    ],
     [
       'takes the root and parent of a sub run from its spec',
-      dagRun('child', 'c1', { spec: { parent: { name: 'mid', dagRunId: 'm1' }, root: { name: 'top', dagRunId: 't1' } } }),
+      dagRun('child', 'c1', {
+        spec: { parent: { name: 'mid', dagRunId: 'm1' }, root: { name: 'top', dagRunId: 't1' } },
+      }),
       { name: 'child', dagRunId: 'c1', rootName: 'top', rootId: 't1', parentName: 'mid', parentId: 'm1' },
     ],
     [
@@ -76,7 +98,14 @@ describe('runSummary', () => {
   it('gives a root run its own name and id as root, and empty parent fields', () => {
     const run = dagRun('etl', 'r1', {
       spec: { params: 'A=0' },
-      status: { status: 4, statusLabel: 'succeeded', queuedAt: '2026-03-01T09:59:59Z', startedAt: '2026-03-01T10:00:00.250Z', finishedAt: new Date('2026-03-01T10:05:00Z') as unknown as string, params: '{"A":"1"}' },
+      status: {
+        status: 4,
+        statusLabel: 'succeeded',
+        queuedAt: '2026-03-01T09:59:59Z',
+        startedAt: '2026-03-01T10:00:00.250Z',
+        finishedAt: new Date('2026-03-01T10:05:00Z') as unknown as string,
+        params: '{"A":"1"}',
+      },
     });
     expect(runSummary(run)).toEqual<RunSummary>({
       rootDAGRunName: 'etl',
@@ -96,13 +125,28 @@ describe('runSummary', () => {
   });
 
   it('gives a sub run the parent and root of its spec', () => {
-    const run = dagRun('child', 'c1', { spec: { parent: { name: 'mid', dagRunId: 'm1' }, root: { name: 'top', dagRunId: 't1' } }, status: { status: 1 } });
-    expect(runSummary(run)).toMatchObject({ rootDAGRunName: 'top', rootDAGRunId: 't1', parentDAGRunName: 'mid', parentDAGRunId: 'm1', name: 'child', dagRunId: 'c1', log: '/api/v2/dag-runs/child/c1/log' });
+    const run = dagRun('child', 'c1', {
+      spec: { parent: { name: 'mid', dagRunId: 'm1' }, root: { name: 'top', dagRunId: 't1' } },
+      status: { status: 1 },
+    });
+    expect(runSummary(run)).toMatchObject({
+      rootDAGRunName: 'top',
+      rootDAGRunId: 't1',
+      parentDAGRunName: 'mid',
+      parentDAGRunId: 'm1',
+      name: 'child',
+      dagRunId: 'c1',
+      log: '/api/v2/dag-runs/child/c1/log',
+    });
   });
 
   it('lists a run of a renamed DAG, and its log, under the new name', () => {
     const run = dagRun('etl', 'r1', { annotations: { [ANNOTATIONS.dagName]: 'warehouse' }, status: { status: 4 } });
-    expect(runSummary(run)).toMatchObject({ name: 'warehouse', rootDAGRunName: 'warehouse', log: '/api/v2/dag-runs/warehouse/r1/log' });
+    expect(runSummary(run)).toMatchObject({
+      name: 'warehouse',
+      rootDAGRunName: 'warehouse',
+      log: '/api/v2/dag-runs/warehouse/r1/log',
+    });
   });
 
   it('escapes the names in the log location', () => {
@@ -110,7 +154,9 @@ describe('runSummary', () => {
   });
 
   it('gives "" for times not set yet', () => {
-    expect(runSummary(dagRun('etl', 'r1', { status: { status: 1, startedAt: '2026-03-01T10:00:00Z' } }))).toMatchObject({ queuedAt: '', startedAt: '2026-03-01T10:00:00Z', finishedAt: '' });
+    expect(runSummary(dagRun('etl', 'r1', { status: { status: 1, startedAt: '2026-03-01T10:00:00Z' } }))).toMatchObject(
+      { queuedAt: '', startedAt: '2026-03-01T10:00:00Z', finishedAt: '' },
+    );
   });
 
   it.each<[string, RunOptions, number, string]>([
@@ -165,7 +211,12 @@ describe('runDetails', () => {
         status: 4,
         statusLabel: 'succeeded',
         nodes: [
-          node('load', 4, { statusLabel: 'succeeded', startedAt: '2026-03-01T10:00:05.5Z', finishedAt: '2026-03-01T10:00:09Z', retryCount: 1 }),
+          node('load', 4, {
+            statusLabel: 'succeeded',
+            startedAt: '2026-03-01T10:00:05.5Z',
+            finishedAt: '2026-03-01T10:00:09Z',
+            retryCount: 1,
+          }),
           node('extract', 4, { startedAt: '2026-03-01T10:00:01Z', finishedAt: '2026-03-01T10:00:04Z', doneCount: 2 }),
         ],
         onSuccess: node('onSuccess', 4, { startedAt: '2026-03-01T10:00:10Z', finishedAt: '2026-03-01T10:00:11Z' }),
@@ -187,7 +238,17 @@ describe('runDetails', () => {
 
   it('shows a step without status as not started, with no times and zero counts', () => {
     const report = runDetails(finished(), etlDag(), noRuns).nodes[2];
-    expect(report).toMatchObject({ startedAt: '', finishedAt: '', status: 0, statusLabel: 'not_started', retryCount: 0, doneCount: 0, subRuns: [], subRunsRepeated: [], error: '' });
+    expect(report).toMatchObject({
+      startedAt: '',
+      finishedAt: '',
+      status: 0,
+      statusLabel: 'not_started',
+      retryCount: 0,
+      doneCount: 0,
+      subRuns: [],
+      subRunsRepeated: [],
+      error: '',
+    });
     expect(report?.step).toMatchObject({ name: 'report', command: 'echo', args: ['report'] });
   });
 
@@ -202,38 +263,74 @@ describe('runDetails', () => {
     });
   });
 
-  it('adds the exit code, outputs and attempts of a node that has them (Kubedag\'s additions)', () => {
+  it("adds the exit code, outputs and attempts of a node that has them (Kubedag's additions)", () => {
     const recorded = finished();
     const attempts = [
       { attempt: 0, startedAt: '2026-03-01T10:00:05.5Z', finishedAt: '2026-03-01T10:00:06Z', status: 2, exitCode: 1 },
       { attempt: 1, startedAt: '2026-03-01T10:00:07Z', status: 1 },
     ];
-    recorded.status = { ...recorded.status, nodes: (recorded.status?.nodes ?? []).map((n) => ({ ...n, exitCode: 1, outputs: { ROWS: '42' }, attempts, attemptsDropped: 3 })) };
+    recorded.status = {
+      ...recorded.status,
+      nodes: (recorded.status?.nodes ?? []).map((n) => ({
+        ...n,
+        exitCode: 1,
+        outputs: { ROWS: '42' },
+        attempts,
+        attemptsDropped: 3,
+      })),
+    };
     expect(runDetails(recorded, etlDag(), noRuns).nodes[0]).toMatchObject<Partial<NodeView>>({
       exitCode: 1,
       outputs: { ROWS: '42' },
       attempts: [
-        { attempt: 0, startedAt: '2026-03-01T10:00:05Z', finishedAt: '2026-03-01T10:00:06Z', status: 2, statusLabel: 'failed', exitCode: 1 },
+        {
+          attempt: 0,
+          startedAt: '2026-03-01T10:00:05Z',
+          finishedAt: '2026-03-01T10:00:06Z',
+          status: 2,
+          statusLabel: 'failed',
+          exitCode: 1,
+        },
         { attempt: 1, startedAt: '2026-03-01T10:00:07Z', finishedAt: '', status: 1, statusLabel: 'running' },
       ],
       attemptsDropped: 3,
     });
   });
 
-  it('has only the contract\'s node fields for a node without exit code, outputs or attempts', () => {
+  it("has only the contract's node fields for a node without exit code, outputs or attempts", () => {
     const keys = Object.keys(runDetails(finished(), etlDag(), noRuns).nodes[0] ?? {}).sort();
-    expect(keys).toEqual(['doneCount', 'error', 'finishedAt', 'retryCount', 'startedAt', 'status', 'statusLabel', 'stderr', 'stdout', 'step', 'subRuns', 'subRunsRepeated']);
+    expect(keys).toEqual([
+      'doneCount',
+      'error',
+      'finishedAt',
+      'retryCount',
+      'startedAt',
+      'status',
+      'statusLabel',
+      'stderr',
+      'stdout',
+      'step',
+      'subRuns',
+      'subRunsRepeated',
+    ]);
   });
 
   it('serves the step logs of a sub run under its root run', () => {
-    const run = dagRun('child', 'c1', { spec: { parent: { name: 'etl', dagRunId: 'r1' }, root: { name: 'etl', dagRunId: 'r1' } }, status: { status: 1, nodes: [node('work', 1)] } });
-    expect(runDetails(run, undefined, noRuns).nodes[0]?.stdout).toBe('/api/v2/dag-runs/etl/r1/sub-dag-runs/c1/steps/work/log?stream=stdout');
+    const run = dagRun('child', 'c1', {
+      spec: { parent: { name: 'etl', dagRunId: 'r1' }, root: { name: 'etl', dagRunId: 'r1' } },
+      status: { status: 1, nodes: [node('work', 1)] },
+    });
+    expect(runDetails(run, undefined, noRuns).nodes[0]?.stdout).toBe(
+      '/api/v2/dag-runs/etl/r1/sub-dag-runs/c1/steps/work/log?stream=stdout',
+    );
   });
 
   it('encodes step names in log links, so a "/" or a space cannot break the path', () => {
     const dag = loadDag('steps:\n  - name: load data/part\n    command: echo hi\n', { fileName: 'etl' }).dag;
     const run = dagRun('etl', 'r1', { status: { status: 1, nodes: [node('load data/part', 1)] } });
-    expect(runDetails(run, dag, noRuns).nodes[0]?.stdout).toBe('/api/v2/dag-runs/etl/r1/steps/load%20data%2Fpart/log?stream=stdout');
+    expect(runDetails(run, dag, noRuns).nodes[0]?.stdout).toBe(
+      '/api/v2/dag-runs/etl/r1/steps/load%20data%2Fpart/log?stream=stdout',
+    );
   });
 
   it('appends nodes of steps no longer in the definition', () => {
@@ -251,7 +348,12 @@ describe('runDetails', () => {
 
   it('has handler nodes only for handlers that ran', () => {
     const details = runDetails(finished(), etlDag(), noRuns);
-    expect(details.onSuccess).toMatchObject({ status: 4, statusLabel: 'succeeded', startedAt: '2026-03-01T10:00:10Z', step: { name: 'onSuccess', cmdWithArgs: 'echo done' } });
+    expect(details.onSuccess).toMatchObject({
+      status: 4,
+      statusLabel: 'succeeded',
+      startedAt: '2026-03-01T10:00:10Z',
+      step: { name: 'onSuccess', cmdWithArgs: 'echo done' },
+    });
     expect([details.onFailure, details.onCancel, details.onExit]).toEqual([null, null, null]);
   });
 
@@ -261,12 +363,26 @@ describe('runDetails', () => {
   });
 
   it.each<[string, DagRunStatus, string]>([
-    ['with the run error when the preconditions stopped the run', { status: 3, endReason: 'preconditions', error: 'condition "$READY" was not met' }, 'condition "$READY" was not met'],
-    ['with an empty error when the preconditions stopped the run without one', { status: 3, endReason: 'preconditions' }, ''],
-    ['without the run error when the run ended for another reason', { status: 3, endReason: 'stopped', error: 'stopped by user' }, ''],
+    [
+      'with the run error when the preconditions stopped the run',
+      { status: 3, endReason: 'preconditions', error: 'condition "$READY" was not met' },
+      'condition "$READY" was not met',
+    ],
+    [
+      'with an empty error when the preconditions stopped the run without one',
+      { status: 3, endReason: 'preconditions' },
+      '',
+    ],
+    [
+      'without the run error when the run ended for another reason',
+      { status: 3, endReason: 'stopped', error: 'stopped by user' },
+      '',
+    ],
     ['without error when the run has not ended', { status: 1 }, ''],
   ])('lists the preconditions %s', (_, status, error) => {
-    expect(runDetails(dagRun('etl', 'r1', { status }), etlDag(), noRuns).preconditions).toEqual([{ condition: '$READY', expected: 'yes', error }]);
+    expect(runDetails(dagRun('etl', 'r1', { status }), etlDag(), noRuns).preconditions).toEqual([
+      { condition: '$READY', expected: 'yes', error },
+    ]);
   });
 
   it('resolves sub runs through the callback, with the status of those it finds', () => {
@@ -281,7 +397,15 @@ describe('runDetails', () => {
       return children.get(id);
     };
     const run = dagRun('etl', 'r1', {
-      status: { status: 1, nodes: [node('extract', 1, { subRuns: [{ dagRunId: 'c1', params: '{"X":"1"}' }, { dagRunId: 'c2', params: '' }, { dagRunId: 'gone' }], subRunsRepeated: [{ dagRunId: 'c3' }] })] },
+      status: {
+        status: 1,
+        nodes: [
+          node('extract', 1, {
+            subRuns: [{ dagRunId: 'c1', params: '{"X":"1"}' }, { dagRunId: 'c2', params: '' }, { dagRunId: 'gone' }],
+            subRunsRepeated: [{ dagRunId: 'c3' }],
+          }),
+        ],
+      },
     });
     const extract = runDetails(run, etlDag(), resolve).nodes[0];
     expect(extract?.subRuns).toEqual([
@@ -295,14 +419,19 @@ describe('runDetails', () => {
 });
 
 describe('gridData', () => {
-  const details = (id: string, status: DagRunStatus): ReturnType<typeof runDetails> => runDetails(dagRun('etl', id, { status }), undefined, noRuns);
+  const details = (id: string, status: DagRunStatus): ReturnType<typeof runDetails> =>
+    runDetails(dagRun('etl', id, { status }), undefined, noRuns);
 
   it('has no rows for no runs', () => {
     expect(gridData([])).toEqual([]);
   });
 
   it('has a row per step name, sorted, with its status in each run and 0 where absent', () => {
-    const runs = [details('r3', { status: 2, nodes: [node('b', 4), node('a', 2)] }), details('r2', { status: 4, nodes: [node('a', 4)] }), details('r1', { status: 1, nodes: [node('c', 1)] })];
+    const runs = [
+      details('r3', { status: 2, nodes: [node('b', 4), node('a', 2)] }),
+      details('r2', { status: 4, nodes: [node('a', 4)] }),
+      details('r1', { status: 1, nodes: [node('c', 1)] }),
+    ];
     expect(gridData(runs)).toEqual<GridRow[]>([
       { name: 'a', history: [2, 4, 0] },
       { name: 'b', history: [4, 0, 0] },
@@ -311,7 +440,10 @@ describe('gridData', () => {
   });
 
   it('adds handler rows only for handlers that ran in some run, after the steps', () => {
-    const runs = [details('r2', { status: 2, nodes: [node('a', 2)], onExit: node('onExit', 4) }), details('r1', { status: 4, nodes: [node('a', 4)], onSuccess: node('onSuccess', 2) })];
+    const runs = [
+      details('r2', { status: 2, nodes: [node('a', 2)], onExit: node('onExit', 4) }),
+      details('r1', { status: 4, nodes: [node('a', 4)], onSuccess: node('onSuccess', 2) }),
+    ];
     expect(gridData(runs)).toEqual<GridRow[]>([
       { name: 'a', history: [2, 4] },
       { name: 'onSuccess', history: [0, 2] },
@@ -320,7 +452,13 @@ describe('gridData', () => {
   });
 
   it('orders handler rows success, failure, cancel, exit', () => {
-    const run = details('r1', { status: 3, onExit: node('onExit', 4), onCancel: node('onCancel', 4), onFailure: node('onFailure', 4), onSuccess: node('onSuccess', 4) });
+    const run = details('r1', {
+      status: 3,
+      onExit: node('onExit', 4),
+      onCancel: node('onCancel', 4),
+      onFailure: node('onFailure', 4),
+      onSuccess: node('onSuccess', 4),
+    });
     expect(gridData([run]).map((r) => r.name)).toEqual(['onSuccess', 'onFailure', 'onCancel', 'onExit']);
   });
 });
@@ -347,7 +485,11 @@ describe('filterRuns', () => {
     ['counts a queued run without status as queued', { status: 5 }, ['q5']],
     ['keeps runs created at or after fromDate', { fromDate: unix('2026-03-01T11:00:00Z') }, ['q5', 'x-r4', 'r2', 'r3']],
     ['keeps runs created at or before toDate', { toDate: unix('2026-03-01T11:00:00Z') }, ['r2', 'r3', 'r1']],
-    ['keeps runs between fromDate and toDate, both inclusive', { fromDate: unix('2026-03-01T10:00:00Z'), toDate: unix('2026-03-01T11:00:00Z') }, ['r2', 'r3', 'r1']],
+    [
+      'keeps runs between fromDate and toDate, both inclusive',
+      { fromDate: unix('2026-03-01T10:00:00Z'), toDate: unix('2026-03-01T11:00:00Z') },
+      ['r2', 'r3', 'r1'],
+    ],
     ['compares dates at sub-second precision', { fromDate: unix('2026-03-01T11:00:00Z') + 0.5 }, ['q5', 'x-r4']],
     ['combines filters', { name: 'etl', status: 4, fromDate: unix('2026-03-01T10:30:00Z') }, ['r3']],
     ['finds nothing when no run matches', { name: 'nope' }, []],

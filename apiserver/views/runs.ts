@@ -113,17 +113,39 @@ const unseen = (name: string): RunNode => ({ name, status: 0, statusLabel: 'not_
 
 /** A step of a DAG that never ran: not started, with no times and no log to point at. */
 export function pendingNode(step: Step): NodeView {
-  return { step: stepObject(step), stdout: '', stderr: '', startedAt: '', finishedAt: '', status: 0, statusLabel: 'not_started', retryCount: 0, doneCount: 0, subRuns: [], subRunsRepeated: [], error: '' };
+  return {
+    step: stepObject(step),
+    stdout: '',
+    stderr: '',
+    startedAt: '',
+    finishedAt: '',
+    status: 0,
+    statusLabel: 'not_started',
+    retryCount: 0,
+    doneCount: 0,
+    subRuns: [],
+    subRunsRepeated: [],
+    error: '',
+  };
 }
 
-export function nodeView(run: DagRunResource, step: Step | undefined, node: RunNode, resolve: (dagRunId: string) => DagRunResource | undefined): NodeView {
+export function nodeView(
+  run: DagRunResource,
+  step: Step | undefined,
+  node: RunNode,
+  resolve: (dagRunId: string) => DagRunResource | undefined,
+): NodeView {
   const id = runIdentity(run);
   const e = encodeURIComponent;
   const stepPath = `/api/v2/dag-runs/${e(id.rootName)}/${e(id.rootId)}${id.parentId === '' ? '' : `/sub-dag-runs/${e(id.dagRunId)}`}/steps/${e(node.name)}/log`;
   const subRef = (ref: { dagRunId: string; params?: string }): SubRunRef => {
     const child = resolve(ref.dagRunId);
     const status = child === undefined ? undefined : runStatusOf(child);
-    return { dagRunId: ref.dagRunId, ...(ref.params === undefined || ref.params === '' ? {} : { params: ref.params }), ...(status === undefined ? {} : { status, statusLabel: child?.status?.statusLabel ?? runStatusLabel(status) }) };
+    return {
+      dagRunId: ref.dagRunId,
+      ...(ref.params === undefined || ref.params === '' ? {} : { params: ref.params }),
+      ...(status === undefined ? {} : { status, statusLabel: child?.status?.statusLabel ?? runStatusLabel(status) }),
+    };
   };
   return {
     step: stepObject(step ?? plainStep(node.name)),
@@ -161,13 +183,20 @@ function extensions(node: RunNode): Pick<NodeView, 'exitCode' | 'outputs' | 'att
 }
 
 /** Run details: summary, a node per step of the definition, handler nodes, preconditions. */
-export function runDetails(run: DagRunResource, dag: Dag | undefined, resolve: (dagRunId: string) => DagRunResource | undefined): RunDetails {
+export function runDetails(
+  run: DagRunResource,
+  dag: Dag | undefined,
+  resolve: (dagRunId: string) => DagRunResource | undefined,
+): RunDetails {
   const status = run.status ?? {};
   const nodes = status.nodes ?? [];
   const byName = new Map(nodes.map((n) => [n.name, n]));
   const steps = dag?.steps ?? [];
   const known = new Set(steps.map((s) => s.name));
-  const views = [...steps.map((s) => nodeView(run, s, byName.get(s.name) ?? unseen(s.name), resolve)), ...nodes.filter((n) => !known.has(n.name)).map((n) => nodeView(run, undefined, n, resolve))];
+  const views = [
+    ...steps.map((s) => nodeView(run, s, byName.get(s.name) ?? unseen(s.name), resolve)),
+    ...nodes.filter((n) => !known.has(n.name)).map((n) => nodeView(run, undefined, n, resolve)),
+  ];
   const handler = (event: HandlerEvent): NodeView | null => {
     const node = status[handlerKey(event)];
     return node === undefined ? null : nodeView(run, dag?.handlerOn[event], node, resolve);
@@ -231,8 +260,14 @@ export function filterRuns(runs: readonly DagRunResource[], filter: RunFilter): 
     .filter((run) => {
       const id = runIdentity(run);
       const created = createdAt(run) / 1000;
-      if (filter.name !== undefined && filter.name !== '' && !(filter.exactName === true ? id.name === filter.name : id.name.includes(filter.name))) return false;
-      if (filter.dagRunId !== undefined && filter.dagRunId !== '' && !id.dagRunId.includes(filter.dagRunId)) return false;
+      if (
+        filter.name !== undefined &&
+        filter.name !== '' &&
+        !(filter.exactName === true ? id.name === filter.name : id.name.includes(filter.name))
+      )
+        return false;
+      if (filter.dagRunId !== undefined && filter.dagRunId !== '' && !id.dagRunId.includes(filter.dagRunId))
+        return false;
       if (filter.status !== undefined && runStatusOf(run) !== filter.status) return false;
       if (filter.fromDate !== undefined && created < filter.fromDate) return false;
       return filter.toDate === undefined || created <= filter.toDate;

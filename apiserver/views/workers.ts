@@ -74,7 +74,9 @@ export function workers(input: WorkersInput): Worker[] {
       const id = node.metadata?.name ?? '';
       const lease = leases.get(id);
       const heartbeat = heartbeatOf(node, lease);
-      const health = workerHealth(heartbeat === undefined ? undefined : input.now.getTime() - heartbeat - renewPeriodMs(lease));
+      const health = workerHealth(
+        heartbeat === undefined ? undefined : input.now.getTime() - heartbeat - renewPeriodMs(lease),
+      );
       const lastHeartbeat = iso(heartbeat === undefined ? undefined : new Date(heartbeat));
       const running = tasks.get(id) ?? [];
       return {
@@ -166,5 +168,7 @@ function task(run: DagRunResource, pod: V1Pod): RunningTask {
 }
 
 function compareTasks(a: RunningTask, b: RunningTask): number {
-  return compareText(a.startedAt, b.startedAt) || compareText(a.dagName, b.dagName) || compareText(a.dagRunId, b.dagRunId);
+  return (
+    compareText(a.startedAt, b.startedAt) || compareText(a.dagName, b.dagName) || compareText(a.dagRunId, b.dagRunId)
+  );
 }

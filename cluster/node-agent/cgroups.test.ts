@@ -19,15 +19,30 @@ describe('cgroup discovery', () => {
     ]);
   });
 
-  it('reads this process\'s path per controller, v2 under the empty name', () => {
+  it("reads this process's path per controller, v2 under the empty name", () => {
     const own = parseProcCgroup('4:memory:/jobs/a\n2:cpu,cpuacct:/\n0::/user.slice/x\n');
-    expect([own.get('memory'), own.get('cpu'), own.get('cpuacct'), own.get('')]).toEqual(['/jobs/a', '/', '/', '/user.slice/x']);
+    expect([own.get('memory'), own.get('cpu'), own.get('cpuacct'), own.get('')]).toEqual([
+      '/jobs/a',
+      '/',
+      '/',
+      '/user.slice/x',
+    ]);
   });
 
   const hierarchy = { version: 1 as const, controllers: ['memory'], mountPoint: '/sys/fs/cgroup/memory' };
   const cases: { name: string; root: string; path: string | undefined; want: string | undefined }[] = [
-    { name: 'places its own cgroup below a mount of the whole hierarchy', root: '/', path: '/jobs/a', want: '/sys/fs/cgroup/memory/jobs/a' },
-    { name: 'places it below a mount of part of the hierarchy that holds it', root: '/jobs', path: '/jobs/a', want: '/sys/fs/cgroup/memory/a' },
+    {
+      name: 'places its own cgroup below a mount of the whole hierarchy',
+      root: '/',
+      path: '/jobs/a',
+      want: '/sys/fs/cgroup/memory/jobs/a',
+    },
+    {
+      name: 'places it below a mount of part of the hierarchy that holds it',
+      root: '/jobs',
+      path: '/jobs/a',
+      want: '/sys/fs/cgroup/memory/a',
+    },
     { name: 'gives up when the mount does not show its cgroup', root: '/other', path: '/jobs/a', want: undefined },
     { name: 'gives up when it is in no cgroup of the hierarchy', root: '/', path: undefined, want: undefined },
   ];
@@ -39,11 +54,20 @@ describe('cgroup discovery', () => {
 describe('limitWrites', () => {
   const limits = { memoryBytes: 1024, cpuQuotaUs: 50000 };
   it('writes v1 memory, memory and swap together, and the CFS quota', () => {
-    expect(limitWrites(1, limits, true).map((w) => `${w.file}=${w.value}`)).toEqual(['memory.limit_in_bytes=1024', 'memory.memsw.limit_in_bytes=1024', 'cpu.cfs_period_us=100000', 'cpu.cfs_quota_us=50000']);
+    expect(limitWrites(1, limits, true).map((w) => `${w.file}=${w.value}`)).toEqual([
+      'memory.limit_in_bytes=1024',
+      'memory.memsw.limit_in_bytes=1024',
+      'cpu.cfs_period_us=100000',
+      'cpu.cfs_quota_us=50000',
+    ]);
   });
 
   it('writes v2 memory.max with no swap and cpu.max', () => {
-    expect(limitWrites(2, limits, false).map((w) => `${w.file}=${w.value}`)).toEqual(['memory.max=1024', 'memory.swap.max=0', 'cpu.max=50000 100000']);
+    expect(limitWrites(2, limits, false).map((w) => `${w.file}=${w.value}`)).toEqual([
+      'memory.max=1024',
+      'memory.swap.max=0',
+      'cpu.max=50000 100000',
+    ]);
   });
 
   it('writes nothing without limits', () => {
@@ -53,6 +77,10 @@ describe('limitWrites', () => {
 
 describe('oomKills', () => {
   it('reads the kill count of memory.oom_control or memory.events', () => {
-    expect([oomKills('oom_kill_disable 0\nunder_oom 0\noom_kill 2\n'), oomKills('low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n'), oomKills('under_oom 0\n')]).toEqual([2, 1, 0]);
+    expect([
+      oomKills('oom_kill_disable 0\nunder_oom 0\noom_kill 2\n'),
+      oomKills('low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n'),
+      oomKills('under_oom 0\n'),
+    ]).toEqual([2, 1, 0]);
   });
 });

@@ -26,7 +26,14 @@ export function parseCgroupMounts(mountinfo: string): Hierarchy[] {
     const [type = '', , options = ''] = after.split(' ');
     if (type === 'cgroup2') return [{ version: 2 as const, controllers: [], mountPoint, root }];
     if (type !== 'cgroup') return [];
-    return [{ version: 1 as const, controllers: options.split(',').filter((o) => o === 'memory' || o === 'cpu'), mountPoint, root }];
+    return [
+      {
+        version: 1 as const,
+        controllers: options.split(',').filter((o) => o === 'memory' || o === 'cpu'),
+        mountPoint,
+        root,
+      },
+    ];
   });
 }
 
@@ -45,11 +52,17 @@ export function parseProcCgroup(text: string): Map<string, string> {
 export function ownDirectory(hierarchy: Hierarchy, path: string | undefined): string | undefined {
   if (path === undefined) return undefined;
   if (hierarchy.root === '/') return join(hierarchy.mountPoint, path);
-  return path === hierarchy.root || path.startsWith(`${hierarchy.root}/`) ? join(hierarchy.mountPoint, path.slice(hierarchy.root.length)) : undefined;
+  return path === hierarchy.root || path.startsWith(`${hierarchy.root}/`)
+    ? join(hierarchy.mountPoint, path.slice(hierarchy.root.length))
+    : undefined;
 }
 
 /** The files a container's limits are written to, in order. */
-export function limitWrites(version: 1 | 2, limits: Limits, memsw: boolean): { controller: 'memory' | 'cpu'; file: string; value: string }[] {
+export function limitWrites(
+  version: 1 | 2,
+  limits: Limits,
+  memsw: boolean,
+): { controller: 'memory' | 'cpu'; file: string; value: string }[] {
   const writes: { controller: 'memory' | 'cpu'; file: string; value: string }[] = [];
   const { memoryBytes: memory, cpuQuotaUs: quota } = limits;
   if (memory !== undefined && version === 1) {
@@ -57,9 +70,18 @@ export function limitWrites(version: 1 | 2, limits: Limits, memsw: boolean): { c
     // No swap for containers, as the kubelet runs them: memory and swap together get the same limit.
     if (memsw) writes.push({ controller: 'memory', file: 'memory.memsw.limit_in_bytes', value: String(memory) });
   }
-  if (memory !== undefined && version === 2) writes.push({ controller: 'memory', file: 'memory.max', value: String(memory) }, { controller: 'memory', file: 'memory.swap.max', value: '0' });
-  if (quota !== undefined && version === 1) writes.push({ controller: 'cpu', file: 'cpu.cfs_period_us', value: String(CPU_PERIOD_US) }, { controller: 'cpu', file: 'cpu.cfs_quota_us', value: String(quota) });
-  if (quota !== undefined && version === 2) writes.push({ controller: 'cpu', file: 'cpu.max', value: `${String(quota)} ${String(CPU_PERIOD_US)}` });
+  if (memory !== undefined && version === 2)
+    writes.push(
+      { controller: 'memory', file: 'memory.max', value: String(memory) },
+      { controller: 'memory', file: 'memory.swap.max', value: '0' },
+    );
+  if (quota !== undefined && version === 1)
+    writes.push(
+      { controller: 'cpu', file: 'cpu.cfs_period_us', value: String(CPU_PERIOD_US) },
+      { controller: 'cpu', file: 'cpu.cfs_quota_us', value: String(quota) },
+    );
+  if (quota !== undefined && version === 2)
+    writes.push({ controller: 'cpu', file: 'cpu.max', value: `${String(quota)} ${String(CPU_PERIOD_US)}` });
   return writes;
 }
 
@@ -126,7 +148,11 @@ export class Cgroups {
    * What this machine allows, tried with a probe cgroup; undefined when neither controller
    * can be written. Left-over container cgroups of an earlier agent are removed.
    */
-  static detect(node: string, mountinfo = '/proc/self/mountinfo', procCgroup = '/proc/self/cgroup'): Cgroups | undefined {
+  static detect(
+    node: string,
+    mountinfo = '/proc/self/mountinfo',
+    procCgroup = '/proc/self/cgroup',
+  ): Cgroups | undefined {
     let hierarchies: Hierarchy[];
     let own: Map<string, string>;
     try {
@@ -152,14 +178,23 @@ export class Cgroups {
 
   /** A cgroup with these limits for one container attempt; undefined when it cannot be made. */
   create(id: string, limits: Limits): ContainerCgroup | undefined {
-    const allowed = { ...(this.memory ? { memoryBytes: limits.memoryBytes } : {}), ...(this.cpu ? { cpuQuotaUs: limits.cpuQuotaUs } : {}) };
+    const allowed = {
+      ...(this.memory ? { memoryBytes: limits.memoryBytes } : {}),
+      ...(this.cpu ? { cpuQuotaUs: limits.cpuQuotaUs } : {}),
+    };
     if (allowed.memoryBytes === undefined && allowed.cpuQuotaUs === undefined) return undefined;
     return this.tryCreate(id, allowed);
   }
 
   private tryCreate(id: string, limits: Limits): ContainerCgroup | undefined {
-    const writes = limitWrites(this.version, limits, this.bases.memory !== undefined && existsSync(join(this.bases.memory, '..', 'memory.memsw.limit_in_bytes')));
-    const dirs = [...new Set(writes.map((w) => this.bases[w.controller]))].flatMap((base) => (base === undefined ? [] : [join(base, id)]));
+    const writes = limitWrites(
+      this.version,
+      limits,
+      this.bases.memory !== undefined && existsSync(join(this.bases.memory, '..', 'memory.memsw.limit_in_bytes')),
+    );
+    const dirs = [...new Set(writes.map((w) => this.bases[w.controller]))].flatMap((base) =>
+      base === undefined ? [] : [join(base, id)],
+    );
     const remove = (): void => {
       for (const dir of dirs) {
         try {
@@ -179,7 +214,10 @@ export class Cgroups {
     const events = this.version === 1 ? 'memory.oom_control' : 'memory.events';
     return {
       procs: dirs.map((dir) => join(dir, 'cgroup.procs')),
-      oomKilled: () => memoryDir !== undefined && limits.memoryBytes !== undefined && oomKills(readFileSync(join(memoryDir, events), 'utf8')) > 0,
+      oomKilled: () =>
+        memoryDir !== undefined &&
+        limits.memoryBytes !== undefined &&
+        oomKills(readFileSync(join(memoryDir, events), 'utf8')) > 0,
       remove,
     };
   }

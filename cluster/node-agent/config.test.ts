@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig, parseLabels, type AgentConfig } from './config.ts';
 
-const flags = ['--name=node-1', '--kubeconfig=/k', '--port=10250', '--tls-cert=/c', '--tls-key=/k.key', '--client-ca=/ca', '--state-dir=/s'];
+const flags = [
+  '--name=node-1',
+  '--kubeconfig=/k',
+  '--port=10250',
+  '--tls-cert=/c',
+  '--tls-key=/k.key',
+  '--client-ca=/ca',
+  '--state-dir=/s',
+];
 
 describe('parseConfig', () => {
   const cases: { name: string; args: string[]; env: NodeJS.ProcessEnv; want: Partial<AgentConfig> | string }[] = [
@@ -9,14 +17,52 @@ describe('parseConfig', () => {
       name: 'reads the required flags and defaults the rest, the log as JSON at info',
       args: flags,
       env: { PATH: '/bin' },
-      want: { name: 'node-1', port: 10250, stateDir: '/s', labels: {}, kubernetesVersion: 'v1.37.1', hostPath: '/bin', log: { level: 'info', format: 'json' } },
+      want: {
+        name: 'node-1',
+        port: 10250,
+        stateDir: '/s',
+        labels: {},
+        kubernetesVersion: 'v1.37.1',
+        hostPath: '/bin',
+        log: { level: 'info', format: 'json' },
+      },
     },
-    { name: 'takes the log settings from the variables when no flag gives them', args: flags, env: { KUBEDAG_LOG_LEVEL: 'debug', KUBEDAG_LOG_FORMAT: 'pretty' }, want: { log: { level: 'debug', format: 'pretty' } } },
-    { name: 'lets a flag win over its variable', args: [...flags, '--log-format=json'], env: { KUBEDAG_LOG_FORMAT: 'pretty' }, want: { log: { level: 'info', format: 'json' } } },
-    { name: 'gives containers a plain PATH when the agent has none', args: flags, env: {}, want: { hostPath: '/usr/bin:/bin' } },
-    { name: 'puts the step runner first on the PATH of containers', args: [...flags, '--step-runner-path=/cache/runner/bin'], env: { PATH: '/usr/bin:/bin' }, want: { hostPath: '/cache/runner/bin:/usr/bin:/bin' } },
-    { name: 'refuses to start without a state directory', args: flags.filter((f) => !f.startsWith('--state-dir')), env: {}, want: '--state-dir is required' },
-    { name: 'refuses an unknown log format', args: [...flags, '--log-format=text'], env: {}, want: 'log-format must be one of json, pretty' },
+    {
+      name: 'takes the log settings from the variables when no flag gives them',
+      args: flags,
+      env: { KUBEDAG_LOG_LEVEL: 'debug', KUBEDAG_LOG_FORMAT: 'pretty' },
+      want: { log: { level: 'debug', format: 'pretty' } },
+    },
+    {
+      name: 'lets a flag win over its variable',
+      args: [...flags, '--log-format=json'],
+      env: { KUBEDAG_LOG_FORMAT: 'pretty' },
+      want: { log: { level: 'info', format: 'json' } },
+    },
+    {
+      name: 'gives containers a plain PATH when the agent has none',
+      args: flags,
+      env: {},
+      want: { hostPath: '/usr/bin:/bin' },
+    },
+    {
+      name: 'puts the step runner first on the PATH of containers',
+      args: [...flags, '--step-runner-path=/cache/runner/bin'],
+      env: { PATH: '/usr/bin:/bin' },
+      want: { hostPath: '/cache/runner/bin:/usr/bin:/bin' },
+    },
+    {
+      name: 'refuses to start without a state directory',
+      args: flags.filter((f) => !f.startsWith('--state-dir')),
+      env: {},
+      want: '--state-dir is required',
+    },
+    {
+      name: 'refuses an unknown log format',
+      args: [...flags, '--log-format=text'],
+      env: {},
+      want: 'log-format must be one of json, pretty',
+    },
   ];
   it.each(cases)('$name', ({ args, env, want }) => {
     if (typeof want === 'string') expect(() => parseConfig(args, env)).toThrow(want);

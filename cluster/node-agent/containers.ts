@@ -79,7 +79,12 @@ export class ContainerRunner {
   }
 
   /** Runs the container until it ends for good (restartPolicy) or the Pod is stopped. */
-  async run(pod: V1Pod, run: PodRun, container: V1Container, volumes: ReadonlyMap<string, PreparedVolume>): Promise<void> {
+  async run(
+    pod: V1Pod,
+    run: PodRun,
+    container: V1Container,
+    volumes: ReadonlyMap<string, PreparedVolume>,
+  ): Promise<void> {
     const policy = pod.spec?.restartPolicy ?? 'Always';
     for (let attempt = 0; !stopping(run); attempt += 1) {
       const exitCode = await this.runOnce(pod, run, container, volumes, attempt);
@@ -89,12 +94,24 @@ export class ContainerRunner {
     }
   }
 
-  private async runOnce(pod: V1Pod, run: PodRun, container: V1Container, volumes: ReadonlyMap<string, PreparedVolume>, restartCount: number): Promise<number> {
+  private async runOnce(
+    pod: V1Pod,
+    run: PodRun,
+    container: V1Container,
+    volumes: ReadonlyMap<string, PreparedVolume>,
+    restartCount: number,
+  ): Promise<number> {
     const record = run.records.get(container.name) as ContainerRecord;
     const log = run.log.child({ container: container.name });
     const argv = [...(container.command ?? []), ...(container.args ?? [])];
     if ((container.command ?? []).length === 0) {
-      return this.startError(log, run, record, restartCount, 'container has no command: the node agent runs commands on the host and does not use the image entrypoint');
+      return this.startError(
+        log,
+        run,
+        record,
+        restartCount,
+        'container has no command: the node agent runs commands on the host and does not use the image entrypoint',
+      );
     }
     const logPath = this.options.dirs.log(run.uid, container.name, restartCount);
     let started: RunningContainer;
@@ -103,19 +120,37 @@ export class ContainerRunner {
       const configured = await this.configure(pod, run, container, volumes, log);
       if (configured === undefined) return 0;
       prepared = this.prepare(run, container, configured, { attempt: restartCount, argv });
-      started = await launch({ argv: prepared.argv, env: configured.env, cwd: prepared.cwd, logPath, clock: this.options.clock, ...(prepared.setupError === undefined ? {} : { setupError: prepared.setupError }) });
+      started = await launch({
+        argv: prepared.argv,
+        env: configured.env,
+        cwd: prepared.cwd,
+        logPath,
+        clock: this.options.clock,
+        ...(prepared.setupError === undefined ? {} : { setupError: prepared.setupError }),
+      });
     } catch (error) {
       prepared?.cgroup?.remove();
       return this.startError(log, run, record, restartCount, errorMessage(error));
     }
-    const ledger = { podUid: run.uid, namespace: run.namespace, pod: run.name, container: container.name, restartCount, pid: started.pid };
+    const ledger = {
+      podUid: run.uid,
+      namespace: run.namespace,
+      pod: run.name,
+      container: container.name,
+      restartCount,
+      pid: started.pid,
+    };
     run.running.set(container.name, started);
     const exec: ExecTarget = { ...prepared.exec, pid: started.pid, processes: new Set() };
     run.exec.set(container.name, exec);
     this.options.savePids(run);
     this.options.ledger.record({ event: 'start', ...ledger });
     log.info({ pid: started.pid, restartCount }, 'container started');
-    run.records.set(container.name, { ...record, restartCount, phase: { kind: 'running', startedAt: started.startedAt } });
+    run.records.set(container.name, {
+      ...record,
+      restartCount,
+      phase: { kind: 'running', startedAt: started.startedAt },
+    });
     void this.options.status.write(run);
     const exit = await started.exited;
     const oomKilled = prepared.cgroup?.oomKilled() === true;
@@ -144,16 +179,28 @@ export class ContainerRunner {
    * runAsNonRoot with the root image user) is reported as CreateContainerConfigError and tried
    * again, as the kubelet does, until the Pod is stopped.
    */
-  private async configure(pod: V1Pod, run: PodRun, container: V1Container, volumes: ReadonlyMap<string, PreparedVolume>, log: Logger): Promise<Configured | undefined> {
+  private async configure(
+    pod: V1Pod,
+    run: PodRun,
+    container: V1Container,
+    volumes: ReadonlyMap<string, PreparedVolume>,
+    log: Logger,
+  ): Promise<Configured | undefined> {
     for (;;) {
       try {
         const security = containerSecurity(pod, container, this.options.runtime.users);
-        const env = await containerEnv(pod, container, this.options.sources, { path: this.options.runtime.hostPath, home: security.identity.home });
+        const env = await containerEnv(pod, container, this.options.sources, {
+          path: this.options.runtime.hostPath,
+          home: security.identity.home,
+        });
         return { env, security, mounts: containerMounts(container, volumes, env) };
       } catch (error) {
         if (!(error instanceof ConfigError || error instanceof SecurityConfigError)) throw error;
         const record = run.records.get(container.name) as ContainerRecord;
-        run.records.set(container.name, { ...record, phase: { kind: 'waiting', reason: 'CreateContainerConfigError', message: error.message } });
+        run.records.set(container.name, {
+          ...record,
+          phase: { kind: 'waiting', reason: 'CreateContainerConfigError', message: error.message },
+        });
         log.debug({ reason: error.message }, 'waiting for the container configuration');
         await this.options.status.write(run);
         await sleep(2000);
@@ -163,7 +210,12 @@ export class ContainerRunner {
   }
 
   /** The container attempt's own root (or, without a sandbox, its Pod's scratch directory). */
-  private prepare(run: PodRun, container: V1Container, configured: Configured, { attempt, argv }: { attempt: number; argv: string[] }): Prepared {
+  private prepare(
+    run: PodRun,
+    container: V1Container,
+    configured: Configured,
+    { attempt, argv }: { attempt: number; argv: string[] },
+  ): Prepared {
     const { dirs, runtime } = this.options;
     const layer = dirs.layer(run.uid, container.name, attempt);
     // Like a runtime replacing an exited container: the earlier attempt's root goes.
@@ -187,36 +239,81 @@ export class ContainerRunner {
     );
     if (plan.executable === undefined) throw new Error(`exec: "${argv[0] ?? ''}": executable file not found in $PATH`);
     prepareSandbox(layer, plan, runtime.submounts);
-    const cgroup = runtime.cgroups?.create(`${run.uid}-${container.name}-${String(attempt)}`, containerLimits(container.resources?.limits));
+    const cgroup = runtime.cgroups?.create(
+      `${run.uid}-${container.name}-${String(attempt)}`,
+      containerLimits(container.resources?.limits),
+    );
     const wrapper = { mode: runtime.mode, layer, cwd: plan.cwd, setpriv, cgroups: cgroup?.procs ?? [] };
     const exec = { env: configured.env, cwd: plan.cwd, sandboxed: true, setpriv, cgroups: wrapper.cgroups };
-    return { argv: containerArgv(wrapper, argv), cwd: undefined, setupError: layerPaths(layer).setupError, terminationLog: plan.terminationLog, exec, ...(cgroup === undefined ? {} : { cgroup }) };
+    return {
+      argv: containerArgv(wrapper, argv),
+      cwd: undefined,
+      setupError: layerPaths(layer).setupError,
+      terminationLog: plan.terminationLog,
+      exec,
+      ...(cgroup === undefined ? {} : { cgroup }),
+    };
   }
 
   /** No root of its own: the host's file system, the Pod's scratch directory (or a workingDir the host has). */
-  private unsandboxed(run: PodRun, container: V1Container, { layer, setpriv, argv, env }: { layer: string; setpriv: string[]; argv: string[]; env: Record<string, string> }): Prepared {
+  private unsandboxed(
+    run: PodRun,
+    container: V1Container,
+    { layer, setpriv, argv, env }: { layer: string; setpriv: string[]; argv: string[]; env: Record<string, string> },
+  ): Prepared {
     mkdirSync(layer, { recursive: true });
     const workingDir = container.workingDir;
-    const cwd = workingDir !== undefined && statSync(workingDir, { throwIfNoEntry: false })?.isDirectory() === true ? workingDir : this.options.dirs.scratch(run.uid);
-    return { argv: containerArgv({ mode: 'none', layer, cwd, setpriv, cgroups: [] }, argv), cwd, terminationLog: layerPaths(layer).terminationLog, exec: { env, cwd, sandboxed: false, setpriv, cgroups: [] } };
+    const cwd =
+      workingDir !== undefined && statSync(workingDir, { throwIfNoEntry: false })?.isDirectory() === true
+        ? workingDir
+        : this.options.dirs.scratch(run.uid);
+    return {
+      argv: containerArgv({ mode: 'none', layer, cwd, setpriv, cgroups: [] }, argv),
+      cwd,
+      terminationLog: layerPaths(layer).terminationLog,
+      exec: { env, cwd, sandboxed: false, setpriv, cgroups: [] },
+    };
   }
 
-  private async finish(run: PodRun, record: ContainerRecord, restartCount: number, phase: Extract<ContainerPhase, { kind: 'terminated' }>): Promise<number> {
+  private async finish(
+    run: PodRun,
+    record: ContainerRecord,
+    restartCount: number,
+    phase: Extract<ContainerPhase, { kind: 'terminated' }>,
+  ): Promise<number> {
     run.records.set(record.name, { ...record, restartCount, phase });
     await this.options.status.write(run);
     return phase.exitCode;
   }
 
   /** A container that could not be started ends at once, as the runtime reports it. */
-  private startError(log: Logger, run: PodRun, record: ContainerRecord, restartCount: number, message: string): Promise<number> {
+  private startError(
+    log: Logger,
+    run: PodRun,
+    record: ContainerRecord,
+    restartCount: number,
+    message: string,
+  ): Promise<number> {
     log.warn({ reason: message }, 'container could not start');
     const now = this.options.clock.now();
-    return this.finish(run, record, restartCount, { kind: 'terminated', exitCode: 128, reason: 'StartError', message, startedAt: now, finishedAt: now });
+    return this.finish(run, record, restartCount, {
+      kind: 'terminated',
+      exitCode: 128,
+      reason: 'StartError',
+      message,
+      startedAt: now,
+      finishedAt: now,
+    });
   }
 }
 
 /** The message file, else (FallbackToLogsOnError, on failure) the end of the log. */
-async function terminationMessage(container: V1Container, file: string, logPath: string, exitCode: number): Promise<string | undefined> {
+async function terminationMessage(
+  container: V1Container,
+  file: string,
+  logPath: string,
+  exitCode: number,
+): Promise<string | undefined> {
   const written = existsSync(file) ? readFileSync(file, 'utf8').slice(0, 4096) : '';
   if (written !== '') return written;
   if (container.terminationMessagePolicy !== 'FallbackToLogsOnError' || exitCode === 0) return undefined;
@@ -224,4 +321,3 @@ async function terminationMessage(container: V1Container, file: string, logPath:
   const text = lines.join('\n');
   return text === '' ? undefined : text.slice(-2048);
 }
-

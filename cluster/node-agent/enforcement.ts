@@ -19,7 +19,10 @@ export interface Unenforced {
   readonly message: string;
 }
 
-const containersOf = (pod: V1Pod): V1Container[] => [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
+const containersOf = (pod: V1Pod): V1Container[] => [
+  ...(pod.spec?.initContainers ?? []),
+  ...(pod.spec?.containers ?? []),
+];
 
 function limitGaps(pod: V1Pod, abilities: Abilities): string[] {
   return containersOf(pod).flatMap((c) => {
@@ -60,10 +63,20 @@ function securityGaps(pod: V1Pod): string[] {
 
 function isolationGaps(pod: V1Pod, abilities: Abilities): string[] {
   const gaps: string[] = [];
-  if (abilities.sandbox === 'none') gaps.push('container root file systems (containers run in the host file system; volumes are not mounted at their paths)');
-  if (!abilities.changeUser && containersOf(pod).some((c) => (c.securityContext?.runAsUser ?? pod.spec?.securityContext?.runAsUser) !== undefined)) gaps.push('runAsUser (the agent is not root)');
-  const memoryVolumes = (pod.spec?.volumes ?? []).filter((v) => v.emptyDir?.medium === 'Memory' || v.emptyDir?.sizeLimit !== undefined).map((v) => v.name);
-  if (memoryVolumes.length > 0) gaps.push(`emptyDir medium and sizeLimit (${memoryVolumes.join(', ')}: plain directories on disk)`);
+  if (abilities.sandbox === 'none')
+    gaps.push(
+      'container root file systems (containers run in the host file system; volumes are not mounted at their paths)',
+    );
+  if (
+    !abilities.changeUser &&
+    containersOf(pod).some((c) => (c.securityContext?.runAsUser ?? pod.spec?.securityContext?.runAsUser) !== undefined)
+  )
+    gaps.push('runAsUser (the agent is not root)');
+  const memoryVolumes = (pod.spec?.volumes ?? [])
+    .filter((v) => v.emptyDir?.medium === 'Memory' || v.emptyDir?.sizeLimit !== undefined)
+    .map((v) => v.name);
+  if (memoryVolumes.length > 0)
+    gaps.push(`emptyDir medium and sizeLimit (${memoryVolumes.join(', ')}: plain directories on disk)`);
   return gaps;
 }
 
@@ -72,8 +85,24 @@ export function unenforced(pod: V1Pod, abilities: Abilities): Unenforced[] {
   const security = securityGaps(pod);
   const isolation = isolationGaps(pod, abilities);
   return [
-    ...(limits.length === 0 ? [] : [{ reason: 'LimitsNotEnforced' as const, message: `resource limits not enforced on this node: ${limits.join('; ')}` }]),
-    ...(security.length === 0 ? [] : [{ reason: 'SecurityNotEnforced' as const, message: `not enforced by the local runtime: ${security.join(', ')}` }]),
-    ...(isolation.length === 0 ? [] : [{ reason: 'IsolationNotEnforced' as const, message: `not provided on this node: ${isolation.join('; ')}` }]),
+    ...(limits.length === 0
+      ? []
+      : [
+          {
+            reason: 'LimitsNotEnforced' as const,
+            message: `resource limits not enforced on this node: ${limits.join('; ')}`,
+          },
+        ]),
+    ...(security.length === 0
+      ? []
+      : [
+          {
+            reason: 'SecurityNotEnforced' as const,
+            message: `not enforced by the local runtime: ${security.join(', ')}`,
+          },
+        ]),
+    ...(isolation.length === 0
+      ? []
+      : [{ reason: 'IsolationNotEnforced' as const, message: `not provided on this node: ${isolation.join('; ')}` }]),
   ];
 }

@@ -36,7 +36,8 @@ export interface ExecRequest {
   readonly tty: boolean;
 }
 
-export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly status: number; readonly message: string };
+export type Parsed<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly status: number; readonly message: string };
 
 const fail = (status: number, message: string): Parsed<never> => ({ ok: false, status, message });
 
@@ -47,14 +48,22 @@ export function parseExecRequest(url: URL): Parsed<ExecRequest> | undefined {
   const [, namespace = '', pod = '', ...rest] = parts;
   const [uid, container = ''] = rest.length === 2 ? rest : [undefined, rest[0]];
   const request = requestOf(url, { namespace, pod, uid, container });
-  if (!request.stdin && !request.stdout && !request.stderr) return fail(400, 'you must specify at least 1 of stdin, stdout, stderr');
+  if (!request.stdin && !request.stdout && !request.stderr)
+    return fail(400, 'you must specify at least 1 of stdin, stdout, stderr');
   if (request.command.length === 0) return fail(400, 'you must specify a command');
   // A pseudo-terminal needs a pty in the container; commands here run with pipes only.
-  if (request.tty) return fail(400, 'tty is not supported by the kubedag node agent: run the command without a terminal (kubectl exec -i, without -t)');
+  if (request.tty)
+    return fail(
+      400,
+      'tty is not supported by the kubedag node agent: run the command without a terminal (kubectl exec -i, without -t)',
+    );
   return { ok: true, value: request };
 }
 
-function requestOf(url: URL, { namespace, pod, uid, container }: { namespace: string; pod: string; uid: string | undefined; container: string }): ExecRequest {
+function requestOf(
+  url: URL,
+  { namespace, pod, uid, container }: { namespace: string; pod: string; uid: string | undefined; container: string },
+): ExecRequest {
   const flag = (name: string): boolean => url.searchParams.get(name) === '1';
   const tty = flag('tty');
   return {
@@ -77,22 +86,29 @@ export function negotiate(offered: readonly string[]): ChannelProtocol | undefin
   return SUPPORTED.find((p) => offered.includes(p));
 }
 
-export const frame = (channel: number, data: Uint8Array = new Uint8Array()): Buffer => Buffer.concat([Buffer.from([channel]), data]);
+export const frame = (channel: number, data: Uint8Array = new Uint8Array()): Buffer =>
+  Buffer.concat([Buffer.from([channel]), data]);
 
-export type Incoming = { readonly kind: 'data'; readonly channel: number; readonly data: Buffer } | { readonly kind: 'close'; readonly channel: number } | { readonly kind: 'invalid'; readonly reason: string };
+export type Incoming =
+  | { readonly kind: 'data'; readonly channel: number; readonly data: Buffer }
+  | { readonly kind: 'close'; readonly channel: number }
+  | { readonly kind: 'invalid'; readonly reason: string };
 
 /** A frame from the client; the close signal counts only in v5, as the CRI server reads it. */
 export function readFrame(message: Buffer, protocol: ChannelProtocol): Incoming | undefined {
   if (message.length === 0) return undefined;
   const channel = message[0] ?? 0;
   if (protocol === 'v5.channel.k8s.io' && channel === CLOSE) {
-    return message.length === 2 ? { kind: 'close', channel: message[1] ?? 0 } : { kind: 'invalid', reason: 'one channel byte must follow the stream close signal' };
+    return message.length === 2
+      ? { kind: 'close', channel: message[1] ?? 0 }
+      : { kind: 'invalid', reason: 'one channel byte must follow the stream close signal' };
   }
   return { kind: 'data', channel, data: message.subarray(1) };
 }
 
 /** How the command ended: its exit code, or a failure before it could run. */
-export type Outcome = { readonly kind: 'exited'; readonly exitCode: number } | { readonly kind: 'error'; readonly message: string };
+export type Outcome =
+  { readonly kind: 'exited'; readonly exitCode: number } | { readonly kind: 'error'; readonly message: string };
 
 /** The error channel's last frame: a metav1.Status (v4, v5), or a failure's message alone (older). */
 export function statusMessage(outcome: Outcome, protocol: ChannelProtocol): string | undefined {
@@ -111,7 +127,8 @@ interface Status {
 }
 
 function statusObject(outcome: Outcome): Status {
-  if (outcome.kind === 'error') return { metadata: {}, status: 'Failure', message: outcome.message, reason: 'InternalError', code: 500 };
+  if (outcome.kind === 'error')
+    return { metadata: {}, status: 'Failure', message: outcome.message, reason: 'InternalError', code: 500 };
   if (outcome.exitCode === 0) return { metadata: {}, status: 'Success' };
   return {
     metadata: {},

@@ -20,7 +20,9 @@ export interface ExecEndpoint {
 function refuse(socket: Duplex, status: number, message: string): void {
   const reason = status === 404 ? 'Not Found' : status === 400 ? 'Bad Request' : 'Internal Server Error';
   const body = `${message}\n`;
-  socket.end(`HTTP/1.1 ${String(status)} ${reason}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${String(Buffer.byteLength(body))}\r\nconnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${String(status)} ${reason}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${String(Buffer.byteLength(body))}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 const offeredProtocols = (req: IncomingMessage): string[] =>
@@ -30,8 +32,17 @@ const offeredProtocols = (req: IncomingMessage): string[] =>
     .filter((p) => p !== '');
 
 export function execEndpoint(pods: PodManager, log: Logger): ExecEndpoint {
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, handleProtocols: (offered) => negotiate([...offered]) ?? false });
-  const accept = (req: IncomingMessage, socket: Duplex, head: Buffer, session: { request: ExecRequest; protocol: ChannelProtocol; target: Parameters<typeof serveExec>[0]['target'] }): void => {
+  const wss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    handleProtocols: (offered) => negotiate([...offered]) ?? false,
+  });
+  const accept = (
+    req: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    session: { request: ExecRequest; protocol: ChannelProtocol; target: Parameters<typeof serveExec>[0]['target'] },
+  ): void => {
     wss.handleUpgrade(req, socket, head, (ws) => {
       const { request } = session;
       const sessionLog = log.child({ pod: `${request.namespace}/${request.pod}`, container: request.container });
@@ -52,12 +63,20 @@ export function execEndpoint(pods: PodManager, log: Logger): ExecEndpoint {
         return true;
       }
       if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') {
-        refuse(socket, 400, 'the kubedag node agent speaks exec over WebSocket only (v5.channel.k8s.io or v4.channel.k8s.io), not SPDY');
+        refuse(
+          socket,
+          400,
+          'the kubedag node agent speaks exec over WebSocket only (v5.channel.k8s.io or v4.channel.k8s.io), not SPDY',
+        );
         return true;
       }
       const protocol = negotiate(offeredProtocols(req));
       if (protocol === undefined) {
-        refuse(socket, 400, `requested protocol(s) are not supported: ${offeredProtocols(req).join(', ')}; supports v5.channel.k8s.io, v4.channel.k8s.io, channel.k8s.io`);
+        refuse(
+          socket,
+          400,
+          `requested protocol(s) are not supported: ${offeredProtocols(req).join(', ')}; supports v5.channel.k8s.io, v4.channel.k8s.io, channel.k8s.io`,
+        );
         return true;
       }
       const found = pods.execTarget(parsed.value);

@@ -11,7 +11,18 @@ import type { ChildProcess } from 'node:child_process';
 import type { WebSocket } from 'ws';
 import { errorMessage, type Logger } from '../../core/log.ts';
 import { exitCodeOf, startExec, type ExecTarget } from './exec.ts';
-import { ERROR, frame, readFrame, statusMessage, STDERR, STDIN, STDOUT, type ChannelProtocol, type ExecRequest, type Outcome } from './exec-protocol.ts';
+import {
+  ERROR,
+  frame,
+  readFrame,
+  statusMessage,
+  STDERR,
+  STDIN,
+  STDOUT,
+  type ChannelProtocol,
+  type ExecRequest,
+  type Outcome,
+} from './exec-protocol.ts';
 
 export interface Session {
   readonly ws: WebSocket;

@@ -38,9 +38,29 @@ export interface ExecLaunch {
 export function execLaunch(target: ExecTarget, command: readonly string[]): ExecLaunch {
   const identity = target.setpriv.length === 0 ? [] : ['setpriv', ...target.setpriv];
   const inner = target.sandboxed
-    ? ['nsenter', `--target=${String(target.pid)}`, '--mount', '--root', '--', 'unshare', `--wd=${target.cwd}`, '--', ...identity, ...command]
+    ? [
+        'nsenter',
+        `--target=${String(target.pid)}`,
+        '--mount',
+        '--root',
+        '--',
+        'unshare',
+        `--wd=${target.cwd}`,
+        '--',
+        ...identity,
+        ...command,
+      ]
     : [...identity, ...command];
-  const argv = target.cgroups.length === 0 ? inner : ['/bin/sh', '-c', `${target.cgroups.map((procs) => `echo $$ > ${shellQuote(procs)}`).join(' && ')} && exec "$@"`, 'kubedag-exec', ...inner];
+  const argv =
+    target.cgroups.length === 0
+      ? inner
+      : [
+          '/bin/sh',
+          '-c',
+          `${target.cgroups.map((procs) => `echo $$ > ${shellQuote(procs)}`).join(' && ')} && exec "$@"`,
+          'kubedag-exec',
+          ...inner,
+        ];
   return { argv, cwd: target.sandboxed ? undefined : target.cwd };
 }
 
@@ -65,7 +85,12 @@ export function killExecs(target: ExecTarget): void {
 export async function startExec(target: ExecTarget, command: readonly string[], stdin: boolean): Promise<ChildProcess> {
   const { argv, cwd } = execLaunch(target, command);
   const [file = '', ...args] = argv;
-  const child = spawn(file, args, { env: target.env, cwd, detached: true, stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+  const child = spawn(file, args, {
+    env: target.env,
+    cwd,
+    detached: true,
+    stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+  });
   await new Promise<void>((resolve, reject) => {
     child.once('spawn', resolve);
     child.once('error', reject);

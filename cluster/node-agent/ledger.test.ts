@@ -19,9 +19,26 @@ describe('the execution ledger', () => {
     const clock: Clock = { now: () => now };
     const path = join(dir, 'nodes/n1/ledger.jsonl');
     const ledger = new Ledger(path, 'n1', clock);
-    ledger.record({ event: 'start', podUid: 'u1', namespace: 'ns', pod: 'p', container: 'main', restartCount: 0, pid: 42 });
+    ledger.record({
+      event: 'start',
+      podUid: 'u1',
+      namespace: 'ns',
+      pod: 'p',
+      container: 'main',
+      restartCount: 0,
+      pid: 42,
+    });
     now = new Date('2026-01-01T00:00:03Z');
-    ledger.record({ event: 'exit', podUid: 'u1', namespace: 'ns', pod: 'p', container: 'main', restartCount: 0, pid: 42, exitCode: 0 });
+    ledger.record({
+      event: 'exit',
+      podUid: 'u1',
+      namespace: 'ns',
+      pod: 'p',
+      container: 'main',
+      restartCount: 0,
+      pid: 42,
+      exitCode: 0,
+    });
     expect(readLedger(path).map((e) => [e.time, e.node, e.event])).toEqual([
       ['2026-01-01T00:00:00.000Z', 'n1', 'start'],
       ['2026-01-01T00:00:03.000Z', 'n1', 'exit'],

@@ -33,7 +33,10 @@ export class Ledger {
   }
 
   record(entry: Omit<LedgerEntry, 'time' | 'node'>): void {
-    appendFileSync(this.path, `${JSON.stringify({ time: this.clock.now().toISOString(), node: this.node, ...entry })}\n`);
+    appendFileSync(
+      this.path,
+      `${JSON.stringify({ time: this.clock.now().toISOString(), node: this.node, ...entry })}\n`,
+    );
   }
 }
 

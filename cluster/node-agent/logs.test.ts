@@ -8,7 +8,11 @@ import type { Clock } from '../../core/kube/time.ts';
 import { criTime, LogWriter, parseLogLine, selectLines, type LogLine } from './logs.ts';
 
 const line = (time: string, text: string, stream: 'stdout' | 'stderr' = 'stdout'): LogLine => ({ time, stream, text });
-const lines = [line('2026-01-01T00:00:00.000000000Z', 'one'), line('2026-01-01T00:00:10.000000000Z', 'two', 'stderr'), line('2026-01-01T00:00:20.000000000Z', 'three')];
+const lines = [
+  line('2026-01-01T00:00:00.000000000Z', 'one'),
+  line('2026-01-01T00:00:10.000000000Z', 'two', 'stderr'),
+  line('2026-01-01T00:00:20.000000000Z', 'three'),
+];
 const now = Date.parse('2026-01-01T00:00:25Z');
 
 describe('selectLines, the kubelet log options', () => {
@@ -19,7 +23,11 @@ describe('selectLines, the kubelet log options', () => {
     { name: 'keeps lines newer than sinceSeconds', query: { sinceSeconds: 10 }, want: 'three\n' },
     { name: 'keeps lines from sinceTime on', query: { sinceTime: '2026-01-01T00:00:10Z' }, want: 'two\nthree\n' },
     { name: 'cuts the output at limitBytes', query: { limitBytes: 6 }, want: 'one\ntw' },
-    { name: 'prefixes timestamps on request', query: { timestamps: true, tailLines: 1 }, want: '2026-01-01T00:00:20Z three\n' },
+    {
+      name: 'prefixes timestamps on request',
+      query: { timestamps: true, tailLines: 1 },
+      want: '2026-01-01T00:00:20Z three\n',
+    },
   ];
   it.each(cases)('$name', ({ query, want }) => {
     expect(selectLines(lines, query, now)).toBe(want);
@@ -28,11 +36,17 @@ describe('selectLines, the kubelet log options', () => {
 
 describe('parseLogLine', () => {
   it('reads the CRI format and keeps spaces in the text', () => {
-    expect(parseLogLine('2026-01-01T00:00:00.1Z stderr F  two  spaces')).toEqual({ time: '2026-01-01T00:00:00.1Z', stream: 'stderr', text: ' two  spaces' });
+    expect(parseLogLine('2026-01-01T00:00:00.1Z stderr F  two  spaces')).toEqual({
+      time: '2026-01-01T00:00:00.1Z',
+      stream: 'stderr',
+      text: ' two  spaces',
+    });
   });
 
   it('keeps a carriage return at the end of the text', () => {
-    expect(parseLogLine('2026-01-01T00:00:00.1Z stdout F Content-Type: text/plain\r')?.text).toBe('Content-Type: text/plain\r');
+    expect(parseLogLine('2026-01-01T00:00:00.1Z stdout F Content-Type: text/plain\r')?.text).toBe(
+      'Content-Type: text/plain\r',
+    );
   });
 
   it('refuses other text', () => {
@@ -66,8 +80,16 @@ describe('LogWriter, the CRI log file of a container', () => {
 
 describe('criTime', () => {
   const cases: { name: string; time: string; want: string }[] = [
-    { name: 'pads milliseconds to nine fractional digits', time: '2026-01-01T00:00:00.123Z', want: '2026-01-01T00:00:00.123000000Z' },
-    { name: 'writes a whole second with a zero fraction', time: '2026-01-01T00:00:00Z', want: '2026-01-01T00:00:00.000000000Z' },
+    {
+      name: 'pads milliseconds to nine fractional digits',
+      time: '2026-01-01T00:00:00.123Z',
+      want: '2026-01-01T00:00:00.123000000Z',
+    },
+    {
+      name: 'writes a whole second with a zero fraction',
+      time: '2026-01-01T00:00:00Z',
+      want: '2026-01-01T00:00:00.000000000Z',
+    },
   ];
   it.each(cases)('$name', ({ time, want }) => {
     expect(criTime(new Date(time))).toBe(want);

@@ -70,7 +70,12 @@ export interface LogQuery {
 /** Applies the kubelet's query options to the lines of one log file; `nowMs` anchors sinceSeconds. Pure. */
 export function selectLines(lines: readonly LogLine[], query: LogQuery, nowMs: number): string {
   let selected = [...lines];
-  const since = query.sinceTime !== undefined ? Date.parse(query.sinceTime) : query.sinceSeconds !== undefined ? nowMs - query.sinceSeconds * 1000 : undefined;
+  const since =
+    query.sinceTime !== undefined
+      ? Date.parse(query.sinceTime)
+      : query.sinceSeconds !== undefined
+        ? nowMs - query.sinceSeconds * 1000
+        : undefined;
   if (since !== undefined) selected = selected.filter((line) => Date.parse(line.time) >= since);
   if (query.tailLines !== undefined) selected = query.tailLines <= 0 ? [] : selected.slice(-query.tailLines);
   const text = selected.map((line) => format(line, query.timestamps === true)).join('');
@@ -124,7 +129,10 @@ export async function follow({ path, offset, timestamps, write, done, closed }: 
   let carry = '';
   for (;;) {
     const finished = done();
-    const size = await stat(path).then((s) => s.size, () => 0);
+    const size = await stat(path).then(
+      (s) => s.size,
+      () => 0,
+    );
     if (size > position) {
       const handle = await open(path, 'r');
       try {

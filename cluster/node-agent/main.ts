@@ -29,7 +29,8 @@ import { startLogServer } from './server.ts';
  * The queue key of a Pod: its name and its uid, so that a Pod that replaces a deleted one of
  * the same name is worked on apart from it (names and namespaces never contain `/`).
  */
-const podKey = (pod: V1Pod): string => `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}/${pod.metadata?.uid ?? ''}`;
+const podKey = (pod: V1Pod): string =>
+  `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}/${pod.metadata?.uid ?? ''}`;
 
 function parsePodKey(key: string): { namespace: string; name: string; uid: string } {
   const [namespace = '', name = '', uid = ''] = key.split('/');
@@ -53,7 +54,11 @@ function podInformer(kc: KubeConfig, core: CoreV1Api, node: string, logger: Logg
  * with backoff; every Pod is looked at again now and then, events or not, and the disk of
  * Pods that finished or are gone is freed at the same pace.
  */
-async function watchPods(informer: Informer<V1Pod>, pods: PodManager, logger: Logger): Promise<{ stop: () => Promise<void> }> {
+async function watchPods(
+  informer: Informer<V1Pod>,
+  pods: PodManager,
+  logger: Logger,
+): Promise<{ stop: () => Promise<void> }> {
   const queue = new WorkQueue({
     // A worker holds its Pod for a whole grace period when stopping it: as many workers as the
     // node takes Pods, so that no Pod waits behind another's shutdown, as with the kubelet's
@@ -77,9 +82,11 @@ async function watchPods(informer: Informer<V1Pod>, pods: PodManager, logger: Lo
   });
   await informer.start();
   const housekeep = (): void => {
-    pods.housekeep(() => informer.list()).catch((error: unknown) => {
-      logger.warn({ error: errorMessage(error) }, 'housekeeping failed');
-    });
+    pods
+      .housekeep(() => informer.list())
+      .catch((error: unknown) => {
+        logger.warn({ error: errorMessage(error) }, 'housekeeping failed');
+      });
   };
   // Pods deleted while no agent ran: their directories go now.
   housekeep();
@@ -98,14 +105,21 @@ async function watchPods(informer: Informer<V1Pod>, pods: PodManager, logger: Lo
 }
 
 /** Registers the Node and keeps its Lease and Ready condition fresh. */
-async function keepNodeAlive(kc: KubeConfig, identity: NodeIdentity, clock: Clock, logger: Logger): Promise<NodeJS.Timeout[]> {
+async function keepNodeAlive(
+  kc: KubeConfig,
+  identity: NodeIdentity,
+  clock: Clock,
+  logger: Logger,
+): Promise<NodeJS.Timeout[]> {
   const core = kc.makeApiClient(CoreV1Api);
   const coordination = kc.makeApiClient(CoordinationV1Api);
   await registerNode(core, identity, clock);
   await renewLease(coordination, identity, clock);
-  const warn = (what: string) => (error: unknown): void => {
-    logger.warn({ error: errorMessage(error) }, what);
-  };
+  const warn =
+    (what: string) =>
+    (error: unknown): void => {
+      logger.warn({ error: errorMessage(error) }, what);
+    };
   return [
     setInterval(() => void renewLease(coordination, identity, clock).catch(warn('lease renewal failed')), 10_000),
     setInterval(() => void heartbeatStatus(core, identity, clock).catch(warn('node status heartbeat failed')), 60_000),
@@ -136,18 +150,58 @@ async function run(config: AgentConfig, logger: Logger): Promise<void> {
   reuseConnections(kc);
   const core = kc.makeApiClient(CoreV1Api);
   const server = new URL(kc.getCurrentCluster()?.server ?? 'https://127.0.0.1:6443');
-  const identity: NodeIdentity = { name: config.name, labels: config.labels, port: config.port, kubernetesVersion: config.kubernetesVersion };
+  const identity: NodeIdentity = {
+    name: config.name,
+    labels: config.labels,
+    port: config.port,
+    kubernetesVersion: config.kubernetesVersion,
+  };
   const ledger = new Ledger(join(config.stateDir, 'ledger.jsonl'), config.name, clock);
   const sources = { api: core, apiHost: server.hostname, apiPort: server.port };
   const runtime = runtimeContext(config);
-  const abilities: Abilities = { sandbox: runtime.mode, changeUser: runtime.changeUser, cgroups: { memory: runtime.cgroups?.memory === true, cpu: runtime.cgroups?.cpu === true } };
-  logger.info({ sandbox: runtime.mode, changeUser: runtime.changeUser, cgroups: runtime.cgroups === undefined ? 'none' : `v${String(runtime.cgroups.version)}`, limits: abilities.cgroups, hide: runtime.hide }, 'container runtime');
-  if (runtime.mode === 'none') logger.warn('no container roots here (needs root, mount namespaces, overlayfs and util-linux); containers run in the host file system in a scratch directory, volumes are not mounted at their paths');
+  const abilities: Abilities = {
+    sandbox: runtime.mode,
+    changeUser: runtime.changeUser,
+    cgroups: { memory: runtime.cgroups?.memory === true, cpu: runtime.cgroups?.cpu === true },
+  };
+  logger.info(
+    {
+      sandbox: runtime.mode,
+      changeUser: runtime.changeUser,
+      cgroups: runtime.cgroups === undefined ? 'none' : `v${String(runtime.cgroups.version)}`,
+      limits: abilities.cgroups,
+      hide: runtime.hide,
+    },
+    'container runtime',
+  );
+  if (runtime.mode === 'none')
+    logger.warn(
+      'no container roots here (needs root, mount namespaces, overlayfs and util-linux); containers run in the host file system in a scratch directory, volumes are not mounted at their paths',
+    );
   const informer = podInformer(kc, core, config.name, logger);
-  const pods = new PodManager({ node: config.name, api: core, stateDir: config.stateDir, ledger, sources, runtime, abilities, lookup: (namespace, name) => informer.get(namespace, name), clock, logger });
+  const pods = new PodManager({
+    node: config.name,
+    api: core,
+    stateDir: config.stateDir,
+    ledger,
+    sources,
+    runtime,
+    abilities,
+    lookup: (namespace, name) => informer.get(namespace, name),
+    clock,
+    logger,
+  });
   pods.killLeftovers();
   const timers = await keepNodeAlive(kc, identity, clock, logger);
-  const https = await startLogServer({ port: config.port, cert: config.tlsCert, key: config.tlsKey, clientCa: config.clientCa, pods, clock, logger });
+  const https = await startLogServer({
+    port: config.port,
+    cert: config.tlsCert,
+    key: config.tlsKey,
+    clientCa: config.clientCa,
+    pods,
+    clock,
+    logger,
+  });
   logger.info({ port: config.port }, `node registered; log and exec endpoint on 127.0.0.1:${String(config.port)}`);
   const watch = await watchPods(informer, pods, logger);
 

@@ -40,7 +40,11 @@ function makeSubPath(volume: string, subPath: string): string {
   return path;
 }
 
-export function containerMounts(container: V1Container, volumes: ReadonlyMap<string, PreparedVolume>, env: Readonly<Record<string, string>>): VolumeMount[] {
+export function containerMounts(
+  container: V1Container,
+  volumes: ReadonlyMap<string, PreparedVolume>,
+  env: Readonly<Record<string, string>>,
+): VolumeMount[] {
   return (container.volumeMounts ?? []).map((mount) => {
     const volume = volumes.get(mount.name);
     if (volume === undefined) throw new ConfigError(`volume "${mount.name}" is not defined`);

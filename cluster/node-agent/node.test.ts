@@ -8,7 +8,12 @@ const t1 = new Date('2026-01-01T00:01:00Z');
 describe('nodeStatus', () => {
   it('reports the node Ready with a heartbeat at the given time', () => {
     const ready = nodeStatus(identity, t0).conditions?.find((c) => c.type === 'Ready');
-    expect(ready).toMatchObject({ status: 'True', reason: 'KubeletReady', lastHeartbeatTime: t0, lastTransitionTime: t0 });
+    expect(ready).toMatchObject({
+      status: 'True',
+      reason: 'KubeletReady',
+      lastHeartbeatTime: t0,
+      lastTransitionTime: t0,
+    });
   });
 
   it('moves the heartbeat on but keeps the transition time of a condition that did not change', () => {
@@ -18,7 +23,9 @@ describe('nodeStatus', () => {
 
   it('takes a new transition time for a condition whose status changed', () => {
     const before = { conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: t0 }] };
-    expect(nodeStatus(identity, t1, before).conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime).toEqual(t1);
+    expect(nodeStatus(identity, t1, before).conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime).toEqual(
+      t1,
+    );
   });
 
   it('gives the log endpoint port to kube-apiserver', () => {

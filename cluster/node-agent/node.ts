@@ -33,7 +33,12 @@ export function nodeStatus(identity: NodeIdentity, now: Date, previous?: V1NodeS
     const before = previous?.conditions?.find((c) => c.type === type);
     return before?.status === status && before.lastTransitionTime !== undefined ? before.lastTransitionTime : now;
   };
-  const condition = (type: string, status: 'True' | 'False', reason: string, message: string): NonNullable<V1NodeStatus['conditions']>[number] => ({
+  const condition = (
+    type: string,
+    status: 'True' | 'False',
+    reason: string,
+    message: string,
+  ): NonNullable<V1NodeStatus['conditions']>[number] => ({
     type,
     status,
     reason,
@@ -74,7 +79,12 @@ export function nodeStatus(identity: NodeIdentity, now: Date, previous?: V1NodeS
 }
 
 function nodeLabels(identity: NodeIdentity): Record<string, string> {
-  return { 'kubernetes.io/hostname': identity.name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': goArch(), ...identity.labels };
+  return {
+    'kubernetes.io/hostname': identity.name,
+    'kubernetes.io/os': 'linux',
+    'kubernetes.io/arch': goArch(),
+    ...identity.labels,
+  };
 }
 
 /** Creates the Node, or takes over the one an earlier run of this agent created. */
@@ -85,14 +95,26 @@ export async function registerNode(api: CoreV1Api, identity: NodeIdentity, clock
   } catch (error) {
     if (!isAlreadyExists(error)) throw error;
     const existing = await api.readNode({ name: identity.name });
-    node = await api.replaceNode({ name: identity.name, body: { ...existing, metadata: { ...existing.metadata, labels: { ...existing.metadata?.labels, ...nodeLabels(identity) } } } });
+    node = await api.replaceNode({
+      name: identity.name,
+      body: {
+        ...existing,
+        metadata: { ...existing.metadata, labels: { ...existing.metadata?.labels, ...nodeLabels(identity) } },
+      },
+    });
   }
-  await api.replaceNodeStatus({ name: identity.name, body: { ...node, status: nodeStatus(identity, clock.now(), node.status) } });
+  await api.replaceNodeStatus({
+    name: identity.name,
+    body: { ...node, status: nodeStatus(identity, clock.now(), node.status) },
+  });
 }
 
 export async function heartbeatStatus(api: CoreV1Api, identity: NodeIdentity, clock: Clock): Promise<void> {
   const node = await api.readNode({ name: identity.name });
-  await api.replaceNodeStatus({ name: identity.name, body: { ...node, status: nodeStatus(identity, clock.now(), node.status) } });
+  await api.replaceNodeStatus({
+    name: identity.name,
+    body: { ...node, status: nodeStatus(identity, clock.now(), node.status) },
+  });
 }
 
 /** The node Lease's spec as of `now`: held by this node, renewed now. */
@@ -108,5 +130,9 @@ export async function renewLease(api: CoordinationV1Api, identity: NodeIdentity,
     await api.createNamespacedLease({ namespace, body: { metadata: { name: identity.name, namespace }, spec } });
     return;
   }
-  await api.replaceNamespacedLease({ name: identity.name, namespace, body: { ...lease, spec: { ...lease.spec, ...spec } } });
+  await api.replaceNamespacedLease({
+    name: identity.name,
+    namespace,
+    body: { ...lease, spec: { ...lease.spec, ...spec } },
+  });
 }

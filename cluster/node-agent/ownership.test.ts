@@ -4,10 +4,16 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyOwnership, ownedMode, rootNeedsChange } from './ownership.ts';
 
-describe('ownedMode, the kubelet\'s fsGroup permissions', () => {
+describe("ownedMode, the kubelet's fsGroup permissions", () => {
   const cases: { name: string; mode: number; isDir: boolean; readOnly: boolean; want: number }[] = [
     { name: 'gives a file group read and write', mode: 0o644, isDir: false, readOnly: false, want: 0o664 },
-    { name: 'gives a file of a read-only volume group read only', mode: 0o600, isDir: false, readOnly: true, want: 0o640 },
+    {
+      name: 'gives a file of a read-only volume group read only',
+      mode: 0o600,
+      isDir: false,
+      readOnly: true,
+      want: 0o640,
+    },
     { name: 'gives a directory group rwx and the setgid bit', mode: 0o755, isDir: true, readOnly: false, want: 0o2775 },
     { name: 'keeps what the entry already allows others', mode: 0o777, isDir: true, readOnly: false, want: 0o2777 },
   ];
@@ -18,7 +24,12 @@ describe('ownedMode, the kubelet\'s fsGroup permissions', () => {
 
 describe('rootNeedsChange, for fsGroupChangePolicy OnRootMismatch', () => {
   const cases: { name: string; gid: number; mode: number; want: boolean }[] = [
-    { name: 'skips a root that already has the group, its permissions and setgid', gid: 2000, mode: 0o2775, want: false },
+    {
+      name: 'skips a root that already has the group, its permissions and setgid',
+      gid: 2000,
+      mode: 0o2775,
+      want: false,
+    },
     { name: 'changes a root of another group', gid: 0, mode: 0o2775, want: true },
     { name: 'changes a root without setgid', gid: 2000, mode: 0o775, want: true },
     { name: 'changes a root the group cannot write', gid: 2000, mode: 0o2755, want: true },
@@ -43,6 +54,11 @@ describe('applyOwnership on a directory', () => {
     applyOwnership(dir, 2000, false, 'Always');
     const file = statSync(join(dir, 'sub/file'));
     const sub = statSync(join(dir, 'sub'));
-    expect([file.gid, (file.mode & 0o7777).toString(8), sub.gid, (sub.mode & 0o7777).toString(8)]).toEqual([2000, '660', 2000, '2775']);
+    expect([file.gid, (file.mode & 0o7777).toString(8), sub.gid, (sub.mode & 0o7777).toString(8)]).toEqual([
+      2000,
+      '660',
+      2000,
+      '2775',
+    ]);
   });
 });

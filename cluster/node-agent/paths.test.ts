@@ -11,12 +11,28 @@ function fs(entries: Record<string, string>): View {
   };
 }
 
-const debian = fs({ '/var': 'dir', '/var/run': '/run', '/run': 'dir', '/bin': 'usr/bin', '/usr': 'dir', '/usr/bin': 'dir', '/usr/bin/sh': 'dash', '/usr/bin/dash': 'file', '/etc': 'dir', '/etc/up': '../..', '/loop': '/loop' });
+const debian = fs({
+  '/var': 'dir',
+  '/var/run': '/run',
+  '/run': 'dir',
+  '/bin': 'usr/bin',
+  '/usr': 'dir',
+  '/usr/bin': 'dir',
+  '/usr/bin/sh': 'dash',
+  '/usr/bin/dash': 'file',
+  '/etc': 'dir',
+  '/etc/up': '../..',
+  '/loop': '/loop',
+});
 
 describe('resolveInRoot', () => {
   const cases: { name: string; path: string; want: string }[] = [
-    { name: 'follows an absolute link inside the root, never to the host', path: '/var/run/secrets/token', want: '/run/secrets/token' },
-    { name: 'follows a relative link from the link\'s directory', path: '/bin/sh', want: '/usr/bin/dash' },
+    {
+      name: 'follows an absolute link inside the root, never to the host',
+      path: '/var/run/secrets/token',
+      want: '/run/secrets/token',
+    },
+    { name: "follows a relative link from the link's directory", path: '/bin/sh', want: '/usr/bin/dash' },
     { name: 'cannot climb above the root with dot-dots in a link', path: '/etc/up/etc', want: '/etc' },
     { name: 'keeps components that do not exist yet as written', path: '/work/out/../data', want: '/work/data' },
     { name: 'cleans a relative path as if it started at the root', path: 'srv//app/', want: '/srv/app' },
@@ -34,7 +50,12 @@ describe('findExecutable', () => {
   const cases: { name: string; command: string; search: string; want: string | undefined }[] = [
     { name: 'finds a bare name on PATH through links', command: 'sh', search: '/nowhere:/bin', want: '/bin/sh' },
     { name: 'takes a path with a slash as it is', command: '/usr/bin/dash', search: '', want: '/usr/bin/dash' },
-    { name: 'finds nothing for a name on no PATH directory', command: 'nope', search: '/bin:/usr/bin', want: undefined },
+    {
+      name: 'finds nothing for a name on no PATH directory',
+      command: 'nope',
+      search: '/bin:/usr/bin',
+      want: undefined,
+    },
     { name: 'does not take a directory for a command', command: '/usr/bin', search: '', want: undefined },
   ];
   it.each(cases)('$name', ({ command, search, want }) => {
@@ -48,7 +69,12 @@ describe('path helpers', () => {
   });
 
   it('tells a path below another from one that only shares its prefix', () => {
-    expect([within('/tmp/x', '/tmp'), within('/tmp', '/tmp'), within('/tmpx', '/tmp'), within('/a', '/')]).toEqual([true, true, false, true]);
+    expect([within('/tmp/x', '/tmp'), within('/tmp', '/tmp'), within('/tmpx', '/tmp'), within('/a', '/')]).toEqual([
+      true,
+      true,
+      false,
+      true,
+    ]);
   });
 
   it('cleans dot segments and trailing slashes', () => {

@@ -6,7 +6,8 @@
  */
 import { posix } from 'node:path';
 
-export type Entry = { readonly kind: 'dir' | 'file' | 'missing' } | { readonly kind: 'symlink'; readonly target: string };
+export type Entry =
+  { readonly kind: 'dir' | 'file' | 'missing' } | { readonly kind: 'symlink'; readonly target: string };
 
 /** What the resolution may look at: one container path, as the container will see it. */
 export type View = (containerPath: string) => Entry;
@@ -16,7 +17,10 @@ export function cleanPath(path: string): string {
   return posix.resolve('/', path);
 }
 
-const parts = (path: string): string[] => cleanPath(path).split('/').filter((p) => p !== '');
+const parts = (path: string): string[] =>
+  cleanPath(path)
+    .split('/')
+    .filter((p) => p !== '');
 
 /** Path components below `/`: `/` is 0, `/tmp` is 1; mounts are made shallowest first. */
 export const depth = (path: string): number => parts(path).length;

@@ -59,7 +59,8 @@ export class PodDirs {
 
   /** Everything but the logs and the markers: volumes, scratch, container roots. */
   async trim(uid: string): Promise<void> {
-    for (const part of ['volumes', 'scratch', 'containers']) await rm(this.of(uid, part), { recursive: true, force: true });
+    for (const part of ['volumes', 'scratch', 'containers'])
+      await rm(this.of(uid, part), { recursive: true, force: true });
   }
 
   async remove(uid: string): Promise<void> {
@@ -85,7 +86,11 @@ export interface Housekeeping {
  * directories must be listed before the Pods are: a Pod started in between is then in the
  * second list or not in the first, never removed while it starts.
  */
-export function housekeeping(dirs: readonly string[], pods: readonly PodOnNode[], active: ReadonlySet<string>): Housekeeping {
+export function housekeeping(
+  dirs: readonly string[],
+  pods: readonly PodOnNode[],
+  active: ReadonlySet<string>,
+): Housekeeping {
   const known = new Map(pods.map((p) => [p.uid, p]));
   const idle = dirs.filter((uid) => !active.has(uid));
   return {

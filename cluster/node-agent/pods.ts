@@ -85,8 +85,19 @@ export class PodManager {
           continue;
         }
         const [namespace = '', name = ''] = readFileSync(this.dirs.of(uid, 'started'), 'utf8').split('/');
-        this.options.ledger.record({ event: 'kill-on-restart', podUid: uid, namespace, pod: name, container, restartCount: 0, pid });
-        this.options.logger.warn({ pod: `${namespace}/${name}`, container, pid }, 'killed a process an earlier agent left running');
+        this.options.ledger.record({
+          event: 'kill-on-restart',
+          podUid: uid,
+          namespace,
+          pod: name,
+          container,
+          restartCount: 0,
+          pid,
+        });
+        this.options.logger.warn(
+          { pod: `${namespace}/${name}`, container, pid },
+          'killed a process an earlier agent left running',
+        );
       }
       writeFileSync(this.dirs.of(uid, 'pids.json'), '{}');
     }
@@ -113,30 +124,48 @@ export class PodManager {
    * Where a container's log is, and whether it may still grow (for `follow`). A Pod this
    * agent did not run (it ran before a restart) is found on disk while its object exists.
    */
-  logOf(namespace: string, name: string, container: string, previous: boolean): { path: string; live: () => boolean } | undefined {
+  logOf(
+    namespace: string,
+    name: string,
+    container: string,
+    previous: boolean,
+  ): { path: string; live: () => boolean } | undefined {
     const run = [...this.runs.values()].find((r) => r.namespace === namespace && r.name === name);
     const back = previous ? 1 : 0;
     if (run === undefined) {
       const uid = this.options.lookup(namespace, name)?.metadata?.uid;
       const attempts = uid === undefined ? [] : this.dirs.attempts(uid, container);
       const attempt = attempts[attempts.length - 1 - back];
-      return uid === undefined || attempt === undefined ? undefined : { path: this.dirs.log(uid, container, attempt), live: () => false };
+      return uid === undefined || attempt === undefined
+        ? undefined
+        : { path: this.dirs.log(uid, container, attempt), live: () => false };
     }
     const record = run.records.get(container);
     if (record === undefined || record.restartCount - back < 0) return undefined;
-    return { path: this.dirs.log(run.uid, container, record.restartCount - back), live: () => !previous && run.running.has(container) };
+    return {
+      path: this.dirs.log(run.uid, container, record.restartCount - back),
+      live: () => !previous && run.running.has(container),
+    };
   }
 
   /**
    * Where an exec into a container goes, or why it cannot: with the kubelet's answers for a Pod
    * this node does not run and a container that is not running.
    */
-  execTarget(ref: { namespace: string; pod: string; uid?: string; container: string }): { target: ExecTarget } | { status: number; message: string } {
-    const run = [...this.runs.values()].find((r) => r.namespace === ref.namespace && r.name === ref.pod && (ref.uid === undefined || r.uid === ref.uid));
+  execTarget(ref: {
+    namespace: string;
+    pod: string;
+    uid?: string;
+    container: string;
+  }): { target: ExecTarget } | { status: number; message: string } {
+    const run = [...this.runs.values()].find(
+      (r) => r.namespace === ref.namespace && r.name === ref.pod && (ref.uid === undefined || r.uid === ref.uid),
+    );
     if (run === undefined) return { status: 404, message: 'pod does not exist' };
     if (!run.records.has(ref.container)) return { status: 404, message: `container not found ("${ref.container}")` };
     const target = run.exec.get(ref.container);
-    if (target === undefined) return { status: 400, message: `container "${ref.container}" in pod "${ref.pod}" is not running` };
+    if (target === undefined)
+      return { status: 400, message: `container "${ref.container}" in pod "${ref.pod}" is not running` };
     return { target };
   }
 
@@ -156,10 +185,15 @@ export class PodManager {
    */
   async housekeep(pods: () => readonly V1Pod[]): Promise<void> {
     const dirs = this.dirs.list();
-    const plan = housekeeping(dirs, pods().map((p) => ({ uid: p.metadata?.uid ?? '', terminal: TERMINAL.has(p.status?.phase ?? '') })), this.active);
+    const plan = housekeeping(
+      dirs,
+      pods().map((p) => ({ uid: p.metadata?.uid ?? '', terminal: TERMINAL.has(p.status?.phase ?? '') })),
+      this.active,
+    );
     for (const uid of plan.remove) await this.dirs.remove(uid);
     for (const uid of plan.trim) await this.dirs.trim(uid);
-    if (plan.remove.length > 0) this.options.logger.info({ pods: plan.remove.length }, 'removed the directories of Pods that are gone');
+    if (plan.remove.length > 0)
+      this.options.logger.info({ pods: plan.remove.length }, 'removed the directories of Pods that are gone');
   }
 
   /** Stops every Pod process at agent shutdown, without touching the API. */
@@ -177,7 +211,10 @@ export class PodManager {
   }
 
   private writePids(run: PodRun): void {
-    writeFileSync(this.dirs.of(run.uid, 'pids.json'), JSON.stringify(Object.fromEntries([...run.running].map(([name, c]) => [name, c.pid]))));
+    writeFileSync(
+      this.dirs.of(run.uid, 'pids.json'),
+      JSON.stringify(Object.fromEntries([...run.running].map(([name, c]) => [name, c.pid]))),
+    );
   }
 
   private start(pod: V1Pod): PodRun {
@@ -196,7 +233,7 @@ export class PodManager {
       .finally(async () => {
         // Like the kubelet tearing down a terminated Pod's volumes: only logs stay.
         await this.dirs.trim(uid).catch((error: unknown) => {
-          run.log.warn({ error: errorMessage(error) }, 'could not remove the Pod\'s volumes');
+          run.log.warn({ error: errorMessage(error) }, "could not remove the Pod's volumes");
         });
         this.active.delete(uid);
       });
@@ -214,7 +251,9 @@ export class PodManager {
       const phase = run.records.get(container.name)?.phase;
       if (run.stopping || phase?.kind !== 'terminated' || phase.exitCode !== 0) return this.status.write(run);
     }
-    await Promise.all((pod.spec?.containers ?? []).map((container) => this.containers.run(pod, run, container, volumes)));
+    await Promise.all(
+      (pod.spec?.containers ?? []).map((container) => this.containers.run(pod, run, container, volumes)),
+    );
     await this.status.write(run);
   }
 
@@ -222,7 +261,13 @@ export class PodManager {
   private announceUnenforced(pod: V1Pod, run: PodRun): void {
     for (const gap of unenforced(pod, this.options.abilities)) {
       run.log.warn({ reason: gap.reason }, gap.message);
-      recordEvent(this.options.api, { apiVersion: 'v1', kind: 'Pod', ...pod }, { type: 'Warning', ...gap }, { component: 'kubelet', host: this.options.node }, this.options.clock).catch((error: unknown) => {
+      recordEvent(
+        this.options.api,
+        { apiVersion: 'v1', kind: 'Pod', ...pod },
+        { type: 'Warning', ...gap },
+        { component: 'kubelet', host: this.options.node },
+        this.options.clock,
+      ).catch((error: unknown) => {
         run.log.warn({ error: errorMessage(error) }, 'could not record an event');
       });
     }
@@ -238,11 +283,19 @@ export class PodManager {
     for (;;) {
       try {
         const prepared = new Map<string, PreparedVolume>();
-        for (const volume of pod.spec?.volumes ?? []) prepared.set(volume.name, await prepareVolume(pod, volume, this.dirs.volume(run.uid, volume.name), this.options.sources));
+        for (const volume of pod.spec?.volumes ?? [])
+          prepared.set(
+            volume.name,
+            await prepareVolume(pod, volume, this.dirs.volume(run.uid, volume.name), this.options.sources),
+          );
         return prepared;
       } catch (error) {
         if (!(error instanceof ConfigError || error instanceof VolumeNotReady)) throw error;
-        this.setWaiting(run, error instanceof VolumeNotReady ? 'ContainerCreating' : 'CreateContainerConfigError', error.message);
+        this.setWaiting(
+          run,
+          error instanceof VolumeNotReady ? 'ContainerCreating' : 'CreateContainerConfigError',
+          error.message,
+        );
         await this.status.write(run);
         await sleep(error instanceof VolumeNotReady ? 1000 : 2000);
         if (run.stopping) return undefined;
@@ -260,7 +313,9 @@ export class PodManager {
   }
 
   private setWaiting(run: PodRun, reason: string, message: string): void {
-    for (const [name, record] of run.records) if (record.phase.kind === 'waiting') run.records.set(name, { ...record, phase: { kind: 'waiting', reason, message } });
+    for (const [name, record] of run.records)
+      if (record.phase.kind === 'waiting')
+        run.records.set(name, { ...record, phase: { kind: 'waiting', reason, message } });
   }
 
   /**
@@ -275,7 +330,10 @@ export class PodManager {
     // Not yet: the work queue brings the Pod back when it is due.
     if (due > 0) return { requeueAfterMs: due };
     run.deadline = 'DeadlineExceeded';
-    run.log.info({ activeDeadlineSeconds: pod.spec?.activeDeadlineSeconds }, 'deadline exceeded; stopping the containers');
+    run.log.info(
+      { activeDeadlineSeconds: pod.spec?.activeDeadlineSeconds },
+      'deadline exceeded; stopping the containers',
+    );
     await stopRun(run, pod.spec?.terminationGracePeriodSeconds ?? 30);
     await this.status.write(run);
     return undefined;
@@ -294,7 +352,11 @@ export class PodManager {
       }
       await this.options.api
         // With a body, kube-apiserver reads delete options from it alone: the grace period goes there.
-        .deleteNamespacedPod({ name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '', body: { gracePeriodSeconds: 0, preconditions: { uid } } })
+        .deleteNamespacedPod({
+          name: pod.metadata?.name ?? '',
+          namespace: pod.metadata?.namespace ?? '',
+          body: { gracePeriodSeconds: 0, preconditions: { uid } },
+        })
         .catch((error: unknown) => {
           // Gone already, or the name now holds another Pod (the uid precondition failed).
           if (!isNotFound(error) && !isConflict(error)) throw error;

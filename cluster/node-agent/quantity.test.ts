@@ -17,10 +17,22 @@ describe('parseQuantity', () => {
 });
 
 describe('containerLimits', () => {
-  const cases: { name: string; limits: Record<string, string> | undefined; want: ReturnType<typeof containerLimits> }[] = [
+  const cases: {
+    name: string;
+    limits: Record<string, string> | undefined;
+    want: ReturnType<typeof containerLimits>;
+  }[] = [
     { name: 'gives nothing for a container without limits', limits: undefined, want: {} },
-    { name: 'turns memory into bytes and CPU into a quota per 100 ms period', limits: { memory: '64Mi', cpu: '500m' }, want: { memoryBytes: 67108864, cpuQuotaUs: 50000 } },
-    { name: 'rounds a tiny CPU limit up to the smallest quota the kernel takes', limits: { cpu: '1m' }, want: { cpuQuotaUs: 1000 } },
+    {
+      name: 'turns memory into bytes and CPU into a quota per 100 ms period',
+      limits: { memory: '64Mi', cpu: '500m' },
+      want: { memoryBytes: 67108864, cpuQuotaUs: 50000 },
+    },
+    {
+      name: 'rounds a tiny CPU limit up to the smallest quota the kernel takes',
+      limits: { cpu: '1m' },
+      want: { cpuQuotaUs: 1000 },
+    },
     { name: 'ignores limits that are not cpu or memory', limits: { 'ephemeral-storage': '1Gi' }, want: {} },
   ];
   it.each(cases)('$name', ({ limits, want }) => {

@@ -53,8 +53,22 @@ export function newRun(pod: V1Pod, startTime: Date, logger: Logger): PodRun {
 
 export function initialRecords(pod: V1Pod): Map<string, ContainerRecord> {
   const records = new Map<string, ContainerRecord>();
-  for (const c of pod.spec?.initContainers ?? []) records.set(c.name, { name: c.name, image: c.image ?? '', init: true, phase: { kind: 'waiting', reason: 'PodInitializing' }, restartCount: 0 });
-  for (const c of pod.spec?.containers ?? []) records.set(c.name, { name: c.name, image: c.image ?? '', init: false, phase: { kind: 'waiting', reason: 'ContainerCreating' }, restartCount: 0 });
+  for (const c of pod.spec?.initContainers ?? [])
+    records.set(c.name, {
+      name: c.name,
+      image: c.image ?? '',
+      init: true,
+      phase: { kind: 'waiting', reason: 'PodInitializing' },
+      restartCount: 0,
+    });
+  for (const c of pod.spec?.containers ?? [])
+    records.set(c.name, {
+      name: c.name,
+      image: c.image ?? '',
+      init: false,
+      phase: { kind: 'waiting', reason: 'ContainerCreating' },
+      restartCount: 0,
+    });
   return records;
 }
 
@@ -93,12 +107,31 @@ export function deadlineIn(pod: V1Pod, startTime: Date, now: Date): number | und
 
 /** What a container of a recovered Pod reports: its earlier end if it had one, else killed. */
 export function recoveredRecord(pod: V1Pod, record: ContainerRecord, message: string, now: Date): ContainerRecord {
-  const before = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].find((s) => s.name === record.name);
+  const before = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].find(
+    (s) => s.name === record.name,
+  );
   const ended = before?.state?.terminated;
-  const killed: ContainerPhase = { kind: 'terminated', exitCode: 137, reason: 'NodeAgentRestarted', message, startedAt: before?.state?.running?.startedAt ?? now, finishedAt: now };
-  return { ...record, phase: ended === undefined ? killed : endedPhase(ended, now), restartCount: before?.restartCount ?? 0 };
+  const killed: ContainerPhase = {
+    kind: 'terminated',
+    exitCode: 137,
+    reason: 'NodeAgentRestarted',
+    message,
+    startedAt: before?.state?.running?.startedAt ?? now,
+    finishedAt: now,
+  };
+  return {
+    ...record,
+    phase: ended === undefined ? killed : endedPhase(ended, now),
+    restartCount: before?.restartCount ?? 0,
+  };
 }
 
 function endedPhase(ended: V1ContainerStateTerminated, now: Date): ContainerPhase {
-  return { kind: 'terminated', exitCode: ended.exitCode, reason: ended.reason ?? terminationReason(ended.exitCode), startedAt: ended.startedAt ?? now, finishedAt: ended.finishedAt ?? now };
+  return {
+    kind: 'terminated',
+    exitCode: ended.exitCode,
+    reason: ended.reason ?? terminationReason(ended.exitCode),
+    startedAt: ended.startedAt ?? now,
+    finishedAt: ended.finishedAt ?? now,
+  };
 }

@@ -64,20 +64,45 @@ export function wrapperScript(wrapper: Wrapper): string {
   const fail = `2>${shellQuote(paths.setupError)} || exit ${String(SETUP_FAILED)}`;
   const lines = wrapper.cgroups.map((procs) => `echo $$ > ${shellQuote(procs)} ${fail}`);
   if (wrapper.mode === 'overlay-tmpfs') {
-    lines.push(`{ mount -t tmpfs -o mode=0755 tmpfs ${shellQuote(paths.memory)} && cp -a ${shellQuote(paths.upper)} ${shellQuote(paths.work)} ${shellQuote(paths.memory)}/; } ${fail}`);
+    lines.push(
+      `{ mount -t tmpfs -o mode=0755 tmpfs ${shellQuote(paths.memory)} && cp -a ${shellQuote(paths.upper)} ${shellQuote(paths.work)} ${shellQuote(paths.memory)}/; } ${fail}`,
+    );
   }
   lines.push(`mount -a -T ${shellQuote(paths.fstab)} ${fail}`);
-  lines.push(`exec unshare --root=${shellQuote(paths.root)} --wd=${shellQuote(wrapper.cwd)} ${wrapper.setpriv.length === 0 ? '' : 'setpriv '}"$@"`);
+  lines.push(
+    `exec unshare --root=${shellQuote(paths.root)} --wd=${shellQuote(wrapper.cwd)} ${wrapper.setpriv.length === 0 ? '' : 'setpriv '}"$@"`,
+  );
   return lines.join('\n');
 }
 
 /** The argv to spawn for a container: wrapped in its sandbox, or only under setpriv without one. */
 export function containerArgv(wrapper: Wrapper, argv: readonly string[]): string[] {
-  if (wrapper.mode === 'none') return wrapper.setpriv.length === 0 ? [...argv] : ['setpriv', ...wrapper.setpriv, ...argv];
-  return ['unshare', '--mount', '--propagation', 'private', '--', '/bin/sh', '-c', wrapperScript(wrapper), 'kubedag-sandbox', ...wrapper.setpriv, ...argv];
+  if (wrapper.mode === 'none')
+    return wrapper.setpriv.length === 0 ? [...argv] : ['setpriv', ...wrapper.setpriv, ...argv];
+  return [
+    'unshare',
+    '--mount',
+    '--propagation',
+    'private',
+    '--',
+    '/bin/sh',
+    '-c',
+    wrapperScript(wrapper),
+    'kubedag-sandbox',
+    ...wrapper.setpriv,
+    ...argv,
+  ];
 }
 
-const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGUSR1: 10, SIGUSR2: 12, SIGTERM: 15 };
+const SIGNALS: Record<string, number> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGQUIT: 3,
+  SIGKILL: 9,
+  SIGUSR1: 10,
+  SIGUSR2: 12,
+  SIGTERM: 15,
+};
 
 export async function launch(spec: Launch): Promise<RunningContainer> {
   const [command = '', ...args] = spec.argv;
@@ -101,13 +126,22 @@ export async function launch(spec: Launch): Promise<RunningContainer> {
   });
   const startedAt = spec.clock.now();
   let done = false;
-  const closed = new Promise<void>((resolve) => child.once('close', () => { resolve(); }));
+  const closed = new Promise<void>((resolve) =>
+    child.once('close', () => {
+      resolve();
+    }),
+  );
   const exited = new Promise<Exit>((resolve) => {
     child.once('exit', (code, signal) => {
       done = true;
       const exitCode = code ?? 128 + (SIGNALS[signal ?? ''] ?? 0);
       const startError = exitCode === SETUP_FAILED ? setupError(spec.setupError) : undefined;
-      const exit = { exitCode, signal, finishedAt: spec.clock.now(), ...(startError === undefined ? {} : { startError }) };
+      const exit = {
+        exitCode,
+        signal,
+        finishedAt: spec.clock.now(),
+        ...(startError === undefined ? {} : { startError }),
+      };
       // Like a runtime tearing down a container: when its main process ends, so does the rest.
       try {
         process.kill(-pid, 'SIGKILL');

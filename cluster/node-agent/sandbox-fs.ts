@@ -4,7 +4,19 @@
  * finding out once at agent start which kind of sandbox this machine allows.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { cleanPath, within, type Entry } from './paths.ts';
 import { fstab, layerPaths, type Create, type SandboxMode, type SandboxPlan } from './sandbox.ts';
@@ -30,7 +42,9 @@ export function hostSubmounts(mountinfo = '/proc/self/mountinfo'): string[] {
   }
   const points = text.split('\n').flatMap((line) => {
     const point = line.split(' ')[4];
-    return point === undefined ? [] : [point.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)))];
+    return point === undefined
+      ? []
+      : [point.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)))];
   });
   return [...new Set(points)].filter((p) => p !== '/');
 }
@@ -42,7 +56,9 @@ export function hostSubmounts(mountinfo = '/proc/self/mountinfo'): string[] {
  */
 function ensureUpperDirs(upper: string, path: string, submounts: readonly string[]): void {
   let prefix = '';
-  for (const part of cleanPath(path).split('/').filter((p) => p !== '')) {
+  for (const part of cleanPath(path)
+    .split('/')
+    .filter((p) => p !== '')) {
     prefix = `${prefix}/${part}`;
     const target = join(upper, prefix);
     if (existsSync(target)) continue;
@@ -107,7 +123,11 @@ export function probeSandbox(stateDir: string): SandboxMode {
   const attempt = (memory: boolean): boolean => {
     rmSync(dir, { recursive: true, force: true });
     for (const sub of ['upper', 'work', 'root', 'memory']) mkdirSync(join(dir, sub), { recursive: true });
-    return spawnSync('unshare', ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', probeScript(dir, memory)], { stdio: 'ignore' }).status === 0;
+    return (
+      spawnSync('unshare', ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', probeScript(dir, memory)], {
+        stdio: 'ignore',
+      }).status === 0
+    );
   };
   try {
     if (/[,:\s]/.test(stateDir)) return 'none';

@@ -24,7 +24,13 @@ export const DEFAULT_TERMINATION_PATH = '/dev/termination-log';
 export const DEVICES = ['null', 'zero', 'full', 'random', 'urandom', 'tty'] as const;
 
 /** Links every container's /dev has (bash's process substitution needs /dev/fd). */
-export const DEV_LINKS: Readonly<Record<string, string>> = { ptmx: 'pts/ptmx', fd: '/proc/self/fd', stdin: '/proc/self/fd/0', stdout: '/proc/self/fd/1', stderr: '/proc/self/fd/2' };
+export const DEV_LINKS: Readonly<Record<string, string>> = {
+  ptmx: 'pts/ptmx',
+  fd: '/proc/self/fd',
+  stdin: '/proc/self/fd/0',
+  stdout: '/proc/self/fd/1',
+  stderr: '/proc/self/fd/2',
+};
 
 export interface VolumeMount {
   /** The volume's directory (or file, with subPath) on the host. */
@@ -141,20 +147,44 @@ function createTarget(path: string, kind: 'dir' | 'file', binds: readonly Bind[]
 const fixedBinds = (input: SandboxInput, tmp: string): Bind[] => [
   { source: tmp, target: '/tmp', readOnly: input.readOnlyRoot, file: false },
   ...DEVICES.map((name) => ({ source: `/dev/${name}`, target: `/dev/${name}`, readOnly: false, file: true })),
-  { source: 'shm', target: '/dev/shm', readOnly: false, file: false, type: 'tmpfs', options: 'nosuid,nodev,noexec,mode=1777,size=65536k' },
-  { source: 'devpts', target: '/dev/pts', readOnly: false, file: false, type: 'devpts', options: 'newinstance,ptmxmode=0666,mode=0620,nosuid,noexec' },
-  ...(input.workingDir === undefined ? [{ source: input.scratch, target: SCRATCH_PATH, readOnly: false, file: false }] : []),
+  {
+    source: 'shm',
+    target: '/dev/shm',
+    readOnly: false,
+    file: false,
+    type: 'tmpfs',
+    options: 'nosuid,nodev,noexec,mode=1777,size=65536k',
+  },
+  {
+    source: 'devpts',
+    target: '/dev/pts',
+    readOnly: false,
+    file: false,
+    type: 'devpts',
+    options: 'newinstance,ptmxmode=0666,mode=0620,nosuid,noexec',
+  },
+  ...(input.workingDir === undefined
+    ? [{ source: input.scratch, target: SCRATCH_PATH, readOnly: false, file: false }]
+    : []),
 ];
 
 /** The plan for one container attempt; `host` looks at the host as the agent sees it. */
 export function planSandbox(input: SandboxInput, host: View): SandboxPlan {
   const paths = layerPaths(input.layer);
   // Parents before children, as containerd orders mounts; fixed mounts first among equals.
-  const wanted = [...fixedBinds(input, paths.tmp), ...input.mounts].map((b, index) => ({ b, index })).sort((x, y) => depth(x.b.target) - depth(y.b.target) || x.index - y.index).map(({ b }) => b);
+  const wanted = [...fixedBinds(input, paths.tmp), ...input.mounts]
+    .map((b, index) => ({ b, index }))
+    .sort((x, y) => depth(x.b.target) - depth(y.b.target) || x.index - y.index)
+    .map(({ b }) => b);
   const binds: Bind[] = [];
   const create: Create[] = [
     ...DEVICES.map((name): Create => ({ where: 'upper', path: `/dev/${name}`, kind: 'file' })),
-    ...Object.entries(DEV_LINKS).map(([name, target]): Create => ({ where: 'upper', path: `/dev/${name}`, kind: 'symlink', target })),
+    ...Object.entries(DEV_LINKS).map(([name, target]): Create => ({
+      where: 'upper',
+      path: `/dev/${name}`,
+      kind: 'symlink',
+      target,
+    })),
   ];
   const place = (bind: Bind): void => {
     const view = rootView(input, binds, host);
@@ -164,7 +194,12 @@ export function planSandbox(input: SandboxInput, host: View): SandboxPlan {
     binds.push({ ...bind, target });
   };
   wanted.forEach(place);
-  place({ source: paths.terminationLog, target: input.terminationMessagePath ?? DEFAULT_TERMINATION_PATH, readOnly: false, file: true });
+  place({
+    source: paths.terminationLog,
+    target: input.terminationMessagePath ?? DEFAULT_TERMINATION_PATH,
+    readOnly: false,
+    file: true,
+  });
   const view = rootView(input, binds, host);
   const cwd = input.workingDir === undefined ? SCRATCH_PATH : resolveInRoot(input.workingDir, view);
   const workDir = createTarget(cwd, 'dir', binds, view);
@@ -172,15 +207,35 @@ export function planSandbox(input: SandboxInput, host: View): SandboxPlan {
     { source: 'overlay', target: '/', type: 'overlay', options: overlayOptions(input, paths) },
     { source: 'proc', target: '/proc', type: 'proc', options: 'nosuid,nodev,noexec' },
     { source: 'sysfs', target: '/sys', type: 'sysfs', options: 'ro,nosuid,nodev,noexec' },
-    ...hidden(input).map((path) => ({ source: 'tmpfs', target: path, type: 'tmpfs', options: 'ro,nosuid,nodev,noexec,size=4k,mode=0755' })),
-    ...binds.map((b) => ({ source: b.source, target: b.target, type: b.type ?? 'none', options: b.options ?? (b.readOnly ? 'bind,ro' : 'bind') })),
+    ...hidden(input).map((path) => ({
+      source: 'tmpfs',
+      target: path,
+      type: 'tmpfs',
+      options: 'ro,nosuid,nodev,noexec,size=4k,mode=0755',
+    })),
+    ...binds.map((b) => ({
+      source: b.source,
+      target: b.target,
+      type: b.type ?? 'none',
+      options: b.options ?? (b.readOnly ? 'bind,ro' : 'bind'),
+    })),
   ];
   const executable = findExecutable(input.command.name, input.command.searchPath, view, cwd);
-  return { root: paths.root, upper: paths.upper, cwd, entries, create: workDir === undefined ? create : [...create, workDir], terminationLog: paths.terminationLog, executable };
+  return {
+    root: paths.root,
+    upper: paths.upper,
+    cwd,
+    entries,
+    create: workDir === undefined ? create : [...create, workDir],
+    terminationLog: paths.terminationLog,
+    executable,
+  };
 }
 
 function overlayOptions(input: SandboxInput, paths: LayerPaths): string {
-  const [upper, work] = input.upperOnTmpfs ? [join(paths.memory, 'upper'), join(paths.memory, 'work')] : [paths.upper, paths.work];
+  const [upper, work] = input.upperOnTmpfs
+    ? [join(paths.memory, 'upper'), join(paths.memory, 'work')]
+    : [paths.upper, paths.work];
   return `${input.readOnlyRoot ? 'ro,' : ''}lowerdir=/,upperdir=${upper},workdir=${work}`;
 }
 
@@ -200,7 +255,11 @@ function field(text: string): string {
 
 /** The fstab `mount -a -T` reads; targets are placed below `root`. */
 export function fstab(entries: readonly FstabEntry[], root: string): string {
-  return entries.map((e) => `${field(e.source)} ${field(e.target === '/' ? root : join(root, e.target))} ${e.type} ${e.options} 0 0\n`).join('');
+  return entries
+    .map(
+      (e) => `${field(e.source)} ${field(e.target === '/' ? root : join(root, e.target))} ${e.type} ${e.options} 0 0\n`,
+    )
+    .join('');
 }
 
 export type { Entry, View };

@@ -25,19 +25,73 @@ export interface ContainerSecurity {
 }
 
 /** What containerd grants a container that asks for nothing (its default capability set). */
-export const DEFAULT_CAPABILITIES: readonly string[] = ['chown', 'dac_override', 'fsetid', 'fowner', 'mknod', 'net_raw', 'setgid', 'setuid', 'setfcap', 'setpcap', 'net_bind_service', 'sys_chroot', 'kill', 'audit_write'];
+export const DEFAULT_CAPABILITIES: readonly string[] = [
+  'chown',
+  'dac_override',
+  'fsetid',
+  'fowner',
+  'mknod',
+  'net_raw',
+  'setgid',
+  'setuid',
+  'setfcap',
+  'setpcap',
+  'net_bind_service',
+  'sys_chroot',
+  'kill',
+  'audit_write',
+];
 
 /** Every capability setpriv (libcap-ng) knows by name; others are ignored rather than failing the start. */
 export const KNOWN_CAPABILITIES: readonly string[] = [
-  'chown', 'dac_override', 'dac_read_search', 'fowner', 'fsetid', 'kill', 'setgid', 'setuid', 'setpcap', 'linux_immutable', 'net_bind_service', 'net_broadcast', 'net_admin', 'net_raw',
-  'ipc_lock', 'ipc_owner', 'sys_module', 'sys_rawio', 'sys_chroot', 'sys_ptrace', 'sys_pacct', 'sys_admin', 'sys_boot', 'sys_nice', 'sys_resource', 'sys_time', 'sys_tty_config', 'mknod',
-  'lease', 'audit_write', 'audit_control', 'setfcap', 'mac_override', 'mac_admin', 'syslog', 'wake_alarm', 'block_suspend', 'audit_read', 'perfmon', 'bpf', 'checkpoint_restore',
+  'chown',
+  'dac_override',
+  'dac_read_search',
+  'fowner',
+  'fsetid',
+  'kill',
+  'setgid',
+  'setuid',
+  'setpcap',
+  'linux_immutable',
+  'net_bind_service',
+  'net_broadcast',
+  'net_admin',
+  'net_raw',
+  'ipc_lock',
+  'ipc_owner',
+  'sys_module',
+  'sys_rawio',
+  'sys_chroot',
+  'sys_ptrace',
+  'sys_pacct',
+  'sys_admin',
+  'sys_boot',
+  'sys_nice',
+  'sys_resource',
+  'sys_time',
+  'sys_tty_config',
+  'mknod',
+  'lease',
+  'audit_write',
+  'audit_control',
+  'setfcap',
+  'mac_override',
+  'mac_admin',
+  'syslog',
+  'wake_alarm',
+  'block_suspend',
+  'audit_read',
+  'perfmon',
+  'bpf',
+  'checkpoint_restore',
 ];
 
 /** A start the kubelet refuses (CreateContainerConfigError); it retries, the spec will not change. */
 export class SecurityConfigError extends Error {}
 
-const podName = (pod: V1Pod): string => `${pod.metadata?.name ?? ''}_${pod.metadata?.namespace ?? ''}(${pod.metadata?.uid ?? ''})`;
+const podName = (pod: V1Pod): string =>
+  `${pod.metadata?.name ?? ''}_${pod.metadata?.namespace ?? ''}(${pod.metadata?.uid ?? ''})`;
 
 /**
  * The kubelet's verifyRunAsNonRoot: the image user here is root (the host is the image), so
@@ -46,8 +100,14 @@ const podName = (pod: V1Pod): string => `${pod.metadata?.name ?? ''}_${pod.metad
 function verifyNonRoot(pod: V1Pod, container: V1Container, uid: number | undefined): void {
   const nonRoot = container.securityContext?.runAsNonRoot ?? pod.spec?.securityContext?.runAsNonRoot;
   if (nonRoot !== true) return;
-  if (uid === 0) throw new SecurityConfigError(`container's runAsUser breaks non-root policy (pod: "${podName(pod)}", container: ${container.name})`);
-  if (uid === undefined) throw new SecurityConfigError(`container has runAsNonRoot and image will run as root (pod: "${podName(pod)}", container: ${container.name})`);
+  if (uid === 0)
+    throw new SecurityConfigError(
+      `container's runAsUser breaks non-root policy (pod: "${podName(pod)}", container: ${container.name})`,
+    );
+  if (uid === undefined)
+    throw new SecurityConfigError(
+      `container has runAsNonRoot and image will run as root (pod: "${podName(pod)}", container: ${container.name})`,
+    );
 }
 
 /** The container's setting, else the Pod's: runAsUser, runAsGroup and runAsNonRoot work so. */

@@ -28,7 +28,13 @@ function number(value: string | null): number | undefined {
 
 export function startLogServer(options: ServerOptions): Promise<Server> {
   const server = createServer(
-    { cert: readFileSync(options.cert), key: readFileSync(options.key), ca: readFileSync(options.clientCa), requestCert: true, rejectUnauthorized: true },
+    {
+      cert: readFileSync(options.cert),
+      key: readFileSync(options.key),
+      ca: readFileSync(options.clientCa),
+      requestCert: true,
+      rejectUnauthorized: true,
+    },
     (req, res) => {
       const url = new URL(req.url ?? '/', 'https://node');
       const match = /^\/containerLogs\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(url.pathname);
@@ -40,7 +46,9 @@ export function startLogServer(options: ServerOptions): Promise<Server> {
       const params = url.searchParams;
       const log = options.pods.logOf(namespace, pod, container, params.get('previous') === 'true');
       if (log === undefined) {
-        res.writeHead(404, { 'content-type': 'text/plain' }).end(`container "${container}" in pod "${pod}" has no log on this node\n`);
+        res
+          .writeHead(404, { 'content-type': 'text/plain' })
+          .end(`container "${container}" in pod "${pod}" has no log on this node\n`);
         return;
       }
       const query: LogQuery = {
@@ -57,7 +65,14 @@ export function startLogServer(options: ServerOptions): Promise<Server> {
         if (params.get('follow') === 'true' && query.limitBytes === undefined) {
           let closed = false;
           req.on('close', () => (closed = true));
-          await follow({ path: log.path, offset: size, timestamps: query.timestamps === true, write: (text) => res.write(text), done: () => !log.live(), closed: () => closed });
+          await follow({
+            path: log.path,
+            offset: size,
+            timestamps: query.timestamps === true,
+            write: (text) => res.write(text),
+            done: () => !log.live(),
+            closed: () => closed,
+          });
         }
         res.end();
       })().catch(() => res.destroy());
@@ -65,7 +80,8 @@ export function startLogServer(options: ServerOptions): Promise<Server> {
   );
   const exec = execEndpoint(options.pods, options.logger);
   server.on('upgrade', (req, socket, head) => {
-    if (!exec.upgrade(req, socket, head)) socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+    if (!exec.upgrade(req, socket, head))
+      socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

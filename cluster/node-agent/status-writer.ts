@@ -44,28 +44,62 @@ export class StatusWriter {
     const now = this.options.clock.now();
     const message = 'the node agent restarted while this Pod ran; its processes were stopped';
     const records = [...initialRecords(pod).values()].map((record) => recoveredRecord(pod, record, message, now));
-    const status = { ...podStatus(pod, records, pod.status?.startTime ?? now, now), phase: 'Failed' as const, reason: 'NodeAgentRestarted', message };
+    const status = {
+      ...podStatus(pod, records, pod.status?.startTime ?? now, now),
+      phase: 'Failed' as const,
+      reason: 'NodeAgentRestarted',
+      message,
+    };
     const log = this.options.logger.child({ pod: `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}` });
     log.warn('an earlier agent started this Pod: failing it instead of starting it again');
-    await this.replace(log, pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', pod.metadata?.uid ?? '', () => status);
+    await this.replace(
+      log,
+      pod.metadata?.namespace ?? '',
+      pod.metadata?.name ?? '',
+      pod.metadata?.uid ?? '',
+      () => status,
+    );
   }
 
   private async send(run: PodRun, records: readonly ContainerRecord[], reason: PodRun['deadline']): Promise<void> {
-    const deadline = reason === undefined ? {} : { phase: 'Failed' as const, reason, message: 'Pod was active on the node longer than the specified deadline' };
+    const deadline =
+      reason === undefined
+        ? {}
+        : {
+            phase: 'Failed' as const,
+            reason,
+            message: 'Pod was active on the node longer than the specified deadline',
+          };
     const status = { ...podStatus(run.pod, records, run.startTime, this.options.clock.now()), ...deadline };
     run.pod = { ...run.pod, status };
     try {
-      await this.options.api.patchNamespacedPodStatus({ name: run.name, namespace: run.namespace, body: [{ op: 'test', path: '/metadata/uid', value: run.uid }, { op: 'replace', path: '/status', value: status }] });
+      await this.options.api.patchNamespacedPodStatus({
+        name: run.name,
+        namespace: run.namespace,
+        body: [
+          { op: 'test', path: '/metadata/uid', value: run.uid },
+          { op: 'replace', path: '/status', value: status },
+        ],
+      });
     } catch (error) {
       // Gone, or replaced by another Pod of the same name (the uid test fails): nothing to report.
       if (isNotFound(error) || isInvalid(error) || isConflict(error)) return;
       run.log.warn({ error: errorMessage(error) }, 'status patch failed; reading the Pod and replacing its status');
-      await this.replace(run.log, run.namespace, run.name, run.uid, (pod) => ({ ...podStatus(pod, records, run.startTime, this.options.clock.now()), ...deadline }));
+      await this.replace(run.log, run.namespace, run.name, run.uid, (pod) => ({
+        ...podStatus(pod, records, run.startTime, this.options.clock.now()),
+        ...deadline,
+      }));
     }
   }
 
   /** Read, compute, replace; retried on conflicts. A Pod that is gone needs no status. */
-  private async replace(log: Logger, namespace: string, name: string, uid: string, compute: (pod: V1Pod) => NonNullable<V1Pod['status']>): Promise<void> {
+  private async replace(
+    log: Logger,
+    namespace: string,
+    name: string,
+    uid: string,
+    compute: (pod: V1Pod) => NonNullable<V1Pod['status']>,
+  ): Promise<void> {
     for (let attempt = 0; attempt < 10; attempt += 1) {
       try {
         const pod = await this.options.api.readNamespacedPod({ name, namespace });

@@ -7,7 +7,14 @@ import type { V1ContainerState, V1ContainerStatus, V1Pod, V1PodCondition, V1PodS
 export type ContainerPhase =
   | { readonly kind: 'waiting'; readonly reason: string; readonly message?: string }
   | { readonly kind: 'running'; readonly startedAt: Date }
-  | { readonly kind: 'terminated'; readonly exitCode: number; readonly reason: string; readonly message?: string; readonly startedAt: Date; readonly finishedAt: Date };
+  | {
+      readonly kind: 'terminated';
+      readonly exitCode: number;
+      readonly reason: string;
+      readonly message?: string;
+      readonly startedAt: Date;
+      readonly finishedAt: Date;
+    };
 
 export interface ContainerRecord {
   readonly name: string;
@@ -60,7 +67,8 @@ export function podPhase(records: readonly ContainerRecord[]): NonNullable<V1Pod
   const mains = records.filter((r) => !r.init);
   if (inits.some(failed)) return 'Failed';
   if (!inits.every(succeeded)) return 'Pending';
-  if (mains.length > 0 && mains.every((r) => r.phase.kind === 'terminated')) return mains.every(succeeded) ? 'Succeeded' : 'Failed';
+  if (mains.length > 0 && mains.every((r) => r.phase.kind === 'terminated'))
+    return mains.every(succeeded) ? 'Succeeded' : 'Failed';
   return mains.some((r) => r.phase.kind === 'running' || r.phase.kind === 'terminated') ? 'Running' : 'Pending';
 }
 
@@ -92,7 +100,11 @@ export function podStatus(pod: V1Pod, records: readonly ContainerRecord[], start
     phase,
     conditions: conditions.map((c) => {
       const before = previous.get(c.type);
-      return { ...c, lastTransitionTime: before?.status === c.status && before.lastTransitionTime !== undefined ? before.lastTransitionTime : now };
+      return {
+        ...c,
+        lastTransitionTime:
+          before?.status === c.status && before.lastTransitionTime !== undefined ? before.lastTransitionTime : now,
+      };
     }),
     hostIP: '127.0.0.1',
     hostIPs: [{ ip: '127.0.0.1' }],

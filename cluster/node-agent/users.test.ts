@@ -1,11 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { imageGroups, parseImageUsers, userOf } from './users.ts';
 
-const users = parseImageUsers('# comment\nroot:x:0:0:root:/root:/bin/bash\nbob:x:1001:100::/home/bob:/bin/sh\nbroken line\n', 'users:x:100:\nadm:x:4:bob,carol\nwheel:x:10:\n');
+const users = parseImageUsers(
+  '# comment\nroot:x:0:0:root:/root:/bin/bash\nbob:x:1001:100::/home/bob:/bin/sh\nbroken line\n',
+  'users:x:100:\nadm:x:4:bob,carol\nwheel:x:10:\n',
+);
 
 describe('the image users', () => {
   it('reads users from passwd text, skipping comments and malformed lines', () => {
-    expect(users.users.map((u) => [u.name, u.uid, u.gid, u.home])).toEqual([['root', 0, 0, '/root'], ['bob', 1001, 100, '/home/bob']]);
+    expect(users.users.map((u) => [u.name, u.uid, u.gid, u.home])).toEqual([
+      ['root', 0, 0, '/root'],
+      ['bob', 1001, 100, '/home/bob'],
+    ]);
   });
 
   it('finds a user by uid, and nobody for an unknown uid', () => {

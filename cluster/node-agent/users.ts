@@ -27,8 +27,14 @@ const fields = (text: string): string[][] =>
 
 /** Reads passwd and group text; malformed lines are skipped, as libc skips them. */
 export function parseImageUsers(passwd: string, group: string): ImageUsers {
-  const users = fields(passwd).flatMap(([name = '', , uid = '', gid = '', , home = '']) => (/^\d+$/.test(uid) && /^\d+$/.test(gid) ? [{ name, uid: Number(uid), gid: Number(gid), home }] : []));
-  const members = new Map(fields(group).flatMap(([, , gid = '', list = '']) => (/^\d+$/.test(gid) ? [[Number(gid), list.split(',').filter((m) => m !== '')] as const] : [])));
+  const users = fields(passwd).flatMap(([name = '', , uid = '', gid = '', , home = '']) =>
+    /^\d+$/.test(uid) && /^\d+$/.test(gid) ? [{ name, uid: Number(uid), gid: Number(gid), home }] : [],
+  );
+  const members = new Map(
+    fields(group).flatMap(([, , gid = '', list = '']) =>
+      /^\d+$/.test(gid) ? [[Number(gid), list.split(',').filter((m) => m !== '')] as const] : [],
+    ),
+  );
   return { users, members };
 }
 

@@ -32,14 +32,23 @@ async function writeFiles(dir: string, files: Record<string, string>, mode: numb
 }
 
 /** Applies a volume's `items` list (key -> path), or keeps every key as its own file. */
-function selectItems(data: Record<string, string>, items: readonly { key: string; path: string }[] | undefined): Record<string, string> {
+function selectItems(
+  data: Record<string, string>,
+  items: readonly { key: string; path: string }[] | undefined,
+): Record<string, string> {
   if (items === undefined || items.length === 0) return data;
-  return Object.fromEntries(items.flatMap((item) => (data[item.key] === undefined ? [] : [[item.path, data[item.key] ?? '']])));
+  return Object.fromEntries(
+    items.flatMap((item) => (data[item.key] === undefined ? [] : [[item.path, data[item.key] ?? '']])),
+  );
 }
 
 type Projection = NonNullable<NonNullable<V1Volume['projected']>['sources']>[number];
 
-async function projectedFiles(pod: V1Pod, projections: readonly Projection[], sources: Sources): Promise<Record<string, string>> {
+async function projectedFiles(
+  pod: V1Pod,
+  projections: readonly Projection[],
+  sources: Sources,
+): Promise<Record<string, string>> {
   const files: Record<string, string> = {};
   for (const source of projections) Object.assign(files, await projectionFiles(pod, source, sources));
   return files;
@@ -47,14 +56,29 @@ async function projectedFiles(pod: V1Pod, projections: readonly Projection[], so
 
 async function projectionFiles(pod: V1Pod, source: Projection, sources: Sources): Promise<Record<string, string>> {
   const namespace = pod.metadata?.namespace ?? 'default';
-  if (source.serviceAccountToken) return { [source.serviceAccountToken.path]: await boundToken(pod, source.serviceAccountToken, sources) };
-  if (source.configMap) return selectItems((await configMapData(sources, namespace, source.configMap.name ?? '', source.configMap.optional === true)) ?? {}, source.configMap.items);
-  if (source.secret) return selectItems((await secretData(sources, namespace, source.secret.name ?? '', source.secret.optional === true)) ?? {}, source.secret.items);
-  return Object.fromEntries((source.downwardAPI?.items ?? []).map((item) => [item.path, item.fieldRef ? fieldValue(pod, item.fieldRef) : '']));
+  if (source.serviceAccountToken)
+    return { [source.serviceAccountToken.path]: await boundToken(pod, source.serviceAccountToken, sources) };
+  if (source.configMap)
+    return selectItems(
+      (await configMapData(sources, namespace, source.configMap.name ?? '', source.configMap.optional === true)) ?? {},
+      source.configMap.items,
+    );
+  if (source.secret)
+    return selectItems(
+      (await secretData(sources, namespace, source.secret.name ?? '', source.secret.optional === true)) ?? {},
+      source.secret.items,
+    );
+  return Object.fromEntries(
+    (source.downwardAPI?.items ?? []).map((item) => [item.path, item.fieldRef ? fieldValue(pod, item.fieldRef) : '']),
+  );
 }
 
 /** Like the kubelet: a token bound to this Pod, requested through the TokenRequest API. */
-async function boundToken(pod: V1Pod, projection: NonNullable<Projection['serviceAccountToken']>, sources: Sources): Promise<string> {
+async function boundToken(
+  pod: V1Pod,
+  projection: NonNullable<Projection['serviceAccountToken']>,
+  sources: Sources,
+): Promise<string> {
   const token = await sources.api.createNamespacedServiceAccountToken({
     name: pod.spec?.serviceAccountName ?? 'default',
     namespace: pod.metadata?.namespace ?? 'default',
@@ -78,26 +102,44 @@ export function volumeDirectory(pv: V1PersistentVolume): { path: string; managed
 }
 
 /** The claim, when it is bound; an unbound or missing claim is waited for, as the kubelet does. */
-async function boundClaim(pod: V1Pod, claimName: string, sources: Sources, ownerUid: string | undefined): Promise<V1PersistentVolumeClaim & { spec: { volumeName: string } }> {
+async function boundClaim(
+  pod: V1Pod,
+  claimName: string,
+  sources: Sources,
+  ownerUid: string | undefined,
+): Promise<V1PersistentVolumeClaim & { spec: { volumeName: string } }> {
   const namespace = pod.metadata?.namespace ?? 'default';
-  const claim = await sources.api.readNamespacedPersistentVolumeClaim({ name: claimName, namespace }).catch((error: unknown) => {
-    if (isNotFound(error)) throw new VolumeNotReady(`persistentvolumeclaim "${claimName}" not found`);
-    throw error;
-  });
-  if (ownerUid !== undefined && !(claim.metadata?.ownerReferences ?? []).some((o) => o.uid === ownerUid)) throw new ConfigError(`PVC ${namespace}/${claimName} was not created for pod ${namespace}/${pod.metadata?.name ?? ''} (pod is not owner)`);
+  const claim = await sources.api
+    .readNamespacedPersistentVolumeClaim({ name: claimName, namespace })
+    .catch((error: unknown) => {
+      if (isNotFound(error)) throw new VolumeNotReady(`persistentvolumeclaim "${claimName}" not found`);
+      throw error;
+    });
+  if (ownerUid !== undefined && !(claim.metadata?.ownerReferences ?? []).some((o) => o.uid === ownerUid))
+    throw new ConfigError(
+      `PVC ${namespace}/${claimName} was not created for pod ${namespace}/${pod.metadata?.name ?? ''} (pod is not owner)`,
+    );
   const volumeName = claim.spec?.volumeName ?? '';
-  if (volumeName === '' || claim.status?.phase !== 'Bound') throw new VolumeNotReady(`waiting for persistentvolumeclaim "${claimName}" to be bound`);
+  if (volumeName === '' || claim.status?.phase !== 'Bound')
+    throw new VolumeNotReady(`waiting for persistentvolumeclaim "${claimName}" to be bound`);
   return { ...claim, spec: { ...claim.spec, volumeName } };
 }
 
 /** Claim -> bound PersistentVolume -> its directory on this host. */
-async function claimDirectory(pod: V1Pod, claimName: string, sources: Sources, ownerUid?: string): Promise<{ path: string; managed: boolean }> {
+async function claimDirectory(
+  pod: V1Pod,
+  claimName: string,
+  sources: Sources,
+  ownerUid?: string,
+): Promise<{ path: string; managed: boolean }> {
   const claim = await boundClaim(pod, claimName, sources, ownerUid);
   const volumeName = claim.spec.volumeName;
   const pv = await sources.api.readPersistentVolume({ name: volumeName });
-  if (pv.spec?.claimRef?.uid !== claim.metadata?.uid) throw new VolumeNotReady(`persistentvolume "${volumeName}" is not bound to claim "${claimName}"`);
+  if (pv.spec?.claimRef?.uid !== claim.metadata?.uid)
+    throw new VolumeNotReady(`persistentvolume "${volumeName}" is not bound to claim "${claimName}"`);
   const dir = volumeDirectory(pv);
-  if (dir === undefined) throw new ConfigError(`persistentvolume "${volumeName}": this node agent mounts local and hostPath volumes only`);
+  if (dir === undefined)
+    throw new ConfigError(`persistentvolume "${volumeName}": this node agent mounts local and hostPath volumes only`);
   return dir;
 }
 
@@ -110,13 +152,19 @@ async function hostPathVolume(source: NonNullable<V1Volume['hostPath']>): Promis
   }
   if (type === 'Directory' || type === 'File') {
     const found = await stat(source.path).catch(() => undefined);
-    if (found === undefined || found.isDirectory() !== (type === 'Directory')) throw new VolumeNotReady(`hostPath type check failed: ${source.path} is not a ${type.toLowerCase()}`);
+    if (found === undefined || found.isDirectory() !== (type === 'Directory'))
+      throw new VolumeNotReady(`hostPath type check failed: ${source.path} is not a ${type.toLowerCase()}`);
   }
   return source.path;
 }
 
 /** Writes or finds a volume's directory; `dir` is where the agent keeps this Pod's copy. */
-async function materialise(pod: V1Pod, volume: V1Volume, dir: string, sources: Sources): Promise<PreparedVolume & { managed: boolean }> {
+async function materialise(
+  pod: V1Pod,
+  volume: V1Volume,
+  dir: string,
+  sources: Sources,
+): Promise<PreparedVolume & { managed: boolean }> {
   const namespace = pod.metadata?.namespace ?? 'default';
   if (volume.hostPath) return { path: await hostPathVolume(volume.hostPath), readOnly: false, managed: false };
   if (volume.emptyDir) {
@@ -129,7 +177,11 @@ async function materialise(pod: V1Pod, volume: V1Volume, dir: string, sources: S
     const claim = await claimDirectory(pod, volume.persistentVolumeClaim.claimName, sources);
     return { ...claim, readOnly: volume.persistentVolumeClaim.readOnly === true };
   }
-  if (volume.ephemeral) return { ...(await claimDirectory(pod, `${pod.metadata?.name ?? ''}-${volume.name}`, sources, pod.metadata?.uid)), readOnly: false };
+  if (volume.ephemeral)
+    return {
+      ...(await claimDirectory(pod, `${pod.metadata?.name ?? ''}-${volume.name}`, sources, pod.metadata?.uid)),
+      readOnly: false,
+    };
   const files = await atomicWriterFiles(pod, volume, sources, namespace);
   if (files === undefined) throw new ConfigError(`volume "${volume.name}": this node agent does not support its type`);
   await writeFiles(dir, files.data, files.mode);
@@ -137,20 +189,36 @@ async function materialise(pod: V1Pod, volume: V1Volume, dir: string, sources: S
 }
 
 /** Secret, ConfigMap, downward API and projected volumes: files the kubelet writes and mounts read-only. */
-async function atomicWriterFiles(pod: V1Pod, volume: V1Volume, sources: Sources, namespace: string): Promise<{ data: Record<string, string>; mode: number | undefined } | undefined> {
+async function atomicWriterFiles(
+  pod: V1Pod,
+  volume: V1Volume,
+  sources: Sources,
+  namespace: string,
+): Promise<{ data: Record<string, string>; mode: number | undefined } | undefined> {
   if (volume.secret) {
     const data = await secretData(sources, namespace, volume.secret.secretName ?? '', volume.secret.optional === true);
     return { data: selectItems(data ?? {}, volume.secret.items), mode: volume.secret.defaultMode };
   }
   if (volume.configMap) {
-    const data = await configMapData(sources, namespace, volume.configMap.name ?? '', volume.configMap.optional === true);
+    const data = await configMapData(
+      sources,
+      namespace,
+      volume.configMap.name ?? '',
+      volume.configMap.optional === true,
+    );
     return { data: selectItems(data ?? {}, volume.configMap.items), mode: volume.configMap.defaultMode };
   }
   if (volume.downwardAPI) {
-    const data = Object.fromEntries((volume.downwardAPI.items ?? []).map((item) => [item.path, item.fieldRef ? fieldValue(pod, item.fieldRef) : '']));
+    const data = Object.fromEntries(
+      (volume.downwardAPI.items ?? []).map((item) => [item.path, item.fieldRef ? fieldValue(pod, item.fieldRef) : '']),
+    );
     return { data, mode: volume.downwardAPI.defaultMode };
   }
-  if (volume.projected) return { data: await projectedFiles(pod, volume.projected.sources ?? [], sources), mode: volume.projected.defaultMode };
+  if (volume.projected)
+    return {
+      data: await projectedFiles(pod, volume.projected.sources ?? [], sources),
+      mode: volume.projected.defaultMode,
+    };
   return undefined;
 }
 
@@ -158,12 +226,22 @@ async function atomicWriterFiles(pod: V1Pod, volume: V1Volume, sources: Sources,
  * A volume ready to mount, its ownership given to the Pod's fsGroup where the kubelet would
  * (not hostPath volumes, not read-only claims).
  */
-export async function prepareVolume(pod: V1Pod, volume: V1Volume, dir: string, sources: Sources): Promise<PreparedVolume> {
+export async function prepareVolume(
+  pod: V1Pod,
+  volume: V1Volume,
+  dir: string,
+  sources: Sources,
+): Promise<PreparedVolume> {
   const { managed, ...prepared } = await materialise(pod, volume, dir, sources);
   const fsGroup = pod.spec?.securityContext?.fsGroup;
   const claimReadOnly = volume.persistentVolumeClaim?.readOnly === true;
   if (fsGroup !== undefined && managed && !claimReadOnly) {
-    applyOwnership(prepared.path, fsGroup, prepared.readOnly, pod.spec?.securityContext?.fsGroupChangePolicy === 'OnRootMismatch' ? 'OnRootMismatch' : 'Always');
+    applyOwnership(
+      prepared.path,
+      fsGroup,
+      prepared.readOnly,
+      pod.spec?.securityContext?.fsGroupChangePolicy === 'OnRootMismatch' ? 'OnRootMismatch' : 'Always',
+    );
   }
   return prepared;
 }

@@ -33,5 +33,11 @@ export function parseConfig(args: readonly string[], env: NodeJS.ProcessEnv): Pr
   const { kubeconfig, dir } = values;
   if (kubeconfig === undefined || kubeconfig === '') throw new Error('--kubeconfig is required');
   if (dir === undefined || !isAbsolute(dir)) throw new Error('--dir is required and must be absolute');
-  return { kubeconfig, dir, name: values.name, storageClass: values['storage-class'], log: logSettingsFrom(values, env) };
+  return {
+    kubeconfig,
+    dir,
+    name: values.name,
+    storageClass: values['storage-class'],
+    log: logSettingsFrom(values, env),
+  };
 }

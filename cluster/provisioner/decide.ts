@@ -5,7 +5,15 @@
  */
 import type { V1PersistentVolume, V1PersistentVolumeClaim, V1StorageClass } from '@kubernetes/client-node';
 import { isAbsolute, relative } from 'node:path';
-import { BETA_STORAGE_PROVISIONER, FINALIZER, persistentVolume, PROVISIONED_BY, SELECTED_NODE, STORAGE_PROVISIONER, volumePath } from './volume.ts';
+import {
+  BETA_STORAGE_PROVISIONER,
+  FINALIZER,
+  persistentVolume,
+  PROVISIONED_BY,
+  SELECTED_NODE,
+  STORAGE_PROVISIONER,
+  volumePath,
+} from './volume.ts';
 
 export interface Provisioner {
   readonly name: string;
@@ -13,7 +21,9 @@ export interface Provisioner {
   readonly root: string;
 }
 
-export type ClaimDecision = { readonly action: 'wait'; readonly why: string } | { readonly action: 'provision'; readonly volume: V1PersistentVolume; readonly path: string };
+export type ClaimDecision =
+  | { readonly action: 'wait'; readonly why: string }
+  | { readonly action: 'provision'; readonly volume: V1PersistentVolume; readonly path: string };
 
 interface ClaimSnapshot {
   readonly claim: V1PersistentVolumeClaim;
@@ -22,15 +32,22 @@ interface ClaimSnapshot {
   readonly self: Provisioner;
 }
 
-const annotation = (claim: V1PersistentVolumeClaim, key: string): string | undefined => claim.metadata?.annotations?.[key];
+const annotation = (claim: V1PersistentVolumeClaim, key: string): string | undefined =>
+  claim.metadata?.annotations?.[key];
 
 /** Reasons to leave a claim alone, in the order they are asked; the first that holds wins. */
 const WAITS: readonly (readonly [string, (s: ClaimSnapshot) => boolean])[] = [
   ['the claim is being deleted', (s) => s.claim.metadata?.deletionTimestamp !== undefined],
   ['the claim names its volume already', (s) => (s.claim.spec?.volumeName ?? '') !== ''],
-  ['the claim\'s class is not ours', (s) => s.cls?.provisioner !== s.self.name],
-  ['kube-controller-manager has not handed the claim to this provisioner', (s) => (annotation(s.claim, STORAGE_PROVISIONER) ?? annotation(s.claim, BETA_STORAGE_PROVISIONER)) !== s.self.name],
-  ['no Pod using the claim has been scheduled', (s) => s.cls?.volumeBindingMode === 'WaitForFirstConsumer' && annotation(s.claim, SELECTED_NODE) === undefined],
+  ["the claim's class is not ours", (s) => s.cls?.provisioner !== s.self.name],
+  [
+    'kube-controller-manager has not handed the claim to this provisioner',
+    (s) => (annotation(s.claim, STORAGE_PROVISIONER) ?? annotation(s.claim, BETA_STORAGE_PROVISIONER)) !== s.self.name,
+  ],
+  [
+    'no Pod using the claim has been scheduled',
+    (s) => s.cls?.volumeBindingMode === 'WaitForFirstConsumer' && annotation(s.claim, SELECTED_NODE) === undefined,
+  ],
   ['block volumes are not provided', (s) => s.claim.spec?.volumeMode === 'Block'],
   ['its volume exists; kube-controller-manager binds them', (s) => s.existing !== undefined],
 ];
@@ -39,7 +56,12 @@ const WAITS: readonly (readonly [string, (s: ClaimSnapshot) => boolean])[] = [
  * A claim is ours to provision once kube-controller-manager has handed it to this provisioner
  * and, for WaitForFirstConsumer, the scheduler has chosen its node; and only once.
  */
-export function decideClaim(claim: V1PersistentVolumeClaim, cls: V1StorageClass | undefined, existing: V1PersistentVolume | undefined, self: Provisioner): ClaimDecision {
+export function decideClaim(
+  claim: V1PersistentVolumeClaim,
+  cls: V1StorageClass | undefined,
+  existing: V1PersistentVolume | undefined,
+  self: Provisioner,
+): ClaimDecision {
   const snapshot = { claim, cls, existing, self };
   const wait = WAITS.find(([, holds]) => holds(snapshot));
   if (wait !== undefined || cls === undefined) return { action: 'wait', why: wait?.[0] ?? 'no class' };
@@ -66,7 +88,9 @@ export function decideVolume(pv: V1PersistentVolume, self: Provisioner): VolumeD
   if (pv.metadata?.annotations?.[PROVISIONED_BY] !== self.name) return { action: 'none' };
   const reclaimDelete = (pv.spec?.persistentVolumeReclaimPolicy ?? 'Delete') === 'Delete';
   if (pv.metadata.deletionTimestamp !== undefined) {
-    return (pv.metadata.finalizers ?? []).includes(FINALIZER) ? { action: 'finalize', path: reclaimDelete ? ownPath(pv, self) : undefined } : { action: 'none' };
+    return (pv.metadata.finalizers ?? []).includes(FINALIZER)
+      ? { action: 'finalize', path: reclaimDelete ? ownPath(pv, self) : undefined }
+      : { action: 'none' };
   }
   if (pv.status?.phase === 'Released' && reclaimDelete) return { action: 'delete', path: ownPath(pv, self) };
   return { action: 'none' };

@@ -8,7 +8,16 @@
  *     [--name=kubedag.io/local] [--storage-class=kubedag-local] [--log-level=info] [--log-format=json|pretty]
  */
 import { mkdirSync } from 'node:fs';
-import { CoreV1Api, KubeConfig, StorageV1Api, type KubernetesListObject, type KubernetesObject, type V1PersistentVolume, type V1PersistentVolumeClaim, type V1StorageClass } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  KubeConfig,
+  StorageV1Api,
+  type KubernetesListObject,
+  type KubernetesObject,
+  type V1PersistentVolume,
+  type V1PersistentVolumeClaim,
+  type V1StorageClass,
+} from '@kubernetes/client-node';
 import { reuseConnections } from '../../core/kube/connections.ts';
 import { ignoreAlreadyExists } from '../../core/kube/errors.ts';
 import { Informer, informerLog } from '../../core/kube/informer.ts';
@@ -19,7 +28,12 @@ import { parseConfig, type ProvisionerConfig } from './config.ts';
 import { claimKey, Reconciler, volumeKey } from './provisioner.ts';
 import { storageClass } from './volume.ts';
 
-function informer<T extends KubernetesObject>(kc: KubeConfig, path: string, list: () => Promise<KubernetesListObject<T>>, logger: Logger): Informer<T> {
+function informer<T extends KubernetesObject>(
+  kc: KubeConfig,
+  path: string,
+  list: () => Promise<KubernetesListObject<T>>,
+  logger: Logger,
+): Informer<T> {
   return new Informer<T>({
     kc,
     path,
@@ -36,13 +50,32 @@ async function run(config: ProvisionerConfig, logger: Logger): Promise<void> {
   const storage = kc.makeApiClient(StorageV1Api);
   mkdirSync(config.dir, { recursive: true });
   await ignoreAlreadyExists(storage.createStorageClass({ body: storageClass(config.storageClass, config.name) }));
-  const claims = informer<V1PersistentVolumeClaim>(kc, '/api/v1/persistentvolumeclaims', () => core.listPersistentVolumeClaimForAllNamespaces(), logger);
-  const volumes = informer<V1PersistentVolume>(kc, '/api/v1/persistentvolumes', () => core.listPersistentVolume(), logger);
-  const classes = informer<V1StorageClass>(kc, '/apis/storage.k8s.io/v1/storageclasses', () => storage.listStorageClass(), logger);
+  const claims = informer<V1PersistentVolumeClaim>(
+    kc,
+    '/api/v1/persistentvolumeclaims',
+    () => core.listPersistentVolumeClaimForAllNamespaces(),
+    logger,
+  );
+  const volumes = informer<V1PersistentVolume>(
+    kc,
+    '/api/v1/persistentvolumes',
+    () => core.listPersistentVolume(),
+    logger,
+  );
+  const classes = informer<V1StorageClass>(
+    kc,
+    '/apis/storage.k8s.io/v1/storageclasses',
+    () => storage.listStorageClass(),
+    logger,
+  );
   const reconciler = new Reconciler({
     self: { name: config.name, root: config.dir },
     api: core,
-    caches: { claim: (namespace, name) => claims.get(namespace, name), volume: (name) => volumes.get(undefined, name), storageClass: (name) => classes.get(undefined, name) },
+    caches: {
+      claim: (namespace, name) => claims.get(namespace, name),
+      volume: (name) => volumes.get(undefined, name),
+      storageClass: (name) => classes.get(undefined, name),
+    },
     clock: systemClock,
     logger,
   });

@@ -27,7 +27,8 @@ export interface ReconcilerOptions {
   readonly logger: Logger;
 }
 
-export const claimKey = (claim: V1PersistentVolumeClaim): string => `claim/${claim.metadata?.namespace ?? ''}/${claim.metadata?.name ?? ''}`;
+export const claimKey = (claim: V1PersistentVolumeClaim): string =>
+  `claim/${claim.metadata?.namespace ?? ''}/${claim.metadata?.name ?? ''}`;
 export const volumeKey = (pv: V1PersistentVolume): string => `volume/${pv.metadata?.name ?? ''}`;
 
 export class Reconciler {
@@ -47,7 +48,12 @@ export class Reconciler {
     const { caches, self, api } = this.options;
     const claim = caches.claim(namespace, name);
     if (claim === undefined) return;
-    const decision = decideClaim(claim, caches.storageClass(claim.spec?.storageClassName ?? ''), caches.volume(volumeName(claim)), self);
+    const decision = decideClaim(
+      claim,
+      caches.storageClass(claim.spec?.storageClassName ?? ''),
+      caches.volume(volumeName(claim)),
+      self,
+    );
     if (decision.action === 'wait') return;
     const log = this.options.logger.child({ claim: `${namespace}/${name}`, volume: decision.volume.metadata?.name });
     // The directory first: a volume must never point at nothing. Open to every user, as local-path's.
@@ -55,8 +61,18 @@ export class Reconciler {
     await chmod(decision.path, 0o777);
     await ignoreAlreadyExists(api.createPersistentVolume({ body: decision.volume }));
     log.info({ path: decision.path }, 'provisioned');
-    const event = { type: 'Normal' as const, reason: 'ProvisioningSucceeded', message: `Successfully provisioned volume ${decision.volume.metadata?.name ?? ''}` };
-    await recordEvent(api, { apiVersion: 'v1', kind: 'PersistentVolumeClaim', ...claim }, event, { component: self.name }, this.options.clock).catch((error: unknown) => {
+    const event = {
+      type: 'Normal' as const,
+      reason: 'ProvisioningSucceeded',
+      message: `Successfully provisioned volume ${decision.volume.metadata?.name ?? ''}`,
+    };
+    await recordEvent(
+      api,
+      { apiVersion: 'v1', kind: 'PersistentVolumeClaim', ...claim },
+      event,
+      { component: self.name },
+      this.options.clock,
+    ).catch((error: unknown) => {
       log.warn({ error: errorMessage(error) }, 'could not record an event');
     });
   }
@@ -76,7 +92,15 @@ export class Reconciler {
     }
     const index = (pv.metadata?.finalizers ?? []).indexOf(FINALIZER);
     // The test guards the index against a concurrent change of the list.
-    await ignoreNotFound(api.patchPersistentVolume({ name, body: [{ op: 'test', path: `/metadata/finalizers/${String(index)}`, value: FINALIZER }, { op: 'remove', path: `/metadata/finalizers/${String(index)}` }] }));
+    await ignoreNotFound(
+      api.patchPersistentVolume({
+        name,
+        body: [
+          { op: 'test', path: `/metadata/finalizers/${String(index)}`, value: FINALIZER },
+          { op: 'remove', path: `/metadata/finalizers/${String(index)}` },
+        ],
+      }),
+    );
     log.info({ path: decision.path }, 'volume finalized');
   }
 }

@@ -5,7 +5,12 @@
  * so that kube-controller-manager's PV controller binds the two.
  */
 import { join } from 'node:path';
-import type { V1PersistentVolume, V1PersistentVolumeClaim, V1PersistentVolumeSpec, V1StorageClass } from '@kubernetes/client-node';
+import type {
+  V1PersistentVolume,
+  V1PersistentVolumeClaim,
+  V1PersistentVolumeSpec,
+  V1StorageClass,
+} from '@kubernetes/client-node';
 
 export const PROVISIONED_BY = 'pv.kubernetes.io/provisioned-by';
 export const SELECTED_NODE = 'volume.kubernetes.io/selected-node';
@@ -40,17 +45,26 @@ export function shared(claim: V1PersistentVolumeClaim): boolean {
  * scheduler chose; all local nodes share this machine's disk, so a claim used from many is a
  * `hostPath` volume without node affinity, mountable on every node.
  */
-function source(claim: V1PersistentVolumeClaim, path: string): Pick<V1PersistentVolumeSpec, 'local' | 'hostPath' | 'nodeAffinity'> {
+function source(
+  claim: V1PersistentVolumeClaim,
+  path: string,
+): Pick<V1PersistentVolumeSpec, 'local' | 'hostPath' | 'nodeAffinity'> {
   const node = claim.metadata?.annotations?.[SELECTED_NODE];
   if (shared(claim) || node === undefined) return { hostPath: { path, type: 'Directory' } };
   return {
     local: { path },
-    nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [node] }] }] } },
+    nodeAffinity: {
+      required: {
+        nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [node] }] }],
+      },
+    },
   };
 }
 
 /** What the volume takes from its claim: size (the request), access modes, mode, and the claim itself. */
-function fromClaim(claim: V1PersistentVolumeClaim): Pick<V1PersistentVolumeSpec, 'capacity' | 'accessModes' | 'volumeMode' | 'claimRef'> {
+function fromClaim(
+  claim: V1PersistentVolumeClaim,
+): Pick<V1PersistentVolumeSpec, 'capacity' | 'accessModes' | 'volumeMode' | 'claimRef'> {
   const { namespace, name, uid, resourceVersion } = claim.metadata ?? {};
   return {
     capacity: { storage: claim.spec?.resources?.requests?.storage ?? '1Gi' },
@@ -60,7 +74,12 @@ function fromClaim(claim: V1PersistentVolumeClaim): Pick<V1PersistentVolumeSpec,
   };
 }
 
-export function persistentVolume(claim: V1PersistentVolumeClaim, cls: V1StorageClass, provisioner: string, root: string): V1PersistentVolume {
+export function persistentVolume(
+  claim: V1PersistentVolumeClaim,
+  cls: V1StorageClass,
+  provisioner: string,
+  root: string,
+): V1PersistentVolume {
   const name = volumeName(claim);
   return {
     apiVersion: 'v1',

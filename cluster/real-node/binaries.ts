@@ -32,7 +32,10 @@ export const NODE_GROUPS: readonly Group[] = [
       ctr: 'github.com/containerd/containerd/v2/cmd/ctr',
     },
     // Without cgo the btrfs snapshotter (the only part that needs it) is left out by its build tag.
-    ldflags: (version) => [`-X github.com/containerd/containerd/v2/version.Version=${version}`, '-X github.com/containerd/containerd/v2/version.Package=kubedag.local/containerd'],
+    ldflags: (version) => [
+      `-X github.com/containerd/containerd/v2/version.Version=${version}`,
+      '-X github.com/containerd/containerd/v2/version.Package=kubedag.local/containerd',
+    ],
   },
 ];
 

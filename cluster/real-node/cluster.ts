@@ -40,7 +40,9 @@ const exists = (path: string): Promise<boolean> =>
   );
 
 async function which(command: string): Promise<string> {
-  const { stdout } = await exec('sh', ['-c', `command -v ${command}`], { env: { ...process.env, PATH: `${process.env.PATH ?? ''}:/usr/sbin:/sbin` } });
+  const { stdout } = await exec('sh', ['-c', `command -v ${command}`], {
+    env: { ...process.env, PATH: `${process.env.PATH ?? ''}:/usr/sbin:/sbin` },
+  });
   return stdout.trim();
 }
 
@@ -52,16 +54,23 @@ export async function buildRealNode(log: (line: string) => void): Promise<void> 
     log(`${what} ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return result;
   };
-  await timed('Debian packages (runc, CNI plugins, iptables, conntrack, gcc)', () => exec(join(ROOT, 'scripts/ensure-real-node.sh')));
+  await timed('Debian packages (runc, CNI plugins, iptables, conntrack, gcc)', () =>
+    exec(join(ROOT, 'scripts/ensure-real-node.sh')),
+  );
   const binaries = await timed('kubelet, kube-proxy, containerd, ctr', () => ensureNodeBinaries({ log }));
   for (const [name, path] of Object.entries(binaries)) log(`  ${name}: ${path}`);
   log(`  coredns: ${await timed('CoreDNS', () => ensureCoreDns(process.env, log))}`);
-  for (const image of [await timed('pause image', () => ensurePauseImage()), await timed('busybox step image', () => ensureStepImage(process.env, log))]) log(`  ${image.reference}: ${image.archive}`);
+  for (const image of [
+    await timed('pause image', () => ensurePauseImage()),
+    await timed('busybox step image', () => ensureStepImage(process.env, log)),
+  ])
+    log(`  ${image.reference}: ${image.archive}`);
 }
 
 /** Everything the node needs before the control plane starts; its namespace made. */
 export async function prepareRealCluster(clusterDir: string, log: (line: string) => void): Promise<PreparedNode> {
-  if (process.getuid?.() !== 0) throw new Error('the real node needs root: it makes a network namespace, cgroups and mounts (docs/real-node.md)');
+  if (process.getuid?.() !== 0)
+    throw new Error('the real node needs root: it makes a network namespace, cgroups and mounts (docs/real-node.md)');
   await exec(join(ROOT, 'scripts/ensure-real-node.sh'));
   const binaries = await ensureNodeBinaries({ log });
   const images = [await ensurePauseImage(), await ensureStepImage(process.env, log)];
@@ -78,9 +87,27 @@ export async function prepareRealCluster(clusterDir: string, log: (line: string)
 }
 
 /** Starts the node's programs beside a running control plane and records them in its state. */
-export async function startRealCluster(state: ClusterState, node: PreparedNode, log: (line: string) => void, onExit?: OnExit): Promise<void> {
+export async function startRealCluster(
+  state: ClusterState,
+  node: PreparedNode,
+  log: (line: string) => void,
+  onExit?: OnExit,
+): Promise<void> {
   const server = `https://127.0.0.1:${String(state.ports?.kubeApiserver ?? 0)}`;
-  const started = await startRealNode({ paths: node.paths, pki: pkiPaths(join(state.dir, 'pki')), server, logs: join(state.dir, 'logs'), binaries: node.binaries, images: node.images, coredns: node.coredns, innerKubeconfig: join(state.dir, 'inner.kubeconfig'), runc: node.runc, cniBin: node.cniBin, log, ...(onExit === undefined ? {} : { onExit }) });
+  const started = await startRealNode({
+    paths: node.paths,
+    pki: pkiPaths(join(state.dir, 'pki')),
+    server,
+    logs: join(state.dir, 'logs'),
+    binaries: node.binaries,
+    images: node.images,
+    coredns: node.coredns,
+    innerKubeconfig: join(state.dir, 'inner.kubeconfig'),
+    runc: node.runc,
+    cniBin: node.cniBin,
+    log,
+    ...(onExit === undefined ? {} : { onExit }),
+  });
   state.processes.push(...started);
   await saveState(state);
 }
@@ -88,7 +115,11 @@ export async function startRealCluster(state: ClusterState, node: PreparedNode, 
 /** Imports an OCI archive (such as `make image`'s) into the running real node's containerd. */
 export async function importImage(clusterDir: string, archive: string): Promise<void> {
   const { ctr } = await ensureNodeBinaries();
-  await exec(ctr, ['--address', nodePaths(realNodeDir(clusterDir)).containerdSocket, '-n', 'k8s.io', 'images', 'import', archive], { maxBuffer: 1 << 24 });
+  await exec(
+    ctr,
+    ['--address', nodePaths(realNodeDir(clusterDir)).containerdSocket, '-n', 'k8s.io', 'images', 'import', archive],
+    { maxBuffer: 1 << 24 },
+  );
 }
 
 /** True when the cluster in `clusterDir` has (or had, before a crash) a real node. */

@@ -70,7 +70,10 @@ const quote = (text: string): string => JSON.stringify(text);
  * built here; `restrict_oom_score_adj`, without which runc fails every sandbox on a machine
  * without CAP_SYS_RESOURCE ("can't get final child's PID from pipe: EOF").
  */
-export function containerdConfig(paths: NodePaths, options: { readonly pauseImage: string; readonly runc: string; readonly cniBin: string }): string {
+export function containerdConfig(
+  paths: NodePaths,
+  options: { readonly pauseImage: string; readonly runc: string; readonly cniBin: string },
+): string {
   return `version = 3
 root = ${quote(paths.containerdRoot)}
 state = ${quote(paths.containerdState)}
@@ -119,7 +122,10 @@ disabled_plugins = ["io.containerd.internal.v1.opt", "io.containerd.nri.v1.nri",
  * its folders under the node's, clients authenticated by the cluster's CA, and eviction set so
  * low that a busy shared disk does not taint the node.
  */
-export function kubeletConfig(paths: NodePaths, tls: { readonly ca: string; readonly cert: string; readonly key: string }): string {
+export function kubeletConfig(
+  paths: NodePaths,
+  tls: { readonly ca: string; readonly cert: string; readonly key: string },
+): string {
   return `${JSON.stringify(
     {
       kind: 'KubeletConfiguration',
@@ -148,7 +154,12 @@ export function kubeletConfig(paths: NodePaths, tls: { readonly ca: string; read
       clusterDomain: 'cluster.local',
       resolvConf: '',
       serializeImagePulls: false,
-      evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '1%', 'imagefs.available': '1%', 'nodefs.inodesFree': '1%' },
+      evictionHard: {
+        'memory.available': '100Mi',
+        'nodefs.available': '1%',
+        'imagefs.available': '1%',
+        'nodefs.inodesFree': '1%',
+      },
       imageGCHighThresholdPercent: 100,
       imageGCLowThresholdPercent: 99,
       syncFrequency: '10s',
@@ -199,7 +210,12 @@ export function cniConfig(paths: NodePaths): string {
           isGateway: true,
           ipMasq: false,
           hairpinMode: true,
-          ipam: { type: 'host-local', dataDir: paths.cniIpam, ranges: [[{ subnet: POD_CIDR }]], routes: [{ dst: '0.0.0.0/0' }] },
+          ipam: {
+            type: 'host-local',
+            dataDir: paths.cniIpam,
+            ranges: [[{ subnet: POD_CIDR }]],
+            routes: [{ dst: '0.0.0.0/0' }],
+          },
         },
         { type: 'portmap', capabilities: { portMappings: true } },
       ],

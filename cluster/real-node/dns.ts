@@ -13,7 +13,16 @@ export const CLUSTER_DOMAIN = 'cluster.local';
 
 /** The coredns binary, built into the cache when missing (minutes the first time). */
 export function ensureCoreDns(env: NodeJS.ProcessEnv = process.env, log?: (line: string) => void): Promise<string> {
-  return ensureGoTool({ folder: 'coredns', name: 'coredns', title: 'CoreDNS (the real node’s cluster DNS)', pkg: 'github.com/coredns/coredns' }, env, log);
+  return ensureGoTool(
+    {
+      folder: 'coredns',
+      name: 'coredns',
+      title: 'CoreDNS (the real node’s cluster DNS)',
+      pkg: 'github.com/coredns/coredns',
+    },
+    env,
+    log,
+  );
 }
 
 /** CoreDNS's configuration: the cluster's zones from the API server, on the node's address only. */

@@ -12,7 +12,11 @@ import type { Managed } from '../processes.ts';
 import { inNetns } from './netns.ts';
 
 /** Starts the forwarder; resolves with the host port and the child, which outlives this process. */
-export async function startForwarder(netns: string, target: { host: string; port: number }, log: string): Promise<{ port: number; managed: Managed }> {
+export async function startForwarder(
+  netns: string,
+  target: { host: string; port: number },
+  log: string,
+): Promise<{ port: number; managed: Managed }> {
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -20,7 +24,13 @@ export async function startForwarder(netns: string, target: { host: string; port
   });
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
-  const [command, ...args] = [...inNetns(netns), process.execPath, import.meta.filename, target.host, String(target.port)];
+  const [command, ...args] = [
+    ...inNetns(netns),
+    process.execPath,
+    import.meta.filename,
+    target.host,
+    String(target.port),
+  ];
   const file = await open(log, 'a');
   try {
     const child = spawn(command, args, { detached: true, stdio: ['ignore', file.fd, file.fd, 'ipc'] });
@@ -58,7 +68,9 @@ if (import.meta.main) {
       pipe(client, host, Number(port));
     });
     process.disconnect();
-    process.stdout.write(`forwarding the host's ${JSON.stringify(server.address())} to ${host}:${port} inside the node's network namespace\n`);
+    process.stdout.write(
+      `forwarding the host's ${JSON.stringify(server.address())} to ${host}:${port} inside the node's network namespace\n`,
+    );
   });
   process.on('SIGTERM', () => process.exit(0));
 }

@@ -15,10 +15,30 @@ import { CGROUP_ROOT } from './config.ts';
 const exec = promisify(execFile);
 
 /** Fixed paths that the kubelet, containerd and the CNI plugins may create whatever they are told. */
-export const HOST_PATHS: readonly string[] = ['/run/containerd', '/var/lib/kubelet', '/var/log/containers', '/var/log/pods', '/var/lib/cni', '/etc/cni', '/opt/containerd', '/var/lib/containerd', '/run/nri', '/etc/nri', '/etc/kubernetes', '/run/runc'];
+export const HOST_PATHS: readonly string[] = [
+  '/run/containerd',
+  '/var/lib/kubelet',
+  '/var/log/containers',
+  '/var/log/pods',
+  '/var/lib/cni',
+  '/etc/cni',
+  '/opt/containerd',
+  '/var/lib/containerd',
+  '/run/nri',
+  '/etc/nri',
+  '/etc/kubernetes',
+  '/run/runc',
+];
 
 /** The machine-wide kernel settings the kubelet sets at start (setupKernelTunables). */
-export const SYSCTLS: readonly string[] = ['vm/overcommit_memory', 'vm/panic_on_oom', 'kernel/panic', 'kernel/panic_on_oops', 'kernel/keys/root_maxkeys', 'kernel/keys/root_maxbytes'];
+export const SYSCTLS: readonly string[] = [
+  'vm/overcommit_memory',
+  'vm/panic_on_oom',
+  'kernel/panic',
+  'kernel/panic_on_oops',
+  'kernel/keys/root_maxkeys',
+  'kernel/keys/root_maxbytes',
+];
 
 export interface HostRecord {
   /** HOST_PATHS that did not exist before the node started. */
@@ -54,7 +74,8 @@ export function parseMountinfo(text: string): Mount[] {
     .map((line) => {
       const fields = line.split(' ');
       const dash = fields.indexOf('-');
-      const decode = (s: string): string => s.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+      const decode = (s: string): string =>
+        s.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
       return { point: decode(fields[4] ?? ''), type: fields[dash + 1] ?? '' };
     });
 }
@@ -65,7 +86,9 @@ async function mounts(): Promise<Mount[]> {
 
 /** The cgroup hierarchies mounted under /sys/fs/cgroup (one for cgroup v2). */
 export async function cgroupHierarchies(): Promise<string[]> {
-  return (await mounts()).filter((m) => (m.type === 'cgroup' || m.type === 'cgroup2') && m.point.startsWith('/sys/fs/cgroup')).map((m) => m.point);
+  return (await mounts())
+    .filter((m) => (m.type === 'cgroup' || m.type === 'cgroup2') && m.point.startsWith('/sys/fs/cgroup'))
+    .map((m) => m.point);
 }
 
 /** Makes the kubelet's cgroup root in every hierarchy (it must exist); cpuset's takes its parent's CPUs and memory nodes. */
@@ -74,7 +97,8 @@ export async function makeCgroupRoot(): Promise<void> {
     const dir = join(hierarchy, CGROUP_ROOT);
     await mkdir(dir, { recursive: true });
     for (const file of ['cpuset.cpus', 'cpuset.mems']) {
-      if (await exists(join(dir, file))) await writeFile(join(dir, file), await readFile(join(hierarchy, file), 'utf8'));
+      if (await exists(join(dir, file)))
+        await writeFile(join(dir, file), await readFile(join(hierarchy, file), 'utf8'));
     }
   }
 }
@@ -89,7 +113,12 @@ async function cgroupsUnder(dir: string): Promise<string[]> {
 
 async function pidsIn(cgroups: readonly string[]): Promise<number[]> {
   const lists = await Promise.all(cgroups.map((c) => readFile(join(c, 'cgroup.procs'), 'utf8').catch(() => '')));
-  return lists.flatMap((text) => text.split('\n').filter((line) => line !== '').map(Number));
+  return lists.flatMap((text) =>
+    text
+      .split('\n')
+      .filter((line) => line !== '')
+      .map(Number),
+  );
 }
 
 const kill = (pid: number): void => {
@@ -110,9 +139,10 @@ export async function removeCgroups(log: (line: string) => void): Promise<void> 
       pids.forEach(kill);
       await sleep(50);
     }
-    for (const cgroup of cgroups) await rmdir(cgroup).catch((error: unknown) => {
-      log(`could not remove cgroup ${cgroup}: ${(error as Error).message}`);
-    });
+    for (const cgroup of cgroups)
+      await rmdir(cgroup).catch((error: unknown) => {
+        log(`could not remove cgroup ${cgroup}: ${(error as Error).message}`);
+      });
   }
 }
 
@@ -134,7 +164,10 @@ export async function killShims(socket: string): Promise<number> {
 /** Unmounts everything mounted at or under the given folders, deepest first. */
 export async function unmountUnder(roots: readonly string[], log: (line: string) => void): Promise<void> {
   const under = (point: string): boolean => roots.some((root) => point === root || point.startsWith(`${root}/`));
-  const points = (await mounts()).map((m) => m.point).filter(under).reverse();
+  const points = (await mounts())
+    .map((m) => m.point)
+    .filter(under)
+    .reverse();
   for (const point of points) {
     await exec('umount', [point]).catch(() =>
       exec('umount', ['-l', point]).catch((error: unknown) => {

@@ -52,16 +52,43 @@ const ETC: LayerEntry[] = [
   directory('tmp', 0o1777),
 ];
 
-async function writeArchive(name: string, entries: LayerEntry[], cmd: readonly string[], reference: string, path: string): Promise<void> {
+async function writeArchive(
+  name: string,
+  entries: LayerEntry[],
+  cmd: readonly string[],
+  reference: string,
+  path: string,
+): Promise<void> {
   const staging = await mkdtemp(join(path, '..', `.${name}-`));
   try {
-    const layer: BuiltLayer = { ...(await writeLayer(entries, EPOCH, staging)), createdBy: `kubedag real node: ${name}` };
-    const config = imageConfig({ architecture: 'amd64', user: '', env: ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'], workingDir: '/', cmd, exposedPorts: [], labels: {} }, [layer], EPOCH);
+    const layer: BuiltLayer = {
+      ...(await writeLayer(entries, EPOCH, staging)),
+      createdBy: `kubedag real node: ${name}`,
+    };
+    const config = imageConfig(
+      {
+        architecture: 'amd64',
+        user: '',
+        env: ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'],
+        workingDir: '/',
+        cmd,
+        exposedPorts: [],
+        labels: {},
+      },
+      [layer],
+      EPOCH,
+    );
     const manifest = imageManifest(config, [layer], {});
     const [repository = '', tag = ''] = reference.split(/:(?=[^:]*$)/);
     const index = imageIndex(manifest, 'amd64', { repository, tag });
     const blob = (d: Document | BuiltLayer): string => `blobs/sha256/${d.digest.replace(/^sha256:/, '')}`;
-    const archive: LayerEntry[] = [file('oci-layout', OCI_LAYOUT), file('index.json', index.bytes), file(blob(config), config.bytes), file(blob(manifest), manifest.bytes), { path: blob(layer), type: 'file', mode: 0o644, uid: 0, gid: 0, source: layer.file, size: layer.size }];
+    const archive: LayerEntry[] = [
+      file('oci-layout', OCI_LAYOUT),
+      file('index.json', index.bytes),
+      file(blob(config), config.bytes),
+      file(blob(manifest), manifest.bytes),
+      { path: blob(layer), type: 'file', mode: 0o644, uid: 0, gid: 0, source: layer.file, size: layer.size },
+    ];
     await writeTar(archive, EPOCH, join(staging, 'image.tar'));
     await rename(join(staging, 'image.tar'), path);
   } finally {
@@ -73,20 +100,31 @@ function imagesDir(env: NodeJS.ProcessEnv): string {
   return join(cacheDir(env), 'image', 'real-node');
 }
 
-const hashOf = (...parts: (string | Buffer)[]): string => parts.reduce((h, p) => h.update(p).update('\0'), createHash('sha256')).digest('hex').slice(0, 12);
+const hashOf = (...parts: (string | Buffer)[]): string =>
+  parts
+    .reduce((h, p) => h.update(p).update('\0'), createHash('sha256'))
+    .digest('hex')
+    .slice(0, 12);
 
 /** The pause image's archive, compiled and packed when the cache lacks it. */
 export async function ensurePauseImage(env: NodeJS.ProcessEnv = process.env): Promise<NodeImage> {
   const dir = imagesDir(env);
   const archive = join(dir, `pause-${hashOf(RECIPE, PAUSE_SOURCE, process.arch)}.oci.tar`);
   if (await exists(archive)) return { reference: PAUSE_IMAGE, archive };
-  if (process.arch !== 'x64') throw new Error(`the real node's images are built for amd64; this machine is ${process.arch}`);
+  if (process.arch !== 'x64')
+    throw new Error(`the real node's images are built for amd64; this machine is ${process.arch}`);
   await mkdir(dir, { recursive: true });
   const work = await mkdtemp(join(dir, '.pause-src-'));
   try {
     await writeFile(join(work, 'pause.c'), PAUSE_SOURCE);
     await run('gcc', ['-static', '-Os', '-s', '-o', join(work, 'pause'), join(work, 'pause.c')]);
-    await writeArchive('pause', [file('pause', await readFile(join(work, 'pause')), 0o755)], ['/pause'], PAUSE_IMAGE, archive);
+    await writeArchive(
+      'pause',
+      [file('pause', await readFile(join(work, 'pause')), 0o755)],
+      ['/pause'],
+      PAUSE_IMAGE,
+      archive,
+    );
   } finally {
     await rm(work, { recursive: true, force: true });
   }
@@ -94,7 +132,10 @@ export async function ensurePauseImage(env: NodeJS.ProcessEnv = process.env): Pr
 }
 
 /** The step image's archive (busybox-static and its applets), built when the cache lacks it. */
-export async function ensureStepImage(env: NodeJS.ProcessEnv = process.env, log: (line: string) => void = () => undefined): Promise<NodeImage> {
+export async function ensureStepImage(
+  env: NodeJS.ProcessEnv = process.env,
+  log: (line: string) => void = () => undefined,
+): Promise<NodeImage> {
   const lock = JSON.parse(await readFile(join(import.meta.dirname, 'images.lock.json'), 'utf8')) as DebianLock;
   const pkg = lock.packages[0];
   if (pkg === undefined) throw new Error('cluster/real-node/images.lock.json pins no package');
@@ -112,7 +153,10 @@ export async function ensureStepImage(env: NodeJS.ProcessEnv = process.env, log:
   try {
     await writeFile(join(work, 'busybox'), busybox.content);
     await chmod(join(work, 'busybox'), 0o755);
-    applets = (await run(join(work, 'busybox'), ['--list-full'])).stdout.toString().split('\n').filter((line) => line !== '' && line !== 'bin/busybox');
+    applets = (await run(join(work, 'busybox'), ['--list-full'])).stdout
+      .toString()
+      .split('\n')
+      .filter((line) => line !== '' && line !== 'bin/busybox');
   } finally {
     await rm(work, { recursive: true, force: true });
   }

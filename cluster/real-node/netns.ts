@@ -22,12 +22,17 @@ async function inside(netns: string, command: string, ...args: string[]): Promis
   try {
     await exec('nsenter', [`--net=${netns}`, command, ...args]);
   } catch (error) {
-    throw new Error(`${command} ${args.join(' ')} in the node's network namespace failed: ${(error as { stderr?: string }).stderr ?? (error as Error).message}`, { cause: error });
+    throw new Error(
+      `${command} ${args.join(' ')} in the node's network namespace failed: ${(error as { stderr?: string }).stderr ?? (error as Error).message}`,
+      { cause: error },
+    );
   }
 }
 
 export async function isNetnsMounted(netns: string): Promise<boolean> {
-  return parseMountinfo(await readFile('/proc/self/mountinfo', 'utf8')).some((m) => m.point === netns && m.type === 'nsfs');
+  return parseMountinfo(await readFile('/proc/self/mountinfo', 'utf8')).some(
+    (m) => m.point === netns && m.type === 'nsfs',
+  );
 }
 
 /** Makes the namespace and its links; the node's address is NODE_IP. */
@@ -43,7 +48,12 @@ export async function createNetns(netns: string): Promise<void> {
   await inside(netns, 'ip', 'route', 'add', 'default', 'dev', 'kd-node');
   await inside(netns, 'sysctl', '-q', '-w', 'net.ipv4.ip_forward=1');
   // Pods reaching a Service whose backend is on the same bridge pass kube-proxy's rules too.
-  await inside(netns, 'sh', '-c', 'if [ -e /proc/sys/net/bridge/bridge-nf-call-iptables ]; then echo 1 > /proc/sys/net/bridge/bridge-nf-call-iptables; fi');
+  await inside(
+    netns,
+    'sh',
+    '-c',
+    'if [ -e /proc/sys/net/bridge/bridge-nf-call-iptables ]; then echo 1 > /proc/sys/net/bridge/bridge-nf-call-iptables; fi',
+  );
 }
 
 /**
@@ -57,7 +67,8 @@ export async function killInNetns(netns: string): Promise<number> {
   for (let round = 0; round < 50; round++) {
     const pids = [];
     for (const entry of await readdir('/proc')) {
-      if (/^\d+$/.test(entry) && (await readlink(`/proc/${entry}/ns/net`).catch(() => '')) === id) pids.push(Number(entry));
+      if (/^\d+$/.test(entry) && (await readlink(`/proc/${entry}/ns/net`).catch(() => '')) === id)
+        pids.push(Number(entry));
     }
     if (pids.length === 0) break;
     for (const pid of pids) {

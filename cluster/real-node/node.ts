@@ -14,8 +14,25 @@ import { writeKubeconfig } from '../kubeconfig.ts';
 import { ensureLeaf, type Pki } from '../pki.ts';
 import { isAlive, startProcess, stopProcess, waitFor, type Managed, type OnExit } from '../processes.ts';
 import type { NodeBinaries } from './binaries.ts';
-import { containerdConfig, cniConfig, kubeletConfig, kubeProxyConfig, nodePaths, NODE_IP, NODE_NAME, type NodePaths } from './config.ts';
-import { killShims, makeCgroupRoot, recordHost, removeCgroups, restoreHost, unmountUnder, type HostRecord } from './host.ts';
+import {
+  containerdConfig,
+  cniConfig,
+  kubeletConfig,
+  kubeProxyConfig,
+  nodePaths,
+  NODE_IP,
+  NODE_NAME,
+  type NodePaths,
+} from './config.ts';
+import {
+  killShims,
+  makeCgroupRoot,
+  recordHost,
+  removeCgroups,
+  restoreHost,
+  unmountUnder,
+  type HostRecord,
+} from './host.ts';
 import { corefile } from './dns.ts';
 import type { NodeImage } from './images.ts';
 import { createNetns, inNetns, isNetnsMounted, killInNetns, removeNetns } from './netns.ts';
@@ -48,7 +65,10 @@ async function otherHolder(dir: string): Promise<string | undefined> {
 /** Takes the machine's one real node for `dir`, or says which cluster holds it. */
 async function lockMachine(dir: string): Promise<void> {
   const holder = await otherHolder(dir);
-  if (holder !== undefined) throw new Error(`another cluster's real node runs on this machine (${holder}); stop it first (make cluster-down with its KUBEDAG_DEV_DIR)`);
+  if (holder !== undefined)
+    throw new Error(
+      `another cluster's real node runs on this machine (${holder}); stop it first (make cluster-down with its KUBEDAG_DEV_DIR)`,
+    );
   await writeFile(MACHINE_LOCK, dir);
 }
 
@@ -65,7 +85,16 @@ export async function prepareRealNode(clusterDir: string, log: (line: string) =>
   const state: NodeState = { dir: paths.dir, host: await recordHost() };
   // Written before anything is made, so that a stop after any failure knows what to undo.
   await writeFile(paths.state, `${JSON.stringify(state, null, 2)}\n`);
-  for (const dir of [paths.containerdRoot, paths.containerdState, paths.kubeletRoot, paths.podLogs, paths.cniConf, paths.cniIpam, paths.pki]) await mkdir(dir, { recursive: true });
+  for (const dir of [
+    paths.containerdRoot,
+    paths.containerdState,
+    paths.kubeletRoot,
+    paths.podLogs,
+    paths.cniConf,
+    paths.cniIpam,
+    paths.pki,
+  ])
+    await mkdir(dir, { recursive: true });
   await makeCgroupRoot();
   await createNetns(paths.netns);
   return paths;
@@ -92,35 +121,87 @@ export interface RealNodeOptions {
 const PATH = `${process.env.PATH ?? ''}:/usr/local/sbin:/usr/sbin:/sbin`;
 
 /** Starts containerd, imports the images, starts CoreDNS, the kubelet and kube-proxy; returns them, oldest first. */
+// eslint-disable-next-line max-lines-per-function -- longer since Prettier's layout; split pending (issue 27)
 export async function startRealNode(options: RealNodeOptions): Promise<Managed[]> {
   const { paths, pki, log } = options;
   const started: Managed[] = [];
-  const start = async (name: string, command: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<Managed> => {
+  const start = async (
+    name: string,
+    command: string,
+    args: readonly string[],
+    env: NodeJS.ProcessEnv = process.env,
+  ): Promise<Managed> => {
     const [program = 'nsenter', ...rest] = [...inNetns(paths.netns), command, ...args];
-    const managed = await startProcess(name, program, rest, join(options.logs, `${name}.log`), { env, ...(options.onExit === undefined ? {} : { onExit: options.onExit }) });
+    const managed = await startProcess(name, program, rest, join(options.logs, `${name}.log`), {
+      env,
+      ...(options.onExit === undefined ? {} : { onExit: options.onExit }),
+    });
     started.push(managed);
     return managed;
   };
   try {
-    await writeFile(paths.containerdConfig, containerdConfig(paths, { pauseImage: options.images[0]?.reference ?? '', runc: options.runc, cniBin: options.cniBin }));
+    await writeFile(
+      paths.containerdConfig,
+      containerdConfig(paths, {
+        pauseImage: options.images[0]?.reference ?? '',
+        runc: options.runc,
+        cniBin: options.cniBin,
+      }),
+    );
     await writeFile(join(paths.cniConf, '10-kubedag.conflist'), cniConfig(paths));
     // The shim is found on containerd's PATH.
-    const containerd = await start('containerd', options.binaries.containerd, ['--config', paths.containerdConfig, '--log-level', 'warn'], { ...process.env, PATH: `${dirname(options.binaries.containerdShim)}:${PATH}` });
-    await waitFor('containerd', async () => isAlive(containerd.pid) && (await ctr(options, ['version'])) !== undefined, 30_000, 100);
+    const containerd = await start(
+      'containerd',
+      options.binaries.containerd,
+      ['--config', paths.containerdConfig, '--log-level', 'warn'],
+      { ...process.env, PATH: `${dirname(options.binaries.containerdShim)}:${PATH}` },
+    );
+    await waitFor(
+      'containerd',
+      async () => isAlive(containerd.pid) && (await ctr(options, ['version'])) !== undefined,
+      30_000,
+      100,
+    );
     for (const image of options.images) await ctr(options, ['-n', 'k8s.io', 'images', 'import', image.archive], true);
     log(`containerd ready, images imported: ${options.images.map((i) => i.reference).join(', ')}`);
 
-    const serving = await ensureLeaf(pki, { subject: `CN=${NODE_NAME}`, server: { dns: [NODE_NAME], ips: [NODE_IP] } }, { cert: join(paths.pki, 'kubelet.crt'), key: join(paths.pki, 'kubelet.key') });
-    const client = await ensureLeaf(pki, { subject: `CN=system:node:${NODE_NAME}, O=system:nodes`, client: true }, { cert: join(paths.pki, 'kubelet-client.crt'), key: join(paths.pki, 'kubelet-client.key') });
-    const proxy = await ensureLeaf(pki, { subject: 'CN=system:kube-proxy', client: true }, { cert: join(paths.pki, 'kube-proxy.crt'), key: join(paths.pki, 'kube-proxy.key') });
+    const serving = await ensureLeaf(
+      pki,
+      { subject: `CN=${NODE_NAME}`, server: { dns: [NODE_NAME], ips: [NODE_IP] } },
+      { cert: join(paths.pki, 'kubelet.crt'), key: join(paths.pki, 'kubelet.key') },
+    );
+    const client = await ensureLeaf(
+      pki,
+      { subject: `CN=system:node:${NODE_NAME}, O=system:nodes`, client: true },
+      { cert: join(paths.pki, 'kubelet-client.crt'), key: join(paths.pki, 'kubelet-client.key') },
+    );
+    const proxy = await ensureLeaf(
+      pki,
+      { subject: 'CN=system:kube-proxy', client: true },
+      { cert: join(paths.pki, 'kube-proxy.crt'), key: join(paths.pki, 'kube-proxy.key') },
+    );
     await writeKubeconfig(paths.kubeletKubeconfig, options.server, pki.ca.cert, client, `system:node:${NODE_NAME}`);
     await writeKubeconfig(paths.kubeProxyKubeconfig, options.server, pki.ca.cert, proxy, 'system:kube-proxy');
     await writeFile(paths.kubeletConfig, kubeletConfig(paths, { ca: pki.ca.cert, ...serving }));
     await writeFile(paths.kubeProxyConfig, kubeProxyConfig(paths));
     await writeFile(join(paths.dir, 'Corefile'), corefile(options.innerKubeconfig));
     await start('coredns', options.coredns, ['-conf', join(paths.dir, 'Corefile')]);
-    await start('kubelet', options.binaries.kubelet, [`--config=${paths.kubeletConfig}`, `--kubeconfig=${paths.kubeletKubeconfig}`, `--root-dir=${paths.kubeletRoot}`, `--hostname-override=${NODE_NAME}`, `--node-ip=${NODE_IP}`], { ...process.env, PATH });
-    await start('kube-proxy', options.binaries.kubeProxy, [`--config=${paths.kubeProxyConfig}`], { ...process.env, PATH });
+    await start(
+      'kubelet',
+      options.binaries.kubelet,
+      [
+        `--config=${paths.kubeletConfig}`,
+        `--kubeconfig=${paths.kubeletKubeconfig}`,
+        `--root-dir=${paths.kubeletRoot}`,
+        `--hostname-override=${NODE_NAME}`,
+        `--node-ip=${NODE_IP}`,
+      ],
+      { ...process.env, PATH },
+    );
+    await start('kube-proxy', options.binaries.kubeProxy, [`--config=${paths.kubeProxyConfig}`], {
+      ...process.env,
+      PATH,
+    });
     log(`kubelet and kube-proxy started (node ${NODE_NAME} at ${NODE_IP})`);
     return started;
   } catch (error) {
@@ -129,11 +210,21 @@ export async function startRealNode(options: RealNodeOptions): Promise<Managed[]
   }
 }
 
-async function ctr(options: Pick<RealNodeOptions, 'binaries' | 'paths'>, args: readonly string[], must = false): Promise<string | undefined> {
+async function ctr(
+  options: Pick<RealNodeOptions, 'binaries' | 'paths'>,
+  args: readonly string[],
+  must = false,
+): Promise<string | undefined> {
   try {
-    return (await exec(options.binaries.ctr, ['--address', options.paths.containerdSocket, ...args], { maxBuffer: 1 << 24 })).stdout;
+    return (
+      await exec(options.binaries.ctr, ['--address', options.paths.containerdSocket, ...args], { maxBuffer: 1 << 24 })
+    ).stdout;
   } catch (error) {
-    if (must) throw new Error(`ctr ${args.join(' ')} failed: ${(error as { stderr?: string }).stderr ?? (error as Error).message}`, { cause: error });
+    if (must)
+      throw new Error(
+        `ctr ${args.join(' ')} failed: ${(error as { stderr?: string }).stderr ?? (error as Error).message}`,
+        { cause: error },
+      );
     return undefined;
   }
 }
@@ -154,7 +245,10 @@ export async function removeRealNode(clusterDir: string, log: (line: string) => 
   const machine = state !== undefined && (await otherHolder(paths.dir)) === undefined;
   const strays = await killInNetns(paths.netns);
   // The runc shims at least: they outlive containerd by design.
-  if (strays > 0) log(`stopped ${String(strays)} processes left in the real node's network namespace (runc shims and any program a killed start did not record)`);
+  if (strays > 0)
+    log(
+      `stopped ${String(strays)} processes left in the real node's network namespace (runc shims and any program a killed start did not record)`,
+    );
   if (machine) await removeCgroups(log);
   const shims = await killShims(paths.containerdSocket);
   if (shims > 0) await sleep(200);

@@ -10,7 +10,9 @@ const load = (yaml: string): ReturnType<typeof loadDag> => {
 
 describe('dagSummary', () => {
   it('matches the contract for a DAG with every summary field', () => {
-    const { dag } = load('name: report\ngroup: Finance\ndescription: " monthly "\ntags: "Finance, Monthly ,finance"\nschedule: {start: "0 1 1 * *", stop: "0 5 1 * *"}\nparams: "A=1 pos"\nqueue: reports\nmaxActiveRuns: 3\nsteps: [echo]');
+    const { dag } = load(
+      'name: report\ngroup: Finance\ndescription: " monthly "\ntags: "Finance, Monthly ,finance"\nschedule: {start: "0 1 1 * *", stop: "0 5 1 * *"}\nparams: "A=1 pos"\nqueue: reports\nmaxActiveRuns: 3\nsteps: [echo]',
+    );
     expect(dagSummary(dag)).toEqual({
       name: 'report',
       group: 'Finance',
@@ -44,7 +46,16 @@ describe('dagSummary', () => {
 describe('dagDetails', () => {
   it('is the default DAG that POST /dags creates without a spec', () => {
     const details = dagDetails(load('steps:\n  - command: echo hello').dag);
-    expect(details).toMatchObject({ name: 'shapes', type: 'chain', maxActiveRuns: 1, maxActiveSteps: 0, histRetentionDays: 30, maxCleanUpTimeSec: 5, delay: 0, handlerOn: {} });
+    expect(details).toMatchObject({
+      name: 'shapes',
+      type: 'chain',
+      maxActiveRuns: 1,
+      maxActiveSteps: 0,
+      histRetentionDays: 30,
+      maxCleanUpTimeSec: 5,
+      delay: 0,
+      handlerOn: {},
+    });
     expect(details.steps).toEqual([
       {
         name: 'cmd_1',
@@ -65,7 +76,11 @@ describe('dagDetails', () => {
   });
 
   it('lists env as NAME=value, handlers by event, preconditions with expected and error', () => {
-    const details = dagDetails(load('env: [{A: 1}, "B=${A}x"]\ndelaySec: 7\nlogDir: /logs\npreconditions: [{condition: "$X", expected: yes}]\nsteps: [echo]\nhandlerOn: {failure: {command: notify}, exit: {command: cleanup}}').dag);
+    const details = dagDetails(
+      load(
+        'env: [{A: 1}, "B=${A}x"]\ndelaySec: 7\nlogDir: /logs\npreconditions: [{condition: "$X", expected: yes}]\nsteps: [echo]\nhandlerOn: {failure: {command: notify}, exit: {command: cleanup}}',
+      ).dag,
+    );
     expect(details.env).toEqual(['A=1', 'B=${A}x']);
     expect(details.delay).toBe(7);
     expect(details.logDir).toBe('/logs');
@@ -76,13 +91,30 @@ describe('dagDetails', () => {
 
   it('shows a sub-DAG step with call, its legacy run name and params as text', () => {
     const [step] = dagDetails(load('steps:\n  - {call: child, params: {A: 1}}').dag).steps;
-    expect(step).toMatchObject({ name: 'dag_1', call: 'child', run: 'child', params: '{"A":1}', executor: { type: 'dag', config: {} } });
+    expect(step).toMatchObject({
+      name: 'dag_1',
+      call: 'child',
+      run: 'child',
+      params: '{"A":1}',
+      executor: { type: 'dag', config: {} },
+    });
   });
 
   it('shows parallel items as text and repeat policies with the contract boolean', () => {
-    const [fan, poll] = dagDetails(load('type: graph\nsteps:\n  - {call: child, parallel: {items: [a, {x: 1}], maxConcurrent: 2}}\n  - {command: check, repeatPolicy: {condition: "$S", expected: done, intervalSec: 30}}').dag).steps;
+    const [fan, poll] = dagDetails(
+      load(
+        'type: graph\nsteps:\n  - {call: child, parallel: {items: [a, {x: 1}], maxConcurrent: 2}}\n  - {command: check, repeatPolicy: {condition: "$S", expected: done, intervalSec: 30}}',
+      ).dag,
+    ).steps;
     expect(fan?.parallel).toEqual({ items: ['a', '{"x":1}'], maxConcurrent: 2 });
-    expect(poll?.repeatPolicy).toEqual({ repeat: true, repeatMode: 'until', interval: 30, limit: 0, condition: { condition: '$S', expected: 'done', error: '' }, exitCode: [] });
+    expect(poll?.repeatPolicy).toEqual({
+      repeat: true,
+      repeatMode: 'until',
+      interval: 30,
+      limit: 0,
+      condition: { condition: '$S', expected: 'done', error: '' },
+      exitCode: [],
+    });
   });
 
   it('survives JSON serialisation unchanged (no undefined, no cycles)', () => {

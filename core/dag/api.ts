@@ -64,8 +64,20 @@ export interface StepObject {
   readonly output?: string;
   readonly depends: string[];
   readonly preconditions: ConditionObject[];
-  readonly continueOn: { failure: boolean; skipped: boolean; exitCode: number[]; output: string[]; markSuccess: boolean };
-  readonly retryPolicy?: { limit: number | string; intervalSec: number | string; exitCode: number[]; backoff?: number; maxIntervalSec?: number };
+  readonly continueOn: {
+    failure: boolean;
+    skipped: boolean;
+    exitCode: number[];
+    output: string[];
+    markSuccess: boolean;
+  };
+  readonly retryPolicy?: {
+    limit: number | string;
+    intervalSec: number | string;
+    exitCode: number[];
+    backoff?: number;
+    maxIntervalSec?: number;
+  };
   readonly repeatPolicy?: RepeatPolicyObject;
   readonly mailOnError: boolean;
   readonly call?: string;
@@ -161,9 +173,17 @@ export function stepObject(step: Step): StepObject {
     mailOnError: step.mailOnError,
     call: step.call,
     run: step.call,
-    params: step.params === undefined ? undefined : typeof step.params === 'string' ? step.params : JSON.stringify(step.params),
+    params:
+      step.params === undefined
+        ? undefined
+        : typeof step.params === 'string'
+          ? step.params
+          : JSON.stringify(step.params),
     parallel: step.parallel && {
-      items: typeof step.parallel.items === 'string' ? step.parallel.items : step.parallel.items.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))),
+      items:
+        typeof step.parallel.items === 'string'
+          ? step.parallel.items
+          : step.parallel.items.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))),
       maxConcurrent: step.parallel.maxConcurrent,
     },
     executor: { type: step.executor.type, config: { ...step.executor.config } },

@@ -4,11 +4,23 @@ import { quoteWord, splitCommand } from './command.ts';
 describe('splitCommand', () => {
   const cases: { name: string; line: string; want: string[]; error?: RegExp }[] = [
     { name: 'splits plain words on whitespace', line: 'echo  hello\tworld', want: ['echo', 'hello', 'world'] },
-    { name: 'keeps double-quoted text as one word without the quotes', line: 'echo "hello world"', want: ['echo', 'hello world'] },
+    {
+      name: 'keeps double-quoted text as one word without the quotes',
+      line: 'echo "hello world"',
+      want: ['echo', 'hello world'],
+    },
     { name: 'keeps single-quoted text literally', line: `echo '$HOME "x"'`, want: ['echo', '$HOME "x"'] },
-    { name: 'unescapes backslash-escaped quotes inside double quotes', line: 'echo "say \\"hi\\""', want: ['echo', 'say "hi"'] },
+    {
+      name: 'unescapes backslash-escaped quotes inside double quotes',
+      line: 'echo "say \\"hi\\""',
+      want: ['echo', 'say "hi"'],
+    },
     { name: 'joins quoted and unquoted parts of one word', line: '--name="a b"c', want: ['--name=a bc'] },
-    { name: 'keeps backtick spans verbatim for the runtime', line: 'echo `date +%s` done', want: ['echo', '`date +%s`', 'done'] },
+    {
+      name: 'keeps backtick spans verbatim for the runtime',
+      line: 'echo `date +%s` done',
+      want: ['echo', '`date +%s`', 'done'],
+    },
     { name: 'keeps variable references unexpanded', line: 'echo ${A} $B', want: ['echo', '${A}', '$B'] },
     { name: 'treats a backslash outside quotes as an escape', line: 'echo a\\ b', want: ['echo', 'a b'] },
     { name: 'gives an empty quoted word', line: 'printf ""', want: ['printf', ''] },

@@ -17,75 +17,192 @@ describe('action steps', () => {
   });
 
   it('ends a log.write message with one newline, and none more when it has one', () => {
-    expect(stepOf('steps:\n  - {name: s, action: log.write, with: {message: "a\\n"}}')?.script).toBe(`printf '%s' "a\n"\n`);
+    expect(stepOf('steps:\n  - {name: s, action: log.write, with: {message: "a\\n"}}')?.script).toBe(
+      `printf '%s' "a\n"\n`,
+    );
     expect(stepOf('steps:\n  - {name: s, action: log.write, with: {message: a}}')?.script).toBe(`printf '%s\\n' "a"\n`);
   });
 
   it.each([
     ['variables', 'hi ${WHO} and $WHO_2, ${R.outputs.x}', 'hi ${WHO} and $WHO_2, ${R.outputs.x}'],
-    ['what the shell would run or read', 'a `date` $(date) "q" \\ $1 $ ${}', 'a \\`date\\` \\$(date) \\"q\\" \\\\ \\$1 \\$ \\${}'],
+    [
+      'what the shell would run or read',
+      'a `date` $(date) "q" \\ $1 $ ${}',
+      'a \\`date\\` \\$(date) \\"q\\" \\\\ \\$1 \\$ \\${}',
+    ],
   ])('leaves only the %s of a log.write message to the shell', (_name, message, quoted) => {
     expect(shellQuotedMessage(message)).toBe(quoted);
   });
 
   it('reads an http request written as settings on a typed 2.x step too', () => {
-    const step = stepOf('steps:\n  - {name: s, type: http, with: {method: POST, url: "https://x.example/a", skip_tls_verify: true}}\nhandler_on: {abort: {run: echo}}');
+    const step = stepOf(
+      'steps:\n  - {name: s, type: http, with: {method: POST, url: "https://x.example/a", skip_tls_verify: true}}\nhandler_on: {abort: {run: echo}}',
+    );
     expect(step?.cmdWithArgs).toBe('POST https://x.example/a');
     expect(step?.executor).toEqual({ type: 'http', config: { skipTLSVerify: true } });
   });
 
   it('reads an executor named as an action as a step of that type', () => {
-    const step = stepOf('steps:\n  - {name: s, action: http, with: {method: GET, url: "https://x.example", silent: true}}');
-    expect([step?.cmdWithArgs, step?.executor]).toEqual(['GET https://x.example', { type: 'http', config: { silent: true } }]);
+    const step = stepOf(
+      'steps:\n  - {name: s, action: http, with: {method: GET, url: "https://x.example", silent: true}}',
+    );
+    expect([step?.cmdWithArgs, step?.executor]).toEqual([
+      'GET https://x.example',
+      { type: 'http', config: { silent: true } },
+    ]);
   });
 
   it('passes a parallel dag.run on as a parallel call', () => {
-    const step = stepOf('steps:\n  - {name: s, action: dag.run, with: {dag: child, params: "A=1"}, parallel: {items: [a, b], max_concurrent: 1}}');
+    const step = stepOf(
+      'steps:\n  - {name: s, action: dag.run, with: {dag: child, params: "A=1"}, parallel: {items: [a, b], max_concurrent: 1}}',
+    );
     expect(step).toMatchObject({ call: 'child', params: 'A=1', parallel: { items: ['a', 'b'], maxConcurrent: 1 } });
   });
 
   it('runs several commands on a shell step as subshells that stop at the first failure', () => {
-    expect(stepOf('timeout_sec: 1\nsteps:\n  - {name: s, command: [echo a, 7], shell: /bin/bash}')?.script).toBe('(\necho a\n) || exit $?\n(\n7\n) || exit $?\n');
+    expect(stepOf('timeout_sec: 1\nsteps:\n  - {name: s, command: [echo a, 7], shell: /bin/bash}')?.script).toBe(
+      '(\necho a\n) || exit $?\n(\n7\n) || exit $?\n',
+    );
     expect(stepOf('steps:\n  - {name: s, run: [echo a], timeout_sec: 1}')?.command).toBe('echo');
   });
 
   it.each([
-    ['an unknown action', 'steps:\n  - {name: s, action: nope}', 'steps[0].action: unknown action "nope" (Kubedag runs: exec, docker.run, container.run, k8s.run, kubernetes.run, ssh.run, http.request, jq.filter, mail.send, dag.run, noop, log.write)'],
-    ['an action that is not a string', 'steps:\n  - {name: s, action: [noop]}', 'steps[0].action: must be a non-empty string (an action name such as exec or http.request)'],
-    ['with that is not a mapping', 'steps:\n  - {name: s, action: dag.run, with: child}', 'steps[0].with: must be a mapping'],
-    ['a missing required setting', 'steps:\n  - {name: s, action: ssh.run, with: {host: h}}', 'steps[0].with.command: is required'],
-    ['an empty dag name', 'steps:\n  - {name: s, action: dag.run, with: {dag: " "}}', 'steps[0].with.dag: must be a non-empty string'],
-    ['a key dag.run does not take', 'steps:\n  - {name: s, action: dag.run, with: {dag: c, queue: q}}', 'steps[0].with.queue: dag.run does not take with.queue (it takes dag, params)'],
-    ['with on noop', 'steps:\n  - {name: s, action: noop, with: {a: 1}}', 'steps[0].with.a: noop does not take with.a (it takes no with)'],
-    ['a message that is not a string', 'steps:\n  - {name: s, action: log.write, with: {message: [a]}}', 'steps[0].with.message: must be a string'],
-    ['exec args that are not words', 'steps:\n  - {name: s, action: exec, with: {command: ls, args: [{a: 1}]}}', 'steps[0].exec.args: must be a list of strings, numbers or booleans'],
-    ['jq data beside input', 'steps:\n  - {name: s, action: jq.filter, with: {filter: ., data: "{}", input: f.json}}', 'steps[0].with.data: jq.filter takes either with.data or with.input, not both'],
-    ['action beside command', 'steps:\n  - {name: s, action: noop, command: echo}', 'steps[0].action: action cannot be used together with command'],
-    ['action beside run', 'steps:\n  - {name: s, action: noop, run: echo}', 'steps[0].action: action cannot be used together with run'],
-    ['exec beside a shell', 'steps:\n  - {name: s, exec: {command: ls}, shell: bash}', 'steps[0].exec: exec cannot be used together with shell'],
-    ['an http request both ways', 'timeout_sec: 1\nsteps:\n  - {name: s, type: http, command: GET x, with: {method: GET, url: x}}', 'steps[0].with.method: write the request either as the command or as with.method and with.url, not both'],
-    ['a command list item that is a mapping', 'steps:\n  - {name: s, run: [echo a, {b: [c]}]}', 'steps[0].run[1]: must be a string (quote a command that holds ": ")'],
-    ['several commands beside a script', 'timeout_sec: 1\nsteps:\n  - {name: s, command: [a, b], script: x}', 'steps[0].command: a list of several commands cannot go with script'],
+    [
+      'an unknown action',
+      'steps:\n  - {name: s, action: nope}',
+      'steps[0].action: unknown action "nope" (Kubedag runs: exec, docker.run, container.run, k8s.run, kubernetes.run, ssh.run, http.request, jq.filter, mail.send, dag.run, noop, log.write)',
+    ],
+    [
+      'an action that is not a string',
+      'steps:\n  - {name: s, action: [noop]}',
+      'steps[0].action: must be a non-empty string (an action name such as exec or http.request)',
+    ],
+    [
+      'with that is not a mapping',
+      'steps:\n  - {name: s, action: dag.run, with: child}',
+      'steps[0].with: must be a mapping',
+    ],
+    [
+      'a missing required setting',
+      'steps:\n  - {name: s, action: ssh.run, with: {host: h}}',
+      'steps[0].with.command: is required',
+    ],
+    [
+      'an empty dag name',
+      'steps:\n  - {name: s, action: dag.run, with: {dag: " "}}',
+      'steps[0].with.dag: must be a non-empty string',
+    ],
+    [
+      'a key dag.run does not take',
+      'steps:\n  - {name: s, action: dag.run, with: {dag: c, queue: q}}',
+      'steps[0].with.queue: dag.run does not take with.queue (it takes dag, params)',
+    ],
+    [
+      'with on noop',
+      'steps:\n  - {name: s, action: noop, with: {a: 1}}',
+      'steps[0].with.a: noop does not take with.a (it takes no with)',
+    ],
+    [
+      'a message that is not a string',
+      'steps:\n  - {name: s, action: log.write, with: {message: [a]}}',
+      'steps[0].with.message: must be a string',
+    ],
+    [
+      'exec args that are not words',
+      'steps:\n  - {name: s, action: exec, with: {command: ls, args: [{a: 1}]}}',
+      'steps[0].exec.args: must be a list of strings, numbers or booleans',
+    ],
+    [
+      'jq data beside input',
+      'steps:\n  - {name: s, action: jq.filter, with: {filter: ., data: "{}", input: f.json}}',
+      'steps[0].with.data: jq.filter takes either with.data or with.input, not both',
+    ],
+    [
+      'action beside command',
+      'steps:\n  - {name: s, action: noop, command: echo}',
+      'steps[0].action: action cannot be used together with command',
+    ],
+    [
+      'action beside run',
+      'steps:\n  - {name: s, action: noop, run: echo}',
+      'steps[0].action: action cannot be used together with run',
+    ],
+    [
+      'exec beside a shell',
+      'steps:\n  - {name: s, exec: {command: ls}, shell: bash}',
+      'steps[0].exec: exec cannot be used together with shell',
+    ],
+    [
+      'an http request both ways',
+      'timeout_sec: 1\nsteps:\n  - {name: s, type: http, command: GET x, with: {method: GET, url: x}}',
+      'steps[0].with.method: write the request either as the command or as with.method and with.url, not both',
+    ],
+    [
+      'a command list item that is a mapping',
+      'steps:\n  - {name: s, run: [echo a, {b: [c]}]}',
+      'steps[0].run[1]: must be a string (quote a command that holds ": ")',
+    ],
+    [
+      'several commands beside a script',
+      'timeout_sec: 1\nsteps:\n  - {name: s, command: [a, b], script: x}',
+      'steps[0].command: a list of several commands cannot go with script',
+    ],
   ])('refuses %s', (_name, yaml, want) => {
     expect(errorsOf(yaml)).toContain(want);
   });
 
   it.each([
     ['a family not run yet', 'file.copy', 'steps[0].action: Dagu 2.x feature file.* actions is not supported yet'],
-    ['an LLM chat', 'chat.completion', 'steps[0].action: Dagu 2.x feature action chat.completion (LLM chat) is not supported: Kubedag runs no LLM steps'],
-    ['a git worktree', 'git.worktree.add', 'steps[0].action: Dagu 2.x feature action git.worktree.add (git worktrees) is not supported: steps share the run\'s workspace volume, not git worktrees on one host'],
-    ['a human task', 'human.task', 'steps[0].action: Dagu 2.x feature action human.task (human tasks) is not supported: of the human tasks only approval waits are planned'],
-    ['a harness', 'harness.run', 'steps[0].action: Dagu 2.x feature action harness.run (coding-agent harness) is not supported: Kubedag runs no coding-agent harnesses'],
-    ['a custom action package', 'acme/deploy@v1', 'steps[0].action: Dagu 2.x feature custom action packages (a versioned action reference) is not supported: Kubedag runs only its built-in executors'],
+    [
+      'an LLM chat',
+      'chat.completion',
+      'steps[0].action: Dagu 2.x feature action chat.completion (LLM chat) is not supported: Kubedag runs no LLM steps',
+    ],
+    [
+      'a git worktree',
+      'git.worktree.add',
+      "steps[0].action: Dagu 2.x feature action git.worktree.add (git worktrees) is not supported: steps share the run's workspace volume, not git worktrees on one host",
+    ],
+    [
+      'a human task',
+      'human.task',
+      'steps[0].action: Dagu 2.x feature action human.task (human tasks) is not supported: of the human tasks only approval waits are planned',
+    ],
+    [
+      'a harness',
+      'harness.run',
+      'steps[0].action: Dagu 2.x feature action harness.run (coding-agent harness) is not supported: Kubedag runs no coding-agent harnesses',
+    ],
+    [
+      'a custom action package',
+      'acme/deploy@v1',
+      'steps[0].action: Dagu 2.x feature custom action packages (a versioned action reference) is not supported: Kubedag runs only its built-in executors',
+    ],
   ])('refuses %s by name, and only that', (_name, action, want) => {
     expect(errorsOf(`steps:\n  - {name: s, action: "${action}", with: {a: 1}}`)).toEqual([want]);
   });
 
   it.each([
-    ['docker', 'type: docker\n    with: {image: alpine, volumes: ["/a:/b"]}\n    command: echo', 'steps[0].with.volumes: Dagu 2.x feature docker with.volumes (bind mounts of the host) is not supported yet'],
-    ['ssh', 'action: ssh.run\n    with: {host: h, command: ls, bastion: {host: j}}', 'steps[0].with.bastion: Dagu 2.x feature ssh with.bastion (a jump host) is not supported yet'],
-    ['http', 'action: http.request\n    with: {method: GET, url: x, files: {a: b}}', 'steps[0].with.files: Dagu 2.x feature http with.files (multipart uploads) is not supported yet'],
-    ['jq', 'action: jq.filter\n    with: {filter: ., input: a.json}', 'steps[0].with.input: Dagu 2.x feature jq with.input (input from a file) is not supported yet'],
+    [
+      'docker',
+      'type: docker\n    with: {image: alpine, volumes: ["/a:/b"]}\n    command: echo',
+      'steps[0].with.volumes: Dagu 2.x feature docker with.volumes (bind mounts of the host) is not supported yet',
+    ],
+    [
+      'ssh',
+      'action: ssh.run\n    with: {host: h, command: ls, bastion: {host: j}}',
+      'steps[0].with.bastion: Dagu 2.x feature ssh with.bastion (a jump host) is not supported yet',
+    ],
+    [
+      'http',
+      'action: http.request\n    with: {method: GET, url: x, files: {a: b}}',
+      'steps[0].with.files: Dagu 2.x feature http with.files (multipart uploads) is not supported yet',
+    ],
+    [
+      'jq',
+      'action: jq.filter\n    with: {filter: ., input: a.json}',
+      'steps[0].with.input: Dagu 2.x feature jq with.input (input from a file) is not supported yet',
+    ],
   ])('refuses a %s setting without a 1.x counterpart by name', (_type, step, want) => {
     expect(errorsOf(`timeout_sec: 1\nsteps:\n  - name: s\n    ${step}`)).toEqual([want]);
   });

@@ -45,7 +45,13 @@ function requiredText(input: ActionInput, key: string): string | undefined {
 /** Dagu's rule: an action refuses `with` keys it does not take rather than ignore them. */
 function onlyKeys(input: ActionInput, action: string, keys: readonly string[]): boolean {
   const stray = Object.keys(input.with).filter((key) => !keys.includes(key));
-  for (const key of stray) input.errors.push(issue(childPath(input.at, key), `${action} does not take with.${key} (it takes ${keys.length === 0 ? 'no with' : keys.join(', ')})`));
+  for (const key of stray)
+    input.errors.push(
+      issue(
+        childPath(input.at, key),
+        `${action} does not take with.${key} (it takes ${keys.length === 0 ? 'no with' : keys.join(', ')})`,
+      ),
+    );
   return stray.length === 0;
 }
 
@@ -56,10 +62,19 @@ function without(mapping: Mapping, ...keys: string[]): Mapping {
 /** An executor step: `type` with the rest of `with` as its settings, `with.<field>` as its command. */
 function typed(type: string, commandField?: { readonly key: string; readonly required: boolean }): ActionRule {
   return (input) => {
-    const command = commandField === undefined ? undefined : commandField.required ? required(input, commandField.key) : input.with[commandField.key];
+    const command =
+      commandField === undefined
+        ? undefined
+        : commandField.required
+          ? required(input, commandField.key)
+          : input.with[commandField.key];
     if (commandField?.required === true && command === undefined) return undefined;
     const settings = commandField === undefined ? input.with : without(input.with, commandField.key);
-    return { type, ...(Object.keys(settings).length === 0 ? {} : { with: settings }), ...(command === undefined ? {} : { command }) };
+    return {
+      type,
+      ...(Object.keys(settings).length === 0 ? {} : { with: settings }),
+      ...(command === undefined ? {} : { command }),
+    };
   };
 }
 
@@ -205,7 +220,9 @@ export function actionAsStep(step: Mapping, path: string, errors: DagIssue[]): M
     return undefined;
   }
   const name = action.trim();
-  const refused = PACKAGE_REFERENCE.test(name) ? 'custom action packages (a versioned action reference)' : refusedAction(name);
+  const refused = PACKAGE_REFERENCE.test(name)
+    ? 'custom action packages (a versioned action reference)'
+    : refusedAction(name);
   if (refused !== undefined) {
     errors.push(refusal(at, refused));
     return undefined;

@@ -23,7 +23,9 @@ export function stepExecution(step: Mapping, path: string, errors: DagIssue[]): 
   let out = step;
   if (Object.hasOwn(step, 'action')) out = actionStep(step, path, errors);
   else if (Object.hasOwn(step, 'run')) out = runAsCommand(step, path, errors);
-  const written = Object.hasOwn(step, 'action') ? childPath(childPath(path, 'with'), 'command') : childPath(path, Object.hasOwn(step, 'run') ? 'run' : 'command');
+  const written = Object.hasOwn(step, 'action')
+    ? childPath(childPath(path, 'with'), 'command')
+    : childPath(path, Object.hasOwn(step, 'run') ? 'run' : 'command');
   out = commandList(out, written, errors);
   if (Object.hasOwn(out, 'exec')) out = execAsCommand(out, path, errors);
   out = withShellArgs(out, path, errors);
@@ -62,7 +64,10 @@ function runAsCommand(step: Mapping, path: string, errors: DagIssue[]): Mapping 
     return { ...rest, command: run };
   }
   const stray = Object.keys(withValue).find((key) => !RUN_WITH_KEYS.includes(key));
-  if (stray !== undefined) errors.push(issue(childPath(childPath(path, 'with'), stray), `run only takes ${RUN_WITH_KEYS.join(', ')} under with`));
+  if (stray !== undefined)
+    errors.push(
+      issue(childPath(childPath(path, 'with'), stray), `run only takes ${RUN_WITH_KEYS.join(', ')} under with`),
+    );
   const hoisted = Object.fromEntries(Object.entries(withValue).filter(([key]) => RUN_WITH_KEYS.includes(key)));
   return { ...rest, ...hoisted, command: run };
 }
@@ -102,10 +107,18 @@ function commandList(step: Mapping, at: string, errors: DagIssue[]): Mapping {
 
 function severalCommandsRefused(step: Mapping): string | undefined {
   const type = typeof step.type === 'string' ? canonicalExecutorType(step.type) : 'shell';
-  if (type !== 'shell') return `multiple commands on a step of type ${String(step.type)} (a list of more than one command)`;
-  const shell: unknown = typeof step.shell === 'string' ? splitCommand(step.shell).words[0] : Array.isArray(step.shell) ? (step.shell as unknown[])[0] : undefined;
+  if (type !== 'shell')
+    return `multiple commands on a step of type ${String(step.type)} (a list of more than one command)`;
+  const shell: unknown =
+    typeof step.shell === 'string'
+      ? splitCommand(step.shell).words[0]
+      : Array.isArray(step.shell)
+        ? (step.shell as unknown[])[0]
+        : undefined;
   const name = typeof shell === 'string' ? (shell.split('/').pop() ?? '') : undefined;
-  return name === undefined || POSIX_SHELLS.includes(name) ? undefined : `multiple commands with the shell ${name} (a list of more than one command)`;
+  return name === undefined || POSIX_SHELLS.includes(name)
+    ? undefined
+    : `multiple commands with the shell ${name} (a list of more than one command)`;
 }
 
 /** Keys `exec:` replaces: it runs one executable without a shell. */
@@ -135,7 +148,9 @@ function execAsCommand(step: Mapping, path: string, errors: DagIssue[]): Mapping
     return rest;
   }
   const args = exec.args ?? [];
-  const words = Array.isArray(args) ? args.filter((arg) => ['string', 'number', 'boolean'].includes(typeof arg)).map(String) : [];
+  const words = Array.isArray(args)
+    ? args.filter((arg) => ['string', 'number', 'boolean'].includes(typeof arg)).map(String)
+    : [];
   if (!Array.isArray(args) || words.length !== args.length) {
     errors.push(issue(childPath(at, 'args'), 'must be a list of strings, numbers or booleans'));
     return rest;
@@ -157,7 +172,8 @@ export function withShellArgs(input: Mapping, path: string, errors: DagIssue[]):
     errors.push(refusal(at, 'shell_args without shell (arguments for the default shell)'));
     return rest;
   }
-  const words: unknown[] = typeof shell === 'string' ? splitCommand(shell).words : Array.isArray(shell) ? shell : [shell];
+  const words: unknown[] =
+    typeof shell === 'string' ? splitCommand(shell).words : Array.isArray(shell) ? shell : [shell];
   return { ...rest, shell: [...words, ...args] };
 }
 

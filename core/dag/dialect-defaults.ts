@@ -26,18 +26,27 @@ export function withStepDefaults(document: Mapping, errors: DagIssue[]): Mapping
     return rest;
   }
   const stray = Object.keys(defaults).filter((key) => !REPLACED.includes(key) && !PREPENDED.includes(key));
-  for (const key of stray) errors.push(issue(childPath('defaults', key), `is not a step default (defaults takes ${[...REPLACED, ...PREPENDED].join(', ')})`));
+  for (const key of stray)
+    errors.push(
+      issue(
+        childPath('defaults', key),
+        `is not a step default (defaults takes ${[...REPLACED, ...PREPENDED].join(', ')})`,
+      ),
+    );
   const apply = (step: unknown): unknown => stepWithDefaults(step, defaults);
   const out: Mapping = { ...rest };
   if (rest.steps !== undefined) out.steps = mapSteps(rest.steps, apply);
-  if (isMapping(rest.handler_on)) out.handler_on = Object.fromEntries(Object.entries(rest.handler_on).map(([event, step]) => [event, apply(step)]));
+  if (isMapping(rest.handler_on))
+    out.handler_on = Object.fromEntries(Object.entries(rest.handler_on).map(([event, step]) => [event, apply(step)]));
   return out;
 }
 
 /** Steps as a list (with parallel groups, lists in the list) or as a mapping of name to step. */
 function mapSteps(steps: unknown, apply: (step: unknown) => unknown): unknown {
   if (Array.isArray(steps)) return steps.map((item: unknown) => (Array.isArray(item) ? item.map(apply) : apply(item)));
-  return isMapping(steps) ? Object.fromEntries(Object.entries(steps).map(([name, step]) => [name, apply(step)])) : steps;
+  return isMapping(steps)
+    ? Object.fromEntries(Object.entries(steps).map(([name, step]) => [name, apply(step)]))
+    : steps;
 }
 
 function stepWithDefaults(input: unknown, defaults: Mapping): unknown {

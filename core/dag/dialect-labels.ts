@@ -42,7 +42,10 @@ function fromString(text: string, split = true): string[] {
   const trimmed = text.trim();
   if (!split) return trimmed === '' ? [] : [entry(trimmed)];
   const spaced = trimmed.includes('=') && /\s/.test(trimmed) && !trimmed.includes(',');
-  return (spaced ? trimmed.split(/\s+/) : trimmed.split(',')).map((part) => part.trim()).filter((part) => part !== '').map(entry);
+  return (spaced ? trimmed.split(/\s+/) : trimmed.split(','))
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+    .map(entry);
 }
 
 /** `key = value` as `key=value`. */
@@ -56,7 +59,13 @@ function fromMapping(mapping: Mapping, path: string, errors: DagIssue[]): string
     .sort()
     .flatMap((name) => {
       const item = mapping[name];
-      if (item !== null && item !== undefined && typeof item !== 'string' && typeof item !== 'number' && typeof item !== 'boolean') {
+      if (
+        item !== null &&
+        item !== undefined &&
+        typeof item !== 'string' &&
+        typeof item !== 'number' &&
+        typeof item !== 'boolean'
+      ) {
         errors.push(issue(childPath(path, name), 'must be a string, number or boolean'));
         return [];
       }

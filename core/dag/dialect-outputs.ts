@@ -34,7 +34,8 @@ export function withDeclaredOutputs(step: Mapping, path: string, errors: DagIssu
   const { outputs, ...rest } = step;
   const at = childPath(path, 'outputs');
   const declared = readDeclaredOutputs(outputs, at, errors);
-  if (typeof step.id !== 'string' || step.id.trim() === '') errors.push(issue(at, 'a step with outputs must define id'));
+  if (typeof step.id !== 'string' || step.id.trim() === '')
+    errors.push(issue(at, 'a step with outputs must define id'));
   const elsewhere = runsElsewhere(rest);
   if (elsewhere !== undefined) errors.push(refusal(at, `outputs on ${elsewhere}`));
   return declared === undefined || elsewhere !== undefined ? rest : { ...rest, outputs: declared };
@@ -67,7 +68,8 @@ function readOne(item: unknown, path: string, seen: Set<string>): DeclaredOutput
   if (!isMapping(item)) return issue(path, 'must be an object');
   if (Object.keys(item).length === 0) return issue(path, 'must not be empty');
   const unknown = Object.keys(item).find((key) => !FIELDS.includes(key));
-  if (unknown !== undefined) return issue(childPath(path, unknown), `unknown field "${unknown}" (an output takes ${FIELDS.join(', ')})`);
+  if (unknown !== undefined)
+    return issue(childPath(path, unknown), `unknown field "${unknown}" (an output takes ${FIELDS.join(', ')})`);
   if (item.name === undefined) return issue(path, 'name is required');
   if (typeof item.name !== 'string') return issue(childPath(path, 'name'), 'must be a string');
   const name = item.name.trim();
@@ -95,7 +97,11 @@ function pathProblem(item: Mapping, path: string): DagIssue {
  */
 export function refuseOutputsInContainer(document: Mapping, errors: DagIssue[]): void {
   if (document.container === undefined) return;
-  const handlers = isMapping(document.handlerOn) ? Object.entries(document.handlerOn).flatMap(([event, step]) => stepsWithOutputs(step, childPath('handlerOn', event))) : [];
+  const handlers = isMapping(document.handlerOn)
+    ? Object.entries(document.handlerOn).flatMap(([event, step]) =>
+        stepsWithOutputs(step, childPath('handlerOn', event)),
+      )
+    : [];
   for (const [at, step] of [...stepsWithOutputs(document.steps, 'steps'), ...handlers]) {
     // Steps of other types were refused already, with their type named.
     if (typeof step.type === 'string' && !SHELL_TYPES.includes(step.type)) continue;
@@ -108,6 +114,7 @@ function stepsWithOutputs(steps: unknown, path: string): [string, Mapping][] {
   if (Array.isArray(steps)) return steps.flatMap((item: unknown, i) => stepsWithOutputs(item, childPath(path, i)));
   if (!isMapping(steps)) return [];
   if (Object.hasOwn(steps, 'outputs')) return [[path, steps]];
-  if (path === 'steps') return Object.entries(steps).flatMap(([name, item]) => stepsWithOutputs(item, childPath(path, name)));
+  if (path === 'steps')
+    return Object.entries(steps).flatMap(([name, item]) => stepsWithOutputs(item, childPath(path, name)));
   return [];
 }

@@ -39,32 +39,48 @@ export function typedParamsAsSchema(params: readonly unknown[], errors: DagIssue
   for (const [i, entry] of params.entries()) {
     const at = childPath('params', i);
     if (!isMapping(entry) || typeof entry.name !== 'string' || entry.name.trim() === '') {
-      errors.push(issue(at, 'must be a mapping with a name (a list of typed params writes each as {name, type, default, ...})'));
+      errors.push(
+        issue(at, 'must be a mapping with a name (a list of typed params writes each as {name, type, default, ...})'),
+      );
       continue;
     }
     const name = entry.name.trim();
-    if (Object.hasOwn(properties, name)) errors.push(issue(childPath(at, 'name'), `parameter "${name}" is declared more than once`));
+    if (Object.hasOwn(properties, name))
+      errors.push(issue(childPath(at, 'name'), `parameter "${name}" is declared more than once`));
     const property = propertyOf(entry, at, errors);
     properties[name] = property;
     if (entry.required === true) required.push(name);
     if (Object.hasOwn(entry, 'default')) values.push({ [name]: entry.default });
   }
-  const schema = { type: 'object', properties, additionalProperties: false, ...(required.length === 0 ? {} : { required }) };
+  const schema = {
+    type: 'object',
+    properties,
+    additionalProperties: false,
+    ...(required.length === 0 ? {} : { required }),
+  };
   return { schema, values };
 }
 
 function propertyOf(entry: Mapping, at: string, errors: DagIssue[]): Mapping {
   const property: Mapping = {};
   const type = entry.type ?? 'string';
-  if (typeof type !== 'string' || !TYPES.includes(type.trim() === '' ? 'string' : type.trim())) errors.push(issue(childPath(at, 'type'), `must be one of ${TYPES.join(', ')}`));
+  if (typeof type !== 'string' || !TYPES.includes(type.trim() === '' ? 'string' : type.trim()))
+    errors.push(issue(childPath(at, 'type'), `must be one of ${TYPES.join(', ')}`));
   else property.type = type.trim() === '' ? 'string' : type.trim();
   for (const [key, item] of Object.entries(entry)) {
     if (key === 'name' || key === 'type') continue;
     if (key === 'required') {
       if (typeof item !== 'boolean') errors.push(issue(childPath(at, key), 'must be true or false'));
-    } else if (key === 'eval') errors.push(refusal(childPath(at, key), 'typed params eval (a default computed by a command)'));
+    } else if (key === 'eval')
+      errors.push(refusal(childPath(at, key), 'typed params eval (a default computed by a command)'));
     else if (KEYWORDS[key] !== undefined) property[KEYWORDS[key]] = item;
-    else errors.push(issue(childPath(at, key), `is not a typed-param field (known: name, type, required, eval, ${Object.keys(KEYWORDS).join(', ')})`));
+    else
+      errors.push(
+        issue(
+          childPath(at, key),
+          `is not a typed-param field (known: name, type, required, eval, ${Object.keys(KEYWORDS).join(', ')})`,
+        ),
+      );
   }
   return property;
 }

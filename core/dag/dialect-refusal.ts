@@ -14,24 +14,29 @@ export const DELIBERATE: Readonly<Record<string, string>> = {
   'action chat.completion (LLM chat)': 'Kubedag runs no LLM steps',
   'type: agent (agent DAGs)': 'Kubedag runs no LLM agents',
   'tasks (agent tasks)': 'Kubedag runs no LLM agents',
-  'tools': 'Kubedag runs no LLM agents',
+  tools: 'Kubedag runs no LLM agents',
   harness: 'Kubedag runs no coding-agent harnesses',
   harnesses: 'Kubedag runs no coding-agent harnesses',
   'action harness.run (coding-agent harness)': 'Kubedag runs no coding-agent harnesses',
-  'action git.worktree.add (git worktrees)': 'steps share the run\'s workspace volume, not git worktrees on one host',
-  'action git.worktree.remove (git worktrees)': 'steps share the run\'s workspace volume, not git worktrees on one host',
+  'action git.worktree.add (git worktrees)': "steps share the run's workspace volume, not git worktrees on one host",
+  'action git.worktree.remove (git worktrees)': "steps share the run's workspace volume, not git worktrees on one host",
   'action human.task (human tasks)': 'of the human tasks only approval waits are planned',
   'actions (custom action packages)': 'Kubedag runs only its built-in executors',
   'step_types (custom step types)': 'Kubedag runs only its built-in executors',
   'custom action packages (a versioned action reference)': 'Kubedag runs only its built-in executors',
-  'type: controller (controller DAGs)': 'Kubedag runs no LLM agents (controller is Dagu\'s older name of agent)',
+  'type: controller (controller DAGs)': "Kubedag runs no LLM agents (controller is Dagu's older name of agent)",
   'type: build (build DAGs)': 'Kubedag runs no build DAGs',
 };
 
 /** The error for a 2.x feature at `path`: deliberately not run, or not read yet. */
 export function refusal(path: string, feature: string): DagIssue {
   const why = DELIBERATE[feature];
-  return issue(path, why === undefined ? `Dagu 2.x feature ${feature} is not supported yet` : `Dagu 2.x feature ${feature} is not supported: ${why}`);
+  return issue(
+    path,
+    why === undefined
+      ? `Dagu 2.x feature ${feature} is not supported yet`
+      : `Dagu 2.x feature ${feature} is not supported: ${why}`,
+  );
 }
 
 /** Whether an error is a refusal of a 2.x feature (of either kind). */

@@ -39,11 +39,21 @@ function httpCommand(step: Mapping, key: string, at: string, errors: DagIssue[])
   const { method, url, ...rest } = settings;
   if (method === undefined && url === undefined) return step;
   if (step.command !== undefined) {
-    errors.push(issue(childPath(at, method === undefined ? 'url' : 'method'), 'write the request either as the command or as with.method and with.url, not both'));
+    errors.push(
+      issue(
+        childPath(at, method === undefined ? 'url' : 'method'),
+        'write the request either as the command or as with.method and with.url, not both',
+      ),
+    );
     return step;
   }
   if (typeof method !== 'string' || method.trim() === '' || typeof url !== 'string' || url.trim() === '') {
-    errors.push(issue(childPath(at, typeof method !== 'string' || method.trim() === '' ? 'method' : 'url'), 'must be a non-empty string (with.method and with.url go together)'));
+    errors.push(
+      issue(
+        childPath(at, typeof method !== 'string' || method.trim() === '' ? 'method' : 'url'),
+        'must be a non-empty string (with.method and with.url go together)',
+      ),
+    );
     return { ...step, [key]: rest };
   }
   return { ...step, [key]: rest, command: `${method.trim()} ${url.trim()}` };

@@ -7,7 +7,20 @@
  */
 
 /** The mappings of a DAG document whose keys differ between the dialects. */
-export type Scope = 'root' | 'step' | 'handlerOn' | 'retryPolicy' | 'repeatPolicy' | 'continueOn' | 'parallel' | 'runConfig' | 'mailOn' | 'mail' | 'container' | 'ssh' | 'precondition';
+export type Scope =
+  | 'root'
+  | 'step'
+  | 'handlerOn'
+  | 'retryPolicy'
+  | 'repeatPolicy'
+  | 'continueOn'
+  | 'parallel'
+  | 'runConfig'
+  | 'mailOn'
+  | 'mail'
+  | 'container'
+  | 'ssh'
+  | 'precondition';
 
 const POLICY = { interval_sec: 'intervalSec', exit_code: 'exitCode', max_interval_sec: 'maxIntervalSec' };
 
@@ -66,8 +79,23 @@ export const SPELLINGS: Readonly<Record<Scope, Readonly<Record<string, string>>>
 
 /** Under which (1.x-spelled) key of a mapping another mapping of a listed scope sits. */
 export const CHILD_SCOPES: Readonly<Partial<Record<Scope, Readonly<Record<string, Scope>>>>> = {
-  root: { handlerOn: 'handlerOn', runConfig: 'runConfig', mailOn: 'mailOn', errorMail: 'mail', infoMail: 'mail', container: 'container', ssh: 'ssh', preconditions: 'precondition' },
-  step: { preconditions: 'precondition', retryPolicy: 'retryPolicy', repeatPolicy: 'repeatPolicy', continueOn: 'continueOn', parallel: 'parallel' },
+  root: {
+    handlerOn: 'handlerOn',
+    runConfig: 'runConfig',
+    mailOn: 'mailOn',
+    errorMail: 'mail',
+    infoMail: 'mail',
+    container: 'container',
+    ssh: 'ssh',
+    preconditions: 'precondition',
+  },
+  step: {
+    preconditions: 'precondition',
+    retryPolicy: 'retryPolicy',
+    repeatPolicy: 'repeatPolicy',
+    continueOn: 'continueOn',
+    parallel: 'parallel',
+  },
 };
 
 /** Keys only a 1.x file writes besides the 1.x side of SPELLINGS (2.x removed them). */
@@ -119,12 +147,32 @@ export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, str
   },
   handlerOn: { init: 'handler_on.init', wait: 'handler_on.wait (approval waits)' },
   mailOn: { wait: 'mail_on.wait (approval waits)' },
-  container: { exec: 'container.exec (an existing container)', healthcheck: 'container.healthcheck', shell: 'container.shell' },
+  container: {
+    exec: 'container.exec (an existing container)',
+    healthcheck: 'container.healthcheck',
+    shell: 'container.shell',
+  },
   precondition: { eval: 'preconditions eval' },
 };
 
 /** 2.x keys that cannot sit beside `run:` (Dagu's rule: run replaces them). */
-export const NOT_WITH_RUN = ['call', 'command', 'config', 'exec', 'llm', 'messages', 'params', 'routes', 'script', 'shell', 'shell_args', 'shell_packages', 'type', 'value', 'action'];
+export const NOT_WITH_RUN = [
+  'call',
+  'command',
+  'config',
+  'exec',
+  'llm',
+  'messages',
+  'params',
+  'routes',
+  'script',
+  'shell',
+  'shell_args',
+  'shell_packages',
+  'type',
+  'value',
+  'action',
+];
 
 /** The only keys `with:` takes on a `run:` step. */
 export const RUN_WITH_KEYS = ['shell', 'shell_args', 'shell_packages'];
@@ -143,8 +191,22 @@ export const SETTINGS_SPELLINGS: Readonly<Record<string, Readonly<Record<string,
 
 /** 2.x executor settings without a 1.x counterpart, by canonical type, with the feature named. */
 export const REFUSED_SETTINGS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  docker: { working_dir: 'docker with.working_dir', volumes: 'docker with.volumes (bind mounts of the host)', shell: 'docker with.shell' },
-  ssh: { shell: 'ssh with.shell', shell_args: 'ssh with.shell_args', timeout: 'ssh with.timeout', bastion: 'ssh with.bastion (a jump host)' },
-  http: { form: 'http with.form', files: 'http with.files (multipart uploads)', format: 'http with.format', output: 'http with.output' },
+  docker: {
+    working_dir: 'docker with.working_dir',
+    volumes: 'docker with.volumes (bind mounts of the host)',
+    shell: 'docker with.shell',
+  },
+  ssh: {
+    shell: 'ssh with.shell',
+    shell_args: 'ssh with.shell_args',
+    timeout: 'ssh with.timeout',
+    bastion: 'ssh with.bastion (a jump host)',
+  },
+  http: {
+    form: 'http with.form',
+    files: 'http with.files (multipart uploads)',
+    format: 'http with.format',
+    output: 'http with.output',
+  },
   jq: { input: 'jq with.input (input from a file)' },
 };

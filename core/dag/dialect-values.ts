@@ -35,9 +35,11 @@ export function readConsts(value: unknown, errors: DagIssue[]): Map<string, Lite
       continue;
     }
     const [name, item] = pair;
-    if (!CONST_NAME.test(name)) errors.push(issue(childPath(at, name), 'is not a valid constant name (a letter, then letters, digits and _)'));
+    if (!CONST_NAME.test(name))
+      errors.push(issue(childPath(at, name), 'is not a valid constant name (a letter, then letters, digits and _)'));
     else if (consts.has(name)) errors.push(issue(childPath(at, name), `constant "${name}" is defined more than once`));
-    else if (typeof item === 'string') consts.set(name, substituteConsts(item, consts, childPath(at, name), errors, true) as Literal);
+    else if (typeof item === 'string')
+      consts.set(name, substituteConsts(item, consts, childPath(at, name), errors, true) as Literal);
     else if ((typeof item === 'number' && Number.isFinite(item)) || typeof item === 'boolean') consts.set(name, item);
     else errors.push(issue(childPath(at, name), 'must be a literal string, number or boolean'));
   }
@@ -45,13 +47,25 @@ export function readConsts(value: unknown, errors: DagIssue[]): Map<string, Lite
 }
 
 /** A string with its `${consts.x}` substituted; a string that is one reference takes the constant's type. */
-function substituteConsts(text: string, consts: ReadonlyMap<string, Literal>, path: string, errors: DagIssue[], asText = false): unknown {
+function substituteConsts(
+  text: string,
+  consts: ReadonlyMap<string, Literal>,
+  path: string,
+  errors: DagIssue[],
+  asText = false,
+): unknown {
   const whole = /^\$\{consts\.([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(text)?.[1];
   if (whole !== undefined && consts.has(whole) && !asText) return consts.get(whole);
   return text.replace(SCOPED, (match, scope: string, name: string) => {
     if (scope !== 'consts') return match;
     const value = consts.get(name);
-    if (value === undefined) errors.push(issue(path, `unknown constant consts.${name}${consts.size === 0 ? ' (the file defines no consts)' : ` (defined: ${[...consts.keys()].join(', ')})`}`));
+    if (value === undefined)
+      errors.push(
+        issue(
+          path,
+          `unknown constant consts.${name}${consts.size === 0 ? ' (the file defines no consts)' : ` (defined: ${[...consts.keys()].join(', ')})`}`,
+        ),
+      );
     return value === undefined ? match : String(value);
   });
 }
@@ -60,12 +74,24 @@ function substituteConsts(text: string, consts: ReadonlyMap<string, Literal>, pa
  * Every string value of a document (keys stay as written) with constants substituted and
  * `${params.x}`/`${env.X}` made plain variable references.
  */
-export function withValues(value: unknown, consts: ReadonlyMap<string, Literal>, path: string, errors: DagIssue[]): unknown {
+export function withValues(
+  value: unknown,
+  consts: ReadonlyMap<string, Literal>,
+  path: string,
+  errors: DagIssue[],
+): unknown {
   if (typeof value === 'string') {
     const substituted = substituteConsts(value, consts, path, errors);
-    return typeof substituted === 'string' ? substituted.replace(SCOPED, (match, scope: string, name: string) => (scope === 'consts' ? match : `\${${name}}`)) : substituted;
+    return typeof substituted === 'string'
+      ? substituted.replace(SCOPED, (match, scope: string, name: string) =>
+          scope === 'consts' ? match : `\${${name}}`,
+        )
+      : substituted;
   }
-  if (Array.isArray(value)) return value.map((item: unknown, i) => withValues(item, consts, childPath(path, i), errors));
+  if (Array.isArray(value))
+    return value.map((item: unknown, i) => withValues(item, consts, childPath(path, i), errors));
   if (!isMapping(value)) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withValues(item, consts, childPath(path, key), errors)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [key, withValues(item, consts, childPath(path, key), errors)]),
+  );
 }

@@ -12,18 +12,58 @@ const errorsOf = (text: string): string[] => loadDag(text, { fileName: 'example'
 describe('decideDialect', () => {
   const cases: { name: string; yaml: string; dialect: '1.x' | '2.x'; marker?: string }[] = [
     { name: 'a camelCase root key', yaml: 'timeoutSec: 5\nsteps: [echo]', dialect: '1.x', marker: 'timeoutSec' },
-    { name: 'a 1.x key in another case, as the 1.x reader matches it', yaml: 'TimeoutSec: 5\nsteps: [echo]', dialect: '1.x', marker: 'TimeoutSec' },
+    {
+      name: 'a 1.x key in another case, as the 1.x reader matches it',
+      yaml: 'TimeoutSec: 5\nsteps: [echo]',
+      dialect: '1.x',
+      marker: 'TimeoutSec',
+    },
     { name: 'a snake_case root key', yaml: 'timeout_sec: 5\nsteps: [echo]', dialect: '2.x', marker: 'timeout_sec' },
-    { name: 'a snake_case step key', yaml: 'steps:\n  - {command: echo, retry_policy: {limit: 1}}', dialect: '2.x', marker: 'steps[0].retry_policy' },
-    { name: 'a snake_case key nested in a step setting', yaml: 'steps:\n  - {call: child, parallel: {items: [a], max_concurrent: 1}}', dialect: '2.x', marker: 'steps[0].parallel.max_concurrent' },
-    { name: 'executor, which 2.x removed', yaml: 'steps:\n  - {command: echo, executor: shell}', dialect: '1.x', marker: 'steps[0].executor' },
-    { name: 'a handler named abort', yaml: 'steps: [echo]\nhandler_on: {abort: {command: echo}}', dialect: '2.x', marker: 'handler_on' },
+    {
+      name: 'a snake_case step key',
+      yaml: 'steps:\n  - {command: echo, retry_policy: {limit: 1}}',
+      dialect: '2.x',
+      marker: 'steps[0].retry_policy',
+    },
+    {
+      name: 'a snake_case key nested in a step setting',
+      yaml: 'steps:\n  - {call: child, parallel: {items: [a], max_concurrent: 1}}',
+      dialect: '2.x',
+      marker: 'steps[0].parallel.max_concurrent',
+    },
+    {
+      name: 'executor, which 2.x removed',
+      yaml: 'steps:\n  - {command: echo, executor: shell}',
+      dialect: '1.x',
+      marker: 'steps[0].executor',
+    },
+    {
+      name: 'a handler named abort',
+      yaml: 'steps: [echo]\nhandler_on: {abort: {command: echo}}',
+      dialect: '2.x',
+      marker: 'handler_on',
+    },
     { name: 'action', yaml: 'steps:\n  - {action: noop}', dialect: '2.x', marker: 'steps[0].action' },
     { name: 'run: with a shell command', yaml: 'steps:\n  - run: echo hello', dialect: '2.x', marker: 'steps[0].run' },
     { name: 'run: with a list', yaml: 'steps:\n  - run: [make]', dialect: '2.x', marker: 'steps[0].run' },
-    { name: 'a step in a mapping of steps', yaml: 'steps:\n  one: {command: echo, timeout_sec: 1}', dialect: '2.x', marker: 'steps.one.timeout_sec' },
-    { name: 'shell_args, which only 2.x writes', yaml: 'shell: bash\nshell_args: [-e]\nsteps: [echo]', dialect: '2.x', marker: 'shell_args' },
-    { name: 'consts, which only 2.x writes', yaml: 'consts: [{a: 1}]\nsteps: [echo]', dialect: '2.x', marker: 'consts' },
+    {
+      name: 'a step in a mapping of steps',
+      yaml: 'steps:\n  one: {command: echo, timeout_sec: 1}',
+      dialect: '2.x',
+      marker: 'steps.one.timeout_sec',
+    },
+    {
+      name: 'shell_args, which only 2.x writes',
+      yaml: 'shell: bash\nshell_args: [-e]\nsteps: [echo]',
+      dialect: '2.x',
+      marker: 'shell_args',
+    },
+    {
+      name: 'consts, which only 2.x writes',
+      yaml: 'consts: [{a: 1}]\nsteps: [echo]',
+      dialect: '2.x',
+      marker: 'consts',
+    },
   ];
   it.each(cases)('reads $name as $dialect', ({ yaml, dialect, marker }) => {
     const decision = decide(yaml);
@@ -34,32 +74,46 @@ describe('decideDialect', () => {
 
   it.each([
     ['keys spelled alike in both', 'name: a\nparams: [X=1]\nsteps:\n  - {name: s, command: echo, depends: []}'],
-    ['type, config and with, which both dialects read alike', 'steps:\n  - {type: docker, config: {image: alpine}, command: echo}\n  - {type: docker, with: {image: alpine}, command: echo}'],
+    [
+      'type, config and with, which both dialects read alike',
+      'steps:\n  - {type: docker, config: {image: alpine}, command: echo}\n  - {type: docker, with: {image: alpine}, command: echo}',
+    ],
     ['run: naming a DAG, a 1.x sub-DAG call and a valid 2.x command alike', 'steps:\n  - run: child'],
   ])('reads a file with %s as 1.x, with no marker', (_name, yaml) => {
     expect(decide(yaml)).toEqual({ dialect: '1.x', errors: [] });
   });
 
   it('names the first key of the other dialect when a 2.x file has a 1.x key', () => {
-    expect(decide('timeout_sec: 5\nsteps:\n  - {command: echo, workingDir: /tmp, retryPolicy: {limit: 1}}').errors.map(formatIssue)).toEqual([
+    expect(
+      decide('timeout_sec: 5\nsteps:\n  - {command: echo, workingDir: /tmp, retryPolicy: {limit: 1}}').errors.map(
+        formatIssue,
+      ),
+    ).toEqual([
       'steps[0].workingDir: "workingDir" is a Dagu 1.x key, but this file is written in Dagu 2.x keys (the first is "timeout_sec" at timeout_sec); a file uses one dialect; in Dagu 2.x it is written "working_dir"',
     ]);
   });
 
   it('names the first key of the other dialect when a 1.x file has a 2.x key', () => {
-    expect(decide('handlerOn: {exit: {command: echo}}\nsteps:\n  - {command: echo, continueOn: {exit_code: [1]}}').errors.map(formatIssue)).toEqual([
+    expect(
+      decide(
+        'handlerOn: {exit: {command: echo}}\nsteps:\n  - {command: echo, continueOn: {exit_code: [1]}}',
+      ).errors.map(formatIssue),
+    ).toEqual([
       'steps[0].continueOn.exit_code: "exit_code" is a Dagu 2.x key, but this file is written in Dagu 1.x keys (the first is "handlerOn" at handlerOn); a file uses one dialect; in Dagu 1.x it is written "exitCode"',
     ]);
   });
 
   it('never throws on any shape', () => {
-    for (const value of [null, 5, 'text', [], [1, [2]], { steps: 5 }, { steps: { a: 1 } }, { handler_on: [1] }]) expect(() => decideDialect(value)).not.toThrow();
+    for (const value of [null, 5, 'text', [], [1, [2]], { steps: 5 }, { steps: { a: 1 } }, { handler_on: [1] }])
+      expect(() => decideDialect(value)).not.toThrow();
   });
 });
 
 describe('loadDag reads a 2.x file as its 1.x spelling', () => {
   const dir = join(import.meta.dirname, '../../test/fixtures/dialect');
-  const pairs = readdirSync(dir).filter((f) => f.endsWith('.1x.yaml')).map((f) => f.replace(/\.1x\.yaml$/, ''));
+  const pairs = readdirSync(dir)
+    .filter((f) => f.endsWith('.1x.yaml'))
+    .map((f) => f.replace(/\.1x\.yaml$/, ''));
   it('has fixture pairs', () => {
     expect(pairs.length).toBeGreaterThanOrEqual(4);
   });
@@ -73,7 +127,12 @@ describe('loadDag reads a 2.x file as its 1.x spelling', () => {
   });
 
   it('joins a root shell_args to the shell', () => {
-    expect(loadDag('shell: bash -o pipefail\nshell_args: [-e]\nsteps: [echo]', { fileName: 'a' }).dag.shell).toEqual(['bash', '-o', 'pipefail', '-e']);
+    expect(loadDag('shell: bash -o pipefail\nshell_args: [-e]\nsteps: [echo]', { fileName: 'a' }).dag.shell).toEqual([
+      'bash',
+      '-o',
+      'pipefail',
+      '-e',
+    ]);
   });
 
   it('keeps run: a sub-DAG call in a 1.x file and a command in a 2.x file', () => {
@@ -91,38 +150,131 @@ describe('loadDag reads a 2.x file as its 1.x spelling', () => {
   });
 
   it('decides each document of a file on its own', () => {
-    const load = loadDag('timeout_sec: 5\nsteps:\n  - {name: s, run: echo hi}\n---\nname: child\ntimeoutSec: 5\nsteps:\n  - {name: t, run: child2}\n', { fileName: 'a' });
+    const load = loadDag(
+      'timeout_sec: 5\nsteps:\n  - {name: s, run: echo hi}\n---\nname: child\ntimeoutSec: 5\nsteps:\n  - {name: t, run: child2}\n',
+      { fileName: 'a' },
+    );
     expect(load.errors).toEqual([]);
     expect(load.dag.steps[0]?.command).toBe('echo');
     expect(load.localDags[0]?.dag.steps[0]?.call).toBe('child2');
   });
 
   it('reads a multi-line run: as an inline script', () => {
-    const step = loadDag('steps:\n  - name: s\n    run: |\n      echo a\n      echo b\n', { fileName: 'a' }).dag.steps[0];
+    const step = loadDag('steps:\n  - name: s\n    run: |\n      echo a\n      echo b\n', { fileName: 'a' }).dag
+      .steps[0];
     expect(step?.script).toBe('echo a\necho b\n');
   });
 });
 
 describe('loadDag refuses what this slice does not read', () => {
   const cases: { name: string; yaml: string; want: string[] }[] = [
-    { name: 'an action not run yet', yaml: 'steps:\n  - {name: s, action: wait.duration, with: {duration: 1s}}', want: ['steps[0].action: Dagu 2.x feature wait.* actions is not supported yet'] },
-    { name: 'a parallel action not run yet', yaml: 'steps:\n  - {name: s, action: dag.enqueue, with: {dag: child}, parallel: [a, b]}', want: ['steps[0].action: Dagu 2.x feature action dag.enqueue (enqueueing another DAG without waiting) is not supported yet'] },
-    { name: 'params of a name no variable can have', yaml: 'steps:\n  - run: echo ${params.my-region}', want: ['steps[0].run: Dagu 2.x feature ${params.…} references is not supported yet'] },
-    { name: 'a path output', yaml: 'steps:\n  - {id: a, run: echo, outputs: [{name: f, path: out/f.txt}]}', want: ['steps[0].outputs[0].path: Dagu 2.x feature outputs path (an output published as a file) is not supported yet'] },
-    { name: 'outputs on an ssh step', yaml: 'steps:\n  - {id: a, action: ssh.run, with: {host: h, user: u, command: hostname}, outputs: [{name: h}]}', want: ['steps[0].outputs: Dagu 2.x feature outputs on a step of type ssh is not supported yet'] },
-    { name: 'object-form output', yaml: 'steps:\n  - {run: echo a, output: {name: A}}', want: ['steps[0].output: Dagu 2.x feature object-form output (named values picked out of stdout) is not supported yet'] },
-    { name: 'foreach', yaml: 'steps:\n  - {run: echo, foreach: {items: [a]}}', want: ['steps[0].foreach: Dagu 2.x feature foreach is not supported yet'] },
-    { name: 'approval', yaml: 'steps:\n  - {run: echo, approval: {prompt: ok?}}', want: ['steps[0].approval: Dagu 2.x feature approval (steps that wait for a person) is not supported yet'] },
-    { name: 'an LLM step', yaml: 'steps:\n  - {run: echo, llm: {model: x}}', want: ['steps[0].run: run cannot be used together with llm', 'steps[0].llm: Dagu 2.x feature llm (LLM steps) is not supported: Kubedag runs no LLM steps'] },
-    { name: 'handler init', yaml: 'steps: [echo]\nhandler_on: {init: {run: echo}}', want: ['handler_on.init: Dagu 2.x feature handler_on.init is not supported yet'] },
-    { name: 'params as a JSON Schema', yaml: 'timeout_sec: 1\nparams: {type: object, properties: {a: {type: string}}}\nsteps: [echo]', want: ['params: Dagu 2.x feature params as a JSON Schema is not supported yet'] },
-    { name: 'other ${steps.…} references', yaml: 'steps:\n  - {id: a, run: echo}\n  - {name: b, run: "echo ${steps.a.stdout}"}', want: ['steps[1].run: Dagu 2.x feature ${steps.…} references other than ${steps.<id>.outputs.<name>} is not supported yet'] },
-    { name: 'several commands on an ssh step', yaml: 'steps:\n  - {name: s, action: ssh.run, with: {host: h, user: u, command: [ls, pwd]}}', want: ['steps[0].with.command: Dagu 2.x feature multiple commands on a step of type ssh (a list of more than one command) is not supported yet'] },
-    { name: 'DAG-level retry_policy', yaml: 'retry_policy: {limit: 1}\nsteps: [echo]', want: ['retry_policy: Dagu 2.x feature DAG-level retry_policy is not supported yet'] },
-    { name: 'object-form stdout', yaml: 'steps:\n  - {run: echo a, stdout: {outputs: {fields: {}}}}', want: ['steps[0].stdout: Dagu 2.x feature object-form stdout (stdout kept as an artifact, or values picked out of it) is not supported yet'] },
-    { name: 'agent DAGs', yaml: 'type: agent\nsteps:\n  - run: echo a', want: ['type: Dagu 2.x feature type: agent (agent DAGs) is not supported: Kubedag runs no LLM agents'] },
-    { name: 'a precondition that only evaluates', yaml: 'steps:\n  - {run: echo a, preconditions: [{eval: x}]}', want: ['steps[0].preconditions[0].eval: Dagu 2.x feature preconditions eval is not supported yet'] },
-    { name: 'shell_args without a shell', yaml: 'steps:\n  - {name: s, run: echo hi, with: {shell_args: [-e]}}', want: ['steps[0].shell_args: Dagu 2.x feature shell_args without shell (arguments for the default shell) is not supported yet'] },
+    {
+      name: 'an action not run yet',
+      yaml: 'steps:\n  - {name: s, action: wait.duration, with: {duration: 1s}}',
+      want: ['steps[0].action: Dagu 2.x feature wait.* actions is not supported yet'],
+    },
+    {
+      name: 'a parallel action not run yet',
+      yaml: 'steps:\n  - {name: s, action: dag.enqueue, with: {dag: child}, parallel: [a, b]}',
+      want: [
+        'steps[0].action: Dagu 2.x feature action dag.enqueue (enqueueing another DAG without waiting) is not supported yet',
+      ],
+    },
+    {
+      name: 'params of a name no variable can have',
+      yaml: 'steps:\n  - run: echo ${params.my-region}',
+      want: ['steps[0].run: Dagu 2.x feature ${params.…} references is not supported yet'],
+    },
+    {
+      name: 'a path output',
+      yaml: 'steps:\n  - {id: a, run: echo, outputs: [{name: f, path: out/f.txt}]}',
+      want: [
+        'steps[0].outputs[0].path: Dagu 2.x feature outputs path (an output published as a file) is not supported yet',
+      ],
+    },
+    {
+      name: 'outputs on an ssh step',
+      yaml: 'steps:\n  - {id: a, action: ssh.run, with: {host: h, user: u, command: hostname}, outputs: [{name: h}]}',
+      want: ['steps[0].outputs: Dagu 2.x feature outputs on a step of type ssh is not supported yet'],
+    },
+    {
+      name: 'object-form output',
+      yaml: 'steps:\n  - {run: echo a, output: {name: A}}',
+      want: [
+        'steps[0].output: Dagu 2.x feature object-form output (named values picked out of stdout) is not supported yet',
+      ],
+    },
+    {
+      name: 'foreach',
+      yaml: 'steps:\n  - {run: echo, foreach: {items: [a]}}',
+      want: ['steps[0].foreach: Dagu 2.x feature foreach is not supported yet'],
+    },
+    {
+      name: 'approval',
+      yaml: 'steps:\n  - {run: echo, approval: {prompt: ok?}}',
+      want: ['steps[0].approval: Dagu 2.x feature approval (steps that wait for a person) is not supported yet'],
+    },
+    {
+      name: 'an LLM step',
+      yaml: 'steps:\n  - {run: echo, llm: {model: x}}',
+      want: [
+        'steps[0].run: run cannot be used together with llm',
+        'steps[0].llm: Dagu 2.x feature llm (LLM steps) is not supported: Kubedag runs no LLM steps',
+      ],
+    },
+    {
+      name: 'handler init',
+      yaml: 'steps: [echo]\nhandler_on: {init: {run: echo}}',
+      want: ['handler_on.init: Dagu 2.x feature handler_on.init is not supported yet'],
+    },
+    {
+      name: 'params as a JSON Schema',
+      yaml: 'timeout_sec: 1\nparams: {type: object, properties: {a: {type: string}}}\nsteps: [echo]',
+      want: ['params: Dagu 2.x feature params as a JSON Schema is not supported yet'],
+    },
+    {
+      name: 'other ${steps.…} references',
+      yaml: 'steps:\n  - {id: a, run: echo}\n  - {name: b, run: "echo ${steps.a.stdout}"}',
+      want: [
+        'steps[1].run: Dagu 2.x feature ${steps.…} references other than ${steps.<id>.outputs.<name>} is not supported yet',
+      ],
+    },
+    {
+      name: 'several commands on an ssh step',
+      yaml: 'steps:\n  - {name: s, action: ssh.run, with: {host: h, user: u, command: [ls, pwd]}}',
+      want: [
+        'steps[0].with.command: Dagu 2.x feature multiple commands on a step of type ssh (a list of more than one command) is not supported yet',
+      ],
+    },
+    {
+      name: 'DAG-level retry_policy',
+      yaml: 'retry_policy: {limit: 1}\nsteps: [echo]',
+      want: ['retry_policy: Dagu 2.x feature DAG-level retry_policy is not supported yet'],
+    },
+    {
+      name: 'object-form stdout',
+      yaml: 'steps:\n  - {run: echo a, stdout: {outputs: {fields: {}}}}',
+      want: [
+        'steps[0].stdout: Dagu 2.x feature object-form stdout (stdout kept as an artifact, or values picked out of it) is not supported yet',
+      ],
+    },
+    {
+      name: 'agent DAGs',
+      yaml: 'type: agent\nsteps:\n  - run: echo a',
+      want: ['type: Dagu 2.x feature type: agent (agent DAGs) is not supported: Kubedag runs no LLM agents'],
+    },
+    {
+      name: 'a precondition that only evaluates',
+      yaml: 'steps:\n  - {run: echo a, preconditions: [{eval: x}]}',
+      want: ['steps[0].preconditions[0].eval: Dagu 2.x feature preconditions eval is not supported yet'],
+    },
+    {
+      name: 'shell_args without a shell',
+      yaml: 'steps:\n  - {name: s, run: echo hi, with: {shell_args: [-e]}}',
+      want: [
+        'steps[0].shell_args: Dagu 2.x feature shell_args without shell (arguments for the default shell) is not supported yet',
+      ],
+    },
   ];
   it.each(cases)('refuses $name', ({ yaml, want }) => {
     const errors = errorsOf(yaml);
@@ -130,8 +282,16 @@ describe('loadDag refuses what this slice does not read', () => {
   });
 
   it.each([
-    ['run beside command', 'steps:\n  - {name: s, run: echo hi, command: echo}', 'steps[0].run: run cannot be used together with command'],
-    ['with keys other than the shell settings on a run step', 'steps:\n  - {name: s, run: echo hi, with: {image: x}}', 'steps[0].with.image: run only takes shell, shell_args, shell_packages under with'],
+    [
+      'run beside command',
+      'steps:\n  - {name: s, run: echo hi, command: echo}',
+      'steps[0].run: run cannot be used together with command',
+    ],
+    [
+      'with keys other than the shell settings on a run step',
+      'steps:\n  - {name: s, run: echo hi, with: {image: x}}',
+      'steps[0].with.image: run only takes shell, shell_args, shell_packages under with',
+    ],
   ])('applies 2.x rules to run: %s', (_name, yaml, want) => {
     expect(errorsOf(yaml)).toContain(want);
   });
@@ -160,7 +320,11 @@ describe('twoXPath', () => {
   });
 
   it('is what loadDag reports for a 2.x file', () => {
-    expect(errorsOf('steps:\n  - {name: s, run: echo hi, retry_policy: {limit: 1, interval_sec: 1, max_interval_sec: -1}}\nhandler_on: {abort: {run: echo hi, timeout_sec: -1}}')).toEqual([
+    expect(
+      errorsOf(
+        'steps:\n  - {name: s, run: echo hi, retry_policy: {limit: 1, interval_sec: 1, max_interval_sec: -1}}\nhandler_on: {abort: {run: echo hi, timeout_sec: -1}}',
+      ),
+    ).toEqual([
       'handler_on.abort.timeout_sec: must be at least 0',
       'steps[0].retry_policy.max_interval_sec: must be at least 0',
     ]);

@@ -48,7 +48,10 @@ function isMapping(value: unknown): value is Mapping {
 }
 
 const ONE_X_KEYS = Object.fromEntries(
-  (Object.keys(SPELLINGS) as Scope[]).map((scope) => [scope, new Set([...Object.values(SPELLINGS[scope]), ...(ONE_X_ONLY[scope] ?? [])].map((key) => key.toLowerCase()))]),
+  (Object.keys(SPELLINGS) as Scope[]).map((scope) => [
+    scope,
+    new Set([...Object.values(SPELLINGS[scope]), ...(ONE_X_ONLY[scope] ?? [])].map((key) => key.toLowerCase())),
+  ]),
 ) as unknown as Record<Scope, ReadonlySet<string>>;
 
 /** The 1.x name of a key as the 1.x reader matches it (case-insensitively), or the key itself. */
@@ -97,7 +100,12 @@ function runIsShell(value: unknown): boolean {
 
 function dialectOfKey(visit: KeyVisit): Dialect | undefined {
   const { scope, key } = visit;
-  if (Object.hasOwn(SPELLINGS[scope], key) || Object.hasOwn(REFUSED[scope] ?? {}, key) || TWO_X_ONLY[scope]?.includes(key) === true) return '2.x';
+  if (
+    Object.hasOwn(SPELLINGS[scope], key) ||
+    Object.hasOwn(REFUSED[scope] ?? {}, key) ||
+    TWO_X_ONLY[scope]?.includes(key) === true
+  )
+    return '2.x';
   if (ONE_X_KEYS[scope].has(key.toLowerCase())) return '1.x';
   if (scope === 'step' && key === 'run' && runIsShell(visit.value)) return '2.x';
   // 1.x read `params: [{name: x}]` as a parameter called "name"; a typed list is 2.x's.
@@ -112,9 +120,12 @@ export function decideDialect(document: unknown): DialectDecision {
     const dialect = dialectOfKey(visit);
     if (dialect === undefined) continue;
     if (first === undefined) first = { dialect, key: visit.key, path: visit.path };
-    else if (dialect !== first.dialect) return { dialect: first.dialect, marker: markerOf(first), errors: [mixed(visit, first)] };
+    else if (dialect !== first.dialect)
+      return { dialect: first.dialect, marker: markerOf(first), errors: [mixed(visit, first)] };
   }
-  return first === undefined ? { dialect: '1.x', errors: [] } : { dialect: first.dialect, marker: markerOf(first), errors: [] };
+  return first === undefined
+    ? { dialect: '1.x', errors: [] }
+    : { dialect: first.dialect, marker: markerOf(first), errors: [] };
 }
 
 function markerOf(first: DialectMarker): DialectMarker {
@@ -123,9 +134,13 @@ function markerOf(first: DialectMarker): DialectMarker {
 
 function mixed(visit: KeyVisit, first: DialectMarker & { dialect: Dialect }): DagIssue {
   const other = first.dialect === '2.x' ? '1.x' : '2.x';
-  const counterpart = first.dialect === '2.x' ? twoXSpelling(visit.scope, visit.key) : SPELLINGS[visit.scope][visit.key];
+  const counterpart =
+    first.dialect === '2.x' ? twoXSpelling(visit.scope, visit.key) : SPELLINGS[visit.scope][visit.key];
   const hint = counterpart === undefined ? '' : `; in Dagu ${first.dialect} it is written "${counterpart}"`;
-  return issue(visit.path, `"${visit.key}" is a Dagu ${other} key, but this file is written in Dagu ${first.dialect} keys (the first is "${first.key}" at ${first.path}); a file uses one dialect${hint}`);
+  return issue(
+    visit.path,
+    `"${visit.key}" is a Dagu ${other} key, but this file is written in Dagu ${first.dialect} keys (the first is "${first.key}" at ${first.path}); a file uses one dialect${hint}`,
+  );
 }
 
 function twoXSpelling(scope: Scope, key: string): string | undefined {
@@ -142,7 +157,8 @@ export interface DialectRead {
 /** Decides the dialect and, for a 2.x document, rewrites it into the 1.x shape. */
 export function readDialect(document: unknown): DialectRead {
   const decision = decideDialect(document);
-  if (decision.dialect === '1.x' || !isMapping(document)) return { dialect: decision.dialect, document, errors: decision.errors };
+  if (decision.dialect === '1.x' || !isMapping(document))
+    return { dialect: decision.dialect, document, errors: decision.errors };
   const errors = [...decision.errors];
   const valued = withNamedValues(document, errors);
   const rewritten = toOneX(valued, errors);
@@ -162,7 +178,12 @@ export function toOneX(document: Mapping, errors: DagIssue[]): Mapping {
 }
 
 function rewriteMapping(input: Mapping, scope: Scope, path: string, errors: DagIssue[]): Mapping {
-  const value = scope === 'step' ? withDeclaredOutputs(stepExecution(input, path, errors), path, errors) : scope === 'root' ? withShellArgs(input, path, errors) : input;
+  const value =
+    scope === 'step'
+      ? withDeclaredOutputs(stepExecution(input, path, errors), path, errors)
+      : scope === 'root'
+        ? withShellArgs(input, path, errors)
+        : input;
   const out: Mapping = {};
   for (const [key, item] of Object.entries(value)) {
     const at = childPath(path, key);
@@ -220,7 +241,11 @@ function refuseStepForms(out: Mapping, path: string, errors: DagIssue[]): Mappin
 export function withoutFollowOns(dialectErrors: readonly DagIssue[], later: readonly DagIssue[]): DagIssue[] {
   const refusedIn = new Set(dialectErrors.filter(isRefusal).flatMap((e) => ancestors(e.path)));
   const above = new Set(dialectErrors.flatMap((e) => ancestors(e.path)));
-  return later.filter((e) => !refusedIn.has(e.path) && !(e.message.startsWith('needs ') && (above.has(e.path) || above.has(parentPath(e.path)))));
+  return later.filter(
+    (e) =>
+      !refusedIn.has(e.path) &&
+      !(e.message.startsWith('needs ') && (above.has(e.path) || above.has(parentPath(e.path)))),
+  );
 }
 
 function ancestors(path: string): string[] {
@@ -248,12 +273,15 @@ function rewriteAny(item: unknown, scope: Scope, path: string, errors: DagIssue[
 function rewriteSteps(item: unknown, path: string, errors: DagIssue[]): unknown {
   if (Array.isArray(item)) return rewriteAny(item, 'step', path, errors);
   if (!isMapping(item)) return item;
-  return Object.fromEntries(Object.entries(item).map(([name, step]) => [name, rewriteAny(step, 'step', childPath(path, name), errors)]));
+  return Object.fromEntries(
+    Object.entries(item).map(([name, step]) => [name, rewriteAny(step, 'step', childPath(path, name), errors)]),
+  );
 }
 
 /** Params as a JSON Schema (not read yet). */
 function schemaParams(params: unknown, errors: DagIssue[]): boolean {
-  const schema = isMapping(params) && ['properties', '$schema', 'schema', '$ref'].some((key) => Object.hasOwn(params, key));
+  const schema =
+    isMapping(params) && ['properties', '$schema', 'schema', '$ref'].some((key) => Object.hasOwn(params, key));
   if (schema) errors.push(refusal('params', 'params as a JSON Schema'));
   return schema;
 }
@@ -269,8 +297,17 @@ const STEP_OUTPUT = /^[A-Za-z][A-Za-z0-9_]*\.outputs\.[A-Za-z_][A-Za-z0-9_]*$/;
  */
 function referenceErrors(value: unknown, path: string): DagIssue[] {
   if (typeof value === 'string') {
-    const refused = [...value.matchAll(REFERENCE)].find((m) => !(m[1] === 'steps' && m[3] === '}' && STEP_OUTPUT.test(m[2] ?? '')));
-    return refused === undefined ? [] : [refusal(path, `\${${refused[1] ?? ''}.…} references${refused[1] === 'steps' ? ' other than ${steps.<id>.outputs.<name>}' : ''}`)];
+    const refused = [...value.matchAll(REFERENCE)].find(
+      (m) => !(m[1] === 'steps' && m[3] === '}' && STEP_OUTPUT.test(m[2] ?? '')),
+    );
+    return refused === undefined
+      ? []
+      : [
+          refusal(
+            path,
+            `\${${refused[1] ?? ''}.…} references${refused[1] === 'steps' ? ' other than ${steps.<id>.outputs.<name>}' : ''}`,
+          ),
+        ];
   }
   if (Array.isArray(value)) return value.flatMap((item: unknown, i) => referenceErrors(item, childPath(path, i)));
   if (!isMapping(value)) return [];
@@ -278,7 +315,10 @@ function referenceErrors(value: unknown, path: string): DagIssue[] {
 }
 
 const TWO_X_KEYS = Object.fromEntries(
-  (Object.keys(SPELLINGS) as Scope[]).map((scope) => [scope, Object.fromEntries(Object.entries(SPELLINGS[scope]).map(([twoX, oneX]) => [oneX, twoX]))]),
+  (Object.keys(SPELLINGS) as Scope[]).map((scope) => [
+    scope,
+    Object.fromEntries(Object.entries(SPELLINGS[scope]).map(([twoX, oneX]) => [oneX, twoX])),
+  ]),
 ) as unknown as Record<Scope, Readonly<Record<string, string>>>;
 
 /** Where the walk of a path is: in a mapping of a scope, among steps, or in user data. */
@@ -319,7 +359,10 @@ export function twoXPath(path: string): string {
   let out = '';
   for (const segment of segments) {
     const scope = state === 'stepList' ? 'step' : state;
-    const spelled = typeof segment === 'string' && scope !== 'steps' && scope !== 'opaque' ? (TWO_X_KEYS[scope][segment] ?? segment) : segment;
+    const spelled =
+      typeof segment === 'string' && scope !== 'steps' && scope !== 'opaque'
+        ? (TWO_X_KEYS[scope][segment] ?? segment)
+        : segment;
     out = childPath(out, spelled);
     state = nextState(state, segment);
   }

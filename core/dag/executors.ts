@@ -12,7 +12,19 @@ import { childPath, issue, type DagIssue } from './issues.ts';
 import type { Step } from './model.ts';
 import { checkMailSettings, checkSshSettings } from './remote-executor-checks.ts';
 
-export const EXECUTOR_TYPES = ['shell', 'docker', 'kubernetes', 'ssh', 'http', 'mail', 'jq', 'dag', 'parallel', 'gha', 'archive'] as const;
+export const EXECUTOR_TYPES = [
+  'shell',
+  'docker',
+  'kubernetes',
+  'ssh',
+  'http',
+  'mail',
+  'jq',
+  'dag',
+  'parallel',
+  'gha',
+  'archive',
+] as const;
 export type ExecutorType = (typeof EXECUTOR_TYPES)[number];
 
 /**
@@ -70,8 +82,10 @@ export const CONFIG_KEYS: Partial<Record<ExecutorType, readonly string[]>> = {
  * loadable (and listable through the API). archive is refused when the DAG is loaded: nothing
  * downstream knows it, and it must not run as something else.
  */
-export const GHA_REFUSAL = 'the gha executor is not supported on Kubernetes: it runs GitHub Actions with act, which needs a container engine inside the cluster (and Dagu 2.x removed it); runs of this DAG are refused';
-const ARCHIVE_REFUSAL = 'the archive executor is not supported by Kubedag yet; run tar, zip or unzip in a shell step instead';
+export const GHA_REFUSAL =
+  'the gha executor is not supported on Kubernetes: it runs GitHub Actions with act, which needs a container engine inside the cluster (and Dagu 2.x removed it); runs of this DAG are refused';
+const ARCHIVE_REFUSAL =
+  'the archive executor is not supported by Kubedag yet; run tar, zip or unzip in a shell step instead';
 
 export interface ConfigReading {
   readonly config: Record<string, unknown>;
@@ -84,7 +98,11 @@ export interface ConfigReading {
  * Dagu), and every key the executor does not read is kept but warned about, with the known
  * key it most resembles.
  */
-export function readExecutorConfig(type: ExecutorType, written: Readonly<Record<string, unknown>>, path: string): ConfigReading {
+export function readExecutorConfig(
+  type: ExecutorType,
+  written: Readonly<Record<string, unknown>>,
+  path: string,
+): ConfigReading {
   const known = CONFIG_KEYS[type];
   if (known === undefined) return { config: { ...written }, warnings: [] };
   const config: Record<string, unknown> = {};
@@ -104,7 +122,10 @@ export function readExecutorConfig(type: ExecutorType, written: Readonly<Record<
 function unknownKeyMessage(type: ExecutorType, key: string, known: readonly string[]): string {
   const ignored = `the ${type} executor does not read this setting and ignores it`;
   if (known.length === 0) return `${ignored} (it has no settings)`;
-  const guess = closest(key.toLowerCase(), known.map((k) => k.toLowerCase()));
+  const guess = closest(
+    key.toLowerCase(),
+    known.map((k) => k.toLowerCase()),
+  );
   const original = known.find((k) => k.toLowerCase() === guess) ?? guess;
   // Only a near miss is worth suggesting; otherwise list what the executor reads.
   const near = distance(key.toLowerCase(), guess) <= Math.max(2, Math.floor(key.length / 3));
@@ -124,33 +145,57 @@ const needs = (ok: boolean, path: string, message: string): DagIssue[] => (ok ? 
 const RULES: Record<ExecutorType | typeof SHARED_CONTAINER, Rule> = {
   // Dagu loads such a step without a command and fails it when it runs: the operator refuses the run.
   [SHARED_CONTAINER]: () => [],
-  shell: (step, path) => needs(step.command !== undefined || step.script !== undefined, path, 'needs a command or a script'),
+  shell: (step, path) =>
+    needs(step.command !== undefined || step.script !== undefined, path, 'needs a command or a script'),
   docker: (step, _path, _context, configPath) => {
     const { config } = step.executor;
     return [
-      ...needs(isText(config.image) || isText(config.containerName), configPath, 'the docker executor needs image or containerName'),
-      ...needs(config.exec === undefined || isText(config.containerName), childPath(configPath, 'exec'), 'exec needs containerName (it runs in an existing container)'),
+      ...needs(
+        isText(config.image) || isText(config.containerName),
+        configPath,
+        'the docker executor needs image or containerName',
+      ),
+      ...needs(
+        config.exec === undefined || isText(config.containerName),
+        childPath(configPath, 'exec'),
+        'exec needs containerName (it runs in an existing container)',
+      ),
     ];
   },
   // Like Dagu's: without a command or script the image's own entrypoint runs.
   kubernetes: () => [],
   ssh: (step, path, context, configPath) => [
-    ...needs(context.dagSsh || isText(step.executor.config.host), configPath, 'the ssh executor needs host (here or in the DAG ssh block)'),
+    ...needs(
+      context.dagSsh || isText(step.executor.config.host),
+      configPath,
+      'the ssh executor needs host (here or in the DAG ssh block)',
+    ),
     ...needs(step.command !== undefined || step.script !== undefined, path, 'needs a command'),
     ...checkSshSettings(step.executor.config, configPath),
   ],
   http: (step, path) => checkHttp(step, path),
   mail: (step, _path, _context, configPath) => checkMailSettings(step.executor.config, configPath),
   // Dagu runs a jq step without a filter as `.` (pretty-printing its input); the input is required.
-  jq: (step, path) => needs(step.script !== undefined, path, 'the jq executor needs script (the JSON input; command is the filter, "." when left out)'),
-  dag: (step, path) => needs(step.call !== undefined || step.command !== undefined, path, 'the dag executor needs call (the DAG to run)'),
+  jq: (step, path) =>
+    needs(
+      step.script !== undefined,
+      path,
+      'the jq executor needs script (the JSON input; command is the filter, "." when left out)',
+    ),
+  dag: (step, path) =>
+    needs(step.call !== undefined || step.command !== undefined, path, 'the dag executor needs call (the DAG to run)'),
   parallel: (step, path) => needs(step.call !== undefined, path, 'the parallel executor needs call (the DAG to run)'),
   gha: (step, path) => needs(step.command !== undefined, path, 'the gha executor needs command (the action reference)'),
   archive: (_step, path) => [issue(path, ARCHIVE_REFUSAL)],
 };
 
 /** Checks a step against the rules of its executor type. */
-export function checkExecutor(step: Step, path: string, context: ExecutorContext, configPath = childPath(childPath(path, 'executor'), 'config')): DagIssue[] {
+export function checkExecutor(
+  step: Step,
+  path: string,
+  context: ExecutorContext,
+  configPath = childPath(childPath(path, 'executor'), 'config'),
+): DagIssue[] {
   const rule = RULES[step.executor.type as ExecutorType | typeof SHARED_CONTAINER] as Rule | undefined;
   return rule?.(step, path, context, configPath) ?? [];
 }
@@ -160,9 +205,11 @@ const METHOD_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 function checkHttp(step: Step, path: string): DagIssue[] {
   const method = step.command;
-  if (method === undefined || step.args.length < 1) return [issue(childPath(path, 'command'), 'the http executor needs command "<METHOD> <URL>"')];
+  if (method === undefined || step.args.length < 1)
+    return [issue(childPath(path, 'command'), 'the http executor needs command "<METHOD> <URL>"')];
   // `${METHOD}` is only known per run.
-  if (!method.includes('$') && !METHOD_TOKEN.test(method)) return [issue(childPath(path, 'command'), `"${method}" is not an HTTP method`)];
+  if (!method.includes('$') && !METHOD_TOKEN.test(method))
+    return [issue(childPath(path, 'command'), `"${method}" is not an HTTP method`)];
   return [];
 }
 

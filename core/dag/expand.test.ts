@@ -3,10 +3,21 @@ import { expand, hasCommandSubstitution, walkPath, type ExpandOptions } from './
 
 const scopes: ExpandOptions['scopes'] = [
   { STEP: 'step-scope', SHADOW: 'from-step' },
-  { NAME: 'world', EMPTY: '', CFG: '{"port":8080,"items":[{"n":"a"},{"n":"b"}],"on":true,"none":null,"obj":{"k":"v"}}', ID: 'HBL01_22OCT2025_0536', Q: 'say "hi"', '1': 'first', R: '{"name":"child","dagRunId":"r1","params":"","outputs":{"TOTAL":"42"},"status":"succeeded"}' },
+  {
+    NAME: 'world',
+    EMPTY: '',
+    CFG: '{"port":8080,"items":[{"n":"a"},{"n":"b"}],"on":true,"none":null,"obj":{"k":"v"}}',
+    ID: 'HBL01_22OCT2025_0536',
+    Q: 'say "hi"',
+    '1': 'first',
+    R: '{"name":"child","dagRunId":"r1","params":"","outputs":{"TOTAL":"42"},"status":"succeeded"}',
+  },
   { SHADOW: 'from-env', DAGENV: 'dag' },
 ];
-const steps: ExpandOptions['steps'] = { build: { stdout: '/logs/build.out', stderr: '/logs/build.err', exitCode: 0 }, idle: { stdout: '' } };
+const steps: ExpandOptions['steps'] = {
+  build: { stdout: '/logs/build.out', stderr: '/logs/build.err', exitCode: 0 },
+  idle: { stdout: '' },
+};
 
 describe('expand without the shell-style pass (commands a shell runs)', () => {
   const cases: { name: string; text: string; want: string }[] = [
@@ -16,15 +27,31 @@ describe('expand without the shell-style pass (commands a shell runs)', () => {
     { name: 'leaves unknown variables for the shell', text: 'echo $HOME ${MISSING}', want: 'echo $HOME ${MISSING}' },
     { name: 'does not take a longer name for a shorter one', text: '$NAMEX', want: '$NAMEX' },
     { name: 'ends a bare name at a dot when the value is not JSON', text: '$NAME.txt', want: 'world.txt' },
-    { name: 'protects a reference wrapped in single quotes', text: "echo '${NAME}' '$NAME'", want: "echo '${NAME}' '$NAME'" },
-    { name: 'does not protect single quotes that do not touch the reference', text: "'a $NAME b'", want: "'a world b'" },
+    {
+      name: 'protects a reference wrapped in single quotes',
+      text: "echo '${NAME}' '$NAME'",
+      want: "echo '${NAME}' '$NAME'",
+    },
+    {
+      name: 'does not protect single quotes that do not touch the reference',
+      text: "'a $NAME b'",
+      want: "'a world b'",
+    },
     { name: 'reads a field of a JSON variable', text: '${CFG.port}', want: '8080' },
     { name: 'indexes JSON arrays', text: '${CFG.items[1].n} ${CFG.items.[0].n}', want: 'b a' },
-    { name: 'renders booleans, null and objects like jq -r', text: '${CFG.on} ${CFG.none} ${CFG.obj}', want: 'true null {"k":"v"}' },
+    {
+      name: 'renders booleans, null and objects like jq -r',
+      text: '${CFG.on} ${CFG.none} ${CFG.obj}',
+      want: 'true null {"k":"v"}',
+    },
     { name: 'reads a bare JSON path reference', text: 'port=$CFG.port,', want: 'port=8080,' },
     { name: 'leaves a missing JSON field literal', text: '${CFG.nope}', want: '${CFG.nope}' },
     { name: 'leaves a path into a non-JSON value literal', text: '${NAME.x}', want: '${NAME.x}' },
-    { name: 'gives a step log location by id', text: 'cat ${build.stdout} ${build.stderr}', want: 'cat /logs/build.out /logs/build.err' },
+    {
+      name: 'gives a step log location by id',
+      text: 'cat ${build.stdout} ${build.stderr}',
+      want: 'cat /logs/build.out /logs/build.err',
+    },
     { name: 'gives a step exit code by id', text: 'code=${build.exitCode} ${build.exit_code}', want: 'code=0 0' },
     { name: 'slices a step property', text: '${build.stdout:1:4}', want: 'logs' },
     { name: 'leaves an unknown step property slice literal', text: '${build.stdout:-1}', want: '${build.stdout:-1}' },
@@ -64,7 +91,10 @@ describe('expand with the shell-style pass (values no shell sees)', () => {
 
 describe('backtick command substitution', () => {
   it('is never run: the commands come back for the runtime', () => {
-    expect(expand('today is `date +%F` on `hostname`', { scopes })).toEqual({ value: 'today is `date +%F` on `hostname`', commands: ['date +%F', 'hostname'] });
+    expect(expand('today is `date +%F` on `hostname`', { scopes })).toEqual({
+      value: 'today is `date +%F` on `hostname`',
+      commands: ['date +%F', 'hostname'],
+    });
   });
 
   it('expands variables inside the command first', () => {
@@ -73,7 +103,10 @@ describe('backtick command substitution', () => {
 
   it('substitutes results the runtime already has', () => {
     const commandResults = new Map([['echo world', 'world']]);
-    expect(expand('x=`echo $NAME` y=`date`', { scopes, commandResults })).toEqual({ value: 'x=world y=`date`', commands: ['date'] });
+    expect(expand('x=`echo $NAME` y=`date`', { scopes, commandResults })).toEqual({
+      value: 'x=world y=`date`',
+      commands: ['date'],
+    });
   });
 
   it('leaves escaped, empty and unclosed backticks alone', () => {

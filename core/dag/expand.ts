@@ -40,7 +40,10 @@ const QUOTED_REF = new RegExp(`"\\$\\{(${NAME})((?:\\.|\\[)[^}]*)?\\}"`, 'g');
 const BRACED_PATH_REF = new RegExp(`\\$\\{(${NAME})((?:\\.|\\[)[^}:]*)(?::([^}]*))?\\}`, 'g');
 const BARE_PATH_REF = new RegExp(`\\$(${NAME})((?:\\.[A-Za-z0-9_]+|\\[\\d+\\])+)`, 'g');
 const PLAIN_REF = new RegExp(`('?)\\$(?:\\{(${NAME}|\\d+)\\}|(${NAME}|\\d))('?)`, 'g');
-const SHELL_REF = new RegExp(`('?)\\$\\{(${NAME}|\\d+)(?:(:?-)([^}]*)|:\\s*(-?\\d+)(?::\\s*(-?\\d+))?)?\\}('?)|('?)\\$(${NAME}|\\d)('?)`, 'g');
+const SHELL_REF = new RegExp(
+  `('?)\\$\\{(${NAME}|\\d+)(?:(:?-)([^}]*)|:\\s*(-?\\d+)(?::\\s*(-?\\d+))?)?\\}('?)|('?)\\$(${NAME}|\\d)('?)`,
+  'g',
+);
 
 export function expand(text: string, options: ExpandOptions): Expansion {
   if (!text.includes('$') && !text.includes('`')) return { value: text, commands: [] };
@@ -51,13 +54,22 @@ export function expand(text: string, options: ExpandOptions): Expansion {
     const resolved = path === undefined ? lookup(options.scopes, name) : resolvePath(name, path, undefined, options);
     return resolved === undefined ? match : JSON.stringify(resolved);
   });
-  value = value.replace(BRACED_PATH_REF, (match, name: string, path: string, slice: string | undefined) => resolvePath(name, path, slice, options) ?? match);
-  value = value.replace(BARE_PATH_REF, (match, name: string, path: string) => resolvePath(name, path, undefined, options) ?? match);
-  value = value.replace(PLAIN_REF, (match, open: string, braced: string | undefined, bare: string | undefined, close: string) => {
-    if (open === "'" && close === "'") return match;
-    const resolved = lookup(options.scopes, braced ?? bare ?? '');
-    return resolved === undefined ? match : `${open}${resolved}${close}`;
-  });
+  value = value.replace(
+    BRACED_PATH_REF,
+    (match, name: string, path: string, slice: string | undefined) => resolvePath(name, path, slice, options) ?? match,
+  );
+  value = value.replace(
+    BARE_PATH_REF,
+    (match, name: string, path: string) => resolvePath(name, path, undefined, options) ?? match,
+  );
+  value = value.replace(
+    PLAIN_REF,
+    (match, open: string, braced: string | undefined, bare: string | undefined, close: string) => {
+      if (open === "'" && close === "'") return match;
+      const resolved = lookup(options.scopes, braced ?? bare ?? '');
+      return resolved === undefined ? match : `${open}${resolved}${close}`;
+    },
+  );
   const substituted = substituteCommands(value, options.commandResults);
   value = substituted.value;
   if (options.shell === true) value = shellExpand(value, options);
@@ -72,7 +84,12 @@ function lookup(scopes: readonly Readonly<Record<string, string>>[], name: strin
 }
 
 /** `${id.stdout}` and friends for steps with that id, else a path into a JSON variable. */
-function resolvePath(name: string, path: string, slice: string | undefined, options: ExpandOptions): string | undefined {
+function resolvePath(
+  name: string,
+  path: string,
+  slice: string | undefined,
+  options: ExpandOptions,
+): string | undefined {
   const declared = name === 'steps' && slice === undefined ? declaredOutput(path, options) : undefined;
   if (declared !== undefined) return declared;
   const step = options.steps?.[name];
@@ -138,7 +155,8 @@ export function walkPath(root: unknown, path: string): { value: unknown } | unde
       continue;
     }
     const key = match[2] !== undefined ? (JSON.parse(`"${match[2]}"`) as string) : (match[3] ?? '');
-    if (current === null || typeof current !== 'object' || Array.isArray(current) || !Object.hasOwn(current, key)) return undefined;
+    if (current === null || typeof current !== 'object' || Array.isArray(current) || !Object.hasOwn(current, key))
+      return undefined;
     current = (current as Record<string, unknown>)[key];
   }
   return { value: current };
@@ -183,7 +201,8 @@ function substituteCommands(text: string, results: ReadonlyMap<string, string> |
 function shellExpand(text: string, options: ExpandOptions): string {
   const get = (name: string): string | undefined => lookup(options.scopes, name) ?? options.environment?.[name];
   return text.replace(SHELL_REF, (match, ...groups: (string | undefined)[]) => {
-    const [open = '', name, operator, fallback, offset, length, close = '', bareOpen = '', bareName, bareClose = ''] = groups;
+    const [open = '', name, operator, fallback, offset, length, close = '', bareOpen = '', bareName, bareClose = ''] =
+      groups;
     const quoted = bareName === undefined ? open === "'" && close === "'" : bareOpen === "'" && bareClose === "'";
     if (quoted) return match;
     if (bareName !== undefined) return `${bareOpen}${get(bareName) ?? ''}${bareClose}`;
@@ -204,7 +223,8 @@ function braced(value: string | undefined, form: BracedForm): string {
     const useFallback = form.operator === ':-' ? value === undefined || value === '' : value === undefined;
     return useFallback ? (form.fallback ?? '') : (value ?? '');
   }
-  if (form.offset !== undefined) return substring(value ?? '', Number(form.offset), form.length === undefined ? undefined : Number(form.length));
+  if (form.offset !== undefined)
+    return substring(value ?? '', Number(form.offset), form.length === undefined ? undefined : Number(form.length));
   return value ?? '';
 }
 

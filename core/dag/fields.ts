@@ -15,7 +15,10 @@ type EnvInput = readonly (string | Record<string, unknown>)[] | Record<string, u
 export function envFromFile(input: EnvInput, path: string, errors: DagIssue[]): EnvVar[] {
   if (input === undefined) return [];
   const add = (vars: EnvVar[], name: string, value: unknown, at: string): void => {
-    if (!ENV_NAME.test(name)) errors.push(issue(at, `"${name}" is not a valid variable name (letters, digits and _, not starting with a digit)`));
+    if (!ENV_NAME.test(name))
+      errors.push(
+        issue(at, `"${name}" is not a valid variable name (letters, digits and _, not starting with a digit)`),
+      );
     else vars.push({ name, value: paramValue(value) });
   };
   const vars: EnvVar[] = [];
@@ -40,7 +43,12 @@ type ConditionInput = string | Record<string, unknown>;
 type ConditionsInput = ConditionInput | readonly ConditionInput[] | undefined;
 
 /** Merges `preconditions` and the legacy `precondition` into one list of conditions. */
-export function conditionsFromFile(plural: ConditionsInput, singular: ConditionsInput, path: string, errors: DagIssue[]): Condition[] {
+export function conditionsFromFile(
+  plural: ConditionsInput,
+  singular: ConditionsInput,
+  path: string,
+  errors: DagIssue[],
+): Condition[] {
   const read = (input: ConditionsInput, at: string): Condition[] => {
     if (input === undefined) return [];
     if (!Array.isArray(input)) return oneCondition(input as ConditionInput, at, errors);
@@ -54,7 +62,12 @@ function oneCondition(input: ConditionInput, path: string, errors: DagIssue[]): 
     if (input.trim() === '') errors.push(issue(path, 'condition is empty'));
     return [{ condition: input }];
   }
-  const { condition, command, expected, negate } = input as { condition?: string; command?: string; expected?: string; negate?: boolean };
+  const { condition, command, expected, negate } = input as {
+    condition?: string;
+    command?: string;
+    expected?: string;
+    negate?: boolean;
+  };
   if (condition !== undefined && command !== undefined) {
     errors.push(issue(path, 'use either condition or command, not both'));
     return [];
@@ -65,7 +78,9 @@ function oneCondition(input: ConditionInput, path: string, errors: DagIssue[]): 
     return [];
   }
   if (command !== undefined && expected !== undefined) {
-    errors.push(issue(childPath(path, 'expected'), 'applies to a condition, not to a command (a command is met when it exits 0)'));
+    errors.push(
+      issue(childPath(path, 'expected'), 'applies to a condition, not to a command (a command is met when it exits 0)'),
+    );
   }
   return [{ condition: text, ...(expected === undefined ? {} : { expected }), ...(negate === true ? { negate } : {}) }];
 }
@@ -78,7 +93,11 @@ export function labelsFromFile(input: Record<string, unknown> | undefined): Reco
 }
 
 /** `bash -e` or `[bash, -e]` into program and arguments. */
-export function shellFromFile(input: string | readonly string[] | undefined, path: string, errors: DagIssue[]): string[] | undefined {
+export function shellFromFile(
+  input: string | readonly string[] | undefined,
+  path: string,
+  errors: DagIssue[],
+): string[] | undefined {
   if (input === undefined) return undefined;
   const words = typeof input === 'string' ? splitCommand(input).words : [...input];
   if (words.length === 0 || words[0] === '') {

@@ -12,10 +12,13 @@ import { checkStructure } from './structure.ts';
 const root = join(import.meta.dirname, '../..');
 const fixtures = join(root, 'test/fixtures/dags');
 const goldens = join(root, 'test/fixtures/golden');
-const files = readdirSync(fixtures).filter((f) => f.endsWith('.yaml')).sort();
+const files = readdirSync(fixtures)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 const update = process.env.UPDATE_GOLDEN === '1';
 
-const loadFixture = (file: string): ReturnType<typeof loadDag> => loadDag(readFileSync(join(fixtures, file), 'utf8'), { fileName: file.replace(/\.yaml$/, '') });
+const loadFixture = (file: string): ReturnType<typeof loadDag> =>
+  loadDag(readFileSync(join(fixtures, file), 'utf8'), { fileName: file.replace(/\.yaml$/, '') });
 
 describe('fixture DAG files', () => {
   it('exist', () => {
@@ -48,7 +51,7 @@ describe('fixture DAG files', () => {
         const steps = canonical.steps;
         if (Array.isArray(steps)) steps.forEach(visitStep);
         else if (steps !== null && typeof steps === 'object') Object.values(steps).forEach(visitStep);
-        Object.values((canonical.handlerOn ?? {})).forEach(visitStep);
+        Object.values(canonical.handlerOn ?? {}).forEach(visitStep);
       }
     }
     expect(Object.keys(dagSchema.properties).filter((k) => !rootKeys.has(k))).toEqual([]);

@@ -37,7 +37,10 @@ export function issue(path: string, message: string): DagIssue {
 
 /** Prefixes every issue's path, used when a problem found in a part belongs to the whole. */
 export function nestIssues(prefix: string, issues: readonly DagIssue[]): DagIssue[] {
-  return issues.map((i) => ({ path: i.path === '' ? prefix : `${prefix}${i.path.startsWith('[') ? '' : '.'}${i.path}`, message: i.message }));
+  return issues.map((i) => ({
+    path: i.path === '' ? prefix : `${prefix}${i.path.startsWith('[') ? '' : '.'}${i.path}`,
+    message: i.message,
+  }));
 }
 
 /** One issue when a check found a problem, none when it returned undefined. */
@@ -46,7 +49,11 @@ export function issueIf(path: string, problem: string | undefined): DagIssue[] {
 }
 
 /** Checks every item of an optional list at its own path. */
-export function eachItem<T>(list: readonly T[] | undefined, path: string, check: (item: T, at: string, index: number) => DagIssue[]): DagIssue[] {
+export function eachItem<T>(
+  list: readonly T[] | undefined,
+  path: string,
+  check: (item: T, at: string, index: number) => DagIssue[],
+): DagIssue[] {
   return (list ?? []).flatMap((item, i) => check(item, childPath(path, i), i));
 }
 

@@ -1,14 +1,42 @@
 import { describe, expect, it } from 'vitest';
-import { configKeyProblem, dnsLabelProblem, dnsSubdomainProblem, envNameProblem, isReservedKey, labelValueProblem, qualifiedNameProblem } from './kube-names.ts';
+import {
+  configKeyProblem,
+  dnsLabelProblem,
+  dnsSubdomainProblem,
+  envNameProblem,
+  isReservedKey,
+  labelValueProblem,
+  qualifiedNameProblem,
+} from './kube-names.ts';
 
 describe('Kubernetes naming rules', () => {
   const cases: { name: string; check: (text: string) => string | undefined; text: string; valid: boolean }[] = [
-    { name: 'a label key may have a domain prefix', check: qualifiedNameProblem, text: 'topology.kubernetes.io/zone', valid: true },
-    { name: 'a label key may hold dots, dashes and underscores inside', check: qualifiedNameProblem, text: 'app_tier.v-1', valid: true },
+    {
+      name: 'a label key may have a domain prefix',
+      check: qualifiedNameProblem,
+      text: 'topology.kubernetes.io/zone',
+      valid: true,
+    },
+    {
+      name: 'a label key may hold dots, dashes and underscores inside',
+      check: qualifiedNameProblem,
+      text: 'app_tier.v-1',
+      valid: true,
+    },
     { name: 'a label key may not start with a dash', check: qualifiedNameProblem, text: '-app', valid: false },
-    { name: 'a label key prefix must be a DNS subdomain', check: qualifiedNameProblem, text: 'Example.com/app', valid: false },
+    {
+      name: 'a label key prefix must be a DNS subdomain',
+      check: qualifiedNameProblem,
+      text: 'Example.com/app',
+      valid: false,
+    },
     { name: 'a label key may not have an empty prefix', check: qualifiedNameProblem, text: '/app', valid: false },
-    { name: 'a label key name may not pass 63 characters', check: qualifiedNameProblem, text: 'a'.repeat(64), valid: false },
+    {
+      name: 'a label key name may not pass 63 characters',
+      check: qualifiedNameProblem,
+      text: 'a'.repeat(64),
+      valid: false,
+    },
     { name: 'a label value may be empty', check: labelValueProblem, text: '', valid: true },
     { name: 'a label value may not hold a slash', check: labelValueProblem, text: 'a/b', valid: false },
     { name: 'a volume name is a DNS label', check: dnsLabelProblem, text: 'scratch-1', valid: true },
@@ -25,6 +53,11 @@ describe('Kubernetes naming rules', () => {
   });
 
   it('keeps kubedag.io/ and its subdomains for Kubedag, not names that merely contain it', () => {
-    expect(['kubedag.io/step', 'x.kubedag.io/y', 'notkubedag.io/y', 'kubedag.io'].map(isReservedKey)).toEqual([true, true, false, false]);
+    expect(['kubedag.io/step', 'x.kubedag.io/y', 'notkubedag.io/y', 'kubedag.io'].map(isReservedKey)).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
   });
 });

@@ -33,7 +33,11 @@ export interface KubeObjectOptions {
 }
 
 /** A mapping with fixed camelCase keys that also takes each key's snake_case spelling. */
-export function kubeObject<P extends TProperties>(properties: P, description: string, options: KubeObjectOptions = {}): TObject<P> {
+export function kubeObject<P extends TProperties>(
+  properties: P,
+  description: string,
+  options: KubeObjectOptions = {},
+): TObject<P> {
   const twins = Object.keys(properties)
     .filter((key) => /[A-Z]/.test(key))
     .map((key): [string, string] => [snakeCase(key), key]);
@@ -42,7 +46,12 @@ export function kubeObject<P extends TProperties>(properties: P, description: st
     Type.Optional(Type.Unknown({ description: `Same as ${key}.`, [ALIAS_OF]: key })),
   ]);
   const all = { ...properties, ...Object.fromEntries(aliases) } as P;
-  return Type.Object(all, { description, additionalProperties: options.open === true, [KEEP_UNKNOWN]: true, ...definitionMark(options.definition) });
+  return Type.Object(all, {
+    description,
+    additionalProperties: options.open === true,
+    [KEEP_UNKNOWN]: true,
+    ...definitionMark(options.definition),
+  });
 }
 
 /** The canonical key a property schema stands for, when it is another spelling. */

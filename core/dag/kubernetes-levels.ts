@@ -15,10 +15,13 @@ import type { Executor, Step } from './model.ts';
 import type { DagFile } from './schema.ts';
 import { shapeChecker } from './structure.ts';
 
-
 const PATH = 'kubernetes';
 
-export function dagKubernetes(file: DagFile, workerSelector: Readonly<Record<string, string>>, diagnostics: Diagnostics): DagKubernetesSettings | undefined {
+export function dagKubernetes(
+  file: DagFile,
+  workerSelector: Readonly<Record<string, string>>,
+  diagnostics: Diagnostics,
+): DagKubernetesSettings | undefined {
   const input = file.kubernetes;
   if (input === undefined) return undefined;
   const { errors } = diagnostics;
@@ -26,7 +29,12 @@ export function dagKubernetes(file: DagFile, workerSelector: Readonly<Record<str
   const workspace = workspaceFromFile(input.workspace, childPath(PATH, 'workspace'), diagnostics);
   errors.push(...ruleProblems(settings, PATH), ...overlapProblems(file, settings));
   for (const key of selectorConflicts(settings.nodeSelector, workerSelector)) {
-    errors.push(issue(childPath(childPath(PATH, 'nodeSelector'), key), selectorConflictMessage(key, settings.nodeSelector?.[key] ?? '', workerSelector[key] ?? '')));
+    errors.push(
+      issue(
+        childPath(childPath(PATH, 'nodeSelector'), key),
+        selectorConflictMessage(key, settings.nodeSelector?.[key] ?? '', workerSelector[key] ?? ''),
+      ),
+    );
   }
   return workspace === undefined ? settings : { ...settings, workspace };
 }
@@ -40,13 +48,23 @@ export function dagKubernetes(file: DagFile, workerSelector: Readonly<Record<str
 function overlapProblems(file: DagFile, settings: KubernetesSettings): DagIssue[] {
   const container = file.container ?? {};
   const runAs = settings.securityContext?.runAsUser !== undefined || settings.securityContext?.runAsGroup !== undefined;
-  const forContainer = 'sets this for the run\'s container already';
+  const forContainer = "sets this for the run's container already";
   const overlaps: [boolean, string, string][] = [
-    [settings.imagePullPolicy !== undefined && container.pullPolicy !== undefined, 'imagePullPolicy', `container.pullPolicy ${forContainer}`],
-    [settings.workingDir !== undefined && file.workingDir !== undefined, 'workingDir', 'workingDir sets this for every step already'],
+    [
+      settings.imagePullPolicy !== undefined && container.pullPolicy !== undefined,
+      'imagePullPolicy',
+      `container.pullPolicy ${forContainer}`,
+    ],
+    [
+      settings.workingDir !== undefined && file.workingDir !== undefined,
+      'workingDir',
+      'workingDir sets this for every step already',
+    ],
     [runAs && container.user !== undefined, 'securityContext', `container.user ${forContainer}`],
   ];
-  return overlaps.filter(([both]) => both).map(([, key, why]) => issue(childPath(PATH, key), `${why}; use one of them`));
+  return overlaps
+    .filter(([both]) => both)
+    .map(([, key, why]) => issue(childPath(PATH, key), `${why}; use one of them`));
 }
 
 export interface StepKubernetesContext {
@@ -65,39 +83,65 @@ export interface StepKubernetesInput {
   readonly path: string;
 }
 
-const checkSettingsShape = shapeChecker(() => JSON.parse(JSON.stringify(stepKubernetesSchema)) as Record<string, unknown>);
+const checkSettingsShape = shapeChecker(
+  () => JSON.parse(JSON.stringify(stepKubernetesSchema)) as Record<string, unknown>,
+);
 
 /** The step with its effective kubernetes settings, and a kubernetes executor's settings moved there. */
-export function withKubernetes(step: Step, input: StepKubernetesInput, context: StepKubernetesContext, diagnostics: Diagnostics): Step {
+export function withKubernetes(
+  step: Step,
+  input: StepKubernetesInput,
+  context: StepKubernetesContext,
+  diagnostics: Diagnostics,
+): Step {
   const { errors } = diagnostics;
   const { written, path } = input;
   const from = { config: input.config, path: input.configPath };
   const isKubernetes = step.executor.type === 'kubernetes';
   const executor: Executor = isKubernetes ? { type: 'kubernetes', config: {} } : step.executor;
   const fromExecutor = isKubernetes && Object.keys(from.config).length > 0;
-  if (written !== undefined && fromExecutor) errors.push(issue(from.path, 'the step\'s kubernetes block says the same; use one of them'));
+  if (written !== undefined && fromExecutor)
+    errors.push(issue(from.path, "the step's kubernetes block says the same; use one of them"));
   if (step.call !== undefined) {
-    if (written !== undefined) errors.push(issue(childPath(path, PATH), 'a step with call runs its DAG as a run of its own, without a Pod here; set kubernetes in the called DAG'));
+    if (written !== undefined)
+      errors.push(
+        issue(
+          childPath(path, PATH),
+          'a step with call runs its DAG as a run of its own, without a Pod here; set kubernetes in the called DAG',
+        ),
+      );
     return { ...step, executor };
   }
   const ownPath = fromExecutor && written === undefined ? from.path : childPath(path, PATH);
   const ownInput = written ?? (fromExecutor ? executorSettings(from, errors) : undefined);
   const own = ownInput === undefined ? undefined : ownSettings(ownInput, ownPath, errors);
   const kubernetes = mergeKubernetes(context.kubernetes, own);
-  if (own !== undefined) errors.push(...ruleProblems(kubernetes, ownPath, own), ...stepOverlapProblems(step, own, ownPath));
-  errors.push(...stepSelectorProblems(step, kubernetes, own, { ownPath, path, dagWorkers: context.workerSelector ?? {} }));
+  if (own !== undefined)
+    errors.push(...ruleProblems(kubernetes, ownPath, own), ...stepOverlapProblems(step, own, ownPath));
+  errors.push(
+    ...stepSelectorProblems(step, kubernetes, own, { ownPath, path, dagWorkers: context.workerSelector ?? {} }),
+  );
   return kubernetes === undefined ? { ...step, executor } : { ...step, executor, kubernetes };
 }
 
 /** A kubernetes executor's `with:`/`config:` get the same shape check as a `kubernetes:` block. */
-function executorSettings(from: { readonly config: Readonly<Record<string, unknown>>; readonly path: string }, errors: DagIssue[]): KubernetesFile | undefined {
+function executorSettings(
+  from: { readonly config: Readonly<Record<string, unknown>>; readonly path: string },
+  errors: DagIssue[],
+): KubernetesFile | undefined {
   const shape = checkSettingsShape(from.config);
   errors.push(...nestIssues(from.path, shape.errors));
   return shape.errors.length === 0 ? (shape.value as KubernetesFile) : undefined;
 }
 
 function ownSettings(input: KubernetesFile, path: string, errors: DagIssue[]): KubernetesSettings {
-  if (input.workspace !== undefined) errors.push(issue(childPath(path, 'workspace'), 'the workspace belongs to the whole run; set it in the DAG-level kubernetes block'));
+  if (input.workspace !== undefined)
+    errors.push(
+      issue(
+        childPath(path, 'workspace'),
+        'the workspace belongs to the whole run; set it in the DAG-level kubernetes block',
+      ),
+    );
   return kubernetesFromFile(input, path, errors);
 }
 
@@ -105,8 +149,17 @@ function ownSettings(input: KubernetesFile, path: string, errors: DagIssue[]): K
 function stepOverlapProblems(step: Step, own: KubernetesSettings, ownPath: string): DagIssue[] {
   const dockerImage = step.executor.type === 'docker' && step.executor.config.image !== undefined;
   return [
-    ...(own.image !== undefined && dockerImage ? [issue(childPath(ownPath, 'image'), 'the docker executor\'s image sets this step\'s image already; use one of them')] : []),
-    ...(own.workingDir !== undefined && step.dir !== undefined ? [issue(childPath(ownPath, 'workingDir'), 'the step\'s workingDir (or dir) sets this already; use one of them')] : []),
+    ...(own.image !== undefined && dockerImage
+      ? [
+          issue(
+            childPath(ownPath, 'image'),
+            "the docker executor's image sets this step's image already; use one of them",
+          ),
+        ]
+      : []),
+    ...(own.workingDir !== undefined && step.dir !== undefined
+      ? [issue(childPath(ownPath, 'workingDir'), "the step's workingDir (or dir) sets this already; use one of them")]
+      : []),
   ];
 }
 
@@ -117,12 +170,19 @@ interface SelectorPaths {
 }
 
 /** Conflicts the step takes part in; those between the two DAG-level keys are reported there. */
-function stepSelectorProblems(step: Step, effective: KubernetesSettings | undefined, own: KubernetesSettings | undefined, paths: SelectorPaths): DagIssue[] {
+function stepSelectorProblems(
+  step: Step,
+  effective: KubernetesSettings | undefined,
+  own: KubernetesSettings | undefined,
+  paths: SelectorPaths,
+): DagIssue[] {
   const workers = { ...paths.dagWorkers, ...step.workerSelector };
   return selectorConflicts(effective?.nodeSelector, workers).flatMap((key) => {
     const message = selectorConflictMessage(key, effective?.nodeSelector?.[key] ?? '', workers[key] ?? '');
-    if (own?.nodeSelector?.[key] !== undefined) return [issue(childPath(childPath(paths.ownPath, 'nodeSelector'), key), message)];
-    if (step.workerSelector[key] !== undefined) return [issue(childPath(childPath(paths.path, 'workerSelector'), key), message)];
+    if (own?.nodeSelector?.[key] !== undefined)
+      return [issue(childPath(childPath(paths.ownPath, 'nodeSelector'), key), message)];
+    if (step.workerSelector[key] !== undefined)
+      return [issue(childPath(childPath(paths.path, 'workerSelector'), key), message)];
     return [];
   });
 }

@@ -10,7 +10,10 @@ import type { DagKubernetesSettings, KubernetesSettings } from './kubernetes-mod
 type Mapping = Readonly<Record<string, unknown>>;
 
 /** A step's effective settings; undefined when neither level says anything. */
-export function mergeKubernetes(defaults: DagKubernetesSettings | undefined, own: KubernetesSettings | undefined): KubernetesSettings | undefined {
+export function mergeKubernetes(
+  defaults: DagKubernetesSettings | undefined,
+  own: KubernetesSettings | undefined,
+): KubernetesSettings | undefined {
   // The workspace belongs to the run, not to any one Pod.
   const { workspace, ...base } = defaults ?? {};
   const merged = mergeMappings(base, (own ?? {}) as Mapping);
@@ -23,7 +26,8 @@ export function mergeMappings(base: Mapping, over: Mapping): Mapping {
   for (const [key, value] of Object.entries(over)) {
     if (value === undefined) continue;
     const before = merged[key];
-    merged[key] = isMapping(value) && isMapping(before) && Object.keys(value).length > 0 ? mergeMappings(before, value) : value;
+    merged[key] =
+      isMapping(value) && isMapping(before) && Object.keys(value).length > 0 ? mergeMappings(before, value) : value;
   }
   return merged;
 }

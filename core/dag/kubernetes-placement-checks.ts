@@ -2,7 +2,14 @@
  * Checks of where a step Pod may run: nodeSelector, tolerations and affinity, with the rules
  * the API server applies (operators and their values, weights, label keys and values).
  */
-import type { V1Affinity, V1LabelSelector, V1NodeSelectorRequirement, V1NodeSelectorTerm, V1PodAffinityTerm, V1Toleration } from '@kubernetes/client-node';
+import type {
+  V1Affinity,
+  V1LabelSelector,
+  V1NodeSelectorRequirement,
+  V1NodeSelectorTerm,
+  V1PodAffinityTerm,
+  V1Toleration,
+} from '@kubernetes/client-node';
 import { dnsLabelProblem, labelValueProblem, qualifiedNameProblem } from './kube-names.ts';
 import { childPath, eachItem, issue, issueIf, type DagIssue } from './issues.ts';
 
@@ -16,10 +23,14 @@ export function nodeSelectorProblems(selector: Readonly<Record<string, string>> 
 export function tolerationProblems(toleration: Readonly<V1Toleration>, path: string): DagIssue[] {
   const { key = '', operator = 'Equal', value, effect, tolerationSeconds } = toleration;
   const problems = key === '' ? [] : issueIf(childPath(path, 'key'), qualifiedNameProblem(key));
-  if (key === '' && operator !== 'Exists') problems.push(issue(childPath(path, 'operator'), 'must be Exists when key is empty (that tolerates every taint)'));
-  if (operator === 'Exists' && value !== undefined && value !== '') problems.push(issue(childPath(path, 'value'), 'must be empty with operator Exists'));
-  if (operator === 'Equal' && value !== undefined) problems.push(...issueIf(childPath(path, 'value'), labelValueProblem(value)));
-  if (tolerationSeconds !== undefined && effect !== 'NoExecute') problems.push(issue(childPath(path, 'tolerationSeconds'), 'applies to effect NoExecute only'));
+  if (key === '' && operator !== 'Exists')
+    problems.push(issue(childPath(path, 'operator'), 'must be Exists when key is empty (that tolerates every taint)'));
+  if (operator === 'Exists' && value !== undefined && value !== '')
+    problems.push(issue(childPath(path, 'value'), 'must be empty with operator Exists'));
+  if (operator === 'Equal' && value !== undefined)
+    problems.push(...issueIf(childPath(path, 'value'), labelValueProblem(value)));
+  if (tolerationSeconds !== undefined && effect !== 'NoExecute')
+    problems.push(issue(childPath(path, 'tolerationSeconds'), 'applies to effect NoExecute only'));
   return problems;
 }
 
@@ -27,19 +38,30 @@ export function affinityProblems(affinity: Readonly<V1Affinity> | undefined, pat
   if (affinity === undefined) return [];
   const node = affinity.nodeAffinity;
   const nodePath = childPath(path, 'nodeAffinity');
-  const required = childPath(childPath(nodePath, 'requiredDuringSchedulingIgnoredDuringExecution'), 'nodeSelectorTerms');
+  const required = childPath(
+    childPath(nodePath, 'requiredDuringSchedulingIgnoredDuringExecution'),
+    'nodeSelectorTerms',
+  );
   return [
     ...eachItem(node?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms, required, nodeTermProblems),
-    ...eachItem(node?.preferredDuringSchedulingIgnoredDuringExecution, childPath(nodePath, 'preferredDuringSchedulingIgnoredDuringExecution'), (term, at) =>
-      nodeTermProblems(term.preference, childPath(at, 'preference')),
+    ...eachItem(
+      node?.preferredDuringSchedulingIgnoredDuringExecution,
+      childPath(nodePath, 'preferredDuringSchedulingIgnoredDuringExecution'),
+      (term, at) => nodeTermProblems(term.preference, childPath(at, 'preference')),
     ),
     ...(['podAffinity', 'podAntiAffinity'] as const).flatMap((kind) => {
       const rules = affinity[kind];
       const at = childPath(path, kind);
       return [
-        ...eachItem(rules?.requiredDuringSchedulingIgnoredDuringExecution, childPath(at, 'requiredDuringSchedulingIgnoredDuringExecution'), podTermProblems),
-        ...eachItem(rules?.preferredDuringSchedulingIgnoredDuringExecution, childPath(at, 'preferredDuringSchedulingIgnoredDuringExecution'), (term, p) =>
-          podTermProblems(term.podAffinityTerm, childPath(p, 'podAffinityTerm')),
+        ...eachItem(
+          rules?.requiredDuringSchedulingIgnoredDuringExecution,
+          childPath(at, 'requiredDuringSchedulingIgnoredDuringExecution'),
+          podTermProblems,
+        ),
+        ...eachItem(
+          rules?.preferredDuringSchedulingIgnoredDuringExecution,
+          childPath(at, 'preferredDuringSchedulingIgnoredDuringExecution'),
+          (term, p) => podTermProblems(term.podAffinityTerm, childPath(p, 'podAffinityTerm')),
         ),
       ];
     }),
@@ -48,8 +70,12 @@ export function affinityProblems(affinity: Readonly<V1Affinity> | undefined, pat
 
 function nodeTermProblems(term: V1NodeSelectorTerm, path: string): DagIssue[] {
   return [
-    ...eachItem(term.matchExpressions, childPath(path, 'matchExpressions'), (requirement, at) => requirementProblems(requirement, at, true)),
-    ...eachItem(term.matchFields, childPath(path, 'matchFields'), (requirement, at) => requirementProblems(requirement, at, false)),
+    ...eachItem(term.matchExpressions, childPath(path, 'matchExpressions'), (requirement, at) =>
+      requirementProblems(requirement, at, true),
+    ),
+    ...eachItem(term.matchFields, childPath(path, 'matchFields'), (requirement, at) =>
+      requirementProblems(requirement, at, false),
+    ),
   ];
 }
 
@@ -71,10 +97,15 @@ function requirementProblems(requirement: V1NodeSelectorRequirement, path: strin
 
 function podTermProblems(term: V1PodAffinityTerm, path: string): DagIssue[] {
   return [
-    ...issueIf(childPath(path, 'topologyKey'), term.topologyKey.trim() === '' ? 'is empty' : qualifiedNameProblem(term.topologyKey)),
+    ...issueIf(
+      childPath(path, 'topologyKey'),
+      term.topologyKey.trim() === '' ? 'is empty' : qualifiedNameProblem(term.topologyKey),
+    ),
     ...labelSelectorProblems(term.labelSelector, childPath(path, 'labelSelector')),
     ...labelSelectorProblems(term.namespaceSelector, childPath(path, 'namespaceSelector')),
-    ...eachItem(term.namespaces, childPath(path, 'namespaces'), (namespace, at) => issueIf(at, dnsLabelProblem(namespace))),
+    ...eachItem(term.namespaces, childPath(path, 'namespaces'), (namespace, at) =>
+      issueIf(at, dnsLabelProblem(namespace)),
+    ),
   ];
 }
 
@@ -82,6 +113,8 @@ function labelSelectorProblems(selector: V1LabelSelector | undefined, path: stri
   if (selector === undefined) return [];
   return [
     ...nodeSelectorProblems(selector.matchLabels, childPath(path, 'matchLabels')),
-    ...eachItem(selector.matchExpressions, childPath(path, 'matchExpressions'), (requirement, at) => requirementProblems(requirement, at, true)),
+    ...eachItem(selector.matchExpressions, childPath(path, 'matchExpressions'), (requirement, at) =>
+      requirementProblems(requirement, at, true),
+    ),
   ];
 }

@@ -10,7 +10,9 @@ import { kubeObject } from './kube-object.ts';
 import { count, flag, text } from './schema-builders.ts';
 
 /** YAML reads `cpu: 2` as a number; Kubernetes quantities are text. */
-export const quantity = Type.Union([Type.String(), Type.Number()], { description: 'A quantity such as 500m, 1.5Gi or 2.' });
+export const quantity = Type.Union([Type.String(), Type.Number()], {
+  description: 'A quantity such as 500m, 1.5Gi or 2.',
+});
 /** Label-like values: YAML reads `gpu: true` and `tier: 2` as a boolean and a number. */
 const labelText = Type.Union([Type.String(), Type.Integer(), Type.Boolean()]);
 export function labelMap(description: string): TRecord<'^.*$', typeof labelText> {
@@ -34,7 +36,10 @@ const envVarSource = kubeObject(
     configMapKeyRef: Type.Optional(keySelector('ConfigMap')),
     fieldRef: Type.Optional(
       kubeObject(
-        { fieldPath: text('Pod field such as metadata.name or status.podIP.'), apiVersion: Type.Optional(text('Version of fieldPath (default v1).')) },
+        {
+          fieldPath: text('Pod field such as metadata.name or status.podIP.'),
+          apiVersion: Type.Optional(text('Version of fieldPath (default v1).')),
+        },
         'A field of the Pod.',
       ),
     ),
@@ -53,7 +58,10 @@ export const envVar = kubeObject(
 );
 
 const envFromReference = (kind: string) =>
-  kubeObject({ name: text(`${kind} name.`), optional: Type.Optional(flag(`Start even when the ${kind} is missing.`)) }, `A ${kind} whose keys become variables.`);
+  kubeObject(
+    { name: text(`${kind} name.`), optional: Type.Optional(flag(`Start even when the ${kind} is missing.`)) },
+    `A ${kind} whose keys become variables.`,
+  );
 
 export const envFromSource = kubeObject(
   {
@@ -64,12 +72,13 @@ export const envFromSource = kubeObject(
   'All keys of one Secret or ConfigMap as variables: exactly one of secretRef and configMapRef.',
 );
 
-const quantities = (description: string) =>
-  Type.Record(Type.String(), quantity, { description });
+const quantities = (description: string) => Type.Record(Type.String(), quantity, { description });
 
 export const resources = kubeObject(
   {
-    requests: Type.Optional(quantities('Amounts the scheduler reserves, by resource name (cpu, memory, nvidia.com/gpu, ...).')),
+    requests: Type.Optional(
+      quantities('Amounts the scheduler reserves, by resource name (cpu, memory, nvidia.com/gpu, ...).'),
+    ),
     limits: Type.Optional(quantities('Amounts the container may not exceed, by resource name.')),
   },
   'CPU, memory and other resources of the step container.',
@@ -78,10 +87,16 @@ export const resources = kubeObject(
 export const toleration = kubeObject(
   {
     key: Type.Optional(text('Taint key; empty with operator Exists tolerates every taint.')),
-    operator: Type.Optional(Type.Enum(['Exists', 'Equal'], { description: 'Equal (default) compares value; Exists tolerates any value.' })),
+    operator: Type.Optional(
+      Type.Enum(['Exists', 'Equal'], { description: 'Equal (default) compares value; Exists tolerates any value.' }),
+    ),
     value: Type.Optional(text('Taint value, with operator Equal.')),
-    effect: Type.Optional(Type.Enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute'], { description: 'Taint effect; empty tolerates all.' })),
-    tolerationSeconds: Type.Optional(Type.Integer({ description: 'With NoExecute: how long the Pod stays bound after the taint appears.' })),
+    effect: Type.Optional(
+      Type.Enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute'], { description: 'Taint effect; empty tolerates all.' }),
+    ),
+    tolerationSeconds: Type.Optional(
+      Type.Integer({ description: 'With NoExecute: how long the Pod stays bound after the taint appears.' }),
+    ),
   },
   'Lets the step Pod run on nodes with a matching taint.',
 );
@@ -89,15 +104,23 @@ export const toleration = kubeObject(
 const nodeRequirement = kubeObject(
   {
     key: text('Node label (or field) key.'),
-    operator: Type.Enum(['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'], { description: 'How values are compared.' }),
-    values: Type.Optional(names('Values: one or more for In and NotIn, none for Exists and DoesNotExist, one integer for Gt and Lt.')),
+    operator: Type.Enum(['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'], {
+      description: 'How values are compared.',
+    }),
+    values: Type.Optional(
+      names('Values: one or more for In and NotIn, none for Exists and DoesNotExist, one integer for Gt and Lt.'),
+    ),
   },
   'A node label requirement.',
 );
 const nodeTerm = kubeObject(
   {
-    matchExpressions: Type.Optional(Type.Array(nodeRequirement, { description: 'Requirements on node labels, all of which must hold.' })),
-    matchFields: Type.Optional(Type.Array(nodeRequirement, { description: 'Requirements on node fields, all of which must hold.' })),
+    matchExpressions: Type.Optional(
+      Type.Array(nodeRequirement, { description: 'Requirements on node labels, all of which must hold.' }),
+    ),
+    matchFields: Type.Optional(
+      Type.Array(nodeRequirement, { description: 'Requirements on node fields, all of which must hold.' }),
+    ),
   },
   'A node selector term.',
   { definition: 'kubernetesNodeSelectorTerm' },
@@ -107,10 +130,15 @@ const weight = Type.Integer({ minimum: 1, maximum: 100, description: 'Weight fro
 const nodeAffinity = kubeObject(
   {
     requiredDuringSchedulingIgnoredDuringExecution: Type.Optional(
-      kubeObject({ nodeSelectorTerms: Type.Array(nodeTerm, { description: 'Terms, any one of which must match.' }) }, 'Nodes the Pod must run on.'),
+      kubeObject(
+        { nodeSelectorTerms: Type.Array(nodeTerm, { description: 'Terms, any one of which must match.' }) },
+        'Nodes the Pod must run on.',
+      ),
     ),
     preferredDuringSchedulingIgnoredDuringExecution: Type.Optional(
-      Type.Array(kubeObject({ weight, preference: nodeTerm }, 'A weighted node preference.'), { description: 'Nodes the Pod should run on.' }),
+      Type.Array(kubeObject({ weight, preference: nodeTerm }, 'A weighted node preference.'), {
+        description: 'Nodes the Pod should run on.',
+      }),
     ),
   },
   'Which nodes the step Pod runs on.',
@@ -126,8 +154,12 @@ const labelRequirement = kubeObject(
 );
 const labelSelector = kubeObject(
   {
-    matchLabels: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Labels that must be equal.' })),
-    matchExpressions: Type.Optional(Type.Array(labelRequirement, { description: 'Requirements, all of which must hold.' })),
+    matchLabels: Type.Optional(
+      Type.Record(Type.String(), Type.String(), { description: 'Labels that must be equal.' }),
+    ),
+    matchExpressions: Type.Optional(
+      Type.Array(labelRequirement, { description: 'Requirements, all of which must hold.' }),
+    ),
   },
   'A label selector.',
   { definition: 'kubernetesLabelSelector' },
@@ -135,7 +167,7 @@ const labelSelector = kubeObject(
 const podAffinityTerm = kubeObject(
   {
     labelSelector: Type.Optional(labelSelector),
-    namespaces: Type.Optional(names('Namespaces of the Pods to match (default: the Pod\'s own).')),
+    namespaces: Type.Optional(names("Namespaces of the Pods to match (default: the Pod's own).")),
     namespaceSelector: Type.Optional(labelSelector),
     topologyKey: text('Node label whose value defines "the same place", such as kubernetes.io/hostname.'),
   },
@@ -145,9 +177,13 @@ const podAffinityTerm = kubeObject(
 const podAffinity = (description: string) =>
   kubeObject(
     {
-      requiredDuringSchedulingIgnoredDuringExecution: Type.Optional(Type.Array(podAffinityTerm, { description: 'Terms that must hold.' })),
+      requiredDuringSchedulingIgnoredDuringExecution: Type.Optional(
+        Type.Array(podAffinityTerm, { description: 'Terms that must hold.' }),
+      ),
       preferredDuringSchedulingIgnoredDuringExecution: Type.Optional(
-        Type.Array(kubeObject({ weight, podAffinityTerm }, 'A weighted term.'), { description: 'Terms that should hold.' }),
+        Type.Array(kubeObject({ weight, podAffinityTerm }, 'A weighted term.'), {
+          description: 'Terms that should hold.',
+        }),
       ),
     },
     description,
@@ -183,7 +219,13 @@ export const securityContext = kubeObject(
     readOnlyRootFilesystem: Type.Optional(flag('Mount the root filesystem read-only.')),
     allowPrivilegeEscalation: Type.Optional(flag('Allow gaining more privileges than the parent process.')),
     capabilities: Type.Optional(
-      kubeObject({ add: Type.Optional(names('Capabilities to add.')), drop: Type.Optional(names('Capabilities to drop, such as ALL.')) }, 'Linux capabilities.'),
+      kubeObject(
+        {
+          add: Type.Optional(names('Capabilities to add.')),
+          drop: Type.Optional(names('Capabilities to drop, such as ALL.')),
+        },
+        'Linux capabilities.',
+      ),
     ),
     seccompProfile: Type.Optional(seccompProfile),
   },
@@ -195,9 +237,17 @@ export const podSecurityContext = kubeObject(
   {
     ...ids,
     fsGroup: Type.Optional(count('Group that owns supported volumes.')),
-    fsGroupChangePolicy: Type.Optional(Type.Enum(['Always', 'OnRootMismatch'], { description: 'When volume ownership is changed.' })),
-    supplementalGroups: Type.Optional(Type.Array(count('Group id.'), { description: 'More groups of the first process.' })),
-    sysctls: Type.Optional(Type.Array(kubeObject({ name: text('Sysctl name.'), value: text('Sysctl value.') }, 'A namespaced sysctl.'), { description: 'Namespaced sysctls.' })),
+    fsGroupChangePolicy: Type.Optional(
+      Type.Enum(['Always', 'OnRootMismatch'], { description: 'When volume ownership is changed.' }),
+    ),
+    supplementalGroups: Type.Optional(
+      Type.Array(count('Group id.'), { description: 'More groups of the first process.' }),
+    ),
+    sysctls: Type.Optional(
+      Type.Array(kubeObject({ name: text('Sysctl name.'), value: text('Sysctl value.') }, 'A namespaced sysctl.'), {
+        description: 'Namespaced sysctls.',
+      }),
+    ),
     seccompProfile: Type.Optional(seccompProfile),
   },
   'Security settings of the step Pod.',
@@ -219,21 +269,36 @@ export const volume = kubeObject(
   {
     name: text('Volume name, referred to by volumeMounts.'),
     emptyDir: Type.Optional(
-      kubeObject({ medium: Type.Optional(text('"" (node disk) or Memory.')), sizeLimit: Type.Optional(quantity) }, 'An empty directory for the Pod\'s life.'),
+      kubeObject(
+        { medium: Type.Optional(text('"" (node disk) or Memory.')), sizeLimit: Type.Optional(quantity) },
+        "An empty directory for the Pod's life.",
+      ),
     ),
     hostPath: Type.Optional(
       kubeObject(
         {
           path: text('Path on the node.'),
-          type: Type.Optional(Type.Enum(['', 'DirectoryOrCreate', 'Directory', 'FileOrCreate', 'File', 'Socket', 'CharDevice', 'BlockDevice'], { description: 'What must exist at path.' })),
+          type: Type.Optional(
+            Type.Enum(
+              ['', 'DirectoryOrCreate', 'Directory', 'FileOrCreate', 'File', 'Socket', 'CharDevice', 'BlockDevice'],
+              { description: 'What must exist at path.' },
+            ),
+          ),
         },
         'A file or directory of the node.',
       ),
     ),
-    configMap: Type.Optional(kubeObject({ name: text('ConfigMap name.'), ...projected('ConfigMap') }, 'A ConfigMap as files.')),
-    secret: Type.Optional(kubeObject({ secretName: text('Secret name.'), ...projected('Secret') }, 'A Secret as files.')),
+    configMap: Type.Optional(
+      kubeObject({ name: text('ConfigMap name.'), ...projected('ConfigMap') }, 'A ConfigMap as files.'),
+    ),
+    secret: Type.Optional(
+      kubeObject({ secretName: text('Secret name.'), ...projected('Secret') }, 'A Secret as files.'),
+    ),
     persistentVolumeClaim: Type.Optional(
-      kubeObject({ claimName: text('PersistentVolumeClaim name.'), readOnly: Type.Optional(flag('Mount read-only.')) }, 'A PersistentVolumeClaim.'),
+      kubeObject(
+        { claimName: text('PersistentVolumeClaim name.'), readOnly: Type.Optional(flag('Mount read-only.')) },
+        'A PersistentVolumeClaim.',
+      ),
     ),
   },
   `A volume of the step Pod: exactly one of ${VOLUME_TYPES.join(', ')}.`,
@@ -251,4 +316,13 @@ export const volumeMount = kubeObject(
 );
 
 /** The parts stored once in the published JSON Schema (each carries its definition name). */
-export const KUBERNETES_DEFINITIONS = [envVar, nodeTerm, labelSelector, podAffinityTerm, affinity, securityContext, podSecurityContext, volume];
+export const KUBERNETES_DEFINITIONS = [
+  envVar,
+  nodeTerm,
+  labelSelector,
+  podAffinityTerm,
+  affinity,
+  securityContext,
+  podSecurityContext,
+  volume,
+];

@@ -7,7 +7,19 @@
  */
 import Type, { type Static } from 'typebox';
 import { kubeObject } from './kube-object.ts';
-import { affinity, envFromSource, envVar, labelMap, podSecurityContext, quantity, resources, securityContext, toleration, volume, volumeMount } from './kubernetes-pod-schema.ts';
+import {
+  affinity,
+  envFromSource,
+  envVar,
+  labelMap,
+  podSecurityContext,
+  quantity,
+  resources,
+  securityContext,
+  toleration,
+  volume,
+  volumeMount,
+} from './kubernetes-pod-schema.ts';
 import { count, flag, text } from './schema-builders.ts';
 
 const refused = (why: string): ReturnType<typeof Type.Unknown> => Type.Unknown({ description: `Refused: ${why}` });
@@ -21,11 +33,19 @@ const settings = {
     }),
   ),
   workingDir: Type.Optional(text('Working directory in the step container.')),
-  env: Type.Optional(Type.Array(envVar, { description: 'Variables of the step container, set as Kubernetes sets them (no ${...} expansion).' })),
-  envFrom: Type.Optional(Type.Array(envFromSource, { description: 'Secrets and ConfigMaps whose keys become variables.' })),
+  env: Type.Optional(
+    Type.Array(envVar, {
+      description: 'Variables of the step container, set as Kubernetes sets them (no ${...} expansion).',
+    }),
+  ),
+  envFrom: Type.Optional(
+    Type.Array(envFromSource, { description: 'Secrets and ConfigMaps whose keys become variables.' }),
+  ),
   resources: Type.Optional(resources),
   serviceAccountName: Type.Optional(text('ServiceAccount the step Pod runs as (also service_account).')),
-  nodeSelector: Type.Optional(labelMap('Labels a node must carry; merged with workerSelector, which may not contradict it.')),
+  nodeSelector: Type.Optional(
+    labelMap('Labels a node must carry; merged with workerSelector, which may not contradict it.'),
+  ),
   tolerations: Type.Optional(Type.Array(toleration, { description: 'Taints the step Pod tolerates.' })),
   affinity: Type.Optional(affinity),
   securityContext: Type.Optional(securityContext),
@@ -35,13 +55,23 @@ const settings = {
   annotations: Type.Optional(labelMap('Annotations of the step Pod (keys under kubedag.io/ are reserved).')),
   volumes: Type.Optional(Type.Array(volume, { description: 'Volumes of the step Pod.' })),
   volumeMounts: Type.Optional(Type.Array(volumeMount, { description: 'Where volumes appear in the step container.' })),
-  terminationGracePeriodSeconds: Type.Optional(count('Seconds between the stop signal and the kill; replaces maxCleanUpTimeSec for these Pods.')),
-  activeDeadlineSeconds: Type.Optional(count('Seconds one attempt\'s Pod may run before Kubernetes stops it (0: no deadline); also active_deadline.')),
-  namespace: Type.Optional(text('Dagu\'s namespace for the Pods: step Pods run in the DAGRun\'s namespace, and a run elsewhere is refused.')),
+  terminationGracePeriodSeconds: Type.Optional(
+    count('Seconds between the stop signal and the kill; replaces maxCleanUpTimeSec for these Pods.'),
+  ),
+  activeDeadlineSeconds: Type.Optional(
+    count("Seconds one attempt's Pod may run before Kubernetes stops it (0: no deadline); also active_deadline."),
+  ),
+  namespace: Type.Optional(
+    text("Dagu's namespace for the Pods: step Pods run in the DAGRun's namespace, and a run elsewhere is refused."),
+  ),
   kubeconfig: Type.Optional(refused('step Pods run in the cluster of the operator, with its credentials.')),
   context: Type.Optional(refused('step Pods run in the cluster of the operator, with its credentials.')),
-  cleanupPolicy: Type.Optional(text('Only delete, what Kubedag does: a step Pod is deleted once its logs are archived.')),
-  backoffLimit: Type.Optional(Type.Integer({ description: 'Only 0, what Kubedag does: one Pod per attempt; retries come from retryPolicy.' })),
+  cleanupPolicy: Type.Optional(
+    text('Only delete, what Kubedag does: a step Pod is deleted once its logs are archived.'),
+  ),
+  backoffLimit: Type.Optional(
+    Type.Integer({ description: 'Only 0, what Kubedag does: one Pod per attempt; retries come from retryPolicy.' }),
+  ),
   ttlAfterFinished: Type.Optional(refused('finished step Pods go with their logs, and runs with histRetentionDays.')),
   podFailurePolicy: Type.Optional(refused('a step Pod is not a Job; use retryPolicy and continueOn.')),
 };
@@ -60,9 +90,13 @@ export const workspaceSchema = Type.Union(
     kubeObject(
       {
         enabled: Type.Optional(flag('false: steps share no files (default true).')),
-        storageClassName: Type.Optional(text('StorageClass of the workspace volume (default: the cluster\'s).')),
+        storageClassName: Type.Optional(text("StorageClass of the workspace volume (default: the cluster's).")),
         size: Type.Optional(quantity),
-        accessMode: Type.Optional(Type.Enum(['ReadWriteOnce', 'ReadWriteMany'], { description: 'ReadWriteMany lets steps on different nodes share it.' })),
+        accessMode: Type.Optional(
+          Type.Enum(['ReadWriteOnce', 'ReadWriteMany'], {
+            description: 'ReadWriteMany lets steps on different nodes share it.',
+          }),
+        ),
       },
       'The workspace volume.',
       { aliases: { storage_class: 'storageClassName', storageClass: 'storageClassName' } },
@@ -73,12 +107,15 @@ export const workspaceSchema = Type.Union(
 
 export const dagKubernetesSchema = kubeObject(
   { ...settings, workspace: Type.Optional(workspaceSchema) },
-  'Pod settings of every step (and handler), which a step\'s own kubernetes settings override key by key; and the run\'s workspace.',
+  "Pod settings of every step (and handler), which a step's own kubernetes settings override key by key; and the run's workspace.",
   { aliases },
 );
 
 export const stepKubernetesSchema = kubeObject(
-  { ...settings, workspace: Type.Optional(refused('the workspace belongs to the run; set it in the DAG-level kubernetes block.')) },
+  {
+    ...settings,
+    workspace: Type.Optional(refused('the workspace belongs to the run; set it in the DAG-level kubernetes block.')),
+  },
   'Pod settings of this step, merged over the DAG-level kubernetes block.',
   { aliases },
 );

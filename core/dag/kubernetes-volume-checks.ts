@@ -15,9 +15,31 @@ export const RESERVED_VOLUME_PREFIX = 'kubedag-';
 
 /** Volume sources Kubernetes has that a DAG may not use, recognised to refuse them by name. */
 const OTHER_VOLUME_TYPES = [
-  'awsElasticBlockStore', 'azureDisk', 'azureFile', 'cephfs', 'cinder', 'csi', 'downwardAPI', 'ephemeral', 'fc', 'flexVolume', 'flocker',
-  'gcePersistentDisk', 'gitRepo', 'glusterfs', 'image', 'iscsi', 'nfs', 'photonPersistentDisk', 'portworxVolume', 'projected', 'quobyte',
-  'rbd', 'scaleIO', 'storageos', 'vsphereVolume',
+  'awsElasticBlockStore',
+  'azureDisk',
+  'azureFile',
+  'cephfs',
+  'cinder',
+  'csi',
+  'downwardAPI',
+  'ephemeral',
+  'fc',
+  'flexVolume',
+  'flocker',
+  'gcePersistentDisk',
+  'gitRepo',
+  'glusterfs',
+  'image',
+  'iscsi',
+  'nfs',
+  'photonPersistentDisk',
+  'portworxVolume',
+  'projected',
+  'quobyte',
+  'rbd',
+  'scaleIO',
+  'storageos',
+  'vsphereVolume',
 ];
 const SUPPORTED = `${VOLUME_TYPES.slice(0, -1).join(', ')} and ${VOLUME_TYPES.at(-1) ?? ''}`;
 
@@ -29,8 +51,16 @@ export function volumeProblems(volumes: readonly Readonly<V1Volume>[] | undefine
     if (first === undefined) seen.set(volume.name, i);
     return [
       ...issueIf(name, dnsLabelProblem(volume.name)),
-      ...issueIf(name, volume.name.startsWith(RESERVED_VOLUME_PREFIX) ? `names starting with "${RESERVED_VOLUME_PREFIX}" are kept for the volumes Kubedag adds` : undefined),
-      ...issueIf(name, first === undefined ? undefined : `"${volume.name}" is also the name of ${childPath(path, first)}`),
+      ...issueIf(
+        name,
+        volume.name.startsWith(RESERVED_VOLUME_PREFIX)
+          ? `names starting with "${RESERVED_VOLUME_PREFIX}" are kept for the volumes Kubedag adds`
+          : undefined,
+      ),
+      ...issueIf(
+        name,
+        first === undefined ? undefined : `"${volume.name}" is also the name of ${childPath(path, first)}`,
+      ),
       ...sourceProblems(volume, at),
     ];
   });
@@ -46,7 +76,8 @@ function sourceProblems(volume: Readonly<V1Volume>, path: string): DagIssue[] {
 
 /** Other volume types by name; anything else as an unknown key, with the nearest type. */
 function unsupportedSource(key: string, path: string): DagIssue {
-  if (OTHER_VOLUME_TYPES.includes(key)) return issue(childPath(path, key), `${key} volumes are not supported; a step Pod may use ${SUPPORTED} volumes`);
+  if (OTHER_VOLUME_TYPES.includes(key))
+    return issue(childPath(path, key), `${key} volumes are not supported; a step Pod may use ${SUPPORTED} volumes`);
   return issue(childPath(path, key), `unknown key; did you mean "${closest(key, [...VOLUME_TYPES])}"?`);
 }
 
@@ -55,13 +86,30 @@ function settingsProblems(volume: Readonly<V1Volume>, path: string): DagIssue[] 
   const at = (kind: string, key: string): string => childPath(childPath(path, kind), key);
   return [
     ...sizeLimitProblems(emptyDir?.sizeLimit, at('emptyDir', 'sizeLimit')),
-    ...issueIf(at('emptyDir', 'medium'), emptyDir?.medium === undefined || /^(|Memory|HugePages(-.+)?)$/.test(emptyDir.medium) ? undefined : `must be "" or Memory, not "${emptyDir.medium}"`),
-    ...issueIf(at('hostPath', 'path'), hostPath === undefined ? undefined : hostPath.path.trim() === '' ? 'is empty' : dotDotProblem(hostPath.path)),
-    ...issueIf(at('configMap', 'name'), configMap === undefined ? undefined : dnsSubdomainProblem(configMap.name ?? '')),
+    ...issueIf(
+      at('emptyDir', 'medium'),
+      emptyDir?.medium === undefined || /^(|Memory|HugePages(-.+)?)$/.test(emptyDir.medium)
+        ? undefined
+        : `must be "" or Memory, not "${emptyDir.medium}"`,
+    ),
+    ...issueIf(
+      at('hostPath', 'path'),
+      hostPath === undefined ? undefined : hostPath.path.trim() === '' ? 'is empty' : dotDotProblem(hostPath.path),
+    ),
+    ...issueIf(
+      at('configMap', 'name'),
+      configMap === undefined ? undefined : dnsSubdomainProblem(configMap.name ?? ''),
+    ),
     ...itemsProblems(configMap?.items, at('configMap', 'items')),
-    ...issueIf(at('secret', 'secretName'), secret === undefined ? undefined : dnsSubdomainProblem(secret.secretName ?? '')),
+    ...issueIf(
+      at('secret', 'secretName'),
+      secret === undefined ? undefined : dnsSubdomainProblem(secret.secretName ?? ''),
+    ),
     ...itemsProblems(secret?.items, at('secret', 'items')),
-    ...issueIf(at('persistentVolumeClaim', 'claimName'), persistentVolumeClaim === undefined ? undefined : dnsSubdomainProblem(persistentVolumeClaim.claimName)),
+    ...issueIf(
+      at('persistentVolumeClaim', 'claimName'),
+      persistentVolumeClaim === undefined ? undefined : dnsSubdomainProblem(persistentVolumeClaim.claimName),
+    ),
   ];
 }
 
@@ -86,8 +134,14 @@ export function mountProblems(mounts: readonly Readonly<V1VolumeMount>[] | undef
     if (first === undefined) seen.set(mount.mountPath, i);
     return [
       ...issueIf(mountPath, mount.mountPath.trim() === '' ? 'is empty' : undefined),
-      ...issueIf(mountPath, first === undefined ? undefined : `"${mount.mountPath}" is also the mountPath of ${childPath(path, first)}`),
-      ...issueIf(childPath(at, 'subPath'), mount.subPath === undefined || mount.subPath === '' ? undefined : relativePathProblem(mount.subPath)),
+      ...issueIf(
+        mountPath,
+        first === undefined ? undefined : `"${mount.mountPath}" is also the mountPath of ${childPath(path, first)}`,
+      ),
+      ...issueIf(
+        childPath(at, 'subPath'),
+        mount.subPath === undefined || mount.subPath === '' ? undefined : relativePathProblem(mount.subPath),
+      ),
     ];
   });
 }

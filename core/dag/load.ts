@@ -51,7 +51,10 @@ export function loadDag(text: string, options: LoadOptions = {}): DagLoad {
   const seen = new Set<string>();
   localDags.forEach((local, i) => {
     const prefix = childPath('documents', i + 1);
-    if (local.dag.name !== '' && seen.has(local.dag.name)) local.errors.push(issue('name', `"${local.dag.name}" names another DAG of this file; local DAG names must be unique`));
+    if (local.dag.name !== '' && seen.has(local.dag.name))
+      local.errors.push(
+        issue('name', `"${local.dag.name}" names another DAG of this file; local DAG names must be unique`),
+      );
     seen.add(local.dag.name);
     errors.push(...nestIssues(prefix, local.errors));
     warnings.push(...nestIssues(prefix, local.warnings));
@@ -71,7 +74,12 @@ interface DocumentLoad {
   readonly warnings: DagIssue[];
 }
 
-function loadDocument(document: unknown, override: string | undefined, fileName: string | undefined, local = false): DocumentLoad {
+function loadDocument(
+  document: unknown,
+  override: string | undefined,
+  fileName: string | undefined,
+  local = false,
+): DocumentLoad {
   const read = readDialect(document);
   const structure = checkStructure(read.document);
   const errors = [...structure.errors];
@@ -80,7 +88,9 @@ function loadDocument(document: unknown, override: string | undefined, fileName:
   const name = (override ?? file.name ?? fileName ?? '').trim();
   const nameProblem = dagNameProblem(name);
   if (nameProblem !== undefined) {
-    errors.push(issue('name', local && name === '' ? 'is required for a DAG after the first document of a file' : nameProblem));
+    errors.push(
+      issue('name', local && name === '' ? 'is required for a DAG after the first document of a file' : nameProblem),
+    );
   }
   const { dag, drafts } = normalizeDag(file, name, { errors, warnings });
   errors.push(...validateSteps(drafts, dag));
@@ -89,7 +99,11 @@ function loadDocument(document: unknown, override: string | undefined, fileName:
   if (read.dialect === '1.x') return { dag, errors: [...read.errors, ...errors], warnings };
   // A 2.x file's problems are told in its own keys, though found in its 1.x shape.
   const spelled = (found: DagIssue): DagIssue => issue(twoXPath(found.path), found.message);
-  return { dag, errors: [...read.errors, ...withoutFollowOns(read.errors, errors.map(spelled))], warnings: warnings.map(spelled) };
+  return {
+    dag,
+    errors: [...read.errors, ...withoutFollowOns(read.errors, errors.map(spelled))],
+    warnings: warnings.map(spelled),
+  };
 }
 
 /** Keys whose children fail alone: one broken step or handler leaves the others usable. */
@@ -102,7 +116,9 @@ const PARTIAL_KEYS = new Set(['steps', 'handlerOn']);
 function withoutBrokenFields(value: DagFile, errors: readonly DagIssue[]): DagFile {
   if (errors.length === 0) return value;
   const broken = errors.flatMap((error) => brokenPart(error.path));
-  const whole = new Set(broken.filter((part) => part.child === undefined || !PARTIAL_KEYS.has(part.key)).map((part) => part.key));
+  const whole = new Set(
+    broken.filter((part) => part.child === undefined || !PARTIAL_KEYS.has(part.key)).map((part) => part.key),
+  );
   const kept = Object.entries(value as Record<string, unknown>)
     .filter(([key]) => !whole.has(key))
     .map(([key, item]) => {
@@ -123,17 +139,28 @@ function brokenPart(path: string): { key: string; child?: string }[] {
 
 /** List entries become holes (positions still name generated steps); mapping keys go. */
 function withoutChildren(container: unknown, children: ReadonlySet<string | undefined>): unknown {
-  if (Array.isArray(container)) return container.map((item: unknown, i) => (children.has(String(i)) ? undefined : item));
+  if (Array.isArray(container))
+    return container.map((item: unknown, i) => (children.has(String(i)) ? undefined : item));
   if (container === null || typeof container !== 'object') return container;
   return Object.fromEntries(Object.entries(container).filter(([key]) => !children.has(key)));
 }
 
 function isEmptyDocument(value: unknown): boolean {
-  return value === null || value === undefined || (typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0);
+  return (
+    value === null ||
+    value === undefined ||
+    (typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0)
+  );
 }
 
 function failed(name: string, errors: DagIssue[], documents: unknown[]): DagLoad {
-  return { dag: emptyDag(name), localDags: [], errors, warnings: [], documents: documents as Record<string, unknown>[] };
+  return {
+    dag: emptyDag(name),
+    localDags: [],
+    errors,
+    warnings: [],
+    documents: documents as Record<string, unknown>[],
+  };
 }
 
 /** The DAG a file that could not be read at all stands for: a name and the defaults. */

@@ -226,7 +226,12 @@ export interface Dag {
   readonly mailOn: { readonly success: boolean; readonly failure: boolean };
   readonly errorMail?: MailConfig;
   readonly infoMail?: MailConfig;
-  readonly smtp?: { readonly host?: string; readonly port?: string; readonly username?: string; readonly password?: string };
+  readonly smtp?: {
+    readonly host?: string;
+    readonly port?: string;
+    readonly username?: string;
+    readonly password?: string;
+  };
   /** Settings passed through to the runtime unchanged (already shape-checked). */
   readonly container?: Readonly<Record<string, unknown>>;
   readonly ssh?: Readonly<Record<string, unknown>>;

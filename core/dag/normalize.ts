@@ -29,16 +29,28 @@ export function normalizeDag(file: DagFile, name: string, diagnostics: Diagnosti
   const type = file.type ?? DEFAULTS.type;
   const workerSelector = labelsFromFile(file.workerSelector);
   const kubernetes = dagKubernetes(file, workerSelector, diagnostics);
-  const context = { dagSsh: file.ssh !== undefined, dagContainer: file.container !== undefined, kubernetes, workerSelector };
+  const context = {
+    dagSsh: file.ssh !== undefined,
+    dagContainer: file.container !== undefined,
+    kubernetes,
+    workerSelector,
+  };
   const { steps } = normalizeSteps(file.steps, type, context, diagnostics);
   const handlers = normalizeHandlers(file.handlerOn, context, diagnostics);
   const schedule = parseSchedules(file.schedule, 'schedule');
   errors.push(...schedule.errors);
   const params = paramsFromFile(file.params, 'params');
   errors.push(...params.errors, ...duplicateParams(params.params.entries.map((p) => p.name)));
-  if (file.container !== undefined && file.ssh !== undefined) errors.push(issue('ssh', 'container and ssh cannot both be set'));
+  if (file.container !== undefined && file.ssh !== undefined)
+    errors.push(issue('ssh', 'container and ssh cannot both be set'));
   // Kubernetes never runs an image's HEALTHCHECK; Dagu too falls back to running without one.
-  if (file.container?.waitFor === 'healthy') diagnostics.warnings.push(issue('container.waitFor', 'healthy waits for the container Pod\'s Ready condition; Kubernetes does not run an image\'s HEALTHCHECK, so it comes as soon as the container runs'));
+  if (file.container?.waitFor === 'healthy')
+    diagnostics.warnings.push(
+      issue(
+        'container.waitFor',
+        "healthy waits for the container Pod's Ready condition; Kubernetes does not run an image's HEALTHCHECK, so it comes as soon as the container runs",
+      ),
+    );
   if (file.ssh !== undefined) errors.push(...checkSshSettings(file.ssh, 'ssh'));
   const dag: Dag = {
     name,
@@ -71,7 +83,10 @@ export function normalizeDag(file: DagFile, name: string, diagnostics: Diagnosti
 /** Booleans with their defaults. */
 function switches(file: DagFile): Pick<Dag, 'runConfig' | 'mailOn'> {
   return {
-    runConfig: { disableParamEdit: file.runConfig?.disableParamEdit ?? false, disableRunIdEdit: file.runConfig?.disableRunIdEdit ?? false },
+    runConfig: {
+      disableParamEdit: file.runConfig?.disableParamEdit ?? false,
+      disableRunIdEdit: file.runConfig?.disableRunIdEdit ?? false,
+    },
     mailOn: { success: file.mailOn?.success ?? false, failure: file.mailOn?.failure ?? false },
   };
 }
@@ -96,8 +111,21 @@ function trimmed(value: string | undefined): string | undefined {
 }
 
 /** Counts and limits; 0 means "the default" where the reference treats it so. */
-function limits(file: DagFile): Pick<Dag, 'timeoutSec' | 'delaySec' | 'restartWaitSec' | 'histRetentionDays' | 'maxActiveRuns' | 'maxActiveSteps' | 'maxCleanUpTimeSec' | 'maxOutputSize'> {
-  const orDefault = (value: number | undefined, fallback: number): number => (value === undefined || value === 0 ? fallback : value);
+function limits(
+  file: DagFile,
+): Pick<
+  Dag,
+  | 'timeoutSec'
+  | 'delaySec'
+  | 'restartWaitSec'
+  | 'histRetentionDays'
+  | 'maxActiveRuns'
+  | 'maxActiveSteps'
+  | 'maxCleanUpTimeSec'
+  | 'maxOutputSize'
+> {
+  const orDefault = (value: number | undefined, fallback: number): number =>
+    value === undefined || value === 0 ? fallback : value;
   return {
     timeoutSec: file.timeoutSec ?? 0,
     delaySec: file.delaySec ?? 0,
@@ -124,11 +152,18 @@ function secretsOf(input: DagFile['secrets'], errors: DagIssue[]): Secret[] {
   const seen = new Set<string>();
   return (input ?? []).map((secret, i) => {
     const path = childPath('secrets', i);
-    if (!ENV_NAME.test(secret.name)) errors.push(issue(childPath(path, 'name'), `"${secret.name}" is not a valid variable name`));
-    else if (seen.has(secret.name)) errors.push(issue(childPath(path, 'name'), `secret "${secret.name}" is defined more than once`));
+    if (!ENV_NAME.test(secret.name))
+      errors.push(issue(childPath(path, 'name'), `"${secret.name}" is not a valid variable name`));
+    else if (seen.has(secret.name))
+      errors.push(issue(childPath(path, 'name'), `secret "${secret.name}" is defined more than once`));
     seen.add(secret.name);
     if (!(SECRET_PROVIDERS as readonly string[]).includes(secret.provider)) {
-      errors.push(issue(childPath(path, 'provider'), `unknown provider "${secret.provider}"; known providers are ${SECRET_PROVIDERS.join(', ')}`));
+      errors.push(
+        issue(
+          childPath(path, 'provider'),
+          `unknown provider "${secret.provider}"; known providers are ${SECRET_PROVIDERS.join(', ')}`,
+        ),
+      );
     }
     if (secret.key.trim() === '') errors.push(issue(childPath(path, 'key'), 'is empty'));
     return { name: secret.name, provider: secret.provider, key: secret.key, options: labelsFromFile(secret.options) };
@@ -145,8 +180,10 @@ function mailOf(input: NonNullable<DagFile['errorMail']>): MailConfig {
 }
 
 function containerOf(input: NonNullable<DagFile['container']>, errors: DagIssue[]): Record<string, unknown> {
-  if (trimmed(input.image) === undefined) errors.push(issue(childPath('container', 'image'), 'is required when container is set'));
-  if (input.startup === 'command' && (input.command ?? []).length === 0) errors.push(issue(childPath('container', 'command'), 'is required when startup is "command"'));
+  if (trimmed(input.image) === undefined)
+    errors.push(issue(childPath('container', 'image'), 'is required when container is set'));
+  if (input.startup === 'command' && (input.command ?? []).length === 0)
+    errors.push(issue(childPath('container', 'command'), 'is required when startup is "command"'));
   const { workDir, ...rest } = input;
   const workingDir = input.workingDir ?? workDir;
   return { ...rest, ...optional('workingDir', workingDir) };

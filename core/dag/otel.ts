@@ -10,7 +10,16 @@ import { optional } from './optional.ts';
 import type { OtelAttribute, OtelProtocol, OtelSettings } from './otel-model.ts';
 
 const HTTP_PATH = '/v1/traces';
-const UNIT_MS: Readonly<Record<string, number>> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const UNIT_MS: Readonly<Record<string, number>> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
 const DURATION = /^(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/;
 
 /** A Go duration (`10s`, `1m30s`, `500ms`, `0`) in milliseconds, or undefined when it is not one. */
@@ -35,7 +44,8 @@ export function otelProtocol(endpoint: string): OtelProtocol {
 /** The URL an exporter sends to, or an error message. */
 export function otelUrl(endpoint: string, insecure: boolean): { url: string } | { error: string } {
   const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\//.exec(endpoint)?.[1]?.toLowerCase();
-  if (scheme !== undefined && scheme !== 'http' && scheme !== 'https') return { error: `"${endpoint}" has the scheme "${scheme}"; use host:port, or an http:// or https:// URL` };
+  if (scheme !== undefined && scheme !== 'http' && scheme !== 'https')
+    return { error: `"${endpoint}" has the scheme "${scheme}"; use host:port, or an http:// or https:// URL` };
   const url = scheme === undefined ? `${insecure ? 'http' : 'https'}://${endpoint}` : endpoint;
   try {
     const parsed = new URL(url);
@@ -50,7 +60,8 @@ export function otelFromFile(input: NonNullable<DagFile['otel']>, errors: DagIss
   const enabled = input.enabled === true;
   const insecure = input.insecure === true;
   const endpoint = nonEmpty(input.endpoint);
-  if (endpoint === undefined && enabled) errors.push(issue(childPath('otel', 'endpoint'), 'is required when otel is enabled'));
+  if (endpoint === undefined && enabled)
+    errors.push(issue(childPath('otel', 'endpoint'), 'is required when otel is enabled'));
   const url = endpoint === undefined ? undefined : urlOf(endpoint, insecure, errors);
   const timeoutMs = timeoutOf(input.timeout, errors);
   return {
@@ -80,7 +91,8 @@ function nonEmpty(text: string | undefined): string | undefined {
 function timeoutOf(text: string | undefined, errors: DagIssue[]): number | undefined {
   if (text === undefined) return undefined;
   const ms = durationMs(text.trim());
-  if (ms === undefined) errors.push(issue(childPath('otel', 'timeout'), `"${text}" is not a duration such as 30s or 1m30s`));
+  if (ms === undefined)
+    errors.push(issue(childPath('otel', 'timeout'), `"${text}" is not a duration such as 30s or 1m30s`));
   return ms;
 }
 
@@ -89,7 +101,8 @@ function headersOf(input: Readonly<Record<string, unknown>>, errors: DagIssue[])
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(input)) {
     const path = childPath(childPath('otel', 'headers'), name);
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) errors.push(issue(path, `"${name}" is not a valid HTTP header name`));
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+      errors.push(issue(path, `"${name}" is not a valid HTTP header name`));
     else if (value === null || value === undefined) errors.push(issue(path, 'needs a value'));
     else out[name] = typeof value === 'string' ? value : JSON.stringify(value);
   }
@@ -100,7 +113,12 @@ function headersOf(input: Readonly<Record<string, unknown>>, errors: DagIssue[])
 function resourceOf(input: Readonly<Record<string, unknown>>, errors: DagIssue[]): Record<string, OtelAttribute> {
   const out: Record<string, OtelAttribute> = {};
   for (const [name, value] of Object.entries(input)) {
-    if (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) out[name] = value;
+    if (
+      typeof value === 'string' ||
+      typeof value === 'boolean' ||
+      (typeof value === 'number' && Number.isFinite(value))
+    )
+      out[name] = value;
     else errors.push(issue(childPath(childPath('otel', 'resource'), name), 'must be a string, number or boolean'));
   }
   return out;

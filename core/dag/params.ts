@@ -78,12 +78,16 @@ export function paramsFromFile(input: ParamsInput, path: string): { params: Para
   return { params: { entries: numberTokens(tokens) }, errors: [] };
 }
 
-function tokensOf(input: string | readonly (string | Record<string, unknown>)[], path: string): { tokens: ParamToken[]; errors: DagIssue[] } {
+function tokensOf(
+  input: string | readonly (string | Record<string, unknown>)[],
+  path: string,
+): { tokens: ParamToken[]; errors: DagIssue[] } {
   const errors: DagIssue[] = [];
   const items = typeof input === 'string' ? [input] : input;
   const tokens = items.flatMap((item, i): ParamToken[] => {
     const at = typeof input === 'string' ? path : childPath(path, i);
-    if (typeof item !== 'string') return Object.entries(item).map(([name, value]) => ({ name, value: paramValue(value) }));
+    if (typeof item !== 'string')
+      return Object.entries(item).map(([name, value]) => ({ name, value: paramValue(value) }));
     // The contract: list entries are names (with an empty default) or `name: default` maps.
     if (typeof input !== 'string' && BARE_NAME.test(item.trim())) return [{ name: item.trim(), value: '' }];
     const parsed = tokenizeParams(item);
@@ -113,21 +117,37 @@ function newAjv(): Ajv {
  * Returns the entries with defaults appended in the schema's property order. `checkRequired`
  * false leaves out the required parameters a file need not give (a run gives them).
  */
-export function applyParamsSchema(schema: Record<string, unknown>, entries: readonly ParamDef[], checkRequired = true): { entries: ParamDef[]; errors: DagIssue[] } {
+export function applyParamsSchema(
+  schema: Record<string, unknown>,
+  entries: readonly ParamDef[],
+  checkRequired = true,
+): { entries: ParamDef[]; errors: DagIssue[] } {
   const data: Record<string, unknown> = {};
   for (const entry of entries) if (!entry.positional) data[entry.name] = entry.value;
   let validate;
   try {
     validate = newAjv().compile(schema);
   } catch (error) {
-    return { entries: [...entries], errors: [issue('params.schema', `is not a valid JSON Schema: ${(error as Error).message}`)] };
+    return {
+      entries: [...entries],
+      errors: [issue('params.schema', `is not a valid JSON Schema: ${(error as Error).message}`)],
+    };
   }
-  const problems = validate(data) ? [] : (validate.errors ?? []).filter((e) => checkRequired || e.keyword !== 'required');
+  const problems = validate(data)
+    ? []
+    : (validate.errors ?? []).filter((e) => checkRequired || e.keyword !== 'required');
   if (problems.length > 0) {
-    const errors = problems.map((e) => issue(pointerToPath(e.instancePath) === '' ? 'params' : childPath('params', pointerToPath(e.instancePath)), e.message ?? 'is invalid'));
+    const errors = problems.map((e) =>
+      issue(
+        pointerToPath(e.instancePath) === '' ? 'params' : childPath('params', pointerToPath(e.instancePath)),
+        e.message ?? 'is invalid',
+      ),
+    );
     return { entries: [...entries], errors };
   }
-  const updated = entries.map((entry) => (entry.positional ? entry : { ...entry, value: paramValue(data[entry.name]) }));
+  const updated = entries.map((entry) =>
+    entry.positional ? entry : { ...entry, value: paramValue(data[entry.name]) },
+  );
   const present = new Set(entries.map((entry) => entry.name));
   for (const [name, value] of Object.entries(data)) {
     if (!present.has(name)) updated.push({ name, value: paramValue(value), positional: false });
@@ -146,7 +166,12 @@ export function parseParamOverrides(text: string): { tokens: ParamToken[]; error
     const parsed = tryJson(trimmed);
     if (Array.isArray(parsed)) return { tokens: parsed.map((value) => ({ value: paramValue(value) })) };
     if (parsed !== null && typeof parsed === 'object') {
-      return { tokens: Object.entries(parsed as Record<string, unknown>).map(([name, value]) => ({ name, value: paramValue(value) })) };
+      return {
+        tokens: Object.entries(parsed as Record<string, unknown>).map(([name, value]) => ({
+          name,
+          value: paramValue(value),
+        })),
+      };
     }
   }
   return tokenizeParams(text);
@@ -169,7 +194,8 @@ export function applyParamOverrides(defaults: readonly ParamDef[], overrides: re
   const result = [...defaults];
   let position = 0;
   for (const token of overrides) {
-    const positionalName = token.name === undefined ? String((position += 1)) : /^[1-9]\d*$/.test(token.name) ? token.name : undefined;
+    const positionalName =
+      token.name === undefined ? String((position += 1)) : /^[1-9]\d*$/.test(token.name) ? token.name : undefined;
     const name = positionalName ?? token.name ?? '';
     const positional = positionalName !== undefined;
     const index = result.findIndex((entry) => entry.name === name && entry.positional === positional);

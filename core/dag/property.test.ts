@@ -9,7 +9,29 @@ import { parseParamOverrides } from './params.ts';
 import { checkStructure } from './structure.ts';
 
 /** Arbitrary YAML-ish values, biased towards the keys a DAG uses so that deep paths get exercised. */
-const keys = fc.constantFrom('steps', 'name', 'command', 'depends', 'params', 'schedule', 'env', 'executor', 'type', 'config', 'call', 'parallel', 'retryPolicy', 'repeatPolicy', 'continueOn', 'handlerOn', 'exit', 'limit', 'items', 'Steps', 'x');
+const keys = fc.constantFrom(
+  'steps',
+  'name',
+  'command',
+  'depends',
+  'params',
+  'schedule',
+  'env',
+  'executor',
+  'type',
+  'config',
+  'call',
+  'parallel',
+  'retryPolicy',
+  'repeatPolicy',
+  'continueOn',
+  'handlerOn',
+  'exit',
+  'limit',
+  'items',
+  'Steps',
+  'x',
+);
 const value = fc.letrec((tie) => ({
   node: fc.oneof(
     { depthSize: 'small' },
@@ -37,22 +59,38 @@ describe('the loader never throws', () => {
   });
 
   it('on arbitrary YAML documents', () => {
-    fc.assert(fc.property(value, (v) => { checkLoad(dump(v)); }), { numRuns: 600 });
+    fc.assert(
+      fc.property(value, (v) => {
+        checkLoad(dump(v));
+      }),
+      { numRuns: 600 },
+    );
   });
 
   it('on arbitrary steps lists', () => {
     const steps = fc.array(fc.oneof(fc.string(), value, fc.array(value, { maxLength: 3 })), { maxLength: 6 });
-    fc.assert(fc.property(steps, fc.constantFrom('chain', 'graph'), (s, type) => { checkLoad(dump({ type, steps: s })); }), { numRuns: 400 });
+    fc.assert(
+      fc.property(steps, fc.constantFrom('chain', 'graph'), (s, type) => {
+        checkLoad(dump({ type, steps: s }));
+      }),
+      { numRuns: 400 },
+    );
   });
 
   it('on arbitrary values straight into the shape check', () => {
-    fc.assert(fc.property(value, (v) => Array.isArray(checkStructure(v).errors)), { numRuns: 400 });
+    fc.assert(
+      fc.property(value, (v) => Array.isArray(checkStructure(v).errors)),
+      { numRuns: 400 },
+    );
   });
 });
 
 describe('other text inputs never throw', () => {
   it('param overrides', () => {
-    fc.assert(fc.property(fc.string(), (s) => Array.isArray(parseParamOverrides(s).tokens)), { numRuns: 400 });
+    fc.assert(
+      fc.property(fc.string(), (s) => Array.isArray(parseParamOverrides(s).tokens)),
+      { numRuns: 400 },
+    );
   });
 
   it('variable expansion, and it is the identity on text without $ or backticks', () => {

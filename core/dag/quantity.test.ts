@@ -34,7 +34,11 @@ describe('parseQuantity reads quantities as the API server does', () => {
 
 describe('parseQuantity says why a text is not a quantity', () => {
   const cases: { name: string; text: string; want: string }[] = [
-    { name: 'a unit Kubernetes does not know', text: '1GB', want: '"1GB" is not a quantity such as 500m, 1.5Gi, 2 or 1e3' },
+    {
+      name: 'a unit Kubernetes does not know',
+      text: '1GB',
+      want: '"1GB" is not a quantity such as 500m, 1.5Gi, 2 or 1e3',
+    },
     { name: 'a lower-case binary suffix', text: '1gi', want: '"1gi" is not a quantity such as 500m, 1.5Gi, 2 or 1e3' },
     { name: 'white space inside', text: '1 Gi', want: '"1 Gi" is not a quantity such as 500m, 1.5Gi, 2 or 1e3' },
     { name: 'a suffix without a number', text: 'Mi', want: '"Mi" is not a quantity such as 500m, 1.5Gi, 2 or 1e3' },

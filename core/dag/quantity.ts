@@ -35,7 +35,8 @@ export function parseQuantity(text: string): Quantity | string {
   const binary = 2n ** BigInt(BINARY[suffix] ?? 0);
   const numerator = (sign === '-' ? -digits : digits) * binary * 10n ** BigInt(Math.max(scale, 0));
   const denominator = 10n ** BigInt(Math.max(-scale, 0));
-  if ((numerator < 0n ? -numerator : numerator) > MAX_VALUE * denominator) return `"${text}" is too large (at most 2^63-1)`;
+  if ((numerator < 0n ? -numerator : numerator) > MAX_VALUE * denominator)
+    return `"${text}" is too large (at most 2^63-1)`;
   return { numerator, denominator };
 }
 

@@ -11,9 +11,13 @@ export function parseSchedule(expression: string): { schedule?: Schedule; error?
   const timezone = prefixed?.[1];
   const cron = (prefixed?.[2] ?? trimmed).trim().split(/\s+/).join(' ');
   if (timezone !== undefined && !isTimeZone(timezone)) return { error: `unknown time zone "${timezone}"` };
-  if (cron.startsWith('@')) return { error: `"${cron}": descriptors such as @daily are not supported; write the 5 cron fields` };
+  if (cron.startsWith('@'))
+    return { error: `"${cron}": descriptors such as @daily are not supported; write the 5 cron fields` };
   const fields = cron === '' ? 0 : cron.split(' ').length;
-  if (fields !== 5) return { error: `"${cron}": a cron expression has exactly 5 fields (minute hour day-of-month month day-of-week), found ${fields}` };
+  if (fields !== 5)
+    return {
+      error: `"${cron}": a cron expression has exactly 5 fields (minute hour day-of-month month day-of-week), found ${fields}`,
+    };
   try {
     new Cron(cron, { paused: true, mode: '5-part', ...(timezone === undefined ? {} : { timezone }) });
   } catch (error) {
@@ -31,7 +35,11 @@ function isTimeZone(zone: string): boolean {
   }
 }
 
-type ScheduleInput = string | readonly string[] | { start?: string | readonly string[]; stop?: string | readonly string[]; restart?: string | readonly string[] } | undefined;
+type ScheduleInput =
+  | string
+  | readonly string[]
+  | { start?: string | readonly string[]; stop?: string | readonly string[]; restart?: string | readonly string[] }
+  | undefined;
 
 /** Normalises the three accepted forms of `schedule` into start/stop/restart lists. */
 export function parseSchedules(input: ScheduleInput, path: string): { schedules: Schedules; errors: DagIssue[] } {
@@ -41,12 +49,16 @@ export function parseSchedules(input: ScheduleInput, path: string): { schedules:
     const items = typeof value === 'string' ? [value] : value;
     return items.flatMap((expression, i) => {
       const parsed = parseSchedule(expression);
-      if (parsed.error !== undefined) errors.push(issue(typeof value === 'string' ? at : childPath(at, i), parsed.error));
+      if (parsed.error !== undefined)
+        errors.push(issue(typeof value === 'string' ? at : childPath(at, i), parsed.error));
       return parsed.schedule === undefined ? [] : [parsed.schedule];
     });
   };
   if (input === undefined || typeof input === 'string' || Array.isArray(input)) {
-    return { schedules: { start: list(input as string | readonly string[] | undefined, path), stop: [], restart: [] }, errors };
+    return {
+      schedules: { start: list(input as string | readonly string[] | undefined, path), stop: [], restart: [] },
+      errors,
+    };
   }
   const form = input as Exclude<ScheduleInput, string | readonly string[] | undefined>;
   const schedules = {

@@ -2,7 +2,16 @@
  * The small builders the DAG file format is written with (schema.ts, step-schema.ts and the
  * kubernetes block), apart so that every part can use them without importing another part.
  */
-import Type, { type TObject, type TProperties, type TString, type TBoolean, type TInteger, type TUnion, type TArray, type TRecord } from 'typebox';
+import Type, {
+  type TObject,
+  type TProperties,
+  type TString,
+  type TBoolean,
+  type TInteger,
+  type TUnion,
+  type TArray,
+  type TRecord,
+} from 'typebox';
 
 export function text(description: string): TString {
   return Type.String({ description });

@@ -10,7 +10,16 @@ import Type, { type Static, type TSchema } from 'typebox';
 import { dagKubernetesSchema } from './kubernetes-schema.ts';
 import { KUBERNETES_DEFINITIONS } from './kubernetes-pod-schema.ts';
 import { count, definitionName, flag, object, oneOrMany, stringMap, text } from './schema-builders.ts';
-import { entryList, entryMap, envEntries, preconditions, shellForm, sshProperties, stepSchema, steps } from './step-schema.ts';
+import {
+  entryList,
+  entryMap,
+  envEntries,
+  preconditions,
+  shellForm,
+  sshProperties,
+  stepSchema,
+  steps,
+} from './step-schema.ts';
 
 export { stepSchema } from './step-schema.ts';
 
@@ -39,10 +48,9 @@ const paramsSchemaForm = object(
   },
   'Parameters validated (and defaulted) by a JSON Schema.',
 );
-const params = Type.Union(
-  [Type.String(), entryList, paramsSchemaForm, entryMap],
-  { description: 'Parameters: `NAME=value` text, a list of names or `name: default` mappings, or one mapping.' },
-);
+const params = Type.Union([Type.String(), entryList, paramsSchemaForm, entryMap], {
+  description: 'Parameters: `NAME=value` text, a list of names or `name: default` mappings, or one mapping.',
+});
 
 const mail = object(
   {
@@ -58,7 +66,9 @@ const container = object(
   {
     image: Type.Optional(text('Image of the run container.')),
     pullPolicy: Type.Optional(
-      Type.Union([Type.Enum(['always', 'missing', 'never']), Type.Boolean()], { description: 'When to pull the image.' }),
+      Type.Union([Type.Enum(['always', 'missing', 'never']), Type.Boolean()], {
+        description: 'When to pull the image.',
+      }),
     ),
     env: Type.Optional(envEntries),
     volumes: Type.Optional(Type.Array(Type.String(), { description: 'Volumes as `source:target[:ro|rw]`.' })),
@@ -69,13 +79,13 @@ const container = object(
     ports: Type.Optional(Type.Array(Type.Union([Type.String(), Type.Integer()]), { description: 'Ports to expose.' })),
     network: Type.Optional(text('Network of the container.')),
     keepContainer: Type.Optional(flag('Keep the container after the run.')),
-    startup: Type.Optional(Type.Enum(['keepalive', 'entrypoint', 'command'], { description: 'How the container starts.' })),
+    startup: Type.Optional(
+      Type.Enum(['keepalive', 'entrypoint', 'command'], { description: 'How the container starts.' }),
+    ),
     command: Type.Optional(Type.Array(Type.String(), { description: 'Start command when startup is `command`.' })),
     waitFor: Type.Optional(Type.Enum(['running', 'healthy'], { description: 'Readiness to wait for.' })),
     logPattern: Type.Optional(text('Regex to wait for in the container log.')),
-    restartPolicy: Type.Optional(
-      Type.Enum(['no', 'always', 'unless-stopped'], { description: 'Restart policy.' }),
-    ),
+    restartPolicy: Type.Optional(Type.Enum(['no', 'always', 'unless-stopped'], { description: 'Restart policy.' })),
   },
   'Container that all steps run in.',
 );
@@ -88,7 +98,11 @@ export const dagSchema = object(
     name: Type.Optional(text('DAG name: at most 40 characters of `[A-Za-z0-9_.-]`; defaults to the file name.')),
     group: Type.Optional(text('Group shown in listings.')),
     description: Type.Optional(text('What the DAG does.')),
-    type: Type.Optional(Type.Enum(['chain', 'graph'], { description: '`chain` (default) runs steps in order; `graph` follows `depends` only.' })),
+    type: Type.Optional(
+      Type.Enum(['chain', 'graph'], {
+        description: '`chain` (default) runs steps in order; `graph` follows `depends` only.',
+      }),
+    ),
     shell: Type.Optional(shellForm),
     workingDir: Type.Optional(text('Working directory inherited by steps.')),
     dotenv: Type.Optional(oneOrMany('dotenv files, relative to workingDir; `[]` disables (default `.env`).')),
@@ -119,7 +133,12 @@ export const dagSchema = object(
         'SMTP server for mail.',
       ),
     ),
-    mailOn: Type.Optional(object({ success: Type.Optional(flag('Mail on success.')), failure: Type.Optional(flag('Mail on failure.')) }, 'When to send mail.')),
+    mailOn: Type.Optional(
+      object(
+        { success: Type.Optional(flag('Mail on success.')), failure: Type.Optional(flag('Mail on failure.')) },
+        'When to send mail.',
+      ),
+    ),
     errorMail: Type.Optional(mail),
     infoMail: Type.Optional(mail),
     timeoutSec: Type.Optional(count('Seconds before the run is stopped and fails (0: none).')),
@@ -128,7 +147,9 @@ export const dagSchema = object(
     histRetentionDays: Type.Optional(count('Days of run history to keep (default 30).')),
     precondition: Type.Optional(preconditions),
     preconditions: Type.Optional(preconditions),
-    maxActiveRuns: Type.Optional(Type.Integer({ minimum: -1, description: 'Runs of this DAG at once (default 1; -1: unlimited).' })),
+    maxActiveRuns: Type.Optional(
+      Type.Integer({ minimum: -1, description: 'Runs of this DAG at once (default 1; -1: unlimited).' }),
+    ),
     maxActiveSteps: Type.Optional(count('Steps of one run at once (default: no limit).')),
     params: Type.Optional(params),
     maxCleanUpTimeSec: Type.Optional(count('Grace period in seconds for stopped steps (default 5).')),
@@ -169,7 +190,11 @@ export const dagSchema = object(
             Type.Union([
               Type.String(),
               object(
-                { username: Type.Optional(Type.String()), password: Type.Optional(Type.String()), auth: Type.Optional(Type.String()) },
+                {
+                  username: Type.Optional(Type.String()),
+                  password: Type.Optional(Type.String()),
+                  auth: Type.Optional(Type.String()),
+                },
                 'Credentials of one registry.',
               ),
             ]),
@@ -215,7 +240,10 @@ export function dagJsonSchema(): Record<string, unknown> {
         return name === undefined ? value : { $ref: `#/definitions/${name}` };
       }),
     ) as Record<string, unknown>;
-  const definitions = [stepSchema, ...KUBERNETES_DEFINITIONS].map((schema) => [definitionName(schema) ?? '', plain(schema)]);
+  const definitions = [stepSchema, ...KUBERNETES_DEFINITIONS].map((schema) => [
+    definitionName(schema) ?? '',
+    plain(schema),
+  ]);
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',
     $id: DAG_SCHEMA_ID,

@@ -13,10 +13,9 @@ export { count, flag, object, oneOrMany, scalar, stringMap, text } from './schem
 export const entryList = Type.Array(Type.Union([Type.String(), Type.Record(Type.String(), scalar)]));
 export const entryMap = Type.Record(Type.String(), scalar);
 
-export const envEntries = Type.Union(
-  [entryList, entryMap],
-  { description: 'Environment variables: a list of `NAME: value` mappings or `NAME=value` strings, or one mapping.' },
-);
+export const envEntries = Type.Union([entryList, entryMap], {
+  description: 'Environment variables: a list of `NAME: value` mappings or `NAME=value` strings, or one mapping.',
+});
 
 export const condition = object(
   {
@@ -27,9 +26,12 @@ export const condition = object(
   },
   'A precondition.',
 );
-export const preconditions = Type.Union([Type.String(), condition, Type.Array(Type.Union([Type.String(), condition]))], {
-  description: 'Conditions that must hold before running; a bare string is a command that must exit 0.',
-});
+export const preconditions = Type.Union(
+  [Type.String(), condition, Type.Array(Type.Union([Type.String(), condition]))],
+  {
+    description: 'Conditions that must hold before running; a bare string is a command that must exit 0.',
+  },
+);
 
 export const backoff = Type.Union([Type.Boolean(), Type.Number()], {
   description: '`true` doubles the wait each time; a number greater than 1 is the multiplier.',
@@ -42,7 +44,9 @@ export const retryPolicy = object(
   {
     limit: Type.Optional(intOrText('Retries after the first failure (an integer or a variable).')),
     intervalSec: Type.Optional(intOrText('Seconds to wait before a retry (an integer or a variable).')),
-    exitCode: Type.Optional(Type.Array(Type.Integer(), { description: 'Exit codes that are retried (default: any non-zero).' })),
+    exitCode: Type.Optional(
+      Type.Array(Type.Integer(), { description: 'Exit codes that are retried (default: any non-zero).' }),
+    ),
     backoff: Type.Optional(backoff),
     maxIntervalSec: Type.Optional(count('Upper bound of the wait between retries.')),
   },
@@ -53,14 +57,17 @@ export const repeatPolicy = object(
   {
     repeat: Type.Optional(
       Type.Union([Type.Boolean(), Type.Enum(['while', 'until'])], {
-        description: '`while` repeats while the condition holds, `until` until it holds; `true` repeats while the step succeeds.',
+        description:
+          '`while` repeats while the condition holds, `until` until it holds; `true` repeats while the step succeeds.',
       }),
     ),
     intervalSec: Type.Optional(count('Seconds between executions.')),
     limit: Type.Optional(count('Maximum number of executions.')),
     condition: Type.Optional(text('Condition checked after each execution.')),
     expected: Type.Optional(text('Expected value of the condition.')),
-    exitCode: Type.Optional(Type.Array(Type.Integer(), { description: 'Exit codes that count as the condition holding.' })),
+    exitCode: Type.Optional(
+      Type.Array(Type.Integer(), { description: 'Exit codes that count as the condition holding.' }),
+    ),
     backoff: Type.Optional(backoff),
     maxIntervalSec: Type.Optional(count('Upper bound of the wait between executions.')),
   },
@@ -79,7 +86,9 @@ export const continueOn = Type.Union(
             description: 'Continue when the step exits with one of these codes.',
           }),
         ),
-        output: Type.Optional(oneOrMany('Continue when a line of stdout contains this text (or matches `re:<regex>`).')),
+        output: Type.Optional(
+          oneOrMany('Continue when a line of stdout contains this text (or matches `re:<regex>`).'),
+        ),
         markSuccess: Type.Optional(flag('Record a matched failure as succeeded.')),
       },
       'When dependents run although this step did not succeed.',
@@ -93,8 +102,14 @@ export const executor = Type.Union(
     Type.String(),
     object(
       {
-        type: Type.Optional(text('Executor type: shell, docker, kubernetes, ssh, http, mail, jq, dag, parallel; gha and archive are refused.')),
-        config: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Executor-specific settings.' })),
+        type: Type.Optional(
+          text(
+            'Executor type: shell, docker, kubernetes, ssh, http, mail, jq, dag, parallel; gha and archive are refused.',
+          ),
+        ),
+        config: Type.Optional(
+          Type.Record(Type.String(), Type.Unknown(), { description: 'Executor-specific settings.' }),
+        ),
       },
       'Executor with settings.',
     ),
@@ -117,9 +132,13 @@ export const parallel = Type.Union(
   { description: 'Run the called DAG once per item: a list, an expression, or `{items, maxConcurrent}`.' },
 );
 
-export const commandForm = Type.Union([Type.String(), Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean()]))], {
-  description: 'The command: a string (a multi-line string is an inline script) or a list of executable and arguments.',
-});
+export const commandForm = Type.Union(
+  [Type.String(), Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean()]))],
+  {
+    description:
+      'The command: a string (a multi-line string is an inline script) or a list of executable and arguments.',
+  },
+);
 export const shellForm = Type.Union([Type.String(), Type.Array(Type.String())], {
   description: 'Shell for commands, as `bash -e` or a list.',
 });
@@ -133,11 +152,19 @@ export const sshProperties = {
       [
         Type.String(),
         object(
-          { secretKeyRef: object({ name: text('Secret name.'), key: text('Key in the Secret that holds the private key.') }, 'The Secret and its key.') },
-          'A private key from a Kubernetes Secret in the run\'s namespace.',
+          {
+            secretKeyRef: object(
+              { name: text('Secret name.'), key: text('Key in the Secret that holds the private key.') },
+              'The Secret and its key.',
+            ),
+          },
+          "A private key from a Kubernetes Secret in the run's namespace.",
         ),
       ],
-      { description: 'Path of the private key in the step container, or {secretKeyRef: {name, key}} for one from a Kubernetes Secret.' },
+      {
+        description:
+          'Path of the private key in the step container, or {secretKeyRef: {name, key}} for one from a Kubernetes Secret.',
+      },
     ),
   ),
   password: Type.Optional(text('Password.')),
@@ -155,11 +182,21 @@ export const stepSchema = object(
     workingDir: Type.Optional(text('Working directory of the step.')),
     dir: Type.Optional(text('Legacy spelling of workingDir.')),
     executor: Type.Optional(executor),
-    type: Type.Optional(text('Executor type, as Dagu 2.x writes it (the same as executor.type): shell, docker, kubernetes (k8s), ...')),
-    with: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Settings of the executor named by type (the same as executor.config).' })),
+    type: Type.Optional(
+      text('Executor type, as Dagu 2.x writes it (the same as executor.type): shell, docker, kubernetes (k8s), ...'),
+    ),
+    with: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: 'Settings of the executor named by type (the same as executor.config).',
+      }),
+    ),
     config: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Older name of with.' })),
     command: Type.Optional(commandForm),
-    args: Type.Optional(Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean()]), { description: 'Arguments appended to the command.' })),
+    args: Type.Optional(
+      Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
+        description: 'Arguments appended to the command.',
+      }),
+    ),
     shell: Type.Optional(shellForm),
     shellPackages: Type.Optional(Type.Array(Type.String(), { description: 'Packages for nix-shell.' })),
     script: Type.Optional(text('Inline script; honours a shebang when no shell is set.')),
@@ -167,9 +204,23 @@ export const stepSchema = object(
     stderr: Type.Optional(text('File that receives stderr.')),
     output: Type.Optional(text('Variable that captures the trimmed stdout.')),
     outputs: Type.Optional(
-      Type.Array(object({ name: text('Output name: a letter, then letters, digits and _.'), type: Type.Optional(Type.Union([Type.Literal('string'), Type.Literal('json')], { description: 'json: the value must be valid JSON.' })) }, 'A value the step writes as `name=value` into the file DAGU_OUTPUT_FILE names.'), {
-        description: 'Declared outputs (Dagu 2.x): later steps read them as `${steps.<id>.outputs.<name>}`; the step needs an id.',
-      }),
+      Type.Array(
+        object(
+          {
+            name: text('Output name: a letter, then letters, digits and _.'),
+            type: Type.Optional(
+              Type.Union([Type.Literal('string'), Type.Literal('json')], {
+                description: 'json: the value must be valid JSON.',
+              }),
+            ),
+          },
+          'A value the step writes as `name=value` into the file DAGU_OUTPUT_FILE names.',
+        ),
+        {
+          description:
+            'Declared outputs (Dagu 2.x): later steps read them as `${steps.<id>.outputs.<name>}`; the step needs an id.',
+        },
+      ),
     ),
     depends: Type.Optional(oneOrMany('Steps (names or ids) that must finish first; `[]` opts out of chain order.')),
     continueOn: Type.Optional(continueOn),
@@ -182,9 +233,17 @@ export const stepSchema = object(
     call: Type.Optional(text('Name of a DAG to run as a sub-DAG run.')),
     run: Type.Optional(text('Deprecated alias of call.')),
     params: Type.Optional(
-      Type.Union([Type.String(), Type.Record(Type.String(), Type.Unknown()), Type.Array(Type.Union([Type.String(), Type.Record(Type.String(), Type.Unknown())]))], {
-        description: 'Parameters of the called DAG (`A=1 B=2`, a mapping, or a list of `A=1` strings and mappings), or executor inputs.',
-      }),
+      Type.Union(
+        [
+          Type.String(),
+          Type.Record(Type.String(), Type.Unknown()),
+          Type.Array(Type.Union([Type.String(), Type.Record(Type.String(), Type.Unknown())])),
+        ],
+        {
+          description:
+            'Parameters of the called DAG (`A=1 B=2`, a mapping, or a list of `A=1` strings and mappings), or executor inputs.',
+        },
+      ),
     ),
     parallel: Type.Optional(parallel),
     workerSelector: Type.Optional(stringMap('Labels a node must carry to run this step.')),

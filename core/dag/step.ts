@@ -3,13 +3,37 @@
  * wiring need the whole list and are done in steps.ts.
  */
 import { quoteWord, splitCommand } from './command.ts';
-import { canonicalExecutorType, GHA_REFUSAL, readExecutorConfig, SHARED_CONTAINER, unknownExecutorMessage, type ExecutorType } from './executors.ts';
-import { conditionsFromFile, envFromFile, ENV_NAME, integerFrom, labelsFromFile, listFromFile, shellFromFile } from './fields.ts';
+import {
+  canonicalExecutorType,
+  GHA_REFUSAL,
+  readExecutorConfig,
+  SHARED_CONTAINER,
+  unknownExecutorMessage,
+  type ExecutorType,
+} from './executors.ts';
+import {
+  conditionsFromFile,
+  envFromFile,
+  ENV_NAME,
+  integerFrom,
+  labelsFromFile,
+  listFromFile,
+  shellFromFile,
+} from './fields.ts';
 import { childPath, issue, type DagIssue, type Diagnostics } from './issues.ts';
 import { optional } from './optional.ts';
 import { paramValue } from './params.ts';
 import { withKubernetes, type StepKubernetesContext } from './kubernetes-levels.ts';
-import { DEFAULTS, type ContinueOn, type DeclaredOutput, type Executor, type Parallel, type RepeatPolicy, type RetryPolicy, type Step } from './model.ts';
+import {
+  DEFAULTS,
+  type ContinueOn,
+  type DeclaredOutput,
+  type Executor,
+  type Parallel,
+  type RepeatPolicy,
+  type RetryPolicy,
+  type Step,
+} from './model.ts';
 import type { StepFile } from './schema.ts';
 
 /** Most items a static `parallel` list may hold. */
@@ -32,7 +56,12 @@ export interface StepDraft {
   readonly configPath: string;
 }
 
-export function normalizeStep(input: StepFile | string, path: string, context: StepContext, diagnostics: Diagnostics): StepDraft {
+export function normalizeStep(
+  input: StepFile | string,
+  path: string,
+  context: StepContext,
+  diagnostics: Diagnostics,
+): StepDraft {
   const raw: StepFile = typeof input === 'string' ? { command: input } : input;
   const { errors } = diagnostics;
   const call = callOf(raw, path, diagnostics);
@@ -52,14 +81,23 @@ export function normalizeStep(input: StepFile | string, path: string, context: S
     ...optional('declaredOutputs', declaredOutputsOf(raw.outputs)),
     depends: listFromFile(raw.depends),
     continueOn: continueOnOf(raw.continueOn, childPath(path, 'continueOn'), errors),
-    ...optional('retryPolicy', raw.retryPolicy && retryPolicyOf(raw.retryPolicy, childPath(path, 'retryPolicy'), errors)),
-    ...optional('repeatPolicy', raw.repeatPolicy && repeatPolicyOf(raw.repeatPolicy, childPath(path, 'repeatPolicy'), diagnostics)),
+    ...optional(
+      'retryPolicy',
+      raw.retryPolicy && retryPolicyOf(raw.retryPolicy, childPath(path, 'retryPolicy'), errors),
+    ),
+    ...optional(
+      'repeatPolicy',
+      raw.repeatPolicy && repeatPolicyOf(raw.repeatPolicy, childPath(path, 'repeatPolicy'), diagnostics),
+    ),
     mailOnError: raw.mailOnError ?? false,
     preconditions: conditionsFromFile(raw.preconditions, raw.precondition, path, errors),
     signalOnStop: signalOf(raw.signalOnStop, childPath(path, 'signalOnStop'), errors),
     ...optional('call', call),
     ...optional('params', stepParamsOf(raw.params)),
-    ...optional('parallel', raw.parallel === undefined ? undefined : parallelOf(raw.parallel, childPath(path, 'parallel'), errors)),
+    ...optional(
+      'parallel',
+      raw.parallel === undefined ? undefined : parallelOf(raw.parallel, childPath(path, 'parallel'), errors),
+    ),
     executor: executorOf(form, raw, call, context, diagnostics),
     workerSelector: labelsFromFile(raw.workerSelector),
     env: envFromFile(raw.env, childPath(path, 'env'), errors),
@@ -79,7 +117,12 @@ export function normalizeStep(input: StepFile | string, path: string, context: S
  * both become `call`, so that everything downstream sees one form.
  */
 function commandAsCall(step: Step): Step {
-  if (step.call !== undefined || step.command === undefined || (step.executor.type !== 'dag' && step.executor.type !== 'parallel')) return step;
+  if (
+    step.call !== undefined ||
+    step.command === undefined ||
+    (step.executor.type !== 'dag' && step.executor.type !== 'parallel')
+  )
+    return step;
   const { command, cmdWithArgs, ...rest } = step;
   return { ...rest, args: [], call: command.replace(/\.ya?ml$/, '') };
 }
@@ -88,7 +131,8 @@ function commandAsCall(step: Step): Step {
 function callOf(raw: StepFile, path: string, diagnostics: Diagnostics): string | undefined {
   if (raw.run !== undefined) {
     diagnostics.warnings.push(issue(childPath(path, 'run'), '"run" is deprecated; use "call"'));
-    if (raw.call !== undefined) diagnostics.errors.push(issue(childPath(path, 'run'), 'use either call or run, not both'));
+    if (raw.call !== undefined)
+      diagnostics.errors.push(issue(childPath(path, 'run'), 'use either call or run, not both'));
   }
   const call = (raw.call ?? raw.run)?.trim();
   if (call === '') diagnostics.errors.push(issue(childPath(path, raw.call === undefined ? 'run' : 'call'), 'is empty'));
@@ -111,19 +155,30 @@ function commandOf(raw: StepFile, path: string, errors: DagIssue[]): CommandPart
     const words = raw.command.map(String);
     const [command, ...args] = words;
     if (command === undefined || command.trim() === '') errors.push(issue(at, 'is empty'));
-    return { ...optional('command', command), args: [...args, ...extra], cmdWithArgs: [...words, ...extra].map(quoteWord).join(' '), ...optional('script', script) };
+    return {
+      ...optional('command', command),
+      args: [...args, ...extra],
+      cmdWithArgs: [...words, ...extra].map(quoteWord).join(' '),
+      ...optional('script', script),
+    };
   }
   const text = raw.command.trim();
   if (text === '') errors.push(issue(at, 'is empty'));
   if (text.includes('\n')) {
-    if (script !== undefined) errors.push(issue(at, 'a multi-line command is an inline script; use either it or script'));
+    if (script !== undefined)
+      errors.push(issue(at, 'a multi-line command is an inline script; use either it or script'));
     return { args: extra, script: raw.command };
   }
   const split = splitCommand(text);
   if (split.error !== undefined) errors.push(issue(at, split.error));
   const [command, ...args] = split.words;
   const cmdWithArgs = extra.length === 0 ? text : `${text} ${extra.map(quoteWord).join(' ')}`;
-  return { ...optional('command', command), args: [...args, ...extra], ...optional('cmdWithArgs', text === '' ? undefined : cmdWithArgs), ...optional('script', script) };
+  return {
+    ...optional('command', command),
+    args: [...args, ...extra],
+    ...optional('cmdWithArgs', text === '' ? undefined : cmdWithArgs),
+    ...optional('script', script),
+  };
 }
 
 /** Dagu 2.x's declared outputs, checked by the dialect (dialect-outputs.ts); a type defaults to string. */
@@ -155,9 +210,11 @@ interface ExecutorForm {
  */
 function executorForm(raw: StepFile, path: string, errors: DagIssue[]): ExecutorForm {
   const at = childPath(path, 'executor');
-  if (raw.type === undefined && raw.with === undefined && raw.config === undefined) return executorKeyForm(raw.executor, at);
+  if (raw.type === undefined && raw.with === undefined && raw.config === undefined)
+    return executorKeyForm(raw.executor, at);
   if (raw.executor !== undefined) errors.push(issue(at, 'use either executor or type (with with), not both'));
-  if (raw.with !== undefined && raw.config !== undefined) errors.push(issue(childPath(path, 'config'), 'use either with or config (its older name), not both'));
+  if (raw.with !== undefined && raw.config !== undefined)
+    errors.push(issue(childPath(path, 'config'), 'use either with or config (its older name), not both'));
   const configPath = childPath(path, raw.with === undefined && raw.config !== undefined ? 'config' : 'with');
   const typePath = childPath(path, 'type');
   return { type: raw.type ?? '', config: { ...(raw.with ?? raw.config ?? {}) }, at: typePath, typePath, configPath };
@@ -166,15 +223,33 @@ function executorForm(raw: StepFile, path: string, errors: DagIssue[]): Executor
 function executorKeyForm(written: StepFile['executor'], at: string): ExecutorForm {
   const configPath = childPath(at, 'config');
   if (typeof written === 'string') return { type: written, config: {}, at, typePath: at, configPath };
-  return { type: written?.type ?? '', config: { ...(written?.config ?? {}) }, at, typePath: childPath(at, 'type'), configPath };
+  return {
+    type: written?.type ?? '',
+    config: { ...(written?.config ?? {}) },
+    at,
+    typePath: childPath(at, 'type'),
+    configPath,
+  };
 }
 
 /** With a DAG-level `container`, what a docker step writes besides command and args has no effect (Dagu's rule). */
-const SHARED_CONTAINER_SETTINGS = 'the DAG-level container runs this step: only its command and args are used, so these settings are ignored (as in Dagu)';
+const SHARED_CONTAINER_SETTINGS =
+  'the DAG-level container runs this step: only its command and args are used, so these settings are ignored (as in Dagu)';
 
-function executorOf(form: ExecutorForm, raw: StepFile, call: string | undefined, context: StepContext, diagnostics: Diagnostics): Executor {
-  if (call === undefined && context.dagContainer === true && (form.type.trim() === '' || canonicalExecutorType(form.type) === 'docker')) {
-    if (Object.keys(form.config).length > 0) diagnostics.warnings.push(issue(form.configPath, SHARED_CONTAINER_SETTINGS));
+function executorOf(
+  form: ExecutorForm,
+  raw: StepFile,
+  call: string | undefined,
+  context: StepContext,
+  diagnostics: Diagnostics,
+): Executor {
+  if (
+    call === undefined &&
+    context.dagContainer === true &&
+    (form.type.trim() === '' || canonicalExecutorType(form.type) === 'docker')
+  ) {
+    if (Object.keys(form.config).length > 0)
+      diagnostics.warnings.push(issue(form.configPath, SHARED_CONTAINER_SETTINGS));
     return { type: SHARED_CONTAINER, config: {} };
   }
   const fallback = defaultExecutorType(raw, call, context);
@@ -184,13 +259,17 @@ function executorOf(form: ExecutorForm, raw: StepFile, call: string | undefined,
     return { type: fallback, config: form.config };
   }
   // A kubernetes executor's settings are Pod settings, checked in kubernetes-levels.ts.
-  const reading = type === 'kubernetes' ? { config: { ...form.config }, warnings: [] } : readExecutorConfig(type, form.config, form.configPath);
+  const reading =
+    type === 'kubernetes'
+      ? { config: { ...form.config }, warnings: [] }
+      : readExecutorConfig(type, form.config, form.configPath);
   diagnostics.warnings.push(...reading.warnings);
   if (type === 'gha') diagnostics.warnings.push(issue(form.typePath, GHA_REFUSAL));
   const { config } = reading;
   // A call always runs as a sub-DAG, whatever executor the step names.
   if (call === undefined) return { type, config };
-  if (type !== 'dag' && type !== 'parallel') diagnostics.errors.push(issue(form.at, `a step with call runs a sub-DAG; remove executor "${form.type}"`));
+  if (type !== 'dag' && type !== 'parallel')
+    diagnostics.errors.push(issue(form.at, `a step with call runs a sub-DAG; remove executor "${form.type}"`));
   return { type: fallback, config };
 }
 
@@ -205,7 +284,12 @@ function isJq(form: ExecutorForm): boolean {
 function jqCommandOf(raw: StepFile, path: string, errors: DagIssue[]): CommandParts {
   if (typeof raw.command !== 'string' || !raw.command.includes('\n')) return commandOf(raw, path, errors);
   const filter = raw.command.trim();
-  return { command: filter, args: (raw.args ?? []).map(String), cmdWithArgs: filter, ...optional('script', raw.script) };
+  return {
+    command: filter,
+    args: (raw.args ?? []).map(String),
+    cmdWithArgs: filter,
+    ...optional('script', raw.script),
+  };
 }
 
 /**
@@ -215,7 +299,11 @@ function jqCommandOf(raw: StepFile, path: string, errors: DagIssue[]): CommandPa
 function stepParamsOf(params: StepFile['params']): Step['params'] {
   if (!Array.isArray(params)) return params;
   const quote = (value: unknown): string => `"${paramValue(value).replace(/[\\"]/g, '\\$&')}"`;
-  return params.flatMap((item) => (typeof item === 'string' ? [item] : Object.entries(item).map(([name, value]) => `${name}=${quote(value)}`))).join(' ');
+  return params
+    .flatMap((item) =>
+      typeof item === 'string' ? [item] : Object.entries(item).map(([name, value]) => `${name}=${quote(value)}`),
+    )
+    .join(' ');
 }
 
 function defaultExecutorType(raw: StepFile, call: string | undefined, context: StepContext): ExecutorType {
@@ -253,7 +341,11 @@ function continueOnOf(input: StepFile['continueOn'], path: string, errors: DagIs
   if (typeof input === 'string') return input === 'skipped' ? { ...none, skipped: true } : { ...none, failure: true };
   const codes = input.exitCode === undefined ? [] : Array.isArray(input.exitCode) ? input.exitCode : [input.exitCode];
   const exitCode = codes.flatMap((code, i) => {
-    const value = integerFrom(code, Array.isArray(input.exitCode) ? childPath(childPath(path, 'exitCode'), i) : childPath(path, 'exitCode'), errors);
+    const value = integerFrom(
+      code,
+      Array.isArray(input.exitCode) ? childPath(childPath(path, 'exitCode'), i) : childPath(path, 'exitCode'),
+      errors,
+    );
     return value === undefined ? [] : [value];
   });
   return {
@@ -298,18 +390,32 @@ function retryPolicyOf(input: NonNullable<StepFile['retryPolicy']>, path: string
  * codes; without `repeat` the mode is inferred as the reference does (condition + expected
  * means until, condition or exitCode alone means while).
  */
-function repeatPolicyOf(input: NonNullable<StepFile['repeatPolicy']>, path: string, diagnostics: Diagnostics): RepeatPolicy | undefined {
+function repeatPolicyOf(
+  input: NonNullable<StepFile['repeatPolicy']>,
+  path: string,
+  diagnostics: Diagnostics,
+): RepeatPolicy | undefined {
   const exitCode = input.exitCode ?? [];
   const mode = repeatMode(input);
-  if ((input.repeat === 'while' || input.repeat === 'until') && input.condition === undefined && exitCode.length === 0) {
+  if (
+    (input.repeat === 'while' || input.repeat === 'until') &&
+    input.condition === undefined &&
+    exitCode.length === 0
+  ) {
     diagnostics.errors.push(issue(childPath(path, 'repeat'), `"${input.repeat}" needs condition or exitCode`));
   }
-  if (input.expected !== undefined && input.condition === undefined) diagnostics.errors.push(issue(childPath(path, 'expected'), 'needs condition'));
+  if (input.expected !== undefined && input.condition === undefined)
+    diagnostics.errors.push(issue(childPath(path, 'expected'), 'needs condition'));
   if (mode === undefined) {
     diagnostics.warnings.push(issue(path, 'has no effect: set repeat, condition or exitCode'));
     return undefined;
   }
-  const condition = input.condition === undefined ? undefined : input.expected === undefined ? { condition: input.condition } : { condition: input.condition, expected: input.expected };
+  const condition =
+    input.condition === undefined
+      ? undefined
+      : input.expected === undefined
+        ? { condition: input.condition }
+        : { condition: input.condition, expected: input.expected };
   return {
     repeat: mode,
     intervalSec: input.intervalSec ?? 0,
@@ -334,9 +440,14 @@ function parallelOf(input: NonNullable<StepFile['parallel']>, path: string, erro
   if (items === undefined) errors.push(issue(path, 'needs items: a list or an expression such as ${ITEMS}'));
   if (typeof items === 'string' && items.trim() === '') errors.push(issue(path, 'items expression is empty'));
   if (Array.isArray(items)) {
-    if (items.length > MAX_PARALLEL_ITEMS) errors.push(issue(path, `has ${items.length} items; at most ${MAX_PARALLEL_ITEMS} are allowed`));
+    if (items.length > MAX_PARALLEL_ITEMS)
+      errors.push(issue(path, `has ${items.length} items; at most ${MAX_PARALLEL_ITEMS} are allowed`));
     items.forEach((item, i) => {
-      if (item === null || Array.isArray(item) || (typeof item === 'object' && Object.values(item).some((v) => v !== null && typeof v === 'object'))) {
+      if (
+        item === null ||
+        Array.isArray(item) ||
+        (typeof item === 'object' && Object.values(item).some((v) => v !== null && typeof v === 'object'))
+      ) {
         errors.push(issue(childPath(path, i), 'an item is a string, a number, a boolean or a flat mapping'));
       }
     });
@@ -345,8 +456,37 @@ function parallelOf(input: NonNullable<StepFile['parallel']>, path: string, erro
 }
 
 const SIGNALS = [
-  'HUP', 'INT', 'QUIT', 'ILL', 'TRAP', 'ABRT', 'BUS', 'FPE', 'KILL', 'USR1', 'SEGV', 'USR2', 'PIPE', 'ALRM', 'TERM',
-  'STKFLT', 'CHLD', 'CONT', 'STOP', 'TSTP', 'TTIN', 'TTOU', 'URG', 'XCPU', 'XFSZ', 'VTALRM', 'PROF', 'WINCH', 'IO', 'PWR', 'SYS',
+  'HUP',
+  'INT',
+  'QUIT',
+  'ILL',
+  'TRAP',
+  'ABRT',
+  'BUS',
+  'FPE',
+  'KILL',
+  'USR1',
+  'SEGV',
+  'USR2',
+  'PIPE',
+  'ALRM',
+  'TERM',
+  'STKFLT',
+  'CHLD',
+  'CONT',
+  'STOP',
+  'TSTP',
+  'TTIN',
+  'TTOU',
+  'URG',
+  'XCPU',
+  'XFSZ',
+  'VTALRM',
+  'PROF',
+  'WINCH',
+  'IO',
+  'PWR',
+  'SYS',
 ];
 
 /** `TERM`, `sigterm` and `SIGTERM` all mean SIGTERM. */

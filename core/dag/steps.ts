@@ -23,15 +23,29 @@ export interface StepsResult {
   readonly steps: StepDraft[];
 }
 
-export function normalizeSteps(input: DagFile['steps'], type: DagType, context: StepContext, diagnostics: Diagnostics): StepsResult {
+export function normalizeSteps(
+  input: DagFile['steps'],
+  type: DagType,
+  context: StepContext,
+  diagnostics: Diagnostics,
+): StepsResult {
   if (input === undefined) return { steps: [] };
   if (!Array.isArray(input)) return { steps: mappedSteps(input, context, diagnostics) };
   // Entries that failed the shape check arrive as holes; positions still count them.
   const slots = (input as readonly (Entry | undefined)[]).flatMap((entry, i): Slot[] => {
     const path = childPath('steps', i);
     if (entry === undefined) return [];
-    if (!Array.isArray(entry)) return [{ position: i + 1, members: [normalizeStep(entry as StepFile | string, path, context, diagnostics)], group: false }];
-    const members = (entry as readonly (StepFile | string)[]).map((member, j) => normalizeStep(member, childPath(path, j), context, diagnostics));
+    if (!Array.isArray(entry))
+      return [
+        {
+          position: i + 1,
+          members: [normalizeStep(entry as StepFile | string, path, context, diagnostics)],
+          group: false,
+        },
+      ];
+    const members = (entry as readonly (StepFile | string)[]).map((member, j) =>
+      normalizeStep(member, childPath(path, j), context, diagnostics),
+    );
     return [{ position: i + 1, members, group: true }];
   });
   const named = assignNames(slots);
@@ -43,7 +57,8 @@ export function normalizeSteps(input: DagFile['steps'], type: DagType, context: 
 function mappedSteps(input: Record<string, StepFile>, context: StepContext, diagnostics: Diagnostics): StepDraft[] {
   const drafts = Object.entries(input).map(([name, raw]) => {
     const path = childPath('steps', name);
-    if (raw.name !== undefined && raw.name.trim() !== name) diagnostics.errors.push(issue(childPath(path, 'name'), `differs from its key "${name}"`));
+    if (raw.name !== undefined && raw.name.trim() !== name)
+      diagnostics.errors.push(issue(childPath(path, 'name'), `differs from its key "${name}"`));
     const draft = normalizeStep(raw, path, context, diagnostics);
     return { ...draft, step: { ...draft.step, name } };
   });
@@ -133,18 +148,25 @@ function resolveIds(drafts: readonly StepDraft[]): StepDraft[] {
   return drafts.map((draft) => {
     const depends = draft.step.depends.map((dep) => (names.has(dep) ? dep : (nameOfId.get(dep) ?? dep)));
     const unique = [...new Set(depends)];
-    return unique.length === draft.step.depends.length && unique.every((d, i) => d === draft.step.depends[i]) ? draft : { ...draft, step: { ...draft.step, depends: unique } };
+    return unique.length === draft.step.depends.length && unique.every((d, i) => d === draft.step.depends[i])
+      ? draft
+      : { ...draft, step: { ...draft.step, depends: unique } };
   });
 }
 
 /** Handler steps get fixed names and no dependencies. */
-export function normalizeHandlers(input: DagFile['handlerOn'], context: StepContext, diagnostics: Diagnostics): Partial<Record<HandlerEvent, StepDraft>> {
+export function normalizeHandlers(
+  input: DagFile['handlerOn'],
+  context: StepContext,
+  diagnostics: Diagnostics,
+): Partial<Record<HandlerEvent, StepDraft>> {
   const handlers: Partial<Record<HandlerEvent, StepDraft>> = {};
   for (const event of HANDLER_EVENTS) {
     const raw = input?.[event];
     if (raw === undefined) continue;
     const path = childPath('handlerOn', event);
-    if (raw.depends !== undefined) diagnostics.errors.push(issue(childPath(path, 'depends'), 'handlers run after all steps and take no depends'));
+    if (raw.depends !== undefined)
+      diagnostics.errors.push(issue(childPath(path, 'depends'), 'handlers run after all steps and take no depends'));
     const draft = normalizeStep(raw, path, context, diagnostics);
     handlers[event] = { ...draft, step: { ...draft.step, name: HANDLER_STEP_NAMES[event], depends: [] } };
   }

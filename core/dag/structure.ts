@@ -65,7 +65,7 @@ function resolve(schema: Schema, root: Schema): Schema {
   const ref = schema.$ref;
   if (typeof ref !== 'string') return schema;
   const name = ref.replace('#/definitions/', '');
-  return ((root.definitions as Record<string, Schema> | undefined)?.[name] ?? {});
+  return (root.definitions as Record<string, Schema> | undefined)?.[name] ?? {};
 }
 
 /**
@@ -82,7 +82,9 @@ function canonicalKeys(value: unknown, node: Schema, root: Schema, path: string,
   }
   if (Array.isArray(value)) {
     const items = schema.items as Schema | undefined;
-    return items === undefined ? value : value.map((item, i) => canonicalKeys(item, items, root, childPath(path, i), errors));
+    return items === undefined
+      ? value
+      : value.map((item, i) => canonicalKeys(item, items, root, childPath(path, i), errors));
   }
   if (value === null || typeof value !== 'object') return value;
   return canonicalMapping(value as Record<string, unknown>, schema, root, path, errors);
@@ -100,7 +102,13 @@ function keysByLowerCase(schema: Schema, properties: Record<string, Schema>): Re
   return keys;
 }
 
-function canonicalMapping(value: Record<string, unknown>, schema: Schema, root: Schema, path: string, errors: DagIssue[]): unknown {
+function canonicalMapping(
+  value: Record<string, unknown>,
+  schema: Schema,
+  root: Schema,
+  path: string,
+  errors: DagIssue[],
+): unknown {
   const properties = schema.properties as Record<string, Schema> | undefined;
   const patterns = schema.patternProperties as Record<string, Schema> | undefined;
   const valueSchema = patterns === undefined ? undefined : Object.values(patterns)[0];
@@ -198,7 +206,13 @@ function translate(errors: ErrorObject[], schema: CompiledSchema): DagIssue[] {
  * point at a shared definition; deeper errors can only come from a branch of the same type,
  * and those never cross a `$ref`, so ownership without following refs identifies them.
  */
-function dropBranchErrors(branch: Schema, at: string, errors: ErrorObject[], schema: CompiledSchema, dropped: Set<ErrorObject>): void {
+function dropBranchErrors(
+  branch: Schema,
+  at: string,
+  errors: ErrorObject[],
+  schema: CompiledSchema,
+  dropped: Set<ErrorObject>,
+): void {
   const owned = ownedNodes(branch, schema.owned);
   const target = resolve(branch, schema.root);
   for (const other of errors) {
@@ -239,7 +253,13 @@ function unknownKey(path: string, key: string, parent: unknown): DagIssue {
   const spellings = Object.keys(properties);
   const known = spellings.filter((k) => aliasTarget(properties[k]) === undefined);
   const at = childPath(path, key);
-  const guess = spellings.length === 0 ? '' : closest(key.toLowerCase(), spellings.map((k) => k.toLowerCase()));
+  const guess =
+    spellings.length === 0
+      ? ''
+      : closest(
+          key.toLowerCase(),
+          spellings.map((k) => k.toLowerCase()),
+        );
   const suggestion = spellings.find((k) => k.toLowerCase() === guess);
   const near = suggestion !== undefined && nearKey(key, suggestion);
   return issue(at, SHAPE_MESSAGES.unknownKey(near ? suggestion : undefined, known));

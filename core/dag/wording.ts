@@ -31,7 +31,8 @@ const TYPE_ORDER = ['string', 'integer', 'number', 'boolean', 'array', 'object',
 /** "a string, a list or a mapping": the types named in a fixed order, a number covering an integer. */
 export function typeNames(types: readonly string[]): string {
   const ordered = TYPE_ORDER.filter((t) => types.includes(t));
-  const shown = ordered.includes('integer') && ordered.includes('number') ? ordered.filter((t) => t !== 'integer') : ordered;
+  const shown =
+    ordered.includes('integer') && ordered.includes('number') ? ordered.filter((t) => t !== 'integer') : ordered;
   const names = shown.map((t) => TYPE_NAMES[t] ?? t);
   return names.length < 2 ? (names[0] ?? 'valid') : `${names.slice(0, -1).join(', ')} or ${names.at(-1) ?? ''}`;
 }
@@ -52,11 +53,17 @@ export function nearKey(key: string, known: string): boolean {
 /** The messages of the schema's keywords. */
 export const SHAPE_MESSAGES = {
   required: (key: string): string => `missing required key "${key}"`,
-  type: (types: readonly string[], value: unknown): string => `must be ${typeNames(types)}, not ${describeValue(value)}`,
-  enum: (allowed: readonly unknown[], value: unknown): string => `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}, not ${JSON.stringify(value)}`,
+  type: (types: readonly string[], value: unknown): string =>
+    `must be ${typeNames(types)}, not ${describeValue(value)}`,
+  enum: (allowed: readonly unknown[], value: unknown): string =>
+    `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}, not ${JSON.stringify(value)}`,
   minimum: (limit: unknown): string => `must be at least ${String(limit)}`,
   maximum: (limit: unknown): string => `must be at most ${String(limit)}`,
   /** A suggestion when one is near; else the known keys when given (the server lists them). */
   unknownKey: (suggestion: string | undefined, known?: readonly string[]): string =>
-    suggestion !== undefined ? `unknown key; did you mean "${suggestion}"?` : known === undefined ? 'unknown key' : `unknown key; known keys are ${known.join(', ')}`,
+    suggestion !== undefined
+      ? `unknown key; did you mean "${suggestion}"?`
+      : known === undefined
+        ? 'unknown key'
+        : `unknown key; known keys are ${known.join(', ')}`,
 } as const;

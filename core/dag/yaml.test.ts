@@ -8,7 +8,9 @@ const errors = (text: string): string[] => loadDag(text, { fileName: 'limits' })
 describe('hostile input yields errors, never crashes or hangs', () => {
   it('refuses a file over 1 MiB before parsing it', () => {
     const text = `steps:\n${'  - echo padding\n'.repeat(MAX_FILE_BYTES / 16)}`;
-    expect(errors(text)).toEqual([`file is ${Buffer.byteLength(text)} bytes; a DAG file may be at most ${MAX_FILE_BYTES} bytes (1 MiB)`]);
+    expect(errors(text)).toEqual([
+      `file is ${Buffer.byteLength(text)} bytes; a DAG file may be at most ${MAX_FILE_BYTES} bytes (1 MiB)`,
+    ]);
   });
 
   it('accepts a file of exactly 1 MiB', () => {
@@ -18,7 +20,12 @@ describe('hostile input yields errors, never crashes or hangs', () => {
 
   it('bounds alias expansion (billion laughs)', () => {
     const levels = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
-    for (let i = 1; i < 9; i += 1) levels.push(`l${i}: &l${i} [${Array(9).fill(i === 1 ? '*a' : `*l${i - 1}`).join(',')}]`);
+    for (let i = 1; i < 9; i += 1)
+      levels.push(
+        `l${i}: &l${i} [${Array(9)
+          .fill(i === 1 ? '*a' : `*l${i - 1}`)
+          .join(',')}]`,
+      );
     expect(errors(levels.join('\n'))).toEqual(['YAML aliases expand to too much data']);
   });
 
@@ -41,12 +48,20 @@ describe('hostile input yields errors, never crashes or hangs', () => {
   });
 
   it('reports a syntax error in a later document with its line', () => {
-    expect(errors('steps: [echo]\n---\nname: x\nsteps: [\n')).toEqual(['invalid YAML at line 5, column 1: deficient indentation']);
+    expect(errors('steps: [echo]\n---\nname: x\nsteps: [\n')).toEqual([
+      'invalid YAML at line 5, column 1: deficient indentation',
+    ]);
   });
 
   it('supports anchors and merge keys for shared step settings', () => {
-    const load = loadDag('steps:\n  - &base {name: a, command: echo a, retryPolicy: {limit: 2, intervalSec: 1}}\n  - {<<: *base, name: b, command: echo b}\n', { fileName: 'merge' });
+    const load = loadDag(
+      'steps:\n  - &base {name: a, command: echo a, retryPolicy: {limit: 2, intervalSec: 1}}\n  - {<<: *base, name: b, command: echo b}\n',
+      { fileName: 'merge' },
+    );
     expect(load.errors).toEqual([]);
-    expect(load.dag.steps.map((s) => [s.name, s.args[0], s.retryPolicy?.limit])).toEqual([['a', 'a', 2], ['b', 'b', 2]]);
+    expect(load.dag.steps.map((s) => [s.name, s.args[0], s.retryPolicy?.limit])).toEqual([
+      ['a', 'a', 2],
+      ['b', 'b', 2],
+    ]);
   });
 });

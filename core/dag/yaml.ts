@@ -44,10 +44,16 @@ export function parseYamlDocuments(text: string): YamlParse {
 
 function yamlErrorMessage(error: YAMLException): string {
   const mark = error.mark;
-  const reason = error.reason.replace(/^nesting exceeded maxDepth \(\d+\)$/, `nesting is too deep (more than ${MAX_DEPTH} levels)`);
+  const reason = error.reason.replace(
+    /^nesting exceeded maxDepth \(\d+\)$/,
+    `nesting is too deep (more than ${MAX_DEPTH} levels)`,
+  );
   if (reason.startsWith('nesting is too deep')) return `YAML ${reason}`;
-  if (reason.startsWith('alias count exceeded') || /maxAliases/.test(reason)) return `YAML uses too many aliases (more than ${MAX_ALIAS_COUNT})`;
-  return mark === undefined ? `invalid YAML: ${reason}` : `invalid YAML at line ${mark.line + 1}, column ${mark.column + 1}: ${reason}`;
+  if (reason.startsWith('alias count exceeded') || /maxAliases/.test(reason))
+    return `YAML uses too many aliases (more than ${MAX_ALIAS_COUNT})`;
+  return mark === undefined
+    ? `invalid YAML: ${reason}`
+    : `invalid YAML at line ${mark.line + 1}, column ${mark.column + 1}: ${reason}`;
 }
 
 /** Iterative so that the walk itself cannot overflow the stack. */

@@ -13,15 +13,27 @@ describe('isRetryable', () => {
     { name: 'a server shutting down', error: { code: '57P01' }, want: true },
     { name: 'a unique violation', error: { code: '23505' }, want: false },
     { name: 'a syntax error', error: { code: '42601' }, want: false },
-    { name: "pg's own message for a lost connection", error: new Error('Connection terminated unexpectedly'), want: true },
+    {
+      name: "pg's own message for a lost connection",
+      error: new Error('Connection terminated unexpectedly'),
+      want: true,
+    },
     { name: 'anything else', error: new Error('something odd'), want: false },
-    { name: 'a store error that said so', error: new HistoryStoreError('newer schema', { retryable: false }), want: false },
+    {
+      name: 'a store error that said so',
+      error: new HistoryStoreError('newer schema', { retryable: false }),
+      want: false,
+    },
   ])('$name: $want', ({ error, want }) => {
     expect(isRetryable(error)).toBe(want);
   });
 
   it('names what was being done and keeps the cause', () => {
     const cause = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
-    expect(storeError('list runs', cause)).toMatchObject({ message: 'history store: list runs: connect ECONNREFUSED 127.0.0.1:5432', retryable: true, cause });
+    expect(storeError('list runs', cause)).toMatchObject({
+      message: 'history store: list runs: connect ECONNREFUSED 127.0.0.1:5432',
+      retryable: true,
+      cause,
+    });
   });
 });

@@ -17,7 +17,15 @@ export class HistoryStoreError extends Error {
 const SQLITE_BUSY = 5;
 const SQLITE_LOCKED = 6;
 /** Socket errors of a server that went away or never answered. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 /**
  * SQLSTATE classes and codes worth another try: connection exceptions (08), serialization
  * failure and deadlock (40001, 40P01), insufficient resources (53), operator intervention such
@@ -35,7 +43,9 @@ export function isRetryable(error: unknown): boolean {
     if (/^[0-9A-Z]{5}$/.test(e.code)) return RETRYABLE_SQLSTATE.test(e.code);
   }
   // pg's own errors for a connection that ended or timed out carry no code.
-  return typeof e?.message === 'string' && /connection terminated|timeout exceeded when trying to connect/i.test(e.message);
+  return (
+    typeof e?.message === 'string' && /connection terminated|timeout exceeded when trying to connect/i.test(e.message)
+  );
 }
 
 /** The error as a HistoryStoreError that names what was being done. */

@@ -14,5 +14,11 @@ export type HistoryStoreConfig =
 /** Opens the store and brings its schema up to date. */
 export function openHistoryStore(config: HistoryStoreConfig, clock?: Clock): Promise<HistoryStore> {
   const options = clock === undefined ? {} : { clock };
-  return config.kind === 'sqlite' ? openSqliteStore({ path: config.path, ...options }) : openPostgresStore({ url: config.url, ...(config.poolSize === undefined ? {} : { poolSize: config.poolSize }), ...options });
+  return config.kind === 'sqlite'
+    ? openSqliteStore({ path: config.path, ...options })
+    : openPostgresStore({
+        url: config.url,
+        ...(config.poolSize === undefined ? {} : { poolSize: config.poolSize }),
+        ...options,
+      });
 }

@@ -113,10 +113,16 @@ class PostgresDriver implements SqlDriver {
  */
 function prepared(statement: Statement): pg.QueryConfig {
   if (statement.once === true) return { text: statement.sql, values: values(statement) };
-  return { name: `kubedag-${createHash('sha1').update(statement.sql).digest('hex').slice(0, 16)}`, text: statement.sql, values: values(statement) };
+  return {
+    name: `kubedag-${createHash('sha1').update(statement.sql).digest('hex').slice(0, 16)}`,
+    text: statement.sql,
+    values: values(statement),
+  };
 }
 
 /** pg sends a Uint8Array as text; a Buffer goes as bytea. */
 function values(statement: Statement): unknown[] {
-  return statement.params.map((v) => (v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v));
+  return statement.params.map((v) =>
+    v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v,
+  );
 }

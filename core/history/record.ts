@@ -35,8 +35,24 @@ export interface SummaryRow {
 
 /** The summary table's columns in the order statements list them. */
 export const SUMMARY_COLUMNS = [
-  'namespace', 'dag_name', 'run_id', 'resource_name', 'uid', 'status', 'status_label', 'created_ms', 'created_at',
-  'queued_at', 'started_at', 'finished_at', 'finished_ms', 'params', 'parent_name', 'parent_run_id', 'root_name', 'root_run_id',
+  'namespace',
+  'dag_name',
+  'run_id',
+  'resource_name',
+  'uid',
+  'status',
+  'status_label',
+  'created_ms',
+  'created_at',
+  'queued_at',
+  'started_at',
+  'finished_at',
+  'finished_ms',
+  'params',
+  'parent_name',
+  'parent_run_id',
+  'root_name',
+  'root_run_id',
 ] as const satisfies readonly (keyof SummaryRow)[];
 
 /** What one archived run writes: its summary row and its body. */
@@ -49,7 +65,18 @@ export function archiveRecord(input: RunToArchive): ArchiveRecord {
   return { row: { ...identityColumns(input), ...statusColumns(input.run) }, body: archivedBody(input) };
 }
 
-type IdentityColumns = Pick<SummaryRow, 'namespace' | 'dag_name' | 'run_id' | 'resource_name' | 'uid' | 'parent_name' | 'parent_run_id' | 'root_name' | 'root_run_id'>;
+type IdentityColumns = Pick<
+  SummaryRow,
+  | 'namespace'
+  | 'dag_name'
+  | 'run_id'
+  | 'resource_name'
+  | 'uid'
+  | 'parent_name'
+  | 'parent_run_id'
+  | 'root_name'
+  | 'root_run_id'
+>;
 
 function identityColumns({ run, dagName }: RunToArchive): IdentityColumns {
   const metadata = run.metadata ?? {};
@@ -57,7 +84,10 @@ function identityColumns({ run, dagName }: RunToArchive): IdentityColumns {
   const namespace = text(metadata.namespace);
   const dagRunId = run.spec.dagRunId ?? text(metadata.name);
   if (namespace === '' || dagName === '' || dagRunId === '') {
-    throw new HistoryStoreError(`history store: a run needs a namespace, a DAG name and a run id to be archived (got "${namespace}", "${dagName}", "${dagRunId}")`, { retryable: false });
+    throw new HistoryStoreError(
+      `history store: a run needs a namespace, a DAG name and a run id to be archived (got "${namespace}", "${dagName}", "${dagRunId}")`,
+      { retryable: false },
+    );
   }
   return {
     namespace,
@@ -97,7 +127,10 @@ function archivedBody(input: RunToArchive): DagRunResource {
   const { managedFields: _managed, ...metadata } = run.metadata ?? {};
   const snapshot = input.definition ?? run.spec.snapshot;
   const nodes = input.nodes ?? run.status?.nodes;
-  const status = run.status === undefined && nodes === undefined ? undefined : { ...run.status, ...(nodes === undefined ? {} : { nodes: [...nodes] }) };
+  const status =
+    run.status === undefined && nodes === undefined
+      ? undefined
+      : { ...run.status, ...(nodes === undefined ? {} : { nodes: [...nodes] }) };
   return {
     ...run,
     metadata,
@@ -134,12 +167,19 @@ export function historyRunOf(row: SummaryRow, body: DagRunResource): HistoryRun 
   const resource =
     listed === row.dag_name || row.parent_run_id !== ''
       ? body
-      : { ...body, metadata: { ...body.metadata, annotations: { ...body.metadata?.annotations, [ANNOTATIONS.dagName]: row.dag_name } } };
+      : {
+          ...body,
+          metadata: {
+            ...body.metadata,
+            annotations: { ...body.metadata?.annotations, [ANNOTATIONS.dagName]: row.dag_name },
+          },
+        };
   return { ...summaryOf(row), resource };
 }
 
 /** ms since the epoch of a Kubernetes time (a Date from the client, or RFC 3339 text). */
 function instant(value: unknown): number | undefined {
-  const ms = value instanceof Date ? value.getTime() : typeof value === 'string' && value !== '' ? Date.parse(value) : NaN;
+  const ms =
+    value instanceof Date ? value.getTime() : typeof value === 'string' && value !== '' ? Date.parse(value) : NaN;
   return Number.isNaN(ms) ? undefined : ms;
 }

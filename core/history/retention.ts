@@ -20,7 +20,10 @@ export interface PruneOptions {
 }
 
 /** Deletes the expired runs of a DAG; how many went, and in how many batches. */
-export async function pruneHistory(store: HistoryStore, options: PruneOptions): Promise<{ readonly removed: number; readonly batches: number }> {
+export async function pruneHistory(
+  store: HistoryStore,
+  options: PruneOptions,
+): Promise<{ readonly removed: number; readonly batches: number }> {
   const size = Math.max(1, options.batchSize ?? RETENTION_BATCH);
   let removed = 0;
   let batches = 0;

@@ -28,21 +28,36 @@ export const HISTORY_SETTINGS = {
     group: 'History',
     values: HISTORY_STORES,
     default: 'none',
-    description: "Where finished runs go after the archive window: none (they stay in etcd), sqlite (a file on the operator's volume, one replica) or postgres (a database every replica reaches).",
+    description:
+      "Where finished runs go after the archive window: none (they stay in etcd), sqlite (a file on the operator's volume, one replica) or postgres (a database every replica reaches).",
     read: storeKind,
   }),
-  historySqlitePath: setting<string | undefined>({ flag: 'history-sqlite-path', group: 'History', value: 'PATH', default: undefined, defaultText: DEFAULT_HISTORY_PATH, description: 'The SQLite file of the sqlite store (the operator opens it; the API server reads it through the operator).', read: trimmed }),
+  historySqlitePath: setting<string | undefined>({
+    flag: 'history-sqlite-path',
+    group: 'History',
+    value: 'PATH',
+    default: undefined,
+    defaultText: DEFAULT_HISTORY_PATH,
+    description:
+      'The SQLite file of the sqlite store (the operator opens it; the API server reads it through the operator).',
+    read: trimmed,
+  }),
   historyPostgresUrl: setting<string | undefined>({
     variables: ['KUBEDAG_HISTORY_POSTGRES_URL'],
     group: 'History',
     value: 'URL',
     default: undefined,
-    description: 'postgres://user:password@host:5432/database of the postgres store (required with it; a variable only, as it holds a password).',
+    description:
+      'postgres://user:password@host:5432/database of the postgres store (required with it; a variable only, as it holds a password).',
     read: trimmed,
   }),
 };
 
-export type HistoryValues = { readonly historyStore: HistoryStoreKind; readonly historySqlitePath: string | undefined; readonly historyPostgresUrl: string | undefined };
+export type HistoryValues = {
+  readonly historyStore: HistoryStoreKind;
+  readonly historySqlitePath: string | undefined;
+  readonly historyPostgresUrl: string | undefined;
+};
 
 function postgresUrl(text: string): string {
   let url: URL;
@@ -51,7 +66,8 @@ function postgresUrl(text: string): string {
   } catch {
     throw new Error('KUBEDAG_HISTORY_POSTGRES_URL must be a URL such as postgres://user:password@host:5432/kubedag');
   }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new Error(`KUBEDAG_HISTORY_POSTGRES_URL must start with postgres:// or postgresql://, not ${url.protocol}//`);
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+    throw new Error(`KUBEDAG_HISTORY_POSTGRES_URL must start with postgres:// or postgresql://, not ${url.protocol}//`);
   return text;
 }
 
@@ -62,10 +78,17 @@ function postgresUrl(text: string): string {
  */
 export function historyStoreFrom(values: HistoryValues): HistoryStoreConfig | undefined {
   const kind = values.historyStore;
-  if (kind !== 'postgres' && values.historyPostgresUrl !== undefined) throw new Error(`KUBEDAG_HISTORY_POSTGRES_URL applies to the postgres history store only: set history-store to postgres as well, or leave it out`);
-  if (kind !== 'sqlite' && values.historySqlitePath !== undefined) throw new Error(`history-sqlite-path applies to the sqlite history store only: set history-store to sqlite as well, or leave it out`);
+  if (kind !== 'postgres' && values.historyPostgresUrl !== undefined)
+    throw new Error(
+      `KUBEDAG_HISTORY_POSTGRES_URL applies to the postgres history store only: set history-store to postgres as well, or leave it out`,
+    );
+  if (kind !== 'sqlite' && values.historySqlitePath !== undefined)
+    throw new Error(
+      `history-sqlite-path applies to the sqlite history store only: set history-store to sqlite as well, or leave it out`,
+    );
   if (kind === 'none') return undefined;
   if (kind === 'sqlite') return { kind, path: values.historySqlitePath ?? DEFAULT_HISTORY_PATH };
-  if (values.historyPostgresUrl === undefined) throw new Error('KUBEDAG_HISTORY_POSTGRES_URL is required with history-store postgres');
+  if (values.historyPostgresUrl === undefined)
+    throw new Error('KUBEDAG_HISTORY_POSTGRES_URL is required with history-store postgres');
   return { kind, url: postgresUrl(values.historyPostgresUrl) };
 }

@@ -83,7 +83,9 @@ export class SqlHistoryStore implements HistoryStore {
     const records = runs.map(archiveRecord);
     const bodies = await Promise.all(records.map((r) => compress(JSON.stringify(r.body))));
     const archivedMs = this.clock.now().getTime();
-    const statements = records.flatMap((r, i) => upsertStatements(this.driver.dialect, r.row, bodies[i] ?? new Uint8Array(), archivedMs));
+    const statements = records.flatMap((r, i) =>
+      upsertStatements(this.driver.dialect, r.row, bodies[i] ?? new Uint8Array(), archivedMs),
+    );
     await this.guard('archive runs', () => this.driver.transaction(statements));
   }
 
@@ -113,7 +115,10 @@ export class SqlHistoryStore implements HistoryStore {
 
   async runsOf(namespace: string, dagName: string, limit: number): Promise<HistorySummary[]> {
     if (limit <= 0) return [];
-    const rows = await this.query<SummaryRow>("list a DAG's runs", pageQuery(this.driver.dialect, { roots: { namespace, name: dagName, exactName: true } }, undefined, limit));
+    const rows = await this.query<SummaryRow>(
+      "list a DAG's runs",
+      pageQuery(this.driver.dialect, { roots: { namespace, name: dagName, exactName: true } }, undefined, limit),
+    );
     return rows.map(summaryOf);
   }
 
@@ -126,7 +131,10 @@ export class SqlHistoryStore implements HistoryStore {
   }
 
   async expired(namespace: string, dagName: string, finishedBefore: number, limit: number): Promise<RunKey[]> {
-    const rows = await this.query<Pick<SummaryRow, 'namespace' | 'dag_name' | 'run_id'>>('find expired runs', expiredQuery(namespace, dagName, finishedBefore, limit));
+    const rows = await this.query<Pick<SummaryRow, 'namespace' | 'dag_name' | 'run_id'>>(
+      'find expired runs',
+      expiredQuery(namespace, dagName, finishedBefore, limit),
+    );
     return rows.map((r) => ({ namespace: r.namespace, dagName: r.dag_name, dagRunId: r.run_id }));
   }
 
@@ -138,12 +146,17 @@ export class SqlHistoryStore implements HistoryStore {
 
   async relist(namespace: string, from: string, to: string): Promise<number> {
     if (from === to) return 0;
-    const counts = await this.guard('relist runs', () => this.driver.transaction(relistStatements(namespace, from, to)));
+    const counts = await this.guard('relist runs', () =>
+      this.driver.transaction(relistStatements(namespace, from, to)),
+    );
     return counts.at(-1) ?? 0;
   }
 
   async counts(namespace: string): Promise<DagStatusCount[]> {
-    const rows = await this.query<{ dag_name: string; status: number; runs: number }>('count runs', countsQuery(namespace));
+    const rows = await this.query<{ dag_name: string; status: number; runs: number }>(
+      'count runs',
+      countsQuery(namespace),
+    );
     return rows.map((r) => ({ dagName: r.dag_name, status: r.status, runs: r.runs }));
   }
 

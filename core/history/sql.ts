@@ -87,9 +87,14 @@ export function migrations(d: Dialect): readonly (readonly string[])[] {
 export function migrationStatements(d: Dialect, current: number): string[] {
   const all = migrations(d);
   if (current > all.length) {
-    throw new HistoryStoreError(`history store: the database's schema is version ${String(current)}, newer than this Kubedag knows (${String(all.length)}); run a Kubedag at least as new as the one that wrote it`, { retryable: false });
+    throw new HistoryStoreError(
+      `history store: the database's schema is version ${String(current)}, newer than this Kubedag knows (${String(all.length)}); run a Kubedag at least as new as the one that wrote it`,
+      { retryable: false },
+    );
   }
-  return all.slice(current).flatMap((steps, i) => [...steps, `INSERT INTO ${SCHEMA_TABLE} (version) VALUES (${String(current + i + 1)})`]);
+  return all
+    .slice(current)
+    .flatMap((steps, i) => [...steps, `INSERT INTO ${SCHEMA_TABLE} (version) VALUES (${String(current + i + 1)})`]);
 }
 
 export const SCHEMA_TABLE_DDL = `CREATE TABLE IF NOT EXISTS ${SCHEMA_TABLE} (version INTEGER PRIMARY KEY)`;
@@ -116,12 +121,19 @@ export function upsertStatements(d: Dialect, row: SummaryRow, body: Uint8Array, 
   const p = new Params();
   const columns = [...SUMMARY_COLUMNS, 'archived_ms'];
   const values = [...SUMMARY_COLUMNS.map((c) => p.add(row[c])), p.add(archivedMs)];
-  const updates = columns.filter((c) => !['namespace', 'dag_name', 'run_id'].includes(c)).map((c) => `${c} = excluded.${c}`);
+  const updates = columns
+    .filter((c) => !['namespace', 'dag_name', 'run_id'].includes(c))
+    .map((c) => `${c} = excluded.${c}`);
   const upsertRow = `INSERT INTO history_runs (${columns.join(', ')}) VALUES (${values.join(', ')}) ON CONFLICT (namespace, dag_name, run_id) DO UPDATE SET ${updates.join(', ')}`;
   const replaceBody = 'ON CONFLICT (run) DO UPDATE SET body = excluded.body';
   if (d.name === 'postgres') {
     const bodyParam = p.add(body);
-    return [{ sql: `WITH run AS (${upsertRow} RETURNING id) INSERT INTO history_run_bodies (run, body) SELECT id, CAST(${bodyParam} AS BYTEA) FROM run ${replaceBody}`, params: p.values }];
+    return [
+      {
+        sql: `WITH run AS (${upsertRow} RETURNING id) INSERT INTO history_run_bodies (run, body) SELECT id, CAST(${bodyParam} AS BYTEA) FROM run ${replaceBody}`,
+        params: p.values,
+      },
+    ];
   }
   const upsertBody = `INSERT INTO history_run_bodies (run, body) VALUES ((SELECT id FROM history_runs WHERE namespace = $1 AND dag_name = $2 AND run_id = $3), $4) ${replaceBody}`;
   return [
@@ -143,7 +155,10 @@ export function bodyQuery(key: RunKey): Statement {
   const p = new Params();
   const columns = SUMMARY_COLUMNS.map((c) => `r.${c}`).join(', ');
   const where = keyWhere(key, p).replace(/(namespace|dag_name|run_id) =/g, 'r.$1 =');
-  return { sql: `SELECT ${columns}, b.body FROM history_runs r JOIN history_run_bodies b ON b.run = r.id WHERE ${where}`, params: p.values };
+  return {
+    sql: `SELECT ${columns}, b.body FROM history_runs r JOIN history_run_bodies b ON b.run = r.id WHERE ${where}`,
+    params: p.values,
+  };
 }
 
 export function withRunIdQuery(namespace: string, dagRunId: string): Statement {
@@ -170,10 +185,21 @@ export type ListScope = { readonly roots: HistoryFilter } | { readonly subsOf: R
  */
 export function pageQuery(d: Dialect, scope: ListScope, after: Cursor | undefined, limit: number): Statement {
   const p = new Params();
-  const where = 'roots' in scope ? rootConditions(d, scope.roots, p) : [`namespace = ${p.add(scope.namespace)}`, `parent_run_id <> ''`, `root_name = ${p.add(scope.subsOf.name)}`, `root_run_id = ${p.add(scope.subsOf.dagRunId)}`];
+  const where =
+    'roots' in scope
+      ? rootConditions(d, scope.roots, p)
+      : [
+          `namespace = ${p.add(scope.namespace)}`,
+          `parent_run_id <> ''`,
+          `root_name = ${p.add(scope.subsOf.name)}`,
+          `root_run_id = ${p.add(scope.subsOf.dagRunId)}`,
+        ];
   if (after !== undefined) {
     const [a, b, c] = [p.add(after.createdMs), p.add(after.dagRunId), p.add(after.dagName)];
-    where.push(`created_ms <= ${a}`, `(created_ms < ${a} OR (created_ms = ${a} AND (run_id > ${b} OR (run_id = ${b} AND dag_name > ${c}))))`);
+    where.push(
+      `created_ms <= ${a}`,
+      `(created_ms < ${a} OR (created_ms = ${a} AND (run_id > ${b} OR (run_id = ${b} AND dag_name > ${c}))))`,
+    );
   }
   return { sql: `${SELECT_SUMMARY} WHERE ${where.join(' AND ')} ${ORDER} LIMIT ${p.add(limit)}`, params: p.values };
 }
@@ -181,7 +207,10 @@ export function pageQuery(d: Dialect, scope: ListScope, after: Cursor | undefine
 function rootConditions(d: Dialect, filter: HistoryFilter, p: Params): string[] {
   // A literal, not a parameter: only then do the partial indexes' predicate and the query's match.
   const where = [`namespace = ${p.add(filter.namespace)}`, `parent_run_id = ''`];
-  if (filter.name !== undefined && filter.name !== '') where.push(filter.exactName === true ? `dag_name = ${p.add(filter.name)}` : d.contains('dag_name', p.add(filter.name)));
+  if (filter.name !== undefined && filter.name !== '')
+    where.push(
+      filter.exactName === true ? `dag_name = ${p.add(filter.name)}` : d.contains('dag_name', p.add(filter.name)),
+    );
   if (filter.status !== undefined) where.push(`status = ${p.add(filter.status)}`);
   if (filter.createdFrom !== undefined) where.push(`created_ms >= ${p.add(filter.createdFrom)}`);
   if (filter.createdTo !== undefined) where.push(`created_ms <= ${p.add(filter.createdTo)}`);
@@ -204,8 +233,14 @@ export function removeStatements(keys: readonly RunKey[]): Statement[] {
   const statements: Statement[] = [];
   for (let start = 0; start < keys.length; start += DELETE_CHUNK) {
     const p = new Params();
-    const rows = keys.slice(start, start + DELETE_CHUNK).map((k) => `(${p.add(k.namespace)}, ${p.add(k.dagName)}, ${p.add(k.dagRunId)})`);
-    statements.push({ sql: `DELETE FROM history_runs WHERE (namespace, dag_name, run_id) IN (VALUES ${rows.join(', ')})`, params: p.values, once: true });
+    const rows = keys
+      .slice(start, start + DELETE_CHUNK)
+      .map((k) => `(${p.add(k.namespace)}, ${p.add(k.dagName)}, ${p.add(k.dagRunId)})`);
+    statements.push({
+      sql: `DELETE FROM history_runs WHERE (namespace, dag_name, run_id) IN (VALUES ${rows.join(', ')})`,
+      params: p.values,
+      once: true,
+    });
   }
   return statements;
 }

@@ -68,7 +68,9 @@ class SqliteDriver implements SqlDriver {
   }
 
   transaction(statements: readonly Statement[]): Promise<number[]> {
-    return Promise.resolve(this.inTransaction(() => statements.map((s) => Number(this.statement(s.sql).run(...values(s)).changes))));
+    return Promise.resolve(
+      this.inTransaction(() => statements.map((s) => Number(this.statement(s.sql).run(...values(s)).changes))),
+    );
   }
 
   close(): Promise<void> {

@@ -74,7 +74,12 @@ describe.each(backends())('the $name history store at size', (backend) => {
       sizes.push(page.length);
       // Archived after the first page was read, and older than every run: a listing that had
       // read ahead would not show it; one that reads a page when asked shows it last.
-      if (sizes.length === 1) await store.put([finished('stream', 'late', 'run-late').at(T0 - 60_000).build()]);
+      if (sizes.length === 1)
+        await store.put([
+          finished('stream', 'late', 'run-late')
+            .at(T0 - 60_000)
+            .build(),
+        ]);
       for (const run of page) {
         if (previous !== undefined) expect(after(previous, run)).toBe(true);
         previous = run;
@@ -99,7 +104,11 @@ describe.each(backends())('the $name history store at size', (backend) => {
     { name: 'no filter', filter: {}, index: 'history_runs_created' },
     { name: 'an exact DAG name', filter: { name: 'dag-07', exactName: true }, index: 'history_runs_dag' },
     { name: 'a status', filter: { status: 2 }, index: 'history_runs_status' },
-    { name: 'a day', filter: { createdFrom: T0 + 86_400_000 / 8, createdTo: T0 + 86_400_000 / 4 }, index: 'history_runs_created' },
+    {
+      name: 'a day',
+      filter: { createdFrom: T0 + 86_400_000 / 8, createdTo: T0 + 86_400_000 / 4 },
+      index: 'history_runs_created',
+    },
     { name: 'a part of a DAG name', filter: { name: 'g-0' }, index: 'history_runs_' },
     { name: 'a part of a run id', filter: { dagRunId: '123' }, index: 'history_runs_' },
   ])('answers a listing by $name from an index, never a scan of the table', async ({ filter, index }) => {
@@ -116,8 +125,18 @@ describe.each(backends())('the $name history store at size', (backend) => {
 
   it('deletes the runs of a DAG that finished before a cutoff in batches, showing each batch before it goes', async () => {
     const cutoff = T0 + 1_100 * 60_000;
-    const runs = Array.from({ length: 1_200 }, (_, i) => finished('retention', 'etl', `r-${String(i).padStart(4, '0')}`).at(T0).finishedAt(T0 + i * 60_000).build());
-    const others = Array.from({ length: 50 }, (_, i) => finished('retention', 'load', `r-${String(i)}`).at(T0).finishedAt(T0).build());
+    const runs = Array.from({ length: 1_200 }, (_, i) =>
+      finished('retention', 'etl', `r-${String(i).padStart(4, '0')}`)
+        .at(T0)
+        .finishedAt(T0 + i * 60_000)
+        .build(),
+    );
+    const others = Array.from({ length: 50 }, (_, i) =>
+      finished('retention', 'load', `r-${String(i)}`)
+        .at(T0)
+        .finishedAt(T0)
+        .build(),
+    );
     await putInBatches(store, [...runs, ...others]);
     const batches: RunKey[][] = [];
     const result = await pruneHistory(store, {
@@ -140,7 +159,9 @@ describe.each(backends())('the $name history store at size', (backend) => {
     expect(left.every((r) => Date.parse(r.finishedAt) >= cutoff)).toBe(true);
     expect(await store.runsOf('retention', 'load', 1_000)).toHaveLength(50);
     // Bodies go with their runs.
-    expect(await db.scalar('SELECT COUNT(*) FROM history_run_bodies')).toBe(await db.scalar('SELECT COUNT(*) FROM history_runs'));
+    expect(await db.scalar('SELECT COUNT(*) FROM history_run_bodies')).toBe(
+      await db.scalar('SELECT COUNT(*) FROM history_runs'),
+    );
     expect(await store.remove([])).toBe(0);
   }, 120_000);
 });
@@ -155,7 +176,9 @@ describe.each(backends())('the $name history store across processes', (backend) 
     await first.put([finished('restart', 'etl', 'r1').at(T0).steps(20).build()]);
     await first.close();
     const again = await db.open();
-    expect((await again.run({ namespace: 'restart', dagName: 'etl', dagRunId: 'r1' }))?.resource.status?.nodes).toHaveLength(20);
+    expect(
+      (await again.run({ namespace: 'restart', dagName: 'etl', dagRunId: 'r1' }))?.resource.status?.nodes,
+    ).toHaveLength(20);
     expect(await db.scalar('SELECT COUNT(*) FROM kubedag_history_schema')).toBe(1);
   });
 
@@ -168,9 +191,18 @@ describe.each(backends())('the $name history store across processes', (backend) 
     expect(await b.relist('shared', 'etl', 'etl-v2')).toBe(1);
     expect(await a.latest('shared', 'etl-v2')).toMatchObject({ dagRunId: 'r1' });
     const same = finished('shared', 'load', 'r2').at(T0).steps(50);
-    await Promise.all([a.put([same.build()]), b.put([same.status(2).build()]), a.put([same.build()]), b.put([same.build()])]);
-    expect(await db.scalar(`SELECT COUNT(*) FROM history_runs WHERE namespace = 'shared' AND dag_name = 'load'`)).toBe(1);
-    expect((await a.run({ namespace: 'shared', dagName: 'load', dagRunId: 'r2' }))?.resource.status?.nodes).toHaveLength(50);
+    await Promise.all([
+      a.put([same.build()]),
+      b.put([same.status(2).build()]),
+      a.put([same.build()]),
+      b.put([same.build()]),
+    ]);
+    expect(await db.scalar(`SELECT COUNT(*) FROM history_runs WHERE namespace = 'shared' AND dag_name = 'load'`)).toBe(
+      1,
+    );
+    expect(
+      (await a.run({ namespace: 'shared', dagName: 'load', dagRunId: 'r2' }))?.resource.status?.nodes,
+    ).toHaveLength(50);
   });
 
   it('refuses a database whose schema is newer than it knows, and says retrying will not help', async () => {
@@ -183,7 +215,9 @@ describe.each(backends())('the $name history store across processes', (backend) 
   });
 
   it.runIf(backend.name === 'postgres')('says a server that does not answer may answer later', async () => {
-    const error = await openPostgresStore({ url: `postgres://nobody:none@127.0.0.1:${String(await freePort())}/none` }).catch((e: unknown) => e);
+    const error = await openPostgresStore({
+      url: `postgres://nobody:none@127.0.0.1:${String(await freePort())}/none`,
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HistoryStoreError);
     expect(error).toMatchObject({ retryable: true });
   });

@@ -150,4 +150,7 @@ export interface HistoryStore {
  * holds the store itself; the API server holds either a PostgreSQL store or, for the embedded
  * SQLite file on the operator's volume, a client of the operator's internal endpoint.
  */
-export type HistoryReader = Pick<HistoryStore, 'summary' | 'run' | 'runs' | 'withRunId' | 'latest' | 'runsOf' | 'list' | 'subRuns' | 'relist' | 'close'>;
+export type HistoryReader = Pick<
+  HistoryStore,
+  'summary' | 'run' | 'runs' | 'withRunId' | 'latest' | 'runsOf' | 'list' | 'subRuns' | 'relist' | 'close'
+>;

@@ -5,7 +5,14 @@
  * `ResourceClient<T>` reads and writes objects of type T. Used by the operator, the API server,
  * the scheduler and the tests alike, so a write looks the same wherever it is made.
  */
-import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
+import {
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
 import { API_VERSION, GROUP, VERSION } from '../resources/constants.ts';
 import { KIND_NAMES } from '../resources/kinds.ts';
 import type { DagQueueResource, DagResource, DagRunResource, DagRunSegmentResource } from '../resources/types.ts';
@@ -49,13 +56,18 @@ export class ResourceClient<T extends KubernetesObject> {
     this.resource = resource;
   }
 
-  private at(namespace: string, name: string): { group: string; version: string; plural: string; namespace: string; name: string } {
+  private at(
+    namespace: string,
+    name: string,
+  ): { group: string; version: string; plural: string; namespace: string; name: string } {
     return { group: GROUP, version: VERSION, plural: this.resource.plural, namespace, name };
   }
 
   /** The watch path of this kind in one namespace, or in all of them. */
   path(namespace?: string): string {
-    return namespace === undefined ? `/apis/${GROUP}/${VERSION}/${this.resource.plural}` : `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${this.resource.plural}`;
+    return namespace === undefined
+      ? `/apis/${GROUP}/${VERSION}/${this.resource.plural}`
+      : `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${this.resource.plural}`;
   }
 
   async get(namespace: string, name: string): Promise<T> {
@@ -65,13 +77,22 @@ export class ResourceClient<T extends KubernetesObject> {
   /** Objects of one namespace, or of all namespaces. */
   async list(namespace?: string, options: ListOptions = {}): Promise<KubernetesListObject<T>> {
     const base = { group: GROUP, version: VERSION, plural: this.resource.plural, ...options };
-    const listed: unknown = namespace === undefined ? await this.api.listClusterCustomObject(base) : await this.api.listNamespacedCustomObject({ ...base, namespace });
+    const listed: unknown =
+      namespace === undefined
+        ? await this.api.listClusterCustomObject(base)
+        : await this.api.listNamespacedCustomObject({ ...base, namespace });
     return listed as KubernetesListObject<T>;
   }
 
   /** Creates the object; apiVersion and kind are filled in. */
   async create(namespace: string, body: T): Promise<T> {
-    return (await this.api.createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: this.resource.plural, namespace, body: { apiVersion: API_VERSION, kind: this.resource.kind, ...body } })) as T;
+    return (await this.api.createNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      plural: this.resource.plural,
+      namespace,
+      body: { apiVersion: API_VERSION, kind: this.resource.kind, ...body },
+    })) as T;
   }
 
   /** Replaces the object; its resourceVersion makes a concurrent change a conflict. */
@@ -96,11 +117,20 @@ export class ResourceClient<T extends KubernetesObject> {
   }
 
   async mergePatchStatus(namespace: string, name: string, patch: Record<string, unknown>): Promise<T> {
-    return (await this.api.patchNamespacedCustomObjectStatus({ ...this.at(namespace, name), body: patch }, mergePatch)) as T;
+    return (await this.api.patchNamespacedCustomObjectStatus(
+      { ...this.at(namespace, name), body: patch },
+      mergePatch,
+    )) as T;
   }
 
   async delete(namespace: string, name: string, options: DeleteOptions = {}): Promise<void> {
-    const preconditions = options.uid === undefined && options.resourceVersion === undefined ? undefined : { ...(options.uid === undefined ? {} : { uid: options.uid }), ...(options.resourceVersion === undefined ? {} : { resourceVersion: options.resourceVersion }) };
+    const preconditions =
+      options.uid === undefined && options.resourceVersion === undefined
+        ? undefined
+        : {
+            ...(options.uid === undefined ? {} : { uid: options.uid }),
+            ...(options.resourceVersion === undefined ? {} : { resourceVersion: options.resourceVersion }),
+          };
     await this.api.deleteNamespacedCustomObject({
       ...this.at(namespace, name),
       ...(options.propagationPolicy === undefined ? {} : { propagationPolicy: options.propagationPolicy }),

@@ -28,7 +28,11 @@ export function reuseConnections(kc: KubeConfig): KubeConfig {
     await original(context);
     const made = context.getDispatcher();
     if (made === undefined) return;
-    const key = JSON.stringify([kc.getCurrentCluster()?.name, kc.getCurrentCluster()?.server, kc.getCurrentUser()?.name]);
+    const key = JSON.stringify([
+      kc.getCurrentCluster()?.name,
+      kc.getCurrentCluster()?.server,
+      kc.getCurrentUser()?.name,
+    ]);
     const existing = shared.get(key);
     if (existing === undefined) {
       shared.set(key, made);

@@ -14,7 +14,7 @@ export function statusCode(error: unknown): number | undefined {
 /** The Status object in an error's body (the client keeps the body as text), if there is one. */
 function statusOf(error: unknown): { reason?: unknown; message?: unknown } | undefined {
   const body = (error as { body?: unknown } | null)?.body;
-  if (typeof body !== 'string') return (body ?? undefined);
+  if (typeof body !== 'string') return body ?? undefined;
   try {
     return JSON.parse(body) as { reason?: unknown; message?: unknown } | undefined;
   } catch {
@@ -159,7 +159,10 @@ export function refusalLimit(error: unknown): string {
   if (isTooLarge(error)) return 'the size limit of an object';
   const code = statusCode(error);
   if (code === 422) return 'validation (422 Invalid)';
-  if (code === 403) return apiErrorMessage(error).includes('exceeded quota') ? 'a ResourceQuota' : 'an admission policy (403 Forbidden)';
+  if (code === 403)
+    return apiErrorMessage(error).includes('exceeded quota')
+      ? 'a ResourceQuota'
+      : 'an admission policy (403 Forbidden)';
   if (code === 400) return 'a malformed request (400)';
   return code === undefined ? 'no answer' : `an error of the API server (${String(code)})`;
 }

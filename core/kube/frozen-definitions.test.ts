@@ -2,13 +2,24 @@ import { describe, expect, it } from 'vitest';
 import { definitionSegment } from '../resources/frozen.ts';
 import type { DagRunResource, DagRunSegmentResource } from '../resources/types.ts';
 import type { ResourceClient } from './client.ts';
-import { createFrozenRun, findFrozenDefinition, readFrozenDefinition, writeFrozenDefinition } from './frozen-definitions.ts';
+import {
+  createFrozenRun,
+  findFrozenDefinition,
+  readFrozenDefinition,
+  writeFrozenDefinition,
+} from './frozen-definitions.ts';
 
-const apiError = (code: number, reason: string): Error => Object.assign(new Error(reason), { code, body: JSON.stringify({ kind: 'Status', code, reason }) });
+const apiError = (code: number, reason: string): Error =>
+  Object.assign(new Error(reason), { code, body: JSON.stringify({ kind: 'Status', code, reason }) });
 
 /** Segments in a map, with the calls made: what is tested is the order of writes and what is taken. */
-function segmentStore(initial: DagRunSegmentResource[] = [], failCreate?: Error): { client: ResourceClient<DagRunSegmentResource>; calls: string[]; stored: Map<string, DagRunSegmentResource> } {
-  const stored = new Map(initial.map((s, i) => [s.metadata?.name ?? '', { ...s, metadata: { ...s.metadata, uid: `seg-${String(i)}` } }]));
+function segmentStore(
+  initial: DagRunSegmentResource[] = [],
+  failCreate?: Error,
+): { client: ResourceClient<DagRunSegmentResource>; calls: string[]; stored: Map<string, DagRunSegmentResource> } {
+  const stored = new Map(
+    initial.map((s, i) => [s.metadata?.name ?? '', { ...s, metadata: { ...s.metadata, uid: `seg-${String(i)}` } }]),
+  );
   const calls: string[] = [];
   const client = {
     create: (_ns: string, body: DagRunSegmentResource) => {
@@ -41,25 +52,42 @@ const segmentName = mine.metadata?.name ?? '';
 describe('writeFrozenDefinition', () => {
   it('writes the definition into a new segment', async () => {
     const { client, calls } = segmentStore();
-    expect(await writeFrozenDefinition(client, owner, { steps: ['new'] })).toEqual({ definition: { steps: ['new'] }, created: true });
+    expect(await writeFrozenDefinition(client, owner, { steps: ['new'] })).toEqual({
+      definition: { steps: ['new'] },
+      created: true,
+    });
     expect(calls).toEqual([`create ${segmentName}`]);
   });
 
   it('takes the definition frozen before as it is (a freeze killed before its patch), never a second one', async () => {
     const { client } = segmentStore([mine]);
-    expect(await writeFrozenDefinition(client, owner, { steps: ['edited since'] })).toEqual({ definition: { steps: ['first'] }, created: false });
+    expect(await writeFrozenDefinition(client, owner, { steps: ['edited since'] })).toEqual({
+      definition: { steps: ['first'] },
+      created: false,
+    });
   });
 
   it("deletes a deleted namesake's leftover, guarded by its uid, and writes its own", async () => {
     const { client, calls, stored } = segmentStore([namesakes]);
-    expect(await writeFrozenDefinition(client, owner, { steps: ['new'] })).toEqual({ definition: { steps: ['new'] }, created: true });
-    expect(calls).toEqual([`create ${segmentName}`, `get ${segmentName}`, `delete ${segmentName} seg-0`, `create ${segmentName}`]);
+    expect(await writeFrozenDefinition(client, owner, { steps: ['new'] })).toEqual({
+      definition: { steps: ['new'] },
+      created: true,
+    });
+    expect(calls).toEqual([
+      `create ${segmentName}`,
+      `get ${segmentName}`,
+      `delete ${segmentName} seg-0`,
+      `create ${segmentName}`,
+    ]);
     expect(stored.get(segmentName)?.metadata?.ownerReferences?.[0]?.uid).toBe('u1');
   });
 });
 
 describe('readFrozenDefinition', () => {
-  const run = (uid: string): DagRunResource => ({ metadata: { name: 'etl-r1', namespace: 'ns', uid }, spec: { dagRef: { name: 'etl' }, frozenDefinition: { segment: segmentName } } });
+  const run = (uid: string): DagRunResource => ({
+    metadata: { name: 'etl-r1', namespace: 'ns', uid },
+    spec: { dagRef: { name: 'etl' }, frozenDefinition: { segment: segmentName } },
+  });
 
   it('finds what a freeze killed before its patch wrote, and nothing of a namesake', async () => {
     expect(await findFrozenDefinition(segmentStore([mine]).client, owner)).toEqual({ steps: ['first'] });
@@ -74,7 +102,10 @@ describe('readFrozenDefinition', () => {
 });
 
 describe('createFrozenRun', () => {
-  const body: DagRunResource = { metadata: { name: 'etl-r1' }, spec: { dagRef: { name: 'etl' }, frozenDefinition: { segment: segmentName } } };
+  const body: DagRunResource = {
+    metadata: { name: 'etl-r1' },
+    spec: { dagRef: { name: 'etl' }, frozenDefinition: { segment: segmentName } },
+  };
   const runsClient = (calls: string[]): ResourceClient<DagRunResource> =>
     ({
       create: (namespace: string, run: DagRunResource) => {
@@ -98,7 +129,9 @@ describe('createFrozenRun', () => {
   it('takes the run back when its segment cannot be written, and says why', async () => {
     const runCalls: string[] = [];
     const { client } = segmentStore([], apiError(500, 'etcdserver: request is too large'));
-    await expect(createFrozenRun({ runs: runsClient(runCalls), segments: client }, 'ns', body, { steps: ['x'] })).rejects.toThrow('request is too large');
+    await expect(
+      createFrozenRun({ runs: runsClient(runCalls), segments: client }, 'ns', body, { steps: ['x'] }),
+    ).rejects.toThrow('request is too large');
     expect(runCalls).toEqual(['create run', 'delete run etl-r1 u1']);
   });
 });

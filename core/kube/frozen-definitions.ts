@@ -16,17 +16,27 @@ export function ownerOf(run: DagRunResource): SegmentOwner {
 }
 
 /** The definition in the segment the run names, or undefined while there is none of its own (not written yet). */
-export async function readFrozenDefinition(client: ResourceClient<DagRunSegmentResource>, run: DagRunResource): Promise<Record<string, unknown> | undefined> {
+export async function readFrozenDefinition(
+  client: ResourceClient<DagRunSegmentResource>,
+  run: DagRunResource,
+): Promise<Record<string, unknown> | undefined> {
   const name = run.spec.frozenDefinition?.segment;
   return name === undefined ? undefined : ownDefinition(client, ownerOf(run), name);
 }
 
 /** The definition frozen for the run before its spec named it (a freeze killed between its two writes), if any. */
-export async function findFrozenDefinition(client: ResourceClient<DagRunSegmentResource>, owner: SegmentOwner): Promise<Record<string, unknown> | undefined> {
+export async function findFrozenDefinition(
+  client: ResourceClient<DagRunSegmentResource>,
+  owner: SegmentOwner,
+): Promise<Record<string, unknown> | undefined> {
   return ownDefinition(client, owner, definitionSegmentName(owner.name));
 }
 
-async function ownDefinition(client: ResourceClient<DagRunSegmentResource>, owner: SegmentOwner, name: string): Promise<Record<string, unknown> | undefined> {
+async function ownDefinition(
+  client: ResourceClient<DagRunSegmentResource>,
+  owner: SegmentOwner,
+  name: string,
+): Promise<Record<string, unknown> | undefined> {
   const segment = await ignoreNotFound(client.get(owner.namespace, name));
   return segment !== undefined && ownedBy(segment, owner.uid) ? (segment.spec.definition ?? {}) : undefined;
 }
@@ -36,7 +46,11 @@ async function ownDefinition(client: ResourceClient<DagRunSegmentResource>, owne
  * has now, and whether this call wrote it. A namesake's leftover is deleted (guarded by its
  * uid) and the create tried again.
  */
-export async function writeFrozenDefinition(client: ResourceClient<DagRunSegmentResource>, owner: SegmentOwner, definition: Record<string, unknown>): Promise<{ readonly definition: Record<string, unknown>; readonly created: boolean }> {
+export async function writeFrozenDefinition(
+  client: ResourceClient<DagRunSegmentResource>,
+  owner: SegmentOwner,
+  definition: Record<string, unknown>,
+): Promise<{ readonly definition: Record<string, unknown>; readonly created: boolean }> {
   const body = definitionSegment(owner, definition);
   const name = body.metadata?.name ?? '';
   for (let attempt = 0; ; attempt++) {
@@ -47,11 +61,13 @@ export async function writeFrozenDefinition(client: ResourceClient<DagRunSegment
       if (!isAlreadyExists(error)) throw error;
     }
     const found = await ignoreNotFound(client.get(owner.namespace, name));
-    if (found !== undefined && ownedBy(found, owner.uid)) return { definition: found.spec.definition ?? {}, created: false };
+    if (found !== undefined && ownedBy(found, owner.uid))
+      return { definition: found.spec.definition ?? {}, created: false };
     if (attempt > 0) throw new Error(`the definition segment ${owner.namespace}/${name} is held by another run`);
-    if (found !== undefined) await client.delete(owner.namespace, name, { uid: found.metadata?.uid ?? '' }).catch((error: unknown) => {
-      if (!isNotFound(error) && !isConflict(error)) throw error;
-    });
+    if (found !== undefined)
+      await client.delete(owner.namespace, name, { uid: found.metadata?.uid ?? '' }).catch((error: unknown) => {
+        if (!isNotFound(error) && !isConflict(error)) throw error;
+      });
   }
 }
 
@@ -62,12 +78,19 @@ export async function writeFrozenDefinition(client: ResourceClient<DagRunSegment
  * run whose creator died before writing it (operator/run/freeze.ts). A segment that cannot be
  * written takes the run back with it, so the caller's error is the whole story.
  */
-export async function createFrozenRun(clients: Pick<KubedagClients, 'runs' | 'segments'>, namespace: string, body: DagRunResource, definition: Record<string, unknown>): Promise<DagRunResource> {
+export async function createFrozenRun(
+  clients: Pick<KubedagClients, 'runs' | 'segments'>,
+  namespace: string,
+  body: DagRunResource,
+  definition: Record<string, unknown>,
+): Promise<DagRunResource> {
   const created = await clients.runs.create(namespace, body);
   try {
     await writeFrozenDefinition(clients.segments, ownerOf(created), definition);
   } catch (error) {
-    await clients.runs.delete(namespace, created.metadata?.name ?? '', { uid: created.metadata?.uid ?? '' }).catch(() => undefined);
+    await clients.runs
+      .delete(namespace, created.metadata?.name ?? '', { uid: created.metadata?.uid ?? '' })
+      .catch(() => undefined);
     throw error;
   }
   return created;

@@ -13,7 +13,18 @@ import type { KubeConfig, KubernetesListObject, KubernetesObject } from '@kubern
 import type { Logger } from '../log.ts';
 import { dropConnections } from './connections.ts';
 import { startWatch, type OpenWatch } from './watch.ts';
-import { afterWatch, DEFAULT_WATCH_TIMEOUTS, failed, HEALTHY, recovered, watchTimeoutSeconds, type LogLevel, type Next, type Streak, type WatchTimeouts } from './watch-policy.ts';
+import {
+  afterWatch,
+  DEFAULT_WATCH_TIMEOUTS,
+  failed,
+  HEALTHY,
+  recovered,
+  watchTimeoutSeconds,
+  type LogLevel,
+  type Next,
+  type Streak,
+  type WatchTimeouts,
+} from './watch-policy.ts';
 
 export type InformerEvent = 'add' | 'update' | 'delete';
 export type InformerHandler<T> = (event: InformerEvent, object: T) => void;
@@ -104,7 +115,9 @@ export class Informer<T extends KubernetesObject> {
   list(namespace?: string): T[] {
     const all = [...this.objects.values()];
     const some = namespace === undefined ? all : all.filter((o) => o.metadata?.namespace === namespace);
-    return this.assumed.size === 0 ? some : some.map((o) => this.shown(key(o.metadata?.namespace, o.metadata?.name), o) ?? o);
+    return this.assumed.size === 0
+      ? some
+      : some.map((o) => this.shown(key(o.metadata?.namespace, o.metadata?.name), o) ?? o);
   }
 
   /**
@@ -242,7 +255,10 @@ export class Informer<T extends KubernetesObject> {
 
   private watch(epoch: number): void {
     if (this.stopped || epoch !== this.epoch) return;
-    const query: Record<string, string | boolean> = { resourceVersion: this.resourceVersion, allowWatchBookmarks: true };
+    const query: Record<string, string | boolean> = {
+      resourceVersion: this.resourceVersion,
+      allowWatchBookmarks: true,
+    };
     if (this.options.labelSelector !== undefined) query.labelSelector = this.options.labelSelector;
     if (this.options.fieldSelector !== undefined) query.fieldSelector = this.options.fieldSelector;
     this.counts.watches += 1;
@@ -306,7 +322,10 @@ export class Informer<T extends KubernetesObject> {
       this.store(object);
     } catch (error) {
       // A handler's bug must not end the watch (it would come back at every restart).
-      this.say('error', `a handler failed on ${phase} ${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}: ${describe(error)}`);
+      this.say(
+        'error',
+        `a handler failed on ${phase} ${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}: ${describe(error)}`,
+      );
     }
   }
 }

@@ -51,7 +51,13 @@ export function renewDeadlineMs(durationSeconds: number, retryPeriodMs: number):
  * Whether an instance leads after an attempt at `nowMs`: it renewed, or it led and the renew
  * window that opened at `windowStartMs` is not over yet. Pure.
  */
-export function stillLeading(renewed: boolean, leading: boolean, windowStartMs: number, deadlineMs: number, nowMs: number): boolean {
+export function stillLeading(
+  renewed: boolean,
+  leading: boolean,
+  windowStartMs: number,
+  deadlineMs: number,
+  nowMs: number,
+): boolean {
   return renewed || (leading && nowMs < windowStartMs + deadlineMs);
 }
 
@@ -59,7 +65,13 @@ export function stillLeading(renewed: boolean, leading: boolean, windowStartMs: 
  * How long one acquire-or-renew may wait for answers: a leader's until its renew window
  * closes, anyone else's a lease duration (so that a hung request does not stall it). Pure.
  */
-export function attemptBudgetMs(leading: boolean, windowStartMs: number, deadlineMs: number, durationSeconds: number, nowMs: number): number {
+export function attemptBudgetMs(
+  leading: boolean,
+  windowStartMs: number,
+  deadlineMs: number,
+  durationSeconds: number,
+  nowMs: number,
+): number {
   return leading ? Math.max(0, windowStartMs + deadlineMs - nowMs) : durationSeconds * 1000;
 }
 
@@ -114,7 +126,9 @@ export class LeaderElector {
         this.options.log?.(`leader election: ${(error as Error).message}`);
         return false;
       });
-      const ok = await within(attempt, budget, () => this.options.log?.(`leader election: no answer within ${String(budget)} ms`));
+      const ok = await within(attempt, budget, () =>
+        this.options.log?.(`leader election: no answer within ${String(budget)} ms`),
+      );
       // A renewal that was under way when stop() came must not announce leadership again;
       // stop() waits for it and gives the Lease up after it.
       if (this.stopped) return;
@@ -148,7 +162,19 @@ export class LeaderElector {
     const lease = await this.read().catch(() => undefined);
     if (lease?.spec?.holderIdentity !== this.options.identity) return;
     await this.api
-      .replaceNamespacedLease({ name: this.options.name, namespace: this.options.namespace, body: { ...lease, spec: { ...lease.spec, holderIdentity: '', renewTime: new MicroTime(), acquireTime: new MicroTime(new Date(lease.spec.acquireTime ?? Date.now()).getTime()) } } })
+      .replaceNamespacedLease({
+        name: this.options.name,
+        namespace: this.options.namespace,
+        body: {
+          ...lease,
+          spec: {
+            ...lease.spec,
+            holderIdentity: '',
+            renewTime: new MicroTime(),
+            acquireTime: new MicroTime(new Date(lease.spec.acquireTime ?? Date.now()).getTime()),
+          },
+        },
+      })
       .catch(() => undefined);
   }
 
@@ -171,8 +197,17 @@ export class LeaderElector {
     if (!canAcquire(lease, this.options.identity, now)) return false;
     const spec = nextLeaseSpec(lease, this.options.identity, this.duration(), now);
     try {
-      if (lease === undefined) await this.api.createNamespacedLease({ namespace: this.options.namespace, body: { metadata: { name: this.options.name, namespace: this.options.namespace }, spec } });
-      else await this.api.replaceNamespacedLease({ name: this.options.name, namespace: this.options.namespace, body: { ...lease, spec } });
+      if (lease === undefined)
+        await this.api.createNamespacedLease({
+          namespace: this.options.namespace,
+          body: { metadata: { name: this.options.name, namespace: this.options.namespace }, spec },
+        });
+      else
+        await this.api.replaceNamespacedLease({
+          name: this.options.name,
+          namespace: this.options.namespace,
+          body: { ...lease, spec },
+        });
       return true;
     } catch (error) {
       // Someone else wrote first (409): not ours this round.
@@ -183,7 +218,12 @@ export class LeaderElector {
 }
 
 /** The Lease spec after `identity` takes or renews it. Pure. */
-export function nextLeaseSpec(lease: V1Lease | undefined, identity: string, durationSeconds: number, now: Date): NonNullable<V1Lease['spec']> {
+export function nextLeaseSpec(
+  lease: V1Lease | undefined,
+  identity: string,
+  durationSeconds: number,
+  now: Date,
+): NonNullable<V1Lease['spec']> {
   const renewTime = new MicroTime(now.getTime());
   const taking = lease?.spec?.holderIdentity !== identity;
   const acquired = lease?.spec?.acquireTime === undefined ? now : new Date(lease.spec.acquireTime);

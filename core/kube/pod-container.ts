@@ -12,7 +12,8 @@ export function chooseContainer(pod: V1Pod, named: string | undefined): { contai
   const name = pod.metadata?.name ?? '';
   const containers = (pod.spec?.containers ?? []).map((c) => c.name);
   const container = named ?? pod.metadata?.annotations?.[DEFAULT_CONTAINER] ?? containers[0] ?? '';
-  if (!containers.includes(container)) return { error: `Pod ${name} has no container ${JSON.stringify(container)} (it has: ${containers.join(', ')})` };
+  if (!containers.includes(container))
+    return { error: `Pod ${name} has no container ${JSON.stringify(container)} (it has: ${containers.join(', ')})` };
   return isRunning(pod, container) ? { container } : { error: `container ${name}/${container} is not running` };
 }
 

@@ -100,7 +100,9 @@ describe('WorkQueue', () => {
 
   it('takes no work after shutdown', async () => {
     const calls: string[] = [];
-    const queue = new WorkQueue({ concurrency: 1, worker: (key) => {
+    const queue = new WorkQueue({
+      concurrency: 1,
+      worker: (key) => {
         calls.push(key);
         return Promise.resolve(undefined);
       },

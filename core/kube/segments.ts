@@ -19,11 +19,21 @@ import { ignoreNotFound, isAlreadyExists, isConflict, isNotFound } from './error
  * `always`: a segment created just before its status write was lost (a crash, a conflict) is
  * found only by looking.
  */
-export async function readSealed(client: ResourceClient<DagRunSegmentResource>, run: DagRunResource, always = false): Promise<SealedRecords> {
+export async function readSealed(
+  client: ResourceClient<DagRunSegmentResource>,
+  run: DagRunResource,
+  always = false,
+): Promise<SealedRecords> {
   if ((run.status?.sealed ?? 0) === 0 && !always) return NOTHING_SEALED;
   const { namespace = '', name = '', uid } = run.metadata ?? {};
   const list = await client.list(namespace, { labelSelector: `${LABELS.run}=${labelValue(name)}` });
-  return sealedRecords(list.items.filter((segment) => ownedBy(segment, uid)).flatMap((segment) => (segment.spec.nodes === undefined ? [] : [{ index: segment.spec.index ?? 0, nodes: segment.spec.nodes }])));
+  return sealedRecords(
+    list.items
+      .filter((segment) => ownedBy(segment, uid))
+      .flatMap((segment) =>
+        segment.spec.nodes === undefined ? [] : [{ index: segment.spec.index ?? 0, nodes: segment.spec.nodes }],
+      ),
+  );
 }
 
 function ownedBy(segment: DagRunSegmentResource, uid: string | undefined): boolean {
@@ -35,7 +45,12 @@ function ownedBy(segment: DagRunSegmentResource, uid: string | undefined): boole
  * restore cut short and asked again): one the run owns already is kept as it is; a deleted
  * namesake's left for the garbage collector is deleted (guarded by its uid) and written again.
  */
-export async function writeStepSegment(client: ResourceClient<DagRunSegmentResource>, owner: SegmentOwner, index: number, nodes: RunNode[]): Promise<void> {
+export async function writeStepSegment(
+  client: ResourceClient<DagRunSegmentResource>,
+  owner: SegmentOwner,
+  index: number,
+  nodes: RunNode[],
+): Promise<void> {
   const body = stepSegment(owner, index, nodes);
   const name = body.metadata?.name ?? '';
   for (let attempt = 0; ; attempt++) {
@@ -48,8 +63,9 @@ export async function writeStepSegment(client: ResourceClient<DagRunSegmentResou
     const found = await ignoreNotFound(client.get(owner.namespace, name));
     if (found !== undefined && ownedBy(found, owner.uid)) return;
     if (attempt > 0) throw new Error(`the step segment ${owner.namespace}/${name} is held by another run`);
-    if (found !== undefined) await client.delete(owner.namespace, name, { uid: found.metadata?.uid ?? '' }).catch((error: unknown) => {
-      if (!isNotFound(error) && !isConflict(error)) throw error;
-    });
+    if (found !== undefined)
+      await client.delete(owner.namespace, name, { uid: found.metadata?.uid ?? '' }).catch((error: unknown) => {
+        if (!isNotFound(error) && !isConflict(error)) throw error;
+      });
   }
 }

@@ -88,7 +88,9 @@ export function failed(reason: string, streak: Streak, jitter: number, what: 'wa
     action,
     delayMs,
     streak: { failures, reason },
-    log: known ? { level: 'debug', message: `${failure} again (${String(failures)} in a row): ${reason}; ${retry}` } : { level: 'warn', message: `${failure}: ${reason}; ${retry}` },
+    log: known
+      ? { level: 'debug', message: `${failure} again (${String(failures)} in a row): ${reason}; ${retry}` }
+      : { level: 'warn', message: `${failure}: ${reason}; ${retry}` },
   };
 }
 
@@ -97,7 +99,9 @@ function failure(outcome: WatchOutcome): string | undefined {
   const { end } = outcome;
   switch (end.kind) {
     case 'closed':
-      return outcome.events === 0 && outcome.lastedMs < SHORTEST_WATCH_MS ? 'the server closed the watch at once, with no event' : undefined;
+      return outcome.events === 0 && outcome.lastedMs < SHORTEST_WATCH_MS
+        ? 'the server closed the watch at once, with no event'
+        : undefined;
     case 'stalled':
       return `no end from the server ${seconds(end.afterMs)} after the watch started, past its timeout; the connection is presumed dead`;
     case 'status':
@@ -116,18 +120,41 @@ export function afterWatch(outcome: WatchOutcome, streak: Streak, jitter: number
   if (end.kind === 'cancelled') return { action: 'none', delayMs: 0, streak };
   if (isGone(end)) {
     // The version is too old (compacted away): nothing is wrong with the connection.
-    return { action: 'list', delayMs: 0, streak, log: { level: 'info', message: `resource version too old (${end.kind === 'status' ? end.reason : ''}); listing afresh` } };
+    return {
+      action: 'list',
+      delayMs: 0,
+      streak,
+      log: {
+        level: 'info',
+        message: `resource version too old (${end.kind === 'status' ? end.reason : ''}); listing afresh`,
+      },
+    };
   }
   const reason = failure(outcome);
-  if (reason !== undefined) return { ...failed(reason, streak, jitter), ...(end.kind === 'stalled' ? { reconnect: true } : {}) };
+  if (reason !== undefined)
+    return { ...failed(reason, streak, jitter), ...(end.kind === 'stalled' ? { reconnect: true } : {}) };
   const back = recovered(streak);
-  return { action: 'watch', delayMs: 0, streak: back.streak, log: back.log ?? { level: 'debug', message: 'ended by the server at its timeout; watching again from the last resource version' } };
+  return {
+    action: 'watch',
+    delayMs: 0,
+    streak: back.streak,
+    log: back.log ?? {
+      level: 'debug',
+      message: 'ended by the server at its timeout; watching again from the last resource version',
+    },
+  };
 }
 
 /** The informer works again (an event arrived, a list succeeded): the streak ends, said once. */
 export function recovered(streak: Streak): { readonly streak: Streak; readonly log?: LogLine } {
   if (streak.failures === 0) return { streak };
-  return { streak: HEALTHY, log: { level: 'info', message: `working again after ${String(streak.failures)} failed attempt${streak.failures === 1 ? '' : 's'}` } };
+  return {
+    streak: HEALTHY,
+    log: {
+      level: 'info',
+      message: `working again after ${String(streak.failures)} failed attempt${streak.failures === 1 ? '' : 's'}`,
+    },
+  };
 }
 
 function seconds(ms: number): string {

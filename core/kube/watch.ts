@@ -94,15 +94,27 @@ async function stream(watch: WatchRequest, signal: AbortSignal, counted: () => v
   const server = watch.kc.getCurrentCluster()?.server;
   if (server === undefined) throw new Error('the kubeconfig has no current cluster');
   const url = new URL(server + watch.path);
-  for (const [key, value] of Object.entries(watch.query)) if (value !== undefined) url.searchParams.set(key, String(value));
+  for (const [key, value] of Object.entries(watch.query))
+    if (value !== undefined) url.searchParams.set(key, String(value));
   url.searchParams.set('watch', 'true');
   url.searchParams.set('timeoutSeconds', String(watch.timeoutSeconds));
   const context = new RequestContext(url.toString(), HttpMethod.GET);
   await watch.kc.applySecurityAuthentication(context);
-  const response = await request(url, { method: 'GET', headers: { ...context.getHeaders(), accept: 'application/json' }, dispatcher: context.getDispatcher(), signal, headersTimeout: 0, bodyTimeout: 0 });
+  const response = await request(url, {
+    method: 'GET',
+    headers: { ...context.getHeaders(), accept: 'application/json' },
+    dispatcher: context.getDispatcher(),
+    signal,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+  });
   if (response.statusCode !== 200) {
     const text = await response.body.text();
-    return { kind: 'status', code: response.statusCode, reason: statusMessage(text) ?? `HTTP ${String(response.statusCode)}` };
+    return {
+      kind: 'status',
+      code: response.statusCode,
+      reason: statusMessage(text) ?? `HTTP ${String(response.statusCode)}`,
+    };
   }
   for await (const line of lines(response.body)) {
     const event = parse(line);
@@ -133,7 +145,11 @@ async function* lines(body: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
 /** An ERROR event carries a Status: 410 Gone when the version is too old. */
 function errorEnd(status: WatchLine['object']): WatchEnd {
   const code = typeof status?.code === 'number' ? status.code : 500;
-  return { kind: 'status', code, reason: typeof status?.message === 'string' ? status.message : `ERROR event with code ${String(code)}` };
+  return {
+    kind: 'status',
+    code,
+    reason: typeof status?.message === 'string' ? status.message : `ERROR event with code ${String(code)}`,
+  };
 }
 
 function parse(line: string): WatchLine | undefined {
@@ -159,6 +175,7 @@ function statusMessage(text: string): string | undefined {
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const code = (error as NodeJS.ErrnoException).code;
-  const cause = error.cause instanceof Error && error.cause.message !== error.message ? `: ${describe(error.cause)}` : '';
+  const cause =
+    error.cause instanceof Error && error.cause.message !== error.message ? `: ${describe(error.cause)}` : '';
   return `${error.message}${code === undefined || error.message.includes(code) ? '' : ` (${code})`}${cause}`;
 }

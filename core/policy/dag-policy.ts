@@ -53,7 +53,11 @@ function podOf(settings: KubernetesSettings, restricted: boolean): PodShape {
   // Root by the DAG's own wish: security.ts drops runAsNonRoot then, so must the check.
   const uid = container.runAsUser ?? pod.runAsUser;
   if (uid === 0 && !('runAsNonRoot' in podOwn) && !('runAsNonRoot' in containerOwn)) delete pod.runAsNonRoot;
-  const spec = { securityContext: pod as V1PodSecurityContext, volumes: [...(settings.volumes ?? [])], containers: [{ name: 'step', securityContext: container as V1SecurityContext }] };
+  const spec = {
+    securityContext: pod as V1PodSecurityContext,
+    volumes: [...(settings.volumes ?? [])],
+    containers: [{ name: 'step', securityContext: container as V1SecurityContext }],
+  };
   return { spec, ...(settings.annotations === undefined ? {} : { annotations: settings.annotations }) };
 }
 
@@ -67,7 +71,10 @@ function settingsProblems(settings: KubernetesSettings | undefined, context: Pol
   }
   const account = settings.serviceAccountName;
   if (account !== undefined && context.serviceAccounts !== undefined && !context.serviceAccounts.has(account)) {
-    found.set('kubernetes.serviceAccountName', `kubernetes.serviceAccountName: "${account}" is not allowed for Kubedag runs in namespace "${context.namespace}" (an administrator labels the ServiceAccount ${ALLOW_RUNS_LABEL}=true)`);
+    found.set(
+      'kubernetes.serviceAccountName',
+      `kubernetes.serviceAccountName: "${account}" is not allowed for Kubedag runs in namespace "${context.namespace}" (an administrator labels the ServiceAccount ${ALLOW_RUNS_LABEL}=true)`,
+    );
   }
   return found;
 }
@@ -77,7 +84,9 @@ function containerProblems(dag: Dag, context: PolicyContext): string[] {
   if (context.level !== 'restricted') return [];
   const user = dag.container?.user;
   const uid = typeof user === 'number' ? user : typeof user === 'string' ? /^(\d+)/.exec(user)?.[1] : undefined;
-  return uid !== undefined && Number(uid) === 0 ? [`container.user: 0 (root) is not allowed under pod policy "restricted"`] : [];
+  return uid !== undefined && Number(uid) === 0
+    ? [`container.user: 0 (root) is not allowed under pod policy "restricted"`]
+    : [];
 }
 
 /**

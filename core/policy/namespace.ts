@@ -17,10 +17,16 @@ export interface NamespaceLevel {
   readonly problem?: string;
 }
 
-export function namespaceLevel(labels: Readonly<Record<string, string>> | undefined, fallback: PolicyLevel): NamespaceLevel {
+export function namespaceLevel(
+  labels: Readonly<Record<string, string>> | undefined,
+  fallback: PolicyLevel,
+): NamespaceLevel {
   const value = labels?.[POLICY_LABEL];
   if (value === undefined) return { level: fallback };
   if (isPolicyLevel(value)) return { level: value };
   // A typo must not raise the ceiling: the default holds, the most a typo can do is nothing.
-  return { level: fallback, problem: `label ${POLICY_LABEL}="${value}" is none of privileged, baseline, restricted; the default "${fallback}" applies` };
+  return {
+    level: fallback,
+    problem: `label ${POLICY_LABEL}="${value}" is none of privileged, baseline, restricted; the default "${fallback}" applies`,
+  };
 }

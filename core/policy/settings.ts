@@ -17,7 +17,8 @@ export const POD_POLICY_SETTINGS = {
     group: 'Pod policy',
     values: POLICY_LEVELS,
     default: 'baseline',
-    description: 'The most a DAG may ask of its Pods, as a Pod Security Standard, in namespaces without the label kubedag.io/pod-policy (which a cluster administrator sets to raise or lower it for one namespace).',
+    description:
+      'The most a DAG may ask of its Pods, as a Pod Security Standard, in namespaces without the label kubedag.io/pod-policy (which a cluster administrator sets to raise or lower it for one namespace).',
     read: level,
   }),
 };

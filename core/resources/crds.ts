@@ -5,7 +5,16 @@
 import type { TSchema } from 'typebox';
 import { GROUP, VERSION } from './constants.ts';
 import { KIND_NAMES, type KindNames } from './kinds.ts';
-import { dagQueueSpecSchema, dagQueueStatusSchema, dagRunSegmentSpecSchema, dagRunSpecSchema, dagRunStatusSchema, dagSpecSchema, dagStatusSchema, structural } from './schemas.ts';
+import {
+  dagQueueSpecSchema,
+  dagQueueStatusSchema,
+  dagRunSegmentSpecSchema,
+  dagRunSpecSchema,
+  dagRunStatusSchema,
+  dagSpecSchema,
+  dagStatusSchema,
+  structural,
+} from './schemas.ts';
 
 interface Column {
   readonly name: string;
@@ -24,7 +33,12 @@ interface Kind extends KindNames {
   readonly columns: readonly Column[];
 }
 
-const age: Column = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: 'Time since creation.' };
+const age: Column = {
+  name: 'Age',
+  type: 'date',
+  jsonPath: '.metadata.creationTimestamp',
+  description: 'Time since creation.',
+};
 
 export const KINDS: readonly Kind[] = [
   {
@@ -36,8 +50,19 @@ export const KINDS: readonly Kind[] = [
     columns: [
       { name: 'Schedule', type: 'string', jsonPath: '.status.schedule', description: 'Start schedules.' },
       { name: 'Suspended', type: 'boolean', jsonPath: '.status.suspended', description: 'Scheduling is off.' },
-      { name: 'Last Run', type: 'string', jsonPath: '.status.latestRun.statusLabel', description: 'Status of the latest run.' },
-      { name: 'Valid', type: 'boolean', jsonPath: '.status.valid', description: 'The definition loads without errors.', priority: 1 },
+      {
+        name: 'Last Run',
+        type: 'string',
+        jsonPath: '.status.latestRun.statusLabel',
+        description: 'Status of the latest run.',
+      },
+      {
+        name: 'Valid',
+        type: 'boolean',
+        jsonPath: '.status.valid',
+        description: 'The definition loads without errors.',
+        priority: 1,
+      },
       age,
     ],
   },
@@ -57,12 +82,13 @@ export const KINDS: readonly Kind[] = [
   },
   {
     ...KIND_NAMES.dagRunSegment,
-    description: "An immutable piece of a DAGRun kept beside it: a sealed batch of finished step records, or the run's frozen definition. Owned by the run.",
+    description:
+      "An immutable piece of a DAGRun kept beside it: a sealed batch of finished step records, or the run's frozen definition. Owned by the run.",
     spec: dagRunSegmentSpecSchema,
     specRequired: true,
     columns: [
       { name: 'Run', type: 'string', jsonPath: '.spec.run', description: 'The DAGRun.' },
-      { name: 'Index', type: 'integer', jsonPath: '.spec.index', description: 'Order among the run\'s step segments.' },
+      { name: 'Index', type: 'integer', jsonPath: '.spec.index', description: "Order among the run's step segments." },
       age,
     ],
   },
@@ -88,7 +114,14 @@ export function customResourceDefinition(kind: Kind): Record<string, unknown> {
     metadata: { name: `${kind.plural}.${GROUP}` },
     spec: {
       group: GROUP,
-      names: { kind: kind.kind, listKind: `${kind.kind}List`, plural: kind.plural, singular: kind.singular, shortNames: [...kind.shortNames], categories: ['kubedag'] },
+      names: {
+        kind: kind.kind,
+        listKind: `${kind.kind}List`,
+        plural: kind.plural,
+        singular: kind.singular,
+        shortNames: [...kind.shortNames],
+        categories: ['kubedag'],
+      },
       scope: 'Namespaced',
       versions: [
         {

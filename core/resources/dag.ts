@@ -21,7 +21,11 @@ export interface DagManifest {
  * into an annotation always and into a label when it is a valid label value, so that
  * `kubectl get dags -l kubedag.io/file-name=...` finds it.
  */
-export function dagManifest(fileName: string, documents: readonly Record<string, unknown>[], namespace?: string): DagManifest {
+export function dagManifest(
+  fileName: string,
+  documents: readonly Record<string, unknown>[],
+  namespace?: string,
+): DagManifest {
   const [first = {}, ...locals] = documents;
   const labels: Record<string, string> = isLabelValue(fileName) ? { [LABELS.fileName]: fileName } : {};
   return {
@@ -42,5 +46,10 @@ export function dagManifest(fileName: string, documents: readonly Record<string,
  * file: JSON is YAML, so each document goes through the one loader the CLI uses.
  */
 export function loadDagSpec(spec: Record<string, unknown>, options: LoadOptions = {}): DagLoad {
-  return loadDag(specDocuments(spec).map((d) => JSON.stringify(d)).join('\n---\n'), options);
+  return loadDag(
+    specDocuments(spec)
+      .map((d) => JSON.stringify(d))
+      .join('\n---\n'),
+    options,
+  );
 }

@@ -4,11 +4,34 @@ import { recordedEndValue, withRecordedEnd, type RecordedEnd } from './ended.ts'
 import type { DagRunStatus } from './schemas.ts';
 import type { DagRunResource } from './types.ts';
 
-const END: RecordedEnd = { status: 3, finishedAt: '2026-01-01T00:10:00Z', error: 'stopped; no status could be written', endReason: 'stopped', token: '' };
-const RUNNING: DagRunStatus = { status: 1, statusLabel: 'running', startedAt: '2026-01-01T00:00:00Z', heldSteps: 1, nodes: [{ name: 'a', status: 1, statusLabel: 'running' }, { name: 'b', status: 4, statusLabel: 'succeeded' }] };
+const END: RecordedEnd = {
+  status: 3,
+  finishedAt: '2026-01-01T00:10:00Z',
+  error: 'stopped; no status could be written',
+  endReason: 'stopped',
+  token: '',
+};
+const RUNNING: DagRunStatus = {
+  status: 1,
+  statusLabel: 'running',
+  startedAt: '2026-01-01T00:00:00Z',
+  heldSteps: 1,
+  nodes: [
+    { name: 'a', status: 1, statusLabel: 'running' },
+    { name: 'b', status: 4, statusLabel: 'succeeded' },
+  ],
+};
 
 function run(status: DagRunStatus | undefined, annotation: string | undefined): DagRunResource {
-  return { metadata: { name: 'r', namespace: 'n', ...(annotation === undefined ? {} : { annotations: { [ANNOTATIONS.ended]: annotation } }) }, spec: {}, ...(status === undefined ? {} : { status }) };
+  return {
+    metadata: {
+      name: 'r',
+      namespace: 'n',
+      ...(annotation === undefined ? {} : { annotations: { [ANNOTATIONS.ended]: annotation } }),
+    },
+    spec: {},
+    ...(status === undefined ? {} : { status }),
+  };
 }
 
 describe('a run seen through its recorded end', () => {
@@ -21,14 +44,25 @@ describe('a run seen through its recorded end', () => {
       finishedAt: END.finishedAt,
       error: END.error,
       endReason: 'stopped',
-      nodes: [{ name: 'a', status: 3, statusLabel: 'canceled' }, { name: 'b', status: 4, statusLabel: 'succeeded' }],
+      nodes: [
+        { name: 'a', status: 3, statusLabel: 'canceled' },
+        { name: 'b', status: 4, statusLabel: 'succeeded' },
+      ],
     });
   });
 
   const unchanged: { name: string; status: DagRunStatus | undefined; annotation: string | undefined }[] = [
     { name: 'a run without the annotation is as it is', status: RUNNING, annotation: undefined },
-    { name: 'a status that did finish wins over the annotation', status: { ...RUNNING, status: 4, statusLabel: 'succeeded', finishedAt: '2026-01-01T00:09:00Z' }, annotation: recordedEndValue(END) },
-    { name: 'a later retry that wrote its status is not ended by an earlier end', status: { ...RUNNING, retryToken: 'again' }, annotation: recordedEndValue(END) },
+    {
+      name: 'a status that did finish wins over the annotation',
+      status: { ...RUNNING, status: 4, statusLabel: 'succeeded', finishedAt: '2026-01-01T00:09:00Z' },
+      annotation: recordedEndValue(END),
+    },
+    {
+      name: 'a later retry that wrote its status is not ended by an earlier end',
+      status: { ...RUNNING, retryToken: 'again' },
+      annotation: recordedEndValue(END),
+    },
     { name: 'an annotation that is not an end is ignored', status: RUNNING, annotation: 'not json' },
   ];
   it.each(unchanged)('$name', ({ status, annotation }) => {

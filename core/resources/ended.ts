@@ -34,7 +34,13 @@ export function recordedEnd(run: DagRunResource): RecordedEnd | undefined {
   try {
     const value = JSON.parse(text) as Partial<RecordedEnd> | null;
     if (typeof value?.status !== 'number' || typeof value.finishedAt !== 'string') return undefined;
-    return { status: value.status, finishedAt: value.finishedAt, error: value.error ?? '', endReason: value.endReason ?? 'refused', token: value.token ?? '' };
+    return {
+      status: value.status,
+      finishedAt: value.finishedAt,
+      error: value.error ?? '',
+      endReason: value.endReason ?? 'refused',
+      token: value.token ?? '',
+    };
   } catch {
     return undefined;
   }
@@ -58,7 +64,15 @@ export function withRecordedEnd(run: DagRunResource): DagRunResource {
     error: end.error,
     endReason: end.endReason,
     // The steps the refused status still lists as running were stopped with the run.
-    ...(status.nodes === undefined ? {} : { nodes: status.nodes.map((n) => (n.status === StepStatus.Running ? { ...n, status: StepStatus.Canceled, statusLabel: stepStatusLabel(StepStatus.Canceled) } : n)) }),
+    ...(status.nodes === undefined
+      ? {}
+      : {
+          nodes: status.nodes.map((n) =>
+            n.status === StepStatus.Running
+              ? { ...n, status: StepStatus.Canceled, statusLabel: stepStatusLabel(StepStatus.Canceled) }
+              : n,
+          ),
+        }),
   };
   return { ...run, status: ended };
 }

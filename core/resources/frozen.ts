@@ -40,7 +40,13 @@ export type DefinitionFacts = Omit<FrozenDefinition, 'segment'>;
  * there needs the definition; work added there must be added here.
  */
 export function asksAfterEnd(dag: Dag): boolean {
-  return dag.container !== undefined || dag.otel?.enabled === true || dag.mailOn.success || dag.mailOn.failure || dag.steps.some((step) => step.mailOnError);
+  return (
+    dag.container !== undefined ||
+    dag.otel?.enabled === true ||
+    dag.mailOn.success ||
+    dag.mailOn.failure ||
+    dag.steps.some((step) => step.mailOnError)
+  );
 }
 
 export function definitionFacts(dag: Dag): DefinitionFacts {
@@ -79,19 +85,41 @@ export interface SegmentOwner {
   readonly uid: string;
 }
 
-export function runOwnerReference(owner: SegmentOwner): { apiVersion: string; kind: string; name: string; uid: string; controller: boolean; blockOwnerDeletion: boolean } {
-  return { apiVersion: API_VERSION, kind: 'DAGRun', name: owner.name, uid: owner.uid, controller: true, blockOwnerDeletion: true };
+export function runOwnerReference(owner: SegmentOwner): {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller: boolean;
+  blockOwnerDeletion: boolean;
+} {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'DAGRun',
+    name: owner.name,
+    uid: owner.uid,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
 }
 
 /** The segment that freezes `definition` for the run: garbage collected with it, found by its label. */
 export function definitionSegment(owner: SegmentOwner, definition: Record<string, unknown>): DagRunSegmentResource {
   return {
-    metadata: { name: definitionSegmentName(owner.name), namespace: owner.namespace, labels: { [LABELS.run]: labelValue(owner.name) }, ownerReferences: [runOwnerReference(owner)] },
+    metadata: {
+      name: definitionSegmentName(owner.name),
+      namespace: owner.namespace,
+      labels: { [LABELS.run]: labelValue(owner.name) },
+      ownerReferences: [runOwnerReference(owner)],
+    },
     spec: { run: owner.name, definition },
   };
 }
 
 /** Whether a segment is the run's own: one left by a deleted namesake is not, until it is collected. */
 export function ownedBy(segment: DagRunSegmentResource, uid: string): boolean {
-  return uid !== '' && (segment.metadata?.ownerReferences ?? []).some((owner) => owner.kind === 'DAGRun' && owner.uid === uid);
+  return (
+    uid !== '' &&
+    (segment.metadata?.ownerReferences ?? []).some((owner) => owner.kind === 'DAGRun' && owner.uid === uid)
+  );
 }

@@ -4,7 +4,12 @@ import { listedDagName } from './listed.ts';
 
 describe('listedDagName', () => {
   it('prefers the rename annotation, then spec.dagName, then the referenced DAG', () => {
-    expect(listedDagName({ metadata: { annotations: { [ANNOTATIONS.dagName]: 'renamed' } }, spec: { dagName: 'old', dagRef: { name: 'ref' } } })).toBe('renamed');
+    expect(
+      listedDagName({
+        metadata: { annotations: { [ANNOTATIONS.dagName]: 'renamed' } },
+        spec: { dagName: 'old', dagRef: { name: 'ref' } },
+      }),
+    ).toBe('renamed');
     expect(listedDagName({ metadata: {}, spec: { dagName: 'own', dagRef: { name: 'ref' } } })).toBe('own');
     expect(listedDagName({ metadata: {}, spec: { dagRef: { name: 'ref' } } })).toBe('ref');
     expect(listedDagName({ metadata: {}, spec: {} })).toBe('');

@@ -5,7 +5,11 @@ import { dagResourceName, fileNameOf, isLabelValue } from './names.ts';
 describe('dagResourceName', () => {
   const cases = [
     { name: 'keeps a valid DNS-1123 label as it is', fileName: 'nightly-etl', want: 'nightly-etl' },
-    { name: 'hashes a name with underscores after lower-casing it', fileName: 'Nightly_ETL', want: /^nightly-etl-[0-9a-f]{8}$/ },
+    {
+      name: 'hashes a name with underscores after lower-casing it',
+      fileName: 'Nightly_ETL',
+      want: /^nightly-etl-[0-9a-f]{8}$/,
+    },
     { name: 'hashes a name that starts with a dash', fileName: '-x', want: /^x-[0-9a-f]{8}$/ },
     { name: 'gives a name to one made only of underscores', fileName: '___', want: /^dag-[0-9a-f]{8}$/ },
     { name: 'keeps long names within 63 characters', fileName: 'A'.repeat(120), want: /^a{54}-[0-9a-f]{8}$/ },

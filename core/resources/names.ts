@@ -54,7 +54,10 @@ function slug(text: string): string {
 /** `<readable prefix>-<hash>` within 63 characters, the hash taken over every part exactly. */
 function derivedName(parts: readonly string[], hashLength = 10): string {
   const suffix = hash(parts.join('\u0000'), hashLength);
-  const readable = parts.map(slug).filter((p) => p !== '').join('-');
+  const readable = parts
+    .map(slug)
+    .filter((p) => p !== '')
+    .join('-');
   const prefix = readable.slice(0, MAX_RESOURCE_NAME_LENGTH - hashLength - 1).replace(/-+$/, '');
   return prefix === '' ? `kd-${suffix}` : `${prefix}-${suffix}`;
 }

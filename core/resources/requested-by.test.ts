@@ -4,9 +4,17 @@ import { parseRequestedBy, requestedByValue, type Requester } from './requested-
 describe('the requested-by annotation value', () => {
   it.each<[string, Requester, string]>([
     ['a Basic user', { user: 'alice', method: 'basic' }, 'alice (basic)'],
-    ['a Kubernetes service account', { user: 'system:serviceaccount:ci:deployer', method: 'kubernetes' }, 'system:serviceaccount:ci:deployer (kubernetes)'],
+    [
+      'a Kubernetes service account',
+      { user: 'system:serviceaccount:ci:deployer', method: 'kubernetes' },
+      'system:serviceaccount:ci:deployer (kubernetes)',
+    ],
     ['anyone, with authentication off', { user: 'anonymous', method: 'none' }, 'anonymous (none)'],
-    ['a user whose name has spaces and parentheses', { user: 'Bob (ops) (basic)', method: 'oidc' }, 'Bob (ops) (basic) (oidc)'],
+    [
+      'a user whose name has spaces and parentheses',
+      { user: 'Bob (ops) (basic)', method: 'oidc' },
+      'Bob (ops) (basic) (oidc)',
+    ],
   ])('%s reads back as written', (_, requester, value) => {
     expect(requestedByValue(requester)).toBe(value);
     expect(parseRequestedBy(value)).toEqual(requester);

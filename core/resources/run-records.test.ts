@@ -1,12 +1,36 @@
 import { describe, expect, it } from 'vitest';
-import { compactNodes, expandNodes, isPristine, NOTHING_SEALED, SEAL_BYTES, SEAL_RECORDS, sealedRecords, type SealedRecords } from './run-records.ts';
+import {
+  compactNodes,
+  expandNodes,
+  isPristine,
+  NOTHING_SEALED,
+  SEAL_BYTES,
+  SEAL_RECORDS,
+  sealedRecords,
+  type SealedRecords,
+} from './run-records.ts';
 import type { RunNode } from './schemas.ts';
 import { StepStatus, stepStatusLabel } from './status.ts';
 
-const node = (name: string, status: number, more: Partial<RunNode> = {}): RunNode => ({ name, status, statusLabel: stepStatusLabel(status), retryCount: 0, doneCount: 0, attempt: 0, ...more });
-const done = (name: string, more: Partial<RunNode> = {}): RunNode => node(name, StepStatus.Succeeded, { startedAt: '2026-11-28T10:00:00Z', finishedAt: '2026-11-28T10:00:01Z', exitCode: 0, ...more });
+const node = (name: string, status: number, more: Partial<RunNode> = {}): RunNode => ({
+  name,
+  status,
+  statusLabel: stepStatusLabel(status),
+  retryCount: 0,
+  doneCount: 0,
+  attempt: 0,
+  ...more,
+});
+const done = (name: string, more: Partial<RunNode> = {}): RunNode =>
+  node(name, StepStatus.Succeeded, {
+    startedAt: '2026-11-28T10:00:00Z',
+    finishedAt: '2026-11-28T10:00:01Z',
+    exitCode: 0,
+    ...more,
+  });
 const names = (nodes: readonly RunNode[]): string[] => nodes.map((n) => n.name);
-const sealedOf = (...segments: RunNode[][]): SealedRecords => sealedRecords(segments.map((nodes, index) => ({ index, nodes })));
+const sealedOf = (...segments: RunNode[][]): SealedRecords =>
+  sealedRecords(segments.map((nodes, index) => ({ index, nodes })));
 
 describe('compactNodes', () => {
   it('drops pristine steps and keeps running and finished ones while the tail is short', () => {
@@ -70,7 +94,11 @@ describe('expandNodes', () => {
   });
 
   it('round-trips through compaction: what the status keeps plus what is sealed is the whole run', () => {
-    const full = [...Array.from({ length: 50 }, (_, i) => done(`s${String(i)}`)), node('r', StepStatus.Running), node('n', StepStatus.NotStarted)];
+    const full = [
+      ...Array.from({ length: 50 }, (_, i) => done(`s${String(i)}`)),
+      node('r', StepStatus.Running),
+      node('n', StepStatus.NotStarted),
+    ];
     let sealed: SealedRecords = NOTHING_SEALED;
     const segments: RunNode[][] = [];
     for (let upTo = 1; upTo <= full.length; upTo += 7) {

@@ -42,7 +42,12 @@ export const NOTHING_SEALED: SealedRecords = { count: 0, byName: new Map() };
 /** The segment that seals `nodes` as the run's `index`th: garbage collected with the run, found by its label. */
 export function stepSegment(owner: SegmentOwner, index: number, nodes: RunNode[]): DagRunSegmentResource {
   return {
-    metadata: { name: stepSegmentName(owner.name, index), namespace: owner.namespace, labels: { [LABELS.run]: labelValue(owner.name) }, ownerReferences: [runOwnerReference(owner)] },
+    metadata: {
+      name: stepSegmentName(owner.name, index),
+      namespace: owner.namespace,
+      labels: { [LABELS.run]: labelValue(owner.name) },
+      ownerReferences: [runOwnerReference(owner)],
+    },
     spec: { run: owner.name, index, nodes },
   };
 }
@@ -66,7 +71,11 @@ export function withSegment(sealed: SealedRecords, segment: SealedSegment): Seal
  * Every recorded step: the status's records, and the sealed ones it does not supersede. In the
  * order of `order` (the definition's step names) when given; records of other names follow.
  */
-export function expandNodes(stored: readonly RunNode[] | undefined, sealed: SealedRecords, order?: readonly string[]): RunNode[] {
+export function expandNodes(
+  stored: readonly RunNode[] | undefined,
+  sealed: SealedRecords,
+  order?: readonly string[],
+): RunNode[] {
   if (sealed.count === 0 && order === undefined) return [...(stored ?? [])];
   const byName = new Map(sealed.byName);
   for (const node of stored ?? []) byName.set(node.name, node);
@@ -87,13 +96,26 @@ export function withSealed(run: DagRunResource, sealed: SealedRecords): DagRunRe
 
 /** A step that has not started and carries nothing: no record is needed for it. */
 export function isPristine(node: RunNode): boolean {
-  if (node.status !== StepStatus.NotStarted || (node.retryCount ?? 0) !== 0 || (node.doneCount ?? 0) !== 0 || (node.attempt ?? 0) !== 0) return false;
+  if (
+    node.status !== StepStatus.NotStarted ||
+    (node.retryCount ?? 0) !== 0 ||
+    (node.doneCount ?? 0) !== 0 ||
+    (node.attempt ?? 0) !== 0
+  )
+    return false;
   // Asked of every step of a run at each write: no array of keys.
   for (const key in node) if (!PRISTINE_KEYS.has(key)) return false;
   return true;
 }
 
-const PRISTINE_KEYS: ReadonlySet<string> = new Set(['name', 'status', 'statusLabel', 'retryCount', 'doneCount', 'attempt']);
+const PRISTINE_KEYS: ReadonlySet<string> = new Set([
+  'name',
+  'status',
+  'statusLabel',
+  'retryCount',
+  'doneCount',
+  'attempt',
+]);
 
 export interface Compacted {
   /** The records the status keeps. */

@@ -10,9 +10,11 @@ import { KEEP_UNKNOWN } from '../dag/kube-object.ts';
 import { definitionName } from '../dag/schema-builders.ts';
 
 /** A field kept exactly as written; core/dag validates it. */
-const preserved = (description: string): TSchema => Type.Unsafe<unknown>({ type: 'object', description, 'x-kubernetes-preserve-unknown-fields': true });
+const preserved = (description: string): TSchema =>
+  Type.Unsafe<unknown>({ type: 'object', description, 'x-kubernetes-preserve-unknown-fields': true });
 const text = (description: string): ReturnType<typeof Type.String> => Type.String({ description });
-const timestamp = (description: string): ReturnType<typeof Type.String> => Type.String({ description: `${description} (RFC 3339 UTC; empty when not yet).` });
+const timestamp = (description: string): ReturnType<typeof Type.String> =>
+  Type.String({ description: `${description} (RFC 3339 UTC; empty when not yet).` });
 
 /** Kubernetes API conventions condition. */
 export const conditionSchema = Type.Object({
@@ -35,7 +37,9 @@ export const dagSpecSchema = Type.Unsafe<Record<string, unknown>>({
   'x-kubernetes-preserve-unknown-fields': true,
   properties: {
     ...(structural(dagSchema).properties as Record<string, unknown>),
-    localDags: Type.Array(preserved('A DAG callable by name from this one.'), { description: 'The later documents of a multi-document DAG file.' }),
+    localDags: Type.Array(preserved('A DAG callable by name from this one.'), {
+      description: 'The later documents of a multi-document DAG file.',
+    }),
   },
 });
 
@@ -64,7 +68,9 @@ export const dagStatusSchema = Type.Object({
       params: Type.Optional(text('Effective parameters, JSON-encoded.')),
     }),
   ),
-  conditions: Type.Optional(Type.Array(conditionSchema, { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] })),
+  conditions: Type.Optional(
+    Type.Array(conditionSchema, { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] }),
+  ),
 });
 
 const immutable = { 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'is immutable' }] };
@@ -80,27 +86,81 @@ const frozenDefinitionSchema = Type.Object(
   {
     segment: text('The DAGRunSegment (owned by this run) whose spec.definition is the frozen definition.'),
     queue: Type.Optional(text("The definition's `queue`, when it names one.")),
-    maxActiveRuns: Type.Optional(Type.Integer({ description: "The definition's maxActiveRuns (its default when it says nothing)." })),
-    histRetentionDays: Type.Optional(Type.Integer({ description: "The definition's histRetentionDays (its default when it says nothing)." })),
-    afterEnd: Type.Optional(Type.Boolean({ description: 'The definition asks for work once the run has ended (a trace export, mails, removing its container).' })),
+    maxActiveRuns: Type.Optional(
+      Type.Integer({ description: "The definition's maxActiveRuns (its default when it says nothing)." }),
+    ),
+    histRetentionDays: Type.Optional(
+      Type.Integer({ description: "The definition's histRetentionDays (its default when it says nothing)." }),
+    ),
+    afterEnd: Type.Optional(
+      Type.Boolean({
+        description:
+          'The definition asks for work once the run has ended (a trace export, mails, removing its container).',
+      }),
+    ),
   },
-  { description: 'The frozen definition of a dagRef run, kept out of the DAGRun (every status write rewrites the whole object).', ...writeOnce },
+  {
+    description:
+      'The frozen definition of a dagRef run, kept out of the DAGRun (every status write rewrites the whole object).',
+    ...writeOnce,
+  },
 );
 
 export const dagRunSpecSchema = Type.Object(
   {
-    dagRef: Type.Optional(Type.Object({ name: text('A DAG resource in the same namespace.') }, { description: 'The DAG to run.', ...immutable })),
-    definition: Type.Optional(Type.Unsafe<Record<string, unknown>>({ ...definitionObject('An inline DAG definition (as in a DAG resource spec), instead of dagRef.'), ...immutable })),
+    dagRef: Type.Optional(
+      Type.Object(
+        { name: text('A DAG resource in the same namespace.') },
+        { description: 'The DAG to run.', ...immutable },
+      ),
+    ),
+    definition: Type.Optional(
+      Type.Unsafe<Record<string, unknown>>({
+        ...definitionObject('An inline DAG definition (as in a DAG resource spec), instead of dagRef.'),
+        ...immutable,
+      }),
+    ),
     dagName: Type.Optional(Type.String({ description: 'The DAG name the run is listed under.', ...writeOnce })),
-    dagRunId: Type.Optional(Type.String({ description: 'Run id (^[-a-zA-Z0-9_]+$, at most 64).', pattern: '^[-a-zA-Z0-9_]+$', maxLength: 64, ...writeOnce })),
-    params: Type.Optional(Type.String({ description: 'Parameter overrides: JSON object or array, or NAME=value text.', ...immutable })),
-    snapshot: Type.Optional(Type.Unsafe<Record<string, unknown>>({ ...definitionObject('The definition frozen when the run was created, in runs made before frozenDefinition; still read, no longer written.'), ...writeOnce })),
+    dagRunId: Type.Optional(
+      Type.String({
+        description: 'Run id (^[-a-zA-Z0-9_]+$, at most 64).',
+        pattern: '^[-a-zA-Z0-9_]+$',
+        maxLength: 64,
+        ...writeOnce,
+      }),
+    ),
+    params: Type.Optional(
+      Type.String({ description: 'Parameter overrides: JSON object or array, or NAME=value text.', ...immutable }),
+    ),
+    snapshot: Type.Optional(
+      Type.Unsafe<Record<string, unknown>>({
+        ...definitionObject(
+          'The definition frozen when the run was created, in runs made before frozenDefinition; still read, no longer written.',
+        ),
+        ...writeOnce,
+      }),
+    ),
     frozenDefinition: Type.Optional(frozenDefinitionSchema),
-    trigger: Type.Optional(Type.Enum(['api', 'kubectl', 'schedule', 'retry', 'queue', 'sub-run', 'restart'], { description: 'What created the run.', ...immutable })),
+    trigger: Type.Optional(
+      Type.Enum(['api', 'kubectl', 'schedule', 'retry', 'queue', 'sub-run', 'restart'], {
+        description: 'What created the run.',
+        ...immutable,
+      }),
+    ),
     queue: Type.Optional(Type.String({ description: 'Queue the run goes through.', ...immutable })),
     enqueue: Type.Optional(Type.Boolean({ description: 'Start queued (status 5) instead of at once.', ...immutable })),
-    parent: Type.Optional(Type.Object({ name: text('DAG name.'), dagRunId: text('Run id.') }, { description: 'Direct parent of a sub-DAG run.', ...immutable })),
-    root: Type.Optional(Type.Object({ name: text('DAG name.'), dagRunId: text('Run id.') }, { description: 'Root run of a sub-DAG run.', ...immutable })),
+    parent: Type.Optional(
+      Type.Object(
+        { name: text('DAG name.'), dagRunId: text('Run id.') },
+        { description: 'Direct parent of a sub-DAG run.', ...immutable },
+      ),
+    ),
+    root: Type.Optional(
+      Type.Object(
+        { name: text('DAG name.'), dagRunId: text('Run id.') },
+        { description: 'Root run of a sub-DAG run.', ...immutable },
+      ),
+    ),
     stop: Type.Optional(Type.Boolean({ description: 'Desired state: true stops the run.' })),
   },
   {
@@ -108,8 +168,14 @@ export const dagRunSpecSchema = Type.Object(
     'x-kubernetes-validations': [
       { rule: 'has(self.dagRef) != has(self.definition)', message: 'set exactly one of dagRef and definition' },
       // An inline run's definition is its frozen one; a run frozen the old way keeps its snapshot.
-      { rule: '!has(self.frozenDefinition) || (has(self.dagRef) && !has(self.snapshot))', message: 'frozenDefinition is for dagRef runs without a snapshot' },
-      { rule: '!has(oldSelf.frozenDefinition) || has(self.frozenDefinition)', message: 'frozenDefinition cannot be removed' },
+      {
+        rule: '!has(self.frozenDefinition) || (has(self.dagRef) && !has(self.snapshot))',
+        message: 'frozenDefinition is for dagRef runs without a snapshot',
+      },
+      {
+        rule: '!has(oldSelf.frozenDefinition) || has(self.frozenDefinition)',
+        message: 'frozenDefinition cannot be removed',
+      },
       ...['dagRef', 'definition', 'params', 'trigger', 'queue', 'enqueue', 'parent', 'root'].map((field) => ({
         rule: `has(self.${field}) == has(oldSelf.${field})`,
         message: `${field} cannot be added or removed`,
@@ -125,13 +191,23 @@ const attemptSchema = Type.Object({
   attempt: Type.Integer({ minimum: 0, description: 'The attempt number, as in `attempt` and the Pod name.' }),
   startedAt: timestamp('Start'),
   finishedAt: Type.Optional(timestamp('End')),
-  status: Type.Integer({ minimum: 0, maximum: 6, description: 'How the attempt ended, as step statuses are numbered (1 while it runs; 2 for an attempt that failed and was retried).' }),
+  status: Type.Integer({
+    minimum: 0,
+    maximum: 6,
+    description:
+      'How the attempt ended, as step statuses are numbered (1 while it runs; 2 for an attempt that failed and was retried).',
+  }),
   exitCode: Type.Optional(Type.Integer({ description: 'Exit code of the attempt, when it reported one.' })),
 });
 
 const nodeSchema = Type.Object({
   name: text('Step name.'),
-  status: Type.Integer({ minimum: 0, maximum: 6, description: 'Step status: 0 not started, 1 running, 2 failed, 3 canceled, 4 succeeded, 5 skipped, 6 partially succeeded.' }),
+  status: Type.Integer({
+    minimum: 0,
+    maximum: 6,
+    description:
+      'Step status: 0 not started, 1 running, 2 failed, 3 canceled, 4 succeeded, 5 skipped, 6 partially succeeded.',
+  }),
   statusLabel: text('Step status label.'),
   startedAt: Type.Optional(timestamp('Start')),
   finishedAt: Type.Optional(timestamp('End')),
@@ -141,28 +217,60 @@ const nodeSchema = Type.Object({
   exitCode: Type.Optional(Type.Integer({ description: 'Exit code of the last attempt.' })),
   attempt: Type.Optional(Type.Integer({ minimum: 0, description: 'Current attempt number; part of the Pod name.' })),
   pod: Type.Optional(text('Pod of the current attempt.')),
-  attempts: Type.Optional(Type.Array(attemptSchema, { maxItems: ATTEMPTS_KEPT, description: `The last ${String(ATTEMPTS_KEPT)} attempts (retries and repeats), oldest first; the run's trace has a span for each.` })),
-  attemptsDropped: Type.Optional(Type.Integer({ minimum: 1, description: 'Earlier attempts no longer in `attempts`.' })),
-  outputs: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Captured output variables up to 16 KiB each.' })),
+  attempts: Type.Optional(
+    Type.Array(attemptSchema, {
+      maxItems: ATTEMPTS_KEPT,
+      description: `The last ${String(ATTEMPTS_KEPT)} attempts (retries and repeats), oldest first; the run's trace has a span for each.`,
+    }),
+  ),
+  attemptsDropped: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'Earlier attempts no longer in `attempts`.' }),
+  ),
+  outputs: Type.Optional(
+    Type.Record(Type.String(), Type.String(), { description: 'Captured output variables up to 16 KiB each.' }),
+  ),
   stepOutputs: Type.Optional(
     Type.Record(Type.String(), Type.String(), {
-      description: 'Declared outputs (Dagu 2.x `outputs:`) of the latest attempt, by name: what `${steps.<id>.outputs.<name>}` reads; 16 KiB together at most.',
+      description:
+        'Declared outputs (Dagu 2.x `outputs:`) of the latest attempt, by name: what `${steps.<id>.outputs.<name>}` reads; 16 KiB together at most.',
     }),
   ),
   outputRefs: Type.Optional(
-    Type.Record(Type.String(), Type.Object({ attempt: Type.Integer({ minimum: 0 }), bytes: Type.Integer({ minimum: 0 }) }), {
-      description: 'Captured outputs too large for the status: the value is the trimmed stdout of that attempt in the log store.',
-    }),
+    Type.Record(
+      Type.String(),
+      Type.Object({ attempt: Type.Integer({ minimum: 0 }), bytes: Type.Integer({ minimum: 0 }) }),
+      {
+        description:
+          'Captured outputs too large for the status: the value is the trimmed stdout of that attempt in the log store.',
+      },
+    ),
   ),
   nextAttemptAt: Type.Optional(timestamp('When the next attempt of a retrying or repeating step may start')),
   continued: Type.Optional(Type.Boolean({ description: 'The step failed but continueOn let its dependents run.' })),
-  subRuns: Type.Optional(Type.Array(Type.Object({ dagRunId: text('Sub run id.'), params: Type.Optional(text('JSON-encoded params.')), status: Type.Optional(text('The sub run status label, once it ended.')) }))),
-  subRunsRepeated: Type.Optional(Type.Array(Type.Object({ dagRunId: text('Sub run id.'), params: Type.Optional(text('JSON-encoded params.')) }))),
+  subRuns: Type.Optional(
+    Type.Array(
+      Type.Object({
+        dagRunId: text('Sub run id.'),
+        params: Type.Optional(text('JSON-encoded params.')),
+        status: Type.Optional(text('The sub run status label, once it ended.')),
+      }),
+    ),
+  ),
+  subRunsRepeated: Type.Optional(
+    Type.Array(Type.Object({ dagRunId: text('Sub run id.'), params: Type.Optional(text('JSON-encoded params.')) })),
+  ),
 });
 
 export const dagRunStatusSchema = Type.Object({
   observedGeneration: Type.Optional(Type.Integer({ description: 'Generation this status describes.' })),
-  status: Type.Optional(Type.Integer({ minimum: 0, maximum: 6, description: 'Run status: 0 not started, 1 running, 2 failed, 3 canceled, 4 succeeded, 5 queued, 6 partially succeeded.' })),
+  status: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 6,
+      description:
+        'Run status: 0 not started, 1 running, 2 failed, 3 canceled, 4 succeeded, 5 queued, 6 partially succeeded.',
+    }),
+  ),
   statusLabel: Type.Optional(text('Run status label.')),
   queuedAt: Type.Optional(timestamp('When queued')),
   handedOffAt: Type.Optional(timestamp('When the admission loop let the run out of its queue; cleared when it starts')),
@@ -173,29 +281,51 @@ export const dagRunStatusSchema = Type.Object({
   error: Type.Optional(text('Why the run failed or was canceled.')),
   endReason: Type.Optional(
     Type.Enum(['stopped', 'timeout', 'preconditions', 'deadlock', 'rejected', 'refused', 'stalled'], {
-      description: "Why the steps stopped early, if they did. `refused`: the Kubernetes API refused the run's status for good (a size limit, validation, an admission policy), so the run ended with a smaller one; `stalled`: the run had nothing running or waiting that could move it on.",
+      description:
+        "Why the steps stopped early, if they did. `refused`: the Kubernetes API refused the run's status for good (a size limit, validation, an admission policy), so the run ended with a smaller one; `stalled`: the run had nothing running or waiting that could move it on.",
     }),
   ),
   retryToken: Type.Optional(text('The kubedag.io/retry annotation value of the last retry carried out.')),
-  retriedStep: Type.Optional(text('The one step a retry re-runs, if it named one; its retryPolicy does not apply then.')),
-  heldSteps: Type.Optional(Type.Integer({ minimum: 1, description: "Ready steps the operator's Pod caps (per run, overall) hold back for now." })),
+  retriedStep: Type.Optional(
+    text('The one step a retry re-runs, if it named one; its retryPolicy does not apply then.'),
+  ),
+  heldSteps: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: "Ready steps the operator's Pod caps (per run, overall) hold back for now.",
+    }),
+  ),
   prepared: Type.Optional(
     Type.Object(
       {
         env: Type.Array(Type.String()),
         params: Type.Array(Type.String()),
-        dotenv: Type.Optional(Type.Array(Type.Object({ name: Type.String(), value: Type.String() }), { description: 'Variables read from the dotenv files.' })),
-        preconditions: Type.Optional(Type.Array(Type.Boolean(), { description: 'Whether each DAG precondition held, in definition order, as evaluated in the prepare Pod.' })),
+        dotenv: Type.Optional(
+          Type.Array(Type.Object({ name: Type.String(), value: Type.String() }), {
+            description: 'Variables read from the dotenv files.',
+          }),
+        ),
+        preconditions: Type.Optional(
+          Type.Array(Type.Boolean(), {
+            description: 'Whether each DAG precondition held, in definition order, as evaluated in the prepare Pod.',
+          }),
+        ),
       },
-      { description: 'DAG env and params evaluated once per run in a Pod (command substitution, dotenv, secrets), in definition order. Secret values are never kept here.' },
+      {
+        description:
+          'DAG env and params evaluated once per run in a Pod (command substitution, dotenv, secrets), in definition order. Secret values are never kept here.',
+      },
     ),
   ),
   nodes: Type.Optional(
     Type.Array(nodeSchema, {
-      description: 'Step records not sealed into DAGRunSegments: running and waiting steps, and finished ones until a batch is sealed. A step with no record here or in a segment has not started.',
+      description:
+        'Step records not sealed into DAGRunSegments: running and waiting steps, and finished ones until a batch is sealed. A step with no record here or in a segment has not started.',
     }),
   ),
-  sealed: Type.Optional(Type.Integer({ minimum: 1, description: 'Step segments (DAGRunSegment `<run>-steps-<index>`) sealed so far.' })),
+  sealed: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'Step segments (DAGRunSegment `<run>-steps-<index>`) sealed so far.' }),
+  ),
   onExit: Type.Optional(nodeSchema),
   onSuccess: Type.Optional(nodeSchema),
   onFailure: Type.Optional(nodeSchema),
@@ -221,10 +351,15 @@ export const dagRunStatusSchema = Type.Object({
         message: Type.Optional(text('Why sending failed.')),
         finishedAt: Type.Optional(timestamp('When sending ended')),
       }),
-      { description: 'Mails about the run (mailOn) and its failed steps (mailOnError), each sent once per execution by a mail Pod.' },
+      {
+        description:
+          'Mails about the run (mailOn) and its failed steps (mailOnError), each sent once per execution by a mail Pod.',
+      },
     ),
   ),
-  conditions: Type.Optional(Type.Array(conditionSchema, { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] })),
+  conditions: Type.Optional(
+    Type.Array(conditionSchema, { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] }),
+  ),
 });
 
 /**
@@ -235,9 +370,19 @@ export const dagRunStatusSchema = Type.Object({
 export const dagRunSegmentSpecSchema = Type.Object(
   {
     run: text('The DAGRun resource this segment belongs to (also its owner).'),
-    index: Type.Optional(Type.Integer({ minimum: 0, description: 'Order among the run\'s step segments: a later segment\'s record of a step, and any record in the run\'s status, supersede an earlier one.' })),
-    nodes: Type.Optional(Type.Array(nodeSchema, { description: 'Finished step records, sealed out of the run\'s status.' })),
-    definition: Type.Optional(Type.Unsafe<Record<string, unknown>>(definitionObject('The definition frozen when the run was created.'))),
+    index: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          "Order among the run's step segments: a later segment's record of a step, and any record in the run's status, supersede an earlier one.",
+      }),
+    ),
+    nodes: Type.Optional(
+      Type.Array(nodeSchema, { description: "Finished step records, sealed out of the run's status." }),
+    ),
+    definition: Type.Optional(
+      Type.Unsafe<Record<string, unknown>>(definitionObject('The definition frozen when the run was created.')),
+    ),
   },
   { description: 'Immutable once created.', ...immutable },
 );
@@ -281,9 +426,12 @@ function structuralNode(schema: unknown): Record<string, unknown> | undefined {
   // but not typed: a CRD cannot refer to it, and a copy at each use would make the CRD huge.
   // Handlers are steps, typed as before; their Kubernetes parts are such objects themselves.
   const definition = definitionName(node);
-  if (definition !== undefined && definition !== 'step') return { type: 'object', description: node.description, 'x-kubernetes-preserve-unknown-fields': true };
+  if (definition !== undefined && definition !== 'step')
+    return { type: 'object', description: node.description, 'x-kubernetes-preserve-unknown-fields': true };
   const children = ['additionalProperties', 'required', 'patternProperties', 'properties', 'items'];
-  const out: Record<string, unknown> = Object.fromEntries(Object.entries(node).filter(([key]) => !children.includes(key) && !key.startsWith('x-kubedag-')));
+  const out: Record<string, unknown> = Object.fromEntries(
+    Object.entries(node).filter(([key]) => !children.includes(key) && !key.startsWith('x-kubedag-')),
+  );
   if (node.items !== undefined) {
     const items = structuralNode(node.items);
     if (items === undefined) return undefined;
@@ -293,7 +441,8 @@ function structuralNode(schema: unknown): Record<string, unknown> | undefined {
   if (node[KEEP_UNKNOWN] === true) out['x-kubernetes-preserve-unknown-fields'] = true;
   if (Array.isArray(node.required) && node.required.length > 0) out.required = node.required;
   // Structural schemas need a type on every node; TypeBox enums carry none.
-  if (Array.isArray(node.enum) && out.type === undefined) out.type = typeof node.enum[0] === 'number' ? 'integer' : typeof node.enum[0];
+  if (Array.isArray(node.enum) && out.type === undefined)
+    out.type = typeof node.enum[0] === 'number' ? 'integer' : typeof node.enum[0];
   if (out.type === undefined && node.properties !== undefined) out.type = 'object';
   return out;
 }
@@ -304,7 +453,11 @@ function structuralNode(schema: unknown): Record<string, unknown> | undefined {
  * as written.
  */
 function leftOut(node: Record<string, unknown>): boolean {
-  return Array.isArray(node.anyOf) || typeof node.$ref === 'string' || Object.keys(node).every((k) => k === 'description' || k.startsWith('x-kubedag-'));
+  return (
+    Array.isArray(node.anyOf) ||
+    typeof node.$ref === 'string' ||
+    Object.keys(node).every((k) => k === 'description' || k.startsWith('x-kubedag-'))
+  );
 }
 
 /** `properties` and map values, with the preserve marker where a polymorphic one was left out. */

@@ -1,6 +1,13 @@
 /** The custom resources as TypeScript objects, typed from schemas.ts. */
 import type { V1ObjectMeta } from '@kubernetes/client-node';
-import type { DagQueueSpec, DagQueueStatus, DagRunSegmentSpec, DagRunSpec, DagRunStatus, DagStatus } from './schemas.ts';
+import type {
+  DagQueueSpec,
+  DagQueueStatus,
+  DagRunSegmentSpec,
+  DagRunSpec,
+  DagRunStatus,
+  DagStatus,
+} from './schemas.ts';
 
 export interface DagResource {
   apiVersion?: string;

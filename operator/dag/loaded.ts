@@ -14,7 +14,9 @@ const loads = new WeakMap<DagResource, DagLoad>();
 export function loadedDag(dag: DagResource): DagLoad {
   let load = loads.get(dag);
   if (load === undefined) {
-    load = loadDagSpec(dag.spec, { fileName: dag.metadata?.annotations?.[ANNOTATIONS.fileName] ?? dag.metadata?.name ?? '' });
+    load = loadDagSpec(dag.spec, {
+      fileName: dag.metadata?.annotations?.[ANNOTATIONS.fileName] ?? dag.metadata?.name ?? '',
+    });
     loads.set(dag, load);
   }
   return load;

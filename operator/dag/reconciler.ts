@@ -46,16 +46,22 @@ export function latestFromSummary(summary: HistorySummary): LatestRun {
   };
 }
 
-
 /**
  * The status a DAG resource should have. Pure. Its latest run is the newest of `runs` of the
  * DAG; when none is left in etcd (all archived), `archived`, the store's newest. With
  * `policy`, its namespace's pod policy, a DAG above it is invalid.
  */
-export function dagStatus(dag: DagResource, runs: readonly DagRunResource[], now: Date, zone = 'UTC', { archived, policy }: { readonly archived?: LatestRun | undefined; readonly policy?: PolicyContext | undefined } = {}): DagStatus {
+export function dagStatus(
+  dag: DagResource,
+  runs: readonly DagRunResource[],
+  now: Date,
+  zone = 'UTC',
+  { archived, policy }: { readonly archived?: LatestRun | undefined; readonly policy?: PolicyContext | undefined } = {},
+): DagStatus {
   const load = loadedDag(dag);
   // Above its namespace's pod policy, a DAG is as invalid as one that does not load: its runs are refused (docs/pod-policy.md).
-  const errors = load.errors.length > 0 || policy === undefined ? load.errors.map(formatIssue) : dagPolicyProblems(load.dag, policy);
+  const errors =
+    load.errors.length > 0 || policy === undefined ? load.errors.map(formatIssue) : dagPolicyProblems(load.dag, policy);
   const valid = errors.length === 0;
   const next = valid ? nextStart(load.dag.schedule, now, zone) : undefined;
   const latest = latestRun(dag, runs) ?? archived;
@@ -97,7 +103,12 @@ function latestRun(dag: DagResource, runs: readonly DagRunResource[]): DagStatus
   };
 }
 
-function validCondition(dag: DagResource, valid: boolean, errors: number, now: Date): NonNullable<DagStatus['conditions']>[number] {
+function validCondition(
+  dag: DagResource,
+  valid: boolean,
+  errors: number,
+  now: Date,
+): NonNullable<DagStatus['conditions']>[number] {
   const previous = dag.status?.conditions?.find((c) => c.type === 'Valid');
   const status = valid ? 'True' : 'False';
   return {
@@ -133,14 +144,19 @@ export class DagReconciler {
     const now = this.deps.clock.now();
     const runs = this.deps.runs.list(namespace);
     const archived = runsOfDag(dag, runs).length === 0 ? await this.archivedLatest(key, dag) : undefined;
-    const status = dagStatus(dag, runs, now, this.deps.zone, { archived, policy: this.deps.policyOf?.(dag.metadata?.namespace ?? '') });
+    const status = dagStatus(dag, runs, now, this.deps.zone, {
+      archived,
+      policy: this.deps.policyOf?.(dag.metadata?.namespace ?? ''),
+    });
     if (!sameContent(status, dag.status ?? {})) {
       const written = await ignoreConflict(this.deps.dagClient.replaceStatus({ ...dag, status }));
       if (written === undefined) return { requeueAfterMs: 0 };
       this.deps.onWrite?.();
     }
     // The next start moves on by itself: look again when it has passed.
-    return status.nextRun === undefined ? undefined : { requeueAfterMs: Math.max(1000, Date.parse(status.nextRun) - now.getTime() + 1000) };
+    return status.nextRun === undefined
+      ? undefined
+      : { requeueAfterMs: Math.max(1000, Date.parse(status.nextRun) - now.getTime() + 1000) };
   }
 
   /** A run of the DAG was deleted (archived, or by retention): its newest archived run is read again next time. */

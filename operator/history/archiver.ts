@@ -71,7 +71,11 @@ export function rootOf(run: DagRunResource, runs: Informer<DagRunResource>): Dag
 function namedRoot(run: DagRunResource, runs: Informer<DagRunResource>): DagRunResource | undefined {
   const named = run.spec.root;
   if (named === undefined) return undefined;
-  return runs.list(run.metadata?.namespace).find((r) => r.spec.parent === undefined && runRef(r).dagName === named.name && runRef(r).dagRunId === named.dagRunId);
+  return runs
+    .list(run.metadata?.namespace)
+    .find(
+      (r) => r.spec.parent === undefined && runRef(r).dagName === named.name && runRef(r).dagRunId === named.dagRunId,
+    );
 }
 
 export class HistoryArchiver {
@@ -108,7 +112,9 @@ export class HistoryArchiver {
       .list(run.metadata?.namespace)
       .filter(ownedBy(run))
       .filter((pod) => isAttemptPod(pod) && pod.metadata?.deletionTimestamp === undefined);
-    const copiedByRetry = all.some((other) => copiesOriginal(other) && other.metadata?.annotations?.[ANNOTATIONS.retryOf] === name);
+    const copiedByRetry = all.some(
+      (other) => copiesOriginal(other) && other.metadata?.annotations?.[ANNOTATIONS.retryOf] === name,
+    );
     return { run, attemptPods, copiedByRetry };
   }
 
@@ -117,13 +123,21 @@ export class HistoryArchiver {
     const { deps } = this;
     const place = definitionPlace(run);
     // A segment created just before a lost status write is found only by looking: always.
-    const [sealed, fromSegment] = await Promise.all([readSealed(deps.segmentClient, run, true), place.in === 'segment' ? readFrozenDefinition(deps.segmentClient, run) : Promise.resolve(undefined)]);
+    const [sealed, fromSegment] = await Promise.all([
+      readSealed(deps.segmentClient, run, true),
+      place.in === 'segment' ? readFrozenDefinition(deps.segmentClient, run) : Promise.resolve(undefined),
+    ]);
     const nodes = expandNodes(run.status?.nodes, sealed);
     const expanded: DagRunResource = run.status === undefined ? run : { ...run, status: { ...run.status, nodes } };
     const source = place.in === 'spec' ? place.definition : fromSegment;
     const definition = source === undefined ? undefined : loadDefinition(run, source);
     const containerPod = deps.pods.get(run.metadata?.namespace, sharedContainerPodName(run.metadata?.name ?? ''));
-    const archived: RunToArchive = { dagName: listedDagName(run), run, nodes, ...(fromSegment === undefined ? {} : { definition: fromSegment }) };
+    const archived: RunToArchive = {
+      dagName: listedDagName(run),
+      run,
+      nodes,
+      ...(fromSegment === undefined ? {} : { definition: fromSegment }),
+    };
     return { facts: { run: expanded, definition, containerPod }, archived };
   }
 
@@ -134,24 +148,39 @@ export class HistoryArchiver {
    * kept, with the root, and the tree is archived again once ready. The garbage collector never
    * takes a run that was not archived as it is, since no owner goes before its sub runs.
    */
-  private async deleteTree(root: DagRunResource, subs: readonly DagRunResource[], key: string): Promise<WorkResult | undefined> {
+  private async deleteTree(
+    root: DagRunResource,
+    subs: readonly DagRunResource[],
+    key: string,
+  ): Promise<WorkResult | undefined> {
     const { deps } = this;
     const created = (run: DagRunResource): number => new Date(run.metadata?.creationTimestamp ?? 0).getTime();
     const order = [...[...subs].sort((a, b) => created(b) - created(a)), root];
     for (const run of order) {
       const { namespace, name } = runRef(run);
       try {
-        await ignoreNotFound(deps.runClient.delete(namespace, name, { resourceVersion: run.metadata?.resourceVersion ?? '', propagationPolicy: 'Background' }));
+        await ignoreNotFound(
+          deps.runClient.delete(namespace, name, {
+            resourceVersion: run.metadata?.resourceVersion ?? '',
+            propagationPolicy: 'Background',
+          }),
+        );
       } catch (error) {
         if (!isConflict(error)) throw error;
-        deps.log.info({ run: key, changed: name }, 'a run changed after it was archived: it stays, and its tree is archived again when ready');
+        deps.log.info(
+          { run: key, changed: name },
+          'a run changed after it was archived: it stays, and its tree is archived again when ready',
+        );
         // The cache may merely lag behind the change: a second later it shows it.
         return { requeueAfterMs: 1000 };
       }
       deps.countDelete();
     }
     deps.onArchived(1 + subs.length, root);
-    deps.log.info({ run: key, dag: listedDagName(root), dagRunId: runRef(root).dagRunId, subRuns: subs.length }, 'archived a finished run to the history store');
+    deps.log.info(
+      { run: key, dag: listedDagName(root), dagRunId: runRef(root).dagRunId, subRuns: subs.length },
+      'archived a finished run to the history store',
+    );
     return undefined;
   }
 }

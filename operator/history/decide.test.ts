@@ -5,7 +5,13 @@ import type { DagRunResource } from '../../core/resources/types.ts';
 import { dagRun } from '../../test/builders/dag-run.ts';
 import { runDefinition } from '../run/definition.ts';
 import { RETRY_ANNOTATION } from '../run/retry.ts';
-import { ARCHIVE_RECHECK_MAX_MS, archiveReadiness, owedAfterEnd, OWED_RECHECK_MS, type CachedRunFacts } from './decide.ts';
+import {
+  ARCHIVE_RECHECK_MAX_MS,
+  archiveReadiness,
+  owedAfterEnd,
+  OWED_RECHECK_MS,
+  type CachedRunFacts,
+} from './decide.ts';
 import { retentionPlan } from './retention.ts';
 
 const ENDED = '2026-11-28T10:00:00Z';
@@ -13,30 +19,57 @@ const HOUR = 3_600_000;
 const at = (iso: string): number => Date.parse(iso);
 
 const finishedRun = (name: string, fields: Partial<NonNullable<DagRunResource['status']>> = {}): DagRunResource =>
-  dagRun(name).of('etl', name).status({ status: 4, statusLabel: 'succeeded', finishedAt: ENDED, ...fields }).build();
-const running = (name: string): DagRunResource => dagRun(name).of('etl', name).status({ status: 1, statusLabel: 'running' }).build();
-const sub = (run: DagRunResource): DagRunResource => ({ ...run, spec: { ...run.spec, parent: { name: 'etl', dagRunId: 'root' }, root: { name: 'etl', dagRunId: 'root' } } });
-const facts = (run: DagRunResource, more: Partial<CachedRunFacts> = {}): CachedRunFacts => ({ run, attemptPods: [], copiedByRetry: false, ...more });
+  dagRun(name)
+    .of('etl', name)
+    .status({ status: 4, statusLabel: 'succeeded', finishedAt: ENDED, ...fields })
+    .build();
+const running = (name: string): DagRunResource =>
+  dagRun(name).of('etl', name).status({ status: 1, statusLabel: 'running' }).build();
+const sub = (run: DagRunResource): DagRunResource => ({
+  ...run,
+  spec: { ...run.spec, parent: { name: 'etl', dagRunId: 'root' }, root: { name: 'etl', dagRunId: 'root' } },
+});
+const facts = (run: DagRunResource, more: Partial<CachedRunFacts> = {}): CachedRunFacts => ({
+  run,
+  attemptPods: [],
+  copiedByRetry: false,
+  ...more,
+});
 const pod = (name: string): V1Pod => ({ metadata: { name } });
 
 describe('archiveReadiness', () => {
   const root = finishedRun('root');
 
   it('is due once the root and its sub runs ended, nothing is owed and the window has passed', () => {
-    expect(archiveReadiness(facts(root), [facts(sub(finishedRun('child')))], at(ENDED) + HOUR, HOUR)).toEqual({ kind: 'due' });
+    expect(archiveReadiness(facts(root), [facts(sub(finishedRun('child')))], at(ENDED) + HOUR, HOUR)).toEqual({
+      kind: 'due',
+    });
   });
 
   it('waits until the window has passed, looking again when it will have', () => {
-    expect(archiveReadiness(facts(root), [], at(ENDED) + HOUR - 5_000, HOUR)).toEqual({ kind: 'wait', reason: 'the archive window has not passed', requeueAfterMs: 5_000 });
+    expect(archiveReadiness(facts(root), [], at(ENDED) + HOUR - 5_000, HOUR)).toEqual({
+      kind: 'wait',
+      reason: 'the archive window has not passed',
+      requeueAfterMs: 5_000,
+    });
   });
 
   it('looks again within an hour however long the window', () => {
-    expect(archiveReadiness(facts(root), [], at(ENDED), 30 * 24 * HOUR)).toMatchObject({ kind: 'wait', requeueAfterMs: ARCHIVE_RECHECK_MAX_MS });
+    expect(archiveReadiness(facts(root), [], at(ENDED), 30 * 24 * HOUR)).toMatchObject({
+      kind: 'wait',
+      requeueAfterMs: ARCHIVE_RECHECK_MAX_MS,
+    });
   });
 
   it('counts the window from when the DAGRun was made when that is later: a run put back from the store stays its window', () => {
-    const putBack = { ...root, metadata: { ...root.metadata, creationTimestamp: '2026-11-28T20:00:00Z' as unknown as Date } };
-    expect(archiveReadiness(facts(putBack), [], at('2026-11-28T20:30:00Z'), HOUR)).toMatchObject({ kind: 'wait', requeueAfterMs: HOUR / 2 });
+    const putBack = {
+      ...root,
+      metadata: { ...root.metadata, creationTimestamp: '2026-11-28T20:00:00Z' as unknown as Date },
+    };
+    expect(archiveReadiness(facts(putBack), [], at('2026-11-28T20:30:00Z'), HOUR)).toMatchObject({
+      kind: 'wait',
+      requeueAfterMs: HOUR / 2,
+    });
     expect(archiveReadiness(facts(putBack), [], at('2026-11-28T21:00:00Z'), HOUR)).toEqual({ kind: 'due' });
   });
 
@@ -46,58 +79,130 @@ describe('archiveReadiness', () => {
 
   it('leaves a run that has not finished, and a sub run, which goes with its root', () => {
     expect(archiveReadiness(facts(running('root')), [], at(ENDED) + HOUR, 0)).toMatchObject({ kind: 'not-finished' });
-    expect(archiveReadiness(facts(sub(finishedRun('child'))), [], at(ENDED) + HOUR, 0)).toEqual({ kind: 'not-finished', reason: 'a sub run is archived with its root' });
+    expect(archiveReadiness(facts(sub(finishedRun('child'))), [], at(ENDED) + HOUR, 0)).toEqual({
+      kind: 'not-finished',
+      reason: 'a sub run is archived with its root',
+    });
   });
 
   it('leaves a finished root while one of its sub runs still runs', () => {
-    expect(archiveReadiness(facts(root), [facts(sub(finishedRun('done'))), facts(sub(running('busy')))], at(ENDED) + HOUR, 0)).toEqual({ kind: 'not-finished', reason: 'sub run busy has not finished' });
+    expect(
+      archiveReadiness(
+        facts(root),
+        [facts(sub(finishedRun('done'))), facts(sub(running('busy')))],
+        at(ENDED) + HOUR,
+        0,
+      ),
+    ).toEqual({ kind: 'not-finished', reason: 'sub run busy has not finished' });
   });
 
   it.each([
-    { name: 'a retry asked for and not started', owing: facts(finishedRun('root', { retryToken: 'a' }), { run: { ...root, metadata: { ...root.metadata, annotations: { [RETRY_ANNOTATION]: 'b' } } } }), reason: 'root: a retry was asked for' },
-    { name: "a restart tick's promised run", owing: facts({ ...root, metadata: { ...root.metadata, annotations: { [ANNOTATIONS.restartRunId]: 'restart-1' } } }), reason: "root: a restart tick's new run is still to come" },
-    { name: 'a retry under a new id that has not copied it', owing: facts(root, { copiedByRetry: true }), reason: 'root: a retry under a new id has yet to copy its steps' },
-    { name: 'step Pods whose logs are not archived', owing: facts(root, { attemptPods: [pod('a'), pod('b')] }), reason: 'root: 2 step Pod(s) whose logs are not archived yet' },
+    {
+      name: 'a retry asked for and not started',
+      owing: facts(finishedRun('root', { retryToken: 'a' }), {
+        run: { ...root, metadata: { ...root.metadata, annotations: { [RETRY_ANNOTATION]: 'b' } } },
+      }),
+      reason: 'root: a retry was asked for',
+    },
+    {
+      name: "a restart tick's promised run",
+      owing: facts({
+        ...root,
+        metadata: { ...root.metadata, annotations: { [ANNOTATIONS.restartRunId]: 'restart-1' } },
+      }),
+      reason: "root: a restart tick's new run is still to come",
+    },
+    {
+      name: 'a retry under a new id that has not copied it',
+      owing: facts(root, { copiedByRetry: true }),
+      reason: 'root: a retry under a new id has yet to copy its steps',
+    },
+    {
+      name: 'step Pods whose logs are not archived',
+      owing: facts(root, { attemptPods: [pod('a'), pod('b')] }),
+      reason: 'root: 2 step Pod(s) whose logs are not archived yet',
+    },
   ])('waits while $name', ({ owing, reason }) => {
-    expect(archiveReadiness(owing, [], at(ENDED) + HOUR, 0)).toEqual({ kind: 'wait', reason, requeueAfterMs: OWED_RECHECK_MS });
+    expect(archiveReadiness(owing, [], at(ENDED) + HOUR, 0)).toEqual({
+      kind: 'wait',
+      reason,
+      requeueAfterMs: OWED_RECHECK_MS,
+    });
   });
 
   it('does not count a retry already answered', () => {
     const answered = finishedRun('root', { retryToken: 'b' });
-    expect(archiveReadiness(facts({ ...answered, metadata: { ...answered.metadata, annotations: { [RETRY_ANNOTATION]: 'b' } } }), [], at(ENDED), 0)).toEqual({ kind: 'due' });
+    expect(
+      archiveReadiness(
+        facts({ ...answered, metadata: { ...answered.metadata, annotations: { [RETRY_ANNOTATION]: 'b' } } }),
+        [],
+        at(ENDED),
+        0,
+      ),
+    ).toEqual({ kind: 'due' });
   });
 
   it('waits for what a sub run owes as for the root', () => {
-    expect(archiveReadiness(facts(root), [facts(sub(finishedRun('child')), { attemptPods: [pod('x')] })], at(ENDED), 0)).toMatchObject({ kind: 'wait', reason: 'child: 1 step Pod(s) whose logs are not archived yet' });
+    expect(
+      archiveReadiness(facts(root), [facts(sub(finishedRun('child')), { attemptPods: [pod('x')] })], at(ENDED), 0),
+    ).toMatchObject({ kind: 'wait', reason: 'child: 1 step Pod(s) whose logs are not archived yet' });
   });
 });
 
 describe('owedAfterEnd', () => {
-  const definition = (spec: Record<string, unknown>): ReturnType<typeof runDefinition> => runDefinition(spec, 'etl', undefined);
-  const mailing = { mailOn: { success: true }, infoMail: { from: 'a@example.com', to: 'b@example.com' }, smtp: { host: 'smtp', port: '25' }, steps: ['echo hi'] };
+  const definition = (spec: Record<string, unknown>): ReturnType<typeof runDefinition> =>
+    runDefinition(spec, 'etl', undefined);
+  const mailing = {
+    mailOn: { success: true },
+    infoMail: { from: 'a@example.com', to: 'b@example.com' },
+    smtp: { host: 'smtp', port: '25' },
+    steps: ['echo hi'],
+  };
 
   it('owes nothing for a run whose definition asks for nothing after its end, or that never had one', () => {
-    expect(owedAfterEnd({ run: finishedRun('r'), definition: definition({ steps: ['echo hi'] }), containerPod: undefined })).toEqual([]);
+    expect(
+      owedAfterEnd({ run: finishedRun('r'), definition: definition({ steps: ['echo hi'] }), containerPod: undefined }),
+    ).toEqual([]);
     expect(owedAfterEnd({ run: finishedRun('r'), definition: undefined, containerPod: undefined })).toEqual([]);
   });
 
   it('owes a mail until its result is recorded', () => {
-    expect(owedAfterEnd({ run: finishedRun('r'), definition: definition(mailing), containerPod: undefined })).toEqual(['r: 1 mail(s) not sent yet']);
+    expect(owedAfterEnd({ run: finishedRun('r'), definition: definition(mailing), containerPod: undefined })).toEqual([
+      'r: 1 mail(s) not sent yet',
+    ]);
     const sent = finishedRun('r', { notifications: [{ key: 'run', token: '', state: 'sent', finishedAt: ENDED }] });
     expect(owedAfterEnd({ run: sent, definition: definition(mailing), containerPod: undefined })).toEqual([]);
   });
 
   it('owes a trace export until it is recorded', () => {
     const traced = definition({ otel: { enabled: true, endpoint: 'collector:4317' }, steps: ['echo hi'] });
-    expect(owedAfterEnd({ run: finishedRun('r'), definition: traced, containerPod: undefined })).toEqual(['r: its trace is not exported yet']);
-    expect(owedAfterEnd({ run: finishedRun('r', { telemetry: { token: '', state: 'exported', finishedAt: ENDED } }), definition: traced, containerPod: undefined })).toEqual([]);
+    expect(owedAfterEnd({ run: finishedRun('r'), definition: traced, containerPod: undefined })).toEqual([
+      'r: its trace is not exported yet',
+    ]);
+    expect(
+      owedAfterEnd({
+        run: finishedRun('r', { telemetry: { token: '', state: 'exported', finishedAt: ENDED } }),
+        definition: traced,
+        containerPod: undefined,
+      }),
+    ).toEqual([]);
   });
 
   it('owes the removal of a container Pod that is still there, unless the DAG keeps it', () => {
     const container = { container: { image: 'alpine:3' }, steps: ['echo hi'] };
-    expect(owedAfterEnd({ run: finishedRun('r'), definition: definition(container), containerPod: pod('r-container') })).toEqual(['r: its container Pod is still to be removed']);
-    expect(owedAfterEnd({ run: finishedRun('r'), definition: definition({ ...container, container: { image: 'alpine:3', keepContainer: true } }), containerPod: pod('r-container') })).toEqual([]);
-    expect(owedAfterEnd({ run: finishedRun('r'), definition: definition(container), containerPod: undefined })).toEqual([]);
+    expect(
+      owedAfterEnd({ run: finishedRun('r'), definition: definition(container), containerPod: pod('r-container') }),
+    ).toEqual(['r: its container Pod is still to be removed']);
+    expect(
+      owedAfterEnd({
+        run: finishedRun('r'),
+        definition: definition({ ...container, container: { image: 'alpine:3', keepContainer: true } }),
+        containerPod: pod('r-container'),
+      }),
+    ).toEqual([]);
+    expect(owedAfterEnd({ run: finishedRun('r'), definition: definition(container), containerPod: undefined })).toEqual(
+      [],
+    );
   });
 });
 

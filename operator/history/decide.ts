@@ -53,9 +53,11 @@ export function owedInCache(facts: CachedRunFacts): string[] {
   const owed: string[] = [];
   const retry = annotations[RETRY_ANNOTATION];
   if (retry !== undefined && retry !== run.status?.retryToken) owed.push(`${name}: a retry was asked for`);
-  if (annotations[ANNOTATIONS.restartRunId] !== undefined) owed.push(`${name}: a restart tick's new run is still to come`);
+  if (annotations[ANNOTATIONS.restartRunId] !== undefined)
+    owed.push(`${name}: a restart tick's new run is still to come`);
   if (facts.copiedByRetry) owed.push(`${name}: a retry under a new id has yet to copy its steps`);
-  if (facts.attemptPods.length > 0) owed.push(`${name}: ${String(facts.attemptPods.length)} step Pod(s) whose logs are not archived yet`);
+  if (facts.attemptPods.length > 0)
+    owed.push(`${name}: ${String(facts.attemptPods.length)} step Pod(s) whose logs are not archived yet`);
   return owed;
 }
 
@@ -63,11 +65,18 @@ export function owedInCache(facts: CachedRunFacts): string[] {
  * Whether the tree of a root run may be archived now, as far as the cache tells. `subs` are
  * the runs whose spec.root names the root.
  */
-export function archiveReadiness(root: CachedRunFacts, subs: readonly CachedRunFacts[], now: number, archiveAfterMs: number): ArchiveReadiness {
-  if (root.run.spec.parent !== undefined) return { kind: 'not-finished', reason: 'a sub run is archived with its root' };
+export function archiveReadiness(
+  root: CachedRunFacts,
+  subs: readonly CachedRunFacts[],
+  now: number,
+  archiveAfterMs: number,
+): ArchiveReadiness {
+  if (root.run.spec.parent !== undefined)
+    return { kind: 'not-finished', reason: 'a sub run is archived with its root' };
   if (!isFinished(root.run)) return { kind: 'not-finished', reason: 'the run has not finished' };
   const running = subs.filter((s) => !isFinished(s.run));
-  if (running.length > 0) return { kind: 'not-finished', reason: `sub run ${running[0]?.run.metadata?.name ?? ''} has not finished` };
+  if (running.length > 0)
+    return { kind: 'not-finished', reason: `sub run ${running[0]?.run.metadata?.name ?? ''} has not finished` };
   const owed = [root, ...subs].flatMap(owedInCache);
   if (owed.length > 0) return { kind: 'wait', reason: owed.join('; '), requeueAfterMs: OWED_RECHECK_MS };
   // From its end, or from when the DAGRun was made if that is later: a run the API server put
@@ -77,7 +86,12 @@ export function archiveReadiness(root: CachedRunFacts, subs: readonly CachedRunF
   const made = Date.parse(String(root.run.metadata?.creationTimestamp ?? ''));
   const due = Math.max(ended, Number.isNaN(made) ? ended : made) + archiveAfterMs;
   if (Number.isNaN(due)) return { kind: 'not-finished', reason: 'the run has no end time' };
-  if (due > now) return { kind: 'wait', reason: 'the archive window has not passed', requeueAfterMs: Math.min(due - now, ARCHIVE_RECHECK_MAX_MS) };
+  if (due > now)
+    return {
+      kind: 'wait',
+      reason: 'the archive window has not passed',
+      requeueAfterMs: Math.min(due - now, ARCHIVE_RECHECK_MAX_MS),
+    };
   return { kind: 'due' };
 }
 
@@ -101,9 +115,11 @@ export function owedAfterEnd(facts: FullRunFacts): string[] {
   if (definition === undefined) return [];
   const name = run.metadata?.name ?? '';
   const owed: string[] = [];
-  if (telemetrySpec(definition.dag, run) !== undefined && run.status?.telemetry?.token !== telemetryToken(run)) owed.push(`${name}: its trace is not exported yet`);
+  if (telemetrySpec(definition.dag, run) !== undefined && run.status?.telemetry?.token !== telemetryToken(run))
+    owed.push(`${name}: its trace is not exported yet`);
   const unsent = owedMails(definition.dag, run).filter((mail) => !recorded(run, mail.key));
   if (unsent.length > 0) owed.push(`${name}: ${String(unsent.length)} mail(s) not sent yet`);
-  if (removesContainer(run, definition, facts.containerPod)) owed.push(`${name}: its container Pod is still to be removed`);
+  if (removesContainer(run, definition, facts.containerPod))
+    owed.push(`${name}: its container Pod is still to be removed`);
   return owed;
 }

@@ -31,7 +31,12 @@ export interface PruneStep {
  * histRetentionDays, undefined when no DAG of that name exists (then Dagu's default); zero or
  * less keeps its runs for ever, as it keeps runs in etcd. Pure.
  */
-export function retentionPlan(stored: readonly DagOfNamespace[], days: (namespace: string, dagName: string) => number | undefined, watched: (namespace: string) => boolean, now: number): PruneStep[] {
+export function retentionPlan(
+  stored: readonly DagOfNamespace[],
+  days: (namespace: string, dagName: string) => number | undefined,
+  watched: (namespace: string) => boolean,
+  now: number,
+): PruneStep[] {
   return stored.flatMap(({ namespace, dagName }) => {
     if (!watched(namespace)) return [];
     const kept = days(namespace, dagName) ?? DEFAULTS.histRetentionDays;
@@ -94,7 +99,12 @@ export class HistoryRetention {
       const { name, days } = namedDays(dag);
       byName.set(`${dag.metadata?.namespace ?? ''}/${name}`, days);
     }
-    const plan = retentionPlan(await deps.store.dagsWithRuns(), (namespace, dagName) => byName.get(`${namespace}/${dagName}`), deps.watched, deps.clock.now().getTime());
+    const plan = retentionPlan(
+      await deps.store.dagsWithRuns(),
+      (namespace, dagName) => byName.get(`${namespace}/${dagName}`),
+      deps.watched,
+      deps.clock.now().getTime(),
+    );
     let removed = 0;
     for (const step of plan) {
       const pruned = await pruneHistory(deps.store, {

@@ -42,7 +42,6 @@ export function podEnded(pod: V1Pod): boolean {
   return podOver(pod) && pod.metadata?.deletionTimestamp === undefined;
 }
 
-
 export class LogArchiver {
   private readonly deps: ArchiverDeps;
 
@@ -75,7 +74,11 @@ export class LogArchiver {
     const ref = runRef(run);
     let log: string;
     try {
-      log = await this.deps.core.readNamespacedPodLog({ name: pod.metadata?.name ?? '', namespace: ref.namespace, container: 'step' });
+      log = await this.deps.core.readNamespacedPodLog({
+        name: pod.metadata?.name ?? '',
+        namespace: ref.namespace,
+        container: 'step',
+      });
     } catch (error) {
       log = `E kubedag: the log of this attempt could not be read: ${errorMessage(error)}`;
     }
@@ -83,7 +86,8 @@ export class LogArchiver {
     // A finished run's definition is not cached: the run controller has let it go.
     const definition = isFinished(run) ? await this.deps.definitions.once(run) : await this.deps.definitions.load(run);
     // Never archived unmasked: without its definition, which secrets to mask is unknown.
-    if (definition === undefined) throw new Error(`run ${ref.namespace}/${ref.name}: its frozen definition cannot be read`);
+    if (definition === undefined)
+      throw new Error(`run ${ref.namespace}/${ref.name}: its frozen definition cannot be read`);
     let secrets: readonly string[] = [];
     if (logRef.step === PREPARE_STEP && definition.dag.secrets.length > 0) {
       const found = parsePrepared(logs.stdout, definition.dag, definition.params).secrets;
@@ -93,7 +97,13 @@ export class LogArchiver {
     } else if (definition.dag.secrets.length > 0) {
       secrets = await this.deps.secrets.of(ref);
     }
-    const outputs = declaresOutputs(definition.dag, logRef.step) ? { outputs: maskSecrets(logs.outputs ?? '', secrets) } : {};
-    await this.deps.store.write(logRef, { stdout: maskSecrets(logs.stdout, secrets), stderr: maskSecrets(logs.stderr, secrets), ...outputs });
+    const outputs = declaresOutputs(definition.dag, logRef.step)
+      ? { outputs: maskSecrets(logs.outputs ?? '', secrets) }
+      : {};
+    await this.deps.store.write(logRef, {
+      stdout: maskSecrets(logs.stdout, secrets),
+      stderr: maskSecrets(logs.stderr, secrets),
+      ...outputs,
+    });
   }
 }

@@ -15,7 +15,11 @@ export interface LogRef {
 }
 
 /** Where an attempt's logs are kept: its run's namespace, DAG name and run id, the step and the attempt. */
-export function logRefOf(run: { readonly namespace: string; readonly dagName: string; readonly dagRunId: string }, step: string, attempt: number): LogRef {
+export function logRefOf(
+  run: { readonly namespace: string; readonly dagName: string; readonly dagRunId: string },
+  step: string,
+  attempt: number,
+): LogRef {
   return { namespace: run.namespace, dagName: run.dagName, dagRunId: run.dagRunId, step, attempt };
 }
 

@@ -33,7 +33,11 @@ const UNTYPED_LOG_IS_TEXT: ConfigurationOptions = {
 };
 
 export async function liveLog(core: CoreV1Api, ref: LogRef, stream: Stream): Promise<string | undefined> {
-  const selector = [`${LABELS.runId}=${labelValue(ref.dagRunId)}`, `${LABELS.step}=${labelValue(ref.step)}`, `${LABELS.attempt}=${String(ref.attempt)}`].join(',');
+  const selector = [
+    `${LABELS.runId}=${labelValue(ref.dagRunId)}`,
+    `${LABELS.step}=${labelValue(ref.step)}`,
+    `${LABELS.attempt}=${String(ref.attempt)}`,
+  ].join(',');
   const pods = await core.listNamespacedPod({ namespace: ref.namespace, labelSelector: selector });
   const pod = pods.items.find((p) => p.metadata?.labels?.[LABELS.dag] === labelValue(ref.dagName));
   const name = pod?.metadata?.name;
@@ -47,5 +51,8 @@ export async function liveLog(core: CoreV1Api, ref: LogRef, stream: Stream): Pro
     throw error;
   }
   const runName = pod.metadata?.ownerReferences?.find((o) => o.kind === 'DAGRun')?.name;
-  return maskSecrets(demux(log)[stream], runName === undefined ? [] : await runSecretValues(core, ref.namespace, runName));
+  return maskSecrets(
+    demux(log)[stream],
+    runName === undefined ? [] : await runSecretValues(core, ref.namespace, runName),
+  );
 }

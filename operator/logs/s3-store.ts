@@ -29,13 +29,25 @@ function statusOf(error: unknown): number | undefined {
 export function describeS3Error(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const status = statusOf(error);
-  const byStatus: Record<number, string> = { 301: 'the bucket is in another region (set log-s3-region)', 403: 'access denied (check the credentials and the bucket policy)', 404: 'not found (does the bucket exist?)' };
-  const message = error.message === '' || error.message === 'UnknownError' ? (status === undefined ? '' : (byStatus[status] ?? `HTTP ${String(status)}`)) : error.message;
+  const byStatus: Record<number, string> = {
+    301: 'the bucket is in another region (set log-s3-region)',
+    403: 'access denied (check the credentials and the bucket policy)',
+    404: 'not found (does the bucket exist?)',
+  };
+  const message =
+    error.message === '' || error.message === 'UnknownError'
+      ? status === undefined
+        ? ''
+        : (byStatus[status] ?? `HTTP ${String(status)}`)
+      : error.message;
   // The SDK names an error it could not read from the answer "Unknown", which says nothing.
-  return [error.name === 'Error' || error.name === 'Unknown' ? '' : error.name, message].filter((part) => part !== '').join(': ');
+  return [error.name === 'Error' || error.name === 'Unknown' ? '' : error.name, message]
+    .filter((part) => part !== '')
+    .join(': ');
 }
 
-const notFound = (error: unknown): boolean => statusOf(error) === 404 || (error instanceof Error && (error.name === 'NoSuchKey' || error.name === 'NotFound'));
+const notFound = (error: unknown): boolean =>
+  statusOf(error) === 404 || (error instanceof Error && (error.name === 'NoSuchKey' || error.name === 'NotFound'));
 
 export class S3LogStore implements LogStore {
   private readonly sdk: Sdk;
@@ -57,7 +69,11 @@ export class S3LogStore implements LogStore {
     this.batchSize = options.batchSize ?? 1000;
     // An S3-compatible server rarely cares about the region, but signing needs one: without a
     // flag or an AWS variable, such a server gets us-east-1, as its own default usually is.
-    const region = config.region ?? (config.endpoint !== undefined && env.AWS_REGION === undefined && env.AWS_DEFAULT_REGION === undefined ? 'us-east-1' : undefined);
+    const region =
+      config.region ??
+      (config.endpoint !== undefined && env.AWS_REGION === undefined && env.AWS_DEFAULT_REGION === undefined
+        ? 'us-east-1'
+        : undefined);
     this.client = new sdk.S3Client({
       ...(region === undefined ? {} : { region }),
       ...(config.endpoint === undefined ? {} : { endpoint: config.endpoint }),
@@ -82,13 +98,17 @@ export class S3LogStore implements LogStore {
     try {
       return await request();
     } catch (error) {
-      throw new Error(`S3 log store: ${operation} s3://${this.bucket}/${key} failed: ${describeS3Error(error)}`, { cause: error });
+      throw new Error(`S3 log store: ${operation} s3://${this.bucket}/${key} failed: ${describeS3Error(error)}`, {
+        cause: error,
+      });
     }
   }
 
   /** At start: the bucket is there and may be listed with these credentials, so that a wrong setting stops the operator, not its first archive. */
   async check(): Promise<void> {
-    await this.call('listing', this.prefix, () => this.client.send(new this.sdk.ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix, MaxKeys: 1 })));
+    await this.call('listing', this.prefix, () =>
+      this.client.send(new this.sdk.ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix, MaxKeys: 1 })),
+    );
   }
 
   async write(ref: LogRef, logs: AttemptLogs): Promise<void> {
@@ -97,7 +117,17 @@ export class S3LogStore implements LogStore {
       const key = this.key(ref, stream);
       const body = Buffer.from(logs[stream] ?? '', 'utf8');
       // The length given: the SDK cannot tell an empty body's and warns about it on every write.
-      await this.call('writing', key, () => this.client.send(new this.sdk.PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: body.length, ContentType: 'text/plain; charset=utf-8' })));
+      await this.call('writing', key, () =>
+        this.client.send(
+          new this.sdk.PutObjectCommand({
+            Bucket: this.bucket,
+            Key: key,
+            Body: body,
+            ContentLength: body.length,
+            ContentType: 'text/plain; charset=utf-8',
+          }),
+        ),
+      );
     }
   }
 
@@ -108,7 +138,9 @@ export class S3LogStore implements LogStore {
       return true;
     } catch (error) {
       if (notFound(error)) return false;
-      throw new Error(`S3 log store: looking up s3://${this.bucket}/${key} failed: ${describeS3Error(error)}`, { cause: error });
+      throw new Error(`S3 log store: looking up s3://${this.bucket}/${key} failed: ${describeS3Error(error)}`, {
+        cause: error,
+      });
     }
   }
 
@@ -119,7 +151,9 @@ export class S3LogStore implements LogStore {
       return (await object.Body?.transformToString('utf-8')) ?? '';
     } catch (error) {
       if (notFound(error)) return undefined;
-      throw new Error(`S3 log store: reading s3://${this.bucket}/${key} failed: ${describeS3Error(error)}`, { cause: error });
+      throw new Error(`S3 log store: reading s3://${this.bucket}/${key} failed: ${describeS3Error(error)}`, {
+        cause: error,
+      });
     }
   }
 
@@ -128,17 +162,29 @@ export class S3LogStore implements LogStore {
     const prefix = `${this.prefix}${runKeyPrefix(namespace, dagName, dagRunId)}`;
     const keys: string[] = [];
     await this.call('listing', prefix, async () => {
-      for await (const page of this.sdk.paginateListObjectsV2({ client: this.client, pageSize: this.batchSize }, { Bucket: this.bucket, Prefix: prefix })) {
+      for await (const page of this.sdk.paginateListObjectsV2(
+        { client: this.client, pageSize: this.batchSize },
+        { Bucket: this.bucket, Prefix: prefix },
+      )) {
         for (const object of page.Contents ?? []) if (object.Key !== undefined) keys.push(object.Key);
       }
     });
     for (let start = 0; start < keys.length; start += this.batchSize) {
       const batch = keys.slice(start, start + this.batchSize);
-      const answer = await this.call('deleting under', prefix, () => this.client.send(new this.sdk.DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } })));
+      const answer = await this.call('deleting under', prefix, () =>
+        this.client.send(
+          new this.sdk.DeleteObjectsCommand({
+            Bucket: this.bucket,
+            Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+          }),
+        ),
+      );
       const failed = answer.Errors ?? [];
       if (failed.length > 0) {
         const first = failed[0];
-        throw new Error(`S3 log store: ${String(failed.length)} of ${String(batch.length)} objects under s3://${this.bucket}/${prefix} could not be deleted, first ${first?.Key ?? '?'}: ${first?.Code ?? ''} ${first?.Message ?? ''}`.trimEnd());
+        throw new Error(
+          `S3 log store: ${String(failed.length)} of ${String(batch.length)} objects under s3://${this.bucket}/${prefix} could not be deleted, first ${first?.Key ?? '?'}: ${first?.Code ?? ''} ${first?.Message ?? ''}`.trimEnd(),
+        );
       }
     }
   }

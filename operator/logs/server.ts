@@ -26,30 +26,58 @@ export interface OperatorServerDeps {
   readonly history?: HistoryStore;
 }
 
-const logParams = Type.Object({ namespace: Type.String(), dagName: Type.String(), dagRunId: Type.String(), step: Type.String(), attempt: Type.String() });
+const logParams = Type.Object({
+  namespace: Type.String(),
+  dagName: Type.String(),
+  dagRunId: Type.String(),
+  step: Type.String(),
+  attempt: Type.String(),
+});
 const number = Type.Optional(Type.String());
-const logQuery = Type.Object({ stream: Type.Optional(Type.String()), tail: number, head: number, offset: number, limit: number });
+const logQuery = Type.Object({
+  stream: Type.Optional(Type.String()),
+  tail: number,
+  head: number,
+  offset: number,
+  limit: number,
+});
 
 export function operatorServer(deps: OperatorServerDeps): FastifyInstance {
   const app = fastify({ logger: false });
   app.get('/healthz', (_request, reply) => reply.type('text/plain').send('ok\n'));
-  app.get('/readyz', (_request, reply) => (deps.isLeader() ? reply.type('text/plain').send('leader\n') : reply.code(503).type('text/plain').send('standby\n')));
-  app.get('/metrics', async (_request, reply) => reply.type(deps.registry.contentType).send(await deps.registry.metrics()));
-  app.get<{ Params: Static<typeof logParams>; Querystring: Static<typeof logQuery> }>('/logs/:namespace/:dagName/:dagRunId/:step/:attempt', { schema: { params: logParams, querystring: logQuery } }, async (request, reply) => {
-    const { attempt, ...names } = request.params;
-    if (!/^\d+$/.test(attempt)) return reply.code(404).type('text/plain').send('not found\n');
-    const stream = request.query.stream === 'stderr' ? 'stderr' : 'stdout';
-    const ref = { ...names, attempt: Number(attempt) };
-    // The store again after a live read: the Pod may have been archived and its log removed by
-    // its node between the two, which leaves the live read empty.
-    const log = (await deps.store.read(ref, stream)) ?? (await liveLog(deps.core, ref, stream).then(async (live) => (await deps.store.read(ref, stream)) ?? live));
-    if (log === undefined) return reply.code(404).send({ code: 'not_found', message: 'no log for this step attempt' });
-    const { tail, head, offset, limit } = request.query;
-    const number = (text: string | undefined): number | undefined => (text === undefined ? undefined : Number(text));
-    return logChunk(log, { tail: number(tail), head: number(head), offset: number(offset), limit: number(limit) });
-  });
+  app.get('/readyz', (_request, reply) =>
+    deps.isLeader() ? reply.type('text/plain').send('leader\n') : reply.code(503).type('text/plain').send('standby\n'),
+  );
+  app.get('/metrics', async (_request, reply) =>
+    reply.type(deps.registry.contentType).send(await deps.registry.metrics()),
+  );
+  app.get<{ Params: Static<typeof logParams>; Querystring: Static<typeof logQuery> }>(
+    '/logs/:namespace/:dagName/:dagRunId/:step/:attempt',
+    { schema: { params: logParams, querystring: logQuery } },
+    async (request, reply) => {
+      const { attempt, ...names } = request.params;
+      if (!/^\d+$/.test(attempt)) return reply.code(404).type('text/plain').send('not found\n');
+      const stream = request.query.stream === 'stderr' ? 'stderr' : 'stdout';
+      const ref = { ...names, attempt: Number(attempt) };
+      // The store again after a live read: the Pod may have been archived and its log removed by
+      // its node between the two, which leaves the live read empty.
+      const log =
+        (await deps.store.read(ref, stream)) ??
+        (await liveLog(deps.core, ref, stream).then(async (live) => (await deps.store.read(ref, stream)) ?? live));
+      if (log === undefined)
+        return reply.code(404).send({ code: 'not_found', message: 'no log for this step attempt' });
+      const { tail, head, offset, limit } = request.query;
+      const number = (text: string | undefined): number | undefined => (text === undefined ? undefined : Number(text));
+      return logChunk(log, { tail: number(tail), head: number(head), offset: number(offset), limit: number(limit) });
+    },
+  );
   if (deps.history?.kind === 'sqlite') serveHistory(app, deps.history);
   app.setNotFoundHandler((_request, reply) => reply.code(404).type('text/plain').send('not found\n'));
-  app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => reply.code(error.statusCode ?? 500).type('text/plain').send(error.message));
+  app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) =>
+    reply
+      .code(error.statusCode ?? 500)
+      .type('text/plain')
+      .send(error.message),
+  );
   return app;
 }

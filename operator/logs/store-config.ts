@@ -33,7 +33,9 @@ export const DEFAULT_LOG_DIR = '/var/lib/kubedag/logs';
 function bucketName(text: string): string {
   // AWS's rules are stricter for new buckets; older buckets and other servers allow capitals and underscores.
   if (/^[A-Za-z0-9._-]{3,255}$/.test(text)) return text;
-  throw new Error(`log-s3-bucket must be a bucket name (3 to 255 letters, digits, dots, hyphens or underscores), not "${text}"`);
+  throw new Error(
+    `log-s3-bucket must be a bucket name (3 to 255 letters, digits, dots, hyphens or underscores), not "${text}"`,
+  );
 }
 
 /** `logs/kubedag`, `/logs/kubedag/` and `logs/kubedag/` are one prefix, `logs/kubedag/`. */
@@ -53,10 +55,17 @@ function endpointUrl(text: string): string {
   } catch {
     throw new Error(`log-s3-endpoint must be an http or https URL such as https://s3.example.com, not "${text}"`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`log-s3-endpoint must be an http or https URL such as https://s3.example.com, not "${text}"`);
-  if (url.username !== '' || url.password !== '') throw new Error('log-s3-endpoint must not hold credentials: the S3 client reads them from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or the rest of the AWS credential chain');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error(`log-s3-endpoint must be an http or https URL such as https://s3.example.com, not "${text}"`);
+  if (url.username !== '' || url.password !== '')
+    throw new Error(
+      'log-s3-endpoint must not hold credentials: the S3 client reads them from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or the rest of the AWS credential chain',
+    );
   // A path would be taken for part of a key by some servers and dropped by others.
-  if (url.pathname !== '/' || url.search !== '' || url.hash !== '') throw new Error(`log-s3-endpoint must be a server's URL without a path or query (the bucket is log-s3-bucket), not "${text}"`);
+  if (url.pathname !== '/' || url.search !== '' || url.hash !== '')
+    throw new Error(
+      `log-s3-endpoint must be a server's URL without a path or query (the bucket is log-s3-bucket), not "${text}"`,
+    );
   return url.origin;
 }
 
@@ -79,13 +88,68 @@ const trimmed = (text: string): string | undefined => (text.trim() === '' ? unde
  * once the store is known: which settings apply depends on it.
  */
 export const LOG_STORE_SETTINGS = {
-  logStore: setting<string | undefined>({ flag: 'log-store', group: 'Log store', values: ['directory', 's3'], default: undefined, defaultText: 'directory', description: 'Where step logs are archived: a directory, or an S3-compatible bucket (credentials the standard AWS way: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, web identity, a profile).', read: trimmed }),
-  logDir: setting<string | undefined>({ flag: 'log-dir', group: 'Log store', value: 'DIR', default: undefined, defaultText: DEFAULT_LOG_DIR, description: 'The directory of the directory store.', read: trimmed }),
-  logS3Bucket: setting<string | undefined>({ flag: 'log-s3-bucket', group: 'Log store', value: 'BUCKET', default: undefined, description: 'The bucket of the S3 store (required with it).', read: trimmed }),
-  logS3Prefix: setting<string | undefined>({ flag: 'log-s3-prefix', group: 'Log store', value: 'PREFIX', default: undefined, description: 'Folders every key of the S3 store starts with.', read: trimmed }),
-  logS3Endpoint: setting<string | undefined>({ flag: 'log-s3-endpoint', group: 'Log store', value: 'URL', default: undefined, defaultText: 'AWS S3 of the region', description: "An S3-compatible server's URL, without a path.", read: trimmed }),
-  logS3Region: setting<string | undefined>({ flag: 'log-s3-region', group: 'Log store', value: 'REGION', default: undefined, defaultText: "the SDK's own (AWS_REGION, a profile)", description: 'The region of the S3 store.', read: trimmed }),
-  logS3ForcePathStyle: setting<string | undefined>({ flag: 'log-s3-force-path-style', group: 'Log store', value: 'true|false', default: undefined, defaultText: 'false', description: 'endpoint/bucket/key instead of bucket.endpoint/key (most S3-compatible servers need it).', read: trimmed }),
+  logStore: setting<string | undefined>({
+    flag: 'log-store',
+    group: 'Log store',
+    values: ['directory', 's3'],
+    default: undefined,
+    defaultText: 'directory',
+    description:
+      'Where step logs are archived: a directory, or an S3-compatible bucket (credentials the standard AWS way: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, web identity, a profile).',
+    read: trimmed,
+  }),
+  logDir: setting<string | undefined>({
+    flag: 'log-dir',
+    group: 'Log store',
+    value: 'DIR',
+    default: undefined,
+    defaultText: DEFAULT_LOG_DIR,
+    description: 'The directory of the directory store.',
+    read: trimmed,
+  }),
+  logS3Bucket: setting<string | undefined>({
+    flag: 'log-s3-bucket',
+    group: 'Log store',
+    value: 'BUCKET',
+    default: undefined,
+    description: 'The bucket of the S3 store (required with it).',
+    read: trimmed,
+  }),
+  logS3Prefix: setting<string | undefined>({
+    flag: 'log-s3-prefix',
+    group: 'Log store',
+    value: 'PREFIX',
+    default: undefined,
+    description: 'Folders every key of the S3 store starts with.',
+    read: trimmed,
+  }),
+  logS3Endpoint: setting<string | undefined>({
+    flag: 'log-s3-endpoint',
+    group: 'Log store',
+    value: 'URL',
+    default: undefined,
+    defaultText: 'AWS S3 of the region',
+    description: "An S3-compatible server's URL, without a path.",
+    read: trimmed,
+  }),
+  logS3Region: setting<string | undefined>({
+    flag: 'log-s3-region',
+    group: 'Log store',
+    value: 'REGION',
+    default: undefined,
+    defaultText: "the SDK's own (AWS_REGION, a profile)",
+    description: 'The region of the S3 store.',
+    read: trimmed,
+  }),
+  logS3ForcePathStyle: setting<string | undefined>({
+    flag: 'log-s3-force-path-style',
+    group: 'Log store',
+    value: 'true|false',
+    default: undefined,
+    defaultText: 'false',
+    description: 'endpoint/bucket/key instead of bucket.endpoint/key (most S3-compatible servers need it).',
+    read: trimmed,
+  }),
 };
 
 export type LogStoreValues = { readonly [K in keyof typeof LOG_STORE_SETTINGS]: string | undefined };
@@ -98,11 +162,13 @@ export function logStoreFrom(values: LogStoreValues): LogStoreConfig {
   if (kind === 'directory') {
     const stray = S3_SETTINGS.find((key) => values[key] !== undefined);
     const name = stray === undefined ? undefined : LOG_STORE_SETTINGS[stray].name;
-    if (name !== undefined) throw new Error(`${name} applies to the S3 log store only: set log-store to s3 as well, or leave ${name} out`);
+    if (name !== undefined)
+      throw new Error(`${name} applies to the S3 log store only: set log-store to s3 as well, or leave ${name} out`);
     return { kind, dir: values.logDir ?? DEFAULT_LOG_DIR };
   }
   if (kind !== 's3') throw new Error(`log-store must be one of directory, s3, not "${kind}"`);
-  if (values.logDir !== undefined) throw new Error('log-dir applies to the directory log store only: leave it out with log-store s3');
+  if (values.logDir !== undefined)
+    throw new Error('log-dir applies to the directory log store only: leave it out with log-store s3');
   const bucket = values.logS3Bucket;
   if (bucket === undefined) throw new Error('log-s3-bucket is required with log-store s3');
   const endpoint = values.logS3Endpoint;

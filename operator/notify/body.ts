@@ -33,7 +33,10 @@ export function boundedRows(rows: readonly string[], limit = ROWS_BYTES): string
   let used = 0;
   const kept = rows.findIndex((r) => (used += r.length) > limit);
   if (kept === -1) return [...rows];
-  return [...rows.slice(0, kept), `<tr><td colspan="7">... and ${String(rows.length - kept)} more steps: see the run in Kubedag</td></tr>`];
+  return [
+    ...rows.slice(0, kept),
+    `<tr><td colspan="7">... and ${String(rows.length - kept)} more steps: see the run in Kubedag</td></tr>`,
+  ];
 }
 
 /** Records in the DAG's step order (sealed records come back in the order they were sealed); others after. */
@@ -54,7 +57,19 @@ export function mailBody(dag: Dag, run: DagRunResource, missingLogs: readonly st
     ['Params', status.params ?? ''],
     ['Error', status.error ?? ''],
   ];
-  const steps = boundedRows(stepsInOrder(dag, status.nodes ?? []).map((n, i) => row([String(i + 1), n.name, n.startedAt ?? '', n.finishedAt ?? '', n.statusLabel, commandOf(dag, n.name), n.error ?? ''])));
+  const steps = boundedRows(
+    stepsInOrder(dag, status.nodes ?? []).map((n, i) =>
+      row([
+        String(i + 1),
+        n.name,
+        n.startedAt ?? '',
+        n.finishedAt ?? '',
+        n.statusLabel,
+        commandOf(dag, n.name),
+        n.error ?? '',
+      ]),
+    ),
+  );
   return [
     '<!DOCTYPE html>',
     '<html><head><meta charset="UTF-8"><style>table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}</style></head><body>',
@@ -62,7 +77,11 @@ export function mailBody(dag: Dag, run: DagRunResource, missingLogs: readonly st
     `<table>${facts.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('')}</table>`,
     '<h3>Steps</h3>',
     `<table>${row(['#', 'Step', 'Started at', 'Finished at', 'Status', 'Command', 'Error'], 'th')}${steps.join('')}</table>`,
-    ...(missingLogs.length === 0 ? [] : [`<p>The logs of these steps were not available when this mail was sent: ${escapeHtml(missingLogs.join(', '))}.</p>`]),
+    ...(missingLogs.length === 0
+      ? []
+      : [
+          `<p>The logs of these steps were not available when this mail was sent: ${escapeHtml(missingLogs.join(', '))}.</p>`,
+        ]),
     '</body></html>',
   ].join('\n');
 }

@@ -30,7 +30,12 @@ function stepMails(dag: Dag, run: DagRunResource, errorMail: MailConfig, label: 
   const asking = new Set(dag.steps.filter((s) => s.mailOnError).map((s) => s.name));
   return (run.status?.nodes ?? [])
     .filter((node) => node.status === StepStatus.Failed && asking.has(node.name))
-    .map((node) => ({ key: `step:${node.name}` as const, config: errorMail, subject: subjectOf(errorMail, dag.name, label), ...(node.finishedAt === undefined ? {} : { owedSince: node.finishedAt }) }));
+    .map((node) => ({
+      key: `step:${node.name}` as const,
+      config: errorMail,
+      subject: subjectOf(errorMail, dag.name, label),
+      ...(node.finishedAt === undefined ? {} : { owedSince: node.finishedAt }),
+    }));
 }
 
 /** The mail after the run, if its end asks for one. */
@@ -38,12 +43,22 @@ function runMail(dag: Dag, run: DagRunResource, label: string): OwedMail | undef
   const status = run.status ?? {};
   if (status.finishedAt === undefined) return undefined;
   const succeeded = status.status === RunStatus.Succeeded || status.status === RunStatus.PartiallySucceeded;
-  const config = status.status === RunStatus.Failed && dag.mailOn.failure ? dag.errorMail : succeeded && dag.mailOn.success ? dag.infoMail : undefined;
-  return config === undefined ? undefined : { key: 'run', config, subject: subjectOf(config, dag.name, label), owedSince: status.finishedAt };
+  const config =
+    status.status === RunStatus.Failed && dag.mailOn.failure
+      ? dag.errorMail
+      : succeeded && dag.mailOn.success
+        ? dag.infoMail
+        : undefined;
+  return config === undefined
+    ? undefined
+    : { key: 'run', config, subject: subjectOf(config, dag.name, label), owedSince: status.finishedAt };
 }
 
 export function owedMails(dag: Dag, run: DagRunResource): OwedMail[] {
   const label = run.status?.statusLabel ?? 'running';
   const after = runMail(dag, run, label);
-  return [...(dag.errorMail === undefined ? [] : stepMails(dag, run, dag.errorMail, label)), ...(after === undefined ? [] : [after])];
+  return [
+    ...(dag.errorMail === undefined ? [] : stepMails(dag, run, dag.errorMail, label)),
+    ...(after === undefined ? [] : [after]),
+  ];
 }

@@ -55,7 +55,10 @@ export function attachedLogs(run: DagRunResource): AttachedLog[] {
   const used = new Set<string>();
   return (run.status?.nodes ?? []).flatMap((node, index) => {
     if (node.pod === undefined) return [];
-    const base = node.name.replace(/[^-._a-zA-Z0-9]/g, '_').replace(/^\.+/, '_').slice(0, 200);
+    const base = node.name
+      .replace(/[^-._a-zA-Z0-9]/g, '_')
+      .replace(/^\.+/, '_')
+      .slice(0, 200);
     const file = used.has(`${base}.out`) ? `${base}-${String(index + 1)}.out` : `${base}.out`;
     used.add(file);
     return [{ step: node.name, attempt: node.attempt ?? 0, file }];
@@ -74,7 +77,10 @@ export function boundedLogs(logs: readonly { readonly file: string; readonly tex
   for (const { file, text } of logs) {
     const bytes = Buffer.from(text);
     const keep = Math.max(0, Math.min(LOG_LIMIT, left, bytes.length));
-    out[file] = keep === bytes.length ? text : `[kubedag: the first ${String(bytes.length - keep)} bytes are left out]\n${bytes.subarray(bytes.length - keep).toString()}`;
+    out[file] =
+      keep === bytes.length
+        ? text
+        : `[kubedag: the first ${String(bytes.length - keep)} bytes are left out]\n${bytes.subarray(bytes.length - keep).toString()}`;
     left -= keep;
   }
   return out;
@@ -85,7 +91,12 @@ export function logsSecret(run: DagRunResource, key: MailKey, files: Readonly<Re
   return {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { name: notifyPodName(run, key), namespace: ref.namespace, labels: { [LABELS.run]: labelValue(ref.name), [NOTIFY_LABEL]: 'true' }, ownerReferences: [ownerReference(ref)] },
+    metadata: {
+      name: notifyPodName(run, key),
+      namespace: ref.namespace,
+      labels: { [LABELS.run]: labelValue(ref.name), [NOTIFY_LABEL]: 'true' },
+      ownerReferences: [ownerReference(ref)],
+    },
     type: 'Opaque',
     immutable: true,
     stringData: { ...files },
@@ -124,7 +135,10 @@ export function notifyPod(request: NotifyPodRequest): V1Pod {
     { name: NOTIFY_ENV, value: JSON.stringify(spec) },
     { name: 'DAG_NAME', value: ref.dagName },
     { name: 'DAG_RUN_ID', value: ref.dagRunId },
-    ...dag.secrets.map((s) => ({ name: s.name, valueFrom: { secretKeyRef: { name: runSecretName(ref.name), key: s.name } } })),
+    ...dag.secrets.map((s) => ({
+      name: s.name,
+      valueFrom: { secretKeyRef: { name: runSecretName(ref.name), key: s.name } },
+    })),
   ];
   const security = securityContexts(request.steps, undefined, undefined);
   const attach = logs.length > 0;

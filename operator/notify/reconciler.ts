@@ -25,7 +25,16 @@ import { runRef } from '../run/ref.ts';
 import type { RunWriter } from '../run/writer.ts';
 import type { TelemetryRunner } from '../telemetry/pod.ts';
 import { owedMails, type MailKey, type OwedMail } from './mails.ts';
-import { attachedLogs, boundedLogs, logsSecret, missingLogNote, notifyPod, notifyPodName, notifyToken, type AttachedLog } from './pod.ts';
+import {
+  attachedLogs,
+  boundedLogs,
+  logsSecret,
+  missingLogNote,
+  notifyPod,
+  notifyPodName,
+  notifyToken,
+  type AttachedLog,
+} from './pod.ts';
 
 /**
  * How long a mail that attaches logs waits for them after it became owed (the run's or the
@@ -41,7 +50,12 @@ export type NotifyAction =
   /** Logs it attaches are not in the store yet: look again when the wait for them is over. */
   | { readonly kind: 'wait'; readonly requeueAfterMs: number }
   /** `logs` are all it attaches; the `missing` ones are named in their place. */
-  | { readonly kind: 'create'; readonly pod: V1Pod; readonly logs: readonly AttachedLog[]; readonly missing: readonly AttachedLog[] }
+  | {
+      readonly kind: 'create';
+      readonly pod: V1Pod;
+      readonly logs: readonly AttachedLog[];
+      readonly missing: readonly AttachedLog[];
+    }
   | { readonly kind: 'record'; readonly notification: Omit<Notification, 'finishedAt'> }
   | { readonly kind: 'delete'; readonly pod: string };
 
@@ -73,15 +87,22 @@ export function decideNotify(input: NotifyInput): NotifyAction {
     const missing = input.missingLogs;
     // A mail with no known time it became owed does not wait: waiting without end is what this bounds.
     const due = Date.parse(mail.owedSince ?? '') + input.logWaitMs;
-    if (missing.length > 0 && input.now.getTime() < due) return { kind: 'wait', requeueAfterMs: due - input.now.getTime() };
-    return { kind: 'create', pod: notifyPod({ ...input, missingSteps: missing.map((l) => l.step) }), logs: mail.config.attachLogs ? attachedLogs(run) : [], missing };
+    if (missing.length > 0 && input.now.getTime() < due)
+      return { kind: 'wait', requeueAfterMs: due - input.now.getTime() };
+    return {
+      kind: 'create',
+      pod: notifyPod({ ...input, missingSteps: missing.map((l) => l.step) }),
+      logs: mail.config.attachLogs ? attachedLogs(run) : [],
+      missing,
+    };
   }
   // A running run's status is the run controller's to write: results wait for the end.
   if (run.status?.finishedAt === undefined) return { kind: 'none' };
   const phase = pod.status?.phase;
   const base = { key: mail.key, token: notifyToken(run) };
   if (phase === 'Succeeded') return { kind: 'record', notification: { ...base, state: 'sent' } };
-  if (phase === 'Failed') return { kind: 'record', notification: { ...base, state: 'failed', message: podFailure(pod, 'mail') } };
+  if (phase === 'Failed')
+    return { kind: 'record', notification: { ...base, state: 'failed', message: podFailure(pod, 'mail') } };
   return { kind: 'none' };
 }
 
@@ -115,27 +136,56 @@ export class NotifyReconciler {
     let requeueAfterMs: number | undefined;
     for (const mail of owedMails(definition.dag, run)) {
       const action = await this.decide(run, definition, mail, now);
-      if (action.kind === 'wait') requeueAfterMs = Math.min(requeueAfterMs ?? action.requeueAfterMs, action.requeueAfterMs);
+      if (action.kind === 'wait')
+        requeueAfterMs = Math.min(requeueAfterMs ?? action.requeueAfterMs, action.requeueAfterMs);
       else if (action.kind === 'record') records.push({ ...action.notification, finishedAt: now.toISOString() });
       else await this.act(run, mail.key, action);
     }
-    if (records.length > 0) await this.deps.writer.writeStatus(run, { ...run.status, notifications: [...(run.status?.notifications ?? []), ...records] });
+    if (records.length > 0)
+      await this.deps.writer.writeStatus(run, {
+        ...run.status,
+        notifications: [...(run.status?.notifications ?? []), ...records],
+      });
     return requeueAfterMs;
   }
 
   /** Gathers what one mail's decision needs (its Pod, the logs not in the store) and decides. */
-  private async decide(run: DagRunResource, { dag, env }: RunDefinition, mail: OwedMail, now: Date): Promise<NotifyAction> {
+  private async decide(
+    run: DagRunResource,
+    { dag, env }: RunDefinition,
+    mail: OwedMail,
+    now: Date,
+  ): Promise<NotifyAction> {
     const { deps } = this;
     const pod = deps.pods.get(run.metadata?.namespace ?? '', notifyPodName(run, mail.key));
     const missingLogs = pod === undefined && mail.config.attachLogs ? await this.missing(run, attachedLogs(run)) : [];
-    return decideNotify({ run, dag, env, mail, pod, missingLogs, now, logWaitMs: deps.logWaitMs ?? DEFAULT_LOG_WAIT_MS, runner: deps.runner, steps: deps.steps });
+    return decideNotify({
+      run,
+      dag,
+      env,
+      mail,
+      pod,
+      missingLogs,
+      now,
+      logWaitMs: deps.logWaitMs ?? DEFAULT_LOG_WAIT_MS,
+      runner: deps.runner,
+      steps: deps.steps,
+    });
   }
 
-  private async act(run: DagRunResource, key: MailKey, action: Extract<NotifyAction, { kind: 'create' | 'delete' | 'none' }>): Promise<void> {
+  private async act(
+    run: DagRunResource,
+    key: MailKey,
+    action: Extract<NotifyAction, { kind: 'create' | 'delete' | 'none' }>,
+  ): Promise<void> {
     const { podWriter } = this.deps;
     const namespace = run.metadata?.namespace ?? '';
     if (action.kind === 'create') {
-      if (action.logs.length > 0) await podWriter.createSecret(namespace, logsSecret(run, key, await this.read(run, action.logs, action.missing)));
+      if (action.logs.length > 0)
+        await podWriter.createSecret(
+          namespace,
+          logsSecret(run, key, await this.read(run, action.logs, action.missing)),
+        );
       await podWriter.create(namespace, action.pod);
     } else if (action.kind === 'delete') {
       await podWriter.delete(namespace, action.pod);
@@ -150,10 +200,17 @@ export class NotifyReconciler {
   }
 
   /** The attached files: each log as stored, and in place of a missing one the note that names it. */
-  private async read(run: DagRunResource, logs: readonly AttachedLog[], missing: readonly AttachedLog[]): Promise<Record<string, string>> {
+  private async read(
+    run: DagRunResource,
+    logs: readonly AttachedLog[],
+    missing: readonly AttachedLog[],
+  ): Promise<Record<string, string>> {
     const ref = runRef(run);
     const absent = new Set(missing.map((l) => l.file));
-    const text = async (log: AttachedLog): Promise<string> => (absent.has(log.file) ? missingLogNote(log) : ((await this.deps.store.read(logRefOf(ref, log.step, log.attempt), 'stdout')) ?? ''));
+    const text = async (log: AttachedLog): Promise<string> =>
+      absent.has(log.file)
+        ? missingLogNote(log)
+        : ((await this.deps.store.read(logRefOf(ref, log.step, log.attempt), 'stdout')) ?? '');
     return boundedLogs(await Promise.all(logs.map(async (log) => ({ file: log.file, text: await text(log) }))));
   }
 }

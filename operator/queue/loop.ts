@@ -56,7 +56,12 @@ export class AdmissionLoop {
   start(): void {
     this.leadingSince = this.deps.clock.now();
     const sweep = (): void => {
-      const keys = new Set(this.deps.runs.list().filter((r) => r.spec.enqueue === true && r.spec.parent === undefined && r.status?.finishedAt === undefined).map((r) => `${r.metadata?.namespace ?? ''}/${queueName(r)}`));
+      const keys = new Set(
+        this.deps.runs
+          .list()
+          .filter((r) => r.spec.enqueue === true && r.spec.parent === undefined && r.status?.finishedAt === undefined)
+          .map((r) => `${r.metadata?.namespace ?? ''}/${queueName(r)}`),
+      );
       for (const key of keys) this.queue.add(key);
     };
     sweep();
@@ -73,7 +78,9 @@ export class AdmissionLoop {
     // Events seen while the informers sync come before start(), whose sweep decides every queue.
     if (this.leadingSince === undefined) return undefined;
     const [namespace = '', name = ''] = key.split('/');
-    const members = this.deps.runs.list(namespace).filter((r) => queueName(r) === name && r.status?.finishedAt === undefined);
+    const members = this.deps.runs
+      .list(namespace)
+      .filter((r) => queueName(r) === name && r.status?.finishedAt === undefined);
     const custom = this.deps.queues.get(namespace, name);
     const capacity = custom?.spec.maxConcurrency ?? dagCapacity(members);
     const now = this.deps.clock.now();
@@ -82,7 +89,9 @@ export class AdmissionLoop {
     // Several slots freed at once are handed off side by side, not one write after another.
     await Promise.all(decision.admit.map((run) => this.letOut(run, now)));
     // Runs let out are checked again once their activation time is up.
-    return members.some((r) => r.status?.handedOffAt !== undefined) || decision.admit.length > 0 ? { requeueAfterMs: ACTIVATION_MS + 100 } : undefined;
+    return members.some((r) => r.status?.handedOffAt !== undefined) || decision.admit.length > 0
+      ? { requeueAfterMs: ACTIVATION_MS + 100 }
+      : undefined;
   }
 
   /** The hand-off: status without a number, so the run reconciler starts the run. */
@@ -95,8 +104,17 @@ export class AdmissionLoop {
 
   private async giveUp(run: DagRunResource, now: Date): Promise<void> {
     const error = `not started within ${String(ACTIVATION_MS / 1000)} s of leaving its queue`;
-    await this.write(run, { ...run.status, status: RunStatus.Canceled, statusLabel: runStatusLabel(RunStatus.Canceled), finishedAt: now.toISOString(), error });
-    this.deps.log.warn({ run: `${run.metadata?.namespace ?? ''}/${run.metadata?.name ?? ''}`, reason: error }, 'admission gave up on a run');
+    await this.write(run, {
+      ...run.status,
+      status: RunStatus.Canceled,
+      statusLabel: runStatusLabel(RunStatus.Canceled),
+      finishedAt: now.toISOString(),
+      error,
+    });
+    this.deps.log.warn(
+      { run: `${run.metadata?.namespace ?? ''}/${run.metadata?.name ?? ''}`, reason: error },
+      'admission gave up on a run',
+    );
   }
 
   /**

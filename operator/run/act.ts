@@ -80,7 +80,8 @@ export class RunActor {
       return;
     }
     if (written) this.count(run.status ?? {}, status, decision.launch);
-    if (written && run.status?.finishedAt === undefined && status.finishedAt !== undefined) this.deps.log.info({ run: runKey(run), status: status.statusLabel }, 'run finished');
+    if (written && run.status?.finishedAt === undefined && status.finishedAt !== undefined)
+      this.deps.log.info({ run: runKey(run), status: status.statusLabel }, 'run finished');
     for (const event of decision.events) writer.event(run, event.reason, event.message, event.warning === true);
     if (decision.status.finishedAt === undefined) this.warnUnschedulable(run, input);
     else this.forget(runKey(run));
@@ -107,7 +108,12 @@ export class RunActor {
     for (const pod of waiting) {
       if (warned.has(pod.name)) continue;
       warned.add(pod.name);
-      this.deps.writer.event(run, 'StepUnschedulable', `step ${pod.step} (attempt ${String(pod.attempt)}) waits for a node: ${pod.unschedulable ?? ''}`, true);
+      this.deps.writer.event(
+        run,
+        'StepUnschedulable',
+        `step ${pod.step} (attempt ${String(pod.attempt)}) waits for a node: ${pod.unschedulable ?? ''}`,
+        true,
+      );
     }
   }
 
@@ -124,11 +130,21 @@ export class RunActor {
       throw error;
     });
     this.objectsFailed.delete(ref.key);
-    if (objects.registryError !== undefined) this.deps.writer.event(run, 'RegistryAuthsInvalid', objects.registryError, true);
+    if (objects.registryError !== undefined)
+      this.deps.writer.event(run, 'RegistryAuthsInvalid', objects.registryError, true);
     // Launched steps see large outputs too, read back from the log store.
     const status = await this.withLargeOutputs(ref, decision.status);
     const runningContainers = await this.runningContainers(ref, decision.launch);
-    const context: LaunchContext = { run, ref, definition: input.definition, status, steps: this.deps.steps, workspace: objects.workspace, registrySecret: objects.registrySecret, runningContainers };
+    const context: LaunchContext = {
+      run,
+      ref,
+      definition: input.definition,
+      status,
+      steps: this.deps.steps,
+      workspace: objects.workspace,
+      registrySecret: objects.registrySecret,
+      runningContainers,
+    };
     const refusals: Refusal[] = [];
     for (const launch of decision.launch) {
       const refusal = await this.create(run, context, launch);
@@ -155,8 +171,16 @@ export class RunActor {
     } catch (error) {
       const message = apiErrorMessage(error);
       if (createFailure(error) === 'refused') {
-        this.deps.log.info({ run: key, step: launch.step.name, attempt: launch.attempt, err: message }, `step ${what} refused`);
-        this.deps.writer.event(run, 'StepPodRefused', `${attempt}: the Kubernetes API refused its ${what}, so the attempt failed: ${message}`, true);
+        this.deps.log.info(
+          { run: key, step: launch.step.name, attempt: launch.attempt, err: message },
+          `step ${what} refused`,
+        );
+        this.deps.writer.event(
+          run,
+          'StepPodRefused',
+          `${attempt}: the Kubernetes API refused its ${what}, so the attempt failed: ${message}`,
+          true,
+        );
         return { launch, message };
       }
       const waiting = `${attempt}: the Kubernetes API refused its ${what} for now; trying again: ${message}`;
@@ -164,7 +188,10 @@ export class RunActor {
       this.launchWaiting.set(key, waiting);
       throw error;
     }
-    this.deps.log.debug({ run: key, step: launch.step.name, attempt: launch.attempt, pod: launch.pod }, `${what === 'Pod' ? 'step Pod' : what} created`);
+    this.deps.log.debug(
+      { run: key, step: launch.step.name, attempt: launch.attempt, pod: launch.pod },
+      `${what === 'Pod' ? 'step Pod' : what} created`,
+    );
     // Deterministic names: an existing object is this very attempt, created before.
     this.deps.expectations.expect(launch.pod);
     return undefined;
@@ -187,18 +214,22 @@ export class RunActor {
     this.deps.log.debug({ run: runKey(run), pod: name }, 'stopping an attempt');
     const child = this.deps.runs.get(namespace, name);
     if (child === undefined) await this.deps.pods.stop(namespace, name);
-    else if (child.spec.stop !== true) await this.deps.writer.patchSpec(child, [{ op: 'add', path: '/spec/stop', value: true }]);
+    else if (child.spec.stop !== true)
+      await this.deps.writer.patchSpec(child, [{ op: 'add', path: '/spec/stop', value: true }]);
   }
 
   /** The status with the values of large outputs (outputRefs) filled in from the log store. */
   private async withLargeOutputs(ref: RunRef, status: DagRunStatus): Promise<DagRunStatus> {
     const nodes = status.nodes ?? [];
     if (!nodes.some((n) => n.outputRefs !== undefined)) return status;
-    const read = async (step: string, attempt: number): Promise<string> => outputFromStdout((await this.deps.store.read(logRefOf(ref, step, attempt), 'stdout')) ?? '');
+    const read = async (step: string, attempt: number): Promise<string> =>
+      outputFromStdout((await this.deps.store.read(logRefOf(ref, step, attempt), 'stdout')) ?? '');
     const filled = await Promise.all(
       nodes.map(async (node) => {
         if (node.outputRefs === undefined) return node;
-        const values = await Promise.all(Object.entries(node.outputRefs).map(async ([name, at]) => [name, await read(node.name, at.attempt)] as const));
+        const values = await Promise.all(
+          Object.entries(node.outputRefs).map(async ([name, at]) => [name, await read(node.name, at.attempt)] as const),
+        );
         return { ...node, outputs: { ...node.outputs, ...Object.fromEntries(values) } };
       }),
     );
@@ -210,12 +241,16 @@ export class RunActor {
     const metrics = this.deps.metrics;
     if (metrics === undefined) return;
     const doneBefore = new Set((before.nodes ?? []).filter((n) => stepDone(n.status)).map((n) => n.name));
-    for (const node of after.nodes ?? []) if (stepDone(node.status) && !doneBefore.has(node.name)) metrics.stepsFinished.inc({ status: node.statusLabel });
-    if (before.finishedAt === undefined && after.finishedAt !== undefined) metrics.runsFinished.inc({ status: after.statusLabel ?? '' });
+    for (const node of after.nodes ?? [])
+      if (stepDone(node.status) && !doneBefore.has(node.name)) metrics.stepsFinished.inc({ status: node.statusLabel });
+    if (before.finishedAt === undefined && after.finishedAt !== undefined)
+      metrics.runsFinished.inc({ status: after.statusLabel ?? '' });
     const now = this.deps.clock.now().getTime();
     for (const launch of launches) {
       metrics.stepsStarted.inc();
-      const upstream = (after.nodes ?? []).filter((n) => launch.step.depends.includes(n.name) && n.finishedAt !== undefined).map((n) => Date.parse(n.finishedAt ?? ''));
+      const upstream = (after.nodes ?? [])
+        .filter((n) => launch.step.depends.includes(n.name) && n.finishedAt !== undefined)
+        .map((n) => Date.parse(n.finishedAt ?? ''));
       if (upstream.length > 0) metrics.stepGapSeconds.observe((now - Math.max(...upstream)) / 1000);
     }
   }

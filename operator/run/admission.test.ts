@@ -16,15 +16,31 @@ interface RunOptions {
 }
 
 function run(name: string, options: RunOptions = {}): DagRunResource {
-  const status = options.handedOffAt !== undefined ? { queuedAt: options.queuedAt ?? '2026-01-01T00:00:00Z', handedOffAt: options.handedOffAt } : options.status === undefined ? undefined : { status: options.status, ...(options.queuedAt === undefined ? {} : { queuedAt: options.queuedAt }) };
-  const snapshot: Record<string, unknown> = { steps: ['x'], ...(options.dagQueue === undefined ? {} : { queue: options.dagQueue }), ...(options.maxActiveRuns === undefined ? {} : { maxActiveRuns: options.maxActiveRuns }) };
+  const status =
+    options.handedOffAt !== undefined
+      ? { queuedAt: options.queuedAt ?? '2026-01-01T00:00:00Z', handedOffAt: options.handedOffAt }
+      : options.status === undefined
+        ? undefined
+        : { status: options.status, ...(options.queuedAt === undefined ? {} : { queuedAt: options.queuedAt }) };
+  const snapshot: Record<string, unknown> = {
+    steps: ['x'],
+    ...(options.dagQueue === undefined ? {} : { queue: options.dagQueue }),
+    ...(options.maxActiveRuns === undefined ? {} : { maxActiveRuns: options.maxActiveRuns }),
+  };
   const builder = dagRun(name)
     .created(new Date('2026-01-01T00:00:00Z'))
-    .spec({ dagName: 'etl', enqueue: options.enqueue ?? true, snapshot, ...(options.queue === undefined ? {} : { queue: options.queue }), ...(options.parent === true ? { parent: { name: 'p', dagRunId: '1' } } : {}) });
+    .spec({
+      dagName: 'etl',
+      enqueue: options.enqueue ?? true,
+      snapshot,
+      ...(options.queue === undefined ? {} : { queue: options.queue }),
+      ...(options.parent === true ? { parent: { name: 'p', dagRunId: '1' } } : {}),
+    });
   return (status === undefined ? builder : builder.status(status)).build();
 }
 
-const queued = (name: string, second: string, extra: RunOptions = {}): DagRunResource => run(name, { status: 5, queuedAt: `2026-01-01T00:00:0${second}Z`, ...extra });
+const queued = (name: string, second: string, extra: RunOptions = {}): DagRunResource =>
+  run(name, { status: 5, queuedAt: `2026-01-01T00:00:0${second}Z`, ...extra });
 const names = (runs: readonly DagRunResource[]): string[] => runs.map((r) => r.metadata?.name ?? '');
 const now = new Date('2026-01-01T00:01:00Z');
 
@@ -70,7 +86,12 @@ describe('decideQueue', () => {
     ['lets the oldest waiting run out when there is room', [c, b, a], 1, ['a']],
     ['lets the two oldest out with two free slots', [c, b, a], 2, ['a', 'b']],
     ['lets nobody out while the running runs fill the queue', [run('r', { status: 1 }), a], 1, []],
-    ['counts a run let out but not started yet as running', [run('t', { handedOffAt: '2026-01-01T00:00:55Z' }), a], 1, []],
+    [
+      'counts a run let out but not started yet as running',
+      [run('t', { handedOffAt: '2026-01-01T00:00:55Z' }), a],
+      1,
+      [],
+    ],
     ['counts a run started directly that has no status yet as running', [run('d', { enqueue: false }), a], 1, []],
     ['ignores sub runs, which never queue', [run('s', { status: 1, parent: true }), a], 1, ['a']],
     ['treats a capacity below 1 as 1', [a, b], 0, ['a']],

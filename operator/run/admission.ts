@@ -11,16 +11,20 @@ import { declaredValue } from '../../core/resources/frozen.ts';
 import { RunStatus } from '../../core/resources/status.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 
-
 /** How long a run let out of its queue may take to start before it is given up. */
 export const ACTIVATION_MS = 10_000;
 
 const waiting = (run: DagRunResource): boolean => run.status?.status === RunStatus.Queued;
 /** Let out of its queue, not started yet. */
-export const handedOff = (run: DagRunResource): boolean => run.spec.enqueue === true && run.status !== undefined && run.status.status === undefined && run.status.handedOffAt !== undefined;
+export const handedOff = (run: DagRunResource): boolean =>
+  run.spec.enqueue === true &&
+  run.status !== undefined &&
+  run.status.status === undefined &&
+  run.status.handedOffAt !== undefined;
 /** A run started directly (not enqueued) that the operator has not picked up yet holds a slot too. */
 const startingNow = (run: DagRunResource): boolean => run.spec.enqueue !== true && run.status === undefined;
-const runningNow = (run: DagRunResource): boolean => run.status?.status === RunStatus.Running || handedOff(run) || startingNow(run);
+const runningNow = (run: DagRunResource): boolean =>
+  run.status?.status === RunStatus.Running || handedOff(run) || startingNow(run);
 
 /** What the run reconciler does with a run and its queue. */
 export function queuePlace(run: DagRunResource): 'proceed' | 'enter' | 'wait' {
@@ -64,9 +68,18 @@ export interface QueueDecision {
  * A hand-off's 10 s count from `leadingSince` at the earliest: runs let out by a leader that
  * died before starting them are started by its successor, not discarded for the failover.
  */
-export function decideQueue(members: readonly DagRunResource[], capacity: number, now: Date, leadingSince = new Date(0)): QueueDecision {
+export function decideQueue(
+  members: readonly DagRunResource[],
+  capacity: number,
+  now: Date,
+  leadingSince = new Date(0),
+): QueueDecision {
   const roots = members.filter((r) => r.spec.parent === undefined);
-  const expire = roots.filter((r) => handedOff(r) && now.getTime() - Math.max(Date.parse(r.status?.handedOffAt ?? ''), leadingSince.getTime()) > ACTIVATION_MS);
+  const expire = roots.filter(
+    (r) =>
+      handedOff(r) &&
+      now.getTime() - Math.max(Date.parse(r.status?.handedOffAt ?? ''), leadingSince.getTime()) > ACTIVATION_MS,
+  );
   const line = roots.filter(waiting).sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
   const running = roots.filter((r) => runningNow(r) && !expire.includes(r)).length;
   const room = Math.max(0, Math.max(1, capacity) - running);

@@ -19,16 +19,32 @@ const smtp = { host: 'smtp.example.com', port: '25' };
 const finished = (status: number): DagRunResource => ({
   metadata: { name: 'r', namespace: 'n' },
   spec: {},
-  status: { status, finishedAt: '2026-11-28T10:00:00Z', nodes: [{ name: 's', status: StepStatus.Failed, statusLabel: 'failed', finishedAt: '2026-11-28T10:00:00Z' }] },
+  status: {
+    status,
+    finishedAt: '2026-11-28T10:00:00Z',
+    nodes: [{ name: 's', status: StepStatus.Failed, statusLabel: 'failed', finishedAt: '2026-11-28T10:00:00Z' }],
+  },
 });
 const containerPod: V1Pod = { metadata: { name: 'r-container' } };
 
 describe('a DAG that asks nothing after the end owes nothing after the end', () => {
   it.each([
     ['plain steps', { steps: [{ name: 's', command: 'false' }] }],
-    ['otel turned off', { otel: { enabled: false, endpoint: 'http://collector:4318' }, steps: [{ name: 's', command: 'false' }] }],
-    ['mail settings without mailOn or mailOnError', { errorMail: mail, infoMail: mail, smtp, steps: [{ name: 's', command: 'false' }] }],
-    ['handlers (they run before the end)', { handlerOn: { failure: { command: 'echo' }, exit: { command: 'echo' } }, steps: [{ name: 's', command: 'false' }] }],
+    [
+      'otel turned off',
+      { otel: { enabled: false, endpoint: 'http://collector:4318' }, steps: [{ name: 's', command: 'false' }] },
+    ],
+    [
+      'mail settings without mailOn or mailOnError',
+      { errorMail: mail, infoMail: mail, smtp, steps: [{ name: 's', command: 'false' }] },
+    ],
+    [
+      'handlers (they run before the end)',
+      {
+        handlerOn: { failure: { command: 'echo' }, exit: { command: 'echo' } },
+        steps: [{ name: 's', command: 'false' }],
+      },
+    ],
   ])('%s', (_what, spec) => {
     const definition = runDefinition(spec, 'd', undefined);
     expect(asksAfterEnd(definition.dag)).toBe(false);

@@ -24,8 +24,22 @@ export interface AttemptReport {
 }
 
 export type AttemptVerdict =
-  | { readonly kind: 'done'; readonly status: StepStatusValue; readonly continued: boolean; readonly error?: string; readonly output?: string; readonly stepOutputs?: Readonly<Record<string, string>> }
-  | { readonly kind: 'again'; readonly why: 'retry' | 'repeat'; readonly delayMs: number; readonly error?: string; readonly output?: string; readonly stepOutputs?: Readonly<Record<string, string>> };
+  | {
+      readonly kind: 'done';
+      readonly status: StepStatusValue;
+      readonly continued: boolean;
+      readonly error?: string;
+      readonly output?: string;
+      readonly stepOutputs?: Readonly<Record<string, string>>;
+    }
+  | {
+      readonly kind: 'again';
+      readonly why: 'retry' | 'repeat';
+      readonly delayMs: number;
+      readonly error?: string;
+      readonly output?: string;
+      readonly stepOutputs?: Readonly<Record<string, string>>;
+    };
 
 export interface AttemptContext {
   readonly retryCount: number;
@@ -49,11 +63,17 @@ function matchesText(pattern: string, text: string): boolean {
 /** `expected` matched against a value line by line, exactly or as `re:<regex>`. */
 export function matchesExpected(value: string, expected: string): boolean {
   const lines = value.split('\n');
-  if (expected.startsWith('re:')) return lines.some((line) => matchesText(expected, line)) || matchesText(expected, value);
+  if (expected.startsWith('re:'))
+    return lines.some((line) => matchesText(expected, line)) || matchesText(expected, value);
   return value === expected || lines.includes(expected);
 }
 
-function waitMs(intervalSec: number, backoff: number | undefined, n: number, maxIntervalSec: number | undefined): number {
+function waitMs(
+  intervalSec: number,
+  backoff: number | undefined,
+  n: number,
+  maxIntervalSec: number | undefined,
+): number {
   const raw = intervalSec * (backoff === undefined ? 1 : backoff ** n);
   const capped = maxIntervalSec === undefined || maxIntervalSec <= 0 ? raw : Math.min(raw, maxIntervalSec);
   return Math.round(capped * 1000);
@@ -70,19 +90,37 @@ function conditionHolds(policy: RepeatPolicy, report: AttemptReport): boolean {
   return report.exitCode === 0;
 }
 
-function repeatVerdict(policy: RepeatPolicy, report: AttemptReport, context: AttemptContext): AttemptVerdict | undefined {
+function repeatVerdict(
+  policy: RepeatPolicy,
+  report: AttemptReport,
+  context: AttemptContext,
+): AttemptVerdict | undefined {
   const executions = context.doneCount + 1;
   if (policy.limit > 0 && executions >= policy.limit) return undefined;
   const holds = conditionHolds(policy, report);
   const again = policy.repeat === 'while' ? holds : !holds;
   if (!again) return undefined;
-  return { kind: 'again', why: 'repeat', delayMs: waitMs(policy.intervalSec, policy.backoff, executions, policy.maxIntervalSec) };
+  return {
+    kind: 'again',
+    why: 'repeat',
+    delayMs: waitMs(policy.intervalSec, policy.backoff, executions, policy.maxIntervalSec),
+  };
 }
 
-function retryVerdict(policy: RetryPolicy, report: AttemptReport, context: AttemptContext, error: string): AttemptVerdict | undefined {
+function retryVerdict(
+  policy: RetryPolicy,
+  report: AttemptReport,
+  context: AttemptContext,
+  error: string,
+): AttemptVerdict | undefined {
   if (context.retryCount >= context.resolveCount(policy.limit)) return undefined;
   if (policy.exitCode.length > 0 && !policy.exitCode.includes(report.exitCode)) return undefined;
-  const delayMs = waitMs(context.resolveCount(policy.intervalSec), policy.backoff, context.retryCount, policy.maxIntervalSec);
+  const delayMs = waitMs(
+    context.resolveCount(policy.intervalSec),
+    policy.backoff,
+    context.retryCount,
+    policy.maxIntervalSec,
+  );
   return { kind: 'again', why: 'retry', delayMs, error };
 }
 
@@ -101,24 +139,33 @@ interface Captured {
 
 /** The captured output and declared outputs, or why capturing them failed the step. */
 function captureOutput(step: Step, report: AttemptReport, maxOutputSize: number): Captured {
-  const declared = step.declaredOutputs === undefined || report.exitCode !== 0 ? undefined : readDeclaredOutputs(report.outputRecords ?? '', step.declaredOutputs, maxOutputSize);
+  const declared =
+    step.declaredOutputs === undefined || report.exitCode !== 0
+      ? undefined
+      : readDeclaredOutputs(report.outputRecords ?? '', step.declaredOutputs, maxOutputSize);
   if (declared !== undefined && 'error' in declared) return { error: declared.error };
   const stepOutputs = declared === undefined ? {} : { stepOutputs: declared.values };
   if (step.output === undefined) return stepOutputs;
   const captured = outputFromStdout(report.stdout ?? '');
-  if (Buffer.byteLength(captured) > maxOutputSize) return { error: `output exceeds maxOutputSize (${String(maxOutputSize)} bytes)` };
+  if (Buffer.byteLength(captured) > maxOutputSize)
+    return { error: `output exceeds maxOutputSize (${String(maxOutputSize)} bytes)` };
   return { output: captured, ...stepOutputs };
 }
 
 function withOutput<T extends AttemptVerdict>(verdict: T, captured: Captured): T {
-  return { ...verdict, ...(captured.output === undefined ? {} : { output: captured.output }), ...(captured.stepOutputs === undefined ? {} : { stepOutputs: captured.stepOutputs }) };
+  return {
+    ...verdict,
+    ...(captured.output === undefined ? {} : { output: captured.output }),
+    ...(captured.stepOutputs === undefined ? {} : { stepOutputs: captured.stepOutputs }),
+  };
 }
 
 /** The verdict on one finished attempt of `step`. */
 export function judgeAttempt(step: Step, report: AttemptReport, context: AttemptContext): AttemptVerdict {
   if (report.preconditionUnmet) return { kind: 'done', status: StepStatus.Skipped, continued: false };
   const captured = captureOutput(step, report, context.maxOutputSize);
-  const failure = report.childStatus === undefined ? `exit code ${String(report.exitCode)}` : `sub-DAG run ${report.childStatus}`;
+  const failure =
+    report.childStatus === undefined ? `exit code ${String(report.exitCode)}` : `sub-DAG run ${report.childStatus}`;
   const error = captured.error ?? (report.exitCode === 0 ? undefined : failure);
   if (step.repeatPolicy !== undefined && captured.error === undefined) {
     const again = repeatVerdict(step.repeatPolicy, report, context);
@@ -129,7 +176,10 @@ export function judgeAttempt(step: Step, report: AttemptReport, context: Attempt
     const status = report.childStatus === 'partially_succeeded' ? StepStatus.PartiallySucceeded : StepStatus.Succeeded;
     return withOutput({ kind: 'done', status, continued: false }, captured);
   }
-  const again = step.retryPolicy !== undefined && report.exitCode !== 0 ? retryVerdict(step.retryPolicy, report, context, error) : undefined;
+  const again =
+    step.retryPolicy !== undefined && report.exitCode !== 0
+      ? retryVerdict(step.retryPolicy, report, context, error)
+      : undefined;
   if (again !== undefined) return again;
   if (!continueOnMatches(step, report)) return { kind: 'done', status: StepStatus.Failed, continued: false, error };
   const status = step.continueOn.markSuccess ? StepStatus.Succeeded : StepStatus.Failed;
@@ -144,8 +194,23 @@ export function judgeAttempt(step: Step, report: AttemptReport, context: Attempt
 export function judgeLostAttempt(step: Step, why: string, context: AttemptContext): AttemptVerdict {
   const policy = step.retryPolicy;
   if (policy !== undefined && policy.exitCode.length === 0 && context.retryCount < context.resolveCount(policy.limit)) {
-    return { kind: 'again', why: 'retry', delayMs: waitMs(context.resolveCount(policy.intervalSec), policy.backoff, context.retryCount, policy.maxIntervalSec), error: why };
+    return {
+      kind: 'again',
+      why: 'retry',
+      delayMs: waitMs(
+        context.resolveCount(policy.intervalSec),
+        policy.backoff,
+        context.retryCount,
+        policy.maxIntervalSec,
+      ),
+      error: why,
+    };
   }
   const continued = step.continueOn.failure;
-  return { kind: 'done', status: continued && step.continueOn.markSuccess ? StepStatus.Succeeded : StepStatus.Failed, continued, error: why };
+  return {
+    kind: 'done',
+    status: continued && step.continueOn.markSuccess ? StepStatus.Succeeded : StepStatus.Failed,
+    continued,
+    error: why,
+  };
 }

@@ -6,7 +6,13 @@
 import type { Step } from '../../core/dag/index.ts';
 import type { RunNode } from '../../core/resources/schemas.ts';
 import { StepStatus, stepStatusLabel, type StepStatusValue } from '../../core/resources/status.ts';
-import { judgeAttempt, judgeLostAttempt, type AttemptContext, type AttemptReport, type AttemptVerdict } from './attempt.ts';
+import {
+  judgeAttempt,
+  judgeLostAttempt,
+  type AttemptContext,
+  type AttemptReport,
+  type AttemptVerdict,
+} from './attempt.ts';
 import { podLoss } from './lost.ts';
 import { parallelItems, subRunId } from './children.ts';
 import { stepPodName } from '../../core/resources/names.ts';
@@ -42,7 +48,9 @@ export function observeSteps(work: Work): void {
 function adopt(work: Work, node: RunNode): RunNode {
   if (node.status !== StepStatus.NotStarted) return node;
   const pod = work.podOf(node);
-  return pod === undefined ? node : attemptBegun(withStatus(node, StepStatus.Running, { startedAt: work.now, pod: pod.name }), work.now);
+  return pod === undefined
+    ? node
+    : attemptBegun(withStatus(node, StepStatus.Running, { startedAt: work.now, pod: pod.name }), work.now);
 }
 
 /** Handlers run because the run is ending: a stop or timeout does not cancel them. */
@@ -69,7 +77,11 @@ export function observeNode(work: Work, step: Step, node: RunNode, handler = fal
  */
 function loseAttempt(work: Work, step: Step, node: RunNode, why: string): RunNode {
   const after = lostVerdict(work, step, node, why);
-  return attemptEnded(after, { attempt: node.attempt ?? 0, at: work.now, status: after.status === StepStatus.Running ? StepStatus.Failed : (after.status as StepStatusValue) });
+  return attemptEnded(after, {
+    attempt: node.attempt ?? 0,
+    at: work.now,
+    status: after.status === StepStatus.Running ? StepStatus.Failed : (after.status as StepStatusValue),
+  });
 }
 
 /** What judging an attempt of the step needs beyond its report: the step's counts so far and the DAG's limits. */
@@ -85,13 +97,19 @@ function judging(work: Work, node: RunNode): AttemptContext {
 
 function lostVerdict(work: Work, step: Step, node: RunNode, why: string): RunNode {
   // A stop deletes a Pod that had not started yet: that is the stop, not a lost Pod.
-  if (work.ending) return withStatus(node, StepStatus.Canceled, { finishedAt: work.now, error: `stopped before attempt ${String(node.attempt ?? 0)} finished` });
+  if (work.ending)
+    return withStatus(node, StepStatus.Canceled, {
+      finishedAt: work.now,
+      error: `stopped before attempt ${String(node.attempt ?? 0)} finished`,
+    });
   // This attempt has no exit code: an earlier attempt's must not pass for its.
   const { exitCode: _earlier, ...rest } = node;
-  if (node.error === STEP_TIMEOUT) return withStatus(rest, StepStatus.Failed, { finishedAt: work.now, doneCount: (node.doneCount ?? 0) + 1 });
+  if (node.error === STEP_TIMEOUT)
+    return withStatus(rest, StepStatus.Failed, { finishedAt: work.now, doneCount: (node.doneCount ?? 0) + 1 });
   const verdict = judgeLostAttempt(stepForAttempt(step, work.status), why, judging(work, node));
   if (verdict.kind === 'again') return nextAttempt(work, step, rest, { verdict, outputs: {} });
-  if (verdict.status === StepStatus.Failed) work.events.push({ reason: 'StepFailed', message: `${step.name}: failed (${why})`, warning: true });
+  if (verdict.status === StepStatus.Failed)
+    work.events.push({ reason: 'StepFailed', message: `${step.name}: failed (${why})`, warning: true });
   return withStatus(rest, verdict.status, { finishedAt: work.now, continued: verdict.continued, error: why });
 }
 
@@ -100,7 +118,9 @@ export function observeParallel(work: Work, step: Step, node: RunNode): RunNode 
   const attempt = node.attempt ?? 0;
   const { definition, run } = work.input;
   const items = parallelItems(step, variables(definition, { nodes: [...work.nodes.values()] }, step, work.dag.steps));
-  const children = work.input.pods.filter((p) => p.step === step.name && p.attempt === attempt && p.item !== undefined).map((p) => ({ item: p.item ?? 0, name: p.name, ...(p.report === undefined ? {} : { report: p.report }) }));
+  const children = work.input.pods
+    .filter((p) => p.step === step.name && p.attempt === attempt && p.item !== undefined)
+    .map((p) => ({ item: p.item ?? 0, name: p.name, ...(p.report === undefined ? {} : { report: p.report }) }));
   const itemName = (i: number): string => `${step.name}[${String(i)}]`;
   const out = fanOut(step, items, children, (i) => subRunId(run.dagRunId, itemName(i), attempt));
   if (!work.ending) {
@@ -117,19 +137,33 @@ export function observeParallel(work: Work, step: Step, node: RunNode): RunNode 
 function finishAttempt(work: Work, step: Step, node: RunNode, report: AttemptReport, handler: boolean): RunNode {
   const after = judged(work, step, node, report, handler);
   const exitCode = after.exitCode ?? report.exitCode;
-  return attemptEnded(after, { attempt: node.attempt ?? 0, at: work.now, status: attemptStatus(after, exitCode), exitCode });
+  return attemptEnded(after, {
+    attempt: node.attempt ?? 0,
+    at: work.now,
+    status: attemptStatus(after, exitCode),
+    exitCode,
+  });
 }
 
 function judged(work: Work, step: Step, node: RunNode, report: AttemptReport, handler: boolean): RunNode {
   const base = { exitCode: report.exitCode, finishedAt: work.now };
-  if (node.error === STEP_TIMEOUT) return withStatus(node, StepStatus.Failed, { ...base, exitCode: 124, doneCount: (node.doneCount ?? 0) + 1 });
+  if (node.error === STEP_TIMEOUT)
+    return withStatus(node, StepStatus.Failed, { ...base, exitCode: 124, doneCount: (node.doneCount ?? 0) + 1 });
   if (!handler && work.ending) {
-    return withStatus(node, StepStatus.Canceled, { ...base, error: work.status.endReason === 'stopped' ? 'stopped' : 'run timed out' });
+    return withStatus(node, StepStatus.Canceled, {
+      ...base,
+      error: work.status.endReason === 'stopped' ? 'stopped' : 'run timed out',
+    });
   }
   const verdict = judgeAttempt(stepForAttempt(step, work.status), report, judging(work, node));
   // Declared outputs are the latest attempt's, as Dagu clears them when an attempt starts.
-  const outputs = { ...keepOutput(node, step.output, verdict.output, node.attempt ?? 0), ...(verdict.stepOutputs === undefined ? {} : { stepOutputs: verdict.stepOutputs }) };
-  return verdict.kind === 'again' ? nextAttempt(work, step, node, { verdict, outputs, exitCode: report.exitCode }) : finished(work, step, node, { verdict, outputs, base });
+  const outputs = {
+    ...keepOutput(node, step.output, verdict.output, node.attempt ?? 0),
+    ...(verdict.stepOutputs === undefined ? {} : { stepOutputs: verdict.stepOutputs }),
+  };
+  return verdict.kind === 'again'
+    ? nextAttempt(work, step, node, { verdict, outputs, exitCode: report.exitCode })
+    : finished(work, step, node, { verdict, outputs, base });
 }
 
 interface Again {
@@ -142,10 +176,22 @@ interface Again {
 /** The step stays running: another attempt (retry) or execution (repeat) after a wait. */
 function nextAttempt(work: Work, step: Step, node: RunNode, { verdict, outputs, exitCode }: Again): RunNode {
   const nextAttemptAt = new Date(work.input.now.getTime() + verdict.delayMs).toISOString();
-  const counters = verdict.why === 'retry' ? { retryCount: (node.retryCount ?? 0) + 1 } : { doneCount: (node.doneCount ?? 0) + 1 };
-  work.events.push({ reason: verdict.why === 'retry' ? 'StepRetrying' : 'StepRepeating', message: `${step.name}: attempt ${String((node.attempt ?? 0) + 1)} in ${String(verdict.delayMs)} ms` });
+  const counters =
+    verdict.why === 'retry' ? { retryCount: (node.retryCount ?? 0) + 1 } : { doneCount: (node.doneCount ?? 0) + 1 };
+  work.events.push({
+    reason: verdict.why === 'retry' ? 'StepRetrying' : 'StepRepeating',
+    message: `${step.name}: attempt ${String((node.attempt ?? 0) + 1)} in ${String(verdict.delayMs)} ms`,
+  });
   const { pod: _finished, outputs: _o, outputRefs: _r, stepOutputs: _s, ...rest } = node;
-  return { ...rest, ...counters, ...(exitCode === undefined ? {} : { exitCode }), attempt: (node.attempt ?? 0) + 1, nextAttemptAt, ...outputs, ...(verdict.error === undefined ? {} : { error: verdict.error }) };
+  return {
+    ...rest,
+    ...counters,
+    ...(exitCode === undefined ? {} : { exitCode }),
+    attempt: (node.attempt ?? 0) + 1,
+    nextAttemptAt,
+    ...outputs,
+    ...(verdict.error === undefined ? {} : { error: verdict.error }),
+  };
 }
 
 interface Finished {
@@ -156,8 +202,14 @@ interface Finished {
 
 function finished(work: Work, step: Step, node: RunNode, { verdict, outputs, base }: Finished): RunNode {
   // Events cost an API write each: failures are worth one, routine step ends are in the status.
-  if (verdict.status === StepStatus.Failed) work.events.push({ reason: 'StepFailed', message: `${step.name}: failed${verdict.error === undefined ? '' : ` (${verdict.error})`}`, warning: true });
-  else if (work.input.routineEvents === true) work.events.push({ reason: 'StepFinished', message: `${step.name}: ${stepStatusLabel(verdict.status)}` });
+  if (verdict.status === StepStatus.Failed)
+    work.events.push({
+      reason: 'StepFailed',
+      message: `${step.name}: failed${verdict.error === undefined ? '' : ` (${verdict.error})`}`,
+      warning: true,
+    });
+  else if (work.input.routineEvents === true)
+    work.events.push({ reason: 'StepFinished', message: `${step.name}: ${stepStatusLabel(verdict.status)}` });
   const doneCount = step.repeatPolicy === undefined ? node.doneCount : (node.doneCount ?? 0) + 1;
   const { error: _previous, nextAttemptAt: _wait, outputs: _o, outputRefs: _r, stepOutputs: _s, ...rest } = node;
   return withStatus(rest, verdict.status, {

@@ -28,13 +28,21 @@ export function childParams(step: Step, vars: Readonly<Record<string, string>>, 
 
 /** Child run ids: derived, so that a parent reconciled twice reaches the same child. */
 export function subRunId(parentRunId: string, step: string, attempt: number): string {
-  return createHash('sha256').update(`${parentRunId}:${step}:${String(attempt)}`).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(`${parentRunId}:${step}:${String(attempt)}`)
+    .digest('hex')
+    .slice(0, 32);
 }
 
 /** What a sub-DAG step outputs: `${R.outputs.NAME}` reads the child's outputs from it. */
 export function childResult(child: DagRunResource): Record<string, unknown> {
   const status = child.status ?? {};
   const outputs = Object.assign({}, ...(status.nodes ?? []).map((n) => n.outputs ?? {})) as Record<string, string>;
-  return { name: child.spec.dagName ?? '', dagRunId: child.spec.dagRunId ?? '', params: status.params ?? '', outputs, status: status.statusLabel ?? '' };
+  return {
+    name: child.spec.dagName ?? '',
+    dagRunId: child.spec.dagRunId ?? '',
+    params: status.params ?? '',
+    outputs,
+    status: status.statusLabel ?? '',
+  };
 }
-

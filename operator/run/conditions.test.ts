@@ -4,16 +4,41 @@ import { withConditions } from './conditions.ts';
 
 const now = new Date('2026-11-22T10:00:00Z');
 const earlier = '2026-11-22T09:00:00.000Z';
-const states = (status: DagRunStatus): Record<string, string> => Object.fromEntries((status.conditions ?? []).map((c) => [c.type, `${c.status}/${c.reason}`]));
+const states = (status: DagRunStatus): Record<string, string> =>
+  Object.fromEntries((status.conditions ?? []).map((c) => [c.type, `${c.status}/${c.reason}`]));
 
 describe('run conditions', () => {
   const cases: { name: string; status: DagRunStatus; want: Record<string, string> }[] = [
-    { name: 'a running run is Running and not yet Succeeded', status: { status: 1, progress: '1/3' }, want: { Running: 'True/Running', Succeeded: 'Unknown/Running' } },
-    { name: 'a succeeded run is Succeeded and no longer Running', status: { status: 4, finishedAt: earlier }, want: { Running: 'False/Succeeded', Succeeded: 'True/Succeeded' } },
-    { name: 'a partially succeeded run counts as Succeeded', status: { status: 6, finishedAt: earlier }, want: { Running: 'False/PartiallySucceeded', Succeeded: 'True/PartiallySucceeded' } },
-    { name: 'a failed run is not Succeeded', status: { status: 2, finishedAt: earlier, error: 'step b failed' }, want: { Running: 'False/Failed', Succeeded: 'False/Failed' } },
-    { name: 'a canceled run is not Succeeded', status: { status: 3, finishedAt: earlier }, want: { Running: 'False/Canceled', Succeeded: 'False/Canceled' } },
-    { name: 'a queued run is neither running nor ended', status: { status: 5 }, want: { Running: 'False/Queued', Succeeded: 'Unknown/Queued' } },
+    {
+      name: 'a running run is Running and not yet Succeeded',
+      status: { status: 1, progress: '1/3' },
+      want: { Running: 'True/Running', Succeeded: 'Unknown/Running' },
+    },
+    {
+      name: 'a succeeded run is Succeeded and no longer Running',
+      status: { status: 4, finishedAt: earlier },
+      want: { Running: 'False/Succeeded', Succeeded: 'True/Succeeded' },
+    },
+    {
+      name: 'a partially succeeded run counts as Succeeded',
+      status: { status: 6, finishedAt: earlier },
+      want: { Running: 'False/PartiallySucceeded', Succeeded: 'True/PartiallySucceeded' },
+    },
+    {
+      name: 'a failed run is not Succeeded',
+      status: { status: 2, finishedAt: earlier, error: 'step b failed' },
+      want: { Running: 'False/Failed', Succeeded: 'False/Failed' },
+    },
+    {
+      name: 'a canceled run is not Succeeded',
+      status: { status: 3, finishedAt: earlier },
+      want: { Running: 'False/Canceled', Succeeded: 'False/Canceled' },
+    },
+    {
+      name: 'a queued run is neither running nor ended',
+      status: { status: 5 },
+      want: { Running: 'False/Queued', Succeeded: 'Unknown/Queued' },
+    },
   ];
   it.each(cases)('$name', ({ status, want }) => {
     expect(states(withConditions(status, 2, now))).toEqual(want);

@@ -19,7 +19,12 @@ const REASONS: Record<number, string> = {
   [RunStatus.PartiallySucceeded]: 'PartiallySucceeded',
 };
 
-function condition(type: string, holds: 'True' | 'False' | 'Unknown', reason: string, message: string): Omit<Condition, 'lastTransitionTime' | 'observedGeneration'> {
+function condition(
+  type: string,
+  holds: 'True' | 'False' | 'Unknown',
+  reason: string,
+  message: string,
+): Omit<Condition, 'lastTransitionTime' | 'observedGeneration'> {
   return { type, status: holds, reason, message };
 }
 
@@ -29,13 +34,24 @@ export function withConditions(status: DagRunStatus, generation: number, now: Da
   const finished = status.finishedAt !== undefined;
   const succeeded = value === RunStatus.Succeeded || value === RunStatus.PartiallySucceeded;
   const wanted = [
-    condition('Running', value === RunStatus.Running && !finished ? 'True' : 'False', reason, value === RunStatus.Running && !finished ? `${status.progress ?? ''} steps finished` : `the run is ${reason}`),
-    condition('Succeeded', !finished ? 'Unknown' : succeeded ? 'True' : 'False', reason, finished ? (status.error ?? `the run ended ${reason}`) : 'the run has not ended'),
+    condition(
+      'Running',
+      value === RunStatus.Running && !finished ? 'True' : 'False',
+      reason,
+      value === RunStatus.Running && !finished ? `${status.progress ?? ''} steps finished` : `the run is ${reason}`,
+    ),
+    condition(
+      'Succeeded',
+      !finished ? 'Unknown' : succeeded ? 'True' : 'False',
+      reason,
+      finished ? (status.error ?? `the run ended ${reason}`) : 'the run has not ended',
+    ),
   ];
   const previous = new Map((status.conditions ?? []).map((c) => [c.type, c]));
   const conditions = wanted.map((c) => {
     const before = previous.get(c.type);
-    const lastTransitionTime = before !== undefined && before.status === c.status ? before.lastTransitionTime : now.toISOString();
+    const lastTransitionTime =
+      before !== undefined && before.status === c.status ? before.lastTransitionTime : now.toISOString();
     return { ...c, lastTransitionTime, observedGeneration: generation };
   });
   return { ...status, observedGeneration: generation, conditions };

@@ -11,8 +11,13 @@ import type { RunDefinition } from './definition.ts';
 import type { PodWriter } from './pod-writer.ts';
 
 /** Whether the run's container Pod should go now. Pure. */
-export function removesContainer(run: DagRunResource, definition: Pick<RunDefinition, 'container'>, pod: V1Pod | undefined): boolean {
-  if (run.status?.finishedAt === undefined || definition.container === undefined || definition.container.keepContainer) return false;
+export function removesContainer(
+  run: DagRunResource,
+  definition: Pick<RunDefinition, 'container'>,
+  pod: V1Pod | undefined,
+): boolean {
+  if (run.status?.finishedAt === undefined || definition.container === undefined || definition.container.keepContainer)
+    return false;
   return pod !== undefined && pod.metadata?.deletionTimestamp === undefined;
 }
 

@@ -76,7 +76,12 @@ export class RunController {
     }
     if (await copyFromOriginal(run, deps)) return undefined;
     // Queued runs wait for the admission loop (operator/queue/loop.ts) to let them out.
-    if (place === 'enter') await deps.writer.writeStatus(run, { status: RunStatus.Queued, statusLabel: 'queued', queuedAt: deps.clock.now().toISOString() });
+    if (place === 'enter')
+      await deps.writer.writeStatus(run, {
+        status: RunStatus.Queued,
+        statusLabel: 'queued',
+        queuedAt: deps.clock.now().toISOString(),
+      });
     if (place !== 'proceed') return undefined;
     const input = await deps.gatherer.snapshot(run);
     const decision = decide(input);

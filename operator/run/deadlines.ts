@@ -20,7 +20,9 @@ export function endConditions(work: Work): void {
   }
   if (work.status.endReason === 'timeout') {
     // A timed-out run cancels what has not started (behaviour-notes 3).
-    for (const [name, node] of work.nodes) if (node.status === StepStatus.NotStarted) work.nodes.set(name, withStatus(node, StepStatus.Canceled, { finishedAt: work.now, error: 'run timed out' }));
+    for (const [name, node] of work.nodes)
+      if (node.status === StepStatus.NotStarted)
+        work.nodes.set(name, withStatus(node, StepStatus.Canceled, { finishedAt: work.now, error: 'run timed out' }));
   }
 }
 
@@ -47,11 +49,18 @@ function runDeadline(work: Work): void {
  */
 function stopStep(work: Work, step: Step, node: RunNode): void {
   if (step.parallel !== undefined) {
-    for (const child of work.input.pods.filter((p) => p.step === step.name && p.attempt === (node.attempt ?? 0) && stillRunning(p) && !p.deleting)) work.stop.push({ pod: child.name });
+    for (const child of work.input.pods.filter(
+      (p) => p.step === step.name && p.attempt === (node.attempt ?? 0) && stillRunning(p) && !p.deleting,
+    ))
+      work.stop.push({ pod: child.name });
     return;
   }
   const pod = work.podOf(node);
-  if (pod === undefined && node.nextAttemptAt !== undefined) work.nodes.set(step.name, withStatus(node, StepStatus.Canceled, { finishedAt: work.now, error: 'stopped before its next attempt' }));
+  if (pod === undefined && node.nextAttemptAt !== undefined)
+    work.nodes.set(
+      step.name,
+      withStatus(node, StepStatus.Canceled, { finishedAt: work.now, error: 'stopped before its next attempt' }),
+    );
   else if (pod !== undefined && stillRunning(pod) && !pod.deleting) work.stop.push({ pod: pod.name });
 }
 

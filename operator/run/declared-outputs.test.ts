@@ -17,11 +17,15 @@ const declared: DeclaredOutput[] = [
 
 describe('the records of DAGU_OUTPUT_FILE', () => {
   it('reads name=value and name<<DELIM records, the value verbatim after the first =', () => {
-    expect(readDeclaredOutputs('version=1.2=3 \r\nmeta<<EOF\n{"a":\n1}\nEOF\n', declared, 1024)).toEqual({ values: { version: '1.2=3 ', meta: '{"a":\n1}' } });
+    expect(readDeclaredOutputs('version=1.2=3 \r\nmeta<<EOF\n{"a":\n1}\nEOF\n', declared, 1024)).toEqual({
+      values: { version: '1.2=3 ', meta: '{"a":\n1}' },
+    });
   });
 
   it('takes << before = as a multiline record', () => {
-    expect(readDeclaredOutputs('version<<END\na=b\nEND\nmeta=[]', declared, 1024)).toEqual({ values: { version: 'a=b', meta: '[]' } });
+    expect(readDeclaredOutputs('version<<END\na=b\nEND\nmeta=[]', declared, 1024)).toEqual({
+      values: { version: 'a=b', meta: '[]' },
+    });
   });
 
   const broken: [string, string, string][] = [
@@ -41,13 +45,20 @@ describe('the records of DAGU_OUTPUT_FILE', () => {
   });
 
   it('fails the step when the values exceed maxOutputSize, and past what a status keeps', () => {
-    expect(readDeclaredOutputs('version=123456\nmeta=1\n', declared, 20)).toEqual({ error: 'step outputs exceeded maximum size limit of 20 bytes' });
-    expect(readDeclaredOutputs(`version=${'x'.repeat(17 * 1024)}\nmeta=1\n`, declared, 1 << 20)).toEqual({ error: 'step outputs of 17433 bytes exceed the 16 KiB Kubedag keeps in a run\'s status' });
+    expect(readDeclaredOutputs('version=123456\nmeta=1\n', declared, 20)).toEqual({
+      error: 'step outputs exceeded maximum size limit of 20 bytes',
+    });
+    expect(readDeclaredOutputs(`version=${'x'.repeat(17 * 1024)}\nmeta=1\n`, declared, 1 << 20)).toEqual({
+      error: "step outputs of 17433 bytes exceed the 16 KiB Kubedag keeps in a run's status",
+    });
   });
 });
 
 describe('a step that declares outputs', () => {
-  const load = loadDag('steps:\n  - id: build\n    run: |\n      echo "version=1.4.2" >> "$DAGU_OUTPUT_FILE"\n      printf \'meta<<X\\n{}\\nX\\n\' >> "$DAGU_OUTPUT_FILE"\n      echo done\n    outputs: [{name: version}, {name: meta, type: json}]\n  - {id: use, run: "echo ${steps.build.outputs.version}", depends: [build]}', { fileName: 'o' });
+  const load = loadDag(
+    'steps:\n  - id: build\n    run: |\n      echo "version=1.4.2" >> "$DAGU_OUTPUT_FILE"\n      printf \'meta<<X\\n{}\\nX\\n\' >> "$DAGU_OUTPUT_FILE"\n      echo done\n    outputs: [{name: version}, {name: meta, type: json}]\n  - {id: use, run: "echo ${steps.build.outputs.version}", depends: [build]}',
+    { fileName: 'o' },
+  );
   const step = load.dag.steps[0] as Step;
 
   it('is known by name to the log archiver', () => {
@@ -57,34 +68,102 @@ describe('a step that declares outputs', () => {
   });
 
   it('gets DAGU_OUTPUT_FILE, and its records reach the log tagged V, apart from stdout', () => {
-    const request: PodRequest = { run: { name: 'o-r1', namespace: 'team', uid: 'u', dagName: 'o', dagRunId: 'r1' }, dag: load.dag, step, attempt: 0, pod: 'o-0', env: [], positional: [], defaultImage: 'busybox', podPreconditions: [], logDir: join(mkdtempSync(join(tmpdir(), 'kd-logs-')), 'logs') };
-    const env = Object.fromEntries((stepPod(request).spec?.containers[0]?.env ?? []).map((e) => [e.name, e.value ?? '']));
-    const run = spawnSync('/bin/sh', ['-c', runnerScript(request)], { env: { PATH: process.env.PATH, ...env, KUBEDAG_REPORT_FILE: '/dev/null' }, encoding: 'utf8', timeout: 15_000 });
+    const request: PodRequest = {
+      run: { name: 'o-r1', namespace: 'team', uid: 'u', dagName: 'o', dagRunId: 'r1' },
+      dag: load.dag,
+      step,
+      attempt: 0,
+      pod: 'o-0',
+      env: [],
+      positional: [],
+      defaultImage: 'busybox',
+      podPreconditions: [],
+      logDir: join(mkdtempSync(join(tmpdir(), 'kd-logs-')), 'logs'),
+    };
+    const env = Object.fromEntries(
+      (stepPod(request).spec?.containers[0]?.env ?? []).map((e) => [e.name, e.value ?? '']),
+    );
+    const run = spawnSync('/bin/sh', ['-c', runnerScript(request)], {
+      env: { PATH: process.env.PATH, ...env, KUBEDAG_REPORT_FILE: '/dev/null' },
+      encoding: 'utf8',
+      timeout: 15_000,
+    });
     expect(run.status).toBe(0);
     expect(demux(run.stdout)).toEqual({ stdout: 'done\n', stderr: '', outputs: 'version=1.4.2\nmeta<<X\n{}\nX\n' });
   });
 
   it('succeeds with the values it wrote, or fails when they break a rule; a failed attempt is not read', () => {
     const context = { retryCount: 0, doneCount: 0, maxOutputSize: 1024, resolveCount: () => 0 };
-    expect(judgeAttempt(step, { exitCode: 0, preconditionUnmet: false, outputRecords: 'version=1\nmeta=2\n' }, context)).toEqual({ kind: 'done', status: StepStatus.Succeeded, continued: false, stepOutputs: { version: '1', meta: '2' } });
-    expect(judgeAttempt(step, { exitCode: 0, preconditionUnmet: false, outputRecords: 'version=1\n' }, context)).toMatchObject({ kind: 'done', status: StepStatus.Failed, error: 'failed to parse DAGU_OUTPUT_FILE: declared step output "meta" was not emitted' });
-    expect(judgeAttempt(step, { exitCode: 1, preconditionUnmet: false }, context)).toEqual({ kind: 'done', status: StepStatus.Failed, continued: false, error: 'exit code 1' });
+    expect(
+      judgeAttempt(step, { exitCode: 0, preconditionUnmet: false, outputRecords: 'version=1\nmeta=2\n' }, context),
+    ).toEqual({
+      kind: 'done',
+      status: StepStatus.Succeeded,
+      continued: false,
+      stepOutputs: { version: '1', meta: '2' },
+    });
+    expect(
+      judgeAttempt(step, { exitCode: 0, preconditionUnmet: false, outputRecords: 'version=1\n' }, context),
+    ).toMatchObject({
+      kind: 'done',
+      status: StepStatus.Failed,
+      error: 'failed to parse DAGU_OUTPUT_FILE: declared step output "meta" was not emitted',
+    });
+    expect(judgeAttempt(step, { exitCode: 1, preconditionUnmet: false }, context)).toEqual({
+      kind: 'done',
+      status: StepStatus.Failed,
+      continued: false,
+      error: 'exit code 1',
+    });
   });
 
   it('is read by later steps as ${steps.<id>.outputs.<name>}', () => {
-    const refs = stepRefs(load.dag, { nodes: [{ name: step.name, status: StepStatus.Succeeded, statusLabel: 'succeeded', stepOutputs: { version: '1.4.2' } }] }, '/logs');
-    expect(expand('echo ${steps.build.outputs.version} ${steps.build.outputs.other} ${steps.use.outputs.version}', { scopes: [], steps: refs }).value).toBe('echo 1.4.2 ${steps.build.outputs.other} ${steps.use.outputs.version}');
-    expect(expand('printf "%s" "${steps.build.outputs.version}"', { scopes: [], steps: refs }).value).toBe('printf "%s" "1.4.2"');
+    const refs = stepRefs(
+      load.dag,
+      {
+        nodes: [
+          {
+            name: step.name,
+            status: StepStatus.Succeeded,
+            statusLabel: 'succeeded',
+            stepOutputs: { version: '1.4.2' },
+          },
+        ],
+      },
+      '/logs',
+    );
+    expect(
+      expand('echo ${steps.build.outputs.version} ${steps.build.outputs.other} ${steps.use.outputs.version}', {
+        scopes: [],
+        steps: refs,
+      }).value,
+    ).toBe('echo 1.4.2 ${steps.build.outputs.other} ${steps.use.outputs.version}');
+    expect(expand('printf "%s" "${steps.build.outputs.version}"', { scopes: [], steps: refs }).value).toBe(
+      'printf "%s" "1.4.2"',
+    );
     // Without a step that declared it, `steps` is a variable as before.
     expect(expand('${steps.x.outputs.y}', { scopes: [{ steps: '{"x":{"outputs":{"y":"v"}}}' }] }).value).toBe('v');
   });
 
   it('is resolved in env values and preconditions, which reach the Pod as written', () => {
-    const status = { nodes: [{ name: step.name, status: StepStatus.Succeeded, statusLabel: 'succeeded', stepOutputs: { version: '1.4.2' } }] };
+    const status = {
+      nodes: [
+        { name: step.name, status: StepStatus.Succeeded, statusLabel: 'succeeded', stepOutputs: { version: '1.4.2' } },
+      ],
+    };
     const refs = declaredOutputRefs(load.dag, status);
     expect(refs).toEqual({ build: { outputs: { version: '1.4.2' } } });
-    const reader = { ...step, env: [{ name: 'V', value: 'v${steps.build.outputs.version}' }], preconditions: [{ condition: '${steps.build.outputs.version}', expected: '1.4.2' }] };
-    expect(withStepOutputsResolved(reader, refs)).toMatchObject({ env: [{ name: 'V', value: 'v1.4.2' }], preconditions: [{ condition: '1.4.2', expected: '1.4.2' }] });
-    expect(conditionWithStepOutputs({ condition: '${steps.other.outputs.x}' }, refs)).toEqual({ condition: '${steps.other.outputs.x}' });
+    const reader = {
+      ...step,
+      env: [{ name: 'V', value: 'v${steps.build.outputs.version}' }],
+      preconditions: [{ condition: '${steps.build.outputs.version}', expected: '1.4.2' }],
+    };
+    expect(withStepOutputsResolved(reader, refs)).toMatchObject({
+      env: [{ name: 'V', value: 'v1.4.2' }],
+      preconditions: [{ condition: '1.4.2', expected: '1.4.2' }],
+    });
+    expect(conditionWithStepOutputs({ condition: '${steps.other.outputs.x}' }, refs)).toEqual({
+      condition: '${steps.other.outputs.x}',
+    });
   });
 });

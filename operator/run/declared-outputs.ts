@@ -14,18 +14,27 @@ const DELIMITER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Whether the step (or handler) of that name declares outputs: its log then carries their records. */
 export function declaresOutputs(dag: Dag, stepName: string): boolean {
-  const step: Step | undefined = dag.steps.find((s) => s.name === stepName) ?? Object.values(dag.handlerOn).find((s) => s.name === stepName);
+  const step: Step | undefined =
+    dag.steps.find((s) => s.name === stepName) ?? Object.values(dag.handlerOn).find((s) => s.name === stepName);
   return step?.declaredOutputs !== undefined;
 }
 
 /** The values of a succeeded attempt, or why its output file fails the step. */
-export function readDeclaredOutputs(records: string, declared: readonly DeclaredOutput[], maxOutputSize: number): DeclaredValues {
+export function readDeclaredOutputs(
+  records: string,
+  declared: readonly DeclaredOutput[],
+  maxOutputSize: number,
+): DeclaredValues {
   const parsed = parseRecords(records, declared);
   if ('error' in parsed) return { error: `failed to parse DAGU_OUTPUT_FILE: ${parsed.error}` };
   const bytes = Buffer.byteLength(JSON.stringify(parsed.values));
-  if (bytes > maxOutputSize) return { error: `step outputs exceeded maximum size limit of ${String(maxOutputSize)} bytes` };
+  if (bytes > maxOutputSize)
+    return { error: `step outputs exceeded maximum size limit of ${String(maxOutputSize)} bytes` };
   // The values live in the run's status (no log to read them back from, unlike `output:`).
-  if (bytes > INLINE_OUTPUT_BYTES) return { error: `step outputs of ${String(bytes)} bytes exceed the ${String(INLINE_OUTPUT_BYTES / 1024)} KiB Kubedag keeps in a run's status` };
+  if (bytes > INLINE_OUTPUT_BYTES)
+    return {
+      error: `step outputs of ${String(bytes)} bytes exceed the ${String(INLINE_OUTPUT_BYTES / 1024)} KiB Kubedag keeps in a run's status`,
+    };
   return parsed;
 }
 
@@ -47,7 +56,8 @@ function parseRecords(records: string, declared: readonly DeclaredOutput[]): Dec
   return missing === undefined ? { values } : { error: `declared step output "${missing.name}" was not emitted` };
 }
 
-type OutputRecord = { readonly name: string; readonly value: string; readonly last: number } | { readonly error: string };
+type OutputRecord =
+  { readonly name: string; readonly value: string; readonly last: number } | { readonly error: string };
 
 /** The record that starts at line `i` (0-based): `name=value`, or `name<<DELIM` up to `DELIM`. */
 function recordAt(lines: readonly string[], i: number): OutputRecord {
@@ -70,7 +80,12 @@ function recordAt(lines: readonly string[], i: number): OutputRecord {
   return { name: line.slice(0, equals), value: line.slice(equals + 1), last: i };
 }
 
-function recordProblem(declaration: DeclaredOutput | undefined, name: string, value: string, values: Readonly<Record<string, string>>): string | undefined {
+function recordProblem(
+  declaration: DeclaredOutput | undefined,
+  name: string,
+  value: string,
+  values: Readonly<Record<string, string>>,
+): string | undefined {
   if (declaration === undefined) return `undeclared step output "${name}"`;
   if (Object.hasOwn(values, name)) return `duplicate step output "${name}"`;
   if (declaration.type === 'json' && !isJson(value)) return `step output "${name}" is not valid JSON`;

@@ -21,12 +21,20 @@ export type ReadDefinition = (run: DagRunResource) => Promise<Record<string, unk
  * namespace's pod policy, docs/pod-policy.md), a DAG above it is rejected like any other run
  * that cannot start: before anything is created, with a Warning Event naming field and level.
  */
-export function loadDefinition(run: DagRunResource, source: Record<string, unknown>, prepared = run.status?.prepared, policy?: PolicyContext): RunDefinition {
+export function loadDefinition(
+  run: DagRunResource,
+  source: Record<string, unknown>,
+  prepared = run.status?.prepared,
+  policy?: PolicyContext,
+): RunDefinition {
   const definition = runDefinition(source, runRef(run).dagName, run.spec.params, prepared);
   const misplaced = namespaceProblems(definition.dag, run.metadata?.namespace ?? '');
   const above = policy === undefined ? [] : dagPolicyProblems(definition.dag, policy);
   if (misplaced.length === 0 && above.length === 0) return definition;
-  return { ...definition, rejection: [definition.rejection, ...misplaced, ...above].filter((p) => p !== undefined).join('; ') };
+  return {
+    ...definition,
+    rejection: [definition.rejection, ...misplaced, ...above].filter((p) => p !== undefined).join('; '),
+  };
 }
 
 /**
@@ -46,7 +54,8 @@ interface Entry {
   readonly definition?: RunDefinition;
 }
 
-const versionOf = (run: DagRunResource): string => `${run.metadata?.uid ?? ''}/${String(run.metadata?.generation ?? 0)}/${JSON.stringify(run.status?.prepared ?? null)}`;
+const versionOf = (run: DagRunResource): string =>
+  `${run.metadata?.uid ?? ''}/${String(run.metadata?.generation ?? 0)}/${JSON.stringify(run.status?.prepared ?? null)}`;
 
 /** The pod policy of a namespace (operator/policy.ts). */
 export type RunPolicy = (namespace: string) => PolicyContext;
@@ -81,7 +90,12 @@ export class DefinitionCache {
     const source = await this.sourceOf(run, entry?.uid === uid ? entry.fromSegment : undefined);
     if (source === undefined) return undefined;
     const definition = this.loaded(run, source.definition);
-    this.entries.set(key, { uid, ...(source.fromSegment ? { fromSegment: source.definition } : {}), version: versionOf(run), definition });
+    this.entries.set(key, {
+      uid,
+      ...(source.fromSegment ? { fromSegment: source.definition } : {}),
+      version: versionOf(run),
+      definition,
+    });
     return definition;
   }
 
@@ -102,7 +116,10 @@ export class DefinitionCache {
     this.entries.delete(key);
   }
 
-  private async sourceOf(run: DagRunResource, fromSegment: Record<string, unknown> | undefined): Promise<{ readonly definition: Record<string, unknown>; readonly fromSegment: boolean } | undefined> {
+  private async sourceOf(
+    run: DagRunResource,
+    fromSegment: Record<string, unknown> | undefined,
+  ): Promise<{ readonly definition: Record<string, unknown>; readonly fromSegment: boolean } | undefined> {
     if (definitionPlace(run).in !== 'segment') return { definition: specDefinition(run), fromSegment: false };
     const definition = fromSegment ?? (await this.read(run));
     return definition === undefined ? undefined : { definition, fromSegment: true };

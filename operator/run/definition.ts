@@ -3,7 +3,19 @@
  * variables, and the features this version cannot run yet, which reject the run with a clear
  * error instead of being ignored. Pure.
  */
-import { applyParamOverrides, applyParamsSchema, encodeParams, expand, formatIssue, parseParamOverrides, type Condition, type Dag, type EnvVar, type ParamDef, type Step } from '../../core/dag/index.ts';
+import {
+  applyParamOverrides,
+  applyParamsSchema,
+  encodeParams,
+  expand,
+  formatIssue,
+  parseParamOverrides,
+  type Condition,
+  type Dag,
+  type EnvVar,
+  type ParamDef,
+  type Step,
+} from '../../core/dag/index.ts';
 import { loadDagSpec } from '../../core/resources/dag.ts';
 import { specDocuments } from '../../core/resources/types.ts';
 import { matchesExpected } from './attempt.ts';
@@ -31,9 +43,13 @@ export interface RunDefinition {
 function stepProblems(step: Step): string[] {
   if (step.call !== undefined) return [];
   // GitHub Actions need a container engine inside the cluster (Dagu 2.x dropped the executor).
-  if (step.executor.type === 'gha') return [`step ${step.name}: the gha executor is not supported on Kubernetes (it needs a container engine in the cluster)`];
+  if (step.executor.type === 'gha')
+    return [
+      `step ${step.name}: the gha executor is not supported on Kubernetes (it needs a container engine in the cluster)`,
+    ];
   // Dagu execs nothing and fails the step; refused before the run starts here.
-  if (runsInSharedContainer(step) && step.command === undefined && step.script === undefined) return [`step ${step.name}: has no command or script to run in the DAG's container`];
+  if (runsInSharedContainer(step) && step.command === undefined && step.script === undefined)
+    return [`step ${step.name}: has no command or script to run in the DAG's container`];
   return containerExecProblems(step);
 }
 
@@ -41,7 +57,10 @@ function stepProblems(step: Step): string[] {
 export function unsupported(dag: Dag): string[] {
   const problems = [...dag.steps, ...Object.values(dag.handlerOn)].flatMap(stepProblems);
   // The operator may turn the workspace off for DAGs that say nothing: run-objects.ts checks that case.
-  const shared = dag.container === undefined ? undefined : sharedContainer(dag.container, dag.kubernetes?.workspace?.enabled !== false);
+  const shared =
+    dag.container === undefined
+      ? undefined
+      : sharedContainer(dag.container, dag.kubernetes?.workspace?.enabled !== false);
   if (shared !== undefined && 'problems' in shared) problems.push(...shared.problems);
   return problems;
 }
@@ -52,19 +71,41 @@ export function unsupported(dag: Dag): string[] {
  */
 export function namespaceProblems(dag: Dag, namespace: string): string[] {
   const named = [
-    ...(dag.kubernetes?.namespace === undefined ? [] : [{ where: 'kubernetes.namespace', value: dag.kubernetes.namespace }]),
-    ...[...dag.steps, ...Object.values(dag.handlerOn)].flatMap((step) => (step.kubernetes?.namespace === undefined || step.kubernetes.namespace === dag.kubernetes?.namespace ? [] : [{ where: `step ${step.name}: kubernetes.namespace`, value: step.kubernetes.namespace }])),
+    ...(dag.kubernetes?.namespace === undefined
+      ? []
+      : [{ where: 'kubernetes.namespace', value: dag.kubernetes.namespace }]),
+    ...[...dag.steps, ...Object.values(dag.handlerOn)].flatMap((step) =>
+      step.kubernetes?.namespace === undefined || step.kubernetes.namespace === dag.kubernetes?.namespace
+        ? []
+        : [{ where: `step ${step.name}: kubernetes.namespace`, value: step.kubernetes.namespace }],
+    ),
   ];
-  return named.filter((n) => n.value !== namespace).map((n) => `${n.where} is "${n.value}", but the run is in namespace "${namespace}": step Pods run in their run's namespace`);
+  return named
+    .filter((n) => n.value !== namespace)
+    .map(
+      (n) =>
+        `${n.where} is "${n.value}", but the run is in namespace "${namespace}": step Pods run in their run's namespace`,
+    );
 }
 
-export function runDefinition(spec: Record<string, unknown>, fileName: string, overrides: string | undefined, prepared?: Prepared, baseEnv: Readonly<Record<string, string>> = {}): RunDefinition {
+export function runDefinition(
+  spec: Record<string, unknown>,
+  fileName: string,
+  overrides: string | undefined,
+  prepared?: Prepared,
+  baseEnv: Readonly<Record<string, string>> = {},
+): RunDefinition {
   const documents = specDocuments(spec);
   const load = loadDagSpec(spec, { fileName });
   const parsed = parseParamOverrides(overrides ?? '');
   const checked = withParamsSchema(load.dag, applyParamOverrides(load.dag.params.entries, parsed.tokens));
   const params = checked.params;
-  const problems = [...load.errors.map(formatIssue), ...(parsed.error === undefined ? [] : [`params: ${parsed.error}`]), ...checked.problems, ...(load.errors.length === 0 ? unsupported(load.dag) : [])];
+  const problems = [
+    ...load.errors.map(formatIssue),
+    ...(parsed.error === undefined ? [] : [`params: ${parsed.error}`]),
+    ...checked.problems,
+    ...(load.errors.length === 0 ? unsupported(load.dag) : []),
+  ];
   const env = evaluateVariables(load.dag, params, baseEnv, prepared);
   const shared = load.dag.container === undefined ? undefined : sharedContainer(load.dag.container, true);
   return {
@@ -88,9 +129,12 @@ export function runDefinition(spec: Record<string, unknown>, fileName: string, o
  */
 export function withParamsSchema(dag: Dag, params: ParamDef[]): { params: ParamDef[]; problems: string[] } {
   const schema = dag.params.schema;
-  if (schema === undefined || typeof schema === 'string' || params.some((p) => /[$`]/.test(p.value))) return { params, problems: [] };
+  if (schema === undefined || typeof schema === 'string' || params.some((p) => /[$`]/.test(p.value)))
+    return { params, problems: [] };
   const applied = applyParamsSchema(schema, params);
-  return applied.errors.length === 0 ? { params: applied.entries, problems: [] } : { params, problems: applied.errors.map(formatIssue) };
+  return applied.errors.length === 0
+    ? { params: applied.entries, problems: [] }
+    : { params, problems: applied.errors.map(formatIssue) };
 }
 
 /**
@@ -99,18 +143,26 @@ export function withParamsSchema(dag: Dag, params: ParamDef[]): { params: ParamD
  * 4.5, 4.6). Dotenv values take no part in evaluation: they come from the prepare Pod, which
  * evaluates env and params itself whenever there are dotenv files.
  */
-function evaluateVariables(dag: Dag, params: readonly ParamDef[], baseEnv: Readonly<Record<string, string>>, prepared: Prepared | undefined): EnvVar[] {
+function evaluateVariables(
+  dag: Dag,
+  params: readonly ParamDef[],
+  baseEnv: Readonly<Record<string, string>>,
+  prepared: Prepared | undefined,
+): EnvVar[] {
   const scope: Record<string, string> = {};
   const out: EnvVar[] = [];
   dag.env.forEach((variable, i) => {
-    const value = prepared?.env[i] ?? expand(variable.value, { scopes: [scope], environment: baseEnv, shell: true }).value;
+    const value =
+      prepared?.env[i] ?? expand(variable.value, { scopes: [scope], environment: baseEnv, shell: true }).value;
     scope[variable.name] = value;
     out.push({ name: variable.name, value });
   });
   out.push(...(prepared?.dotenv ?? []));
   const paramScope: Record<string, string> = {};
   params.forEach((param, i) => {
-    const value = prepared?.params[i] ?? expand(param.value, { scopes: [paramScope, scope], environment: baseEnv, shell: true }).value;
+    const value =
+      prepared?.params[i] ??
+      expand(param.value, { scopes: [paramScope, scope], environment: baseEnv, shell: true }).value;
     paramScope[param.name] = value;
     if (!param.positional) out.push({ name: param.name, value });
   });
@@ -118,9 +170,15 @@ function evaluateVariables(dag: Dag, params: readonly ParamDef[], baseEnv: Reado
 }
 
 /** Decides a precondition without a Pod when it is plain text; undefined otherwise. */
-export function literalPrecondition(condition: Condition, variables: Readonly<Record<string, string>>): boolean | undefined {
+export function literalPrecondition(
+  condition: Condition,
+  variables: Readonly<Record<string, string>>,
+): boolean | undefined {
   if (condition.expected === undefined || needsShell(condition)) return undefined;
-  return matchesExpected(expand(condition.condition, { scopes: [variables], shell: true }).value, condition.expected) !== (condition.negate === true);
+  return (
+    matchesExpected(expand(condition.condition, { scopes: [variables], shell: true }).value, condition.expected) !==
+    (condition.negate === true)
+  );
 }
 
 /** Steps upstream of `step`, transitively: whose outputs it may see. */

@@ -3,12 +3,24 @@ import type { DagRunStatus } from '../../core/resources/schemas.ts';
 import { dagOf, input, pod, simulate, type Script } from '../../test/builders/run-engine.ts';
 import { decide, type ObservedPod, type RunInput } from './engine.ts';
 
-const states = (status: DagRunStatus): Record<string, string> => Object.fromEntries((status.nodes ?? []).map((n) => [n.name, n.statusLabel]));
+const states = (status: DagRunStatus): Record<string, string> =>
+  Object.fromEntries((status.nodes ?? []).map((n) => [n.name, n.statusLabel]));
 
 describe('run engine scenarios', () => {
   const cases: { name: string; yaml: string; script?: Script; run: string; steps: Record<string, string> }[] = [
-    { name: 'a chain of three succeeds', yaml: 'steps: [echo a, echo b, echo c]', run: 'succeeded', steps: { cmd_1: 'succeeded', cmd_2: 'succeeded', cmd_3: 'succeeded' } },
-    { name: 'a failure cancels its dependents and fails the run', yaml: 'steps: [echo a, "false", echo c]', script: { cmd_2: { exitCode: 1 } }, run: 'failed', steps: { cmd_1: 'succeeded', cmd_2: 'failed', cmd_3: 'canceled' } },
+    {
+      name: 'a chain of three succeeds',
+      yaml: 'steps: [echo a, echo b, echo c]',
+      run: 'succeeded',
+      steps: { cmd_1: 'succeeded', cmd_2: 'succeeded', cmd_3: 'succeeded' },
+    },
+    {
+      name: 'a failure cancels its dependents and fails the run',
+      yaml: 'steps: [echo a, "false", echo c]',
+      script: { cmd_2: { exitCode: 1 } },
+      run: 'failed',
+      steps: { cmd_1: 'succeeded', cmd_2: 'failed', cmd_3: 'canceled' },
+    },
     {
       name: 'continueOn.failure lets dependents run and makes the run partially succeeded',
       yaml: 'steps:\n  - {name: a, command: "false", continueOn: {failure: true}}\n  - {name: b, command: echo}',
@@ -121,7 +133,11 @@ describe('run engine scenarios', () => {
     {
       name: 'DAG preconditions the prepare Pod finds met let the steps run',
       yaml: 'preconditions: ["test -d /", {condition: "`date +%u`", expected: "re:[1-5]"}]\nsteps: [echo]',
-      script: { 'kubedag-prepare': { stdout: `C0=${Buffer.from('0').toString('base64')}\nC1=${Buffer.from('3').toString('base64')}\n` } },
+      script: {
+        'kubedag-prepare': {
+          stdout: `C0=${Buffer.from('0').toString('base64')}\nC1=${Buffer.from('3').toString('base64')}\n`,
+        },
+      },
       run: 'succeeded',
       steps: { cmd_1: 'succeeded' },
     },
@@ -143,7 +159,11 @@ describe('run engine scenarios', () => {
 describe('run engine details', () => {
   it('starts a parallel group together after its predecessor', () => {
     const { decisions } = simulate('steps:\n  - echo a\n  - [echo b, echo c]\n  - echo d');
-    expect(decisions.map((d) => d.launch.map((l) => l.step.name)).filter((l) => l.length > 0)).toEqual([['cmd_1'], ['parallel_2_echo_1', 'parallel_2_echo_2'], ['cmd_3']]);
+    expect(decisions.map((d) => d.launch.map((l) => l.step.name)).filter((l) => l.length > 0)).toEqual([
+      ['cmd_1'],
+      ['parallel_2_echo_1', 'parallel_2_echo_2'],
+      ['cmd_3'],
+    ]);
   });
 
   it('keeps to maxActiveSteps', () => {
@@ -152,13 +172,18 @@ describe('run engine details', () => {
   });
 
   it('numbers attempts and counts retries', () => {
-    const { status, started } = simulate('steps:\n  - {name: a, command: x, retryPolicy: {limit: 2, intervalSec: 1}}', { a: [{ exitCode: 1 }, { exitCode: 1 }, { exitCode: 0 }] });
+    const { status, started } = simulate('steps:\n  - {name: a, command: x, retryPolicy: {limit: 2, intervalSec: 1}}', {
+      a: [{ exitCode: 1 }, { exitCode: 1 }, { exitCode: 0 }],
+    });
     expect(started).toEqual(['a#0', 'a#1', 'a#2']);
     expect(status.nodes?.[0]).toMatchObject({ retryCount: 2, attempt: 2, exitCode: 0 });
   });
 
   it('waits the retry interval with backoff before the next attempt', () => {
-    const { decisions } = simulate('steps:\n  - {name: a, command: x, retryPolicy: {limit: 2, intervalSec: 10, backoff: 2}}', { a: { exitCode: 1 } });
+    const { decisions } = simulate(
+      'steps:\n  - {name: a, command: x, retryPolicy: {limit: 2, intervalSec: 10, backoff: 2}}',
+      { a: { exitCode: 1 } },
+    );
     expect(decisions.map((d) => d.requeueAfterMs).filter((ms) => ms !== undefined && ms > 0)).toEqual([10_000, 20_000]);
   });
 
@@ -172,7 +197,14 @@ describe('run engine details', () => {
     const first = decide(input(dag, {}, [], new Date()));
     expect(first.launch.map((l) => l.pod)).toEqual([pod('cmd_1', 0)]);
     // The status write was lost; the Pod exists.
-    const again = decide(input(dag, { ...first.status, nodes: [] }, [{ name: pod('cmd_1', 0), step: 'cmd_1', attempt: 0, phase: 'Running', deleting: false }], new Date()));
+    const again = decide(
+      input(
+        dag,
+        { ...first.status, nodes: [] },
+        [{ name: pod('cmd_1', 0), step: 'cmd_1', attempt: 0, phase: 'Running', deleting: false }],
+        new Date(),
+      ),
+    );
     expect(again.launch).toEqual([]);
     expect(again.status.nodes?.[0]).toMatchObject({ statusLabel: 'running', pod: pod('cmd_1', 0) });
   });
@@ -180,20 +212,44 @@ describe('run engine details', () => {
   it('fails a step whose Pod vanished, but waits for one it has just created', () => {
     const dag = dagOf('steps: [echo]');
     const first = decide(input(dag, {}, [], new Date()));
-    expect(decide(input(dag, first.status, [], new Date(), { expected: new Set([pod('cmd_1', 0)]) })).status.nodes?.[0]?.statusLabel).toBe('running');
-    expect(decide(input(dag, first.status, [], new Date())).status.nodes?.[0]).toMatchObject({ statusLabel: 'failed', error: 'the Pod of attempt 0 disappeared' });
+    expect(
+      decide(input(dag, first.status, [], new Date(), { expected: new Set([pod('cmd_1', 0)]) })).status.nodes?.[0]
+        ?.statusLabel,
+    ).toBe('running');
+    expect(decide(input(dag, first.status, [], new Date())).status.nodes?.[0]).toMatchObject({
+      statusLabel: 'failed',
+      error: 'the Pod of attempt 0 disappeared',
+    });
   });
 
   it('stops running Pods on a stop request, then ends canceled after the cancel handler', () => {
     const dag = dagOf('maxCleanUpTimeSec: 7\nsteps: [sleep 100, echo]\nhandlerOn: {cancel: {command: c}}');
     const first = decide(input(dag, {}, [], new Date()));
-    const running: ObservedPod = { name: pod('cmd_1', 0), step: 'cmd_1', attempt: 0, phase: 'Running', deleting: false };
+    const running: ObservedPod = {
+      name: pod('cmd_1', 0),
+      step: 'cmd_1',
+      attempt: 0,
+      phase: 'Running',
+      deleting: false,
+    };
     const stopping = decide(input(dag, first.status, [running], new Date(), { stop: true }));
     expect(stopping.stop).toEqual([{ pod: pod('cmd_1', 0) }]);
-    const killed: ObservedPod = { ...running, phase: 'Failed', deleting: true, report: { exitCode: 143, preconditionUnmet: false } };
+    const killed: ObservedPod = {
+      ...running,
+      phase: 'Failed',
+      deleting: true,
+      report: { exitCode: 143, preconditionUnmet: false },
+    };
     const handling = decide(input(dag, stopping.status, [killed], new Date(), { stop: true }));
     expect(handling.launch.map((l) => l.handler)).toEqual(['cancel']);
-    const handler: ObservedPod = { name: pod('onCancel', 0), step: 'onCancel', attempt: 0, phase: 'Succeeded', deleting: false, report: { exitCode: 0, preconditionUnmet: false } };
+    const handler: ObservedPod = {
+      name: pod('onCancel', 0),
+      step: 'onCancel',
+      attempt: 0,
+      phase: 'Succeeded',
+      deleting: false,
+      report: { exitCode: 0, preconditionUnmet: false },
+    };
     const done = decide(input(dag, handling.status, [killed, handler], new Date(), { stop: true }));
     expect(done.status.statusLabel).toBe('canceled');
     expect(done.status.onCancel?.statusLabel).toBe('succeeded');
@@ -205,22 +261,44 @@ describe('run engine details', () => {
     const t0 = new Date('2026-01-01T00:00:00Z');
     const first = decide(input(dag, {}, [], t0));
     expect(first.requeueAfterMs).toBe(60_000);
-    const running: ObservedPod = { name: pod('cmd_1', 0), step: 'cmd_1', attempt: 0, phase: 'Running', deleting: false };
+    const running: ObservedPod = {
+      name: pod('cmd_1', 0),
+      step: 'cmd_1',
+      attempt: 0,
+      phase: 'Running',
+      deleting: false,
+    };
     const late = decide(input(dag, first.status, [running], new Date(t0.getTime() + 61_000)));
     expect(late.stop.map((s) => s.pod)).toEqual([pod('cmd_1', 0)]);
-    const ended = decide(input(dag, late.status, [{ ...running, phase: 'Failed', report: { exitCode: 137, preconditionUnmet: false } }], new Date(t0.getTime() + 62_000)));
+    const ended = decide(
+      input(
+        dag,
+        late.status,
+        [{ ...running, phase: 'Failed', report: { exitCode: 137, preconditionUnmet: false } }],
+        new Date(t0.getTime() + 62_000),
+      ),
+    );
     expect([ended.status.statusLabel, ended.status.error]).toEqual(['failed', 'run timed out after 60 s']);
     expect(states(ended.status)).toEqual({ cmd_1: 'canceled', cmd_2: 'canceled' });
   });
 
   it('fails a step with exit code 124 at its own timeoutSec, without retrying', () => {
-    const dag = dagOf('steps:\n  - {name: a, command: sleep 9, timeoutSec: 5, retryPolicy: {limit: 3, intervalSec: 1}}');
+    const dag = dagOf(
+      'steps:\n  - {name: a, command: sleep 9, timeoutSec: 5, retryPolicy: {limit: 3, intervalSec: 1}}',
+    );
     const t0 = new Date('2026-01-01T00:00:00Z');
     const first = decide(input(dag, {}, [], t0));
     const running: ObservedPod = { name: pod('a', 0), step: 'a', attempt: 0, phase: 'Running', deleting: false };
     const late = decide(input(dag, first.status, [running], new Date(t0.getTime() + 6000)));
     expect(late.stop.map((s) => s.pod)).toEqual([pod('a', 0)]);
-    const ended = decide(input(dag, late.status, [{ ...running, phase: 'Failed', report: { exitCode: 143, preconditionUnmet: false } }], new Date(t0.getTime() + 7000)));
+    const ended = decide(
+      input(
+        dag,
+        late.status,
+        [{ ...running, phase: 'Failed', report: { exitCode: 143, preconditionUnmet: false } }],
+        new Date(t0.getTime() + 7000),
+      ),
+    );
     expect(ended.status.nodes?.[0]).toMatchObject({ statusLabel: 'failed', exitCode: 124 });
     expect(ended.status.statusLabel).toBe('failed');
   });
@@ -232,8 +310,14 @@ describe('run engine details', () => {
   });
 
   it('rejects a run it cannot start with a clear error', () => {
-    const decision = decide(input({ ...dagOf('steps: [echo]'), rejection: 'ssh steps are not supported yet' }, {}, [], new Date()));
-    expect(decision.status).toMatchObject({ statusLabel: 'failed', error: 'ssh steps are not supported yet', endReason: 'rejected' });
+    const decision = decide(
+      input({ ...dagOf('steps: [echo]'), rejection: 'ssh steps are not supported yet' }, {}, [], new Date()),
+    );
+    expect(decision.status).toMatchObject({
+      statusLabel: 'failed',
+      error: 'ssh steps are not supported yet',
+      endReason: 'rejected',
+    });
     expect(decision.launch).toEqual([]);
   });
 
@@ -247,7 +331,10 @@ describe('run engine details', () => {
 
 describe('status size', () => {
   it('stays far below the etcd object limit for a 1,000-step run', () => {
-    const steps = Array.from({ length: 1000 }, (_, i) => `  - {name: step-with-a-longish-name-${String(i)}, command: "run --part ${String(i)}"}`).join('\n');
+    const steps = Array.from(
+      { length: 1000 },
+      (_, i) => `  - {name: step-with-a-longish-name-${String(i)}, command: "run --part ${String(i)}"}`,
+    ).join('\n');
     const { status } = simulate(`type: graph\nsteps:\n${steps}`);
     expect(status.statusLabel).toBe('succeeded');
     const bytes = Buffer.byteLength(JSON.stringify(status));
@@ -256,14 +343,49 @@ describe('status size', () => {
 });
 
 describe('the operator Pod caps', () => {
-  const parallel = 'type: graph\nsteps:\n  - {name: a, command: "true"}\n  - {name: b, command: "true"}\n  - {name: c, command: "true"}';
+  const parallel =
+    'type: graph\nsteps:\n  - {name: a, command: "true"}\n  - {name: b, command: "true"}\n  - {name: c, command: "true"}';
   const now = new Date('2026-01-01T00:00:00Z');
-  const cases: { name: string; yaml: string; extra: Partial<RunInput>; launched: number; held?: number; recheck: boolean }[] = [
+  const cases: {
+    name: string;
+    yaml: string;
+    extra: Partial<RunInput>;
+    launched: number;
+    held?: number;
+    recheck: boolean;
+  }[] = [
     { name: 'without caps every ready step starts', yaml: parallel, extra: {}, launched: 3, recheck: false },
-    { name: 'an overall budget of one starts one and reports two held', yaml: parallel, extra: { podBudget: 1 }, launched: 1, held: 2, recheck: true },
-    { name: 'an exhausted overall budget starts nothing and reports all held', yaml: parallel, extra: { podBudget: 0 }, launched: 0, held: 3, recheck: true },
-    { name: 'the per-run cap holds steps back the same way', yaml: parallel, extra: { maxRunningPods: 2 }, launched: 2, held: 1, recheck: true },
-    { name: 'the DAG\'s own maxActiveSteps is not reported as held by the operator', yaml: `maxActiveSteps: 1\n${parallel}`, extra: { podBudget: 5 }, launched: 1, recheck: false },
+    {
+      name: 'an overall budget of one starts one and reports two held',
+      yaml: parallel,
+      extra: { podBudget: 1 },
+      launched: 1,
+      held: 2,
+      recheck: true,
+    },
+    {
+      name: 'an exhausted overall budget starts nothing and reports all held',
+      yaml: parallel,
+      extra: { podBudget: 0 },
+      launched: 0,
+      held: 3,
+      recheck: true,
+    },
+    {
+      name: 'the per-run cap holds steps back the same way',
+      yaml: parallel,
+      extra: { maxRunningPods: 2 },
+      launched: 2,
+      held: 1,
+      recheck: true,
+    },
+    {
+      name: "the DAG's own maxActiveSteps is not reported as held by the operator",
+      yaml: `maxActiveSteps: 1\n${parallel}`,
+      extra: { podBudget: 5 },
+      launched: 1,
+      recheck: false,
+    },
   ];
   it.each(cases)('$name', ({ yaml, extra, launched, held, recheck }) => {
     const decision = decide(input(dagOf(yaml), {}, [], now, extra));

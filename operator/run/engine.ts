@@ -42,28 +42,55 @@ export function decide(input: RunInput): Decision {
     ...Object.fromEntries([...work.handlers].map(([event, node]) => [HANDLER_KEYS[event], node])),
   };
   const requeueAfterMs = work.wakeAt === undefined ? undefined : Math.max(0, work.wakeAt - input.now.getTime());
-  return { status, launch: work.launch, stop: work.stop, events: work.events, ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }) };
+  return {
+    status,
+    launch: work.launch,
+    stop: work.stop,
+    events: work.events,
+    ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }),
+  };
 }
 
 function start(work: Work): void {
   const { definition } = work.input;
   if (definition.rejection !== undefined) {
-    work.status = { status: RunStatus.Failed, statusLabel: runStatusLabel(RunStatus.Failed), startedAt: work.now, finishedAt: work.now, params: definition.paramsJson, error: definition.rejection, endReason: 'rejected' };
+    work.status = {
+      status: RunStatus.Failed,
+      statusLabel: runStatusLabel(RunStatus.Failed),
+      startedAt: work.now,
+      finishedAt: work.now,
+      params: definition.paramsJson,
+      error: definition.rejection,
+      endReason: 'rejected',
+    };
     work.events.push({ reason: 'Rejected', message: definition.rejection, warning: true });
     return;
   }
   // A run that waited in a queue keeps the time it was queued.
   const queuedAt = work.status.queuedAt === undefined ? {} : { queuedAt: work.status.queuedAt };
-  work.status = { ...queuedAt, status: RunStatus.Running, statusLabel: runStatusLabel(RunStatus.Running), startedAt: work.now, params: definition.paramsJson };
+  work.status = {
+    ...queuedAt,
+    status: RunStatus.Running,
+    statusLabel: runStatusLabel(RunStatus.Running),
+    startedAt: work.now,
+    params: definition.paramsJson,
+  };
   // A run that prepares decides every DAG precondition in its prepare Pod, with evaluated values.
   if (!definition.needsPrepare) endUnlessPreconditionsHold(work, (c) => preconditionMet(work, c) !== false);
 }
 
 /** No step starts when a DAG precondition does not hold: the run ends canceled (behaviour-notes 4.8). */
-function endUnlessPreconditionsHold(work: Work, holds: (condition: Step['preconditions'][number], index: number) => boolean): void {
+function endUnlessPreconditionsHold(
+  work: Work,
+  holds: (condition: Step['preconditions'][number], index: number) => boolean,
+): void {
   const unmet = work.dag.preconditions.filter((c, i) => !holds(c, i));
   if (unmet.length > 0) {
-    work.status = { ...work.status, endReason: 'preconditions', error: `preconditions not met: ${unmet.map((c) => c.condition).join(', ')}` };
+    work.status = {
+      ...work.status,
+      endReason: 'preconditions',
+      error: `preconditions not met: ${unmet.map((c) => c.condition).join(', ')}`,
+    };
   }
 }
 
@@ -91,7 +118,14 @@ function prepare(work: Work, step: Step): void {
     return;
   }
   const error = `preparing the run (env, params, dotenv, secrets) failed (${seen.error ?? 'exit'}): see the log of step kubedag-prepare`;
-  work.status = { ...work.status, status: RunStatus.Failed, statusLabel: runStatusLabel(RunStatus.Failed), endReason: 'rejected', error, finishedAt: work.now };
+  work.status = {
+    ...work.status,
+    status: RunStatus.Failed,
+    statusLabel: runStatusLabel(RunStatus.Failed),
+    endReason: 'rejected',
+    error,
+    finishedAt: work.now,
+  };
   work.events.push({ reason: 'PrepareFailed', message: error, warning: true });
 }
 
@@ -102,7 +136,9 @@ function finishIfDone(work: Work): void {
   if (!ending && anyNode(work.nodes, (n) => n.status === StepStatus.NotStarted)) return;
   const nodes = [...work.nodes.values()];
   const outcome = stepsOutcome(nodes, work.status.endReason);
-  const sequence = [outcomeHandler(outcome), 'exit' as const].filter((event) => work.dag.handlerOn[event] !== undefined);
+  const sequence = [outcomeHandler(outcome), 'exit' as const].filter(
+    (event) => work.dag.handlerOn[event] !== undefined,
+  );
   for (const event of sequence) {
     const node = work.handlers.get(event);
     const step = work.dag.handlerOn[event] as Step;
@@ -124,5 +160,10 @@ function finishIfDone(work: Work): void {
   };
   // A plain success is in the status and its condition; an event (an API write) is kept for
   // the ends someone should look at.
-  if (final !== RunStatus.Succeeded || work.input.routineEvents === true) work.events.push({ reason: 'Finished', message: `run ${runStatusLabel(final)}`, warning: final === RunStatus.Failed });
+  if (final !== RunStatus.Succeeded || work.input.routineEvents === true)
+    work.events.push({
+      reason: 'Finished',
+      message: `run ${runStatusLabel(final)}`,
+      warning: final === RunStatus.Failed,
+    });
 }

@@ -14,7 +14,13 @@
  */
 import { SHARED_CONTAINER, type Dag, type Step } from '../../core/dag/index.ts';
 import type { V1EnvVar } from '@kubernetes/client-node';
-import { RUNNER_EXECUTORS, SSH_KEY_ENV, type ContainerExecTarget, type ExecutorSpec, type RunnerExecutor } from '../../core/runner/spec.ts';
+import {
+  RUNNER_EXECUTORS,
+  SSH_KEY_ENV,
+  type ContainerExecTarget,
+  type ExecutorSpec,
+  type RunnerExecutor,
+} from '../../core/runner/spec.ts';
 import type { SharedContainer } from './shared-container.ts';
 import { execGraceMs, sharedArgv, sharedContainerSpec } from './shared-container-spec.ts';
 
@@ -24,7 +30,8 @@ export function isRunnerExecutor(type: string): type is RunnerExecutor {
 
 /** The DAG's `ssh` block as Dagu completes it. */
 function dagSsh(ssh: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const port = typeof ssh.port === 'number' || (typeof ssh.port === 'string' && ssh.port !== '') ? String(ssh.port) : '22';
+  const port =
+    typeof ssh.port === 'number' || (typeof ssh.port === 'string' && ssh.port !== '') ? String(ssh.port) : '22';
   return { ...ssh, port, strictHostKey: ssh.strictHostKey ?? true };
 }
 
@@ -62,7 +69,11 @@ export function runsInContainer(step: Step): boolean {
  * else it runs from the image, here in a step Pod of its own.
  */
 export function mayRunInContainer(step: Step): boolean {
-  return namesContainer(step) && hasText(step.executor.config.image) && (step.command !== undefined || step.script !== undefined);
+  return (
+    namesContainer(step) &&
+    hasText(step.executor.config.image) &&
+    (step.command !== undefined || step.script !== undefined)
+  );
 }
 
 /** The Pod and container a containerName step names. */
@@ -81,8 +92,14 @@ export function containerExecProblems(step: Step): string[] {
   const name = String(step.executor.config.containerName);
   const parts = name.split('/');
   return [
-    ...(parts.length > 2 || parts.includes('') ? [`${at}: executor.config.containerName "${name}" must be <pod> or <pod>/<container>, a Pod in the run's namespace`] : []),
-    ...(runsInContainer(step) && step.command === undefined && step.script === undefined ? [`${at}: a step that runs in an existing container (containerName) needs a command or a script`] : []),
+    ...(parts.length > 2 || parts.includes('')
+      ? [
+          `${at}: executor.config.containerName "${name}" must be <pod> or <pod>/<container>, a Pod in the run's namespace`,
+        ]
+      : []),
+    ...(runsInContainer(step) && step.command === undefined && step.script === undefined
+      ? [`${at}: a step that runs in an existing container (containerName) needs a command or a script`]
+      : []),
     ...execSettingProblems(step.executor.config.exec ?? {}).map((problem) => `${at}: executor.config.exec${problem}`),
   ];
 }
@@ -92,13 +109,19 @@ function execSettingProblems(exec: unknown): string[] {
   if (typeof exec !== 'object' || exec === null || Array.isArray(exec)) return [' must be a map (workingDir, env)'];
   const settings = exec as Record<string, unknown>;
   const problems = Object.keys(settings).flatMap((key) => {
-    if (key.toLowerCase() === 'user') return ['.user is not supported on Kubernetes: the exec API has no user, the command runs as the container\'s user'];
-    return EXEC_SETTINGS.some((known) => known.toLowerCase() === key.toLowerCase()) ? [] : [`.${key} is not supported on Kubernetes (supported: ${EXEC_SETTINGS.join(', ')})`];
+    if (key.toLowerCase() === 'user')
+      return [
+        ".user is not supported on Kubernetes: the exec API has no user, the command runs as the container's user",
+      ];
+    return EXEC_SETTINGS.some((known) => known.toLowerCase() === key.toLowerCase())
+      ? []
+      : [`.${key} is not supported on Kubernetes (supported: ${EXEC_SETTINGS.join(', ')})`];
   });
   const workingDir = setting(settings, 'workingDir');
   if (workingDir !== undefined && typeof workingDir !== 'string') problems.push('.workingDir must be text');
   const env = setting(settings, 'env');
-  if (env !== undefined && (!Array.isArray(env) || env.some((e) => typeof e !== 'string' || !/^[^=]+=/.test(e)))) problems.push('.env must be a list of NAME=value entries');
+  if (env !== undefined && (!Array.isArray(env) || env.some((e) => typeof e !== 'string' || !/^[^=]+=/.test(e))))
+    problems.push('.env must be a list of NAME=value entries');
   return problems;
 }
 
@@ -139,12 +162,24 @@ export interface ExecContext {
 
 /** A containerName step: its words expanded one by one (or its script), for the Pod it names. */
 function containerNameSpec(dag: Dag, step: Step, exec: ExecContext): ExecutorSpec {
-  return { type: 'container-exec', argv: sharedArgv(dag, step, exec.expandWord), config: step.executor.config, exec: containerExecTarget(dag, step, exec.namespace) };
+  return {
+    type: 'container-exec',
+    argv: sharedArgv(dag, step, exec.expandWord),
+    config: step.executor.config,
+    exec: containerExecTarget(dag, step, exec.namespace),
+  };
 }
 
-export function executorSpec(dag: Dag, step: Step, expandedCommand: string | undefined, exec?: ExecContext): ExecutorSpec | undefined {
-  if (runsInSharedContainer(step) && exec?.container !== undefined) return sharedContainerSpec(dag, step, exec.container, exec);
-  if (exec !== undefined && (runsInContainer(step) || (mayRunInContainer(step) && exec.containerRunning === true))) return containerNameSpec(dag, step, exec);
+export function executorSpec(
+  dag: Dag,
+  step: Step,
+  expandedCommand: string | undefined,
+  exec?: ExecContext,
+): ExecutorSpec | undefined {
+  if (runsInSharedContainer(step) && exec?.container !== undefined)
+    return sharedContainerSpec(dag, step, exec.container, exec);
+  if (exec !== undefined && (runsInContainer(step) || (mayRunInContainer(step) && exec.containerRunning === true)))
+    return containerNameSpec(dag, step, exec);
   const type = step.executor.type;
   if (step.call !== undefined || !isRunnerExecutor(type)) return undefined;
   return runnerSpec(dag, step, type, type === 'jq' ? step.cmdWithArgs : expandedCommand);

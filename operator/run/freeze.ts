@@ -27,11 +27,18 @@ export interface Freezing {
  * froze), its DAG name and its run id, each only when missing. An inline run's definition is
  * its frozen one, so it gains no copy of it.
  */
-export function freezePatch(run: DagRunResource, dag: DagResource | undefined, freezing: Freezing | undefined, newId: () => string): Record<string, unknown> {
+export function freezePatch(
+  run: DagRunResource,
+  dag: DagResource | undefined,
+  freezing: Freezing | undefined,
+  newId: () => string,
+): Record<string, unknown> {
   const spec = run.spec;
   const patch: Record<string, unknown> = {};
-  if (freezing !== undefined && spec.frozenDefinition === undefined && spec.snapshot === undefined) patch.frozenDefinition = freezing.reference;
-  if (spec.dagName === undefined) patch.dagName = dagNameOf(run, dag, freezing?.definition ?? spec.snapshot ?? spec.definition ?? {});
+  if (freezing !== undefined && spec.frozenDefinition === undefined && spec.snapshot === undefined)
+    patch.frozenDefinition = freezing.reference;
+  if (spec.dagName === undefined)
+    patch.dagName = dagNameOf(run, dag, freezing?.definition ?? spec.snapshot ?? spec.definition ?? {});
   if (spec.dagRunId === undefined) patch.dagRunId = newId();
   return patch;
 }
@@ -46,9 +53,14 @@ function dagNameOf(run: DagRunResource, dag: DagResource | undefined, source: Re
  * A run naming a definition segment that is not its own yet: its creator is between its two
  * writes, so it waits; once that cannot be true any more, the creator died and it fails.
  */
-export function awaitingDefinition(run: DagRunResource, now: Date): { readonly waitMs: number } | { readonly error: string } {
+export function awaitingDefinition(
+  run: DagRunResource,
+  now: Date,
+): { readonly waitMs: number } | { readonly error: string } {
   const created = new Date(run.metadata?.creationTimestamp ?? 0).getTime();
   const left = created + DEFINITION_GRACE_MS - now.getTime();
   if (left > 0) return { waitMs: Math.min(DEFINITION_POLL_MS, left) };
-  return { error: `its frozen definition (DAGRunSegment ${run.spec.frozenDefinition?.segment ?? ''}) was never written: whoever created the run stopped before writing it` };
+  return {
+    error: `its frozen definition (DAGRunSegment ${run.spec.frozenDefinition?.segment ?? ''}) was never written: whoever created the run stopped before writing it`,
+  };
 }

@@ -46,7 +46,10 @@ export async function frozen(run: DagRunResource, deps: FreezeDeps): Promise<Dag
   const patch = freezePatch(run, dag, freezing, () => uuidv7(deps.clock.now().getTime()));
   if (Object.keys(patch).length === 0) return run;
   // A run frozen just now goes on with the frozen spec rather than waiting for its watch event.
-  return deps.writer.patchSpec(run, Object.entries(patch).map(([k, v]) => ({ op: 'add' as const, path: `/spec/${k}`, value: v })));
+  return deps.writer.patchSpec(
+    run,
+    Object.entries(patch).map(([k, v]) => ({ op: 'add' as const, path: `/spec/${k}`, value: v })),
+  );
 }
 
 /**
@@ -68,7 +71,9 @@ async function dagOf(run: DagRunResource, freezing: boolean, deps: FreezeDeps): 
   const namespace = run.metadata?.namespace ?? '';
   const name = run.spec.dagRef?.name;
   if (name === undefined) return undefined;
-  return deps.dags.get(namespace, name) ?? (freezing ? await ignoreNotFound(deps.dagClient.get(namespace, name)) : undefined);
+  return (
+    deps.dags.get(namespace, name) ?? (freezing ? await ignoreNotFound(deps.dagClient.get(namespace, name)) : undefined)
+  );
 }
 
 /**
@@ -82,10 +87,17 @@ async function freeze(run: DagRunResource, dag: DagResource | undefined, deps: F
   // About to run: nobody needs to read back what was just written. A queued run holds nothing.
   if (queuePlace(run) === 'proceed') deps.definitions.keep(run, written.definition);
   const fileName = dag?.metadata?.annotations?.[ANNOTATIONS.fileName] ?? run.spec.dagRef?.name ?? '';
-  return { definition: written.definition, reference: frozenReference(run.metadata?.name ?? '', loadDagSpec(written.definition, { fileName }).dag) };
+  return {
+    definition: written.definition,
+    reference: frozenReference(run.metadata?.name ?? '', loadDagSpec(written.definition, { fileName }).dag),
+  };
 }
 
-async function segmentOf(run: DagRunResource, dag: DagResource | undefined, deps: FreezeDeps): Promise<{ readonly definition: Record<string, unknown>; readonly created: boolean } | string> {
+async function segmentOf(
+  run: DagRunResource,
+  dag: DagResource | undefined,
+  deps: FreezeDeps,
+): Promise<{ readonly definition: Record<string, unknown>; readonly created: boolean } | string> {
   try {
     if (dag !== undefined) return await writeFrozenDefinition(deps.segmentClient, ownerOf(run), dag.spec);
     const definition = await findFrozenDefinition(deps.segmentClient, ownerOf(run));
@@ -99,5 +111,12 @@ async function segmentOf(run: DagRunResource, dag: DagResource | undefined, deps
 
 async function fail(run: DagRunResource, deps: FreezeDeps, error: string): Promise<void> {
   const now = deps.clock.now().toISOString();
-  await deps.writer.writeStatus(run, { status: RunStatus.Failed, statusLabel: 'failed', error, endReason: 'rejected', startedAt: now, finishedAt: now });
+  await deps.writer.writeStatus(run, {
+    status: RunStatus.Failed,
+    statusLabel: 'failed',
+    error,
+    endReason: 'rejected',
+    startedAt: now,
+    finishedAt: now,
+  });
 }

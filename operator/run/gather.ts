@@ -59,8 +59,16 @@ export class RunGatherer {
     const definition = await deps.definitions.load(run);
     if (definition === undefined) throw new Error(`run ${ref.key}: its frozen definition cannot be read`);
     const pods = this.podsOf(run);
-    const children = await Promise.all(deps.runs.list(ref.namespace).filter(ownedBy(run)).map(async (child) => (isFinished(child) ? deps.segments.expand(child) : child)));
-    const observed = [...(await Promise.all(pods.map((pod) => this.observe(pod, ref, definition.dag)))), ...children.map(observeChild)];
+    const children = await Promise.all(
+      deps.runs
+        .list(ref.namespace)
+        .filter(ownedBy(run))
+        .map(async (child) => (isFinished(child) ? deps.segments.expand(child) : child)),
+    );
+    const observed = [
+      ...(await Promise.all(pods.map((pod) => this.observe(pod, ref, definition.dag)))),
+      ...children.map(observeChild),
+    ];
     return {
       definition,
       run: { name: ref.name, dagRunId: ref.dagRunId },
@@ -89,7 +97,9 @@ export class RunGatherer {
     const logRef = logRefOf(ref, base.step, base.attempt);
     const stdout = await this.deps.store.read(logRef, 'stdout');
     if (stdout === undefined) return base;
-    const outputRecords = declaresOutputs(dag, base.step) ? ((await this.deps.store.read(logRef, 'outputs')) ?? '') : undefined;
+    const outputRecords = declaresOutputs(dag, base.step)
+      ? ((await this.deps.store.read(logRef, 'outputs')) ?? '')
+      : undefined;
     return { ...base, report: { ...report, stdout, ...(outputRecords === undefined ? {} : { outputRecords }) } };
   }
 
@@ -109,7 +119,15 @@ export class RunGatherer {
   private activePods(): number {
     const pods = this.deps.pods.list();
     const claimed = this.deps.expectations.claimedCount(new Set(pods.map((pod) => pod.metadata?.name ?? '')));
-    return pods.filter((pod) => pod.metadata?.labels?.[LABELS.run] !== undefined && isAttemptPod(pod) && pod.metadata.deletionTimestamp === undefined && !podOver(pod)).length + claimed;
+    return (
+      pods.filter(
+        (pod) =>
+          pod.metadata?.labels?.[LABELS.run] !== undefined &&
+          isAttemptPod(pod) &&
+          pod.metadata.deletionTimestamp === undefined &&
+          !podOver(pod),
+      ).length + claimed
+    );
   }
 }
 
@@ -121,5 +139,8 @@ function findStep(dag: Dag, name: string): Step | undefined {
 function reportsWithStdout(dag: Dag, stepName: string): boolean {
   if (stepName === PREPARE_STEP) return true;
   const step = findStep(dag, stepName);
-  return step !== undefined && (step.output !== undefined || step.declaredOutputs !== undefined || step.continueOn.output.length > 0);
+  return (
+    step !== undefined &&
+    (step.output !== undefined || step.declaredOutputs !== undefined || step.continueOn.output.length > 0)
+  );
 }

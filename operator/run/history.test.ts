@@ -6,14 +6,29 @@ import { attemptBegun, attemptEnded } from './history.ts';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const T1 = '2026-01-01T00:00:01.000Z';
-const node = (extra: Partial<RunNode> = {}): RunNode => ({ name: 'a', status: 1, statusLabel: 'running', attempt: 0, ...extra });
-const records = (count: number): NonNullable<RunNode['attempts']> => Array.from({ length: count }, (_, i) => ({ attempt: i, startedAt: T0, finishedAt: T1, status: 2, exitCode: 1 }));
+const node = (extra: Partial<RunNode> = {}): RunNode => ({
+  name: 'a',
+  status: 1,
+  statusLabel: 'running',
+  attempt: 0,
+  ...extra,
+});
+const records = (count: number): NonNullable<RunNode['attempts']> =>
+  Array.from({ length: count }, (_, i) => ({ attempt: i, startedAt: T0, finishedAt: T1, status: 2, exitCode: 1 }));
 
 describe('a node keeps a bounded record of its attempts', () => {
   const running = { attempt: 0, startedAt: T0, status: 1 };
   const cases: { name: string; got: () => RunNode; want: RunNode }[] = [
-    { name: 'the first attempt begins a record that runs', got: () => attemptBegun(node(), T0), want: node({ attempts: [running] }) },
-    { name: 'an attempt that has a record keeps its first start', got: () => attemptBegun(attemptBegun(node(), T0), T1), want: node({ attempts: [running] }) },
+    {
+      name: 'the first attempt begins a record that runs',
+      got: () => attemptBegun(node(), T0),
+      want: node({ attempts: [running] }),
+    },
+    {
+      name: 'an attempt that has a record keeps its first start',
+      got: () => attemptBegun(attemptBegun(node(), T0), T1),
+      want: node({ attempts: [running] }),
+    },
     {
       name: 'the twenty-first attempt drops the oldest record and counts it',
       got: () => attemptBegun(node({ attempt: 20, attempts: records(20) }), T0),
@@ -24,9 +39,22 @@ describe('a node keeps a bounded record of its attempts', () => {
       got: () => attemptBegun(node({ attempt: 25, attempts: records(25).slice(5), attemptsDropped: 5 }), T0),
       want: node({ attempt: 25, attempts: [...records(25).slice(6), { ...running, attempt: 25 }], attemptsDropped: 6 }),
     },
-    { name: 'an ended attempt gets its end, status and exit code', got: () => attemptEnded(attemptBegun(node(), T0), { attempt: 0, at: T1, status: 2, exitCode: 3 }), want: node({ attempts: [{ attempt: 0, startedAt: T0, finishedAt: T1, status: 2, exitCode: 3 }] }) },
-    { name: 'an attempt without a record stays without one', got: () => attemptEnded(node(), { attempt: 0, at: T1, status: 4 }), want: node() },
-    { name: 'an attempt ended twice keeps its first end', got: () => attemptEnded(node({ attempts: records(1) }), { attempt: 0, at: '2026-01-01T00:00:09.000Z', status: 4 }), want: node({ attempts: records(1) }) },
+    {
+      name: 'an ended attempt gets its end, status and exit code',
+      got: () => attemptEnded(attemptBegun(node(), T0), { attempt: 0, at: T1, status: 2, exitCode: 3 }),
+      want: node({ attempts: [{ attempt: 0, startedAt: T0, finishedAt: T1, status: 2, exitCode: 3 }] }),
+    },
+    {
+      name: 'an attempt without a record stays without one',
+      got: () => attemptEnded(node(), { attempt: 0, at: T1, status: 4 }),
+      want: node(),
+    },
+    {
+      name: 'an attempt ended twice keeps its first end',
+      got: () =>
+        attemptEnded(node({ attempts: records(1) }), { attempt: 0, at: '2026-01-01T00:00:09.000Z', status: 4 }),
+      want: node({ attempts: records(1) }),
+    },
   ];
   it.each(cases)('$name', ({ got, want }) => {
     expect(got()).toEqual(want);
@@ -44,14 +72,29 @@ describe('the engine records every attempt of a step as it runs', () => {
       name: 'a step retried twice has two failed attempts and a succeeded one',
       yaml: 'steps:\n  - {name: a, command: x, retryPolicy: {limit: 2, intervalSec: 1}}',
       script: { a: [{ exitCode: 1 }, { exitCode: 2 }, { exitCode: 0 }] },
-      want: [[0, 2, 1], [1, 2, 2], [2, 4, 0]],
+      want: [
+        [0, 2, 1],
+        [1, 2, 2],
+        [2, 4, 0],
+      ],
     },
-    { name: 'a step that failed after its retries ends with a failed attempt', yaml: 'steps:\n  - {name: a, command: x, retryPolicy: {limit: 1, intervalSec: 1}}', script: { a: { exitCode: 3 } }, want: [[0, 2, 3], [1, 2, 3]] },
+    {
+      name: 'a step that failed after its retries ends with a failed attempt',
+      yaml: 'steps:\n  - {name: a, command: x, retryPolicy: {limit: 1, intervalSec: 1}}',
+      script: { a: { exitCode: 3 } },
+      want: [
+        [0, 2, 3],
+        [1, 2, 3],
+      ],
+    },
     {
       name: 'a repeating step has an attempt per execution, each by its own exit code',
       yaml: 'steps:\n  - {name: a, command: x, repeatPolicy: {repeat: until, exitCode: [0], limit: 3, intervalSec: 1}}',
       script: { a: [{ exitCode: 1 }, { exitCode: 0 }] },
-      want: [[0, 2, 1], [1, 4, 0]],
+      want: [
+        [0, 2, 1],
+        [1, 4, 0],
+      ],
     },
     {
       name: 'a step repeated 25 times keeps its last 20 attempts and counts 5 dropped',
@@ -67,7 +110,9 @@ describe('the engine records every attempt of a step as it runs', () => {
   });
 
   it('gives each attempt the times of its own Pod, the wait between them in neither', () => {
-    const { status } = simulate('steps:\n  - {name: a, command: x, retryPolicy: {limit: 1, intervalSec: 10}}', { a: { exitCode: 1 } });
+    const { status } = simulate('steps:\n  - {name: a, command: x, retryPolicy: {limit: 1, intervalSec: 10}}', {
+      a: { exitCode: 1 },
+    });
     const times = (status.nodes?.[0]?.attempts ?? []).map((r) => [r.startedAt, r.finishedAt]);
     expect(times).toEqual([
       ['2026-01-01T00:00:00.000Z', '2026-01-01T00:00:01.000Z'],
@@ -82,12 +127,25 @@ describe('attempts that end without a report are recorded too', () => {
   const first = decide(input(dag, {}, [], t(0)));
   const running = { name: pod('a', 0), step: 'a', attempt: 0, phase: 'Running' as const, deleting: false };
   const cases: { name: string; got: () => unknown; want: unknown }[] = [
-    { name: 'an attempt whose Pod disappeared ends failed, without an exit code', got: () => shown(decide(input(dag, first.status, [], t(1))).status.nodes?.[0]), want: [[0, 2, undefined]] },
+    {
+      name: 'an attempt whose Pod disappeared ends failed, without an exit code',
+      got: () => shown(decide(input(dag, first.status, [], t(1))).status.nodes?.[0]),
+      want: [[0, 2, undefined]],
+    },
     {
       name: 'an attempt stopped at its step timeout ends failed with exit code 124',
       got: () => {
         const late = decide(input(dag, first.status, [running], t(6)));
-        return shown(decide(input(dag, late.status, [{ ...running, phase: 'Failed', report: { exitCode: 143, preconditionUnmet: false } }], t(7))).status.nodes?.[0]);
+        return shown(
+          decide(
+            input(
+              dag,
+              late.status,
+              [{ ...running, phase: 'Failed', report: { exitCode: 143, preconditionUnmet: false } }],
+              t(7),
+            ),
+          ).status.nodes?.[0],
+        );
       },
       want: [[0, 2, 124]],
     },

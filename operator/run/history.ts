@@ -36,7 +36,12 @@ export function attemptEnded(node: RunNode, end: AttemptEnd): RunNode {
   const records = node.attempts ?? [];
   const index = records.findIndex((r) => r.attempt === end.attempt && r.finishedAt === undefined);
   if (index < 0) return node;
-  const closed: AttemptRecord = { ...(records[index] as AttemptRecord), finishedAt: end.at, status: end.status, ...(end.exitCode === undefined ? {} : { exitCode: end.exitCode }) };
+  const closed: AttemptRecord = {
+    ...(records[index] as AttemptRecord),
+    finishedAt: end.at,
+    status: end.status,
+    ...(end.exitCode === undefined ? {} : { exitCode: end.exitCode }),
+  };
   return { ...node, attempts: records.map((r, i) => (i === index ? closed : r)) };
 }
 

@@ -28,7 +28,10 @@ function capacity(work: Work): number {
 /** A literal precondition decided here with the run's current variables; undefined when only a Pod can decide it. */
 export function preconditionMet(work: Work, condition: Step['preconditions'][number]): boolean | undefined {
   const status = { nodes: [...work.nodes.values()] };
-  return literalPrecondition(conditionWithStepOutputs(condition, declaredOutputRefs(work.dag, status)), variables(work.input.definition, status));
+  return literalPrecondition(
+    conditionWithStepOutputs(condition, declaredOutputRefs(work.dag, status)),
+    variables(work.input.definition, status),
+  );
 }
 
 /** Starts what is ready, in definition order, within the limits. */
@@ -51,10 +54,15 @@ export function schedule(work: Work): void {
   }
   reportHeld(work, held);
   propagate(dag.steps, work.nodes, work.now, work.steps);
-  const stuck = work.launch.length === 0 && running(work) === 0 && anyNode(work.nodes, (n) => n.status === StepStatus.NotStarted);
+  const stuck =
+    work.launch.length === 0 && running(work) === 0 && anyNode(work.nodes, (n) => n.status === StepStatus.NotStarted);
   const waiting = anyNode(work.nodes, (n) => n.nextAttemptAt !== undefined);
   if (stuck && !waiting && free > 0) {
-    work.status = { ...work.status, endReason: 'deadlock', error: 'deadlock: steps remain that can never become ready' };
+    work.status = {
+      ...work.status,
+      endReason: 'deadlock',
+      error: 'deadlock: steps remain that can never become ready',
+    };
   }
 }
 
@@ -72,7 +80,12 @@ function reportHeld(work: Work, held: number): void {
 }
 
 /** One step's turn: it launched, it was ready but no slot was free, or neither. */
-function scheduleStep(work: Work, step: Step, steps: ReadonlyMap<string, Step>, free: number): 'launched' | 'held' | 'idle' {
+function scheduleStep(
+  work: Work,
+  step: Step,
+  steps: ReadonlyMap<string, Step>,
+  free: number,
+): 'launched' | 'held' | 'idle' {
   const node = work.nodes.get(step.name) as RunNode;
   if (node.status === StepStatus.Running && node.nextAttemptAt !== undefined) {
     const at = Date.parse(node.nextAttemptAt);
@@ -95,13 +108,26 @@ function scheduleStep(work: Work, step: Step, steps: ReadonlyMap<string, Step>, 
 
 export function launchStep(work: Work, step: Step, node: RunNode, handler?: HandlerEvent): RunNode {
   const attempt = node.attempt ?? 0;
-  if (step.parallel !== undefined) return observeParallel(work, step, attemptBegun(withStatus(node, StepStatus.Running, { startedAt: work.now }), work.now));
+  if (step.parallel !== undefined)
+    return observeParallel(
+      work,
+      step,
+      attemptBegun(withStatus(node, StepStatus.Running, { startedAt: work.now }), work.now),
+    );
   const { run } = work.input;
   const pod = stepPodName(run.name, step.name, attempt);
-  if (work.input.routineEvents === true) work.events.push({ reason: 'StepStarted', message: `${step.name}: attempt ${String(attempt)} in Pod ${pod}` });
+  if (work.input.routineEvents === true)
+    work.events.push({ reason: 'StepStarted', message: `${step.name}: attempt ${String(attempt)} in Pod ${pod}` });
   work.launch.push({ step, attempt, pod, ...(handler === undefined ? {} : { handler }) });
   const child = step.call === undefined ? {} : subRunFields(node, subRunId(run.dagRunId, step.name, attempt));
-  return attemptBegun(withStatus(node, StepStatus.Running, { ...(attempt === 0 || node.startedAt === undefined ? { startedAt: work.now } : {}), pod, ...child }), work.now);
+  return attemptBegun(
+    withStatus(node, StepStatus.Running, {
+      ...(attempt === 0 || node.startedAt === undefined ? { startedAt: work.now } : {}),
+      pod,
+      ...child,
+    }),
+    work.now,
+  );
 }
 
 /** The child run of this attempt in subRuns; those of earlier attempts move to subRunsRepeated. */

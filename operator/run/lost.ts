@@ -18,12 +18,14 @@ import type { ObservedPod } from './work.ts';
 /** How long past its grace period a Pod being deleted may stay unconfirmed before it counts as lost. */
 export const LOST_AFTER_MS = 20_000;
 
-export type Loss = { readonly lost: true; readonly why: string } | { readonly lost: false; readonly lookAgainAt?: number };
+export type Loss =
+  { readonly lost: true; readonly why: string } | { readonly lost: false; readonly lookAgainAt?: number };
 
 /** Whether the Pod of an attempt, seen without a report, is lost; if it may still report, when to look again. */
 export function podLoss(pod: ObservedPod, now: Date): Loss {
   const name = `the Pod of attempt ${String(pod.attempt)}`;
-  if (pod.failedWithoutExit !== undefined) return { lost: true, why: `${name} failed before its container ended (${pod.failedWithoutExit})` };
+  if (pod.failedWithoutExit !== undefined)
+    return { lost: true, why: `${name} failed before its container ended (${pod.failedWithoutExit})` };
   if (pod.deleteBy === undefined) return { lost: false };
   const due = Date.parse(pod.deleteBy) + LOST_AFTER_MS;
   if (now.getTime() < due) return { lost: false, lookAgainAt: due };

@@ -19,7 +19,14 @@ import { attemptTraceparent, traced } from './trace.ts';
 import { withPodSettings } from './pod-settings.ts';
 import { PREPARE_STEP } from './prepare.ts';
 import type { RunRef } from './ref.ts';
-import { handlerStatus, outputVars, stepRefs, variables, withResolvedScript, withStepOutputsResolved } from './variables.ts';
+import {
+  handlerStatus,
+  outputVars,
+  stepRefs,
+  variables,
+  withResolvedScript,
+  withStepOutputsResolved,
+} from './variables.ts';
 import { stepLogDir, stepWorkingDir, type Workspace } from './workspace.ts';
 import type { StepDefaults } from '../config.ts';
 
@@ -54,9 +61,20 @@ export function attemptPod(context: LaunchContext, launch: Launch): V1Pod {
   const command = launch.step.cmdWithArgs === undefined ? undefined : expandText(launch.step.cmdWithArgs);
   // Scripts resolve step references and JSON paths here, executor steps' input included.
   const step = preparing ? launch.step : withResolvedScript(withStepOutputsResolved(launch.step, refs), vars, refs);
-  const env = preparing ? [] : [...definition.env, ...traceVars(context, launch), ...outputVars(launch.step, definition.dag.steps, status)];
-  const envNames = [...env, ...launch.step.env].map((v) => v.name).concat(['DAG_NAME', 'DAG_RUN_ID', 'DAG_RUN_STEP_NAME'], launch.handler === undefined ? [] : ['DAG_RUN_STATUS']);
-  const exec = { namespace: ref.namespace, runName: ref.name, expandWord: expandText, envNames, containerRunning: context.runningContainers?.has(launch.step.name) === true, ...(definition.container === undefined ? {} : { container: definition.container }) };
+  const env = preparing
+    ? []
+    : [...definition.env, ...traceVars(context, launch), ...outputVars(launch.step, definition.dag.steps, status)];
+  const envNames = [...env, ...launch.step.env]
+    .map((v) => v.name)
+    .concat(['DAG_NAME', 'DAG_RUN_ID', 'DAG_RUN_STEP_NAME'], launch.handler === undefined ? [] : ['DAG_RUN_STATUS']);
+  const exec = {
+    namespace: ref.namespace,
+    runName: ref.name,
+    expandWord: expandText,
+    envNames,
+    containerRunning: context.runningContainers?.has(launch.step.name) === true,
+    ...(definition.container === undefined ? {} : { container: definition.container }),
+  };
   const spec = executorSpec(definition.dag, step, command, exec);
   const pod = stepPod({
     run: ref,
@@ -70,22 +88,33 @@ export function attemptPod(context: LaunchContext, launch: Launch): V1Pod {
     ...(command === undefined ? {} : { command }),
     defaultImage: context.steps.image,
     podPreconditions: step.preconditions.filter((c) => literalPrecondition(c, vars) === undefined),
-    ...(definition.dag.secrets.length === 0 || preparing ? {} : { secrets: { secretName: runSecretName(ref.name), names: definition.dag.secrets.map((x) => x.name) } }),
+    ...(definition.dag.secrets.length === 0 || preparing
+      ? {}
+      : { secrets: { secretName: runSecretName(ref.name), names: definition.dag.secrets.map((x) => x.name) } }),
     ...optionalDir(stepWorkingDir(definition.dag, launch.step, workspace)),
     logDir,
     ...(spec === undefined ? {} : { runner: { spec, image: context.steps.runnerImage } }),
   });
   // A step that execs runs as the run's exec ServiceAccount (run-objects.ts), unless its DAG names one.
   const serviceAccount = spec?.type === 'container-exec' ? execServiceAccountName(ref.name) : undefined;
-  return withPodSettings(pod, { settings: launch.step.kubernetes, defaults: context.steps, workspace, registrySecret: context.registrySecret, ...(serviceAccount === undefined ? {} : { serviceAccount }) });
+  return withPodSettings(pod, {
+    settings: launch.step.kubernetes,
+    defaults: context.steps,
+    workspace,
+    registrySecret: context.registrySecret,
+    ...(serviceAccount === undefined ? {} : { serviceAccount }),
+  });
 }
 
 /** TRACEPARENT of the attempt's span when the run is traced (trace.ts); Dagu passes it to sub-DAGs, Kubedag to every step. */
 function traceVars(context: LaunchContext, launch: Launch): EnvVar[] {
-  return traced(context.definition.dag) ? [{ name: 'TRACEPARENT', value: attemptTraceparent(context.run, launch.step.name, launch.attempt) }] : [];
+  return traced(context.definition.dag)
+    ? [{ name: 'TRACEPARENT', value: attemptTraceparent(context.run, launch.step.name, launch.attempt) }]
+    : [];
 }
 
-const optionalDir = (workingDir: string | undefined): { workingDir?: string } => (workingDir === undefined ? {} : { workingDir });
+const optionalDir = (workingDir: string | undefined): { workingDir?: string } =>
+  workingDir === undefined ? {} : { workingDir };
 
 /**
  * A sub-DAG step's attempt is a child DAGRun, named like the Pod it stands for, with a run id
@@ -102,12 +131,22 @@ export function childRun(context: LaunchContext, launch: Launch): DagRunResource
     metadata: {
       name: launch.pod,
       namespace: ref.namespace,
-      labels: { [LABELS.attempt]: String(launch.attempt), ...(launch.item === undefined ? {} : { [ITEM_LABEL]: String(launch.item.index) }) },
-      annotations: { [ANNOTATIONS.step]: step.name, ...(traced(definition.dag) ? { [ANNOTATIONS.traceparent]: attemptTraceparent(run, step.name, launch.attempt) } : {}) },
+      labels: {
+        [LABELS.attempt]: String(launch.attempt),
+        ...(launch.item === undefined ? {} : { [ITEM_LABEL]: String(launch.item.index) }),
+      },
+      annotations: {
+        [ANNOTATIONS.step]: step.name,
+        ...(traced(definition.dag)
+          ? { [ANNOTATIONS.traceparent]: attemptTraceparent(run, step.name, launch.attempt) }
+          : {}),
+      },
       ownerReferences: [ownerReference(ref)],
     },
     spec: {
-      ...(local === undefined ? { dagRef: { name: dagResourceName(step.call ?? '') } } : { definition: local.document }),
+      ...(local === undefined
+        ? { dagRef: { name: dagResourceName(step.call ?? '') } }
+        : { definition: local.document }),
       dagName: step.call,
       dagRunId: subRunId(ref.dagRunId, stepKey, launch.attempt),
       ...(params === undefined ? {} : { params }),

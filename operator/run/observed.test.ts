@@ -2,9 +2,26 @@ import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { podIdentity, podOver, podPhase } from './observed.ts';
 
-const running = (name: string): V1ContainerStatus => ({ name, image: 'i', imageID: '', ready: true, restartCount: 0, state: { running: {} } });
-const exited = (name: string, exitCode: number): V1ContainerStatus => ({ name, image: 'i', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode } } });
-const pod = (phase: string | undefined, containers: V1ContainerStatus[] = []): V1Pod => ({ metadata: { name: 'p' }, status: { ...(phase === undefined ? {} : { phase }), containerStatuses: containers } });
+const running = (name: string): V1ContainerStatus => ({
+  name,
+  image: 'i',
+  imageID: '',
+  ready: true,
+  restartCount: 0,
+  state: { running: {} },
+});
+const exited = (name: string, exitCode: number): V1ContainerStatus => ({
+  name,
+  image: 'i',
+  imageID: '',
+  ready: false,
+  restartCount: 0,
+  state: { terminated: { exitCode } },
+});
+const pod = (phase: string | undefined, containers: V1ContainerStatus[] = []): V1Pod => ({
+  metadata: { name: 'p' },
+  status: { ...(phase === undefined ? {} : { phase }), containerStatuses: containers },
+});
 
 describe("a step Pod's phase as its containers tell it", () => {
   it('is the kubelet phase while a container runs or none is reported', () => {

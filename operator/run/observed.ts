@@ -11,7 +11,12 @@ import { childResult } from './children.ts';
 import type { ObservedPod } from './engine.ts';
 import { phaseEnded } from './work.ts';
 
-const FINISHED = new Set<number>([RunStatus.Failed, RunStatus.Canceled, RunStatus.Succeeded, RunStatus.PartiallySucceeded]);
+const FINISHED = new Set<number>([
+  RunStatus.Failed,
+  RunStatus.Canceled,
+  RunStatus.Succeeded,
+  RunStatus.PartiallySucceeded,
+]);
 
 export function podIdentity(pod: V1Pod): ObservedPod {
   const unschedulable = unschedulableReason(pod);
@@ -64,7 +69,9 @@ export function endSigns(pod: V1Pod): Pick<ObservedPod, 'deleteBy' | 'disruption
 
 /** The scheduler's message while no node can take the Pod. */
 function unschedulableReason(pod: V1Pod): string | undefined {
-  const condition = pod.status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable');
+  const condition = pod.status?.conditions?.find(
+    (c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable',
+  );
   return condition === undefined ? undefined : (condition.message ?? 'no node fits the Pod');
 }
 
@@ -77,9 +84,17 @@ export function attemptOver(pod: V1Pod, status: DagRunStatus): boolean {
   const { step, attempt, phase, deleting } = podIdentity(pod);
   if (deleting || !phaseEnded(phase)) return false;
   if (status.finishedAt !== undefined) return true;
-  const nodes = [...(status.nodes ?? []), ...[status.prepare, status.onSuccess, status.onFailure, status.onCancel, status.onExit].filter((n) => n !== undefined)];
+  const nodes = [
+    ...(status.nodes ?? []),
+    ...[status.prepare, status.onSuccess, status.onFailure, status.onCancel, status.onExit].filter(
+      (n) => n !== undefined,
+    ),
+  ];
   const node = nodes.find((n) => n.name === step);
-  return node !== undefined && ((node.attempt ?? 0) > attempt || (node.status !== StepStatus.Running && node.status !== StepStatus.NotStarted));
+  return (
+    node !== undefined &&
+    ((node.attempt ?? 0) > attempt || (node.status !== StepStatus.Running && node.status !== StepStatus.NotStarted))
+  );
 }
 
 /** Marks the child runs of a `parallel` step with their item's index. */
@@ -92,23 +107,44 @@ export function observeChild(child: DagRunResource): ObservedPod {
   const succeeded = label === 'succeeded' || label === 'partially_succeeded';
   const identity = podIdentity({ metadata: child.metadata });
   const item = child.metadata?.labels?.[ITEM_LABEL];
-  const base: ObservedPod = { ...identity, ...(item === undefined ? {} : { item: Number(item) }), phase: finished ? (succeeded ? 'Succeeded' : 'Failed') : 'Running' };
+  const base: ObservedPod = {
+    ...identity,
+    ...(item === undefined ? {} : { item: Number(item) }),
+    phase: finished ? (succeeded ? 'Succeeded' : 'Failed') : 'Running',
+  };
   if (!finished) return base;
-  return { ...base, report: { exitCode: succeeded ? 0 : 1, preconditionUnmet: false, stdout: JSON.stringify(childResult(child)), childStatus: label } };
+  return {
+    ...base,
+    report: {
+      exitCode: succeeded ? 0 : 1,
+      preconditionUnmet: false,
+      stdout: JSON.stringify(childResult(child)),
+      childStatus: label,
+    },
+  };
 }
 
 export function isFinished(run: DagRunResource): boolean {
   return FINISHED.has(run.status?.status ?? -1) && run.status?.finishedAt !== undefined;
 }
 
-
 /** The DAGRun that controls a step Pod or a child run, by name (same namespace). */
-export function ownerRunName(object: { readonly metadata?: { readonly ownerReferences?: readonly { readonly kind: string; readonly name: string; readonly controller?: boolean }[] } }): string | undefined {
+export function ownerRunName(object: {
+  readonly metadata?: {
+    readonly ownerReferences?: readonly {
+      readonly kind: string;
+      readonly name: string;
+      readonly controller?: boolean;
+    }[];
+  };
+}): string | undefined {
   return object.metadata?.ownerReferences?.find((o) => o.kind === 'DAGRun' && o.controller === true)?.name;
 }
 
 /** A filter for the objects (step Pods, child runs) a run owns. */
-export function ownedBy(run: DagRunResource): (object: { readonly metadata?: { readonly ownerReferences?: readonly { readonly uid: string }[] } }) => boolean {
+export function ownedBy(
+  run: DagRunResource,
+): (object: { readonly metadata?: { readonly ownerReferences?: readonly { readonly uid: string }[] } }) => boolean {
   const uid = run.metadata?.uid;
   return (object) => object.metadata?.ownerReferences?.some((o) => o.uid === uid) === true;
 }

@@ -18,7 +18,12 @@ export const MAX_ENV_VALUE_BYTES = 128 * 1024 - 1;
 export type OutputFields = Pick<RunNode, 'outputs' | 'outputRefs' | 'stepOutputs'>;
 
 /** The node's output fields after `name` captured `value` in `attempt`. */
-export function keepOutput(node: OutputFields, name: string | undefined, value: string | undefined, attempt: number): OutputFields {
+export function keepOutput(
+  node: OutputFields,
+  name: string | undefined,
+  value: string | undefined,
+  attempt: number,
+): OutputFields {
   if (name === undefined || value === undefined) return pick(node);
   const { [name]: _old, ...otherOutputs } = node.outputs ?? {};
   const { [name]: _oldRef, ...otherRefs } = node.outputRefs ?? {};
@@ -30,7 +35,9 @@ export function keepOutput(node: OutputFields, name: string | undefined, value: 
 function pick(node: OutputFields): OutputFields {
   return {
     ...(node.outputs === undefined || Object.keys(node.outputs).length === 0 ? {} : { outputs: node.outputs }),
-    ...(node.outputRefs === undefined || Object.keys(node.outputRefs).length === 0 ? {} : { outputRefs: node.outputRefs }),
+    ...(node.outputRefs === undefined || Object.keys(node.outputRefs).length === 0
+      ? {}
+      : { outputRefs: node.outputRefs }),
   };
 }
 

@@ -27,19 +27,28 @@ interface ChildResult {
   readonly outputs?: Record<string, string>;
 }
 
-export function fanOut(step: Step, items: readonly unknown[], children: readonly ItemChild[], subRunId: (item: number) => string): FanOut {
+export function fanOut(
+  step: Step,
+  items: readonly unknown[],
+  children: readonly ItemChild[],
+  subRunId: (item: number) => string,
+): FanOut {
   const byItem = new Map(children.map((c) => [c.item, c]));
   const running = children.filter((c) => c.report === undefined).length;
   const limit = step.parallel?.maxConcurrent ?? 0;
   const free = limit > 0 ? Math.max(0, limit - running) : Number.POSITIVE_INFINITY;
-  const start = items.map((_, i) => i).filter((i) => !byItem.has(i)).slice(0, free);
+  const start = items
+    .map((_, i) => i)
+    .filter((i) => !byItem.has(i))
+    .slice(0, free);
   const subRuns = items.map((_, i) => {
     const result = byItem.get(i)?.report?.stdout;
     const status = result === undefined ? undefined : (JSON.parse(result) as ChildResult).status;
     return { dagRunId: subRunId(i), ...(status === undefined ? {} : { status }) };
   });
   const finished = children.filter((c) => c.report !== undefined);
-  if (finished.length < items.length || items.length === 0) return { start, subRuns, ...(items.length === 0 ? { report: aggregate([]) } : {}) };
+  if (finished.length < items.length || items.length === 0)
+    return { start, subRuns, ...(items.length === 0 ? { report: aggregate([]) } : {}) };
   return { start, subRuns, report: aggregate(finished) };
 }
 
@@ -50,7 +59,9 @@ function aggregate(finished: readonly ItemChild[]): AttemptReport {
   const output = {
     summary: { total: results.length, succeeded: results.length - failed, failed },
     results,
-    outputs: results.filter((r) => r.status === 'succeeded' || r.status === 'partially_succeeded').map((r) => r.outputs ?? {}),
+    outputs: results
+      .filter((r) => r.status === 'succeeded' || r.status === 'partially_succeeded')
+      .map((r) => r.outputs ?? {}),
   };
   return {
     exitCode: failed > 0 ? 1 : 0,
@@ -64,7 +75,10 @@ function aggregate(finished: readonly ItemChild[]): AttemptReport {
  * Items whose child params come out equal run once (behaviour-notes 8): the first keeps its
  * place, so item indices stay stable from one reconcile to the next.
  */
-export function distinctByParams(items: readonly unknown[], paramsOf: (item: unknown) => string | undefined): unknown[] {
+export function distinctByParams(
+  items: readonly unknown[],
+  paramsOf: (item: unknown) => string | undefined,
+): unknown[] {
   const seen = new Set<string | undefined>();
   return items.filter((item) => {
     const params = paramsOf(item);
@@ -90,7 +104,11 @@ export function splitItems(value: string): unknown[] {
     }
   }
   for (const separator of ['\n', '\t', '|', ';', ',']) {
-    if (trimmed.includes(separator)) return trimmed.split(separator).map((s) => s.trim()).filter((s) => s !== '');
+    if (trimmed.includes(separator))
+      return trimmed
+        .split(separator)
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
   }
   return trimmed.split(/\s+/);
 }

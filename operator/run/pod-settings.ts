@@ -22,9 +22,11 @@ export interface PodSettingsRequest {
   readonly runAs?: RunAs;
 }
 
-const defined = <T extends object>(value: T): T => Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+const defined = <T extends object>(value: T): T =>
+  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 const nonEmpty = <T>(list: readonly T[]): T[] | undefined => (list.length === 0 ? undefined : [...list]);
-const nonEmptyMap = (map: Readonly<Record<string, string>>): Record<string, string> | undefined => (Object.keys(map).length === 0 ? undefined : { ...map });
+const nonEmptyMap = (map: Readonly<Record<string, string>>): Record<string, string> | undefined =>
+  Object.keys(map).length === 0 ? undefined : { ...map };
 
 /**
  * The settings' variables come first, so that everything Kubedag sets (DAG env, params,
@@ -47,7 +49,12 @@ function volumesOf(request: PodSettingsRequest): { volumes: V1Volume[]; mounts: 
   return { volumes, mounts };
 }
 
-function container(base: V1Container, request: PodSettingsRequest, mounts: readonly V1VolumeMount[], securityContext: V1Container['securityContext']): V1Container {
+function container(
+  base: V1Container,
+  request: PodSettingsRequest,
+  mounts: readonly V1VolumeMount[],
+  securityContext: V1Container['securityContext'],
+): V1Container {
   const { settings } = request;
   return defined({
     ...base,
@@ -65,7 +72,8 @@ function scheduling(spec: V1PodSpec, settings: KubernetesSettings | undefined): 
   return {
     // The DAG's and the step's `workerSelector` (already on the Pod) win over `nodeSelector`.
     nodeSelector: nonEmptyMap({ ...settings?.nodeSelector, ...spec.nodeSelector }),
-    tolerations: settings?.tolerations === undefined ? undefined : ([...settings.tolerations] as V1PodSpec['tolerations']),
+    tolerations:
+      settings?.tolerations === undefined ? undefined : ([...settings.tolerations] as V1PodSpec['tolerations']),
     affinity: settings?.affinity,
     priorityClassName: settings?.priorityClassName,
   };
@@ -76,7 +84,10 @@ export function withPodSettings(pod: V1Pod, request: PodSettingsRequest): V1Pod 
   const spec = pod.spec as V1PodSpec;
   const security = securityContexts(request.defaults, request.runAs, settings);
   const { volumes, mounts } = volumesOf(request);
-  const pullSecrets = [...(settings?.imagePullSecrets ?? []), ...(request.registrySecret === undefined ? [] : [request.registrySecret])];
+  const pullSecrets = [
+    ...(settings?.imagePullSecrets ?? []),
+    ...(request.registrySecret === undefined ? [] : [request.registrySecret]),
+  ];
   const serviceAccount = settings?.serviceAccountName ?? request.serviceAccount;
   return {
     ...pod,

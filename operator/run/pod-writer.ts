@@ -4,7 +4,15 @@
  * a deterministic name finds the first), stop without deleting, delete once. Shared by the run
  * controller (launch, stop) and the log archiver (delete after archiving, the run's Secret).
  */
-import type { CoreV1Api, RbacAuthorizationV1Api, V1PersistentVolumeClaim, V1Pod, V1RoleBinding, V1Secret, V1ServiceAccount } from '@kubernetes/client-node';
+import type {
+  CoreV1Api,
+  RbacAuthorizationV1Api,
+  V1PersistentVolumeClaim,
+  V1Pod,
+  V1RoleBinding,
+  V1Secret,
+  V1ServiceAccount,
+} from '@kubernetes/client-node';
 import { ignoreAlreadyExists, ignoreNotFound } from '../../core/kube/errors.ts';
 import { describeViolations, podViolations, type PolicyLevel } from '../../core/policy/index.ts';
 import { chooseContainer } from '../../core/kube/pod-container.ts';
@@ -55,31 +63,50 @@ export class PodWriter {
     // the last word on what is actually sent, whoever built it (step, container, prepare,
     // notify, telemetry Pods) and whatever the operator's step defaults.
     const level = this.deps.levelOf?.(namespace);
-    const violations = level === undefined || body.spec === undefined ? [] : podViolations({ spec: body.spec, ...(body.metadata?.annotations === undefined ? {} : { annotations: body.metadata.annotations }) }, level);
+    const violations =
+      level === undefined || body.spec === undefined
+        ? []
+        : podViolations(
+            {
+              spec: body.spec,
+              ...(body.metadata?.annotations === undefined ? {} : { annotations: body.metadata.annotations }),
+            },
+            level,
+          );
     if (level !== undefined && violations.length > 0) {
-      throw new PodPolicyRefusal(`pods "${body.metadata?.name ?? ''}" is forbidden by Kubedag's pod policy "${level}" of namespace "${namespace}": ${describeViolations(violations, level).join('; ')}`);
+      throw new PodPolicyRefusal(
+        `pods "${body.metadata?.name ?? ''}" is forbidden by Kubedag's pod policy "${level}" of namespace "${namespace}": ${describeViolations(violations, level).join('; ')}`,
+      );
     }
-    if ((await ignoreAlreadyExists(this.deps.core.createNamespacedPod({ namespace, body }))) !== undefined) this.deps.countWrite('create');
+    if ((await ignoreAlreadyExists(this.deps.core.createNamespacedPod({ namespace, body }))) !== undefined)
+      this.deps.countWrite('create');
   }
 
   /** A run's workspace claim; a second create (after a crash) finds the first. */
   async createClaim(namespace: string, body: V1PersistentVolumeClaim): Promise<void> {
-    if ((await ignoreAlreadyExists(this.deps.core.createNamespacedPersistentVolumeClaim({ namespace, body }))) !== undefined) this.deps.countWrite('create');
+    if (
+      (await ignoreAlreadyExists(this.deps.core.createNamespacedPersistentVolumeClaim({ namespace, body }))) !==
+      undefined
+    )
+      this.deps.countWrite('create');
   }
 
   /** An immutable Secret; a second create (after a crash) finds the first. */
   async createSecret(namespace: string, body: V1Secret): Promise<void> {
-    if ((await ignoreAlreadyExists(this.deps.core.createNamespacedSecret({ namespace, body }))) !== undefined) this.deps.countWrite('create');
+    if ((await ignoreAlreadyExists(this.deps.core.createNamespacedSecret({ namespace, body }))) !== undefined)
+      this.deps.countWrite('create');
   }
 
   /** A run's exec ServiceAccount; a second create (after a crash) finds the first. */
   async createServiceAccount(namespace: string, body: V1ServiceAccount): Promise<void> {
-    if ((await ignoreAlreadyExists(this.deps.core.createNamespacedServiceAccount({ namespace, body }))) !== undefined) this.deps.countWrite('create');
+    if ((await ignoreAlreadyExists(this.deps.core.createNamespacedServiceAccount({ namespace, body }))) !== undefined)
+      this.deps.countWrite('create');
   }
 
   /** The binding of a run's exec ServiceAccount to the exec role; a second create finds the first. */
   async createRoleBinding(namespace: string, body: V1RoleBinding): Promise<void> {
-    if ((await ignoreAlreadyExists(this.deps.rbac.createNamespacedRoleBinding({ namespace, body }))) !== undefined) this.deps.countWrite('create');
+    if ((await ignoreAlreadyExists(this.deps.rbac.createNamespacedRoleBinding({ namespace, body }))) !== undefined)
+      this.deps.countWrite('create');
   }
 
   /**
@@ -96,7 +123,13 @@ export class PodWriter {
     }
     const elapsed = Math.max(1, Math.floor((this.deps.clock.now().getTime() - new Date(started).getTime()) / 1000));
     if (pod?.spec?.activeDeadlineSeconds !== undefined && pod.spec.activeDeadlineSeconds <= elapsed) return;
-    await ignoreNotFound(this.deps.core.patchNamespacedPod({ name, namespace, body: [{ op: 'add', path: '/spec/activeDeadlineSeconds', value: elapsed }] }));
+    await ignoreNotFound(
+      this.deps.core.patchNamespacedPod({
+        name,
+        namespace,
+        body: [{ op: 'add', path: '/spec/activeDeadlineSeconds', value: elapsed }],
+      }),
+    );
     this.deps.countWrite('patch');
   }
 
@@ -121,7 +154,8 @@ export class PodWriter {
     const at = this.deleted.get(key);
     if (at !== undefined && now - at < DELETED_MEMORY_MS) return;
     for (const [k, t] of this.deleted) if (now - t >= DELETED_MEMORY_MS) this.deleted.delete(k);
-    if ((await ignoreNotFound(this.deps.core.deleteNamespacedPod({ name, namespace }))) !== undefined) this.deps.countWrite('delete');
+    if ((await ignoreNotFound(this.deps.core.deleteNamespacedPod({ name, namespace }))) !== undefined)
+      this.deps.countWrite('delete');
     this.deleted.set(key, now);
   }
 }

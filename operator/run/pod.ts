@@ -16,7 +16,6 @@ import type { RunRef } from './ref.ts';
 import { stepShell } from './step-shell.ts';
 import { runLogFile, stepLogFile } from './workspace.ts';
 
-
 export interface PodRequest {
   readonly run: RunRef;
   readonly dag: Dag;
@@ -61,7 +60,6 @@ export function stepImage(step: Step, defaultImage: string): string {
   return step.kubernetes?.image ?? defaultImage;
 }
 
-
 function words(list: readonly string[]): string {
   return list.map(quoteWord).join(' ');
 }
@@ -77,9 +75,12 @@ function runLine(request: PodRequest): string {
     // <script file>`, over any shebang or shell; sh only splits the command line.
     // Otherwise a shebang decides the interpreter unless the step chose a shell (behaviour-notes 4.3).
     const direct = step.shell === undefined && step.script.startsWith('#!');
-    const run = request.command !== undefined
-      ? 'kd_run() { exec /bin/sh -c "exec $KUBEDAG_COMMAND \\"\\$0\\" \\"\\$@\\"" "$kd_dir/script" "$@"; }'
-      : direct ? 'kd_run() { exec "$kd_dir/script" "$@"; }' : `kd_run() { exec ${shell} "$kd_dir/script" "$@"; }`;
+    const run =
+      request.command !== undefined
+        ? 'kd_run() { exec /bin/sh -c "exec $KUBEDAG_COMMAND \\"\\$0\\" \\"\\$@\\"" "$kd_dir/script" "$@"; }'
+        : direct
+          ? 'kd_run() { exec "$kd_dir/script" "$@"; }'
+          : `kd_run() { exec ${shell} "$kd_dir/script" "$@"; }`;
     return ['printf \'%s\' "$KUBEDAG_SCRIPT" > "$kd_dir/script"', 'chmod +x "$kd_dir/script"', run].join('\n');
   }
   // `exec`: the background job becomes the step's own process, so a forwarded signal reaches it.
@@ -90,18 +91,24 @@ function preconditionLines(conditions: readonly Condition[]): string[] {
   return conditions.map((condition, i) => {
     const name = `KUBEDAG_PRECONDITION_${String(i)}`;
     // A negated condition (Dagu 2.x `negate`) holds when the test fails.
-    const unmetUnless = (test: string): string => (condition.negate === true ? `if ${test}; then kd_unmet; fi` : `${test} || kd_unmet`);
+    const unmetUnless = (test: string): string =>
+      condition.negate === true ? `if ${test}; then kd_unmet; fi` : `${test} || kd_unmet`;
     if (condition.expected === undefined) return unmetUnless(`/bin/sh -c "$${name}" >/dev/null 2>&1`);
     const expected = condition.expected;
     const value = `"$(eval "printf '%s' \\"$${name}\\"")"`;
-    return unmetUnless(expected.startsWith('re:') ? `printf '%s\\n' ${value} | grep -Eq ${quoteWord(expected.slice(3))}` : `[ ${value} = ${quoteWord(expected)} ]`);
+    return unmetUnless(
+      expected.startsWith('re:')
+        ? `printf '%s\\n' ${value} | grep -Eq ${quoteWord(expected.slice(3))}`
+        : `[ ${value} = ${quoteWord(expected)} ]`,
+    );
   });
 }
 
 function repeatLines(step: Step): string[] {
   const condition = step.repeatPolicy?.condition;
   if (condition === undefined) return [];
-  if (condition.expected === undefined) return ['/bin/sh -c "$KUBEDAG_REPEAT_CONDITION" >/dev/null 2>&1; kd_report="$kd_report\ncondition-exit=$?"'];
+  if (condition.expected === undefined)
+    return ['/bin/sh -c "$KUBEDAG_REPEAT_CONDITION" >/dev/null 2>&1; kd_report="$kd_report\ncondition-exit=$?"'];
   return ['kd_report="$kd_report\ncondition-value=$(eval "printf \'%s\' \\"$KUBEDAG_REPEAT_CONDITION\\"")"'];
 }
 
@@ -175,7 +182,7 @@ export function runnerScript(request: PodRequest): string {
     // would otherwise die alone and leave the command holding the log open. That needs the
     // runner to lead its own process group (a container's first process does); else only the
     // step's main process is signalled.
-    'kd_pgrp=$(sed \'s/.*) [A-Za-z] [0-9]* \\([0-9]*\\).*/\\1/\' /proc/$$/stat 2>/dev/null || true)',
+    "kd_pgrp=$(sed 's/.*) [A-Za-z] [0-9]* \\([0-9]*\\).*/\\1/' /proc/$$/stat 2>/dev/null || true)",
     `kd_forward() { kd_sent=1; if [ "$kd_pgrp" = "$$" ]; then kill -s ${signal} 0; else kill -s ${signal} "$kd_pid"; fi 2>/dev/null; }`,
     // Stopped before the command started: it never runs, and the step ends as a SIGTERM would end it.
     'kd_code=143',
@@ -219,7 +226,8 @@ function envList(vars: readonly EnvVar[], secrets: PodRequest['secrets']): V1Env
     byName.set(variable.name, variable);
   };
   for (const v of vars) put({ name: v.name, value: v.value });
-  for (const name of secrets?.names ?? []) put({ name, valueFrom: { secretKeyRef: { name: secrets?.secretName ?? '', key: name } } });
+  for (const name of secrets?.names ?? [])
+    put({ name, valueFrom: { secretKeyRef: { name: secrets?.secretName ?? '', key: name } } });
   return [...byName.values()];
 }
 
@@ -229,11 +237,21 @@ function envList(vars: readonly EnvVar[], secrets: PodRequest['secrets']): V1Env
  * when the step's own text uses one (it would compute with an empty value), else warns.
  */
 function withinEnvLimits(env: readonly V1EnvVar[], step: Step): V1EnvVar[] {
-  const oversized = env.filter((v) => v.value !== undefined && Buffer.byteLength(v.value) + v.name.length + 1 > MAX_ENV_VALUE_BYTES);
+  const oversized = env.filter(
+    (v) => v.value !== undefined && Buffer.byteLength(v.value) + v.name.length + 1 > MAX_ENV_VALUE_BYTES,
+  );
   if (oversized.length === 0) return [...env];
-  const text = [step.cmdWithArgs ?? '', step.script ?? '', ...step.env.map((v) => v.value), ...step.preconditions.map((c) => c.condition)].join('\n');
-  const used = oversized.filter((v) => v.name.startsWith('KUBEDAG_') || new RegExp(`\\$\\{?${v.name}(?![A-Za-z0-9_])`).test(text));
-  const describe = (list: readonly V1EnvVar[]): string => list.map((v) => `${v.name} (${String(Buffer.byteLength(v.value ?? ''))} bytes)`).join(', ');
+  const text = [
+    step.cmdWithArgs ?? '',
+    step.script ?? '',
+    ...step.env.map((v) => v.value),
+    ...step.preconditions.map((c) => c.condition),
+  ].join('\n');
+  const used = oversized.filter(
+    (v) => v.name.startsWith('KUBEDAG_') || new RegExp(`\\$\\{?${v.name}(?![A-Za-z0-9_])`).test(text),
+  );
+  const describe = (list: readonly V1EnvVar[]): string =>
+    list.map((v) => `${v.name} (${String(Buffer.byteLength(v.value ?? ''))} bytes)`).join(', ');
   return [
     ...env.filter((v) => !oversized.includes(v)),
     { name: 'KUBEDAG_OVERSIZED', value: describe(oversized) },
@@ -241,16 +259,25 @@ function withinEnvLimits(env: readonly V1EnvVar[], step: Step): V1EnvVar[] {
   ];
 }
 
-const entrypointOnly = (step: Step): boolean => step.executor.type === 'kubernetes' && step.cmdWithArgs === undefined && step.script === undefined;
+const entrypointOnly = (step: Step): boolean =>
+  step.executor.type === 'kubernetes' && step.cmdWithArgs === undefined && step.script === undefined;
 
 export function stepPod(request: PodRequest): V1Pod {
   const { run, dag, step, attempt } = request;
   const conditionEnv = [
     ...request.podPreconditions.map((c, i) => ({ name: `KUBEDAG_PRECONDITION_${String(i)}`, value: c.condition })),
-    ...(step.repeatPolicy?.condition === undefined ? [] : [{ name: 'KUBEDAG_REPEAT_CONDITION', value: step.repeatPolicy.condition.condition }]),
-    ...(request.runner === undefined ? [] : [{ name: EXECUTOR_ENV, value: JSON.stringify(request.runner.spec) }, ...executorEnv(request.runner.spec)]),
-    ...(request.command === undefined || request.runner !== undefined ? [] : [{ name: 'KUBEDAG_COMMAND', value: request.command }]),
-    ...(step.script === undefined || request.runner !== undefined ? [] : [{ name: 'KUBEDAG_SCRIPT', value: step.script }]),
+    ...(step.repeatPolicy?.condition === undefined
+      ? []
+      : [{ name: 'KUBEDAG_REPEAT_CONDITION', value: step.repeatPolicy.condition.condition }]),
+    ...(request.runner === undefined
+      ? []
+      : [{ name: EXECUTOR_ENV, value: JSON.stringify(request.runner.spec) }, ...executorEnv(request.runner.spec)]),
+    ...(request.command === undefined || request.runner !== undefined
+      ? []
+      : [{ name: 'KUBEDAG_COMMAND', value: request.command }]),
+    ...(step.script === undefined || request.runner !== undefined
+      ? []
+      : [{ name: 'KUBEDAG_SCRIPT', value: step.script }]),
     ...(step.stdout === undefined ? [] : [{ name: 'KUBEDAG_STDOUT', value: step.stdout }]),
     ...(step.stderr === undefined ? [] : [{ name: 'KUBEDAG_STDERR', value: step.stderr }]),
   ];
@@ -269,7 +296,16 @@ export function stepPod(request: PodRequest): V1Pod {
         [LABELS.attempt]: String(attempt),
       },
       annotations: { [ANNOTATIONS.step]: step.name },
-      ownerReferences: [{ apiVersion: API_VERSION, kind: 'DAGRun', name: run.name, uid: run.uid, controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: API_VERSION,
+          kind: 'DAGRun',
+          name: run.name,
+          uid: run.uid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
     spec: {
       restartPolicy: 'Never',
@@ -284,7 +320,10 @@ export function stepPod(request: PodRequest): V1Pod {
           // A Kubernetes-executor step without a command runs its image's entrypoint, as in
           // Dagu: no runner, so its output is not split into stdout and stderr.
           ...(entrypointOnly(step) ? {} : { command: ['/bin/sh', '-c', runnerScript(request)] }),
-          env: withinEnvLimits([...envList([...request.env, ...builtins(request), ...step.env], request.secrets), ...conditionEnv], step),
+          env: withinEnvLimits(
+            [...envList([...request.env, ...builtins(request), ...step.env], request.secrets), ...conditionEnv],
+            step,
+          ),
           ...(request.workingDir === undefined ? {} : { workingDir: request.workingDir }),
         },
       ],
@@ -293,14 +332,24 @@ export function stepPod(request: PodRequest): V1Pod {
 }
 
 /** What the runner wrote: precondition verdict and repeat condition. */
-export function parseReport(message: string | undefined): { preconditionUnmet: boolean; conditionValue?: string; conditionExit?: number } {
+export function parseReport(message: string | undefined): {
+  preconditionUnmet: boolean;
+  conditionValue?: string;
+  conditionExit?: number;
+} {
   const lines = (message ?? '').split('\n');
   if (lines[0] !== REPORT_MARKER) return { preconditionUnmet: false };
   const valueLine = lines.findIndex((l) => l.startsWith('condition-value='));
   const exitLine = lines.find((l) => l.startsWith('condition-exit='));
   return {
     preconditionUnmet: lines.includes('precondition-unmet'),
-    ...(valueLine === -1 ? {} : { conditionValue: [lines[valueLine]?.slice('condition-value='.length) ?? '', ...lines.slice(valueLine + 1)].join('\n').replace(/\n$/, '') }),
+    ...(valueLine === -1
+      ? {}
+      : {
+          conditionValue: [lines[valueLine]?.slice('condition-value='.length) ?? '', ...lines.slice(valueLine + 1)]
+            .join('\n')
+            .replace(/\n$/, ''),
+        }),
     ...(exitLine === undefined ? {} : { conditionExit: Number(exitLine.slice('condition-exit='.length)) }),
   };
 }

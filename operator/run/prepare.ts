@@ -8,7 +8,16 @@
  */
 import { parse as parseDotenv } from 'dotenv';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
-import { dotenvWritten, hasCommandSubstitution, plainStep, type Condition, type Dag, type EnvVar, type ParamDef, type Step } from '../../core/dag/index.ts';
+import {
+  dotenvWritten,
+  hasCommandSubstitution,
+  plainStep,
+  type Condition,
+  type Dag,
+  type EnvVar,
+  type ParamDef,
+  type Step,
+} from '../../core/dag/index.ts';
 import { matchesExpected } from './attempt.ts';
 
 export const PREPARE_STEP = 'kubedag-prepare';
@@ -35,15 +44,21 @@ export function needsShell(condition: Condition): boolean {
  * are decided there too: the operator runs no user code, and no step may start before they hold.
  */
 export function needsPreparing(dag: Dag, params: readonly ParamDef[]): boolean {
-  const substitution = dag.env.some((v) => hasCommandSubstitution(v.value)) || params.some((p) => hasCommandSubstitution(p.value));
-  return substitution || (dotenvWritten(dag) && dag.dotenv.length > 0) || dag.secrets.length > 0 || dag.preconditions.some(needsShell);
+  const substitution =
+    dag.env.some((v) => hasCommandSubstitution(v.value)) || params.some((p) => hasCommandSubstitution(p.value));
+  return (
+    substitution ||
+    (dotenvWritten(dag) && dag.dotenv.length > 0) ||
+    dag.secrets.length > 0 ||
+    dag.preconditions.some(needsShell)
+  );
 }
 
 const HELPERS = [
   'set -e',
   // Quote marks and backslashes of a value stay literal; `$` and backticks do their work.
   'kd_eval() { kd_raw=$(printf \'%s\' "$1" | sed -e \'s/\\\\/\\\\\\\\/g\' -e \'s/"/\\\\"/g\'); eval "printf \'%s\' \\"$kd_raw\\""; }',
-  'kd_out() { printf \'%s=\' "$1"; printf \'%s\' "$2" | base64 | tr -d \'\\n\'; printf \'\\n\'; }',
+  "kd_out() { printf '%s=' \"$1\"; printf '%s' \"$2\" | base64 | tr -d '\\n'; printf '\\n'; }",
   'kd_fail() { printf \'%s\\n\' "$1" >&2; exit 1; }',
   // A variable of the Pod's own environment, by a name that arrives as data.
   'kd_env() { case "$1" in ""|[0-9]*|*[!A-Za-z0-9_]*) return 1 ;; esac; eval "[ -n \\"\\${$1+x}\\" ] && printf \'%s\' \\"\\$$1\\""; }',
@@ -60,24 +75,36 @@ const HELPERS = [
 export function prepareScript(dag: Dag, params: readonly ParamDef[]): string {
   const lines = [...HELPERS];
   if (dotenvWritten(dag)) {
-    dag.dotenv.forEach((_, i) => lines.push(`if [ -f "$KUBEDAG_F${String(i)}" ]; then kd_out F${String(i)} "$(cat -- "$KUBEDAG_F${String(i)}")"; fi`));
+    dag.dotenv.forEach((_, i) =>
+      lines.push(
+        `if [ -f "$KUBEDAG_F${String(i)}" ]; then kd_out F${String(i)} "$(cat -- "$KUBEDAG_F${String(i)}")"; fi`,
+      ),
+    );
     lines.push('kd_out N "$(awk \'BEGIN { for (k in ENVIRON) print k }\')"');
   }
   dag.secrets.forEach((secret, i) => {
     const key = `"$KUBEDAG_S${String(i)}"`;
     const read = secret.provider === 'env' ? `kd_env ${key}` : `cat -- ${key}`;
     const problem = secret.provider === 'env' ? 'environment variable' : 'file';
-    lines.push(`kd_v=$(${read}) || kd_fail "secret ${secret.name}: cannot read ${problem} $KUBEDAG_S${String(i)}"; kd_out S${String(i)} "$kd_v"`);
+    lines.push(
+      `kd_v=$(${read}) || kd_fail "secret ${secret.name}: cannot read ${problem} $KUBEDAG_S${String(i)}"; kd_out S${String(i)} "$kd_v"`,
+    );
   });
-  dag.env.forEach((v, i) => lines.push(`${v.name}="$(kd_eval "$KUBEDAG_E${String(i)}")"; export ${v.name}; kd_out E${String(i)} "$${v.name}"`));
+  dag.env.forEach((v, i) =>
+    lines.push(`${v.name}="$(kd_eval "$KUBEDAG_E${String(i)}")"; export ${v.name}; kd_out E${String(i)} "$${v.name}"`),
+  );
   params.forEach((p, i) => {
     if (p.positional) lines.push(`kd_v="$(kd_eval "$KUBEDAG_P${String(i)}")"; kd_out P${String(i)} "$kd_v"`);
-    else lines.push(`${p.name}="$(kd_eval "$KUBEDAG_P${String(i)}")"; export ${p.name}; kd_out P${String(i)} "$${p.name}"`);
+    else
+      lines.push(
+        `${p.name}="$(kd_eval "$KUBEDAG_P${String(i)}")"; export ${p.name}; kd_out P${String(i)} "$${p.name}"`,
+      );
   });
   dag.preconditions.forEach((c, i) => {
     const raw = `"$KUBEDAG_C${String(i)}"`;
     // `|| kd_v=$?` keeps `set -e` from ending the script on an unmet condition.
-    if (c.expected === undefined) lines.push(`kd_v=0; /bin/sh -c ${raw} >/dev/null 2>&1 || kd_v=$?; kd_out C${String(i)} "$kd_v"`);
+    if (c.expected === undefined)
+      lines.push(`kd_v=0; /bin/sh -c ${raw} >/dev/null 2>&1 || kd_v=$?; kd_out C${String(i)} "$kd_v"`);
     else lines.push(`kd_out C${String(i)} "$(kd_eval ${raw})"`);
   });
   return lines.join('\n');
@@ -128,7 +155,9 @@ export function parsePrepared(stdout: string, dag: Dag, params: readonly ParamDe
     env: dag.env.map((v, i) => values.get(`E${String(i)}`) ?? v.value),
     params: params.map((p, i) => values.get(`P${String(i)}`) ?? p.value),
     ...(dotenv.length === 0 ? {} : { dotenv }),
-    ...(dag.preconditions.length === 0 ? {} : { preconditions: dag.preconditions.map((c, i) => conditionMet(c, values.get(`C${String(i)}`))) }),
+    ...(dag.preconditions.length === 0
+      ? {}
+      : { preconditions: dag.preconditions.map((c, i) => conditionMet(c, values.get(`C${String(i)}`))) }),
     secrets: Object.fromEntries(dag.secrets.map((s, i) => [s.name, values.get(`S${String(i)}`) ?? ''])),
   };
 }
@@ -136,7 +165,10 @@ export function parsePrepared(stdout: string, dag: Dag, params: readonly ParamDe
 /** A condition the prepare Pod did not report (it never does when it succeeds) counts as unmet. */
 function conditionMet(condition: Condition, reported: string | undefined): boolean {
   if (reported === undefined) return false;
-  return (condition.expected === undefined ? reported === '0' : matchesExpected(reported, condition.expected)) !== (condition.negate === true);
+  return (
+    (condition.expected === undefined ? reported === '0' : matchesExpected(reported, condition.expected)) !==
+    (condition.negate === true)
+  );
 }
 
 /** The prepare Pod's stdout with the secret lines blanked: what the log store may keep. */
@@ -145,7 +177,10 @@ export function withoutSecrets(stdout: string): string {
 }
 
 /** What the status keeps of the prepare step's report: everything but the secrets. */
-export function statusPrepared(stdout: string, definition: { readonly dag: Dag; readonly params: readonly ParamDef[] }): Prepared {
+export function statusPrepared(
+  stdout: string,
+  definition: { readonly dag: Dag; readonly params: readonly ParamDef[] },
+): Prepared {
   const { secrets: _secrets, ...prepared } = parsePrepared(stdout, definition.dag, definition.params);
   return prepared;
 }

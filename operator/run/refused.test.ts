@@ -9,17 +9,32 @@ const at = (seconds: number): Date => new Date(T0 + seconds * 1000);
 const DENIED = "pods \"x\" is forbidden: ValidatingAdmissionPolicy 'deny' with binding 'deny' denied request: no";
 
 /** The first decision of a run, its launches refused by the API as act.ts records them, then the next decision. */
-function refusedThenNext(yaml: string, refuse: (step: string) => boolean = () => true): { refused: DagRunStatus; next: ReturnType<typeof decide> } {
+function refusedThenNext(
+  yaml: string,
+  refuse: (step: string) => boolean = () => true,
+): { refused: DagRunStatus; next: ReturnType<typeof decide> } {
   const dag = dagOf(yaml);
   const first = decide(input(dag, {}, [], at(0)));
-  const refused = withRefusals(first.status, first.launch.filter((l) => refuse(l.step.name)).map((launch) => ({ launch, message: DENIED })), at(1));
+  const refused = withRefusals(
+    first.status,
+    first.launch.filter((l) => refuse(l.step.name)).map((launch) => ({ launch, message: DENIED })),
+    at(1),
+  );
   return { refused, next: decide(input(dag, refused, [], at(2))) };
 }
 
-const node = (status: DagRunStatus, name: string): DagRunStatus['nodes'] extends (infer N)[] | undefined ? N | undefined : never => status.nodes?.find((n) => n.name === name);
+const node = (
+  status: DagRunStatus,
+  name: string,
+): DagRunStatus['nodes'] extends (infer N)[] | undefined ? N | undefined : never =>
+  status.nodes?.find((n) => n.name === name);
 
 describe('an attempt the Kubernetes API refused to create', () => {
-  const cases: { name: string; yaml: string; want: { label: string; continued: boolean | undefined; next: string; run: string | undefined; launched: string[] } }[] = [
+  const cases: {
+    name: string;
+    yaml: string;
+    want: { label: string; continued: boolean | undefined; next: string; run: string | undefined; launched: string[] };
+  }[] = [
     {
       name: 'fails its step, cancels what depends on it and fails the run',
       yaml: 'steps:\n  - {name: a, command: echo}\n  - {name: b, command: echo}',
@@ -50,16 +65,26 @@ describe('an attempt the Kubernetes API refused to create', () => {
     const { refused, next } = refusedThenNext(yaml, (step) => step === 'a');
     const a = node(refused, 'a');
     expect([a?.statusLabel, a?.continued]).toEqual([want.label, want.continued]);
-    expect([node(next.status, 'b')?.statusLabel, next.status.finishedAt === undefined ? undefined : next.status.statusLabel, next.launch.map((l) => l.pod)]).toEqual([want.next, want.run, want.launched]);
+    expect([
+      node(next.status, 'b')?.statusLabel,
+      next.status.finishedAt === undefined ? undefined : next.status.statusLabel,
+      next.launch.map((l) => l.pod),
+    ]).toEqual([want.next, want.run, want.launched]);
   });
 
   it("keeps the API's message as the step's error and closes the attempt's record as failed", () => {
     const a = node(refusedThenNext('steps:\n  - {name: a, command: echo}').refused, 'a');
-    expect([a?.error, a?.exitCode, a?.attempts?.map((r) => [r.attempt, r.status])]).toEqual([`the Pod of attempt 0 was refused by the Kubernetes API: ${DENIED}`, undefined, [[0, 2]]]);
+    expect([a?.error, a?.exitCode, a?.attempts?.map((r) => [r.attempt, r.status])]).toEqual([
+      `the Pod of attempt 0 was refused by the Kubernetes API: ${DENIED}`,
+      undefined,
+      [[0, 2]],
+    ]);
   });
 
   it("gives the run the refused step's error as its own", () => {
-    expect(refusedThenNext('steps:\n  - {name: a, command: echo}').next.status.error).toBe(`the Pod of attempt 0 was refused by the Kubernetes API: ${DENIED}`);
+    expect(refusedThenNext('steps:\n  - {name: a, command: echo}').next.status.error).toBe(
+      `the Pod of attempt 0 was refused by the Kubernetes API: ${DENIED}`,
+    );
   });
 
   it('leaves a step alone whose current attempt is not the refused one', () => {
@@ -72,28 +97,61 @@ describe('an attempt the Kubernetes API refused to create', () => {
   it('fails a refused exit handler without touching the steps', () => {
     const dag = dagOf('handlerOn: {exit: {command: echo}}\nsteps:\n  - {name: a, command: echo}');
     let status = decide(input(dag, {}, [], at(0))).status;
-    const done = [{ name: pod('a', 0), step: 'a', attempt: 0, phase: 'Succeeded' as const, deleting: false, report: { exitCode: 0, preconditionUnmet: false } }];
+    const done = [
+      {
+        name: pod('a', 0),
+        step: 'a',
+        attempt: 0,
+        phase: 'Succeeded' as const,
+        deleting: false,
+        report: { exitCode: 0, preconditionUnmet: false },
+      },
+    ];
     const handling = decide(input(dag, status, done, at(1)));
-    status = withRefusals(handling.status, handling.launch.map((launch) => ({ launch, message: DENIED })), at(2));
+    status = withRefusals(
+      handling.status,
+      handling.launch.map((launch) => ({ launch, message: DENIED })),
+      at(2),
+    );
     const next = decide(input(dag, status, done, at(3)));
-    expect([node(status, 'a')?.statusLabel, status.onExit?.statusLabel, next.status.statusLabel]).toEqual(['succeeded', 'failed', 'failed']);
+    expect([node(status, 'a')?.statusLabel, status.onExit?.statusLabel, next.status.statusLabel]).toEqual([
+      'succeeded',
+      'failed',
+      'failed',
+    ]);
   });
 
   it('fails the run when the prepare step is refused, with the API message in the run error', () => {
     const dag = dagOf('env: ["A=`date`"]\nsteps:\n  - {name: a, command: echo}');
     const first = decide(input(dag, {}, [], at(0)));
-    const status = withRefusals(first.status, first.launch.map((launch) => ({ launch, message: DENIED })), at(1));
+    const status = withRefusals(
+      first.status,
+      first.launch.map((launch) => ({ launch, message: DENIED })),
+      at(1),
+    );
     const next = decide(input(dag, status, [], at(2)));
-    expect([first.launch.map((l) => l.step.name), status.prepare?.statusLabel, next.status.statusLabel, next.launch]).toEqual([['kubedag-prepare'], 'failed', 'failed', []]);
+    expect([
+      first.launch.map((l) => l.step.name),
+      status.prepare?.statusLabel,
+      next.status.statusLabel,
+      next.launch,
+    ]).toEqual([['kubedag-prepare'], 'failed', 'failed', []]);
     expect(next.status.error).toContain(DENIED);
   });
 
   it("fails a parallel step when one item's child run is refused", () => {
     const dag = dagOf('steps:\n  - {name: fan, call: child, parallel: {items: [x, y]}}');
     const first = decide(input(dag, {}, [], at(0)));
-    const status = withRefusals(first.status, first.launch.filter((l) => l.item?.index === 0).map((launch) => ({ launch, message: DENIED })), at(1));
+    const status = withRefusals(
+      first.status,
+      first.launch.filter((l) => l.item?.index === 0).map((launch) => ({ launch, message: DENIED })),
+      at(1),
+    );
     const fan = node(status, 'fan');
-    expect([first.launch.length, fan?.statusLabel, fan?.error]).toEqual([2, 'failed', `the child run of item 0 of attempt 0 was refused by the Kubernetes API: ${DENIED}`]);
+    expect([first.launch.length, fan?.statusLabel, fan?.error]).toEqual([
+      2,
+      'failed',
+      `the child run of item 0 of attempt 0 was refused by the Kubernetes API: ${DENIED}`,
+    ]);
   });
 });
-

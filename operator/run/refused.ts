@@ -30,18 +30,23 @@ export function withRefusals(status: DagRunStatus, refusals: readonly Refusal[],
 }
 
 function refuse(status: DagRunStatus, { launch, message }: Refusal, now: string): DagRunStatus {
-  const fail = (node: RunNode | undefined): RunNode | undefined => (node === undefined ? undefined : refusedNode(node, launch, message, now));
+  const fail = (node: RunNode | undefined): RunNode | undefined =>
+    node === undefined ? undefined : refusedNode(node, launch, message, now);
   if (launch.handler !== undefined) {
     const key = HANDLER_KEYS[launch.handler];
     return { ...status, [key]: fail(status[key]) };
   }
   if (launch.step.name === PREPARE_STEP) return { ...status, prepare: fail(status.prepare) };
-  return { ...status, nodes: (status.nodes ?? []).map((n) => (n.name === launch.step.name ? (fail(n) as RunNode) : n)) };
+  return {
+    ...status,
+    nodes: (status.nodes ?? []).map((n) => (n.name === launch.step.name ? (fail(n) as RunNode) : n)),
+  };
 }
 
 /** What was refused, for people: the attempt's Pod, or a sub-DAG's child run. */
 function refusedObject(launch: Launch): string {
-  if (launch.item !== undefined) return `the child run of item ${String(launch.item.index)} of attempt ${String(launch.attempt)}`;
+  if (launch.item !== undefined)
+    return `the child run of item ${String(launch.item.index)} of attempt ${String(launch.attempt)}`;
   return `the ${launch.step.call === undefined ? 'Pod' : 'child run'} of attempt ${String(launch.attempt)}`;
 }
 

@@ -10,7 +10,11 @@ describe('registryAuths as a docker config', () => {
       auths: { 'ghcr.io': { username: 'me', password: 'pw' } },
       want: { auths: { 'ghcr.io': { username: 'me', password: 'pw', auth: b64('me:pw') } } },
     },
-    { name: 'an auth token is kept as it is', auths: { 'docker.io': { auth: 'dG9rZW4=' } }, want: { auths: { 'docker.io': { auth: 'dG9rZW4=' } } } },
+    {
+      name: 'an auth token is kept as it is',
+      auths: { 'docker.io': { auth: 'dG9rZW4=' } },
+      want: { auths: { 'docker.io': { auth: 'dG9rZW4=' } } },
+    },
     {
       name: 'variables in values are expanded from the run',
       auths: { 'ghcr.io': { username: '${USER_NAME}', password: '${PW}' } },
@@ -34,9 +38,21 @@ describe('registryAuths as a docker config', () => {
   });
 
   it.each<{ name: string; auths: RegistryAuths; error: string }>([
-    { name: 'a text that is not JSON', auths: 'not json', error: 'registryAuths: the text is not a JSON object of registries' },
-    { name: 'a host without a password', auths: { 'ghcr.io': { username: 'me' } }, error: 'registryAuths.ghcr.io: needs username and password, or auth' },
-    { name: 'a host with a list', auths: { 'ghcr.io': ['x'] }, error: 'registryAuths.ghcr.io: expected {username, password} or {auth}' },
+    {
+      name: 'a text that is not JSON',
+      auths: 'not json',
+      error: 'registryAuths: the text is not a JSON object of registries',
+    },
+    {
+      name: 'a host without a password',
+      auths: { 'ghcr.io': { username: 'me' } },
+      error: 'registryAuths.ghcr.io: needs username and password, or auth',
+    },
+    {
+      name: 'a host with a list',
+      auths: { 'ghcr.io': ['x'] },
+      error: 'registryAuths.ghcr.io: expected {username, password} or {auth}',
+    },
   ])('refuses $name', ({ auths, error }) => {
     expect(dockerConfigJson(auths, {})).toEqual({ ok: false, error });
   });

@@ -13,9 +13,11 @@ interface Credentials {
   readonly auth?: string;
 }
 
-export type DockerConfig = { readonly ok: true; readonly json: string } | { readonly ok: false; readonly error: string };
+export type DockerConfig =
+  { readonly ok: true; readonly json: string } | { readonly ok: false; readonly error: string };
 
-const expanded = (text: string, vars: Readonly<Record<string, string>>): string => expand(text, { scopes: [vars] }).value;
+const expanded = (text: string, vars: Readonly<Record<string, string>>): string =>
+  expand(text, { scopes: [vars] }).value;
 
 function parseJson(text: string): unknown {
   try {
@@ -25,13 +27,14 @@ function parseJson(text: string): unknown {
   }
 }
 
-
 function credentials(host: string, value: unknown, vars: Readonly<Record<string, string>>): Credentials | string {
   const entry = typeof value === 'string' ? parseJson(expanded(value, vars)) : value;
   if (!isMapping(entry)) return `registryAuths.${host}: expected {username, password} or {auth}`;
-  const text = (key: string): string | undefined => (typeof entry[key] === 'string' ? expanded(entry[key], vars) : undefined);
+  const text = (key: string): string | undefined =>
+    typeof entry[key] === 'string' ? expanded(entry[key], vars) : undefined;
   const [username, password, auth] = [text('username'), text('password'), text('auth')];
-  if (auth === undefined && (username === undefined || password === undefined)) return `registryAuths.${host}: needs username and password, or auth`;
+  if (auth === undefined && (username === undefined || password === undefined))
+    return `registryAuths.${host}: needs username and password, or auth`;
   return {
     ...(username === undefined ? {} : { username }),
     ...(password === undefined ? {} : { password }),

@@ -16,7 +16,12 @@ describe('retentionExpired', () => {
 
 describe('retentionDue', () => {
   const cases = [
-    { name: 'a run is due its retention days after it finished', finishedAt: '2026-03-01T12:00:00Z', days: 30, want: Date.parse('2026-03-31T12:00:00Z') },
+    {
+      name: 'a run is due its retention days after it finished',
+      finishedAt: '2026-03-01T12:00:00Z',
+      days: 30,
+      want: Date.parse('2026-03-31T12:00:00Z'),
+    },
     { name: 'a run that has not finished is never due', finishedAt: undefined, days: 1, want: undefined },
     { name: 'no retention set means never due', finishedAt: '2020-01-01T00:00:00Z', days: 0, want: undefined },
   ];

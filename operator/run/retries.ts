@@ -37,9 +37,18 @@ export async function retryInPlace(run: DagRunResource, deps: RetryDeps): Promis
   const status = (await deps.segments.expand(run)).status ?? {};
   // The frozen definition, never the DAG as it is now: a retry redoes what the run ran.
   const definition = await deps.definitions.once(run);
-  if (definition === undefined) throw new Error(`run ${run.metadata?.name ?? ''} cannot be retried: its frozen definition cannot be read`);
-  await deps.writer.writeStatus(run, { ...retryStatus(definition.dag, status, deps.clock.now(), step), retryToken: token });
-  deps.writer.event(run, 'Retrying', step === undefined ? 'retrying failed and canceled steps' : `retrying step ${step}`, false);
+  if (definition === undefined)
+    throw new Error(`run ${run.metadata?.name ?? ''} cannot be retried: its frozen definition cannot be read`);
+  await deps.writer.writeStatus(run, {
+    ...retryStatus(definition.dag, status, deps.clock.now(), step),
+    retryToken: token,
+  });
+  deps.writer.event(
+    run,
+    'Retrying',
+    step === undefined ? 'retrying failed and canceled steps' : `retrying step ${step}`,
+    false,
+  );
   return true;
 }
 
@@ -61,7 +70,8 @@ export async function copyFromOriginal(run: DagRunResource, deps: RetryDeps): Pr
   const originalStatus = (await deps.segments.expand(original)).status ?? original.status;
   // The new run is frozen already (freezer.ts): its definition is the original's, copied by its creator.
   const definition = await deps.definitions.load(run);
-  if (definition === undefined) throw new Error(`run ${run.metadata?.name ?? ''}: its frozen definition cannot be read`);
+  if (definition === undefined)
+    throw new Error(`run ${run.metadata?.name ?? ''}: its frozen definition cannot be read`);
   await deps.writer.writeStatus(run, copiedRetryStatus(definition.dag, originalStatus, deps.clock.now()));
   deps.writer.event(run, 'Retrying', `retrying run ${original.spec.dagRunId ?? source} under a new id`, false);
   return true;

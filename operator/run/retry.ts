@@ -16,7 +16,7 @@ export const RETRY_STEP_ANNOTATION = ANNOTATIONS.retryStep;
 
 function downstreamOf(dag: Dag, roots: ReadonlySet<string>): Set<string> {
   const reset = new Set(roots);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const step of dag.steps) {
       if (!reset.has(step.name) && step.depends.some((d) => reset.has(d))) {
@@ -30,14 +30,37 @@ function downstreamOf(dag: Dag, roots: ReadonlySet<string>): Set<string> {
 
 function fresh(node: RunNode): RunNode {
   // The attempt number keeps counting: Pod names of earlier attempts must never be reused.
-  return { name: node.name, status: StepStatus.NotStarted, statusLabel: 'not_started', retryCount: 0, doneCount: 0, attempt: (node.attempt ?? 0) + 1 };
+  return {
+    name: node.name,
+    status: StepStatus.NotStarted,
+    statusLabel: 'not_started',
+    retryCount: 0,
+    doneCount: 0,
+    attempt: (node.attempt ?? 0) + 1,
+  };
 }
 
 export function retryStatus(dag: Dag, status: DagRunStatus, now: Date, stepName?: string): DagRunStatus {
   const nodes = status.nodes ?? [];
-  const failed = new Set(nodes.filter((n) => n.status === StepStatus.Failed || n.status === StepStatus.Canceled || n.status === StepStatus.NotStarted).map((n) => n.name));
+  const failed = new Set(
+    nodes
+      .filter(
+        (n) => n.status === StepStatus.Failed || n.status === StepStatus.Canceled || n.status === StepStatus.NotStarted,
+      )
+      .map((n) => n.name),
+  );
   const reset = stepName === undefined ? downstreamOf(dag, failed) : new Set([stepName]);
-  const { finishedAt: _end, endReason: _reason, error: _error, retriedStep: _step, onExit: _x, onSuccess: _s, onFailure: _f, onCancel: _c, ...rest } = status;
+  const {
+    finishedAt: _end,
+    endReason: _reason,
+    error: _error,
+    retriedStep: _step,
+    onExit: _x,
+    onSuccess: _s,
+    onFailure: _f,
+    onCancel: _c,
+    ...rest
+  } = status;
   return {
     ...rest,
     status: RunStatus.Running,
@@ -60,7 +83,13 @@ export function stepForAttempt(step: Step, status: DagRunStatus): Step {
  * (without its Pods, spilled outputs or bookkeeping), then reset as any retry resets them.
  */
 export function copiedRetryStatus(dag: Dag, original: DagRunStatus, now: Date): DagRunStatus {
-  const { retryToken: _token, conditions: _conditions, observedGeneration: _generation, sealed: _sealed, ...copied } = original;
+  const {
+    retryToken: _token,
+    conditions: _conditions,
+    observedGeneration: _generation,
+    sealed: _sealed,
+    ...copied
+  } = original;
   const nodes = (copied.nodes ?? []).map(({ outputRefs: _refs, pod: _pod, ...node }) => node);
   return retryStatus(dag, { ...copied, nodes }, now);
 }

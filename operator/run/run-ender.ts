@@ -32,7 +32,7 @@ export interface RunEnderDeps {
 type Recorded = 'steps' | 'progress' | 'annotation' | 'conflict' | 'nothing';
 
 const RECORDED: Record<Recorded, string> = {
-  steps: 'the status keeps each step\'s name and status only',
+  steps: "the status keeps each step's name and status only",
   progress: 'the status keeps the progress only',
   annotation: 'no status could be written, so the end is recorded in the kubedag.io/ended annotation',
   conflict: 'the run changed meanwhile; it is decided again',
@@ -67,11 +67,14 @@ export class RunEnder {
    */
   private async stopAttempts(run: DagRunResource, input: RunInput, decision: Decision): Promise<void> {
     const namespace = run.metadata?.namespace ?? '';
-    const live = input.pods.filter((p) => p.report === undefined && !phaseEnded(p.phase) && !p.deleting).map((p) => p.name);
+    const live = input.pods
+      .filter((p) => p.report === undefined && !phaseEnded(p.phase) && !p.deleting)
+      .map((p) => p.name);
     const children = new Set(decision.launch.filter((l) => l.step.call !== undefined).map((l) => l.pod));
     const pods = new Set([...live, ...decision.launch.map((l) => l.pod)]);
     for (const name of pods) {
-      if (children.has(name) || this.deps.runs.get(namespace, name) !== undefined) await this.deps.writer.requestStop(namespace, name);
+      if (children.has(name) || this.deps.runs.get(namespace, name) !== undefined)
+        await this.deps.writer.requestStop(namespace, name);
       else await this.deps.pods.stop(namespace, name);
     }
   }
@@ -79,7 +82,10 @@ export class RunEnder {
   private async record(run: DagRunResource, decision: Decision, refusal: RefusedWrite): Promise<Recorded> {
     const now = this.deps.clock.now();
     const [steps, progress] = endedStatuses(decision.status, refusal, now);
-    for (const [kind, status] of [['steps', steps], ['progress', progress]] as const) {
+    for (const [kind, status] of [
+      ['steps', steps],
+      ['progress', progress],
+    ] as const) {
       if (status === undefined) continue;
       try {
         return (await this.deps.writer.writeStatus(run, status)) ? kind : 'conflict';
@@ -87,14 +93,20 @@ export class RunEnder {
         const failure = writeFailure(error);
         if (failure === 'conflict') return 'conflict';
         if (failure === 'wait' && !refusal.stopping) throw error;
-        this.deps.log.debug({ run: runKey(run), candidate: kind, err: apiErrorMessage(error) }, 'a smaller ending status was refused too');
+        this.deps.log.debug(
+          { run: runKey(run), candidate: kind, err: apiErrorMessage(error) },
+          'a smaller ending status was refused too',
+        );
       }
     }
     try {
       await this.deps.writer.recordEnd(run, endToRecord(decision.status, refusal, now));
       return 'annotation';
     } catch (error) {
-      this.deps.log.error({ run: runKey(run), err: errorMessage(error) }, "the run's end could not be recorded in its annotation either");
+      this.deps.log.error(
+        { run: runKey(run), err: errorMessage(error) },
+        "the run's end could not be recorded in its annotation either",
+      );
       return 'nothing';
     }
   }
@@ -106,7 +118,10 @@ export class RunEnder {
     // Bounded: an entry is only needed while the run is retried, which is rare.
     if (this.warned.size > 1000) this.warned.delete(this.warned.keys().next().value ?? '');
     const message = `${refusalError(refusal)}; the run ${refusal.stopping ? 'was canceled' : 'failed'}: ${RECORDED[recorded]}`;
-    this.deps.log.warn({ run: key, limit: refusal.limit, recorded, err: refusal.message }, "the run's status was refused; the run was ended");
+    this.deps.log.warn(
+      { run: key, limit: refusal.limit, recorded, err: refusal.message },
+      "the run's status was refused; the run was ended",
+    );
     this.deps.writer.event(run, refusal.stopping ? 'StopWithoutStatus' : 'StatusRefused', message, true);
   }
 }

@@ -43,7 +43,12 @@ export class RunSecrets {
     await this.pods.createSecret(ref.namespace, {
       apiVersion: 'v1',
       kind: 'Secret',
-      metadata: { name: runSecretName(ref.name), namespace: ref.namespace, labels: { [LABELS.run]: labelValue(ref.name) }, ownerReferences: [ownerReference(ref)] },
+      metadata: {
+        name: runSecretName(ref.name),
+        namespace: ref.namespace,
+        labels: { [LABELS.run]: labelValue(ref.name) },
+        ownerReferences: [ownerReference(ref)],
+      },
       type: 'Opaque',
       immutable: true,
       stringData: { ...values },

@@ -26,14 +26,25 @@ type Plain = Readonly<Record<string, unknown>>;
 function restrictedDefaults(user: number): { pod: Plain; container: Plain } {
   return {
     // OnRootMismatch: ownership is fixed once, not walked through the whole volume at every start.
-    pod: { runAsNonRoot: true, runAsUser: user, runAsGroup: user, fsGroup: user, fsGroupChangePolicy: 'OnRootMismatch', seccompProfile: { type: 'RuntimeDefault' } },
+    pod: {
+      runAsNonRoot: true,
+      runAsUser: user,
+      runAsGroup: user,
+      fsGroup: user,
+      fsGroupChangePolicy: 'OnRootMismatch',
+      seccompProfile: { type: 'RuntimeDefault' },
+    },
     container: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
   };
 }
 
 const nonEmpty = <T extends Plain>(value: T): T | undefined => (Object.keys(value).length === 0 ? undefined : value);
 
-export function securityContexts(defaults: Pick<StepDefaults, 'security' | 'user'>, user: RunAs | undefined, settings: KubernetesSettings | undefined): SecurityContexts {
+export function securityContexts(
+  defaults: Pick<StepDefaults, 'security' | 'user'>,
+  user: RunAs | undefined,
+  settings: KubernetesSettings | undefined,
+): SecurityContexts {
   const base = defaults.security === 'restricted' ? restrictedDefaults(defaults.user) : { pod: {}, container: {} };
   const podOwn: Plain = settings?.podSecurityContext ?? {};
   const containerOwn: Plain = settings?.securityContext ?? {};

@@ -8,7 +8,13 @@
 import type { ResourceClient } from '../../core/kube/client.ts';
 import { isAlreadyExists } from '../../core/kube/errors.ts';
 import { readSealed } from '../../core/kube/segments.ts';
-import { NOTHING_SEALED, stepSegment, withSealed, withSegment, type SealedRecords } from '../../core/resources/run-records.ts';
+import {
+  NOTHING_SEALED,
+  stepSegment,
+  withSealed,
+  withSegment,
+  type SealedRecords,
+} from '../../core/resources/run-records.ts';
 import type { RunNode } from '../../core/resources/schemas.ts';
 import type { DagRunResource, DagRunSegmentResource } from '../../core/resources/types.ts';
 import { runKey, runRef } from './ref.ts';

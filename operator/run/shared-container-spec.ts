@@ -19,7 +19,8 @@ import { READY_TIMEOUT_SECONDS, SHARED_CONTAINER_NAME, type SharedContainer } fr
  * Writes the script ($1) to a file of its own and runs it with the interpreter words after it,
  * or, with none, as an executable (its shebang); the file goes afterwards.
  */
-const SCRIPT_WRAPPER = 'f=$(mktemp) || exit 1; printf "%s" "$1" > "$f"; shift; if [ $# -eq 0 ]; then chmod +x "$f"; "$f"; else "$@" "$f"; fi; code=$?; rm -f "$f"; exit "$code"';
+const SCRIPT_WRAPPER =
+  'f=$(mktemp) || exit 1; printf "%s" "$1" > "$f"; shift; if [ $# -eq 0 ]; then chmod +x "$f"; "$f"; else "$@" "$f"; fi; code=$?; rm -f "$f"; exit "$code"';
 
 /**
  * How long an exec'd command has between its stop signal and SIGKILL: the step Pod's grace
@@ -47,7 +48,12 @@ export function sharedArgv(dag: Dag, step: Step, expandWord: (word: string) => s
   return ['sh', '-c', SCRIPT_WRAPPER, 'kubedag-script', step.script, ...interpreter];
 }
 
-export function sharedContainerSpec(dag: Dag, step: Step, container: SharedContainer, context: SharedExecContext): ExecutorSpec {
+export function sharedContainerSpec(
+  dag: Dag,
+  step: Step,
+  container: SharedContainer,
+  context: SharedExecContext,
+): ExecutorSpec {
   const env = [...new Set(context.envNames)].map((name) => `${name}=\${${name}}`);
   return {
     type: 'container-exec',
@@ -61,7 +67,11 @@ export function sharedContainerSpec(dag: Dag, step: Step, container: SharedConta
       ...(env.length === 0 ? {} : { env }),
       stopSignal: step.signalOnStop,
       graceMs: execGraceMs(dag),
-      ready: { healthy: container.waitFor === 'healthy', ...(container.logPattern === undefined ? {} : { logPattern: container.logPattern }), timeoutSeconds: READY_TIMEOUT_SECONDS },
+      ready: {
+        healthy: container.waitFor === 'healthy',
+        ...(container.logPattern === undefined ? {} : { logPattern: container.logPattern }),
+        timeoutSeconds: READY_TIMEOUT_SECONDS,
+      },
     },
   };
 }

@@ -34,7 +34,9 @@ export const SHARED_CONTAINER_NAME = 'main';
 /** How long the run waits for the container to be ready before it fails. */
 export const READY_TIMEOUT_SECONDS = 120;
 
-export type Mount = { readonly kind: 'workspace'; readonly subPath: string; readonly path: string; readonly readOnly: boolean } | { readonly kind: 'claim'; readonly claim: string; readonly path: string; readonly readOnly: boolean };
+export type Mount =
+  | { readonly kind: 'workspace'; readonly subPath: string; readonly path: string; readonly readOnly: boolean }
+  | { readonly kind: 'claim'; readonly claim: string; readonly path: string; readonly readOnly: boolean };
 
 export interface SharedContainer {
   readonly image: string;
@@ -53,37 +55,66 @@ export interface SharedContainer {
   readonly logPattern?: string;
 }
 
-const PULL: Record<string, string> = { always: 'Always', missing: 'IfNotPresent', never: 'Never', true: 'Always', false: 'Never' };
-const RESTART: Record<string, SharedContainer['restartPolicy']> = { no: 'Never', always: 'Always', 'unless-stopped': 'Always', 'on-failure': 'OnFailure' };
+const PULL: Record<string, string> = {
+  always: 'Always',
+  missing: 'IfNotPresent',
+  never: 'Never',
+  true: 'Always',
+  false: 'Never',
+};
+const RESTART: Record<string, SharedContainer['restartPolicy']> = {
+  no: 'Never',
+  always: 'Always',
+  'unless-stopped': 'Always',
+  'on-failure': 'OnFailure',
+};
 const WAIT_FOR: Record<string, SharedContainer['waitFor']> = { running: 'running', healthy: 'healthy' };
 
-const texts = (value: unknown): string[] | undefined => (Array.isArray(value) && value.every((v) => typeof v === 'string') ? (value) : undefined);
+const texts = (value: unknown): string[] | undefined =>
+  Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
 
 type Read<T> = { value: T } | { problem: string };
 
 function startupCommand(block: Readonly<Record<string, unknown>>): Read<readonly string[] | undefined> {
   const startup = block.startup ?? 'keepalive';
   const command = block.command === undefined ? undefined : texts(block.command);
-  if (block.command !== undefined && (command ?? []).length === 0) return { problem: 'container.command must be a non-empty list of words' };
+  if (block.command !== undefined && (command ?? []).length === 0)
+    return { problem: 'container.command must be a non-empty list of words' };
   if (startup === 'keepalive') return { value: command ?? KEEPALIVE_COMMAND };
-  if (startup === 'entrypoint') return command === undefined ? { value: undefined } : { problem: 'container.command is not used with startup: entrypoint (the image\'s own runs); use startup: command' };
-  if (startup === 'command') return command === undefined ? { problem: 'container.startup: command needs container.command' } : { value: command };
+  if (startup === 'entrypoint')
+    return command === undefined
+      ? { value: undefined }
+      : {
+          problem:
+            "container.command is not used with startup: entrypoint (the image's own runs); use startup: command",
+        };
+  if (startup === 'command')
+    return command === undefined
+      ? { problem: 'container.startup: command needs container.command' }
+      : { value: command };
   return { problem: `container.startup must be keepalive, entrypoint or command, not ${JSON.stringify(startup)}` };
 }
 
 /** `[ip:][hostPort:]containerPort[/proto]`: only the container port has a meaning in a Pod. */
 function port(text: string, at: string): Read<V1ContainerPort> {
   const match = /^(\d{1,5})(?:\/(tcp|udp|sctp))?$/i.exec(text);
-  if (match === null) return { problem: `${at}: "${text}" must be a container port (8080 or 8080/udp); a host address or port has no meaning for a Pod (use a Service)` };
+  if (match === null)
+    return {
+      problem: `${at}: "${text}" must be a container port (8080 or 8080/udp); a host address or port has no meaning for a Pod (use a Service)`,
+    };
   return { value: { containerPort: Number(match[1]), protocol: (match[2] ?? 'tcp').toUpperCase() } };
 }
 
 /** `source:target[:ro|rw]`: a relative source is in the run's workspace, a name is a PVC. */
 function mount(text: string, at: string, hasWorkspace: boolean): Read<Mount> {
   const [source = '', path = '', mode = 'rw', ...rest] = text.split(':');
-  if (rest.length > 0 || source === '' || !posix.isAbsolute(path) || !['ro', 'rw'].includes(mode)) return { problem: `${at}: "${text}" must be source:/path[:ro]` };
+  if (rest.length > 0 || source === '' || !posix.isAbsolute(path) || !['ro', 'rw'].includes(mode))
+    return { problem: `${at}: "${text}" must be source:/path[:ro]` };
   const readOnly = mode === 'ro';
-  if (posix.isAbsolute(source)) return { problem: `${at}: host path ${source} is refused on Kubernetes (a step Pod has no host of its own); use a path relative to the workspace or a PersistentVolumeClaim name` };
+  if (posix.isAbsolute(source))
+    return {
+      problem: `${at}: host path ${source} is refused on Kubernetes (a step Pod has no host of its own); use a path relative to the workspace or a PersistentVolumeClaim name`,
+    };
   if (source.startsWith('.') || source.includes('/')) {
     const subPath = posix.normalize(source);
     if (subPath === '..' || subPath.startsWith('../')) return { problem: `${at}: ${source} leaves the workspace` };
@@ -108,20 +139,25 @@ function all<T>(list: unknown, at: string, read: (text: string, at: string) => R
 }
 
 /** A setting that is text (or a number, as YAML may write a uid), else undefined. */
-const scalar = (value: unknown): string | undefined => (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined);
+const scalar = (value: unknown): string | undefined =>
+  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
 
 function platform(value: unknown): Read<Record<string, string>> {
   const text = scalar(value) ?? '';
   if (value === undefined || text === '') return { value: {} };
   const [os = '', arch, ...rest] = text.split('/');
-  if (os === '' || rest.length > 0) return { problem: `container.platform: ${JSON.stringify(value)} must be os or os/arch (a variant cannot be chosen on Kubernetes)` };
+  if (os === '' || rest.length > 0)
+    return {
+      problem: `container.platform: ${JSON.stringify(value)} must be os or os/arch (a variant cannot be chosen on Kubernetes)`,
+    };
   return { value: { 'kubernetes.io/os': os, ...(arch === undefined ? {} : { 'kubernetes.io/arch': arch }) } };
 }
 
 function user(value: unknown): Read<RunAs | undefined> {
   if (value === undefined) return { value: undefined };
   const ids = /^(\d+)(?::(\d+))?$/.exec(scalar(value) ?? '');
-  if (ids === null) return { problem: `container.user: ${JSON.stringify(value)} must be a numeric uid or uid:gid on Kubernetes` };
+  if (ids === null)
+    return { problem: `container.user: ${JSON.stringify(value)} must be a numeric uid or uid:gid on Kubernetes` };
   return { value: { runAsUser: Number(ids[1]), ...(ids[2] === undefined ? {} : { runAsGroup: Number(ids[2]) }) } };
 }
 
@@ -138,7 +174,9 @@ function logPattern(value: unknown): Read<string | undefined> {
 
 function envEntry(text: string, at: string): Read<{ name: string; value: string }> {
   const equals = text.indexOf('=');
-  return equals > 0 ? { value: { name: text.slice(0, equals), value: text.slice(equals + 1) } } : { problem: `${at}: "${text}" must be NAME=value` };
+  return equals > 0
+    ? { value: { name: text.slice(0, equals), value: text.slice(equals + 1) } }
+    : { problem: `${at}: "${text}" must be NAME=value` };
 }
 
 /** The value, or undefined with its problem noted. */
@@ -151,12 +189,21 @@ function take<T>(read: Read<T>, problems: string[]): T | undefined {
 }
 
 const IMAGE_REQUIRED: Read<string> = { problem: 'container.image is required' };
-const NETWORK_REFUSED = (network: unknown): Read<undefined> => (network === undefined || network === '' || network === 'bridge' ? { value: undefined } : { problem: `container.network: ${JSON.stringify(network)} is refused: a Pod has the cluster's network only` });
+const NETWORK_REFUSED = (network: unknown): Read<undefined> =>
+  network === undefined || network === '' || network === 'bridge'
+    ? { value: undefined }
+    : { problem: `container.network: ${JSON.stringify(network)} is refused: a Pod has the cluster's network only` };
 
 /** The block read as a Pod can carry it out, or every problem with it. */
-export function sharedContainer(block: Readonly<Record<string, unknown>>, hasWorkspace: boolean): { container: SharedContainer } | { problems: string[] } {
+export function sharedContainer(
+  block: Readonly<Record<string, unknown>>,
+  hasWorkspace: boolean,
+): { container: SharedContainer } | { problems: string[] } {
   const problems: string[] = [];
-  const image = take(typeof block.image === 'string' && block.image !== '' ? { value: block.image } : IMAGE_REQUIRED, problems);
+  const image = take(
+    typeof block.image === 'string' && block.image !== '' ? { value: block.image } : IMAGE_REQUIRED,
+    problems,
+  );
   const command = take(startupCommand(block), problems);
   const env = all(block.env, 'container.env', envEntry, problems);
   const ports = all(block.ports, 'container.ports', port, problems);
@@ -164,11 +211,26 @@ export function sharedContainer(block: Readonly<Record<string, unknown>>, hasWor
   const nodeSelector = take(platform(block.platform), problems) ?? {};
   const ids = take(user(block.user), problems);
   take(NETWORK_REFUSED(block.network), problems);
-  const restartPolicy = take(oneOf(block.restartPolicy, 'no', RESTART, 'container.restartPolicy must be no, always, unless-stopped or on-failure'), problems);
-  const waitFor = take(oneOf(block.waitFor, 'running', WAIT_FOR, 'container.waitFor must be running or healthy'), problems);
+  const restartPolicy = take(
+    oneOf(
+      block.restartPolicy,
+      'no',
+      RESTART,
+      'container.restartPolicy must be no, always, unless-stopped or on-failure',
+    ),
+    problems,
+  );
+  const waitFor = take(
+    oneOf(block.waitFor, 'running', WAIT_FOR, 'container.waitFor must be running or healthy'),
+    problems,
+  );
   const pattern = take(logPattern(block.logPattern), problems);
-  const pull = block.pullPolicy === undefined ? undefined : take(oneOf(block.pullPolicy, '', PULL, 'container.pullPolicy must be always, missing or never'), problems);
-  if (problems.length > 0 || image === undefined || restartPolicy === undefined || waitFor === undefined) return { problems };
+  const pull =
+    block.pullPolicy === undefined
+      ? undefined
+      : take(oneOf(block.pullPolicy, '', PULL, 'container.pullPolicy must be always, missing or never'), problems);
+  if (problems.length > 0 || image === undefined || restartPolicy === undefined || waitFor === undefined)
+    return { problems };
   const workingDir = [block.workDir, block.workingDir].find((d): d is string => typeof d === 'string' && d !== '');
   return {
     container: {
@@ -201,7 +263,8 @@ function validPattern(text: string): boolean {
 /** The block's volumes: claims by name, and the run's workspace (declared by withPodSettings) by subPath. */
 function volumesOf(mounts: readonly Mount[]): { volumes: V1Volume[]; volumeMounts: V1VolumeMount[] } {
   const claims = [...new Set(mounts.flatMap((m) => (m.kind === 'claim' ? [m.claim] : [])))];
-  const volumeName = (m: Mount): string => (m.kind === 'claim' ? `claim-${String(claims.indexOf(m.claim))}` : WORKSPACE_VOLUME);
+  const volumeName = (m: Mount): string =>
+    m.kind === 'claim' ? `claim-${String(claims.indexOf(m.claim))}` : WORKSPACE_VOLUME;
   return {
     volumes: claims.map((claim, i) => ({ name: `claim-${String(i)}`, persistentVolumeClaim: { claimName: claim } })),
     volumeMounts: mounts.map((m) => ({
@@ -225,7 +288,12 @@ export interface ContainerPodContext {
  * `restartPolicy: always` restarts the container from a fresh root: unlike Docker, only
  * volumes keep its files. No per-attempt deadline: the Pod lives as long as the run.
  */
-export function sharedContainerPod(ref: RunRef, dag: Dag, container: SharedContainer, context: ContainerPodContext): V1Pod {
+export function sharedContainerPod(
+  ref: RunRef,
+  dag: Dag,
+  container: SharedContainer,
+  context: ContainerPodContext,
+): V1Pod {
   const { volumes, volumeMounts } = volumesOf(container.mounts);
   const main: V1Container = {
     name: SHARED_CONTAINER_NAME,
@@ -245,7 +313,16 @@ export function sharedContainerPod(ref: RunRef, dag: Dag, container: SharedConta
       name: sharedContainerPodName(ref.name),
       namespace: ref.namespace,
       labels: { [LABELS.run]: labelValue(ref.name), [LABELS.dag]: labelValue(ref.dagName), [ROLE_LABEL]: 'container' },
-      ownerReferences: [{ apiVersion: API_VERSION, kind: 'DAGRun', name: ref.name, uid: ref.uid, controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: API_VERSION,
+          kind: 'DAGRun',
+          name: ref.name,
+          uid: ref.uid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
     spec: {
       restartPolicy: container.restartPolicy,
@@ -258,7 +335,13 @@ export function sharedContainerPod(ref: RunRef, dag: Dag, container: SharedConta
     },
   };
   const { workspace: _workspace, activeDeadlineSeconds: _deadline, ...settings } = dag.kubernetes ?? {};
-  return withPodSettings(pod, { settings, defaults: context.defaults, workspace: context.workspace, registrySecret: context.registrySecret, ...(container.user === undefined ? {} : { runAs: container.user }) });
+  return withPodSettings(pod, {
+    settings,
+    defaults: context.defaults,
+    workspace: context.workspace,
+    registrySecret: context.registrySecret,
+    ...(container.user === undefined ? {} : { runAs: container.user }),
+  });
 }
 
 /** The run's container Pod, told apart from step Pods. */

@@ -31,9 +31,18 @@ function explained(work: Work): boolean {
 /** Ends the run `stalled` when it is still running with nothing to move it on. */
 export function endIfStalled(work: Work): boolean {
   const { status } = work;
-  if (status.status !== RunStatus.Running || status.finishedAt !== undefined || status.endReason !== undefined || explained(work)) return false;
+  if (
+    status.status !== RunStatus.Running ||
+    status.finishedAt !== undefined ||
+    status.endReason !== undefined ||
+    explained(work)
+  )
+    return false;
   const left = [...work.nodes.values(), ...work.handlers.values()].filter((n) => !stepDone(n.status));
-  const named = left.slice(0, 10).map((n) => `${n.name} (${n.statusLabel})`).join(', ');
+  const named = left
+    .slice(0, 10)
+    .map((n) => `${n.name} (${n.statusLabel})`)
+    .join(', ');
   const more = left.length > 10 ? ` and ${String(left.length - 10)} more` : '';
   const error = `stalled: the run had nothing running or waiting that could move it on (a Kubedag bug or a lost status write); steps left: ${named}${more}`;
   work.status = { ...status, endReason: 'stalled', error };

@@ -50,7 +50,9 @@ export function endedStatuses(status: DagRunStatus, refusal: RefusedWrite, now: 
   const final = endStatus(refusal);
   const error = refusalError(refusal);
   const { queuedAt, startedAt, params, retryToken, retriedStep, progress } = status;
-  const kept: DagRunStatus = Object.fromEntries(Object.entries({ queuedAt, startedAt, retryToken, retriedStep, progress }).filter(([, v]) => v !== undefined));
+  const kept: DagRunStatus = Object.fromEntries(
+    Object.entries({ queuedAt, startedAt, retryToken, retriedStep, progress }).filter(([, v]) => v !== undefined),
+  );
   const ended: DagRunStatus = {
     ...kept,
     status: final,
@@ -61,7 +63,12 @@ export function endedStatuses(status: DagRunStatus, refusal: RefusedWrite, now: 
   };
   const steps = (status.nodes ?? []).map(slimNode);
   return [
-    { ...ended, ...(params === undefined ? {} : { params }), nodes: steps, error: `${error} (step details were left out to fit)` },
+    {
+      ...ended,
+      ...(params === undefined ? {} : { params }),
+      nodes: steps,
+      error: `${error} (step details were left out to fit)`,
+    },
     { ...ended, error: `${error} (only the progress was kept; step statuses were left out to fit)` },
   ];
 }

@@ -52,7 +52,9 @@ export function parseTraceparent(text: string | undefined): { traceId: string; s
 export function traceOf(run: DagRunResource): TraceContext {
   const seed = `${run.metadata?.uid ?? ''}/${run.status?.retryToken ?? ''}`;
   const parent = parseTraceparent(run.metadata?.annotations?.[ANNOTATIONS.traceparent]);
-  return parent === undefined ? { traceId: hex(`trace/${seed}`, 32), seed } : { traceId: parent.traceId, parentSpanId: parent.spanId, seed };
+  return parent === undefined
+    ? { traceId: hex(`trace/${seed}`, 32), seed }
+    : { traceId: parent.traceId, parentSpanId: parent.spanId, seed };
 }
 
 export function runSpanId(trace: TraceContext): string {
@@ -84,8 +86,11 @@ export function traced(dag: Dag): boolean {
 const ms = (time: string | undefined): number | undefined => (time === undefined ? undefined : Date.parse(time));
 
 function runOutcome(status: DagRunStatus): { outcome: SpanOutcome; message?: string } {
-  if (status.status === RunStatus.Failed) return { outcome: 'error', ...(status.error === undefined ? {} : { message: status.error }) };
-  return { outcome: status.status === RunStatus.Succeeded || status.status === RunStatus.PartiallySucceeded ? 'ok' : 'unset' };
+  if (status.status === RunStatus.Failed)
+    return { outcome: 'error', ...(status.error === undefined ? {} : { message: status.error }) };
+  return {
+    outcome: status.status === RunStatus.Succeeded || status.status === RunStatus.PartiallySucceeded ? 'ok' : 'unset',
+  };
 }
 
 function stepOutcome(status: number, error?: string): { outcome: SpanOutcome; message?: string } {
@@ -203,7 +208,9 @@ export function boundedSpans(spans: readonly TelemetrySpan[], limit = SPANS_BYTE
     used += bytes;
     kept.push(...group);
   }
-  return dropped === 0 ? [runSpan, ...kept] : [{ ...runSpan, attributes: { ...runSpan.attributes, 'kubedag.spans_dropped': dropped } }, ...kept];
+  return dropped === 0
+    ? [runSpan, ...kept]
+    : [{ ...runSpan, attributes: { ...runSpan.attributes, 'kubedag.spans_dropped': dropped } }, ...kept];
 }
 
 /**

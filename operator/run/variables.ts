@@ -17,17 +17,31 @@ export function resolveCount(value: number | string, definition: RunDefinition):
 }
 
 /** Outputs of the steps upstream of `step` (all finished steps for a handler). */
-export function outputVars(step: Step, steps: readonly Step[], status: DagRunStatus): { name: string; value: string }[] {
+export function outputVars(
+  step: Step,
+  steps: readonly Step[],
+  status: DagRunStatus,
+): { name: string; value: string }[] {
   const handler = !steps.some((s) => s.name === step.name);
   const upstream = handler ? new Set(steps.map((s) => s.name)) : upstreamOf(step, steps);
-  return (status.nodes ?? []).filter((n) => upstream.has(n.name)).flatMap((n) => Object.entries(n.outputs ?? {}).map(([name, value]) => ({ name, value })));
+  return (status.nodes ?? [])
+    .filter((n) => upstream.has(n.name))
+    .flatMap((n) => Object.entries(n.outputs ?? {}).map(([name, value]) => ({ name, value })));
 }
 
-export function variables(definition: RunDefinition, status: DagRunStatus, step?: Step, steps?: readonly Step[]): Record<string, string> {
+export function variables(
+  definition: RunDefinition,
+  status: DagRunStatus,
+  step?: Step,
+  steps?: readonly Step[],
+): Record<string, string> {
   const vars: Record<string, string> = {};
   for (const v of definition.env) vars[v.name] = v.value;
   definition.positional.forEach((value, i) => (vars[String(i + 1)] = value));
-  const outputs = step === undefined || steps === undefined ? (status.nodes ?? []).flatMap((n) => Object.entries(n.outputs ?? {}).map(([name, value]) => ({ name, value }))) : outputVars(step, steps, status);
+  const outputs =
+    step === undefined || steps === undefined
+      ? (status.nodes ?? []).flatMap((n) => Object.entries(n.outputs ?? {}).map(([name, value]) => ({ name, value })))
+      : outputVars(step, steps, status);
   for (const o of outputs) vars[o.name] = o.value;
   return vars;
 }
@@ -44,7 +58,12 @@ export function stepRefs(dag: Dag, status: DagRunStatus, logDir: string): Record
     const node = status.nodes?.find((n) => n.name === step.name);
     const attempt = node?.attempt ?? 0;
     const outputs = node?.stepOutputs === undefined ? {} : { outputs: node.stepOutputs };
-    refs[step.id] = { stdout: stepLogFile(logDir, step.name, attempt, 'stdout'), stderr: stepLogFile(logDir, step.name, attempt, 'stderr'), exitCode: node?.exitCode ?? '', ...outputs };
+    refs[step.id] = {
+      stdout: stepLogFile(logDir, step.name, attempt, 'stdout'),
+      stderr: stepLogFile(logDir, step.name, attempt, 'stderr'),
+      exitCode: node?.exitCode ?? '',
+      ...outputs,
+    };
   }
   return refs;
 }
@@ -67,13 +86,29 @@ const STEP_OUTPUT_REF = /\$\{steps\.([A-Za-z][A-Za-z0-9_]*)\.outputs\.([A-Za-z_]
  * could not read the reference ("bad substitution"), and Dagu resolves it there too.
  */
 export function withStepOutputsResolved(step: Step, steps: Readonly<Record<string, StepReference>>): Step {
-  if (![...step.env.map((v) => v.value), ...step.preconditions.flatMap((c) => [c.condition, c.expected ?? ''])].some((text) => text.includes('${steps.'))) return step;
-  return { ...step, env: step.env.map((v) => ({ ...v, value: resolveStepOutputs(v.value, steps) })), preconditions: step.preconditions.map((c) => conditionWithStepOutputs(c, steps)) };
+  if (
+    ![...step.env.map((v) => v.value), ...step.preconditions.flatMap((c) => [c.condition, c.expected ?? ''])].some(
+      (text) => text.includes('${steps.'),
+    )
+  )
+    return step;
+  return {
+    ...step,
+    env: step.env.map((v) => ({ ...v, value: resolveStepOutputs(v.value, steps) })),
+    preconditions: step.preconditions.map((c) => conditionWithStepOutputs(c, steps)),
+  };
 }
 
 /** A precondition with `${steps.<id>.outputs.<name>}` resolved, for the operator or the Pod to decide. */
-export function conditionWithStepOutputs(condition: Condition, steps: Readonly<Record<string, StepReference>>): Condition {
-  return { ...condition, condition: resolveStepOutputs(condition.condition, steps), ...(condition.expected === undefined ? {} : { expected: resolveStepOutputs(condition.expected, steps) }) };
+export function conditionWithStepOutputs(
+  condition: Condition,
+  steps: Readonly<Record<string, StepReference>>,
+): Condition {
+  return {
+    ...condition,
+    condition: resolveStepOutputs(condition.condition, steps),
+    ...(condition.expected === undefined ? {} : { expected: resolveStepOutputs(condition.expected, steps) }),
+  };
 }
 
 function resolveStepOutputs(text: string, steps: Readonly<Record<string, StepReference>>): string {
@@ -91,7 +126,11 @@ export function handlerStatus(status: DagRunStatus): string {
  * substitution there). Plain `$VAR` stays for the shell, which has every variable in its
  * environment; backticks stay too.
  */
-export function withResolvedScript(step: Step, vars: Readonly<Record<string, string>>, steps: Readonly<Record<string, StepReference>>): Step {
+export function withResolvedScript(
+  step: Step,
+  vars: Readonly<Record<string, string>>,
+  steps: Readonly<Record<string, StepReference>>,
+): Step {
   if (step.script === undefined) return step;
   const script = expand(step.script, { scopes: [], environment: vars, steps }).value;
   return script === step.script ? step : { ...step, script };

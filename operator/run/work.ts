@@ -76,7 +76,12 @@ export interface Decision {
   readonly events: RunEvent[];
 }
 
-export const HANDLER_KEYS: Record<HandlerEvent, 'onSuccess' | 'onFailure' | 'onCancel' | 'onExit'> = { success: 'onSuccess', failure: 'onFailure', cancel: 'onCancel', exit: 'onExit' };
+export const HANDLER_KEYS: Record<HandlerEvent, 'onSuccess' | 'onFailure' | 'onCancel' | 'onExit'> = {
+  success: 'onSuccess',
+  failure: 'onFailure',
+  cancel: 'onCancel',
+  exit: 'onExit',
+};
 export const STEP_TIMEOUT = 'step timed out';
 
 export function notStarted(name: string): RunNode {
@@ -103,7 +108,10 @@ const indexes = new WeakMap<Dag, StepIndex>();
 export function stepIndex(dag: Dag): StepIndex {
   let index = indexes.get(dag);
   if (index === undefined) {
-    index = { byName: new Map(dag.steps.map((s) => [s.name, s])), pristine: new Map(dag.steps.map((s) => [s.name, Object.freeze(notStarted(s.name))])) };
+    index = {
+      byName: new Map(dag.steps.map((s) => [s.name, s])),
+      pristine: new Map(dag.steps.map((s) => [s.name, Object.freeze(notStarted(s.name))])),
+    };
     indexes.set(dag, index);
   }
   return index;

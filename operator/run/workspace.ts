@@ -34,7 +34,10 @@ export function runWorkspace(dag: Dag, defaults: WorkspaceDefaults, runName: str
   const storageClassName = own?.storageClassName ?? defaults.storageClassName;
   return {
     claimName: workspaceClaimName(runName),
-    mountPath: dag.workingDir !== undefined && posix.isAbsolute(dag.workingDir) ? posix.normalize(dag.workingDir) : DEFAULT_WORKSPACE_PATH,
+    mountPath:
+      dag.workingDir !== undefined && posix.isAbsolute(dag.workingDir)
+        ? posix.normalize(dag.workingDir)
+        : DEFAULT_WORKSPACE_PATH,
     ...(storageClassName === '' ? {} : { storageClassName }),
     size: own?.size ?? defaults.size,
     accessMode: own?.accessMode ?? defaults.accessMode,
@@ -42,11 +45,20 @@ export function runWorkspace(dag: Dag, defaults: WorkspaceDefaults, runName: str
 }
 
 /** The claim, owned by the run: it lives as long as the run (retries included) and goes with it. */
-export function workspaceClaim(ref: RunRef, workspace: Workspace, owner: NonNullable<NonNullable<V1PersistentVolumeClaim['metadata']>['ownerReferences']>[number]): V1PersistentVolumeClaim {
+export function workspaceClaim(
+  ref: RunRef,
+  workspace: Workspace,
+  owner: NonNullable<NonNullable<V1PersistentVolumeClaim['metadata']>['ownerReferences']>[number],
+): V1PersistentVolumeClaim {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
-    metadata: { name: workspace.claimName, namespace: ref.namespace, labels: { [LABELS.run]: labelValue(ref.name) }, ownerReferences: [owner] },
+    metadata: {
+      name: workspace.claimName,
+      namespace: ref.namespace,
+      labels: { [LABELS.run]: labelValue(ref.name) },
+      ownerReferences: [owner],
+    },
     spec: {
       accessModes: [workspace.accessMode],
       resources: { requests: { storage: workspace.size } },

@@ -51,7 +51,11 @@ export class RunWriter {
    * sealed into a segment first (core/resources/run-records.ts).
    */
   async writeStatus(run: DagRunResource, next: DagRunStatus): Promise<boolean> {
-    const status = withConditions(await this.compacted(run, next), run.metadata?.generation ?? 0, this.deps.clock.now());
+    const status = withConditions(
+      await this.compacted(run, next),
+      run.metadata?.generation ?? 0,
+      this.deps.clock.now(),
+    );
     if (sameContent(status, this.stored(run) ?? {})) return true;
     const written = await ignoreConflict(this.deps.runs.replaceStatus({ ...run, status }));
     if (written === undefined) return false;
@@ -66,7 +70,8 @@ export class RunWriter {
    */
   private async compacted(run: DagRunResource, next: DagRunStatus): Promise<DagRunStatus> {
     const { sealed: _count, ...rest } = next;
-    if (next.nodes === undefined) return { ...rest, ...(run.status?.sealed === undefined ? {} : { sealed: run.status.sealed }) };
+    if (next.nodes === undefined)
+      return { ...rest, ...(run.status?.sealed === undefined ? {} : { sealed: run.status.sealed }) };
     for (let tries = 0; tries < SEAL_TRIES; tries++) {
       const sealed = await this.deps.segments.sealed(run);
       const { nodes, seal } = compactNodes(next.nodes, sealed);
@@ -79,13 +84,18 @@ export class RunWriter {
   /** The run's status as stored: `run` may have been expanded for reading (RunSegments.expand). */
   private stored(run: DagRunResource): DagRunStatus | undefined {
     const cached = this.deps.cache.get(run.metadata?.namespace, run.metadata?.name ?? '');
-    return cached !== undefined && cached.metadata?.resourceVersion === run.metadata?.resourceVersion ? cached.status : run.status;
+    return cached !== undefined && cached.metadata?.resourceVersion === run.metadata?.resourceVersion
+      ? cached.status
+      : run.status;
   }
 
   /** A JSON patch of the run that applies only to the version this reconcile saw. */
   async patchSpec(run: DagRunResource, operations: readonly JsonPatchOperation[]): Promise<DagRunResource> {
     const { namespace = '', name = '', resourceVersion } = run.metadata ?? {};
-    const patched = await this.deps.runs.jsonPatch(namespace, name, [{ op: 'test', path: '/metadata/resourceVersion', value: resourceVersion }, ...operations]);
+    const patched = await this.deps.runs.jsonPatch(namespace, name, [
+      { op: 'test', path: '/metadata/resourceVersion', value: resourceVersion },
+      ...operations,
+    ]);
     this.deps.cache.assume(patched, resourceVersion);
     this.deps.countWrite('patch');
     return patched;
@@ -107,18 +117,25 @@ export class RunWriter {
    */
   async recordEnd(run: DagRunResource, end: RecordedEnd): Promise<void> {
     const { namespace = '', name = '', resourceVersion } = run.metadata ?? {};
-    const patched = await this.deps.runs.mergePatch(namespace, name, { metadata: { annotations: { [ANNOTATIONS.ended]: recordedEndValue(end) } } });
+    const patched = await this.deps.runs.mergePatch(namespace, name, {
+      metadata: { annotations: { [ANNOTATIONS.ended]: recordedEndValue(end) } },
+    });
     this.deps.cache.assume(patched, resourceVersion);
     this.deps.countWrite('patch');
   }
 
   /** A child run of a sub-DAG attempt; its derived name makes a repeated create find the first. */
   async createChild(namespace: string, body: DagRunResource): Promise<void> {
-    if ((await ignoreAlreadyExists(this.deps.runs.create(namespace, body))) !== undefined) this.deps.countWrite('create');
+    if ((await ignoreAlreadyExists(this.deps.runs.create(namespace, body))) !== undefined)
+      this.deps.countWrite('create');
   }
 
   async delete(run: DagRunResource): Promise<void> {
-    await ignoreNotFound(this.deps.runs.delete(run.metadata?.namespace ?? '', run.metadata?.name ?? '', { propagationPolicy: 'Background' }));
+    await ignoreNotFound(
+      this.deps.runs.delete(run.metadata?.namespace ?? '', run.metadata?.name ?? '', {
+        propagationPolicy: 'Background',
+      }),
+    );
     this.deps.countWrite('delete');
   }
 

@@ -38,9 +38,6 @@ interface Target {
   readonly load: DagLoad;
 }
 
-
-
-
 export class Scheduler {
   private readonly deps: SchedulerDeps;
   private timer: NodeJS.Timeout | undefined;
@@ -93,7 +90,10 @@ export class Scheduler {
         try {
           await this.tickDag(dag, minute);
         } catch (error) {
-          this.deps.log.error({ dag: `${dag.metadata?.namespace ?? ''}/${dag.metadata?.name ?? ''}`, err: errorMessage(error) }, 'scheduler could not act on a DAG');
+          this.deps.log.error(
+            { dag: `${dag.metadata?.namespace ?? ''}/${dag.metadata?.name ?? ''}`, err: errorMessage(error) },
+            'scheduler could not act on a DAG',
+          );
         }
       }),
     );
@@ -102,16 +102,33 @@ export class Scheduler {
   private async tickDag(dag: DagResource, minute: Date): Promise<void> {
     if (dag.metadata?.annotations?.[ANNOTATIONS.suspended] === 'true') return;
     const load = loadedDag(dag);
-    if (load.errors.length > 0 || (load.dag.schedule.start.length + load.dag.schedule.stop.length + load.dag.schedule.restart.length === 0)) return;
+    if (
+      load.errors.length > 0 ||
+      load.dag.schedule.start.length + load.dag.schedule.stop.length + load.dag.schedule.restart.length === 0
+    )
+      return;
     const namespace = dag.metadata?.namespace ?? '';
-    const runs = this.deps.runs.list(namespace).filter((r) => r.spec.parent === undefined && r.spec.dagName === load.dag.name);
+    const runs = this.deps.runs
+      .list(namespace)
+      .filter((r) => r.spec.parent === undefined && r.spec.dagName === load.dag.name);
     // With every run archived, the DAG status's latest run (from the history store) stands in.
     const archived = runs.length === 0 ? dag.status?.latestRun : undefined;
-    const input = { dag: load.dag, runs, minute, zone: this.deps.zone, ...(archived === undefined ? {} : { archivedLatest: archived }) };
+    const input = {
+      dag: load.dag,
+      runs,
+      minute,
+      zone: this.deps.zone,
+      ...(archived === undefined ? {} : { archivedLatest: archived }),
+    };
     for (const action of tickActions(input)) await this.act(dag, load, runs, action);
   }
 
-  private async act(dag: DagResource, load: DagLoad, runs: readonly DagRunResource[], action: TickAction): Promise<void> {
+  private async act(
+    dag: DagResource,
+    load: DagLoad,
+    runs: readonly DagRunResource[],
+    action: TickAction,
+  ): Promise<void> {
     const namespace = dag.metadata?.namespace ?? '';
     switch (action.kind) {
       case 'skip':
@@ -125,34 +142,82 @@ export class Scheduler {
       case 'restart': {
         // One write stops the run and records the promise of its successor (restartPromises in ticks.ts).
         const at = new Date(this.deps.clock.now().getTime() + action.waitSec * 1000).toISOString();
-        await this.patchRun(namespace, action.run, { metadata: { annotations: { [ANNOTATIONS.restartRunId]: action.dagRunId, [ANNOTATIONS.restartAt]: at } }, spec: { stop: true } });
-        this.deps.log.info({ run: `${namespace}/${action.run}`, restartRunId: action.dagRunId, restartAt: at }, 'scheduler stopped a run for a restart tick');
+        await this.patchRun(namespace, action.run, {
+          metadata: { annotations: { [ANNOTATIONS.restartRunId]: action.dagRunId, [ANNOTATIONS.restartAt]: at } },
+          spec: { stop: true },
+        });
+        this.deps.log.info(
+          { run: `${namespace}/${action.run}`, restartRunId: action.dagRunId, restartAt: at },
+          'scheduler stopped a run for a restart tick',
+        );
         const previous = runs.find((r) => r.metadata?.name === action.run);
-        if (previous !== undefined) this.arm({ run: previous, dagRunId: action.dagRunId, at: new Date(at), kept: false });
+        if (previous !== undefined)
+          this.arm({ run: previous, dagRunId: action.dagRunId, at: new Date(at), kept: false });
         return;
       }
     }
   }
 
   /** A scheduled run; queued when the DAG's active runs already fill maxActiveRuns. */
-  private async create(target: Target, runs: readonly DagRunResource[], dagRunId: string, extra: Record<string, unknown>): Promise<void> {
+  private async create(
+    target: Target,
+    runs: readonly DagRunResource[],
+    dagRunId: string,
+    extra: Record<string, unknown>,
+  ): Promise<void> {
     const { namespace, dag, load } = target;
     const limit = load.dag.maxActiveRuns < 0 ? Infinity : Math.max(1, load.dag.maxActiveRuns);
     const full = runs.filter(isActiveRun).length >= limit;
-    await this.createRun(namespace, load.dag.name, dagRunId, { dagRef: { name: dag.metadata?.name ?? '' }, trigger: 'schedule', ...(full ? { enqueue: true } : {}), ...extra }, { definition: dag.spec, load });
+    await this.createRun(
+      namespace,
+      load.dag.name,
+      dagRunId,
+      { dagRef: { name: dag.metadata?.name ?? '' }, trigger: 'schedule', ...(full ? { enqueue: true } : {}), ...extra },
+      { definition: dag.spec, load },
+    );
   }
 
   /** A run; with the definition it is frozen with by its creator (core/kube/frozen-definitions.ts), else the run controller freezes its DAG. */
-  private async createRun(namespace: string, dagName: string, dagRunId: string, spec: Record<string, unknown>, frozen?: { readonly definition: Record<string, unknown>; readonly load: DagLoad }): Promise<void> {
+  private async createRun(
+    namespace: string,
+    dagName: string,
+    dagRunId: string,
+    spec: Record<string, unknown>,
+    frozen?: { readonly definition: Record<string, unknown>; readonly load: DagLoad },
+  ): Promise<void> {
     const name = dagRunResourceName(dagName, dagRunId);
     const body = {
-      metadata: { name, namespace, labels: { [LABELS.dag]: labelValue(dagName), [LABELS.runId]: labelValue(dagRunId) } },
-      spec: { ...spec, dagName, dagRunId, ...(frozen === undefined ? {} : { frozenDefinition: frozenReference(name, frozen.load.dag) }) },
+      metadata: {
+        name,
+        namespace,
+        labels: { [LABELS.dag]: labelValue(dagName), [LABELS.runId]: labelValue(dagRunId) },
+      },
+      spec: {
+        ...spec,
+        dagName,
+        dagRunId,
+        ...(frozen === undefined ? {} : { frozenDefinition: frozenReference(name, frozen.load.dag) }),
+      },
     } as DagRunResource;
     const clients = { runs: this.deps.runClient, segments: this.deps.segmentClient };
     // The same tick evaluated before (a restart, another leader) finds the run exists already.
-    if ((await ignoreAlreadyExists(frozen === undefined ? clients.runs.create(namespace, body) : createFrozenRun(clients, namespace, body, frozen.definition))) !== undefined) {
-      this.deps.log.info({ run: `${namespace}/${name}`, dag: dagName, dagRunId, trigger: String(spec.trigger), queued: spec.enqueue === true }, 'scheduler started a run');
+    if (
+      (await ignoreAlreadyExists(
+        frozen === undefined
+          ? clients.runs.create(namespace, body)
+          : createFrozenRun(clients, namespace, body, frozen.definition),
+      )) !== undefined
+    ) {
+      this.deps.log.info(
+        {
+          run: `${namespace}/${name}`,
+          dag: dagName,
+          dagRunId,
+          trigger: String(spec.trigger),
+          queued: spec.enqueue === true,
+        },
+        'scheduler started a run',
+      );
     }
   }
 
@@ -162,18 +227,25 @@ export class Scheduler {
    */
   private resumeRestarts(): void {
     const runs = this.deps.runs.list().filter((r) => this.deps.watched(r.metadata?.namespace));
-    const exists = (namespace: string, dagName: string, dagRunId: string): boolean => this.deps.runs.get(namespace, dagRunResourceName(dagName, dagRunId)) !== undefined;
+    const exists = (namespace: string, dagName: string, dagRunId: string): boolean =>
+      this.deps.runs.get(namespace, dagRunResourceName(dagName, dagRunId)) !== undefined;
     for (const promise of restartPromises(runs, exists)) {
       const namespace = promise.run.metadata?.namespace ?? '';
       if (!promise.kept) this.arm(promise);
-      else void this.clearPromise(namespace, promise.run).catch((error: unknown) => {
-        this.deps.log.error({ run: `${namespace}/${promise.run.metadata?.name ?? ''}`, err: errorMessage(error) }, 'scheduler could not clear a restart promise');
-      });
+      else
+        void this.clearPromise(namespace, promise.run).catch((error: unknown) => {
+          this.deps.log.error(
+            { run: `${namespace}/${promise.run.metadata?.name ?? ''}`, err: errorMessage(error) },
+            'scheduler could not clear a restart promise',
+          );
+        });
     }
   }
 
   private async clearPromise(namespace: string, run: DagRunResource): Promise<void> {
-    await this.patchRun(namespace, run.metadata?.name ?? '', { metadata: { annotations: { [ANNOTATIONS.restartRunId]: null, [ANNOTATIONS.restartAt]: null } } });
+    await this.patchRun(namespace, run.metadata?.name ?? '', {
+      metadata: { annotations: { [ANNOTATIONS.restartRunId]: null, [ANNOTATIONS.restartAt]: null } },
+    });
   }
 
   private arm(pending: RestartPromise): void {
@@ -181,27 +253,39 @@ export class Scheduler {
     const namespace = run.metadata?.namespace ?? '';
     const key = `${namespace}/${run.metadata?.name ?? ''}`;
     if (this.stopped || this.restarts.has(key)) return;
-    const timer = setTimeout(() => {
-      const previous = run.spec;
-      const spec = { dagRef: previous.dagRef, trigger: 'restart', ...(previous.params === undefined ? {} : { params: previous.params }) };
-      // The promise is cleared once kept, so deleting the new run later does not bring it back.
-      void this.previousDefinition(run)
-        .then((frozen) => this.createRun(namespace, previous.dagName ?? '', dagRunId, spec, frozen))
-        .then(() => this.clearPromise(namespace, run))
-        .catch((error: unknown) => {
-          this.deps.log.error({ run: key, err: errorMessage(error) }, 'scheduler restart failed');
-        })
-        .finally(() => this.restarts.delete(key));
-    }, Math.max(0, at.getTime() - this.deps.clock.now().getTime()));
+    const timer = setTimeout(
+      () => {
+        const previous = run.spec;
+        const spec = {
+          dagRef: previous.dagRef,
+          trigger: 'restart',
+          ...(previous.params === undefined ? {} : { params: previous.params }),
+        };
+        // The promise is cleared once kept, so deleting the new run later does not bring it back.
+        void this.previousDefinition(run)
+          .then((frozen) => this.createRun(namespace, previous.dagName ?? '', dagRunId, spec, frozen))
+          .then(() => this.clearPromise(namespace, run))
+          .catch((error: unknown) => {
+            this.deps.log.error({ run: key, err: errorMessage(error) }, 'scheduler restart failed');
+          })
+          .finally(() => this.restarts.delete(key));
+      },
+      Math.max(0, at.getTime() - this.deps.clock.now().getTime()),
+    );
     timer.unref();
     this.restarts.set(key, timer);
   }
 
   /** What a restarted run runs: the definition frozen for the run it replaces, when it has one to copy. */
-  private async previousDefinition(run: DagRunResource): Promise<{ readonly definition: Record<string, unknown>; readonly load: DagLoad } | undefined> {
+  private async previousDefinition(
+    run: DagRunResource,
+  ): Promise<{ readonly definition: Record<string, unknown>; readonly load: DagLoad } | undefined> {
     const place = definitionPlace(run);
-    const definition = place.in === 'spec' ? place.definition : await readFrozenDefinition(this.deps.segmentClient, run);
-    return definition === undefined ? undefined : { definition, load: loadDagSpec(definition, { fileName: run.spec.dagName ?? '' }) };
+    const definition =
+      place.in === 'spec' ? place.definition : await readFrozenDefinition(this.deps.segmentClient, run);
+    return definition === undefined
+      ? undefined
+      : { definition, load: loadDagSpec(definition, { fileName: run.spec.dagName ?? '' }) };
   }
 
   private async stopRun(namespace: string, name: string): Promise<void> {

@@ -71,15 +71,21 @@ function latestOf(runs: readonly DagRunResource[]): DagRunResource | undefined {
 
 /** The calendar day of an instant in a zone, as YYYY-MM-DD. */
 function dayIn(at: Date, zone: string): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+  return new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
+    at,
+  );
 }
 
 /**
  * The latest run's facts: the newest in etcd, else the archived one, whose start stands for its
  * creation (a run starts after it is created, so "created in this minute" errs towards a skip).
  */
-function latestFacts(latest: DagRunResource | undefined, archived: ArchivedLatest | undefined): LatestFacts | undefined {
-  if (latest !== undefined) return { created: created(latest), status: latest.status?.status, startedAt: latest.status?.startedAt };
+function latestFacts(
+  latest: DagRunResource | undefined,
+  archived: ArchivedLatest | undefined,
+): LatestFacts | undefined {
+  if (latest !== undefined)
+    return { created: created(latest), status: latest.status?.status, startedAt: latest.status?.startedAt };
   if (archived === undefined) return undefined;
   const stand = Date.parse(archived.startedAt ?? archived.finishedAt ?? '');
   return { created: Number.isNaN(stand) ? 0 : stand, status: archived.status, startedAt: archived.startedAt };
@@ -89,9 +95,15 @@ function startAction(input: TickInput, schedule: Schedule, latest: LatestFacts |
   const zone = schedule.timezone ?? input.zone ?? 'UTC';
   if (latest !== undefined) {
     if (latest.status === RunStatus.Running) return { kind: 'skip', reason: 'the latest run is still running' };
-    if (latest.created >= input.minute.getTime()) return { kind: 'skip', reason: 'a run was created in this minute already' };
+    if (latest.created >= input.minute.getTime())
+      return { kind: 'skip', reason: 'a run was created in this minute already' };
     const started = latest.startedAt;
-    if (input.dag.skipIfSuccessful && latest.status === RunStatus.Succeeded && started !== undefined && dayIn(new Date(started), zone) === dayIn(input.minute, zone)) {
+    if (
+      input.dag.skipIfSuccessful &&
+      latest.status === RunStatus.Succeeded &&
+      started !== undefined &&
+      dayIn(new Date(started), zone) === dayIn(input.minute, zone)
+    ) {
       return { kind: 'skip', reason: 'skipIfSuccessful: the latest run succeeded today' };
     }
   }
@@ -102,7 +114,8 @@ function startAction(input: TickInput, schedule: Schedule, latest: LatestFacts |
 export function tickActions(input: TickInput): TickAction[] {
   const { schedule } = input.dag;
   const zone = input.zone ?? 'UTC';
-  const fires = (list: readonly Schedule[]): Schedule | undefined => list.find((s) => firesAt(s, input.minute, s.timezone ?? zone));
+  const fires = (list: readonly Schedule[]): Schedule | undefined =>
+    list.find((s) => firesAt(s, input.minute, s.timezone ?? zone));
   const latest = latestOf(input.runs);
   const actions: TickAction[] = [];
   const stop = fires(schedule.stop);
@@ -111,7 +124,12 @@ export function tickActions(input: TickInput): TickAction[] {
   }
   const restart = fires(schedule.restart);
   if (restart !== undefined && latest !== undefined && isRunning(latest)) {
-    actions.push({ kind: 'restart', run: latest.metadata?.name ?? '', dagRunId: scheduledRunId('restart', input.minute), waitSec: input.dag.restartWaitSec });
+    actions.push({
+      kind: 'restart',
+      run: latest.metadata?.name ?? '',
+      dagRunId: scheduledRunId('restart', input.minute),
+      waitSec: input.dag.restartWaitSec,
+    });
   }
   const start = fires(schedule.start);
   if (start !== undefined) actions.push(startAction(input, start, latestFacts(latest, input.archivedLatest)));
@@ -132,12 +150,22 @@ export interface RestartPromise {
  * and the new run's existence marks the promise kept. `exists` says whether a run of a DAG name
  * with a run id is there in a namespace.
  */
-export function restartPromises(runs: readonly DagRunResource[], exists: (namespace: string, dagName: string, dagRunId: string) => boolean): RestartPromise[] {
+export function restartPromises(
+  runs: readonly DagRunResource[],
+  exists: (namespace: string, dagName: string, dagRunId: string) => boolean,
+): RestartPromise[] {
   return runs.flatMap((run) => {
     const annotations = run.metadata?.annotations ?? {};
     const dagRunId = annotations[ANNOTATIONS.restartRunId];
     const at = Date.parse(annotations[ANNOTATIONS.restartAt] ?? '');
     if (dagRunId === undefined || Number.isNaN(at)) return [];
-    return [{ run, dagRunId, at: new Date(at), kept: exists(run.metadata?.namespace ?? '', run.spec.dagName ?? '', dagRunId) }];
+    return [
+      {
+        run,
+        dagRunId,
+        at: new Date(at),
+        kept: exists(run.metadata?.namespace ?? '', run.spec.dagName ?? '', dagRunId),
+      },
+    ];
   });
 }

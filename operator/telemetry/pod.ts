@@ -61,7 +61,10 @@ export function telemetryPod(request: TelemetryPodRequest): V1Pod | undefined {
     { name: TELEMETRY_ENV, value: JSON.stringify(spec) },
     { name: 'DAG_NAME', value: ref.dagName },
     { name: 'DAG_RUN_ID', value: ref.dagRunId },
-    ...dag.secrets.map((s) => ({ name: s.name, valueFrom: { secretKeyRef: { name: runSecretName(ref.name), key: s.name } } })),
+    ...dag.secrets.map((s) => ({
+      name: s.name,
+      valueFrom: { secretKeyRef: { name: runSecretName(ref.name), key: s.name } },
+    })),
   ];
   const security = securityContexts(request.steps, undefined, undefined);
   return {

@@ -48,7 +48,11 @@ export function decideTelemetry(input: TelemetryInput): TelemetryAction {
   }
   const phase = pod.status?.phase;
   if (phase === 'Succeeded') return { kind: 'record', telemetry: { token: telemetryToken(run), state: 'exported' } };
-  if (phase === 'Failed') return { kind: 'record', telemetry: { token: telemetryToken(run), state: 'failed', message: podFailure(pod, 'telemetry') } };
+  if (phase === 'Failed')
+    return {
+      kind: 'record',
+      telemetry: { token: telemetryToken(run), state: 'failed', message: podFailure(pod, 'telemetry') },
+    };
   return { kind: 'none' };
 }
 
@@ -72,13 +76,22 @@ export class TelemetryReconciler {
   async reconcile(run: DagRunResource, { dag }: RunDefinition): Promise<void> {
     const { deps } = this;
     const namespace = run.metadata?.namespace ?? '';
-    const action = decideTelemetry({ run, dag, pod: deps.pods.get(namespace, telemetryPodName(run)), runner: deps.runner, steps: deps.steps });
+    const action = decideTelemetry({
+      run,
+      dag,
+      pod: deps.pods.get(namespace, telemetryPodName(run)),
+      runner: deps.runner,
+      steps: deps.steps,
+    });
     switch (action.kind) {
       case 'create':
         await deps.podWriter.create(namespace, action.pod);
         return;
       case 'record':
-        await deps.writer.writeStatus(run, { ...run.status, telemetry: { ...action.telemetry, finishedAt: deps.clock.now().toISOString() } });
+        await deps.writer.writeStatus(run, {
+          ...run.status,
+          telemetry: { ...action.telemetry, finishedAt: deps.clock.now().toISOString() },
+        });
         return;
       case 'delete':
         await deps.podWriter.delete(namespace, action.pod);

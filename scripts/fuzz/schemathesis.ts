@@ -83,7 +83,11 @@ export async function runSchemathesis(run: FuzzRun): Promise<FuzzResult> {
   await mkdir(reportDir, { recursive: true });
   const started = Date.now();
   // Run from the report directory: anything schemathesis or Hypothesis keeps on disk lands there, not in the work tree.
-  const child = spawn(st, schemathesisArgs(run, reportDir), { cwd: reportDir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', COLUMNS: '160' } });
+  const child = spawn(st, schemathesisArgs(run, reportDir), {
+    cwd: reportDir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1', COLUMNS: '160' },
+  });
   let output = '';
   let partial = '';
   const take = (chunk: Buffer): void => {
@@ -95,9 +99,11 @@ export async function runSchemathesis(run: FuzzRun): Promise<FuzzResult> {
   };
   child.stdout.on('data', take);
   child.stderr.on('data', take);
-  const exitCode = await new Promise<number>((resolve) => child.once('close', (code) => {
+  const exitCode = await new Promise<number>((resolve) =>
+    child.once('close', (code) => {
       resolve(code ?? 1);
-    }));
+    }),
+  );
   if (partial !== '') run.onLine?.(partial);
   const junit = await readFile(join(reportDir, 'junit.xml'), 'utf8').catch(() => '');
   return { exitCode, output, reportDir, junit, seconds: (Date.now() - started) / 1000 };

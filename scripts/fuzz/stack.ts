@@ -63,7 +63,10 @@ interface Child {
 /** A Kubedag program as a process, its KUBEDAG_* settings only those given (not this shell's). */
 function start(program: string, args: readonly string[], env: Record<string, string>): Child {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('KUBEDAG_')));
-  const child = spawn(process.execPath, [join(root, program), ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...inherited, ...env } });
+  const child = spawn(process.execPath, [join(root, program), ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...inherited, ...env },
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -101,13 +104,22 @@ async function guard(kc: KubeConfig, name: string, namespace: string): Promise<v
       metadata: { name },
       spec: {
         failurePolicy: 'Fail',
-        matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }] },
+        matchConstraints: {
+          resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }],
+        },
         validations: [{ expression, message: `the API fuzz stack runs only the steps ${ALLOWED_COMMANDS.join(', ')}` }],
       },
     },
   });
   await api.createValidatingAdmissionPolicyBinding({
-    body: { metadata: { name }, spec: { policyName: name, validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': namespace } } } } },
+    body: {
+      metadata: { name },
+      spec: {
+        policyName: name,
+        validationActions: ['Deny'],
+        matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': namespace } } },
+      },
+    },
   });
 }
 
@@ -120,7 +132,11 @@ async function unguard(kc: KubeConfig, name: string): Promise<void> {
 async function seed(origin: string, token: string | undefined): Promise<void> {
   const authorization: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
   for (const [name, spec] of Object.entries(SEED_DAGS)) {
-    const res = await fetch(`${origin}/api/v2/dags`, { method: 'POST', headers: { ...authorization, 'content-type': 'application/json' }, body: JSON.stringify({ name, spec }) });
+    const res = await fetch(`${origin}/api/v2/dags`, {
+      method: 'POST',
+      headers: { ...authorization, 'content-type': 'application/json' },
+      body: JSON.stringify({ name, spec }),
+    });
     if (res.status !== 201) throw new Error(`seeding DAG ${name}: HTTP ${String(res.status)} ${await res.text()}`);
   }
 }
@@ -143,9 +159,19 @@ interface Programs {
   readonly token?: string;
 }
 
-async function programs(profile: StackProfile, kc: KubeConfig, at: { kubeconfig: string; namespace: string; logDir: string; operatorPort: number; apiPort: number }): Promise<Programs> {
+async function programs(
+  profile: StackProfile,
+  kc: KubeConfig,
+  at: { kubeconfig: string; namespace: string; logDir: string; operatorPort: number; apiPort: number },
+): Promise<Programs> {
   if (profile === 'dev') {
-    const args = devProgramArgs({ kubeconfig: await kubeconfigIn(kc, at.namespace, at.logDir), logDir: at.logDir, operatorPort: at.operatorPort, apiPort: at.apiPort, execRole: chartStepExecRole().metadata?.name ?? "" });
+    const args = devProgramArgs({
+      kubeconfig: await kubeconfigIn(kc, at.namespace, at.logDir),
+      logDir: at.logDir,
+      operatorPort: at.operatorPort,
+      apiPort: at.apiPort,
+      execRole: chartStepExecRole().metadata?.name ?? '',
+    });
     // make dev's operator and API server both keep the lease in "default", the namespace served;
     // here that is the stack's own, so that the lease is not shared with anything else on the cluster.
     return { operator: [...args.operator, `--lease-namespace=${at.namespace}`], apiserver: args.apiserver, apiEnv: {} };
@@ -153,8 +179,22 @@ async function programs(profile: StackProfile, kc: KubeConfig, at: { kubeconfig:
   const token = randomBytes(24).toString('hex');
   const operatorUrl = `http://127.0.0.1:${String(at.operatorPort)}`;
   return {
-    operator: [`--kubeconfig=${at.kubeconfig}`, `--namespaces=${at.namespace}`, `--lease-namespace=${at.namespace}`, `--log-dir=${at.logDir}`, `--http-port=${String(at.operatorPort)}`],
-    apiserver: [`--kubeconfig=${at.kubeconfig}`, `--namespace=${at.namespace}`, `--lease-namespace=${at.namespace}`, `--operator-url=${operatorUrl}`, '--host=127.0.0.1', `--port=${String(at.apiPort)}`, `--ui-dir=${at.logDir}`],
+    operator: [
+      `--kubeconfig=${at.kubeconfig}`,
+      `--namespaces=${at.namespace}`,
+      `--lease-namespace=${at.namespace}`,
+      `--log-dir=${at.logDir}`,
+      `--http-port=${String(at.operatorPort)}`,
+    ],
+    apiserver: [
+      `--kubeconfig=${at.kubeconfig}`,
+      `--namespace=${at.namespace}`,
+      `--lease-namespace=${at.namespace}`,
+      `--operator-url=${operatorUrl}`,
+      '--host=127.0.0.1',
+      `--port=${String(at.apiPort)}`,
+      `--ui-dir=${at.logDir}`,
+    ],
     apiEnv: { KUBEDAG_AUTH_MODE: 'bearer', KUBEDAG_AUTH_TOKEN: token },
     token,
   };
@@ -188,10 +228,21 @@ export async function startFuzzStack(options: FuzzStackOptions): Promise<FuzzSta
     await core.createNamespace({ body: { metadata: { name: namespace } } });
     await guard(kc, namespace, namespace);
     const [operatorPort, apiPort] = [await freePort(), await freePort()];
-    const run = await programs(profile, kc, { kubeconfig: options.kubeconfig, namespace, logDir, operatorPort, apiPort });
+    const run = await programs(profile, kc, {
+      kubeconfig: options.kubeconfig,
+      namespace,
+      logDir,
+      operatorPort,
+      apiPort,
+    });
     operator = start('operator/main.ts', run.operator, {});
     // Ready is leading (cluster/dev.ts waits for the same).
-    await waitFor('the operator to lead', () => answers(`http://127.0.0.1:${String(operatorPort)}/readyz`), 60_000, 100);
+    await waitFor(
+      'the operator to lead',
+      () => answers(`http://127.0.0.1:${String(operatorPort)}/readyz`),
+      60_000,
+      100,
+    );
     const origin = `http://127.0.0.1:${String(apiPort)}`;
     api = start('apiserver/main.ts', run.apiserver, run.apiEnv);
     await waitFor('the API server to be healthy', () => answers(`${origin}/api/v2/health`), 60_000, 200);
@@ -201,6 +252,8 @@ export async function startFuzzStack(options: FuzzStackOptions): Promise<FuzzSta
   } catch (error) {
     const seen = output();
     await stop();
-    throw new Error(`the ${profile} stack did not start: ${(error as Error).message}\n${seen.slice(-4000)}`, { cause: error });
+    throw new Error(`the ${profile} stack did not start: ${(error as Error).message}\n${seen.slice(-4000)}`, {
+      cause: error,
+    });
   }
 }

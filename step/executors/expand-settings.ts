@@ -5,6 +5,7 @@ import { expandSetting } from '../io.ts';
 export function expandDeep(value: unknown, env: Readonly<Record<string, string>>): unknown {
   if (typeof value === 'string') return expandSetting(value, env);
   if (Array.isArray(value)) return value.map((item) => expandDeep(item, env));
-  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, expandDeep(item, env)]));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, expandDeep(item, env)]));
   return value;
 }

@@ -37,7 +37,10 @@ function headerValue(headers: Headers, name: string): string {
 
 /** Replaces any spelling of the name, as Go's Header.Set does with its canonical one. */
 function withHeader(headers: Headers, name: string, value: string): Headers {
-  return { ...Object.fromEntries(Object.entries(headers).filter(([k]) => k.toLowerCase() !== name.toLowerCase())), [name]: value };
+  return {
+    ...Object.fromEntries(Object.entries(headers).filter(([k]) => k.toLowerCase() !== name.toLowerCase())),
+    [name]: value,
+  };
 }
 
 const blank = (value: string): boolean => value.trim() === '';
@@ -47,10 +50,16 @@ function restyHeaders(method: string, stepHeaders: Headers, body: string): Heade
   let headers = stepHeaders;
   if (blank(headerValue(headers, 'User-Agent'))) headers = withHeader(headers, 'User-Agent', USER_AGENT);
   const contentType = headerValue(headers, 'Content-Type');
-  if (!blank(contentType) && blank(headerValue(headers, 'Accept')) && (JSON_TYPE.test(contentType) || XML_TYPE.test(contentType))) headers = withHeader(headers, 'Accept', contentType);
+  if (
+    !blank(contentType) &&
+    blank(headerValue(headers, 'Accept')) &&
+    (JSON_TYPE.test(contentType) || XML_TYPE.test(contentType))
+  )
+    headers = withHeader(headers, 'Accept', contentType);
   // Dagu hands resty the body as bytes, even an empty one, so every method that may carry a
   // body gets a type; Go sniffs it, which makes JSON text/plain.
-  if (!NO_PAYLOAD.has(method) && blank(contentType)) headers = withHeader(headers, 'Content-Type', detectContentType(Buffer.from(body)));
+  if (!NO_PAYLOAD.has(method) && blank(contentType))
+    headers = withHeader(headers, 'Content-Type', detectContentType(Buffer.from(body)));
   return headers;
 }
 
@@ -58,7 +67,8 @@ function restyHeaders(method: string, stepHeaders: Headers, body: string): Heade
 export function wireRequest(method: string, stepHeaders: Headers, body: string): WireRequest {
   const headers = restyHeaders(method, stepHeaders, body);
   // The Transport's part. Go tests these for the empty string, not for blanks.
-  const addedGzip = headerValue(headers, 'Accept-Encoding') === '' && headerValue(headers, 'Range') === '' && method !== 'HEAD';
+  const addedGzip =
+    headerValue(headers, 'Accept-Encoding') === '' && headerValue(headers, 'Range') === '' && method !== 'HEAD';
   return { headers: addedGzip ? withHeader(headers, 'Accept-Encoding', 'gzip') : headers, addedGzip };
 }
 

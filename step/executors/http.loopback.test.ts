@@ -51,11 +51,19 @@ function handle(request: IncomingMessage, response: ServerResponse): void {
       return;
     }
     if (request.url === '/teapot') {
-      response.writeHead(418, { 'content-type': 'text/plain', 'x-b': 'two', 'content-length': '15' }).end('short and stout');
+      response
+        .writeHead(418, { 'content-type': 'text/plain', 'x-b': 'two', 'content-length': '15' })
+        .end('short and stout');
       return;
     }
     // A chunked body: Go's client takes Transfer-Encoding out of the headers, and so do we.
-    response.writeHead(200, { 'content-type': 'application/json', 'x-multi': ['a', 'b'], date: 'Mon, 01 Jan 2024 00:00:00 GMT' }).end(JSON.stringify({ ok: true }));
+    response
+      .writeHead(200, {
+        'content-type': 'application/json',
+        'x-multi': ['a', 'b'],
+        date: 'Mon, 01 Jan 2024 00:00:00 GMT',
+      })
+      .end(JSON.stringify({ ok: true }));
   });
 }
 
@@ -71,7 +79,10 @@ async function selfSigned(): Promise<{ cert: string; key: string }> {
     extensions: [new x509.SubjectAlternativeNameExtension([{ type: 'ip', value: '127.0.0.1' }])],
   });
   const der = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
-  return { cert: cert.toString('pem'), key: `-----BEGIN PRIVATE KEY-----\n${der.toString('base64')}\n-----END PRIVATE KEY-----\n` };
+  return {
+    cert: cert.toString('pem'),
+    key: `-----BEGIN PRIVATE KEY-----\n${der.toString('base64')}\n-----END PRIVATE KEY-----\n`,
+  };
 }
 
 let plain: Server;
@@ -103,19 +114,38 @@ interface Outcome {
   readonly stderr: string;
 }
 
-async function run(spec: Partial<ExecutorSpec> & { command: string }, env: Record<string, string> = {}, signal = new AbortController().signal): Promise<Outcome> {
+async function run(
+  spec: Partial<ExecutorSpec> & { command: string },
+  env: Record<string, string> = {},
+  signal = new AbortController().signal,
+): Promise<Outcome> {
   seen = [];
   const io = captureIO({ env, signal });
-  const code = await runHttp({ type: 'http', config: {}, ...spec }, io).catch((error: unknown) => `error: ${(error as Error).message}`);
+  const code = await runHttp({ type: 'http', config: {}, ...spec }, io).catch(
+    (error: unknown) => `error: ${(error as Error).message}`,
+  );
   return { code, stdout: io.out(), stderr: io.err() };
 }
 
 describe('the http executor', () => {
   it('sends each method with the body, headers and query it is given, variables expanded', async () => {
     for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'PURGE']) {
-      const done = await run({ command: `${method.toLowerCase()} ${http}/items?page=1`, config: { headers: { 'X-Token': '${TOKEN}' }, query: { b: '2', a: '${NAME}' }, body: '{"n": "${NAME}"}', silent: true } }, { TOKEN: 't-1', NAME: 'x y' });
+      const done = await run(
+        {
+          command: `${method.toLowerCase()} ${http}/items?page=1`,
+          config: {
+            headers: { 'X-Token': '${TOKEN}' },
+            query: { b: '2', a: '${NAME}' },
+            body: '{"n": "${NAME}"}',
+            silent: true,
+          },
+        },
+        { TOKEN: 't-1', NAME: 'x y' },
+      );
       expect(done).toEqual({ code: 0, stdout: '{"ok":true}', stderr: '' });
-      expect(seen.map((s) => [s.method, s.url, s.headers['x-token'], s.body])).toEqual([[method, '/items?page=1&a=x+y&b=2', 't-1', '{"n": "x y"}']]);
+      expect(seen.map((s) => [s.method, s.url, s.headers['x-token'], s.body])).toEqual([
+        [method, '/items?page=1&a=x+y&b=2', 't-1', '{"n": "x y"}'],
+      ]);
     }
   });
 
@@ -125,13 +155,17 @@ describe('the http executor', () => {
     const [status, ...rest] = done.stdout.split('\n');
     expect(status).toBe('200 OK');
     // Canonical names, sorted; one line per value; CRLF endings; the body follows directly.
-    expect(rest.join('\n')).toBe('Connection: keep-alive\r\nContent-Type: application/json\r\nDate: Mon, 01 Jan 2024 00:00:00 GMT\r\nKeep-Alive: timeout=5\r\nX-Multi: a\r\nX-Multi: b\r\n{"ok":true}');
+    expect(rest.join('\n')).toBe(
+      'Connection: keep-alive\r\nContent-Type: application/json\r\nDate: Mon, 01 Jan 2024 00:00:00 GMT\r\nKeep-Alive: timeout=5\r\nX-Multi: a\r\nX-Multi: b\r\n{"ok":true}',
+    );
   });
 
   it('fails on a status outside 2xx and prints the head even when silent', async () => {
     const done = await run({ command: `GET ${http}/teapot`, config: { silent: 'true' } });
     expect(done.code).toBe(1);
-    expect(done.stdout).toBe("418 I'm a Teapot\nConnection: keep-alive\r\nContent-Length: 15\r\nContent-Type: text/plain\r\nKeep-Alive: timeout=5\r\nX-B: two\r\nshort and stout");
+    expect(done.stdout).toBe(
+      "418 I'm a Teapot\nConnection: keep-alive\r\nContent-Length: 15\r\nContent-Type: text/plain\r\nKeep-Alive: timeout=5\r\nX-B: two\r\nshort and stout",
+    );
     expect(done.stderr).toBe('http status code not 2xx: 418\n');
   });
 
@@ -169,34 +203,55 @@ describe('the http executor', () => {
   });
 });
 
-describe('what Go\'s client does unasked, against a real server', () => {
+describe("what Go's client does unasked, against a real server", () => {
   it('asks for gzip and prints the unzipped body without the headers about the compression', async () => {
     const done = await run({ command: `GET ${http}/maybe-gzip` });
     expect(seen[0]?.headers['accept-encoding']).toBe('gzip');
-    expect(done).toEqual({ code: 0, stdout: '200 OK\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\nplain words', stderr: '' });
+    expect(done).toEqual({
+      code: 0,
+      stdout: '200 OK\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\nplain words',
+      stderr: '',
+    });
   });
 
   it('still unzips a gzip body when the step set Accept-Encoding itself, and keeps its headers', async () => {
     const done = await run({ command: `GET ${http}/maybe-gzip`, config: { headers: { 'accept-encoding': 'gzip' } } });
     expect(done.code).toBe(0);
-    expect(done.stdout).toMatch(/^200 OK\nConnection: keep-alive\r\nContent-Encoding: gzip\r\nContent-Length: \d+\r\nKeep-Alive: timeout=5\r\nplain words$/);
+    expect(done.stdout).toMatch(
+      /^200 OK\nConnection: keep-alive\r\nContent-Encoding: gzip\r\nContent-Length: \d+\r\nKeep-Alive: timeout=5\r\nplain words$/,
+    );
   });
 
   it('passes a deflate body through as sent, as Go does', async () => {
-    const done = await run({ command: `GET ${http}/deflate`, config: { silent: true, headers: { 'Accept-Encoding': 'deflate' } } });
+    const done = await run({
+      command: `GET ${http}/deflate`,
+      config: { silent: true, headers: { 'Accept-Encoding': 'deflate' } },
+    });
     expect([done.code, done.stdout]).toEqual([0, deflateSync('plain words').toString('utf8')]);
   });
 
   it('fails the step on a body that says gzip but is not', async () => {
     const done = await run({ command: `GET ${http}/bad-gzip` });
-    expect(done.code).toMatch(/^error: GET http:\/\/127\.0\.0\.1:\d+\/bad-gzip: the response body is not valid gzip \(/);
+    expect(done.code).toMatch(
+      /^error: GET http:\/\/127\.0\.0\.1:\d+\/bad-gzip: the response body is not valid gzip \(/,
+    );
   });
 
   it('sends a User-Agent, and the Content-Type Go sniffs from the body for methods that carry one', async () => {
     const cases = [
       { method: 'POST', body: '{"n": 1}', headers: {}, want: ['kubedag-step', 'text/plain; charset=utf-8', undefined] },
-      { method: 'DELETE', body: '<?xml version="1.0"?><a/>', headers: {}, want: ['kubedag-step', 'text/xml; charset=utf-8', undefined] },
-      { method: 'PUT', body: '{"n": 1}', headers: { 'content-type': 'application/json', 'User-Agent': 'mine' }, want: ['mine', 'application/json', 'application/json'] },
+      {
+        method: 'DELETE',
+        body: '<?xml version="1.0"?><a/>',
+        headers: {},
+        want: ['kubedag-step', 'text/xml; charset=utf-8', undefined],
+      },
+      {
+        method: 'PUT',
+        body: '{"n": 1}',
+        headers: { 'content-type': 'application/json', 'User-Agent': 'mine' },
+        want: ['mine', 'application/json', 'application/json'],
+      },
       { method: 'GET', body: '', headers: {}, want: ['kubedag-step', undefined, undefined] },
     ];
     for (const { method, body, headers, want } of cases) {
@@ -208,24 +263,54 @@ describe('what Go\'s client does unasked, against a real server', () => {
   it('follows a redirect, a POST becoming a GET as in Go', async () => {
     const done = await run({ command: `POST ${http}/moved`, config: { body: 'data', silent: true } });
     expect(done).toEqual({ code: 0, stdout: '{"ok":true}', stderr: '' });
-    expect(seen.map((s) => [s.method, s.url, s.body])).toEqual([['POST', '/moved', 'data'], ['GET', '/', '']]);
+    expect(seen.map((s) => [s.method, s.url, s.body])).toEqual([
+      ['POST', '/moved', 'data'],
+      ['GET', '/', ''],
+    ]);
   });
 });
 
 describe('reading the step into a request', () => {
   it.each([
-    { name: 'a command without a URL is refused', spec: { command: 'GET' }, want: 'command: must be "<METHOD> <URL>", not "GET"' },
-    { name: 'a method that is not an HTTP token is refused', spec: { command: 'GE(T http://x' }, want: 'command: not an HTTP method: "GE(T"' },
-    { name: 'a URL of another scheme is refused', spec: { command: 'GET ftp://x/' }, want: 'command: only http and https URLs, not "ftp:"' },
-    { name: 'a timeout that is not a number is refused', spec: { command: 'GET http://x', config: { timeout: 'soon' } }, want: 'timeout: must be a whole number, not "soon"' },
-    { name: 'headers that are not a mapping are refused', spec: { command: 'GET http://x', config: { headers: ['a'] } }, want: 'headers: must be a mapping of names to values, not ["a"]' },
-    { name: 'a script that is not a JSON object is refused', spec: { command: 'GET http://x', script: 'silent: true' }, want: 'script: the http executor reads its settings from script as a JSON object' },
+    {
+      name: 'a command without a URL is refused',
+      spec: { command: 'GET' },
+      want: 'command: must be "<METHOD> <URL>", not "GET"',
+    },
+    {
+      name: 'a method that is not an HTTP token is refused',
+      spec: { command: 'GE(T http://x' },
+      want: 'command: not an HTTP method: "GE(T"',
+    },
+    {
+      name: 'a URL of another scheme is refused',
+      spec: { command: 'GET ftp://x/' },
+      want: 'command: only http and https URLs, not "ftp:"',
+    },
+    {
+      name: 'a timeout that is not a number is refused',
+      spec: { command: 'GET http://x', config: { timeout: 'soon' } },
+      want: 'timeout: must be a whole number, not "soon"',
+    },
+    {
+      name: 'headers that are not a mapping are refused',
+      spec: { command: 'GET http://x', config: { headers: ['a'] } },
+      want: 'headers: must be a mapping of names to values, not ["a"]',
+    },
+    {
+      name: 'a script that is not a JSON object is refused',
+      spec: { command: 'GET http://x', script: 'silent: true' },
+      want: 'script: the http executor reads its settings from script as a JSON object',
+    },
   ])('$name', ({ spec, want }) => {
     expect(() => httpRequest({ type: 'http', config: {}, ...spec }, {})).toThrow(want);
   });
 
   it('takes text spellings of numbers and booleans, as Dagu does', () => {
-    const req = httpRequest({ type: 'http', command: 'GET http://x', config: { timeout: '5', silent: 'true', skipTLSVerify: 1 } }, {});
+    const req = httpRequest(
+      { type: 'http', command: 'GET http://x', config: { timeout: '5', silent: 'true', skipTLSVerify: 1 } },
+      {},
+    );
     expect([req.timeout, req.silent, req.skipTLSVerify]).toEqual([5, true, true]);
   });
 });

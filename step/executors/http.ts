@@ -36,7 +36,8 @@ function settingsOf(spec: ExecutorSpec): Readonly<Record<string, unknown>> {
   if (spec.script === undefined || spec.script.trim() === '') return spec.config;
   try {
     const parsed: unknown = JSON.parse(spec.script);
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
   } catch {
     // reported below
   }
@@ -47,7 +48,8 @@ function settingsOf(spec: ExecutorSpec): Readonly<Record<string, unknown>> {
 export function httpRequest(spec: ExecutorSpec, env: Readonly<Record<string, string>>): HttpRequest {
   const { words, error } = splitCommand(expandSetting(spec.command ?? '', env));
   const [methodWord = '', urlWord, ...rest] = words;
-  if (error !== undefined || urlWord === undefined || rest.length > 0) throw new SettingError(`command: must be "<METHOD> <URL>", not ${JSON.stringify(spec.command ?? '')}`);
+  if (error !== undefined || urlWord === undefined || rest.length > 0)
+    throw new SettingError(`command: must be "<METHOD> <URL>", not ${JSON.stringify(spec.command ?? '')}`);
   const method = methodWord.toUpperCase();
   if (!METHOD_TOKEN.test(method)) throw new SettingError(`command: not an HTTP method: "${methodWord}"`);
   let url: URL;
@@ -56,7 +58,8 @@ export function httpRequest(spec: ExecutorSpec, env: Readonly<Record<string, str
   } catch {
     throw new SettingError(`command: not a URL: "${urlWord}"`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SettingError(`command: only http and https URLs, not "${url.protocol}"`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new SettingError(`command: only http and https URLs, not "${url.protocol}"`);
   const config = settingsOf(spec);
   // Like resty: parameters are added after any the URL already has, in Go's sorted order.
   const query = mapSetting(config, 'query', env);
@@ -94,8 +97,23 @@ export function responseText(req: Pick<HttpRequest, 'silent' | 'json'>, res: Res
     } catch (error) {
       throw new Error(`json: the response body is not JSON: ${(error as Error).message}`, { cause: error });
     }
-    const headers = showHead ? Object.fromEntries(Object.entries(res.headers).flatMap(([k, v]) => (v === undefined ? [] : [[canonicalHeader(k), typeof v === 'string' ? [v] : v]]))) : null;
-    return Buffer.from(goJson(new Ordered([['status_code', showHead ? res.status : 0], ['headers', headers], ['body', body]]), ' '));
+    const headers = showHead
+      ? Object.fromEntries(
+          Object.entries(res.headers).flatMap(([k, v]) =>
+            v === undefined ? [] : [[canonicalHeader(k), typeof v === 'string' ? [v] : v]],
+          ),
+        )
+      : null;
+    return Buffer.from(
+      goJson(
+        new Ordered([
+          ['status_code', showHead ? res.status : 0],
+          ['headers', headers],
+          ['body', body],
+        ]),
+        ' ',
+      ),
+    );
   }
   const head = showHead ? `${String(res.status)} ${res.statusText}\n${goHeaders(res.headers)}` : '';
   return Buffer.concat([Buffer.from(head), res.body]);
@@ -125,7 +143,9 @@ async function send(req: HttpRequest, signal: AbortSignal, agent: Agent): Promis
       throw new Error(`the response body is not valid gzip (${(error as Error).message})`, { cause: error });
     }
   }
-  const headers = Object.fromEntries(Object.entries(res.headers).filter(([name]) => !decoding.dropHeaders.includes(name)));
+  const headers = Object.fromEntries(
+    Object.entries(res.headers).filter(([name]) => !decoding.dropHeaders.includes(name)),
+  );
   return { status: res.statusCode, statusText: res.statusText, headers, body };
 }
 
@@ -140,9 +160,16 @@ export async function runHttp(spec: ExecutorSpec, io: StepIO): Promise<number> {
     res = await send(req, signal, agent);
   } catch (error) {
     if (io.signal.aborted) throw error;
-    if (timeout?.aborted === true) throw new Error(`${req.method} ${req.url.href}: no complete response within the timeout of ${String(req.timeout)} s`, { cause: error });
+    if (timeout?.aborted === true)
+      throw new Error(
+        `${req.method} ${req.url.href}: no complete response within the timeout of ${String(req.timeout)} s`,
+        { cause: error },
+      );
     const cause = (error as { cause?: { message?: string } }).cause?.message;
-    throw new Error(`${req.method} ${req.url.href}: ${(error as Error).message}${cause === undefined ? '' : ` (${cause})`}`, { cause: error });
+    throw new Error(
+      `${req.method} ${req.url.href}: ${(error as Error).message}${cause === undefined ? '' : ` (${cause})`}`,
+      { cause: error },
+    );
   } finally {
     await agent.close();
   }

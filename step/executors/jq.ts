@@ -49,7 +49,10 @@ export interface CompileFailure {
 
 /** jq's compile errors, without its echo of the filter and its count, and whether one is a syntax error. */
 export function compileFailure(stderr: string): CompileFailure {
-  const errors = stderr.split('\n').filter((line) => line.startsWith('jq: error: ')).map((line) => line.slice('jq: error: '.length).replace(/:$/, ''));
+  const errors = stderr
+    .split('\n')
+    .filter((line) => line.startsWith('jq: error: '))
+    .map((line) => line.slice('jq: error: '.length).replace(/:$/, ''));
   if (errors.length === 0) return { syntax: true, message: stderr.trim() };
   return { syntax: errors.some((e) => !FOUND_WHEN_RUN.test(e)), message: errors.join('; ') };
 }
@@ -110,7 +113,10 @@ async function evaluate(input: string, filter: string): Promise<JqRun> {
   const again = await runRaw(input, wrapped(filter));
   const caught = again.lines.map((line) => JSON.parse(line) as [0 | 1, unknown]).find(([tag]) => tag === 1);
   // halt_error is not caught: jq's status is all there is.
-  return { results: parsed(run), error: caught === undefined ? `jq stopped with exit status ${String(run.status)}` : errorText(caught[1]) };
+  return {
+    results: parsed(run),
+    error: caught === undefined ? `jq stopped with exit status ${String(run.status)}` : errorText(caught[1]),
+  };
 }
 
 export async function runJq(spec: ExecutorSpec, io: StepIO): Promise<number> {
@@ -123,10 +129,13 @@ export async function runJq(spec: ExecutorSpec, io: StepIO): Promise<number> {
     // As in Dagu, the input's `${VAR}` references are expanded, the filter's `$names` are jq's own.
     input = JSON.parse(expandSetting(spec.script ?? '', io.env));
   } catch (error) {
-    throw new SettingError(`script: the jq input must be one JSON value: ${(error as Error).message}`, { cause: error });
+    throw new SettingError(`script: the jq input must be one JSON value: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   const run = await evaluate(JSON.stringify(input), filter);
-  if (run.compile?.syntax === true) throw new SettingError(`command: the jq filter does not compile: ${run.compile.message}`);
+  if (run.compile?.syntax === true)
+    throw new SettingError(`command: the jq filter does not compile: ${run.compile.message}`);
   for (const value of run.results) io.stdout.write(formatResult(value, raw));
   const error = run.compile?.message ?? run.error;
   if (error !== undefined) io.stderr.write(`failed to run jq query: ${error}\n`);

@@ -50,18 +50,33 @@ export function decideConnection(smtp: SmtpSettings | undefined): Decided<SmtpCo
   const user = smtp?.username ?? '';
   const pass = smtp?.password ?? '';
   const implicitTls = port === IMPLICIT_TLS_PORT;
-  if (user === '' && pass === '') return { ok: true, value: { host, port, implicitTls, ignoreStartTls: !implicitTls, requireStartTls: false } };
+  if (user === '' && pass === '')
+    return { ok: true, value: { host, port, implicitTls, ignoreStartTls: !implicitTls, requireStartTls: false } };
   const loopback = LOOPBACK_HOSTS.includes(host.toLowerCase());
-  return { ok: true, value: { host, port, implicitTls, ignoreStartTls: false, requireStartTls: !implicitTls && !loopback, auth: { user, pass } } };
+  return {
+    ok: true,
+    value: {
+      host,
+      port,
+      implicitTls,
+      ignoreStartTls: false,
+      requireStartTls: !implicitTls && !loopback,
+      auth: { user, pass },
+    },
+  };
 }
 
 function decideAddress(smtp: SmtpSettings | undefined): Decided<{ readonly host: string; readonly port: number }> {
   const host = smtp?.host?.trim() ?? '';
-  if (host === '') return fail('smtp.host is not set: mail needs the DAG-level smtp block (host, port, and username/password if the server wants them)');
+  if (host === '')
+    return fail(
+      'smtp.host is not set: mail needs the DAG-level smtp block (host, port, and username/password if the server wants them)',
+    );
   const portText = smtp?.port?.trim() ?? '';
   if (portText === '') return fail('smtp.port is not set');
   const port = Number(portText);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) return fail(`smtp.port "${portText}" is not a port number (1-65535)`);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    return fail(`smtp.port "${portText}" is not a port number (1-65535)`);
   return { ok: true, value: { host, port } };
 }
 
@@ -103,7 +118,8 @@ export function decideMessage(settings: MailSettings, cwd: string): Decided<Mail
   const attachments = textList(settings.attachments);
   if (attachments === undefined) return fail('attachments must be a path or a list of paths');
   const contentType = ((settings.contentType as string | undefined)?.trim().toLowerCase() ?? '') || 'text/html';
-  if (!(CONTENT_TYPES as readonly string[]).includes(contentType)) return fail(`contentType "${contentType}" is not supported; use ${CONTENT_TYPES.join(' or ')}`);
+  if (!(CONTENT_TYPES as readonly string[]).includes(contentType))
+    return fail(`contentType "${contentType}" is not supported; use ${CONTENT_TYPES.join(' or ')}`);
   const message = (settings.message as string | undefined) ?? '';
   return {
     ok: true,
@@ -113,7 +129,9 @@ export function decideMessage(settings: MailSettings, cwd: string): Decided<Mail
       subject: (settings.subject as string | undefined) ?? '',
       body: contentType === 'text/html' ? htmlBody(message) : message,
       contentType: contentType as ContentType,
-      attachments: attachments.filter((path) => path !== '').map((path) => (isAbsolute(path) ? path : resolve(cwd, path))),
+      attachments: attachments
+        .filter((path) => path !== '')
+        .map((path) => (isAbsolute(path) ? path : resolve(cwd, path))),
     },
   };
 }

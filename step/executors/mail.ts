@@ -8,7 +8,14 @@ import nodemailer from 'nodemailer';
 import type { ExecutorSpec, SmtpSettings } from '../../core/runner/spec.ts';
 import { expandSetting, type StepIO } from '../io.ts';
 import { expandDeep } from './expand-settings.ts';
-import { decideConnection, decideMessage, SMTP_TIMEOUT_MS, type MailMessage, type MailSettings, type SmtpConnection } from './mail-settings.ts';
+import {
+  decideConnection,
+  decideMessage,
+  SMTP_TIMEOUT_MS,
+  type MailMessage,
+  type MailSettings,
+  type SmtpConnection,
+} from './mail-settings.ts';
 
 export type { MailMessage } from './mail-settings.ts';
 
@@ -33,7 +40,11 @@ export async function runMail(spec: ExecutorSpec, io: StepIO): Promise<number> {
  * expand from io.env). Rejects with an error that says what failed; a stop (io.signal) ends
  * the exchange.
  */
-export async function sendMail(smtp: SmtpSettings | undefined, message: MailMessage, io: Pick<StepIO, 'env' | 'signal'>): Promise<void> {
+export async function sendMail(
+  smtp: SmtpSettings | undefined,
+  message: MailMessage,
+  io: Pick<StepIO, 'env' | 'signal'>,
+): Promise<void> {
   const connection = decideConnection(smtp && expandSmtp(smtp, io.env));
   if (!connection.ok) throw new Error(connection.error);
   // A missing attachment is the user's mistake; say so before talking to the server.
@@ -44,7 +55,9 @@ export async function sendMail(smtp: SmtpSettings | undefined, message: MailMess
   }
   io.signal.throwIfAborted();
   const transport = nodemailer.createTransport(transportOptions(connection.value));
-  const stop = (): void => { transport.close(); };
+  const stop = (): void => {
+    transport.close();
+  };
   io.signal.addEventListener('abort', stop, { once: true });
   try {
     await transport.sendMail({
@@ -56,7 +69,10 @@ export async function sendMail(smtp: SmtpSettings | undefined, message: MailMess
     });
   } catch (error) {
     if (io.signal.aborted) throw new Error('mail not sent: the step was stopped', { cause: error });
-    throw new Error(`mail not sent through ${connection.value.host}:${connection.value.port}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(
+      `mail not sent through ${connection.value.host}:${connection.value.port}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   } finally {
     io.signal.removeEventListener('abort', stop);
     transport.close();

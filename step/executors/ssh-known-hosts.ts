@@ -19,10 +19,15 @@ interface Entry {
 export function checkHostKey(knownHosts: string, host: string, port: number, presented: Buffer): HostKeyVerdict {
   const name = port === 22 ? host : `[${host}]:${port}`;
   const entries = parse(knownHosts).filter((entry) => matchesHost(entry.patterns, name));
-  if (entries.some((entry) => entry.marker === '@revoked' && entry.key.equals(presented))) return { ok: false, reason: `the host key of ${name} is marked @revoked` };
+  if (entries.some((entry) => entry.marker === '@revoked' && entry.key.equals(presented)))
+    return { ok: false, reason: `the host key of ${name} is marked @revoked` };
   const keys = entries.filter((entry) => entry.marker === undefined);
   if (keys.some((entry) => entry.key.equals(presented))) return { ok: true };
-  if (keys.length > 0) return { ok: false, reason: `the host key of ${name} differs from the one in known_hosts (possible man-in-the-middle; update the file if the host was re-keyed)` };
+  if (keys.length > 0)
+    return {
+      ok: false,
+      reason: `the host key of ${name} differs from the one in known_hosts (possible man-in-the-middle; update the file if the host was re-keyed)`,
+    };
   return { ok: false, reason: `${name} is not in known_hosts; add its key (ssh-keyscan) or set strictHostKey: false` };
 }
 

@@ -47,13 +47,20 @@ export function decideTarget(config: Readonly<Record<string, unknown>>, places: 
   const port = decidePort(config.port);
   if (!port.ok) return port;
   const strict = decideFlag(config.strictHostKey, true);
-  if (strict === undefined) return fail(`strictHostKey must be true or false, not ${JSON.stringify(config.strictHostKey)}`);
+  if (strict === undefined)
+    return fail(`strictHostKey must be true or false, not ${JSON.stringify(config.strictHostKey)}`);
   const auth = decideAuth(config, places);
   if (!auth.ok) return auth;
   const knownHostFile = text(config.knownHostFile) || '~/.ssh/known_hosts';
   return {
     ok: true,
-    value: { host, port: port.value, user, auth: auth.value, ...(strict ? { knownHosts: resolvePath(knownHostFile, places) } : {}) },
+    value: {
+      host,
+      port: port.value,
+      user,
+      auth: auth.value,
+      ...(strict ? { knownHosts: resolvePath(knownHostFile, places) } : {}),
+    },
   };
 }
 
@@ -62,7 +69,8 @@ function decidePort(value: unknown): Decided<number> {
   // Dagu reads an empty port and port 0 as 22.
   if (written === '' || written === '0') return { ok: true, value: 22 };
   const port = Number(written);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) return fail(`port "${written}" is not a port number (1-65535)`);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    return fail(`port "${written}" is not a port number (1-65535)`);
   return { ok: true, value: port };
 }
 
@@ -86,14 +94,21 @@ function decideAuth(config: Readonly<Record<string, unknown>>, places: SshPlaces
   const { key } = config;
   if (isSecretKeyRef(key)) {
     const keyText = places.env[SSH_KEY_ENV] ?? '';
-    if (keyText.trim() === '') return fail(`key names Secret "${key.secretKeyRef.name}" (key "${key.secretKeyRef.key}"), but the step has no ${SSH_KEY_ENV}: the operator did not pass it`);
+    if (keyText.trim() === '')
+      return fail(
+        `key names Secret "${key.secretKeyRef.name}" (key "${key.secretKeyRef.key}"), but the step has no ${SSH_KEY_ENV}: the operator did not pass it`,
+      );
     return { ok: true, value: { kind: 'keyText', text: keyText } };
   }
-  if (key !== undefined && key !== null && typeof key !== 'string') return fail('key must be a path or {secretKeyRef: {name, key}}');
+  if (key !== undefined && key !== null && typeof key !== 'string')
+    return fail('key must be a path or {secretKeyRef: {name, key}}');
   if (text(key) !== '') return { ok: true, value: { kind: 'keyFile', path: resolvePath(text(key), places) } };
   const password = typeof config.password === 'string' ? config.password : '';
   if (password !== '') return { ok: true, value: { kind: 'password', password } };
-  return { ok: true, value: { kind: 'defaultKeys', paths: DEFAULT_KEY_NAMES.map((name) => join(places.home, '.ssh', name)) } };
+  return {
+    ok: true,
+    value: { kind: 'defaultKeys', paths: DEFAULT_KEY_NAMES.map((name) => join(places.home, '.ssh', name)) },
+  };
 }
 
 export interface SecretKeyRef {
@@ -103,7 +118,14 @@ export interface SecretKeyRef {
 export function isSecretKeyRef(value: unknown): value is SecretKeyRef {
   if (typeof value !== 'object' || value === null || !('secretKeyRef' in value)) return false;
   const ref = value.secretKeyRef;
-  return typeof ref === 'object' && ref !== null && 'name' in ref && 'key' in ref && typeof ref.name === 'string' && typeof ref.key === 'string';
+  return (
+    typeof ref === 'object' &&
+    ref !== null &&
+    'name' in ref &&
+    'key' in ref &&
+    typeof ref.name === 'string' &&
+    typeof ref.key === 'string'
+  );
 }
 
 function resolvePath(path: string, places: SshPlaces): string {
@@ -131,9 +153,12 @@ export interface RemoteWork {
 export function decideWork(command: string | undefined, script: string | undefined): Decided<RemoteWork> {
   const interpreter = command?.trim() ?? '';
   if (script === undefined || script.trim() === '') {
-    return interpreter === '' ? fail('the step has neither command nor script') : { ok: true, value: { command: interpreter } };
+    return interpreter === ''
+      ? fail('the step has neither command nor script')
+      : { ok: true, value: { command: interpreter } };
   }
-  if (interpreter !== '' && interpreter !== '/bin/sh' && interpreter !== 'sh') return { ok: true, value: { command: interpreter, stdin: script } };
+  if (interpreter !== '' && interpreter !== '/bin/sh' && interpreter !== 'sh')
+    return { ok: true, value: { command: interpreter, stdin: script } };
   const body = script.endsWith('\n') ? script : `${script}\n`;
   return { ok: true, value: { command: '/bin/sh', stdin: `__kubedag_step() {\n${body}}\n__kubedag_step\n` } };
 }

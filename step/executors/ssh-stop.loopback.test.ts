@@ -37,7 +37,12 @@ afterAll(async () => {
 });
 
 function sshStep(user: string, command: string, stop?: ExecutorSpec['stop']): ExecutorSpec {
-  return { type: 'ssh', config: { host: '127.0.0.1', port: String(sshd.port), user, key: sshd.userKeyPath, knownHostFile: knownHosts }, command, ...(stop === undefined ? {} : { stop }) };
+  return {
+    type: 'ssh',
+    config: { host: '127.0.0.1', port: String(sshd.port), user, key: sshd.userKeyPath, knownHostFile: knownHosts },
+    command,
+    ...(stop === undefined ? {} : { stop }),
+  };
 }
 
 describe.runIf(asRoot).each([SSH_TEST_USER, 'root'])('stopping an ssh step that logs in as %s', (user) => {
@@ -84,7 +89,10 @@ describe.runIf(asRoot).each([SSH_TEST_USER, 'root'])('stopping an ssh step that 
     const pidFile = file('orphan');
     const spec = sshStep(user, `echo $$ > ${pidFile}; exec sleep 300`, { signal: 'SIGTERM', graceMs: 2_000 });
     // The runner itself, as a step Pod runs it; SIGKILL gives it no chance to say goodbye.
-    const runner = spawn(process.execPath, [resolve(import.meta.dirname, '../main.ts'), 'executor'], { env: { ...process.env, [EXECUTOR_ENV]: JSON.stringify(spec) }, stdio: 'ignore' });
+    const runner = spawn(process.execPath, [resolve(import.meta.dirname, '../main.ts'), 'executor'], {
+      env: { ...process.env, [EXECUTOR_ENV]: JSON.stringify(spec) },
+      stdio: 'ignore',
+    });
     const exited = new Promise((done) => runner.once('exit', done));
     const pid = await waitForPid(pidFile);
     runner.kill('SIGKILL');
@@ -92,28 +100,42 @@ describe.runIf(asRoot).each([SSH_TEST_USER, 'root'])('stopping an ssh step that 
     await expect.poll(() => alive(pid), { timeout: 5_000 }).toBe(false);
   });
 
-  it.each(['SIGUSR1', 'SIGHUP'])('passes signalOnStop %s on to the remote command when the runner itself gets it', async (signal) => {
-    const got = file(`got-${signal}`);
-    const name = signal.replace(/^SIG/, '');
-    const spec = sshStep(user, `trap 'echo ${name} > ${got}; exit 0' ${name}; echo $$ > ${got}.pid; while :; do sleep 0.1; done`, { signal, graceMs: 3_000 });
-    const runner = spawn(process.execPath, [resolve(import.meta.dirname, '../main.ts'), 'executor'], { env: { ...process.env, [EXECUTOR_ENV]: JSON.stringify(spec) }, stdio: ['ignore', 'ignore', 'pipe'] });
-    const err: Buffer[] = [];
-    runner.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    const exited = new Promise<number | null>((done) => runner.once('close', done));
-    try {
-      await waitForPid(`${got}.pid`);
-      runner.kill(signal as NodeJS.Signals);
-      // A stopped runner exits as the signal would have ended it: 128 + its number.
-      // The remote shell may report its sleep killed; Node's inspector must not have started.
-      // A runner whose inspector took the signal runs on; the race keeps the finally in time.
-      const late = new Promise((done) => setTimeout(() => { done('still running after 8 s'); }, 8_000));
-      expect(await Promise.race([exited, late])).toBe(signal === 'SIGUSR1' ? 138 : 129);
-      expect(Buffer.concat(err).toString('utf8')).not.toMatch(/Debugger/);
-      await expect.poll(() => readFile(got, 'utf8').catch(() => ''), { timeout: 5_000 }).toBe(`${name}\n`);
-    } finally {
-      runner.kill('SIGKILL');
-    }
-  });
+  it.each(['SIGUSR1', 'SIGHUP'])(
+    'passes signalOnStop %s on to the remote command when the runner itself gets it',
+    async (signal) => {
+      const got = file(`got-${signal}`);
+      const name = signal.replace(/^SIG/, '');
+      const spec = sshStep(
+        user,
+        `trap 'echo ${name} > ${got}; exit 0' ${name}; echo $$ > ${got}.pid; while :; do sleep 0.1; done`,
+        { signal, graceMs: 3_000 },
+      );
+      const runner = spawn(process.execPath, [resolve(import.meta.dirname, '../main.ts'), 'executor'], {
+        env: { ...process.env, [EXECUTOR_ENV]: JSON.stringify(spec) },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      const err: Buffer[] = [];
+      runner.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+      const exited = new Promise<number | null>((done) => runner.once('close', done));
+      try {
+        await waitForPid(`${got}.pid`);
+        runner.kill(signal as NodeJS.Signals);
+        // A stopped runner exits as the signal would have ended it: 128 + its number.
+        // The remote shell may report its sleep killed; Node's inspector must not have started.
+        // A runner whose inspector took the signal runs on; the race keeps the finally in time.
+        const late = new Promise((done) =>
+          setTimeout(() => {
+            done('still running after 8 s');
+          }, 8_000),
+        );
+        expect(await Promise.race([exited, late])).toBe(signal === 'SIGUSR1' ? 138 : 129);
+        expect(Buffer.concat(err).toString('utf8')).not.toMatch(/Debugger/);
+        await expect.poll(() => readFile(got, 'utf8').catch(() => ''), { timeout: 5_000 }).toBe(`${name}\n`);
+      } finally {
+        runner.kill('SIGKILL');
+      }
+    },
+  );
 
   it('changes nothing the command sees: environment, directory, shell, streams and exit status', async () => {
     // SSH_CLIENT and SSH_CONNECTION name the client's port, new for every connection.
@@ -151,12 +173,19 @@ async function plainExec(user: string, command: string): Promise<{ code: number 
           let code: number | null = null;
           channel.on('data', (chunk: Buffer) => out.push(chunk));
           channel.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-          channel.on('exit', (status: number | null) => { code = status; });
-          channel.on('close', () => { done({ code, out: Buffer.concat(out).toString('utf8'), err: Buffer.concat(err).toString('utf8') }); });
+          channel.on('exit', (status: number | null) => {
+            code = status;
+          });
+          channel.on('close', () => {
+            done({ code, out: Buffer.concat(out).toString('utf8'), err: Buffer.concat(err).toString('utf8') });
+          });
           channel.end();
         });
       });
-      void readFile(sshd.userKeyPath).then((privateKey) => client.connect({ host: '127.0.0.1', port: sshd.port, username: user, privateKey }), fail);
+      void readFile(sshd.userKeyPath).then(
+        (privateKey) => client.connect({ host: '127.0.0.1', port: sshd.port, username: user, privateKey }),
+        fail,
+      );
     });
   } finally {
     client.end();

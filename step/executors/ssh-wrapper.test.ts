@@ -12,10 +12,16 @@ import { wrapRemote, type RemoteStop } from './ssh-wrapper.ts';
 import type { RemoteWork } from './ssh-settings.ts';
 import { temporaryDir } from '../../test/step-io.ts';
 
-const SHELLS = [['dash'], ['bash'], ['zsh'], ['busybox', 'sh']].filter(([program]) => spawnSync('sh', ['-c', `command -v ${program ?? ''}`]).status === 0);
+const SHELLS = [['dash'], ['bash'], ['zsh'], ['busybox', 'sh']].filter(
+  ([program]) => spawnSync('sh', ['-c', `command -v ${program ?? ''}`]).status === 0,
+);
 let dir: Awaited<ReturnType<typeof temporaryDir>>;
-beforeAll(async () => { dir = await temporaryDir('ssh-wrapper'); });
-afterAll(async () => { await dir.remove(); });
+beforeAll(async () => {
+  dir = await temporaryDir('ssh-wrapper');
+});
+afterAll(async () => {
+  await dir.remove();
+});
 
 interface Session {
   readonly done: Promise<{ code: number | null; signal: string | null; out: string; err: string }>;
@@ -23,7 +29,11 @@ interface Session {
   readonly endStdin: () => void;
 }
 
-function startSession(shell: readonly string[], work: RemoteWork, stop: RemoteStop = { signal: 'TERM', graceMs: 1_000 }): Session {
+function startSession(
+  shell: readonly string[],
+  work: RemoteWork,
+  stop: RemoteStop = { signal: 'TERM', graceMs: 1_000 },
+): Session {
   const wrapped = wrapRemote(work, stop);
   const child = spawn('setsid', [...shell, '-c', wrapped.command], { stdio: 'pipe' });
   child.stdin.write(wrapped.stdin);
@@ -38,7 +48,12 @@ function startSession(shell: readonly string[], work: RemoteWork, stop: RemoteSt
       resolve({ code, signal, out: Buffer.concat(out).toString('utf8'), err: Buffer.concat(err).toString('utf8') });
     });
   });
-  return { done, endStdin: () => { child.stdin.end(); } };
+  return {
+    done,
+    endStdin: () => {
+      child.stdin.end();
+    },
+  };
 }
 
 describe.each(SHELLS.map((shell) => [shell.join(' '), shell] as const))('the ssh wrapper in %s', (name, shell) => {
@@ -51,11 +66,19 @@ describe.each(SHELLS.map((shell) => [shell.join(' '), shell] as const))('the ssh
 
   it('gives a script to its interpreter byte for byte', async () => {
     const script = 'grüße\n\nno newline at the end';
-    expect(await startSession(shell, { command: 'cat', stdin: script }).done).toEqual({ code: 0, signal: null, out: script, err: '' });
+    expect(await startSession(shell, { command: 'cat', stdin: script }).done).toEqual({
+      code: 0,
+      signal: null,
+      out: script,
+      err: '',
+    });
   });
 
   it('runs nothing from a script cut short', async () => {
-    const wrapped = wrapRemote({ command: `touch ${file('cut')}; cat`, stdin: 'a whole script' }, { signal: 'TERM', graceMs: 1_000 });
+    const wrapped = wrapRemote(
+      { command: `touch ${file('cut')}; cat`, stdin: 'a whole script' },
+      { signal: 'TERM', graceMs: 1_000 },
+    );
     const child = spawn('setsid', [...shell, '-c', wrapped.command], { stdio: ['pipe', 'ignore', 'pipe'] });
     child.stdin.end(wrapped.stdin.slice(0, 5));
     expect(await new Promise((resolve) => child.on('close', resolve))).toBe(255);
@@ -63,7 +86,9 @@ describe.each(SHELLS.map((shell) => [shell.join(' '), shell] as const))('the ssh
   });
 
   it('on the end of stdin sends the stop signal to the command and what it started', async () => {
-    const session = startSession(shell, { command: `trap 'echo stopped; exit 9' TERM; sleep 30 & echo $! > ${file('bg')}; while :; do sleep 0.1; done` });
+    const session = startSession(shell, {
+      command: `trap 'echo stopped; exit 9' TERM; sleep 30 & echo $! > ${file('bg')}; while :; do sleep 0.1; done`,
+    });
     const pid = await waitForPid(file('bg'));
     session.endStdin();
     expect(await session.done).toMatchObject({ code: 9, out: 'stopped\n' });

@@ -24,7 +24,10 @@ beforeAll(async () => {
   await chmod(dir.path, 0o777);
   sshd = await startSshd(join(dir.path, 'sshd'));
   knownHosts = join(dir.path, 'known_hosts');
-  await writeFile(knownHosts, `# another host first\nexample.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n${sshd.knownHostsLine}`);
+  await writeFile(
+    knownHosts,
+    `# another host first\nexample.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n${sshd.knownHostsLine}`,
+  );
 }, 60_000);
 afterAll(async () => {
   if (!asRoot) return;
@@ -33,14 +36,29 @@ afterAll(async () => {
 });
 
 function sshStep(config: Record<string, unknown>, work: { command?: string; script?: string }): ExecutorSpec {
-  return { type: 'ssh', config: { host: '127.0.0.1', port: String(sshd.port), user: sshd.user, key: sshd.userKeyPath, knownHostFile: knownHosts, ...config }, ...work };
+  return {
+    type: 'ssh',
+    config: {
+      host: '127.0.0.1',
+      port: String(sshd.port),
+      user: sshd.user,
+      key: sshd.userKeyPath,
+      knownHostFile: knownHosts,
+      ...config,
+    },
+    ...work,
+  };
 }
 
 describe.runIf(asRoot)('runSsh against OpenSSH sshd', () => {
   it('runs a command with a key, keeping stdout and stderr apart, and takes its exit status', async () => {
     const io = captureIO({ env: { GREETING: 'hello' } });
     const code = await runSsh(sshStep({}, { command: 'echo ${GREETING} from $(id -un); echo oops >&2; exit 3' }), io);
-    expect({ code, out: io.out(), err: io.err() }).toEqual({ code: 3, out: `hello from ${sshd.user}\n`, err: 'oops\n' });
+    expect({ code, out: io.out(), err: io.err() }).toEqual({
+      code: 3,
+      out: `hello from ${sshd.user}\n`,
+      err: 'oops\n',
+    });
   });
 
   it('runs a script with /bin/sh and succeeds with its last command', async () => {
@@ -66,12 +84,17 @@ describe.runIf(asRoot)('runSsh against OpenSSH sshd', () => {
     const io = captureIO();
     const code = await runSsh(sshStep({ key: undefined, password: 'wrong' }, { command: 'true' }), io);
     expect(code).toBe(255);
-    expect(io.err()).toMatch(/^ssh: cannot connect to kubedag-ssh-test@127\.0\.0\.1:\d+: All configured authentication methods failed/);
+    expect(io.err()).toMatch(
+      /^ssh: cannot connect to kubedag-ssh-test@127\.0\.0\.1:\d+: All configured authentication methods failed/,
+    );
   });
 
   it('logs in with a key handed over from a Kubernetes Secret in KUBEDAG_SSH_KEY', async () => {
     const io = captureIO({ env: { [SSH_KEY_ENV]: await readFile(sshd.userKeyPath, 'utf8') } });
-    const code = await runSsh(sshStep({ key: { secretKeyRef: { name: 'deploy-ssh', key: 'id_ed25519' } } }, { command: 'echo via secret' }), io);
+    const code = await runSsh(
+      sshStep({ key: { secretKeyRef: { name: 'deploy-ssh', key: 'id_ed25519' } } }, { command: 'echo via secret' }),
+      io,
+    );
     expect({ code, out: io.out() }).toEqual({ code: 0, out: 'via secret\n' });
   });
 
@@ -88,7 +111,10 @@ describe.runIf(asRoot)('runSsh against OpenSSH sshd', () => {
 
   it('accepts any host key with strictHostKey false', async () => {
     const io = captureIO();
-    const code = await runSsh(sshStep({ strictHostKey: false, knownHostFile: join(dir.path, 'absent') }, { command: 'echo trusted' }), io);
+    const code = await runSsh(
+      sshStep({ strictHostKey: false, knownHostFile: join(dir.path, 'absent') }, { command: 'echo trusted' }),
+      io,
+    );
     expect({ code, out: io.out() }).toEqual({ code: 0, out: 'trusted\n' });
   });
 });

@@ -28,7 +28,10 @@ export async function runSsh(spec: ExecutorSpec, io: StepIO, options: SshOptions
   const config = expandDeep(spec.config, io.env) as Record<string, unknown>;
   const target = decideTarget(config, { cwd: io.cwd, home: options.home ?? homedir(), env: io.env });
   if (!target.ok) return failed(io, target.error);
-  const work = decideWork(spec.command && expandSetting(spec.command, io.env), spec.script && expandSetting(spec.script, io.env));
+  const work = decideWork(
+    spec.command && expandSetting(spec.command, io.env),
+    spec.script && expandSetting(spec.script, io.env),
+  );
   if (!work.ok) return failed(io, work.error);
   let connect: Connect;
   try {
@@ -37,7 +40,11 @@ export async function runSsh(spec: ExecutorSpec, io: StepIO, options: SshOptions
     return failed(io, message(error));
   }
   if (io.signal.aborted) return failed(io, 'stopped before connecting');
-  const stop = { ...DEFAULT_STOP, ...spec.stop, ...(options.stopGraceMs === undefined ? {} : { graceMs: options.stopGraceMs }) };
+  const stop = {
+    ...DEFAULT_STOP,
+    ...spec.stop,
+    ...(options.stopGraceMs === undefined ? {} : { graceMs: options.stopGraceMs }),
+  };
   return new Session(target.value, connect, wrapRemote(work.value, stop), io, stop.graceMs).run();
 }
 
@@ -71,7 +78,10 @@ async function readKnownHosts(path: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (error) {
-    throw new Error(`strictHostKey is on, but known_hosts file ${path} cannot be read (${message(error)}); name one with knownHostFile or set strictHostKey: false`, { cause: error });
+    throw new Error(
+      `strictHostKey is on, but known_hosts file ${path} cannot be read (${message(error)}); name one with knownHostFile or set strictHostKey: false`,
+      { cause: error },
+    );
   }
 }
 
@@ -82,7 +92,11 @@ async function credentials(auth: SshAuth): Promise<Pick<ConnectConfig, 'privateK
     case 'keyText':
       return { privateKey: auth.text };
     case 'keyFile':
-      return { privateKey: await readFile(auth.path).catch((error: unknown) => Promise.reject(new Error(`key ${auth.path} cannot be read: ${message(error)}`))) };
+      return {
+        privateKey: await readFile(auth.path).catch((error: unknown) =>
+          Promise.reject(new Error(`key ${auth.path} cannot be read: ${message(error)}`)),
+        ),
+      };
     case 'defaultKeys':
       for (const path of auth.paths) {
         const key = await readFile(path).catch(() => undefined);
@@ -148,7 +162,15 @@ class Session {
       });
       channel.on('close', () => {
         if (status !== undefined) done(status);
-        else done(failed(io, this.stopped ? 'stopped; the remote side ended without an exit status' : 'the session ended without an exit status'));
+        else
+          done(
+            failed(
+              io,
+              this.stopped
+                ? 'stopped; the remote side ended without an exit status'
+                : 'the session ended without an exit status',
+            ),
+          );
       });
       channel.pipe(io.stdout, { end: false });
       channel.stderr.pipe(io.stderr, { end: false });
@@ -173,9 +195,13 @@ class Session {
       return;
     }
     channel.end();
-    const giveUp = setTimeout(() => { client.end(); }, this.graceMs + 2_000);
+    const giveUp = setTimeout(() => {
+      client.end();
+    }, this.graceMs + 2_000);
     giveUp.unref();
-    channel.once('close', () => { clearTimeout(giveUp); });
+    channel.once('close', () => {
+      clearTimeout(giveUp);
+    });
   }
 
   private connectError(error: Error): string {

@@ -16,7 +16,10 @@ export class FinishedRunBuilder {
 
   constructor(namespace: string, dagName: string, dagRunId: string) {
     this.dagName = dagName;
-    this.run = dagRun(`${dagName}-${dagRunId}`.toLowerCase().replace(/[^a-z0-9-]/g, '-')).namespace(namespace).uid(`uid-${dagRunId}`).of(dagName, dagRunId);
+    this.run = dagRun(`${dagName}-${dagRunId}`.toLowerCase().replace(/[^a-z0-9-]/g, '-'))
+      .namespace(namespace)
+      .uid(`uid-${dagRunId}`)
+      .of(dagName, dagRunId);
     this.status(4).at(Date.UTC(2026, 10, 1));
   }
 
@@ -77,7 +80,8 @@ export class FinishedRunBuilder {
   }
 }
 
-export const finished = (namespace: string, dagName: string, dagRunId: string): FinishedRunBuilder => new FinishedRunBuilder(namespace, dagName, dagRunId);
+export const finished = (namespace: string, dagName: string, dagRunId: string): FinishedRunBuilder =>
+  new FinishedRunBuilder(namespace, dagName, dagRunId);
 
 /** A finished step's record of about the size real ones have (~400 bytes). */
 export function stepRecord(name: string): RunNode {
@@ -90,7 +94,9 @@ export function stepRecord(name: string): RunNode {
     exitCode: 0,
     attempt: 0,
     pod: `run-${name}-0`,
-    attempts: [{ attempt: 0, startedAt: '2026-11-01T00:00:01Z', finishedAt: '2026-11-01T00:00:09Z', status: 4, exitCode: 0 }],
+    attempts: [
+      { attempt: 0, startedAt: '2026-11-01T00:00:01Z', finishedAt: '2026-11-01T00:00:09Z', status: 4, exitCode: 0 },
+    ],
     outputs: { RESULT: `value of ${name}` },
   };
 }

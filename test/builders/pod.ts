@@ -10,7 +10,12 @@ export class PodBuilder {
   private readonly object: V1Pod & { metadata: NonNullable<V1Pod['metadata']>; spec: V1PodSpec };
 
   constructor(name: string) {
-    this.object = { apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox:1.36' }] } };
+    this.object = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name },
+      spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox:1.36' }] },
+    };
   }
 
   private get main(): V1Container {
@@ -29,7 +34,9 @@ export class PodBuilder {
 
   /** Controlled by a DAGRun, as the operator creates step Pods (uid `uid-<run>` unless given). */
   ownedBy(run: string, uid = `uid-${run}`): this {
-    this.object.metadata.ownerReferences = [{ apiVersion: API_VERSION, kind: 'DAGRun', name: run, uid, controller: true }];
+    this.object.metadata.ownerReferences = [
+      { apiVersion: API_VERSION, kind: 'DAGRun', name: run, uid, controller: true },
+    ];
     return this;
   }
 
@@ -44,8 +51,13 @@ export class PodBuilder {
   }
 
   /** Adds the volume to the Pod unless it has one of that name, and mounts it in the container. */
-  mount(volume: NonNullable<V1PodSpec['volumes']>[number], mountPath: string, options: { subPath?: string; readOnly?: boolean } = {}): this {
-    if (!(this.object.spec.volumes ?? []).some((v) => v.name === volume.name)) this.object.spec.volumes = [...(this.object.spec.volumes ?? []), volume];
+  mount(
+    volume: NonNullable<V1PodSpec['volumes']>[number],
+    mountPath: string,
+    options: { subPath?: string; readOnly?: boolean } = {},
+  ): this {
+    if (!(this.object.spec.volumes ?? []).some((v) => v.name === volume.name))
+      this.object.spec.volumes = [...(this.object.spec.volumes ?? []), volume];
     this.main.volumeMounts = [...(this.main.volumeMounts ?? []), { name: volume.name, mountPath, ...options }];
     return this;
   }

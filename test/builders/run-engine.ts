@@ -24,7 +24,13 @@ export function dagOf(yaml: string): RunDefinition {
   return definition;
 }
 
-export function input(definition: RunDefinition, status: DagRunStatus, pods: ObservedPod[], now: Date, extra: Partial<RunInput> = {}): RunInput {
+export function input(
+  definition: RunDefinition,
+  status: DagRunStatus,
+  pods: ObservedPod[],
+  now: Date,
+  extra: Partial<RunInput> = {},
+): RunInput {
   return { definition, run: RUN, status, stop: false, pods, expected: new Set(), now, maxRunningPods: 0, ...extra };
 }
 
@@ -52,8 +58,22 @@ export function simulate(yaml: string, script: Script = {}, extra: Partial<RunIn
       started.push(`${launch.step.name}#${String(launch.attempt)}`);
       const entry = script[launch.step.name] ?? {};
       const reports = Array.isArray(entry) ? entry : [entry];
-      const report = { exitCode: 0, preconditionUnmet: false, ...(reports[Math.min(launch.attempt, reports.length - 1)] ?? {}) };
-      pods = [...pods, { name: launch.pod, step: launch.step.name, attempt: launch.attempt, phase: report.exitCode === 0 ? 'Succeeded' : 'Failed', deleting: false, report }];
+      const report = {
+        exitCode: 0,
+        preconditionUnmet: false,
+        ...(reports[Math.min(launch.attempt, reports.length - 1)] ?? {}),
+      };
+      pods = [
+        ...pods,
+        {
+          name: launch.pod,
+          step: launch.step.name,
+          attempt: launch.attempt,
+          phase: report.exitCode === 0 ? 'Succeeded' : 'Failed',
+          deleting: false,
+          report,
+        },
+      ];
     }
     if (status.finishedAt !== undefined && decision.launch.length === 0) break;
     clock += decision.requeueAfterMs ?? 1000;

@@ -12,8 +12,12 @@ import type { Expected } from './fixtures.ts';
 export function runProblems(name: string, run: DagRunResource | undefined, expected: Expected): string[] {
   if (run === undefined) return [`${name}: gone`];
   const status = run.status ?? {};
-  if (status.finishedAt === undefined) return [`${name}: stuck (${status.statusLabel ?? 'no status'}, steps ${JSON.stringify(stepLabels(run))})`];
-  const problems = status.statusLabel === expected.status ? [] : [`${name}: ${status.statusLabel ?? '?'}, not ${expected.status} (${status.error ?? 'no error'})`];
+  if (status.finishedAt === undefined)
+    return [`${name}: stuck (${status.statusLabel ?? 'no status'}, steps ${JSON.stringify(stepLabels(run))})`];
+  const problems =
+    status.statusLabel === expected.status
+      ? []
+      : [`${name}: ${status.statusLabel ?? '?'}, not ${expected.status} (${status.error ?? 'no error'})`];
   return [...problems, ...stepProblems(name, run, expected)];
 }
 
@@ -21,8 +25,12 @@ function stepProblems(name: string, run: DagRunResource, expected: Expected): st
   const labels = stepLabels(run);
   const retries = (step: string): number => run.status?.nodes?.find((n) => n.name === step)?.retryCount ?? 0;
   return [
-    ...Object.entries(expected.steps).filter(([step, label]) => labels[step] !== label).map(([step, label]) => `${name}: step ${step} ${labels[step] ?? 'missing'}, not ${label}`),
-    ...Object.entries(expected.pods).filter(([step, pods]) => pods > 1 && retries(step) !== pods - 1).map(([step, pods]) => `${name}: step ${step} retried ${String(retries(step))} times, not ${String(pods - 1)}`),
+    ...Object.entries(expected.steps)
+      .filter(([step, label]) => labels[step] !== label)
+      .map(([step, label]) => `${name}: step ${step} ${labels[step] ?? 'missing'}, not ${label}`),
+    ...Object.entries(expected.pods)
+      .filter(([step, pods]) => pods > 1 && retries(step) !== pods - 1)
+      .map(([step, pods]) => `${name}: step ${step} retried ${String(retries(step))} times, not ${String(pods - 1)}`),
   ];
 }
 
@@ -33,7 +41,9 @@ export function stepLabels(run: DagRunResource): Record<string, string> {
 /** Starts of step containers per Pod of one namespace. */
 export function startsPerPod(entries: readonly LedgerEntry[], namespace: string): Map<string, number> {
   const starts = new Map<string, number>();
-  for (const e of entries) if (e.namespace === namespace && e.event === 'start' && e.container === 'step') starts.set(e.pod, (starts.get(e.pod) ?? 0) + 1);
+  for (const e of entries)
+    if (e.namespace === namespace && e.event === 'start' && e.container === 'step')
+      starts.set(e.pod, (starts.get(e.pod) ?? 0) + 1);
   return starts;
 }
 
@@ -52,7 +62,10 @@ export function attemptProblems(name: string, starts: ReadonlyMap<string, number
     for (let attempt = 0; attempt <= count; attempt += 1) {
       const started = starts.get(stepPodName(name, step, attempt)) ?? 0;
       const want = attempt < count ? 1 : 0;
-      if (started !== want) problems.push(`${name}: step ${step} attempt ${String(attempt)} started ${String(started)} times, not ${String(want)}`);
+      if (started !== want)
+        problems.push(
+          `${name}: step ${step} attempt ${String(attempt)} started ${String(started)} times, not ${String(want)}`,
+        );
     }
   }
   return problems;

@@ -37,7 +37,13 @@ export async function startChaosCluster(log: (line: string) => void): Promise<Ch
   const binaries = await ensureBinaries({ log });
   const dir = await mkdtemp(join(tmpdir(), 'kubedag-chaos-'));
   const started = Date.now();
-  const state = await startCluster({ dir, binaries, nodes: DEFAULT_NODES, nodeMonitorGraceSeconds: NODE_MONITOR_GRACE_SECONDS, log });
+  const state = await startCluster({
+    dir,
+    binaries,
+    nodes: DEFAULT_NODES,
+    nodeMonitorGraceSeconds: NODE_MONITOR_GRACE_SECONDS,
+    log,
+  });
   log(`chaos cluster up in ${((Date.now() - started) / 1000).toFixed(1)} s at ${state.server} (${dir})`);
   const kc = kubeConfig(state.kubeconfig);
   return {
@@ -65,12 +71,22 @@ export async function operatorLogDir(cluster: ChaosCluster): Promise<string> {
 export async function chaosNamespace(cluster: ChaosCluster, prefix: string): Promise<string> {
   const name = `${prefix}-${randomBytes(3).toString('hex')}`;
   await cluster.core.createNamespace({ body: { metadata: { name } } });
-  await waitFor(`service account in ${name}`, async () => (await cluster.core.readNamespacedServiceAccount({ name: 'default', namespace: name })).metadata !== undefined, 60_000);
+  await waitFor(
+    `service account in ${name}`,
+    async () =>
+      (await cluster.core.readNamespacedServiceAccount({ name: 'default', namespace: name })).metadata !== undefined,
+    60_000,
+  );
   return name;
 }
 
 /** A DAG file's text applied as a DAG resource. */
-export async function applyDag(cluster: ChaosCluster, namespace: string, fileName: string, yaml: string): Promise<void> {
+export async function applyDag(
+  cluster: ChaosCluster,
+  namespace: string,
+  fileName: string,
+  yaml: string,
+): Promise<void> {
   const load = loadDag(yaml, { fileName });
   if (load.errors.length > 0) throw new Error(`fixture ${fileName} is invalid: ${JSON.stringify(load.errors)}`);
   await cluster.kube.dags.create(namespace, dagManifest(fileName, load.documents, namespace));
@@ -78,14 +94,25 @@ export async function applyDag(cluster: ChaosCluster, namespace: string, fileNam
 
 /** A DAGRun of that DAG, as a kubectl user would write it. */
 export async function createRun(cluster: ChaosCluster, namespace: string, name: string, dag: string): Promise<void> {
-  await cluster.kube.runs.create(namespace, dagRun(name).namespace(namespace).spec({ dagRef: { name: dag } }).build());
+  await cluster.kube.runs.create(
+    namespace,
+    dagRun(name)
+      .namespace(namespace)
+      .spec({ dagRef: { name: dag } })
+      .build(),
+  );
 }
 
 /**
  * Polls the runs named until each has finished or the time is up (reads that fail, with
  * kube-apiserver away, are tried again). Returns every run as last read; unfinished ones are stuck.
  */
-export async function awaitRuns(cluster: ChaosCluster, namespace: string, names: readonly string[], timeoutMs: number): Promise<Map<string, DagRunResource>> {
+export async function awaitRuns(
+  cluster: ChaosCluster,
+  namespace: string,
+  names: readonly string[],
+  timeoutMs: number,
+): Promise<Map<string, DagRunResource>> {
   const seen = new Map<string, DagRunResource>();
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -97,9 +124,19 @@ export async function awaitRuns(cluster: ChaosCluster, namespace: string, names:
 }
 
 /** Waits until at least `count` of the runs have a step running (Pods are about). */
-export async function awaitRunning(cluster: ChaosCluster, namespace: string, count: number, timeoutMs = 120_000): Promise<void> {
-  await waitFor(`${String(count)} runs with a running step`, async () => {
-    const runs = (await cluster.kube.runs.list(namespace)).items;
-    return runs.filter((r) => r.status?.nodes?.some((n) => n.statusLabel === 'running') === true).length >= count;
-  }, timeoutMs, 250);
+export async function awaitRunning(
+  cluster: ChaosCluster,
+  namespace: string,
+  count: number,
+  timeoutMs = 120_000,
+): Promise<void> {
+  await waitFor(
+    `${String(count)} runs with a running step`,
+    async () => {
+      const runs = (await cluster.kube.runs.list(namespace)).items;
+      return runs.filter((r) => r.status?.nodes?.some((n) => n.statusLabel === 'running') === true).length >= count;
+    },
+    timeoutMs,
+    250,
+  );
 }

@@ -9,7 +9,15 @@ import { restartProcess } from '../../cluster/controlplane.ts';
 import { pauseProcess, resumeProcess } from '../../cluster/faults.ts';
 import { waitFor } from '../../cluster/processes.ts';
 import { launchOperator, type RunningOperator } from '../operator-process.ts';
-import { applyDag, awaitRunning, awaitRuns, chaosNamespace, createRun, operatorLogDir, type ChaosCluster } from './cluster.ts';
+import {
+  applyDag,
+  awaitRunning,
+  awaitRuns,
+  chaosNamespace,
+  createRun,
+  operatorLogDir,
+  type ChaosCluster,
+} from './cluster.ts';
 import { dagOfRun, MIXED, runName, type Expected } from './fixtures.ts';
 import { verifyBatch, type BatchVerdict } from './verify.ts';
 
@@ -40,7 +48,10 @@ const alive = (op: RunningOperator): boolean => op.process.exitCode === null && 
 
 /** When a replica's log said it leads, in epoch ms (its JSON lines carry `time`). */
 function ledAt(op: RunningOperator): number | undefined {
-  const line = op.output().split('\n').find((l) => l.includes('"msg":"leading:'));
+  const line = op
+    .output()
+    .split('\n')
+    .find((l) => l.includes('"msg":"leading:'));
   return line === undefined ? undefined : (JSON.parse(line) as { time: number }).time;
 }
 
@@ -48,13 +59,25 @@ function ledAt(op: RunningOperator): number | undefined {
  * Runs `fault` while the mixed runs are under way; it resolves once the API answers again,
  * with the moment the fault ended. Then waits for the runs and judges.
  */
-async function underFault(cluster: ChaosCluster, name: string, runs: number, settleMs: number, fault: () => Promise<number>): Promise<FaultFigures> {
+async function underFault(
+  cluster: ChaosCluster,
+  name: string,
+  runs: number,
+  settleMs: number,
+  fault: () => Promise<number>,
+): Promise<FaultFigures> {
   const namespace = await chaosNamespace(cluster, `chaos-${name}`);
   const logDir = await operatorLogDir(cluster);
   const args = [`--lease-duration-seconds=${String(LEASE_SECONDS)}`];
   for (const dag of MIXED) await applyDag(cluster, namespace, dag.name, dag.yaml);
   const leader = await launchOperator({ kubeconfig: cluster.state.kubeconfig, namespace, logDir, extraArgs: args });
-  const standby = await launchOperator({ kubeconfig: cluster.state.kubeconfig, namespace, logDir, extraArgs: args, waitToLead: false });
+  const standby = await launchOperator({
+    kubeconfig: cluster.state.kubeconfig,
+    namespace,
+    logDir,
+    extraArgs: args,
+    waitToLead: false,
+  });
   const replicas: Replicas = { leader, standby };
   try {
     const expected = new Map<string, Expected>();
@@ -70,7 +93,12 @@ async function underFault(cluster: ChaosCluster, name: string, runs: number, set
     cluster.log(`${name}: the API answers again ${String(answeredAt - faultAt)} ms after the fault`);
     const seen = await awaitRuns(cluster, namespace, [...expected.keys()], settleMs);
     // A replica that lost the Lease exits; the other must lead within a Lease and a retry or two.
-    await waitFor('one replica to lead', () => Promise.resolve(leadersOf(replicas) >= 1), (LEASE_SECONDS + 10) * 1000, 200).catch(() => undefined);
+    await waitFor(
+      'one replica to lead',
+      () => Promise.resolve(leadersOf(replicas) >= 1),
+      (LEASE_SECONDS + 10) * 1000,
+      200,
+    ).catch(() => undefined);
     const standbyLed = ledAt(standby);
     const finished = Math.max(...[...seen.values()].map((r) => Date.parse(r.status?.finishedAt ?? '') || 0));
     return {
@@ -90,15 +118,22 @@ async function underFault(cluster: ChaosCluster, name: string, runs: number, set
 
 /** Replicas that lead: alive, announced it, and have not lost it since (a loser stops, then exits). */
 function leadersOf({ leader, standby }: Replicas): number {
-  return [leader, standby].filter((op) => alive(op) && ledAt(op) !== undefined && !op.output().includes('lost leadership')).length;
+  return [leader, standby].filter(
+    (op) => alive(op) && ledAt(op) !== undefined && !op.output().includes('lost leadership'),
+  ).length;
 }
 
 /** Polls the API until it answers a list. */
 async function apiAnswers(cluster: ChaosCluster, timeoutMs: number): Promise<void> {
-  await waitFor('the API to answer', async () => {
-    await cluster.kube.dags.list('default');
-    return true;
-  }, timeoutMs, 200);
+  await waitFor(
+    'the API to answer',
+    async () => {
+      await cluster.kube.dags.list('default');
+      return true;
+    },
+    timeoutMs,
+    200,
+  );
 }
 
 /** kube-apiserver SIGKILLed and started again at once (same port, same certificates). */
@@ -111,7 +146,12 @@ export async function apiserverRestart(cluster: ChaosCluster, runs: number, sett
 }
 
 /** etcd frozen (SIGSTOP) for `pauseSeconds`, longer than the Lease, then let go (SIGCONT). */
-export async function etcdPause(cluster: ChaosCluster, runs: number, settleMs: number, pauseSeconds = LEASE_SECONDS * 2): Promise<FaultFigures> {
+export async function etcdPause(
+  cluster: ChaosCluster,
+  runs: number,
+  settleMs: number,
+  pauseSeconds = LEASE_SECONDS * 2,
+): Promise<FaultFigures> {
   return underFault(cluster, 'etcd', runs, settleMs, async () => {
     await pauseProcess(cluster.dir, 'etcd');
     try {

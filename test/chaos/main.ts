@@ -17,7 +17,8 @@ import { chaosSizes, LONG } from './sizes.ts';
 const log = (line: string): void => void process.stdout.write(`[chaos] ${line}\n`);
 const sizes = chaosSizes(process.env, LONG);
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
-const percentile = (values: readonly number[], p: number): number => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? 0;
+const percentile = (values: readonly number[], p: number): number =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? 0;
 
 log(`sizes ${JSON.stringify(sizes)}; KUBEDAG_CHAOS_SEED=${String(sizes.seed)} replays the kill moments`);
 const started = Date.now();
@@ -28,18 +29,24 @@ try {
   const kills = await operatorKills(cluster, sizes);
   figures.kills = kills;
   failed.push(...killCriteria(kills));
-  log(`operator kills: ${String(kills.runs)} runs, ${String(kills.kills)} kills, wall ${kills.wallSeconds.toFixed(1)} s, ${String(kills.starts)} step starts, duplicates ${String(kills.duplicates)}, stuck ${String(kills.stuck)}, takeover p50 ${seconds(percentile(kills.takeoverMs, 50))} max ${seconds(Math.max(...kills.takeoverMs, 0))}`);
+  log(
+    `operator kills: ${String(kills.runs)} runs, ${String(kills.kills)} kills, wall ${kills.wallSeconds.toFixed(1)} s, ${String(kills.starts)} step starts, duplicates ${String(kills.duplicates)}, stuck ${String(kills.stuck)}, takeover p50 ${seconds(percentile(kills.takeoverMs, 50))} max ${seconds(Math.max(...kills.takeoverMs, 0))}`,
+  );
   for (const fault of [apiserverRestart, etcdPause]) {
     const result = await fault(cluster, sizes.faultRuns, sizes.settleMs);
     figures[result.fault] = result;
     failed.push(...faultCriteria(result));
-    log(`${result.fault}: ${String(result.runs)} runs, outage ${result.outageSeconds.toFixed(1)} s, wall ${result.wallSeconds.toFixed(1)} s, leader ${result.sameLeader ? 'kept' : `handed over ${(result.takeoverSeconds ?? NaN).toFixed(1)} s after the fault ended`}, duplicates ${String(result.duplicates)}, stuck ${String(result.stuck)}`);
+    log(
+      `${result.fault}: ${String(result.runs)} runs, outage ${result.outageSeconds.toFixed(1)} s, wall ${result.wallSeconds.toFixed(1)} s, leader ${result.sameLeader ? 'kept' : `handed over ${(result.takeoverSeconds ?? NaN).toFixed(1)} s after the fault ended`}, duplicates ${String(result.duplicates)}, stuck ${String(result.stuck)}`,
+    );
   }
   for (const variant of ['restarted', 'lost'] as const) {
     const result = await nodeAgentKill(cluster, variant, sizes.settleMs);
     figures[`node-${variant}`] = result;
     failed.push(...nodeCriteria(result));
-    log(`node agent ${variant}: the step without retries failed ${result.failedAfterSeconds.toFixed(1)} s after the kill (${result.error}); the retry ran on ${result.retryNode}; duplicates ${String(result.duplicates)}, stuck ${String(result.stuck)}`);
+    log(
+      `node agent ${variant}: the step without retries failed ${result.failedAfterSeconds.toFixed(1)} s after the kill (${result.error}); the retry ran on ${result.retryNode}; duplicates ${String(result.duplicates)}, stuck ${String(result.stuck)}`,
+    );
   }
 } catch (error) {
   failed.push(`the chaos run broke off: ${String(error)}`);

@@ -37,17 +37,27 @@ const PLACEMENT = [
 ].join('\n');
 
 /** The first attempt outlives any test; a second one succeeds at once. */
-const FIRST_HANGS = 'n=$(cat attempts 2>/dev/null || echo 0); n=$((n + 1)); echo "$n" > attempts; if [ "$n" -eq 1 ]; then sleep 600; fi';
+const FIRST_HANGS =
+  'n=$(cat attempts 2>/dev/null || echo 0); n=$((n + 1)); echo "$n" > attempts; if [ "$n" -eq 1 ]; then sleep 600; fi';
 
 export const NODE_DAGS: readonly ChaosDag[] = [
   {
     name: 'no-retry',
-    yaml: [PLACEMENT, 'steps:', '  - {name: hangs, command: "sleep 600"}', '  - {name: after, command: "true"}'].join('\n'),
+    yaml: [PLACEMENT, 'steps:', '  - {name: hangs, command: "sleep 600"}', '  - {name: after, command: "true"}'].join(
+      '\n',
+    ),
     expected: { status: 'failed', steps: { hangs: 'failed', after: 'canceled' }, pods: { hangs: 1, after: 0 } },
   },
   {
     name: 'retries',
-    yaml: [PLACEMENT, 'steps:', '  - name: hangs', `    command: '${FIRST_HANGS}'`, '    retryPolicy: {limit: 1, intervalSec: 0}', '  - {name: after, command: "true"}'].join('\n'),
+    yaml: [
+      PLACEMENT,
+      'steps:',
+      '  - name: hangs',
+      `    command: '${FIRST_HANGS}'`,
+      '    retryPolicy: {limit: 1, intervalSec: 0}',
+      '  - {name: after, command: "true"}',
+    ].join('\n'),
     expected: { status: 'succeeded', steps: { hangs: 'succeeded', after: 'succeeded' }, pods: { hangs: 2, after: 1 } },
   },
 ];
@@ -68,16 +78,32 @@ function ledger(cluster: ChaosCluster): LedgerEntry[] {
   return cluster.state.nodes.flatMap((node) => readLedger(node.ledger));
 }
 
-export async function nodeAgentKill(cluster: ChaosCluster, variant: 'restarted' | 'lost', settleMs: number): Promise<NodeLossFigures> {
+export async function nodeAgentKill(
+  cluster: ChaosCluster,
+  variant: 'restarted' | 'lost',
+  settleMs: number,
+): Promise<NodeLossFigures> {
   const namespace = await chaosNamespace(cluster, `chaos-node-${variant}`);
   for (const dag of NODE_DAGS) await applyDag(cluster, namespace, dag.name, dag.yaml);
-  const operator = await launchOperator({ kubeconfig: cluster.state.kubeconfig, namespace, logDir: await operatorLogDir(cluster) });
+  const operator = await launchOperator({
+    kubeconfig: cluster.state.kubeconfig,
+    namespace,
+    logDir: await operatorLogDir(cluster),
+  });
   const expected = new Map(NODE_DAGS.map((dag) => [`${dag.name}-run`, dag.expected]));
   try {
     for (const dag of NODE_DAGS) await createRun(cluster, namespace, `${dag.name}-run`, dag.name);
     const firstAttempts = NODE_DAGS.map((dag) => stepPodName(`${dag.name}-run`, 'hangs', 0));
-    const runsOnDoomed = (pod: string): boolean => ledger(cluster).some((e) => e.namespace === namespace && e.pod === pod && e.event === 'start' && e.node === DOOMED_NODE);
-    await waitFor('both first attempts to run on the doomed node', () => Promise.resolve(firstAttempts.every(runsOnDoomed)), 120_000, 200);
+    const runsOnDoomed = (pod: string): boolean =>
+      ledger(cluster).some(
+        (e) => e.namespace === namespace && e.pod === pod && e.event === 'start' && e.node === DOOMED_NODE,
+      );
+    await waitFor(
+      'both first attempts to run on the doomed node',
+      () => Promise.resolve(firstAttempts.every(runsOnDoomed)),
+      120_000,
+      200,
+    );
     const killedAt = Date.now();
     await crashProcess(cluster.dir, agent);
     if (variant === 'restarted') await restartProcess(cluster.dir, agent, 'SIGKILL');
@@ -88,7 +114,10 @@ export async function nodeAgentKill(cluster: ChaosCluster, variant: 'restarted' 
       variant,
       failedAfterSeconds: (Date.parse(failed?.status?.finishedAt ?? '') - killedAt) / 1000,
       error: stepError(failed, 'hangs'),
-      retryNode: ledger(cluster).find((e) => e.namespace === namespace && e.pod === stepPodName('retries-run', 'hangs', 1) && e.event === 'start')?.node ?? 'none',
+      retryNode:
+        ledger(cluster).find(
+          (e) => e.namespace === namespace && e.pod === stepPodName('retries-run', 'hangs', 1) && e.event === 'start',
+        )?.node ?? 'none',
     };
   } finally {
     await operator.stop();

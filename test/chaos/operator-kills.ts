@@ -42,7 +42,8 @@ export async function operatorKills(cluster: ChaosCluster, options: OperatorKill
   const { log } = cluster;
   const namespace = await chaosNamespace(cluster, 'chaos-kills');
   const logDir = await operatorLogDir(cluster);
-  const launch = (): Promise<RunningOperator> => launchOperator({ kubeconfig: cluster.state.kubeconfig, namespace, logDir, extraArgs: LEASE_ARGS });
+  const launch = (): Promise<RunningOperator> =>
+    launchOperator({ kubeconfig: cluster.state.kubeconfig, namespace, logDir, extraArgs: LEASE_ARGS });
   for (const dag of MIXED) await applyDag(cluster, namespace, dag.name, dag.yaml);
   let operator = await launch();
   const rng = xoroshiro128plus(options.seed);
@@ -64,12 +65,22 @@ export async function operatorKills(cluster: ChaosCluster, options: OperatorKill
       await operator.stop('SIGKILL');
       operator = await launch();
       takeoverMs.push(Date.now() - at);
-      log(`kill ${String(kill + 1)}/${String(options.kills)} at ${String(at - started)} ms; the next operator led after ${String(Date.now() - at)} ms`);
+      log(
+        `kill ${String(kill + 1)}/${String(options.kills)} at ${String(at - started)} ms; the next operator led after ${String(Date.now() - at)} ms`,
+      );
     }
     const runs = await awaitRuns(cluster, namespace, [...expected.keys()], options.settleMs);
     const finished = Math.max(...[...runs.values()].map((r) => Date.parse(r.status?.finishedAt ?? '') || 0));
     const verdict = verifyBatch(cluster, namespace, runs, expected);
-    return { ...verdict, runs: options.runs, kills: options.kills, seed: options.seed, wallSeconds: (finished - started) / 1000, killsAtMs, takeoverMs };
+    return {
+      ...verdict,
+      runs: options.runs,
+      kills: options.kills,
+      seed: options.seed,
+      wallSeconds: (finished - started) / 1000,
+      killsAtMs,
+      takeoverMs,
+    };
   } finally {
     await operator.stop();
   }

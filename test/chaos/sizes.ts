@@ -20,13 +20,20 @@ export interface ChaosSizes {
 }
 
 export const SHORT: Omit<ChaosSizes, 'seed'> = { runs: 10, kills: 3, faultRuns: 8, maxGapMs: 3000, settleMs: 240_000 };
-export const LONG: Omit<ChaosSizes, 'seed'> = { runs: 100, kills: 20, faultRuns: 30, maxGapMs: 4000, settleMs: 900_000 };
+export const LONG: Omit<ChaosSizes, 'seed'> = {
+  runs: 100,
+  kills: 20,
+  faultRuns: 30,
+  maxGapMs: 4000,
+  settleMs: 900_000,
+};
 
 function count(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const text = env[name];
   if (text === undefined || text === '') return fallback;
   const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${name} must be a whole number of at least 0, not "${text}"`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new Error(`${name} must be a whole number of at least 0, not "${text}"`);
   return value;
 }
 

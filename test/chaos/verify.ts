@@ -18,8 +18,16 @@ export interface BatchVerdict {
   readonly starts: number;
 }
 
-export function verifyBatch(cluster: ChaosCluster, namespace: string, runs: ReadonlyMap<string, DagRunResource>, expected: ReadonlyMap<string, Expected>): BatchVerdict {
-  const starts = startsPerPod(cluster.state.nodes.flatMap((node) => readLedger(node.ledger)), namespace);
+export function verifyBatch(
+  cluster: ChaosCluster,
+  namespace: string,
+  runs: ReadonlyMap<string, DagRunResource>,
+  expected: ReadonlyMap<string, Expected>,
+): BatchVerdict {
+  const starts = startsPerPod(
+    cluster.state.nodes.flatMap((node) => readLedger(node.ledger)),
+    namespace,
+  );
   const duplicates = duplicateStarts(starts);
   const problems = [...duplicates];
   let stuck = 0;

@@ -33,10 +33,11 @@ async function archiveDigests(): Promise<string[]> {
   }
   const index = JSON.parse(files.get('index.json')?.toString() ?? '{}') as { manifests: { digest: string }[] };
   const manifestDigest = index.manifests[0]?.digest ?? '';
-  const manifest = JSON.parse(files.get(`blobs/sha256/${manifestDigest.slice('sha256:'.length)}`)?.toString() ?? '{}') as { config: { digest: string } };
+  const manifest = JSON.parse(
+    files.get(`blobs/sha256/${manifestDigest.slice('sha256:'.length)}`)?.toString() ?? '{}',
+  ) as { config: { digest: string } };
   return [manifestDigest, manifest.config.digest];
 }
-
 
 beforeAll(async () => {
   api = await forwardService(kc, namespace, `${release}-api`, 8080);
@@ -48,27 +49,60 @@ afterAll(async () => {
 });
 
 describe('the chart on a cluster, from make image', () => {
-  it("runs the operator and the API server in the image make image built", async () => {
+  it('runs the operator and the API server in the image make image built', async () => {
     const digests = await archiveDigests();
-    const pods = (await core.listNamespacedPod({ namespace, labelSelector: `app.kubernetes.io/instance=${release}` })).items;
-    expect(pods.map((p) => p.metadata?.labels?.['app.kubernetes.io/component']).sort()).toEqual(expect.arrayContaining(['api-server', 'operator']));
+    const pods = (await core.listNamespacedPod({ namespace, labelSelector: `app.kubernetes.io/instance=${release}` }))
+      .items;
+    expect(pods.map((p) => p.metadata?.labels?.['app.kubernetes.io/component']).sort()).toEqual(
+      expect.arrayContaining(['api-server', 'operator']),
+    );
     for (const pod of pods) {
       const container = pod.status?.containerStatuses?.[0];
       expect(container?.ready, pod.metadata?.name).toBe(true);
       expect(container?.image).toContain(reference.repository.split('/').pop() ?? '');
-      expect(digests.some((d) => container?.imageID.includes(d) === true), `${pod.metadata?.name ?? ''} runs ${container?.imageID ?? ''}, not ${digests.join(' or ')}`).toBe(true);
+      expect(
+        digests.some((d) => container?.imageID.includes(d) === true),
+        `${pod.metadata?.name ?? ''} runs ${container?.imageID ?? ''}, not ${digests.join(' or ')}`,
+      ).toBe(true);
     }
   });
 
   it('runs a DAG applied as a resource to success, its step as a Pod', async () => {
     const name = `e2e-hello-${suffix}`;
     const loaded = loadDag('steps:\n  - echo hello from kind\n', { fileName: name });
-    await custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: 'dags', body: dagManifest(name, loaded.documents, namespace) });
-    await custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: 'dagruns', body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'DAGRun', metadata: { name: `${name}-1` }, spec: { dagRef: { name } } } });
-    await until(`${name}-1 to succeed`, async () => {
-      const run = (await custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: 'dagruns', name: `${name}-1` })) as { status?: { statusLabel?: string } };
-      return run.status?.statusLabel === 'succeeded';
-    }, 180_000);
+    await custom.createNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace,
+      plural: 'dags',
+      body: dagManifest(name, loaded.documents, namespace),
+    });
+    await custom.createNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace,
+      plural: 'dagruns',
+      body: {
+        apiVersion: `${GROUP}/${VERSION}`,
+        kind: 'DAGRun',
+        metadata: { name: `${name}-1` },
+        spec: { dagRef: { name } },
+      },
+    });
+    await until(
+      `${name}-1 to succeed`,
+      async () => {
+        const run = (await custom.getNamespacedCustomObject({
+          group: GROUP,
+          version: VERSION,
+          namespace,
+          plural: 'dagruns',
+          name: `${name}-1`,
+        })) as { status?: { statusLabel?: string } };
+        return run.status?.statusLabel === 'succeeded';
+      },
+      180_000,
+    );
   });
 
   it("answers Dagu's API and serves the web UI through its Service", async () => {
@@ -84,7 +118,8 @@ describe('the chart on a cluster, from make image', () => {
 
   it("runs a jq step in a Pod of the image (the chart's default runner image)", async () => {
     const name = `e2e-jq-${suffix}`;
-    const spec = 'steps:\n  - {name: pick, executor: {type: jq, config: {raw: true}}, command: .say, script: \'{"say": "picked on kind"}\'}\n';
+    const spec =
+      'steps:\n  - {name: pick, executor: {type: jq, config: {raw: true}}, command: .say, script: \'{"say": "picked on kind"}\'}\n';
     await dagu.start(name, spec, 'j1');
     expect((await dagu.finished(name, 'j1')).statusLabel).toBe('succeeded');
     // The log endpoint's content has no final newline (as the integration tests of the API server expect).

@@ -19,6 +19,14 @@ declare module 'vitest' {
 export default function setup(project: TestProject): void {
   const kubeconfig = process.env.KUBEDAG_E2E_KUBECONFIG ?? '';
   const namespace = process.env.KUBEDAG_E2E_NAMESPACE ?? '';
-  if (kubeconfig === '' || namespace === '') throw new Error('the e2e suite runs against a cluster with the chart installed: set KUBEDAG_E2E_KUBECONFIG and KUBEDAG_E2E_NAMESPACE, or run `make kind-e2e`');
-  project.provide('e2e', { kubeconfig, namespace, release: process.env.KUBEDAG_E2E_RELEASE ?? 'kubedag', stepImage: process.env.KUBEDAG_E2E_STEP_IMAGE ?? 'busybox:1.36' });
+  if (kubeconfig === '' || namespace === '')
+    throw new Error(
+      'the e2e suite runs against a cluster with the chart installed: set KUBEDAG_E2E_KUBECONFIG and KUBEDAG_E2E_NAMESPACE, or run `make kind-e2e`',
+    );
+  project.provide('e2e', {
+    kubeconfig,
+    namespace,
+    release: process.env.KUBEDAG_E2E_RELEASE ?? 'kubedag',
+    stepImage: process.env.KUBEDAG_E2E_STEP_IMAGE ?? 'busybox:1.36',
+  });
 }

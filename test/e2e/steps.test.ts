@@ -28,9 +28,16 @@ afterAll(async () => {
 describe('steps on the cluster', () => {
   it('runs a chain in order, each step once', async () => {
     const name = `e2e-chain-${suffix}`;
-    await api.start(name, 'steps:\n  - {name: one, command: echo one}\n  - {name: two, command: echo two, depends: one}\n  - {name: three, command: echo three, depends: two}\n', 'c1');
+    await api.start(
+      name,
+      'steps:\n  - {name: one, command: echo one}\n  - {name: two, command: echo two, depends: one}\n  - {name: three, command: echo three, depends: two}\n',
+      'c1',
+    );
     const run = await api.finished(name, 'c1');
-    expect([run.statusLabel, labels(run)]).toEqual(['succeeded', { one: 'succeeded', two: 'succeeded', three: 'succeeded' }]);
+    expect([run.statusLabel, labels(run)]).toEqual([
+      'succeeded',
+      { one: 'succeeded', two: 'succeeded', three: 'succeeded' },
+    ]);
     const [one, two, three] = run.nodes;
     // Each step started after the one it depends on finished.
     expect(Date.parse(two?.startedAt ?? '') >= Date.parse(one?.finishedAt ?? '')).toBe(true);
@@ -42,11 +49,15 @@ describe('steps on the cluster', () => {
     const name = `e2e-group-${suffix}`;
     // Each side marks its start and succeeds only once it sees the other's mark: only steps that
     // run at the same time, sharing one workspace, can both succeed.
-    const side = (me: string, other: string): string => `{name: ${me}, command: "sh -c 'touch ${me}.started; i=0; while [ ! -f ${other}.started ]; do i=$((i+1)); [ $i -gt 600 ] && exit 1; sleep 0.1; done; echo ${me} saw ${other}'"}`;
+    const side = (me: string, other: string): string =>
+      `{name: ${me}, command: "sh -c 'touch ${me}.started; i=0; while [ ! -f ${other}.started ]; do i=$((i+1)); [ $i -gt 600 ] && exit 1; sleep 0.1; done; echo ${me} saw ${other}'"}`;
     const spec = `steps:\n  - {name: begin, command: "sh -c 'echo begun > begun.txt'"}\n  - - ${side('left', 'right')}\n    - ${side('right', 'left')}\n  - {name: end, command: "sh -c 'cat begun.txt; ls *.started'"}\n`;
     await api.start(name, spec, 'g1');
     const run = await api.finished(name, 'g1');
-    expect([run.statusLabel, labels(run)]).toEqual(['succeeded', { begin: 'succeeded', left: 'succeeded', right: 'succeeded', end: 'succeeded' }]);
+    expect([run.statusLabel, labels(run)]).toEqual([
+      'succeeded',
+      { begin: 'succeeded', left: 'succeeded', right: 'succeeded', end: 'succeeded' },
+    ]);
     expect(await api.log(name, 'g1', 'left')).toBe('left saw right');
     expect(await api.log(name, 'g1', 'end')).toBe('begun\nleft.started\nright.started');
   });
@@ -59,12 +70,17 @@ describe('steps on the cluster', () => {
     expect([run.statusLabel, labels(run)]).toEqual(['succeeded', { each: 'succeeded' }]);
     const children = run.nodes[0]?.subRuns ?? [];
     expect(children).toHaveLength(3);
-    const painted = await Promise.all(children.map(async ({ dagRunId }) => {
-      const response = await api.call('GET', `/dag-runs/${name}/f1/sub-dag-runs/${dagRunId}`);
-      const child = ((await response.json()) as { dagRunDetails: { statusLabel: string; params?: string } }).dagRunDetails;
-      const log = (await (await api.call('GET', `/dag-runs/${name}/f1/sub-dag-runs/${dagRunId}/steps/paint/log`)).json()) as { content?: string };
-      return `${child.statusLabel} ${log.content ?? ''}`;
-    }));
+    const painted = await Promise.all(
+      children.map(async ({ dagRunId }) => {
+        const response = await api.call('GET', `/dag-runs/${name}/f1/sub-dag-runs/${dagRunId}`);
+        const child = ((await response.json()) as { dagRunDetails: { statusLabel: string; params?: string } })
+          .dagRunDetails;
+        const log = (await (
+          await api.call('GET', `/dag-runs/${name}/f1/sub-dag-runs/${dagRunId}/steps/paint/log`)
+        ).json()) as { content?: string };
+        return `${child.statusLabel} ${log.content ?? ''}`;
+      }),
+    );
     expect(painted.sort()).toEqual(['succeeded painted blue', 'succeeded painted green', 'succeeded painted red']);
   });
 
@@ -74,7 +90,11 @@ describe('steps on the cluster', () => {
     const spec = `steps:\n  - name: flaky\n    command: "sh -c 'n=$(cat tries 2>/dev/null || echo 0); n=$((n+1)); echo $n > tries; echo try $n; [ $n -ge 3 ]'"\n    retryPolicy: {limit: 3, intervalSec: 1}\n`;
     await api.start(name, spec, 'r1');
     const run = await api.finished(name, 'r1');
-    expect([run.statusLabel, run.nodes[0]?.statusLabel, run.nodes[0]?.retryCount]).toEqual(['succeeded', 'succeeded', 2]);
+    expect([run.statusLabel, run.nodes[0]?.statusLabel, run.nodes[0]?.retryCount]).toEqual([
+      'succeeded',
+      'succeeded',
+      2,
+    ]);
     expect(await api.log(name, 'r1', 'flaky')).toBe('try 3');
   });
 
@@ -98,11 +118,21 @@ describe('steps on the cluster', () => {
   });
 
   it('execs a containerName step into a running Pod of the namespace', async () => {
-    const target = pod(`e2e-target-${suffix}`).shell('exec sleep 600').grace(1).podSecurity({ runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } }).security({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } }).build();
+    const target = pod(`e2e-target-${suffix}`)
+      .shell('exec sleep 600')
+      .grace(1)
+      .podSecurity({ runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } })
+      .security({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } })
+      .build();
     const container = target.spec?.containers[0];
     if (container !== undefined) container.image = stepImage;
     await core.createNamespacedPod({ namespace, body: target });
-    await until('the target Pod to run', async () => (await core.readNamespacedPod({ namespace, name: target.metadata?.name ?? '' })).status?.phase === 'Running', 120_000);
+    await until(
+      'the target Pod to run',
+      async () =>
+        (await core.readNamespacedPod({ namespace, name: target.metadata?.name ?? '' })).status?.phase === 'Running',
+      120_000,
+    );
     try {
       const name = `e2e-exec-${suffix}`;
       const spec = `steps:\n  - {name: write, executor: {type: docker, config: {containerName: ${target.metadata?.name ?? ''}}}, command: "sh -c 'echo from-exec > /tmp/mark'"}\n  - {name: read, depends: write, executor: {type: docker, config: {containerName: ${target.metadata?.name ?? ''}}}, command: cat /tmp/mark}\n`;

@@ -19,7 +19,12 @@ export interface Forwarded {
 }
 
 /** A loopback port whose every connection is forwarded to `port` of a ready Pod behind the Service. */
-export async function forwardService(kc: KubeConfig, namespace: string, service: string, port: number): Promise<Forwarded> {
+export async function forwardService(
+  kc: KubeConfig,
+  namespace: string,
+  service: string,
+  port: number,
+): Promise<Forwarded> {
   const forward = new PortForward(kc);
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
@@ -77,13 +82,17 @@ export class DaguApi {
   }
 
   call(method: string, path: string, body?: object): Promise<Response> {
-    return fetch(`${this.url}/api/v2${path}`, { method, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
+    return fetch(`${this.url}/api/v2${path}`, {
+      method,
+      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    });
   }
 
   /** Creates the DAG and starts one run of it; fails the test on any refusal. */
   async start(name: string, spec: string, dagRunId: string): Promise<void> {
     const created = await this.call('POST', '/dags', { name, spec });
-    if (created.status !== 201) throw new Error(`POST /dags ${name}: ${String(created.status)} ${await created.text()}`);
+    if (created.status !== 201)
+      throw new Error(`POST /dags ${name}: ${String(created.status)} ${await created.text()}`);
     const started = await this.call('POST', `/dags/${name}/start`, { dagRunId });
     if (started.status !== 200) throw new Error(`start ${name}: ${String(started.status)} ${await started.text()}`);
   }
@@ -96,37 +105,51 @@ export class DaguApi {
   /** The run once it has ended (any final label). */
   async finished(name: string, dagRunId: string, timeoutMs = 180_000): Promise<ApiRun> {
     let last: ApiRun | undefined;
-    await until(`${name}/${dagRunId} to end`, async () => {
-      last = await this.run(name, dagRunId);
-      return last !== undefined && !['running', 'queued', 'not_started'].includes(last.statusLabel);
-    }, timeoutMs);
+    await until(
+      `${name}/${dagRunId} to end`,
+      async () => {
+        last = await this.run(name, dagRunId);
+        return last !== undefined && !['running', 'queued', 'not_started'].includes(last.statusLabel);
+      },
+      timeoutMs,
+    );
     if (last === undefined) throw new Error(`${name}/${dagRunId} vanished`);
     return last;
   }
 
   /** Waits until the step runs. */
   async running(name: string, dagRunId: string, step: string, timeoutMs = 120_000): Promise<void> {
-    await until(`${step} of ${name}/${dagRunId} to run`, async () => (await this.run(name, dagRunId))?.nodes.find((n) => n.step.name === step)?.statusLabel === 'running', timeoutMs);
+    await until(
+      `${step} of ${name}/${dagRunId} to run`,
+      async () => (await this.run(name, dagRunId))?.nodes.find((n) => n.step.name === step)?.statusLabel === 'running',
+      timeoutMs,
+    );
   }
 
   /** A step's log as the API serves it; any other answer than 200 throws with its body. */
   async log(name: string, dagRunId: string, step: string): Promise<string> {
     const response = await this.call('GET', `/dag-runs/${name}/${dagRunId}/steps/${step}/log`);
-    if (response.status !== 200) throw new Error(`log of ${step} in ${name}/${dagRunId}: ${String(response.status)} ${await response.text()}`);
+    if (response.status !== 200)
+      throw new Error(`log of ${step} in ${name}/${dagRunId}: ${String(response.status)} ${await response.text()}`);
     return ((await response.json()) as { content?: string }).content ?? '';
   }
 
   /** Polls a step's log until it is `expected`; on timeout says what it last was. */
   async logBecomes(name: string, dagRunId: string, step: string, expected: string, timeoutMs = 60_000): Promise<void> {
     let last = '';
-    await until(`the log of ${step} in ${name}/${dagRunId} to be ${JSON.stringify(expected)}`, async () => {
-      last = await this.log(name, dagRunId, step).catch((error: unknown) => String(error));
-      return last === expected;
-    }, timeoutMs).catch((error: unknown) => {
+    await until(
+      `the log of ${step} in ${name}/${dagRunId} to be ${JSON.stringify(expected)}`,
+      async () => {
+        last = await this.log(name, dagRunId, step).catch((error: unknown) => String(error));
+        return last === expected;
+      },
+      timeoutMs,
+    ).catch((error: unknown) => {
       throw new Error(`${String(error)}; last: ${JSON.stringify(last)}`);
     });
   }
 }
 
 /** Each step's final label, by name. */
-export const labels = (run: ApiRun): Record<string, string> => Object.fromEntries(run.nodes.map((n) => [n.step.name, n.statusLabel]));
+export const labels = (run: ApiRun): Record<string, string> =>
+  Object.fromEntries(run.nodes.map((n) => [n.step.name, n.statusLabel]));

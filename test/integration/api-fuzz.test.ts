@@ -28,7 +28,14 @@ function onStack(profile: StackProfile): void {
 }
 
 async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(`${stack.origin}/api/v2${path}`, { method, headers: { ...(stack.token === undefined ? {} : { authorization: `Bearer ${stack.token}` }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const res = await fetch(`${stack.origin}/api/v2${path}`, {
+    method,
+    headers: {
+      ...(stack.token === undefined ? {} : { authorization: `Bearer ${stack.token}` }),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const text = await res.text();
   return { status: res.status, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
 }
@@ -36,10 +43,16 @@ async function api(method: string, path: string, body?: unknown): Promise<{ stat
 /** The run's status once it has finished. */
 async function finished(dag: string, dagRunId: string): Promise<{ statusLabel: string }> {
   let details: { statusLabel: string; finishedAt: string } | undefined;
-  await waitFor(`run ${dagRunId} of ${dag} to finish`, async () => {
-    details = ((await api('GET', `/dag-runs/${dag}/${dagRunId}`)).body as { dagRunDetails?: typeof details }).dagRunDetails;
-    return details?.finishedAt !== undefined && details.finishedAt !== '';
-  }, 60_000, 250);
+  await waitFor(
+    `run ${dagRunId} of ${dag} to finish`,
+    async () => {
+      details = ((await api('GET', `/dag-runs/${dag}/${dagRunId}`)).body as { dagRunDetails?: typeof details })
+        .dagRunDetails;
+      return details?.finishedAt !== undefined && details.finishedAt !== '';
+    },
+    60_000,
+    250,
+  );
   return details as { statusLabel: string };
 }
 
@@ -53,7 +66,13 @@ function schemathesisFindsNothing(api: 'v1' | 'v2' = 'v2'): void {
   });
 
   it(`schemathesis finds no failure with every check in every phase on /api/${api}`, async () => {
-    const run = await runSchemathesis({ origin: stack.origin, api, ...(stack.token === undefined ? {} : { token: stack.token }), seed: 1, maxExamples: 10 });
+    const run = await runSchemathesis({
+      origin: stack.origin,
+      api,
+      ...(stack.token === undefined ? {} : { token: stack.token }),
+      seed: 1,
+      maxExamples: 10,
+    });
     result = run;
     if (run.exitCode !== 0) console.error(run.output.slice(-20_000));
     expect(run.exitCode).toBe(0);
@@ -65,7 +84,8 @@ function schemathesisFindsNothing(api: 'v1' | 'v2' = 'v2'): void {
 
   it(`schemathesis ran all four phases on every operation of /api/${api}`, () => {
     const output = result?.output ?? '';
-    for (const phase of ['Examples', 'Coverage', 'Fuzzing', 'Stateful']) expect(output).toMatch(new RegExp(`✅ +${phase} \\(in`));
+    for (const phase of ['Examples', 'Coverage', 'Fuzzing', 'Stateful'])
+      expect(output).toMatch(new RegExp(`✅ +${phase} \\(in`));
     expect(output).toMatch(/Operations: +(\d+) selected \/ \1 total/);
   });
 }
@@ -81,10 +101,19 @@ describe('the fuzz stack', () => {
 
   it('answers the log of a running step that has printed nothing as empty, not a 500 (found by the fuzz run)', async () => {
     const { dagRunId } = (await api('POST', '/dags/fuzz-slow/start', {})).body as { dagRunId: string };
-    await waitFor('the step to run', async () => {
-      const details = ((await api('GET', `/dag-runs/fuzz-slow/${dagRunId}`)).body as { dagRunDetails?: { nodes: { statusLabel: string }[] } }).dagRunDetails;
-      return details?.nodes[0]?.statusLabel === 'running';
-    }, 30_000, 50);
+    await waitFor(
+      'the step to run',
+      async () => {
+        const details = (
+          (await api('GET', `/dag-runs/fuzz-slow/${dagRunId}`)).body as {
+            dagRunDetails?: { nodes: { statusLabel: string }[] };
+          }
+        ).dagRunDetails;
+        return details?.nodes[0]?.statusLabel === 'running';
+      },
+      30_000,
+      50,
+    );
     const log = await api('GET', `/dag-runs/fuzz-slow/${dagRunId}/steps/wait/log`);
     expect([log.status, (log.body as { content?: string }).content]).toEqual([200, '']);
   });
@@ -93,14 +122,34 @@ describe('the fuzz stack', () => {
   it.each([
     { name: 'a seeded command is admitted', env: [{ name: 'KUBEDAG_COMMAND', value: 'echo hello' }], admitted: true },
     { name: 'any other command is refused', env: [{ name: 'KUBEDAG_COMMAND', value: 'echo other' }], admitted: false },
-    { name: 'a seeded command with a script is refused', env: [{ name: 'KUBEDAG_COMMAND', value: 'echo hello' }, { name: 'KUBEDAG_SCRIPT', value: 'echo other' }], admitted: false },
-    { name: 'a seeded command with a precondition is refused', env: [{ name: 'KUBEDAG_COMMAND', value: 'sleep 2' }, { name: 'KUBEDAG_PRECONDITION_0', value: 'echo other' }], admitted: false },
+    {
+      name: 'a seeded command with a script is refused',
+      env: [
+        { name: 'KUBEDAG_COMMAND', value: 'echo hello' },
+        { name: 'KUBEDAG_SCRIPT', value: 'echo other' },
+      ],
+      admitted: false,
+    },
+    {
+      name: 'a seeded command with a precondition is refused',
+      env: [
+        { name: 'KUBEDAG_COMMAND', value: 'sleep 2' },
+        { name: 'KUBEDAG_PRECONDITION_0', value: 'echo other' },
+      ],
+      admitted: false,
+    },
     { name: "a Pod that runs its image's entrypoint is refused", env: [], admitted: false },
   ])('admits step Pods by their command: $name', async ({ env, admitted }) => {
-    const body = { metadata: { name: 'probe' }, spec: { containers: [{ name: 'step', image: 'any', command: ['/bin/sh', '-c', 'true'], env }] } };
+    const body = {
+      metadata: { name: 'probe' },
+      spec: { containers: [{ name: 'step', image: 'any', command: ['/bin/sh', '-c', 'true'], env }] },
+    };
     const outcome = await clients()
       .core.createNamespacedPod({ namespace: stack.namespace, body, dryRun: 'All' })
-      .then(() => 'admitted', (error: unknown) => String((error as { body?: unknown }).body ?? error));
+      .then(
+        () => 'admitted',
+        (error: unknown) => String((error as { body?: unknown }).body ?? error),
+      );
     if (admitted) expect(outcome).toBe('admitted');
     else expect(outcome).toContain('the API fuzz stack runs only the steps');
   });
@@ -118,15 +167,25 @@ describe('the make dev stack', () => {
   it.each([
     { name: '64 letters', dagRunId: 'R'.repeat(64) },
     { name: '63 characters that are no label value', dagRunId: `-${'_'.repeat(61)}-` },
-  ])('starts an inline run whose id is $name under a 40-character DAG name, and finds it by that id', async ({ dagRunId }) => {
-    const name = `long-${dagRunId.length.toString()}-${dagRunId.slice(0, 1) === '-' ? 'dash' : 'letter'}`.padEnd(40, 'x');
-    const started = await api('POST', '/dag-runs', { spec: DEFAULT_DAG_YAML, name, dagRunId });
-    expect([started.status, started.body]).toEqual([200, { dagRunId }]);
-    expect((await finished(name, dagRunId)).statusLabel).toBe('succeeded');
-  });
+  ])(
+    'starts an inline run whose id is $name under a 40-character DAG name, and finds it by that id',
+    async ({ dagRunId }) => {
+      const name = `long-${dagRunId.length.toString()}-${dagRunId.slice(0, 1) === '-' ? 'dash' : 'letter'}`.padEnd(
+        40,
+        'x',
+      );
+      const started = await api('POST', '/dag-runs', { spec: DEFAULT_DAG_YAML, name, dagRunId });
+      expect([started.status, started.body]).toEqual([200, { dagRunId }]);
+      expect((await finished(name, dagRunId)).statusLabel).toBe('succeeded');
+    },
+  );
 
   it('refuses a run id of 65 characters with 400, as the document says', async () => {
-    const refused = await api('POST', '/dag-runs', { spec: DEFAULT_DAG_YAML, name: 'too-long-id', dagRunId: 'r'.repeat(65) });
+    const refused = await api('POST', '/dag-runs', {
+      spec: DEFAULT_DAG_YAML,
+      name: 'too-long-id',
+      dagRunId: 'r'.repeat(65),
+    });
     expect([refused.status, (refused.body as { code: string }).code]).toEqual([400, 'bad_request']);
   });
 

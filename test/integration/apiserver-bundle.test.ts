@@ -23,7 +23,12 @@ let ns = '';
 let child: ChildProcess | undefined;
 let output = '';
 
-const runBundle = (args: string[]): ReturnType<typeof spawnSync> => spawnSync(process.execPath, [...launch.flags, bundle, ...args], { encoding: 'utf8', env: { ...process.env, ...launch.env }, timeout: 60_000 });
+const runBundle = (args: string[]): ReturnType<typeof spawnSync> =>
+  spawnSync(process.execPath, [...launch.flags, bundle, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...launch.env },
+    timeout: 60_000,
+  });
 
 beforeAll(async () => {
   ns = await createNamespace(core, 'api-bundle');
@@ -38,7 +43,10 @@ afterAll(async () => {
 
 describe('the bundled API server', () => {
   it('is started by the chart with the memory flags the operator has', () => {
-    expect([launch.flags, launch.env]).toEqual([['--max-semi-space-size=2', '--optimize-for-size'], { MALLOC_ARENA_MAX: '2' }]);
+    expect([launch.flags, launch.env]).toEqual([
+      ['--max-semi-space-size=2', '--optimize-for-size'],
+      { MALLOC_ARENA_MAX: '2' },
+    ]);
   });
 
   it('answers --help as the sources do, with exit status 0', () => {
@@ -55,15 +63,38 @@ describe('the bundled API server', () => {
 
   it('serves the API over the cluster, its version from package.json and the web UI from dist/ui', async () => {
     const port = await freePort();
-    const args = [`--namespace=${ns}`, `--kubeconfig=${inject('cluster').kubeconfig}`, '--operator-url=http://127.0.0.1:1', `--lease-namespace=${ns}`, '--host=127.0.0.1', `--port=${String(port)}`];
-    child = spawn(process.execPath, [...launch.flags, bundle, ...args], { env: { ...process.env, ...launch.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const args = [
+      `--namespace=${ns}`,
+      `--kubeconfig=${inject('cluster').kubeconfig}`,
+      '--operator-url=http://127.0.0.1:1',
+      `--lease-namespace=${ns}`,
+      '--host=127.0.0.1',
+      `--port=${String(port)}`,
+    ];
+    child = spawn(process.execPath, [...launch.flags, bundle, ...args], {
+      env: { ...process.env, ...launch.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const base = `http://127.0.0.1:${String(port)}`;
-    await waitFor('the bundled API server to listen', () => fetch(`${base}/api/v2/dags`).then((r) => r.ok, () => false), 60_000, 100).catch((error: unknown) => {
+    await waitFor(
+      'the bundled API server to listen',
+      () =>
+        fetch(`${base}/api/v2/dags`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      60_000,
+      100,
+    ).catch((error: unknown) => {
       throw new Error(`${(error as Error).message}; it said:\n${output}`, { cause: error });
     });
-    const created = await fetch(`${base}/api/v2/dags`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bundled', spec: 'steps:\n  - echo hi\n' }) });
+    const created = await fetch(`${base}/api/v2/dags`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bundled', spec: 'steps:\n  - echo hi\n' }),
+    });
     expect(created.status).toBe(201);
     const listed = (await (await fetch(`${base}/api/v2/dags`)).json()) as { dags: { fileName: string }[] };
     expect(listed.dags.map((d) => d.fileName)).toEqual(['bundled']);

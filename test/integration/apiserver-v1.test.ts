@@ -38,10 +38,15 @@ async function details(name: string, id: string): Promise<Run> {
 
 async function finished(name: string, id: string): Promise<Run> {
   let run: Run | undefined;
-  await waitFor(`run ${id} to finish`, async () => {
-    run = await details(name, id);
-    return run.finishedAt !== '';
-  }, 60_000, 100);
+  await waitFor(
+    `run ${id} to finish`,
+    async () => {
+      run = await details(name, id);
+      return run.finishedAt !== '';
+    },
+    60_000,
+    100,
+  );
   return run as Run;
 }
 
@@ -59,54 +64,118 @@ afterAll(async () => {
   await deleteNamespace(core, ns);
 });
 
-const GREET = 'tags: [ops]\nparams: NAME=world\nhandlerOn: {cancel: {command: echo aborted}}\nsteps:\n  - {name: say, command: echo hello $NAME, output: GREETING}\n  - {name: after, command: echo done}\n';
+const GREET =
+  'tags: [ops]\nparams: NAME=world\nhandlerOn: {cancel: {command: echo aborted}}\nsteps:\n  - {name: say, command: echo hello $NAME, output: GREETING}\n  - {name: after, command: echo done}\n';
 
 describe('/api/v1 on the local control plane', () => {
   it('creates a DAG and reads it in v1 shapes: commands, labels, the abort handler', async () => {
     expect((await api.call('POST', '/api/v1/dags', { name: 'greet', spec: GREET })).status).toBe(201);
-    const list = (await api.call('GET', '/api/v1/dags')).body as { dags: { fileName: string; dag: { labels: string[] }; latestDAGRun: { artifactsAvailable: boolean; autoRetryCount: number } }[] };
-    expect(list.dags.map((d) => [d.fileName, d.dag.labels, d.latestDAGRun.artifactsAvailable, d.latestDAGRun.autoRetryCount])).toEqual([['greet', ['ops'], false, 0]]);
-    const dag = ((await api.call('GET', '/api/v1/dags/greet')).body as { dag: { steps: Node['step'][]; handlerOn: Record<string, Node['step']> } }).dag;
+    const list = (await api.call('GET', '/api/v1/dags')).body as {
+      dags: {
+        fileName: string;
+        dag: { labels: string[] };
+        latestDAGRun: { artifactsAvailable: boolean; autoRetryCount: number };
+      }[];
+    };
+    expect(
+      list.dags.map((d) => [
+        d.fileName,
+        d.dag.labels,
+        d.latestDAGRun.artifactsAvailable,
+        d.latestDAGRun.autoRetryCount,
+      ]),
+    ).toEqual([['greet', ['ops'], false, 0]]);
+    const dag = (
+      (await api.call('GET', '/api/v1/dags/greet')).body as {
+        dag: { steps: Node['step'][]; handlerOn: Record<string, Node['step']> };
+      }
+    ).dag;
     expect(dag.steps[0]?.commands).toEqual([{ command: 'echo', args: ['hello', '$NAME'] }]);
     expect(Object.keys(dag.handlerOn)).toEqual(['abort']);
     expect((await api.call('GET', '/api/v1/dags/labels')).body).toEqual({ labels: ['ops'], errors: [] });
     expect(((await api.call('GET', '/api/v1/dags?labels=ops')).body as { dags: unknown[] }).dags).toHaveLength(1);
-    expect(((await api.call('GET', '/api/v1/dags?labels=ops,nightly')).body as { dags: unknown[] }).dags).toHaveLength(0);
-    expect(((await api.call('GET', '/api/v1/dags/greet/spec')).body as { spec: string; valueReferenceNotices: unknown[] }).valueReferenceNotices).toEqual([]);
+    expect(((await api.call('GET', '/api/v1/dags?labels=ops,nightly')).body as { dags: unknown[] }).dags).toHaveLength(
+      0,
+    );
+    expect(
+      ((await api.call('GET', '/api/v1/dags/greet/spec')).body as { spec: string; valueReferenceNotices: unknown[] })
+        .valueReferenceNotices,
+    ).toEqual([]);
   });
 
   it('starts a run, lists it page by page, reads its logs, outputs and spec', async () => {
     for (const id of ['r1', 'r2']) {
-      expect((await api.call('POST', '/api/v1/dags/greet/start', { params: '{"NAME":"kube"}', dagRunId: id })).body).toEqual({ dagRunId: id });
+      expect(
+        (await api.call('POST', '/api/v1/dags/greet/start', { params: '{"NAME":"kube"}', dagRunId: id })).body,
+      ).toEqual({ dagRunId: id });
       const run = await finished('greet', id);
-      expect([run.statusLabel, run.nodes.map((n) => n.statusLabel), run.onCancel]).toEqual(['succeeded', ['succeeded', 'succeeded'], undefined]);
+      expect([run.statusLabel, run.nodes.map((n) => n.statusLabel), run.onCancel]).toEqual([
+        'succeeded',
+        ['succeeded', 'succeeded'],
+        undefined,
+      ]);
     }
-    const first = (await api.call('GET', '/api/v1/dag-runs?limit=1')).body as { dagRuns: { dagRunId: string }[]; nextCursor?: string };
+    const first = (await api.call('GET', '/api/v1/dag-runs?limit=1')).body as {
+      dagRuns: { dagRunId: string }[];
+      nextCursor?: string;
+    };
     expect(first.dagRuns.map((r) => r.dagRunId)).toEqual(['r2']);
-    const second = (await api.call('GET', `/api/v1/dag-runs?limit=1&cursor=${first.nextCursor ?? ''}`)).body as { dagRuns: { dagRunId: string }[]; nextCursor?: string };
+    const second = (await api.call('GET', `/api/v1/dag-runs?limit=1&cursor=${first.nextCursor ?? ''}`)).body as {
+      dagRuns: { dagRunId: string }[];
+      nextCursor?: string;
+    };
     expect([second.dagRuns.map((r) => r.dagRunId), second.nextCursor]).toEqual([['r1'], undefined]);
-    expect(((await api.call('GET', '/api/v1/dag-runs/greet?status=4&status=2')).body as { dagRuns: unknown[] }).dagRuns).toHaveLength(2);
-    expect(((await api.call('GET', '/api/v1/dag-runs/greet?status=2')).body as { dagRuns: unknown[] }).dagRuns).toHaveLength(0);
+    expect(
+      ((await api.call('GET', '/api/v1/dag-runs/greet?status=4&status=2')).body as { dagRuns: unknown[] }).dagRuns,
+    ).toHaveLength(2);
+    expect(
+      ((await api.call('GET', '/api/v1/dag-runs/greet?status=2')).body as { dagRuns: unknown[] }).dagRuns,
+    ).toHaveLength(0);
     expect((await api.call('GET', '/api/v1/dag-runs?cursor=nonsense')).body).toMatchObject({ code: 'bad_request' });
 
-    expect(((await api.call('GET', '/api/v1/dag-runs/greet/r1/steps/say/log')).body as { content: string }).content).toBe('hello kube');
-    expect(((await api.call('GET', '/api/v1/dag-runs/greet/r1/log')).body as { content: string }).content).toContain('step say succeeded');
-    expect((await api.call('GET', '/api/v1/dag-runs/greet/r1/outputs')).body).toMatchObject({ metadata: { dagName: 'greet', dagRunId: 'r1', status: 'succeeded' }, outputs: { GREETING: 'hello kube' } });
+    expect(
+      ((await api.call('GET', '/api/v1/dag-runs/greet/r1/steps/say/log')).body as { content: string }).content,
+    ).toBe('hello kube');
+    expect(((await api.call('GET', '/api/v1/dag-runs/greet/r1/log')).body as { content: string }).content).toContain(
+      'step say succeeded',
+    );
+    expect((await api.call('GET', '/api/v1/dag-runs/greet/r1/outputs')).body).toMatchObject({
+      metadata: { dagName: 'greet', dagRunId: 'r1', status: 'succeeded' },
+      outputs: { GREETING: 'hello kube' },
+    });
     expect((await api.call('GET', '/api/v1/dag-runs/greet/r1/artifacts')).body).toEqual({ items: [] });
-    expect(((await api.call('GET', '/api/v1/dag-runs/greet/r1/spec')).body as { spec: string }).spec).toContain('echo hello $NAME');
+    expect(((await api.call('GET', '/api/v1/dag-runs/greet/r1/spec')).body as { spec: string }).spec).toContain(
+      'echo hello $NAME',
+    );
     const history = (await api.call('GET', '/api/v1/dags/greet/dag-runs')).body as { dagRuns: Run[] };
     expect(history.dagRuns.map((r) => r.dagRunId)).toEqual(['r2', 'r1']);
   });
 
   it('stops a running run, refuses to delete it while active, then deletes it', async () => {
-    await api.call('POST', '/api/v1/dags', { name: 'slow', spec: 'handlerOn: {cancel: {command: echo aborted}}\nsteps:\n  - {name: wait, command: sleep 30}\n' });
+    await api.call('POST', '/api/v1/dags', {
+      name: 'slow',
+      spec: 'handlerOn: {cancel: {command: echo aborted}}\nsteps:\n  - {name: wait, command: sleep 30}\n',
+    });
     await api.call('POST', '/api/v1/dags/slow/start', { dagRunId: 's1' });
     await waitFor('the step to run', async () => (await details('slow', 's1')).nodes[0]?.status === 1, 30_000);
     // One run at a time (maxActiveRuns 1): a second one waits in the DAG's queue.
     await api.call('POST', '/api/v1/dags/slow/enqueue', { dagRunId: 's2' });
-    await waitFor('the queue to list both', async () => ((await api.call('GET', '/api/v1/queues/slow')).body as { queuedCount?: number }).queuedCount === 1, 30_000);
-    expect((await api.call('GET', '/api/v1/queues/slow')).body).toMatchObject({ name: 'slow', type: 'dag-based', maxConcurrency: 1, runningCount: 1, queuedCount: 1, running: [{ dagRunId: 's1' }] });
-    expect((await api.call('GET', '/api/v1/queues/slow/items')).body).toMatchObject({ items: [{ dagRunId: 's2', status: 5 }] });
+    await waitFor(
+      'the queue to list both',
+      async () => ((await api.call('GET', '/api/v1/queues/slow')).body as { queuedCount?: number }).queuedCount === 1,
+      30_000,
+    );
+    expect((await api.call('GET', '/api/v1/queues/slow')).body).toMatchObject({
+      name: 'slow',
+      type: 'dag-based',
+      maxConcurrency: 1,
+      runningCount: 1,
+      queuedCount: 1,
+      running: [{ dagRunId: 's1' }],
+    });
+    expect((await api.call('GET', '/api/v1/queues/slow/items')).body).toMatchObject({
+      items: [{ dagRunId: 's2', status: 5 }],
+    });
     expect((await api.call('GET', '/api/v1/dag-runs/slow/s2/dequeue')).status).toBe(200);
     expect((await api.call('DELETE', '/api/v1/dag-runs/slow/s1')).body).toMatchObject({ code: 'bad_request' });
     expect((await api.call('POST', '/api/v1/dag-runs/slow/s1/stop')).status).toBe(200);
@@ -122,7 +191,11 @@ describe('/api/v1 on the local control plane', () => {
     await api.call('POST', '/api/v1/dags', { name: 'parent', spec: 'steps:\n  - {name: call-child, call: child}\n' });
     await api.call('POST', '/api/v1/dags/parent/start', { dagRunId: 'p1' });
     expect((await finished('parent', 'p1')).statusLabel).toBe('succeeded');
-    const subRuns = ((await api.call('GET', '/api/v1/dag-runs/parent/p1/sub-dag-runs')).body as { subRuns: { dagRunId: string; statusLabel: string }[] }).subRuns;
+    const subRuns = (
+      (await api.call('GET', '/api/v1/dag-runs/parent/p1/sub-dag-runs')).body as {
+        subRuns: { dagRunId: string; statusLabel: string }[];
+      }
+    ).subRuns;
     expect(subRuns.map((r) => r.statusLabel)).toEqual(['succeeded']);
     const sub = `/api/v1/dag-runs/parent/p1/sub-dag-runs/${subRuns[0]?.dagRunId ?? ''}`;
     const child = ((await api.call('GET', sub)).body as { dagRunDetails: Run }).dagRunDetails;
@@ -134,8 +207,12 @@ describe('/api/v1 on the local control plane', () => {
   it('answers queues, approval and the operations it does not serve in the contract shape', async () => {
     expect(((await api.call('GET', '/api/v1/queues')).body as { queues: unknown[] }).queues).toEqual(expect.any(Array));
     expect((await api.call('GET', '/api/v1/queues/ghost')).body).toMatchObject({ code: 'not_found' });
-    expect((await api.call('POST', '/api/v1/dag-runs/greet/r1/steps/say/approve', {})).body).toMatchObject({ code: 'not_implemented' });
-    expect((await api.call('POST', '/api/v1/dag-runs/greet/r1/steps/ghost/approve', {})).body).toMatchObject({ code: 'not_found' });
+    expect((await api.call('POST', '/api/v1/dag-runs/greet/r1/steps/say/approve', {})).body).toMatchObject({
+      code: 'not_implemented',
+    });
+    expect((await api.call('POST', '/api/v1/dag-runs/greet/r1/steps/ghost/approve', {})).body).toMatchObject({
+      code: 'not_found',
+    });
     const users = await api.call('GET', '/api/v1/users');
     expect([users.status, (users.body as { code: string }).code]).toEqual([501, 'not_implemented']);
     expect((await api.call('GET', '/api/v1/health')).body).toMatchObject({ status: 'healthy' });
@@ -144,7 +221,9 @@ describe('/api/v1 on the local control plane', () => {
   it('streams a run as it changes on /events/stream', async () => {
     const address = await server.app.listen({ port: 0, host: '127.0.0.1' });
     const controller = new AbortController();
-    const response = await fetch(`${address}/api/v1/events/stream?topic=dagrun:greet/live&topic=wiki:x`, { signal: controller.signal });
+    const response = await fetch(`${address}/api/v1/events/stream?topic=dagrun:greet/live&topic=wiki:x`, {
+      signal: controller.signal,
+    });
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     let text = '';

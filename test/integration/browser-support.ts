@@ -24,7 +24,11 @@ export interface PageOptions {
 
 /** A page in a browser context of its own (its own storage and sign-in), sized and themed as asked. */
 export async function openPage(browser: Browser, options: PageOptions): Promise<Page> {
-  const context = await browser.newContext({ viewport: options.viewport, colorScheme: options.colorScheme ?? 'light', ...(options.acceptDownloads === undefined ? {} : { acceptDownloads: options.acceptDownloads }) });
+  const context = await browser.newContext({
+    viewport: options.viewport,
+    colorScheme: options.colorScheme ?? 'light',
+    ...(options.acceptDownloads === undefined ? {} : { acceptDownloads: options.acceptDownloads }),
+  });
   const page = await context.newPage();
   page.setDefaultTimeout(options.timeoutMs ?? 15_000);
   const { onPageError } = options;
@@ -38,7 +42,8 @@ export async function openPage(browser: Browser, options: PageOptions): Promise<
 
 /** The API server on a free loopback port, serving the built UI; its base URL. */
 export async function serve(server: Server): Promise<string> {
-  if (!uiBuilt(join(root, 'dist/ui'))) throw new Error('dist/ui holds no built web UI: run `make ui` first (make integration does)');
+  if (!uiBuilt(join(root, 'dist/ui')))
+    throw new Error('dist/ui holds no built web UI: run `make ui` first (make integration does)');
   return server.app.listen({ host: '127.0.0.1', port: 0 });
 }
 
@@ -62,7 +67,10 @@ export async function authChallenges(page: Page): Promise<string[]> {
   });
   cdp.on('Fetch.authRequired', (event) => {
     seen.push(event.request.url);
-    void cdp.send('Fetch.continueWithAuth', { requestId: event.requestId, authChallengeResponse: { response: 'CancelAuth' } });
+    void cdp.send('Fetch.continueWithAuth', {
+      requestId: event.requestId,
+      authChallengeResponse: { response: 'CancelAuth' },
+    });
   });
   await cdp.send('Fetch.enable', { handleAuthRequests: true });
   return seen;

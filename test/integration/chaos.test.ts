@@ -33,25 +33,43 @@ const on = (): ChaosCluster => {
 const faultTimeout = sizes.settleMs + 180_000;
 
 describe('failures at scale on a control plane of its own', () => {
-  it(`brings ${String(sizes.runs)} mixed runs to the end their DAGs decide through ${String(sizes.kills)} operator SIGKILLs, starting no step attempt twice`, async () => {
-    const figures = await operatorKills(on(), { runs: sizes.runs, kills: sizes.kills, seed: sizes.seed, maxGapMs: sizes.maxGapMs, settleMs: sizes.settleMs });
-    log(`operator kills: ${JSON.stringify(figures)}`);
-    expect(killCriteria(figures)).toEqual([]);
-    expect([figures.duplicates, figures.stuck]).toEqual([0, 0]);
-  }, sizes.settleMs + sizes.kills * 40_000 + 120_000);
+  it(
+    `brings ${String(sizes.runs)} mixed runs to the end their DAGs decide through ${String(sizes.kills)} operator SIGKILLs, starting no step attempt twice`,
+    async () => {
+      const figures = await operatorKills(on(), {
+        runs: sizes.runs,
+        kills: sizes.kills,
+        seed: sizes.seed,
+        maxGapMs: sizes.maxGapMs,
+        settleMs: sizes.settleMs,
+      });
+      log(`operator kills: ${JSON.stringify(figures)}`);
+      expect(killCriteria(figures)).toEqual([]);
+      expect([figures.duplicates, figures.stuck]).toEqual([0, 0]);
+    },
+    sizes.settleMs + sizes.kills * 40_000 + 120_000,
+  );
 
-  it('carries on after kube-apiserver is killed and started again: every run ends as decided, nothing starts twice, one replica leads', async () => {
-    const figures = await apiserverRestart(on(), sizes.faultRuns, sizes.settleMs);
-    log(`kube-apiserver restart: ${JSON.stringify(figures)}`);
-    expect(faultCriteria(figures)).toEqual([]);
-  }, faultTimeout);
+  it(
+    'carries on after kube-apiserver is killed and started again: every run ends as decided, nothing starts twice, one replica leads',
+    async () => {
+      const figures = await apiserverRestart(on(), sizes.faultRuns, sizes.settleMs);
+      log(`kube-apiserver restart: ${JSON.stringify(figures)}`);
+      expect(faultCriteria(figures)).toEqual([]);
+    },
+    faultTimeout,
+  );
 
-  it(`carries on after etcd is paused for ${String(LEASE_SECONDS * 2)} s, twice the Lease: the leader steps down and the standby takes over once etcd answers`, async () => {
-    const figures = await etcdPause(on(), sizes.faultRuns, sizes.settleMs);
-    log(`etcd pause: ${JSON.stringify(figures)}`);
-    expect(faultCriteria(figures)).toEqual([]);
-    expect(figures.takeoverSeconds).toBeLessThan(LEASE_SECONDS + 5);
-  }, faultTimeout);
+  it(
+    `carries on after etcd is paused for ${String(LEASE_SECONDS * 2)} s, twice the Lease: the leader steps down and the standby takes over once etcd answers`,
+    async () => {
+      const figures = await etcdPause(on(), sizes.faultRuns, sizes.settleMs);
+      log(`etcd pause: ${JSON.stringify(figures)}`);
+      expect(faultCriteria(figures)).toEqual([]);
+      expect(figures.takeoverSeconds).toBeLessThan(LEASE_SECONDS + 5);
+    },
+    faultTimeout,
+  );
 
   it('fails a step without retries and retries one with a retry policy when their node agent is killed and started again mid-step', async () => {
     const figures = await nodeAgentKill(on(), 'restarted', 180_000);

@@ -9,7 +9,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveHttp, type LoopbackHttp } from '../servers/http.ts';
 import { clients, createNamespace, deleteNamespace } from './support.ts';
-import { finishedRun, givenDag, startOperator, stepLog, stepStates, whenRun, type RunningOperator } from './operator-support.ts';
+import {
+  finishedRun,
+  givenDag,
+  startOperator,
+  stepLog,
+  stepStates,
+  whenRun,
+  type RunningOperator,
+} from './operator-support.ts';
 
 const { core } = clients();
 
@@ -21,7 +29,9 @@ let base = '';
 beforeAll(async () => {
   http = await serveHttp((request, response) => {
     const ok = request.url === '/greeting?lang=en';
-    response.writeHead(ok ? 200 : 404, { 'content-type': 'application/json' }).end(ok ? JSON.stringify({ greeting: 'hello', from: request.headers['x-caller'] }) : '{}');
+    response
+      .writeHead(ok ? 200 : 404, { 'content-type': 'application/json' })
+      .end(ok ? JSON.stringify({ greeting: 'hello', from: request.headers['x-caller'] }) : '{}');
   });
   base = http.base;
   ns = await createNamespace(core, 'dialect');
@@ -39,7 +49,10 @@ const MESSAGE = 'hello ${WHO} and $WHO: \'single\' "double" %s \\ $(echo no) `ec
 
 describe('a Dagu 2.x DAG', () => {
   it('runs its action steps as the executors they stand for', async () => {
-    await givenDag(ns, 'actions', `
+    await givenDag(
+      ns,
+      'actions',
+      `
 type: chain
 env:
   - WHO: kubedag-test
@@ -73,20 +86,30 @@ steps:
   - name: greet
     run: echo "hi $NAME"
     output: GREETING
-`);
+`,
+    );
     await whenRun(ns, 'actions-1', 'actions');
     const done = await finishedRun(ns, 'actions-1', 120_000);
     const steps = ['nothing', 'say', 'direct', 'fetch', 'pick', 'child', 'after'];
-    expect([done.status?.statusLabel, done.status?.error, stepStates(done)]).toEqual(['succeeded', undefined, Object.fromEntries(steps.map((s) => [s, 'succeeded']))]);
+    expect([done.status?.statusLabel, done.status?.error, stepStates(done)]).toEqual([
+      'succeeded',
+      undefined,
+      Object.fromEntries(steps.map((s) => [s, 'succeeded'])),
+    ]);
     expect(await stepLog(operator, done, 'nothing')).toBe('');
-    expect(await stepLog(operator, done, 'say')).toBe('hello kubedag-test and kubedag-test: \'single\' "double" %s \\ $(echo no) `echo no` $1 $\n');
+    expect(await stepLog(operator, done, 'say')).toBe(
+      'hello kubedag-test and kubedag-test: \'single\' "double" %s \\ $(echo no) `echo no` $1 $\n',
+    );
     expect(await stepLog(operator, done, 'direct')).toBe('[two words][3]\n');
     expect(await stepLog(operator, done, 'pick')).toBe('hello kubedag-test\n');
     expect(await stepLog(operator, done, 'after')).toBe('child said hi parent\n');
   });
 
   it('runs a list of commands in turn, each in its own shell, and stops at the first that fails', async () => {
-    await givenDag(ns, 'several', `
+    await givenDag(
+      ns,
+      'several',
+      `
 timeout_sec: 60
 steps:
   - name: in-turn
@@ -94,7 +117,8 @@ steps:
     with: {shell: sh}
   - name: stops
     run: [echo before, "exit 7", echo never]
-`);
+`,
+    );
     await whenRun(ns, 'several-1', 'several');
     const done = await finishedRun(ns, 'several-1', 120_000);
     expect(stepStates(done)).toEqual({ 'in-turn': 'succeeded', stops: 'failed' });
@@ -107,7 +131,10 @@ steps:
   });
 
   it('runs with its constants, typed params, step defaults and negated preconditions, and refuses params its types do not allow', async () => {
-    await givenDag(ns, 'values', `
+    await givenDag(
+      ns,
+      'values',
+      `
 consts:
   - {REGION: eu-west-1}
   - {BUCKET: "reports-\${consts.REGION}"}
@@ -126,10 +153,15 @@ steps:
   - name: no-file
     run: echo absent
     preconditions: [{condition: "test -e /definitely/absent", negate: true}]
-`);
+`,
+    );
     await whenRun(ns, 'values-1', 'values', { params: 'LIMIT=50' });
     const done = await finishedRun(ns, 'values-1', 120_000);
-    expect([done.status?.statusLabel, done.status?.error, stepStates(done)]).toEqual(['succeeded', undefined, { show: 'succeeded', 'not-fast': 'skipped', 'no-file': 'succeeded' }]);
+    expect([done.status?.statusLabel, done.status?.error, stepStates(done)]).toEqual([
+      'succeeded',
+      undefined,
+      { show: 'succeeded', 'not-fast': 'skipped', 'no-file': 'succeeded' },
+    ]);
     expect(await stepLog(operator, done, 'show')).toBe('50 fast reports-eu-west-1 report\n');
     expect(await stepLog(operator, done, 'no-file')).toBe('absent\n');
     await whenRun(ns, 'values-2', 'values', { params: 'LIMIT=500' });
@@ -138,7 +170,10 @@ steps:
   });
 
   it('publishes declared outputs from DAGU_OUTPUT_FILE to later steps, and fails a step whose file breaks the rules', async () => {
-    await givenDag(ns, 'outputs', `
+    await givenDag(
+      ns,
+      'outputs',
+      `
 steps:
   - name: build
     id: build
@@ -169,14 +204,25 @@ steps:
     id: broken
     run: echo "other=1" >> "$DAGU_OUTPUT_FILE"
     outputs: [{name: wanted}]
-`);
+`,
+    );
     await whenRun(ns, 'outputs-1', 'outputs');
     const done = await finishedRun(ns, 'outputs-1', 120_000);
-    expect(stepStates(done)).toEqual({ build: 'succeeded', publish: 'succeeded', notes: 'succeeded', gated: 'succeeded', broken: 'failed' });
+    expect(stepStates(done)).toEqual({
+      build: 'succeeded',
+      publish: 'succeeded',
+      notes: 'succeeded',
+      gated: 'succeeded',
+      broken: 'failed',
+    });
     // The records are not the step's stdout; the values are the status's, by name.
     expect(await stepLog(operator, done, 'build')).toBe('building\n');
     const node = (name: string) => done.status?.nodes?.find((n) => n.name === name);
-    expect(node('build')?.stepOutputs).toEqual({ version: '1.4.2', notes: 'line one\nline two', meta: '{"arch":"amd64"}' });
+    expect(node('build')?.stepOutputs).toEqual({
+      version: '1.4.2',
+      notes: 'line one\nline two',
+      meta: '{"arch":"amd64"}',
+    });
     expect(await stepLog(operator, done, 'publish')).toBe('publishing 1.4.2 for {"arch":"amd64"}\n');
     expect(await stepLog(operator, done, 'notes')).toBe('line one\nline two\n');
     expect(await stepLog(operator, done, 'gated')).toBe('v1.4.2\n');

@@ -18,7 +18,8 @@ import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts
 
 const { core, kube } = clients();
 const RUNS = 6;
-const DAG = 'steps:\n  - {name: first, command: echo one, output: ONE}\n  - {name: second, command: "echo two ${ONE}", depends: [first]}\n';
+const DAG =
+  'steps:\n  - {name: first, command: echo one, output: ONE}\n  - {name: second, command: "echo two ${ONE}", depends: [first]}\n';
 
 let ns = '';
 let dir = '';
@@ -33,26 +34,59 @@ async function answer(url: string): Promise<unknown> {
 }
 
 const runIds = Array.from({ length: RUNS }, (_, i) => `e2e-${String(i)}`);
-const urls = (id: string): string[] => [`/api/v2/dag-runs/hist/${id}`, `/api/v2/dag-runs/hist/${id}/log`, `/api/v2/dag-runs/hist/${id}/steps/second/log`];
+const urls = (id: string): string[] => [
+  `/api/v2/dag-runs/hist/${id}`,
+  `/api/v2/dag-runs/hist/${id}/log`,
+  `/api/v2/dag-runs/hist/${id}/steps/second/log`,
+];
 
 async function finished(id: string): Promise<void> {
-  await waitFor(`run ${id} to finish`, async () => {
-    const res = await api.call('GET', `/api/v2/dag-runs/hist/${id}`);
-    return res.status === 200 && (res.body as { dagRunDetails: { finishedAt: string } }).dagRunDetails.finishedAt !== '';
-  }, 90_000, 200);
+  await waitFor(
+    `run ${id} to finish`,
+    async () => {
+      const res = await api.call('GET', `/api/v2/dag-runs/hist/${id}`);
+      return (
+        res.status === 200 && (res.body as { dagRunDetails: { finishedAt: string } }).dagRunDetails.finishedAt !== ''
+      );
+    },
+    90_000,
+    200,
+  );
 }
 
 beforeAll(async () => {
   ns = await createNamespace(core, 'kd-histe2e');
   dir = await mkdtemp(join(tmpdir(), 'kubedag-histe2e-'));
   // A window long enough to read every run live first, short enough for a test.
-  operator = await startOperator(ns, join(dir, 'logs'), ['--history-store=sqlite', `--history-sqlite-path=${join(dir, 'history.db')}`, '--archive-after=8s']);
-  const config = parseApiConfig([`--namespace=${ns}`, `--kubeconfig=${inject('cluster').kubeconfig}`, `--operator-url=${operator.url}`, `--lease-namespace=${ns}`, '--history-store=sqlite'], {});
-  server = await startServer({ config, version: 'test', logger: createLogger('api', { level: 'error', format: 'json' }) });
+  operator = await startOperator(ns, join(dir, 'logs'), [
+    '--history-store=sqlite',
+    `--history-sqlite-path=${join(dir, 'history.db')}`,
+    '--archive-after=8s',
+  ]);
+  const config = parseApiConfig(
+    [
+      `--namespace=${ns}`,
+      `--kubeconfig=${inject('cluster').kubeconfig}`,
+      `--operator-url=${operator.url}`,
+      `--lease-namespace=${ns}`,
+      '--history-store=sqlite',
+    ],
+    {},
+  );
+  server = await startServer({
+    config,
+    version: 'test',
+    logger: createLogger('api', { level: 'error', format: 'json' }),
+  });
   api = new ContractClient(server.app);
   await api.load();
   await givenDag(ns, 'hist', DAG);
-  await waitFor('the API server to cache the DAG', () => Promise.resolve(server.cache.dags.get(ns, 'hist') !== undefined), 30_000, 50);
+  await waitFor(
+    'the API server to cache the DAG',
+    () => Promise.resolve(server.cache.dags.get(ns, 'hist') !== undefined),
+    30_000,
+    50,
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -76,13 +110,23 @@ describe('the default history store (SQLite on the operator, read through it)', 
     const dagList = await answer('/api/v2/dags');
 
     await waitFor('every run archived', async () => (await kube.runs.list(ns)).items.length === 0, 90_000, 500);
-    await waitFor('the API server cache to drop them', () => Promise.resolve(server.cache.runs.list(ns).length === 0), 30_000, 100);
+    await waitFor(
+      'the API server cache to drop them',
+      () => Promise.resolve(server.cache.runs.list(ns).length === 0),
+      30_000,
+      100,
+    );
 
     for (const [url, body] of before) expect(await answer(url), url).toEqual(body);
     expect(await answer('/api/v2/dag-runs?name=hist')).toEqual(listing);
     expect(await answer('/api/v2/dags/hist/dag-runs')).toEqual(history);
     // The DAG list reads the latest run from the DAG's status, which the operator rewrites from the store.
-    await waitFor('the DAG list to show the archived latest run as before', async () => JSON.stringify(await answer('/api/v2/dags')) === JSON.stringify(dagList), 30_000, 250);
+    await waitFor(
+      'the DAG list to show the archived latest run as before',
+      async () => JSON.stringify(await answer('/api/v2/dags')) === JSON.stringify(dagList),
+      30_000,
+      250,
+    );
     const latest = (await answer('/api/v2/dag-runs/hist/latest')) as { dagRunDetails: { dagRunId: string } };
     expect(runIds).toContain(latest.dagRunDetails.dagRunId);
     // The DAG's own status names its latest run although no DAGRun of it is left.
@@ -96,11 +140,21 @@ describe('the default history store (SQLite on the operator, read through it)', 
     const archived = ((await answer(`/api/v2/dag-runs/hist/${id}`)) as Details).dagRunDetails;
     const res = await api.call('POST', `/api/v2/dag-runs/hist/${id}/retry`, { dagRunId: id });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    await waitFor('the retried run to run again', async () => {
-      const details = ((await answer(`/api/v2/dag-runs/hist/${id}`)) as Details).dagRunDetails;
-      return details.startedAt !== archived.startedAt && details.finishedAt !== '' && details.status === 4;
-    }, 90_000, 300);
-    await waitFor('the retried run archived again', async () => (await kube.runs.list(ns)).items.length === 0, 90_000, 500);
+    await waitFor(
+      'the retried run to run again',
+      async () => {
+        const details = ((await answer(`/api/v2/dag-runs/hist/${id}`)) as Details).dagRunDetails;
+        return details.startedAt !== archived.startedAt && details.finishedAt !== '' && details.status === 4;
+      },
+      90_000,
+      300,
+    );
+    await waitFor(
+      'the retried run archived again',
+      async () => (await kube.runs.list(ns)).items.length === 0,
+      90_000,
+      500,
+    );
     const log = (await answer(`/api/v2/dag-runs/hist/${id}/steps/second/log`)) as { content: string };
     expect(log.content).toContain('two one');
   });

@@ -62,9 +62,17 @@ export interface ContainerProcess {
  * Entrypoint and `args` its Cmd; the container's env goes over the image's; the securityContext
  * (container over Pod) over the image's User; fsGroup joins the supplementary groups.
  */
-export function containerProcess(image: ImageConfig, pod: V1PodSpec, container: V1Container, injected: Readonly<Record<string, string>>): ContainerProcess {
+export function containerProcess(
+  image: ImageConfig,
+  pod: V1PodSpec,
+  container: V1Container,
+  injected: Readonly<Record<string, string>>,
+): ContainerProcess {
   return {
-    argv: container.command !== undefined ? [...container.command, ...(container.args ?? [])] : [...(image.Entrypoint ?? []), ...(container.args ?? image.Cmd ?? [])],
+    argv:
+      container.command !== undefined
+        ? [...container.command, ...(container.args ?? [])]
+        : [...(image.Entrypoint ?? []), ...(container.args ?? image.Cmd ?? [])],
     env: { ...injected, ...environment(image, container) },
     workingDir: container.workingDir ?? image.WorkingDir ?? '/',
     ...identity(image, pod, container),
@@ -73,21 +81,38 @@ export function containerProcess(image: ImageConfig, pod: V1PodSpec, container: 
 }
 
 function environment(image: ImageConfig, container: V1Container): Record<string, string> {
-  const env: Record<string, string> = Object.fromEntries((image.Env ?? []).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+  const env: Record<string, string> = Object.fromEntries(
+    (image.Env ?? []).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
   for (const variable of container.env ?? []) {
-    if (variable.value === undefined) throw new Error(`env ${variable.name} comes from a reference, which this runner does not resolve`);
+    if (variable.value === undefined)
+      throw new Error(`env ${variable.name} comes from a reference, which this runner does not resolve`);
     env[variable.name] = variable.value;
   }
   return env;
 }
 
-function identity(image: ImageConfig, pod: V1PodSpec, container: V1Container): Pick<ContainerProcess, 'uid' | 'gid' | 'groups'> {
+function identity(
+  image: ImageConfig,
+  pod: V1PodSpec,
+  container: V1Container,
+): Pick<ContainerProcess, 'uid' | 'gid' | 'groups'> {
   const [imageUid = 0, imageGid] = (image.User ?? '0').split(':').map(Number);
   const context = { ...pod.securityContext, ...container.securityContext };
   const uid = context.runAsUser ?? imageUid;
   const gid = context.runAsGroup ?? imageGid ?? uid;
   const fsGroup = pod.securityContext?.fsGroup;
-  return { uid, gid, groups: [...new Set([gid, ...(fsGroup === undefined ? [] : [fsGroup]), ...(pod.securityContext?.supplementalGroups ?? [])])] };
+  return {
+    uid,
+    gid,
+    groups: [
+      ...new Set([
+        gid,
+        ...(fsGroup === undefined ? [] : [fsGroup]),
+        ...(pod.securityContext?.supplementalGroups ?? []),
+      ]),
+    ],
+  };
 }
 
 /** Creates a mount point inside the root, refusing any path through a symbolic link (which could lead out of it). */
@@ -96,7 +121,8 @@ async function mountPoint(rootfs: string, target: string, kind: 'file' | 'direct
   for (let i = 1; i <= parts.length; i++) {
     const path = join(rootfs, ...parts.slice(0, i));
     const stat = await lstat(path).catch(() => undefined);
-    if (stat?.isSymbolicLink() === true) throw new Error(`mount point ${target} passes through the symbolic link /${parts.slice(0, i).join('/')}`);
+    if (stat?.isSymbolicLink() === true)
+      throw new Error(`mount point ${target} passes through the symbolic link /${parts.slice(0, i).join('/')}`);
     if (stat !== undefined) continue;
     if (i === parts.length && kind === 'file') await writeFile(path, '');
     else await mkdir(path);
@@ -129,10 +155,19 @@ export interface RunningContainer {
 }
 
 /** Starts the process in the unpacked root with the mounts (as root: mount namespaces and chroot need it). */
-export async function startInImage(rootfs: string, container: ContainerProcess, mounts: readonly Mount[]): Promise<RunningContainer> {
-  for (const mount of mounts) await mountPoint(rootfs, mount.target, (await lstat(mount.source)).isDirectory() ? 'directory' : 'file');
+export async function startInImage(
+  rootfs: string,
+  container: ContainerProcess,
+  mounts: readonly Mount[],
+): Promise<RunningContainer> {
+  for (const mount of mounts)
+    await mountPoint(rootfs, mount.target, (await lstat(mount.source)).isDirectory() ? 'directory' : 'file');
   const passwd = await readFile(join(rootfs, 'etc/passwd'), 'utf8');
-  const home = passwd.split('\n').find((line) => line.split(':')[2] === String(container.uid))?.split(':')[5] ?? '/';
+  const home =
+    passwd
+      .split('\n')
+      .find((line) => line.split(':')[2] === String(container.uid))
+      ?.split(':')[5] ?? '/';
   const env = { HOME: home, ...container.env };
   const args = [
     '--mount',
@@ -159,7 +194,11 @@ export async function startInImage(rootfs: string, container: ContainerProcess, 
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => { resolve(code); }));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('close', (code) => {
+      resolve(code);
+    }),
+  );
   return {
     process: child,
     output: () => output,
@@ -178,7 +217,11 @@ export async function startInImage(rootfs: string, container: ContainerProcess, 
 }
 
 /** Runs a command in the image to its end: exit code and output. */
-export async function runInImage(rootfs: string, container: ContainerProcess, mounts: readonly Mount[] = []): Promise<{ code: number | null; output: string }> {
+export async function runInImage(
+  rootfs: string,
+  container: ContainerProcess,
+  mounts: readonly Mount[] = [],
+): Promise<{ code: number | null; output: string }> {
   const running = await startInImage(rootfs, container, mounts);
   const code = await running.exited;
   return { code, output: running.output() };
@@ -190,6 +233,9 @@ export async function processFacts(pid: number): Promise<{ uid: number; rootMoun
   const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]);
   const mountinfo = await readFile(`/proc/${String(pid)}/mountinfo`, 'utf8');
   // Fields: id parent major:minor root mount-point options ...; the process sees its root as /.
-  const root = mountinfo.split('\n').map((line) => line.split(' ')).find((fields) => fields[4] === '/');
+  const root = mountinfo
+    .split('\n')
+    .map((line) => line.split(' '))
+    .find((fields) => fields[4] === '/');
   return { uid, rootMountOptions: (root?.[5] ?? '').split(',') };
 }

@@ -31,7 +31,10 @@ interface Line {
 }
 
 /** A configmap informer on the test namespace whose log lines are kept. */
-function configMaps(options: { kc?: KubeConfig; labelSelector?: string; watchTimeouts?: WatchTimeouts }): { informer: Informer<V1ConfigMap>; lines: Line[] } {
+function configMaps(options: { kc?: KubeConfig; labelSelector?: string; watchTimeouts?: WatchTimeouts }): {
+  informer: Informer<V1ConfigMap>;
+  lines: Line[];
+} {
   const lines: Line[] = [];
   const log: InformerLog = (level, message) => {
     lines.push({ level, message });
@@ -39,7 +42,11 @@ function configMaps(options: { kc?: KubeConfig; labelSelector?: string; watchTim
   const informer = new Informer<V1ConfigMap>({
     kc: options.kc ?? kc,
     path: `/api/v1/namespaces/${ns}/configmaps`,
-    list: () => core.listNamespacedConfigMap({ namespace: ns, ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }) }),
+    list: () =>
+      core.listNamespacedConfigMap({
+        namespace: ns,
+        ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
+      }),
     ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
     ...(options.watchTimeouts === undefined ? {} : { watchTimeouts: options.watchTimeouts }),
     // No periodic relist in these tests: a list would hide what the watch did.
@@ -57,17 +64,26 @@ describe('informer watches', () => {
     await informer.start();
     await waitFor('three watches ended by the server', () => Promise.resolve(informer.stats().serverEnds >= 3), 30_000);
     await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'after-restarts' } } });
-    await waitFor('the object created after the restarts', () => Promise.resolve(informer.get(ns, 'after-restarts') !== undefined), 10_000);
+    await waitFor(
+      'the object created after the restarts',
+      () => Promise.resolve(informer.get(ns, 'after-restarts') !== undefined),
+      10_000,
+    );
     const stats = informer.stats();
     await informer.stop();
     expect({ lists: stats.lists, failures: stats.failures }).toEqual({ lists: 1, failures: 0 });
     expect(stats.watches).toBeGreaterThanOrEqual(4);
     expect(loud(lines)).toEqual([]);
-    expect(lines.filter((l) => l.message.includes('ended by the server at its timeout')).length).toBeGreaterThanOrEqual(3);
+    expect(lines.filter((l) => l.message.includes('ended by the server at its timeout')).length).toBeGreaterThanOrEqual(
+      3,
+    );
   });
 
   it('move their resourceVersion on with bookmarks while no object they select changes', async () => {
-    const { informer, lines } = configMaps({ labelSelector: 'kubedag-test=never', watchTimeouts: { minSeconds: 4, graceMs: 3000 } });
+    const { informer, lines } = configMaps({
+      labelSelector: 'kubedag-test=never',
+      watchTimeouts: { minSeconds: 4, graceMs: 3000 },
+    });
     const events: string[] = [];
     informer.on((event, object) => events.push(`${event} ${object.metadata?.name ?? ''}`));
     await informer.start();
@@ -77,10 +93,19 @@ describe('informer watches', () => {
     const written = Number(other.metadata?.resourceVersion);
     expect(written).toBeGreaterThan(listed);
     // The server sends a bookmark shortly before each watch's timeout.
-    await waitFor('a bookmark at or past the write', () => Promise.resolve(Number(informer.lastResourceVersion()) >= written), 30_000);
+    await waitFor(
+      'a bookmark at or past the write',
+      () => Promise.resolve(Number(informer.lastResourceVersion()) >= written),
+      30_000,
+    );
     const stats = informer.stats();
     await informer.stop();
-    expect({ events, lists: stats.lists, failures: stats.failures, loud: loud(lines) }).toEqual({ events: [], lists: 1, failures: 0, loud: [] });
+    expect({ events, lists: stats.lists, failures: stats.failures, loud: loud(lines) }).toEqual({
+      events: [],
+      lists: 1,
+      failures: 0,
+      loud: [],
+    });
   });
 
   it('outlive the 30 s cut of the client library: one watch, no failure, no line', async () => {
@@ -88,16 +113,29 @@ describe('informer watches', () => {
     await informer.start();
     await sleep(35_000);
     await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'after-35s' } } });
-    await waitFor('the object created after 35 s', () => Promise.resolve(informer.get(ns, 'after-35s') !== undefined), 10_000);
+    await waitFor(
+      'the object created after 35 s',
+      () => Promise.resolve(informer.get(ns, 'after-35s') !== undefined),
+      10_000,
+    );
     const stats = informer.stats();
     await informer.stop();
-    expect({ lists: stats.lists, watches: stats.watches, serverEnds: stats.serverEnds, failures: stats.failures, lines }).toEqual({ lists: 1, watches: 1, serverEnds: 0, failures: 0, lines: [] });
+    expect({
+      lists: stats.lists,
+      watches: stats.watches,
+      serverEnds: stats.serverEnds,
+      failures: stats.failures,
+      lines,
+    }).toEqual({ lists: 1, watches: 1, serverEnds: 0, failures: 0, lines: [] });
   });
 
   it('give up a watch whose connection goes silent at its deadline, say so once, and watch again', async () => {
     const proxy = await silenceableProxy(new URL(kc.getCurrentCluster()?.server ?? '').port);
     try {
-      const { informer, lines } = configMaps({ kc: through(proxy.port), watchTimeouts: { minSeconds: 2, graceMs: 2000 } });
+      const { informer, lines } = configMaps({
+        kc: through(proxy.port),
+        watchTimeouts: { minSeconds: 2, graceMs: 2000 },
+      });
       await informer.start();
       await waitFor('the first watch', () => Promise.resolve(informer.stats().watches === 1), 10_000);
       await sleep(200);
@@ -105,13 +143,19 @@ describe('informer watches', () => {
       // end of the watch never arrives.
       proxy.silence();
       await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'while-silent' } } });
-      await waitFor('the object written while the connection was silent', () => Promise.resolve(informer.get(ns, 'while-silent') !== undefined), 40_000);
+      await waitFor(
+        'the object written while the connection was silent',
+        () => Promise.resolve(informer.get(ns, 'while-silent') !== undefined),
+        40_000,
+      );
       const stats = informer.stats();
       await informer.stop();
       expect(stats.failures).toBeGreaterThanOrEqual(1);
       expect(stats.lists).toBe(1);
       expect(loud(lines).map((l) => l.level)).toEqual(['warn', 'info']);
-      expect(loud(lines)[0]?.message).toMatch(/watch failed: no end from the server [\d.]+ s after the watch started, past its timeout; the connection is presumed dead; watching again/);
+      expect(loud(lines)[0]?.message).toMatch(
+        /watch failed: no end from the server [\d.]+ s after the watch started, past its timeout; the connection is presumed dead; watching again/,
+      );
       expect(loud(lines)[1]?.message).toMatch(/working again/);
     } finally {
       await proxy.close();
@@ -123,19 +167,31 @@ describe('informer watches', () => {
     await informer.start();
     const { dir } = inject('cluster');
     await restartProcess(dir, 'kube-apiserver', 'SIGKILL');
-    await waitFor('the kube-apiserver', async () => {
-      await core.listNamespacedConfigMap({ namespace: ns });
-      return true;
-    }, 90_000, 500);
+    await waitFor(
+      'the kube-apiserver',
+      async () => {
+        await core.listNamespacedConfigMap({ namespace: ns });
+        return true;
+      },
+      90_000,
+      500,
+    );
     await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'after-restart' } } });
-    await waitFor('the object written after the restart', () => Promise.resolve(informer.get(ns, 'after-restart') !== undefined), 60_000);
+    await waitFor(
+      'the object written after the restart',
+      () => Promise.resolve(informer.get(ns, 'after-restart') !== undefined),
+      60_000,
+    );
     await informer.stop();
     const said = loud(lines);
     expect(informer.stats().failures).toBeGreaterThanOrEqual(1);
     // The broken watch, then refused connections: each reason once, however long the outage.
     expect(said.length).toBeLessThanOrEqual(4);
     expect(said.slice(0, -1).every((l) => l.level === 'warn' && /failed: \S/.test(l.message))).toBe(true);
-    expect(said.at(-1)).toMatchObject({ level: 'info', message: expect.stringMatching(/working again after \d+ failed attempts?/) as unknown });
+    expect(said.at(-1)).toMatchObject({
+      level: 'info',
+      message: expect.stringMatching(/working again after \d+ failed attempts?/) as unknown,
+    });
   });
 });
 
@@ -152,7 +208,9 @@ function through(port: number): KubeConfig {
 }
 
 /** A TCP proxy to the kube-apiserver whose open connections can be made to go silent. */
-async function silenceableProxy(upstreamPort: string): Promise<{ port: number; silence: () => void; close: () => Promise<void> }> {
+async function silenceableProxy(
+  upstreamPort: string,
+): Promise<{ port: number; silence: () => void; close: () => Promise<void> }> {
   const pairs = new Set<{ client: Socket; upstream: Socket; silent: boolean }>();
   const server: Server = createServer((client) => {
     const upstream = connect(Number(upstreamPort), '127.0.0.1');

@@ -23,14 +23,22 @@ describe('Informer', () => {
   it('lists, then follows adds, updates and deletes, with frozen cached objects', async () => {
     await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'before' }, data: { v: '1' } } });
     const events: string[] = [];
-    const informer = new Informer<V1ConfigMap>({ kc, path: `/api/v1/namespaces/${ns}/configmaps`, list: () => core.listNamespacedConfigMap({ namespace: ns }) });
+    const informer = new Informer<V1ConfigMap>({
+      kc,
+      path: `/api/v1/namespaces/${ns}/configmaps`,
+      list: () => core.listNamespacedConfigMap({ namespace: ns }),
+    });
     informer.on((event, object) => {
       if (object.metadata?.name !== 'kube-root-ca.crt') events.push(`${event} ${object.metadata?.name ?? ''}`);
     });
     await informer.start();
     expect(informer.hasSynced()).toBe(true);
     await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'after' }, data: { v: '1' } } });
-    await core.replaceNamespacedConfigMap({ name: 'after', namespace: ns, body: { metadata: { name: 'after' }, data: { v: '2' } } });
+    await core.replaceNamespacedConfigMap({
+      name: 'after',
+      namespace: ns,
+      body: { metadata: { name: 'after' }, data: { v: '2' } },
+    });
     await core.deleteNamespacedConfigMap({ name: 'before', namespace: ns });
     await waitFor('the delete event', () => Promise.resolve(events.includes('delete before')), 10_000);
     expect(events).toEqual(['add before', 'add after', 'update after', 'delete before']);
@@ -43,7 +51,12 @@ describe('Informer', () => {
   });
 
   it('keeps following changes across its periodic re-lists', async () => {
-    const informer = new Informer<V1ConfigMap>({ kc, path: `/api/v1/namespaces/${ns}/configmaps`, list: () => core.listNamespacedConfigMap({ namespace: ns }), relistIntervalMs: 200 });
+    const informer = new Informer<V1ConfigMap>({
+      kc,
+      path: `/api/v1/namespaces/${ns}/configmaps`,
+      list: () => core.listNamespacedConfigMap({ namespace: ns }),
+      relistIntervalMs: 200,
+    });
     await informer.start();
     await sleep(700);
     await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'late' } } });
@@ -53,16 +66,27 @@ describe('Informer', () => {
 
   it('shows an object this process wrote until the cache holds that version or a later one', async () => {
     await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'assumed' }, data: { v: '1' } } });
-    const informer = new Informer<V1ConfigMap>({ kc, path: `/api/v1/namespaces/${ns}/configmaps`, list: () => core.listNamespacedConfigMap({ namespace: ns }) });
+    const informer = new Informer<V1ConfigMap>({
+      kc,
+      path: `/api/v1/namespaces/${ns}/configmaps`,
+      list: () => core.listNamespacedConfigMap({ namespace: ns }),
+    });
     await informer.start();
     // Stopped: the cache keeps version 1 whatever happens, as a watch running late would.
     await informer.stop();
     const first = informer.get(ns, 'assumed');
-    const written = await core.replaceNamespacedConfigMap({ name: 'assumed', namespace: ns, body: { ...first, data: { v: '2' } } });
+    const written = await core.replaceNamespacedConfigMap({
+      name: 'assumed',
+      namespace: ns,
+      body: { ...first, data: { v: '2' } },
+    });
     informer.assume(written, 'not-the-cached-version');
     expect(informer.get(ns, 'assumed')?.data?.v).toBe('1');
     informer.assume(written, first?.metadata?.resourceVersion);
-    expect([informer.get(ns, 'assumed')?.data?.v, informer.list(ns).find((c) => c.metadata?.name === 'assumed')?.data?.v]).toEqual(['2', '2']);
+    expect([
+      informer.get(ns, 'assumed')?.data?.v,
+      informer.list(ns).find((c) => c.metadata?.name === 'assumed')?.data?.v,
+    ]).toEqual(['2', '2']);
     expect(() => {
       (informer.get(ns, 'assumed') as { data: Record<string, string> }).data.v = 'mutated';
     }).toThrow(TypeError);
@@ -74,15 +98,26 @@ describe('Informer', () => {
     await informer.stop();
   });
   it('tells its handlers of a write this process assumed at once, and not again when the watch brings it', async () => {
-    await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'announced' }, data: { v: '1' } } });
-    const informer = new Informer<V1ConfigMap>({ kc, path: `/api/v1/namespaces/${ns}/configmaps`, list: () => core.listNamespacedConfigMap({ namespace: ns }) });
+    await core.createNamespacedConfigMap({
+      namespace: ns,
+      body: { metadata: { name: 'announced' }, data: { v: '1' } },
+    });
+    const informer = new Informer<V1ConfigMap>({
+      kc,
+      path: `/api/v1/namespaces/${ns}/configmaps`,
+      list: () => core.listNamespacedConfigMap({ namespace: ns }),
+    });
     const events: string[] = [];
     informer.on((event, object) => {
       if (object.metadata?.name === 'announced') events.push(`${event} ${object.data?.v ?? ''}`);
     });
     await informer.start();
     const first = informer.get(ns, 'announced');
-    const written = await core.replaceNamespacedConfigMap({ name: 'announced', namespace: ns, body: { ...first, data: { v: '2' } } });
+    const written = await core.replaceNamespacedConfigMap({
+      name: 'announced',
+      namespace: ns,
+      body: { ...first, data: { v: '2' } },
+    });
     informer.assume(written, first?.metadata?.resourceVersion);
     expect(events).toEqual(['add 1', 'update 2']);
     // Another writer's change after it is heard as usual, and the assumed one still only once.
@@ -97,10 +132,20 @@ describe('Informer', () => {
       const { managedFields: _managedFields, ...metadata } = map.metadata ?? {};
       return { ...map, metadata, data: { v: map.data?.v ?? '' } };
     };
-    const list = (): ReturnType<CoreV1Api['listNamespacedConfigMap']> => core.listNamespacedConfigMap({ namespace: ns, labelSelector: 'trim=yes' });
-    const body = (name: string, v: string): V1ConfigMap => ({ metadata: { name, labels: { trim: 'yes' } }, data: { v, unread: 'x'.repeat(1000) } });
+    const list = (): ReturnType<CoreV1Api['listNamespacedConfigMap']> =>
+      core.listNamespacedConfigMap({ namespace: ns, labelSelector: 'trim=yes' });
+    const body = (name: string, v: string): V1ConfigMap => ({
+      metadata: { name, labels: { trim: 'yes' } },
+      data: { v, unread: 'x'.repeat(1000) },
+    });
     await core.createNamespacedConfigMap({ namespace: ns, body: body('listed', '1') });
-    const informer = new Informer<V1ConfigMap>({ kc, path: `/api/v1/namespaces/${ns}/configmaps`, list, labelSelector: 'trim=yes', transform: trimmed });
+    const informer = new Informer<V1ConfigMap>({
+      kc,
+      path: `/api/v1/namespaces/${ns}/configmaps`,
+      list,
+      labelSelector: 'trim=yes',
+      transform: trimmed,
+    });
     const handed: V1ConfigMap[] = [];
     informer.on((_event, object) => {
       handed.push(object);
@@ -110,7 +155,11 @@ describe('Informer', () => {
     await waitFor('the watched object', () => Promise.resolve(informer.get(ns, 'watched') !== undefined), 10_000);
     // Stopped, so that the assumed object is what `get` shows (no watch event overtakes it).
     await informer.stop();
-    const written = await core.replaceNamespacedConfigMap({ name: 'listed', namespace: ns, body: { ...body('listed', '2'), metadata: { ...informer.get(ns, 'listed')?.metadata, managedFields: undefined } } });
+    const written = await core.replaceNamespacedConfigMap({
+      name: 'listed',
+      namespace: ns,
+      body: { ...body('listed', '2'), metadata: { ...informer.get(ns, 'listed')?.metadata, managedFields: undefined } },
+    });
     informer.assume(written, informer.get(ns, 'listed')?.metadata?.resourceVersion);
 
     const kept = ['listed', 'watched'].map((name) => informer.get(ns, name));
@@ -128,7 +177,8 @@ describe('Informer', () => {
 
 describe('LeaderElector', () => {
   it('lets one instance lead, and another take over soon after it releases the Lease', async () => {
-    const make = (identity: string): LeaderElector => new LeaderElector({ kc, namespace: ns, name: 'operator', identity, leaseDurationSeconds: 5, retryPeriodMs: 200 });
+    const make = (identity: string): LeaderElector =>
+      new LeaderElector({ kc, namespace: ns, name: 'operator', identity, leaseDurationSeconds: 5, retryPeriodMs: 200 });
     const a = make('a');
     const b = make('b');
     const leading = new Set<string>();
@@ -140,7 +190,9 @@ describe('LeaderElector', () => {
     await a.stop();
     await waitFor('b to lead', () => Promise.resolve(leading.has('b')), 10_000);
     expect([...leading]).toEqual(['b']);
-    const lease = await kc.makeApiClient((await import('@kubernetes/client-node')).CoordinationV1Api).readNamespacedLease({ name: 'operator', namespace: ns });
+    const lease = await kc
+      .makeApiClient((await import('@kubernetes/client-node')).CoordinationV1Api)
+      .readNamespacedLease({ name: 'operator', namespace: ns });
     expect(lease.spec?.holderIdentity).toBe('b');
     await b.stop();
   });

@@ -7,14 +7,26 @@ import { Exec, RbacAuthorizationV1Api, type V1Status } from '@kubernetes/client-
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { execInContainer, type ContainerRef } from '../../step/container-exec.ts';
 import { pod } from '../builders/pod.ts';
-import { clients, createNamespace, deleteNamespace, finished, kubectl, running, waitFor, waitForPod } from './support.ts';
+import {
+  clients,
+  createNamespace,
+  deleteNamespace,
+  finished,
+  kubectl,
+  running,
+  waitFor,
+  waitForPod,
+} from './support.ts';
 
 const { kc, core } = clients();
 let ns = '';
 const unique = randomBytes(4).toString('hex');
 
 /** A Pod whose one container sleeps: something to exec into. */
-async function sleeper(name: string, configure: (b: ReturnType<typeof pod>) => ReturnType<typeof pod> = (b) => b): Promise<ContainerRef> {
+async function sleeper(
+  name: string,
+  configure: (b: ReturnType<typeof pod>) => ReturnType<typeof pod> = (b) => b,
+): Promise<ContainerRef> {
   const body = configure(pod(name).shell(`echo from-main > /tmp/main-${unique}; exec sleep 600`)).build();
   if (body.spec !== undefined) body.spec.terminationGracePeriodSeconds = 1;
   await core.createNamespacedPod({ namespace: ns, body });
@@ -29,9 +41,29 @@ interface Ran {
 }
 
 /** The real kubectl exec, with input on its stdin when given. */
-function kubectlExec(ref: ContainerRef, command: string[], input?: string, env: Record<string, string> = {}): Promise<Ran> {
-  const args = ['--kubeconfig', inject('cluster').kubeconfig, 'exec', ...(input === undefined ? [] : ['-i']), '-n', ref.namespace, ref.pod, '-c', ref.container, '--', ...command];
-  const child = spawn(inject('binaries').kubectl, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+function kubectlExec(
+  ref: ContainerRef,
+  command: string[],
+  input?: string,
+  env: Record<string, string> = {},
+): Promise<Ran> {
+  const args = [
+    '--kubeconfig',
+    inject('cluster').kubeconfig,
+    'exec',
+    ...(input === undefined ? [] : ['-i']),
+    '-n',
+    ref.namespace,
+    ref.pod,
+    '-c',
+    ref.container,
+    '--',
+    ...command,
+  ];
+  const child = spawn(inject('binaries').kubectl, args, {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   child.stdout.on('data', (d: Buffer) => out.push(d));
@@ -45,13 +77,27 @@ function kubectlExec(ref: ContainerRef, command: string[], input?: string, env: 
 }
 
 /** client-node's Exec as it is, without the step module's wrapper. */
-async function clientExec(ref: ContainerRef, command: string[], stdin?: Readable): Promise<{ status: V1Status | undefined; stdout: string; stderr: string }> {
+async function clientExec(
+  ref: ContainerRef,
+  command: string[],
+  stdin?: Readable,
+): Promise<{ status: V1Status | undefined; stdout: string; stderr: string }> {
   const [stdout, stderr] = [new PassThrough(), new PassThrough()];
   const chunks = { out: [] as Buffer[], err: [] as Buffer[] };
   stdout.on('data', (d: Buffer) => chunks.out.push(d));
   stderr.on('data', (d: Buffer) => chunks.err.push(d));
   let status: V1Status | undefined;
-  const ws = await new Exec(kc).exec(ref.namespace, ref.pod, ref.container, command, stdout, stderr, stdin ?? null, false, (s) => (status = s));
+  const ws = await new Exec(kc).exec(
+    ref.namespace,
+    ref.pod,
+    ref.container,
+    command,
+    stdout,
+    stderr,
+    stdin ?? null,
+    false,
+    (s) => (status = s),
+  );
   await new Promise((resolve) => ws.once('close', resolve));
   return { status, stdout: Buffer.concat(chunks.out).toString(), stderr: Buffer.concat(chunks.err).toString() };
 }
@@ -75,7 +121,7 @@ afterAll(async () => {
 });
 
 describe('kubectl exec through kube-apiserver to the node agent', () => {
-  it('gives stdout and stderr apart and exits with the command\'s exit code', async () => {
+  it("gives stdout and stderr apart and exits with the command's exit code", async () => {
     const ran = await kubectlExec(plain, ['sh', '-c', 'echo to-out; echo to-err >&2; exit 3']);
     expect([ran.code, ran.stdout]).toEqual([3, 'to-out\n']);
     expect(ran.stderr).toContain('to-err\n');
@@ -91,8 +137,12 @@ describe('kubectl exec through kube-apiserver to the node agent', () => {
     expect([ran.code, ran.stdout.trim()]).toEqual([0, '3']);
   });
 
-  it('runs in the container\'s own root, where the container\'s files are and where its writes stay', async () => {
-    const ran = await kubectlExec(plain, ['sh', '-c', `cat /tmp/main-${unique}; echo from-exec > /exec-${unique}; cat /exec-${unique}`]);
+  it("runs in the container's own root, where the container's files are and where its writes stay", async () => {
+    const ran = await kubectlExec(plain, [
+      'sh',
+      '-c',
+      `cat /tmp/main-${unique}; echo from-exec > /exec-${unique}; cat /exec-${unique}`,
+    ]);
     expect([ran.code, ran.stdout]).toEqual([0, 'from-main\nfrom-exec\n']);
     expect(existsSync(`/exec-${unique}`)).toBe(false);
     expect((await kubectlExec(plain, ['cat', `/exec-${unique}`])).stdout).toBe('from-exec\n');
@@ -115,9 +165,14 @@ describe('kubectl exec through kube-apiserver to the node agent', () => {
   });
 });
 
-describe('the exec runs as the container\'s process does', () => {
-  it('has the container\'s environment, working directory and user', async () => {
-    const ref = await sleeper('configured', (b) => b.env([{ name: 'GREETING', value: 'hello' }]).workingDir(`/opt/exec-${unique}`).security({ runAsUser: 1234, runAsGroup: 2345 }));
+describe("the exec runs as the container's process does", () => {
+  it("has the container's environment, working directory and user", async () => {
+    const ref = await sleeper('configured', (b) =>
+      b
+        .env([{ name: 'GREETING', value: 'hello' }])
+        .workingDir(`/opt/exec-${unique}`)
+        .security({ runAsUser: 1234, runAsGroup: 2345 }),
+    );
     const ran = await kubectlExec(ref, ['sh', '-c', 'echo "$GREETING"; pwd; id -u; id -g']);
     expect([ran.code, ran.stdout]).toEqual([0, `hello\n/opt/exec-${unique}\n1234\n2345\n`]);
   });
@@ -127,7 +182,11 @@ describe('client-node Exec through kube-apiserver', () => {
   it('reports the exit code in the status and keeps stderr apart', async () => {
     const ran = await clientExec(plain, ['sh', '-c', 'echo out; echo err >&2; exit 7']);
     expect([ran.stdout, ran.stderr]).toEqual(['out\n', 'err\n']);
-    expect(ran.status).toMatchObject({ status: 'Failure', reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: '7' }] } });
+    expect(ran.status).toMatchObject({
+      status: 'Failure',
+      reason: 'NonZeroExitCode',
+      details: { causes: [{ reason: 'ExitCode', message: '7' }] },
+    });
   });
 
   it('reports Success for exit 0 and reads stdin to its end', async () => {
@@ -136,7 +195,16 @@ describe('client-node Exec through kube-apiserver', () => {
   });
 
   it('keeps serving after a client resets the connection in the middle of a large output', async () => {
-    const ws = await new Exec(kc).exec(ns, plain.pod, 'main', ['head', '-c', '50000000', '/dev/zero'], new PassThrough(), new PassThrough(), null, false);
+    const ws = await new Exec(kc).exec(
+      ns,
+      plain.pod,
+      'main',
+      ['head', '-c', '50000000', '/dev/zero'],
+      new PassThrough(),
+      new PassThrough(),
+      null,
+      false,
+    );
     await new Promise((resolve) => ws.once('message', resolve));
     ws.terminate();
     expect(await kubectlExec(plain, ['echo', 'still-here'])).toEqual({ code: 0, stdout: 'still-here\n', stderr: '' });
@@ -153,16 +221,33 @@ describe('client-node Exec through kube-apiserver', () => {
   });
 
   it('leaves the command running when the client goes away, as container runtimes do', async () => {
-    const ws = await new Exec(kc).exec(ns, plain.pod, 'main', ['sh', '-c', `sleep 2; echo survived > /tmp/left-${unique}`], new PassThrough(), new PassThrough(), null, false);
+    const ws = await new Exec(kc).exec(
+      ns,
+      plain.pod,
+      'main',
+      ['sh', '-c', `sleep 2; echo survived > /tmp/left-${unique}`],
+      new PassThrough(),
+      new PassThrough(),
+      null,
+      false,
+    );
     ws.close();
-    await waitFor('the command to finish after the client left', async () => (await kubectlExec(plain, ['cat', `/tmp/left-${unique}`])).stdout === 'survived\n', 20_000);
+    await waitFor(
+      'the command to finish after the client left',
+      async () => (await kubectlExec(plain, ['cat', `/tmp/left-${unique}`])).stdout === 'survived\n',
+      20_000,
+    );
   });
 });
 
-describe('execInContainer, the step runner\'s exec', () => {
+describe("execInContainer, the step runner's exec", () => {
   it('gives the exit code, stdout and stderr apart, with nothing of its own on stderr', async () => {
     const [out, err] = [collect(), collect()];
-    const result = await execInContainer(kc, plain, { command: ['sh', '-c', 'echo out; echo err >&2; exit 5'], stdout: out.stream, stderr: err.stream });
+    const result = await execInContainer(kc, plain, {
+      command: ['sh', '-c', 'echo out; echo err >&2; exit 5'],
+      stdout: out.stream,
+      stderr: err.stream,
+    });
     expect([result, out.text(), err.text()]).toEqual([{ exitCode: 5, stopped: false }, 'out\n', 'err\n']);
   });
 
@@ -170,7 +255,13 @@ describe('execInContainer, the step runner\'s exec', () => {
     const controller = new AbortController();
     const [out, err] = [collect(), collect()];
     const marker = `/tmp/stopped-${unique}`;
-    const running = execInContainer(kc, plain, { command: ['sh', '-c', `echo started; sleep 5; echo finished > ${marker}`], stdout: out.stream, stderr: err.stream, signal: controller.signal, graceMs: 4000 });
+    const running = execInContainer(kc, plain, {
+      command: ['sh', '-c', `echo started; sleep 5; echo finished > ${marker}`],
+      stdout: out.stream,
+      stderr: err.stream,
+      signal: controller.signal,
+      graceMs: 4000,
+    });
     await waitFor('the command to start', () => Promise.resolve(out.text() === 'started\n'), 10_000);
     const abortedAt = Date.now();
     controller.abort();
@@ -178,13 +269,21 @@ describe('execInContainer, the step runner\'s exec', () => {
     // Before the grace period: SIGTERM ended the command and the sleep it waited for.
     expect([result, Date.now() - abortedAt < 2000]).toEqual([{ exitCode: 143, stopped: true }, true]);
     await new Promise((resolve) => setTimeout(resolve, 6000));
-    expect((await kubectlExec(plain, ['sh', '-c', `cat ${marker} 2>/dev/null || echo absent`])).stdout).toBe('absent\n');
+    expect((await kubectlExec(plain, ['sh', '-c', `cat ${marker} 2>/dev/null || echo absent`])).stdout).toBe(
+      'absent\n',
+    );
   });
 
   it('kills a command that ignores the stop signal once the grace period is over', async () => {
     const controller = new AbortController();
     const [out, err] = [collect(), collect()];
-    const running = execInContainer(kc, plain, { command: ['sh', '-c', 'trap "" TERM; echo started; sleep 30'], stdout: out.stream, stderr: err.stream, signal: controller.signal, graceMs: 1000 });
+    const running = execInContainer(kc, plain, {
+      command: ['sh', '-c', 'trap "" TERM; echo started; sleep 30'],
+      stdout: out.stream,
+      stderr: err.stream,
+      signal: controller.signal,
+      graceMs: 1000,
+    });
     await waitFor('the command to start', () => Promise.resolve(out.text() === 'started\n'), 10_000);
     controller.abort();
     expect(await running).toEqual({ exitCode: 137, stopped: true });
@@ -199,10 +298,22 @@ describe('execInContainer, the step runner\'s exec', () => {
       { apiGroups: [''], resources: ['pods/exec'], verbs: ['create', 'get'] },
     ];
     await rbac.createNamespacedRole({ namespace: ns, body: { metadata: { name: 'execer' }, rules } });
-    await rbac.createNamespacedRoleBinding({ namespace: ns, body: { metadata: { name: 'execer' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'execer' }, subjects: [{ kind: 'ServiceAccount', name: 'execer', namespace: ns }] } });
+    await rbac.createNamespacedRoleBinding({
+      namespace: ns,
+      body: {
+        metadata: { name: 'execer' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'execer' },
+        subjects: [{ kind: 'ServiceAccount', name: 'execer', namespace: ns }],
+      },
+    });
     // The step runner the local cluster puts on the node agents' PATH, as a step Pod runs it:
     // never this checkout, which a Pod need not see.
-    const spec = { type: 'container-exec', config: {}, argv: ['sh', '-c', 'echo via-service-account; exit 4'], exec: { namespace: ns, pod: 'plain', container: 'main', stopSignal: 'SIGTERM', graceMs: 1000 } };
+    const spec = {
+      type: 'container-exec',
+      config: {},
+      argv: ['sh', '-c', 'echo via-service-account; exit 4'],
+      exec: { namespace: ns, pod: 'plain', container: 'main', stopSignal: 'SIGTERM', graceMs: 1000 },
+    };
     const body = pod('execer').build();
     if (body.spec !== undefined) {
       body.spec.serviceAccountName = 'execer';
@@ -223,11 +334,20 @@ describe('execInContainer, the step runner\'s exec', () => {
       `const { execKubeConfig, execInContainer } = await import(${JSON.stringify(module)});`,
       `await execInContainer(execKubeConfig(process.env, process.env.KUBECONFIG), { namespace: ${JSON.stringify(ns)}, pod: 'plain', container: 'main' }, { command: ['sh', '-c', 'echo started; sleep 5; echo finished > ${marker}'], stdout: process.stdout, stderr: process.stderr, graceMs: 1000 });`,
     ].join('\n');
-    const client = spawn(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, KUBECONFIG: inject('cluster').kubeconfig }, stdio: ['ignore', 'pipe', 'inherit'] });
-    await new Promise<void>((resolve) => client.stdout.on('data', (d: Buffer) => { if (d.toString().includes('started')) resolve(); }));
+    const client = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      env: { ...process.env, KUBECONFIG: inject('cluster').kubeconfig },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise<void>((resolve) =>
+      client.stdout.on('data', (d: Buffer) => {
+        if (d.toString().includes('started')) resolve();
+      }),
+    );
     client.kill('SIGKILL');
     await new Promise((resolve) => setTimeout(resolve, 6000));
-    expect((await kubectlExec(plain, ['sh', '-c', `cat ${marker} 2>/dev/null || echo absent`])).stdout).toBe('absent\n');
+    expect((await kubectlExec(plain, ['sh', '-c', `cat ${marker} 2>/dev/null || echo absent`])).stdout).toBe(
+      'absent\n',
+    );
   });
 
   it('fails with a clear error when the container has ended', async () => {
@@ -235,6 +355,12 @@ describe('execInContainer, the step runner\'s exec', () => {
     await core.createNamespacedPod({ namespace: ns, body });
     await waitForPod(core, { namespace: ns, name: 'ended' }, 'to finish', finished);
     const [out, err] = [collect(), collect()];
-    await expect(execInContainer(kc, { namespace: ns, pod: 'ended', container: 'main' }, { command: ['true'], stdout: out.stream, stderr: err.stream })).rejects.toThrow(/exec in .*\/ended container main/);
+    await expect(
+      execInContainer(
+        kc,
+        { namespace: ns, pod: 'ended', container: 'main' },
+        { command: ['true'], stdout: out.stream, stderr: err.stream },
+      ),
+    ).rejects.toThrow(/exec in .*\/ended container main/);
   });
 });

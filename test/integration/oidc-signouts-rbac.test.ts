@@ -22,11 +22,24 @@ const stores: SignedOutSessions[] = [];
 
 /** A client that is the chart's API server service account, by a token of it. */
 async function serviceAccountConfig(account: string): Promise<KubeConfig> {
-  const token = (await core.createNamespacedServiceAccountToken({ name: account, namespace: ns, body: { spec: { audiences: [], expirationSeconds: 3600 } } })).status?.token ?? '';
+  const token =
+    (
+      await core.createNamespacedServiceAccountToken({
+        name: account,
+        namespace: ns,
+        body: { spec: { audiences: [], expirationSeconds: 3600 } },
+      })
+    ).status?.token ?? '';
   const cluster = kc.getCurrentCluster();
   const config = new KubeConfig();
   config.loadFromOptions({
-    clusters: [{ name: 'local', server: cluster?.server ?? '', ...(cluster?.caFile === undefined ? {} : { caFile: cluster.caFile }) }],
+    clusters: [
+      {
+        name: 'local',
+        server: cluster?.server ?? '',
+        ...(cluster?.caFile === undefined ? {} : { caFile: cluster.caFile }),
+      },
+    ],
     users: [{ name: account, token }],
     contexts: [{ name: 'sa', cluster: 'local', user: account, namespace: ns }],
     currentContext: 'sa',
@@ -35,20 +48,48 @@ async function serviceAccountConfig(account: string): Promise<KubeConfig> {
 }
 
 function store(name: string): SignedOutSessions {
-  const made = new SignedOutSessions({ kc: asApi, core: asApi.makeApiClient(CoreV1Api), namespace: ns, name, logger: silentLogger });
+  const made = new SignedOutSessions({
+    kc: asApi,
+    core: asApi.makeApiClient(CoreV1Api),
+    namespace: ns,
+    name,
+    logger: silentLogger,
+  });
   stores.push(made);
   return made;
 }
 
 beforeAll(async () => {
   ns = await createNamespace(core, 'oidc-rbac');
-  const oidc = ['issuer=https://issuer.example', 'clientId=kubedag', 'redirectUrl=https://kubedag.example/auth/oidc/callback', 'existingSecret=oidc'].flatMap((v) => ['--set', `apiServer.auth.oidc.${v}`]);
-  const text = runHelm(inject('binaries').helm, ['template', RELEASE, join(import.meta.dirname, '../../charts/kubedag'), '--namespace', ns, '--set', `operator.namespaces={${ns}}`, '--set', 'apiServer.auth.mode=oidc', '--set-json', 'apiServer.auth.oidc.permissions={"admins":["read"]}', ...oidc]);
+  const oidc = [
+    'issuer=https://issuer.example',
+    'clientId=kubedag',
+    'redirectUrl=https://kubedag.example/auth/oidc/callback',
+    'existingSecret=oidc',
+  ].flatMap((v) => ['--set', `apiServer.auth.oidc.${v}`]);
+  const text = runHelm(inject('binaries').helm, [
+    'template',
+    RELEASE,
+    join(import.meta.dirname, '../../charts/kubedag'),
+    '--namespace',
+    ns,
+    '--set',
+    `operator.namespaces={${ns}}`,
+    '--set',
+    'apiServer.auth.mode=oidc',
+    '--set-json',
+    'apiServer.auth.oidc.permissions={"admins":["read"]}',
+    ...oidc,
+  ]);
   const rendered = (loadAll(text) as (KubernetesObject | null)[]).filter((o): o is KubernetesObject => o !== null);
   // Only what the chart puts in this namespace: the API server's account and its Roles.
-  const mine = rendered.filter((o) => o.metadata?.namespace === ns && (o.kind === 'ServiceAccount' || o.kind === 'Role' || o.kind === 'RoleBinding'));
+  const mine = rendered.filter(
+    (o) =>
+      o.metadata?.namespace === ns && (o.kind === 'ServiceAccount' || o.kind === 'Role' || o.kind === 'RoleBinding'),
+  );
   for (const object of mine) await objects.create(object);
-  const account = mine.find((o) => o.kind === 'ServiceAccount' && o.metadata?.name?.endsWith('-api') === true)?.metadata?.name ?? '';
+  const account =
+    mine.find((o) => o.kind === 'ServiceAccount' && o.metadata?.name?.endsWith('-api') === true)?.metadata?.name ?? '';
   asApi = await serviceAccountConfig(account);
 });
 
@@ -64,7 +105,12 @@ describe("the chart's RBAC for shared sign-outs", () => {
     const until = Date.now() + 3_600_000;
     await shared.add('first-session', until);
     await shared.add('second-session', until);
-    await waitFor('both sign-outs seen through the watch', () => Promise.resolve(shared.has('first-session', Date.now()) && shared.has('second-session', Date.now())), 10_000, 100);
+    await waitFor(
+      'both sign-outs seen through the watch',
+      () => Promise.resolve(shared.has('first-session', Date.now()) && shared.has('second-session', Date.now())),
+      10_000,
+      100,
+    );
     const data = (await core.readNamespacedConfigMap({ namespace: ns, name: CONFIGMAP })).data ?? {};
     expect(Object.keys(data).sort()).toEqual(['first-session', 'second-session']);
   });

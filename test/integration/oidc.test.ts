@@ -33,7 +33,12 @@ const servers: Server[] = [];
 const ports: number[] = [];
 
 /** An API server on `port` with OIDC (and `modes`), its clock moved `skewMs` ahead; `more` adds or replaces variables. */
-async function api(port: number, modes: string, skewMs = 0, more: Record<string, string> = {}): Promise<{ server: Server; base: string }> {
+async function api(
+  port: number,
+  modes: string,
+  skewMs = 0,
+  more: Record<string, string> = {},
+): Promise<{ server: Server; base: string }> {
   const env = {
     KUBEDAG_AUTH_MODE: modes,
     KUBEDAG_AUTH_TOKEN: TOKEN,
@@ -43,17 +48,33 @@ async function api(port: number, modes: string, skewMs = 0, more: Record<string,
     KUBEDAG_AUTH_OIDC_REDIRECT_URL: `http://127.0.0.1:${String(port)}/auth/oidc/callback`,
     KUBEDAG_AUTH_OIDC_SESSION_KEY: KEY,
     KUBEDAG_AUTH_OIDC_COOKIE_SECURE: 'false',
-    ...(modes.includes('kubernetes') ? {} : { KUBEDAG_AUTH_OIDC_PERMISSIONS: JSON.stringify({ 'kubedag-operators': ['read', 'run'], 'kubedag-viewers': ['read'] }) }),
+    ...(modes.includes('kubernetes')
+      ? {}
+      : {
+          KUBEDAG_AUTH_OIDC_PERMISSIONS: JSON.stringify({
+            'kubedag-operators': ['read', 'run'],
+            'kubedag-viewers': ['read'],
+          }),
+        }),
     ...more,
   };
-  const config = parseApiConfig([`--namespace=${ns}`, `--kubeconfig=${inject('cluster').kubeconfig}`, `--lease-namespace=${ns}`], env);
-  const provider = await OidcProvider.discover(config.auth.oidc ?? (undefined as never), { now: () => Date.now() + skewMs });
+  const config = parseApiConfig(
+    [`--namespace=${ns}`, `--kubeconfig=${inject('cluster').kubeconfig}`, `--lease-namespace=${ns}`],
+    env,
+  );
+  const provider = await OidcProvider.discover(config.auth.oidc ?? (undefined as never), {
+    now: () => Date.now() + skewMs,
+  });
   const server = await startServer({
     config,
     version: 'test',
     plugins: [
       (app, context) => {
-        const kubernetes = { authentication: kc.makeApiClient(AuthenticationV1Api), authorization: kc.makeApiClient(AuthorizationV1Api), namespace: context.namespace };
+        const kubernetes = {
+          authentication: kc.makeApiClient(AuthenticationV1Api),
+          authorization: kc.makeApiClient(AuthorizationV1Api),
+          namespace: context.namespace,
+        };
         registerAuth(app, authOptions(config.auth, kubernetes, provider));
       },
     ],
@@ -67,7 +88,15 @@ async function api(port: number, modes: string, skewMs = 0, more: Record<string,
 }
 
 const call = (base: string, path: string, session: string | undefined, init: RequestInit = {}): Promise<Response> =>
-  fetch(`${base}${path}`, { ...init, redirect: 'manual', headers: { ...(session === undefined ? {} : { cookie: `kubedag_session=${session}` }), ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...(init.headers as Record<string, string> | undefined) } });
+  fetch(`${base}${path}`, {
+    ...init,
+    redirect: 'manual',
+    headers: {
+      ...(session === undefined ? {} : { cookie: `kubedag_session=${session}` }),
+      ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(init.headers as Record<string, string> | undefined),
+    },
+  });
 
 let a = '';
 let b = '';
@@ -76,10 +105,18 @@ beforeAll(async () => {
   ns = await createNamespace(core, 'oidc');
   for (let i = 0; i < 10; i++) ports.push(await freePort());
   const uris = ports.map((p) => `http://127.0.0.1:${String(p)}/auth/oidc/callback`);
-  dex = await startDex({ users: USERS, redirectUris: uris, postLogoutUris: ports.map((p) => `http://127.0.0.1:${String(p)}/`) });
+  dex = await startDex({
+    users: USERS,
+    redirectUris: uris,
+    postLogoutUris: ports.map((p) => `http://127.0.0.1:${String(p)}/`),
+  });
   a = (await api(ports[0] ?? 0, 'oidc,bearer')).base;
   b = (await api(ports[1] ?? 0, 'oidc,bearer')).base;
-  const created = await call(a, '/api/v2/dags', undefined, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ name: 'hello', spec: DAG }) });
+  const created = await call(a, '/api/v2/dags', undefined, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}` },
+    body: JSON.stringify({ name: 'hello', spec: DAG }),
+  });
   expect(created.status).toBe(201);
 }, 240_000);
 
@@ -100,16 +137,31 @@ describe('OIDC sign-in with Dex', () => {
   it('signs in through Dex and maps the groups to permissions', async () => {
     const ann = await signIn(a, 'ann@example.com');
     expect(ann.status).toBe(302);
-    const me = (await (await call(a, '/auth/me', ann.session)).json()) as { user: string; groups: string[]; permissions: string[] };
+    const me = (await (await call(a, '/auth/me', ann.session)).json()) as {
+      user: string;
+      groups: string[];
+      permissions: string[];
+    };
     expect(me).toMatchObject({ user: 'ann@example.com', groups: ['kubedag-operators'] });
     expect(me.permissions.sort()).toEqual(['read', 'run']);
     expect((await call(a, '/api/v2/dags', ann.session)).status).toBe(200);
-    const started = await call(a, '/api/v2/dags/hello/start', ann.session, { method: 'POST', headers: { origin: a }, body: '{}' });
+    const started = await call(a, '/api/v2/dags/hello/start', ann.session, {
+      method: 'POST',
+      headers: { origin: a },
+      body: '{}',
+    });
     expect(started.status).toBe(200);
-    const refused = await call(a, '/api/v2/dags', ann.session, { method: 'POST', headers: { origin: a }, body: JSON.stringify({ name: 'other' }) });
+    const refused = await call(a, '/api/v2/dags', ann.session, {
+      method: 'POST',
+      headers: { origin: a },
+      body: JSON.stringify({ name: 'other' }),
+    });
     expect(refused.status).toBe(403);
     const bob = await signIn(a, 'bob@example.com');
-    expect((await call(a, '/api/v2/dags/hello/start', bob.session, { method: 'POST', headers: { origin: a }, body: '{}' })).status).toBe(403);
+    expect(
+      (await call(a, '/api/v2/dags/hello/start', bob.session, { method: 'POST', headers: { origin: a }, body: '{}' }))
+        .status,
+    ).toBe(403);
   });
 
   it('refuses a change made with the cookie from another origin or none', async () => {
@@ -147,7 +199,9 @@ describe('OIDC sign-in with Dex', () => {
   });
 
   it('keeps tokens working for scripts beside cookies', async () => {
-    expect((await call(a, '/api/v2/dags', undefined, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+    expect((await call(a, '/api/v2/dags', undefined, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(
+      200,
+    );
   });
 
   it('signs out: the old cookie no longer works, and the browser is sent to the provider', async () => {
@@ -157,34 +211,74 @@ describe('OIDC sign-in with Dex', () => {
     expect(out.status).toBe(200);
     const { redirect } = (await out.json()) as { redirect: string };
     // RP-initiated logout when Dex advertises an end_session_endpoint (it does with its sessions on, test/dex.ts), else home.
-    const discovery = (await (await fetch(`${dex.issuer}/.well-known/openid-configuration`)).json()) as { end_session_endpoint?: string };
+    const discovery = (await (await fetch(`${dex.issuer}/.well-known/openid-configuration`)).json()) as {
+      end_session_endpoint?: string;
+    };
     expect(redirect.startsWith(discovery.end_session_endpoint ?? `${a}/`)).toBe(true);
     expect((await call(a, '/api/v2/dags', ann.session)).status).toBe(401);
-    expect((await call(a, '/auth/logout', ann.session, { method: 'POST', headers: { origin: 'http://evil.example' } })).status).toBe(403);
+    expect(
+      (await call(a, '/auth/logout', ann.session, { method: 'POST', headers: { origin: 'http://evil.example' } }))
+        .status,
+    ).toBe(403);
   });
 
   it('signs a session out on every replica that shares sign-outs, and on the one that took it alone otherwise', async () => {
     const shared = { KUBEDAG_AUTH_OIDC_SIGNOUTS_CONFIGMAP: 'kubedag-signouts' };
-    const [c, d] = [(await api(ports[8] ?? 0, 'oidc,bearer', 0, shared)).base, (await api(ports[9] ?? 0, 'oidc,bearer', 0, shared)).base];
+    const [c, d] = [
+      (await api(ports[8] ?? 0, 'oidc,bearer', 0, shared)).base,
+      (await api(ports[9] ?? 0, 'oidc,bearer', 0, shared)).base,
+    ];
     const ann = await signIn(c, 'ann@example.com');
-    expect([(await call(d, '/api/v2/dags', ann.session)).status, (await call(b, '/api/v2/dags', ann.session)).status]).toEqual([200, 200]);
+    expect([
+      (await call(d, '/api/v2/dags', ann.session)).status,
+      (await call(b, '/api/v2/dags', ann.session)).status,
+    ]).toEqual([200, 200]);
     expect((await call(c, '/auth/logout', ann.session, { method: 'POST', headers: { origin: c } })).status).toBe(200);
-    const entries = Object.values((await core.readNamespacedConfigMap({ namespace: ns, name: 'kubedag-signouts' })).data ?? {});
+    const entries = Object.values(
+      (await core.readNamespacedConfigMap({ namespace: ns, name: 'kubedag-signouts' })).data ?? {},
+    );
     expect([entries.length, Number(entries[0]) > Date.now()]).toEqual([1, true]);
     // d learns it through its watch of the ConfigMap; b, which shares nothing, goes on accepting the cookie.
     await expect.poll(async () => (await call(d, '/api/v2/dags', ann.session)).status, { timeout: 10_000 }).toBe(401);
-    expect([(await call(c, '/api/v2/dags', ann.session)).status, (await call(b, '/api/v2/dags', ann.session)).status]).toEqual([401, 200]);
+    expect([
+      (await call(c, '/api/v2/dags', ann.session)).status,
+      (await call(b, '/api/v2/dags', ann.session)).status,
+    ]).toEqual([401, 200]);
   });
 
   it('asks the cluster about the signed-in user and groups with mode kubernetes', async () => {
     const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
-    await rbac.createNamespacedRole({ namespace: ns, body: { metadata: { name: 'operators' }, rules: [{ apiGroups: ['kubedag.io'], resources: ['dags'], verbs: ['get'] }, { apiGroups: ['kubedag.io'], resources: ['dagruns'], verbs: ['create'] }] } });
-    await rbac.createNamespacedRoleBinding({ namespace: ns, body: { metadata: { name: 'operators' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'operators' }, subjects: [{ kind: 'Group', name: 'kubedag-operators', apiGroup: 'rbac.authorization.k8s.io' }] } });
+    await rbac.createNamespacedRole({
+      namespace: ns,
+      body: {
+        metadata: { name: 'operators' },
+        rules: [
+          { apiGroups: ['kubedag.io'], resources: ['dags'], verbs: ['get'] },
+          { apiGroups: ['kubedag.io'], resources: ['dagruns'], verbs: ['create'] },
+        ],
+      },
+    });
+    await rbac.createNamespacedRoleBinding({
+      namespace: ns,
+      body: {
+        metadata: { name: 'operators' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'operators' },
+        subjects: [{ kind: 'Group', name: 'kubedag-operators', apiGroup: 'rbac.authorization.k8s.io' }],
+      },
+    });
     const k = await api(ports[4] ?? 0, 'oidc,kubernetes,bearer');
     const ann = await signIn(k.base, 'ann@example.com');
     const bob = await signIn(k.base, 'bob@example.com');
     expect((await call(k.base, '/api/v2/dags', ann.session)).status).toBe(200);
-    expect((await call(k.base, '/api/v2/dags', ann.session, { method: 'POST', headers: { origin: k.base }, body: JSON.stringify({ name: 'x' }) })).status).toBe(403);
+    expect(
+      (
+        await call(k.base, '/api/v2/dags', ann.session, {
+          method: 'POST',
+          headers: { origin: k.base },
+          body: JSON.stringify({ name: 'x' }),
+        })
+      ).status,
+    ).toBe(403);
     expect((await call(k.base, '/api/v2/dags', bob.session)).status).toBe(403);
   });
 
@@ -219,7 +313,9 @@ describe('OIDC sign-in with Dex', () => {
 
   it('ends the session when its tokens expire and it has no refresh token', async () => {
     // Without offline_access Dex issues no refresh token.
-    const noRefresh = await api(ports[5] ?? 0, 'oidc,bearer', 0, { KUBEDAG_AUTH_OIDC_SCOPES: 'openid profile email groups' });
+    const noRefresh = await api(ports[5] ?? 0, 'oidc,bearer', 0, {
+      KUBEDAG_AUTH_OIDC_SCOPES: 'openid profile email groups',
+    });
     const ann = await signIn(noRefresh.base, 'ann@example.com');
     expect((await call(noRefresh.base, '/api/v2/dags', ann.session)).status).toBe(200);
     const later = await api(ports[7] ?? 0, 'oidc,bearer', 20 * 60_000);

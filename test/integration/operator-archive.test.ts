@@ -32,7 +32,9 @@ import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts
 const { core, kube } = clients();
 const WINDOW = '3s';
 
-const nodeNames = (run: { readonly status?: { readonly nodes?: readonly { readonly name: string }[] } } | undefined): string[] => (run?.status?.nodes ?? []).map((n) => n.name).sort();
+const nodeNames = (
+  run: { readonly status?: { readonly nodes?: readonly { readonly name: string }[] } } | undefined,
+): string[] => (run?.status?.nodes ?? []).map((n) => n.name).sort();
 
 async function drain(pages: AsyncIterable<readonly HistorySummary[]>): Promise<HistorySummary[]> {
   const all: HistorySummary[] = [];
@@ -41,10 +43,14 @@ async function drain(pages: AsyncIterable<readonly HistorySummary[]>): Promise<H
 }
 
 /** A cache that holds exactly these objects, as an informer one read behind the server would. */
-function cacheOf<T extends { readonly metadata?: { readonly namespace?: string; readonly name?: string } }>(objects: readonly T[]): Informer<T> {
+function cacheOf<T extends { readonly metadata?: { readonly namespace?: string; readonly name?: string } }>(
+  objects: readonly T[],
+): Informer<T> {
   const cache = {
-    get: (namespace: string | undefined, name: string): T | undefined => objects.find((o) => o.metadata?.namespace === namespace && o.metadata?.name === name),
-    list: (namespace?: string): T[] => objects.filter((o) => namespace === undefined || o.metadata?.namespace === namespace),
+    get: (namespace: string | undefined, name: string): T | undefined =>
+      objects.find((o) => o.metadata?.namespace === namespace && o.metadata?.name === name),
+    list: (namespace?: string): T[] =>
+      objects.filter((o) => namespace === undefined || o.metadata?.namespace === namespace),
   };
   return cache as unknown as Informer<T>;
 }
@@ -52,7 +58,9 @@ function cacheOf<T extends { readonly metadata?: { readonly namespace?: string; 
 interface Backend {
   readonly name: 'sqlite' | 'postgres';
   /** The flags and variables that select the store, and its configuration for the test's own reads. */
-  setup(dir: string): Promise<{ readonly args: string[]; readonly env: Record<string, string>; readonly config: HistoryStoreConfig }>;
+  setup(
+    dir: string,
+  ): Promise<{ readonly args: string[]; readonly env: Record<string, string>; readonly config: HistoryStoreConfig }>;
   teardown(): Promise<void>;
 }
 
@@ -62,7 +70,11 @@ const backends: Backend[] = [
     name: 'sqlite',
     setup: (dir) => {
       const path = join(dir, 'history.db');
-      return Promise.resolve({ args: ['--history-store=sqlite', `--history-sqlite-path=${path}`], env: {}, config: { kind: 'sqlite', path } });
+      return Promise.resolve({
+        args: ['--history-store=sqlite', `--history-sqlite-path=${path}`],
+        env: {},
+        config: { kind: 'sqlite', path },
+      });
     },
     teardown: () => Promise.resolve(),
   },
@@ -71,7 +83,11 @@ const backends: Backend[] = [
     setup: async () => {
       postgres = await startPostgres();
       const url = await postgres.database('archive');
-      return { args: ['--history-store=postgres'], env: { KUBEDAG_HISTORY_POSTGRES_URL: url }, config: { kind: 'postgres', url } };
+      return {
+        args: ['--history-store=postgres'],
+        env: { KUBEDAG_HISTORY_POSTGRES_URL: url },
+        config: { kind: 'postgres', url },
+      };
     },
     teardown: async () => {
       await postgres?.stop();
@@ -91,7 +107,19 @@ async function gone(namespace: string, name: string): Promise<boolean> {
 }
 
 // 17 parallel steps finish close together: more than SEAL_RECORDS (16), so records are sealed.
-const WIDE = ['type: graph', 'steps:', ...Array.from({ length: 17 }, (_, i) => `  - {name: s${String(i + 1).padStart(2, '0')}, command: echo ${String(i + 1)}}`), '  - {name: call-child, call: child}', '---', 'name: child', 'steps:', '  - {name: greet, command: echo hello}'].join('\n');
+const WIDE = [
+  'type: graph',
+  'steps:',
+  ...Array.from(
+    { length: 17 },
+    (_, i) => `  - {name: s${String(i + 1).padStart(2, '0')}, command: echo ${String(i + 1)}}`,
+  ),
+  '  - {name: call-child, call: child}',
+  '---',
+  'name: child',
+  'steps:',
+  '  - {name: greet, command: echo hello}',
+].join('\n');
 
 describe.each(backends)('archiving into the $name history store', (backend) => {
   let ns = '';
@@ -110,7 +138,13 @@ describe.each(backends)('archiving into the $name history store', (backend) => {
     ns = await createNamespace(core, `kd-arch-${backend.name.slice(0, 2)}`);
     dir = await mkdtemp(join(tmpdir(), 'kd-archive-'));
     selected = await backend.setup(dir);
-    operator = await startOperator(ns, join(dir, 'logs'), [...selected.args, `--archive-after=${WINDOW}`], true, selected.env);
+    operator = await startOperator(
+      ns,
+      join(dir, 'logs'),
+      [...selected.args, `--archive-after=${WINDOW}`],
+      true,
+      selected.env,
+    );
     store = await openHistoryStore(selected.config);
   }, POSTGRES_SERVER_START_MS);
 
@@ -143,7 +177,9 @@ describe.each(backends)('archiving into the $name history store', (backend) => {
     const sub = await db().run(subs[0] as HistorySummary);
     expect(nodeNames(sub?.resource)).toEqual(['greet']);
     expect(sub?.resource.spec.definition).toMatchObject({ name: 'child' });
-    const left = (await kube.runs.list(ns)).items.filter((r) => r.spec.dagName === 'wide' || r.spec.dagName === 'child');
+    const left = (await kube.runs.list(ns)).items.filter(
+      (r) => r.spec.dagName === 'wide' || r.spec.dagName === 'child',
+    );
     expect(left).toEqual([]);
     // Logs stay in the log store, found by the run's key as before.
     expect(existsSync(join(dir, 'logs', ns, 'wide', dagRunId))).toBe(true);
@@ -155,8 +191,16 @@ describe.each(backends)('archiving into the $name history store', (backend) => {
   it("keeps the DAG status's latest run once the run has left etcd", async () => {
     const dag = await kube.dags.get(ns, 'wide');
     // A new generation makes the DAG reconciler write its status again, now without the run in etcd.
-    await kube.dags.mergePatch(ns, 'wide', { metadata: { annotations: { 'test/touch': '1' } }, spec: { ...dag.spec, description: 'touched' } });
-    await waitFor('the DAG status of the new generation', async () => (await kube.dags.get(ns, 'wide')).status?.observedGeneration === (dag.metadata?.generation ?? 0) + 1, 30_000, 200);
+    await kube.dags.mergePatch(ns, 'wide', {
+      metadata: { annotations: { 'test/touch': '1' } },
+      spec: { ...dag.spec, description: 'touched' },
+    });
+    await waitFor(
+      'the DAG status of the new generation',
+      async () => (await kube.dags.get(ns, 'wide')).status?.observedGeneration === (dag.metadata?.generation ?? 0) + 1,
+      30_000,
+      200,
+    );
     const status = (await kube.dags.get(ns, 'wide')).status;
     expect(status?.latestRun).toMatchObject({ resourceName: 'wide-1', statusLabel: 'succeeded' });
   });
@@ -168,9 +212,23 @@ describe.each(backends)('archiving into the $name history store', (backend) => {
     await whenRun(ns, 'holder-1', 'holder', { dagRunId: rootId });
     // A sub run naming the root as parent and root (not owned by it: the root's own steps would
     // take an owned run for one of their attempts).
-    await kube.runs.create(ns, dagRun('holder-sub').namespace(ns).spec({ definition: { steps: ['sleep 12'] }, dagName: 'slow', dagRunId: 'holder-sub', parent: { name: 'holder', dagRunId: rootId }, root: { name: 'holder', dagRunId: rootId } }).build());
+    await kube.runs.create(
+      ns,
+      dagRun('holder-sub')
+        .namespace(ns)
+        .spec({
+          definition: { steps: ['sleep 12'] },
+          dagName: 'slow',
+          dagRunId: 'holder-sub',
+          parent: { name: 'holder', dagRunId: rootId },
+          root: { name: 'holder', dagRunId: rootId },
+        })
+        .build(),
+    );
     // A restart tick's promise is owed too: the root keeps it after the sub run ends.
-    await kube.runs.mergePatch(ns, 'holder-1', { metadata: { annotations: { [ANNOTATIONS.restartRunId]: 'restart-x' } } });
+    await kube.runs.mergePatch(ns, 'holder-1', {
+      metadata: { annotations: { [ANNOTATIONS.restartRunId]: 'restart-x' } },
+    });
     await finishedRun(ns, 'holder-1');
     await new Promise((resolve) => setTimeout(resolve, 6_000));
     expect(await gone(ns, 'holder-1')).toBe(false);
@@ -181,7 +239,9 @@ describe.each(backends)('archiving into the $name history store', (backend) => {
     expect(await db().summary({ namespace: ns, dagName: 'holder', dagRunId: rootId })).toBeUndefined();
     await kube.runs.mergePatch(ns, 'holder-1', { metadata: { annotations: { [ANNOTATIONS.restartRunId]: null } } });
     await waitFor('holder-1 to leave etcd', () => gone(ns, 'holder-1'), 30_000, 200);
-    expect((await drain(db().subRuns(ns, { name: 'holder', dagRunId: rootId }))).map((s) => s.dagRunId)).toEqual(['holder-sub']);
+    expect((await drain(db().subRuns(ns, { name: 'holder', dagRunId: rootId }))).map((s) => s.dagRunId)).toEqual([
+      'holder-sub',
+    ]);
   });
 
   it('archives a run changed after it was read without deleting it, and then waits for the retry asked for', async () => {
@@ -191,13 +251,28 @@ describe.each(backends)('archiving into the $name history store', (backend) => {
       const spec = { dagName: 'changed', dagRunId: 'changed-1', definition: { steps: ['echo hi'] } };
       await kube.runs.create(quiet, dagRun('changed-1').namespace(quiet).spec(spec).build());
       const ended = new Date().toISOString();
-      const read = await kube.runs.mergePatchStatus(quiet, 'changed-1', { status: { status: 4, statusLabel: 'succeeded', startedAt: ended, finishedAt: ended } });
+      const read = await kube.runs.mergePatchStatus(quiet, 'changed-1', {
+        status: { status: 4, statusLabel: 'succeeded', startedAt: ended, finishedAt: ended },
+      });
       // After the read, a retry is asked for: the DAGRun moves on to a new resourceVersion.
       await kube.runs.mergePatch(quiet, 'changed-1', { metadata: { annotations: { [RETRY_ANNOTATION]: 'again' } } });
       const archiver = (cached: DagRunResource): HistoryArchiver =>
-        new HistoryArchiver({ store: db(), runs: cacheOf([cached]), pods: cacheOf<V1Pod>([]), runClient: kube.runs, segmentClient: kube.segments, clock: systemClock, archiveAfterMs: 0, log: silentLogger, onArchived: () => undefined, countDelete: () => undefined });
+        new HistoryArchiver({
+          store: db(),
+          runs: cacheOf([cached]),
+          pods: cacheOf<V1Pod>([]),
+          runClient: kube.runs,
+          segmentClient: kube.segments,
+          clock: systemClock,
+          archiveAfterMs: 0,
+          log: silentLogger,
+          onArchived: () => undefined,
+          countDelete: () => undefined,
+        });
       expect(await archiver(read).reconcile(`${quiet}/changed-1`)).toEqual({ requeueAfterMs: 1000 });
-      expect((await db().summary({ namespace: quiet, dagName: 'changed', dagRunId: 'changed-1' }))?.statusLabel).toBe('succeeded');
+      expect((await db().summary({ namespace: quiet, dagName: 'changed', dagRunId: 'changed-1' }))?.statusLabel).toBe(
+        'succeeded',
+      );
       const current = await storedRun(quiet, 'changed-1');
       expect(current.metadata?.annotations?.[RETRY_ANNOTATION]).toBe('again');
       // Read again, the run owes its retry: it waits and stays.
@@ -231,10 +306,23 @@ describe.each(backends)('archiving into the $name history store', (backend) => {
 
     // Two days on: past brief's one day, inside the default 30 of the DAGs before.
     const twoDaysOn = { now: (): Date => new Date(Date.now() + 2 * 86_400_000) };
-    const args = [`--kubeconfig=${inject('cluster').kubeconfig}`, `--namespaces=${ns}`, `--lease-namespace=${ns}`, `--log-dir=${join(dir, 'logs')}`, `--http-port=${String(await freePort())}`, ...selected.args];
+    const args = [
+      `--kubeconfig=${inject('cluster').kubeconfig}`,
+      `--namespaces=${ns}`,
+      `--lease-namespace=${ns}`,
+      `--log-dir=${join(dir, 'logs')}`,
+      `--http-port=${String(await freePort())}`,
+      ...selected.args,
+    ];
     ahead = new Operator({ config: parseConfig(args, selected.env), clock: twoDaysOn, log: silentLogger });
     await ahead.start();
-    await waitFor('brief-1 to leave the store', async () => (await db().summary({ namespace: ns, dagName: 'brief', dagRunId: brief.spec.dagRunId ?? '' })) === undefined, 30_000, 200);
+    await waitFor(
+      'brief-1 to leave the store',
+      async () =>
+        (await db().summary({ namespace: ns, dagName: 'brief', dagRunId: brief.spec.dagRunId ?? '' })) === undefined,
+      30_000,
+      200,
+    );
     expect(existsSync(briefLogs)).toBe(false);
     expect((await db().runsOf(ns, 'wide', 10)).length).toBe(1);
     expect((await db().runsOf(ns, 'twice', 10)).length).toBe(1);

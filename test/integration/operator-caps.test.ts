@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finishedRun, getRun, givenDag, peakConcurrency, startOperator, whenRun, type RunningOperator } from './operator-support.ts';
+import {
+  finishedRun,
+  getRun,
+  givenDag,
+  peakConcurrency,
+  startOperator,
+  whenRun,
+  type RunningOperator,
+} from './operator-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
 
 const { core } = clients();
@@ -21,7 +29,14 @@ describe('an operator with --max-pods=2 and --routine-events', () => {
     const steps = Array.from({ length: 4 }, (_, i) => `  - {name: s${String(i)}, command: sleep 1}`).join('\n');
     await givenDag(ns, 'wide', `type: graph\nsteps:\n${steps}`);
     await Promise.all(['wide-1', 'wide-2'].map((name) => whenRun(ns, name, 'wide')));
-    await waitFor('a run to report held steps', async () => ((await getRun(ns, 'wide-1')).status?.heldSteps ?? 0) > 0 || ((await getRun(ns, 'wide-2')).status?.heldSteps ?? 0) > 0, 30_000, 50);
+    await waitFor(
+      'a run to report held steps',
+      async () =>
+        ((await getRun(ns, 'wide-1')).status?.heldSteps ?? 0) > 0 ||
+        ((await getRun(ns, 'wide-2')).status?.heldSteps ?? 0) > 0,
+      30_000,
+      50,
+    );
     const done = await Promise.all(['wide-1', 'wide-2'].map((name) => finishedRun(ns, name, 90_000)));
     expect(done.map((r) => r.status?.statusLabel)).toEqual(['succeeded', 'succeeded']);
     expect(done.map((r) => r.status?.heldSteps)).toEqual([undefined, undefined]);
@@ -32,10 +47,21 @@ describe('an operator with --max-pods=2 and --routine-events', () => {
     await givenDag(ns, 'eventful', 'steps: [echo one, echo two]');
     await whenRun(ns, 'eventful-run', 'eventful');
     await finishedRun(ns, 'eventful-run');
-    await waitFor('the events', async () => {
-      const list = await core.listNamespacedEvent({ namespace: ns, fieldSelector: 'involvedObject.name=eventful-run' });
-      const reasons = list.items.map((e) => e.reason ?? '');
-      return ['StepStarted', 'StepFinished', 'Finished'].every((r) => reasons.includes(r)) && reasons.filter((r) => r === 'StepStarted').length === 2;
-    }, 15_000, 100);
+    await waitFor(
+      'the events',
+      async () => {
+        const list = await core.listNamespacedEvent({
+          namespace: ns,
+          fieldSelector: 'involvedObject.name=eventful-run',
+        });
+        const reasons = list.items.map((e) => e.reason ?? '');
+        return (
+          ['StepStarted', 'StepFinished', 'Finished'].every((r) => reasons.includes(r)) &&
+          reasons.filter((r) => r === 'StepStarted').length === 2
+        );
+      },
+      15_000,
+      100,
+    );
   });
 });

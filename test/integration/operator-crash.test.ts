@@ -26,14 +26,20 @@ describe('an operator killed at random moments', () => {
     const fast = ['--lease-duration-seconds=5'];
     operator = await startOperator(ns, undefined, fast);
     const logDir = operator.logDir;
-    await givenDag(ns, 'crashy', 'type: graph\nsteps:\n  - {name: a, command: sleep 0.2}\n  - {name: b, command: sleep 0.3, depends: a}\n  - {name: c, command: sleep 0.2, depends: a}\n  - {name: d, command: "exit 0", depends: [b, c]}');
+    await givenDag(
+      ns,
+      'crashy',
+      'type: graph\nsteps:\n  - {name: a, command: sleep 0.2}\n  - {name: b, command: sleep 0.3, depends: a}\n  - {name: c, command: sleep 0.2, depends: a}\n  - {name: d, command: "exit 0", depends: [b, c]}',
+    );
     for (let i = 0; i < RUNS; i += 1) await whenRun(ns, `crash-${String(i)}`, 'crashy');
     for (let kill = 0; kill < KILLS; kill += 1) {
       await sleep(150 + Math.floor(Math.random() * 900));
       await operator.stop('SIGKILL');
       operator = await startOperator(ns, logDir, fast);
     }
-    const runs = await Promise.all(Array.from({ length: RUNS }, (_, i) => finishedRun(ns, `crash-${String(i)}`, 120_000)));
+    const runs = await Promise.all(
+      Array.from({ length: RUNS }, (_, i) => finishedRun(ns, `crash-${String(i)}`, 120_000)),
+    );
     for (const run of runs) {
       expect(run.status?.statusLabel).toBe('succeeded');
       expect(stepStates(run)).toEqual({ a: 'succeeded', b: 'succeeded', c: 'succeeded', d: 'succeeded' });

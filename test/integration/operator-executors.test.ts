@@ -8,7 +8,17 @@ import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveHttp, type LoopbackHttp } from '../servers/http.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
-import { finishedRun, givenDag, runningStep, startOperator, stepLog, stepStates, stopRun, whenRun, type RunningOperator } from './operator-support.ts';
+import {
+  finishedRun,
+  givenDag,
+  runningStep,
+  startOperator,
+  stepLog,
+  stepStates,
+  stopRun,
+  whenRun,
+  type RunningOperator,
+} from './operator-support.ts';
 
 const { core } = clients();
 
@@ -22,13 +32,18 @@ const slow: { request: IncomingMessage; closed: Promise<void> }[] = [];
 beforeAll(async () => {
   http = await serveHttp((request, response) => {
     if (request.url === '/greeting?lang=en') {
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ greeting: 'hello', from: request.headers['x-caller'] }));
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ greeting: 'hello', from: request.headers['x-caller'] }));
     } else if (request.url === '/slow') {
-      slow.push({ request, closed: new Promise((resolve) => {
-        response.once('close', () => {
-          resolve();
-        });
-      }) });
+      slow.push({
+        request,
+        closed: new Promise((resolve) => {
+          response.once('close', () => {
+            resolve();
+          });
+        }),
+      });
     } else {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('no such page');
     }
@@ -46,7 +61,10 @@ afterAll(async () => {
 
 describe('http and jq steps', () => {
   it('an http response body becomes the output a jq step filters and a later command reads', async () => {
-    await givenDag(ns, 'fetch', `
+    await givenDag(
+      ns,
+      'fetch',
+      `
 env:
   - CALLER: kubedag-test
 steps:
@@ -68,20 +86,35 @@ steps:
   - name: say
     depends: pick
     command: echo "said $GREETING"
-`);
+`,
+    );
     await whenRun(ns, 'fetch-1', 'fetch');
     const done = await finishedRun(ns, 'fetch-1');
-    expect([done.status?.statusLabel, done.status?.error, stepStates(done)]).toEqual(['succeeded', undefined, { fetch: 'succeeded', pick: 'succeeded', say: 'succeeded' }]);
+    expect([done.status?.statusLabel, done.status?.error, stepStates(done)]).toEqual([
+      'succeeded',
+      undefined,
+      { fetch: 'succeeded', pick: 'succeeded', say: 'succeeded' },
+    ]);
     expect(done.status?.nodes?.[0]?.outputs).toEqual({ RESPONSE: '{"greeting":"hello","from":"kubedag-test"}' });
     expect(await stepLog(operator, done, 'say')).toBe('said hello kubedag-test\n');
   });
 
-  it('a jq step with only its input pretty-prints it, as in Dagu\'s documentation', async () => {
-    await givenDag(ns, 'pretty', 'steps:\n  - name: format\n    executor: jq\n    script: |\n      {"id": "sample", "10": {"b": 42}}');
+  it("a jq step with only its input pretty-prints it, as in Dagu's documentation", async () => {
+    await givenDag(
+      ns,
+      'pretty',
+      'steps:\n  - name: format\n    executor: jq\n    script: |\n      {"id": "sample", "10": {"b": 42}}',
+    );
     await whenRun(ns, 'pretty-1', 'pretty');
     const done = await finishedRun(ns, 'pretty-1');
-    expect([done.status?.statusLabel, done.status?.error, stepStates(done)]).toEqual(['succeeded', undefined, { format: 'succeeded' }]);
-    expect(await stepLog(operator, done, 'format')).toBe('{\n    "10": {\n        "b": 42\n    },\n    "id": "sample"\n}\n');
+    expect([done.status?.statusLabel, done.status?.error, stepStates(done)]).toEqual([
+      'succeeded',
+      undefined,
+      { format: 'succeeded' },
+    ]);
+    expect(await stepLog(operator, done, 'format')).toBe(
+      '{\n    "10": {\n        "b": 42\n    },\n    "id": "sample"\n}\n',
+    );
   });
 
   it('a status outside 2xx fails the step, with the status line, headers and body in its log', async () => {

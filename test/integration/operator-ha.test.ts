@@ -12,7 +12,15 @@ import { minuteOf, scheduledRunId } from '../../operator/schedule/ticks.ts';
 import type { Server } from '../../apiserver/server.ts';
 import { readLedger } from '../../cluster/node-agent/ledger.ts';
 import { startApi } from './api-support.ts';
-import { finishedRun, givenDag, peakConcurrency, startOperator, runsOf, whenRun, type RunningOperator } from './operator-support.ts';
+import {
+  finishedRun,
+  givenDag,
+  peakConcurrency,
+  startOperator,
+  runsOf,
+  whenRun,
+  type RunningOperator,
+} from './operator-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
 
 const { core } = clients();
@@ -32,7 +40,9 @@ afterAll(async () => {
 
 /** The scheduler the API server shows: instance id and status. */
 async function shownScheduler(server: Server): Promise<{ instanceId: string; status: string } | undefined> {
-  const body = (await server.app.inject({ method: 'GET', url: '/api/v2/services/scheduler' })).json<{ schedulers: { instanceId: string; status: string }[] }>();
+  const body = (await server.app.inject({ method: 'GET', url: '/api/v2/services/scheduler' })).json<{
+    schedulers: { instanceId: string; status: string }[];
+  }>();
   return body.schedulers[0];
 }
 
@@ -45,7 +55,12 @@ describe('two operator replicas', () => {
     expect(standby.output()).not.toContain('leading:');
     api = await startApi(ns);
     const server = api;
-    await waitFor('the API server to see the leader', async () => (await shownScheduler(server))?.instanceId.endsWith(`_${String(leader.process.pid)}`) === true, 10_000, 100);
+    await waitFor(
+      'the API server to see the leader',
+      async () => (await shownScheduler(server))?.instanceId.endsWith(`_${String(leader.process.pid)}`) === true,
+      10_000,
+      100,
+    );
     expect((await server.app.inject({ method: 'GET', url: '/api/v2/health' })).statusCode).toBe(200);
 
     await givenDag(ns, 'steady', 'maxActiveRuns: 2\nsteps: ["sleep 2"]');
@@ -53,9 +68,19 @@ describe('two operator replicas', () => {
     const names = Array.from({ length: 16 }, (_, i) => `steady-${String(i).padStart(2, '0')}`);
     // Timed so that the runs (16 x 2 s, two at a time) are still going when the leader dies
     // a few seconds before the next minute boundary.
-    await waitFor('second 38 of a minute', () => Promise.resolve(Date.now() % 60_000 >= 38_000 && Date.now() % 60_000 < 42_000), 61_000, 100);
+    await waitFor(
+      'second 38 of a minute',
+      () => Promise.resolve(Date.now() % 60_000 >= 38_000 && Date.now() % 60_000 < 42_000),
+      61_000,
+      100,
+    );
     await Promise.all(names.map((name) => whenRun(ns, name, 'steady', { enqueue: true })));
-    await waitFor('a few runs to finish', async () => (await runsOf(ns, 'steady')).filter((r) => r.status?.finishedAt !== undefined).length >= 1, 60_000, 100);
+    await waitFor(
+      'a few runs to finish',
+      async () => (await runsOf(ns, 'steady')).filter((r) => r.status?.finishedAt !== undefined).length >= 1,
+      60_000,
+      100,
+    );
 
     // Killed a few seconds before a minute boundary, so the takeover straddles a schedule tick.
     await waitFor('the last seconds of a minute', () => Promise.resolve(Date.now() % 60_000 >= 52_000), 61_000, 200);
@@ -65,10 +90,15 @@ describe('two operator replicas', () => {
     await waitFor('the standby to lead', () => Promise.resolve(standby.output().includes('leading:')), 30_000, 100);
     // The Lease lasts 10 s (the default); the standby retries every 2 s.
     expect(Date.now() - killed).toBeLessThan(15_000);
-    await waitFor('the API server to show the new leader', async () => {
-      const shown = await shownScheduler(server);
-      return shown?.instanceId.endsWith(`_${String(standby.process.pid)}`) === true && shown.status === 'active';
-    }, 10_000, 100);
+    await waitFor(
+      'the API server to show the new leader',
+      async () => {
+        const shown = await shownScheduler(server);
+        return shown?.instanceId.endsWith(`_${String(standby.process.pid)}`) === true && shown.status === 'active';
+      },
+      10_000,
+      100,
+    );
     expect((await server.app.inject({ method: 'GET', url: '/api/v2/health' })).statusCode).toBe(200);
 
     const done = await Promise.all(names.map((name) => finishedRun(ns, name, 120_000)));
@@ -83,7 +113,12 @@ describe('two operator replicas', () => {
     expect(peakConcurrency(ns, (pod) => pod.startsWith('steady-'))).toBeLessThanOrEqual(2);
     // The minute that began while nobody led is evaluated by the new leader when it takes over.
     const missed = scheduledRunId('scheduled', boundary);
-    await waitFor(`the ${missed} run`, async () => (await runsOf(ns, 'ticker')).some((r) => r.spec.dagRunId === missed), 20_000, 100);
+    await waitFor(
+      `the ${missed} run`,
+      async () => (await runsOf(ns, 'ticker')).some((r) => r.spec.dagRunId === missed),
+      20_000,
+      100,
+    );
     const ticks = (await runsOf(ns, 'ticker')).map((r) => r.spec.dagRunId ?? '');
     expect(new Set(ticks).size).toBe(ticks.length);
   });

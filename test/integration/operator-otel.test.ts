@@ -61,17 +61,36 @@ const byName = (spans: ReceivedSpan[], name: string): ReceivedSpan | undefined =
 async function recorded(): Promise<void> {
   const runs = async (): Promise<DagRunResource[]> => [...(await runsOf(ns, 'traced')), ...(await runsOf(ns, 'child'))];
   try {
-    await waitFor('both runs to record their export', async () => {
-      const all = await runs();
-      return all.length === 2 && all.every(exported);
-    }, 60_000, 200);
+    await waitFor(
+      'both runs to record their export',
+      async () => {
+        const all = await runs();
+        return all.length === 2 && all.every(exported);
+      },
+      60_000,
+      200,
+    );
   } catch (error) {
     const pods = await core.listNamespacedPod({ namespace: ns });
     const shown = {
-      runs: (await runs()).map((r) => ({ name: r.metadata?.name, status: r.status?.statusLabel, error: r.status?.error, nodes: r.status?.nodes?.map((n) => [n.name, n.statusLabel, n.error]), telemetry: r.status?.telemetry })),
-      pods: pods.items.map((p) => ({ name: p.metadata?.name, phase: p.status?.phase, state: p.status?.containerStatuses?.[0]?.state })),
+      runs: (await runs()).map((r) => ({
+        name: r.metadata?.name,
+        status: r.status?.statusLabel,
+        error: r.status?.error,
+        nodes: r.status?.nodes?.map((n) => [n.name, n.statusLabel, n.error]),
+        telemetry: r.status?.telemetry,
+      })),
+      pods: pods.items.map((p) => ({
+        name: p.metadata?.name,
+        phase: p.status?.phase,
+        state: p.status?.containerStatuses?.[0]?.state,
+      })),
       spans: collector.spans().map((x) => x.name),
-      operator: operator.output().split('\n').filter((l) => /telemetry|error|warn/i.test(l)).slice(-20),
+      operator: operator
+        .output()
+        .split('\n')
+        .filter((l) => /telemetry|error|warn/i.test(l))
+        .slice(-20),
     };
     throw new Error(`${(error as Error).message}: ${JSON.stringify(shown, null, 1)}`, { cause: error });
   }
@@ -82,7 +101,13 @@ const SPANS = 11;
 /** One trace: names, parents, status codes, attributes, resource, and the TRACEPARENT each attempt saw. */
 function expectTrace(spans: ReceivedSpan[], root: DagRunResource | undefined, child: DagRunResource | undefined): void {
   const steps = ['Step: extract', 'Step: inner', 'Step: load', 'Step: sub'];
-  expect(spans.map((s) => s.name).sort()).toEqual([...Array<string>(4).fill('Attempt 0'), 'Attempt 1', 'DAG: child', 'DAG: traced', ...steps]);
+  expect(spans.map((s) => s.name).sort()).toEqual([
+    ...Array<string>(4).fill('Attempt 0'),
+    'Attempt 1',
+    'DAG: child',
+    'DAG: traced',
+    ...steps,
+  ]);
   expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
   const span = (name: string): ReceivedSpan => {
     const found = byName(spans, name);
@@ -96,25 +121,52 @@ function expectTrace(spans: ReceivedSpan[], root: DagRunResource | undefined, ch
   };
   const [run, childRun, load] = [span('DAG: traced'), span('DAG: child'), span('Step: load')];
   expect(run.parentSpanId).toBe('');
-  expect(['Step: extract', 'Step: load', 'Step: sub'].map((n) => span(n).parentSpanId)).toEqual([run.spanId, run.spanId, run.spanId]);
+  expect(['Step: extract', 'Step: load', 'Step: sub'].map((n) => span(n).parentSpanId)).toEqual([
+    run.spanId,
+    run.spanId,
+    run.spanId,
+  ]);
   expect(childRun.parentSpanId).toBe(attempt('sub', 0).spanId);
   expect(span('Step: inner').parentSpanId).toBe(childRun.spanId);
   // Each attempt under its step; the retried step's two attempts one after the other, inside it.
-  for (const [step, n] of [['extract', 0], ['load', 0], ['load', 1], ['sub', 0], ['inner', 0]] as const) expect(attempt(step, n).parentSpanId).toBe(span(`Step: ${step}`).spanId);
+  for (const [step, n] of [
+    ['extract', 0],
+    ['load', 0],
+    ['load', 1],
+    ['sub', 0],
+    ['inner', 0],
+  ] as const)
+    expect(attempt(step, n).parentSpanId).toBe(span(`Step: ${step}`).spanId);
   const [first, second] = [attempt('load', 0), attempt('load', 1)];
-  expect([load.startMs <= first.startMs, first.endMs <= second.startMs, second.endMs <= load.endMs]).toEqual([true, true, true]);
+  expect([load.startMs <= first.startMs, first.endMs <= second.startMs, second.endMs <= load.endMs]).toEqual([
+    true,
+    true,
+    true,
+  ]);
   expect([first.attributes, second.attributes]).toEqual([
     { 'step.name': 'load', 'step.attempt': 0, 'step.status': 'failed', 'step.exit_code': 3 },
     { 'step.name': 'load', 'step.attempt': 1, 'step.status': 'failed', 'step.exit_code': 3 },
   ]);
   expect([first.status.code, second.status.code, attempt('extract', 0).status.code]).toEqual([2, 2, 1]);
   // Status codes: 2 error, 1 ok.
-  expect([run.status.code, load.status.code, span('Step: extract').status.code, childRun.status.code]).toEqual([2, 2, 1, 1]);
-  expect(load.attributes).toEqual({ 'step.name': 'load', 'step.status': 'failed', 'step.exit_code': 3, 'step.retry_count': 1 });
+  expect([run.status.code, load.status.code, span('Step: extract').status.code, childRun.status.code]).toEqual([
+    2, 2, 1, 1,
+  ]);
+  expect(load.attributes).toEqual({
+    'step.name': 'load',
+    'step.status': 'failed',
+    'step.exit_code': 3,
+    'step.retry_count': 1,
+  });
   expect(run.attributes).toEqual({ 'dag.name': 'traced', 'dag.run_id': root?.spec.dagRunId, 'dag.status': 'failed' });
-  expect(childRun.attributes).toMatchObject({ 'dag.name': 'child', 'dag.parent_name': 'traced', 'dag.parent_run_id': root?.spec.dagRunId });
+  expect(childRun.attributes).toMatchObject({
+    'dag.name': 'child',
+    'dag.parent_name': 'traced',
+    'dag.parent_run_id': root?.spec.dagRunId,
+  });
   expect(run.resource).toEqual({ 'service.name': 'dagu', team: 'data' });
-  const seen = (r: DagRunResource | undefined, step: string): string | undefined => r?.status?.nodes?.find((n) => n.name === step)?.outputs?.TP;
+  const seen = (r: DagRunResource | undefined, step: string): string | undefined =>
+    r?.status?.nodes?.find((n) => n.name === step)?.outputs?.TP;
   expect(seen(root, 'extract')).toBe(`00-${run.traceId}-${attempt('extract', 0).spanId}-01`);
   expect(seen(child, 'inner')).toBe(`00-${run.traceId}-${attempt('inner', 0).spanId}-01`);
 }
@@ -135,10 +187,15 @@ describe('a traced run', () => {
   });
 
   it('is not exported again by a restarted operator, and its telemetry Pods are gone', async () => {
-    await waitFor('the telemetry Pods to be removed', async () => {
-      const pods = await core.listNamespacedPod({ namespace: ns, labelSelector: 'kubedag.io/telemetry' });
-      return pods.items.length === 0;
-    }, 30_000, 200);
+    await waitFor(
+      'the telemetry Pods to be removed',
+      async () => {
+        const pods = await core.listNamespacedPod({ namespace: ns, labelSelector: 'kubedag.io/telemetry' });
+        return pods.items.length === 0;
+      },
+      30_000,
+      200,
+    );
     await operator.stop();
     operator = await startOperator(ns);
     await new Promise((resolve) => setTimeout(resolve, 5000));

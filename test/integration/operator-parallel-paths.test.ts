@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clients, createNamespace, deleteNamespace } from './support.ts';
-import { finishedRun, givenDag, startOperator, stepLog, stepStates, whenRun, type RunningOperator } from './operator-support.ts';
+import {
+  finishedRun,
+  givenDag,
+  startOperator,
+  stepLog,
+  stepStates,
+  whenRun,
+  type RunningOperator,
+} from './operator-support.ts';
 
 const { core } = clients();
 

@@ -15,7 +15,16 @@ import { dagManifest } from '../../core/resources/dag.ts';
 import { ignoreNotFound } from '../../core/kube/errors.ts';
 import { registrySecretName, workspaceClaimName } from '../../core/resources/names.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
-import { askRetry, finishedRun, givenDag, startOperator, stepLog, stepStates, whenRun, type RunningOperator } from './operator-support.ts';
+import {
+  askRetry,
+  finishedRun,
+  givenDag,
+  startOperator,
+  stepLog,
+  stepStates,
+  whenRun,
+  type RunningOperator,
+} from './operator-support.ts';
 
 const { kc, core } = clients();
 const root = join(import.meta.dirname, '../..');
@@ -30,24 +39,45 @@ const seen = new Map<string, V1Pod>();
 const watches: { abort: () => void }[] = [];
 
 async function recordPods(namespace: string): Promise<void> {
-  const request = await new Watch(kc).watch(`/api/v1/namespaces/${namespace}/pods`, {}, (type: string, pod: V1Pod) => {
-    if (type !== 'DELETED') seen.set(`${namespace}/${pod.metadata?.name ?? ''}`, pod);
-  }, () => undefined);
+  const request = await new Watch(kc).watch(
+    `/api/v1/namespaces/${namespace}/pods`,
+    {},
+    (type: string, pod: V1Pod) => {
+      if (type !== 'DELETED') seen.set(`${namespace}/${pod.metadata?.name ?? ''}`, pod);
+    },
+    () => undefined,
+  );
   watches.push(request);
 }
 
-const podsOf = (namespace: string, run: string): V1Pod[] => [...seen.values()].filter((p) => p.metadata?.namespace === namespace && p.metadata.labels?.['kubedag.io/run'] === run);
-const podOf = (namespace: string, run: string, step: string): V1Pod | undefined => podsOf(namespace, run).find((p) => p.metadata?.annotations?.['kubedag.io/step-name'] === step);
+const podsOf = (namespace: string, run: string): V1Pod[] =>
+  [...seen.values()].filter(
+    (p) => p.metadata?.namespace === namespace && p.metadata.labels?.['kubedag.io/run'] === run,
+  );
+const podOf = (namespace: string, run: string, step: string): V1Pod | undefined =>
+  podsOf(namespace, run).find((p) => p.metadata?.annotations?.['kubedag.io/step-name'] === step);
 
 beforeAll(async () => {
   ns = await createNamespace(core, 'pods');
   restrictedNs = await createNamespace(core, 'strict');
   quotaNs = await createNamespace(core, 'quota');
-  await core.createNamespacedResourceQuota({ namespace: quotaNs, body: { metadata: { name: 'no-claims' }, spec: { hard: { persistentvolumeclaims: '0' } } } });
-  await core.patchNamespace({ name: restrictedNs, body: [{ op: 'add', path: '/metadata/labels/pod-security.kubernetes.io~1enforce', value: 'restricted' }] });
-  await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'settings' }, data: { greeting: 'hello from a config map', file: 'mounted text' } } });
+  await core.createNamespacedResourceQuota({
+    namespace: quotaNs,
+    body: { metadata: { name: 'no-claims' }, spec: { hard: { persistentvolumeclaims: '0' } } },
+  });
+  await core.patchNamespace({
+    name: restrictedNs,
+    body: [{ op: 'add', path: '/metadata/labels/pod-security.kubernetes.io~1enforce', value: 'restricted' }],
+  });
+  await core.createNamespacedConfigMap({
+    namespace: ns,
+    body: { metadata: { name: 'settings' }, data: { greeting: 'hello from a config map', file: 'mounted text' } },
+  });
   // A service account a DAG may name: labelled so by whoever administers the namespace (docs/pod-policy.md).
-  await core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'etl', labels: { 'kubedag.io/allow-runs': 'true' } } } });
+  await core.createNamespacedServiceAccount({
+    namespace: ns,
+    body: { metadata: { name: 'etl', labels: { 'kubedag.io/allow-runs': 'true' } } },
+  });
   await Promise.all([recordPods(ns), recordPods(restrictedNs), recordPods(quotaNs)]);
   // The later --namespaces wins: one operator for both namespaces, its Lease in the first.
   operator = await startOperator(ns, undefined, [`--namespaces=${ns},${restrictedNs},${quotaNs}`]);
@@ -61,7 +91,10 @@ afterAll(async () => {
 
 describe('Pod settings', () => {
   it('every setting reaches the step Pod, the step wins over the defaults, and the kube-apiserver accepts it', async () => {
-    await givenDag(ns, 'settings', `
+    await givenDag(
+      ns,
+      'settings',
+      `
 kubernetes:
   labels: {team: data, tier: batch}
   annotations: {owner: data-team}
@@ -86,7 +119,8 @@ steps:
       serviceAccount: etl
       volumes: [{name: cfg, configMap: {name: settings}}, {name: scratch, emptyDir: {}}]
       volumeMounts: [{name: cfg, mountPath: /etc/settings, readOnly: true}, {name: scratch, mountPath: /scratch}]
-`);
+`,
+    );
     await whenRun(ns, 'settings-1', 'settings');
     const run = await finishedRun(ns, 'settings-1');
     expect(stepStates(run)).toEqual({ main: 'succeeded' });
@@ -99,11 +133,24 @@ steps:
       terminationGracePeriodSeconds: 7,
       activeDeadlineSeconds: 300,
       nodeSelector: { 'kubernetes.io/os': 'linux' },
-      tolerations: expect.arrayContaining([{ key: 'dedicated', operator: 'Equal', value: 'batch', effect: 'NoSchedule' }]) as unknown,
-      affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In' }] }] } } },
+      tolerations: expect.arrayContaining([
+        { key: 'dedicated', operator: 'Equal', value: 'batch', effect: 'NoSchedule' },
+      ]) as unknown,
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In' }] }],
+          },
+        },
+      },
     });
-    expect(pod?.spec?.containers[0]?.resources).toEqual({ requests: { cpu: '100m', memory: '64Mi' }, limits: { memory: '256Mi' } });
-    expect(pod?.spec?.containers[0]?.volumeMounts?.map((m) => m.mountPath)).toEqual(expect.arrayContaining(['/etc/settings', '/scratch', '/workspace']));
+    expect(pod?.spec?.containers[0]?.resources).toEqual({
+      requests: { cpu: '100m', memory: '64Mi' },
+      limits: { memory: '256Mi' },
+    });
+    expect(pod?.spec?.containers[0]?.volumeMounts?.map((m) => m.mountPath)).toEqual(
+      expect.arrayContaining(['/etc/settings', '/scratch', '/workspace']),
+    );
   });
 
   it('keeps every key of a rendered DAG with Pod settings in both spellings when the kube-apiserver stores it', async () => {
@@ -115,7 +162,10 @@ steps:
   });
 
   it('runs a DAG written for the Dagu 2.x Kubernetes executor unchanged', async () => {
-    await givenDag(ns, 'dagu-form', `
+    await givenDag(
+      ns,
+      'dagu-form',
+      `
 steps:
   - name: report
     type: kubernetes
@@ -128,13 +178,19 @@ steps:
       node_selector: {kubernetes.io/os: linux}
       labels: {from: dagu}
     command: sh -c 'echo "$MODE in $(pwd)"'
-`);
+`,
+    );
     await whenRun(ns, 'dagu-form-1', 'dagu-form');
     const run = await finishedRun(ns, 'dagu-form-1');
     expect(stepStates(run)).toEqual({ report: 'succeeded' });
     expect(await stepLog(operator, run, 'report')).toBe('k8s in /workspace/out\n');
     const container = podOf(ns, 'dagu-form-1', 'report')?.spec?.containers[0];
-    expect(container).toMatchObject({ image: 'alpine:3.20', imagePullPolicy: 'IfNotPresent', workingDir: '/workspace/out', resources: { requests: { cpu: '50m' } } });
+    expect(container).toMatchObject({
+      image: 'alpine:3.20',
+      imagePullPolicy: 'IfNotPresent',
+      workingDir: '/workspace/out',
+      resources: { requests: { cpu: '50m' } },
+    });
   });
 });
 
@@ -152,8 +208,15 @@ steps:
     const run = await finishedRun(ns, 'share-1');
     expect(stepStates(run)).toEqual({ write: 'succeeded', read: 'succeeded' });
     expect(await stepLog(operator, run, 'read')).toBe('shared\n');
-    const claim = await core.readNamespacedPersistentVolumeClaim({ name: workspaceClaimName('share-1'), namespace: ns });
-    expect(claim.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'DAGRun', name: 'share-1', uid: run.metadata?.uid });
+    const claim = await core.readNamespacedPersistentVolumeClaim({
+      name: workspaceClaimName('share-1'),
+      namespace: ns,
+    });
+    expect(claim.metadata?.ownerReferences?.[0]).toMatchObject({
+      kind: 'DAGRun',
+      name: 'share-1',
+      uid: run.metadata?.uid,
+    });
     const nodes = new Set(podsOf(ns, 'share-1').map((p) => p.spec?.nodeName));
     expect(nodes.size).toBe(1);
   });
@@ -163,24 +226,39 @@ steps:
     await whenRun(ns, 'isolated-1', 'isolated');
     const run = await finishedRun(ns, 'isolated-1');
     expect(stepStates(run)).toEqual({ write: 'succeeded', read: 'failed' });
-    expect(await ignoreNotFound(core.readNamespacedPersistentVolumeClaim({ name: workspaceClaimName('isolated-1'), namespace: ns }))).toBeUndefined();
+    expect(
+      await ignoreNotFound(
+        core.readNamespacedPersistentVolumeClaim({ name: workspaceClaimName('isolated-1'), namespace: ns }),
+      ),
+    ).toBeUndefined();
   });
 
   it('says in a Warning Event why a step waits when its selector excludes the node holding a ReadWriteOnce workspace', async () => {
-    await givenDag(ns, 'split', `
+    await givenDag(
+      ns,
+      'split',
+      `
 steps:
   - {name: first, command: 'true', kubernetes: {nodeSelector: {kubernetes.io/hostname: kubedag-node-1}}}
   - {name: second, command: 'true', depends: first, kubernetes: {nodeSelector: {kubernetes.io/hostname: kubedag-node-2}}}
-`);
+`,
+    );
     await whenRun(ns, 'split-1', 'split');
     let warning: CoreV1Event | undefined;
-    await waitFor('the StepUnschedulable Event', async () => {
-      const events = await core.listNamespacedEvent({ namespace: ns, fieldSelector: 'involvedObject.name=split-1' });
-      warning = events.items.find((e) => e.reason === 'StepUnschedulable');
-      return warning !== undefined;
-    }, 60_000, 250);
+    await waitFor(
+      'the StepUnschedulable Event',
+      async () => {
+        const events = await core.listNamespacedEvent({ namespace: ns, fieldSelector: 'involvedObject.name=split-1' });
+        warning = events.items.find((e) => e.reason === 'StepUnschedulable');
+        return warning !== undefined;
+      },
+      60_000,
+      250,
+    );
     expect(warning?.type).toBe('Warning');
-    expect(warning?.message).toMatch(/^step second \(attempt 0\) waits for a node: .*didn't match PersistentVolume's node affinity/);
+    expect(warning?.message).toMatch(
+      /^step second \(attempt 0\) waits for a node: .*didn't match PersistentVolume's node affinity/,
+    );
     const run = await clients().kube.runs.get(ns, 'split-1');
     expect(stepStates(run)).toEqual({ first: 'succeeded', second: 'running' });
     await clients().kube.runs.delete(ns, 'split-1');
@@ -190,24 +268,36 @@ steps:
     await givenDag(quotaNs, 'quota', 'steps:\n  - echo hi\n');
     await whenRun(quotaNs, 'quota-1', 'quota');
     let warning: CoreV1Event | undefined;
-    await waitFor('the RunObjectsFailed Event', async () => {
-      const events = await core.listNamespacedEvent({ namespace: quotaNs, fieldSelector: 'involvedObject.name=quota-1' });
-      warning = events.items.find((e) => e.reason === 'RunObjectsFailed');
-      return warning !== undefined;
-    }, 60_000, 250);
+    await waitFor(
+      'the RunObjectsFailed Event',
+      async () => {
+        const events = await core.listNamespacedEvent({
+          namespace: quotaNs,
+          fieldSelector: 'involvedObject.name=quota-1',
+        });
+        warning = events.items.find((e) => e.reason === 'RunObjectsFailed');
+        return warning !== undefined;
+      },
+      60_000,
+      250,
+    );
     expect(warning?.type).toBe('Warning');
     expect(warning?.message).toMatch(/could not be created: .*exceeded quota/);
     expect(podsOf(quotaNs, 'quota-1')).toEqual([]);
   });
 
   it('holds stdout redirects, step log files and the run log, which later steps can read', async () => {
-    await givenDag(ns, 'redirects', `
+    await givenDag(
+      ns,
+      'redirects',
+      `
 steps:
   - {name: produce, id: produce, command: sh -c 'echo result; echo warning >&2', stdout: out/result.txt, stderr: err.txt}
   - name: consume
     depends: produce
     command: sh -c 'cat out/result.txt err.txt \${produce.stdout}; test -f "$DAG_RUN_STEP_STDOUT_FILE" && grep -c "step \\"produce\\" finished" "$DAG_RUN_LOG_FILE"'
-`);
+`,
+    );
     await whenRun(ns, 'redirects-1', 'redirects');
     const run = await finishedRun(ns, 'redirects-1');
     expect(stepStates(run)).toEqual({ produce: 'succeeded', consume: 'succeeded' });
@@ -215,25 +305,46 @@ steps:
   });
 
   it('lasts through a retry of the run and goes with the run', async () => {
-    await givenDag(ns, 'keep', `
+    await givenDag(
+      ns,
+      'keep',
+      `
 steps:
   - {name: count, command: sh -c 'echo x >> tally; test $(wc -l < tally) -ge 2'}
-`);
+`,
+    );
     await whenRun(ns, 'keep-1', 'keep');
     expect(stepStates(await finishedRun(ns, 'keep-1'))).toEqual({ count: 'failed' });
     const claim = await core.readNamespacedPersistentVolumeClaim({ name: workspaceClaimName('keep-1'), namespace: ns });
     await askRetry(ns, 'keep-1', 'again');
-    await waitFor('the retry to finish', async () => stepStates(await finishedRun(ns, 'keep-1')).count === 'succeeded', 60_000, 200);
+    await waitFor(
+      'the retry to finish',
+      async () => stepStates(await finishedRun(ns, 'keep-1')).count === 'succeeded',
+      60_000,
+      200,
+    );
     const after = await core.readNamespacedPersistentVolumeClaim({ name: workspaceClaimName('keep-1'), namespace: ns });
     expect(after.metadata?.uid).toBe(claim.metadata?.uid);
     await clients().kube.runs.delete(ns, 'keep-1');
-    await waitFor('the claim to go with its run', async () => (await ignoreNotFound(core.readNamespacedPersistentVolumeClaim({ name: workspaceClaimName('keep-1'), namespace: ns }))) === undefined, 60_000, 200);
+    await waitFor(
+      'the claim to go with its run',
+      async () =>
+        (await ignoreNotFound(
+          core.readNamespacedPersistentVolumeClaim({ name: workspaceClaimName('keep-1'), namespace: ns }),
+        )) === undefined,
+      60_000,
+      200,
+    );
   });
 });
 
 describe('sandboxes and security', () => {
   it('runs a DAG in a namespace enforcing the restricted Pod Security Standard, as uid 1000 with a writable workspace', async () => {
-    await givenDag(restrictedNs, 'strict', 'steps:\n  - {name: who, command: sh -c "id -u; echo ok > note && cat note"}\n');
+    await givenDag(
+      restrictedNs,
+      'strict',
+      'steps:\n  - {name: who, command: sh -c "id -u; echo ok > note && cat note"}\n',
+    );
     await whenRun(restrictedNs, 'strict-1', 'strict');
     const run = await finishedRun(restrictedNs, 'strict-1');
     expect(stepStates(run)).toEqual({ who: 'succeeded' });
@@ -241,7 +352,11 @@ describe('sandboxes and security', () => {
   });
 
   it('takes the uid the DAG asks for', async () => {
-    await givenDag(ns, 'uid', 'kubernetes: {podSecurityContext: {runAsUser: 4321}}\nsteps:\n  - {name: who, command: id -u}\n');
+    await givenDag(
+      ns,
+      'uid',
+      'kubernetes: {podSecurityContext: {runAsUser: 4321}}\nsteps:\n  - {name: who, command: id -u}\n',
+    );
     await whenRun(ns, 'uid-1', 'uid');
     const run = await finishedRun(ns, 'uid-1');
     expect(await stepLog(operator, run, 'who')).toBe('4321\n');
@@ -249,7 +364,11 @@ describe('sandboxes and security', () => {
 
   it('leaves the project checkout untouched when a step writes relative files', async () => {
     const probe = 'kubedag-relative-write-probe.txt';
-    await givenDag(ns, 'relative', `kubernetes: {workspace: false}\nsteps:\n  - {name: write, command: sh -c 'echo x > ${probe} && ls ${probe}'}\n`);
+    await givenDag(
+      ns,
+      'relative',
+      `kubernetes: {workspace: false}\nsteps:\n  - {name: write, command: sh -c 'echo x > ${probe} && ls ${probe}'}\n`,
+    );
     await whenRun(ns, 'relative-1', 'relative');
     const run = await finishedRun(ns, 'relative-1');
     expect(stepStates(run)).toEqual({ write: 'succeeded' });
@@ -260,21 +379,29 @@ describe('sandboxes and security', () => {
 
 describe('registryAuths', () => {
   it('becomes a dockerconfigjson Secret owned by the run that its Pods pull with, its values in no status or log', async () => {
-    await givenDag(ns, 'private', `
+    await givenDag(
+      ns,
+      'private',
+      `
 env: [REGISTRY_USER=robot]
 registryAuths:
   registry.example.com: {username: '\${REGISTRY_USER}', password: hunter2-not-logged}
 steps: [echo pulled]
-`);
+`,
+    );
     await whenRun(ns, 'private-1', 'private');
     const run = await finishedRun(ns, 'private-1');
     const name = registrySecretName('private-1');
     const secret = await core.readNamespacedSecret({ name, namespace: ns });
     expect(secret.type).toBe('kubernetes.io/dockerconfigjson');
     expect(secret.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'DAGRun', uid: run.metadata?.uid });
-    const config = JSON.parse(Buffer.from(secret.data?.['.dockerconfigjson'] ?? '', 'base64').toString('utf8')) as { auths: Record<string, { username: string }> };
+    const config = JSON.parse(Buffer.from(secret.data?.['.dockerconfigjson'] ?? '', 'base64').toString('utf8')) as {
+      auths: Record<string, { username: string }>;
+    };
     expect(config.auths['registry.example.com']?.username).toBe('robot');
-    expect(podsOf(ns, 'private-1').every((p) => p.spec?.imagePullSecrets?.some((s) => s.name === name) === true)).toBe(true);
+    expect(podsOf(ns, 'private-1').every((p) => p.spec?.imagePullSecrets?.some((s) => s.name === name) === true)).toBe(
+      true,
+    );
     expect(JSON.stringify(run.status)).not.toContain('hunter2');
     expect(JSON.stringify(podsOf(ns, 'private-1'))).not.toContain('hunter2');
     expect(await stepLog(operator, run, 'cmd_1')).toBe('pulled\n');

@@ -6,7 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDag } from '../../core/dag/index.ts';
 import { dagManifest } from '../../core/resources/dag.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
-import { finishedRun, givenDag, peakConcurrency, startOperator, whenRun, type RunningOperator } from './operator-support.ts';
+import {
+  finishedRun,
+  givenDag,
+  peakConcurrency,
+  startOperator,
+  whenRun,
+  type RunningOperator,
+} from './operator-support.ts';
 import { dagRun } from '../builders/dag-run.ts';
 import { clients, createNamespace, deleteNamespace } from './support.ts';
 
@@ -54,7 +61,18 @@ describe('queued runs', () => {
 
   it('starts sub runs at once, past their DAG queue and maxActiveRuns', async () => {
     // The worker DAG alone would run one at a time (its own maxActiveRuns and the serial queue).
-    const yaml = ['steps:', '  - call: worker', '    parallel: [a, b, c]', '    params: "WHO=${ITEM}"', '---', 'name: worker', 'queue: serial', 'maxActiveRuns: 1', 'params: WHO=none', 'steps: ["sleep 1.5"]'].join('\n');
+    const yaml = [
+      'steps:',
+      '  - call: worker',
+      '    parallel: [a, b, c]',
+      '    params: "WHO=${ITEM}"',
+      '---',
+      'name: worker',
+      'queue: serial',
+      'maxActiveRuns: 1',
+      'params: WHO=none',
+      'steps: ["sleep 1.5"]',
+    ].join('\n');
     await givenDag(ns, 'fanout', yaml);
     await enqueue('fanout-1', 'fanout');
     expect((await finishedRun(ns, 'fanout-1', 60_000)).status?.statusLabel).toBe('succeeded');

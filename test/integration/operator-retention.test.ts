@@ -51,14 +51,28 @@ describe('retention', () => {
     await whenRun(ns, 'long-1', 'long');
     const [short, long] = await Promise.all([finishedRun(ns, 'short-1'), finishedRun(ns, 'long-1')]);
     const runDir = (dag: string, id: string | undefined): string => join(logDir, ns, dag, id ?? '');
-    await waitFor('both runs logs to be archived', () => Promise.resolve(existsSync(runDir('short', short.spec.dagRunId)) && existsSync(runDir('long', long.spec.dagRunId))), 20_000, 100);
+    await waitFor(
+      'both runs logs to be archived',
+      () =>
+        Promise.resolve(
+          existsSync(runDir('short', short.spec.dagRunId)) && existsSync(runDir('long', long.spec.dagRunId)),
+        ),
+      20_000,
+      100,
+    );
     // On the real clock a day has not passed: the next looks keep everything.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(await gone('short-1')).toBe(false);
     await outside.stop();
 
     const twoDaysOn = { now: (): Date => new Date(Date.now() + 2 * 86_400_000) };
-    const args = [`--kubeconfig=${inject('cluster').kubeconfig}`, `--namespaces=${ns}`, `--lease-namespace=${ns}`, `--log-dir=${logDir}`, `--http-port=${String(await freePort())}`];
+    const args = [
+      `--kubeconfig=${inject('cluster').kubeconfig}`,
+      `--namespaces=${ns}`,
+      `--lease-namespace=${ns}`,
+      `--log-dir=${logDir}`,
+      `--http-port=${String(await freePort())}`,
+    ];
     inside = new Operator({ config: parseConfig(args, {}), clock: twoDaysOn, log: silentLogger });
     await inside.start();
     await waitFor('short-1 to be deleted', () => gone('short-1'), 30_000, 100);

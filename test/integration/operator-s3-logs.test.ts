@@ -10,7 +10,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Server } from '../../apiserver/server.ts';
 import { S3LogStore } from '../../operator/logs/s3-store.ts';
 import { startApi } from './api-support.ts';
-import { finishedRun, givenDag, runningStep, startOperator, stepStates, whenRun, type RunningOperator } from './operator-support.ts';
+import {
+  finishedRun,
+  givenDag,
+  runningStep,
+  startOperator,
+  stepStates,
+  whenRun,
+  type RunningOperator,
+} from './operator-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
 import { S3_SERVER_BUILD_MS, startS3Server, type S3Server } from '../../cluster/s3-server.ts';
 
@@ -44,7 +52,10 @@ const DAG = [
 
 /** What the API answers for a step's log: its content, or the error. */
 async function stepLog(server: Server, step: string, stream = 'stdout'): Promise<{ status: number; content?: string }> {
-  const res = await server.app.inject({ method: 'GET', url: `/api/v2/dag-runs/etl/failover-1/steps/${step}/log?stream=${stream}` });
+  const res = await server.app.inject({
+    method: 'GET',
+    url: `/api/v2/dag-runs/etl/failover-1/steps/${step}/log?stream=${stream}`,
+  });
   return { status: res.statusCode, content: res.json<{ content?: string }>().content };
 }
 
@@ -56,7 +67,13 @@ describe('two operator replicas on the S3 log store', () => {
     const standby = await startOperator(ns, undefined, flags, false, server.env);
     replicas.push(leader, standby);
     Object.assign(process.env, server.env);
-    store = await S3LogStore.open({ kind: 's3', bucket: server.bucket, prefix: 'ha/', endpoint: server.endpoint, forcePathStyle: true });
+    store = await S3LogStore.open({
+      kind: 's3',
+      bucket: server.bucket,
+      prefix: 'ha/',
+      endpoint: server.endpoint,
+      forcePathStyle: true,
+    });
     const logRef = (step: string) => ({ namespace: ns, dagName: 'etl', dagRunId: 'failover-1', step, attempt: 0 });
     api = await startApi(ns, standby.url);
 
@@ -64,19 +81,35 @@ describe('two operator replicas on the S3 log store', () => {
     await whenRun(ns, 'etl-failover', 'etl', { dagRunId: 'failover-1' });
     await runningStep(ns, 'etl-failover', 'load');
     // The leader archived the finished steps into the bucket before it dies.
-    for (const step of ['extract', 'transform']) await waitFor(`${step}'s log in the bucket`, () => (store as S3LogStore).exists(logRef(step)), 10_000, 100);
+    for (const step of ['extract', 'transform'])
+      await waitFor(`${step}'s log in the bucket`, () => (store as S3LogStore).exists(logRef(step)), 10_000, 100);
     expect(await store.exists(logRef('load'))).toBe(false);
     // The standby, which leads nothing yet, serves the running step's log live.
     const live = api;
-    await waitFor('the live log of load through the standby', async () => (await stepLog(live, 'load')).content === 'loading', 10_000, 200);
+    await waitFor(
+      'the live log of load through the standby',
+      async () => (await stepLog(live, 'load')).content === 'loading',
+      10_000,
+      200,
+    );
 
     await leader.stop('SIGKILL');
     await waitFor('the standby to lead', () => Promise.resolve(standby.output().includes('leading:')), 30_000, 100);
     const run = await finishedRun(ns, 'etl-failover', 60_000);
-    expect([run.status?.statusLabel, stepStates(run)]).toEqual(['succeeded', { extract: 'succeeded', transform: 'succeeded', load: 'succeeded', report: 'succeeded' }]);
+    expect([run.status?.statusLabel, stepStates(run)]).toEqual([
+      'succeeded',
+      { extract: 'succeeded', transform: 'succeeded', load: 'succeeded', report: 'succeeded' },
+    ]);
 
-    for (const step of ['load', 'report']) await waitFor(`${step}'s log in the bucket`, () => (store as S3LogStore).exists(logRef(step)), 10_000, 100);
-    expect([await stepLog(live, 'extract'), await stepLog(live, 'extract', 'stderr'), await stepLog(live, 'transform'), await stepLog(live, 'load'), await stepLog(live, 'report')]).toEqual([
+    for (const step of ['load', 'report'])
+      await waitFor(`${step}'s log in the bucket`, () => (store as S3LogStore).exists(logRef(step)), 10_000, 100);
+    expect([
+      await stepLog(live, 'extract'),
+      await stepLog(live, 'extract', 'stderr'),
+      await stepLog(live, 'transform'),
+      await stepLog(live, 'load'),
+      await stepLog(live, 'report'),
+    ]).toEqual([
       { status: 200, content: 'extracted 3 rows' },
       { status: 200, content: 'slow source' },
       { status: 200, content: 'transformed' },

@@ -21,7 +21,11 @@ const ETCD_OBJECT_LIMIT = 1.5 * 1024 * 1024;
 
 describe('a run with 1,000 steps', () => {
   it('finishes with every step succeeded and a status far below the etcd object limit', async () => {
-    const steps = Array.from({ length: 1000 }, (_, i) => `  - {name: step-${String(i).padStart(4, '0')}, command: "echo ${String(i)}", output: OUT_${String(i)}}`);
+    const steps = Array.from(
+      { length: 1000 },
+      (_, i) =>
+        `  - {name: step-${String(i).padStart(4, '0')}, command: "echo ${String(i)}", output: OUT_${String(i)}}`,
+    );
     await givenDag(ns, 'thousand', ['type: graph', 'maxActiveSteps: 40', 'steps:', ...steps].join('\n'));
     await whenRun(ns, 'thousand-run', 'thousand');
     const done = await finishedRun(ns, 'thousand-run', 600_000);
@@ -30,11 +34,18 @@ describe('a run with 1,000 steps', () => {
     expect(done.status?.nodes?.every((n) => n.statusLabel === 'succeeded')).toBe(true);
     const bytes = JSON.stringify(done).length;
     expect(bytes).toBeLessThan(ETCD_OBJECT_LIMIT / 3);
-    console.log(`1,000-step run: ${String(bytes)} bytes as JSON (${((100 * bytes) / ETCD_OBJECT_LIMIT).toFixed(0)}% of the etcd object limit)`);
+    console.log(
+      `1,000-step run: ${String(bytes)} bytes as JSON (${((100 * bytes) / ETCD_OBJECT_LIMIT).toFixed(0)}% of the etcd object limit)`,
+    );
   }, 660_000);
 
-  it('writes a chain\'s status once per step, never again when nothing changed', async () => {
-    const updates = async (): Promise<number> => Number(/kubedag_api_writes_total\{verb="update"\} (\d+)/.exec(await (await fetch(`${operator.url}/metrics`)).text())?.[1] ?? NaN);
+  it("writes a chain's status once per step, never again when nothing changed", async () => {
+    const updates = async (): Promise<number> =>
+      Number(
+        /kubedag_api_writes_total\{verb="update"\} (\d+)/.exec(
+          await (await fetch(`${operator.url}/metrics`)).text(),
+        )?.[1] ?? NaN,
+      );
     await givenDag(ns, 'chain', `steps:\n${Array.from({ length: 20 }, () => '  - "true"').join('\n')}`);
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const before = await updates();

@@ -12,8 +12,18 @@ export interface Scenario {
 }
 
 export const scenarios: Scenario[] = [
-  { name: 'a chain of commands succeeds', dag: 'steps: [echo one, echo two, echo three]', run: 'succeeded', steps: { cmd_1: 'succeeded', cmd_2: 'succeeded', cmd_3: 'succeeded' } },
-  { name: 'a failing step cancels what depends on it', dag: 'steps: [echo one, "exit 3", echo three]', run: 'failed', steps: { cmd_1: 'succeeded', cmd_2: 'failed', cmd_3: 'canceled' } },
+  {
+    name: 'a chain of commands succeeds',
+    dag: 'steps: [echo one, echo two, echo three]',
+    run: 'succeeded',
+    steps: { cmd_1: 'succeeded', cmd_2: 'succeeded', cmd_3: 'succeeded' },
+  },
+  {
+    name: 'a failing step cancels what depends on it',
+    dag: 'steps: [echo one, "exit 3", echo three]',
+    run: 'failed',
+    steps: { cmd_1: 'succeeded', cmd_2: 'failed', cmd_3: 'canceled' },
+  },
   {
     name: 'continueOn exit codes make the run partially succeed',
     dag: 'steps:\n  - {name: flaky, command: exit 7, continueOn: {exitCode: [7]}}\n  - {name: next, command: echo ok}',
@@ -45,14 +55,24 @@ export const scenarios: Scenario[] = [
     run: 'succeeded',
     steps: { cmd_1: 'succeeded', cmd_2: 'succeeded' },
   },
-  { name: 'a step the platform cannot run rejects the run', dag: 'steps:\n  - {command: actions/checkout@v4, executor: gha}', run: 'failed', steps: {} },
+  {
+    name: 'a step the platform cannot run rejects the run',
+    dag: 'steps:\n  - {command: actions/checkout@v4, executor: gha}',
+    run: 'failed',
+    steps: {},
+  },
   {
     name: 'a DAG precondition whose command substitution gives another value cancels the run before any step',
     dag: 'preconditions: [{condition: "`echo 6`", expected: "1"}]\nsteps: [echo never]',
     run: 'canceled',
     steps: {},
   },
-  { name: 'a DAG precondition that is a failing command cancels the run', dag: 'preconditions: ["test -e /definitely/absent"]\nsteps: [echo never]', run: 'canceled', steps: {} },
+  {
+    name: 'a DAG precondition that is a failing command cancels the run',
+    dag: 'preconditions: ["test -e /definitely/absent"]\nsteps: [echo never]',
+    run: 'canceled',
+    steps: {},
+  },
   {
     name: 'DAG preconditions that hold, with env and params in scope, let the steps run',
     dag: 'env: [WANT=1]\nparams: P=x\npreconditions: [{condition: "`echo $WANT`", expected: "1"}, "test $P = x"]\nsteps: [echo ran]',

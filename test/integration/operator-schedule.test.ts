@@ -7,7 +7,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { minuteOf, scheduledRunId } from '../../operator/schedule/ticks.ts';
-import { finishedRun, givenDag, runningStep, startOperator, stopRun, runsOf, whenRun, type RunningOperator } from './operator-support.ts';
+import {
+  finishedRun,
+  givenDag,
+  runningStep,
+  startOperator,
+  stopRun,
+  runsOf,
+  whenRun,
+  type RunningOperator,
+} from './operator-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
 
 const { core, kube } = clients();
@@ -15,7 +24,9 @@ let ns: string;
 let operator: RunningOperator | undefined;
 
 async function suspend(dag: string): Promise<void> {
-  await kube.dags.jsonPatch(ns, dag, [{ op: 'add', path: '/metadata/annotations/kubedag.io~1suspended', value: 'true' }]);
+  await kube.dags.jsonPatch(ns, dag, [
+    { op: 'add', path: '/metadata/annotations/kubedag.io~1suspended', value: 'true' },
+  ]);
 }
 
 /**
@@ -52,7 +63,10 @@ describe('the scheduler', () => {
     const [first] = await runsOf(ns, 'every-minute');
     const created = new Date(first?.metadata?.creationTimestamp ?? 0);
     // Created in the minute its id names: the first look is at start, later ones at each boundary.
-    expect([first?.spec.trigger, first?.spec.dagRunId]).toEqual(['schedule', scheduledRunId('scheduled', minuteOf(created))]);
+    expect([first?.spec.trigger, first?.spec.dagRunId]).toEqual([
+      'schedule',
+      scheduledRunId('scheduled', minuteOf(created)),
+    ]);
     expect(created.getTime()).toBeGreaterThanOrEqual(minuteOf(new Date(started)).getTime());
     expect((await finishedRun(ns, first?.metadata?.name ?? '')).status?.statusLabel).toBe('succeeded');
 
@@ -69,7 +83,11 @@ describe('the scheduler', () => {
     const boundary = await quietBoundary(20_000);
     await suspend('every-minute');
     await givenDag(ns, 'stopper', 'schedule: {stop: "* * * * *"}\nsteps: ["sleep 300"]');
-    await givenDag(ns, 'restarter', 'schedule: {restart: "* * * * *"}\nrestartWaitSec: 10\nparams: [WHO=default]\nsteps: ["echo hello $WHO; sleep 300"]');
+    await givenDag(
+      ns,
+      'restarter',
+      'schedule: {restart: "* * * * *"}\nrestartWaitSec: 10\nparams: [WHO=default]\nsteps: ["echo hello $WHO; sleep 300"]',
+    );
     await givenDag(ns, 'skipper', 'schedule: "* * * * *"\nskipIfSuccessful: true\nsteps: [echo ok]');
     await whenRun(ns, 'stopper-1', 'stopper');
     await whenRun(ns, 'restarter-1', 'restarter', { params: 'WHO=kept' });
@@ -82,24 +100,49 @@ describe('the scheduler', () => {
     // The restart tick stops restarter-1 and promises its successor 10 s later; the operator
     // dies in between, after the stop is done, so a new leader that evaluates the minute again
     // sees nothing running: only the promise on restarter-1 can bring the new run.
-    await waitFor('the restart tick', async () => (await runsOf(ns, 'restarter')).some((r) => r.metadata?.annotations?.['kubedag.io/restart-run-id'] !== undefined), boundary.getTime() - Date.now() + 20_000, 100);
+    await waitFor(
+      'the restart tick',
+      async () =>
+        (await runsOf(ns, 'restarter')).some(
+          (r) => r.metadata?.annotations?.['kubedag.io/restart-run-id'] !== undefined,
+        ),
+      boundary.getTime() - Date.now() + 20_000,
+      100,
+    );
     expect((await finishedRun(ns, 'restarter-1', 8000)).status?.statusLabel).toBe('canceled');
     await operator?.stop('SIGKILL');
     expect((await runsOf(ns, 'restarter')).length).toBe(1);
     operator = await startOperator(ns);
 
     const restartId = scheduledRunId('restart', boundary);
-    await waitFor(`the ${restartId} run`, async () => (await runsOf(ns, 'restarter')).some((r) => r.spec.dagRunId === restartId), 30_000, 200);
+    await waitFor(
+      `the ${restartId} run`,
+      async () => (await runsOf(ns, 'restarter')).some((r) => r.spec.dagRunId === restartId),
+      30_000,
+      200,
+    );
     const restarted = (await runsOf(ns, 'restarter')).find((r) => r.spec.dagRunId === restartId);
     expect([restarted?.spec.trigger, restarted?.spec.params]).toEqual(['restart', 'WHO=kept']);
-    expect(Date.parse(String(restarted?.metadata?.creationTimestamp))).toBeGreaterThanOrEqual(boundary.getTime() + 10_000);
-    await waitFor('the kept promise to be cleared', async () => (await runsOf(ns, 'restarter')).every((r) => r.metadata?.annotations?.['kubedag.io/restart-run-id'] === undefined), 10_000, 100);
+    expect(Date.parse(String(restarted?.metadata?.creationTimestamp))).toBeGreaterThanOrEqual(
+      boundary.getTime() + 10_000,
+    );
+    await waitFor(
+      'the kept promise to be cleared',
+      async () =>
+        (await runsOf(ns, 'restarter')).every(
+          (r) => r.metadata?.annotations?.['kubedag.io/restart-run-id'] === undefined,
+        ),
+      10_000,
+      100,
+    );
     expect((await finishedRun(ns, 'stopper-1')).status?.statusLabel).toBe('canceled');
     expect((await runsOf(ns, 'restarter')).length).toBe(2);
     // Nothing scheduled at the boundary: suspended, skipped (succeeded today), or stop-only.
     expect((await runsOf(ns, 'skipper')).map((r) => r.metadata?.name)).toEqual(['skipper-1']);
     expect((await runsOf(ns, 'stopper')).map((r) => r.metadata?.name)).toEqual(['stopper-1']);
-    expect((await runsOf(ns, 'every-minute')).some((r) => r.spec.dagRunId === scheduledRunId('scheduled', boundary))).toBe(false);
+    expect(
+      (await runsOf(ns, 'every-minute')).some((r) => r.spec.dagRunId === scheduledRunId('scheduled', boundary)),
+    ).toBe(false);
     await stopRun(ns, restarted?.metadata?.name ?? '');
   }, 180_000);
 });

@@ -8,7 +8,17 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sharedContainerPodName } from '../../core/resources/names.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
-import { finishedRun, givenDag, runningStep, startOperator, stepLog, stepStates, stopRun, whenRun, type RunningOperator } from './operator-support.ts';
+import {
+  finishedRun,
+  givenDag,
+  runningStep,
+  startOperator,
+  stepLog,
+  stepStates,
+  stopRun,
+  whenRun,
+  type RunningOperator,
+} from './operator-support.ts';
 
 const { core } = clients();
 const unique = randomBytes(4).toString('hex');
@@ -17,9 +27,17 @@ let ns = '';
 let operator: RunningOperator;
 
 const containerPod = async (run: string): Promise<{ phase?: string; deleting: boolean } | undefined> => {
-  const pods = await core.listNamespacedPod({ namespace: ns, fieldSelector: `metadata.name=${sharedContainerPodName(run)}` });
+  const pods = await core.listNamespacedPod({
+    namespace: ns,
+    fieldSelector: `metadata.name=${sharedContainerPodName(run)}`,
+  });
   const found = pods.items[0];
-  return found === undefined ? undefined : { ...(found.status?.phase === undefined ? {} : { phase: found.status.phase }), deleting: found.metadata?.deletionTimestamp !== undefined };
+  return found === undefined
+    ? undefined
+    : {
+        ...(found.status?.phase === undefined ? {} : { phase: found.status.phase }),
+        deleting: found.metadata?.deletionTimestamp !== undefined,
+      };
 };
 
 /** The run's container Pod is gone, or going. */
@@ -40,7 +58,10 @@ afterAll(async () => {
 
 describe('a DAG with a container block', () => {
   it('runs its steps in one container, where what a step leaves is there for the next, and removes it at the end', async () => {
-    await givenDag(ns, 'state', `
+    await givenDag(
+      ns,
+      'state',
+      `
 env: [GREETING=hello-${unique}]
 container:
   image: busybox
@@ -55,18 +76,26 @@ steps:
   - name: outside
     executor: shell
     command: sh -c 'cat /var/tmp/state-${unique} 2>/dev/null || echo absent'
-`);
+`,
+    );
     await whenRun(ns, 'state-1', 'state');
     const done = await finishedRun(ns, 'state-1');
-    expect([done.status?.statusLabel, done.status?.error, stepStates(done)]).toEqual(['succeeded', undefined, { write: 'succeeded', read: 'succeeded', outside: 'succeeded' }]);
+    expect([done.status?.statusLabel, done.status?.error, stepStates(done)]).toEqual([
+      'succeeded',
+      undefined,
+      { write: 'succeeded', read: 'succeeded', outside: 'succeeded' },
+    ]);
     expect(await stepLog(operator, done, 'read')).toBe(`hello-${unique} ctr\nscript sees hello-${unique}\n`);
     // A step that names the shell executor runs in a Pod of its own, as Dagu runs it on its host.
     expect(await stepLog(operator, done, 'outside')).toBe('absent\n');
-    await waitFor('the run\'s container Pod to go', () => containerGone('state-1'), 30_000);
+    await waitFor("the run's container Pod to go", () => containerGone('state-1'), 30_000);
   });
 
-  it('waits for the startup command\'s log pattern before the first step, and keeps the container when asked', async () => {
-    await givenDag(ns, 'service', `
+  it("waits for the startup command's log pattern before the first step, and keeps the container when asked", async () => {
+    await givenDag(
+      ns,
+      'service',
+      `
 container:
   image: busybox
   startup: command
@@ -75,7 +104,8 @@ container:
   keepContainer: true
 steps:
   - cat /var/tmp/up-${unique}
-`);
+`,
+    );
     await whenRun(ns, 'service-1', 'service');
     const done = await finishedRun(ns, 'service-1');
     expect([done.status?.statusLabel, await stepLog(operator, done, 'container_1')]).toEqual(['succeeded', 'up\n']);
@@ -83,7 +113,10 @@ steps:
   });
 
   it('fails the step with the reason when the container ends before it could run', async () => {
-    await givenDag(ns, 'broken', `
+    await givenDag(
+      ns,
+      'broken',
+      `
 container:
   image: busybox
   startup: command
@@ -91,26 +124,34 @@ container:
 steps:
   - name: never
     command: "true"
-`);
+`,
+    );
     await whenRun(ns, 'broken-1', 'broken');
     const done = await finishedRun(ns, 'broken-1');
-    expect([done.status?.statusLabel, await stepLog(operator, done, 'never', 'stderr')]).toEqual(['failed', `kubedag-step: the run's container ${sharedContainerPodName('broken-1')}/main has ended (exit code 4, Error)\n`]);
+    expect([done.status?.statusLabel, await stepLog(operator, done, 'never', 'stderr')]).toEqual([
+      'failed',
+      `kubedag-step: the run's container ${sharedContainerPodName('broken-1')}/main has ended (exit code 4, Error)\n`,
+    ]);
   });
 
   it('stops the step running in the container when the run is stopped, then removes the container', async () => {
-    await givenDag(ns, 'stopped', `
+    await givenDag(
+      ns,
+      'stopped',
+      `
 maxCleanUpTimeSec: 3
 container: {image: busybox}
 steps:
   - name: long
     command: sleep 60
-`);
+`,
+    );
     await whenRun(ns, 'stopped-1', 'stopped');
     await runningStep(ns, 'stopped-1', 'long');
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await stopRun(ns, 'stopped-1');
     const done = await finishedRun(ns, 'stopped-1');
     expect([done.status?.statusLabel, stepStates(done)]).toEqual(['canceled', { long: 'canceled' }]);
-    await waitFor('the run\'s container Pod to go', () => containerGone('stopped-1'), 30_000);
+    await waitFor("the run's container Pod to go", () => containerGone('stopped-1'), 30_000);
   });
 });

@@ -14,7 +14,16 @@ import { recordedEnd, withRecordedEnd } from '../../core/resources/ended.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { dagRun } from '../builders/dag-run.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
-import { finishedRun, getRun, givenDag, runningStep, startOperator, stepStates, stopRun, type RunningOperator } from './operator-support.ts';
+import {
+  finishedRun,
+  getRun,
+  givenDag,
+  runningStep,
+  startOperator,
+  stepStates,
+  stopRun,
+  type RunningOperator,
+} from './operator-support.ts';
 
 const { kc, core, kube } = clients();
 const admission = kc.makeApiClient(AdmissionregistrationV1Api);
@@ -36,8 +45,18 @@ interface Refusal {
 }
 
 const REFUSALS: readonly Refusal[] = [
-  { kind: 'nodes', allows: '!has(object.status.nodes) || size(object.status.nodes) <= 3', reason: 'RequestEntityTooLarge', message: 'a status of more than 3 steps is too large here' },
-  { kind: 'detail', allows: '!has(object.status.nodes) || !object.status.nodes.exists(n, has(n.startedAt))', reason: 'Invalid', message: 'step details are not allowed here' },
+  {
+    kind: 'nodes',
+    allows: '!has(object.status.nodes) || size(object.status.nodes) <= 3',
+    reason: 'RequestEntityTooLarge',
+    message: 'a status of more than 3 steps is too large here',
+  },
+  {
+    kind: 'detail',
+    allows: '!has(object.status.nodes) || !object.status.nodes.exists(n, has(n.startedAt))',
+    reason: 'Invalid',
+    message: 'step details are not allowed here',
+  },
   { kind: 'all', allows: 'false', reason: 'Forbidden', message: 'no status may be written here' },
 ];
 
@@ -49,23 +68,59 @@ async function givenRefusingPolicies(): Promise<void> {
         metadata: { name },
         spec: {
           failurePolicy: 'Fail',
-          matchConstraints: { resourceRules: [{ apiGroups: ['kubedag.io'], apiVersions: ['*'], operations: ['UPDATE'], resources: ['dagruns/status'] }] },
-          matchConditions: [{ name: 'labelled', expression: `has(object.metadata.labels) && '${LIMIT}' in object.metadata.labels && object.metadata.labels['${LIMIT}'] == '${refusal.kind}'` }],
+          matchConstraints: {
+            resourceRules: [
+              { apiGroups: ['kubedag.io'], apiVersions: ['*'], operations: ['UPDATE'], resources: ['dagruns/status'] },
+            ],
+          },
+          matchConditions: [
+            {
+              name: 'labelled',
+              expression: `has(object.metadata.labels) && '${LIMIT}' in object.metadata.labels && object.metadata.labels['${LIMIT}'] == '${refusal.kind}'`,
+            },
+          ],
           validations: [{ expression: refusal.allows, message: refusal.message, reason: refusal.reason }],
         },
       },
     });
     await admission.createValidatingAdmissionPolicyBinding({
-      body: { metadata: { name }, spec: { policyName: name, validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } } } } },
+      body: {
+        metadata: { name },
+        spec: {
+          policyName: name,
+          validationActions: ['Deny'],
+          matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } } },
+        },
+      },
     });
   }
   // The API server applies a new policy once its informers have it: wait until each denies a probe.
   const node = { name: 'x', status: 1, statusLabel: 'running', startedAt: new Date().toISOString() };
-  const probes: Record<string, DagRunResource['status']> = { nodes: { nodes: [node, node, node, node] }, detail: { nodes: [node] }, all: { progress: '0/0' } };
+  const probes: Record<string, DagRunResource['status']> = {
+    nodes: { nodes: [node, node, node, node] },
+    detail: { nodes: [node] },
+    all: { progress: '0/0' },
+  };
   for (const [kind, status] of Object.entries(probes)) {
     const probe = `probe-${kind}`;
-    const created = await kube.runs.create(ns, dagRun(probe).namespace(ns).label({ [LIMIT]: kind }).spec({ dagRef: { name: 'none' } }).build());
-    await waitFor(`the ${kind} policy to deny status writes`, async () => kube.runs.replaceStatus({ ...created, status }).then(() => false, () => true), 30_000, 200);
+    const created = await kube.runs.create(
+      ns,
+      dagRun(probe)
+        .namespace(ns)
+        .label({ [LIMIT]: kind })
+        .spec({ dagRef: { name: 'none' } })
+        .build(),
+    );
+    await waitFor(
+      `the ${kind} policy to deny status writes`,
+      async () =>
+        kube.runs.replaceStatus({ ...created, status }).then(
+          () => false,
+          () => true,
+        ),
+      30_000,
+      200,
+    );
     await kube.runs.delete(ns, probe);
   }
 }
@@ -82,7 +137,9 @@ async function givenUnansweredWebhook(): Promise<void> {
         {
           name: `down.${policy}.kubedag.io`,
           clientConfig: { url: 'https://127.0.0.1:1/validate' },
-          rules: [{ apiGroups: ['kubedag.io'], apiVersions: ['*'], operations: ['UPDATE'], resources: ['dagruns/status'] }],
+          rules: [
+            { apiGroups: ['kubedag.io'], apiVersions: ['*'], operations: ['UPDATE'], resources: ['dagruns/status'] },
+          ],
           objectSelector: { matchLabels: { [WEBHOOK]: 'down' } },
           namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } },
           failurePolicy: 'Fail',
@@ -96,30 +153,53 @@ async function givenUnansweredWebhook(): Promise<void> {
 }
 
 async function whenLabelledRun(name: string, dag: string, labels: Record<string, string>): Promise<void> {
-  await kube.runs.create(ns, dagRun(name).namespace(ns).label(labels).spec({ dagRef: { name: dag } }).build());
+  await kube.runs.create(
+    ns,
+    dagRun(name)
+      .namespace(ns)
+      .label(labels)
+      .spec({ dagRef: { name: dag } })
+      .build(),
+  );
 }
 
 async function warningOf(run: string, reason: string): Promise<CoreV1Event> {
   let warning: CoreV1Event | undefined;
-  await waitFor(`the ${reason} Event of ${run}`, async () => {
-    const events = await core.listNamespacedEvent({ namespace: ns, fieldSelector: `involvedObject.name=${run}` });
-    warning = events.items.find((e) => e.reason === reason);
-    return warning !== undefined;
-  }, 30_000, 250);
+  await waitFor(
+    `the ${reason} Event of ${run}`,
+    async () => {
+      const events = await core.listNamespacedEvent({ namespace: ns, fieldSelector: `involvedObject.name=${run}` });
+      warning = events.items.find((e) => e.reason === reason);
+      return warning !== undefined;
+    },
+    30_000,
+    250,
+  );
   return warning as CoreV1Event;
 }
 
 async function noPodsOf(run: string): Promise<void> {
-  await waitFor(`the Pods of ${run} to go`, async () => (await core.listNamespacedPod({ namespace: ns, labelSelector: `kubedag.io/run=${run}` })).items.length === 0, 60_000, 250);
+  await waitFor(
+    `the Pods of ${run} to go`,
+    async () =>
+      (await core.listNamespacedPod({ namespace: ns, labelSelector: `kubedag.io/run=${run}` })).items.length === 0,
+    60_000,
+    250,
+  );
 }
 
 /** Waits until the run's annotation records its end, and returns the run as every Kubedag cache shows it. */
 async function endedByAnnotation(name: string): Promise<DagRunResource> {
   let run: DagRunResource | undefined;
-  await waitFor(`the end of ${name} in its annotation`, async () => {
-    run = await getRun(ns, name);
-    return run.metadata?.annotations?.[ANNOTATIONS.ended] !== undefined;
-  }, 60_000, 200);
+  await waitFor(
+    `the end of ${name} in its annotation`,
+    async () => {
+      run = await getRun(ns, name);
+      return run.metadata?.annotations?.[ANNOTATIONS.ended] !== undefined;
+    },
+    60_000,
+    200,
+  );
   return run as DagRunResource;
 }
 
@@ -143,13 +223,29 @@ afterAll(async () => {
 
 describe('a run whose status the API refuses for good', () => {
   it('fails with the limit and the API message in its status and a Warning Event, keeping only its progress, and its Pods go', async () => {
-    await givenDag(ns, 'wide', 'type: graph\nsteps:\n' + ['a', 'b', 'c', 'd', 'e'].map((s) => `  - {name: ${s}, command: sleep 60}`).join('\n') + '\n');
+    await givenDag(
+      ns,
+      'wide',
+      'type: graph\nsteps:\n' +
+        ['a', 'b', 'c', 'd', 'e'].map((s) => `  - {name: ${s}, command: sleep 60}`).join('\n') +
+        '\n',
+    );
     await whenLabelledRun('wide-1', 'wide', { [LIMIT]: 'nodes' });
     const run = await finishedRun(ns, 'wide-1', 30_000);
-    expect([run.status?.statusLabel, run.status?.endReason, run.status?.progress, run.status?.nodes]).toEqual(['failed', 'refused', '0/5', undefined]);
-    expect(run.status?.error).toMatch(/^the Kubernetes API refused the run's status \(the size limit of an object\), so the run was ended and its steps stopped: .*a status of more than 3 steps is too large here \(only the progress was kept; step statuses were left out to fit\)$/);
+    expect([run.status?.statusLabel, run.status?.endReason, run.status?.progress, run.status?.nodes]).toEqual([
+      'failed',
+      'refused',
+      '0/5',
+      undefined,
+    ]);
+    expect(run.status?.error).toMatch(
+      /^the Kubernetes API refused the run's status \(the size limit of an object\), so the run was ended and its steps stopped: .*a status of more than 3 steps is too large here \(only the progress was kept; step statuses were left out to fit\)$/,
+    );
     const warning = await warningOf('wide-1', 'StatusRefused');
-    expect([warning.type, warning.message]).toEqual(['Warning', expect.stringContaining('a status of more than 3 steps is too large here') as unknown]);
+    expect([warning.type, warning.message]).toEqual([
+      'Warning',
+      expect.stringContaining('a status of more than 3 steps is too large here') as unknown,
+    ]);
     await noPodsOf('wide-1');
   });
 
@@ -157,8 +253,14 @@ describe('a run whose status the API refuses for good', () => {
     await givenDag(ns, 'chain', 'steps:\n  - {name: a, command: sleep 60}\n  - {name: b, command: echo after}\n');
     await whenLabelledRun('chain-1', 'chain', { [LIMIT]: 'detail' });
     const run = await finishedRun(ns, 'chain-1', 30_000);
-    expect([run.status?.statusLabel, run.status?.endReason, stepStates(run)]).toEqual(['failed', 'refused', { a: 'canceled' }]);
-    expect(run.status?.error).toMatch(/\(validation \(422 Invalid\)\), so the run was ended and its steps stopped: .*step details are not allowed here \(step details were left out to fit\)$/);
+    expect([run.status?.statusLabel, run.status?.endReason, stepStates(run)]).toEqual([
+      'failed',
+      'refused',
+      { a: 'canceled' },
+    ]);
+    expect(run.status?.error).toMatch(
+      /\(validation \(422 Invalid\)\), so the run was ended and its steps stopped: .*step details are not allowed here \(step details were left out to fit\)$/,
+    );
     await warningOf('chain-1', 'StatusRefused');
     await noPodsOf('chain-1');
   });
@@ -167,7 +269,11 @@ describe('a run whose status the API refuses for good', () => {
     await givenDag(ns, 'mute', 'steps:\n  - {name: a, command: sleep 60}\n');
     await whenLabelledRun('mute-1', 'mute', { [LIMIT]: 'all' });
     const run = await endedByAnnotation('mute-1');
-    expect(recordedEnd(run)).toMatchObject({ status: 2, endReason: 'refused', error: expect.stringContaining('no status may be written here') as unknown });
+    expect(recordedEnd(run)).toMatchObject({
+      status: 2,
+      endReason: 'refused',
+      error: expect.stringContaining('no status may be written here') as unknown,
+    });
     expect(withRecordedEnd(run).status?.statusLabel).toBe('failed');
     await warningOf('mute-1', 'StatusRefused');
     await noPodsOf('mute-1');
@@ -183,8 +289,14 @@ describe('a stop of a run whose status cannot be written', () => {
     await kube.runs.mergePatch(ns, 'stuck-1', { metadata: { labels: { [WEBHOOK]: 'down' } } });
     await stopRun(ns, 'stuck-1');
     const run = await endedByAnnotation('stuck-1');
-    expect([run.status?.statusLabel, withRecordedEnd(run).status?.statusLabel, withRecordedEnd(run).status?.endReason]).toEqual(['running', 'canceled', 'stopped']);
-    expect(recordedEnd(run)?.error).toMatch(/^stopped; the run's full status could not be written \(an error of the API server \(500\)\): .*webhook/);
+    expect([
+      run.status?.statusLabel,
+      withRecordedEnd(run).status?.statusLabel,
+      withRecordedEnd(run).status?.endReason,
+    ]).toEqual(['running', 'canceled', 'stopped']);
+    expect(recordedEnd(run)?.error).toMatch(
+      /^stopped; the run's full status could not be written \(an error of the API server \(500\)\): .*webhook/,
+    );
     await warningOf('stuck-1', 'StopWithoutStatus');
     await noPodsOf('stuck-1');
   });

@@ -23,7 +23,13 @@ export type { RunningOperator };
  * `--log-store=s3` among the extra flags it gets no log directory (logDir is then unused), and
  * `env` adds variables such as the S3 store's AWS credentials.
  */
-export async function startOperator(namespace: string, logDir?: string, extraArgs: readonly string[] = [], waitToLead = true, env: Readonly<Record<string, string>> = {}): Promise<RunningOperator> {
+export async function startOperator(
+  namespace: string,
+  logDir?: string,
+  extraArgs: readonly string[] = [],
+  waitToLead = true,
+  env: Readonly<Record<string, string>> = {},
+): Promise<RunningOperator> {
   return launchOperator({ kubeconfig: inject('cluster').kubeconfig, namespace, logDir, extraArgs, waitToLead, env });
 }
 
@@ -35,8 +41,19 @@ export async function givenDag(namespace: string, fileName: string, yaml: string
 }
 
 /** When: a DAGRun of that DAG is created, as a kubectl user would write it. */
-export async function whenRun(namespace: string, name: string, dag: string, extra: Record<string, unknown> = {}): Promise<void> {
-  await clients().kube.runs.create(namespace, dagRun(name).namespace(namespace).spec({ dagRef: { name: dag }, ...extra }).build());
+export async function whenRun(
+  namespace: string,
+  name: string,
+  dag: string,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  await clients().kube.runs.create(
+    namespace,
+    dagRun(name)
+      .namespace(namespace)
+      .spec({ dagRef: { name: dag }, ...extra })
+      .build(),
+  );
 }
 
 /** Stops a run as kubectl or the API server does: `spec.stop: true`. */
@@ -46,7 +63,9 @@ export async function stopRun(namespace: string, name: string): Promise<void> {
 
 /** Asks for an in-place retry of a finished run, as the API server does: a new retry token. */
 export async function askRetry(namespace: string, name: string, token: string): Promise<void> {
-  await clients().kube.runs.jsonPatch(namespace, name, [{ op: 'add', path: '/metadata/annotations', value: { [RETRY_ANNOTATION]: token } }]);
+  await clients().kube.runs.jsonPatch(namespace, name, [
+    { op: 'add', path: '/metadata/annotations', value: { [RETRY_ANNOTATION]: token } },
+  ]);
 }
 
 /** A run as the API stores it: its status holds only the step records not sealed into segments. */
@@ -71,34 +90,64 @@ export async function runsOf(namespace: string, dagName: string): Promise<DagRun
 /** Then: waits for the run to finish and returns it. */
 export async function finishedRun(namespace: string, name: string, timeoutMs = 60_000): Promise<DagRunResource> {
   let run: DagRunResource | undefined;
-  await waitFor(`run ${name} to finish`, async () => {
-    run = await storedRun(namespace, name);
-    return run.status?.finishedAt !== undefined;
-  }, timeoutMs, 100);
+  await waitFor(
+    `run ${name} to finish`,
+    async () => {
+      run = await storedRun(namespace, name);
+      return run.status?.finishedAt !== undefined;
+    },
+    timeoutMs,
+    100,
+  );
   return withSealedRecords(run as DagRunResource);
 }
 
 /** Waits until a step runs; a run that ends first, or a timeout, fails with what the run shows. */
-export async function runningStep(namespace: string, name: string, step: string, timeoutMs = 30_000): Promise<DagRunResource> {
+export async function runningStep(
+  namespace: string,
+  name: string,
+  step: string,
+  timeoutMs = 30_000,
+): Promise<DagRunResource> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const run = await getRun(namespace, name);
     if (run.status?.nodes?.find((n) => n.name === step)?.statusLabel === 'running') return run;
     if (run.status?.finishedAt !== undefined || Date.now() > deadline) {
-      const seen = { statusLabel: run.status?.statusLabel, error: run.status?.error, steps: stepStates(run), prepared: run.status?.prepared !== undefined };
-      throw new Error(`step ${step} of ${name} did not run within ${String(timeoutMs / 1000)} s: ${JSON.stringify(seen)}`);
+      const seen = {
+        statusLabel: run.status?.statusLabel,
+        error: run.status?.error,
+        steps: stepStates(run),
+        prepared: run.status?.prepared !== undefined,
+      };
+      throw new Error(
+        `step ${step} of ${name} did not run within ${String(timeoutMs / 1000)} s: ${JSON.stringify(seen)}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
 /** The status of each step that has a record; a step that never started has none (core/resources/run-records.ts). */
-export const stepStates = (run: DagRunResource): Record<string, string> => Object.fromEntries((run.status?.nodes ?? []).map((n) => [n.name, n.statusLabel]));
+export const stepStates = (run: DagRunResource): Record<string, string> =>
+  Object.fromEntries((run.status?.nodes ?? []).map((n) => [n.name, n.statusLabel]));
 
 /** A step attempt's archived log, read through the operator's own log store. */
-export async function stepLog(operator: RunningOperator, run: DagRunResource, step: string, stream: 'stdout' | 'stderr' = 'stdout', attempt = 0): Promise<string | undefined> {
+export async function stepLog(
+  operator: RunningOperator,
+  run: DagRunResource,
+  step: string,
+  stream: 'stdout' | 'stderr' = 'stdout',
+  attempt = 0,
+): Promise<string | undefined> {
   const store = new DirectoryLogStore(operator.logDir);
-  const ref = { namespace: run.metadata?.namespace ?? '', dagName: run.spec.dagName ?? '', dagRunId: run.spec.dagRunId ?? '', step, attempt };
+  const ref = {
+    namespace: run.metadata?.namespace ?? '',
+    dagName: run.spec.dagName ?? '',
+    dagRunId: run.spec.dagRunId ?? '',
+    step,
+    attempt,
+  };
   // Logs nobody needed for a decision are archived just after the status is written.
   await waitFor(`the log of ${step}`, () => store.exists(ref), 10_000, 50).catch(() => undefined);
   return store.read(ref, stream);
@@ -132,10 +181,18 @@ export function peakConcurrency(namespace: string, pods: (pod: string) => boolea
 /** The Event of this reason on a run (a Warning the operator recorded), once it is there. */
 export async function warningOf(namespace: string, run: string, reason: string): Promise<CoreV1Event> {
   let warning: CoreV1Event | undefined;
-  await waitFor(`the ${reason} Event of ${run}`, async () => {
-    const events = await clients().core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${run}` });
-    warning = events.items.find((e) => e.reason === reason);
-    return warning !== undefined;
-  }, 60_000, 250);
+  await waitFor(
+    `the ${reason} Event of ${run}`,
+    async () => {
+      const events = await clients().core.listNamespacedEvent({
+        namespace,
+        fieldSelector: `involvedObject.name=${run}`,
+      });
+      warning = events.items.find((e) => e.reason === reason);
+      return warning !== undefined;
+    },
+    60_000,
+    250,
+  );
   return warning as CoreV1Event;
 }

@@ -7,7 +7,21 @@ import { ignoreNotFound } from '../../core/kube/errors.ts';
 import { stepPodName } from '../../core/resources/names.ts';
 import { clients, createNamespace, deleteNamespace, kubectl, running, waitFor, waitForPod } from './support.ts';
 import { scenarios } from './operator-scenarios.ts';
-import { askRetry, finishedRun, ledgerOf, peakConcurrency, getRun, givenDag, runningStep, startOperator, stepLog, stepStates, stopRun, whenRun, type RunningOperator } from './operator-support.ts';
+import {
+  askRetry,
+  finishedRun,
+  ledgerOf,
+  peakConcurrency,
+  getRun,
+  givenDag,
+  runningStep,
+  startOperator,
+  stepLog,
+  stepStates,
+  stopRun,
+  whenRun,
+  type RunningOperator,
+} from './operator-support.ts';
 
 const { core, custom } = clients();
 const kube = kubedagClients(custom);
@@ -60,7 +74,18 @@ describe('runs on the local control plane', () => {
   });
 
   it('passes a captured output to the next step and keeps stdout and stderr apart', async () => {
-    await givenDag(ns, 'outputs', ['steps:', '  - name: produce', '    command: "echo \'{\\"region\\": \\"eu\\", \\"n\\": 3}\'; echo noise >&2"', '    output: DATA', '  - name: consume', '    command: echo "region=${DATA.region} n=${DATA.n}"'].join('\n'));
+    await givenDag(
+      ns,
+      'outputs',
+      [
+        'steps:',
+        '  - name: produce',
+        '    command: "echo \'{\\"region\\": \\"eu\\", \\"n\\": 3}\'; echo noise >&2"',
+        '    output: DATA',
+        '  - name: consume',
+        '    command: echo "region=${DATA.region} n=${DATA.n}"',
+      ].join('\n'),
+    );
     await whenRun(ns, 'outputs-run', 'outputs');
     const done = await finishedRun(ns, 'outputs-run');
     expect(stepStates(done)).toEqual({ produce: 'succeeded', consume: 'succeeded' });
@@ -70,31 +95,57 @@ describe('runs on the local control plane', () => {
   });
 
   it('runs the handlers with DAG_RUN_STATUS after the steps', async () => {
-    await givenDag(ns, 'handlers', 'steps: ["exit 1"]\nhandlerOn:\n  failure: {command: echo "failure saw $DAG_RUN_STATUS"}\n  exit: {command: echo "exit saw $DAG_RUN_STATUS"}');
+    await givenDag(
+      ns,
+      'handlers',
+      'steps: ["exit 1"]\nhandlerOn:\n  failure: {command: echo "failure saw $DAG_RUN_STATUS"}\n  exit: {command: echo "exit saw $DAG_RUN_STATUS"}',
+    );
     await whenRun(ns, 'handlers-run', 'handlers');
     const done = await finishedRun(ns, 'handlers-run');
-    expect([done.status?.statusLabel, done.status?.onFailure?.statusLabel, done.status?.onExit?.statusLabel]).toEqual(['failed', 'succeeded', 'succeeded']);
+    expect([done.status?.statusLabel, done.status?.onFailure?.statusLabel, done.status?.onExit?.statusLabel]).toEqual([
+      'failed',
+      'succeeded',
+      'succeeded',
+    ]);
     expect(await stepLog(operator, done, 'onFailure')).toBe('failure saw failed\n');
     expect(await stepLog(operator, done, 'onExit')).toBe('exit saw failed\n');
   });
 
   it('routes steps to nodes by workerSelector through the real scheduler', async () => {
     // Steps on different nodes share a workspace only through a ReadWriteMany volume.
-    await givenDag(ns, 'routing', 'type: graph\nkubernetes: {workspace: {accessMode: ReadWriteMany}}\nsteps:\n  - {name: gpu, command: echo $HOSTNAME, workerSelector: {gpu: "true"}}\n  - {name: plain, command: echo, workerSelector: {kubernetes.io/hostname: kubedag-node-1}}');
+    await givenDag(
+      ns,
+      'routing',
+      'type: graph\nkubernetes: {workspace: {accessMode: ReadWriteMany}}\nsteps:\n  - {name: gpu, command: echo $HOSTNAME, workerSelector: {gpu: "true"}}\n  - {name: plain, command: echo, workerSelector: {kubernetes.io/hostname: kubedag-node-1}}',
+    );
     await whenRun(ns, 'routing-run', 'routing');
     const done = await finishedRun(ns, 'routing-run');
     expect(done.status?.statusLabel).toBe('succeeded');
-    const nodeOf = (step: string): string[] => [...new Set(ledgerOf(ns, stepPodName('routing-run', step, 0)).map((e) => e.node))];
-    expect({ gpu: nodeOf('gpu'), plain: nodeOf('plain') }).toEqual({ gpu: ['kubedag-node-2'], plain: ['kubedag-node-1'] });
+    const nodeOf = (step: string): string[] => [
+      ...new Set(ledgerOf(ns, stepPodName('routing-run', step, 0)).map((e) => e.node)),
+    ];
+    expect({ gpu: nodeOf('gpu'), plain: nodeOf('plain') }).toEqual({
+      gpu: ['kubedag-node-2'],
+      plain: ['kubedag-node-1'],
+    });
   });
 
   it('stops a running run: the step is signalled, the cancel handler runs, the run ends canceled', async () => {
-    await givenDag(ns, 'stoppable', 'maxCleanUpTimeSec: 5\nsteps:\n  - "trap \'echo got-term; exit 0\' TERM; while :; do sleep 0.1; done"\n  - echo never\nhandlerOn: {cancel: {command: echo canceled}}');
+    await givenDag(
+      ns,
+      'stoppable',
+      'maxCleanUpTimeSec: 5\nsteps:\n  - "trap \'echo got-term; exit 0\' TERM; while :; do sleep 0.1; done"\n  - echo never\nhandlerOn: {cancel: {command: echo canceled}}',
+    );
     await whenRun(ns, 'stoppable-run', 'stoppable');
     await runningStep(ns, 'stoppable-run', 'cmd_1');
     // A step is running once its Pod exists; a Pod still waiting for its workspace volume is
     // deleted on stop, not signalled. This test is about the signal: wait for the process.
-    await waitForPod(core, { namespace: ns, name: stepPodName('stoppable-run', 'cmd_1', 0) }, 'the step process', running);
+    await waitForPod(
+      core,
+      { namespace: ns, name: stepPodName('stoppable-run', 'cmd_1', 0) },
+      'the step process',
+      running,
+    );
     await new Promise((resolve) => setTimeout(resolve, 500));
     await stopRun(ns, 'stoppable-run');
     const done = await finishedRun(ns, 'stoppable-run');
@@ -121,7 +172,11 @@ describe('runs on the local control plane', () => {
   it('freezes the definition: editing the DAG during a run changes nothing for it', async () => {
     await givenDag(ns, 'frozen', 'steps: ["sleep 1", echo first-version]');
     await whenRun(ns, 'frozen-run', 'frozen');
-    await waitFor('the run to start', async () => (await getRun(ns, 'frozen-run')).spec.frozenDefinition !== undefined, 30_000);
+    await waitFor(
+      'the run to start',
+      async () => (await getRun(ns, 'frozen-run')).spec.frozenDefinition !== undefined,
+      30_000,
+    );
     await kube.dags.jsonPatch(ns, 'frozen', [{ op: 'replace', path: '/spec/steps', value: ['exit 9'] }]);
     const done = await finishedRun(ns, 'frozen-run');
     expect(done.status?.statusLabel).toBe('succeeded');
@@ -133,7 +188,13 @@ describe('runs on the local control plane', () => {
     await whenRun(ns, 'chunks-run', 'chunks');
     const done = await finishedRun(ns, 'chunks-run');
     const base = `${operator.url}/logs/${ns}/chunks/${done.spec.dagRunId ?? ''}/cmd_1/0`;
-    expect(await (await fetch(`${base}?tail=2`)).json()).toEqual({ content: 'line-4\nline-5', lineCount: 2, totalLines: 5, hasMore: true, isEstimate: false });
+    expect(await (await fetch(`${base}?tail=2`)).json()).toEqual({
+      content: 'line-4\nline-5',
+      lineCount: 2,
+      totalLines: 5,
+      hasMore: true,
+      isEstimate: false,
+    });
     expect(await (await fetch(`${base}?stream=stderr`)).json()).toMatchObject({ content: 'err', lineCount: 1 });
     expect((await fetch(`${operator.url}/logs/${ns}/chunks/nope/cmd_1/0`)).status).toBe(404);
     const metrics = await (await fetch(`${operator.url}/metrics`)).text();
@@ -145,26 +206,48 @@ describe('runs on the local control plane', () => {
   it('serves the log of a running step live from its Pod, with secrets masked', async () => {
     const dir = imageDir('kd-live-');
     writeFileSync(join(dir, 'pw'), 'live-s3cret\n');
-    await givenDag(ns, 'live', `kubernetes: {workspace: false}\nworkingDir: ${dir}\nsecrets: [{name: PW, provider: file, key: pw}]\nsteps:\n  - "echo started $PW; echo warn >&2; sleep 30"`);
+    await givenDag(
+      ns,
+      'live',
+      `kubernetes: {workspace: false}\nworkingDir: ${dir}\nsecrets: [{name: PW, provider: file, key: pw}]\nsteps:\n  - "echo started $PW; echo warn >&2; sleep 30"`,
+    );
     await whenRun(ns, 'live-run', 'live');
     const run = await runningStep(ns, 'live-run', 'cmd_1');
     const base = `${operator.url}/logs/${ns}/live/${run.spec.dagRunId ?? ''}/cmd_1/0`;
     // A Pod that has just started may not have written its first line yet: wait for it.
-    await waitFor('the live log', async () => ((await (await fetch(base)).json()) as { content?: string }).content !== '', 15_000, 100);
+    await waitFor(
+      'the live log',
+      async () => ((await (await fetch(base)).json()) as { content?: string }).content !== '',
+      15_000,
+      100,
+    );
     expect(await (await fetch(base)).json()).toMatchObject({ content: 'started *******', lineCount: 1 });
-    await waitFor('the live stderr', async () => ((await (await fetch(`${base}?stream=stderr`)).json()) as { content?: string }).content !== '', 15_000, 100);
+    await waitFor(
+      'the live stderr',
+      async () => ((await (await fetch(`${base}?stream=stderr`)).json()) as { content?: string }).content !== '',
+      15_000,
+      100,
+    );
     expect(await (await fetch(`${base}?stream=stderr`)).json()).toMatchObject({ content: 'warn' });
     await stopRun(ns, 'live-run');
     await finishedRun(ns, 'live-run');
   });
 
   it('retries a failed run in place: failed and downstream steps run again, succeeded ones do not', async () => {
-    await givenDag(ns, 'retryable', 'steps:\n  - {name: first, command: echo once}\n  - {name: flaky, command: "test -f .marker || { touch .marker; exit 1; }"}\n  - {name: last, command: echo done}');
+    await givenDag(
+      ns,
+      'retryable',
+      'steps:\n  - {name: first, command: echo once}\n  - {name: flaky, command: "test -f .marker || { touch .marker; exit 1; }"}\n  - {name: last, command: echo done}',
+    );
     await whenRun(ns, 'retryable-run', 'retryable');
     const failed = await finishedRun(ns, 'retryable-run');
     expect(stepStates(failed)).toEqual({ first: 'succeeded', flaky: 'failed', last: 'canceled' });
     await askRetry(ns, 'retryable-run', 'r1');
-    await waitFor('the retry to start', async () => (await getRun(ns, 'retryable-run')).status?.retryToken === 'r1', 30_000);
+    await waitFor(
+      'the retry to start',
+      async () => (await getRun(ns, 'retryable-run')).status?.retryToken === 'r1',
+      30_000,
+    );
     const retried = await finishedRun(ns, 'retryable-run');
     expect([retried.status?.statusLabel, retried.spec.dagRunId]).toEqual(['succeeded', failed.spec.dagRunId]);
     expect(stepStates(retried)).toEqual({ first: 'succeeded', flaky: 'succeeded', last: 'succeeded' });
@@ -172,17 +255,30 @@ describe('runs on the local control plane', () => {
   });
 
   it('respects step status edits written into a finished run when it is retried', async () => {
-    await givenDag(ns, 'edited', 'steps:\n  - {name: first, command: echo once}\n  - {name: broken, command: exit 1}\n  - {name: last, command: echo done}');
+    await givenDag(
+      ns,
+      'edited',
+      'steps:\n  - {name: first, command: echo once}\n  - {name: broken, command: exit 1}\n  - {name: last, command: echo done}',
+    );
     await whenRun(ns, 'edited-run', 'edited');
     const failed = await finishedRun(ns, 'edited-run');
     expect(stepStates(failed)).toEqual({ first: 'succeeded', broken: 'failed', last: 'canceled' });
     // What the API's step status PATCH does: mark the broken step succeeded by hand.
-    const nodes = (failed.status?.nodes ?? []).map((n) => (n.name === 'broken' ? { ...n, status: 4, statusLabel: 'succeeded' } : n));
+    const nodes = (failed.status?.nodes ?? []).map((n) =>
+      n.name === 'broken' ? { ...n, status: 4, statusLabel: 'succeeded' } : n,
+    );
     await kube.runs.replaceStatus({ ...failed, status: { ...failed.status, nodes } });
     await askRetry(ns, 'edited-run', 'r1');
-    await waitFor('the retry to start', async () => (await getRun(ns, 'edited-run')).status?.retryToken === 'r1', 30_000);
+    await waitFor(
+      'the retry to start',
+      async () => (await getRun(ns, 'edited-run')).status?.retryToken === 'r1',
+      30_000,
+    );
     const retried = await finishedRun(ns, 'edited-run');
-    expect([retried.status?.statusLabel, stepStates(retried)]).toEqual(['succeeded', { first: 'succeeded', broken: 'succeeded', last: 'succeeded' }]);
+    expect([retried.status?.statusLabel, stepStates(retried)]).toEqual([
+      'succeeded',
+      { first: 'succeeded', broken: 'succeeded', last: 'succeeded' },
+    ]);
     expect(retried.status?.nodes?.map((n) => n.attempt)).toEqual([0, 0, 1]);
   });
 
@@ -201,18 +297,26 @@ describe('runs on the local control plane', () => {
     expect(done.status?.nodes?.[0]?.outputRefs).toEqual({ BIG: { attempt: 0, bytes: 1_048_000 } });
     expect(JSON.stringify(done).length).toBeLessThan(20_000);
     expect((await stepLog(operator, done, 'big'))?.trim().length).toBe(1_048_000);
-    expect(await stepLog(operator, done, 'uses', 'stderr')).toContain('kubedag: the step uses BIG (1048000 bytes), too large for an environment variable');
-    expect(await stepLog(operator, done, 'ignores', 'stderr')).toContain('not set, too large for an environment variable: BIG');
+    expect(await stepLog(operator, done, 'uses', 'stderr')).toContain(
+      'kubedag: the step uses BIG (1048000 bytes), too large for an environment variable',
+    );
+    expect(await stepLog(operator, done, 'ignores', 'stderr')).toContain(
+      'not set, too large for an environment variable: BIG',
+    );
   });
 
   it('keeps DAG status: validity, schedule and the latest run, for kubectl get dags', async () => {
     await givenDag(ns, 'scheduled', 'schedule: "0 3 * * *"\nsteps: [echo]');
     await whenRun(ns, 'scheduled-run', 'scheduled');
     await finishedRun(ns, 'scheduled-run');
-    await waitFor('the DAG status', async () => {
-      const dag = await kube.dags.get(ns, 'scheduled');
-      return dag.status?.valid === true && dag.status.latestRun?.statusLabel === 'succeeded';
-    }, 30_000);
+    await waitFor(
+      'the DAG status',
+      async () => {
+        const dag = await kube.dags.get(ns, 'scheduled');
+        return dag.status?.valid === true && dag.status.latestRun?.statusLabel === 'succeeded';
+      },
+      30_000,
+    );
     const { kubectl } = await import('./support.ts');
     expect(await kubectl('get', 'dag', 'scheduled', '-n', ns)).toMatch(/scheduled\s+0 3 \* \* \*\s+false\s+succeeded/);
   });
@@ -277,13 +381,21 @@ describe('runs on the local control plane', () => {
     const done = await finishedRun(ns, 'fan-run', 90_000);
     // Concurrency measured from when each child's step process started and exited on its node.
     const children = await kube.runs.list(ns);
-    const childPods = new Set(children.items.filter((r) => r.metadata?.ownerReferences?.some((o) => o.uid === done.metadata?.uid) === true).map((child) => stepPodName(child.metadata?.name ?? '', 'sync', 0)));
+    const childPods = new Set(
+      children.items
+        .filter((r) => r.metadata?.ownerReferences?.some((o) => o.uid === done.metadata?.uid) === true)
+        .map((child) => stepPodName(child.metadata?.name ?? '', 'sync', 0)),
+    );
     expect([...childPods].filter((pod) => ledgerOf(ns, pod).some((e) => e.event === 'start'))).toHaveLength(3);
     expect(peakConcurrency(ns, (pod) => childPods.has(pod))).toBe(2);
     expect(stepStates(done)).toEqual({ list: 'succeeded', fan: 'succeeded', report: 'succeeded' });
     expect(await stepLog(operator, done, 'report')).toBe('3 of 3\n');
     expect(done.status?.nodes?.[1]?.subRuns).toHaveLength(3);
-    const outputs = (JSON.parse(done.status?.nodes?.[1]?.outputs?.RESULTS ?? '{}') as { outputs: { DONE: string }[] }).outputs.map((o) => o.DONE).sort();
+    const outputs = (
+      JSON.parse(done.status?.nodes?.[1]?.outputs?.RESULTS ?? '{}') as { outputs: { DONE: string }[] }
+    ).outputs
+      .map((o) => o.DONE)
+      .sort();
     expect(outputs).toEqual(['synced ap', 'synced eu', 'synced us']);
   });
 
@@ -291,7 +403,11 @@ describe('runs on the local control plane', () => {
     const dir = imageDir('kd-dotenv-');
     writeFileSync(join(dir, 'base.env'), 'REGION=us\nTIER=gold\nWHO=dotenv\n');
     writeFileSync(join(dir, 'local.env'), 'REGION=eu\n');
-    await givenDag(ns, 'dotenv', `kubernetes: {workspace: false}\nworkingDir: ${dir}\ndotenv: [base.env, local.env]\nenv: [TIER=silver]\nparams: WHO=param\nsteps:\n  - echo "$REGION $TIER $WHO"`);
+    await givenDag(
+      ns,
+      'dotenv',
+      `kubernetes: {workspace: false}\nworkingDir: ${dir}\ndotenv: [base.env, local.env]\nenv: [TIER=silver]\nparams: WHO=param\nsteps:\n  - echo "$REGION $TIER $WHO"`,
+    );
     await whenRun(ns, 'dotenv-run', 'dotenv');
     const done = await finishedRun(ns, 'dotenv-run');
     expect(stepStates(done)).toEqual({ cmd_1: 'succeeded' });
@@ -319,25 +435,41 @@ describe('runs on the local control plane', () => {
     expect(await stepLog(operator, done, 'show')).toBe('file=******* env=*******\n');
     expect(done.status?.nodes?.[0]?.outputs).toEqual({ SHOWN: 'file=******* env=*******' });
     expect(JSON.stringify(done)).not.toContain('file-s3cret-value');
-    expect(await stepLog(operator, done, 'kubedag-prepare')).not.toContain(Buffer.from('file-s3cret-value').toString('base64'));
+    expect(await stepLog(operator, done, 'kubedag-prepare')).not.toContain(
+      Buffer.from('file-s3cret-value').toString('base64'),
+    );
     const secrets = await core.listNamespacedSecret({ namespace: ns, labelSelector: `kubedag.io/run=secrets-run` });
-    expect(secrets.items.map((x) => [x.immutable, x.metadata?.ownerReferences?.[0]?.name])).toEqual([[true, 'secrets-run']]);
+    expect(secrets.items.map((x) => [x.immutable, x.metadata?.ownerReferences?.[0]?.name])).toEqual([
+      [true, 'secrets-run'],
+    ]);
   });
 
   it('fails the run with the reason when a secret cannot be resolved', async () => {
-    await givenDag(ns, 'secret-missing', 'secrets: [{name: S, provider: file, key: /no/such/kubedag/file}]\nsteps: [echo]');
+    await givenDag(
+      ns,
+      'secret-missing',
+      'secrets: [{name: S, provider: file, key: /no/such/kubedag/file}]\nsteps: [echo]',
+    );
     await whenRun(ns, 'secret-missing-run', 'secret-missing');
     const done = await finishedRun(ns, 'secret-missing-run');
     expect(done.status?.statusLabel).toBe('failed');
-    expect(await stepLog(operator, done, 'kubedag-prepare', 'stderr')).toContain('secret S: cannot read file /no/such/kubedag/file');
+    expect(await stepLog(operator, done, 'kubedag-prepare', 'stderr')).toContain(
+      'secret S: cannot read file /no/such/kubedag/file',
+    );
   });
 
   it('logs JSON lines that name the operator and the run that finished', async () => {
     await givenDag(ns, 'logged', 'steps: [echo]');
     await whenRun(ns, 'logged-run', 'logged');
     await finishedRun(ns, 'logged-run');
-    const lines = (): Record<string, unknown>[] => operator.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
-    const finished = (): Record<string, unknown> | undefined => lines().find((line) => line.msg === 'run finished' && line.run === `${ns}/logged-run`);
+    const lines = (): Record<string, unknown>[] =>
+      operator
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const finished = (): Record<string, unknown> | undefined =>
+      lines().find((line) => line.msg === 'run finished' && line.run === `${ns}/logged-run`);
     await waitFor('the run finished line', () => Promise.resolve(finished() !== undefined), 10_000, 50);
     expect(finished()).toMatchObject({ component: 'operator', level: 30, status: 'succeeded' });
   });
@@ -349,7 +481,8 @@ describe('runs on the local control plane', () => {
     const readPod = (): Promise<V1Pod | undefined> => ignoreNotFound(core.readNamespacedPod({ name, namespace: ns }));
     await waitFor('the step Pod', async () => (await readPod()) !== undefined, 30_000, 50);
     const done = await finishedRun(ns, 'cleanup-run');
-    const gone = (pod: V1Pod | undefined): boolean => pod === undefined || pod.metadata?.deletionTimestamp !== undefined;
+    const gone = (pod: V1Pod | undefined): boolean =>
+      pod === undefined || pod.metadata?.deletionTimestamp !== undefined;
     await waitFor('the step Pod to be deleted', async () => gone(await readPod()), 30_000);
     expect(await stepLog(operator, done, 'cmd_1')).toBe('kept\n');
   });

@@ -8,8 +8,14 @@ const { core } = clients();
 const ns = `restricted-${randomBytes(3).toString('hex')}`;
 
 beforeAll(async () => {
-  await core.createNamespace({ body: { metadata: { name: ns, labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } } } });
-  await waitFor(`service account in ${ns}`, async () => (await core.readNamespacedServiceAccount({ name: 'default', namespace: ns })).metadata !== undefined, 30_000);
+  await core.createNamespace({
+    body: { metadata: { name: ns, labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } } },
+  });
+  await waitFor(
+    `service account in ${ns}`,
+    async () => (await core.readNamespacedServiceAccount({ name: 'default', namespace: ns })).metadata !== undefined,
+    30_000,
+  );
 });
 
 afterAll(async () => {
@@ -30,12 +36,22 @@ describe('Pod Security admission, enforced by the real kube-apiserver', () => {
     );
     expect(statusCode(error)).toBe(403);
     const message = (JSON.parse(String((error as { body?: unknown }).body)) as { message: string }).message;
-    expect(message).toMatch(/^pods "as-root" is forbidden: violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false/);
+    expect(message).toMatch(
+      /^pods "as-root" is forbidden: violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false/,
+    );
   });
 
   it('admits a compliant Pod, which the node agent runs to Succeeded as uid 1000, writing into an emptyDir and its working directory', async () => {
-    await core.createNamespacedPod({ namespace: ns, body: compliant.shell('id -u; echo x > /data/file && echo volume-ok; echo y > out.txt && echo workdir-ok').build() });
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: compliant
+        .shell('id -u; echo x > /data/file && echo volume-ok; echo y > out.txt && echo workdir-ok')
+        .build(),
+    });
     const done = await waitForPod(core, { namespace: ns, name: 'compliant' }, 'to finish', finished);
-    expect([done.status?.phase, await kubectl('logs', '-n', ns, 'compliant')]).toEqual(['Succeeded', '1000\nvolume-ok\nworkdir-ok\n']);
+    expect([done.status?.phase, await kubectl('logs', '-n', ns, 'compliant')]).toEqual([
+      'Succeeded',
+      '1000\nvolume-ok\nworkdir-ok\n',
+    ]);
   });
 });

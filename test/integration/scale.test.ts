@@ -16,7 +16,16 @@ import { bigDagYaml } from '../../bench/scale-runs.ts';
 import { dagRun } from '../builders/dag-run.ts';
 import { startApi } from './api-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
-import { finishedRun, getRun, givenDag, startOperator, stepStates, stopRun, whenRun, type RunningOperator } from './operator-support.ts';
+import {
+  finishedRun,
+  getRun,
+  givenDag,
+  startOperator,
+  stepStates,
+  stopRun,
+  whenRun,
+  type RunningOperator,
+} from './operator-support.ts';
 
 const { kc, core, kube } = clients();
 let ns = '';
@@ -51,14 +60,19 @@ interface Versions {
 async function versionsWhile(name: string, work: () => Promise<unknown>): Promise<Versions> {
   const seen: Versions = { largest: 0, written: 0, count: 0 };
   let last = '';
-  const abort = await new Watch(kc).watch(kube.runs.path(ns), { fieldSelector: `metadata.name=${name}` }, (_type, run: DagRunResource) => {
-    if (run.metadata?.resourceVersion === last) return;
-    last = run.metadata?.resourceVersion ?? '';
-    const bytes = Buffer.byteLength(JSON.stringify(run));
-    seen.largest = Math.max(seen.largest, bytes);
-    seen.written += bytes;
-    seen.count += 1;
-  }, () => undefined);
+  const abort = await new Watch(kc).watch(
+    kube.runs.path(ns),
+    { fieldSelector: `metadata.name=${name}` },
+    (_type, run: DagRunResource) => {
+      if (run.metadata?.resourceVersion === last) return;
+      last = run.metadata?.resourceVersion ?? '';
+      const bytes = Buffer.byteLength(JSON.stringify(run));
+      seen.largest = Math.max(seen.largest, bytes);
+      seen.written += bytes;
+      seen.count += 1;
+    },
+    () => undefined,
+  );
   try {
     await work();
   } finally {
@@ -70,8 +84,15 @@ async function versionsWhile(name: string, work: () => Promise<unknown>): Promis
 async function segmentsOf(run: DagRunResource): Promise<{ index: number; bytes: number; records: number }[]> {
   const list = await kube.segments.list(ns);
   return list.items
-    .filter((s) => s.metadata?.ownerReferences?.some((o) => o.uid === run.metadata?.uid) === true && s.spec.nodes !== undefined)
-    .map((s) => ({ index: s.spec.index ?? 0, bytes: Buffer.byteLength(JSON.stringify(s)), records: s.spec.nodes?.length ?? 0 }));
+    .filter(
+      (s) =>
+        s.metadata?.ownerReferences?.some((o) => o.uid === run.metadata?.uid) === true && s.spec.nodes !== undefined,
+    )
+    .map((s) => ({
+      index: s.spec.index ?? 0,
+      bytes: Buffer.byteLength(JSON.stringify(s)),
+      records: s.spec.nodes?.length ?? 0,
+    }));
 }
 
 describe(`a graph run of ${String(STEPS)} independent steps`, () => {
@@ -99,24 +120,43 @@ describe(`a graph run of ${String(STEPS)} independent steps`, () => {
 
   it('is answered whole by the API: every step in the run details and the run log, a sealed step edited', async () => {
     const id = (await getRun(ns, 'wide-run')).spec.dagRunId ?? '';
-    await waitFor('the API server to show the run', async () => (await api.app.inject({ method: 'GET', url: `/api/v2/dag-runs/wide/${id}` })).statusCode === 200, 10_000);
+    await waitFor(
+      'the API server to show the run',
+      async () => (await api.app.inject({ method: 'GET', url: `/api/v2/dag-runs/wide/${id}` })).statusCode === 200,
+      10_000,
+    );
     const details = await api.app.inject({ method: 'GET', url: `/api/v2/dag-runs/wide/${id}` });
     expect(details.statusCode).toBe(200);
-    const nodes = details.json<{ dagRunDetails: { nodes: { step: { name: string }; status: number; statusLabel: string }[] } }>().dagRunDetails.nodes;
+    const nodes = details.json<{
+      dagRunDetails: { nodes: { step: { name: string }; status: number; statusLabel: string }[] };
+    }>().dagRunDetails.nodes;
     expect(nodes).toHaveLength(STEPS);
     expect(nodes.every((n) => n.statusLabel === 'succeeded')).toBe(true);
     expect(nodes[0]?.step.name).toBe('s00001');
     const log = await api.app.inject({ method: 'GET', url: `/api/v2/dag-runs/wide/${id}/log` });
     expect(log.json<{ content: string }>().content).toContain('step s00001 succeeded');
-    const edited = await api.app.inject({ method: 'PATCH', url: `/api/v2/dag-runs/wide/${id}/steps/s00001/status`, payload: { status: 2 } });
+    const edited = await api.app.inject({
+      method: 'PATCH',
+      url: `/api/v2/dag-runs/wide/${id}/steps/s00001/status`,
+      payload: { status: 2 },
+    });
     expect(edited.statusCode).toBe(200);
-    await waitFor('the edit of a sealed step to show', async () => (await getRun(ns, 'wide-run')).status?.nodes?.find((n) => n.name === 's00001')?.status === 2, 10_000);
-    await waitFor('the API server to show the edit', async () => {
-      const seen = await api.app.inject({ method: 'GET', url: `/api/v2/dag-runs/wide/${id}` });
-      return seen.json<{ dagRunDetails: { nodes: { status: number }[] } }>().dagRunDetails.nodes[0]?.status === 2;
-    }, 10_000);
+    await waitFor(
+      'the edit of a sealed step to show',
+      async () => (await getRun(ns, 'wide-run')).status?.nodes?.find((n) => n.name === 's00001')?.status === 2,
+      10_000,
+    );
+    await waitFor(
+      'the API server to show the edit',
+      async () => {
+        const seen = await api.app.inject({ method: 'GET', url: `/api/v2/dag-runs/wide/${id}` });
+        return seen.json<{ dagRunDetails: { nodes: { status: number }[] } }>().dagRunDetails.nodes[0]?.status === 2;
+      },
+      10_000,
+    );
     const after = await api.app.inject({ method: 'GET', url: `/api/v2/dag-runs/wide/${id}` });
-    const states = after.json<{ dagRunDetails: { nodes: { step: { name: string }; status: number }[] } }>().dagRunDetails.nodes;
+    const states = after.json<{ dagRunDetails: { nodes: { step: { name: string }; status: number }[] } }>()
+      .dagRunDetails.nodes;
     expect(states.filter((n) => n.status === 2).map((n) => n.step.name)).toEqual(['s00001']);
     expect(states).toHaveLength(STEPS);
   }, 60_000);
@@ -125,14 +165,27 @@ describe(`a graph run of ${String(STEPS)} independent steps`, () => {
     const run = await kube.runs.get(ns, 'wide-run');
     expect((await segmentsOf(run)).length).toBeGreaterThan(0);
     await kube.runs.delete(ns, 'wide-run');
-    await waitFor('the segments of wide-run to be collected', async () => (await segmentsOf(run)).length === 0, 60_000, 500);
+    await waitFor(
+      'the segments of wide-run to be collected',
+      async () => (await segmentsOf(run)).length === 0,
+      60_000,
+      500,
+    );
   }, 90_000);
 
   it('ends on stop while many of its steps run, leaving none running', async () => {
-    const yaml = bigDagYaml('graph', STEPS).replace('maxActiveSteps: 100', 'maxActiveSteps: 20').replaceAll('command: "true"', 'command: "sleep 60"');
+    const yaml = bigDagYaml('graph', STEPS)
+      .replace('maxActiveSteps: 100', 'maxActiveSteps: 20')
+      .replaceAll('command: "true"', 'command: "sleep 60"');
     await givenDag(ns, 'wide-sleepy', yaml);
     await whenRun(ns, 'wide-sleepy-run', 'wide-sleepy');
-    await waitFor('steps of wide-sleepy-run to run', async () => Object.values(stepStates(await getRun(ns, 'wide-sleepy-run'))).filter((s) => s === 'running').length >= 5, 60_000, 250);
+    await waitFor(
+      'steps of wide-sleepy-run to run',
+      async () =>
+        Object.values(stepStates(await getRun(ns, 'wide-sleepy-run'))).filter((s) => s === 'running').length >= 5,
+      60_000,
+      250,
+    );
     await stopRun(ns, 'wide-sleepy-run');
     const done = await finishedRun(ns, 'wide-sleepy-run', 60_000);
     expect(done.status?.statusLabel).toBe('canceled');
@@ -145,12 +198,39 @@ describe(`a graph run of ${String(STEPS)} independent steps`, () => {
 describe('a segment left by a write whose status was lost', () => {
   it('is found when its name is taken, and the status records sealed after it supersede its records', async () => {
     await givenDag(ns, 'crashy', bigDagYaml('graph', 40));
-    const created = await kube.runs.create(ns, dagRun('crashy-run').namespace(ns).spec({ dagRef: { name: 'crashy' } }).build());
+    const created = await kube.runs.create(
+      ns,
+      dagRun('crashy-run')
+        .namespace(ns)
+        .spec({ dagRef: { name: 'crashy' } })
+        .build(),
+    );
     // As if an operator sealed segment 0 and died before writing the status that names it; its
     // record of s00001 says something no status will say.
-    const owner = { apiVersion: API_VERSION, kind: 'DAGRun', name: 'crashy-run', uid: created.metadata?.uid ?? '', controller: true };
-    const orphan = { name: 's00001', status: 2, statusLabel: 'failed', exitCode: 9, retryCount: 0, doneCount: 0, attempt: 0 };
-    await kube.segments.create(ns, { metadata: { name: stepSegmentName('crashy-run', 0), labels: { [LABELS.run]: 'crashy-run' }, ownerReferences: [owner] }, spec: { run: 'crashy-run', index: 0, nodes: [orphan] } });
+    const owner = {
+      apiVersion: API_VERSION,
+      kind: 'DAGRun',
+      name: 'crashy-run',
+      uid: created.metadata?.uid ?? '',
+      controller: true,
+    };
+    const orphan = {
+      name: 's00001',
+      status: 2,
+      statusLabel: 'failed',
+      exitCode: 9,
+      retryCount: 0,
+      doneCount: 0,
+      attempt: 0,
+    };
+    await kube.segments.create(ns, {
+      metadata: {
+        name: stepSegmentName('crashy-run', 0),
+        labels: { [LABELS.run]: 'crashy-run' },
+        ownerReferences: [owner],
+      },
+      spec: { run: 'crashy-run', index: 0, nodes: [orphan] },
+    });
     const done = await finishedRun(ns, 'crashy-run', 120_000);
     expect(done.status?.statusLabel).toBe('succeeded');
     expect(Object.values(stepStates(done)).filter((s) => s === 'succeeded')).toHaveLength(40);

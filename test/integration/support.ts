@@ -32,7 +32,11 @@ export function clients(): Clients {
 export async function createNamespace(core: CoreV1Api, prefix: string): Promise<string> {
   const name = `${prefix}-${randomBytes(3).toString('hex')}`;
   await core.createNamespace({ body: { metadata: { name } } });
-  await waitFor(`service account in ${name}`, async () => (await core.readNamespacedServiceAccount({ name: 'default', namespace: name })).metadata !== undefined, 30_000);
+  await waitFor(
+    `service account in ${name}`,
+    async () => (await core.readNamespacedServiceAccount({ name: 'default', namespace: name })).metadata !== undefined,
+    30_000,
+  );
   return name;
 }
 
@@ -40,8 +44,13 @@ export async function deleteNamespace(core: CoreV1Api, name: string): Promise<vo
   await core.deleteNamespace({ name }).catch(() => undefined);
 }
 
-
-export async function waitForPod(core: CoreV1Api, ref: { namespace: string; name: string }, what: string, check: (pod: V1Pod) => boolean, timeoutMs = 60_000): Promise<V1Pod> {
+export async function waitForPod(
+  core: CoreV1Api,
+  ref: { namespace: string; name: string },
+  what: string,
+  check: (pod: V1Pod) => boolean,
+  timeoutMs = 60_000,
+): Promise<V1Pod> {
   const { namespace, name } = ref;
   let last: V1Pod | undefined;
   await waitFor(

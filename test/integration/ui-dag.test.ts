@@ -18,7 +18,8 @@ import type { RunningOperator } from './operator-support.ts';
 import { startUiStack, stopUiStack } from './ui-stack.ts';
 import { waitFor } from './support.ts';
 
-const fixture = (name: string): string => readFileSync(join(import.meta.dirname, `../fixtures/dags/ui/${name}.yaml`), 'utf8');
+const fixture = (name: string): string =>
+  readFileSync(join(import.meta.dirname, `../fixtures/dags/ui/${name}.yaml`), 'utf8');
 const GREETER = fixture('greeter');
 /** The same spec with a misspelt key on line 7. */
 const GREETER_TYPO = GREETER.replace('    command: echo preparing', '    comand: echo preparing');
@@ -30,7 +31,8 @@ let api: ContractClient;
 let base: string;
 let browser: Browser;
 
-const newPage = (viewport = { width: 1280, height: 860 }, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> => openPage(browser, { viewport, colorScheme });
+const newPage = (viewport = { width: 1280, height: 860 }, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> =>
+  openPage(browser, { viewport, colorScheme });
 
 /** Replaces the editor's text as a paste would: no auto-indent on the way in. */
 async function replaceSpec(page: Page, text: string): Promise<void> {
@@ -40,16 +42,25 @@ async function replaceSpec(page: Page, text: string): Promise<void> {
 }
 
 /** An attribute of every element a locator finds, in order. */
-const attributes = async (found: Locator, name: string): Promise<(string | null)[]> => Promise.all((await found.all()).map((one) => one.getAttribute(name)));
+const attributes = async (found: Locator, name: string): Promise<(string | null)[]> =>
+  Promise.all((await found.all()).map((one) => one.getAttribute(name)));
 
 const problems = (page: Page): Locator => page.getByRole('region', { name: 'Problems' });
-const graphNode = (page: Page, name: string): Locator => page.getByRole('group', { name: /^Steps of/ }).locator(`.graph-node[data-step="${name}"]`);
+const graphNode = (page: Page, name: string): Locator =>
+  page.getByRole('group', { name: /^Steps of/ }).locator(`.graph-node[data-step="${name}"]`);
 
 async function finished(name: string, dagRunId: string): Promise<void> {
-  await waitFor(`run ${name}/${dagRunId} to finish`, async () => {
-    const res = await api.call('GET', `/api/v2/dag-runs/${name}/${dagRunId}`);
-    return res.status === 200 && (res.body as { dagRunDetails: { finishedAt: string } }).dagRunDetails.finishedAt !== '';
-  }, 60_000, 200);
+  await waitFor(
+    `run ${name}/${dagRunId} to finish`,
+    async () => {
+      const res = await api.call('GET', `/api/v2/dag-runs/${name}/${dagRunId}`);
+      return (
+        res.status === 200 && (res.body as { dagRunDetails: { finishedAt: string } }).dagRunDetails.finishedAt !== ''
+      );
+    },
+    60_000,
+    200,
+  );
 }
 
 /**
@@ -59,12 +70,18 @@ async function finished(name: string, dagRunId: string): Promise<void> {
  */
 async function accessibilityProblems(page: Page): Promise<string[]> {
   const { violations } = await new AxeBuilder({ page }).include('#main').analyze();
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((node) => `${v.id}: ${node.target.join(' ')}: ${node.failureSummary ?? ''}`));
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .flatMap((v) => v.nodes.map((node) => `${v.id}: ${node.target.join(' ')}: ${node.failureSummary ?? ''}`));
 }
 
 /** A fan-out DAG of `n` steps in graph form: step i waits for step (i-1)/4. */
 function fanOut(n: number): string {
-  const steps = Array.from({ length: n }, (_, i) => `  - name: s${String(i)}\n    command: "true"${i === 0 ? '' : `\n    depends: s${String(Math.floor((i - 1) / 4))}`}\n`);
+  const steps = Array.from(
+    { length: n },
+    (_, i) =>
+      `  - name: s${String(i)}\n    command: "true"${i === 0 ? '' : `\n    depends: s${String(Math.floor((i - 1) / 4))}`}\n`,
+  );
   return `type: graph\ndescription: ${String(n)} steps that fan out\nsteps:\n${steps.join('')}`;
 }
 
@@ -73,8 +90,14 @@ beforeAll(async () => {
   expect((await api.call('POST', '/api/v2/dags', { name: 'wide', spec: fanOut(150) })).status).toBe(201);
   // Two runs of checker, one by one (a DAG runs one at a time): one fails, the next succeeds.
   expect((await api.call('POST', '/api/v2/dags', { name: 'checker', spec: fixture('checker') })).status).toBe(201);
-  for (const [dagRunId, params] of [['bad', '{"FAIL":"yes"}'], ['good', undefined]] as const) {
-    expect((await api.call('POST', '/api/v2/dags/checker/start', { dagRunId, ...(params === undefined ? {} : { params }) })).status).toBe(200);
+  for (const [dagRunId, params] of [
+    ['bad', '{"FAIL":"yes"}'],
+    ['good', undefined],
+  ] as const) {
+    expect(
+      (await api.call('POST', '/api/v2/dags/checker/start', { dagRunId, ...(params === undefined ? {} : { params }) }))
+        .status,
+    ).toBe(200);
     await finished('checker', dagRunId);
   }
   browser = await launchChromium();
@@ -107,7 +130,11 @@ describe('a DAG in the web UI, from New DAG to delete', () => {
     await replaceSpec(page, GREETER_TYPO);
     const problem = problems(page).getByRole('listitem');
     await problem.filter({ hasText: 'steps[0].comand: unknown key; did you mean "command"?' }).waitFor();
-    expect([await problem.count(), await problem.getByRole('button').textContent(), await page.locator('.cm-lintRange-error').first().textContent()]).toEqual([1, 'Line 7', 'comand']);
+    expect([
+      await problem.count(),
+      await problem.getByRole('button').textContent(),
+      await page.locator('.cm-lintRange-error').first().textContent(),
+    ]).toEqual([1, 'Line 7', 'comand']);
     await screenshot(page, 'dag-spec-problem');
     await replaceSpec(page, GREETER);
     await problems(page).getByText('No problems found').waitFor();
@@ -116,7 +143,10 @@ describe('a DAG in the web UI, from New DAG to delete', () => {
 
   it('saves the spec with Ctrl+S and the server has it', async () => {
     await page.keyboard.press('Control+S');
-    await page.getByRole('status').filter({ hasText: /^Saved$/ }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Saved$/ })
+      .waitFor();
     const stored = (await api.call('GET', '/api/v2/dags/greeter/spec')).body as { spec: string };
     expect(stored.spec).toBe(GREETER);
     await screenshot(page, 'dag-spec');
@@ -127,21 +157,40 @@ describe('a DAG in the web UI, from New DAG to delete', () => {
     await graphNode(page, 'done').waitFor();
     const steps = await attributes(page.locator('.graph-plane .graph-node'), 'data-step');
     const handlers = page.getByRole('group', { name: 'Handlers' }).getByRole('button');
-    expect([steps[0], steps[3], steps.slice(1, 3).sort(), await page.locator('.graph-group').count(), await handlers.allInnerTexts()]).toEqual(['prepare', 'done', ['greet', 'shout'], 1, ['On exit\necho bye']]);
+    expect([
+      steps[0],
+      steps[3],
+      steps.slice(1, 3).sort(),
+      await page.locator('.graph-group').count(),
+      await handlers.allInnerTexts(),
+    ]).toEqual(['prepare', 'done', ['greet', 'shout'], 1, ['On exit\necho bye']]);
   });
 
   it('starts it with a parameter from the dialog, and the graph shows every step finished', async () => {
     await page.getByRole('button', { name: 'Start', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Start greeter' });
-    expect([await dialog.getByRole('textbox', { name: 'NAME' }).inputValue(), await dialog.getByRole('textbox', { name: 'GREETING' }).inputValue()]).toEqual(['world', 'hello']);
+    expect([
+      await dialog.getByRole('textbox', { name: 'NAME' }).inputValue(),
+      await dialog.getByRole('textbox', { name: 'GREETING' }).inputValue(),
+    ]).toEqual(['world', 'hello']);
     await dialog.getByRole('textbox', { name: 'NAME' }).fill('Ada');
     await dialog.getByRole('textbox', { name: 'Run ID' }).fill('from-the-dialog');
     await screenshot(page, 'dag-start-dialog');
     await dialog.getByRole('button', { name: 'Start' }).click();
     await page.getByRole('status').filter({ hasText: 'Started run from-the-dialog of greeter' }).waitFor();
-    await waitFor('the graph to show every step succeeded', async () => (await page.locator('.graph-node[data-tone="success"]').count()) === 5, 90_000, 500);
-    const run = (await api.call('GET', '/api/v2/dag-runs/greeter/from-the-dialog')).body as { dagRunDetails: { params: string } };
-    expect([JSON.parse(run.dagRunDetails.params), await page.locator('.latest-run .status').textContent()]).toEqual([{ NAME: 'Ada', GREETING: 'hello' }, 'Succeeded']);
+    await waitFor(
+      'the graph to show every step succeeded',
+      async () => (await page.locator('.graph-node[data-tone="success"]').count()) === 5,
+      90_000,
+      500,
+    );
+    const run = (await api.call('GET', '/api/v2/dag-runs/greeter/from-the-dialog')).body as {
+      dagRunDetails: { params: string };
+    };
+    expect([JSON.parse(run.dagRunDetails.params), await page.locator('.latest-run .status').textContent()]).toEqual([
+      { NAME: 'Ada', GREETING: 'hello' },
+      'Succeeded',
+    ]);
     await graphNode(page, 'greet').click();
     await page.getByRole('region', { name: 'Step greet' }).getByRole('link', { name: 'Output' }).waitFor();
     await screenshot(page, 'dag-graph');
@@ -153,7 +202,11 @@ describe('a DAG in the web UI, from New DAG to delete', () => {
     await grid.getByRole('rowheader', { name: 'done' }).waitFor();
     const rows = await grid.getByRole('rowheader').allTextContents();
     const marks = grid.locator('a.history-mark');
-    expect([rows, new Set(await attributes(marks, 'data-tone')), new Set(await attributes(marks, 'href'))]).toEqual([['prepare', 'greet', 'shout', 'done', 'onExit'], new Set(['success']), new Set(['/runs/greeter/from-the-dialog'])]);
+    expect([rows, new Set(await attributes(marks, 'data-tone')), new Set(await attributes(marks, 'href'))]).toEqual([
+      ['prepare', 'greet', 'shout', 'done', 'onExit'],
+      new Set(['success']),
+      new Set(['/runs/greeter/from-the-dialog']),
+    ]);
     await screenshot(page, 'dag-history');
   });
 
@@ -173,7 +226,10 @@ describe('a DAG in the web UI, from New DAG to delete', () => {
     await name.fill('greeter-two');
     await name.press('Enter');
     await page.waitForURL(`${base}/dags/greeter-two/spec`);
-    expect([(await api.call('GET', '/api/v2/dags/greeter')).status, (await api.call('GET', '/api/v2/dags/greeter-two')).status]).toEqual([404, 200]);
+    expect([
+      (await api.call('GET', '/api/v2/dags/greeter')).status,
+      (await api.call('GET', '/api/v2/dags/greeter-two')).status,
+    ]).toEqual([404, 200]);
   });
 
   it('deletes it after asking, and goes back to the list without it', async () => {
@@ -184,7 +240,10 @@ describe('a DAG in the web UI, from New DAG to delete', () => {
     await confirm.getByRole('button', { name: 'Delete' }).click();
     await page.waitForURL(`${base}/dags`);
     await page.getByRole('link', { name: 'wide' }).waitFor();
-    expect([await page.getByRole('link', { name: 'greeter-two' }).count(), (await api.call('GET', '/api/v2/dags/greeter-two')).status]).toEqual([0, 404]);
+    expect([
+      await page.getByRole('link', { name: 'greeter-two' }).count(),
+      (await api.call('GET', '/api/v2/dags/greeter-two')).status,
+    ]).toEqual([0, 404]);
   });
 });
 
@@ -206,7 +265,10 @@ describe('the DAG page elsewhere', () => {
     await grid.getByRole('rowheader', { name: 'onFailure' }).waitFor();
     const runs = await attributes(grid.locator('thead a'), 'href');
     const check = await attributes(grid.getByRole('row', { name: /^check/ }).locator('a.history-mark'), 'data-status');
-    expect([runs, check]).toEqual([['/runs/checker/good', '/runs/checker/bad'], ['succeeded', 'failed']]);
+    expect([runs, check]).toEqual([
+      ['/runs/checker/good', '/runs/checker/bad'],
+      ['succeeded', 'failed'],
+    ]);
     await screenshot(page, 'dag-history-dark');
     await page.getByRole('link', { name: 'Graph' }).click();
     // The graph's line on the latest run links to it; the history grid, until it has gone, has
@@ -257,9 +319,18 @@ describe('the DAG page elsewhere', () => {
     const page = await newPage();
     await page.goto(`${base}/dags`);
     const toggle = page.getByRole('switch', { name: 'Schedule wide' });
-    expect([await toggle.getAttribute('aria-checked'), await page.getByRole('button', { name: 'Start wide' }).isEnabled(), await page.getByRole('button', { name: /wide has no running run/ }).isDisabled()]).toEqual(['true', true, true]);
+    expect([
+      await toggle.getAttribute('aria-checked'),
+      await page.getByRole('button', { name: 'Start wide' }).isEnabled(),
+      await page.getByRole('button', { name: /wide has no running run/ }).isDisabled(),
+    ]).toEqual(['true', true, true]);
     await toggle.click();
-    await waitFor('the DAG to be suspended', async () => ((await api.call('GET', '/api/v2/dags/wide')).body as { suspended: boolean }).suspended, 10_000, 200);
+    await waitFor(
+      'the DAG to be suspended',
+      async () => ((await api.call('GET', '/api/v2/dags/wide')).body as { suspended: boolean }).suspended,
+      10_000,
+      200,
+    );
     await page.getByRole('row', { name: /wide/ }).getByText('Suspended').waitFor();
     await screenshot(page, 'dag-list-actions');
   });

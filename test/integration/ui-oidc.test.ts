@@ -44,13 +44,20 @@ let base = '';
 const auditFile = join(mkdtempSync(join(tmpdir(), 'kubedag-ui-oidc-')), 'audit.log');
 
 const auditRecords = (): AuditRecord[] =>
-  readFileSync(auditFile, 'utf8').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as AuditRecord);
+  readFileSync(auditFile, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as AuditRecord);
 
 /**
  * An API server serving the UI on `port`, as main.ts starts one; `skewMs` moves its clock on
  * (for a replica that sees the provider's tokens as expired), `auditLog` is its sink.
  */
-async function startApiServer(port: number, skewMs: number, auditLog: string): Promise<{ server: Server; audit: AuditLog }> {
+async function startApiServer(
+  port: number,
+  skewMs: number,
+  auditLog: string,
+): Promise<{ server: Server; audit: AuditLog }> {
   const origin = `http://127.0.0.1:${String(port)}`;
   const env = {
     KUBEDAG_AUTH_MODE: 'oidc,bearer',
@@ -66,10 +73,30 @@ async function startApiServer(port: number, skewMs: number, auditLog: string): P
     // Operators may look and start runs, not change or delete DAGs.
     KUBEDAG_AUTH_OIDC_PERMISSIONS: JSON.stringify({ 'kubedag-operators': ['read', 'run'] }),
   };
-  const config = parseApiConfig([`--namespace=${ns}`, `--kubeconfig=${inject('cluster').kubeconfig}`, `--operator-url=${operator?.url ?? ''}`, `--lease-namespace=${ns}`, `--audit-log=${auditLog}`], env);
+  const config = parseApiConfig(
+    [
+      `--namespace=${ns}`,
+      `--kubeconfig=${inject('cluster').kubeconfig}`,
+      `--operator-url=${operator?.url ?? ''}`,
+      `--lease-namespace=${ns}`,
+      `--audit-log=${auditLog}`,
+    ],
+    env,
+  );
   const sink = openAuditLog(config.audit);
-  const provider = await OidcProvider.discover(config.auth.oidc ?? (undefined as never), { now: () => Date.now() + skewMs });
-  const started = await startServer({ config, version: 'test', audit: sink, plugins: [(app) => { registerAuth(app, authOptions(config.auth, undefined, provider)); }] });
+  const provider = await OidcProvider.discover(config.auth.oidc ?? (undefined as never), {
+    now: () => Date.now() + skewMs,
+  });
+  const started = await startServer({
+    config,
+    version: 'test',
+    audit: sink,
+    plugins: [
+      (app) => {
+        registerAuth(app, authOptions(config.auth, undefined, provider));
+      },
+    ],
+  });
   servers.push(started);
   await started.app.listen({ host: '127.0.0.1', port });
   return { server: started, audit: sink };
@@ -78,13 +105,18 @@ async function startApiServer(port: number, skewMs: number, auditLog: string): P
 beforeAll(async () => {
   ns = await createNamespace(core, 'kd-ui-oidc');
   operator = await startOperator(ns);
-  if (!uiBuilt(join(import.meta.dirname, '../../dist/ui'))) throw new Error('dist/ui holds no built web UI: run `make ui` first');
+  if (!uiBuilt(join(import.meta.dirname, '../../dist/ui')))
+    throw new Error('dist/ui holds no built web UI: run `make ui` first');
   // The port is chosen first: Dex must know the redirect URL before the server listens.
   const port = await freePort();
   base = `http://127.0.0.1:${String(port)}`;
   dex = await startDex({ users: [ANN], redirectUris: [`${base}/auth/oidc/callback`], postLogoutUris: [`${base}/`] });
   ({ audit } = await startApiServer(port, 0, `file:${auditFile}`));
-  const created = await fetch(`${base}/api/v2/dags`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'greeter', spec: GREETER }) });
+  const created = await fetch(`${base}/api/v2/dags`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'greeter', spec: GREETER }),
+  });
   expect(created.status).toBe(201);
   browser = await launchChromium();
 }, 240_000);
@@ -110,7 +142,11 @@ async function accessibilityProblems(page: Page, selector: string): Promise<stri
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme });
     const { violations } = await new AxeBuilder({ page }).include(selector).analyze();
-    found.push(...violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((node) => `${colorScheme} ${v.id}: ${node.target.join(' ')}`)));
+    found.push(
+      ...violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .flatMap((v) => v.nodes.map((node) => `${colorScheme} ${v.id}: ${node.target.join(' ')}`)),
+    );
   }
   await page.emulateMedia({ colorScheme: 'light' });
   return found;
@@ -226,7 +262,9 @@ describe('signing in to the web UI with OpenID Connect (Dex)', () => {
     await banner.waitFor();
     expect(await banner.textContent()).toBe(`Not allowed to save: ${ANN.email} lacks the write permission`);
     await screenshot(page, 'oidc-refused-save');
-    const stored = (await (await fetch(`${base}/api/v2/dags/greeter/spec`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { spec: string };
+    const stored = (await (
+      await fetch(`${base}/api/v2/dags/greeter/spec`, { headers: { authorization: `Bearer ${TOKEN}` } })
+    ).json()) as { spec: string };
     expect(stored.spec).toBe(GREETER);
   });
 
@@ -234,7 +272,8 @@ describe('signing in to the web UI with OpenID Connect (Dex)', () => {
     const again = await page.context().newPage();
     const dexPages: string[] = [];
     again.on('request', (request) => {
-      if (request.isNavigationRequest() && request.url().startsWith(`${dex?.issuer ?? ''}/auth/local/login`)) dexPages.push(request.url());
+      if (request.isNavigationRequest() && request.url().startsWith(`${dex?.issuer ?? ''}/auth/local/login`))
+        dexPages.push(request.url());
     });
     await again.goto(`${base}/auth/oidc/login`);
     await again.waitForURL(`${base}/`);
@@ -262,12 +301,19 @@ describe('signing in to the web UI with OpenID Connect (Dex)', () => {
     expect(page.url()).toBe(`${base}/`);
     expect(await sessionCookie(page)).toBeUndefined();
     await screenshot(page, 'oidc-signed-out');
-    const replayed = await fetch(`${base}/api/v2/dags`, { headers: { cookie: `kubedag_session=${signedInCookie ?? ''}` } });
+    const replayed = await fetch(`${base}/api/v2/dags`, {
+      headers: { cookie: `kubedag_session=${signedInCookie ?? ''}` },
+    });
     expect(replayed.status).toBe(401);
     // The replica that did not answer the sign-out knows nothing of it, but finds the tokens
     // expired, and Dex refuses the refresh: its session ended at the end-session endpoint.
-    const elsewhere = await fetch(`${laterBase}/api/v2/dags`, { headers: { cookie: `kubedag_session=${signedInCookie ?? ''}` } });
-    expect([elsewhere.status, ((await elsewhere.json()) as { message: string }).message]).toEqual([401, expect.stringMatching(/^the session could not be refreshed/)]);
+    const elsewhere = await fetch(`${laterBase}/api/v2/dags`, {
+      headers: { cookie: `kubedag_session=${signedInCookie ?? ''}` },
+    });
+    expect([elsewhere.status, ((await elsewhere.json()) as { message: string }).message]).toEqual([
+      401,
+      expect.stringMatching(/^the session could not be refreshed/),
+    ]);
   });
 
   it('tells another tab that its sign-in ended, when it next asks the server', async () => {

@@ -25,8 +25,10 @@ let browser: Browser;
 
 const DAGS: Record<string, string> = {
   'ops-hello': 'description: Says hello\nsteps:\n  - {name: greet, command: echo hello}\n',
-  'ops-broken': 'description: Fails on purpose\nsteps:\n  - {name: prepare, command: echo ready}\n  - {name: boom, command: exit 3, depends: prepare}\n',
-  'ops-slow': 'description: One long run at a time; the others wait in its queue\nmaxActiveRuns: 1\nsteps:\n  - {name: wait, command: sleep 600}\n',
+  'ops-broken':
+    'description: Fails on purpose\nsteps:\n  - {name: prepare, command: echo ready}\n  - {name: boom, command: exit 3, depends: prepare}\n',
+  'ops-slow':
+    'description: One long run at a time; the others wait in its queue\nmaxActiveRuns: 1\nsteps:\n  - {name: wait, command: sleep 600}\n',
   'ops-needle': 'description: Has a line to find\nsteps:\n  - {name: find, command: echo haystack-needle-42}\n',
 };
 
@@ -39,23 +41,39 @@ async function runState(name: string, dagRunId: string): Promise<RunAnswer['dagR
   return res.status === 200 ? (res.body as RunAnswer).dagRunDetails : undefined;
 }
 
-async function untilRun(name: string, dagRunId: string, what: string, check: (run: RunAnswer['dagRunDetails']) => boolean): Promise<void> {
-  await waitFor(`run ${name}/${dagRunId} ${what}`, async () => {
-    const run = await runState(name, dagRunId);
-    return run !== undefined && check(run);
-  }, 60_000, 200);
+async function untilRun(
+  name: string,
+  dagRunId: string,
+  what: string,
+  check: (run: RunAnswer['dagRunDetails']) => boolean,
+): Promise<void> {
+  await waitFor(
+    `run ${name}/${dagRunId} ${what}`,
+    async () => {
+      const run = await runState(name, dagRunId);
+      return run !== undefined && check(run);
+    },
+    60_000,
+    200,
+  );
 }
 
-const newPage = (viewport = { width: 1280, height: 800 }, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> => openPage(browser, { viewport, colorScheme });
+const newPage = (viewport = { width: 1280, height: 800 }, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> =>
+  openPage(browser, { viewport, colorScheme });
 
 beforeAll(async () => {
   ({ ns, operator, server, api, base } = await startUiStack('kd-ui-ops'));
-  for (const [name, spec] of Object.entries(DAGS)) expect((await api.call('POST', '/api/v2/dags', { name, spec })).status).toBe(201);
-  for (const name of ['ops-hello', 'ops-broken']) expect((await api.call('POST', `/api/v2/dags/${name}/start`, { dagRunId: `${name}-1` })).status).toBe(200);
+  for (const [name, spec] of Object.entries(DAGS))
+    expect((await api.call('POST', '/api/v2/dags', { name, spec })).status).toBe(201);
+  for (const name of ['ops-hello', 'ops-broken'])
+    expect((await api.call('POST', `/api/v2/dags/${name}/start`, { dagRunId: `${name}-1` })).status).toBe(200);
   expect((await api.call('POST', '/api/v2/dags/ops-slow/start', { dagRunId: 'long-1' })).status).toBe(200);
   await untilRun('ops-slow', 'long-1', 'to run', (run) => run.statusLabel === 'running');
-  for (const id of ['waiting-1', 'waiting-2']) expect((await api.call('POST', '/api/v2/dags/ops-slow/enqueue', { dagRunId: id })).status).toBe(200);
-  await Promise.all(['ops-hello', 'ops-broken'].map((name) => untilRun(name, `${name}-1`, 'to finish', (run) => run.finishedAt !== '')));
+  for (const id of ['waiting-1', 'waiting-2'])
+    expect((await api.call('POST', '/api/v2/dags/ops-slow/enqueue', { dagRunId: id })).status).toBe(200);
+  await Promise.all(
+    ['ops-hello', 'ops-broken'].map((name) => untilRun(name, `${name}-1`, 'to finish', (run) => run.finishedAt !== '')),
+  );
   browser = await launchChromium();
 });
 
@@ -69,7 +87,13 @@ describe('the dashboard', () => {
     await page.goto(base);
     const tiles = page.getByRole('list', { name: 'Runs by status' });
     await tiles.getByRole('link', { name: '5 Runs' }).waitFor();
-    expect(await tiles.getByRole('link').allTextContents()).toEqual(['5Runs', '1Succeeded', '1Failed', '1Running', '2Queued']);
+    expect(await tiles.getByRole('link').allTextContents()).toEqual([
+      '5Runs',
+      '1Succeeded',
+      '1Failed',
+      '1Running',
+      '2Queued',
+    ]);
     const now = page.getByRole('region', { name: 'Now' });
     await now.getByRole('link', { name: /waiting-2/ }).waitFor();
     expect(await now.locator('.run-link .run-id').allTextContents()).toEqual(['long-1', 'waiting-1', 'waiting-2']);
@@ -93,7 +117,10 @@ describe('the dashboard', () => {
     await page.getByRole('radio', { name: '30 days' }).click();
     await page.getByRole('img', { name: /in 30 days/ }).waitFor();
     expect(new URL(page.url()).search).toBe('?period=30d');
-    await page.getByRole('region', { name: 'Recent failures' }).getByRole('link', { name: 'Step boom: stderr' }).waitFor();
+    await page
+      .getByRole('region', { name: 'Recent failures' })
+      .getByRole('link', { name: 'Step boom: stderr' })
+      .waitFor();
     await screenshot(page, 'dashboard-phone-dark');
     expect(await accessibilityProblems(page)).toEqual([]);
   });
@@ -106,8 +133,13 @@ describe('the runs page', () => {
     const names = page.locator('tbody tr .run-dag');
     await page.getByRole('link', { name: /ops-hello/ }).waitFor();
     // In the API's order, newest first (runs made in the same second are ordered by run id).
-    const listed = ((await api.call('GET', '/api/v2/dag-runs')).body as { dagRuns: { name: string }[] }).dagRuns.map((r) => r.name);
-    expect([await names.allTextContents(), [...listed].sort()]).toEqual([listed, ['ops-broken', 'ops-hello', 'ops-slow', 'ops-slow', 'ops-slow']]);
+    const listed = ((await api.call('GET', '/api/v2/dag-runs')).body as { dagRuns: { name: string }[] }).dagRuns.map(
+      (r) => r.name,
+    );
+    expect([await names.allTextContents(), [...listed].sort()]).toEqual([
+      listed,
+      ['ops-broken', 'ops-hello', 'ops-slow', 'ops-slow', 'ops-slow'],
+    ]);
     await screenshot(page, 'runs');
     await page.getByRole('combobox', { name: 'Status' }).selectOption({ label: 'Failed' });
     await page.getByRole('link', { name: /ops-hello/ }).waitFor({ state: 'detached' });
@@ -115,7 +147,10 @@ describe('the runs page', () => {
     await page.getByRole('combobox', { name: 'Status' }).selectOption({ label: 'Every status' });
     await page.getByRole('searchbox', { name: 'DAG name' }).fill('slow');
     await page.getByRole('link', { name: /ops-broken/ }).waitFor({ state: 'detached' });
-    expect([await names.allTextContents(), new URL(page.url()).search]).toEqual([['ops-slow', 'ops-slow', 'ops-slow'], '?name=slow']);
+    expect([await names.allTextContents(), new URL(page.url()).search]).toEqual([
+      ['ops-slow', 'ops-slow', 'ops-slow'],
+      '?name=slow',
+    ]);
     expect(await page.getByRole('link', { name: /long-1/ }).getAttribute('href')).toBe('/runs/ops-slow/long-1');
     expect(await accessibilityProblems(page)).toEqual([]);
   });
@@ -127,17 +162,39 @@ describe('the runs page with thousands of runs', () => {
     const start = Date.parse('2026-11-24T12:00:00Z');
     const dagRuns = Array.from({ length: 5000 }, (_, i) => {
       const at = new Date(start - i * 60_000).toISOString();
-      return { rootDAGRunName: 'bulk', rootDAGRunId: `r${String(i)}`, parentDAGRunName: '', parentDAGRunId: '', dagRunId: `r${String(i)}`, name: 'bulk', status: 4, statusLabel: 'succeeded', queuedAt: '', startedAt: at, finishedAt: at, log: '', params: '' };
+      return {
+        rootDAGRunName: 'bulk',
+        rootDAGRunId: `r${String(i)}`,
+        parentDAGRunName: '',
+        parentDAGRunId: '',
+        dagRunId: `r${String(i)}`,
+        name: 'bulk',
+        status: 4,
+        statusLabel: 'succeeded',
+        queuedAt: '',
+        startedAt: at,
+        finishedAt: at,
+        log: '',
+        params: '',
+      };
     });
     // The list as the API would answer it for 5,000 runs; only this page's reads are faked.
-    await page.route((url) => url.pathname === '/api/v2/dag-runs', (route) => route.fulfill({ json: { dagRuns } }));
+    await page.route(
+      (url) => url.pathname === '/api/v2/dag-runs',
+      (route) => route.fulfill({ json: { dagRuns } }),
+    );
     await page.goto(`${base}/runs?period=all`);
     await page.getByRole('link', { name: /^bulk r0$/ }).waitFor();
     const drawn = await page.locator('tbody tr').count();
     expect([drawn, await page.getByRole('table').getAttribute('aria-rowcount')]).toEqual([50, '5001']);
     await page.getByRole('navigation', { name: 'Pages of runs' }).getByRole('button', { name: 'Page 100' }).click();
     await page.getByRole('link', { name: /^bulk r4999$/ }).waitFor();
-    expect(await page.getByRole('link', { name: /^bulk r4999$/ }).locator('xpath=ancestor::tr').getAttribute('aria-rowindex')).toBe('5001');
+    expect(
+      await page
+        .getByRole('link', { name: /^bulk r4999$/ })
+        .locator('xpath=ancestor::tr')
+        .getAttribute('aria-rowindex'),
+    ).toBe('5001');
   });
 });
 
@@ -146,7 +203,10 @@ describe('the runs page on a phone', () => {
     const page = await newPage({ width: 390, height: 844 }, 'dark');
     await page.goto(`${base}/runs?status=queued&period=all`);
     await page.getByRole('link', { name: /waiting-2/ }).waitFor();
-    expect([(await page.locator('tbody tr .run-id').allTextContents()).sort(), await page.getByRole('radio', { name: 'All time' }).isChecked()]).toEqual([['waiting-1', 'waiting-2'], true]);
+    expect([
+      (await page.locator('tbody tr .run-id').allTextContents()).sort(),
+      await page.getByRole('radio', { name: 'All time' }).isChecked(),
+    ]).toEqual([['waiting-1', 'waiting-2'], true]);
     await screenshot(page, 'runs-phone-dark');
     expect(await accessibilityProblems(page)).toEqual([]);
   });
@@ -158,7 +218,10 @@ describe('the queues page', () => {
     await page.goto(`${base}/queues`);
     const queue = page.getByRole('region', { name: 'ops-slow' });
     await queue.getByRole('link', { name: /waiting-2/ }).waitFor();
-    expect([await queue.locator('.run-items').first().locator('.run-id').allTextContents(), await queue.locator('.queued-runs .run-id').allTextContents()]).toEqual([['long-1'], ['waiting-1', 'waiting-2']]);
+    expect([
+      await queue.locator('.run-items').first().locator('.run-id').allTextContents(),
+      await queue.locator('.queued-runs .run-id').allTextContents(),
+    ]).toEqual([['long-1'], ['waiting-1', 'waiting-2']]);
     expect(await queue.getByRole('link', { name: /waiting-1/ }).getAttribute('href')).toBe('/runs/ops-slow/waiting-1');
     await screenshot(page, 'queues');
     expect(await accessibilityProblems(page)).toEqual([]);
@@ -169,7 +232,12 @@ describe('the queues page', () => {
     await queue.getByRole('link', { name: /waiting-2/ }).waitFor({ state: 'detached' });
     expect(await queue.locator('.queued-runs .run-id').allTextContents()).toEqual(['waiting-1']);
     // A dequeued run is deleted, as in Dagu: the API no longer has it.
-    await waitFor('the dequeued run to be gone', async () => (await runState('ops-slow', 'waiting-2')) === undefined, 10_000, 200);
+    await waitFor(
+      'the dequeued run to be gone',
+      async () => (await runState('ops-slow', 'waiting-2')) === undefined,
+      10_000,
+      200,
+    );
   });
 });
 
@@ -180,8 +248,12 @@ describe('the workers page', () => {
     const nodes = ['kubedag-node-1', 'kubedag-node-2'];
     await page.getByRole('region', { name: 'kubedag-node-2' }).waitFor();
     expect(await page.locator('.worker h2').allTextContents()).toEqual(nodes);
-    expect(await Promise.all(nodes.map((node) => page.getByRole('region', { name: node }).locator('.status').textContent()))).toEqual(['Healthy', 'Healthy']);
-    expect(await page.getByRole('region', { name: 'kubedag-node-2' }).locator('.worker-labels > .labels').textContent()).toContain('gpu=true');
+    expect(
+      await Promise.all(nodes.map((node) => page.getByRole('region', { name: node }).locator('.status').textContent())),
+    ).toEqual(['Healthy', 'Healthy']);
+    expect(
+      await page.getByRole('region', { name: 'kubedag-node-2' }).locator('.worker-labels > .labels').textContent(),
+    ).toContain('gpu=true');
     const task = page.locator('.worker').getByRole('link', { name: /long-1/ });
     await task.waitFor();
     expect(await task.getAttribute('href')).toBe('/runs/ops-slow/long-1');
@@ -201,7 +273,10 @@ describe('the system page', () => {
     await leader.getByText('Current').waitFor();
     const numbers = page.getByRole('region', { name: 'In numbers' });
     await numbers.locator('.field-row').filter({ hasText: 'DAGs' }).locator('dd', { hasText: '4' }).waitFor();
-    expect([await page.getByRole('link', { name: 'Metrics' }).getAttribute('href'), await page.getByRole('link', { name: 'OpenAPI document' }).getAttribute('href')]).toEqual(['/api/v2/metrics', '/api/v2/openapi.json']);
+    expect([
+      await page.getByRole('link', { name: 'Metrics' }).getAttribute('href'),
+      await page.getByRole('link', { name: 'OpenAPI document' }).getAttribute('href'),
+    ]).toEqual(['/api/v2/metrics', '/api/v2/openapi.json']);
     await screenshot(page, 'system');
     expect(await accessibilityProblems(page)).toEqual([]);
   });
@@ -215,7 +290,10 @@ describe('the search page', () => {
     const result = page.getByRole('article', { name: 'ops-needle' });
     await result.waitFor();
     expect(new URL(page.url()).searchParams.get('q')).toBe('needle-\\d+');
-    expect([await result.locator('mark').allTextContents(), await result.locator('.snippet-match').textContent()]).toEqual([['needle-42'], expect.stringContaining('command: echo haystack-needle-42')]);
+    expect([
+      await result.locator('mark').allTextContents(),
+      await result.locator('.snippet-match').textContent(),
+    ]).toEqual([['needle-42'], expect.stringContaining('command: echo haystack-needle-42')]);
     expect(await result.getByRole('link', { name: 'ops-needle' }).getAttribute('href')).toBe('/dags/ops-needle');
     expect(await page.locator('.search-result').count()).toBe(1);
     await screenshot(page, 'search');

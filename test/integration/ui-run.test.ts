@@ -39,11 +39,24 @@ const DAGS: Record<string, string> = {
   sleeper: 'steps:\n  - {name: wait, command: sleep 300}\n',
   busy: 'maxActiveRuns: 1\nsteps:\n  - {name: hold, command: sleep 300}\n',
   // 10,000 lines at once, then one more every 0.3 s until stopped.
-  chatty: ['steps:', '  - name: talk', `    command: "sh -c 'i=1; while [ $i -le 10000 ]; do echo line-$i; i=$((i+1)); done; while :; do echo line-$i; i=$((i+1)); sleep 0.3; done'"`].join('\n'),
-  parent: ['steps:', '  - {name: prepare, command: echo ready}', '  - {name: fan, depends: prepare, call: child}', '---', 'name: child', 'steps: [echo from-the-child]'].join('\n'),
+  chatty: [
+    'steps:',
+    '  - name: talk',
+    `    command: "sh -c 'i=1; while [ $i -le 10000 ]; do echo line-$i; i=$((i+1)); done; while :; do echo line-$i; i=$((i+1)); sleep 0.3; done'"`,
+  ].join('\n'),
+  parent: [
+    'steps:',
+    '  - {name: prepare, command: echo ready}',
+    '  - {name: fan, depends: prepare, call: child}',
+    '---',
+    'name: child',
+    'steps: [echo from-the-child]',
+  ].join('\n'),
 };
 
-type Details = { dagRunDetails: { statusLabel: string; finishedAt: string; nodes: { step: { name: string }; statusLabel: string }[] } };
+type Details = {
+  dagRunDetails: { statusLabel: string; finishedAt: string; nodes: { step: { name: string }; statusLabel: string }[] };
+};
 
 async function details(name: string, dagRunId: string): Promise<Details['dagRunDetails'] | undefined> {
   const res = await api.call('GET', `/api/v2/dag-runs/${name}/${dagRunId}`);
@@ -51,11 +64,21 @@ async function details(name: string, dagRunId: string): Promise<Details['dagRunD
 }
 
 async function finished(name: string, dagRunId: string): Promise<void> {
-  await waitFor(`run ${name}/${dagRunId} to finish`, async () => ((await details(name, dagRunId))?.finishedAt ?? '') !== '', 90_000, 200);
+  await waitFor(
+    `run ${name}/${dagRunId} to finish`,
+    async () => ((await details(name, dagRunId))?.finishedAt ?? '') !== '',
+    90_000,
+    200,
+  );
 }
 
 async function statusIs(name: string, dagRunId: string, label: string): Promise<void> {
-  await waitFor(`run ${name}/${dagRunId} to be ${label}`, async () => (await details(name, dagRunId))?.statusLabel === label, 60_000, 200);
+  await waitFor(
+    `run ${name}/${dagRunId} to be ${label}`,
+    async () => (await details(name, dagRunId))?.statusLabel === label,
+    60_000,
+    200,
+  );
 }
 
 async function start(name: string, dagRunId: string): Promise<void> {
@@ -63,7 +86,13 @@ async function start(name: string, dagRunId: string): Promise<void> {
 }
 
 const newPage = (viewport = { width: 1280, height: 860 }, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> =>
-  openPage(browser, { viewport, colorScheme, timeoutMs: 20_000, acceptDownloads: true, onPageError: (message) => pageErrors.push(message) });
+  openPage(browser, {
+    viewport,
+    colorScheme,
+    timeoutMs: 20_000,
+    acceptDownloads: true,
+    onPageError: (message) => pageErrors.push(message),
+  });
 
 /**
  * What axe-core finds serious or critical in the page's content as it is now: rule id and the
@@ -71,7 +100,9 @@ const newPage = (viewport = { width: 1280, height: 860 }, colorScheme: 'light' |
  */
 async function accessibilityProblems(page: Page): Promise<string[]> {
   const { violations } = await new AxeBuilder({ page }).include('main').analyze();
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
 /** The text of each timeline row's name, in order. */
@@ -79,7 +110,8 @@ const timelineNames = (page: Page): Promise<string[]> => page.locator('.tl-row .
 
 beforeAll(async () => {
   ({ ns, operator, server, api, base } = await startUiStack('kd-ui-run'));
-  for (const [name, spec] of Object.entries(DAGS)) expect((await api.call('POST', '/api/v2/dags', { name, spec })).status).toBe(201);
+  for (const [name, spec] of Object.entries(DAGS))
+    expect((await api.call('POST', '/api/v2/dags', { name, spec })).status).toBe(201);
   await start('pipeline', 'first');
   await start('parent', 'p1');
   await Promise.all([finished('pipeline', 'first'), finished('parent', 'p1')]);
@@ -99,7 +131,10 @@ describe('the run page', () => {
     // Who started it (the run's kubedag.io/started-by, read from Kubedag's origin endpoint); authentication is off here.
     const startedBy = page.locator('.run-started-by');
     await startedBy.waitFor();
-    expect([await startedBy.locator('dt').textContent(), await startedBy.locator('dd').textContent()]).toEqual(['Started by', 'anonymous (none)']);
+    expect([await startedBy.locator('dt').textContent(), await startedBy.locator('dd').textContent()]).toEqual([
+      'Started by',
+      'anonymous (none)',
+    ]);
     expect(await timelineNames(page)).toEqual(['extract', 'report', 'onFailure']);
     // Two attempts of the retried step, one bar each; the handler's row is marked as one.
     expect(await page.locator('.tl-row').nth(1).locator('.tl-bar').count()).toBe(2);
@@ -114,7 +149,10 @@ describe('the run page', () => {
     expect(await page.locator('section[aria-labelledby="run-handlers"] .badge').textContent()).toBe('on failure');
     // The graph shows the run's statuses: the failed step in the failure tone, its handler apart.
     const graph = page.getByRole('group', { name: /^Steps of run/ });
-    expect([await graph.locator('.graph-node[data-step="report"]').getAttribute('data-tone'), await graph.locator('.graph-handlers .graph-node').count()]).toEqual(['failure', 1]);
+    expect([
+      await graph.locator('.graph-node[data-step="report"]').getAttribute('data-tone'),
+      await graph.locator('.graph-handlers .graph-node').count(),
+    ]).toEqual(['failure', 1]);
     // Long commands wrap in their cells: nothing is wider than the window.
     expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
     await screenshot(page, 'run-finished');
@@ -135,9 +173,15 @@ describe('the run page', () => {
     await page.goto(`${base}/runs/pipeline/first`);
     await page.locator('.tl-row').nth(1).getByRole('link', { name: 'report' }).click();
     await page.getByRole('region', { name: 'stderr of step report' }).waitFor();
-    expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe('/runs/pipeline/first/steps/report/log?stream=stderr');
+    expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe(
+      '/runs/pipeline/first/steps/report/log?stream=stderr',
+    );
     await page.getByText('report-problem-3').waitFor();
-    expect(await page.locator('.log-line .log-text').allTextContents()).toEqual(['report-problem-1', 'report-problem-2', 'report-problem-3']);
+    expect(await page.locator('.log-line .log-text').allTextContents()).toEqual([
+      'report-problem-1',
+      'report-problem-2',
+      'report-problem-3',
+    ]);
     expect(await page.locator('.log-line .log-no').allTextContents()).toEqual(['1', '2', '3']);
     await screenshot(page, 'run-log-stderr');
     expect(await accessibilityProblems(page)).toEqual([]);
@@ -149,9 +193,15 @@ describe('the run page', () => {
     const page = await newPage();
     await page.goto(`${base}/runs/pipeline/first/steps/report/log?stream=stderr`);
     await page.getByText('report-problem-3').waitFor();
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download' }).click(),
+    ]);
     const text = await readFile(await download.path(), 'utf8');
-    expect([download.suggestedFilename(), text]).toEqual(['pipeline.first.report.stderr.log', 'report-problem-1\nreport-problem-2\nreport-problem-3\n']);
+    expect([download.suggestedFilename(), text]).toEqual([
+      'pipeline.first.report.stderr.log',
+      'report-problem-1\nreport-problem-2\nreport-problem-3\n',
+    ]);
   });
 
   it('opens a sub-run from its step, with breadcrumbs back to the root run', async () => {
@@ -239,7 +289,10 @@ describe('the run page', () => {
     await page.locator('h1 .status', { hasText: 'Queued' }).waitFor();
     await screenshot(page, 'run-queued');
     await page.getByRole('button', { name: 'Dequeue' }).click();
-    await page.getByRole('dialog', { name: 'Dequeue run waiting?' }).getByRole('button', { name: 'Dequeue run' }).click();
+    await page
+      .getByRole('dialog', { name: 'Dequeue run waiting?' })
+      .getByRole('button', { name: 'Dequeue run' })
+      .click();
     await page.getByText('Run waiting was taken off the queue').waitFor();
     expect((await api.call('GET', '/api/v2/dag-runs/busy/waiting')).status).toBe(404);
     expect((await api.call('POST', '/api/v2/dag-runs/busy/holding/stop')).status).toBe(200);
@@ -248,14 +301,20 @@ describe('the run page', () => {
 
 describe('the log of a step writing 10,000 lines and more', () => {
   /** The number of the last line row in the DOM (the end of what is rendered). */
-  const lastRendered = async (page: Page): Promise<number> => Number((await page.locator('.log-line .log-no').last().textContent()) ?? '0');
+  const lastRendered = async (page: Page): Promise<number> =>
+    Number((await page.locator('.log-line .log-no').last().textContent()) ?? '0');
 
   it('opens at the end, keeps few rows in the page, follows new lines, stops following when scrolled up, and pages from the start', async () => {
     await start('chatty', 'talk');
-    await waitFor('10,000 lines of chatty', async () => {
-      const res = await api.call('GET', '/api/v2/dag-runs/chatty/talk/steps/talk/log?tail=1');
-      return res.status === 200 && (res.body as { totalLines: number }).totalLines > 10_000;
-    }, 60_000, 250);
+    await waitFor(
+      '10,000 lines of chatty',
+      async () => {
+        const res = await api.call('GET', '/api/v2/dag-runs/chatty/talk/steps/talk/log?tail=1');
+        return res.status === 200 && (res.body as { totalLines: number }).totalLines > 10_000;
+      },
+      60_000,
+      250,
+    );
     const page = await newPage();
     await page.goto(`${base}/runs/chatty/talk/steps/talk/log`);
     const log = page.getByRole('region', { name: 'stdout of step talk' });

@@ -33,7 +33,8 @@ const pageErrors: string[] = [];
 
 const count = new Intl.NumberFormat('en');
 
-const newPage = (viewport = { width: 1280, height: 900 }): Promise<Page> => openPage(browser as Browser, { viewport, timeoutMs: 30_000, onPageError: (message) => pageErrors.push(message) });
+const newPage = (viewport = { width: 1280, height: 900 }): Promise<Page> =>
+  openPage(browser as Browser, { viewport, timeoutMs: 30_000, onPageError: (message) => pageErrors.push(message) });
 
 /** What the screen shows now (not the whole page: a table of 10,000 rows is 700,000 px tall). */
 async function screenshot(page: Page, name: string): Promise<void> {
@@ -48,8 +49,10 @@ async function runsOf(path: string): Promise<string[]> {
 /** The rows a table draws now (spacer rows stand in for the others). */
 const drawnRows = (table: Locator): Locator => table.locator('tbody tr:not(.spacer-row)');
 /** An attribute of each element a locator finds, in order. */
-const attributes = async (found: Locator, name: string): Promise<(string | null)[]> => Promise.all((await found.all()).map((element) => element.getAttribute(name)));
-const rowIndexes = async (table: Locator): Promise<number[]> => (await attributes(drawnRows(table), 'aria-rowindex')).map(Number);
+const attributes = async (found: Locator, name: string): Promise<(string | null)[]> =>
+  Promise.all((await found.all()).map((element) => element.getAttribute(name)));
+const rowIndexes = async (table: Locator): Promise<number[]> =>
+  (await attributes(drawnRows(table), 'aria-rowindex')).map(Number);
 const rowSteps = (table: Locator): Promise<(string | null)[]> => attributes(drawnRows(table), 'data-step');
 
 beforeAll(async () => {
@@ -60,11 +63,23 @@ beforeAll(async () => {
   api = new ContractClient(server.app);
   await api.load();
   base = await serve(server);
-  await waitFor('every step of the big run in its details', async () => {
-    const res = await api.call('GET', `/api/v2/dag-runs/${big.dagName}/${big.dagRunId}`);
-    return res.status === 200 && (res.body as { dagRunDetails: { nodes: unknown[] } }).dagRunDetails.nodes.length === STEPS;
-  }, 120_000, 1000);
-  await waitFor('the history in the cache', async () => (await runsOf('/api/v2/dag-runs/daily')).length === HISTORY, 60_000, 500);
+  await waitFor(
+    'every step of the big run in its details',
+    async () => {
+      const res = await api.call('GET', `/api/v2/dag-runs/${big.dagName}/${big.dagRunId}`);
+      return (
+        res.status === 200 && (res.body as { dagRunDetails: { nodes: unknown[] } }).dagRunDetails.nodes.length === STEPS
+      );
+    },
+    120_000,
+    1000,
+  );
+  await waitFor(
+    'the history in the cache',
+    async () => (await runsOf('/api/v2/dag-runs/daily')).length === HISTORY,
+    60_000,
+    500,
+  );
   browser = await launchChromium();
 }, 300_000);
 
@@ -81,32 +96,57 @@ describe('the run page of a run of 10,000 steps', () => {
     await page.goto(`${base}/runs/${big.dagName}/${big.dagRunId}`);
     const table = page.getByRole('table', { name: 'Steps of the run' });
     await table.locator(`tr[data-step="${stepName(1)}"]`).waitFor();
-    expect([(await drawnRows(table).count()) < 60, await table.getAttribute('aria-rowcount')]).toEqual([true, String(STEPS + 1)]);
+    expect([(await drawnRows(table).count()) < 60, await table.getAttribute('aria-rowcount')]).toEqual([
+      true,
+      String(STEPS + 1),
+    ]);
     // The graph is grouped, never laid out: no canvas, a note, and a count per status.
     const graph = page.getByRole('group', { name: `Steps of run ${big.dagRunId}` });
     const tiles = graph.locator('.graph-group-tile');
-    const groups = [await attributes(tiles, 'data-status'), await tiles.locator('.graph-group-count').allTextContents()];
+    const groups = [
+      await attributes(tiles, 'data-status'),
+      await tiles.locator('.graph-group-count').allTextContents(),
+    ];
     const succeeded = STEPS - big.failed - big.skipped;
-    expect([await graph.locator('.graph-canvas').count(), await graph.getByRole('note').textContent(), groups]).toEqual([
-      0,
-      expect.stringContaining(`${count.format(STEPS)} steps are too many to draw`),
-      [['failed', 'succeeded', 'skipped'], [String(big.failed), count.format(succeeded), String(big.skipped)]],
-    ]);
+    expect([await graph.locator('.graph-canvas').count(), await graph.getByRole('note').textContent(), groups]).toEqual(
+      [
+        0,
+        expect.stringContaining(`${count.format(STEPS)} steps are too many to draw`),
+        [
+          ['failed', 'succeeded', 'skipped'],
+          [String(big.failed), count.format(succeeded), String(big.skipped)],
+        ],
+      ],
+    );
     // The handler is still drawn, and its table is still there.
-    expect([await graph.locator('.graph-handlers .graph-node').count(), await page.getByRole('table', { name: 'Handlers that ran' }).locator('tbody tr').count()]).toEqual([1, 1]);
+    expect([
+      await graph.locator('.graph-handlers .graph-node').count(),
+      await page.getByRole('table', { name: 'Handlers that ran' }).locator('tbody tr').count(),
+    ]).toEqual([1, 1]);
     // The timeline shows a page of rows, with pages for the rest.
-    expect([await page.locator('.tl-row').count(), await page.getByRole('navigation', { name: 'Pages of the timeline' }).locator('.pager-range').textContent()]).toEqual([100, `1–100 of ${count.format(STEPS + 1)} steps`]);
+    expect([
+      await page.locator('.tl-row').count(),
+      await page.getByRole('navigation', { name: 'Pages of the timeline' }).locator('.pager-range').textContent(),
+    ]).toEqual([100, `1–100 of ${count.format(STEPS + 1)} steps`]);
     await screenshot(page, 'scale-run-top');
     // Halfway down the page, the rows of the middle of the run are drawn, and only those.
     await page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight / 2)');
-    await expect.poll(async () => (await rowIndexes(table)).some((index) => Math.abs(index - STEPS / 2) < 1000), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(async () => (await rowIndexes(table)).some((index) => Math.abs(index - STEPS / 2) < 1000), {
+        timeout: 10_000,
+      })
+      .toBe(true);
     const middle = await rowIndexes(table);
     expect([middle.length < 60, Math.min(...middle) > 3000, Math.max(...middle) < 7000]).toEqual([true, true, true]);
     await screenshot(page, 'scale-run-middle');
     await page.keyboard.press('End');
     const last = table.locator(`tr[data-step="${stepName(STEPS)}"]`);
     await last.waitFor();
-    expect([await last.getAttribute('aria-rowindex'), await last.locator('.status').textContent(), (await drawnRows(table).count()) < 60]).toEqual([String(STEPS + 1), 'Failed', true]);
+    expect([
+      await last.getAttribute('aria-rowindex'),
+      await last.locator('.status').textContent(),
+      (await drawnRows(table).count()) < 60,
+    ]).toEqual([String(STEPS + 1), 'Failed', true]);
     await page.keyboard.press('Home');
     expect(await accessibilityProblems(page)).toEqual([]);
   });
@@ -120,7 +160,10 @@ describe('the run page of a run of 10,000 steps', () => {
     const table = page.getByRole('table', { name: 'Steps of the run' });
     const failed = Array.from({ length: big.failed }, (_, i) => stepName((i + 1) * 1000));
     await table.locator(`tr[data-step="${stepName(1000)}"]`).waitFor();
-    expect([await rowSteps(table), await page.locator('.step-filter-count').textContent()]).toEqual([failed, `${String(big.failed)} of ${count.format(STEPS)} steps`]);
+    expect([await rowSteps(table), await page.locator('.step-filter-count').textContent()]).toEqual([
+      failed,
+      `${String(big.failed)} of ${count.format(STEPS)} steps`,
+    ]);
     await screenshot(page, 'scale-run-failed');
     await page.getByRole('searchbox', { name: 'Step name' }).fill('s0500');
     await page.waitForURL((url) => url.searchParams.get('step') === 's0500');
@@ -132,9 +175,15 @@ describe('the run page of a run of 10,000 steps', () => {
     await graph.getByRole('button', { name: 'Draw steps 1–100' }).click();
     await graph.locator(`.graph-canvas .graph-node[data-step="${stepName(100)}"]`).waitFor();
     expect(await graph.locator('.graph-canvas .graph-node').count()).toBe(100);
-    await graph.getByRole('navigation', { name: 'Windows of the graph' }).getByRole('button', { name: 'Page 3' }).click();
+    await graph
+      .getByRole('navigation', { name: 'Windows of the graph' })
+      .getByRole('button', { name: 'Page 3' })
+      .click();
     await graph.locator(`.graph-canvas .graph-node[data-step="${stepName(201)}"]`).waitFor();
-    expect([await graph.locator('.graph-canvas .graph-node').count(), await graph.locator(`.graph-canvas .graph-node[data-step="${stepName(1)}"]`).count()]).toEqual([100, 0]);
+    expect([
+      await graph.locator('.graph-canvas .graph-node').count(),
+      await graph.locator(`.graph-canvas .graph-node[data-step="${stepName(1)}"]`).count(),
+    ]).toEqual([100, 0]);
     await screenshot(page, 'scale-run-window');
   });
 
@@ -147,7 +196,10 @@ describe('the run page of a run of 10,000 steps', () => {
     await screenshot(page, 'scale-run-phone');
     await page.goto(`${base}/runs/${big.dagName}/${big.dagRunId}`);
     await table.locator(`tr[data-step="${stepName(1)}"]`).waitFor();
-    expect([(await drawnRows(table).count()) < 40, await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')]).toEqual([true, true]);
+    expect([
+      (await drawnRows(table).count()) < 40,
+      await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'),
+    ]).toEqual([true, true]);
     await screenshot(page, 'scale-run-phone-top');
   });
 });
@@ -161,12 +213,19 @@ describe('history a page at a time', () => {
     const table = page.getByRole('table');
     await table.locator('tbody tr').first().waitFor();
     const ids = (): Promise<string[]> => table.locator('tbody tr .run-id').allTextContents();
-    expect([await ids(), await table.getAttribute('aria-rowcount')]).toEqual([all.slice(0, 50), String(all.length + 1)]);
+    expect([await ids(), await table.getAttribute('aria-rowcount')]).toEqual([
+      all.slice(0, 50),
+      String(all.length + 1),
+    ]);
     const pager = page.getByRole('navigation', { name: 'Pages of runs' });
     await pager.getByRole('button', { name: 'Page 3' }).click();
     await page.waitForURL((url) => url.searchParams.get('page') === '3');
     await expect.poll(ids, { timeout: 10_000 }).toEqual(all.slice(100));
-    expect([await ids(), await rowIndexes(table), await pager.locator('.pager-range').textContent()]).toEqual([all.slice(100), all.slice(100).map((_, i) => 102 + i), `101–${String(all.length)} of ${String(all.length)} runs`]);
+    expect([await ids(), await rowIndexes(table), await pager.locator('.pager-range').textContent()]).toEqual([
+      all.slice(100),
+      all.slice(100).map((_, i) => 102 + i),
+      `101–${String(all.length)} of ${String(all.length)} runs`,
+    ]);
     // Another page size starts again from the first page; another filter too, keeping the size.
     await pager.getByRole('combobox').selectOption('100');
     await page.waitForURL((url) => url.searchParams.get('perPage') === '100' && !url.searchParams.has('page'));
@@ -202,7 +261,11 @@ describe('history a page at a time', () => {
     const grid = page.getByRole('region', { name: `Run history of ${big.dagName}` });
     await grid.locator('tbody th').first().waitFor();
     const pager = page.getByRole('navigation', { name: 'Pages of steps' });
-    expect([await grid.locator('tbody tr').count(), await grid.locator('tbody th').first().textContent(), await pager.locator('.pager-range').textContent()]).toEqual([50, stepName(1), `1–50 of ${count.format(STEPS + 1)} steps`]);
+    expect([
+      await grid.locator('tbody tr').count(),
+      await grid.locator('tbody th').first().textContent(),
+      await pager.locator('.pager-range').textContent(),
+    ]).toEqual([50, stepName(1), `1–50 of ${count.format(STEPS + 1)} steps`]);
     await screenshot(page, 'scale-dag-history-big');
     await pager.getByRole('button', { name: 'Page 201' }).click();
     await grid.getByRole('rowheader', { name: 'onFailure' }).waitFor();
@@ -212,7 +275,9 @@ describe('history a page at a time', () => {
     const graph = page.getByRole('group', { name: `Steps of ${big.dagName}` });
     // Coloured by the latest run's statuses once that run is read.
     await graph.locator('.graph-group-tile[data-status="failed"]').waitFor();
-    expect([await graph.locator('.graph-canvas').count(), await graph.locator('.graph-group-tile').count()]).toEqual([0, 3]);
+    expect([await graph.locator('.graph-canvas').count(), await graph.locator('.graph-group-tile').count()]).toEqual([
+      0, 3,
+    ]);
   });
 
   it('threw no error on any page', () => {

@@ -29,7 +29,10 @@ export async function startUiStack(namespacePrefix: string): Promise<UiStack> {
 }
 
 /** Closes the browser and stops what startUiStack started. */
-export async function stopUiStack(stack: Pick<UiStack, 'ns' | 'operator' | 'server'>, browser: Browser | undefined): Promise<void> {
+export async function stopUiStack(
+  stack: Pick<UiStack, 'ns' | 'operator' | 'server'>,
+  browser: Browser | undefined,
+): Promise<void> {
   await browser?.close();
   await stack.server.close();
   await stack.operator.stop();

@@ -22,27 +22,38 @@ let base: string;
 let browser: Browser;
 
 const DAGS: Record<string, string> = {
-  'etl-daily': 'description: Extract the day’s orders and load them into the warehouse\ntags: [etl, daily]\nschedule: "0 2 * * *"\nsteps:\n  - {name: extract, command: echo extract}\n  - {name: load, command: echo load, depends: extract}\n',
-  'report-weekly': 'description: The weekly sales report, mailed on Monday morning\ntags: [reports]\nschedule: "CRON_TZ=Europe/Berlin 0 7 * * MON"\nsteps:\n  - echo report\n',
+  'etl-daily':
+    'description: Extract the day’s orders and load them into the warehouse\ntags: [etl, daily]\nschedule: "0 2 * * *"\nsteps:\n  - {name: extract, command: echo extract}\n  - {name: load, command: echo load, depends: extract}\n',
+  'report-weekly':
+    'description: The weekly sales report, mailed on Monday morning\ntags: [reports]\nschedule: "CRON_TZ=Europe/Berlin 0 7 * * MON"\nsteps:\n  - echo report\n',
   hello: 'description: Says hello\nsteps:\n  - echo hello\n',
   flaky: 'tags: [ops]\nsteps:\n  - {name: try, command: exit 3}\n',
 };
 
 async function finished(name: string, dagRunId: string): Promise<void> {
-  await waitFor(`run ${name}/${dagRunId} to finish`, async () => {
-    const res = await api.call('GET', `/api/v2/dag-runs/${name}/${dagRunId}`);
-    return res.status === 200 && (res.body as { dagRunDetails: { finishedAt: string } }).dagRunDetails.finishedAt !== '';
-  }, 60_000, 200);
+  await waitFor(
+    `run ${name}/${dagRunId} to finish`,
+    async () => {
+      const res = await api.call('GET', `/api/v2/dag-runs/${name}/${dagRunId}`);
+      return (
+        res.status === 200 && (res.body as { dagRunDetails: { finishedAt: string } }).dagRunDetails.finishedAt !== ''
+      );
+    },
+    60_000,
+    200,
+  );
 }
 
-const newPage = (viewport = { width: 1280, height: 800 }, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> => openPage(browser, { viewport, colorScheme });
+const newPage = (viewport = { width: 1280, height: 800 }, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> =>
+  openPage(browser, { viewport, colorScheme });
 
 /** The DAG names in the list's rows, in order. */
 const rowNames = (page: Page): Promise<string[]> => page.locator('tbody tr .dag-link').allTextContents();
 
 beforeAll(async () => {
   ({ ns, operator, server, api, base } = await startUiStack('kd-ui'));
-  for (const [name, spec] of Object.entries(DAGS)) expect((await api.call('POST', '/api/v2/dags', { name, spec })).status).toBe(201);
+  for (const [name, spec] of Object.entries(DAGS))
+    expect((await api.call('POST', '/api/v2/dags', { name, spec })).status).toBe(201);
   for (const name of ['hello', 'flaky']) await api.call('POST', `/api/v2/dags/${name}/start`, { dagRunId: 'first' });
   await Promise.all(['hello', 'flaky'].map((name) => finished(name, 'first')));
   browser = await launchChromium();
@@ -63,7 +74,10 @@ describe('the web UI in a headless Chromium', () => {
     expect(await rowNames(page)).toEqual(['etl-daily', 'flaky', 'hello', 'report-weekly']);
     const hello = page.locator('tbody tr', { has: page.getByRole('link', { name: 'hello' }) });
     const flaky = page.locator('tbody tr', { has: page.getByRole('link', { name: 'flaky' }) });
-    expect([await hello.locator('.status').textContent(), await flaky.locator('.status').textContent()]).toEqual(['Succeeded', 'Failed']);
+    expect([await hello.locator('.status').textContent(), await flaky.locator('.status').textContent()]).toEqual([
+      'Succeeded',
+      'Failed',
+    ]);
     await screenshot(page, 'dag-list');
   });
 
@@ -94,7 +108,11 @@ describe('the web UI behind Basic auth', () => {
   let guardedBase: string;
 
   beforeAll(async () => {
-    guarded = await startApi(ns, operator.url, [(app) => { registerAuth(app, { basic: [{ username: 'ada', password: 'lovelace' }] }); }]);
+    guarded = await startApi(ns, operator.url, [
+      (app) => {
+        registerAuth(app, { basic: [{ username: 'ada', password: 'lovelace' }] });
+      },
+    ]);
     guardedBase = await serve(guarded);
   });
 
@@ -120,7 +138,9 @@ describe('the web UI behind Basic auth', () => {
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     expect([await page.getByRole('link', { name: 'etl-daily' }).count(), challenges]).toEqual([0, []]);
     // The check above can see a dialog: a fetch with the browser's default credentials mode gets one.
-    await page.evaluate(async () => { await fetch('/api/v2/dags'); });
+    await page.evaluate(async () => {
+      await fetch('/api/v2/dags');
+    });
     expect(challenges).toEqual([`${guardedBase}/api/v2/dags`]);
   });
 });

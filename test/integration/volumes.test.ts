@@ -22,7 +22,8 @@ function claim(name: string, accessModes: string[] = ['ReadWriteOnce']): V1Persi
   return { metadata: { name }, spec: { accessModes, resources: { requests: { storage: '1Gi' } } } };
 }
 
-const onClaim = (name: string, claimName: string, readOnly = false): ReturnType<typeof pod> => pod(name).mount({ name: 'data', persistentVolumeClaim: { claimName } }, '/data', { readOnly });
+const onClaim = (name: string, claimName: string, readOnly = false): ReturnType<typeof pod> =>
+  pod(name).mount({ name: 'data', persistentVolumeClaim: { claimName } }, '/data', { readOnly });
 
 async function runToEnd(body: V1Pod): Promise<{ pod: V1Pod; log: string }> {
   const name = body.metadata?.name ?? '';
@@ -38,23 +39,48 @@ async function volumeOf(claimName: string): Promise<{ claim: V1PersistentVolumeC
 }
 
 async function gone(what: string, read: () => Promise<unknown>): Promise<void> {
-  await waitFor(`${what} to be gone`, () => read().then(() => false, (e: unknown) => (e as { code?: number }).code === 404), 60_000, 200);
+  await waitFor(
+    `${what} to be gone`,
+    () =>
+      read().then(
+        () => false,
+        (e: unknown) => (e as { code?: number }).code === 404,
+      ),
+    60_000,
+    200,
+  );
 }
 
 describe('claims of the default StorageClass, provisioned on the node the scheduler chose', () => {
   it('gives a claim without a class the default one, kubedag-local, which waits for its first consumer', async () => {
     const created = await core.createNamespacedPersistentVolumeClaim({ namespace: ns, body: claim('data') });
     expect(created.spec?.storageClassName).toBe('kubedag-local');
-    await waitFor('the claim to wait for a consumer', async () => (await core.readNamespacedPersistentVolumeClaim({ name: 'data', namespace: ns })).status?.phase === 'Pending', 10_000);
+    await waitFor(
+      'the claim to wait for a consumer',
+      async () =>
+        (await core.readNamespacedPersistentVolumeClaim({ name: 'data', namespace: ns })).status?.phase === 'Pending',
+      10_000,
+    );
   });
 
   it('schedules a Pod of the claim, makes a local volume with node affinity to its node, and applies fsGroup to it as the working directory', async () => {
-    const body = onClaim('writer', 'data').workingDir('/data').podSecurity({ runAsUser: 1000, fsGroup: 2000 }).shell('id -u; stat -c "%g %a" .; echo hello > greeting').build();
+    const body = onClaim('writer', 'data')
+      .workingDir('/data')
+      .podSecurity({ runAsUser: 1000, fsGroup: 2000 })
+      .shell('id -u; stat -c "%g %a" .; echo hello > greeting')
+      .build();
     const { pod: done, log } = await runToEnd(body);
     expect([done.status?.phase, log]).toEqual(['Succeeded', '1000\n2000 2777\n']);
     const { claim: bound, pv } = await volumeOf('data');
-    expect([bound.status?.phase, pv.metadata?.annotations?.['pv.kubernetes.io/provisioned-by']]).toEqual(['Bound', 'kubedag.io/local']);
-    expect(pv.spec?.nodeAffinity?.required?.nodeSelectorTerms[0]?.matchExpressions?.[0]).toEqual({ key: 'kubernetes.io/hostname', operator: 'In', values: [done.spec?.nodeName] });
+    expect([bound.status?.phase, pv.metadata?.annotations?.['pv.kubernetes.io/provisioned-by']]).toEqual([
+      'Bound',
+      'kubedag.io/local',
+    ]);
+    expect(pv.spec?.nodeAffinity?.required?.nodeSelectorTerms[0]?.matchExpressions?.[0]).toEqual({
+      key: 'kubernetes.io/hostname',
+      operator: 'In',
+      values: [done.spec?.nodeName],
+    });
     expect(pv.spec?.local?.path).toBe(join(inject('cluster').dir, 'volumes', pv.metadata?.name ?? ''));
   });
 
@@ -65,7 +91,9 @@ describe('claims of the default StorageClass, provisioned on the node the schedu
   });
 
   it('mounts a claim read-only when the volume says so', async () => {
-    const body = onClaim('read-only', 'data', true).shell('cat /data/greeting; touch /data/x 2>/dev/null || echo read-only').build();
+    const body = onClaim('read-only', 'data', true)
+      .shell('cat /data/greeting; touch /data/x 2>/dev/null || echo read-only')
+      .build();
     expect((await runToEnd(body)).log).toBe('hello\nread-only\n');
   });
 
@@ -84,10 +112,21 @@ describe('claims of the default StorageClass, provisioned on the node the schedu
 describe('a ReadWriteMany claim', () => {
   it('is a hostPath volume without node affinity that Pods on both nodes share', async () => {
     await core.createNamespacedPersistentVolumeClaim({ namespace: ns, body: claim('shared', ['ReadWriteMany']) });
-    const first = await runToEnd(onClaim('on-node-1', 'shared').onNode({ 'kubernetes.io/hostname': 'kubedag-node-1' }).shell('echo from-node-1 > /data/note').build());
-    const second = await runToEnd(onClaim('on-node-2', 'shared').onNode({ gpu: 'true' }).shell('cat /data/note').build());
+    const first = await runToEnd(
+      onClaim('on-node-1', 'shared')
+        .onNode({ 'kubernetes.io/hostname': 'kubedag-node-1' })
+        .shell('echo from-node-1 > /data/note')
+        .build(),
+    );
+    const second = await runToEnd(
+      onClaim('on-node-2', 'shared').onNode({ gpu: 'true' }).shell('cat /data/note').build(),
+    );
     const { pv } = await volumeOf('shared');
-    expect([first.pod.spec?.nodeName, second.pod.spec?.nodeName, second.log]).toEqual(['kubedag-node-1', 'kubedag-node-2', 'from-node-1\n']);
+    expect([first.pod.spec?.nodeName, second.pod.spec?.nodeName, second.log]).toEqual([
+      'kubedag-node-1',
+      'kubedag-node-2',
+      'from-node-1\n',
+    ]);
     expect([pv.spec?.hostPath?.type, pv.spec?.nodeAffinity]).toEqual(['Directory', undefined]);
   });
 });
@@ -95,13 +134,30 @@ describe('a ReadWriteMany claim', () => {
 describe('a claim that is not bound yet', () => {
   it('keeps a Pod placed on a node directly in ContainerCreating until the claim is bound, then runs it', async () => {
     await core.createNamespacedPersistentVolumeClaim({ namespace: ns, body: claim('late') });
-    await core.createNamespacedPod({ namespace: ns, body: onClaim('early', 'late').on('kubedag-node-1').shell('echo ran > /data/f; cat /data/f').build() });
-    const waiting = await waitForPod(core, { namespace: ns, name: 'early' }, 'to wait for its claim', (p) => p.status?.containerStatuses?.[0]?.state?.waiting?.message === 'waiting for persistentvolumeclaim "late" to be bound');
-    expect([waiting.status?.phase, waiting.status?.containerStatuses?.[0]?.state?.waiting?.reason]).toEqual(['Pending', 'ContainerCreating']);
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: onClaim('early', 'late').on('kubedag-node-1').shell('echo ran > /data/f; cat /data/f').build(),
+    });
+    const waiting = await waitForPod(
+      core,
+      { namespace: ns, name: 'early' },
+      'to wait for its claim',
+      (p) =>
+        p.status?.containerStatuses?.[0]?.state?.waiting?.message ===
+        'waiting for persistentvolumeclaim "late" to be bound',
+    );
+    expect([waiting.status?.phase, waiting.status?.containerStatuses?.[0]?.state?.waiting?.reason]).toEqual([
+      'Pending',
+      'ContainerCreating',
+    ]);
     // What the scheduler does for a Pod it places: name the node the volume must be made on.
     const late = await core.readNamespacedPersistentVolumeClaim({ name: 'late', namespace: ns });
     const annotations = { ...late.metadata?.annotations, 'volume.kubernetes.io/selected-node': 'kubedag-node-1' };
-    await core.patchNamespacedPersistentVolumeClaim({ name: 'late', namespace: ns, body: [{ op: 'add', path: '/metadata/annotations', value: annotations }] });
+    await core.patchNamespacedPersistentVolumeClaim({
+      name: 'late',
+      namespace: ns,
+      body: [{ op: 'add', path: '/metadata/annotations', value: annotations }],
+    });
     const done = await waitForPod(core, { namespace: ns, name: 'early' }, 'to finish', finished);
     expect([done.status?.phase, await kubectl('logs', '-n', ns, 'early')]).toEqual(['Succeeded', 'ran\n']);
   });
@@ -114,8 +170,18 @@ describe('a provisioner that was not running', () => {
     if (provisioner === undefined) throw new Error('no provisioner in the cluster state');
     await stopProcess(provisioner);
     await core.createNamespacedPersistentVolumeClaim({ namespace: ns, body: claim('while-down') });
-    await core.createNamespacedPod({ namespace: ns, body: onClaim('patient', 'while-down').shell('echo patient').build() });
-    await waitFor('the scheduler to choose a node for the claim', async () => (await core.readNamespacedPersistentVolumeClaim({ name: 'while-down', namespace: ns })).metadata?.annotations?.['volume.kubernetes.io/selected-node'] !== undefined, 30_000);
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: onClaim('patient', 'while-down').shell('echo patient').build(),
+    });
+    await waitFor(
+      'the scheduler to choose a node for the claim',
+      async () =>
+        (await core.readNamespacedPersistentVolumeClaim({ name: 'while-down', namespace: ns })).metadata?.annotations?.[
+          'volume.kubernetes.io/selected-node'
+        ] !== undefined,
+      30_000,
+    );
     await restartProcess(dir, 'provisioner', 'SIGTERM');
     const done = await waitForPod(core, { namespace: ns, name: 'patient' }, 'to finish', finished, 90_000);
     expect(done.status?.phase).toBe('Succeeded');

@@ -33,10 +33,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const state = await startCluster({ dir, binaries, log, realNode: true });
   const up = Date.now();
   const startup = { upMs: up - started, kubeletToReadyMs: up - (marks.get('kubelet') ?? up) };
-  log(`up in ${(startup.upMs / 1000).toFixed(1)} s at ${state.server} (${dir}); kubelet started to node Ready: ${(startup.kubeletToReadyMs / 1000).toFixed(2)} s`);
+  log(
+    `up in ${(startup.upMs / 1000).toFixed(1)} s at ${state.server} (${dir}); kubelet started to node Ready: ${(startup.kubeletToReadyMs / 1000).toFixed(2)} s`,
+  );
   // This run's figures; the test files add theirs.
   await mkdir(join(import.meta.dirname, '../../.dev'), { recursive: true });
-  await writeFile(join(import.meta.dirname, '../../.dev/real-node-figures.json'), `${JSON.stringify({ date: new Date().toISOString(), clusterUpMs: startup.upMs, kubeletToReadyMs: startup.kubeletToReadyMs }, null, 2)}\n`);
+  await writeFile(
+    join(import.meta.dirname, '../../.dev/real-node-figures.json'),
+    `${JSON.stringify({ date: new Date().toISOString(), clusterUpMs: startup.upMs, kubeletToReadyMs: startup.kubeletToReadyMs }, null, 2)}\n`,
+  );
   project.provide('cluster', state);
   project.provide('binaries', binaries);
   project.provide('startup', startup);

@@ -74,7 +74,11 @@ describe('a real node', () => {
     const second = await timed(busybox('hello-again', 'echo again'), 'to finish', finished);
     expect(second.pod.status?.phase).toBe('Succeeded');
     figures.secondPodToSucceededMs = second.ms;
-    const running = await timed(busybox('started', 'exec sleep 600'), 'to run', (p) => p.status?.containerStatuses?.[0]?.state?.running !== undefined);
+    const running = await timed(
+      busybox('started', 'exec sleep 600'),
+      'to run',
+      (p) => p.status?.containerStatuses?.[0]?.state?.running !== undefined,
+    );
     figures.podToRunningMs = running.ms;
   });
 
@@ -83,13 +87,21 @@ describe('a real node', () => {
     const out = new PassThrough();
     const chunks: Buffer[] = [];
     out.on('data', (d: Buffer) => chunks.push(d));
-    const result = await execInContainer(kc, { namespace: ns, pod: 'started', container: 'main' }, { command: ['sh', '-c', 'echo inside $(hostname)'], stdout: out, stderr: new PassThrough() });
+    const result = await execInContainer(
+      kc,
+      { namespace: ns, pod: 'started', container: 'main' },
+      { command: ['sh', '-c', 'echo inside $(hostname)'], stdout: out, stderr: new PassThrough() },
+    );
     expect(result.exitCode).toBe(0);
     expect(Buffer.concat(chunks).toString()).toBe('inside started\n');
   });
 
   it('reaches the API server through the kubernetes Service (kube-proxy)', async () => {
-    const { pod } = await timed(busybox('service', 'nc -w 5 "$KUBERNETES_SERVICE_HOST" "$KUBERNETES_SERVICE_PORT" </dev/null && echo reached'), 'to finish', finished);
+    const { pod } = await timed(
+      busybox('service', 'nc -w 5 "$KUBERNETES_SERVICE_HOST" "$KUBERNETES_SERVICE_PORT" </dev/null && echo reached'),
+      'to finish',
+      finished,
+    );
     const log = await core.readNamespacedPodLog({ namespace: ns, name: 'service', container: 'main' });
     expect({ phase: pod.status?.phase, log }).toEqual({ phase: 'Succeeded', log: 'reached\n' });
   });
@@ -97,13 +109,33 @@ describe('a real node', () => {
   it('runs a restricted Pod in a namespace enforcing it: non-root, RuntimeDefault seccomp, read-only root, no capabilities, an emptyDir of its fsGroup', async () => {
     const strict = await createNamespace(core, 'rn-strict');
     try {
-      await core.patchNamespace({ name: strict, body: [{ op: 'add', path: '/metadata/labels/pod-security.kubernetes.io~1enforce', value: 'restricted' }] });
-      const body = busybox('strict', 'id -u; id -G; grep -E "^(CapEff|Seccomp):" /proc/self/status; touch /work/ok && echo wrote; touch /ro 2>/dev/null || echo read-only');
+      await core.patchNamespace({
+        name: strict,
+        body: [{ op: 'add', path: '/metadata/labels/pod-security.kubernetes.io~1enforce', value: 'restricted' }],
+      });
+      const body = busybox(
+        'strict',
+        'id -u; id -G; grep -E "^(CapEff|Seccomp):" /proc/self/status; touch /work/ok && echo wrote; touch /ro 2>/dev/null || echo read-only',
+      );
       body.metadata = { name: 'strict', namespace: strict };
       const spec = body.spec as NonNullable<V1Pod['spec']>;
-      spec.securityContext = { runAsNonRoot: true, runAsUser: 65534, fsGroup: 2000, seccompProfile: { type: 'RuntimeDefault' } };
+      spec.securityContext = {
+        runAsNonRoot: true,
+        runAsUser: 65534,
+        fsGroup: 2000,
+        seccompProfile: { type: 'RuntimeDefault' },
+      };
       spec.volumes = [{ name: 'work', emptyDir: {} }];
-      spec.containers[0] = { ...spec.containers[0], name: 'main', volumeMounts: [{ name: 'work', mountPath: '/work' }], securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } } };
+      spec.containers[0] = {
+        ...spec.containers[0],
+        name: 'main',
+        volumeMounts: [{ name: 'work', mountPath: '/work' }],
+        securityContext: {
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+          capabilities: { drop: ['ALL'] },
+        },
+      };
       await core.createNamespacedPod({ namespace: strict, body });
       const pod = await waitForPod(core, { namespace: strict, name: 'strict' }, 'to finish', finished, 90_000);
       const log = await core.readNamespacedPodLog({ namespace: strict, name: 'strict', container: 'main' });

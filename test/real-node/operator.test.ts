@@ -16,7 +16,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STEP_IMAGE } from '../../cluster/real-node/images.ts';
 import { stepPodName } from '../../core/resources/names.ts';
 import { clients, createNamespace, deleteNamespace, running, waitForPod } from '../integration/support.ts';
-import { finishedRun, givenDag, runningStep, startOperator, stepLog, stepStates, stopRun, whenRun, type RunningOperator } from '../integration/operator-support.ts';
+import {
+  finishedRun,
+  givenDag,
+  runningStep,
+  startOperator,
+  stepLog,
+  stepStates,
+  stopRun,
+  whenRun,
+  type RunningOperator,
+} from '../integration/operator-support.ts';
 
 const { kc, core } = clients();
 let ns = '';
@@ -34,7 +44,11 @@ const seen = new Map<string, { created?: number; running?: number; terminated?: 
 function marks(pod: V1Pod): ('running' | 'terminated' | 'phase')[] {
   const state = pod.status?.containerStatuses?.[0]?.state ?? {};
   const terminal = pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
-  return [...(state.running !== undefined || state.terminated !== undefined ? (['running'] as const) : []), ...(state.terminated === undefined ? [] : (['terminated'] as const)), ...(terminal ? (['phase'] as const) : [])];
+  return [
+    ...(state.running !== undefined || state.terminated !== undefined ? (['running'] as const) : []),
+    ...(state.terminated === undefined ? [] : (['terminated'] as const)),
+    ...(terminal ? (['phase'] as const) : []),
+  ];
 }
 
 function record(pod: V1Pod): void {
@@ -47,13 +61,19 @@ function record(pod: V1Pod): void {
   seen.set(step, at);
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+const median = (values: number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 beforeAll(async () => {
   ns = await createNamespace(core, 'rn-operator');
-  watch = await new Watch(kc).watch(`/api/v1/namespaces/${ns}/pods`, {}, (_type: string, pod: V1Pod) => {
-    record(pod);
-  }, () => undefined);
+  watch = await new Watch(kc).watch(
+    `/api/v1/namespaces/${ns}/pods`,
+    {},
+    (_type: string, pod: V1Pod) => {
+      record(pod);
+    },
+    () => undefined,
+  );
   operator = await startOperator(ns, undefined, [`--default-step-image=${STEP_IMAGE}`]);
 });
 
@@ -65,7 +85,11 @@ afterAll(async () => {
 
 describe('the operator on a real node', () => {
   it(`runs a chain of ${String(STEPS)} steps as Pods of the busybox image, in order, with their logs, each next Pod created before the last one's phase is terminal`, async () => {
-    const steps = Array.from({ length: STEPS }, (_, i) => `  - name: s${String(i)}\n    command: echo step ${String(i)} on $(hostname)\n${i === 0 ? '' : `    depends: s${String(i - 1)}\n`}`);
+    const steps = Array.from(
+      { length: STEPS },
+      (_, i) =>
+        `  - name: s${String(i)}\n    command: echo step ${String(i)} on $(hostname)\n${i === 0 ? '' : `    depends: s${String(i - 1)}\n`}`,
+    );
     await givenDag(ns, 'chain', `steps:\n${steps.join('')}`);
     const started = Date.now();
     await whenRun(ns, 'chain-1', 'chain');
@@ -84,18 +108,34 @@ describe('the operator on a real node', () => {
     // The operator acts on the container's end: the next Pod comes before the last one's phase would.
     expect(toPhase.length).toBeGreaterThan(0);
     expect(median(gaps)).toBeLessThan(median(toPhase));
-    const chain = { chainSteps: STEPS, chainRunMs: took, chainGapMedianMs: median(gaps), chainGapsMs: gaps, stepPodCreatedToRunningMedianMs: median(starts), terminatedToPhaseMedianMs: median(toPhase) };
+    const chain = {
+      chainSteps: STEPS,
+      chainRunMs: took,
+      chainGapMedianMs: median(gaps),
+      chainGapsMs: gaps,
+      stepPodCreatedToRunningMedianMs: median(starts),
+      terminatedToPhaseMedianMs: median(toPhase),
+    };
     const figures = JSON.parse(await readFile(FIGURES, 'utf8').catch(() => '{}')) as Record<string, unknown>;
     await writeFile(FIGURES, `${JSON.stringify({ ...figures, ...chain }, null, 2)}\n`);
     process.stderr.write(`[real-node] chain: ${JSON.stringify(chain)}\n`);
   });
 
   it('stops a running run: the signal reaches the process in the container, the cancel handler runs', async () => {
-    await givenDag(ns, 'stoppable', 'maxCleanUpTimeSec: 10\nsteps:\n  - "trap \'echo got-term; exit 0\' TERM; while :; do sleep 0.1; done"\n  - echo never\nhandlerOn: {cancel: {command: echo canceled}}');
+    await givenDag(
+      ns,
+      'stoppable',
+      'maxCleanUpTimeSec: 10\nsteps:\n  - "trap \'echo got-term; exit 0\' TERM; while :; do sleep 0.1; done"\n  - echo never\nhandlerOn: {cancel: {command: echo canceled}}',
+    );
     await whenRun(ns, 'stoppable-run', 'stoppable');
     await runningStep(ns, 'stoppable-run', 'cmd_1', 60_000);
     // The process runs once the container does; a Pod still starting would be deleted, not signalled.
-    await waitForPod(core, { namespace: ns, name: stepPodName('stoppable-run', 'cmd_1', 0) }, 'the step process', running);
+    await waitForPod(
+      core,
+      { namespace: ns, name: stepPodName('stoppable-run', 'cmd_1', 0) },
+      'the step process',
+      running,
+    );
     await new Promise((resolve) => setTimeout(resolve, 500));
     await stopRun(ns, 'stoppable-run');
     const done = await finishedRun(ns, 'stoppable-run', 60_000);
@@ -112,7 +152,10 @@ describe('the operator on a real node', () => {
     const perMinute = Math.round(RUNS / ((Date.now() - started) / 60_000));
     expect(runs.map((r) => r.status?.statusLabel)).toEqual(Array(RUNS).fill('succeeded'));
     const figures = JSON.parse(await readFile(FIGURES, 'utf8').catch(() => '{}')) as Record<string, unknown>;
-    await writeFile(FIGURES, `${JSON.stringify({ ...figures, singleStepRuns: RUNS, singleStepRunsPerMinute: perMinute }, null, 2)}\n`);
+    await writeFile(
+      FIGURES,
+      `${JSON.stringify({ ...figures, singleStepRuns: RUNS, singleStepRunsPerMinute: perMinute }, null, 2)}\n`,
+    );
     process.stderr.write(`[real-node] ${String(RUNS)} single-step runs at once: ${String(perMinute)} runs/min\n`);
   });
 });

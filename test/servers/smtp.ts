@@ -52,8 +52,14 @@ export async function startSmtpServer(options: SmtpTestOptions): Promise<SmtpTes
     allowInsecureAuth: true,
     logger: false,
     onAuth(auth, session, callback) {
-      logins.push({ method: auth.method, username: auth.username ?? '', password: auth.password ?? '', secure: session.secure });
-      if (credentials !== undefined && auth.username === credentials.username && auth.password === credentials.password) callback(null, { user: auth.username });
+      logins.push({
+        method: auth.method,
+        username: auth.username ?? '',
+        password: auth.password ?? '',
+        secure: session.secure,
+      });
+      if (credentials !== undefined && auth.username === credentials.username && auth.password === credentials.password)
+        callback(null, { user: auth.username });
       else callback(new Error('invalid credentials'));
     },
     onData(stream, session, callback) {
@@ -68,15 +74,29 @@ export async function startSmtpServer(options: SmtpTestOptions): Promise<SmtpTes
           });
           callback();
         },
-        (error: unknown) => { callback(error instanceof Error ? error : new Error(String(error))); },
+        (error: unknown) => {
+          callback(error instanceof Error ? error : new Error(String(error)));
+        },
       );
     },
   };
   const server = new SMTPServer(settings);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => { resolve(); });
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      resolve();
+    });
   });
   const { port } = server.server.address() as AddressInfo;
-  return { port, deliveries, logins, close: () => new Promise((resolve) => { server.close(() => { resolve(); }); }) };
+  return {
+    port,
+    deliveries,
+    logins,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      }),
+  };
 }

@@ -87,7 +87,8 @@ async function ensureUser(password: string): Promise<void> {
     () => true,
     () => false,
   );
-  if (!exists) await run('useradd', ['--system', '--no-create-home', '--home-dir', '/', '--shell', '/bin/sh', SSH_TEST_USER]);
+  if (!exists)
+    await run('useradd', ['--system', '--no-create-home', '--home-dir', '/', '--shell', '/bin/sh', SSH_TEST_USER]);
   // The home directory must exist, or sshd says so on stderr of every session.
   await run('usermod', ['--home', '/', SSH_TEST_USER]);
   const chpasswd = spawn('chpasswd', { stdio: ['pipe', 'ignore', 'inherit'] });
@@ -112,7 +113,9 @@ async function waitForPort(port: number, daemon: ChildProcess, log: () => string
         socket.destroy();
         done(true);
       });
-      socket.on('error', () => { done(false); });
+      socket.on('error', () => {
+        done(false);
+      });
     });
     if (open) return;
     await new Promise((done) => setTimeout(done, 50));

@@ -36,7 +36,12 @@ export const routes: RouteObject[] = [
     path: '/',
     element: <Layout />,
     errorElement: <RouteError />,
-    children: [...sections, { path: 'dags/:fileName/:tab?', element: <DagPage /> }, ...runRoutes, { path: '*', element: <NotFound /> }],
+    children: [
+      ...sections,
+      { path: 'dags/:fileName/:tab?', element: <DagPage /> },
+      ...runRoutes,
+      { path: '*', element: <NotFound /> },
+    ],
   },
 ];
 

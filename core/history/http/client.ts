@@ -6,7 +6,15 @@
 import { Readable } from 'node:stream';
 import { createInterface } from 'node:readline';
 import { HistoryStoreError } from '../errors.ts';
-import type { HistoryFilter, HistoryReader, HistoryRun, HistorySummary, PageOptions, RunKey, RunName } from '../types.ts';
+import type {
+  HistoryFilter,
+  HistoryReader,
+  HistoryRun,
+  HistorySummary,
+  PageOptions,
+  RunKey,
+  RunName,
+} from '../types.ts';
 import { historyPath, MAX_BATCH_RUNS, type ErrorBody, type StreamLine } from './protocol.ts';
 
 /** How long a request may wait for the operator's answer to begin. */
@@ -30,9 +38,16 @@ export class HistoryClient implements HistoryReader {
   /** One request a MAX_BATCH_RUNS of keys. */
   async runs(namespace: string, keys: readonly RunName[]): Promise<(HistoryRun | undefined)[]> {
     const batches: RunName[][] = [];
-    for (let i = 0; i < keys.length; i += MAX_BATCH_RUNS) batches.push(keys.slice(i, i + MAX_BATCH_RUNS).map(({ name, dagRunId }) => ({ name, dagRunId })));
+    for (let i = 0; i < keys.length; i += MAX_BATCH_RUNS)
+      batches.push(keys.slice(i, i + MAX_BATCH_RUNS).map(({ name, dagRunId }) => ({ name, dagRunId })));
     const answers = await Promise.all(
-      batches.map((runs) => this.json<(HistoryRun | null)[]>(`${historyPath(namespace)}/runs-read`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ runs }) })),
+      batches.map((runs) =>
+        this.json<(HistoryRun | null)[]>(`${historyPath(namespace)}/runs-read`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ runs }),
+        }),
+      ),
     );
     return answers.flat().map((run) => run ?? undefined);
   }
@@ -52,7 +67,8 @@ export class HistoryClient implements HistoryReader {
   list(filter: HistoryFilter, options?: PageOptions): AsyncIterable<readonly HistorySummary[]> {
     const { namespace, ...rest } = filter;
     const query = new URLSearchParams();
-    for (const [key, value] of Object.entries({ ...rest, pageSize: options?.pageSize })) if (value !== undefined) query.set(key, String(value));
+    for (const [key, value] of Object.entries({ ...rest, pageSize: options?.pageSize }))
+      if (value !== undefined) query.set(key, String(value));
     return this.pages(`${historyPath(namespace, 'runs')}?${query.toString()}`);
   }
 
@@ -62,7 +78,11 @@ export class HistoryClient implements HistoryReader {
   }
 
   async relist(namespace: string, from: string, to: string): Promise<number> {
-    const answer = await this.json<{ moved: number }>(`${historyPath(namespace)}/relist`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from, to }) });
+    const answer = await this.json<{ moved: number }>(`${historyPath(namespace)}/relist`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ from, to }),
+    });
     return answer.moved;
   }
 
@@ -71,11 +91,18 @@ export class HistoryClient implements HistoryReader {
     return Promise.resolve();
   }
 
-  private async request(path: string, init: RequestInit = {}, signal: AbortSignal = AbortSignal.timeout(ANSWER_TIMEOUT_MS)): Promise<Response> {
+  private async request(
+    path: string,
+    init: RequestInit = {},
+    signal: AbortSignal = AbortSignal.timeout(ANSWER_TIMEOUT_MS),
+  ): Promise<Response> {
     try {
       return await fetch(`${this.baseUrl}${path}`, { ...init, signal });
     } catch (error) {
-      throw new HistoryStoreError(`the operator's history endpoint is unreachable: ${(error as Error).message}`, { retryable: true, cause: error });
+      throw new HistoryStoreError(`the operator's history endpoint is unreachable: ${(error as Error).message}`, {
+        retryable: true,
+        cause: error,
+      });
     }
   }
 
@@ -123,7 +150,8 @@ export class HistoryClient implements HistoryReader {
       const response = await this.request(path, {}, abort.signal);
       clearTimeout(timer);
       if (!response.ok) throw await this.failure(response);
-      if (response.body === null) throw new HistoryStoreError("the operator's history endpoint answered no listing", { retryable: true });
+      if (response.body === null)
+        throw new HistoryStoreError("the operator's history endpoint answered no listing", { retryable: true });
       input = Readable.fromWeb(response.body);
       const lines = createInterface({ input, crlfDelay: Infinity });
       for await (const text of lines) {
@@ -133,12 +161,20 @@ export class HistoryClient implements HistoryReader {
         else if ('end' in line) {
           ended = true;
           return;
-        } else throw new HistoryStoreError(`history store (through the operator): ${line.error}`, { retryable: line.retryable });
+        } else
+          throw new HistoryStoreError(`history store (through the operator): ${line.error}`, {
+            retryable: line.retryable,
+          });
       }
-      throw new HistoryStoreError("the operator's history listing ended before its end (the operator restarted?)", { retryable: true });
+      throw new HistoryStoreError("the operator's history listing ended before its end (the operator restarted?)", {
+        retryable: true,
+      });
     } catch (error) {
       if (error instanceof HistoryStoreError) throw error;
-      throw new HistoryStoreError(`the operator's history listing failed: ${(error as Error).message}`, { retryable: true, cause: error });
+      throw new HistoryStoreError(`the operator's history listing failed: ${(error as Error).message}`, {
+        retryable: true,
+        cause: error,
+      });
     } finally {
       clearTimeout(timer);
       // A listing left early: destroying the body cancels it, which closes the connection and

@@ -47,9 +47,24 @@ describe('the history protocol', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'kubedag-history-http-'));
     store = await openSqliteStore({ path: join(dir, 'history.db') });
-    const runs = Array.from({ length: 12 }, (_, i) => finished(NS, i % 2 === 0 ? 'etl' : 'load', `r-${String(i).padStart(3, '0')}`).at(T0 + i * MINUTE).status(i % 3 === 0 ? 2 : 4).build());
+    const runs = Array.from({ length: 12 }, (_, i) =>
+      finished(NS, i % 2 === 0 ? 'etl' : 'load', `r-${String(i).padStart(3, '0')}`)
+        .at(T0 + i * MINUTE)
+        .status(i % 3 === 0 ? 2 : 4)
+        .build(),
+    );
     await store.put(runs);
-    await store.put([finished(NS, 'etl', 'parent').at(T0 + 20 * MINUTE).steps(3).frozen({ steps: [{ name: 'a' }] }).build(), finished(NS, 'extract', 'child').at(T0 + 21 * MINUTE).child(['etl', 'parent']).build()]);
+    await store.put([
+      finished(NS, 'etl', 'parent')
+        .at(T0 + 20 * MINUTE)
+        .steps(3)
+        .frozen({ steps: [{ name: 'a' }] })
+        .build(),
+      finished(NS, 'extract', 'child')
+        .at(T0 + 21 * MINUTE)
+        .child(['etl', 'parent'])
+        .build(),
+    ]);
     app = fastify();
     serveHistory(app, store);
     client = new HistoryClient(`${await listen(app)}/`);
@@ -74,13 +89,26 @@ describe('the history protocol', () => {
   });
 
   it('reads several runs whole in one request, in the order asked, undefined where none is stored, in batches of at most MAX_BATCH_RUNS', async () => {
-    const keys = [{ name: 'etl', dagRunId: 'parent' }, { name: 'etl', dagRunId: 'nope' }, { name: 'load', dagRunId: 'r-001' }];
+    const keys = [
+      { name: 'etl', dagRunId: 'parent' },
+      { name: 'etl', dagRunId: 'nope' },
+      { name: 'load', dagRunId: 'r-001' },
+    ];
     const one = await Promise.all(keys.map((k) => store.run({ namespace: NS, dagName: k.name, dagRunId: k.dagRunId })));
     expect(one.map((r) => r === undefined)).toEqual([false, true, false]);
     expect(await client.runs(NS, keys)).toEqual(one);
-    const many = Array.from({ length: MAX_BATCH_RUNS * 2 + 1 }, (_, i) => keys[i % keys.length] ?? { name: '', dagRunId: '' });
-    expect((await client.runs(NS, many)).map((r) => r?.dagRunId)).toEqual(many.map((k) => (k.dagRunId === 'nope' ? undefined : k.dagRunId)));
-    const tooMany = await fetch(`${client['baseUrl']}${historyPath(NS)}/runs-read`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ runs: many }) });
+    const many = Array.from(
+      { length: MAX_BATCH_RUNS * 2 + 1 },
+      (_, i) => keys[i % keys.length] ?? { name: '', dagRunId: '' },
+    );
+    expect((await client.runs(NS, many)).map((r) => r?.dagRunId)).toEqual(
+      many.map((k) => (k.dagRunId === 'nope' ? undefined : k.dagRunId)),
+    );
+    const tooMany = await fetch(`${client['baseUrl']}${historyPath(NS)}/runs-read`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ runs: many }),
+    });
     expect(tooMany.status).toBe(400);
   });
 
@@ -92,7 +120,14 @@ describe('the history protocol', () => {
   });
 
   it('streams a filtered listing in the store’s pages and order', async () => {
-    for (const filter of [{}, { name: 'etl', exactName: true }, { status: 2 }, { createdFrom: T0 + 3 * MINUTE, createdTo: T0 + 8 * MINUTE }, { dagRunId: '00' }, { name: 'oa' }]) {
+    for (const filter of [
+      {},
+      { name: 'etl', exactName: true },
+      { status: 2 },
+      { createdFrom: T0 + 3 * MINUTE, createdTo: T0 + 8 * MINUTE },
+      { dagRunId: '00' },
+      { name: 'oa' },
+    ]) {
       const want = await drain(store.list({ namespace: NS, ...filter }, { pageSize: 3 }));
       expect(await drain(client.list({ namespace: NS, ...filter }, { pageSize: 3 }))).toEqual(want);
       expect(want.ids.length).toBeGreaterThan(0);
@@ -107,24 +142,42 @@ describe('the history protocol', () => {
   it('relists a renamed DAG’s runs through the operator', async () => {
     await store.put([finished(NS, 'old-name', 'm-1').at(T0).build()]);
     expect(await client.relist(NS, 'old-name', 'new-name')).toBe(1);
-    expect(await store.summary({ namespace: NS, dagName: 'new-name', dagRunId: 'm-1' })).toMatchObject({ dagRunId: 'm-1' });
+    expect(await store.summary({ namespace: NS, dagName: 'new-name', dagRunId: 'm-1' })).toMatchObject({
+      dagRunId: 'm-1',
+    });
   });
 
   it('refuses a malformed request with the protocol’s error body', async () => {
     const response = await fetch(`${client['baseUrl']}${historyPath(NS, 'runs')}?pageSize=0`);
     expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ retryable: false, message: expect.stringMatching(/pageSize/) as unknown });
+    expect(await response.json()).toMatchObject({
+      retryable: false,
+      message: expect.stringMatching(/pageSize/) as unknown,
+    });
   });
 });
 
 describe('a history listing that goes wrong', () => {
-  const page = (n: number): HistorySummary[] => [{ ...(finishedSummary()), dagRunId: `r-${String(n)}` }];
+  const page = (n: number): HistorySummary[] => [{ ...finishedSummary(), dagRunId: `r-${String(n)}` }];
   const finishedSummary = (): HistorySummary => ({
-    namespace: NS, dagName: 'etl', dagRunId: 'r', resourceName: 'etl-r', uid: 'u', status: 4, statusLabel: 'succeeded', createdAt: '2026-11-01T00:00:00Z', queuedAt: '', startedAt: '', finishedAt: '', params: '', root: { name: 'etl', dagRunId: 'r' },
+    namespace: NS,
+    dagName: 'etl',
+    dagRunId: 'r',
+    resourceName: 'etl-r',
+    uid: 'u',
+    status: 4,
+    statusLabel: 'succeeded',
+    createdAt: '2026-11-01T00:00:00Z',
+    queuedAt: '',
+    startedAt: '',
+    finishedAt: '',
+    params: '',
+    root: { name: 'etl', dagRunId: 'r' },
   });
 
   /** A reader whose listing is whatever `pages` yields; the other reads are not asked. */
-  const readerOf = (pages: () => AsyncIterable<readonly HistorySummary[]>): HistoryReader => ({ list: pages, subRuns: pages }) as unknown as HistoryReader;
+  const readerOf = (pages: () => AsyncIterable<readonly HistorySummary[]>): HistoryReader =>
+    ({ list: pages, subRuns: pages }) as unknown as HistoryReader;
 
   it('stops the operator’s reading when the client stops reading', async () => {
     let stopped = false;
@@ -207,7 +260,11 @@ describe('a history listing that goes wrong', () => {
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
-    await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+    await new Promise<void>((resolve) =>
+      server.close(() => {
+        resolve();
+      }),
+    );
     const error = await new HistoryClient(url).latest(NS, 'etl').catch((e: unknown) => e);
     expect(error).toMatchObject({ retryable: true, message: expect.stringMatching(/unreachable/) as unknown });
   });

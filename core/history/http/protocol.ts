@@ -39,14 +39,24 @@ export const limitQuery = Type.Object({ limit: Type.Integer({ minimum: 1 }) }, {
 export const relistBody = Type.Object({ from: name, to: name }, { additionalProperties: false });
 /** Most runs one batch read asks for: a page of a DAG's history is 30. */
 export const MAX_BATCH_RUNS = 100;
-export const runsBody = Type.Object({ runs: Type.Array(Type.Object({ name, dagRunId: name }, { additionalProperties: false }), { maxItems: MAX_BATCH_RUNS }) }, { additionalProperties: false });
+export const runsBody = Type.Object(
+  {
+    runs: Type.Array(Type.Object({ name, dagRunId: name }, { additionalProperties: false }), {
+      maxItems: MAX_BATCH_RUNS,
+    }),
+  },
+  { additionalProperties: false },
+);
 
 export type RunParams = Static<typeof runParams>;
 export type ListQuery = Static<typeof listQuery>;
 export type RelistBody = Static<typeof relistBody>;
 
 /** A line of a streamed listing. */
-export type StreamLine = { readonly page: readonly HistorySummary[] } | { readonly end: true } | { readonly error: string; readonly retryable: boolean };
+export type StreamLine =
+  | { readonly page: readonly HistorySummary[] }
+  | { readonly end: true }
+  | { readonly error: string; readonly retryable: boolean };
 
 /** What a failed request answers (status 500 or 503). */
 export interface ErrorBody {

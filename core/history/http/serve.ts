@@ -7,9 +7,24 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Static } from 'typebox';
 import { isRetryable } from '../errors.ts';
 import type { HistoryReader, HistorySummary } from '../types.ts';
-import { dagParams, HISTORY_PREFIX, limitQuery, listQuery, namespaceParams, pageQuery, relistBody, runIdParams, runParams, runsBody, subRunParams, type ErrorBody, type StreamLine } from './protocol.ts';
+import {
+  dagParams,
+  HISTORY_PREFIX,
+  limitQuery,
+  listQuery,
+  namespaceParams,
+  pageQuery,
+  relistBody,
+  runIdParams,
+  runParams,
+  runsBody,
+  subRunParams,
+  type ErrorBody,
+  type StreamLine,
+} from './protocol.ts';
 
-const notFound = (reply: FastifyReply): FastifyReply => reply.code(404).send({ message: 'no such run in the history store', retryable: false } satisfies ErrorBody);
+const notFound = (reply: FastifyReply): FastifyReply =>
+  reply.code(404).send({ message: 'no such run in the history store', retryable: false } satisfies ErrorBody);
 
 /** Pages as NDJSON lines, then `end`; a store failure mid-stream becomes an `error` line. */
 async function* ndjson(pages: AsyncIterable<readonly HistorySummary[]>): AsyncGenerator<string> {
@@ -31,7 +46,8 @@ async function* ndjson(pages: AsyncIterable<readonly HistorySummary[]>): AsyncGe
 }
 
 // One page read ahead of the connection, not sixteen (Readable.from's default for objects).
-const streamed = (reply: FastifyReply, pages: AsyncIterable<readonly HistorySummary[]>): FastifyReply => reply.type('application/x-ndjson').send(Readable.from(ndjson(pages), { highWaterMark: 1 }));
+const streamed = (reply: FastifyReply, pages: AsyncIterable<readonly HistorySummary[]>): FastifyReply =>
+  reply.type('application/x-ndjson').send(Readable.from(ndjson(pages), { highWaterMark: 1 }));
 
 /**
  * Registers the routes (in a scope of their own, so that their failures answer the protocol's
@@ -40,7 +56,10 @@ const streamed = (reply: FastifyReply, pages: AsyncIterable<readonly HistorySumm
 export function serveHistory(root: FastifyInstance, store: HistoryReader): void {
   void root.register((app, _options, done) => {
     app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) =>
-      reply.code(error.statusCode ?? 500).send({ message: error.message, retryable: error.statusCode === undefined && isRetryable(error) } satisfies ErrorBody),
+      reply.code(error.statusCode ?? 500).send({
+        message: error.message,
+        retryable: error.statusCode === undefined && isRetryable(error),
+      } satisfies ErrorBody),
     );
     routes(app, store);
     done();
@@ -49,27 +68,69 @@ export function serveHistory(root: FastifyInstance, store: HistoryReader): void 
 
 function routes(app: FastifyInstance, store: HistoryReader): void {
   const p = HISTORY_PREFIX;
-  app.get<{ Params: Static<typeof runParams> }>(`${p}/:namespace/runs/:dagName/:dagRunId`, { schema: { params: runParams } }, async (request, reply) => (await store.summary(request.params)) ?? notFound(reply));
-  app.get<{ Params: Static<typeof runParams> }>(`${p}/:namespace/runs/:dagName/:dagRunId/full`, { schema: { params: runParams } }, async (request, reply) => (await store.run(request.params)) ?? notFound(reply));
-  app.get<{ Params: Static<typeof runIdParams> }>(`${p}/:namespace/run-ids/:dagRunId`, { schema: { params: runIdParams } }, (request) => store.withRunId(request.params.namespace, request.params.dagRunId));
-  app.get<{ Params: Static<typeof dagParams> }>(`${p}/:namespace/dags/:dagName/latest`, { schema: { params: dagParams } }, async (request, reply) => (await store.latest(request.params.namespace, request.params.dagName)) ?? notFound(reply));
-  app.get<{ Params: Static<typeof dagParams>; Querystring: Static<typeof limitQuery> }>(`${p}/:namespace/dags/:dagName/runs`, { schema: { params: dagParams, querystring: limitQuery } }, (request) =>
-    store.runsOf(request.params.namespace, request.params.dagName, request.query.limit),
+  app.get<{ Params: Static<typeof runParams> }>(
+    `${p}/:namespace/runs/:dagName/:dagRunId`,
+    { schema: { params: runParams } },
+    async (request, reply) => (await store.summary(request.params)) ?? notFound(reply),
   );
-  app.get<{ Params: Static<typeof namespaceParams>; Querystring: Static<typeof listQuery> }>(`${p}/:namespace/runs`, { schema: { params: namespaceParams, querystring: listQuery } }, (request, reply) => {
-    const { pageSize, ...filter } = request.query;
-    return streamed(reply, store.list({ namespace: request.params.namespace, ...filter }, pageSize === undefined ? {} : { pageSize }));
-  });
-  app.get<{ Params: Static<typeof subRunParams>; Querystring: Static<typeof pageQuery> }>(`${p}/:namespace/sub-runs/:rootName/:rootDagRunId`, { schema: { params: subRunParams, querystring: pageQuery } }, (request, reply) => {
-    const { namespace, rootName, rootDagRunId } = request.params;
-    const { pageSize } = request.query;
-    return streamed(reply, store.subRuns(namespace, { name: rootName, dagRunId: rootDagRunId }, pageSize === undefined ? {} : { pageSize }));
-  });
+  app.get<{ Params: Static<typeof runParams> }>(
+    `${p}/:namespace/runs/:dagName/:dagRunId/full`,
+    { schema: { params: runParams } },
+    async (request, reply) => (await store.run(request.params)) ?? notFound(reply),
+  );
+  app.get<{ Params: Static<typeof runIdParams> }>(
+    `${p}/:namespace/run-ids/:dagRunId`,
+    { schema: { params: runIdParams } },
+    (request) => store.withRunId(request.params.namespace, request.params.dagRunId),
+  );
+  app.get<{ Params: Static<typeof dagParams> }>(
+    `${p}/:namespace/dags/:dagName/latest`,
+    { schema: { params: dagParams } },
+    async (request, reply) => (await store.latest(request.params.namespace, request.params.dagName)) ?? notFound(reply),
+  );
+  app.get<{ Params: Static<typeof dagParams>; Querystring: Static<typeof limitQuery> }>(
+    `${p}/:namespace/dags/:dagName/runs`,
+    { schema: { params: dagParams, querystring: limitQuery } },
+    (request) => store.runsOf(request.params.namespace, request.params.dagName, request.query.limit),
+  );
+  app.get<{ Params: Static<typeof namespaceParams>; Querystring: Static<typeof listQuery> }>(
+    `${p}/:namespace/runs`,
+    { schema: { params: namespaceParams, querystring: listQuery } },
+    (request, reply) => {
+      const { pageSize, ...filter } = request.query;
+      return streamed(
+        reply,
+        store.list({ namespace: request.params.namespace, ...filter }, pageSize === undefined ? {} : { pageSize }),
+      );
+    },
+  );
+  app.get<{ Params: Static<typeof subRunParams>; Querystring: Static<typeof pageQuery> }>(
+    `${p}/:namespace/sub-runs/:rootName/:rootDagRunId`,
+    { schema: { params: subRunParams, querystring: pageQuery } },
+    (request, reply) => {
+      const { namespace, rootName, rootDagRunId } = request.params;
+      const { pageSize } = request.query;
+      return streamed(
+        reply,
+        store.subRuns(
+          namespace,
+          { name: rootName, dagRunId: rootDagRunId },
+          pageSize === undefined ? {} : { pageSize },
+        ),
+      );
+    },
+  );
   // A POST because the keys do not fit a path; it reads only. Runs not stored answer null.
-  app.post<{ Params: Static<typeof namespaceParams>; Body: Static<typeof runsBody> }>(`${p}/:namespace/runs-read`, { schema: { params: namespaceParams, body: runsBody } }, async (request) =>
-    (await store.runs(request.params.namespace, request.body.runs)).map((run) => run ?? null),
+  app.post<{ Params: Static<typeof namespaceParams>; Body: Static<typeof runsBody> }>(
+    `${p}/:namespace/runs-read`,
+    { schema: { params: namespaceParams, body: runsBody } },
+    async (request) => (await store.runs(request.params.namespace, request.body.runs)).map((run) => run ?? null),
   );
-  app.post<{ Params: Static<typeof namespaceParams>; Body: Static<typeof relistBody> }>(`${p}/:namespace/relist`, { schema: { params: namespaceParams, body: relistBody } }, async (request) => ({
-    moved: await store.relist(request.params.namespace, request.body.from, request.body.to),
-  }));
+  app.post<{ Params: Static<typeof namespaceParams>; Body: Static<typeof relistBody> }>(
+    `${p}/:namespace/relist`,
+    { schema: { params: namespaceParams, body: relistBody } },
+    async (request) => ({
+      moved: await store.relist(request.params.namespace, request.body.from, request.body.to),
+    }),
+  );
 }

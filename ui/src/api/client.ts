@@ -21,11 +21,16 @@ export class ApiFailure extends Error {
   }
 }
 
-export function apiClient(session: Session, baseUrl: string, fetch: typeof globalThis.fetch = globalThis.fetch): ApiClient {
+export function apiClient(
+  session: Session,
+  baseUrl: string,
+  fetch: typeof globalThis.fetch = globalThis.fetch,
+): ApiClient {
   // credentials 'omit' unless the server offers OIDC sign-in (its session is an HttpOnly cookie):
   // the Authorization header is ours to send, and a 401's `WWW-Authenticate: Basic` then raises
   // no browser login dialog over the sign-in form.
-  const send = (request: Request): Promise<Response> => fetch(new Request(request, { credentials: session.usesCookies() ? 'same-origin' : 'omit' }));
+  const send = (request: Request): Promise<Response> =>
+    fetch(new Request(request, { credentials: session.usesCookies() ? 'same-origin' : 'omit' }));
   const client = createClient<paths>({ baseUrl, headers: { Accept: 'application/json' }, fetch: send });
   client.use({
     onRequest({ request }) {
@@ -43,9 +48,12 @@ export function apiClient(session: Session, baseUrl: string, fetch: typeof globa
 }
 
 function failure(response: Response, error: unknown): ApiFailure {
-  const body = (typeof error === 'object' && error !== null ? error : {}) as Partial<Record<'code' | 'message', unknown>>;
+  const body = (typeof error === 'object' && error !== null ? error : {}) as Partial<
+    Record<'code' | 'message', unknown>
+  >;
   const code = typeof body.code === 'string' ? body.code : `http_${String(response.status)}`;
-  const message = typeof body.message === 'string' ? body.message : `${String(response.status)} ${response.statusText}`.trim();
+  const message =
+    typeof body.message === 'string' ? body.message : `${String(response.status)} ${response.statusText}`.trim();
   return new ApiFailure(response.status, code, message);
 }
 

@@ -21,7 +21,9 @@ function getDetails(client: ApiClient, fileName: string, signal: AbortSignal) {
 }
 
 function getRun(client: ApiClient, fileName: string, dagRunId: string, signal: AbortSignal) {
-  return data(client.GET('/api/v2/dags/{fileName}/dag-runs/{dagRunId}', { params: { path: { fileName, dagRunId } }, signal }));
+  return data(
+    client.GET('/api/v2/dags/{fileName}/dag-runs/{dagRunId}', { params: { path: { fileName, dagRunId } }, signal }),
+  );
 }
 
 function getHistory(client: ApiClient, fileName: string, signal: AbortSignal) {
@@ -37,15 +39,27 @@ export const dagKeys = {
 };
 
 export const dagDetailsQuery = (client: ApiClient, fileName: string) =>
-  queryOptions({ queryKey: dagKeys.details(fileName), queryFn: ({ signal }) => getDetails(client, fileName, signal), refetchInterval: POLL_INTERVAL_MS });
+  queryOptions({
+    queryKey: dagKeys.details(fileName),
+    queryFn: ({ signal }) => getDetails(client, fileName, signal),
+    refetchInterval: POLL_INTERVAL_MS,
+  });
 
 /** A run of the DAG with its nodes: the latest, for the graph's statuses. */
 export const dagRunQuery = (client: ApiClient, fileName: string, dagRunId: string) =>
-  queryOptions({ queryKey: dagKeys.run(fileName, dagRunId), queryFn: ({ signal }) => getRun(client, fileName, dagRunId, signal).then((answer) => answer.dagRun), refetchInterval: POLL_INTERVAL_MS });
+  queryOptions({
+    queryKey: dagKeys.run(fileName, dagRunId),
+    queryFn: ({ signal }) => getRun(client, fileName, dagRunId, signal).then((answer) => answer.dagRun),
+    refetchInterval: POLL_INTERVAL_MS,
+  });
 
 /** The recent runs with their nodes and the server's grid of step statuses (gridData). */
 export const dagHistoryQuery = (client: ApiClient, fileName: string) =>
-  queryOptions({ queryKey: dagKeys.history(fileName), queryFn: ({ signal }) => getHistory(client, fileName, signal), refetchInterval: POLL_INTERVAL_MS });
+  queryOptions({
+    queryKey: dagKeys.history(fileName),
+    queryFn: ({ signal }) => getHistory(client, fileName, signal),
+    refetchInterval: POLL_INTERVAL_MS,
+  });
 
 /**
  * The spec as stored. Read once per visit and not polled: the editor holds the user's text,
@@ -76,16 +90,27 @@ export interface StartRequest {
 /** What the DAG page and the DAG list change. */
 export const dagActions = (client: ApiClient) => ({
   start: async (fileName: string, request: StartRequest): Promise<string> => {
-    const body = { ...(request.params === undefined ? {} : { params: request.params }), ...(request.dagRunId === undefined ? {} : { dagRunId: request.dagRunId }) };
-    const answer = request.enqueue ? client.POST('/api/v2/dags/{fileName}/enqueue', { ...path(fileName), body }) : client.POST('/api/v2/dags/{fileName}/start', { ...path(fileName), body });
+    const body = {
+      ...(request.params === undefined ? {} : { params: request.params }),
+      ...(request.dagRunId === undefined ? {} : { dagRunId: request.dagRunId }),
+    };
+    const answer = request.enqueue
+      ? client.POST('/api/v2/dags/{fileName}/enqueue', { ...path(fileName), body })
+      : client.POST('/api/v2/dags/{fileName}/start', { ...path(fileName), body });
     return (await data(answer)).dagRunId;
   },
-  stopAll: async (fileName: string): Promise<string[]> => (await data(client.POST('/api/v2/dags/{fileName}/stop-all', path(fileName)))).errors,
-  suspend: (fileName: string, suspend: boolean): Promise<void> => done(client.POST('/api/v2/dags/{fileName}/suspend', { ...path(fileName), body: { suspend } })),
-  create: async (name: string, spec: string): Promise<string> => (await data(client.POST('/api/v2/dags', { body: { name, spec } }))).name,
+  stopAll: async (fileName: string): Promise<string[]> =>
+    (await data(client.POST('/api/v2/dags/{fileName}/stop-all', path(fileName)))).errors,
+  suspend: (fileName: string, suspend: boolean): Promise<void> =>
+    done(client.POST('/api/v2/dags/{fileName}/suspend', { ...path(fileName), body: { suspend } })),
+  create: async (name: string, spec: string): Promise<string> =>
+    (await data(client.POST('/api/v2/dags', { body: { name, spec } }))).name,
   /** The server's problems with the spec; empty when it was saved. */
-  saveSpec: async (fileName: string, spec: string): Promise<string[]> => (await data(client.PUT('/api/v2/dags/{fileName}/spec', { ...path(fileName), body: { spec } }))).errors,
-  validate: (spec: string, name: string, signal: AbortSignal) => data(client.POST('/api/v2/dags/validate', { body: { spec, name }, signal })),
-  rename: (fileName: string, newFileName: string): Promise<void> => done(client.POST('/api/v2/dags/{fileName}/rename', { ...path(fileName), body: { newFileName } })),
+  saveSpec: async (fileName: string, spec: string): Promise<string[]> =>
+    (await data(client.PUT('/api/v2/dags/{fileName}/spec', { ...path(fileName), body: { spec } }))).errors,
+  validate: (spec: string, name: string, signal: AbortSignal) =>
+    data(client.POST('/api/v2/dags/validate', { body: { spec, name }, signal })),
+  rename: (fileName: string, newFileName: string): Promise<void> =>
+    done(client.POST('/api/v2/dags/{fileName}/rename', { ...path(fileName), body: { newFileName } })),
   remove: (fileName: string): Promise<void> => done(client.DELETE('/api/v2/dags/{fileName}', path(fileName))),
 });

@@ -23,7 +23,10 @@ export async function discoverOidc(session: Session, fetch: typeof globalThis.fe
   if (response.status !== 200 && response.status !== 401) return;
   const me = (await response.json().catch(() => ({}))) as Me;
   if (me.oidc === undefined) return;
-  session.oidcFound({ provider: me.oidc, ...(response.status === 200 && me.user !== undefined ? { user: { user: me.user, groups: me.groups ?? [] } } : {}) });
+  session.oidcFound({
+    provider: me.oidc,
+    ...(response.status === 200 && me.user !== undefined ? { user: { user: me.user, groups: me.groups ?? [] } } : {}),
+  });
 }
 
 /** Where the provider's sign-in starts, coming back to the page shown now. */
@@ -33,7 +36,11 @@ export function loginUrl(login: string, here: Location = window.location): strin
 
 /** Ends the OIDC session and goes where the server says (the provider's end-session page, or home). */
 export async function oidcSignOut(): Promise<void> {
-  const response = await fetch('/auth/logout', { method: 'POST', credentials: 'same-origin', headers: { Accept: 'application/json' } });
+  const response = await fetch('/auth/logout', {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { Accept: 'application/json' },
+  });
   const body = (await response.json().catch(() => ({}))) as { redirect?: string };
   window.location.assign(body.redirect ?? '/');
 }

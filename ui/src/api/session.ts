@@ -5,7 +5,9 @@
  * auth modes the server has on; the first 401 tells it that some are (docs/api-auth.md).
  */
 
-export type Credentials = { readonly kind: 'basic'; readonly username: string; readonly password: string } | { readonly kind: 'token'; readonly token: string };
+export type Credentials =
+  | { readonly kind: 'basic'; readonly username: string; readonly password: string }
+  | { readonly kind: 'token'; readonly token: string };
 
 /** OpenID Connect sign-in, when the server offers it (GET /auth/me): the provider, and who is signed in with it. */
 export interface OidcState {
@@ -37,7 +39,8 @@ function parse(text: string | null): Credentials | undefined {
   try {
     const value = JSON.parse(text) as Partial<Record<string, unknown>>;
     if (value.kind === 'token' && typeof value.token === 'string') return { kind: 'token', token: value.token };
-    if (value.kind === 'basic' && typeof value.username === 'string' && typeof value.password === 'string') return { kind: 'basic', username: value.username, password: value.password };
+    if (value.kind === 'basic' && typeof value.username === 'string' && typeof value.password === 'string')
+      return { kind: 'basic', username: value.username, password: value.password };
   } catch {
     // Whatever is there was not written by this code; treat it as absent.
   }
@@ -74,7 +77,11 @@ export class Session {
 
   signOut(): void {
     this.storage.removeItem(KEY);
-    this.set({ credentials: undefined, signInRequired: false, ...(this.current.oidc === undefined ? {} : { oidc: { provider: this.current.oidc.provider } }) });
+    this.set({
+      credentials: undefined,
+      signInRequired: false,
+      ...(this.current.oidc === undefined ? {} : { oidc: { provider: this.current.oidc.provider } }),
+    });
   }
 
   /** Whether requests carry the session cookie: only when the server offers OIDC (see client.ts). */
@@ -92,7 +99,8 @@ export class Session {
     // A request that left before a sign-in must not undo it.
     if (sent !== this.header() || this.current.signInRequired) return;
     // An OIDC session that ended (signed out elsewhere, expired) is no longer who is signed in.
-    if (this.current.oidc?.user !== undefined && sent === undefined) this.current = { ...this.current, oidc: { provider: this.current.oidc.provider, ended: true } };
+    if (this.current.oidc?.user !== undefined && sent === undefined)
+      this.current = { ...this.current, oidc: { provider: this.current.oidc.provider, ended: true } };
     this.set({ ...this.current, signInRequired: true });
   }
 

@@ -107,7 +107,15 @@ export function Layout(): ReactNode {
         Skip to content
       </a>
       <header className="topbar">
-        <button type="button" className="button button-quiet menu-button" aria-expanded={menuOpen} aria-controls="sidebar" onClick={() => { setMenuOpen(!menuOpen); }}>
+        <button
+          type="button"
+          className="button button-quiet menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="sidebar"
+          onClick={() => {
+            setMenuOpen(!menuOpen);
+          }}
+        >
           <Icon name={menuOpen ? 'close' : 'menu'} label={menuOpen ? 'Close menu' : 'Open menu'} />
         </button>
         <Brand />
@@ -117,7 +125,11 @@ export function Layout(): ReactNode {
           <Brand />
         </div>
         {/* Following a link in the drawer closes it (on wide screens the flag has no effect). */}
-        <Navigation onFollow={() => { setMenuOpen(false); }} />
+        <Navigation
+          onFollow={() => {
+            setMenuOpen(false);
+          }}
+        />
         <div className="sidebar-foot">
           <ThemeToggle />
           <SessionControls />
@@ -126,7 +138,13 @@ export function Layout(): ReactNode {
           </a>
         </div>
       </aside>
-      <div className="scrim" aria-hidden="true" onClick={() => { setMenuOpen(false); }} />
+      <div
+        className="scrim"
+        aria-hidden="true"
+        onClick={() => {
+          setMenuOpen(false);
+        }}
+      />
       <main className="main" id="main" tabIndex={-1}>
         {state.signInRequired ? <SignIn /> : <Outlet />}
       </main>

@@ -17,11 +17,19 @@ function credentialsFrom(kind: Kind, form: FormData): Credentials {
     const value = form.get(name);
     return typeof value === 'string' ? value : '';
   };
-  return kind === 'token' ? { kind, token: text('token').trim() } : { kind, username: text('username'), password: text('password') };
+  return kind === 'token'
+    ? { kind, token: text('token').trim() }
+    : { kind, username: text('username'), password: text('password') };
 }
 
 /** The OpenID Connect provider's way in, first (saying why when a sign-in just ended), and the token or password form below it as the other way. */
-function ProviderSignIn({ provider, ended }: { readonly provider: OidcState['provider']; readonly ended: boolean }): ReactNode {
+function ProviderSignIn({
+  provider,
+  ended,
+}: {
+  readonly provider: OidcState['provider'];
+  readonly ended: boolean;
+}): ReactNode {
   return (
     <>
       {ended ? (
@@ -41,12 +49,15 @@ function ProviderSignIn({ provider, ended }: { readonly provider: OidcState['pro
   );
 }
 
+// eslint-disable-next-line max-lines-per-function -- longer since Prettier's layout; split pending (issue 27)
 export function SignIn(): ReactNode {
   const client = useApi();
   const { session, state } = useSession();
   const queries = useQueryClient();
   const [kind, setKind] = useState<Kind>(state.credentials?.kind ?? 'token');
-  const [problem, setProblem] = useState<string | undefined>(state.credentials === undefined ? undefined : 'The credentials you signed in with are no longer accepted.');
+  const [problem, setProblem] = useState<string | undefined>(
+    state.credentials === undefined ? undefined : 'The credentials you signed in with are no longer accepted.',
+  );
   const [busy, setBusy] = useState(false);
   const { oidc } = state;
 
@@ -55,11 +66,20 @@ export function SignIn(): ReactNode {
     const credentials = credentialsFrom(kind, new FormData(event.currentTarget));
     setBusy(true);
     try {
-      await data(client.GET('/api/v2/dags', { params: { query: { perPage: 1 } }, headers: { Authorization: authorization(credentials) } }));
+      await data(
+        client.GET('/api/v2/dags', {
+          params: { query: { perPage: 1 } },
+          headers: { Authorization: authorization(credentials) },
+        }),
+      );
       session.signIn(credentials);
       await queries.resetQueries();
     } catch (error) {
-      setProblem(error instanceof ApiFailure ? `${error.status === 403 ? 'Signed in, but not allowed to read' : 'Not accepted'}: ${error.message}` : String(error));
+      setProblem(
+        error instanceof ApiFailure
+          ? `${error.status === 403 ? 'Signed in, but not allowed to read' : 'Not accepted'}: ${error.message}`
+          : String(error),
+      );
     } finally {
       setBusy(false);
     }
@@ -69,15 +89,35 @@ export function SignIn(): ReactNode {
     <section className="sign-in" aria-labelledby="sign-in-title">
       <form className="card sign-in-card" onSubmit={(event) => void submit(event)}>
         <h1 id="sign-in-title">Sign in</h1>
-        {oidc === undefined ? <p className="muted">This Kubedag API server asks for credentials. They are kept in this tab only.</p> : <ProviderSignIn provider={oidc.provider} ended={oidc.ended === true} />}
+        {oidc === undefined ? (
+          <p className="muted">This Kubedag API server asks for credentials. They are kept in this tab only.</p>
+        ) : (
+          <ProviderSignIn provider={oidc.provider} ended={oidc.ended === true} />
+        )}
         <fieldset className="segmented">
           <legend className="visually-hidden">Sign in with</legend>
           <label>
-            <input type="radio" name="kind" value="token" checked={kind === 'token'} onChange={() => { setKind('token'); }} />
+            <input
+              type="radio"
+              name="kind"
+              value="token"
+              checked={kind === 'token'}
+              onChange={() => {
+                setKind('token');
+              }}
+            />
             <span>Token</span>
           </label>
           <label>
-            <input type="radio" name="kind" value="basic" checked={kind === 'basic'} onChange={() => { setKind('basic'); }} />
+            <input
+              type="radio"
+              name="kind"
+              value="basic"
+              checked={kind === 'basic'}
+              onChange={() => {
+                setKind('basic');
+              }}
+            />
             <span>User and password</span>
           </label>
         </fieldset>

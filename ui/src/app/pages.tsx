@@ -6,7 +6,15 @@ import type { ReactNode } from 'react';
 import { Link, useRouteError } from 'react-router';
 import type { Section } from './nav.ts';
 
-function NotBuilt({ title, summary, api }: { readonly title: string; readonly summary: string; readonly api: string }): ReactNode {
+function NotBuilt({
+  title,
+  summary,
+  api,
+}: {
+  readonly title: string;
+  readonly summary: string;
+  readonly api: string;
+}): ReactNode {
   return (
     <div className="page">
       <header className="page-header">
@@ -20,7 +28,8 @@ function NotBuilt({ title, summary, api }: { readonly title: string; readonly su
       <div className="card empty">
         <p>This page is not built yet. It comes with a later version of the web UI.</p>
         <p className="muted">
-          Meanwhile the API has the data: <code>{api}</code> (see the <a href="/api/v2/openapi.json">OpenAPI document</a>).
+          Meanwhile the API has the data: <code>{api}</code> (see the{' '}
+          <a href="/api/v2/openapi.json">OpenAPI document</a>).
         </p>
       </div>
     </div>

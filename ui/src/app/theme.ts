@@ -20,7 +20,8 @@ export function applyTheme(choice: ThemeChoice, root: HTMLElement): void {
   else root.dataset.theme = choice;
 }
 
-export const nextTheme = (choice: ThemeChoice): ThemeChoice => ORDER[(ORDER.indexOf(choice) + 1) % ORDER.length] ?? 'system';
+export const nextTheme = (choice: ThemeChoice): ThemeChoice =>
+  ORDER[(ORDER.indexOf(choice) + 1) % ORDER.length] ?? 'system';
 
 export function useTheme(): { readonly theme: ThemeChoice; readonly cycle: () => void } {
   const [theme, setTheme] = useState<ThemeChoice>(() => storedTheme(localStorage));

@@ -46,7 +46,15 @@ const PATHS = {
 
 export type IconName = keyof typeof PATHS;
 
-export function Icon({ name, size = 18, label }: { readonly name: IconName; readonly size?: number; readonly label?: string }): ReactNode {
+export function Icon({
+  name,
+  size = 18,
+  label,
+}: {
+  readonly name: IconName;
+  readonly size?: number;
+  readonly label?: string;
+}): ReactNode {
   return (
     <svg
       className="icon"

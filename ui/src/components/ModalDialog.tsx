@@ -80,7 +80,16 @@ interface ConfirmProps {
 }
 
 /** A yes-or-no question before something that cannot be taken back. */
-export function ConfirmDialog({ title, children, confirm, busy, error, danger = false, onConfirm, onClose }: ConfirmProps): ReactNode {
+export function ConfirmDialog({
+  title,
+  children,
+  confirm,
+  busy,
+  error,
+  danger = false,
+  onConfirm,
+  onClose,
+}: ConfirmProps): ReactNode {
   return (
     <ModalDialog title={title} onClose={onClose}>
       <form
@@ -101,7 +110,12 @@ export function ConfirmDialog({ title, children, confirm, busy, error, danger = 
             Cancel
           </button>
           {/* Focused first: the question is asked because the user pressed for it. */}
-          <button type="submit" className={`button ${danger ? 'button-danger' : 'button-primary'}`} disabled={busy} autoFocus>
+          <button
+            type="submit"
+            className={`button ${danger ? 'button-danger' : 'button-primary'}`}
+            disabled={busy}
+            autoFocus
+          >
             {busy ? 'Working…' : confirm}
           </button>
         </DialogActions>

@@ -20,7 +20,18 @@ interface PagerProps {
 
 const count = new Intl.NumberFormat('en');
 
-export function Pager({ page, totalPages, totalRecords, perPage, perPageChoices = [], noun, onPage, onPerPage, label = 'Pages' }: PagerProps): ReactNode {
+// eslint-disable-next-line max-lines-per-function -- longer since Prettier's layout; split pending (issue 27)
+export function Pager({
+  page,
+  totalPages,
+  totalRecords,
+  perPage,
+  perPageChoices = [],
+  noun,
+  onPage,
+  onPerPage,
+  label = 'Pages',
+}: PagerProps): ReactNode {
   const first = totalRecords === 0 ? 0 : (page - 1) * perPage + 1;
   const last = Math.min(page * perPage, totalRecords);
   return (
@@ -31,7 +42,13 @@ export function Pager({ page, totalPages, totalRecords, perPage, perPageChoices 
       {onPerPage === undefined || perPageChoices.length === 0 ? null : (
         <label className="pager-size">
           <span>Per page</span>
-          <select className="select" value={perPage} onChange={(event) => { onPerPage(Number(event.target.value)); }}>
+          <select
+            className="select"
+            value={perPage}
+            onChange={(event) => {
+              onPerPage(Number(event.target.value));
+            }}
+          >
             {perPageChoices.map((choice) => (
               <option key={choice} value={choice}>
                 {choice}
@@ -42,7 +59,14 @@ export function Pager({ page, totalPages, totalRecords, perPage, perPageChoices 
       )}
       <ol className="pager-pages">
         <li>
-          <button type="button" className="button button-quiet pager-step" disabled={page <= 1} onClick={() => { onPage(page - 1); }}>
+          <button
+            type="button"
+            className="button button-quiet pager-step"
+            disabled={page <= 1}
+            onClick={() => {
+              onPage(page - 1);
+            }}
+          >
             <Icon name="chevronLeft" label="Previous page" />
           </button>
         </li>
@@ -53,14 +77,29 @@ export function Pager({ page, totalPages, totalRecords, perPage, perPageChoices 
             </li>
           ) : (
             <li key={item}>
-              <button type="button" className="button button-quiet pager-page" aria-current={item === page ? 'page' : undefined} aria-label={`Page ${String(item)}`} onClick={() => { onPage(item); }}>
+              <button
+                type="button"
+                className="button button-quiet pager-page"
+                aria-current={item === page ? 'page' : undefined}
+                aria-label={`Page ${String(item)}`}
+                onClick={() => {
+                  onPage(item);
+                }}
+              >
                 {item}
               </button>
             </li>
           ),
         )}
         <li>
-          <button type="button" className="button button-quiet pager-step" disabled={page >= totalPages} onClick={() => { onPage(page + 1); }}>
+          <button
+            type="button"
+            className="button button-quiet pager-step"
+            disabled={page >= totalPages}
+            onClick={() => {
+              onPage(page + 1);
+            }}
+          >
             <Icon name="chevronRight" label="Next page" />
           </button>
         </li>

@@ -32,7 +32,8 @@ export function useSlashFocus(input: RefObject<HTMLInputElement | null>): void {
   useEffect(() => {
     const onKey = (event: KeyboardEvent): void => {
       const target = event.target as HTMLElement | null;
-      const typing = target !== null && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+      const typing =
+        target !== null && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
       if (event.key !== '/' || typing || event.ctrlKey || event.metaKey || event.altKey) return;
       event.preventDefault();
       input.current?.focus();
@@ -43,4 +44,3 @@ export function useSlashFocus(input: RefObject<HTMLInputElement | null>): void {
     };
   }, [input]);
 }
-

@@ -44,9 +44,20 @@ export interface WindowRows {
  * `estimate` is a row's height before it is drawn (a wide screen's usual row), so the list's
  * length is about right before every row was seen.
  */
-export function useWindowRows(body: RefObject<HTMLTableSectionElement | null>, count: number, estimate: number, key: (index: number) => string): WindowRows {
+export function useWindowRows(
+  body: RefObject<HTMLTableSectionElement | null>,
+  count: number,
+  estimate: number,
+  key: (index: number) => string,
+): WindowRows {
   const scrollMargin = usePageTop(body);
-  const virtualizer = useWindowVirtualizer({ count, estimateSize: () => estimate, overscan: OVERSCAN, scrollMargin, getItemKey: key });
+  const virtualizer = useWindowVirtualizer({
+    count,
+    estimateSize: () => estimate,
+    overscan: OVERSCAN,
+    scrollMargin,
+    getItemKey: key,
+  });
   const items = virtualizer.getVirtualItems();
   const first = items[0];
   const last = items.at(-1);

@@ -14,10 +14,12 @@ export const links = {
   dagTab: (fileName: string, tab: 'spec' | 'history'): string => `/dags/${part(fileName)}/${tab}`,
   runs: (): string => '/runs',
   run: (name: string, dagRunId: string): string => `/runs/${part(name)}/${part(dagRunId)}`,
-  subRun: (rootName: string, rootRunId: string, subDagRunId: string): string => `/runs/${part(rootName)}/${part(rootRunId)}/sub-runs/${part(subDagRunId)}`,
+  subRun: (rootName: string, rootRunId: string, subDagRunId: string): string =>
+    `/runs/${part(rootName)}/${part(rootRunId)}/sub-runs/${part(subDagRunId)}`,
   /** The run log, or a step's stdout/stderr, of a run (sub-runs: pass the sub-run's page as base). */
   runLog: (runPage: string): string => `${runPage}/log`,
-  stepLog: (runPage: string, stepName: string, stream: 'stdout' | 'stderr' = 'stdout'): string => `${runPage}/steps/${part(stepName)}/log${stream === 'stderr' ? '?stream=stderr' : ''}`,
+  stepLog: (runPage: string, stepName: string, stream: 'stdout' | 'stderr' = 'stdout'): string =>
+    `${runPage}/steps/${part(stepName)}/log${stream === 'stderr' ? '?stream=stderr' : ''}`,
   queues: (): string => '/queues',
   workers: (): string => '/workers',
   system: (): string => '/system',

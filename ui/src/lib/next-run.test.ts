@@ -17,7 +17,11 @@ describe('nextRun', () => {
 
 describe('splitZone', () => {
   it('separates a CRON_TZ or TZ prefix from the cron fields', () => {
-    expect([splitZone('CRON_TZ=Europe/Berlin 0 7 * * MON'), splitZone('TZ=UTC  5 * * * *'), splitZone(' 0 2 * * *')]).toEqual([
+    expect([
+      splitZone('CRON_TZ=Europe/Berlin 0 7 * * MON'),
+      splitZone('TZ=UTC  5 * * * *'),
+      splitZone(' 0 2 * * *'),
+    ]).toEqual([
       { cron: '0 7 * * MON', zone: 'Europe/Berlin' },
       { cron: '5 * * * *', zone: 'UTC' },
       { cron: '0 2 * * *' },

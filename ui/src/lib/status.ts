@@ -23,7 +23,15 @@ const BY_LABEL: Readonly<Record<string, StatusLook>> = {
 };
 
 /** Labels by the run status integer, for answers that carry only the number. */
-const RUN_LABELS = ['not_started', 'running', 'failed', 'canceled', 'succeeded', 'queued', 'partially_succeeded'] as const;
+const RUN_LABELS = [
+  'not_started',
+  'running',
+  'failed',
+  'canceled',
+  'succeeded',
+  'queued',
+  'partially_succeeded',
+] as const;
 
 export function statusLook(label: string, status?: number): StatusLook {
   const known = BY_LABEL[label] ?? (status === undefined ? undefined : BY_LABEL[RUN_LABELS[status] ?? '']);

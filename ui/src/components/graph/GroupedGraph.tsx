@@ -25,7 +25,15 @@ interface GroupedGraphProps {
 
 const groupText = (group: StatusGroup): string => (group.status === '' ? 'No status' : statusLook(group.status).text);
 
-function Groups({ groups, total, onGroup }: { readonly groups: readonly StatusGroup[]; readonly total: number; readonly onGroup?: (status: string) => void }): ReactNode {
+function Groups({
+  groups,
+  total,
+  onGroup,
+}: {
+  readonly groups: readonly StatusGroup[];
+  readonly total: number;
+  readonly onGroup?: (status: string) => void;
+}): ReactNode {
   return (
     <ul className="graph-groups" aria-label="Steps by status">
       {groups.map((group) => {
@@ -48,7 +56,14 @@ function Groups({ groups, total, onGroup }: { readonly groups: readonly StatusGr
             {onGroup === undefined ? (
               <div className="graph-group-body">{content}</div>
             ) : (
-              <button type="button" className="graph-group-body" onClick={() => { onGroup(group.status); }} title={`List the ${groupText(group).toLowerCase()} steps in the table`}>
+              <button
+                type="button"
+                className="graph-group-body"
+                onClick={() => {
+                  onGroup(group.status);
+                }}
+                title={`List the ${groupText(group).toLowerCase()} steps in the table`}
+              >
                 {content}
               </button>
             )}
@@ -67,33 +82,56 @@ export function GroupedGraph({ steps, label, onGroup, drawWindow, handlers }: Gr
   return (
     <div className="step-graph step-graph-grouped" role="group" aria-label={label}>
       <p className="graph-note" role="note">
-        <strong>{count.format(steps.length)} steps</strong> are too many to draw one box each (the graph draws up to {DRAWN_MAX}), so they are counted by status here
+        <strong>{count.format(steps.length)} steps</strong> are too many to draw one box each (the graph draws up to{' '}
+        {DRAWN_MAX}), so they are counted by status here
         {onGroup === undefined ? '' : '; choose a status to list its steps in the table below'}.
       </p>
       <Groups groups={groups} total={steps.length} onGroup={onGroup} />
       {shown === undefined ? (
         <p>
-          <button type="button" className="button" onClick={() => { setPage(1); }}>
+          <button
+            type="button"
+            className="button"
+            onClick={() => {
+              setPage(1);
+            }}
+          >
             Draw steps 1–{Math.min(WINDOW_STEPS, steps.length)}
           </button>{' '}
-          <span className="muted">
-            {WINDOW_STEPS} at a time, in the order they are defined
-          </span>
+          <span className="muted">{WINDOW_STEPS} at a time, in the order they are defined</span>
         </p>
       ) : (
         <div className="graph-window">
           <div className="graph-window-bar">
-            <Pager page={shown.page} totalPages={shown.windows} totalRecords={steps.length} perPage={WINDOW_STEPS} noun="steps" onPage={setPage} label="Windows of the graph" />
-            <button type="button" className="button button-quiet" onClick={() => { setPage(undefined); }}>
+            <Pager
+              page={shown.page}
+              totalPages={shown.windows}
+              totalRecords={steps.length}
+              perPage={WINDOW_STEPS}
+              noun="steps"
+              onPage={setPage}
+              label="Windows of the graph"
+            />
+            <button
+              type="button"
+              className="button button-quiet"
+              onClick={() => {
+                setPage(undefined);
+              }}
+            >
               Hide the drawing
             </button>
           </div>
           {shown.cut === 0 ? null : (
             <p className="muted graph-cut">
-              {count.format(shown.cut)} {shown.cut === 1 ? 'arrow joins' : 'arrows join'} these steps to steps outside the window and {shown.cut === 1 ? 'is' : 'are'} not drawn.
+              {count.format(shown.cut)} {shown.cut === 1 ? 'arrow joins' : 'arrows join'} these steps to steps outside
+              the window and {shown.cut === 1 ? 'is' : 'are'} not drawn.
             </p>
           )}
-          {drawWindow(shown.steps, `Steps ${count.format(shown.first)}–${count.format(shown.last)} of ${count.format(steps.length)}`)}
+          {drawWindow(
+            shown.steps,
+            `Steps ${count.format(shown.first)}–${count.format(shown.last)} of ${count.format(steps.length)}`,
+          )}
         </div>
       )}
       {handlers}

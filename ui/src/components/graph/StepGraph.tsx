@@ -41,7 +41,12 @@ export interface StepGraphProps {
   readonly onGroup?: (status: string) => void;
 }
 
-const HANDLER_TITLES: Readonly<Record<HandlerEvent, string>> = { onSuccess: 'On success', onFailure: 'On failure', onCancel: 'On cancel', onExit: 'On exit' };
+const HANDLER_TITLES: Readonly<Record<HandlerEvent, string>> = {
+  onSuccess: 'On success',
+  onFailure: 'On failure',
+  onCancel: 'On cancel',
+  onExit: 'On exit',
+};
 const HANDLER_ORDER: readonly HandlerEvent[] = ['onSuccess', 'onFailure', 'onCancel', 'onExit'];
 const MIN_FIT = 0.5;
 const ZOOMS = [0.5, 0.67, 0.8, 1, 1.25, 1.5] as const;
@@ -62,7 +67,17 @@ interface BoxProps {
   readonly style?: React.CSSProperties;
 }
 
-function StepBox({ name, title, status, description, detail, parallel = false, selected, onSelect, style }: BoxProps): ReactNode {
+function StepBox({
+  name,
+  title,
+  status,
+  description,
+  detail,
+  parallel = false,
+  selected,
+  onSelect,
+  style,
+}: BoxProps): ReactNode {
   const { text, tone } = look(status);
   const second = text !== '' ? text : (detail ?? '');
   const tip = [title ?? name, description, detail].filter((part) => part !== undefined && part !== '').join('\n');
@@ -85,13 +100,32 @@ function StepBox({ name, title, status, description, detail, parallel = false, s
   // is only a picture needs its name spelled out.
   if (onSelect === undefined) {
     return (
-      <div className="graph-node" data-step={name} data-tone={tone} style={style} title={tip} role="img" aria-label={`${title ?? name}${text === '' ? '' : `: ${text}`}`}>
+      <div
+        className="graph-node"
+        data-step={name}
+        data-tone={tone}
+        style={style}
+        title={tip}
+        role="img"
+        aria-label={`${title ?? name}${text === '' ? '' : `: ${text}`}`}
+      >
         {content}
       </div>
     );
   }
   return (
-    <button type="button" className="graph-node" data-step={name} data-tone={tone} style={style} title={tip} aria-pressed={selected} onClick={() => { onSelect(name); }}>
+    <button
+      type="button"
+      className="graph-node"
+      data-step={name}
+      data-tone={tone}
+      style={style}
+      title={tip}
+      aria-pressed={selected}
+      onClick={() => {
+        onSelect(name);
+      }}
+    >
       {content}
     </button>
   );
@@ -116,7 +150,9 @@ function useWidth(element: React.RefObject<HTMLElement | null>): number {
 
 /** The boxes in reading order: by rank, then across the rank. Tab order follows it. */
 function readingOrder(layout: GraphLayout, direction: Direction): PlacedNode[] {
-  return [...layout.nodes].sort(direction === 'LR' ? (a, b) => a.x - b.x || a.y - b.y : (a, b) => a.y - b.y || a.x - b.x);
+  return [...layout.nodes].sort(
+    direction === 'LR' ? (a, b) => a.x - b.x || a.y - b.y : (a, b) => a.y - b.y || a.x - b.x,
+  );
 }
 
 interface CanvasProps {
@@ -129,21 +165,54 @@ interface CanvasProps {
 }
 
 function Canvas({ layout, ordered, steps, selected, onSelect, scale }: CanvasProps): ReactNode {
-  const box = (node: PlacedNode): React.CSSProperties => ({ left: node.x, top: node.y, width: node.width, height: node.height });
+  const box = (node: PlacedNode): React.CSSProperties => ({
+    left: node.x,
+    top: node.y,
+    width: node.width,
+    height: node.height,
+  });
   return (
     <div className="graph-canvas" style={{ width: layout.width * scale, height: layout.height * scale }}>
-      <div className="graph-plane" style={{ width: layout.width, height: layout.height, transform: scale === 1 ? undefined : `scale(${String(scale)})` }}>
+      <div
+        className="graph-plane"
+        style={{
+          width: layout.width,
+          height: layout.height,
+          transform: scale === 1 ? undefined : `scale(${String(scale)})`,
+        }}
+      >
         <svg className="graph-edges" width={layout.width} height={layout.height} aria-hidden="true">
           <defs>
-            <marker id="graph-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+            <marker
+              id="graph-arrow"
+              viewBox="0 0 10 10"
+              refX="9"
+              refY="5"
+              markerWidth="7"
+              markerHeight="7"
+              orient="auto-start-reverse"
+            >
               <path d="M0,0L10,5L0,10z" />
             </marker>
           </defs>
           {layout.groups.map((group) => (
-            <rect key={group.id} className="graph-group" x={group.x} y={group.y} width={group.width} height={group.height} rx={10} />
+            <rect
+              key={group.id}
+              className="graph-group"
+              x={group.x}
+              y={group.y}
+              width={group.width}
+              height={group.height}
+              rx={10}
+            />
           ))}
           {layout.edges.map((edge) => (
-            <path key={`${edge.from}\n${edge.to}`} className={`graph-edge${selected === edge.from || selected === edge.to ? ' graph-edge-active' : ''}`} d={edge.path} markerEnd="url(#graph-arrow)" />
+            <path
+              key={`${edge.from}\n${edge.to}`}
+              className={`graph-edge${selected === edge.from || selected === edge.to ? ' graph-edge-active' : ''}`}
+              d={edge.path}
+              markerEnd="url(#graph-arrow)"
+            />
           ))}
         </svg>
         {ordered.map((node) => {
@@ -167,7 +236,15 @@ function Canvas({ layout, ordered, steps, selected, onSelect, scale }: CanvasPro
   );
 }
 
-function Handlers({ handlers, selected, onSelect }: { readonly handlers: readonly GraphHandler[]; readonly selected?: string; readonly onSelect?: (name: string) => void }): ReactNode {
+function Handlers({
+  handlers,
+  selected,
+  onSelect,
+}: {
+  readonly handlers: readonly GraphHandler[];
+  readonly selected?: string;
+  readonly onSelect?: (name: string) => void;
+}): ReactNode {
   const sorted = [...handlers].sort((a, b) => HANDLER_ORDER.indexOf(a.event) - HANDLER_ORDER.indexOf(b.event));
   return (
     <div className="graph-handlers" role="group" aria-label="Handlers">
@@ -208,7 +285,12 @@ const defaultDirection = (): Direction => (window.matchMedia('(max-width: 700px)
  * Brings the first step into view when a graph is laid out: a tall or wide graph centres its
  * first rank, which can be far from the corner the viewport shows.
  */
-function useFirstInView(viewport: React.RefObject<HTMLDivElement | null>, first: PlacedNode | undefined, scale: number, measured: boolean): void {
+function useFirstInView(
+  viewport: React.RefObject<HTMLDivElement | null>,
+  first: PlacedNode | undefined,
+  scale: number,
+  measured: boolean,
+): void {
   const latest = useRef(scale);
   useEffect(() => {
     latest.current = scale;
@@ -217,7 +299,10 @@ function useFirstInView(viewport: React.RefObject<HTMLDivElement | null>, first:
     const target = viewport.current;
     if (target === null || first === undefined || !measured) return;
     const s = latest.current;
-    target.scrollTo({ left: Math.max(0, first.x * s - 24), top: Math.max(0, (first.y + first.height / 2) * s - target.clientHeight / 2) });
+    target.scrollTo({
+      left: Math.max(0, first.x * s - 24),
+      top: Math.max(0, (first.y + first.height / 2) * s - target.clientHeight / 2),
+    });
   }, [viewport, first, measured]);
 }
 
@@ -229,14 +314,25 @@ export function StepGraph(props: StepGraphProps): ReactNode {
       steps={steps}
       label={label}
       onGroup={onGroup}
-      drawWindow={(shown, caption) => <DrawnGraph {...props} steps={shown} handlers={[]} label={caption} caption="In the order they are defined" />}
+      drawWindow={(shown, caption) => (
+        <DrawnGraph {...props} steps={shown} handlers={[]} label={caption} caption="In the order they are defined" />
+      )}
       handlers={handlers.length === 0 ? null : <Handlers handlers={handlers} selected={selected} onSelect={onSelect} />}
     />
   );
 }
 
 /** The graph laid out and drawn whole: only for graphs drawsWhole allows. */
-function DrawnGraph({ steps, handlers = [], onSelect, selected, label = 'Steps', initialDirection, caption }: StepGraphProps & { readonly caption?: string }): ReactNode {
+// eslint-disable-next-line max-lines-per-function -- longer since Prettier's layout; split pending (issue 27)
+function DrawnGraph({
+  steps,
+  handlers = [],
+  onSelect,
+  selected,
+  label = 'Steps',
+  initialDirection,
+  caption,
+}: StepGraphProps & { readonly caption?: string }): ReactNode {
   const [direction, setDirection] = useState<Direction>(() => initialDirection ?? defaultDirection());
   const [zoom, setZoom] = useState<number | 'fit'>('fit');
   const viewport = useRef<HTMLDivElement>(null);
@@ -254,24 +350,67 @@ function DrawnGraph({ steps, handlers = [], onSelect, selected, label = 'Steps',
   return (
     <div className="step-graph" role="group" aria-label={label}>
       <div className="graph-toolbar">
-        <span className="graph-count muted">{caption ?? (steps.length === 1 ? '1 step' : `${String(steps.length)} steps`)}</span>
+        <span className="graph-count muted">
+          {caption ?? (steps.length === 1 ? '1 step' : `${String(steps.length)} steps`)}
+        </span>
         <div className="graph-tools" role="group" aria-label="View">
-          <button type="button" className="button button-quiet" onClick={() => { setDirection(direction === 'LR' ? 'TB' : 'LR'); }} title="Change the direction of the graph">
+          <button
+            type="button"
+            className="button button-quiet"
+            onClick={() => {
+              setDirection(direction === 'LR' ? 'TB' : 'LR');
+            }}
+            title="Change the direction of the graph"
+          >
             {direction === 'LR' ? 'Left to right' : 'Top to bottom'}
           </button>
-          <button type="button" className="button button-quiet graph-zoom" onClick={() => { step(-1); }} disabled={scale <= ZOOMS[0]} aria-label="Zoom out">
+          <button
+            type="button"
+            className="button button-quiet graph-zoom"
+            onClick={() => {
+              step(-1);
+            }}
+            disabled={scale <= ZOOMS[0]}
+            aria-label="Zoom out"
+          >
             −
           </button>
-          <button type="button" className="button button-quiet graph-zoom-level" onClick={() => { setZoom(zoom === 'fit' ? 1 : 'fit'); }} title={zoom === 'fit' ? 'Show at full size' : 'Fit to the width'}>
+          <button
+            type="button"
+            className="button button-quiet graph-zoom-level"
+            onClick={() => {
+              setZoom(zoom === 'fit' ? 1 : 'fit');
+            }}
+            title={zoom === 'fit' ? 'Show at full size' : 'Fit to the width'}
+          >
             {zoom === 'fit' ? 'Fit' : `${String(Math.round(scale * 100))}%`}
           </button>
-          <button type="button" className="button button-quiet graph-zoom" onClick={() => { step(1); }} disabled={scale >= (ZOOMS.at(-1) ?? 1)} aria-label="Zoom in">
+          <button
+            type="button"
+            className="button button-quiet graph-zoom"
+            onClick={() => {
+              step(1);
+            }}
+            disabled={scale >= (ZOOMS.at(-1) ?? 1)}
+            aria-label="Zoom in"
+          >
             +
           </button>
         </div>
       </div>
       <div className="graph-viewport" ref={viewport}>
-        {steps.length === 0 ? <p className="graph-empty muted">No steps.</p> : <Canvas layout={layout} ordered={ordered} steps={byName} selected={selected} onSelect={onSelect} scale={scale} />}
+        {steps.length === 0 ? (
+          <p className="graph-empty muted">No steps.</p>
+        ) : (
+          <Canvas
+            layout={layout}
+            ordered={ordered}
+            steps={byName}
+            selected={selected}
+            onSelect={onSelect}
+            scale={scale}
+          />
+        )}
       </div>
       {handlers.length === 0 ? null : <Handlers handlers={handlers} selected={selected} onSelect={onSelect} />}
     </div>

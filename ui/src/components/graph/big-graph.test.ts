@@ -3,7 +3,8 @@ import { DRAWN_MAX, drawsWhole, graphWindow, statusGroups, WINDOW_STEPS } from '
 import type { GraphStep } from './layout.ts';
 
 const step = (name: string, ...depends: string[]): GraphStep => ({ name, depends });
-const chain = (n: number): GraphStep[] => Array.from({ length: n }, (_, i) => step(`s${String(i + 1)}`, ...(i === 0 ? [] : [`s${String(i)}`])));
+const chain = (n: number): GraphStep[] =>
+  Array.from({ length: n }, (_, i) => step(`s${String(i + 1)}`, ...(i === 0 ? [] : [`s${String(i)}`])));
 
 describe('drawsWhole', () => {
   it.each<[string, number, boolean]>([
@@ -17,22 +18,38 @@ describe('drawsWhole', () => {
 });
 
 describe('statusGroups', () => {
-  const withStatus = (status: string | undefined, n: number): GraphStep[] => Array.from({ length: n }, (_, i) => ({ ...step(`${status ?? 'none'}-${String(i)}`), ...(status === undefined ? {} : { status }) }));
+  const withStatus = (status: string | undefined, n: number): GraphStep[] =>
+    Array.from({ length: n }, (_, i) => ({
+      ...step(`${status ?? 'none'}-${String(i)}`),
+      ...(status === undefined ? {} : { status }),
+    }));
   it.each<[string, GraphStep[], { status: string; count: number }[]]>([
-    ['steps are counted by status, running and failed first, then succeeded', [...withStatus('succeeded', 9700), ...withStatus('failed', 3), ...withStatus('running', 2)], [
-      { status: 'running', count: 2 },
-      { status: 'failed', count: 3 },
-      { status: 'succeeded', count: 9700 },
-    ]],
-    ['statuses no step has are left out, and steps with none (no run yet) come last', [...withStatus(undefined, 4), ...withStatus('skipped', 1), ...withStatus('not_started', 2)], [
-      { status: 'skipped', count: 1 },
-      { status: 'not_started', count: 2 },
-      { status: '', count: 4 },
-    ]],
-    ['a status this build does not know follows the known ones', [...withStatus('waiting', 1), ...withStatus('succeeded', 1)], [
-      { status: 'succeeded', count: 1 },
-      { status: 'waiting', count: 1 },
-    ]],
+    [
+      'steps are counted by status, running and failed first, then succeeded',
+      [...withStatus('succeeded', 9700), ...withStatus('failed', 3), ...withStatus('running', 2)],
+      [
+        { status: 'running', count: 2 },
+        { status: 'failed', count: 3 },
+        { status: 'succeeded', count: 9700 },
+      ],
+    ],
+    [
+      'statuses no step has are left out, and steps with none (no run yet) come last',
+      [...withStatus(undefined, 4), ...withStatus('skipped', 1), ...withStatus('not_started', 2)],
+      [
+        { status: 'skipped', count: 1 },
+        { status: 'not_started', count: 2 },
+        { status: '', count: 4 },
+      ],
+    ],
+    [
+      'a status this build does not know follows the known ones',
+      [...withStatus('waiting', 1), ...withStatus('succeeded', 1)],
+      [
+        { status: 'succeeded', count: 1 },
+        { status: 'waiting', count: 1 },
+      ],
+    ],
     ['no steps, no groups', [], []],
   ])('%s', (_, steps, want) => {
     expect(statusGroups(steps)).toEqual(want);
@@ -43,7 +60,15 @@ describe('graphWindow', () => {
   const names = (w: { steps: readonly GraphStep[] }): string[] => w.steps.map((s) => s.name);
   it('the first window holds the first steps, and one arrow leaves it in a chain', () => {
     const w = graphWindow(chain(250), 1);
-    expect([names(w).at(0), names(w).length, w.page, w.windows, w.first, w.last, w.cut]).toEqual(['s1', WINDOW_STEPS, 1, 3, 1, 100, 1]);
+    expect([names(w).at(0), names(w).length, w.page, w.windows, w.first, w.last, w.cut]).toEqual([
+      's1',
+      WINDOW_STEPS,
+      1,
+      3,
+      1,
+      100,
+      1,
+    ]);
   });
   it('a middle window of a chain loses an arrow at each end', () => {
     const w = graphWindow(chain(250), 2);
@@ -55,7 +80,9 @@ describe('graphWindow', () => {
   });
   it('steps without dependencies lose no arrows; unknown names and repeats are no arrows', () => {
     const steps = [step('a'), step('b', 'a', 'a', 'gone'), step('c', 'c'), step('d', 'b')];
-    expect([graphWindow(steps, 1, 2).cut, graphWindow(steps, 2, 2).cut, graphWindow(steps, 1, 4).cut]).toEqual([1, 1, 0]);
+    expect([graphWindow(steps, 1, 2).cut, graphWindow(steps, 2, 2).cut, graphWindow(steps, 1, 4).cut]).toEqual([
+      1, 1, 0,
+    ]);
   });
   it('a graph without steps is one empty window', () => {
     expect(graphWindow([], 3)).toEqual({ steps: [], page: 1, windows: 1, first: 0, last: 0, cut: 0 });

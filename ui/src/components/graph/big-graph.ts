@@ -26,7 +26,16 @@ export interface StatusGroup {
 }
 
 /** What needs a look first: running, then what went wrong, then what went well, then the rest. */
-const GROUP_ORDER = ['running', 'failed', 'partially_succeeded', 'canceled', 'succeeded', 'skipped', 'queued', 'not_started'];
+const GROUP_ORDER = [
+  'running',
+  'failed',
+  'partially_succeeded',
+  'canceled',
+  'succeeded',
+  'skipped',
+  'queued',
+  'not_started',
+];
 
 const rank = (status: string): number => {
   const known = GROUP_ORDER.indexOf(status);
@@ -42,7 +51,9 @@ export function statusGroups(steps: readonly Pick<GraphStep, 'status'>[]): Statu
     const status = step.status ?? '';
     counts.set(status, (counts.get(status) ?? 0) + 1);
   }
-  return [...counts].map(([status, count]) => ({ status, count })).sort((a, b) => rank(a.status) - rank(b.status) || a.status.localeCompare(b.status));
+  return [...counts]
+    .map(([status, count]) => ({ status, count }))
+    .sort((a, b) => rank(a.status) - rank(b.status) || a.status.localeCompare(b.status));
 }
 
 export interface GraphWindow<T> {
@@ -58,7 +69,11 @@ export interface GraphWindow<T> {
 }
 
 /** The `page`th window of `size` steps, in the order given (the definition's). */
-export function graphWindow<T extends Pick<GraphStep, 'name' | 'depends'>>(steps: readonly T[], page: number, size = WINDOW_STEPS): GraphWindow<T> {
+export function graphWindow<T extends Pick<GraphStep, 'name' | 'depends'>>(
+  steps: readonly T[],
+  page: number,
+  size = WINDOW_STEPS,
+): GraphWindow<T> {
   const windows = Math.max(1, Math.ceil(steps.length / size));
   const current = Math.min(Math.max(1, Math.floor(page)), windows);
   const start = (current - 1) * size;
@@ -72,5 +87,12 @@ export function graphWindow<T extends Pick<GraphStep, 'name' | 'depends'>>(steps
       if (dep !== step.name && names.has(dep) && inside.has(dep) !== inside.has(step.name)) cut += 1;
     }
   }
-  return { steps: shown, page: current, windows, first: shown.length === 0 ? 0 : start + 1, last: start + shown.length, cut };
+  return {
+    steps: shown,
+    page: current,
+    windows,
+    first: shown.length === 0 ? 0 : start + 1,
+    last: start + shown.length,
+    cut,
+  };
 }

@@ -98,11 +98,21 @@ export function parallelGroups(steps: readonly Pick<GraphStep, 'name' | 'depends
 type NodeLabel = { width: number; height: number; x?: number; y?: number };
 type EdgeLabel = { points?: Point[] };
 
-function buildGraph(steps: readonly Pick<GraphStep, 'name' | 'depends'>[], direction: Direction): graphlib.Graph<Record<string, unknown>, NodeLabel, EdgeLabel> {
+function buildGraph(
+  steps: readonly Pick<GraphStep, 'name' | 'depends'>[],
+  direction: Direction,
+): graphlib.Graph<Record<string, unknown>, NodeLabel, EdgeLabel> {
   // Not a compound graph: dagre's clusters cost four times the time at 200 steps. Steps that
   // wait on the same steps get the same barycentre, so dagre puts them next to each other anyway.
   const graph = new graphlib.Graph<Record<string, unknown>, NodeLabel, EdgeLabel>();
-  graph.setGraph({ rankdir: direction, nodesep: NODE_SEP, ranksep: direction === 'LR' ? 56 : 44, edgesep: 10, marginx: MARGIN, marginy: MARGIN });
+  graph.setGraph({
+    rankdir: direction,
+    nodesep: NODE_SEP,
+    ranksep: direction === 'LR' ? 56 : 44,
+    edgesep: 10,
+    marginx: MARGIN,
+    marginy: MARGIN,
+  });
   graph.setDefaultEdgeLabel(() => ({}));
   const names = new Set(steps.map((step) => step.name));
   for (const step of steps) graph.setNode(step.name, { width: NODE_WIDTH, height: NODE_HEIGHT });
@@ -117,7 +127,8 @@ interface Box {
   readonly height: number;
 }
 
-const overlaps = (a: Box, b: Box): boolean => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+const overlaps = (a: Box, b: Box): boolean =>
+  a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 
 /** Members side by side: across the rank, no gap wider than the usual one between two steps. */
 function sideBySide(boxes: readonly PlacedNode[], direction: Direction): boolean {
@@ -134,19 +145,31 @@ function sideBySide(boxes: readonly PlacedNode[], direction: Direction): boolean
  * The box around a group's members, or none when they are spread out (each with a fan of its
  * own between them: a box would cover half the picture) or another step sits inside it.
  */
-function groupBox(members: readonly string[], placed: ReadonlyMap<string, PlacedNode>, direction: Direction): Box | undefined {
+function groupBox(
+  members: readonly string[],
+  placed: ReadonlyMap<string, PlacedNode>,
+  direction: Direction,
+): Box | undefined {
   const boxes = members.flatMap((name) => placed.get(name) ?? []);
   if (!sideBySide(boxes, direction)) return undefined;
   const x = Math.min(...boxes.map((b) => b.x)) - GROUP_PADDING;
   const y = Math.min(...boxes.map((b) => b.y)) - GROUP_PADDING;
-  const box = { x, y, width: Math.max(...boxes.map((b) => b.x + b.width)) + GROUP_PADDING - x, height: Math.max(...boxes.map((b) => b.y + b.height)) + GROUP_PADDING - y };
+  const box = {
+    x,
+    y,
+    width: Math.max(...boxes.map((b) => b.x + b.width)) + GROUP_PADDING - x,
+    height: Math.max(...boxes.map((b) => b.y + b.height)) + GROUP_PADDING - y,
+  };
   const inside = new Set(members);
   for (const node of placed.values()) if (!inside.has(node.name) && overlaps(box, node)) return undefined;
   return box;
 }
 
 /** Lays the steps out; a step listed twice is placed once (the first). */
-export function layoutGraph(input: readonly Pick<GraphStep, 'name' | 'depends'>[], direction: Direction = 'LR'): GraphLayout {
+export function layoutGraph(
+  input: readonly Pick<GraphStep, 'name' | 'depends'>[],
+  direction: Direction = 'LR',
+): GraphLayout {
   const seen = new Set<string>();
   const steps = input.filter((step) => !seen.has(step.name) && seen.add(step.name));
   if (steps.length === 0) return { nodes: [], edges: [], groups: [], width: 0, height: 0 };
@@ -154,7 +177,13 @@ export function layoutGraph(input: readonly Pick<GraphStep, 'name' | 'depends'>[
   dagreLayout(graph);
   const nodes = steps.map((step): PlacedNode => {
     const label = graph.node(step.name);
-    return { name: step.name, x: (label.x ?? 0) - label.width / 2, y: (label.y ?? 0) - label.height / 2, width: label.width, height: label.height };
+    return {
+      name: step.name,
+      x: (label.x ?? 0) - label.width / 2,
+      y: (label.y ?? 0) - label.height / 2,
+      width: label.width,
+      height: label.height,
+    };
   });
   const placed = new Map(nodes.map((node) => [node.name, node]));
   const edges = graph.edges().map((edge): PlacedEdge => {
@@ -167,7 +196,13 @@ export function layoutGraph(input: readonly Pick<GraphStep, 'name' | 'depends'>[
     return box === undefined ? [] : [{ id: `group-${String(index)}`, members, ...box }];
   });
   const label = graph.graph();
-  return { nodes, edges, groups, width: Math.ceil(Number(label.width ?? 0)), height: Math.ceil(Number(label.height ?? 0)) };
+  return {
+    nodes,
+    edges,
+    groups,
+    width: Math.ceil(Number(label.width ?? 0)),
+    height: Math.ceil(Number(label.height ?? 0)),
+  };
 }
 
 const round = (n: number): string => String(Math.round(n * 10) / 10);
@@ -175,8 +210,15 @@ const at = (p: Point): string => `${round(p.x)},${round(p.y)}`;
 
 /** Where edges leave a node and arrive at one: the middle of the sides facing along the ranks. */
 function ports(from: PlacedNode, to: PlacedNode, direction: Direction): [Point, Point] {
-  if (direction === 'LR') return [{ x: from.x + from.width, y: from.y + from.height / 2 }, { x: to.x, y: to.y + to.height / 2 }];
-  return [{ x: from.x + from.width / 2, y: from.y + from.height }, { x: to.x + to.width / 2, y: to.y }];
+  if (direction === 'LR')
+    return [
+      { x: from.x + from.width, y: from.y + from.height / 2 },
+      { x: to.x, y: to.y + to.height / 2 },
+    ];
+  return [
+    { x: from.x + from.width / 2, y: from.y + from.height },
+    { x: to.x + to.width / 2, y: to.y },
+  ];
 }
 
 /**
@@ -185,7 +227,12 @@ function ports(from: PlacedNode, to: PlacedNode, direction: Direction): [Point, 
  * B-spline (d3's curveBasis). dagre's own end points sit where the line from centre to centre
  * leaves the box, often a corner; ports on the facing sides read better.
  */
-export function edgePath(from: PlacedNode, to: PlacedNode, dagrePoints: readonly Point[], direction: Direction): string {
+export function edgePath(
+  from: PlacedNode,
+  to: PlacedNode,
+  dagrePoints: readonly Point[],
+  direction: Direction,
+): string {
   const [start, end] = ports(from, to, direction);
   const bends = dagrePoints.slice(1, -1);
   if (bends.length <= 1) {
@@ -202,7 +249,8 @@ function basis(points: readonly Point[]): string {
   const curve = (p0: Point, p1: Point, p: Point): string =>
     `C${at({ x: (2 * p0.x + p1.x) / 3, y: (2 * p0.y + p1.y) / 3 })} ${at({ x: (p0.x + 2 * p1.x) / 3, y: (p0.y + 2 * p1.y) / 3 })} ${at({ x: (p0.x + 4 * p1.x + p.x) / 6, y: (p0.y + 4 * p1.y + p.y) / 6 })}`;
   let d = `M${at(first)}L${at({ x: (5 * first.x + second.x) / 6, y: (5 * first.y + second.y) / 6 })}`;
-  for (let i = 2; i < points.length; i += 1) d += curve(points[i - 2] as Point, points[i - 1] as Point, points[i] as Point);
+  for (let i = 2; i < points.length; i += 1)
+    d += curve(points[i - 2] as Point, points[i - 1] as Point, points[i] as Point);
   const last = points[points.length - 1] as Point;
   return `${d}${curve(points[points.length - 2] as Point, last, last)}L${at(last)}`;
 }

@@ -47,7 +47,8 @@ export function LogLinesView({ view, label, wrap, following, onAtEnd, landing, w
   }, [wrap, virtual]);
   // A new window lands at its top or bottom; a followed one stays at the end as it grows.
   useLayoutEffect(() => {
-    if (count > 0) virtual.scrollToIndex(landing === 'bottom' ? count - 1 : 0, { align: landing === 'bottom' ? 'end' : 'start' });
+    if (count > 0)
+      virtual.scrollToIndex(landing === 'bottom' ? count - 1 : 0, { align: landing === 'bottom' ? 'end' : 'start' });
     // eslint-disable-next-line react-hooks/exhaustive-deps -- only a new window moves the reader
   }, [windowId]);
   useLayoutEffect(() => {
@@ -67,7 +68,13 @@ export function LogLinesView({ view, label, wrap, following, onAtEnd, landing, w
     >
       <div className="log-sheet" style={{ height: virtual.getTotalSize() }}>
         {virtual.getVirtualItems().map((item) => (
-          <div key={item.key} data-index={item.index} ref={wrap ? virtual.measureElement : undefined} className="log-line" style={{ transform: `translateY(${String(item.start)}px)` }}>
+          <div
+            key={item.key}
+            data-index={item.index}
+            ref={wrap ? virtual.measureElement : undefined}
+            className="log-line"
+            style={{ transform: `translateY(${String(item.start)}px)` }}
+          >
             <span className="log-no" style={{ width: gutter }} aria-hidden="true">
               {view.first + item.index}
             </span>

@@ -34,7 +34,11 @@ function Status({ view, state }: { readonly view: LogLines | undefined; readonly
   const about = view.estimate ? 'about ' : '';
   return (
     <p className="log-status">
-      <span className="log-range">{view.total === 0 ? 'No lines' : `Lines ${count.format(view.first)}–${count.format(lastLine(view))} of ${about}${count.format(view.total)}`}</span>
+      <span className="log-range">
+        {view.total === 0
+          ? 'No lines'
+          : `Lines ${count.format(view.first)}–${count.format(lastLine(view))} of ${about}${count.format(view.total)}`}
+      </span>
       {state === '' ? null : <span className="log-state">{state}</span>}
     </p>
   );
@@ -59,7 +63,13 @@ function Download({ read, fileParts }: { readonly read: ReadChunk; readonly file
   };
   return (
     <>
-      <button type="button" className="button button-quiet log-button" disabled={progress !== undefined} onClick={() => void start()} title="Download the whole log as a file">
+      <button
+        type="button"
+        className="button button-quiet log-button"
+        disabled={progress !== undefined}
+        onClick={() => void start()}
+        title="Download the whole log as a file"
+      >
         <Icon name="download" size={16} />
         <span>{progress === undefined ? 'Download' : `Downloading ${progress}`}</span>
       </button>
@@ -89,15 +99,39 @@ function Paging({ view, window, following, live, go, follow }: PagingProps): Rea
   const endLabel = live ? (atTail && following ? 'Following' : 'Follow') : 'End';
   return (
     <div className="log-paging" role="group" aria-label="Pages of the log">
-      <button type="button" className="button button-quiet log-button" disabled={view === undefined || view.first <= 1} onClick={() => { go(HEAD, 'top'); }} title="The first lines of the log">
+      <button
+        type="button"
+        className="button button-quiet log-button"
+        disabled={view === undefined || view.first <= 1}
+        onClick={() => {
+          go(HEAD, 'top');
+        }}
+        title="The first lines of the log"
+      >
         <Icon name="first" size={16} />
         <span>Start</span>
       </button>
-      <button type="button" className="button button-quiet log-button" disabled={before === undefined} onClick={() => { if (before !== undefined) go(before, 'bottom'); }} title="The lines before these">
+      <button
+        type="button"
+        className="button button-quiet log-button"
+        disabled={before === undefined}
+        onClick={() => {
+          if (before !== undefined) go(before, 'bottom');
+        }}
+        title="The lines before these"
+      >
         <Icon name="chevronLeft" size={16} />
         <span>Earlier</span>
       </button>
-      <button type="button" className="button button-quiet log-button" disabled={after === undefined} onClick={() => { if (after !== undefined) go(after, 'top'); }} title="The lines after these">
+      <button
+        type="button"
+        className="button button-quiet log-button"
+        disabled={after === undefined}
+        onClick={() => {
+          if (after !== undefined) go(after, 'top');
+        }}
+        title="The lines after these"
+      >
         <span>Later</span>
         <Icon name="chevronRight" size={16} />
       </button>
@@ -105,8 +139,16 @@ function Paging({ view, window, following, live, go, follow }: PagingProps): Rea
         type="button"
         className="button button-quiet log-button"
         aria-pressed={live ? atTail && following : undefined}
-        onClick={() => { follow(!(live && atTail && following)); }}
-        title={live ? (atTail && following ? 'Stop following the end of the log' : 'Go to the end of the log and follow it') : 'The last lines of the log'}
+        onClick={() => {
+          follow(!(live && atTail && following));
+        }}
+        title={
+          live
+            ? atTail && following
+              ? 'Stop following the end of the log'
+              : 'Go to the end of the log and follow it'
+            : 'The last lines of the log'
+        }
       >
         <Icon name="last" size={16} />
         <span>{endLabel}</span>
@@ -115,7 +157,14 @@ function Paging({ view, window, following, live, go, follow }: PagingProps): Rea
   );
 }
 
-function Body({ result, view, ...lines }: { readonly result: ReturnType<typeof useLogLines>; readonly view: LogLines | undefined } & Omit<Parameters<typeof LogLinesView>[0], 'view'>): ReactNode {
+function Body({
+  result,
+  view,
+  ...lines
+}: { readonly result: ReturnType<typeof useLogLines>; readonly view: LogLines | undefined } & Omit<
+  Parameters<typeof LogLinesView>[0],
+  'view'
+>): ReactNode {
   if (view === undefined) {
     if (result.isError) {
       return (
@@ -129,7 +178,12 @@ function Body({ result, view, ...lines }: { readonly result: ReturnType<typeof u
     }
     return <div className="log-empty skeleton-row" aria-busy="true" aria-label="Loading the log" />;
   }
-  if (view.total === 0) return <div className="log-empty muted">{lines.following ? 'No output yet. New lines appear here as they are written.' : 'This log is empty.'}</div>;
+  if (view.total === 0)
+    return (
+      <div className="log-empty muted">
+        {lines.following ? 'No output yet. New lines appear here as they are written.' : 'This log is empty.'}
+      </div>
+    );
   return <LogLinesView view={view} {...lines} />;
 }
 
@@ -157,7 +211,13 @@ export function LogView({ label, queryKey, read, live, fileParts, children }: Lo
         {children}
         <Paging view={view} window={window} following={following} live={live} go={go} follow={follow} />
         <label className="log-toggle">
-          <input type="checkbox" checked={wrap} onChange={(event) => { setWrap(event.target.checked); }} />
+          <input
+            type="checkbox"
+            checked={wrap}
+            onChange={(event) => {
+              setWrap(event.target.checked);
+            }}
+          />
           <span>Wrap</span>
         </label>
         <Download read={read} fileParts={fileParts} />
@@ -174,9 +234,18 @@ export function LogView({ label, queryKey, read, live, fileParts, children }: Lo
         landing={landing}
         windowId={windowId}
       />
-      <Status view={view} state={!live ? '' : window.kind === 'tail' && following ? 'Following new lines' : 'Not following'} />
+      <Status
+        view={view}
+        state={!live ? '' : window.kind === 'tail' && following ? 'Following new lines' : 'Not following'}
+      />
       {live && window.kind === 'tail' && !following ? (
-        <button type="button" className="button log-jump" onClick={() => { follow(true); }}>
+        <button
+          type="button"
+          className="button log-jump"
+          onClick={() => {
+            follow(true);
+          }}
+        >
           <Icon name="last" size={16} /> Follow new lines
         </button>
       ) : null}

@@ -7,10 +7,14 @@ import { MAX_LIMIT, nextDownloadOffset, splitLines, type LogChunk, type LogQuery
 export type ReadChunk = (query: LogQuery, signal?: AbortSignal) => Promise<LogChunk>;
 
 /** Every line of the log, in order; `progress` hears lines read so far and the total. */
-export async function readWholeLog(read: ReadChunk, progress?: (done: number, total: number) => void, signal?: AbortSignal): Promise<string> {
+export async function readWholeLog(
+  read: ReadChunk,
+  progress?: (done: number, total: number) => void,
+  signal?: AbortSignal,
+): Promise<string> {
   const parts: string[] = [];
   let done = 0;
-  for (let offset: number | undefined = 1; offset !== undefined; ) {
+  for (let offset: number | undefined = 1; offset !== undefined;) {
     const chunk = await read({ offset, limit: MAX_LIMIT }, signal);
     const lines = splitLines(chunk.content);
     parts.push(...lines);

@@ -1,16 +1,43 @@
 import { describe, expect, it } from 'vitest';
 import { logFileName, readWholeLog } from './download.ts';
-import { appendLines, displayLine, followQuery, HEAD, lastLine, nextWindow, previousWindow, splitLines, TAIL, windowLines, windowQuery, type LogChunk, type LogLines, type LogQuery, type LogWindow } from './paging.ts';
+import {
+  appendLines,
+  displayLine,
+  followQuery,
+  HEAD,
+  lastLine,
+  nextWindow,
+  previousWindow,
+  splitLines,
+  TAIL,
+  windowLines,
+  windowQuery,
+  type LogChunk,
+  type LogLines,
+  type LogQuery,
+  type LogWindow,
+} from './paging.ts';
 
 /** A log of `total` lines "line 1" ... "line n", cut as the API cuts it (core/logs/chunk.ts). */
 function serve(total: number, query: LogQuery): LogChunk {
   const start = query.tail === undefined ? (query.offset ?? 1) - 1 : Math.max(0, total - query.tail);
   const end = query.tail === undefined ? Math.min(total, start + (query.limit ?? 1000)) : total;
   const lines = Array.from({ length: Math.max(0, end - start) }, (_, i) => `line ${String(start + i + 1)}`);
-  return { content: lines.join('\n'), lineCount: lines.length, totalLines: total, hasMore: start < total && end < total, isEstimate: false };
+  return {
+    content: lines.join('\n'),
+    lineCount: lines.length,
+    totalLines: total,
+    hasMore: start < total && end < total,
+    isEstimate: false,
+  };
 }
 
-const view = (first: number, count: number, total: number): LogLines => ({ first, lines: Array.from({ length: count }, (_, i) => `line ${String(first + i)}`), total, estimate: false });
+const view = (first: number, count: number, total: number): LogLines => ({
+  first,
+  lines: Array.from({ length: count }, (_, i) => `line ${String(first + i)}`),
+  total,
+  estimate: false,
+});
 
 describe('splitting a chunk into lines', () => {
   it.each<[string, string, string[]]>([
@@ -36,7 +63,12 @@ describe('windows of a log', () => {
     ['the tail of 12,000 lines is lines 7,001 to 12,000', TAIL, 12_000, [7_001, 12_000]],
     ['the tail of a short log is all of it', TAIL, 30, [1, 30]],
     ['the head of 12,000 lines is lines 1 to 5,000', HEAD, 12_000, [1, 5_000]],
-    ['a page at 10,001 of 12,000 lines is lines 10,001 to 12,000', { kind: 'page', offset: 10_001 }, 12_000, [10_001, 12_000]],
+    [
+      'a page at 10,001 of 12,000 lines is lines 10,001 to 12,000',
+      { kind: 'page', offset: 10_001 },
+      12_000,
+      [10_001, 12_000],
+    ],
   ])('%s', (_, window, total, [first, last]) => {
     const lines = windowLines(window, serve(total, windowQuery(window)));
     expect([lines.first, lastLine(lines), lines.lines[0]]).toEqual([first, last, `line ${String(first)}`]);
@@ -48,15 +80,27 @@ describe('windows of a log', () => {
   });
 
   it.each<[string, LogLines, LogWindow | undefined]>([
-    ['before the tail of 12,000 lines is the page 2,001 to 7,000', view(7_001, 5_000, 12_000), { kind: 'page', offset: 2_001 }],
-    ['before lines 2,001 to 7,000 are the 2,000 lines at the start', view(2_001, 5_000, 12_000), { kind: 'page', offset: 1, limit: 2_000 }],
+    [
+      'before the tail of 12,000 lines is the page 2,001 to 7,000',
+      view(7_001, 5_000, 12_000),
+      { kind: 'page', offset: 2_001 },
+    ],
+    [
+      'before lines 2,001 to 7,000 are the 2,000 lines at the start',
+      view(2_001, 5_000, 12_000),
+      { kind: 'page', offset: 1, limit: 2_000 },
+    ],
     ['before the head there is nothing', view(1, 5_000, 12_000), undefined],
   ])('%s', (_, shown, want) => {
     expect(previousWindow(shown)).toEqual(want);
   });
 
   it.each<[string, LogLines, LogWindow | undefined]>([
-    ['after lines 1 to 2,000 of 12,000 is the page from 2,001', view(1, 2_000, 12_000), { kind: 'page', offset: 2_001 }],
+    [
+      'after lines 1 to 2,000 of 12,000 is the page from 2,001',
+      view(1, 2_000, 12_000),
+      { kind: 'page', offset: 2_001 },
+    ],
     ['after the last line there is nothing', view(7_001, 5_000, 12_000), undefined],
   ])('%s', (_, shown, want) => {
     expect(nextWindow(shown)).toEqual(want);
@@ -74,12 +118,23 @@ describe('following a log that grows', () => {
   it('appends the new lines after the ones held', () => {
     const held = view(1, 30, 30);
     const next = appendLines(held, serve(45, followQuery(held)));
-    expect(next === 'restart' ? next : [next.first, lastLine(next), next.lines.at(-1), next.total]).toEqual([1, 45, 'line 45', 45]);
+    expect(next === 'restart' ? next : [next.first, lastLine(next), next.lines.at(-1), next.total]).toEqual([
+      1,
+      45,
+      'line 45',
+      45,
+    ]);
   });
 
   it('replaces the last line when it was still being written', () => {
     const held: LogLines = { first: 1, lines: ['done', 'progr'], total: 2, estimate: false };
-    const next = appendLines(held, { content: 'progress 100%\nfinished', lineCount: 2, totalLines: 3, hasMore: false, isEstimate: false });
+    const next = appendLines(held, {
+      content: 'progress 100%\nfinished',
+      lineCount: 2,
+      totalLines: 3,
+      hasMore: false,
+      isEstimate: false,
+    });
     expect(next === 'restart' ? next : next.lines).toEqual(['done', 'progress 100%', 'finished']);
   });
 
@@ -89,7 +144,15 @@ describe('following a log that grows', () => {
 
   it('starts again when the line read again is not the line held', () => {
     const held: LogLines = { first: 1, lines: ['attempt 1 says hi'], total: 1, estimate: false };
-    expect(appendLines(held, { content: 'attempt 2 says hi\nmore', lineCount: 2, totalLines: 2, hasMore: false, isEstimate: false })).toBe('restart');
+    expect(
+      appendLines(held, {
+        content: 'attempt 2 says hi\nmore',
+        lineCount: 2,
+        totalLines: 2,
+        hasMore: false,
+        isEstimate: false,
+      }),
+    ).toBe('restart');
   });
 
   it('starts again when the log grew by more than one read (back on a log left a while)', () => {
@@ -100,7 +163,12 @@ describe('following a log that grows', () => {
   it('keeps no more than the cap, dropping the oldest lines and counting on from them', () => {
     const held = view(1, 90, 90);
     const next = appendLines(held, serve(120, followQuery(held)), 100);
-    expect(next === 'restart' ? next : [next.first, next.lines.length, next.lines[0], lastLine(next)]).toEqual([21, 100, 'line 21', 120]);
+    expect(next === 'restart' ? next : [next.first, next.lines.length, next.lines[0], lastLine(next)]).toEqual([
+      21,
+      100,
+      'line 21',
+      120,
+    ]);
   });
 
   it('holds the same lines when nothing was written', () => {
@@ -123,8 +191,16 @@ describe('downloading a whole log', () => {
     );
     const lines = splitLines(text);
     expect([asked, progress, lines.length, lines[0], lines.at(-1), text.endsWith('\n')]).toEqual([
-      [{ offset: 1, limit: 10_000 }, { offset: 10_001, limit: 10_000 }, { offset: 20_001, limit: 10_000 }],
-      [[10_000, 25_000], [20_000, 25_000], [25_000, 25_000]],
+      [
+        { offset: 1, limit: 10_000 },
+        { offset: 10_001, limit: 10_000 },
+        { offset: 20_001, limit: 10_000 },
+      ],
+      [
+        [10_000, 25_000],
+        [20_000, 25_000],
+        [25_000, 25_000],
+      ],
       25_000,
       'line 1',
       'line 25000',

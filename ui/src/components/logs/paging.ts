@@ -17,7 +17,9 @@ export const PAGE_LINES = 5_000;
 export const FOLLOW_CAP = 50_000;
 
 /** One chunk of a log as the served document describes it (every log route answers the same shape). */
-export type LogChunk = Readonly<paths['/api/v2/dag-runs/{name}/{dagRunId}/log']['get']['responses'][200]['content']['application/json']>;
+export type LogChunk = Readonly<
+  paths['/api/v2/dag-runs/{name}/{dagRunId}/log']['get']['responses'][200]['content']['application/json']
+>;
 
 export interface LogQuery {
   readonly tail?: number;
@@ -26,7 +28,8 @@ export interface LogQuery {
 }
 
 /** A page has PAGE_LINES lines unless it says fewer (the short first page paging back from a tail). */
-export type LogWindow = { readonly kind: 'tail' } | { readonly kind: 'page'; readonly offset: number; readonly limit?: number };
+export type LogWindow =
+  { readonly kind: 'tail' } | { readonly kind: 'page'; readonly offset: number; readonly limit?: number };
 
 export const TAIL: LogWindow = { kind: 'tail' };
 export const HEAD: LogWindow = { kind: 'page', offset: 1 };
@@ -86,7 +89,12 @@ export function appendLines(view: LogLines, chunk: LogChunk, cap = FOLLOW_CAP): 
   if (overlap !== undefined && fresh[0]?.startsWith(overlap) !== true) return 'restart';
   const lines = [...kept, ...fresh];
   const drop = Math.max(0, lines.length - cap);
-  return { first: view.first + drop, lines: drop === 0 ? lines : lines.slice(drop), total: chunk.totalLines, estimate: chunk.isEstimate };
+  return {
+    first: view.first + drop,
+    lines: drop === 0 ? lines : lines.slice(drop),
+    total: chunk.totalLines,
+    estimate: chunk.isEstimate,
+  };
 }
 
 /** The page that ends where the lines shown begin, or undefined at the log's start. */

@@ -6,14 +6,28 @@
 import { useQuery, useQueryClient, type UseQueryResult } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import type { ReadChunk } from './download.ts';
-import { appendLines, followQuery, PAGE_LINES, windowLines, windowQuery, type LogLines, type LogWindow } from './paging.ts';
+import {
+  appendLines,
+  followQuery,
+  PAGE_LINES,
+  windowLines,
+  windowQuery,
+  type LogLines,
+  type LogWindow,
+} from './paging.ts';
 
 /** How often a live log is read again: often enough to feel live, under a request a second. */
 export const LOG_POLL_MS = 2_000;
 
-export function useLogLines(key: readonly unknown[], read: ReadChunk, window: LogWindow, live: boolean): UseQueryResult<LogLines> {
+export function useLogLines(
+  key: readonly unknown[],
+  read: ReadChunk,
+  window: LogWindow,
+  live: boolean,
+): UseQueryResult<LogLines> {
   const queries = useQueryClient();
-  const queryKey = window.kind === 'tail' ? [...key, 'tail'] : [...key, 'page', window.offset, window.limit ?? PAGE_LINES];
+  const queryKey =
+    window.kind === 'tail' ? [...key, 'tail'] : [...key, 'page', window.offset, window.limit ?? PAGE_LINES];
   const result = useQuery({
     queryKey,
     queryFn: async ({ signal }) => {
@@ -27,7 +41,8 @@ export function useLogLines(key: readonly unknown[], read: ReadChunk, window: Lo
     // A page that is full cannot change; the tail and a short last page grow with a live log.
     refetchInterval: (query) => {
       const lines = query.state.data;
-      const growing = window.kind === 'tail' || lines === undefined || lines.lines.length < (window.limit ?? PAGE_LINES);
+      const growing =
+        window.kind === 'tail' || lines === undefined || lines.lines.length < (window.limit ?? PAGE_LINES);
       return live && growing ? LOG_POLL_MS : false;
     },
   });

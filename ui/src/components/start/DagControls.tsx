@@ -22,11 +22,23 @@ interface ControlProps {
   readonly compact?: boolean;
 }
 
-export function StartButton({ fileName, dag, compact = false, onStarted }: ControlProps & { readonly onStarted: (run: StartedRun) => void }): ReactNode {
+export function StartButton({
+  fileName,
+  dag,
+  compact = false,
+  onStarted,
+}: ControlProps & { readonly onStarted: (run: StartedRun) => void }): ReactNode {
   const [open, setOpen] = useState(false);
   return (
     <>
-      <button type="button" className={`button ${compact ? 'button-quiet icon-button' : 'button-primary'}`} onClick={() => { setOpen(true); }} title={compact ? `Start ${dag.name}` : undefined}>
+      <button
+        type="button"
+        className={`button ${compact ? 'button-quiet icon-button' : 'button-primary'}`}
+        onClick={() => {
+          setOpen(true);
+        }}
+        title={compact ? `Start ${dag.name}` : undefined}
+      >
         <Icon name="play" size={compact ? 16 : 15} label={compact ? `Start ${dag.name}` : undefined} />
         {compact ? null : <span>Start</span>}
       </button>
@@ -34,7 +46,9 @@ export function StartButton({ fileName, dag, compact = false, onStarted }: Contr
         <StartDialog
           fileName={fileName}
           dag={dag}
-          onClose={() => { setOpen(false); }}
+          onClose={() => {
+            setOpen(false);
+          }}
           onStarted={(run) => {
             setOpen(false);
             onStarted(run);
@@ -45,7 +59,12 @@ export function StartButton({ fileName, dag, compact = false, onStarted }: Contr
   );
 }
 
-export function StopAllButton({ fileName, dag, compact = false, running }: ControlProps & { readonly running: boolean }): ReactNode {
+export function StopAllButton({
+  fileName,
+  dag,
+  compact = false,
+  running,
+}: ControlProps & { readonly running: boolean }): ReactNode {
   const client = useApi();
   const queries = useQueryClient();
   const [open, setOpen] = useState(false);
@@ -56,16 +75,41 @@ export function StopAllButton({ fileName, dag, compact = false, running }: Contr
       if (errors.length === 0) setOpen(false);
     },
   });
-  const problems = stop.isError ? actionFailure('stop', stop.error) : stop.data !== undefined && stop.data.length > 0 ? stop.data.join('; ') : undefined;
+  const problems = stop.isError
+    ? actionFailure('stop', stop.error)
+    : stop.data !== undefined && stop.data.length > 0
+      ? stop.data.join('; ')
+      : undefined;
   const label = running ? `Stop the running runs of ${dag.name}` : `${dag.name} has no running run to stop`;
   return (
     <>
-      <button type="button" className={`button ${compact ? 'button-quiet icon-button' : ''}`} disabled={!running} onClick={() => { stop.reset(); setOpen(true); }} title={label}>
+      <button
+        type="button"
+        className={`button ${compact ? 'button-quiet icon-button' : ''}`}
+        disabled={!running}
+        onClick={() => {
+          stop.reset();
+          setOpen(true);
+        }}
+        title={label}
+      >
         <Icon name="stop" size={compact ? 16 : 15} label={compact ? label : undefined} />
         {compact ? null : <span>Stop all</span>}
       </button>
       {open ? (
-        <ConfirmDialog title={`Stop ${dag.name}?`} confirm="Stop all" danger busy={stop.isPending} error={problems} onConfirm={() => { stop.mutate(); }} onClose={() => { setOpen(false); }}>
+        <ConfirmDialog
+          title={`Stop ${dag.name}?`}
+          confirm="Stop all"
+          danger
+          busy={stop.isPending}
+          error={problems}
+          onConfirm={() => {
+            stop.mutate();
+          }}
+          onClose={() => {
+            setOpen(false);
+          }}
+        >
           <p>Every running run of this DAG is stopped. Their steps are cancelled and their handlers run.</p>
         </ConfirmDialog>
       ) : null}
@@ -74,7 +118,12 @@ export function StopAllButton({ fileName, dag, compact = false, running }: Contr
 }
 
 /** On while the scheduler may start runs; off while the DAG is suspended. */
-export function SuspendSwitch({ fileName, dag, suspended, compact = false }: ControlProps & { readonly suspended: boolean }): ReactNode {
+export function SuspendSwitch({
+  fileName,
+  dag,
+  suspended,
+  compact = false,
+}: ControlProps & { readonly suspended: boolean }): ReactNode {
   const client = useApi();
   const queries = useQueryClient();
   const toggle = useMutation({
@@ -83,7 +132,11 @@ export function SuspendSwitch({ fileName, dag, suspended, compact = false }: Con
   });
   // Shows the requested state while the request is out, so the switch answers at once.
   const shown = toggle.isPending ? toggle.variables : suspended;
-  const title = toggle.isError ? actionFailure('change', toggle.error) : shown ? 'Suspended: the scheduler starts no runs of this DAG' : 'Scheduled: the scheduler starts runs of this DAG on its schedule';
+  const title = toggle.isError
+    ? actionFailure('change', toggle.error)
+    : shown
+      ? 'Suspended: the scheduler starts no runs of this DAG'
+      : 'Scheduled: the scheduler starts runs of this DAG on its schedule';
   return (
     <button
       type="button"
@@ -93,7 +146,9 @@ export function SuspendSwitch({ fileName, dag, suspended, compact = false }: Con
       className={`switch${toggle.isError ? ' switch-failed' : ''}`}
       title={title}
       disabled={toggle.isPending}
-      onClick={() => { toggle.mutate(!shown); }}
+      onClick={() => {
+        toggle.mutate(!shown);
+      }}
     >
       <span className="switch-track" aria-hidden="true">
         <span className="switch-thumb" />
@@ -104,12 +159,22 @@ export function SuspendSwitch({ fileName, dag, suspended, compact = false }: Con
 }
 
 /** Says a run was started or queued, with the way to it. */
-export function StartedNotice({ run, onDismiss }: { readonly run: StartedRun; readonly onDismiss: () => void }): ReactNode {
+export function StartedNotice({
+  run,
+  onDismiss,
+}: {
+  readonly run: StartedRun;
+  readonly onDismiss: () => void;
+}): ReactNode {
   return (
     <div className="notice" role="status">
       <Icon name="play" size={14} />
       <span>
-        {run.enqueued ? 'Queued' : 'Started'} run <Link to={links.run(run.name, run.dagRunId)} className="mono">{run.dagRunId}</Link> of {run.name}.
+        {run.enqueued ? 'Queued' : 'Started'} run{' '}
+        <Link to={links.run(run.name, run.dagRunId)} className="mono">
+          {run.dagRunId}
+        </Link>{' '}
+        of {run.name}.
       </span>
       <button type="button" className="button button-quiet notice-close" onClick={onDismiss}>
         <Icon name="close" size={14} label="Dismiss" />

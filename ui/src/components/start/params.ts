@@ -39,7 +39,11 @@ function entries(defaultParams: string): [string, string][] {
 export function paramFields(names: readonly string[], defaultParams: string): ParamField[] {
   const defaults = new Map(entries(defaultParams));
   const order = names.length > 0 ? names : [...defaults.keys()];
-  return [...new Set(order)].map((name) => ({ name, value: defaults.get(name) ?? '', positional: POSITIONAL.test(name) }));
+  return [...new Set(order)].map((name) => ({
+    name,
+    value: defaults.get(name) ?? '',
+    positional: POSITIONAL.test(name),
+  }));
 }
 
 /**

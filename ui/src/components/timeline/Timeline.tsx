@@ -59,7 +59,8 @@ function useTickRoom(element: RefObject<HTMLElement | null>): number {
 const clock = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 
 function barTitle(row: Row, bar: Bar): string {
-  const which = bar.attempt === undefined || row.bars.length === 1 ? row.name : `${row.name}, attempt ${String(bar.attempt + 1)}`;
+  const which =
+    bar.attempt === undefined || row.bars.length === 1 ? row.name : `${row.name}, attempt ${String(bar.attempt + 1)}`;
   const exit = bar.exitCode === undefined ? '' : `, exit code ${String(bar.exitCode)}`;
   return `${which}: ${statusLook(bar.statusLabel).text.toLowerCase()}${exit}\n${absolute(bar.start)} · ${elapsed(bar.end - bar.start)}${bar.running ? ' so far' : ''}`;
 }
@@ -84,13 +85,25 @@ function Marks({ row }: { readonly row: Row }): ReactNode {
 /** What the bars say, for people who cannot see them. */
 function rowSummary(row: Row): string {
   if (row.bars.length === 0) return `${statusLook(row.statusLabel).text}, not run`;
-  const parts = [statusLook(row.statusLabel).text, `started ${absolute(row.bars[0]?.start ?? 0)}`, `took ${elapsed(row.took ?? 0)}`];
+  const parts = [
+    statusLook(row.statusLabel).text,
+    `started ${absolute(row.bars[0]?.start ?? 0)}`,
+    `took ${elapsed(row.took ?? 0)}`,
+  ];
   if (row.bars.length > 1) parts.push(`${String(row.bars.length)} attempts`);
   if (row.hiddenAttempts > 0) parts.push(`${String(row.hiddenAttempts)} earlier attempts not shown`);
   return parts.join(', ');
 }
 
-function TimelineRow({ row, step, href }: { readonly row: Row; readonly step: TimelineStep; readonly href: string }): ReactNode {
+function TimelineRow({
+  row,
+  step,
+  href,
+}: {
+  readonly row: Row;
+  readonly step: TimelineStep;
+  readonly href: string;
+}): ReactNode {
   return (
     <li className={`tl-row${row.handler ? ' tl-handler' : ''}`}>
       <div className="tl-name">
@@ -101,7 +114,9 @@ function TimelineRow({ row, step, href }: { readonly row: Row; readonly step: Ti
         <span className="visually-hidden">: {rowSummary(row)}</span>
       </div>
       <div className="tl-track" aria-hidden="true">
-        {row.hiddenAttempts > 0 ? <span className="tl-hidden" title={`${String(row.hiddenAttempts)} earlier attempts are not recorded`} /> : null}
+        {row.hiddenAttempts > 0 ? (
+          <span className="tl-hidden" title={`${String(row.hiddenAttempts)} earlier attempts are not recorded`} />
+        ) : null}
         {row.bars.map((bar) => (
           <span
             key={`${String(bar.attempt ?? 0)}-${String(bar.start)}`}
@@ -111,7 +126,9 @@ function TimelineRow({ row, step, href }: { readonly row: Row; readonly step: Ti
             title={barTitle(row, bar)}
           />
         ))}
-        {row.bars.length === 0 ? <span className="tl-none">{step.statusLabel === 'skipped' ? 'skipped' : 'not run'}</span> : null}
+        {row.bars.length === 0 ? (
+          <span className="tl-none">{step.statusLabel === 'skipped' ? 'skipped' : 'not run'}</span>
+        ) : null}
       </div>
       <div className="tl-took" aria-hidden="true">
         {row.took === undefined ? '' : elapsed(row.took)}
@@ -147,7 +164,9 @@ export function Timeline({ steps, stepHref, live, now: fixedNow }: TimelineProps
       <ol className="tl-rows">
         {chart.rows.map((row, index) => {
           const step = steps[index] as TimelineStep;
-          return <TimelineRow key={`${row.handler ? 'h' : 's'}-${row.name}`} row={row} step={step} href={stepHref(step)} />;
+          return (
+            <TimelineRow key={`${row.handler ? 'h' : 's'}-${row.name}`} row={row} step={step} href={stepHref(step)} />
+          );
         })}
       </ol>
     </figure>

@@ -7,7 +7,15 @@ const at = (seconds: number): string => new Date(T0 + seconds * 1_000).toISOStri
 /** A step that ran from `from` to `to` seconds after T0 (to: undefined = still running). */
 function step(name: string, from?: number, to?: number, extra: Partial<TimelineStep> = {}): TimelineStep {
   const status = from === undefined ? 'not_started' : to === undefined ? 'running' : 'succeeded';
-  return { name, statusLabel: status, startedAt: from === undefined ? '' : at(from), finishedAt: to === undefined ? '' : at(to), retryCount: 0, doneCount: 0, ...extra };
+  return {
+    name,
+    statusLabel: status,
+    startedAt: from === undefined ? '' : at(from),
+    finishedAt: to === undefined ? '' : at(to),
+    retryCount: 0,
+    doneCount: 0,
+    ...extra,
+  };
 }
 
 describe('the timeline of a run', () => {
@@ -50,7 +58,10 @@ describe('the timeline of a run', () => {
   });
 
   it('ends an attempt left open by a stopped step where the step ended, not at now', () => {
-    const stopped = step('long', 0, 5, { statusLabel: 'canceled', attempts: [{ attempt: 0, startedAt: at(0), finishedAt: '', statusLabel: 'running' }] });
+    const stopped = step('long', 0, 5, {
+      statusLabel: 'canceled',
+      attempts: [{ attempt: 0, startedAt: at(0), finishedAt: '', statusLabel: 'running' }],
+    });
     expect(timeline([stopped], T0 + 60_000).rows[0]?.bars).toMatchObject([{ end: T0 + 5_000, running: false }]);
   });
 
@@ -80,7 +91,12 @@ describe('the ticks of the time axis', () => {
     ['a minute in 6 ticks is every 10 s', 60_000, 6, [0, 10_000, 20_000, 30_000, 40_000, 50_000, 60_000]],
     ['40 s in 6 ticks is every 10 s', 40_000, 6, [0, 10_000, 20_000, 30_000, 40_000]],
     ['2 minutes in 4 ticks is every 30 s', 120_000, 4, [0, 30_000, 60_000, 90_000, 120_000]],
-    ['an hour in 6 ticks is every 10 min', 3_600_000, 6, [0, 600_000, 1_200_000, 1_800_000, 2_400_000, 3_000_000, 3_600_000]],
+    [
+      'an hour in 6 ticks is every 10 min',
+      3_600_000,
+      6,
+      [0, 600_000, 1_200_000, 1_800_000, 2_400_000, 3_000_000, 3_600_000],
+    ],
     ['a second in 6 ticks is every second', 1_000, 6, [0, 1_000]],
   ])('%s', (_, span, most, want) => {
     expect(tickOffsets(span, most)).toEqual(want);

@@ -99,7 +99,16 @@ function spans(step: TimelineStep, now: number): Span[] {
     const end = instant(a.finishedAt);
     // An attempt left open in a step that ended (a stop) ends with the step.
     const running = end === undefined && stepEnd === undefined;
-    return [{ start, end: end ?? stepEnd ?? Math.max(now, start), statusLabel: running ? 'running' : a.statusLabel, running, attempt: a.attempt, ...(a.exitCode === undefined ? {} : { exitCode: a.exitCode }) }];
+    return [
+      {
+        start,
+        end: end ?? stepEnd ?? Math.max(now, start),
+        statusLabel: running ? 'running' : a.statusLabel,
+        running,
+        attempt: a.attempt,
+        ...(a.exitCode === undefined ? {} : { exitCode: a.exitCode }),
+      },
+    ];
   });
   if (recorded.length > 0) return recorded;
   const start = instant(step.startedAt);
@@ -108,7 +117,13 @@ function spans(step: TimelineStep, now: number): Span[] {
   return [{ start, end: stepEnd ?? Math.max(now, start), statusLabel: step.statusLabel, running }];
 }
 
-const NICE_STEPS_MS = [1, 2, 5, 10, 15, 30].map((s) => s * 1_000).concat([1, 2, 5, 10, 15, 30].map((m) => m * 60_000), [1, 2, 3, 6, 12].map((h) => h * 3_600_000), [1, 2, 7, 14, 30].map((d) => d * 86_400_000));
+const NICE_STEPS_MS = [1, 2, 5, 10, 15, 30]
+  .map((s) => s * 1_000)
+  .concat(
+    [1, 2, 5, 10, 15, 30].map((m) => m * 60_000),
+    [1, 2, 3, 6, 12].map((h) => h * 3_600_000),
+    [1, 2, 7, 14, 30].map((d) => d * 86_400_000),
+  );
 
 /** Round offsets from the axis start, no more than `most` of them after 0. */
 export function tickOffsets(span: number, most: number): number[] {

@@ -14,7 +14,15 @@ export function fileNameProblem(name: string): string | undefined {
   return undefined;
 }
 
-export function RenameDialog({ fileName, onClose, onRenamed }: { readonly fileName: string; readonly onClose: () => void; readonly onRenamed: (newFileName: string) => void }): ReactNode {
+export function RenameDialog({
+  fileName,
+  onClose,
+  onRenamed,
+}: {
+  readonly fileName: string;
+  readonly onClose: () => void;
+  readonly onRenamed: (newFileName: string) => void;
+}): ReactNode {
   const client = useApi();
   const queries = useQueryClient();
   const [name, setName] = useState(fileName);
@@ -40,13 +48,31 @@ export function RenameDialog({ fileName, onClose, onRenamed }: { readonly fileNa
       >
         <label className="field">
           <span>New name</span>
-          <input value={name} autoFocus spellCheck={false} autoComplete="off" aria-describedby={hint} aria-invalid={touched && problem !== undefined} onChange={(event) => { setName(event.target.value.trim()); }} />
+          <input
+            value={name}
+            autoFocus
+            spellCheck={false}
+            autoComplete="off"
+            aria-describedby={hint}
+            aria-invalid={touched && problem !== undefined}
+            onChange={(event) => {
+              setName(event.target.value.trim());
+            }}
+          />
           <small id={hint} className="field-hint">
             The DAG file gets this name; its runs keep theirs.
           </small>
         </label>
-        {touched && problem !== undefined ? <p className="form-problem" role="alert">{problem}</p> : null}
-        {rename.isError ? <p className="form-problem" role="alert">{actionFailure('rename', rename.error)}</p> : null}
+        {touched && problem !== undefined ? (
+          <p className="form-problem" role="alert">
+            {problem}
+          </p>
+        ) : null}
+        {rename.isError ? (
+          <p className="form-problem" role="alert">
+            {actionFailure('rename', rename.error)}
+          </p>
+        ) : null}
         <DialogActions>
           <button type="button" className="button" onClick={onClose}>
             Cancel
@@ -60,7 +86,15 @@ export function RenameDialog({ fileName, onClose, onRenamed }: { readonly fileNa
   );
 }
 
-export function DeleteDialog({ fileName, onClose, onDeleted }: { readonly fileName: string; readonly onClose: () => void; readonly onDeleted: () => void }): ReactNode {
+export function DeleteDialog({
+  fileName,
+  onClose,
+  onDeleted,
+}: {
+  readonly fileName: string;
+  readonly onClose: () => void;
+  readonly onDeleted: () => void;
+}): ReactNode {
   const client = useApi();
   const queries = useQueryClient();
   const remove = useMutation({
@@ -72,7 +106,17 @@ export function DeleteDialog({ fileName, onClose, onDeleted }: { readonly fileNa
     },
   });
   return (
-    <ConfirmDialog title={`Delete ${fileName}?`} confirm="Delete" danger busy={remove.isPending} error={remove.isError ? actionFailure('delete', remove.error) : undefined} onConfirm={() => { remove.mutate(); }} onClose={onClose}>
+    <ConfirmDialog
+      title={`Delete ${fileName}?`}
+      confirm="Delete"
+      danger
+      busy={remove.isPending}
+      error={remove.isError ? actionFailure('delete', remove.error) : undefined}
+      onConfirm={() => {
+        remove.mutate();
+      }}
+      onClose={onClose}
+    >
       <p>The DAG file is deleted and nothing more is scheduled from it. This cannot be undone.</p>
     </ConfirmDialog>
   );

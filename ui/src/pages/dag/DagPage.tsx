@@ -44,7 +44,15 @@ function Tabs({ fileName }: { readonly fileName: string }): ReactNode {
   );
 }
 
-function Header({ fileName, details, onStarted }: { readonly fileName: string; readonly details: DagDetails | undefined; readonly onStarted: (run: StartedRun) => void }): ReactNode {
+function Header({
+  fileName,
+  details,
+  onStarted,
+}: {
+  readonly fileName: string;
+  readonly details: DagDetails | undefined;
+  readonly onStarted: (run: StartedRun) => void;
+}): ReactNode {
   const dag = details?.dag;
   const running = details?.latestDAGRun.status === 1;
   return (
@@ -66,7 +74,11 @@ function Header({ fileName, details, onStarted }: { readonly fileName: string; r
         {dag === undefined || dag.description === '' ? null : <p className="page-summary">{dag.description}</p>}
         {dag === undefined ? null : (
           <ul className="dag-facts">
-            {dag.name === fileName ? null : <li className="mono" title="File name">{fileName}</li>}
+            {dag.name === fileName ? null : (
+              <li className="mono" title="File name">
+                {fileName}
+              </li>
+            )}
             {dag.schedule.map((s) => (
               <li key={s.expression} title="Schedule">
                 <Icon name="clock" size={13} /> <code>{s.expression}</code>
@@ -74,7 +86,11 @@ function Header({ fileName, details, onStarted }: { readonly fileName: string; r
             ))}
             {dag.tags.map((tag) => (
               <li key={tag}>
-                <Link to={`${links.dags()}?tag=${encodeURIComponent(tag)}`} className="tag" title={`DAGs tagged ${tag}`}>
+                <Link
+                  to={`${links.dags()}?tag=${encodeURIComponent(tag)}`}
+                  className="tag"
+                  title={`DAGs tagged ${tag}`}
+                >
                   {tag}
                 </Link>
               </li>
@@ -103,7 +119,15 @@ function Loading({ label }: { readonly label: string }): ReactNode {
   );
 }
 
-function Body({ tab, fileName, details }: { readonly tab: Tab; readonly fileName: string; readonly details: DagDetails | undefined }): ReactNode {
+function Body({
+  tab,
+  fileName,
+  details,
+}: {
+  readonly tab: Tab;
+  readonly fileName: string;
+  readonly details: DagDetails | undefined;
+}): ReactNode {
   // The spec loads on its own: it does not need the details, and a DAG whose file does not
   // load still has a spec to fix.
   if (tab === 'spec') {
@@ -114,7 +138,11 @@ function Body({ tab, fileName, details }: { readonly tab: Tab; readonly fileName
     );
   }
   if (details === undefined) return <Loading label="Loading the DAG" />;
-  return tab === 'graph' ? <GraphTab fileName={fileName} details={details} /> : <HistoryTab fileName={fileName} details={details} />;
+  return tab === 'graph' ? (
+    <GraphTab fileName={fileName} details={details} />
+  ) : (
+    <HistoryTab fileName={fileName} details={details} />
+  );
 }
 
 function Missing({ fileName }: { readonly fileName: string }): ReactNode {
@@ -138,7 +166,14 @@ function DagView({ fileName, tab }: { readonly fileName: string; readonly tab: T
   return (
     <div className="page dag-page">
       <Header fileName={fileName} details={details.data} onStarted={setStarted} />
-      {started === undefined ? null : <StartedNotice run={started} onDismiss={() => { setStarted(undefined); }} />}
+      {started === undefined ? null : (
+        <StartedNotice
+          run={started}
+          onDismiss={() => {
+            setStarted(undefined);
+          }}
+        />
+      )}
       {details.isError && details.data === undefined ? (
         <p className="banner banner-failure" role="alert">
           Could not load the DAG: {details.error.message}

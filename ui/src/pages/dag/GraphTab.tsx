@@ -7,7 +7,13 @@ import { useQuery } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { useApi } from '../../api/context.tsx';
-import { dagRunQuery, type DagDetails, type DagRunDetails, type DagStepObject, type RunNode } from '../../api/dag-queries.ts';
+import {
+  dagRunQuery,
+  type DagDetails,
+  type DagRunDetails,
+  type DagStepObject,
+  type RunNode,
+} from '../../api/dag-queries.ts';
 import { StepGraph, type GraphHandler, type GraphStep, type HandlerEvent } from '../../components/graph/StepGraph.tsx';
 import { Icon } from '../../components/Icon.tsx';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
@@ -31,7 +37,10 @@ export function stepDetail(step: DagStepObject): string {
   return step.executor.type;
 }
 
-function graphSteps(details: DagDetails, run: DagRunDetails | undefined): { steps: GraphStep[]; handlers: GraphHandler[] } {
+function graphSteps(
+  details: DagDetails,
+  run: DagRunDetails | undefined,
+): { steps: GraphStep[]; handlers: GraphHandler[] } {
   const nodes = new Map(run?.nodes.map((node) => [node.step.name, node]));
   const steps = details.dag.steps.map((step) => ({
     name: step.name,
@@ -44,7 +53,15 @@ function graphSteps(details: DagDetails, run: DagRunDetails | undefined): { step
   const handlers = EVENTS.flatMap(([key, event]): GraphHandler[] => {
     const step = details.dag.handlerOn[key];
     if (step === undefined) return [];
-    return [{ event, name: event, status: run?.[event]?.statusLabel, description: step.description, detail: stepDetail(step) }];
+    return [
+      {
+        event,
+        name: event,
+        status: run?.[event]?.statusLabel,
+        description: step.description,
+        detail: stepDetail(step),
+      },
+    ];
   });
   return { steps, handlers };
 }
@@ -52,7 +69,9 @@ function graphSteps(details: DagDetails, run: DagRunDetails | undefined): { step
 /** A step's definition by name; handlers go by their event's name, as in runs. */
 function definitionOf(details: DagDetails, name: string): DagStepObject | undefined {
   const handler = EVENTS.find(([, event]) => event === name);
-  return handler === undefined ? details.dag.steps.find((step) => step.name === name) : details.dag.handlerOn[handler[0]];
+  return handler === undefined
+    ? details.dag.steps.find((step) => step.name === name)
+    : details.dag.handlerOn[handler[0]];
 }
 
 function nodeOf(run: DagRunDetails | undefined, name: string): RunNode | undefined {
@@ -61,10 +80,17 @@ function nodeOf(run: DagRunDetails | undefined, name: string): RunNode | undefin
   return handler === undefined ? run.nodes.find((node) => node.step.name === name) : (run[handler[1]] ?? undefined);
 }
 
-function LatestRun({ details, run }: { readonly details: DagDetails; readonly run: DagRunDetails | undefined }): ReactNode {
+function LatestRun({
+  details,
+  run,
+}: {
+  readonly details: DagDetails;
+  readonly run: DagRunDetails | undefined;
+}): ReactNode {
   const now = useNow();
   const latest = details.latestDAGRun;
-  if (latest.dagRunId === '') return <p className="latest-run muted">No runs yet. Start one to see its statuses here.</p>;
+  if (latest.dagRunId === '')
+    return <p className="latest-run muted">No runs yet. Start one to see its statuses here.</p>;
   const started = instant(latest.startedAt);
   const finished = instant(latest.finishedAt);
   return (
@@ -97,13 +123,26 @@ function facts(step: DagStepObject | undefined, node: RunNode | undefined): [str
   const finished = instant(node.finishedAt);
   if (started !== undefined) list.push(['Started', <RelativeTime at={started} />]);
   // Step times may be whole seconds: a quick step starts and ends in the same one.
-  if (started !== undefined && finished !== undefined) list.push(['Took', finished - started < 1000 ? 'under a second' : duration(finished - started)]);
+  if (started !== undefined && finished !== undefined)
+    list.push(['Took', finished - started < 1000 ? 'under a second' : duration(finished - started)]);
   if (node.retryCount > 0) list.push(['Retries', node.retryCount]);
   if (node.error !== '') list.push(['Error', <span className="step-error">{node.error}</span>]);
   return list;
 }
 
-function StepPanel({ name, step, node, runPage, onClose }: { readonly name: string; readonly step: DagStepObject | undefined; readonly node: RunNode | undefined; readonly runPage: string | undefined; readonly onClose: () => void }): ReactNode {
+function StepPanel({
+  name,
+  step,
+  node,
+  runPage,
+  onClose,
+}: {
+  readonly name: string;
+  readonly step: DagStepObject | undefined;
+  readonly node: RunNode | undefined;
+  readonly runPage: string | undefined;
+  readonly onClose: () => void;
+}): ReactNode {
   return (
     <section className="card step-panel" aria-label={`Step ${name}`}>
       <header className="step-panel-header">
@@ -132,7 +171,13 @@ function StepPanel({ name, step, node, runPage, onClose }: { readonly name: stri
   );
 }
 
-export function GraphTab({ fileName, details }: { readonly fileName: string; readonly details: DagDetails }): ReactNode {
+export function GraphTab({
+  fileName,
+  details,
+}: {
+  readonly fileName: string;
+  readonly details: DagDetails;
+}): ReactNode {
   const client = useApi();
   const latest = details.latestDAGRun;
   const run = useQuery({ ...dagRunQuery(client, fileName, latest.dagRunId), enabled: latest.dagRunId !== '' });
@@ -144,8 +189,26 @@ export function GraphTab({ fileName, details }: { readonly fileName: string; rea
   return (
     <div className="graph-tab">
       <LatestRun details={details} run={current} />
-      <StepGraph steps={steps} handlers={handlers} selected={selected} onSelect={(name) => { setSelected(name === selected ? undefined : name); }} label={`Steps of ${details.dag.name}`} />
-      {selected === undefined ? null : <StepPanel name={selected} step={definitionOf(details, selected)} node={nodeOf(current, selected)} runPage={runPage} onClose={() => { setSelected(undefined); }} />}
+      <StepGraph
+        steps={steps}
+        handlers={handlers}
+        selected={selected}
+        onSelect={(name) => {
+          setSelected(name === selected ? undefined : name);
+        }}
+        label={`Steps of ${details.dag.name}`}
+      />
+      {selected === undefined ? null : (
+        <StepPanel
+          name={selected}
+          step={definitionOf(details, selected)}
+          node={nodeOf(current, selected)}
+          runPage={runPage}
+          onClose={() => {
+            setSelected(undefined);
+          }}
+        />
+      )}
     </div>
   );
 }

@@ -19,7 +19,11 @@ export function HistoryRuns({ dagName }: { readonly dagName: string }): ReactNod
       <QueryState query={list} what="the runs" rows={3}>
         {() => {
           const runs = list.data?.dagRuns ?? [];
-          return runs.length === 0 ? <p className="muted">No runs.</p> : <PagedRunTable runs={runs} label="Pages of runs" />;
+          return runs.length === 0 ? (
+            <p className="muted">No runs.</p>
+          ) : (
+            <PagedRunTable runs={runs} label="Pages of runs" />
+          );
         }}
       </QueryState>
     </section>

@@ -30,7 +30,12 @@ function RunHeader({ column }: { readonly column: GridColumn }): ReactNode {
   const look = statusLook(column.statusLabel, column.status);
   return (
     <th scope="col" className="history-run">
-      <Link to={links.run(column.name, column.dagRunId)} className="history-run-link" data-tone={look.tone} title={`${column.dagRunId}\n${look.text}${column.at === undefined ? '' : `\n${absolute(column.at)}`}`}>
+      <Link
+        to={links.run(column.name, column.dagRunId)}
+        className="history-run-link"
+        data-tone={look.tone}
+        title={`${column.dagRunId}\n${look.text}${column.at === undefined ? '' : `\n${absolute(column.at)}`}`}
+      >
         <span className="history-dot" aria-hidden="true" />
         <span className="visually-hidden">
           Run {column.dagRunId}, {look.text},{' '}
@@ -47,7 +52,9 @@ function Grid({ grid, dagName }: { readonly grid: HistoryGrid; readonly dagName:
       <table className="history-grid">
         <caption className="visually-hidden">
           Step statuses of the last {grid.columns.length} runs, newest first
-          {grid.rowPage.totalPages === 1 ? '' : `; steps ${String(grid.rowPage.offset + 1)} to ${String(grid.rowPage.offset + grid.rows.length)} of ${String(grid.rowPage.totalRecords)}`}
+          {grid.rowPage.totalPages === 1
+            ? ''
+            : `; steps ${String(grid.rowPage.offset + 1)} to ${String(grid.rowPage.offset + grid.rows.length)} of ${String(grid.rowPage.totalRecords)}`}
         </caption>
         <thead>
           <tr>
@@ -71,7 +78,14 @@ function Grid({ grid, dagName }: { readonly grid: HistoryGrid; readonly dagName:
                 const look = statusLook(cell.statusLabel);
                 return (
                   <td key={column.dagRunId} className="history-cell">
-                    <Link to={links.run(column.name, column.dagRunId)} tabIndex={-1} className="history-mark" data-tone={look.tone} data-status={cell.statusLabel} title={`${row.name}: ${look.text}\nrun ${column.dagRunId}`}>
+                    <Link
+                      to={links.run(column.name, column.dagRunId)}
+                      tabIndex={-1}
+                      className="history-mark"
+                      data-tone={look.tone}
+                      data-status={cell.statusLabel}
+                      title={`${row.name}: ${look.text}\nrun ${column.dagRunId}`}
+                    >
                       <span className="visually-hidden">{look.text}</span>
                     </Link>
                   </td>
@@ -101,7 +115,13 @@ function Legend(): ReactNode {
   );
 }
 
-export function HistoryTab({ fileName, details }: { readonly fileName: string; readonly details: DagDetails }): ReactNode {
+export function HistoryTab({
+  fileName,
+  details,
+}: {
+  readonly fileName: string;
+  readonly details: DagDetails;
+}): ReactNode {
   const client = useApi();
   const history = useQuery(dagHistoryQuery(client, fileName));
   const [rowPage, setRowPage] = useState(1);
@@ -120,7 +140,12 @@ export function HistoryTab({ fileName, details }: { readonly fileName: string; r
       </div>
     );
   }
-  const grid = historyGrid(history.data.dagRuns, history.data.gridData, details.dag.steps.map((step) => step.name), { page: rowPage, size: GRID_ROWS_PAGE });
+  const grid = historyGrid(
+    history.data.dagRuns,
+    history.data.gridData,
+    details.dag.steps.map((step) => step.name),
+    { page: rowPage, size: GRID_ROWS_PAGE },
+  );
   if (grid.columns.length === 0) {
     return (
       <div className="card empty">
@@ -133,13 +158,22 @@ export function HistoryTab({ fileName, details }: { readonly fileName: string; r
     <div className="history-tab">
       <div className="history-head">
         <p className="muted">
-          The last {grid.columns.length === 1 ? 'run' : `${String(grid.columns.length)} runs`}, newest first. A cell opens its run.
+          The last {grid.columns.length === 1 ? 'run' : `${String(grid.columns.length)} runs`}, newest first. A cell
+          opens its run.
         </p>
         <Legend />
       </div>
       <Grid grid={grid} dagName={details.dag.name} />
       {grid.rowPage.totalPages === 1 ? null : (
-        <Pager page={grid.rowPage.page} totalPages={grid.rowPage.totalPages} totalRecords={grid.rowPage.totalRecords} perPage={GRID_ROWS_PAGE} noun="steps" onPage={setRowPage} label="Pages of steps" />
+        <Pager
+          page={grid.rowPage.page}
+          totalPages={grid.rowPage.totalPages}
+          totalRecords={grid.rowPage.totalRecords}
+          perPage={GRID_ROWS_PAGE}
+          noun="steps"
+          onPage={setRowPage}
+          label="Pages of steps"
+        />
       )}
       <HistoryRuns dagName={details.dag.name} />
     </div>

@@ -33,18 +33,41 @@ const theme = EditorView.theme({
   '.cm-scroller': { fontFamily: 'var(--font-mono)', lineHeight: '1.6' },
   '.cm-content': { caretColor: 'var(--text)', padding: '8px 0' },
   '.cm-cursor, .cm-dropCursor': { borderLeftColor: 'var(--text)' },
-  '.cm-gutters': { backgroundColor: 'var(--surface-sunken)', color: 'var(--text-muted)', borderRight: '1px solid var(--border)' },
+  '.cm-gutters': {
+    backgroundColor: 'var(--surface-sunken)',
+    color: 'var(--text-muted)',
+    borderRight: '1px solid var(--border)',
+  },
   '.cm-activeLine': { backgroundColor: 'color-mix(in srgb, var(--accent) 6%, transparent)' },
-  '.cm-activeLineGutter': { backgroundColor: 'color-mix(in srgb, var(--accent) 10%, transparent)', color: 'var(--text)' },
-  '&.cm-focused > .cm-scroller > .cm-selectionLayer .cm-selectionBackground, .cm-selectionBackground, .cm-content ::selection': { backgroundColor: 'color-mix(in srgb, var(--accent) 28%, transparent) !important' },
+  '.cm-activeLineGutter': {
+    backgroundColor: 'color-mix(in srgb, var(--accent) 10%, transparent)',
+    color: 'var(--text)',
+  },
+  '&.cm-focused > .cm-scroller > .cm-selectionLayer .cm-selectionBackground, .cm-selectionBackground, .cm-content ::selection':
+    { backgroundColor: 'color-mix(in srgb, var(--accent) 28%, transparent) !important' },
   '.cm-matchingBracket': { backgroundColor: 'color-mix(in srgb, var(--accent) 20%, transparent)', outline: 'none' },
-  '.cm-foldPlaceholder': { backgroundColor: 'var(--surface-sunken)', border: '1px solid var(--border)', color: 'var(--text-muted)' },
-  '.cm-tooltip': { backgroundColor: 'var(--surface)', color: 'var(--text)', border: '1px solid var(--border-strong)', borderRadius: '6px', boxShadow: '0 6px 20px rgb(0 0 0 / 18%)' },
+  '.cm-foldPlaceholder': {
+    backgroundColor: 'var(--surface-sunken)',
+    border: '1px solid var(--border)',
+    color: 'var(--text-muted)',
+  },
+  '.cm-tooltip': {
+    backgroundColor: 'var(--surface)',
+    color: 'var(--text)',
+    border: '1px solid var(--border-strong)',
+    borderRadius: '6px',
+    boxShadow: '0 6px 20px rgb(0 0 0 / 18%)',
+  },
   '.cm-tooltip-lint': { padding: '2px 0' },
   '.cm-diagnostic': { padding: '4px 10px', fontFamily: 'var(--font-sans)', fontSize: '13px', maxWidth: '60ch' },
   '.cm-diagnostic-error': { borderLeft: '4px solid var(--tone-failure)' },
   '.cm-diagnosticSource': { color: 'var(--text-muted)', fontSize: '11.5px' },
-  '.cm-lintRange-error': { backgroundImage: 'none', textDecoration: 'underline wavy var(--tone-failure)', textDecorationSkipInk: 'none', textUnderlineOffset: '3px' },
+  '.cm-lintRange-error': {
+    backgroundImage: 'none',
+    textDecoration: 'underline wavy var(--tone-failure)',
+    textDecorationSkipInk: 'none',
+    textUnderlineOffset: '3px',
+  },
   '.cm-lintRange-active': { backgroundColor: 'color-mix(in srgb, var(--tone-failure) 14%, transparent)' },
   '.cm-lint-marker': { width: '0.6em', height: '0.6em', margin: '0.45em 0.2em 0', borderRadius: '50%' },
   '.cm-lint-marker-error': { content: 'normal', backgroundColor: 'var(--tone-failure)' },
@@ -56,7 +79,13 @@ function diagnostics(problems: readonly Problem[], length: number): Diagnostic[]
   // A problem found in an older version of the text may reach past the current end.
   return problems.map((p) => {
     const from = Math.min(p.from, length);
-    return { from, to: Math.min(Math.max(p.to, from), length), severity: 'error', message: p.message, source: p.source === 'server' ? 'server' : 'schema' };
+    return {
+      from,
+      to: Math.min(Math.max(p.to, from), length),
+      severity: 'error',
+      message: p.message,
+      source: p.source === 'server' ? 'server' : 'schema',
+    };
   });
 }
 
@@ -77,7 +106,15 @@ interface SpecEditorProps {
   readonly viewRef?: React.RefObject<EditorView | null>;
 }
 
-export function SpecEditor({ initial, problems, problemsFor, label, onChange, onSave, viewRef }: SpecEditorProps): ReactNode {
+export function SpecEditor({
+  initial,
+  problems,
+  problemsFor,
+  label,
+  onChange,
+  onSave,
+  viewRef,
+}: SpecEditorProps): ReactNode {
   const parent = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   // The editor is made once; these keep its callbacks pointing at the latest props.
@@ -94,12 +131,26 @@ export function SpecEditor({ initial, problems, problemsFor, label, onChange, on
       theme,
       EditorState.tabSize.of(2),
       EditorView.contentAttributes.of({ 'aria-label': label }),
-      Prec.highest(keymap.of([{ key: 'Mod-s', preventDefault: true, run: () => { latest.current.onSave(); return true; } }])),
+      Prec.highest(
+        keymap.of([
+          {
+            key: 'Mod-s',
+            preventDefault: true,
+            run: () => {
+              latest.current.onSave();
+              return true;
+            },
+          },
+        ]),
+      ),
       EditorView.updateListener.of((update) => {
         if (update.docChanged) latest.current.onChange(update.state.doc.toString());
       }),
     ];
-    const created = new EditorView({ parent: parent.current ?? undefined, state: EditorState.create({ doc: initial, extensions }) });
+    const created = new EditorView({
+      parent: parent.current ?? undefined,
+      state: EditorState.create({ doc: initial, extensions }),
+    });
     view.current = created;
     if (viewRef !== undefined) viewRef.current = created;
     return () => {

@@ -3,7 +3,19 @@ import { historyGrid } from './grid-model.ts';
 
 /** A run as GET /dags/{fileName}/dag-runs gives it, with only what the grid reads. */
 class RunBuilder {
-  private readonly run = { dagRunId: '', name: 'etl', status: 4, statusLabel: 'succeeded', startedAt: '', queuedAt: '', nodes: [] as { step: { name: string } }[], onSuccess: null as unknown, onFailure: null as unknown, onCancel: null as unknown, onExit: null as unknown };
+  private readonly run = {
+    dagRunId: '',
+    name: 'etl',
+    status: 4,
+    statusLabel: 'succeeded',
+    startedAt: '',
+    queuedAt: '',
+    nodes: [] as { step: { name: string } }[],
+    onSuccess: null as unknown,
+    onFailure: null as unknown,
+    onCancel: null as unknown,
+    onExit: null as unknown,
+  };
 
   constructor(id: string) {
     this.run.dagRunId = id;
@@ -45,66 +57,133 @@ const run = (id: string): RunBuilder => new RunBuilder(id);
 describe('historyGrid', () => {
   it('makes a column per run in the order given (newest first) and a cell per step and run', () => {
     const grid = historyGrid(
-      [run('r2').steps('extract', 'load').started('2026-11-24T10:00:00Z').failed().build(), run('r1').steps('extract', 'load').started('2026-11-23T10:00:00Z').build()],
-      [{ name: 'extract', history: [4, 4] }, { name: 'load', history: [2, 4] }],
+      [
+        run('r2').steps('extract', 'load').started('2026-11-24T10:00:00Z').failed().build(),
+        run('r1').steps('extract', 'load').started('2026-11-23T10:00:00Z').build(),
+      ],
+      [
+        { name: 'extract', history: [4, 4] },
+        { name: 'load', history: [2, 4] },
+      ],
       ['extract', 'load'],
     );
     expect({
       columns: grid.columns.map((c) => [c.dagRunId, c.statusLabel, c.at]),
       rows: grid.rows.map((r) => [r.name, ...r.cells.map((c) => c.statusLabel)]),
     }).toEqual({
-      columns: [['r2', 'failed', Date.parse('2026-11-24T10:00:00Z')], ['r1', 'succeeded', Date.parse('2026-11-23T10:00:00Z')]],
-      rows: [['extract', 'succeeded', 'succeeded'], ['load', 'failed', 'succeeded']],
+      columns: [
+        ['r2', 'failed', Date.parse('2026-11-24T10:00:00Z')],
+        ['r1', 'succeeded', Date.parse('2026-11-23T10:00:00Z')],
+      ],
+      rows: [
+        ['extract', 'succeeded', 'succeeded'],
+        ['load', 'failed', 'succeeded'],
+      ],
     });
   });
 
-  const cases: { name: string; runs: ReturnType<RunBuilder['build']>[]; grid: { name: string; history: number[] }[]; order: string[]; want: (string | undefined)[][] }[] = [
+  const cases: {
+    name: string;
+    runs: ReturnType<RunBuilder['build']>[];
+    grid: { name: string; history: number[] }[];
+    order: string[];
+    want: (string | undefined)[][];
+  }[] = [
     {
       name: 'rows follow the definition, not the server’s name order; old steps after, handlers last',
       runs: [run('r1').steps('zeta', 'alpha', 'gone').handled('onExit').handled('onSuccess').build()],
-      grid: [{ name: 'alpha', history: [4] }, { name: 'gone', history: [4] }, { name: 'zeta', history: [4] }, { name: 'onSuccess', history: [4] }, { name: 'onExit', history: [4] }],
+      grid: [
+        { name: 'alpha', history: [4] },
+        { name: 'gone', history: [4] },
+        { name: 'zeta', history: [4] },
+        { name: 'onSuccess', history: [4] },
+        { name: 'onExit', history: [4] },
+      ],
       order: ['zeta', 'alpha'],
-      want: [['zeta', 'succeeded'], ['alpha', 'succeeded'], ['gone', 'succeeded'], ['onSuccess', 'succeeded'], ['onExit', 'succeeded']],
+      want: [
+        ['zeta', 'succeeded'],
+        ['alpha', 'succeeded'],
+        ['gone', 'succeeded'],
+        ['onSuccess', 'succeeded'],
+        ['onExit', 'succeeded'],
+      ],
     },
     {
       name: 'a step a run did not have is an empty cell, not “not started”',
       runs: [run('r2').steps('a', 'b').build(), run('r1').steps('a').build()],
-      grid: [{ name: 'a', history: [4, 4] }, { name: 'b', history: [1, 0] }],
+      grid: [
+        { name: 'a', history: [4, 4] },
+        { name: 'b', history: [1, 0] },
+      ],
       order: ['a', 'b'],
-      want: [['a', 'succeeded', 'succeeded'], ['b', 'running', undefined]],
+      want: [
+        ['a', 'succeeded', 'succeeded'],
+        ['b', 'running', undefined],
+      ],
     },
     {
       name: 'a handler that did not run in a run is empty there',
       runs: [run('r2').steps('a').handled('onFailure').build(), run('r1').steps('a').build()],
-      grid: [{ name: 'a', history: [2, 4] }, { name: 'onFailure', history: [4, 0] }],
+      grid: [
+        { name: 'a', history: [2, 4] },
+        { name: 'onFailure', history: [4, 0] },
+      ],
       order: ['a'],
-      want: [['a', 'failed', 'succeeded'], ['onFailure', 'succeeded', undefined]],
+      want: [
+        ['a', 'failed', 'succeeded'],
+        ['onFailure', 'succeeded', undefined],
+      ],
     },
-    { name: 'a step’s 5 is skipped (a run’s 5 would be queued)', runs: [run('r1').steps('a').build()], grid: [{ name: 'a', history: [5] }], order: ['a'], want: [['a', 'skipped']] },
+    {
+      name: 'a step’s 5 is skipped (a run’s 5 would be queued)',
+      runs: [run('r1').steps('a').build()],
+      grid: [{ name: 'a', history: [5] }],
+      order: ['a'],
+      want: [['a', 'skipped']],
+    },
     { name: 'no runs, no rows', runs: [], grid: [], order: ['a'], want: [] },
   ];
   it.each(cases)('$name', ({ runs, grid, order, want }) => {
-    expect(historyGrid(runs, grid, order).rows.map((r) => [r.name, ...r.cells.map((c) => c.statusLabel)])).toEqual(want);
+    expect(historyGrid(runs, grid, order).rows.map((r) => [r.name, ...r.cells.map((c) => c.statusLabel)])).toEqual(
+      want,
+    );
   });
 
   it('dates a queued run that never started by when it was queued', () => {
-    expect(historyGrid([run('q').queued('2026-11-24T09:00:00Z').build()], []).columns[0]?.at).toBe(Date.parse('2026-11-24T09:00:00Z'));
+    expect(historyGrid([run('q').queued('2026-11-24T09:00:00Z').build()], []).columns[0]?.at).toBe(
+      Date.parse('2026-11-24T09:00:00Z'),
+    );
   });
 });
 
 describe('historyGrid of a big DAG', () => {
   const names = Array.from({ length: 120 }, (_, i) => `s${String(i + 1).padStart(3, '0')}`);
-  const runs = [run('r2').steps(...names).handled('onExit').build(), run('r1').steps(...names).build()];
+  const runs = [
+    run('r2')
+      .steps(...names)
+      .handled('onExit')
+      .build(),
+    run('r1')
+      .steps(...names)
+      .build(),
+  ];
   const grid = [...names.map((name) => ({ name, history: [4, 2] })), { name: 'onExit', history: [4, 0] }];
 
   it('makes only the asked page of rows, and says which page of how many', () => {
     const page = historyGrid(runs, grid, names, { page: 2, size: 50 });
-    expect([page.rows.map((r) => r.name).at(0), page.rows.length, page.rowPage]).toEqual(['s051', 50, { page: 2, totalPages: 3, totalRecords: 121, offset: 50 }]);
+    expect([page.rows.map((r) => r.name).at(0), page.rows.length, page.rowPage]).toEqual([
+      's051',
+      50,
+      { page: 2, totalPages: 3, totalRecords: 121, offset: 50 },
+    ]);
   });
 
   it('ends with the handlers on the last page; a page past the end shows the last', () => {
     const last = historyGrid(runs, grid, names, { page: 9, size: 50 });
-    expect([last.rowPage.page, last.rows.map((r) => [r.name, ...r.cells.map((c) => c.statusLabel)]).at(-1)]).toEqual([3, ['onExit', 'succeeded', undefined]]);
+    expect([last.rowPage.page, last.rows.map((r) => [r.name, ...r.cells.map((c) => c.statusLabel)]).at(-1)]).toEqual([
+      3,
+      ['onExit', 'succeeded', undefined],
+    ]);
   });
 
   it('without a page, every row is on one', () => {

@@ -91,7 +91,13 @@ export function historyGrid(
   stepOrder: readonly string[] = [],
   rows: { readonly page: number; readonly size: number } = { page: 1, size: Number.MAX_SAFE_INTEGER },
 ): HistoryGrid {
-  const columns = dagRuns.map((run) => ({ dagRunId: run.dagRunId, name: run.name, statusLabel: run.statusLabel, status: run.status, at: time(run.startedAt) ?? time(run.queuedAt) }));
+  const columns = dagRuns.map((run) => ({
+    dagRunId: run.dagRunId,
+    name: run.name,
+    statusLabel: run.statusLabel,
+    status: run.status,
+    at: time(run.startedAt) ?? time(run.queuedAt),
+  }));
   const byName = new Map(gridData.map((row) => [row.name, row.history]));
   const steps = dagRuns.map((run) => new Set(run.nodes.map((node) => node.step.name)));
   const { rows: names, ...rowPage } = clientPage(rowOrder([...byName.keys()], stepOrder), rows.page, rows.size);
@@ -99,7 +105,10 @@ export function historyGrid(
     const history = byName.get(name) ?? [];
     const cells = dagRuns.map((run, i) => {
       const status = history[i];
-      return { statusLabel: status === undefined || !hadStep(run, steps[i] ?? new Set(), name) ? undefined : stepStatusLabel(status) };
+      return {
+        statusLabel:
+          status === undefined || !hadStep(run, steps[i] ?? new Set(), name) ? undefined : stepStatusLabel(status),
+      };
     });
     return { name, handler: isHandler(name), cells };
   });

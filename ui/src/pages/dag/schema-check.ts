@@ -27,7 +27,15 @@ function propertiesOf(error: SchemaError): string[] {
 
 function unknownKey(error: SchemaError, key: string): string {
   const known = propertiesOf(error);
-  const best = known.length === 0 ? undefined : known[closestIndex(key.toLowerCase(), known.map((k) => k.toLowerCase()))];
+  const best =
+    known.length === 0
+      ? undefined
+      : known[
+          closestIndex(
+            key.toLowerCase(),
+            known.map((k) => k.toLowerCase()),
+          )
+        ];
   return SHAPE_MESSAGES.unknownKey(best !== undefined && nearKey(key, best) ? best : undefined);
 }
 
@@ -95,7 +103,10 @@ export function schemaIssues(errors: readonly SchemaError[]): SchemaIssue[] {
   return resolveAnyOf(errors.filter((e) => !serverWouldAccept(e))).flatMap((error): SchemaIssue[] => {
     const path = pointerSegments(error.instancePath);
     const extra = error.keyword === 'additionalProperties' ? String(error.params.additionalProperty) : undefined;
-    const issue = extra === undefined ? { path, message: message(error), atKey: false } : { path: [...path, extra], message: unknownKey(error, extra), atKey: true };
+    const issue =
+      extra === undefined
+        ? { path, message: message(error), atKey: false }
+        : { path: [...path, extra], message: unknownKey(error, extra), atKey: true };
     const key = `${pathText(issue.path)}\n${issue.message}`;
     if (seen.has(key)) return [];
     seen.add(key);

@@ -3,7 +3,8 @@ import { parseSpec, schemaProblems, serverProblems, shownProblems, type Problem 
 import { splitMessage } from './yaml-paths.ts';
 
 /** What a person sees of a problem: its line, the underlined text, the message. */
-const seen = (text: string, problems: readonly Problem[]): { line: number; under: string; message: string }[] => problems.map((p) => ({ line: p.line, under: text.slice(p.from, p.to), message: p.message }));
+const seen = (text: string, problems: readonly Problem[]): { line: number; under: string; message: string }[] =>
+  problems.map((p) => ({ line: p.line, under: text.slice(p.from, p.to), message: p.message }));
 
 describe('schemaProblems: the DAG JSON Schema in the browser, placed on lines', () => {
   const cases: { name: string; spec: string; want: { line: number; under: string; message: string }[] }[] = [
@@ -13,16 +14,36 @@ describe('schemaProblems: the DAG JSON Schema in the browser, placed on lines', 
       spec: 'steps:\n  - name: hello\n    comand: echo hello\n',
       want: [{ line: 3, under: 'comand', message: 'steps[0].comand: unknown key; did you mean "command"?' }],
     },
-    { name: 'a value of the wrong type names the types that would do', spec: 'schedule: 5\nsteps:\n  - echo hi\n', want: [{ line: 1, under: '5', message: 'schedule: must be a string, a list or a mapping, not 5' }] },
-    { name: 'a value outside an enum lists the choices', spec: 'type: dag\nsteps:\n  - echo hi\n', want: [{ line: 1, under: 'dag', message: 'type: must be one of "chain", "graph", not "dag"' }] },
-    { name: 'a key in another case is accepted, as the server makes it canonical', spec: 'Steps:\n  - echo hi\n', want: [] },
-    { name: 'a key with nothing after it means unset, as on the server', spec: 'description:\nsteps:\n  - echo hi\n', want: [] },
+    {
+      name: 'a value of the wrong type names the types that would do',
+      spec: 'schedule: 5\nsteps:\n  - echo hi\n',
+      want: [{ line: 1, under: '5', message: 'schedule: must be a string, a list or a mapping, not 5' }],
+    },
+    {
+      name: 'a value outside an enum lists the choices',
+      spec: 'type: dag\nsteps:\n  - echo hi\n',
+      want: [{ line: 1, under: 'dag', message: 'type: must be one of "chain", "graph", not "dag"' }],
+    },
+    {
+      name: 'a key in another case is accepted, as the server makes it canonical',
+      spec: 'Steps:\n  - echo hi\n',
+      want: [],
+    },
+    {
+      name: 'a key with nothing after it means unset, as on the server',
+      spec: 'description:\nsteps:\n  - echo hi\n',
+      want: [],
+    },
     {
       name: 'a problem in a later document carries the documents prefix and its own line',
       spec: 'steps:\n  - echo hi\n---\nname: sub\nsteps:\n  - name: b\n    bogus: 1\n',
       want: [{ line: 7, under: 'bogus', message: 'documents[1].steps[0].bogus: unknown key' }],
     },
-    { name: 'broken YAML is reported once, where the parser first stumbled, and nothing else', spec: 'steps:\n  - name: a\n   command: [x\n', want: [{ line: 3, under: 'command: [x', message: 'invalid YAML: Sequence item without - indicator' }] },
+    {
+      name: 'broken YAML is reported once, where the parser first stumbled, and nothing else',
+      spec: 'steps:\n  - name: a\n   command: [x\n',
+      want: [{ line: 3, under: 'command: [x', message: 'invalid YAML: Sequence item without - indicator' }],
+    },
   ];
   it.each(cases)('$name', ({ spec, want }) => {
     expect(seen(spec, schemaProblems(parseSpec(spec)))).toEqual(want);
@@ -30,15 +51,44 @@ describe('schemaProblems: the DAG JSON Schema in the browser, placed on lines', 
 });
 
 describe('serverProblems: the validate endpoint’s messages, placed on lines', () => {
-  const spec = 'steps:\n  - name: a\n    command: echo\n    depends: b\n    retryPolicy:\n      limit: 2\n  - name: a\n    command: echo\n---\nname: sub\nsteps:\n  - name: c\n    bogus: 1\n';
+  const spec =
+    'steps:\n  - name: a\n    command: echo\n    depends: b\n    retryPolicy:\n      limit: 2\n  - name: a\n    command: echo\n---\nname: sub\nsteps:\n  - name: c\n    bogus: 1\n';
   const cases: { name: string; error: string; want: { line: number; under: string } }[] = [
-    { name: 'a path to a scalar underlines the value', error: 'steps[0].depends: unknown step "b"', want: { line: 4, under: 'b' } },
-    { name: 'a path to a missing key underlines the key it would hang under', error: 'steps[0].retryPolicy.intervalSec: is required', want: { line: 5, under: 'retryPolicy' } },
-    { name: 'a path to a list item underlines its first line', error: 'steps[1]: needs a command or a script', want: { line: 7, under: 'name: a' } },
-    { name: 'a duplicate name underlines the second one', error: 'steps[1].name: "a" is also the name of steps[0]; step names must be unique', want: { line: 7, under: 'a' } },
-    { name: 'an unknown key in a later document underlines that key', error: 'documents[1].steps[0].bogus: unknown key; known keys are name, id', want: { line: 13, under: 'bogus' } },
-    { name: 'a YAML error is placed at the line and column it names', error: 'invalid YAML at line 3, column 5: deficient indentation', want: { line: 3, under: 'c' } },
-    { name: 'a message about the whole file marks the first line', error: 'a DAG needs at least one step', want: { line: 1, under: 'steps:' } },
+    {
+      name: 'a path to a scalar underlines the value',
+      error: 'steps[0].depends: unknown step "b"',
+      want: { line: 4, under: 'b' },
+    },
+    {
+      name: 'a path to a missing key underlines the key it would hang under',
+      error: 'steps[0].retryPolicy.intervalSec: is required',
+      want: { line: 5, under: 'retryPolicy' },
+    },
+    {
+      name: 'a path to a list item underlines its first line',
+      error: 'steps[1]: needs a command or a script',
+      want: { line: 7, under: 'name: a' },
+    },
+    {
+      name: 'a duplicate name underlines the second one',
+      error: 'steps[1].name: "a" is also the name of steps[0]; step names must be unique',
+      want: { line: 7, under: 'a' },
+    },
+    {
+      name: 'an unknown key in a later document underlines that key',
+      error: 'documents[1].steps[0].bogus: unknown key; known keys are name, id',
+      want: { line: 13, under: 'bogus' },
+    },
+    {
+      name: 'a YAML error is placed at the line and column it names',
+      error: 'invalid YAML at line 3, column 5: deficient indentation',
+      want: { line: 3, under: 'c' },
+    },
+    {
+      name: 'a message about the whole file marks the first line',
+      error: 'a DAG needs at least one step',
+      want: { line: 1, under: 'steps:' },
+    },
   ];
   it.each(cases)('$name', ({ error, want }) => {
     expect(seen(spec, serverProblems(parseSpec(spec), [error]))).toEqual([{ ...want, message: error }]);
@@ -47,10 +97,22 @@ describe('serverProblems: the validate endpoint’s messages, placed on lines', 
 
 describe('splitMessage', () => {
   const cases: { name: string; message: string; want: { path: (string | number)[]; text: string } }[] = [
-    { name: 'a dotted path with indexes', message: 'steps[2].retryPolicy.limit: must be an integer', want: { path: ['steps', 2, 'retryPolicy', 'limit'], text: 'must be an integer' } },
+    {
+      name: 'a dotted path with indexes',
+      message: 'steps[2].retryPolicy.limit: must be an integer',
+      want: { path: ['steps', 2, 'retryPolicy', 'limit'], text: 'must be an integer' },
+    },
     { name: 'a quoted key', message: 'env["A.B"]: is odd', want: { path: ['env', 'A.B'], text: 'is odd' } },
-    { name: 'no path at all', message: 'invalid YAML at line 2, column 1: bad', want: { path: [], text: 'invalid YAML at line 2, column 1: bad' } },
-    { name: 'a word without the colon is no path', message: 'steps are missing', want: { path: [], text: 'steps are missing' } },
+    {
+      name: 'no path at all',
+      message: 'invalid YAML at line 2, column 1: bad',
+      want: { path: [], text: 'invalid YAML at line 2, column 1: bad' },
+    },
+    {
+      name: 'a word without the colon is no path',
+      message: 'steps are missing',
+      want: { path: [], text: 'steps are missing' },
+    },
   ];
   it.each(cases)('$name', ({ message, want }) => {
     expect(splitMessage(message)).toEqual(want);
@@ -58,10 +120,26 @@ describe('splitMessage', () => {
 });
 
 describe('shownProblems', () => {
-  const at = (line: number, source: Problem['source']): Problem => ({ from: line * 10, to: line * 10 + 1, line, message: `${source} ${String(line)}`, source });
+  const at = (line: number, source: Problem['source']): Problem => ({
+    from: line * 10,
+    to: line * 10 + 1,
+    line,
+    message: `${source} ${String(line)}`,
+    source,
+  });
   const cases: { name: string; local: Problem[]; server: Problem[] | undefined; want: string[] }[] = [
-    { name: 'before the server answers, the browser’s problems', local: [at(2, 'schema'), at(1, 'schema')], server: undefined, want: ['schema 1', 'schema 2'] },
-    { name: 'once it answered for this text, the server’s alone', local: [at(1, 'schema')], server: [at(3, 'server')], want: ['server 3'] },
+    {
+      name: 'before the server answers, the browser’s problems',
+      local: [at(2, 'schema'), at(1, 'schema')],
+      server: undefined,
+      want: ['schema 1', 'schema 2'],
+    },
+    {
+      name: 'once it answered for this text, the server’s alone',
+      local: [at(1, 'schema')],
+      server: [at(3, 'server')],
+      want: ['server 3'],
+    },
     { name: 'a server that found nothing clears the browser’s', local: [at(1, 'schema')], server: [], want: [] },
   ];
   it.each(cases)('$name', ({ local, server, want }) => {

@@ -41,7 +41,9 @@ function withDocument(index: number, path: readonly Segment[]): Segment[] {
 function located(spec: ParsedSpec, path: readonly Segment[], preferKey: boolean): Span {
   const { index, rest } = documentOf(path);
   const doc = spec.docs[index] ?? spec.docs[0];
-  return doc === undefined ? { from: 0, to: Math.min(spec.text.length, Math.max(1, spec.text.indexOf('\n'))) } : locate(spec.text, doc, rest, preferKey);
+  return doc === undefined
+    ? { from: 0, to: Math.min(spec.text.length, Math.max(1, spec.text.indexOf('\n'))) }
+    : locate(spec.text, doc, rest, preferKey);
 }
 
 /** A span of blanks would underline nothing one can see: take the rest of its line instead. */
@@ -78,13 +80,19 @@ export function schemaProblems(spec: ParsedSpec): Problem[] {
   if (syntax.length > 0) return syntax;
   return spec.docs.flatMap((doc, index) => {
     const { data, error } = documentData(doc);
-    if (error !== undefined) return [problem(spec, located(spec, withDocument(index, []), false), `invalid YAML: ${error}`, 'schema')];
+    if (error !== undefined)
+      return [problem(spec, located(spec, withDocument(index, []), false), `invalid YAML: ${error}`, 'schema')];
     // An empty document is the loader's to judge; it has nothing to place a problem on.
     if (data === null || data === undefined || validate(data)) return [];
     return schemaIssues(validate.errors ?? []).map((issue) => {
       const path = withDocument(index, issue.path);
       const place = pathText(path);
-      return problem(spec, locate(spec.text, doc, issue.path, issue.atKey), place === '' ? issue.message : `${place}: ${issue.message}`, 'schema');
+      return problem(
+        spec,
+        locate(spec.text, doc, issue.path, issue.atKey),
+        place === '' ? issue.message : `${place}: ${issue.message}`,
+        'schema',
+      );
     });
   });
 }
@@ -97,7 +105,10 @@ export function serverProblems(spec: ParsedSpec, errors: readonly string[]): Pro
     const at = YAML_AT.exec(error);
     if (at !== null) {
       const from = offsetAt(spec.lines, spec.text, Number(at[1]), Number(at[2]));
-      const span = spec.text.length === 0 ? { from: 0, to: 0 } : { from: Math.min(from, spec.text.length - 1), to: Math.min(from + 1, spec.text.length) };
+      const span =
+        spec.text.length === 0
+          ? { from: 0, to: 0 }
+          : { from: Math.min(from, spec.text.length - 1), to: Math.min(from + 1, spec.text.length) };
       return problem(spec, span, error, 'server');
     }
     const { path, text } = splitMessage(error);

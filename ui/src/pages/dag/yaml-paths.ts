@@ -3,7 +3,17 @@
  * server's messages, core/dag/issues.ts) to the characters of the YAML text it is about, with
  * the source ranges the `yaml` package keeps for every node.
  */
-import { isAlias, isMap, isScalar, isSeq, type Document, type LineCounter, type Node, type Pair, type YAMLMap } from 'yaml';
+import {
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  type Document,
+  type LineCounter,
+  type Node,
+  type Pair,
+  type YAMLMap,
+} from 'yaml';
 
 export type Segment = string | number;
 
@@ -73,8 +83,12 @@ export function documentOf(path: readonly Segment[]): { readonly index: number; 
 const loose = (key: string): string => key.toLowerCase().replaceAll('_', '');
 
 function pairOf(map: YAMLMap, key: string): Pair | undefined {
-  const named = (pair: Pair, same: (written: string) => boolean): boolean => isScalar(pair.key) && same(String(pair.key.value));
-  return map.items.find((pair) => named(pair, (written) => written === key)) ?? map.items.find((pair) => named(pair, (written) => loose(written) === loose(key)));
+  const named = (pair: Pair, same: (written: string) => boolean): boolean =>
+    isScalar(pair.key) && same(String(pair.key.value));
+  return (
+    map.items.find((pair) => named(pair, (written) => written === key)) ??
+    map.items.find((pair) => named(pair, (written) => loose(written) === loose(key)))
+  );
 }
 
 interface Walk {
@@ -125,7 +139,8 @@ function firstLine(text: string, from: number, to: number): Span {
 export function locate(text: string, doc: Document.Parsed, path: readonly Segment[], preferKey = false): Span {
   const { node, key, complete } = walk(doc, path);
   const value = rangeOf(node);
-  if (complete && !preferKey && isScalar(node) && value !== undefined && value[1] > value[0]) return firstLine(text, value[0], value[1]);
+  if (complete && !preferKey && isScalar(node) && value !== undefined && value[1] > value[0])
+    return firstLine(text, value[0], value[1]);
   const keyRange = rangeOf(key);
   if (keyRange !== undefined) return firstLine(text, keyRange[0], keyRange[1]);
   if (value !== undefined) return firstLine(text, value[0], value[1]);

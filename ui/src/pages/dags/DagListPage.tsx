@@ -15,11 +15,19 @@ import { StartedNotice } from '../../components/start/DagControls.tsx';
 import type { StartedRun } from '../../components/start/StartDialog.tsx';
 import { DagTable } from './DagTable.tsx';
 import { DagToolbar } from './DagToolbar.tsx';
-import { apiQuery, listSearch, parseListParams, PER_PAGE_CHOICES, withChange, type DagListParams } from './list-params.ts';
+import {
+  apiQuery,
+  listSearch,
+  parseListParams,
+  PER_PAGE_CHOICES,
+  withChange,
+  type DagListParams,
+} from './list-params.ts';
 import { NewDagDialog } from './NewDagDialog.tsx';
 
 function problem(error: Error): string {
-  if (error instanceof ApiFailure && error.status === 403) return `You are signed in, but may not read DAGs: ${error.message}`;
+  if (error instanceof ApiFailure && error.status === 403)
+    return `You are signed in, but may not read DAGs: ${error.message}`;
   return error.message;
 }
 
@@ -48,7 +56,8 @@ function Empty({ filtered, onClear }: { readonly filtered: boolean; readonly onC
     <div className="card empty">
       <p>No DAGs yet.</p>
       <p className="muted">
-        Create one with <strong>New DAG</strong> above, with <code>POST /api/v2/dags</code>, or apply a DAG resource with <code>kubectl apply</code>.
+        Create one with <strong>New DAG</strong> above, with <code>POST /api/v2/dags</code>, or apply a DAG resource
+        with <code>kubectl apply</code>.
       </p>
     </div>
   );
@@ -63,11 +72,32 @@ interface ListingProps {
 
 function Listing({ list, params, change, onStarted }: ListingProps): ReactNode {
   const filtered = params.search !== '' || params.tag !== '';
-  if (list.dags.length === 0) return <Empty filtered={filtered} onClear={() => { change({ search: '', tag: '' }); }} />;
+  if (list.dags.length === 0)
+    return (
+      <Empty
+        filtered={filtered}
+        onClear={() => {
+          change({ search: '', tag: '' });
+        }}
+      />
+    );
   const { pagination } = list;
   return (
     <>
-      <DagTable dags={list.dags} sorting={{ sort: params.sort, order: params.order, onSort: (sort, order) => { change({ sort, order }); } }} onTag={(tag) => { change({ tag }); }} onStarted={onStarted} />
+      <DagTable
+        dags={list.dags}
+        sorting={{
+          sort: params.sort,
+          order: params.order,
+          onSort: (sort, order) => {
+            change({ sort, order });
+          },
+        }}
+        onTag={(tag) => {
+          change({ tag });
+        }}
+        onStarted={onStarted}
+      />
       <Pager
         page={pagination.currentPage}
         totalPages={pagination.totalPages}
@@ -75,8 +105,12 @@ function Listing({ list, params, change, onStarted }: ListingProps): ReactNode {
         perPage={params.perPage}
         perPageChoices={PER_PAGE_CHOICES}
         noun="DAGs"
-        onPage={(page) => { change({ page }); }}
-        onPerPage={(perPage) => { change({ perPage }); }}
+        onPage={(page) => {
+          change({ page });
+        }}
+        onPerPage={(perPage) => {
+          change({ perPage });
+        }}
       />
     </>
   );
@@ -102,14 +136,33 @@ export function DagListPage(): ReactNode {
         </div>
         <div className="page-header-end">
           <LiveStatus updatedAt={list.dataUpdatedAt} failed={list.isError} />
-          <button type="button" className="button button-primary" onClick={() => { setCreating(true); }}>
+          <button
+            type="button"
+            className="button button-primary"
+            onClick={() => {
+              setCreating(true);
+            }}
+          >
             <Icon name="plus" size={16} />
             <span>New DAG</span>
           </button>
         </div>
       </header>
-      {creating ? <NewDagDialog onClose={() => { setCreating(false); }} /> : null}
-      {started === undefined ? null : <StartedNotice run={started} onDismiss={() => { setStarted(undefined); }} />}
+      {creating ? (
+        <NewDagDialog
+          onClose={() => {
+            setCreating(false);
+          }}
+        />
+      ) : null}
+      {started === undefined ? null : (
+        <StartedNotice
+          run={started}
+          onDismiss={() => {
+            setStarted(undefined);
+          }}
+        />
+      )}
       <DagToolbar search={params.search} tag={params.tag} onChange={change} />
       {list.isError && list.data !== undefined ? (
         <p className="banner banner-warning" role="status">

@@ -21,12 +21,26 @@ interface Sorting {
   readonly onSort: (sort: SortField, order: SortOrder) => void;
 }
 
-function SortHeader({ field, label, sorting }: { readonly field: SortField; readonly label: string; readonly sorting: Sorting }): ReactNode {
+function SortHeader({
+  field,
+  label,
+  sorting,
+}: {
+  readonly field: SortField;
+  readonly label: string;
+  readonly sorting: Sorting;
+}): ReactNode {
   const active = sorting.sort === field;
   const next: SortOrder = active && sorting.order === 'asc' ? 'desc' : 'asc';
   return (
     <th scope="col" aria-sort={active ? (sorting.order === 'asc' ? 'ascending' : 'descending') : 'none'}>
-      <button type="button" className="sort-button" onClick={() => { sorting.onSort(field, next); }}>
+      <button
+        type="button"
+        className="sort-button"
+        onClick={() => {
+          sorting.onSort(field, next);
+        }}
+      >
         {label}
         <Icon name={active ? (sorting.order === 'asc' ? 'sortAsc' : 'sortDesc') : 'sortNone'} size={14} />
       </button>
@@ -46,7 +60,8 @@ function NameCell({ item, onTag }: { readonly item: DagListItem; readonly onTag:
         {item.fileName === dag.name ? null : <span className="dag-file mono">{item.fileName}</span>}
         {item.errors.length === 0 ? null : (
           <span className="badge badge-failure" title={item.errors.join('\n')}>
-            <Icon name="alert" size={12} /> {item.errors.length === 1 ? '1 problem' : `${String(item.errors.length)} problems`}
+            <Icon name="alert" size={12} />{' '}
+            {item.errors.length === 1 ? '1 problem' : `${String(item.errors.length)} problems`}
           </span>
         )}
       </div>
@@ -55,7 +70,14 @@ function NameCell({ item, onTag }: { readonly item: DagListItem; readonly onTag:
         <ul className="tags" aria-label="Tags">
           {dag.tags.map((tag) => (
             <li key={tag}>
-              <button type="button" className="tag" title={`Show DAGs tagged ${tag}`} onClick={() => { onTag(tag); }}>
+              <button
+                type="button"
+                className="tag"
+                title={`Show DAGs tagged ${tag}`}
+                onClick={() => {
+                  onTag(tag);
+                }}
+              >
                 {tag}
               </button>
             </li>
@@ -83,7 +105,13 @@ function LatestRunCell({ run }: { readonly run: DagListItem['latestDAGRun'] }): 
     <td className="cell-run" data-label="Latest run">
       <StatusBadge label={run.statusLabel} status={run.status} />
       <div className="cell-detail">
-        {started !== undefined ? <RelativeTime at={started} /> : queued !== undefined ? <>queued <RelativeTime at={queued} /></> : null}
+        {started !== undefined ? (
+          <RelativeTime at={started} />
+        ) : queued !== undefined ? (
+          <>
+            queued <RelativeTime at={queued} />
+          </>
+        ) : null}
         {took === undefined ? null : <span className="detail-sep">{duration(took)}</span>}
       </div>
     </td>
@@ -127,7 +155,10 @@ function NextRunCell({ item }: { readonly item: DagListItem }): ReactNode {
       </td>
     );
   }
-  const next = nextRun(item.dag.schedule.map((s) => s.expression), new Date(now));
+  const next = nextRun(
+    item.dag.schedule.map((s) => s.expression),
+    new Date(now),
+  );
   if (next === undefined) {
     return (
       <td className="cell-next muted" data-label="Next run">
@@ -144,7 +175,13 @@ function NextRunCell({ item }: { readonly item: DagListItem }): ReactNode {
 }
 
 /** Start, stop and the schedule switch; each names the DAG, since the row's name is elsewhere. */
-function ActionsCell({ item, onStarted }: { readonly item: DagListItem; readonly onStarted: (run: StartedRun) => void }): ReactNode {
+function ActionsCell({
+  item,
+  onStarted,
+}: {
+  readonly item: DagListItem;
+  readonly onStarted: (run: StartedRun) => void;
+}): ReactNode {
   return (
     <td className="cell-actions" data-label="Actions">
       <div className="row-actions">

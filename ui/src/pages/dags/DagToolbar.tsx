@@ -9,7 +9,6 @@ import { dagTagsQuery } from '../../api/queries.ts';
 import { useSlashFocus, useTypedText } from '../../components/filter-hooks.ts';
 import { Icon } from '../../components/Icon.tsx';
 
-
 interface ToolbarProps {
   readonly search: string;
   readonly tag: string;
@@ -20,7 +19,9 @@ export function DagToolbar({ search, tag, onChange }: ToolbarProps): ReactNode {
   const client = useApi();
   const tags = useQuery(dagTagsQuery(client));
   const input = useRef<HTMLInputElement>(null);
-  const [text, setText] = useTypedText(search, (value) => { onChange({ search: value }); });
+  const [text, setText] = useTypedText(search, (value) => {
+    onChange({ search: value });
+  });
   useSlashFocus(input);
   const known = tags.data?.tags ?? [];
   // A tag from the URL that no DAG has (any more) stays selectable, so the select tells the truth.
@@ -30,13 +31,28 @@ export function DagToolbar({ search, tag, onChange }: ToolbarProps): ReactNode {
       <label className="search-box">
         <Icon name="search" />
         <span className="visually-hidden">Filter DAGs by name</span>
-        <input ref={input} type="search" placeholder="Filter by name" value={text} onChange={(event) => { setText(event.target.value); }} aria-keyshortcuts="/" />
+        <input
+          ref={input}
+          type="search"
+          placeholder="Filter by name"
+          value={text}
+          onChange={(event) => {
+            setText(event.target.value);
+          }}
+          aria-keyshortcuts="/"
+        />
         <kbd aria-hidden="true">/</kbd>
       </label>
       <label className="tag-filter">
         <Icon name="tag" />
         <span className="visually-hidden">Tag</span>
-        <select className="select" value={tag} onChange={(event) => { onChange({ tag: event.target.value }); }}>
+        <select
+          className="select"
+          value={tag}
+          onChange={(event) => {
+            onChange({ tag: event.target.value });
+          }}
+        >
           <option value="">All tags</option>
           {options.map((name) => (
             <option key={name} value={name}>
@@ -46,7 +62,14 @@ export function DagToolbar({ search, tag, onChange }: ToolbarProps): ReactNode {
         </select>
       </label>
       {search !== '' || tag !== '' ? (
-        <button type="button" className="button button-quiet" onClick={() => { setText(''); onChange({ search: '', tag: '' }); }}>
+        <button
+          type="button"
+          className="button button-quiet"
+          onClick={() => {
+            setText('');
+            onChange({ search: '', tag: '' });
+          }}
+        >
           Clear filters
         </button>
       ) : null}

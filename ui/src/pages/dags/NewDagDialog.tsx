@@ -44,13 +44,32 @@ export function NewDagDialog({ onClose }: { readonly onClose: () => void }): Rea
       >
         <label className="field">
           <span>Name</span>
-          <input value={name} autoFocus spellCheck={false} autoComplete="off" placeholder="etl-daily" aria-describedby={hint} aria-invalid={touched && problem !== undefined} onChange={(event) => { setName(event.target.value.trim()); }} />
+          <input
+            value={name}
+            autoFocus
+            spellCheck={false}
+            autoComplete="off"
+            placeholder="etl-daily"
+            aria-describedby={hint}
+            aria-invalid={touched && problem !== undefined}
+            onChange={(event) => {
+              setName(event.target.value.trim());
+            }}
+          />
           <small id={hint} className="field-hint">
             Letters, digits, - and _. It starts with one step; the editor opens next.
           </small>
         </label>
-        {touched && problem !== undefined ? <p className="form-problem" role="alert">{problem}</p> : null}
-        {create.isError ? <p className="form-problem" role="alert">{actionFailure('create it', create.error)}</p> : null}
+        {touched && problem !== undefined ? (
+          <p className="form-problem" role="alert">
+            {problem}
+          </p>
+        ) : null}
+        {create.isError ? (
+          <p className="form-problem" role="alert">
+            {actionFailure('create it', create.error)}
+          </p>
+        ) : null}
         <DialogActions>
           <button type="button" className="button" onClick={onClose}>
             Cancel

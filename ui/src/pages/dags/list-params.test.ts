@@ -4,7 +4,11 @@ import { apiQuery, DEFAULTS, listSearch, parseListParams, withChange } from './l
 describe('the DAG list state in the URL', () => {
   it.each<[string, string, Partial<typeof DEFAULTS>]>([
     ['an empty query is the defaults', '', {}],
-    ['every field is read', 'search=etl&tag=daily&page=3&perPage=100&sort=nextRun&order=desc', { search: 'etl', tag: 'daily', page: 3, perPage: 100, sort: 'nextRun', order: 'desc' }],
+    [
+      'every field is read',
+      'search=etl&tag=daily&page=3&perPage=100&sort=nextRun&order=desc',
+      { search: 'etl', tag: 'daily', page: 3, perPage: 100, sort: 'nextRun', order: 'desc' },
+    ],
     ['a page that is no positive integer is the first', 'page=-2', {}],
     ['a page size that is not offered is the default', 'perPage=100000', {}],
     ['an unknown sort is by name, an unknown order ascending', 'sort=size&order=up', {}],
@@ -22,6 +26,12 @@ describe('the DAG list state in the URL', () => {
   });
 
   it('asks the API by name and tag only when they are set, trimming the search', () => {
-    expect(apiQuery({ ...DEFAULTS, search: '  etl ' })).toEqual({ page: 1, perPage: 50, sort: 'name', order: 'asc', name: 'etl' });
+    expect(apiQuery({ ...DEFAULTS, search: '  etl ' })).toEqual({
+      page: 1,
+      perPage: 50,
+      sort: 'name',
+      order: 'asc',
+      name: 'etl',
+    });
   });
 });

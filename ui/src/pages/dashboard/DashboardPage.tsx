@@ -54,7 +54,10 @@ export function DashboardPage(): ReactNode {
           <p className="page-summary">Runs over the period, what runs and waits now, and what failed.</p>
         </div>
         <div className="page-header-side">
-          <LiveStatus updatedAt={Math.min(inPeriod.dataUpdatedAt, running.dataUpdatedAt, queued.dataUpdatedAt)} failed={inPeriod.isError || running.isError || queued.isError} />
+          <LiveStatus
+            updatedAt={Math.min(inPeriod.dataUpdatedAt, running.dataUpdatedAt, queued.dataUpdatedAt)}
+            failed={inPeriod.isError || running.isError || queued.isError}
+          />
           <PeriodPicker value={period} onChange={setPeriod} choices={CHOICES} />
         </div>
       </header>

@@ -47,7 +47,13 @@ function Failure({ run }: { readonly run: RunSummary }): ReactNode {
   );
 }
 
-export function FailuresPanel({ runs, period }: { readonly runs: readonly RunSummary[] | undefined; readonly period: Period }): ReactNode {
+export function FailuresPanel({
+  runs,
+  period,
+}: {
+  readonly runs: readonly RunSummary[] | undefined;
+  readonly period: Period;
+}): ReactNode {
   const failures = (runs ?? []).filter((run) => run.status === 2);
   return (
     <section className="card panel" aria-labelledby="failures-title">

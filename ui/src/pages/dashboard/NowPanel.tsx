@@ -36,7 +36,21 @@ function RunItem({ run, waiting }: { readonly run: RunSummary; readonly waiting:
   );
 }
 
-function RunGroup({ title, query, waiting, all, allLabel, none }: { readonly title: string; readonly query: UseQueryResult<{ dagRuns: RunSummary[] }>; readonly waiting: boolean; readonly all: string; readonly allLabel: string; readonly none: string }): ReactNode {
+function RunGroup({
+  title,
+  query,
+  waiting,
+  all,
+  allLabel,
+  none,
+}: {
+  readonly title: string;
+  readonly query: UseQueryResult<{ dagRuns: RunSummary[] }>;
+  readonly waiting: boolean;
+  readonly all: string;
+  readonly allLabel: string;
+  readonly none: string;
+}): ReactNode {
   const runs = query.data?.dagRuns ?? [];
   return (
     <div className="now-group">
@@ -65,15 +79,35 @@ function RunGroup({ title, query, waiting, all, allLabel, none }: { readonly tit
   );
 }
 
-export function NowPanel({ running, queued }: { readonly running: UseQueryResult<{ dagRuns: RunSummary[] }>; readonly queued: UseQueryResult<{ dagRuns: RunSummary[] }> }): ReactNode {
+export function NowPanel({
+  running,
+  queued,
+}: {
+  readonly running: UseQueryResult<{ dagRuns: RunSummary[] }>;
+  readonly queued: UseQueryResult<{ dagRuns: RunSummary[] }>;
+}): ReactNode {
   return (
     <section className="card panel" aria-labelledby="now-title">
       <div className="panel-head">
         <h2 id="now-title">Now</h2>
       </div>
       <div className="now-groups">
-        <RunGroup title="Running" query={running} waiting={false} all={runsHref({ status: 1, period: 'all' })} allLabel="all running" none="Nothing is running." />
-        <RunGroup title="Queued" query={queued} waiting all={links.queues()} allLabel="the queues" none="No run is waiting." />
+        <RunGroup
+          title="Running"
+          query={running}
+          waiting={false}
+          all={runsHref({ status: 1, period: 'all' })}
+          allLabel="all running"
+          none="Nothing is running."
+        />
+        <RunGroup
+          title="Queued"
+          query={queued}
+          waiting
+          all={links.queues()}
+          allLabel="the queues"
+          none="No run is waiting."
+        />
       </div>
     </section>
   );

@@ -21,16 +21,28 @@ function axisLabel(bucket: Bucket, index: number, count: number, unit: Unit): st
 }
 
 function bucketName(bucket: Bucket, unit: Unit): string {
-  return unit === 'hour' ? `${hourLabel.format(bucket.start)}–${hourLabel.format(bucket.end)}` : longLabel.format(bucket.start);
+  return unit === 'hour'
+    ? `${hourLabel.format(bucket.start)}–${hourLabel.format(bucket.end)}`
+    : longLabel.format(bucket.start);
 }
 
 function describe(bucket: Bucket): string {
   if (bucket.total === 0) return 'no runs';
-  const parts = SERIES.filter((s) => (bucket.counts.get(s.status) ?? 0) > 0).map((s) => `${String(bucket.counts.get(s.status))} ${statusLook(s.label, s.status).text.toLowerCase()}`);
+  const parts = SERIES.filter((s) => (bucket.counts.get(s.status) ?? 0) > 0).map(
+    (s) => `${String(bucket.counts.get(s.status))} ${statusLook(s.label, s.status).text.toLowerCase()}`,
+  );
   return `${String(bucket.total)} ${bucket.total === 1 ? 'run' : 'runs'}: ${parts.join(', ')}`;
 }
 
-function Bars({ buckets, top, unit }: { readonly buckets: readonly Bucket[]; readonly top: number; readonly unit: Unit }): ReactNode {
+function Bars({
+  buckets,
+  top,
+  unit,
+}: {
+  readonly buckets: readonly Bucket[];
+  readonly top: number;
+  readonly unit: Unit;
+}): ReactNode {
   return buckets.map((bucket, index) => {
     let y = 100;
     return (
@@ -43,7 +55,16 @@ function Bars({ buckets, top, unit }: { readonly buckets: readonly Bucket[]; rea
           if (n === 0) return null;
           const height = (n / top) * 100;
           y -= height;
-          return <rect key={s.status} className={`chart-segment tone-${statusLook(s.label, s.status).tone}`} x={index + 0.16} y={y} width={0.68} height={height} />;
+          return (
+            <rect
+              key={s.status}
+              className={`chart-segment tone-${statusLook(s.label, s.status).tone}`}
+              x={index + 0.16}
+              y={y}
+              width={0.68}
+              height={height}
+            />
+          );
         })}
       </g>
     );
@@ -114,15 +135,32 @@ export function RunsChart({ buckets, unit }: { readonly buckets: readonly Bucket
           <span>0</span>
         </div>
         <div className="chart-plot">
-          <svg viewBox={`0 0 ${String(buckets.length)} 100`} preserveAspectRatio="none" role="img" aria-label={`${title}: ${String(total)} ${total === 1 ? 'run' : 'runs'} in ${String(buckets.length)} ${unit === 'hour' ? 'hours' : 'days'}`}>
+          <svg
+            viewBox={`0 0 ${String(buckets.length)} 100`}
+            preserveAspectRatio="none"
+            role="img"
+            aria-label={`${title}: ${String(total)} ${total === 1 ? 'run' : 'runs'} in ${String(buckets.length)} ${unit === 'hour' ? 'hours' : 'days'}`}
+          >
             {[0, 50, 100].map((y) => (
-              <line key={y} className="chart-grid" x1={0} x2={buckets.length} y1={y} y2={y} vectorEffect="non-scaling-stroke" />
+              <line
+                key={y}
+                className="chart-grid"
+                x1={0}
+                x2={buckets.length}
+                y1={y}
+                y2={y}
+                vectorEffect="non-scaling-stroke"
+              />
             ))}
             <Bars buckets={buckets} top={top} unit={unit} />
           </svg>
           {total === 0 ? <p className="chart-empty">No runs in this period</p> : null}
         </div>
-        <div className={`chart-x ${buckets.length > 14 ? 'chart-x-dense' : ''}`} aria-hidden="true" style={{ gridTemplateColumns: `repeat(${String(buckets.length)}, minmax(0, 1fr))` }}>
+        <div
+          className={`chart-x ${buckets.length > 14 ? 'chart-x-dense' : ''}`}
+          aria-hidden="true"
+          style={{ gridTemplateColumns: `repeat(${String(buckets.length)}, minmax(0, 1fr))` }}
+        >
           {buckets.map((bucket, index) => (
             <span key={bucket.start}>{axisLabel(bucket, index, buckets.length, unit)}</span>
           ))}

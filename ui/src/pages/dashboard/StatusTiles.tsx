@@ -10,10 +10,18 @@ import { SERIES } from './buckets.ts';
 const ALWAYS = new Set([4, 2, 1, 5]);
 const count = new Intl.NumberFormat('en');
 
-export function StatusTiles({ counts, period }: { readonly counts: ReadonlyMap<number, number>; readonly period: Period }): ReactNode {
+export function StatusTiles({
+  counts,
+  period,
+}: {
+  readonly counts: ReadonlyMap<number, number>;
+  readonly period: Period;
+}): ReactNode {
   let total = 0;
   for (const n of counts.values()) total += n;
-  const shown = [...SERIES].sort((a, b) => [4, 2, 1, 5, 6, 3, 0].indexOf(a.status) - [4, 2, 1, 5, 6, 3, 0].indexOf(b.status)).filter((s) => ALWAYS.has(s.status) || (counts.get(s.status) ?? 0) > 0);
+  const shown = [...SERIES]
+    .sort((a, b) => [4, 2, 1, 5, 6, 3, 0].indexOf(a.status) - [4, 2, 1, 5, 6, 3, 0].indexOf(b.status))
+    .filter((s) => ALWAYS.has(s.status) || (counts.get(s.status) ?? 0) > 0);
   return (
     <ul className="tiles" aria-label="Runs by status">
       <li>

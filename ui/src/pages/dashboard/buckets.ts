@@ -76,7 +76,10 @@ function bucketOf(starts: readonly number[], at: number): number {
 }
 
 /** The period's buckets with the runs counted in each; runs outside the period are left out. */
-export function bucketRuns(runs: readonly PlacedRun[], range: { readonly from: number; readonly to: number; readonly unit: Unit }): Bucket[] {
+export function bucketRuns(
+  runs: readonly PlacedRun[],
+  range: { readonly from: number; readonly to: number; readonly unit: Unit },
+): Bucket[] {
   const starts = bucketStarts(range.from, range.to, range.unit);
   const counts = starts.map(() => new Map<number, number>());
   const last = starts.at(-1);

@@ -30,13 +30,18 @@ export interface FailedStep {
 }
 
 export function failedStep(run: RunLike): FailedStep | undefined {
-  const handlers = [run.onFailure, run.onExit, run.onSuccess, run.onCancel].filter((n) => n !== undefined && n !== null);
+  const handlers = [run.onFailure, run.onExit, run.onSuccess, run.onCancel].filter(
+    (n) => n !== undefined && n !== null,
+  );
   const node = [...run.nodes, ...handlers].find((n) => n.status === STEP_FAILED);
   return node === undefined ? undefined : { step: node.step.name, error: node.error };
 }
 
 /** The failed step's stderr when one failed, else the run's page. */
-export function failureHref(run: { readonly name: string; readonly dagRunId: string }, failed: FailedStep | undefined): string {
+export function failureHref(
+  run: { readonly name: string; readonly dagRunId: string },
+  failed: FailedStep | undefined,
+): string {
   const page = links.run(run.name, run.dagRunId);
   return failed === undefined ? page : links.stepLog(page, failed.step, 'stderr');
 }

@@ -15,7 +15,14 @@ export function DequeueButton({ run }: { readonly run: QueuedRun }): ReactNode {
   const action = useMutation({ mutationFn: () => dequeue(client, queries, run) });
   if (!asking) {
     return (
-      <button type="button" className="button button-small" onClick={() => { setAsking(true); }} aria-label={`Dequeue ${run.dagRunId}`}>
+      <button
+        type="button"
+        className="button button-small"
+        onClick={() => {
+          setAsking(true);
+        }}
+        aria-label={`Dequeue ${run.dagRunId}`}
+      >
         Dequeue
       </button>
     );
@@ -30,10 +37,25 @@ export function DequeueButton({ run }: { readonly run: QueuedRun }): ReactNode {
       }}
     >
       <span className="confirm-question">Remove from the queue?</span>
-      <button type="button" className="button button-small button-danger" disabled={action.isPending} onClick={() => { action.mutate(); }} autoFocus>
+      <button
+        type="button"
+        className="button button-small button-danger"
+        disabled={action.isPending}
+        onClick={() => {
+          action.mutate();
+        }}
+        autoFocus
+      >
         {action.isPending ? 'Dequeuing…' : 'Dequeue'}
       </button>
-      <button type="button" className="button button-small button-quiet" onClick={() => { setAsking(false); action.reset(); }}>
+      <button
+        type="button"
+        className="button button-small button-quiet"
+        onClick={() => {
+          setAsking(false);
+          action.reset();
+        }}
+      >
         Keep
       </button>
       {action.isError ? (

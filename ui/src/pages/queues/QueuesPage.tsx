@@ -37,7 +37,13 @@ function Capacity({ queue }: { readonly queue: Queue }): ReactNode {
         {max === undefined ? ' running' : ` of ${String(max)} running`} · <strong>{queued}</strong> queued
       </p>
       {max === undefined || max <= 0 ? null : (
-        <meter className="capacity-meter" min={0} max={max} value={Math.min(running, max)} aria-label={`${queue.name}: ${String(running)} of ${String(max)} slots in use`} />
+        <meter
+          className="capacity-meter"
+          min={0}
+          max={max}
+          value={Math.min(running, max)}
+          aria-label={`${queue.name}: ${String(running)} of ${String(max)} slots in use`}
+        />
       )}
     </div>
   );
@@ -66,7 +72,15 @@ function QueueCard({ queue }: { readonly queue: Queue }): ReactNode {
                 return (
                   <li key={`${run.name}/${run.dagRunId}`} className="run-item">
                     <RunLink run={run} />
-                    <span className="run-item-time">{started === undefined ? 'starting' : <>started <RelativeTime at={started} /></>}</span>
+                    <span className="run-item-time">
+                      {started === undefined ? (
+                        'starting'
+                      ) : (
+                        <>
+                          started <RelativeTime at={started} />
+                        </>
+                      )}
+                    </span>
                   </li>
                 );
               })}
@@ -118,7 +132,10 @@ export function QueuesPage(): ReactNode {
           queues.length === 0 ? (
             <div className="card empty">
               <p>No queue holds a run now.</p>
-              <p className="muted">A run waits in its DAG’s queue (or the queue its DAG names) while that queue or the DAG’s maxActiveRuns is full.</p>
+              <p className="muted">
+                A run waits in its DAG’s queue (or the queue its DAG names) while that queue or the DAG’s maxActiveRuns
+                is full.
+              </p>
             </div>
           ) : (
             <>

@@ -22,14 +22,26 @@ export const queuesQuery = (client: ApiClient) =>
   });
 
 /** Takes a queued run out of its queue; then every list that may hold it is read again. */
-export async function dequeue(client: ApiClient, queries: QueryClient, run: { readonly name: string; readonly dagRunId: string }): Promise<void> {
-  const answer = await client.GET('/api/v2/dag-runs/{name}/{dagRunId}/dequeue', { params: { path: { name: run.name, dagRunId: run.dagRunId } } });
+export async function dequeue(
+  client: ApiClient,
+  queries: QueryClient,
+  run: { readonly name: string; readonly dagRunId: string },
+): Promise<void> {
+  const answer = await client.GET('/api/v2/dag-runs/{name}/{dagRunId}/dequeue', {
+    params: { path: { name: run.name, dagRunId: run.dagRunId } },
+  });
   const { response } = answer;
   if (!response.ok) {
     // The document declares no error answers here, but every error is the contract's {code, message}.
     const error: unknown = answer.error;
-    const message = typeof error === 'object' && error !== null && 'message' in error && typeof error.message === 'string' ? error.message : `${String(response.status)} ${response.statusText}`;
+    const message =
+      typeof error === 'object' && error !== null && 'message' in error && typeof error.message === 'string'
+        ? error.message
+        : `${String(response.status)} ${response.statusText}`;
     throw new Error(response.status === 404 ? `it is no longer queued (${message})` : message);
   }
-  await Promise.all([queries.invalidateQueries({ queryKey: [QUEUES_KEY] }), queries.invalidateQueries({ queryKey: [RUNS_KEY] })]);
+  await Promise.all([
+    queries.invalidateQueries({ queryKey: [QUEUES_KEY] }),
+    queries.invalidateQueries({ queryKey: [RUNS_KEY] }),
+  ]);
 }

@@ -20,7 +20,18 @@ interface DialogProps {
   readonly children: ReactNode;
 }
 
-export function Dialog({ open, title, confirm, danger = false, busy, problem, invalid = false, onConfirm, onClose, children }: DialogProps): ReactNode {
+export function Dialog({
+  open,
+  title,
+  confirm,
+  danger = false,
+  busy,
+  problem,
+  invalid = false,
+  onConfirm,
+  onClose,
+  children,
+}: DialogProps): ReactNode {
   const dialog = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {
@@ -58,7 +69,12 @@ export function Dialog({ open, title, confirm, danger = false, busy, problem, in
           <button type="button" className="button" onClick={onClose} disabled={busy}>
             Cancel
           </button>
-          <button type="submit" className={`button ${danger ? 'button-danger' : 'button-primary'}`} disabled={busy || invalid} aria-busy={busy}>
+          <button
+            type="submit"
+            className={`button ${danger ? 'button-danger' : 'button-primary'}`}
+            disabled={busy || invalid}
+            aria-busy={busy}
+          >
             {busy ? 'Working…' : confirm}
           </button>
         </div>

@@ -33,7 +33,15 @@ function attemptOf(node: RunNode | undefined): string {
   return `${String(node.retryCount)}.${String(node.doneCount)}.${String(node.attempts?.at(-1)?.attempt ?? 0)}`;
 }
 
-function StreamSwitch({ runPage, stepName, stream }: { readonly runPage: string; readonly stepName: string; readonly stream: 'stdout' | 'stderr' }): ReactNode {
+function StreamSwitch({
+  runPage,
+  stepName,
+  stream,
+}: {
+  readonly runPage: string;
+  readonly stepName: string;
+  readonly stream: 'stdout' | 'stderr';
+}): ReactNode {
   return (
     <nav className="segmented log-streams" aria-label="Stream">
       {(['stdout', 'stderr'] as const).map((s) => (
@@ -45,7 +53,17 @@ function StreamSwitch({ runPage, stepName, stream }: { readonly runPage: string;
   );
 }
 
-function LogPicker({ run, runPage, stepName, stream }: { readonly run: RunDetails | undefined; readonly runPage: string; readonly stepName: string | undefined; readonly stream: 'stdout' | 'stderr' }): ReactNode {
+function LogPicker({
+  run,
+  runPage,
+  stepName,
+  stream,
+}: {
+  readonly run: RunDetails | undefined;
+  readonly runPage: string;
+  readonly stepName: string | undefined;
+  readonly stream: 'stdout' | 'stderr';
+}): ReactNode {
   const navigate = useNavigate();
   const names = nodesOf(run).map((n) => n.step.name);
   const options = stepName === undefined || names.includes(stepName) ? names : [stepName, ...names];
@@ -71,16 +89,34 @@ function LogPicker({ run, runPage, stepName, stream }: { readonly run: RunDetail
   );
 }
 
-function Title({ run, node, stepName, stream }: { readonly run: RunDetails | undefined; readonly node: RunNode | undefined; readonly stepName: string | undefined; readonly stream: string }): ReactNode {
+function Title({
+  run,
+  node,
+  stepName,
+  stream,
+}: {
+  readonly run: RunDetails | undefined;
+  readonly node: RunNode | undefined;
+  readonly stepName: string | undefined;
+  readonly stream: string;
+}): ReactNode {
   return (
     <div className="run-title">
       <h1>
-        {stepName === undefined ? 'Run log' : (
+        {stepName === undefined ? (
+          'Run log'
+        ) : (
           <>
             <span className="mono">{stepName}</span> <span className="log-stream-name">{stream}</span>
           </>
         )}
-        {node === undefined ? (run === undefined ? null : <StatusBadge label={run.statusLabel} status={run.status} />) : <StatusBadge label={node.statusLabel} />}
+        {node === undefined ? (
+          run === undefined ? null : (
+            <StatusBadge label={run.statusLabel} status={run.status} />
+          )
+        ) : (
+          <StatusBadge label={node.statusLabel} />
+        )}
       </h1>
     </div>
   );
@@ -93,10 +129,25 @@ export function LogPage(): ReactNode {
   const stepName = params.stepName;
   const [search] = useSearchParams();
   const stream = search.get('stream') === 'stderr' ? 'stderr' : 'stdout';
-  return <LogScreen key={`${pageOf(address)}|${stepName ?? ''}|${stream}`} address={address} stepName={stepName} stream={stream} />;
+  return (
+    <LogScreen
+      key={`${pageOf(address)}|${stepName ?? ''}|${stream}`}
+      address={address}
+      stepName={stepName}
+      stream={stream}
+    />
+  );
 }
 
-function LogScreen({ address, stepName, stream }: { readonly address: RunAddress; readonly stepName: string | undefined; readonly stream: 'stdout' | 'stderr' }): ReactNode {
+function LogScreen({
+  address,
+  stepName,
+  stream,
+}: {
+  readonly address: RunAddress;
+  readonly stepName: string | undefined;
+  readonly stream: 'stdout' | 'stderr';
+}): ReactNode {
   const client = useApi();
   const run = useQuery(runDetailsQuery(client, address)).data;
   const page = pageOf(address);
@@ -105,7 +156,8 @@ function LogScreen({ address, stepName, stream }: { readonly address: RunAddress
   const label = stepName === undefined ? 'Run log' : `${stream} of step ${stepName}`;
   const read = (query: LogQuery, signal?: AbortSignal) => readLog(client, address, source, query, signal);
   const runId = address.subDagRunId ?? address.dagRunId;
-  const crumbs = run === undefined ? [] : breadcrumbs(run).map((c, i, all) => (i === all.length - 1 ? { ...c, href: page } : c));
+  const crumbs =
+    run === undefined ? [] : breadcrumbs(run).map((c, i, all) => (i === all.length - 1 ? { ...c, href: page } : c));
   return (
     <div className="page run-page log-page">
       <header className="run-header">

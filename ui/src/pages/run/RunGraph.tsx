@@ -14,7 +14,9 @@ export function runGraph(run: RunDetails): { steps: GraphStep[]; handlers: Graph
     name: node.step.name,
     depends: node.step.depends,
     status: node.statusLabel,
-    ...(node.step.description === undefined || node.step.description === '' ? {} : { description: node.step.description }),
+    ...(node.step.description === undefined || node.step.description === ''
+      ? {}
+      : { description: node.step.description }),
     ...(node.step.parallel === undefined || node.step.parallel === null ? {} : { parallel: true }),
   }));
   const handlers = HANDLER_KEYS.flatMap((key): GraphHandler[] => {

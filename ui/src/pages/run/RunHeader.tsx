@@ -15,7 +15,13 @@ import { breadcrumbs, paramList, type Crumb } from './address.ts';
 import { startedByText } from './origin.ts';
 import type { RunDetails, RunOrigin } from './queries.ts';
 
-export function Breadcrumbs({ crumbs, last }: { readonly crumbs: readonly Crumb[]; readonly last?: ReactNode }): ReactNode {
+export function Breadcrumbs({
+  crumbs,
+  last,
+}: {
+  readonly crumbs: readonly Crumb[];
+  readonly last?: ReactNode;
+}): ReactNode {
   return (
     <nav className="breadcrumbs" aria-label="Breadcrumbs">
       <ol>
@@ -26,7 +32,11 @@ export function Breadcrumbs({ crumbs, last }: { readonly crumbs: readonly Crumb[
           <li key={`${crumb.kind}-${String(index)}`} className={`crumb-${crumb.kind}`}>
             {crumb.kind === 'sub-run' ? <span className="crumb-kind">sub-run </span> : null}
             {crumb.href === undefined ? (
-              <span aria-current={index === crumbs.length - 1 && last === undefined ? 'page' : undefined} className={crumb.kind === 'gap' ? 'muted' : 'mono'} title={crumb.kind === 'gap' ? 'Runs in between: see the parent run' : undefined}>
+              <span
+                aria-current={index === crumbs.length - 1 && last === undefined ? 'page' : undefined}
+                className={crumb.kind === 'gap' ? 'muted' : 'mono'}
+                title={crumb.kind === 'gap' ? 'Runs in between: see the parent run' : undefined}
+              >
                 {crumb.label}
               </span>
             ) : (
@@ -119,7 +129,19 @@ function Facts({ run, origin }: { readonly run: RunDetails; readonly origin: Run
   );
 }
 
-export function RunHeader({ run, origin, runPage, actions, live }: { readonly run: RunDetails; readonly origin?: RunOrigin | undefined; readonly runPage: string; readonly actions: ReactNode; readonly live: ReactNode }): ReactNode {
+export function RunHeader({
+  run,
+  origin,
+  runPage,
+  actions,
+  live,
+}: {
+  readonly run: RunDetails;
+  readonly origin?: RunOrigin | undefined;
+  readonly runPage: string;
+  readonly actions: ReactNode;
+  readonly live: ReactNode;
+}): ReactNode {
   return (
     <header className="run-header">
       <Breadcrumbs crumbs={breadcrumbs(run)} />

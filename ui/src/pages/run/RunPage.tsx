@@ -23,11 +23,23 @@ import { RunHeader } from './RunHeader.tsx';
 import { RunTimeline } from './RunTimeline.tsx';
 import { StepActions } from './StepActions.tsx';
 import { StepFilterBar } from './StepFilterBar.tsx';
-import { filterSteps, offersFilter, parseStepFilter, statusChoices, withStepFilter, type StepFilter } from './step-filter.ts';
+import {
+  filterSteps,
+  offersFilter,
+  parseStepFilter,
+  statusChoices,
+  withStepFilter,
+  type StepFilter,
+} from './step-filter.ts';
 import { StepsTable, type StepRow } from './StepsTable.tsx';
 import './run.css';
 
-const HANDLER_NAMES: Readonly<Record<string, string>> = { onSuccess: 'on success', onFailure: 'on failure', onCancel: 'on cancel', onExit: 'on exit' };
+const HANDLER_NAMES: Readonly<Record<string, string>> = {
+  onSuccess: 'on success',
+  onFailure: 'on failure',
+  onCancel: 'on cancel',
+  onExit: 'on exit',
+};
 
 /** The handler nodes that ran, in the order they are listed. */
 export function handlerRows(run: RunDetails): StepRow[] {
@@ -38,7 +50,10 @@ export function handlerRows(run: RunDetails): StepRow[] {
 }
 
 /** A step's log: stderr for a step that failed (where the reason usually is), else stdout. */
-export function stepLogHref(runPage: string, node: { readonly step: { readonly name: string }; readonly statusLabel: string }): string {
+export function stepLogHref(
+  runPage: string,
+  node: { readonly step: { readonly name: string }; readonly statusLabel: string },
+): string {
   return links.stepLog(runPage, node.step.name, node.statusLabel === 'failed' ? 'stderr' : 'stdout');
 }
 
@@ -47,12 +62,28 @@ function timelineSteps(run: RunDetails): TimelineStep[] {
   return [...run.nodes.map((n) => asStep(n, false)), ...handlerRows(run).map((h) => asStep(h.node, true))];
 }
 
-function Problem({ address, error, onRetry }: { readonly address: RunAddress; readonly error: Error; readonly onRetry: () => void }): ReactNode {
+function Problem({
+  address,
+  error,
+  onRetry,
+}: {
+  readonly address: RunAddress;
+  readonly error: Error;
+  readonly onRetry: () => void;
+}): ReactNode {
   const missing = error instanceof ApiFailure && error.status === 404;
   return (
     <div className="card empty" role="alert">
-      <p>{missing ? 'There is no such run.' : error instanceof ApiFailure && error.status === 403 ? `You may not read this run: ${error.message}` : `Could not load the run: ${error.message}`}</p>
-      {missing ? <Link to={links.dag(address.name)}>Go to {address.name}</Link> : (
+      <p>
+        {missing
+          ? 'There is no such run.'
+          : error instanceof ApiFailure && error.status === 403
+            ? `You may not read this run: ${error.message}`
+            : `Could not load the run: ${error.message}`}
+      </p>
+      {missing ? (
+        <Link to={links.dag(address.name)}>Go to {address.name}</Link>
+      ) : (
         <button type="button" className="button" onClick={onRetry}>
           Try again
         </button>
@@ -62,7 +93,17 @@ function Problem({ address, error, onRetry }: { readonly address: RunAddress; re
 }
 
 /** The steps section: the filter of a big run, then the matching rows. */
-function Steps({ address, run, page, actions }: { readonly address: RunAddress; readonly run: RunDetails; readonly page: string; readonly actions: ((node: RunNode) => ReactNode) | undefined }): ReactNode {
+function Steps({
+  address,
+  run,
+  page,
+  actions,
+}: {
+  readonly address: RunAddress;
+  readonly run: RunDetails;
+  readonly page: string;
+  readonly actions: ((node: RunNode) => ReactNode) | undefined;
+}): ReactNode {
   const [search, setSearch] = useSearchParams();
   const filter = parseStepFilter(search);
   const rows = run.nodes.map((node) => ({ node }));
@@ -74,10 +115,22 @@ function Steps({ address, run, page, actions }: { readonly address: RunAddress; 
   return (
     <section className="run-section-plain" aria-labelledby="run-steps">
       <h2 id="run-steps">Steps</h2>
-      {rows.length === 0 ? <p className="card empty muted">This run has no steps{isActive(run) ? ' yet' : ''}.</p> : null}
-      {offersFilter(rows.length, filter) ? <StepFilterBar filter={filter} choices={statusChoices(rows, filter.status)} shown={shown.length} total={rows.length} onChange={change} /> : null}
+      {rows.length === 0 ? (
+        <p className="card empty muted">This run has no steps{isActive(run) ? ' yet' : ''}.</p>
+      ) : null}
+      {offersFilter(rows.length, filter) ? (
+        <StepFilterBar
+          filter={filter}
+          choices={statusChoices(rows, filter.status)}
+          shown={shown.length}
+          total={rows.length}
+          onChange={change}
+        />
+      ) : null}
       {rows.length > 0 && shown.length === 0 ? <p className="card empty muted">No step matches.</p> : null}
-      {shown.length === 0 ? null : <StepsTable rows={shown} address={address} runPage={page} caption="Steps of the run" actions={actions} />}
+      {shown.length === 0 ? null : (
+        <StepsTable rows={shown} address={address} runPage={page} caption="Steps of the run" actions={actions} />
+      )}
     </section>
   );
 }
@@ -88,7 +141,10 @@ function RunBody({ address, run }: { readonly address: RunAddress; readonly run:
   const can = runActions(run, address.subDagRunId !== undefined);
   const handlers = handlerRows(run);
   const steps = timelineSteps(run);
-  const stepActions = can.retryStep || can.editStep ? (node: RunNode) => <StepActions node={node} address={address} run={run} can={can} /> : undefined;
+  const stepActions =
+    can.retryStep || can.editStep
+      ? (node: RunNode) => <StepActions node={node} address={address} run={run} can={can} />
+      : undefined;
   return (
     <>
       <RunGraph
@@ -110,7 +166,13 @@ function RunBody({ address, run }: { readonly address: RunAddress; readonly run:
       {handlers.length === 0 ? null : (
         <section className="run-section-plain" aria-labelledby="run-handlers">
           <h2 id="run-handlers">Handlers</h2>
-          <StepsTable rows={handlers} address={address} runPage={page} caption="Handlers that ran" actions={stepActions} />
+          <StepsTable
+            rows={handlers}
+            address={address}
+            runPage={page}
+            caption="Handlers that ran"
+            actions={stepActions}
+          />
         </section>
       )}
     </>
@@ -141,12 +203,30 @@ function RunView({ address }: { readonly address: RunAddress }): ReactNode {
     );
   }
   if (run === undefined) {
-    return <div className="page run-page">{details.isError ? <Problem address={address} error={details.error} onRetry={() => void details.refetch()} /> : <div className="card skeleton" aria-busy="true" aria-label="Loading the run"><div className="skeleton-row" /><div className="skeleton-row" /><div className="skeleton-row" /></div>}</div>;
+    return (
+      <div className="page run-page">
+        {details.isError ? (
+          <Problem address={address} error={details.error} onRetry={() => void details.refetch()} />
+        ) : (
+          <div className="card skeleton" aria-busy="true" aria-label="Loading the run">
+            <div className="skeleton-row" />
+            <div className="skeleton-row" />
+            <div className="skeleton-row" />
+          </div>
+        )}
+      </div>
+    );
   }
   const live = isActive(run) ? <LiveStatus updatedAt={details.dataUpdatedAt} failed={details.isError} /> : null;
   return (
     <div className="page run-page">
-      <RunHeader run={run} origin={origin.data} runPage={pageOf(address)} actions={<RunActions address={address} run={run} onGone={setGone} />} live={live} />
+      <RunHeader
+        run={run}
+        origin={origin.data}
+        runPage={pageOf(address)}
+        actions={<RunActions address={address} run={run} onGone={setGone} />}
+        live={live}
+      />
       {details.isError ? (
         <p className="banner banner-warning" role="status">
           Could not refresh: {details.error.message}

@@ -44,30 +44,75 @@ function useStepMutation(fn: () => Promise<void>, done: () => void) {
   });
 }
 
-function RetryStepDialog({ node, address, run, onClose }: { readonly node: RunNode; readonly address: RunAddress; readonly run: RunTimes; readonly onClose: () => void }): ReactNode {
+function RetryStepDialog({
+  node,
+  address,
+  run,
+  onClose,
+}: {
+  readonly node: RunNode;
+  readonly address: RunAddress;
+  readonly run: RunTimes;
+  readonly onClose: () => void;
+}): ReactNode {
   const client = useApi();
   const retry = useStepMutation(async () => {
     await runCommands.retry(client, address, { stepName: node.step.name });
     await untilRetried(client, address, run);
   }, onClose);
   return (
-    <Dialog open title={`Retry step ${node.step.name}?`} confirm="Retry step" busy={retry.isPending} problem={retry.error?.message} onConfirm={() => { retry.mutate(); }} onClose={onClose}>
+    <Dialog
+      open
+      title={`Retry step ${node.step.name}?`}
+      confirm="Retry step"
+      busy={retry.isPending}
+      problem={retry.error?.message}
+      onConfirm={() => {
+        retry.mutate();
+      }}
+      onClose={onClose}
+    >
       <p>
-        The run goes on with this step alone, under the same run id: the step runs once more (its retry policy does not apply), other steps keep their results.
+        The run goes on with this step alone, under the same run id: the step runs once more (its retry policy does not
+        apply), other steps keep their results.
       </p>
     </Dialog>
   );
 }
 
-function StatusDialog({ node, address, onClose }: { readonly node: RunNode; readonly address: RunAddress; readonly onClose: () => void }): ReactNode {
+function StatusDialog({
+  node,
+  address,
+  onClose,
+}: {
+  readonly node: RunNode;
+  readonly address: RunAddress;
+  readonly onClose: () => void;
+}): ReactNode {
   const client = useApi();
   const [status, setStatus] = useState(node.status === 4 ? 2 : 4);
   const edit = useStepMutation(() => runCommands.setStepStatus(client, address, node.step.name, status), onClose);
   return (
-    <Dialog open title={`Set the status of ${node.step.name}`} confirm="Set status" busy={edit.isPending} problem={edit.error?.message} onConfirm={() => { edit.mutate(); }} onClose={onClose}>
+    <Dialog
+      open
+      title={`Set the status of ${node.step.name}`}
+      confirm="Set status"
+      busy={edit.isPending}
+      problem={edit.error?.message}
+      onConfirm={() => {
+        edit.mutate();
+      }}
+      onClose={onClose}
+    >
       <label className="field">
         <span>New status</span>
-        <select className="select" value={status} onChange={(event) => { setStatus(Number(event.target.value)); }}>
+        <select
+          className="select"
+          value={status}
+          onChange={(event) => {
+            setStatus(Number(event.target.value));
+          }}
+        >
           {SETTABLE.map(([value, label]) => (
             <option key={value} value={value}>
               {label}
@@ -75,7 +120,10 @@ function StatusDialog({ node, address, onClose }: { readonly node: RunNode; read
           ))}
         </select>
       </label>
-      <p className="muted">Only this step’s status changes, not the run’s. A retry of the run then keeps succeeded and skipped steps and runs failed, cancelled and not-started ones again.</p>
+      <p className="muted">
+        Only this step’s status changes, not the run’s. A retry of the run then keeps succeeded and skipped steps and
+        runs failed, cancelled and not-started ones again.
+      </p>
     </Dialog>
   );
 }
@@ -88,12 +136,28 @@ export function StepActions({ node, address, run, can }: StepActionsProps): Reac
   return (
     <div className="step-actions">
       {can.retryStep ? (
-        <button type="button" className="button button-quiet button-icon" onClick={() => { setOpen('retry'); }} aria-label={`Retry step ${node.step.name}`} title="Retry this step alone">
+        <button
+          type="button"
+          className="button button-quiet button-icon"
+          onClick={() => {
+            setOpen('retry');
+          }}
+          aria-label={`Retry step ${node.step.name}`}
+          title="Retry this step alone"
+        >
           <Icon name="retry" size={16} />
         </button>
       ) : null}
       {can.editStep ? (
-        <button type="button" className="button button-quiet button-icon" onClick={() => { setOpen('status'); }} aria-label={`Set the status of ${node.step.name}`} title="Set this step's status before a retry">
+        <button
+          type="button"
+          className="button button-quiet button-icon"
+          onClick={() => {
+            setOpen('status');
+          }}
+          aria-label={`Set the status of ${node.step.name}`}
+          title="Set this step's status before a retry"
+        >
           <Icon name="edit" size={16} />
         </button>
       ) : null}

@@ -22,19 +22,36 @@ interface StepFilterBarProps {
 
 export function StepFilterBar({ filter, choices, shown, total, onChange }: StepFilterBarProps): ReactNode {
   const input = useRef<HTMLInputElement>(null);
-  const [text, setText] = useTypedText(filter.text, (value) => { onChange({ ...filter, text: value }); });
+  const [text, setText] = useTypedText(filter.text, (value) => {
+    onChange({ ...filter, text: value });
+  });
   useSlashFocus(input);
   return (
     <div className="toolbar step-filter" role="search" aria-label="Find steps">
       <label className="search-box">
         <Icon name="search" />
         <span className="visually-hidden">Step name</span>
-        <input ref={input} type="search" placeholder="Step name" value={text} onChange={(event) => { setText(event.target.value); }} aria-keyshortcuts="/" />
+        <input
+          ref={input}
+          type="search"
+          placeholder="Step name"
+          value={text}
+          onChange={(event) => {
+            setText(event.target.value);
+          }}
+          aria-keyshortcuts="/"
+        />
         <kbd aria-hidden="true">/</kbd>
       </label>
       <label className="tag-filter">
         <span className="visually-hidden">Step status</span>
-        <select className="select" value={filter.status} onChange={(event) => { onChange({ ...filter, status: event.target.value }); }}>
+        <select
+          className="select"
+          value={filter.status}
+          onChange={(event) => {
+            onChange({ ...filter, status: event.target.value });
+          }}
+        >
           <option value="">Every status ({count.format(total)})</option>
           {choices.map((choice) => (
             <option key={choice.status} value={choice.status}>
@@ -47,7 +64,14 @@ export function StepFilterBar({ filter, choices, shown, total, onChange }: StepF
         {isFiltered(filter) ? `${count.format(shown)} of ${count.format(total)} steps` : `${count.format(total)} steps`}
       </p>
       {isFiltered(filter) ? (
-        <button type="button" className="button button-quiet" onClick={() => { setText(''); onChange(NO_FILTER); }}>
+        <button
+          type="button"
+          className="button button-quiet"
+          onClick={() => {
+            setText('');
+            onChange(NO_FILTER);
+          }}
+        >
           Show every step
         </button>
       ) : null}

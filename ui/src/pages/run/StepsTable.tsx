@@ -86,14 +86,17 @@ function Outputs({ outputs }: { readonly outputs: Readonly<Record<string, string
 
 function StepCell({ row, address }: { readonly row: StepRow; readonly address: RunAddress }): ReactNode {
   const { step } = row.node;
-  const command = step.call === undefined || step.call === '' ? (step.cmdWithArgs ?? step.command ?? step.script ?? '') : '';
+  const command =
+    step.call === undefined || step.call === '' ? (step.cmdWithArgs ?? step.command ?? step.script ?? '') : '';
   return (
     <td className="cell-step">
       <div className="step-title">
         {row.handles === undefined ? null : <span className="badge badge-muted">{row.handles}</span>}
         <span className="step-name">{step.name}</span>
       </div>
-      {step.description === undefined || step.description === '' ? null : <p className="step-description">{step.description}</p>}
+      {step.description === undefined || step.description === '' ? null : (
+        <p className="step-description">{step.description}</p>
+      )}
       {command === '' ? null : (
         <code className="step-command" title={command}>
           {command}
@@ -133,7 +136,10 @@ function TimeCell({ node }: { readonly node: RunNode }): ReactNode {
 }
 
 function RetriesCell({ node }: { readonly node: RunNode }): ReactNode {
-  const marks = [node.retryCount > 0 ? `${String(node.retryCount)} ${node.retryCount === 1 ? 'retry' : 'retries'}` : '', node.doneCount > 1 ? `ran ${String(node.doneCount)}×` : ''].filter((m) => m !== '');
+  const marks = [
+    node.retryCount > 0 ? `${String(node.retryCount)} ${node.retryCount === 1 ? 'retry' : 'retries'}` : '',
+    node.doneCount > 1 ? `ran ${String(node.doneCount)}×` : '',
+  ].filter((m) => m !== '');
   return (
     <td data-label="Retries" className="cell-nowrap">
       {marks.length === 0 ? <span className="muted">—</span> : marks.join(', ')}
@@ -162,7 +168,18 @@ function LogsCell({ node, runPage }: { readonly node: RunNode; readonly runPage:
   );
 }
 
-function StepRowView({ row, index, address, runPage, actions, measure }: { readonly row: StepRow; readonly index: number; readonly measure: (row: HTMLTableRowElement | null) => void } & Pick<TableProps, 'address' | 'runPage' | 'actions'>): ReactNode {
+function StepRowView({
+  row,
+  index,
+  address,
+  runPage,
+  actions,
+  measure,
+}: {
+  readonly row: StepRow;
+  readonly index: number;
+  readonly measure: (row: HTMLTableRowElement | null) => void;
+} & Pick<TableProps, 'address' | 'runPage' | 'actions'>): ReactNode {
   return (
     <tr ref={measure} data-index={index} aria-rowindex={index + 2} data-step={row.node.step.name}>
       <StepCell row={row} address={address} />
@@ -171,7 +188,11 @@ function StepRowView({ row, index, address, runPage, actions, measure }: { reado
       </td>
       <TimeCell node={row.node} />
       <td data-label="Exit code" className="cell-number">
-        {row.node.exitCode === undefined ? <span className="muted">—</span> : <span className="mono">{row.node.exitCode}</span>}
+        {row.node.exitCode === undefined ? (
+          <span className="muted">—</span>
+        ) : (
+          <span className="mono">{row.node.exitCode}</span>
+        )}
       </td>
       <RetriesCell node={row.node} />
       <LogsCell node={row.node} runPage={runPage} />
@@ -220,7 +241,17 @@ export function StepsTable({ rows, address, runPage, caption, actions }: TablePr
             <SpacerRow height={drawn.before} columns={columns} />
             {drawn.items.map((item) => {
               const row = rows[item.index];
-              return row === undefined ? null : <StepRowView key={item.key} row={row} index={item.index} address={address} runPage={runPage} actions={actions} measure={drawn.measure} />;
+              return row === undefined ? null : (
+                <StepRowView
+                  key={item.key}
+                  row={row}
+                  index={item.index}
+                  address={address}
+                  runPage={runPage}
+                  actions={actions}
+                  measure={drawn.measure}
+                />
+              );
             })}
             <SpacerRow height={drawn.after} columns={columns} />
           </tbody>

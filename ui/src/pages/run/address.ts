@@ -21,7 +21,9 @@ export function runAddress(params: Readonly<Record<string, string | undefined>>)
 }
 
 export function runPage(address: RunAddress): string {
-  return address.subDagRunId === undefined ? links.run(address.name, address.dagRunId) : links.subRun(address.name, address.dagRunId, address.subDagRunId);
+  return address.subDagRunId === undefined
+    ? links.run(address.name, address.dagRunId)
+    : links.subRun(address.name, address.dagRunId, address.subDagRunId);
 }
 
 /** Who a run is, as the run details say (the contract's summary fields). */
@@ -56,7 +58,11 @@ export function breadcrumbs(run: RunLineage): Crumb[] {
   const parentIsRoot = run.parentDAGRunId === rootId && run.parentDAGRunName === rootName;
   if (!parentIsRoot) {
     crumbs.push({ label: '…', kind: 'gap' });
-    crumbs.push({ label: `${run.parentDAGRunName} ${run.parentDAGRunId}`, kind: 'sub-run', href: links.subRun(rootName, rootId, run.parentDAGRunId) });
+    crumbs.push({
+      label: `${run.parentDAGRunName} ${run.parentDAGRunId}`,
+      kind: 'sub-run',
+      href: links.subRun(rootName, rootId, run.parentDAGRunId),
+    });
   }
   return [...crumbs, { label: `${run.name} ${run.dagRunId}`, kind: 'sub-run' }];
 }
@@ -101,7 +107,8 @@ export function paramList(params: string): string[] {
   try {
     const parsed: unknown = JSON.parse(params);
     if (Array.isArray(parsed)) return parsed.map((p) => (typeof p === 'string' ? p : JSON.stringify(p)));
-    if (typeof parsed === 'object' && parsed !== null) return Object.entries(parsed).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+    if (typeof parsed === 'object' && parsed !== null)
+      return Object.entries(parsed).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
   } catch {
     // Not JSON: shown as written.
   }

@@ -13,7 +13,13 @@ export interface Origin {
 }
 
 /** What made a run that no person asked for, in words. */
-const MADE_BY: Readonly<Record<string, string>> = { schedule: 'the scheduler', 'sub-run': 'its parent run', restart: 'a restart', kubectl: 'a Kubernetes client', queue: 'the queue' };
+const MADE_BY: Readonly<Record<string, string>> = {
+  schedule: 'the scheduler',
+  'sub-run': 'its parent run',
+  restart: 'a restart',
+  kubectl: 'a Kubernetes client',
+  queue: 'the queue',
+};
 
 const named = (who: Requester): string => `${who.user} (${who.method})`;
 
@@ -21,5 +27,8 @@ const named = (who: Requester): string => `${who.user} (${who.method})`;
 export function startedByText(origin: Origin): { readonly startedBy?: string; readonly changedBy?: string } {
   const startedBy = origin.startedBy === null ? MADE_BY[origin.trigger] : named(origin.startedBy);
   const changed = origin.requestedBy === null ? undefined : named(origin.requestedBy);
-  return { ...(startedBy === undefined ? {} : { startedBy }), ...(changed === undefined || changed === startedBy ? {} : { changedBy: changed }) };
+  return {
+    ...(startedBy === undefined ? {} : { startedBy }),
+    ...(changed === undefined || changed === startedBy ? {} : { changedBy: changed }),
+  };
 }

@@ -19,7 +19,12 @@ async function details(client: ApiClient, at: RunAddress, signal: AbortSignal) {
   const answer =
     at.subDagRunId === undefined
       ? await data(client.GET('/api/v2/dag-runs/{name}/{dagRunId}', { params: { path }, signal }))
-      : await data(client.GET('/api/v2/dag-runs/{name}/{dagRunId}/sub-dag-runs/{subDAGRunId}', { params: { path: { ...path, subDAGRunId: at.subDagRunId } }, signal }));
+      : await data(
+          client.GET('/api/v2/dag-runs/{name}/{dagRunId}/sub-dag-runs/{subDAGRunId}', {
+            params: { path: { ...path, subDAGRunId: at.subDagRunId } },
+            signal,
+          }),
+        );
   return answer.dagRunDetails;
 }
 
@@ -29,7 +34,13 @@ export type HandlerKey = 'onSuccess' | 'onFailure' | 'onCancel' | 'onExit';
 export const HANDLER_KEYS: readonly HandlerKey[] = ['onSuccess', 'onFailure', 'onCancel', 'onExit'];
 
 /** The key prefix of everything read about one run. */
-export const runKey = (at: RunAddress): readonly ['runs', 'run', string, string, string] => ['runs', 'run', at.name, at.dagRunId, at.subDagRunId ?? ''];
+export const runKey = (at: RunAddress): readonly ['runs', 'run', string, string, string] => [
+  'runs',
+  'run',
+  at.name,
+  at.dagRunId,
+  at.subDagRunId ?? '',
+];
 
 export const runDetailsQuery = (client: ApiClient, at: RunAddress) =>
   queryOptions({
@@ -48,7 +59,12 @@ async function origin(client: ApiClient, at: RunAddress, signal: AbortSignal) {
   const path = { name: at.name, dagRunId: at.dagRunId };
   return at.subDagRunId === undefined
     ? data(client.GET('/api/v2/dag-runs/{name}/{dagRunId}/origin', { params: { path }, signal }))
-    : data(client.GET('/api/v2/dag-runs/{name}/{dagRunId}/sub-dag-runs/{subDAGRunId}/origin', { params: { path: { ...path, subDAGRunId: at.subDagRunId } }, signal }));
+    : data(
+        client.GET('/api/v2/dag-runs/{name}/{dagRunId}/sub-dag-runs/{subDAGRunId}/origin', {
+          params: { path: { ...path, subDAGRunId: at.subDagRunId } },
+          signal,
+        }),
+      );
 }
 
 export type RunOrigin = Awaited<ReturnType<typeof origin>>;
@@ -58,14 +74,20 @@ export type RunOrigin = Awaited<ReturnType<typeof origin>>;
  * details cannot carry it (docs/decisions/2026-11-29-audit.md). Under the run's key, so an
  * action (a stop) refreshes it with everything else.
  */
-export const runOriginQuery = (client: ApiClient, at: RunAddress) => queryOptions({ queryKey: [...runKey(at), 'origin'], queryFn: ({ signal }) => origin(client, at, signal) });
+export const runOriginQuery = (client: ApiClient, at: RunAddress) =>
+  queryOptions({ queryKey: [...runKey(at), 'origin'], queryFn: ({ signal }) => origin(client, at, signal) });
 
 /**
  * After a retry in place: waits (up to `timeoutMs`) until the run shows it, active again or
  * started anew. The API answers once the request is recorded; the operator restarts the run a
  * moment later, and a page that polled only active runs would not see it.
  */
-export async function untilRetried(client: ApiClient, at: RunAddress, before: { readonly startedAt: string; readonly finishedAt: string }, timeoutMs = 15_000): Promise<void> {
+export async function untilRetried(
+  client: ApiClient,
+  at: RunAddress,
+  before: { readonly startedAt: string; readonly finishedAt: string },
+  timeoutMs = 15_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const run = await details(client, at, AbortSignal.timeout(5_000));
@@ -75,21 +97,43 @@ export async function untilRetried(client: ApiClient, at: RunAddress, before: { 
 }
 
 /** A log of a run: the run's own, or a step's stdout or stderr. */
-export type LogSource = { readonly kind: 'run' } | { readonly kind: 'step'; readonly stepName: string; readonly stream: 'stdout' | 'stderr' };
+export type LogSource =
+  { readonly kind: 'run' } | { readonly kind: 'step'; readonly stepName: string; readonly stream: 'stdout' | 'stderr' };
 
 /** One chunk of a log, as the contract cuts it. */
-export function readLog(client: ApiClient, at: RunAddress, source: LogSource, query: LogQuery, signal?: AbortSignal): Promise<LogChunk> {
+export function readLog(
+  client: ApiClient,
+  at: RunAddress,
+  source: LogSource,
+  query: LogQuery,
+  signal?: AbortSignal,
+): Promise<LogChunk> {
   const run = { name: at.name, dagRunId: at.dagRunId };
   const init = { signal };
   if (source.kind === 'run') {
     return at.subDagRunId === undefined
       ? data(client.GET('/api/v2/dag-runs/{name}/{dagRunId}/log', { params: { path: run, query }, ...init }))
-      : data(client.GET('/api/v2/dag-runs/{name}/{dagRunId}/sub-dag-runs/{subDAGRunId}/log', { params: { path: { ...run, subDAGRunId: at.subDagRunId }, query }, ...init }));
+      : data(
+          client.GET('/api/v2/dag-runs/{name}/{dagRunId}/sub-dag-runs/{subDAGRunId}/log', {
+            params: { path: { ...run, subDAGRunId: at.subDagRunId }, query },
+            ...init,
+          }),
+        );
   }
   const step = { ...query, stream: source.stream };
   return at.subDagRunId === undefined
-    ? data(client.GET('/api/v2/dag-runs/{name}/{dagRunId}/steps/{stepName}/log', { params: { path: { ...run, stepName: source.stepName }, query: step }, ...init }))
-    : data(client.GET('/api/v2/dag-runs/{name}/{dagRunId}/sub-dag-runs/{subDAGRunId}/steps/{stepName}/log', { params: { path: { ...run, subDAGRunId: at.subDagRunId, stepName: source.stepName }, query: step }, ...init }));
+    ? data(
+        client.GET('/api/v2/dag-runs/{name}/{dagRunId}/steps/{stepName}/log', {
+          params: { path: { ...run, stepName: source.stepName }, query: step },
+          ...init,
+        }),
+      )
+    : data(
+        client.GET('/api/v2/dag-runs/{name}/{dagRunId}/sub-dag-runs/{subDAGRunId}/steps/{stepName}/log', {
+          params: { path: { ...run, subDAGRunId: at.subDagRunId, stepName: source.stepName }, query: step },
+          ...init,
+        }),
+      );
 }
 
 /** An answer without a body: only whether it succeeded (an ApiFailure thrown if not). */
@@ -97,17 +141,37 @@ async function done(call: Promise<{ error?: unknown; response: Response }>): Pro
   await data(call.then(({ error, response }) => ({ data: true, error, response })));
 }
 
-const runPath = (at: RunAddress): { path: { name: string; dagRunId: string } } => ({ path: { name: at.name, dagRunId: at.dagRunId } });
+const runPath = (at: RunAddress): { path: { name: string; dagRunId: string } } => ({
+  path: { name: at.name, dagRunId: at.dagRunId },
+});
 
 export const runCommands = {
-  stop: (client: ApiClient, at: RunAddress): Promise<void> => done(client.POST('/api/v2/dag-runs/{name}/{dagRunId}/stop', { params: runPath(at) })),
+  stop: (client: ApiClient, at: RunAddress): Promise<void> =>
+    done(client.POST('/api/v2/dag-runs/{name}/{dagRunId}/stop', { params: runPath(at) })),
   /** Without `dagRunId` (or with the run's own) in place; with another id, a new run. */
-  retry: (client: ApiClient, at: RunAddress, body: { dagRunId?: string; stepName?: string }): Promise<void> => done(client.POST('/api/v2/dag-runs/{name}/{dagRunId}/retry', { params: runPath(at), body })),
+  retry: (client: ApiClient, at: RunAddress, body: { dagRunId?: string; stepName?: string }): Promise<void> =>
+    done(client.POST('/api/v2/dag-runs/{name}/{dagRunId}/retry', { params: runPath(at), body })),
   reschedule: (client: ApiClient, at: RunAddress, dagRunId?: string): Promise<{ dagRunId: string; queued: boolean }> =>
-    data(client.POST('/api/v2/dag-runs/{name}/{dagRunId}/reschedule', { params: runPath(at), body: dagRunId === undefined ? {} : { dagRunId } })),
-  dequeue: (client: ApiClient, at: RunAddress): Promise<void> => done(client.GET('/api/v2/dag-runs/{name}/{dagRunId}/dequeue', { params: runPath(at) })),
+    data(
+      client.POST('/api/v2/dag-runs/{name}/{dagRunId}/reschedule', {
+        params: runPath(at),
+        body: dagRunId === undefined ? {} : { dagRunId },
+      }),
+    ),
+  dequeue: (client: ApiClient, at: RunAddress): Promise<void> =>
+    done(client.GET('/api/v2/dag-runs/{name}/{dagRunId}/dequeue', { params: runPath(at) })),
   setStepStatus: (client: ApiClient, at: RunAddress, stepName: string, status: number): Promise<void> =>
     at.subDagRunId === undefined
-      ? done(client.PATCH('/api/v2/dag-runs/{name}/{dagRunId}/steps/{stepName}/status', { params: { path: { ...runPath(at).path, stepName } }, body: { status } }))
-      : done(client.PATCH('/api/v2/dag-runs/{name}/{dagRunId}/sub-dag-runs/{subDAGRunId}/steps/{stepName}/status', { params: { path: { ...runPath(at).path, subDAGRunId: at.subDagRunId, stepName } }, body: { status } })),
+      ? done(
+          client.PATCH('/api/v2/dag-runs/{name}/{dagRunId}/steps/{stepName}/status', {
+            params: { path: { ...runPath(at).path, stepName } },
+            body: { status },
+          }),
+        )
+      : done(
+          client.PATCH('/api/v2/dag-runs/{name}/{dagRunId}/sub-dag-runs/{subDAGRunId}/steps/{stepName}/status', {
+            params: { path: { ...runPath(at).path, subDAGRunId: at.subDagRunId, stepName } },
+            body: { status },
+          }),
+        ),
 };

@@ -12,4 +12,7 @@ const pages = (base: string): RouteObject[] => [
   { path: `${base}/steps/:stepName/log`, element: <LogPage /> },
 ];
 
-export const runRoutes: RouteObject[] = [...pages('runs/:name/:dagRunId'), ...pages('runs/:name/:dagRunId/sub-runs/:subDagRunId')];
+export const runRoutes: RouteObject[] = [
+  ...pages('runs/:name/:dagRunId'),
+  ...pages('runs/:name/:dagRunId/sub-runs/:subDagRunId'),
+];

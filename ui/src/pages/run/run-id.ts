@@ -3,7 +3,10 @@
  * like the ids the API server generates. `crypto.getRandomValues`, unlike `randomUUID`, is
  * there on plain-HTTP origins too, where the UI may well be served.
  */
-export function newRunId(now: number = Date.now(), random: (bytes: Uint8Array<ArrayBuffer>) => void = (b) => crypto.getRandomValues(b)): string {
+export function newRunId(
+  now: number = Date.now(),
+  random: (bytes: Uint8Array<ArrayBuffer>) => void = (b) => crypto.getRandomValues(b),
+): string {
   const bytes = new Uint8Array(16);
   random(bytes);
   let ms = now;

@@ -1,8 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { filterSteps, FILTER_FROM_STEPS, NO_FILTER, offersFilter, parseStepFilter, statusChoices, withStepFilter, type StepFilter } from './step-filter.ts';
+import {
+  filterSteps,
+  FILTER_FROM_STEPS,
+  NO_FILTER,
+  offersFilter,
+  parseStepFilter,
+  statusChoices,
+  withStepFilter,
+  type StepFilter,
+} from './step-filter.ts';
 
 const row = (name: string, statusLabel: string) => ({ node: { step: { name }, statusLabel } });
-const rows = [row('extract-eu', 'succeeded'), row('extract-us', 'failed'), row('Load-EU', 'succeeded'), row('report', 'not_started')];
+const rows = [
+  row('extract-eu', 'succeeded'),
+  row('extract-us', 'failed'),
+  row('Load-EU', 'succeeded'),
+  row('report', 'not_started'),
+];
 const names = (list: readonly { node: { step: { name: string } } }[]): string[] => list.map((r) => r.node.step.name);
 
 describe('filterSteps', () => {
@@ -22,7 +36,10 @@ describe('the filter in the URL', () => {
   it('reads the step name and status, and writes them back beside other parameters', () => {
     const search = new URLSearchParams('step=load&status=failed&other=1');
     const filter = parseStepFilter(search);
-    expect([filter, withStepFilter(search, { text: '', status: 'running' }).toString()]).toEqual([{ text: 'load', status: 'failed' }, 'status=running&other=1']);
+    expect([filter, withStepFilter(search, { text: '', status: 'running' }).toString()]).toEqual([
+      { text: 'load', status: 'failed' },
+      'status=running&other=1',
+    ]);
   });
   it('an empty URL is no filter', () => {
     expect(parseStepFilter(new URLSearchParams())).toEqual(NO_FILTER);
@@ -33,7 +50,12 @@ describe('offersFilter', () => {
   it.each<[string, number, StepFilter, boolean]>([
     ['a small run has no filter', 5, NO_FILTER, false],
     ['a run of more than a screen or two of steps has one', FILTER_FROM_STEPS + 1, NO_FILTER, true],
-    ['a link with a filter shows it even on a small run, so it can be cleared', 5, { text: '', status: 'failed' }, true],
+    [
+      'a link with a filter shows it even on a small run, so it can be cleared',
+      5,
+      { text: '', status: 'failed' },
+      true,
+    ],
   ])('%s', (_, count, filter, want) => {
     expect(offersFilter(count, filter)).toBe(want);
   });

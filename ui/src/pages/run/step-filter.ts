@@ -37,7 +37,8 @@ export function withStepFilter(search: URLSearchParams, filter: StepFilter): URL
 export const isFiltered = (filter: StepFilter): boolean => filter.text.trim() !== '' || filter.status !== '';
 
 /** Whether the table offers the filter: a big run, or a filter already set (a link to one). */
-export const offersFilter = (stepCount: number, filter: StepFilter): boolean => stepCount > FILTER_FROM_STEPS || isFiltered(filter);
+export const offersFilter = (stepCount: number, filter: StepFilter): boolean =>
+  stepCount > FILTER_FROM_STEPS || isFiltered(filter);
 
 interface FilterableRow {
   readonly node: { readonly step: { readonly name: string }; readonly statusLabel: string };
@@ -47,7 +48,11 @@ interface FilterableRow {
 export function filterSteps<T extends FilterableRow>(rows: readonly T[], filter: StepFilter): readonly T[] {
   const text = filter.text.trim().toLowerCase();
   if (text === '' && filter.status === '') return rows;
-  return rows.filter((row) => (filter.status === '' || row.node.statusLabel === filter.status) && (text === '' || row.node.step.name.toLowerCase().includes(text)));
+  return rows.filter(
+    (row) =>
+      (filter.status === '' || row.node.statusLabel === filter.status) &&
+      (text === '' || row.node.step.name.toLowerCase().includes(text)),
+  );
 }
 
 /** The statuses to choose from, with their counts; the chosen one stays listed while no step has it. */

@@ -54,7 +54,15 @@ function RunRow({ run, index }: { readonly run: RunSummary; readonly index: numb
 }
 
 /** A page of runs: `offset` is where its first run sits in the whole list of `total`. */
-export function RunTable({ runs, offset, total }: { readonly runs: readonly RunSummary[]; readonly offset: number; readonly total: number }): ReactNode {
+export function RunTable({
+  runs,
+  offset,
+  total,
+}: {
+  readonly runs: readonly RunSummary[];
+  readonly offset: number;
+  readonly total: number;
+}): ReactNode {
   return (
     <div className="table-wrap">
       <table className="table run-table" aria-rowcount={total + 1}>
@@ -83,7 +91,13 @@ export function RunTable({ runs, offset, total }: { readonly runs: readonly RunS
 }
 
 /** Every run given, a page at a time, with the pager under them; `label` names the pager. */
-export function PagedRunTable({ runs, label = 'Pages of runs' }: { readonly runs: readonly RunSummary[]; readonly label?: string }): ReactNode {
+export function PagedRunTable({
+  runs,
+  label = 'Pages of runs',
+}: {
+  readonly runs: readonly RunSummary[];
+  readonly label?: string;
+}): ReactNode {
   const [search, setSearch] = useSearchParams();
   const paging = parsePageParams(search);
   const top = useRef<HTMLDivElement>(null);
@@ -97,7 +111,21 @@ export function PagedRunTable({ runs, label = 'Pages of runs' }: { readonly runs
   return (
     <div className="paged-runs" ref={top}>
       <RunTable runs={shown.rows} offset={shown.offset} total={shown.totalRecords} />
-      <Pager page={shown.page} totalPages={shown.totalPages} totalRecords={shown.totalRecords} perPage={paging.perPage} perPageChoices={PAGE_SIZES} noun="runs" label={label} onPage={(page) => { go({ ...paging, page }); }} onPerPage={(perPage) => { go({ page: 1, perPage }); }} />
+      <Pager
+        page={shown.page}
+        totalPages={shown.totalPages}
+        totalRecords={shown.totalRecords}
+        perPage={paging.perPage}
+        perPageChoices={PAGE_SIZES}
+        noun="runs"
+        label={label}
+        onPage={(page) => {
+          go({ ...paging, page });
+        }}
+        onPerPage={(perPage) => {
+          go({ page: 1, perPage });
+        }}
+      />
     </div>
   );
 }

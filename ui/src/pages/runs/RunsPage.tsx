@@ -29,7 +29,9 @@ export function RunsPage(): ReactNode {
   // Another filter is another list: it starts on its first page, of the size chosen.
   const change = (c: Partial<RunsParams>): void => {
     const typed = Object.keys(c).every((key) => key === 'name' || key === 'dagRunId');
-    setSearch(withPageParams(runsSearch({ ...params, ...c }), { page: 1, perPage: parsePageParams(search).perPage }), { replace: typed });
+    setSearch(withPageParams(runsSearch({ ...params, ...c }), { page: 1, perPage: parsePageParams(search).perPage }), {
+      replace: typed,
+    });
   };
   const filtered = runsSearch(params).toString() !== runsSearch(RUNS_DEFAULTS).toString();
   return (
@@ -50,7 +52,13 @@ export function RunsPage(): ReactNode {
               <div className="card empty">
                 <p>{filtered ? 'No run matches these filters.' : 'No runs in the last 7 days.'}</p>
                 {filtered ? (
-                  <button type="button" className="button" onClick={() => { change(RUNS_DEFAULTS); }}>
+                  <button
+                    type="button"
+                    className="button"
+                    onClick={() => {
+                      change(RUNS_DEFAULTS);
+                    }}
+                  >
                     Clear filters
                   </button>
                 ) : null}

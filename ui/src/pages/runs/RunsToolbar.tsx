@@ -8,27 +8,65 @@ import { useSlashFocus, useTypedText } from '../../components/filter-hooks.ts';
 import { PeriodPicker } from './PeriodPicker.tsx';
 import { RUNS_DEFAULTS, STATUS_FILTERS, type RunsParams } from './run-params.ts';
 
-export function RunsToolbar({ params, onChange }: { readonly params: RunsParams; readonly onChange: (change: Partial<RunsParams>) => void }): ReactNode {
+// eslint-disable-next-line max-lines-per-function -- longer since Prettier's layout; split pending (issue 27)
+export function RunsToolbar({
+  params,
+  onChange,
+}: {
+  readonly params: RunsParams;
+  readonly onChange: (change: Partial<RunsParams>) => void;
+}): ReactNode {
   const nameInput = useRef<HTMLInputElement>(null);
-  const [name, setName] = useTypedText(params.name, (value) => { onChange({ name: value }); });
-  const [dagRunId, setDagRunId] = useTypedText(params.dagRunId, (value) => { onChange({ dagRunId: value }); });
+  const [name, setName] = useTypedText(params.name, (value) => {
+    onChange({ name: value });
+  });
+  const [dagRunId, setDagRunId] = useTypedText(params.dagRunId, (value) => {
+    onChange({ dagRunId: value });
+  });
   useSlashFocus(nameInput);
-  const filtered = params.status !== undefined || params.name !== '' || params.dagRunId !== '' || params.period !== RUNS_DEFAULTS.period;
+  const filtered =
+    params.status !== undefined ||
+    params.name !== '' ||
+    params.dagRunId !== '' ||
+    params.period !== RUNS_DEFAULTS.period;
   return (
     <div className="toolbar runs-toolbar" role="search" aria-label="Filter runs">
       <label className="search-box">
         <Icon name="search" />
         <span className="visually-hidden">DAG name</span>
-        <input ref={nameInput} type="search" placeholder="DAG name" value={name} onChange={(event) => { setName(event.target.value); }} aria-keyshortcuts="/" />
+        <input
+          ref={nameInput}
+          type="search"
+          placeholder="DAG name"
+          value={name}
+          onChange={(event) => {
+            setName(event.target.value);
+          }}
+          aria-keyshortcuts="/"
+        />
         <kbd aria-hidden="true">/</kbd>
       </label>
       <label className="search-box run-id-box">
         <span className="visually-hidden">Run id</span>
-        <input type="search" placeholder="Run id" className="mono" value={dagRunId} onChange={(event) => { setDagRunId(event.target.value); }} />
+        <input
+          type="search"
+          placeholder="Run id"
+          className="mono"
+          value={dagRunId}
+          onChange={(event) => {
+            setDagRunId(event.target.value);
+          }}
+        />
       </label>
       <label className="tag-filter">
         <span className="visually-hidden">Status</span>
-        <select className="select" value={params.status ?? ''} onChange={(event) => { onChange({ status: event.target.value === '' ? undefined : Number(event.target.value) }); }}>
+        <select
+          className="select"
+          value={params.status ?? ''}
+          onChange={(event) => {
+            onChange({ status: event.target.value === '' ? undefined : Number(event.target.value) });
+          }}
+        >
           <option value="">Every status</option>
           {STATUS_FILTERS.map((s) => (
             <option key={s.status} value={s.status}>
@@ -37,9 +75,22 @@ export function RunsToolbar({ params, onChange }: { readonly params: RunsParams;
           ))}
         </select>
       </label>
-      <PeriodPicker value={params.period} onChange={(period) => { onChange({ period }); }} />
+      <PeriodPicker
+        value={params.period}
+        onChange={(period) => {
+          onChange({ period });
+        }}
+      />
       {filtered ? (
-        <button type="button" className="button button-quiet" onClick={() => { setName(''); setDagRunId(''); onChange(RUNS_DEFAULTS); }}>
+        <button
+          type="button"
+          className="button button-quiet"
+          onClick={() => {
+            setName('');
+            setDagRunId('');
+            onChange(RUNS_DEFAULTS);
+          }}
+        >
           Clear filters
         </button>
       ) : null}

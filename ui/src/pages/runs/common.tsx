@@ -8,7 +8,8 @@ import { ApiFailure } from '../../api/client.ts';
 
 /** A failed read in words; a 403 names what the signed-in user may not do. */
 export function problem(error: Error, what: string): string {
-  if (error instanceof ApiFailure && error.status === 403) return `You are signed in, but may not read ${what}: ${error.message}`;
+  if (error instanceof ApiFailure && error.status === 403)
+    return `You are signed in, but may not read ${what}: ${error.message}`;
   return error.message;
 }
 
@@ -23,7 +24,17 @@ interface Loadable {
  * A query's state around what it shows: the content once there is data (with a warning when a
  * refresh failed, since the data shown is then older), a failure with a retry, or a skeleton.
  */
-export function QueryState({ query, what, rows = 3, children }: { readonly query: Loadable; readonly what: string; readonly rows?: number; readonly children: () => ReactNode }): ReactNode {
+export function QueryState({
+  query,
+  what,
+  rows = 3,
+  children,
+}: {
+  readonly query: Loadable;
+  readonly what: string;
+  readonly rows?: number;
+  readonly children: () => ReactNode;
+}): ReactNode {
   if (query.data !== undefined) {
     return (
       <>

@@ -9,7 +9,12 @@ describe('a period as GET /dag-runs filters', () => {
   it.each<[string, Parameters<typeof periodQuery>[0], number, ReturnType<typeof periodQuery>]>([
     ['today starts at local midnight', 'today', at(24, 15, 30), { fromDate: seconds(at(24)) }],
     ['7 days are today and the six days before', '7d', at(24, 15, 30), { fromDate: seconds(at(18)) }],
-    ['30 days cross into the month before', '30d', at(24, 0, 1), { fromDate: seconds(new Date(2026, 9, 26).getTime()) }],
+    [
+      '30 days cross into the month before',
+      '30d',
+      at(24, 0, 1),
+      { fromDate: seconds(new Date(2026, 9, 26).getTime()) },
+    ],
     ['all time has no start', 'all', at(24), {}],
   ])('%s', (_, period, now, want) => {
     expect(periodQuery(period, now)).toEqual(want);

@@ -23,7 +23,9 @@ function listRunsOf(client: ApiClient, name: string, signal: AbortSignal) {
 }
 
 async function runDetails(client: ApiClient, name: string, dagRunId: string, signal: AbortSignal) {
-  const answer = await data(client.GET('/api/v2/dag-runs/{name}/{dagRunId}', { params: { path: { name, dagRunId } }, signal }));
+  const answer = await data(
+    client.GET('/api/v2/dag-runs/{name}/{dagRunId}', { params: { path: { name, dagRunId } }, signal }),
+  );
   return answer.dagRunDetails;
 }
 

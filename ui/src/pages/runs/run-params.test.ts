@@ -6,7 +6,11 @@ const now = new Date(2026, 10, 24, 12).getTime();
 describe('the runs list state in the URL', () => {
   it.each<[string, string, Partial<RunsParams>]>([
     ['an empty query is the defaults', '', {}],
-    ['every field is read', 'status=failed&name=etl&id=abc&period=30d', { status: 2, name: 'etl', dagRunId: 'abc', period: '30d' }],
+    [
+      'every field is read',
+      'status=failed&name=etl&id=abc&period=30d',
+      { status: 2, name: 'etl', dagRunId: 'abc', period: '30d' },
+    ],
     ['a status is read by its label', 'status=queued', { status: 5 }],
     ['an unknown status is every status', 'status=exploded', {}],
     ['an unknown period is the default', 'period=forever', {}],
@@ -35,7 +39,11 @@ describe('what GET /dag-runs is asked', () => {
   it.each<[string, Partial<RunsParams>, object]>([
     ['the default is the last 7 days', {}, { fromDate: new Date(2026, 10, 18).getTime() / 1000 }],
     ['all time with no filter asks for everything', { period: 'all' }, {}],
-    ['filters are sent trimmed, status 0 included', { period: 'all', status: 0, name: ' etl ', dagRunId: ' 42 ' }, { status: 0, name: 'etl', dagRunId: '42' }],
+    [
+      'filters are sent trimmed, status 0 included',
+      { period: 'all', status: 0, name: ' etl ', dagRunId: ' 42 ' },
+      { status: 0, name: 'etl', dagRunId: '42' },
+    ],
     ['blank text is no filter', { period: 'all', name: '   ' }, {}],
   ])('%s', (_, params, want) => {
     expect(runsApiQuery({ ...RUNS_DEFAULTS, ...params }, now)).toEqual(want);

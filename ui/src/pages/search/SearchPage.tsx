@@ -25,8 +25,12 @@ function Snippets({ result, pattern }: { readonly result: SearchResult; readonly
             <span className="snippet-number" aria-hidden="true">
               {line.number}
             </span>
-            <span className="visually-hidden">{line.matched ? `Line ${String(line.number)}, matches: ` : `Line ${String(line.number)}: `}</span>
-            {line.parts.map((part, index) => (part.hit ? <mark key={index}>{part.text}</mark> : <span key={index}>{part.text}</span>))}
+            <span className="visually-hidden">
+              {line.matched ? `Line ${String(line.number)}, matches: ` : `Line ${String(line.number)}: `}
+            </span>
+            {line.parts.map((part, index) =>
+              part.hit ? <mark key={index}>{part.text}</mark> : <span key={index}>{part.text}</span>,
+            )}
             {'\n'}
           </span>
         ))}
@@ -75,7 +79,8 @@ function Results({ q }: { readonly q: string }): ReactNode {
         return (
           <>
             <p className="list-count" role="status">
-              {results.length} {results.length === 1 ? 'DAG' : 'DAGs'}, {lines} matching {lines === 1 ? 'line' : 'lines'}
+              {results.length} {results.length === 1 ? 'DAG' : 'DAGs'}, {lines} matching{' '}
+              {lines === 1 ? 'line' : 'lines'}
             </p>
             <ol className="search-results">
               {results.map((result) => (
@@ -94,14 +99,18 @@ export function SearchPage(): ReactNode {
   const q = params.get('q') ?? '';
   const input = useRef<HTMLInputElement>(null);
   // Typing replaces the history entry: Back leaves the search rather than stepping through letters.
-  const [text, setText] = useTypedText(q, (value) => { setParams(value === '' ? {} : { q: value }, { replace: true }); });
+  const [text, setText] = useTypedText(q, (value) => {
+    setParams(value === '' ? {} : { q: value }, { replace: true });
+  });
   useSlashFocus(input);
   return (
     <div className="page">
       <header className="page-header">
         <div>
           <h1>Search</h1>
-          <p className="page-summary">Search the specs of every DAG. The query is a regular expression, case-insensitive.</p>
+          <p className="page-summary">
+            Search the specs of every DAG. The query is a regular expression, case-insensitive.
+          </p>
         </div>
       </header>
       <form
@@ -115,7 +124,17 @@ export function SearchPage(): ReactNode {
         <label className="search-box search-page-box">
           <Icon name="search" />
           <span className="visually-hidden">Search DAG specs</span>
-          <input ref={input} type="search" placeholder="e.g. image: alpine, sleep \d+" value={text} onChange={(event) => { setText(event.target.value); }} aria-keyshortcuts="/" autoFocus={q === ''} />
+          <input
+            ref={input}
+            type="search"
+            placeholder="e.g. image: alpine, sleep \d+"
+            value={text}
+            onChange={(event) => {
+              setText(event.target.value);
+            }}
+            aria-keyshortcuts="/"
+            autoFocus={q === ''}
+          />
           <kbd aria-hidden="true">/</kbd>
         </label>
       </form>

@@ -63,7 +63,11 @@ export function snippets(matches: readonly SearchMatch[], pattern: RegExp): Snip
   const result: SnippetLine[][] = [];
   let previous: number | undefined;
   for (const number of [...lines.keys()].sort((a, b) => a - b)) {
-    const line: SnippetLine = { number, matched: matched.has(number), parts: highlight(lines.get(number) ?? '', pattern) };
+    const line: SnippetLine = {
+      number,
+      matched: matched.has(number),
+      parts: highlight(lines.get(number) ?? '', pattern),
+    };
     const current = result.at(-1);
     if (current !== undefined && previous === number - 1) current.push(line);
     else result.push([line]);

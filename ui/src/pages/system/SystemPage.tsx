@@ -52,11 +52,23 @@ function HealthPanel({ health }: { readonly health: Health }): ReactNode {
   );
 }
 
-type Leaders = { readonly schedulers: readonly { readonly instanceId: string; readonly host: string; readonly status: string; readonly startedAt: string }[] };
+type Leaders = {
+  readonly schedulers: readonly {
+    readonly instanceId: string;
+    readonly host: string;
+    readonly status: string;
+    readonly startedAt: string;
+  }[];
+};
 
 function LeaderPanel({ leaders }: { readonly leaders: Leaders }): ReactNode {
   const leader = leaders.schedulers[0];
-  if (leader === undefined) return <p className="banner">No operator holds the leader Lease: no run is scheduled, queued or started until one does.</p>;
+  if (leader === undefined)
+    return (
+      <p className="banner">
+        No operator holds the leader Lease: no run is scheduled, queued or started until one does.
+      </p>
+    );
   const since = instant(leader.startedAt);
   const active = leader.status === 'active';
   return (

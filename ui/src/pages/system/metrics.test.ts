@@ -26,6 +26,9 @@ describe('metrics in Prometheus text format', () => {
   });
 
   it('reads labels, with their escapes', () => {
-    expect([samples.find((s) => s.name === 'kubedag_info')?.labels.version, samples.find((s) => s.name === 'kubedag_label_escapes')?.labels.path]).toEqual(['1.2.3', 'a"b\\c']);
+    expect([
+      samples.find((s) => s.name === 'kubedag_info')?.labels.version,
+      samples.find((s) => s.name === 'kubedag_label_escapes')?.labels.path,
+    ]).toEqual(['1.2.3', 'a"b\\c']);
   });
 });

@@ -35,6 +35,10 @@ export function parseMetrics(text: string): Sample[] {
 }
 
 /** The value of the first sample of `name` whose labels include `labels`. */
-export function sampleValue(samples: readonly Sample[], name: string, labels: Readonly<Record<string, string>> = {}): number | undefined {
+export function sampleValue(
+  samples: readonly Sample[],
+  name: string,
+  labels: Readonly<Record<string, string>> = {},
+): number | undefined {
   return samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
 }

@@ -16,11 +16,17 @@ async function health(client: ApiClient, signal: AbortSignal): Promise<Health> {
   if (answer.data !== undefined) return answer.data;
   // A 503 carries the health object; the other errors (a 500) the contract's error object.
   if (answer.response.status === 503 && 'status' in answer.error) return answer.error;
-  throw new ApiFailure(answer.response.status, `http_${String(answer.response.status)}`, `${String(answer.response.status)} ${answer.response.statusText}`.trim());
+  throw new ApiFailure(
+    answer.response.status,
+    `http_${String(answer.response.status)}`,
+    `${String(answer.response.status)} ${answer.response.statusText}`.trim(),
+  );
 }
 
 async function metrics(client: ApiClient, signal: AbortSignal) {
-  const text = await data(client.GET('/api/v2/metrics', { signal, parseAs: 'text', headers: { Accept: 'text/plain' } }));
+  const text = await data(
+    client.GET('/api/v2/metrics', { signal, parseAs: 'text', headers: { Accept: 'text/plain' } }),
+  );
   return parseMetrics(text);
 }
 

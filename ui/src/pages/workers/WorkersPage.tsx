@@ -19,7 +19,9 @@ import '../runs/panels.css';
 import './workers.css';
 
 function taskPage(task: RunningTask): string {
-  return task.parentDagRunName === '' ? links.run(task.dagName, task.dagRunId) : links.subRun(task.rootDagRunName, task.rootDagRunId, task.dagRunId);
+  return task.parentDagRunName === ''
+    ? links.run(task.dagName, task.dagRunId)
+    : links.subRun(task.rootDagRunName, task.rootDagRunId, task.dagRunId);
 }
 
 function Labels({ labels }: { readonly labels: Readonly<Record<string, string>> }): ReactNode {
@@ -64,7 +66,15 @@ function WorkerCard({ worker }: { readonly worker: Worker }): ReactNode {
           {look.text}
         </span>
       </div>
-      <p className="worker-heartbeat">{heartbeat === undefined ? 'No heartbeat yet' : <>Heartbeat <RelativeTime at={heartbeat} /></>}</p>
+      <p className="worker-heartbeat">
+        {heartbeat === undefined ? (
+          'No heartbeat yet'
+        ) : (
+          <>
+            Heartbeat <RelativeTime at={heartbeat} />
+          </>
+        )}
+      </p>
       <Labels labels={worker.labels} />
       <div>
         <h3>
@@ -83,8 +93,14 @@ function WorkerCard({ worker }: { readonly worker: Worker }): ReactNode {
                     <span className="run-id mono">{task.dagRunId}</span>
                   </Link>
                   <span className="run-item-time">
-                    {task.parentDagRunName === '' ? null : <span className="sub-of">sub-run of {task.parentDagRunName} · </span>}
-                    {started === undefined ? null : <>since <RelativeTime at={started} /></>}
+                    {task.parentDagRunName === '' ? null : (
+                      <span className="sub-of">sub-run of {task.parentDagRunName} · </span>
+                    )}
+                    {started === undefined ? null : (
+                      <>
+                        since <RelativeTime at={started} />
+                      </>
+                    )}
                   </span>
                 </li>
               );
@@ -107,7 +123,9 @@ export function WorkersPage(): ReactNode {
       <header className="page-header">
         <div>
           <h1>Workers</h1>
-          <p className="page-summary">The cluster’s nodes that run steps: their health, labels and what runs on them.</p>
+          <p className="page-summary">
+            The cluster’s nodes that run steps: their health, labels and what runs on them.
+          </p>
         </div>
         <LiveStatus updatedAt={list.dataUpdatedAt} failed={list.isError} />
       </header>

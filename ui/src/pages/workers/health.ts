@@ -11,7 +11,9 @@ const HEALTH: Readonly<Record<string, { readonly text: string; readonly tone: To
 };
 
 export function healthLook(token: string): { readonly text: string; readonly tone: Tone } {
-  return HEALTH[token] ?? { text: token.replace(/^WORKER_HEALTH_STATUS_/, '').toLowerCase() || 'Unknown', tone: 'neutral' };
+  return (
+    HEALTH[token] ?? { text: token.replace(/^WORKER_HEALTH_STATUS_/, '').toLowerCase() || 'Unknown', tone: 'neutral' }
+  );
 }
 
 /** A label the cluster sets on every node (its name, OS, architecture, roles), not a person. */
@@ -21,7 +23,10 @@ export function isSystemLabel(key: string): boolean {
 }
 
 /** Labels as [key, value], people's first, each group by key. */
-export function orderedLabels(labels: Readonly<Record<string, string>>): { readonly own: [string, string][]; readonly system: [string, string][] } {
+export function orderedLabels(labels: Readonly<Record<string, string>>): {
+  readonly own: [string, string][];
+  readonly system: [string, string][];
+} {
   const entries = Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return { own: entries.filter(([key]) => !isSystemLabel(key)), system: entries.filter(([key]) => isSystemLabel(key)) };
 }
