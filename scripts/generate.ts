@@ -12,6 +12,7 @@ import { checkToolsModules, syncToolsModules } from '../cluster/tools-modules.ts
 import { decisionsIndexProblems } from './decisions-index.ts';
 import { docsLinkProblems } from './docs-links.ts';
 import { referencePages } from './reference-docs.ts';
+import { manifestCrdProblems } from './render-manifests.ts';
 import { apiTypes, openApiJson } from './ui-api-types.ts';
 import { DAG_VALIDATOR_TYPES, dagValidatorModule } from './ui-dag-schema.ts';
 
@@ -80,7 +81,11 @@ if (check) {
 }
 // Written by hand, but checked here: a note without a line in the index is one nobody finds.
 // And every relative link of the docs names a file and heading that exist.
-for (const problem of [...(await decisionsIndexProblems(root)), ...(await docsLinkProblems(root))]) {
+for (const problem of [
+  ...(await decisionsIndexProblems(root)),
+  ...(await docsLinkProblems(root)),
+  ...(await manifestCrdProblems()),
+]) {
   console.error(problem);
   stale += 1;
 }
