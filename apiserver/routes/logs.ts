@@ -8,7 +8,7 @@ import Type, { type Static } from 'typebox';
 import { logChunk, MAX_LIMIT, type LogChunk, type LogQuery } from '../../core/logs/chunk.ts';
 import type { RunNode } from '../../core/resources/schemas.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
-import { recordedRunAt, type Cluster } from '../cluster.ts';
+import { recordedRunAt, type Cluster, type LogRef } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError } from '../errors.ts';
 import { SUB_RUN_SEGMENTS } from '../paths.ts';
@@ -24,6 +24,7 @@ const chunkQuery = {
   remoteNode: remoteNodeQuery,
 };
 const runLogQuery = Type.Object(chunkQuery);
+type Stream = 'stdout' | 'stderr';
 const stepLogQuery = Type.Object({
   ...chunkQuery,
   stream: Type.Optional(Type.Union([Type.Literal('stdout'), Type.Literal('stderr')])),
@@ -87,23 +88,32 @@ function chunkOf({ tail, head, offset, limit }: Static<typeof runLogQuery>): Log
   };
 }
 
+/**
+ * The log a step's latest attempt wrote to `stream`; undefined when the step never started.
+ * A step the run does not have is a not_found error.
+ */
+export function stepLogRef(run: DagRunResource, step: string, stream: Stream): LogRef | undefined {
+  const node = stepNode(run, step);
+  if (node === undefined)
+    throw new ApiError('not_found', `step "${step}" not found in run "${runIdentity(run).dagRunId}"`);
+  if (node.startedAt === undefined && node.attempt === undefined) return undefined;
+  return {
+    dagName: run.spec.dagName ?? runIdentity(run).name,
+    dagRunId: runIdentity(run).dagRunId,
+    step: node.name,
+    attempt: node.attempt ?? 0,
+    stream,
+  };
+}
+
 async function stepLog(
   cluster: Cluster,
   run: DagRunResource,
   step: string,
   query: Static<typeof stepLogQuery>,
 ): Promise<LogChunk> {
-  const node = stepNode(run, step);
-  if (node === undefined)
-    throw new ApiError('not_found', `step "${step}" not found in run "${runIdentity(run).dagRunId}"`);
-  if (node.startedAt === undefined && node.attempt === undefined) return EMPTY;
-  const ref = {
-    dagName: run.spec.dagName ?? runIdentity(run).name,
-    dagRunId: runIdentity(run).dagRunId,
-    step: node.name,
-    attempt: node.attempt ?? 0,
-    stream: query.stream ?? 'stdout',
-  };
+  const ref = stepLogRef(run, step, query.stream ?? 'stdout');
+  if (ref === undefined) return EMPTY;
   return (await cluster.logs.read(ref, chunkOf(query))) ?? EMPTY;
 }
 

@@ -18,6 +18,7 @@ import { logRoutes } from '../routes/logs.ts';
 import { runRoutes } from '../routes/runs.ts';
 import { systemRoutes } from '../routes/system.ts';
 import { applyEdge, edgeKey } from './edges.ts';
+import { v1DownloadRoutes } from './downloads.ts';
 import { eventRoutes } from './events.ts';
 import { listOverrides, v1ListRoutes } from './lists.ts';
 import { notServedRoutes } from './not-served.ts';
@@ -61,6 +62,7 @@ export const v1Api: FastifyPluginCallback<V1Options> = (app, options, done) => {
   void app.register(executionRoutes, resources);
   void app.register(runRoutes, resources);
   void app.register(v1RunRoutes, resources);
+  void app.register(v1DownloadRoutes, resources);
   void app.register(logRoutes, resources);
   void app.register(clusterInfoRoutes, resources);
   void app.register(v1ListRoutes, resources);

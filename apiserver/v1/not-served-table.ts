@@ -55,12 +55,10 @@ export const NOT_SERVED: readonly (readonly [
   ['GET', '/search/wiki/matches', 'searchWikiPageMatches', 'wiki'],
   ['POST', '/dag-runs/:name/:dagRunId/edit-retry/preview', 'previewEditRetryDAGRun', 'later'],
   ['POST', '/dag-runs/:name/:dagRunId/edit-retry', 'editRetryDAGRun', 'later'],
-  ['GET', '/dag-runs/:name/:dagRunId/log/download', 'downloadDAGRunLog', 'later'],
   ['GET', '/dag-runs/:name/:dagRunId/artifacts/preview', 'getDAGRunArtifactPreview', 'later'],
   ['GET', '/dag-runs/:name/:dagRunId/artifacts/download', 'downloadDAGRunArtifact', 'later'],
   ['POST', '/dag-runs/:name/:dagRunId/human-tasks/:stepId/complete', 'completeHumanTask', 'human-tasks'],
   ['POST', '/dag-runs/:name/:dagRunId/human-tasks/resume', 'resumeHumanTaskDAGRun', 'human-tasks'],
-  ['GET', '/dag-runs/:name/:dagRunId/steps/:stepName/log/download', 'downloadDAGRunStepLog', 'later'],
   ['GET', '/dag-runs/:name/:dagRunId/steps/:stepName/messages', 'getDAGRunStepMessages', 'agent'],
   [
     'POST',
@@ -69,7 +67,6 @@ export const NOT_SERVED: readonly (readonly [
     'agent',
   ],
   ['POST', '/dag-runs/:name/:dagRunId/steps/:stepName/agent-session/restart', 'restartDAGRunStepAgentSession', 'agent'],
-  ['GET', '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/log/download', 'downloadSubDAGRunLog', 'later'],
   [
     'GET',
     '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/artifacts/preview',
@@ -80,12 +77,6 @@ export const NOT_SERVED: readonly (readonly [
     'GET',
     '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/artifacts/download',
     'downloadSubDAGRunArtifact',
-    'later',
-  ],
-  [
-    'GET',
-    '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/steps/:stepName/log/download',
-    'downloadSubDAGRunStepLog',
     'later',
   ],
   [

@@ -204,6 +204,56 @@ describe('/api/v1 on the local control plane', () => {
     expect(((await api.call('GET', `${sub}/spec`)).body as { spec: string }).spec).toContain('echo inner');
   });
 
+  it('downloads logs as attachments: a step log longer than one read, stderr, the run log, a sub-run step', async () => {
+    await api.call('POST', '/api/v1/dags', {
+      name: 'loud',
+      spec: 'steps:\n  - {name: count, script: "seq 1 25000; echo oops >&2"}\n  - {name: never, command: "false", depends: [count], preconditions: [{condition: "a", expected: "b"}]}\n',
+    });
+    await api.call('POST', '/api/v1/dags/loud/start', { dagRunId: 'd1' });
+    await finished('loud', 'd1');
+    const stdout = await api.call('GET', '/api/v1/dag-runs/loud/d1/steps/count/log/download');
+    expect([stdout.status, stdout.headers['content-type'], stdout.headers['content-disposition']]).toEqual([
+      200,
+      'text/plain; charset=utf-8',
+      'attachment; filename="loud-d1-count-stdout.log"',
+    ]);
+    const lines = stdout.text.split('\n');
+    expect([lines.length, lines[0], lines[9_999], lines[10_000], lines[24_999], lines[25_000]]).toEqual([
+      25_001,
+      '1',
+      '10000',
+      '10001',
+      '25000',
+      '',
+    ]);
+    const stderr = await api.call('GET', '/api/v1/dag-runs/loud/d1/steps/count/log/download?stream=stderr');
+    expect([stderr.text, stderr.headers['content-disposition']]).toEqual([
+      'oops\n',
+      'attachment; filename="loud-d1-count-stderr.log"',
+    ]);
+    const run = await api.call('GET', '/api/v1/dag-runs/loud/d1/log/download');
+    expect([run.text, run.headers['content-disposition']]).toEqual([
+      expect.stringContaining('step count succeeded'),
+      'attachment; filename="loud-d1-scheduler.log"',
+    ]);
+    // A step that never started has no log, as in Dagu: 404.
+    expect((await api.call('GET', '/api/v1/dag-runs/loud/d1/steps/never/log/download')).status).toBe(404);
+    expect((await api.call('GET', '/api/v1/dag-runs/loud/d1/steps/ghost/log/download')).status).toBe(404);
+    const subRuns = (
+      (await api.call('GET', '/api/v1/dag-runs/parent/p1/sub-dag-runs')).body as {
+        subRuns: { dagRunId: string }[];
+      }
+    ).subRuns;
+    const subId = subRuns[0]?.dagRunId ?? '';
+    const sub = await api.call('GET', `/api/v1/dag-runs/parent/p1/sub-dag-runs/${subId}/steps/inner/log/download`);
+    expect([sub.text, sub.headers['content-disposition']]).toEqual([
+      'inner\n',
+      `attachment; filename="parent-p1-sub-${subId}-inner-stdout.log"`,
+    ]);
+    const subLog = await api.call('GET', `/api/v1/dag-runs/parent/p1/sub-dag-runs/${subId}/log/download`);
+    expect(subLog.text).toContain('step inner succeeded');
+  });
+
   it('answers queues, approval and the operations it does not serve in the contract shape', async () => {
     expect(((await api.call('GET', '/api/v1/queues')).body as { queues: unknown[] }).queues).toEqual(expect.any(Array));
     expect((await api.call('GET', '/api/v1/queues/ghost')).body).toMatchObject({ code: 'not_found' });
