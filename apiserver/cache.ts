@@ -139,20 +139,31 @@ export class Cache {
         ? seen === undefined
         : resourceVersion === undefined || atLeast(seen?.metadata?.resourceVersion, resourceVersion);
     };
-    if (done()) return;
-    await new Promise<void>((resolve) => {
+    await this.until(done, timeoutMs);
+  }
+
+  /**
+   * Resolves true once `done()` holds, checked after every change the informers see, or false
+   * when `timeoutMs` passes first or `signal` aborts (the caller went away).
+   */
+  async until(done: () => boolean, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    if (done()) return true;
+    if (signal?.aborted === true) return false;
+    return new Promise<boolean>((resolve) => {
       const check = (): void => {
-        if (!done()) return;
-        finish();
+        if (done()) finish(true);
       };
-      const timer = setTimeout(() => {
-        finish();
-      }, timeoutMs);
-      const finish = (): void => {
+      const abort = (): void => {
+        finish(false);
+      };
+      const timer = setTimeout(abort, timeoutMs);
+      const finish = (result: boolean): void => {
         clearTimeout(timer);
+        signal?.removeEventListener('abort', abort);
         this.waiters.delete(check);
-        resolve();
+        resolve(result);
       };
+      signal?.addEventListener('abort', abort);
       this.waiters.add(check);
     });
   }

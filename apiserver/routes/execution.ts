@@ -62,9 +62,9 @@ const inlineEnqueueBody = requestBody(
 export const HISTORY_LENGTH = 30;
 
 /** What the four start bodies have in common; each route's schema allows its own part of it. */
-type StartBody = Partial<Static<typeof startBody> & Static<typeof enqueueBody>>;
+export type StartBody = Partial<Static<typeof startBody> & Static<typeof enqueueBody>>;
 
-function fileStart(
+export function fileStart(
   cluster: Cluster,
   fileName: string,
   body: StartBody,

@@ -48,7 +48,6 @@ export const NOT_SERVED: readonly (readonly [
   ['GET', '/api-keys/:keyId', 'getAPIKey', 'api-keys'],
   ['PATCH', '/api-keys/:keyId', 'updateAPIKey', 'api-keys'],
   ['DELETE', '/api-keys/:keyId', 'deleteAPIKey', 'api-keys'],
-  ['POST', '/dags/:fileName/start-sync', 'executeDAGSync', 'later'],
   ['GET', '/search/dags', 'searchDAGFeed', 'later'],
   ['GET', '/search/wiki', 'searchWikiPageFeed', 'wiki'],
   ['GET', '/search/dags/:fileName/matches', 'searchDagMatches', 'later'],

@@ -254,6 +254,25 @@ describe('/api/v1 on the local control plane', () => {
     expect(subLog.text).toContain('step inner succeeded');
   });
 
+  it('start-sync answers the ended run, or 408 with the run id while the run goes on', async () => {
+    const done = await api.call('POST', '/api/v1/dags/greet/start-sync', { dagRunId: 'sync1', timeout: 60 });
+    expect([done.status, (done.body as { dagRun: Run }).dagRun]).toMatchObject([
+      200,
+      { dagRunId: 'sync1', statusLabel: 'succeeded', nodes: [{ status: 4 }, { status: 4 }] },
+    ]);
+    await api.call('POST', '/api/v1/dags', { name: 'nap', spec: 'steps:\n  - {name: nap, command: sleep 30}\n' });
+    const late = await api.call('POST', '/api/v1/dags/nap/start-sync', { dagRunId: 'sync2', timeout: 1 });
+    expect([late.status, late.body]).toEqual([
+      408,
+      { code: 'timeout', message: expect.stringContaining('after 1 seconds') as unknown, dagRunId: 'sync2' },
+    ]);
+    expect((await details('nap', 'sync2')).statusLabel).toBe('running');
+    expect((await api.call('POST', '/api/v1/dag-runs/nap/sync2/stop')).status).toBe(200);
+    expect((await api.call('POST', '/api/v1/dags/nap/start-sync', { timeout: 0 })).body).toMatchObject({
+      code: 'bad_request',
+    });
+  });
+
   it('answers queues, approval and the operations it does not serve in the contract shape', async () => {
     expect(((await api.call('GET', '/api/v1/queues')).body as { queues: unknown[] }).queues).toEqual(expect.any(Array));
     expect((await api.call('GET', '/api/v1/queues/ghost')).body).toMatchObject({ code: 'not_found' });
