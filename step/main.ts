@@ -20,6 +20,8 @@ import { runHttp } from './executors/http.ts';
 import { runJq } from './executors/jq.ts';
 import { runMail } from './executors/mail.ts';
 import { runSsh } from './executors/ssh.ts';
+import { runWait } from './executors/wait.ts';
+import { runFile } from './executors/file.ts';
 import { STEP_HELP, type StepCommand } from './help.ts';
 import type { StepIO } from './io.ts';
 import { runNotify } from './notify.ts';
@@ -35,6 +37,8 @@ const EXECUTORS: Record<RunnerExecutor, Executor> = {
   mail: runMail,
   ssh: runSsh,
   'container-exec': (spec, io) => runContainerExec(spec, io),
+  wait: (spec, io) => runWait(spec, io),
+  file: runFile,
 };
 
 const USAGE = `usage: ${STEP_HELP.usage}   (--help says more)`;

@@ -70,7 +70,7 @@ describe('action steps', () => {
     [
       'an unknown action',
       'steps:\n  - {name: s, action: nope}',
-      'steps[0].action: unknown action "nope" (Kubedag runs: exec, docker.run, container.run, k8s.run, kubernetes.run, ssh.run, http.request, jq.filter, mail.send, dag.run, noop, log.write)',
+      'steps[0].action: unknown action "nope" (Kubedag runs: exec, docker.run, container.run, k8s.run, kubernetes.run, ssh.run, http.request, jq.filter, mail.send, dag.run, noop, log.write, wait.duration, wait.until, wait.file, wait.http, file.stat, file.read, file.write, file.copy, file.move, file.delete, file.mkdir, file.list)',
     ],
     [
       'an action that is not a string',
@@ -152,7 +152,7 @@ describe('action steps', () => {
   });
 
   it.each([
-    ['a family not run yet', 'file.copy', 'steps[0].action: Dagu 2.x feature file.* actions is not supported yet'],
+    ['a family not run yet', 'sftp.upload', 'steps[0].action: Dagu 2.x feature sftp.* actions is not supported yet'],
     [
       'an LLM chat',
       'chat.completion',

@@ -8,6 +8,7 @@
  */
 import { childPath, issue, type DagIssue } from './issues.ts';
 import { refusal } from './dialect-refusal.ts';
+import { BUILTIN_KEYS, OPERATIONS, type BuiltinExecutor } from './builtin-executors.ts';
 
 type Mapping = Record<string, unknown>;
 
@@ -158,6 +159,21 @@ export function shellQuotedMessage(message: string): string {
   return out;
 }
 
+/**
+ * `wait.duration`, `file.copy`...: the step `type: wait|file` with the operation as its command
+ * and `with` as its settings, as Dagu's operationAction writes it; the loader checks the keys
+ * and the required ones (builtin-executors.ts), the runner the values.
+ */
+const operation =
+  (type: BuiltinExecutor, name: string): ActionRule =>
+  (input) =>
+    onlyKeys(input, `${type}.${name}`, BUILTIN_KEYS[type])
+      ? { type, command: name, ...(Object.keys(input.with).length === 0 ? {} : { with: input.with }) }
+      : undefined;
+
+const operationActions = (type: BuiltinExecutor): Record<string, ActionRule> =>
+  Object.fromEntries(Object.keys(OPERATIONS[type]).map((name) => [`${type}.${name}`, operation(type, name)]));
+
 /** The actions Kubedag runs: Dagu 2.x action name -> the step it stands for. */
 export const ACTIONS: Readonly<Record<string, ActionRule>> = {
   exec: execAction,
@@ -172,6 +188,8 @@ export const ACTIONS: Readonly<Record<string, ActionRule>> = {
   'dag.run': dagRun('dag.run'),
   noop,
   'log.write': logWrite,
+  ...operationActions('wait'),
+  ...operationActions('file'),
 };
 
 /** Actions (by name, or by family `name.`) Dagu 2.x runs and Kubedag refuses, with the feature named. */
@@ -186,8 +204,6 @@ export const REFUSED_ACTIONS: Readonly<Record<string, string>> = {
   'template.render': 'action template.render',
   'outputs.write': 'action outputs.write',
   'git.': 'git actions',
-  'file.': 'file.* actions',
-  'wait.': 'wait.* actions',
   'archive.': 'archive.* actions',
   's3.': 's3.* actions',
   'artifact.': 'artifact.* actions',
@@ -203,7 +219,19 @@ export const REFUSED_ACTIONS: Readonly<Record<string, string>> = {
  * Dagu also takes the name of an executor as an action: the step of that type with `with` as
  * its settings. These are the executors Kubedag runs under the names Dagu registers them by.
  */
-const EXECUTOR_ACTIONS = ['command', 'shell', 'docker', 'container', 'kubernetes', 'ssh', 'http', 'jq', 'mail'];
+const EXECUTOR_ACTIONS = [
+  'command',
+  'shell',
+  'docker',
+  'container',
+  'kubernetes',
+  'ssh',
+  'http',
+  'jq',
+  'mail',
+  'wait',
+  'file',
+];
 
 /** `owner/repo@v1`, `name@v1`, `source:...@v1`: an action package fetched by reference. */
 const PACKAGE_REFERENCE = /^source:|@/;

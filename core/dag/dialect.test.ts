@@ -170,8 +170,8 @@ describe('loadDag refuses what this slice does not read', () => {
   const cases: { name: string; yaml: string; want: string[] }[] = [
     {
       name: 'an action not run yet',
-      yaml: 'steps:\n  - {name: s, action: wait.duration, with: {duration: 1s}}',
-      want: ['steps[0].action: Dagu 2.x feature wait.* actions is not supported yet'],
+      yaml: 'steps:\n  - {name: s, action: sftp.upload, with: {path: a}}',
+      want: ['steps[0].action: Dagu 2.x feature sftp.* actions is not supported yet'],
     },
     {
       name: 'a parallel action not run yet',

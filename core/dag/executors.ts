@@ -11,6 +11,7 @@ import { closest, distance } from 'fastest-levenshtein';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import type { Step } from './model.ts';
 import { checkMailSettings, checkSshSettings } from './remote-executor-checks.ts';
+import { checkBuiltin } from './builtin-executors.ts';
 
 export const EXECUTOR_TYPES = [
   'shell',
@@ -24,6 +25,9 @@ export const EXECUTOR_TYPES = [
   'parallel',
   'gha',
   'archive',
+  // Dagu 2.x's built-in executors that the step runner carries out (builtin-executors.ts).
+  'wait',
+  'file',
 ] as const;
 export type ExecutorType = (typeof EXECUTOR_TYPES)[number];
 
@@ -187,6 +191,8 @@ const RULES: Record<ExecutorType | typeof SHARED_CONTAINER, Rule> = {
   parallel: (step, path) => needs(step.call !== undefined, path, 'the parallel executor needs call (the DAG to run)'),
   gha: (step, path) => needs(step.command !== undefined, path, 'the gha executor needs command (the action reference)'),
   archive: (_step, path) => [issue(path, ARCHIVE_REFUSAL)],
+  wait: (step, path, _context, configPath) => checkBuiltin('wait', step, path, configPath),
+  file: (step, path, _context, configPath) => checkBuiltin('file', step, path, configPath),
 };
 
 /** Checks a step against the rules of its executor type. */

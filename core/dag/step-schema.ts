@@ -104,7 +104,7 @@ export const executor = Type.Union(
       {
         type: Type.Optional(
           text(
-            'Executor type: shell, docker, kubernetes, ssh, http, mail, jq, dag, parallel; gha and archive are refused.',
+            'Executor type: shell, docker, kubernetes, ssh, http, mail, jq, dag, parallel, wait, file (the command is the operation); gha and archive are refused.',
           ),
         ),
         config: Type.Optional(

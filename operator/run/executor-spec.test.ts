@@ -28,6 +28,17 @@ describe('the executor spec of a step', () => {
       },
     },
     {
+      name: 'a 2.x wait action carries its operation as the command and its settings unexpanded',
+      yaml: 'steps:\n  - {name: s, action: wait.http, with: {url: "${BASE}/health", status: 204}}',
+      command: 'http',
+      want: {
+        type: 'wait',
+        command: 'http',
+        config: { url: '${BASE}/health', status: 204 },
+        stop: { signal: 'SIGTERM', graceMs: 4000 },
+      },
+    },
+    {
       name: 'a jq step carries its filter as written, since $names there are jq variables',
       yaml: 'steps:\n  - {executor: jq, command: ".a as $x | $x", script: "{\\"a\\": 1}"}',
       command: '.a as  | ',

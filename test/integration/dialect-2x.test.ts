@@ -105,6 +105,66 @@ steps:
     expect(await stepLog(operator, done, 'after')).toBe('child said hi parent\n');
   });
 
+  it('runs the wait.* and file.* actions in the step runner, and a wait ends at the step timeout', async () => {
+    await givenDag(
+      ns,
+      'builtin',
+      `
+type: chain
+env:
+  - WHO: kubedag
+steps:
+  - name: write
+    action: file.write
+    with: {path: work/in/note.txt, content: "hello \${WHO}", create_dirs: true}
+  - name: copy
+    action: file.copy
+    with: {source: work/in, destination: work/out, recursive: true}
+  - name: appeared
+    action: wait.file
+    with: {path: work/out/note.txt, poll_interval: 100ms}
+  - name: read
+    action: file.read
+    with: {path: work/out/note.txt}
+    output: NOTE
+  - name: list
+    action: file.list
+    with: {path: work, pattern: "**/*.txt", recursive: true}
+  - name: served
+    action: wait.http
+    with: {url: "${base}/greeting?lang=en", poll_interval: 100ms}
+  - name: pause
+    action: wait.duration
+    with: {duration: 300ms}
+  - name: after
+    run: echo "read \${NOTE}"
+  - name: too-long
+    action: wait.duration
+    with: {duration: 1h}
+    timeout_sec: 3
+`,
+    );
+    await whenRun(ns, 'builtin-1', 'builtin');
+    const done = await finishedRun(ns, 'builtin-1', 120_000);
+    const states = stepStates(done);
+    expect(states).toEqual({
+      write: 'succeeded',
+      copy: 'succeeded',
+      appeared: 'succeeded',
+      read: 'succeeded',
+      list: 'succeeded',
+      served: 'succeeded',
+      pause: 'succeeded',
+      after: 'succeeded',
+      'too-long': 'failed',
+    });
+    const written = JSON.parse((await stepLog(operator, done, 'write')) ?? '{}') as Record<string, unknown>;
+    expect([written.operation, written.bytes, written.created]).toEqual(['write', 13, true]);
+    const listed = JSON.parse((await stepLog(operator, done, 'list')) ?? '{}') as { entries: { path: string }[] };
+    expect(listed.entries.map((e) => e.path)).toEqual(['in/note.txt', 'out/note.txt']);
+    expect(await stepLog(operator, done, 'after')).toBe('read hello kubedag\n');
+  });
+
   it('runs a list of commands in turn, each in its own shell, and stops at the first that fails', async () => {
     await givenDag(
       ns,

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { formatIssue } from './issues.ts';
+import { loadDag } from './load.ts';
+
+const errorsOf = (yaml: string): string[] => loadDag(yaml, { fileName: 'example' }).errors.map(formatIssue);
+const step = (body: string): string => `timeout_sec: 5\nsteps:\n  - name: s\n    ${body}`;
+
+describe('wait.* and file.* steps when loaded', () => {
+  it.each([
+    ['a wait.duration with its duration', 'action: wait.duration\n    with: {duration: 5s}'],
+    ['a wait.http whose url is known only per run', 'action: wait.http\n    with: {url: "${BASE}/health"}'],
+    ['a file.write of empty content', 'action: file.write\n    with: {path: a, content: ""}'],
+    ['a 2.x typed step naming the operation as its command', 'type: file\n    command: list\n    with: {path: .}'],
+  ])('accept %s', (_name, body) => {
+    expect(errorsOf(step(body))).toEqual([]);
+  });
+
+  it.each([
+    [
+      'a required setting missing',
+      'action: wait.file\n    with: {state: missing}',
+      'steps[0].with.path: is required for wait.file',
+    ],
+    [
+      'both settings of a copy missing',
+      'action: file.copy\n    with: {recursive: true}',
+      'steps[0].with.source: is required for file.copy',
+    ],
+    [
+      'file.write without content',
+      'action: file.write\n    with: {path: a}',
+      'steps[0].with.content: is required for file.write',
+    ],
+    [
+      'a key the action does not take',
+      'action: wait.duration\n    with: {duration: 1s, timeout: 3}',
+      'steps[0].with.timeout: wait.duration does not take with.timeout (it takes duration, until, path, state, url, method, status, headers, body, poll_interval, request_timeout)',
+    ],
+    [
+      'an operation the executor lacks',
+      'type: wait\n    command: forever\n    with: {duration: 1s}',
+      'steps[0].command: the wait executor needs command, one of duration, until, file, http (the action wait.<operation>)',
+    ],
+    [
+      'an operation Dagu does not have',
+      'action: file.chmod\n    with: {path: a}',
+      'steps[0].action: unknown action "file.chmod"',
+    ],
+  ])('refuse %s', (_name, body, want) => {
+    const errors = errorsOf(step(body));
+    expect(errors.find((e) => e.startsWith(want.replace(/ \(Kubedag runs.*$/, '')))).toBeDefined();
+  });
+});
