@@ -136,7 +136,7 @@ export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, str
   step: {
     output_schema: 'output_schema',
     inputs: 'inputs',
-    foreach: 'foreach',
+    foreach: 'foreach on a handler',
     approval: 'approval (steps that wait for a person)',
     llm: 'llm (LLM steps)',
     messages: 'messages (LLM chat steps)',

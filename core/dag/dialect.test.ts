@@ -135,6 +135,15 @@ describe('loadDag reads a 2.x file as its 1.x spelling', () => {
     ]);
   });
 
+  it('names a 2.x step without a name by its id, and leaves a 1.x one to the generated name', () => {
+    const names = (yaml: string) => loadDag(yaml, { fileName: 'a' }).dag.steps.map((s) => s.name);
+    expect(names('steps:\n  - {id: first, run: echo a}\n  - {id: second, name: own, run: echo b}')).toEqual([
+      'first',
+      'own',
+    ]);
+    expect(names('steps:\n  - {id: first, command: echo a}')).toEqual(['cmd_1']);
+  });
+
   it('keeps run: a sub-DAG call in a 1.x file and a command in a 2.x file', () => {
     const oneX = loadDag('steps:\n  - {name: s, run: child}', { fileName: 'a' }).dag.steps[0];
     const twoX = loadDag('timeout_sec: 1\nsteps:\n  - {name: s, run: child}', { fileName: 'a' }).dag.steps[0];
@@ -205,9 +214,9 @@ describe('loadDag refuses what this slice does not read', () => {
       ],
     },
     {
-      name: 'foreach',
-      yaml: 'steps:\n  - {run: echo, foreach: {items: [a]}}',
-      want: ['steps[0].foreach: Dagu 2.x feature foreach is not supported yet'],
+      name: 'foreach on a handler',
+      yaml: 'handler_on:\n  exit: {foreach: {items: [a], steps: [{run: echo}]}}\nsteps:\n  - run: echo a',
+      want: ['handler_on.exit.foreach: Dagu 2.x feature foreach on a handler is not supported yet'],
     },
     {
       name: 'approval',

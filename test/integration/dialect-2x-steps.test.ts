@@ -1,0 +1,97 @@
+/**
+ * Dagu 2.x step forms (issue 26) run by the operator on the local control plane: a `foreach`
+ * step, whose body runs once per item as a sub-run of a generated local DAG. The loader's unit
+ * tests (core/dag/dialect-foreach.test.ts) prove the rewrite; these prove the work is done.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clients, createNamespace, deleteNamespace } from './support.ts';
+import {
+  finishedRun,
+  givenDag,
+  runsOf,
+  startOperator,
+  stepLog,
+  stepStates,
+  whenRun,
+  type RunningOperator,
+} from './operator-support.ts';
+
+const { core } = clients();
+
+let ns = '';
+let operator: RunningOperator;
+
+beforeAll(async () => {
+  ns = await createNamespace(core, 'steps2x');
+  operator = await startOperator(ns);
+});
+
+afterAll(async () => {
+  await operator.stop();
+  await deleteNamespace(core, ns);
+});
+
+describe('a Dagu 2.x foreach step', () => {
+  it('runs its body once per item, the item and its index in reach, and hands the results on', async () => {
+    await givenDag(
+      ns,
+      'loop',
+      `
+env:
+  - GREETING: hello
+steps:
+  - id: each
+    foreach:
+      items: [{slug: alpha}, {slug: beta}, {slug: alpha}]
+      as: episode
+      max_concurrent: 2
+      steps:
+        - id: show
+          run: echo "\${GREETING} \${foreach.episode} at \${foreach.index}"
+        - id: slug
+          depends: [show]
+          run: echo "slug \${foreach.episode.slug}"
+          output: SLUG
+    output: EACH
+  - id: after
+    depends: [each]
+    run: echo "\${EACH.summary.succeeded} of \${EACH.summary.total}"
+`,
+    );
+    await whenRun(ns, 'loop-1', 'loop');
+    const done = await finishedRun(ns, 'loop-1', 120_000);
+    expect([done.status?.statusLabel, done.status?.error, stepStates(done)]).toEqual([
+      'succeeded',
+      undefined,
+      { each: 'succeeded', after: 'succeeded' },
+    ]);
+    expect(await stepLog(operator, done, 'after')).toBe('3 of 3\n');
+    const bodies = await runsOf(ns, 'each-foreach');
+    const shown = await Promise.all(bodies.map((body) => stepLog(operator, body, 'show')));
+    expect(shown.sort()).toEqual([
+      'hello {"slug":"alpha"} at 0\n',
+      'hello {"slug":"alpha"} at 2\n',
+      'hello {"slug":"beta"} at 1\n',
+    ]);
+    const slugs = await Promise.all(bodies.map((body) => stepLog(operator, body, 'slug')));
+    expect(slugs.sort()).toEqual(['slug alpha\n', 'slug alpha\n', 'slug beta\n']);
+  });
+
+  it('fails when the body fails for an item', async () => {
+    await givenDag(
+      ns,
+      'loop-fails',
+      `
+steps:
+  - id: each
+    foreach:
+      items: [0, 3]
+      steps:
+        - run: exit \${foreach.item}
+`,
+    );
+    await whenRun(ns, 'loop-fails-1', 'loop-fails');
+    const done = await finishedRun(ns, 'loop-fails-1', 120_000);
+    expect([done.status?.statusLabel, stepStates(done)]).toEqual(['failed', { each: 'failed' }]);
+  });
+});
