@@ -1,7 +1,9 @@
 /**
  * Dagu 2.x step forms (issue 26) run by the operator on the local control plane: a `foreach`
- * step, whose body runs once per item as a sub-run of a generated local DAG. The loader's unit
- * tests (core/dag/dialect-foreach.test.ts) prove the rewrite; these prove the work is done.
+ * step, whose body runs once per item as a sub-run of a generated local DAG, and the init
+ * handler, which runs before the first step. The loader's unit tests
+ * (core/dag/dialect-foreach.test.ts) and the engine's (operator/run/init-handler.test.ts) prove
+ * the decisions; these prove the work is done.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clients, createNamespace, deleteNamespace } from './support.ts';
@@ -93,5 +95,62 @@ steps:
     await whenRun(ns, 'loop-fails-1', 'loop-fails');
     const done = await finishedRun(ns, 'loop-fails-1', 120_000);
     expect([done.status?.statusLabel, stepStates(done)]).toEqual(['failed', { each: 'failed' }]);
+  });
+});
+
+describe('a Dagu 2.x init handler', () => {
+  it("runs before the first step, in the run's workspace, and the steps then run", async () => {
+    await givenDag(
+      ns,
+      'init-ok',
+      `
+handler_on:
+  init:
+    run: echo prepared > marker
+steps:
+  - id: first
+    run: cat marker
+`,
+    );
+    await whenRun(ns, 'init-ok-1', 'init-ok');
+    const done = await finishedRun(ns, 'init-ok-1', 120_000);
+    expect([done.status?.statusLabel, done.status?.onInit?.statusLabel, stepStates(done)]).toEqual([
+      'succeeded',
+      'succeeded',
+      { first: 'succeeded' },
+    ]);
+    expect(await stepLog(operator, done, 'first')).toBe('prepared\n');
+  });
+
+  it('failing, starts no step and cancels the run after its abort and exit handlers', async () => {
+    await givenDag(
+      ns,
+      'init-fails',
+      `
+handler_on:
+  init:
+    run: exit 4
+  abort:
+    run: echo aborted
+  exit:
+    run: echo bye
+steps:
+  - id: first
+    run: echo never
+`,
+    );
+    await whenRun(ns, 'init-fails-1', 'init-fails');
+    const done = await finishedRun(ns, 'init-fails-1', 120_000);
+    const status = done.status;
+    expect([
+      status?.statusLabel,
+      status?.endReason,
+      status?.onInit?.statusLabel,
+      status?.onCancel?.statusLabel,
+      status?.onExit?.statusLabel,
+      stepStates(done),
+      // A step that never started has no record (core/resources/run-records.ts).
+    ]).toEqual(['canceled', 'init', 'failed', 'succeeded', 'succeeded', {}]);
+    expect(await stepLog(operator, done, 'onCancel')).toBe('aborted\n');
   });
 });
