@@ -1,7 +1,8 @@
 /**
  * Dagu 2.x step forms (issue 26) run by the operator on the local control plane: a `foreach`
  * step, whose body runs once per item as a sub-run of a generated local DAG, and the init
- * handler, which runs before the first step. The loader's unit tests
+ * handler, which runs before the first step; declared outputs of docker and kubernetes steps,
+ * which run in step Pods of their own. The loader's unit tests
  * (core/dag/dialect-foreach.test.ts) and the engine's (operator/run/init-handler.test.ts) prove
  * the decisions; these prove the work is done.
  */
@@ -152,5 +153,42 @@ steps:
       // A step that never started has no record (core/resources/run-records.ts).
     ]).toEqual(['canceled', 'init', 'failed', 'succeeded', 'succeeded', {}]);
     expect(await stepLog(operator, done, 'onCancel')).toBe('aborted\n');
+  });
+});
+
+describe('declared outputs of steps that run from an image of their own', () => {
+  it('are read from a docker step and a kubernetes step, as from a shell step', async () => {
+    await givenDag(
+      ns,
+      'image-outputs',
+      `
+steps:
+  - id: boxed
+    action: docker.run
+    with:
+      image: alpine:3
+      command: sh -c 'echo "version=1.2" >> "$DAGU_OUTPUT_FILE"'
+    outputs:
+      - name: version
+  - id: pod
+    action: k8s.run
+    with:
+      image: alpine:3
+      command: sh -c 'echo "zone=eu" >> "$DAGU_OUTPUT_FILE"'
+    outputs:
+      - name: zone
+  - id: read
+    depends: [boxed, pod]
+    run: echo "\${steps.boxed.outputs.version} in \${steps.pod.outputs.zone}"
+`,
+    );
+    await whenRun(ns, 'image-outputs-1', 'image-outputs');
+    const done = await finishedRun(ns, 'image-outputs-1', 120_000);
+    expect([done.status?.statusLabel, done.status?.error, stepStates(done)]).toEqual([
+      'succeeded',
+      undefined,
+      { boxed: 'succeeded', pod: 'succeeded', read: 'succeeded' },
+    ]);
+    expect(await stepLog(operator, done, 'read')).toBe('1.2 in eu\n');
   });
 });
