@@ -146,6 +146,7 @@ const dag = Type.Object({
   env: strings,
   logDir: str,
   handlerOn: Type.Object({
+    init: Type.Optional(step),
     success: Type.Optional(step),
     failure: Type.Optional(step),
     cancel: Type.Optional(step),
@@ -223,6 +224,7 @@ const node = Type.Object({
 const runDetails = Type.Object({
   ...runSummaryFields,
   nodes: Type.Array(node),
+  onInit: Type.Optional(nullable(node)),
   onExit: nullable(node),
   onSuccess: nullable(node),
   onFailure: nullable(node),

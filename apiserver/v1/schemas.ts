@@ -31,6 +31,7 @@ const step = Type.Object({
 /** v1 names a DAG's tags `labels` (keeping `tags` as a deprecated alias). */
 const dagSummaryFields = { ...PARTS.dagSummary.properties, labels: strings };
 const handlerOn = Type.Object({
+  init: Type.Optional(step),
   success: Type.Optional(step),
   failure: Type.Optional(step),
   abort: Type.Optional(step),
@@ -72,6 +73,7 @@ const runDetails = Type.Object({
   ...runSummaryFields,
   ...PARTS.runSummary.properties,
   nodes: Type.Array(node),
+  onInit: Type.Optional(node),
   onExit: Type.Optional(node),
   onSuccess: Type.Optional(node),
   onFailure: Type.Optional(node),

@@ -51,6 +51,25 @@ describe('the v1 shapes of the v2 views', () => {
     expect('onAbort' in v1Details(runDetails(run, dag, () => undefined))).toBe(false);
   });
 
+  it('shows the init handler a run has as onInit in both APIs, and leaves it out of a DAG without one', () => {
+    const withInit = loadDag('handler_on: {init: {run: setup}}\nsteps:\n  - {name: say, run: echo hi}\n', {
+      fileName: 'greet',
+    }).dag;
+    const node = { name: 'onInit', status: 4, statusLabel: 'succeeded', retryCount: 0, doneCount: 1, attempt: 0 };
+    const run = dagRun('greet-r1')
+      .of('greet', 'r1')
+      .status({ status: 4, statusLabel: 'succeeded', nodes: [], onInit: node })
+      .build();
+    const v2 = runDetails(run, withInit, () => undefined);
+    expect([v2.onInit?.status, v1Details(v2).onInit?.step.name]).toEqual([4, 'onInit']);
+    expect(v1Dag(dagDetails(withInit)).handlerOn.init?.commands).toEqual([{ command: 'setup', args: [] }]);
+    const plain = dagRun('greet-r2')
+      .of('greet', 'r2')
+      .status({ status: 4, statusLabel: 'succeeded', nodes: [] })
+      .build();
+    expect('onInit' in runDetails(plain, dag, () => undefined)).toBe(false);
+  });
+
   it("renames the grid's cancel row", () => {
     expect(
       v1Grid([

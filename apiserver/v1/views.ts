@@ -61,20 +61,23 @@ export type V1RunDetails = ReturnType<typeof v1Details>;
 
 export function v1Details(details: RunDetails): Rest<
   RunDetails,
-  'nodes' | 'onExit' | 'onSuccess' | 'onFailure' | 'onCancel'
+  'nodes' | 'onInit' | 'onExit' | 'onSuccess' | 'onFailure' | 'onCancel'
 > & {
   artifactsAvailable: boolean;
   autoRetryCount: number;
   nodes: ReturnType<typeof v1Node>[];
+  onInit?: ReturnType<typeof v1Node>;
   onExit?: ReturnType<typeof v1Node>;
   onSuccess?: ReturnType<typeof v1Node>;
   onFailure?: ReturnType<typeof v1Node>;
   onAbort?: ReturnType<typeof v1Node>;
 } {
-  const { nodes, onExit, onSuccess, onFailure, onCancel, ...rest } = details;
-  const handlers = { onExit, onSuccess, onFailure, onAbort: onCancel };
+  const { nodes, onInit, onExit, onSuccess, onFailure, onCancel, ...rest } = details;
+  const handlers = { onInit, onExit, onSuccess, onFailure, onAbort: onCancel };
   const present = Object.fromEntries(
-    Object.entries(handlers).flatMap(([key, node]) => (node === null ? [] : [[key, v1Node(node)]])),
+    Object.entries(handlers).flatMap(([key, node]) =>
+      node === null || node === undefined ? [] : [[key, v1Node(node)]],
+    ),
   );
   return { ...v1Summary(rest), nodes: nodes.map(v1Node), ...present };
 }

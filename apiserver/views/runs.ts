@@ -65,6 +65,8 @@ export interface NodeView {
 
 export interface RunDetails extends RunSummary {
   nodes: NodeView[];
+  /** Only when the DAG has an init handler (Dagu 2.x); Dagu 1.24's contract has none. */
+  onInit?: NodeView | null;
   onExit: NodeView | null;
   onSuccess: NodeView | null;
   onFailure: NodeView | null;
@@ -205,6 +207,7 @@ export function runDetails(
   return {
     ...runSummary(run),
     nodes: views,
+    ...(dag?.handlerOn.init === undefined && status.onInit === undefined ? {} : { onInit: handler('init') }),
     onExit: handler('exit'),
     onSuccess: handler('success'),
     onFailure: handler('failure'),
@@ -213,8 +216,9 @@ export function runDetails(
   };
 }
 
-export function handlerKey(event: HandlerEvent): 'onExit' | 'onSuccess' | 'onFailure' | 'onCancel' {
-  return `on${event.charAt(0).toUpperCase()}${event.slice(1)}` as 'onExit' | 'onSuccess' | 'onFailure' | 'onCancel';
+export function handlerKey(event: HandlerEvent): 'onInit' | 'onExit' | 'onSuccess' | 'onFailure' | 'onCancel' {
+  return `on${event.charAt(0).toUpperCase()}${event.slice(1)}` as
+    'onInit' | 'onExit' | 'onSuccess' | 'onFailure' | 'onCancel';
 }
 
 export interface GridRow {
@@ -228,8 +232,9 @@ export function gridData(runs: readonly RunDetails[]): GridRow[] {
   const statuses = runs.map((r) => new Map(r.nodes.map((n) => [n.step.name, n.status])));
   const names = [...new Set(statuses.flatMap((byName) => [...byName.keys()]))].sort();
   const rows = names.map((name) => ({ name, history: statuses.map((byName) => byName.get(name) ?? 0) }));
-  for (const key of ['onSuccess', 'onFailure', 'onCancel', 'onExit'] as const) {
-    if (runs.some((r) => r[key] !== null)) rows.push({ name: key, history: runs.map((r) => r[key]?.status ?? 0) });
+  for (const key of ['onInit', 'onSuccess', 'onFailure', 'onCancel', 'onExit'] as const) {
+    if (runs.some((r) => r[key] !== null && r[key] !== undefined))
+      rows.push({ name: key, history: runs.map((r) => r[key]?.status ?? 0) });
   }
   return rows;
 }

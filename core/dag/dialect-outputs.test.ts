@@ -18,6 +18,16 @@ describe('Dagu 2.x declared outputs', () => {
     expect(dag.steps[1]?.cmdWithArgs).toBe('echo ${steps.a.outputs.x}');
   });
 
+  it.each([
+    ['a docker step that names an image', '{id: a, action: docker.run, with: {image: alpine, command: echo}'],
+    ['a container step that names an image', '{id: a, type: container, with: {image: alpine}, command: echo'],
+    ['a kubernetes step', '{id: a, action: k8s.run, with: {image: alpine, command: echo}'],
+  ])('reads outputs on %s, which runs in a step Pod of its own', (_name, step) => {
+    const { dag, errors } = loadDag(`steps:\n  - ${step}, outputs: [{name: x}]}`, { fileName: 'a' });
+    expect(errors.map((e) => `${e.path}: ${e.message}`)).toEqual([]);
+    expect(dag.steps[0]?.declaredOutputs).toEqual([{ name: 'x', type: 'string' }]);
+  });
+
   it('reads outputs on a handler', () => {
     const { dag, errors } = loadDag(
       'steps:\n  - run: echo\nhandler_on:\n  exit: {id: h, run: echo, outputs: [{name: x}]}',
@@ -81,9 +91,16 @@ describe('Dagu 2.x declared outputs', () => {
       ['steps[0].outputs: Dagu 2.x feature outputs on a sub-DAG step is not supported yet'],
     ],
     [
-      'a docker step',
-      '{id: a, type: docker, with: {image: alpine}, command: echo, outputs: [{name: x}]}',
-      ['steps[0].outputs: Dagu 2.x feature outputs on a step of type docker is not supported yet'],
+      'a docker step that execs into a named container',
+      '{id: a, type: docker, with: {container_name: db}, command: echo, outputs: [{name: x}]}',
+      [
+        'steps[0].outputs: Dagu 2.x feature outputs on a docker step that names a container (containerName: its command runs in that container, through exec) is not supported yet',
+      ],
+    ],
+    [
+      'an ssh step',
+      '{id: a, action: ssh.run, with: {command: echo, host: h, user: u}, outputs: [{name: x}]}',
+      ['steps[0].outputs: Dagu 2.x feature outputs on a step of type ssh is not supported yet'],
     ],
   ];
   it.each(cases)('refuses %s', (_name, step, want) => {

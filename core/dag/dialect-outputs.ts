@@ -27,6 +27,13 @@ const FIELDS = ['name', 'type', 'path'];
  * runner, a container of another image or the DAG's shared container).
  */
 const SHELL_TYPES = ['command', 'shell'];
+/**
+ * Types whose command also runs in a step Pod of its own, from the step's image, through the
+ * same runner shell: kubernetes steps, and docker steps that name an image and no container
+ * (docs/decisions/2026-11-29-dagu-2x-steps.md).
+ */
+const OWN_POD_TYPES = ['kubernetes', 'k8s'];
+const DOCKER_TYPES = ['docker', 'container'];
 
 /** A step's `outputs` checked and kept, or taken out with the errors that say why. */
 export function withDeclaredOutputs(step: Mapping, path: string, errors: DagIssue[]): Mapping {
@@ -44,8 +51,12 @@ export function withDeclaredOutputs(step: Mapping, path: string, errors: DagIssu
 function runsElsewhere(step: Mapping): string | undefined {
   if (step.call !== undefined) return 'a sub-DAG step';
   const type = step.type;
-  if (typeof type === 'string' && !SHELL_TYPES.includes(type)) return `a step of type ${type}`;
-  return undefined;
+  if (typeof type !== 'string' || SHELL_TYPES.includes(type) || OWN_POD_TYPES.includes(type)) return undefined;
+  if (!DOCKER_TYPES.includes(type)) return `a step of type ${type}`;
+  const settings = [step.config, step.with].find(isMapping) ?? {};
+  if (typeof settings.containerName === 'string' && settings.containerName !== '')
+    return `a ${type} step that names a container (containerName: its command runs in that container, through exec)`;
+  return typeof settings.image === 'string' && settings.image !== '' ? undefined : `a ${type} step without an image`;
 }
 
 function readDeclaredOutputs(value: unknown, path: string, errors: DagIssue[]): DeclaredOutput[] | undefined {

@@ -110,6 +110,7 @@ export const TWO_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
   root: ['shell_args', 'consts', 'defaults', 'labels'],
   step: ['shell_args', 'action', 'exec', 'outputs'],
   precondition: ['negate'],
+  handlerOn: ['init'],
 };
 
 /** 2.x keys this slice does not read, each with the feature it stands for. */
@@ -136,7 +137,7 @@ export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, str
   step: {
     output_schema: 'output_schema',
     inputs: 'inputs',
-    foreach: 'foreach',
+    foreach: 'foreach on a handler',
     approval: 'approval (steps that wait for a person)',
     llm: 'llm (LLM steps)',
     messages: 'messages (LLM chat steps)',
@@ -145,7 +146,7 @@ export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, str
     log_output: 'log_output',
     dependencies: 'dependencies',
   },
-  handlerOn: { init: 'handler_on.init', wait: 'handler_on.wait (approval waits)' },
+  handlerOn: { wait: 'handler_on.wait (approval waits)' },
   mailOn: { wait: 'mail_on.wait (approval waits)' },
   container: {
     exec: 'container.exec (an existing container)',

@@ -135,6 +135,26 @@ describe('loadDag reads a 2.x file as its 1.x spelling', () => {
     ]);
   });
 
+  it('reads handler_on.init as the init handler, named onInit, and as a 2.x key', () => {
+    const loaded = loadDag('steps: [echo]\nhandler_on: {init: {run: setup}}', { fileName: 'a' });
+    expect(loaded.errors).toEqual([]);
+    expect([loaded.dag.handlerOn.init?.name, loaded.dag.handlerOn.init?.command]).toEqual(['onInit', 'setup']);
+    expect(
+      errorsOf(
+        'steps: [{name: a, command: echo, retryPolicy: {limit: 1, intervalSec: 1}}]\nhandlerOn: {init: {command: x}}',
+      ),
+    ).toEqual([expect.stringMatching(/^handlerOn\.init: "init" is a Dagu 2\.x key/) as string]);
+  });
+
+  it('names a 2.x step without a name by its id, and leaves a 1.x one to the generated name', () => {
+    const names = (yaml: string) => loadDag(yaml, { fileName: 'a' }).dag.steps.map((s) => s.name);
+    expect(names('steps:\n  - {id: first, run: echo a}\n  - {id: second, name: own, run: echo b}')).toEqual([
+      'first',
+      'own',
+    ]);
+    expect(names('steps:\n  - {id: first, command: echo a}')).toEqual(['cmd_1']);
+  });
+
   it('keeps run: a sub-DAG call in a 1.x file and a command in a 2.x file', () => {
     const oneX = loadDag('steps:\n  - {name: s, run: child}', { fileName: 'a' }).dag.steps[0];
     const twoX = loadDag('timeout_sec: 1\nsteps:\n  - {name: s, run: child}', { fileName: 'a' }).dag.steps[0];
@@ -205,9 +225,9 @@ describe('loadDag refuses what this slice does not read', () => {
       ],
     },
     {
-      name: 'foreach',
-      yaml: 'steps:\n  - {run: echo, foreach: {items: [a]}}',
-      want: ['steps[0].foreach: Dagu 2.x feature foreach is not supported yet'],
+      name: 'foreach on a handler',
+      yaml: 'handler_on:\n  exit: {foreach: {items: [a], steps: [{run: echo}]}}\nsteps:\n  - run: echo a',
+      want: ['handler_on.exit.foreach: Dagu 2.x feature foreach on a handler is not supported yet'],
     },
     {
       name: 'approval',
@@ -221,11 +241,6 @@ describe('loadDag refuses what this slice does not read', () => {
         'steps[0].run: run cannot be used together with llm',
         'steps[0].llm: Dagu 2.x feature llm (LLM steps) is not supported: Kubedag runs no LLM steps',
       ],
-    },
-    {
-      name: 'handler init',
-      yaml: 'steps: [echo]\nhandler_on: {init: {run: echo}}',
-      want: ['handler_on.init: Dagu 2.x feature handler_on.init is not supported yet'],
     },
     {
       name: 'params as a JSON Schema',

@@ -13,6 +13,7 @@ import { withLabelsAsTags } from './dialect-labels.ts';
 import { isTypedParams, typedParamsAsSchema } from './dialect-params.ts';
 import { refuseOutputsInContainer, withDeclaredOutputs } from './dialect-outputs.ts';
 import { readConsts, withValues } from './dialect-values.ts';
+import { bodyDocument, foreachReferenceErrors, withForeachSteps, type ForeachBody } from './dialect-foreach.ts';
 import { isRefusal, refusal } from './dialect-refusal.ts';
 import { CHILD_SCOPES, ONE_X_ONLY, REFUSED, SPELLINGS, TWO_X_ONLY, type Scope } from './dialect-spellings.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
@@ -152,18 +153,22 @@ export interface DialectRead {
   /** The document in the 1.x shape the rest of the loader reads. */
   readonly document: unknown;
   readonly errors: DagIssue[];
+  /** The bodies of its foreach steps, each to load as a local DAG (2.x documents). */
+  readonly bodies: readonly ForeachBody[];
 }
 
 /** Decides the dialect and, for a 2.x document, rewrites it into the 1.x shape. */
 export function readDialect(document: unknown): DialectRead {
   const decision = decideDialect(document);
   if (decision.dialect === '1.x' || !isMapping(document))
-    return { dialect: decision.dialect, document, errors: decision.errors };
+    return { dialect: decision.dialect, document, errors: decision.errors, bodies: [] };
   const errors = [...decision.errors];
   const valued = withNamedValues(document, errors);
-  const rewritten = toOneX(valued, errors);
-  errors.push(...referenceErrors(valued, ''));
-  return { dialect: '2.x', document: rewritten, errors };
+  const looped = withForeachSteps(valued, errors);
+  const rewritten = toOneX(looped.document, errors);
+  errors.push(...referenceErrors(valued, ''), ...foreachReferenceErrors(rewritten, ''));
+  const bodies = looped.bodies.map((body) => ({ ...body, document: bodyDocument(body, valued) }));
+  return { dialect: '2.x', document: rewritten, errors, bodies };
 }
 
 /** Step defaults written into the steps, labels as tags, constants substituted, `${params.x}`/`${env.X}` made variables. */
@@ -180,7 +185,7 @@ export function toOneX(document: Mapping, errors: DagIssue[]): Mapping {
 function rewriteMapping(input: Mapping, scope: Scope, path: string, errors: DagIssue[]): Mapping {
   const value =
     scope === 'step'
-      ? withDeclaredOutputs(stepExecution(input, path, errors), path, errors)
+      ? withDeclaredOutputs(stepExecution(namedById(input), path, errors), path, errors)
       : scope === 'root'
         ? withShellArgs(input, path, errors)
         : input;
@@ -197,6 +202,11 @@ function rewriteMapping(input: Mapping, scope: Scope, path: string, errors: DagI
   }
   if (scope === 'root') refuseRootForms(out, errors);
   return scope === 'step' ? refuseStepForms(out, path, errors) : out;
+}
+
+/** A 2.x step without a name is named by its id (Dagu's finalizeBuiltStepName); 1.x generates one. */
+function namedById(step: Mapping): Mapping {
+  return step.name === undefined && typeof step.id === 'string' ? { name: step.id, ...step } : step;
 }
 
 /** 2.x kinds of DAG Kubedag does not run (`type: agent`, `build`, `controller`). */

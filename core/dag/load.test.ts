@@ -275,7 +275,7 @@ describe('loadDag rejects invalid files with located messages', () => {
     {
       name: 'a handler with depends',
       yaml: 'steps: [echo]\nhandlerOn: {exit: {command: echo, depends: [cmd_1]}}',
-      want: ['handlerOn.exit.depends: handlers run after all steps and take no depends'],
+      want: ['handlerOn.exit.depends: handlers run before or after all steps and take no depends'],
     },
     {
       name: 'a local DAG without a name',

@@ -4,6 +4,7 @@
  * any input.
  */
 import { readDialect, twoXPath, withoutFollowOns } from './dialect.ts';
+import type { ForeachBody } from './dialect-foreach.ts';
 import { childPath, issue, nestIssues, type DagIssue } from './issues.ts';
 import { DEFAULTS, type Dag } from './model.ts';
 import { normalizeDag } from './normalize.ts';
@@ -23,6 +24,8 @@ export interface LocalDag {
   readonly name: string;
   readonly dag: Dag;
   readonly errors: DagIssue[];
+  /** The document a sub-run of a generated local DAG (a foreach body) runs; a written one's is in `documents`. */
+  readonly document?: Record<string, unknown>;
 }
 
 export interface DagLoad {
@@ -59,9 +62,27 @@ export function loadDag(text: string, options: LoadOptions = {}): DagLoad {
     errors.push(...nestIssues(prefix, local.errors));
     warnings.push(...nestIssues(prefix, local.warnings));
   });
+  // Foreach bodies come after the written local DAGs, so that `documents[i + 1]` stays the i-th's.
+  const bodies = [main, ...localDags].flatMap((load, i) =>
+    load.bodies.map((body) => {
+      const loaded = loadDocument(body.document, undefined, undefined, true);
+      const at = i === 0 ? body.path : childPath(childPath('documents', i), body.path);
+      errors.push(...nestIssues(at, loaded.errors));
+      warnings.push(...nestIssues(at, loaded.warnings));
+      if (seen.has(body.name))
+        errors.push(
+          issue(at, `its body's DAG name "${body.name}" names another DAG of this file; give the step another id`),
+        );
+      seen.add(body.name);
+      return { name: body.name, dag: loaded.dag, errors: loaded.errors, document: body.document };
+    }),
+  );
   return {
     dag: main.dag,
-    localDags: localDags.map((local) => ({ name: local.dag.name, dag: local.dag, errors: local.errors })),
+    localDags: [
+      ...localDags.map((local) => ({ name: local.dag.name, dag: local.dag, errors: local.errors })),
+      ...bodies,
+    ],
     errors,
     warnings,
     documents: documents as Record<string, unknown>[],
@@ -72,6 +93,7 @@ interface DocumentLoad {
   readonly dag: Dag;
   readonly errors: DagIssue[];
   readonly warnings: DagIssue[];
+  readonly bodies: readonly ForeachBody[];
 }
 
 function loadDocument(
@@ -96,13 +118,14 @@ function loadDocument(
   errors.push(...validateSteps(drafts, dag));
   const stepsBroken = structure.errors.some((e) => e.path === '' || e.path.startsWith('steps'));
   if (dag.steps.length === 0 && !stepsBroken) errors.push(issue('steps', 'a DAG needs at least one step'));
-  if (read.dialect === '1.x') return { dag, errors: [...read.errors, ...errors], warnings };
+  if (read.dialect === '1.x') return { dag, errors: [...read.errors, ...errors], warnings, bodies: [] };
   // A 2.x file's problems are told in its own keys, though found in its 1.x shape.
   const spelled = (found: DagIssue): DagIssue => issue(twoXPath(found.path), found.message);
   return {
     dag,
     errors: [...read.errors, ...withoutFollowOns(read.errors, errors.map(spelled))],
     warnings: warnings.map(spelled),
+    bodies: read.bodies,
   };
 }
 

@@ -13,10 +13,12 @@ export { isMapping, mergeKubernetes, mergeMappings } from './kubernetes-merge.ts
 export const DAG_TYPES = ['chain', 'graph'] as const;
 export type DagType = (typeof DAG_TYPES)[number];
 
-export const HANDLER_EVENTS = ['success', 'failure', 'cancel', 'exit'] as const;
+/** `init` (Dagu 2.x) runs before the first step; the others when the run ends. */
+export const HANDLER_EVENTS = ['init', 'success', 'failure', 'cancel', 'exit'] as const;
 export type HandlerEvent = (typeof HANDLER_EVENTS)[number];
 /** Handler steps carry fixed names so that logs and status can address them. */
 export const HANDLER_STEP_NAMES: Record<HandlerEvent, string> = {
+  init: 'onInit',
   success: 'onSuccess',
   failure: 'onFailure',
   cancel: 'onCancel',

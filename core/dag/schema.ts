@@ -113,12 +113,13 @@ export const dagSchema = object(
     handlerOn: Type.Optional(
       object(
         {
+          init: Type.Optional(handler),
           success: Type.Optional(handler),
           failure: Type.Optional(handler),
           cancel: Type.Optional(handler),
           exit: Type.Optional(handler),
         },
-        'Steps run when the run ends: on success, failure, cancel, and always (exit).',
+        'Steps run before the first step (init, Dagu 2.x) and when the run ends: on success, failure, cancel, and always (exit).',
       ),
     ),
     steps: Type.Optional(steps),

@@ -166,7 +166,9 @@ export function normalizeHandlers(
     if (raw === undefined) continue;
     const path = childPath('handlerOn', event);
     if (raw.depends !== undefined)
-      diagnostics.errors.push(issue(childPath(path, 'depends'), 'handlers run after all steps and take no depends'));
+      diagnostics.errors.push(
+        issue(childPath(path, 'depends'), 'handlers run before or after all steps and take no depends'),
+      );
     const draft = normalizeStep(raw, path, context, diagnostics);
     handlers[event] = { ...draft, step: { ...draft.step, name: HANDLER_STEP_NAMES[event], depends: [] } };
   }

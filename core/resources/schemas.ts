@@ -280,9 +280,9 @@ export const dagRunStatusSchema = Type.Object({
   progress: Type.Optional(text('Finished steps / all steps, for display.')),
   error: Type.Optional(text('Why the run failed or was canceled.')),
   endReason: Type.Optional(
-    Type.Enum(['stopped', 'timeout', 'preconditions', 'deadlock', 'rejected', 'refused', 'stalled'], {
+    Type.Enum(['stopped', 'timeout', 'preconditions', 'init', 'deadlock', 'rejected', 'refused', 'stalled'], {
       description:
-        "Why the steps stopped early, if they did. `refused`: the Kubernetes API refused the run's status for good (a size limit, validation, an admission policy), so the run ended with a smaller one; `stalled`: the run had nothing running or waiting that could move it on.",
+        "Why the steps stopped early, if they did. `init`: the init handler failed, so no step started (the run is canceled, as in Dagu 2.x); `refused`: the Kubernetes API refused the run's status for good (a size limit, validation, an admission policy), so the run ended with a smaller one; `stalled`: the run had nothing running or waiting that could move it on.",
     }),
   ),
   retryToken: Type.Optional(text('The kubedag.io/retry annotation value of the last retry carried out.')),
@@ -326,6 +326,7 @@ export const dagRunStatusSchema = Type.Object({
   sealed: Type.Optional(
     Type.Integer({ minimum: 1, description: 'Step segments (DAGRunSegment `<run>-steps-<index>`) sealed so far.' }),
   ),
+  onInit: Type.Optional(nodeSchema),
   onExit: Type.Optional(nodeSchema),
   onSuccess: Type.Optional(nodeSchema),
   onFailure: Type.Optional(nodeSchema),

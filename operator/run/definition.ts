@@ -115,7 +115,10 @@ export function runDefinition(
     env,
     positional: params.flatMap((p, i) => (p.positional ? [prepared?.params[i] ?? p.value] : [])),
     paramsJson: encodeParams(params),
-    localDags: load.localDags.map((local, i) => ({ name: local.name, document: documents[i + 1] ?? {} })),
+    localDags: load.localDags.map((local, i) => ({
+      name: local.name,
+      document: local.document ?? documents[i + 1] ?? {},
+    })),
     needsPrepare: prepared === undefined && needsPreparing(load.dag, params),
     ...(shared !== undefined && 'container' in shared ? { container: shared.container } : {}),
   };

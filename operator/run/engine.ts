@@ -11,6 +11,7 @@ import type { DagRunStatus } from '../../core/resources/schemas.ts';
 import { RunStatus, StepStatus, runStatusLabel, stepDone } from '../../core/resources/status.ts';
 import { observeNode, observeSteps } from './attempts.ts';
 import { endConditions } from './deadlines.ts';
+import { initHandlerDone } from './init-handler.ts';
 import { launchStep, preconditionMet, schedule } from './launch.ts';
 import { finalOutcome, outcomeHandler, stepsOutcome } from './outcome.ts';
 import { prepareStep, statusPrepared } from './prepare.ts';
@@ -28,7 +29,7 @@ export function decide(input: RunInput): Decision {
   } else if (work.status.status === RunStatus.Running) {
     observeSteps(work);
     endConditions(work);
-    if (work.status.endReason === undefined) schedule(work);
+    if (work.status.endReason === undefined && initHandlerDone(work)) schedule(work);
     finishIfDone(work);
     // Ended stalled, the run finishes as any ending run does: handlers, then its final status.
     if (endIfStalled(work)) finishIfDone(work);

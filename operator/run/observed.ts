@@ -86,7 +86,7 @@ export function attemptOver(pod: V1Pod, status: DagRunStatus): boolean {
   if (status.finishedAt !== undefined) return true;
   const nodes = [
     ...(status.nodes ?? []),
-    ...[status.prepare, status.onSuccess, status.onFailure, status.onCancel, status.onExit].filter(
+    ...[status.prepare, status.onInit, status.onSuccess, status.onFailure, status.onCancel, status.onExit].filter(
       (n) => n !== undefined,
     ),
   ];

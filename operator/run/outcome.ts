@@ -11,7 +11,8 @@ export function stepsOutcome(nodes: readonly RunNode[], endReason: EndReason | u
   const ok = (n: RunNode): boolean =>
     n.status === StepStatus.Succeeded || n.status === StepStatus.Skipped || n.status === StepStatus.PartiallySucceeded;
   if (endReason === 'rejected' || endReason === 'refused') return RunStatus.Failed;
-  if ((endReason === 'stopped' || endReason === 'preconditions') && !nodes.every(ok)) return RunStatus.Canceled;
+  if ((endReason === 'stopped' || endReason === 'preconditions' || endReason === 'init') && !nodes.every(ok))
+    return RunStatus.Canceled;
   const hardFailure = nodes.some((n) => n.status === StepStatus.Failed && n.continued !== true);
   const anySuccess = nodes.some((n) => n.status === StepStatus.Succeeded || n.status === StepStatus.PartiallySucceeded);
   const softFailure = nodes.some(

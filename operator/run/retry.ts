@@ -55,6 +55,7 @@ export function retryStatus(dag: Dag, status: DagRunStatus, now: Date, stepName?
     endReason: _reason,
     error: _error,
     retriedStep: _step,
+    onInit: _i,
     onExit: _x,
     onSuccess: _s,
     onFailure: _f,

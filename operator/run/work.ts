@@ -76,7 +76,8 @@ export interface Decision {
   readonly events: RunEvent[];
 }
 
-export const HANDLER_KEYS: Record<HandlerEvent, 'onSuccess' | 'onFailure' | 'onCancel' | 'onExit'> = {
+export const HANDLER_KEYS: Record<HandlerEvent, 'onInit' | 'onSuccess' | 'onFailure' | 'onCancel' | 'onExit'> = {
+  init: 'onInit',
   success: 'onSuccess',
   failure: 'onFailure',
   cancel: 'onCancel',

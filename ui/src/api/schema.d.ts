@@ -472,6 +472,44 @@ export interface paths {
                                 env: string[];
                                 logDir: string;
                                 handlerOn: {
+                                    init?: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                    };
                                     success?: {
                                         name: string;
                                         id?: string;
@@ -699,6 +737,44 @@ export interface paths {
                                     env: string[];
                                     logDir: string;
                                     handlerOn: {
+                                        init?: {
+                                            name: string;
+                                            id?: string;
+                                            description?: string;
+                                            dir?: string;
+                                            command?: string;
+                                            args: string[];
+                                            cmdWithArgs?: string;
+                                            script?: string;
+                                            shell?: string;
+                                            stdout?: string;
+                                            stderr?: string;
+                                            output?: string;
+                                            depends: string[];
+                                            preconditions: {
+                                                condition: string;
+                                                expected: string;
+                                                error: string;
+                                            }[];
+                                            continueOn: unknown;
+                                            retryPolicy?: unknown;
+                                            repeatPolicy?: unknown;
+                                            mailOnError: boolean;
+                                            call?: string;
+                                            run?: string;
+                                            params?: string;
+                                            parallel?: unknown;
+                                            executor: {
+                                                type: string;
+                                                config: unknown;
+                                            };
+                                            signalOnStop: string;
+                                            timeoutSec: number;
+                                            workerSelector: {
+                                                [key: string]: string;
+                                            };
+                                            env: string[];
+                                        };
                                         success?: {
                                             name: string;
                                             id?: string;
@@ -999,6 +1075,84 @@ export interface paths {
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
                                 }[];
+                                onInit?: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                } | null;
                                 onExit: {
                                     step: {
                                         name: string;
@@ -1524,6 +1678,44 @@ export interface paths {
                                 env: string[];
                                 logDir: string;
                                 handlerOn: {
+                                    init?: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                    };
                                     success?: {
                                         name: string;
                                         id?: string;
@@ -1995,6 +2187,44 @@ export interface paths {
                                 env: string[];
                                 logDir: string;
                                 handlerOn: {
+                                    init?: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                    };
                                     success?: {
                                         name: string;
                                         id?: string;
@@ -3613,6 +3843,84 @@ export interface paths {
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
                                 }[];
+                                onInit?: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                } | null;
                                 onExit: {
                                     step: {
                                         name: string;
@@ -4130,6 +4438,84 @@ export interface paths {
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
                                 }[];
+                                onInit?: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                } | null;
                                 onExit: {
                                     step: {
                                         name: string;
@@ -4753,6 +5139,84 @@ export interface paths {
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
                                 }[];
+                                onInit?: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                } | null;
                                 onExit: {
                                     step: {
                                         name: string;
@@ -6079,6 +6543,84 @@ export interface paths {
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
                                 }[];
+                                onInit?: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                } | null;
                                 onExit: {
                                     step: {
                                         name: string;
@@ -6719,6 +7261,84 @@ export interface paths {
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
                                 }[];
+                                onInit?: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                } | null;
                                 onExit: {
                                     step: {
                                         name: string;
