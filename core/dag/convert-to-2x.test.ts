@@ -50,9 +50,19 @@ describe('oneXToTwoX: each rule', () => {
       want: { command: 'ls' },
     },
     {
-      name: 'the executable-and-arguments list becomes one line with the words quoted',
-      input: { command: ['echo', 'two words', 3, "it's"] },
-      want: { run: `echo 'two words' 3 'it'\\''s'` },
+      name: 'the executable-and-arguments list becomes exec, its 2.x twin',
+      input: { command: ['printf', '%s\n', 'two words', 3] },
+      want: { exec: { command: 'printf', args: ['%s\n', 'two words', '3'] } },
+    },
+    {
+      name: 'beside a type the list becomes one line with the words quoted',
+      input: { type: 'ssh', command: ['echo', 'two words', "it's"] },
+      want: { type: 'ssh', command: `echo 'two words' 'it'\\''s'` },
+    },
+    {
+      name: 'keys in another letter case take the schema spelling',
+      input: { Name: 'a', Depends: ['b'], Script: 'ls' },
+      want: { name: 'a', depends: ['b'], script: 'ls' },
     },
     {
       name: 'run (a 1.x sub-DAG call) becomes call',

@@ -10,6 +10,7 @@ import { CHILD_SCOPES, SETTINGS_SPELLINGS, SPELLINGS, type Scope } from './diale
 import { childPath, issue, type DagIssue } from './issues.ts';
 import { schemaAsTypedParams } from './convert-params.ts';
 import { DAG_NAME_PATTERN } from './validate.ts';
+import { dagSchema, stepSchema } from './schema.ts';
 
 type Mapping = Record<string, unknown>;
 
@@ -42,10 +43,23 @@ const RENAMED_ONE_X_ONLY: Readonly<Partial<Record<Scope, Readonly<Record<string,
   container: { workdir: 'working_dir' },
 };
 
+/**
+ * The keys of the root and of a step as the schema spells them, by lower case: 1.x matches
+ * keys in any case (`Steps`, `Description`), 2.x only in its own spelling.
+ */
+const CANONICAL: Readonly<Partial<Record<Scope, ReadonlyMap<string, string>>>> = {
+  root: new Map(Object.keys(dagSchema.properties).map((key) => [key.toLowerCase(), key])),
+  step: new Map(Object.keys(stepSchema.properties).map((key) => [key.toLowerCase(), key])),
+};
+
 /** The 2.x spelling of a 1.x key in a scope (the key itself when both spell it alike). */
 export function twoXKey(scope: Scope, key: string): string {
   const lower = key.toLowerCase();
-  return RENAMED_ONE_X_ONLY[scope]?.[lower] ?? TO_TWO_X[scope].get(lower) ?? key;
+  return RENAMED_ONE_X_ONLY[scope]?.[lower] ?? TO_TWO_X[scope].get(lower) ?? CANONICAL[scope]?.get(lower) ?? key;
+}
+
+function hasKey(mapping: Mapping, key: string): boolean {
+  return Object.keys(mapping).some((k) => k.toLowerCase() === key);
 }
 
 /** The 1.x spelling a key of a scope is matched by, for finding its child scope. */
@@ -66,7 +80,7 @@ export function oneXToTwoX(document: Mapping): Rewrite {
  * the name, so that both dialects (and an ambiguous reading of the result) keep 1.x's meaning.
  */
 function withExplicitType(source: Mapping, out: Mapping): Mapping {
-  if (Object.hasOwn(source, 'type') || !Object.hasOwn(source, 'steps')) return out;
+  if (hasKey(source, 'type') || !hasKey(source, 'steps')) return out;
   const entries = Object.entries(out);
   const at = entries.findIndex(([key]) => key === 'name') + 1;
   return Object.fromEntries([...entries.slice(0, at), ['type', 'chain'], ...entries.slice(at)]);
@@ -113,14 +127,29 @@ const shellRule: Rule = (value) => {
  * the same in both. A shell step's command is written `run:`, 2.x's own spelling, which also
  * tells Kubedag that the file is 2.x (an executor's 2.x settings are read only in a 2.x file).
  */
-const commandRule: Rule = (value, _path, holder) => {
-  let line: string;
-  if (typeof value === 'string') line = value;
-  else if (Array.isArray(value) && value.every((word) => ['string', 'number', 'boolean'].includes(typeof word)))
-    line = (value as unknown[]).map((word) => quoteWord(String(word))).join(' ');
-  else return undefined;
-  return runnable(holder, line) ? { run: line } : { command: line };
+const commandRule: Rule = (value, path, holder, losses) => {
+  if (Array.isArray(value) && value.every((word) => ['string', 'number', 'boolean'].includes(typeof word)))
+    return listCommand((value as unknown[]).map(String), path, holder, losses);
+  if (typeof value !== 'string') return undefined;
+  return runnable(holder, value) ? { run: value } : { command: value };
 };
+
+/** 1.x keys 2.x's `exec:` cannot sit beside (it runs one executable, without a shell). */
+const NOT_BESIDE_EXEC = ['executor', 'type', 'config', 'script', 'shell', 'shellpackages', 'call', 'run'];
+
+/**
+ * 2.x's `exec: {command, args}` is exactly 1.x's list; beside keys it refuses, the one command
+ * line with each word quoted where a shell would split it, unless a word spans lines.
+ */
+function listCommand(words: string[], path: string, holder: Mapping, losses: DagIssue[]): Mapping {
+  const [command, ...args] = words;
+  if (command === undefined) return { command: '' };
+  if (!Object.keys(holder).some((key) => NOT_BESIDE_EXEC.includes(key.toLowerCase())))
+    return { exec: { command, args } };
+  if (!words.some((word) => word.includes('\n'))) return { command: words.map(quoteWord).join(' ') };
+  losses.push(issue(path, 'a list command with a line break in a word, on a typed step, has no Dagu 2.x form'));
+  return {};
+}
 
 /** 1.x keys `run:` cannot sit beside in 2.x (NOT_WITH_RUN, in their 1.x spelling). */
 const NOT_BESIDE_RUN = ['run', 'call', 'executor', 'type', 'config', 'script', 'shell', 'shellpackages', 'params'];
@@ -158,7 +187,7 @@ const paramsRule: Rule = (value, path, _holder, losses) => {
   if (!isMapping(value) || !Object.hasOwn(value, 'schema')) return undefined;
   const typed = schemaAsTypedParams(value);
   if (typed.list !== undefined) return { params: typed.list };
-  losses.push(issue(typed.path === '' ? path : childPath(path, typed.path), typed.reason));
+  losses.push(issue(typed.path === '' ? path : `${path}.${typed.path}`, typed.reason));
   return {};
 };
 

@@ -112,6 +112,20 @@ describe('convertDag', () => {
     ]);
   });
 
+  it('writes nothing when the 2.x result would read as 1.x in Kubedag and mean something else', () => {
+    const got = convertDag(
+      'type: graph\nsteps:\n  - {name: a, type: http, config: {skipTLSVerify: true}, command: GET https://x}\n',
+      {
+        to: '2.x',
+        fileName: 'a',
+      },
+    );
+    expect([got.text, got.errors.map(formatIssue)]).toEqual([
+      undefined,
+      [expect.stringContaining('the 2.x rewrite has no key that only Dagu 2.x writes')],
+    ]);
+  });
+
   it('converts nothing of an invalid file and returns its errors', () => {
     const got = convertDag('steps:\n  - {name: a, command: echo, depends: ghost}\n');
     expect(got.text).toBeUndefined();

@@ -63,7 +63,8 @@ export function convertDag(text: string, options: ConvertOptions = {}): Conversi
   });
   if (losses.length > 0 && options.lossy !== true) return { to, from, losses, errors: [] };
   const converted = docs.map((doc) => doc.toString({ lineWidth: 0, flowCollectionPadding: false })).join('');
-  const changed = losses.length === 0 ? modelChange(load, loadDag(converted, { fileName: options.fileName })) : [];
+  const changed =
+    losses.length === 0 ? modelChange(load, loadDag(converted, { fileName: options.fileName }), converted, to) : [];
   return changed.length > 0 ? { to, from, losses, errors: changed } : { text: converted, to, from, losses, errors: [] };
 }
 
@@ -71,14 +72,30 @@ export function convertDag(text: string, options: ConvertOptions = {}): Conversi
  * The check that keeps the rewrite honest: a result that does not load, or loads to another
  * model, is never written (a rule missing from the rewrite shows up here, not in a run).
  */
-function modelChange(source: ReturnType<typeof loadDag>, result: ReturnType<typeof loadDag>): DagIssue[] {
-  if (result.errors.length > 0)
-    return result.errors.map((error) => issue(error.path, `the rewrite would not load: ${error.message}`));
+function modelChange(
+  source: ReturnType<typeof loadDag>,
+  result: ReturnType<typeof loadDag>,
+  converted: string,
+  to: Dialect,
+): DagIssue[] {
   const same =
+    result.errors.length === 0 &&
     isDeepStrictEqual(result.dag, source.dag) &&
     isDeepStrictEqual(
       result.localDags.map((local) => local.dag),
       source.localDags.map((local) => local.dag),
     );
-  return same ? [] : [issue('', 'the rewrite would change what the DAG means (a Kubedag bug: please report the file)')];
+  if (same) return [];
+  // A 2.x result that writes no key only 2.x has is read as 1.x by Kubedag, which then takes
+  // 2.x's spelling of an executor's settings (container_name) for unknown settings.
+  const ambiguous = to === '2.x' && decideDialect(parseYamlDocuments(converted).documents[0]).marker === undefined;
+  return [
+    issue(
+      '',
+      ambiguous
+        ? 'the 2.x rewrite has no key that only Dagu 2.x writes, so Kubedag would read it as 1.x and its executor settings in 2.x spelling differently; add a 2.x key (a step written with run:) and convert again'
+        : 'the rewrite would change what the DAG means (a Kubedag bug: please report the file)',
+    ),
+    ...result.errors.map((error) => issue(error.path, `the rewrite would not load: ${error.message}`)),
+  ];
 }
