@@ -1,11 +1,15 @@
 import { dagJsonSchema } from '../core/dag/index.ts';
+import type { Dialect } from '../core/dag/dialect.ts';
 import { isPolicyLevel, POLICY_LEVELS, type PolicyLevel } from '../core/policy/pod-standards.ts';
 import { renderHelp } from '../core/settings-help.ts';
 import { parseFlags, resolveSettings, setting } from '../core/settings.ts';
 import { EXIT } from './exit.ts';
 import type { CliIo } from './io.ts';
+import { convertCommand } from './convert.ts';
 import { renderCommand } from './render.ts';
 import { validateCommand } from './validate.ts';
+
+const DIALECTS: readonly Dialect[] = ['1.x', '2.x'];
 
 /** The options, declared once: parsed from here and listed by `--help` (core/settings.ts). */
 export const CLI_OPTIONS = {
@@ -41,6 +45,28 @@ export const CLI_OPTIONS = {
     description: 'The metadata.namespace of every resource.',
     read: (text) => text,
   }),
+  to: setting<Dialect | undefined>({
+    flag: 'to',
+    variables: [],
+    values: DIALECTS,
+    default: undefined,
+    defaultText: "the other dialect than the file's",
+    description: "The dialect of Dagu's format that convert writes: 1.x (camelCase keys) or 2.x (snake_case keys).",
+    read: (text, s) => {
+      const dialect = DIALECTS.find((d) => d === text);
+      if (dialect !== undefined) return dialect;
+      throw new Error(`--${s.name} must be one of ${DIALECTS.join(', ')}, not "${text}"`);
+    },
+  }),
+  lossy: setting({
+    flag: 'lossy',
+    variables: [],
+    isSwitch: true,
+    default: false,
+    description:
+      'Write the conversion even when something has no form in the target dialect (it is left out, and listed on stderr).',
+    read: () => true,
+  }),
 };
 
 type Option = keyof typeof CLI_OPTIONS;
@@ -63,6 +89,13 @@ export const CLI_COMMANDS: readonly {
     args: '[--namespace NS] FILE...',
     summary: 'print DAG resource manifests for kubectl and GitOps',
     options: ['namespace'],
+  },
+  {
+    name: 'convert',
+    args: '[--to 1.x|2.x] [--lossy] FILE',
+    summary:
+      "print a DAG file rewritten in the other dialect of Dagu's format; exit 1 when something cannot be carried over",
+    options: ['to', 'lossy'],
   },
   { name: 'schema', args: '', summary: 'print the JSON Schema of the DAG file format', options: [] },
 ];
@@ -110,20 +143,39 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     json: values.json !== undefined,
     namespace: values.namespace !== undefined,
     policy: values.policy !== undefined,
+    to: values.to !== undefined,
+    lossy: values.lossy !== undefined,
   };
-  return dispatch(
-    command,
-    { json: options.json, namespace: options.namespace, policy: options.policy, given, files: positionals },
-    io,
-  );
+  const route = command === 'convert' || given.to || given.lossy ? dispatchConvert : dispatch;
+  return route(command, { ...options, given, files: positionals }, io);
 }
 
 interface Invocation {
   readonly json: boolean;
   readonly namespace: string | undefined;
   readonly policy: PolicyLevel | undefined;
+  readonly to: Dialect | undefined;
+  readonly lossy: boolean;
   readonly given: Readonly<Record<Option, boolean>>;
   readonly files: readonly string[];
+}
+
+/** Options given that a command does not take: the first is a usage error. */
+function stray(args: Invocation, takes: readonly Option[]): Option | undefined {
+  return (Object.keys(args.given) as Option[]).find((option) => args.given[option] && !takes.includes(option));
+}
+
+/** `convert`, and the options only it takes given to another command. */
+async function dispatchConvert(command: string, args: Invocation, io: CliIo): Promise<number> {
+  const known = CLI_COMMANDS.find((c) => c.name === command);
+  const extra = known === undefined ? undefined : stray(args, known.options);
+  if (extra !== undefined) return usage(io, `${command} takes no --${extra}`);
+  if (command !== 'convert')
+    return dispatch(command, { ...args, given: { ...args.given, to: false, lossy: false } }, io);
+  const [file, ...more] = args.files;
+  return file === undefined || more.length > 0
+    ? usage(io, 'convert needs exactly one FILE')
+    : convertCommand(file, args.to, args.lossy, io);
 }
 
 async function dispatch(command: string, args: Invocation, io: CliIo): Promise<number> {

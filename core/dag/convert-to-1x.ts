@@ -1,0 +1,98 @@
+/**
+ * A Dagu 2.x document rewritten in Dagu 1.x keys, as plain data (`kubedag convert --to 1.x`).
+ * It is the loader's own reading of a 2.x file (readDialect: the 1.x shape the one normaliser
+ * builds the model from), so the result means what the source means wherever it is carried:
+ * constants written in, step defaults copied into each step, typed params as their JSON Schema,
+ * actions as the 1.x step of the same work. What 1.x cannot say is a loss, left out.
+ * docs/decisions/2026-11-29-dagu-2x-convert.md.
+ */
+import { decideDialect, readDialect } from './dialect.ts';
+import { isRefusal } from './dialect-refusal.ts';
+import { childPath, issue, type DagIssue } from './issues.ts';
+import type { Rewrite } from './convert-to-2x.ts';
+
+type Mapping = Record<string, unknown>;
+
+function isMapping(value: unknown): value is Mapping {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+export function twoXToOneX(document: Mapping): Rewrite {
+  const read = readDialect(document);
+  // Refusals are 2.x features Kubedag does not run, so it has no 1.x form for them either;
+  // any other error makes the file invalid, which the caller reports before converting.
+  const losses = read.errors.filter(isRefusal);
+  const oneX = isMapping(read.document) ? withoutTwoXOnly(read.document, losses) : {};
+  const marker = decideDialect(oneX);
+  if (marker.dialect === '2.x' && marker.marker !== undefined)
+    losses.push(issue(marker.marker.path, `"${marker.marker.key}" has no Dagu 1.x form`));
+  return { document: withTypeFirst(document, oneX), losses };
+}
+
+/** The 2.x default type the reading wrote out goes where a reader looks for it: after the name. */
+function withTypeFirst(source: Mapping, out: Mapping): Mapping {
+  if (Object.hasOwn(source, 'type') || out.type === undefined) return out;
+  const entries = Object.entries(out).filter(([key]) => key !== 'type');
+  const at = entries.findIndex(([key]) => key === 'name') + 1;
+  return Object.fromEntries([...entries.slice(0, at), ['type', out.type], ...entries.slice(at)]);
+}
+
+/**
+ * Keys the 1.x shape keeps for Kubedag but Dagu 1.x never had: a step's declared `outputs`
+ * (and with them the `${steps.<id>.outputs.<name>}` that read them) and a precondition's
+ * `negate`.
+ */
+function withoutTwoXOnly(document: Mapping, losses: DagIssue[]): Mapping {
+  const out = { ...document, ...withoutInPreconditions(document, '', losses) };
+  if (Array.isArray(out.steps))
+    out.steps = out.steps.map((step: unknown, i) => stepWithout(step, childPath('steps', i), losses));
+  else if (isMapping(out.steps))
+    out.steps = Object.fromEntries(
+      Object.entries(out.steps).map(([name, step]) => [name, stepWithout(step, childPath('steps', name), losses)]),
+    );
+  if (isMapping(out.handlerOn))
+    out.handlerOn = Object.fromEntries(
+      Object.entries(out.handlerOn).map(([name, step]) => [
+        name,
+        stepWithout(step, childPath('handler_on', name === 'cancel' ? 'abort' : name), losses),
+      ]),
+    );
+  return out;
+}
+
+function stepWithout(step: unknown, path: string, losses: DagIssue[]): unknown {
+  if (Array.isArray(step)) return step.map((item: unknown, i) => stepWithout(item, childPath(path, i), losses));
+  if (!isMapping(step)) return step;
+  const { outputs, ...kept } = step;
+  // 1.x writes an executor's settings as `config:`; `with:` is 2.x's word for them.
+  const rest = Object.hasOwn(kept, 'with') && !Object.hasOwn(kept, 'config') ? renamed(kept, 'with', 'config') : kept;
+  if (outputs !== undefined)
+    losses.push(
+      issue(
+        childPath(path, 'outputs'),
+        'declared step outputs (and the ${steps.<id>.outputs.<name>} that read them) have no Dagu 1.x form',
+      ),
+    );
+  return { ...rest, ...withoutInPreconditions(rest, path, losses) };
+}
+
+function renamed(mapping: Mapping, from: string, to: string): Mapping {
+  return Object.fromEntries(Object.entries(mapping).map(([key, value]) => [key === from ? to : key, value]));
+}
+
+function withoutInPreconditions(holder: Mapping, path: string, losses: DagIssue[]): Mapping {
+  const conditions = holder.preconditions;
+  if (conditions === undefined) return {};
+  const at = childPath(path, 'preconditions');
+  const strip = (condition: unknown, where: string): unknown => {
+    if (!isMapping(condition) || !Object.hasOwn(condition, 'negate')) return condition;
+    const { negate, ...rest } = condition;
+    if (negate !== false) losses.push(issue(childPath(where, 'negate'), 'a negated precondition has no Dagu 1.x form'));
+    return rest;
+  };
+  return {
+    preconditions: Array.isArray(conditions)
+      ? conditions.map((condition: unknown, i) => strip(condition, childPath(at, i)))
+      : strip(conditions, at),
+  };
+}

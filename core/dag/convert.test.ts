@@ -1,0 +1,134 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { convertDag } from './convert.ts';
+import { decideDialect } from './dialect.ts';
+import { formatIssue } from './issues.ts';
+import { loadDag } from './load.ts';
+import { parseYamlDocuments } from './yaml.ts';
+
+const dir = join(import.meta.dirname, '../../test/fixtures/dialect');
+const fixture = (name: string): string => readFileSync(join(dir, name), 'utf8');
+const pairs = readdirSync(dir)
+  .filter((f) => f.endsWith('.1x.yaml'))
+  .map((f) => f.replace(/\.1x\.yaml$/, ''));
+/** Pairs whose 2.x side uses what Dagu 1.x has no form for, with what the conversion reports. */
+const ONE_WAY: Readonly<Record<string, string>> = {
+  outputs:
+    'steps[0].outputs: declared step outputs (and the ${steps.<id>.outputs.<name>} that read them) have no Dagu 1.x form',
+};
+
+const dialectOf = (text: string): string => decideDialect(parseYamlDocuments(text).documents[0]).dialect;
+
+function roundTrip(text: string, there: '1.x' | '2.x', back: '1.x' | '2.x'): { middle: string; end: string } {
+  const first = convertDag(text, { fileName: 'pair', to: there });
+  expect([first.errors.map(formatIssue), first.losses.map(formatIssue)]).toEqual([[], []]);
+  const second = convertDag(first.text ?? '', { fileName: 'pair', to: back });
+  expect([second.errors.map(formatIssue), second.losses.map(formatIssue)]).toEqual([[], []]);
+  return { middle: first.text ?? '', end: second.text ?? '' };
+}
+
+describe('convertDag round trips over the fixture pairs', () => {
+  const model = (text: string): unknown => loadDag(text, { fileName: 'pair' }).dag;
+
+  it.each(pairs.filter((pair) => ONE_WAY[pair] === undefined))(
+    '%s: 1.x -> 2.x -> 1.x and 2.x -> 1.x -> 2.x keep the model',
+    (pair) => {
+      for (const [start, there, back] of [
+        [fixture(`${pair}.1x.yaml`), '2.x', '1.x'],
+        [fixture(`${pair}.2x.yaml`), '1.x', '2.x'],
+      ] as const) {
+        const { middle, end } = roundTrip(start, there, back);
+        expect(model(middle)).toEqual(model(start));
+        expect(model(end)).toEqual(model(start));
+        if (there === '1.x') expect(dialectOf(middle)).toBe('1.x');
+      }
+    },
+  );
+
+  it.each(Object.entries(ONE_WAY))('%s: says what 1.x cannot carry, and writes nothing', (pair, loss) => {
+    const got = convertDag(fixture(`${pair}.2x.yaml`), { fileName: 'pair', to: '1.x' });
+    expect([got.text, got.losses.map(formatIssue)]).toEqual([undefined, [loss]]);
+  });
+});
+
+describe('convertDag', () => {
+  it('keeps comments, key order and flow style, renaming keys in place', () => {
+    const got = convertDag(
+      '# nightly\nname: n # the name\ntype: graph\ntimeoutSec: 5 # five\nsteps:\n  # first\n  - {name: a, command: echo a, retryPolicy: {limit: 1, intervalSec: 2}}\n',
+      { to: '2.x', fileName: 'a' },
+    );
+    expect(got.text).toBe(
+      '# nightly\nname: n # the name\ntype: graph\ntimeout_sec: 5 # five\nsteps:\n  # first\n  - {name: a, run: echo a, retry_policy: {limit: 1, interval_sec: 2}}\n',
+    );
+  });
+
+  it('converts to the other dialect by default, and leaves a file already in the target as it is', () => {
+    const text = 'timeout_sec: 5\nsteps:\n  - run: echo a\n';
+    expect(convertDag(text, { fileName: 'a' }).to).toBe('1.x');
+    expect(convertDag(text, { to: '2.x', fileName: 'a' }).text).toBe(text);
+  });
+
+  it('puts a rewritten 2.x step where it was: run becomes command in place', () => {
+    const got = convertDag('name: n\nsteps:\n  - name: a\n    run: echo a # say a\n    depends: []\n', {
+      to: '1.x',
+      fileName: 'a',
+    });
+    expect(got.text).toBe('name: n\ntype: graph\nsteps:\n  - name: a\n    command: echo a # say a\n    depends: []\n');
+  });
+
+  it('converts each document of a file on its own', () => {
+    const got = convertDag(
+      'name: a\ntype: chain\nsteps: [echo a]\n---\nname: child\ntimeoutSec: 3\nsteps: [echo c]\n',
+      {
+        to: '2.x',
+      },
+    );
+    expect(got.from).toEqual(['1.x', '1.x']);
+    expect(got.text).toBe(
+      'name: a\ntype: chain\nsteps: [echo a]\n---\nname: child\ntype: chain\ntimeout_sec: 3\nsteps: [echo c]\n',
+    );
+  });
+
+  it('reports a refused 2.x feature as a loss, and with lossy writes the rest', () => {
+    const text = 'type: graph\nsteps:\n  - name: a\n    run: echo a\n    foreach: [1, 2]\n';
+    const strict = convertDag(text, { to: '1.x', fileName: 'a' });
+    expect([strict.text, strict.losses.map(formatIssue)]).toEqual([
+      undefined,
+      ['steps[0].foreach: Dagu 2.x feature foreach is not supported yet'],
+    ]);
+    expect(convertDag(text, { to: '1.x', lossy: true, fileName: 'a' }).text).toBe(
+      'type: graph\nsteps:\n  - name: a\n    command: echo a\n',
+    );
+  });
+
+  it('refuses a negated precondition, which 1.x cannot say', () => {
+    const got = convertDag(
+      'steps:\n  - run: echo a\n    preconditions: [{condition: "$A", expected: x, negate: true}]\n',
+      { to: '1.x', fileName: 'a' },
+    );
+    expect(got.losses.map(formatIssue)).toEqual([
+      'steps[0].preconditions[0].negate: a negated precondition has no Dagu 1.x form',
+    ]);
+  });
+
+  it('writes nothing when the 2.x result would read as 1.x in Kubedag and mean something else', () => {
+    const got = convertDag(
+      'type: graph\nsteps:\n  - {name: a, type: http, config: {skipTLSVerify: true}, command: GET https://x}\n',
+      {
+        to: '2.x',
+        fileName: 'a',
+      },
+    );
+    expect([got.text, got.errors.map(formatIssue)]).toEqual([
+      undefined,
+      [expect.stringContaining('the 2.x rewrite has no key that only Dagu 2.x writes')],
+    ]);
+  });
+
+  it('converts nothing of an invalid file and returns its errors', () => {
+    const got = convertDag('steps:\n  - {name: a, command: echo, depends: ghost}\n');
+    expect(got.text).toBeUndefined();
+    expect(got.errors.length).toBeGreaterThan(0);
+  });
+});
