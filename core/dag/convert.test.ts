@@ -18,6 +18,14 @@ const ONE_WAY: Readonly<Record<string, string>> = {
     'steps[0].outputs: declared step outputs (and the ${steps.<id>.outputs.<name>} that read them) have no Dagu 1.x form',
 };
 
+/**
+ * Pairs the converter cannot rewrite from 2.x yet: its check finds the meaning would change (a 2.x foreach body lives in a generated local DAG the rewrite does not write out), so
+ * it refuses rather than write another DAG (docs/decisions/2026-11-29-dagu-2x-convert.md).
+ */
+const NOT_YET: Readonly<Record<string, string>> = {
+  foreach: 'the rewrite would change what the DAG means (a Kubedag bug: please report the file)',
+};
+
 const dialectOf = (text: string): string => decideDialect(parseYamlDocuments(text).documents[0]).dialect;
 
 function roundTrip(text: string, there: '1.x' | '2.x', back: '1.x' | '2.x'): { middle: string; end: string } {
@@ -31,7 +39,12 @@ function roundTrip(text: string, there: '1.x' | '2.x', back: '1.x' | '2.x'): { m
 describe('convertDag round trips over the fixture pairs', () => {
   const model = (text: string): unknown => loadDag(text, { fileName: 'pair' }).dag;
 
-  it.each(pairs.filter((pair) => ONE_WAY[pair] === undefined))(
+  it.each(Object.entries(NOT_YET))('%s: 2.x -> 1.x is refused, nothing written', (pair, refusal) => {
+    const got = convertDag(fixture(`${pair}.2x.yaml`), { fileName: 'pair', to: '1.x' });
+    expect([got.text, got.errors.map(formatIssue)]).toEqual([undefined, [refusal]]);
+  });
+
+  it.each(pairs.filter((pair) => ONE_WAY[pair] === undefined && NOT_YET[pair] === undefined))(
     '%s: 1.x -> 2.x -> 1.x and 2.x -> 1.x -> 2.x keep the model',
     (pair) => {
       for (const [start, there, back] of [
@@ -91,11 +104,11 @@ describe('convertDag', () => {
   });
 
   it('reports a refused 2.x feature as a loss, and with lossy writes the rest', () => {
-    const text = 'type: graph\nsteps:\n  - name: a\n    run: echo a\n    foreach: [1, 2]\n';
+    const text = 'type: graph\nsteps:\n  - name: a\n    run: echo a\n    log_output: separate\n';
     const strict = convertDag(text, { to: '1.x', fileName: 'a' });
     expect([strict.text, strict.losses.map(formatIssue)]).toEqual([
       undefined,
-      ['steps[0].foreach: Dagu 2.x feature foreach is not supported yet'],
+      ['steps[0].log_output: Dagu 2.x feature log_output is not supported yet'],
     ]);
     expect(convertDag(text, { to: '1.x', lossy: true, fileName: 'a' }).text).toBe(
       'type: graph\nsteps:\n  - name: a\n    command: echo a\n',
