@@ -228,11 +228,6 @@ describe('loadDag refuses what this slice does not read', () => {
       want: ['handler_on.init: Dagu 2.x feature handler_on.init is not supported yet'],
     },
     {
-      name: 'params as a JSON Schema',
-      yaml: 'timeout_sec: 1\nparams: {type: object, properties: {a: {type: string}}}\nsteps: [echo]',
-      want: ['params: Dagu 2.x feature params as a JSON Schema is not supported yet'],
-    },
-    {
       name: 'other ${steps.…} references',
       yaml: 'steps:\n  - {id: a, run: echo}\n  - {name: b, run: "echo ${steps.a.stdout}"}',
       want: [
