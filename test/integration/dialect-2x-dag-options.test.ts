@@ -6,7 +6,9 @@
  * the operator. The pure decisions have unit tables; these prove the operator carries them out.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadDag } from '../../core/dag/index.ts';
 import { statusCode } from '../../core/kube/errors.ts';
+import { dagManifest } from '../../core/resources/dag.ts';
 import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import { scheduledRunId } from '../../operator/schedule/ticks.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
@@ -86,14 +88,22 @@ steps:
     const hour = 3_600_000;
     const thisHour = Math.floor(Date.now() / hour) * hour;
     const watermark = new Date(thisHour - 2 * hour);
-    await givenDag(
-      ns,
+    // As if the scheduler had last started the run two hours ago, then been down since: the DAG is
+    // created with its watermark, so that no tick sees it without one (which would start one now).
+    const manifest = dagManifest(
       'hourly',
-      'schedule: "0 * * * *"\ncatchup_window: 3h\noverlap_policy: all\nsteps:\n  - name: s\n    run: echo caught up',
+      loadDag(
+        'schedule: "0 * * * *"\ncatchup_window: 3h\noverlap_policy: all\nsteps:\n  - name: s\n    run: echo caught up',
+        { fileName: 'hourly' },
+      ).documents,
+      ns,
     );
-    // As if the scheduler had last started the run two hours ago, then been down since.
-    await kube.dags.mergePatch(ns, 'hourly', {
-      metadata: { annotations: { [ANNOTATIONS.scheduleWatermark]: watermark.toISOString() } },
+    await kube.dags.create(ns, {
+      ...manifest,
+      metadata: {
+        ...manifest.metadata,
+        annotations: { ...manifest.metadata.annotations, [ANNOTATIONS.scheduleWatermark]: watermark.toISOString() },
+      },
     });
     const first = scheduledRunId('scheduled', new Date(thisHour - hour));
     await waitFor(
