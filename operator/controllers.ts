@@ -170,7 +170,18 @@ export function buildControllers(deps: ControllerDeps): Controllers {
     }),
     secrets,
     objects,
-    retention: new RetentionReconciler({ runs: informers.runs, store, writer, clock }),
+    retention: new RetentionReconciler({
+      runs: informers.runs,
+      store,
+      writer,
+      clock,
+      ...(deps.history === undefined
+        ? {}
+        : {
+            archived: (namespace: string, dagName: string, limit: number) =>
+              deps.history?.runsOf(namespace, dagName, limit) ?? Promise.resolve([]),
+          }),
+    }),
     dags: new DagReconciler({
       dagClient: kube.dags,
       dags: informers.dags,
@@ -218,6 +229,7 @@ function historyControllers(deps: ControllerDeps, store: HistoryStore, countWrit
       store,
       logs: deps.store,
       dags: informers.dags,
+      runs: informers.runs,
       clock,
       watched: deps.watched,
       log,

@@ -342,6 +342,7 @@ export class Operator {
     this.resync.unref();
     this.scheduler = new Scheduler({
       runClient: controllers.kube.runs,
+      dagClient: controllers.kube.dags,
       segmentClient: controllers.kube.segments,
       dags: informers.dags,
       runs: informers.runs,

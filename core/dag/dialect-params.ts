@@ -84,3 +84,80 @@ function propertyOf(entry: Mapping, at: string, errors: DagIssue[]): Mapping {
   }
   return property;
 }
+
+/**
+ * Dagu's rule (internal/spec/schema.go `isSchemaBackedParamsMap`) for when `{schema, values}`
+ * is a schema and not two parameters called "schema" and "values": only those keys, and an
+ * object schema, or a boolean or string one with values, or a string that looks like a path or URL.
+ */
+function isSchemaBacked(params: Mapping): boolean {
+  if (!Object.hasOwn(params, 'schema') || Object.keys(params).some((key) => key !== 'schema' && key !== 'values'))
+    return false;
+  const schema = params.schema;
+  if (isMapping(schema)) return true;
+  if (typeof schema === 'boolean') return Object.hasOwn(params, 'values');
+  if (typeof schema !== 'string') return false;
+  return Object.hasOwn(params, 'values') || /:\/\/|[/\\.]/.test(schema.trim());
+}
+
+/** Dagu's inline form: the params mapping is itself the schema, `{type: object, properties: {...}}`. */
+function isInlineSchema(params: Mapping): boolean {
+  return typeof params.type === 'string' && params.type.trim() === 'object' && Object.hasOwn(params, 'properties');
+}
+
+/** Why a schema that names another document is refused: nothing outside the DAG resource is read. */
+const NO_REFERENCES =
+  'a DAG is one Kubernetes resource, and the operator reads no files or URLs for it; write the schema inline';
+
+/**
+ * A `$ref` that leaves the schema (a file or URL, not `#...`) anywhere in it, as an error: a
+ * referenced document would have to be read by the operator, from a place the cluster does not have.
+ */
+function externalRefs(schema: unknown, at: string, errors: DagIssue[]): void {
+  if (Array.isArray(schema)) for (const [i, item] of schema.entries()) externalRefs(item, childPath(at, i), errors);
+  if (!isMapping(schema)) return;
+  for (const [key, item] of Object.entries(schema)) {
+    if (key === '$ref' && typeof item === 'string' && !item.startsWith('#'))
+      errors.push(issue(childPath(at, key), `cannot refer to "${item}": ${NO_REFERENCES} (under $defs)`));
+    else externalRefs(item, childPath(at, key), errors);
+  }
+}
+
+/**
+ * Dagu 2.x's params as a JSON Schema, in the 1.x `{schema, values}` form the loader checks and
+ * the run start applies: the inline form (the mapping is the schema, its properties' defaults the
+ * values, as Dagu's `explicitInlineSchemaDefaults` reads them) and `{schema, values}` with an
+ * inline or boolean schema. A schema file or URL is refused. A mapping that is neither is
+ * Dagu's legacy mapping of names to values, returned as the 1.x list so that a parameter called
+ * "schema" stays one. `undefined` when the params are not a mapping.
+ */
+export function schemaParamsAsOneX(params: unknown, errors: DagIssue[]): unknown {
+  if (!isMapping(params)) return params;
+  if (isInlineSchema(params)) {
+    if (!isMapping(params.properties)) {
+      errors.push(
+        issue('params.properties', 'inline JSON Schema properties must be an object keyed by parameter name'),
+      );
+      return undefined;
+    }
+    // Dagu drops readOnly at the top of an inline schema (a UI hint, not a constraint).
+    const { readOnly: _readOnly, readonly: _readonly, ...schema } = params;
+    externalRefs(schema, 'params', errors);
+    return { schema };
+  }
+  if (!isSchemaBacked(params))
+    return Object.hasOwn(params, 'schema')
+      ? Object.keys(params)
+          .sort()
+          .map((name) => ({ [name]: params[name] }))
+      : params;
+  const schema = params.schema;
+  const values = Object.hasOwn(params, 'values') ? { values: params.values } : {};
+  if (typeof schema === 'string') {
+    errors.push(issue('params.schema', `cannot read the schema "${schema.trim()}": ${NO_REFERENCES}`));
+    return undefined;
+  }
+  if (typeof schema === 'boolean') return { schema: schema ? {} : { not: {} }, ...values };
+  externalRefs(schema, 'params.schema', errors);
+  return { schema, ...values };
+}

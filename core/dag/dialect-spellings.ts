@@ -38,6 +38,9 @@ export const SPELLINGS: Readonly<Record<Scope, Readonly<Record<string, string>>>
     delay_sec: 'delaySec',
     restart_wait_sec: 'restartWaitSec',
     hist_retention_days: 'histRetentionDays',
+    hist_retention_runs: 'histRetentionRuns',
+    catchup_window: 'catchupWindow',
+    overlap_policy: 'overlapPolicy',
     max_active_runs: 'maxActiveRuns',
     max_active_steps: 'maxActiveSteps',
     max_clean_up_time_sec: 'maxCleanUpTimeSec',
@@ -116,14 +119,11 @@ export const TWO_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
 /** 2.x keys this slice does not read, each with the feature it stands for. */
 export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, string>>>>> = {
   root: {
-    catchup_window: 'catchup_window (schedule catch-up)',
-    overlap_policy: 'overlap_policy',
     artifacts: 'artifacts',
     log_output: 'log_output',
     step_types: 'step_types (custom step types)',
     actions: 'actions (custom action packages)',
     wait_mail: 'wait_mail (mail on approval waits)',
-    hist_retention_runs: 'hist_retention_runs',
     retry_policy: 'DAG-level retry_policy',
     resources: 'resources',
     webhook: 'webhook',

@@ -243,9 +243,9 @@ describe('loadDag refuses what this slice does not read', () => {
       ],
     },
     {
-      name: 'params as a JSON Schema',
-      yaml: 'timeout_sec: 1\nparams: {type: object, properties: {a: {type: string}}}\nsteps: [echo]',
-      want: ['params: Dagu 2.x feature params as a JSON Schema is not supported yet'],
+      name: "a step's log_output",
+      yaml: 'steps:\n  - {run: echo, log_output: separate}',
+      want: ['steps[0].log_output: Dagu 2.x feature log_output is not supported yet'],
     },
     {
       name: 'other ${steps.…} references',

@@ -10,7 +10,7 @@
 import { stepExecution, withShellArgs } from './dialect-commands.ts';
 import { withStepDefaults } from './dialect-defaults.ts';
 import { withLabelsAsTags } from './dialect-labels.ts';
-import { isTypedParams, typedParamsAsSchema } from './dialect-params.ts';
+import { isTypedParams, schemaParamsAsOneX, typedParamsAsSchema } from './dialect-params.ts';
 import { refuseOutputsInContainer, withDeclaredOutputs } from './dialect-outputs.ts';
 import { readConsts, withValues } from './dialect-values.ts';
 import { bodyDocument, foreachReferenceErrors, withForeachSteps, type ForeachBody } from './dialect-foreach.ts';
@@ -218,7 +218,8 @@ function refuseRootForms(out: Mapping, errors: DagIssue[]): void {
   if (out.type === undefined) out.type = 'graph';
   refuseOutputsInContainer(out, errors);
   if (isTypedParams(out.params)) out.params = typedParamsAsSchema(out.params, errors);
-  else if (schemaParams(out.params, errors)) delete out.params;
+  else if (out.params !== undefined) out.params = schemaParamsAsOneX(out.params, errors);
+  if (out.params === undefined) delete out.params;
   if (typeof out.type === 'string' && REFUSED_DAG_TYPES.includes(out.type)) {
     errors.push(refusal('type', `type: ${out.type} (${out.type} DAGs)`));
     delete out.type;
@@ -286,14 +287,6 @@ function rewriteSteps(item: unknown, path: string, errors: DagIssue[]): unknown 
   return Object.fromEntries(
     Object.entries(item).map(([name, step]) => [name, rewriteAny(step, 'step', childPath(path, name), errors)]),
   );
-}
-
-/** Params as a JSON Schema (not read yet). */
-function schemaParams(params: unknown, errors: DagIssue[]): boolean {
-  const schema =
-    isMapping(params) && ['properties', '$schema', 'schema', '$ref'].some((key) => Object.hasOwn(params, key));
-  if (schema) errors.push(refusal('params', 'params as a JSON Schema'));
-  return schema;
 }
 
 const REFERENCE = /\$\{(params|steps|env)\.([^}$]*)(\}?)/g;

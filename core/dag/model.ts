@@ -214,7 +214,12 @@ export interface Dag {
   readonly timeoutSec: number;
   readonly delaySec: number;
   readonly restartWaitSec: number;
+  /** Days of history kept; 0 when `histRetentionRuns` keeps history by count instead. */
   readonly histRetentionDays: number;
+  /** Dagu 2.x `hist_retention_runs`: the newest runs kept, by count. */
+  readonly histRetentionRuns?: number;
+  /** Dagu 2.x `catchup_window`/`overlap_policy`: missed scheduled runs started afterwards. */
+  readonly catchup?: Catchup;
   readonly maxActiveRuns: number;
   readonly maxActiveSteps: number;
   readonly maxCleanUpTimeSec: number;
@@ -240,4 +245,13 @@ export interface Dag {
   readonly registryAuths?: string | Readonly<Record<string, unknown>>;
   /** Tracing (otel.ts): checked, with the exporter's URL resolved. */
   readonly otel?: OtelSettings;
+}
+
+/** Dagu 2.x's overlap policy: what becomes of missed runs while a run of the DAG is active. */
+export type OverlapPolicy = 'skip' | 'all' | 'latest';
+
+/** Catch-up of missed scheduled runs: how far back (ms), and the overlap policy. */
+export interface Catchup {
+  readonly windowMs: number;
+  readonly overlap: OverlapPolicy;
 }

@@ -2,6 +2,7 @@
  * A shape-checked DAG document into the canonical Dag: defaults applied, every spelling
  * reduced to one. Steps are normalised in steps.ts; cross-field rules live in validate.ts.
  */
+import { dagOptionsFromFile } from './dag-options.ts';
 import { conditionsFromFile, envFromFile, ENV_NAME, labelsFromFile, listFromFile, shellFromFile } from './fields.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import { dagKubernetes } from './kubernetes-levels.ts';
@@ -70,6 +71,7 @@ export function normalizeDag(file: DagFile, name: string, diagnostics: Diagnosti
     handlerOn: Object.fromEntries(Object.entries(handlers).map(([event, draft]) => [event, draft.step])),
     preconditions: conditionsFromFile(file.preconditions, file.precondition, '', errors),
     ...limits(file),
+    ...dagOptionsFromFile(file, errors),
     ...optional('queue', trimmed(file.queue)),
     workerSelector,
     ...optional('kubernetes', kubernetes),
@@ -130,7 +132,9 @@ function limits(
     timeoutSec: file.timeoutSec ?? 0,
     delaySec: file.delaySec ?? 0,
     restartWaitSec: file.restartWaitSec ?? 0,
-    histRetentionDays: orDefault(file.histRetentionDays, DEFAULTS.histRetentionDays),
+    // Dagu keeps history by days by default, and by count instead when hist_retention_runs is set.
+    histRetentionDays:
+      file.histRetentionRuns === undefined ? orDefault(file.histRetentionDays, DEFAULTS.histRetentionDays) : 0,
     maxActiveRuns: orDefault(file.maxActiveRuns, DEFAULTS.maxActiveRuns),
     maxActiveSteps: file.maxActiveSteps ?? DEFAULTS.maxActiveSteps,
     maxCleanUpTimeSec: orDefault(file.maxCleanUpTimeSec, DEFAULTS.maxCleanUpTimeSec),

@@ -146,6 +146,15 @@ export const dagSchema = object(
     delaySec: Type.Optional(count('Seconds to wait before the first step.')),
     restartWaitSec: Type.Optional(count('Seconds between stop and start on a restart.')),
     histRetentionDays: Type.Optional(count('Days of run history to keep (default 30).')),
+    histRetentionRuns: Type.Optional(
+      Type.Integer({ description: 'Runs of history to keep, newest first (Dagu 2.x; instead of histRetentionDays).' }),
+    ),
+    catchupWindow: Type.Optional(
+      Type.String({ description: 'How far back missed scheduled runs are started afterwards (Dagu 2.x; 6h, 2d).' }),
+    ),
+    overlapPolicy: Type.Optional(
+      Type.String({ description: 'Missed runs while a run is active: skip (default), all or latest (Dagu 2.x).' }),
+    ),
     precondition: Type.Optional(preconditions),
     preconditions: Type.Optional(preconditions),
     maxActiveRuns: Type.Optional(

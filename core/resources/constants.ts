@@ -30,6 +30,8 @@ export const ANNOTATIONS = {
   dagName: `${GROUP}/dag-name`,
   /** "true": the scheduler starts nothing from this DAG (the API's suspend). */
   suspended: `${GROUP}/suspended`,
+  /** On a DAG with a catch-up window: the last scheduled minute the scheduler started or dropped (RFC 3339). */
+  scheduleWatermark: `${GROUP}/schedule-watermark`,
   /** The YAML text last written through the API, and a digest of the spec it was parsed into. */
   specYaml: `${GROUP}/spec-yaml`,
   specDigest: `${GROUP}/spec-digest`,

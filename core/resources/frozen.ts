@@ -54,6 +54,7 @@ export function definitionFacts(dag: Dag): DefinitionFacts {
     ...(dag.queue === undefined || dag.queue === '' ? {} : { queue: dag.queue }),
     maxActiveRuns: dag.maxActiveRuns,
     histRetentionDays: dag.histRetentionDays,
+    ...(dag.histRetentionRuns === undefined ? {} : { histRetentionRuns: dag.histRetentionRuns }),
     afterEnd: asksAfterEnd(dag),
   };
 }

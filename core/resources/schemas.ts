@@ -92,6 +92,11 @@ const frozenDefinitionSchema = Type.Object(
     histRetentionDays: Type.Optional(
       Type.Integer({ description: "The definition's histRetentionDays (its default when it says nothing)." }),
     ),
+    histRetentionRuns: Type.Optional(
+      Type.Integer({
+        description: "The definition's histRetentionRuns (Dagu 2.x's hist_retention_runs), when it sets one.",
+      }),
+    ),
     afterEnd: Type.Optional(
       Type.Boolean({
         description:

@@ -1,8 +1,9 @@
 /**
  * The scheduler: at every minute boundary (and once when it starts leading), each valid,
  * unsuspended DAG's schedules are evaluated for that minute (ticks.ts) and carried out.
- * Missed minutes are not caught up (behaviour-notes 7). Scheduled run ids come from the DAG
- * and the minute, so a tick evaluated twice (a restart, a new leader) creates one run.
+ * Missed minutes are not caught up (behaviour-notes 7), except for a DAG with a catch-up
+ * window (Dagu 2.x, catchup.ts). Scheduled run ids come from the DAG and the minute, so a tick
+ * evaluated twice (a restart, a new leader) creates one run.
  */
 import type { DagLoad } from '../../core/dag/index.ts';
 import { loadDagSpec } from '../../core/resources/dag.ts';
@@ -18,10 +19,20 @@ import { definitionPlace, frozenReference } from '../../core/resources/frozen.ts
 import { dagRunResourceName, labelValue } from '../../core/resources/names.ts';
 import { isActiveRun } from '../../core/resources/queue.ts';
 import type { DagResource, DagRunResource, DagRunSegmentResource } from '../../core/resources/types.ts';
-import { minuteOf, restartPromises, tickActions, type RestartPromise, type TickAction } from './ticks.ts';
+import {
+  minuteOf,
+  restartPromises,
+  scheduledRunId,
+  tickActions,
+  type RestartPromise,
+  type TickAction,
+} from './ticks.ts';
+import { catchupAction } from './catchup.ts';
 
 export interface SchedulerDeps {
   readonly runClient: ResourceClient<DagRunResource>;
+  /** Writes a catch-up DAG's watermark annotation. */
+  readonly dagClient: ResourceClient<DagResource>;
   readonly segmentClient: ResourceClient<DagRunSegmentResource>;
   readonly dags: Informer<DagResource>;
   readonly runs: Informer<DagRunResource>;
@@ -120,7 +131,52 @@ export class Scheduler {
       zone: this.deps.zone,
       ...(archived === undefined ? {} : { archivedLatest: archived }),
     };
-    for (const action of tickActions(input)) await this.act(dag, load, runs, action);
+    const held = await this.catchUp({ namespace, dag, load }, runs, minute);
+    // While missed minutes are pending, this minute is one of them at the next tick.
+    for (const action of tickActions(input).filter((a) => !held || a.kind !== 'start'))
+      await this.act(dag, load, runs, action, minute);
+  }
+
+  /** A DAG's catch-up at this minute (catchup.ts); whether it holds back the minute's own start. */
+  private async catchUp(target: Target, runs: readonly DagRunResource[], minute: Date): Promise<boolean> {
+    const { namespace, dag, load } = target;
+    const catchup = load.dag.catchup;
+    if (catchup === undefined || load.dag.schedule.start.length === 0) return false;
+    const mark = Date.parse(dag.metadata?.annotations?.[ANNOTATIONS.scheduleWatermark] ?? '');
+    const action = catchupAction({
+      catchup,
+      schedules: load.dag.schedule.start,
+      zone: this.deps.zone,
+      minute,
+      watermark: Number.isNaN(mark) ? undefined : new Date(mark),
+      busy: runs.some(isActiveRun),
+    });
+    switch (action.kind) {
+      case 'none':
+        return false;
+      case 'wait':
+        return true;
+      case 'init':
+      case 'drop':
+        await this.setWatermark(namespace, dag, action.watermark);
+        if (action.kind === 'drop')
+          this.deps.log.info(
+            { dag: load.dag.name, dropped: action.dropped },
+            'scheduler dropped missed runs (overlap policy skip)',
+          );
+        return false;
+      case 'start':
+        // The run first: a crash before the watermark moves makes the same create again, a 409.
+        await this.create(target, runs, scheduledRunId('scheduled', action.at), {});
+        await this.setWatermark(namespace, dag, action.watermark);
+        return true;
+    }
+  }
+
+  private async setWatermark(namespace: string, dag: DagResource, at: Date): Promise<void> {
+    await this.deps.dagClient.mergePatch(namespace, dag.metadata?.name ?? '', {
+      metadata: { annotations: { [ANNOTATIONS.scheduleWatermark]: at.toISOString() } },
+    });
   }
 
   private async act(
@@ -128,6 +184,7 @@ export class Scheduler {
     load: DagLoad,
     runs: readonly DagRunResource[],
     action: TickAction,
+    minute: Date,
   ): Promise<void> {
     const namespace = dag.metadata?.namespace ?? '';
     switch (action.kind) {
@@ -135,6 +192,7 @@ export class Scheduler {
         return;
       case 'start':
         await this.create({ namespace, dag, load }, runs, action.dagRunId, {});
+        if (load.dag.catchup !== undefined) await this.setWatermark(namespace, dag, minute);
         return;
       case 'stop':
         for (const name of action.runs) await this.stopRun(namespace, name);

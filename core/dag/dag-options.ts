@@ -1,0 +1,83 @@
+/**
+ * Dagu 2.x's DAG-level options that Kubedag runs (read in dagucloud/dagu v2.15.1
+ * internal/spec/dag.go, internal/ir/overlap_policy.go, internal/spec/duration.go): retention by
+ * count (`hist_retention_runs`) and the catch-up of missed scheduled runs (`catchup_window`,
+ * `overlap_policy`). The model keeps them only when the file writes them, so a DAG that does
+ * not is the model it was before. Decisions: docs/decisions/2026-11-29-dagu-2x-dag-options.md.
+ */
+import { issue, type DagIssue } from './issues.ts';
+import type { Catchup, OverlapPolicy } from './model.ts';
+
+export const OVERLAP_POLICIES: readonly OverlapPolicy[] = ['skip', 'all', 'latest'];
+
+/** The options as written (1.x spelling: the dialect rewrite has renamed 2.x's keys). */
+export interface DagOptionsFile {
+  readonly histRetentionDays?: number;
+  readonly histRetentionRuns?: number;
+  readonly catchupWindow?: string;
+  readonly overlapPolicy?: string;
+}
+
+export interface DagOptions {
+  readonly histRetentionRuns?: number;
+  readonly catchup?: Catchup;
+}
+
+const UNITS: Readonly<Record<string, number>> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
+
+/**
+ * Dagu's durations (Go's, plus `d` for 24 h): `90m`, `1h30m`, `2d`, `1.5h`; positive. In ms, or
+ * undefined when the text is not one.
+ */
+export function parseDuration(text: string): number | undefined {
+  const source = text.trim().replace(/(\d+)d/g, (_, days: string) => `${Number(days) * 24}h`);
+  if (source === '' || !/^(?:\d+(?:\.\d*)?(?:ns|us|µs|ms|s|m|h))+$/.test(source)) return undefined;
+  let total = 0;
+  for (const [, amount = '', unit = ''] of source.matchAll(/(\d+(?:\.\d*)?)(ns|us|µs|ms|s|m|h)/g))
+    total += Number(amount) * (UNITS[unit] ?? 0);
+  return total > 0 ? Math.round(total) : undefined;
+}
+
+export function dagOptionsFromFile(file: DagOptionsFile, errors: DagIssue[]): DagOptions {
+  const runs = file.histRetentionRuns;
+  if (runs !== undefined && runs <= 0) errors.push(issue('histRetentionRuns', 'must be > 0'));
+  // Dagu: "hist_retention_days and hist_retention_runs cannot both be specified"; said in neither spelling.
+  if (runs !== undefined && file.histRetentionDays !== undefined)
+    errors.push(
+      issue('histRetentionRuns', 'cannot be set together with the retention in days (one or the other, as in Dagu)'),
+    );
+  const catchup = catchupOf(file, errors);
+  return {
+    ...(runs === undefined || runs <= 0 ? {} : { histRetentionRuns: runs }),
+    ...(catchup === undefined ? {} : { catchup }),
+  };
+}
+
+function catchupOf(file: DagOptionsFile, errors: DagIssue[]): Catchup | undefined {
+  const policy = (file.overlapPolicy ?? '').trim().toLowerCase();
+  const overlap = policy === '' ? 'skip' : OVERLAP_POLICIES.find((p) => p === policy);
+  if (overlap === undefined)
+    errors.push(
+      issue(
+        'overlapPolicy',
+        `invalid overlap policy "${file.overlapPolicy ?? ''}": must be "skip", "all", or "latest"`,
+      ),
+    );
+  if (file.catchupWindow === undefined || file.catchupWindow.trim() === '') return undefined;
+  const windowMs = parseDuration(file.catchupWindow);
+  if (windowMs === undefined) {
+    errors.push(
+      issue('catchupWindow', `"${file.catchupWindow}" is not a positive duration (for example 90m, 6h, 2d, 1h30m)`),
+    );
+    return undefined;
+  }
+  return { windowMs, overlap: overlap ?? 'skip' };
+}
