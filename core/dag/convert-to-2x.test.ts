@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { oneXToTwoX } from './convert-to-2x.ts';
-import { formatIssue } from './issues.ts';
 
 const step = (value: Record<string, unknown>): unknown => oneXToTwoX({ type: 'graph', steps: [value] }).document.steps;
 
@@ -117,18 +116,15 @@ describe('oneXToTwoX: each rule', () => {
     ]);
   });
 
-  it('reports a JSON Schema the typed list cannot say as a loss and leaves params out', () => {
-    const got = oneXToTwoX({ type: 'graph', params: { schema: { type: 'object', properties: { N: { anyOf: [] } } } } });
-    expect(got.losses.map(formatIssue)).toEqual([
-      'params.schema: Dagu 2.x typed params compile to an object schema of typed properties with additionalProperties: false, and nothing else',
-    ]);
-    expect(got.document).toEqual({ type: 'graph' });
+  it('keeps a JSON Schema the typed list cannot say as written, which 2.x reads as a schema too', () => {
+    const params = { schema: { type: 'object', properties: { N: { anyOf: [] } } } };
+    const got = oneXToTwoX({ type: 'graph', params });
+    expect([got.losses, got.document]).toEqual([[], { type: 'graph', params }]);
   });
 
-  it('reports values that are not the defaults as a loss', () => {
+  it('keeps a schema with values other than the defaults as written', () => {
     const schema = { type: 'object', properties: { N: { type: 'integer' } }, additionalProperties: false };
-    expect(oneXToTwoX({ params: { schema, values: [{ N: 4 }] } }).losses.map(formatIssue)).toEqual([
-      'params.values: values other than the defaults have no Dagu 2.x typed-params form (a typed param writes one default)',
-    ]);
+    const got = oneXToTwoX({ params: { schema, values: [{ N: 4 }] } });
+    expect([got.losses, got.document.params]).toEqual([[], { schema, values: [{ N: 4 }] }]);
   });
 });

@@ -182,11 +182,15 @@ function twoXSettings(type: unknown, settings: unknown): unknown {
   return Object.fromEntries(Object.entries(settings).map(([key, item]) => [names.get(key.toLowerCase()) ?? key, item]));
 }
 
-/** `params: {schema, values}` is 2.x's typed list when the schema is one that list can say. */
+/**
+ * `params: {schema, values}` is 2.x's typed list when the schema is one that list can say; any
+ * other inline schema stays as written, which 2.x reads as a JSON Schema too (dialect-params.ts).
+ */
 const paramsRule: Rule = (value, path, _holder, losses) => {
   if (!isMapping(value) || !Object.hasOwn(value, 'schema')) return undefined;
   const typed = schemaAsTypedParams(value);
   if (typed.list !== undefined) return { params: typed.list };
+  if (isMapping(value.schema)) return { params: value };
   losses.push(issue(typed.path === '' ? path : `${path}.${typed.path}`, typed.reason));
   return {};
 };
