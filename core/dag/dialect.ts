@@ -11,6 +11,7 @@ import { stepExecution, withShellArgs } from './dialect-commands.ts';
 import { withStepDefaults } from './dialect-defaults.ts';
 import { withLabelsAsTags } from './dialect-labels.ts';
 import { isTypedParams, typedParamsAsSchema } from './dialect-params.ts';
+import { withApproval } from './dialect-approval.ts';
 import { refuseOutputsInContainer, withDeclaredOutputs } from './dialect-outputs.ts';
 import { readConsts, withValues } from './dialect-values.ts';
 import { isRefusal, refusal } from './dialect-refusal.ts';
@@ -180,7 +181,7 @@ export function toOneX(document: Mapping, errors: DagIssue[]): Mapping {
 function rewriteMapping(input: Mapping, scope: Scope, path: string, errors: DagIssue[]): Mapping {
   const value =
     scope === 'step'
-      ? withDeclaredOutputs(stepExecution(input, path, errors), path, errors)
+      ? withApproval(withDeclaredOutputs(stepExecution(input, path, errors), path, errors), path, errors)
       : scope === 'root'
         ? withShellArgs(input, path, errors)
         : input;
