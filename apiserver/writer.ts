@@ -14,7 +14,9 @@ import { createFrozenRun } from '../core/kube/frozen-definitions.ts';
 import type { Informer } from '../core/kube/informer.ts';
 import { ANNOTATIONS } from '../core/resources/constants.ts';
 import { dagManifest } from '../core/resources/dag.ts';
-import type { DagRunStatus } from '../core/resources/schemas.ts';
+import type { DagRunSpec, DagRunStatus } from '../core/resources/schemas.ts';
+
+type ApprovalAnswer = NonNullable<DagRunSpec['approvals']>[string];
 import type { DagResource, DagRunResource } from '../core/resources/types.ts';
 import type { Cache } from './cache.ts';
 import { requestedByValue, type Requester } from '../core/resources/requested-by.ts';
@@ -155,6 +157,18 @@ export class Writer {
       metadata: {
         annotations: { [ANNOTATIONS.retry]: token, [ANNOTATIONS.retryStep]: stepName ?? null, ...requestedBy(by) },
       },
+    });
+  }
+
+  /**
+   * A person's answer to a waiting step, into spec.approvals, guarded by the resource version the
+   * answer was decided from (a merge patch that names one is refused with a conflict when the run
+   * changed since): one write, so a killed process either wrote it or did not.
+   */
+  async answerApproval(run: DagRunResource, step: string, answer: ApprovalAnswer, by: Requester): Promise<void> {
+    await this.patchRun(run, {
+      metadata: { resourceVersion: run.metadata?.resourceVersion, annotations: requestedBy(by) },
+      spec: { approvals: { [step]: answer } },
     });
   }
 

@@ -11,7 +11,7 @@ import { NAMES, requestBody, S } from '../schemas.ts';
 import { DEFAULT_DAG_YAML } from './dags.ts';
 import type { StartRequest } from '../starts.ts';
 import type { Requester } from '../../core/resources/requested-by.ts';
-import { RunStatus } from '../../core/resources/status.ts';
+import { runActive } from '../../core/resources/status.ts';
 import { recentRoots, withRecords } from '../archive-reads.ts';
 import { gridData, runDetails, type RunDetails } from '../views/runs.ts';
 
@@ -201,7 +201,7 @@ export const executionRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions>
       const entry = dagOf(cluster, request.params.fileName);
       const running = cluster.cache.runIndex
         .runsOf(entry.load.dag.name)
-        .filter((r) => r.status?.status === RunStatus.Running && r.spec.stop !== true);
+        .filter((r) => runActive(r.status?.status) && r.spec.stop !== true);
       const errors: string[] = [];
       for (const r of running) {
         await cluster.writer

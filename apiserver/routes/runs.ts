@@ -9,7 +9,7 @@ import Type, { type Static } from 'typebox';
 import type { DagLoad } from '../../core/dag/index.ts';
 import { loadDagSpec } from '../../core/resources/dag.ts';
 import { isConflict, isNotFound } from '../../core/kube/errors.ts';
-import { RunStatus, stepStatusLabel } from '../../core/resources/status.ts';
+import { RunStatus, stepStatusLabel, runActive } from '../../core/resources/status.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { liveRunAt, recordedRunAt, resolverFor, runAt, runDefinition, type Cluster, type RunPath } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
@@ -126,7 +126,7 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     },
     async (request, reply) => {
       const r = await runAt(cluster, request.params);
-      if (runStatusOf(r) !== RunStatus.Running)
+      if (!runActive(runStatusOf(r)))
         throw new ApiError('not_running', `run "${runIdentity(r).dagRunId}" is not running`);
       if (r.spec.stop !== true) await cluster.writer.stopRun(r, request.caller);
       return reply.code(200).send();

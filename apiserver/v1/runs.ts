@@ -15,35 +15,16 @@ import { recordedRunAt, runAt, type Cluster } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError, rethrowAs } from '../errors.ts';
 import { SUB_RUN_SEGMENTS } from '../paths.ts';
-import { requestBody, S } from '../schemas.ts';
+import { S } from '../schemas.ts';
 import { renderYaml } from '../views/dags.ts';
 import { iso } from '../views/format.ts';
 import { runIdentity } from '../views/identity.ts';
+import { ACTIONS, answer, answered, approvalBody, stepParams, subStepParams } from './approval-routes.ts';
 import { V1 } from './schemas.ts';
 
 const runParams = Type.Object({ name: Type.String(), dagRunId: Type.String() });
 const subParams = Type.Object({ name: Type.String(), dagRunId: Type.String(), subDAGRunId: Type.String() });
-const stepParams = Type.Object({ name: Type.String(), dagRunId: Type.String(), stepName: Type.String() });
-const subStepParams = Type.Object({
-  name: Type.String(),
-  dagRunId: Type.String(),
-  subDAGRunId: Type.String(),
-  stepName: Type.String(),
-});
 const artifactQuery = Type.Object({ recursive: Type.Optional(Type.Boolean()) });
-const approvalBody = requestBody(
-  {
-    inputs: Type.Optional(Type.Record(Type.String(), Type.String())),
-    reason: Type.Optional(Type.String()),
-    feedback: Type.Optional(Type.String()),
-  },
-  {},
-);
-
-/** Why no step can be approved: the DAG format refuses `approval` steps until they run (issue 26). */
-export const APPROVAL_MISSING =
-  'step approval is not available: Kubedag does not run `approval` steps yet (DAGs that use them are refused), so no step of this run waits for a person';
-
 /** The outputs a run's steps captured, merged in step order (a later step's value of a name wins, as in Dagu). Pure. */
 export function runOutputs(run: DagRunResource): Record<string, string> {
   return Object.assign({}, ...statusRecords(run.status).map((node) => node.outputs ?? {})) as Record<string, string>;
@@ -80,8 +61,7 @@ async function runSpec(
   return { spec: renderYaml(source) };
 }
 
-// eslint-disable-next-line max-lines-per-function -- longer since Prettier's layout; split pending (issue 27)
-export const v1RunRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (app, { cluster }, done) => {
+export const v1RunRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (app, { cluster, clock }, done) => {
   const read = { permission: 'read' as const, errors: ['not_found'] as const };
   const tags = ['runs'];
 
@@ -151,28 +131,17 @@ export const v1RunRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (
     );
   }
 
-  const approval = { permission: 'run' as const, errors: ['not_found', 'not_implemented'] as const };
-  const refuse = async (at: {
-    name: string;
-    dagRunId: string;
-    subDAGRunId?: string;
-    stepName: string;
-  }): Promise<never> => {
-    const run = await recordedRunAt(cluster, at);
-    if (!statusRecords(run.status).some((node) => node.name === at.stepName))
-      throw new ApiError('not_found', `step "${at.stepName}" not found in run "${runIdentity(run).dagRunId}"`);
-    throw new ApiError('not_implemented', APPROVAL_MISSING);
-  };
-  for (const action of ['approve', 'reject', 'push-back']) {
+  const approval = { permission: 'run' as const, errors: ['not_found', 'bad_request'] as const };
+  for (const [segment, action] of ACTIONS) {
     app.post(
-      `/dag-runs/:name/:dagRunId/steps/:stepName/${action}`,
-      { config: approval, schema: { tags, params: stepParams, body: approvalBody, response: { 200: S.empty } } },
-      async (request) => refuse(request.params),
+      `/dag-runs/:name/:dagRunId/steps/:stepName/${segment}`,
+      { config: approval, schema: { tags, params: stepParams, body: approvalBody, response: { 200: answered } } },
+      async (request) => answer({ cluster, by: request.caller, now: clock }, request.params, action, request.body),
     );
     app.post(
-      `/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/steps/:stepName/${action}`,
-      { config: approval, schema: { tags, params: subStepParams, body: approvalBody, response: { 200: S.empty } } },
-      async (request) => refuse(request.params),
+      `/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/steps/:stepName/${segment}`,
+      { config: approval, schema: { tags, params: subStepParams, body: approvalBody, response: { 200: answered } } },
+      async (request) => answer({ cluster, by: request.caller, now: clock }, request.params, action, request.body),
     );
   }
   done();

@@ -111,7 +111,7 @@ export const ONE_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
 /** 2.x keys without a 1.x twin that this slice reads (folded into other keys by dialect.ts). */
 export const TWO_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
   root: ['shell_args', 'consts', 'defaults', 'labels'],
-  step: ['shell_args', 'action', 'exec', 'outputs'],
+  step: ['shell_args', 'action', 'exec', 'outputs', 'approval'],
   precondition: ['negate'],
   handlerOn: ['init'],
 };
@@ -138,7 +138,6 @@ export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, str
     output_schema: 'output_schema',
     inputs: 'inputs',
     foreach: 'foreach on a handler',
-    approval: 'approval (steps that wait for a person)',
     llm: 'llm (LLM steps)',
     messages: 'messages (LLM chat steps)',
     value: 'value (router steps)',

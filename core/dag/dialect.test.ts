@@ -230,11 +230,6 @@ describe('loadDag refuses what this slice does not read', () => {
       want: ['handler_on.exit.foreach: Dagu 2.x feature foreach on a handler is not supported yet'],
     },
     {
-      name: 'approval',
-      yaml: 'steps:\n  - {run: echo, approval: {prompt: ok?}}',
-      want: ['steps[0].approval: Dagu 2.x feature approval (steps that wait for a person) is not supported yet'],
-    },
-    {
       name: 'an LLM step',
       yaml: 'steps:\n  - {run: echo, llm: {model: x}}',
       want: [

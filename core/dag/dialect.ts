@@ -11,6 +11,7 @@ import { stepExecution, withShellArgs } from './dialect-commands.ts';
 import { withStepDefaults } from './dialect-defaults.ts';
 import { withLabelsAsTags } from './dialect-labels.ts';
 import { isTypedParams, schemaParamsAsOneX, typedParamsAsSchema } from './dialect-params.ts';
+import { withApproval } from './dialect-approval.ts';
 import { refuseOutputsInContainer, withDeclaredOutputs } from './dialect-outputs.ts';
 import { readConsts, withValues } from './dialect-values.ts';
 import { bodyDocument, foreachReferenceErrors, withForeachSteps, type ForeachBody } from './dialect-foreach.ts';
@@ -185,7 +186,7 @@ export function toOneX(document: Mapping, errors: DagIssue[]): Mapping {
 function rewriteMapping(input: Mapping, scope: Scope, path: string, errors: DagIssue[]): Mapping {
   const value =
     scope === 'step'
-      ? withDeclaredOutputs(stepExecution(namedById(input), path, errors), path, errors)
+      ? withApproval(withDeclaredOutputs(stepExecution(namedById(input), path, errors), path, errors), path, errors)
       : scope === 'root'
         ? withShellArgs(input, path, errors)
         : input;

@@ -135,6 +135,18 @@ export interface Parallel {
  * A value a step publishes by name (Dagu 2.x `outputs:`): written as a `name=value` record into
  * the file DAGU_OUTPUT_FILE names, read by later steps as `${steps.<id>.outputs.<name>}`.
  */
+/** Dagu 2.x's `approval`: once its command succeeded, the step waits for a person's answer. */
+export interface Approval {
+  /** What the person is shown. */
+  readonly prompt?: string;
+  /** The inputs a person may give; later steps read an approval's inputs as variables. */
+  readonly input: readonly string[];
+  /** The inputs an approval or a push-back must give. */
+  readonly required: readonly string[];
+  /** The step (name or id: itself or one upstream) a push-back re-runs from; default the step itself. */
+  readonly rewindTo?: string;
+}
+
 export interface DeclaredOutput {
   readonly name: string;
   /** `json`: the value must be valid JSON, else the step fails. */
@@ -158,6 +170,7 @@ export interface Step {
   readonly stderr?: string;
   readonly output?: string;
   readonly declaredOutputs?: readonly DeclaredOutput[];
+  readonly approval?: Approval;
   readonly depends: readonly string[];
   readonly continueOn: ContinueOn;
   readonly retryPolicy?: RetryPolicy;

@@ -222,6 +222,17 @@ export const stepSchema = object(
         },
       ),
     ),
+    approval: Type.Optional(
+      object(
+        {
+          prompt: Type.Optional(text('What the person deciding is shown.')),
+          input: Type.Optional(Type.Array(Type.String(), { description: 'Inputs a person may give.' })),
+          required: Type.Optional(Type.Array(Type.String(), { description: 'Inputs a person must give (of input).' })),
+          rewindTo: Type.Optional(text('The step (itself or one upstream) a push-back re-runs from.')),
+        },
+        'Dagu 2.x: once the command succeeded, the step waits for a person to approve, reject or push it back.',
+      ),
+    ),
     depends: Type.Optional(oneOrMany('Steps (names or ids) that must finish first; `[]` opts out of chain order.')),
     continueOn: Type.Optional(continueOn),
     retryPolicy: Type.Optional(retryPolicy),

@@ -26,6 +26,7 @@ import { paramValue } from './params.ts';
 import { withKubernetes, type StepKubernetesContext } from './kubernetes-levels.ts';
 import {
   DEFAULTS,
+  type Approval,
   type ContinueOn,
   type DeclaredOutput,
   type Executor,
@@ -79,6 +80,7 @@ export function normalizeStep(
     ...optional('stderr', raw.stderr),
     ...optional('output', outputOf(raw.output, childPath(path, 'output'), errors)),
     ...optional('declaredOutputs', declaredOutputsOf(raw.outputs)),
+    ...optional('approval', approvalOf(raw.approval)),
     depends: listFromFile(raw.depends),
     continueOn: continueOnOf(raw.continueOn, childPath(path, 'continueOn'), errors),
     ...optional(
@@ -179,6 +181,11 @@ function commandOf(raw: StepFile, path: string, errors: DagIssue[]): CommandPart
     ...optional('cmdWithArgs', text === '' ? undefined : cmdWithArgs),
     ...optional('script', script),
   };
+}
+
+/** Dagu 2.x's approval, checked by the dialect (dialect-approval.ts); inputs default to none. */
+function approvalOf(approval: StepFile['approval']): Approval | undefined {
+  return approval && { input: [], required: [], ...approval };
 }
 
 /** Dagu 2.x's declared outputs, checked by the dialect (dialect-outputs.ts); a type defaults to string. */

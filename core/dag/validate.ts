@@ -2,6 +2,7 @@
  * Rules that need the whole normalised DAG: names, ids, dependencies, cycles and the
  * executor rules of each step. Pure: the same checks serve the CLI, the API and the operator.
  */
+import { approvalIssues } from './approval.ts';
 import { checkExecutor } from './executors.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import type { Dag } from './model.ts';
@@ -66,6 +67,7 @@ export function validateSteps(drafts: readonly StepDraft[], dag: Pick<Dag, 'ssh'
       errors.push(issue(childPath(draft.path, 'id'), `"${id ?? ''}" is the name of another step (${owner.path})`));
   }
   errors.push(...checkDependencies(drafts, byName));
+  errors.push(...approvalIssues(drafts));
   for (const draft of drafts) errors.push(...checkStep(draft, dag));
   return errors;
 }

@@ -19,6 +19,6 @@ export function queueName(run: DagRunResource): string {
 /** Running, queued, or created and not yet picked up by the operator. */
 export function isActiveRun(run: DagRunResource): boolean {
   const status = run.status?.status;
-  if (status === RunStatus.Running || status === RunStatus.Queued) return true;
+  if (status === RunStatus.Running || status === RunStatus.Waiting || status === RunStatus.Queued) return true;
   return run.status?.finishedAt === undefined && (status === undefined || status === RunStatus.NotStarted);
 }

@@ -60,7 +60,7 @@ export const dagStatusSchema = Type.Object({
     Type.Object({
       resourceName: text('DAGRun resource name.'),
       dagRunId: text('Run id.'),
-      status: Type.Integer({ minimum: 0, maximum: 6, description: 'Run status 0-6.' }),
+      status: Type.Integer({ minimum: 0, maximum: 8, description: 'Run status 0-8.' }),
       statusLabel: text('Run status label.'),
       queuedAt: Type.Optional(timestamp('Queued')),
       startedAt: Type.Optional(timestamp('Start')),
@@ -110,6 +110,16 @@ const frozenDefinitionSchema = Type.Object(
     ...writeOnce,
   },
 );
+
+/** A person's answer to a step waiting for approval (the API server writes it; the operator applies it). */
+const approvalAnswerSchema = Type.Object({
+  iteration: Type.Integer({ minimum: 0, description: 'The approval iteration (push-backs before) the answer is for.' }),
+  action: Type.Enum(['approve', 'reject', 'pushBack'], { description: 'What the person decided.' }),
+  by: Type.Optional(Type.String({ description: 'Who answered.' })),
+  at: Type.String({ format: 'date-time', description: 'When.' }),
+  inputs: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Inputs given with the answer.' })),
+  reason: Type.Optional(Type.String({ description: 'The reason given with a rejection.' })),
+});
 
 export const dagRunSpecSchema = Type.Object(
   {
@@ -167,9 +177,15 @@ export const dagRunSpecSchema = Type.Object(
       ),
     ),
     stop: Type.Optional(Type.Boolean({ description: 'Desired state: true stops the run.' })),
+    approvals: Type.Optional(
+      Type.Record(Type.String(), approvalAnswerSchema, {
+        description:
+          "People's answers to steps waiting for approval, by step name: the latest per step. The operator applies an answer to the step when its iteration is the one the step waits in.",
+      }),
+    ),
   },
   {
-    description: 'One run of a DAG. Immutable except stop.',
+    description: 'One run of a DAG. Immutable except stop and approvals.',
     'x-kubernetes-validations': [
       { rule: 'has(self.dagRef) != has(self.definition)', message: 'set exactly one of dagRef and definition' },
       // An inline run's definition is its frozen one; a run frozen the old way keeps its snapshot.
@@ -188,6 +204,24 @@ export const dagRunSpecSchema = Type.Object(
     ],
   },
 );
+
+const stringMap = (description: string) => Type.Record(Type.String(), Type.String(), { description });
+
+/** What a step with `approval` records of the answers it was given (Dagu 2.x's node fields). */
+const approvalRecordFields = {
+  approvalIteration: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'Push-backs so far of the approval step this step re-runs for.' }),
+  ),
+  approvedAt: Type.Optional(timestamp('When a person approved the step')),
+  approvedBy: Type.Optional(text('Who approved the step.')),
+  approvalInputs: Type.Optional(stringMap('Inputs given with the approval; later steps read them as variables.')),
+  rejectedAt: Type.Optional(timestamp('When a person rejected the step')),
+  rejectedBy: Type.Optional(text('Who rejected the step.')),
+  rejectionReason: Type.Optional(text('The reason given with the rejection.')),
+  pushBackInputs: Type.Optional(stringMap('Inputs of the push-back this attempt re-runs for, as variables.')),
+  pushBackBy: Type.Optional(text('Who pushed the step back, for the re-run this record is of.')),
+  pushBackAt: Type.Optional(timestamp('When the step was pushed back')),
+};
 
 /** How many attempts a step's node keeps in `attempts`: a step repeating without end must not grow the run. */
 export const ATTEMPTS_KEPT = 20;
@@ -209,9 +243,9 @@ const nodeSchema = Type.Object({
   name: text('Step name.'),
   status: Type.Integer({
     minimum: 0,
-    maximum: 6,
+    maximum: 8,
     description:
-      'Step status: 0 not started, 1 running, 2 failed, 3 canceled, 4 succeeded, 5 skipped, 6 partially succeeded.',
+      'Step status: 0 not started, 1 running, 2 failed, 3 canceled, 4 succeeded, 5 skipped, 6 partially succeeded, 7 waiting for a person (approval), 8 rejected by one.',
   }),
   statusLabel: text('Step status label.'),
   startedAt: Type.Optional(timestamp('Start')),
@@ -264,6 +298,7 @@ const nodeSchema = Type.Object({
   subRunsRepeated: Type.Optional(
     Type.Array(Type.Object({ dagRunId: text('Sub run id.'), params: Type.Optional(text('JSON-encoded params.')) })),
   ),
+  ...approvalRecordFields,
 });
 
 export const dagRunStatusSchema = Type.Object({
@@ -271,9 +306,9 @@ export const dagRunStatusSchema = Type.Object({
   status: Type.Optional(
     Type.Integer({
       minimum: 0,
-      maximum: 6,
+      maximum: 8,
       description:
-        'Run status: 0 not started, 1 running, 2 failed, 3 canceled, 4 succeeded, 5 queued, 6 partially succeeded.',
+        'Run status: 0 not started, 1 running, 2 failed, 3 canceled, 4 succeeded, 5 queued, 6 partially succeeded, 7 waiting (a step waits for a person and nothing else runs), 8 rejected (a person rejected a step).',
     }),
   ),
   statusLabel: Type.Optional(text('Run status label.')),

@@ -1,4 +1,9 @@
-/** Run and step statuses with their labels (behaviour-notes 3: Kubedag says `canceled`). */
+/**
+ * Run and step statuses with their labels (behaviour-notes 3: Kubedag says `canceled`). 7 and 8
+ * are Dagu 2.x's (a step waiting for a person, a step a person rejected, and the run they leave):
+ * /api/v1 shows them as they are, /api/v2 (Dagu 1.24 has neither) as running and failed
+ * (docs/decisions/2026-11-29-approval.md).
+ */
 export const RunStatus = {
   NotStarted: 0,
   Running: 1,
@@ -7,6 +12,8 @@ export const RunStatus = {
   Succeeded: 4,
   Queued: 5,
   PartiallySucceeded: 6,
+  Waiting: 7,
+  Rejected: 8,
 } as const;
 export type RunStatusValue = (typeof RunStatus)[keyof typeof RunStatus];
 
@@ -18,6 +25,8 @@ export const StepStatus = {
   Succeeded: 4,
   Skipped: 5,
   PartiallySucceeded: 6,
+  Waiting: 7,
+  Rejected: 8,
 } as const;
 export type StepStatusValue = (typeof StepStatus)[keyof typeof StepStatus];
 
@@ -29,6 +38,8 @@ const RUN_LABELS = [
   'succeeded',
   'queued',
   'partially_succeeded',
+  'waiting',
+  'rejected',
 ] as const;
 const STEP_LABELS = [
   'not_started',
@@ -38,6 +49,8 @@ const STEP_LABELS = [
   'succeeded',
   'skipped',
   'partially_succeeded',
+  'waiting',
+  'rejected',
 ] as const;
 
 export function runStatusLabel(status: number): string {
@@ -55,6 +68,18 @@ export function stepDone(status: number): boolean {
     status === StepStatus.Canceled ||
     status === StepStatus.Succeeded ||
     status === StepStatus.Skipped ||
-    status === StepStatus.PartiallySucceeded
+    status === StepStatus.PartiallySucceeded ||
+    status === StepStatus.Rejected
   );
+}
+
+/** A run that has not ended: it runs, or a step of it waits for a person. */
+export function runActive(status: number | undefined): boolean {
+  return status === RunStatus.Running || status === RunStatus.Waiting;
+}
+
+/** A run or step status as /api/v2 (Dagu 1.24) numbers them: waiting is running, rejected is failed. */
+export function v2Status(status: number): number {
+  if (status === RunStatus.Waiting) return RunStatus.Running;
+  return status === RunStatus.Rejected ? RunStatus.Failed : status;
 }

@@ -8,7 +8,7 @@
  * else the DAG's own (capacity maxActiveRuns; below 1 means 1). Sub runs never queue.
  */
 import { declaredValue } from '../../core/resources/frozen.ts';
-import { RunStatus } from '../../core/resources/status.ts';
+import { RunStatus, runActive } from '../../core/resources/status.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 
 /** How long a run let out of its queue may take to start before it is given up. */
@@ -24,7 +24,7 @@ export const handedOff = (run: DagRunResource): boolean =>
 /** A run started directly (not enqueued) that the operator has not picked up yet holds a slot too. */
 const startingNow = (run: DagRunResource): boolean => run.spec.enqueue !== true && run.status === undefined;
 const runningNow = (run: DagRunResource): boolean =>
-  run.status?.status === RunStatus.Running || handedOff(run) || startingNow(run);
+  runActive(run.status?.status) || handedOff(run) || startingNow(run);
 
 /** What the run reconciler does with a run and its queue. */
 export function queuePlace(run: DagRunResource): 'proceed' | 'enter' | 'wait' {

@@ -17,6 +17,8 @@ const REASONS: Record<number, string> = {
   [RunStatus.Succeeded]: 'Succeeded',
   [RunStatus.Queued]: 'Queued',
   [RunStatus.PartiallySucceeded]: 'PartiallySucceeded',
+  [RunStatus.Waiting]: 'Waiting',
+  [RunStatus.Rejected]: 'Rejected',
 };
 
 function condition(

@@ -8,7 +8,8 @@
  */
 import type { Step } from '../../core/dag/index.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
-import { RunStatus, StepStatus, runStatusLabel, stepDone } from '../../core/resources/status.ts';
+import { RunStatus, StepStatus, runActive, runStatusLabel, stepDone } from '../../core/resources/status.ts';
+import { answerApprovals, endWaits, waitingPhase } from './approval.ts';
 import { observeNode, observeSteps } from './attempts.ts';
 import { endConditions } from './deadlines.ts';
 import { initHandlerDone } from './init-handler.ts';
@@ -26,11 +27,14 @@ export function decide(input: RunInput): Decision {
   if (work.status.status === undefined) start(work);
   if (work.status.status === RunStatus.Running && definition.needsPrepare && work.status.prepared === undefined) {
     prepare(work, prepareStep(definition.dag, definition.params));
-  } else if (work.status.status === RunStatus.Running) {
+  } else if (runActive(work.status.status)) {
     observeSteps(work);
+    answerApprovals(work);
     endConditions(work);
+    endWaits(work);
     if (work.status.endReason === undefined && initHandlerDone(work)) schedule(work);
     finishIfDone(work);
+    waitingPhase(work);
     // Ended stalled, the run finishes as any ending run does: handlers, then its final status.
     if (endIfStalled(work)) finishIfDone(work);
   }
@@ -132,7 +136,7 @@ function prepare(work: Work, step: Step): void {
 
 /** When every step is done: the outcome handler, then the exit handler, then the final status. */
 function finishIfDone(work: Work): void {
-  if (anyNode(work.nodes, (n) => n.status === StepStatus.Running)) return;
+  if (anyNode(work.nodes, (n) => n.status === StepStatus.Running || n.status === StepStatus.Waiting)) return;
   const ending = work.status.endReason !== undefined;
   if (!ending && anyNode(work.nodes, (n) => n.status === StepStatus.NotStarted)) return;
   const nodes = [...work.nodes.values()];
@@ -151,7 +155,9 @@ function finishIfDone(work: Work): void {
     if (!stepDone(node.status)) return;
   }
   const final = finalOutcome(outcome, [...work.handlers.values()]);
-  const firstError = nodes.find((n) => n.status === StepStatus.Failed && n.continued !== true)?.error;
+  const firstError = nodes.find(
+    (n) => (n.status === StepStatus.Failed && n.continued !== true) || n.status === StepStatus.Rejected,
+  )?.error;
   work.status = {
     ...work.status,
     status: final,

@@ -74,6 +74,7 @@ export class RunGatherer {
       run: { name: ref.name, dagRunId: ref.dagRunId },
       status: (await deps.segments.expand(run)).status ?? {},
       stop: run.spec.stop === true,
+      approvals: run.spec.approvals ?? {},
       pods: observed,
       expected: deps.expectations.pending(new Set(pods.map((p) => p.metadata?.name ?? ''))),
       now: deps.clock.now(),

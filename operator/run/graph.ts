@@ -30,6 +30,8 @@ export function readiness(
       return { kind: 'blocked', status: StepStatus.Canceled, error: `upstream failed: ${dep}` };
     if (node.status === StepStatus.Canceled)
       return { kind: 'blocked', status: StepStatus.Canceled, error: `upstream canceled: ${dep}` };
+    if (node.status === StepStatus.Rejected)
+      return { kind: 'blocked', status: StepStatus.Canceled, error: `upstream rejected: ${dep}` };
     if (node.status === StepStatus.Skipped && steps.get(dep)?.continueOn.skipped !== true)
       return { kind: 'blocked', status: StepStatus.Skipped, error: `upstream skipped: ${dep}` };
   }
@@ -41,7 +43,8 @@ function mayBlock(node: RunNode): boolean {
   return (
     (node.status === StepStatus.Failed && node.continued !== true) ||
     node.status === StepStatus.Canceled ||
-    node.status === StepStatus.Skipped
+    node.status === StepStatus.Skipped ||
+    node.status === StepStatus.Rejected
   );
 }
 

@@ -56,7 +56,8 @@ export function schedule(work: Work): void {
   propagate(dag.steps, work.nodes, work.now, work.steps);
   const stuck =
     work.launch.length === 0 && running(work) === 0 && anyNode(work.nodes, (n) => n.status === StepStatus.NotStarted);
-  const waiting = anyNode(work.nodes, (n) => n.nextAttemptAt !== undefined);
+  // A step waiting for a person holds its dependents back: that is no deadlock.
+  const waiting = anyNode(work.nodes, (n) => n.nextAttemptAt !== undefined || n.status === StepStatus.Waiting);
   if (stuck && !waiting && free > 0) {
     work.status = {
       ...work.status,

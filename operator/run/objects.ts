@@ -27,6 +27,7 @@ import {
   withResolvedScript,
   withStepOutputsResolved,
 } from './variables.ts';
+import { pushBackVars } from './approval.ts';
 import { stepLogDir, stepWorkingDir, type Workspace } from './workspace.ts';
 import type { StepDefaults } from '../config.ts';
 
@@ -63,7 +64,12 @@ export function attemptPod(context: LaunchContext, launch: Launch): V1Pod {
   const step = preparing ? launch.step : withResolvedScript(withStepOutputsResolved(launch.step, refs), vars, refs);
   const env = preparing
     ? []
-    : [...definition.env, ...traceVars(context, launch), ...outputVars(launch.step, definition.dag.steps, status)];
+    : [
+        ...definition.env,
+        ...traceVars(context, launch),
+        ...outputVars(launch.step, definition.dag.steps, status),
+        ...pushBackVars(launch.step, status),
+      ];
   const envNames = [...env, ...launch.step.env]
     .map((v) => v.name)
     .concat(['DAG_NAME', 'DAG_RUN_ID', 'DAG_RUN_STEP_NAME'], launch.handler === undefined ? [] : ['DAG_RUN_STATUS']);

@@ -13,6 +13,7 @@ export function stepsOutcome(nodes: readonly RunNode[], endReason: EndReason | u
   if (endReason === 'rejected' || endReason === 'refused') return RunStatus.Failed;
   if ((endReason === 'stopped' || endReason === 'preconditions' || endReason === 'init') && !nodes.every(ok))
     return RunStatus.Canceled;
+  if (nodes.some((n) => n.status === StepStatus.Rejected)) return RunStatus.Rejected;
   const hardFailure = nodes.some((n) => n.status === StepStatus.Failed && n.continued !== true);
   const anySuccess = nodes.some((n) => n.status === StepStatus.Succeeded || n.status === StepStatus.PartiallySucceeded);
   const softFailure = nodes.some(

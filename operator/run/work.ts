@@ -6,6 +6,7 @@
 import type { Dag, HandlerEvent, Step } from '../../core/dag/index.ts';
 import type { DagRunStatus, RunNode } from '../../core/resources/schemas.ts';
 import { StepStatus, stepStatusLabel } from '../../core/resources/status.ts';
+import type { ApprovalAnswer } from './approval.ts';
 import type { AttemptReport } from './attempt.ts';
 import type { RunDefinition } from './definition.ts';
 
@@ -40,6 +41,8 @@ export interface RunInput {
   readonly run: { readonly name: string; readonly dagRunId: string };
   readonly status: DagRunStatus;
   readonly stop: boolean;
+  /** People's answers to steps waiting for approval (spec.approvals), by step name. */
+  readonly approvals?: Readonly<Record<string, ApprovalAnswer>>;
   readonly pods: readonly ObservedPod[];
   /** Pods this operator created that its cache has not shown yet. */
   readonly expected: ReadonlySet<string>;

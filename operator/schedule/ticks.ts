@@ -4,7 +4,7 @@
  */
 import { nextFireTimes, type Dag, type Schedule } from '../../core/dag/index.ts';
 import { ANNOTATIONS } from '../../core/resources/constants.ts';
-import { RunStatus } from '../../core/resources/status.ts';
+import { RunStatus, runActive } from '../../core/resources/status.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 
 export type TickAction =
@@ -63,7 +63,7 @@ export function scheduledRunId(kind: 'scheduled' | 'restart', minute: Date): str
 }
 
 const created = (run: DagRunResource): number => new Date(run.metadata?.creationTimestamp ?? 0).getTime();
-const isRunning = (run: DagRunResource): boolean => run.status?.status === RunStatus.Running;
+const isRunning = (run: DagRunResource): boolean => runActive(run.status?.status);
 
 function latestOf(runs: readonly DagRunResource[]): DagRunResource | undefined {
   return [...runs].sort((a, b) => created(b) - created(a))[0];
@@ -94,7 +94,7 @@ function latestFacts(
 function startAction(input: TickInput, schedule: Schedule, latest: LatestFacts | undefined): TickAction {
   const zone = schedule.timezone ?? input.zone ?? 'UTC';
   if (latest !== undefined) {
-    if (latest.status === RunStatus.Running) return { kind: 'skip', reason: 'the latest run is still running' };
+    if (runActive(latest.status)) return { kind: 'skip', reason: 'the latest run is still running' };
     if (latest.created >= input.minute.getTime())
       return { kind: 'skip', reason: 'a run was created in this minute already' };
     const started = latest.startedAt;

@@ -2,7 +2,7 @@
  * Dagu 2.x's /api/v1 end to end: a real kube-apiserver, the real operator running the steps,
  * every answer checked against the /api/v1 document the server serves. The same handlers as
  * /api/v2's (apiserver.test.ts covers those); here what v1 answers in its own shapes and what
- * only v1 has: paged run lists, run deletion, outputs, the event stream, and the 501s.
+ * only v1 has: paged run lists, run deletion, outputs, the event stream, step approval, and the 501s.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Server } from '../../apiserver/server.ts';
@@ -276,8 +276,10 @@ describe('/api/v1 on the local control plane', () => {
   it('answers queues, approval and the operations it does not serve in the contract shape', async () => {
     expect(((await api.call('GET', '/api/v1/queues')).body as { queues: unknown[] }).queues).toEqual(expect.any(Array));
     expect((await api.call('GET', '/api/v1/queues/ghost')).body).toMatchObject({ code: 'not_found' });
+    // A step that does not wait for a person: Dagu's 400 and message.
     expect((await api.call('POST', '/api/v1/dag-runs/greet/r1/steps/say/approve', {})).body).toMatchObject({
-      code: 'not_implemented',
+      code: 'bad_request',
+      message: expect.stringMatching(/^step say is not waiting for approval \(status: /) as unknown,
     });
     expect((await api.call('POST', '/api/v1/dag-runs/greet/r1/steps/ghost/approve', {})).body).toMatchObject({
       code: 'not_found',
