@@ -97,7 +97,7 @@ const validate = await validateFixtures(
   build.bin,
   fixtures.map((f) => join('test/fixtures/dialect', f)),
 );
-const remote = await remoteContext({ bin: build.bin, api, token: values.token ?? 'none', dag: DAG });
+const remote = await remoteContext({ bin: build.bin, api, token: values.token ?? 'dagu_kubedag', dag: DAG });
 print("Dagu v2.15.1's web UI", ui.checks);
 process.stdout.write(`  answers that were not 2xx: ${ui.failedAnswers.join('; ') || 'none'}\n`);
 process.stdout.write(`  exceptions on the page: ${ui.pageErrors.join('; ') || 'none'}\n`);
