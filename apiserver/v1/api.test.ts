@@ -116,6 +116,18 @@ describe('/api/v1 beside /api/v2', () => {
     expect(routes.filter((r) => r.url.startsWith('/api/v1/') && r.config?.permission === undefined)).toEqual([]);
   });
 
+  it("takes every run status of v1's filter, waiting (7) and rejected (8) included, and refuses 9", async () => {
+    // Dagu 2.x's dashboard asks for all of them at once; the test app has no cluster, so a
+    // query that passes validation answers 503.
+    const all = [0, 1, 2, 3, 4, 5, 6, 7, 8].map((s) => `status=${String(s)}`).join('&');
+    for (const url of [`/api/v1/dag-runs?${all}`, '/api/v1/dag-runs/greet?status=7', '/api/v1/dag-runs?status=8']) {
+      const answer = await app.inject({ url, headers: ALICE });
+      expect([url, answer.statusCode]).toEqual([url, 503]);
+    }
+    const nine = await app.inject({ url: '/api/v1/dag-runs?status=9', headers: ALICE });
+    expect([nine.statusCode, nine.json<{ code: string }>().code]).toEqual([400, 'bad_request']);
+  });
+
   it("documents every error v1's own handlers can throw, with its status", () => {
     const found = routeThrows(['apiserver/v1/runs.ts', 'apiserver/v1/lists.ts']);
     const missing = found.flatMap(({ route, throws }) => {

@@ -29,11 +29,18 @@ const mutationBody = requestBody({
 /** The request headers a topic's reads are made with: those that carry who the caller is. */
 const CREDENTIALS = ['authorization', 'cookie'] as const;
 
-/** Reads through the app's own routes, so that authentication, permissions and views are the routes'. */
+/**
+ * Reads through the app's own routes, so that authentication, permissions and views are the
+ * routes'. A refresh can be under way when the app starts closing, and fastify then refuses
+ * every inject: that read is unreadable (nothing is sent), never a rejection nobody awaits,
+ * which would end the process.
+ */
 export function readThrough(app: FastifyInstance): Read {
   return async (path, headers) => {
-    const answer = await app.inject({ method: 'GET', url: path, headers: { ...headers, accept: 'application/json' } });
-    return answer.statusCode === 200 ? answer.json<unknown>() : undefined;
+    const answer = await app
+      .inject({ method: 'GET', url: path, headers: { ...headers, accept: 'application/json' } })
+      .catch(() => undefined);
+    return answer?.statusCode === 200 ? answer.json<unknown>() : undefined;
   };
 }
 
@@ -51,7 +58,9 @@ export const eventRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (
     }
     listening = true;
   };
-  app.addHook('onClose', (_instance, next) => {
+  // preClose, not onClose: the server's close waits for open connections, and a stream never
+  // ends by itself; ending the sessions first lets it close, with no refresh left to start.
+  app.addHook('preClose', (next) => {
     hub.stop();
     next();
   });

@@ -22,10 +22,17 @@ import { decodeCursor, DEFAULT_LIMIT, pageOf, statusFilter } from './paging.ts';
 import { PAGE_QUERY, V1 } from './schemas.ts';
 import { v1Queue, v1Summary } from './views.ts';
 
+/**
+ * v1's run status goes to 8 (7 waiting for approval, 8 rejected), and Dagu 2.x's dashboard asks
+ * for every one of them at once: a filter on a status no Kubedag run has yet matches nothing,
+ * it is not a bad request.
+ */
+const V1_STATUS_MAX = 8;
+
 const runListQuery = Type.Object({
   name: Type.Optional(Type.String()),
   status: Type.Optional(
-    Type.Array(queryInteger({ minimum: 0, maximum: 6 }), { description: 'Repeat for several statuses.' }),
+    Type.Array(queryInteger({ minimum: 0, maximum: V1_STATUS_MAX }), { description: 'Repeat for several statuses.' }),
   ),
   fromDate: Type.Optional(queryInteger({ description: 'Unix seconds, inclusive.' })),
   toDate: Type.Optional(queryInteger({ description: 'Unix seconds, inclusive.' })),
