@@ -30,7 +30,7 @@ import { loadDefinition } from '../run/shared/loaded-definitions.ts';
 import { ownedBy, ownerRunName } from '../run/decide/observed.ts';
 import { isAttemptPod } from '../run/pods/pod-kinds.ts';
 import { runRef } from '../run/ref.ts';
-import { copiesOriginal } from '../run/controller/retry-writes.ts';
+import { copiesOriginal } from '../run/decide/retry-status.ts';
 import { archiveReadiness, owedAfterEnd, OWED_RECHECK_MS, type CachedRunFacts, type FullRunFacts } from './decide.ts';
 
 export interface ArchiverDeps {

@@ -1,7 +1,8 @@
 /**
  * Act: carries out a decision about a running run. Launches (step Pods and child runs), stops,
- * the status write, Events and the step and run metrics. Reads only what building the
- * launched objects needs (large outputs from the log store).
+ * the status write, Events and the step and run metrics. Only writes: what building the
+ * launched objects reads (large outputs from the log store, containers that run now) gather
+ * read before (gather.ts, forLaunches).
  */
 import type { DagRunStatus } from '../../../core/resources/schemas.ts';
 import { stepDone } from '../../../core/resources/status.ts';
@@ -10,27 +11,23 @@ import type { Informer } from '../../../core/kube/informer.ts';
 import type { Clock } from '../../../core/kube/time.ts';
 import type { Logger } from '../../../core/log.ts';
 import { apiErrorMessage, createFailure } from '../../../core/kube/errors.ts';
-import { logRefOf } from '../../logs/keys.ts';
-import type { LogStore } from '../../logs/store.ts';
 import type { OperatorMetrics } from '../../metrics.ts';
 import type { Decision, Launch, RunInput } from '../decide/engine.ts';
 import type { Expectations } from '../shared/expectations.ts';
-import { mayRunInContainer, namedContainer } from '../pods/executor-spec.ts';
 import { attemptPod, childRun, type LaunchContext } from './launch-objects.ts';
-import { outputFromStdout } from '../pods/output-values.ts';
 import { withRefusals, type Refusal } from '../decide/launch-refusals.ts';
 import type { PodWriter } from '../shared/pod-writer.ts';
-import { runKey, runRef, type RunRef } from '../ref.ts';
+import { runKey, runRef } from '../ref.ts';
 import type { RunObjects } from './run-resources.ts';
 import type { RunEnder } from './run-ender.ts';
 import type { RunWriter } from '../shared/status-writer.ts';
+import type { LaunchFacts } from './gather.ts';
 import type { StepDefaults } from '../../config.ts';
 
 export interface ActDeps {
   readonly runs: Informer<DagRunResource>;
   readonly writer: RunWriter;
   readonly pods: PodWriter;
-  readonly store: LogStore;
   readonly expectations: Expectations;
   readonly clock: Clock;
   readonly steps: StepDefaults;
@@ -54,14 +51,15 @@ export class RunActor {
     this.deps = deps;
   }
 
-  async act(run: DagRunResource, input: RunInput, decision: Decision): Promise<void> {
+  /** `launching` is what gather read for the decision's launches (RunGatherer.forLaunches). */
+  async act(run: DagRunResource, input: RunInput, decision: Decision, launching: LaunchFacts): Promise<void> {
     const { expectations, writer } = this.deps;
     // Claimed before any await, so that runs reconciled side by side share the overall cap.
     const claims = decision.launch.filter((l) => l.step.call === undefined).map((l) => l.pod);
     expectations.claim(claims);
     let refusals: Refusal[];
     try {
-      refusals = await this.launch(run, input, decision);
+      refusals = await this.launch(run, input, decision, launching);
     } catch (error) {
       expectations.release(claims);
       throw error;
@@ -118,7 +116,12 @@ export class RunActor {
   }
 
   /** Creates the decision's step Pods and child runs; returns the attempts the API refused for good. */
-  private async launch(run: DagRunResource, input: RunInput, decision: Decision): Promise<Refusal[]> {
+  private async launch(
+    run: DagRunResource,
+    input: RunInput,
+    decision: Decision,
+    launching: LaunchFacts,
+  ): Promise<Refusal[]> {
     if (decision.launch.length === 0) return [];
     const ref = runRef(run);
     const objects = await this.deps.objects.ensure(ref, input.definition).catch((error: unknown) => {
@@ -132,18 +135,15 @@ export class RunActor {
     this.objectsFailed.delete(ref.key);
     if (objects.registryError !== undefined)
       this.deps.writer.event(run, 'RegistryAuthsInvalid', objects.registryError, true);
-    // Launched steps see large outputs too, read back from the log store.
-    const status = await this.withLargeOutputs(ref, decision.status);
-    const runningContainers = await this.runningContainers(ref, decision.launch);
     const context: LaunchContext = {
       run,
       ref,
       definition: input.definition,
-      status,
+      status: launching.status,
       steps: this.deps.steps,
       workspace: objects.workspace,
       registrySecret: objects.registrySecret,
-      runningContainers,
+      runningContainers: launching.runningContainers,
     };
     const refusals: Refusal[] = [];
     for (const launch of decision.launch) {
@@ -197,17 +197,6 @@ export class RunActor {
     return undefined;
   }
 
-  /** Launched docker steps with containerName and image whose container runs now: they exec into it, as in Dagu. */
-  private async runningContainers(ref: RunRef, launches: readonly Launch[]): Promise<Set<string>> {
-    const running = new Set<string>();
-    for (const { step } of launches) {
-      if (!mayRunInContainer(step)) continue;
-      const { pod, container } = namedContainer(step);
-      if (await this.deps.pods.containerRunning(ref.namespace, pod, container)) running.add(step.name);
-    }
-    return running;
-  }
-
   /** A child run stops the way any run does, by its spec; a step Pod by its deadline. */
   private async stop(run: DagRunResource, name: string): Promise<void> {
     const namespace = run.metadata?.namespace ?? '';
@@ -216,24 +205,6 @@ export class RunActor {
     if (child === undefined) await this.deps.pods.stop(namespace, name);
     else if (child.spec.stop !== true)
       await this.deps.writer.patchSpec(child, [{ op: 'add', path: '/spec/stop', value: true }]);
-  }
-
-  /** The status with the values of large outputs (outputRefs) filled in from the log store. */
-  private async withLargeOutputs(ref: RunRef, status: DagRunStatus): Promise<DagRunStatus> {
-    const nodes = status.nodes ?? [];
-    if (!nodes.some((n) => n.outputRefs !== undefined)) return status;
-    const read = async (step: string, attempt: number): Promise<string> =>
-      outputFromStdout((await this.deps.store.read(logRefOf(ref, step, attempt), 'stdout')) ?? '');
-    const filled = await Promise.all(
-      nodes.map(async (node) => {
-        if (node.outputRefs === undefined) return node;
-        const values = await Promise.all(
-          Object.entries(node.outputRefs).map(async ([name, at]) => [name, await read(node.name, at.attempt)] as const),
-        );
-        return { ...node, outputs: { ...node.outputs, ...Object.fromEntries(values) } };
-      }),
-    );
-    return { ...status, nodes: filled };
   }
 
   /** Counts what a status write changed: steps and runs that reached their end, step gaps. */

@@ -1,6 +1,7 @@
 /**
  * Freezing: the definition a run runs is frozen before anything starts, with its id and DAG
- * name (freeze-patch.ts decides the patch), so later edits of the DAG never change a running run. A
+ * name, so later edits of the DAG never change a running run: freeze-patch.ts decides the
+ * patch or the run's failure (pure), this module reads what that needs and writes it. A
  * dagRef run nobody froze gets its DAG's spec written into its definition segment first, then
  * the reference in its spec: killed between the two, the next reconcile finds the segment
  * (AlreadyExists) and takes it as it is, so a run never has two definitions. A DAG missing from
@@ -17,11 +18,10 @@ import { ANNOTATIONS } from '../../../core/resources/constants.ts';
 import { loadDagSpec } from '../../../core/resources/dag.ts';
 import { definitionPlace, frozenReference } from '../../../core/resources/frozen.ts';
 import { uuidv7 } from '../../../core/resources/ids.ts';
-import { RunStatus } from '../../../core/resources/status.ts';
 import type { DagResource, DagRunResource, DagRunSegmentResource } from '../../../core/resources/types.ts';
 import { queuePlace } from '../decide/admission.ts';
 import type { DefinitionCache } from '../shared/loaded-definitions.ts';
-import { awaitingDefinition, freezePatch, type Freezing } from '../decide/freeze-patch.ts';
+import { awaitingDefinition, freezeWrite, rejectedStatus, type Freezing } from '../decide/freeze-patch.ts';
 import type { CountWrite, RunWriter } from '../shared/status-writer.ts';
 
 export interface FreezeDeps {
@@ -39,17 +39,20 @@ export async function frozen(run: DagRunResource, deps: FreezeDeps): Promise<Dag
   const place = definitionPlace(run);
   const dag = await dagOf(run, place.in === 'nowhere', deps);
   const freezing = place.in === 'nowhere' ? await freeze(run, dag, deps) : undefined;
-  if (typeof freezing === 'string') {
-    await fail(run, deps, freezing);
-    return undefined;
+  const write = freezeWrite(run, dag, freezing, deps.clock.now(), () => uuidv7(deps.clock.now().getTime()));
+  switch (write.kind) {
+    case 'none':
+      return run;
+    case 'fail':
+      await deps.writer.writeStatus(run, write.status);
+      return undefined;
+    case 'patch':
+      // A run frozen just now goes on with the frozen spec rather than waiting for its watch event.
+      return deps.writer.patchSpec(
+        run,
+        Object.entries(write.patch).map(([k, v]) => ({ op: 'add' as const, path: `/spec/${k}`, value: v })),
+      );
   }
-  const patch = freezePatch(run, dag, freezing, () => uuidv7(deps.clock.now().getTime()));
-  if (Object.keys(patch).length === 0) return run;
-  // A run frozen just now goes on with the frozen spec rather than waiting for its watch event.
-  return deps.writer.patchSpec(
-    run,
-    Object.entries(patch).map(([k, v]) => ({ op: 'add' as const, path: `/spec/${k}`, value: v })),
-  );
 }
 
 /**
@@ -62,7 +65,7 @@ export async function definitionArrived(run: DagRunResource, deps: FreezeDeps): 
   if ((await deps.definitions.load(run)) !== undefined) return true;
   const awaiting = awaitingDefinition(run, deps.clock.now());
   if ('waitMs' in awaiting) return { requeueAfterMs: awaiting.waitMs };
-  await fail(run, deps, awaiting.error);
+  await deps.writer.writeStatus(run, rejectedStatus(awaiting.error, deps.clock.now()));
   return undefined;
 }
 
@@ -107,16 +110,4 @@ async function segmentOf(
     if (createFailure(error) !== 'refused') throw error;
     return `its definition could not be frozen: the Kubernetes API refused it (${refusalLimit(error)}): ${apiErrorMessage(error).slice(0, 512)}`;
   }
-}
-
-async function fail(run: DagRunResource, deps: FreezeDeps, error: string): Promise<void> {
-  const now = deps.clock.now().toISOString();
-  await deps.writer.writeStatus(run, {
-    status: RunStatus.Failed,
-    statusLabel: 'failed',
-    error,
-    endReason: 'rejected',
-    startedAt: now,
-    finishedAt: now,
-  });
 }

@@ -1,10 +1,14 @@
 /**
  * Gather: everything one decision about a running run depends on, read from the caches and
- * the log store into a plain snapshot (engine.ts's RunInput). Only reads: archiving logs and
+ * the log store into a plain snapshot (engine.ts's RunInput), and after the decision what
+ * building its launches reads (forLaunches), so that act only writes. Only reads: archiving logs and
  * creating the run's Secret are the log archiver's (operator/logs/archiver.ts), which enqueues
  * the run once an attempt's stdout is in the store.
  */
-import type { V1Pod } from '@kubernetes/client-node';
+import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
+import { ignoreNotFound } from '../../../core/kube/errors.ts';
+import { chooseContainer } from '../../../core/kube/pod-container.ts';
+import type { DagRunStatus } from '../../../core/resources/schemas.ts';
 import { isAttemptPod } from '../pods/pod-kinds.ts';
 import type { Informer } from '../../../core/kube/informer.ts';
 import type { Clock } from '../../../core/kube/time.ts';
@@ -14,7 +18,9 @@ import type { Dag, Step } from '../../../core/dag/index.ts';
 import { logRefOf } from '../../logs/keys.ts';
 import type { LogStore } from '../../logs/store.ts';
 import type { DefinitionCache } from '../shared/loaded-definitions.ts';
-import type { RunInput, ObservedPod } from '../decide/engine.ts';
+import type { Decision, Launch, RunInput, ObservedPod } from '../decide/engine.ts';
+import { mayRunInContainer, namedContainer } from '../pods/executor-spec.ts';
+import { outputFromStdout } from '../pods/output-values.ts';
 import type { Expectations } from '../shared/expectations.ts';
 import type { RunSegments } from '../shared/segments.ts';
 import { endSigns, isFinished, observeChild, ownedBy, ownerRunName, podIdentity, podOver } from '../decide/observed.ts';
@@ -28,6 +34,8 @@ export interface GatherDeps {
   readonly runs: Informer<DagRunResource>;
   readonly pods: Informer<V1Pod>;
   readonly store: LogStore;
+  /** Reads Pods that are none of Kubedag's (not cached): containers docker steps exec into. */
+  readonly core: Pick<CoreV1Api, 'readNamespacedPod'>;
   readonly clock: Clock;
   readonly definitions: DefinitionCache;
   /** The run's sealed step records, and its children's (a finished child's outputs). */
@@ -38,6 +46,14 @@ export interface GatherDeps {
   /** The cap on running step Pods of all runs together (0: none). */
   readonly maxPods: number;
   readonly routineEvents: boolean;
+}
+
+/** What building a decision's launches reads, gathered after the decision and before act. */
+export interface LaunchFacts {
+  /** The decision's status with the values of large outputs (outputRefs) filled in from the log store. */
+  readonly status: DagRunStatus;
+  /** Launched docker steps with containerName and image whose container runs now: they exec into it, as in Dagu. */
+  readonly runningContainers: ReadonlySet<string>;
 }
 
 export class RunGatherer {
@@ -81,6 +97,50 @@ export class RunGatherer {
       routineEvents: deps.routineEvents,
       ...(deps.maxPods > 0 ? { podBudget: Math.max(0, deps.maxPods - this.activePods()) } : {}),
     };
+  }
+
+  /** What building the decision's launches reads; nothing without launches. */
+  async forLaunches(run: DagRunResource, decision: Decision): Promise<LaunchFacts> {
+    if (decision.launch.length === 0) return { status: decision.status, runningContainers: new Set() };
+    const ref = runRef(run);
+    // Launched steps see large outputs too, read back from the log store.
+    return {
+      status: await this.withLargeOutputs(ref, decision.status),
+      runningContainers: await this.runningContainers(ref, decision.launch),
+    };
+  }
+
+  private async runningContainers(ref: RunRef, launches: readonly Launch[]): Promise<Set<string>> {
+    const running = new Set<string>();
+    for (const { step } of launches) {
+      if (!mayRunInContainer(step)) continue;
+      const { pod, container } = namedContainer(step);
+      if (await this.containerRunning(ref.namespace, pod, container)) running.add(step.name);
+    }
+    return running;
+  }
+
+  /** Whether a Pod of the namespace that is none of Kubedag's (so not cached) runs the container named, or its default one. */
+  private async containerRunning(namespace: string, name: string, container: string | undefined): Promise<boolean> {
+    const pod = await ignoreNotFound(this.deps.core.readNamespacedPod({ namespace, name }));
+    return pod !== undefined && 'container' in chooseContainer(pod, container);
+  }
+
+  private async withLargeOutputs(ref: RunRef, status: DagRunStatus): Promise<DagRunStatus> {
+    const nodes = status.nodes ?? [];
+    if (!nodes.some((n) => n.outputRefs !== undefined)) return status;
+    const read = async (step: string, attempt: number): Promise<string> =>
+      outputFromStdout((await this.deps.store.read(logRefOf(ref, step, attempt), 'stdout')) ?? '');
+    const filled = await Promise.all(
+      nodes.map(async (node) => {
+        if (node.outputRefs === undefined) return node;
+        const values = await Promise.all(
+          Object.entries(node.outputRefs).map(async ([name, at]) => [name, await read(node.name, at.attempt)] as const),
+        );
+        return { ...node, outputs: { ...node.outputs, ...Object.fromEntries(values) } };
+      }),
+    );
+    return { ...status, nodes: filled };
   }
 
   /**

@@ -2,14 +2,14 @@
  * Retries of finished runs: in place, asked for with the `kubedag.io/retry` annotation (a new
  * value each time, set by the API server or by hand), and under a new run id (a run created
  * with `kubedag.io/retry-of`), which starts from the original's step states. What a retry
- * redoes is decided in retry-status.ts; this module writes it.
+ * redoes is decided in retry-status.ts (pure); this module gathers what that needs and writes it.
  */
 import type { Informer } from '../../../core/kube/informer.ts';
 import type { Clock } from '../../../core/kube/time.ts';
 import { ANNOTATIONS } from '../../../core/resources/constants.ts';
 import type { DagRunResource } from '../../../core/resources/types.ts';
 import type { DefinitionCache } from '../shared/loaded-definitions.ts';
-import { copiedRetryStatus, RETRY_ANNOTATION, RETRY_STEP_ANNOTATION, retryStatus } from '../decide/retry-status.ts';
+import { copiedRetry, copiesOriginal, inPlaceRetry, retryRequest, type RetryWrite } from '../decide/retry-status.ts';
 import type { RunSegments } from '../shared/segments.ts';
 import type { RunWriter } from '../shared/status-writer.ts';
 
@@ -26,35 +26,19 @@ export interface RetryDeps {
  * left over from before is lifted first. Returns true when it wrote something.
  */
 export async function retryInPlace(run: DagRunResource, deps: RetryDeps): Promise<boolean> {
-  const annotations = run.metadata?.annotations ?? {};
-  const token = annotations[RETRY_ANNOTATION];
-  if (token === undefined || token === run.status?.retryToken) return false;
-  if (run.spec.stop === true) {
+  const request = retryRequest(run);
+  if (request.kind === 'none') return false;
+  if (request.kind === 'liftStop') {
     await deps.writer.patchSpec(run, [{ op: 'replace', path: '/spec/stop', value: false }]);
     return true;
   }
-  const step = annotations[RETRY_STEP_ANNOTATION] || undefined;
   const status = (await deps.segments.expand(run)).status ?? {};
   // The frozen definition, never the DAG as it is now: a retry redoes what the run ran.
   const definition = await deps.definitions.once(run);
   if (definition === undefined)
     throw new Error(`run ${run.metadata?.name ?? ''} cannot be retried: its frozen definition cannot be read`);
-  await deps.writer.writeStatus(run, {
-    ...retryStatus(definition.dag, status, deps.clock.now(), step),
-    retryToken: token,
-  });
-  deps.writer.event(
-    run,
-    'Retrying',
-    step === undefined ? 'retrying failed and canceled steps' : `retrying step ${step}`,
-    false,
-  );
+  await write(run, inPlaceRetry(definition.dag, status, request, deps.clock.now()), deps);
   return true;
-}
-
-/** A retry under a new id that has not taken its original's step states yet. */
-export function copiesOriginal(run: DagRunResource): boolean {
-  return run.metadata?.annotations?.[ANNOTATIONS.retryOf] !== undefined && run.status === undefined;
 }
 
 /**
@@ -72,7 +56,15 @@ export async function copyFromOriginal(run: DagRunResource, deps: RetryDeps): Pr
   const definition = await deps.definitions.load(run);
   if (definition === undefined)
     throw new Error(`run ${run.metadata?.name ?? ''}: its frozen definition cannot be read`);
-  await deps.writer.writeStatus(run, copiedRetryStatus(definition.dag, originalStatus, deps.clock.now()));
-  deps.writer.event(run, 'Retrying', `retrying run ${original.spec.dagRunId ?? source} under a new id`, false);
+  await write(
+    run,
+    copiedRetry(definition.dag, originalStatus, original.spec.dagRunId ?? source, deps.clock.now()),
+    deps,
+  );
   return true;
+}
+
+async function write(run: DagRunResource, retry: RetryWrite, deps: RetryDeps): Promise<void> {
+  await deps.writer.writeStatus(run, retry.status);
+  deps.writer.event(run, 'Retrying', retry.message, false);
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DagRunResource } from '../../../core/resources/types.ts';
 import { queueName } from '../../../core/resources/queue.ts';
 import { dagRun } from '../../../test/builders/dag-run.ts';
-import { dagCapacity, decideQueue, queuePlace } from './admission.ts';
+import { dagCapacity, decideQueue, queueEntry, queuePlace } from './admission.ts';
 
 interface RunOptions {
   queue?: string;
@@ -113,5 +113,15 @@ describe('decideQueue', () => {
   ])('after a failover, %s', (_what, ledForMs, want) => {
     const stale = run('stale', { handedOffAt: '2026-01-01T00:00:00Z' });
     expect(names(decideQueue([stale, a], 1, now, new Date(now.getTime() - ledForMs)).expire)).toEqual(want);
+  });
+});
+
+describe('queueEntry', () => {
+  it('a run entering its queue is queued from now', () => {
+    expect(queueEntry(new Date('2026-01-01T00:00:00Z'))).toEqual({
+      status: 5,
+      statusLabel: 'queued',
+      queuedAt: '2026-01-01T00:00:00.000Z',
+    });
   });
 });

@@ -8,7 +8,8 @@
  * else the DAG's own (capacity maxActiveRuns; below 1 means 1). Sub runs never queue.
  */
 import { declaredValue } from '../../../core/resources/frozen.ts';
-import { RunStatus } from '../../../core/resources/status.ts';
+import type { DagRunStatus } from '../../../core/resources/schemas.ts';
+import { RunStatus, runStatusLabel } from '../../../core/resources/status.ts';
 import type { DagRunResource } from '../../../core/resources/types.ts';
 
 /** How long a run let out of its queue may take to start before it is given up. */
@@ -31,6 +32,11 @@ export function queuePlace(run: DagRunResource): 'proceed' | 'enter' | 'wait' {
   if (run.spec.enqueue !== true || run.spec.parent !== undefined) return 'proceed';
   if (run.status === undefined) return 'enter';
   return waiting(run) ? 'wait' : 'proceed';
+}
+
+/** The status of a run entering its queue (queuePlace `enter`): the admission loop takes it from there. */
+export function queueEntry(now: Date): DagRunStatus {
+  return { status: RunStatus.Queued, statusLabel: runStatusLabel(RunStatus.Queued), queuedAt: now.toISOString() };
 }
 
 /** A DAG-based queue's capacity, from the DAG definition frozen into its newest run. */

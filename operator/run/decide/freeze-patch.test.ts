@@ -7,6 +7,7 @@ import {
   DEFINITION_GRACE_MS,
   DEFINITION_POLL_MS,
   freezePatch,
+  freezeWrite,
   type Freezing,
 } from './freeze-patch.ts';
 
@@ -91,5 +92,47 @@ describe('awaitingDefinition', () => {
   it('fails a run whose segment never came: its creator died between its two writes', () => {
     const awaiting = awaitingDefinition(waiting, at(DEFINITION_GRACE_MS));
     expect('error' in awaiting ? awaiting.error : '').toContain('DAGRunSegment r1-definition-x) was never written');
+  });
+});
+
+describe('freezeWrite', () => {
+  const now = new Date('2026-01-01T00:00:00Z');
+  const newId = (): string => 'new-id';
+
+  it('a run whose definition cannot be frozen fails at once, rejected, saying why', () => {
+    expect(freezeWrite(run({ dagRef: { name: 'gone' } }), undefined, 'DAG "gone" not found', now, newId)).toEqual({
+      kind: 'fail',
+      status: {
+        status: 2,
+        statusLabel: 'failed',
+        error: 'DAG "gone" not found',
+        endReason: 'rejected',
+        startedAt: '2026-01-01T00:00:00.000Z',
+        finishedAt: '2026-01-01T00:00:00.000Z',
+      },
+    });
+  });
+
+  it('a run frozen before writes nothing', () => {
+    expect(
+      freezeWrite(
+        run({ definition: { steps: ['echo'] }, dagName: 'd', dagRunId: 'id' }),
+        undefined,
+        undefined,
+        now,
+        newId,
+      ),
+    ).toEqual({
+      kind: 'none',
+    });
+  });
+
+  it('a run frozen now has its spec patched', () => {
+    expect(
+      freezeWrite(run({ dagRef: { name: 'etl-nightly' } }), dag, freezing({ steps: ['echo'] }), now, newId),
+    ).toEqual({
+      kind: 'patch',
+      patch: { frozenDefinition: reference, dagName: 'etl.nightly', dagRunId: 'new-id' },
+    });
   });
 });

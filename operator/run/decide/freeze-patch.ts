@@ -4,7 +4,8 @@
  * becomes of a run whose creator named a definition segment that is not there. Pure.
  */
 import { ANNOTATIONS } from '../../../core/resources/constants.ts';
-import type { FrozenDefinition } from '../../../core/resources/schemas.ts';
+import type { DagRunStatus, FrozenDefinition } from '../../../core/resources/schemas.ts';
+import { RunStatus, runStatusLabel } from '../../../core/resources/status.ts';
 import type { DagResource, DagRunResource } from '../../../core/resources/types.ts';
 
 /**
@@ -63,4 +64,39 @@ export function awaitingDefinition(
   return {
     error: `its frozen definition (DAGRunSegment ${run.spec.frozenDefinition?.segment ?? ''}) was never written: whoever created the run stopped before writing it`,
   };
+}
+
+/** The status of a run that can never start (no definition to freeze, or none arrived): failed, rejected, saying why. */
+export function rejectedStatus(error: string, now: Date): DagRunStatus {
+  const at = now.toISOString();
+  return {
+    status: RunStatus.Failed,
+    statusLabel: runStatusLabel(RunStatus.Failed),
+    error,
+    endReason: 'rejected',
+    startedAt: at,
+    finishedAt: at,
+  };
+}
+
+/** What freezing writes: the run's failure, the patch of its spec, or nothing (frozen before). */
+export type FreezeWrite =
+  | { readonly kind: 'fail'; readonly status: DagRunStatus }
+  | { readonly kind: 'patch'; readonly patch: Record<string, unknown> }
+  | { readonly kind: 'none' };
+
+/**
+ * Freezing's decision, once the definition segment of a dagRef run nobody froze is written
+ * (`freezing`), or why it cannot be (a string).
+ */
+export function freezeWrite(
+  run: DagRunResource,
+  dag: DagResource | undefined,
+  freezing: Freezing | string | undefined,
+  now: Date,
+  newId: () => string,
+): FreezeWrite {
+  if (typeof freezing === 'string') return { kind: 'fail', status: rejectedStatus(freezing, now) };
+  const patch = freezePatch(run, dag, freezing, newId);
+  return Object.keys(patch).length === 0 ? { kind: 'none' } : { kind: 'patch', patch };
 }

@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { loadDag } from '../../../core/dag/index.ts';
 import type { DagRunStatus, RunNode } from '../../../core/resources/schemas.ts';
-import { copiedRetryStatus, retryStatus, stepForAttempt } from './retry-status.ts';
+import { RunStatus } from '../../../core/resources/status.ts';
+import { dagRun } from '../../../test/builders/dag-run.ts';
+import {
+  copiedRetry,
+  copiedRetryStatus,
+  inPlaceRetry,
+  RETRY_ANNOTATION,
+  RETRY_STEP_ANNOTATION,
+  retryRequest,
+  retryStatus,
+  stepForAttempt,
+} from './retry-status.ts';
 
 const dag = loadDag(
   'type: graph\nsteps:\n  - {name: a, command: x}\n  - {name: b, command: x, depends: a}\n  - {name: c, command: x, depends: b}\n  - {name: d, command: x, depends: a}',
@@ -107,5 +118,68 @@ describe('copiedRetryStatus', () => {
     });
     expect(states(status)).toMatchObject({ b: ['not_started', 1] });
     expect([status.retryToken, status.observedGeneration, status.status]).toEqual([undefined, undefined, 1]);
+  });
+});
+
+describe('retryRequest', () => {
+  it.each([
+    ['a run without a retry token is asked for nothing', {}, {}, false, { kind: 'none' }],
+    [
+      'a token the run has answered already asks for nothing',
+      { [RETRY_ANNOTATION]: 't1' },
+      { retryToken: 't1' },
+      false,
+      { kind: 'none' },
+    ],
+    [
+      'a new token on a stopped run lifts the stop first',
+      { [RETRY_ANNOTATION]: 't2' },
+      { retryToken: 't1' },
+      true,
+      { kind: 'liftStop' },
+    ],
+    [
+      'a new token asks for a retry of the failed steps',
+      { [RETRY_ANNOTATION]: 't2' },
+      {},
+      false,
+      { kind: 'retry', token: 't2' },
+    ],
+    [
+      'a new token with a step name asks for that step',
+      { [RETRY_ANNOTATION]: 't2', [RETRY_STEP_ANNOTATION]: 'b' },
+      {},
+      false,
+      { kind: 'retry', token: 't2', step: 'b' },
+    ],
+  ])('%s', (_name, annotations, status, stop, want) => {
+    const run = dagRun('r1')
+      .annotate(annotations)
+      .spec({ dagName: 'r', ...(stop ? { stop: true } : {}) })
+      .status({ ...finished, ...status })
+      .build();
+    expect(retryRequest(run)).toEqual(want);
+  });
+});
+
+describe('inPlaceRetry and copiedRetry', () => {
+  const now = new Date('2026-01-02T00:00:00Z');
+
+  it('a retry in place runs again with its token and says which steps it redoes', () => {
+    const write = inPlaceRetry(dag, finished, { kind: 'retry', token: 't2', step: 'b' }, now);
+    expect([write.status.status, write.status.statusLabel, write.status.retryToken, write.message]).toEqual([
+      RunStatus.Running,
+      'running',
+      't2',
+      'retrying step b',
+    ]);
+  });
+
+  it('a retry under a new id names the run it retries', () => {
+    const write = copiedRetry(dag, finished, 'original-id', now);
+    expect([write.status.status, write.message]).toEqual([
+      RunStatus.Running,
+      'retrying run original-id under a new id',
+    ]);
   });
 });

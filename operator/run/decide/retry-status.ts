@@ -8,7 +8,8 @@
 import type { Dag, Step } from '../../../core/dag/index.ts';
 import { ANNOTATIONS } from '../../../core/resources/constants.ts';
 import type { DagRunStatus, RunNode } from '../../../core/resources/schemas.ts';
-import { RunStatus, StepStatus, runStatusLabel } from '../../../core/resources/status.ts';
+import { RunStatus, StepStatus, runStatusLabel, stepStatusLabel } from '../../../core/resources/status.ts';
+import type { DagRunResource } from '../../../core/resources/types.ts';
 
 /** How the API asks for a retry: annotations on the DAGRun (its spec is immutable). */
 export const RETRY_ANNOTATION = ANNOTATIONS.retry;
@@ -33,7 +34,7 @@ function fresh(node: RunNode): RunNode {
   return {
     name: node.name,
     status: StepStatus.NotStarted,
-    statusLabel: 'not_started',
+    statusLabel: stepStatusLabel(StepStatus.NotStarted),
     retryCount: 0,
     doneCount: 0,
     attempt: (node.attempt ?? 0) + 1,
@@ -92,4 +93,53 @@ export function copiedRetryStatus(dag: Dag, original: DagRunStatus, now: Date): 
   } = original;
   const nodes = (copied.nodes ?? []).map(({ outputRefs: _refs, pod: _pod, ...node }) => node);
   return retryStatus(dag, { ...copied, nodes }, now);
+}
+
+/** What a finished run's retry annotation asks for now. */
+export type RetryRequest =
+  | { readonly kind: 'none' }
+  /** A stop left over from before is lifted first: the retry follows on the next reconcile. */
+  | { readonly kind: 'liftStop' }
+  | { readonly kind: 'retry'; readonly token: string; readonly step?: string };
+
+/** A retry in place is asked for by a token (`kubedag.io/retry`) the run has not answered yet. */
+export function retryRequest(run: DagRunResource): RetryRequest {
+  const annotations = run.metadata?.annotations ?? {};
+  const token = annotations[RETRY_ANNOTATION];
+  if (token === undefined || token === run.status?.retryToken) return { kind: 'none' };
+  if (run.spec.stop === true) return { kind: 'liftStop' };
+  const step = annotations[RETRY_STEP_ANNOTATION] || undefined;
+  return { kind: 'retry', token, ...(step === undefined ? {} : { step }) };
+}
+
+/** What a retry writes: the status the run starts again from, and the Event that says why. */
+export interface RetryWrite {
+  readonly status: DagRunStatus;
+  readonly message: string;
+}
+
+/** A retry in place of a run whose frozen definition is `dag` and whose full status is `status`. */
+export function inPlaceRetry(
+  dag: Dag,
+  status: DagRunStatus,
+  request: Extract<RetryRequest, { kind: 'retry' }>,
+  now: Date,
+): RetryWrite {
+  return {
+    status: { ...retryStatus(dag, status, now, request.step), retryToken: request.token },
+    message: request.step === undefined ? 'retrying failed and canceled steps' : `retrying step ${request.step}`,
+  };
+}
+
+/** A retry under a new id that has not taken its original's step states yet. */
+export function copiesOriginal(run: DagRunResource): boolean {
+  return run.metadata?.annotations?.[ANNOTATIONS.retryOf] !== undefined && run.status === undefined;
+}
+
+/** The first write of a retry under a new id, from its original's full status. */
+export function copiedRetry(dag: Dag, original: DagRunStatus, originalId: string, now: Date): RetryWrite {
+  return {
+    status: copiedRetryStatus(dag, original, now),
+    message: `retrying run ${originalId} under a new id`,
+  };
 }

@@ -85,7 +85,14 @@ export const HANDLER_KEYS: Record<HandlerEvent, 'onSuccess' | 'onFailure' | 'onC
 export const STEP_TIMEOUT = 'step timed out';
 
 export function notStarted(name: string): RunNode {
-  return { name, status: StepStatus.NotStarted, statusLabel: 'not_started', retryCount: 0, doneCount: 0, attempt: 0 };
+  return {
+    name,
+    status: StepStatus.NotStarted,
+    statusLabel: stepStatusLabel(StepStatus.NotStarted),
+    retryCount: 0,
+    doneCount: 0,
+    attempt: 0,
+  };
 }
 
 export function withStatus(node: RunNode, status: number, fields: Partial<RunNode> = {}): RunNode {

@@ -1,7 +1,7 @@
 /**
  * A finished run whose spec says nothing is owed after its end (`frozenDefinition.afterEnd:
- * false`, core/resources/frozen.ts asksAfterEnd) is never loaded by the run controller. This
- * table holds that promise to what finished runs do: no container to remove, no trace, no mail.
+ * false`, core/resources/frozen.ts asksAfterEnd) is never loaded by the finished-run
+ * controller. This table holds that promise to what finished runs do: no container to remove, no trace, no mail.
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';

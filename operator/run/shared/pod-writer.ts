@@ -15,7 +15,6 @@ import type {
 } from '@kubernetes/client-node';
 import { ignoreAlreadyExists, ignoreNotFound } from '../../../core/kube/errors.ts';
 import { describeViolations, podViolations, type PolicyLevel } from '../../../core/policy/index.ts';
-import { chooseContainer } from '../../../core/kube/pod-container.ts';
 import type { Informer } from '../../../core/kube/informer.ts';
 import type { Clock } from '../../../core/kube/time.ts';
 import type { CountWrite } from './status-writer.ts';
@@ -131,15 +130,6 @@ export class PodWriter {
       }),
     );
     this.deps.countWrite('patch');
-  }
-
-  /**
-   * Whether a Pod of the namespace that is none of Kubedag's (so not cached) runs the container
-   * named, or its default one: a read, for docker steps that exec into a container when it runs.
-   */
-  async containerRunning(namespace: string, name: string, container: string | undefined): Promise<boolean> {
-    const pod = await ignoreNotFound(this.deps.core.readNamespacedPod({ namespace, name }));
-    return pod !== undefined && 'container' in chooseContainer(pod, container);
   }
 
   /** A Pod as the cache shows it. */
