@@ -106,8 +106,8 @@ export interface FullRunFacts {
 }
 
 /**
- * What the run controller still owes after this run's end (a superset-free mirror of
- * operator/run/controller/run-controller.ts `finished`): a trace not recorded, a mail not recorded, a
+ * What the finished-run controller still owes after this run's end (a superset-free mirror of
+ * operator/run/finished/finished-controller.ts): a trace not recorded, a mail not recorded, a
  * container Pod still to remove. Empty when nothing.
  */
 export function owedAfterEnd(facts: FullRunFacts): string[] {
