@@ -51,17 +51,27 @@ export class RunActor {
     this.deps = deps;
   }
 
-  /** `launching` is what gather read for the decision's launches (RunGatherer.forLaunches). */
+  /**
+   * Claims the decision's step Pods against the Pod caps. Called right after the decision,
+   * before any await, so that runs reconciled side by side share the overall cap.
+   */
+  claim(decision: Decision): void {
+    this.deps.expectations.claim(claimsOf(decision));
+  }
+
+  /** Gives back the claims of a decision that is not acted on. */
+  release(decision: Decision): void {
+    this.deps.expectations.release(claimsOf(decision));
+  }
+
+  /** Acts on a claimed decision; `launching` is what gather read for its launches (RunGatherer.forLaunches). */
   async act(run: DagRunResource, input: RunInput, decision: Decision, launching: LaunchFacts): Promise<void> {
     const { expectations, writer } = this.deps;
-    // Claimed before any await, so that runs reconciled side by side share the overall cap.
-    const claims = decision.launch.filter((l) => l.step.call === undefined).map((l) => l.pod);
-    expectations.claim(claims);
     let refusals: Refusal[];
     try {
       refusals = await this.launch(run, input, decision, launching);
     } catch (error) {
-      expectations.release(claims);
+      this.release(decision);
       throw error;
     }
     expectations.release(refusals.map((r) => r.launch.pod));
@@ -225,4 +235,9 @@ export class RunActor {
       if (upstream.length > 0) metrics.stepGapSeconds.observe((now - Math.max(...upstream)) / 1000);
     }
   }
+}
+
+/** The step Pods a decision launches (child runs hold no Pod). */
+function claimsOf(decision: Decision): string[] {
+  return decision.launch.filter((l) => l.step.call === undefined).map((l) => l.pod);
 }

@@ -18,7 +18,7 @@ import { queueEntry, queuePlace } from '../decide/admission.ts';
 import type { DefinitionCache } from '../shared/loaded-definitions.ts';
 import { decide } from '../decide/engine.ts';
 import { definitionArrived, frozen, type FreezeDeps } from './freezing.ts';
-import type { RunGatherer } from './gather.ts';
+import type { LaunchFacts, RunGatherer } from './gather.ts';
 import { isFinished } from '../decide/observed.ts';
 import { copiesOriginal } from '../decide/retry-status.ts';
 import { copyFromOriginal, retryInPlace, type RetryDeps } from './retry-writes.ts';
@@ -74,7 +74,16 @@ export class RunController {
     if (place !== 'proceed') return undefined;
     const input = await deps.gatherer.snapshot(run);
     const decision = decide(input);
-    await deps.actor.act(run, input, decision, await deps.gatherer.forLaunches(run, decision));
+    // Claimed before any await, so that runs reconciled side by side share the overall Pod cap.
+    deps.actor.claim(decision);
+    let launching: LaunchFacts;
+    try {
+      launching = await deps.gatherer.forLaunches(run, decision);
+    } catch (error) {
+      deps.actor.release(decision);
+      throw error;
+    }
+    await deps.actor.act(run, input, decision, launching);
     // A step that failed for good mails now (mailOnError); the write that marked it brings us here.
     const mailAfterMs = await deps.notify.reconcile(await deps.segments.expand(run), input.definition);
     return requeueAfter(decision.requeueAfterMs, mailAfterMs);
