@@ -9,7 +9,7 @@
  * Order, and what a crash leaves:
  * 1. The DAGRun, under the run's original resource name, naming its definition segment and
  *    marked `restored-from` (the archived uid). A dagRef run waits for its definition segment
- *    (operator/run/freeze.ts), so the operator does not start it as a new run meanwhile; an
+ *    (operator/run/decide/freeze-patch.ts), so the operator does not start it as a new run meanwhile; an
  *    inline run carries its end on its metadata until its status is written (endRecord).
  * 2. The step segments, owned by the new uid.
  * 3. The status: finished as archived, naming the segments (`sealed`).

@@ -35,7 +35,7 @@ import { startCluster, stopCluster } from '../cluster/cluster.ts';
 import type { ClusterState } from '../cluster/controlplane.ts';
 import { freePort, waitFor } from '../cluster/processes.ts';
 import { queueName } from '../core/resources/queue.ts';
-import { dagCapacity, decideQueue } from '../operator/run/admission.ts';
+import { dagCapacity, decideQueue } from '../operator/run/decide/admission.ts';
 import { kubeConfig } from '../cluster/setup.ts';
 
 const env = process.env;

@@ -10,7 +10,7 @@ export const ROOTS: readonly string[] = [
   // The dynamic loader, libc and the C++ runtime the official Node.js binary links against.
   'libc6',
   'libstdc++6',
-  // A POSIX shell and the utilities of the operator's step runner script (operator/run/pod.ts:
+  // A POSIX shell and the utilities of the operator's step runner script (operator/run/pods/step-pod.ts:
   // mktemp, mkfifo, tee, date, dirname, sed, grep): runner Pods run this image.
   'dash',
   'coreutils',

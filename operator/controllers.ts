@@ -1,6 +1,6 @@
 /**
  * The operator's controllers, built once from the clients and caches they share: the run
- * controller (gather -> decide -> act), the log archiver, retention, DAG status and the
+ * controller (gather -> decide -> act), the finished-run controller, the log archiver, retention, DAG status and the
  * admission loop. Plain construction; operator.ts routes events to them.
  */
 import type { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
@@ -20,22 +20,23 @@ import type { LogStore } from './logs/store.ts';
 import type { OperatorMetrics } from './metrics.ts';
 import { AdmissionLoop } from './queue/loop.ts';
 import { RetentionReconciler } from './retention/reconciler.ts';
-import { RunActor } from './run/act.ts';
-import { RunEnder } from './run/run-ender.ts';
-import { ContainerCleanup } from './run/container-cleanup.ts';
-import { RunController } from './run/controller.ts';
+import { RunActor } from './run/controller/act.ts';
+import { RunEnder } from './run/controller/run-ender.ts';
+import { ContainerCleanup } from './run/finished/container-cleanup.ts';
+import { RunController } from './run/controller/run-controller.ts';
+import { FinishedRunController } from './run/finished/finished-controller.ts';
 import { TELEMETRY_COMMAND } from './telemetry/pod.ts';
 import { TelemetryReconciler } from './telemetry/reconciler.ts';
 import { NOTIFY_COMMAND } from './notify/pod.ts';
 import { NotifyReconciler } from './notify/reconciler.ts';
-import { DefinitionCache } from './run/definition-cache.ts';
-import { Expectations } from './run/expectations.ts';
-import { RunGatherer } from './run/gather.ts';
-import { PodWriter } from './run/pod-writer.ts';
-import { RunObjects } from './run/run-objects.ts';
-import { RunSecrets } from './run/secrets.ts';
-import { RunSegments } from './run/segments.ts';
-import { RunWriter, type CountWrite } from './run/writer.ts';
+import { DefinitionCache } from './run/shared/loaded-definitions.ts';
+import { Expectations } from './run/shared/expectations.ts';
+import { RunGatherer } from './run/controller/gather.ts';
+import { PodWriter } from './run/shared/pod-writer.ts';
+import { RunObjects } from './run/controller/run-resources.ts';
+import { RunSecrets } from './run/shared/secrets.ts';
+import { RunSegments } from './run/shared/segments.ts';
+import { RunWriter, type CountWrite } from './run/shared/status-writer.ts';
 
 export interface ControllerDeps {
   readonly config: OperatorConfig;
@@ -64,6 +65,8 @@ export interface HistoryControllers {
 export interface Controllers {
   readonly kube: KubedagClients;
   readonly runs: RunController;
+  /** What finished runs are owed (container Pod, trace, mails), on a work queue of its own. */
+  readonly finished: FinishedRunController;
   readonly gatherer: RunGatherer;
   readonly archiver: LogArchiver;
   readonly secrets: RunSecrets;
@@ -100,6 +103,7 @@ export function buildControllers(deps: ControllerDeps): Controllers {
     runs: informers.runs,
     pods: informers.pods,
     store,
+    core,
     clock,
     definitions,
     expectations,
@@ -113,7 +117,6 @@ export function buildControllers(deps: ControllerDeps): Controllers {
     runs: informers.runs,
     writer,
     pods: podWriter,
-    store,
     expectations,
     clock,
     steps: config.steps,
@@ -121,6 +124,17 @@ export function buildControllers(deps: ControllerDeps): Controllers {
     log,
     metrics,
     ender,
+  });
+  // One mail sender for both controllers: step mails while a run runs, the rest once it finished.
+  const notify = new NotifyReconciler({
+    pods: informers.pods,
+    podWriter,
+    writer,
+    store,
+    clock,
+    steps: config.steps,
+    runner: { image: config.steps.runnerImage, command: NOTIFY_COMMAND },
+    logWaitMs: config.mailLogWaitSeconds * 1000,
   });
   return {
     kube,
@@ -136,6 +150,13 @@ export function buildControllers(deps: ControllerDeps): Controllers {
       actor,
       writer,
       clock,
+      notify,
+    }),
+    finished: new FinishedRunController({
+      runs: informers.runs,
+      definitions,
+      segments,
+      containers: new ContainerCleanup(podWriter),
       telemetry: new TelemetryReconciler({
         pods: informers.pods,
         podWriter,
@@ -144,17 +165,7 @@ export function buildControllers(deps: ControllerDeps): Controllers {
         steps: config.steps,
         runner: { image: config.steps.runnerImage, command: TELEMETRY_COMMAND },
       }),
-      containers: new ContainerCleanup(podWriter),
-      notify: new NotifyReconciler({
-        pods: informers.pods,
-        podWriter,
-        writer,
-        store,
-        clock,
-        steps: config.steps,
-        runner: { image: config.steps.runnerImage, command: NOTIFY_COMMAND },
-        logWaitMs: config.mailLogWaitSeconds * 1000,
-      }),
+      notify,
     }),
     gatherer,
     archiver: new LogArchiver({

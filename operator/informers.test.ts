@@ -4,7 +4,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { DagRunResource } from '../core/resources/types.ts';
 import { podView, withoutManagedFields } from './informers.ts';
-import { attemptOver, endSigns, podIdentity } from './run/observed.ts';
+import { attemptOver, endSigns, podIdentity } from './run/decide/observed.ts';
 
 /** A step Pod as the API server answered a watch, once its step had succeeded. */
 const succeeded = JSON.parse(
@@ -57,7 +57,7 @@ function deepFrozen<T>(value: T): T {
   return value;
 }
 
-/** Everything the operator reads of a step Pod (operator/run/observed.ts, run/reconciler.ts). */
+/** Everything the operator reads of a step Pod (operator/run/decide/observed.ts, run/reconciler.ts). */
 const read = (pod: V1Pod): unknown => ({
   identity: podIdentity(pod),
   endSigns: endSigns(pod),

@@ -1,8 +1,9 @@
 /**
- * The operator's wiring: informers feed work queues keyed by object (runs, step Pods for the
- * log archiver, finished runs for retention, DAGs for their status, queues for admission);
- * only the leader reconciles. Each informer has one handler that says which keys a change
- * touches. The logic lives in run/, logs/, retention/, dag/, queue/ and schedule/.
+ * The operator's wiring: informers feed work queues keyed by object (runs, finished runs for
+ * what they are owed, step Pods for the log archiver, finished runs for retention, DAGs for
+ * their status, queues for admission); only the leader reconciles. Each informer has one
+ * handler that says which keys a change touches. The logic lives in run/, logs/, retention/,
+ * dag/, queue/ and schedule/.
  */
 import { hostname } from 'node:os';
 import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api, type V1Pod } from '@kubernetes/client-node';
@@ -24,8 +25,8 @@ import { operatorServer } from './logs/server.ts';
 import { openLogStore } from './logs/open.ts';
 import { OperatorMetrics } from './metrics.ts';
 import { rootOf } from './history/archiver.ts';
-import { handedOff } from './run/admission.ts';
-import { isFinished, ownerRunName } from './run/observed.ts';
+import { handedOff } from './run/decide/admission.ts';
+import { isFinished, ownerRunName } from './run/decide/observed.ts';
 import { runKey } from './run/ref.ts';
 import { Scheduler } from './schedule/scheduler.ts';
 import type { FastifyInstance } from 'fastify';
@@ -42,6 +43,8 @@ const RESYNC_MS = 30_000;
 
 interface Queues {
   readonly runs: WorkQueue;
+  /** Finished runs for what they are owed after their end (run/finished/). */
+  readonly finished: WorkQueue;
   readonly archive: WorkQueue;
   readonly retention: WorkQueue;
   readonly dags: WorkQueue;
@@ -201,6 +204,11 @@ export class Operator {
     });
     return {
       runs,
+      finished: queue(
+        'run',
+        config.workers,
+        (key) => this.controllers?.finished.reconcile(key) ?? Promise.resolve(undefined),
+      ),
       archive: queue('pod', config.workers, async (key) => {
         await this.controllers?.archiver.reconcile(key);
         return undefined;
@@ -222,11 +230,16 @@ export class Operator {
       // A run let out of its queue has 10 s to start: it goes ahead of any backlog.
       if (handedOff(run)) queues.runs.addFirst(runKey(run));
       else queues.runs.add(runKey(run));
+      if (isFinished(run)) queues.finished.add(runKey(run));
     };
     // Pods and child runs stand for a step of the DAGRun that controls them: their changes are its.
     const enqueueOwner = (object: V1Pod | DagRunResource): void => {
       const owner = ownerRunName(object);
-      if (owner !== undefined) queues.runs.add(`${object.metadata?.namespace ?? ''}/${owner}`);
+      if (owner === undefined) return;
+      queues.runs.add(`${object.metadata?.namespace ?? ''}/${owner}`);
+      // A finished run's own Pods (its container, trace export, mails) move its finished-run work on.
+      const run = runs.get(object.metadata?.namespace, owner);
+      if (run !== undefined && isFinished(run)) queues.finished.add(runKey(run));
     };
     const history = this.historyRoutes(runs, controllers, queues);
     runs.on((event, run) => {

@@ -2,7 +2,7 @@
  * Which signals stop `kubedag-step executor`, and the exit status it then reports. Pure.
  *
  * SIGTERM is the runner's own stop: the step Pod's shell runner sends it SIGTERM whatever the
- * step's `signalOnStop` (operator/run/pod.ts), because Node.js acts on some signals before the
+ * step's `signalOnStop` (operator/run/pods/step-pod.ts), because Node.js acts on some signals before the
  * runner can listen (SIGUSR1 starts the inspector). SIGINT is a stop at a terminal. The step's
  * `signalOnStop` stops it too, so that a runner that gets the step's signal from elsewhere
  * (an older shell runner forwarded it, or someone sends it by hand) stops as Dagu's executors

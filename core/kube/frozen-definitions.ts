@@ -75,7 +75,7 @@ export async function writeFrozenDefinition(
  * Creates a run whose creator freezes its definition: the run names its segment from its first
  * version (`frozenDefinition` in `body`), and the segment follows at once. So nobody else can
  * freeze another definition for it meanwhile; the operator waits for the segment, and fails a
- * run whose creator died before writing it (operator/run/freeze.ts). A segment that cannot be
+ * run whose creator died before writing it (operator/run/decide/freeze-patch.ts). A segment that cannot be
  * written takes the run back with it, so the caller's error is the whole story.
  */
 export async function createFrozenRun(

@@ -7,9 +7,9 @@
  * thing. Each problem names the DAG's field and the level. Pure.
  *
  * The DAG's settings are laid over the restricted defaults step Pods get from the operator
- * (operator/run/security.ts with step-security `restricted`, the default), so a DAG that says
+ * (operator/run/pods/security.ts with step-security `restricted`, the default), so a DAG that says
  * nothing passes `restricted`. An operator started with step-security `none` under a
- * `restricted` namespace is caught by the check of the built Pod (operator/run/pod-policy.ts).
+ * `restricted` namespace is caught by the check of the built Pod (operator/run/shared/pod-writer.ts).
  */
 import type { V1PodSecurityContext, V1SecurityContext } from '@kubernetes/client-node';
 import { mergeMappings, type Dag, type KubernetesSettings } from '../dag/index.ts';
@@ -26,7 +26,7 @@ export interface PolicyContext {
   readonly serviceAccounts?: ReadonlySet<string>;
 }
 
-/** What the operator's restricted step defaults add (operator/run/security.ts), with a non-root uid. */
+/** What the operator's restricted step defaults add (operator/run/pods/security.ts), with a non-root uid. */
 const RESTRICTED_POD: V1PodSecurityContext = { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } };
 const RESTRICTED_CONTAINER: V1SecurityContext = { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } };
 

@@ -36,8 +36,8 @@ export type DefinitionFacts = Omit<FrozenDefinition, 'segment'>;
 /**
  * Whether anything is owed once a run of this DAG has ended: a trace export (otel), mails
  * (mailOn, a step's mailOnError) or the removal of its container. A superset of what the
- * operator's finished runs do (operator/run/controller.ts), so that `false` means nothing
- * there needs the definition; work added there must be added here.
+ * operator's finished-run controller does (operator/run/finished/finished-controller.ts), so
+ * that `false` means nothing there needs the definition; work added there must be added here.
  */
 export function asksAfterEnd(dag: Dag): boolean {
   return (

@@ -26,11 +26,11 @@ import { listedDagName } from '../../core/resources/listed.ts';
 import { sharedContainerPodName } from '../../core/resources/names.ts';
 import { expandNodes } from '../../core/resources/run-records.ts';
 import type { DagRunResource, DagRunSegmentResource } from '../../core/resources/types.ts';
-import { loadDefinition } from '../run/definition-cache.ts';
-import { ownedBy, ownerRunName } from '../run/observed.ts';
-import { isAttemptPod } from '../run/pod-kinds.ts';
+import { loadDefinition } from '../run/shared/loaded-definitions.ts';
+import { ownedBy, ownerRunName } from '../run/decide/observed.ts';
+import { isAttemptPod } from '../run/pods/pod-kinds.ts';
 import { runRef } from '../run/ref.ts';
-import { copiesOriginal } from '../run/retries.ts';
+import { copiesOriginal } from '../run/decide/retry-status.ts';
 import { archiveReadiness, owedAfterEnd, OWED_RECHECK_MS, type CachedRunFacts, type FullRunFacts } from './decide.ts';
 
 export interface ArchiverDeps {

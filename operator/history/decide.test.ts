@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { dagRun } from '../../test/builders/dag-run.ts';
-import { runDefinition } from '../run/definition.ts';
-import { RETRY_ANNOTATION } from '../run/retry.ts';
+import { runDefinition } from '../run/decide/run-definition.ts';
+import { RETRY_ANNOTATION } from '../run/decide/retry-status.ts';
 import {
   ARCHIVE_RECHECK_MAX_MS,
   archiveReadiness,

@@ -16,11 +16,11 @@ import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { owedMails } from '../notify/mails.ts';
 import { recorded } from '../notify/reconciler.ts';
-import { removesContainer } from '../run/container-cleanup.ts';
-import type { RunDefinition } from '../run/definition.ts';
-import { isFinished } from '../run/observed.ts';
-import { RETRY_ANNOTATION } from '../run/retry.ts';
-import { telemetrySpec } from '../run/trace.ts';
+import { removesContainer } from '../run/finished/container-cleanup.ts';
+import type { RunDefinition } from '../run/decide/run-definition.ts';
+import { isFinished } from '../run/decide/observed.ts';
+import { RETRY_ANNOTATION } from '../run/decide/retry-status.ts';
+import { telemetrySpec } from '../run/pods/trace-context.ts';
 import { telemetryToken } from '../telemetry/pod.ts';
 
 /** At most this long between two looks at a tree that is not archived yet (a lost event, a moved clock). */
@@ -106,8 +106,8 @@ export interface FullRunFacts {
 }
 
 /**
- * What the run controller still owes after this run's end (a superset-free mirror of
- * operator/run/controller.ts `finished`): a trace not recorded, a mail not recorded, a
+ * What the finished-run controller still owes after this run's end (a superset-free mirror of
+ * operator/run/finished/finished-controller.ts): a trace not recorded, a mail not recorded, a
  * container Pod still to remove. Empty when nothing.
  */
 export function owedAfterEnd(facts: FullRunFacts): string[] {

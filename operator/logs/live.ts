@@ -8,8 +8,8 @@ import { maskSecrets } from '../../core/logs/mask.ts';
 import { isNotFound, statusCode } from '../../core/kube/errors.ts';
 import { LABELS } from '../../core/resources/constants.ts';
 import { labelValue } from '../../core/resources/names.ts';
-import { demux } from '../run/pod.ts';
-import { runSecretValues } from '../run/secrets.ts';
+import { demux } from '../run/pods/step-pod.ts';
+import { runSecretValues } from '../run/shared/secrets.ts';
 import type { LogRef, Stream } from './keys.ts';
 
 /**

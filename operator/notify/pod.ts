@@ -7,30 +7,23 @@
  */
 import type { V1EnvVar, V1Pod, V1Secret } from '@kubernetes/client-node';
 import type { Dag, EnvVar } from '../../core/dag/index.ts';
-import { GROUP, LABELS } from '../../core/resources/constants.ts';
+import { LABELS } from '../../core/resources/constants.ts';
 import { labelValue, runSecretName, stepPodName } from '../../core/resources/names.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { NOTIFY_ENV, NOTIFY_LOGS_DIR, type NotifySpec } from '../../core/runner/notify.ts';
 import type { StepDefaults } from '../config.ts';
-import { ownerReference } from '../run/objects.ts';
-import { runRef } from '../run/ref.ts';
-import { securityContexts } from '../run/security.ts';
+import { NOTIFY_LABEL } from '../run/pods/pod-kinds.ts';
+import { ownerReference, runRef } from '../run/ref.ts';
+import { securityContexts } from '../run/pods/security.ts';
 import type { TelemetryRunner } from '../telemetry/pod.ts';
 import { mailBody } from './body.ts';
 import type { MailKey, OwedMail } from './mails.ts';
-
-/** Marks mail Pods, which are no step's attempt: the step machinery passes them by. */
-export const NOTIFY_LABEL = `${GROUP}/notify`;
 
 export const NOTIFY_COMMAND: readonly string[] = ['kubedag-step', 'notify'];
 
 /** Each log attached is its last 128 KiB, all together at most 512 KiB (a Secret holds 1 MiB). */
 export const LOG_LIMIT = 128 * 1024;
 export const LOGS_LIMIT = 512 * 1024;
-
-export function isNotifyPod(pod: V1Pod): boolean {
-  return pod.metadata?.labels?.[NOTIFY_LABEL] !== undefined;
-}
 
 /** The retry the run is in: '' before any retry. Its mails are recorded under it. */
 export function notifyToken(run: DagRunResource): string {

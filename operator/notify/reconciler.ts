@@ -10,7 +10,7 @@
  * place is a new execution with mails of its own.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { podFailure, removal } from '../run/after-run-pod.ts';
+import { podFailure, removal } from '../run/pods/helper-pod.ts';
 import type { Dag, EnvVar } from '../../core/dag/index.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import type { Clock } from '../../core/kube/time.ts';
@@ -19,10 +19,10 @@ import type { DagRunResource } from '../../core/resources/types.ts';
 import type { StepDefaults } from '../config.ts';
 import { logRefOf } from '../logs/keys.ts';
 import type { LogStore } from '../logs/store.ts';
-import type { RunDefinition } from '../run/definition.ts';
-import type { PodWriter } from '../run/pod-writer.ts';
+import type { RunDefinition } from '../run/decide/run-definition.ts';
+import type { PodWriter } from '../run/shared/pod-writer.ts';
 import { runRef } from '../run/ref.ts';
-import type { RunWriter } from '../run/writer.ts';
+import type { RunWriter } from '../run/shared/status-writer.ts';
 import type { TelemetryRunner } from '../telemetry/pod.ts';
 import { owedMails, type MailKey, type OwedMail } from './mails.ts';
 import {

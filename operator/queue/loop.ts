@@ -12,7 +12,7 @@ import { errorMessage, type Logger } from '../../core/log.ts';
 import { RunStatus, runStatusLabel } from '../../core/resources/status.ts';
 import type { DagQueueResource, DagRunResource } from '../../core/resources/types.ts';
 import { queueName } from '../../core/resources/queue.ts';
-import { ACTIVATION_MS, dagCapacity, decideQueue } from '../run/admission.ts';
+import { ACTIVATION_MS, dagCapacity, decideQueue } from '../run/decide/admission.ts';
 
 export interface AdmissionDeps {
   readonly runClient: ResourceClient<DagRunResource>;

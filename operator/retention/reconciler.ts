@@ -13,11 +13,11 @@ import type { HistorySummary } from '../../core/history/types.ts';
 import { frozenFacts } from '../../core/resources/frozen.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import type { LogStore } from '../logs/store.ts';
-import { loadDefinition, specDefinition } from '../run/definition-cache.ts';
-import { isFinished } from '../run/observed.ts';
+import { loadDefinition, specDefinition } from '../run/shared/loaded-definitions.ts';
+import { isFinished } from '../run/decide/observed.ts';
 import { runRef } from '../run/ref.ts';
-import { retentionDue, retentionExpired } from '../run/retention.ts';
-import type { RunWriter } from '../run/writer.ts';
+import { retentionDue, retentionExpired } from '../run/decide/retention-due.ts';
+import type { RunWriter } from '../run/shared/status-writer.ts';
 import { beyondCutoff, countCutoff, type RunAge } from './count.ts';
 
 const RECHECK_MAX_MS = 3_600_000;

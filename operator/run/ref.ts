@@ -1,4 +1,6 @@
-/** How a run is named: its resource, its DAG and run id, its work queue key. Pure. */
+/** How a run is named: its resource, its DAG and run id, its work queue key, and how the objects it owns point to it. Pure. */
+import type { V1Pod } from '@kubernetes/client-node';
+import { runOwnerReference } from '../../core/resources/frozen.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 
 export interface RunRef {
@@ -23,4 +25,9 @@ export function runRef(run: DagRunResource): RunRef & { readonly key: string } {
     dagRunId: run.spec.dagRunId ?? run.metadata?.name ?? '',
     key: runKey(run),
   };
+}
+
+/** The controller reference every object a run owns carries: deleting the run deletes them. */
+export function ownerReference(ref: RunRef): NonNullable<NonNullable<V1Pod['metadata']>['ownerReferences']>[number] {
+  return runOwnerReference(ref);
 }

@@ -7,18 +7,15 @@
  */
 import type { V1EnvVar, V1Pod } from '@kubernetes/client-node';
 import type { Dag } from '../../core/dag/index.ts';
-import { GROUP, LABELS } from '../../core/resources/constants.ts';
+import { LABELS } from '../../core/resources/constants.ts';
 import { labelValue, runSecretName, stepPodName } from '../../core/resources/names.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { TELEMETRY_ENV } from '../../core/runner/telemetry.ts';
 import type { StepDefaults } from '../config.ts';
-import { ownerReference } from '../run/objects.ts';
-import { runRef } from '../run/ref.ts';
-import { securityContexts } from '../run/security.ts';
-import { telemetrySpec } from '../run/trace.ts';
-
-/** Marks telemetry Pods, which are no step's attempt: the step machinery passes them by. */
-export const TELEMETRY_LABEL = `${GROUP}/telemetry`;
+import { TELEMETRY_LABEL } from '../run/pods/pod-kinds.ts';
+import { ownerReference, runRef } from '../run/ref.ts';
+import { securityContexts } from '../run/pods/security.ts';
+import { telemetrySpec } from '../run/pods/trace-context.ts';
 
 /** Where the step runner comes from: the operator's --runner-image, as for executor steps. */
 export interface TelemetryRunner {
@@ -27,10 +24,6 @@ export interface TelemetryRunner {
 }
 
 export const TELEMETRY_COMMAND: readonly string[] = ['kubedag-step', 'telemetry'];
-
-export function isTelemetryPod(pod: V1Pod): boolean {
-  return pod.metadata?.labels?.[TELEMETRY_LABEL] !== undefined;
-}
 
 /** The retry a finished run ended: '' before any retry. Its telemetry is recorded under it. */
 export function telemetryToken(run: DagRunResource): string {

@@ -7,16 +7,16 @@
  * spans are sent once per execution of the run (a retry in place is a new one, with new ids).
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { podFailure, removal } from '../run/after-run-pod.ts';
+import { podFailure, removal } from '../run/pods/helper-pod.ts';
 import type { Informer } from '../../core/kube/informer.ts';
 import type { Clock } from '../../core/kube/time.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import type { StepDefaults } from '../config.ts';
-import type { RunDefinition } from '../run/definition.ts';
-import type { PodWriter } from '../run/pod-writer.ts';
-import { traced } from '../run/trace.ts';
-import type { RunWriter } from '../run/writer.ts';
+import type { RunDefinition } from '../run/decide/run-definition.ts';
+import type { PodWriter } from '../run/shared/pod-writer.ts';
+import { traced } from '../run/pods/trace-context.ts';
+import type { RunWriter } from '../run/shared/status-writer.ts';
 import type { Dag } from '../../core/dag/index.ts';
 import { telemetryPod, telemetryPodName, telemetryToken, type TelemetryRunner } from './pod.ts';
 

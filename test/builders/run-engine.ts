@@ -1,14 +1,14 @@
 /**
- * Drives the run engine (operator/run/engine.ts) without a cluster, for unit tests: `dagOf`
+ * Drives the run engine (operator/run/decide/engine.ts) without a cluster, for unit tests: `dagOf`
  * loads a definition, `input` builds a snapshot, and `simulate` runs a whole run to its end,
  * every launched Pod reporting at once as a script says.
  */
 import { load } from 'js-yaml';
 import { stepPodName } from '../../core/resources/names.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
-import type { AttemptReport } from '../../operator/run/attempt.ts';
-import { runDefinition, type RunDefinition } from '../../operator/run/definition.ts';
-import { decide, type Decision, type ObservedPod, type RunInput } from '../../operator/run/engine.ts';
+import type { AttemptReport } from '../../operator/run/decide/attempt-verdict.ts';
+import { runDefinition, type RunDefinition } from '../../operator/run/decide/run-definition.ts';
+import { decide, type Decision, type ObservedPod, type RunInput } from '../../operator/run/decide/engine.ts';
 
 /** What each step attempt reports, by step name; a list gives one report per attempt. */
 export type Script = Record<string, Partial<AttemptReport> | Partial<AttemptReport>[]>;

@@ -23,7 +23,7 @@ import { systemClock } from '../../core/kube/time.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { HistoryArchiver } from '../../operator/history/archiver.ts';
 import { OWED_RECHECK_MS } from '../../operator/history/decide.ts';
-import { RETRY_ANNOTATION } from '../../operator/run/retry.ts';
+import { RETRY_ANNOTATION } from '../../operator/run/decide/retry-status.ts';
 import { dagRun } from '../builders/dag-run.ts';
 import { POSTGRES_SERVER_START_MS, startPostgres, type PostgresServer } from '../postgres-server.ts';
 import { finishedRun, givenDag, startOperator, storedRun, whenRun, type RunningOperator } from './operator-support.ts';

@@ -11,7 +11,7 @@ import { dagManifest } from '../../core/resources/dag.ts';
 import { withSealed } from '../../core/resources/run-records.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { DirectoryLogStore } from '../../operator/logs/store.ts';
-import { RETRY_ANNOTATION } from '../../operator/run/retry.ts';
+import { RETRY_ANNOTATION } from '../../operator/run/decide/retry-status.ts';
 import { launchOperator, type RunningOperator } from '../operator-process.ts';
 import { dagRun } from '../builders/dag-run.ts';
 import { clients, waitFor } from './support.ts';
