@@ -5,10 +5,10 @@
  * and writes what this decides (docs/decisions/2026-11-29-approval.md).
  */
 import type { Step } from '../../core/dag/index.ts';
-import type { DagRunSpec, RunNode } from '../../core/resources/schemas.ts';
+import type { RunNode } from '../../core/resources/schemas.ts';
 import { StepStatus } from '../../core/resources/status.ts';
 
-export type ApprovalAnswer = NonNullable<DagRunSpec['approvals']>[string];
+import type { ApprovalAnswer } from '../../core/resources/types.ts';
 export type ApprovalAction = ApprovalAnswer['action'];
 
 export interface AnswerFacts {

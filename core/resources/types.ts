@@ -45,3 +45,6 @@ export function specDocuments(spec: Record<string, unknown>): Record<string, unk
   const { localDags, ...main } = spec;
   return [main, ...(Array.isArray(localDags) ? (localDags as Record<string, unknown>[]) : [])];
 }
+
+/** A person's answer to a step that waits for approval, kept in the run's spec by step name. */
+export type ApprovalAnswer = NonNullable<DagRunSpec['approvals']>[string];

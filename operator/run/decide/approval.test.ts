@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Step } from '../../../core/dag/index.ts';
 import type { DagRunSpec, DagRunStatus } from '../../../core/resources/schemas.ts';
 import { dagOf, input, SIMULATION_START } from '../../../test/builders/run-engine.ts';
-import { pushBackVars, type ApprovalAnswer } from './approval.ts';
+import type { ApprovalAnswer } from '../../../core/resources/types.ts';
+import { pushBackVars } from './approval.ts';
 import { decide, type ObservedPod } from './engine.ts';
 
 const DAG = `

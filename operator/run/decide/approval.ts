@@ -10,11 +10,10 @@
  */
 import { rewindTarget } from '../../../core/dag/approval.ts';
 import type { Step } from '../../../core/dag/index.ts';
-import type { DagRunSpec, DagRunStatus, RunNode } from '../../../core/resources/schemas.ts';
+import type { DagRunStatus, RunNode } from '../../../core/resources/schemas.ts';
 import { RunStatus, StepStatus, runStatusLabel } from '../../../core/resources/status.ts';
+import type { ApprovalAnswer } from '../../../core/resources/types.ts';
 import { anyNode, notStarted, withStatus, type Work } from './work.ts';
-
-export type ApprovalAnswer = NonNullable<DagRunSpec['approvals']>[string];
 
 /** The iteration a step's record waits in: push-backs so far. */
 export const iterationOf = (node: RunNode): number => node.approvalIteration ?? 0;

@@ -8,7 +8,7 @@ import type { DagRunStatus, RunNode } from '../../../core/resources/schemas.ts';
 import { StepStatus, stepStatusLabel } from '../../../core/resources/status.ts';
 import type { AttemptReport } from './attempt-verdict.ts';
 import type { RunDefinition } from './run-definition.ts';
-import type { ApprovalAnswer } from './approval.ts';
+import type { ApprovalAnswer } from '../../../core/resources/types.ts';
 
 export interface ObservedPod {
   readonly name: string;
