@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KUBERNETES_ACCESS } from './auth.ts';
+import { KUBERNETES_ACCESS } from './kubernetes-review.ts';
 import { app, basicHeader, call, fakeKubernetes } from '../test/auth-app.ts';
 
 describe('mode kubernetes', () => {

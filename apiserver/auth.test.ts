@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { authEnabled, authOptions, type AuthOptions, type KubernetesAuth } from './auth.ts';
-import type { AuthConfig } from './config.ts';
+import { authEnabled, authOptions, type AuthOptions } from './auth.ts';
+import type { KubernetesAuth } from './kubernetes-review.ts';
+import type { AuthConfig } from './config-auth.ts';
 import type { Permission } from './permissions.ts';
 import { app, basicHeader, both, call, fakeKubernetes } from '../test/auth-app.ts';
 

@@ -1,7 +1,8 @@
 import type { V1SubjectAccessReview, V1TokenReview } from '@kubernetes/client-node';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../apiserver/app.ts';
-import { registerAuth, type AuthOptions, type KubernetesAuth } from '../apiserver/auth.ts';
+import { registerAuth, type AuthOptions } from '../apiserver/auth.ts';
+import type { KubernetesAuth } from '../apiserver/kubernetes-review.ts';
 
 /** An app with auth and one probe route per permission, plus one that declares none. */
 export function app(options: AuthOptions): FastifyInstance {
