@@ -19,7 +19,9 @@ export default tseslint.config(
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
       complexity: ['error', 15],
       'max-depth': ['error', 4],
-      'max-lines': ['error', { max: 500, skipBlankLines: true, skipComments: true }],
+      // Every line counts, blank and comment lines too: Prettier lays the code out, so the limit
+      // measures a file's size as a reader meets it (issue 27).
+      'max-lines': ['error', { max: 400, skipBlankLines: false, skipComments: false }],
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
       'max-params': ['error', 5],
       eqeqeq: ['error', 'always'],
@@ -68,12 +70,27 @@ export default tseslint.config(
     files: ['ui/src/**/queries.ts', 'ui/src/api/dag-queries.ts'],
     rules: { '@typescript-eslint/explicit-module-boundary-types': 'off' },
   },
+  // A test's describe callback and a benchmark's or script's main read top to bottom as one
+  // story, so the function limit is for product code; the file limit holds everywhere.
   {
     files: ['**/*.test.ts', 'bench/**', 'scripts/**'],
-    rules: {
-      'max-lines-per-function': 'off',
-      'max-lines': 'off',
-    },
+    rules: { 'max-lines-per-function': 'off' },
+  },
+  // Files still over 400 lines, to be split by job (issue 27); the list only shrinks.
+  {
+    files: [
+      'bench/api.bench.ts',
+      'bench/queue.bench.ts',
+      'core/dag/step.ts',
+      'core/resources/schemas.ts',
+      'operator/run/engine.test.ts',
+      'test/integration/apiserver-history.test.ts',
+      'test/integration/apiserver-routes.test.ts',
+      'test/integration/chart.test.ts',
+      'test/integration/operator-pods.test.ts',
+      'test/integration/operator.test.ts',
+    ],
+    rules: { 'max-lines': 'off' },
   },
   {
     files: ['**/*.js'],

@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from './app.ts';
-import type { RemoteNode } from './config.ts';
+import type { RemoteNode } from './config-remote-nodes.ts';
 import { registerRemoteNodes } from './remote.ts';
 
 interface Echo {

@@ -6,7 +6,7 @@
  * gets the incoming path, with its /api/v2 prefix, appended.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { LOCAL_NODE, type RemoteNode } from './config.ts';
+import { LOCAL_NODE, type RemoteNode } from './config-remote-nodes.ts';
 import { ApiError } from './errors.ts';
 import { API_PREFIX, V1_PREFIX } from './paths.ts';
 import { remoteNodeQuery } from './schemas.ts';

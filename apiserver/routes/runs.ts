@@ -3,32 +3,26 @@
  * runs. Sub-run paths exist under `sub-dag-runs/{id}` (the contract) and `children/{id}`
  * (older clients).
  */
-import { randomUUID } from 'node:crypto';
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
-import Type, { type Static } from 'typebox';
-import type { DagLoad } from '../../core/dag/index.ts';
-import { loadDagSpec } from '../../core/resources/dag.ts';
+import Type from 'typebox';
 import { isConflict, isNotFound } from '../../core/kube/errors.ts';
-import { RunStatus, stepStatusLabel, runActive } from '../../core/resources/status.ts';
+import { RunStatus, runActive } from '../../core/resources/status.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
-import { liveRunAt, recordedRunAt, resolverFor, runAt, runDefinition, type Cluster, type RunPath } from '../cluster.ts';
+import { recordedRunAt, resolverFor, runAt, runDefinition, type Cluster } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError, rethrowAs } from '../errors.ts';
 import { SUB_RUN_SEGMENTS } from '../paths.ts';
-import { NAMES, queryInteger, remoteNodeQuery, requestBody, S } from '../schemas.ts';
-import { isActiveRun } from '../../core/resources/queue.ts';
+import { queryInteger, remoteNodeQuery, requestBody, S } from '../schemas.ts';
 import { parseRequestedBy, type Requester } from '../../core/resources/requested-by.ts';
 import { ANNOTATIONS } from '../../core/resources/constants.ts';
-import { checkRunId } from '../starts.ts';
 import { runIdentity } from '../views/identity.ts';
 import { iso } from '../views/format.ts';
 import { sendJsonStream } from '../responses.ts';
 import { summaryStream } from '../views/run-listing.ts';
-import { isArchived, matchingRuns } from '../archive-reads.ts';
-import { NameTaken } from '../restore.ts';
+import { matchingRuns } from '../archive-reads.ts';
 import { runDetails, runStatusOf, runSummary } from '../views/runs.ts';
-import { HANDLER_RECORD_KEYS, statusRecords } from '../../core/resources/run-records.ts';
 
+import { reschedule, rescheduleBody, retry, retryBody, setStepStatus } from './run-edits.ts';
 const runParams = Type.Object({ name: Type.String(), dagRunId: Type.String() });
 const subParams = Type.Object({ name: Type.String(), dagRunId: Type.String(), subDAGRunId: Type.String() });
 const stepParams = Type.Object({ name: Type.String(), dagRunId: Type.String(), stepName: Type.String() });
@@ -47,11 +41,6 @@ const listQuery = Type.Object({
   remoteNode: remoteNodeQuery,
 });
 const stepStatusBody = requestBody({ status: Type.Integer({ minimum: 0, maximum: 5 }) }, { status: 4 });
-const retryBody = requestBody({ dagRunId: Type.Optional(NAMES.dagRunId), stepName: Type.Optional(Type.String()) }, {});
-const rescheduleBody = requestBody(
-  { dagRunId: Type.Optional(NAMES.dagRunId), dagName: Type.Optional(NAMES.dagName) },
-  {},
-);
 const rescheduled = Type.Object({ dagRunId: Type.String(), queued: Type.Boolean() });
 
 const requester = (description: string) =>
@@ -68,14 +57,24 @@ const origin = Type.Object(
   { description: 'Who started a run and who last changed it (a Kubedag extension).' },
 );
 
-/** A step's address: the run's path and the step's name. */
-type StepPath = RunPath & { readonly stepName: string };
+/** The app as a route plugin of this file sees it: TypeBox schemas type each route. */
+type RunsApp = Parameters<FastifyPluginCallbackTypebox<ResourceRouteOptions>>[0];
 
-// eslint-disable-next-line max-lines-per-function -- longer since Prettier's layout; split pending (issue 27)
+const read = { permission: 'read' as const };
+const run = { permission: 'run' as const };
+const stepStatus = { ...run, errors: ['not_found', 'bad_request'] as const };
+
 export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (app, { cluster }, done) => {
-  const read = { permission: 'read' as const };
-  const run = { permission: 'run' as const };
-  const stepStatus = { ...run, errors: ['not_found', 'bad_request'] as const };
+  listingRoutes(app, cluster);
+  actionRoutes(app, cluster);
+  originRoutes(app, cluster);
+  subRunRoutes(app, cluster);
+  stepStatusRoutes(app, cluster);
+  done();
+};
+
+/** The run listings, all and of one DAG, and one run's details. */
+function listingRoutes(app: RunsApp, cluster: Cluster): void {
   app.get(
     '/dag-runs',
     { config: read, schema: { tags: ['runs'], querystring: listQuery, response: { 200: S.runSummaries } } },
@@ -117,7 +116,10 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
       return { dagRunDetails: runDetails(r, await runDefinition(cluster, r), await resolverFor(cluster, r)) };
     },
   );
+}
 
+/** What a caller does to a run: stop, retry, reschedule, dequeue. */
+function actionRoutes(app: RunsApp, cluster: Cluster): void {
   app.post(
     '/dag-runs/:name/:dagRunId/stop',
     {
@@ -176,7 +178,9 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
       return reply.code(200).send();
     },
   );
+}
 
+function originRoutes(app: RunsApp, cluster: Cluster): void {
   // Kubedag's: who started the run, for the run page (docs/decisions/2026-11-29-audit.md).
   app.get(
     '/dag-runs/:name/:dagRunId/origin',
@@ -194,7 +198,10 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     },
     async (request) => runOrigin(await runAt(cluster, request.params)),
   );
+}
 
+/** A run's sub runs, listed and each in detail, under both of their path segments. */
+function subRunRoutes(app: RunsApp, cluster: Cluster): void {
   app.get(
     '/dag-runs/:name/:dagRunId/sub-dag-runs',
     {
@@ -231,7 +238,9 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
       },
     );
   }
+}
 
+function stepStatusRoutes(app: RunsApp, cluster: Cluster): void {
   app.patch(
     '/dag-runs/:name/:dagRunId/steps/:stepName/status',
     {
@@ -243,8 +252,7 @@ export const runRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
       return reply.code(200).send();
     },
   );
-  done();
-};
+}
 
 /** Who started a run and who last changed it, from its annotations (core/resources/requested-by.ts). */
 export function runOrigin(run: DagRunResource): {
@@ -283,128 +291,5 @@ async function subRunList(
         finishedAt: iso(child.status?.finishedAt),
       },
     ];
-  });
-}
-
-/** A brand-new run from the original's stored definition and params: a singleton start. */
-async function reschedule(
-  cluster: Cluster,
-  original: DagRunResource,
-  body: Static<typeof rescheduleBody>,
-  requestedBy: Requester,
-): Promise<{ dagRunId: string; queued: boolean }> {
-  const spec = (await cluster.definitions.source(original)) ?? {};
-  const id = runIdentity(original);
-  return cluster.starter.start({
-    name: body.dagName ?? id.name,
-    ...(original.spec.dagRef === undefined ? {} : { dagResource: original.spec.dagRef.name }),
-    spec,
-    load: loadSpec(spec, id.name, body.dagName),
-    ...(original.spec.params === undefined ? {} : { params: original.spec.params }),
-    ...(body.dagRunId === undefined ? {} : { dagRunId: body.dagRunId }),
-    singleton: true,
-    singletonCode: 'already_running',
-    trigger: 'api',
-    requestedBy,
-  });
-}
-
-function loadSpec(spec: Record<string, unknown>, fileName: string, name?: string): DagLoad {
-  return loadDagSpec(spec, { fileName, ...(name === undefined ? {} : { name }) });
-}
-
-/** The step has a record (an archived run holds them all) or is a handler that ran. */
-function checkStepOf(run: DagRunResource, step: string): void {
-  if (!statusRecords(run.status).some((n) => n.name === step))
-    throw new ApiError('not_found', `step "${step}" not found in run "${runIdentity(run).dagRunId}"`);
-}
-
-/** An archived run is checked as it is, and put back only for an edit that will be made. */
-async function editable(cluster: Cluster, at: StepPath, found: DagRunResource, by: Requester): Promise<DagRunResource> {
-  if (!isArchived(found)) return found;
-  checkStepOf(found, at.stepName);
-  return liveRunAt(cluster, at, by).catch(
-    rethrowAs(
-      (error) => error instanceof NameTaken,
-      () => new ApiError('bad_request', 'the run changed meanwhile; read it and try again'),
-    ),
-  );
-}
-
-/** Only the node's status changes; the run status is not recomputed (edit, then retry). */
-async function setStepStatus(cluster: Cluster, at: StepPath, status: number, by: Requester): Promise<void> {
-  const step = at.stepName;
-  const found = await runAt(cluster, at);
-  const r = await editable(cluster, at, found, by);
-  const current = r.status ?? {};
-  const handlers = HANDLER_RECORD_KEYS.filter((k) => current[k]?.name === step);
-  // A sealed record is edited by giving the step a record in the status, which supersedes it.
-  const recorded = (await cluster.records.expand(r)).status?.nodes?.find((n) => n.name === step);
-  if (recorded === undefined && handlers.length === 0)
-    throw new ApiError('not_found', `step "${step}" not found in run "${runIdentity(r).dagRunId}"`);
-  if (isActiveRun(r))
-    throw new ApiError('bad_request', `run "${runIdentity(r).dagRunId}" is active; edit its steps when it has ended`);
-  const edit = <T extends { name: string; status: number; statusLabel: string }>(node: T): T =>
-    node.name === step ? { ...node, status, statusLabel: stepStatusLabel(status) } : node;
-  const inStatus = (current.nodes ?? []).some((n) => n.name === step);
-  const nodes =
-    inStatus || recorded === undefined ? (current.nodes ?? []).map(edit) : [...(current.nodes ?? []), edit(recorded)];
-  const next = { ...current, nodes };
-  for (const key of handlers) {
-    const node = current[key];
-    if (node !== undefined) next[key] = edit(node);
-  }
-  await cluster.writer
-    .replaceRunStatus(r, next, by)
-    .catch(
-      rethrowAs(isConflict, () => new ApiError('bad_request', 'the run changed meanwhile; read it and try again')),
-    );
-}
-
-/** A step to retry must exist; other active runs must leave room under maxActiveRuns. */
-async function checkRetry(cluster: Cluster, r: DagRunResource, stepName: string | undefined): Promise<void> {
-  const id = runIdentity(r);
-  const dag = await runDefinition(cluster, r);
-  if (stepName !== undefined && dag?.steps.some((s) => s.name === stepName) !== true)
-    throw new ApiError('not_found', `step "${stepName}" not found in run "${id.dagRunId}"`);
-  const others = cluster.cache.runIndex.runsOf(id.name).filter((o) => o !== r && isActiveRun(o));
-  const max = dag?.maxActiveRuns ?? 1;
-  if (max >= 0 && others.length >= Math.max(1, max))
-    throw new ApiError('already_running', `DAG "${id.name}" has another active run`, { status: 400 });
-}
-
-/** behaviour-notes "retry": same id = a new attempt of the run; another id = a new run. */
-async function retry(cluster: Cluster, at: RunPath, body: Static<typeof retryBody>, by: Requester): Promise<void> {
-  const found = await runAt(cluster, at);
-  const id = runIdentity(found);
-  if (isActiveRun(found)) throw new ApiError('already_running', `run "${id.dagRunId}" is active`, { status: 400 });
-  await checkRetry(cluster, found, body.stepName);
-  const newId = body.dagRunId === undefined || body.dagRunId === id.dagRunId ? undefined : body.dagRunId;
-  if (newId !== undefined) checkRunId(newId);
-  // Retried in place or copied into a new run, the original is a DAGRun: an archived one is put back first.
-  const r = isArchived(found)
-    ? await liveRunAt(cluster, at, by).catch(
-        rethrowAs(
-          (error) => error instanceof NameTaken,
-          () => new ApiError('already_exists', `another run holds the name of run "${id.dagRunId}"`),
-        ),
-      )
-    : found;
-  if (newId === undefined) {
-    await cluster.writer.retryRun(r, randomUUID(), body.stepName, by);
-    return;
-  }
-  const spec = (await cluster.definitions.source(r)) ?? {};
-  await cluster.starter.start({
-    name: id.name,
-    ...(r.spec.dagRef === undefined ? {} : { dagResource: r.spec.dagRef.name }),
-    spec,
-    load: loadSpec(spec, id.name),
-    ...(r.spec.params === undefined ? {} : { params: r.spec.params }),
-    dagRunId: newId,
-    singletonCode: 'already_running',
-    trigger: 'retry',
-    retryOf: r.metadata?.name ?? '',
-    requestedBy: by,
   });
 }

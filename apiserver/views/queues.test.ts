@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { DagQueueResource, DagRunResource } from '../../core/resources/types.ts';
+import { dagQueue } from '../../test/builders/dag-queue.ts';
 import { dagRun } from '../../test/builders/dag-run.ts';
 import { runLogPath } from './format.ts';
 import { queues, queuesSummary, type Queue } from './queues.ts';
 import { runSummary } from './runs.ts';
-
-function dagQueue(name: string, maxConcurrency: number): DagQueueResource {
-  return { metadata: { name }, spec: { maxConcurrency } };
-}
 
 interface RunOptions {
   readonly status: number;
@@ -59,7 +56,7 @@ describe('the queues view', () => {
   });
 
   it('lists an empty custom queue with its capacity and zero counts', () => {
-    expect(view([dagQueue('batch', 3)], [])).toEqual([
+    expect(view([dagQueue('batch').maxConcurrency(3).build()], [])).toEqual([
       {
         name: 'batch',
         type: 'custom',
@@ -159,18 +156,20 @@ describe('the queues view', () => {
       run('child', 'c1', { status: 1, parent: true }),
       run('child', 'c2', { status: 5, parent: true, queue: 'batch' }),
     ];
-    expect(shape(view([dagQueue('batch', 1)], runs))).toEqual([['batch', 'custom', [], []]]);
+    expect(shape(view([dagQueue('batch').maxConcurrency(1).build()], runs))).toEqual([['batch', 'custom', [], []]]);
   });
 
   it('counts a run whose queue names a DAGQueue in that custom queue', () => {
     const runs = [run('etl', 'a', { status: 1, queue: 'batch' }), run('report', 'b', { status: 5, queue: 'batch' })];
-    const [batch, ...rest] = view([dagQueue('batch', 2)], runs);
+    const [batch, ...rest] = view([dagQueue('batch').maxConcurrency(2).build()], runs);
     expect(batch?.summary).toEqual({ running: 1, queued: 1, total: 2 });
     expect(rest).toEqual([]);
   });
 
   it('merges runs of a DAG named like a custom queue into that custom queue', () => {
-    expect(shape(view([dagQueue('etl', 1)], [run('etl', 'a', { status: 5 })]))).toEqual([['etl', 'custom', [], ['a']]]);
+    expect(shape(view([dagQueue('etl').maxConcurrency(1).build()], [run('etl', 'a', { status: 5 })]))).toEqual([
+      ['etl', 'custom', [], ['a']],
+    ]);
   });
 
   it('treats a queue name no DAGQueue defines as dag-based', () => {
@@ -181,7 +180,7 @@ describe('the queues view', () => {
 
   it('uses the queue the caller assigns, not only spec.queue', () => {
     const listed = queues({
-      queues: [dagQueue('shared', 4)],
+      queues: [dagQueue('shared').maxConcurrency(4).build()],
       runs: [run('etl', 'a', { status: 1 })],
       dagQueue: () => 'shared',
     });
@@ -190,7 +189,10 @@ describe('the queues view', () => {
 
   it('lists custom queues by name first, then dag-based queues by name', () => {
     const runs = [run('zeta', 'z', { status: 1 }), run('alpha', 'a', { status: 5 }), run('Beta', 'b', { status: 1 })];
-    const listed = view([dagQueue('nightly', 1), dagQueue('batch', 1)], runs);
+    const listed = view(
+      [dagQueue('nightly').maxConcurrency(1).build(), dagQueue('batch').maxConcurrency(1).build()],
+      runs,
+    );
     expect(listed.map((q) => [q.name, q.type])).toEqual([
       ['batch', 'custom'],
       ['nightly', 'custom'],
@@ -220,25 +222,25 @@ describe('the totals over all queues', () => {
     },
     {
       name: 'count an empty custom queue and its capacity',
-      queues: [dagQueue('batch', 4)],
+      queues: [dagQueue('batch').maxConcurrency(4).build()],
       runs: [],
       want: { totalQueues: 1, totalRunning: 0, totalQueued: 0, totalCapacity: 4, utilizationPercentage: 0 },
     },
     {
       name: "use the custom queues' running runs against their summed capacity",
-      queues: [dagQueue('batch', 4), dagQueue('nightly', 4)],
+      queues: [dagQueue('batch').maxConcurrency(4).build(), dagQueue('nightly').maxConcurrency(4).build()],
       runs: [running('a', '1', 'batch'), running('b', '2', 'nightly'), waiting('c', '3', 'batch')],
       want: { totalQueues: 2, totalRunning: 2, totalQueued: 1, totalCapacity: 8, utilizationPercentage: 25 },
     },
     {
       name: "count dag-based queues' runs in the totals but not in the utilization, as they list no capacity",
-      queues: [dagQueue('batch', 2)],
+      queues: [dagQueue('batch').maxConcurrency(2).build()],
       runs: [running('a', '1', 'batch'), running('etl', '2'), running('etl', '3'), waiting('etl', '4')],
       want: { totalQueues: 2, totalRunning: 3, totalQueued: 1, totalCapacity: 2, utilizationPercentage: 50 },
     },
     {
       name: 'are no more than 100% when a lowered capacity still has more runs going',
-      queues: [dagQueue('batch', 1)],
+      queues: [dagQueue('batch').maxConcurrency(1).build()],
       runs: [running('a', '1', 'batch'), running('b', '2', 'batch')],
       want: { totalQueues: 1, totalRunning: 2, totalQueued: 0, totalCapacity: 1, utilizationPercentage: 100 },
     },

@@ -10,6 +10,7 @@
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { statusLook, type Tone } from '../../lib/status.ts';
 import { drawsWhole } from './big-graph.ts';
+import { GraphToolbar } from './GraphToolbar.tsx';
 import { GroupedGraph } from './GroupedGraph.tsx';
 import { layoutGraph, shapeKey, type Direction, type GraphLayout, type GraphStep, type PlacedNode } from './layout.ts';
 import './graph.css';
@@ -49,7 +50,6 @@ const HANDLER_TITLES: Readonly<Record<HandlerEvent, string>> = {
 };
 const HANDLER_ORDER: readonly HandlerEvent[] = ['onSuccess', 'onFailure', 'onCancel', 'onExit'];
 const MIN_FIT = 0.5;
-const ZOOMS = [0.5, 0.67, 0.8, 1, 1.25, 1.5] as const;
 
 function look(status: string | undefined): { readonly text: string; readonly tone: Tone | 'none' } {
   return status === undefined || status === '' ? { text: '', tone: 'none' } : statusLook(status);
@@ -323,7 +323,6 @@ export function StepGraph(props: StepGraphProps): ReactNode {
 }
 
 /** The graph laid out and drawn whole: only for graphs drawsWhole allows. */
-// eslint-disable-next-line max-lines-per-function -- longer since Prettier's layout; split pending (issue 27)
 function DrawnGraph({
   steps,
   handlers = [],
@@ -343,61 +342,16 @@ function DrawnGraph({
   const fit = layout.width === 0 || width === 0 ? 1 : Math.max(MIN_FIT, Math.min(1, width / layout.width));
   const scale = zoom === 'fit' ? fit : zoom;
   useFirstInView(viewport, ordered[0], scale, width > 0);
-  const step = (by: 1 | -1): void => {
-    const next = by > 0 ? ZOOMS.find((z) => z > scale + 0.001) : [...ZOOMS].reverse().find((z) => z < scale - 0.001);
-    if (next !== undefined) setZoom(next);
-  };
   return (
     <div className="step-graph" role="group" aria-label={label}>
-      <div className="graph-toolbar">
-        <span className="graph-count muted">
-          {caption ?? (steps.length === 1 ? '1 step' : `${String(steps.length)} steps`)}
-        </span>
-        <div className="graph-tools" role="group" aria-label="View">
-          <button
-            type="button"
-            className="button button-quiet"
-            onClick={() => {
-              setDirection(direction === 'LR' ? 'TB' : 'LR');
-            }}
-            title="Change the direction of the graph"
-          >
-            {direction === 'LR' ? 'Left to right' : 'Top to bottom'}
-          </button>
-          <button
-            type="button"
-            className="button button-quiet graph-zoom"
-            onClick={() => {
-              step(-1);
-            }}
-            disabled={scale <= ZOOMS[0]}
-            aria-label="Zoom out"
-          >
-            −
-          </button>
-          <button
-            type="button"
-            className="button button-quiet graph-zoom-level"
-            onClick={() => {
-              setZoom(zoom === 'fit' ? 1 : 'fit');
-            }}
-            title={zoom === 'fit' ? 'Show at full size' : 'Fit to the width'}
-          >
-            {zoom === 'fit' ? 'Fit' : `${String(Math.round(scale * 100))}%`}
-          </button>
-          <button
-            type="button"
-            className="button button-quiet graph-zoom"
-            onClick={() => {
-              step(1);
-            }}
-            disabled={scale >= (ZOOMS.at(-1) ?? 1)}
-            aria-label="Zoom in"
-          >
-            +
-          </button>
-        </div>
-      </div>
+      <GraphToolbar
+        count={caption ?? (steps.length === 1 ? '1 step' : `${String(steps.length)} steps`)}
+        direction={direction}
+        onDirection={setDirection}
+        zoom={zoom}
+        scale={scale}
+        onZoom={setZoom}
+      />
       <div className="graph-viewport" ref={viewport}>
         {steps.length === 0 ? (
           <p className="graph-empty muted">No steps.</p>
