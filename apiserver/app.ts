@@ -29,6 +29,7 @@ import { methodNotAllowedRoutes } from './methods.ts';
 import { allowMissingBody, withOptionalBodies } from './optional-bodies.ts';
 import { apiMetrics } from './metrics.ts';
 import { API_PREFIX, V1_PREFIX } from './paths.ts';
+import { mapV2Statuses } from './v2-statuses.ts';
 import { documentFor } from './documents.ts';
 import { v1Api } from './v1/api.ts';
 import './permissions.ts';
@@ -171,6 +172,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     // remoteNode first: the relay runs before every route, so every operation takes it.
     documentRemoteNode(route);
     allowMissingBody(route);
+    mapV2Statuses(route);
     documentRoute(route, {
       ...(app.apiSecurity === undefined ? {} : { securitySchemes: app.apiSecurity }),
       ...(app.remoteNodeNames === undefined ? {} : { remoteNodes: app.remoteNodeNames }),
