@@ -1,14 +1,15 @@
 /**
  * /api/v1's `POST /dags/{fileName}/start-sync` (deprecated in Dagu 2.x, kept for its clients):
- * starts a run as `/start` does, then holds the request until the run ends or `timeout` seconds
- * pass, and answers the run's details. The wait watches the informer cache (no polling of the
- * cluster): a server holds one small waiter per open request. Past the timeout the run goes on
+ * starts a run as `/start` does, then holds the request until the run ends (or waits for a
+ * person's approval) or `timeout` seconds pass, and answers the run's details. The wait watches
+ * the informer cache (no polling of the cluster): one small waiter per open request. Past the timeout the run goes on
  * and the answer is 408 `timeout` with its `dagRunId`, as in Dagu; a caller that hangs up ends
  * the wait, not the run.
  */
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { isActiveRun } from '../../core/resources/queue.ts';
+import { RunStatus } from '../../core/resources/status.ts';
 import { withRecords } from '../archive-reads.ts';
 import { resolverFor, runDefinition } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
@@ -68,7 +69,8 @@ export const v1StartSyncRoutes: FastifyPluginCallbackTypebox<ResourceRouteOption
       const ended = await cluster.cache.until(
         () => {
           const seen = run();
-          return seen !== undefined && !isActiveRun(seen);
+          // As in Dagu, a run that waits for a person is answered at once: nothing ends it but them.
+          return seen !== undefined && (!isActiveRun(seen) || seen.status?.status === RunStatus.Waiting);
         },
         request.body.timeout * 1000,
         hangUp.signal,

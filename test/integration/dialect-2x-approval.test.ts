@@ -109,6 +109,14 @@ describe('a step that waits for approval', () => {
     expect(log.content).toBe('shipping T-1');
   });
 
+  it('answers start-sync as soon as the run waits for a person, as Dagu does', async () => {
+    const sync = await v1.call('POST', '/api/v1/dags/gate/start-sync', { dagRunId: 's1', timeout: 60 });
+    expect([sync.status, (sync.body as { dagRun: Run }).dagRun.status]).toEqual([200, 7]);
+    expect((await v1.call('POST', '/api/v1/dag-runs/gate/s1/stop')).status).toBe(200);
+    // A stop cancels the wait; the DAG runs one at a time, so the next test waits for this end.
+    expect((await until('s1', 'to end', (run) => run.finishedAt !== '')).statusLabel).toBe('canceled');
+  });
+
   it('ends the run rejected when a person rejects: 8 on v1, 2 on v2, the next step never runs', async () => {
     await v1.call('POST', '/api/v1/dags/gate/start', { dagRunId: 'r1' });
     await until('r1', 'to wait', waits);
