@@ -83,7 +83,6 @@ export default tseslint.config(
       'bench/queue.bench.ts',
       'core/dag/step.ts',
       'core/resources/schemas.ts',
-      'operator/run/decide/engine.test.ts',
       'test/integration/apiserver-history.test.ts',
       'test/integration/apiserver-routes.test.ts',
       'test/integration/chart.test.ts',
