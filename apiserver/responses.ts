@@ -8,7 +8,7 @@
  * throws its handlers can reach; the 405 answers of undeclared methods are methods.ts's.
  */
 import type { Readable } from 'node:stream';
-import type { FastifyReply, RouteOptions } from 'fastify';
+import type { FastifyReply, preSerializationHookHandler, RouteOptions } from 'fastify';
 import { ERROR_STATUS, type ErrorCode } from './errors.ts';
 import type { Permission } from './permissions.ts';
 
@@ -170,4 +170,13 @@ export function documentRoute(route: RouteOptions, context: DocumentContext): vo
  */
 export function sendJsonStream(reply: { type(contentType: string): unknown }, stream: Readable): void {
   void (reply as unknown as FastifyReply).type('application/json; charset=utf-8').send(stream);
+}
+
+/**
+ * Adds `hook` after the route's own preSerialization hooks: the shapes an answer is given at the
+ * edge (/api/v1's, /api/v2's statuses) apply to what the handler answered.
+ */
+export function appendPreSerialization(route: RouteOptions, hook: preSerializationHookHandler): void {
+  const hooks = route.preSerialization;
+  route.preSerialization = hooks === undefined ? [hook] : [...[hooks].flat(), hook];
 }

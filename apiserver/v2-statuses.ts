@@ -7,6 +7,7 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { runStatusLabel, v2Status } from '../core/resources/status.ts';
 import { API_PREFIX } from './paths.ts';
+import { appendPreSerialization } from './responses.ts';
 
 /** Whether an object is a status holder with a 2.x-only status. */
 function holdsTwoXStatus(value: Record<string, unknown>): boolean {
@@ -49,6 +50,5 @@ export function mapV2Statuses(route: RouteOptions): void {
   ): void => {
     done(null, v2Statuses(payload));
   };
-  const hooks = route.preSerialization;
-  route.preSerialization = hooks === undefined ? [map] : [...[hooks].flat(), map];
+  appendPreSerialization(route, map);
 }

@@ -21,16 +21,18 @@ export function runHelm(helm: string, args: readonly string[]): string {
   });
 }
 
+const chart = join(root, 'charts/kubedag');
+
+/** The chart's CRD files in name order, each with its text. */
+async function chartCrds(): Promise<{ file: string; text: string }[]> {
+  const crdDir = join(chart, 'crds');
+  const files = (await readdir(crdDir)).filter((f) => f.endsWith('.yaml')).sort();
+  return Promise.all(files.map(async (file) => ({ file, text: await readFile(join(crdDir, file), 'utf8') })));
+}
+
 /** The chart rendered as plain YAML: its CRDs first, then every template. */
 export async function renderManifests(helm: string): Promise<string> {
-  const chart = join(root, 'charts/kubedag');
-  const crdDir = join(chart, 'crds');
-  const crds = await Promise.all(
-    (await readdir(crdDir))
-      .filter((f) => f.endsWith('.yaml'))
-      .sort()
-      .map((f) => readFile(join(crdDir, f), 'utf8')),
-  );
+  const crds = (await chartCrds()).map((crd) => crd.text);
   const templates = runHelm(helm, ['template', 'kubedag', chart, '--namespace', 'kubedag']);
   const namespace = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kubedag\n';
   const header =
@@ -44,13 +46,8 @@ export async function renderManifests(helm: string): Promise<string> {
  * integration test) runs only after the control plane is built.
  */
 export async function manifestCrdProblems(): Promise<string[]> {
-  const crdDir = join(root, 'charts/kubedag/crds');
   const manifest = await readFile(MANIFEST, 'utf8');
-  const files = (await readdir(crdDir)).filter((f) => f.endsWith('.yaml')).sort();
-  const problems: string[] = [];
-  for (const file of files) {
-    if (!manifest.includes(`---\n${await readFile(join(crdDir, file), 'utf8')}`))
-      problems.push(`manifests/kubedag.yaml holds an older ${file}: run \`make manifests\` and commit the result`);
-  }
-  return problems;
+  return (await chartCrds())
+    .filter((crd) => !manifest.includes(`---\n${crd.text}`))
+    .map((crd) => `manifests/kubedag.yaml holds an older ${crd.file}: run \`make manifests\` and commit the result`);
 }

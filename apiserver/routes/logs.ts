@@ -25,15 +25,15 @@ const chunkQuery = {
 };
 const runLogQuery = Type.Object(chunkQuery);
 type Stream = 'stdout' | 'stderr';
-const stepLogQuery = Type.Object({
-  ...chunkQuery,
-  stream: Type.Optional(Type.Union([Type.Literal('stdout'), Type.Literal('stderr')])),
-});
+/** A step log's `stream` query parameter; /api/v1's downloads take it too. */
+export const streamQuery = Type.Optional(Type.Union([Type.Literal('stdout'), Type.Literal('stderr')]));
+const stepLogQuery = Type.Object({ ...chunkQuery, stream: streamQuery });
 const runPath = { name: Type.String(), dagRunId: Type.String() };
-const runLogParams = Type.Object(runPath);
-const stepLogParams = Type.Object({ ...runPath, stepName: Type.String() });
-const subRunLogParams = Type.Object({ ...runPath, subDAGRunId: Type.String() });
-const subStepLogParams = Type.Object({ ...runPath, subDAGRunId: Type.String(), stepName: Type.String() });
+/** The path parameters of the log routes, a run's, a step's and both under a sub-run. */
+export const runLogParams = Type.Object(runPath);
+export const stepLogParams = Type.Object({ ...runPath, stepName: Type.String() });
+export const subRunLogParams = Type.Object({ ...runPath, subDAGRunId: Type.String() });
+export const subStepLogParams = Type.Object({ ...runPath, subDAGRunId: Type.String(), stepName: Type.String() });
 
 const EMPTY: LogChunk = { content: '', lineCount: 0, totalLines: 0, hasMore: false, isEstimate: false };
 

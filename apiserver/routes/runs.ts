@@ -20,7 +20,7 @@ import { iso } from '../views/format.ts';
 import { sendJsonStream } from '../responses.ts';
 import { summaryStream } from '../views/run-listing.ts';
 import { matchingRuns } from '../archive-reads.ts';
-import { runDetails, runStatusOf, runSummary } from '../views/runs.ts';
+import { runDetails, runStatusOf, runSummary, type RunDetails } from '../views/runs.ts';
 
 import { reschedule, rescheduleBody, retry, retryBody, setStepStatus } from './run-edits.ts';
 const runParams = Type.Object({ name: Type.String(), dagRunId: Type.String() });
@@ -112,10 +112,14 @@ function listingRoutes(app: RunsApp, cluster: Cluster): void {
       schema: { tags: ['runs'], params: runParams, response: { 200: S.dagRunDetailsWrapped } },
     },
     async (request) => {
-      const r = await recordedRunAt(cluster, request.params);
-      return { dagRunDetails: runDetails(r, await runDefinition(cluster, r), await resolverFor(cluster, r)) };
+      return { dagRunDetails: await detailsOf(cluster, await recordedRunAt(cluster, request.params)) };
     },
   );
+}
+
+/** A run (with its records) as GET /dag-runs/{name}/{dagRunId} answers it, its definition and sub-run resolver read. */
+export async function detailsOf(cluster: Cluster, run: DagRunResource): Promise<RunDetails> {
+  return runDetails(run, await runDefinition(cluster, run), await resolverFor(cluster, run));
 }
 
 /** What a caller does to a run: stop, retry, reschedule, dequeue. */
@@ -222,8 +226,7 @@ function subRunRoutes(app: RunsApp, cluster: Cluster): void {
         schema: { tags: ['runs'], params: subParams, response: { 200: S.dagRunDetailsWrapped } },
       },
       async (request) => {
-        const r = await recordedRunAt(cluster, request.params);
-        return { dagRunDetails: runDetails(r, await runDefinition(cluster, r), await resolverFor(cluster, r)) };
+        return { dagRunDetails: await detailsOf(cluster, await recordedRunAt(cluster, request.params)) };
       },
     );
     app.patch(

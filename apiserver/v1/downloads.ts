@@ -13,18 +13,18 @@ import { recordedRunAt, type LogReader, type LogRef } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError } from '../errors.ts';
 import { remoteNodeQuery } from '../schemas.ts';
-import { runLogText, stepLogRef } from '../routes/logs.ts';
+import {
+  runLogParams,
+  runLogText,
+  stepLogParams,
+  stepLogRef,
+  streamQuery,
+  subRunLogParams,
+  subStepLogParams,
+} from '../routes/logs.ts';
 
-const runPath = { name: Type.String(), dagRunId: Type.String() };
-const runParams = Type.Object(runPath);
-const subParams = Type.Object({ ...runPath, subDAGRunId: Type.String() });
-const stepParams = Type.Object({ ...runPath, stepName: Type.String() });
-const subStepParams = Type.Object({ ...runPath, subDAGRunId: Type.String(), stepName: Type.String() });
 const runQuery = Type.Object({ remoteNode: remoteNodeQuery });
-const stepQuery = Type.Object({
-  remoteNode: remoteNodeQuery,
-  stream: Type.Optional(Type.Union([Type.Literal('stdout'), Type.Literal('stderr')])),
-});
+const stepQuery = Type.Object({ remoteNode: remoteNodeQuery, stream: streamQuery });
 const text = Type.String({ description: 'The whole log, as an attachment (Content-Disposition names the file).' });
 
 /** Dagu's file-name rule: every character but letters, digits, `.`, `_` and `-` becomes `_`. Pure. */
@@ -72,13 +72,13 @@ export const v1DownloadRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions
 
   app.get(
     '/dag-runs/:name/:dagRunId/log/download',
-    { config: read, schema: schema(runParams, runQuery) },
+    { config: read, schema: schema(runLogParams, runQuery) },
     async (request, reply) =>
       attachment(reply, downloadName(request.params)).send(runLogText(await recordedRunAt(cluster, request.params))),
   );
   app.get(
     '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/log/download',
-    { config: read, schema: schema(subParams, runQuery) },
+    { config: read, schema: schema(subRunLogParams, runQuery) },
     async (request, reply) =>
       attachment(reply, downloadName(request.params)).send(runLogText(await recordedRunAt(cluster, request.params))),
   );
@@ -97,12 +97,12 @@ export const v1DownloadRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions
   };
   app.get(
     '/dag-runs/:name/:dagRunId/steps/:stepName/log/download',
-    { config: read, schema: schema(stepParams, stepQuery) },
+    { config: read, schema: schema(stepLogParams, stepQuery) },
     async (request, reply) => stepDownload(request.params, request.query.stream ?? 'stdout', reply),
   );
   app.get(
     '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/steps/:stepName/log/download',
-    { config: read, schema: schema(subStepParams, stepQuery) },
+    { config: read, schema: schema(subStepLogParams, stepQuery) },
     async (request, reply) => stepDownload(request.params, request.query.stream ?? 'stdout', reply),
   );
   done();

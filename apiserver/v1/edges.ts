@@ -13,6 +13,7 @@ import type { DagDetailsView, DagListItem } from '../views/dags.ts';
 import type { Queue } from '../views/queues.ts';
 import type { GridRow, RunDetails } from '../views/runs.ts';
 import { SUB_RUN_SEGMENTS } from '../paths.ts';
+import { appendPreSerialization } from '../responses.ts';
 import { V1 } from './schemas.ts';
 import { v1Dag, v1DagDetails, v1DagListItem, v1DagSummary, v1Details, v1Grid, v1Queue } from './views.ts';
 
@@ -107,6 +108,5 @@ export function applyEdge(route: RouteOptions, prefix: string, edges: Readonly<R
         : payload,
     );
   };
-  const hooks = route.preSerialization;
-  route.preSerialization = hooks === undefined ? [map] : [...[hooks].flat(), map];
+  appendPreSerialization(route, map);
 }

@@ -11,11 +11,10 @@ import Type from 'typebox';
 import { isActiveRun } from '../../core/resources/queue.ts';
 import { RunStatus } from '../../core/resources/status.ts';
 import { withRecords } from '../archive-reads.ts';
-import { resolverFor, runDefinition } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
 import { fileStart } from '../routes/execution.ts';
+import { detailsOf } from '../routes/runs.ts';
 import { NAMES, requestBody } from '../schemas.ts';
-import { runDetails } from '../views/runs.ts';
 import { V1 } from './schemas.ts';
 import { v1Details } from './views.ts';
 
@@ -82,12 +81,7 @@ export const v1StartSyncRoutes: FastifyPluginCallbackTypebox<ResourceRouteOption
           message: `timeout waiting for DAG ${start.name} to complete after ${String(request.body.timeout)} seconds; the run continues`,
           dagRunId,
         });
-      const recorded = await withRecords(cluster, seen);
-      return {
-        dagRun: v1Details(
-          runDetails(recorded, await runDefinition(cluster, recorded), await resolverFor(cluster, recorded)),
-        ),
-      };
+      return { dagRun: v1Details(await detailsOf(cluster, await withRecords(cluster, seen))) };
     },
   );
   done();
