@@ -20,8 +20,8 @@ import { v1Dag, v1DagDetails, v1DagListItem, v1DagSummary, v1Details, v1Grid, v1
 export interface Edge {
   /** The v1 schema of the success answer. */
   readonly schema: TSchema;
-  /** The v2 answer as v1 has it. Pure. */
-  readonly map: (payload: never) => unknown;
+  /** The v2 answer as v1 has it, given the request's path parameters. Pure. */
+  readonly map: (payload: never, params: Readonly<Record<string, string>>) => unknown;
   /** Query parameters v1 adds, which the shared handler reads. */
   readonly query?: TProperties;
 }
@@ -42,7 +42,10 @@ export const EDGES: Readonly<Record<string, Edge>> = {
       ),
     },
   },
-  'GET /dags/:fileName': { schema: V1.dagDetails, map: (p: DagDetailsView) => v1DagDetails(p) },
+  'GET /dags/:fileName': {
+    schema: V1.dagDetails,
+    map: (p: DagDetailsView, params) => v1DagDetails(p, params.fileName ?? ''),
+  },
   'GET /dags/:fileName/spec': {
     schema: V1.dagSpec,
     map: (p: { dag: DagDetails }) => ({ ...p, dag: v1Dag(p.dag), valueReferenceNotices: [] }),
@@ -104,7 +107,7 @@ export function applyEdge(route: RouteOptions, prefix: string, edges: Readonly<R
     done(
       null,
       reply.statusCode === 200 && payload !== null && typeof payload === 'object'
-        ? edge.map(payload as never)
+        ? edge.map(payload as never, request.params as Readonly<Record<string, string>>)
         : payload,
     );
   };

@@ -103,6 +103,9 @@ export const V1 = {
     pagination: S.dagList.properties.pagination,
   }),
   dagDetails: Type.Object({
+    fileName: Type.String({
+      description: "The DAG's file name. Not in Dagu 2.x's document: its CLI reads this answer as a DAGFile.",
+    }),
     dag,
     localDags: Type.Array(Type.Object({ name: str, dag, errors: strings })),
     latestDAGRun: runDetails,

@@ -91,12 +91,22 @@ export function v1DagListItem(item: DagListItem): DagListItem & { latestDAGRun: 
   return { ...item, dag: v1DagSummary(item.dag), latestDAGRun: v1Summary(item.latestDAGRun) };
 }
 
-export function v1DagDetails(view: DagDetailsView): Rest<DagDetailsView, 'dag' | 'localDags' | 'latestDAGRun'> & {
+/**
+ * `fileName` is not in Dagu 2.x's answer, but its CLI reads this answer as a DAGFile and starts,
+ * enqueues and retries by its `fileName`: without it `dagu start` in a remote context posts to
+ * `/dags//start`. Clients that follow the document ignore the extra field.
+ */
+export function v1DagDetails(
+  view: DagDetailsView,
+  fileName: string,
+): Rest<DagDetailsView, 'dag' | 'localDags' | 'latestDAGRun'> & {
+  fileName: string;
   dag: ReturnType<typeof v1Dag>;
   localDags: { name: string; dag: ReturnType<typeof v1Dag>; errors: string[] }[];
   latestDAGRun: V1RunDetails;
 } {
   return {
+    fileName,
     ...view,
     dag: v1Dag(view.dag),
     localDags: view.localDags.map((local) => ({ ...local, dag: v1Dag(local.dag) })),

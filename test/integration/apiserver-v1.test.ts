@@ -85,11 +85,13 @@ describe('/api/v1 on the local control plane', () => {
         d.latestDAGRun.autoRetryCount,
       ]),
     ).toEqual([['greet', ['ops'], false, 0]]);
-    const dag = (
-      (await api.call('GET', '/api/v1/dags/greet')).body as {
-        dag: { steps: Node['step'][]; handlerOn: Record<string, Node['step']> };
-      }
-    ).dag;
+    const details = (await api.call('GET', '/api/v1/dags/greet')).body as {
+      fileName: string;
+      dag: { steps: Node['step'][]; handlerOn: Record<string, Node['step']> };
+    };
+    // Dagu 2.15.1's CLI reads this answer as a DAGFile and starts the DAG by its fileName.
+    expect(details.fileName).toBe('greet');
+    const dag = details.dag;
     expect(dag.steps[0]?.commands).toEqual([{ command: 'echo', args: ['hello', '$NAME'] }]);
     expect(Object.keys(dag.handlerOn)).toEqual(['abort']);
     expect((await api.call('GET', '/api/v1/dags/labels')).body).toEqual({ labels: ['ops'], errors: [] });
