@@ -5,6 +5,7 @@
  * reported at the 1.x path and left out. docs/decisions/2026-11-29-dagu-2x-convert.md.
  */
 import { quoteWord } from './command.ts';
+import { hasCommandSubstitution } from './expand.ts';
 import { canonicalExecutorType } from './executors.ts';
 import { CHILD_SCOPES, SETTINGS_SPELLINGS, SPELLINGS, type Scope } from './dialect-spellings.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
@@ -106,6 +107,7 @@ type Rule = (value: unknown, path: string, holder: Mapping, losses: DagIssue[]) 
 function ruleFor(scope: Scope, key: string): Rule | undefined {
   if (scope === 'root' && key === 'params') return paramsRule;
   if ((scope === 'root' || scope === 'step') && key === 'shell') return shellRule;
+  if (scope === 'precondition' && key === 'condition') return conditionRule;
   if (scope !== 'step') return undefined;
   if (key === 'executor') return executorRule;
   if (key === 'run') return (value) => ({ call: value });
@@ -113,6 +115,15 @@ function ruleFor(scope: Scope, key: string): Rule | undefined {
   if (key === 'config') return (value, _path, holder) => ({ config: twoXSettings(holder.type, value) });
   return undefined;
 }
+
+/**
+ * 1.x compares a condition with `expected` after running its backtick commands; 2.x does that
+ * only for `eval` (it compares a `condition` as written), so such a condition is written `eval`.
+ */
+const conditionRule: Rule = (value, _path, holder) =>
+  typeof value === 'string' && hasKey(holder, 'expected') && hasCommandSubstitution(value)
+    ? { eval: value }
+    : undefined;
 
 /** 1.x `shell: [bash, -e]` is 2.x `shell: bash` + `shell_args: [-e]`. */
 const shellRule: Rule = (value) => {

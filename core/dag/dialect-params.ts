@@ -5,7 +5,6 @@
  * others); Kubedag's runtime then validates and defaults the values a run is given with it.
  */
 import { childPath, issue, type DagIssue } from './issues.ts';
-import { refusal } from './dialect-refusal.ts';
 
 type Mapping = Record<string, unknown>;
 
@@ -50,7 +49,11 @@ export function typedParamsAsSchema(params: readonly unknown[], errors: DagIssue
     const property = propertyOf(entry, at, errors);
     properties[name] = property;
     if (entry.required === true) required.push(name);
-    if (Object.hasOwn(entry, 'default')) values.push({ [name]: entry.default });
+    // An eval is the value a run starts with unless it is given one; evaluated in the prepare
+    // Pod, which falls back to the schema's `default` when the evaluation fails, as Dagu does.
+    const evaluated = evalOf(entry, at, errors);
+    if (evaluated !== undefined) values.push({ [name]: evaluated });
+    else if (Object.hasOwn(entry, 'default')) values.push({ [name]: entry.default });
   }
   const schema = {
     type: 'object',
@@ -59,6 +62,18 @@ export function typedParamsAsSchema(params: readonly unknown[], errors: DagIssue
     ...(required.length === 0 ? {} : { required }),
   };
   return { schema, values };
+}
+
+/** A typed param's `eval`, in Dagu's words when it is not a non-empty string. */
+function evalOf(entry: Mapping, at: string, errors: DagIssue[]): string | undefined {
+  if (!Object.hasOwn(entry, 'eval')) return undefined;
+  const name = String(entry.name).trim();
+  if (typeof entry.eval !== 'string')
+    errors.push(issue(childPath(at, 'eval'), `parameter "${name}" eval must be a string`));
+  else if (entry.eval.trim() === '')
+    errors.push(issue(childPath(at, 'eval'), `parameter "${name}" eval must not be empty`));
+  else return entry.eval.trim();
+  return undefined;
 }
 
 function propertyOf(entry: Mapping, at: string, errors: DagIssue[]): Mapping {
@@ -71,8 +86,7 @@ function propertyOf(entry: Mapping, at: string, errors: DagIssue[]): Mapping {
     if (key === 'name' || key === 'type') continue;
     if (key === 'required') {
       if (typeof item !== 'boolean') errors.push(issue(childPath(at, key), 'must be true or false'));
-    } else if (key === 'eval')
-      errors.push(refusal(childPath(at, key), 'typed params eval (a default computed by a command)'));
+    } else if (key === 'eval') continue;
     else if (KEYWORDS[key] !== undefined) property[KEYWORDS[key]] = item;
     else
       errors.push(

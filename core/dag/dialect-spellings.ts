@@ -112,7 +112,7 @@ export const ONE_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
 export const TWO_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
   root: ['shell_args', 'consts', 'defaults', 'labels'],
   step: ['shell_args', 'action', 'exec', 'outputs', 'approval'],
-  precondition: ['negate'],
+  precondition: ['negate', 'eval'],
   handlerOn: ['init'],
 };
 
@@ -152,7 +152,6 @@ export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, str
     healthcheck: 'container.healthcheck',
     shell: 'container.shell',
   },
-  precondition: { eval: 'preconditions eval' },
 };
 
 /** 2.x keys that cannot sit beside `run:` (Dagu's rule: run replaces them). */

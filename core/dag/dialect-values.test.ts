@@ -91,6 +91,17 @@ describe('typed params', () => {
     });
   });
 
+  it('start a run with the eval, evaluated per run, and keep the default in the schema to fall back to', () => {
+    const params = load(
+      'params:\n  - {name: DAY, type: integer, eval: "`date +%u`", default: 1}\n  - {name: N, default: x}\nsteps: [echo]',
+    ).dag.params;
+    expect(params.entries).toEqual([
+      { name: 'DAY', value: '`date +%u`', positional: false },
+      { name: 'N', value: 'x', positional: false },
+    ]);
+    expect(params.schema).toMatchObject({ properties: { DAY: { type: 'integer', default: 1 } } });
+  });
+
   it('leave a required parameter without a default to the run', () => {
     expect(errorsOf('params:\n  - {name: N, type: integer, required: true}\nsteps: [echo]')).toEqual([]);
   });
@@ -113,11 +124,8 @@ describe('typed params', () => {
       '{name: N, minLength: 1}',
       'params[0].minLength: is not a typed-param field (known: name, type, required, eval, default, description, enum, minimum, maximum, min_length, max_length, pattern)',
     ],
-    [
-      'a default computed by a command',
-      '{name: N, eval: date}',
-      'params[0].eval: Dagu 2.x feature typed params eval (a default computed by a command) is not supported yet',
-    ],
+    ['an eval that is not text', '{name: N, eval: 3}', 'params[0].eval: parameter "N" eval must be a string'],
+    ['an empty eval', '{name: N, eval: " "}', 'params[0].eval: parameter "N" eval must not be empty'],
   ])('refuse %s', (_name, entry, want) => {
     const second = entry === '{type: string}' ? `\n  - {name: M}\n  - ${entry}` : `\n  - ${entry}`;
     expect(errorsOf(`params:${second}\nsteps: [echo]`)).toContain(want);

@@ -274,11 +274,6 @@ describe('loadDag refuses what this slice does not read', () => {
       want: ['type: Dagu 2.x feature type: agent (agent DAGs) is not supported: Kubedag runs no LLM agents'],
     },
     {
-      name: 'a precondition that only evaluates',
-      yaml: 'steps:\n  - {run: echo a, preconditions: [{eval: x}]}',
-      want: ['steps[0].preconditions[0].eval: Dagu 2.x feature preconditions eval is not supported yet'],
-    },
-    {
       name: 'shell_args without a shell',
       yaml: 'steps:\n  - {name: s, run: echo hi, with: {shell_args: [-e]}}',
       want: [

@@ -13,6 +13,7 @@ import { withLabelsAsTags } from './dialect-labels.ts';
 import { isTypedParams, schemaParamsAsOneX, typedParamsAsSchema } from './dialect-params.ts';
 import { withApproval } from './dialect-approval.ts';
 import { refuseOutputsInContainer, withDeclaredOutputs } from './dialect-outputs.ts';
+import { withPreconditionEval } from './dialect-preconditions.ts';
 import { readConsts, withValues } from './dialect-values.ts';
 import { bodyDocument, foreachReferenceErrors, withForeachSteps, type ForeachBody } from './dialect-foreach.ts';
 import { isRefusal, refusal } from './dialect-refusal.ts';
@@ -189,7 +190,9 @@ function rewriteMapping(input: Mapping, scope: Scope, path: string, errors: DagI
       ? withApproval(withDeclaredOutputs(stepExecution(namedById(input), path, errors), path, errors), path, errors)
       : scope === 'root'
         ? withShellArgs(input, path, errors)
-        : input;
+        : scope === 'precondition'
+          ? withPreconditionEval(input, path, errors)
+          : input;
   const out: Mapping = {};
   for (const [key, item] of Object.entries(value)) {
     const at = childPath(path, key);

@@ -15,7 +15,7 @@ import { endConditions } from './deadlines.ts';
 import { initHandlerDone } from './init-handler.ts';
 import { launchStep, preconditionMet, schedule } from './launch.ts';
 import { finalOutcome, outcomeHandler, stepsOutcome } from './outcome.ts';
-import { prepareStep, statusPrepared } from './prepare.ts';
+import { preparedParamProblems, prepareStep, statusPrepared } from './prepare.ts';
 import { endIfStalled } from './stall.ts';
 import { anyNode, countNodes, HANDLER_KEYS, notStarted, Work, type Decision, type RunInput } from './work.ts';
 
@@ -116,13 +116,25 @@ function prepare(work: Work, step: Step): void {
     const report = work.input.pods.find((p) => p.step === step.name)?.report;
     const prepared = statusPrepared(report?.stdout ?? '', work.input.definition);
     work.status = { ...work.status, prepared };
+    const { dag, params } = work.input.definition;
+    const problems = preparedParamProblems(dag, params, prepared.params);
+    if (problems.length > 0) {
+      failPrepared(work, `evaluated params: ${problems.join('; ')}`);
+      return;
+    }
     // A status written before the prepare Pod decided preconditions has none: nothing to judge then.
     const verdicts = prepared.preconditions;
     if (verdicts !== undefined) endUnlessPreconditionsHold(work, (_c, i) => verdicts[i] === true);
     work.wake(work.input.now.getTime());
     return;
   }
-  const error = `preparing the run (env, params, dotenv, secrets) failed (${seen.error ?? 'exit'}): see the log of step kubedag-prepare`;
+  failPrepared(
+    work,
+    `preparing the run (env, params, dotenv, secrets) failed (${seen.error ?? 'exit'}): see the log of step kubedag-prepare`,
+  );
+}
+
+function failPrepared(work: Work, error: string): void {
   work.status = {
     ...work.status,
     status: RunStatus.Failed,

@@ -95,7 +95,7 @@ describe('the prepare step', () => {
 
   it('inverts a negated DAG precondition (Dagu 2.x negate)', () => {
     const yaml =
-      'preconditions:\n  - {condition: test -e /definitely/absent, negate: true}\n  - {condition: "`echo 6`", expected: "6", negate: true}\nsteps:\n  - run: echo';
+      'preconditions:\n  - {condition: test -e /definitely/absent, negate: true}\n  - {eval: "`echo 6`", expected: "6", negate: true}\nsteps:\n  - run: echo';
     const run = runScript(yaml, tmpdir());
     expect(parsePrepared(run.stdout, run.dag, run.dag.params.entries).preconditions).toEqual([true, false]);
   });

@@ -9,7 +9,9 @@
 import { parse as parseDotenv } from 'dotenv';
 import type { DagRunStatus } from '../../../core/resources/schemas.ts';
 import {
+  applyParamsSchema,
   dotenvWritten,
+  formatIssue,
   hasCommandSubstitution,
   plainStep,
   type Condition,
@@ -59,6 +61,8 @@ const HELPERS = [
   // Quote marks and backslashes of a value stay literal; `$` and backticks do their work.
   'kd_eval() { kd_raw=$(printf \'%s\' "$1" | sed -e \'s/\\\\/\\\\\\\\/g\' -e \'s/"/\\\\"/g\'); eval "printf \'%s\' \\"$kd_raw\\""; }',
   "kd_out() { printf '%s=' \"$1\"; printf '%s' \"$2\" | base64 | tr -d '\\n'; printf '\\n'; }",
+  // kd_eval as an assignment, whose status is its last command substitution's: a failed command is seen.
+  'kd_try() { kd_raw=$(printf \'%s\' "$1" | sed -e \'s/\\\\/\\\\\\\\/g\' -e \'s/"/\\\\"/g\'); eval "kd_r=\\"$kd_raw\\""; }',
   'kd_fail() { printf \'%s\\n\' "$1" >&2; exit 1; }',
   // A variable of the Pod's own environment, by a name that arrives as data.
   'kd_env() { case "$1" in ""|[0-9]*|*[!A-Za-z0-9_]*) return 1 ;; esac; eval "[ -n \\"\\${$1+x}\\" ] && printf \'%s\' \\"\\$$1\\""; }',
@@ -93,12 +97,18 @@ export function prepareScript(dag: Dag, params: readonly ParamDef[]): string {
   dag.env.forEach((v, i) =>
     lines.push(`${v.name}="$(kd_eval "$KUBEDAG_E${String(i)}")"; export ${v.name}; kd_out E${String(i)} "$${v.name}"`),
   );
+  const fallbacks = paramFallbacks(dag, params);
   params.forEach((p, i) => {
-    if (p.positional) lines.push(`kd_v="$(kd_eval "$KUBEDAG_P${String(i)}")"; kd_out P${String(i)} "$kd_v"`);
-    else
-      lines.push(
-        `${p.name}="$(kd_eval "$KUBEDAG_P${String(i)}")"; export ${p.name}; kd_out P${String(i)} "$${p.name}"`,
-      );
+    const n = String(i);
+    // A failed command in a value fails the run (as Dagu's evaluation does), unless the
+    // schema gives the parameter a default to fall back to (Dagu 2.x's typed-param eval).
+    const failed =
+      fallbacks[i] === undefined
+        ? `kd_fail "params: evaluating parameter ${p.name} failed: a command in its value exited non-zero"`
+        : `kd_r="$KUBEDAG_D${n}"`;
+    lines.push(`kd_try "$KUBEDAG_P${n}" || ${failed}`);
+    if (p.positional) lines.push(`kd_out P${n} "$kd_r"`);
+    else lines.push(`${p.name}="$kd_r"; export ${p.name}; kd_out P${n} "$${p.name}"`);
   });
   dag.preconditions.forEach((c, i) => {
     const raw = `"$KUBEDAG_C${String(i)}"`;
@@ -110,6 +120,21 @@ export function prepareScript(dag: Dag, params: readonly ParamDef[]): string {
   return lines.join('\n');
 }
 
+/** Per parameter, the default its inline schema gives it (as text), which a failed evaluation falls back to. */
+function paramFallbacks(dag: Dag, params: readonly ParamDef[]): (string | undefined)[] {
+  const schema = dag.params.schema;
+  const properties = typeof schema === 'object' ? schema.properties : undefined;
+  return params.map((p) => {
+    const property: unknown =
+      p.positional || properties === null || typeof properties !== 'object'
+        ? undefined
+        : (properties as Record<string, unknown>)[p.name];
+    if (property === null || typeof property !== 'object' || !Object.hasOwn(property, 'default')) return undefined;
+    const value: unknown = (property as { default: unknown }).default;
+    return typeof value === 'string' ? value : JSON.stringify(value);
+  });
+}
+
 /** The raw values the prepare script works on. */
 export function prepareVariables(dag: Dag, params: readonly ParamDef[]): EnvVar[] {
   return [
@@ -117,6 +142,9 @@ export function prepareVariables(dag: Dag, params: readonly ParamDef[]): EnvVar[
     ...dag.secrets.map((s, i) => ({ name: `KUBEDAG_S${String(i)}`, value: s.key })),
     ...dag.env.map((v, i) => ({ name: `KUBEDAG_E${String(i)}`, value: v.value })),
     ...params.map((p, i) => ({ name: `KUBEDAG_P${String(i)}`, value: p.value })),
+    ...paramFallbacks(dag, params).flatMap((value, i) =>
+      value === undefined ? [] : [{ name: `KUBEDAG_D${String(i)}`, value }],
+    ),
     ...dag.preconditions.map((c, i) => ({ name: `KUBEDAG_C${String(i)}`, value: c.condition })),
   ];
 }
@@ -183,4 +211,16 @@ export function statusPrepared(
 ): Prepared {
   const { secrets: _secrets, ...prepared } = parsePrepared(stdout, definition.dag, definition.params);
   return prepared;
+}
+
+/**
+ * The evaluated parameters checked against the DAG's inline schema: values with `$` or
+ * backticks could not be checked when the run started (run-definition.ts withParamsSchema),
+ * so they are once they are known, before any step sees them.
+ */
+export function preparedParamProblems(dag: Dag, params: readonly ParamDef[], values: readonly string[]): string[] {
+  const schema = dag.params.schema;
+  if (schema === undefined || typeof schema === 'string') return [];
+  const evaluated = params.map((p, i) => ({ ...p, value: values[i] ?? p.value }));
+  return applyParamsSchema(schema, evaluated).errors.map(formatIssue);
 }
