@@ -88,10 +88,11 @@ export async function isRunning(state: ClusterState, pki: Pki): Promise<boolean>
   return readyz(state.server, pki.admin, pki.ca.cert).catch(() => false);
 }
 
-// eslint-disable-next-line max-lines-per-function -- longer since Prettier's layout; split pending (issue 27)
+/** Starts one managed process of the cluster (through the placement's wrapper, if any). */
+type Launch = (name: string, command: string, args: readonly string[], logFile: string) => Promise<Managed>;
+
 export async function startControlPlane(options: StartOptions): Promise<ClusterState> {
-  const log = options.log ?? ((): void => undefined);
-  const { dir, binaries } = options;
+  const { dir } = options;
   await mkdir(join(dir, 'logs'), { recursive: true });
   const pki = await ensurePki(join(dir, 'pki'));
   const [etcdClient, etcdPeer, apiPort, cmPort, schedulerPort] = await Promise.all([
@@ -101,82 +102,98 @@ export async function startControlPlane(options: StartOptions): Promise<ClusterS
     freePort(),
     freePort(),
   ]);
-  const inner = `https://127.0.0.1:${String(apiPort)}`;
   const processes: Managed[] = [];
   const ports = { etcdClient, etcdPeer, kubeApiserver: apiPort, controllerManager: cmPort, scheduler: schedulerPort };
   const { placement } = options;
   const forwarded =
     placement === undefined ? undefined : await placement.forward(apiPort, join(dir, 'logs/api-forwarder.log'));
   if (forwarded !== undefined) processes.push(forwarded.managed);
-  const server = forwarded === undefined ? inner : `https://127.0.0.1:${String(forwarded.port)}`;
+  const server =
+    forwarded === undefined ? `https://127.0.0.1:${String(apiPort)}` : `https://127.0.0.1:${String(forwarded.port)}`;
   const state: ClusterState = { dir, server, kubeconfig: join(dir, 'admin.kubeconfig'), processes, nodes: [], ports };
   const wrap = placement?.wrap ?? [];
-  const start = (name: string, command: string, args: readonly string[], log: string): Promise<Managed> => {
+  const launch: Launch = (name, command, args, logFile) => {
     const [program = command, ...rest] = [...wrap, command, ...args];
-    return startProcess(name, program, rest, log, options.onExit === undefined ? {} : { onExit: options.onExit });
+    return startProcess(name, program, rest, logFile, options.onExit === undefined ? {} : { onExit: options.onExit });
   };
   try {
-    await saveState(state);
-    processes.push(await start('etcd', binaries.etcd, etcdArgs(dir, etcdClient, etcdPeer), join(dir, 'logs/etcd.log')));
-    await saveState(state);
-    processes.push(
-      await start(
-        'kube-apiserver',
-        binaries.kubeApiserver,
-        apiserverArgs(pki, etcdClient, apiPort, placement?.advertiseAddress),
-        join(dir, 'logs/kube-apiserver.log'),
-      ),
-    );
-    await saveState(state);
-    const kubeconfigs = await writeComponentKubeconfigs(dir, server, inner, pki);
-    await waitFor('kube-apiserver /readyz', () => readyz(server, pki.admin, pki.ca.cert), 90_000, 200);
-    log(`kube-apiserver ready at ${server}`);
-    processes.push(
-      await start(
-        'kube-controller-manager',
-        binaries.kubeControllerManager,
-        controllerManagerArgs(pki, kubeconfigs.controllerManager, cmPort, options.nodeMonitorGraceSeconds),
-        join(dir, 'logs/kube-controller-manager.log'),
-      ),
-    );
-    processes.push(
-      await start(
-        'kube-scheduler',
-        binaries.kubeScheduler,
-        schedulerArgs(kubeconfigs.scheduler, schedulerPort),
-        join(dir, 'logs/kube-scheduler.log'),
-      ),
-    );
-    await saveState(state);
-    // After kube-controller-manager, whose PV controller hands claims to it and binds its volumes.
-    const [provisioner, ...provisionerArgs] = [
-      ...options.provisionerCommand,
-      `--kubeconfig=${kubeconfigs.inner}`,
-      `--dir=${join(dir, 'volumes')}`,
-      `--log-format=${options.nodeAgentLogFormat ?? 'json'}`,
-    ];
-    processes.push(await start('provisioner', provisioner, provisionerArgs, join(dir, 'logs/provisioner.log')));
-    await saveState(state);
-    for (const node of options.nodes) {
-      const port = await freePort();
-      const ledger = join(dir, 'nodes', node.name, 'ledger.jsonl');
-      const agent = {
-        port,
-        kubeconfig: kubeconfigs.inner,
-        dir: join(dir, 'nodes', node.name),
-        clusterDir: dir,
-        logFormat: options.nodeAgentLogFormat ?? 'json',
-      };
-      const args = [...options.nodeAgentCommand, ...nodeAgentArgs(node, agent, pki)];
-      const [command = 'node', ...rest] = args;
-      processes.push(await start(`node-agent ${node.name}`, command, rest, join(dir, `logs/node-${node.name}.log`)));
-      state.nodes.push({ name: node.name, port, ledger });
-      await saveState(state);
-    }
+    const kubeconfigs = await startKubernetes(options, state, ports, pki, launch);
+    await startNodes(options, state, pki, kubeconfigs.inner, launch);
     return state;
   } catch (error) {
     await stopControlPlane(state);
     throw error;
+  }
+}
+
+/**
+ * etcd, kube-apiserver (ready before anything talks to it), kube-controller-manager and
+ * kube-scheduler, the state file written after each so that a crash leaves nothing unknown.
+ */
+async function startKubernetes(
+  options: StartOptions,
+  state: ClusterState,
+  ports: NonNullable<ClusterState['ports']>,
+  pki: Pki,
+  launch: Launch,
+): Promise<Awaited<ReturnType<typeof writeComponentKubeconfigs>>> {
+  const { dir, binaries } = options;
+  const { processes } = state;
+  const logs = (name: string): string => join(dir, `logs/${name}.log`);
+  await saveState(state);
+  processes.push(await launch('etcd', binaries.etcd, etcdArgs(dir, ports.etcdClient, ports.etcdPeer), logs('etcd')));
+  await saveState(state);
+  const apiArgs = apiserverArgs(pki, ports.etcdClient, ports.kubeApiserver, options.placement?.advertiseAddress);
+  processes.push(await launch('kube-apiserver', binaries.kubeApiserver, apiArgs, logs('kube-apiserver')));
+  await saveState(state);
+  const inner = `https://127.0.0.1:${String(ports.kubeApiserver)}`;
+  const kubeconfigs = await writeComponentKubeconfigs(dir, state.server, inner, pki);
+  await waitFor('kube-apiserver /readyz', () => readyz(state.server, pki.admin, pki.ca.cert), 90_000, 200);
+  (options.log ?? ((): void => undefined))(`kube-apiserver ready at ${state.server}`);
+  const cmArgs = controllerManagerArgs(
+    pki,
+    kubeconfigs.controllerManager,
+    ports.controllerManager,
+    options.nodeMonitorGraceSeconds,
+  );
+  processes.push(
+    await launch('kube-controller-manager', binaries.kubeControllerManager, cmArgs, logs('kube-controller-manager')),
+  );
+  const schedulerArguments = schedulerArgs(kubeconfigs.scheduler, ports.scheduler);
+  processes.push(await launch('kube-scheduler', binaries.kubeScheduler, schedulerArguments, logs('kube-scheduler')));
+  await saveState(state);
+  return kubeconfigs;
+}
+
+/** The volume provisioner, then a node agent per node. */
+async function startNodes(
+  options: StartOptions,
+  state: ClusterState,
+  pki: Pki,
+  kubeconfig: string,
+  launch: Launch,
+): Promise<void> {
+  const { dir } = options;
+  const logFormat = options.nodeAgentLogFormat ?? 'json';
+  // After kube-controller-manager, whose PV controller hands claims to it and binds its volumes.
+  const [provisioner, ...provisionerArgs] = [
+    ...options.provisionerCommand,
+    `--kubeconfig=${kubeconfig}`,
+    `--dir=${join(dir, 'volumes')}`,
+    `--log-format=${logFormat}`,
+  ];
+  state.processes.push(await launch('provisioner', provisioner, provisionerArgs, join(dir, 'logs/provisioner.log')));
+  await saveState(state);
+  for (const node of options.nodes) {
+    const port = await freePort();
+    const ledger = join(dir, 'nodes', node.name, 'ledger.jsonl');
+    const agent = { port, kubeconfig, dir: join(dir, 'nodes', node.name), clusterDir: dir, logFormat };
+    const [command = 'node', ...rest] = [...options.nodeAgentCommand, ...nodeAgentArgs(node, agent, pki)];
+    state.processes.push(
+      await launch(`node-agent ${node.name}`, command, rest, join(dir, `logs/node-${node.name}.log`)),
+    );
+    state.nodes.push({ name: node.name, port, ledger });
+    await saveState(state);
   }
 }
 

@@ -115,17 +115,18 @@ const sha256File = async (path: string): Promise<string> =>
     .update(await readFile(path))
     .digest('hex');
 
-// eslint-disable-next-line max-lines-per-function -- longer since Prettier's layout; split pending (issue 27)
+interface PackageJson {
+  readonly name: string;
+  readonly version: string;
+  readonly description: string;
+  readonly license: string;
+}
+
 export async function buildImage(options: BuildOptions = {}): Promise<BuiltImage> {
   const log = options.log ?? ((line: string): void => void process.stderr.write(`[image] ${line}\n`));
   const outDir = options.outDir ?? join(ROOT, 'dist/image');
   const reference = imageReference();
-  const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
-    name: string;
-    version: string;
-    description: string;
-    license: string;
-  };
+  const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as PackageJson;
   const { epoch, revision } = await sourceDate();
   const arch = ARCHITECTURES[process.arch];
   if (arch === undefined)
@@ -143,29 +144,7 @@ export async function buildImage(options: BuildOptions = {}): Promise<BuiltImage
     await bundleStepRunner(join(bundles, 'kubedag-step.mjs'));
     const blobs = join(staging, 'blobs');
     await mkdir(blobs);
-
-    const layers: BuiltLayer[] = [];
-    const add = async (createdBy: string, entries: LayerEntry[]): Promise<void> => {
-      layers.push({ ...(await writeLayer(entries, epoch, blobs)), createdBy });
-    };
-    await add(
-      `debian: ${String(debian.debs.length)} packages of ${debian.distro} (image/debian.lock.json)`,
-      debianEntries(debian.debs.map((d) => ({ name: d.locked.name, control: d.control, entries: d.entries }))),
-    );
-    await add(`node ${node.version} (npm package node-${arch.node})`, await nodeEntries(node.home));
-    await add(
-      'npm ci --omit=dev --ignore-scripts',
-      await treeEntries(
-        modules.dir,
-        APP,
-        (p) => (p === 'node_modules' || p.startsWith('node_modules/')) && moduleIncluded(p),
-      ),
-    );
-    await add(
-      `kubedag ${pkg.version}: CLI sources, operator, API server and step runner bundles, web UI`,
-      await appEntries(bundles, join(ROOT, 'dist/ui')),
-    );
-
+    const layers = await buildLayers({ debian, node, arch, modules: modules.dir, bundles, blobs, epoch, pkg });
     const labels = descriptiveLabels({
       title: pkg.name,
       description: pkg.description,
@@ -194,31 +173,88 @@ export async function buildImage(options: BuildOptions = {}): Promise<BuiltImage
     const archive = join(outDir, `kubedag-${reference.tag}.oci.tar`);
     await writeTar(archiveEntries([config, manifest], layers, index), epoch, `${archive}.partial`);
     await rename(`${archive}.partial`, archive);
-
-    const npmRecord = JSON.parse(await readFile(join(modules.dir, 'node_modules/.package-lock.json'), 'utf8')) as {
-      packages: SbomInput['npm'];
-    };
     const sbom = join(outDir, `kubedag-${reference.tag}.sbom.cdx.json`);
-    await writeFile(
-      sbom,
-      sbomJson({
-        image: { ...reference, digest: manifest.digest },
-        epoch,
-        distro: debian.distro,
-        debs: debian.debs.map((d) => ({
-          ...d.locked,
-          ...(d.control.Source === undefined ? {} : { source: d.control.Source.split(' ')[0] ?? d.locked.name }),
-        })),
-        node: { version: node.version, platform: arch.node, sha256: await sha256File(join(node.home, 'bin/node')) },
-        npm: npmRecord.packages,
-        app: { name: pkg.name, version: pkg.version, license: pkg.license, description: pkg.description },
-      }),
-    );
+    await writeSbom(sbom, { reference, digest: manifest.digest, epoch, debian, node, arch, modules: modules.dir, pkg });
     return { reference, digest: manifest.digest, archive, sbom, layers: layers.map((l) => ({ ...l, file: '' })) };
   } finally {
     await modules.dispose();
     await rm(staging, { recursive: true, force: true });
   }
+}
+
+type Debian = Awaited<ReturnType<typeof debianLayer>>;
+type PinnedNode = Awaited<ReturnType<typeof pinnedNode>>;
+type Architecture = NonNullable<(typeof ARCHITECTURES)[string]>;
+
+/** The image's four layers, oldest first: Debian, Node.js, the production modules, Kubedag itself. */
+async function buildLayers(input: {
+  debian: Debian;
+  node: PinnedNode;
+  arch: Architecture;
+  modules: string;
+  bundles: string;
+  blobs: string;
+  epoch: number;
+  pkg: PackageJson;
+}): Promise<BuiltLayer[]> {
+  const { debian, node, arch, pkg } = input;
+  const layers: BuiltLayer[] = [];
+  const add = async (createdBy: string, entries: LayerEntry[]): Promise<void> => {
+    layers.push({ ...(await writeLayer(entries, input.epoch, input.blobs)), createdBy });
+  };
+  await add(
+    `debian: ${String(debian.debs.length)} packages of ${debian.distro} (image/debian.lock.json)`,
+    debianEntries(debian.debs.map((d) => ({ name: d.locked.name, control: d.control, entries: d.entries }))),
+  );
+  await add(`node ${node.version} (npm package node-${arch.node})`, await nodeEntries(node.home));
+  await add(
+    'npm ci --omit=dev --ignore-scripts',
+    await treeEntries(
+      input.modules,
+      APP,
+      (p) => (p === 'node_modules' || p.startsWith('node_modules/')) && moduleIncluded(p),
+    ),
+  );
+  await add(
+    `kubedag ${pkg.version}: CLI sources, operator, API server and step runner bundles, web UI`,
+    await appEntries(input.bundles, join(ROOT, 'dist/ui')),
+  );
+  return layers;
+}
+
+/** The CycloneDX SBOM of what the layers hold. */
+async function writeSbom(
+  path: string,
+  input: {
+    reference: ReturnType<typeof imageReference>;
+    digest: string;
+    epoch: number;
+    debian: Debian;
+    node: PinnedNode;
+    arch: Architecture;
+    modules: string;
+    pkg: PackageJson;
+  },
+): Promise<void> {
+  const { debian, node, arch, pkg } = input;
+  const npmRecord = JSON.parse(await readFile(join(input.modules, 'node_modules/.package-lock.json'), 'utf8')) as {
+    packages: SbomInput['npm'];
+  };
+  await writeFile(
+    path,
+    sbomJson({
+      image: { ...input.reference, digest: input.digest },
+      epoch: input.epoch,
+      distro: debian.distro,
+      debs: debian.debs.map((d) => ({
+        ...d.locked,
+        ...(d.control.Source === undefined ? {} : { source: d.control.Source.split(' ')[0] ?? d.locked.name }),
+      })),
+      node: { version: node.version, platform: arch.node, sha256: await sha256File(join(node.home, 'bin/node')) },
+      npm: npmRecord.packages,
+      app: { name: pkg.name, version: pkg.version, license: pkg.license, description: pkg.description },
+    }),
+  );
 }
 
 if (import.meta.main) {

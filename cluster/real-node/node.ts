@@ -120,17 +120,14 @@ export interface RealNodeOptions {
 
 const PATH = `${process.env.PATH ?? ''}:/usr/local/sbin:/usr/sbin:/sbin`;
 
+/** Starts one of the node's programs inside its network namespace. */
+type Launch = (name: string, command: string, args: readonly string[], env?: NodeJS.ProcessEnv) => Promise<Managed>;
+
 /** Starts containerd, imports the images, starts CoreDNS, the kubelet and kube-proxy; returns them, oldest first. */
-// eslint-disable-next-line max-lines-per-function -- longer since Prettier's layout; split pending (issue 27)
 export async function startRealNode(options: RealNodeOptions): Promise<Managed[]> {
-  const { paths, pki, log } = options;
+  const { paths } = options;
   const started: Managed[] = [];
-  const start = async (
-    name: string,
-    command: string,
-    args: readonly string[],
-    env: NodeJS.ProcessEnv = process.env,
-  ): Promise<Managed> => {
+  const launch: Launch = async (name, command, args, env = process.env) => {
     const [program = 'nsenter', ...rest] = [...inNetns(paths.netns), command, ...args];
     const managed = await startProcess(name, program, rest, join(options.logs, `${name}.log`), {
       env,
@@ -140,74 +137,91 @@ export async function startRealNode(options: RealNodeOptions): Promise<Managed[]
     return managed;
   };
   try {
-    await writeFile(
-      paths.containerdConfig,
-      containerdConfig(paths, {
-        pauseImage: options.images[0]?.reference ?? '',
-        runc: options.runc,
-        cniBin: options.cniBin,
-      }),
-    );
-    await writeFile(join(paths.cniConf, '10-kubedag.conflist'), cniConfig(paths));
-    // The shim is found on containerd's PATH.
-    const containerd = await start(
-      'containerd',
-      options.binaries.containerd,
-      ['--config', paths.containerdConfig, '--log-level', 'warn'],
-      { ...process.env, PATH: `${dirname(options.binaries.containerdShim)}:${PATH}` },
-    );
-    await waitFor(
-      'containerd',
-      async () => isAlive(containerd.pid) && (await ctr(options, ['version'])) !== undefined,
-      30_000,
-      100,
-    );
-    for (const image of options.images) await ctr(options, ['-n', 'k8s.io', 'images', 'import', image.archive], true);
-    log(`containerd ready, images imported: ${options.images.map((i) => i.reference).join(', ')}`);
-
-    const serving = await ensureLeaf(
-      pki,
-      { subject: `CN=${NODE_NAME}`, server: { dns: [NODE_NAME], ips: [NODE_IP] } },
-      { cert: join(paths.pki, 'kubelet.crt'), key: join(paths.pki, 'kubelet.key') },
-    );
-    const client = await ensureLeaf(
-      pki,
-      { subject: `CN=system:node:${NODE_NAME}, O=system:nodes`, client: true },
-      { cert: join(paths.pki, 'kubelet-client.crt'), key: join(paths.pki, 'kubelet-client.key') },
-    );
-    const proxy = await ensureLeaf(
-      pki,
-      { subject: 'CN=system:kube-proxy', client: true },
-      { cert: join(paths.pki, 'kube-proxy.crt'), key: join(paths.pki, 'kube-proxy.key') },
-    );
-    await writeKubeconfig(paths.kubeletKubeconfig, options.server, pki.ca.cert, client, `system:node:${NODE_NAME}`);
-    await writeKubeconfig(paths.kubeProxyKubeconfig, options.server, pki.ca.cert, proxy, 'system:kube-proxy');
-    await writeFile(paths.kubeletConfig, kubeletConfig(paths, { ca: pki.ca.cert, ...serving }));
-    await writeFile(paths.kubeProxyConfig, kubeProxyConfig(paths));
-    await writeFile(join(paths.dir, 'Corefile'), corefile(options.innerKubeconfig));
-    await start('coredns', options.coredns, ['-conf', join(paths.dir, 'Corefile')]);
-    await start(
-      'kubelet',
-      options.binaries.kubelet,
-      [
-        `--config=${paths.kubeletConfig}`,
-        `--kubeconfig=${paths.kubeletKubeconfig}`,
-        `--root-dir=${paths.kubeletRoot}`,
-        `--hostname-override=${NODE_NAME}`,
-        `--node-ip=${NODE_IP}`,
-      ],
-      { ...process.env, PATH },
-    );
-    await start('kube-proxy', options.binaries.kubeProxy, [`--config=${paths.kubeProxyConfig}`], {
-      ...process.env,
-      PATH,
-    });
-    log(`kubelet and kube-proxy started (node ${NODE_NAME} at ${NODE_IP})`);
+    await startContainerd(options, launch);
+    await writeNodeCredentials(options);
+    await startKubelet(options, launch);
     return started;
   } catch (error) {
     for (const managed of started.reverse()) await stopProcess(managed);
     throw error;
   }
+}
+
+/** containerd with its CNI configuration, ready, with the images imported. */
+async function startContainerd(options: RealNodeOptions, launch: Launch): Promise<void> {
+  const { paths } = options;
+  await writeFile(
+    paths.containerdConfig,
+    containerdConfig(paths, {
+      pauseImage: options.images[0]?.reference ?? '',
+      runc: options.runc,
+      cniBin: options.cniBin,
+    }),
+  );
+  await writeFile(join(paths.cniConf, '10-kubedag.conflist'), cniConfig(paths));
+  // The shim is found on containerd's PATH.
+  const containerd = await launch(
+    'containerd',
+    options.binaries.containerd,
+    ['--config', paths.containerdConfig, '--log-level', 'warn'],
+    { ...process.env, PATH: `${dirname(options.binaries.containerdShim)}:${PATH}` },
+  );
+  await waitFor(
+    'containerd',
+    async () => isAlive(containerd.pid) && (await ctr(options, ['version'])) !== undefined,
+    30_000,
+    100,
+  );
+  for (const image of options.images) await ctr(options, ['-n', 'k8s.io', 'images', 'import', image.archive], true);
+  options.log(`containerd ready, images imported: ${options.images.map((i) => i.reference).join(', ')}`);
+}
+
+/** The kubelet's serving and client certificates, kube-proxy's, their kubeconfigs and configurations. */
+async function writeNodeCredentials(options: RealNodeOptions): Promise<void> {
+  const { paths, pki } = options;
+  const serving = await ensureLeaf(
+    pki,
+    { subject: `CN=${NODE_NAME}`, server: { dns: [NODE_NAME], ips: [NODE_IP] } },
+    { cert: join(paths.pki, 'kubelet.crt'), key: join(paths.pki, 'kubelet.key') },
+  );
+  const client = await ensureLeaf(
+    pki,
+    { subject: `CN=system:node:${NODE_NAME}, O=system:nodes`, client: true },
+    { cert: join(paths.pki, 'kubelet-client.crt'), key: join(paths.pki, 'kubelet-client.key') },
+  );
+  const proxy = await ensureLeaf(
+    pki,
+    { subject: 'CN=system:kube-proxy', client: true },
+    { cert: join(paths.pki, 'kube-proxy.crt'), key: join(paths.pki, 'kube-proxy.key') },
+  );
+  await writeKubeconfig(paths.kubeletKubeconfig, options.server, pki.ca.cert, client, `system:node:${NODE_NAME}`);
+  await writeKubeconfig(paths.kubeProxyKubeconfig, options.server, pki.ca.cert, proxy, 'system:kube-proxy');
+  await writeFile(paths.kubeletConfig, kubeletConfig(paths, { ca: pki.ca.cert, ...serving }));
+  await writeFile(paths.kubeProxyConfig, kubeProxyConfig(paths));
+}
+
+/** CoreDNS, the kubelet and kube-proxy. */
+async function startKubelet(options: RealNodeOptions, launch: Launch): Promise<void> {
+  const { paths } = options;
+  await writeFile(join(paths.dir, 'Corefile'), corefile(options.innerKubeconfig));
+  await launch('coredns', options.coredns, ['-conf', join(paths.dir, 'Corefile')]);
+  await launch(
+    'kubelet',
+    options.binaries.kubelet,
+    [
+      `--config=${paths.kubeletConfig}`,
+      `--kubeconfig=${paths.kubeletKubeconfig}`,
+      `--root-dir=${paths.kubeletRoot}`,
+      `--hostname-override=${NODE_NAME}`,
+      `--node-ip=${NODE_IP}`,
+    ],
+    { ...process.env, PATH },
+  );
+  await launch('kube-proxy', options.binaries.kubeProxy, [`--config=${paths.kubeProxyConfig}`], {
+    ...process.env,
+    PATH,
+  });
+  options.log(`kubelet and kube-proxy started (node ${NODE_NAME} at ${NODE_IP})`);
 }
 
 async function ctr(
