@@ -49,7 +49,6 @@ function ProviderSignIn({
   );
 }
 
-// eslint-disable-next-line max-lines-per-function -- longer since Prettier's layout; split pending (issue 27)
 export function SignIn(): ReactNode {
   const client = useApi();
   const { session, state } = useSession();
@@ -94,52 +93,8 @@ export function SignIn(): ReactNode {
         ) : (
           <ProviderSignIn provider={oidc.provider} ended={oidc.ended === true} />
         )}
-        <fieldset className="segmented">
-          <legend className="visually-hidden">Sign in with</legend>
-          <label>
-            <input
-              type="radio"
-              name="kind"
-              value="token"
-              checked={kind === 'token'}
-              onChange={() => {
-                setKind('token');
-              }}
-            />
-            <span>Token</span>
-          </label>
-          <label>
-            <input
-              type="radio"
-              name="kind"
-              value="basic"
-              checked={kind === 'basic'}
-              onChange={() => {
-                setKind('basic');
-              }}
-            />
-            <span>User and password</span>
-          </label>
-        </fieldset>
-        {kind === 'token' ? (
-          <label className="field">
-            <span>Token</span>
-            {/* Focused at once only when it is the way in; with a provider, its button comes first. */}
-            <input name="token" type="password" autoComplete="off" required autoFocus={oidc === undefined} />
-            <small className="muted">An API token, or a Kubernetes token (kubectl create token …).</small>
-          </label>
-        ) : (
-          <>
-            <label className="field">
-              <span>User</span>
-              <input name="username" autoComplete="username" required autoFocus />
-            </label>
-            <label className="field">
-              <span>Password</span>
-              <input name="password" type="password" autoComplete="current-password" required />
-            </label>
-          </>
-        )}
+        <KindChoice kind={kind} onKind={setKind} />
+        <CredentialFields kind={kind} tokenFirst={oidc === undefined} />
         {problem === undefined ? null : (
           <p className="form-problem" role="alert">
             {problem}
@@ -151,5 +106,54 @@ export function SignIn(): ReactNode {
         </button>
       </form>
     </section>
+  );
+}
+
+function KindChoice({ kind, onKind }: { readonly kind: Kind; readonly onKind: (kind: Kind) => void }): ReactNode {
+  const choice = (value: Kind, text: string): ReactNode => (
+    <label>
+      <input
+        type="radio"
+        name="kind"
+        value={value}
+        checked={kind === value}
+        onChange={() => {
+          onKind(value);
+        }}
+      />
+      <span>{text}</span>
+    </label>
+  );
+  return (
+    <fieldset className="segmented">
+      <legend className="visually-hidden">Sign in with</legend>
+      {choice('token', 'Token')}
+      {choice('basic', 'User and password')}
+    </fieldset>
+  );
+}
+
+/** A token's field, or a user's and a password's; `tokenFirst` focuses the token when it is the way in. */
+function CredentialFields({ kind, tokenFirst }: { readonly kind: Kind; readonly tokenFirst: boolean }): ReactNode {
+  if (kind === 'token')
+    return (
+      <label className="field">
+        <span>Token</span>
+        {/* Focused at once only when it is the way in; with a provider, its button comes first. */}
+        <input name="token" type="password" autoComplete="off" required autoFocus={tokenFirst} />
+        <small className="muted">An API token, or a Kubernetes token (kubectl create token …).</small>
+      </label>
+    );
+  return (
+    <>
+      <label className="field">
+        <span>User</span>
+        <input name="username" autoComplete="username" required autoFocus />
+      </label>
+      <label className="field">
+        <span>Password</span>
+        <input name="password" type="password" autoComplete="current-password" required />
+      </label>
+    </>
   );
 }

@@ -20,7 +20,6 @@ interface PagerProps {
 
 const count = new Intl.NumberFormat('en');
 
-// eslint-disable-next-line max-lines-per-function -- longer since Prettier's layout; split pending (issue 27)
 export function Pager({
   page,
   totalPages,
@@ -40,70 +39,113 @@ export function Pager({
         {count.format(first)}–{count.format(last)} of {count.format(totalRecords)} {noun}
       </p>
       {onPerPage === undefined || perPageChoices.length === 0 ? null : (
-        <label className="pager-size">
-          <span>Per page</span>
-          <select
-            className="select"
-            value={perPage}
-            onChange={(event) => {
-              onPerPage(Number(event.target.value));
-            }}
-          >
-            {perPageChoices.map((choice) => (
-              <option key={choice} value={choice}>
-                {choice}
-              </option>
-            ))}
-          </select>
-        </label>
+        <PerPage perPage={perPage} choices={perPageChoices} onPerPage={onPerPage} />
       )}
-      <ol className="pager-pages">
-        <li>
-          <button
-            type="button"
-            className="button button-quiet pager-step"
-            disabled={page <= 1}
-            onClick={() => {
-              onPage(page - 1);
-            }}
-          >
-            <Icon name="chevronLeft" label="Previous page" />
-          </button>
-        </li>
-        {pageItems(page, totalPages).map((item, index) =>
-          item === 'gap' ? (
-            <li key={`gap-${String(index)}`} className="pager-gap" aria-hidden="true">
-              …
-            </li>
-          ) : (
-            <li key={item}>
-              <button
-                type="button"
-                className="button button-quiet pager-page"
-                aria-current={item === page ? 'page' : undefined}
-                aria-label={`Page ${String(item)}`}
-                onClick={() => {
-                  onPage(item);
-                }}
-              >
-                {item}
-              </button>
-            </li>
-          ),
-        )}
-        <li>
-          <button
-            type="button"
-            className="button button-quiet pager-step"
-            disabled={page >= totalPages}
-            onClick={() => {
-              onPage(page + 1);
-            }}
-          >
-            <Icon name="chevronRight" label="Next page" />
-          </button>
-        </li>
-      </ol>
+      <PageList page={page} totalPages={totalPages} onPage={onPage} />
     </nav>
+  );
+}
+
+function PerPage({
+  perPage,
+  choices,
+  onPerPage,
+}: {
+  readonly perPage: number;
+  readonly choices: readonly number[];
+  readonly onPerPage: (perPage: number) => void;
+}): ReactNode {
+  return (
+    <label className="pager-size">
+      <span>Per page</span>
+      <select
+        className="select"
+        value={perPage}
+        onChange={(event) => {
+          onPerPage(Number(event.target.value));
+        }}
+      >
+        {choices.map((choice) => (
+          <option key={choice} value={choice}>
+            {choice}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** Previous, the pages (with gaps where many are left out), next. */
+function PageList({
+  page,
+  totalPages,
+  onPage,
+}: {
+  readonly page: number;
+  readonly totalPages: number;
+  readonly onPage: (page: number) => void;
+}): ReactNode {
+  return (
+    <ol className="pager-pages">
+      <li>
+        <StepButton
+          disabled={page <= 1}
+          icon="chevronLeft"
+          label="Previous page"
+          onClick={() => {
+            onPage(page - 1);
+          }}
+        />
+      </li>
+      {pageItems(page, totalPages).map((item, index) =>
+        item === 'gap' ? (
+          <li key={`gap-${String(index)}`} className="pager-gap" aria-hidden="true">
+            …
+          </li>
+        ) : (
+          <li key={item}>
+            <button
+              type="button"
+              className="button button-quiet pager-page"
+              aria-current={item === page ? 'page' : undefined}
+              aria-label={`Page ${String(item)}`}
+              onClick={() => {
+                onPage(item);
+              }}
+            >
+              {item}
+            </button>
+          </li>
+        ),
+      )}
+      <li>
+        <StepButton
+          disabled={page >= totalPages}
+          icon="chevronRight"
+          label="Next page"
+          onClick={() => {
+            onPage(page + 1);
+          }}
+        />
+      </li>
+    </ol>
+  );
+}
+
+function StepButton({
+  disabled,
+  icon,
+  label,
+  onClick,
+}: {
+  readonly disabled: boolean;
+  readonly icon: 'chevronLeft' | 'chevronRight';
+  readonly label: string;
+  readonly onClick: () => void;
+}): ReactNode {
+  return (
+    <button type="button" className="button button-quiet pager-step" disabled={disabled} onClick={onClick}>
+      <Icon name={icon} label={label} />
+    </button>
   );
 }

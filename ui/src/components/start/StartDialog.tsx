@@ -101,7 +101,56 @@ function FreeParams({
   );
 }
 
-// eslint-disable-next-line max-lines-per-function -- longer since Prettier's layout; split pending (issue 27)
+function RunIdInput({
+  value,
+  autoFocus,
+  onChange,
+}: {
+  readonly value: string;
+  readonly autoFocus: boolean;
+  readonly onChange: (value: string) => void;
+}): ReactNode {
+  return (
+    <label className="field">
+      <span>Run ID</span>
+      <input
+        value={value}
+        placeholder="Generated when empty"
+        spellCheck={false}
+        autoComplete="off"
+        autoFocus={autoFocus}
+        onChange={(event) => {
+          onChange(event.target.value);
+        }}
+      />
+    </label>
+  );
+}
+
+function EnqueueCheck({
+  checked,
+  onChange,
+}: {
+  readonly checked: boolean;
+  readonly onChange: (checked: boolean) => void;
+}): ReactNode {
+  return (
+    <label className="check">
+      <input
+        type="checkbox"
+        checked={checked}
+        onChange={(event) => {
+          onChange(event.target.checked);
+        }}
+      />
+      <span className="check-text">
+        <span>Enqueue instead of starting now</span>
+        <small className="field-hint">The run waits in its queue until the queue has room.</small>
+      </span>
+    </label>
+  );
+}
+
 export function StartDialog({ fileName, dag, onClose, onStarted }: StartDialogProps): ReactNode {
   const client = useApi();
   const queries = useQueryClient();
@@ -148,33 +197,9 @@ export function StartDialog({ fileName, dag, onClose, onStarted }: StartDialogPr
           <FreeParams value={free} onChange={setFree} />
         )}
         {dag.runConfig.disableRunIdEdit ? null : (
-          <label className="field">
-            <span>Run ID</span>
-            <input
-              value={runId}
-              placeholder="Generated when empty"
-              spellCheck={false}
-              autoComplete="off"
-              autoFocus={defaults.length === 0 && locked}
-              onChange={(event) => {
-                setRunId(event.target.value);
-              }}
-            />
-          </label>
+          <RunIdInput value={runId} autoFocus={defaults.length === 0 && locked} onChange={setRunId} />
         )}
-        <label className="check">
-          <input
-            type="checkbox"
-            checked={enqueue}
-            onChange={(event) => {
-              setEnqueue(event.target.checked);
-            }}
-          />
-          <span className="check-text">
-            <span>Enqueue instead of starting now</span>
-            <small className="field-hint">The run waits in its queue until the queue has room.</small>
-          </span>
-        </label>
+        <EnqueueCheck checked={enqueue} onChange={setEnqueue} />
         {start.isError ? (
           <p className="form-problem" role="alert">
             {actionFailure(enqueue ? 'enqueue' : 'start', start.error)}

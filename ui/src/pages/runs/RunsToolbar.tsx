@@ -8,7 +8,6 @@ import { useSlashFocus, useTypedText } from '../../components/filter-hooks.ts';
 import { PeriodPicker } from './PeriodPicker.tsx';
 import { RUNS_DEFAULTS, STATUS_FILTERS, type RunsParams } from './run-params.ts';
 
-// eslint-disable-next-line max-lines-per-function -- longer since Prettier's layout; split pending (issue 27)
 export function RunsToolbar({
   params,
   onChange,
@@ -58,23 +57,12 @@ export function RunsToolbar({
           }}
         />
       </label>
-      <label className="tag-filter">
-        <span className="visually-hidden">Status</span>
-        <select
-          className="select"
-          value={params.status ?? ''}
-          onChange={(event) => {
-            onChange({ status: event.target.value === '' ? undefined : Number(event.target.value) });
-          }}
-        >
-          <option value="">Every status</option>
-          {STATUS_FILTERS.map((s) => (
-            <option key={s.status} value={s.status}>
-              {s.text}
-            </option>
-          ))}
-        </select>
-      </label>
+      <StatusSelect
+        status={params.status}
+        onStatus={(status) => {
+          onChange({ status });
+        }}
+      />
       <PeriodPicker
         value={params.period}
         onChange={(period) => {
@@ -95,5 +83,33 @@ export function RunsToolbar({
         </button>
       ) : null}
     </div>
+  );
+}
+
+function StatusSelect({
+  status,
+  onStatus,
+}: {
+  readonly status: number | undefined;
+  readonly onStatus: (status: number | undefined) => void;
+}): ReactNode {
+  return (
+    <label className="tag-filter">
+      <span className="visually-hidden">Status</span>
+      <select
+        className="select"
+        value={status ?? ''}
+        onChange={(event) => {
+          onStatus(event.target.value === '' ? undefined : Number(event.target.value));
+        }}
+      >
+        <option value="">Every status</option>
+        {STATUS_FILTERS.map((s) => (
+          <option key={s.status} value={s.status}>
+            {s.text}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
