@@ -23,6 +23,7 @@ import { dagRunResourceName, labelValue } from '../../core/resources/names.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { startPostgres, POSTGRES_SERVER_START_MS, type PostgresServer } from '../postgres-server.ts';
 import { ContractClient } from './api-support.ts';
+import { contractReads } from './history-reads.ts';
 import { startOperator, withSealedRecords, type RunningOperator } from './operator-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
 
@@ -127,31 +128,8 @@ const subId = async (name: string, id: string): Promise<string> =>
   ((await get(first(), `/api/v2/dag-runs/${name}/${id}/sub-dag-runs`)) as { subRuns: { dagRunId: string }[] })
     .subRuns[0]?.dagRunId ?? '';
 
-/** Every read the contract has of a run, of its DAG, and the listings with each filter. */
 async function runUrls(id: string, from: number): Promise<string[]> {
-  const sub = await subId('hist', id);
-  const at = `/api/v2/dag-runs/hist/${id}`;
-  return [
-    '/api/v2/dag-runs',
-    '/api/v2/dag-runs/hist',
-    '/api/v2/dag-runs?name=his',
-    '/api/v2/dag-runs?status=4',
-    '/api/v2/dag-runs?status=2',
-    `/api/v2/dag-runs?dagRunId=${id}`,
-    `/api/v2/dag-runs?fromDate=${String(from)}&toDate=${String(from)}`,
-    `/api/v2/dag-runs?fromDate=${String(from + 1)}`,
-    at,
-    `${at}/log`,
-    `${at}/steps/first/log`,
-    `${at}/sub-dag-runs`,
-    `${at}/sub-dag-runs/${sub}`,
-    `${at}/sub-dag-runs/${sub}/log`,
-    `${at}/sub-dag-runs/${sub}/steps/inner/log`,
-    `/api/v2/dag-runs/hist/latest`,
-    `/api/v2/dags/hist/dag-runs`,
-    `/api/v2/dags/hist/dag-runs/${id}`,
-    `/api/v2/dags/hist`,
-  ];
+  return contractReads('hist', id, await subId('hist', id), from);
 }
 
 /** Waits until the run's last retry asked for has been carried out and has ended. */

@@ -1,19 +1,18 @@
 /**
  * Kubernetes-native steps (issue 12), end to end on the local control plane: Pod settings reach
  * the step Pods and the kube-apiserver accepts them; a run's steps share files through its
- * workspace claim (and do not without it); redirects and DAG_RUN_* files land in the workspace;
- * the restricted security defaults hold in a namespace that enforces them; registryAuths
- * becomes an image pull Secret whose values appear nowhere else.
+ * workspace claim (and do not without it); redirects and DAG_RUN_* files land in the workspace.
+ * Security defaults and registryAuths: operator-pods-security.test.ts.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Watch, type CoreV1Event, type V1Pod } from '@kubernetes/client-node';
+import type { CoreV1Event } from '@kubernetes/client-node';
 import { load as parseYaml } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDag } from '../../core/dag/index.ts';
 import { dagManifest } from '../../core/resources/dag.ts';
 import { ignoreNotFound } from '../../core/kube/errors.ts';
-import { registrySecretName, workspaceClaimName } from '../../core/resources/names.ts';
+import { workspaceClaimName } from '../../core/resources/names.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
 import {
   askRetry,
@@ -25,49 +24,25 @@ import {
   whenRun,
   type RunningOperator,
 } from './operator-support.ts';
+import { PodRecorder } from './pod-recorder.ts';
 
 const { kc, core } = clients();
 const root = join(import.meta.dirname, '../..');
 
 let ns = '';
-let restrictedNs = '';
 /** A namespace whose quota allows no claims: a run's workspace cannot be created there. */
 let quotaNs = '';
 let operator: RunningOperator;
-/** Every step Pod the namespaces saw, as last seen: the archiver deletes them once logged. */
-const seen = new Map<string, V1Pod>();
-const watches: { abort: () => void }[] = [];
-
-async function recordPods(namespace: string): Promise<void> {
-  const request = await new Watch(kc).watch(
-    `/api/v1/namespaces/${namespace}/pods`,
-    {},
-    (type: string, pod: V1Pod) => {
-      if (type !== 'DELETED') seen.set(`${namespace}/${pod.metadata?.name ?? ''}`, pod);
-    },
-    () => undefined,
-  );
-  watches.push(request);
-}
-
-const podsOf = (namespace: string, run: string): V1Pod[] =>
-  [...seen.values()].filter(
-    (p) => p.metadata?.namespace === namespace && p.metadata.labels?.['kubedag.io/run'] === run,
-  );
-const podOf = (namespace: string, run: string, step: string): V1Pod | undefined =>
-  podsOf(namespace, run).find((p) => p.metadata?.annotations?.['kubedag.io/step-name'] === step);
+const pods = new PodRecorder(kc);
+const podsOf = pods.podsOf.bind(pods);
+const podOf = pods.podOf.bind(pods);
 
 beforeAll(async () => {
   ns = await createNamespace(core, 'pods');
-  restrictedNs = await createNamespace(core, 'strict');
   quotaNs = await createNamespace(core, 'quota');
   await core.createNamespacedResourceQuota({
     namespace: quotaNs,
     body: { metadata: { name: 'no-claims' }, spec: { hard: { persistentvolumeclaims: '0' } } },
-  });
-  await core.patchNamespace({
-    name: restrictedNs,
-    body: [{ op: 'add', path: '/metadata/labels/pod-security.kubernetes.io~1enforce', value: 'restricted' }],
   });
   await core.createNamespacedConfigMap({
     namespace: ns,
@@ -78,15 +53,15 @@ beforeAll(async () => {
     namespace: ns,
     body: { metadata: { name: 'etl', labels: { 'kubedag.io/allow-runs': 'true' } } },
   });
-  await Promise.all([recordPods(ns), recordPods(restrictedNs), recordPods(quotaNs)]);
+  await Promise.all([pods.record(ns), pods.record(quotaNs)]);
   // The later --namespaces wins: one operator for both namespaces, its Lease in the first.
-  operator = await startOperator(ns, undefined, [`--namespaces=${ns},${restrictedNs},${quotaNs}`]);
+  operator = await startOperator(ns, undefined, [`--namespaces=${ns},${quotaNs}`]);
 });
 
 afterAll(async () => {
-  for (const watch of watches) watch.abort();
+  pods.stop();
   await operator.stop();
-  await Promise.all([deleteNamespace(core, ns), deleteNamespace(core, restrictedNs), deleteNamespace(core, quotaNs)]);
+  await Promise.all([deleteNamespace(core, ns), deleteNamespace(core, quotaNs)]);
 });
 
 describe('Pod settings', () => {
@@ -335,75 +310,5 @@ steps:
       60_000,
       200,
     );
-  });
-});
-
-describe('sandboxes and security', () => {
-  it('runs a DAG in a namespace enforcing the restricted Pod Security Standard, as uid 1000 with a writable workspace', async () => {
-    await givenDag(
-      restrictedNs,
-      'strict',
-      'steps:\n  - {name: who, command: sh -c "id -u; echo ok > note && cat note"}\n',
-    );
-    await whenRun(restrictedNs, 'strict-1', 'strict');
-    const run = await finishedRun(restrictedNs, 'strict-1');
-    expect(stepStates(run)).toEqual({ who: 'succeeded' });
-    expect(await stepLog(operator, run, 'who')).toBe('1000\nok\n');
-  });
-
-  it('takes the uid the DAG asks for', async () => {
-    await givenDag(
-      ns,
-      'uid',
-      'kubernetes: {podSecurityContext: {runAsUser: 4321}}\nsteps:\n  - {name: who, command: id -u}\n',
-    );
-    await whenRun(ns, 'uid-1', 'uid');
-    const run = await finishedRun(ns, 'uid-1');
-    expect(await stepLog(operator, run, 'who')).toBe('4321\n');
-  });
-
-  it('leaves the project checkout untouched when a step writes relative files', async () => {
-    const probe = 'kubedag-relative-write-probe.txt';
-    await givenDag(
-      ns,
-      'relative',
-      `kubernetes: {workspace: false}\nsteps:\n  - {name: write, command: sh -c 'echo x > ${probe} && ls ${probe}'}\n`,
-    );
-    await whenRun(ns, 'relative-1', 'relative');
-    const run = await finishedRun(ns, 'relative-1');
-    expect(stepStates(run)).toEqual({ write: 'succeeded' });
-    expect(existsSync(join(root, probe))).toBe(false);
-    expect(existsSync(join(process.cwd(), probe))).toBe(false);
-  });
-});
-
-describe('registryAuths', () => {
-  it('becomes a dockerconfigjson Secret owned by the run that its Pods pull with, its values in no status or log', async () => {
-    await givenDag(
-      ns,
-      'private',
-      `
-env: [REGISTRY_USER=robot]
-registryAuths:
-  registry.example.com: {username: '\${REGISTRY_USER}', password: hunter2-not-logged}
-steps: [echo pulled]
-`,
-    );
-    await whenRun(ns, 'private-1', 'private');
-    const run = await finishedRun(ns, 'private-1');
-    const name = registrySecretName('private-1');
-    const secret = await core.readNamespacedSecret({ name, namespace: ns });
-    expect(secret.type).toBe('kubernetes.io/dockerconfigjson');
-    expect(secret.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'DAGRun', uid: run.metadata?.uid });
-    const config = JSON.parse(Buffer.from(secret.data?.['.dockerconfigjson'] ?? '', 'base64').toString('utf8')) as {
-      auths: Record<string, { username: string }>;
-    };
-    expect(config.auths['registry.example.com']?.username).toBe('robot');
-    expect(podsOf(ns, 'private-1').every((p) => p.spec?.imagePullSecrets?.some((s) => s.name === name) === true)).toBe(
-      true,
-    );
-    expect(JSON.stringify(run.status)).not.toContain('hunter2');
-    expect(JSON.stringify(podsOf(ns, 'private-1'))).not.toContain('hunter2');
-    expect(await stepLog(operator, run, 'cmd_1')).toBe('pulled\n');
   });
 });
