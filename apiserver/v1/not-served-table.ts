@@ -54,8 +54,6 @@ export const NOT_SERVED: readonly (readonly [
   ['GET', '/search/wiki/matches', 'searchWikiPageMatches', 'wiki'],
   ['POST', '/dag-runs/:name/:dagRunId/edit-retry/preview', 'previewEditRetryDAGRun', 'later'],
   ['POST', '/dag-runs/:name/:dagRunId/edit-retry', 'editRetryDAGRun', 'later'],
-  ['GET', '/dag-runs/:name/:dagRunId/artifacts/preview', 'getDAGRunArtifactPreview', 'later'],
-  ['GET', '/dag-runs/:name/:dagRunId/artifacts/download', 'downloadDAGRunArtifact', 'later'],
   ['POST', '/dag-runs/:name/:dagRunId/human-tasks/:stepId/complete', 'completeHumanTask', 'human-tasks'],
   ['POST', '/dag-runs/:name/:dagRunId/human-tasks/resume', 'resumeHumanTaskDAGRun', 'human-tasks'],
   ['GET', '/dag-runs/:name/:dagRunId/steps/:stepName/messages', 'getDAGRunStepMessages', 'agent'],
@@ -66,18 +64,6 @@ export const NOT_SERVED: readonly (readonly [
     'agent',
   ],
   ['POST', '/dag-runs/:name/:dagRunId/steps/:stepName/agent-session/restart', 'restartDAGRunStepAgentSession', 'agent'],
-  [
-    'GET',
-    '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/artifacts/preview',
-    'getSubDAGRunArtifactPreview',
-    'later',
-  ],
-  [
-    'GET',
-    '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/artifacts/download',
-    'downloadSubDAGRunArtifact',
-    'later',
-  ],
   [
     'GET',
     '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/steps/:stepName/messages',
