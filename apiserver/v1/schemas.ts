@@ -10,6 +10,12 @@ import { PARTS, queryInteger, S } from '../schemas.ts';
 
 const str = Type.String();
 const strings = Type.Array(Type.String());
+/** Dagu's SearchMatchItem: the matching line with two lines either side, and where they start. */
+const SEARCH_MATCH = Type.Object({
+  line: Type.String({ description: 'The matching line with up to two lines before and after it.' }),
+  lineNumber: Type.Integer({ description: "The matching line's number (1-based)." }),
+  startLine: Type.Integer({ description: 'The number of the first line in `line`.' }),
+});
 /**
  * Dagu's ArtifactTreeNode. Its `children` are nodes again; a recursive schema would need a
  * shared $id in both served documents, so the nesting is described, not checked.
@@ -184,6 +190,24 @@ export const V1 = {
     tooLarge: Type.Boolean({ description: 'Over the preview limit (2 MiB of text, 5 MiB for an image).' }),
     truncated: Type.Boolean(),
     content: Type.Optional(Type.String({ description: 'The text of a markdown, HTML or text file.' })),
+  }),
+  searchFeed: Type.Object({
+    results: Type.Array(
+      Type.Object({
+        fileName: str,
+        name: Type.String({ description: 'The file name, as in Dagu.' }),
+        hasMoreMatches: Type.Boolean(),
+        nextMatchesCursor: Type.Optional(str),
+        matches: Type.Array(SEARCH_MATCH),
+      }),
+    ),
+    hasMore: Type.Boolean(),
+    nextCursor: Type.Optional(str),
+  }),
+  searchMatches: Type.Object({
+    matches: Type.Array(SEARCH_MATCH),
+    hasMore: Type.Boolean(),
+    nextCursor: Type.Optional(str),
   }),
   workers: Type.Object({
     workers: Type.Array(

@@ -1,8 +1,9 @@
 /**
- * Dagu 2.x's run artifacts end to end on the local control plane: a step writes files into
+ * /api/v1's later operations end to end on the local control plane, every answer checked
+ * against the /api/v1 document the server serves. Run artifacts: a step writes files into
  * DAG_RUN_ARTIFACTS_DIR, its runner sends the new ones through its log, the operator's archiver
- * keeps them in the log store, and /api/v1 lists, previews and downloads them, every answer
- * checked against the /api/v1 document the server serves.
+ * keeps them in the log store, and /api/v1 lists, previews and downloads them. The DAG search:
+ * the feed and one DAG's matches over the spec text, paged by cursor.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Server } from '../../apiserver/server.ts';
@@ -60,6 +61,16 @@ describe('run artifacts through /api/v1 on the local control plane', () => {
     };
     expect(details.dagRunDetails.statusLabel).toBe('succeeded');
 
+    // The archiver keeps an attempt's files once its Pod has ended, which may be just after the run ends.
+    await waitFor(
+      'both steps archived',
+      async () => {
+        const download = await api.call('GET', '/api/v1/dag-runs/report/a1/artifacts/download?path=data/t.csv');
+        return download.text === 'second\n';
+      },
+      30_000,
+      200,
+    );
     expect((await api.call('GET', '/api/v1/dag-runs/report/a1/artifacts')).body).toEqual({
       items: [
         { name: 'data', path: 'data', type: 'directory' },
@@ -95,5 +106,42 @@ describe('run artifacts through /api/v1 on the local control plane', () => {
     ]);
     expect((await api.call('GET', '/api/v1/dag-runs/report/a1/artifacts/download?path=nope.txt')).status).toBe(404);
     expect(api.checked).toBeGreaterThan(0);
+  });
+});
+
+describe('the DAG search through /api/v1', () => {
+  it("finds DAGs by their spec text, then pages through one DAG's matches", async () => {
+    await api.call('POST', '/api/v1/dags', { name: 'plain', spec: 'steps:\n  - name: s\n    run: echo plain\n' });
+    const feed = (await api.call('GET', '/api/v1/search/dags?q=dag_run_artifacts_dir&limit=5')).body as {
+      results: {
+        fileName: string;
+        matches: { lineNumber: number }[];
+        hasMoreMatches: boolean;
+        nextMatchesCursor: string;
+      }[];
+      hasMore: boolean;
+    };
+    expect(feed.results.map((r) => [r.fileName, r.matches.map((m) => m.lineNumber), r.hasMoreMatches])).toEqual([
+      ['report', [5], true],
+    ]);
+    expect(feed.hasMore).toBe(false);
+    const cursor = encodeURIComponent(feed.results[0]?.nextMatchesCursor ?? '');
+    const more = await api.call('GET', `/api/v1/search/dags/report/matches?q=dag_run_artifacts_dir&cursor=${cursor}`);
+    expect(more.body).toEqual({
+      matches: [
+        {
+          line: '  - name: rewrite\n    depends: [write]\n    run: echo second > "$DAG_RUN_ARTIFACTS_DIR/data/t.csv"',
+          lineNumber: 8,
+          startLine: 6,
+        },
+      ],
+      hasMore: false,
+    });
+    expect((await api.call('GET', '/api/v1/search/dags?q=echo&labels=none')).body).toEqual({
+      results: [],
+      hasMore: false,
+    });
+    expect((await api.call('GET', `/api/v1/search/dags?q=echo&cursor=${cursor}`)).status).toBe(400);
+    expect((await api.call('GET', '/api/v1/search/dags/missing/matches?q=echo')).status).toBe(404);
   });
 });
