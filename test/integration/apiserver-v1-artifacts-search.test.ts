@@ -2,7 +2,8 @@
  * /api/v1's later operations end to end on the local control plane, every answer checked
  * against the /api/v1 document the server serves. Run artifacts: a step writes files into
  * DAG_RUN_ARTIFACTS_DIR, its runner sends the new ones through its log, the operator's archiver
- * keeps them in the log store, and /api/v1 lists, previews and downloads them. The DAG search:
+ * keeps them in the log store, and /api/v1 lists, previews and downloads them, for a run and for
+ * a sub-run. The DAG search:
  * the feed and one DAG's matches over the spec text, paged by cursor.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -109,10 +110,53 @@ describe('run artifacts through /api/v1 on the local control plane', () => {
   });
 });
 
+const NESTED = `steps:
+  - name: call
+    action: dag.run
+    with: {dag: child}
+---
+name: child
+artifacts: {enabled: true}
+steps:
+  - name: make
+    run: echo from the sub-run > "$DAG_RUN_ARTIFACTS_DIR/sub.txt"
+`;
+
+describe('sub-run artifacts through /api/v1', () => {
+  it("lists, previews and downloads a sub-run's files under its root run", async () => {
+    expect((await api.call('POST', '/api/v1/dags', { name: 'nested', spec: NESTED })).status).toBe(201);
+    expect((await api.call('POST', '/api/v1/dags/nested/start', { dagRunId: 'n1' })).status).toBe(200);
+    let sub = '';
+    await waitFor(
+      "the sub-run's file archived",
+      async () => {
+        const subRuns = (await api.call('GET', '/api/v1/dag-runs/nested/n1/sub-dag-runs')).body as {
+          subRuns?: { dagRunId: string }[];
+        };
+        sub = `/api/v1/dag-runs/nested/n1/sub-dag-runs/${subRuns.subRuns?.[0]?.dagRunId ?? 'none'}`;
+        const list = await api.call('GET', `${sub}/artifacts`);
+        return list.status === 200 && (list.body as { items: unknown[] }).items.length === 1;
+      },
+      90_000,
+      250,
+    );
+    expect((await api.call('GET', `${sub}/artifacts`)).body).toEqual({
+      items: [{ name: 'sub.txt', path: 'sub.txt', type: 'file', size: 17 }],
+    });
+    expect((await api.call('GET', `${sub}/artifacts/preview?path=sub.txt`)).body).toMatchObject({
+      kind: 'text',
+      content: 'from the sub-run\n',
+    });
+    expect((await api.call('GET', `${sub}/artifacts/download?path=sub.txt`)).text).toBe('from the sub-run\n');
+    // The root run keeps none of its own: the files are the sub-run's.
+    expect((await api.call('GET', '/api/v1/dag-runs/nested/n1/artifacts')).body).toEqual({ items: [] });
+  });
+});
+
 describe('the DAG search through /api/v1', () => {
   it("finds DAGs by their spec text, then pages through one DAG's matches", async () => {
     await api.call('POST', '/api/v1/dags', { name: 'plain', spec: 'steps:\n  - name: s\n    run: echo plain\n' });
-    const feed = (await api.call('GET', '/api/v1/search/dags?q=dag_run_artifacts_dir&limit=5')).body as {
+    interface Feed {
       results: {
         fileName: string;
         matches: { lineNumber: number }[];
@@ -120,11 +164,16 @@ describe('the DAG search through /api/v1', () => {
         nextMatchesCursor: string;
       }[];
       hasMore: boolean;
-    };
-    expect(feed.results.map((r) => [r.fileName, r.matches.map((m) => m.lineNumber), r.hasMoreMatches])).toEqual([
-      ['report', [5], true],
-    ]);
-    expect(feed.hasMore).toBe(false);
+      nextCursor?: string;
+    }
+    const rows = (feed: Feed) =>
+      feed.results.map((r) => [r.fileName, r.matches.map((m) => m.lineNumber), r.hasMoreMatches]);
+    // Two DAGs use the directory (nested's child and report), one a page, in file-name order.
+    const first = (await api.call('GET', '/api/v1/search/dags?q=dag_run_artifacts_dir&limit=1')).body as Feed;
+    expect([rows(first), first.hasMore]).toEqual([[['nested', [10], false]], true]);
+    const page = `/api/v1/search/dags?q=dag_run_artifacts_dir&limit=1&cursor=${encodeURIComponent(first.nextCursor ?? '')}`;
+    const feed = (await api.call('GET', page)).body as Feed;
+    expect([rows(feed), feed.hasMore]).toEqual([[['report', [5], true]], false]);
     const cursor = encodeURIComponent(feed.results[0]?.nextMatchesCursor ?? '');
     const more = await api.call('GET', `/api/v1/search/dags/report/matches?q=dag_run_artifacts_dir&cursor=${cursor}`);
     expect(more.body).toEqual({
