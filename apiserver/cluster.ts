@@ -36,11 +36,25 @@ export interface LogReader {
   read(ref: LogRef, query: LogQuery): Promise<LogChunk | undefined>;
 }
 
+/** A run's artifact files, kept in the log store (core/logs/artifacts.ts), read through the operator. */
+export interface ArtifactReader {
+  /** Every file of the run, path and size. */
+  list(run: ArtifactRunRef): Promise<readonly { readonly path: string; readonly size: number }[]>;
+  /** One file's bytes; undefined when the run has no such file. */
+  read(run: ArtifactRunRef, path: string): Promise<Buffer | undefined>;
+}
+
+export interface ArtifactRunRef {
+  readonly dagName: string;
+  readonly dagRunId: string;
+}
+
 export interface Cluster {
   readonly cache: Cache;
   readonly writer: Writer;
   readonly starter: Starter;
   readonly logs: LogReader;
+  readonly artifacts: ArtifactReader;
   /** Step records sealed out of runs' statuses (records.ts). */
   readonly records: RunRecords;
   /** The definitions runs were frozen with (definitions.ts). */
@@ -213,6 +227,9 @@ export const NO_CLUSTER: Cluster = {
     return unavailable();
   },
   get logs(): LogReader {
+    return unavailable();
+  },
+  get artifacts(): ArtifactReader {
     return unavailable();
   },
   get records(): RunRecords {

@@ -12,7 +12,7 @@ import type { AuditLog } from './audit.ts';
 import { Cache } from './cache.ts';
 import type { Cluster } from './cluster.ts';
 import type { ApiConfig } from './config.ts';
-import { OperatorLogs } from './operator-logs.ts';
+import { OperatorArtifacts, OperatorLogs } from './operator-logs.ts';
 import { Starter } from './starts.ts';
 import { uiBuilt } from './ui.ts';
 import { dagEntry } from './views/dags.ts';
@@ -106,6 +106,7 @@ export async function startServer(options: ServerOptions): Promise<Server> {
     writer,
     starter: new Starter(cache, writer),
     logs: new OperatorLogs(config.operatorUrl, namespace),
+    artifacts: new OperatorArtifacts(config.operatorUrl, namespace),
     records: new RunRecords(clients.segments),
     definitions: new RunDefinitions(clients.segments),
     policy: new NamespacePolicy(kc.makeApiClient(CoreV1Api), namespace, config.podPolicy),

@@ -23,6 +23,8 @@ import { eventRoutes } from './events.ts';
 import { listOverrides, v1ListRoutes } from './lists.ts';
 import { notServedRoutes } from './not-served.ts';
 import { v1RunRoutes } from './runs.ts';
+import { v1ArtifactRoutes } from './artifacts.ts';
+import { v1SearchRoutes } from './search-routes.ts';
 import { v1StartSyncRoutes } from './start-sync.ts';
 
 export interface V1Options extends ResourceRouteOptions {
@@ -63,6 +65,8 @@ export const v1Api: FastifyPluginCallback<V1Options> = (app, options, done) => {
   void app.register(executionRoutes, resources);
   void app.register(runRoutes, resources);
   void app.register(v1RunRoutes, resources);
+  void app.register(v1ArtifactRoutes, resources);
+  void app.register(v1SearchRoutes, resources);
   void app.register(v1DownloadRoutes, resources);
   void app.register(v1StartSyncRoutes, resources);
   void app.register(logRoutes, resources);

@@ -9,14 +9,15 @@ export type NotServedGroup =
   | 'api-keys'
   | 'audit'
   | 'auth'
+  | 'edit-retry'
   | 'events'
   | 'human-tasks'
   | 'incidents'
-  | 'later'
   | 'license'
   | 'notifications'
   | 'profiles'
   | 'remote-nodes'
+  | 'resources'
   | 'secrets'
   | 'settings'
   | 'sync'
@@ -48,14 +49,10 @@ export const NOT_SERVED: readonly (readonly [
   ['GET', '/api-keys/:keyId', 'getAPIKey', 'api-keys'],
   ['PATCH', '/api-keys/:keyId', 'updateAPIKey', 'api-keys'],
   ['DELETE', '/api-keys/:keyId', 'deleteAPIKey', 'api-keys'],
-  ['GET', '/search/dags', 'searchDAGFeed', 'later'],
   ['GET', '/search/wiki', 'searchWikiPageFeed', 'wiki'],
-  ['GET', '/search/dags/:fileName/matches', 'searchDagMatches', 'later'],
   ['GET', '/search/wiki/matches', 'searchWikiPageMatches', 'wiki'],
-  ['POST', '/dag-runs/:name/:dagRunId/edit-retry/preview', 'previewEditRetryDAGRun', 'later'],
-  ['POST', '/dag-runs/:name/:dagRunId/edit-retry', 'editRetryDAGRun', 'later'],
-  ['GET', '/dag-runs/:name/:dagRunId/artifacts/preview', 'getDAGRunArtifactPreview', 'later'],
-  ['GET', '/dag-runs/:name/:dagRunId/artifacts/download', 'downloadDAGRunArtifact', 'later'],
+  ['POST', '/dag-runs/:name/:dagRunId/edit-retry/preview', 'previewEditRetryDAGRun', 'edit-retry'],
+  ['POST', '/dag-runs/:name/:dagRunId/edit-retry', 'editRetryDAGRun', 'edit-retry'],
   ['POST', '/dag-runs/:name/:dagRunId/human-tasks/:stepId/complete', 'completeHumanTask', 'human-tasks'],
   ['POST', '/dag-runs/:name/:dagRunId/human-tasks/resume', 'resumeHumanTaskDAGRun', 'human-tasks'],
   ['GET', '/dag-runs/:name/:dagRunId/steps/:stepName/messages', 'getDAGRunStepMessages', 'agent'],
@@ -66,18 +63,6 @@ export const NOT_SERVED: readonly (readonly [
     'agent',
   ],
   ['POST', '/dag-runs/:name/:dagRunId/steps/:stepName/agent-session/restart', 'restartDAGRunStepAgentSession', 'agent'],
-  [
-    'GET',
-    '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/artifacts/preview',
-    'getSubDAGRunArtifactPreview',
-    'later',
-  ],
-  [
-    'GET',
-    '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/artifacts/download',
-    'downloadSubDAGRunArtifact',
-    'later',
-  ],
   [
     'GET',
     '/dag-runs/:name/:dagRunId/sub-dag-runs/:subDAGRunId/steps/:stepName/messages',
@@ -96,7 +81,7 @@ export const NOT_SERVED: readonly (readonly [
     'restartSubDAGRunStepAgentSession',
     'agent',
   ],
-  ['GET', '/services/resources/history', 'getResourceHistory', 'later'],
+  ['GET', '/services/resources/history', 'getResourceHistory', 'resources'],
   ['GET', '/services/tunnel', 'getTunnelStatus', 'tunnel'],
   ['POST', '/webhooks/:fileName', 'triggerWebhook', 'webhooks'],
   ['GET', '/webhooks', 'listWebhooks', 'webhooks'],

@@ -9,22 +9,29 @@ import type { FastifyPluginCallback } from 'fastify';
 import { ApiError } from '../errors.ts';
 import { NOT_SERVED, type NotServedGroup } from './not-served-table.ts';
 
-/** Why each group is not served. Dagu's own product: Kubedag leaves these to Kubernetes or does without. */
+/**
+ * Why each group is not served. Dagu's own product: Kubedag leaves these to Kubernetes or does
+ * without. Two are Kubedag's choice about operations Dagu's workflow engine has (edit-retry,
+ * resources).
+ */
 export const REASONS: Readonly<Record<NotServedGroup, string>> = {
   agent: "Dagu's agent chat and agent steps are not run by Kubedag",
   'api-keys':
     "Dagu's API keys are its own product; Kubedag takes static tokens, Kubernetes tokens or OIDC (docs/api-auth.md)",
   audit: "Dagu's audit log is its own product; Kubedag writes its audit records to a file or stdout (docs/audit.md)",
   auth: "Dagu's built-in users and sign-in are its own product; Kubedag takes static tokens, Kubernetes tokens or OIDC (docs/api-auth.md)",
+  'edit-retry':
+    'a Kubedag run runs the definition frozen when it was created, and a run cannot yet start with steps already done from another run; edit the DAG (PUT /dags/{fileName}/spec) and start it, or retry the run (docs/decisions/2026-11-29-v1-later.md)',
   events: "Dagu's event log is its own product; Kubedag's runs are Kubernetes resources with their own events",
   'human-tasks': 'human tasks beyond step approval are not run by Kubedag',
   incidents: "Dagu's incident providers and policies are its own product",
-  later: 'this operation is not served by Kubedag yet',
   license: "Dagu's licence is its own product; Kubedag has none to activate",
   notifications:
     "Dagu's notification channels and routes are its own product; a DAG's own mail settings are run as written",
   profiles: "Dagu's runtime profiles are its own product; Kubedag runs a step with the Pod settings its DAG gives",
   'remote-nodes': 'remote nodes are configured by KUBEDAG_REMOTE_NODES, not through the API',
+  resources:
+    "Kubedag keeps no samples of its hosts' CPU, memory and disk; on Kubernetes they come from the cluster's metrics (metrics-server, Prometheus), and the operator and the API server export their own on /metrics (docs/decisions/2026-11-29-v1-later.md)",
   secrets: "Dagu's secret store is its own product; Kubedag's steps read Kubernetes Secrets",
   settings: "Dagu's server and DAG settings are its own product; Kubedag is configured by its environment and the DAG",
   sync: "Dagu's Git sync is its own product; Kubedag's DAGs are resources to apply with kubectl, Helm or GitOps",

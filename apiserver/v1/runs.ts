@@ -1,7 +1,7 @@
 /**
  * The run operations /api/v1 has and /api/v2 has not: paged run lists (in place of v2's
  * handlers for the same paths: lists.ts applies them), run deletion, a run's stored spec, its
- * outputs and artifacts, and the approval of a waiting step. They read runs the way the shared
+ * outputs (its artifacts: artifacts.ts), and the approval of a waiting step. They read runs the way the shared
  * routes do (cluster.ts, archive-reads.ts).
  */
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
@@ -24,7 +24,6 @@ import { V1 } from './schemas.ts';
 
 const runParams = Type.Object({ name: Type.String(), dagRunId: Type.String() });
 const subParams = Type.Object({ name: Type.String(), dagRunId: Type.String(), subDAGRunId: Type.String() });
-const artifactQuery = Type.Object({ recursive: Type.Optional(Type.Boolean()) });
 /** The outputs a run's steps captured, merged in step order (a later step's value of a name wins, as in Dagu). Pure. */
 export function runOutputs(run: DagRunResource): Record<string, string> {
   return Object.assign({}, ...statusRecords(run.status).map((node) => node.outputs ?? {})) as Record<string, string>;
@@ -102,32 +101,12 @@ export const v1RunRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (
       };
     },
   );
-  // A step's files stay in its Pod: there is no artifact directory to list, so every run has none.
-  app.get(
-    '/dag-runs/:name/:dagRunId/artifacts',
-    { config: read, schema: { tags, params: runParams, querystring: artifactQuery, response: { 200: V1.artifacts } } },
-    async (request) => {
-      await runAt(cluster, request.params);
-      return { items: [] };
-    },
-  );
 
   for (const segment of SUB_RUN_SEGMENTS) {
     app.get(
       `/dag-runs/:name/:dagRunId/${segment}/spec`,
       { config: read, schema: { tags, params: subParams, response: { 200: V1.runSpec } } },
       async (request) => runSpec(cluster, request.params),
-    );
-    app.get(
-      `/dag-runs/:name/:dagRunId/${segment}/artifacts`,
-      {
-        config: read,
-        schema: { tags, params: subParams, querystring: artifactQuery, response: { 200: V1.artifacts } },
-      },
-      async (request) => {
-        await runAt(cluster, request.params);
-        return { items: [] };
-      },
     );
   }
 

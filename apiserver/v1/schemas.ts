@@ -10,6 +10,25 @@ import { PARTS, queryInteger, S } from '../schemas.ts';
 
 const str = Type.String();
 const strings = Type.Array(Type.String());
+/** Dagu's SearchMatchItem: the matching line with two lines either side, and where they start. */
+const SEARCH_MATCH = Type.Object({
+  line: Type.String({ description: 'The matching line with up to two lines before and after it.' }),
+  lineNumber: Type.Integer({ description: "The matching line's number (1-based)." }),
+  startLine: Type.Integer({ description: 'The number of the first line in `line`.' }),
+});
+/**
+ * Dagu's ArtifactTreeNode. Its `children` are nodes again; a recursive schema would need a
+ * shared $id in both served documents, so the nesting is described, not checked.
+ */
+const ARTIFACT_NODE = Type.Object({
+  name: str,
+  path: str,
+  type: Type.Union([Type.Literal('directory'), Type.Literal('file')]),
+  size: Type.Optional(Type.Integer({ description: "A file's size in bytes." })),
+  children: Type.Optional(
+    Type.Array(Type.Unknown(), { description: "A directory's entries (ArtifactTreeNode), with `recursive`." }),
+  ),
+});
 
 /** The properties of `properties` but `keys`. Pure. */
 function without<P extends TProperties, K extends keyof P>(properties: P, keys: readonly K[]): Omit<P, K> {
@@ -55,7 +74,7 @@ const runSummaryFields = {
     'log',
   ]),
   artifactsAvailable: Type.Boolean({
-    description: 'Always false: Kubedag keeps no artifact directory (GET .../artifacts lists none).',
+    description: "Always false: a run's status does not record its artifacts; GET .../artifacts lists them.",
   }),
   autoRetryCount: Type.Integer({ description: 'Always 0: Kubedag has no DAG-level automatic retry.' }),
 };
@@ -154,10 +173,44 @@ export const V1 = {
     outputs: Type.Record(Type.String(), Type.String()),
   }),
   artifacts: Type.Object({
-    items: Type.Array(
-      Type.Object({ name: str, path: str, type: Type.Union([Type.Literal('file'), Type.Literal('directory')]) }),
-      { description: 'Always empty: a step writes its files in its Pod, and Kubedag keeps no artifact directory.' },
+    items: Type.Array(ARTIFACT_NODE, {
+      description:
+        "The files the run's steps left in DAG_RUN_ARTIFACTS_DIR, directories first (none without artifacts).",
+    }),
+  }),
+  artifactPreview: Type.Object({
+    name: str,
+    path: str,
+    kind: Type.Union([
+      Type.Literal('markdown'),
+      Type.Literal('html'),
+      Type.Literal('text'),
+      Type.Literal('image'),
+      Type.Literal('binary'),
+    ]),
+    mimeType: str,
+    size: Type.Integer(),
+    tooLarge: Type.Boolean({ description: 'Over the preview limit (2 MiB of text, 5 MiB for an image).' }),
+    truncated: Type.Boolean(),
+    content: Type.Optional(Type.String({ description: 'The text of a markdown, HTML or text file.' })),
+  }),
+  searchFeed: Type.Object({
+    results: Type.Array(
+      Type.Object({
+        fileName: str,
+        name: Type.String({ description: 'The file name, as in Dagu.' }),
+        hasMoreMatches: Type.Boolean(),
+        nextMatchesCursor: Type.Optional(str),
+        matches: Type.Array(SEARCH_MATCH),
+      }),
     ),
+    hasMore: Type.Boolean(),
+    nextCursor: Type.Optional(str),
+  }),
+  searchMatches: Type.Object({
+    matches: Type.Array(SEARCH_MATCH),
+    hasMore: Type.Boolean(),
+    nextCursor: Type.Optional(str),
   }),
   workers: Type.Object({
     workers: Type.Array(

@@ -41,11 +41,19 @@ describe('the DAG-level options', () => {
       want: { catchup: { windowMs: 3_600_000, overlap: 'latest' } },
     },
     { name: 'an overlap policy without a window catches nothing up', file: { overlapPolicy: 'all' }, want: {} },
+    { name: 'artifacts turned on', file: { artifacts: { enabled: true } }, want: { artifacts: { enabled: true } } },
+    { name: 'artifacts turned off', file: { artifacts: { enabled: false } }, want: {} },
   ])('$name', ({ file, want }) => {
     expect(options(file)).toEqual({ options: want, errors: [] });
   });
 
   it.each([
+    {
+      name: "Dagu's host directory for artifacts",
+      file: { artifacts: { enabled: true, dir: '/data' } },
+      error:
+        "artifacts.dir: is not supported: Kubedag keeps a run's artifacts in its workspace and its log store (remove dir)",
+    },
     { name: 'a count of zero', file: { histRetentionRuns: 0 }, error: 'histRetentionRuns: must be > 0' },
     {
       name: 'days and runs together',
@@ -69,6 +77,13 @@ describe('the DAG-level options', () => {
   it('keeps history by count instead of by days', () => {
     const dag = loadDag('hist_retention_runs: 4\nsteps:\n  - run: echo', { fileName: 'a' }).dag;
     expect([dag.histRetentionRuns, dag.histRetentionDays]).toEqual([4, 0]);
+  });
+
+  it('turns artifacts on for a 2.x file that uses DAG_RUN_ARTIFACTS_DIR, as Dagu does, unless it says enabled: false', () => {
+    const using = 'steps:\n  - run: echo hi > "$DAG_RUN_ARTIFACTS_DIR/hi.txt"\n';
+    expect(loadDag(using, { fileName: 'a' }).dag.artifacts).toEqual({ enabled: true });
+    expect(loadDag(`artifacts: {enabled: false}\n${using}`, { fileName: 'a' }).dag.artifacts).toBeUndefined();
+    expect(loadDag('steps:\n  - run: echo hi\n', { fileName: 'a' }).dag.artifacts).toBeUndefined();
   });
 
   it('reports the 2.x spelling of a wrong option', () => {

@@ -16,11 +16,13 @@ export interface DagOptionsFile {
   readonly histRetentionRuns?: number;
   readonly catchupWindow?: string;
   readonly overlapPolicy?: string;
+  readonly artifacts?: { readonly enabled?: boolean; readonly dir?: string };
 }
 
 export interface DagOptions {
   readonly histRetentionRuns?: number;
   readonly catchup?: Catchup;
+  readonly artifacts?: { readonly enabled: true };
 }
 
 const UNITS: Readonly<Record<string, number>> = {
@@ -58,7 +60,25 @@ export function dagOptionsFromFile(file: DagOptionsFile, errors: DagIssue[]): Da
   return {
     ...(runs === undefined || runs <= 0 ? {} : { histRetentionRuns: runs }),
     ...(catchup === undefined ? {} : { catchup }),
+    ...(artifactsOn(file, errors) ? { artifacts: { enabled: true } as const } : {}),
   };
+}
+
+/**
+ * Dagu's rule (internal/spec/dag.go buildArtifacts): on when `enabled: true`, or when the file
+ * uses DAG_RUN_ARTIFACTS_DIR and does not say `enabled: false`. Dagu's `dir` is a directory of
+ * its host; a step Pod has none, so it is refused rather than ignored.
+ */
+function artifactsOn(file: DagOptionsFile, errors: DagIssue[]): boolean {
+  if (file.artifacts?.dir !== undefined)
+    errors.push(
+      issue(
+        'artifacts.dir',
+        "is not supported: Kubedag keeps a run's artifacts in its workspace and its log store (remove dir)",
+      ),
+    );
+  if (file.artifacts?.enabled !== undefined) return file.artifacts.enabled;
+  return JSON.stringify(file).includes('DAG_RUN_ARTIFACTS_DIR');
 }
 
 function catchupOf(file: DagOptionsFile, errors: DagIssue[]): Catchup | undefined {

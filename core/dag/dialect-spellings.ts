@@ -110,7 +110,7 @@ export const ONE_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
 
 /** 2.x keys without a 1.x twin that this slice reads (folded into other keys by dialect.ts). */
 export const TWO_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
-  root: ['shell_args', 'consts', 'defaults', 'labels'],
+  root: ['shell_args', 'consts', 'defaults', 'labels', 'artifacts'],
   step: ['shell_args', 'action', 'exec', 'outputs', 'approval'],
   precondition: ['negate', 'eval'],
   handlerOn: ['init'],
@@ -119,7 +119,6 @@ export const TWO_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
 /** 2.x keys this slice does not read, each with the feature it stands for. */
 export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, string>>>>> = {
   root: {
-    artifacts: 'artifacts',
     log_output: 'log_output',
     step_types: 'step_types (custom step types)',
     actions: 'actions (custom action packages)',

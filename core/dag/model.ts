@@ -233,6 +233,8 @@ export interface Dag {
   readonly histRetentionRuns?: number;
   /** Dagu 2.x `catchup_window`/`overlap_policy`: missed scheduled runs started afterwards. */
   readonly catchup?: Catchup;
+  /** Dagu 2.x `artifacts`: each step gets DAG_RUN_ARTIFACTS_DIR and its new files are kept. */
+  readonly artifacts?: { readonly enabled: true };
   readonly maxActiveRuns: number;
   readonly maxActiveSteps: number;
   readonly maxCleanUpTimeSec: number;

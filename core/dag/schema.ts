@@ -155,6 +155,20 @@ export const dagSchema = object(
     overlapPolicy: Type.Optional(
       Type.String({ description: 'Missed runs while a run is active: skip (default), all or latest (Dagu 2.x).' }),
     ),
+    artifacts: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(
+            Type.Boolean({ description: 'Give each step DAG_RUN_ARTIFACTS_DIR and keep its files.' }),
+          ),
+          dir: Type.Optional(Type.String({ description: "Dagu's host directory for artifacts; refused by Kubedag." })),
+        },
+        {
+          description:
+            "Dagu 2.x's run artifacts: files steps leave in DAG_RUN_ARTIFACTS_DIR, kept and served by the API.",
+        },
+      ),
+    ),
     precondition: Type.Optional(preconditions),
     preconditions: Type.Optional(preconditions),
     maxActiveRuns: Type.Optional(

@@ -27,17 +27,26 @@ export type Stream = 'stdout' | 'stderr';
 
 /**
  * What a store keeps of an attempt: its two log streams and, for a step that declares Dagu 2.x
- * outputs, the records it wrote into DAGU_OUTPUT_FILE (read by the operator, never served as a log).
+ * outputs, the records it wrote into DAGU_OUTPUT_FILE (read by the operator, never served as a log);
+ * for a run with artifacts, the manifest of the files it left (core/logs/artifacts.ts).
  */
-export type KeptStream = Stream | 'outputs';
+export type KeptStream = Stream | 'outputs' | 'artifacts';
 
-/** An attempt's logs as the archiver writes them; `outputs` only for a step that declares outputs. */
-export type AttemptLogs = Record<Stream, string> & { outputs?: string };
+/** An attempt's logs as the archiver writes them; `outputs` and `artifacts` only when the run has them. */
+export type AttemptLogs = Record<Stream, string> & { outputs?: string; artifacts?: string };
 
 /** The streams a write keeps, in order: stderr last, so that `exists` is true only once all are written. */
 export function keptStreams(logs: AttemptLogs): KeptStream[] {
-  return logs.outputs === undefined ? ['stdout', 'stderr'] : ['stdout', 'outputs', 'stderr'];
+  return [
+    'stdout',
+    ...(logs.outputs === undefined ? [] : (['outputs'] as const)),
+    ...(logs.artifacts === undefined ? [] : (['artifacts'] as const)),
+    'stderr',
+  ];
 }
+
+/** Whether a key (or file name) in a run's folder is an attempt's artifact manifest. */
+export const isArtifactKey = (key: string): boolean => key.endsWith('.artifacts');
 
 /** One path part: percent-encoded, dots included, so `..` or `a/b` stay inside their part. */
 export const keyPart = (name: string): string => encodeURIComponent(name).replaceAll('.', '%2E');

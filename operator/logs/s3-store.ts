@@ -8,7 +8,15 @@
  * load it (the operator's bundle leaves it out, docs/decisions/2026-11-24-s3-logs.md).
  */
 import type * as S3 from '@aws-sdk/client-s3';
-import { attemptKey, keptStreams, runKeyPrefix, type AttemptLogs, type KeptStream, type LogRef } from './keys.ts';
+import {
+  attemptKey,
+  isArtifactKey,
+  keptStreams,
+  runKeyPrefix,
+  type AttemptLogs,
+  type KeptStream,
+  type LogRef,
+} from './keys.ts';
 import type { S3StoreConfig } from './store-config.ts';
 import type { LogStore } from './store.ts';
 
@@ -157,8 +165,8 @@ export class S3LogStore implements LogStore {
     }
   }
 
-  /** Lists the run's keys page by page, then deletes them in batches; a key S3 refuses to delete fails the whole removal, so retention tries again. */
-  async removeRun(namespace: string, dagName: string, dagRunId: string): Promise<void> {
+  /** The run's keys under its prefix, page by page. */
+  private async runKeys(namespace: string, dagName: string, dagRunId: string): Promise<string[]> {
     const prefix = `${this.prefix}${runKeyPrefix(namespace, dagName, dagRunId)}`;
     const keys: string[] = [];
     await this.call('listing', prefix, async () => {
@@ -169,6 +177,25 @@ export class S3LogStore implements LogStore {
         for (const object of page.Contents ?? []) if (object.Key !== undefined) keys.push(object.Key);
       }
     });
+    return keys;
+  }
+
+  async artifactManifests(namespace: string, dagName: string, dagRunId: string): Promise<string[]> {
+    const keys = (await this.runKeys(namespace, dagName, dagRunId)).filter(isArtifactKey);
+    return Promise.all(
+      keys.map((key) =>
+        this.call('reading', key, async () => {
+          const object = await this.client.send(new this.sdk.GetObjectCommand({ Bucket: this.bucket, Key: key }));
+          return (await object.Body?.transformToString('utf-8')) ?? '';
+        }),
+      ),
+    );
+  }
+
+  /** Lists the run's keys page by page, then deletes them in batches; a key S3 refuses to delete fails the whole removal, so retention tries again. */
+  async removeRun(namespace: string, dagName: string, dagRunId: string): Promise<void> {
+    const prefix = `${this.prefix}${runKeyPrefix(namespace, dagName, dagRunId)}`;
+    const keys = await this.runKeys(namespace, dagName, dagRunId);
     for (let start = 0; start < keys.length; start += this.batchSize) {
       const batch = keys.slice(start, start + this.batchSize);
       const answer = await this.call('deleting under', prefix, () =>

@@ -1,7 +1,7 @@
 /**
  * The operator's internal HTTP endpoint, a small fastify app: liveness, readiness (the leader
  * is ready, a standby is not), metrics, and step logs as the contract's chunks for the API
- * server, archived ones from the store, running ones live from their Pod.
+ * server, archived ones from the store, running ones live from their Pod; a run's artifacts.
  */
 import type { CoreV1Api } from '@kubernetes/client-node';
 import { fastify, type FastifyInstance } from 'fastify';
@@ -10,6 +10,7 @@ import { logChunk } from '../../core/logs/chunk.ts';
 import type { Registry } from 'prom-client';
 import { serveHistory } from '../../core/history/http/serve.ts';
 import type { HistoryStore } from '../../core/history/types.ts';
+import { serveArtifacts } from './artifacts-route.ts';
 import { liveLog } from './live.ts';
 import type { LogStore } from './store.ts';
 
@@ -71,6 +72,7 @@ export function operatorServer(deps: OperatorServerDeps): FastifyInstance {
       return logChunk(log, { tail: number(tail), head: number(head), offset: number(offset), limit: number(limit) });
     },
   );
+  serveArtifacts(app, deps.store);
   if (deps.history?.kind === 'sqlite') serveHistory(app, deps.history);
   app.setNotFoundHandler((_request, reply) => reply.code(404).type('text/plain').send('not found\n'));
   app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) =>

@@ -3,9 +3,17 @@
  * directory (the default: a PersistentVolume in a cluster, `.dev/logs` locally) and an
  * S3-compatible bucket (s3-store.ts), which replicas share without a shared volume.
  */
-import { access, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { attemptKey, keptStreams, runKeyPrefix, type AttemptLogs, type KeptStream, type LogRef } from './keys.ts';
+import {
+  attemptKey,
+  isArtifactKey,
+  keptStreams,
+  runKeyPrefix,
+  type AttemptLogs,
+  type KeptStream,
+  type LogRef,
+} from './keys.ts';
 
 export interface LogStore {
   /**
@@ -17,7 +25,9 @@ export interface LogStore {
   exists(ref: LogRef): Promise<boolean>;
   /** Undefined when nothing was written for the attempt. */
   read(ref: LogRef, stream: KeptStream): Promise<string | undefined>;
-  /** Removes every log of a run (retention). */
+  /** Every artifact manifest of a run's attempts, as kept (empty when none). */
+  artifactManifests(namespace: string, dagName: string, dagRunId: string): Promise<string[]>;
+  /** Removes every log of a run (retention), its artifacts included. */
   removeRun(namespace: string, dagName: string, dagRunId: string): Promise<void>;
 }
 
@@ -53,6 +63,12 @@ export class DirectoryLogStore implements LogStore {
 
   async read(ref: LogRef, stream: KeptStream): Promise<string | undefined> {
     return readFile(this.file(ref, stream), 'utf8').catch(() => undefined);
+  }
+
+  async artifactManifests(namespace: string, dagName: string, dagRunId: string): Promise<string[]> {
+    const dir = join(this.root, runKeyPrefix(namespace, dagName, dagRunId));
+    const names = await readdir(dir).catch(() => []);
+    return Promise.all(names.filter(isArtifactKey).map((name) => readFile(join(dir, name), 'utf8')));
   }
 
   async removeRun(namespace: string, dagName: string, dagRunId: string): Promise<void> {

@@ -2,7 +2,8 @@
  * The S3 log store against a real S3-compatible server (MinIO, built from its Go module):
  * what is written is read back, an attempt is archived only once both streams are, names
  * cannot reach another run's keys, and a run's logs go page by page and batch by batch,
- * past S3's 1,000 keys per answer. Failures say what S3 said.
+ * past S3's 1,000 keys per answer; a run's artifact manifests are listed and go with it.
+ * Failures say what S3 said.
  */
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,6 +75,19 @@ describe('the S3 log store', () => {
       'clusters/blue/team-a/etl/rw/load.0.stderr',
       'clusters/blue/team-a/etl/rw/load.0.stdout',
     ]);
+  });
+
+  it("keeps an attempt's artifact manifest beside its logs, lists a run's manifests, and removes them with the run", async () => {
+    const store = await storeOf({ prefix: 'art/' });
+    await store.write(ref('ar', 'write'), { stdout: '', stderr: '', artifacts: '{"at":"1","files":[]}' });
+    await store.write(ref('ar', 'other'), { stdout: 'x', stderr: '' });
+    await store.write(ref('ar1', 'write'), { stdout: '', stderr: '', artifacts: '{"at":"2","files":[]}' });
+    expect(await store.artifactManifests('team-a', 'etl', 'ar')).toEqual(['{"at":"1","files":[]}']);
+    await store.removeRun('team-a', 'etl', 'ar');
+    expect([
+      await store.artifactManifests('team-a', 'etl', 'ar'),
+      await store.artifactManifests('team-a', 'etl', 'ar1'),
+    ]).toEqual([[], ['{"at":"2","files":[]}']]);
   });
 
   it('does not count an attempt whose stderr was never written as archived, and a second write completes it', async () => {

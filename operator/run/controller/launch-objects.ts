@@ -3,7 +3,7 @@
  * builder, with the variables the step sees) and the child DAGRun of a sub-DAG attempt. Pure.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { expand, type EnvVar } from '../../../core/dag/index.ts';
+import { expand, type Dag, type EnvVar } from '../../../core/dag/index.ts';
 import { ANNOTATIONS, LABELS } from '../../../core/resources/constants.ts';
 import { dagResourceName, execServiceAccountName, runSecretName } from '../../../core/resources/names.ts';
 import type { DagRunStatus } from '../../../core/resources/schemas.ts';
@@ -28,6 +28,7 @@ import {
 } from '../decide/variables.ts';
 import { pushBackVars } from '../decide/approval.ts';
 import { stepLogDir, stepWorkingDir, type Workspace } from '../pods/workspace.ts';
+import { stepArtifactsDir } from '../pods/artifact-lines.ts';
 import type { StepDefaults } from '../../config.ts';
 
 /** What a launch is made in: the run, its loaded definition, and its status with large outputs filled in. */
@@ -43,6 +44,11 @@ export interface LaunchContext {
   readonly registrySecret: string | undefined;
   /** Steps with containerName and image whose container ran when they were launched. */
   readonly runningContainers?: ReadonlySet<string>;
+}
+
+/** DAG_RUN_ARTIFACTS_DIR for a run that keeps artifacts; the prepare Pod runs no step of the DAG. */
+function artifactsDirOf(dag: Dag, preparing: boolean, workspace: Workspace | undefined): { artifactsDir?: string } {
+  return dag.artifacts === undefined || preparing ? {} : { artifactsDir: stepArtifactsDir(workspace) };
 }
 
 /** The Pod of a step attempt. */
@@ -94,6 +100,7 @@ export function attemptPod(context: LaunchContext, launch: Launch): V1Pod {
       : { secrets: { secretName: runSecretName(ref.name), names: definition.dag.secrets.map((x) => x.name) } }),
     ...optionalDir(stepWorkingDir(definition.dag, launch.step, workspace)),
     logDir,
+    ...artifactsDirOf(definition.dag, preparing, workspace),
     ...(spec === undefined ? {} : { runner: { spec, image: context.steps.runnerImage } }),
   });
   // A step that execs runs as the run's exec ServiceAccount (run-resources.ts), unless its DAG names one.

@@ -13,6 +13,7 @@ import { EXECUTOR_ENV, type ExecutorSpec } from '../../../core/runner/spec.ts';
 import { executorEnv } from './executor-spec.ts';
 import { MAX_ENV_VALUE_BYTES } from './output-values.ts';
 import type { RunRef } from '../ref.ts';
+import { artifactLines } from './artifact-lines.ts';
 import { stepShell } from './step-shell.ts';
 import { runLogFile, stepLogFile } from './workspace.ts';
 
@@ -39,6 +40,8 @@ export interface PodRequest {
   readonly workingDir?: string;
   /** Where the run log and the step's stdout and stderr files are written while it runs. */
   readonly logDir: string;
+  /** DAG_RUN_ARTIFACTS_DIR when the run keeps artifacts (artifact-lines.ts). */
+  readonly artifactsDir?: string;
   /**
    * For http, jq, mail and ssh steps: the work `kubedag-step executor` does (executor-spec.ts)
    * and the image that has it (the operator's --runner-image).
@@ -172,6 +175,7 @@ export function runnerScript(request: PodRequest): string {
     `{ trap '' ${signal}; tee -a "$kd_so" "$kd_ro" < "$kd_dir/o" | kd_tag O; } & kd_o=$!`,
     `{ trap '' ${signal}; tee -a "$kd_se" "$kd_re" < "$kd_dir/e" | kd_tag E; } & kd_e=$!`,
     ...outputFileLines(request).start,
+    ...artifactLines(request.artifactsDir).start,
     'kd_log "step \\"$DAG_RUN_STEP_NAME\\" started"',
     runLine(request),
     `set -- ${words(request.positional)}`,
@@ -193,6 +197,7 @@ export function runnerScript(request: PodRequest): string {
     'while [ -n "$kd_pid" ]; do if [ -n "$kd_stop" ] && [ -z "$kd_sent" ]; then kd_forward; fi; wait "$kd_pid" 2>/dev/null; kd_code=$?; kill -0 "$kd_pid" 2>/dev/null || break; done',
     'wait "$kd_o" "$kd_e" 2>/dev/null',
     ...outputFileLines(request).end,
+    ...artifactLines(request.artifactsDir).end,
     'kd_log "step \\"$DAG_RUN_STEP_NAME\\" finished with exit code $kd_code"',
     ...repeatLines(request.step),
     'kd_say',
@@ -212,6 +217,7 @@ function builtins(request: PodRequest): EnvVar[] {
     { name: 'DAG_RUN_STEP_STDERR_FILE', value: stepLogFile(logDir, step.name, attempt, 'stderr') },
   ];
   if (request.runStatus !== undefined) vars.push({ name: 'DAG_RUN_STATUS', value: request.runStatus });
+  if (request.artifactsDir !== undefined) vars.push({ name: 'DAG_RUN_ARTIFACTS_DIR', value: request.artifactsDir });
   return vars;
 }
 
@@ -354,17 +360,27 @@ export function parseReport(message: string | undefined): {
   };
 }
 
-/** Splits a runner's tagged log into the step's stdout, stderr and declared-output records (`V `). */
-export function demux(log: string): { stdout: string; stderr: string; outputs?: string } {
+/**
+ * Splits a runner's tagged log into the step's stdout, stderr, declared-output records (`V `)
+ * and artifact files (`A `, artifact-lines.ts).
+ */
+export function demux(log: string): { stdout: string; stderr: string; outputs?: string; artifacts?: string } {
   const out: string[] = [];
   const err: string[] = [];
   const records: string[] = [];
+  const files: string[] = [];
   for (const line of log.split('\n')) {
     if (line.startsWith('E ')) err.push(line.slice(2));
     else if (line.startsWith('O ')) out.push(line.slice(2));
     else if (line.startsWith('V ')) records.push(line.slice(2));
+    else if (line.startsWith('A ')) files.push(line.slice(2));
     else if (line !== '') out.push(line);
   }
   const text = (lines: readonly string[]): string => (lines.length === 0 ? '' : `${lines.join('\n')}\n`);
-  return { stdout: text(out), stderr: text(err), ...(records.length === 0 ? {} : { outputs: text(records) }) };
+  return {
+    stdout: text(out),
+    stderr: text(err),
+    ...(records.length === 0 ? {} : { outputs: text(records) }),
+    ...(files.length === 0 ? {} : { artifacts: text(files) }),
+  };
 }
