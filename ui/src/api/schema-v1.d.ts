@@ -39,7 +39,7 @@ export interface paths {
                                 startedAt: string;
                                 finishedAt: string;
                                 params: string;
-                                /** @description Always false: Kubedag keeps no artifact directory (GET .../artifacts lists none). */
+                                /** @description Always false: a run's status does not record its artifacts; GET .../artifacts lists them. */
                                 artifactsAvailable: boolean;
                                 /** @description Always 0: Kubedag has no DAG-level automatic retry. */
                                 autoRetryCount: number;
@@ -963,7 +963,7 @@ export interface paths {
                                 startedAt: string;
                                 finishedAt: string;
                                 params: string;
-                                /** @description Always false: Kubedag keeps no artifact directory (GET .../artifacts lists none). */
+                                /** @description Always false: a run's status does not record its artifacts; GET .../artifacts lists them. */
                                 artifactsAvailable: boolean;
                                 /** @description Always 0: Kubedag has no DAG-level automatic retry. */
                                 autoRetryCount: number;
