@@ -22,6 +22,7 @@ import { runMail } from './executors/mail.ts';
 import { runSsh } from './executors/ssh.ts';
 import { runWait } from './executors/wait.ts';
 import { runFile } from './executors/file.ts';
+import { runS3 } from './executors/s3.ts';
 import { STEP_HELP, type StepCommand } from './help.ts';
 import type { StepIO } from './io.ts';
 import { runNotify } from './notify.ts';
@@ -39,6 +40,7 @@ const EXECUTORS: Record<RunnerExecutor, Executor> = {
   'container-exec': (spec, io) => runContainerExec(spec, io),
   wait: (spec, io) => runWait(spec, io),
   file: runFile,
+  s3: runS3,
 };
 
 const USAGE = `usage: ${STEP_HELP.usage}   (--help says more)`;

@@ -5,12 +5,18 @@ import { loadDag } from './load.ts';
 const errorsOf = (yaml: string): string[] => loadDag(yaml, { fileName: 'example' }).errors.map(formatIssue);
 const step = (body: string): string => `timeout_sec: 5\nsteps:\n  - name: s\n    ${body}`;
 
-describe('wait.* and file.* steps when loaded', () => {
+describe('wait.*, file.* and s3.* steps when loaded', () => {
   it.each([
     ['a wait.duration with its duration', 'action: wait.duration\n    with: {duration: 5s}'],
     ['a wait.http whose url is known only per run', 'action: wait.http\n    with: {url: "${BASE}/health"}'],
     ['a file.write of empty content', 'action: file.write\n    with: {path: a, content: ""}'],
     ['a 2.x typed step naming the operation as its command', 'type: file\n    command: list\n    with: {path: .}'],
+    ['an s3.upload whose bucket the DAG gives', 'action: s3.upload\n    with: {source: a.csv, key: a.csv}'],
+    ['an s3.list with a key Dagu ignores', 'action: s3.list\n    with: {bucket: b, timeout: 3}'],
+    [
+      "an s3.list under the DAG's s3 block",
+      'action: s3.list\n    with: {prefix: a/}\ns3: {endpoint: "${S3_URL}", force_path_style: true, bucket: b}',
+    ],
   ])('accept %s', (_name, body) => {
     expect(errorsOf(step(body))).toEqual([]);
   });
@@ -40,6 +46,16 @@ describe('wait.* and file.* steps when loaded', () => {
       'an operation the executor lacks',
       'type: wait\n    command: forever\n    with: {duration: 1s}',
       'steps[0].command: the wait executor needs command, one of duration, until, file, http (the action wait.<operation>)',
+    ],
+    [
+      'an s3 operation the executor lacks',
+      'type: s3\n    command: copy\n    with: {bucket: b}',
+      'steps[0].command: the s3 executor needs command, one of upload, download, list, delete (the action s3.<operation>)',
+    ],
+    [
+      "a key the DAG's s3 block does not take",
+      'action: s3.list\ns3: {bucket: b, prefix: a/}',
+      's3.prefix: unknown key; known keys are region, endpoint, access_key_id, secret_access_key, session_token, profile, force_path_style, disable_ssl, bucket',
     ],
     [
       'an operation Dagu does not have',

@@ -1,6 +1,6 @@
 /**
  * Dagu 2.x's built-in executors that Kubedag's step runner carries out in the step Pod:
- * `wait` and `file`. A 2.x action such as `wait.duration` is the step `type: wait` with the
+ * `wait`, `file` and `s3`. A 2.x action such as `wait.duration` is the step `type: wait` with the
  * operation as its command and `with` as its settings (Dagu v2.15.1 `operationAction` in
  * internal/spec/step_v2.go writes it the same way), so one table here serves the loader (the
  * checks a DAG gets when it is loaded) and the runner (which reads the settings again, their
@@ -10,10 +10,14 @@
 import { childPath, issue, type DagIssue } from './issues.ts';
 import type { Step } from './model.ts';
 
-export const BUILTIN_EXECUTORS = ['wait', 'file'] as const;
+export const BUILTIN_EXECUTORS = ['wait', 'file', 's3'] as const;
 export type BuiltinExecutor = (typeof BUILTIN_EXECUTORS)[number];
 
-/** The operations of each executor, and the settings each one cannot do without (Dagu's `validateConfig`). */
+/**
+ * The operations of each executor, and the settings each one cannot do without when the DAG is
+ * loaded (Dagu's `validateConfig`). s3 names none: its bucket may come from the DAG's `s3`
+ * block, and Dagu checks its settings only when the step runs (the runner does the same).
+ */
 export const OPERATIONS: Readonly<Record<BuiltinExecutor, Readonly<Record<string, readonly string[]>>>> = {
   wait: { duration: ['duration'], until: ['until'], file: ['path'], http: ['url'] },
   file: {
@@ -26,9 +30,10 @@ export const OPERATIONS: Readonly<Record<BuiltinExecutor, Readonly<Record<string
     mkdir: ['path'],
     list: ['path'],
   },
+  s3: { upload: [], download: [], list: [], delete: [] },
 };
 
-/** The settings each executor reads (Dagu's config structs); Dagu refuses any other key, and so does Kubedag. */
+/** The settings each executor reads (Dagu's config structs). */
 export const BUILTIN_KEYS: Readonly<Record<BuiltinExecutor, readonly string[]>> = {
   wait: [
     'duration',
@@ -61,7 +66,55 @@ export const BUILTIN_KEYS: Readonly<Record<BuiltinExecutor, readonly string[]>> 
     'follow_symlinks',
     'max_bytes',
   ],
+  s3: [
+    'region',
+    'endpoint',
+    'access_key_id',
+    'secret_access_key',
+    'session_token',
+    'profile',
+    'force_path_style',
+    'disable_ssl',
+    'bucket',
+    'key',
+    'source',
+    'destination',
+    'content_type',
+    'storage_class',
+    'metadata',
+    'sse',
+    'sse_kms_key_id',
+    'acl',
+    'tags',
+    'part_size',
+    'concurrency',
+    'prefix',
+    'delimiter',
+    'max_keys',
+    'recursive',
+    'output_format',
+    'quiet',
+  ],
 };
+
+/**
+ * Executors whose other keys are an error (Dagu decodes their settings with `ErrorUnused`).
+ * Dagu's s3 executor ignores keys it does not read, so a Dagu DAG with one still loads here.
+ */
+export const STRICT_KEYS: Readonly<Record<BuiltinExecutor, boolean>> = { wait: true, file: true, s3: false };
+
+/** The settings of the DAG-level `s3` block: connection defaults for every s3 step (Dagu's `S3Config`). */
+export const S3_DAG_KEYS = [
+  'region',
+  'endpoint',
+  'access_key_id',
+  'secret_access_key',
+  'session_token',
+  'profile',
+  'force_path_style',
+  'disable_ssl',
+  'bucket',
+] as const;
 
 export function isBuiltinExecutor(type: string): type is BuiltinExecutor {
   return (BUILTIN_EXECUTORS as readonly string[]).includes(type);
@@ -73,7 +126,7 @@ export function operationOf(command: string | undefined): string {
 }
 
 /**
- * Problems of a wait or file step when it is loaded: an operation the executor lacks, a key it
+ * Problems of a wait, file or s3 step when it is loaded: an operation the executor lacks, a key it
  * does not read, a required setting missing. Values are checked when the step runs, after their
  * `${VAR}` references are expanded.
  */
@@ -82,7 +135,7 @@ export function checkBuiltin(type: BuiltinExecutor, step: Step, path: string, co
   const operation = operationOf(step.cmdWithArgs);
   const config = step.executor.config;
   const stray = Object.keys(config)
-    .filter((key) => !BUILTIN_KEYS[type].includes(key))
+    .filter((key) => STRICT_KEYS[type] && !BUILTIN_KEYS[type].includes(key))
     .map((key) =>
       issue(
         childPath(configPath, key),

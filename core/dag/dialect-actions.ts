@@ -8,7 +8,7 @@
  */
 import { childPath, issue, type DagIssue } from './issues.ts';
 import { refusal } from './dialect-refusal.ts';
-import { BUILTIN_KEYS, OPERATIONS, type BuiltinExecutor } from './builtin-executors.ts';
+import { BUILTIN_KEYS, OPERATIONS, STRICT_KEYS, type BuiltinExecutor } from './builtin-executors.ts';
 
 type Mapping = Record<string, unknown>;
 
@@ -160,14 +160,14 @@ export function shellQuotedMessage(message: string): string {
 }
 
 /**
- * `wait.duration`, `file.copy`...: the step `type: wait|file` with the operation as its command
+ * `wait.duration`, `file.copy`, `s3.upload`...: the step `type: wait|file|s3` with the operation as its command
  * and `with` as its settings, as Dagu's operationAction writes it; the loader checks the keys
  * and the required ones (builtin-executors.ts), the runner the values.
  */
 const operation =
   (type: BuiltinExecutor, name: string): ActionRule =>
   (input) =>
-    onlyKeys(input, `${type}.${name}`, BUILTIN_KEYS[type])
+    !STRICT_KEYS[type] || onlyKeys(input, `${type}.${name}`, BUILTIN_KEYS[type])
       ? { type, command: name, ...(Object.keys(input.with).length === 0 ? {} : { with: input.with }) }
       : undefined;
 
@@ -190,6 +190,7 @@ export const ACTIONS: Readonly<Record<string, ActionRule>> = {
   'log.write': logWrite,
   ...operationActions('wait'),
   ...operationActions('file'),
+  ...operationActions('s3'),
 };
 
 /** Actions (by name, or by family `name.`) Dagu 2.x runs and Kubedag refuses, with the feature named. */
@@ -205,7 +206,6 @@ export const REFUSED_ACTIONS: Readonly<Record<string, string>> = {
   'outputs.write': 'action outputs.write',
   'git.': 'git actions',
   'archive.': 'archive.* actions',
-  's3.': 's3.* actions',
   'artifact.': 'artifact.* actions',
   'data.': 'data.* actions',
   'state.': 'state.* actions',
@@ -231,6 +231,7 @@ const EXECUTOR_ACTIONS = [
   'mail',
   'wait',
   'file',
+  's3',
 ];
 
 /** `owner/repo@v1`, `name@v1`, `source:...@v1`: an action package fetched by reference. */

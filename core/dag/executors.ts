@@ -28,6 +28,7 @@ export const EXECUTOR_TYPES = [
   // Dagu 2.x's built-in executors that the step runner carries out (builtin-executors.ts).
   'wait',
   'file',
+  's3',
 ] as const;
 export type ExecutorType = (typeof EXECUTOR_TYPES)[number];
 
@@ -193,6 +194,7 @@ const RULES: Record<ExecutorType | typeof SHARED_CONTAINER, Rule> = {
   archive: (_step, path) => [issue(path, ARCHIVE_REFUSAL)],
   wait: (step, path, _context, configPath) => checkBuiltin('wait', step, path, configPath),
   file: (step, path, _context, configPath) => checkBuiltin('file', step, path, configPath),
+  s3: (step, path, _context, configPath) => checkBuiltin('s3', step, path, configPath),
 };
 
 /** Checks a step against the rules of its executor type. */
