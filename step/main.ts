@@ -23,6 +23,7 @@ import { runSsh } from './executors/ssh.ts';
 import { runWait } from './executors/wait.ts';
 import { runFile } from './executors/file.ts';
 import { runS3 } from './executors/s3.ts';
+import { runArchive } from './executors/archive.ts';
 import { STEP_HELP, type StepCommand } from './help.ts';
 import type { StepIO } from './io.ts';
 import { runNotify } from './notify.ts';
@@ -41,6 +42,7 @@ const EXECUTORS: Record<RunnerExecutor, Executor> = {
   wait: (spec, io) => runWait(spec, io),
   file: runFile,
   s3: runS3,
+  archive: runArchive,
 };
 
 const USAGE = `usage: ${STEP_HELP.usage}   (--help says more)`;

@@ -5,7 +5,7 @@ import { loadDag } from './load.ts';
 const errorsOf = (yaml: string): string[] => loadDag(yaml, { fileName: 'example' }).errors.map(formatIssue);
 const step = (body: string): string => `timeout_sec: 5\nsteps:\n  - name: s\n    ${body}`;
 
-describe('wait.*, file.* and s3.* steps when loaded', () => {
+describe('wait.*, file.*, s3.* and archive.* steps when loaded', () => {
   it.each([
     ['a wait.duration with its duration', 'action: wait.duration\n    with: {duration: 5s}'],
     ['a wait.http whose url is known only per run', 'action: wait.http\n    with: {url: "${BASE}/health"}'],
@@ -13,6 +13,7 @@ describe('wait.*, file.* and s3.* steps when loaded', () => {
     ['a 2.x typed step naming the operation as its command', 'type: file\n    command: list\n    with: {path: .}'],
     ['an s3.upload whose bucket the DAG gives', 'action: s3.upload\n    with: {source: a.csv, key: a.csv}'],
     ['an s3.list with a key Dagu ignores', 'action: s3.list\n    with: {bucket: b, timeout: 3}'],
+    ['an archive.extract with a key Dagu ignores', 'action: archive.extract\n    with: {source: a.zip, mode: fast}'],
     [
       "an s3.list under the DAG's s3 block",
       'action: s3.list\n    with: {prefix: a/}\ns3: {endpoint: "${S3_URL}", force_path_style: true, bucket: b}',
@@ -58,6 +59,11 @@ describe('wait.*, file.* and s3.* steps when loaded', () => {
       's3.prefix: unknown key; known keys are region, endpoint, access_key_id, secret_access_key, session_token, profile, force_path_style, disable_ssl, bucket',
     ],
     [
+      'an archive action without its source',
+      'action: archive.list\n    with: {include: ["*.txt"]}',
+      'steps[0].with.source: is required for archive.list',
+    ],
+    [
       'an operation Dagu does not have',
       'action: file.chmod\n    with: {path: a}',
       'steps[0].action: unknown action "file.chmod"',
@@ -65,5 +71,11 @@ describe('wait.*, file.* and s3.* steps when loaded', () => {
   ])('refuse %s', (_name, body, want) => {
     const errors = errorsOf(step(body));
     expect(errors.find((e) => e.startsWith(want.replace(/ \(Kubedag runs.*$/, '')))).toBeDefined();
+  });
+
+  it("accepts a Dagu 1.24 archive step, refused before, in that dialect's keys", () => {
+    const yaml =
+      'steps:\n  - name: s\n    command: create\n    executor: {type: archive, config: {source: site, destination: s.tgz, stripComponents: 1}}';
+    expect(errorsOf(yaml)).toEqual([]);
   });
 });

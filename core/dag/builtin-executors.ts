@@ -1,6 +1,6 @@
 /**
  * Dagu 2.x's built-in executors that Kubedag's step runner carries out in the step Pod:
- * `wait`, `file` and `s3`. A 2.x action such as `wait.duration` is the step `type: wait` with the
+ * `wait`, `file`, `s3` and `archive`. A 2.x action such as `wait.duration` is the step `type: wait` with the
  * operation as its command and `with` as its settings (Dagu v2.15.1 `operationAction` in
  * internal/spec/step_v2.go writes it the same way), so one table here serves the loader (the
  * checks a DAG gets when it is loaded) and the runner (which reads the settings again, their
@@ -10,7 +10,7 @@
 import { childPath, issue, type DagIssue } from './issues.ts';
 import type { Step } from './model.ts';
 
-export const BUILTIN_EXECUTORS = ['wait', 'file', 's3'] as const;
+export const BUILTIN_EXECUTORS = ['wait', 'file', 's3', 'archive'] as const;
 export type BuiltinExecutor = (typeof BUILTIN_EXECUTORS)[number];
 
 /**
@@ -31,6 +31,9 @@ export const OPERATIONS: Readonly<Record<BuiltinExecutor, Readonly<Record<string
     list: ['path'],
   },
   s3: { upload: [], download: [], list: [], delete: [] },
+  // Dagu's config schema requires source for every operation; create's destination is checked
+  // when the step runs (a dry run needs none).
+  archive: { create: ['source'], extract: ['source'], list: ['source'] },
 };
 
 /** The settings each executor reads (Dagu's config structs). */
@@ -95,13 +98,36 @@ export const BUILTIN_KEYS: Readonly<Record<BuiltinExecutor, readonly string[]>> 
     'output_format',
     'quiet',
   ],
+  archive: [
+    'source',
+    'destination',
+    'format',
+    'compression_level',
+    'password',
+    'overwrite',
+    'preserve_paths',
+    'strip_components',
+    'include',
+    'exclude',
+    'dry_run',
+    'verbose',
+    'follow_symlinks',
+    'verify_integrity',
+    'continue_on_error',
+  ],
 };
 
 /**
  * Executors whose other keys are an error (Dagu decodes their settings with `ErrorUnused`).
- * Dagu's s3 executor ignores keys it does not read, so a Dagu DAG with one still loads here.
+ * Dagu's s3 and archive executors ignore keys they do not read, so a Dagu DAG with one still
+ * loads here.
  */
-export const STRICT_KEYS: Readonly<Record<BuiltinExecutor, boolean>> = { wait: true, file: true, s3: false };
+export const STRICT_KEYS: Readonly<Record<BuiltinExecutor, boolean>> = {
+  wait: true,
+  file: true,
+  s3: false,
+  archive: false,
+};
 
 /** The settings of the DAG-level `s3` block: connection defaults for every s3 step (Dagu's `S3Config`). */
 export const S3_DAG_KEYS = [

@@ -191,6 +191,7 @@ export const ACTIONS: Readonly<Record<string, ActionRule>> = {
   ...operationActions('wait'),
   ...operationActions('file'),
   ...operationActions('s3'),
+  ...operationActions('archive'),
 };
 
 /** Actions (by name, or by family `name.`) Dagu 2.x runs and Kubedag refuses, with the feature named. */
@@ -205,7 +206,6 @@ export const REFUSED_ACTIONS: Readonly<Record<string, string>> = {
   'template.render': 'action template.render',
   'outputs.write': 'action outputs.write',
   'git.': 'git actions',
-  'archive.': 'archive.* actions',
   'artifact.': 'artifact.* actions',
   'data.': 'data.* actions',
   'state.': 'state.* actions',
@@ -232,6 +232,7 @@ const EXECUTOR_ACTIONS = [
   'wait',
   'file',
   's3',
+  'archive',
 ];
 
 /** `owner/repo@v1`, `name@v1`, `source:...@v1`: an action package fetched by reference. */

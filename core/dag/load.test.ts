@@ -146,11 +146,9 @@ describe('loadDag rejects invalid files with located messages', () => {
       want: ['steps[0].executor.config: the docker executor needs image or containerName'],
     },
     {
-      name: 'an archive step, which Kubedag cannot run yet',
+      name: 'an archive step without the archive it reads',
       yaml: 'steps:\n  - {command: extract, executor: archive}',
-      want: [
-        'steps[0]: the archive executor is not supported by Kubedag yet; run tar, zip or unzip in a shell step instead',
-      ],
+      want: ['steps[0].executor.config.source: is required for archive.extract'],
     },
     {
       name: 'an http command whose method is no HTTP token',

@@ -23,11 +23,21 @@ export const SSH_KEY_ENV = 'KUBEDAG_SSH_KEY';
 /**
  * Executors the step runner carries out. `container-exec` is no Dagu executor type: it is how a
  * docker step with `containerName` (and, later, each step of a DAG-level `container`) runs,
- * through the exec API into a container of a running Pod. `wait`, `file` and `s3` are Dagu
- * 2.x's built-in executors (its `wait.*`, `file.*` and `s3.*` actions); their command is the
- * operation.
+ * through the exec API into a container of a running Pod. `wait`, `file`, `s3` and `archive`
+ * are Dagu 2.x's built-in executors (its `wait.*`, `file.*`, `s3.*` and `archive.*` actions);
+ * their command is the operation.
  */
-export const RUNNER_EXECUTORS = ['http', 'jq', 'mail', 'ssh', 'container-exec', 'wait', 'file', 's3'] as const;
+export const RUNNER_EXECUTORS = [
+  'http',
+  'jq',
+  'mail',
+  'ssh',
+  'container-exec',
+  'wait',
+  'file',
+  's3',
+  'archive',
+] as const;
 export type RunnerExecutor = (typeof RUNNER_EXECUTORS)[number];
 
 export interface SmtpSettings {
