@@ -24,6 +24,7 @@ import { runWait } from './executors/wait.ts';
 import { runFile } from './executors/file.ts';
 import { runS3 } from './executors/s3.ts';
 import { runArchive } from './executors/archive.ts';
+import { runTemplate } from './executors/template.ts';
 import { STEP_HELP, type StepCommand } from './help.ts';
 import type { StepIO } from './io.ts';
 import { runNotify } from './notify.ts';
@@ -43,6 +44,7 @@ const EXECUTORS: Record<RunnerExecutor, Executor> = {
   file: runFile,
   s3: runS3,
   archive: runArchive,
+  template: runTemplate,
 };
 
 const USAGE = `usage: ${STEP_HELP.usage}   (--help says more)`;

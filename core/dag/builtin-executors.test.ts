@@ -78,4 +78,29 @@ describe('wait.*, file.*, s3.* and archive.* steps when loaded', () => {
       'steps:\n  - name: s\n    command: create\n    executor: {type: archive, config: {source: site, destination: s.tgz, stripComponents: 1}}';
     expect(errorsOf(yaml)).toEqual([]);
   });
+
+  it.each([
+    [
+      'a template.render with its template',
+      'action: template.render\n    with: {template: "{{ .a }}", data: {a: 1}}',
+      [],
+    ],
+    [
+      'a template construct Kubedag does not render',
+      'action: template.render\n    with: {template: "{{ template \\"x\\" }}"}',
+      ["steps[0].script: template: parse error: {{template}} is not supported by Kubedag's template.render"],
+    ],
+    [
+      'template_ref, read when a run starts',
+      'action: template.render\n    with: {template_ref: "${env.TPL}"}',
+      ['steps[0].with.template_ref: Dagu 2.x feature template.render with.template_ref is not supported yet'],
+    ],
+    [
+      'both a template and a reference',
+      'action: template.render\n    with: {template: a, template_ref: "${env.TPL}"}',
+      ['steps[0].with: template.render requires exactly one of with.template or with.template_ref'],
+    ],
+  ])('for template.render: %s', (_name, body, want) => {
+    expect(errorsOf(step(body))).toEqual(want);
+  });
 });

@@ -9,6 +9,7 @@
  */
 import { childPath, issue, type DagIssue } from './issues.ts';
 import type { Step } from './model.ts';
+import { parseTemplate, TemplateError } from '../template/parse.ts';
 
 export const BUILTIN_EXECUTORS = ['wait', 'file', 's3', 'archive'] as const;
 export type BuiltinExecutor = (typeof BUILTIN_EXECUTORS)[number];
@@ -184,4 +185,20 @@ export function checkBuiltin(type: BuiltinExecutor, step: Step, path: string, co
     )
     .map((key) => issue(childPath(configPath, key), `is required for ${type}.${operation}`));
   return [...stray, ...missing];
+}
+
+/**
+ * A template step (Dagu 2.x's `template.render`) when it is loaded: its template (the step's
+ * script) is parsed here, so a construct Kubedag's subset of Go's text/template lacks refuses
+ * the DAG by name instead of failing the run (core/template/parse.ts).
+ */
+export function checkTemplate(step: Step, path: string): DagIssue[] {
+  if (step.script === undefined) return [issue(childPath(path, 'script'), 'script field is required')];
+  try {
+    parseTemplate(step.script);
+    return [];
+  } catch (error) {
+    if (!(error instanceof TemplateError)) throw error;
+    return [issue(childPath(path, 'script'), `template: parse error: ${error.message}`)];
+  }
 }

@@ -171,6 +171,31 @@ const operation =
       ? { type, command: name, ...(Object.keys(input.with).length === 0 ? {} : { with: input.with }) }
       : undefined;
 
+/**
+ * template.render: the template (exactly one of with.template and with.template_ref, as in
+ * Dagu) is the step's script, the rest of `with` (data, output) its settings.
+ * with.template_ref, a reference to a value resolved when the run starts, is not read yet.
+ */
+const templateRender: ActionRule = (input) => {
+  const hasTemplate = input.with.template !== undefined;
+  if (hasTemplate === (input.with.template_ref !== undefined)) {
+    input.errors.push(issue(input.at, 'template.render requires exactly one of with.template or with.template_ref'));
+    return undefined;
+  }
+  if (!hasTemplate) {
+    input.errors.push(refusal(childPath(input.at, 'template_ref'), 'template.render with.template_ref'));
+    return undefined;
+  }
+  const template = requiredText(input, 'template');
+  if (template === undefined) return undefined;
+  const settings = without(input.with, 'template');
+  return {
+    type: 'template',
+    script: input.with.template,
+    ...(Object.keys(settings).length === 0 ? {} : { with: settings }),
+  };
+};
+
 const operationActions = (type: BuiltinExecutor): Record<string, ActionRule> =>
   Object.fromEntries(Object.keys(OPERATIONS[type]).map((name) => [`${type}.${name}`, operation(type, name)]));
 
@@ -192,6 +217,7 @@ export const ACTIONS: Readonly<Record<string, ActionRule>> = {
   ...operationActions('file'),
   ...operationActions('s3'),
   ...operationActions('archive'),
+  'template.render': templateRender,
 };
 
 /** Actions (by name, or by family `name.`) Dagu 2.x runs and Kubedag refuses, with the feature named. */
@@ -203,7 +229,6 @@ export const REFUSED_ACTIONS: Readonly<Record<string, string>> = {
   'git.worktree.remove': 'action git.worktree.remove (git worktrees)',
   'human.task': 'action human.task (human tasks)',
   'router.route': 'action router.route (router steps)',
-  'template.render': 'action template.render',
   'outputs.write': 'action outputs.write',
   'git.': 'git actions',
   'artifact.': 'artifact.* actions',
@@ -233,6 +258,7 @@ const EXECUTOR_ACTIONS = [
   'file',
   's3',
   'archive',
+  'template',
 ];
 
 /** `owner/repo@v1`, `name@v1`, `source:...@v1`: an action package fetched by reference. */

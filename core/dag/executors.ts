@@ -11,7 +11,7 @@ import { closest, distance } from 'fastest-levenshtein';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import type { Step } from './model.ts';
 import { checkMailSettings, checkSshSettings } from './remote-executor-checks.ts';
-import { checkBuiltin } from './builtin-executors.ts';
+import { checkBuiltin, checkTemplate } from './builtin-executors.ts';
 
 export const EXECUTOR_TYPES = [
   'shell',
@@ -29,6 +29,7 @@ export const EXECUTOR_TYPES = [
   'wait',
   'file',
   's3',
+  'template',
 ] as const;
 export type ExecutorType = (typeof EXECUTOR_TYPES)[number];
 
@@ -192,6 +193,7 @@ const RULES: Record<ExecutorType | typeof SHARED_CONTAINER, Rule> = {
   wait: (step, path, _context, configPath) => checkBuiltin('wait', step, path, configPath),
   file: (step, path, _context, configPath) => checkBuiltin('file', step, path, configPath),
   s3: (step, path, _context, configPath) => checkBuiltin('s3', step, path, configPath),
+  template: (step, path) => checkTemplate(step, path),
 };
 
 /** Checks a step against the rules of its executor type. */

@@ -25,7 +25,8 @@ export const SSH_KEY_ENV = 'KUBEDAG_SSH_KEY';
  * docker step with `containerName` (and, later, each step of a DAG-level `container`) runs,
  * through the exec API into a container of a running Pod. `wait`, `file`, `s3` and `archive`
  * are Dagu 2.x's built-in executors (its `wait.*`, `file.*`, `s3.*` and `archive.*` actions);
- * their command is the operation.
+ * their command is the operation. `template` is its `template.render`: the script is the
+ * template, rendered unexpanded (`$x` there is a template variable).
  */
 export const RUNNER_EXECUTORS = [
   'http',
@@ -37,6 +38,7 @@ export const RUNNER_EXECUTORS = [
   'file',
   's3',
   'archive',
+  'template',
 ] as const;
 export type RunnerExecutor = (typeof RUNNER_EXECUTORS)[number];
 

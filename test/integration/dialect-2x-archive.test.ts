@@ -1,9 +1,11 @@
 /**
- * Dagu 2.x's archive.* actions on the local control plane (issue 26): steps of one run write
+ * Dagu 2.x's archive.* and template.render actions on the local control plane (issue 26).
+ * archive.*: steps of one run write
  * files on the run's workspace, pack them into a tar.gz and a zip, list one, and unpack both
  * elsewhere (stripping the top folder, leaving out what exclude names); a later shell step
  * reads what came back, and an archive whose entry climbs out of its destination fails its
- * step without writing there.
+ * step without writing there. template.render: a template over data with a run's variable,
+ * to stdout and to a file a later step reads.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clients, createNamespace, deleteNamespace } from './support.ts';
@@ -32,7 +34,7 @@ afterAll(async () => {
   await deleteNamespace(core, ns);
 });
 
-describe('a Dagu 2.x DAG with archive.* actions', () => {
+describe('a Dagu 2.x DAG with archive.* and template.render actions', () => {
   it('creates, lists and extracts tar.gz and zip archives on the workspace, and refuses a zip-slip', async () => {
     await givenDag(
       ns,
@@ -95,5 +97,39 @@ steps:
       'archive: corrupted archive: target "../outside.txt" escapes destination',
     );
     expect(await stepLog(operator, done, 'after')).toBe('nothing escaped\n');
+  });
+
+  it('renders a template.render step to stdout and to a file that a later step reads', async () => {
+    await givenDag(
+      ns,
+      'render',
+      `
+type: chain
+env:
+  - TEAM: data
+steps:
+  - name: conf
+    action: template.render
+    with:
+      template: |
+        {{- range $i, $h := .hosts }}
+        host{{ $i }} = {{ $h | upper }}
+        {{- end }}
+        team = {{ .team }}
+      data: {hosts: [db1, db2], team: "\${TEAM}"}
+      output: out/app.conf
+  - name: show
+    run: cat out/app.conf
+  - name: say
+    action: template.render
+    with: {template: "{{ if .ok }}ready{{ else }}wait{{ end }}", data: {ok: true}}
+`,
+    );
+    await whenRun(ns, 'render-1', 'render');
+    const done = await finishedRun(ns, 'render-1', 120_000);
+    expect(stepStates(done)).toEqual({ conf: 'succeeded', show: 'succeeded', say: 'succeeded' });
+    expect(await stepLog(operator, done, 'show')).toBe('\nhost0 = DB1\nhost1 = DB2\nteam = data\n');
+    // The template writes no newline; the step's log, kept line by line as a Pod's is, ends its last line.
+    expect(await stepLog(operator, done, 'say')).toBe('ready\n');
   });
 });
