@@ -1,7 +1,8 @@
 /**
  * kubedag-step (step/main.ts) as one ES module, for the image and for the local cluster
  * (cluster/step-runner.ts). `node image/step-bundle.ts FILE` writes it. jq's WebAssembly is
- * embedded in jq-wasm's own module, so the bundle needs no files beside it; ssh2's optional
+ * embedded in jq-wasm's own module and the AWS SDK's lazily loaded modules are inlined, so the
+ * bundle needs no files beside it; ssh2's optional
  * native addons are left out (it has JavaScript fallbacks).
  */
 import { join } from 'node:path';
@@ -26,7 +27,15 @@ export async function bundleStepRunner(file: string): Promise<void> {
     // depends on whether the machine that built it compiled them.
     external: [/\.node$/],
     logLevel: 'warn',
-    output: { file, format: 'esm', banner: DIRNAME_SHIM, comments: { legal: true, annotation: false, jsdoc: false } },
+    output: {
+      file,
+      format: 'esm',
+      banner: DIRNAME_SHIM,
+      comments: { legal: true, annotation: false, jsdoc: false },
+      // The AWS SDK (the s3 executor) loads its credential providers with dynamic imports:
+      // they go into the one file too, which needs nothing beside it.
+      codeSplitting: false,
+    },
   });
 }
 

@@ -22,6 +22,9 @@ import { runMail } from './executors/mail.ts';
 import { runSsh } from './executors/ssh.ts';
 import { runWait } from './executors/wait.ts';
 import { runFile } from './executors/file.ts';
+import { runS3 } from './executors/s3.ts';
+import { runArchive } from './executors/archive.ts';
+import { runTemplate } from './executors/template.ts';
 import { STEP_HELP, type StepCommand } from './help.ts';
 import type { StepIO } from './io.ts';
 import { runNotify } from './notify.ts';
@@ -39,6 +42,9 @@ const EXECUTORS: Record<RunnerExecutor, Executor> = {
   'container-exec': (spec, io) => runContainerExec(spec, io),
   wait: (spec, io) => runWait(spec, io),
   file: runFile,
+  s3: runS3,
+  archive: runArchive,
+  template: runTemplate,
 };
 
 const USAGE = `usage: ${STEP_HELP.usage}   (--help says more)`;

@@ -5,12 +5,19 @@ import { loadDag } from './load.ts';
 const errorsOf = (yaml: string): string[] => loadDag(yaml, { fileName: 'example' }).errors.map(formatIssue);
 const step = (body: string): string => `timeout_sec: 5\nsteps:\n  - name: s\n    ${body}`;
 
-describe('wait.* and file.* steps when loaded', () => {
+describe('wait.*, file.*, s3.* and archive.* steps when loaded', () => {
   it.each([
     ['a wait.duration with its duration', 'action: wait.duration\n    with: {duration: 5s}'],
     ['a wait.http whose url is known only per run', 'action: wait.http\n    with: {url: "${BASE}/health"}'],
     ['a file.write of empty content', 'action: file.write\n    with: {path: a, content: ""}'],
     ['a 2.x typed step naming the operation as its command', 'type: file\n    command: list\n    with: {path: .}'],
+    ['an s3.upload whose bucket the DAG gives', 'action: s3.upload\n    with: {source: a.csv, key: a.csv}'],
+    ['an s3.list with a key Dagu ignores', 'action: s3.list\n    with: {bucket: b, timeout: 3}'],
+    ['an archive.extract with a key Dagu ignores', 'action: archive.extract\n    with: {source: a.zip, mode: fast}'],
+    [
+      "an s3.list under the DAG's s3 block",
+      'action: s3.list\n    with: {prefix: a/}\ns3: {endpoint: "${S3_URL}", force_path_style: true, bucket: b}',
+    ],
   ])('accept %s', (_name, body) => {
     expect(errorsOf(step(body))).toEqual([]);
   });
@@ -42,6 +49,21 @@ describe('wait.* and file.* steps when loaded', () => {
       'steps[0].command: the wait executor needs command, one of duration, until, file, http (the action wait.<operation>)',
     ],
     [
+      'an s3 operation the executor lacks',
+      'type: s3\n    command: copy\n    with: {bucket: b}',
+      'steps[0].command: the s3 executor needs command, one of upload, download, list, delete (the action s3.<operation>)',
+    ],
+    [
+      "a key the DAG's s3 block does not take",
+      'action: s3.list\ns3: {bucket: b, prefix: a/}',
+      's3.prefix: unknown key; known keys are region, endpoint, access_key_id, secret_access_key, session_token, profile, force_path_style, disable_ssl, bucket',
+    ],
+    [
+      'an archive action without its source',
+      'action: archive.list\n    with: {include: ["*.txt"]}',
+      'steps[0].with.source: is required for archive.list',
+    ],
+    [
       'an operation Dagu does not have',
       'action: file.chmod\n    with: {path: a}',
       'steps[0].action: unknown action "file.chmod"',
@@ -49,5 +71,36 @@ describe('wait.* and file.* steps when loaded', () => {
   ])('refuse %s', (_name, body, want) => {
     const errors = errorsOf(step(body));
     expect(errors.find((e) => e.startsWith(want.replace(/ \(Kubedag runs.*$/, '')))).toBeDefined();
+  });
+
+  it("accepts a Dagu 1.24 archive step, refused before, in that dialect's keys", () => {
+    const yaml =
+      'steps:\n  - name: s\n    command: create\n    executor: {type: archive, config: {source: site, destination: s.tgz, stripComponents: 1}}';
+    expect(errorsOf(yaml)).toEqual([]);
+  });
+
+  it.each([
+    [
+      'a template.render with its template',
+      'action: template.render\n    with: {template: "{{ .a }}", data: {a: 1}}',
+      [],
+    ],
+    [
+      'a template construct Kubedag does not render',
+      'action: template.render\n    with: {template: "{{ template \\"x\\" }}"}',
+      ["steps[0].script: template: parse error: {{template}} is not supported by Kubedag's template.render"],
+    ],
+    [
+      'template_ref, read when a run starts',
+      'action: template.render\n    with: {template_ref: "${env.TPL}"}',
+      ['steps[0].with.template_ref: Dagu 2.x feature template.render with.template_ref is not supported yet'],
+    ],
+    [
+      'both a template and a reference',
+      'action: template.render\n    with: {template: a, template_ref: "${env.TPL}"}',
+      ['steps[0].with: template.render requires exactly one of with.template or with.template_ref'],
+    ],
+  ])('for template.render: %s', (_name, body, want) => {
+    expect(errorsOf(step(body))).toEqual(want);
   });
 });

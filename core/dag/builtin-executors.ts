@@ -1,6 +1,6 @@
 /**
  * Dagu 2.x's built-in executors that Kubedag's step runner carries out in the step Pod:
- * `wait` and `file`. A 2.x action such as `wait.duration` is the step `type: wait` with the
+ * `wait`, `file`, `s3` and `archive`. A 2.x action such as `wait.duration` is the step `type: wait` with the
  * operation as its command and `with` as its settings (Dagu v2.15.1 `operationAction` in
  * internal/spec/step_v2.go writes it the same way), so one table here serves the loader (the
  * checks a DAG gets when it is loaded) and the runner (which reads the settings again, their
@@ -9,11 +9,16 @@
  */
 import { childPath, issue, type DagIssue } from './issues.ts';
 import type { Step } from './model.ts';
+import { parseTemplate, TemplateError } from '../template/parse.ts';
 
-export const BUILTIN_EXECUTORS = ['wait', 'file'] as const;
+export const BUILTIN_EXECUTORS = ['wait', 'file', 's3', 'archive'] as const;
 export type BuiltinExecutor = (typeof BUILTIN_EXECUTORS)[number];
 
-/** The operations of each executor, and the settings each one cannot do without (Dagu's `validateConfig`). */
+/**
+ * The operations of each executor, and the settings each one cannot do without when the DAG is
+ * loaded (Dagu's `validateConfig`). s3 names none: its bucket may come from the DAG's `s3`
+ * block, and Dagu checks its settings only when the step runs (the runner does the same).
+ */
 export const OPERATIONS: Readonly<Record<BuiltinExecutor, Readonly<Record<string, readonly string[]>>>> = {
   wait: { duration: ['duration'], until: ['until'], file: ['path'], http: ['url'] },
   file: {
@@ -26,9 +31,13 @@ export const OPERATIONS: Readonly<Record<BuiltinExecutor, Readonly<Record<string
     mkdir: ['path'],
     list: ['path'],
   },
+  s3: { upload: [], download: [], list: [], delete: [] },
+  // Dagu's config schema requires source for every operation; create's destination is checked
+  // when the step runs (a dry run needs none).
+  archive: { create: ['source'], extract: ['source'], list: ['source'] },
 };
 
-/** The settings each executor reads (Dagu's config structs); Dagu refuses any other key, and so does Kubedag. */
+/** The settings each executor reads (Dagu's config structs). */
 export const BUILTIN_KEYS: Readonly<Record<BuiltinExecutor, readonly string[]>> = {
   wait: [
     'duration',
@@ -61,7 +70,78 @@ export const BUILTIN_KEYS: Readonly<Record<BuiltinExecutor, readonly string[]>> 
     'follow_symlinks',
     'max_bytes',
   ],
+  s3: [
+    'region',
+    'endpoint',
+    'access_key_id',
+    'secret_access_key',
+    'session_token',
+    'profile',
+    'force_path_style',
+    'disable_ssl',
+    'bucket',
+    'key',
+    'source',
+    'destination',
+    'content_type',
+    'storage_class',
+    'metadata',
+    'sse',
+    'sse_kms_key_id',
+    'acl',
+    'tags',
+    'part_size',
+    'concurrency',
+    'prefix',
+    'delimiter',
+    'max_keys',
+    'recursive',
+    'output_format',
+    'quiet',
+  ],
+  archive: [
+    'source',
+    'destination',
+    'format',
+    'compression_level',
+    'password',
+    'overwrite',
+    'preserve_paths',
+    'strip_components',
+    'include',
+    'exclude',
+    'dry_run',
+    'verbose',
+    'follow_symlinks',
+    'verify_integrity',
+    'continue_on_error',
+  ],
 };
+
+/**
+ * Executors whose other keys are an error (Dagu decodes their settings with `ErrorUnused`).
+ * Dagu's s3 and archive executors ignore keys they do not read, so a Dagu DAG with one still
+ * loads here.
+ */
+export const STRICT_KEYS: Readonly<Record<BuiltinExecutor, boolean>> = {
+  wait: true,
+  file: true,
+  s3: false,
+  archive: false,
+};
+
+/** The settings of the DAG-level `s3` block: connection defaults for every s3 step (Dagu's `S3Config`). */
+export const S3_DAG_KEYS = [
+  'region',
+  'endpoint',
+  'access_key_id',
+  'secret_access_key',
+  'session_token',
+  'profile',
+  'force_path_style',
+  'disable_ssl',
+  'bucket',
+] as const;
 
 export function isBuiltinExecutor(type: string): type is BuiltinExecutor {
   return (BUILTIN_EXECUTORS as readonly string[]).includes(type);
@@ -73,7 +153,7 @@ export function operationOf(command: string | undefined): string {
 }
 
 /**
- * Problems of a wait or file step when it is loaded: an operation the executor lacks, a key it
+ * Problems of a wait, file or s3 step when it is loaded: an operation the executor lacks, a key it
  * does not read, a required setting missing. Values are checked when the step runs, after their
  * `${VAR}` references are expanded.
  */
@@ -82,7 +162,7 @@ export function checkBuiltin(type: BuiltinExecutor, step: Step, path: string, co
   const operation = operationOf(step.cmdWithArgs);
   const config = step.executor.config;
   const stray = Object.keys(config)
-    .filter((key) => !BUILTIN_KEYS[type].includes(key))
+    .filter((key) => STRICT_KEYS[type] && !BUILTIN_KEYS[type].includes(key))
     .map((key) =>
       issue(
         childPath(configPath, key),
@@ -105,4 +185,20 @@ export function checkBuiltin(type: BuiltinExecutor, step: Step, path: string, co
     )
     .map((key) => issue(childPath(configPath, key), `is required for ${type}.${operation}`));
   return [...stray, ...missing];
+}
+
+/**
+ * A template step (Dagu 2.x's `template.render`) when it is loaded: its template (the step's
+ * script) is parsed here, so a construct Kubedag's subset of Go's text/template lacks refuses
+ * the DAG by name instead of failing the run (core/template/parse.ts).
+ */
+export function checkTemplate(step: Step, path: string): DagIssue[] {
+  if (step.script === undefined) return [issue(childPath(path, 'script'), 'script field is required')];
+  try {
+    parseTemplate(step.script);
+    return [];
+  } catch (error) {
+    if (!(error instanceof TemplateError)) throw error;
+    return [issue(childPath(path, 'script'), `template: parse error: ${error.message}`)];
+  }
 }

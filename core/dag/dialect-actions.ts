@@ -8,7 +8,7 @@
  */
 import { childPath, issue, type DagIssue } from './issues.ts';
 import { refusal } from './dialect-refusal.ts';
-import { BUILTIN_KEYS, OPERATIONS, type BuiltinExecutor } from './builtin-executors.ts';
+import { BUILTIN_KEYS, OPERATIONS, STRICT_KEYS, type BuiltinExecutor } from './builtin-executors.ts';
 
 type Mapping = Record<string, unknown>;
 
@@ -160,16 +160,41 @@ export function shellQuotedMessage(message: string): string {
 }
 
 /**
- * `wait.duration`, `file.copy`...: the step `type: wait|file` with the operation as its command
+ * `wait.duration`, `file.copy`, `s3.upload`...: the step `type: wait|file|s3` with the operation as its command
  * and `with` as its settings, as Dagu's operationAction writes it; the loader checks the keys
  * and the required ones (builtin-executors.ts), the runner the values.
  */
 const operation =
   (type: BuiltinExecutor, name: string): ActionRule =>
   (input) =>
-    onlyKeys(input, `${type}.${name}`, BUILTIN_KEYS[type])
+    !STRICT_KEYS[type] || onlyKeys(input, `${type}.${name}`, BUILTIN_KEYS[type])
       ? { type, command: name, ...(Object.keys(input.with).length === 0 ? {} : { with: input.with }) }
       : undefined;
+
+/**
+ * template.render: the template (exactly one of with.template and with.template_ref, as in
+ * Dagu) is the step's script, the rest of `with` (data, output) its settings.
+ * with.template_ref, a reference to a value resolved when the run starts, is not read yet.
+ */
+const templateRender: ActionRule = (input) => {
+  const hasTemplate = input.with.template !== undefined;
+  if (hasTemplate === (input.with.template_ref !== undefined)) {
+    input.errors.push(issue(input.at, 'template.render requires exactly one of with.template or with.template_ref'));
+    return undefined;
+  }
+  if (!hasTemplate) {
+    input.errors.push(refusal(childPath(input.at, 'template_ref'), 'template.render with.template_ref'));
+    return undefined;
+  }
+  const template = requiredText(input, 'template');
+  if (template === undefined) return undefined;
+  const settings = without(input.with, 'template');
+  return {
+    type: 'template',
+    script: input.with.template,
+    ...(Object.keys(settings).length === 0 ? {} : { with: settings }),
+  };
+};
 
 const operationActions = (type: BuiltinExecutor): Record<string, ActionRule> =>
   Object.fromEntries(Object.keys(OPERATIONS[type]).map((name) => [`${type}.${name}`, operation(type, name)]));
@@ -190,6 +215,9 @@ export const ACTIONS: Readonly<Record<string, ActionRule>> = {
   'log.write': logWrite,
   ...operationActions('wait'),
   ...operationActions('file'),
+  ...operationActions('s3'),
+  ...operationActions('archive'),
+  'template.render': templateRender,
 };
 
 /** Actions (by name, or by family `name.`) Dagu 2.x runs and Kubedag refuses, with the feature named. */
@@ -201,11 +229,8 @@ export const REFUSED_ACTIONS: Readonly<Record<string, string>> = {
   'git.worktree.remove': 'action git.worktree.remove (git worktrees)',
   'human.task': 'action human.task (human tasks)',
   'router.route': 'action router.route (router steps)',
-  'template.render': 'action template.render',
   'outputs.write': 'action outputs.write',
   'git.': 'git actions',
-  'archive.': 'archive.* actions',
-  's3.': 's3.* actions',
   'artifact.': 'artifact.* actions',
   'data.': 'data.* actions',
   'state.': 'state.* actions',
@@ -231,6 +256,9 @@ const EXECUTOR_ACTIONS = [
   'mail',
   'wait',
   'file',
+  's3',
+  'archive',
+  'template',
 ];
 
 /** `owner/repo@v1`, `name@v1`, `source:...@v1`: an action package fetched by reference. */

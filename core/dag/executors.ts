@@ -11,7 +11,7 @@ import { closest, distance } from 'fastest-levenshtein';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import type { Step } from './model.ts';
 import { checkMailSettings, checkSshSettings } from './remote-executor-checks.ts';
-import { checkBuiltin } from './builtin-executors.ts';
+import { checkBuiltin, checkTemplate } from './builtin-executors.ts';
 
 export const EXECUTOR_TYPES = [
   'shell',
@@ -28,6 +28,8 @@ export const EXECUTOR_TYPES = [
   // Dagu 2.x's built-in executors that the step runner carries out (builtin-executors.ts).
   'wait',
   'file',
+  's3',
+  'template',
 ] as const;
 export type ExecutorType = (typeof EXECUTOR_TYPES)[number];
 
@@ -83,13 +85,10 @@ export const CONFIG_KEYS: Partial<Record<ExecutorType, readonly string[]>> = {
 /**
  * Types Dagu 1.24.11 accepts that do not run on Kubernetes. A gha step loads, with a warning,
  * and the operator refuses its runs with the same reason: a DAG that Dagu accepts stays
- * loadable (and listable through the API). archive is refused when the DAG is loaded: nothing
- * downstream knows it, and it must not run as something else.
+ * loadable (and listable through the API).
  */
 export const GHA_REFUSAL =
   'the gha executor is not supported on Kubernetes: it runs GitHub Actions with act, which needs a container engine inside the cluster (and Dagu 2.x removed it); runs of this DAG are refused';
-const ARCHIVE_REFUSAL =
-  'the archive executor is not supported by Kubedag yet; run tar, zip or unzip in a shell step instead';
 
 export interface ConfigReading {
   readonly config: Record<string, unknown>;
@@ -190,9 +189,11 @@ const RULES: Record<ExecutorType | typeof SHARED_CONTAINER, Rule> = {
     needs(step.call !== undefined || step.command !== undefined, path, 'the dag executor needs call (the DAG to run)'),
   parallel: (step, path) => needs(step.call !== undefined, path, 'the parallel executor needs call (the DAG to run)'),
   gha: (step, path) => needs(step.command !== undefined, path, 'the gha executor needs command (the action reference)'),
-  archive: (_step, path) => [issue(path, ARCHIVE_REFUSAL)],
+  archive: (step, path, _context, configPath) => checkBuiltin('archive', step, path, configPath),
   wait: (step, path, _context, configPath) => checkBuiltin('wait', step, path, configPath),
   file: (step, path, _context, configPath) => checkBuiltin('file', step, path, configPath),
+  s3: (step, path, _context, configPath) => checkBuiltin('s3', step, path, configPath),
+  template: (step, path) => checkTemplate(step, path),
 };
 
 /** Checks a step against the rules of its executor type. */

@@ -137,7 +137,7 @@ describe('loadDag rejects invalid files with located messages', () => {
       name: 'an unknown executor type, suggesting one',
       yaml: 'steps:\n  - {command: echo, executor: dockr}',
       want: [
-        'steps[0].executor: unknown executor type "dockr"; did you mean "docker"? (known: shell, docker, kubernetes, ssh, http, mail, jq, dag, parallel, gha, archive, wait, file)',
+        'steps[0].executor: unknown executor type "dockr"; did you mean "docker"? (known: shell, docker, kubernetes, ssh, http, mail, jq, dag, parallel, gha, archive, wait, file, s3, template)',
       ],
     },
     {
@@ -146,11 +146,9 @@ describe('loadDag rejects invalid files with located messages', () => {
       want: ['steps[0].executor.config: the docker executor needs image or containerName'],
     },
     {
-      name: 'an archive step, which Kubedag cannot run yet',
+      name: 'an archive step without the archive it reads',
       yaml: 'steps:\n  - {command: extract, executor: archive}',
-      want: [
-        'steps[0]: the archive executor is not supported by Kubedag yet; run tar, zip or unzip in a shell step instead',
-      ],
+      want: ['steps[0].executor.config.source: is required for archive.extract'],
     },
     {
       name: 'an http command whose method is no HTTP token',

@@ -254,6 +254,8 @@ export interface Dag {
     readonly username?: string;
     readonly password?: string;
   };
+  /** Dagu 2.x's DAG-level `s3` block, as written: the s3 steps' connection defaults. */
+  readonly s3?: Readonly<Record<string, unknown>>;
   /** Settings passed through to the runtime unchanged (already shape-checked). */
   readonly container?: Readonly<Record<string, unknown>>;
   readonly ssh?: Readonly<Record<string, unknown>>;

@@ -100,6 +100,7 @@ function integrations(file: DagFile, errors: DagIssue[]): Partial<Dag> {
     ...optional('errorMail', file.errorMail && mailOf(file.errorMail)),
     ...optional('infoMail', file.infoMail && mailOf(file.infoMail)),
     ...optional('smtp', smtp && { ...smtp, port: smtp.port === undefined ? undefined : String(smtp.port) }),
+    ...optional('s3', file.s3),
     ...optional('container', file.container && containerOf(file.container, errors)),
     ...optional('ssh', ssh && { ...ssh, port: String(ssh.port ?? 22), strictHostKey: ssh.strictHostKey ?? true }),
     ...optional('registryAuths', file.registryAuths),

@@ -134,6 +134,22 @@ export const dagSchema = object(
         'SMTP server for mail.',
       ),
     ),
+    s3: Type.Optional(
+      object(
+        {
+          region: Type.Optional(text('AWS region (default us-east-1).')),
+          endpoint: Type.Optional(text('S3-compatible endpoint URL (MinIO, ...); https:// unless disable_ssl.')),
+          access_key_id: Type.Optional(text('Access key id; with secret_access_key, else the AWS credential chain.')),
+          secret_access_key: Type.Optional(text('Secret access key (write ${VAR} from secrets, not the key).')),
+          session_token: Type.Optional(text('Session token of temporary credentials.')),
+          profile: Type.Optional(text('AWS shared-config profile for the credential chain.')),
+          force_path_style: Type.Optional(flag('Path-style addressing (S3-compatible servers).')),
+          disable_ssl: Type.Optional(flag('http:// for an endpoint written without a scheme.')),
+          bucket: Type.Optional(text('Default bucket.')),
+        },
+        'Dagu 2.x: connection defaults of the s3.* actions, which a step overrides key by key.',
+      ),
+    ),
     mailOn: Type.Optional(
       object(
         { success: Type.Optional(flag('Mail on success.')), failure: Type.Optional(flag('Mail on failure.')) },

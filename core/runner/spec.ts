@@ -23,10 +23,23 @@ export const SSH_KEY_ENV = 'KUBEDAG_SSH_KEY';
 /**
  * Executors the step runner carries out. `container-exec` is no Dagu executor type: it is how a
  * docker step with `containerName` (and, later, each step of a DAG-level `container`) runs,
- * through the exec API into a container of a running Pod. `wait` and `file` are Dagu 2.x's
- * built-in executors (its `wait.*` and `file.*` actions); their command is the operation.
+ * through the exec API into a container of a running Pod. `wait`, `file`, `s3` and `archive`
+ * are Dagu 2.x's built-in executors (its `wait.*`, `file.*`, `s3.*` and `archive.*` actions);
+ * their command is the operation. `template` is its `template.render`: the script is the
+ * template, rendered unexpanded (`$x` there is a template variable).
  */
-export const RUNNER_EXECUTORS = ['http', 'jq', 'mail', 'ssh', 'container-exec', 'wait', 'file'] as const;
+export const RUNNER_EXECUTORS = [
+  'http',
+  'jq',
+  'mail',
+  'ssh',
+  'container-exec',
+  'wait',
+  'file',
+  's3',
+  'archive',
+  'template',
+] as const;
 export type RunnerExecutor = (typeof RUNNER_EXECUTORS)[number];
 
 export interface SmtpSettings {
@@ -85,6 +98,11 @@ export interface ExecutorSpec {
   readonly exec?: ContainerExecTarget;
   /** The DAG's `smtp` block, for mail steps. */
   readonly smtp?: SmtpSettings;
+  /**
+   * The DAG's `s3` block, for s3 steps: connection defaults that the step's own settings
+   * override key by key (Dagu's ApplyDefaults then decode). `${VAR}` kept, as in `config`.
+   */
+  readonly s3?: Readonly<Record<string, unknown>>;
   /**
    * The step's signalOnStop, which stops the runner too (step/stop.ts), and for ssh what a stop
    * sends the remote command and how long before SIGKILL; absent: SIGTERM, 5 s. container-exec

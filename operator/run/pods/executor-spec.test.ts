@@ -39,6 +39,18 @@ describe('the executor spec of a step', () => {
       },
     },
     {
+      name: "a 2.x s3 action carries the DAG's s3 block beside its own settings, both unexpanded",
+      yaml: 's3: {bucket: b, secret_access_key: "${SECRET}"}\nsteps:\n  - {name: s, action: s3.list, with: {prefix: "${DAY}/"}}',
+      command: 'list',
+      want: {
+        type: 's3',
+        command: 'list',
+        config: { prefix: '${DAY}/' },
+        s3: { bucket: 'b', secret_access_key: '${SECRET}' },
+        stop: { signal: 'SIGTERM', graceMs: 4000 },
+      },
+    },
+    {
       name: 'a jq step carries its filter as written, since $names there are jq variables',
       yaml: 'steps:\n  - {executor: jq, command: ".a as $x | $x", script: "{\\"a\\": 1}"}',
       command: '.a as  | ',

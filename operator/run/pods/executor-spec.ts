@@ -194,6 +194,7 @@ function runnerSpec(dag: Dag, step: Step, type: RunnerExecutor, command: string 
     ...(step.script === undefined ? {} : { script: step.script }),
     config: type === 'ssh' && Object.keys(own).length === 0 && dag.ssh !== undefined ? dagSsh(dag.ssh) : own,
     ...(type === 'mail' && dag.smtp !== undefined ? { smtp: dag.smtp } : {}),
+    ...(type === 's3' && dag.s3 !== undefined ? { s3: dag.s3 } : {}),
     // Every executor stops on signalOnStop (step/stop.ts); ssh also sends it to the remote
     // command, which must end within the step Pod's grace period, as an exec'd one must.
     stop: { signal: step.signalOnStop, graceMs: execGraceMs(dag) },
