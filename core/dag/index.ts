@@ -8,6 +8,7 @@ export * from './model.ts';
 export { applyParamOverrides, applyParamsSchema, encodeParams, parseParamOverrides, tokenizeParams } from './params.ts';
 export { SHARED_CONTAINER } from './executors.ts';
 export { plainStep } from './step.ts';
+export { readsStderr } from './picked-outputs.ts';
 export { nextFireTimes, nextStart, parseSchedule } from './schedule.ts';
 export { dagJsonSchema } from './schema.ts';
 export { dagNameProblem } from './validate.ts';

@@ -6,8 +6,10 @@
  */
 import type { DagKubernetesSettings, KubernetesSettings } from './kubernetes-model.ts';
 import type { OtelSettings } from './otel-model.ts';
+import type { PickedOutputs } from './picked-outputs.ts';
 
 export * from './kubernetes-model.ts';
+export type { PickDecode, PickedEntry, PickedOutputs } from './picked-outputs.ts';
 export { isMapping, mergeKubernetes, mergeMappings } from './kubernetes-merge.ts';
 
 export const DAG_TYPES = ['chain', 'graph'] as const;
@@ -170,6 +172,8 @@ export interface Step {
   readonly stderr?: string;
   readonly output?: string;
   readonly declaredOutputs?: readonly DeclaredOutput[];
+  /** Dagu 2.x's object-form `output:` or `stdout.outputs`: values the operator picks out of a succeeded attempt's streams. */
+  readonly pickedOutputs?: PickedOutputs;
   readonly approval?: Approval;
   readonly depends: readonly string[];
   readonly continueOn: ContinueOn;

@@ -85,13 +85,18 @@ function loseAttempt(work: Work, step: Step, node: RunNode, why: string): RunNod
 }
 
 /** What judging an attempt of the step needs beyond its report: the step's counts so far and the DAG's limits. */
-function judging(work: Work, node: RunNode): AttemptContext {
+function judging(work: Work, node: RunNode, step: Step): AttemptContext {
   const { definition } = work.input;
+  // A picked output's literal may name the variables the step sees (Dagu resolves them when the step ends).
+  const picksLiteral = step.pickedOutputs !== undefined && 'entries' in step.pickedOutputs;
   return {
     retryCount: node.retryCount ?? 0,
     doneCount: node.doneCount ?? 0,
     maxOutputSize: work.dag.maxOutputSize,
     resolveCount: (value) => resolveCount(value, definition),
+    ...(picksLiteral
+      ? { variables: variables(definition, { nodes: [...work.nodes.values()] }, step, work.dag.steps) }
+      : {}),
   };
 }
 
@@ -106,7 +111,7 @@ function lostVerdict(work: Work, step: Step, node: RunNode, why: string): RunNod
   const { exitCode: _earlier, ...rest } = node;
   if (node.error === STEP_TIMEOUT)
     return withStatus(rest, StepStatus.Failed, { finishedAt: work.now, doneCount: (node.doneCount ?? 0) + 1 });
-  const verdict = judgeLostAttempt(stepForAttempt(step, work.status), why, judging(work, node));
+  const verdict = judgeLostAttempt(stepForAttempt(step, work.status), why, judging(work, node, step));
   if (verdict.kind === 'again') return nextAttempt(work, step, rest, { verdict, outputs: {} });
   if (verdict.status === StepStatus.Failed)
     work.events.push({ reason: 'StepFailed', message: `${step.name}: failed (${why})`, warning: true });
@@ -155,7 +160,7 @@ function judged(work: Work, step: Step, node: RunNode, report: AttemptReport, ha
       error: work.status.endReason === 'stopped' ? 'stopped' : 'run timed out',
     });
   }
-  const verdict = judgeAttempt(stepForAttempt(step, work.status), report, judging(work, node));
+  const verdict = judgeAttempt(stepForAttempt(step, work.status), report, judging(work, node, step));
   // Declared outputs are the latest attempt's, as Dagu clears them when an attempt starts.
   const outputs = {
     ...keepOutput(node, step.output, verdict.output, node.attempt ?? 0),
