@@ -1,0 +1,75 @@
+/**
+ * Dagu 2.x step semantics (issue 26) run by the operator on the local control plane: values
+ * picked out of a step's stdout and stderr (object-form `output:` and `stdout: {outputs}`) and
+ * read by later steps through \${steps.<id>.outputs.<name>}. The loader's and the engine's unit
+ * tests (core/dag/picked-outputs.test.ts, operator/run/decide/picked-values.test.ts) prove the
+ * rules; these prove that the operator reads the archived streams and the steps get the values.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clients, createNamespace, deleteNamespace } from './support.ts';
+import {
+  finishedRun,
+  givenDag,
+  startOperator,
+  stepLog,
+  stepStates,
+  whenRun,
+  type RunningOperator,
+} from './operator-support.ts';
+
+const { core } = clients();
+
+let ns = '';
+let operator: RunningOperator;
+
+beforeAll(async () => {
+  ns = await createNamespace(core, 'semantics2x');
+  operator = await startOperator(ns);
+});
+
+afterAll(async () => {
+  await operator.stop();
+  await deleteNamespace(core, ns);
+});
+
+describe('a Dagu 2.x step that picks outputs', () => {
+  it('publishes values picked out of its stdout and stderr to later steps, and fails when stdout does not decode', async () => {
+    await givenDag(
+      ns,
+      'picked',
+      `
+env:
+  - STAGE: prod
+steps:
+  - id: build
+    run: |
+      echo '{"image": {"tag": "1.4.2"}, "sizes": [3, 5]}'
+      echo 'warnings: 2' >&2
+    output:
+      TAG: {from: stdout, select: .image.tag}
+      FIRST: {from: stdout, decode: json, select: '.sizes[0]'}
+      WARNINGS: {from: stderr, decode: yaml, select: .warnings}
+      CHANNEL: {value: "\${STAGE}-stable"}
+  - id: meta
+    run: "echo '{\\"arch\\": \\"amd64\\", \\"os\\": \\"linux\\"}'"
+    stdout:
+      outputs: {decode: json}
+  - id: publish
+    depends: [build, meta]
+    run: echo "\${steps.build.outputs.TAG} \${steps.build.outputs.FIRST} \${steps.meta.outputs.arch} \${steps.build.outputs.WARNINGS} \${steps.build.outputs.CHANNEL}"
+  - id: broken
+    run: echo not json
+    output:
+      A: {from: stdout, decode: json}
+`,
+    );
+    await whenRun(ns, 'picked-1', 'picked');
+    const done = await finishedRun(ns, 'picked-1', 120_000);
+    expect(stepStates(done)).toEqual({ build: 'succeeded', meta: 'succeeded', publish: 'succeeded', broken: 'failed' });
+    const node = (name: string) => done.status?.nodes?.find((n) => n.name === name);
+    expect(node('build')?.stepOutputs).toEqual({ TAG: '1.4.2', FIRST: '3', WARNINGS: '2', CHANNEL: 'prod-stable' });
+    expect(node('meta')?.stepOutputs).toEqual({ arch: 'amd64', os: 'linux' });
+    expect(await stepLog(operator, done, 'publish')).toBe('1.4.2 3 amd64 2 prod-stable\n');
+    expect(node('broken')?.error).toBe('failed to evaluate structured output: A: failed to decode JSON');
+  });
+});
