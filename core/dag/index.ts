@@ -7,8 +7,9 @@ export { loadDag, type DagLoad, type LoadOptions, type LocalDag } from './load.t
 export * from './model.ts';
 export { applyParamOverrides, applyParamsSchema, encodeParams, parseParamOverrides, tokenizeParams } from './params.ts';
 export { SHARED_CONTAINER } from './executors.ts';
-export { plainStep } from './step.ts';
+export { MAX_PARALLEL_ITEMS, plainStep } from './step.ts';
 export { readsStderr } from './picked-outputs.ts';
+export { FOREACH_INDEX, FOREACH_ITEM } from './dialect-foreach.ts';
 export { nextFireTimes, nextStart, parseSchedule } from './schedule.ts';
 export { dagJsonSchema } from './schema.ts';
 export { dagNameProblem } from './validate.ts';

@@ -131,6 +131,11 @@ export interface Parallel {
   readonly items: readonly unknown[] | string;
   /** 0 means no limit. */
   readonly maxConcurrent: number;
+  /**
+   * Dagu 2.x `foreach` items written as an expression: its value must be a JSON array, and each
+   * item runs (equal ones too) with the params FOREACH_INDEX and FOREACH_ITEM (dialect-foreach.ts).
+   */
+  readonly foreach?: true;
 }
 
 /**

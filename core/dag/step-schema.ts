@@ -125,6 +125,11 @@ export const parallel = Type.Union(
       {
         items: Type.Optional(Type.Union([Type.String(), Type.Array(Type.Unknown())])),
         maxConcurrent: Type.Optional(count('Most child runs at once (default: no limit).', 1)),
+        foreach: Type.Optional(
+          flag(
+            'Dagu 2.x foreach items: the expression is a JSON array, each item (equal ones too) runs with FOREACH_INDEX and FOREACH_ITEM.',
+          ),
+        ),
       },
       'Items and concurrency.',
     ),

@@ -1,7 +1,8 @@
 /**
  * Dagu 2.x step semantics (issue 26) run by the operator on the local control plane: values
  * picked out of a step's stdout and stderr (object-form `output:` and `stdout: {outputs}`) and
- * read by later steps through \${steps.<id>.outputs.<name>}. The loader's and the engine's unit
+ * read by later steps through \${steps.<id>.outputs.<name>}; a foreach over items known only
+ * when it runs (a previous step's output). The loader's and the engine's unit
  * tests (core/dag/picked-outputs.test.ts, operator/run/decide/picked-values.test.ts) prove the
  * rules; these prove that the operator reads the archived streams and the steps get the values.
  */
@@ -10,6 +11,7 @@ import { clients, createNamespace, deleteNamespace } from './support.ts';
 import {
   finishedRun,
   givenDag,
+  runsOf,
   startOperator,
   stepLog,
   stepStates,
@@ -71,5 +73,59 @@ steps:
     expect(node('meta')?.stepOutputs).toEqual({ arch: 'amd64', os: 'linux' });
     expect(await stepLog(operator, done, 'publish')).toBe('1.4.2 3 amd64 2 prod-stable\n');
     expect(node('broken')?.error).toBe('failed to evaluate structured output: A: failed to decode JSON');
+  });
+});
+
+describe('a Dagu 2.x foreach over items known when it runs', () => {
+  it("runs its body once per item of a previous step's output, and fails when the value is no JSON array", async () => {
+    await givenDag(
+      ns,
+      'loop-dynamic',
+      `
+steps:
+  - id: list
+    run: echo '["a.csv", "b.csv", "a.csv"]'
+    output:
+      FILES: {from: stdout, decode: json}
+  - id: each
+    depends: [list]
+    foreach:
+      items: \${steps.list.outputs.FILES}
+      max_concurrent: 2
+      steps:
+        - id: show
+          run: echo "file \${foreach.item} at \${foreach.index}"
+    output: EACH
+  - id: after
+    depends: [each]
+    run: echo "\${EACH.summary.succeeded} of \${EACH.summary.total}"
+  - id: text
+    run: echo a b
+    output:
+      WORDS: {from: stdout}
+  - id: broken
+    depends: [text]
+    foreach:
+      items: \${steps.text.outputs.WORDS}
+      steps:
+        - run: echo never
+`,
+    );
+    await whenRun(ns, 'loop-dynamic-1', 'loop-dynamic');
+    const done = await finishedRun(ns, 'loop-dynamic-1', 120_000);
+    expect(stepStates(done)).toEqual({
+      list: 'succeeded',
+      each: 'succeeded',
+      after: 'succeeded',
+      text: 'succeeded',
+      broken: 'failed',
+    });
+    expect(await stepLog(operator, done, 'after')).toBe('3 of 3\n');
+    const bodies = await runsOf(ns, 'each-foreach');
+    const shown = await Promise.all(bodies.map((body) => stepLog(operator, body, 'show')));
+    expect(shown.sort()).toEqual(['file a.csv at 0\n', 'file a.csv at 2\n', 'file b.csv at 1\n']);
+    expect(done.status?.nodes?.find((n) => n.name === 'broken')?.error).toBe(
+      'foreach.items string must resolve to a JSON array: "a b"',
+    );
   });
 });

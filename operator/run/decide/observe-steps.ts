@@ -14,13 +14,13 @@ import {
   type AttemptVerdict,
 } from './attempt-verdict.ts';
 import { podLoss } from './lost.ts';
-import { parallelItems, subRunId } from './children.ts';
+import { foreachItems, parallelItems, subRunId } from './children.ts';
 import { stepPodName } from '../../../core/resources/names.ts';
 import { keepOutput, type OutputFields } from '../pods/output-values.ts';
 import { attemptBegun, attemptEnded, attemptStatus } from './attempt-records.ts';
 import { fanOut } from './parallel.ts';
 import { stepForAttempt } from './retry-status.ts';
-import { resolveCount, variables } from './variables.ts';
+import { declaredOutputRefs, resolveCount, variables } from './variables.ts';
 import { STEP_TIMEOUT, withStatus, type Work } from './work.ts';
 
 /** Reads what the Pods of running steps and handlers say. */
@@ -118,11 +118,28 @@ function lostVerdict(work: Work, step: Step, node: RunNode, why: string): RunNod
   return withStatus(rest, verdict.status, { finishedAt: work.now, continued: verdict.continued, error: why });
 }
 
+/** A foreach whose items expression is no JSON array fails before any item starts, as in Dagu. */
+function itemsFailed(work: Work, step: Step, node: RunNode, error: string): RunNode {
+  work.events.push({ reason: 'StepFailed', message: `${step.name}: failed (${error})`, warning: true });
+  return attemptEnded(withStatus(node, StepStatus.Failed, { finishedAt: work.now, error }), {
+    attempt: node.attempt ?? 0,
+    at: work.now,
+    status: StepStatus.Failed,
+  });
+}
+
 /** Starts the items that may start and, once all children ended, judges the step. */
 export function observeParallel(work: Work, step: Step, node: RunNode): RunNode {
   const attempt = node.attempt ?? 0;
   const { definition, run } = work.input;
-  const items = parallelItems(step, variables(definition, { nodes: [...work.nodes.values()] }, step, work.dag.steps));
+  const status = { nodes: [...work.nodes.values()] };
+  const vars = variables(definition, status, step, work.dag.steps);
+  const resolved =
+    step.parallel?.foreach === true
+      ? foreachItems(step, vars, declaredOutputRefs(work.dag, status))
+      : { items: parallelItems(step, vars) };
+  if ('error' in resolved) return itemsFailed(work, step, node, resolved.error);
+  const { items } = resolved;
   const children = work.input.pods
     .filter((p) => p.step === step.name && p.attempt === attempt && p.item !== undefined)
     .map((p) => ({ item: p.item ?? 0, name: p.name, ...(p.report === undefined ? {} : { report: p.report }) }));
