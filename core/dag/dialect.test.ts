@@ -255,11 +255,6 @@ describe('loadDag refuses what this slice does not read', () => {
       ],
     },
     {
-      name: 'DAG-level retry_policy',
-      yaml: 'retry_policy: {limit: 1}\nsteps: [echo]',
-      want: ['retry_policy: Dagu 2.x feature DAG-level retry_policy is not supported yet'],
-    },
-    {
       name: 'stdout kept as an artifact',
       yaml: 'steps:\n  - {run: echo a, stdout: {artifact: out.txt, outputs: {decode: json}}}',
       want: [

@@ -16,3 +16,4 @@ export { dagNameProblem } from './validate.ts';
 export { MAX_FILE_BYTES } from './yaml.ts';
 export { durationMs, otelProtocol, otelUrl } from './otel.ts';
 export type { OtelAttribute, OtelProtocol, OtelSettings } from './otel-model.ts';
+export { dagRetryDelayMs } from './dag-retry.ts';

@@ -126,6 +126,15 @@ export interface RepeatPolicy {
   readonly maxIntervalSec?: number;
 }
 
+/** Dagu 2.x's DAG-level retry_policy, concrete at load (core/dag/dag-retry.ts). */
+export interface DagRetryPolicy {
+  readonly limit: number;
+  readonly intervalSec: number;
+  /** Absent: every wait is intervalSec. */
+  readonly backoff?: number;
+  readonly maxIntervalSec: number;
+}
+
 export interface Parallel {
   /** Static items, or an expression evaluated at run time. */
   readonly items: readonly unknown[] | string;
@@ -240,6 +249,8 @@ export interface Dag {
   readonly histRetentionDays: number;
   /** Dagu 2.x `hist_retention_runs`: the newest runs kept, by count. */
   readonly histRetentionRuns?: number;
+  /** Dagu 2.x's DAG-level retry_policy: a failed root run is retried whole by the operator. */
+  readonly retryPolicy?: DagRetryPolicy;
   /** Dagu 2.x `catchup_window`/`overlap_policy`: missed scheduled runs started afterwards. */
   readonly catchup?: Catchup;
   readonly maxActiveRuns: number;
