@@ -1,6 +1,7 @@
 /**
  * Dagu 2.x's DAG-level `retry_policy` (v2.15.1 `internal/spec/dag.go` buildDAGRetryPolicy,
- * `internal/service/scheduler/retry_scanner.go`): a failed root run is run again, whole, up to
+ * `internal/service/scheduler/retry_scanner.go`): a failed root run is retried (as a person's
+ * retry does: its failed steps run again), up to
  * `limit` times, each after `interval_sec * backoff^n` (capped at `max_interval_sec`) from its
  * end. Dagu makes every value concrete at load (the scheduler decides from the stored snapshot),
  * so numbers or numeric strings only, no variables. Kubedag's operator does the retrying

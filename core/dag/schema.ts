@@ -163,7 +163,7 @@ export const dagSchema = object(
             Type.Union([Type.Integer(), Type.String()], { description: 'Longest wait (default 3600).' }),
           ),
         },
-        'Dagu 2.x: a failed run is run again, whole, by the operator, up to limit times.',
+        'Dagu 2.x: a failed run is retried in place by the operator, up to limit times.',
       ),
     ),
     catchupWindow: Type.Optional(

@@ -2,16 +2,19 @@
  * Dagu 2.x step semantics (issue 26) run by the operator on the local control plane: values
  * picked out of a step's stdout and stderr (object-form `output:` and `stdout: {outputs}`) and
  * read by later steps through \${steps.<id>.outputs.<name>}; a foreach over items known only
- * when it runs (a previous step's output). The loader's and the engine's unit
+ * when it runs (a previous step's output); the DAG-level retry_policy, which retries a failed
+ * run in place up to its limit. The loader's and the engine's unit
  * tests (core/dag/picked-outputs.test.ts, operator/run/decide/picked-values.test.ts) prove the
  * rules; these prove that the operator reads the archived streams and the steps get the values.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clients, createNamespace, deleteNamespace } from './support.ts';
+import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
+import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import {
   finishedRun,
   givenDag,
   runsOf,
+  storedRun,
   startOperator,
   stepLog,
   stepStates,
@@ -127,5 +130,47 @@ steps:
     expect(done.status?.nodes?.find((n) => n.name === 'broken')?.error).toBe(
       'foreach.items string must resolve to a JSON array: "a b"',
     );
+  });
+});
+
+describe("a Dagu 2.x DAG's retry_policy", () => {
+  it('retries a failed run in place after its interval until it succeeds, or until the limit is spent', async () => {
+    await givenDag(
+      ns,
+      'flaky',
+      `
+retry_policy: {limit: 2, interval_sec: 1}
+steps:
+  - id: first
+    run: echo first
+  - id: flaky
+    depends: [first]
+    run: test -f .marker || { touch .marker; exit 1; }
+`,
+    );
+    await givenDag(ns, 'broken', 'retry_policy: {limit: 1, interval_sec: 1}\nsteps:\n  - run: exit 3\n');
+    await whenRun(ns, 'flaky-1', 'flaky');
+    await whenRun(ns, 'broken-1', 'broken');
+    const retried = async (name: string, count: string, label: string): Promise<void> =>
+      waitFor(
+        `run ${name} retried ${count} time(s), then ${label}`,
+        async () => {
+          const run = await storedRun(ns, name);
+          return run.metadata?.annotations?.[ANNOTATIONS.autoRetries] === count && run.status?.statusLabel === label;
+        },
+        60_000,
+        200,
+      );
+    await retried('flaky-1', '1', 'succeeded');
+    const flaky = await finishedRun(ns, 'flaky-1');
+    expect(stepStates(flaky)).toEqual({ first: 'succeeded', flaky: 'succeeded' });
+    await retried('broken-1', '1', 'failed');
+    // The limit is spent: the failed run stays failed, whatever time passes.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const broken = await storedRun(ns, 'broken-1');
+    expect([broken.metadata?.annotations?.[ANNOTATIONS.autoRetries], broken.status?.statusLabel]).toEqual([
+      '1',
+      'failed',
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * Dagu 2.x's DAG-level `retry_policy` (v2.15.1 `internal/service/scheduler/retry_scanner.go`):
- * a failed root run of a DAG that is not suspended is run again, whole and in place, up to the
+ * a failed root run of a DAG that is not suspended is retried in place (as Dagu's retry plan:
+ * its failed steps and what follows them run again, succeeded ones keep their result), up to the
  * policy's `limit` times, each once `interval_sec * backoff^n` (at most `max_interval_sec`) has
  * passed since its end, and only within a day of its creation (Dagu's retry window). Kubedag
  * does it level-triggered: the finished-run controller asks `autoRetry` (pure) about each
