@@ -25,6 +25,7 @@ import { RunEnder } from './run/controller/run-ender.ts';
 import { ContainerCleanup } from './run/finished/container-cleanup.ts';
 import { RunController } from './run/controller/run-controller.ts';
 import { FinishedRunController } from './run/finished/finished-controller.ts';
+import { AutoRetryReconciler } from './run/finished/auto-retry.ts';
 import { TELEMETRY_COMMAND } from './telemetry/pod.ts';
 import { TelemetryReconciler } from './telemetry/reconciler.ts';
 import { NOTIFY_COMMAND } from './notify/pod.ts';
@@ -154,6 +155,8 @@ export function buildControllers(deps: ControllerDeps): Controllers {
     }),
     finished: new FinishedRunController({
       runs: informers.runs,
+      dags: informers.dags,
+      autoRetry: new AutoRetryReconciler({ writer, clock }),
       definitions,
       segments,
       containers: new ContainerCleanup(podWriter),

@@ -2,11 +2,12 @@
  * Dagu 2.x's DAG-level options that Kubedag runs (read in dagucloud/dagu v2.15.1
  * internal/spec/dag.go, internal/ir/overlap_policy.go, internal/spec/duration.go): retention by
  * count (`hist_retention_runs`) and the catch-up of missed scheduled runs (`catchup_window`,
- * `overlap_policy`). The model keeps them only when the file writes them, so a DAG that does
+ * `overlap_policy`), and the DAG-level `retry_policy` (dag-retry.ts). The model keeps them only when the file writes them, so a DAG that does
  * not is the model it was before. Decisions: docs/decisions/2026-11-29-dagu-2x-dag-options.md.
  */
 import { issue, type DagIssue } from './issues.ts';
-import type { Catchup, OverlapPolicy } from './model.ts';
+import type { Catchup, DagRetryPolicy, OverlapPolicy } from './model.ts';
+import { dagRetryPolicyOf, type DagRetryPolicyFile } from './dag-retry.ts';
 
 export const OVERLAP_POLICIES: readonly OverlapPolicy[] = ['skip', 'all', 'latest'];
 
@@ -17,12 +18,14 @@ export interface DagOptionsFile {
   readonly catchupWindow?: string;
   readonly overlapPolicy?: string;
   readonly artifacts?: { readonly enabled?: boolean; readonly dir?: string };
+  readonly retryPolicy?: DagRetryPolicyFile;
 }
 
 export interface DagOptions {
   readonly histRetentionRuns?: number;
   readonly catchup?: Catchup;
   readonly artifacts?: { readonly enabled: true };
+  readonly retryPolicy?: DagRetryPolicy;
 }
 
 const UNITS: Readonly<Record<string, number>> = {
@@ -57,10 +60,12 @@ export function dagOptionsFromFile(file: DagOptionsFile, errors: DagIssue[]): Da
       issue('histRetentionRuns', 'cannot be set together with the retention in days (one or the other, as in Dagu)'),
     );
   const catchup = catchupOf(file, errors);
+  const retryPolicy = dagRetryPolicyOf(file.retryPolicy, errors);
   return {
     ...(runs === undefined || runs <= 0 ? {} : { histRetentionRuns: runs }),
     ...(catchup === undefined ? {} : { catchup }),
     ...(artifactsOn(file, errors) ? { artifacts: { enabled: true } as const } : {}),
+    ...(retryPolicy === undefined ? {} : { retryPolicy }),
   };
 }
 

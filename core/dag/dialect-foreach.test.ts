@@ -20,6 +20,19 @@ describe('foreach', () => {
     );
   });
 
+  it('keeps items written as an expression for the operator, marked as foreach items', () => {
+    const loaded = load(
+      '  - {id: list, run: echo, outputs: [{name: files, type: json}]}\n  - id: each\n    depends: [list]\n    foreach:\n      items: ${steps.list.outputs.files}\n      max_concurrent: 2\n      steps:\n        - run: echo ${foreach.item}',
+    );
+    expect(loaded.errors).toEqual([]);
+    expect(loaded.dag.steps[1]?.call).toBe('each-foreach');
+    expect(loaded.dag.steps[1]?.parallel).toEqual({
+      items: '${steps.list.outputs.files}',
+      maxConcurrent: 2,
+      foreach: true,
+    });
+  });
+
   it('calls its body, a local DAG named after the step, once per item', () => {
     const loaded = load(
       '  - id: each\n    foreach:\n      items: [a, b]\n      steps:\n        - run: echo ${foreach.item}',
@@ -94,11 +107,9 @@ describe('foreach', () => {
       want: ['steps[0].foreach.each: unknown foreach field "each"'],
     },
     {
-      name: 'items from an expression',
-      steps: '  - {id: e, foreach: {items: "${LIST}", steps: [{run: echo}]}}',
-      want: [
-        'steps[0].foreach.items: Dagu 2.x feature foreach.items as an expression (items known only when the step runs) is not supported yet',
-      ],
+      name: 'an empty items expression',
+      steps: '  - {id: e, foreach: {items: " ", steps: [{run: echo}]}}',
+      want: ['steps[0].foreach.items: foreach.items must not be empty'],
     },
     {
       name: 'collect',

@@ -66,11 +66,18 @@ function withForeach(step: Mapping, path: string, errors: DagIssue[], bodies: Fo
   if (config === undefined) return { ...rest, command: 'true' };
   const name = bodyName(step, path);
   bodies.push({ path: at, name, document: { name, steps: config.steps } });
-  return { ...rest, call: name, parallel: { items: config.items, max_concurrent: config.maxConcurrent } };
+  // Items known only when the step runs are a JSON array the operator reads then (children.ts).
+  const expression = typeof config.items === 'string' ? { foreach: true } : {};
+  return {
+    ...rest,
+    call: name,
+    parallel: { items: config.items, max_concurrent: config.maxConcurrent, ...expression },
+  };
 }
 
 interface ForeachConfig {
-  readonly items: Mapping[];
+  /** Static items as the params of each item, or an expression resolved when the step runs. */
+  readonly items: Mapping[] | string;
   readonly maxConcurrent: number;
   readonly steps: unknown[];
 }
@@ -113,10 +120,14 @@ function aliasOf(value: unknown, at: string, errors: DagIssue[]): string {
   return value;
 }
 
-/** Static items become flat mappings of the two params; an index keeps equal items apart. */
-function itemsOf(value: unknown, at: string, errors: DagIssue[]): Mapping[] | undefined {
+/**
+ * Static items become flat mappings of the two params; an index keeps equal items apart. An
+ * expression (`${steps.list.outputs.files}`) stays one, for the operator to read as a JSON array.
+ */
+function itemsOf(value: unknown, at: string, errors: DagIssue[]): Mapping[] | string | undefined {
   if (typeof value === 'string') {
-    errors.push(refusal(at, 'foreach.items as an expression (items known only when the step runs)'));
+    if (value.trim() !== '') return value;
+    errors.push(issue(at, 'foreach.items must not be empty'));
     return undefined;
   }
   if (!Array.isArray(value)) {

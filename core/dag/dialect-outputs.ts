@@ -9,6 +9,7 @@
 import { refusal } from './dialect-refusal.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import type { DeclaredOutput } from './model.ts';
+import { readObjectOutput, readStdoutOutputs } from './picked-outputs.ts';
 
 type Mapping = Record<string, unknown>;
 
@@ -128,4 +129,55 @@ function stepsWithOutputs(steps: unknown, path: string): [string, Mapping][] {
   if (path === 'steps')
     return Object.entries(steps).flatMap(([name, item]) => stepsWithOutputs(item, childPath(path, name)));
   return [];
+}
+
+/**
+ * Object-form `output:` and `stdout: {outputs}` checked with Dagu's rules and kept as written
+ * (the 1.x shape takes both objects, and the loader reads them into Step.pickedOutputs); an
+ * artifact (`stdout.artifact`, `stderr` objects) is refused by name: Kubedag keeps no artifacts yet.
+ */
+export function withPickedOutputs(step: Mapping, path: string, errors: DagIssue[]): Mapping {
+  const out = { ...step };
+  if (isMapping(step.output)) {
+    const before = errors.length;
+    const call =
+      step.call !== undefined ? refusal(childPath(path, 'output'), 'object-form output on a sub-DAG step') : undefined;
+    if (call !== undefined) errors.push(call);
+    else readObjectOutput(step.output, childPath(path, 'output'), errors);
+    if (errors.length > before || Object.keys(step.output).length === 0) delete out.output;
+  }
+  if (isMapping(step.stdout)) {
+    const kept = stdoutOutputs(step, childPath(path, 'stdout'), errors);
+    if (kept === undefined) delete out.stdout;
+    else out.stdout = kept;
+  }
+  if (isMapping(step.stderr)) {
+    errors.push(refusal(childPath(path, 'stderr'), 'object-form stderr (stderr kept as an artifact)'));
+    delete out.stderr;
+  }
+  return out;
+}
+
+/** `stdout: {artifact, outputs}`: the outputs part kept, or undefined with the errors that say why. */
+function stdoutOutputs(step: Mapping, path: string, errors: DagIssue[]): Mapping | undefined {
+  const stdout = step.stdout as Mapping;
+  if (Object.keys(stdout).length === 0) {
+    errors.push(issue(path, 'stdout object must not be empty'));
+    return undefined;
+  }
+  const other = Object.keys(stdout).find((key) => key !== 'artifact' && key !== 'outputs');
+  if (other !== undefined) {
+    errors.push(issue(path, 'stdout object supports only artifact and outputs'));
+    return undefined;
+  }
+  if (Object.hasOwn(stdout, 'artifact'))
+    errors.push(refusal(childPath(path, 'artifact'), 'stdout.artifact (stdout kept as an artifact)'));
+  if (!Object.hasOwn(stdout, 'outputs')) return undefined;
+  if (step.call !== undefined) {
+    errors.push(refusal(childPath(path, 'outputs'), 'stdout.outputs on a sub-DAG step'));
+    return undefined;
+  }
+  const before = errors.length;
+  readStdoutOutputs(stdout.outputs, childPath(path, 'outputs'), errors);
+  return errors.length > before ? undefined : { outputs: stdout.outputs };
 }

@@ -39,6 +39,7 @@ export const SPELLINGS: Readonly<Record<Scope, Readonly<Record<string, string>>>
     restart_wait_sec: 'restartWaitSec',
     hist_retention_days: 'histRetentionDays',
     hist_retention_runs: 'histRetentionRuns',
+    retry_policy: 'retryPolicy',
     catchup_window: 'catchupWindow',
     overlap_policy: 'overlapPolicy',
     max_active_runs: 'maxActiveRuns',
@@ -91,6 +92,7 @@ export const CHILD_SCOPES: Readonly<Partial<Record<Scope, Readonly<Record<string
     container: 'container',
     ssh: 'ssh',
     preconditions: 'precondition',
+    retryPolicy: 'retryPolicy',
   },
   step: {
     preconditions: 'precondition',
@@ -123,7 +125,6 @@ export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, str
     step_types: 'step_types (custom step types)',
     actions: 'actions (custom action packages)',
     wait_mail: 'wait_mail (mail on approval waits)',
-    retry_policy: 'DAG-level retry_policy',
     resources: 'resources',
     webhook: 'webhook',
     llm: 'llm (LLM settings)',

@@ -218,11 +218,9 @@ describe('loadDag refuses what this slice does not read', () => {
       want: ['steps[0].outputs: Dagu 2.x feature outputs on a step of type ssh is not supported yet'],
     },
     {
-      name: 'object-form output',
-      yaml: 'steps:\n  - {run: echo a, output: {name: A}}',
-      want: [
-        'steps[0].output: Dagu 2.x feature object-form output (named values picked out of stdout) is not supported yet',
-      ],
+      name: 'stderr kept as an artifact',
+      yaml: 'steps:\n  - {run: echo a, stderr: {artifact: logs/err.txt}}',
+      want: ['steps[0].stderr: Dagu 2.x feature object-form stderr (stderr kept as an artifact) is not supported yet'],
     },
     {
       name: 'foreach on a handler',
@@ -257,15 +255,10 @@ describe('loadDag refuses what this slice does not read', () => {
       ],
     },
     {
-      name: 'DAG-level retry_policy',
-      yaml: 'retry_policy: {limit: 1}\nsteps: [echo]',
-      want: ['retry_policy: Dagu 2.x feature DAG-level retry_policy is not supported yet'],
-    },
-    {
-      name: 'object-form stdout',
-      yaml: 'steps:\n  - {run: echo a, stdout: {outputs: {fields: {}}}}',
+      name: 'stdout kept as an artifact',
+      yaml: 'steps:\n  - {run: echo a, stdout: {artifact: out.txt, outputs: {decode: json}}}',
       want: [
-        'steps[0].stdout: Dagu 2.x feature object-form stdout (stdout kept as an artifact, or values picked out of it) is not supported yet',
+        'steps[0].stdout.artifact: Dagu 2.x feature stdout.artifact (stdout kept as an artifact) is not supported yet',
       ],
     },
     {

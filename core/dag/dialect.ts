@@ -12,7 +12,7 @@ import { withStepDefaults } from './dialect-defaults.ts';
 import { withLabelsAsTags } from './dialect-labels.ts';
 import { isTypedParams, schemaParamsAsOneX, typedParamsAsSchema } from './dialect-params.ts';
 import { withApproval } from './dialect-approval.ts';
-import { refuseOutputsInContainer, withDeclaredOutputs } from './dialect-outputs.ts';
+import { refuseOutputsInContainer, withDeclaredOutputs, withPickedOutputs } from './dialect-outputs.ts';
 import { withPreconditionEval } from './dialect-preconditions.ts';
 import { readConsts, withValues } from './dialect-values.ts';
 import { bodyDocument, foreachReferenceErrors, withForeachSteps, type ForeachBody } from './dialect-foreach.ts';
@@ -101,6 +101,12 @@ function runIsShell(value: unknown): boolean {
   return typeof value === 'string' && !DAG_NAME_PATTERN.test(value.trim().replace(/\.ya?ml$/, ''));
 }
 
+/** `run:` as a shell command; `output`, `stdout` and `stderr` as objects (1.x writes them as strings). */
+function isTwoXStepValue(key: string, value: unknown): boolean {
+  if (key === 'run') return runIsShell(value);
+  return ['output', 'stdout', 'stderr'].includes(key) && isMapping(value);
+}
+
 function dialectOfKey(visit: KeyVisit): Dialect | undefined {
   const { scope, key } = visit;
   if (
@@ -110,7 +116,7 @@ function dialectOfKey(visit: KeyVisit): Dialect | undefined {
   )
     return '2.x';
   if (ONE_X_KEYS[scope].has(key.toLowerCase())) return '1.x';
-  if (scope === 'step' && key === 'run' && runIsShell(visit.value)) return '2.x';
+  if (scope === 'step' && isTwoXStepValue(key, visit.value)) return '2.x';
   // 1.x read `params: [{name: x}]` as a parameter called "name"; a typed list is 2.x's.
   if (scope === 'root' && key === 'params' && isTypedParams(visit.value)) return '2.x';
   return undefined;
@@ -187,7 +193,7 @@ export function toOneX(document: Mapping, errors: DagIssue[]): Mapping {
 function rewriteMapping(input: Mapping, scope: Scope, path: string, errors: DagIssue[]): Mapping {
   const value =
     scope === 'step'
-      ? withApproval(withDeclaredOutputs(stepExecution(namedById(input), path, errors), path, errors), path, errors)
+      ? withApproval(withOutputs(stepExecution(namedById(input), path, errors), path, errors), path, errors)
       : scope === 'root'
         ? withShellArgs(input, path, errors)
         : scope === 'precondition'
@@ -205,7 +211,12 @@ function rewriteMapping(input: Mapping, scope: Scope, path: string, errors: DagI
     out[name] = rewriteChild(scope, name, item, at, errors);
   }
   if (scope === 'root') refuseRootForms(out, errors);
-  return scope === 'step' ? refuseStepForms(out, path, errors) : out;
+  return out;
+}
+
+/** Declared outputs, and the object forms of `output`/`stdout`/`stderr` (picked outputs, artifacts). */
+function withOutputs(step: Mapping, path: string, errors: DagIssue[]): Mapping {
+  return withPickedOutputs(withDeclaredOutputs(step, path, errors), path, errors);
 }
 
 /** A 2.x step without a name is named by its id (Dagu's finalizeBuiltStepName); 1.x generates one. */
@@ -228,23 +239,6 @@ function refuseRootForms(out: Mapping, errors: DagIssue[]): void {
     errors.push(refusal('type', `type: ${out.type} (${out.type} DAGs)`));
     delete out.type;
   }
-}
-
-/** Object forms 2.x gave to keys that 1.x writes as strings, with what each does in Dagu. */
-const OBJECT_FORMS: Readonly<Record<string, string>> = {
-  output: 'object-form output (named values picked out of stdout)',
-  stdout: 'object-form stdout (stdout kept as an artifact, or values picked out of it)',
-  stderr: 'object-form stderr (stderr kept as an artifact)',
-};
-
-function refuseStepForms(out: Mapping, path: string, errors: DagIssue[]): Mapping {
-  return Object.fromEntries(
-    Object.entries(out).filter(([key, item]) => {
-      const feature = isMapping(item) ? OBJECT_FORMS[key] : undefined;
-      if (feature !== undefined) errors.push(refusal(childPath(path, key), feature));
-      return feature === undefined;
-    }),
-  );
 }
 
 /**

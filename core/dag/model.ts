@@ -6,8 +6,10 @@
  */
 import type { DagKubernetesSettings, KubernetesSettings } from './kubernetes-model.ts';
 import type { OtelSettings } from './otel-model.ts';
+import type { PickedOutputs } from './picked-outputs.ts';
 
 export * from './kubernetes-model.ts';
+export type { PickDecode, PickedEntry, PickedOutputs } from './picked-outputs.ts';
 export { isMapping, mergeKubernetes, mergeMappings } from './kubernetes-merge.ts';
 
 export const DAG_TYPES = ['chain', 'graph'] as const;
@@ -124,11 +126,25 @@ export interface RepeatPolicy {
   readonly maxIntervalSec?: number;
 }
 
+/** Dagu 2.x's DAG-level retry_policy, concrete at load (core/dag/dag-retry.ts). */
+export interface DagRetryPolicy {
+  readonly limit: number;
+  readonly intervalSec: number;
+  /** Absent: every wait is intervalSec. */
+  readonly backoff?: number;
+  readonly maxIntervalSec: number;
+}
+
 export interface Parallel {
   /** Static items, or an expression evaluated at run time. */
   readonly items: readonly unknown[] | string;
   /** 0 means no limit. */
   readonly maxConcurrent: number;
+  /**
+   * Dagu 2.x `foreach` items written as an expression: its value must be a JSON array, and each
+   * item runs (equal ones too) with the params FOREACH_INDEX and FOREACH_ITEM (dialect-foreach.ts).
+   */
+  readonly foreach?: true;
 }
 
 /**
@@ -170,6 +186,8 @@ export interface Step {
   readonly stderr?: string;
   readonly output?: string;
   readonly declaredOutputs?: readonly DeclaredOutput[];
+  /** Dagu 2.x's object-form `output:` or `stdout.outputs`: values the operator picks out of a succeeded attempt's streams. */
+  readonly pickedOutputs?: PickedOutputs;
   readonly approval?: Approval;
   readonly depends: readonly string[];
   readonly continueOn: ContinueOn;
@@ -231,6 +249,8 @@ export interface Dag {
   readonly histRetentionDays: number;
   /** Dagu 2.x `hist_retention_runs`: the newest runs kept, by count. */
   readonly histRetentionRuns?: number;
+  /** Dagu 2.x's DAG-level retry_policy: a failed root run is retried whole by the operator. */
+  readonly retryPolicy?: DagRetryPolicy;
   /** Dagu 2.x `catchup_window`/`overlap_policy`: missed scheduled runs started afterwards. */
   readonly catchup?: Catchup;
   /** Dagu 2.x `artifacts`: each step gets DAG_RUN_ARTIFACTS_DIR and its new files are kept. */

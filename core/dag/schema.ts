@@ -165,6 +165,23 @@ export const dagSchema = object(
     histRetentionRuns: Type.Optional(
       Type.Integer({ description: 'Runs of history to keep, newest first (Dagu 2.x; instead of histRetentionDays).' }),
     ),
+    retryPolicy: Type.Optional(
+      object(
+        {
+          limit: Type.Union([Type.Integer(), Type.String()], { description: 'Most automatic retries (required).' }),
+          intervalSec: Type.Optional(
+            Type.Union([Type.Integer(), Type.String()], { description: 'Seconds after the end (default 60).' }),
+          ),
+          backoff: Type.Optional(
+            Type.Union([Type.Boolean(), Type.Number()], { description: 'Multiplier per retry (true: 2).' }),
+          ),
+          maxIntervalSec: Type.Optional(
+            Type.Union([Type.Integer(), Type.String()], { description: 'Longest wait (default 3600).' }),
+          ),
+        },
+        'Dagu 2.x: a failed run is retried in place by the operator, up to limit times.',
+      ),
+    ),
     catchupWindow: Type.Optional(
       Type.String({ description: 'How far back missed scheduled runs are started afterwards (Dagu 2.x; 6h, 2d).' }),
     ),

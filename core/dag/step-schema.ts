@@ -125,6 +125,11 @@ export const parallel = Type.Union(
       {
         items: Type.Optional(Type.Union([Type.String(), Type.Array(Type.Unknown())])),
         maxConcurrent: Type.Optional(count('Most child runs at once (default: no limit).', 1)),
+        foreach: Type.Optional(
+          flag(
+            'Dagu 2.x foreach items: the expression is a JSON array, each item (equal ones too) runs with FOREACH_INDEX and FOREACH_ITEM.',
+          ),
+        ),
       },
       'Items and concurrency.',
     ),
@@ -200,9 +205,25 @@ export const stepSchema = object(
     shell: Type.Optional(shellForm),
     shellPackages: Type.Optional(Type.Array(Type.String(), { description: 'Packages for nix-shell.' })),
     script: Type.Optional(text('Inline script; honours a shebang when no shell is set.')),
-    stdout: Type.Optional(text('File that receives stdout.')),
+    stdout: Type.Optional(
+      Type.Union(
+        [
+          Type.String(),
+          object(
+            { outputs: Type.Unknown({ description: 'A field name, `{field, decode, select}` or `{fields}`.' }) },
+            'Dagu 2.x: named values picked out of stdout once the step succeeded.',
+          ),
+        ],
+        { description: 'File that receives stdout, or (Dagu 2.x) `{outputs}`: values picked out of it.' },
+      ),
+    ),
     stderr: Type.Optional(text('File that receives stderr.')),
-    output: Type.Optional(text('Variable that captures the trimmed stdout.')),
+    output: Type.Optional(
+      Type.Union([Type.String(), Type.Record(Type.String(), Type.Unknown())], {
+        description:
+          'Variable that captures the trimmed stdout, or (Dagu 2.x) named values: `{NAME: {from, decode, select} | {value}}`, read as `${steps.<id>.outputs.NAME}`.',
+      }),
+    ),
     outputs: Type.Optional(
       Type.Array(
         object(

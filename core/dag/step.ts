@@ -22,6 +22,7 @@ import {
 } from './fields.ts';
 import { childPath, issue, type DagIssue, type Diagnostics } from './issues.ts';
 import { optional } from './optional.ts';
+import { readObjectOutput, readStdoutOutputs, type PickedOutputs } from './picked-outputs.ts';
 import { paramValue } from './params.ts';
 import { withKubernetes, type StepKubernetesContext } from './kubernetes-levels.ts';
 import {
@@ -76,10 +77,11 @@ export function normalizeStep(
     ...commandParts,
     ...optional('shell', shellFromFile(raw.shell, childPath(path, 'shell'), errors)),
     shellPackages: raw.shellPackages ?? [],
-    ...optional('stdout', raw.stdout),
+    ...optional('stdout', stdoutFileOf(raw.stdout)),
     ...optional('stderr', raw.stderr),
     ...optional('output', outputOf(raw.output, childPath(path, 'output'), errors)),
     ...optional('declaredOutputs', declaredOutputsOf(raw.outputs)),
+    ...optional('pickedOutputs', pickedOutputsOf(raw)),
     ...optional('approval', approvalOf(raw.approval)),
     depends: listFromFile(raw.depends),
     continueOn: continueOnOf(raw.continueOn, childPath(path, 'continueOn'), errors),
@@ -188,13 +190,29 @@ function approvalOf(approval: StepFile['approval']): Approval | undefined {
   return approval && { input: [], required: [], ...approval };
 }
 
+/**
+ * Dagu 2.x's object-form `output:` or `stdout.outputs`, checked by the dialect
+ * (dialect-outputs.ts, which reported what is wrong): read again here into the model.
+ */
+function pickedOutputsOf(raw: StepFile): PickedOutputs | undefined {
+  const checked: DagIssue[] = [];
+  if (typeof raw.output === 'object') return readObjectOutput(raw.output, 'output', checked);
+  return typeof raw.stdout === 'object' ? readStdoutOutputs(raw.stdout.outputs, 'stdout.outputs', checked) : undefined;
+}
+
 /** Dagu 2.x's declared outputs, checked by the dialect (dialect-outputs.ts); a type defaults to string. */
 function declaredOutputsOf(outputs: StepFile['outputs']): DeclaredOutput[] | undefined {
   return outputs?.map((o) => ({ name: o.name, type: o.type ?? 'string' }));
 }
 
-function outputOf(output: string | undefined, path: string, errors: DagIssue[]): string | undefined {
-  if (output === undefined) return undefined;
+/** The file stdout goes to; 2.x's `stdout: {outputs}` picks values instead (pickedOutputsOf). */
+function stdoutFileOf(stdout: StepFile['stdout']): string | undefined {
+  return typeof stdout === 'string' ? stdout : undefined;
+}
+
+/** The variable that captures stdout; 2.x's object form picks named values instead (pickedOutputsOf). */
+function outputOf(output: StepFile['output'], path: string, errors: DagIssue[]): string | undefined {
+  if (output === undefined || typeof output === 'object') return undefined;
   const name = output.trim().replace(/^\$/, '');
   if (!ENV_NAME.test(name)) errors.push(issue(path, `"${output}" is not a valid variable name`));
   return name;
@@ -442,7 +460,8 @@ function repeatMode(input: NonNullable<StepFile['repeatPolicy']>): 'while' | 'un
 }
 
 function parallelOf(input: NonNullable<StepFile['parallel']>, path: string, errors: DagIssue[]): Parallel {
-  const form = typeof input === 'string' || Array.isArray(input) ? { items: input } : input;
+  const form: { items?: unknown[] | string; maxConcurrent?: number; foreach?: boolean } =
+    typeof input === 'string' || Array.isArray(input) ? { items: input } : input;
   const items = form.items;
   if (items === undefined) errors.push(issue(path, 'needs items: a list or an expression such as ${ITEMS}'));
   if (typeof items === 'string' && items.trim() === '') errors.push(issue(path, 'items expression is empty'));
@@ -459,7 +478,8 @@ function parallelOf(input: NonNullable<StepFile['parallel']>, path: string, erro
       }
     });
   }
-  return { items: items ?? [], maxConcurrent: form.maxConcurrent ?? 0 };
+  const foreach = typeof items === 'string' && form.foreach === true ? { foreach: true as const } : {};
+  return { items: items ?? [], maxConcurrent: form.maxConcurrent ?? 0, ...foreach };
 }
 
 const SIGNALS = [

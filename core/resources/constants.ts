@@ -26,6 +26,8 @@ export const ANNOTATIONS = {
   retryOf: `${GROUP}/retry-of`,
   /** With `retry`: the one step to run again. */
   retryStep: `${GROUP}/retry-step`,
+  /** On a run its DAG's retryPolicy retried (Dagu 2.x's DAG-level retry_policy): how many times so far. */
+  autoRetries: `${GROUP}/auto-retries`,
   /** The DAG name a run is listed under after its DAG was renamed (spec.dagName is immutable). */
   dagName: `${GROUP}/dag-name`,
   /** "true": the scheduler starts nothing from this DAG (the API's suspend). */

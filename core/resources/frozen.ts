@@ -55,6 +55,7 @@ export function definitionFacts(dag: Dag): DefinitionFacts {
     maxActiveRuns: dag.maxActiveRuns,
     histRetentionDays: dag.histRetentionDays,
     ...(dag.histRetentionRuns === undefined ? {} : { histRetentionRuns: dag.histRetentionRuns }),
+    ...(dag.retryPolicy === undefined ? {} : { retryPolicy: dag.retryPolicy }),
     afterEnd: asksAfterEnd(dag),
   };
 }

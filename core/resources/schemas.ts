@@ -97,6 +97,17 @@ const frozenDefinitionSchema = Type.Object(
         description: "The definition's histRetentionRuns (Dagu 2.x's hist_retention_runs), when it sets one.",
       }),
     ),
+    retryPolicy: Type.Optional(
+      Type.Object(
+        {
+          limit: Type.Integer({ minimum: 0 }),
+          intervalSec: Type.Integer({ minimum: 1 }),
+          backoff: Type.Optional(Type.Number()),
+          maxIntervalSec: Type.Integer({ minimum: 1 }),
+        },
+        { description: "The definition's DAG-level retryPolicy (Dagu 2.x's retry_policy), when it sets one." },
+      ),
+    ),
     afterEnd: Type.Optional(
       Type.Boolean({
         description:

@@ -14,7 +14,7 @@ import type { Informer } from '../../../core/kube/informer.ts';
 import type { Clock } from '../../../core/kube/time.ts';
 import { LABELS } from '../../../core/resources/constants.ts';
 import type { DagRunResource } from '../../../core/resources/types.ts';
-import type { Dag, Step } from '../../../core/dag/index.ts';
+import { readsStderr, type Dag, type Step } from '../../../core/dag/index.ts';
 import { logRefOf } from '../../logs/keys.ts';
 import type { LogStore } from '../../logs/store.ts';
 import type { DefinitionCache } from '../shared/loaded-definitions.ts';
@@ -155,13 +155,28 @@ export class RunGatherer {
     if (terminated === undefined || !phaseEnded(base.phase)) return base;
     const report = { exitCode: terminated.exitCode, ...parseReport(terminated.message) };
     if (!reportsWithStdout(dag, base.step)) return { ...base, report };
-    const logRef = logRefOf(ref, base.step, base.attempt);
-    const stdout = await this.deps.store.read(logRef, 'stdout');
-    if (stdout === undefined) return base;
-    const outputRecords = declaresOutputs(dag, base.step)
-      ? ((await this.deps.store.read(logRef, 'outputs')) ?? '')
-      : undefined;
-    return { ...base, report: { ...report, stdout, ...(outputRecords === undefined ? {} : { outputRecords }) } };
+    const streams = await this.streamsOf(logRefOf(ref, base.step, base.attempt), dag, base.step);
+    return streams === undefined ? base : { ...base, report: { ...report, ...streams } };
+  }
+
+  /** What of an attempt's archived log the decision reads; undefined until it is all in the store. */
+  private async streamsOf(
+    logRef: ReturnType<typeof logRefOf>,
+    dag: Dag,
+    stepName: string,
+  ): Promise<{ stdout: string; stderr?: string; outputRecords?: string } | undefined> {
+    const declares = declaresOutputs(dag, stepName);
+    const needsStderr = readsStderr(findStep(dag, stepName)?.pickedOutputs);
+    // stderr is written last (LogStore.write): read first, it says the output records are there too.
+    const stderr = declares || needsStderr ? await this.deps.store.read(logRef, 'stderr') : '';
+    const stdout = stderr === undefined ? undefined : await this.deps.store.read(logRef, 'stdout');
+    if (stdout === undefined) return undefined;
+    const outputRecords = declares ? ((await this.deps.store.read(logRef, 'outputs')) ?? '') : undefined;
+    return {
+      stdout,
+      ...(needsStderr ? { stderr } : {}),
+      ...(outputRecords === undefined ? {} : { outputRecords }),
+    };
   }
 
   /**
@@ -202,6 +217,9 @@ function reportsWithStdout(dag: Dag, stepName: string): boolean {
   const step = findStep(dag, stepName);
   return (
     step !== undefined &&
-    (step.output !== undefined || step.declaredOutputs !== undefined || step.continueOn.output.length > 0)
+    (step.output !== undefined ||
+      step.declaredOutputs !== undefined ||
+      step.pickedOutputs !== undefined ||
+      step.continueOn.output.length > 0)
   );
 }

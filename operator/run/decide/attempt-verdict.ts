@@ -6,6 +6,7 @@
 import type { RepeatPolicy, RetryPolicy, Step } from '../../../core/dag/index.ts';
 import { StepStatus, type StepStatusValue } from '../../../core/resources/status.ts';
 import { readDeclaredOutputs } from './declared-outputs.ts';
+import { pickValues } from './picked-values.ts';
 import { outputFromStdout } from '../pods/output-values.ts';
 
 /** What the step Pod reported besides its exit code (its termination message). */
@@ -17,6 +18,8 @@ export interface AttemptReport {
   readonly conditionExit?: number;
   /** The step's stdout, when it was needed (output capture, continueOn.output). */
   readonly stdout?: string;
+  /** The step's stderr, when a picked output reads it. */
+  readonly stderr?: string;
   /** The records a step that declares outputs wrote into DAGU_OUTPUT_FILE (sent only on success). */
   readonly outputRecords?: string;
   /** For a sub-DAG step: the child run's final status label. */
@@ -47,6 +50,8 @@ export interface AttemptContext {
   readonly maxOutputSize: number;
   /** Resolves `limit`/`intervalSec` written as variables. */
   readonly resolveCount: (value: number | string) => number;
+  /** The variables a picked output's literal may name (given only when the step picks outputs). */
+  readonly variables?: Readonly<Record<string, string>>;
 }
 
 function matchesText(pattern: string, text: string): boolean {
@@ -137,14 +142,31 @@ interface Captured {
   readonly error?: string;
 }
 
-/** The captured output and declared outputs, or why capturing them failed the step. */
-function captureOutput(step: Step, report: AttemptReport, maxOutputSize: number): Captured {
+/**
+ * The values `${steps.<id>.outputs.<name>}` reads, of a succeeded attempt: its declared outputs,
+ * else its picked ones (Dagu reads the declared ones when a step has both); or why reading them
+ * failed the step. Undefined when the step publishes none, or failed.
+ */
+function publishedOutputs(step: Step, report: AttemptReport, context: AttemptContext): Captured | undefined {
+  if (report.exitCode !== 0) return undefined;
+  const { maxOutputSize } = context;
   const declared =
-    step.declaredOutputs === undefined || report.exitCode !== 0
+    step.declaredOutputs === undefined
       ? undefined
       : readDeclaredOutputs(report.outputRecords ?? '', step.declaredOutputs, maxOutputSize);
-  if (declared !== undefined && 'error' in declared) return { error: declared.error };
-  const stepOutputs = declared === undefined ? {} : { stepOutputs: declared.values };
+  const sources = { stdout: report.stdout ?? '', stderr: report.stderr ?? '', variables: context.variables ?? {} };
+  const picked = step.pickedOutputs === undefined ? undefined : pickValues(step.pickedOutputs, sources, maxOutputSize);
+  for (const read of [declared, picked]) if (read !== undefined && 'error' in read) return { error: read.error };
+  const values = [declared, picked].find((read) => read !== undefined && 'values' in read);
+  return values === undefined || !('values' in values) ? undefined : { stepOutputs: values.values };
+}
+
+/** The captured output and published outputs, or why capturing them failed the step. */
+function captureOutput(step: Step, report: AttemptReport, context: AttemptContext): Captured {
+  const { maxOutputSize } = context;
+  const published = publishedOutputs(step, report, context);
+  if (published?.error !== undefined) return { error: published.error };
+  const stepOutputs = published?.stepOutputs === undefined ? {} : { stepOutputs: published.stepOutputs };
   if (step.output === undefined) return stepOutputs;
   const captured = outputFromStdout(report.stdout ?? '');
   if (Buffer.byteLength(captured) > maxOutputSize)
@@ -163,7 +185,7 @@ function withOutput<T extends AttemptVerdict>(verdict: T, captured: Captured): T
 /** The verdict on one finished attempt of `step`. */
 export function judgeAttempt(step: Step, report: AttemptReport, context: AttemptContext): AttemptVerdict {
   if (report.preconditionUnmet) return { kind: 'done', status: StepStatus.Skipped, continued: false };
-  const captured = captureOutput(step, report, context.maxOutputSize);
+  const captured = captureOutput(step, report, context);
   const failure =
     report.childStatus === undefined ? `exit code ${String(report.exitCode)}` : `sub-DAG run ${report.childStatus}`;
   const error = captured.error ?? (report.exitCode === 0 ? undefined : failure);

@@ -3,7 +3,14 @@
  * child run ids, and the result JSON a finished child hands back as the step's output. Pure.
  */
 import { createHash } from 'node:crypto';
-import { expand, type Step } from '../../../core/dag/index.ts';
+import {
+  expand,
+  FOREACH_INDEX,
+  FOREACH_ITEM,
+  MAX_PARALLEL_ITEMS,
+  type Step,
+  type StepReference,
+} from '../../../core/dag/index.ts';
 import type { DagRunResource } from '../../../core/resources/types.ts';
 import { distinctByParams, splitItems } from './parallel.ts';
 
@@ -12,6 +19,39 @@ export function parallelItems(step: Step, vars: Readonly<Record<string, string>>
   const items = step.parallel?.items ?? [];
   const all = typeof items === 'string' ? splitItems(expand(items, { scopes: [vars], shell: true }).value) : [...items];
   return distinctByParams(all, (item) => childParams(step, vars, item));
+}
+
+/**
+ * The items of a Dagu 2.x foreach whose `items` is an expression (`${steps.list.outputs.files}`):
+ * its value, with the variables and the declared outputs of the steps the operator knows, must be
+ * a JSON array (Dagu's rule); each item becomes the params of its child as the static rewrite
+ * writes them (dialect-foreach.ts), its index keeping equal items apart. Or why the step fails.
+ */
+export function foreachItems(
+  step: Step,
+  vars: Readonly<Record<string, string>>,
+  steps: Readonly<Record<string, StepReference>>,
+): { readonly items: unknown[] } | { readonly error: string } {
+  const expression = typeof step.parallel?.items === 'string' ? step.parallel.items : '';
+  const value = expand(expression, { scopes: [vars], steps, shell: true }).value;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    parsed = undefined;
+  }
+  if (!Array.isArray(parsed))
+    return { error: `foreach.items string must resolve to a JSON array: ${JSON.stringify(value.slice(0, 200))}` };
+  if (parsed.length > MAX_PARALLEL_ITEMS)
+    return {
+      error: `foreach expansion produced ${String(parsed.length)} items; maximum is ${String(MAX_PARALLEL_ITEMS)}`,
+    };
+  return {
+    items: parsed.map((item: unknown, i) => ({
+      [FOREACH_INDEX]: String(i),
+      [FOREACH_ITEM]: typeof item === 'string' ? item : JSON.stringify(item),
+    })),
+  };
 }
 
 /**

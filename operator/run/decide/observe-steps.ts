@@ -14,13 +14,13 @@ import {
   type AttemptVerdict,
 } from './attempt-verdict.ts';
 import { podLoss } from './lost.ts';
-import { parallelItems, subRunId } from './children.ts';
+import { foreachItems, parallelItems, subRunId } from './children.ts';
 import { stepPodName } from '../../../core/resources/names.ts';
 import { keepOutput, type OutputFields } from '../pods/output-values.ts';
 import { attemptBegun, attemptEnded, attemptStatus } from './attempt-records.ts';
 import { fanOut } from './parallel.ts';
 import { stepForAttempt } from './retry-status.ts';
-import { resolveCount, variables } from './variables.ts';
+import { declaredOutputRefs, resolveCount, variables } from './variables.ts';
 import { STEP_TIMEOUT, withStatus, type Work } from './work.ts';
 
 /** Reads what the Pods of running steps and handlers say. */
@@ -85,13 +85,18 @@ function loseAttempt(work: Work, step: Step, node: RunNode, why: string): RunNod
 }
 
 /** What judging an attempt of the step needs beyond its report: the step's counts so far and the DAG's limits. */
-function judging(work: Work, node: RunNode): AttemptContext {
+function judging(work: Work, node: RunNode, step: Step): AttemptContext {
   const { definition } = work.input;
+  // A picked output's literal may name the variables the step sees (Dagu resolves them when the step ends).
+  const picksLiteral = step.pickedOutputs !== undefined && 'entries' in step.pickedOutputs;
   return {
     retryCount: node.retryCount ?? 0,
     doneCount: node.doneCount ?? 0,
     maxOutputSize: work.dag.maxOutputSize,
     resolveCount: (value) => resolveCount(value, definition),
+    ...(picksLiteral
+      ? { variables: variables(definition, { nodes: [...work.nodes.values()] }, step, work.dag.steps) }
+      : {}),
   };
 }
 
@@ -106,18 +111,35 @@ function lostVerdict(work: Work, step: Step, node: RunNode, why: string): RunNod
   const { exitCode: _earlier, ...rest } = node;
   if (node.error === STEP_TIMEOUT)
     return withStatus(rest, StepStatus.Failed, { finishedAt: work.now, doneCount: (node.doneCount ?? 0) + 1 });
-  const verdict = judgeLostAttempt(stepForAttempt(step, work.status), why, judging(work, node));
+  const verdict = judgeLostAttempt(stepForAttempt(step, work.status), why, judging(work, node, step));
   if (verdict.kind === 'again') return nextAttempt(work, step, rest, { verdict, outputs: {} });
   if (verdict.status === StepStatus.Failed)
     work.events.push({ reason: 'StepFailed', message: `${step.name}: failed (${why})`, warning: true });
   return withStatus(rest, verdict.status, { finishedAt: work.now, continued: verdict.continued, error: why });
 }
 
+/** A foreach whose items expression is no JSON array fails before any item starts, as in Dagu. */
+function itemsFailed(work: Work, step: Step, node: RunNode, error: string): RunNode {
+  work.events.push({ reason: 'StepFailed', message: `${step.name}: failed (${error})`, warning: true });
+  return attemptEnded(withStatus(node, StepStatus.Failed, { finishedAt: work.now, error }), {
+    attempt: node.attempt ?? 0,
+    at: work.now,
+    status: StepStatus.Failed,
+  });
+}
+
 /** Starts the items that may start and, once all children ended, judges the step. */
 export function observeParallel(work: Work, step: Step, node: RunNode): RunNode {
   const attempt = node.attempt ?? 0;
   const { definition, run } = work.input;
-  const items = parallelItems(step, variables(definition, { nodes: [...work.nodes.values()] }, step, work.dag.steps));
+  const status = { nodes: [...work.nodes.values()] };
+  const vars = variables(definition, status, step, work.dag.steps);
+  const resolved =
+    step.parallel?.foreach === true
+      ? foreachItems(step, vars, declaredOutputRefs(work.dag, status))
+      : { items: parallelItems(step, vars) };
+  if ('error' in resolved) return itemsFailed(work, step, node, resolved.error);
+  const { items } = resolved;
   const children = work.input.pods
     .filter((p) => p.step === step.name && p.attempt === attempt && p.item !== undefined)
     .map((p) => ({ item: p.item ?? 0, name: p.name, ...(p.report === undefined ? {} : { report: p.report }) }));
@@ -155,7 +177,7 @@ function judged(work: Work, step: Step, node: RunNode, report: AttemptReport, ha
       error: work.status.endReason === 'stopped' ? 'stopped' : 'run timed out',
     });
   }
-  const verdict = judgeAttempt(stepForAttempt(step, work.status), report, judging(work, node));
+  const verdict = judgeAttempt(stepForAttempt(step, work.status), report, judging(work, node, step));
   // Declared outputs are the latest attempt's, as Dagu clears them when an attempt starts.
   const outputs = {
     ...keepOutput(node, step.output, verdict.output, node.attempt ?? 0),

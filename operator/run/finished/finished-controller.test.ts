@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Informer } from '../../../core/kube/informer.ts';
 import { RunStatus } from '../../../core/resources/status.ts';
-import type { DagRunResource } from '../../../core/resources/types.ts';
+import type { DagResource, DagRunResource } from '../../../core/resources/types.ts';
+import type { RunWriter } from '../shared/status-writer.ts';
+import { AutoRetryReconciler } from './auto-retry.ts';
 import { dagRun } from '../../../test/builders/dag-run.ts';
 import type { NotifyReconciler } from '../../notify/reconciler.ts';
 import type { TelemetryReconciler } from '../../telemetry/reconciler.ts';
@@ -28,7 +30,7 @@ function controller(run: DagRunResource | undefined, failing: readonly string[] 
     };
   const finishedRuns = new FinishedRunController({
     runs: { get: () => run } as unknown as Informer<DagRunResource>,
-    definitions: { once: () => Promise.resolve({} as RunDefinition) } as unknown as DefinitionCache,
+    definitions: { once: () => Promise.resolve({ dag: {} } as RunDefinition) } as unknown as DefinitionCache,
     segments: {
       expand: (r: DagRunResource) => Promise.resolve(r),
       forget: () => calls.push('forget'),
@@ -36,6 +38,13 @@ function controller(run: DagRunResource | undefined, failing: readonly string[] 
     containers: { reconcile: part('container') } as unknown as ContainerCleanup,
     telemetry: { reconcile: part('trace') } as unknown as TelemetryReconciler,
     notify: { reconcile: part('mails', mailAfterMs) } as unknown as NotifyReconciler,
+    autoRetry: new AutoRetryReconciler({
+      writer: {
+        patchSpec: () => Promise.reject(new Error('no retry policy: nothing is written')),
+      } as unknown as RunWriter,
+      clock: { now: () => new Date('2026-01-01T00:01:00Z') },
+    }),
+    dags: { get: () => undefined } as unknown as Informer<DagResource>,
   });
   return { calls, finishedRuns };
 }

@@ -1,0 +1,154 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadDag } from './load.ts';
+import { selectPath } from './picked-outputs.ts';
+
+const loaded = (yaml: string) => loadDag(yaml, { fileName: 'a' });
+const errorsOf = (yaml: string): string[] => loaded(yaml).errors.map((e) => `${e.path}: ${e.message}`);
+
+describe('Dagu 2.x picked outputs at load', () => {
+  it('reads the fixture into the model: entries with Dagu defaults, and the keys of stdout as JSON', () => {
+    const text = readFileSync(join(import.meta.dirname, '../../test/fixtures/dialect/picked-outputs.2x.yaml'), 'utf8');
+    const { dag, errors } = loadDag(text, { fileName: 'picked-outputs' });
+    expect(errors).toEqual([]);
+    expect(dag.steps[0]?.output).toBeUndefined();
+    expect(dag.steps[0]?.pickedOutputs).toEqual({
+      entries: [
+        { name: 'REPORT', from: 'stdout', decode: 'text' },
+        { name: 'TAG', from: 'stdout', decode: 'json', select: ['image', 'tag'] },
+        { name: 'FIRST', from: 'stdout', decode: 'json', select: ['sizes', 0] },
+        { name: 'WARNINGS', from: 'stderr', decode: 'yaml', select: ['warnings'] },
+        { name: 'CHANNEL', value: 'stable' },
+      ],
+    });
+    expect(dag.steps[1]?.stdout).toBeUndefined();
+    expect(dag.steps[1]?.pickedOutputs).toEqual({ decode: 'json' });
+  });
+
+  it.each([
+    ['a field name', 'outputs: version', { field: 'version', decode: 'text' }],
+    ['a field of decoded YAML', 'outputs: {field: cfg, decode: yaml}', { field: 'cfg', decode: 'yaml' }],
+    ['a select without decode (JSON)', 'outputs: {select: .data}', { decode: 'json', select: ['data'] }],
+    [
+      'fields',
+      'outputs: {fields: {id: {select: .id}, raw: {from: stdout}, fixed: 3}}',
+      {
+        entries: [
+          { name: 'id', from: 'stdout', decode: 'json', select: ['id'] },
+          { name: 'raw', from: 'stdout', decode: 'text' },
+          { name: 'fixed', value: 3 },
+        ],
+      },
+    ],
+  ])('reads stdout.outputs as %s', (_name, outputs, want) => {
+    const { dag, errors } = loaded(`steps:\n  - run: echo\n    stdout: {${outputs}}`);
+    expect(errors).toEqual([]);
+    expect(dag.steps[0]?.pickedOutputs).toEqual(want);
+  });
+
+  it('takes a mapping without reserved keys as a literal object, as Dagu does', () => {
+    const { dag } = loaded('steps:\n  - run: echo\n    output: {META: {arch: amd64}}');
+    expect(dag.steps[0]?.pickedOutputs).toEqual({ entries: [{ name: 'META', value: { arch: 'amd64' } }] });
+  });
+
+  it('marks a file as 2.x: object-form output beside 1.x keys is a mix', () => {
+    expect(errorsOf('steps:\n  - command: echo\n    continueOn: {failure: true}\n    output: {A: {value: 1}}')).toEqual(
+      [
+        'steps[0].output: "output" is a Dagu 2.x key, but this file is written in Dagu 1.x keys (the first is "continueOn" at steps[0].continueOn); a file uses one dialect',
+      ],
+    );
+  });
+
+  it.each([
+    [
+      'value beside from',
+      'output: {A: {value: 1, from: stdout}}',
+      'steps[0].output.A: value and from cannot be used together',
+    ],
+    [
+      'neither value nor from',
+      'output: {A: {decode: json}}',
+      'steps[0].output.A: entry must specify either a literal value or from',
+    ],
+    [
+      'decode beside value',
+      'output: {A: {value: 1, decode: json}}',
+      'steps[0].output.A: path, decode, and select are only valid with from',
+    ],
+    [
+      'an unknown source',
+      'output: {A: {from: env}}',
+      'steps[0].output.A.from: from must be one of "stdout", "stderr", or "file"',
+    ],
+    [
+      'an unknown decode',
+      'output: {A: {from: stdout, decode: xml}}',
+      'steps[0].output.A.decode: decode must be one of "text", "json", or "yaml"',
+    ],
+    [
+      'select on text',
+      'output: {A: {from: stdout, decode: text, select: .a}}',
+      'steps[0].output.A.select: select requires decode to be "json" or "yaml"',
+    ],
+    ['an unknown key', 'output: {A: {from: stdout, pick: x}}', 'steps[0].output.A.pick: unknown field "pick"'],
+    [
+      'fields beside field',
+      'stdout: {outputs: {field: a, fields: {b: 1}}}',
+      'steps[0].stdout.outputs: fields cannot be used with field, decode, or select',
+    ],
+    [
+      'text without a field',
+      'stdout: {outputs: {decode: text}}',
+      'steps[0].stdout.outputs: field is required when stdout outputs use text',
+    ],
+    [
+      'fields from stderr',
+      'stdout: {outputs: {fields: {a: {from: stderr}}}}',
+      'steps[0].stdout.outputs.fields.a.from: from must be "stdout"',
+    ],
+    [
+      'another key in stdout',
+      'stdout: {outputs: a, keep: true}',
+      'steps[0].stdout: stdout object supports only artifact and outputs',
+    ],
+    [
+      'a jq program as select',
+      'output: {A: {from: stdout, select: ".items | length"}}',
+      'steps[0].output.A.select: Dagu 2.x feature select other than a path such as .a.b[0] (a jq program would run in the operator) is not supported yet',
+    ],
+    [
+      'a value from a file',
+      'output: {A: {from: file, path: out.json}}',
+      'steps[0].output.A.from: Dagu 2.x feature output from: file (a value read from a file in the step container) is not supported yet',
+    ],
+  ])("refuses %s with Dagu's words", (_name, keys, want) => {
+    expect(errorsOf(`steps:\n  - run: echo\n    ${keys}`)).toEqual([want]);
+  });
+
+  it('refuses picked outputs on a sub-DAG step by name', () => {
+    expect(errorsOf('steps:\n  - action: dag.run\n    with: {dag: child}\n    output: {A: {from: stdout}}')).toEqual([
+      'steps[0].output: Dagu 2.x feature object-form output on a sub-DAG step is not supported yet',
+    ]);
+  });
+});
+
+describe('selectPath', () => {
+  it.each([
+    ['.', []],
+    ['.a.b', ['a', 'b']],
+    ['.items[0].name', ['items', 0, 'name']],
+    ['.[-1]', [-1]],
+    ['."a b".c', ['a b', 'c']],
+    ['.["x"][2]', ['x', 2]],
+  ])('reads %s as a path', (text, want) => {
+    expect(selectPath(text)).toEqual(want);
+  });
+
+  it.each(['a', '.a | length', '.[]', '.a[]', 'map(.a)', '..', '.a,.b', '[0]'])(
+    'refuses %s, which is more than a path',
+    (text) => {
+      expect(selectPath(text)).toBeUndefined();
+    },
+  );
+});

@@ -1,0 +1,123 @@
+/**
+ * Dagu 2.x's picked outputs at run time (v2.15.1 `internal/runtime/node.go`
+ * evaluateStructuredOutput, evaluateStdoutOutputs): the values of a succeeded attempt, taken out
+ * of the stdout and stderr the operator already reads from the log store, or given as literals.
+ * A stream that does not decode, or a select path that does not resolve, fails the step, as in
+ * Dagu. Values are kept as strings (a string as it is, anything else as JSON), which is what
+ * `${steps.<id>.outputs.<name>}` substitutes. Pure: a select is a path, never a jq program.
+ */
+import { CORE_SCHEMA, load } from 'js-yaml';
+import { expand, type PickDecode, type PickedEntry, type PickedOutputs } from '../../../core/dag/index.ts';
+import { INLINE_OUTPUT_BYTES } from '../pods/output-values.ts';
+
+export type PickedValues = { readonly values: Readonly<Record<string, string>> } | { readonly error: string };
+
+/** What the values are picked from: the attempt's streams, and the variables a literal may name. */
+export interface PickSources {
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly variables: Readonly<Record<string, string>>;
+}
+
+type Picked = { readonly value: unknown } | { readonly error: string };
+
+/** The picked values of a succeeded attempt, or why picking them fails the step. */
+export function pickValues(picked: PickedOutputs, sources: PickSources, maxOutputSize: number): PickedValues {
+  const result = 'entries' in picked ? pickEntries(picked.entries, sources) : pickWhole(picked, sources.stdout);
+  if ('error' in result) return result;
+  const bytes = Buffer.byteLength(JSON.stringify(result.values));
+  if (bytes > maxOutputSize) return { error: `outputs exceeded maximum size limit of ${String(maxOutputSize)} bytes` };
+  // The values live in the run's status, as declared outputs do (declared-outputs.ts).
+  if (bytes > INLINE_OUTPUT_BYTES)
+    return {
+      error: `step outputs of ${String(bytes)} bytes exceed the ${String(INLINE_OUTPUT_BYTES / 1024)} KiB Kubedag keeps in a run's status`,
+    };
+  return result;
+}
+
+function pickEntries(entries: readonly PickedEntry[], sources: PickSources): PickedValues {
+  const values: Record<string, string> = {};
+  for (const entry of entries) {
+    const one = pickEntry(entry, sources);
+    if ('error' in one) return { error: `failed to evaluate structured output: ${one.error}` };
+    values[entry.name] = asText(one.value);
+  }
+  return { values };
+}
+
+function pickEntry(entry: PickedEntry, sources: PickSources): Picked {
+  if ('value' in entry) return { value: withVariables(entry.value, sources.variables) };
+  const raw = entry.from === 'stdout' ? sources.stdout : sources.stderr;
+  if (entry.decode === 'text') return { value: raw.trim() };
+  return decoded(entry.name, raw, entry.decode, entry.select);
+}
+
+/** `stdout.outputs` without fields: the whole stream as one value, or the keys of its decoded object. */
+function pickWhole(picked: Extract<PickedOutputs, { decode: PickDecode }>, stdout: string): PickedValues {
+  if (picked.decode === 'text') return { values: { [picked.field ?? '']: stdout.trim() } };
+  const one = decoded('stdout.outputs', stdout, picked.decode, picked.select);
+  if ('error' in one) return { error: `failed to evaluate stdout outputs: ${one.error}` };
+  if (picked.field !== undefined) return { values: { [picked.field]: asText(one.value) } };
+  if (!isObject(one.value))
+    return {
+      error: 'failed to evaluate stdout outputs: decoded stdout outputs must be an object when field is omitted',
+    };
+  return { values: Object.fromEntries(Object.entries(one.value).map(([k, v]) => [k, asText(v)])) };
+}
+
+function decoded(key: string, raw: string, decode: 'json' | 'yaml', select?: readonly (string | number)[]): Picked {
+  let value: unknown;
+  try {
+    value = decode === 'json' ? JSON.parse(raw) : load(raw, { schema: CORE_SCHEMA });
+  } catch {
+    return { error: `${key}: failed to decode ${decode.toUpperCase()}` };
+  }
+  if (select === undefined) return { value };
+  const selected = selectFrom(value, select);
+  return selected === NOT_FOUND
+    ? { error: `${key}: failed to resolve select path "${pathText(select)}"` }
+    : { value: selected };
+}
+
+const NOT_FOUND = Symbol('not found');
+
+/**
+ * A jq path applied as jq does: a missing key or an index past the end is null, and so is any
+ * step into null; a key into anything but an object, or an index into anything but an array,
+ * is an error (jq "Cannot index").
+ */
+export function selectFrom(value: unknown, path: readonly (string | number)[]): unknown {
+  let at: unknown = value;
+  for (const segment of path) {
+    if (at === null || at === undefined) at = null;
+    else if (typeof segment === 'number') {
+      if (!Array.isArray(at)) return NOT_FOUND;
+      at = at.at(segment) ?? null;
+    } else {
+      if (!isObject(at)) return NOT_FOUND;
+      at = Object.hasOwn(at, segment) ? at[segment] : null;
+    }
+  }
+  return at;
+}
+
+function pathText(path: readonly (string | number)[]): string {
+  return path.length === 0 ? '.' : path.map((s) => (typeof s === 'number' ? `[${String(s)}]` : `.${s}`)).join('');
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** A string as it is, anything else (numbers, objects, null) as JSON: what a reference substitutes. */
+function asText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value ?? null);
+}
+
+/** A literal's strings with the step's known variables substituted (Dagu resolves them at run time too). */
+function withVariables(value: unknown, variables: Readonly<Record<string, string>>): unknown {
+  if (typeof value === 'string') return expand(value, { scopes: [variables] }).value;
+  if (Array.isArray(value)) return value.map((item: unknown) => withVariables(item, variables));
+  if (!isObject(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withVariables(v, variables)]));
+}

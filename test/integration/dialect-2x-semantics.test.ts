@@ -1,0 +1,176 @@
+/**
+ * Dagu 2.x step semantics (issue 26) run by the operator on the local control plane: values
+ * picked out of a step's stdout and stderr (object-form `output:` and `stdout: {outputs}`) and
+ * read by later steps through \${steps.<id>.outputs.<name>}; a foreach over items known only
+ * when it runs (a previous step's output); the DAG-level retry_policy, which retries a failed
+ * run in place up to its limit. The loader's and the engine's unit
+ * tests (core/dag/picked-outputs.test.ts, operator/run/decide/picked-values.test.ts) prove the
+ * rules; these prove that the operator reads the archived streams and the steps get the values.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
+import { ANNOTATIONS } from '../../core/resources/constants.ts';
+import {
+  finishedRun,
+  givenDag,
+  runsOf,
+  storedRun,
+  startOperator,
+  stepLog,
+  stepStates,
+  whenRun,
+  type RunningOperator,
+} from './operator-support.ts';
+
+const { core } = clients();
+
+let ns = '';
+let operator: RunningOperator;
+
+beforeAll(async () => {
+  ns = await createNamespace(core, 'semantics2x');
+  operator = await startOperator(ns);
+});
+
+afterAll(async () => {
+  await operator.stop();
+  await deleteNamespace(core, ns);
+});
+
+describe('a Dagu 2.x step that picks outputs', () => {
+  it('publishes values picked out of its stdout and stderr to later steps, and fails when stdout does not decode', async () => {
+    await givenDag(
+      ns,
+      'picked',
+      `
+env:
+  - STAGE: prod
+steps:
+  - id: build
+    run: |
+      echo '{"image": {"tag": "1.4.2"}, "sizes": [3, 5]}'
+      echo 'warnings: 2' >&2
+    output:
+      TAG: {from: stdout, select: .image.tag}
+      FIRST: {from: stdout, decode: json, select: '.sizes[0]'}
+      WARNINGS: {from: stderr, decode: yaml, select: .warnings}
+      CHANNEL: {value: "\${STAGE}-stable"}
+  - id: meta
+    run: "echo '{\\"arch\\": \\"amd64\\", \\"os\\": \\"linux\\"}'"
+    stdout:
+      outputs: {decode: json}
+  - id: publish
+    depends: [build, meta]
+    run: echo "\${steps.build.outputs.TAG} \${steps.build.outputs.FIRST} \${steps.meta.outputs.arch} \${steps.build.outputs.WARNINGS} \${steps.build.outputs.CHANNEL}"
+  - id: broken
+    run: echo not json
+    output:
+      A: {from: stdout, decode: json}
+`,
+    );
+    await whenRun(ns, 'picked-1', 'picked');
+    const done = await finishedRun(ns, 'picked-1', 120_000);
+    expect(stepStates(done)).toEqual({ build: 'succeeded', meta: 'succeeded', publish: 'succeeded', broken: 'failed' });
+    const node = (name: string) => done.status?.nodes?.find((n) => n.name === name);
+    expect(node('build')?.stepOutputs).toEqual({ TAG: '1.4.2', FIRST: '3', WARNINGS: '2', CHANNEL: 'prod-stable' });
+    expect(node('meta')?.stepOutputs).toEqual({ arch: 'amd64', os: 'linux' });
+    expect(await stepLog(operator, done, 'publish')).toBe('1.4.2 3 amd64 2 prod-stable\n');
+    expect(node('broken')?.error).toBe('failed to evaluate structured output: A: failed to decode JSON');
+  });
+});
+
+describe('a Dagu 2.x foreach over items known when it runs', () => {
+  it("runs its body once per item of a previous step's output, and fails when the value is no JSON array", async () => {
+    await givenDag(
+      ns,
+      'loop-dynamic',
+      `
+steps:
+  - id: list
+    run: echo '["a.csv", "b.csv", "a.csv"]'
+    output:
+      FILES: {from: stdout, decode: json}
+  - id: each
+    depends: [list]
+    foreach:
+      items: \${steps.list.outputs.FILES}
+      max_concurrent: 2
+      steps:
+        - id: show
+          run: echo "file \${foreach.item} at \${foreach.index}"
+    output: EACH
+  - id: after
+    depends: [each]
+    run: echo "\${EACH.summary.succeeded} of \${EACH.summary.total}"
+  - id: text
+    run: echo a b
+    output:
+      WORDS: {from: stdout}
+  - id: broken
+    depends: [text]
+    foreach:
+      items: \${steps.text.outputs.WORDS}
+      steps:
+        - run: echo never
+`,
+    );
+    await whenRun(ns, 'loop-dynamic-1', 'loop-dynamic');
+    const done = await finishedRun(ns, 'loop-dynamic-1', 120_000);
+    expect(stepStates(done)).toEqual({
+      list: 'succeeded',
+      each: 'succeeded',
+      after: 'succeeded',
+      text: 'succeeded',
+      broken: 'failed',
+    });
+    expect(await stepLog(operator, done, 'after')).toBe('3 of 3\n');
+    const bodies = await runsOf(ns, 'each-foreach');
+    const shown = await Promise.all(bodies.map((body) => stepLog(operator, body, 'show')));
+    expect(shown.sort()).toEqual(['file a.csv at 0\n', 'file a.csv at 2\n', 'file b.csv at 1\n']);
+    expect(done.status?.nodes?.find((n) => n.name === 'broken')?.error).toBe(
+      'foreach.items string must resolve to a JSON array: "a b"',
+    );
+  });
+});
+
+describe("a Dagu 2.x DAG's retry_policy", () => {
+  it('retries a failed run in place after its interval until it succeeds, or until the limit is spent', async () => {
+    await givenDag(
+      ns,
+      'flaky',
+      `
+retry_policy: {limit: 2, interval_sec: 1}
+steps:
+  - id: first
+    run: echo first
+  - id: flaky
+    depends: [first]
+    run: test -f .marker || { touch .marker; exit 1; }
+`,
+    );
+    await givenDag(ns, 'broken', 'retry_policy: {limit: 1, interval_sec: 1}\nsteps:\n  - run: exit 3\n');
+    await whenRun(ns, 'flaky-1', 'flaky');
+    await whenRun(ns, 'broken-1', 'broken');
+    const retried = async (name: string, count: string, label: string): Promise<void> =>
+      waitFor(
+        `run ${name} retried ${count} time(s), then ${label}`,
+        async () => {
+          const run = await storedRun(ns, name);
+          return run.metadata?.annotations?.[ANNOTATIONS.autoRetries] === count && run.status?.statusLabel === label;
+        },
+        60_000,
+        200,
+      );
+    await retried('flaky-1', '1', 'succeeded');
+    const flaky = await finishedRun(ns, 'flaky-1');
+    expect(stepStates(flaky)).toEqual({ first: 'succeeded', flaky: 'succeeded' });
+    await retried('broken-1', '1', 'failed');
+    // The limit is spent: the failed run stays failed, whatever time passes.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const broken = await storedRun(ns, 'broken-1');
+    expect([broken.metadata?.annotations?.[ANNOTATIONS.autoRetries], broken.status?.statusLabel]).toEqual([
+      '1',
+      'failed',
+    ]);
+  });
+});
