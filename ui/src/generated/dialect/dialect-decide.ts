@@ -7,7 +7,16 @@
  * editor decides as the server does from a generated copy of these files (scripts/generate.ts).
  */
 import { DAG_NAME_PATTERN } from './dag-name.ts';
-import { CHILD_SCOPES, ONE_X_ONLY, REFUSED, SPELLINGS, TWO_X_ONLY, type Scope } from './dialect-spellings.ts';
+import {
+  CHILD_SCOPES,
+  ONE_X_ONLY,
+  REFUSED,
+  SETTINGS_SPELLINGS,
+  SETTINGS_TYPES,
+  SPELLINGS,
+  TWO_X_ONLY,
+  type Scope,
+} from './dialect-spellings.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
 
 export type Dialect = '1.x' | '2.x';
@@ -38,6 +47,8 @@ interface KeyVisit {
   readonly key: string;
   readonly path: string;
   readonly value: unknown;
+  /** For a key of a step's executor settings: the executor's canonical type. */
+  readonly settingsOf?: string;
 }
 
 export function isMapping(value: unknown): value is Mapping {
@@ -70,6 +81,7 @@ function* keysOf(value: unknown, scope: Scope, path: string): Generator<KeyVisit
     const at = childPath(path, key);
     yield { scope, key, path: at, value: item };
     const name = oneXName(scope, key);
+    if (scope === 'step') yield* settingsOf(value, key, item, at);
     if (scope === 'root' && name === 'steps') yield* stepsOf(item, at);
     else if (scope === 'handlerOn') yield* keysOf(item, 'step', at);
     else {
@@ -77,6 +89,24 @@ function* keysOf(value: unknown, scope: Scope, path: string): Generator<KeyVisit
       if (child !== undefined) yield* keysOf(item, child, at);
     }
   }
+}
+
+/**
+ * The keys of a step's executor settings whose spelling differs between the dialects: `with:` or
+ * `config:` beside `type:`, or `executor: {type, config}` (1.x `containerName`, 2.x
+ * `container_name`). Each spelling is read by one dialect only, so it tells them apart as a key does.
+ */
+function* settingsOf(step: Mapping, key: string, item: unknown, at: string): Generator<KeyVisit> {
+  const typed = key === 'with' || key === 'config' ? { type: step.type, settings: item, path: at } : undefined;
+  const executor =
+    key.toLowerCase() === 'executor' && isMapping(item)
+      ? { type: item.type, settings: item.config, path: childPath(at, 'config') }
+      : undefined;
+  const found = typed ?? executor;
+  const type = typeof found?.type === 'string' ? SETTINGS_TYPES[found.type.trim().toLowerCase()] : undefined;
+  if (found === undefined || type === undefined || !isMapping(found.settings)) return;
+  for (const [name, value] of Object.entries(found.settings))
+    yield { scope: 'step', key: name, path: childPath(found.path, name), value, settingsOf: type };
 }
 
 /** Steps as a list (of steps and parallel groups) or as a mapping from name to step. */
@@ -95,8 +125,16 @@ function runIsShell(value: unknown): boolean {
   return typeof value === 'string' && !DAG_NAME_PATTERN.test(value.trim().replace(/\.ya?ml$/, ''));
 }
 
+/** A setting's dialect: 2.x's snake_case spelling, or 1.x's (matched case-insensitively, as its reader does). */
+function dialectOfSetting(type: string, key: string): Dialect | undefined {
+  const spellings = SETTINGS_SPELLINGS[type] ?? {};
+  if (Object.hasOwn(spellings, key)) return '2.x';
+  return Object.values(spellings).some((oneX) => oneX.toLowerCase() === key.toLowerCase()) ? '1.x' : undefined;
+}
+
 function dialectOfKey(visit: KeyVisit): Dialect | undefined {
   const { scope, key } = visit;
+  if (visit.settingsOf !== undefined) return dialectOfSetting(visit.settingsOf, key);
   if (
     Object.hasOwn(SPELLINGS[scope], key) ||
     Object.hasOwn(REFUSED[scope] ?? {}, key) ||
@@ -131,8 +169,8 @@ function markerOf(first: DialectMarker): DialectMarker {
 
 function mixed(visit: KeyVisit, first: DialectMarker & { dialect: Dialect }): DagIssue {
   const other = first.dialect === '2.x' ? '1.x' : '2.x';
-  const counterpart =
-    first.dialect === '2.x' ? twoXSpelling(visit.scope, visit.key) : SPELLINGS[visit.scope][visit.key];
+  const table = visit.settingsOf === undefined ? SPELLINGS[visit.scope] : (SETTINGS_SPELLINGS[visit.settingsOf] ?? {});
+  const counterpart = first.dialect === '2.x' ? twoXSpelling(table, visit.key) : table[visit.key];
   const hint = counterpart === undefined ? '' : `; in Dagu ${first.dialect} it is written "${counterpart}"`;
   return issue(
     visit.path,
@@ -140,6 +178,6 @@ function mixed(visit: KeyVisit, first: DialectMarker & { dialect: Dialect }): Da
   );
 }
 
-function twoXSpelling(scope: Scope, key: string): string | undefined {
-  return Object.entries(SPELLINGS[scope]).find(([, oneX]) => oneX.toLowerCase() === key.toLowerCase())?.[0];
+function twoXSpelling(table: Readonly<Record<string, string>>, key: string): string | undefined {
+  return Object.entries(table).find(([, oneX]) => oneX.toLowerCase() === key.toLowerCase())?.[0];
 }

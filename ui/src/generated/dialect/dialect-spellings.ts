@@ -190,6 +190,18 @@ export const SETTINGS_SPELLINGS: Readonly<Record<string, Readonly<Record<string,
   http: { skip_tls_verify: 'skipTLSVerify' },
 };
 
+/**
+ * The executor types whose settings SETTINGS_SPELLINGS lists, by every name a step may give
+ * them (executors.ts ALIASES; a test keeps the two in step). The dialect decision reads these
+ * settings without the executor rules, so it has its own small copy.
+ */
+export const SETTINGS_TYPES: Readonly<Record<string, string>> = {
+  docker: 'docker',
+  container: 'docker',
+  ssh: 'ssh',
+  http: 'http',
+};
+
 /** 2.x executor settings without a 1.x counterpart, by canonical type, with the feature named. */
 export const REFUSED_SETTINGS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   docker: {
