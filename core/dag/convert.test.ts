@@ -23,10 +23,6 @@ const ONE_WAY: Readonly<Record<string, string>> = {
  * Pairs the converter cannot rewrite from 2.x yet: its check finds the meaning would change (a 2.x foreach body lives in a generated local DAG the rewrite does not write out), so
  * it refuses rather than write another DAG (docs/decisions/2026-11-29-dagu-2x-convert.md).
  */
-const NOT_YET: Readonly<Record<string, string>> = {
-  foreach: 'the rewrite would change what the DAG means (a Kubedag bug: please report the file)',
-};
-
 const dialectOf = (text: string): string => decideDialect(parseYamlDocuments(text).documents[0]).dialect;
 
 function roundTrip(text: string, there: '1.x' | '2.x', back: '1.x' | '2.x'): { middle: string; end: string } {
@@ -40,12 +36,16 @@ function roundTrip(text: string, there: '1.x' | '2.x', back: '1.x' | '2.x'): { m
 describe('convertDag round trips over the fixture pairs', () => {
   const model = (text: string): unknown => loadDag(text, { fileName: 'pair' }).dag;
 
-  it.each(Object.entries(NOT_YET))('%s: 2.x -> 1.x is refused, nothing written', (pair, refusal) => {
-    const got = convertDag(fixture(`${pair}.2x.yaml`), { fileName: 'pair', to: '1.x' });
-    expect([got.text, got.errors.map(formatIssue)]).toEqual([undefined, [refusal]]);
+  it('foreach: 2.x -> 1.x writes the body as a local DAG after the file, called once per item', () => {
+    const got = convertDag(fixture('foreach.2x.yaml'), { fileName: 'pair', to: '1.x' });
+    expect(got.errors).toEqual([]);
+    expect(parseYamlDocuments(got.text ?? '').documents.map((doc) => (doc as { name?: string }).name)).toEqual([
+      'foreach',
+      'each-foreach',
+    ]);
   });
 
-  it.each(pairs.filter((pair) => ONE_WAY[pair] === undefined && NOT_YET[pair] === undefined))(
+  it.each(pairs.filter((pair) => ONE_WAY[pair] === undefined))(
     '%s: 1.x -> 2.x -> 1.x and 2.x -> 1.x -> 2.x keep the model',
     (pair) => {
       for (const [start, there, back] of [
