@@ -111,7 +111,7 @@ export const ONE_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
 /** 2.x keys without a 1.x twin that this slice reads (folded into other keys by dialect.ts). */
 export const TWO_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
   root: ['shell_args', 'consts', 'defaults', 'labels'],
-  step: ['shell_args', 'action', 'exec', 'outputs', 'approval'],
+  step: ['shell_args', 'action', 'exec', 'outputs', 'approval', 'enqueue'],
   precondition: ['negate'],
   handlerOn: ['init'],
 };

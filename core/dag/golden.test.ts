@@ -55,8 +55,8 @@ describe('fixture DAG files', () => {
       }
     }
     expect(Object.keys(dagSchema.properties).filter((k) => !rootKeys.has(k))).toEqual([]);
-    // `outputs` (declared outputs) and `approval` mark a file as Dagu 2.x: the dialect fixture pairs cover them.
-    const twoX = ['outputs', 'approval'];
+    // `outputs` (declared outputs), `approval` and `enqueue` (dag.enqueue) mark a file as Dagu 2.x: the dialect fixture pairs and the action tests cover them.
+    const twoX = ['outputs', 'approval', 'enqueue'];
     expect(Object.keys(stepSchema.properties).filter((k) => !stepKeys.has(k) && !twoX.includes(k))).toEqual([]);
   });
 
