@@ -28,7 +28,7 @@ describe('mergeStructural', () => {
 });
 
 describe("the DAG resource's spec schema", () => {
-  it('types the keys of both dialects, so that the API server prunes neither', () => {
+  it('types the keys of both dialects, in the mappings they share too', () => {
     const properties = (
       dagSpecSchema as unknown as { properties: Record<string, { properties?: Record<string, unknown> }> }
     ).properties;

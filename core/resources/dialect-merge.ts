@@ -1,9 +1,8 @@
 /**
  * The DAG resource's spec holds a file as written, in either of Dagu's dialects. Its CRD
- * schema types the fields that have one shape (core/resources/schemas.ts), and a mapping the
- * two dialects share by name but not by keys (`container`, `ssh`) must keep the keys of both,
- * or the API server would prune a 2.x file's `container.pull_policy`. Merged here from the two
- * structural schemas. Pure.
+ * schema types the fields that have one shape (core/resources/schemas.ts), in both dialects'
+ * spellings, and a mapping the two dialects share by name but not by keys (`container`, `ssh`)
+ * keeps the keys of both. Merged here from the two structural schemas. Pure.
  */
 import { isDeepStrictEqual } from 'node:util';
 
