@@ -8,7 +8,7 @@
  */
 import { decideDialect, readDialect } from './dialect.ts';
 import { isRefusal } from './dialect-refusal.ts';
-import { childPath, issue, type DagIssue } from './issues.ts';
+import { childPath, issue, nestIssues, type DagIssue } from './issues.ts';
 import type { Rewrite } from './convert-to-2x.ts';
 
 type Mapping = Record<string, unknown>;
@@ -26,7 +26,15 @@ export function twoXToOneX(document: Mapping): Rewrite {
   const marker = decideDialect(oneX);
   if (marker.dialect === '2.x' && marker.marker !== undefined)
     losses.push(issue(marker.marker.path, `"${marker.marker.key}" has no Dagu 1.x form`));
-  return { document: withTypeFirst(document, oneX), losses };
+  // A foreach step calls its body as a local DAG (dialect-foreach.ts), so the 1.x file carries
+  // that DAG as a document of its own: 1.x's `parallel` over a local DAG is the same run.
+  const bodies = read.bodies.map((body) => {
+    const rewritten = twoXToOneX(body.document);
+    losses.push(...nestIssues(body.path, rewritten.losses));
+    const { name, type, ...rest } = rewritten.document;
+    return [{ name, type, ...rest }, ...(rewritten.documents ?? [])];
+  });
+  return { document: withTypeFirst(document, oneX), losses, documents: bodies.flat() };
 }
 
 /** The 2.x default type the reading wrote out goes where a reader looks for it: after the name. */

@@ -20,6 +20,11 @@ export interface Rewrite {
   readonly document: Mapping;
   /** What could not be carried over, at the path the source wrote it. */
   readonly losses: DagIssue[];
+  /**
+   * Documents the target needs besides this one, written after the file's own: the local DAG a
+   * 2.x `foreach` body is in 1.x.
+   */
+  readonly documents?: readonly Mapping[];
 }
 
 function isMapping(value: unknown): value is Mapping {

@@ -24,10 +24,6 @@ const ONE_WAY: Readonly<Record<string, string>> = {
  * Pairs the converter cannot rewrite from 2.x yet: its check finds the meaning would change (a 2.x foreach body lives in a generated local DAG the rewrite does not write out), so
  * it refuses rather than write another DAG (docs/decisions/2026-11-29-dagu-2x-convert.md).
  */
-const NOT_YET: Readonly<Record<string, string>> = {
-  foreach: 'the rewrite would change what the DAG means (a Kubedag bug: please report the file)',
-};
-
 const dialectOf = (text: string): string => decideDialect(parseYamlDocuments(text).documents[0]).dialect;
 
 function roundTrip(text: string, there: '1.x' | '2.x', back: '1.x' | '2.x'): { middle: string; end: string } {
@@ -41,12 +37,16 @@ function roundTrip(text: string, there: '1.x' | '2.x', back: '1.x' | '2.x'): { m
 describe('convertDag round trips over the fixture pairs', () => {
   const model = (text: string): unknown => loadDag(text, { fileName: 'pair' }).dag;
 
-  it.each(Object.entries(NOT_YET))('%s: 2.x -> 1.x is refused, nothing written', (pair, refusal) => {
-    const got = convertDag(fixture(`${pair}.2x.yaml`), { fileName: 'pair', to: '1.x' });
-    expect([got.text, got.errors.map(formatIssue)]).toEqual([undefined, [refusal]]);
+  it('foreach: 2.x -> 1.x writes the body as a local DAG after the file, called once per item', () => {
+    const got = convertDag(fixture('foreach.2x.yaml'), { fileName: 'pair', to: '1.x' });
+    expect(got.errors).toEqual([]);
+    expect(parseYamlDocuments(got.text ?? '').documents.map((doc) => (doc as { name?: string }).name)).toEqual([
+      'foreach',
+      'each-foreach',
+    ]);
   });
 
-  it.each(pairs.filter((pair) => ONE_WAY[pair] === undefined && NOT_YET[pair] === undefined))(
+  it.each(pairs.filter((pair) => ONE_WAY[pair] === undefined))(
     '%s: 1.x -> 2.x -> 1.x and 2.x -> 1.x -> 2.x keep the model',
     (pair) => {
       for (const [start, there, back] of [
@@ -127,18 +127,13 @@ describe('convertDag', () => {
     ]);
   });
 
-  it('writes nothing when the 2.x result would read as 1.x in Kubedag and mean something else', () => {
-    const got = convertDag(
-      'type: graph\nsteps:\n  - {name: a, type: http, config: {skipTLSVerify: true}, command: GET https://x}\n',
-      {
-        to: '2.x',
-        fileName: 'a',
-      },
-    );
-    expect([got.text, got.errors.map(formatIssue)]).toEqual([
-      undefined,
-      [expect.stringContaining('the 2.x rewrite has no key that only Dagu 2.x writes')],
-    ]);
+  it('writes a 2.x result whose only 2.x key is an executor setting, which reads as 2.x', () => {
+    const source =
+      'type: graph\nsteps:\n  - {name: a, type: http, config: {skipTLSVerify: true}, command: GET https://x}\n';
+    const got = convertDag(source, { to: '2.x', fileName: 'a' });
+    expect([got.errors.map(formatIssue), got.text]).toEqual([[], expect.stringContaining('skip_tls_verify: true')]);
+    // convertDag itself refuses a result that loads to another model than the source.
+    expect(dialectOf(got.text ?? '')).toBe('2.x');
   });
 
   it('converts nothing of an invalid file and returns its errors', () => {

@@ -6,7 +6,7 @@
  * docs/decisions/2026-11-29-dagu-2x-convert.md.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { parseAllDocuments } from 'yaml';
+import { Document, parseAllDocuments } from 'yaml';
 import { twoXToOneX } from './convert-to-1x.ts';
 import { oneXToTwoX, type Rewrite } from './convert-to-2x.ts';
 import { syncNode } from './convert-sync.ts';
@@ -39,6 +39,8 @@ export interface Conversion {
 
 type Mapping = Record<string, unknown>;
 
+const WRITE = { lineWidth: 0, flowCollectionPadding: false } as const;
+
 const OTHER: Readonly<Record<Dialect, Dialect>> = { '1.x': '2.x', '2.x': '1.x' };
 
 export function convertDag(text: string, options: ConvertOptions = {}): Conversion {
@@ -54,15 +56,18 @@ export function convertDag(text: string, options: ConvertOptions = {}): Conversi
   if (!Array.isArray(docs) || docs.length !== data.length)
     return { to, from, losses: [], errors: [issue('', 'the file could not be read as YAML documents')] };
   const losses: DagIssue[] = [];
+  const added: string[] = [];
   docs.forEach((doc, i) => {
     const document = data[i];
     if (from[i] === to || document === null || typeof document !== 'object' || Array.isArray(document)) return;
     const rewrite: Rewrite = to === '2.x' ? oneXToTwoX(document as Mapping) : twoXToOneX(document as Mapping);
     losses.push(...(i === 0 ? rewrite.losses : nestIssues(`documents[${i}]`, rewrite.losses)));
     doc.contents = syncNode(doc, doc.contents, rewrite.document) as typeof doc.contents;
+    added.push(...(rewrite.documents ?? []).map((value) => `---\n${new Document(value).toString(WRITE)}`));
   });
   if (losses.length > 0 && options.lossy !== true) return { to, from, losses, errors: [] };
-  const converted = docs.map((doc) => doc.toString({ lineWidth: 0, flowCollectionPadding: false })).join('');
+  // Documents a rewrite added go after the file's own, where the loader puts foreach bodies.
+  const converted = [...docs.map((doc) => doc.toString(WRITE)), ...added].join('');
   const changed =
     losses.length === 0 ? modelChange(load, loadDag(converted, { fileName: options.fileName }), converted, to) : [];
   return changed.length > 0 ? { to, from, losses, errors: changed } : { text: converted, to, from, losses, errors: [] };

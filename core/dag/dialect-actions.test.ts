@@ -52,6 +52,34 @@ describe('action steps', () => {
     ]);
   });
 
+  it('reads dag.enqueue as a call the operator completes by queueing a run, on with.queue when given', () => {
+    const step = stepOf('steps:\n  - {name: s, action: dag.enqueue, with: {dag: child, params: {A: 1}, queue: slow}}');
+    expect([step?.call, step?.enqueue, step?.params]).toEqual(['child', { queue: 'slow' }, { A: 1 }]);
+    expect(stepOf('steps:\n  - {name: s, action: dag.enqueue, with: {dag: child}}')?.enqueue).toEqual({});
+  });
+
+  it.each([
+    [
+      'a with key it does not take',
+      '{dag: child, wait: true}',
+      'steps[0].with.wait: dag.enqueue does not take with.wait (it takes dag, params, queue)',
+    ],
+    [
+      'an empty queue',
+      '{dag: child, queue: " "}',
+      'steps[0].with.queue: dag.enqueue with.queue must be a non-empty string',
+    ],
+    ['no dag', '{queue: slow}', 'steps[0].with.dag: is required'],
+  ])('refuses dag.enqueue with %s', (_name, withText, want) => {
+    expect(errorsOf(`steps:\n  - {name: s, action: dag.enqueue, with: ${withText}}`)).toEqual([want]);
+  });
+
+  it('refuses dag.enqueue over parallel items by name', () => {
+    expect(errorsOf('steps:\n  - {name: s, action: dag.enqueue, with: {dag: child}, parallel: {items: [a]}}')).toEqual([
+      'steps[0].parallel: Dagu 2.x feature dag.enqueue with parallel (one queued run per item) is not supported yet',
+    ]);
+  });
+
   it('passes a parallel dag.run on as a parallel call', () => {
     const step = stepOf(
       'steps:\n  - {name: s, action: dag.run, with: {dag: child, params: "A=1"}, parallel: {items: [a, b], max_concurrent: 1}}',
@@ -70,7 +98,7 @@ describe('action steps', () => {
     [
       'an unknown action',
       'steps:\n  - {name: s, action: nope}',
-      'steps[0].action: unknown action "nope" (Kubedag runs: exec, docker.run, container.run, k8s.run, kubernetes.run, ssh.run, http.request, jq.filter, mail.send, dag.run, noop, log.write, wait.duration, wait.until, wait.file, wait.http, file.stat, file.read, file.write, file.copy, file.move, file.delete, file.mkdir, file.list, s3.upload, s3.download, s3.list, s3.delete, archive.create, archive.extract, archive.list, template.render)',
+      'steps[0].action: unknown action "nope" (Kubedag runs: exec, docker.run, container.run, k8s.run, kubernetes.run, ssh.run, http.request, jq.filter, mail.send, dag.run, dag.enqueue, noop, log.write, wait.duration, wait.until, wait.file, wait.http, file.stat, file.read, file.write, file.copy, file.move, file.delete, file.mkdir, file.list, s3.upload, s3.download, s3.list, s3.delete, archive.create, archive.extract, archive.list, template.render)',
     ],
     [
       'an action that is not a string',

@@ -115,6 +115,35 @@ const dagRun =
     return { call: dag, ...(input.with.params === undefined ? {} : { params: input.with.params }) };
   };
 
+/**
+ * dag.enqueue queues a run of another DAG and does not wait for it (Dagu's
+ * internal/runtime/builtin/dag/enqueue.go): a call the operator completes itself by creating
+ * the queued run (`enqueue`), with Dagu's `with.queue` to put it on another queue.
+ */
+const dagEnqueue: ActionRule = (input) => {
+  const dag = requiredText(input, 'dag');
+  if (!onlyKeys(input, 'dag.enqueue', ['dag', 'params', 'queue']) || dag === undefined) return undefined;
+  if (input.step.parallel !== undefined) {
+    input.errors.push(
+      refusal(
+        childPath(input.at.replace(/\.with$/, ''), 'parallel'),
+        'dag.enqueue with parallel (one queued run per item)',
+      ),
+    );
+    return undefined;
+  }
+  const queue = input.with.queue;
+  if (queue !== undefined && (typeof queue !== 'string' || queue.trim() === '')) {
+    input.errors.push(issue(childPath(input.at, 'queue'), 'dag.enqueue with.queue must be a non-empty string'));
+    return undefined;
+  }
+  return {
+    call: dag,
+    enqueue: typeof queue === 'string' ? { queue: queue.trim() } : {},
+    ...(input.with.params === undefined ? {} : { params: input.with.params }),
+  };
+};
+
 /** Direct execution: Dagu's step `exec:` block, which dialect-commands.ts reads. */
 const execAction: ActionRule = (input) => {
   const command = requiredText(input, 'command');
@@ -211,6 +240,7 @@ export const ACTIONS: Readonly<Record<string, ActionRule>> = {
   'jq.filter': jqFilter,
   'mail.send': typed('mail'),
   'dag.run': dagRun('dag.run'),
+  'dag.enqueue': dagEnqueue,
   noop,
   'log.write': logWrite,
   ...operationActions('wait'),
@@ -222,7 +252,6 @@ export const ACTIONS: Readonly<Record<string, ActionRule>> = {
 
 /** Actions (by name, or by family `name.`) Dagu 2.x runs and Kubedag refuses, with the feature named. */
 export const REFUSED_ACTIONS: Readonly<Record<string, string>> = {
-  'dag.enqueue': 'action dag.enqueue (enqueueing another DAG without waiting)',
   'chat.completion': 'action chat.completion (LLM chat)',
   'harness.run': 'action harness.run (coding-agent harness)',
   'git.worktree.add': 'action git.worktree.add (git worktrees)',

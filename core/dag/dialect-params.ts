@@ -25,10 +25,8 @@ const KEYWORDS: Readonly<Record<string, string>> = {
   pattern: 'pattern',
 };
 
-/** Whether `params` is the typed list (any entry a mapping with `name`). */
-export function isTypedParams(params: unknown): params is unknown[] {
-  return Array.isArray(params) && params.some((entry) => isMapping(entry) && Object.hasOwn(entry, 'name'));
-}
+// Whether `params` is the typed list: decided with the dialect (dialect-decide.ts).
+export { isTypedParams } from './dialect-decide.ts';
 
 /** The 1.x `{schema, values}` of a typed list; entries that cannot be read are errors. */
 export function typedParamsAsSchema(params: readonly unknown[], errors: DagIssue[]): Mapping {

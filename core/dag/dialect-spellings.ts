@@ -113,7 +113,7 @@ export const ONE_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
 /** 2.x keys without a 1.x twin that this slice reads (folded into other keys by dialect.ts). */
 export const TWO_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
   root: ['shell_args', 'consts', 'defaults', 'labels', 'artifacts', 's3'],
-  step: ['shell_args', 'action', 'exec', 'outputs', 'approval'],
+  step: ['shell_args', 'action', 'exec', 'outputs', 'approval', 'enqueue'],
   precondition: ['negate', 'eval'],
   handlerOn: ['init'],
 };
@@ -186,6 +186,18 @@ export const SETTINGS_SPELLINGS: Readonly<Record<string, Readonly<Record<string,
   docker: { container_name: 'containerName', auto_remove: 'autoRemove' },
   ssh: { strict_host_key: 'strictHostKey', known_host_file: 'knownHostFile' },
   http: { skip_tls_verify: 'skipTLSVerify' },
+};
+
+/**
+ * The executor types whose settings SETTINGS_SPELLINGS lists, by every name a step may give
+ * them (executors.ts ALIASES; a test keeps the two in step). The dialect decision reads these
+ * settings without the executor rules, so it has its own small copy.
+ */
+export const SETTINGS_TYPES: Readonly<Record<string, string>> = {
+  docker: 'docker',
+  container: 'docker',
+  ssh: 'ssh',
+  http: 'http',
 };
 
 /** 2.x executor settings without a 1.x counterpart, by canonical type, with the feature named. */

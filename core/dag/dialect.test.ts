@@ -194,10 +194,10 @@ describe('loadDag refuses what this slice does not read', () => {
       want: ['steps[0].action: Dagu 2.x feature sftp.* actions is not supported yet'],
     },
     {
-      name: 'a parallel action not run yet',
+      name: 'dag.enqueue over parallel items',
       yaml: 'steps:\n  - {name: s, action: dag.enqueue, with: {dag: child}, parallel: [a, b]}',
       want: [
-        'steps[0].action: Dagu 2.x feature action dag.enqueue (enqueueing another DAG without waiting) is not supported yet',
+        'steps[0].parallel: Dagu 2.x feature dag.enqueue with parallel (one queued run per item) is not supported yet',
       ],
     },
     {

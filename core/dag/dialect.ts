@@ -10,151 +10,20 @@
 import { stepExecution, withShellArgs } from './dialect-commands.ts';
 import { withStepDefaults } from './dialect-defaults.ts';
 import { withLabelsAsTags } from './dialect-labels.ts';
-import { isTypedParams, schemaParamsAsOneX, typedParamsAsSchema } from './dialect-params.ts';
+import { schemaParamsAsOneX, typedParamsAsSchema } from './dialect-params.ts';
 import { withApproval } from './dialect-approval.ts';
 import { refuseOutputsInContainer, withDeclaredOutputs, withPickedOutputs } from './dialect-outputs.ts';
 import { withPreconditionEval } from './dialect-preconditions.ts';
 import { readConsts, withValues } from './dialect-values.ts';
 import { bodyDocument, foreachReferenceErrors, withForeachSteps, type ForeachBody } from './dialect-foreach.ts';
 import { isRefusal, refusal } from './dialect-refusal.ts';
-import { CHILD_SCOPES, ONE_X_ONLY, REFUSED, SPELLINGS, TWO_X_ONLY, type Scope } from './dialect-spellings.ts';
-import { childPath, issue, type DagIssue } from './issues.ts';
-import { DAG_NAME_PATTERN } from './validate.ts';
+import { decideDialect, isMapping, isTypedParams, oneXName, type Dialect } from './dialect-decide.ts';
+import { CHILD_SCOPES, REFUSED, SPELLINGS, type Scope } from './dialect-spellings.ts';
+import { childPath, type DagIssue } from './issues.ts';
 
-export type Dialect = '1.x' | '2.x';
-
-/** The first key that decided a document's dialect. */
-export interface DialectMarker {
-  readonly key: string;
-  readonly path: string;
-}
-
-export interface DialectDecision {
-  readonly dialect: Dialect;
-  /** Absent when no key tells the dialects apart (the document is read as 1.x). */
-  readonly marker?: DialectMarker;
-  /** One error when the document mixes the dialects: the first key of the other one. */
-  readonly errors: DagIssue[];
-}
+export { decideDialect, type Dialect, type DialectDecision, type DialectMarker } from './dialect-decide.ts';
 
 type Mapping = Record<string, unknown>;
-
-interface KeyVisit {
-  readonly scope: Scope;
-  readonly key: string;
-  readonly path: string;
-  readonly value: unknown;
-}
-
-function isMapping(value: unknown): value is Mapping {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-const ONE_X_KEYS = Object.fromEntries(
-  (Object.keys(SPELLINGS) as Scope[]).map((scope) => [
-    scope,
-    new Set([...Object.values(SPELLINGS[scope]), ...(ONE_X_ONLY[scope] ?? [])].map((key) => key.toLowerCase())),
-  ]),
-) as unknown as Record<Scope, ReadonlySet<string>>;
-
-/** The 1.x name of a key as the 1.x reader matches it (case-insensitively), or the key itself. */
-function oneXName(scope: Scope, key: string): string {
-  const renamed = SPELLINGS[scope][key];
-  if (renamed !== undefined) return renamed;
-  const children = Object.keys(CHILD_SCOPES[scope] ?? {});
-  return [...children, 'steps'].find((name) => name.toLowerCase() === key.toLowerCase()) ?? key;
-}
-
-/** Every mapping key of the parts whose spelling differs, in document order. */
-function* keysOf(value: unknown, scope: Scope, path: string): Generator<KeyVisit> {
-  if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) yield* keysOf(item, scope, childPath(path, i));
-    return;
-  }
-  if (!isMapping(value)) return;
-  for (const [key, item] of Object.entries(value)) {
-    const at = childPath(path, key);
-    yield { scope, key, path: at, value: item };
-    const name = oneXName(scope, key);
-    if (scope === 'root' && name === 'steps') yield* stepsOf(item, at);
-    else if (scope === 'handlerOn') yield* keysOf(item, 'step', at);
-    else {
-      const child = CHILD_SCOPES[scope]?.[name];
-      if (child !== undefined) yield* keysOf(item, child, at);
-    }
-  }
-}
-
-/** Steps as a list (of steps and parallel groups) or as a mapping from name to step. */
-function* stepsOf(value: unknown, path: string): Generator<KeyVisit> {
-  if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) yield* keysOf(item, 'step', childPath(path, i));
-    return;
-  }
-  if (!isMapping(value)) return;
-  for (const [name, step] of Object.entries(value)) yield* keysOf(step, 'step', childPath(path, name));
-}
-
-/** `run:` as 2.x writes it: a list, or a string that cannot be a 1.x sub-DAG name. */
-function runIsShell(value: unknown): boolean {
-  if (Array.isArray(value)) return true;
-  return typeof value === 'string' && !DAG_NAME_PATTERN.test(value.trim().replace(/\.ya?ml$/, ''));
-}
-
-/** `run:` as a shell command; `output`, `stdout` and `stderr` as objects (1.x writes them as strings). */
-function isTwoXStepValue(key: string, value: unknown): boolean {
-  if (key === 'run') return runIsShell(value);
-  return ['output', 'stdout', 'stderr'].includes(key) && isMapping(value);
-}
-
-function dialectOfKey(visit: KeyVisit): Dialect | undefined {
-  const { scope, key } = visit;
-  if (
-    Object.hasOwn(SPELLINGS[scope], key) ||
-    Object.hasOwn(REFUSED[scope] ?? {}, key) ||
-    TWO_X_ONLY[scope]?.includes(key) === true
-  )
-    return '2.x';
-  if (ONE_X_KEYS[scope].has(key.toLowerCase())) return '1.x';
-  if (scope === 'step' && isTwoXStepValue(key, visit.value)) return '2.x';
-  // 1.x read `params: [{name: x}]` as a parameter called "name"; a typed list is 2.x's.
-  if (scope === 'root' && key === 'params' && isTypedParams(visit.value)) return '2.x';
-  return undefined;
-}
-
-/** Decides a document's dialect from the first key that only one dialect writes. */
-export function decideDialect(document: unknown): DialectDecision {
-  let first: (DialectMarker & { dialect: Dialect }) | undefined;
-  for (const visit of keysOf(document, 'root', '')) {
-    const dialect = dialectOfKey(visit);
-    if (dialect === undefined) continue;
-    if (first === undefined) first = { dialect, key: visit.key, path: visit.path };
-    else if (dialect !== first.dialect)
-      return { dialect: first.dialect, marker: markerOf(first), errors: [mixed(visit, first)] };
-  }
-  return first === undefined
-    ? { dialect: '1.x', errors: [] }
-    : { dialect: first.dialect, marker: markerOf(first), errors: [] };
-}
-
-function markerOf(first: DialectMarker): DialectMarker {
-  return { key: first.key, path: first.path };
-}
-
-function mixed(visit: KeyVisit, first: DialectMarker & { dialect: Dialect }): DagIssue {
-  const other = first.dialect === '2.x' ? '1.x' : '2.x';
-  const counterpart =
-    first.dialect === '2.x' ? twoXSpelling(visit.scope, visit.key) : SPELLINGS[visit.scope][visit.key];
-  const hint = counterpart === undefined ? '' : `; in Dagu ${first.dialect} it is written "${counterpart}"`;
-  return issue(
-    visit.path,
-    `"${visit.key}" is a Dagu ${other} key, but this file is written in Dagu ${first.dialect} keys (the first is "${first.key}" at ${first.path}); a file uses one dialect${hint}`,
-  );
-}
-
-function twoXSpelling(scope: Scope, key: string): string | undefined {
-  return Object.entries(SPELLINGS[scope]).find(([, oneX]) => oneX.toLowerCase() === key.toLowerCase())?.[0];
-}
 
 export interface DialectRead {
   readonly dialect: Dialect;

@@ -54,12 +54,12 @@ describe('fixture DAG files', () => {
         Object.values(canonical.handlerOn ?? {}).forEach(visitStep);
       }
     }
-    // `s3` (the s3.* actions' connection defaults) has no 1.x form and marks a file as 2.x:
-    // builtin-executors.test.ts and the s3 executor's own tests cover it.
-    const twoXRoot = ['s3'];
+    // `s3` (the s3.* actions' connection defaults) and `artifacts` have no 1.x form and mark a file as
+    // 2.x: builtin-executors.test.ts, the s3 executor's tests and the artifacts tests cover them.
+    const twoXRoot = ['s3', 'artifacts'];
     expect(Object.keys(dagSchema.properties).filter((k) => !rootKeys.has(k) && !twoXRoot.includes(k))).toEqual([]);
-    // `outputs` (declared outputs) and `approval` mark a file as Dagu 2.x: the dialect fixture pairs cover them.
-    const twoX = ['outputs', 'approval'];
+    // `outputs` (declared outputs), `approval` and `enqueue` (dag.enqueue) mark a file as Dagu 2.x: the dialect fixture pairs and the action tests cover them.
+    const twoX = ['outputs', 'approval', 'enqueue'];
     expect(Object.keys(stepSchema.properties).filter((k) => !stepKeys.has(k) && !twoX.includes(k))).toEqual([]);
   });
 

@@ -197,6 +197,11 @@ export interface Step {
   readonly preconditions: readonly Condition[];
   readonly signalOnStop: string;
   readonly call?: string;
+  /**
+   * Dagu 2.x's `dag.enqueue`: the called DAG's run is queued (on `queue` when given, else the
+   * DAG's own) and the step succeeds without waiting for it. The operator creates that run.
+   */
+  readonly enqueue?: { readonly queue?: string };
   readonly params?: string | Readonly<Record<string, unknown>>;
   readonly parallel?: Parallel;
   readonly executor: Executor;

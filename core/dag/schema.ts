@@ -10,6 +10,7 @@ import Type, { type Static, type TSchema } from 'typebox';
 import { dagKubernetesSchema } from './kubernetes-schema.ts';
 import { KUBERNETES_DEFINITIONS } from './kubernetes-pod-schema.ts';
 import { count, definitionName, flag, object, oneOrMany, stringMap, text } from './schema-builders.ts';
+import { STEP_2X, twoXSchemas } from './schema-2x.ts';
 import {
   entryList,
   entryMap,
@@ -284,30 +285,69 @@ export type StepFile = Static<typeof stepSchema>;
 export type DagFile = Static<typeof dagSchema>;
 
 /**
- * The DAG file schema as one plain JSON Schema document: every node a fresh object (the
- * validator's error filtering relies on that), and the step and the larger Kubernetes objects
- * stored once under `definitions` instead of at each of their uses. TypeBox copies a schema
- * when it wraps it (Optional), so they are recognised by the definition name they carry.
+ * The 1.x shape of a DAG document as one plain JSON Schema: what the loader checks a document
+ * against once a 2.x one was rewritten into that shape (structure.ts). Every node a fresh
+ * object (the validator's error filtering relies on that), and the step and the larger
+ * Kubernetes objects stored once under `definitions` instead of at each of their uses. TypeBox
+ * copies a schema when it wraps it (Optional), so they are recognised by the definition name
+ * they carry.
  */
-export function dagJsonSchema(): Record<string, unknown> {
-  const plain = (schema: TSchema): Record<string, unknown> =>
-    JSON.parse(
-      JSON.stringify(schema, (key, value: unknown) => {
-        const name = key === '' ? undefined : definitionName(value);
-        return name === undefined ? value : { $ref: `#/definitions/${name}` };
-      }),
-    ) as Record<string, unknown>;
+export function oneXJsonSchema(): Record<string, unknown> {
   const definitions = [stepSchema, ...KUBERNETES_DEFINITIONS].map((schema) => [
     definitionName(schema) ?? '',
-    plain(schema),
+    plainSchema(schema),
   ]);
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',
     $id: DAG_SCHEMA_ID,
     title: 'Kubedag DAG file',
-    ...plain(dagSchema),
+    ...plainSchema(dagSchema),
     definitions: Object.fromEntries(definitions),
   };
+}
+
+function plainSchema(schema: TSchema): Record<string, unknown> {
+  return JSON.parse(
+    JSON.stringify(schema, (key, value: unknown) => {
+      const name = key === '' ? undefined : definitionName(value);
+      return name === undefined ? value : { $ref: `#/definitions/${name}` };
+    }),
+  ) as Record<string, unknown>;
+}
+
+/** Where the two dialects' DAG documents sit in the published schema. */
+export const DIALECT_DEFINITIONS = { '1.x': 'dag', '2.x': 'dag2x' } as const;
+
+/**
+ * The published DAG file schema (`kubedag schema`, schemas/dag.schema.json): a document in
+ * Dagu 1.x keys or in Dagu 2.x keys (schema-2x.ts makes the second from the first). Editors
+ * offer the keys of both; the web UI decides the dialect first, as the loader does, and checks
+ * against that one.
+ */
+export function dagJsonSchema(): Record<string, unknown> {
+  const dag = plainSchema(dagSchema);
+  const step = plainSchema(stepSchema);
+  const twoX = twoXJsonSchemas();
+  const kubernetes = KUBERNETES_DEFINITIONS.map((schema) => [definitionName(schema) ?? '', plainSchema(schema)]);
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $id: DAG_SCHEMA_ID,
+    title: 'Kubedag DAG file',
+    description: 'A Kubedag (Dagu-format) DAG, written in the keys of Dagu 1.x or of Dagu 2.x (one per document).',
+    anyOf: Object.values(DIALECT_DEFINITIONS).map((name) => ({ $ref: `#/definitions/${name}` })),
+    definitions: {
+      [DIALECT_DEFINITIONS['1.x']]: dag,
+      [DIALECT_DEFINITIONS['2.x']]: twoX.dag,
+      step,
+      [STEP_2X]: twoX.step,
+      ...Object.fromEntries(kubernetes),
+    },
+  };
+}
+
+/** The 2.x DAG document and step (the step referred to as `#/definitions/step2x`). */
+export function twoXJsonSchemas(): { readonly dag: Record<string, unknown>; readonly step: Record<string, unknown> } {
+  return twoXSchemas(plainSchema(dagSchema), plainSchema(stepSchema));
 }
 
 export const DAG_SCHEMA_ID = 'https://kubedag.io/schemas/dag.schema.json';

@@ -264,6 +264,12 @@ export const stepSchema = object(
     signalOnStop: Type.Optional(text('Signal sent when the run is stopped (default SIGTERM).')),
     call: Type.Optional(text('Name of a DAG to run as a sub-DAG run.')),
     run: Type.Optional(text('Deprecated alias of call.')),
+    enqueue: Type.Optional(
+      object(
+        { queue: Type.Optional(text("The queue the run goes on (default: the called DAG's own).")) },
+        "Dagu 2.x's dag.enqueue: the called DAG's run is queued and the step does not wait for it.",
+      ),
+    ),
     params: Type.Optional(
       Type.Union(
         [

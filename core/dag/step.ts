@@ -97,6 +97,7 @@ export function normalizeStep(
     preconditions: conditionsFromFile(raw.preconditions, raw.precondition, path, errors),
     signalOnStop: signalOf(raw.signalOnStop, childPath(path, 'signalOnStop'), errors),
     ...optional('call', call),
+    ...optional('enqueue', raw.enqueue),
     ...optional('params', stepParamsOf(raw.params)),
     ...optional(
       'parallel',

@@ -8,7 +8,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { closest } from 'fastest-levenshtein';
 import { childPath, issue, pointerToPath, type DagIssue } from './issues.ts';
 import { aliasTarget } from './kube-object.ts';
-import { dagJsonSchema, type DagFile } from './schema.ts';
+import { oneXJsonSchema, type DagFile } from './schema.ts';
 import { describeValue, jsonType, nearKey, SHAPE_MESSAGES, type JsonType } from './wording.ts';
 
 type Schema = Record<string, unknown>;
@@ -48,7 +48,8 @@ export function shapeChecker(schemaOf: () => Schema): (value: unknown) => Struct
   };
 }
 
-const checkDocument = shapeChecker(dagJsonSchema);
+// The 1.x shape: a 2.x document was rewritten into it before it is checked (dialect.ts).
+const checkDocument = shapeChecker(oneXJsonSchema);
 
 /** Checks one DAG document's shape. Never throws on any input. */
 export function checkStructure(document: unknown): StructureResult {

@@ -7,10 +7,11 @@ import { checkExecutor } from './executors.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import type { Dag } from './model.ts';
 import type { StepDraft } from './step.ts';
+import { DAG_NAME_PATTERN } from './dag-name.ts';
 import { MAX_STEP_NAME_LENGTH } from './steps.ts';
 
 export const MAX_DAG_NAME_LENGTH = 40;
-export const DAG_NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
+export { DAG_NAME_PATTERN } from './dag-name.ts';
 export const STEP_ID_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]*$/;
 /** Words that `${id.…}` references would make ambiguous. */
 export const RESERVED_STEP_IDS = ['env', 'params', 'args', 'stdout', 'stderr', 'output', 'outputs'];

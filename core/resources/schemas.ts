@@ -5,7 +5,8 @@
  * Status field names follow the API's DAG run details, so the API maps them without renaming.
  */
 import Type, { type Static, type TSchema } from 'typebox';
-import { dagSchema } from '../dag/schema.ts';
+import { dagSchema, twoXJsonSchemas } from '../dag/schema.ts';
+import { mergeStructural } from './dialect-merge.ts';
 import { KEEP_UNKNOWN } from '../dag/kube-object.ts';
 import { definitionName } from '../dag/schema-builders.ts';
 
@@ -31,12 +32,13 @@ export const conditionSchema = Type.Object({
  * their type (so `kubectl apply` rejects `timeoutSec: "30"` at once); polymorphic ones and
  * unknown keys are preserved for core/dag, which reports problems in the status.
  */
+const dagBody = mergeStructural(structural(dagSchema), structural(twoXJsonSchemas().dag));
 export const dagSpecSchema = Type.Unsafe<Record<string, unknown>>({
-  ...structural(dagSchema),
+  ...dagBody,
   description: 'A Dagu-format DAG as written in its file; later documents of the file under localDags.',
   'x-kubernetes-preserve-unknown-fields': true,
   properties: {
-    ...(structural(dagSchema).properties as Record<string, unknown>),
+    ...(dagBody.properties as Record<string, unknown>),
     localDags: Type.Array(preserved('A DAG callable by name from this one.'), {
       description: 'The later documents of a multi-document DAG file.',
     }),

@@ -24,6 +24,25 @@ const GREETER = fixture('greeter');
 /** The same spec with a misspelt key on line 7. */
 const GREETER_TYPO = GREETER.replace('    command: echo preparing', '    comand: echo preparing');
 
+/** The editor's 2.x check: snake_case keys, `run:` commands, handler `abort`. */
+const GREETER_2X = [
+  'description: greets in Dagu 2.x keys',
+  'timeout_sec: 60',
+  'handler_on:',
+  '  abort:',
+  '    run: echo stopped',
+  'steps:',
+  '  - id: prepare',
+  '    run: echo preparing',
+  '    retry_policy:',
+  '      limit: 2',
+  '      interval_sec: 1',
+  '  - id: greet',
+  '    run: echo hello',
+  '    working_dir: /tmp',
+  '',
+].join('\n');
+
 let ns: string;
 let operator: RunningOperator;
 let server: Server;
@@ -139,6 +158,25 @@ describe('a DAG in the web UI, from New DAG to delete', () => {
     await replaceSpec(page, GREETER);
     await problems(page).getByText('No problems found').waitFor();
     expect(await page.locator('.cm-lintRange-error').count()).toBe(0);
+  });
+
+  it('shows no problem for a spec in Dagu 2.x keys, and the server’s mixes-dialects error for a mixed one', async () => {
+    await replaceSpec(page, GREETER_2X);
+    await problems(page).getByText('No problems found').waitFor();
+    expect(await page.locator('.cm-lintRange-error').count()).toBe(0);
+    await screenshot(page, 'dag-spec-2x');
+    await replaceSpec(page, GREETER_2X.replace('working_dir: /tmp', 'workingDir: /tmp'));
+    const problem = problems(page).getByRole('listitem');
+    await problem
+      .filter({ hasText: '"workingDir" is a Dagu 1.x key, but this file is written in Dagu 2.x keys' })
+      .waitFor();
+    expect([await problem.count(), await page.locator('.cm-lintRange-error').first().textContent()]).toEqual([
+      1,
+      'workingDir',
+    ]);
+    await screenshot(page, 'dag-spec-mixed');
+    await replaceSpec(page, GREETER);
+    await problems(page).getByText('No problems found').waitFor();
   });
 
   it('saves the spec with Ctrl+S and the server has it', async () => {

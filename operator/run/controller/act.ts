@@ -14,7 +14,8 @@ import { apiErrorMessage, createFailure } from '../../../core/kube/errors.ts';
 import type { OperatorMetrics } from '../../metrics.ts';
 import type { Decision, Launch, RunInput } from '../decide/engine.ts';
 import type { Expectations } from '../shared/expectations.ts';
-import { attemptPod, childRun, type LaunchContext } from './launch-objects.ts';
+import { attemptPod, childRun, queuedRun, type LaunchContext } from './launch-objects.ts';
+import { isEnqueue, withEnqueued } from '../decide/enqueue.ts';
 import { withRefusals, type Refusal } from '../decide/launch-refusals.ts';
 import type { PodWriter } from '../shared/pod-writer.ts';
 import { runKey, runRef } from '../ref.ts';
@@ -77,7 +78,11 @@ export class RunActor {
     expectations.release(refusals.map((r) => r.launch.pod));
     for (const stop of decision.stop) await this.stop(run, stop.pod);
     // A refusal is recorded with the decision, so the next one (the write brings it) sees a failed attempt.
-    const status = withRefusals(decision.status, refusals, this.deps.clock.now());
+    // An enqueue step ends when its queued run exists: it does not wait for that run.
+    const refused = new Set(refusals.map((r) => r.launch));
+    const enqueued = decision.launch.filter((l) => isEnqueue(l.step) && !refused.has(l));
+    const now = this.deps.clock.now();
+    const status = withEnqueued(withRefusals(decision.status, refusals, now), enqueued, now);
     let written: boolean;
     try {
       written = await writer.writeStatus(run, status);
@@ -177,6 +182,7 @@ export class RunActor {
     const attempt = `step ${launch.step.name} (attempt ${String(launch.attempt)})`;
     try {
       if (launch.step.call === undefined) await this.deps.pods.create(ref.namespace, attemptPod(context, launch));
+      else if (isEnqueue(launch.step)) await this.deps.writer.createChild(ref.namespace, queuedRun(context, launch));
       else await this.deps.writer.createChild(ref.namespace, childRun(context, launch));
     } catch (error) {
       const message = apiErrorMessage(error);

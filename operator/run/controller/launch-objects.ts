@@ -9,6 +9,7 @@ import { dagResourceName, execServiceAccountName, runSecretName } from '../../..
 import type { DagRunStatus } from '../../../core/resources/schemas.ts';
 import type { DagRunResource } from '../../../core/resources/types.ts';
 import { childParams, subRunId } from '../decide/children.ts';
+import { enqueuedRun } from '../decide/enqueue.ts';
 import { literalPrecondition, type RunDefinition } from '../decide/run-definition.ts';
 import type { Launch } from '../decide/engine.ts';
 import { ITEM_LABEL } from '../decide/observed.ts';
@@ -163,4 +164,18 @@ export function childRun(context: LaunchContext, launch: Launch): DagRunResource
       root: run.spec.root ?? { name: ref.dagName, dagRunId: ref.dagRunId },
     },
   };
+}
+
+/** An enqueue step's attempt: a queued root run of the called DAG (decide/enqueue.ts). */
+export function queuedRun(context: LaunchContext, launch: Launch): DagRunResource {
+  const { ref, definition, status } = context;
+  const vars = variables(definition, status, launch.step, definition.dag.steps);
+  const params = childParams(launch.step, vars, launch.item?.value);
+  const local = definition.localDags.find((d) => d.name === launch.step.call);
+  return enqueuedRun(launch, {
+    namespace: ref.namespace,
+    parentRunId: ref.dagRunId,
+    ...(local === undefined ? {} : { localDocument: local.document }),
+    ...(params === undefined ? {} : { params }),
+  });
 }

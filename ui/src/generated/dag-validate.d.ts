@@ -17,5 +17,7 @@ export interface DagValidator {
   errors?: SchemaError[] | null;
 }
 
-export declare const validate: DagValidator;
-export default validate;
+/** A document in Dagu 1.x keys. */
+export declare const validateOneX: DagValidator;
+/** A document in Dagu 2.x keys. */
+export declare const validateTwoX: DagValidator;

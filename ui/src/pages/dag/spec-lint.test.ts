@@ -40,6 +40,35 @@ describe('schemaProblems: the DAG JSON Schema in the browser, placed on lines', 
       want: [{ line: 7, under: 'bogus', message: 'documents[1].steps[0].bogus: unknown key' }],
     },
     {
+      name: 'a file in Dagu 2.x keys has none',
+      spec: 'working_dir: /tmp\nhandler_on:\n  abort:\n    run: echo bye\nsteps:\n  - id: a\n    run: echo hi\n    retry_policy:\n      limit: 2\n      interval_sec: 1\n',
+      want: [],
+    },
+    {
+      name: 'a file that mixes the dialects gets the server’s error at the first key of the other, once',
+      spec: 'timeout_sec: 5\nsteps:\n  - command: echo hi\n    workingDir: /tmp\n',
+      want: [
+        {
+          line: 4,
+          under: 'workingDir',
+          message:
+            'steps[0].workingDir: "workingDir" is a Dagu 1.x key, but this file is written in Dagu 2.x keys (the first is "timeout_sec" at timeout_sec); a file uses one dialect; in Dagu 2.x it is written "working_dir"',
+        },
+      ],
+    },
+    {
+      name: 'a misspelt key of a 2.x file is hinted with the 2.x key',
+      spec: 'timeout_sec: 5\nsteps:\n  - run: echo hi\n    retry_polcy:\n      limit: 1\n',
+      want: [
+        { line: 4, under: 'retry_polcy', message: 'steps[0].retry_polcy: unknown key; did you mean "retry_policy"?' },
+      ],
+    },
+    {
+      name: 'a 1.x key a 2.x file has no use for is unknown there (executor in a run: step)',
+      spec: 'steps:\n  - run: echo hi && ls\n    executr: shell\n',
+      want: [{ line: 3, under: 'executr', message: 'steps[0].executr: unknown key' }],
+    },
+    {
       name: 'broken YAML is reported once, where the parser first stumbled, and nothing else',
       spec: 'steps:\n  - name: a\n   command: [x\n',
       want: [{ line: 3, under: 'command: [x', message: 'invalid YAML: Sequence item without - indicator' }],

@@ -6,8 +6,9 @@
  * it was asked about.
  */
 import { LineCounter, parseAllDocuments, type Document } from 'yaml';
-import { validate } from '../../generated/dag-validate.js';
-import { schemaIssues } from './schema-check.ts';
+import { validateOneX, validateTwoX } from '../../generated/dag-validate.js';
+import { decideDialect } from '../../generated/dialect/dialect-decide.ts';
+import { schemaIssues, type SchemaIssue } from './schema-check.ts';
 import { documentOf, locate, offsetAt, pathText, splitMessage, type Segment, type Span } from './yaml-paths.ts';
 
 export interface Problem extends Span {
@@ -74,7 +75,28 @@ function documentData(doc: Document.Parsed): { data?: unknown; error?: string } 
   }
 }
 
-/** (a): YAML syntax, else each document against the DAG JSON Schema. */
+/**
+ * One document's issues: its dialect decided as the loader decides it (a generated copy of
+ * core/dag's decision), the "mixes dialects" error the server gives, and the schema of its own
+ * dialect, so that a 2.x key is not "unknown" and a hint names a key of the document's dialect.
+ * The key the mix error is about is not also reported as unknown.
+ */
+export function documentIssues(data: unknown): SchemaIssue[] {
+  const decision = decideDialect(data);
+  const mixes = decision.errors.map((error): SchemaIssue => {
+    const { path } = splitMessage(`${error.path}: x`);
+    return { path, message: error.message, atKey: true };
+  });
+  const validate = decision.dialect === '2.x' ? validateTwoX : validateOneX;
+  if (validate(data)) return mixes;
+  const mixed = new Set(mixes.map((issue) => pathText(issue.path)));
+  const schema = schemaIssues(validate.errors ?? []).filter(
+    (issue) => !(issue.atKey && mixed.has(pathText(issue.path))),
+  );
+  return [...mixes, ...schema];
+}
+
+/** (a): YAML syntax, else each document against the DAG JSON Schema of its dialect. */
 export function schemaProblems(spec: ParsedSpec): Problem[] {
   const syntax = syntaxProblems(spec);
   if (syntax.length > 0) return syntax;
@@ -83,8 +105,8 @@ export function schemaProblems(spec: ParsedSpec): Problem[] {
     if (error !== undefined)
       return [problem(spec, located(spec, withDocument(index, []), false), `invalid YAML: ${error}`, 'schema')];
     // An empty document is the loader's to judge; it has nothing to place a problem on.
-    if (data === null || data === undefined || validate(data)) return [];
-    return schemaIssues(validate.errors ?? []).map((issue) => {
+    if (data === null || data === undefined) return [];
+    return documentIssues(data).map((issue) => {
       const path = withDocument(index, issue.path);
       const place = pathText(path);
       return problem(
