@@ -234,6 +234,12 @@ describe('kubedag usage', () => {
   it('prints the JSON Schema', async () => {
     const got = await cli('schema');
     expect(got.code).toBe(0);
-    expect(JSON.parse(got.stdout)).toMatchObject({ title: 'Kubedag DAG file', type: 'object' });
+    // Either dialect: a 1.x or a 2.x document (docs/decisions/2026-11-29-dagu-2x-schema.md).
+    const schema = JSON.parse(got.stdout) as { title: string; anyOf: unknown[]; definitions: Record<string, unknown> };
+    expect(schema).toMatchObject({
+      title: 'Kubedag DAG file',
+      anyOf: [{ $ref: '#/definitions/dag' }, { $ref: '#/definitions/dag2x' }],
+      definitions: { dag: { type: 'object' }, dag2x: { type: 'object' } },
+    });
   });
 });

@@ -23,6 +23,11 @@ export const condition = object(
     expected: Type.Optional(text('Expected value of the condition, exactly or as `re:<regex>`.')),
     command: Type.Optional(text('A command that meets the condition when it exits 0.')),
     negate: Type.Optional(flag('Dagu 2.x: the precondition holds when the condition is not met.')),
+    eval: Type.Optional(
+      text(
+        'Dagu 2.x: text evaluated (variables expanded, backticks run) and compared with `expected`; a 2.x `condition` with `expected` is compared as written.',
+      ),
+    ),
   },
   'A precondition.',
 );
