@@ -4,7 +4,17 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', '.dev/', 'ui/src/api/schema.d.ts', 'ui/src/generated/'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'coverage/',
+      '.dev/',
+      'ui/src/api/schema.d.ts',
+      'ui/src/api/schema-v1.d.ts',
+      'ui/src/generated/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
@@ -60,14 +70,14 @@ export default tseslint.config(
     },
   },
   // The web UI: React's hooks rules on top. Query option factories (api/queries.ts, and a page's
-  // own queries.ts) keep their inferred types, which carry each query's key and data through
+  // own queries.ts or *-queries.ts) keep their inferred types, which carry each query's key and data through
   // useQuery; spelled out they would restate TanStack Query's generics.
   {
     files: ['ui/**/*.{ts,tsx}'],
     ...reactHooks.configs.flat['recommended-latest'],
   },
   {
-    files: ['ui/src/**/queries.ts', 'ui/src/api/dag-queries.ts'],
+    files: ['ui/src/**/queries.ts', 'ui/src/**/*-queries.ts'],
     rules: { '@typescript-eslint/explicit-module-boundary-types': 'off' },
   },
   // A test's describe callback and a benchmark's or script's main read top to bottom as one

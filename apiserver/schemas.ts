@@ -10,6 +10,7 @@ import Type, { type TInteger, type TObject, type TProperties, type TSchema } fro
 import { DAG_NAME_PATTERN, MAX_DAG_NAME_LENGTH } from '../core/dag/validate.ts';
 import { MAX_RUN_ID_LENGTH, RUN_ID_PATTERN } from '../core/resources/ids.ts';
 import { FILE_NAME_PATTERN } from '../core/resources/names.ts';
+import { approvalConfig, approvalNodeFields } from './schemas-approval.ts';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from './views/dags.ts';
 
 /**
@@ -124,6 +125,7 @@ const step = Type.Object({
   timeoutSec: Type.Number(),
   workerSelector: labels,
   env: strings,
+  approval: Type.Optional(approvalConfig),
 });
 
 const summaryFields = {
@@ -219,6 +221,7 @@ const node = Type.Object({
     Type.Array(attempt, { description: 'The last attempts (retries and repeats), oldest first.' }),
   ),
   attemptsDropped: Type.Optional(Type.Integer({ description: 'Earlier attempts no longer listed in `attempts`.' })),
+  ...approvalNodeFields,
 });
 
 const runDetails = Type.Object({

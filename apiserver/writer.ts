@@ -12,6 +12,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { KubedagClients } from '../core/kube/client.ts';
 import { createFrozenRun } from '../core/kube/frozen-definitions.ts';
 import type { Informer } from '../core/kube/informer.ts';
+import { replacingMergePatch } from '../core/kube/merge-patch.ts';
 import { ANNOTATIONS } from '../core/resources/constants.ts';
 import { dagManifest } from '../core/resources/dag.ts';
 import type { DagRunSpec, DagRunStatus } from '../core/resources/schemas.ts';
@@ -163,12 +164,13 @@ export class Writer {
   /**
    * A person's answer to a waiting step, into spec.approvals, guarded by the resource version the
    * answer was decided from (a merge patch that names one is refused with a conflict when the run
-   * changed since): one write, so a killed process either wrote it or did not.
+   * changed since): one write, so a killed process either wrote it or did not. It replaces the
+   * step's earlier answer whole: a push-back's inputs must not become a later approval's.
    */
   async answerApproval(run: DagRunResource, step: string, answer: ApprovalAnswer, by: Requester): Promise<void> {
     await this.patchRun(run, {
       metadata: { resourceVersion: run.metadata?.resourceVersion, annotations: requestedBy(by) },
-      spec: { approvals: { [step]: answer } },
+      spec: { approvals: { [step]: replacingMergePatch(run.spec.approvals?.[step], answer) } },
     });
   }
 

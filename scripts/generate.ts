@@ -13,7 +13,7 @@ import { decisionsIndexProblems } from './decisions-index.ts';
 import { docsLinkProblems } from './docs-links.ts';
 import { referencePages } from './reference-docs.ts';
 import { manifestCrdProblems } from './render-manifests.ts';
-import { apiTypes, openApiJson } from './ui-api-types.ts';
+import { apiTypes, openApiJson, v1ApiTypes } from './ui-api-types.ts';
 import { DAG_VALIDATOR_TYPES, dagValidatorModule } from './ui-dag-schema.ts';
 
 interface Generated {
@@ -40,6 +40,7 @@ const GENERATED: readonly Generated[] = [
   ),
   { path: 'ui/openapi.json', content: document },
   { path: 'ui/src/api/schema.d.ts', content: async () => apiTypes(await document()) },
+  { path: 'ui/src/api/schema-v1.d.ts', content: () => v1ApiTypes(version) },
   // The DAG JSON Schema for the spec editor, compiled: the UI may not eval (its CSP).
   { path: 'ui/src/generated/dag-validate.js', content: dagValidatorModule },
   { path: 'ui/src/generated/dag-validate.d.ts', content: () => DAG_VALIDATOR_TYPES },

@@ -102,3 +102,38 @@ describe('the v1 shapes of the v2 views', () => {
     ]);
   });
 });
+
+describe("a 2.x approval step in v1's run details", () => {
+  const gated = loadDag(
+    'steps:\n  - id: review\n    run: echo ready\n    approval: {prompt: Ship?, input: [TICKET, NOTE], required: [TICKET], rewind_to: review}\n  - id: ship\n    depends: [review]\n    run: echo go\n',
+    { fileName: 'gated' },
+  ).dag;
+
+  it("lists the step's approval config, and the answer on its node", () => {
+    const review = {
+      name: 'review',
+      status: 4,
+      statusLabel: 'succeeded',
+      approvedAt: '2026-11-29T10:00:00Z',
+      approvedBy: 'ana',
+      approvalInputs: { TICKET: 'T-1' },
+    };
+    const run = dagRun('gated-r1')
+      .of('gated', 'r1')
+      .status({ status: 1, statusLabel: 'running', nodes: [review] })
+      .build();
+    const [node, ship] = v1Details(runDetails(run, gated, () => undefined)).nodes;
+    expect(node?.step.approval).toEqual({
+      prompt: 'Ship?',
+      input: ['TICKET', 'NOTE'],
+      required: ['TICKET'],
+      rewindTo: 'review',
+    });
+    expect([node?.approvedBy, node?.approvedAt, node?.approvalInputs]).toEqual([
+      'ana',
+      '2026-11-29T10:00:00Z',
+      { ticket: 'T-1' },
+    ]);
+    expect(ship?.step.approval).toBeUndefined();
+  });
+});

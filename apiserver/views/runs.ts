@@ -8,6 +8,7 @@ import type { RunNode } from '../../core/resources/schemas.ts';
 import { runStatusLabel, stepStatusLabel } from '../../core/resources/status.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { compareText, instant, iso, runLogPath } from './format.ts';
+import { approvalFields, type ApprovalFields } from './approval.ts';
 import { runIdentity } from './identity.ts';
 
 export interface RunSummary {
@@ -43,7 +44,7 @@ export interface AttemptView {
   exitCode?: number;
 }
 
-export interface NodeView {
+export interface NodeView extends ApprovalFields {
   step: StepObject;
   stdout: string;
   stderr: string;
@@ -163,6 +164,7 @@ export function nodeView(
     subRunsRepeated: (node.subRunsRepeated ?? []).map(subRef),
     error: node.error ?? '',
     ...extensions(node),
+    ...approvalFields(node),
   };
 }
 

@@ -90,6 +90,8 @@ export interface StepObject {
   readonly timeoutSec: number;
   readonly workerSelector: Record<string, string>;
   readonly env: string[];
+  /** Dagu 2.x's approval gate (its Step schema's `approval`), when the step has one. */
+  readonly approval?: { prompt?: string; input: string[]; required: string[]; rewindTo?: string };
 }
 
 export interface DagDetails extends DagSummary {
@@ -191,6 +193,14 @@ export function stepObject(step: Step): StepObject {
     timeoutSec: step.timeoutSec,
     workerSelector: { ...step.workerSelector },
     env: step.env.map((v) => `${v.name}=${v.value}`),
+    approval:
+      step.approval &&
+      withoutUndefined({
+        prompt: step.approval.prompt,
+        input: [...step.approval.input],
+        required: [...step.approval.required],
+        rewindTo: step.approval.rewindTo,
+      }),
   };
   return withoutUndefined(object);
 }

@@ -20,6 +20,7 @@ interface Node {
   step: { name: string };
   status: number;
   statusLabel: string;
+  approvalInputs?: Record<string, string>;
 }
 interface Run {
   status: number;
@@ -140,16 +141,17 @@ describe('a step that waits for approval', () => {
     expect([pushed.status, pushed.body]).toMatchObject([200, { approvalIteration: 1 }]);
     // A push-back needs the required inputs too, as in Dagu. It is applied by the operator; until then an
     // approval is refused (an answer is pending).
+    // The approval gives TICKET another value: ship, re-run by the push-back, reads the push-back's (Dagu's rule).
     await waitFor(
       'an approval of the step waiting again',
       async () =>
-        (await v1.call('POST', '/api/v1/dag-runs/gate/p1/steps/review/approve', { inputs: { TICKET: 'T-2' } }))
+        (await v1.call('POST', '/api/v1/dag-runs/gate/p1/steps/review/approve', { inputs: { TICKET: 'T-3' } }))
           .status === 200,
       60_000,
       200,
     );
     const done = await until('p1', 'to end', (run) => run.finishedAt !== '');
-    expect(done.statusLabel).toBe('succeeded');
+    expect([done.statusLabel, review(done)?.approvalInputs]).toEqual(['succeeded', { ticket: 'T-3' }]);
     const log = (await v1.call('GET', '/api/v1/dag-runs/gate/p1/steps/ship/log')).body as { content: string };
     expect(log.content).toBe('shipping T-2');
   });

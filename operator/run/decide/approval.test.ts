@@ -5,6 +5,7 @@ import { dagOf, input, SIMULATION_START } from '../../../test/builders/run-engin
 import type { ApprovalAnswer } from '../../../core/resources/types.ts';
 import { pushBackVars } from './approval.ts';
 import { decide, type ObservedPod } from './engine.ts';
+import { variables } from './variables.ts';
 
 const DAG = `
 steps:
@@ -144,5 +145,24 @@ describe('an approval step', () => {
         value: '{"iteration":2,"by":"ana","at":"2026-01-01T01:00:00Z","inputs":{"NOTE":"n"}}',
       },
     ]);
+  });
+
+  it("gives a step after the approval the push-back's input over the later approval's of the same name, as Dagu", () => {
+    const definition = dagOf(DAG);
+    const rerun = { approvalIteration: 1, pushBackInputs: { TICKET: 'T-push' } };
+    const status: DagRunStatus = {
+      nodes: [
+        { name: 'build', status: 4, statusLabel: 'succeeded', ...rerun },
+        { name: 'review', status: 4, statusLabel: 'succeeded', outputs: { TICKET: 'T-approve' }, ...rerun },
+        { name: 'ship', status: 0, statusLabel: 'not_started', ...rerun },
+      ],
+    };
+    const ship = definition.dag.steps[2] as Step;
+    expect(variables(definition, status, ship, definition.dag.steps).TICKET).toBe('T-push');
+    // Without a push-back the approval's input is what the step reads.
+    const plain: DagRunStatus = {
+      nodes: [{ name: 'review', status: 4, statusLabel: 'succeeded', outputs: { TICKET: 'T-approve' } }],
+    };
+    expect(variables(definition, plain, ship, definition.dag.steps).TICKET).toBe('T-approve');
   });
 });

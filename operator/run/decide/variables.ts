@@ -5,6 +5,7 @@
 import { expand, type Condition, type Dag, type Step, type StepReference } from '../../../core/dag/index.ts';
 import type { DagRunStatus } from '../../../core/resources/schemas.ts';
 import { runStatusLabel } from '../../../core/resources/status.ts';
+import { pushBackVars } from './approval.ts';
 import { upstreamOf, type RunDefinition } from './run-definition.ts';
 import { stepsOutcome } from './outcome.ts';
 import { stepLogFile } from '../pods/workspace.ts';
@@ -43,6 +44,9 @@ export function variables(
       ? (status.nodes ?? []).flatMap((n) => Object.entries(n.outputs ?? {}).map(([name, value]) => ({ name, value })))
       : outputVars(step, steps, status);
   for (const o of outputs) vars[o.name] = o.value;
+  // A step re-run by a push-back reads the push-back's inputs over any output of the same name,
+  // the later approval's inputs included, as Dagu layers them (docs/decisions/2026-11-29-approval.md).
+  if (step !== undefined) for (const v of pushBackVars(step, status)) vars[v.name] = v.value;
   return vars;
 }
 

@@ -1,12 +1,15 @@
 /**
  * The typed API client: openapi-fetch over the paths generated from the server's OpenAPI
- * document (schema.d.ts), with the session's credentials on every request.
+ * document (schema.d.ts) and the few /api/v1 paths the UI calls (schema-v1.d.ts: approval of a
+ * waiting step), with the session's credentials on every request.
  */
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from './schema';
+import type { paths as v1Paths } from './schema-v1';
 import type { Session } from './session.ts';
 
-export type ApiClient = Client<paths>;
+type AllPaths = paths & v1Paths;
+export type ApiClient = Client<AllPaths>;
 
 /** An answer that is not a success, in the contract's terms ({code, message}). */
 export class ApiFailure extends Error {
@@ -31,7 +34,7 @@ export function apiClient(
   // no browser login dialog over the sign-in form.
   const send = (request: Request): Promise<Response> =>
     fetch(new Request(request, { credentials: session.usesCookies() ? 'same-origin' : 'omit' }));
-  const client = createClient<paths>({ baseUrl, headers: { Accept: 'application/json' }, fetch: send });
+  const client = createClient<AllPaths>({ baseUrl, headers: { Accept: 'application/json' }, fetch: send });
   client.use({
     onRequest({ request }) {
       // A request that names its own credentials (the sign-in form trying them) keeps them.

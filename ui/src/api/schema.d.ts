@@ -509,6 +509,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     success?: {
                                         name: string;
@@ -547,6 +554,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     failure?: {
                                         name: string;
@@ -585,6 +599,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     cancel?: {
                                         name: string;
@@ -623,6 +644,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     exit?: {
                                         name: string;
@@ -661,6 +689,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                 };
                                 steps: {
@@ -700,6 +735,13 @@ export interface paths {
                                         [key: string]: string;
                                     };
                                     env: string[];
+                                    /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                    approval?: {
+                                        prompt?: string;
+                                        input: string[];
+                                        required: string[];
+                                        rewindTo?: string;
+                                    };
                                 }[];
                                 delay: number;
                                 timeoutSec: number;
@@ -774,6 +816,13 @@ export interface paths {
                                                 [key: string]: string;
                                             };
                                             env: string[];
+                                            /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                            approval?: {
+                                                prompt?: string;
+                                                input: string[];
+                                                required: string[];
+                                                rewindTo?: string;
+                                            };
                                         };
                                         success?: {
                                             name: string;
@@ -812,6 +861,13 @@ export interface paths {
                                                 [key: string]: string;
                                             };
                                             env: string[];
+                                            /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                            approval?: {
+                                                prompt?: string;
+                                                input: string[];
+                                                required: string[];
+                                                rewindTo?: string;
+                                            };
                                         };
                                         failure?: {
                                             name: string;
@@ -850,6 +906,13 @@ export interface paths {
                                                 [key: string]: string;
                                             };
                                             env: string[];
+                                            /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                            approval?: {
+                                                prompt?: string;
+                                                input: string[];
+                                                required: string[];
+                                                rewindTo?: string;
+                                            };
                                         };
                                         cancel?: {
                                             name: string;
@@ -888,6 +951,13 @@ export interface paths {
                                                 [key: string]: string;
                                             };
                                             env: string[];
+                                            /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                            approval?: {
+                                                prompt?: string;
+                                                input: string[];
+                                                required: string[];
+                                                rewindTo?: string;
+                                            };
                                         };
                                         exit?: {
                                             name: string;
@@ -926,6 +996,13 @@ export interface paths {
                                                 [key: string]: string;
                                             };
                                             env: string[];
+                                            /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                            approval?: {
+                                                prompt?: string;
+                                                input: string[];
+                                                required: string[];
+                                                rewindTo?: string;
+                                            };
                                         };
                                     };
                                     steps: {
@@ -965,6 +1042,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     }[];
                                     delay: number;
                                     timeoutSec: number;
@@ -1035,6 +1119,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -1074,6 +1165,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 }[];
                                 onInit?: {
                                     step: {
@@ -1113,6 +1233,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -1152,6 +1279,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 onExit: {
                                     step: {
@@ -1191,6 +1347,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -1230,6 +1393,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 onSuccess: {
                                     step: {
@@ -1269,6 +1461,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -1308,6 +1507,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 onFailure: {
                                     step: {
@@ -1347,6 +1575,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -1386,6 +1621,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 onCancel: {
                                     step: {
@@ -1425,6 +1689,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -1464,6 +1735,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 preconditions: {
                                     condition: string;
@@ -1715,6 +2015,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     success?: {
                                         name: string;
@@ -1753,6 +2060,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     failure?: {
                                         name: string;
@@ -1791,6 +2105,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     cancel?: {
                                         name: string;
@@ -1829,6 +2150,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     exit?: {
                                         name: string;
@@ -1867,6 +2195,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                 };
                                 steps: {
@@ -1906,6 +2241,13 @@ export interface paths {
                                         [key: string]: string;
                                     };
                                     env: string[];
+                                    /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                    approval?: {
+                                        prompt?: string;
+                                        input: string[];
+                                        required: string[];
+                                        rewindTo?: string;
+                                    };
                                 }[];
                                 delay: number;
                                 timeoutSec: number;
@@ -2224,6 +2566,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     success?: {
                                         name: string;
@@ -2262,6 +2611,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     failure?: {
                                         name: string;
@@ -2300,6 +2656,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     cancel?: {
                                         name: string;
@@ -2338,6 +2701,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     exit?: {
                                         name: string;
@@ -2376,6 +2746,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                 };
                                 steps: {
@@ -2415,6 +2792,13 @@ export interface paths {
                                         [key: string]: string;
                                     };
                                     env: string[];
+                                    /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                    approval?: {
+                                        prompt?: string;
+                                        input: string[];
+                                        required: string[];
+                                        rewindTo?: string;
+                                    };
                                 }[];
                                 delay: number;
                                 timeoutSec: number;
@@ -3803,6 +4187,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -3842,6 +4233,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 }[];
                                 onInit?: {
                                     step: {
@@ -3881,6 +4301,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -3920,6 +4347,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 onExit: {
                                     step: {
@@ -3959,6 +4415,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -3998,6 +4461,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 onSuccess: {
                                     step: {
@@ -4037,6 +4529,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -4076,6 +4575,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 onFailure: {
                                     step: {
@@ -4115,6 +4643,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -4154,6 +4689,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 onCancel: {
                                     step: {
@@ -4193,6 +4757,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -4232,6 +4803,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 preconditions: {
                                     condition: string;
@@ -4398,6 +4998,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -4437,6 +5044,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 }[];
                                 onInit?: {
                                     step: {
@@ -4476,6 +5112,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -4515,6 +5158,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 onExit: {
                                     step: {
@@ -4554,6 +5226,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -4593,6 +5272,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 onSuccess: {
                                     step: {
@@ -4632,6 +5340,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -4671,6 +5386,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 onFailure: {
                                     step: {
@@ -4710,6 +5454,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -4749,6 +5500,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 onCancel: {
                                     step: {
@@ -4788,6 +5568,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -4827,6 +5614,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 preconditions: {
                                     condition: string;
@@ -5099,6 +5915,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -5138,6 +5961,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 }[];
                                 onInit?: {
                                     step: {
@@ -5177,6 +6029,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -5216,6 +6075,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 onExit: {
                                     step: {
@@ -5255,6 +6143,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -5294,6 +6189,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 onSuccess: {
                                     step: {
@@ -5333,6 +6257,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -5372,6 +6303,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 onFailure: {
                                     step: {
@@ -5411,6 +6371,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -5450,6 +6417,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 onCancel: {
                                     step: {
@@ -5489,6 +6485,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -5528,6 +6531,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 preconditions: {
                                     condition: string;
@@ -6503,6 +7535,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -6542,6 +7581,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 }[];
                                 onInit?: {
                                     step: {
@@ -6581,6 +7649,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -6620,6 +7695,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 onExit: {
                                     step: {
@@ -6659,6 +7763,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -6698,6 +7809,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 onSuccess: {
                                     step: {
@@ -6737,6 +7877,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -6776,6 +7923,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 onFailure: {
                                     step: {
@@ -6815,6 +7991,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -6854,6 +8037,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 onCancel: {
                                     step: {
@@ -6893,6 +8105,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -6932,6 +8151,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 preconditions: {
                                     condition: string;
@@ -7221,6 +8469,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -7260,6 +8515,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 }[];
                                 onInit?: {
                                     step: {
@@ -7299,6 +8583,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -7338,6 +8629,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 onExit: {
                                     step: {
@@ -7377,6 +8697,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -7416,6 +8743,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 onSuccess: {
                                     step: {
@@ -7455,6 +8811,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -7494,6 +8857,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 onFailure: {
                                     step: {
@@ -7533,6 +8925,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -7572,6 +8971,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 onCancel: {
                                     step: {
@@ -7611,6 +9039,13 @@ export interface paths {
                                             [key: string]: string;
                                         };
                                         env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
                                     };
                                     stdout: string;
                                     stderr: string;
@@ -7650,6 +9085,35 @@ export interface paths {
                                     }[];
                                     /** @description Earlier attempts no longer listed in `attempts`. */
                                     attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
                                 } | null;
                                 preconditions: {
                                     condition: string;

@@ -16,6 +16,7 @@ import { LiveStatus } from '../../components/LiveStatus.tsx';
 import type { TimelineStep } from '../../components/timeline/geometry.ts';
 import { links } from '../../lib/links.ts';
 import { isActive, runActions, runAddress, runPage as pageOf, type RunAddress } from './address.ts';
+import { Approvals } from './Approvals.tsx';
 import { RunGraph } from './RunGraph.tsx';
 import { HANDLER_KEYS, runDetailsQuery, runOriginQuery, type RunDetails, type RunNode } from './queries.ts';
 import { RunActions } from './RunActions.tsx';
@@ -147,6 +148,7 @@ function RunBody({ address, run }: { readonly address: RunAddress; readonly run:
       : undefined;
   return (
     <>
+      <Approvals address={address} run={run} />
       <RunGraph
         run={run}
         stepHref={(name) => {
