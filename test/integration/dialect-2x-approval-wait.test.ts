@@ -3,13 +3,15 @@
  * running the steps: the wait handler (`handler_on.wait`) runs once each time the run starts
  * waiting, with DAG_WAITING_STEPS, again after a push-back, and its failure does not fail the
  * run; the wait mail (`mail_on.wait`, `wait_mail`) reaches the loopback SMTP server once per wait
- * and is recorded when the run has ended.
+ * and is recorded when the run has ended; an operator started again during a wait neither runs
+ * the handler again (read from the node agents' ledgers) nor mails again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Server } from '../../apiserver/server.ts';
 import { startSmtpServer, type SmtpTestServer } from '../servers/smtp.ts';
 import { ContractClient, startApi } from './api-support.ts';
-import { runsOf, startOperator, type RunningOperator } from './operator-support.ts';
+import { dagRunResourceName, stepPodName } from '../../core/resources/names.ts';
+import { ledgerOf, runsOf, startOperator, type RunningOperator } from './operator-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
 
 const { core } = clients();
@@ -150,6 +152,27 @@ describe('the notifications of a run that waits for approval', () => {
     expect(status.waits).toBe(2);
     // Each wait mailed once: nothing more came while the run ran on and ended.
     expect(waitMails('waitgate')).toHaveLength(2);
+  });
+
+  it('is not run again nor mailed again by an operator started again during the wait', async () => {
+    const spec = gate(smtp.port, 'echo "waiting on ${DAG_WAITING_STEPS}"');
+    expect((await v1.call('POST', '/api/v1/dags', { name: 'restartgate', spec })).status).toBe(201);
+    await v1.call('POST', '/api/v1/dags/restartgate/start', { dagRunId: 'r1' });
+    await until('restartgate', 'r1', 'to wait, its wait handler done', (r) => r.status === 7 && r.onWait?.status === 4);
+    expect(await handlerLog('restartgate', 'r1')).toBe('waiting on review');
+    await waitFor('the wait mail', () => Promise.resolve(waitMails('restartgate').length === 1), 60_000, 200);
+    await operator.stop();
+    operator = await startOperator(ns, operator.logDir);
+    // The new operator decides the waiting run at start; give it a few rounds to do something wrong.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const pod = (attempt: number) => stepPodName(dagRunResourceName('restartgate', 'r1'), 'onWait', attempt);
+    const starts = (attempt: number) => ledgerOf(ns, pod(attempt)).filter((e) => e.event === 'start').length;
+    expect([starts(1), starts(2)]).toEqual([1, 0]);
+    expect((await statusOf('restartgate')).waits).toBe(1);
+    expect(waitMails('restartgate')).toHaveLength(1);
+    const approved = await v1.call('POST', '/api/v1/dag-runs/restartgate/r1/steps/review/approve', { inputs: {} });
+    expect(approved.status).toBe(200);
+    expect((await until('restartgate', 'r1', 'to end', (r) => r.finishedAt !== '')).statusLabel).toBe('succeeded');
   });
 
   it('keeps the run waiting when the wait handler fails, and lets it succeed once approved', async () => {
