@@ -149,6 +149,7 @@ const dag = Type.Object({
   logDir: str,
   handlerOn: Type.Object({
     init: Type.Optional(step),
+    wait: Type.Optional(step),
     success: Type.Optional(step),
     failure: Type.Optional(step),
     cancel: Type.Optional(step),
@@ -228,6 +229,7 @@ const runDetails = Type.Object({
   ...runSummaryFields,
   nodes: Type.Array(node),
   onInit: Type.Optional(nullable(node)),
+  onWait: Type.Optional(nullable(node)),
   onExit: nullable(node),
   onSuccess: nullable(node),
   onFailure: nullable(node),

@@ -51,6 +51,7 @@ const step = Type.Object({
 const dagSummaryFields = { ...PARTS.dagSummary.properties, labels: strings };
 const handlerOn = Type.Object({
   init: Type.Optional(step),
+  wait: Type.Optional(step),
   success: Type.Optional(step),
   failure: Type.Optional(step),
   abort: Type.Optional(step),
@@ -97,6 +98,7 @@ const runDetails = Type.Object({
   onSuccess: Type.Optional(node),
   onFailure: Type.Optional(node),
   onAbort: Type.Optional(node),
+  onWait: Type.Optional(node),
   preconditions: Type.Array(PARTS.condition),
 });
 

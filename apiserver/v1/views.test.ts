@@ -70,6 +70,25 @@ describe('the v1 shapes of the v2 views', () => {
     expect('onInit' in runDetails(plain, dag, () => undefined)).toBe(false);
   });
 
+  it('shows the wait handler a run has as onWait in both APIs, and leaves it out of a DAG without one', () => {
+    const withWait = loadDag('handler_on: {wait: {run: notify}}\nsteps:\n  - {name: say, run: echo hi}\n', {
+      fileName: 'greet',
+    }).dag;
+    const node = { name: 'onWait', status: 2, statusLabel: 'failed', retryCount: 0, doneCount: 1, attempt: 2 };
+    const run = dagRun('greet-r1')
+      .of('greet', 'r1')
+      .status({ status: 7, statusLabel: 'waiting', nodes: [], waits: 2, onWait: node })
+      .build();
+    const v2 = runDetails(run, withWait, () => undefined);
+    expect([v2.onWait?.status, v1Details(v2).onWait?.step.name]).toEqual([2, 'onWait']);
+    expect(v1Dag(dagDetails(withWait)).handlerOn.wait?.commands).toEqual([{ command: 'notify', args: [] }]);
+    const plain = dagRun('greet-r2')
+      .of('greet', 'r2')
+      .status({ status: 4, statusLabel: 'succeeded', nodes: [] })
+      .build();
+    expect('onWait' in runDetails(plain, dag, () => undefined)).toBe(false);
+  });
+
   it("renames the grid's cancel row", () => {
     expect(
       v1Grid([

@@ -61,7 +61,7 @@ export type V1RunDetails = ReturnType<typeof v1Details>;
 
 export function v1Details(details: RunDetails): Rest<
   RunDetails,
-  'nodes' | 'onInit' | 'onExit' | 'onSuccess' | 'onFailure' | 'onCancel'
+  'nodes' | 'onInit' | 'onWait' | 'onExit' | 'onSuccess' | 'onFailure' | 'onCancel'
 > & {
   artifactsAvailable: boolean;
   autoRetryCount: number;
@@ -71,9 +71,10 @@ export function v1Details(details: RunDetails): Rest<
   onSuccess?: ReturnType<typeof v1Node>;
   onFailure?: ReturnType<typeof v1Node>;
   onAbort?: ReturnType<typeof v1Node>;
+  onWait?: ReturnType<typeof v1Node>;
 } {
-  const { nodes, onInit, onExit, onSuccess, onFailure, onCancel, ...rest } = details;
-  const handlers = { onInit, onExit, onSuccess, onFailure, onAbort: onCancel };
+  const { nodes, onInit, onWait, onExit, onSuccess, onFailure, onCancel, ...rest } = details;
+  const handlers = { onInit, onExit, onSuccess, onFailure, onAbort: onCancel, onWait };
   const present = Object.fromEntries(
     Object.entries(handlers).flatMap(([key, node]) =>
       node === null || node === undefined ? [] : [[key, v1Node(node)]],

@@ -68,6 +68,8 @@ export interface RunDetails extends RunSummary {
   nodes: NodeView[];
   /** Only when the DAG has an init handler (Dagu 2.x); Dagu 1.24's contract has none. */
   onInit?: NodeView | null;
+  /** Only when the DAG has a wait handler (Dagu 2.x). */
+  onWait?: NodeView | null;
   onExit: NodeView | null;
   onSuccess: NodeView | null;
   onFailure: NodeView | null;
@@ -210,6 +212,7 @@ export function runDetails(
     ...runSummary(run),
     nodes: views,
     ...(dag?.handlerOn.init === undefined && status.onInit === undefined ? {} : { onInit: handler('init') }),
+    ...(dag?.handlerOn.wait === undefined && status.onWait === undefined ? {} : { onWait: handler('wait') }),
     onExit: handler('exit'),
     onSuccess: handler('success'),
     onFailure: handler('failure'),
@@ -218,9 +221,10 @@ export function runDetails(
   };
 }
 
-export function handlerKey(event: HandlerEvent): 'onInit' | 'onExit' | 'onSuccess' | 'onFailure' | 'onCancel' {
-  return `on${event.charAt(0).toUpperCase()}${event.slice(1)}` as
-    'onInit' | 'onExit' | 'onSuccess' | 'onFailure' | 'onCancel';
+type HandlerKey = 'onInit' | 'onWait' | 'onExit' | 'onSuccess' | 'onFailure' | 'onCancel';
+
+export function handlerKey(event: HandlerEvent): HandlerKey {
+  return `on${event.charAt(0).toUpperCase()}${event.slice(1)}` as HandlerKey;
 }
 
 export interface GridRow {
@@ -234,7 +238,7 @@ export function gridData(runs: readonly RunDetails[]): GridRow[] {
   const statuses = runs.map((r) => new Map(r.nodes.map((n) => [n.step.name, n.status])));
   const names = [...new Set(statuses.flatMap((byName) => [...byName.keys()]))].sort();
   const rows = names.map((name) => ({ name, history: statuses.map((byName) => byName.get(name) ?? 0) }));
-  for (const key of ['onInit', 'onSuccess', 'onFailure', 'onCancel', 'onExit'] as const) {
+  for (const key of ['onInit', 'onWait', 'onSuccess', 'onFailure', 'onCancel', 'onExit'] as const) {
     if (runs.some((r) => r[key] !== null && r[key] !== undefined))
       rows.push({ name: key, history: runs.map((r) => r[key]?.status ?? 0) });
   }

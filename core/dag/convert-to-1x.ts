@@ -60,11 +60,32 @@ function withoutTwoXOnly(document: Mapping, losses: DagIssue[]): Mapping {
     );
   if (isMapping(out.handlerOn))
     out.handlerOn = Object.fromEntries(
-      Object.entries(out.handlerOn).map(([name, step]) => [
-        name,
-        stepWithout(step, childPath('handler_on', name === 'cancel' ? 'abort' : name), losses),
-      ]),
+      Object.entries(out.handlerOn).flatMap(([name, step]) =>
+        TWO_X_HANDLERS.includes(name)
+          ? lost(losses, childPath('handler_on', name), `handler_on.${name} has no Dagu 1.x form`)
+          : [[name, stepWithout(step, childPath('handler_on', name === 'cancel' ? 'abort' : name), losses)]],
+      ),
     );
+  return withoutWaitMail(out, losses);
+}
+
+/** Handlers Dagu 1.x does not have: `init` (before the first step) and `wait` (an approval wait). */
+const TWO_X_HANDLERS: readonly string[] = ['init', 'wait'];
+
+function lost(losses: DagIssue[], path: string, message: string): [] {
+  losses.push(issue(path, message));
+  return [];
+}
+
+/** Dagu 1.x mails no approval wait (it has none): `mail_on.wait` and `wait_mail` are not carried. */
+function withoutWaitMail(document: Mapping, losses: DagIssue[]): Mapping {
+  const { waitMail, ...out } = document;
+  if (waitMail !== undefined) lost(losses, 'wait_mail', 'wait_mail has no Dagu 1.x form');
+  if (isMapping(out.mailOn) && Object.hasOwn(out.mailOn, 'wait')) {
+    const { wait, ...mailOn } = out.mailOn;
+    if (wait !== false) lost(losses, childPath('mail_on', 'wait'), 'mail_on.wait has no Dagu 1.x form');
+    out.mailOn = mailOn;
+  }
   return out;
 }
 

@@ -146,6 +146,22 @@ describe('loadDag reads a 2.x file as its 1.x spelling', () => {
     ).toEqual([expect.stringMatching(/^handlerOn\.init: "init" is a Dagu 2\.x key/) as string]);
   });
 
+  it('reads handler_on.wait, mail_on.wait and wait_mail, and takes handlerOn.wait and mailOn.wait as 2.x keys', () => {
+    const loaded = loadDag(
+      'steps: [echo]\nhandler_on: {wait: {run: notify}}\nmail_on: {wait: true}\nwait_mail: {to: [a@x], attach_logs: true}',
+      { fileName: 'a' },
+    );
+    expect(loaded.errors).toEqual([]);
+    expect([loaded.dag.handlerOn.wait?.name, loaded.dag.handlerOn.wait?.command]).toEqual(['onWait', 'notify']);
+    expect([loaded.dag.mailOn.wait, loaded.dag.waitMail]).toEqual([true, { to: ['a@x'], attachLogs: true }]);
+    expect(errorsOf('steps: [{name: a, command: echo}]\nhandlerOn: {wait: {command: x}}')).toEqual([
+      expect.stringMatching(/^handlerOn\.wait: "wait" is a Dagu 2\.x key/) as string,
+    ]);
+    expect(errorsOf('steps: [{name: a, command: echo}]\nmailOn: {wait: true}')).toEqual([
+      expect.stringMatching(/^mailOn\.wait: "wait" is a Dagu 2\.x key/) as string,
+    ]);
+  });
+
   it('names a 2.x step without a name by its id, and leaves a 1.x one to the generated name', () => {
     const names = (yaml: string) => loadDag(yaml, { fileName: 'a' }).dag.steps.map((s) => s.name);
     expect(names('steps:\n  - {id: first, run: echo a}\n  - {id: second, name: own, run: echo b}')).toEqual([

@@ -211,6 +211,6 @@ export function emptyDag(name: string): Dag {
     workerSelector: {},
     runConfig: { disableParamEdit: false, disableRunIdEdit: false },
     secrets: [],
-    mailOn: { success: false, failure: false },
+    mailOn: { success: false, failure: false, wait: false },
   };
 }

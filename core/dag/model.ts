@@ -15,12 +15,16 @@ export { isMapping, mergeKubernetes, mergeMappings } from './kubernetes-merge.ts
 export const DAG_TYPES = ['chain', 'graph'] as const;
 export type DagType = (typeof DAG_TYPES)[number];
 
-/** `init` (Dagu 2.x) runs before the first step; the others when the run ends. */
-export const HANDLER_EVENTS = ['init', 'success', 'failure', 'cancel', 'exit'] as const;
+/**
+ * `init` (Dagu 2.x) runs before the first step; `wait` (Dagu 2.x) each time the run starts waiting
+ * for an approval; the others when the run ends.
+ */
+export const HANDLER_EVENTS = ['init', 'wait', 'success', 'failure', 'cancel', 'exit'] as const;
 export type HandlerEvent = (typeof HANDLER_EVENTS)[number];
 /** Handler steps carry fixed names so that logs and status can address them. */
 export const HANDLER_STEP_NAMES: Record<HandlerEvent, string> = {
   init: 'onInit',
+  wait: 'onWait',
   success: 'onSuccess',
   failure: 'onFailure',
   cancel: 'onCancel',
@@ -270,9 +274,11 @@ export interface Dag {
   readonly kubernetes?: DagKubernetesSettings;
   readonly runConfig: { readonly disableParamEdit: boolean; readonly disableRunIdEdit: boolean };
   readonly secrets: readonly Secret[];
-  readonly mailOn: { readonly success: boolean; readonly failure: boolean };
+  /** `wait` (Dagu 2.x): mail `waitMail` each time the run starts waiting for an approval. */
+  readonly mailOn: { readonly success: boolean; readonly failure: boolean; readonly wait: boolean };
   readonly errorMail?: MailConfig;
   readonly infoMail?: MailConfig;
+  readonly waitMail?: MailConfig;
   readonly smtp?: {
     readonly host?: string;
     readonly port?: string;

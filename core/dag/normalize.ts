@@ -89,7 +89,11 @@ function switches(file: DagFile): Pick<Dag, 'runConfig' | 'mailOn'> {
       disableParamEdit: file.runConfig?.disableParamEdit ?? false,
       disableRunIdEdit: file.runConfig?.disableRunIdEdit ?? false,
     },
-    mailOn: { success: file.mailOn?.success ?? false, failure: file.mailOn?.failure ?? false },
+    mailOn: {
+      success: file.mailOn?.success ?? false,
+      failure: file.mailOn?.failure ?? false,
+      wait: file.mailOn?.wait ?? false,
+    },
   };
 }
 
@@ -99,6 +103,7 @@ function integrations(file: DagFile, errors: DagIssue[]): Partial<Dag> {
   return {
     ...optional('errorMail', file.errorMail && mailOf(file.errorMail)),
     ...optional('infoMail', file.infoMail && mailOf(file.infoMail)),
+    ...optional('waitMail', file.waitMail && mailOf(file.waitMail)),
     ...optional('smtp', smtp && { ...smtp, port: smtp.port === undefined ? undefined : String(smtp.port) }),
     ...optional('s3', file.s3),
     ...optional('container', file.container && containerOf(file.container, errors)),

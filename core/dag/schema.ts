@@ -115,12 +115,13 @@ export const dagSchema = object(
       object(
         {
           init: Type.Optional(handler),
+          wait: Type.Optional(handler),
           success: Type.Optional(handler),
           failure: Type.Optional(handler),
           cancel: Type.Optional(handler),
           exit: Type.Optional(handler),
         },
-        'Steps run before the first step (init, Dagu 2.x) and when the run ends: on success, failure, cancel, and always (exit).',
+        'Steps run before the first step (init, Dagu 2.x), each time the run starts waiting for an approval (wait, Dagu 2.x) and when the run ends: on success, failure, cancel, and always (exit).',
       ),
     ),
     steps: Type.Optional(steps),
@@ -153,12 +154,17 @@ export const dagSchema = object(
     ),
     mailOn: Type.Optional(
       object(
-        { success: Type.Optional(flag('Mail on success.')), failure: Type.Optional(flag('Mail on failure.')) },
+        {
+          success: Type.Optional(flag('Mail on success.')),
+          failure: Type.Optional(flag('Mail on failure.')),
+          wait: Type.Optional(flag('Mail (waitMail) each time the run starts waiting for an approval (Dagu 2.x).')),
+        },
         'When to send mail.',
       ),
     ),
     errorMail: Type.Optional(mail),
     infoMail: Type.Optional(mail),
+    waitMail: Type.Optional(mail),
     timeoutSec: Type.Optional(count('Seconds before the run is stopped and fails (0: none).')),
     delaySec: Type.Optional(count('Seconds to wait before the first step.')),
     restartWaitSec: Type.Optional(count('Seconds between stop and start on a restart.')),

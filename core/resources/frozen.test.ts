@@ -142,6 +142,16 @@ describe('definitionFacts', () => {
       true,
     ],
     ['a container to remove', { container: { image: 'alpine' }, steps: ['echo'] }, true],
+    [
+      "a wait mail to record (Dagu 2.x's mail_on.wait)",
+      {
+        mail_on: { wait: true },
+        wait_mail: { from: 'a@b.c', to: 'd@e.f' },
+        smtp: { host: 'smtp', port: '25' },
+        steps: [{ name: 's', run: 'echo', approval: {} }],
+      },
+      true,
+    ],
   ] as const)('%s', (_what, spec, want) => {
     expect(asksAfterEnd(dagOf(spec))).toBe(want);
   });

@@ -45,6 +45,8 @@ export function asksAfterEnd(dag: Dag): boolean {
     dag.otel?.enabled === true ||
     dag.mailOn.success ||
     dag.mailOn.failure ||
+    // A wait mail sent while the run waited is recorded once the run has ended.
+    (dag.mailOn.wait && dag.waitMail !== undefined) ||
     dag.steps.some((step) => step.mailOnError)
   );
 }

@@ -171,7 +171,7 @@ function sameRecord(a: RunNode, b: RunNode): boolean {
 }
 
 /** The status fields that hold a handler's record, in the order the run log tells them. */
-export const HANDLER_RECORD_KEYS = ['onInit', 'onExit', 'onSuccess', 'onFailure', 'onCancel'] as const;
+export const HANDLER_RECORD_KEYS = ['onInit', 'onWait', 'onExit', 'onSuccess', 'onFailure', 'onCancel'] as const;
 
 /** Every step record a run's status holds: the steps', then the handlers'. */
 export function statusRecords(status: DagRunResource['status']): RunNode[] {

@@ -379,7 +379,15 @@ export const dagRunStatusSchema = Type.Object({
   sealed: Type.Optional(
     Type.Integer({ minimum: 1, description: 'Step segments (DAGRunSegment `<run>-steps-<index>`) sealed so far.' }),
   ),
+  waits: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description:
+        'How many times the run has started waiting for an approval (Dagu 2.x): wait N is when the wait handler and the wait mail are owed.',
+    }),
+  ),
   onInit: Type.Optional(nodeSchema),
+  onWait: Type.Optional(nodeSchema),
   onExit: Type.Optional(nodeSchema),
   onSuccess: Type.Optional(nodeSchema),
   onFailure: Type.Optional(nodeSchema),
@@ -399,7 +407,9 @@ export const dagRunStatusSchema = Type.Object({
   notifications: Type.Optional(
     Type.Array(
       Type.Object({
-        key: text("The mail: `run` for mailOn, `step:<name>` for a step's mailOnError."),
+        key: text(
+          "The mail: `run` for mailOn, `step:<name>` for a step's mailOnError, `wait:<N>` for the waitMail of the run's Nth wait.",
+        ),
         token: Type.String({ description: 'The retry (retryToken) this mail belongs to; empty before any retry.' }),
         state: Type.Enum(['sent', 'failed'], { description: 'Whether the SMTP server took the mail.' }),
         message: Type.Optional(text('Why sending failed.')),
@@ -407,7 +417,7 @@ export const dagRunStatusSchema = Type.Object({
       }),
       {
         description:
-          'Mails about the run (mailOn) and its failed steps (mailOnError), each sent once per execution by a mail Pod.',
+          'Mails about the run (mailOn), its failed steps (mailOnError) and its waits for an approval (mailOn.wait), each sent once per execution by a mail Pod.',
       },
     ),
   ),

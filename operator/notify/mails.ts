@@ -4,14 +4,16 @@
  * `mailOn.success` is set; and, while it runs, `errorMail` for every step with `mailOnError`
  * that failed after its retries. The subject is `<prefix> <DAG name> (<run status>)`, the run
  * status being what it was when the mail was decided (a step's mail says `running`). Canceled
- * runs send nothing, as in Dagu. Pure.
+ * runs send nothing, as in Dagu. And, Dagu 2.x's, `waitMail` each time the run starts waiting for
+ * an approval when `mailOn.wait` is set (`wait:<N>` for its Nth wait, status.waits), subject
+ * `<prefix> <DAG name> (waiting)` whatever the run does by the time its Pod is made. Pure.
  */
 import type { Dag, MailConfig } from '../../core/dag/index.ts';
-import { RunStatus, StepStatus } from '../../core/resources/status.ts';
+import { RunStatus, StepStatus, runStatusLabel } from '../../core/resources/status.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 
-/** `run` for the mail after the run; `step:<name>` for a step's mailOnError. */
-export type MailKey = 'run' | `step:${string}`;
+/** `run` for the mail after the run; `step:<name>` for a step's mailOnError; `wait:<N>` for the Nth wait's. */
+export type MailKey = 'run' | `step:${string}` | `wait:${number}`;
 
 export interface OwedMail {
   readonly key: MailKey;
@@ -54,11 +56,25 @@ function runMail(dag: Dag, run: DagRunResource, label: string): OwedMail | undef
     : { key: 'run', config, subject: subjectOf(config, dag.name, label), owedSince: status.finishedAt };
 }
 
+/**
+ * One mail per wait the run has begun: every one stays owed until the run has ended, when each
+ * is recorded (a running run's status is the run controller's to write); the Pod of one already
+ * sent keeps its name from being sent again meanwhile.
+ */
+function waitMails(dag: Dag, run: DagRunResource): OwedMail[] {
+  const config = dag.waitMail;
+  if (!dag.mailOn.wait || config === undefined) return [];
+  const waits = run.status?.waits ?? 0;
+  const subject = subjectOf(config, dag.name, runStatusLabel(RunStatus.Waiting));
+  return Array.from({ length: waits }, (_, i) => ({ key: `wait:${i + 1}` as const, config, subject }));
+}
+
 export function owedMails(dag: Dag, run: DagRunResource): OwedMail[] {
   const label = run.status?.statusLabel ?? 'running';
   const after = runMail(dag, run, label);
   return [
     ...(dag.errorMail === undefined ? [] : stepMails(dag, run, dag.errorMail, label)),
+    ...waitMails(dag, run),
     ...(after === undefined ? [] : [after]),
   ];
 }

@@ -19,15 +19,9 @@ import { attemptTraceparent, traced } from '../pods/trace-context.ts';
 import { withPodSettings } from '../pods/pod-settings.ts';
 import { PREPARE_STEP } from '../decide/prepare.ts';
 import { ownerReference, type RunRef } from '../ref.ts';
-import {
-  handlerStatus,
-  outputVars,
-  stepRefs,
-  variables,
-  withResolvedScript,
-  withStepOutputsResolved,
-} from '../decide/variables.ts';
+import { outputVars, stepRefs, variables, withResolvedScript, withStepOutputsResolved } from '../decide/variables.ts';
 import { pushBackVars } from '../decide/approval.ts';
+import { handlerRunStatus, waitHandlerVars } from '../decide/wait-handler.ts';
 import { stepLogDir, stepWorkingDir, type Workspace } from '../pods/workspace.ts';
 import { stepArtifactsDir } from '../pods/artifact-lines.ts';
 import type { StepDefaults } from '../../config.ts';
@@ -71,6 +65,7 @@ export function attemptPod(context: LaunchContext, launch: Launch): V1Pod {
         ...traceVars(context, launch),
         ...outputVars(launch.step, definition.dag.steps, status),
         ...pushBackVars(launch.step, status),
+        ...waitHandlerVars(launch, status),
       ];
   const envNames = [...env, ...launch.step.env]
     .map((v) => v.name)
@@ -90,7 +85,9 @@ export function attemptPod(context: LaunchContext, launch: Launch): V1Pod {
     step,
     attempt: launch.attempt,
     pod: launch.pod,
-    ...(launch.handler === undefined ? {} : { handler: launch.handler, runStatus: handlerStatus(status) }),
+    ...(launch.handler === undefined
+      ? {}
+      : { handler: launch.handler, runStatus: handlerRunStatus(launch.handler, status) }),
     env,
     positional: definition.positional,
     ...(command === undefined ? {} : { command }),

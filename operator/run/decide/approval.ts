@@ -142,7 +142,8 @@ export function waitingPhase(work: Work): void {
     anyNode(work.nodes, (n) => n.status === StepStatus.Waiting) &&
     work.launch.length === 0 &&
     !anyNode(work.nodes, (n) => n.status === StepStatus.Running) &&
-    ![...work.handlers.values()].some((n) => n.status === StepStatus.Running);
+    // The wait handler runs because the run waits: it does not make it running.
+    ![...work.handlers].some(([event, n]) => event !== 'wait' && n.status === StepStatus.Running);
   const next = waits ? RunStatus.Waiting : RunStatus.Running;
   if (status.status !== next) work.status = { ...status, status: next, statusLabel: runStatusLabel(next) };
 }

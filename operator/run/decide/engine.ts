@@ -17,6 +17,7 @@ import { launchStep, preconditionMet, schedule } from './launch.ts';
 import { finalOutcome, outcomeHandler, stepsOutcome } from './outcome.ts';
 import { preparedParamProblems, prepareStep, statusPrepared } from './prepare.ts';
 import { endIfStalled } from './stall.ts';
+import { waitBegins } from './wait-handler.ts';
 import { anyNode, countNodes, HANDLER_KEYS, notStarted, Work, type Decision, type RunInput } from './work.ts';
 
 export type { Decision, Launch, ObservedPod, RunEvent, RunInput } from './work.ts';
@@ -35,6 +36,7 @@ export function decide(input: RunInput): Decision {
     if (work.status.endReason === undefined && initHandlerDone(work)) schedule(work);
     finishIfDone(work);
     waitingPhase(work);
+    waitBegins(work);
     // Ended stalled, the run finishes as any ending run does: handlers, then its final status.
     if (endIfStalled(work)) finishIfDone(work);
   }
@@ -149,6 +151,8 @@ function failPrepared(work: Work, error: string): void {
 /** When every step is done: the outcome handler, then the exit handler, then the final status. */
 function finishIfDone(work: Work): void {
   if (anyNode(work.nodes, (n) => n.status === StepStatus.Running || n.status === StepStatus.Waiting)) return;
+  // A wait handler still running when the run moves on ends first: the run's end deletes its Pods.
+  if (work.handlers.get('wait')?.status === StepStatus.Running) return;
   const ending = work.status.endReason !== undefined;
   if (!ending && anyNode(work.nodes, (n) => n.status === StepStatus.NotStarted)) return;
   const nodes = [...work.nodes.values()];
@@ -166,7 +170,11 @@ function finishIfDone(work: Work): void {
     }
     if (!stepDone(node.status)) return;
   }
-  const final = finalOutcome(outcome, [...work.handlers.values()]);
+  // The wait handler's failure is only recorded (Dagu: a notification must not decide the run).
+  const final = finalOutcome(
+    outcome,
+    [...work.handlers].filter(([event]) => event !== 'wait').map(([, node]) => node),
+  );
   const firstError = nodes.find(
     (n) => (n.status === StepStatus.Failed && n.continued !== true) || n.status === StepStatus.Rejected,
   )?.error;

@@ -86,9 +86,15 @@ export function attemptOver(pod: V1Pod, status: DagRunStatus): boolean {
   if (status.finishedAt !== undefined) return true;
   const nodes = [
     ...(status.nodes ?? []),
-    ...[status.prepare, status.onInit, status.onSuccess, status.onFailure, status.onCancel, status.onExit].filter(
-      (n) => n !== undefined,
-    ),
+    ...[
+      status.prepare,
+      status.onInit,
+      status.onWait,
+      status.onSuccess,
+      status.onFailure,
+      status.onCancel,
+      status.onExit,
+    ].filter((n) => n !== undefined),
   ];
   const node = nodes.find((n) => n.name === step);
   return (

@@ -57,6 +57,9 @@ export function retryStatus(dag: Dag, status: DagRunStatus, now: Date, stepName?
     error: _error,
     retriedStep: _step,
     onInit: _i,
+    // A retry is a new execution: its waits, wait handler and wait mails are its own.
+    waits: _w,
+    onWait: _ow,
     onExit: _x,
     onSuccess: _s,
     onFailure: _f,

@@ -79,8 +79,12 @@ export interface Decision {
   readonly events: RunEvent[];
 }
 
-export const HANDLER_KEYS: Record<HandlerEvent, 'onInit' | 'onSuccess' | 'onFailure' | 'onCancel' | 'onExit'> = {
+export const HANDLER_KEYS: Record<
+  HandlerEvent,
+  'onInit' | 'onWait' | 'onSuccess' | 'onFailure' | 'onCancel' | 'onExit'
+> = {
   init: 'onInit',
+  wait: 'onWait',
   success: 'onSuccess',
   failure: 'onFailure',
   cancel: 'onCancel',

@@ -100,7 +100,7 @@ function stepOutcome(status: number, error?: string): { outcome: SpanOutcome; me
 
 /** Every node of the status that can have run: steps, then handlers. */
 function nodesOf(status: DagRunStatus): RunNode[] {
-  const handlers = [status.onInit, status.onSuccess, status.onFailure, status.onCancel, status.onExit];
+  const handlers = [status.onInit, status.onWait, status.onSuccess, status.onFailure, status.onCancel, status.onExit];
   return [...(status.nodes ?? []), ...handlers.filter((n): n is RunNode => n !== undefined)];
 }
 

@@ -762,6 +762,125 @@ export interface paths {
                                         dagName?: string;
                                     }[];
                                 };
+                                onWait?: {
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
+                                        /** @description The commands the step runs, in order; empty for a script or a sub-DAG call. */
+                                        commands: {
+                                            command: string;
+                                            args?: string[];
+                                        }[];
+                                        executorConfig: {
+                                            type: string;
+                                            config: {
+                                                [key: string]: unknown;
+                                            };
+                                        };
+                                    };
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                        dagName?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                        dagName?: string;
+                                    }[];
+                                };
                                 preconditions: {
                                     condition: string;
                                     expected: string;
@@ -1568,6 +1687,125 @@ export interface paths {
                                     }[];
                                 };
                                 onAbort?: {
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
+                                        /** @description The commands the step runs, in order; empty for a script or a sub-DAG call. */
+                                        commands: {
+                                            command: string;
+                                            args?: string[];
+                                        }[];
+                                        executorConfig: {
+                                            type: string;
+                                            config: {
+                                                [key: string]: unknown;
+                                            };
+                                        };
+                                    };
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                        dagName?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                        dagName?: string;
+                                    }[];
+                                };
+                                onWait?: {
                                     stdout: string;
                                     stderr: string;
                                     startedAt: string;

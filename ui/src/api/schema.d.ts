@@ -517,6 +517,51 @@ export interface paths {
                                             rewindTo?: string;
                                         };
                                     };
+                                    wait?: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
+                                    };
                                     success?: {
                                         name: string;
                                         id?: string;
@@ -780,6 +825,51 @@ export interface paths {
                                     logDir: string;
                                     handlerOn: {
                                         init?: {
+                                            name: string;
+                                            id?: string;
+                                            description?: string;
+                                            dir?: string;
+                                            command?: string;
+                                            args: string[];
+                                            cmdWithArgs?: string;
+                                            script?: string;
+                                            shell?: string;
+                                            stdout?: string;
+                                            stderr?: string;
+                                            output?: string;
+                                            depends: string[];
+                                            preconditions: {
+                                                condition: string;
+                                                expected: string;
+                                                error: string;
+                                            }[];
+                                            continueOn: unknown;
+                                            retryPolicy?: unknown;
+                                            repeatPolicy?: unknown;
+                                            mailOnError: boolean;
+                                            call?: string;
+                                            run?: string;
+                                            params?: string;
+                                            parallel?: unknown;
+                                            executor: {
+                                                type: string;
+                                                config: unknown;
+                                            };
+                                            signalOnStop: string;
+                                            timeoutSec: number;
+                                            workerSelector: {
+                                                [key: string]: string;
+                                            };
+                                            env: string[];
+                                            /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                            approval?: {
+                                                prompt?: string;
+                                                input: string[];
+                                                required: string[];
+                                                rewindTo?: string;
+                                            };
+                                        };
+                                        wait?: {
                                             name: string;
                                             id?: string;
                                             description?: string;
@@ -1196,6 +1286,120 @@ export interface paths {
                                     }[];
                                 }[];
                                 onInit?: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
+                                } | null;
+                                onWait?: {
                                     step: {
                                         name: string;
                                         id?: string;
@@ -2023,6 +2227,51 @@ export interface paths {
                                             rewindTo?: string;
                                         };
                                     };
+                                    wait?: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
+                                    };
                                     success?: {
                                         name: string;
                                         id?: string;
@@ -2530,6 +2779,51 @@ export interface paths {
                                 logDir: string;
                                 handlerOn: {
                                     init?: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
+                                    };
+                                    wait?: {
                                         name: string;
                                         id?: string;
                                         description?: string;
@@ -4377,6 +4671,120 @@ export interface paths {
                                         };
                                     }[];
                                 } | null;
+                                onWait?: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
+                                } | null;
                                 onExit: {
                                     step: {
                                         name: string;
@@ -5075,6 +5483,120 @@ export interface paths {
                                     }[];
                                 }[];
                                 onInit?: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
+                                } | null;
+                                onWait?: {
                                     step: {
                                         name: string;
                                         id?: string;
@@ -5992,6 +6514,120 @@ export interface paths {
                                     }[];
                                 }[];
                                 onInit?: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
+                                } | null;
+                                onWait?: {
                                     step: {
                                         name: string;
                                         id?: string;
@@ -7725,6 +8361,120 @@ export interface paths {
                                         };
                                     }[];
                                 } | null;
+                                onWait?: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
+                                } | null;
                                 onExit: {
                                     step: {
                                         name: string;
@@ -8546,6 +9296,120 @@ export interface paths {
                                     }[];
                                 }[];
                                 onInit?: {
+                                    step: {
+                                        name: string;
+                                        id?: string;
+                                        description?: string;
+                                        dir?: string;
+                                        command?: string;
+                                        args: string[];
+                                        cmdWithArgs?: string;
+                                        script?: string;
+                                        shell?: string;
+                                        stdout?: string;
+                                        stderr?: string;
+                                        output?: string;
+                                        depends: string[];
+                                        preconditions: {
+                                            condition: string;
+                                            expected: string;
+                                            error: string;
+                                        }[];
+                                        continueOn: unknown;
+                                        retryPolicy?: unknown;
+                                        repeatPolicy?: unknown;
+                                        mailOnError: boolean;
+                                        call?: string;
+                                        run?: string;
+                                        params?: string;
+                                        parallel?: unknown;
+                                        executor: {
+                                            type: string;
+                                            config: unknown;
+                                        };
+                                        signalOnStop: string;
+                                        timeoutSec: number;
+                                        workerSelector: {
+                                            [key: string]: string;
+                                        };
+                                        env: string[];
+                                        /** @description Dagu 2.x's approval gate: once the step's command succeeded it waits (7 on /api/v1) for a person to approve, reject or push back through /api/v1. */
+                                        approval?: {
+                                            prompt?: string;
+                                            input: string[];
+                                            required: string[];
+                                            rewindTo?: string;
+                                        };
+                                    };
+                                    stdout: string;
+                                    stderr: string;
+                                    startedAt: string;
+                                    finishedAt: string;
+                                    status: number;
+                                    statusLabel: string;
+                                    retryCount: number;
+                                    doneCount: number;
+                                    subRuns: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    subRunsRepeated: {
+                                        dagRunId: string;
+                                        params?: string;
+                                        status?: number;
+                                        statusLabel?: string;
+                                    }[];
+                                    error: string;
+                                    /** @description Exit code of the last attempt, when it reported one. */
+                                    exitCode?: number;
+                                    /** @description Output variables the step captured (values over 16 KiB are not included). */
+                                    outputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The last attempts (retries and repeats), oldest first. */
+                                    attempts?: {
+                                        attempt: number;
+                                        startedAt: string;
+                                        finishedAt: string;
+                                        status: number;
+                                        statusLabel: string;
+                                        exitCode?: number;
+                                    }[];
+                                    /** @description Earlier attempts no longer listed in `attempts`. */
+                                    attemptsDropped?: number;
+                                    /** @description RFC 3339 time the step was approved. */
+                                    approvedAt?: string;
+                                    /** @description Who approved the step. */
+                                    approvedBy?: string;
+                                    /** @description Inputs given with the approval, keyed by the camel-case of each name. */
+                                    approvalInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description RFC 3339 time the step was rejected. */
+                                    rejectedAt?: string;
+                                    /** @description Who rejected the step. */
+                                    rejectedBy?: string;
+                                    /** @description The reason given with the rejection. */
+                                    rejectionReason?: string;
+                                    /** @description Push-backs so far of the approval this step (re-)ran for. */
+                                    approvalIteration?: number;
+                                    /** @description Inputs of the last push-back, given to the step as environment variables. */
+                                    pushBackInputs?: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The push-backs this step re-ran for: Kubedag keeps the last one. */
+                                    pushBackHistory?: {
+                                        iteration: number;
+                                        by?: string;
+                                        at?: string;
+                                        inputs?: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
+                                } | null;
+                                onWait?: {
                                     step: {
                                         name: string;
                                         id?: string;

@@ -35,6 +35,7 @@ export const SPELLINGS: Readonly<Record<Scope, Readonly<Record<string, string>>>
     mail_on: 'mailOn',
     error_mail: 'errorMail',
     info_mail: 'infoMail',
+    wait_mail: 'waitMail',
     timeout_sec: 'timeoutSec',
     delay_sec: 'delaySec',
     restart_wait_sec: 'restartWaitSec',
@@ -90,6 +91,7 @@ export const CHILD_SCOPES: Readonly<Partial<Record<Scope, Readonly<Record<string
     mailOn: 'mailOn',
     errorMail: 'mail',
     infoMail: 'mail',
+    waitMail: 'mail',
     container: 'container',
     ssh: 'ssh',
     preconditions: 'precondition',
@@ -116,7 +118,8 @@ export const TWO_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
   root: ['shell_args', 'consts', 'defaults', 'labels', 'artifacts', 's3'],
   step: ['shell_args', 'action', 'exec', 'outputs', 'approval', 'enqueue'],
   precondition: ['negate', 'eval'],
-  handlerOn: ['init'],
+  handlerOn: ['init', 'wait'],
+  mailOn: ['wait'],
 };
 
 /** 2.x keys this slice does not read, each with the feature it stands for. */
@@ -146,8 +149,6 @@ export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, str
     log_output: 'log_output',
     dependencies: 'dependencies',
   },
-  handlerOn: { wait: 'handler_on.wait (approval waits)' },
-  mailOn: { wait: 'mail_on.wait (approval waits)' },
   container: {
     exec: 'container.exec (an existing container)',
     healthcheck: 'container.healthcheck',
