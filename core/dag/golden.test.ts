@@ -56,7 +56,7 @@ describe('fixture DAG files', () => {
     }
     // `s3` (the s3.* actions' connection defaults) and `artifacts` have no 1.x form and mark a file as
     // 2.x: builtin-executors.test.ts, the s3 executor's tests and the artifacts tests cover them.
-    const twoXRoot = ['s3', 'artifacts'];
+    const twoXRoot = ['s3', 'artifacts', 'waitMail'];
     expect(Object.keys(dagSchema.properties).filter((k) => !rootKeys.has(k) && !twoXRoot.includes(k))).toEqual([]);
     // `outputs` (declared outputs), `approval` and `enqueue` (dag.enqueue) mark a file as Dagu 2.x: the dialect fixture pairs and the action tests cover them.
     const twoX = ['outputs', 'approval', 'enqueue'];

@@ -128,7 +128,6 @@ export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, str
     log_output: 'log_output',
     step_types: 'step_types (custom step types)',
     actions: 'actions (custom action packages)',
-    wait_mail: 'wait_mail (mail on approval waits)',
     resources: 'resources',
     webhook: 'webhook',
     llm: 'llm (LLM settings)',
