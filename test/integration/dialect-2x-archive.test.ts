@@ -7,32 +7,20 @@
  * step without writing there. template.render: a template over data with a run's variable,
  * to stdout and to a file a later step reads.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clients, createNamespace, deleteNamespace } from './support.ts';
+import { describe, expect, it } from 'vitest';
 import {
   finishedRun,
   givenDag,
-  startOperator,
   stepLog,
   stepStates,
   whenRun,
   type RunningOperator,
+  withOperatorNamespace,
 } from './operator-support.ts';
-
-const { core } = clients();
 
 let ns = '';
 let operator: RunningOperator;
-
-beforeAll(async () => {
-  ns = await createNamespace(core, 'dialect-archive');
-  operator = await startOperator(ns);
-});
-
-afterAll(async () => {
-  await operator.stop();
-  await deleteNamespace(core, ns);
-});
+withOperatorNamespace('dialect-archive', (made) => ({ ns, operator } = made));
 
 describe('a Dagu 2.x DAG with archive.* and template.render actions', () => {
   it('creates, lists and extracts tar.gz and zip archives on the workspace, and refuses a zip-slip', async () => {

@@ -5,13 +5,13 @@
  * DAG's watermark (catchup_window with overlap_policy all), never twice across a restart of
  * the operator. The pure decisions have unit tables; these prove the operator carries them out.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadDag } from '../../core/dag/index.ts';
 import { statusCode } from '../../core/kube/errors.ts';
 import { dagManifest } from '../../core/resources/dag.ts';
 import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import { scheduledRunId } from '../../operator/schedule/ticks.ts';
-import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
+import { clients, waitFor } from './support.ts';
 import {
   finishedRun,
   getRun,
@@ -21,22 +21,14 @@ import {
   stepLog,
   whenRun,
   type RunningOperator,
+  withOperatorNamespace,
 } from './operator-support.ts';
 
-const { core, kube } = clients();
+const { kube } = clients();
 
 let ns = '';
 let operator: RunningOperator;
-
-beforeAll(async () => {
-  ns = await createNamespace(core, 'dialect-opts');
-  operator = await startOperator(ns);
-});
-
-afterAll(async () => {
-  await operator.stop();
-  await deleteNamespace(core, ns);
-});
+withOperatorNamespace('dialect-opts', (made) => ({ ns, operator } = made));
 
 async function gone(name: string): Promise<boolean> {
   return getRun(ns, name).then(

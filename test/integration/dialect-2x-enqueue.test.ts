@@ -4,35 +4,24 @@
  * through the queue and runs with the step's params. A run an earlier operator queued before it
  * could end the step is found, not queued twice.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dagRunResourceName } from '../../core/resources/names.ts';
 import { subRunId } from '../../operator/run/decide/children.ts';
-import { clients, createNamespace, deleteNamespace } from './support.ts';
+import { clients } from './support.ts';
 import {
   finishedRun,
   givenDag,
   runsOf,
-  startOperator,
   stepLog,
   stepStates,
   whenRun,
   type RunningOperator,
+  withOperatorNamespace,
 } from './operator-support.ts';
-
-const { core } = clients();
 
 let ns = '';
 let operator: RunningOperator;
-
-beforeAll(async () => {
-  ns = await createNamespace(core, 'enqueue');
-  operator = await startOperator(ns);
-});
-
-afterAll(async () => {
-  await operator.stop();
-  await deleteNamespace(core, ns);
-});
+withOperatorNamespace('enqueue', (made) => ({ ns, operator } = made));
 
 describe('a Dagu 2.x dag.enqueue step', () => {
   it('queues a run of the called DAG, ends without waiting for it, and the run then runs with its params', async () => {

@@ -4,32 +4,20 @@
  * in the operator; these prove the values reach the steps, a failed eval falls back to the
  * default, and a value its type refuses fails the run before any step.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clients, createNamespace, deleteNamespace } from './support.ts';
+import { describe, expect, it } from 'vitest';
 import {
   finishedRun,
   givenDag,
-  startOperator,
   stepLog,
   stepStates,
   whenRun,
   type RunningOperator,
+  withOperatorNamespace,
 } from './operator-support.ts';
-
-const { core } = clients();
 
 let ns = '';
 let operator: RunningOperator;
-
-beforeAll(async () => {
-  ns = await createNamespace(core, 'dialect-eval');
-  operator = await startOperator(ns);
-});
-
-afterAll(async () => {
-  await operator.stop();
-  await deleteNamespace(core, ns);
-});
+withOperatorNamespace('dialect-eval', (made) => ({ ns, operator } = made));
 
 describe("a Dagu 2.x DAG's eval", () => {
   it('gives params their evaluated values, falls back to the default, and decides preconditions by evaluated values', async () => {

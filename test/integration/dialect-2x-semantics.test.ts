@@ -7,35 +7,24 @@
  * tests (core/dag/picked-outputs.test.ts, operator/run/decide/picked-values.test.ts) prove the
  * rules; these prove that the operator reads the archived streams and the steps get the values.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import { waitFor } from './support.ts';
 import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import {
   finishedRun,
   givenDag,
   runsOf,
   storedRun,
-  startOperator,
   stepLog,
   stepStates,
   whenRun,
   type RunningOperator,
+  withOperatorNamespace,
 } from './operator-support.ts';
-
-const { core } = clients();
 
 let ns = '';
 let operator: RunningOperator;
-
-beforeAll(async () => {
-  ns = await createNamespace(core, 'semantics2x');
-  operator = await startOperator(ns);
-});
-
-afterAll(async () => {
-  await operator.stop();
-  await deleteNamespace(core, ns);
-});
+withOperatorNamespace('semantics2x', (made) => ({ ns, operator } = made));
 
 describe('a Dagu 2.x step that picks outputs', () => {
   it('publishes values picked out of its stdout and stderr to later steps, and fails when stdout does not decode', async () => {

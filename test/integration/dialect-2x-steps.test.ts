@@ -6,33 +6,21 @@
  * (core/dag/dialect-foreach.test.ts) and the engine's (operator/run/init-handler.test.ts) prove
  * the decisions; these prove the work is done.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clients, createNamespace, deleteNamespace } from './support.ts';
+import { describe, expect, it } from 'vitest';
 import {
   finishedRun,
   givenDag,
   runsOf,
-  startOperator,
   stepLog,
   stepStates,
   whenRun,
   type RunningOperator,
+  withOperatorNamespace,
 } from './operator-support.ts';
-
-const { core } = clients();
 
 let ns = '';
 let operator: RunningOperator;
-
-beforeAll(async () => {
-  ns = await createNamespace(core, 'steps2x');
-  operator = await startOperator(ns);
-});
-
-afterAll(async () => {
-  await operator.stop();
-  await deleteNamespace(core, ns);
-});
+withOperatorNamespace('steps2x', (made) => ({ ns, operator } = made));
 
 describe('a Dagu 2.x foreach step', () => {
   it('runs its body once per item, the item and its index in reach, and hands the results on', async () => {

@@ -3,37 +3,28 @@
  * run (its outputs passed back, its failure the calling step's), and a parallel step as one
  * child run per item under maxConcurrent, measured on the node's ledger.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { kubedagClients } from '../../core/kube/client.ts';
 import { stepPodName } from '../../core/resources/names.ts';
-import { clients, createNamespace, deleteNamespace } from './support.ts';
+import { clients } from './support.ts';
 import {
   finishedRun,
   givenDag,
   ledgerOf,
   peakConcurrency,
-  startOperator,
   stepLog,
   stepStates,
   whenRun,
   type RunningOperator,
+  withOperatorNamespace,
 } from './operator-support.ts';
 
-const { core, custom } = clients();
+const { custom } = clients();
 const kube = kubedagClients(custom);
 
 let ns = '';
 let operator: RunningOperator;
-
-beforeAll(async () => {
-  ns = await createNamespace(core, 'op-children');
-  operator = await startOperator(ns);
-});
-
-afterAll(async () => {
-  await operator.stop();
-  await deleteNamespace(core, ns);
-});
+withOperatorNamespace('op-children', (made) => ({ ns, operator } = made));
 
 describe('child runs on the local control plane', () => {
   it('runs a local sub-DAG as a child run and passes its outputs back', async () => {

@@ -1,29 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clients, createNamespace, deleteNamespace } from './support.ts';
+import { describe, expect, it } from 'vitest';
 import {
   finishedRun,
   givenDag,
-  startOperator,
   stepLog,
   stepStates,
   whenRun,
   type RunningOperator,
+  withOperatorNamespace,
 } from './operator-support.ts';
-
-const { core } = clients();
 
 let ns = '';
 let operator: RunningOperator;
-
-beforeAll(async () => {
-  ns = await createNamespace(core, 'paths');
-  operator = await startOperator(ns);
-});
-
-afterAll(async () => {
-  await operator.stop();
-  await deleteNamespace(core, ns);
-});
+withOperatorNamespace('paths', (made) => ({ ns, operator } = made));
 
 describe('a parallel step read with indexed paths', () => {
   it('gives later steps the results and outputs of each item by index, in commands and in scripts', async () => {

@@ -5,32 +5,23 @@
  */
 import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clients, createNamespace, deleteNamespace } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import { clients } from './support.ts';
 import {
   finishedRun,
   givenDag,
-  startOperator,
   stepLog,
   stepStates,
   whenRun,
   type RunningOperator,
+  withOperatorNamespace,
 } from './operator-support.ts';
 
 const { core } = clients();
 
 let ns = '';
 let operator: RunningOperator;
-
-beforeAll(async () => {
-  ns = await createNamespace(core, 'op-prepare');
-  operator = await startOperator(ns);
-});
-
-afterAll(async () => {
-  await operator.stop();
-  await deleteNamespace(core, ns);
-});
+withOperatorNamespace('op-prepare', (made) => ({ ns, operator } = made));
 
 /**
  * Files a step finds in its image: here the host is the image, so a directory the test writes,

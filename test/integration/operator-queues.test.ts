@@ -2,7 +2,7 @@
  * Queues under load on the real control plane: what ran at once is read from the node
  * agents' ledgers (processes), not from run statuses.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadDag } from '../../core/dag/index.ts';
 import { dagManifest } from '../../core/resources/dag.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
@@ -13,23 +13,15 @@ import {
   startOperator,
   whenRun,
   type RunningOperator,
+  withOperatorNamespace,
 } from './operator-support.ts';
 import { dagRun } from '../builders/dag-run.ts';
-import { clients, createNamespace, deleteNamespace } from './support.ts';
+import { clients } from './support.ts';
 
-const { core, kube } = clients();
+const { kube } = clients();
 let ns = '';
 let operator: RunningOperator;
-
-beforeAll(async () => {
-  ns = await createNamespace(core, 'kd-queues');
-  operator = await startOperator(ns);
-});
-
-afterAll(async () => {
-  await operator.stop();
-  await deleteNamespace(core, ns);
-});
+withOperatorNamespace('kd-queues', (made) => ({ ns, operator } = made));
 
 const enqueue = (name: string, dag: string): Promise<void> => whenRun(ns, name, dag, { enqueue: true });
 

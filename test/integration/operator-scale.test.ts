@@ -1,20 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clients, createNamespace, deleteNamespace } from './support.ts';
-import { finishedRun, givenDag, startOperator, whenRun, type RunningOperator } from './operator-support.ts';
+import { describe, expect, it } from 'vitest';
+import { finishedRun, givenDag, whenRun, type RunningOperator, withOperatorNamespace } from './operator-support.ts';
 
-const { core } = clients();
 let ns = '';
 let operator: RunningOperator;
-
-beforeAll(async () => {
-  ns = await createNamespace(core, 'scale');
-  operator = await startOperator(ns);
-});
-
-afterAll(async () => {
-  await operator.stop();
-  await deleteNamespace(core, ns);
-});
+withOperatorNamespace('scale', (made) => ({ ns, operator } = made));
 
 /** etcd refuses objects over 1.5 MiB; a run's status must stay far below that. */
 const ETCD_OBJECT_LIMIT = 1.5 * 1024 * 1024;

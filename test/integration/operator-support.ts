@@ -3,7 +3,7 @@
  * Given/When/Then helpers over DAG files and runs.
  */
 import type { CoreV1Event } from '@kubernetes/client-node';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { readLedger, type LedgerEntry } from '../../cluster/node-agent/ledger.ts';
 import { loadDag } from '../../core/dag/index.ts';
 import { readSealed } from '../../core/kube/segments.ts';
@@ -14,7 +14,7 @@ import { DirectoryLogStore } from '../../operator/logs/store.ts';
 import { RETRY_ANNOTATION } from '../../operator/run/decide/retry-status.ts';
 import { launchOperator, type RunningOperator } from '../operator-process.ts';
 import { dagRun } from '../builders/dag-run.ts';
-import { clients, waitFor } from './support.ts';
+import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
 
 export type { RunningOperator };
 
@@ -31,6 +31,28 @@ export async function startOperator(
   env: Readonly<Record<string, string>> = {},
 ): Promise<RunningOperator> {
   return launchOperator({ kubeconfig: inject('cluster').kubeconfig, namespace, logDir, extraArgs, waitToLead, env });
+}
+
+/**
+ * Gives the tests of one file a namespace of their own with an operator watching it: made before
+ * them and handed to `use`, the operator stopped and the namespace deleted after them.
+ */
+export function withOperatorNamespace(
+  prefix: string,
+  use: (made: { ns: string; operator: RunningOperator }) => void,
+): void {
+  const { core } = clients();
+  let made: { ns: string; operator: RunningOperator } | undefined;
+  beforeAll(async () => {
+    const ns = await createNamespace(core, prefix);
+    made = { ns, operator: await startOperator(ns) };
+    use(made);
+  });
+  afterAll(async () => {
+    if (made === undefined) return;
+    await made.operator.stop();
+    await deleteNamespace(core, made.ns);
+  });
 }
 
 /** Given: a DAG file's text applied as a DAG resource, as `kubedag render | kubectl apply` would. */

@@ -1,11 +1,11 @@
 import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { kubedagClients } from '../../core/kube/client.ts';
 import { ignoreNotFound } from '../../core/kube/errors.ts';
 import { stepPodName } from '../../core/resources/names.ts';
-import { clients, createNamespace, deleteNamespace, kubectl, running, waitFor, waitForPod } from './support.ts';
+import { clients, kubectl, running, waitFor, waitForPod } from './support.ts';
 import { scenarios } from './operator-scenarios.ts';
 import {
   askRetry,
@@ -14,12 +14,12 @@ import {
   getRun,
   givenDag,
   runningStep,
-  startOperator,
   stepLog,
   stepStates,
   stopRun,
   whenRun,
   type RunningOperator,
+  withOperatorNamespace,
 } from './operator-support.ts';
 
 const { core, custom } = clients();
@@ -27,16 +27,7 @@ const kube = kubedagClients(custom);
 
 let ns = '';
 let operator: RunningOperator;
-
-beforeAll(async () => {
-  ns = await createNamespace(core, 'op');
-  operator = await startOperator(ns);
-});
-
-afterAll(async () => {
-  await operator.stop();
-  await deleteNamespace(core, ns);
-});
+withOperatorNamespace('op', (made) => ({ ns, operator } = made));
 
 /**
  * Files a step finds in its image: here the host is the image, so a directory the test writes,
