@@ -37,20 +37,20 @@ describe('foreach.collect', () => {
     { name: 'other' },
   ];
 
-  it("reads a body step's declared output, its output variable, ${id.output} and the item", () => {
+  it("reads a body step's declared output, its output variable, ${id.output}, the item and the DAG's variables", () => {
     const collect = {
       declared: '${steps.summarize.outputs.markdown}',
       variable: '${BODY_RESULT}',
       value: '${summarize.output}',
-      key: '${FOREACH_KEY}: ${FOREACH_ITEM.slug}',
+      key: '${FOREACH_KEY}: ${FOREACH_ITEM.slug} in ${STAGE}',
     };
     const params = { ...item(0, '{"slug":"one"}'), FOREACH_KEY: 'k1' };
-    expect(collected(collect, params, nodes)).toEqual({
+    expect(collected(collect, params, nodes, { STAGE: 'prod' })).toEqual({
       outputs: {
         declared: '# one',
         variable: 'https://example.com/one',
         value: 'https://example.com/one',
-        key: 'k1: one',
+        key: 'k1: one in prod',
       },
     });
   });

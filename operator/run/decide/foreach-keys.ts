@@ -58,13 +58,14 @@ const STEP_OUTPUT_VALUE = /\$\{([A-Za-z][A-Za-z0-9_-]*)\.output\}/g;
 
 /**
  * The values one succeeded item's run contributes (`collect`), with the item's params, the
- * output variables of its steps, `${steps.<id>.outputs.<name>}` and `${<id>.output}` in reach;
+ * output variables of its steps, the DAG's variables (Dagu resolves it in the step's context), `${steps.<id>.outputs.<name>}` and `${<id>.output}` in reach;
  * or why the item fails (a reference left unresolved), in Dagu's words.
  */
 export function collected(
   collect: Readonly<Record<string, string>>,
   item: unknown,
   nodes: readonly ChildNode[],
+  vars: Params = {},
 ): { readonly outputs: Record<string, string> } | { readonly error: string } {
   const byName = new Map(nodes.map((n) => [n.name, n]));
   const variables = Object.assign({}, ...nodes.map((n) => n.outputs ?? {})) as Record<string, string>;
@@ -75,7 +76,7 @@ export function collected(
       const values = Object.values(byName.get(id)?.outputs ?? {});
       return values.length === 1 ? (values[0] ?? '') : whole;
     });
-    const value = expand(text, { scopes: [paramsOf(item), variables], steps }).value;
+    const value = expand(text, { scopes: [paramsOf(item), variables, vars], steps }).value;
     if (UNRESOLVED.test(value))
       return { error: `foreach.collect.${name} resolved with unresolved reference: ${value}` };
     outputs[name] = value;
@@ -109,6 +110,7 @@ export function foreachOutput(
   parallel: Parallel,
   items: readonly unknown[],
   runs: readonly ItemRun[],
+  vars: Params = {},
 ): { readonly output: string; readonly failed: number; readonly partial: boolean } {
   const records = [...runs]
     .sort((a, b) => a.index - b.index)
@@ -118,7 +120,7 @@ export function foreachOutput(
       const base = { index: run.index, key };
       if (!SUCCEEDED.has(run.status))
         return { ...base, status: run.status === '' ? 'failed' : run.status, error: `item run ended ${run.status}` };
-      const result = collected(parallel.collect ?? {}, params, run.nodes);
+      const result = collected(parallel.collect ?? {}, params, run.nodes, vars);
       if ('error' in result) return { ...base, status: 'failed', error: result.error };
       return { ...base, status: run.status, outputs: result.outputs };
     });

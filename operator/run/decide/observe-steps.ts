@@ -147,7 +147,7 @@ export function observeParallel(work: Work, step: Step, node: RunNode): RunNode 
     .filter((p) => p.step === step.name && p.attempt === attempt && p.item !== undefined)
     .map((p) => ({ item: p.item ?? 0, name: p.name, ...(p.report === undefined ? {} : { report: p.report }) }));
   const itemName = (i: number): string => `${step.name}[${String(i)}]`;
-  const out = fanOut(step, items, children, (i) => subRunId(run.dagRunId, itemName(i), attempt));
+  const out = fanOut(step, items, children, (i) => subRunId(run.dagRunId, itemName(i), attempt), vars);
   if (!work.ending) {
     for (const index of out.start) {
       const pod = stepPodName(run.name, itemName(index), attempt);

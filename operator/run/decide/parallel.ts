@@ -33,6 +33,7 @@ export function fanOut(
   items: readonly unknown[],
   children: readonly ItemChild[],
   subRunId: (item: number) => string,
+  vars: Readonly<Record<string, string>> = {},
 ): FanOut {
   const byItem = new Map(children.map((c) => [c.item, c]));
   const running = children.filter((c) => c.report === undefined).length;
@@ -50,17 +51,22 @@ export function fanOut(
   const finished = children.filter((c) => c.report !== undefined);
   if (finished.length < items.length && items.length > 0) return { start, subRuns };
   const keyed = step.parallel !== undefined && (step.parallel.key !== undefined || step.parallel.collect !== undefined);
-  return { start, subRuns, report: keyed ? keyedAggregate(step.parallel, items, finished) : aggregate(finished) };
+  return { start, subRuns, report: keyed ? keyedAggregate(step.parallel, items, finished, vars) : aggregate(finished) };
 }
 
 /** A Dagu 2.x foreach with `key` or `collect`: its output in Dagu's shape (foreach-keys.ts). */
-function keyedAggregate(parallel: Parallel, items: readonly unknown[], finished: readonly ItemChild[]): AttemptReport {
+function keyedAggregate(
+  parallel: Parallel,
+  items: readonly unknown[],
+  finished: readonly ItemChild[],
+  vars: Readonly<Record<string, string>>,
+): AttemptReport {
   const runs = finished.map((c) => ({
     index: c.item,
     status: c.report?.childStatus ?? '',
     nodes: c.report?.childNodes ?? [],
   }));
-  const { output, failed, partial } = foreachOutput(parallel, items, runs);
+  const { output, failed, partial } = foreachOutput(parallel, items, runs, vars);
   return {
     exitCode: failed > 0 ? 1 : 0,
     preconditionUnmet: false,
