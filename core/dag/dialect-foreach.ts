@@ -3,8 +3,9 @@
  * `internal/runtime/builtin/foreach/`): a step that runs a small graph of steps once per item.
  * Kubedag runs it with the machinery of 1.x's `parallel` over a local DAG: the body becomes a
  * generated local DAG, the step calls it once per item, and each item reaches the body as the
- * params FOREACH_ITEM (a string as it is, anything else as JSON) and FOREACH_INDEX. Pure; the
- * rules are in docs/decisions/2026-11-29-dagu-2x-steps.md.
+ * params FOREACH_ITEM (a string as it is, anything else as JSON) and FOREACH_INDEX (and
+ * FOREACH_KEY, which the operator resolves from `key`; `collect` is kept for it too). Pure; the
+ * rules are in docs/decisions/2026-11-29-dagu-2x-steps.md and 2026-11-29-foreach-key-collect.md.
  */
 import { childPath, issue, type DagIssue } from './issues.ts';
 import { refusal } from './dialect-refusal.ts';
@@ -93,7 +94,9 @@ interface ForeachConfig {
 /** Dagu's checks of the `foreach` mapping, and the parts Kubedag does not run yet refused by name. */
 function readForeach(raw: unknown, at: string, errors: DagIssue[]): ForeachConfig | undefined {
   if (!isMapping(raw)) {
-    errors.push(issue(at, 'foreach must be a mapping of items, steps and the optional as, max_concurrent'));
+    errors.push(
+      issue(at, 'foreach must be a mapping of items, steps and the optional as, key, max_concurrent, collect'),
+    );
     return undefined;
   }
   const before = errors.length;
