@@ -112,11 +112,6 @@ describe('foreach', () => {
       want: ['steps[0].foreach.items: foreach.items must not be empty'],
     },
     {
-      name: 'collect',
-      steps: '  - {id: e, foreach: {items: [a], steps: [{run: echo}], collect: {v: x}}}',
-      want: ['steps[0].foreach.collect: Dagu 2.x feature foreach.collect (collected outputs) is not supported yet'],
-    },
-    {
       name: 'a nested foreach',
       steps: '  - {id: e, foreach: {items: [a], steps: [{id: f, foreach: {items: [b], steps: [{run: echo}]}}]}}',
       want: ['steps[0].foreach.steps: Dagu 2.x feature foreach inside a foreach body is not supported yet'],

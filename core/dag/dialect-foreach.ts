@@ -3,8 +3,9 @@
  * `internal/runtime/builtin/foreach/`): a step that runs a small graph of steps once per item.
  * Kubedag runs it with the machinery of 1.x's `parallel` over a local DAG: the body becomes a
  * generated local DAG, the step calls it once per item, and each item reaches the body as the
- * params FOREACH_ITEM (a string as it is, anything else as JSON) and FOREACH_INDEX. Pure; the
- * rules are in docs/decisions/2026-11-29-dagu-2x-steps.md.
+ * params FOREACH_ITEM (a string as it is, anything else as JSON) and FOREACH_INDEX (and
+ * FOREACH_KEY, which the operator resolves from `key`; `collect` is kept for it too). Pure; the
+ * rules are in docs/decisions/2026-11-29-dagu-2x-steps.md and 2026-11-29-foreach-key-collect.md.
  */
 import { childPath, issue, type DagIssue } from './issues.ts';
 import { refusal } from './dialect-refusal.ts';
@@ -19,6 +20,8 @@ function isMapping(value: unknown): value is Mapping {
 /** The params that carry an item into the body. */
 export const FOREACH_ITEM = 'FOREACH_ITEM';
 export const FOREACH_INDEX = 'FOREACH_INDEX';
+/** The item's key when `foreach.key` is given (the operator resolves it, operator/run/decide/foreach-keys.ts). */
+export const FOREACH_KEY = 'FOREACH_KEY';
 
 /** A body to load as a local DAG: its document, and the path of the `foreach` that wrote it. */
 export interface ForeachBody {
@@ -68,10 +71,13 @@ function withForeach(step: Mapping, path: string, errors: DagIssue[], bodies: Fo
   bodies.push({ path: at, name, document: { name, steps: config.steps } });
   // Items known only when the step runs are a JSON array the operator reads then (children.ts).
   const expression = typeof config.items === 'string' ? { foreach: true } : {};
+  // The key and the collected values are resolved by the operator, as data, per item (foreach-keys.ts).
+  const key = config.key === undefined ? {} : { key: config.key };
+  const collect = config.collect === undefined ? {} : { collect: config.collect };
   return {
     ...rest,
     call: name,
-    parallel: { items: config.items, max_concurrent: config.maxConcurrent, ...expression },
+    parallel: { items: config.items, max_concurrent: config.maxConcurrent, ...expression, ...key, ...collect },
   };
 }
 
@@ -80,12 +86,17 @@ interface ForeachConfig {
   readonly items: Mapping[] | string;
   readonly maxConcurrent: number;
   readonly steps: unknown[];
+  /** `foreach.key` and `foreach.collect` with the item references as the body's params. */
+  readonly key?: string;
+  readonly collect?: Record<string, string>;
 }
 
 /** Dagu's checks of the `foreach` mapping, and the parts Kubedag does not run yet refused by name. */
 function readForeach(raw: unknown, at: string, errors: DagIssue[]): ForeachConfig | undefined {
   if (!isMapping(raw)) {
-    errors.push(issue(at, 'foreach must be a mapping of items, steps and the optional as, max_concurrent'));
+    errors.push(
+      issue(at, 'foreach must be a mapping of items, steps and the optional as, key, max_concurrent, collect'),
+    );
     return undefined;
   }
   const before = errors.length;
@@ -93,10 +104,9 @@ function readForeach(raw: unknown, at: string, errors: DagIssue[]): ForeachConfi
     (key) => !['items', 'as', 'key', 'max_concurrent', 'steps', 'collect'].includes(key),
   );
   if (unknown !== undefined) errors.push(issue(childPath(at, unknown), `unknown foreach field "${unknown}"`));
-  if (Object.hasOwn(raw, 'key')) errors.push(refusal(childPath(at, 'key'), 'foreach.key (item keys)'));
-  if (Object.hasOwn(raw, 'collect'))
-    errors.push(refusal(childPath(at, 'collect'), 'foreach.collect (collected outputs)'));
   const as = aliasOf(raw.as, childPath(at, 'as'), errors);
+  const key = keyOf(raw.key, childPath(at, 'key'), errors);
+  const collect = collectOf(raw.collect, childPath(at, 'collect'), errors);
   const items = itemsOf(raw.items, childPath(at, 'items'), errors);
   const maxConcurrent = maxConcurrentOf(raw.max_concurrent, childPath(at, 'max_concurrent'), errors);
   const steps = raw.steps;
@@ -107,7 +117,47 @@ function readForeach(raw: unknown, at: string, errors: DagIssue[]): ForeachConfi
   else if (steps.some((s) => isMapping(s) && Object.hasOwn(s, 'foreach')))
     errors.push(refusal(childPath(at, 'steps'), 'foreach inside a foreach body'));
   if (errors.length > before || items === undefined || !Array.isArray(steps)) return undefined;
-  return { items, maxConcurrent, steps: withItemReferences(steps, as) as unknown[] };
+  const keyed = key !== undefined;
+  return {
+    items,
+    maxConcurrent,
+    steps: withItemReferences(steps, as, keyed) as unknown[],
+    ...(key === undefined ? {} : { key: withItemReferences(key, as, false) as string }),
+    ...(collect === undefined ? {} : { collect: withItemReferences(collect, as, keyed) as Record<string, string> }),
+  };
+}
+
+/**
+ * `foreach.key`: a string (Dagu's parseForeachConfig). The operator resolves it per item as data
+ * (item, index, the DAG's variables); a backtick command would need a shell, which only a Pod has,
+ * so it is refused by name.
+ */
+function keyOf(value: unknown, at: string, errors: DagIssue[]): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.trim() === '') {
+    errors.push(issue(at, 'foreach.key must be a non-empty string'));
+    return undefined;
+  }
+  if (value.includes('`')) errors.push(refusal(at, 'foreach.key with a backtick command'));
+  return value;
+}
+
+/** `foreach.collect`: output names (identifiers) to string expressions (Dagu's parseForeachCollect). */
+function collectOf(value: unknown, at: string, errors: DagIssue[]): Record<string, string> | undefined {
+  if (value === undefined) return undefined;
+  if (!isMapping(value)) {
+    errors.push(issue(at, 'foreach.collect must be a mapping of output names to expressions'));
+    return undefined;
+  }
+  for (const [name, expression] of Object.entries(value)) {
+    if (!IDENTIFIER.test(name))
+      errors.push(issue(childPath(at, name), `foreach.collect name must match ${IDENTIFIER.source}`));
+    else if (typeof expression !== 'string')
+      errors.push(issue(childPath(at, name), `foreach.collect.${name} must be a string`));
+    else if (expression.includes('`'))
+      errors.push(refusal(childPath(at, name), 'foreach.collect with a backtick command'));
+  }
+  return value as Record<string, string>;
 }
 
 function aliasOf(value: unknown, at: string, errors: DagIssue[]): string {
@@ -155,21 +205,24 @@ function maxConcurrentOf(value: unknown, at: string, errors: DagIssue[]): number
 }
 
 /**
- * `${foreach.<as>}` (and a path into it), `${foreach.index}` and `${foreach.key}` (the index,
- * as in Dagu when no key is given) as the body's params; other `${foreach.…}` stay and are refused.
+ * `${foreach.<as>}` (and a path into it), `${foreach.index}` and `${foreach.key}` (the key the
+ * operator resolved when `keyed`, else the index, as in Dagu when no key is given) as the body's
+ * params; other `${foreach.…}` stay and are refused.
  */
-function withItemReferences(value: unknown, as: string): unknown {
+function withItemReferences(value: unknown, as: string, keyed: boolean): unknown {
   if (typeof value === 'string')
     return value.replace(
       /\$\{foreach\.([A-Za-z][A-Za-z0-9_]*)((?:\.[^}$]*)?)\}/g,
       (whole, name: string, rest: string) => {
         if (name === as) return `\${${FOREACH_ITEM}${rest}}`;
-        return (name === 'index' || name === 'key') && rest === '' ? `\${${FOREACH_INDEX}}` : whole;
+        if (rest !== '') return whole;
+        if (name === 'key') return `\${${keyed ? FOREACH_KEY : FOREACH_INDEX}}`;
+        return name === 'index' ? `\${${FOREACH_INDEX}}` : whole;
       },
     );
-  if (Array.isArray(value)) return value.map((item: unknown) => withItemReferences(item, as));
+  if (Array.isArray(value)) return value.map((item: unknown) => withItemReferences(item, as, keyed));
   if (!isMapping(value)) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withItemReferences(item, as)]));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withItemReferences(item, as, keyed)]));
 }
 
 /** The body's DAG name: from the step's id or name, so that a run's sub-runs say which step they serve. */

@@ -9,7 +9,7 @@ export { applyParamOverrides, applyParamsSchema, encodeParams, parseParamOverrid
 export { SHARED_CONTAINER } from './executors.ts';
 export { MAX_PARALLEL_ITEMS, plainStep } from './step.ts';
 export { readsStderr } from './picked-outputs.ts';
-export { FOREACH_INDEX, FOREACH_ITEM } from './dialect-foreach.ts';
+export { FOREACH_INDEX, FOREACH_ITEM, FOREACH_KEY } from './dialect-foreach.ts';
 export { nextFireTimes, nextStart, parseSchedule } from './schedule.ts';
 export { dagJsonSchema } from './schema.ts';
 export { dagNameProblem } from './validate.ts';

@@ -149,6 +149,13 @@ export interface Parallel {
    * item runs (equal ones too) with the params FOREACH_INDEX and FOREACH_ITEM (dialect-foreach.ts).
    */
   readonly foreach?: true;
+  /**
+   * Dagu 2.x `foreach.key`: an expression over the item's params (FOREACH_ITEM, FOREACH_INDEX)
+   * and the DAG's variables that names each item; resolved by the operator, passed as FOREACH_KEY.
+   */
+  readonly key?: string;
+  /** Dagu 2.x `foreach.collect`: output name to an expression read from each succeeded item's run. */
+  readonly collect?: Readonly<Record<string, string>>;
 }
 
 /**

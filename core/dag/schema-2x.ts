@@ -54,7 +54,15 @@ const TWO_X_ADDITIONS: Readonly<Partial<Record<Scope, Readonly<Record<string, TS
         items: Type.Array(Type.Unknown(), { description: 'The items; the body runs once per item.' }),
         as: Type.Optional(text('The name the body reads the item as: `${foreach.<as>}` (default item).')),
         max_concurrent: Type.Optional(Type.Integer({ minimum: 1, description: 'Most items at once.' })),
+        key: Type.Optional(
+          text('Names each item (`${foreach.<as>.slug}`); non-empty and unique, read as `${foreach.key}`.'),
+        ),
         steps: Type.Array(Type.Unknown(), { description: 'The steps run for each item.' }),
+        collect: Type.Optional(
+          Type.Record(Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_]*$' }), Type.String(), {
+            description: "What each succeeded item contributes to the step's `outputs`: name to expression.",
+          }),
+        ),
       },
       'Runs a small graph of steps once per item.',
     ),

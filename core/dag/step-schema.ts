@@ -135,6 +135,17 @@ export const parallel = Type.Union(
             'Dagu 2.x foreach items: the expression is a JSON array, each item (equal ones too) runs with FOREACH_INDEX and FOREACH_ITEM.',
           ),
         ),
+        key: Type.Optional(
+          text(
+            'Dagu 2.x foreach.key: names each item from its params (FOREACH_ITEM, FOREACH_INDEX); non-empty and unique, passed as FOREACH_KEY.',
+          ),
+        ),
+        collect: Type.Optional(
+          Type.Record(Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_]*$' }), Type.String(), {
+            description:
+              "Dagu 2.x foreach.collect: output name to an expression read from each succeeded item's run (its outputs, ${steps.<id>.outputs.<name>}).",
+          }),
+        ),
       },
       'Items and concurrency.',
     ),

@@ -461,8 +461,13 @@ function repeatMode(input: NonNullable<StepFile['repeatPolicy']>): 'while' | 'un
 }
 
 function parallelOf(input: NonNullable<StepFile['parallel']>, path: string, errors: DagIssue[]): Parallel {
-  const form: { items?: unknown[] | string; maxConcurrent?: number; foreach?: boolean } =
-    typeof input === 'string' || Array.isArray(input) ? { items: input } : input;
+  const form: {
+    items?: unknown[] | string;
+    maxConcurrent?: number;
+    foreach?: boolean;
+    key?: string;
+    collect?: Record<string, string>;
+  } = typeof input === 'string' || Array.isArray(input) ? { items: input } : input;
   const items = form.items;
   if (items === undefined) errors.push(issue(path, 'needs items: a list or an expression such as ${ITEMS}'));
   if (typeof items === 'string' && items.trim() === '') errors.push(issue(path, 'items expression is empty'));
@@ -480,7 +485,11 @@ function parallelOf(input: NonNullable<StepFile['parallel']>, path: string, erro
     });
   }
   const foreach = typeof items === 'string' && form.foreach === true ? { foreach: true as const } : {};
-  return { items: items ?? [], maxConcurrent: form.maxConcurrent ?? 0, ...foreach };
+  const keyed = {
+    ...(form.key === undefined ? {} : { key: form.key }),
+    ...(form.collect === undefined ? {} : { collect: form.collect }),
+  };
+  return { items: items ?? [], maxConcurrent: form.maxConcurrent ?? 0, ...foreach, ...keyed };
 }
 
 const SIGNALS = [

@@ -2,7 +2,8 @@
  * Dagu 2.x step semantics (issue 26) run by the operator on the local control plane: values
  * picked out of a step's stdout and stderr (object-form `output:` and `stdout: {outputs}`) and
  * read by later steps through \${steps.<id>.outputs.<name>}; a foreach over items known only
- * when it runs (a previous step's output); the DAG-level retry_policy, which retries a failed
+ * when it runs (a previous step's output), and one whose items are named by `key` and whose
+ * `collect` gathers values from each item's run; the DAG-level retry_policy, which retries a failed
  * run in place up to its limit. The loader's and the engine's unit
  * tests (core/dag/picked-outputs.test.ts, operator/run/decide/picked-values.test.ts) prove the
  * rules; these prove that the operator reads the archived streams and the steps get the values.
@@ -119,6 +120,82 @@ steps:
     expect(done.status?.nodes?.find((n) => n.name === 'broken')?.error).toBe(
       'foreach.items string must resolve to a JSON array: "a b"',
     );
+  });
+});
+
+describe('a Dagu 2.x foreach with key and collect', () => {
+  it("names each item by its key, gathers each item's collected values in Dagu's shape, and fails on duplicate keys before any item runs", async () => {
+    await givenDag(
+      ns,
+      'loop-keyed',
+      `
+steps:
+  - id: episodes
+    foreach:
+      items:
+        - {slug: one, url: https://example.com/one}
+        - {slug: two, url: https://example.com/two}
+      as: episode
+      key: \${foreach.episode.slug}
+      max_concurrent: 2
+      steps:
+        - id: summarize
+          run: echo "\${foreach.episode.url}"
+          output: BODY_RESULT
+        - id: count
+          depends: [summarize]
+          run: echo '{"words":2}'
+          stdout:
+            outputs: {decode: json}
+        - id: named
+          run: echo "item \${foreach.key}"
+      collect:
+        text: \${summarize.output}
+        words: \${steps.count.outputs.words}
+        label: \${foreach.key} at \${foreach.index}
+    output: EACH
+  - id: after
+    depends: [episodes]
+    run: echo "\${EACH.summary.succeeded} of \${EACH.summary.total}"
+  - id: dups
+    foreach:
+      items: [{slug: same}, {slug: same}]
+      key: \${foreach.item.slug}
+      steps:
+        - run: echo never
+`,
+    );
+    await whenRun(ns, 'loop-keyed-1', 'loop-keyed');
+    const done = await finishedRun(ns, 'loop-keyed-1', 120_000);
+    expect(stepStates(done)).toEqual({ episodes: 'succeeded', after: 'succeeded', dups: 'failed' });
+    const node = (name: string) => done.status?.nodes?.find((n) => n.name === name);
+    expect(JSON.parse(node('episodes')?.outputs?.EACH ?? '{}')).toEqual({
+      summary: { total: 2, succeeded: 2, failed: 0 },
+      items: [
+        {
+          index: 0,
+          key: 'one',
+          status: 'succeeded',
+          outputs: { label: 'one at 0', text: 'https://example.com/one', words: '2' },
+        },
+        {
+          index: 1,
+          key: 'two',
+          status: 'succeeded',
+          outputs: { label: 'two at 1', text: 'https://example.com/two', words: '2' },
+        },
+      ],
+      outputs: [
+        { label: 'one at 0', text: 'https://example.com/one', words: '2' },
+        { label: 'two at 1', text: 'https://example.com/two', words: '2' },
+      ],
+    });
+    expect(await stepLog(operator, done, 'after')).toBe('2 of 2\n');
+    expect(node('dups')?.error).toBe('duplicate foreach item key "same" at item 1; first seen at item 0');
+    const bodies = await runsOf(ns, 'episodes-foreach');
+    const named = await Promise.all(bodies.map((body) => stepLog(operator, body, 'named')));
+    expect(named.sort()).toEqual(['item one\n', 'item two\n']);
+    expect(await runsOf(ns, 'dups-foreach')).toEqual([]);
   });
 });
 

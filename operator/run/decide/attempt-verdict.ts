@@ -9,7 +9,8 @@ import { readDeclaredOutputs } from './declared-outputs.ts';
 import { pickValues } from './picked-values.ts';
 import { outputFromStdout } from '../pods/output-values.ts';
 
-/** What the step Pod reported besides its exit code (its termination message). */
+/** What the step Pod reported besides its exit code (its termination message). */ import type { ChildNode } from './foreach-keys.ts';
+
 export interface AttemptReport {
   readonly exitCode: number;
   readonly preconditionUnmet: boolean;
@@ -24,6 +25,8 @@ export interface AttemptReport {
   readonly outputRecords?: string;
   /** For a sub-DAG step: the child run's final status label. */
   readonly childStatus?: string;
+  /** For a sub-DAG step: the child run's steps, for a foreach's `collect` (foreach-keys.ts). */
+  readonly childNodes?: readonly ChildNode[];
 }
 
 export type AttemptVerdict =

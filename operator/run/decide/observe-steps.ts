@@ -15,6 +15,7 @@ import {
 } from './attempt-verdict.ts';
 import { podLoss } from './lost.ts';
 import { foreachItems, parallelItems, subRunId } from './children.ts';
+import { keyedItems } from './foreach-keys.ts';
 import { stepPodName } from '../../../core/resources/names.ts';
 import { keepOutput, type OutputFields } from '../pods/output-values.ts';
 import { attemptBegun, attemptEnded, attemptStatus } from './attempt-records.ts';
@@ -134,17 +135,19 @@ export function observeParallel(work: Work, step: Step, node: RunNode): RunNode 
   const { definition, run } = work.input;
   const status = { nodes: [...work.nodes.values()] };
   const vars = variables(definition, status, step, work.dag.steps);
-  const resolved =
-    step.parallel?.foreach === true
-      ? foreachItems(step, vars, declaredOutputRefs(work.dag, status))
-      : { items: parallelItems(step, vars) };
+  const refs = declaredOutputRefs(work.dag, status);
+  const listed =
+    step.parallel?.foreach === true ? foreachItems(step, vars, refs) : { items: parallelItems(step, vars) };
+  // A foreach.key names each item before any starts; a bad one fails the step first, as in Dagu.
+  const key = step.parallel?.key;
+  const resolved = key === undefined || 'error' in listed ? listed : keyedItems(key, listed.items, vars, refs);
   if ('error' in resolved) return itemsFailed(work, step, node, resolved.error);
   const { items } = resolved;
   const children = work.input.pods
     .filter((p) => p.step === step.name && p.attempt === attempt && p.item !== undefined)
     .map((p) => ({ item: p.item ?? 0, name: p.name, ...(p.report === undefined ? {} : { report: p.report }) }));
   const itemName = (i: number): string => `${step.name}[${String(i)}]`;
-  const out = fanOut(step, items, children, (i) => subRunId(run.dagRunId, itemName(i), attempt));
+  const out = fanOut(step, items, children, (i) => subRunId(run.dagRunId, itemName(i), attempt), vars);
   if (!work.ending) {
     for (const index of out.start) {
       const pod = stepPodName(run.name, itemName(index), attempt);

@@ -126,6 +126,11 @@ export function observeChild(child: DagRunResource): ObservedPod {
       preconditionUnmet: false,
       stdout: JSON.stringify(childResult(child)),
       childStatus: label,
+      childNodes: (child.status?.nodes ?? []).map((n) => ({
+        name: n.name,
+        ...(n.outputs === undefined ? {} : { outputs: n.outputs }),
+        ...(n.stepOutputs === undefined ? {} : { stepOutputs: n.stepOutputs }),
+      })),
     },
   };
 }

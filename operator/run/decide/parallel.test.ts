@@ -98,3 +98,43 @@ describe('distinctByParams', () => {
     expect(distinctByParams(items, paramsOf)).toEqual(expected);
   });
 });
+
+describe('fanOut of a Dagu 2.x foreach with collect', () => {
+  const foreach = loadDag(
+    'steps:\n  - id: each\n    foreach: {items: [a, b], steps: [{id: s, run: echo}], collect: {v: "${OUT} in ${STAGE}"}}',
+    { fileName: 'f' },
+  ).dag.steps[0] as Step;
+  const params = (i: number) => ({ FOREACH_INDEX: String(i), FOREACH_ITEM: i === 0 ? 'a' : 'b' });
+  const child = (item: number, out: string): ItemChild => ({
+    item,
+    name: `c${String(item)}`,
+    report: {
+      exitCode: 0,
+      preconditionUnmet: false,
+      stdout: JSON.stringify({ status: 'succeeded' }),
+      childStatus: 'succeeded',
+      childNodes: [{ name: 's', outputs: { OUT: out } }],
+    },
+  });
+
+  it("writes Dagu's shape from the children's steps and the DAG's variables", () => {
+    const out = fanOut(foreach, [params(0), params(1)], [child(1, 'B'), child(0, 'A')], String, { STAGE: 'prod' });
+    expect(out.report?.childStatus).toBe('succeeded');
+    expect(JSON.parse(out.report?.stdout ?? '')).toEqual({
+      summary: { total: 2, succeeded: 2, failed: 0 },
+      items: [
+        { index: 0, key: '0', status: 'succeeded', outputs: { v: 'A in prod' } },
+        { index: 1, key: '1', status: 'succeeded', outputs: { v: 'B in prod' } },
+      ],
+      outputs: [{ v: 'A in prod' }, { v: 'B in prod' }],
+    });
+  });
+
+  it('succeeds at once with empty lists when there are no items', () => {
+    expect(JSON.parse(fanOut(foreach, [], [], String).report?.stdout ?? '')).toEqual({
+      summary: { total: 0, succeeded: 0, failed: 0 },
+      items: [],
+      outputs: [],
+    });
+  });
+});

@@ -3,9 +3,10 @@
  * when every child has, failed if any child failed, partially succeeded if any child did, and
  * its output is `{summary, results, outputs}` (behaviour-notes 8). Pure.
  */
-import type { Step } from '../../../core/dag/index.ts';
+import type { Parallel, Step } from '../../../core/dag/index.ts';
 import type { RunNode } from '../../../core/resources/schemas.ts';
 import type { AttemptReport } from './attempt-verdict.ts';
+import { foreachOutput } from './foreach-keys.ts';
 
 export interface ItemChild {
   readonly item: number;
@@ -32,6 +33,7 @@ export function fanOut(
   items: readonly unknown[],
   children: readonly ItemChild[],
   subRunId: (item: number) => string,
+  vars: Readonly<Record<string, string>> = {},
 ): FanOut {
   const byItem = new Map(children.map((c) => [c.item, c]));
   const running = children.filter((c) => c.report === undefined).length;
@@ -47,9 +49,30 @@ export function fanOut(
     return { dagRunId: subRunId(i), ...(status === undefined ? {} : { status }) };
   });
   const finished = children.filter((c) => c.report !== undefined);
-  if (finished.length < items.length || items.length === 0)
-    return { start, subRuns, ...(items.length === 0 ? { report: aggregate([]) } : {}) };
-  return { start, subRuns, report: aggregate(finished) };
+  if (finished.length < items.length && items.length > 0) return { start, subRuns };
+  const keyed = step.parallel !== undefined && (step.parallel.key !== undefined || step.parallel.collect !== undefined);
+  return { start, subRuns, report: keyed ? keyedAggregate(step.parallel, items, finished, vars) : aggregate(finished) };
+}
+
+/** A Dagu 2.x foreach with `key` or `collect`: its output in Dagu's shape (foreach-keys.ts). */
+function keyedAggregate(
+  parallel: Parallel,
+  items: readonly unknown[],
+  finished: readonly ItemChild[],
+  vars: Readonly<Record<string, string>>,
+): AttemptReport {
+  const runs = finished.map((c) => ({
+    index: c.item,
+    status: c.report?.childStatus ?? '',
+    nodes: c.report?.childNodes ?? [],
+  }));
+  const { output, failed, partial } = foreachOutput(parallel, items, runs, vars);
+  return {
+    exitCode: failed > 0 ? 1 : 0,
+    preconditionUnmet: false,
+    stdout: output,
+    childStatus: failed > 0 ? 'failed' : partial ? 'partially_succeeded' : 'succeeded',
+  };
 }
 
 function aggregate(finished: readonly ItemChild[]): AttemptReport {
