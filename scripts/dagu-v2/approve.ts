@@ -2,7 +2,8 @@
  * A waiting step answered in Dagu v2.15.1's own web UI, against Kubedag (through ./proxy.ts):
  * start a 2.x DAG whose middle step has `approval`, see it wait on the run page, push it back
  * from the approval card's Retry dialog with an input, see it wait again, approve it, and see
- * the run end succeeded with the next step's log printing the input.
+ * the run end succeeded with the next step's log printing the input; then a second run rejected
+ * with a reason from the page's Reject button.
  *
  * Why Retry first: in v2.15.1 the review dialog lists the step's `approval.input` fields only
  * for Retry (push back); its Approve dialog sends no inputs (`StepReviewModal.tsx`). So the only
@@ -54,7 +55,7 @@ export async function driveApproval(options: ApproveOptions): Promise<DriveRepor
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     watch(page, options.origin, report);
-    const shot = (name: string) => page.screenshot({ path: `${options.screenshotDir}/dagu-v2-approve-${name}.png` });
+    const snap = (name: string) => shot(page, options, name);
     let runId = '';
     const started = await step(report, 'start the approval DAG', async () => {
       runId = await startFromDialog(page, options);
@@ -65,7 +66,7 @@ export async function driveApproval(options: ApproveOptions): Promise<DriveRepor
       await page.goto(`${options.origin}/dag-runs/${options.dag}/${runId}`);
       const seen = await waitForRunStatus(page, 'waiting', WAIT_MS);
       await page.getByText(PROMPT).first().waitFor({ timeout: WAIT_MS });
-      await shot('waiting');
+      await snap('waiting');
       return `the run went ${seen.join(' -> ')}; its Approval tab opened by itself with the prompt "${PROMPT}"`;
     });
     if (!waiting) return report;
@@ -73,14 +74,14 @@ export async function driveApproval(options: ApproveOptions): Promise<DriveRepor
       const status = await answerInDialog(page, 'Retry', { TICKET: options.ticket });
       await page.getByText('Iteration 1').first().waitFor({ timeout: WAIT_MS });
       await waitForRunStatus(page, 'waiting', WAIT_MS);
-      await shot('pushed-back');
+      await snap('pushed-back');
       return `TICKET=${options.ticket} answered ${String(status)}; the step ran again and waits in "Iteration 1"`;
     });
     if (!pushed) return report;
     const approved = await step(report, 'approve it (Approve dialog)', async () => {
       const status = await answerInDialog(page, 'Approve');
       const seen = await waitForRunStatus(page, 'succeeded', WAIT_MS);
-      await shot('finished');
+      await snap('finished');
       return `answered ${String(status)}; the run's status went ${seen.join(' -> ')} without a reload`;
     });
     if (!approved) return report;
@@ -89,11 +90,38 @@ export async function driveApproval(options: ApproveOptions): Promise<DriveRepor
       // Dispatched, not clicked at a point: the corner notice of a 501 can cover the last row's button.
       await row.getByText('stdout', { exact: true }).first().dispatchEvent('click');
       await page.getByText(options.expectLog).first().waitFor();
-      await shot('log');
+      await snap('log');
       return `"${options.expectLog}" in the log viewer of step ship`;
     });
+    await rejectOne(page, options, report);
   } finally {
     await browser.close();
   }
   return report;
+}
+
+/** A second run of the same DAG, rejected with a reason from the run page's Reject button. */
+async function rejectOne(page: Page, options: ApproveOptions, report: DriveReport): Promise<void> {
+  await step(report, 'reject a waiting step (Reject dialog)', async () => {
+    const runId = await startFromDialog(page, options);
+    await page.goto(`${options.origin}/dag-runs/${options.dag}/${runId}`);
+    await waitForRunStatus(page, 'waiting', WAIT_MS);
+    // The header's Reject button is an icon only (lucide's `ban`) while a step waits.
+    await page.locator('button:has(svg.lucide-ban)').first().click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('Reject DAG Run').waitFor();
+    await dialog.getByLabel('Rejection reason (optional)').fill('not this build');
+    const answered = page.waitForResponse((r) => r.url().includes('/steps/review/reject'));
+    await dialog.getByRole('button', { name: 'Reject', exact: true }).click();
+    const answer = await answered;
+    if (!answer.ok()) throw new Error(`Reject answered ${String(answer.status())}: ${await answer.text()}`);
+    const seen = await waitForRunStatus(page, 'rejected', WAIT_MS);
+    await page.getByText('not this build').first().waitFor();
+    await shot(page, options, 'rejected');
+    return `run ${runId}: answered 200; its status went ${seen.join(' -> ')}, the reason on the page`;
+  });
+}
+
+function shot(page: Page, options: ApproveOptions, name: string): Promise<Buffer> {
+  return page.screenshot({ path: `${options.screenshotDir}/dagu-v2-approve-${name}.png` });
 }
