@@ -1,7 +1,7 @@
 /**
  * Dagu v2.15.1's own CLI against Kubedag: `dagu validate` over Kubedag's 2.x fixtures (a file
  * Kubedag reads as 2.x must pass Dagu's validate too), and the CLI's remote context (`dagu
- * context add --server .../api/v1`), through which `start`, `status` and `history` talk to a
+ * context add --server .../api/v1`), through which `start`, `enqueue`, `status`, `history` and `stop` talk to a
  * server's /api/v1 instead of running anything locally. DAGU_HOME is a directory of its own, so
  * the user's Dagu configuration is neither read nor changed.
  */
@@ -23,7 +23,8 @@ async function dagu(bin: string, home: string, args: string[]): Promise<Outcome>
   const env = { ...process.env, DAGU_HOME: home };
   try {
     const { stdout, stderr } = await run(bin, args, { env, timeout: 120_000 });
-    return { code: 0, output: `${stdout}${stderr}`.trim() };
+    // Dagu logs warnings on stderr (no auth.mode in its own empty home): the answer is stdout's.
+    return { code: 0, output: (stdout.trim() === '' ? stderr : stdout).trim() };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
     return { code: failed.code ?? 1, output: `${failed.stdout ?? ''}${failed.stderr ?? ''}`.trim() };
@@ -60,7 +61,7 @@ export interface RemoteOptions {
   dag: string;
 }
 
-/** `context add`, then `start`, `status` and `history` of a DAG through the remote context. */
+/** `context add`, then `start`, `status`, `enqueue`, `history` and `stop` of a DAG through the remote context. */
 export async function remoteContext(options: RemoteOptions): Promise<Check[]> {
   const home = await mkdtemp(join(tmpdir(), 'dagu-home-'));
   const ctx = ['--context', 'kubedag'];
@@ -69,7 +70,10 @@ export async function remoteContext(options: RemoteOptions): Promise<Check[]> {
     ['context test (GET /auth/me)', ['context', 'test', 'kubedag']],
     ['start', ['start', ...ctx, options.dag]],
     ['status', ['status', ...ctx, options.dag]],
+    ['enqueue', ['enqueue', ...ctx, options.dag]],
     ['history', ['history', ...ctx, options.dag]],
+    // Stops every active run of the DAG: start's (its middle step sleeps) and enqueue's.
+    ['stop', ['stop', ...ctx, options.dag]],
   ];
   const checks: Check[] = [];
   for (const [name, args] of steps) {

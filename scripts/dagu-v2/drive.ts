@@ -31,7 +31,7 @@ export interface DriveOptions {
   finishSeconds?: number;
 }
 
-function watch(page: Page, origin: string, report: DriveReport): void {
+export function watch(page: Page, origin: string, report: DriveReport): void {
   const seen = new Set<string>();
   page.on('pageerror', (error) => report.pageErrors.push(error.message));
   page.on('response', (response: Response) => {
@@ -45,7 +45,7 @@ function watch(page: Page, origin: string, report: DriveReport): void {
   });
 }
 
-async function step(report: DriveReport, name: string, body: () => Promise<string>): Promise<boolean> {
+export async function step(report: DriveReport, name: string, body: () => Promise<string>): Promise<boolean> {
   try {
     report.checks.push({ name, ok: true, detail: await body() });
     return true;
@@ -59,7 +59,7 @@ async function step(report: DriveReport, name: string, body: () => Promise<strin
   }
 }
 
-async function startFromDialog(page: Page, options: DriveOptions): Promise<string> {
+export async function startFromDialog(page: Page, options: { origin: string; dag: string }): Promise<string> {
   await page.goto(`${options.origin}/dags/${options.dag}`);
   await page.getByRole('button', { name: 'Start' }).first().click();
   const dialog = page.getByRole('dialog');
@@ -69,6 +69,27 @@ async function startFromDialog(page: Page, options: DriveOptions): Promise<strin
   const body = (await answer.json()) as { dagRunId?: string };
   if (!answer.ok() || body.dagRunId === undefined) throw new Error(`start answered ${String(answer.status())}`);
   return body.dagRunId;
+}
+
+/** The status labels of Dagu's UI (`ui/src/api/v1/schema.ts`, Status), as its pages print them. */
+const STATUS_LABEL = /^(not started|queued|running|waiting|succeeded|failed|aborted|partially succeeded|rejected)$/;
+
+/**
+ * Waits until the run page's header shows `want` and returns the labels it showed on the way.
+ * The header's badge is the page's first status label (the step table's come after it); "Finished"
+ * and a step's "succeeded" are on the page while the run still runs, so they prove nothing.
+ */
+export async function waitForRunStatus(page: Page, want: string, timeoutMs: number): Promise<string[]> {
+  const badge = page.getByText(STATUS_LABEL).first();
+  const seen: string[] = [];
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const text = ((await badge.textContent({ timeout: timeoutMs })) ?? '').trim();
+    if (seen.at(-1) !== text) seen.push(text);
+    if (text === want) return seen;
+    if (Date.now() > deadline) throw new Error(`the run page showed ${seen.join(' -> ')}, never ${want}`);
+    await page.waitForTimeout(250);
+  }
 }
 
 /** Runs every check in order; a failed check stops the ones that depend on it. */
@@ -101,13 +122,9 @@ export async function driveDaguUi(options: DriveOptions): Promise<DriveReport> {
     const finished = await step(report, 'watch it finish', async () => {
       await page.goto(`${options.origin}/dag-runs/${options.dag}/${runId}`);
       // The DAG's middle step sleeps, so the page opens on a running run and must change by itself.
-      await page.getByText('Started', { exact: true }).first().waitFor();
-      const first = await page.getByText('running', { exact: true }).first().isVisible();
-      const timeout = (options.finishSeconds ?? 120) * 1000;
-      await page.getByText('Finished', { exact: true }).first().waitFor({ timeout });
-      await page.getByText('succeeded', { exact: true }).first().waitFor();
+      const seen = await waitForRunStatus(page, 'succeeded', (options.finishSeconds ?? 120) * 1000);
       await shot('run');
-      return `${first ? 'opened running, then ' : ''}"Finished" and "succeeded" without a reload`;
+      return `the run's status went ${seen.join(' -> ')} without a reload`;
     });
     if (!finished) return report;
     await step(report, "read a step's log", async () => {

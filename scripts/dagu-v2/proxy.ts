@@ -98,6 +98,9 @@ function forward(req: IncomingMessage, res: ServerResponse, options: ProxyOption
     if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
     res.end(`upstream: ${error.message}`);
   });
+  // A page that goes away ends its upstream request too: an event stream's would stay open
+  // (and keep the proof's process alive) after the browser closed.
+  res.on('close', () => out.destroy());
   req.pipe(out);
 }
 
