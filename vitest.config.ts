@@ -24,6 +24,9 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, LOOPBACK_FILES],
           // Unit tests are pure and fast; a slow one is a bug worth seeing, not a reason to wait.
           testTimeout: 20_000,
+          // Hooks get the same budget: building both OpenAPI documents (links.test.ts) takes
+          // about 4 s on an idle 2-core machine, beyond vitest's default 10 s under full load.
+          hookTimeout: 20_000,
         },
       },
       {
