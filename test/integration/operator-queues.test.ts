@@ -31,7 +31,8 @@ async function allFinished(names: readonly string[]): Promise<DagRunResource[]> 
 
 describe('queued runs', () => {
   it('runs 50 enqueued runs of a DAG with maxActiveRuns 3, never more than 3 at once', async () => {
-    await givenDag(ns, 'three', 'maxActiveRuns: 3\nsteps: ["sleep 0.3"]');
+    // Each run sleeps long enough that three overlap even on a loaded machine (0.3 s did not, under CI load).
+    await givenDag(ns, 'three', 'maxActiveRuns: 3\nsteps: ["sleep 1"]');
     const names = Array.from({ length: 50 }, (_, i) => `three-${String(i).padStart(2, '0')}`);
     await Promise.all(names.map((name) => enqueue(name, 'three')));
     const done = await allFinished(names);
