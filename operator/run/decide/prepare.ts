@@ -58,11 +58,12 @@ export function needsPreparing(dag: Dag, params: readonly ParamDef[]): boolean {
 
 const HELPERS = [
   'set -e',
-  // Quote marks and backslashes of a value stay literal; `$` and backticks do their work.
-  'kd_eval() { kd_raw=$(printf \'%s\' "$1" | sed -e \'s/\\\\/\\\\\\\\/g\' -e \'s/"/\\\\"/g\'); eval "printf \'%s\' \\"$kd_raw\\""; }',
   "kd_out() { printf '%s=' \"$1\"; printf '%s' \"$2\" | base64 | tr -d '\\n'; printf '\\n'; }",
-  // kd_eval as an assignment, whose status is its last command substitution's: a failed command is seen.
+  // Quote marks and backslashes of a value stay literal; `$` and backticks do their work.
+  // The value as a double-quoted assignment, in kd_r; its status is its last command substitution's.
   'kd_try() { kd_raw=$(printf \'%s\' "$1" | sed -e \'s/\\\\/\\\\\\\\/g\' -e \'s/"/\\\\"/g\'); eval "kd_r=\\"$kd_raw\\""; }',
+  // The same, printed; a failed command only leaves its (empty) output.
+  'kd_eval() { kd_try "$1" || :; printf \'%s\' "$kd_r"; }',
   'kd_fail() { printf \'%s\\n\' "$1" >&2; exit 1; }',
   // A variable of the Pod's own environment, by a name that arrives as data.
   'kd_env() { case "$1" in ""|[0-9]*|*[!A-Za-z0-9_]*) return 1 ;; esac; eval "[ -n \\"\\${$1+x}\\" ] && printf \'%s\' \\"\\$$1\\""; }',
