@@ -1,6 +1,7 @@
 /**
  * What runs now and what waits: runs with status running and queued, of any age (a run that
- * started yesterday and still runs is running now), a few of each with links to all.
+ * started yesterday and still runs is running now), a few of each with links to all. Queued
+ * runs are listed longest-waiting first: the next to run.
  */
 import type { UseQueryResult } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
@@ -11,6 +12,7 @@ import { duration, instant } from '../../lib/time.ts';
 import { QueryState } from '../runs/common.tsx';
 import type { RunSummary } from '../runs/queries.ts';
 import { runsHref } from '../runs/run-params.ts';
+import { inQueueOrder } from './queue-order.ts';
 
 const SHOWN = 6;
 
@@ -51,7 +53,9 @@ function RunGroup({
   readonly allLabel: string;
   readonly none: string;
 }): ReactNode {
-  const runs = query.data?.dagRuns ?? [];
+  const listed = query.data?.dagRuns ?? [];
+  // Waiting runs are shown next-to-run first; running ones as the API lists them, newest first.
+  const runs = waiting ? inQueueOrder(listed) : listed;
   return (
     <div className="now-group">
       <h3>
