@@ -79,8 +79,20 @@ export interface Controllers {
   readonly history?: HistoryControllers;
 }
 
-// eslint-disable-next-line max-lines-per-function -- longer since Prettier's layout; split pending (issue 27)
-export function buildControllers(deps: ControllerDeps): Controllers {
+/** The writers and caches every controller shares, built once. */
+interface Shared {
+  readonly countWrite: CountWrite;
+  readonly segments: RunSegments;
+  readonly writer: RunWriter;
+  readonly podWriter: PodWriter;
+  readonly policyOf: ReturnType<typeof policySource>;
+  readonly definitions: DefinitionCache;
+  readonly secrets: RunSecrets;
+  /** One mail sender for both run controllers: step mails while a run runs, the rest once it finished. */
+  readonly notify: NotifyReconciler;
+}
+
+function sharedParts(deps: ControllerDeps): Shared {
   const { config, core, kube, informers, store, clock, log, metrics } = deps;
   const countWrite: CountWrite = (verb) => {
     metrics.apiWrites.inc({ verb });
@@ -97,8 +109,33 @@ export function buildControllers(deps: ControllerDeps): Controllers {
     levelOf: (namespace) => policyOf(namespace).level,
   });
   const definitions = new DefinitionCache((run) => readFrozenDefinition(kube.segments, run), policyOf);
+  const notify = new NotifyReconciler({
+    pods: informers.pods,
+    podWriter,
+    writer,
+    store,
+    clock,
+    steps: config.steps,
+    runner: { image: config.steps.runnerImage, command: NOTIFY_COMMAND },
+    logWaitMs: config.mailLogWaitSeconds * 1000,
+  });
+  return {
+    countWrite,
+    segments,
+    writer,
+    podWriter,
+    policyOf,
+    definitions,
+    secrets: new RunSecrets(core, podWriter),
+    notify,
+  };
+}
+
+/** The run controller (gather -> decide -> act) and the parts the operator also routes events to. */
+function runParts(deps: ControllerDeps, shared: Shared): Pick<Controllers, 'runs' | 'gatherer' | 'objects'> {
+  const { config, core, kube, informers, store, clock, log, metrics } = deps;
+  const { segments, writer, podWriter, definitions, countWrite, notify } = shared;
   const expectations = new Expectations(clock);
-  const secrets = new RunSecrets(core, podWriter);
   const gatherer = new RunGatherer({
     segments,
     runs: informers.runs,
@@ -126,74 +163,60 @@ export function buildControllers(deps: ControllerDeps): Controllers {
     metrics,
     ender,
   });
-  // One mail sender for both controllers: step mails while a run runs, the rest once it finished.
-  const notify = new NotifyReconciler({
-    pods: informers.pods,
-    podWriter,
+  const runs = new RunController({
+    runs: informers.runs,
+    dags: informers.dags,
+    dagClient: kube.dags,
+    segmentClient: kube.segments,
+    countWrite,
+    definitions,
+    segments,
+    gatherer,
+    actor,
     writer,
-    store,
     clock,
-    steps: config.steps,
-    runner: { image: config.steps.runnerImage, command: NOTIFY_COMMAND },
-    logWaitMs: config.mailLogWaitSeconds * 1000,
+    notify,
   });
-  return {
-    kube,
-    runs: new RunController({
-      runs: informers.runs,
-      dags: informers.dags,
-      dagClient: kube.dags,
-      segmentClient: kube.segments,
-      countWrite,
-      definitions,
-      segments,
-      gatherer,
-      actor,
+  return { runs, gatherer, objects };
+}
+
+/** What finished runs are owed: auto-retry, the container Pod's cleanup, the trace, the mails. */
+function finishedController(deps: ControllerDeps, shared: Shared): FinishedRunController {
+  const { config, informers, clock } = deps;
+  const { writer, podWriter, definitions, segments, notify } = shared;
+  return new FinishedRunController({
+    runs: informers.runs,
+    dags: informers.dags,
+    autoRetry: new AutoRetryReconciler({ writer, clock }),
+    definitions,
+    segments,
+    containers: new ContainerCleanup(podWriter),
+    telemetry: new TelemetryReconciler({
+      pods: informers.pods,
+      podWriter,
       writer,
       clock,
-      notify,
+      steps: config.steps,
+      runner: { image: config.steps.runnerImage, command: TELEMETRY_COMMAND },
     }),
-    finished: new FinishedRunController({
-      runs: informers.runs,
-      dags: informers.dags,
-      autoRetry: new AutoRetryReconciler({ writer, clock }),
-      definitions,
-      segments,
-      containers: new ContainerCleanup(podWriter),
-      telemetry: new TelemetryReconciler({
-        pods: informers.pods,
-        podWriter,
-        writer,
-        clock,
-        steps: config.steps,
-        runner: { image: config.steps.runnerImage, command: TELEMETRY_COMMAND },
-      }),
-      notify,
-    }),
-    gatherer,
-    archiver: new LogArchiver({
-      segments,
-      core,
-      pods: informers.pods,
-      runs: informers.runs,
-      store,
-      podWriter,
-      secrets,
-      definitions,
-      onArchived: deps.onArchived,
-    }),
-    secrets,
-    objects,
+    notify,
+  });
+}
+
+/** Retention of finished runs, the DAGs' status and schedules, and queue admission. */
+function upkeepParts(deps: ControllerDeps, shared: Shared): Pick<Controllers, 'retention' | 'dags' | 'admission'> {
+  const { config, kube, informers, store, clock, log, history } = deps;
+  const { writer, policyOf, countWrite } = shared;
+  return {
     retention: new RetentionReconciler({
       runs: informers.runs,
       store,
       writer,
       clock,
-      ...(deps.history === undefined
+      ...(history === undefined
         ? {}
         : {
-            archived: (namespace: string, dagName: string, limit: number) =>
-              deps.history?.runsOf(namespace, dagName, limit) ?? Promise.resolve([]),
+            archived: (namespace: string, dagName: string, limit: number) => history.runsOf(namespace, dagName, limit),
           }),
     }),
     dags: new DagReconciler({
@@ -206,15 +229,34 @@ export function buildControllers(deps: ControllerDeps): Controllers {
       onWrite: () => {
         countWrite('update');
       },
-      ...(deps.history === undefined
+      ...(history === undefined
         ? {}
-        : {
-            archivedLatest: (namespace: string, dagName: string) =>
-              deps.history?.latest(namespace, dagName) ?? Promise.resolve(undefined),
-          }),
+        : { archivedLatest: (namespace: string, dagName: string) => history.latest(namespace, dagName) }),
     }),
     admission: new AdmissionLoop({ runClient: kube.runs, runs: informers.runs, queues: informers.queues, clock, log }),
-    ...(deps.history === undefined ? {} : { history: historyControllers(deps, deps.history, countWrite) }),
+  };
+}
+
+export function buildControllers(deps: ControllerDeps): Controllers {
+  const shared = sharedParts(deps);
+  return {
+    kube: deps.kube,
+    ...runParts(deps, shared),
+    finished: finishedController(deps, shared),
+    archiver: new LogArchiver({
+      segments: shared.segments,
+      core: deps.core,
+      pods: deps.informers.pods,
+      runs: deps.informers.runs,
+      store: deps.store,
+      podWriter: shared.podWriter,
+      secrets: shared.secrets,
+      definitions: shared.definitions,
+      onArchived: deps.onArchived,
+    }),
+    secrets: shared.secrets,
+    ...upkeepParts(deps, shared),
+    ...(deps.history === undefined ? {} : { history: historyControllers(deps, deps.history, shared.countWrite) }),
   };
 }
 
