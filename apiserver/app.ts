@@ -17,6 +17,7 @@ import Fastify, {
   type FastifyRequest,
   type RouteOptions,
 } from 'fastify';
+import type { Registry } from 'prom-client';
 import { silentLogger } from '../core/log.ts';
 import { NO_CLUSTER } from './cluster.ts';
 import type { AppDeps, ResourceRouteOptions } from './deps.ts';
@@ -123,12 +124,11 @@ function trustProxyOption(
   return typeof trust === 'object' ? [...trust] : (trust ?? false);
 }
 
-// eslint-disable-next-line max-lines-per-function -- longer since Prettier's layout; split pending (issue 27)
-export function buildApp(deps: AppDeps): FastifyInstance {
+/** The fastify instance with the server-wide options: body limit, logging, proxies, the router's limits. */
+function createFastify(deps: AppDeps): FastifyInstance {
   // Typed as fastify's own logger so that the app's type stays the one plugins are written for.
   const loggerInstance: FastifyBaseLogger = deps.logger ?? silentLogger;
-  const logController = new RequestLog({ requestIdLogLabel: 'requestId' });
-  const app = Fastify({
+  return Fastify({
     bodyLimit: deps.bodyLimit ?? 1_048_576,
     // A body's fields that its schema does not define are ignored (schemas.ts requestBody), and
     // `__proto__` or `constructor.prototype` are such fields: dropped as JSON is parsed, which
@@ -137,7 +137,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     onConstructorPoisoning: 'remove',
     loggerInstance,
     genReqId: requestId,
-    logController,
+    logController: new RequestLog({ requestIdLogLabel: 'requestId' }),
     // request.ip from X-Forwarded-For only when the peer is a proxy trusted to set it (config.ts).
     trustProxy: trustProxyOption(deps.trustProxy),
     // Names in paths are at most 64 characters (run ids); room for them percent-encoded.
@@ -153,7 +153,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       void (reply as FastifyReply).code(400).send(new ApiError('bad_request', message).body());
     },
   });
-  app.setValidatorCompiler(validators());
+}
+
+/** Every answer that is not a success in the contract's error shape, unknown routes included. */
+function answerErrors(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const api = error instanceof ApiError ? error : fromFastify(error);
     // A 501 is an answer about an operation Kubedag does not serve (v1/not-served.ts), not a fault.
@@ -166,7 +169,13 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       .code(404)
       .send(new ApiError('not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`).body()),
   );
-  // Every route, as it is registered (after deps.plugins, which may turn authentication on).
+}
+
+/**
+ * Every route as it is registered, documented in the OpenAPI document as it comes (after
+ * deps.plugins, which may turn authentication on); the list is what 405 answers are made from.
+ */
+function collectRoutes(app: FastifyInstance): readonly RouteOptions[] {
   const routes: RouteOptions[] = [];
   app.addHook('onRoute', (route) => {
     // remoteNode first: the relay runs before every route, so every operation takes it.
@@ -179,24 +188,16 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     });
     routes.push(route);
   });
-  const metrics = apiMetrics({
-    version: deps.version,
-    buildDate: deps.buildDate ?? '',
-    clock: deps.clock,
-    cluster: () => deps.cluster,
-  });
-  metrics.observe(app);
-  // Before the plugins: authentication sets who the caller is (caller.ts).
-  registerCaller(app);
-  // Before authentication: a 401 is audited and carries its request id too.
-  registerAudit(app, deps.audit ?? NO_AUDIT);
-  for (const plugin of deps.plugins ?? []) plugin(app);
-  // After the plugins: authentication, when on, names its security schemes (app.apiSecurity).
+  return routes;
+}
+
+/** The OpenAPI document; after the plugins, so that authentication has named its security schemes. */
+function registerDocument(app: FastifyInstance, version: string): void {
   app.addSchema({ $id: ERROR_SCHEMA_ID, ...S.error });
   void app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
-      info: { title: 'Kubedag API', version: deps.version, description: "Dagu's /api/v2 over Kubernetes resources" },
+      info: { title: 'Kubedag API', version, description: "Dagu's /api/v2 over Kubernetes resources" },
       servers: [{ url: '/' }],
       ...(app.apiSecurity === undefined ? {} : { components: { securitySchemes: { ...app.apiSecurity } } }),
     },
@@ -210,7 +211,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
         ? withOptionalBodies(withLinks(document.openapiObject, [...LINKS, ...V1_LINKS]))
         : document.swaggerObject,
   });
-  // Each group is a plugin given what it uses; the order is the OpenAPI document's order.
+}
+
+/** Both APIs' route groups, each a plugin given what it uses, in the OpenAPI document's order. */
+function registerApis(app: FastifyInstance, deps: AppDeps, metrics: Registry, routes: readonly RouteOptions[]): void {
   const resources: ResourceRouteOptions & { prefix: string } = {
     prefix: API_PREFIX,
     cluster: deps.cluster ?? NO_CLUSTER,
@@ -221,7 +225,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     version: deps.version,
     clock: deps.clock,
     health: deps.health,
-    metrics: metrics.registry,
+    metrics,
     document: (full) => documentFor(full, 'v2'),
   });
   void app.register(dagRoutes, resources);
@@ -236,11 +240,32 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     clock: deps.clock,
     version: deps.version,
     health: deps.health,
-    metrics: metrics.registry,
+    metrics,
   });
   if (deps.uiDir !== undefined) void app.register(uiRoutes, { root: deps.uiDir });
   // Last: it needs every other route.
   void app.register(methodNotAllowedRoutes, { routes: () => routes, under: API_PREFIX });
   void app.register(methodNotAllowedRoutes, { routes: () => routes, under: V1_PREFIX });
+}
+
+export function buildApp(deps: AppDeps): FastifyInstance {
+  const app = createFastify(deps);
+  app.setValidatorCompiler(validators());
+  answerErrors(app);
+  const routes = collectRoutes(app);
+  const metrics = apiMetrics({
+    version: deps.version,
+    buildDate: deps.buildDate ?? '',
+    clock: deps.clock,
+    cluster: () => deps.cluster,
+  });
+  metrics.observe(app);
+  // Before the plugins: authentication sets who the caller is (caller.ts).
+  registerCaller(app);
+  // Before authentication: a 401 is audited and carries its request id too.
+  registerAudit(app, deps.audit ?? NO_AUDIT);
+  for (const plugin of deps.plugins ?? []) plugin(app);
+  registerDocument(app, deps.version);
+  registerApis(app, deps, metrics.registry, routes);
   return app;
 }

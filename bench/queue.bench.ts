@@ -20,7 +20,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -34,9 +34,8 @@ import { ensureBinaries } from '../cluster/binaries.ts';
 import { startCluster, stopCluster } from '../cluster/cluster.ts';
 import type { ClusterState } from '../cluster/controlplane.ts';
 import { freePort, waitFor } from '../cluster/processes.ts';
-import { queueName } from '../core/resources/queue.ts';
-import { dagCapacity, decideQueue } from '../operator/run/decide/admission.ts';
 import { kubeConfig } from '../cluster/setup.ts';
+import { metric, report, type Samples, type Seen } from './queue-report.ts';
 
 const env = process.env;
 const RUNS = Number(env.BENCH_QUEUE_RUNS ?? 1000);
@@ -44,17 +43,6 @@ const CAPACITIES = (env.BENCH_QUEUE_CAPACITIES ?? '10').split(',').map(Number);
 const STEP = env.BENCH_QUEUE_STEP ?? 'true';
 const TIMEOUT_MS = Number(env.BENCH_QUEUE_TIMEOUT_S ?? 1800) * 1000;
 const IN_FLIGHT = 32;
-
-/** What this process's watch saw of one run, in its own clock (ms). */
-interface Seen {
-  handedOffSeen?: number;
-  /** The admission loop's own timestamp, copied while the watch could still see it. */
-  handedOffAt?: string;
-  queuedSeen?: number;
-  runningSeen?: number;
-  finishedSeen?: number;
-  finishedAt?: string;
-}
 
 interface Context {
   readonly state: ClusterState;
@@ -66,28 +54,8 @@ interface Context {
   readonly runs: Informer<DagRunResource>;
 }
 
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
-
-const ms = (v: number): string => (Number.isNaN(v) ? '-' : `${String(Math.round(v))} ms`);
-
-function summary(values: readonly number[]): string {
-  if (values.length === 0) return 'no samples';
-  const mean = values.reduce((a, b) => a + b, 0) / values.length;
-  return `p50 ${ms(percentile(values, 50))}, p90 ${ms(percentile(values, 90))}, p99 ${ms(percentile(values, 99))}, max ${ms(Math.max(...values))}, mean ${ms(mean)} (n ${String(values.length)})`;
-}
-
 async function metricsText(url: string): Promise<string> {
   return (await fetch(`${url}/metrics`)).text();
-}
-
-function metric(text: string, name: string): number {
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith(name) && !line.startsWith('#'))
-    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
 }
 
 /** CPU seconds of a process and its waited-for children (utime, stime, cutime, cstime). */
@@ -123,48 +91,6 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
-/**
- * The (i+C)-th start against the i-th finish, both sorted; only finishes at or after `from`.
- * Negative pairs (a start before the finish it is paired with) are counted, not kept.
- */
-function rankLatencies(
-  finishes: readonly number[],
-  starts: readonly number[],
-  capacity: number,
-  from = -Infinity,
-): { values: number[]; negatives: number } {
-  const f = [...finishes].sort((a, b) => a - b);
-  const s = [...starts].sort((a, b) => a - b);
-  const values: number[] = [];
-  let negatives = 0;
-  for (let i = 0; i + capacity < s.length && i < f.length; i += 1) {
-    const finish = f[i] ?? NaN;
-    if (finish < from) continue;
-    const latency = (s[i + capacity] ?? NaN) - finish;
-    if (latency < 0) negatives += 1;
-    else if (!Number.isNaN(latency)) values.push(latency);
-  }
-  return { values, negatives };
-}
-
-/** Most runs between startedAt and finishedAt at one moment: the capacity really held. */
-function peakRunning(runs: readonly DagRunResource[]): number {
-  const events = runs
-    .flatMap((r) => [
-      [Date.parse(r.status?.startedAt ?? ''), 1],
-      [Date.parse(r.status?.finishedAt ?? ''), -1],
-    ])
-    .filter(([t]) => !Number.isNaN(t))
-    .sort((a, b) => (a[0] ?? 0) - (b[0] ?? 0) || (a[1] ?? 0) - (b[1] ?? 0));
-  let now = 0;
-  let peak = 0;
-  for (const [, delta] of events) {
-    now += delta ?? 0;
-    peak = Math.max(peak, now);
-  }
-  return peak;
 }
 
 /** Records, per run, when this process first saw each transition. */
@@ -214,14 +140,6 @@ function counts(
   return out;
 }
 
-/** The operator's state over the wait: work-queue depth and event-loop delay, once a second. */
-interface Samples {
-  maxDepth: number;
-  readonly lagMean: number[];
-  readonly lagP99: number[];
-  lagMax: number;
-}
-
 function sample(samples: Samples, text: string): number {
   const depth = metric(text, 'kubedag_queue_depth');
   samples.maxDepth = Math.max(samples.maxDepth, depth);
@@ -262,18 +180,6 @@ function machineCpu(): { busy: number; total: number } {
   return { busy: total - (fields[3] ?? 0) - (fields[4] ?? 0), total };
 }
 
-interface Timings {
-  readonly first: number;
-  readonly lastCreate: number;
-  readonly samples: Samples;
-  readonly cpuBefore: Map<string, number>;
-  readonly cpuAfter: Map<string, number>;
-  readonly machineBefore: { busy: number; total: number };
-  readonly machineAfter: { busy: number; total: number };
-  readonly metricsBefore: string;
-  readonly metricsAfter: string;
-}
-
 /** One capacity: a DAG, RUNS enqueued runs of it, and the wait for all of them. */
 async function scenario(ctx: Context, capacity: number): Promise<void> {
   const namespace = `bench-queue-c${String(capacity)}`;
@@ -299,7 +205,7 @@ async function scenario(ctx: Context, capacity: number): Promise<void> {
   const [cpuAfter, machineAfter] = [cpuSnapshot(ctx), machineCpu()];
   const metricsAfter = await metricsText(ctx.url);
   const list = await ctx.kube.runs.list(namespace);
-  report(ctx, capacity, list.items, {
+  report(ctx.seen, capacity, list.items, {
     first,
     lastCreate,
     samples,
@@ -310,133 +216,6 @@ async function scenario(ctx: Context, capacity: number): Promise<void> {
     metricsBefore,
     metricsAfter,
   });
-}
-
-const times = (values: readonly (string | number | undefined)[]): number[] =>
-  values.map((v) => (typeof v === 'number' ? v : Date.parse(v ?? ''))).filter((v) => !Number.isNaN(v));
-/** Per run b - a, both ISO strings or ms; runs missing either are left out. */
-const diffs = (pairs: readonly [string | number | undefined, string | number | undefined][]): number[] =>
-  pairs.map(([a, b]) => (times([b])[0] ?? NaN) - (times([a])[0] ?? NaN)).filter((v) => !Number.isNaN(v));
-
-function report(ctx: Context, capacity: number, runs: readonly DagRunResource[], t: Timings): void {
-  const seen = runs.map((r) => ctx.seen.get(`${r.metadata?.namespace ?? ''}/${r.metadata?.name ?? ''}`) ?? {});
-  // A run given up after its hand-off (never started) freed a slot it never ran in: its finish
-  // is left out of the pairing, which would otherwise shift every later pair by one.
-  const finishes = times(runs.map((r) => (r.status?.startedAt === undefined ? undefined : r.status.finishedAt)));
-  const starts = times(runs.map((r) => r.status?.startedAt));
-  const lastFinish = Math.max(...finishes);
-  const byStatus = Object.entries(Object.groupBy(runs, (r) => r.status?.statusLabel ?? 'none')).map(
-    ([k, v]) => `${k} ${String(v?.length ?? 0)}`,
-  );
-  const queued = times(seen.map((s) => s.queuedSeen));
-  console.log(
-    `capacity ${String(capacity)}, ${String(runs.length)} runs (${byStatus.join(', ')}); ${String(queued.length)} went through status 5 (queued); ${String(runs.length - starts.length)} never started; peak running by status times ${String(peakRunning(runs))}`,
-  );
-  console.log(
-    `  throughput ${(runs.length / ((lastFinish - t.first) / 60_000)).toFixed(0)} runs/min (first create -> last finish ${((lastFinish - t.first) / 1000).toFixed(1)} s); last create -> last finish ${((lastFinish - t.lastCreate) / 1000).toFixed(1)} s; last run queued ${((Math.max(...queued) - t.first) / 1000).toFixed(1)} s after the first create`,
-  );
-  const all = rankLatencies(finishes, starts, capacity);
-  const steady = rankLatencies(finishes, starts, capacity, Math.max(...queued));
-  console.log(
-    `  ADMISSION LATENCY, status times (finishedAt_i -> startedAt_i+C): ${summary(all.values)}; ${String(all.negatives)} negative dropped  [target p50 <= 100 ms]`,
-  );
-  console.log(
-    `    only finishes after every run was queued (the operator's creation backlog done): ${summary(steady.values)}; ${String(steady.negatives)} negative dropped`,
-  );
-  const watched = rankLatencies(
-    times(seen.map((s) => (s.runningSeen === undefined ? undefined : s.finishedSeen))),
-    times(seen.map((s) => s.runningSeen)),
-    capacity,
-  );
-  console.log(
-    `  cross-check, as this process's watch saw them (finished seen -> status 1 seen): ${summary(watched.values)}; ${String(watched.negatives)} negative dropped`,
-  );
-  reportHops(runs, seen, capacity);
-  console.log(
-    `  run itself, startedAt -> finishedAt (Pod created, scheduled, run, seen terminated): ${summary(diffs(runs.map((r) => [r.status?.startedAt, r.status?.finishedAt])))}`,
-  );
-  reportDecisionCost(runs, capacity);
-  reportOperator(ctx, t);
-}
-
-/** The latency in hops; a hop's "seen" is this process's watch, a proxy for the operator's own. */
-function reportHops(runs: readonly DagRunResource[], seen: readonly Seen[], capacity: number): void {
-  const finishes = times(runs.map((r) => r.status?.finishedAt));
-  const handoffs = rankLatencies(finishes, times(seen.map((s) => s.handedOffAt)), capacity);
-  const admission = rankLatencies(
-    times(seen.map((s) => s.finishedSeen)),
-    times(seen.map((s) => s.handedOffAt)),
-    capacity,
-  );
-  console.log(
-    `  split 1, finishedAt_i -> handedOffAt_i+C (finish written, admission loop sees it and decides): ${summary(handoffs.values)}; ${String(handoffs.negatives)} negative`,
-  );
-  console.log(
-    `    1a finishedAt -> finish seen on a watch (the reconcile's write, watch delivery): ${summary(diffs(runs.map((r, i) => [r.status?.finishedAt, seen[i]?.finishedSeen])))}`,
-  );
-  console.log(
-    `    1b finish seen_i -> handedOffAt_i+C (admission work queue and decision): ${summary(admission.values)}; ${String(admission.negatives)} negative`,
-  );
-  console.log(
-    `  split 2, handedOffAt -> startedAt, same run (hand-off written, run reconciler sees it, reconciles): ${summary(diffs(runs.map((r, i) => [seen[i]?.handedOffAt, r.status?.startedAt])))}`,
-  );
-  console.log(
-    `    2a handedOffAt -> hand-off seen on a watch (the write, watch delivery): ${summary(diffs(seen.map((s) => [s.handedOffAt, s.handedOffSeen])))}`,
-  );
-  console.log(
-    `    2b hand-off seen -> startedAt (run work queue, reconcile up to its decision): ${summary(diffs(runs.map((r, i) => [seen[i]?.handedOffSeen, r.status?.startedAt])))}`,
-  );
-  console.log(
-    `  after: startedAt -> status 1 seen on a watch: ${summary(diffs(runs.map((r, i) => [r.status?.startedAt, seen[i]?.runningSeen])))}`,
-  );
-}
-
-/**
- * CPU of one admission decision as operator/queue/loop.ts makes it with the whole queue
- * waiting: the member filter, the DAG capacity and decideQueue, over these runs put back in it.
- */
-function reportDecisionCost(runs: readonly DagRunResource[], capacity: number): void {
-  const members: DagRunResource[] = runs.map((r) => ({
-    ...r,
-    status: { status: RunStatus.Queued, statusLabel: 'queued', queuedAt: r.status?.startedAt ?? '' },
-  }));
-  const name = members[0] === undefined ? '' : queueName(members[0]);
-  const rounds = 20;
-  const started = performance.now();
-  for (let i = 0; i < rounds; i += 1) {
-    const open = members.filter((r) => queueName(r) === name && r.status?.finishedAt === undefined);
-    decideQueue(open, dagCapacity(open), new Date());
-  }
-  console.log(
-    `  one admission decision with ${String(members.length)} runs waiting (in this process, capacity ${String(capacity)} free): ${((performance.now() - started) / rounds).toFixed(1)} ms CPU`,
-  );
-}
-
-function reportOperator(ctx: Context, t: Timings): void {
-  const delta = (name: string): number => metric(t.metricsAfter, name) - metric(t.metricsBefore, name);
-  const reconciles = delta('kubedag_reconcile_duration_seconds_count');
-  const writes = t.metricsAfter
-    .split('\n')
-    .filter((l) => l.startsWith('kubedag_api_writes_total{'))
-    .map((l) => {
-      const verb = /verb="([^"]+)"/.exec(l)?.[1] ?? '?';
-      return `${verb} ${String(Number(l.split(' ').at(-1)) - metric(t.metricsBefore, `kubedag_api_writes_total{verb="${verb}"}`))}`;
-    });
-  console.log(
-    `  operator: ${String(reconciles)} run reconciles, mean ${ms((delta('kubedag_reconcile_duration_seconds_sum') / Math.max(1, reconciles)) * 1000)} (awaits included); work queue depth max ${String(t.samples.maxDepth)}; API writes ${writes.join(', ')}; RSS ${(metric(t.metricsAfter, 'process_resident_memory_bytes') / 1024 / 1024).toFixed(0)} MiB`,
-  );
-  console.log(
-    `  operator event-loop delay, per 1 s window: mean of window means ${ms(t.samples.lagMean.reduce((a, b) => a + b, 0) / Math.max(1, t.samples.lagMean.length))}, median window p99 ${ms(percentile(t.samples.lagP99, 50))}, max ${ms(t.samples.lagMax)}`,
-  );
-  const wall = (Date.now() - t.first) / 1000;
-  const cpu = [...t.cpuAfter]
-    .map(([name, after]) => [name, (after - (t.cpuBefore.get(name) ?? 0)) / wall] as const)
-    .sort((a, b) => b[1] - a[1]);
-  const machine =
-    (t.machineAfter.busy - t.machineBefore.busy) / Math.max(1, t.machineAfter.total - t.machineBefore.total);
-  console.log(
-    `  CPU over the scenario, in cores (node agents include their step processes): ${cpu.map(([n, c]) => `${n} ${c.toFixed(2)}`).join(', ')}; whole machine ${(machine * 100).toFixed(0)} % busy of ${String(availableParallelism())} cores`,
-  );
 }
 
 async function stopOperator(operator: ChildProcess): Promise<void> {

@@ -46,10 +46,21 @@ function checkNewName(name: string): void {
 const taken = (fileName: string): ((error: unknown) => never) =>
   rethrowAs(isAlreadyExists, () => new ApiError('already_exists', `DAG "${fileName}" already exists`));
 
-// eslint-disable-next-line max-lines-per-function -- longer since Prettier's layout; split pending (issue 27)
-export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (app, { cluster, clock }, done) => {
-  const read = { permission: 'read' as const };
+/** The app as a route plugin of this file sees it: TypeBox schemas type each route. */
+type DagsApp = Parameters<FastifyPluginCallbackTypebox<ResourceRouteOptions>>[0];
 
+const read = { permission: 'read' as const };
+
+// Registered in the OpenAPI document's order.
+export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (app, { cluster, clock }, done) => {
+  definitionRoutes(app, cluster, clock);
+  specRoutes(app, cluster);
+  findRoutes(app, cluster);
+  done();
+};
+
+/** The DAG resources themselves: list, create, details, delete. */
+function definitionRoutes(app: DagsApp, cluster: Cluster, clock: ResourceRouteOptions['clock']): void {
   app.get(
     '/dags',
     { config: read, schema: { tags: ['dags'], querystring: S.dagListQuery, response: { 200: S.dagList } } },
@@ -129,7 +140,10 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
       return reply.code(204).send();
     },
   );
+}
 
+/** A DAG's YAML: read it, replace it, and check one before it is stored. */
+function specRoutes(app: DagsApp, cluster: Cluster): void {
   app.get(
     '/dags/:fileName/spec',
     {
@@ -187,7 +201,10 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
       return { valid: errors.length === 0, errors, dag: dagDetails(load.dag) };
     },
   );
+}
 
+/** Renaming, and finding DAGs by their text and tags. */
+function findRoutes(app: DagsApp, cluster: Cluster): void {
   app.post(
     '/dags/:fileName/rename',
     {
@@ -231,8 +248,7 @@ export const dagRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (ap
     tags: uniqueTags(allDags(cluster)),
     errors: [],
   }));
-  done();
-};
+}
 
 /**
  * A rename is a new DAG resource under the new file name, then the old one deleted; when the

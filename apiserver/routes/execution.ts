@@ -117,10 +117,21 @@ function inlineStart(
   };
 }
 
-// eslint-disable-next-line max-lines-per-function -- longer since Prettier's layout; split pending (issue 27)
-export const executionRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (app, { cluster }, done) => {
-  const run = { permission: 'run' as const };
+/** The app as a route plugin of this file sees it: TypeBox schemas type each route. */
+type ExecutionApp = Parameters<FastifyPluginCallbackTypebox<ResourceRouteOptions>>[0];
 
+const run = { permission: 'run' as const };
+
+// Registered in the OpenAPI document's order.
+export const executionRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (app, { cluster }, done) => {
+  startRoutes(app, cluster);
+  controlRoutes(app, cluster);
+  historyRoutes(app, cluster);
+  done();
+};
+
+/** Starting and enqueueing a stored DAG or an inline one. */
+function startRoutes(app: ExecutionApp, cluster: Cluster): void {
   app.post(
     '/dags/:fileName/start',
     {
@@ -176,7 +187,10 @@ export const executionRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions>
       return { dagRunId: started.dagRunId };
     },
   );
+}
 
+/** Suspending a DAG's schedule and stopping all its runs. */
+function controlRoutes(app: ExecutionApp, cluster: Cluster): void {
   app.post(
     '/dags/:fileName/suspend',
     {
@@ -211,7 +225,10 @@ export const executionRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions>
       return { errors };
     },
   );
+}
 
+/** A DAG's recent runs and one of them, with their steps. */
+function historyRoutes(app: ExecutionApp, cluster: Cluster): void {
   app.get(
     '/dags/:fileName/dag-runs',
     {
@@ -249,5 +266,4 @@ export const executionRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions>
       };
     },
   );
-  done();
-};
+}
