@@ -10,9 +10,12 @@ import type { Dag, Step } from '../../core/dag/index.ts';
 export interface CommonStep {
   readonly name: string;
   readonly depends: readonly string[];
-  /** The commands run in turn, as written (one for a one-line command). */
-  readonly commands: readonly string[];
-  readonly script: string;
+  /**
+   * What a shell, docker, ssh or kubernetes step runs: its commands in turn, or its script as
+   * one entry (Dagu keeps some one-line `run:` commands as a script; both run them in a shell).
+   * Empty for other executors, whose command is their own form (Kubedag's http `GET <url>`).
+   */
+  readonly runs: readonly string[];
   /** The executor, in Kubedag's names (Dagu's `command` and empty type are `shell`). */
   readonly type: string;
   readonly call: string;
@@ -47,22 +50,48 @@ export function daguType(type: string): string {
   return DAGU_TYPES[type] ?? type;
 }
 
-/** Kubedag's executor names that are one executor under Dagu's names. */
-const KUBEDAG_TYPES: Readonly<Record<string, string>> = { dag: 'dag', parallel: 'parallel', subworkflow: 'dag' };
+/**
+ * Kubedag reads `${params.x}` and `${env.X}` as its variables `${x}` and `${X}` (the 2.x
+ * reference decision, docs/decisions/2026-11-29-dagu-2x-actions-values.md): the same value.
+ */
+export function asVariables(text: string): string {
+  return text.replace(/\$\{(?:params|env)\.([A-Za-z_][A-Za-z0-9_]*)\}/g, '${$1}');
+}
 
-function daguStep(value: unknown): CommonStep {
+/** Dagu's step types that Kubedag writes as a call (a `parallel` call is a call with items). */
+const CALL_TYPES = new Set(['dag', 'parallel']);
+
+/** Executors whose commands are commands. */
+const COMMAND_TYPES = new Set(['shell', 'docker', 'ssh', 'kubernetes']);
+
+function runs(type: string, commands: readonly string[], script: string): string[] {
+  if (!COMMAND_TYPES.has(type)) return [];
+  const text = script.trimEnd();
+  return commands.length > 0 ? [...commands] : text === '' ? [] : [text];
+}
+
+/** `${consts.NAME}` replaced by the value Dagu's loader fixed (Kubedag substitutes them at load). */
+export function withConsts(text: string, consts: Json): string {
+  return text.replace(/\$\{consts\.([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, name: string) =>
+    Object.hasOwn(consts, name) ? asText(consts[name]) : whole,
+  );
+}
+
+function daguStep(value: unknown, consts: Json): CommonStep {
   const step = asRecord(value);
+  const text = (written: string): string => asVariables(withConsts(written, consts));
   const commands = asList(step.commands).map((entry) => {
     const command = asRecord(entry);
     const written = asText(command.cmdWithArgs);
-    return written !== '' ? written : [asText(command.command), ...asList(command.args).map(asText)].join(' ');
+    return text(written !== '' ? written : [asText(command.command), ...asList(command.args).map(asText)].join(' '));
   });
+  const daguName = asText(asRecord(step.executorConfig).type);
+  const type = daguName === 'dag_enqueue' ? 'dag.enqueue' : daguType(daguName);
   return {
     name: asText(step.name),
     depends: asList(step.depends).map(asText).sort(),
-    commands,
-    script: asText(step.script),
-    type: daguType(asText(asRecord(step.executorConfig).type)),
+    runs: runs(type, commands, text(asText(step.script))),
+    type: CALL_TYPES.has(type) ? 'dag' : type,
     call: asText(asRecord(step.childDag).name),
   };
 }
@@ -80,16 +109,28 @@ export function scriptCommands(script: string): string[] | undefined {
   return commands.length > 1 && rest === '' ? commands : undefined;
 }
 
-function kubedagStep(step: Step): CommonStep {
+/** Kubedag's executor names that Dagu spells otherwise (a DAG-level container runs as docker). */
+const KUBEDAG_TYPES: Readonly<Record<string, string>> = { container: 'docker' };
+
+/** `bodies`: the names of the local DAGs Kubedag generated for 2.x foreach steps (dialect-foreach.ts). */
+function kubedagType(step: Step, foreach: boolean): string {
+  if (foreach) return 'foreach';
+  if (step.enqueue !== undefined) return 'dag.enqueue';
+  if (step.call !== undefined) return 'dag';
+  return KUBEDAG_TYPES[step.executor.type] ?? step.executor.type;
+}
+
+function kubedagStep(step: Step, bodies: ReadonlySet<string>): CommonStep {
   const listed = step.script === undefined ? undefined : scriptCommands(step.script);
-  const line = step.cmdWithArgs ?? (step.command === undefined ? undefined : [step.command, ...step.args].join(' '));
+  const line = step.cmdWithArgs ?? (step.command === undefined ? '' : [step.command, ...step.args].join(' '));
+  const foreach = step.call !== undefined && bodies.has(step.call);
+  const type = kubedagType(step, foreach);
   return {
     name: step.name,
     depends: [...step.depends].sort(),
-    commands: listed ?? (line === undefined || line === '' ? [] : [line]),
-    script: listed === undefined ? (step.script ?? '') : '',
-    type: step.call !== undefined ? 'dag' : (KUBEDAG_TYPES[step.executor.type] ?? step.executor.type),
-    call: step.call ?? '',
+    runs: runs(type, listed ?? (line === '' ? [] : [line]), listed === undefined ? (step.script ?? '') : ''),
+    type,
+    call: foreach ? '' : (step.call ?? ''),
   };
 }
 
@@ -97,20 +138,23 @@ const DAGU_HANDLERS: Readonly<Record<string, string>> = { abort: 'cancel' };
 
 export function fromDagu(value: unknown): CommonDag {
   const dag = asRecord(value);
+  const consts = asRecord(dag.consts);
   const handlers = Object.keys(asRecord(dag.handlerOn)).map((event) => DAGU_HANDLERS[event] ?? event);
   return {
-    steps: asList(dag.steps).map(daguStep),
+    steps: asList(dag.steps).map((step) => daguStep(step, consts)),
     handlers: handlers.sort(),
-    params: asList(dag.paramDefs).map((def) => `${asText(asRecord(def).name)}=${asText(asRecord(def).default)}`),
+    params: asList(dag.paramDefs).map(
+      (def) => `${asText(asRecord(def).name)}=${asVariables(withConsts(asText(asRecord(def).default), consts))}`,
+    ),
     schedule: asList(dag.schedule).map((schedule) => asText(asRecord(schedule).expression)),
   };
 }
 
-export function fromKubedag(dag: Dag): CommonDag {
+export function fromKubedag(dag: Dag, bodies: ReadonlySet<string> = new Set()): CommonDag {
   return {
-    steps: dag.steps.map(kubedagStep),
+    steps: dag.steps.map((step) => kubedagStep(step, bodies)),
     handlers: Object.keys(dag.handlerOn).sort(),
-    params: dag.params.entries.map((entry) => `${entry.name}=${entry.value}`),
+    params: kubedagParams(dag),
     schedule: dag.schedule.start.map((schedule) => schedule.expression),
   };
 }
@@ -120,6 +164,29 @@ export interface Difference {
   readonly field: string;
   readonly dagu: unknown;
   readonly kubedag: unknown;
+}
+
+/**
+ * A default that is one command substitution (a 2.x `eval:` param, `$(...)` or backticks) is
+ * worked out when a run starts; Dagu's loader, without evaluation, leaves it empty.
+ */
+export function unevaluated(value: string): string {
+  return /^(\$\([\s\S]*\)|`[^`]*`)$/.test(value) ? '' : value;
+}
+
+/** Typed 2.x params are a JSON Schema in Kubedag's model (its properties, in order); the rest are entries. */
+function kubedagParams(dag: Dag): string[] {
+  const schema = dag.params.schema;
+  const properties = typeof schema === 'object' ? asRecord(schema.properties) : {};
+  const value = new Map(dag.params.entries.map((entry) => [entry.name, entry.value]));
+  // An eval param whose evaluation fails falls back to the schema's default (dialect-params.ts).
+  const typed = Object.entries(properties).map(([name, property]) => {
+    const written = unevaluated(value.get(name) ?? '');
+    return `${name}=${written !== '' ? written : asText(asRecord(property).default)}`;
+  });
+  const rest = dag.params.entries.filter((entry) => !Object.hasOwn(properties, entry.name));
+  // Dagu names a positional param "" (Kubedag "1", "2", ...).
+  return [...typed, ...rest.map((entry) => `${entry.positional ? '' : entry.name}=${unevaluated(entry.value)}`)];
 }
 
 /** The first difference of each field that differs, with both values. */
@@ -137,7 +204,7 @@ export function differences(dagu: CommonDag, kubedag: CommonDag): Difference[] {
   dagu.steps.forEach((step, i) => {
     const other = kubedag.steps[i];
     if (other === undefined) return;
-    for (const key of ['name', 'depends', 'commands', 'script', 'type', 'call'] as const)
+    for (const key of ['name', 'depends', 'runs', 'type', 'call'] as const)
       note(`steps[].${key}`, step[key], other[key]);
   });
   for (const key of ['handlers', 'params', 'schedule'] as const) note(key, dagu[key], kubedag[key]);

@@ -24,6 +24,7 @@ import (
 \t"fmt"
 \t"os"
 
+\t_ "github.com/dagucloud/dagu/v2/internal/runtime/builtin" // the executors, which the loader asks what each takes
 \t"github.com/dagucloud/dagu/v2/internal/spec"
 )
 

@@ -102,7 +102,7 @@ describe('the comparison', () => {
   it('names each differing field once, with both values', () => {
     const load = loadDag(text.replace('run: [x, y]', 'run: [x, z]').replace('N: 3', 'N: 4'), { fileName: 'other' });
     expect(differences(fromDagu(daguDag), fromKubedag(load.dag))).toEqual([
-      { field: 'steps[].commands', dagu: ['x', 'y'], kubedag: ['x', 'z'] },
+      { field: 'steps[].runs', dagu: ['x', 'y'], kubedag: ['x', 'z'] },
       { field: 'params', dagu: ['N=3'], kubedag: ['N=4'] },
     ]);
   });

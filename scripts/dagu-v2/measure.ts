@@ -14,7 +14,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadDag } from '../../core/dag/index.ts';
+import { loadDag, type DagLoad } from '../../core/dag/index.ts';
 import { DAGU_TAG, DEFAULT_SOURCE_GIT, ensureDaguCli } from './build.ts';
 import { differences, fromDagu, fromKubedag, type Difference } from './compare.ts';
 import { collectCorpus, type CorpusEntry } from './corpus.ts';
@@ -78,7 +78,7 @@ try {
     const found =
       daguDag?.dag === undefined
         ? [{ field: 'dagu-load', dagu: daguDag?.error ?? 'no output', kubedag: '' }]
-        : differences(fromDagu(daguDag.dag), fromKubedag(load.dag));
+        : differences(fromDagu(daguDag.dag), fromKubedag(load.dag, foreachBodies(load)));
     outcomes.push({
       source: entry.source,
       kind: entry.kind,
@@ -93,6 +93,11 @@ try {
   log(`figures and every file's outcome written to ${values.json}`);
 } finally {
   await rm(work, { recursive: true, force: true });
+}
+
+/** The local DAGs Kubedag generated for foreach steps (a written local DAG has no `document`). */
+function foreachBodies(load: DagLoad): Set<string> {
+  return new Set(load.localDags.filter((local) => local.document !== undefined).map((local) => local.name));
 }
 
 function summarize(outcomes: readonly Outcome[]) {
