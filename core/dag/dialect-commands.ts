@@ -20,7 +20,7 @@ function isMapping(value: unknown): value is Mapping {
 
 /** A 2.x step's execution keys in the 1.x shape; the step's other keys are left as they are. */
 export function stepExecution(step: Mapping, path: string, errors: DagIssue[]): Mapping {
-  let out = step;
+  let out = publishesOnly(step) ? { ...step, command: 'true' } : step;
   if (Object.hasOwn(step, 'action')) out = actionStep(step, path, errors);
   else if (Object.hasOwn(step, 'run')) out = runAsCommand(step, path, errors);
   const written = Object.hasOwn(step, 'action')
@@ -30,6 +30,24 @@ export function stepExecution(step: Mapping, path: string, errors: DagIssue[]): 
   if (Object.hasOwn(out, 'exec')) out = execAsCommand(out, path, errors);
   out = withShellArgs(out, path, errors);
   return withOneXSettings(out, path, errors);
+}
+
+/** Keys that say what a step runs (or that it runs in a container, a sub-DAG or per item). */
+const RUNS_KEYS = ['action', 'run', 'command', 'script', 'exec', 'type', 'call', 'parallel', 'container', 'foreach'];
+
+/**
+ * A step that only publishes values (an object-form `output:` none of whose entries reads
+ * stdout or stderr) and runs nothing: Dagu infers the noop type for it (v2.15.1
+ * `shouldInferNoopStep`), which Kubedag runs as `true`, as it runs `action: noop`.
+ */
+function publishesOnly(step: Mapping): boolean {
+  const output = step.output;
+  if (!isMapping(output) || Object.keys(output).length === 0) return false;
+  if (RUNS_KEYS.some((key) => Object.hasOwn(step, key))) return false;
+  return Object.values(output).every(
+    (entry) =>
+      !isMapping(entry) || !(typeof entry.from === 'string' && ['stdout', 'stderr'].includes(entry.from.trim())),
+  );
 }
 
 /** Keys an `action:` replaces, as `run:` does (Dagu's rule), and `run` itself. */

@@ -39,6 +39,7 @@ const asText = (value: unknown): string =>
 /** Dagu's executor names that are Kubedag's under another name. */
 const DAGU_TYPES: Readonly<Record<string, string>> = {
   '': 'shell',
+  noop: 'shell',
   command: 'shell',
   docker: 'docker',
   container: 'docker',
@@ -90,7 +91,8 @@ function daguStep(value: unknown, consts: Json): CommonStep {
   return {
     name: asText(step.name),
     depends: asList(step.depends).map(asText).sort(),
-    runs: runs(type, commands, text(asText(step.script))),
+    // Kubedag runs a noop step (written, or inferred for a step that only publishes) as `true`.
+    runs: type === 'shell' && daguName === 'noop' ? ['true'] : runs(type, commands, text(asText(step.script))),
     type: CALL_TYPES.has(type) ? 'dag' : type,
     call: asText(asRecord(step.childDag).name),
   };
