@@ -20,6 +20,11 @@ function isMapping(value: unknown): value is Mapping {
 
 /** A 2.x step's execution keys in the 1.x shape; the step's other keys are left as they are. */
 export function stepExecution(step: Mapping, path: string, errors: DagIssue[]): Mapping {
+  const refusedType = typeof step.type === 'string' ? REFUSED_TYPES[step.type.trim()] : undefined;
+  if (refusedType !== undefined) {
+    errors.push(refusal(childPath(path, 'type'), refusedType));
+    return without(step, 'type', 'with', 'config');
+  }
   let out = publishesOnly(step) ? { ...step, command: 'true' } : step;
   if (Object.hasOwn(step, 'action')) out = actionStep(step, path, errors);
   else if (Object.hasOwn(step, 'run')) out = runAsCommand(step, path, errors);
@@ -31,6 +36,22 @@ export function stepExecution(step: Mapping, path: string, errors: DagIssue[]): 
   out = withShellArgs(out, path, errors);
   return withOneXSettings(out, path, errors);
 }
+
+/**
+ * 2.x step types Kubedag does not run, refused by name as their actions are (REFUSED_ACTIONS),
+ * not as an unknown executor: the LLM, agent and harness types deliberately, the data stores and
+ * the router not yet.
+ */
+const REFUSED_TYPES: Readonly<Record<string, string>> = {
+  chat: 'type: chat (LLM chat steps)',
+  agent: 'type: agent (agent steps)',
+  harness: 'type: harness (coding-agent harness)',
+  router: 'action router.route (router steps)',
+  postgres: 'postgres.* actions',
+  sqlite: 'sqlite.* actions',
+  redis: 'redis.* actions',
+  sftp: 'sftp.* actions',
+};
 
 /** Keys that say what a step runs (or that it runs in a container, a sub-DAG or per item). */
 const RUNS_KEYS = ['action', 'run', 'command', 'script', 'exec', 'type', 'call', 'parallel', 'container', 'foreach'];

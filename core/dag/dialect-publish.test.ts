@@ -38,3 +38,19 @@ describe('a 2.x step that only publishes values (Dagu infers noop)', () => {
     expect(got.dag.steps[0]?.cmdWithArgs).toBe('echo hi');
   });
 });
+
+describe('a 2.x step type Kubedag does not run', () => {
+  it.each([
+    ['chat', 'Dagu 2.x feature type: chat (LLM chat steps) is not supported: Kubedag runs no LLM steps'],
+    ['agent', 'Dagu 2.x feature type: agent (agent steps) is not supported: Kubedag runs no LLM agents'],
+    [
+      'harness',
+      'Dagu 2.x feature type: harness (coding-agent harness) is not supported: Kubedag runs no coding-agent harnesses',
+    ],
+    ['postgres', 'Dagu 2.x feature postgres.* actions is not supported yet'],
+    ['router', 'Dagu 2.x feature action router.route (router steps) is not supported yet'],
+  ])('refuses type: %s by name, and only that', (type, message) => {
+    const got = load(`  - id: a\n    type: ${type}\n    with: {x: 1}\n    timeout_sec: 5\n`);
+    expect(got.errors.map(formatIssue)).toEqual([`steps[0].type: ${message}`]);
+  });
+});
