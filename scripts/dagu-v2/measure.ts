@@ -146,7 +146,7 @@ function summarize(outcomes: readonly Outcome[]) {
 function printTable(figures: ReturnType<typeof summarize>): void {
   const row = (label: string, counts: { yaml: number; markdown: number; total: number }): string =>
     `| ${label.padEnd(44)} | ${String(counts.yaml).padStart(5)} | ${String(counts.markdown).padStart(8)} | ${String(counts.total).padStart(5)} |`;
-  console.log(`| ${'DAG files of Dagu ' + DAGU_TAG} ${' '.repeat(26)}|  yaml | markdown | total |`);
+  console.log(`| ${`DAG files of Dagu ${DAGU_TAG}`.padEnd(44)} |  yaml | markdown | total |`);
   console.log(`|${'-'.repeat(46)}|------:|---------:|------:|`);
   console.log(row('in the corpus', figures.files));
   console.log(row('accepted by dagu validate', figures.daguAccepted));
