@@ -16,6 +16,7 @@ const pairs = readdirSync(dir)
 const ONE_WAY: Readonly<Record<string, string>> = {
   approval: 'steps[1].approval: "approval" has no Dagu 1.x form',
   'picked-outputs': 'steps[0].output: "output" has no Dagu 1.x form',
+  'publish-only': 'steps[0].output: "output" has no Dagu 1.x form',
   outputs:
     'steps[0].outputs: declared step outputs (and the ${steps.<id>.outputs.<name>} that read them) have no Dagu 1.x form',
 };

@@ -20,7 +20,12 @@ function isMapping(value: unknown): value is Mapping {
 
 /** A 2.x step's execution keys in the 1.x shape; the step's other keys are left as they are. */
 export function stepExecution(step: Mapping, path: string, errors: DagIssue[]): Mapping {
-  let out = step;
+  const refusedType = typeof step.type === 'string' ? REFUSED_TYPES[step.type.trim()] : undefined;
+  if (refusedType !== undefined) {
+    errors.push(refusal(childPath(path, 'type'), refusedType));
+    return without(step, 'type', 'with', 'config');
+  }
+  let out = publishesOnly(step) ? { ...step, command: 'true' } : step;
   if (Object.hasOwn(step, 'action')) out = actionStep(step, path, errors);
   else if (Object.hasOwn(step, 'run')) out = runAsCommand(step, path, errors);
   const written = Object.hasOwn(step, 'action')
@@ -30,6 +35,40 @@ export function stepExecution(step: Mapping, path: string, errors: DagIssue[]): 
   if (Object.hasOwn(out, 'exec')) out = execAsCommand(out, path, errors);
   out = withShellArgs(out, path, errors);
   return withOneXSettings(out, path, errors);
+}
+
+/**
+ * 2.x step types Kubedag does not run, refused by name as their actions are (REFUSED_ACTIONS),
+ * not as an unknown executor: the LLM, agent and harness types deliberately, the data stores and
+ * the router not yet.
+ */
+const REFUSED_TYPES: Readonly<Record<string, string>> = {
+  chat: 'type: chat (LLM chat steps)',
+  agent: 'type: agent (agent steps)',
+  harness: 'type: harness (coding-agent harness)',
+  router: 'action router.route (router steps)',
+  postgres: 'postgres.* actions',
+  sqlite: 'sqlite.* actions',
+  redis: 'redis.* actions',
+  sftp: 'sftp.* actions',
+};
+
+/** Keys that say what a step runs (or that it runs in a container, a sub-DAG or per item). */
+const RUNS_KEYS = ['action', 'run', 'command', 'script', 'exec', 'type', 'call', 'parallel', 'container', 'foreach'];
+
+/**
+ * A step that only publishes values (an object-form `output:` none of whose entries reads
+ * stdout or stderr) and runs nothing: Dagu infers the noop type for it (v2.15.1
+ * `shouldInferNoopStep`), which Kubedag runs as `true`, as it runs `action: noop`.
+ */
+function publishesOnly(step: Mapping): boolean {
+  const output = step.output;
+  if (!isMapping(output) || Object.keys(output).length === 0) return false;
+  if (RUNS_KEYS.some((key) => Object.hasOwn(step, key))) return false;
+  return Object.values(output).every(
+    (entry) =>
+      !isMapping(entry) || !(typeof entry.from === 'string' && ['stdout', 'stderr'].includes(entry.from.trim())),
+  );
 }
 
 /** Keys an `action:` replaces, as `run:` does (Dagu's rule), and `run` itself. */

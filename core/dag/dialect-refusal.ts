@@ -26,6 +26,9 @@ export const DELIBERATE: Readonly<Record<string, string>> = {
   'custom action packages (a versioned action reference)': 'Kubedag runs only its built-in executors',
   'type: controller (controller DAGs)': "Kubedag runs no LLM agents (controller is Dagu's older name of agent)",
   'type: build (build DAGs)': 'Kubedag runs no build DAGs',
+  'type: chat (LLM chat steps)': 'Kubedag runs no LLM steps',
+  'type: agent (agent steps)': 'Kubedag runs no LLM agents',
+  'type: harness (coding-agent harness)': 'Kubedag runs no coding-agent harnesses',
 };
 
 /** The error for a 2.x feature at `path`: deliberately not run, or not read yet. */

@@ -62,7 +62,11 @@ export function toOneX(document: Mapping, errors: DagIssue[]): Mapping {
 function rewriteMapping(input: Mapping, scope: Scope, path: string, errors: DagIssue[]): Mapping {
   const value =
     scope === 'step'
-      ? withApproval(withOutputs(stepExecution(namedById(input), path, errors), path, errors), path, errors)
+      ? withApproval(
+          withOutputs(stepExecution(withTextDepends(namedById(input)), path, errors), path, errors),
+          path,
+          errors,
+        )
       : scope === 'root'
         ? withShellArgs(input, path, errors)
         : scope === 'precondition'
@@ -91,6 +95,17 @@ function withOutputs(step: Mapping, path: string, errors: DagIssue[]): Mapping {
 /** A 2.x step without a name is named by its id (Dagu's finalizeBuiltStepName); 1.x generates one. */
 function namedById(step: Mapping): Mapping {
   return step.name === undefined && typeof step.id === 'string' ? { name: step.id, ...step } : step;
+}
+
+/**
+ * 2.x reads a number in `depends` as the step name it spells (`depends: [42]` names the step
+ * "42"; Dagu's conformance fixture valid_non_string_depends); 1.x takes only text.
+ */
+function withTextDepends(step: Mapping): Mapping {
+  const text = (item: unknown): unknown => (typeof item === 'number' ? String(item) : item);
+  const depends = step.depends;
+  if (typeof depends === 'number') return { ...step, depends: text(depends) };
+  return Array.isArray(depends) ? { ...step, depends: depends.map(text) } : step;
 }
 
 /** 2.x kinds of DAG Kubedag does not run (`type: agent`, `build`, `controller`). */

@@ -36,6 +36,9 @@ const TWO_X_ADDITIONS: Readonly<Partial<Record<Scope, Readonly<Record<string, TS
   },
   step: {
     shell_args: shellArgs,
+    depends: Type.Union([Type.String(), Type.Number(), Type.Array(Type.Union([Type.String(), Type.Number()]))], {
+      description: 'Steps (names or ids) that must finish first; a number names the step it spells; `[]` opts out.',
+    }),
     run: Type.Union([Type.String(), words], {
       description: 'A shell command (several lines: an inline script), or a list of one command.',
     }),

@@ -105,20 +105,27 @@ async function buildUi(src: string, log: (line: string) => void): Promise<void> 
   );
 }
 
-/** The built CLI and UI, building what is missing; `log` gets one line per step. */
-export async function ensureDagu(sourceGit: string, log: (line: string) => void): Promise<DaguBuild> {
+/** The built CLI only (the corpus measure needs no UI), building what is missing. */
+export async function ensureDaguCli(sourceGit: string, log: (line: string) => void): Promise<string> {
   const src = join(DAGU_DIR, 'src');
-  const build = { bin: join(DAGU_DIR, 'bin', 'dagu'), assets: join(src, 'ui', 'dist') };
+  const bin = join(DAGU_DIR, 'bin', 'dagu');
   if (!existsSync(join(src, 'go.mod'))) {
     log(`unpacking ${DAGU_TAG} from ${sourceGit}`);
     await unpackSource(src, sourceGit);
   }
-  if (!existsSync(build.bin)) {
+  if (!existsSync(bin)) {
     log('go build ./cmd (Go proxy; go 1.27 through GOTOOLCHAIN=auto)');
     const env = { ...process.env, GOTOOLCHAIN: 'auto', GOFLAGS: '-mod=mod' };
-    const args = ['build', '-p', '2', '-ldflags', `-X 'main.version=${DAGU_TAG.slice(1)}'`, '-o', build.bin, './cmd'];
+    const args = ['build', '-p', '2', '-ldflags', `-X 'main.version=${DAGU_TAG.slice(1)}'`, '-o', bin, './cmd'];
     await heavy(join(DAGU_DIR, 'go-build.log'), src, 'go', args, env);
   }
+  return bin;
+}
+
+/** The built CLI and UI, building what is missing; `log` gets one line per step. */
+export async function ensureDagu(sourceGit: string, log: (line: string) => void): Promise<DaguBuild> {
+  const src = join(DAGU_DIR, 'src');
+  const build = { bin: await ensureDaguCli(sourceGit, log), assets: join(src, 'ui', 'dist') };
   if (!existsSync(join(build.assets, 'bundle.js'))) await buildUi(src, log);
   return build;
 }
