@@ -8,10 +8,8 @@ import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebo
 import Type from 'typebox';
 import { isNotFound, isConflict } from '../../core/kube/errors.ts';
 import { isActiveRun } from '../../core/resources/queue.ts';
-import { statusRecords } from '../../core/resources/run-records.ts';
-import type { DagRunResource } from '../../core/resources/types.ts';
 import { isArchived } from '../archive-reads.ts';
-import { recordedRunAt, runAt, type Cluster } from '../cluster.ts';
+import { recordedRunAt, runAt, runDefinition, type Cluster } from '../cluster.ts';
 import type { ResourceRouteOptions } from '../deps.ts';
 import { ApiError, rethrowAs } from '../errors.ts';
 import { SUB_RUN_SEGMENTS } from '../paths.ts';
@@ -20,14 +18,11 @@ import { renderYaml } from '../views/dags.ts';
 import { iso } from '../views/format.ts';
 import { runIdentity } from '../views/identity.ts';
 import { ACTIONS, answer, answered, approvalBody, stepParams, subStepParams } from './approval-routes.ts';
+import { runOutputs } from './run-outputs.ts';
 import { V1 } from './schemas.ts';
 
 const runParams = Type.Object({ name: Type.String(), dagRunId: Type.String() });
 const subParams = Type.Object({ name: Type.String(), dagRunId: Type.String(), subDAGRunId: Type.String() });
-/** The outputs a run's steps captured, merged in step order (a later step's value of a name wins, as in Dagu). Pure. */
-export function runOutputs(run: DagRunResource): Record<string, string> {
-  return Object.assign({}, ...statusRecords(run.status).map((node) => node.outputs ?? {})) as Record<string, string>;
-}
 
 async function deleteRun(cluster: Cluster, at: { name: string; dagRunId: string }): Promise<void> {
   const run = await runAt(cluster, at);
@@ -97,7 +92,7 @@ export const v1RunRoutes: FastifyPluginCallbackTypebox<ResourceRouteOptions> = (
           completedAt: iso(status.finishedAt),
           params: status.params ?? run.spec.params ?? '',
         },
-        outputs: runOutputs(run),
+        outputs: runOutputs(status, await runDefinition(cluster, run)),
       };
     },
   );

@@ -77,7 +77,16 @@ const runSummaryFields = {
   artifactsAvailable: Type.Boolean({
     description: "Always false: a run's status does not record its artifacts; GET .../artifacts lists them.",
   }),
-  autoRetryCount: Type.Integer({ description: 'Always 0: Kubedag has no DAG-level automatic retry.' }),
+  autoRetryCount: Type.Integer({
+    minimum: 0,
+    description: "Retries the DAG's retry_policy has made of this run so far (0 without one).",
+  }),
+  autoRetryLimit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: "The DAG's retry_policy limit this run was started with; absent when the DAG has none.",
+    }),
+  ),
 };
 const runSummary = Type.Object(runSummaryFields);
 const subRun = Type.Object({ ...PARTS.subRun.properties, dagName: Type.Optional(str) });

@@ -5,7 +5,11 @@ import { dagRun } from '../../test/builders/dag-run.ts';
 import { neverRanDetails } from '../views/dags.ts';
 import { queues } from '../views/queues.ts';
 import { runDetails, runSummary } from '../views/runs.ts';
+import { ANNOTATIONS } from '../../core/resources/constants.ts';
+import { PARTS } from '../schemas.ts';
 import { v1Dag, v1Details, v1Grid, v1Queue, v1Step, v1Summary } from './views.ts';
+
+const V2_SUMMARY_KEYS = Object.keys(PARTS.runSummary.properties);
 
 const dag = loadDag(
   'tags: [ops]\nhandlerOn:\n  cancel: {command: echo aborted}\n  exit: {command: echo bye}\nsteps:\n  - {name: say, command: echo hello world}\n  - {name: sh, script: "echo one"}\n',
@@ -37,6 +41,46 @@ describe('the v1 shapes of the v2 views', () => {
     );
     expect(v1Summary(summary)).toEqual({ ...summary, artifactsAvailable: false, autoRetryCount: 0 });
   });
+
+  const policy = { limit: 3, intervalSec: 60, maxIntervalSec: 3600 };
+  const retried: [
+    string,
+    Record<string, string>,
+    number | undefined,
+    { autoRetryCount: number; autoRetryLimit?: number },
+  ][] = [
+    ['a run of a DAG without a retry policy', {}, undefined, { autoRetryCount: 0 }],
+    ['a run the policy has not retried yet', {}, 3, { autoRetryCount: 0, autoRetryLimit: 3 }],
+    ['a run the policy retried twice', { [ANNOTATIONS.autoRetries]: '2' }, 3, { autoRetryCount: 2, autoRetryLimit: 3 }],
+    [
+      'a run whose count annotation is no count',
+      { [ANNOTATIONS.autoRetries]: 'x' },
+      3,
+      { autoRetryCount: 0, autoRetryLimit: 3 },
+    ],
+    ['a run of a DAG whose policy retries nothing', {}, 0, { autoRetryCount: 0 }],
+  ];
+  it.each(retried)(
+    "gives the automatic retries of %s in v1's summary, and none in v2's",
+    (_name, annotations, limit, fields) => {
+      const run = dagRun('flaky-r1')
+        .of('flaky', 'r1')
+        .annotate(annotations)
+        .spec(
+          limit === undefined
+            ? {}
+            : { frozenDefinition: { segment: 'flaky-r1-def', retryPolicy: { ...policy, limit } } },
+        )
+        .status({ status: 3, statusLabel: 'failed' })
+        .build();
+      const v1 = v1Summary(runSummary(run));
+      expect({
+        autoRetryCount: v1.autoRetryCount,
+        ...('autoRetryLimit' in v1 ? { autoRetryLimit: v1.autoRetryLimit } : {}),
+      }).toEqual(fields);
+      expect(V2_SUMMARY_KEYS.filter((key) => key.startsWith('autoRetry'))).toEqual([]);
+    },
+  );
 
   it('moves onCancel to onAbort and leaves out the handlers a run has not', () => {
     const details = v1Details(neverRanDetails(dag));

@@ -8,7 +8,7 @@
  *   that is not defined is left out rather than `null`;
  * - a DAG's `tags` are also its `labels`;
  * - a run summary has no root, parent or log (its details keep them) and always says
- *   `artifactsAvailable` and `autoRetryCount`;
+ *   `artifactsAvailable` and `autoRetryCount` (and `autoRetryLimit` when the DAG has a retry policy);
  * - a queue counts its runs (`runningCount`, `queuedCount`) and is `global` where v2 says `custom`.
  */
 import type { DagDetails, DagSummary, StepObject } from '../../core/dag/api.ts';
@@ -46,11 +46,14 @@ export function v1Dag(
   return { ...v1DagSummary(dag), steps: dag.steps.map(v1Step), handlerOn };
 }
 
-/** The v1 summary fields beside v2's; root, parent and log are dropped by v1's schema where it has none. */
+/**
+ * The v1 summary fields beside v2's; root, parent and log are dropped by v1's schema where it has
+ * none. `autoRetryCount` is required in v1: 0 for a run no retry policy retried.
+ */
 export function v1Summary<S extends RunSummary>(
   summary: S,
 ): S & { artifactsAvailable: boolean; autoRetryCount: number } {
-  return { ...summary, artifactsAvailable: false, autoRetryCount: 0 };
+  return { ...summary, artifactsAvailable: false, autoRetryCount: summary.autoRetryCount ?? 0 };
 }
 
 export function v1Node(node: NodeView): Rest<NodeView, 'step'> & { step: V1Step } {

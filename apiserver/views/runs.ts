@@ -7,6 +7,7 @@ import { plainStep, type Dag, type HandlerEvent, type Step } from '../../core/da
 import type { RunNode } from '../../core/resources/schemas.ts';
 import { runStatusLabel, stepStatusLabel } from '../../core/resources/status.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
+import { autoRetryCount, autoRetryLimit } from '../../core/resources/auto-retries.ts';
 import { compareText, instant, iso, runLogPath } from './format.ts';
 import { approvalFields, type ApprovalFields } from './approval.ts';
 import { runIdentity } from './identity.ts';
@@ -25,6 +26,12 @@ export interface RunSummary {
   finishedAt: string;
   log: string;
   params: string;
+  /**
+   * Dagu 2.x's DAG-level automatic retries, only when the run has a retry policy or was retried
+   * by one: /api/v1 serves them (v1/views.ts); /api/v2's schema has no such fields and drops them.
+   */
+  autoRetryCount?: number;
+  autoRetryLimit?: number;
 }
 
 export interface SubRunRef {
@@ -110,6 +117,16 @@ function buildSummary(run: DagRunResource): RunSummary {
     finishedAt: iso(run.status?.finishedAt),
     log: runLogPath(id.name, id.dagRunId),
     params: run.status?.params ?? run.spec.params ?? '',
+    ...autoRetries(run),
+  };
+}
+
+function autoRetries(run: DagRunResource): Pick<RunSummary, 'autoRetryCount' | 'autoRetryLimit'> {
+  const count = autoRetryCount(run);
+  const limit = autoRetryLimit(run);
+  return {
+    ...(count === 0 ? {} : { autoRetryCount: count }),
+    ...(limit === undefined ? {} : { autoRetryLimit: limit }),
   };
 }
 

@@ -74,10 +74,16 @@ describe('action steps', () => {
     expect(errorsOf(`steps:\n  - {name: s, action: dag.enqueue, with: ${withText}}`)).toEqual([want]);
   });
 
-  it('refuses dag.enqueue over parallel items by name', () => {
-    expect(errorsOf('steps:\n  - {name: s, action: dag.enqueue, with: {dag: child}, parallel: {items: [a]}}')).toEqual([
-      'steps[0].parallel: Dagu 2.x feature dag.enqueue with parallel (one queued run per item) is not supported yet',
-    ]);
+  it('passes a parallel dag.enqueue on as a parallel call the operator queues', () => {
+    const step = stepOf(
+      'steps:\n  - {name: s, action: dag.enqueue, with: {dag: child, queue: slow, params: "A=${ITEM}"}, parallel: {items: [a, b], max_concurrent: 1}}',
+    );
+    expect(step).toMatchObject({
+      call: 'child',
+      enqueue: { queue: 'slow' },
+      params: 'A=${ITEM}',
+      parallel: { items: ['a', 'b'], maxConcurrent: 1 },
+    });
   });
 
   it('passes a parallel dag.run on as a parallel call', () => {

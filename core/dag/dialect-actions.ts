@@ -118,20 +118,12 @@ const dagRun =
 /**
  * dag.enqueue queues a run of another DAG and does not wait for it (Dagu's
  * internal/runtime/builtin/dag/enqueue.go): a call the operator completes itself by creating
- * the queued run (`enqueue`), with Dagu's `with.queue` to put it on another queue.
+ * the queued run (`enqueue`), with Dagu's `with.queue` to put it on another queue. With
+ * `parallel`, one queued run per item (operator/run/decide/enqueue.ts).
  */
 const dagEnqueue: ActionRule = (input) => {
   const dag = requiredText(input, 'dag');
   if (!onlyKeys(input, 'dag.enqueue', ['dag', 'params', 'queue']) || dag === undefined) return undefined;
-  if (input.step.parallel !== undefined) {
-    input.errors.push(
-      refusal(
-        childPath(input.at.replace(/\.with$/, ''), 'parallel'),
-        'dag.enqueue with parallel (one queued run per item)',
-      ),
-    );
-    return undefined;
-  }
   const queue = input.with.queue;
   if (queue !== undefined && (typeof queue !== 'string' || queue.trim() === '')) {
     input.errors.push(issue(childPath(input.at, 'queue'), 'dag.enqueue with.queue must be a non-empty string'));

@@ -210,13 +210,6 @@ describe('loadDag refuses what this slice does not read', () => {
       want: ['steps[0].action: Dagu 2.x feature sftp.* actions is not supported yet'],
     },
     {
-      name: 'dag.enqueue over parallel items',
-      yaml: 'steps:\n  - {name: s, action: dag.enqueue, with: {dag: child}, parallel: [a, b]}',
-      want: [
-        'steps[0].parallel: Dagu 2.x feature dag.enqueue with parallel (one queued run per item) is not supported yet',
-      ],
-    },
-    {
       name: 'params of a name no variable can have',
       yaml: 'steps:\n  - run: echo ${params.my-region}',
       want: ['steps[0].run: Dagu 2.x feature ${params.…} references is not supported yet'],

@@ -15,6 +15,7 @@ import {
 } from './attempt-verdict.ts';
 import { podLoss } from './lost.ts';
 import { foreachItems, parallelItems, subRunId } from './children.ts';
+import { isEnqueue } from './enqueue.ts';
 import { keyedItems } from './foreach-keys.ts';
 import { stepPodName } from '../../../core/resources/names.ts';
 import { keepOutput, type OutputFields } from '../pods/output-values.ts';
@@ -58,7 +59,8 @@ function adopt(work: Work, node: RunNode): RunNode {
 export function observeNode(work: Work, step: Step, node: RunNode, handler = false): RunNode {
   if (node.status !== StepStatus.Running) return node;
   if (node.nextAttemptAt !== undefined && node.pod === undefined) return node;
-  if (step.parallel !== undefined) return observeParallel(work, step, node);
+  // An enqueue step's runs are not its children: it ends in the write that queued them (enqueue.ts).
+  if (step.parallel !== undefined && !isEnqueue(step)) return observeParallel(work, step, node);
   const pod = work.podOf(node);
   if (pod === undefined) {
     if (node.pod !== undefined && work.input.expected.has(node.pod)) return node;

@@ -11,6 +11,7 @@
  * docs/decisions/2026-11-29-dagu-2x-semantics.md.
  */
 import { dagRetryDelayMs, type DagRetryPolicy } from '../../../core/dag/index.ts';
+import { autoRetryCount } from '../../../core/resources/auto-retries.ts';
 import { ANNOTATIONS } from '../../../core/resources/constants.ts';
 import { RunStatus } from '../../../core/resources/status.ts';
 import type { DagRunResource } from '../../../core/resources/types.ts';
@@ -32,11 +33,8 @@ export type AutoRetryDecision =
   | { readonly kind: 'wait'; readonly untilMs: number }
   | { readonly kind: 'retry'; readonly count: number };
 
-/** How many times the policy has retried the run so far. */
-export function autoRetries(run: DagRunResource): number {
-  const count = Number(run.metadata?.annotations?.[ANNOTATIONS.autoRetries] ?? '0');
-  return Number.isInteger(count) && count > 0 ? count : 0;
-}
+/** How many times the policy has retried the run so far (the annotation, core/resources/auto-retries.ts). */
+export const autoRetries: (run: DagRunResource) => number = autoRetryCount;
 
 /** Whether, and when, the DAG's retry policy retries a finished run. Pure. */
 export function autoRetry({ run, policy, dagSuspended, now }: AutoRetryInput): AutoRetryDecision {

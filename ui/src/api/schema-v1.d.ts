@@ -41,8 +41,10 @@ export interface paths {
                                 params: string;
                                 /** @description Always false: a run's status does not record its artifacts; GET .../artifacts lists them. */
                                 artifactsAvailable: boolean;
-                                /** @description Always 0: Kubedag has no DAG-level automatic retry. */
+                                /** @description Retries the DAG's retry_policy has made of this run so far (0 without one). */
                                 autoRetryCount: number;
+                                /** @description The DAG's retry_policy limit this run was started with; absent when the DAG has none. */
+                                autoRetryLimit?: number;
                                 rootDAGRunName: string;
                                 rootDAGRunId: string;
                                 parentDAGRunName: string;
@@ -1084,8 +1086,10 @@ export interface paths {
                                 params: string;
                                 /** @description Always false: a run's status does not record its artifacts; GET .../artifacts lists them. */
                                 artifactsAvailable: boolean;
-                                /** @description Always 0: Kubedag has no DAG-level automatic retry. */
+                                /** @description Retries the DAG's retry_policy has made of this run so far (0 without one). */
                                 autoRetryCount: number;
+                                /** @description The DAG's retry_policy limit this run was started with; absent when the DAG has none. */
+                                autoRetryLimit?: number;
                                 rootDAGRunName: string;
                                 rootDAGRunId: string;
                                 parentDAGRunName: string;
