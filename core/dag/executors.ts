@@ -30,6 +30,7 @@ export const EXECUTOR_TYPES = [
   'file',
   's3',
   'template',
+  'artifact',
 ] as const;
 export type ExecutorType = (typeof EXECUTOR_TYPES)[number];
 
@@ -193,6 +194,7 @@ const RULES: Record<ExecutorType | typeof SHARED_CONTAINER, Rule> = {
   wait: (step, path, _context, configPath) => checkBuiltin('wait', step, path, configPath),
   file: (step, path, _context, configPath) => checkBuiltin('file', step, path, configPath),
   s3: (step, path, _context, configPath) => checkBuiltin('s3', step, path, configPath),
+  artifact: (step, path, _context, configPath) => checkBuiltin('artifact', step, path, configPath),
   template: (step, path) => checkTemplate(step, path),
 };
 
