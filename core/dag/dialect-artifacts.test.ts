@@ -70,6 +70,15 @@ describe("Dagu 2.x's artifact outputs (stdout/stderr: {artifact})", () => {
     ]);
   });
 
+  it("refuses an artifact output on a kubernetes step that runs its image's entrypoint", () => {
+    expect(errorsOf('steps:\n  - {action: k8s.run, with: {image: busybox}, stdout: {artifact: a.log}}')).toEqual([
+      "steps[0].stdout: a kubernetes step without a command runs its image's entrypoint, which writes no stdout file (give it a command)",
+    ]);
+    expect(
+      errorsOf('steps:\n  - {action: k8s.run, with: {image: busybox, command: date}, stdout: {artifact: a.log}}'),
+    ).toEqual([]);
+  });
+
   it('refuses an artifact output when the file turns artifacts off', () => {
     expect(errorsOf('artifacts: {enabled: false}\nsteps:\n  - {run: echo a, stdout: {artifact: a.log}}')).toEqual([
       'artifacts.enabled: artifact outputs require artifacts.enabled to be true',
