@@ -22,6 +22,7 @@ import { runMail } from './executors/mail.ts';
 import { runSsh } from './executors/ssh.ts';
 import { runWait } from './executors/wait.ts';
 import { runFile } from './executors/file.ts';
+import { runArtifact } from './executors/artifact.ts';
 import { runS3 } from './executors/s3.ts';
 import { runArchive } from './executors/archive.ts';
 import { runTemplate } from './executors/template.ts';
@@ -45,6 +46,7 @@ const EXECUTORS: Record<RunnerExecutor, Executor> = {
   s3: runS3,
   archive: runArchive,
   template: runTemplate,
+  artifact: runArtifact,
 };
 
 const USAGE = `usage: ${STEP_HELP.usage}   (--help says more)`;

@@ -1,6 +1,6 @@
 /**
  * Dagu 2.x's built-in executors that Kubedag's step runner carries out in the step Pod:
- * `wait`, `file`, `s3` and `archive`. A 2.x action such as `wait.duration` is the step `type: wait` with the
+ * `wait`, `file`, `s3`, `archive` and `artifact`. A 2.x action such as `wait.duration` is the step `type: wait` with the
  * operation as its command and `with` as its settings (Dagu v2.15.1 `operationAction` in
  * internal/spec/step_v2.go writes it the same way), so one table here serves the loader (the
  * checks a DAG gets when it is loaded) and the runner (which reads the settings again, their
@@ -11,7 +11,7 @@ import { childPath, issue, type DagIssue } from './issues.ts';
 import type { Step } from './model.ts';
 import { parseTemplate, TemplateError } from '../template/parse.ts';
 
-export const BUILTIN_EXECUTORS = ['wait', 'file', 's3', 'archive'] as const;
+export const BUILTIN_EXECUTORS = ['wait', 'file', 's3', 'archive', 'artifact'] as const;
 export type BuiltinExecutor = (typeof BUILTIN_EXECUTORS)[number];
 
 /**
@@ -35,6 +35,8 @@ export const OPERATIONS: Readonly<Record<BuiltinExecutor, Readonly<Record<string
   // Dagu's config schema requires source for every operation; create's destination is checked
   // when the step runs (a dry run needs none).
   archive: { create: ['source'], extract: ['source'], list: ['source'] },
+  // Over the run's artifacts directory (DAG_RUN_ARTIFACTS_DIR); list's path defaults to its root.
+  artifact: { list: [], read: ['path'], write: ['path', 'content'] },
 };
 
 /** The settings each executor reads (Dagu's config structs). */
@@ -116,6 +118,18 @@ export const BUILTIN_KEYS: Readonly<Record<BuiltinExecutor, readonly string[]>> 
     'verify_integrity',
     'continue_on_error',
   ],
+  artifact: [
+    'path',
+    'content',
+    'mode',
+    'format',
+    'pattern',
+    'overwrite',
+    'atomic',
+    'recursive',
+    'include_dirs',
+    'max_bytes',
+  ],
 };
 
 /**
@@ -128,6 +142,7 @@ export const STRICT_KEYS: Readonly<Record<BuiltinExecutor, boolean>> = {
   file: true,
   s3: false,
   archive: false,
+  artifact: true,
 };
 
 /** The settings of the DAG-level `s3` block: connection defaults for every s3 step (Dagu's `S3Config`). */

@@ -15,6 +15,7 @@ const pairs = readdirSync(dir)
 /** Pairs whose 2.x side uses what Dagu 1.x has no form for, with what the conversion reports. */
 const ONE_WAY: Readonly<Record<string, string>> = {
   approval: 'steps[1].approval: "approval" has no Dagu 1.x form',
+  artifacts: 'steps[0].stdout: "stdout" has no Dagu 1.x form',
   'picked-outputs': 'steps[0].output: "output" has no Dagu 1.x form',
   'publish-only': 'steps[0].output: "output" has no Dagu 1.x form',
   outputs:

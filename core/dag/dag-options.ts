@@ -19,6 +19,8 @@ export interface DagOptionsFile {
   readonly overlapPolicy?: string;
   readonly artifacts?: { readonly enabled?: boolean; readonly dir?: string };
   readonly retryPolicy?: DagRetryPolicyFile;
+  readonly steps?: unknown;
+  readonly handlerOn?: unknown;
 }
 
 export interface DagOptions {
@@ -71,8 +73,10 @@ export function dagOptionsFromFile(file: DagOptionsFile, errors: DagIssue[]): Da
 
 /**
  * Dagu's rule (internal/spec/dag.go buildArtifacts): on when `enabled: true`, or when the file
- * uses DAG_RUN_ARTIFACTS_DIR and does not say `enabled: false`. Dagu's `dir` is a directory of
- * its host; a step Pod has none, so it is refused rather than ignored.
+ * uses DAG_RUN_ARTIFACTS_DIR, an artifact action (a step of type artifact) or an artifact output
+ * (`stdout`/`stderr: {artifact}`) and does not say `enabled: false`; an artifact action or
+ * output with `enabled: false` is an error. Dagu's `dir` is a directory of its host; a step Pod
+ * has none, so it is refused rather than ignored.
  */
 function artifactsOn(file: DagOptionsFile, errors: DagIssue[]): boolean {
   if (file.artifacts?.dir !== undefined)
@@ -82,8 +86,36 @@ function artifactsOn(file: DagOptionsFile, errors: DagIssue[]): boolean {
         "is not supported: Kubedag keeps a run's artifacts in its workspace and its log store (remove dir)",
       ),
     );
+  const used = artifactUses([file.steps, file.handlerOn]);
+  if (file.artifacts?.enabled === false)
+    for (const what of used)
+      errors.push(issue('artifacts.enabled', `artifact ${what} require artifacts.enabled to be true`));
   if (file.artifacts?.enabled !== undefined) return file.artifacts.enabled;
-  return JSON.stringify(file).includes('DAG_RUN_ARTIFACTS_DIR');
+  return used.length > 0 || JSON.stringify(file).includes('DAG_RUN_ARTIFACTS_DIR');
+}
+
+const isMapping = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** Which artifact forms the steps (a list, nested lists, a mapping of steps or of handlers) use. */
+function artifactUses(containers: readonly unknown[]): ('actions' | 'outputs')[] {
+  const steps: Record<string, unknown>[] = [];
+  const collect = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(collect);
+    else if (isMapping(value)) {
+      if (['type', 'executor', 'command', 'stdout', 'stderr', 'script', 'call'].some((k) => Object.hasOwn(value, k)))
+        steps.push(value);
+      else Object.values(value).forEach(collect);
+    }
+  };
+  containers.forEach(collect);
+  const typeOf = (step: Record<string, unknown>): unknown =>
+    isMapping(step.executor) ? step.executor.type : (step.executor ?? step.type);
+  const actions = steps.some((step) => typeOf(step) === 'artifact');
+  const outputs = steps.some((step) =>
+    [step.stdout, step.stderr].some((s) => isMapping(s) && s.artifact !== undefined),
+  );
+  return [...(actions ? (['actions'] as const) : []), ...(outputs ? (['outputs'] as const) : [])];
 }
 
 function catchupOf(file: DagOptionsFile, errors: DagIssue[]): Catchup | undefined {

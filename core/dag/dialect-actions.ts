@@ -239,6 +239,7 @@ export const ACTIONS: Readonly<Record<string, ActionRule>> = {
   ...operationActions('file'),
   ...operationActions('s3'),
   ...operationActions('archive'),
+  ...operationActions('artifact'),
   'template.render': templateRender,
 };
 
@@ -252,7 +253,6 @@ export const REFUSED_ACTIONS: Readonly<Record<string, string>> = {
   'router.route': 'action router.route (router steps)',
   'outputs.write': 'action outputs.write',
   'git.': 'git actions',
-  'artifact.': 'artifact.* actions',
   'data.': 'data.* actions',
   'state.': 'state.* actions',
   'postgres.': 'postgres.* actions',
@@ -280,6 +280,7 @@ const EXECUTOR_ACTIONS = [
   's3',
   'archive',
   'template',
+  'artifact',
 ];
 
 /** `owner/repo@v1`, `name@v1`, `source:...@v1`: an action package fetched by reference. */

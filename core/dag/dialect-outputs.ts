@@ -6,6 +6,7 @@
  * Kubedag cannot carry (a `path` output, a step that does not run in its own Pod's shell) is
  * refused by name. Pure.
  */
+import { cleanArtifactPath, type ArtifactPathProblem } from './artifact-path.ts';
 import { refusal } from './dialect-refusal.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import type { DeclaredOutput } from './model.ts';
@@ -132,9 +133,9 @@ function stepsWithOutputs(steps: unknown, path: string): [string, Mapping][] {
 }
 
 /**
- * Object-form `output:` and `stdout: {outputs}` checked with Dagu's rules and kept as written
- * (the 1.x shape takes both objects, and the loader reads them into Step.pickedOutputs); an
- * artifact (`stdout.artifact`, `stderr` objects) is refused by name: Kubedag keeps no artifacts yet.
+ * Object-form `output:`, `stdout: {artifact, outputs}` and `stderr: {artifact}` checked with
+ * Dagu's rules and kept as written, paths cleaned (the 1.x shape takes these objects, and the
+ * loader reads them into Step.pickedOutputs and the step's stdout/stderr files).
  */
 export function withPickedOutputs(step: Mapping, path: string, errors: DagIssue[]): Mapping {
   const out = { ...step };
@@ -146,38 +147,88 @@ export function withPickedOutputs(step: Mapping, path: string, errors: DagIssue[
     else readObjectOutput(step.output, childPath(path, 'output'), errors);
     if (errors.length > before || Object.keys(step.output).length === 0) delete out.output;
   }
-  if (isMapping(step.stdout)) {
-    const kept = stdoutOutputs(step, childPath(path, 'stdout'), errors);
-    if (kept === undefined) delete out.stdout;
-    else out.stdout = kept;
-  }
-  if (isMapping(step.stderr)) {
-    errors.push(refusal(childPath(path, 'stderr'), 'object-form stderr (stderr kept as an artifact)'));
-    delete out.stderr;
-  }
+  const redirect = (field: 'stdout' | 'stderr'): Mapping | undefined =>
+    redirectObject(step, field, childPath(path, field), errors);
+  if (isMapping(step.stdout)) out.stdout = redirect('stdout');
+  if (isMapping(step.stderr)) out.stderr = redirect('stderr');
+  if (out.stdout === undefined) delete out.stdout;
+  if (out.stderr === undefined) delete out.stderr;
+  const [stdout, stderr] = [out.stdout, out.stderr].map((v) => (isMapping(v) ? v.artifact : undefined));
+  if (typeof stdout === 'string' && stdout === stderr)
+    errors.push(
+      issue(
+        path,
+        `stdout.artifact and stderr.artifact cannot point to the same file "${stdout}"; use 'log_output: merged' instead`,
+      ),
+    );
   return out;
 }
 
-/** `stdout: {artifact, outputs}`: the outputs part kept, or undefined with the errors that say why. */
-function stdoutOutputs(step: Mapping, path: string, errors: DagIssue[]): Mapping | undefined {
-  const stdout = step.stdout as Mapping;
-  if (Object.keys(stdout).length === 0) {
-    errors.push(issue(path, 'stdout object must not be empty'));
+const ARTIFACT_PATH_WORDS: Readonly<Record<ArtifactPathProblem, string>> = {
+  empty: 'path must not be empty',
+  absolute: 'artifact path must be relative',
+  parent: 'artifact path must not contain parent directory segments',
+  root: 'artifact path must name a file',
+};
+
+/**
+ * `stdout: {artifact, outputs}` or `stderr: {artifact}` (Dagu's parseStepObjectOutputRedirect):
+ * the artifact path cleaned and the outputs part checked, or undefined with the errors that say why.
+ */
+function redirectObject(
+  step: Mapping,
+  field: 'stdout' | 'stderr',
+  path: string,
+  errors: DagIssue[],
+): Mapping | undefined {
+  const object = step[field] as Mapping;
+  if (Object.keys(object).length === 0) {
+    errors.push(issue(path, `${field} object must not be empty`));
     return undefined;
   }
-  const other = Object.keys(stdout).find((key) => key !== 'artifact' && key !== 'outputs');
+  const allowed = field === 'stdout' ? ['artifact', 'outputs'] : ['artifact'];
+  const other = Object.keys(object).find((key) => !allowed.includes(key));
   if (other !== undefined) {
-    errors.push(issue(path, 'stdout object supports only artifact and outputs'));
-    return undefined;
-  }
-  if (Object.hasOwn(stdout, 'artifact'))
-    errors.push(refusal(childPath(path, 'artifact'), 'stdout.artifact (stdout kept as an artifact)'));
-  if (!Object.hasOwn(stdout, 'outputs')) return undefined;
-  if (step.call !== undefined) {
-    errors.push(refusal(childPath(path, 'outputs'), 'stdout.outputs on a sub-DAG step'));
+    errors.push(
+      other === 'outputs'
+        ? issue(childPath(path, other), `${field}.outputs is not supported`)
+        : issue(path, `${field} object supports only ${allowed.join(' and ')}`),
+    );
     return undefined;
   }
   const before = errors.length;
-  readStdoutOutputs(stdout.outputs, childPath(path, 'outputs'), errors);
-  return errors.length > before ? undefined : { outputs: stdout.outputs };
+  const artifact = Object.hasOwn(object, 'artifact')
+    ? artifactOf(step, object.artifact, childPath(path, 'artifact'), errors)
+    : undefined;
+  const outputs = Object.hasOwn(object, 'outputs')
+    ? stdoutOutputs(step, object.outputs, childPath(path, 'outputs'), errors)
+    : undefined;
+  if (errors.length > before) return undefined;
+  return { ...(artifact === undefined ? {} : { artifact }), ...(outputs === undefined ? {} : { outputs }) };
+}
+
+/** `<field>.artifact`: a path inside the run's artifacts directory, the step's stream written there. */
+function artifactOf(step: Mapping, value: unknown, path: string, errors: DagIssue[]): string | undefined {
+  if (step.call !== undefined) {
+    errors.push(refusal(path, `${path.split('.').slice(-2).join('.')} on a sub-DAG step`));
+    return undefined;
+  }
+  if (typeof value !== 'string') {
+    errors.push(issue(path, 'must be a string'));
+    return undefined;
+  }
+  const clean = cleanArtifactPath(value, false);
+  if ('path' in clean) return clean.path;
+  errors.push(issue(path, ARTIFACT_PATH_WORDS[clean.problem]));
+  return undefined;
+}
+
+/** `stdout.outputs`: checked, kept as written. */
+function stdoutOutputs(step: Mapping, value: unknown, path: string, errors: DagIssue[]): unknown {
+  if (step.call !== undefined) {
+    errors.push(refusal(path, 'stdout.outputs on a sub-DAG step'));
+    return undefined;
+  }
+  readStdoutOutputs(value, path, errors);
+  return value;
 }

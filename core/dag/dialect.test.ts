@@ -227,11 +227,6 @@ describe('loadDag refuses what this slice does not read', () => {
       want: ['steps[0].outputs: Dagu 2.x feature outputs on a step of type ssh is not supported yet'],
     },
     {
-      name: 'stderr kept as an artifact',
-      yaml: 'steps:\n  - {run: echo a, stderr: {artifact: logs/err.txt}}',
-      want: ['steps[0].stderr: Dagu 2.x feature object-form stderr (stderr kept as an artifact) is not supported yet'],
-    },
-    {
       name: 'foreach on a handler',
       yaml: 'handler_on:\n  exit: {foreach: {items: [a], steps: [{run: echo}]}}\nsteps:\n  - run: echo a',
       want: ['handler_on.exit.foreach: Dagu 2.x feature foreach on a handler is not supported yet'],
@@ -261,13 +256,6 @@ describe('loadDag refuses what this slice does not read', () => {
       yaml: 'steps:\n  - {name: s, action: ssh.run, with: {host: h, user: u, command: [ls, pwd]}}',
       want: [
         'steps[0].with.command: Dagu 2.x feature multiple commands on a step of type ssh (a list of more than one command) is not supported yet',
-      ],
-    },
-    {
-      name: 'stdout kept as an artifact',
-      yaml: 'steps:\n  - {run: echo a, stdout: {artifact: out.txt, outputs: {decode: json}}}',
-      want: [
-        'steps[0].stdout.artifact: Dagu 2.x feature stdout.artifact (stdout kept as an artifact) is not supported yet',
       ],
     },
     {

@@ -30,6 +30,7 @@ export const EXECUTOR_TYPES = [
   'file',
   's3',
   'template',
+  'artifact',
 ] as const;
 export type ExecutorType = (typeof EXECUTOR_TYPES)[number];
 
@@ -165,8 +166,18 @@ const RULES: Record<ExecutorType | typeof SHARED_CONTAINER, Rule> = {
       ),
     ];
   },
-  // Like Dagu's: without a command or script the image's own entrypoint runs.
-  kubernetes: () => [],
+  // Like Dagu's: without a command or script the image's own entrypoint runs. Then no runner
+  // shell is around it, so nothing would write a stdout/stderr file (or send artifacts).
+  kubernetes: (step, path) =>
+    step.cmdWithArgs !== undefined || step.script !== undefined
+      ? []
+      : (['stdout', 'stderr'] as const).flatMap((stream) =>
+          needs(
+            step[stream] === undefined,
+            childPath(path, stream),
+            `a kubernetes step without a command runs its image's entrypoint, which writes no ${stream} file (give it a command)`,
+          ),
+        ),
   ssh: (step, path, context, configPath) => [
     ...needs(
       context.dagSsh || isText(step.executor.config.host),
@@ -193,6 +204,7 @@ const RULES: Record<ExecutorType | typeof SHARED_CONTAINER, Rule> = {
   wait: (step, path, _context, configPath) => checkBuiltin('wait', step, path, configPath),
   file: (step, path, _context, configPath) => checkBuiltin('file', step, path, configPath),
   s3: (step, path, _context, configPath) => checkBuiltin('s3', step, path, configPath),
+  artifact: (step, path, _context, configPath) => checkBuiltin('artifact', step, path, configPath),
   template: (step, path) => checkTemplate(step, path),
 };
 

@@ -137,7 +137,7 @@ describe('loadDag rejects invalid files with located messages', () => {
       name: 'an unknown executor type, suggesting one',
       yaml: 'steps:\n  - {command: echo, executor: dockr}',
       want: [
-        'steps[0].executor: unknown executor type "dockr"; did you mean "docker"? (known: shell, docker, kubernetes, ssh, http, mail, jq, dag, parallel, gha, archive, wait, file, s3, template)',
+        'steps[0].executor: unknown executor type "dockr"; did you mean "docker"? (known: shell, docker, kubernetes, ssh, http, mail, jq, dag, parallel, gha, archive, wait, file, s3, template, artifact)',
       ],
     },
     {

@@ -226,14 +226,35 @@ export const stepSchema = object(
         [
           Type.String(),
           object(
-            { outputs: Type.Unknown({ description: 'A field name, `{field, decode, select}` or `{fields}`.' }) },
-            'Dagu 2.x: named values picked out of stdout once the step succeeded.',
+            {
+              artifact: Type.Optional(
+                text("Dagu 2.x: stdout written to this file of the run's artifacts directory (relative)."),
+              ),
+              outputs: Type.Optional(
+                Type.Unknown({ description: 'A field name, `{field, decode, select}` or `{fields}`.' }),
+              ),
+            },
+            'Dagu 2.x: stdout kept as a run artifact, and/or named values picked out of it once the step succeeded.',
           ),
         ],
-        { description: 'File that receives stdout, or (Dagu 2.x) `{outputs}`: values picked out of it.' },
+        {
+          description:
+            'File that receives stdout, or (Dagu 2.x) `{artifact, outputs}`: kept as a run artifact, values picked out of it.',
+        },
       ),
     ),
-    stderr: Type.Optional(text('File that receives stderr.')),
+    stderr: Type.Optional(
+      Type.Union(
+        [
+          Type.String(),
+          object(
+            { artifact: text("Dagu 2.x: stderr written to this file of the run's artifacts directory (relative).") },
+            'Dagu 2.x: stderr kept as a run artifact.',
+          ),
+        ],
+        { description: 'File that receives stderr, or (Dagu 2.x) `{artifact}`: kept as a run artifact.' },
+      ),
+    ),
     output: Type.Optional(
       Type.Union([Type.String(), Type.Record(Type.String(), Type.Unknown())], {
         description:

@@ -77,8 +77,8 @@ export function normalizeStep(
     ...commandParts,
     ...optional('shell', shellFromFile(raw.shell, childPath(path, 'shell'), errors)),
     shellPackages: raw.shellPackages ?? [],
-    ...optional('stdout', stdoutFileOf(raw.stdout)),
-    ...optional('stderr', raw.stderr),
+    ...optional('stdout', redirectFileOf(raw.stdout)),
+    ...optional('stderr', redirectFileOf(raw.stderr)),
     ...optional('output', outputOf(raw.output, childPath(path, 'output'), errors)),
     ...optional('declaredOutputs', declaredOutputsOf(raw.outputs)),
     ...optional('pickedOutputs', pickedOutputsOf(raw)),
@@ -198,7 +198,9 @@ function approvalOf(approval: StepFile['approval']): Approval | undefined {
 function pickedOutputsOf(raw: StepFile): PickedOutputs | undefined {
   const checked: DagIssue[] = [];
   if (typeof raw.output === 'object') return readObjectOutput(raw.output, 'output', checked);
-  return typeof raw.stdout === 'object' ? readStdoutOutputs(raw.stdout.outputs, 'stdout.outputs', checked) : undefined;
+  return typeof raw.stdout === 'object' && raw.stdout.outputs !== undefined
+    ? readStdoutOutputs(raw.stdout.outputs, 'stdout.outputs', checked)
+    : undefined;
 }
 
 /** Dagu 2.x's declared outputs, checked by the dialect (dialect-outputs.ts); a type defaults to string. */
@@ -206,9 +208,15 @@ function declaredOutputsOf(outputs: StepFile['outputs']): DeclaredOutput[] | und
   return outputs?.map((o) => ({ name: o.name, type: o.type ?? 'string' }));
 }
 
-/** The file stdout goes to; 2.x's `stdout: {outputs}` picks values instead (pickedOutputsOf). */
-function stdoutFileOf(stdout: StepFile['stdout']): string | undefined {
-  return typeof stdout === 'string' ? stdout : undefined;
+/**
+ * The file a stream goes to. Dagu 2.x's `{artifact: <path>}` is that file of the run's artifacts
+ * directory (the dialect cleaned the path): the runner's shell expands the variable, and the
+ * file, new in the directory, is kept like any artifact. `stdout: {outputs}` alone writes no
+ * file (pickedOutputsOf reads it).
+ */
+function redirectFileOf(stream: StepFile['stdout'] | StepFile['stderr']): string | undefined {
+  if (typeof stream === 'string' || stream === undefined) return stream;
+  return stream.artifact === undefined ? undefined : `\${DAG_RUN_ARTIFACTS_DIR}/${stream.artifact}`;
 }
 
 /** The variable that captures stdout; 2.x's object form picks named values instead (pickedOutputsOf). */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ARTIFACT_LIMITS,
   manifestAt,
+  maskArtifacts,
   mergeArtifacts,
   parseArtifactLines,
   parseManifest,
@@ -80,5 +81,39 @@ describe("a run's files from its attempts", () => {
     expect(parseManifest('{"at":"1","files":[]}')).toEqual({ at: '1', files: [] });
     expect(parseManifest('not json')).toBeUndefined();
     expect(parseManifest('{"files":[]}')).toBeUndefined();
+  });
+});
+
+describe('maskArtifacts', () => {
+  const file = (path: string, bytes: Buffer) => ({ path, size: bytes.length, data: bytes.toString('base64') });
+  const text = (kept: { data: string }): string => Buffer.from(kept.data, 'base64').toString('utf8');
+
+  it.each([
+    ['a text file', 'token=s3cret\n', ['s3cret'], 'token=*******\n'],
+    ['each line of a multi-line secret', 'a\nline-one\nb\n', ['line-one\nline-two'], 'a\n*******\nb\n'],
+    ['the longer secret first', 'abcdef', ['abc', 'abcdef'], '*******'],
+    ['no secret', 'plain\n', ['other'], 'plain\n'],
+    ['UTF-8 text', 'ключ=s3cret', ['s3cret'], 'ключ=*******'],
+  ])('masks %s as a log is masked, its size following', (_name, content, secrets, want) => {
+    const { files, dropped } = maskArtifacts([file('a.txt', Buffer.from(content))], secrets);
+    expect(dropped).toEqual([]);
+    expect(files.map(text)).toEqual([want]);
+    expect(files[0]?.size).toBe(Buffer.byteLength(want));
+  });
+
+  it('drops a binary file that holds a secret, and keeps one that holds none as it is', () => {
+    const holding = file(
+      'bin/a.bin',
+      Buffer.concat([Buffer.from([0, 1, 2]), Buffer.from('s3cret'), Buffer.from([0xff])]),
+    );
+    const clean = file('bin/b.bin', Buffer.from([0, 0xff, 0xfe, 7]));
+    const { files, dropped } = maskArtifacts([holding, clean], ['s3cret']);
+    expect(dropped).toEqual(['bin/a.bin']);
+    expect(files).toEqual([clean]);
+  });
+
+  it('keeps every file as it is when the run has no secrets', () => {
+    const files = [file('a.txt', Buffer.from('x')), file('b.bin', Buffer.from([0, 1]))];
+    expect(maskArtifacts(files, [])).toEqual({ files, dropped: [] });
   });
 });

@@ -7,6 +7,7 @@
  * the API server turns the files into Dagu's tree and preview (artifact-views.ts). Pure.
  * Decisions: docs/decisions/2026-11-29-run-artifacts.md.
  */
+import { maskSecrets } from './mask.ts';
 
 /**
  * Per step attempt. The runner refuses more and fails the step; the archiver checks again, since
@@ -81,6 +82,51 @@ export function parseArtifactLines(text: string): ParsedArtifacts {
     decoded.push({ path: file.path, size: file.size, data: Buffer.from(hex, 'hex').toString('base64') });
   }
   return { files: decoded, sequence };
+}
+
+/** The texts maskSecrets replaces: each secret, and each non-blank line of a multi-line one. */
+function secretTexts(secrets: readonly string[]): string[] {
+  return secrets.flatMap((secret) =>
+    secret === '' ? [] : [secret, ...secret.split('\n').filter((line) => line.trim() !== '')],
+  );
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The file's text when it is one: valid UTF-8 without a NUL byte; undefined for a binary file. */
+function textOf(bytes: Buffer): string | undefined {
+  try {
+    const text = UTF8.decode(bytes);
+    return text.includes('\0') ? undefined : text;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The run's secret values kept out of its artifacts, as they are kept out of its logs. A text
+ * file is masked as a log is (maskSecrets: the value becomes `*******`, its size changes with
+ * it). A binary file cannot be masked without corrupting it, so one that holds a secret's bytes
+ * is not kept at all, and its path is named in `dropped`; one that holds none is kept as it is.
+ */
+export function maskArtifacts(
+  files: readonly ArtifactFile[],
+  secrets: readonly string[],
+): { files: ArtifactFile[]; dropped: string[] } {
+  const texts = secretTexts(secrets);
+  if (texts.length === 0) return { files: [...files], dropped: [] };
+  const kept: ArtifactFile[] = [];
+  const dropped: string[] = [];
+  for (const file of files) {
+    const bytes = Buffer.from(file.data, 'base64');
+    const text = textOf(bytes);
+    if (text !== undefined) {
+      const masked = Buffer.from(maskSecrets(text, secrets));
+      kept.push({ path: file.path, size: masked.length, data: masked.toString('base64') });
+    } else if (texts.some((secret) => bytes.includes(Buffer.from(secret)))) dropped.push(file.path);
+    else kept.push(file);
+  }
+  return { files: kept, dropped };
 }
 
 /** The manifest's `at`: sequence first (zero-padded, so text order is number order), then the end time and the key. */

@@ -24,7 +24,8 @@ export const SSH_KEY_ENV = 'KUBEDAG_SSH_KEY';
  * Executors the step runner carries out. `container-exec` is no Dagu executor type: it is how a
  * docker step with `containerName` (and, later, each step of a DAG-level `container`) runs,
  * through the exec API into a container of a running Pod. `wait`, `file`, `s3` and `archive`
- * are Dagu 2.x's built-in executors (its `wait.*`, `file.*`, `s3.*` and `archive.*` actions);
+ * are Dagu 2.x's built-in executors (its `wait.*`, `file.*`, `s3.*` and `archive.*` actions),
+ * and so is `artifact` (`artifact.*`, over the run's artifacts directory);
  * their command is the operation. `template` is its `template.render`: the script is the
  * template, rendered unexpanded (`$x` there is a template variable).
  */
@@ -39,6 +40,7 @@ export const RUNNER_EXECUTORS = [
   's3',
   'archive',
   'template',
+  'artifact',
 ] as const;
 export type RunnerExecutor = (typeof RUNNER_EXECUTORS)[number];
 

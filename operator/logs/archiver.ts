@@ -21,7 +21,7 @@ import type { PodWriter } from '../run/shared/pod-writer.ts';
 import { parsePrepared, PREPARE_STEP, withoutSecrets } from '../run/decide/prepare.ts';
 import { runKey, runRef } from '../run/ref.ts';
 import type { RunSecrets } from '../run/shared/secrets.ts';
-import { manifestAt, parseArtifactLines, type ArtifactManifest } from '../../core/logs/artifacts.ts';
+import { manifestAt, maskArtifacts, parseArtifactLines, type ArtifactManifest } from '../../core/logs/artifacts.ts';
 import { logRefOf, type LogRef } from './keys.ts';
 import type { LogStore } from './store.ts';
 
@@ -101,7 +101,8 @@ export class LogArchiver {
     const outputs = declaresOutputs(definition.dag, logRef.step)
       ? { outputs: maskSecrets(logs.outputs ?? '', secrets) }
       : {};
-    const artifacts = definition.dag.artifacts === undefined ? undefined : keptArtifacts(pod, logRef, logs.artifacts);
+    const artifacts =
+      definition.dag.artifacts === undefined ? undefined : keptArtifacts(pod, logRef, logs.artifacts, secrets);
     const stderr = artifacts?.error === undefined ? logs.stderr : `${logs.stderr}kubedag: ${artifacts.error}\n`;
     await this.deps.store.write(logRef, {
       stdout: maskSecrets(logs.stdout, secrets),
@@ -115,13 +116,15 @@ export class LogArchiver {
 /**
  * An attempt's artifact manifest (core/logs/artifacts.ts), ordered among the run's by the run's
  * write sequence, then by when its step ended and by its key (manifestAt). A
- * Pod's lines that do not decode, or exceed the limits, keep no files and say why in stderr: the
- * files are not secrets the run declared, and they are kept as the step wrote them.
+ * Pod's lines that do not decode, or exceed the limits, keep no files and say why in stderr.
+ * The run's secrets are masked in text files as in its logs; a binary file that holds one is
+ * not kept, and stderr names it (maskArtifacts).
  */
 export function keptArtifacts(
   pod: V1Pod,
   ref: LogRef,
   lines: string | undefined,
+  secrets: readonly string[] = [],
 ): { manifest: string; error?: string } {
   const ended = pod.status?.containerStatuses?.find((c) => c.name === 'step')?.state?.terminated?.finishedAt;
   const parsed = parseArtifactLines(lines ?? '');
@@ -130,6 +133,13 @@ export function keptArtifacts(
     ended === undefined ? '' : new Date(ended).toISOString(),
     `${ref.step}.${String(ref.attempt)}`,
   );
-  const manifest: ArtifactManifest = { at, files: 'files' in parsed ? parsed.files : [] };
-  return { manifest: JSON.stringify(manifest), ...('error' in parsed ? { error: parsed.error } : {}) };
+  const masked = maskArtifacts('files' in parsed ? parsed.files : [], secrets);
+  const manifest: ArtifactManifest = { at, files: masked.files };
+  const error =
+    'error' in parsed
+      ? parsed.error
+      : masked.dropped.length === 0
+        ? undefined
+        : `binary artifact files that hold a secret value are not kept: ${masked.dropped.join(', ')}`;
+  return { manifest: JSON.stringify(manifest), ...(error === undefined ? {} : { error }) };
 }

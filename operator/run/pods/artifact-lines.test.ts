@@ -9,10 +9,13 @@ import { stepArtifactsDir } from './artifact-lines.ts';
 import { demux, runnerScript, stepPod, type PodRequest } from './step-pod.ts';
 
 /** Runs one step's runner with /bin/sh on this machine, the artifacts directory given. */
-function runStep(command: string, artifactsDir: string | undefined): { code: number | null; log: string } {
-  const load = loadDag(`artifacts: {enabled: true}\nsteps:\n  - {name: s, run: ${JSON.stringify(command)}}\n`, {
-    fileName: 'a',
-  });
+function runStep(command: string, artifactsDir: string | undefined, fields = ''): { code: number | null; log: string } {
+  const load = loadDag(
+    `artifacts: {enabled: true}\nsteps:\n  - {name: s, run: ${JSON.stringify(command)}${fields}}\n`,
+    {
+      fileName: 'a',
+    },
+  );
   expect(load.errors).toEqual([]);
   const request: PodRequest = {
     run: { name: 'a-r1', namespace: 'team', uid: 'u', dagName: 'a', dagRunId: 'r1' },
@@ -38,6 +41,24 @@ function runStep(command: string, artifactsDir: string | undefined): { code: num
 }
 
 describe("the step runner's artifacts", () => {
+  it('sends the streams a step keeps as artifacts, an empty one too', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kd-artifacts-'));
+    const { code, log } = runStep(
+      'echo out',
+      dir,
+      ', stdout: {artifact: logs/out.txt}, stderr: {artifact: logs/err.txt}',
+    );
+    expect(code).toBe(0);
+    const logs = demux(log);
+    expect(logs.stdout).toBe('out\n');
+    const parsed = parseArtifactLines(logs.artifacts ?? '');
+    const files = 'files' in parsed ? parsed.files.sort((a, b) => a.path.localeCompare(b.path)) : parsed;
+    expect(files).toEqual([
+      { path: 'logs/err.txt', size: 0, data: '' },
+      { path: 'logs/out.txt', size: 4, data: Buffer.from('out\n').toString('base64') },
+    ]);
+  });
+
   it('sends the files that are new or changed since the step began, and no other', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kd-artifacts-'));
     mkdirSync(join(dir, 'old'));

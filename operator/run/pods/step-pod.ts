@@ -167,6 +167,8 @@ export function runnerScript(request: PodRequest): string {
     ...preconditionLines(request.podPreconditions),
     'kd_dir=$(mktemp -d 2>/dev/null) || { kd_dir=/tmp/kubedag.$$; mkdir -p "$kd_dir"; }',
     'mkfifo "$kd_dir/o" "$kd_dir/e"',
+    // Before the redirects are opened: a `stdout: {artifact}` file made empty is new too.
+    ...artifactLines(request.artifactsDir).start,
     ...logFileLines(),
     // Each tagged line is one write, so the two streams interleave only between lines.
     'kd_tag() { while IFS= read -r kd_l || [ -n "$kd_l" ]; do printf \'%s %s\\n\' "$1" "$kd_l"; done; }',
@@ -175,7 +177,6 @@ export function runnerScript(request: PodRequest): string {
     `{ trap '' ${signal}; tee -a "$kd_so" "$kd_ro" < "$kd_dir/o" | kd_tag O; } & kd_o=$!`,
     `{ trap '' ${signal}; tee -a "$kd_se" "$kd_re" < "$kd_dir/e" | kd_tag E; } & kd_e=$!`,
     ...outputFileLines(request).start,
-    ...artifactLines(request.artifactsDir).start,
     'kd_log "step \\"$DAG_RUN_STEP_NAME\\" started"',
     runLine(request),
     `set -- ${words(request.positional)}`,
