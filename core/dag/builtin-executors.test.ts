@@ -14,6 +14,10 @@ describe('wait.*, file.*, s3.* and archive.* steps when loaded', () => {
     ['an s3.upload whose bucket the DAG gives', 'action: s3.upload\n    with: {source: a.csv, key: a.csv}'],
     ['an s3.list with a key Dagu ignores', 'action: s3.list\n    with: {bucket: b, timeout: 3}'],
     ['an archive.extract with a key Dagu ignores', 'action: archive.extract\n    with: {source: a.zip, mode: fast}'],
+    ['an archive.extract of a tar.xz', 'action: archive.extract\n    with: {source: a.tar.xz}'],
+    ['an archive.list of a rar', 'action: archive.list\n    with: {source: a.rar, password: "${PW}"}'],
+    ['an archive.create of a tbz2', 'action: archive.create\n    with: {source: s, destination: s.tbz2}'],
+    ['an archive format known only per run', 'action: archive.list\n    with: {source: a.gz, format: "${FMT}"}'],
     [
       "an s3.list under the DAG's s3 block",
       'action: s3.list\n    with: {prefix: a/}\ns3: {endpoint: "${S3_URL}", force_path_style: true, bucket: b}',
@@ -62,6 +66,16 @@ describe('wait.*, file.*, s3.* and archive.* steps when loaded', () => {
       'an archive action without its source',
       'action: archive.list\n    with: {include: ["*.txt"]}',
       'steps[0].with.source: is required for archive.list',
+    ],
+    [
+      'an archive format that is a bare compression',
+      'action: archive.extract\n    with: {source: a.bin, format: XZ}',
+      'steps[0].with.format: archive format "xz" (a compressed file, not an archive) is not supported by Kubedag: it reads and writes zip, tar, tar.gz, tar.zst, tar.bz2 and tar.xz, and reads 7z and rar',
+    ],
+    [
+      'an archive named as a bare compression',
+      'action: archive.list\n    with: {source: logs/app.log.gz}',
+      'steps[0].with.source: archive format "gz" (a compressed file, not an archive) is not supported by Kubedag: it reads and writes zip, tar, tar.gz, tar.zst, tar.bz2 and tar.xz, and reads 7z and rar',
     ],
     [
       'an operation Dagu does not have',
