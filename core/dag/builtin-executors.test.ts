@@ -105,9 +105,44 @@ describe('wait.*, file.*, s3.* and archive.* steps when loaded', () => {
       ["steps[0].script: template: parse error: {{template}} is not supported by Kubedag's template.render"],
     ],
     [
-      'template_ref, read when a run starts',
+      'template_ref to a variable, read when the step runs',
       'action: template.render\n    with: {template_ref: "${env.TPL}"}',
-      ['steps[0].with.template_ref: Dagu 2.x feature template.render with.template_ref is not supported yet'],
+      [],
+    ],
+    [
+      'template_ref to a param',
+      'action: template.render\n    with: {template_ref: "${params.TPL}"}\nparams: [{name: TPL, default: x}]',
+      [],
+    ],
+    [
+      "template_ref to a step's output",
+      'action: template.render\n    with: {template_ref: "${steps.make.outputs.tpl}"}',
+      [],
+    ],
+    [
+      'template_ref to a constant, parsed when loaded as a written template',
+      'action: template.render\n    with: {template_ref: "${consts.TPL}"}\nconsts: [{TPL: "{{ define \\"x\\" }}{{ end }}"}]',
+      ["steps[0].script: template: parse error: {{define}} is not supported by Kubedag's template.render"],
+    ],
+    [
+      'template_ref that is text, not a reference',
+      'action: template.render\n    with: {template_ref: "Hello {{ .name }}"}',
+      ['steps[0].with: with.template_ref must be one complete scoped value reference such as ${env.NAME}'],
+    ],
+    [
+      'template_ref that is a reference inside text',
+      'action: template.render\n    with: {template_ref: "x${env.TPL}"}',
+      ['steps[0].with: with.template_ref must be one complete scoped value reference such as ${env.NAME}'],
+    ],
+    [
+      'template_ref to an unscoped variable',
+      'action: template.render\n    with: {template_ref: "${TPL}"}',
+      ['steps[0].with: with.template_ref must be one complete scoped value reference such as ${env.NAME}'],
+    ],
+    [
+      'template_ref that is not a string',
+      'action: template.render\n    with: {template_ref: 3}',
+      ['steps[0].with: with.template_ref must be one complete scoped value reference such as ${env.NAME}'],
     ],
     [
       'both a template and a reference',

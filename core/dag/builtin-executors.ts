@@ -226,6 +226,11 @@ function checkArchiveFormat(operation: string, config: Readonly<Record<string, u
  * the DAG by name instead of failing the run (core/template/parse.ts).
  */
 export function checkTemplate(step: Step, path: string): DagIssue[] {
+  // with.template_ref: the template is known when the step runs, and parsed then (step/executors/template.ts).
+  const ref = step.executor.config.template_ref;
+  if (ref !== undefined && step.script !== undefined)
+    return [issue(childPath(path, 'script'), 'template step cannot use both script and with.template_ref')];
+  if (typeof ref === 'string') return [];
   if (step.script === undefined) return [issue(childPath(path, 'script'), 'script field is required')];
   try {
     parseTemplate(step.script);
