@@ -15,8 +15,6 @@ import type { ArchiveEntry, EntryHandler } from './archive-formats.ts';
 import { entryOf, mountOf, parseListing, sevenZip, sevenZipError } from './archive-7zip.ts';
 import { within } from './archive-settings.ts';
 
-export type SevenZipFormat = 'tar.xz' | 'tar.bz2' | '7z' | 'rar';
-
 /** Runs `work` with a fresh scratch folder, removed afterwards whatever happens. */
 export async function withScratch<T>(work: (dir: string) => Promise<T>): Promise<T> {
   const dir = await fs.mkdtemp(join(tmpdir(), 'kubedag-archive-'));
