@@ -1,12 +1,15 @@
 /**
  * kubedag-step (step/main.ts) as one ES module, for the image and for the local cluster
  * (cluster/step-runner.ts). `node image/step-bundle.ts FILE` writes it. jq's WebAssembly is
- * embedded in jq-wasm's own module and the AWS SDK's lazily loaded modules are inlined, so the
- * bundle needs no files beside it; ssh2's optional
+ * embedded in jq-wasm's own module, 7-Zip's (7z-wasm, the archive executor) is put inline here
+ * and the AWS SDK's lazily loaded modules are inlined, so the bundle needs no files beside it;
+ * ssh2's optional
  * native addons are left out (it has JavaScript fallbacks).
  */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { build } from 'rolldown';
+import { build, type Plugin } from 'rolldown';
 
 const root = join(import.meta.dirname, '..');
 
@@ -18,6 +21,22 @@ const DIRNAME_SHIM = [
   'const __dirname = __kdDirname(__filename);',
 ].join('\n');
 
+/**
+ * step/executors/archive-7zip-wasm.ts reads 7-Zip's WebAssembly from node_modules; in the
+ * bundle it carries the bytes itself (base64), as jq-wasm's module does for jq.
+ */
+function inlineSevenZipWasm(): Plugin {
+  const module = join(root, 'step/executors/archive-7zip-wasm.ts');
+  return {
+    name: 'kubedag-inline-7zip-wasm',
+    load(id) {
+      if (id !== module) return null;
+      const bytes = readFileSync(createRequire(module).resolve('7z-wasm/7zz.wasm')).toString('base64');
+      return `export async function sevenZipWasm() { return Buffer.from(${JSON.stringify(bytes)}, 'base64'); }`;
+    },
+  };
+}
+
 export async function bundleStepRunner(file: string): Promise<void> {
   await build({
     input: join(root, 'step/main.ts'),
@@ -27,6 +46,7 @@ export async function bundleStepRunner(file: string): Promise<void> {
     // depends on whether the machine that built it compiled them.
     external: [/\.node$/],
     logLevel: 'warn',
+    plugins: [inlineSevenZipWasm()],
     output: {
       file,
       format: 'esm',

@@ -14,6 +14,10 @@ describe('wait.*, file.*, s3.* and archive.* steps when loaded', () => {
     ['an s3.upload whose bucket the DAG gives', 'action: s3.upload\n    with: {source: a.csv, key: a.csv}'],
     ['an s3.list with a key Dagu ignores', 'action: s3.list\n    with: {bucket: b, timeout: 3}'],
     ['an archive.extract with a key Dagu ignores', 'action: archive.extract\n    with: {source: a.zip, mode: fast}'],
+    ['an archive.extract of a tar.xz', 'action: archive.extract\n    with: {source: a.tar.xz}'],
+    ['an archive.list of a rar', 'action: archive.list\n    with: {source: a.rar, password: "${PW}"}'],
+    ['an archive.create of a tbz2', 'action: archive.create\n    with: {source: s, destination: s.tbz2}'],
+    ['an archive format known only per run', 'action: archive.list\n    with: {source: a.gz, format: "${FMT}"}'],
     [
       "an s3.list under the DAG's s3 block",
       'action: s3.list\n    with: {prefix: a/}\ns3: {endpoint: "${S3_URL}", force_path_style: true, bucket: b}',
@@ -64,6 +68,16 @@ describe('wait.*, file.*, s3.* and archive.* steps when loaded', () => {
       'steps[0].with.source: is required for archive.list',
     ],
     [
+      'an archive format that is a bare compression',
+      'action: archive.extract\n    with: {source: a.bin, format: XZ}',
+      'steps[0].with.format: archive format "xz" (a compressed file, not an archive) is not supported by Kubedag: it reads and writes zip, tar, tar.gz, tar.zst, tar.bz2 and tar.xz, and reads 7z and rar',
+    ],
+    [
+      'an archive named as a bare compression',
+      'action: archive.list\n    with: {source: logs/app.log.gz}',
+      'steps[0].with.source: archive format "gz" (a compressed file, not an archive) is not supported by Kubedag: it reads and writes zip, tar, tar.gz, tar.zst, tar.bz2 and tar.xz, and reads 7z and rar',
+    ],
+    [
       'an operation Dagu does not have',
       'action: file.chmod\n    with: {path: a}',
       'steps[0].action: unknown action "file.chmod"',
@@ -91,9 +105,44 @@ describe('wait.*, file.*, s3.* and archive.* steps when loaded', () => {
       ["steps[0].script: template: parse error: {{template}} is not supported by Kubedag's template.render"],
     ],
     [
-      'template_ref, read when a run starts',
+      'template_ref to a variable, read when the step runs',
       'action: template.render\n    with: {template_ref: "${env.TPL}"}',
-      ['steps[0].with.template_ref: Dagu 2.x feature template.render with.template_ref is not supported yet'],
+      [],
+    ],
+    [
+      'template_ref to a param',
+      'action: template.render\n    with: {template_ref: "${params.TPL}"}\nparams: [{name: TPL, default: x}]',
+      [],
+    ],
+    [
+      "template_ref to a step's output",
+      'action: template.render\n    with: {template_ref: "${steps.make.outputs.tpl}"}',
+      [],
+    ],
+    [
+      'template_ref to a constant, parsed when loaded as a written template',
+      'action: template.render\n    with: {template_ref: "${consts.TPL}"}\nconsts: [{TPL: "{{ define \\"x\\" }}{{ end }}"}]',
+      ["steps[0].script: template: parse error: {{define}} is not supported by Kubedag's template.render"],
+    ],
+    [
+      'template_ref that is text, not a reference',
+      'action: template.render\n    with: {template_ref: "Hello {{ .name }}"}',
+      ['steps[0].with: with.template_ref must be one complete scoped value reference such as ${env.NAME}'],
+    ],
+    [
+      'template_ref that is a reference inside text',
+      'action: template.render\n    with: {template_ref: "x${env.TPL}"}',
+      ['steps[0].with: with.template_ref must be one complete scoped value reference such as ${env.NAME}'],
+    ],
+    [
+      'template_ref to an unscoped variable',
+      'action: template.render\n    with: {template_ref: "${TPL}"}',
+      ['steps[0].with: with.template_ref must be one complete scoped value reference such as ${env.NAME}'],
+    ],
+    [
+      'template_ref that is not a string',
+      'action: template.render\n    with: {template_ref: 3}',
+      ['steps[0].with: with.template_ref must be one complete scoped value reference such as ${env.NAME}'],
     ],
     [
       'both a template and a reference',

@@ -199,7 +199,40 @@ export function checkBuiltin(type: BuiltinExecutor, step: Step, path: string, co
         (key !== 'content' && typeof config[key] === 'string' && config[key].trim() === ''),
     )
     .map((key) => issue(childPath(configPath, key), `is required for ${type}.${operation}`));
-  return [...stray, ...missing];
+  return [...stray, ...missing, ...(type === 'archive' ? checkArchiveFormat(operation, config, configPath) : [])];
+}
+
+const BARE_COMPRESSIONS = ['gz', 'bz2', 'xz', 'zst', 'zstd', 'lz4'];
+
+/**
+ * The bare compression (gz, bz2, xz, zst, lz4) an archive step's literal format, else its
+ * archive's literal name, says; '' for an archive format or a value known only per run. Pure.
+ */
+export function bareCompressionOf(operation: string, config: Readonly<Record<string, unknown>>): string {
+  const literal = (value: unknown): string =>
+    typeof value === 'string' && !value.includes('$') ? value.trim().toLowerCase() : '';
+  const format = literal(config.format);
+  if (config.format !== undefined) return BARE_COMPRESSIONS.includes(format) ? format : '';
+  const name = literal(operation === 'create' ? config.destination : config.source);
+  if (/\.(tar\.[a-z0-9]+|tgz|tbz2?|txz)$/.test(name)) return '';
+  return /\.(gz|bz2|xz|zstd?|lz4)$/.exec(name)?.[1] ?? '';
+}
+
+/**
+ * A compressed file that is not a tar is no archive Kubedag reads or writes (Dagu lists one;
+ * its extract and create refuse it), refused when the DAG is loaded when the step says so
+ * literally; one named per run fails the step the same way (exit 5).
+ */
+function checkArchiveFormat(operation: string, config: Readonly<Record<string, unknown>>, configPath: string) {
+  const bare = bareCompressionOf(operation, config);
+  if (bare === '') return [];
+  const key = config.format === undefined ? (operation === 'create' ? 'destination' : 'source') : 'format';
+  return [
+    issue(
+      childPath(configPath, key),
+      `archive format "${bare}" (a compressed file, not an archive) is not supported by Kubedag: it reads and writes zip, tar, tar.gz, tar.zst, tar.bz2 and tar.xz, and reads 7z and rar`,
+    ),
+  ];
 }
 
 /**
@@ -208,6 +241,11 @@ export function checkBuiltin(type: BuiltinExecutor, step: Step, path: string, co
  * the DAG by name instead of failing the run (core/template/parse.ts).
  */
 export function checkTemplate(step: Step, path: string): DagIssue[] {
+  // with.template_ref: the template is known when the step runs, and parsed then (step/executors/template.ts).
+  const ref = step.executor.config.template_ref;
+  if (ref !== undefined && step.script !== undefined)
+    return [issue(childPath(path, 'script'), 'template step cannot use both script and with.template_ref')];
+  if (typeof ref === 'string') return [];
   if (step.script === undefined) return [issue(childPath(path, 'script'), 'script field is required')];
   try {
     parseTemplate(step.script);

@@ -9,6 +9,7 @@
 import { childPath, issue, type DagIssue } from './issues.ts';
 import { refusal } from './dialect-refusal.ts';
 import { BUILTIN_KEYS, OPERATIONS, STRICT_KEYS, type BuiltinExecutor } from './builtin-executors.ts';
+import { templateRefKind } from './dialect-template-ref.ts';
 
 type Mapping = Record<string, unknown>;
 
@@ -193,9 +194,28 @@ const operation =
       : undefined;
 
 /**
+ * template.render with.template_ref (dialect-template-ref.ts checked it as written): a constant
+ * is the template's text by now, the step's script, parsed at load as a written template is;
+ * a variable or a step's output stays the setting `template_ref`, read when the step runs (the
+ * step runner parses the template then).
+ */
+function templateFromRef(input: ActionInput): Mapping | undefined {
+  const ref = input.with.template_ref;
+  if (typeof ref !== 'string') return undefined; // reported with the reference rules
+  const settings = without(input.with, 'template_ref');
+  const kind = templateRefKind(ref);
+  if (kind === 'unresolved') {
+    input.errors.push(refusal(childPath(input.at, 'template_ref'), `template.render with.template_ref ${ref}`));
+    return undefined;
+  }
+  if (kind === 'text')
+    return { type: 'template', script: ref, ...(Object.keys(settings).length === 0 ? {} : { with: settings }) };
+  return { type: 'template', with: { ...settings, template_ref: ref } };
+}
+
+/**
  * template.render: the template (exactly one of with.template and with.template_ref, as in
  * Dagu) is the step's script, the rest of `with` (data, output) its settings.
- * with.template_ref, a reference to a value resolved when the run starts, is not read yet.
  */
 const templateRender: ActionRule = (input) => {
   const hasTemplate = input.with.template !== undefined;
@@ -203,10 +223,7 @@ const templateRender: ActionRule = (input) => {
     input.errors.push(issue(input.at, 'template.render requires exactly one of with.template or with.template_ref'));
     return undefined;
   }
-  if (!hasTemplate) {
-    input.errors.push(refusal(childPath(input.at, 'template_ref'), 'template.render with.template_ref'));
-    return undefined;
-  }
+  if (!hasTemplate) return templateFromRef(input);
   const template = requiredText(input, 'template');
   if (template === undefined) return undefined;
   const settings = without(input.with, 'template');

@@ -15,6 +15,7 @@ import { withApproval } from './dialect-approval.ts';
 import { refuseOutputsInContainer, withDeclaredOutputs, withPickedOutputs } from './dialect-outputs.ts';
 import { withPreconditionEval } from './dialect-preconditions.ts';
 import { readConsts, withValues } from './dialect-values.ts';
+import { templateRefErrors } from './dialect-template-ref.ts';
 import { bodyDocument, foreachReferenceErrors, withForeachSteps, type ForeachBody } from './dialect-foreach.ts';
 import { isRefusal, refusal } from './dialect-refusal.ts';
 import { decideDialect, isMapping, isTypedParams, oneXName, type Dialect } from './dialect-decide.ts';
@@ -39,7 +40,7 @@ export function readDialect(document: unknown): DialectRead {
   const decision = decideDialect(document);
   if (decision.dialect === '1.x' || !isMapping(document))
     return { dialect: decision.dialect, document, errors: decision.errors, bodies: [] };
-  const errors = [...decision.errors];
+  const errors = [...decision.errors, ...templateRefErrors(document, '')];
   const valued = withNamedValues(document, errors);
   const looped = withForeachSteps(valued, errors);
   const rewritten = toOneX(looped.document, errors);

@@ -9,7 +9,7 @@ import * as fs from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { goError } from './file-result.ts';
 import { goJson } from './s3-result.ts';
-import { ArchiveFailure, formatByName, formatOf, matchesFilters } from './archive-settings.ts';
+import { ArchiveFailure, formatByName, formatOf, matchesFilters, READ_ONLY_FORMATS } from './archive-settings.ts';
 import { writeArchive, type DiskEntry } from './archive-formats.ts';
 import { ensureDir, errno, took, verify, type Context } from './archive-read.ts';
 
@@ -56,6 +56,8 @@ export async function create(context: Context): Promise<void> {
   const formatName = settings.format.trim() === '' ? formatByName(destination) : settings.format;
   if (formatName === '') throw new ArchiveFailure('format', 'could not infer format; specify config.format');
   const format = formatOf(formatName);
+  if (READ_ONLY_FORMATS.includes(format))
+    throw new ArchiveFailure('create', `format ${format} cannot create archives (it is read only, as in Dagu)`);
   const all = await entriesOf(source, settings.followSymlinks).catch((error: unknown) => {
     throw new ArchiveFailure('create', goError(error));
   });

@@ -1,16 +1,19 @@
 /**
  * Reading and writing the archive formats Kubedag's archive executor takes: zip with yauzl
- * (reading) and yazl (writing), tar plain, gzip- or zstd-compressed with node-tar. Each entry
- * is handed to the caller one at a time, in archive order, with its content as a stream; the
- * caller decides where it goes (archive.ts checks every path first).
+ * (reading) and yazl (writing), tar plain, gzip- or zstd-compressed with node-tar, and with
+ * 7-Zip's WebAssembly (archive-7zip-formats.ts) the xz and bzip2 around a tar, and 7z and rar
+ * (read only). Each entry is handed to the caller one at a time, in archive order, with its
+ * content as a stream; the caller decides where it goes (archive.ts checks every path first).
  */
 import { createReadStream, createWriteStream } from 'node:fs';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Pack, Parser, type ReadEntry } from 'tar';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
 import type { ArchiveFormat } from './archive-settings.ts';
+import { compressTar, decompressTar, walkSevenZip, withScratch } from './archive-7zip-formats.ts';
 
 export interface ArchiveEntry {
   readonly name: string;
@@ -142,13 +145,19 @@ async function walkZip(path: string, handle: EntryHandler, signal: AbortSignal):
   });
 }
 
+/** `password` opens an encrypted 7z or rar; the other formats do not use it, as in Dagu. */
 export async function walkArchive(
   path: string,
   format: ArchiveFormat,
   handle: EntryHandler,
   signal: AbortSignal,
+  password = '',
 ): Promise<void> {
-  await (format === 'zip' ? walkZip(path, handle, signal) : walkTar(path, handle, signal));
+  if (format === 'zip') return walkZip(path, handle, signal);
+  if (format === '7z' || format === 'rar') return walkSevenZip(path, password, handle, signal);
+  if (format === 'tar.xz' || format === 'tar.bz2')
+    return withScratch(async (scratch) => walkTar(await decompressTar(path, scratch), handle, signal));
+  return walkTar(path, handle, signal);
 }
 
 /** What goes into a new archive: a path on disk and its name inside. */
@@ -206,5 +215,15 @@ export async function writeArchive(
   options: { readonly level: number; readonly follow: boolean },
 ): Promise<void> {
   if (format === 'zip') await writeZip(file, entries, options.level);
-  else await writeTar(file, cwd, entries, format, options);
+  else if (format === '7z' || format === 'rar')
+    // Dagu's library writes neither (archive.create checks this before anything is read).
+    throw new Error(`format ${format} cannot create archives`);
+  else if (format === 'tar.xz' || format === 'tar.bz2') {
+    const compression = format;
+    await withScratch(async (scratch) => {
+      const tar = join(scratch, 'archive.tar');
+      await writeTar(tar, cwd, entries, 'tar', options);
+      await compressTar(tar, file, compression, options.level);
+    });
+  } else await writeTar(file, cwd, entries, format, options);
 }

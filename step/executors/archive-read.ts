@@ -12,6 +12,7 @@ import { goJson } from './s3-result.ts';
 import { goDurationNs } from './archive-result.ts';
 import {
   ArchiveFailure,
+  formatByMagic,
   formatByName,
   formatOf,
   matchesFilters,
@@ -38,17 +39,17 @@ function formatFor(settings: ArchiveSettings, path: string): ArchiveFormat {
   if (named === '') {
     if (settings.operation === 'create')
       throw new ArchiveFailure('format', 'could not infer format; specify config.format');
-    // Without a name to go by, a zip is known by its first bytes and anything else is read as a tar.
+    // Without a name to go by, the first bytes tell (sourceArchive) and anything else is read as a tar.
     return 'tar';
   }
   return formatOf(named);
 }
 
-async function sniffZip(path: string): Promise<boolean> {
+async function sniff(path: string): Promise<ArchiveFormat | undefined> {
   const handle = await fs.open(path, 'r');
   try {
-    const { buffer, bytesRead } = await handle.read(Buffer.alloc(4), 0, 4, 0);
-    return bytesRead === 4 && buffer.readUInt32LE(0) === 0x04034b50;
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(8), 0, 8, 0);
+    return formatByMagic(buffer.subarray(0, bytesRead));
   } finally {
     await handle.close();
   }
@@ -61,7 +62,8 @@ export async function sourceArchive(context: Context): Promise<{ path: string; f
   });
   if (stats.isDirectory()) throw new ArchiveFailure('config', 'source must be a file');
   const format = formatFor(context.settings, path);
-  return { path, format: context.settings.format === '' && (await sniffZip(path)) ? 'zip' : format };
+  // Without with.format the bytes decide when they are clear (Dagu's Identify reads them too).
+  return { path, format: (context.settings.format.trim() === '' ? await sniff(path) : undefined) ?? format };
 }
 
 export async function ensureDir(context: Context, path: string): Promise<void> {
@@ -72,7 +74,7 @@ export async function ensureDir(context: Context, path: string): Promise<void> {
 }
 
 /** Reads every entry to its end: a damaged archive fails here, before anything is written. */
-export async function verify(path: string, format: ArchiveFormat, signal: AbortSignal): Promise<void> {
+export async function verify(path: string, format: ArchiveFormat, signal: AbortSignal, password = ''): Promise<void> {
   await walkArchive(
     path,
     format,
@@ -92,6 +94,7 @@ export async function verify(path: string, format: ArchiveFormat, signal: AbortS
       );
     },
     signal,
+    password,
   ).catch((error: unknown) => {
     throw new ArchiveFailure('corrupted', goError(error));
   });
@@ -104,7 +107,7 @@ const S_IFLNK = 0o120000;
 export async function list(context: Context): Promise<void> {
   const { settings, io } = context;
   const { path, format } = await sourceArchive(context);
-  if (settings.verifyIntegrity) await verify(path, format, io.signal);
+  if (settings.verifyIntegrity) await verify(path, format, io.signal, settings.password);
   const entries: { path: string; size: number; mode: string; modTime: string; isDir: boolean }[] = [];
   await walkArchive(
     path,
@@ -124,6 +127,7 @@ export async function list(context: Context): Promise<void> {
       return Promise.resolve();
     },
     io.signal,
+    settings.password,
   ).catch((error: unknown) => {
     throw new ArchiveFailure('corrupted', goError(error));
   });

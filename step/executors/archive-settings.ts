@@ -12,7 +12,10 @@ import type { ExecutorSpec } from '../../core/runner/spec.ts';
 import { boolSetting, intSetting, SettingError, textSetting } from '../settings.ts';
 import { expandSetting } from '../io.ts';
 
-export type ArchiveFormat = 'zip' | 'tar' | 'tar.gz' | 'tar.zst';
+export type ArchiveFormat = 'zip' | 'tar' | 'tar.gz' | 'tar.zst' | 'tar.bz2' | 'tar.xz' | '7z' | 'rar';
+
+/** Formats Dagu's library reads and does not write (mholt/archives has no archiver for them). */
+export const READ_ONLY_FORMATS: readonly ArchiveFormat[] = ['7z', 'rar'];
 
 export interface ArchiveSettings {
   readonly operation: 'create' | 'extract' | 'list';
@@ -66,22 +69,12 @@ const KIND_TEXT: Readonly<Record<keyof typeof ARCHIVE_EXIT, string>> = {
 
 const OPERATIONS = ['create', 'extract', 'list'] as const;
 
-/** Formats Dagu's library reads that Kubedag does not (no well-kept npm library does them cleanly). */
-const REFUSED_FORMATS = [
-  'tar.bz2',
-  'tbz2',
-  'tbz',
-  'tar.xz',
-  'txz',
-  'gz',
-  'bz2',
-  'xz',
-  'zst',
-  'zstd',
-  'lz4',
-  '7z',
-  'rar',
-];
+/**
+ * Formats Dagu names that Kubedag does not take: a compressed file that is not a tar (Dagu
+ * compresses or decompresses one file with them, and its extract and create refuse them as
+ * archives; only its list reads one).
+ */
+const REFUSED_FORMATS = ['gz', 'bz2', 'xz', 'zst', 'zstd', 'lz4'];
 
 /** A format name as Dagu's formatFromString reads it (case-insensitive). */
 export function formatOf(name: string): ArchiveFormat {
@@ -89,10 +82,13 @@ export function formatOf(name: string): ArchiveFormat {
   if (text === 'zip' || text === 'tar') return text;
   if (text === 'tar.gz' || text === 'tgz') return 'tar.gz';
   if (text === 'tar.zst' || text === 'tar.zstd') return 'tar.zst';
+  if (text === 'tar.bz2' || text === 'tbz2' || text === 'tbz') return 'tar.bz2';
+  if (text === 'tar.xz' || text === 'txz') return 'tar.xz';
+  if (text === '7z' || text === 'rar') return text;
   if (REFUSED_FORMATS.includes(text))
     throw new ArchiveFailure(
       'format',
-      `format "${text}" is not supported by Kubedag (it reads and writes zip, tar, tar.gz and tar.zst)`,
+      `format "${text}" is not supported by Kubedag (it reads and writes zip, tar, tar.gz, tar.zst, tar.bz2 and tar.xz, and reads 7z and rar)`,
     );
   throw new ArchiveFailure('format', `unknown format "${text}"`);
 }
@@ -114,6 +110,22 @@ export function formatByName(path: string): string {
     [['.lz4'], 'lz4'],
   ];
   return endings.find(([suffixes]) => suffixes.some((suffix) => name.endsWith(suffix)))?.[1] ?? '';
+}
+
+const MAGIC: readonly [ArchiveFormat, readonly number[]][] = [
+  ['zip', [0x50, 0x4b, 0x03, 0x04]],
+  ['7z', [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c]],
+  ['rar', [0x52, 0x61, 0x72, 0x21, 0x1a, 0x07]],
+  ['tar.xz', [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]],
+  ['tar.bz2', [0x42, 0x5a, 0x68]],
+];
+
+/**
+ * The format an archive's first bytes show, for the formats node-tar's parser does not
+ * recognise itself (it does gzip and zstd); undefined for anything else. Pure.
+ */
+export function formatByMagic(head: Uint8Array): ArchiveFormat | undefined {
+  return MAGIC.find(([, bytes]) => bytes.every((byte, i) => head[i] === byte))?.[0];
 }
 
 /** A name in an archive as a path under the destination (Dagu's sanitizeArchivePath); '' to skip. */

@@ -47,7 +47,7 @@ async function hostileTar(file: string, entry: { path: string; type: 'File' | 'S
   );
 }
 
-describe.each(['tar.gz', 'zip', 'tar', 'tar.zst'])('archive.* with %s', (format) => {
+describe.each(['tar.gz', 'zip', 'tar', 'tar.zst', 'tar.bz2', 'tar.xz'])('archive.* with %s', (format) => {
   it('creates an archive of a directory, lists it and extracts it again with strip_components', async () => {
     const archive = `out/site.${format}`;
     const created = await run('create', { source: 'site', destination: archive });
@@ -129,11 +129,18 @@ describe('archive.extract', () => {
 describe('archive settings when the step runs', () => {
   it.each([
     [
-      'a format Kubedag does not write',
+      'a format Dagu and Kubedag only read',
       'create',
       { source: 'site', destination: 'x.7z', format: '7z' },
+      7,
+      'archive: creation failed: format 7z cannot create archives',
+    ],
+    [
+      'a compressed file that is not an archive',
+      'extract',
+      { source: 'site/docs/a.txt', format: 'xz' },
       5,
-      'format "7z" is not supported by Kubedag',
+      'format "xz" is not supported by Kubedag',
     ],
     ['a name that says no format', 'create', { source: 'site', destination: 'site.bin' }, 5, 'could not infer format'],
     ['create without destination', 'create', { source: 'site' }, 2, 'destination is required for create'],

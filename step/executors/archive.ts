@@ -1,8 +1,8 @@
 /**
  * Dagu 2.x's archive executor, as v2.15.1 runs it (internal/runtime/builtin/archive/): create
  * an archive of a file or directory, extract one, list one, and write what was done as JSON.
- * Formats: zip, tar, tar.gz and tar.zst (archive-formats.ts); the others Dagu's library reads
- * are refused by name. Every entry's path is checked before anything is written: a name or a
+ * Formats: zip, tar, tar.gz, tar.zst, tar.bz2 and tar.xz both ways, 7z and rar read only
+ * (archive-formats.ts); a bare compressed file is refused by name. Every entry's path is checked before anything is written: a name or a
  * symbolic link that would land outside the destination fails the step as a corrupted archive
  * (zip-slip). Paths resolve against the step's working directory, the run's workspace.
  */
@@ -90,7 +90,7 @@ async function extractLink(root: string, target: string, entry: ArchiveEntry, ta
 async function extract(context: Context): Promise<void> {
   const { settings, io } = context;
   const { path, format } = await sourceArchive(context);
-  if (settings.verifyIntegrity) await verify(path, format, io.signal);
+  if (settings.verifyIntegrity) await verify(path, format, io.signal, settings.password);
   const root = context.at(settings.destination === '' ? '.' : settings.destination);
   await ensureDir(context, root);
   const tally: Tally = { files: 0, bytes: 0, skipped: 0 };
@@ -106,6 +106,7 @@ async function extract(context: Context): Promise<void> {
         io.stderr.write(`archive step warning: continuing after error: ${(error as Error).message}\n`);
       }),
     io.signal,
+    settings.password,
   ).catch((error: unknown) => {
     if (error instanceof ArchiveFailure) throw error;
     throw new ArchiveFailure('extract', goError(error));

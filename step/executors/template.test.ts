@@ -37,4 +37,43 @@ describe('template.render in the step runner', () => {
       'template: execution error: map has no entry for key "nope"',
     );
   });
+
+  it.each([
+    ['a variable of the step', { template_ref: '${TPL}' }, { TPL: 'v={{ .v }}' }, 'v=1'],
+    ["a step's output the operator put in", { template_ref: 'out={{ .v }}' }, {}, 'out=1'],
+  ])('renders the template with.template_ref names: %s', async (_name, config, env, want) => {
+    const io = captureIO({ cwd: dir.path, env });
+    const ref: ExecutorSpec = { type: 'template', config: { ...config, data: { v: 1 } } };
+    expect([await runTemplate(ref, io), io.out()]).toEqual([0, want]);
+  });
+
+  it.each([
+    [
+      'a variable that is not set',
+      { template_ref: '${TPL}' },
+      {},
+      'template: with.template_ref: variable TPL is not set',
+    ],
+    [
+      'an output no step published',
+      { template_ref: '${steps.make.outputs.tpl}' },
+      {},
+      'template: with.template_ref: ${steps.make.outputs.tpl} has no value (no step published it)',
+    ],
+    [
+      'a template Kubedag does not render, known only now',
+      { template_ref: '${TPL}' },
+      { TPL: '{{ define "x" }}{{ end }}' },
+      "template: parse error: {{define}} is not supported by Kubedag's template.render",
+    ],
+    [
+      'a reference that is not a string',
+      { template_ref: 3 },
+      {},
+      'template: with.template_ref must resolve to a string',
+    ],
+  ])('fails the step with a clear error for %s', async (_name, config, env, message) => {
+    const ref: ExecutorSpec = { type: 'template', config };
+    await expect(runTemplate(ref, captureIO({ cwd: dir.path, env }))).rejects.toThrow(message);
+  });
 });

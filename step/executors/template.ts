@@ -6,6 +6,11 @@
  * mode 0600, parent folders 0750). Strings in `data` get `${VAR}` expanded, as Dagu evaluates a
  * step's settings; the template itself is rendered as written (`$x` there is a template
  * variable). Kubedag renders a subset of the template language: core/template/.
+ * With `with.template_ref` the template is a value known only now: a variable of the run (the
+ * loader made `${env.NAME}`/`${params.NAME}` the plain `${NAME}`) read from the step's
+ * environment, or a step's output the operator has already put in; it is parsed here, and
+ * what Kubedag's subset lacks fails the step with the parse error the loader gives a written
+ * template.
  */
 import * as fs from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -38,11 +43,33 @@ async function writeOutput(path: string, text: string): Promise<void> {
   }
 }
 
+/** The template: the step's script, or the value with.template_ref names. */
+export function templateText(spec: ExecutorSpec, env: Readonly<Record<string, string>>): string {
+  const ref = spec.config.template_ref;
+  if (ref === undefined) {
+    if (spec.script === undefined) throw new Error('template: script field is required');
+    return spec.script;
+  }
+  if (spec.script !== undefined)
+    throw new Error('template: template step cannot use both script and with.template_ref');
+  if (typeof ref !== 'string') throw new Error('template: with.template_ref must resolve to a string');
+  const variable = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(ref)?.[1];
+  if (variable !== undefined) {
+    const value = env[variable];
+    if (value === undefined) throw new Error(`template: with.template_ref: variable ${variable} is not set`);
+    return value;
+  }
+  // The operator substitutes a published output; one still written as a reference was not published.
+  if (ref.startsWith('${steps.'))
+    throw new Error(`template: with.template_ref: ${ref} has no value (no step published it)`);
+  return ref;
+}
+
 export async function runTemplate(spec: ExecutorSpec, io: StepIO): Promise<number> {
-  if (spec.script === undefined) throw new Error('template: script field is required');
+  const template = templateText(spec, io.env);
   let nodes;
   try {
-    nodes = parseTemplate(spec.script);
+    nodes = parseTemplate(template);
   } catch (error) {
     if (error instanceof TemplateError) throw new Error(`template: parse error: ${error.message}`, { cause: error });
     throw error;

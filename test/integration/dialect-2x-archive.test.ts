@@ -4,8 +4,10 @@
  * files on the run's workspace, pack them into a tar.gz and a zip, list one, and unpack both
  * elsewhere (stripping the top folder, leaving out what exclude names); a later shell step
  * reads what came back, and an archive whose entry climbs out of its destination fails its
- * step without writing there. template.render: a template over data with a run's variable,
- * to stdout and to a file a later step reads.
+ * step without writing there; tar.xz and tar.bz2 (7-Zip's WebAssembly in the step runner)
+ * both ways. template.render: a template over data with a run's variable, to stdout and to a
+ * file a later step reads; with.template_ref naming a variable or a param, resolved when the
+ * step runs, and one whose template Kubedag does not render failing its step then.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -119,5 +121,81 @@ steps:
     expect(await stepLog(operator, done, 'show')).toBe('\nhost0 = DB1\nhost1 = DB2\nteam = data\n');
     // The template writes no newline; the step's log, kept line by line as a Pod's is, ends its last line.
     expect(await stepLog(operator, done, 'say')).toBe('ready\n');
+  });
+
+  it('packs and unpacks tar.xz and tar.bz2 on the workspace', async () => {
+    await givenDag(
+      ns,
+      'compressed',
+      `
+type: chain
+steps:
+  - name: make
+    run: mkdir -p site/docs && echo home > site/index.html && echo guide > site/docs/guide.txt
+  - name: xz
+    action: archive.create
+    with: {source: site, destination: out/site.tar.xz}
+  - name: bz2
+    action: archive.create
+    with: {source: site, destination: out/site.tbz2, compression_level: 9, verify_integrity: true}
+  - name: list
+    action: archive.list
+    with: {source: out/site.tar.xz, include: ["**/*.txt"]}
+  - name: unxz
+    action: archive.extract
+    with: {source: out/site.tar.xz, destination: from-xz, strip_components: 1}
+  - name: unbz2
+    action: archive.extract
+    with: {source: out/site.tbz2, destination: from-bz2}
+  - name: check
+    run: cat from-xz/index.html from-bz2/site/docs/guide.txt
+`,
+    );
+    await whenRun(ns, 'compressed-1', 'compressed');
+    const done = await finishedRun(ns, 'compressed-1', 120_000);
+    expect(Object.values(stepStates(done))).toEqual(Array(7).fill('succeeded'));
+    const json = async (step: string) =>
+      JSON.parse((await stepLog(operator, done, step)) ?? '{}') as Record<string, unknown>;
+    expect(await json('bz2')).toMatchObject({ operation: 'create', filesAdded: 4, verifyPerformed: true });
+    expect(((await json('list')).files as { path: string }[]).map((f) => f.path)).toEqual(['site/docs/guide.txt']);
+    expect(await json('unxz')).toMatchObject({ filesExtracted: 2 });
+    expect(await stepLog(operator, done, 'check')).toBe('home\nguide\n');
+  });
+
+  it('renders the template with.template_ref names when the step runs, and fails a step whose template it cannot render', async () => {
+    await givenDag(
+      ns,
+      'template-ref',
+      `
+type: chain
+params:
+  - name: GREETING
+    default: "hi {{ .who }}"
+env:
+  - PAGE: "<h1>{{ .title | upper }}</h1>"
+  - BAD: '{{ define "x" }}{{ end }}'
+steps:
+  - name: page
+    action: template.render
+    with: {template_ref: "\${env.PAGE}", data: {title: home}, output: out/index.html}
+  - name: show
+    run: cat out/index.html
+  - name: greet
+    action: template.render
+    with: {template_ref: "\${params.GREETING}", data: {who: ops}}
+  - name: bad
+    action: template.render
+    with: {template_ref: "\${env.BAD}"}
+    continue_on: {failure: true}
+`,
+    );
+    await whenRun(ns, 'template-ref-1', 'template-ref');
+    const done = await finishedRun(ns, 'template-ref-1', 120_000);
+    expect(stepStates(done)).toEqual({ page: 'succeeded', show: 'succeeded', greet: 'succeeded', bad: 'failed' });
+    expect(await stepLog(operator, done, 'show')).toBe('<h1>HOME</h1>\n');
+    expect(await stepLog(operator, done, 'greet')).toBe('hi ops\n');
+    expect(await stepLog(operator, done, 'bad', 'stderr')).toContain(
+      "template: parse error: {{define}} is not supported by Kubedag's template.render",
+    );
   });
 });
