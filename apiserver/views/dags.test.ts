@@ -213,6 +213,24 @@ describe('dagDetailsView', () => {
     });
   });
 
+  it('gives a DAG that never ran not-started onInit and onWait nodes when it defines those handlers, and none when not', () => {
+    const spec = {
+      steps: [{ name: 'review', command: 'echo r' }],
+      handlerOn: { init: { command: 'echo hello' }, wait: { command: 'echo waiting' } },
+    };
+    const latest = dagDetailsView(dagEntry(dagResource('gate', [spec])), undefined).latestDAGRun;
+    expect([latest.onInit?.step.name, latest.onInit?.statusLabel, latest.onWait?.step.name]).toEqual([
+      'onInit',
+      'not_started',
+      'onWait',
+    ]);
+    const plain = dagDetailsView(
+      dagEntry(dagResource('plain', [{ steps: [{ name: 'a', command: 'echo' }] }])),
+      undefined,
+    );
+    expect(['onInit' in plain.latestDAGRun, 'onWait' in plain.latestDAGRun]).toEqual([false, false]);
+  });
+
   it('shows the latest run with the details it is given', () => {
     const run = finishedRun();
     const details = runDetails(run, undefined, () => undefined);

@@ -131,6 +131,9 @@ export function neverRanDetails(dag: Dag): RunDetails {
   return {
     ...neverRan(dag.name),
     nodes: dag.steps.map(pendingNode),
+    // Dagu 2.x's two, as a run's details have them: only for a DAG that defines them.
+    ...(dag.handlerOn.init === undefined ? {} : { onInit: handler(dag.handlerOn.init) }),
+    ...(dag.handlerOn.wait === undefined ? {} : { onWait: handler(dag.handlerOn.wait) }),
     onExit: handler(dag.handlerOn.exit),
     onSuccess: handler(dag.handlerOn.success),
     onFailure: handler(dag.handlerOn.failure),

@@ -3,7 +3,9 @@
  * against the API server and the operator on the local control plane: the run page shows the
  * wait (prompt, inputs, which are required), refuses an approval without the required input,
  * approves with it, and the next step reads it; push back and reject with a reason likewise.
- * Screenshots land in .dev/ui-screenshots/run-approval-*.png.
+ * Dagu 2.x's init and wait handlers are drawn where the other handlers are: on the run page
+ * while the run waits, then on the DAG's graph and history tabs, in the light and dark themes.
+ * Screenshots land in .dev/ui-screenshots/run-approval-*.png and *-handlers-*.png.
  */
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
@@ -40,9 +42,24 @@ const RELEASE = `steps:
     run: echo "shipping \${TICKET}"
 `;
 
+/** A DAG with the init and wait handlers beside an exit handler. */
+const GATE = `handler_on:
+  init:
+    run: echo "starting the gate"
+  wait:
+    run: echo "waiting on \${DAG_WAITING_STEPS}"
+  exit:
+    run: echo bye
+steps:
+  - id: review
+    run: echo "ready for review"
+    approval: {prompt: Open the gate?}
+`;
+
 interface Node {
   step: { name: string };
   status: number;
+  statusLabel?: string;
   approvedBy?: string;
   approvalInputs?: Record<string, string>;
   rejectionReason?: string;
@@ -53,18 +70,20 @@ interface Run {
   statusLabel: string;
   finishedAt: string;
   nodes: Node[];
+  onWait?: Node;
+  onExit?: Node;
 }
 
-async function details(id: string): Promise<Run> {
-  return ((await v1.call('GET', `/api/v1/dag-runs/release/${id}`)).body as { dagRunDetails: Run }).dagRunDetails;
+async function details(id: string, dag = 'release'): Promise<Run> {
+  return ((await v1.call('GET', `/api/v1/dag-runs/${dag}/${id}`)).body as { dagRunDetails: Run }).dagRunDetails;
 }
 
-async function until(id: string, what: string, done: (run: Run) => boolean): Promise<Run> {
+async function until(id: string, what: string, done: (run: Run) => boolean, dag = 'release'): Promise<Run> {
   let run: Run | undefined;
   await waitFor(
     `run ${id} ${what}`,
     async () => {
-      run = await details(id);
+      run = await details(id, dag);
       return done(run);
     },
     60_000,
@@ -88,6 +107,10 @@ async function waiting(id: string): Promise<Page> {
   return page;
 }
 
+/** The names of the timeline's handler rows, in order. */
+const handlerTimeline = (page: Page): Promise<string[]> =>
+  page.locator('.tl-row.tl-handler .tl-name a').allTextContents();
+
 async function accessibilityProblems(page: Page): Promise<string[]> {
   const { violations } = await new AxeBuilder({ page }).include('main').analyze();
   return violations
@@ -100,6 +123,7 @@ beforeAll(async () => {
   v1 = new ContractClient(server.app);
   await v1.load('/api/v1/openapi.json');
   expect((await api.call('POST', '/api/v2/dags', { name: 'release', spec: RELEASE })).status).toBe(201);
+  expect((await api.call('POST', '/api/v2/dags', { name: 'gate', spec: GATE })).status).toBe(201);
   browser = await launchChromium();
 });
 
@@ -157,6 +181,67 @@ describe('a step waiting for approval on the run page', () => {
     expect([done.status, review(done)?.rejectionReason]).toEqual([8, 'not this week']);
     await page.locator('.approval-answers', { hasText: 'Rejected by' }).waitFor();
     expect(await page.locator('.approval-answers').textContent()).toContain('not this week');
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('draws the init and wait handlers on the run page while it waits, the wait handler’s box opening its log', async () => {
+    expect((await api.call('POST', '/api/v2/dags/gate/start', { dagRunId: 'g1' })).status).toBe(200);
+    await until('g1', 'to wait with its wait handler done', (run) => run.onWait?.statusLabel === 'succeeded', 'gate');
+    const page = await openPage(browser, {
+      viewport: { width: 1280, height: 900 },
+      onPageError: (message) => pageErrors.push(message),
+    });
+    await page.goto(`${base}/runs/gate/g1`);
+    const handlers = page.getByRole('group', { name: 'Steps of run g1' }).getByRole('group', { name: 'Handlers' });
+    await handlers.getByRole('button', { name: /^On wait/ }).waitFor();
+    expect(await handlers.getByRole('button').allInnerTexts()).toEqual(['On init\nSucceeded', 'On wait\nSucceeded']);
+    expect(await handlerTimeline(page)).toEqual(['onInit', 'onWait']);
+    expect(await page.getByRole('table', { name: 'Handlers that ran' }).locator('.badge').allTextContents()).toEqual([
+      'on init',
+      'on wait',
+    ]);
+    await screenshot(page, 'run-handlers-waiting');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await handlers.getByRole('button', { name: /^On wait/ }).click();
+    await page.waitForURL(`${base}/runs/gate/g1/steps/onWait/log`);
+    await page.getByText('waiting on review').waitFor();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('draws the init and wait handlers on the DAG’s graph and history tabs with the latest run’s statuses, in the dark theme', async () => {
+    await until('g1', 'to be waiting', (run) => run.status === 7, 'gate');
+    const page = await openPage(browser, {
+      viewport: { width: 1280, height: 860 },
+      colorScheme: 'dark',
+      onPageError: (message) => pageErrors.push(message),
+    });
+    await page.goto(`${base}/runs/gate/g1`);
+    await page.getByRole('article', { name: 'Approval of review' }).getByRole('button', { name: 'Approve' }).click();
+    await until('g1', 'to end with its exit handler', (run) => run.onExit?.statusLabel === 'succeeded', 'gate');
+    await page.goto(`${base}/dags/gate`);
+    const handlers = page.getByRole('group', { name: 'Handlers' });
+    await handlers.locator('.graph-node[data-step="onExit"][data-tone="success"]').waitFor();
+    expect(await handlers.getByRole('button').allInnerTexts()).toEqual([
+      'On init\nSucceeded',
+      'On wait\nSucceeded',
+      'On exit\nSucceeded',
+    ]);
+    await handlers.getByRole('button', { name: /^On wait/ }).click();
+    const panel = page.getByRole('region', { name: 'Step onWait' });
+    expect(await panel.locator('.step-command').textContent()).toBe('echo "waiting on ${DAG_WAITING_STEPS}"');
+    await screenshot(page, 'dag-graph-handlers-dark');
+    await page.goto(`${base}/dags/gate/history`);
+    const grid = page.getByRole('region', { name: 'Run history of gate' });
+    await grid.locator('a.history-mark').first().waitFor();
+    expect(await grid.locator('tbody th').allTextContents()).toEqual(['review', 'onInit', 'onWait', 'onExit']);
+    const marks = await grid.locator('tbody a.history-mark').all();
+    expect(await Promise.all(marks.map((mark) => mark.getAttribute('data-status')))).toEqual([
+      'succeeded',
+      'succeeded',
+      'succeeded',
+      'succeeded',
+    ]);
+    await screenshot(page, 'dag-history-handlers-dark');
     expect(pageErrors).toEqual([]);
   });
 });

@@ -8,6 +8,7 @@
  * take focus, clicks and keys like any button, and long names end in an ellipsis.
  */
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { handlerRank, handlerTitle, type HandlerKey } from '../../lib/handlers.ts';
 import { statusLook, type Tone } from '../../lib/status.ts';
 import { drawsWhole } from './big-graph.ts';
 import { GraphToolbar } from './GraphToolbar.tsx';
@@ -17,10 +18,9 @@ import './graph.css';
 
 export type { Direction, GraphStep } from './layout.ts';
 
-export type HandlerEvent = 'onSuccess' | 'onFailure' | 'onCancel' | 'onExit';
-
 export interface GraphHandler {
-  readonly event: HandlerEvent;
+  /** Which handler it is (lib/handlers.ts): its title and its place in the row follow. */
+  readonly event: HandlerKey;
   /** The handler's step name; the API names handler steps after their event (`onSuccess`). */
   readonly name?: string;
   readonly status?: string;
@@ -42,13 +42,6 @@ export interface StepGraphProps {
   readonly onGroup?: (status: string) => void;
 }
 
-const HANDLER_TITLES: Readonly<Record<HandlerEvent, string>> = {
-  onSuccess: 'On success',
-  onFailure: 'On failure',
-  onCancel: 'On cancel',
-  onExit: 'On exit',
-};
-const HANDLER_ORDER: readonly HandlerEvent[] = ['onSuccess', 'onFailure', 'onCancel', 'onExit'];
 const MIN_FIT = 0.5;
 
 function look(status: string | undefined): { readonly text: string; readonly tone: Tone | 'none' } {
@@ -245,7 +238,7 @@ function Handlers({
   readonly selected?: string;
   readonly onSelect?: (name: string) => void;
 }): ReactNode {
-  const sorted = [...handlers].sort((a, b) => HANDLER_ORDER.indexOf(a.event) - HANDLER_ORDER.indexOf(b.event));
+  const sorted = [...handlers].sort((a, b) => handlerRank(a.event) - handlerRank(b.event));
   return (
     <div className="graph-handlers" role="group" aria-label="Handlers">
       <p className="graph-handlers-title">Handlers</p>
@@ -254,7 +247,7 @@ function Handlers({
           <li key={handler.event}>
             <StepBox
               name={handler.name ?? handler.event}
-              title={HANDLER_TITLES[handler.event]}
+              title={handlerTitle(handler.event)}
               status={handler.status}
               description={handler.description}
               detail={handler.detail}

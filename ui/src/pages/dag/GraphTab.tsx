@@ -14,19 +14,13 @@ import {
   type DagStepObject,
   type RunNode,
 } from '../../api/dag-queries.ts';
-import { StepGraph, type GraphHandler, type GraphStep, type HandlerEvent } from '../../components/graph/StepGraph.tsx';
+import { StepGraph, type GraphHandler, type GraphStep } from '../../components/graph/StepGraph.tsx';
 import { Icon } from '../../components/Icon.tsx';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { RelativeTime, useNow } from '../../components/Time.tsx';
+import { HANDLERS } from '../../lib/handlers.ts';
 import { links } from '../../lib/links.ts';
 import { duration, instant } from '../../lib/time.ts';
-
-const EVENTS: readonly (readonly [keyof DagDetails['dag']['handlerOn'], HandlerEvent])[] = [
-  ['success', 'onSuccess'],
-  ['failure', 'onFailure'],
-  ['cancel', 'onCancel'],
-  ['exit', 'onExit'],
-];
 
 /** What a step does, in one line: its command, the DAG it calls, or its executor. */
 export function stepDetail(step: DagStepObject): string {
@@ -50,14 +44,14 @@ function graphSteps(
     detail: stepDetail(step),
     parallel: step.parallel !== undefined,
   }));
-  const handlers = EVENTS.flatMap(([key, event]): GraphHandler[] => {
-    const step = details.dag.handlerOn[key];
+  const handlers = HANDLERS.flatMap(({ key, event }): GraphHandler[] => {
+    const step = details.dag.handlerOn[event];
     if (step === undefined) return [];
     return [
       {
-        event,
-        name: event,
-        status: run?.[event]?.statusLabel,
+        event: key,
+        name: key,
+        status: run?.[key]?.statusLabel,
         description: step.description,
         detail: stepDetail(step),
       },
@@ -68,16 +62,16 @@ function graphSteps(
 
 /** A step's definition by name; handlers go by their event's name, as in runs. */
 function definitionOf(details: DagDetails, name: string): DagStepObject | undefined {
-  const handler = EVENTS.find(([, event]) => event === name);
+  const handler = HANDLERS.find(({ key }) => key === name);
   return handler === undefined
     ? details.dag.steps.find((step) => step.name === name)
-    : details.dag.handlerOn[handler[0]];
+    : details.dag.handlerOn[handler.event];
 }
 
 function nodeOf(run: DagRunDetails | undefined, name: string): RunNode | undefined {
-  const handler = EVENTS.find(([, event]) => event === name);
+  const handler = HANDLERS.find(({ key }) => key === name);
   if (run === undefined) return undefined;
-  return handler === undefined ? run.nodes.find((node) => node.step.name === name) : (run[handler[1]] ?? undefined);
+  return handler === undefined ? run.nodes.find((node) => node.step.name === name) : (run[handler.key] ?? undefined);
 }
 
 function LatestRun({

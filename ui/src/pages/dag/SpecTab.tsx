@@ -1,125 +1,30 @@
 /**
- * The spec tab: the DAG file in an editor, checked as it is typed (spec-lint.ts: the browser's
- * schema check at once, the server's validate endpoint once typing pauses), saved with the
- * button or Ctrl+S, renamed and deleted from here. Leaving with unsaved changes asks first.
+ * The spec tab: the DAG file in an editor, checked as it is typed (SpecProblems.tsx), saved
+ * with the button or Ctrl+S, renamed and deleted from here. Leaving with unsaved changes asks
+ * first.
  *
  * Loaded on demand (React.lazy): CodeMirror and the compiled schema are most of the bundle,
  * and only this tab needs them.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { EditorView } from 'codemirror';
-import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useBlocker, useNavigate } from 'react-router';
 import { useApi } from '../../api/context.tsx';
 import { actionFailure } from '../../api/failure.ts';
 import { dagActions, dagKeys, dagSpecQuery } from '../../api/dag-queries.ts';
-import { Icon } from '../../components/Icon.tsx';
 import { ConfirmDialog } from '../../components/ModalDialog.tsx';
 import { links } from '../../lib/links.ts';
 import { DeleteDialog, RenameDialog } from './DagFileDialogs.tsx';
 import { SpecEditor } from './SpecEditor.tsx';
-import { parseSpec, schemaProblems, serverProblems, shownProblems, type Problem } from './spec-lint.ts';
+import { ProblemList, useProblems } from './SpecProblems.tsx';
+import { Toolbar } from './SpecToolbar.tsx';
+import type { Problem } from './spec-lint.ts';
 
-const LOCAL_PAUSE_MS = 120;
-const SERVER_PAUSE_MS = 500;
-
-/** `value`, once it has stayed the same for `ms`. */
-function useSettled<T>(value: T, ms: number): T {
-  const [settled, setSettled] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => {
-      setSettled(value);
-    }, ms);
-    return () => {
-      clearTimeout(timer);
-    };
-  }, [value, ms]);
-  return settled;
-}
-
-interface Checked {
-  readonly problems: Problem[];
-  /** The text the problems were found in: the current one, or one typed a moment ago. */
-  readonly text: string;
-  readonly checking: boolean;
-}
-
-/** The problems of `text`: the browser's at once, the server's when it has answered for this text. */
-function useProblems(fileName: string, text: string): Checked {
-  const client = useApi();
-  const local = useSettled(text, LOCAL_PAUSE_MS);
-  const asked = useSettled(text, SERVER_PAUSE_MS);
-  const localProblems = useMemo(() => schemaProblems(parseSpec(local)), [local]);
-  const server = useQuery({
-    queryKey: ['dags', 'validate', fileName, asked],
-    queryFn: ({ signal }) => dagActions(client).validate(asked, fileName, signal),
-    staleTime: Infinity,
-    gcTime: 30_000,
-    retry: false,
-  });
-  const errors = asked === text ? server.data?.errors : undefined;
-  const answered = errors !== undefined;
-  const fromServer = useMemo(
-    () => (errors === undefined ? undefined : serverProblems(parseSpec(asked), errors)),
-    [errors, asked],
-  );
-  return {
-    problems: shownProblems(localProblems, fromServer),
-    text: answered ? asked : local,
-    checking: !answered && !server.isError,
-  };
-}
-
-function ProblemList({
-  problems,
-  checking,
-  onPick,
-}: {
-  readonly problems: readonly Problem[];
-  readonly checking: boolean;
-  readonly onPick: (problem: Problem) => void;
-}): ReactNode {
-  const summary =
-    problems.length === 0
-      ? checking
-        ? 'Checking…'
-        : 'No problems found'
-      : problems.length === 1
-        ? '1 problem'
-        : `${String(problems.length)} problems`;
-  return (
-    <section className="problems" aria-label="Problems">
-      <p
-        className={`problems-summary${problems.length > 0 ? ' problems-bad' : checking ? '' : ' problems-good'}`}
-        role="status"
-      >
-        <Icon name={problems.length > 0 ? 'alert' : checking ? 'clock' : 'check'} size={14} />
-        {summary}
-      </p>
-      {problems.length === 0 ? null : (
-        <ul className="problem-list">
-          {problems.map((problem) => (
-            <li key={`${String(problem.from)}:${problem.message}`}>
-              <button
-                type="button"
-                className="problem-line"
-                onClick={() => {
-                  onPick(problem);
-                }}
-              >
-                Line {problem.line}
-              </button>
-              <span className="problem-message">{problem.message}</span>
-            </li>
-          ))}
-        </ul>
-      )}
-    </section>
-  );
-}
+type Blocker = ReturnType<typeof useBlocker>;
 
 /** Asks before leaving the page (in the app, or closing the tab) while there are unsaved changes. */
-function useLeaveGuard(dirty: boolean, allow: React.RefObject<boolean>): ReturnType<typeof useBlocker> {
+function useLeaveGuard(dirty: boolean, allow: React.RefObject<boolean>): Blocker {
   useEffect(() => {
     if (!dirty) return undefined;
     const warn = (event: BeforeUnloadEvent): void => {
@@ -136,67 +41,24 @@ function useLeaveGuard(dirty: boolean, allow: React.RefObject<boolean>): ReturnT
   );
 }
 
-interface ToolbarProps {
-  readonly dirty: boolean;
-  readonly saving: boolean;
-  readonly saved: boolean;
-  readonly onSave: () => void;
-  readonly onRevert: () => void;
-  readonly onRename: () => void;
-  readonly onDelete: () => void;
+interface Saving {
+  /** The text the server has. */
+  readonly saved: string;
+  readonly save: (spec: string) => void;
+  readonly pending: boolean;
+  /** The last save went through (the server neither failed nor refused it). */
+  readonly succeeded: boolean;
+  readonly error: Error | null;
+  /** The server's problems with `text`, when it refused to save exactly that text. */
+  readonly rejected: readonly string[] | undefined;
 }
 
-function Toolbar({ dirty, saving, saved, onSave, onRevert, onRename, onDelete }: ToolbarProps): ReactNode {
-  return (
-    <div className="spec-toolbar">
-      <button
-        type="button"
-        className="button button-primary"
-        disabled={!dirty || saving}
-        onClick={onSave}
-        aria-keyshortcuts="Control+S"
-      >
-        {saving ? 'Saving…' : 'Save'}
-      </button>
-      <button type="button" className="button" disabled={!dirty} onClick={onRevert}>
-        Revert
-      </button>
-      <span className="spec-state muted" role="status">
-        {dirty ? 'Unsaved changes' : saved ? 'Saved' : ''}
-      </span>
-      <span className="spec-toolbar-end">
-        <button
-          type="button"
-          className="button button-quiet"
-          disabled={dirty}
-          title={dirty ? 'Save or revert first' : undefined}
-          onClick={onRename}
-        >
-          <Icon name="pencil" size={15} />
-          <span>Rename</span>
-        </button>
-        <button type="button" className="button button-quiet button-quiet-danger" onClick={onDelete}>
-          <Icon name="trash" size={15} />
-          <span>Delete</span>
-        </button>
-      </span>
-    </div>
-  );
-}
-
-// eslint-disable-next-line max-lines-per-function -- longer since Prettier's layout; split pending (issue 27)
-function Editing({ fileName, stored }: { readonly fileName: string; readonly stored: string }): ReactNode {
+/** Saving the spec: the server answers a spec it refuses with its problems, and keeps the old one. */
+function useSave(fileName: string, stored: string, text: string): Saving {
   const client = useApi();
   const queries = useQueryClient();
-  const navigate = useNavigate();
-  const [text, setText] = useState(stored);
   const [saved, setSaved] = useState(stored);
-  const [dialog, setDialog] = useState<'rename' | 'delete'>();
-  const view = useRef<EditorView | null>(null);
-  const leaving = useRef(false);
-  const { problems, text: checkedText, checking } = useProblems(fileName, text);
-  const dirty = text !== saved;
-  const save = useMutation({
+  const mutation = useMutation({
     mutationFn: (spec: string) =>
       dagActions(client)
         .saveSpec(fileName, spec)
@@ -207,30 +69,139 @@ function Editing({ fileName, stored }: { readonly fileName: string; readonly sto
       void queries.invalidateQueries({ queryKey: dagKeys.all });
     },
   });
+  const answer = mutation.data;
+  const rejected = answer !== undefined && answer.errors.length > 0 && answer.spec === text ? answer.errors : undefined;
+  return {
+    saved,
+    save: mutation.mutate,
+    pending: mutation.isPending,
+    succeeded: mutation.isSuccess && rejected === undefined,
+    error: mutation.error,
+    rejected,
+  };
+}
+
+/** Why the last save did not happen: the request failed, or the server refused the spec. */
+function SaveNotice({ error, rejected }: Pick<Saving, 'error' | 'rejected'>): ReactNode {
+  if (error !== null)
+    return (
+      <p className="banner banner-failure" role="alert">
+        {actionFailure('save', error)}
+      </p>
+    );
+  if (rejected === undefined) return null;
+  return (
+    <p className="banner banner-failure" role="alert">
+      Not saved: the server found {rejected.length === 1 ? 'a problem' : `${String(rejected.length)} problems`}, listed
+      below the editor.
+    </p>
+  );
+}
+
+type FileDialog = 'rename' | 'delete';
+
+/** The rename or delete dialog; either leaves for the DAG's new place when it is done. */
+function FileDialogs({
+  fileName,
+  open,
+  onClose,
+  onLeave,
+}: {
+  readonly fileName: string;
+  readonly open: FileDialog | undefined;
+  readonly onClose: () => void;
+  readonly onLeave: (to: string) => void;
+}): ReactNode {
+  if (open === 'rename')
+    return (
+      <RenameDialog
+        fileName={fileName}
+        onClose={onClose}
+        onRenamed={(name) => {
+          onLeave(links.dagTab(name, 'spec'));
+        }}
+      />
+    );
+  if (open === 'delete')
+    return (
+      <DeleteDialog
+        fileName={fileName}
+        onClose={onClose}
+        onDeleted={() => {
+          onLeave(links.dags());
+        }}
+      />
+    );
+  return null;
+}
+
+/** Asks whether to drop unsaved changes when the user leaves the tab in the app. */
+function LeaveConfirm({ blocker }: { readonly blocker: Blocker }): ReactNode {
+  if (blocker.state !== 'blocked') return null;
+  return (
+    <ConfirmDialog
+      title="Discard unsaved changes?"
+      confirm="Discard"
+      danger
+      busy={false}
+      onConfirm={() => {
+        blocker.proceed();
+      }}
+      onClose={() => {
+        blocker.reset();
+      }}
+    >
+      <p>The spec has changes that are not saved. Leaving the editor drops them.</p>
+    </ConfirmDialog>
+  );
+}
+
+/** The editor's view, and what the page does to it: put the cursor on a problem, put the saved text back. */
+function useEditorView(): {
+  view: React.RefObject<EditorView | null>;
+  pick: (problem: Problem) => void;
+  replace: (text: string) => void;
+} {
+  const view = useRef<EditorView | null>(null);
+  return {
+    view,
+    pick: (problem) => {
+      const editor = view.current;
+      if (editor === null) return;
+      editor.dispatch({ selection: { anchor: Math.min(problem.from, editor.state.doc.length) }, scrollIntoView: true });
+      editor.focus();
+    },
+    replace: (text) => {
+      view.current?.dispatch({ changes: { from: 0, to: view.current.state.doc.length, insert: text } });
+    },
+  };
+}
+
+function Editing({ fileName, stored }: { readonly fileName: string; readonly stored: string }): ReactNode {
+  const navigate = useNavigate();
+  const [text, setText] = useState(stored);
+  const [dialog, setDialog] = useState<FileDialog>();
+  const editor = useEditorView();
+  const leaving = useRef(false);
+  const { problems, text: checkedText, checking } = useProblems(fileName, text);
+  const saving = useSave(fileName, stored, text);
+  const dirty = text !== saving.saved;
   const blocker = useLeaveGuard(dirty, leaving);
   const leave = (to: string): void => {
     leaving.current = true;
     void navigate(to, { replace: true });
   };
-  const pick = (problem: Problem): void => {
-    const editor = view.current;
-    if (editor === null) return;
-    editor.dispatch({ selection: { anchor: Math.min(problem.from, editor.state.doc.length) }, scrollIntoView: true });
-    editor.focus();
-  };
-  const rejected =
-    save.data !== undefined && save.data.errors.length > 0 && save.data.spec === text ? save.data.errors : undefined;
   return (
     <div className="spec-tab">
       <Toolbar
         dirty={dirty}
-        saving={save.isPending}
-        saved={save.isSuccess && rejected === undefined}
+        saving={saving.pending}
+        saved={saving.succeeded}
         onSave={() => {
-          save.mutate(text);
+          saving.save(text);
         }}
         onRevert={() => {
-          view.current?.dispatch({ changes: { from: 0, to: view.current.state.doc.length, insert: saved } });
+          editor.replace(saving.saved);
         }}
         onRename={() => {
           setDialog('rename');
@@ -239,17 +210,7 @@ function Editing({ fileName, stored }: { readonly fileName: string; readonly sto
           setDialog('delete');
         }}
       />
-      {save.isError ? (
-        <p className="banner banner-failure" role="alert">
-          {actionFailure('save', save.error)}
-        </p>
-      ) : null}
-      {rejected === undefined ? null : (
-        <p className="banner banner-failure" role="alert">
-          Not saved: the server found {rejected.length === 1 ? 'a problem' : `${String(rejected.length)} problems`},
-          listed below the editor.
-        </p>
-      )}
+      <SaveNotice error={saving.error} rejected={saving.rejected} />
       <div className="spec-editor-frame">
         <SpecEditor
           initial={stored}
@@ -258,50 +219,21 @@ function Editing({ fileName, stored }: { readonly fileName: string; readonly sto
           label={`Spec of ${fileName}`}
           onChange={setText}
           onSave={() => {
-            if (dirty) save.mutate(text);
+            if (dirty) saving.save(text);
           }}
-          viewRef={view}
+          viewRef={editor.view}
         />
       </div>
-      <ProblemList problems={problems} checking={checking} onPick={pick} />
-      {dialog === 'rename' ? (
-        <RenameDialog
-          fileName={fileName}
-          onClose={() => {
-            setDialog(undefined);
-          }}
-          onRenamed={(name) => {
-            leave(links.dagTab(name, 'spec'));
-          }}
-        />
-      ) : null}
-      {dialog === 'delete' ? (
-        <DeleteDialog
-          fileName={fileName}
-          onClose={() => {
-            setDialog(undefined);
-          }}
-          onDeleted={() => {
-            leave(links.dags());
-          }}
-        />
-      ) : null}
-      {blocker.state === 'blocked' ? (
-        <ConfirmDialog
-          title="Discard unsaved changes?"
-          confirm="Discard"
-          danger
-          busy={false}
-          onConfirm={() => {
-            blocker.proceed();
-          }}
-          onClose={() => {
-            blocker.reset();
-          }}
-        >
-          <p>The spec has changes that are not saved. Leaving the editor drops them.</p>
-        </ConfirmDialog>
-      ) : null}
+      <ProblemList problems={problems} checking={checking} onPick={editor.pick} />
+      <FileDialogs
+        fileName={fileName}
+        open={dialog}
+        onClose={() => {
+          setDialog(undefined);
+        }}
+        onLeave={leave}
+      />
+      <LeaveConfirm blocker={blocker} />
     </div>
   );
 }

@@ -1,9 +1,19 @@
 import { describe, expect, it } from 'vitest';
+import type { HandlerKey } from '../../lib/handlers.ts';
 import { historyGrid } from './grid-model.ts';
 
 /** A run as GET /dags/{fileName}/dag-runs gives it, with only what the grid reads. */
 class RunBuilder {
-  private readonly run = {
+  // onInit and onWait are absent unless run, as /api/v2 leaves them out for a DAG without them.
+  private readonly run: {
+    dagRunId: string;
+    name: string;
+    status: number;
+    statusLabel: string;
+    startedAt: string;
+    queuedAt: string;
+    nodes: { step: { name: string } }[];
+  } & { [K in HandlerKey]?: unknown } = {
     dagRunId: '',
     name: 'etl',
     status: 4,
@@ -11,10 +21,10 @@ class RunBuilder {
     startedAt: '',
     queuedAt: '',
     nodes: [] as { step: { name: string } }[],
-    onSuccess: null as unknown,
-    onFailure: null as unknown,
-    onCancel: null as unknown,
-    onExit: null as unknown,
+    onSuccess: null,
+    onFailure: null,
+    onCancel: null,
+    onExit: null,
   };
 
   constructor(id: string) {
@@ -42,7 +52,7 @@ class RunBuilder {
     return this;
   }
 
-  handled(event: 'onSuccess' | 'onFailure' | 'onExit'): this {
+  handled(event: HandlerKey): this {
     this.run[event] = { step: { name: event } };
     return this;
   }
@@ -106,6 +116,26 @@ describe('historyGrid', () => {
         ['gone', 'succeeded'],
         ['onSuccess', 'succeeded'],
         ['onExit', 'succeeded'],
+      ],
+    },
+    {
+      name: 'Dagu 2.x’s init and wait handlers come first among the handlers, in the order a run meets them',
+      runs: [
+        run('r2').steps('review').handled('onExit').handled('onWait').handled('onInit').build(),
+        run('r1').steps('review').handled('onExit').build(),
+      ],
+      grid: [
+        { name: 'review', history: [4, 4] },
+        { name: 'onInit', history: [4, 0] },
+        { name: 'onWait', history: [2, 0] },
+        { name: 'onExit', history: [4, 4] },
+      ],
+      order: ['review'],
+      want: [
+        ['review', 'succeeded', 'succeeded'],
+        ['onInit', 'succeeded', undefined],
+        ['onWait', 'failed', undefined],
+        ['onExit', 'succeeded', 'succeeded'],
       ],
     },
     {

@@ -11,14 +11,12 @@
  */
 import { clientPage, type PageSlice } from '../../components/pages.ts';
 import { stepStatusLabel } from '../../components/graph/step-status.ts';
+import { HANDLER_KEYS, isHandlerKey as isHandler, type HandlerKey } from '../../lib/handlers.ts';
 
 /** Step rows of one page of the grid: thirty runs of them are a screenful or two. */
 export const GRID_ROWS_PAGE = 50;
 
-export const HANDLER_ROWS = ['onSuccess', 'onFailure', 'onCancel', 'onExit'] as const;
-type HandlerRow = (typeof HANDLER_ROWS)[number];
-
-interface RunInput {
+interface RunFields {
   readonly dagRunId: string;
   readonly name: string;
   readonly status: number;
@@ -26,11 +24,10 @@ interface RunInput {
   readonly startedAt: string;
   readonly queuedAt: string;
   readonly nodes: readonly { readonly step: { readonly name: string } }[];
-  readonly onSuccess: unknown;
-  readonly onFailure: unknown;
-  readonly onCancel: unknown;
-  readonly onExit: unknown;
 }
+
+/** A run as the grid reads it: its handlers' nodes are null (or absent: onInit, onWait) when not run. */
+type RunInput = RunFields & { readonly [K in HandlerKey]?: unknown };
 
 export interface GridColumn {
   readonly dagRunId: string;
@@ -66,8 +63,6 @@ const time = (text: string): number | undefined => {
   return Number.isNaN(ms) ? undefined : ms;
 };
 
-const isHandler = (name: string): name is HandlerRow => (HANDLER_ROWS as readonly string[]).includes(name);
-
 /** Whether a run had a step (or ran a handler) of this name; its steps are a set, made once. */
 function hadStep(run: RunInput, steps: ReadonlySet<string>, name: string): boolean {
   if (isHandler(name)) return run[name] !== null && run[name] !== undefined;
@@ -80,7 +75,7 @@ function rowOrder(gridNames: readonly string[], stepOrder: readonly string[]): s
   const defined = stepOrder.filter((name) => present.has(name) && !isHandler(name));
   const known = new Set(defined);
   const others = gridNames.filter((name) => !known.has(name) && !isHandler(name)).sort();
-  const handlers = HANDLER_ROWS.filter((name) => present.has(name));
+  const handlers = HANDLER_KEYS.filter((name) => present.has(name));
   return [...defined, ...others, ...handlers];
 }
 

@@ -6,7 +6,8 @@
 import type { ReactNode } from 'react';
 import { useNavigate } from 'react-router';
 import { StepGraph, type GraphHandler, type GraphStep } from '../../components/graph/StepGraph.tsx';
-import { HANDLER_KEYS, type RunDetails } from './queries.ts';
+import { ranHandlers } from '../../lib/handlers.ts';
+import type { RunDetails } from './queries.ts';
 
 /** The graph's steps and handlers from the run's nodes. Pure. */
 export function runGraph(run: RunDetails): { steps: GraphStep[]; handlers: GraphHandler[] } {
@@ -19,10 +20,11 @@ export function runGraph(run: RunDetails): { steps: GraphStep[]; handlers: Graph
       : { description: node.step.description }),
     ...(node.step.parallel === undefined || node.step.parallel === null ? {} : { parallel: true }),
   }));
-  const handlers = HANDLER_KEYS.flatMap((key): GraphHandler[] => {
-    const node = run[key];
-    return node === null ? [] : [{ event: key, name: node.step.name, status: node.statusLabel }];
-  });
+  const handlers = ranHandlers(run).map(({ key, node }): GraphHandler => ({
+    event: key,
+    name: node.step.name,
+    status: node.statusLabel,
+  }));
   return { steps, handlers };
 }
 

@@ -14,11 +14,12 @@ import { ApiFailure } from '../../api/client.ts';
 import { useApi } from '../../api/context.tsx';
 import { LiveStatus } from '../../components/LiveStatus.tsx';
 import type { TimelineStep } from '../../components/timeline/geometry.ts';
+import { handlerTitle, ranHandlers } from '../../lib/handlers.ts';
 import { links } from '../../lib/links.ts';
 import { isActive, runActions, runAddress, runPage as pageOf, type RunAddress } from './address.ts';
 import { Approvals } from './Approvals.tsx';
 import { RunGraph } from './RunGraph.tsx';
-import { HANDLER_KEYS, runDetailsQuery, runOriginQuery, type RunDetails, type RunNode } from './queries.ts';
+import { runDetailsQuery, runOriginQuery, type RunDetails, type RunNode } from './queries.ts';
 import { RunActions } from './RunActions.tsx';
 import { RunHeader } from './RunHeader.tsx';
 import { RunTimeline } from './RunTimeline.tsx';
@@ -35,19 +36,9 @@ import {
 import { StepsTable, type StepRow } from './StepsTable.tsx';
 import './run.css';
 
-const HANDLER_NAMES: Readonly<Record<string, string>> = {
-  onSuccess: 'on success',
-  onFailure: 'on failure',
-  onCancel: 'on cancel',
-  onExit: 'on exit',
-};
-
 /** The handler nodes that ran, in the order they are listed. */
 export function handlerRows(run: RunDetails): StepRow[] {
-  return HANDLER_KEYS.flatMap((key) => {
-    const node = run[key];
-    return node === null ? [] : [{ node, handles: HANDLER_NAMES[key] ?? key }];
-  });
+  return ranHandlers(run).map(({ key, node }) => ({ node, handles: handlerTitle(key).toLowerCase() }));
 }
 
 /** A step's log: stderr for a step that failed (where the reason usually is), else stdout. */

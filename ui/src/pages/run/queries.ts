@@ -30,8 +30,6 @@ async function details(client: ApiClient, at: RunAddress, signal: AbortSignal) {
 
 export type RunDetails = Awaited<ReturnType<typeof details>>;
 export type RunNode = RunDetails['nodes'][number];
-export type HandlerKey = 'onSuccess' | 'onFailure' | 'onCancel' | 'onExit';
-export const HANDLER_KEYS: readonly HandlerKey[] = ['onSuccess', 'onFailure', 'onCancel', 'onExit'];
 
 /** The key prefix of everything read about one run. */
 export const runKey = (at: RunAddress): readonly ['runs', 'run', string, string, string] => [
