@@ -11,7 +11,7 @@ import * as fs from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { ArchiveEntry, EntryHandler } from './archive-formats.ts';
+import type { ArchiveEntry, EntryHandler } from './archive-entry.ts';
 import { entryOf, mountOf, parseListing, sevenZip, sevenZipError } from './archive-7zip.ts';
 import { within } from './archive-settings.ts';
 

@@ -12,23 +12,9 @@ import { pipeline } from 'node:stream/promises';
 import { Pack, Parser, type ReadEntry } from 'tar';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
+import type { ArchiveEntry, EntryHandler } from './archive-entry.ts';
 import type { ArchiveFormat } from './archive-settings.ts';
 import { compressTar, decompressTar, walkSevenZip, withScratch } from './archive-7zip-formats.ts';
-
-export interface ArchiveEntry {
-  readonly name: string;
-  readonly kind: 'file' | 'dir' | 'symlink' | 'other';
-  readonly size: number;
-  /** Permission bits. */
-  readonly mode: number;
-  readonly mtime: Date;
-  readonly linkTarget?: string;
-  /** The content; must be read to its end (or `skip` called) before the next entry comes. */
-  readonly content: () => Promise<Readable>;
-  readonly skip: () => void;
-}
-
-export type EntryHandler = (entry: ArchiveEntry) => Promise<void>;
 
 const S_IFMT = 0o170000;
 

@@ -16,7 +16,8 @@ import { goError } from './file-result.ts';
 import { resolvePath } from './file-settings.ts';
 import { goJson } from './s3-result.ts';
 import { ArchiveFailure, archivePath, archiveSettings, matchesFilters, targetOf, within } from './archive-settings.ts';
-import { walkArchive, type ArchiveEntry } from './archive-formats.ts';
+import type { ArchiveEntry } from './archive-entry.ts';
+import { walkArchive } from './archive-formats.ts';
 import { ensureDir, errno, list, sourceArchive, took, verify, type Context } from './archive-read.ts';
 import { create } from './archive-create.ts';
 

@@ -14,9 +14,8 @@ import { StepStatus } from '../../../core/resources/status.ts';
 import type { DagRunResource } from '../../../core/resources/types.ts';
 import { attemptBegun, attemptEnded } from './attempt-records.ts';
 import { parallelItems, subRunId } from './children.ts';
-import type { Launch } from './engine.ts';
 import { variables } from './variables.ts';
-import { HANDLER_KEYS, withStatus, type Work } from './work.ts';
+import { HANDLER_KEYS, withStatus, type Launch, type Work } from './work.ts';
 
 /** What the queued run is made from: the parent run's identity, and the step's params already expanded. */
 export interface EnqueueInput {
