@@ -259,7 +259,7 @@ function WaitingStep({
 export function Approvals({ address, run }: { readonly address: RunAddress; readonly run: RunDetails }): ReactNode {
   const client = useApi();
   const enabled = hasApprovalSteps(run.nodes);
-  const steps = useQuery(approvalStepsQuery(client, address, enabled, isActive(run)));
+  const steps = useQuery(approvalStepsQuery(client, address, { enabled, live: isActive(run), status: run.status }));
   // The last answer this page sent, said until another is sent: the step it answered stops
   // waiting a moment later, and its form goes with it.
   const [notice, setNotice] = useState<string | undefined>();

@@ -3,7 +3,7 @@
  * that waits for a person as running and cannot answer it (docs/decisions/2026-11-29-approval.md).
  * Under the run's query key, so an answer refreshes everything about the run.
  */
-import { queryOptions } from '@tanstack/react-query';
+import { keepPreviousData, queryOptions } from '@tanstack/react-query';
 import { data, type ApiClient } from '../../api/client.ts';
 import type { RunAddress } from './address.ts';
 import { RUN_POLL_MS, runKey } from './queries.ts';
@@ -27,14 +27,22 @@ export type V1Node = Awaited<ReturnType<typeof v1Details>>['nodes'][number];
 /**
  * The run's steps with their raw statuses (7 waiting, 8 rejected) and answers. Asked only for a
  * run whose definition has an approval step (`enabled`), as often as the run page while it is
- * `live`; a run that ended is read once.
+ * `live`; a run that ended is read once. The run's status (as the page's own run query last
+ * saw it) is part of the key, so that the run ending between two polls is read once more: the
+ * answer that ended a wait is then shown, not the wait as the last poll before the end saw it.
+ * The previous answer stays on screen while that read is under way.
  */
-export const approvalStepsQuery = (client: ApiClient, at: RunAddress, enabled: boolean, live: boolean) =>
+export const approvalStepsQuery = (
+  client: ApiClient,
+  at: RunAddress,
+  run: { readonly enabled: boolean; readonly live: boolean; readonly status: number },
+) =>
   queryOptions({
-    queryKey: [...runKey(at), 'approvals'],
+    queryKey: [...runKey(at), 'approvals', run.status],
     queryFn: async ({ signal }) => (await v1Details(client, at, signal)).nodes,
-    enabled,
-    refetchInterval: live ? RUN_POLL_MS : false,
+    enabled: run.enabled,
+    refetchInterval: run.live ? RUN_POLL_MS : false,
+    placeholderData: keepPreviousData,
   });
 
 export type Answer =
