@@ -88,12 +88,7 @@ export default tseslint.config(
   },
   // Files still over 400 lines, to be split by job (issue 27); the list only shrinks.
   {
-    files: [
-      'core/dag/step.ts',
-      'core/resources/schemas.ts',
-      'test/integration/apiserver-routes.test.ts',
-      'test/integration/chart.test.ts',
-    ],
+    files: ['test/integration/apiserver-routes.test.ts', 'test/integration/chart.test.ts'],
     rules: { 'max-lines': 'off' },
   },
   {

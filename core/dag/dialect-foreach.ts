@@ -9,7 +9,7 @@
  */
 import { childPath, issue, type DagIssue } from './issues.ts';
 import { refusal } from './dialect-refusal.ts';
-import { MAX_PARALLEL_ITEMS } from './step.ts';
+import { MAX_PARALLEL_ITEMS } from './step-rules.ts';
 
 type Mapping = Record<string, unknown>;
 

@@ -7,7 +7,8 @@ export { loadDag, type DagLoad, type LoadOptions, type LocalDag } from './load.t
 export * from './model.ts';
 export { applyParamOverrides, applyParamsSchema, encodeParams, parseParamOverrides, tokenizeParams } from './params.ts';
 export { SHARED_CONTAINER } from './executors.ts';
-export { MAX_PARALLEL_ITEMS, plainStep } from './step.ts';
+export { plainStep } from './step.ts';
+export { MAX_PARALLEL_ITEMS } from './step-rules.ts';
 export { readsStderr } from './picked-outputs.ts';
 export { FOREACH_INDEX, FOREACH_ITEM, FOREACH_KEY } from './dialect-foreach.ts';
 export { nextFireTimes, nextStart, parseSchedule } from './schedule.ts';

@@ -13,8 +13,8 @@ import {
   dagRunStatusSchema,
   dagSpecSchema,
   dagStatusSchema,
-  structural,
 } from './schemas.ts';
+import { structural } from './structural.ts';
 
 interface Column {
   readonly name: string;

@@ -2,7 +2,8 @@ import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { kubeObject } from '../dag/kube-object.ts';
 import { DEFINITION } from '../dag/schema-builders.ts';
-import { dagSpecSchema, structural } from './schemas.ts';
+import { dagSpecSchema } from './schemas.ts';
+import { structural } from './structural.ts';
 
 describe('structural, a JSON Schema made acceptable to Kubernetes', () => {
   it('leaves polymorphic fields out and lets their object keep unknown fields', () => {
