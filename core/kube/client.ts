@@ -13,7 +13,9 @@ import {
   type KubernetesListObject,
   type KubernetesObject,
 } from '@kubernetes/client-node';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { API_VERSION, GROUP, VERSION } from '../resources/constants.ts';
+import { retryAfterMs } from './errors.ts';
 import { KIND_NAMES } from '../resources/kinds.ts';
 import type { DagQueueResource, DagResource, DagRunResource, DagRunSegmentResource } from '../resources/types.ts';
 
@@ -47,6 +49,26 @@ export interface ListOptions {
 /** Request options that send a body as a JSON merge patch (the client defaults to JSON patch). */
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
+/** Reads asked again this many times at most when the API server says "too many requests". */
+const READ_ATTEMPTS = 5;
+
+/**
+ * A read, asked again after the wait the API server names when it answers 429 (retryAfterMs):
+ * a read changes nothing, so asking again is always safe. Writes are not retried here; their
+ * callers are level-triggered and come back to them.
+ */
+async function patiently<R>(read: () => Promise<R>): Promise<R> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await read();
+    } catch (error) {
+      const wait = retryAfterMs(error);
+      if (wait === undefined || attempt >= READ_ATTEMPTS) throw error;
+      await sleep(wait);
+    }
+  }
+}
+
 export class ResourceClient<T extends KubernetesObject> {
   readonly resource: ResourceKind;
   private readonly api: CustomObjectsApi;
@@ -71,16 +93,17 @@ export class ResourceClient<T extends KubernetesObject> {
   }
 
   async get(namespace: string, name: string): Promise<T> {
-    return (await this.api.getNamespacedCustomObject(this.at(namespace, name))) as T;
+    return (await patiently(() => this.api.getNamespacedCustomObject(this.at(namespace, name)))) as T;
   }
 
   /** Objects of one namespace, or of all namespaces. */
   async list(namespace?: string, options: ListOptions = {}): Promise<KubernetesListObject<T>> {
     const base = { group: GROUP, version: VERSION, plural: this.resource.plural, ...options };
-    const listed: unknown =
+    const listed: unknown = await patiently(() =>
       namespace === undefined
-        ? await this.api.listClusterCustomObject(base)
-        : await this.api.listNamespacedCustomObject({ ...base, namespace });
+        ? this.api.listClusterCustomObject(base)
+        : this.api.listNamespacedCustomObject({ ...base, namespace }),
+    );
     return listed as KubernetesListObject<T>;
   }
 

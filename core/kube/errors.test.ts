@@ -10,6 +10,7 @@ import {
   isInvalid,
   isNotFound,
   refusalLimit,
+  retryAfterMs,
   statusCode,
   writeFailure,
   type CreateFailure,
@@ -302,5 +303,22 @@ describe('writeFailure', () => {
   ];
   it.each(cases)('$name', ({ error, want, limit }) => {
     expect([writeFailure(error), refusalLimit(error)]).toEqual([want, limit]);
+  });
+});
+
+describe('retryAfterMs', () => {
+  const tooMany = (details?: object): Error =>
+    Object.assign(new Error('HTTP-Code: 429'), {
+      code: 429,
+      body: JSON.stringify({ kind: 'Status', code: 429, reason: 'TooManyRequests', ...(details ? { details } : {}) }),
+    });
+  it.each([
+    { name: 'the wait the server names', error: tooMany({ retryAfterSeconds: 2 }), want: 2000 },
+    { name: 'one second when it names none', error: tooMany(), want: 1000 },
+    { name: 'at most five seconds', error: tooMany({ retryAfterSeconds: 60 }), want: 5000 },
+    { name: 'nothing for another status', error: apiError(409, 'Conflict'), want: undefined },
+    { name: 'nothing for no answer at all', error: new Error('socket hang up'), want: undefined },
+  ])('$name', ({ error, want }) => {
+    expect(retryAfterMs(error)).toBe(want);
   });
 });

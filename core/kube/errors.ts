@@ -166,3 +166,20 @@ export function refusalLimit(error: unknown): string {
   if (code === 400) return 'a malformed request (400)';
   return code === undefined ? 'no answer' : `an error of the API server (${String(code)})`;
 }
+
+/** Longest wait a read takes on the API server's word before it tries again. */
+const MOST_RETRY_AFTER_MS = 5_000;
+
+/**
+ * How long to wait before asking again, when the API server answered 429 Too Many Requests
+ * (API Priority and Fairness, or a resource's storage being initialised when its CRD changed):
+ * its Status details' `retryAfterSeconds`, else one second, at most five. Undefined for any
+ * other error. client-go waits and retries such answers itself; this is that rule.
+ */
+export function retryAfterMs(error: unknown): number | undefined {
+  if (statusCode(error) !== 429) return undefined;
+  const details = (statusOf(error) as { details?: { retryAfterSeconds?: unknown } } | undefined)?.details;
+  const seconds = details?.retryAfterSeconds;
+  const ms = typeof seconds === 'number' && seconds > 0 ? seconds * 1000 : 1000;
+  return Math.min(ms, MOST_RETRY_AFTER_MS);
+}

@@ -5,16 +5,11 @@
  * Dagu), and the retries of a DAG's retry_policy are the run's autoRetryCount, with its
  * autoRetryLimit. Every answer is checked against the /api/v1 document the server serves.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Server } from '../../apiserver/server.ts';
-import { ContractClient, startApi } from './api-support.ts';
-import { startOperator, type RunningOperator } from './operator-support.ts';
-import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import type { ContractClient } from './api-support.ts';
+import { withApiStack } from './api-stack.ts';
+import { waitFor } from './support.ts';
 
-const { core } = clients();
-let ns: string;
-let operator: RunningOperator;
-let server: Server;
 let api: ContractClient;
 
 interface Summary {
@@ -29,18 +24,8 @@ async function details(name: string, id: string): Promise<Summary> {
   return ((await api.call('GET', `/api/v1/dag-runs/${name}/${id}`)).body as { dagRunDetails: Summary }).dagRunDetails;
 }
 
-beforeAll(async () => {
-  ns = await createNamespace(core, 'kd-apiv1-2x');
-  operator = await startOperator(ns);
-  server = await startApi(ns, operator.url);
-  api = new ContractClient(server.app);
-  await api.load('/api/v1/openapi.json');
-});
-
-afterAll(async () => {
-  await server.close();
-  await operator.stop();
-  await deleteNamespace(core, ns);
+withApiStack('kd-apiv1-2x', '/api/v1/openapi.json', (stack) => {
+  ({ api } = stack);
 });
 
 const PICKS = `

@@ -6,30 +6,15 @@
  * a sub-run. The DAG search:
  * the feed and one DAG's matches over the spec text, paged by cursor.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Server } from '../../apiserver/server.ts';
-import { ContractClient, startApi } from './api-support.ts';
-import { startOperator, type RunningOperator } from './operator-support.ts';
-import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import type { ContractClient } from './api-support.ts';
+import { withApiStack } from './api-stack.ts';
+import { waitFor } from './support.ts';
 
-const { core } = clients();
-let ns: string;
-let operator: RunningOperator;
-let server: Server;
 let api: ContractClient;
 
-beforeAll(async () => {
-  ns = await createNamespace(core, 'kd-artifacts');
-  operator = await startOperator(ns);
-  server = await startApi(ns, operator.url);
-  api = new ContractClient(server.app);
-  await api.load('/api/v1/openapi.json');
-});
-
-afterAll(async () => {
-  await server.close();
-  await operator.stop();
-  await deleteNamespace(core, ns);
+withApiStack('kd-artifacts', '/api/v1/openapi.json', (stack) => {
+  ({ api } = stack);
 });
 
 const REPORT = `artifacts:

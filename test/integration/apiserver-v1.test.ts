@@ -4,15 +4,12 @@
  * /api/v2's (apiserver.test.ts covers those); here what v1 answers in its own shapes and what
  * only v1 has: paged run lists, run deletion, outputs, the event stream, step approval, and the 501s.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Server } from '../../apiserver/server.ts';
-import { ContractClient, startApi } from './api-support.ts';
-import { startOperator, type RunningOperator } from './operator-support.ts';
-import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
+import type { ContractClient } from './api-support.ts';
+import { withApiStack } from './api-stack.ts';
+import { waitFor } from './support.ts';
 
-const { core } = clients();
-let ns: string;
-let operator: RunningOperator;
 let server: Server;
 let api: ContractClient;
 
@@ -50,18 +47,8 @@ async function finished(name: string, id: string): Promise<Run> {
   return run as Run;
 }
 
-beforeAll(async () => {
-  ns = await createNamespace(core, 'kd-apiv1');
-  operator = await startOperator(ns);
-  server = await startApi(ns, operator.url);
-  api = new ContractClient(server.app);
-  await api.load('/api/v1/openapi.json');
-});
-
-afterAll(async () => {
-  await server.close();
-  await operator.stop();
-  await deleteNamespace(core, ns);
+withApiStack('kd-apiv1', '/api/v1/openapi.json', (stack) => {
+  ({ server, api } = stack);
 });
 
 const GREET =

@@ -4,16 +4,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Server } from '../../apiserver/server.ts';
-import { ContractClient, startApi } from './api-support.ts';
-import { startOperator, type RunningOperator } from './operator-support.ts';
-import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import type { ContractClient } from './api-support.ts';
+import { withApiStack } from './api-stack.ts';
+import { clients, waitFor } from './support.ts';
 
 const { core } = clients();
 let ns: string;
-let operator: RunningOperator;
-let server: Server;
 let api: ContractClient;
 
 interface Run {
@@ -38,18 +35,8 @@ async function finished(name: string, id: string): Promise<Run> {
   return run as Run;
 }
 
-beforeAll(async () => {
-  ns = await createNamespace(core, 'kd-api');
-  operator = await startOperator(ns);
-  server = await startApi(ns, operator.url);
-  api = new ContractClient(server.app);
-  await api.load();
-});
-
-afterAll(async () => {
-  await server.close();
-  await operator.stop();
-  await deleteNamespace(core, ns);
+withApiStack('kd-api', '/api/v2/openapi.json', (stack) => {
+  ({ ns, api } = stack);
 });
 
 describe('the API server on the local control plane', () => {

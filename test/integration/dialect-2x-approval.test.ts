@@ -3,16 +3,13 @@
  * a step waits for a person after its command, /api/v1 answers it (approve with inputs, reject
  * with a reason, push back), and /api/v2 shows the wait and the rejection in Dagu 1.24's numbers.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Server } from '../../apiserver/server.ts';
-import { ContractClient, startApi } from './api-support.ts';
-import { startOperator, type RunningOperator } from './operator-support.ts';
-import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import { ContractClient } from './api-support.ts';
+import { withApiStack } from './api-stack.ts';
+import { clients, waitFor } from './support.ts';
 
 const { core } = clients();
 let ns: string;
-let operator: RunningOperator;
-let server: Server;
 let v1: ContractClient;
 let v2: ContractClient;
 
@@ -65,21 +62,11 @@ async function until(id: string, what: string, done: (run: Run) => boolean): Pro
 const review = (run: Run): Node | undefined => run.nodes.find((n) => n.step.name === 'review');
 const waits = (run: Run): boolean => run.status === 7 && review(run)?.status === 7;
 
-beforeAll(async () => {
-  ns = await createNamespace(core, 'kd-approval');
-  operator = await startOperator(ns);
-  server = await startApi(ns, operator.url);
-  v1 = new ContractClient(server.app);
-  await v1.load('/api/v1/openapi.json');
-  v2 = new ContractClient(server.app);
+withApiStack('kd-approval', '/api/v1/openapi.json', async (stack) => {
+  ({ ns, api: v1 } = stack);
+  v2 = new ContractClient(stack.server.app);
   await v2.load();
   expect((await v1.call('POST', '/api/v1/dags', { name: 'gate', spec: GATE })).status).toBe(201);
-});
-
-afterAll(async () => {
-  await server.close();
-  await operator.stop();
-  await deleteNamespace(core, ns);
 });
 
 describe('a step that waits for approval', () => {

@@ -7,30 +7,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Server } from '../../apiserver/server.ts';
-import { ContractClient, startApi } from './api-support.ts';
-import { startOperator, type RunningOperator } from './operator-support.ts';
-import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import type { ContractClient } from './api-support.ts';
+import { withApiStack } from './api-stack.ts';
+import { waitFor } from './support.ts';
 
-const { core } = clients();
-let ns: string;
-let operator: RunningOperator;
-let server: Server;
 let api: ContractClient;
 
-beforeAll(async () => {
-  ns = await createNamespace(core, 'kd-2x-artifacts');
-  operator = await startOperator(ns);
-  server = await startApi(ns, operator.url);
-  api = new ContractClient(server.app);
-  await api.load('/api/v1/openapi.json');
-});
-
-afterAll(async () => {
-  await server.close();
-  await operator.stop();
-  await deleteNamespace(core, ns);
+withApiStack('kd-2x-artifacts', '/api/v1/openapi.json', (stack) => {
+  ({ api } = stack);
 });
 
 const SECRET = 'tok-s3cret-value';

@@ -1,28 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  finishedRun,
-  getRun,
-  givenDag,
-  peakConcurrency,
-  startOperator,
-  whenRun,
-  type RunningOperator,
-} from './operator-support.ts';
-import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import { finishedRun, getRun, givenDag, peakConcurrency, whenRun, withOperatorNamespace } from './operator-support.ts';
+import { clients, waitFor } from './support.ts';
 
 const { core } = clients();
 let ns = '';
-let operator: RunningOperator;
 
-beforeAll(async () => {
-  ns = await createNamespace(core, 'caps');
-  operator = await startOperator(ns, undefined, ['--max-pods=2', '--routine-events=true']);
-});
-
-afterAll(async () => {
-  await operator.stop();
-  await deleteNamespace(core, ns);
-});
+withOperatorNamespace(
+  'caps',
+  (made) => {
+    ({ ns } = made);
+  },
+  ['--max-pods=2', '--routine-events=true'],
+);
 
 describe('an operator with --max-pods=2 and --routine-events', () => {
   it('never runs more step Pods than the cap across runs, reports held steps, and finishes everything', async () => {

@@ -5,18 +5,18 @@
  * and the Pod goes when the run ends unless the DAG keeps it.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sharedContainerPodName } from '../../core/resources/names.ts';
-import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
+import { clients, waitFor } from './support.ts';
 import {
   finishedRun,
   givenDag,
   runningStep,
-  startOperator,
   stepLog,
   stepStates,
   stopRun,
   whenRun,
+  withOperatorNamespace,
   type RunningOperator,
 } from './operator-support.ts';
 
@@ -46,14 +46,8 @@ const containerGone = async (run: string): Promise<boolean> => {
   return found === undefined || found.deleting;
 };
 
-beforeAll(async () => {
-  ns = await createNamespace(core, 'shared');
-  operator = await startOperator(ns);
-});
-
-afterAll(async () => {
-  await operator.stop();
-  await deleteNamespace(core, ns);
+withOperatorNamespace('shared', (made) => {
+  ({ ns, operator } = made);
 });
 
 describe('a DAG with a container block', () => {

@@ -35,17 +35,19 @@ export async function startOperator(
 
 /**
  * Gives the tests of one file a namespace of their own with an operator watching it: made before
- * them and handed to `use`, the operator stopped and the namespace deleted after them.
+ * them and handed to `use`, the operator stopped and the namespace deleted after them. `args`
+ * are the operator's extra flags.
  */
 export function withOperatorNamespace(
   prefix: string,
   use: (made: { ns: string; operator: RunningOperator }) => void,
+  args: readonly string[] = [],
 ): void {
   const { core } = clients();
   let made: { ns: string; operator: RunningOperator } | undefined;
   beforeAll(async () => {
     const ns = await createNamespace(core, prefix);
-    made = { ns, operator: await startOperator(ns) };
+    made = { ns, operator: await startOperator(ns, undefined, args) };
     use(made);
   });
   afterAll(async () => {
