@@ -1,11 +1,10 @@
-import { copyFile, lstat, mkdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readlink, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ExecutorSpec } from '../../core/runner/spec.ts';
-import { captureIO, temporaryDir } from '../../test/step-io.ts';
+import { archiveSteps } from '../../test/archive-steps.ts';
+import { temporaryDir } from '../../test/step-io.ts';
 import { entryOf, parseListing, sevenZip } from './archive-7zip.ts';
 import { formatByMagic, formatOf } from './archive-settings.ts';
-import { runArchive } from './archive.ts';
 
 /**
  * 7z and rar, which Kubedag (as Dagu) reads and does not write. The 7z archives are made here
@@ -42,19 +41,7 @@ afterAll(async () => {
   await dir.remove();
 });
 
-async function run(command: string, config: Record<string, unknown>) {
-  const io = captureIO({ cwd: dir.path });
-  const spec: ExecutorSpec = { type: 'archive', command, config };
-  const code = await runArchive(spec, io);
-  return { code, out: io.out(), err: io.err(), json: () => JSON.parse(io.out()) as Record<string, unknown> };
-}
-
-const read = (path: string): Promise<string> => readFile(join(dir.path, path), 'utf8');
-const exists = (path: string): Promise<boolean> =>
-  lstat(join(dir.path, path)).then(
-    () => true,
-    () => false,
-  );
+const { run, read, exists } = archiveSteps(() => dir.path);
 const paths = (json: Record<string, unknown>): string[] => (json.files as { path: string }[]).map((file) => file.path);
 
 describe('archive.* with 7z (read only)', () => {

@@ -1,10 +1,9 @@
-import { readFile, writeFile, mkdir, lstat, readlink } from 'node:fs/promises';
+import { writeFile, mkdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Header } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ExecutorSpec } from '../../core/runner/spec.ts';
-import { captureIO, temporaryDir } from '../../test/step-io.ts';
-import { runArchive } from './archive.ts';
+import { archiveSteps } from '../../test/archive-steps.ts';
+import { temporaryDir } from '../../test/step-io.ts';
 
 let dir: { path: string; remove: () => Promise<void> };
 
@@ -21,19 +20,7 @@ afterAll(async () => {
   await dir.remove();
 });
 
-async function run(command: string, config: Record<string, unknown>) {
-  const io = captureIO({ cwd: dir.path });
-  const spec: ExecutorSpec = { type: 'archive', command, config };
-  const code = await runArchive(spec, io);
-  return { code, out: io.out(), err: io.err(), json: () => JSON.parse(io.out()) as Record<string, unknown> };
-}
-
-const read = (path: string): Promise<string> => readFile(join(dir.path, path), 'utf8');
-const exists = (path: string): Promise<boolean> =>
-  lstat(join(dir.path, path)).then(
-    () => true,
-    () => false,
-  );
+const { run, read, exists } = archiveSteps(() => dir.path);
 
 /** A tar holding one entry the test names, as a hostile archive would: no library on our side writes it. */
 async function hostileTar(file: string, entry: { path: string; type: 'File' | 'SymbolicLink'; linkpath?: string }) {
