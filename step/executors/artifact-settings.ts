@@ -6,9 +6,10 @@
  * (artifactPath). Pure.
  */
 import { cleanArtifactPath, type ArtifactPathProblem } from '../../core/dag/artifact-path.ts';
-import { BUILTIN_KEYS, operationOf } from '../../core/dag/builtin-executors.ts';
 import type { ExecutorSpec } from '../../core/runner/spec.ts';
-import { boolSetting, intSetting, SettingError, textSetting } from '../settings.ts';
+import type { SettingError } from '../settings.ts';
+import { boolSetting, textSetting } from '../settings.ts';
+import { configErrorOf, fileModeSetting, listingSettings, operationSetting } from './file-like-settings.ts';
 
 export interface ArtifactSettings {
   readonly operation: 'list' | 'read' | 'write';
@@ -25,20 +26,12 @@ export interface ArtifactSettings {
   readonly maxBytes: number;
 }
 
-export const configError = (message: string): SettingError =>
-  new SettingError(`artifact: configuration error: ${message}`);
+export const configError: (message: string) => SettingError = configErrorOf('artifact');
 
 const OPERATIONS = ['list', 'read', 'write'] as const;
 
 function isOperation(operation: string): operation is ArtifactSettings['operation'] {
   return (OPERATIONS as readonly string[]).includes(operation);
-}
-
-function fileMode(raw: string): number {
-  const text = raw.trim().replace(/^0[oO]/, '');
-  if (text === '') throw configError('mode must not be empty');
-  if (!/^[0-7]+$/.test(text) || Number.parseInt(text, 8) > 0xffffffff) throw configError(`invalid mode "${text}"`);
-  return Number.parseInt(text, 8);
 }
 
 const PROBLEMS: Readonly<Record<ArtifactPathProblem, string>> = {
@@ -70,27 +63,19 @@ function checkRequired(
 
 export function artifactSettings(spec: ExecutorSpec, env: Readonly<Record<string, string>>): ArtifactSettings {
   const { config } = spec;
-  const stray = Object.keys(config).filter((key) => !BUILTIN_KEYS.artifact.includes(key));
-  if (stray.length > 0) throw configError(`unknown settings: ${stray.join(', ')}`);
-  if (config.content !== undefined && typeof config.content !== 'string') throw configError('content must be a string');
-  const operation = operationOf(spec.command);
+  const operation = operationSetting('artifact', spec);
   if (!isOperation(operation)) throw configError(`unsupported operation "${operation}"`);
   const text = (key: string): string => textSetting(config, key, env) ?? '';
   const flag = (key: string): boolean => boolSetting(config, key, env);
   const atomic = config.atomic === undefined ? true : flag('atomic');
   checkRequired(operation, config, text('path'), flag('overwrite') && !atomic);
-  const format = text('format');
-  if (format !== '' && format !== 'raw' && format !== 'json') throw configError('format must be raw or json');
-  const maxBytes = intSetting(config, 'max_bytes', env);
-  if (maxBytes < 0) throw configError('max_bytes must be >= 0');
-  const pattern = text('pattern');
-  if (/\[[^\]]*$/.test(pattern)) throw configError(`invalid glob pattern "${pattern}"`);
+  const { format, maxBytes, pattern } = listingSettings('artifact', spec, env);
   return {
     operation,
     path: artifactPath(text('path'), operation === 'list'),
     content: text('content'),
-    mode: config.mode === undefined ? 0o600 : fileMode(text('mode')),
-    format: format === 'json' ? 'json' : 'raw',
+    mode: config.mode === undefined ? 0o600 : fileModeSetting('artifact', text('mode')),
+    format,
     pattern,
     overwrite: flag('overwrite'),
     atomic,

@@ -7,9 +7,10 @@
  * Pure.
  */
 import { isAbsolute, join, normalize } from 'node:path';
-import { BUILTIN_KEYS, OPERATIONS, operationOf } from '../../core/dag/builtin-executors.ts';
+import { OPERATIONS } from '../../core/dag/builtin-executors.ts';
 import type { ExecutorSpec } from '../../core/runner/spec.ts';
-import { boolSetting, intSetting, SettingError, textSetting } from '../settings.ts';
+import { boolSetting, textSetting } from '../settings.ts';
+import { configErrorOf, fileModeSetting, listingSettings, operationSetting } from './file-like-settings.ts';
 
 export interface FileSettings {
   readonly operation: string;
@@ -33,14 +34,7 @@ export interface FileSettings {
   readonly maxBytes: number;
 }
 
-const configError = (message: string): SettingError => new SettingError(`file: configuration error: ${message}`);
-
-export function parseFileMode(raw: string): number {
-  const text = raw.trim().replace(/^0[oO]/, '');
-  if (text === '') throw configError('mode must not be empty');
-  if (!/^[0-7]+$/.test(text) || Number.parseInt(text, 8) > 0xffffffff) throw configError(`invalid mode "${text}"`);
-  return Number.parseInt(text, 8);
-}
+const configError = configErrorOf('file');
 
 /** A path as Dagu resolves it: trimmed; relative ones against the working directory; `~` as the home directory. */
 export function resolvePath(raw: string, cwd: string, home: string | undefined): string {
@@ -66,18 +60,10 @@ function checkRequired(
 
 export function fileSettings(spec: ExecutorSpec, env: Readonly<Record<string, string>>): FileSettings {
   const { config } = spec;
-  const stray = Object.keys(config).filter((key) => !BUILTIN_KEYS.file.includes(key));
-  if (stray.length > 0) throw configError(`unknown settings: ${stray.join(', ')}`);
-  if (config.content !== undefined && typeof config.content !== 'string') throw configError('content must be a string');
-  const operation = operationOf(spec.command);
+  const operation = operationSetting('file', spec);
   const text = (key: string): string => textSetting(config, key, env) ?? '';
   checkRequired(operation, config, text);
-  const format = text('format');
-  if (format !== '' && format !== 'raw' && format !== 'json') throw configError('format must be raw or json');
-  const maxBytes = intSetting(config, 'max_bytes', env);
-  if (maxBytes < 0) throw configError('max_bytes must be >= 0');
-  const pattern = text('pattern');
-  if (/\[[^\]]*$/.test(pattern)) throw configError(`invalid glob pattern "${pattern}"`);
+  const { format, maxBytes, pattern } = listingSettings('file', spec, env);
   const flag = (key: string): boolean => boolSetting(config, key, env);
   return {
     operation,
@@ -85,8 +71,8 @@ export function fileSettings(spec: ExecutorSpec, env: Readonly<Record<string, st
     source: text('source'),
     destination: text('destination'),
     ...(config.content === undefined ? {} : { content: text('content') }),
-    ...(config.mode === undefined ? {} : { mode: parseFileMode(text('mode')) }),
-    format: format === 'json' ? 'json' : 'raw',
+    ...(config.mode === undefined ? {} : { mode: fileModeSetting('file', text('mode')) }),
+    format,
     pattern,
     overwrite: flag('overwrite'),
     createDirs: flag('create_dirs'),
