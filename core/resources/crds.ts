@@ -119,7 +119,8 @@ export function customResourceDefinition(kind: Kind): Record<string, unknown> {
         listKind: `${kind.kind}List`,
         plural: kind.plural,
         singular: kind.singular,
-        shortNames: [...kind.shortNames],
+        // Left out when empty, as the API server stores it (see dialect-merge.ts).
+        ...(kind.shortNames.length > 0 ? { shortNames: [...kind.shortNames] } : {}),
         categories: ['kubedag'],
       },
       scope: 'Namespaced',

@@ -25,7 +25,12 @@ export function mergeStructural(a: Json, b: Json): Json {
   );
   const properties = Object.fromEntries(merged.filter(([, field]) => field !== undefined));
   const preserve = merged.length > Object.keys(properties).length || a[PRESERVE] === true || b[PRESERVE] === true;
-  return { ...a, properties, ...(preserve ? { [PRESERVE]: true } : {}) };
+  // No `properties: {}`: the API server drops an empty map, so the CRD it stores would differ
+  // from the chart's file and Helm's server-side apply would conflict with the field's owner.
+  const rest: Json = { ...a };
+  delete rest.properties;
+  if (Object.keys(properties).length > 0) rest.properties = properties;
+  return { ...rest, ...(preserve ? { [PRESERVE]: true } : {}) };
 }
 
 /** A field of both (undefined: typed differently, so left out), or of the one that has it. */

@@ -68,7 +68,9 @@ function structuralProperties(node: Record<string, unknown>): Record<string, unk
       if (converted === undefined) out['x-kubernetes-preserve-unknown-fields'] = true;
       else properties[name] = converted;
     }
-    out.properties = properties;
+    // An empty map is dropped by the API server, so the CRD would not be stored as written
+    // (and Helm's server-side apply would conflict with whoever created it).
+    if (Object.keys(properties).length > 0) out.properties = properties;
   }
   if (node.patternProperties !== undefined) {
     const values = structuralNode(Object.values(node.patternProperties as object)[0]);
