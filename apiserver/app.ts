@@ -7,7 +7,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import swagger from '@fastify/swagger';
-import { Ajv } from 'ajv';
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
@@ -25,7 +24,7 @@ import { NO_AUDIT, registerAudit } from './audit.ts';
 import { registerCaller } from './caller.ts';
 import { ApiError, ERROR_STATUS, type ErrorCode } from './errors.ts';
 import { LINKS, V1_LINKS, withLinks } from './links.ts';
-import { withIntegerText } from './text-params.ts';
+import { serializerFactory, validatorFor } from './compiled-schemas.ts';
 import { methodNotAllowedRoutes } from './methods.ts';
 import { allowMissingBody, withOptionalBodies } from './optional-bodies.ts';
 import { apiMetrics } from './metrics.ts';
@@ -63,20 +62,6 @@ function fromFastify(error: FastifyError): ApiError {
   return new ApiError(status < 500 ? code : 'internal_error', status < 500 ? error.message : 'internal error', {
     status: status < 500 ? status : 500,
   });
-}
-
-/**
- * Bodies are checked strictly for the fields they define: a wrong type or value is an error,
- * never coerced (fastify's default ajv coerces). A field a body does not define is dropped
- * before the route sees it, as Dagu ignores it (schemas.ts `requestBody`). Query strings and
- * path parameters arrive as text, so there numbers and booleans are coerced from their text form
- * (an integer written as one: text-params.ts).
- */
-function validators(): (route: { schema: object; httpPart?: string }) => (data: unknown) => boolean {
-  const strict = new Ajv({ allErrors: false, coerceTypes: false, removeAdditional: 'all', useDefaults: true });
-  const textual = new Ajv({ allErrors: false, coerceTypes: 'array', removeAdditional: false, useDefaults: true });
-  return ({ schema, httpPart }) =>
-    httpPart === 'body' ? strict.compile(schema) : withIntegerText(textual.compile(schema), schema);
 }
 
 /** Longest path parameter the router takes, as sent (percent-encoded); a longer one is a bad request. */
@@ -137,6 +122,8 @@ function createFastify(deps: AppDeps): FastifyInstance {
     onConstructorPoisoning: 'remove',
     loggerInstance,
     genReqId: requestId,
+    // Serializers compiled once per schema in the process (compiled-schemas.ts).
+    schemaController: { compilersFactory: { buildSerializer: serializerFactory } },
     logController: new RequestLog({ requestIdLogLabel: 'requestId' }),
     // request.ip from X-Forwarded-For only when the peer is a proxy trusted to set it (config.ts).
     trustProxy: trustProxyOption(deps.trustProxy),
@@ -250,7 +237,8 @@ function registerApis(app: FastifyInstance, deps: AppDeps, metrics: Registry, ro
 
 export function buildApp(deps: AppDeps): FastifyInstance {
   const app = createFastify(deps);
-  app.setValidatorCompiler(validators());
+  // Body strictness and text coercion: compiled-schemas.ts.
+  app.setValidatorCompiler(validatorFor);
   answerErrors(app);
   const routes = collectRoutes(app);
   const metrics = apiMetrics({
