@@ -20,6 +20,7 @@ describe('Dagu 2.x picked outputs at load', () => {
         { name: 'FIRST', from: 'stdout', decode: 'json', select: ['sizes', 0] },
         { name: 'WARNINGS', from: 'stderr', decode: 'yaml', select: ['warnings'] },
         { name: 'CHANNEL', value: 'stable' },
+        { name: 'RELEASE', from: 'file', path: 'release.json', decode: 'json', select: ['version'] },
       ],
     });
     expect(dag.steps[1]?.stdout).toBeUndefined();

@@ -100,7 +100,14 @@ describe('a step that picks outputs from files', () => {
       'X 0 failed to read file "/w/a": permission denied\n',
       { error: 'failed to read file "/w/a": permission denied' },
     ],
-    ['nothing', '', { error: 'the step runner did not send the file' }],
+    [
+      'nothing',
+      '',
+      {
+        error:
+          "the step's log holds no word of the file (a step that runs its image's own entrypoint has no runner to read it)",
+      },
+    ],
   ])('reads back a file sent as %s', (_name, stream, want) => {
     const one: PickedOutputs = { entries: [{ name: 'A', from: 'file', path: 'a', decode: 'text' }] };
     expect(readPickedFiles(stream, one)).toEqual({ A: want });

@@ -3,7 +3,8 @@
  * (operator/run/pods/picked-file-lines.ts) and the archiver kept them: `F <i>` opens the i-th
  * file entry, `L <line>` is one of its lines, `X <i> <reason>` says why the runner did not send
  * it. Read back into the text of each entry, by name, or the reason it cannot be read. An entry
- * the runner said nothing about (its log cut short) cannot be read either. Pure.
+ * the log says nothing about cannot be read either: a kubernetes step without a command runs its
+ * image's entrypoint and no runner, and a log may be cut short. Pure.
  */
 import { pickedFiles, type Dag, type PickedOutputs, type Step } from '../../../core/dag/index.ts';
 
@@ -39,7 +40,10 @@ export function readPickedFiles(stream: string, picked: PickedOutputs): Readonly
     const text = lines.get(i);
     // The runner sends each line with its line break, a last one included.
     return text === undefined
-      ? { error: 'the step runner did not send the file' }
+      ? {
+          error:
+            "the step's log holds no word of the file (a step that runs its image's own entrypoint has no runner to read it)",
+        }
       : { text: text.length === 0 ? '' : `${text.join('\n')}\n` };
   };
   return Object.fromEntries(names.map((name, i) => [name, read(i)]));
