@@ -10,7 +10,7 @@ import { cleanArtifactPath, type ArtifactPathProblem } from './artifact-path.ts'
 import { refusal } from './dialect-refusal.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import type { DeclaredOutput } from './model.ts';
-import { readObjectOutput, readStdoutOutputs } from './picked-outputs.ts';
+import { pickedFiles, readObjectOutput, readStdoutOutputs } from './picked-outputs.ts';
 
 type Mapping = Record<string, unknown>;
 
@@ -118,15 +118,32 @@ export function refuseOutputsInContainer(document: Mapping, errors: DagIssue[]):
   for (const [at, step] of [...stepsWithOutputs(document.steps, 'steps'), ...handlers]) {
     // Steps of other types were refused already, with their type named.
     if (typeof step.type === 'string' && !SHELL_TYPES.includes(step.type)) continue;
-    errors.push(refusal(childPath(at, 'outputs'), 'outputs on a step that runs in the DAG-level container'));
-    delete step.outputs;
+    if (Object.hasOwn(step, 'outputs')) {
+      errors.push(refusal(childPath(at, 'outputs'), 'outputs on a step that runs in the DAG-level container'));
+      delete step.outputs;
+    }
+    if (readsFile(step.output)) {
+      errors.push(refusal(childPath(at, 'output'), 'output from: file on a step that runs in the DAG-level container'));
+      delete step.output;
+    }
   }
 }
 
+/** Whether an object-form `output:` (checked already) has an entry that reads a file. */
+function readsFile(output: unknown): boolean {
+  return (
+    isMapping(output) &&
+    Object.values(output).some(
+      (entry) => isMapping(entry) && typeof entry.from === 'string' && entry.from.trim() === 'file',
+    )
+  );
+}
+
+/** Steps that declare outputs or pick one from a file: what the step Pod's runner must read. */
 function stepsWithOutputs(steps: unknown, path: string): [string, Mapping][] {
   if (Array.isArray(steps)) return steps.flatMap((item: unknown, i) => stepsWithOutputs(item, childPath(path, i)));
   if (!isMapping(steps)) return [];
-  if (Object.hasOwn(steps, 'outputs')) return [[path, steps]];
+  if (Object.hasOwn(steps, 'outputs') || readsFile(steps.output)) return [[path, steps]];
   if (path === 'steps')
     return Object.entries(steps).flatMap(([name, item]) => stepsWithOutputs(item, childPath(path, name)));
   return [];
@@ -144,7 +161,7 @@ export function withPickedOutputs(step: Mapping, path: string, errors: DagIssue[
     const call =
       step.call !== undefined ? refusal(childPath(path, 'output'), 'object-form output on a sub-DAG step') : undefined;
     if (call !== undefined) errors.push(call);
-    else readObjectOutput(step.output, childPath(path, 'output'), errors);
+    else fileOutputsOutOfReach(step, readObjectOutput(step.output, childPath(path, 'output'), errors), path, errors);
     if (errors.length > before || Object.keys(step.output).length === 0) delete out.output;
   }
   const redirect = (field: 'stdout' | 'stderr'): Mapping | undefined =>
@@ -162,6 +179,21 @@ export function withPickedOutputs(step: Mapping, path: string, errors: DagIssue[
       ),
     );
   return out;
+}
+
+/**
+ * `from: file` is read by the step Pod's runner after the command, in the step's working
+ * directory: only where the command runs in that Pod's own shell, as for declared outputs.
+ */
+function fileOutputsOutOfReach(
+  step: Mapping,
+  picked: ReturnType<typeof readObjectOutput>,
+  path: string,
+  errors: DagIssue[],
+): void {
+  if (pickedFiles(picked).length === 0) return;
+  const elsewhere = runsElsewhere(step);
+  if (elsewhere !== undefined) errors.push(refusal(childPath(path, 'output'), `output from: file on ${elsewhere}`));
 }
 
 const ARTIFACT_PATH_WORDS: Readonly<Record<ArtifactPathProblem, string>> = {

@@ -9,7 +9,7 @@ export { applyParamOverrides, applyParamsSchema, encodeParams, parseParamOverrid
 export { SHARED_CONTAINER } from './executors.ts';
 export { plainStep } from './step.ts';
 export { MAX_PARALLEL_ITEMS } from './step-rules.ts';
-export { readsStderr } from './picked-outputs.ts';
+export { pickedFiles, readsStderr } from './picked-outputs.ts';
 export { FOREACH_INDEX, FOREACH_ITEM, FOREACH_KEY } from './dialect-foreach.ts';
 export { nextFireTimes, nextStart, parseSchedule } from './schedule.ts';
 export { dagJsonSchema } from './schema.ts';

@@ -20,6 +20,7 @@ describe('Dagu 2.x picked outputs at load', () => {
         { name: 'FIRST', from: 'stdout', decode: 'json', select: ['sizes', 0] },
         { name: 'WARNINGS', from: 'stderr', decode: 'yaml', select: ['warnings'] },
         { name: 'CHANNEL', value: 'stable' },
+        { name: 'RELEASE', from: 'file', path: 'release.json', decode: 'json', select: ['version'] },
       ],
     });
     expect(dag.steps[1]?.stdout).toBeUndefined();
@@ -117,13 +118,64 @@ describe('Dagu 2.x picked outputs at load', () => {
       'output: {A: {from: stdout, select: ".items | length"}}',
       'steps[0].output.A.select: Dagu 2.x feature select other than a path such as .a.b[0] (a jq program would run in the operator) is not supported yet',
     ],
+    ['a file without a path', 'output: {A: {from: file}}', 'steps[0].output.A: path is required when from is file'],
     [
-      'a value from a file',
-      'output: {A: {from: file, path: out.json}}',
-      'steps[0].output.A.from: Dagu 2.x feature output from: file (a value read from a file in the step container) is not supported yet',
+      'a file with a blank path',
+      "output: {A: {from: file, path: '  '}}",
+      'steps[0].output.A: path is required when from is file',
+    ],
+    ['a path that is no string', 'output: {A: {from: file, path: 3}}', 'steps[0].output.A.path: path must be a string'],
+    [
+      'a path on stdout',
+      'output: {A: {from: stdout, path: out.json}}',
+      'steps[0].output.A.path: path is only valid when from is file',
+    ],
+    [
+      'select on a file read as text',
+      'output: {A: {from: file, path: a, decode: text, select: .a}}',
+      'steps[0].output.A.select: select requires decode to be "json" or "yaml"',
+    ],
+    [
+      'a file in stdout.outputs.fields',
+      'stdout: {outputs: {fields: {a: {from: file, path: x}}}}',
+      'steps[0].stdout.outputs.fields.a.from: from must be "stdout"',
     ],
   ])("refuses %s with Dagu's words", (_name, keys, want) => {
     expect(errorsOf(`steps:\n  - run: echo\n    ${keys}`)).toEqual([want]);
+  });
+
+  it.each([
+    ['text, as written', '{from: file, path: out/version.txt}', { path: 'out/version.txt', decode: 'text' }],
+    [
+      'JSON with a select, path trimmed',
+      "{from: ' file ', path: ' ${OUT}/r.json ', select: .image.tag}",
+      { path: '${OUT}/r.json', decode: 'json', select: ['image', 'tag'] },
+    ],
+    ['YAML', '{from: file, path: /tmp/c.yaml, decode: yaml}', { path: '/tmp/c.yaml', decode: 'yaml' }],
+  ])('reads an entry from a file: %s', (_name, entry, want) => {
+    const { dag, errors } = loaded(`steps:\n  - run: echo\n    output: {A: ${entry}}`);
+    expect(errors).toEqual([]);
+    expect(dag.steps[0]?.pickedOutputs).toEqual({ entries: [{ name: 'A', from: 'file', ...want }] });
+  });
+
+  it.each([
+    [
+      'a step of another type',
+      'steps:\n  - type: http\n    command: GET https://example.com\n    output: {A: {from: file, path: a}}',
+      'steps[0].output: Dagu 2.x feature output from: file on a step of type http is not supported yet',
+    ],
+    [
+      'a docker step that names a container',
+      'steps:\n  - {type: docker, with: {container_name: db}, command: echo, output: {A: {from: file, path: a}}}',
+      'steps[0].output: Dagu 2.x feature output from: file on a docker step that names a container (containerName: its command runs in that container, through exec) is not supported yet',
+    ],
+    [
+      'a step in the DAG-level container',
+      'container: {image: alpine}\nsteps:\n  - run: echo\n    output: {A: {from: file, path: a}}',
+      'steps[0].output: Dagu 2.x feature output from: file on a step that runs in the DAG-level container is not supported yet',
+    ],
+  ])('refuses a value from a file on %s by name: the runner cannot read it there', (_name, yaml, want) => {
+    expect(errorsOf(yaml)).toEqual([want]);
   });
 
   it('refuses picked outputs on a sub-DAG step by name', () => {

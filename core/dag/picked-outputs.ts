@@ -5,7 +5,8 @@
  * (`{NAME: {from, decode, select} | {value} | literal}`) and `stdout: {outputs: ...}` (one value
  * of the whole stream, or the keys of its decoded object, or `fields`). Both become the model's
  * PickedOutputs here, with Dagu's checks and words; the operator computes the values from the
- * stdout it already reads (operator/run/decide/picked-values.ts). Pure.
+ * stdout it already reads, and from the files the step's runner sends back for `from: file`
+ * (operator/run/decide/picked-values.ts). Pure.
  */
 import { childPath, issue, type DagIssue } from './issues.ts';
 import { refusal } from './dialect-refusal.ts';
@@ -20,6 +21,14 @@ export type PickedEntry =
       readonly from: 'stdout' | 'stderr';
       readonly decode: PickDecode;
       /** A jq path (`.a.b[0]`), as segments. */
+      readonly select?: readonly (string | number)[];
+    }
+  | {
+      readonly name: string;
+      readonly from: 'file';
+      /** As written: the step's variables are expanded in its Pod, relative to its working directory. */
+      readonly path: string;
+      readonly decode: PickDecode;
       readonly select?: readonly (string | number)[];
     };
 
@@ -123,7 +132,7 @@ function readEntry(name: string, raw: unknown, path: string, errors: DagIssue[])
   return { name, value: raw.value };
 }
 
-/** An entry that reads a stream: `from` stdout or stderr, `decode`, `select`. */
+/** An entry that reads a stream or a file: `from` stdout, stderr or file, `path`, `decode`, `select`. */
 function readStream(
   name: string,
   from: string,
@@ -131,17 +140,23 @@ function readStream(
   path: string,
   errors: DagIssue[],
 ): PickedEntry | undefined {
-  if (from === 'file')
-    return failed(
-      errors,
-      refusal(childPath(path, 'from'), 'output from: file (a value read from a file in the step container)'),
-    );
+  if (from === 'file') return readFileEntry(name, raw, path, errors);
   if (from !== 'stdout' && from !== 'stderr')
     return failed(errors, issue(childPath(path, 'from'), 'from must be one of "stdout", "stderr", or "file"'));
   if (raw.path !== undefined)
     return failed(errors, issue(childPath(path, 'path'), 'path is only valid when from is file'));
   const picked = decodeAndSelect(raw, path, errors);
   return picked === undefined ? undefined : { name, from, ...picked };
+}
+
+/** `from: file`: a path is required (Dagu trims it, and an empty one is missing). */
+function readFileEntry(name: string, raw: Mapping, path: string, errors: DagIssue[]): PickedEntry | undefined {
+  if (raw.path !== undefined && typeof raw.path !== 'string')
+    return failed(errors, issue(childPath(path, 'path'), 'path must be a string'));
+  const file = typeof raw.path === 'string' ? raw.path.trim() : '';
+  if (file === '') return failed(errors, issue(path, 'path is required when from is file'));
+  const picked = decodeAndSelect(raw, path, errors);
+  return picked === undefined ? undefined : { name, from: 'file', path: file, ...picked };
 }
 
 /** Object-form `output:`: `{NAME: entry}`. An empty mapping publishes nothing (undefined), as in Dagu. */
@@ -212,6 +227,12 @@ function readFields(raw: unknown, path: string, errors: DagIssue[]): PickedOutpu
     return picked === undefined ? [] : [{ name, from: 'stdout', ...picked }];
   });
   return errors.length > before ? undefined : { entries };
+}
+
+/** The entries that read a file in the step's container (the runner sends those files back). */
+export function pickedFiles(picked: PickedOutputs | undefined): readonly Extract<PickedEntry, { from: 'file' }>[] {
+  if (picked === undefined || !('entries' in picked)) return [];
+  return picked.entries.flatMap((e) => ('from' in e && e.from === 'file' ? [e] : []));
 }
 
 /** Whether the picked outputs read stderr (the operator then reads it from the log store too). */

@@ -258,7 +258,7 @@ export const stepSchema = object(
     output: Type.Optional(
       Type.Union([Type.String(), Type.Record(Type.String(), Type.Unknown())], {
         description:
-          'Variable that captures the trimmed stdout, or (Dagu 2.x) named values: `{NAME: {from, decode, select} | {value}}`, read as `${steps.<id>.outputs.NAME}`.',
+          'Variable that captures the trimmed stdout, or (Dagu 2.x) named values: `{NAME: {from, path, decode, select} | {value}}` (`path` when `from: file`), read as `${steps.<id>.outputs.NAME}`.',
       }),
     ),
     outputs: Type.Optional(

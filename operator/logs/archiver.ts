@@ -16,13 +16,15 @@ import { isAttemptPod } from '../run/pods/pod-kinds.ts';
 import type { RunSegments } from '../run/shared/segments.ts';
 import { attemptOver, isFinished, ownerRunName, podIdentity, podOver } from '../run/decide/observed.ts';
 import { declaresOutputs } from '../run/decide/declared-outputs.ts';
+import { picksFiles } from '../run/decide/picked-files.ts';
 import { demux } from '../run/pods/step-pod.ts';
 import type { PodWriter } from '../run/shared/pod-writer.ts';
 import { parsePrepared, PREPARE_STEP, withoutSecrets } from '../run/decide/prepare.ts';
 import { runKey, runRef } from '../run/ref.ts';
 import type { RunSecrets } from '../run/shared/secrets.ts';
 import { manifestAt, maskArtifacts, parseArtifactLines, type ArtifactManifest } from '../../core/logs/artifacts.ts';
-import { logRefOf, type LogRef } from './keys.ts';
+import { logRefOf, type AttemptLogs, type LogRef } from './keys.ts';
+import type { Dag } from '../../core/dag/index.ts';
 import type { LogStore } from './store.ts';
 
 export interface ArchiverDeps {
@@ -98,9 +100,7 @@ export class LogArchiver {
     } else if (definition.dag.secrets.length > 0) {
       secrets = await this.deps.secrets.of(ref);
     }
-    const outputs = declaresOutputs(definition.dag, logRef.step)
-      ? { outputs: maskSecrets(logs.outputs ?? '', secrets) }
-      : {};
+    const outputs = readBack(definition.dag, logRef.step, logs, secrets);
     const artifacts =
       definition.dag.artifacts === undefined ? undefined : keptArtifacts(pod, logRef, logs.artifacts, secrets);
     const stderr = artifacts?.error === undefined ? logs.stderr : `${logs.stderr}kubedag: ${artifacts.error}\n`;
@@ -111,6 +111,22 @@ export class LogArchiver {
       ...(artifacts === undefined ? {} : { artifacts: artifacts.manifest }),
     });
   }
+}
+
+/**
+ * What of the attempt's log only the operator reads, masked: the records of a step that declares
+ * outputs, the files of a step that picks an output from one.
+ */
+function readBack(
+  dag: Dag,
+  step: string,
+  logs: ReturnType<typeof demux>,
+  secrets: readonly string[],
+): Pick<AttemptLogs, 'outputs' | 'picked'> {
+  return {
+    ...(declaresOutputs(dag, step) ? { outputs: maskSecrets(logs.outputs ?? '', secrets) } : {}),
+    ...(picksFiles(dag, step) ? { picked: maskSecrets(logs.picked ?? '', secrets) } : {}),
+  };
 }
 
 /**

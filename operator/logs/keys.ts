@@ -28,18 +28,20 @@ export type Stream = 'stdout' | 'stderr';
 /**
  * What a store keeps of an attempt: its two log streams and, for a step that declares Dagu 2.x
  * outputs, the records it wrote into DAGU_OUTPUT_FILE (read by the operator, never served as a log);
+ * for a step that picks an output `from: file`, the files its runner sent back (likewise);
  * for a run with artifacts, the manifest of the files it left (core/logs/artifacts.ts).
  */
-export type KeptStream = Stream | 'outputs' | 'artifacts';
+export type KeptStream = Stream | 'outputs' | 'picked' | 'artifacts';
 
-/** An attempt's logs as the archiver writes them; `outputs` and `artifacts` only when the run has them. */
-export type AttemptLogs = Record<Stream, string> & { outputs?: string; artifacts?: string };
+/** An attempt's logs as the archiver writes them; `outputs`, `picked` and `artifacts` only when the run has them. */
+export type AttemptLogs = Record<Stream, string> & { outputs?: string; picked?: string; artifacts?: string };
 
 /** The streams a write keeps, in order: stderr last, so that `exists` is true only once all are written. */
 export function keptStreams(logs: AttemptLogs): KeptStream[] {
   return [
     'stdout',
     ...(logs.outputs === undefined ? [] : (['outputs'] as const)),
+    ...(logs.picked === undefined ? [] : (['picked'] as const)),
     ...(logs.artifacts === undefined ? [] : (['artifacts'] as const)),
     'stderr',
   ];

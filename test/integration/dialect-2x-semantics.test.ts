@@ -28,19 +28,28 @@ let operator: RunningOperator;
 withOperatorNamespace('semantics2x', (made) => ({ ns, operator } = made));
 
 describe('a Dagu 2.x step that picks outputs', () => {
-  it('publishes values picked out of its stdout and stderr to later steps, and fails when stdout does not decode', async () => {
+  it('publishes values picked out of its stdout, stderr and a file it wrote (secrets masked) to later steps, and fails when stdout does not decode or the file is missing', async () => {
     await givenDag(
       ns,
       'picked',
       `
+working_dir: /tmp
+kubernetes: {env: [{name: KUBEDAG_FIXTURE_TOKEN, value: tok-s3cret-value}]}
+secrets:
+  - {name: TOKEN, provider: env, key: KUBEDAG_FIXTURE_TOKEN}
 env:
   - STAGE: prod
+  - OUT: out
 steps:
   - id: build
     run: |
       echo '{"image": {"tag": "1.4.2"}, "sizes": [3, 5]}'
       echo 'warnings: 2' >&2
+      mkdir -p out && echo 'release: "2.0"' > out/release.yaml
+      printf '{"token": "%s"}' "$TOKEN" > out/token.json
     output:
+      RELEASE: {from: file, path: '\${OUT}/release.yaml', decode: yaml, select: .release}
+      TOKEN_SEEN: {from: file, path: out/token.json, decode: json, select: .token}
       TAG: {from: stdout, select: .image.tag}
       FIRST: {from: stdout, decode: json, select: '.sizes[0]'}
       WARNINGS: {from: stderr, decode: yaml, select: .warnings}
@@ -51,21 +60,41 @@ steps:
       outputs: {decode: json}
   - id: publish
     depends: [build, meta]
-    run: echo "\${steps.build.outputs.TAG} \${steps.build.outputs.FIRST} \${steps.meta.outputs.arch} \${steps.build.outputs.WARNINGS} \${steps.build.outputs.CHANNEL}"
+    run: echo "\${steps.build.outputs.TAG} \${steps.build.outputs.FIRST} \${steps.meta.outputs.arch} \${steps.build.outputs.WARNINGS} \${steps.build.outputs.CHANNEL} \${steps.build.outputs.RELEASE}"
   - id: broken
     run: echo not json
     output:
       A: {from: stdout, decode: json}
+  - id: nofile
+    run: echo none
+    output:
+      B: {from: file, path: absent.txt}
 `,
     );
     await whenRun(ns, 'picked-1', 'picked');
     const done = await finishedRun(ns, 'picked-1', 120_000);
-    expect(stepStates(done)).toEqual({ build: 'succeeded', meta: 'succeeded', publish: 'succeeded', broken: 'failed' });
+    expect(stepStates(done)).toEqual({
+      build: 'succeeded',
+      meta: 'succeeded',
+      publish: 'succeeded',
+      broken: 'failed',
+      nofile: 'failed',
+    });
     const node = (name: string) => done.status?.nodes?.find((n) => n.name === name);
-    expect(node('build')?.stepOutputs).toEqual({ TAG: '1.4.2', FIRST: '3', WARNINGS: '2', CHANNEL: 'prod-stable' });
+    expect(node('build')?.stepOutputs).toEqual({
+      RELEASE: '2.0',
+      TOKEN_SEEN: '*******',
+      TAG: '1.4.2',
+      FIRST: '3',
+      WARNINGS: '2',
+      CHANNEL: 'prod-stable',
+    });
     expect(node('meta')?.stepOutputs).toEqual({ arch: 'amd64', os: 'linux' });
-    expect(await stepLog(operator, done, 'publish')).toBe('1.4.2 3 amd64 2 prod-stable\n');
+    expect(await stepLog(operator, done, 'publish')).toBe('1.4.2 3 amd64 2 prod-stable 2.0\n');
     expect(node('broken')?.error).toBe('failed to evaluate structured output: A: failed to decode JSON');
+    expect(node('nofile')?.error).toBe(
+      'failed to evaluate structured output: B: failed to read file "/tmp/absent.txt": no such file or directory',
+    );
   });
 });
 

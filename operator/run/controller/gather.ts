@@ -26,6 +26,7 @@ import type { RunSegments } from '../shared/segments.ts';
 import { endSigns, isFinished, observeChild, ownedBy, ownerRunName, podIdentity, podOver } from '../decide/observed.ts';
 import { phaseEnded } from '../decide/work.ts';
 import { declaresOutputs } from '../decide/declared-outputs.ts';
+import { picksFiles } from '../decide/picked-files.ts';
 import { parseReport } from '../pods/step-pod.ts';
 import { PREPARE_STEP } from '../decide/prepare.ts';
 import { runRef, type RunRef } from '../ref.ts';
@@ -164,18 +165,21 @@ export class RunGatherer {
     logRef: ReturnType<typeof logRefOf>,
     dag: Dag,
     stepName: string,
-  ): Promise<{ stdout: string; stderr?: string; outputRecords?: string } | undefined> {
+  ): Promise<{ stdout: string; stderr?: string; outputRecords?: string; pickedFiles?: string } | undefined> {
     const declares = declaresOutputs(dag, stepName);
+    const readsFiles = picksFiles(dag, stepName);
     const needsStderr = readsStderr(findStep(dag, stepName)?.pickedOutputs);
     // stderr is written last (LogStore.write): read first, it says the output records are there too.
-    const stderr = declares || needsStderr ? await this.deps.store.read(logRef, 'stderr') : '';
+    const stderr = declares || readsFiles || needsStderr ? await this.deps.store.read(logRef, 'stderr') : '';
     const stdout = stderr === undefined ? undefined : await this.deps.store.read(logRef, 'stdout');
     if (stdout === undefined) return undefined;
     const outputRecords = declares ? ((await this.deps.store.read(logRef, 'outputs')) ?? '') : undefined;
+    const pickedFiles = readsFiles ? ((await this.deps.store.read(logRef, 'picked')) ?? '') : undefined;
     return {
       stdout,
       ...(needsStderr ? { stderr } : {}),
       ...(outputRecords === undefined ? {} : { outputRecords }),
+      ...(pickedFiles === undefined ? {} : { pickedFiles }),
     };
   }
 

@@ -6,6 +6,7 @@
 import type { RepeatPolicy, RetryPolicy, Step } from '../../../core/dag/index.ts';
 import { StepStatus, type StepStatusValue } from '../../../core/resources/status.ts';
 import { readDeclaredOutputs } from './declared-outputs.ts';
+import { readPickedFiles } from './picked-files.ts';
 import { pickValues } from './picked-values.ts';
 import { outputFromStdout } from '../pods/output-values.ts';
 
@@ -23,6 +24,8 @@ export interface AttemptReport {
   readonly stderr?: string;
   /** The records a step that declares outputs wrote into DAGU_OUTPUT_FILE (sent only on success). */
   readonly outputRecords?: string;
+  /** The files a step picks outputs from, as its runner sent them (picked-files.ts; sent only on success). */
+  readonly pickedFiles?: string;
   /** For a sub-DAG step: the child run's final status label. */
   readonly childStatus?: string;
   /** For a sub-DAG step: the child run's steps, for a foreach's `collect` (foreach-keys.ts). */
@@ -157,7 +160,13 @@ function publishedOutputs(step: Step, report: AttemptReport, context: AttemptCon
     step.declaredOutputs === undefined
       ? undefined
       : readDeclaredOutputs(report.outputRecords ?? '', step.declaredOutputs, maxOutputSize);
-  const sources = { stdout: report.stdout ?? '', stderr: report.stderr ?? '', variables: context.variables ?? {} };
+  const files = step.pickedOutputs === undefined ? {} : readPickedFiles(report.pickedFiles ?? '', step.pickedOutputs);
+  const sources = {
+    stdout: report.stdout ?? '',
+    stderr: report.stderr ?? '',
+    files,
+    variables: context.variables ?? {},
+  };
   const picked = step.pickedOutputs === undefined ? undefined : pickValues(step.pickedOutputs, sources, maxOutputSize);
   for (const read of [declared, picked]) if (read !== undefined && 'error' in read) return { error: read.error };
   const values = [declared, picked].find((read) => read !== undefined && 'values' in read);

@@ -1,7 +1,8 @@
 /**
  * Dagu 2.x's picked outputs at run time (v2.15.1 `internal/runtime/node.go`
  * evaluateStructuredOutput, evaluateStdoutOutputs): the values of a succeeded attempt, taken out
- * of the stdout and stderr the operator already reads from the log store, or given as literals.
+ * of the stdout and stderr the operator already reads from the log store, out of the files the
+ * step's runner sent back (`from: file`, picked-files.ts), or given as literals.
  * A stream that does not decode, or a select path that does not resolve, fails the step, as in
  * Dagu. Values are kept as strings (a string as it is, anything else as JSON), which is what
  * `${steps.<id>.outputs.<name>}` substitutes. Pure: a select is a path, never a jq program.
@@ -9,6 +10,7 @@
 import { CORE_SCHEMA, load } from 'js-yaml';
 import { expand, type PickDecode, type PickedEntry, type PickedOutputs } from '../../../core/dag/index.ts';
 import { INLINE_OUTPUT_BYTES } from '../pods/output-values.ts';
+import type { FileRead } from './picked-files.ts';
 
 export type PickedValues = { readonly values: Readonly<Record<string, string>> } | { readonly error: string };
 
@@ -16,6 +18,8 @@ export type PickedValues = { readonly values: Readonly<Record<string, string>> }
 export interface PickSources {
   readonly stdout: string;
   readonly stderr: string;
+  /** The `from: file` entries' files, by entry name, as the runner sent them (picked-files.ts). */
+  readonly files?: Readonly<Record<string, FileRead>>;
   readonly variables: Readonly<Record<string, string>>;
 }
 
@@ -47,7 +51,9 @@ function pickEntries(entries: readonly PickedEntry[], sources: PickSources): Pic
 
 function pickEntry(entry: PickedEntry, sources: PickSources): Picked {
   if ('value' in entry) return { value: withVariables(entry.value, sources.variables) };
-  const raw = entry.from === 'stdout' ? sources.stdout : sources.stderr;
+  const file = entry.from === 'file' ? (sources.files?.[entry.name] ?? { error: 'the file was not read' }) : undefined;
+  if (file !== undefined && 'error' in file) return { error: `${entry.name}: ${file.error}` };
+  const raw = file?.text ?? (entry.from === 'stdout' ? sources.stdout : sources.stderr);
   if (entry.decode === 'text') return { value: raw.trim() };
   return decoded(entry.name, raw, entry.decode, entry.select);
 }

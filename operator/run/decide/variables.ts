@@ -2,7 +2,14 @@
  * The variables a step sees and the values the operator expands for it: run env and params,
  * outputs of upstream steps (all steps for a handler), step references. Pure.
  */
-import { expand, type Condition, type Dag, type Step, type StepReference } from '../../../core/dag/index.ts';
+import {
+  expand,
+  pickedFiles,
+  type Condition,
+  type Dag,
+  type Step,
+  type StepReference,
+} from '../../../core/dag/index.ts';
 import type { DagRunStatus } from '../../../core/resources/schemas.ts';
 import { runStatusLabel } from '../../../core/resources/status.ts';
 import { pushBackVars } from './approval.ts';
@@ -85,21 +92,32 @@ export function declaredOutputRefs(dag: Dag, status: DagRunStatus): Record<strin
 const STEP_OUTPUT_REF = /\$\{steps\.([A-Za-z][A-Za-z0-9_]*)\.outputs\.([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /**
- * A step with `${steps.<id>.outputs.<name>}` resolved in its env values and preconditions, which
- * reach the Pod as they are written (its command and script are expanded whole, above): a shell
- * could not read the reference ("bad substitution"), and Dagu resolves it there too.
+ * A step with `${steps.<id>.outputs.<name>}` resolved in its env values, preconditions and
+ * `from: file` paths, which reach the Pod as they are written (its command and script are
+ * expanded whole, above): a shell could not read the reference ("bad substitution"), and Dagu
+ * resolves it there too.
  */
 export function withStepOutputsResolved(step: Step, steps: Readonly<Record<string, StepReference>>): Step {
-  if (
-    ![...step.env.map((v) => v.value), ...step.preconditions.flatMap((c) => [c.condition, c.expected ?? ''])].some(
-      (text) => text.includes('${steps.'),
-    )
-  )
-    return step;
+  const texts = [
+    ...step.env.map((v) => v.value),
+    ...step.preconditions.flatMap((c) => [c.condition, c.expected ?? '']),
+    ...pickedFiles(step.pickedOutputs).map((entry) => entry.path),
+  ];
+  if (!texts.some((text) => text.includes('${steps.'))) return step;
+  const picked = step.pickedOutputs;
   return {
     ...step,
     env: step.env.map((v) => ({ ...v, value: resolveStepOutputs(v.value, steps) })),
     preconditions: step.preconditions.map((c) => conditionWithStepOutputs(c, steps)),
+    ...(picked === undefined || !('entries' in picked)
+      ? {}
+      : {
+          pickedOutputs: {
+            entries: picked.entries.map((e) =>
+              'from' in e && e.from === 'file' ? { ...e, path: resolveStepOutputs(e.path, steps) } : e,
+            ),
+          },
+        }),
   };
 }
 

@@ -14,6 +14,7 @@ import { executorEnv } from './executor-spec.ts';
 import { MAX_ENV_VALUE_BYTES } from './output-values.ts';
 import type { RunRef } from '../ref.ts';
 import { artifactLines } from './artifact-lines.ts';
+import { pickedFileEnv, pickedFileLines } from './picked-file-lines.ts';
 import { stepShell } from './step-shell.ts';
 import { runLogFile, stepLogFile } from './workspace.ts';
 
@@ -198,6 +199,7 @@ export function runnerScript(request: PodRequest): string {
     'while [ -n "$kd_pid" ]; do if [ -n "$kd_stop" ] && [ -z "$kd_sent" ]; then kd_forward; fi; wait "$kd_pid" 2>/dev/null; kd_code=$?; kill -0 "$kd_pid" 2>/dev/null || break; done',
     'wait "$kd_o" "$kd_e" 2>/dev/null',
     ...outputFileLines(request).end,
+    ...pickedFileLines(request.step, request.dag.maxOutputSize),
     ...artifactLines(request.artifactsDir).end,
     'kd_log "step \\"$DAG_RUN_STEP_NAME\\" finished with exit code $kd_code"',
     ...repeatLines(request.step),
@@ -287,6 +289,7 @@ export function stepPod(request: PodRequest): V1Pod {
       : [{ name: 'KUBEDAG_SCRIPT', value: step.script }]),
     ...(step.stdout === undefined ? [] : [{ name: 'KUBEDAG_STDOUT', value: step.stdout }]),
     ...(step.stderr === undefined ? [] : [{ name: 'KUBEDAG_STDERR', value: step.stderr }]),
+    ...pickedFileEnv(step),
   ];
   const nodeSelector = { ...dag.workerSelector, ...step.workerSelector };
   return {
@@ -361,20 +364,24 @@ export function parseReport(message: string | undefined): {
   };
 }
 
+type DemuxedExtra = 'outputs' | 'artifacts' | 'picked';
+
 /**
- * Splits a runner's tagged log into the step's stdout, stderr, declared-output records (`V `)
- * and artifact files (`A `, artifact-lines.ts).
+ * Splits a runner's tagged log into the step's stdout, stderr, declared-output records (`V `),
+ * artifact files (`A `, artifact-lines.ts) and files picked as outputs (`P `, picked-file-lines.ts).
  */
-export function demux(log: string): { stdout: string; stderr: string; outputs?: string; artifacts?: string } {
+export function demux(log: string): Record<'stdout' | 'stderr', string> & Partial<Record<DemuxedExtra, string>> {
   const out: string[] = [];
   const err: string[] = [];
   const records: string[] = [];
   const files: string[] = [];
+  const picked: string[] = [];
   for (const line of log.split('\n')) {
     if (line.startsWith('E ')) err.push(line.slice(2));
     else if (line.startsWith('O ')) out.push(line.slice(2));
     else if (line.startsWith('V ')) records.push(line.slice(2));
     else if (line.startsWith('A ')) files.push(line.slice(2));
+    else if (line.startsWith('P ')) picked.push(line.slice(2));
     else if (line !== '') out.push(line);
   }
   const text = (lines: readonly string[]): string => (lines.length === 0 ? '' : `${lines.join('\n')}\n`);
@@ -383,5 +390,6 @@ export function demux(log: string): { stdout: string; stderr: string; outputs?: 
     stderr: text(err),
     ...(records.length === 0 ? {} : { outputs: text(records) }),
     ...(files.length === 0 ? {} : { artifacts: text(files) }),
+    ...(picked.length === 0 ? {} : { picked: text(picked) }),
   };
 }
