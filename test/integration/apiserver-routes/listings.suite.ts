@@ -4,6 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { KubedagClients } from '../../../core/kube/client.ts';
+import { dagQueue } from '../../builders/dag-queue.ts';
 import type { ContractClient } from '../api-support.ts';
 import { waitFor } from '../support.ts';
 import type { RoutesStack, RoutesStackRef } from './stack.ts';
@@ -84,7 +85,7 @@ export function describeListings(stack: RoutesStackRef): void {
     });
 
     it('lists custom queues even when empty and dag-based ones while they hold runs', async () => {
-      await kube.queues.create(ns, { metadata: { name: 'nightly' }, spec: { maxConcurrency: 2 } });
+      await kube.queues.create(ns, dagQueue('nightly').maxConcurrency(2).build());
       await waitFor(
         'the queue',
         async () =>
