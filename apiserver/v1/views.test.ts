@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dagDetails } from '../../core/dag/api.ts';
 import { loadDag } from '../../core/dag/index.ts';
+import { dagQueue } from '../../test/builders/dag-queue.ts';
 import { dagRun } from '../../test/builders/dag-run.ts';
 import { neverRanDetails } from '../views/dags.ts';
 import { queues } from '../views/queues.ts';
@@ -153,7 +154,7 @@ describe('the v1 shapes of the v2 views', () => {
       .status({ status: 5, statusLabel: 'queued', queuedAt: '2026-11-29T00:00:00Z' })
       .build();
     const listed = queues({
-      queues: [{ metadata: { name: 'shared' }, spec: { maxConcurrency: 3 } }],
+      queues: [dagQueue('shared').maxConcurrency(3).build()],
       runs: [running, queued],
       dagQueue: (r) => r.spec.queue ?? runSummary(r).name,
     }).map(v1Queue);

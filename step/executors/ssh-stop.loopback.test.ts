@@ -6,35 +6,21 @@
  * Also: the wrapper that makes this work changes nothing the command sees.
  */
 import { spawn } from 'node:child_process';
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Client } from 'ssh2';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EXECUTOR_ENV, type ExecutorSpec } from '../../core/runner/spec.ts';
 import { runSsh } from './ssh.ts';
-import { startSshd, SSH_TEST_USER, type SshdTestServer } from '../../test/servers/sshd.ts';
-import { captureIO, temporaryDir } from '../../test/step-io.ts';
+import { SSH_TEST_USER, type SshdTestServer } from '../../test/servers/sshd.ts';
+import { asRoot, withSshd } from '../../test/servers/with-sshd.ts';
+import { captureIO } from '../../test/step-io.ts';
 
-// sshd must run as root to log in another user; CI runs as root, as the node agent needs.
-const asRoot = process.getuid?.() === 0;
-let dir: Awaited<ReturnType<typeof temporaryDir>>;
+let dir: string;
 let sshd: SshdTestServer;
 let knownHosts: string;
 
-beforeAll(async () => {
-  if (!asRoot) return;
-  dir = await temporaryDir('ssh-stop');
-  // Both remote users write pid and marker files here.
-  await chmod(dir.path, 0o777);
-  sshd = await startSshd(join(dir.path, 'sshd'));
-  knownHosts = join(dir.path, 'known_hosts');
-  await writeFile(knownHosts, sshd.knownHostsLine);
-}, 60_000);
-afterAll(async () => {
-  if (!asRoot) return;
-  await sshd.stop();
-  await dir.remove();
-});
+withSshd('ssh-stop', (made) => ({ dir, sshd, knownHosts } = made));
 
 function sshStep(user: string, command: string, stop?: ExecutorSpec['stop']): ExecutorSpec {
   return {
@@ -46,7 +32,7 @@ function sshStep(user: string, command: string, stop?: ExecutorSpec['stop']): Ex
 }
 
 describe.runIf(asRoot).each([SSH_TEST_USER, 'root'])('stopping an ssh step that logs in as %s', (user) => {
-  const file = (name: string): string => join(dir.path, `${user}-${name}`);
+  const file = (name: string): string => join(dir, `${user}-${name}`);
 
   it('ends the remote command and what it started in the background', async () => {
     const io = captureIO();

@@ -3,37 +3,25 @@
  * scripts, exit status, separate streams, password and key logins and host key checks.
  * Stopping is in ssh-stop.test.ts.
  */
-import { readFile, writeFile, chmod } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SSH_KEY_ENV, type ExecutorSpec } from '../../core/runner/spec.ts';
 import { runSsh } from './ssh.ts';
-import { startSshd, type SshdTestServer } from '../../test/servers/sshd.ts';
-import { captureIO, temporaryDir } from '../../test/step-io.ts';
+import type { SshdTestServer } from '../../test/servers/sshd.ts';
+import { asRoot, withSshd } from '../../test/servers/with-sshd.ts';
+import { captureIO } from '../../test/step-io.ts';
 
-// sshd must run as root to log in another user; CI runs as root, as the node agent needs.
-const asRoot = process.getuid?.() === 0;
-let dir: Awaited<ReturnType<typeof temporaryDir>>;
+let dir: string;
 let sshd: SshdTestServer;
 let knownHosts: string;
 
-beforeAll(async () => {
-  if (!asRoot) return;
-  dir = await temporaryDir('ssh');
-  // The host key test checks that the remote user wrote nothing here.
-  await chmod(dir.path, 0o777);
-  sshd = await startSshd(join(dir.path, 'sshd'));
-  knownHosts = join(dir.path, 'known_hosts');
-  await writeFile(
-    knownHosts,
-    `# another host first\nexample.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n${sshd.knownHostsLine}`,
-  );
-}, 60_000);
-afterAll(async () => {
-  if (!asRoot) return;
-  await sshd.stop();
-  await dir.remove();
-});
+withSshd(
+  'ssh',
+  (made) => ({ dir, sshd, knownHosts } = made),
+  // Another host's line first: the server's own is found past it.
+  '# another host first\nexample.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n',
+);
 
 function sshStep(config: Record<string, unknown>, work: { command?: string; script?: string }): ExecutorSpec {
   return {
@@ -99,9 +87,9 @@ describe.runIf(asRoot)('runSsh against OpenSSH sshd', () => {
   });
 
   it('refuses a host whose key is not in known_hosts, running nothing', async () => {
-    const otherHosts = join(dir.path, 'other_known_hosts');
+    const otherHosts = join(dir, 'other_known_hosts');
     await writeFile(otherHosts, sshd.knownHostsLine.replace(/^\S+/, 'example.com'));
-    const marker = join(dir.path, 'must-not-exist');
+    const marker = join(dir, 'must-not-exist');
     const io = captureIO();
     const code = await runSsh(sshStep({ knownHostFile: otherHosts }, { command: `touch ${marker}` }), io);
     expect(code).toBe(255);
@@ -112,7 +100,7 @@ describe.runIf(asRoot)('runSsh against OpenSSH sshd', () => {
   it('accepts any host key with strictHostKey false', async () => {
     const io = captureIO();
     const code = await runSsh(
-      sshStep({ strictHostKey: false, knownHostFile: join(dir.path, 'absent') }, { command: 'echo trusted' }),
+      sshStep({ strictHostKey: false, knownHostFile: join(dir, 'absent') }, { command: 'echo trusted' }),
       io,
     );
     expect({ code, out: io.out() }).toEqual({ code: 0, out: 'trusted\n' });

@@ -58,6 +58,11 @@ export class DagRunBuilder {
     return this.spec({ parent: { name: parent[0], dagRunId: parent[1] }, root: { name: root[0], dagRunId: root[1] } });
   }
 
+  /** Fields of the definition frozen the old way (`spec.snapshot`), merged into what is there. */
+  snapshot(fields: Record<string, unknown>): this {
+    return this.spec({ snapshot: { ...this.object.spec.snapshot, ...fields } });
+  }
+
   spec(fields: Partial<DagRunSpec>): this {
     Object.assign(this.object.spec, fields);
     return this;

@@ -2,7 +2,8 @@
  * The Helm chart against the real kube-apiserver: it lints, every object it renders passes the
  * API server's own validation (server-side dry run), and its RBAC is enough: the operator and
  * the API server run with nothing but their chart ServiceAccounts' tokens and do their work.
- * The plain manifests rendered from it are current, and the example in manifests/ runs.
+ * The example in manifests/ runs. What `helm template` alone checks (the values, the flags they
+ * become, the plain manifests) is in chart-values.test.ts, which needs no namespace.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,25 +16,22 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { loadAll } from 'js-yaml';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerAuth } from '../../apiserver/auth.ts';
 import { parseApiConfig } from '../../apiserver/config.ts';
 import { parseConfig } from '../../operator/config.ts';
 import { startServer, type Server } from '../../apiserver/server.ts';
-import { MANIFEST, renderManifests, runHelm } from '../../scripts/render-manifests.ts';
 import { finishedRun, givenDag, startOperator, whenRun, type RunningOperator } from './operator-support.ts';
 import { pod } from '../builders/pod.ts';
+import { chart, helm } from './chart-support.ts';
 import { clients, createNamespace, deleteNamespace, running, waitFor, waitForPod } from './support.ts';
 
-const chart = join(import.meta.dirname, '../../charts/kubedag');
 const { kc, core } = clients();
 const objects = KubernetesObjectApi.makeApiClient(kc);
 let ns = '';
 let rendered: KubernetesObject[] = [];
 let operator: RunningOperator | undefined;
 let api: Server | undefined;
-
-const helm = (...args: string[]): string => runHelm(inject('binaries').helm, args);
 
 /** A kubeconfig file for the suite's cluster that authenticates as a ServiceAccount. */
 async function kubeconfigOf(serviceAccount: string): Promise<string> {
@@ -140,105 +138,6 @@ describe('the Helm chart', () => {
     ]);
   });
 
-  it.each([
-    ['a negative replica count', 'operator.replicas=-1', '/operator/replicas'],
-    ['an unknown auth mode', 'apiServer.auth.mode=kerberos', '/apiServer/auth/mode'],
-    ['a misspelt key', 'operator.replicaz=2', "additional properties 'replicaz'"],
-    ['a namespace that is not a DNS label', 'operator.namespaces={Team_A}', '/operator/namespaces/0'],
-    ['an unknown log store', 'operator.logs.store=gcs', '/operator/logs/store'],
-    ['an unknown pod policy', 'operator.podPolicy=lax', '/operator/podPolicy'],
-    ['the S3 log store without a bucket', 'operator.logs.store=s3', '/operator/logs/s3/bucket'],
-    ['an S3 endpoint with a path', 'operator.logs.s3.endpoint=http://minio:9000/logs', '/operator/logs/s3/endpoint'],
-  ])('refuses %s with the values path named (values.schema.json)', (_what, value, named) => {
-    const run = (): string => helm('template', 'kd', chart, '--set', value);
-    expect(run).toThrow(named);
-  });
-
-  it.each([
-    [
-      'the directory store without a volume',
-      ['operator.logs.persistence.enabled=false'],
-      'operator.replicas > 1 with the directory log store needs a shared volume',
-    ],
-    [
-      'the directory store on a ReadWriteOnce volume',
-      ['operator.logs.persistence.accessModes={ReadWriteOnce}'],
-      'needs operator.logs.persistence.accessModes to include ReadWriteMany',
-    ],
-  ])('refuses two operator replicas on %s, naming the S3 store as a way out', (_what, values, message) => {
-    // history.store=none: the SQLite history file's own rule for the same volume is the next test's.
-    const run = (): string =>
-      helm(
-        'template',
-        'kd',
-        chart,
-        '--set',
-        'operator.replicas=2',
-        '--set',
-        'history.store=none',
-        ...values.flatMap((v) => ['--set', v]),
-      );
-    expect(run).toThrow(message);
-    expect(run).toThrow('operator.logs.store=s3');
-    // One replica needs no shared volume.
-    expect(
-      helm('template', 'kd', chart, '--set', 'operator.replicas=1', ...values.flatMap((v) => ['--set', v])),
-    ).toContain('kind: Deployment');
-  });
-
-  it.each([
-    { name: 'one replica on a ReadWriteOnce log volume (the default) is recreated', values: [], strategy: 'Recreate' },
-    {
-      name: 'two replicas on a ReadWriteMany log volume roll',
-      values: ['operator.replicas=2', 'operator.logs.persistence.accessModes={ReadWriteMany}'],
-      strategy: undefined,
-    },
-    {
-      name: 'two replicas on the S3 log store roll',
-      values: [
-        'operator.replicas=2',
-        'operator.logs.store=s3',
-        'operator.logs.s3.bucket=kubedag-logs',
-        'history.store=postgres',
-        'history.postgres.existingSecret=history-db',
-      ],
-      strategy: undefined,
-    },
-  ])('updates an operator of $name', ({ values, strategy }) => {
-    const objects = loadAll(helm('template', 'kd', chart, ...values.flatMap((v) => ['--set', v]))) as ({
-      kind?: string;
-      metadata?: { name?: string };
-      spec?: { strategy?: { type?: string } };
-    } | null)[];
-    const operator = objects.find((o) => o?.kind === 'Deployment' && o.metadata?.name?.endsWith('-operator') === true);
-    expect([operator === undefined, operator?.spec?.strategy?.type]).toEqual([false, strategy]);
-  });
-
-  it.each([
-    [
-      'on the S3 log store, which has no volume for its file',
-      ['operator.logs.store=s3', 'operator.logs.s3.bucket=kubedag-logs'],
-      "history.store=sqlite keeps its file on the operator's log volume",
-    ],
-    [
-      'with two replicas on a ReadWriteOnce volume',
-      ['operator.replicas=2'],
-      "operator.replicas > 1 with history.store=sqlite needs the operator's log volume to be ReadWriteMany",
-    ],
-  ])('refuses the SQLite history store %s, naming postgres as a way out', (_what, values, message) => {
-    const run = (): string => helm('template', 'kd', chart, ...values.flatMap((v) => ['--set', v]));
-    expect(run).toThrow(message);
-    expect(run).toThrow('history.store=postgres');
-  });
-
-  it.each([
-    ['the PostgreSQL history store without its Secret', 'history.store=postgres', '/history/postgres/existingSecret'],
-    ['an unknown history store', 'history.store=mongo', '/history/store'],
-    ['an archive window that is no duration', 'history.archiveAfter=-1h', '/history/archiveAfter'],
-  ])('refuses %s with the values path named (values.schema.json)', (_what, value, named) => {
-    expect(() => helm('template', 'kd', chart, '--set', value)).toThrow(named);
-  });
-
   it('gives the operator the SQLite history file on its log volume by default, and the API server the same store', () => {
     type Container = {
       args: string[];
@@ -266,41 +165,6 @@ describe('the Helm chart', () => {
       archiveAfterMs: 3_600_000,
     });
     expect(deployment('kd-kubedag-api')?.args).toContain('--history-store=sqlite');
-  });
-
-  it('gives the operator and the API server the PostgreSQL URL from its Secret, and no history file', () => {
-    const text = helm(
-      'template',
-      'kd',
-      chart,
-      '--set',
-      'history.store=postgres',
-      '--set',
-      'history.postgres.existingSecret=history-db',
-      '--set',
-      'history.archiveAfter=30m',
-    );
-    type Container = { args: string[]; env?: unknown[]; volumeMounts?: { mountPath: string }[] };
-    const deployments = (
-      loadAll(text) as ({ kind?: string; spec?: { template: { spec: { containers: Container[] } } } } | null)[]
-    )
-      .filter((o) => o?.kind === 'Deployment')
-      .map((o) => o?.spec?.template.spec.containers[0]);
-    const fromSecret = {
-      name: 'KUBEDAG_HISTORY_POSTGRES_URL',
-      valueFrom: { secretKeyRef: { name: 'history-db', key: 'url' } },
-    };
-    expect(deployments).toHaveLength(2);
-    for (const container of deployments) {
-      expect(container?.env).toContainEqual(fromSecret);
-      expect(container?.args).toContain('--history-store=postgres');
-      expect((container?.volumeMounts ?? []).map((m) => m.mountPath)).not.toContain('/var/lib/kubedag/history');
-    }
-    const operatorArgs = deployments.find((c) => c?.args.includes('--archive-after=30m'))?.args ?? [];
-    expect(parseConfig(operatorArgs, { KUBEDAG_HISTORY_POSTGRES_URL: 'postgres://u:p@db:5432/kd' })).toMatchObject({
-      history: { kind: 'postgres' },
-      archiveAfterMs: 1_800_000,
-    });
   });
 
   it('with the S3 log store, gives the operator its bucket settings and credentials and no volume, and the API server accepts the objects', async () => {
@@ -364,13 +228,6 @@ describe('the Helm chart', () => {
     });
     for (const object of s3.filter((o) => o.kind === 'Deployment' || o.kind === 'ServiceAccount'))
       await objects.create(object, undefined, 'All');
-  });
-
-  it('has current plain manifests (make manifests)', async () => {
-    expect(
-      readFileSync(MANIFEST, 'utf8') === (await renderManifests(inject('binaries').helm)),
-      'manifests/kubedag.yaml is stale: run `make manifests`',
-    ).toBe(true);
   });
 
   it('gives the operator and the API server every permission they use, through their ServiceAccounts alone', async () => {

@@ -15,6 +15,7 @@ import {
   type RunningOperator,
   withOperatorNamespace,
 } from './operator-support.ts';
+import { dagQueue } from '../builders/dag-queue.ts';
 import { dagRun } from '../builders/dag-run.ts';
 import { clients } from './support.ts';
 
@@ -42,7 +43,7 @@ describe('queued runs', () => {
   });
 
   it('shares a DAGQueue with maxConcurrency 1 between two DAGs: never two runs at once', async () => {
-    await kube.queues.create(ns, { metadata: { name: 'serial' }, spec: { maxConcurrency: 1 } });
+    await kube.queues.create(ns, dagQueue('serial').maxConcurrency(1).build());
     await givenDag(ns, 'left', 'queue: serial\nmaxActiveRuns: 5\nsteps: ["sleep 0.2"]');
     await givenDag(ns, 'right', 'queue: serial\nmaxActiveRuns: 5\nsteps: ["sleep 0.2"]');
     const names = Array.from({ length: 6 }, (_, i) => `${i % 2 === 0 ? 'left' : 'right'}-q${String(i)}`);
