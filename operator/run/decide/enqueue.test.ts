@@ -129,6 +129,29 @@ describe('dag.enqueue steps', () => {
       expect(kickOf(stopped.status)?.subRuns).toEqual([{ dagRunId: idOf(0) }, { dagRunId: idOf(1) }]);
     });
 
+    it('go on in batches as an exit handler too, and the run ends once the last batch is queued', () => {
+      const handled = dagOf(
+        'steps:\n  - {id: s, run: "true", preconditions: [{condition: "a", expected: "b"}]}\nhandler_on:\n  exit: {action: dag.enqueue, with: {dag: child}, parallel: [a, b, c]}\n',
+      );
+      const rounds: [(number | undefined)[], string | undefined, string | undefined][] = [];
+      let status: DagRunStatus = {};
+      for (let round = 0; round < 3; round++) {
+        const decision = decide(input(handled, status, [], now, { enqueueBatch: 2 }));
+        status = written(decision);
+        rounds.push([
+          decision.launch.map((l) => l.item?.index),
+          status.onExit?.statusLabel,
+          decision.status.statusLabel,
+        ]);
+      }
+      expect(rounds).toEqual([
+        [[0, 1], 'running', 'running'],
+        [[2], 'succeeded', 'running'],
+        [[], 'succeeded', 'succeeded'],
+      ]);
+      expect(status.onExit?.subRuns?.length).toBe(3);
+    });
+
     const many = Array.from({ length: 1001 }, (_, i) => String(i)).join(' ');
     it.each([
       ['are none', '"${LIST_EMPTY}"', 'no sub DAG runs to enqueue'],
