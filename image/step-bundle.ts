@@ -37,6 +37,22 @@ function inlineSevenZipWasm(): Plugin {
   };
 }
 
+/**
+ * step/executors/archive-7zip-thread-url.ts names the module a 7-Zip worker thread starts from
+ * (archive-7zip-thread-main.ts); the bundle has no such file beside it, so there the thread
+ * starts from the bundle itself, whose step/main.ts answers its commands.
+ */
+function sevenZipThreadFromBundle(): Plugin {
+  const module = join(root, 'step/executors/archive-7zip-thread-url.ts');
+  return {
+    name: 'kubedag-7zip-thread-url',
+    load(id) {
+      if (id !== module) return null;
+      return 'export function sevenZipThreadUrl() { return new URL(import.meta.url); }';
+    },
+  };
+}
+
 export async function bundleStepRunner(file: string): Promise<void> {
   await build({
     input: join(root, 'step/main.ts'),
@@ -46,7 +62,7 @@ export async function bundleStepRunner(file: string): Promise<void> {
     // depends on whether the machine that built it compiled them.
     external: [/\.node$/],
     logLevel: 'warn',
-    plugins: [inlineSevenZipWasm()],
+    plugins: [inlineSevenZipWasm(), sevenZipThreadFromBundle()],
     output: {
       file,
       format: 'esm',

@@ -12,6 +12,7 @@ import type { PolicyLevel } from '../core/policy/pod-standards.ts';
 import { LOG_SETTINGS, type LogSettings } from '../core/log.ts';
 import { parseSettings, setting, type SettingName } from '../core/settings.ts';
 import type { HelpPage } from '../core/settings-help.ts';
+import { ENQUEUE_BATCH } from './run/decide/enqueue-items.ts';
 import { LOG_STORE_SETTINGS, logStoreFrom, type LogStoreConfig } from './logs/store-config.ts';
 
 export interface OperatorConfig {
@@ -29,6 +30,8 @@ export interface OperatorConfig {
   readonly maxPodsPerRun: number;
   /** Most running step Pods of all runs together (0: no cap). */
   readonly maxPods: number;
+  /** Most runs a `dag.enqueue` step over `parallel` items creates in one reconcile. */
+  readonly enqueueBatch: number;
   /** Events for every step start and end and plain successes too (each costs an API write). */
   readonly routineEvents: boolean;
   /**
@@ -177,6 +180,15 @@ export const OPERATOR_SETTINGS = {
     defaultText: '0 (no cap)',
     description: 'Most running step Pods of all runs together.',
     read: nonNegative,
+  }),
+  enqueueBatch: setting({
+    flag: 'enqueue-batch',
+    group: 'Runs',
+    value: 'N',
+    default: ENQUEUE_BATCH,
+    description:
+      'Most runs a dag.enqueue step over parallel items creates in one reconcile (at least 1); it goes on with the rest in the next ones.',
+    read: (text, s) => Math.max(1, nonNegative(text, s)),
   }),
   routineEvents: setting({
     flag: 'routine-events',
@@ -355,6 +367,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Op
     workers: values.workers,
     maxPodsPerRun: values.maxPodsPerRun,
     maxPods: values.maxPods,
+    enqueueBatch: values.enqueueBatch,
     routineEvents: values.routineEvents,
     mailLogWaitSeconds: values.mailLogWaitSeconds,
     leaseNamespace: values.leaseNamespace,

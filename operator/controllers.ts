@@ -148,6 +148,7 @@ function runParts(deps: ControllerDeps, shared: Shared): Pick<Controllers, 'runs
     maxPodsPerRun: config.maxPodsPerRun,
     maxPods: config.maxPods,
     routineEvents: config.routineEvents,
+    enqueueBatch: config.enqueueBatch,
   });
   const objects = new RunObjects(podWriter, config.steps);
   const ender = new RunEnder({ runs: informers.runs, writer, pods: podWriter, clock, log });

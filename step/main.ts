@@ -25,6 +25,7 @@ import { runFile } from './executors/file.ts';
 import { runArtifact } from './executors/artifact.ts';
 import { runS3 } from './executors/s3.ts';
 import { runArchive } from './executors/archive.ts';
+import { answerSevenZipJobs, isSevenZipThread } from './executors/archive-7zip-thread.ts';
 import { runTemplate } from './executors/template.ts';
 import { STEP_HELP, type StepCommand } from './help.ts';
 import type { StepIO } from './io.ts';
@@ -104,6 +105,9 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
+// In the bundle, a 7-Zip worker thread runs this very file (archive-7zip-thread-url.ts): it
+// answers 7-Zip commands and is no step runner.
+if (isSevenZipThread()) answerSevenZipJobs();
 // Writes to pipes and files are synchronous on Linux, so exiting here loses no output; an
 // explicit exit also ends sockets or timers an aborted request may leave behind.
-process.exit(await main(process.argv.slice(2)));
+else process.exit(await main(process.argv.slice(2)));

@@ -25,8 +25,12 @@ export async function withScratch<T>(work: (dir: string) => Promise<T>): Promise
   }
 }
 
-async function run(args: readonly string[], mounts: Readonly<Record<string, string>>): Promise<void> {
-  const result = await sevenZip(args, mounts);
+async function run(
+  args: readonly string[],
+  mounts: Readonly<Record<string, string>>,
+  signal: AbortSignal,
+): Promise<void> {
+  const result = await sevenZip(args, mounts, signal);
   if (result.code !== 0) throw new Error(sevenZipError(result));
 }
 
@@ -36,8 +40,13 @@ async function run(args: readonly string[], mounts: Readonly<Record<string, stri
  * linkTargetOf) and refuses those that leave the destination with Kubedag's zip-slip message,
  * so a link left out here is no failure of the unpacking.
  */
-async function unpackAll(source: string, password: string, mounts: Readonly<Record<string, string>>): Promise<void> {
-  const result = await sevenZip(['x', `-p${password}`, '-o/scratch', source], mounts);
+async function unpackAll(
+  source: string,
+  password: string,
+  mounts: Readonly<Record<string, string>>,
+  signal: AbortSignal,
+): Promise<void> {
+  const result = await sevenZip(['x', `-p${password}`, '-o/scratch', source], mounts, signal);
   const errors = result.err.filter((line) => /^ERROR:/.test(line.trim()));
   const onlyLinks =
     errors.length > 0 && errors.every((line) => /Dangerous (symbolic )?link path was ignored/.test(line));
@@ -45,16 +54,22 @@ async function unpackAll(source: string, password: string, mounts: Readonly<Reco
 }
 
 /** The target of a link entry, read from the archive (7-Zip writes it out as the entry's content). */
-async function linkTargetOf(source: string, name: string, password: string, mounts: Readonly<Record<string, string>>) {
-  const result = await sevenZip(['e', '-so', '-spd', `-p${password}`, source, name], mounts);
+async function linkTargetOf(
+  source: string,
+  name: string,
+  password: string,
+  mounts: Readonly<Record<string, string>>,
+  signal: AbortSignal,
+): Promise<string> {
+  const result = await sevenZip(['e', '-so', '-spd', `-p${password}`, source, name], mounts, signal);
   if (result.code !== 0) throw new Error(sevenZipError(result));
   return result.stdout.toString('utf8');
 }
 
 /** The tar inside a tar.xz or tar.bz2, written into `scratch`; its path. */
-export async function decompressTar(path: string, scratch: string): Promise<string> {
+export async function decompressTar(path: string, scratch: string, signal: AbortSignal): Promise<string> {
   const source = mountOf(path, '/source');
-  await run(['e', source.inside, '-o/scratch', '-p'], { ...source.mounts, '/scratch': scratch });
+  await run(['e', source.inside, '-o/scratch', '-p'], { ...source.mounts, '/scratch': scratch }, signal);
   const [name, ...more] = await fs.readdir(scratch);
   if (name === undefined || more.length > 0) throw new Error(`expected one compressed file in ${basename(path)}`);
   return join(scratch, name);
@@ -70,6 +85,7 @@ export async function compressTar(
   file: string,
   format: 'tar.xz' | 'tar.bz2',
   level: number,
+  signal: AbortSignal,
 ): Promise<void> {
   const partial = join(dirname(file), `.${basename(file)}.kubedag-partial`);
   await fs.rm(partial, { force: true });
@@ -77,7 +93,7 @@ export async function compressTar(
   const output = mountOf(partial, '/output');
   const method = format === 'tar.xz' ? ['-txz'] : ['-tbzip2', ...(level > 0 ? [`-mx=${Math.min(level, 9)}`] : [])];
   try {
-    await run(['a', ...method, output.inside, input.inside], { ...input.mounts, ...output.mounts });
+    await run(['a', ...method, output.inside, input.inside], { ...input.mounts, ...output.mounts }, signal);
     await fs.rename(partial, file);
   } finally {
     await fs.rm(partial, { force: true });
@@ -103,13 +119,13 @@ export async function walkSevenZip(
   signal: AbortSignal,
 ): Promise<void> {
   const source = mountOf(path, '/source');
-  const listing = await sevenZip(['l', '-slt', '-ba', `-p${password}`, source.inside], source.mounts);
+  const listing = await sevenZip(['l', '-slt', '-ba', `-p${password}`, source.inside], source.mounts, signal);
   if (listing.code !== 0) throw new Error(sevenZipError(listing));
   const entries = parseListing(listing.out).map(entryOf);
   await withScratch(async (scratch) => {
     let unpacked: Promise<void> | undefined;
     const unpack = (): Promise<void> =>
-      (unpacked ??= unpackAll(source.inside, password, { ...source.mounts, '/scratch': scratch }));
+      (unpacked ??= unpackAll(source.inside, password, { ...source.mounts, '/scratch': scratch }, signal));
     for (const entry of entries) {
       signal.throwIfAborted();
       const content = async (): Promise<Readable> => {
@@ -119,7 +135,7 @@ export async function walkSevenZip(
       const item: ArchiveEntry = {
         ...entry,
         ...(entry.kind === 'symlink'
-          ? { linkTarget: await linkTargetOf(source.inside, entry.name, password, source.mounts) }
+          ? { linkTarget: await linkTargetOf(source.inside, entry.name, password, source.mounts, signal) }
           : {}),
         content,
         skip: () => undefined,

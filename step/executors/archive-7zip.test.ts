@@ -16,9 +16,11 @@ const fixtures = join(import.meta.dirname, '../../test/fixtures/archive');
 
 /** `7zz a` run in the test folder (mounted at /w), with the options given. */
 async function make7z(archive: string, paths: readonly string[], options: readonly string[] = []): Promise<void> {
-  const made = await sevenZip(['a', '-t7z', ...options, `/w/${archive}`, ...paths.map((path) => `/w/${path}`)], {
-    '/w': dir.path,
-  });
+  const made = await sevenZip(
+    ['a', '-t7z', ...options, `/w/${archive}`, ...paths.map((path) => `/w/${path}`)],
+    { '/w': dir.path },
+    new AbortController().signal,
+  );
   expect(made.code).toBe(0);
 }
 

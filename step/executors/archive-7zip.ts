@@ -1,18 +1,21 @@
 /**
  * 7-Zip, compiled to WebAssembly (the npm package 7z-wasm), for the formats no JavaScript
  * library reads and writes cleanly: xz and bzip2 (around a tar) both ways, 7z and rar for
- * reading. It runs inside the step runner's process and sees only the folders mounted for one
- * call (Emscripten's NODEFS); each call gets a fresh instance, since a 7-Zip that failed
- * leaves its instance unusable. 7-Zip creates the links an archive holds and refuses those
+ * reading. It runs in a worker thread of the step runner's process, so that a stop can end it,
+ * and sees only the folders mounted for one call (Emscripten's NODEFS); each call gets a fresh
+ * instance, since a 7-Zip that failed leaves its instance unusable. 7-Zip creates the links an archive holds and refuses those
  * pointing out of its folder ("Dangerous link path"), so no entry lands outside it; the
  * caller still checks every path and link itself before anything reaches the destination.
  */
 import { basename, dirname } from 'node:path';
-import SevenZipPackage from '7z-wasm';
-import { sevenZipWasm } from './archive-7zip-wasm.ts';
-
-// The package is CommonJS whose module.exports is the factory; its types say an ES module's default.
-const SevenZip = SevenZipPackage as unknown as typeof SevenZipPackage.default;
+import { Worker } from 'node:worker_threads';
+import {
+  SEVEN_ZIP_THREAD,
+  type SevenZipAnswer,
+  type SevenZipReply,
+  type SevenZipRequest,
+} from './archive-7zip-thread.ts';
+import { sevenZipThreadUrl } from './archive-7zip-thread-url.ts';
 
 /** What one 7-Zip command printed, and its exit code (0 ok, 1 warning, 2 fatal, 7 command line, 8 memory). */
 export interface SevenZipRun {
@@ -23,47 +26,75 @@ export interface SevenZipRun {
   readonly err: readonly string[];
 }
 
-let wasm: Promise<Uint8Array> | undefined;
+/** The process's 7-Zip thread while it lives, and the commands it has not answered yet. */
+interface SevenZipThread {
+  readonly worker: Worker;
+  readonly waiting: Map<number, { resolve: (answer: SevenZipAnswer) => void; reject: (error: Error) => void }>;
+}
+let thread: SevenZipThread | undefined;
+let requests = 0;
+
+/** The 7-Zip thread, started on first use and again after a stop ended it. */
+function sevenZipThread(): SevenZipThread {
+  if (thread !== undefined) return thread;
+  const worker = new Worker(sevenZipThreadUrl(), { workerData: { [SEVEN_ZIP_THREAD]: true } });
+  const started: SevenZipThread = { worker, waiting: new Map() };
+  const end = (error: Error): void => {
+    if (thread === started) thread = undefined;
+    for (const waiting of started.waiting.values()) waiting.reject(error);
+    started.waiting.clear();
+  };
+  worker.on('message', (reply: SevenZipReply) => {
+    started.waiting.get(reply.id)?.resolve(reply.answer);
+    started.waiting.delete(reply.id);
+    // An idle thread does not keep the process alive.
+    if (started.waiting.size === 0) worker.unref();
+  });
+  worker.on('error', end);
+  worker.on('exit', (code) => {
+    end(new Error(`7-Zip's thread ended (exit ${String(code)}) before it answered`));
+  });
+  thread = started;
+  return started;
+}
 
 /**
  * Runs `7zz ARGS` with the folders of `mounts` (a path inside 7-Zip's file system to a real
  * folder) mounted; paths in ARGS are inside 7-Zip's file system. `-p` always goes with a
- * password (empty when none), so 7-Zip never waits for one on its standard input.
+ * password (empty when none), so 7-Zip never waits for one on its standard input. It runs in the
+ * process's 7-Zip thread (archive-7zip-thread.ts): `signal` ends that thread, and 7-Zip with it,
+ * at once, and the call rejects with the signal's reason once the thread is gone (nothing then
+ * writes into a scratch folder its caller removes).
  */
 export async function sevenZip(
   args: readonly string[],
   mounts: Readonly<Record<string, string>>,
+  signal: AbortSignal,
 ): Promise<SevenZipRun> {
-  wasm ??= sevenZipWasm();
-  const bytes: number[] = [];
-  const err: string[] = [];
-  const binary = await wasm;
-  const module = await SevenZip({
-    wasmBinary: binary.buffer.slice(binary.byteOffset, binary.byteOffset + binary.byteLength) as ArrayBuffer,
-    // Byte by byte: print would decode a file written with -so as text.
-    stdout: (byte: number | null) => {
-      if (byte !== null) bytes.push(byte & 0xff);
-    },
-    printErr: (line: string) => err.push(line),
-    stdin: () => null as unknown as number,
-  });
-  for (const [inside, real] of Object.entries(mounts)) {
-    module.FS.mkdir(inside);
-    module.FS.mount(module.NODEFS, { root: real }, inside);
-  }
-  let code: number;
+  signal.throwIfAborted();
+  const { worker, waiting } = sevenZipThread();
+  const request: SevenZipRequest = { id: requests++, job: { args, mounts } };
+  const stop = (): void => {
+    void worker.terminate();
+  };
+  signal.addEventListener('abort', stop, { once: true });
+  let answer: SevenZipAnswer;
   try {
-    // callMain returns 7-Zip's exit code (its types say void).
-    const callMain = module.callMain.bind(module) as unknown as (argv: string[]) => number | undefined;
-    code = callMain([...args, '-bsp0', '-y']) ?? 0;
-  } catch (error) {
-    // An Emscripten exit is thrown as an ExitStatus; anything else is 7-Zip aborting.
-    const status = (error as { status?: unknown }).status;
-    code = typeof status === 'number' ? status : 2;
-    if (typeof status !== 'number') err.push(String(error));
+    answer = await new Promise<SevenZipAnswer>((resolve, reject) => {
+      waiting.set(request.id, {
+        resolve,
+        reject: (error) => {
+          reject(signal.aborted ? (signal.reason as Error) : error);
+        },
+      });
+      worker.ref();
+      worker.postMessage(request);
+    });
+  } finally {
+    signal.removeEventListener('abort', stop);
   }
-  const stdout = Buffer.from(bytes);
-  return { code, stdout, out: stdout.toString('utf8').split(/\r?\n/), err };
+  const stdout = Buffer.from(answer.stdout.buffer, answer.stdout.byteOffset, answer.stdout.byteLength);
+  return { code: answer.code, stdout, out: stdout.toString('utf8').split(/\r?\n/), err: answer.err };
 }
 
 /** The message of a failed 7-Zip run: its ERROR lines, else what it printed last. */

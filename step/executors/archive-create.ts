@@ -73,6 +73,7 @@ export async function create(context: Context): Promise<void> {
       {
         level: settings.compressionLevel,
         follow: settings.followSymlinks,
+        signal: io.signal,
       },
     ).catch((error: unknown) => {
       throw new ArchiveFailure(errno(error) === 'EACCES' ? 'permission' : 'create', goError(error));

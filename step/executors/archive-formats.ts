@@ -142,7 +142,7 @@ export async function walkArchive(
   if (format === 'zip') return walkZip(path, handle, signal);
   if (format === '7z' || format === 'rar') return walkSevenZip(path, password, handle, signal);
   if (format === 'tar.xz' || format === 'tar.bz2')
-    return withScratch(async (scratch) => walkTar(await decompressTar(path, scratch), handle, signal));
+    return withScratch(async (scratch) => walkTar(await decompressTar(path, scratch, signal), handle, signal));
   return walkTar(path, handle, signal);
 }
 
@@ -198,7 +198,7 @@ export async function writeArchive(
   format: ArchiveFormat,
   cwd: string,
   entries: readonly DiskEntry[],
-  options: { readonly level: number; readonly follow: boolean },
+  options: { readonly level: number; readonly follow: boolean; readonly signal: AbortSignal },
 ): Promise<void> {
   if (format === 'zip') await writeZip(file, entries, options.level);
   else if (format === '7z' || format === 'rar')
@@ -209,7 +209,7 @@ export async function writeArchive(
     await withScratch(async (scratch) => {
       const tar = join(scratch, 'archive.tar');
       await writeTar(tar, cwd, entries, 'tar', options);
-      await compressTar(tar, file, compression, options.level);
+      await compressTar(tar, file, compression, options.level, options.signal);
     });
   } else await writeTar(file, cwd, entries, format, options);
 }

@@ -82,7 +82,7 @@ export class RunActor {
     const refused = new Set(refusals.map((r) => r.launch));
     const enqueued = decision.launch.filter((l) => isEnqueue(l.step) && !refused.has(l));
     const now = this.deps.clock.now();
-    const status = withEnqueued(withRefusals(decision.status, refusals, now), enqueued, now);
+    const status = withEnqueued(withRefusals(decision.status, refusals, now), enqueued, now, input.run.dagRunId);
     let written: boolean;
     try {
       written = await writer.writeStatus(run, status);

@@ -47,6 +47,8 @@ export interface GatherDeps {
   /** The cap on running step Pods of all runs together (0: none). */
   readonly maxPods: number;
   readonly routineEvents: boolean;
+  /** Most runs a `dag.enqueue` step over items creates per reconcile. */
+  readonly enqueueBatch: number;
 }
 
 /** What building a decision's launches reads, gathered after the decision and before act. */
@@ -97,6 +99,7 @@ export class RunGatherer {
       now: deps.clock.now(),
       maxRunningPods: deps.maxPodsPerRun,
       routineEvents: deps.routineEvents,
+      enqueueBatch: deps.enqueueBatch,
       ...(deps.maxPods > 0 ? { podBudget: Math.max(0, deps.maxPods - this.activePods()) } : {}),
     };
   }

@@ -2,6 +2,7 @@
 import type { Step } from '../../../core/dag/index.ts';
 import type { RunNode } from '../../../core/resources/schemas.ts';
 import { StepStatus } from '../../../core/resources/status.ts';
+import { enqueuesItems, enqueueStopped } from './enqueue-items.ts';
 import { phaseEnded, STEP_TIMEOUT, withStatus, type ObservedPod, type Work } from './work.ts';
 
 /** A Pod still running its attempt: not terminated (a terminated one may wait for its log to be archived). */
@@ -48,6 +49,11 @@ function runDeadline(work: Work): void {
  * a stopped Pod has to finish is its own spec's grace period (the run's maxCleanUpTimeSec).
  */
 function stopStep(work: Work, step: Step, node: RunNode): void {
+  // No Pod: the batches stop here (enqueue-items.ts).
+  if (enqueuesItems(step)) {
+    work.nodes.set(step.name, enqueueStopped(work, node));
+    return;
+  }
   if (step.parallel !== undefined) {
     for (const child of work.input.pods.filter(
       (p) => p.step === step.name && p.attempt === (node.attempt ?? 0) && stillRunning(p) && !p.deleting,

@@ -12,6 +12,7 @@ import { RunStatus, StepStatus, runActive, runStatusLabel, stepDone } from '../.
 import { observeNode, observeSteps } from './observe-steps.ts';
 import { answerApprovals, endWaits, waitingPhase } from './approval.ts';
 import { endConditions } from './deadlines.ts';
+import { continueEnqueues } from './enqueue-items.ts';
 import { initHandlerDone } from './init-handler.ts';
 import { launchStep, preconditionMet, schedule } from './launch.ts';
 import { finalOutcome, outcomeHandler, stepsOutcome } from './outcome.ts';
@@ -32,6 +33,7 @@ export function decide(input: RunInput): Decision {
     observeSteps(work);
     answerApprovals(work);
     endConditions(work);
+    continueEnqueues(work);
     endWaits(work);
     if (work.status.endReason === undefined && initHandlerDone(work)) schedule(work);
     finishIfDone(work);

@@ -4,18 +4,17 @@
  * enqueue.go). A step Pod never gets the right to create runs. The run's name and id are derived
  * from the parent run, the step and the attempt, so a repeated create (an operator that
  * restarted before it wrote the step's end) finds the same run: "already exists", never a
- * second one. Pure; docs/decisions/2026-11-29-dagu-2x-enqueue.md.
+ * second one. Over `parallel` items, enqueue-items.ts. Pure; docs/decisions/2026-11-29-dagu-2x-enqueue.md.
  */
-import { MAX_PARALLEL_ITEMS, type HandlerEvent, type Step } from '../../../core/dag/index.ts';
+import type { Step } from '../../../core/dag/index.ts';
 import { LABELS } from '../../../core/resources/constants.ts';
-import { dagResourceName, dagRunResourceName, labelValue, stepPodName } from '../../../core/resources/names.ts';
+import { dagResourceName, dagRunResourceName, labelValue } from '../../../core/resources/names.ts';
 import type { DagRunStatus, RunNode } from '../../../core/resources/schemas.ts';
 import { StepStatus } from '../../../core/resources/status.ts';
 import type { DagRunResource } from '../../../core/resources/types.ts';
-import { attemptBegun, attemptEnded } from './attempt-records.ts';
-import { parallelItems, subRunId } from './children.ts';
-import { variables } from './variables.ts';
-import { HANDLER_KEYS, withStatus, type Launch, type Work } from './work.ts';
+import { attemptEnded } from './attempt-records.ts';
+import { subRunId } from './children.ts';
+import { HANDLER_KEYS, withStatus, type Launch } from './work.ts';
 
 /** What the queued run is made from: the parent run's identity, and the step's params already expanded. */
 export interface EnqueueInput {
@@ -31,54 +30,19 @@ export function isEnqueue(step: Step): boolean {
 }
 
 /** The step key of an item's run: the step's name and the item's index, as a parallel call's child has. */
-const itemKey = (step: Step, index: number): string => `${step.name}[${String(index)}]`;
+export const itemKey = (step: Step, index: number): string => `${step.name}[${String(index)}]`;
 
-/**
- * An attempt of an enqueue step with `parallel`: one queued run per item, all launched at once
- * (Dagu's max_concurrent bounds how many enqueue calls run together, not the runs, which the
- * queue admits), and the step's subRuns naming each. The step ends when every create succeeded
- * (withEnqueued); the run ids come from the attempt and the item's index, so a repeat after a
- * restart finds the runs created before. No items, or more than a parallel step may have, fail
- * the step before any run is queued.
- */
-export function launchEnqueueItems(work: Work, step: Step, node: RunNode, handler?: HandlerEvent): RunNode {
-  const attempt = node.attempt ?? 0;
-  const { definition, run } = work.input;
-  const vars = variables(definition, { nodes: [...work.nodes.values()] }, step, work.dag.steps);
-  const items = parallelItems(step, vars);
-  const begun = attemptBegun(
-    withStatus(node, StepStatus.Running, {
-      ...(attempt === 0 || node.startedAt === undefined ? { startedAt: work.now } : {}),
-    }),
-    work.now,
-  );
-  const refusal =
-    items.length === 0
-      ? 'no sub DAG runs to enqueue'
-      : items.length > MAX_PARALLEL_ITEMS
-        ? `parallel has ${String(items.length)} items; at most ${String(MAX_PARALLEL_ITEMS)} runs are enqueued by one step`
-        : undefined;
-  if (refusal !== undefined) {
-    work.events.push({ reason: 'StepFailed', message: `${step.name}: failed (${refusal})`, warning: true });
-    const failed = withStatus(begun, StepStatus.Failed, { finishedAt: work.now, error: refusal });
-    return attemptEnded(failed, { attempt, at: work.now, status: StepStatus.Failed });
-  }
-  items.forEach((value, index) => {
-    const pod = stepPodName(run.name, itemKey(step, index), attempt);
-    work.launch.push({ step, attempt, pod, item: { index, value }, ...(handler === undefined ? {} : { handler }) });
-  });
-  const { subRunsRepeated: _earlier, ...rest } = begun;
-  return {
-    ...rest,
-    subRuns: items.map((_, index) => ({ dagRunId: subRunId(run.dagRunId, itemKey(step, index), attempt) })),
-  };
-}
+/** The run id of an item's run in one attempt of the step. */
+export const itemRunId = (parentRunId: string, step: Step, index: number, attempt: number): string =>
+  subRunId(parentRunId, itemKey(step, index), attempt);
 
 /** The queued root run an attempt of an enqueue step creates. */
 export function enqueuedRun(launch: Launch, input: EnqueueInput): DagRunResource {
   const dagName = launch.step.call ?? '';
-  const stepKey = launch.item === undefined ? launch.step.name : itemKey(launch.step, launch.item.index);
-  const dagRunId = subRunId(input.parentRunId, stepKey, launch.attempt);
+  const dagRunId =
+    launch.item === undefined
+      ? subRunId(input.parentRunId, launch.step.name, launch.attempt)
+      : itemRunId(input.parentRunId, launch.step, launch.item.index, launch.attempt);
   const queue = launch.step.enqueue?.queue;
   return {
     metadata: {
@@ -100,22 +64,44 @@ export function enqueuedRun(launch: Launch, input: EnqueueInput): DagRunResource
   };
 }
 
-/** The status with each enqueue attempt whose run was created (or found) succeeded. */
-export function withEnqueued(status: DagRunStatus, launches: readonly Launch[], now: Date): DagRunStatus {
-  let next = status;
-  for (const launch of launches) {
-    const done = (node: RunNode | undefined): RunNode | undefined =>
-      node === undefined ? undefined : enqueuedNode(node, launch, now.toISOString());
-    next =
-      launch.handler === undefined
-        ? { ...next, nodes: (next.nodes ?? []).map((n) => (n.name === launch.step.name ? (done(n) as RunNode) : n)) }
-        : { ...next, [HANDLER_KEYS[launch.handler]]: done(next[HANDLER_KEYS[launch.handler]]) };
-  }
-  return next;
+/**
+ * The status after the creates of a decision's enqueue launches (those the API did not refuse):
+ * each item's run joins its step's subRuns, then the step ends succeeded with its one run, or
+ * with the last batch of its items' runs (enqueue-items.ts).
+ */
+export function withEnqueued(
+  status: DagRunStatus,
+  launches: readonly Launch[],
+  now: Date,
+  parentRunId: string,
+): DagRunStatus {
+  const recorded = launches.reduce(
+    (next, launch) => onNode(next, launch, (n) => withItemRun(n, launch, parentRunId)),
+    status,
+  );
+  return launches.reduce((next, launch) => onNode(next, launch, (n) => ended(n, launch, now.toISOString())), recorded);
 }
 
-function enqueuedNode(node: RunNode, launch: Launch, now: string): RunNode {
-  if (node.status !== StepStatus.Running || (node.attempt ?? 0) !== launch.attempt) return node;
+/** The status with the node of the launch's step (or handler) changed, when it runs this launch's attempt. */
+function onNode(status: DagRunStatus, launch: Launch, change: (node: RunNode) => RunNode): DagRunStatus {
+  const apply = (node: RunNode): RunNode =>
+    node.status !== StepStatus.Running || (node.attempt ?? 0) !== launch.attempt ? node : change(node);
+  if (launch.handler === undefined)
+    return { ...status, nodes: (status.nodes ?? []).map((n) => (n.name === launch.step.name ? apply(n) : n)) };
+  const key = HANDLER_KEYS[launch.handler];
+  const node = status[key];
+  return node === undefined ? status : { ...status, [key]: apply(node) };
+}
+
+function withItemRun(node: RunNode, launch: Launch, parentRunId: string): RunNode {
+  if (launch.item === undefined) return node;
+  const dagRunId = itemRunId(parentRunId, launch.step, launch.item.index, launch.attempt);
+  const runs = node.subRuns ?? [];
+  return runs.some((r) => r.dagRunId === dagRunId) ? node : { ...node, subRuns: [...runs, { dagRunId }] };
+}
+
+function ended(node: RunNode, launch: Launch, now: string): RunNode {
+  if (launch.item !== undefined && launch.endsStep !== true) return node;
   const done = withStatus(node, StepStatus.Succeeded, { finishedAt: now });
   return attemptEnded(done, { attempt: launch.attempt, at: now, status: StepStatus.Succeeded });
 }

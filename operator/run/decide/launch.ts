@@ -8,7 +8,7 @@ import type { RunNode } from '../../../core/resources/schemas.ts';
 import { StepStatus } from '../../../core/resources/status.ts';
 import { observeParallel } from './observe-steps.ts';
 import { subRunId } from './children.ts';
-import { isEnqueue, launchEnqueueItems } from './enqueue.ts';
+import { enqueuesItems, launchEnqueueItems } from './enqueue-items.ts';
 import { literalPrecondition } from './run-definition.ts';
 import { attemptBegun } from './attempt-records.ts';
 import { propagate, readiness } from './graph.ts';
@@ -110,7 +110,7 @@ function scheduleStep(
 
 export function launchStep(work: Work, step: Step, node: RunNode, handler?: HandlerEvent): RunNode {
   const attempt = node.attempt ?? 0;
-  if (step.parallel !== undefined && isEnqueue(step)) return launchEnqueueItems(work, step, node, handler);
+  if (enqueuesItems(step)) return launchEnqueueItems(work, step, node, handler);
   if (step.parallel !== undefined)
     return observeParallel(
       work,

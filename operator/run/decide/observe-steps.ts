@@ -59,8 +59,9 @@ function adopt(work: Work, node: RunNode): RunNode {
 export function observeNode(work: Work, step: Step, node: RunNode, handler = false): RunNode {
   if (node.status !== StepStatus.Running) return node;
   if (node.nextAttemptAt !== undefined && node.pod === undefined) return node;
-  // An enqueue step's runs are not its children: it ends in the write that queued them (enqueue.ts).
-  if (step.parallel !== undefined && !isEnqueue(step)) return observeParallel(work, step, node);
+  // An enqueue step's runs are not its children: it goes on with its batches (enqueue-items.ts)
+  // and ends in the write that queued the last of them.
+  if (step.parallel !== undefined) return isEnqueue(step) ? node : observeParallel(work, step, node);
   const pod = work.podOf(node);
   if (pod === undefined) {
     if (node.pod !== undefined && work.input.expected.has(node.pod)) return node;

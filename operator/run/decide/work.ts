@@ -53,6 +53,8 @@ export interface RunInput {
   readonly routineEvents?: boolean;
   /** New step Pods the operator's overall cap lets this run start now (absent: no cap). */
   readonly podBudget?: number;
+  /** Most runs a `dag.enqueue` step over `parallel` items creates per reconcile (absent: enqueue.ts's default). */
+  readonly enqueueBatch?: number;
 }
 
 export interface Launch {
@@ -62,6 +64,8 @@ export interface Launch {
   readonly handler?: HandlerEvent;
   /** For a `parallel` step: which item, and its value. */
   readonly item?: { readonly index: number; readonly value: unknown };
+  /** A `dag.enqueue` item in the step's last batch: the step ends once its create succeeded (enqueue.ts). */
+  readonly endsStep?: boolean;
 }
 
 export interface RunEvent {
