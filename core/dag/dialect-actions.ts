@@ -324,7 +324,12 @@ export function actionAsStep(step: Mapping, path: string, errors: DagIssue[]): M
   }
   const rule = ACTIONS[name] ?? (EXECUTOR_ACTIONS.includes(name) ? typed(name) : undefined);
   if (rule === undefined) {
-    errors.push(issue(at, `unknown action "${name}" (Kubedag runs: ${Object.keys(ACTIONS).join(', ')})`));
+    errors.push(
+      issue(
+        at,
+        `unknown action "${name}" (Kubedag runs: ${Object.keys(ACTIONS).join(', ')}; a custom action, declared under actions:, is not run by Kubedag)`,
+      ),
+    );
     return undefined;
   }
   const withPath = childPath(path, 'with');
