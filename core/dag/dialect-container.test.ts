@@ -147,6 +147,12 @@ describe("a 2.x step's own container", () => {
     });
   });
 
+  it('reads a file whose only 2.x key is a step container as 2.x', () => {
+    const loaded = load('steps:\n  - {name: a, command: echo hi, container: {image: alpine}}');
+    expect(loaded.errors).toEqual([]);
+    expect(loaded.dag.steps[0]?.executor).toEqual({ type: 'docker', config: { image: 'alpine' } });
+  });
+
   it('takes Go boolean words as pull policies, as Dagu does', () => {
     const policy = (word: string): unknown =>
       load(withContainer(`{image: alpine, pull_policy: "${word}"}`)).dag.steps[0]?.kubernetes?.imagePullPolicy;
