@@ -341,6 +341,11 @@ export function actionAsStep(step: Mapping, path: string, errors: DagIssue[]): M
   return fields === undefined ? undefined : { ...rest, ...fields };
 }
 
+/** Whether Kubedag refuses an action by name (a package reference, or one of REFUSED_ACTIONS). */
+export function isRefusedAction(name: string): boolean {
+  return PACKAGE_REFERENCE.test(name.trim()) || refusedAction(name.trim()) !== undefined;
+}
+
 function refusedAction(name: string): string | undefined {
   const exact = REFUSED_ACTIONS[name];
   if (exact !== undefined) return exact;

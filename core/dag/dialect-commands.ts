@@ -24,7 +24,8 @@ export function stepExecution(step: Mapping, path: string, errors: DagIssue[]): 
   const refusedType = typeof step.type === 'string' ? REFUSED_TYPES[step.type.trim()] : undefined;
   if (refusedType !== undefined) {
     errors.push(refusal(childPath(path, 'type'), refusedType));
-    return without(step, 'type', 'with', 'config');
+    // The step is refused: what it would run in (with, config, its own container) goes with it.
+    return without(step, 'type', 'with', 'config', 'container');
   }
   let out = publishesOnly(step) ? { ...step, command: 'true' } : step;
   if (Object.hasOwn(step, 'action')) out = actionStep(step, path, errors);

@@ -130,6 +130,16 @@ describe("a 2.x step's own container", () => {
     expect(errorsOf(`steps:\n  - ${step}`)).toEqual([want]);
   });
 
+  it('says nothing of the container of a step whose action or type is refused already', () => {
+    const why = 'is not supported: Kubedag runs no coding-agent harnesses';
+    expect(
+      errorsOf('steps:\n  - {id: s, action: harness.run, with: {prompt: x}, container: {image: a, volumes: [".:/w"]}}'),
+    ).toEqual([`steps[0].action: Dagu 2.x feature action harness.run (coding-agent harness) ${why}`]);
+    expect(errorsOf('steps:\n  - {id: s, type: harness, container: {image: a}}')).toEqual([
+      `steps[0].type: Dagu 2.x feature type: harness (coding-agent harness) ${why}`,
+    ]);
+  });
+
   it('refuses a container on a sub-DAG step', () => {
     expect(
       errorsOf('steps:\n  - {id: s, call: child, container: {image: alpine}}\n---\nname: child\nsteps: [{run: echo}]'),

@@ -14,6 +14,7 @@
  * (a step that names no type, `run:`, `type: docker`/`container`, `action: docker.run`) take a
  * container, as in Dagu. See docs/decisions/2026-11-29-dagu-2x-step-container.md.
  */
+import { isRefusedAction } from './dialect-actions.ts';
 import { canonicalExecutorType } from './executors.ts';
 import { refusal } from './dialect-refusal.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
@@ -81,6 +82,8 @@ const PULL: Readonly<Record<string, string>> = {
 export function withStepContainer(step: Mapping, path: string, errors: DagIssue[], written: Mapping): Mapping {
   if (!Object.hasOwn(step, 'container')) return step;
   const { container, ...rest } = step;
+  // A step whose action Kubedag refuses (harness.run takes a container in Dagu) is refused already.
+  if (typeof written.action === 'string' && isRefusedAction(written.action)) return rest;
   const at = childPath(path, 'container');
   const before = errors.length;
   const misplaced = placementProblem(rest, written);
