@@ -10,6 +10,7 @@ import { decideDialect, readDialect } from './dialect.ts';
 import { isRefusal } from './dialect-refusal.ts';
 import { childPath, issue, nestIssues, type DagIssue } from './issues.ts';
 import type { Rewrite } from './convert-to-2x.ts';
+import { withoutOwnDockerSettings } from './convert-container.ts';
 
 type Mapping = Record<string, unknown>;
 
@@ -22,7 +23,9 @@ export function twoXToOneX(document: Mapping): Rewrite {
   // Refusals are 2.x features Kubedag does not run, so it has no 1.x form for them either;
   // any other error makes the file invalid, which the caller reports before converting.
   const losses = read.errors.filter(isRefusal);
-  const oneX = isMapping(read.document) ? withoutTwoXOnly(read.document, losses) : {};
+  const oneX = isMapping(read.document)
+    ? withoutTwoXOnly(withoutOwnDockerSettings(read.document, '1.x', losses), losses)
+    : {};
   const marker = decideDialect(oneX);
   if (marker.dialect === '2.x' && marker.marker !== undefined)
     losses.push(issue(marker.marker.path, `"${marker.marker.key}" has no Dagu 1.x form`));

@@ -10,6 +10,7 @@ import { canonicalExecutorType } from './executors.ts';
 import { CHILD_SCOPES, SETTINGS_SPELLINGS, SPELLINGS, type Scope } from './dialect-spellings.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import { schemaAsTypedParams } from './convert-params.ts';
+import { withoutOwnDockerSettings } from './convert-container.ts';
 import { DAG_NAME_PATTERN } from './validate.ts';
 import { dagSchema, stepSchema } from './schema.ts';
 
@@ -77,7 +78,7 @@ function oneXKey(scope: Scope, key: string): string {
 
 export function oneXToTwoX(document: Mapping): Rewrite {
   const losses: DagIssue[] = [];
-  const out = rewriteMapping(document, 'root', '', losses);
+  const out = withoutOwnDockerSettings(rewriteMapping(document, 'root', '', losses), '2.x', losses);
   return { document: withExplicitType(document, out), losses };
 }
 

@@ -119,6 +119,27 @@ describe('convertDag', () => {
     );
   });
 
+  it.each([
+    [
+      '2.x',
+      '1.x',
+      'container: {image: python:3.12}\nsteps:\n  - {id: own, run: node -v, container: {image: node:24}}\n',
+      'a docker step with settings of its own beside the DAG-level container has no Dagu 1.x form: 1.x runs every docker step in the DAG-level container',
+    ],
+    [
+      '1.x',
+      '2.x',
+      'container: {image: python:3.12}\nsteps:\n  - {name: a, executor: {type: docker, config: {image: busybox}}, command: "true"}\n',
+      'the settings of a docker step in the DAG-level container (Dagu 1.x ignores them) have no Dagu 2.x form: 2.x would run the step in a container of its own',
+    ],
+  ])(
+    'from %s to %s, reports a docker step with settings beside the DAG-level container as a loss',
+    (_from, to, text, why) => {
+      const got = convertDag(text, { to: to as '1.x' | '2.x', fileName: 'a' });
+      expect([got.text, got.losses.map(formatIssue)]).toEqual([undefined, [`steps[0]: ${why}`]]);
+    },
+  );
+
   it('refuses a negated precondition, which 1.x cannot say', () => {
     const got = convertDag(
       'steps:\n  - run: echo a\n    preconditions: [{condition: "$A", expected: x, negate: true}]\n',

@@ -324,7 +324,12 @@ export function actionAsStep(step: Mapping, path: string, errors: DagIssue[]): M
   }
   const rule = ACTIONS[name] ?? (EXECUTOR_ACTIONS.includes(name) ? typed(name) : undefined);
   if (rule === undefined) {
-    errors.push(issue(at, `unknown action "${name}" (Kubedag runs: ${Object.keys(ACTIONS).join(', ')})`));
+    errors.push(
+      issue(
+        at,
+        `unknown action "${name}" (Kubedag runs: ${Object.keys(ACTIONS).join(', ')}; a custom action, declared under actions:, is not run by Kubedag)`,
+      ),
+    );
     return undefined;
   }
   const withPath = childPath(path, 'with');
@@ -334,6 +339,11 @@ export function actionAsStep(step: Mapping, path: string, errors: DagIssue[]): M
   }
   const fields = rule({ with: withValue ?? {}, step: rest, at: withPath, errors });
   return fields === undefined ? undefined : { ...rest, ...fields };
+}
+
+/** Whether Kubedag refuses an action by name (a package reference, or one of REFUSED_ACTIONS). */
+export function isRefusedAction(name: string): boolean {
+  return PACKAGE_REFERENCE.test(name.trim()) || refusedAction(name.trim()) !== undefined;
 }
 
 function refusedAction(name: string): string | undefined {

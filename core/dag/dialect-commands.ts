@@ -5,6 +5,7 @@
  * shell), `shell_args`, and the executor settings of a typed step (dialect-settings.ts).
  */
 import { actionAsStep } from './dialect-actions.ts';
+import { withStepContainer } from './dialect-container.ts';
 import { withOneXSettings } from './dialect-settings.ts';
 import { NOT_WITH_RUN, RUN_WITH_KEYS } from './dialect-spellings.ts';
 import { refusal } from './dialect-refusal.ts';
@@ -23,7 +24,8 @@ export function stepExecution(step: Mapping, path: string, errors: DagIssue[]): 
   const refusedType = typeof step.type === 'string' ? REFUSED_TYPES[step.type.trim()] : undefined;
   if (refusedType !== undefined) {
     errors.push(refusal(childPath(path, 'type'), refusedType));
-    return without(step, 'type', 'with', 'config');
+    // The step is refused: what it would run in (with, config, its own container) goes with it.
+    return without(step, 'type', 'with', 'config', 'container');
   }
   let out = publishesOnly(step) ? { ...step, command: 'true' } : step;
   if (Object.hasOwn(step, 'action')) out = actionStep(step, path, errors);
@@ -34,7 +36,7 @@ export function stepExecution(step: Mapping, path: string, errors: DagIssue[]): 
   out = commandList(out, written, errors);
   if (Object.hasOwn(out, 'exec')) out = execAsCommand(out, path, errors);
   out = withShellArgs(out, path, errors);
-  return withOneXSettings(out, path, errors);
+  return withStepContainer(withOneXSettings(out, path, errors), path, errors, step);
 }
 
 /**

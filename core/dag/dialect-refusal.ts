@@ -31,9 +31,11 @@ export const DELIBERATE: Readonly<Record<string, string>> = {
   'type: harness (coding-agent harness)': 'Kubedag runs no coding-agent harnesses',
 };
 
-/** The error for a 2.x feature at `path`: deliberately not run, or not read yet. */
-export function refusal(path: string, feature: string): DagIssue {
-  const why = DELIBERATE[feature];
+/**
+ * The error for a 2.x feature at `path`: deliberately not run (the reason from DELIBERATE, or
+ * `why` for a feature named with what the file wrote), or not read yet.
+ */
+export function refusal(path: string, feature: string, why: string | undefined = DELIBERATE[feature]): DagIssue {
   return issue(
     path,
     why === undefined

@@ -18,6 +18,7 @@ import { readConsts, withValues } from './dialect-values.ts';
 import { templateRefErrors } from './dialect-template-ref.ts';
 import { bodyDocument, foreachReferenceErrors, withForeachSteps, type ForeachBody } from './dialect-foreach.ts';
 import { isRefusal, refusal } from './dialect-refusal.ts';
+import { withoutCustomActions } from './dialect-custom-actions.ts';
 import { decideDialect, isMapping, isTypedParams, oneXName, type Dialect } from './dialect-decide.ts';
 import { CHILD_SCOPES, REFUSED, SPELLINGS, type Scope } from './dialect-spellings.ts';
 import { childPath, type DagIssue } from './issues.ts';
@@ -41,7 +42,7 @@ export function readDialect(document: unknown): DialectRead {
   if (decision.dialect === '1.x' || !isMapping(document))
     return { dialect: decision.dialect, document, errors: decision.errors, bodies: [] };
   const errors = [...decision.errors, ...templateRefErrors(document, '')];
-  const valued = withNamedValues(document, errors);
+  const valued = withNamedValues(withoutCustomActions(document, errors), errors);
   const looped = withForeachSteps(valued, errors);
   const rewritten = toOneX(looped.document, errors);
   errors.push(...referenceErrors(valued, ''), ...foreachReferenceErrors(rewritten, ''));

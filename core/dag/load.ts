@@ -114,7 +114,7 @@ function loadDocument(
       issue('name', local && name === '' ? 'is required for a DAG after the first document of a file' : nameProblem),
     );
   }
-  const { dag, drafts } = normalizeDag(file, name, { errors, warnings });
+  const { dag, drafts } = normalizeDag(file, name, { errors, warnings }, read.dialect);
   errors.push(...validateSteps(drafts, dag));
   const stepsBroken = structure.errors.some((e) => e.path === '' || e.path.startsWith('steps'));
   if (dag.steps.length === 0 && !stepsBroken) errors.push(issue('steps', 'a DAG needs at least one step'));

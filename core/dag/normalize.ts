@@ -25,7 +25,13 @@ export interface Normalized {
 
 export const SECRET_PROVIDERS = ['env', 'file'] as const;
 
-export function normalizeDag(file: DagFile, name: string, diagnostics: Diagnostics): Normalized {
+/** `dialect`: the file's; a 2.x file's docker steps with their own settings leave the DAG-level container. */
+export function normalizeDag(
+  file: DagFile,
+  name: string,
+  diagnostics: Diagnostics,
+  dialect: '1.x' | '2.x' = '1.x',
+): Normalized {
   const { errors } = diagnostics;
   const type = file.type ?? DEFAULTS.type;
   const workerSelector = labelsFromFile(file.workerSelector);
@@ -33,6 +39,7 @@ export function normalizeDag(file: DagFile, name: string, diagnostics: Diagnosti
   const context = {
     dagSsh: file.ssh !== undefined,
     dagContainer: file.container !== undefined,
+    ownDockerSettingsWin: dialect === '2.x',
     kubernetes,
     workerSelector,
   };

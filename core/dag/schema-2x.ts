@@ -69,6 +69,33 @@ const TWO_X_ADDITIONS: Readonly<Partial<Record<Scope, Readonly<Record<string, TS
       },
       'Runs a small graph of steps once per item.',
     ),
+    container: Type.Union(
+      [
+        text("A running container to exec into: `<pod>` or `<pod>/<container>` of the run's namespace."),
+        object(
+          {
+            image: Type.Optional(text('Image of a step Pod of its own (exclusive with exec).')),
+            exec: Type.Optional(text('A running container to exec into (exclusive with image).')),
+            name: Type.Optional(text('With image: a running Pod of this name to exec into instead.')),
+            pull_policy: Type.Optional(
+              Type.Union([Type.String(), Type.Boolean()], { description: 'always, missing, never or a boolean.' }),
+            ),
+            env: Type.Optional(
+              Type.Union([Type.Array(Type.Unknown()), Type.Record(Type.String(), Type.Unknown())], {
+                description: "Variables of the container, after the step's own.",
+              }),
+            ),
+            user: Type.Optional(
+              Type.Union([Type.String(), Type.Integer()], { description: 'With image: a numeric uid or uid:gid.' }),
+            ),
+            working_dir: Type.Optional(text('Where the command runs in the container.')),
+            platform: Type.Optional(text('With image: os or os/arch of the node.')),
+          },
+          'The container the step runs in: a Pod of an image, or exec into a running one.',
+        ),
+      ],
+      { description: "The step's own container (docker steps only); it wins over the DAG-level container." },
+    ),
     approval: object(
       {
         prompt: Type.Optional(text('What the person deciding is shown.')),

@@ -26,6 +26,12 @@ export interface StepContext extends StepKubernetesContext {
   readonly dagSsh: boolean;
   /** DAG-level `container`: steps that name no executor run inside it (and so do docker steps). */
   readonly dagContainer?: boolean;
+  /**
+   * Dagu 2.x's rule (v2.15.1 docker `newDocker`/`Run`): a docker step with settings of its own
+   * (an image, a container to exec into) runs there, not in the DAG-level container; 1.x ran
+   * every docker step in it.
+   */
+  readonly ownDockerSettingsWin?: boolean;
 }
 
 export interface StepDraft {
@@ -257,9 +263,11 @@ function executorOf(
   context: StepContext,
   diagnostics: Diagnostics,
 ): Executor {
+  const ownSettings = context.ownDockerSettingsWin === true && Object.keys(form.config).length > 0;
   if (
     call === undefined &&
     context.dagContainer === true &&
+    !ownSettings &&
     (form.type.trim() === '' || canonicalExecutorType(form.type) === 'docker')
   ) {
     if (Object.keys(form.config).length > 0)

@@ -85,6 +85,31 @@ steps:
     await waitFor("the run's container Pod to go", () => containerGone('state-1'), 30_000);
   });
 
+  it("runs a Dagu 2.x step with a container of its own in its own Pod, not in the DAG's container", async () => {
+    await givenDag(
+      ns,
+      'own',
+      `
+container:
+  image: busybox
+steps:
+  - id: write
+    run: sh -c 'echo shared > /var/tmp/own-${unique}'
+  - id: apart
+    depends: [write]
+    container: {image: busybox, env: [WHERE=own]}
+    run: sh -c 'cat /var/tmp/own-${unique} 2>/dev/null || echo "absent in $WHERE"'
+`,
+    );
+    await whenRun(ns, 'own-1', 'own');
+    const done = await finishedRun(ns, 'own-1');
+    expect([done.status?.statusLabel, stepStates(done)]).toEqual([
+      'succeeded',
+      { write: 'succeeded', apart: 'succeeded' },
+    ]);
+    expect(await stepLog(operator, done, 'apart')).toBe('absent in own\n');
+  });
+
   it("waits for the startup command's log pattern before the first step, and keeps the container when asked", async () => {
     await givenDag(
       ns,

@@ -116,7 +116,7 @@ export const ONE_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
 /** 2.x keys without a 1.x twin that this slice reads (folded into other keys by dialect.ts). */
 export const TWO_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
   root: ['shell_args', 'consts', 'defaults', 'labels', 'artifacts', 's3'],
-  step: ['shell_args', 'action', 'exec', 'outputs', 'approval', 'enqueue'],
+  step: ['shell_args', 'action', 'exec', 'outputs', 'approval', 'enqueue', 'container'],
   precondition: ['negate', 'eval'],
   handlerOn: ['init', 'wait'],
   mailOn: ['wait'],
