@@ -12,7 +12,7 @@ import type { PolicyLevel } from '../core/policy/pod-standards.ts';
 import { LOG_SETTINGS, type LogSettings } from '../core/log.ts';
 import { parseSettings, setting, type SettingName } from '../core/settings.ts';
 import type { HelpPage } from '../core/settings-help.ts';
-import { ENQUEUE_BATCH } from './run/decide/enqueue-items.ts';
+import { ENQUEUE_BATCH } from './run/decide/enqueue-batch.ts';
 import { LOG_STORE_SETTINGS, logStoreFrom, type LogStoreConfig } from './logs/store-config.ts';
 
 export interface OperatorConfig {

@@ -15,11 +15,9 @@ import { StepStatus } from '../../../core/resources/status.ts';
 import { attemptBegun, attemptEnded } from './attempt-records.ts';
 import { parallelItems } from './children.ts';
 import { isEnqueue, itemKey, itemRunId } from './enqueue.ts';
+import { ENQUEUE_BATCH } from './enqueue-batch.ts';
 import { variables } from './variables.ts';
 import { withStatus, type Work } from './work.ts';
-
-/** Runs created per reconcile when the operator does not say (its `--enqueue-batch`). */
-export const ENQUEUE_BATCH = 50;
 
 export const enqueuesItems = (step: Step): boolean => step.parallel !== undefined && isEnqueue(step);
 
