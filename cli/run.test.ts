@@ -7,6 +7,10 @@ import { readBounded, type CliIo } from './io.ts';
 import { helpGaps, runProgram } from '../test/settings-checks.ts';
 import { CLI_COMMANDS, CLI_OPTIONS, commandUsage, runCli, USAGE } from './run.ts';
 
+/** The fixture is ambiguous (no key of one dialect only), so validate says it was read as 1.x (core/dag/dialect-ambiguous.ts). */
+const RUN_CHILD =
+  '"run" is deprecated; use "call": this file has no key written only in Dagu 1.x or only in 2.x, so it is read as 1.x, as Dagu 1.24 reads it, and "run: child" calls the DAG "child"; a Dagu 2.x file runs "child" as a shell command (a key only 2.x writes, snake_case such as working_dir, makes the file 2.x)';
+
 interface Captured {
   readonly code: number;
   readonly stdout: string;
@@ -79,7 +83,7 @@ describe('kubedag validate', () => {
     const got = await cli('validate', file('nightly.yaml'));
     expect(got).toEqual({
       code: 0,
-      stdout: `${file('nightly.yaml')}: warning: steps[1].run: "run" is deprecated; use "call"\n${file('nightly.yaml')}: valid\n`,
+      stdout: `${file('nightly.yaml')}: warning: steps[1].run: ${RUN_CHILD}\n${file('nightly.yaml')}: valid\n`,
       stderr: '',
     });
   });
@@ -152,7 +156,7 @@ describe('kubedag render', () => {
         localDags: [{ name: 'child', steps: ['echo child'] }],
       },
     });
-    expect(got.stderr).toBe(`${file('nightly.yaml')}: warning: steps[1].run: "run" is deprecated; use "call"\n`);
+    expect(got.stderr).toBe(`${file('nightly.yaml')}: warning: steps[1].run: ${RUN_CHILD}\n`);
   });
 
   it('maps a file name that is not a DNS label and separates several manifests', async () => {

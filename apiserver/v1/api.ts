@@ -26,6 +26,7 @@ import { v1RunRoutes } from './runs.ts';
 import { v1ArtifactRoutes } from './artifacts.ts';
 import { v1SearchRoutes } from './search-routes.ts';
 import { v1StartSyncRoutes } from './start-sync.ts';
+import { applyUnsupportedFields } from './unsupported-fields.ts';
 
 export interface V1Options extends ResourceRouteOptions {
   readonly version: string;
@@ -38,6 +39,7 @@ export const v1Api: FastifyPluginCallback<V1Options> = (app, options, done) => {
   const overrides = listOverrides(cluster);
   app.addHook('onRoute', (route: RouteOptions) => {
     applyEdge(route, V1_PREFIX);
+    applyUnsupportedFields(route, V1_PREFIX);
     const override = overrides[edgeKey(route, V1_PREFIX)];
     if (override === undefined) return;
     const schema = (route.schema ?? {}) as {

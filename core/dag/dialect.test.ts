@@ -171,6 +171,15 @@ describe('loadDag reads a 2.x file as its 1.x spelling', () => {
     expect(names('steps:\n  - {id: first, command: echo a}')).toEqual(['cmd_1']);
   });
 
+  // Not in the step-keys fixtures: Dagu 2.x takes a step's worker_selector only on a step that
+  // runs a DAG, so a fixture with it on a command step fails `dagu validate`; Kubedag reads it on
+  // any step as 1.x does, the labels the step's Pod's node must carry.
+  it("reads a 2.x step's worker_selector as the 1.x workerSelector", () => {
+    const selectorOf = (yaml: string) => loadDag(yaml, { fileName: 'a' }).dag.steps[0]?.workerSelector;
+    expect(selectorOf('steps:\n  - {name: s, run: echo a, worker_selector: {zone: a}}')).toEqual({ zone: 'a' });
+    expect(selectorOf('steps:\n  - {name: s, command: echo a, workerSelector: {zone: a}}')).toEqual({ zone: 'a' });
+  });
+
   it('keeps run: a sub-DAG call in a 1.x file and a command in a 2.x file', () => {
     const oneX = loadDag('steps:\n  - {name: s, run: child}', { fileName: 'a' }).dag.steps[0];
     const twoX = loadDag('timeout_sec: 1\nsteps:\n  - {name: s, run: child}', { fileName: 'a' }).dag.steps[0];

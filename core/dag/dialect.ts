@@ -34,20 +34,28 @@ export interface DialectRead {
   readonly errors: DagIssue[];
   /** The bodies of its foreach steps, each to load as a local DAG (2.x documents). */
   readonly bodies: readonly ForeachBody[];
+  /** No key decided: read as 1.x, the reader's choice rather than the file's (dialect-ambiguous.ts). */
+  readonly ambiguous: boolean;
 }
 
 /** Decides the dialect and, for a 2.x document, rewrites it into the 1.x shape. */
 export function readDialect(document: unknown): DialectRead {
   const decision = decideDialect(document);
   if (decision.dialect === '1.x' || !isMapping(document))
-    return { dialect: decision.dialect, document, errors: decision.errors, bodies: [] };
+    return {
+      dialect: decision.dialect,
+      document,
+      errors: decision.errors,
+      bodies: [],
+      ambiguous: decision.marker === undefined,
+    };
   const errors = [...decision.errors, ...templateRefErrors(document, '')];
   const valued = withNamedValues(withoutCustomActions(document, errors), errors);
   const looped = withForeachSteps(valued, errors);
   const rewritten = toOneX(looped.document, errors);
   errors.push(...referenceErrors(valued, ''), ...foreachReferenceErrors(rewritten, ''));
   const bodies = looped.bodies.map((body) => ({ ...body, document: bodyDocument(body, valued) }));
-  return { dialect: '2.x', document: rewritten, errors, bodies };
+  return { dialect: '2.x', document: rewritten, errors, bodies, ambiguous: false };
 }
 
 /** Step defaults written into the steps, labels as tags, constants substituted, `${params.x}`/`${env.X}` made variables. */

@@ -77,7 +77,7 @@ describe('loadDag names and local DAGs', () => {
   });
 
   it('warns that run is deprecated and treats it as call', () => {
-    const load = loadDag('steps:\n  - run: child\n', { fileName: 'main' });
+    const load = loadDag('timeoutSec: 5\nsteps:\n  - run: child\n', { fileName: 'main' });
     expect(load.errors).toEqual([]);
     expect(load.warnings.map(formatIssue)).toEqual(['steps[0].run: "run" is deprecated; use "call"']);
     expect(load.dag.steps[0]?.call).toBe('child');

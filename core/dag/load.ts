@@ -4,6 +4,7 @@
  * any input.
  */
 import { readDialect, twoXPath, withoutFollowOns } from './dialect.ts';
+import { withAmbiguityWarnings } from './dialect-ambiguous.ts';
 import type { ForeachBody } from './dialect-foreach.ts';
 import { childPath, issue, nestIssues, type DagIssue } from './issues.ts';
 import { DEFAULTS, type Dag } from './model.ts';
@@ -118,7 +119,10 @@ function loadDocument(
   errors.push(...validateSteps(drafts, dag));
   const stepsBroken = structure.errors.some((e) => e.path === '' || e.path.startsWith('steps'));
   if (dag.steps.length === 0 && !stepsBroken) errors.push(issue('steps', 'a DAG needs at least one step'));
-  if (read.dialect === '1.x') return { dag, errors: [...read.errors, ...errors], warnings, bodies: [] };
+  if (read.dialect === '1.x') {
+    const told = read.ambiguous ? withAmbiguityWarnings(warnings, document, dag) : warnings;
+    return { dag, errors: [...read.errors, ...errors], warnings: told, bodies: [] };
+  }
   // A 2.x file's problems are told in its own keys, though found in its 1.x shape.
   const spelled = (found: DagIssue): DagIssue => issue(twoXPath(found.path), found.message);
   return {
