@@ -88,6 +88,20 @@ describe('where the kubernetes settings meet the rest of the file', () => {
       ],
     },
     {
+      name: 'a workerSelector on a call step (1.x)',
+      yaml: 'steps:\n  - call: child\n    workerSelector: {pool: gpu}',
+      want: [
+        'steps[0].workerSelector: a step with call runs its DAG as a run of its own, without a Pod here; set the selector in the called DAG',
+      ],
+    },
+    {
+      name: 'a worker_selector on a dag.run step (2.x)',
+      yaml: 'steps:\n  - action: dag.run\n    with: {dag: child}\n    worker_selector: {pool: gpu}',
+      want: [
+        'steps[0].worker_selector: a step with call runs its DAG as a run of its own, without a Pod here; set the selector in the called DAG',
+      ],
+    },
+    {
       name: 'the pull policy set by the container block too',
       yaml: 'container: {image: a, pullPolicy: always}\nkubernetes: {imagePullPolicy: Never}\nsteps: [echo]',
       want: [

@@ -110,6 +110,15 @@ export function withKubernetes(
           'a step with call runs its DAG as a run of its own, without a Pod here; set kubernetes in the called DAG',
         ),
       );
+    // Dagu sends the call to a worker that matches; here the called run's Pods would need it, and
+    // a run does not carry one from its caller, so it is refused rather than dropped.
+    if (Object.keys(step.workerSelector).length > 0)
+      errors.push(
+        issue(
+          childPath(path, 'workerSelector'),
+          'a step with call runs its DAG as a run of its own, without a Pod here; set the selector in the called DAG',
+        ),
+      );
     return { ...step, executor };
   }
   const ownPath = fromExecutor && written === undefined ? from.path : childPath(path, PATH);
