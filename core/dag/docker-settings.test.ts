@@ -140,6 +140,12 @@ describe("the docker executor's 1.x settings for a new container", () => {
     ]);
   });
 
+  it("refuses container.workingDir beside the step's dir, at the key written", () => {
+    expect(load(dockerDag('image: a\ncontainer: {workingDir: /app}', '    dir: /x\n')).errors).toEqual([
+      `${at}.container.workingDir: the step's workingDir (or dir) and container.workingDir both say where the command runs; use container.workingDir`,
+    ]);
+  });
+
   it('leaves a docker step that execs into the DAG-level container to the shared-container warning', () => {
     const result = loadDag(`container: {image: alpine}\n${dockerDag('image: a\nnetwork: {x: 1}')}`, { fileName: 'd' });
     expect(result.errors).toEqual([]);

@@ -6,7 +6,10 @@
  * See the 1.x paragraph of docs/decisions/2026-11-29-dagu-2x-step-container.md.
  */
 import { nodeSelector, pullPolicy, userIds } from './container-settings.ts';
+import { envFromFile, type EnvInput } from './fields.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
+import type { Step } from './model.ts';
+import type { StepFile } from './schema.ts';
 
 type Mapping = Record<string, unknown>;
 
@@ -71,6 +74,41 @@ export function dockerPodSettings(written: Mapping, configPath: string, errors: 
     );
   if (errors.length > before) return { config, pod: {} };
   return { config, pod, ...(container.env === undefined ? {} : { env: container.env }) };
+}
+
+/**
+ * A docker step's settings for a new container (pull, platform, container env, ...) become its
+ * Pod settings and env; the step's own kubernetes block and them would be two sources for one Pod.
+ */
+export function withDockerSettings(
+  step: Step,
+  raw: StepFile,
+  configPath: string,
+  errors: DagIssue[],
+): { step: Step; kubernetes: StepFile['kubernetes'] } {
+  if (step.executor.type !== 'docker' || step.call !== undefined) return { step, kubernetes: raw.kubernetes };
+  const settings = dockerPodSettings(step.executor.config, configPath, errors);
+  const env = [
+    ...step.env,
+    ...envFromFile(settings.env as EnvInput, childPath(childPath(configPath, 'container'), 'env'), errors),
+  ];
+  const docker: Step = { ...step, executor: { type: 'docker', config: settings.config }, env };
+  if (Object.keys(settings.pod).length === 0) return { step: docker, kubernetes: raw.kubernetes };
+  // Told at the key written, not at the kubernetes.workingDir it would have become.
+  if (settings.pod.workingDir !== undefined && step.dir !== undefined) {
+    errors.push(
+      issue(
+        childPath(childPath(configPath, 'container'), 'workingDir'),
+        "the step's workingDir (or dir) and container.workingDir both say where the command runs; use container.workingDir",
+      ),
+    );
+    return { step: docker, kubernetes: raw.kubernetes };
+  }
+  if (raw.kubernetes !== undefined)
+    errors.push(
+      issue(configPath, "the step's kubernetes block and its docker settings both set the step Pod; use one of them"),
+    );
+  return { step: docker, kubernetes: settings.pod };
 }
 
 function autoRemoveProblems(value: unknown, at: string): DagIssue[] {

@@ -11,16 +11,8 @@ import {
   unknownExecutorMessage,
   type ExecutorType,
 } from './executors.ts';
-import { dockerPodSettings } from './docker-settings.ts';
-import {
-  conditionsFromFile,
-  envFromFile,
-  ENV_NAME,
-  type EnvInput,
-  labelsFromFile,
-  listFromFile,
-  shellFromFile,
-} from './fields.ts';
+import { withDockerSettings } from './docker-settings.ts';
+import { conditionsFromFile, envFromFile, ENV_NAME, labelsFromFile, listFromFile, shellFromFile } from './fields.ts';
 import { childPath, issue, type DagIssue, type Diagnostics } from './issues.ts';
 import { optional } from './optional.ts';
 import { readObjectOutput, readStdoutOutputs, type PickedOutputs } from './picked-outputs.ts';
@@ -111,28 +103,6 @@ export function normalizeStep(
     noChain: Array.isArray(raw.depends) && raw.depends.length === 0,
     configPath: form.configPath,
   };
-}
-
-/**
- * A docker step's settings for a new container (pull, platform, container env, ...) become its
- * Pod settings and env; the step's own kubernetes block and them would be two sources for one Pod.
- */
-function withDockerSettings(
-  step: Step,
-  raw: StepFile,
-  configPath: string,
-  errors: DagIssue[],
-): { step: Step; kubernetes: StepFile['kubernetes'] } {
-  if (step.executor.type !== 'docker' || step.call !== undefined) return { step, kubernetes: raw.kubernetes };
-  const settings = dockerPodSettings(step.executor.config, configPath, errors);
-  const env = [...step.env, ...envFromFile(settings.env as EnvInput, childPath(configPath, 'container.env'), errors)];
-  const docker: Step = { ...step, executor: { type: 'docker', config: settings.config }, env };
-  if (Object.keys(settings.pod).length === 0) return { step: docker, kubernetes: raw.kubernetes };
-  if (raw.kubernetes !== undefined)
-    errors.push(
-      issue(configPath, "the step's kubernetes block and its docker settings both set the step Pod; use one of them"),
-    );
-  return { step: docker, kubernetes: settings.pod };
 }
 
 /**
