@@ -17,6 +17,7 @@
 import { isRefusedAction } from './dialect-actions.ts';
 import { canonicalExecutorType } from './executors.ts';
 import { refusal } from './dialect-refusal.ts';
+import { nodeSelector, pullPolicy, scalar, userIds } from './container-settings.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
 
 type Mapping = Record<string, unknown>;
@@ -68,15 +69,6 @@ const REFUSED: Readonly<Record<string, readonly [feature: string, why?: string]>
 
 /** The actions whose step Dagu runs with the docker executor, which alone takes a container. */
 const CONTAINER_ACTIONS = ['docker.run', 'container.run', 'docker', 'container'];
-
-/** Dagu's pull policies (exact words, then Go's boolean words) as Kubernetes spells them. */
-const PULL: Readonly<Record<string, string>> = {
-  always: 'Always',
-  missing: 'IfNotPresent',
-  never: 'Never',
-  ...Object.fromEntries(['1', 't', 'T', 'TRUE', 'true', 'True'].map((word) => [word, 'Always'])),
-  ...Object.fromEntries(['0', 'f', 'F', 'FALSE', 'false', 'False'].map((word) => [word, 'Never'])),
-};
 
 /** The step with its `container:` as 1.x docker settings and Pod settings; errors for what cannot be. */
 export function withStepContainer(step: Mapping, path: string, errors: DagIssue[], written: Mapping): Mapping {
@@ -225,19 +217,6 @@ function podSettings(spec: Mapping, at: string, errors: DagIssue[]): Mapping {
   return pod;
 }
 
-function pullPolicy(value: unknown, at: string, errors: DagIssue[]): string | undefined {
-  if (value === undefined) return undefined;
-  const policy = PULL[scalar(value) ?? ''];
-  if (policy === undefined)
-    errors.push(
-      issue(
-        at,
-        `must be always, missing, never or a boolean, not ${JSON.stringify(value)}${value === 'fallback' ? ' (Kubernetes has no "pull, else use a local image" policy)' : ''}`,
-      ),
-    );
-  return policy;
-}
-
 /** Env entries in list form, each as written (NAME=value or a one-key mapping), for the loader to check. */
 function envItems(env: unknown): unknown[] {
   if (env === undefined) return [];
@@ -253,35 +232,6 @@ function envLines(env: unknown, at: string, errors: DagIssue[]): string[] {
     errors.push(issue(childPath(at, i), 'must be NAME=value or a NAME: value mapping'));
     return [];
   });
-}
-
-/** A numeric `uid` or `uid:gid` as the Pod's security context (Kubernetes has no user names). */
-function userIds(value: unknown, at: string, errors: DagIssue[]): Mapping | undefined {
-  if (value === undefined) return undefined;
-  const ids = /^(\d+)(?::(\d+))?$/.exec(scalar(value) ?? '');
-  if (ids === null) {
-    errors.push(issue(at, `${JSON.stringify(value)} must be a numeric uid or uid:gid on Kubernetes`));
-    return undefined;
-  }
-  return { runAsUser: Number(ids[1]), ...(ids[2] === undefined ? {} : { runAsGroup: Number(ids[2]) }) };
-}
-
-/** `os` or `os/arch` as the node labels Kubernetes sets. */
-function nodeSelector(value: unknown, at: string, errors: DagIssue[]): Mapping | undefined {
-  const written = scalar(value) ?? '';
-  if (value === undefined || written === '') return undefined;
-  const [os = '', arch, ...extra] = written.split('/');
-  if (os === '' || extra.length > 0) {
-    errors.push(issue(at, `${JSON.stringify(value)} must be os or os/arch (a variant cannot be chosen on Kubernetes)`));
-    return undefined;
-  }
-  return { 'kubernetes.io/os': os, ...(arch === undefined ? {} : { 'kubernetes.io/arch': arch }) };
-}
-
-function scalar(value: unknown): string | undefined {
-  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
-    ? String(value)
-    : undefined;
 }
 
 function text(value: unknown): string | undefined {

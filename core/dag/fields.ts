@@ -9,7 +9,7 @@ import { paramValue } from './params.ts';
 
 export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-type EnvInput = readonly (string | Record<string, unknown>)[] | Record<string, unknown> | undefined;
+export type EnvInput = readonly (string | Record<string, unknown>)[] | Record<string, unknown> | undefined;
 
 /** `[A=1, {B: 2}]` or `{A: 1, B: 2}` into ordered variables; order matters for evaluation. */
 export function envFromFile(input: EnvInput, path: string, errors: DagIssue[]): EnvVar[] {

@@ -11,6 +11,7 @@ import {
   unknownExecutorMessage,
   type ExecutorType,
 } from './executors.ts';
+import { withDockerSettings } from './docker-settings.ts';
 import { conditionsFromFile, envFromFile, ENV_NAME, labelsFromFile, listFromFile, shellFromFile } from './fields.ts';
 import { childPath, issue, type DagIssue, type Diagnostics } from './issues.ts';
 import { optional } from './optional.ts';
@@ -94,9 +95,10 @@ export function normalizeStep(
     env: envFromFile(raw.env, childPath(path, 'env'), errors),
     timeoutSec: raw.timeoutSec ?? 0,
   };
-  const pod = { written: raw.kubernetes, config: form.config, configPath: form.configPath, path };
+  const docker = withDockerSettings(step, raw, form.configPath, errors);
+  const pod = { written: docker.kubernetes, config: form.config, configPath: form.configPath, path };
   return {
-    step: withKubernetes(commandAsCall(step), pod, context, diagnostics),
+    step: withKubernetes(commandAsCall(docker.step), pod, context, diagnostics),
     path,
     noChain: Array.isArray(raw.depends) && raw.depends.length === 0,
     configPath: form.configPath,
