@@ -87,6 +87,21 @@ const checkSettingsShape = shapeChecker(
   () => JSON.parse(JSON.stringify(stepKubernetesSchema)) as Record<string, unknown>,
 );
 
+/**
+ * A step with call has no Pod of its own: what would shape one is refused rather than dropped.
+ * Dagu sends such a call to a worker that matches its selector; here the called run's Pods would
+ * need it, and a run does not carry one from its caller.
+ */
+function callStepProblems(step: Step, hasKubernetes: boolean, path: string): DagIssue[] {
+  const pod = 'a step with call runs its DAG as a run of its own, without a Pod here';
+  return [
+    ...(hasKubernetes ? [issue(childPath(path, PATH), `${pod}; set kubernetes in the called DAG`)] : []),
+    ...(Object.keys(step.workerSelector).length > 0
+      ? [issue(childPath(path, 'workerSelector'), `${pod}; set the selector in the called DAG`)]
+      : []),
+  ];
+}
+
 /** The step with its effective kubernetes settings, and a kubernetes executor's settings moved there. */
 export function withKubernetes(
   step: Step,
@@ -103,22 +118,7 @@ export function withKubernetes(
   if (written !== undefined && fromExecutor)
     errors.push(issue(from.path, "the step's kubernetes block says the same; use one of them"));
   if (step.call !== undefined) {
-    if (written !== undefined)
-      errors.push(
-        issue(
-          childPath(path, PATH),
-          'a step with call runs its DAG as a run of its own, without a Pod here; set kubernetes in the called DAG',
-        ),
-      );
-    // Dagu sends the call to a worker that matches; here the called run's Pods would need it, and
-    // a run does not carry one from its caller, so it is refused rather than dropped.
-    if (Object.keys(step.workerSelector).length > 0)
-      errors.push(
-        issue(
-          childPath(path, 'workerSelector'),
-          'a step with call runs its DAG as a run of its own, without a Pod here; set the selector in the called DAG',
-        ),
-      );
+    errors.push(...callStepProblems(step, written !== undefined, path));
     return { ...step, executor };
   }
   const ownPath = fromExecutor && written === undefined ? from.path : childPath(path, PATH);
