@@ -1,36 +1,18 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { V1Pod, V1PodSpec } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { loadDag, type Step } from '../../../core/dag/index.ts';
 import { podViolations } from '../../../core/policy/index.ts';
 import { withPodSettings } from './pod-settings.ts';
+import { podRequestOf } from '../../../test/pod-request.ts';
 import { stepPod } from './step-pod.ts';
 import { stepWorkingDir } from './workspace.ts';
 
 /** The Pod of the first step of a 1.x file, built as launch-objects.ts builds it (no workspace). */
 function podOf(yaml: string, security: 'none' | 'restricted' = 'none'): V1Pod {
-  const load = loadDag(yaml, { fileName: 'pods' });
-  expect(load.errors).toEqual([]);
-  const step = load.dag.steps[0] as Step;
-  const workingDir = stepWorkingDir(load.dag, step, undefined);
-  const pod = stepPod({
-    run: { name: 'pods-r1-abc', namespace: 'team', uid: 'uid-1', dagName: 'pods', dagRunId: 'r1' },
-    dag: load.dag,
-    step,
-    attempt: 0,
-    pod: 'pods-step-0',
-    env: [],
-    positional: [],
-    ...(step.cmdWithArgs === undefined ? {} : { command: step.cmdWithArgs }),
-    defaultImage: 'busybox:1.36',
-    podPreconditions: [],
-    logDir: join(mkdtempSync(join(tmpdir(), 'kd-logs-')), 'logs'),
-    ...(workingDir === undefined ? {} : { workingDir }),
-  });
+  const request = podRequestOf(yaml);
+  const workingDir = stepWorkingDir(request.dag, request.step, undefined);
+  const pod = stepPod({ ...request, ...(workingDir === undefined ? {} : { workingDir }) });
   return withPodSettings(pod, {
-    settings: step.kubernetes,
+    settings: request.step.kubernetes,
     defaults: { security, user: 1000 },
     workspace: undefined,
     registrySecret: undefined,

@@ -3,28 +3,10 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadDag, type Step } from '../../../core/dag/index.ts';
+import { podRequestOf } from '../../../test/pod-request.ts';
 import { demux, parseReport, runnerScript, stepImage, stepPod, type PodRequest } from './step-pod.ts';
 
-function request(yaml: string, overrides: Partial<PodRequest> = {}): PodRequest {
-  const load = loadDag(yaml, { fileName: 'pods' });
-  expect(load.errors).toEqual([]);
-  const step = load.dag.steps[0] as Step;
-  return {
-    run: { name: 'pods-r1-abc', namespace: 'team', uid: 'uid-1', dagName: 'pods', dagRunId: 'r1' },
-    dag: load.dag,
-    step,
-    attempt: 0,
-    pod: 'pods-step-0',
-    env: [],
-    positional: [],
-    ...(step.cmdWithArgs === undefined ? {} : { command: step.cmdWithArgs }),
-    defaultImage: 'busybox:1.36',
-    podPreconditions: [],
-    logDir: join(mkdtempSync(join(tmpdir(), 'kd-logs-')), 'logs'),
-    ...overrides,
-  };
-}
+const request = podRequestOf;
 
 /**
  * Runs the runner with the host's /bin/sh, as the step's container would. Output goes to a
