@@ -241,6 +241,18 @@ describe('action steps', () => {
     expect(errorsOf(`timeout_sec: 1\nsteps:\n  - name: s\n    ${step}`)).toEqual([want]);
   });
 
+  it("reads docker's working_dir as the container's working directory, and refuses it beside container's", () => {
+    const step = stepOf(
+      'timeout_sec: 1\nsteps:\n  - {name: s, type: docker, with: {image: alpine, working_dir: /app}, command: pwd}',
+    );
+    expect(step?.kubernetes?.workingDir).toBe('/app');
+    expect(
+      errorsOf(
+        'timeout_sec: 1\nsteps:\n  - {name: s, type: docker, with: {image: alpine, working_dir: /app, container: {WorkingDir: /b}}, command: pwd}',
+      ),
+    ).toEqual(['steps[0].with.working_dir: container sets the working directory already; use one of them']);
+  });
+
   it('refuses several commands where Kubedag cannot run them in turn', () => {
     expect(errorsOf('steps:\n  - {name: s, run: [a, b], with: {shell: python3}}')).toEqual([
       'steps[0].run: Dagu 2.x feature multiple commands with the shell python3 (a list of more than one command) is not supported yet',

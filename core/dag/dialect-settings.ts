@@ -30,7 +30,25 @@ export function withOneXSettings(step: Mapping, path: string, errors: DagIssue[]
     if (feature === undefined) out[spellings[name] ?? name] = value;
     else errors.push(refusal(childPath(at, name), feature));
   }
-  return type === 'http' ? httpCommand({ ...step, [key]: out }, key, at, errors) : { ...step, [key]: out };
+  if (type === 'http') return httpCommand({ ...step, [key]: out }, key, at, errors);
+  return { ...step, [key]: type === 'docker' ? dockerWorkingDir(out, at, errors) : out };
+}
+
+/**
+ * 2.x docker's `working_dir` is a shortcut for the container config's working directory, which
+ * 1.x writes as `container.workingDir`. Dagu lets the container config's win when both are set;
+ * here both is an error, so that neither is dropped without a word.
+ */
+function dockerWorkingDir(settings: Mapping, at: string, errors: DagIssue[]): Mapping {
+  const { working_dir: workingDir, ...rest } = settings;
+  if (workingDir === undefined) return settings;
+  const container = rest.container ?? {};
+  if (!isMapping(container)) return settings;
+  if (Object.keys(container).some((name) => /^working_?dir$/i.test(name))) {
+    errors.push(issue(childPath(at, 'working_dir'), 'container sets the working directory already; use one of them'));
+    return rest;
+  }
+  return { ...rest, container: { ...container, workingDir } };
 }
 
 /** `with: {method: GET, url: ...}` is the 1.x command `GET ...`. */

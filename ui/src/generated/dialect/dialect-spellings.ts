@@ -204,7 +204,6 @@ export const SETTINGS_TYPES: Readonly<Record<string, string>> = {
 /** 2.x executor settings without a 1.x counterpart, by canonical type, with the feature named. */
 export const REFUSED_SETTINGS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   docker: {
-    working_dir: 'docker with.working_dir',
     volumes: 'docker with.volumes (bind mounts of the host)',
     shell: 'docker with.shell',
   },
