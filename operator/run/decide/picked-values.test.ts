@@ -65,6 +65,16 @@ describe('picked outputs of a succeeded attempt', () => {
     expect(pickValues(picked, streams, limit)).toEqual({ error });
   });
 
+  it('decodes YAML holding a masked secret, the mask kept where the secret was', () => {
+    const masked = {
+      ...streams,
+      stdout: 'token: *******\nuser: "a-*******"\n*******: key\nkubedag-masked-secret: 1\n',
+    };
+    expect(pickValues({ decode: 'yaml' }, masked, limit)).toEqual({
+      values: { token: '*******', user: 'a-*******', '*******': 'key', 'kubedag-masked-secret': '1' },
+    });
+  });
+
   it('fails the step when the values exceed max_output_size', () => {
     expect(pickValues({ decode: 'json' }, streams, 10)).toEqual({
       error: 'outputs exceeded maximum size limit of 10 bytes',

@@ -9,6 +9,7 @@
  */
 import { CORE_SCHEMA, load } from 'js-yaml';
 import { expand, type PickDecode, type PickedEntry, type PickedOutputs } from '../../../core/dag/index.ts';
+import { MASK } from '../../../core/logs/mask.ts';
 import { INLINE_OUTPUT_BYTES } from '../pods/output-values.ts';
 import type { FileRead } from './picked-files.ts';
 
@@ -74,7 +75,7 @@ function pickWhole(picked: Extract<PickedOutputs, { decode: PickDecode }>, stdou
 function decoded(key: string, raw: string, decode: 'json' | 'yaml', select?: readonly (string | number)[]): Picked {
   let value: unknown;
   try {
-    value = decode === 'json' ? JSON.parse(raw) : load(raw, { schema: CORE_SCHEMA });
+    value = decode === 'json' ? JSON.parse(raw) : loadMaskedYaml(raw);
   } catch {
     return { error: `${key}: failed to decode ${decode.toUpperCase()}` };
   }
@@ -83,6 +84,24 @@ function decoded(key: string, raw: string, decode: 'json' | 'yaml', select?: rea
   return selected === NOT_FOUND
     ? { error: `${key}: failed to resolve select path "${pathText(select)}"` }
     : { value: selected };
+}
+
+/**
+ * The operator reads the streams with run secrets masked, and the mask at the start of a plain
+ * YAML scalar reads as an alias (`token: *******` does not decode). So the YAML is decoded with a
+ * stand-in for the mask, which is put back in every string the decoding gives.
+ */
+function loadMaskedYaml(raw: string): unknown {
+  if (!raw.includes(MASK)) return load(raw, { schema: CORE_SCHEMA });
+  let stand = 'kubedag-masked-secret';
+  while (raw.includes(stand)) stand += '-';
+  const back = (value: unknown): unknown => {
+    if (typeof value === 'string') return value.split(stand).join(MASK);
+    if (Array.isArray(value)) return value.map(back);
+    if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [back(k) as string, back(v)]));
+    return value;
+  };
+  return back(load(raw.split(MASK).join(stand), { schema: CORE_SCHEMA }));
 }
 
 const NOT_FOUND = Symbol('not found');
