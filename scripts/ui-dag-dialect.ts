@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** core/dag files the decision needs, in the order they import each other. */
-export const DIALECT_FILES = ['issues.ts', 'dag-name.ts', 'dialect-spellings.ts', 'dialect-decide.ts'];
+export const DIALECT_FILES = ['issues.ts', 'dag-name.ts', 'mapping.ts', 'dialect-spellings.ts', 'dialect-decide.ts'];
 export const DIALECT_DIR = 'ui/src/generated/dialect';
 
 const IMPORT = /^(?:import|export)[^'"]*from '([^']+)';$/gm;

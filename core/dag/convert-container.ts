@@ -7,12 +7,9 @@
  */
 import { canonicalExecutorType } from './executors.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
+import { isMapping } from './mapping.ts';
 
 type Mapping = Record<string, unknown>;
-
-function isMapping(value: unknown): value is Mapping {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 const WHY: Readonly<Record<'1.x' | '2.x', string>> = {
   '1.x':

@@ -4,11 +4,8 @@
  * compiles to (an object of typed properties with the list's keywords, no other properties)
  * and the values are the properties' defaults. Anything else has no faithful 2.x form.
  */
+import { isMapping } from './mapping.ts';
 type Mapping = Record<string, unknown>;
-
-function isMapping(value: unknown): value is Mapping {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 const TYPES = ['string', 'integer', 'number', 'boolean'];
 /** JSON Schema keyword -> typed-param field. */

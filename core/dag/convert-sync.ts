@@ -6,12 +6,9 @@
  * them. Only the new parts are new nodes.
  */
 import { isMap, isScalar, isSeq, type Document, type Node, type Pair } from 'yaml';
+import { isMapping } from './mapping.ts';
 
 type Mapping = Record<string, unknown>;
-
-function isMapping(value: unknown): value is Mapping {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /**
  * Keys a rewrite gives a new name beyond a change of case and underscores, by the new name:

@@ -11,12 +11,9 @@ import { isRefusal } from './dialect-refusal.ts';
 import { childPath, issue, nestIssues, type DagIssue } from './issues.ts';
 import type { Rewrite } from './convert-to-2x.ts';
 import { withoutOwnDockerSettings } from './convert-container.ts';
+import { isMapping } from './mapping.ts';
 
 type Mapping = Record<string, unknown>;
-
-function isMapping(value: unknown): value is Mapping {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 export function twoXToOneX(document: Mapping): Rewrite {
   const read = readDialect(document);

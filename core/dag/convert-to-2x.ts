@@ -13,6 +13,7 @@ import { schemaAsTypedParams } from './convert-params.ts';
 import { withoutOwnDockerSettings } from './convert-container.ts';
 import { DAG_NAME_PATTERN } from './validate.ts';
 import { dagSchema, stepSchema } from './schema.ts';
+import { isMapping } from './mapping.ts';
 
 type Mapping = Record<string, unknown>;
 
@@ -26,10 +27,6 @@ export interface Rewrite {
    * 2.x `foreach` body is in 1.x.
    */
   readonly documents?: readonly Mapping[];
-}
-
-function isMapping(value: unknown): value is Mapping {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** 1.x key (lower-cased, as the 1.x reader matches keys) -> 2.x key, per scope. */

@@ -10,7 +10,7 @@
  * A warning, not an error: both readings are valid, and every file Kubedag accepted keeps its
  * meaning. Pure: the document as written and the model built from it in, warnings out.
  */
-import { isMapping } from './dialect-decide.ts';
+import { isMapping } from './mapping.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import type { Dag } from './model.ts';
 

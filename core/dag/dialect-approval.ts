@@ -8,14 +8,11 @@
  */
 import { refusal } from './dialect-refusal.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
+import { isMapping } from './mapping.ts';
 
 type Mapping = Record<string, unknown>;
 
 const KEYS = ['prompt', 'input', 'required', 'rewind_to'];
-
-function isMapping(value: unknown): value is Mapping {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 function strings(value: unknown, path: string, errors: DagIssue[]): string[] | undefined {
   if (value === undefined || value === null) return undefined;

@@ -12,12 +12,9 @@ import { refusal } from './dialect-refusal.ts';
 import { splitCommand } from './command.ts';
 import { canonicalExecutorType } from './executors.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
+import { isMapping } from './mapping.ts';
 
 type Mapping = Record<string, unknown>;
-
-function isMapping(value: unknown): value is Mapping {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** A 2.x step's execution keys in the 1.x shape; the step's other keys are left as they are. */
 export function stepExecution(step: Mapping, path: string, errors: DagIssue[]): Mapping {

@@ -19,12 +19,9 @@ import { canonicalExecutorType } from './executors.ts';
 import { refusal } from './dialect-refusal.ts';
 import { nodeSelector, pullPolicy, scalar, userIds } from './container-settings.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
+import { isMapping } from './mapping.ts';
 
 type Mapping = Record<string, unknown>;
-
-function isMapping(value: unknown): value is Mapping {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** Every key of Dagu's container mapping (its `container` struct). */
 const KEYS = [

@@ -10,12 +10,9 @@
  */
 import { refusal } from './dialect-refusal.ts';
 import { childPath, type DagIssue } from './issues.ts';
+import { isMapping } from './mapping.ts';
 
 type Mapping = Record<string, unknown>;
-
-function isMapping(value: unknown): value is Mapping {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 const WHY = 'Kubedag runs only its built-in executors';
 

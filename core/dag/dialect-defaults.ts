@@ -5,12 +5,9 @@
  * own conditions. 1.x has no step defaults, so the rewrite leaves none behind.
  */
 import { childPath, issue, type DagIssue } from './issues.ts';
+import { isMapping } from './mapping.ts';
 
 type Mapping = Record<string, unknown>;
-
-function isMapping(value: unknown): value is Mapping {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** The settings a step takes when it does not write them. */
 const REPLACED = ['continue_on', 'retry_policy', 'repeat_policy', 'timeout_sec', 'mail_on_error', 'signal_on_stop'];

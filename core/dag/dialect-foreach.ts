@@ -10,12 +10,9 @@
 import { childPath, issue, type DagIssue } from './issues.ts';
 import { refusal } from './dialect-refusal.ts';
 import { MAX_PARALLEL_ITEMS } from './step-rules.ts';
+import { isMapping } from './mapping.ts';
 
 type Mapping = Record<string, unknown>;
-
-function isMapping(value: unknown): value is Mapping {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** The params that carry an item into the body. */
 export const FOREACH_ITEM = 'FOREACH_ITEM';

@@ -6,12 +6,9 @@
  * the 1.x normaliser lower-cases them, as Dagu does.
  */
 import { childPath, issue, type DagIssue } from './issues.ts';
+import { isMapping } from './mapping.ts';
 
 type Mapping = Record<string, unknown>;
-
-function isMapping(value: unknown): value is Mapping {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** The document with `labels` (or `tags`) as the 1.x `tags` list. */
 export function withLabelsAsTags(document: Mapping, errors: DagIssue[]): Mapping {

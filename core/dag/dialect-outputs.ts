@@ -11,12 +11,9 @@ import { refusal } from './dialect-refusal.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import type { DeclaredOutput } from './model.ts';
 import { pickedFiles, readObjectOutput, readStdoutOutputs } from './picked-outputs.ts';
+import { isMapping } from './mapping.ts';
 
 type Mapping = Record<string, unknown>;
-
-function isMapping(value: unknown): value is Mapping {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** Dagu's name rule for an output (and for the step id a reference names). */
 export const OUTPUT_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;

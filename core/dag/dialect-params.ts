@@ -5,12 +5,9 @@
  * others); Kubedag's runtime then validates and defaults the values a run is given with it.
  */
 import { childPath, issue, type DagIssue } from './issues.ts';
+import { isMapping } from './mapping.ts';
 
 type Mapping = Record<string, unknown>;
-
-function isMapping(value: unknown): value is Mapping {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 const TYPES = ['string', 'integer', 'number', 'boolean'];
 /** Typed-param fields -> their JSON Schema keyword (`name`, `type`, `required` handled apart). */

@@ -8,12 +8,9 @@ import { canonicalExecutorType } from './executors.ts';
 import { REFUSED_SETTINGS, SETTINGS_SPELLINGS } from './dialect-spellings.ts';
 import { refusal } from './dialect-refusal.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
+import { isMapping } from './mapping.ts';
 
 type Mapping = Record<string, unknown>;
-
-function isMapping(value: unknown): value is Mapping {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 export function withOneXSettings(step: Mapping, path: string, errors: DagIssue[]): Mapping {
   if (typeof step.type !== 'string') return step;

@@ -7,13 +7,9 @@
  * variable, is refused by dialect.ts.
  */
 import { childPath, issue, type DagIssue } from './issues.ts';
+import { isMapping } from './mapping.ts';
 
-type Mapping = Record<string, unknown>;
 type Literal = string | number | boolean;
-
-function isMapping(value: unknown): value is Mapping {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 const CONST_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 const SCOPED = /\$\{(consts|params|env)\.([A-Za-z_][A-Za-z0-9_]*)\}/g;

@@ -19,7 +19,8 @@ import { templateRefErrors } from './dialect-template-ref.ts';
 import { bodyDocument, foreachReferenceErrors, withForeachSteps, type ForeachBody } from './dialect-foreach.ts';
 import { isRefusal, refusal } from './dialect-refusal.ts';
 import { withoutCustomActions } from './dialect-custom-actions.ts';
-import { decideDialect, isMapping, isTypedParams, oneXName, type Dialect } from './dialect-decide.ts';
+import { decideDialect, isTypedParams, oneXName, type Dialect } from './dialect-decide.ts';
+import { isMapping } from './mapping.ts';
 import { CHILD_SCOPES, REFUSED, SPELLINGS, type Scope } from './dialect-spellings.ts';
 import { childPath, type DagIssue } from './issues.ts';
 

@@ -10,6 +10,7 @@ import { envFromFile, type EnvInput } from './fields.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import type { Step } from './model.ts';
 import type { StepFile } from './schema.ts';
+import { isMapping } from './mapping.ts';
 
 type Mapping = Record<string, unknown>;
 
@@ -172,10 +173,6 @@ function readContainer(value: unknown, at: string, errors: DagIssue[]): { pod: M
   if (env !== undefined && !Array.isArray(env[1]) && !isMapping(env[1]))
     errors.push(issue(childPath(at, env[0]), 'must be a list of NAME=value'));
   return { pod, ...(env === undefined ? {} : { env: env[1] }) };
-}
-
-function isMapping(value: unknown): value is Mapping {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function isText(value: unknown): boolean {

@@ -6,6 +6,7 @@
  * them, as in Dagu. An empty mapping written by the step clears the DAG's (`labels: {}`).
  */
 import type { DagKubernetesSettings, KubernetesSettings } from './kubernetes-model.ts';
+import { isMapping } from './mapping.ts';
 
 type Mapping = Readonly<Record<string, unknown>>;
 
@@ -30,9 +31,4 @@ export function mergeMappings(base: Mapping, over: Mapping): Mapping {
       isMapping(value) && isMapping(before) && Object.keys(value).length > 0 ? mergeMappings(before, value) : value;
   }
   return merged;
-}
-
-/** A plain mapping, as YAML and JSON give them: not null, not a list. */
-export function isMapping(value: unknown): value is Mapping {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

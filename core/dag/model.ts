@@ -10,7 +10,8 @@ import type { PickedOutputs } from './picked-outputs.ts';
 
 export * from './kubernetes-model.ts';
 export type { PickDecode, PickedEntry, PickedOutputs } from './picked-outputs.ts';
-export { isMapping, mergeKubernetes, mergeMappings } from './kubernetes-merge.ts';
+export { mergeKubernetes, mergeMappings } from './kubernetes-merge.ts';
+export { isMapping } from './mapping.ts';
 
 export const DAG_TYPES = ['chain', 'graph'] as const;
 export type DagType = (typeof DAG_TYPES)[number];

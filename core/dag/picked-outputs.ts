@@ -10,6 +10,7 @@
  */
 import { childPath, issue, type DagIssue } from './issues.ts';
 import { refusal } from './dialect-refusal.ts';
+import { isMapping } from './mapping.ts';
 
 export type PickDecode = 'text' | 'json' | 'yaml';
 
@@ -39,10 +40,6 @@ export type PickedOutputs =
   | { readonly field?: string; readonly decode: PickDecode; readonly select?: readonly (string | number)[] };
 
 type Mapping = Record<string, unknown>;
-
-function isMapping(value: unknown): value is Mapping {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** Records a problem and answers `none` (undefined unless given): the part is not read. */
 function failed<T = undefined>(errors: DagIssue[], problem: DagIssue, none?: T): T {

@@ -18,6 +18,7 @@ import {
   type Scope,
 } from './dialect-spellings.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
+import { isMapping } from './mapping.ts';
 
 export type Dialect = '1.x' | '2.x';
 
@@ -49,10 +50,6 @@ interface KeyVisit {
   readonly value: unknown;
   /** For a key of a step's executor settings: the executor's canonical type. */
   readonly settingsOf?: string;
-}
-
-export function isMapping(value: unknown): value is Mapping {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 const ONE_X_KEYS = Object.fromEntries(
