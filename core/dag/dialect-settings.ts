@@ -7,6 +7,7 @@
 import { canonicalExecutorType } from './executors.ts';
 import { REFUSED_SETTINGS, SETTINGS_SPELLINGS } from './dialect-spellings.ts';
 import { refusal } from './dialect-refusal.ts';
+import { containerEntry } from './docker-settings.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import { isMapping } from './mapping.ts';
 
@@ -41,7 +42,7 @@ function dockerWorkingDir(settings: Mapping, at: string, errors: DagIssue[]): Ma
   if (workingDir === undefined) return settings;
   const container = rest.container ?? {};
   if (!isMapping(container)) return settings;
-  if (Object.keys(container).some((name) => /^working_?dir$/i.test(name))) {
+  if (containerEntry(container, 'workingDir') !== undefined) {
     errors.push(issue(childPath(at, 'working_dir'), 'container sets the working directory already; use one of them'));
     return rest;
   }

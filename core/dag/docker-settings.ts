@@ -153,13 +153,17 @@ function mappingRefusals(
     );
 }
 
+/** A key of Docker's container config, matched in any letter case as Dagu decodes it. */
+export function containerEntry(container: Mapping, name: string): [string, unknown] | undefined {
+  return Object.entries(container).find(([key]) => key.toLowerCase() === name.toLowerCase());
+}
+
 /** Docker's container config: env, workingDir and a numeric user have a Pod form, every other key is refused. */
 function readContainer(value: unknown, at: string, errors: DagIssue[]): { pod: Mapping; env?: unknown } {
   const read = CONTAINER_READ.map((key) => key.toLowerCase());
   errors.push(...mappingRefusals(value, at, CONTAINER_WHY, read));
   if (!isMapping(value)) return { pod: {} };
-  const find = (name: string): [string, unknown] | undefined =>
-    Object.entries(value).find(([key]) => key.toLowerCase() === name.toLowerCase());
+  const find = (name: string): [string, unknown] | undefined => containerEntry(value, name);
   const pod: Mapping = {};
   const workingDir = find('workingDir');
   if (workingDir !== undefined) {
