@@ -124,13 +124,13 @@ export async function ensureStepRunner(
   // Built aside and renamed into place: a concurrent start sees a whole build or none.
   const work = await mkdtemp(join(cache, '.build-'));
   try {
-    await bundleStepRunner(join(work, 'kubedag-step.mjs'));
+    const bundles = await bundleStepRunner(join(work, 'kubedag-step.mjs'));
     await mkdir(join(work, 'bin'));
     const launcher = `#!/bin/sh\n# kubedag-step, the Kubedag step runner, on this machine's Node.js.\nexec '${node}' '${join(dir, 'kubedag-step.mjs')}' "$@"\n`;
     await writeFile(join(work, 'bin', 'kubedag-step'), launcher, { mode: 0o755 });
     await chmod(work, 0o755);
     await chmod(join(work, 'bin'), 0o755);
-    await chmod(join(work, 'kubedag-step.mjs'), 0o644);
+    for (const file of bundles) await chmod(file, 0o644);
     await rename(work, dir).catch(async (error: unknown) => {
       if (!(await exists(join(bin, 'kubedag-step')))) throw error;
     });

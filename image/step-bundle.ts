@@ -1,17 +1,21 @@
 /**
- * kubedag-step (step/main.ts) as one ES module, for the image and for the local cluster
- * (cluster/step-runner.ts). `node image/step-bundle.ts FILE` writes it. jq's WebAssembly is
- * embedded in jq-wasm's own module, 7-Zip's (7z-wasm, the archive executor) is put inline here
- * and the AWS SDK's lazily loaded modules are inlined, so the bundle needs no files beside it;
- * ssh2's optional
+ * kubedag-step (step/main.ts) as ES modules, for the image and for the local cluster
+ * (cluster/step-runner.ts). `node image/step-bundle.ts FILE` writes it, and beside it the
+ * 7-Zip worker thread's own bundle (SEVEN_ZIP_THREAD_BUNDLE), so a 7-Zip step's thread loads
+ * 7-Zip alone, not the whole runner again. jq's WebAssembly is embedded in jq-wasm's own module,
+ * 7-Zip's (7z-wasm, the archive executor) is put inline here and the AWS SDK's lazily loaded
+ * modules are inlined, so the bundles need no files beside them but each other; ssh2's optional
  * native addons are left out (it has JavaScript fallbacks).
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { build, type Plugin } from 'rolldown';
 
 const root = join(import.meta.dirname, '..');
+
+/** The 7-Zip thread's bundle, a file beside the runner's whatever the runner's is named. */
+export const SEVEN_ZIP_THREAD_BUNDLE = 'kubedag-7zip-thread.mjs';
 
 /** jq-wasm's Emscripten loader is CommonJS and asks for __dirname, which an ES module lacks. */
 const DIRNAME_SHIM = [
@@ -21,48 +25,48 @@ const DIRNAME_SHIM = [
   'const __dirname = __kdDirname(__filename);',
 ].join('\n');
 
+/** A plugin that gives the module at `path` (from the repository's root) the source `source()` returns instead of its own. */
+export function replaceModule(path: string, source: () => string): Plugin {
+  const module = join(root, path);
+  return {
+    name: `kubedag-replace:${path}`,
+    load(id) {
+      return id === module ? source() : null;
+    },
+  };
+}
+
 /**
  * step/executors/archive-7zip-wasm.ts reads 7-Zip's WebAssembly from node_modules; in the
  * bundle it carries the bytes itself (base64), as jq-wasm's module does for jq.
  */
-function inlineSevenZipWasm(): Plugin {
-  const module = join(root, 'step/executors/archive-7zip-wasm.ts');
-  return {
-    name: 'kubedag-inline-7zip-wasm',
-    load(id) {
-      if (id !== module) return null;
-      const bytes = readFileSync(createRequire(module).resolve('7z-wasm/7zz.wasm')).toString('base64');
-      return `export async function sevenZipWasm() { return Buffer.from(${JSON.stringify(bytes)}, 'base64'); }`;
-    },
-  };
-}
+const inlineSevenZipWasm = (): Plugin =>
+  replaceModule('step/executors/archive-7zip-wasm.ts', () => {
+    const wasm = createRequire(join(root, 'step/executors/')).resolve('7z-wasm/7zz.wasm');
+    const bytes = readFileSync(wasm).toString('base64');
+    return `export async function sevenZipWasm() { return Buffer.from(${JSON.stringify(bytes)}, 'base64'); }`;
+  });
 
 /**
  * step/executors/archive-7zip-thread-url.ts names the module a 7-Zip worker thread starts from
- * (archive-7zip-thread-main.ts); the bundle has no such file beside it, so there the thread
- * starts from the bundle itself, whose step/main.ts answers its commands.
+ * (archive-7zip-thread-main.ts); in the bundle, that module's own bundle beside the runner's.
  */
-function sevenZipThreadFromBundle(): Plugin {
-  const module = join(root, 'step/executors/archive-7zip-thread-url.ts');
-  return {
-    name: 'kubedag-7zip-thread-url',
-    load(id) {
-      if (id !== module) return null;
-      return 'export function sevenZipThreadUrl() { return new URL(import.meta.url); }';
-    },
-  };
-}
+const sevenZipThreadBesideBundle = (): Plugin =>
+  replaceModule(
+    'step/executors/archive-7zip-thread-url.ts',
+    () => `export function sevenZipThreadUrl() { return new URL('./${SEVEN_ZIP_THREAD_BUNDLE}', import.meta.url); }`,
+  );
 
-export async function bundleStepRunner(file: string): Promise<void> {
+async function bundle(entry: string, file: string, plugins: Plugin[]): Promise<void> {
   await build({
-    input: join(root, 'step/main.ts'),
+    input: join(root, entry),
     platform: 'node',
     // ssh2's optional native addons (faster crypto, CPU feature detection): it falls back to
     // JavaScript when they cannot be loaded, so they stay out of the bundle, which then never
     // depends on whether the machine that built it compiled them.
     external: [/\.node$/],
     logLevel: 'warn',
-    plugins: [inlineSevenZipWasm(), sevenZipThreadFromBundle()],
+    plugins,
     output: {
       file,
       format: 'esm',
@@ -75,9 +79,18 @@ export async function bundleStepRunner(file: string): Promise<void> {
   });
 }
 
+/** Writes the runner's bundle to `file` and the 7-Zip thread's beside it; answers both paths. */
+export async function bundleStepRunner(file: string): Promise<string[]> {
+  const thread = join(dirname(file), SEVEN_ZIP_THREAD_BUNDLE);
+  // Two builds, not two inputs of one: one input per build keeps each a single file with
+  // nothing shared between them (rolldown would split what both import into a third chunk).
+  await bundle('step/main.ts', file, [sevenZipThreadBesideBundle()]);
+  await bundle('step/executors/archive-7zip-thread-main.ts', thread, [inlineSevenZipWasm()]);
+  return [file, thread];
+}
+
 if (import.meta.main) {
   const file = process.argv[2];
   if (file === undefined) throw new Error('usage: node image/step-bundle.ts FILE');
-  await bundleStepRunner(file);
-  console.log(`wrote ${file}`);
+  for (const written of await bundleStepRunner(file)) console.log(`wrote ${written}`);
 }

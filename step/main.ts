@@ -25,7 +25,6 @@ import { runFile } from './executors/file.ts';
 import { runArtifact } from './executors/artifact.ts';
 import { runS3 } from './executors/s3.ts';
 import { runArchive } from './executors/archive.ts';
-import { answerSevenZipJobs, isSevenZipThread } from './executors/archive-7zip-thread.ts';
 import { runTemplate } from './executors/template.ts';
 import { STEP_HELP, type StepCommand } from './help.ts';
 import type { StepIO } from './io.ts';
@@ -105,9 +104,6 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-// In the bundle, a 7-Zip worker thread runs this very file (archive-7zip-thread-url.ts): it
-// answers 7-Zip commands and is no step runner.
-if (isSevenZipThread()) answerSevenZipJobs();
 // Writes to pipes and files are synchronous on Linux, so exiting here loses no output; an
 // explicit exit also ends sockets or timers an aborted request may leave behind.
-else process.exit(await main(process.argv.slice(2)));
+process.exit(await main(process.argv.slice(2)));

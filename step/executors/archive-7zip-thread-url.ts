@@ -1,7 +1,7 @@
 /**
  * The module a 7-Zip worker thread starts from: archive-7zip-thread-main.ts beside this file.
  * The step runner's bundle (image/step-bundle.ts) replaces this module with one that names the
- * bundle itself, which answers 7-Zip commands when it finds itself in such a thread (step/main.ts).
+ * thread's own small bundle beside the runner's, so the thread loads 7-Zip and nothing else.
  */
 export function sevenZipThreadUrl(): URL {
   return new URL('./archive-7zip-thread-main.ts', import.meta.url);

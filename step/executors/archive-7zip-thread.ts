@@ -6,15 +6,12 @@
  * thread's side: it runs each command it is handed (archive-7zip.ts's sevenZip posts them) and
  * answers with what 7-Zip printed. docs/decisions/2026-11-29-dagu-2x-s3-archive-template.md.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import SevenZipPackage from '7z-wasm';
 import { sevenZipWasm } from './archive-7zip-wasm.ts';
 
 // The package is CommonJS whose module.exports is the factory; its types say an ES module's default.
 const SevenZip = SevenZipPackage as unknown as typeof SevenZipPackage.default;
-
-/** The key that marks a worker's workerData as a 7-Zip thread's, so a thread started for anything else is not taken for one. */
-export const SEVEN_ZIP_THREAD = 'kubedagSevenZipThread';
 
 export interface SevenZipJob {
   readonly args: readonly string[];
@@ -36,11 +33,6 @@ export interface SevenZipRequest {
 export interface SevenZipReply {
   readonly id: number;
   readonly answer: SevenZipAnswer;
-}
-
-/** Whether this thread was started for 7-Zip. */
-export function isSevenZipThread(): boolean {
-  return parentPort !== null && typeof workerData === 'object' && workerData !== null && SEVEN_ZIP_THREAD in workerData;
 }
 
 /** Answers the commands the thread is handed, each with its id (the bytes moved, not copied). */

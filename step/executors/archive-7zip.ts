@@ -9,12 +9,8 @@
  */
 import { basename, dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import {
-  SEVEN_ZIP_THREAD,
-  type SevenZipAnswer,
-  type SevenZipReply,
-  type SevenZipRequest,
-} from './archive-7zip-thread.ts';
+// Types only: the runner's thread loads none of 7-Zip, its worker thread all of it.
+import type { SevenZipAnswer, SevenZipReply, SevenZipRequest } from './archive-7zip-thread.ts';
 import { sevenZipThreadUrl } from './archive-7zip-thread-url.ts';
 
 /** What one 7-Zip command printed, and its exit code (0 ok, 1 warning, 2 fatal, 7 command line, 8 memory). */
@@ -37,7 +33,7 @@ let requests = 0;
 /** The 7-Zip thread, started on first use and again after a stop ended it. */
 function sevenZipThread(): SevenZipThread {
   if (thread !== undefined) return thread;
-  const worker = new Worker(sevenZipThreadUrl(), { workerData: { [SEVEN_ZIP_THREAD]: true } });
+  const worker = new Worker(sevenZipThreadUrl());
   const started: SevenZipThread = { worker, waiting: new Map() };
   const end = (error: Error): void => {
     if (thread === started) thread = undefined;
