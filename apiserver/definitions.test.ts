@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ResourceClient } from '../core/kube/client.ts';
-import { definitionSegment } from '../core/resources/frozen.ts';
+import { definitionSegmentName } from '../core/resources/names.ts';
 import type { DagRunResource, DagRunSegmentResource } from '../core/resources/types.ts';
+import { dagRunSegment } from '../test/builders/dag-run-segment.ts';
+import { dagRun } from '../test/builders/dag-run.ts';
 import { RunDefinitions } from './definitions.ts';
 
 /** Definition segments by name, each owned by `uid-<run>`, and the reads made: the cache is what is tested. */
@@ -12,15 +14,16 @@ function segmentsClient(
   const reads: string[] = [];
   const byName = new Map(
     Object.entries(stepsByRun).map(([run, steps]) => {
-      const segment = definitionSegment(
-        { name: run, namespace: 'ns', uid: `uid-${run}` },
-        {
+      const segment = dagRunSegment(definitionSegmentName(run))
+        .namespace('ns')
+        .ownedBy(run, `uid-${run}`)
+        .definition({
           steps: Array.from({ length: steps }, (_, i) => ({
             name: `s${String(i)}`,
             command: same ? 'true' : `echo ${run}`,
           })),
-        },
-      );
+        })
+        .build();
       return [segment.metadata?.name ?? '', { run, segment }] as const;
     }),
   );
@@ -36,23 +39,25 @@ function segmentsClient(
   return { client, reads };
 }
 
-const frozenRun = (name: string, status = 4): DagRunResource => ({
-  metadata: { name, namespace: 'ns', uid: `uid-${name}` },
-  spec: {
-    dagRef: { name: 'etl' },
-    dagName: 'etl',
-    frozenDefinition: { segment: definitionSegment({ name, namespace: 'ns', uid: '' }, {}).metadata?.name ?? '' },
-  },
-  status: { status },
-});
+const frozenRun = (name: string, status = 4): DagRunResource =>
+  dagRun(name)
+    .namespace('ns')
+    .uid(`uid-${name}`)
+    .of('etl')
+    .spec({
+      frozenDefinition: { segment: definitionSegmentName(name) },
+    })
+    .status({ status })
+    .build();
 
 describe('RunDefinitions', () => {
   it('loads a definition kept in the spec without reading any segment', async () => {
     const { client, reads } = segmentsClient({});
-    const old: DagRunResource = {
-      metadata: { name: 'old', uid: 'uid-old' },
-      spec: { dagRef: { name: 'etl' }, snapshot: { steps: ['echo old'] } },
-    };
+    const old = dagRun('old')
+      .uid('uid-old')
+      .spec({ dagRef: { name: 'etl' } })
+      .snapshot({ steps: ['echo old'] })
+      .build();
     expect((await new RunDefinitions(client).dag(old))?.steps.map((s) => s.cmdWithArgs)).toEqual(['echo old']);
     expect(reads).toEqual([]);
   });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ResourceClient } from '../core/kube/client.ts';
 import type { DagRunResource, DagRunSegmentResource } from '../core/resources/types.ts';
+import { dagRunSegment } from '../test/builders/dag-run-segment.ts';
+import { dagRun } from '../test/builders/dag-run.ts';
 import { RunRecords } from './records.ts';
 
 /** A segment client that answers lists from a table and counts them: the cache is what is tested here. */
@@ -19,29 +21,23 @@ function segmentsClient(byRun: Record<string, number>): {
         statusLabel: 'succeeded',
       }));
       return Promise.resolve({
-        items: [
-          {
-            metadata: {
-              ownerReferences: [{ kind: 'DAGRun', uid: `uid-${run}`, apiVersion: 'kubedag.io/v1alpha1', name: run }],
-            },
-            spec: { run, index: 0, nodes },
-          },
-        ],
+        items: [dagRunSegment(`${run}-steps-0`).ownedBy(run, `uid-${run}`).steps(0, nodes).build()],
       });
     },
   } as unknown as ResourceClient<DagRunSegmentResource>;
   return { client, lists };
 }
 
-const run = (name: string, sealed?: number): DagRunResource => ({
-  metadata: { name, namespace: 'ns', uid: `uid-${name}` },
-  spec: {},
-  status: {
-    status: 4,
-    nodes: [{ name: 'tail', status: 4, statusLabel: 'succeeded' }],
-    ...(sealed === undefined ? {} : { sealed }),
-  },
-});
+const run = (name: string, sealed?: number): DagRunResource =>
+  dagRun(name)
+    .namespace('ns')
+    .uid(`uid-${name}`)
+    .status({
+      status: 4,
+      nodes: [{ name: 'tail', status: 4, statusLabel: 'succeeded' }],
+      ...(sealed === undefined ? {} : { sealed }),
+    })
+    .build();
 
 describe('RunRecords', () => {
   it('answers a run that sealed nothing as it is, without reading segments', async () => {

@@ -4,23 +4,21 @@ import { withRecordedEnd } from '../core/resources/ended.ts';
 import { definitionSegmentName } from '../core/resources/names.ts';
 import { expandNodes, recordBytes, sealedRecords, SEGMENT_BYTES } from '../core/resources/run-records.ts';
 import type { DagRunResource } from '../core/resources/types.ts';
+import { dagRun } from '../test/builders/dag-run.ts';
 import { finished, stepRecord } from '../test/builders/history-run.ts';
 import { restorePlan } from './restore.ts';
 
 /** An archived dagRef run as the store gives it back: every record in the status, the definition in spec.snapshot. */
 function archived(steps: number): DagRunResource {
   const names = Array.from({ length: steps }, (_, i) => `s${String(i)}`);
-  const run = finished('ns', 'etl', 'r1').build().run;
-  return {
-    ...run,
-    metadata: { ...run.metadata, annotations: { [ANNOTATIONS.restartAt]: 'x', [ANNOTATIONS.retry]: 't1', keep: 'me' } },
-    spec: {
-      ...run.spec,
-      dagRef: { name: 'etl' },
-      snapshot: { steps: names.map((name) => ({ name, command: 'true' })) },
-    },
-    status: { ...run.status, observedGeneration: 4, sealed: 9, nodes: names.map(stepRecord) },
-  };
+  return finished('ns', 'etl', 'r1')
+    .resource((run) =>
+      run
+        .annotate({ [ANNOTATIONS.restartAt]: 'x', [ANNOTATIONS.retry]: 't1', keep: 'me' })
+        .snapshot({ steps: names.map((name) => ({ name, command: 'true' })) })
+        .status({ observedGeneration: 4, sealed: 9, nodes: names.map(stepRecord) }),
+    )
+    .build().run;
 }
 
 describe('putting an archived run back', () => {
@@ -72,7 +70,7 @@ describe('putting an archived run back', () => {
   });
 
   it('owns a sub run by the live parent it is put back under (the operator finds children by it, and the garbage collector deletes them with it), and a root by nothing', () => {
-    const parent: DagRunResource = { metadata: { name: 'etl-r1', namespace: 'ns', uid: 'new-uid' }, spec: {} };
+    const parent = dagRun('etl-r1').namespace('ns').uid('new-uid').build();
     expect(restorePlan(archived(1), 'ns', parent).body.metadata?.ownerReferences).toEqual([
       {
         apiVersion: 'kubedag.io/v1alpha1',

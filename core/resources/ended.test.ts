@@ -3,6 +3,7 @@ import { ANNOTATIONS } from './constants.ts';
 import { recordedEndValue, withRecordedEnd, type RecordedEnd } from './ended.ts';
 import type { DagRunStatus } from './schemas.ts';
 import type { DagRunResource } from './types.ts';
+import { dagRun } from '../../test/builders/dag-run.ts';
 
 const END: RecordedEnd = {
   status: 3,
@@ -23,15 +24,10 @@ const RUNNING: DagRunStatus = {
 };
 
 function run(status: DagRunStatus | undefined, annotation: string | undefined): DagRunResource {
-  return {
-    metadata: {
-      name: 'r',
-      namespace: 'n',
-      ...(annotation === undefined ? {} : { annotations: { [ANNOTATIONS.ended]: annotation } }),
-    },
-    spec: {},
-    ...(status === undefined ? {} : { status }),
-  };
+  const built = dagRun('r').namespace('n');
+  if (annotation !== undefined) built.annotate({ [ANNOTATIONS.ended]: annotation });
+  if (status !== undefined) built.status(status);
+  return built.build();
 }
 
 describe('a run seen through its recorded end', () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadDag } from '../../core/dag/index.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
+import { dagRun } from '../../test/builders/dag-run.ts';
 import { owedMails } from './mails.ts';
 import { boundedRows, mailBody, ROWS_BYTES } from './body.ts';
 import { attachedLogs, boundedLogs, LOG_LIMIT, missingLogNote, NOTIFY_COMMAND, notifyPodName } from './pod.ts';
@@ -46,13 +47,8 @@ const canceled: DagRunStatus = {
   nodes: [node('extract', 3, 'canceled')],
 };
 
-function run(status: DagRunStatus): DagRunResource {
-  return {
-    metadata: { name: 'etl-1', namespace: 'default', uid: 'u1' },
-    spec: { dagName: 'etl', dagRunId: 'r1' },
-    status,
-  };
-}
+const run = (status: DagRunStatus): DagRunResource =>
+  dagRun('etl-1').namespace('default').uid('u1').spec({ dagName: 'etl', dagRunId: 'r1' }).status(status).build();
 
 describe('owedMails decides which mails a run owes, as Dagu does', () => {
   const cases: { name: string; status: DagRunStatus; dag?: typeof dag; want: [string, string, readonly string[]][] }[] =

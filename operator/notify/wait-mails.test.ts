@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadDag } from '../../core/dag/index.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
+import { dagRun } from '../../test/builders/dag-run.ts';
 import { owedMails } from './mails.ts';
 import { notifyPodName } from './pod.ts';
 
@@ -14,15 +15,8 @@ steps:
     approval: {prompt: ship it?}
 `;
 
-function run(status: DagRunStatus): DagRunResource {
-  return {
-    apiVersion: 'kubedag.io/v1',
-    kind: 'DAGRun',
-    metadata: { name: 'etl-1', namespace: 'ns' },
-    spec: { dagName: 'etl', dagRunId: '1' },
-    status,
-  };
-}
+const run = (status: DagRunStatus): DagRunResource =>
+  dagRun('etl-1').namespace('ns').spec({ dagName: 'etl', dagRunId: '1' }).status(status).build();
 
 const waiting = (waits: number): DagRunStatus => ({
   status: 7,

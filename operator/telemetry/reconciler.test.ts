@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadDag } from '../../core/dag/index.ts';
 import type { DagRunStatus } from '../../core/resources/schemas.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
+import { dagRun } from '../../test/builders/dag-run.ts';
 import { TELEMETRY_COMMAND, telemetryPodName } from './pod.ts';
 import { decideTelemetry, type TelemetryAction } from './reconciler.ts';
 
@@ -19,13 +20,8 @@ const ended: DagRunStatus = {
   nodes: [],
 };
 
-function run(status: DagRunStatus): DagRunResource {
-  return {
-    metadata: { name: 'etl-1', namespace: 'default', uid: 'u1' },
-    spec: { dagName: 'etl', dagRunId: 'r1' },
-    status,
-  };
-}
+const run = (status: DagRunStatus): DagRunResource =>
+  dagRun('etl-1').namespace('default').uid('u1').spec({ dagName: 'etl', dagRunId: 'r1' }).status(status).build();
 function pod(phase: string, extra: Partial<NonNullable<V1Pod['metadata']>> = {}): V1Pod {
   return {
     metadata: { name: telemetryPodName(run(ended)), ...extra },

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { asksAfterEnd } from '../../../core/resources/frozen.ts';
 import { RunStatus, StepStatus } from '../../../core/resources/status.ts';
 import type { DagRunResource } from '../../../core/resources/types.ts';
+import { dagRun } from '../../../test/builders/dag-run.ts';
 import { owedMails } from '../../notify/mails.ts';
 import { removesContainer } from './container-cleanup.ts';
 import { runDefinition } from '../decide/run-definition.ts';
@@ -16,15 +17,15 @@ import { traced } from '../pods/trace-context.ts';
 const mail = { from: 'kubedag@example.com', to: 'ops@example.com' };
 const smtp = { host: 'smtp.example.com', port: '25' };
 
-const finished = (status: number): DagRunResource => ({
-  metadata: { name: 'r', namespace: 'n' },
-  spec: {},
-  status: {
-    status,
-    finishedAt: '2026-11-28T10:00:00Z',
-    nodes: [{ name: 's', status: StepStatus.Failed, statusLabel: 'failed', finishedAt: '2026-11-28T10:00:00Z' }],
-  },
-});
+const finished = (status: number): DagRunResource =>
+  dagRun('r')
+    .namespace('n')
+    .status({
+      status,
+      finishedAt: '2026-11-28T10:00:00Z',
+      nodes: [{ name: 's', status: StepStatus.Failed, statusLabel: 'failed', finishedAt: '2026-11-28T10:00:00Z' }],
+    })
+    .build();
 const containerPod: V1Pod = { metadata: { name: 'r-container' } };
 
 describe('a DAG that asks nothing after the end owes nothing after the end', () => {

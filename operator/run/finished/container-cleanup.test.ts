@@ -1,6 +1,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { DagRunResource } from '../../../core/resources/types.ts';
+import { dagRun } from '../../../test/builders/dag-run.ts';
 import { removesContainer } from './container-cleanup.ts';
 import { sharedContainer, type SharedContainer } from '../pods/shared-container.ts';
 
@@ -9,11 +10,11 @@ const container = (keepContainer: boolean): SharedContainer => {
   if ('problems' in read) throw new Error(read.problems.join('; '));
   return read.container;
 };
-const run = (finished: boolean): DagRunResource => ({
-  metadata: { name: 'r', namespace: 'n' },
-  spec: {},
-  status: finished ? { finishedAt: '2026-11-24T10:00:00Z' } : {},
-});
+const run = (finished: boolean): DagRunResource =>
+  dagRun('r')
+    .namespace('n')
+    .status(finished ? { finishedAt: '2026-11-24T10:00:00Z' } : {})
+    .build();
 const pod = (deleting = false): V1Pod => ({
   metadata: { name: 'r-container', ...(deleting ? { deletionTimestamp: new Date() } : {}) },
 });

@@ -3,6 +3,7 @@ import { loadDag } from '../../../core/dag/index.ts';
 import { ANNOTATIONS } from '../../../core/resources/constants.ts';
 import type { DagRunStatus } from '../../../core/resources/schemas.ts';
 import type { DagRunResource } from '../../../core/resources/types.ts';
+import { dagRun } from '../../../test/builders/dag-run.ts';
 import {
   attemptSpanId,
   attemptTraceparent,
@@ -23,22 +24,14 @@ function run(
   status: DagRunStatus,
   extra: { uid?: string; annotations?: Record<string, string>; parent?: boolean } = {},
 ): DagRunResource {
-  return {
-    metadata: {
-      name: 'etl-1',
-      namespace: 'default',
-      uid: extra.uid ?? 'uid-1',
-      ...(extra.annotations === undefined ? {} : { annotations: extra.annotations }),
-    },
-    spec: {
-      dagName: 'etl',
-      dagRunId: 'r1',
-      ...(extra.parent === true
-        ? { parent: { name: 'main', dagRunId: 'p1' }, root: { name: 'main', dagRunId: 'p1' } }
-        : {}),
-    },
-    status,
-  };
+  const built = dagRun('etl-1')
+    .namespace('default')
+    .uid(extra.uid ?? 'uid-1')
+    .spec({ dagName: 'etl', dagRunId: 'r1' })
+    .status(status);
+  if (extra.annotations !== undefined) built.annotate(extra.annotations);
+  if (extra.parent === true) built.child(['main', 'p1']);
+  return built.build();
 }
 
 const finished: DagRunStatus = {
