@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
+import { dagRun } from '../test/builders/dag-run.ts';
 import type { DagRunResource } from '../core/resources/types.ts';
 import { podView, withoutManagedFields } from './informers.ts';
 import { attemptOver, endSigns, podIdentity } from './run/decide/observed.ts';
@@ -147,7 +148,7 @@ describe('withoutManagedFields', () => {
   });
 
   it('returns an object without managedFields unchanged', () => {
-    const plain: DagRunResource = { metadata: { name: 'r2' }, spec: {} };
+    const plain = dagRun('r2').build();
     expect(withoutManagedFields(plain)).toBe(plain);
   });
 });

@@ -3,6 +3,7 @@ import type { HistorySummary } from '../../core/history/types.ts';
 import { summaryOf, archiveRecord } from '../../core/history/record.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { finished } from '../../test/builders/history-run.ts';
+import { dag as aDag } from '../../test/builders/dag.ts';
 import { historyFilter, isStoredRow, latestFromStatus, storedSummary, summaryResource } from './archived.ts';
 import { mergedRuns, summaryChunks } from './run-listing.ts';
 import { filterRuns, runSummary } from './runs.ts';
@@ -130,10 +131,9 @@ describe('the streamed merge', () => {
 
 describe("a DAG's latest run from its status", () => {
   it('is a summary with the status fields and no queue time or params; none when the status has none', () => {
-    const dag = {
-      metadata: { name: 'etl', namespace: 'ns' },
-      spec: {},
-      status: {
+    const dag = aDag('etl')
+      .namespace('ns')
+      .status({
         latestRun: {
           resourceName: 'etl-r9',
           dagRunId: 'r9',
@@ -142,8 +142,8 @@ describe("a DAG's latest run from its status", () => {
           startedAt: '2026-11-01T00:00:01Z',
           finishedAt: '2026-11-01T00:01:01Z',
         },
-      },
-    };
+      })
+      .build();
     const summary = runSummary(latestFromStatus(dag, 'etl') as DagRunResource);
     expect([
       summary.dagRunId,

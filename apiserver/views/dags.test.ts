@@ -4,6 +4,7 @@ import type { DagResource, DagRunResource } from '../../core/resources/types.ts'
 import { dagDetailsView, dagEntry, dagListItem, renderYaml, specDigest, type DagEntry } from './dags.ts';
 import { runDetails, runSummary } from './runs.ts';
 import { dagResource, entry, STEPS } from '../../test/dag-entries.ts';
+import { dagRun } from '../../test/builders/dag-run.ts';
 
 describe('specDigest', () => {
   it('does not depend on key order, at any depth', () => {
@@ -106,16 +107,16 @@ describe('dagEntry', () => {
 
 /** A finished run of `etl`, for the latest run of list items and details. */
 function finishedRun(): DagRunResource {
-  return {
-    metadata: { name: 'etl-r1', creationTimestamp: new Date('2026-03-01T10:00:00Z') },
-    spec: { dagRef: { name: 'etl' }, dagName: 'etl', dagRunId: 'r1' },
-    status: {
+  return dagRun('etl-r1')
+    .created(new Date('2026-03-01T10:00:00Z'))
+    .of('etl', 'r1')
+    .status({
       status: 4,
       statusLabel: 'succeeded',
       startedAt: '2026-03-01T10:00:01Z',
       finishedAt: '2026-03-01T10:00:09Z',
-    },
-  };
+    })
+    .build();
 }
 
 const NEVER_RAN = {

@@ -6,6 +6,7 @@ import { iso } from './format.ts';
 import { runIdentity, type RunIdentity } from './identity.ts';
 import { filterRuns, gridData, runDetails, runSummary, type GridRow, type RunFilter, type RunSummary } from './runs.ts';
 import { dagRun, node, noRuns, type RunOptions } from '../../test/view-runs.ts';
+import { dagRun as aDagRun } from '../../test/builders/dag-run.ts';
 
 describe('iso', () => {
   it.each<[string, unknown, string]>([
@@ -45,7 +46,9 @@ describe('runIdentity', () => {
     ],
     [
       'falls back to the DAG reference and resource name without dagName and dagRunId',
-      { metadata: { name: 'etl-abc' }, spec: { dagRef: { name: 'etl' } } },
+      aDagRun('etl-abc')
+        .spec({ dagRef: { name: 'etl' } })
+        .build(),
       { name: 'etl', dagRunId: 'etl-abc', rootName: 'etl', rootId: 'etl-abc', parentName: '', parentId: '' },
     ],
   ])('%s', (_, run, expected) => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { definitionSegment } from '../resources/frozen.ts';
 import type { DagRunResource, DagRunSegmentResource } from '../resources/types.ts';
 import type { ResourceClient } from './client.ts';
+import { dagRun } from '../../test/builders/dag-run.ts';
 import {
   createFrozenRun,
   findFrozenDefinition,
@@ -84,10 +85,12 @@ describe('writeFrozenDefinition', () => {
 });
 
 describe('readFrozenDefinition', () => {
-  const run = (uid: string): DagRunResource => ({
-    metadata: { name: 'etl-r1', namespace: 'ns', uid },
-    spec: { dagRef: { name: 'etl' }, frozenDefinition: { segment: segmentName } },
-  });
+  const run = (uid: string): DagRunResource =>
+    dagRun('etl-r1')
+      .namespace('ns')
+      .uid(uid)
+      .spec({ dagRef: { name: 'etl' }, frozenDefinition: { segment: segmentName } })
+      .build();
 
   it('finds what a freeze killed before its patch wrote, and nothing of a namesake', async () => {
     expect(await findFrozenDefinition(segmentStore([mine]).client, owner)).toEqual({ steps: ['first'] });
@@ -102,10 +105,9 @@ describe('readFrozenDefinition', () => {
 });
 
 describe('createFrozenRun', () => {
-  const body: DagRunResource = {
-    metadata: { name: 'etl-r1' },
-    spec: { dagRef: { name: 'etl' }, frozenDefinition: { segment: segmentName } },
-  };
+  const body = dagRun('etl-r1')
+    .spec({ dagRef: { name: 'etl' }, frozenDefinition: { segment: segmentName } })
+    .build();
   const runsClient = (calls: string[]): ResourceClient<DagRunResource> =>
     ({
       create: (namespace: string, run: DagRunResource) => {
