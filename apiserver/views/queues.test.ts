@@ -135,15 +135,12 @@ describe('the queues view', () => {
   });
 
   it('leaves out a run with no status yet', () => {
-    const fresh: DagRunResource = { metadata: { name: 'etl-a' }, spec: { dagName: 'etl', dagRunId: 'a' } };
+    const fresh = dagRun('etl-a').spec({ dagName: 'etl', dagRunId: 'a' }).build();
     expect(view([], [fresh])).toEqual([]);
   });
 
   it('lists an enqueued run the operator has not seen yet as queued in both of its forms', () => {
-    const fresh: DagRunResource = {
-      metadata: { name: 'etl-a' },
-      spec: { dagName: 'etl', dagRunId: 'a', enqueue: true },
-    };
+    const fresh = dagRun('etl-a').spec({ dagName: 'etl', dagRunId: 'a', enqueue: true }).build();
     const [etl] = view([], [fresh]);
     expect([
       etl?.queuedDAGRuns.map((r) => [r.status, r.statusLabel]),

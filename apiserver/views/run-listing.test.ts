@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DagRunResource } from '../../core/resources/types.ts';
+import { dagRun } from '../../test/builders/dag-run.ts';
 import { RunIndex } from '../run-index.ts';
 import { candidates, listRuns, summaryChunks } from './run-listing.ts';
 import { filterRuns, runSummary, type RunFilter } from './runs.ts';
@@ -14,29 +15,22 @@ function history(): { index: RunIndex; all: DagRunResource[] } {
   const all: DagRunResource[] = [];
   for (let i = 0; i < 600; i++) {
     const dag = `dag-${String(i % 12)}${i % 5 === 0 ? '-nightly' : ''}`;
-    const run: DagRunResource = {
-      metadata: {
-        name: `r${String(i)}`,
-        namespace: 'ns',
-        creationTimestamp: new Date(start + (i % 30) * DAY + i * 1000),
-      },
-      spec: { dagName: dag, dagRunId: `id-${String(i)}` },
-      status: { status: i % 7, statusLabel: 'x' },
-    };
+    const run = dagRun(`r${String(i)}`)
+      .namespace('ns')
+      .created(new Date(start + (i % 30) * DAY + i * 1000))
+      .spec({ dagName: dag, dagRunId: `id-${String(i)}` })
+      .status({ status: i % 7, statusLabel: 'x' })
+      .build();
     runs.set(`r${String(i)}`, run);
     index.update(run, false);
     all.push(run);
     if (i % 10 === 0) {
-      const sub: DagRunResource = {
-        metadata: { name: `sub${String(i)}`, namespace: 'ns' },
-        spec: {
-          dagName: 'child',
-          dagRunId: `s-${String(i)}`,
-          parent: { name: dag, dagRunId: `id-${String(i)}` },
-          root: { name: dag, dagRunId: `id-${String(i)}` },
-        },
-        status: { status: 4 },
-      };
+      const sub = dagRun(`sub${String(i)}`)
+        .namespace('ns')
+        .spec({ dagName: 'child', dagRunId: `s-${String(i)}` })
+        .child([dag, `id-${String(i)}`])
+        .status({ status: 4 })
+        .build();
       runs.set(`sub${String(i)}`, sub);
       index.update(sub, false);
     }
