@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import type { DagRunStatus, RunNode } from '../../core/resources/schemas.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import { dagRun as aDagRun } from '../../test/builders/dag-run.ts';
@@ -130,10 +129,11 @@ describe('runLogText', () => {
   });
 
   it('names the run by the identity it is listed under', () => {
-    const run: DagRunResource = {
-      ...dagRun({ status: 5, queuedAt: '2026-03-01T10:00:00Z' }),
-      metadata: { name: 'etl-r1', annotations: { [ANNOTATIONS.dagName]: 'warehouse' } },
-    };
+    const run = aDagRun('etl-r1')
+      .of('etl', 'r1')
+      .renamedTo('warehouse')
+      .status({ status: 5, queuedAt: '2026-03-01T10:00:00Z' })
+      .build();
     expect(runLogText(run)).toBe('2026-03-01T10:00:00Z run r1 of warehouse queued\n');
   });
 });

@@ -13,11 +13,10 @@ import {
 } from './frozen.ts';
 import { definitionSegmentName } from './names.ts';
 import type { DagRunResource } from './types.ts';
+import { dagRun } from '../../test/builders/dag-run.ts';
 
-const run = (spec: DagRunResource['spec']): DagRunResource => ({
-  metadata: { name: 'etl-r1', namespace: 'ns', uid: 'u1' },
-  spec,
-});
+const run = (spec: DagRunResource['spec']): DagRunResource =>
+  dagRun('etl-r1').namespace('ns').uid('u1').spec(spec).build();
 const reference = {
   segment: 'etl-r1-definition-x',
   queue: 'shared',

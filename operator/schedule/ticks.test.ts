@@ -151,10 +151,8 @@ describe('tickActions', () => {
 });
 
 describe('restartPromises', () => {
-  const stopped = (name: string, annotations: Record<string, string>): DagRunResource => ({
-    metadata: { name, namespace: 'team', annotations },
-    spec: { dagName: 'nightly', dagRunId: name },
-  });
+  const stopped = (name: string, annotations: Record<string, string>): DagRunResource =>
+    dagRun(name).namespace('team').annotate(annotations).spec({ dagName: 'nightly', dagRunId: name }).build();
   const promise = {
     'kubedag.io/restart-run-id': 'restart-20261122T1000',
     'kubedag.io/restart-at': '2026-11-22T10:00:30.000Z',

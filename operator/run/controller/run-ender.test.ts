@@ -4,6 +4,7 @@ import { silentLogger } from '../../../core/log.ts';
 import type { DagRunStatus } from '../../../core/resources/schemas.ts';
 import type { DagRunResource } from '../../../core/resources/types.ts';
 import { dagOf, input, pod } from '../../../test/builders/run-engine.ts';
+import { dagRun } from '../../../test/builders/dag-run.ts';
 import { decide } from '../decide/engine.ts';
 import type { PodWriter } from '../shared/pod-writer.ts';
 import { RunEnder } from './run-ender.ts';
@@ -49,7 +50,7 @@ function fakes(answers: (Error | boolean)[], annotation?: Error) {
   return { calls, ender: new RunEnder({ runs, writer, pods, clock: { now: () => NOW }, log: silentLogger }) };
 }
 
-const RUN: DagRunResource = { metadata: { name: 'scenario-1', namespace: 'n' }, spec: {} };
+const RUN = dagRun('scenario-1').namespace('n').build();
 const DAG = dagOf('type: graph\nsteps: [{name: a, command: x}, {name: b, command: x}]');
 const started = decide(input(DAG, {}, [], NOW));
 const running = input(
