@@ -4,6 +4,7 @@ import { ApiextensionsV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDag } from '../../core/dag/index.ts';
 import { dagManifest } from '../../core/resources/dag.ts';
+import { dagRunSegment } from '../builders/dag-run-segment.ts';
 import { clients, createNamespace, deleteNamespace, kubectl } from './support.ts';
 
 const { kc, core, custom } = clients();
@@ -52,12 +53,11 @@ describe('the Kubedag CRDs', () => {
   );
 
   it('keep a DAGRunSegment as created: a change of its records is refused', async () => {
-    const body = {
-      apiVersion: `${group}/${version}`,
-      kind: 'DAGRunSegment',
-      metadata: { name: 'sealed', namespace: ns },
-      spec: { run: 'r', index: 0, nodes: [{ name: 'a', status: 4, statusLabel: 'succeeded' }] },
-    };
+    const body = dagRunSegment('sealed')
+      .namespace(ns)
+      .forRun('r')
+      .steps(0, [{ name: 'a', status: 4, statusLabel: 'succeeded' }])
+      .build();
     await custom.createNamespacedCustomObject({ group, version, namespace: ns, plural: 'dagrunsegments', body });
     const patch = { spec: { nodes: [{ name: 'a', status: 2, statusLabel: 'failed' }] } };
     await expect(

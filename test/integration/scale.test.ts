@@ -7,13 +7,13 @@
  */
 import { Watch } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_VERSION, LABELS } from '../../core/resources/constants.ts';
 import { stepSegmentName } from '../../core/resources/names.ts';
 import { SEAL_RECORDS, SEGMENT_BYTES } from '../../core/resources/run-records.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
 import type { Server } from '../../apiserver/server.ts';
 import { bigDagYaml } from '../../bench/scale-runs.ts';
 import { dagRun } from '../builders/dag-run.ts';
+import { dagRunSegment } from '../builders/dag-run-segment.ts';
 import { startApi } from './api-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
 import {
@@ -207,13 +207,6 @@ describe('a segment left by a write whose status was lost', () => {
     );
     // As if an operator sealed segment 0 and died before writing the status that names it; its
     // record of s00001 says something no status will say.
-    const owner = {
-      apiVersion: API_VERSION,
-      kind: 'DAGRun',
-      name: 'crashy-run',
-      uid: created.metadata?.uid ?? '',
-      controller: true,
-    };
     const orphan = {
       name: 's00001',
       status: 2,
@@ -223,14 +216,13 @@ describe('a segment left by a write whose status was lost', () => {
       doneCount: 0,
       attempt: 0,
     };
-    await kube.segments.create(ns, {
-      metadata: {
-        name: stepSegmentName('crashy-run', 0),
-        labels: { [LABELS.run]: 'crashy-run' },
-        ownerReferences: [owner],
-      },
-      spec: { run: 'crashy-run', index: 0, nodes: [orphan] },
-    });
+    await kube.segments.create(
+      ns,
+      dagRunSegment(stepSegmentName('crashy-run', 0))
+        .ownedBy('crashy-run', created.metadata?.uid ?? '')
+        .steps(0, [orphan])
+        .build(),
+    );
     const done = await finishedRun(ns, 'crashy-run', 120_000);
     expect(done.status?.statusLabel).toBe('succeeded');
     expect(Object.values(stepStates(done)).filter((s) => s === 'succeeded')).toHaveLength(40);
