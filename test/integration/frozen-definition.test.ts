@@ -15,6 +15,7 @@ import { readFrozenDefinition } from '../../core/kube/frozen-definitions.ts';
 import { definitionSegment } from '../../core/resources/frozen.ts';
 import { dagRunResourceName, definitionSegmentName } from '../../core/resources/names.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
+import { dagRunSegment } from '../builders/dag-run-segment.ts';
 import { dagRun } from '../builders/dag-run.ts';
 import { ContractClient, startApi } from './api-support.ts';
 import {
@@ -141,7 +142,7 @@ async function givenRefusedSegments(): Promise<void> {
   await waitFor(
     'the policy to refuse segments',
     async () =>
-      kube.segments.create(ns, { metadata: { name: 'probe' }, spec: { run: 'refused-probe' } }).then(
+      kube.segments.create(ns, dagRunSegment('probe').forRun('refused-probe').build()).then(
         async () => {
           await kube.segments.delete(ns, 'probe');
           return false;
