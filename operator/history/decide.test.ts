@@ -2,7 +2,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { ANNOTATIONS } from '../../core/resources/constants.ts';
 import type { DagRunResource } from '../../core/resources/types.ts';
-import { dagRun } from '../../test/builders/dag-run.ts';
+import { dagRun, type DagRunBuilder } from '../../test/builders/dag-run.ts';
 import { runDefinition } from '../run/decide/run-definition.ts';
 import { RETRY_ANNOTATION } from '../run/decide/retry-status.ts';
 import {
@@ -18,17 +18,16 @@ const ENDED = '2026-11-28T10:00:00Z';
 const HOUR = 3_600_000;
 const at = (iso: string): number => Date.parse(iso);
 
-const finishedRun = (name: string, fields: Partial<NonNullable<DagRunResource['status']>> = {}): DagRunResource =>
+const finished = (name: string, fields: Partial<NonNullable<DagRunResource['status']>> = {}): DagRunBuilder =>
   dagRun(name)
     .of('etl', name)
-    .status({ status: 4, statusLabel: 'succeeded', finishedAt: ENDED, ...fields })
-    .build();
-const running = (name: string): DagRunResource =>
-  dagRun(name).of('etl', name).status({ status: 1, statusLabel: 'running' }).build();
-const sub = (run: DagRunResource): DagRunResource => ({
-  ...run,
-  spec: { ...run.spec, parent: { name: 'etl', dagRunId: 'root' }, root: { name: 'etl', dagRunId: 'root' } },
-});
+    .status({ status: 4, statusLabel: 'succeeded', finishedAt: ENDED, ...fields });
+const finishedRun = (name: string, fields: Partial<NonNullable<DagRunResource['status']>> = {}): DagRunResource =>
+  finished(name, fields).build();
+const running = (name: string): DagRunBuilder =>
+  dagRun(name).of('etl', name).status({ status: 1, statusLabel: 'running' });
+/** A sub run of the run `root` of etl. */
+const sub = (run: DagRunBuilder): DagRunResource => run.child(['etl', 'root']).build();
 const facts = (run: DagRunResource, more: Partial<CachedRunFacts> = {}): CachedRunFacts => ({
   run,
   attemptPods: [],
@@ -41,7 +40,7 @@ describe('archiveReadiness', () => {
   const root = finishedRun('root');
 
   it('is due once the root and its sub runs ended, nothing is owed and the window has passed', () => {
-    expect(archiveReadiness(facts(root), [facts(sub(finishedRun('child')))], at(ENDED) + HOUR, HOUR)).toEqual({
+    expect(archiveReadiness(facts(root), [facts(sub(finished('child')))], at(ENDED) + HOUR, HOUR)).toEqual({
       kind: 'due',
     });
   });
@@ -62,10 +61,7 @@ describe('archiveReadiness', () => {
   });
 
   it('counts the window from when the DAGRun was made when that is later: a run put back from the store stays its window', () => {
-    const putBack = {
-      ...root,
-      metadata: { ...root.metadata, creationTimestamp: '2026-11-28T20:00:00Z' as unknown as Date },
-    };
+    const putBack = finished('root').created('2026-11-28T20:00:00Z').build();
     expect(archiveReadiness(facts(putBack), [], at('2026-11-28T20:30:00Z'), HOUR)).toMatchObject({
       kind: 'wait',
       requeueAfterMs: HOUR / 2,
@@ -78,8 +74,10 @@ describe('archiveReadiness', () => {
   });
 
   it('leaves a run that has not finished, and a sub run, which goes with its root', () => {
-    expect(archiveReadiness(facts(running('root')), [], at(ENDED) + HOUR, 0)).toMatchObject({ kind: 'not-finished' });
-    expect(archiveReadiness(facts(sub(finishedRun('child'))), [], at(ENDED) + HOUR, 0)).toEqual({
+    expect(archiveReadiness(facts(running('root').build()), [], at(ENDED) + HOUR, 0)).toMatchObject({
+      kind: 'not-finished',
+    });
+    expect(archiveReadiness(facts(sub(finished('child'))), [], at(ENDED) + HOUR, 0)).toEqual({
       kind: 'not-finished',
       reason: 'a sub run is archived with its root',
     });
@@ -87,12 +85,7 @@ describe('archiveReadiness', () => {
 
   it('leaves a finished root while one of its sub runs still runs', () => {
     expect(
-      archiveReadiness(
-        facts(root),
-        [facts(sub(finishedRun('done'))), facts(sub(running('busy')))],
-        at(ENDED) + HOUR,
-        0,
-      ),
+      archiveReadiness(facts(root), [facts(sub(finished('done'))), facts(sub(running('busy')))], at(ENDED) + HOUR, 0),
     ).toEqual({ kind: 'not-finished', reason: 'sub run busy has not finished' });
   });
 
@@ -100,16 +93,19 @@ describe('archiveReadiness', () => {
     {
       name: 'a retry asked for and not started',
       owing: facts(finishedRun('root', { retryToken: 'a' }), {
-        run: { ...root, metadata: { ...root.metadata, annotations: { [RETRY_ANNOTATION]: 'b' } } },
+        run: finished('root')
+          .annotate({ [RETRY_ANNOTATION]: 'b' })
+          .build(),
       }),
       reason: 'root: a retry was asked for',
     },
     {
       name: "a restart tick's promised run",
-      owing: facts({
-        ...root,
-        metadata: { ...root.metadata, annotations: { [ANNOTATIONS.restartRunId]: 'restart-1' } },
-      }),
+      owing: facts(
+        finished('root')
+          .annotate({ [ANNOTATIONS.restartRunId]: 'restart-1' })
+          .build(),
+      ),
       reason: "root: a restart tick's new run is still to come",
     },
     {
@@ -131,20 +127,15 @@ describe('archiveReadiness', () => {
   });
 
   it('does not count a retry already answered', () => {
-    const answered = finishedRun('root', { retryToken: 'b' });
-    expect(
-      archiveReadiness(
-        facts({ ...answered, metadata: { ...answered.metadata, annotations: { [RETRY_ANNOTATION]: 'b' } } }),
-        [],
-        at(ENDED),
-        0,
-      ),
-    ).toEqual({ kind: 'due' });
+    const answered = finished('root', { retryToken: 'b' })
+      .annotate({ [RETRY_ANNOTATION]: 'b' })
+      .build();
+    expect(archiveReadiness(facts(answered), [], at(ENDED), 0)).toEqual({ kind: 'due' });
   });
 
   it('waits for what a sub run owes as for the root', () => {
     expect(
-      archiveReadiness(facts(root), [facts(sub(finishedRun('child')), { attemptPods: [pod('x')] })], at(ENDED), 0),
+      archiveReadiness(facts(root), [facts(sub(finished('child')), { attemptPods: [pod('x')] })], at(ENDED), 0),
     ).toMatchObject({ kind: 'wait', reason: 'child: 1 step Pod(s) whose logs are not archived yet' });
   });
 });
