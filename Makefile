@@ -36,11 +36,12 @@ build: deps compile ui ## install dependencies, compile to dist/ and build the w
 compile: deps ## compile the TypeScript sources to dist/
 	npx tsc -p tsconfig.build.json
 
-lint: deps ## Prettier's check, eslint over the repository, and no import circle anywhere (dpdm)
+lint: deps ## Prettier's check, eslint over the repository, no import circle anywhere (dpdm) and no two folders importing each other
 	npx prettier --check . --log-level warn
 	npx eslint .
 	@# An import circle anywhere fails: every folder's TypeScript, type-only imports included.
-	npx dpdm --no-tree --no-warning --no-progress --exit-code circular:1 --tsconfig tsconfig.json $(foreach d,core operator apiserver step cli cluster image scripts bench test,'$(d)/**/*.ts') 'ui/src/**/*.ts' 'ui/src/**/*.tsx'
+	npx dpdm --no-tree --no-warning --no-progress --exit-code circular:1 --tsconfig tsconfig.json $(foreach d,core operator apiserver step cli cluster image build scripts bench test,'$(d)/**/*.ts') 'ui/src/**/*.ts' 'ui/src/**/*.tsx'
+	node scripts/folder-pairs.ts
 
 typecheck: deps ## type check the sources and the web UI without emitting
 	npx tsc -p tsconfig.json --noEmit

@@ -10,6 +10,7 @@ const UNIT_FILES = [
   'cluster/**/*.test.ts',
   'ui/**/*.test.ts',
   'image/**/*.test.ts',
+  'build/**/*.test.ts',
   'scripts/**/*.test.ts',
 ];
 const LOOPBACK_FILES = '**/*.loopback.test.ts';

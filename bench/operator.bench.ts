@@ -2,7 +2,7 @@
  * Operator benchmark on a fresh local control plane (figures, not a test): step-to-step gap
  * p50/p99, single-step runs per minute, API writes per step, operator CPU seconds and memory
  * (RSS idle, and at the peak of a burst of 200 runs). The operator runs as the image and the
- * chart run it: bundled (image/bundles.ts), with the chart's flags and malloc cap.
+ * chart run it: bundled (build/bundles.ts), with the chart's flags and malloc cap.
  * Targets: gap p50 <= 50 ms (a Pod terminated -> the next Pod created), <= 4 writes per step,
  * >= 1,000 runs/min, RSS idle <= 120 MiB and at the burst's peak <= 180 MiB.
  * Run with `make bench-operator` (`BENCH_WORKSPACE=false` for runs without a workspace,
@@ -28,7 +28,7 @@ import { readLedger } from '../cluster/node-agent/ledger.ts';
 import { STEP_IMAGE } from '../cluster/real-node/images.ts';
 import { freePort, waitFor } from '../cluster/processes.ts';
 import { kubeConfig } from '../cluster/setup.ts';
-import { bundleOperator, chartOperatorLaunch } from '../image/bundles.ts';
+import { bundleOperator, chartOperatorLaunch } from '../build/bundles.ts';
 import { startS3Server } from '../cluster/s3-server.ts';
 
 const group = 'kubedag.io';

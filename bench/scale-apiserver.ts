@@ -1,5 +1,5 @@
 /**
- * The API server of the scale benchmark as the chart runs it: its bundle (image/bundles.ts)
+ * The API server of the scale benchmark as the chart runs it: its bundle (build/bundles.ts)
  * in a process of its own, with the chart's Node.js flags and malloc cap, so that its RSS is
  * the deployed one. It listens once its informers have listed (apiserver/server.ts), so the time
  * to its first answer is its start and sync.
@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { freePort, signalAndWait, waitFor } from '../cluster/processes.ts';
-import { chartLaunch } from '../image/bundles.ts';
+import { chartLaunch } from '../build/bundles.ts';
 
 export interface BenchApiServer {
   readonly base: string;

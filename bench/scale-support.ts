@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { signalAndWait, waitFor } from '../cluster/processes.ts';
-import { chartOperatorLaunch } from '../image/bundles.ts';
+import { chartOperatorLaunch } from '../build/bundles.ts';
 
 export const namespace = 'default';
 

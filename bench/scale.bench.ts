@@ -30,7 +30,7 @@ import { ensureBinaries } from '../cluster/binaries.ts';
 import { startCluster, stopCluster } from '../cluster/cluster.ts';
 import { freePort, waitFor } from '../cluster/processes.ts';
 import { kubeConfig } from '../cluster/setup.ts';
-import { bundleApiServer, bundleOperator } from '../image/bundles.ts';
+import { bundleApiServer, bundleOperator } from '../build/bundles.ts';
 import { startBenchApiServer, type BenchApiServer } from './scale-apiserver.ts';
 import { HISTORY_DAG_YAML, historyReads, recordStats, seedHistory, seedStore, type Seeded } from './scale-history.ts';
 import { openHistoryStore } from '../core/history/open.ts';

@@ -5,9 +5,8 @@
  */
 import { spawn } from 'node:child_process';
 import { access, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { resolveSettings, setting } from '../core/settings.ts';
+import { cacheDir } from '../build/cache-dir.ts';
 
 export interface Versions {
   readonly kubernetes: string;
@@ -26,31 +25,12 @@ export interface Binaries {
   readonly helm: string;
 }
 
+export { cacheDir, CACHE_SETTINGS } from '../build/cache-dir.ts';
+
 const here = import.meta.dirname;
 
 export async function readVersions(): Promise<Versions> {
   return JSON.parse(await readFile(join(here, 'versions.json'), 'utf8')) as Versions;
-}
-
-/** Declared as a setting (core/settings.ts) so that `node cluster/cli.ts --help` lists it. */
-export const CACHE_SETTINGS = {
-  cacheDir: setting<string | undefined>({
-    variables: ['KUBEDAG_CACHE_DIR'],
-    value: 'DIR',
-    default: undefined,
-    defaultText: '$XDG_CACHE_HOME/kubedag, else ~/.cache/kubedag',
-    description:
-      'Where the binaries built from pinned Go modules (etcd, Kubernetes, helm, MinIO, the collector) are kept.',
-    read: (text) => text,
-  }),
-};
-
-/** `KUBEDAG_CACHE_DIR`, else `$XDG_CACHE_HOME/kubedag`, else `~/.cache/kubedag`. */
-export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  return (
-    resolveSettings(CACHE_SETTINGS, {}, env).cacheDir ??
-    join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kubedag')
-  );
 }
 
 export interface Group {

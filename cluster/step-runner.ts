@@ -28,7 +28,7 @@ import {
 } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { resolveSettings, setting } from '../core/settings.ts';
-import { bundleStepRunner } from '../image/step-bundle.ts';
+import { bundleStepRunner } from '../build/step-bundle.ts';
 import { cacheDir } from './binaries.ts';
 
 const root = join(import.meta.dirname, '..');
@@ -78,7 +78,7 @@ export async function runnerHash(): Promise<string> {
     ...(await Promise.all(SOURCES.map((s) => sourceFiles(join(root, s))))).flat(),
     join(root, 'package-lock.json'),
     join(root, 'cluster/step-runner.ts'),
-    join(root, 'image/step-bundle.ts'),
+    join(root, 'build/step-bundle.ts'),
   ];
   for (const file of files)
     hash

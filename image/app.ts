@@ -20,7 +20,7 @@ import {
   utimes,
 } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { cacheDir } from '../cluster/binaries.ts';
+import { cacheDir } from '../build/cache-dir.ts';
 import { run } from './exec.ts';
 import { ROOT } from './reference.ts';
 import { file, type LayerEntry } from './tar.ts';

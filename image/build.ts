@@ -10,8 +10,14 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { API_SERVER_BUNDLE, bundleApiServer, bundleOperator, chartOperatorLaunch, OPERATOR_BUNDLE } from './bundles.ts';
-import { bundleStepRunner } from './step-bundle.ts';
+import {
+  API_SERVER_BUNDLE,
+  bundleApiServer,
+  bundleOperator,
+  chartOperatorLaunch,
+  OPERATOR_BUNDLE,
+} from '../build/bundles.ts';
+import { bundleStepRunner } from '../build/step-bundle.ts';
 import { APP, appEntries, moduleIncluded, nodeEntries, productionModules, treeEntries } from './app.ts';
 import { EXCLUDED, unmetDependencies } from './debian-set.ts';
 import { ensureDebs, readDeb, readLock, type Deb } from './debian.ts';

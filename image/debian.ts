@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { access, mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import tar from 'tar-stream';
-import { cacheDir } from '../cluster/binaries.ts';
+import { cacheDir } from '../build/cache-dir.ts';
 import { parseControl, type Control } from './debian-set.ts';
 import { run } from './exec.ts';
 import { ROOT } from './reference.ts';

@@ -1,6 +1,6 @@
-/** `node scripts/bundle.ts [dir]`: writes the operator and API server bundles (image/bundles.ts), by default where the image keeps them. */
+/** `node scripts/bundle.ts [dir]`: writes the operator and API server bundles (build/bundles.ts), by default where the image keeps them. */
 import { basename, join } from 'node:path';
-import { API_SERVER_BUNDLE, bundleApiServer, bundleOperator, OPERATOR_BUNDLE } from '../image/bundles.ts';
+import { API_SERVER_BUNDLE, bundleApiServer, bundleOperator, OPERATOR_BUNDLE } from '../build/bundles.ts';
 
 const dir = process.argv[2] ?? join(import.meta.dirname, '..', 'dist');
 for (const [write, name] of [

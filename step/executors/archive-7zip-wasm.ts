@@ -1,6 +1,6 @@
 /**
  * The bytes of 7-Zip's WebAssembly (the npm package 7z-wasm), read from the package beside its
- * loader. The step runner's bundle (image/step-bundle.ts) replaces this module with one that
+ * loader. The step runner's bundle (build/step-bundle.ts) replaces this module with one that
  * carries the bytes inline, so the bundle still needs no file beside it.
  */
 import { readFile } from 'node:fs/promises';

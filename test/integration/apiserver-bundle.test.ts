@@ -1,5 +1,5 @@
 /**
- * The API server as the image and the chart run it: the bundle of image/bundles.ts, a file in
+ * The API server as the image and the chart run it: the bundle of build/bundles.ts, a file in
  * dist/, started with the chart's Node.js flags and malloc cap. Every other test runs the
  * sources; this one checks that the bundle is the same program (its settings and help, its
  * version and web UI found from dist/, the API over the cluster).
@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { API_HELP } from '../../apiserver/config.ts';
 import { freePort, signalAndWait } from '../../cluster/processes.ts';
 import { renderHelp } from '../../core/settings-help.ts';
-import { bundleApiServer, chartLaunch } from '../../image/bundles.ts';
+import { bundleApiServer, chartLaunch } from '../../build/bundles.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';
 
 const { core } = clients();

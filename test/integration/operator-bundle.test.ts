@@ -1,5 +1,5 @@
 /**
- * The operator as the image runs it: the bundle of image/bundles.ts, started with the
+ * The operator as the image runs it: the bundle of build/bundles.ts, started with the
  * chart's flags and malloc cap. Every other test runs the sources; this one checks that the
  * bundle is the same program (it parses its flags, leads, runs steps and passes outputs on).
  */
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { renderHelp } from '../../core/settings-help.ts';
 import { OPERATOR_HELP } from '../../operator/config.ts';
-import { bundleOperator, chartOperatorLaunch } from '../../image/bundles.ts';
+import { bundleOperator, chartOperatorLaunch } from '../../build/bundles.ts';
 import { freePort } from '../../cluster/processes.ts';
 import { finishedRun, givenDag, stepStates, whenRun } from './operator-support.ts';
 import { clients, createNamespace, deleteNamespace, waitFor } from './support.ts';

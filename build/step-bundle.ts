@@ -1,6 +1,6 @@
 /**
  * kubedag-step (step/main.ts) as ES modules, for the image and for the local cluster
- * (cluster/step-runner.ts). `node image/step-bundle.ts FILE` writes it, and beside it the
+ * (cluster/step-runner.ts). `node build/step-bundle.ts FILE` writes it, and beside it the
  * 7-Zip worker thread's own bundle (SEVEN_ZIP_THREAD_BUNDLE), so a 7-Zip step's thread loads
  * 7-Zip alone, not the whole runner again. jq's WebAssembly is embedded in jq-wasm's own module,
  * 7-Zip's (7z-wasm, the archive executor) is put inline here and the AWS SDK's lazily loaded
@@ -91,6 +91,6 @@ export async function bundleStepRunner(file: string): Promise<string[]> {
 
 if (import.meta.main) {
   const file = process.argv[2];
-  if (file === undefined) throw new Error('usage: node image/step-bundle.ts FILE');
+  if (file === undefined) throw new Error('usage: node build/step-bundle.ts FILE');
   for (const written of await bundleStepRunner(file)) console.log(`wrote ${written}`);
 }
