@@ -12,6 +12,7 @@ import { withStepDefaults } from './dialect-defaults.ts';
 import { withLabelsAsTags } from './dialect-labels.ts';
 import { schemaParamsAsOneX, typedParamsAsSchema } from './dialect-params.ts';
 import { withApproval } from './dialect-approval.ts';
+import { withoutLogOutput } from './dialect-log-output.ts';
 import { refuseOutputsInContainer, withDeclaredOutputs, withPickedOutputs } from './dialect-outputs.ts';
 import { withPreconditionEval } from './dialect-preconditions.ts';
 import { readConsts, withValues } from './dialect-values.ts';
@@ -74,12 +75,16 @@ function rewriteMapping(input: Mapping, scope: Scope, path: string, errors: DagI
   const value =
     scope === 'step'
       ? withApproval(
-          withOutputs(stepExecution(withTextDepends(namedById(input)), path, errors), path, errors),
+          withOutputs(
+            stepExecution(withTextDepends(namedById(withoutLogOutput(input, path, errors))), path, errors),
+            path,
+            errors,
+          ),
           path,
           errors,
         )
       : scope === 'root'
-        ? withShellArgs(input, path, errors)
+        ? withShellArgs(withoutLogOutput(input, path, errors), path, errors)
         : scope === 'precondition'
           ? withPreconditionEval(input, path, errors)
           : input;
