@@ -41,6 +41,8 @@ export const DELIBERATE: Readonly<Record<string, string>> = {
     "a DAG in Kubernetes has no directory of files beside it; put the files in the step's image or a volume it mounts, or fetch them in the step",
   'stdout.artifact on a sub-DAG step': SUB_DAG_STREAMS,
   'stderr.artifact on a sub-DAG step': SUB_DAG_STREAMS,
+  'output_schema on a sub-DAG step':
+    "a sub-DAG step has no stdout in Kubedag (its work is the child run); check the child DAG's steps' output instead",
   'log_output: merged':
     "Kubedag keeps a step's stdout and stderr apart in its log store; merge them in the command (2>&1) instead",
 };

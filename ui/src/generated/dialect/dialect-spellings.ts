@@ -116,7 +116,7 @@ export const ONE_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
 /** 2.x keys without a 1.x twin that this slice reads (folded into other keys by dialect.ts). */
 export const TWO_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
   root: ['shell_args', 'consts', 'defaults', 'labels', 'artifacts', 's3', 'log_output'],
-  step: ['shell_args', 'action', 'exec', 'outputs', 'approval', 'enqueue', 'container', 'log_output'],
+  step: ['shell_args', 'action', 'exec', 'outputs', 'approval', 'enqueue', 'container', 'log_output', 'output_schema'],
   precondition: ['negate', 'eval'],
   handlerOn: ['init', 'wait'],
   mailOn: ['wait'],
@@ -137,7 +137,6 @@ export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, str
     tasks: 'tasks (agent tasks)',
   },
   step: {
-    output_schema: 'output_schema',
     inputs: 'inputs (build inputs)',
     foreach: 'foreach on a handler',
     llm: 'llm (LLM steps)',
