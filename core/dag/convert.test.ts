@@ -108,15 +108,33 @@ describe('convertDag', () => {
   });
 
   it('reports a refused 2.x feature as a loss, and with lossy writes the rest', () => {
-    const text = 'type: graph\nsteps:\n  - name: a\n    run: echo a\n    log_output: separate\n';
+    const text = 'type: graph\nsteps:\n  - name: a\n    run: echo a\n    log_output: merged\n';
     const strict = convertDag(text, { to: '1.x', fileName: 'a' });
     expect([strict.text, strict.losses.map(formatIssue)]).toEqual([
       undefined,
-      ['steps[0].log_output: Dagu 2.x feature log_output is not supported yet'],
+      [
+        "steps[0].log_output: Dagu 2.x feature log_output: merged is not supported: Kubedag keeps a step's stdout and stderr apart in its log store; merge them in the command (2>&1) instead",
+      ],
     ]);
     expect(convertDag(text, { to: '1.x', lossy: true, fileName: 'a' }).text).toBe(
       'type: graph\nsteps:\n  - name: a\n    command: echo a\n',
     );
+  });
+
+  it('carries log_output: separate as nothing (the layout both have), and reports outputs.write as a loss', () => {
+    const separate = convertDag('steps:\n  - {name: a, run: echo a, log_output: separate}\n', {
+      to: '1.x',
+      fileName: 'a',
+    });
+    expect([separate.losses, separate.text]).toEqual([[], 'type: graph\nsteps:\n  - {name: a, command: echo a}\n']);
+    const write = convertDag('steps:\n  - {id: a, action: outputs.write, with: {values: {X: "1"}}}\n', {
+      to: '1.x',
+      fileName: 'a',
+    });
+    expect([write.text, write.losses.map(formatIssue)]).toEqual([
+      undefined,
+      ['steps[0].output: "output" has no Dagu 1.x form'],
+    ]);
   });
 
   it.each([

@@ -104,7 +104,7 @@ describe('action steps', () => {
     [
       'an unknown action',
       'steps:\n  - {name: s, action: nope}',
-      'steps[0].action: unknown action "nope" (Kubedag runs: exec, docker.run, container.run, k8s.run, kubernetes.run, ssh.run, http.request, jq.filter, mail.send, dag.run, dag.enqueue, noop, log.write, wait.duration, wait.until, wait.file, wait.http, file.stat, file.read, file.write, file.copy, file.move, file.delete, file.mkdir, file.list, s3.upload, s3.download, s3.list, s3.delete, archive.create, archive.extract, archive.list, artifact.list, artifact.read, artifact.write, template.render; a custom action, declared under actions:, is not run by Kubedag)',
+      'steps[0].action: unknown action "nope" (Kubedag runs: exec, docker.run, container.run, k8s.run, kubernetes.run, ssh.run, http.request, jq.filter, mail.send, dag.run, dag.enqueue, noop, outputs.write, log.write, wait.duration, wait.until, wait.file, wait.http, file.stat, file.read, file.write, file.copy, file.move, file.delete, file.mkdir, file.list, s3.upload, s3.download, s3.list, s3.delete, archive.create, archive.extract, archive.list, artifact.list, artifact.read, artifact.write, template.render; a custom action, declared under actions:, is not run by Kubedag)',
     ],
     [
       'an action that is not a string',

@@ -145,6 +145,39 @@ const execAction: ActionRule = (input) => {
 const noop: ActionRule = (input) => (onlyKeys(input, 'noop', []) ? { command: 'true' } : undefined);
 
 /**
+ * outputs.write publishes `with.values` as the step's outputs (Dagu's outputs executor): the
+ * step runs `true` and picks each value as a literal of its object-form `output:`, which the
+ * operator expands and keeps in stepOutputs and the run's outputs, as for a publish-only step.
+ */
+const outputsWrite: ActionRule = (input) => {
+  const values = required(input, 'values');
+  if (!onlyKeys(input, 'outputs.write', ['values']) || values === undefined) return undefined;
+  const at = childPath(input.at, 'values');
+  const problem = !isMapping(values)
+    ? 'must be an object'
+    : Object.keys(values).length === 0
+      ? 'must not be empty'
+      : Object.keys(values).some((key) => key.trim() === '')
+        ? 'contains an empty key'
+        : undefined;
+  if (problem !== undefined) input.errors.push(issue(at, problem));
+  const stdout = input.step.stdout;
+  const own =
+    input.step.output !== undefined
+      ? 'output'
+      : isMapping(stdout) && stdout.outputs !== undefined
+        ? 'stdout'
+        : undefined;
+  if (own !== undefined)
+    input.errors.push(
+      refusal(childPath(input.at.replace(/\.with$/, ''), own), `${own} beside action outputs.write`, OWN_OUTPUT),
+    );
+  if (problem !== undefined || own !== undefined || !isMapping(values)) return undefined;
+  return { command: 'true', output: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, { value: v }])) };
+};
+const OWN_OUTPUT = "Kubedag publishes with.values as the step's output; move these values into with.values";
+
+/**
  * log.write writes its message, after variable substitution, to the step's stdout and ends it
  * with a newline unless it has one. Kubedag's shell substitutes a command's variables, so the
  * message is a double-quoted printf argument in which only `${NAME}` and `$NAME` stay live (and
@@ -248,6 +281,7 @@ export const ACTIONS: Readonly<Record<string, ActionRule>> = {
   'dag.run': dagRun('dag.run'),
   'dag.enqueue': dagEnqueue,
   noop,
+  'outputs.write': outputsWrite,
   'log.write': logWrite,
   ...operationActions('wait'),
   ...operationActions('file'),
@@ -265,7 +299,6 @@ export const REFUSED_ACTIONS: Readonly<Record<string, string>> = {
   'git.worktree.remove': 'action git.worktree.remove (git worktrees)',
   'human.task': 'action human.task (human tasks)',
   'router.route': 'action router.route (router steps)',
-  'outputs.write': 'action outputs.write',
   'git.': 'git actions',
   'data.': 'data.* actions',
   'state.': 'state.* actions',

@@ -64,9 +64,9 @@ describe("Dagu 2.x's artifact outputs (stdout/stderr: {artifact})", () => {
     expect(errorsOf(`steps:\n  - {run: echo a, ${fields}}`)).toEqual([want]);
   });
 
-  it('refuses an artifact output on a sub-DAG step, by name', () => {
-    expect(errorsOf('steps:\n  - {action: dag.run, with: {dag: child}, stdout: {artifact: a.log}}')).toEqual([
-      'steps[0].stdout.artifact: Dagu 2.x feature stdout.artifact on a sub-DAG step is not supported yet',
+  it.each(['stdout', 'stderr'])('refuses %s.artifact on a sub-DAG step, deliberately, saying why', (stream) => {
+    expect(errorsOf(`steps:\n  - {action: dag.run, with: {dag: child}, ${stream}: {artifact: a.log}}`)).toEqual([
+      `steps[0].${stream}.artifact: Dagu 2.x feature ${stream}.artifact on a sub-DAG step is not supported: a sub-DAG step has no stdout or stderr in Kubedag (its work is the child run); write the artifact from the child DAG's steps`,
     ]);
   });
 
@@ -113,7 +113,7 @@ describe("Dagu 2.x's artifact actions", () => {
     [
       'artifact.stat',
       '{path: a}',
-      'steps[0].action: unknown action "artifact.stat" (Kubedag runs: exec, docker.run, container.run, k8s.run, kubernetes.run, ssh.run, http.request, jq.filter, mail.send, dag.run, dag.enqueue, noop, log.write, wait.duration, wait.until, wait.file, wait.http, file.stat, file.read, file.write, file.copy, file.move, file.delete, file.mkdir, file.list, s3.upload, s3.download, s3.list, s3.delete, archive.create, archive.extract, archive.list, artifact.list, artifact.read, artifact.write, template.render; a custom action, declared under actions:, is not run by Kubedag)',
+      'steps[0].action: unknown action "artifact.stat" (Kubedag runs: exec, docker.run, container.run, k8s.run, kubernetes.run, ssh.run, http.request, jq.filter, mail.send, dag.run, dag.enqueue, noop, outputs.write, log.write, wait.duration, wait.until, wait.file, wait.http, file.stat, file.read, file.write, file.copy, file.move, file.delete, file.mkdir, file.list, s3.upload, s3.download, s3.list, s3.delete, archive.create, archive.extract, archive.list, artifact.list, artifact.read, artifact.write, template.render; a custom action, declared under actions:, is not run by Kubedag)',
     ],
   ])('refuses %s with %s', (action, settings, want) => {
     expect(errorsOf(`steps:\n  - {name: s, action: ${action}, with: ${settings}}`)).toEqual([want]);

@@ -3,8 +3,8 @@
  * `name=value` records into the file DAGU_OUTPUT_FILE names; later steps read a value as
  * `${steps.<id>.outputs.<name>}`. Checked here with Dagu's rules (v2.15.1 `parseDeclaredOutputs`
  * and `buildStepDeclaredOutputs`) and kept as a list of `{name, type}` for the 1.x reader; what
- * Kubedag cannot carry (a `path` output, a step that does not run in its own Pod's shell) is
- * refused by name. Pure.
+ * Kubedag cannot carry (a `path` output, which belongs to build DAGs; a step that does not run in
+ * its own Pod's shell) is refused by name. Pure.
  */
 import { cleanArtifactPath, type ArtifactPathProblem } from './artifact-path.ts';
 import { refusal } from './dialect-refusal.ts';
@@ -93,7 +93,10 @@ function readOne(item: unknown, path: string, seen: Set<string>): DeclaredOutput
   return issue(childPath(path, 'type'), 'must be "string" or "json"');
 }
 
-/** A path output publishes a verified file (Dagu's materialised outputs): no counterpart yet. */
+/**
+ * A path output is a build path (Dagu takes it only in a `type: build` DAG, validateBuildStep):
+ * refused deliberately, as build DAGs are, after Dagu's checks of the entry.
+ */
 function pathProblem(item: Mapping, path: string): DagIssue {
   if (typeof item.path !== 'string') return issue(childPath(path, 'path'), 'must be a string');
   if (item.path.trim() === '') return issue(childPath(path, 'path'), 'must not be empty');

@@ -6,6 +6,12 @@
  */
 import { issue, type DagIssue } from './issues.ts';
 
+/** Dagu takes `inputs` and `path` outputs only in a `type: build` DAG (validateBuildStep). */
+const BUILD_PATHS = 'it is a build path, which only build DAGs (type: build) take, and Kubedag runs no build DAGs';
+/** Dagu's sub-DAG step prints the child run's status as JSON; Kubedag's prints nothing. */
+const SUB_DAG_STREAMS =
+  "a sub-DAG step has no stdout or stderr in Kubedag (its work is the child run); write the artifact from the child DAG's steps";
+
 /** Feature name (as refusal() is given it) -> why Kubedag does not run it. */
 export const DELIBERATE: Readonly<Record<string, string>> = {
   'llm (LLM settings)': 'Kubedag runs no LLM steps',
@@ -29,6 +35,16 @@ export const DELIBERATE: Readonly<Record<string, string>> = {
   'type: chat (LLM chat steps)': 'Kubedag runs no LLM steps',
   'type: agent (agent steps)': 'Kubedag runs no LLM agents',
   'type: harness (coding-agent harness)': 'Kubedag runs no coding-agent harnesses',
+  'inputs (build inputs)': BUILD_PATHS,
+  'outputs path (an output published as a file)': `${BUILD_PATHS}; publish a value (type: string) or write the file as a run artifact`,
+  'dependencies (files beside the DAG)':
+    "a DAG in Kubernetes has no directory of files beside it; put the files in the step's image or a volume it mounts, or fetch them in the step",
+  'stdout.artifact on a sub-DAG step': SUB_DAG_STREAMS,
+  'stderr.artifact on a sub-DAG step': SUB_DAG_STREAMS,
+  'output_schema on a sub-DAG step':
+    "a sub-DAG step has no stdout in Kubedag (its work is the child run); check the child DAG's steps' output instead",
+  'log_output: merged':
+    "Kubedag keeps a step's stdout and stderr apart in its log store; merge them in the command (2>&1) instead",
 };
 
 /**

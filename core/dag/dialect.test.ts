@@ -224,10 +224,24 @@ describe('loadDag refuses what this slice does not read', () => {
       want: ['steps[0].run: Dagu 2.x feature ${params.…} references is not supported yet'],
     },
     {
-      name: 'a path output',
+      name: 'a path output (a build path), deliberately',
       yaml: 'steps:\n  - {id: a, run: echo, outputs: [{name: f, path: out/f.txt}]}',
       want: [
-        'steps[0].outputs[0].path: Dagu 2.x feature outputs path (an output published as a file) is not supported yet',
+        'steps[0].outputs[0].path: Dagu 2.x feature outputs path (an output published as a file) is not supported: it is a build path, which only build DAGs (type: build) take, and Kubedag runs no build DAGs; publish a value (type: string) or write the file as a run artifact',
+      ],
+    },
+    {
+      name: 'inputs (build paths), deliberately',
+      yaml: 'steps:\n  - {id: a, run: echo, inputs: [{name: src, path: src.txt}]}',
+      want: [
+        'steps[0].inputs: Dagu 2.x feature inputs (build inputs) is not supported: it is a build path, which only build DAGs (type: build) take, and Kubedag runs no build DAGs',
+      ],
+    },
+    {
+      name: 'file dependencies, deliberately',
+      yaml: 'steps:\n  - {run: ./scripts/a.sh, dependencies: [scripts/**]}',
+      want: [
+        "steps[0].dependencies: Dagu 2.x feature dependencies (files beside the DAG) is not supported: a DAG in Kubernetes has no directory of files beside it; put the files in the step's image or a volume it mounts, or fetch them in the step",
       ],
     },
     {
@@ -249,9 +263,11 @@ describe('loadDag refuses what this slice does not read', () => {
       ],
     },
     {
-      name: "a step's log_output",
-      yaml: 'steps:\n  - {run: echo, log_output: separate}',
-      want: ['steps[0].log_output: Dagu 2.x feature log_output is not supported yet'],
+      name: "a step's log_output: merged, deliberately",
+      yaml: 'steps:\n  - {run: echo, log_output: merged}',
+      want: [
+        "steps[0].log_output: Dagu 2.x feature log_output: merged is not supported: Kubedag keeps a step's stdout and stderr apart in its log store; merge them in the command (2>&1) instead",
+      ],
     },
     {
       name: 'other ${steps.…} references',

@@ -12,6 +12,8 @@ import { withStepDefaults } from './dialect-defaults.ts';
 import { withLabelsAsTags } from './dialect-labels.ts';
 import { schemaParamsAsOneX, typedParamsAsSchema } from './dialect-params.ts';
 import { withApproval } from './dialect-approval.ts';
+import { withoutLogOutput } from './dialect-log-output.ts';
+import { withOutputSchema } from './dialect-output-schema.ts';
 import { refuseOutputsInContainer, withDeclaredOutputs, withPickedOutputs } from './dialect-outputs.ts';
 import { withPreconditionEval } from './dialect-preconditions.ts';
 import { readConsts, withValues } from './dialect-values.ts';
@@ -74,12 +76,16 @@ function rewriteMapping(input: Mapping, scope: Scope, path: string, errors: DagI
   const value =
     scope === 'step'
       ? withApproval(
-          withOutputs(stepExecution(withTextDepends(namedById(input)), path, errors), path, errors),
+          withOutputs(
+            stepExecution(withTextDepends(namedById(withoutLogOutput(input, path, errors))), path, errors),
+            path,
+            errors,
+          ),
           path,
           errors,
         )
       : scope === 'root'
-        ? withShellArgs(input, path, errors)
+        ? withShellArgs(withoutLogOutput(input, path, errors), path, errors)
         : scope === 'precondition'
           ? withPreconditionEval(input, path, errors)
           : input;
@@ -98,9 +104,9 @@ function rewriteMapping(input: Mapping, scope: Scope, path: string, errors: DagI
   return out;
 }
 
-/** Declared outputs, and the object forms of `output`/`stdout`/`stderr` (picked outputs, artifacts). */
+/** Declared outputs, the object forms of `output`/`stdout`/`stderr` (picked outputs, artifacts), output_schema. */
 function withOutputs(step: Mapping, path: string, errors: DagIssue[]): Mapping {
-  return withPickedOutputs(withDeclaredOutputs(step, path, errors), path, errors);
+  return withOutputSchema(withPickedOutputs(withDeclaredOutputs(step, path, errors), path, errors), path, errors);
 }
 
 /** A 2.x step without a name is named by its id (Dagu's finalizeBuiltStepName); 1.x generates one. */

@@ -58,8 +58,8 @@ describe('fixture DAG files', () => {
     // 2.x: builtin-executors.test.ts, the s3 executor's tests and the artifacts tests cover them.
     const twoXRoot = ['s3', 'artifacts', 'waitMail'];
     expect(Object.keys(dagSchema.properties).filter((k) => !rootKeys.has(k) && !twoXRoot.includes(k))).toEqual([]);
-    // `outputs` (declared outputs), `approval` and `enqueue` (dag.enqueue) mark a file as Dagu 2.x: the dialect fixture pairs and the action tests cover them.
-    const twoX = ['outputs', 'approval', 'enqueue'];
+    // `outputs` (declared outputs), `approval`, `enqueue` (dag.enqueue) and `output_schema` mark a file as Dagu 2.x: the dialect fixture pairs and the action tests cover them.
+    const twoX = ['outputs', 'approval', 'enqueue', 'output_schema'];
     expect(Object.keys(stepSchema.properties).filter((k) => !stepKeys.has(k) && !twoX.includes(k))).toEqual([]);
   });
 

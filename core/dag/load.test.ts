@@ -26,7 +26,7 @@ describe('loadDag rejects invalid files with located messages', () => {
       name: 'maskEnv, which the reference also rejects',
       yaml: 'steps:\n  - command: echo\n    maskEnv: true',
       want: [
-        'steps[0].maskEnv: unknown key; known keys are name, id, description, workingDir, dir, executor, type, with, config, command, args, shell, shellPackages, script, stdout, stderr, output, outputs, approval, depends, continueOn, retryPolicy, repeatPolicy, mailOnError, precondition, preconditions, signalOnStop, call, run, enqueue, params, parallel, workerSelector, env, timeoutSec, kubernetes',
+        'steps[0].maskEnv: unknown key; known keys are name, id, description, workingDir, dir, executor, type, with, config, command, args, shell, shellPackages, script, stdout, stderr, output, outputs, output_schema, approval, depends, continueOn, retryPolicy, repeatPolicy, mailOnError, precondition, preconditions, signalOnStop, call, run, enqueue, params, parallel, workerSelector, env, timeoutSec, kubernetes',
       ],
     },
     {

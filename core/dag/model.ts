@@ -200,6 +200,8 @@ export interface Step {
   readonly declaredOutputs?: readonly DeclaredOutput[];
   /** Dagu 2.x's object-form `output:` or `stdout.outputs`: values the operator picks out of a succeeded attempt's streams. */
   readonly pickedOutputs?: PickedOutputs;
+  /** Dagu 2.x's `output_schema`: a JSON Schema a succeeded attempt's stdout, decoded as JSON, must pass. */
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
   readonly approval?: Approval;
   readonly depends: readonly string[];
   readonly continueOn: ContinueOn;

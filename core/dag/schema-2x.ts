@@ -17,11 +17,16 @@ export const STEP_2X = 'step2x';
 
 const words = Type.Array(Type.String());
 const shellArgs = Type.Array(Type.String(), { description: 'Arguments of the shell named by shell.' });
+/** Only `separate`, in any letter case (dialect-log-output.ts): `merged` is refused by name. */
+const logOutput = Type.Union([Type.String({ pattern: '^\\s*([Ss][Ee][Pp][Aa][Rr][Aa][Tt][Ee])?\\s*$' }), Type.Null()], {
+  description: "separate: stdout and stderr kept apart, the layout of Kubedag's log store (merged is refused).",
+});
 
 /** 2.x keys without a 1.x twin that Kubedag reads, by mapping; each replaces a 1.x key of the same name. */
 const TWO_X_ADDITIONS: Readonly<Partial<Record<Scope, Readonly<Record<string, TSchema>>>>> = {
   root: {
     shell_args: shellArgs,
+    log_output: logOutput,
     consts: Type.Array(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()])), {
       description: 'Constants fixed when the file is loaded, read as `${consts.NAME}`: a list of `NAME: value`.',
     }),
@@ -36,6 +41,7 @@ const TWO_X_ADDITIONS: Readonly<Partial<Record<Scope, Readonly<Record<string, TS
   },
   step: {
     shell_args: shellArgs,
+    log_output: logOutput,
     depends: Type.Union([Type.String(), Type.Number(), Type.Array(Type.Union([Type.String(), Type.Number()]))], {
       description: 'Steps (names or ids) that must finish first; a number names the step it spells; `[]` opts out.',
     }),
@@ -43,7 +49,7 @@ const TWO_X_ADDITIONS: Readonly<Partial<Record<Scope, Readonly<Record<string, TS
       description: 'A shell command (several lines: an inline script), or a list of one command.',
     }),
     action: text(
-      'A built-in action (exec, http.request, dag.run, ssh.run, jq.filter, mail.send, log.write, noop, ...); `with:` holds its inputs.',
+      'A built-in action (exec, http.request, dag.run, ssh.run, jq.filter, mail.send, log.write, outputs.write, noop, ...); `with:` holds its inputs.',
     ),
     exec: object(
       {

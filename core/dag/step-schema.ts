@@ -280,6 +280,12 @@ export const stepSchema = object(
         },
       ),
     ),
+    output_schema: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description:
+          "Dagu 2.x: an inline JSON Schema of an object; a succeeded attempt's stdout must be JSON it accepts, or the step fails.",
+      }),
+    ),
     approval: Type.Optional(
       object(
         {

@@ -69,6 +69,7 @@ export function normalizeStep(
     ...optional('output', outputOf(raw.output, childPath(path, 'output'), errors)),
     ...optional('declaredOutputs', declaredOutputsOf(raw.outputs)),
     ...optional('pickedOutputs', pickedOutputsOf(raw)),
+    ...optional('outputSchema', raw.output_schema),
     ...optional('approval', approvalOf(raw.approval)),
     depends: listFromFile(raw.depends),
     continueOn: continueOnOf(raw.continueOn, childPath(path, 'continueOn'), errors),

@@ -1,7 +1,8 @@
 /**
  * Dagu 2.x step semantics (issue 26) run by the operator on the local control plane: values
- * picked out of a step's stdout and stderr (object-form `output:` and `stdout: {outputs}`) and
- * read by later steps through \${steps.<id>.outputs.<name>}; a foreach over items known only
+ * picked out of a step's stdout and stderr (object-form `output:` and `stdout: {outputs}`) or
+ * written by `action: outputs.write`, and read by later steps through
+ * \${steps.<id>.outputs.<name>}; stdout checked against an `output_schema`; a foreach over items known only
  * when it runs (a previous step's output), and one whose items are named by `key` and whose
  * `collect` gathers values from each item's run; the DAG-level retry_policy, which retries a failed
  * run in place up to its limit. The loader's and the engine's unit
@@ -28,7 +29,7 @@ let operator: RunningOperator;
 withOperatorNamespace('semantics2x', (made) => ({ ns, operator } = made));
 
 describe('a Dagu 2.x step that picks outputs', () => {
-  it('publishes values picked out of its stdout, stderr and a file it wrote (secrets masked) to later steps, and fails when stdout does not decode or the file is missing', async () => {
+  it('publishes values picked out of its stdout, stderr and a file it wrote (secrets masked) and written by outputs.write to later steps, and fails when stdout does not decode, fails its output_schema or the file is missing', async () => {
     await givenDag(
       ns,
       'picked',
@@ -58,9 +59,18 @@ steps:
     run: "echo '{\\"arch\\": \\"amd64\\", \\"os\\": \\"linux\\"}'"
     stdout:
       outputs: {decode: json}
+    output_schema: {type: object, required: [arch, os]}
   - id: publish
     depends: [build, meta]
     run: echo "\${steps.build.outputs.TAG} \${steps.build.outputs.FIRST} \${steps.meta.outputs.arch} \${steps.build.outputs.WARNINGS} \${steps.build.outputs.CHANNEL} \${steps.build.outputs.RELEASE}"
+  - id: written
+    depends: [build]
+    action: outputs.write
+    with:
+      values: {tag: "\${steps.build.outputs.TAG}", count: 2}
+  - id: unschemed
+    run: "echo '{\\"arch\\": 1}'"
+    output_schema: {type: object, properties: {arch: {type: string}}}
   - id: broken
     run: echo not json
     output:
@@ -77,6 +87,8 @@ steps:
       build: 'succeeded',
       meta: 'succeeded',
       publish: 'succeeded',
+      written: 'succeeded',
+      unschemed: 'failed',
       broken: 'failed',
       nofile: 'failed',
     });
@@ -91,6 +103,8 @@ steps:
     });
     expect(node('meta')?.stepOutputs).toEqual({ arch: 'amd64', os: 'linux' });
     expect(await stepLog(operator, done, 'publish')).toBe('1.4.2 3 amd64 2 prod-stable 2.0\n');
+    expect(node('written')?.stepOutputs).toEqual({ tag: '1.4.2', count: '2' });
+    expect(node('unschemed')?.error).toBe('failed to validate output_schema: stdout JSON does not match output_schema');
     expect(node('broken')?.error).toBe('failed to evaluate structured output: A: failed to decode JSON');
     expect(node('nofile')?.error).toBe(
       'failed to evaluate structured output: B: failed to read file "/tmp/absent.txt": no such file or directory',

@@ -218,7 +218,7 @@ function findStep(dag: Dag, name: string): Step | undefined {
   return dag.steps.find((s) => s.name === name) ?? Object.values(dag.handlerOn).find((s) => s.name === name);
 }
 
-/** A step whose logs a decision reads: an output, declared outputs, continueOn.output, or the prepare step. */
+/** A step whose logs a decision reads: an output, declared outputs, output_schema, continueOn.output, or the prepare step. */
 function reportsWithStdout(dag: Dag, stepName: string): boolean {
   if (stepName === PREPARE_STEP) return true;
   const step = findStep(dag, stepName);
@@ -227,6 +227,7 @@ function reportsWithStdout(dag: Dag, stepName: string): boolean {
     (step.output !== undefined ||
       step.declaredOutputs !== undefined ||
       step.pickedOutputs !== undefined ||
+      step.outputSchema !== undefined ||
       step.continueOn.output.length > 0)
   );
 }

@@ -7,8 +7,9 @@ import type { RepeatPolicy, RetryPolicy, Step } from '../../../core/dag/index.ts
 import { StepStatus, type StepStatusValue } from '../../../core/resources/status.ts';
 import { readDeclaredOutputs } from './declared-outputs.ts';
 import { readPickedFiles } from './picked-files.ts';
-import { pickValues } from './picked-values.ts';
+import { pickValues, type PickSources } from './picked-values.ts';
 import { outputFromStdout } from '../pods/output-values.ts';
+import { outputSchemaError } from './output-schema.ts';
 
 /** What the step Pod reported besides its exit code (its termination message). */ import type { ChildNode } from './foreach-keys.ts';
 
@@ -58,6 +59,8 @@ export interface AttemptContext {
   readonly resolveCount: (value: number | string) => number;
   /** The variables a picked output's literal may name (given only when the step picks outputs). */
   readonly variables?: Readonly<Record<string, string>>;
+  /** The outputs earlier steps published, for a literal's `${steps.<id>.outputs.<name>}` (given with variables). */
+  readonly steps?: PickSources['steps'];
 }
 
 function matchesText(pattern: string, text: string): boolean {
@@ -160,22 +163,39 @@ function publishedOutputs(step: Step, report: AttemptReport, context: AttemptCon
     step.declaredOutputs === undefined
       ? undefined
       : readDeclaredOutputs(report.outputRecords ?? '', step.declaredOutputs, maxOutputSize);
-  const files = step.pickedOutputs === undefined ? {} : readPickedFiles(report.pickedFiles ?? '', step.pickedOutputs);
-  const sources = {
-    stdout: report.stdout ?? '',
-    stderr: report.stderr ?? '',
-    files,
-    variables: context.variables ?? {},
-  };
-  const picked = step.pickedOutputs === undefined ? undefined : pickValues(step.pickedOutputs, sources, maxOutputSize);
+  const picked =
+    step.pickedOutputs === undefined
+      ? undefined
+      : pickValues(step.pickedOutputs, pickSources(step.pickedOutputs, report, context), maxOutputSize);
   for (const read of [declared, picked]) if (read !== undefined && 'error' in read) return { error: read.error };
   const values = [declared, picked].find((read) => read !== undefined && 'values' in read);
   return values === undefined || !('values' in values) ? undefined : { stepOutputs: values.values };
 }
 
+/** What a step's picked outputs are taken from: its streams, the files it sent back, the values a literal may name. */
+function pickSources(
+  picked: NonNullable<Step['pickedOutputs']>,
+  report: AttemptReport,
+  context: AttemptContext,
+): PickSources {
+  return {
+    stdout: report.stdout ?? '',
+    stderr: report.stderr ?? '',
+    files: readPickedFiles(report.pickedFiles ?? '', picked),
+    variables: context.variables ?? {},
+    ...(context.steps === undefined ? {} : { steps: context.steps }),
+  };
+}
+
 /** The captured output and published outputs, or why capturing them failed the step. */
 function captureOutput(step: Step, report: AttemptReport, context: AttemptContext): Captured {
   const { maxOutputSize } = context;
+  // Dagu judges the schema first, and only of an attempt that succeeded.
+  const schemaError =
+    step.outputSchema === undefined || report.exitCode !== 0
+      ? undefined
+      : outputSchemaError(step.outputSchema, report.stdout ?? '', maxOutputSize);
+  if (schemaError !== undefined) return { error: schemaError };
   const published = publishedOutputs(step, report, context);
   if (published?.error !== undefined) return { error: published.error };
   const stepOutputs = published?.stepOutputs === undefined ? {} : { stepOutputs: published.stepOutputs };

@@ -99,7 +99,10 @@ function judging(work: Work, node: RunNode, step: Step): AttemptContext {
     maxOutputSize: work.dag.maxOutputSize,
     resolveCount: (value) => resolveCount(value, definition),
     ...(picksLiteral
-      ? { variables: variables(definition, { nodes: [...work.nodes.values()] }, step, work.dag.steps) }
+      ? {
+          variables: variables(definition, { nodes: [...work.nodes.values()] }, step, work.dag.steps),
+          steps: declaredOutputRefs(work.dag, { nodes: [...work.nodes.values()] }),
+        }
       : {}),
   };
 }

@@ -117,6 +117,22 @@ describe('judging an attempt of a step that picks outputs', () => {
     });
   });
 
+  it("substitutes an earlier step's published output into a literal (outputs.write republishes so), and leaves an unknown one", () => {
+    const write = plainStep('publish', {
+      id: 'publish',
+      pickedOutputs: {
+        entries: [
+          { name: 'tag', value: '${steps.build.outputs.TAG}' },
+          { name: 'meta', value: { at: '${STAGE}/${steps.build.outputs.TAG}', other: '${steps.none.outputs.X}' } },
+        ],
+      },
+    });
+    const given = { ...context, variables: { STAGE: 'prod' }, steps: { build: { outputs: { TAG: '1.4.2' } } } };
+    expect(judgeAttempt(write, { exitCode: 0, preconditionUnmet: false, stdout: '' }, given)).toMatchObject({
+      stepOutputs: { tag: '1.4.2', meta: '{"at":"prod/1.4.2","other":"${steps.none.outputs.X}"}' },
+    });
+  });
+
   it('publishes the declared outputs, not the picked ones, when a step has both (as Dagu reads them)', () => {
     const both = { ...step, declaredOutputs: [{ name: 'version', type: 'string' as const }] };
     const report = { exitCode: 0, preconditionUnmet: false, stdout: streams.stdout, outputRecords: 'version=2\n' };

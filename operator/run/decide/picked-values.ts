@@ -8,7 +8,13 @@
  * `${steps.<id>.outputs.<name>}` substitutes. Pure: a select is a path, never a jq program.
  */
 import { CORE_SCHEMA, load } from 'js-yaml';
-import { expand, type PickDecode, type PickedEntry, type PickedOutputs } from '../../../core/dag/index.ts';
+import {
+  expand,
+  type PickDecode,
+  type PickedEntry,
+  type PickedOutputs,
+  type StepReference,
+} from '../../../core/dag/index.ts';
 import { MASK } from '../../../core/logs/mask.ts';
 import { INLINE_OUTPUT_BYTES } from '../pods/output-values.ts';
 import type { FileRead } from './picked-files.ts';
@@ -22,6 +28,8 @@ export interface PickSources {
   /** The `from: file` entries' files, by entry name, as the runner sent them (picked-files.ts). */
   readonly files?: Readonly<Record<string, FileRead>>;
   readonly variables: Readonly<Record<string, string>>;
+  /** The outputs earlier steps published, for a literal's `${steps.<id>.outputs.<name>}`. */
+  readonly steps?: Readonly<Record<string, StepReference>>;
 }
 
 type Picked = { readonly value: unknown } | { readonly error: string };
@@ -51,7 +59,7 @@ function pickEntries(entries: readonly PickedEntry[], sources: PickSources): Pic
 }
 
 function pickEntry(entry: PickedEntry, sources: PickSources): Picked {
-  if ('value' in entry) return { value: withVariables(entry.value, sources.variables) };
+  if ('value' in entry) return { value: withVariables(entry.value, sources) };
   const file = entry.from === 'file' ? (sources.files?.[entry.name] ?? { error: 'the file was not read' }) : undefined;
   if (file !== undefined && 'error' in file) return { error: `${entry.name}: ${file.error}` };
   const raw = file?.text ?? (entry.from === 'stdout' ? sources.stdout : sources.stderr);
@@ -139,10 +147,17 @@ function asText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value ?? null);
 }
 
-/** A literal's strings with the step's known variables substituted (Dagu resolves them at run time too). */
-function withVariables(value: unknown, variables: Readonly<Record<string, string>>): unknown {
-  if (typeof value === 'string') return expand(value, { scopes: [variables] }).value;
-  if (Array.isArray(value)) return value.map((item: unknown) => withVariables(item, variables));
+/**
+ * A literal's strings with the step's known variables and earlier steps' published outputs
+ * substituted (Dagu resolves them at run time too; outputs.write republishes values so).
+ */
+function withVariables(value: unknown, sources: PickSources): unknown {
+  if (typeof value === 'string')
+    return expand(value, {
+      scopes: [sources.variables],
+      ...(sources.steps === undefined ? {} : { steps: sources.steps }),
+    }).value;
+  if (Array.isArray(value)) return value.map((item: unknown) => withVariables(item, sources));
   if (!isObject(value)) return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withVariables(v, variables)]));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withVariables(v, sources)]));
 }

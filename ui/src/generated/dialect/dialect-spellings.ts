@@ -115,8 +115,8 @@ export const ONE_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
 
 /** 2.x keys without a 1.x twin that this slice reads (folded into other keys by dialect.ts). */
 export const TWO_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
-  root: ['shell_args', 'consts', 'defaults', 'labels', 'artifacts', 's3'],
-  step: ['shell_args', 'action', 'exec', 'outputs', 'approval', 'enqueue', 'container'],
+  root: ['shell_args', 'consts', 'defaults', 'labels', 'artifacts', 's3', 'log_output'],
+  step: ['shell_args', 'action', 'exec', 'outputs', 'approval', 'enqueue', 'container', 'log_output', 'output_schema'],
   precondition: ['negate', 'eval'],
   handlerOn: ['init', 'wait'],
   mailOn: ['wait'],
@@ -125,7 +125,6 @@ export const TWO_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
 /** 2.x keys this slice does not read, each with the feature it stands for. */
 export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, string>>>>> = {
   root: {
-    log_output: 'log_output',
     step_types: 'step_types (custom step types)',
     actions: 'actions (custom action packages)',
     resources: 'resources',
@@ -138,15 +137,13 @@ export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, str
     tasks: 'tasks (agent tasks)',
   },
   step: {
-    output_schema: 'output_schema',
-    inputs: 'inputs',
+    inputs: 'inputs (build inputs)',
     foreach: 'foreach on a handler',
     llm: 'llm (LLM steps)',
     messages: 'messages (LLM chat steps)',
     value: 'value (router steps)',
     routes: 'routes (router steps)',
-    log_output: 'log_output',
-    dependencies: 'dependencies',
+    dependencies: 'dependencies (files beside the DAG)',
   },
   container: {
     exec: 'container.exec (an existing container)',
