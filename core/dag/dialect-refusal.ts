@@ -6,6 +6,10 @@
  */
 import { issue, type DagIssue } from './issues.ts';
 
+/** Why host paths are refused: pod policy, and where Kubernetes volumes are written instead. */
+const HOST_PATHS =
+  "a step Pod gets volumes from its kubernetes block, not Docker bind mounts; write volumes and volumeMounts there (a hostPath volume only where the namespace's pod policy allows one), or use the run's workspace";
+
 /** Feature name (as refusal() is given it) -> why Kubedag does not run it. */
 export const DELIBERATE: Readonly<Record<string, string>> = {
   'llm (LLM settings)': 'Kubedag runs no LLM steps',
@@ -29,6 +33,19 @@ export const DELIBERATE: Readonly<Record<string, string>> = {
   'type: chat (LLM chat steps)': 'Kubedag runs no LLM steps',
   'type: agent (agent steps)': 'Kubedag runs no LLM agents',
   'type: harness (coding-agent harness)': 'Kubedag runs no coding-agent harnesses',
+  'docker with.volumes (bind mounts of the host)': HOST_PATHS,
+  'step container.volumes (bind mounts of the host)': HOST_PATHS,
+  'container.exec (an existing container)':
+    "the run's container is a Pod Kubedag starts; to run steps in a running Pod, name it on each step (container: <pod>)",
+  'container.healthcheck':
+    'Kubernetes runs no Docker health checks; wait for the container with log_pattern (a line it logs once ready)',
+  'step container.healthcheck':
+    "a step Pod's command starts with its container and nothing waits for health; check readiness in the command",
+  "container.shell (a shell around exec'd commands)":
+    "commands in the run's container are exec'd as written, without a shell; write bash -c '...' or a script",
+  'step container.shell with exec':
+    "an exec'd command runs as written, without a shell; write bash -c '...' or a script",
+  'docker with.shell with exec': "an exec'd command runs as written, without a shell; write bash -c '...' or a script",
 };
 
 /**
