@@ -51,7 +51,7 @@ export function checkSshSettings(config: Readonly<Record<string, unknown>>, conf
       : [issue(at('shellArgs'), 'must be a list of words')]),
     // Dagu drops them without a shell (the default /bin/sh then runs without them).
     ...(config.shellArgs !== undefined && (typeof config.shell !== 'string' || config.shell.trim() === '')
-      ? [issue(at('shellArgs'), 'shellArgs go with shell (the program they are given to)')]
+      ? [issue(at('shellArgs'), 'go with shell (the program they are given to)')]
       : []),
     ...checkTimeout(config.timeout, at('timeout')),
     ...checkBastion(config.bastion, at('bastion')),
