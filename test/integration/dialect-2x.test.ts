@@ -73,7 +73,7 @@ steps:
     action: jq.filter
     with: {filter: '.greeting + " " + .from', data: "\${RESPONSE}", raw: true}
   - name: save
-    run: echo '{"greeting": "hi from a file"}' > greeting.json
+    run: echo '{"greeting":"hi from a file"}' > greeting.json
   - name: pick-file
     action: jq.filter
     with: {filter: .greeting, input: greeting.json, raw: true}
