@@ -54,7 +54,7 @@ export function nodeSelector(value: unknown, at: string, errors: DagIssue[]): Ma
   // Checked here, where it was written, not later as the kubernetes block's nodeSelector it becomes.
   const problem = [os, arch].flatMap((part) => (part === undefined ? [] : [labelValueProblem(part)])).find(Boolean);
   if (problem !== undefined) {
-    errors.push(issue(at, `${JSON.stringify(value)}: ${problem} (a node label value)`));
+    errors.push(issue(at, `${JSON.stringify(value)} must be os or os/arch, each a node label value: ${problem}`));
     return undefined;
   }
   return { 'kubernetes.io/os': os, ...(arch === undefined ? {} : { 'kubernetes.io/arch': arch }) };

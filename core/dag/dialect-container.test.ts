@@ -64,7 +64,7 @@ describe("a 2.x step's own container", () => {
       'a platform that is no node label value',
       '{image: alpine, platform: "linux/a b"}',
       [
-        'steps[0].container.platform: "linux/a b": "a b" is not a valid label value: letters, digits, "-", "_" and ".", starting and ending with a letter or digit, at most 63 characters (a node label value)',
+        'steps[0].container.platform: "linux/a b" must be os or os/arch, each a node label value: "a b" is not a valid label value: letters, digits, "-", "_" and ".", starting and ending with a letter or digit, at most 63 characters',
       ],
     ],
     [

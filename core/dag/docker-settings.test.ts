@@ -133,7 +133,7 @@ describe("the docker executor's 1.x settings for a new container", () => {
     {
       name: 'a platform that is no node label value, at platform rather than the nodeSelector it becomes',
       config: 'image: a\nplatform: "linux/a b"',
-      want: `${at}.platform: "linux/a b": "a b" is not a valid label value: letters, digits, "-", "_" and ".", starting and ending with a letter or digit, at most 63 characters (a node label value)`,
+      want: `${at}.platform: "linux/a b" must be os or os/arch, each a node label value: "a b" is not a valid label value: letters, digits, "-", "_" and ".", starting and ending with a letter or digit, at most 63 characters`,
     },
   ])('refuses $name by its key', ({ config, want }) => {
     expect(load(dockerDag(config)).errors).toEqual([want]);
