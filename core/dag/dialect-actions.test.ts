@@ -220,25 +220,56 @@ describe('action steps', () => {
     [
       'docker',
       'type: docker\n    with: {image: alpine, volumes: ["/a:/b"]}\n    command: echo',
-      'steps[0].with.volumes: Dagu 2.x feature docker with.volumes (bind mounts of the host) is not supported yet',
-    ],
-    [
-      'ssh',
-      'action: ssh.run\n    with: {host: h, command: ls, bastion: {host: j}}',
-      'steps[0].with.bastion: Dagu 2.x feature ssh with.bastion (a jump host) is not supported yet',
+      "steps[0].with.volumes: Dagu 2.x feature docker with.volumes (bind mounts of the host) is not supported: a step Pod gets volumes from its kubernetes block, not Docker bind mounts; write volumes and volumeMounts there (a hostPath volume only where the namespace's pod policy allows one), or use the run's workspace",
     ],
     [
       'http',
       'action: http.request\n    with: {method: GET, url: x, files: {a: b}}',
       'steps[0].with.files: Dagu 2.x feature http with.files (multipart uploads) is not supported yet',
     ],
-    [
-      'jq',
-      'action: jq.filter\n    with: {filter: ., input: a.json}',
-      'steps[0].with.input: Dagu 2.x feature jq with.input (input from a file) is not supported yet',
-    ],
   ])('refuses a %s setting without a 1.x counterpart by name', (_type, step, want) => {
     expect(errorsOf(`timeout_sec: 1\nsteps:\n  - name: s\n    ${step}`)).toEqual([want]);
+  });
+
+  it("reads ssh's shell, shell_args, timeout and bastion and jq's input, which 1.x does not have", () => {
+    const ssh = stepOf(
+      'timeout_sec: 1\nsteps:\n  - name: s\n    action: ssh.run\n    with: {host: h, user: u, command: ls, shell: bash, shell_args: [-e], timeout: 5s, bastion: {host: j, user: v}}',
+    );
+    expect(ssh?.executor.config).toEqual({
+      host: 'h',
+      user: 'u',
+      shell: 'bash',
+      shellArgs: ['-e'],
+      timeout: '5s',
+      bastion: { host: 'j', user: 'v' },
+    });
+    expect(
+      stepOf('timeout_sec: 1\nsteps:\n  - {name: s, action: jq.filter, with: {filter: ., input: a.json}}')?.executor,
+    ).toEqual({ type: 'jq', config: { input: 'a.json' } });
+    expect(
+      errorsOf(
+        'timeout_sec: 1\nsteps:\n  - {name: s, action: jq.filter, with: {filter: ., input: a.json, data: {a: 1}}}',
+      ),
+    ).toEqual(['steps[0].with.data: jq.filter takes either with.data or with.input, not both']);
+  });
+
+  it("reads docker's shell as the step's shell, and refuses it where the command is exec'd", () => {
+    const step = stepOf(
+      'timeout_sec: 1\nsteps:\n  - {name: s, type: docker, with: {image: alpine, shell: [/bin/bash, -o, errexit, -c]}, command: pwd}',
+    );
+    expect(step?.shell).toEqual(['/bin/bash', '-o', 'errexit']);
+    expect(
+      errorsOf(
+        'timeout_sec: 1\nsteps:\n  - {name: s, type: docker, with: {container_name: web, shell: [bash]}, command: pwd}',
+      ),
+    ).toEqual([
+      "steps[0].with.shell: Dagu 2.x feature docker with.shell with exec is not supported: an exec'd command runs as written, without a shell; write bash -c '...' or a script",
+    ]);
+    expect(
+      errorsOf(
+        'timeout_sec: 1\nsteps:\n  - {name: s, type: docker, with: {image: alpine, shell: "bash -e"}, command: pwd}',
+      ),
+    ).toEqual(['steps[0].with.shell: "bash -e" is one word to Docker; write each word apart: [bash, -e]']);
   });
 
   it("reads docker's working_dir as the container's working directory, and refuses it beside container's", () => {

@@ -31,15 +31,40 @@ describe("a 2.x step's own container", () => {
       'host volumes',
       '{image: alpine, volumes: ["/data:/data"]}',
       [
-        'steps[0].container.volumes: Dagu 2.x feature step container.volumes (bind mounts of the host) is not supported yet',
+        "steps[0].container.volumes: Dagu 2.x feature step container.volumes (bind mounts of the host) is not supported: a step Pod gets volumes from its kubernetes block, not Docker bind mounts; write volumes and volumeMounts there (a hostPath volume only where the namespace's pod policy allows one), or use the run's workspace",
       ],
     ],
     [
-      'a shell and a health check',
-      '{image: alpine, shell: [sh, -c], healthcheck: {test: [CMD, "true"]}}',
+      'a health check',
+      '{image: alpine, healthcheck: {test: [CMD, "true"]}}',
       [
-        'steps[0].container.shell: Dagu 2.x feature step container.shell is not supported yet',
-        'steps[0].container.healthcheck: Dagu 2.x feature step container.healthcheck is not supported yet',
+        "steps[0].container.healthcheck: Dagu 2.x feature step container.healthcheck is not supported: a step Pod's command starts with its container and nothing waits for health; check readiness in the command",
+      ],
+    ],
+    [
+      'a shell for an exec',
+      '{exec: db, shell: [bash]}',
+      [
+        "steps[0].container.shell: Dagu 2.x feature step container.shell with exec is not supported: an exec'd command runs as written, without a shell; write bash -c '...' or a script",
+      ],
+    ],
+    [
+      "a shell for a named container (exec'd into when it runs)",
+      '{image: alpine, name: db, shell: [bash]}',
+      [
+        "steps[0].container.shell: Dagu 2.x feature step container.shell with exec is not supported: an exec'd command runs as written, without a shell; write bash -c '...' or a script",
+      ],
+    ],
+    [
+      'a shell that does not start with its program',
+      '{image: alpine, shell: [-c]}',
+      ['steps[0].container.shell: must start with the shell program, such as /bin/bash'],
+    ],
+    [
+      'a platform that is no node label value',
+      '{image: alpine, platform: "linux/a b"}',
+      [
+        'steps[0].container.platform: "linux/a b" must be os or os/arch, each a node label value: "a b" is not a valid label value: letters, digits, "-", "_" and ".", starting and ending with a letter or digit, at most 63 characters',
       ],
     ],
     [
@@ -155,6 +180,15 @@ describe("a 2.x step's own container", () => {
       executor: { type: 'docker', config: { image: 'alpine' } },
       command: 'echo',
     });
+  });
+
+  it("runs a new container's command in its shell: the step's shell, Dagu's -c left to the runner", () => {
+    const loaded = load(withContainer('{image: alpine, shell: [/bin/bash, -o, errexit, -c]}'));
+    expect(loaded.errors).toEqual([]);
+    expect(loaded.dag.steps[0]?.shell).toEqual(['/bin/bash', '-o', 'errexit']);
+    expect(
+      errorsOf('steps:\n  - {id: s, command: echo, shell: sh, container: {image: alpine, shell: [bash]}}'),
+    ).toEqual(["steps[0].container.shell: the step's shell and container.shell both name the shell; use one of them"]);
   });
 
   it('reads a file whose only 2.x key is a step container as 2.x', () => {

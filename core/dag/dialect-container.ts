@@ -17,7 +17,7 @@
 import { isRefusedAction } from './dialect-actions.ts';
 import { canonicalExecutorType } from './executors.ts';
 import { refusal } from './dialect-refusal.ts';
-import { nodeSelector, pullPolicy, scalar, userIds } from './container-settings.ts';
+import { containerShell, nodeSelector, podSettingsClashes, pullPolicy, scalar, userIds } from './container-settings.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import { isMapping } from './mapping.ts';
 
@@ -52,7 +52,6 @@ const NOT_WITH_EXEC = KEYS.filter((key) => !['exec', 'image', 'user', 'working_d
 /** Keys Kubedag does not read on a step container, with the feature and (for deliberate ones) why. */
 const REFUSED: Readonly<Record<string, readonly [feature: string, why?: string]>> = {
   volumes: ['step container.volumes (bind mounts of the host)'],
-  shell: ['step container.shell'],
   healthcheck: ['step container.healthcheck'],
   ports: ['step container.ports', 'a step Pod runs one command and publishes no ports; use a Service'],
   network: ['step container.network', "a Pod has the cluster's network only"],
@@ -151,6 +150,7 @@ function modeProblems(spec: Mapping, exec: string | undefined, at: string): DagI
 /** Exec into a running container: `containerName` with `exec.workingDir` and `exec.env` (step env first). */
 function execStep(step: Mapping, spec: Mapping, name: string, path: string, errors: DagIssue[]): Mapping {
   const at = childPath(path, 'container');
+  if (spec.shell !== undefined) errors.push(refusal(childPath(at, 'shell'), 'step container.shell with exec'));
   if (spec.user !== undefined)
     errors.push(
       refusal(
@@ -178,15 +178,25 @@ function execStep(step: Mapping, spec: Mapping, name: string, path: string, erro
 function imageStep(step: Mapping, spec: Mapping, at: string, errors: DagIssue[]): Mapping {
   const before = errors.length;
   const pod = podSettings(spec, at, errors);
-  if (text(spec.working_dir) !== undefined && step.working_dir !== undefined)
+  errors.push(
+    ...podSettingsClashes({
+      pod,
+      at,
+      what: 'container',
+      workingDirAt: childPath(at, 'working_dir'),
+      workingDirKey: 'container.working_dir',
+      ...(step.working_dir === undefined ? {} : { stepWorkingDir: 'working_dir' }),
+      stepKubernetes: step.kubernetes !== undefined,
+    }),
+  );
+  // A named container is exec'd into when it runs, and exec'd commands run without a shell.
+  if (spec.shell !== undefined && spec.name !== undefined)
+    errors.push(refusal(childPath(at, 'shell'), 'step container.shell with exec'));
+  const shell = spec.shell === undefined ? undefined : containerShell(spec.shell, childPath(at, 'shell'), errors);
+  if (spec.shell !== undefined && step.shell !== undefined)
     errors.push(
-      issue(
-        childPath(at, 'working_dir'),
-        "the step's working_dir and container.working_dir both say where the command runs; use container.working_dir",
-      ),
+      issue(childPath(at, 'shell'), "the step's shell and container.shell both name the shell; use one of them"),
     );
-  if (Object.keys(pod).length > 0 && step.kubernetes !== undefined)
-    errors.push(issue(at, "the step's kubernetes block and its container both set the step Pod; use one of them"));
   // What is wrong is told in the container's keys, not again in the Pod settings it would have become.
   if (errors.length > before) return step;
   const env = spec.env === undefined ? undefined : [...envItems(step.env), ...envItems(spec.env)];
@@ -194,6 +204,7 @@ function imageStep(step: Mapping, spec: Mapping, at: string, errors: DagIssue[])
   return {
     ...step,
     ...(env === undefined ? {} : { env }),
+    ...(shell === undefined ? {} : { shell }),
     type: 'docker',
     with: { image: text(spec.image), ...(name === undefined ? {} : { containerName: name }) },
     ...(Object.keys(pod).length === 0 ? {} : { kubernetes: pod }),

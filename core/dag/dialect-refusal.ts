@@ -11,6 +11,9 @@ const BUILD_PATHS = 'it is a build path, which only build DAGs (type: build) tak
 /** Dagu's sub-DAG step prints the child run's status as JSON; Kubedag's prints nothing. */
 const SUB_DAG_STREAMS =
   "a sub-DAG step has no stdout or stderr in Kubedag (its work is the child run); write the artifact from the child DAG's steps";
+/** Why host paths are refused: pod policy, and where Kubernetes volumes are written instead. */
+const HOST_PATHS =
+  "a step Pod gets volumes from its kubernetes block, not Docker bind mounts; write volumes and volumeMounts there (a hostPath volume only where the namespace's pod policy allows one), or use the run's workspace";
 
 /** Feature name (as refusal() is given it) -> why Kubedag does not run it. */
 export const DELIBERATE: Readonly<Record<string, string>> = {
@@ -45,6 +48,19 @@ export const DELIBERATE: Readonly<Record<string, string>> = {
     "a sub-DAG step has no stdout in Kubedag (its work is the child run); check the child DAG's steps' output instead",
   'log_output: merged':
     "Kubedag keeps a step's stdout and stderr apart in its log store; merge them in the command (2>&1) instead",
+  'docker with.volumes (bind mounts of the host)': HOST_PATHS,
+  'step container.volumes (bind mounts of the host)': HOST_PATHS,
+  'container.exec (an existing container)':
+    "the run's container is a Pod Kubedag starts; to run steps in a running Pod, name it on each step (container: <pod>)",
+  'container.healthcheck':
+    'Kubernetes runs no Docker health checks; wait for the container with log_pattern (a line it logs once ready)',
+  'step container.healthcheck':
+    "a step Pod's command starts with its container and nothing waits for health; check readiness in the command",
+  "container.shell (a shell around exec'd commands)":
+    "commands in the run's container are exec'd as written, without a shell; write bash -c '...' or a script",
+  'step container.shell with exec':
+    "an exec'd command runs as written, without a shell; write bash -c '...' or a script",
+  'docker with.shell with exec': "an exec'd command runs as written, without a shell; write bash -c '...' or a script",
 };
 
 /**

@@ -8,6 +8,7 @@ import { canonicalExecutorType } from './executors.ts';
 import { REFUSED_SETTINGS, SETTINGS_SPELLINGS } from './dialect-spellings.ts';
 import { refusal } from './dialect-refusal.ts';
 import { containerEntry } from './docker-settings.ts';
+import { containerShell } from './container-settings.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import { isMapping } from './mapping.ts';
 
@@ -29,7 +30,30 @@ export function withOneXSettings(step: Mapping, path: string, errors: DagIssue[]
     else errors.push(refusal(childPath(at, name), feature));
   }
   if (type === 'http') return httpCommand({ ...step, [key]: out }, key, at, errors);
-  return { ...step, [key]: type === 'docker' ? dockerWorkingDir(out, at, errors) : out };
+  if (type !== 'docker') return { ...step, [key]: out };
+  return dockerShell({ ...step, [key]: dockerWorkingDir(out, at, errors) }, key, at, errors);
+}
+
+/**
+ * 2.x docker's `shell` wraps the command as `<shell> -c <command>`: the step's shell, which the
+ * step Pod runs the command with. Exec'd commands (a step naming containerName may exec) run
+ * without a shell here, so there it is refused; beside the step's own shell it is an error.
+ */
+function dockerShell(step: Mapping, key: string, at: string, errors: DagIssue[]): Mapping {
+  const { shell, ...settings } = step[key] as Mapping;
+  if (shell === undefined) return step;
+  const rest = { ...step, [key]: settings };
+  // With image too, the step still execs into the named container when that one runs.
+  if (settings.containerName !== undefined) {
+    errors.push(refusal(childPath(at, 'shell'), 'docker with.shell with exec'));
+    return rest;
+  }
+  if (step.shell !== undefined) {
+    errors.push(issue(childPath(at, 'shell'), "the step's shell and with.shell both name the shell; use one of them"));
+    return rest;
+  }
+  const words = containerShell(shell, childPath(at, 'shell'), errors);
+  return words === undefined ? rest : { ...rest, shell: words };
 }
 
 /**

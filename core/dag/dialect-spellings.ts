@@ -78,7 +78,7 @@ export const SPELLINGS: Readonly<Record<Scope, Readonly<Record<string, string>>>
     restart_policy: 'restartPolicy',
     working_dir: 'workingDir',
   },
-  ssh: { strict_host_key: 'strictHostKey', known_host_file: 'knownHostFile' },
+  ssh: { strict_host_key: 'strictHostKey', known_host_file: 'knownHostFile', shell_args: 'shellArgs' },
   precondition: {},
 };
 
@@ -147,7 +147,7 @@ export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, str
   container: {
     exec: 'container.exec (an existing container)',
     healthcheck: 'container.healthcheck',
-    shell: 'container.shell',
+    shell: "container.shell (a shell around exec'd commands)",
   },
 };
 
@@ -181,7 +181,7 @@ export const RUN_WITH_KEYS = ['shell', 'shell_args', 'shell_packages'];
  */
 export const SETTINGS_SPELLINGS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   docker: { container_name: 'containerName', auto_remove: 'autoRemove' },
-  ssh: { strict_host_key: 'strictHostKey', known_host_file: 'knownHostFile' },
+  ssh: { strict_host_key: 'strictHostKey', known_host_file: 'knownHostFile', shell_args: 'shellArgs' },
   http: { skip_tls_verify: 'skipTLSVerify' },
 };
 
@@ -199,21 +199,11 @@ export const SETTINGS_TYPES: Readonly<Record<string, string>> = {
 
 /** 2.x executor settings without a 1.x counterpart, by canonical type, with the feature named. */
 export const REFUSED_SETTINGS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  docker: {
-    volumes: 'docker with.volumes (bind mounts of the host)',
-    shell: 'docker with.shell',
-  },
-  ssh: {
-    shell: 'ssh with.shell',
-    shell_args: 'ssh with.shell_args',
-    timeout: 'ssh with.timeout',
-    bastion: 'ssh with.bastion (a jump host)',
-  },
+  docker: { volumes: 'docker with.volumes (bind mounts of the host)' },
   http: {
     form: 'http with.form',
     files: 'http with.files (multipart uploads)',
     format: 'http with.format',
     output: 'http with.output',
   },
-  jq: { input: 'jq with.input (input from a file)' },
 };

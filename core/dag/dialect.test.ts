@@ -333,6 +333,10 @@ describe('twoXPath', () => {
     ['container.keepContainer', 'container.keep_container'],
     ['env.timeoutSec', 'env.timeoutSec'],
     ['steps[0].with.timeoutSec', 'steps[0].with.timeoutSec'],
+    ['steps[0].with.shellArgs', 'steps[0].with.shell_args'],
+    ['steps[0].config.containerName', 'steps[0].config.container_name'],
+    ['steps[0].with.bastion.shellArgs', 'steps[0].with.bastion.shellArgs'],
+    ['ssh.strictHostKey', 'ssh.strict_host_key'],
     ['handler_on.abort.timeout_sec', 'handler_on.abort.timeout_sec'],
     ['', ''],
   ])('spells %s as %s', (path, want) => {

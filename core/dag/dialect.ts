@@ -23,7 +23,7 @@ import { isRefusal, refusal } from './dialect-refusal.ts';
 import { withoutCustomActions } from './dialect-custom-actions.ts';
 import { decideDialect, isTypedParams, oneXName, type Dialect } from './dialect-decide.ts';
 import { isMapping } from './mapping.ts';
-import { CHILD_SCOPES, REFUSED, SPELLINGS, type Scope } from './dialect-spellings.ts';
+import { CHILD_SCOPES, REFUSED, SETTINGS_SPELLINGS, SPELLINGS, type Scope } from './dialect-spellings.ts';
 import { childPath, type DagIssue } from './issues.ts';
 
 export { decideDialect, type Dialect, type DialectDecision, type DialectMarker } from './dialect-decide.ts';
@@ -224,7 +224,14 @@ const TWO_X_KEYS = Object.fromEntries(
 ) as unknown as Record<Scope, Readonly<Record<string, string>>>;
 
 /** Where the walk of a path is: in a mapping of a scope, among steps, or in user data. */
-type PathState = Scope | 'steps' | 'stepList' | 'opaque';
+type PathState = Scope | 'steps' | 'stepList' | 'settings' | 'opaque';
+
+/** 1.x key -> 2.x key of every executor's settings (no 1.x key is two types' with different 2.x keys). */
+const SETTINGS_TWO_X: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.values(SETTINGS_SPELLINGS).flatMap((spellings) =>
+    Object.entries(spellings).map(([twoX, oneX]) => [oneX, twoX]),
+  ),
+);
 
 const SEGMENT = /\.?([A-Za-z_][A-Za-z0-9_-]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/gy;
 
@@ -239,13 +246,15 @@ function segmentsOf(path: string): (string | number)[] | undefined {
 }
 
 function nextState(state: PathState, segment: string | number): PathState {
-  if (state === 'opaque') return state;
+  if (state === 'opaque' || state === 'settings') return 'opaque';
   if (typeof segment === 'number') return state === 'steps' ? 'stepList' : state;
   if (state === 'steps') return 'step';
   const scope = state === 'stepList' ? 'step' : state;
   const name = oneXName(scope, segment);
   if (scope === 'root' && name === 'steps') return 'steps';
   if (scope === 'handlerOn') return 'step';
+  // A typed step's executor settings, renamed by SETTINGS_SPELLINGS.
+  if (scope === 'step' && (name === 'with' || name === 'config')) return 'settings';
   return CHILD_SCOPES[scope]?.[name] ?? 'opaque';
 }
 
@@ -262,9 +271,11 @@ export function twoXPath(path: string): string {
   for (const segment of segments) {
     const scope = state === 'stepList' ? 'step' : state;
     const spelled =
-      typeof segment === 'string' && scope !== 'steps' && scope !== 'opaque'
-        ? (TWO_X_KEYS[scope][segment] ?? segment)
-        : segment;
+      typeof segment !== 'string' || scope === 'steps' || scope === 'opaque'
+        ? segment
+        : scope === 'settings'
+          ? (SETTINGS_TWO_X[segment] ?? segment)
+          : (TWO_X_KEYS[scope][segment] ?? segment);
     out = childPath(out, spelled);
     state = nextState(state, segment);
   }

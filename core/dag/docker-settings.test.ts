@@ -130,6 +130,11 @@ describe("the docker executor's 1.x settings for a new container", () => {
       config: 'containerName: web\npull: always',
       want: `${at}.pull: sets up a new container, but without image the step execs into the running container named by containerName`,
     },
+    {
+      name: 'a platform that is no node label value, at platform rather than the nodeSelector it becomes',
+      config: 'image: a\nplatform: "linux/a b"',
+      want: `${at}.platform: "linux/a b" must be os or os/arch, each a node label value: "a b" is not a valid label value: letters, digits, "-", "_" and ".", starting and ending with a letter or digit, at most 63 characters`,
+    },
   ])('refuses $name by its key', ({ config, want }) => {
     expect(load(dockerDag(config)).errors).toEqual([want]);
   });
@@ -143,6 +148,14 @@ describe("the docker executor's 1.x settings for a new container", () => {
   it("refuses container.workingDir beside the step's dir, at the key written", () => {
     expect(load(dockerDag('image: a\ncontainer: {workingDir: /app}', '    dir: /x\n')).errors).toEqual([
       `${at}.container.workingDir: the step's workingDir (or dir) and container.workingDir both say where the command runs; use container.workingDir`,
+    ]);
+  });
+
+  it('tells both clashes at once: the working directory and the kubernetes block', () => {
+    const extra = '    dir: /x\n    kubernetes: {imagePullPolicy: Never}\n';
+    expect(load(dockerDag('image: a\ncontainer: {workingDir: /app}', extra)).errors).toEqual([
+      `${at}.container.workingDir: the step's workingDir (or dir) and container.workingDir both say where the command runs; use container.workingDir`,
+      `${at}: the step's kubernetes block and its docker settings both set the step Pod; use one of them`,
     ]);
   });
 

@@ -5,7 +5,7 @@
  * step's own. What has no Kubernetes form is refused by name, never accepted and ignored.
  * See the 1.x paragraph of docs/decisions/2026-11-29-dagu-2x-step-container.md.
  */
-import { nodeSelector, pullPolicy, userIds } from './container-settings.ts';
+import { nodeSelector, podSettingsClashes, pullPolicy, userIds } from './container-settings.ts';
 import { envFromFile, type EnvInput } from './fields.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import type { Step } from './model.ts';
@@ -96,20 +96,17 @@ export function withDockerSettings(
   const docker: Step = { ...step, executor: { type: 'docker', config: settings.config }, env };
   if (Object.keys(settings.pod).length === 0) return { step: docker, kubernetes: raw.kubernetes };
   // Told at the key written, not at the kubernetes.workingDir it would have become.
-  if (settings.pod.workingDir !== undefined && step.dir !== undefined) {
-    errors.push(
-      issue(
-        childPath(childPath(configPath, 'container'), 'workingDir'),
-        "the step's workingDir (or dir) and container.workingDir both say where the command runs; use container.workingDir",
-      ),
-    );
-    return { step: docker, kubernetes: raw.kubernetes };
-  }
-  if (raw.kubernetes !== undefined)
-    errors.push(
-      issue(configPath, "the step's kubernetes block and its docker settings both set the step Pod; use one of them"),
-    );
-  return { step: docker, kubernetes: settings.pod };
+  const clashes = podSettingsClashes({
+    pod: settings.pod,
+    at: configPath,
+    what: 'docker settings',
+    workingDirAt: childPath(childPath(configPath, 'container'), 'workingDir'),
+    workingDirKey: 'container.workingDir',
+    ...(step.dir === undefined ? {} : { stepWorkingDir: 'workingDir (or dir)' }),
+    stepKubernetes: raw.kubernetes !== undefined,
+  });
+  errors.push(...clashes);
+  return { step: docker, kubernetes: clashes.length > 0 ? raw.kubernetes : settings.pod };
 }
 
 function autoRemoveProblems(value: unknown, at: string): DagIssue[] {

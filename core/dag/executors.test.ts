@@ -26,7 +26,7 @@ describe('executor settings Dagu ignores load with a warning, not an error', () 
       name: 'an unknown ssh key in Dagu 2.x spelling is located under with',
       yaml: 'steps:\n  - {command: uptime, type: ssh, with: {host: h, identity: k}}',
       want: [
-        'steps[0].with.identity: the ssh executor does not read this setting and ignores it (known: user, host, ip, port, key, password, strictHostKey, knownHostFile)',
+        'steps[0].with.identity: the ssh executor does not read this setting and ignores it (known: user, host, ip, port, key, password, strictHostKey, knownHostFile, shell, shellArgs, timeout, bastion)',
       ],
     },
     {
@@ -152,10 +152,17 @@ describe('steps of a DAG with a container block', () => {
     ]);
   });
 
-  it('refuses a jq step without script, its JSON input', () => {
+  it('refuses a jq step without script or input, its JSON input, and with both', () => {
     expect(load('steps:\n  - {executor: jq, command: .a}').errors.map(formatIssue)).toEqual([
-      'steps[0]: the jq executor needs script (the JSON input; command is the filter, "." when left out)',
+      'steps[0]: the jq executor needs script (the JSON input) or input (a JSON file); command is the filter, "." when left out',
     ]);
+    expect(
+      load('steps:\n  - {executor: {type: jq, config: {input: a.json}}, script: "{}"}').errors.map(formatIssue),
+    ).toEqual(['steps[0].executor.config.input: input and script both give the JSON input; use one of them']);
+    expect(
+      load('steps:\n  - {executor: {type: jq, config: {input: ""}}, command: .a}').errors.map(formatIssue),
+    ).toEqual(['steps[0].executor.config.input: must be the path of a JSON file']);
+    expect(load('steps:\n  - {executor: {type: jq, config: {input: a.json}}, command: .a}').errors).toEqual([]);
   });
 
   it('loads a step with neither command nor script, as Dagu does (its runs are refused)', () => {

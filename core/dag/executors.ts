@@ -10,7 +10,7 @@
 import { closest, distance } from 'fastest-levenshtein';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import type { Step } from './model.ts';
-import { checkMailSettings, checkSshSettings } from './remote-executor-checks.ts';
+import { checkJq, checkMailSettings, checkSshSettings } from './remote-executor-checks.ts';
 import { checkBuiltin, checkTemplate } from './builtin-executors.ts';
 
 export const EXECUTOR_TYPES = [
@@ -74,10 +74,25 @@ export function unknownExecutorMessage(written: string): string {
 export const CONFIG_KEYS: Partial<Record<ExecutorType, readonly string[]>> = {
   shell: ['shell'],
   docker: ['image', 'containerName', 'pull', 'platform', 'autoRemove', 'container', 'host', 'network', 'exec'],
-  ssh: ['user', 'host', 'ip', 'port', 'key', 'password', 'strictHostKey', 'knownHostFile'],
+  // shell, shellArgs, timeout and bastion are Dagu 2.x's (read in 1.x spelling too, as one ssh executor runs both).
+  ssh: [
+    'user',
+    'host',
+    'ip',
+    'port',
+    'key',
+    'password',
+    'strictHostKey',
+    'knownHostFile',
+    'shell',
+    'shellArgs',
+    'timeout',
+    'bastion',
+  ],
   http: ['headers', 'body', 'query', 'timeout', 'silent', 'debug', 'json', 'skipTLSVerify'],
   mail: ['to', 'from', 'subject', 'message', 'attachments', 'contentType'],
-  jq: ['raw'],
+  // input (a JSON file instead of script) is Dagu 2.x's.
+  jq: ['raw', 'input'],
   dag: [],
   parallel: [],
   gha: ['runner'],
@@ -190,12 +205,7 @@ const RULES: Record<ExecutorType | typeof SHARED_CONTAINER, Rule> = {
   http: (step, path) => checkHttp(step, path),
   mail: (step, _path, _context, configPath) => checkMailSettings(step.executor.config, configPath),
   // Dagu runs a jq step without a filter as `.` (pretty-printing its input); the input is required.
-  jq: (step, path) =>
-    needs(
-      step.script !== undefined,
-      path,
-      'the jq executor needs script (the JSON input; command is the filter, "." when left out)',
-    ),
+  jq: (step, path, _context, configPath) => checkJq(step, path, configPath),
   dag: (step, path) =>
     needs(step.call !== undefined || step.command !== undefined, path, 'the dag executor needs call (the DAG to run)'),
   parallel: (step, path) => needs(step.call !== undefined, path, 'the parallel executor needs call (the DAG to run)'),

@@ -1,10 +1,12 @@
 /**
- * Load-time checks of the mail and ssh executors' settings: the forms their values take, so
+ * Load-time checks of the mail, ssh and jq executors' settings: the forms their values take, so
  * that a mistake is reported with its path before a run rather than by a failed step Pod.
  * Values with `${VAR}` references are checked once expanded, by the step runner.
  */
 import { childPath, issue, issueIf, type DagIssue } from './issues.ts';
 import { configKeyProblem, dnsSubdomainProblem } from './kube-names.ts';
+import type { Step } from './model.ts';
+import { durationMs } from './otel.ts';
 
 const MAIL_CONTENT_TYPES = ['text/html', 'text/plain'];
 
@@ -42,7 +44,74 @@ export function checkSshSettings(config: Readonly<Record<string, unknown>>, conf
     ...checkKey(config.key, at('key')),
     ...checkPort(config.port, at('port')),
     ...checkFlag(config.strictHostKey, at('strictHostKey')),
+    ...checkText(config.shell, at('shell')),
+    ...(config.shellArgs === undefined ||
+    (Array.isArray(config.shellArgs) && config.shellArgs.every((a) => typeof a === 'string'))
+      ? []
+      : [issue(at('shellArgs'), 'must be a list of words')]),
+    // Dagu drops them without a shell (the default /bin/sh then runs without them).
+    ...(config.shellArgs !== undefined && (typeof config.shell !== 'string' || config.shell.trim() === '')
+      ? [issue(at('shellArgs'), 'go with shell (the program they are given to)')]
+      : []),
+    ...checkTimeout(config.timeout, at('timeout')),
+    ...checkBastion(config.bastion, at('bastion')),
   ];
+}
+
+/** Dagu's connection timeout: a Go duration; empty and 0 mean its default, 30s. */
+function checkTimeout(value: unknown, path: string): DagIssue[] {
+  if (value === undefined || (typeof value === 'string' && (value.trim() === '' || hasReference(value)))) return [];
+  const ms = typeof value === 'string' ? durationMs(value.trim()) : undefined;
+  return ms !== undefined && ms >= 0
+    ? []
+    : [issue(path, `must be a duration such as 30s or 1m, not ${JSON.stringify(value)}`)];
+}
+
+const BASTION_KEYS = ['host', 'port', 'user', 'key', 'password'];
+
+/** The jump host: a mapping of host and user, with port and a key path or password. */
+function checkBastion(value: unknown, path: string): DagIssue[] {
+  if (value === undefined) return [];
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return [issue(path, 'must be a mapping (host, port, user, key, password)')];
+  const bastion = value as Record<string, unknown>;
+  const at = (key: string): string => childPath(path, key);
+  return [
+    ...Object.keys(bastion)
+      .filter((key) => !BASTION_KEYS.includes(key))
+      .map((key) => issue(at(key), `unknown key (a bastion takes ${BASTION_KEYS.join(', ')})`)),
+    ...(['host', 'user'] as const).flatMap((key) =>
+      typeof bastion[key] === 'string' && bastion[key].trim() !== ''
+        ? []
+        : [issue(at(key), `the bastion needs ${key}`)],
+    ),
+    ...checkPort(bastion.port, at('port')),
+    ...checkText(bastion.key, at('key'), 'must be the path of a private key in the step container'),
+    ...checkText(bastion.password, at('password')),
+  ];
+}
+
+function checkText(value: unknown, path: string, message = 'must be text'): DagIssue[] {
+  return value === undefined || typeof value === 'string' ? [] : [issue(path, message)];
+}
+
+/** A jq step's JSON input: the script or the file named by input, one of them. */
+export function checkJq(step: Step, path: string, configPath: string): DagIssue[] {
+  const { input } = step.executor.config;
+  if (input === undefined)
+    return step.script === undefined
+      ? [
+          issue(
+            path,
+            'the jq executor needs script (the JSON input) or input (a JSON file); command is the filter, "." when left out',
+          ),
+        ]
+      : [];
+  if (typeof input !== 'string' || input.trim() === '')
+    return [issue(childPath(configPath, 'input'), 'must be the path of a JSON file')];
+  return step.script === undefined
+    ? []
+    : [issue(childPath(configPath, 'input'), 'input and script both give the JSON input; use one of them')];
 }
 
 function checkKey(key: unknown, path: string): DagIssue[] {

@@ -96,6 +96,11 @@ const TWO_X_ADDITIONS: Readonly<Partial<Record<Scope, Readonly<Record<string, TS
             ),
             working_dir: Type.Optional(text('Where the command runs in the container.')),
             platform: Type.Optional(text('With image: os or os/arch of the node.')),
+            shell: Type.Optional(
+              Type.Union([Type.String(), Type.Array(Type.String())], {
+                description: "With image: the shell the command runs in, as words ([/bin/bash, -e]); the step's shell.",
+              }),
+            ),
           },
           'The container the step runs in: a Pod of an image, or exec into a running one.',
         ),

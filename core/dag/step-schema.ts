@@ -191,6 +191,23 @@ export const sshProperties = {
   password: Type.Optional(text('Password.')),
   strictHostKey: Type.Optional(flag('Check the host key (default true).')),
   knownHostFile: Type.Optional(text('known_hosts file.')),
+  shell: Type.Optional(
+    text('Shell the remote command or script runs in, as `bash -e` (Dagu 2.x; default: the login shell).'),
+  ),
+  shellArgs: Type.Optional(Type.Array(Type.String(), { description: 'Words added after shell (Dagu 2.x).' })),
+  timeout: Type.Optional(text('How long connecting may take, a Go duration such as `30s` (Dagu 2.x; default 30s).')),
+  bastion: Type.Optional(
+    object(
+      {
+        host: text('Jump host.'),
+        port: Type.Optional(Type.Union([Type.String(), Type.Integer()], { description: 'Its port (default 22).' })),
+        user: text('User on the jump host.'),
+        key: Type.Optional(text('Path of the private key for the jump host, in the step container.')),
+        password: Type.Optional(text('Password on the jump host.')),
+      },
+      "A jump host the connection goes through (Dagu 2.x); its host key is checked like the target's.",
+    ),
+  ),
 };
 
 export const STEP_DESCRIPTION = 'A step: a command, a script, an executor or a sub-DAG call.';

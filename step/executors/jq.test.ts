@@ -1,7 +1,9 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ExecutorSpec } from '../../core/runner/spec.ts';
 import { compileFailure, runJq } from './jq.ts';
-import { captureIO } from '../../test/step-io.ts';
+import { captureIO, temporaryDir } from '../../test/step-io.ts';
 
 async function run(
   spec: Partial<ExecutorSpec>,
@@ -147,6 +149,33 @@ describe('the jq executor', () => {
     },
   ])('$name', async ({ spec, want }) => {
     expect((await run(spec)).code).toMatch(want);
+  });
+
+  it('reads the input from the file named by input, relative to the working directory, path expanded', async () => {
+    const dir = await temporaryDir('jq-input');
+    try {
+      await writeFile(join(dir.path, 'orders.json'), ORDERS);
+      await writeFile(join(dir.path, 'broken.json'), '{"a": 1');
+      const io = captureIO({ env: { NAME: 'orders' }, cwd: dir.path });
+      const code = await runJq(
+        { type: 'jq', config: { input: '${NAME}.json', raw: true }, command: '.orders[].id' },
+        io,
+      );
+      expect({ code, out: io.out() }).toEqual({ code: 0, out: 'a-1\nb-2\n' });
+      const failures = await Promise.all(
+        ['absent.json', 'broken.json'].map((input) =>
+          runJq({ type: 'jq', config: { input }, command: '.' }, captureIO({ cwd: dir.path })).catch(
+            (error: unknown) => (error as Error).message,
+          ),
+        ),
+      );
+      expect(failures).toEqual([
+        expect.stringMatching(/^input: cannot read the JSON input file .*\/absent\.json: ENOENT/),
+        expect.stringMatching(/^input: .*\/broken\.json must hold one JSON value: /),
+      ]);
+    } finally {
+      await dir.remove();
+    }
   });
 
   it('leaves the process exit status as it found it', async () => {

@@ -1,6 +1,6 @@
 /**
  * The jq executor: `command` is the filter (several lines too; none means `.`, as gojq parses an
- * empty query), `script` the JSON input. The
+ * empty query), `script` the JSON input, or `input` a file that holds it (Dagu 2.x). The
  * filter runs in the real jq, compiled to WebAssembly (jq-wasm); its results are written as
  * Dagu v1.24.11 writes them: each as Go's indented JSON (four spaces, keys sorted), or with
  * `raw` strings bare, null as an empty line, numbers as Go prints a float64 and arrays and
@@ -9,6 +9,8 @@
  * defined (gojq finds those only when the query runs), is written on stderr as
  * `failed to run jq query: <message>` and the step still succeeds with the results before it.
  */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import * as jq from 'jq-wasm';
 import type { ExecutorSpec } from '../../core/runner/spec.ts';
 import { goFloat, goJson } from '../go-text.ts';
@@ -119,20 +121,40 @@ async function evaluate(input: string, filter: string): Promise<JqRun> {
   };
 }
 
+/**
+ * The JSON input: the script, or (Dagu 2.x `input`) the file it names, relative to the step's
+ * working directory. As in Dagu, the script's `${VAR}` references are expanded and so is the
+ * path, never the file's content; the filter's `$names` are jq's own.
+ */
+async function readInput(spec: ExecutorSpec, io: StepIO): Promise<unknown> {
+  const named = spec.config.input;
+  if (named !== undefined) {
+    if (typeof named !== 'string') throw new SettingError('input: must be the path of a JSON file');
+    const path = resolve(io.cwd, expandSetting(named, io.env).trim());
+    const text = await readFile(path, 'utf8').catch((error: unknown) => {
+      throw new SettingError(`input: cannot read the JSON input file ${path}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    });
+    return parseInput(text, `input: ${path} must hold one JSON value`);
+  }
+  return parseInput(expandSetting(spec.script ?? '', io.env), 'script: the jq input must be one JSON value');
+}
+
+function parseInput(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new SettingError(`${what}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
 export async function runJq(spec: ExecutorSpec, io: StepIO): Promise<number> {
   const given = spec.command ?? '';
   // gojq (Dagu's jq) reads an empty query as the identity: the input, pretty-printed.
   const filter = given.trim() === '' ? '.' : given;
   const raw = boolSetting(spec.config, 'raw', io.env);
-  let input: unknown;
-  try {
-    // As in Dagu, the input's `${VAR}` references are expanded, the filter's `$names` are jq's own.
-    input = JSON.parse(expandSetting(spec.script ?? '', io.env));
-  } catch (error) {
-    throw new SettingError(`script: the jq input must be one JSON value: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
+  const input = await readInput(spec, io);
   const run = await evaluate(JSON.stringify(input), filter);
   if (run.compile?.syntax === true)
     throw new SettingError(`command: the jq filter does not compile: ${run.compile.message}`);

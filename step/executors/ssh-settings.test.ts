@@ -78,6 +78,36 @@ describe('decideTarget', () => {
       config: { ...base, key: ['a'] },
       want: 'key must be a path or {secretKeyRef: {name, key}}',
     },
+    { name: 'timeout defaults to 30s', config: base, want: { timeoutMs: 30_000 } },
+    { name: 'timeout is a Go duration', config: { ...base, timeout: '1m30s' }, want: { timeoutMs: 90_000 } },
+    { name: 'timeout 0 means the default, as in Dagu', config: { ...base, timeout: '0' }, want: { timeoutMs: 30_000 } },
+    { name: 'a timeout that is no duration is refused', config: { ...base, timeout: '30' }, want: 'timeout "30"' },
+    { name: 'a negative timeout is refused', config: { ...base, timeout: '-1s' }, want: 'timeout "-1s"' },
+    {
+      name: 'shellArgs follow shell, each quoted for the login shell',
+      config: { ...base, shell: 'bash -e', shellArgs: ['-o', "it's"] },
+      want: { shell: "bash -e '-o' 'it'\\''s'" },
+    },
+    {
+      name: 'shellArgs without shell are refused',
+      config: { ...base, shellArgs: ['-e'] },
+      want: 'shellArgs needs shell',
+    },
+    {
+      name: 'a bastion takes port 22, its key file before its password',
+      config: { ...base, bastion: { host: 'jump', user: 'j', key: 'keys/jump', password: 'p' } },
+      want: { bastion: { host: 'jump', port: 22, user: 'j', auth: { kind: 'keyFile', path: '/work/step/keys/jump' } } },
+    },
+    {
+      name: "a bastion without key takes its password before the default keys (Dagu's order for it)",
+      config: { ...base, bastion: { host: 'jump', port: '2200', user: 'j', password: 'p' } },
+      want: { bastion: { host: 'jump', port: 2200, user: 'j', auth: { kind: 'password', password: 'p' } } },
+    },
+    {
+      name: 'a bastion without user is refused',
+      config: { ...base, bastion: { host: 'jump' } },
+      want: 'bastion needs host and user',
+    },
   ];
   it.each(cases)('$name', ({ config, want }) => {
     const got = decideTarget(config, places);
@@ -118,6 +148,21 @@ describe('decideWork', () => {
   });
   it('refuses a step with neither command nor script', () => {
     expect(decideWork(' ', undefined)).toEqual({ ok: false, error: 'the step has neither command nor script' });
+  });
+  it.each([
+    { name: 'a command', command: 'ls -l', script: undefined, body: 'ls -l\n' },
+    { name: 'a script', command: undefined, script: 'a\nb\n', body: 'a\nb\n' },
+  ])('with shell, $name goes to that shell wrapped, after set -e', ({ command, script, body }) => {
+    expect(decideWork(command, script, 'bash')).toEqual({
+      ok: true,
+      value: { command: 'bash', stdin: `__kubedag_step() {\nset -e\n${body}}\n__kubedag_step\n` },
+    });
+  });
+  it('with shell, refuses a command beside a script', () => {
+    expect(decideWork('python3 -', 'print(1)', 'bash')).toEqual({
+      ok: false,
+      error: 'with shell set the script runs in that shell; a command cannot also be its interpreter',
+    });
   });
 });
 

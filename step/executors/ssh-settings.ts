@@ -6,6 +6,7 @@
  */
 import { isAbsolute, join, resolve } from 'node:path';
 import { SSH_KEY_ENV } from '../../core/runner/spec.ts';
+import { goDurationMs } from '../go-duration.ts';
 import type { Decided } from './mail-settings.ts';
 
 /** Default keys Dagu tries, in this order, when a step names neither key nor password. */
@@ -19,14 +20,27 @@ export type SshAuth =
   | { readonly kind: 'defaultKeys'; readonly paths: readonly string[] }
   | { readonly kind: 'password'; readonly password: string };
 
-export interface SshTarget {
+/** A host to log in to: the target, or the jump host on the way. */
+export interface SshHop {
   readonly host: string;
   readonly port: number;
   readonly user: string;
   readonly auth: SshAuth;
-  /** known_hosts file to check the host key against; undefined when strictHostKey is false. */
-  readonly knownHosts?: string;
 }
+
+export interface SshTarget extends SshHop {
+  /** known_hosts file to check the host keys against (target and bastion); undefined when strictHostKey is false. */
+  readonly knownHosts?: string;
+  /** How long each connection may take until logged in (Dagu 2.x `timeout`, default 30s). */
+  readonly timeoutMs: number;
+  /** Dagu 2.x `shell` with its `shellArgs`, as one command line; absent: the login shell runs the command. */
+  readonly shell?: string;
+  /** Dagu 2.x `bastion`: the jump host the connection to the target goes through. */
+  readonly bastion?: SshHop;
+}
+
+/** Dagu's connection timeout when none (or 0) is set. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** Where relative paths and `~` resolve: the step's working directory and the runner's home. */
 export interface SshPlaces {
@@ -52,6 +66,8 @@ export function decideTarget(config: Readonly<Record<string, unknown>>, places: 
   const auth = decideAuth(config, places);
   if (!auth.ok) return auth;
   const knownHostFile = text(config.knownHostFile) || '~/.ssh/known_hosts';
+  const twoX = decideTwoX(config, places);
+  if (!twoX.ok) return twoX;
   return {
     ok: true,
     value: {
@@ -60,8 +76,78 @@ export function decideTarget(config: Readonly<Record<string, unknown>>, places: 
       user,
       auth: auth.value,
       ...(strict ? { knownHosts: resolvePath(knownHostFile, places) } : {}),
+      ...twoX.value,
     },
   };
+}
+
+/** The settings Dagu 2.x added: the connection timeout, the remote shell and the jump host. */
+function decideTwoX(
+  config: Readonly<Record<string, unknown>>,
+  places: SshPlaces,
+): Decided<Pick<SshTarget, 'timeoutMs' | 'shell' | 'bastion'>> {
+  const timeoutMs = decideTimeout(config.timeout);
+  if (!timeoutMs.ok) return timeoutMs;
+  const shell = decideShell(config.shell, config.shellArgs);
+  if (!shell.ok) return shell;
+  const bastion = config.bastion === undefined ? undefined : decideBastion(config.bastion, places);
+  if (bastion?.ok === false) return bastion;
+  return {
+    ok: true,
+    value: {
+      timeoutMs: timeoutMs.value,
+      ...(shell.value === undefined ? {} : { shell: shell.value }),
+      ...(bastion === undefined ? {} : { bastion: bastion.value }),
+    },
+  };
+}
+
+/** A Go duration, as Dagu's time.ParseDuration reads it; empty and 0 are its default. */
+function decideTimeout(value: unknown): Decided<number> {
+  const written = text(value);
+  if (written === '') return { ok: true, value: DEFAULT_TIMEOUT_MS };
+  const ms = goDurationMs(written);
+  if (ms === undefined || ms < 0) return fail(`timeout "${written}" is not a duration such as 30s or 1m`);
+  return { ok: true, value: ms === 0 ? DEFAULT_TIMEOUT_MS : ms };
+}
+
+/** `shell` then `shellArgs`, each argument quoted for the login shell that reads the line. */
+function decideShell(shell: unknown, args: unknown): Decided<string | undefined> {
+  const program = text(shell);
+  const extra = args === undefined || args === null ? [] : args;
+  if (!Array.isArray(extra) || extra.some((arg) => typeof arg !== 'string'))
+    return fail('shellArgs must be a list of words');
+  if (program === '')
+    return extra.length === 0 ? { ok: true, value: undefined } : fail('shellArgs needs shell (the program they go to)');
+  return { ok: true, value: [program, ...(extra as string[]).map(singleQuoted)].join(' ') };
+}
+
+/**
+ * The jump host: host and user, its port (22 when empty or 0) and, as Dagu picks for it, a
+ * key file, else the password, else the default keys. Its host key is checked like the target's.
+ */
+function decideBastion(value: unknown, places: SshPlaces): Decided<SshHop> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return fail('bastion must be a mapping (host, port, user, key, password)');
+  const bastion = value as Record<string, unknown>;
+  const host = text(bastion.host);
+  const user = text(bastion.user);
+  if (host === '' || user === '') return fail('bastion needs host and user');
+  const port = decidePort(bastion.port);
+  if (!port.ok) return fail(`bastion ${port.error}`);
+  const key = text(bastion.key);
+  const password = typeof bastion.password === 'string' ? bastion.password : '';
+  const auth: SshAuth =
+    key !== ''
+      ? { kind: 'keyFile', path: resolvePath(key, places) }
+      : password !== ''
+        ? { kind: 'password', password }
+        : { kind: 'defaultKeys', paths: DEFAULT_KEY_NAMES.map((name) => join(places.home, '.ssh', name)) };
+  return { ok: true, value: { host, port: port.value, user, auth } };
+}
+
+function singleQuoted(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 function decidePort(value: unknown): Decided<number> {
@@ -150,7 +236,12 @@ export interface RemoteWork {
  * steps) or of `/bin/sh`; for sh it is wrapped in a function so that the shell has read all
  * of it before the first line runs, and a script cut short in transit runs nothing.
  */
-export function decideWork(command: string | undefined, script: string | undefined): Decided<RemoteWork> {
+export function decideWork(
+  command: string | undefined,
+  script: string | undefined,
+  shell?: string,
+): Decided<RemoteWork> {
+  if (shell !== undefined) return shellWork(command, script, shell);
   const interpreter = command?.trim() ?? '';
   if (script === undefined || script.trim() === '') {
     return interpreter === ''
@@ -161,4 +252,21 @@ export function decideWork(command: string | undefined, script: string | undefin
     return { ok: true, value: { command: interpreter, stdin: script } };
   const body = script.endsWith('\n') ? script : `${script}\n`;
   return { ok: true, value: { command: '/bin/sh', stdin: `__kubedag_step() {\n${body}}\n__kubedag_step\n` } };
+}
+
+/**
+ * With Dagu 2.x's `shell`, the shell is the exec request and reads the command or the script on
+ * its standard input, as Dagu sends it: inside a function (read whole before it runs) that
+ * starts with `set -e`. A command beside a script would be the script's interpreter in 1.x and
+ * is ignored by Dagu here, so both together are refused.
+ */
+function shellWork(command: string | undefined, script: string | undefined, shell: string): Decided<RemoteWork> {
+  const line = command?.trim() ?? '';
+  const hasScript = script !== undefined && script.trim() !== '';
+  if (hasScript && line !== '')
+    return fail('with shell set the script runs in that shell; a command cannot also be its interpreter');
+  const body = hasScript ? script : line;
+  if (body === '') return fail('the step has neither command nor script');
+  const text = body.endsWith('\n') ? body : `${body}\n`;
+  return { ok: true, value: { command: shell, stdin: `__kubedag_step() {\nset -e\n${text}}\n__kubedag_step\n` } };
 }

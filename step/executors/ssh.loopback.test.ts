@@ -4,6 +4,7 @@
  * Stopping is in ssh-stop.test.ts.
  */
 import { readFile, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SSH_KEY_ENV, type ExecutorSpec } from '../../core/runner/spec.ts';
@@ -95,6 +96,64 @@ describe.runIf(asRoot)('runSsh against OpenSSH sshd', () => {
     expect(code).toBe(255);
     expect(io.err()).toContain(`[127.0.0.1]:${String(sshd.port)} is not in known_hosts`);
     await expect(readFile(marker)).rejects.toThrow(/ENOENT/);
+  });
+
+  it('runs the command in shell with shellArgs, inside set -e, as Dagu 2.x does', async () => {
+    const io = captureIO();
+    const code = await runSsh(
+      sshStep(
+        { shell: 'bash', shellArgs: ['-o', 'pipefail'] },
+        { command: 'echo "in $0"; false | true; echo not reached' },
+      ),
+      io,
+    );
+    expect({ code, out: io.out(), err: io.err() }).toEqual({ code: 1, out: 'in bash\n', err: '' });
+  });
+
+  it('runs a script in shell', async () => {
+    const io = captureIO();
+    const code = await runSsh(
+      sshStep({ shell: '/bin/sh' }, { script: 'for n in 1 2; do echo "n=$n"; done\nexit 4' }),
+      io,
+    );
+    expect({ code, out: io.out() }).toEqual({ code: 4, out: 'n=1\nn=2\n' });
+  });
+
+  it('logs in through a bastion (the server as its own jump host)', async () => {
+    const io = captureIO();
+    const bastion = { host: '127.0.0.1', port: sshd.port, user: 'root', key: sshd.userKeyPath };
+    const code = await runSsh(sshStep({ bastion }, { command: 'id -un' }), io);
+    expect({ code, out: io.out(), err: io.err() }).toEqual({ code: 0, out: `${sshd.user}\n`, err: '' });
+  });
+
+  it('fails with 255 naming the bastion when the jump host refuses the login, running nothing', async () => {
+    const marker = join(dir, 'not-through-bastion');
+    const io = captureIO();
+    const bastion = { host: '127.0.0.1', port: String(sshd.port), user: sshd.user, password: 'wrong' };
+    const code = await runSsh(sshStep({ bastion }, { command: `touch ${marker}` }), io);
+    expect(code).toBe(255);
+    expect(io.err()).toMatch(
+      /^ssh: cannot connect to bastion kubedag-ssh-test@127\.0\.0\.1:\d+: All configured authentication methods failed/,
+    );
+    await expect(readFile(marker)).rejects.toThrow(/ENOENT/);
+  });
+
+  it('gives up connecting after timeout, on a server that never answers', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
+    try {
+      const io = captureIO();
+      const started = Date.now();
+      const port = String((silent.address() as AddressInfo).port);
+      const code = await runSsh(sshStep({ port, timeout: '300ms' }, { command: 'true' }), io);
+      expect({ code, err: io.err() }).toEqual({
+        code: 255,
+        err: expect.stringMatching(/^ssh: cannot connect to .*: Timed out while waiting for handshake/) as string,
+      });
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      silent.close();
+    }
   });
 
   it('accepts any host key with strictHostKey false', async () => {

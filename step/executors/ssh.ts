@@ -12,7 +12,7 @@ import type { ExecutorSpec } from '../../core/runner/spec.ts';
 import { expandSetting, type StepIO } from '../io.ts';
 import { expandDeep } from './expand-settings.ts';
 import { checkHostKey } from './ssh-known-hosts.ts';
-import { decideTarget, decideWork, type SshAuth, type SshTarget } from './ssh-settings.ts';
+import { decideTarget, decideWork, type SshAuth, type SshHop, type SshTarget } from './ssh-settings.ts';
 import { DEFAULT_STOP, wrapRemote, type WrappedWork } from './ssh-wrapper.ts';
 
 /** The exit code of a step that could not connect or lost its connection, as ssh(1) uses it. */
@@ -31,11 +31,17 @@ export async function runSsh(spec: ExecutorSpec, io: StepIO, options: SshOptions
   const work = decideWork(
     spec.command && expandSetting(spec.command, io.env),
     spec.script && expandSetting(spec.script, io.env),
+    target.value.shell,
   );
   if (!work.ok) return failed(io, work.error);
   let connect: Connect;
+  let jump: Connect | undefined;
   try {
-    connect = await connectConfig(target.value);
+    const knownHosts =
+      target.value.knownHosts === undefined ? undefined : await readKnownHosts(target.value.knownHosts);
+    connect = await connectConfig(target.value, target.value, knownHosts);
+    const { bastion } = target.value;
+    jump = bastion === undefined ? undefined : await connectConfig(bastion, target.value, knownHosts, 'bastion ');
   } catch (error) {
     return failed(io, message(error));
   }
@@ -45,33 +51,50 @@ export async function runSsh(spec: ExecutorSpec, io: StepIO, options: SshOptions
     ...spec.stop,
     ...(options.stopGraceMs === undefined ? {} : { graceMs: options.stopGraceMs }),
   };
-  return new Session(target.value, connect, wrapRemote(work.value, stop), io, stop.graceMs).run();
+  return new Session({
+    target: target.value,
+    connect,
+    jump,
+    work: wrapRemote(work.value, stop),
+    io,
+    graceMs: stop.graceMs,
+  }).run();
 }
 
 interface Connect {
+  readonly hop: SshHop;
+  /** `bastion ` for the jump host, empty for the target: how errors name the host. */
+  readonly label: string;
   readonly config: ConnectConfig;
   /** Why the host key was refused, once the server presented one that failed the check. */
   readonly refusal: { reason?: string };
 }
 
-/** Gathers what the connection needs from files: the key and the known hosts. */
-async function connectConfig(target: SshTarget): Promise<Connect> {
-  const knownHosts = target.knownHosts === undefined ? undefined : await readKnownHosts(target.knownHosts);
+/**
+ * What one login needs (the target's, or the jump host's): its key from a file, and the known
+ * hosts, which the bastion is checked against too, as Dagu checks it.
+ */
+async function connectConfig(
+  hop: SshHop,
+  target: SshTarget,
+  knownHosts: string | undefined,
+  label = '',
+): Promise<Connect> {
   const refusal: { reason?: string } = {};
   const hostVerifier = (key: Buffer): boolean => {
-    const verdict = checkHostKey(knownHosts ?? '', target.host, target.port, key);
+    const verdict = checkHostKey(knownHosts ?? '', hop.host, hop.port, key);
     if (!verdict.ok) refusal.reason = verdict.reason;
     return verdict.ok;
   };
   const config: ConnectConfig = {
-    host: target.host,
-    port: target.port,
-    username: target.user,
-    ...(await credentials(target.auth)),
+    host: hop.host,
+    port: hop.port,
+    username: hop.user,
+    ...(await credentials(hop.auth).catch((error: unknown) => Promise.reject(new Error(`${label}${message(error)}`)))),
     ...(knownHosts === undefined ? {} : { hostVerifier }),
-    readyTimeout: 30_000,
+    readyTimeout: target.timeoutMs,
   };
-  return { config, refusal };
+  return { hop, label, config, refusal };
 }
 
 async function readKnownHosts(path: string): Promise<string> {
@@ -106,32 +129,47 @@ async function credentials(auth: SshAuth): Promise<Pick<ConnectConfig, 'privateK
   }
 }
 
-/** One connection running one remote command, from connect to exit status. */
+/** One connection (through the jump host, when there is one) running one remote command, from connect to exit status. */
 class Session {
   private readonly client = new Client();
+  private readonly bastion?: Client;
   private channel?: ClientChannel;
   private stopped = false;
 
   private readonly target: SshTarget;
   private readonly connect: Connect;
+  private readonly jump: Connect | undefined;
   private readonly work: WrappedWork;
   private readonly io: StepIO;
   private readonly graceMs: number;
 
-  constructor(target: SshTarget, connect: Connect, work: WrappedWork, io: StepIO, graceMs: number) {
-    this.target = target;
-    this.connect = connect;
-    this.work = work;
-    this.io = io;
-    this.graceMs = graceMs;
+  constructor(parts: {
+    target: SshTarget;
+    connect: Connect;
+    jump: Connect | undefined;
+    work: WrappedWork;
+    io: StepIO;
+    graceMs: number;
+  }) {
+    this.target = parts.target;
+    this.connect = parts.connect;
+    this.jump = parts.jump;
+    if (parts.jump !== undefined) this.bastion = new Client();
+    this.work = parts.work;
+    this.io = parts.io;
+    this.graceMs = parts.graceMs;
   }
 
   run(): Promise<number> {
-    const { client, io } = this;
+    const { client, bastion, io } = this;
     return new Promise<number>((resolve) => {
+      let settled = false;
       const done = (code: number): void => {
+        if (settled) return;
+        settled = true;
         io.signal.removeEventListener('abort', onStop);
         client.end();
+        bastion?.end();
         resolve(code);
       };
       const onStop = (): void => {
@@ -139,12 +177,33 @@ class Session {
       };
       io.signal.addEventListener('abort', onStop, { once: true });
       client.on('error', (error) => {
-        done(failed(io, this.connectError(error)));
+        done(failed(io, this.connectError(this.connect, error)));
       });
       client.on('ready', () => {
         this.exec(done);
       });
-      client.connect(this.connect.config);
+      if (bastion === undefined || this.jump === undefined) {
+        client.connect(this.connect.config);
+        return;
+      }
+      const jump = this.jump;
+      bastion.on('error', (error) => {
+        done(failed(io, this.connectError(jump, error)));
+      });
+      // The jump host opens a TCP channel to the target (a direct-tcpip request, as ssh -J
+      // does), and the login to the target runs over it: the target's key never leaves here.
+      bastion.on('ready', () => {
+        bastion.forwardOut('127.0.0.1', 0, this.target.host, this.target.port, (error, stream) => {
+          if (error !== undefined) {
+            done(
+              failed(io, `the bastion cannot reach ${this.target.host}:${String(this.target.port)}: ${error.message}`),
+            );
+            return;
+          }
+          client.connect({ ...this.connect.config, sock: stream });
+        });
+      });
+      bastion.connect(jump.config);
     });
   }
 
@@ -192,6 +251,7 @@ class Session {
     const { channel, client } = this;
     if (channel === undefined) {
       client.end();
+      this.bastion?.end();
       return;
     }
     channel.end();
@@ -204,12 +264,13 @@ class Session {
     });
   }
 
-  private connectError(error: Error): string {
-    const { host, port, user, knownHosts } = this.target;
+  private connectError(connect: Connect, error: Error): string {
+    const { host, port, user } = connect.hop;
     // ssh2 reports a refused host key without the reason; the verifier kept it.
-    const { reason } = this.connect.refusal;
-    if (reason !== undefined) return `host key refused (strictHostKey, ${knownHosts ?? ''}): ${reason}`;
-    return `cannot connect to ${user}@${host}:${port}: ${error.message}`;
+    const { reason } = connect.refusal;
+    if (reason !== undefined)
+      return `${connect.label}host key refused (strictHostKey, ${this.target.knownHosts ?? ''}): ${reason}`;
+    return `cannot connect to ${connect.label}${user}@${host}:${String(port)}: ${error.message}`;
   }
 }
 

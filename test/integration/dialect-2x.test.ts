@@ -1,6 +1,6 @@
 /**
  * DAGs written in Dagu 2.x's dialect (issue 26), run by the operator on the local control
- * plane: action steps (noop, log.write, exec, http.request, jq.filter, dag.run), a list of
+ * plane: action steps (noop, log.write, exec, http.request, jq.filter on data and on a file, dag.run), a list of
  * commands run in turn, constants, typed params, step defaults, negated preconditions and
  * declared step outputs read by a later step through \${steps.<id>.outputs.<name>}. The
  * loader's unit tests prove the rewrite into the 1.x shape; these prove that what it rewrites
@@ -72,6 +72,11 @@ steps:
   - name: pick
     action: jq.filter
     with: {filter: '.greeting + " " + .from', data: "\${RESPONSE}", raw: true}
+  - name: save
+    run: echo '{"greeting":"hi from a file"}' > greeting.json
+  - name: pick-file
+    action: jq.filter
+    with: {filter: .greeting, input: greeting.json, raw: true}
   - name: child
     action: dag.run
     with: {dag: child, params: "NAME=parent"}
@@ -90,7 +95,7 @@ steps:
     );
     await whenRun(ns, 'actions-1', 'actions');
     const done = await finishedRun(ns, 'actions-1', 120_000);
-    const steps = ['nothing', 'say', 'direct', 'fetch', 'pick', 'child', 'after'];
+    const steps = ['nothing', 'say', 'direct', 'fetch', 'pick', 'save', 'pick-file', 'child', 'after'];
     expect([done.status?.statusLabel, done.status?.error, stepStates(done)]).toEqual([
       'succeeded',
       undefined,
@@ -102,6 +107,8 @@ steps:
     );
     expect(await stepLog(operator, done, 'direct')).toBe('[two words][3]\n');
     expect(await stepLog(operator, done, 'pick')).toBe('hello kubedag-test\n');
+    // jq's input file is read in the step's working directory, the run's workspace the step before wrote to.
+    expect(await stepLog(operator, done, 'pick-file')).toBe('hi from a file\n');
     expect(await stepLog(operator, done, 'after')).toBe('child said hi parent\n');
   });
 

@@ -85,6 +85,39 @@ describe('the executor spec of a step', () => {
       },
     },
     {
+      name: "an ssh step's own shell is the remote shell when its settings name none, as Dagu 2.x resolves it",
+      yaml: 'ssh: {user: u, host: h}\nshell: zsh\nsteps:\n  - {executor: ssh, shell: bash -o pipefail, command: ls}',
+      command: 'ls',
+      want: {
+        type: 'ssh',
+        command: 'ls',
+        config: { user: 'u', host: 'h', port: '22', strictHostKey: true, shell: 'bash', shellArgs: ['-o', 'pipefail'] },
+        stop: { signal: 'SIGTERM', graceMs: 4000 },
+      },
+    },
+    {
+      name: "a DAG-level shell is for local steps: an ssh step's remote shell stays the login shell",
+      yaml: 'shell: zsh\nsteps:\n  - {executor: {type: ssh, config: {user: v, host: h}}, command: ls}',
+      command: 'ls',
+      want: {
+        type: 'ssh',
+        command: 'ls',
+        config: { user: 'v', host: 'h' },
+        stop: { signal: 'SIGTERM', graceMs: 4000 },
+      },
+    },
+    {
+      name: "an ssh step's settings that name a shell win over the step's shell",
+      yaml: 'steps:\n  - {executor: {type: ssh, config: {user: v, host: h, shell: sh}}, shell: bash, command: ls}',
+      command: 'ls',
+      want: {
+        type: 'ssh',
+        command: 'ls',
+        config: { user: 'v', host: 'h', shell: 'sh' },
+        stop: { signal: 'SIGTERM', graceMs: 4000 },
+      },
+    },
+    {
       name: 'an ssh step stops its remote command with signalOnStop, within the grace period of its Pod',
       yaml: 'maxCleanUpTimeSec: 10\nsteps:\n  - {executor: {type: ssh, config: {user: v, host: h}}, command: ls, signalOnStop: SIGINT}',
       command: 'ls',

@@ -192,13 +192,27 @@ function runnerSpec(dag: Dag, step: Step, type: RunnerExecutor, command: string 
     type,
     ...(command === undefined ? {} : { command }),
     ...(step.script === undefined ? {} : { script: step.script }),
-    config: type === 'ssh' && Object.keys(own).length === 0 && dag.ssh !== undefined ? dagSsh(dag.ssh) : own,
+    config: type === 'ssh' ? sshConfig(dag, step) : own,
     ...(type === 'mail' && dag.smtp !== undefined ? { smtp: dag.smtp } : {}),
     ...(type === 's3' && dag.s3 !== undefined ? { s3: dag.s3 } : {}),
     // Every executor stops on signalOnStop (step/stop.ts); ssh also sends it to the remote
     // command, which must end within the step Pod's grace period, as an exec'd one must.
     stop: { signal: step.signalOnStop, graceMs: execGraceMs(dag) },
   };
+}
+
+/**
+ * An ssh step's settings: its own, else the DAG's block. The step's own `shell` is the remote
+ * shell when they name none, as Dagu 2.x resolves it (a DAG-level shell is for local steps and
+ * is not used), rather than a key the step accepts and ssh ignores.
+ */
+function sshConfig(dag: Dag, step: Step): Readonly<Record<string, unknown>> {
+  const own = step.executor.config;
+  const config = Object.keys(own).length === 0 && dag.ssh !== undefined ? dagSsh(dag.ssh) : own;
+  const named = typeof config.shell === 'string' && config.shell.trim() !== '';
+  if (step.shell === undefined || step.shell.length === 0 || named) return config;
+  const [shell, ...args] = step.shell;
+  return { ...config, shell, ...(args.length === 0 ? {} : { shellArgs: args }) };
 }
 
 /**
