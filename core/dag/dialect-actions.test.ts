@@ -186,7 +186,11 @@ describe('action steps', () => {
   });
 
   it.each([
-    ['a family not run yet', 'sftp.upload', 'steps[0].action: Dagu 2.x feature sftp.* actions is not supported yet'],
+    [
+      'a data-store family',
+      'sftp.upload',
+      'steps[0].action: Dagu 2.x feature sftp.* actions is not supported: Kubedag runs no SFTP client in its step runner; copy with sftp or scp in a container step that has an SSH client, or move files through object storage with the s3.* actions',
+    ],
     [
       'an LLM chat',
       'chat.completion',
@@ -226,11 +230,6 @@ describe('action steps', () => {
       'ssh',
       'action: ssh.run\n    with: {host: h, command: ls, bastion: {host: j}}',
       'steps[0].with.bastion: Dagu 2.x feature ssh with.bastion (a jump host) is not supported yet',
-    ],
-    [
-      'http',
-      'action: http.request\n    with: {method: GET, url: x, files: {a: b}}',
-      'steps[0].with.files: Dagu 2.x feature http with.files (multipart uploads) is not supported yet',
     ],
     [
       'jq',

@@ -38,8 +38,8 @@ export function stepExecution(step: Mapping, path: string, errors: DagIssue[]): 
 
 /**
  * 2.x step types Kubedag does not run, refused by name as their actions are (REFUSED_ACTIONS),
- * not as an unknown executor: the LLM, agent and harness types deliberately, the data stores and
- * the router not yet.
+ * not as an unknown executor, each deliberately with its reason (dialect-refusal.ts); the router
+ * not yet.
  */
 const REFUSED_TYPES: Readonly<Record<string, string>> = {
   chat: 'type: chat (LLM chat steps)',
@@ -50,6 +50,9 @@ const REFUSED_TYPES: Readonly<Record<string, string>> = {
   sqlite: 'sqlite.* actions',
   redis: 'redis.* actions',
   sftp: 'sftp.* actions',
+  state: 'state.* actions',
+  data: 'data.* actions',
+  git: 'git actions',
 };
 
 /** Keys that say what a step runs (or that it runs in a container, a sub-DAG or per item). */

@@ -38,6 +38,41 @@ export function withStepDefaults(document: Mapping, errors: DagIssue[]): Mapping
   return out;
 }
 
+/**
+ * The DAG-level `log_output` (`separate` or `merged`, any letter case; Dagu's default is
+ * separate) is the default of each step's own (ir.EffectiveLogOutput: the step's wins), so it
+ * is written into every step and handler that does not write one, where the step's reading of
+ * the key decides. `separate` is how Kubedag keeps every step's log anyway (stdout and stderr
+ * apart), so it is dropped rather than written out.
+ */
+export function withLogOutputDefault(document: Mapping, errors: DagIssue[]): Mapping {
+  if (!Object.hasOwn(document, 'log_output')) return document;
+  const { log_output: written, ...rest } = document;
+  if (written === null || written === undefined) return rest;
+  const mode = typeof written === 'string' ? written.trim().toLowerCase() : undefined;
+  if (mode !== 'separate' && mode !== 'merged' && mode !== '') {
+    errors.push(
+      issue(
+        'log_output',
+        typeof written === 'string'
+          ? `invalid log_output value: "${written}" (must be separate or merged)`
+          : 'must be a string: separate or merged',
+      ),
+    );
+    return rest;
+  }
+  if (mode !== 'merged') return rest;
+  const apply = (input: unknown): unknown => {
+    const step = typeof input === 'string' ? { command: input } : input;
+    return isMapping(step) && !Object.hasOwn(step, 'log_output') ? { ...step, log_output: mode } : input;
+  };
+  const out: Mapping = { ...rest };
+  if (rest.steps !== undefined) out.steps = mapSteps(rest.steps, apply);
+  if (isMapping(rest.handler_on))
+    out.handler_on = Object.fromEntries(Object.entries(rest.handler_on).map(([event, step]) => [event, apply(step)]));
+  return out;
+}
+
 /** Steps as a list (with parallel groups, lists in the list) or as a mapping of name to step. */
 function mapSteps(steps: unknown, apply: (step: unknown) => unknown): unknown {
   if (Array.isArray(steps)) return steps.map((item: unknown) => (Array.isArray(item) ? item.map(apply) : apply(item)));

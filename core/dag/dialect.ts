@@ -8,7 +8,7 @@
  * named values (defaults, labels, consts, references) by withNamedValues.
  */
 import { stepExecution, withShellArgs } from './dialect-commands.ts';
-import { withStepDefaults } from './dialect-defaults.ts';
+import { withLogOutputDefault, withStepDefaults } from './dialect-defaults.ts';
 import { withLabelsAsTags } from './dialect-labels.ts';
 import { schemaParamsAsOneX, typedParamsAsSchema } from './dialect-params.ts';
 import { withApproval } from './dialect-approval.ts';
@@ -19,6 +19,7 @@ import { templateRefErrors } from './dialect-template-ref.ts';
 import { bodyDocument, foreachReferenceErrors, withForeachSteps, type ForeachBody } from './dialect-foreach.ts';
 import { isRefusal, refusal } from './dialect-refusal.ts';
 import { withoutCustomActions } from './dialect-custom-actions.ts';
+import { withResourceLimits } from './dialect-resources.ts';
 import { decideDialect, isTypedParams, oneXName, type Dialect } from './dialect-decide.ts';
 import { isMapping } from './mapping.ts';
 import { CHILD_SCOPES, REFUSED, SPELLINGS, type Scope } from './dialect-spellings.ts';
@@ -61,7 +62,10 @@ export function readDialect(document: unknown): DialectRead {
 
 /** Step defaults written into the steps, labels as tags, constants substituted, `${params.x}`/`${env.X}` made variables. */
 function withNamedValues(document: Mapping, errors: DagIssue[]): Mapping {
-  const { consts, ...rest } = withLabelsAsTags(withStepDefaults(document, errors), errors);
+  const { consts, ...rest } = withLabelsAsTags(
+    withLogOutputDefault(withStepDefaults(document, errors), errors),
+    errors,
+  );
   return withValues(rest, readConsts(consts, errors), '', errors) as Mapping;
 }
 
@@ -79,7 +83,7 @@ function rewriteMapping(input: Mapping, scope: Scope, path: string, errors: DagI
           errors,
         )
       : scope === 'root'
-        ? withShellArgs(input, path, errors)
+        ? withShellArgs(withResourceLimits(input, errors), path, errors)
         : scope === 'precondition'
           ? withPreconditionEval(input, path, errors)
           : input;

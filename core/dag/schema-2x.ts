@@ -22,6 +22,29 @@ const shellArgs = Type.Array(Type.String(), { description: 'Arguments of the she
 const TWO_X_ADDITIONS: Readonly<Partial<Record<Scope, Readonly<Record<string, TSchema>>>>> = {
   root: {
     shell_args: shellArgs,
+    resources: object(
+      {
+        limits: Type.Optional(
+          object(
+            {
+              cpu: Type.Optional(
+                Type.Union([Type.String(), Type.Number()], { description: 'Cores (1.5) or millicores (500m).' }),
+              ),
+              memory: Type.Optional(
+                Type.Union([Type.String(), Type.Number()], {
+                  description: 'Bytes with a suffix: 512Mi, 2G, 512m (mega).',
+                }),
+              ),
+            },
+            'The most each step Pod may use.',
+          ),
+        ),
+      },
+      "CPU and memory limits of the run's step Pods (the DAG-level kubernetes block's limits).",
+    ),
+    log_output: Type.Union([Type.Literal('separate'), Type.Literal('merged'), Type.String()], {
+      description: 'separate (the default: stdout and stderr apart) or merged; a default for the steps.',
+    }),
     consts: Type.Array(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()])), {
       description: 'Constants fixed when the file is loaded, read as `${consts.NAME}`: a list of `NAME: value`.',
     }),

@@ -115,7 +115,7 @@ export const ONE_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
 
 /** 2.x keys without a 1.x twin that this slice reads (folded into other keys by dialect.ts). */
 export const TWO_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
-  root: ['shell_args', 'consts', 'defaults', 'labels', 'artifacts', 's3'],
+  root: ['shell_args', 'consts', 'defaults', 'labels', 'artifacts', 's3', 'resources', 'log_output'],
   step: ['shell_args', 'action', 'exec', 'outputs', 'approval', 'enqueue', 'container'],
   precondition: ['negate', 'eval'],
   handlerOn: ['init', 'wait'],
@@ -125,10 +125,8 @@ export const TWO_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
 /** 2.x keys this slice does not read, each with the feature it stands for. */
 export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, string>>>>> = {
   root: {
-    log_output: 'log_output',
     step_types: 'step_types (custom step types)',
     actions: 'actions (custom action packages)',
-    resources: 'resources',
     webhook: 'webhook',
     llm: 'llm (LLM settings)',
     redis: 'redis',
@@ -212,12 +210,6 @@ export const REFUSED_SETTINGS: Readonly<Record<string, Readonly<Record<string, s
     shell_args: 'ssh with.shell_args',
     timeout: 'ssh with.timeout',
     bastion: 'ssh with.bastion (a jump host)',
-  },
-  http: {
-    form: 'http with.form',
-    files: 'http with.files (multipart uploads)',
-    format: 'http with.format',
-    output: 'http with.output',
   },
   jq: { input: 'jq with.input (input from a file)' },
 };
