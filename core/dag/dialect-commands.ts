@@ -38,14 +38,13 @@ export function stepExecution(step: Mapping, path: string, errors: DagIssue[]): 
 
 /**
  * 2.x step types Kubedag does not run, refused by name as their actions are (REFUSED_ACTIONS),
- * not as an unknown executor, each deliberately with its reason (dialect-refusal.ts); the router
- * not yet.
+ * not as an unknown executor, each deliberately with its reason (dialect-refusal.ts). Router
+ * steps are rewritten before this (dialect-router.ts).
  */
 const REFUSED_TYPES: Readonly<Record<string, string>> = {
   chat: 'type: chat (LLM chat steps)',
   agent: 'type: agent (agent steps)',
   harness: 'type: harness (coding-agent harness)',
-  router: 'action router.route (router steps)',
   postgres: 'postgres.* actions',
   sqlite: 'sqlite.* actions',
   redis: 'redis.* actions',

@@ -115,7 +115,7 @@ export const ONE_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
 /** 2.x keys without a 1.x twin that this slice reads (folded into other keys by dialect.ts). */
 export const TWO_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
   root: ['shell_args', 'consts', 'defaults', 'labels', 'artifacts', 's3', 'resources', 'log_output'],
-  step: ['shell_args', 'action', 'exec', 'outputs', 'approval', 'enqueue', 'container'],
+  step: ['shell_args', 'action', 'exec', 'outputs', 'approval', 'enqueue', 'container', 'value', 'routes'],
   precondition: ['negate', 'eval'],
   handlerOn: ['init', 'wait'],
   mailOn: ['wait'],
@@ -140,8 +140,6 @@ export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, str
     foreach: 'foreach on a handler',
     llm: 'llm (LLM steps)',
     messages: 'messages (LLM chat steps)',
-    value: 'value (router steps)',
-    routes: 'routes (router steps)',
     log_output: 'log_output',
     dependencies: 'dependencies',
   },

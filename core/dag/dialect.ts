@@ -20,6 +20,7 @@ import { bodyDocument, foreachReferenceErrors, withForeachSteps, type ForeachBod
 import { isRefusal, refusal } from './dialect-refusal.ts';
 import { withoutCustomActions } from './dialect-custom-actions.ts';
 import { withResourceLimits } from './dialect-resources.ts';
+import { withRouterSteps } from './dialect-router.ts';
 import { decideDialect, isTypedParams, oneXName, type Dialect } from './dialect-decide.ts';
 import { isMapping } from './mapping.ts';
 import { CHILD_SCOPES, REFUSED, SPELLINGS, type Scope } from './dialect-spellings.ts';
@@ -54,7 +55,7 @@ export function readDialect(document: unknown): DialectRead {
   const errors = [...decision.errors, ...templateRefErrors(document, '')];
   const valued = withNamedValues(withoutCustomActions(document, errors), errors);
   const looped = withForeachSteps(valued, errors);
-  const rewritten = toOneX(looped.document, errors);
+  const rewritten = toOneX(withRouterSteps(looped.document, errors), errors);
   errors.push(...referenceErrors(valued, ''), ...foreachReferenceErrors(rewritten, ''));
   const bodies = looped.bodies.map((body) => ({ ...body, document: bodyDocument(body, valued) }));
   return { dialect: '2.x', document: rewritten, errors, bodies, ambiguous: false };

@@ -59,6 +59,10 @@ const TWO_X_ADDITIONS: Readonly<Partial<Record<Scope, Readonly<Record<string, TS
   },
   step: {
     shell_args: shellArgs,
+    value: text('A router step (type: router): the value its routes match, such as ${ENVIRONMENT}.'),
+    routes: Type.Record(Type.String(), Type.Array(Type.String()), {
+      description: 'A router step: pattern (exact, or re:<regex>) to the steps that run when the value matches it.',
+    }),
     depends: Type.Union([Type.String(), Type.Number(), Type.Array(Type.Union([Type.String(), Type.Number()]))], {
       description: 'Steps (names or ids) that must finish first; a number names the step it spells; `[]` opts out.',
     }),
