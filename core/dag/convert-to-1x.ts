@@ -102,7 +102,21 @@ function stepWithout(step: unknown, path: string, losses: DagIssue[]): unknown {
         'declared step outputs (and the ${steps.<id>.outputs.<name>} that read them) have no Dagu 1.x form',
       ),
     );
-  return { ...rest, ...withoutInPreconditions(rest, path, losses) };
+  return { ...withoutHttpSettings(rest, path, losses), ...withoutInPreconditions(rest, path, losses) };
+}
+
+/** http settings Dagu 2.x added: Kubedag reads them in a 1.x file too, Dagu 1.x ignores them. */
+const HTTP_TWO_X_SETTINGS = ['form', 'files', 'format', 'output'];
+
+function withoutHttpSettings(step: Mapping, path: string, losses: DagIssue[]): Mapping {
+  const config = step.config;
+  if (step.type !== 'http' || !isMapping(config)) return step;
+  const kept: Mapping = {};
+  for (const [key, value] of Object.entries(config))
+    if (HTTP_TWO_X_SETTINGS.includes(key))
+      lost(losses, childPath(childPath(path, 'with'), key), `http with.${key} has no Dagu 1.x form`);
+    else kept[key] = value;
+  return { ...step, config: kept };
 }
 
 function renamed(mapping: Mapping, from: string, to: string): Mapping {

@@ -186,7 +186,11 @@ describe('action steps', () => {
   });
 
   it.each([
-    ['a family not run yet', 'sftp.upload', 'steps[0].action: Dagu 2.x feature sftp.* actions is not supported yet'],
+    [
+      'a data-store family',
+      'sftp.upload',
+      'steps[0].action: Dagu 2.x feature sftp.* actions is not supported: Kubedag runs no SFTP client in its step runner; copy with sftp or scp in a container step that has an SSH client, or move files through object storage with the s3.* actions',
+    ],
     [
       'an LLM chat',
       'chat.completion',
@@ -221,11 +225,6 @@ describe('action steps', () => {
       'docker',
       'type: docker\n    with: {image: alpine, volumes: ["/a:/b"]}\n    command: echo',
       "steps[0].with.volumes: Dagu 2.x feature docker with.volumes (bind mounts of the host) is not supported: a step Pod gets volumes from its kubernetes block, not Docker bind mounts; write volumes and volumeMounts there (a hostPath volume only where the namespace's pod policy allows one), or use the run's workspace",
-    ],
-    [
-      'http',
-      'action: http.request\n    with: {method: GET, url: x, files: {a: b}}',
-      'steps[0].with.files: Dagu 2.x feature http with.files (multipart uploads) is not supported yet',
     ],
   ])('refuses a %s setting without a 1.x counterpart by name', (_type, step, want) => {
     expect(errorsOf(`timeout_sec: 1\nsteps:\n  - name: s\n    ${step}`)).toEqual([want]);

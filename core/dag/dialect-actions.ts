@@ -298,7 +298,6 @@ export const REFUSED_ACTIONS: Readonly<Record<string, string>> = {
   'git.worktree.add': 'action git.worktree.add (git worktrees)',
   'git.worktree.remove': 'action git.worktree.remove (git worktrees)',
   'human.task': 'action human.task (human tasks)',
-  'router.route': 'action router.route (router steps)',
   'git.': 'git actions',
   'data.': 'data.* actions',
   'state.': 'state.* actions',

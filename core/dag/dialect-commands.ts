@@ -38,18 +38,20 @@ export function stepExecution(step: Mapping, path: string, errors: DagIssue[]): 
 
 /**
  * 2.x step types Kubedag does not run, refused by name as their actions are (REFUSED_ACTIONS),
- * not as an unknown executor: the LLM, agent and harness types deliberately, the data stores and
- * the router not yet.
+ * not as an unknown executor, each deliberately with its reason (dialect-refusal.ts). Router
+ * steps are rewritten before this (dialect-router.ts).
  */
 const REFUSED_TYPES: Readonly<Record<string, string>> = {
   chat: 'type: chat (LLM chat steps)',
   agent: 'type: agent (agent steps)',
   harness: 'type: harness (coding-agent harness)',
-  router: 'action router.route (router steps)',
   postgres: 'postgres.* actions',
   sqlite: 'sqlite.* actions',
   redis: 'redis.* actions',
   sftp: 'sftp.* actions',
+  state: 'state.* actions',
+  data: 'data.* actions',
+  git: 'git actions',
 };
 
 /** Keys that say what a step runs (or that it runs in a container, a sub-DAG or per item). */

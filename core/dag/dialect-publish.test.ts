@@ -47,8 +47,10 @@ describe('a 2.x step type Kubedag does not run', () => {
       'harness',
       'Dagu 2.x feature type: harness (coding-agent harness) is not supported: Kubedag runs no coding-agent harnesses',
     ],
-    ['postgres', 'Dagu 2.x feature postgres.* actions is not supported yet'],
-    ['router', 'Dagu 2.x feature action router.route (router steps) is not supported yet'],
+    [
+      'postgres',
+      'Dagu 2.x feature postgres.* actions is not supported: Kubedag runs no database client in its step runner; run psql in a container step (type: docker with image postgres) and pass the password from a Secret',
+    ],
   ])('refuses type: %s by name, and only that', (type, message) => {
     const got = load(`  - id: a\n    type: ${type}\n    with: {x: 1}\n    timeout_sec: 5\n`);
     expect(got.errors.map(formatIssue)).toEqual([`steps[0].type: ${message}`]);

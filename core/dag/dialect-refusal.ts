@@ -61,6 +61,26 @@ export const DELIBERATE: Readonly<Record<string, string>> = {
   'step container.shell with exec':
     "an exec'd command runs as written, without a shell; write bash -c '...' or a script",
   'docker with.shell with exec': "an exec'd command runs as written, without a shell; write bash -c '...' or a script",
+  // The data stores and clients Dagu runs in its own process: each step Pod runs an image, so
+  // the client goes in a container step, where its version and credentials are the user's.
+  'postgres.* actions':
+    'Kubedag runs no database client in its step runner; run psql in a container step (type: docker with image postgres) and pass the password from a Secret',
+  'sqlite.* actions':
+    "Kubedag runs no database client in its step runner, and a step Pod sees no file of Dagu's host; run sqlite3 in a container step on a file in the run's workspace",
+  'redis.* actions':
+    'Kubedag runs no Redis client in its step runner; run redis-cli in a container step (type: docker with image redis)',
+  redis:
+    'the DAG-level redis block configures the redis.* actions, which Kubedag does not run (run redis-cli in a container step)',
+  'sftp.* actions':
+    'Kubedag runs no SFTP client in its step runner; copy with sftp or scp in a container step that has an SSH client, or move files through object storage with the s3.* actions',
+  'state.* actions':
+    "Kubedag keeps no key-value store between runs (Dagu's state store is files on its host); keep such values in a ConfigMap (type: kubernetes step) or an object store (s3.* actions)",
+  'data.* actions':
+    'Kubedag does not convert data formats in its step runner; use jq.filter for JSON, or yq, mlr or csvkit in a container step',
+  'git actions':
+    "Kubedag runs no git client in its step runner; clone in a container step (type: docker with image alpine/git) into the run's workspace",
+  webhook:
+    'Kubedag serves no DAG webhooks (/api/v1/webhooks is not served), so there are no webhook headers to forward; start runs through the API with params',
 };
 
 /**

@@ -114,8 +114,20 @@ export const ONE_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
 
 /** 2.x keys without a 1.x twin that this slice reads (folded into other keys by dialect.ts). */
 export const TWO_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
-  root: ['shell_args', 'consts', 'defaults', 'labels', 'artifacts', 's3', 'log_output'],
-  step: ['shell_args', 'action', 'exec', 'outputs', 'approval', 'enqueue', 'container', 'log_output', 'output_schema'],
+  root: ['shell_args', 'consts', 'defaults', 'labels', 'artifacts', 's3', 'resources', 'log_output'],
+  step: [
+    'shell_args',
+    'action',
+    'exec',
+    'outputs',
+    'approval',
+    'enqueue',
+    'container',
+    'log_output',
+    'output_schema',
+    'value',
+    'routes',
+  ],
   precondition: ['negate', 'eval'],
   handlerOn: ['init', 'wait'],
   mailOn: ['wait'],
@@ -126,7 +138,6 @@ export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, str
   root: {
     step_types: 'step_types (custom step types)',
     actions: 'actions (custom action packages)',
-    resources: 'resources',
     webhook: 'webhook',
     llm: 'llm (LLM settings)',
     redis: 'redis',
@@ -140,8 +151,6 @@ export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, str
     foreach: 'foreach on a handler',
     llm: 'llm (LLM steps)',
     messages: 'messages (LLM chat steps)',
-    value: 'value (router steps)',
-    routes: 'routes (router steps)',
     dependencies: 'dependencies (files beside the DAG)',
   },
   container: {
@@ -200,10 +209,4 @@ export const SETTINGS_TYPES: Readonly<Record<string, string>> = {
 /** 2.x executor settings without a 1.x counterpart, by canonical type, with the feature named. */
 export const REFUSED_SETTINGS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   docker: { volumes: 'docker with.volumes (bind mounts of the host)' },
-  http: {
-    form: 'http with.form',
-    files: 'http with.files (multipart uploads)',
-    format: 'http with.format',
-    output: 'http with.output',
-  },
 };

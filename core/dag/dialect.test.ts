@@ -214,9 +214,11 @@ describe('loadDag reads a 2.x file as its 1.x spelling', () => {
 describe('loadDag refuses what this slice does not read', () => {
   const cases: { name: string; yaml: string; want: string[] }[] = [
     {
-      name: 'an action not run yet',
+      name: 'an action Kubedag does not run',
       yaml: 'steps:\n  - {name: s, action: sftp.upload, with: {path: a}}',
-      want: ['steps[0].action: Dagu 2.x feature sftp.* actions is not supported yet'],
+      want: [
+        'steps[0].action: Dagu 2.x feature sftp.* actions is not supported: Kubedag runs no SFTP client in its step runner; copy with sftp or scp in a container step that has an SSH client, or move files through object storage with the s3.* actions',
+      ],
     },
     {
       name: 'params of a name no variable can have',

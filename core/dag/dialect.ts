@@ -21,6 +21,8 @@ import { templateRefErrors } from './dialect-template-ref.ts';
 import { bodyDocument, foreachReferenceErrors, withForeachSteps, type ForeachBody } from './dialect-foreach.ts';
 import { isRefusal, refusal } from './dialect-refusal.ts';
 import { withoutCustomActions } from './dialect-custom-actions.ts';
+import { withResourceLimits } from './dialect-resources.ts';
+import { withRouterSteps } from './dialect-router.ts';
 import { decideDialect, isTypedParams, oneXName, type Dialect } from './dialect-decide.ts';
 import { isMapping } from './mapping.ts';
 import { CHILD_SCOPES, REFUSED, SETTINGS_SPELLINGS, SPELLINGS, type Scope } from './dialect-spellings.ts';
@@ -55,7 +57,7 @@ export function readDialect(document: unknown): DialectRead {
   const errors = [...decision.errors, ...templateRefErrors(document, '')];
   const valued = withNamedValues(withoutCustomActions(document, errors), errors);
   const looped = withForeachSteps(valued, errors);
-  const rewritten = toOneX(looped.document, errors);
+  const rewritten = toOneX(withRouterSteps(looped.document, errors), errors);
   errors.push(...referenceErrors(valued, ''), ...foreachReferenceErrors(rewritten, ''));
   const bodies = looped.bodies.map((body) => ({ ...body, document: bodyDocument(body, valued) }));
   return { dialect: '2.x', document: rewritten, errors, bodies, ambiguous: false };
@@ -85,7 +87,7 @@ function rewriteMapping(input: Mapping, scope: Scope, path: string, errors: DagI
           errors,
         )
       : scope === 'root'
-        ? withShellArgs(withoutLogOutput(input, path, errors), path, errors)
+        ? withShellArgs(withResourceLimits(withoutLogOutput(input, path, errors), errors), path, errors)
         : scope === 'precondition'
           ? withPreconditionEval(input, path, errors)
           : input;

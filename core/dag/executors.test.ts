@@ -19,7 +19,7 @@ describe('executor settings Dagu ignores load with a warning, not an error', () 
       name: 'an http key far from every known one lists the known keys',
       yaml: 'steps:\n  - {command: GET http://example.test, executor: {type: http, config: {retries: 3}}}',
       want: [
-        'steps[0].executor.config.retries: the http executor does not read this setting and ignores it (known: headers, body, query, timeout, silent, debug, json, skipTLSVerify)',
+        'steps[0].executor.config.retries: the http executor does not read this setting and ignores it (known: headers, body, query, timeout, silent, debug, json, skipTLSVerify, form, files, format, output)',
       ],
     },
     {

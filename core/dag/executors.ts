@@ -89,7 +89,21 @@ export const CONFIG_KEYS: Partial<Record<ExecutorType, readonly string[]>> = {
     'timeout',
     'bastion',
   ],
-  http: ['headers', 'body', 'query', 'timeout', 'silent', 'debug', 'json', 'skipTLSVerify'],
+  // form, files, format and output are Dagu 2.x's; read in a 1.x file too (Dagu 1.x ignored them).
+  http: [
+    'headers',
+    'body',
+    'query',
+    'timeout',
+    'silent',
+    'debug',
+    'json',
+    'skipTLSVerify',
+    'form',
+    'files',
+    'format',
+    'output',
+  ],
   mail: ['to', 'from', 'subject', 'message', 'attachments', 'contentType'],
   // input (a JSON file instead of script) is Dagu 2.x's.
   jq: ['raw', 'input'],

@@ -27,6 +27,26 @@ const TWO_X_ADDITIONS: Readonly<Partial<Record<Scope, Readonly<Record<string, TS
   root: {
     shell_args: shellArgs,
     log_output: logOutput,
+    resources: object(
+      {
+        limits: Type.Optional(
+          object(
+            {
+              cpu: Type.Optional(
+                Type.Union([Type.String(), Type.Number()], { description: 'Cores (1.5) or millicores (500m).' }),
+              ),
+              memory: Type.Optional(
+                Type.Union([Type.String(), Type.Number()], {
+                  description: 'Bytes with a suffix: 512Mi, 2G, 512m (mega).',
+                }),
+              ),
+            },
+            'The most each step Pod may use.',
+          ),
+        ),
+      },
+      "CPU and memory limits of the run's step Pods (the DAG-level kubernetes block's limits).",
+    ),
     consts: Type.Array(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()])), {
       description: 'Constants fixed when the file is loaded, read as `${consts.NAME}`: a list of `NAME: value`.',
     }),
@@ -42,6 +62,10 @@ const TWO_X_ADDITIONS: Readonly<Partial<Record<Scope, Readonly<Record<string, TS
   step: {
     shell_args: shellArgs,
     log_output: logOutput,
+    value: text('A router step (type: router): the value its routes match, such as ${ENVIRONMENT}.'),
+    routes: Type.Record(Type.String(), Type.Array(Type.String()), {
+      description: 'A router step: pattern (exact, or re:<regex>) to the steps that run when the value matches it.',
+    }),
     depends: Type.Union([Type.String(), Type.Number(), Type.Array(Type.Union([Type.String(), Type.Number()]))], {
       description: 'Steps (names or ids) that must finish first; a number names the step it spells; `[]` opts out.',
     }),

@@ -45,8 +45,12 @@ function withHeader(headers: Headers, name: string, value: string): Headers {
 
 const blank = (value: string): boolean => value.trim() === '';
 
-/** resty's part: User-Agent, Accept from a JSON or XML Content-Type, a sniffed Content-Type. */
-function restyHeaders(method: string, stepHeaders: Headers, body: string): Headers {
+/**
+ * resty's part: User-Agent, Accept from a JSON or XML Content-Type, a sniffed Content-Type. A
+ * multipart body's type (with its boundary) is the body's own: resty sets it over the step's,
+ * and here the client sets it, so the step's is taken out.
+ */
+function restyHeaders(method: string, stepHeaders: Headers, body: string, multipart: boolean): Headers {
   let headers = stepHeaders;
   if (blank(headerValue(headers, 'User-Agent'))) headers = withHeader(headers, 'User-Agent', USER_AGENT);
   const contentType = headerValue(headers, 'Content-Type');
@@ -56,6 +60,7 @@ function restyHeaders(method: string, stepHeaders: Headers, body: string): Heade
     (JSON_TYPE.test(contentType) || XML_TYPE.test(contentType))
   )
     headers = withHeader(headers, 'Accept', contentType);
+  if (multipart) return Object.fromEntries(Object.entries(headers).filter(([k]) => k.toLowerCase() !== 'content-type'));
   // Dagu hands resty the body as bytes, even an empty one, so every method that may carry a
   // body gets a type; Go sniffs it, which makes JSON text/plain.
   if (!NO_PAYLOAD.has(method) && blank(contentType))
@@ -63,9 +68,9 @@ function restyHeaders(method: string, stepHeaders: Headers, body: string): Heade
   return headers;
 }
 
-/** The headers to send for the step's method, headers and body. */
-export function wireRequest(method: string, stepHeaders: Headers, body: string): WireRequest {
-  const headers = restyHeaders(method, stepHeaders, body);
+/** The headers to send for the step's method, headers and body (or a multipart body). */
+export function wireRequest(method: string, stepHeaders: Headers, body: string, multipart = false): WireRequest {
+  const headers = restyHeaders(method, stepHeaders, body, multipart);
   // The Transport's part. Go tests these for the empty string, not for blanks.
   const addedGzip =
     headerValue(headers, 'Accept-Encoding') === '' && headerValue(headers, 'Range') === '' && method !== 'HEAD';

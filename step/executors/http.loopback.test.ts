@@ -298,18 +298,29 @@ describe('reading the step into a request', () => {
       want: 'headers: must be a mapping of names to values, not ["a"]',
     },
     {
+      name: 'a body beside form or files is refused, as Dagu refuses it',
+      spec: { command: 'POST http://x', config: { body: 'a', files: { f: 'x' } } },
+      want: 'body: cannot be combined with form or files',
+    },
+    {
+      name: 'a format other than json or text is refused, not read as text',
+      spec: { command: 'GET http://x', config: { format: 'yaml' } },
+      want: 'format: must be json or text, not "yaml"',
+    },
+    {
       name: 'a script that is not a JSON object is refused',
       spec: { command: 'GET http://x', script: 'silent: true' },
       want: 'script: the http executor reads its settings from script as a JSON object',
     },
   ])('$name', ({ spec, want }) => {
-    expect(() => httpRequest({ type: 'http', config: {}, ...spec }, {})).toThrow(want);
+    expect(() => httpRequest({ type: 'http', config: {}, ...spec }, {}, '/work')).toThrow(want);
   });
 
   it('takes text spellings of numbers and booleans, as Dagu does', () => {
     const req = httpRequest(
       { type: 'http', command: 'GET http://x', config: { timeout: '5', silent: 'true', skipTLSVerify: 1 } },
       {},
+      '/work',
     );
     expect([req.timeout, req.silent, req.skipTLSVerify]).toEqual([5, true, true]);
   });

@@ -1,10 +1,10 @@
 /**
  * DAGs written in Dagu 2.x's dialect (issue 26), run by the operator on the local control
- * plane: action steps (noop, log.write, exec, http.request, jq.filter on data and on a file, dag.run), a list of
- * commands run in turn, constants, typed params, step defaults, negated preconditions and
- * declared step outputs read by a later step through \${steps.<id>.outputs.<name>}. The
- * loader's unit tests prove the rewrite into the 1.x shape; these prove that what it rewrites
- * to does the work.
+ * plane: action steps (noop, log.write, exec, http.request, jq.filter on data and on a file,
+ * dag.run), a list of commands run in turn, constants, typed params, step defaults, negated
+ * preconditions, a router step and declared step outputs read by a later step through
+ * \${steps.<id>.outputs.<name>}. The loader's unit tests prove the rewrite into the 1.x
+ * shape; these prove that what it rewrites to does the work.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveHttp, type LoopbackHttp } from '../servers/http.ts';
@@ -197,7 +197,7 @@ steps:
     expect(done.status?.nodes?.find((n) => n.name === 'stops')?.exitCode).toBe(7);
   });
 
-  it('runs with its constants, typed params, step defaults and negated preconditions, and refuses params its types do not allow', async () => {
+  it('runs with its constants, typed params, step defaults, negated preconditions and a router, and refuses params its types do not allow', async () => {
     await givenDag(
       ns,
       'values',
@@ -220,6 +220,12 @@ steps:
   - name: no-file
     run: echo absent
     preconditions: [{condition: "test -e /definitely/absent", negate: true}]
+  - id: route
+    type: router
+    value: \${params.MODE}
+    routes: {fast: [fast-path], "re:^fu": [full-path]}
+  - {id: fast-path, run: echo fast path}
+  - {id: full-path, run: echo full path}
 `,
     );
     await whenRun(ns, 'values-1', 'values', { params: 'LIMIT=50' });
@@ -227,7 +233,14 @@ steps:
     expect([done.status?.statusLabel, done.status?.error, stepStates(done)]).toEqual([
       'succeeded',
       undefined,
-      { show: 'succeeded', 'not-fast': 'skipped', 'no-file': 'succeeded' },
+      {
+        show: 'succeeded',
+        'not-fast': 'skipped',
+        'no-file': 'succeeded',
+        route: 'succeeded',
+        'fast-path': 'succeeded',
+        'full-path': 'skipped',
+      },
     ]);
     expect(await stepLog(operator, done, 'show')).toBe('50 fast reports-eu-west-1 report\n');
     expect(await stepLog(operator, done, 'no-file')).toBe('absent\n');
