@@ -79,9 +79,11 @@ async function ready(call: Call, run: string, sub: string): Promise<boolean> {
 /** Creates the DAG, starts its run and waits (up to 3 min) until it is as SEEDED_RUN_SPEC says. */
 export async function seedRun(call: Call): Promise<SeededRun> {
   const created = await call('POST', '/api/v1/dags', { name: NAME, spec: SEEDED_RUN_SPEC });
-  if (created.status !== 201) throw new Error(`seeding DAG ${NAME}: HTTP ${String(created.status)}`);
+  if (created.status !== 201)
+    throw new Error(`seeding DAG ${NAME}: HTTP ${String(created.status)} ${JSON.stringify(created.body)}`);
   const started = await call('POST', `/api/v1/dags/${NAME}/start`, { dagRunId: RUN_ID });
-  if (started.status !== 200) throw new Error(`starting ${NAME}: HTTP ${String(started.status)}`);
+  if (started.status !== 200)
+    throw new Error(`starting ${NAME}: HTTP ${String(started.status)} ${JSON.stringify(started.body)}`);
   const run = `/api/v1/dag-runs/${NAME}/${RUN_ID}`;
   let subDAGRunId = '';
   await waitFor(
