@@ -115,16 +115,33 @@ export const LINKS: readonly Link[] = [
 const V1 = '/api/v1';
 const V1_RUN = `${V1}/dag-runs/{name}/{dagRunId}`;
 
+/** A sub-run's own operations under /api/v1, reached from its run's list of sub-runs. */
+const V1_SUB_RUN_LINKS: readonly Link[] = [
+  ['spec', "The first sub run's stored definition."],
+  ['log', "The first sub run's log."],
+  ['artifacts', "The first sub run's artifacts."],
+].map(([part = '', description = '']) => ({
+  from: `GET ${V1_RUN}/sub-dag-runs 200`,
+  to: `GET ${V1_RUN}/sub-dag-runs/{subDAGRunId}/${part}`,
+  parameters: {
+    name: '$request.path.name',
+    dagRunId: '$request.path.dagRunId',
+    subDAGRunId: '$response.body#/subRuns/0/dagRunId',
+  },
+  description,
+}));
+
 /**
  * The same links between /api/v1's operations: they are the same handlers at the same relative
  * paths, and v1's answers keep every field the links read (v1/views.ts). Beside them, v1's own:
- * a run's outputs, spec and deletion.
+ * a run's outputs, spec, artifacts and deletion, and a sub-run's spec, log and artifacts.
  */
 export const V1_LINKS: readonly Link[] = [
   ...LINKS.map((link) => ({ ...link, from: link.from.replace(P, V1), to: link.to.replace(P, V1) })),
   ...[
     ['GET', `${V1_RUN}/outputs`, "The run's outputs."],
     ['GET', `${V1_RUN}/spec`, "The run's stored definition."],
+    ['GET', `${V1_RUN}/artifacts`, "The files the run's steps left (an empty list when none)."],
     ['DELETE', V1_RUN, 'Delete the run (once it has ended).'],
   ].map(([method = '', to = '', description = '']) => ({
     from: `GET ${V1_RUN} 200`,
@@ -132,6 +149,7 @@ export const V1_LINKS: readonly Link[] = [
     parameters: { name: '$response.body#/dagRunDetails/name', dagRunId: '$response.body#/dagRunDetails/dagRunId' },
     description,
   })),
+  ...V1_SUB_RUN_LINKS,
 ];
 
 /** Link names are unique per response: the target's method and path, made readable. */

@@ -4,10 +4,12 @@
  * operation and why. The `st` comes from scripts/ensure-schemathesis.sh.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { seedConfig } from './seed-config.ts';
+import type { SeededRun } from './seeded-run.ts';
 
 const root = join(import.meta.dirname, '../..');
 
@@ -24,6 +26,10 @@ export interface FuzzRun {
   /** Test cases per operation and phase at most (schemathesis's --max-examples). */
   readonly maxExamples: number;
   readonly phases?: readonly Phase[];
+  /** Only the operations whose `METHOD /path` matches (schemathesis's --include-name-regex). */
+  readonly operations?: string;
+  /** The stack's seeded run: its ids are bound to the parameters of the operations that read it. */
+  readonly seeded?: SeededRun;
   /** Where the JUnit report and the log go; a fresh temporary directory by default. */
   readonly reportDir?: string;
   /** Each line schemathesis prints, as it prints it. */
@@ -44,10 +50,19 @@ export async function schemathesisBinary(): Promise<string> {
   return stdout.trim();
 }
 
-export function schemathesisArgs(run: FuzzRun, reportDir: string): string[] {
+/** The checked-in configuration, plus the seeded run's bindings when there is one. */
+async function configFile(run: FuzzRun, reportDir: string): Promise<string> {
+  const checkedIn = join(root, 'scripts/fuzz/schemathesis.toml');
+  if (run.seeded === undefined) return checkedIn;
+  const path = join(reportDir, 'schemathesis.toml');
+  await writeFile(path, (await readFile(checkedIn, 'utf8')) + seedConfig(run.seeded));
+  return path;
+}
+
+export function schemathesisArgs(run: FuzzRun, reportDir: string, config: string): string[] {
   return [
     '--config-file',
-    join(root, 'scripts/fuzz/schemathesis.toml'),
+    config,
     'run',
     `${run.origin}/api/${run.api ?? 'v2'}/openapi.json`,
     '--checks',
@@ -59,6 +74,7 @@ export function schemathesisArgs(run: FuzzRun, reportDir: string): string[] {
     '--seed',
     String(run.seed),
     ...(run.token === undefined ? [] : ['--header', `Authorization: Bearer ${run.token}`]),
+    ...(run.operations === undefined ? [] : ['--include-name-regex', run.operations]),
     // One worker: the machine is small, and the cluster's state then follows one order.
     '--workers',
     '1',
@@ -83,7 +99,7 @@ export async function runSchemathesis(run: FuzzRun): Promise<FuzzResult> {
   await mkdir(reportDir, { recursive: true });
   const started = Date.now();
   // Run from the report directory: anything schemathesis or Hypothesis keeps on disk lands there, not in the work tree.
-  const child = spawn(st, schemathesisArgs(run, reportDir), {
+  const child = spawn(st, schemathesisArgs(run, reportDir, await configFile(run, reportDir)), {
     cwd: reportDir,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1', COLUMNS: '160' },

@@ -2,7 +2,7 @@
  * What schemathesis is pointed at: a namespace of its own on a running control plane and the
  * operator and the API server (the real `main.ts` of each, as processes) serving it, in one of
  * two profiles. `fuzz`: Bearer authentication on (so the 401 paths are exercised), a few
- * harmless DAGs seeded. `dev`: the two programs with the flags `make dev` gives them
+ * harmless DAGs seeded and one run with a sub-run, artifacts and waiting steps (seeded-run.ts). `dev`: the two programs with the flags `make dev` gives them
  * (cluster/dev.ts), no authentication, no DAGs; the fuzz profile's differences once hid
  * disagreements between the document and the server that a `make dev` stack showed
  * (docs/decisions/2026-11-28-api-document-agreement.md). Either way steps really run, but only
@@ -21,6 +21,7 @@ import { EXECUTOR_ENV } from '../../core/runner/spec.ts';
 import { DEFAULT_DAG_YAML } from '../../apiserver/routes/dags.ts';
 import { devProgramArgs } from '../../cluster/dev-settings.ts';
 import { chartStepExecRole } from '../../cluster/step-exec-role.ts';
+import { ARTIFACT_COMMAND, seedRun, type SeededRun } from './seeded-run.ts';
 
 const root = join(import.meta.dirname, '../..');
 
@@ -32,7 +33,7 @@ export const SEED_DAGS: Readonly<Record<string, string>> = {
 };
 
 /** The only step commands a Pod in the namespace may run: the seeds' and the default DAG's. */
-const ALLOWED_COMMANDS = ['echo hello', 'sleep 2'];
+const ALLOWED_COMMANDS = ['echo hello', 'sleep 2', ARTIFACT_COMMAND];
 
 /** `fuzz`: authentication on and seeded DAGs; `dev`: as `make dev` runs the programs. */
 export type StackProfile = 'fuzz' | 'dev';
@@ -43,6 +44,8 @@ export interface FuzzStack {
   readonly origin: string;
   /** The Bearer token the API server wants; undefined when it checks no credentials (dev). */
   readonly token?: string;
+  /** The run with a sub-run, artifacts and waiting steps (fuzz profile only). */
+  readonly seeded?: SeededRun;
   /** What the operator and the API server printed. */
   readonly output: () => string;
   stop(): Promise<void>;
@@ -129,7 +132,7 @@ async function unguard(kc: KubeConfig, name: string): Promise<void> {
   await api.deleteValidatingAdmissionPolicy({ name }).catch(() => undefined);
 }
 
-async function seed(origin: string, token: string | undefined): Promise<void> {
+async function seed(origin: string, token: string | undefined): Promise<SeededRun> {
   const authorization: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
   for (const [name, spec] of Object.entries(SEED_DAGS)) {
     const res = await fetch(`${origin}/api/v2/dags`, {
@@ -139,6 +142,15 @@ async function seed(origin: string, token: string | undefined): Promise<void> {
     });
     if (res.status !== 201) throw new Error(`seeding DAG ${name}: HTTP ${String(res.status)} ${await res.text()}`);
   }
+  return seedRun(async (method, path, body) => {
+    const res = await fetch(`${origin}${path}`, {
+      method,
+      headers: { ...authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    return { status: res.status, body: res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
+  });
 }
 
 /** A copy of the kubeconfig whose current context names `namespace`: the API server's served namespace when no flag says one. */
@@ -246,9 +258,16 @@ export async function startFuzzStack(options: FuzzStackOptions): Promise<FuzzSta
     const origin = `http://127.0.0.1:${String(apiPort)}`;
     api = start('apiserver/main.ts', run.apiserver, run.apiEnv);
     await waitFor('the API server to be healthy', () => answers(`${origin}/api/v2/health`), 60_000, 200);
-    if (profile === 'fuzz') await seed(origin, run.token);
+    const seeded = profile === 'fuzz' ? await seed(origin, run.token) : undefined;
     log(`${profile} stack up: namespace ${namespace}, API ${origin}`);
-    return { namespace, origin, ...(run.token === undefined ? {} : { token: run.token }), output, stop };
+    return {
+      namespace,
+      origin,
+      ...(run.token === undefined ? {} : { token: run.token }),
+      ...(seeded === undefined ? {} : { seeded }),
+      output,
+      stop,
+    };
   } catch (error) {
     const seen = output();
     await stop();
