@@ -49,7 +49,7 @@ const KEYS = [
 /** Keys Dagu refuses beside `exec` (`fields [...] cannot be used with 'exec'`). */
 const NOT_WITH_EXEC = KEYS.filter((key) => !['exec', 'image', 'user', 'working_dir', 'env', 'shell'].includes(key));
 
-/** Keys Kubedag does not read on a step container, with the feature and (for deliberate ones) why. */
+/** Keys Kubedag does not read on a step container: the feature, and its why unless DELIBERATE holds it. */
 export const REFUSED: Readonly<
   Record<string, readonly [feature: DeliberateFeature] | readonly [feature: string, why: string]>
 > = {
