@@ -22,7 +22,7 @@ beforeAll(async () => {
     file('old.yaml'),
     '# nightly\ntype: graph\ntimeoutSec: 5\nsteps:\n  - name: a\n    command: echo a\n',
   );
-  await writeFile(file('new.yaml'), 'timeout_sec: 5\nsteps:\n  - name: a\n    run: echo a\n    log_output: separate\n');
+  await writeFile(file('new.yaml'), 'timeout_sec: 5\nsteps:\n  - name: a\n    run: echo a\n    log_output: merged\n');
   await writeFile(file('broken.yaml'), 'steps:\n  - {name: a, command: echo, depends: ghost}\n');
 });
 
@@ -40,7 +40,7 @@ describe('kubedag convert', () => {
       code: 1,
       stdout: '',
       stderr:
-        `${file('new.yaml')}: cannot be carried over to Dagu 1.x: steps[0].log_output: Dagu 2.x feature log_output is not supported yet\n` +
+        `${file('new.yaml')}: cannot be carried over to Dagu 1.x: steps[0].log_output: Dagu 2.x feature log_output: merged is not supported: Kubedag keeps a step's stdout and stderr apart in its log store; merge them in the command (2>&1) instead\n` +
         `${file('new.yaml')}: not converted; --lossy writes the rest without what is listed above\n`,
     });
   });
@@ -49,7 +49,7 @@ describe('kubedag convert', () => {
     expect(await cli('convert', '--lossy', file('new.yaml'))).toEqual({
       code: 0,
       stdout: 'type: graph\ntimeoutSec: 5\nsteps:\n  - name: a\n    command: echo a\n',
-      stderr: `${file('new.yaml')}: left out to Dagu 1.x: steps[0].log_output: Dagu 2.x feature log_output is not supported yet\n`,
+      stderr: `${file('new.yaml')}: left out to Dagu 1.x: steps[0].log_output: Dagu 2.x feature log_output: merged is not supported: Kubedag keeps a step's stdout and stderr apart in its log store; merge them in the command (2>&1) instead\n`,
     });
   });
 

@@ -285,10 +285,10 @@ describe('action steps', () => {
 
   it('refuses several commands where Kubedag cannot run them in turn', () => {
     expect(errorsOf('steps:\n  - {name: s, run: [a, b], with: {shell: python3}}')).toEqual([
-      'steps[0].run: Dagu 2.x feature multiple commands with the shell python3 (a list of more than one command) is not supported yet',
+      'steps[0].run: Dagu 2.x feature multiple commands with the shell python3 (a list of more than one command) is not supported: Kubedag runs a list of commands as a POSIX shell script of subshells, which python3 cannot read; write one command, or the code as script:',
     ]);
     expect(errorsOf('steps:\n  - {name: s, action: docker.run, with: {image: alpine, command: [a, b]}}')).toEqual([
-      'steps[0].with.command: Dagu 2.x feature multiple commands on a step of type docker (a list of more than one command) is not supported yet',
+      "steps[0].with.command: Dagu 2.x feature multiple commands on a step of type docker (a list of more than one command) is not supported: Kubedag runs a list of commands as one POSIX shell script through the step Pod's runner shell, which this step type does not run its command through; join them into one command with &&",
     ]);
   });
 });

@@ -7,7 +7,8 @@
  * docs/decisions/2026-11-29-dagu-2x-actions-values.md.
  */
 import { childPath, issue, type DagIssue } from './issues.ts';
-import { refusal } from './dialect-refusal.ts';
+import { refusal, type DeliberateFeature } from './dialect-refusal.ts';
+import { TEMPLATE_REF_WHY } from './dialect-refusal-narrow.ts';
 import { BUILTIN_KEYS, OPERATIONS, STRICT_KEYS, type BuiltinExecutor } from './builtin-executors.ts';
 import { templateRefKind } from './dialect-template-ref.ts';
 import { isMapping } from './mapping.ts';
@@ -235,7 +236,9 @@ function templateFromRef(input: ActionInput): Mapping | undefined {
   const settings = without(input.with, 'template_ref');
   const kind = templateRefKind(ref);
   if (kind === 'unresolved') {
-    input.errors.push(refusal(childPath(input.at, 'template_ref'), `template.render with.template_ref ${ref}`));
+    input.errors.push(
+      refusal(childPath(input.at, 'template_ref'), `template.render with.template_ref ${ref}`, TEMPLATE_REF_WHY),
+    );
     return undefined;
   }
   if (kind === 'text')
@@ -292,7 +295,7 @@ export const ACTIONS: Readonly<Record<string, ActionRule>> = {
 };
 
 /** Actions (by name, or by family `name.`) Dagu 2.x runs and Kubedag refuses, with the feature named. */
-export const REFUSED_ACTIONS: Readonly<Record<string, string>> = {
+export const REFUSED_ACTIONS: Readonly<Record<string, DeliberateFeature>> = {
   'chat.completion': 'action chat.completion (LLM chat)',
   'harness.run': 'action harness.run (coding-agent harness)',
   'git.worktree.add': 'action git.worktree.add (git worktrees)',
@@ -375,7 +378,7 @@ export function isRefusedAction(name: string): boolean {
   return PACKAGE_REFERENCE.test(name.trim()) || refusedAction(name.trim()) !== undefined;
 }
 
-function refusedAction(name: string): string | undefined {
+function refusedAction(name: string): DeliberateFeature | undefined {
   const exact = REFUSED_ACTIONS[name];
   if (exact !== undefined) return exact;
   const family = Object.keys(REFUSED_ACTIONS).find((prefix) => prefix.endsWith('.') && name.startsWith(prefix));

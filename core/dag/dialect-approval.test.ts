@@ -51,7 +51,9 @@ describe('a 2.x step approval', () => {
     {
       name: 'a handler with approval',
       yaml: 'steps: [{run: echo}]\nhandler_on: {failure: {run: echo, approval: {}}}',
-      want: ['handler_on.failure.approval: Dagu 2.x feature approval on a handler_on step is not supported yet'],
+      want: [
+        'handler_on.failure.approval: Dagu 2.x feature approval on a handler_on step is not supported: a handler runs after the steps have ended, with no run left for a person to hold; put the approval on a step under steps:',
+      ],
     },
   ])('refuses $name', ({ yaml, want }) => {
     expect(errors(yaml)).toEqual(want);

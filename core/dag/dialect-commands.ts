@@ -8,7 +8,8 @@ import { actionAsStep } from './dialect-actions.ts';
 import { withStepContainer } from './dialect-container.ts';
 import { withOneXSettings } from './dialect-settings.ts';
 import { NOT_WITH_RUN, RUN_WITH_KEYS } from './dialect-spellings.ts';
-import { refusal } from './dialect-refusal.ts';
+import { refusal, type DeliberateFeature } from './dialect-refusal.ts';
+import { severalCommandsWhy } from './dialect-refusal-narrow.ts';
 import { splitCommand } from './command.ts';
 import { canonicalExecutorType } from './executors.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
@@ -41,7 +42,7 @@ export function stepExecution(step: Mapping, path: string, errors: DagIssue[]): 
  * not as an unknown executor, each deliberately with its reason (dialect-refusal.ts). Router
  * steps are rewritten before this (dialect-router.ts).
  */
-const REFUSED_TYPES: Readonly<Record<string, string>> = {
+export const REFUSED_TYPES: Readonly<Record<string, DeliberateFeature>> = {
   chat: 'type: chat (LLM chat steps)',
   agent: 'type: agent (agent steps)',
   harness: 'type: harness (coding-agent harness)',
@@ -134,7 +135,7 @@ function commandList(step: Mapping, at: string, errors: DagIssue[]): Mapping {
   if (commands.length <= 1) return { ...step, command: commands[0] ?? '' };
   const refused = severalCommandsRefused(step);
   if (refused !== undefined) {
-    errors.push(refusal(at, refused));
+    errors.push(refusal(at, refused.feature, refused.why));
     return without(step, 'command');
   }
   if (step.script !== undefined) {
@@ -145,10 +146,13 @@ function commandList(step: Mapping, at: string, errors: DagIssue[]): Mapping {
   return { ...without(step, 'command'), script };
 }
 
-function severalCommandsRefused(step: Mapping): string | undefined {
+function severalCommandsRefused(step: Mapping): { feature: string; why: string } | undefined {
   const type = typeof step.type === 'string' ? canonicalExecutorType(step.type) : 'shell';
   if (type !== 'shell')
-    return `multiple commands on a step of type ${String(step.type)} (a list of more than one command)`;
+    return {
+      feature: `multiple commands on a step of type ${String(step.type)} (a list of more than one command)`,
+      why: severalCommandsWhy(undefined),
+    };
   const shell: unknown =
     typeof step.shell === 'string'
       ? splitCommand(step.shell).words[0]
@@ -158,7 +162,10 @@ function severalCommandsRefused(step: Mapping): string | undefined {
   const name = typeof shell === 'string' ? (shell.split('/').pop() ?? '') : undefined;
   return name === undefined || POSIX_SHELLS.includes(name)
     ? undefined
-    : `multiple commands with the shell ${name} (a list of more than one command)`;
+    : {
+        feature: `multiple commands with the shell ${name} (a list of more than one command)`,
+        why: severalCommandsWhy(name),
+      };
 }
 
 /** Keys `exec:` replaces: it runs one executable without a shell. */

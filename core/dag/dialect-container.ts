@@ -16,7 +16,7 @@
  */
 import { isRefusedAction } from './dialect-actions.ts';
 import { canonicalExecutorType } from './executors.ts';
-import { refusal } from './dialect-refusal.ts';
+import { refusal, type DeliberateFeature } from './dialect-refusal.ts';
 import { containerShell, nodeSelector, podSettingsClashes, pullPolicy, scalar, userIds } from './container-settings.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import { isMapping } from './mapping.ts';
@@ -49,8 +49,10 @@ const KEYS = [
 /** Keys Dagu refuses beside `exec` (`fields [...] cannot be used with 'exec'`). */
 const NOT_WITH_EXEC = KEYS.filter((key) => !['exec', 'image', 'user', 'working_dir', 'env', 'shell'].includes(key));
 
-/** Keys Kubedag does not read on a step container, with the feature and (for deliberate ones) why. */
-const REFUSED: Readonly<Record<string, readonly [feature: string, why?: string]>> = {
+/** Keys Kubedag does not read on a step container: the feature, and its why unless DELIBERATE holds it. */
+export const REFUSED: Readonly<
+  Record<string, readonly [feature: DeliberateFeature] | readonly [feature: string, why: string]>
+> = {
   volumes: ['step container.volumes (bind mounts of the host)'],
   healthcheck: ['step container.healthcheck'],
   ports: ['step container.ports', 'a step Pod runs one command and publishes no ports; use a Service'],
@@ -128,7 +130,11 @@ function readSpec(spec: Mapping, at: string, errors: DagIssue[]): { exec?: strin
   for (const key of Object.keys(spec)) {
     const refused = REFUSED[key];
     if (refused !== undefined && !(exec !== undefined && NOT_WITH_EXEC.includes(key)))
-      errors.push(refusal(childPath(at, key), refused[0], refused[1]));
+      errors.push(
+        refused.length === 1
+          ? refusal(childPath(at, key), refused[0])
+          : refusal(childPath(at, key), refused[0], refused[1]),
+      );
   }
   return exec === undefined ? {} : { exec };
 }

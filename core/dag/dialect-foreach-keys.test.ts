@@ -49,7 +49,9 @@ describe('foreach key and collect', () => {
     {
       name: 'a key with a backtick command, which only a Pod could run',
       foreach: '{items: [a], key: "`date`", steps: [{run: echo}]}',
-      want: ['steps[0].foreach.key: Dagu 2.x feature foreach.key with a backtick command is not supported yet'],
+      want: [
+        'steps[0].foreach.key: Dagu 2.x feature foreach.key with a backtick command is not supported: the key is computed in the operator, which runs no user code; compute it in the step, or in an earlier step whose output the items carry',
+      ],
     },
     {
       name: 'a collect that is no mapping',
@@ -70,7 +72,7 @@ describe('foreach key and collect', () => {
       name: 'a collect value with a backtick command',
       foreach: '{items: [a], steps: [{run: echo}], collect: {v: "`cat x`"}}',
       want: [
-        'steps[0].foreach.collect.v: Dagu 2.x feature foreach.collect with a backtick command is not supported yet',
+        'steps[0].foreach.collect.v: Dagu 2.x feature foreach.collect with a backtick command is not supported: collect expressions are evaluated in the operator, which runs no user code; publish the value as an output of a body step and collect ${steps.<id>.outputs.<name>}',
       ],
     },
   ];

@@ -114,12 +114,16 @@ describe('foreach', () => {
     {
       name: 'a nested foreach',
       steps: '  - {id: e, foreach: {items: [a], steps: [{id: f, foreach: {items: [b], steps: [{run: echo}]}}]}}',
-      want: ['steps[0].foreach.steps: Dagu 2.x feature foreach inside a foreach body is not supported yet'],
+      want: [
+        'steps[0].foreach.steps: Dagu 2.x feature foreach inside a foreach body is not supported: a foreach body is one sub-DAG run per item, and Kubedag nests no second fan-out in it; call a sub-DAG from the body whose step has the inner foreach',
+      ],
     },
     {
       name: 'an item reference outside a body',
       steps: '  - {id: e, run: "echo ${foreach.item}"}',
-      want: ['steps[0].command: Dagu 2.x feature ${foreach.…} references outside a foreach body is not supported yet'],
+      want: [
+        'steps[0].command: Dagu 2.x feature ${foreach.…} references outside a foreach body is not supported: ${foreach.…} has a value only in the steps of a foreach body (Dagu leaves it as written elsewhere and reports it as a defect); move the step into foreach.steps',
+      ],
     },
   ];
   it.each(refusals)('refuses $name', ({ steps, want }) => {

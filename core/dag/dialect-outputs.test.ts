@@ -88,19 +88,23 @@ describe('Dagu 2.x declared outputs', () => {
     [
       'a sub-DAG step',
       '{id: a, action: dag.run, with: {dag: child}, outputs: [{name: x}]}',
-      ['steps[0].outputs: Dagu 2.x feature outputs on a sub-DAG step is not supported yet'],
+      [
+        "steps[0].outputs: Dagu 2.x feature outputs on a sub-DAG step is not supported: a sub-DAG step runs no command of its own in Kubedag (its work is the child run); publish the value from the child DAG's steps, or from a step after this one",
+      ],
     ],
     [
       'a docker step that execs into a named container',
       '{id: a, type: docker, with: {container_name: db}, command: echo, outputs: [{name: x}]}',
       [
-        'steps[0].outputs: Dagu 2.x feature outputs on a docker step that names a container (containerName: its command runs in that container, through exec) is not supported yet',
+        "steps[0].outputs: Dagu 2.x feature outputs on a docker step that names a container (containerName: its command runs in that container, through exec) is not supported: the step Pod's runner reads the file back after the command, in its own filesystem, and this command runs elsewhere; print the value and publish it with output: {NAME: {from: stdout}}",
       ],
     ],
     [
       'an ssh step',
       '{id: a, action: ssh.run, with: {command: echo, host: h, user: u}, outputs: [{name: x}]}',
-      ['steps[0].outputs: Dagu 2.x feature outputs on a step of type ssh is not supported yet'],
+      [
+        "steps[0].outputs: Dagu 2.x feature outputs on a step of type ssh is not supported: the step Pod's runner reads the file back after the command, in its own filesystem, and this command runs elsewhere; print the value and publish it with output: {NAME: {from: stdout}}",
+      ],
     ],
   ];
   it.each(cases)('refuses %s', (_name, step, want) => {
@@ -113,8 +117,8 @@ describe('Dagu 2.x declared outputs', () => {
         'container: {image: alpine}\nsteps:\n  - {id: a, run: echo, outputs: [{name: x}]}\n  - {id: b, type: command, command: echo, outputs: [{name: x}]}',
       ),
     ).toEqual([
-      'steps[0].outputs: Dagu 2.x feature outputs on a step that runs in the DAG-level container is not supported yet',
-      'steps[1].outputs: Dagu 2.x feature outputs on a step that runs in the DAG-level container is not supported yet',
+      "steps[0].outputs: Dagu 2.x feature outputs on a step that runs in the DAG-level container is not supported: the step Pod's runner reads the file back after the command, in its own filesystem, and this command runs elsewhere (the DAG-level container); print the value and publish it with output: {NAME: {from: stdout}}",
+      "steps[1].outputs: Dagu 2.x feature outputs on a step that runs in the DAG-level container is not supported: the step Pod's runner reads the file back after the command, in its own filesystem, and this command runs elsewhere (the DAG-level container); print the value and publish it with output: {NAME: {from: stdout}}",
     ]);
   });
 
@@ -123,7 +127,7 @@ describe('Dagu 2.x declared outputs', () => {
       errorsOf('steps:\n  - {id: a, run: echo, outputs: [{name: x}]}\n  - {run: "echo ${steps.a.outputs.x}"}'),
     ).toEqual([]);
     expect(errorsOf('steps:\n  - {id: a, run: echo}\n  - {run: "echo ${steps.a.outputs}"}')).toEqual([
-      'steps[1].run: Dagu 2.x feature ${steps.…} references other than ${steps.<id>.outputs.<name>} is not supported yet',
+      'steps[1].run: Dagu 2.x feature ${steps.…} references other than ${steps.<id>.outputs.<name>} is not supported: Dagu 2.x resolves only ${steps.<id>.outputs.<name>} and leaves any other form as written; publish the value as an output of step <id> and write that form',
     ]);
   });
 });

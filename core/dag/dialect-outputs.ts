@@ -8,6 +8,7 @@
  */
 import { cleanArtifactPath, type ArtifactPathProblem } from './artifact-path.ts';
 import { refusal } from './dialect-refusal.ts';
+import { fileOutputWhy } from './dialect-refusal-narrow.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import type { DeclaredOutput } from './model.ts';
 import { pickedFiles, readObjectOutput, readStdoutOutputs } from './picked-outputs.ts';
@@ -43,7 +44,7 @@ export function withDeclaredOutputs(step: Mapping, path: string, errors: DagIssu
   if (typeof step.id !== 'string' || step.id.trim() === '')
     errors.push(issue(at, 'a step with outputs must define id'));
   const elsewhere = runsElsewhere(rest);
-  if (elsewhere !== undefined) errors.push(refusal(at, `outputs on ${elsewhere}`));
+  if (elsewhere !== undefined) errors.push(refusal(at, `outputs on ${elsewhere}`, fileOutputWhy(elsewhere)));
   return declared === undefined || elsewhere !== undefined ? rest : { ...rest, outputs: declared };
 }
 
@@ -193,7 +194,8 @@ function fileOutputsOutOfReach(
 ): void {
   if (pickedFiles(picked).length === 0) return;
   const elsewhere = runsElsewhere(step);
-  if (elsewhere !== undefined) errors.push(refusal(childPath(path, 'output'), `output from: file on ${elsewhere}`));
+  if (elsewhere !== undefined)
+    errors.push(refusal(childPath(path, 'output'), `output from: file on ${elsewhere}`, fileOutputWhy(elsewhere)));
 }
 
 const ARTIFACT_PATH_WORDS: Readonly<Record<ArtifactPathProblem, string>> = {
@@ -242,7 +244,12 @@ function redirectObject(
 /** `<field>.artifact`: a path inside the run's artifacts directory, the step's stream written there. */
 function artifactOf(step: Mapping, value: unknown, path: string, errors: DagIssue[]): string | undefined {
   if (step.call !== undefined) {
-    errors.push(refusal(path, `${path.split('.').slice(-2).join('.')} on a sub-DAG step`));
+    errors.push(
+      refusal(
+        path,
+        path.endsWith('stderr.artifact') ? 'stderr.artifact on a sub-DAG step' : 'stdout.artifact on a sub-DAG step',
+      ),
+    );
     return undefined;
   }
   if (typeof value !== 'string') {

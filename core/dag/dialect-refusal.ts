@@ -1,9 +1,11 @@
 /**
  * How a 2.x feature Kubedag does not read is refused: by name, at the key that asks for it,
- * never accepted and ignored. Two kinds: features a later slice of issue 26 reads ("not
- * supported yet"), and the features Kubedag deliberately does not run (DELIBERATE, with why);
- * the list is written down in docs/decisions/2026-11-29-dagu-2x-actions-values.md.
+ * never accepted and ignored, and always with the reason and what to write instead: from
+ * DELIBERATE for a feature named by a fixed string, or as refusal()'s `why` for one named with
+ * what the file wrote. The types make a refusal without a reason impossible to write; the list
+ * is written down in docs/decisions/2026-11-29-dagu-2x-actions-values.md.
  */
+import { NARROW } from './dialect-refusal-narrow.ts';
 import { issue, type DagIssue } from './issues.ts';
 
 /** Dagu takes `inputs` and `path` outputs only in a `type: build` DAG (validateBuildStep). */
@@ -16,7 +18,7 @@ const HOST_PATHS =
   "a step Pod gets volumes from its kubernetes block, not Docker bind mounts; write volumes and volumeMounts there (a hostPath volume only where the namespace's pod policy allows one), or use the run's workspace";
 
 /** Feature name (as refusal() is given it) -> why Kubedag does not run it. */
-export const DELIBERATE: Readonly<Record<string, string>> = {
+export const DELIBERATE = {
   'llm (LLM settings)': 'Kubedag runs no LLM steps',
   'llm (LLM steps)': 'Kubedag runs no LLM steps',
   'messages (LLM chat steps)': 'Kubedag runs no LLM steps',
@@ -81,22 +83,26 @@ export const DELIBERATE: Readonly<Record<string, string>> = {
     "Kubedag runs no git client in its step runner; clone in a container step (type: docker with image alpine/git) into the run's workspace",
   webhook:
     'Kubedag serves no DAG webhooks (/api/v1/webhooks is not served), so there are no webhook headers to forward; start runs through the API with params',
-};
+  ...NARROW,
+} as const satisfies Readonly<Record<string, string>>;
+
+/** A feature whose reason DELIBERATE holds: the only features refusal() takes without a `why`. */
+export type DeliberateFeature = keyof typeof DELIBERATE;
 
 /**
- * The error for a 2.x feature at `path`: deliberately not run (the reason from DELIBERATE, or
- * `why` for a feature named with what the file wrote), or not read yet.
+ * The error for a 2.x feature at `path`, with why Kubedag does not run it: DELIBERATE's reason,
+ * or `why` for a feature named with what the file wrote.
  */
-export function refusal(path: string, feature: string, why: string | undefined = DELIBERATE[feature]): DagIssue {
-  return issue(
-    path,
-    why === undefined
-      ? `Dagu 2.x feature ${feature} is not supported yet`
-      : `Dagu 2.x feature ${feature} is not supported: ${why}`,
-  );
+export function refusal(path: string, feature: DeliberateFeature): DagIssue;
+export function refusal(path: string, feature: string, why: string): DagIssue;
+export function refusal(path: string, feature: string, why?: string): DagIssue {
+  const reason = why ?? (DELIBERATE as Readonly<Record<string, string>>)[feature];
+  // The overloads leave no way here without a reason; a cast around them is a bug to show.
+  if (reason === undefined) throw new Error(`refusal of ${feature} has no reason`);
+  return issue(path, `Dagu 2.x feature ${feature} is not supported: ${reason}`);
 }
 
-/** Whether an error is a refusal of a 2.x feature (of either kind). */
+/** Whether an error is a refusal of a 2.x feature. */
 export function isRefusal(error: DagIssue): boolean {
-  return /^Dagu 2\.x feature .* is not supported(?: yet$|: )/.test(error.message);
+  return /^Dagu 2\.x feature .* is not supported: /.test(error.message);
 }

@@ -6,11 +6,15 @@
  */
 import { canonicalExecutorType } from './executors.ts';
 import { REFUSED_SETTINGS, SETTINGS_SPELLINGS } from './dialect-spellings.ts';
-import { refusal } from './dialect-refusal.ts';
+import { refusal, type DeliberateFeature } from './dialect-refusal.ts';
 import { containerEntry } from './docker-settings.ts';
 import { containerShell } from './container-settings.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
 import { isMapping } from './mapping.ts';
+
+/** REFUSED_SETTINGS as a table; the type checks each feature has its reason in DELIBERATE. */
+const REFUSED_SETTINGS_BY_TYPE: Readonly<Record<string, Readonly<Record<string, DeliberateFeature>>>> =
+  REFUSED_SETTINGS;
 
 type Mapping = Record<string, unknown>;
 
@@ -22,7 +26,7 @@ export function withOneXSettings(step: Mapping, path: string, errors: DagIssue[]
   if (type === undefined || !isMapping(settings)) return step;
   const at = childPath(path, key);
   const spellings = SETTINGS_SPELLINGS[type] ?? {};
-  const refused = REFUSED_SETTINGS[type] ?? {};
+  const refused = REFUSED_SETTINGS_BY_TYPE[type] ?? {};
   const out: Mapping = {};
   for (const [name, value] of Object.entries(settings)) {
     const feature = refused[name];

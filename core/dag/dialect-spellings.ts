@@ -133,8 +133,12 @@ export const TWO_X_ONLY: Readonly<Partial<Record<Scope, readonly string[]>>> = {
   mailOn: ['wait'],
 };
 
-/** 2.x keys this slice does not read, each with the feature it stands for. */
-export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, string>>>>> = {
+/**
+ * 2.x keys Kubedag does not read, each with the feature it stands for. The names are literal
+ * types so that dialect.ts can check each has its reason in dialect-refusal.ts DELIBERATE (this
+ * file imports nothing: the UI has a copy of it).
+ */
+export const REFUSED_FEATURES = {
   root: {
     step_types: 'step_types (custom step types)',
     actions: 'actions (custom action packages)',
@@ -158,7 +162,10 @@ export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, str
     healthcheck: 'container.healthcheck',
     shell: "container.shell (a shell around exec'd commands)",
   },
-};
+} as const;
+
+/** REFUSED_FEATURES as a table to look keys up in. */
+export const REFUSED: Readonly<Partial<Record<Scope, Readonly<Record<string, string>>>>> = REFUSED_FEATURES;
 
 /** 2.x keys that cannot sit beside `run:` (Dagu's rule: run replaces them). */
 export const NOT_WITH_RUN = [
@@ -207,6 +214,6 @@ export const SETTINGS_TYPES: Readonly<Record<string, string>> = {
 };
 
 /** 2.x executor settings without a 1.x counterpart, by canonical type, with the feature named. */
-export const REFUSED_SETTINGS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+export const REFUSED_SETTINGS = {
   docker: { volumes: 'docker with.volumes (bind mounts of the host)' },
-};
+} as const;

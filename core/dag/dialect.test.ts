@@ -223,7 +223,9 @@ describe('loadDag refuses what this slice does not read', () => {
     {
       name: 'params of a name no variable can have',
       yaml: 'steps:\n  - run: echo ${params.my-region}',
-      want: ['steps[0].run: Dagu 2.x feature ${params.…} references is not supported yet'],
+      want: [
+        'steps[0].run: Dagu 2.x feature ${params.…} references is not supported: the name after params. is not one a variable can have, and Kubedag passes params to steps as variables; use letters, digits and _',
+      ],
     },
     {
       name: 'a path output (a build path), deliberately',
@@ -249,12 +251,16 @@ describe('loadDag refuses what this slice does not read', () => {
     {
       name: 'outputs on an ssh step',
       yaml: 'steps:\n  - {id: a, action: ssh.run, with: {host: h, user: u, command: hostname}, outputs: [{name: h}]}',
-      want: ['steps[0].outputs: Dagu 2.x feature outputs on a step of type ssh is not supported yet'],
+      want: [
+        "steps[0].outputs: Dagu 2.x feature outputs on a step of type ssh is not supported: the step Pod's runner reads the file back after the command, in its own filesystem, and this command runs elsewhere; print the value and publish it with output: {NAME: {from: stdout}}",
+      ],
     },
     {
       name: 'foreach on a handler',
       yaml: 'handler_on:\n  exit: {foreach: {items: [a], steps: [{run: echo}]}}\nsteps:\n  - run: echo a',
-      want: ['handler_on.exit.foreach: Dagu 2.x feature foreach on a handler is not supported yet'],
+      want: [
+        'handler_on.exit.foreach: Dagu 2.x feature foreach on a handler is not supported: Kubedag fans out only steps under steps:, and a handler is one step run after them; call a sub-DAG from the handler whose step has the foreach',
+      ],
     },
     {
       name: 'an LLM step',
@@ -275,14 +281,14 @@ describe('loadDag refuses what this slice does not read', () => {
       name: 'other ${steps.…} references',
       yaml: 'steps:\n  - {id: a, run: echo}\n  - {name: b, run: "echo ${steps.a.stdout}"}',
       want: [
-        'steps[1].run: Dagu 2.x feature ${steps.…} references other than ${steps.<id>.outputs.<name>} is not supported yet',
+        'steps[1].run: Dagu 2.x feature ${steps.…} references other than ${steps.<id>.outputs.<name>} is not supported: Dagu 2.x resolves only ${steps.<id>.outputs.<name>} and leaves any other form as written; publish the value as an output of step <id> and write that form',
       ],
     },
     {
       name: 'several commands on an ssh step',
       yaml: 'steps:\n  - {name: s, action: ssh.run, with: {host: h, user: u, command: [ls, pwd]}}',
       want: [
-        'steps[0].with.command: Dagu 2.x feature multiple commands on a step of type ssh (a list of more than one command) is not supported yet',
+        "steps[0].with.command: Dagu 2.x feature multiple commands on a step of type ssh (a list of more than one command) is not supported: Kubedag runs a list of commands as one POSIX shell script through the step Pod's runner shell, which this step type does not run its command through; join them into one command with &&",
       ],
     },
     {
@@ -294,7 +300,7 @@ describe('loadDag refuses what this slice does not read', () => {
       name: 'shell_args without a shell',
       yaml: 'steps:\n  - {name: s, run: echo hi, with: {shell_args: [-e]}}',
       want: [
-        'steps[0].shell_args: Dagu 2.x feature shell_args without shell (arguments for the default shell) is not supported yet',
+        "steps[0].shell_args: Dagu 2.x feature shell_args without shell (arguments for the default shell) is not supported: Dagu's default shell is its host's ($DAGU_DEFAULT_SHELL, else $SHELL, else sh), which a step Pod does not have; name the shell beside them (shell: sh or shell: bash)",
       ],
     },
   ];

@@ -19,13 +19,14 @@ import { withPreconditionEval } from './dialect-preconditions.ts';
 import { readConsts, withValues } from './dialect-values.ts';
 import { templateRefErrors } from './dialect-template-ref.ts';
 import { bodyDocument, foreachReferenceErrors, withForeachSteps, type ForeachBody } from './dialect-foreach.ts';
-import { isRefusal, refusal } from './dialect-refusal.ts';
+import { isRefusal, refusal, type DeliberateFeature } from './dialect-refusal.ts';
+import { referenceWhy } from './dialect-refusal-narrow.ts';
 import { withoutCustomActions } from './dialect-custom-actions.ts';
 import { withResourceLimits } from './dialect-resources.ts';
 import { withRouterSteps } from './dialect-router.ts';
 import { decideDialect, isTypedParams, oneXName, type Dialect } from './dialect-decide.ts';
 import { isMapping } from './mapping.ts';
-import { CHILD_SCOPES, REFUSED, SETTINGS_SPELLINGS, SPELLINGS, type Scope } from './dialect-spellings.ts';
+import { CHILD_SCOPES, REFUSED_FEATURES, SETTINGS_SPELLINGS, SPELLINGS, type Scope } from './dialect-spellings.ts';
 import { childPath, type DagIssue } from './issues.ts';
 
 export { decideDialect, type Dialect, type DialectDecision, type DialectMarker } from './dialect-decide.ts';
@@ -94,7 +95,7 @@ function rewriteMapping(input: Mapping, scope: Scope, path: string, errors: DagI
   const out: Mapping = {};
   for (const [key, item] of Object.entries(value)) {
     const at = childPath(path, key);
-    const feature = REFUSED[scope]?.[key];
+    const feature = REFUSED_BY_SCOPE[scope]?.[key];
     if (feature !== undefined) {
       errors.push(refusal(at, feature));
       continue;
@@ -127,8 +128,16 @@ function withTextDepends(step: Mapping): Mapping {
   return Array.isArray(depends) ? { ...step, depends: depends.map(text) } : step;
 }
 
+/** The refused keys by scope; the type checks each feature has its reason in DELIBERATE. */
+const REFUSED_BY_SCOPE: Readonly<Partial<Record<Scope, Readonly<Record<string, DeliberateFeature>>>>> =
+  REFUSED_FEATURES;
+
 /** 2.x kinds of DAG Kubedag does not run (`type: agent`, `build`, `controller`). */
-const REFUSED_DAG_TYPES = ['agent', 'build', 'controller'];
+export const REFUSED_DAG_TYPES: Readonly<Record<string, DeliberateFeature>> = {
+  agent: 'type: agent (agent DAGs)',
+  build: 'type: build (build DAGs)',
+  controller: 'type: controller (controller DAGs)',
+};
 
 function refuseRootForms(out: Mapping, errors: DagIssue[]): void {
   // 2.x runs the steps of a DAG that names no type as a graph (README_SCHEMA.md, `buildType`);
@@ -138,8 +147,12 @@ function refuseRootForms(out: Mapping, errors: DagIssue[]): void {
   if (isTypedParams(out.params)) out.params = typedParamsAsSchema(out.params, errors);
   else if (out.params !== undefined) out.params = schemaParamsAsOneX(out.params, errors);
   if (out.params === undefined) delete out.params;
-  if (typeof out.type === 'string' && REFUSED_DAG_TYPES.includes(out.type)) {
-    errors.push(refusal('type', `type: ${out.type} (${out.type} DAGs)`));
+  const refusedType =
+    typeof out.type === 'string' && Object.hasOwn(REFUSED_DAG_TYPES, out.type)
+      ? REFUSED_DAG_TYPES[out.type]
+      : undefined;
+  if (refusedType !== undefined) {
+    errors.push(refusal('type', refusedType));
     delete out.type;
   }
 }
@@ -210,6 +223,7 @@ function referenceErrors(value: unknown, path: string): DagIssue[] {
           refusal(
             path,
             `\${${refused[1] ?? ''}.…} references${refused[1] === 'steps' ? ' other than ${steps.<id>.outputs.<name>}' : ''}`,
+            referenceWhy(refused[1] ?? ''),
           ),
         ];
   }

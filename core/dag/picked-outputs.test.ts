@@ -116,7 +116,7 @@ describe('Dagu 2.x picked outputs at load', () => {
     [
       'a jq program as select',
       'output: {A: {from: stdout, select: ".items | length"}}',
-      'steps[0].output.A.select: Dagu 2.x feature select other than a path such as .a.b[0] (a jq program would run in the operator) is not supported yet',
+      'steps[0].output.A.select: Dagu 2.x feature select other than a path such as .a.b[0] (a jq program would run in the operator) is not supported: values are picked in the operator, which runs no user code; select a path such as .a.b[0], or run jq in the step and publish its stdout',
     ],
     ['a file without a path', 'output: {A: {from: file}}', 'steps[0].output.A: path is required when from is file'],
     [
@@ -162,17 +162,17 @@ describe('Dagu 2.x picked outputs at load', () => {
     [
       'a step of another type',
       'steps:\n  - type: http\n    command: GET https://example.com\n    output: {A: {from: file, path: a}}',
-      'steps[0].output: Dagu 2.x feature output from: file on a step of type http is not supported yet',
+      "steps[0].output: Dagu 2.x feature output from: file on a step of type http is not supported: the step Pod's runner reads the file back after the command, in its own filesystem, and this command runs elsewhere; print the value and publish it with output: {NAME: {from: stdout}}",
     ],
     [
       'a docker step that names a container',
       'steps:\n  - {type: docker, with: {container_name: db}, command: echo, output: {A: {from: file, path: a}}}',
-      'steps[0].output: Dagu 2.x feature output from: file on a docker step that names a container (containerName: its command runs in that container, through exec) is not supported yet',
+      "steps[0].output: Dagu 2.x feature output from: file on a docker step that names a container (containerName: its command runs in that container, through exec) is not supported: the step Pod's runner reads the file back after the command, in its own filesystem, and this command runs elsewhere; print the value and publish it with output: {NAME: {from: stdout}}",
     ],
     [
       'a step in the DAG-level container',
       'container: {image: alpine}\nsteps:\n  - run: echo\n    output: {A: {from: file, path: a}}',
-      'steps[0].output: Dagu 2.x feature output from: file on a step that runs in the DAG-level container is not supported yet',
+      "steps[0].output: Dagu 2.x feature output from: file on a step that runs in the DAG-level container is not supported: the step Pod's runner reads the file back after the command, in its own filesystem, and this command runs elsewhere (the DAG-level container); print the value and publish it with output: {NAME: {from: stdout}}",
     ],
   ])('refuses a value from a file on %s by name: the runner cannot read it there', (_name, yaml, want) => {
     expect(errorsOf(yaml)).toEqual([want]);
@@ -180,7 +180,7 @@ describe('Dagu 2.x picked outputs at load', () => {
 
   it('refuses picked outputs on a sub-DAG step by name', () => {
     expect(errorsOf('steps:\n  - action: dag.run\n    with: {dag: child}\n    output: {A: {from: stdout}}')).toEqual([
-      'steps[0].output: Dagu 2.x feature object-form output on a sub-DAG step is not supported yet',
+      "steps[0].output: Dagu 2.x feature object-form output on a sub-DAG step is not supported: a sub-DAG step has no stdout in Kubedag (its work is the child run); publish the value from the child DAG's steps",
     ]);
   });
 });

@@ -1,11 +1,13 @@
 /** Grouping of the corpus measure's findings: pure functions, tested in measure-groups.test.ts. */
 
-/** A Kubedag error on a file Dagu accepts: deliberately not run, not read yet, or another check. */
-export type RefusalKind = 'deliberate' | 'not-yet' | 'other';
+/**
+ * A Kubedag error on a file Dagu accepts: a 2.x feature refused by name (every refusal carries
+ * its reason, dialect-refusal.ts), or another check.
+ */
+export type RefusalKind = 'deliberate' | 'other';
 
 export function refusalKind(message: string): RefusalKind {
   if (/^Dagu 2\.x feature .* is not supported: /.test(message)) return 'deliberate';
-  if (/^Dagu 2\.x feature .* is not supported yet$/.test(message)) return 'not-yet';
   return 'other';
 }
 

@@ -122,7 +122,7 @@ describe('the comparison', () => {
 describe('the groups', () => {
   it.each([
     ['Dagu 2.x feature tools is not supported: Kubedag runs no LLM agents', 'deliberate'],
-    ['Dagu 2.x feature postgres.* actions is not supported yet', 'not-yet'],
+    ['Dagu 2.x feature postgres.* actions is not supported: Kubedag runs no database client', 'deliberate'],
     ['a DAG needs at least one step', 'other'],
   ])('%s is a %s refusal', (message, kind) => {
     expect(refusalKind(message)).toBe(kind);
