@@ -311,11 +311,16 @@ describe('run engine details', () => {
 
   it('rejects a run it cannot start with a clear error', () => {
     const decision = decide(
-      input({ ...dagOf('steps: [echo]'), rejection: 'ssh steps are not supported yet' }, {}, [], new Date()),
+      input(
+        { ...dagOf('steps: [echo]'), rejection: 'the gha executor is not supported on Kubernetes' },
+        {},
+        [],
+        new Date(),
+      ),
     );
     expect(decision.status).toMatchObject({
       statusLabel: 'failed',
-      error: 'ssh steps are not supported yet',
+      error: 'the gha executor is not supported on Kubernetes',
       endReason: 'rejected',
     });
     expect(decision.launch).toEqual([]);
