@@ -83,14 +83,3 @@ describe('router steps in a steps mapping', () => {
     ]);
   });
 });
-
-describe('router steps in a steps mapping', () => {
-  it('name their targets by key', () => {
-    const got = load('steps:\n  r: {type: router, value: v, routes: {a: [b]}, timeout_sec: 1}\n  b: {run: echo}');
-    expect(got.errors).toEqual([]);
-    expect(got.dag.steps.map((step) => [step.name, step.command, step.depends, step.preconditions])).toEqual([
-      ['r', 'true', [], []],
-      ['b', 'echo', ['r'], [{ condition: 'v', expected: 'a' }]],
-    ]);
-  });
-});
