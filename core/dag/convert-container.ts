@@ -7,7 +7,7 @@
  */
 import { canonicalExecutorType } from './executors.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
-import { isMapping } from './mapping.ts';
+import { isMapping, without } from './mapping.ts';
 
 type Mapping = Record<string, unknown>;
 
@@ -48,5 +48,5 @@ function inStep(step: unknown, path: string, to: '1.x' | '2.x', losses: DagIssue
   const key = ['with', 'config'].find((k) => isMapping(step[k]) && Object.keys(step[k]).length > 0);
   if (key === undefined) return step;
   losses.push(issue(path, WHY[to]));
-  return Object.fromEntries(Object.entries(step).filter(([k]) => k !== key));
+  return without(step, key);
 }

@@ -11,7 +11,7 @@ import { refusal, type DeliberateFeature } from './dialect-refusal.ts';
 import { TEMPLATE_REF_WHY } from './dialect-refusal-narrow.ts';
 import { BUILTIN_KEYS, OPERATIONS, STRICT_KEYS, type BuiltinExecutor } from './builtin-executors.ts';
 import { templateRefKind } from './dialect-template-ref.ts';
-import { isMapping } from './mapping.ts';
+import { isMapping, without } from './mapping.ts';
 
 type Mapping = Record<string, unknown>;
 
@@ -53,10 +53,6 @@ function onlyKeys(input: ActionInput, action: string, keys: readonly string[]): 
       ),
     );
   return stray.length === 0;
-}
-
-function without(mapping: Mapping, ...keys: string[]): Mapping {
-  return Object.fromEntries(Object.entries(mapping).filter(([key]) => !keys.includes(key)));
 }
 
 /** An executor step: `type` with the rest of `with` as its settings, `with.<field>` as its command. */

@@ -13,7 +13,7 @@ import { severalCommandsWhy } from './dialect-refusal-narrow.ts';
 import { splitCommand } from './command.ts';
 import { canonicalExecutorType } from './executors.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
-import { isMapping } from './mapping.ts';
+import { isMapping, without } from './mapping.ts';
 
 type Mapping = Record<string, unknown>;
 
@@ -84,10 +84,6 @@ function actionStep(step: Mapping, path: string, errors: DagIssue[]): Mapping {
     return without(step, 'action', 'with');
   }
   return actionAsStep(step, path, errors) ?? without(step, 'action', 'with');
-}
-
-function without(mapping: Mapping, ...keys: string[]): Mapping {
-  return Object.fromEntries(Object.entries(mapping).filter(([key]) => !keys.includes(key)));
 }
 
 function runAsCommand(step: Mapping, path: string, errors: DagIssue[]): Mapping {

@@ -19,7 +19,7 @@ import { canonicalExecutorType } from './executors.ts';
 import { refusal, type DeliberateFeature } from './dialect-refusal.ts';
 import { containerShell, nodeSelector, podSettingsClashes, pullPolicy, scalar, userIds } from './container-settings.ts';
 import { childPath, issue, type DagIssue } from './issues.ts';
-import { isMapping } from './mapping.ts';
+import { isMapping, without } from './mapping.ts';
 
 type Mapping = Record<string, unknown>;
 
@@ -250,8 +250,4 @@ function envLines(env: unknown, at: string, errors: DagIssue[]): string[] {
 
 function text(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
-}
-
-function without(mapping: Mapping, ...keys: string[]): Mapping {
-  return Object.fromEntries(Object.entries(mapping).filter(([key]) => !keys.includes(key)));
 }

@@ -10,7 +10,7 @@
  */
 import { refusal } from './dialect-refusal.ts';
 import { childPath, type DagIssue } from './issues.ts';
-import { isMapping } from './mapping.ts';
+import { isMapping, without } from './mapping.ts';
 
 type Mapping = Record<string, unknown>;
 
@@ -63,8 +63,4 @@ function inStep(step: unknown, path: string, declared: Declared, errors: DagIssu
     return without(step, 'type', 'with', 'config');
   }
   return step;
-}
-
-function without(mapping: Mapping, ...keys: string[]): Mapping {
-  return Object.fromEntries(Object.entries(mapping).filter(([key]) => !keys.includes(key)));
 }

@@ -10,7 +10,7 @@
  * step may be the target of one route only.
  */
 import { childPath, issue, type DagIssue } from './issues.ts';
-import { isMapping } from './mapping.ts';
+import { isMapping, without } from './mapping.ts';
 
 type Mapping = Record<string, unknown>;
 
@@ -85,10 +85,6 @@ function continuingWhenSkipped(step: Mapping, path: string, errors: DagIssue[]):
   return own;
 }
 
-function without(step: Mapping, keys: readonly string[]): Mapping {
-  return Object.fromEntries(Object.entries(step).filter(([key]) => !keys.includes(key)));
-}
-
 /** Where each target is, by Dagu's rules (a step of this DAG other than the router, in one route). */
 function targetIndexes(
   routes: readonly Route[],
@@ -142,7 +138,7 @@ export function withRouterSteps(document: Mapping, errors: DagIssue[]): Mapping 
   for (const [i, [key, step]] of entries.entries()) {
     if (!isMapping(step)) continue;
     const router = routerOf(step, pathOf(i), errors);
-    const plain = without(step, ['value', 'routes']);
+    const plain = without(step, 'value', 'routes');
     entries[i] = [key, plain];
     if (router === undefined) continue;
     routed = true;
@@ -163,7 +159,7 @@ export function withRouterSteps(document: Mapping, errors: DagIssue[]): Mapping 
     entries[i] = [
       key,
       {
-        ...without(plain, ['type', 'action', 'with']),
+        ...without(plain, 'type', 'action', 'with'),
         command: 'true',
         continue_on: continuingWhenSkipped(plain, pathOf(i), errors),
       },
