@@ -135,15 +135,7 @@ function decideBastion(value: unknown, places: SshPlaces): Decided<SshHop> {
   if (host === '' || user === '') return fail('bastion needs host and user');
   const port = decidePort(bastion.port);
   if (!port.ok) return fail(`bastion ${port.error}`);
-  const key = text(bastion.key);
-  const password = typeof bastion.password === 'string' ? bastion.password : '';
-  const auth: SshAuth =
-    key !== ''
-      ? { kind: 'keyFile', path: resolvePath(key, places) }
-      : password !== ''
-        ? { kind: 'password', password }
-        : { kind: 'defaultKeys', paths: DEFAULT_KEY_NAMES.map((name) => join(places.home, '.ssh', name)) };
-  return { ok: true, value: { host, port: port.value, user, auth } };
+  return { ok: true, value: { host, port: port.value, user, auth: loginBy(bastion.key, bastion.password, places) } };
 }
 
 function singleQuoted(word: string): string {
@@ -188,13 +180,14 @@ function decideAuth(config: Readonly<Record<string, unknown>>, places: SshPlaces
   }
   if (key !== undefined && key !== null && typeof key !== 'string')
     return fail('key must be a path or {secretKeyRef: {name, key}}');
-  if (text(key) !== '') return { ok: true, value: { kind: 'keyFile', path: resolvePath(text(key), places) } };
-  const password = typeof config.password === 'string' ? config.password : '';
-  if (password !== '') return { ok: true, value: { kind: 'password', password } };
-  return {
-    ok: true,
-    value: { kind: 'defaultKeys', paths: DEFAULT_KEY_NAMES.map((name) => join(places.home, '.ssh', name)) },
-  };
+  return { ok: true, value: loginBy(key, config.password, places) };
+}
+
+/** Dagu's order for a login that names no Secret: a key file, else the password, else the default keys. */
+function loginBy(key: unknown, password: unknown, places: SshPlaces): SshAuth {
+  if (text(key) !== '') return { kind: 'keyFile', path: resolvePath(text(key), places) };
+  if (typeof password === 'string' && password !== '') return { kind: 'password', password };
+  return { kind: 'defaultKeys', paths: DEFAULT_KEY_NAMES.map((name) => join(places.home, '.ssh', name)) };
 }
 
 export interface SecretKeyRef {
