@@ -25,8 +25,6 @@ export interface Binaries {
   readonly helm: string;
 }
 
-export { cacheDir, CACHE_SETTINGS } from '../build/cache-dir.ts';
-
 const here = import.meta.dirname;
 
 export async function readVersions(): Promise<Versions> {

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { HelpPage } from '../core/settings-help.ts';
 import { setting, type Setting } from '../core/settings.ts';
-import { CACHE_SETTINGS } from './binaries.ts';
+import { CACHE_SETTINGS } from '../build/cache-dir.ts';
 import { devSettingsTable, type DevSettingsTable } from './dev-settings.ts';
 import { STEP_RUNNER_SETTINGS } from './step-runner.ts';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseFlags } from '../core/settings.ts';
 import { renderHelp } from '../core/settings-help.ts';
 import { helpGaps, ignoredNames, runProgram } from '../test/settings-checks.ts';
-import { cacheDir, CACHE_SETTINGS } from './binaries.ts';
+import { cacheDir, CACHE_SETTINGS } from '../build/cache-dir.ts';
 import { clusterHelp, clusterSettings } from './cli-settings.ts';
 import { devSettingsTable, parseDevSettings } from './dev-settings.ts';
 import { defaultRunnerCache, STEP_RUNNER_SETTINGS } from './step-runner.ts';

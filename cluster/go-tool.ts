@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { access, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cacheDir } from './binaries.ts';
+import { cacheDir } from '../build/cache-dir.ts';
 
 export interface GoTool {
   /** Folder under cluster/tools with go.mod and go.sum (and main.go when the module is the program). */

@@ -29,7 +29,7 @@ import {
 import { dirname, join, relative } from 'node:path';
 import { resolveSettings, setting } from '../core/settings.ts';
 import { bundleStepRunner } from '../build/step-bundle.ts';
-import { cacheDir } from './binaries.ts';
+import { cacheDir } from '../build/cache-dir.ts';
 
 const root = join(import.meta.dirname, '..');
 

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { access, chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cacheDir } from '../binaries.ts';
+import { cacheDir } from '../../build/cache-dir.ts';
 import { ensureDebs, readDeb, type DebianLock } from '../../image/debian.ts';
 import { run } from '../../image/exec.ts';
 import { imageConfig, imageIndex, imageManifest, OCI_LAYOUT, type BuiltLayer, type Document } from '../../image/oci.ts';
